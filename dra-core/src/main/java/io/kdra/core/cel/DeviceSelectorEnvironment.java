@@ -1,0 +1,252 @@
+package io.kdra.core.cel;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableSet;
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelIssue;
+import dev.cel.common.CelOptions;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.CelTypeProvider;
+import dev.cel.common.types.MapType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.common.types.StructType;
+import dev.cel.compiler.CelCompiler;
+import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelFunctionBinding;
+import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelRuntimeFactory;
+import dev.cel.runtime.CelStandardFunctions;
+import dev.cel.runtime.standard.InOperator.InOverload;
+import io.kdra.core.cel.CelSelectorException.Kind;
+import io.kdra.core.cel.CelSelectorException.Position;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The CEL environment of DRA device selectors ({@code DeviceClass.spec.selectors},
+ * {@code requests[].exactly.selectors}): one variable {@code device} of type
+ * {@code kubernetes.DRADevice}, standard CEL with macros, the Kubernetes {@code quantity} and
+ * {@code semver} libraries, and the strings, sets, lists, bindings ({@code cel.bind}) and
+ * two-variable comprehension extensions.
+ *
+ * <p>Compiled selectors are cached by expression text (bounded, least recently used out first).
+ * Thread-safe. Two entry points mirror upstream: {@link #validate} applies the limits for new
+ * expressions (length, estimated cost), {@link #compile} is what the allocator uses for stored
+ * ones and only rejects what cannot run; the actual cost is then enforced during evaluation.
+ */
+public final class DeviceSelectorEnvironment {
+
+  static final String DEVICE_VAR = "device";
+  static final String DEVICE_TYPE = "kubernetes.DRADevice";
+
+  /** {@code CELSelectorExpressionMaxLength}. */
+  public static final int MAX_EXPRESSION_LENGTH = 10 * 1024;
+  /** {@code CELSelectorExpressionMaxCost}: per expression, estimated and at runtime. */
+  public static final long MAX_COST = 1_000_000;
+
+  private static final int DEFAULT_CACHE_SIZE = 4096;
+
+  private final CelCompiler compiler;
+  private final CelRuntime runtime;
+  private final CelCostEstimator costEstimator;
+  private final Map<String, CompiledSelector> cache;
+  private final long maxCost;
+
+  private DeviceSelectorEnvironment(boolean consumableCapacity, int cacheSize, long maxCost) {
+    CelOptions options = CelOptions.current()
+        .enableHeterogeneousNumericComparisons(true)
+        .maxExpressionCodePointSize(MAX_EXPRESSION_LENGTH)
+        .build();
+    KubernetesCelLibrary kubernetes = new KubernetesCelLibrary();
+    this.compiler = CelCompilerFactory.standardCelCompilerBuilder()
+        .setOptions(options)
+        .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+        .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
+        .addVar(DEVICE_VAR, deviceType(consumableCapacity))
+        .setResultType(SimpleType.BOOL)
+        .addLibraries(kubernetes, CelExtensions.strings(), CelExtensions.bindings(),
+            CelExtensions.sets(options), CelExtensions.lists(), CelExtensions.comprehensions())
+        .build();
+    this.runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
+        .setOptions(options)
+        // `in` on device.attributes must see only real domains while indexing yields an empty
+        // map for unknown ones, so the standard map membership is replaced (see DomainMap).
+        .setStandardEnvironmentEnabled(false)
+        .setStandardFunctions(CelStandardFunctions.newBuilder()
+            .filterFunctions((function, overload) -> overload != InOverload.IN_MAP)
+            .build())
+        .addFunctionBindings(CelFunctionBinding.from("in_map", Object.class, Map.class,
+            (key, map) -> map.containsKey(key)))
+        .addLibraries(kubernetes, CelExtensions.strings(), CelExtensions.sets(options),
+            CelExtensions.lists(), CelExtensions.comprehensions())
+        .build();
+    this.costEstimator = new CelCostEstimator();
+    this.cache = new BoundedCache(cacheSize);
+    this.maxCost = maxCost;
+  }
+
+  /** The environment with upstream 1.36 defaults ({@code allowMultipleAllocations} declared). */
+  public static DeviceSelectorEnvironment create() {
+    return create(true);
+  }
+
+  /**
+   * @param consumableCapacity whether {@code device.allowMultipleAllocations} is declared, as with
+   *     upstream's {@code DRAConsumableCapacity} feature
+   */
+  public static DeviceSelectorEnvironment create(boolean consumableCapacity) {
+    return new DeviceSelectorEnvironment(consumableCapacity, DEFAULT_CACHE_SIZE, MAX_COST);
+  }
+
+  /** For tests: a lower runtime cost limit than upstream's. */
+  static DeviceSelectorEnvironment withMaxCost(long maxCost) {
+    return new DeviceSelectorEnvironment(true, DEFAULT_CACHE_SIZE, maxCost);
+  }
+
+  static StructType deviceType(boolean consumableCapacity) {
+    CelType attributes = MapType.create(SimpleType.STRING,
+        MapType.create(SimpleType.STRING, SimpleType.DYN));
+    CelType capacity = MapType.create(SimpleType.STRING,
+        MapType.create(SimpleType.STRING, KubernetesCelLibrary.QUANTITY));
+    Map<String, CelType> fields = new LinkedHashMap<>();
+    fields.put(CelDevice.DRIVER, SimpleType.STRING);
+    fields.put(CelDevice.ATTRIBUTES, attributes);
+    fields.put(CelDevice.CAPACITY, capacity);
+    if (consumableCapacity) {
+      fields.put(CelDevice.ALLOW_MULTIPLE_ALLOCATIONS, SimpleType.BOOL);
+    }
+    return StructType.create(DEVICE_TYPE, ImmutableSet.copyOf(fields.keySet()),
+        name -> Optional.ofNullable(fields.get(name)));
+  }
+
+  /**
+   * Compiles (or returns the cached program for) a stored selector, as the allocator does.
+   *
+   * @throws CelSelectorException of kind COMPILE with position and reason
+   */
+  public CompiledSelector compile(String expression) {
+    synchronized (cache) {
+      CompiledSelector cached = cache.get(expression);
+      if (cached != null) {
+        return cached;
+      }
+    }
+    CompiledSelector compiled = doCompile(expression);
+    synchronized (cache) {
+      cache.putIfAbsent(expression, compiled);
+    }
+    return compiled;
+  }
+
+  /**
+   * Checks a new or changed selector as API validation does: length, compile errors and the
+   * estimated worst-case cost.
+   *
+   * @return the problem, or empty when the expression is acceptable
+   */
+  public Optional<CelSelectorException> validate(String expression) {
+    if (expression.length() > MAX_EXPRESSION_LENGTH) {
+      return Optional.of(new CelSelectorException(Kind.TOO_LONG, expression, null,
+          "must be at most " + MAX_EXPRESSION_LENGTH + " characters, is " + expression.length()));
+    }
+    try {
+      CompiledSelector compiled = compile(expression);
+      if (compiled.estimatedCost() > maxCost) {
+        return Optional.of(new CelSelectorException(Kind.COST_LIMIT, expression, null,
+            "estimated worst-case cost " + compiled.estimatedCost() + " exceeds the limit of "
+                + maxCost + "; reduce nested loops or the size of literal lists"));
+      }
+      return Optional.empty();
+    } catch (CelSelectorException e) {
+      return Optional.of(e);
+    }
+  }
+
+  private CompiledSelector doCompile(String expression) {
+    CelAbstractSyntaxTree ast;
+    try {
+      ast = compiler.compile(expression).getAst();
+    } catch (CelValidationException e) {
+      throw compileError(expression, e.getErrors());
+    }
+    long estimate = costEstimator.estimate(ast);
+    try {
+      return new CompiledSelector(expression, runtime.createProgram(ast), estimate, maxCost);
+    } catch (CelEvaluationException e) {
+      throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
+    }
+  }
+
+  private static CelSelectorException compileError(String expression, Collection<CelIssue> issues) {
+    CelIssue first = issues.iterator().next();
+    int line = first.getSourceLocation().getLine();
+    Position position = line > 0 ? new Position(line, first.getSourceLocation().getColumn() + 1)
+        : null;
+    String reason = friendly(first.getMessage());
+    if (issues.size() > 1) {
+      reason += " (and " + (issues.size() - 1) + " more)";
+    }
+    return new CelSelectorException(Kind.COMPILE, expression, position, reason);
+  }
+
+  /** Rewords the checker's messages that users of selectors meet most. */
+  private static String friendly(String message) {
+    if (message.startsWith("mismatched input") || message.startsWith("extraneous input")
+        || message.startsWith("no viable alternative") || message.startsWith("token recognition")) {
+      return "Syntax error: " + message;
+    }
+    if (message.startsWith("expected type 'bool' but found")) {
+      return "the expression must evaluate to bool, " + message.substring("expected ".length());
+    }
+    if (message.contains("undefined field")) {
+      return message + "; the device has driver, attributes, capacity and "
+          + "allowMultipleAllocations";
+    }
+    return message;
+  }
+
+  /** Number of cached programs; for tests and metrics. */
+  public int cachedPrograms() {
+    synchronized (cache) {
+      return cache.size();
+    }
+  }
+
+  private static final class DeviceTypeProvider implements CelTypeProvider {
+    private final StructType deviceType;
+
+    DeviceTypeProvider(StructType deviceType) {
+      this.deviceType = deviceType;
+    }
+
+    @Override
+    public ImmutableList<CelType> types() {
+      return ImmutableList.of(deviceType);
+    }
+
+    @Override
+    public Optional<CelType> findType(String typeName) {
+      return DEVICE_TYPE.equals(typeName) ? Optional.of(deviceType) : Optional.empty();
+    }
+  }
+
+  private static final class BoundedCache extends LinkedHashMap<String, CompiledSelector> {
+    private final int capacity;
+
+    BoundedCache(int capacity) {
+      super(16, 0.75f, true);
+      this.capacity = capacity;
+    }
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, CompiledSelector> eldest) {
+      return size() > capacity;
+    }
+  }
+}

@@ -1,0 +1,153 @@
+package io.kdra.core.cel;
+
+import dev.cel.checker.CelCheckerBuilder;
+import dev.cel.common.CelFunctionDecl;
+import dev.cel.common.CelOverloadDecl;
+import dev.cel.common.types.CelType;
+import dev.cel.common.types.OpaqueType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.compiler.CelCompilerLibrary;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelFunctionBinding;
+import dev.cel.runtime.CelRuntimeBuilder;
+import dev.cel.runtime.CelRuntimeLibrary;
+import io.kdra.core.model.Quantity;
+import io.kdra.core.model.Semver;
+import java.util.List;
+
+/**
+ * The Kubernetes CEL functions that the DRA selector environment offers beyond standard CEL:
+ * the {@code quantity} library ({@code k8s.io/apiserver/pkg/cel/library/quantity.go}) and the
+ * {@code semver} library ({@code semverlib.go}), with the same names, overloads and errors.
+ * Values are {@link Quantity} and {@link Semver} objects, opaque to CEL.
+ */
+final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+
+  static final CelType QUANTITY = OpaqueType.create("kubernetes.Quantity");
+  static final CelType SEMVER = OpaqueType.create("kubernetes.Semver");
+
+  @Override
+  public void setCheckerOptions(CelCheckerBuilder checker) {
+    checker.addFunctionDeclarations(
+        global("quantity", QUANTITY, "string_to_quantity", SimpleType.STRING),
+        global("isQuantity", SimpleType.BOOL, "is_quantity_string", SimpleType.STRING),
+        member("isInteger", SimpleType.BOOL, "quantity_is_integer", QUANTITY),
+        member("asInteger", SimpleType.INT, "quantity_get_integer", QUANTITY),
+        member("asApproximateFloat", SimpleType.DOUBLE, "quantity_get_float", QUANTITY),
+        member("sign", SimpleType.INT, "quantity_get_sign", QUANTITY),
+        CelFunctionDecl.newFunctionDeclaration("add",
+            CelOverloadDecl.newMemberOverload("quantity_add", QUANTITY, QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload("quantity_add_int", QUANTITY, QUANTITY,
+                SimpleType.INT)),
+        CelFunctionDecl.newFunctionDeclaration("sub",
+            CelOverloadDecl.newMemberOverload("quantity_sub", QUANTITY, QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload("quantity_sub_int", QUANTITY, QUANTITY,
+                SimpleType.INT)),
+        CelFunctionDecl.newFunctionDeclaration("semver",
+            CelOverloadDecl.newGlobalOverload("string_to_semver", SEMVER, SimpleType.STRING),
+            CelOverloadDecl.newGlobalOverload("string_bool_to_semver", SEMVER, SimpleType.STRING,
+                SimpleType.BOOL)),
+        CelFunctionDecl.newFunctionDeclaration("isSemver",
+            CelOverloadDecl.newGlobalOverload("is_semver_string", SimpleType.BOOL,
+                SimpleType.STRING),
+            CelOverloadDecl.newGlobalOverload("is_semver_string_bool", SimpleType.BOOL,
+                SimpleType.STRING, SimpleType.BOOL)),
+        member("major", SimpleType.INT, "semver_major", SEMVER),
+        member("minor", SimpleType.INT, "semver_minor", SEMVER),
+        member("patch", SimpleType.INT, "semver_patch", SEMVER),
+        CelFunctionDecl.newFunctionDeclaration("isGreaterThan",
+            CelOverloadDecl.newMemberOverload("quantity_is_greater_than", SimpleType.BOOL,
+                QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload("semver_is_greater_than", SimpleType.BOOL,
+                SEMVER, SEMVER)),
+        CelFunctionDecl.newFunctionDeclaration("isLessThan",
+            CelOverloadDecl.newMemberOverload("quantity_is_less_than", SimpleType.BOOL,
+                QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload("semver_is_less_than", SimpleType.BOOL,
+                SEMVER, SEMVER)),
+        CelFunctionDecl.newFunctionDeclaration("compareTo",
+            CelOverloadDecl.newMemberOverload("quantity_compare_to", SimpleType.INT,
+                QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload("semver_compare_to", SimpleType.INT,
+                SEMVER, SEMVER)));
+  }
+
+  private static CelFunctionDecl global(String name, CelType result, String id, CelType arg) {
+    return CelFunctionDecl.newFunctionDeclaration(name,
+        CelOverloadDecl.newGlobalOverload(id, result, arg));
+  }
+
+  private static CelFunctionDecl member(String name, CelType result, String id, CelType self) {
+    return CelFunctionDecl.newFunctionDeclaration(name,
+        CelOverloadDecl.newMemberOverload(id, result, self));
+  }
+
+  @Override
+  public void setRuntimeOptions(CelRuntimeBuilder runtime) {
+    runtime.addFunctionBindings(List.of(
+        CelFunctionBinding.from("string_to_quantity", String.class,
+            KubernetesCelLibrary::parseQuantity),
+        CelFunctionBinding.from("is_quantity_string", String.class, Quantity::isQuantity),
+        CelFunctionBinding.from("quantity_is_integer", Quantity.class, Quantity::isInteger),
+        CelFunctionBinding.from("quantity_get_integer", Quantity.class,
+            KubernetesCelLibrary::asInteger),
+        CelFunctionBinding.from("quantity_get_float", Quantity.class,
+            Quantity::asApproximateDouble),
+        CelFunctionBinding.from("quantity_get_sign", Quantity.class, q -> (long) q.sign()),
+        CelFunctionBinding.from("quantity_add", Quantity.class, Quantity.class, Quantity::add),
+        CelFunctionBinding.from("quantity_add_int", Quantity.class, Long.class,
+            (q, i) -> q.add(Quantity.of(i))),
+        CelFunctionBinding.from("quantity_sub", Quantity.class, Quantity.class,
+            Quantity::subtract),
+        CelFunctionBinding.from("quantity_sub_int", Quantity.class, Long.class,
+            (q, i) -> q.subtract(Quantity.of(i))),
+        CelFunctionBinding.from("quantity_is_greater_than", Quantity.class, Quantity.class,
+            (a, b) -> a.compareTo(b) > 0),
+        CelFunctionBinding.from("quantity_is_less_than", Quantity.class, Quantity.class,
+            (a, b) -> a.compareTo(b) < 0),
+        CelFunctionBinding.from("quantity_compare_to", Quantity.class, Quantity.class,
+            (a, b) -> (long) Integer.signum(a.compareTo(b))),
+        CelFunctionBinding.from("string_to_semver", String.class,
+            s -> parseSemver(s, false)),
+        CelFunctionBinding.from("string_bool_to_semver", String.class, Boolean.class,
+            KubernetesCelLibrary::parseSemver),
+        CelFunctionBinding.from("is_semver_string", String.class,
+            s -> Semver.isSemver(s, false)),
+        CelFunctionBinding.from("is_semver_string_bool", String.class, Boolean.class,
+            Semver::isSemver),
+        CelFunctionBinding.from("semver_major", Semver.class, Semver::major),
+        CelFunctionBinding.from("semver_minor", Semver.class, Semver::minor),
+        CelFunctionBinding.from("semver_patch", Semver.class, Semver::patch),
+        CelFunctionBinding.from("semver_is_greater_than", Semver.class, Semver.class,
+            (a, b) -> a.compareTo(b) > 0),
+        CelFunctionBinding.from("semver_is_less_than", Semver.class, Semver.class,
+            (a, b) -> a.compareTo(b) < 0),
+        CelFunctionBinding.from("semver_compare_to", Semver.class, Semver.class,
+            (a, b) -> (long) Integer.signum(a.compareTo(b)))));
+  }
+
+  private static Quantity parseQuantity(String text) throws CelEvaluationException {
+    try {
+      return Quantity.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new CelEvaluationException("quantities must match the regular expression "
+          + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+    }
+  }
+
+  private static Long asInteger(Quantity q) throws CelEvaluationException {
+    try {
+      return q.asLong();
+    } catch (ArithmeticException e) {
+      throw new CelEvaluationException(e.getMessage());
+    }
+  }
+
+  private static Semver parseSemver(String text, boolean normalize) throws CelEvaluationException {
+    try {
+      return normalize ? Semver.parseNormalized(text) : Semver.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new CelEvaluationException("could not parse " + text + " as semver: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,253 @@
+package io.kdra.core.cel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Named.named;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
+import io.kdra.core.cel.CelSelectorException.Kind;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The DRA selector environment, with expected values worked out from upstream's semantics
+ * (k8s.io/dynamic-resource-allocation/cel and the apiserver CEL libraries).
+ */
+class DeviceSelectorEnvironmentTest {
+
+  private static final String DRIVER = "gpu.example.com";
+  private static final DeviceSelectorEnvironment ENV = DeviceSelectorEnvironment.create();
+
+  /** An 80Gi H100 like the facts sheet's example slice, plus a few typed attributes. */
+  static CelDevice h100() {
+    Device device = new DeviceBuilder().withName("gpu-0")
+        .addToAttributes("model", string("H100"))
+        .addToAttributes("family", string("hopper"))
+        .addToAttributes("driverVersion", version("550.54.15"))
+        .addToAttributes("numaNode", integer(0))
+        .addToAttributes("migCapable", bool(true))
+        .addToAttributes("resource.kubernetes.io/pcieRoot", string("pci0000:40"))
+        .addToAttributes("other.example.com/family", string("accel"))
+        .addToCapacity("memory", capacity("80Gi"))
+        .addToCapacity("cores", capacity("132"))
+        .build();
+    return CelDevice.of(DRIVER, device);
+  }
+
+  static CelDevice smallGpu() {
+    Device device = new DeviceBuilder().withName("gpu-1")
+        .addToAttributes("model", string("T4"))
+        .addToAttributes("driverVersion", version("535.1.0"))
+        .addToCapacity("memory", capacity("16Gi"))
+        .build();
+    return CelDevice.of(DRIVER, device);
+  }
+
+  static Stream<Arguments> matching() {
+    return Stream.of(
+        // the facts sheet's example selectors (section 2.4)
+        ok("driver equality", "device.driver == \"gpu.example.com\"", true, true),
+        ok("memory >= 40Gi", "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0", true, false),
+        ok("model in list", "device.attributes[\"gpu.example.com\"].model in [\"A100\", \"H100\"]", true, false),
+        ok("driver version compareTo", "device.attributes[\"gpu.example.com\"].driverVersion.compareTo(semver(\"550.54.0\")) >= 0", true, false),
+        ok("has() guard, absent on the small GPU", "has(device.attributes[\"gpu.example.com\"].migCapable) && device.attributes[\"gpu.example.com\"].migCapable", true, false),
+        errorOnSmall("cel.bind", "cel.bind(g, device.attributes[\"gpu.example.com\"], g.model == \"H100\" ? g.numaNode == 0 : g.numaNode == 1)", true),
+        errorOnSmall("standard attribute domain", "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci0000:40\"", true),
+        ok("memory range", "device.capacity[\"gpu.example.com\"].memory.isGreaterThan(quantity(\"16Gi\")) && device.capacity[\"gpu.example.com\"].memory.isLessThan(quantity(\"81Gi\"))", true, false),
+        ok("allowMultipleAllocations false when unset", "!device.allowMultipleAllocations", true, true),
+        // unqualified names belong to the driver's domain; qualified ones to theirs
+        errorOnSmall("other domain", "device.attributes[\"other.example.com\"].family == \"accel\"", true),
+        ok("unknown domain is an empty map", "device.attributes[\"nosuch.example.com\"].size() == 0", true, true),
+        ok("in on unknown domain is false", "\"nosuch.example.com\" in device.attributes", false, false),
+        ok("in on known domain", "\"gpu.example.com\" in device.attributes", true, true),
+        ok("has on unknown domain", "has(device.attributes[\"nosuch.example.com\"].model)", false, false),
+        ok("capacity of unknown domain is empty", "device.capacity[\"x.example.com\"].size() == 0", true, true),
+        // quantity library
+        ok("isQuantity", "isQuantity(\"1.5G\") && !isQuantity(\"1.5GB\")", true, true),
+        ok("isInteger", "quantity(\"500m\").isInteger() == false && quantity(\"2k\").isInteger()", true, true),
+        ok("asInteger", "quantity(\"2k\").asInteger() == 2000", true, true),
+        ok("asApproximateFloat", "quantity(\"500m\").asApproximateFloat() == 0.5", true, true),
+        ok("sign", "quantity(\"-1\").sign() == -1 && quantity(\"0\").sign() == 0 && quantity(\"1Ki\").sign() == 1", true, true),
+        ok("add quantity", "quantity(\"1Gi\").add(quantity(\"1Gi\")) == quantity(\"2Gi\")", true, true),
+        ok("add int", "quantity(\"1k\").add(24).compareTo(quantity(\"1024\")) == 0", true, true),
+        ok("sub quantity", "device.capacity[\"gpu.example.com\"].memory.sub(quantity(\"64Gi\")).isGreaterThan(quantity(\"0\"))", true, false),
+        ok("sub int", "quantity(\"10\").sub(11).sign() == -1", true, true),
+        ok("binary vs decimal compare", "quantity(\"1Ki\").compareTo(quantity(\"1024\")) == 0 && quantity(\"1k\").isLessThan(quantity(\"1Ki\"))", true, true),
+        errorOnSmall("capacity is integral", "device.capacity[\"gpu.example.com\"].cores.asInteger() > 100", true),
+        // semver library
+        ok("isSemver strict", "isSemver(\"1.2.3\") && !isSemver(\"v1.2.3\") && !isSemver(\"1.2\")", true, true),
+        ok("isSemver normalized", "isSemver(\"v1.2\", true) && isSemver(\"01.02.03\", true)", true, true),
+        ok("semver normalize", "semver(\"v1.2\", true) == semver(\"1.2.0\")", true, true),
+        ok("major minor patch", "semver(\"1.22.3\").major() == 1 && semver(\"1.22.3\").minor() == 22 && semver(\"1.22.3\").patch() == 3", true, true),
+        ok("semver precedence with pre-release", "semver(\"1.0.0-alpha\").isLessThan(semver(\"1.0.0\")) && semver(\"1.0.0-alpha.2\").isGreaterThan(semver(\"1.0.0-alpha.10\")) == false", true, true),
+        ok("version attribute isGreaterThan", "device.attributes[\"gpu.example.com\"].driverVersion.isGreaterThan(semver(\"535.0.0\"))", true, true),
+        // strings, lists, sets extensions and macros
+        ok("strings lowerAscii", "device.attributes[\"gpu.example.com\"].model.lowerAscii() == \"h100\"", true, false),
+        ok("strings startsWith", "device.attributes[\"gpu.example.com\"].model.startsWith(\"H\")", true, false),
+        ok("strings split", "\"a,b\".split(\",\").size() == 2", true, true),
+        ok("regex matches", "device.attributes[\"gpu.example.com\"].model.matches(\"^[HA]1[0-9]{2}$\")", true, false),
+        ok("sets contains", "sets.contains([1, 2, 3], [2])", true, true),
+        ok("exists macro over domains", "device.attributes.exists(d, d == \"resource.kubernetes.io\")", true, false),
+        ok("all macro over the driver's attributes", "device.attributes[\"gpu.example.com\"].all(k, k.size() > 0)", true, true),
+        ok("heterogeneous numeric comparison", "device.attributes[\"gpu.example.com\"].driverVersion.major() > 500.0", true, true));
+  }
+
+  /** The outcome on the small GPU, which lacks most attributes: a missing key is an error. */
+  enum Small { TRUE, FALSE, ERROR }
+
+  private static Arguments ok(String name, String expression, boolean onH100, boolean onSmall) {
+    return arguments(named(name, expression), onH100, onSmall ? Small.TRUE : Small.FALSE);
+  }
+
+  private static Arguments errorOnSmall(String name, String expression, boolean onH100) {
+    return arguments(named(name, expression), onH100, Small.ERROR);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("matching")
+  void evaluatesAsUpstream(String expression, boolean onH100, Small onSmall) {
+    CompiledSelector selector = ENV.compile(expression);
+    assertThat(selector.matches(h100())).isEqualTo(onH100);
+    if (onSmall == Small.ERROR) {
+      assertThatThrownBy(() -> selector.matches(smallGpu()))
+          .isInstanceOfSatisfying(CelSelectorException.class,
+              e -> assertThat(e.reason()).startsWith("no such key"));
+    } else {
+      assertThat(selector.matches(smallGpu())).isEqualTo(onSmall == Small.TRUE);
+    }
+  }
+
+  static Stream<Arguments> compileErrors() {
+    return Stream.of(
+        arguments(named("syntax error", "device.driver == "), "Syntax error", 1),
+        arguments(named("undeclared variable", "devce.driver == \"x\""), "undeclared reference to 'devce'", 1),
+        arguments(named("unknown field of device", "device.vendor == \"x\""), "undefined field 'vendor'", 1),
+        arguments(named("non-bool result", "device.driver"), "must evaluate to bool", -1),
+        arguments(named("wrong argument type", "quantity(1) == quantity(\"1\")"), "found no matching overload for 'quantity'", 1),
+        arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("compileErrors")
+  void reportsCompileErrorsWithPositionAndReason(String expression, String reason, int line) {
+    assertThatThrownBy(() -> ENV.compile(expression))
+        .isInstanceOfSatisfying(CelSelectorException.class, e -> {
+          assertThat(e.kind()).isEqualTo(Kind.COMPILE);
+          assertThat(e.reason()).contains(reason);
+          assertThat(e.getMessage()).contains(expression);
+          if (line > 0) {
+            assertThat(e.position()).hasValueSatisfying(p -> assertThat(p.line()).isEqualTo(line));
+          }
+        });
+  }
+
+  static Stream<Arguments> runtimeErrors() {
+    return Stream.of(
+        arguments(named("missing attribute is an error, not false", "device.attributes[\"gpu.example.com\"].nosuch == \"x\""), "no such key: nosuch"),
+        arguments(named("invalid quantity literal", "quantity(\"1.5GB\").sign() == 1"), "quantities must match"),
+        arguments(named("asInteger of a fraction", "quantity(\"500m\").asInteger() == 0"), "cannot convert value to integer"),
+        arguments(named("invalid semver literal", "semver(\"v1\").major() == 1"), "could not parse v1 as semver"),
+        arguments(named("dyn attribute that is not bool", "device.attributes[\"gpu.example.com\"].model"), "could not be converted to bool"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("runtimeErrors")
+  void runtimeErrorsAbortInsteadOfBeingFalse(String expression, String reason) {
+    CompiledSelector selector = ENV.compile(expression);
+    assertThatThrownBy(() -> selector.matches(h100()))
+        .isInstanceOfSatisfying(CelSelectorException.class, e -> {
+          assertThat(e.kind()).isEqualTo(Kind.RUNTIME);
+          assertThat(e.reason()).contains(reason);
+          assertThat(e.expression()).isEqualTo(expression);
+        });
+  }
+
+  @Test
+  void allowMultipleAllocationsIsUndeclaredWithoutConsumableCapacity() {
+    DeviceSelectorEnvironment withoutFeature = DeviceSelectorEnvironment.create(false);
+    assertThatThrownBy(() -> withoutFeature.compile("device.allowMultipleAllocations"))
+        .hasMessageContaining("undefined field 'allowMultipleAllocations'");
+  }
+
+  @Test
+  void compiledProgramsAreCachedByExpressionText() {
+    DeviceSelectorEnvironment env = DeviceSelectorEnvironment.create();
+    CompiledSelector first = env.compile("device.driver == \"a\"");
+    assertThat(env.compile("device.driver == \"a\"")).isSameAs(first);
+    env.compile("device.driver == \"b\"");
+    assertThat(env.cachedPrograms()).isEqualTo(2);
+  }
+
+  @Test
+  void validationRejectsTooLongExpressions() {
+    String expression = "device.driver == \"" + "x".repeat(DeviceSelectorEnvironment.MAX_EXPRESSION_LENGTH) + "\"";
+    assertThat(ENV.validate(expression)).hasValueSatisfying(e -> {
+      assertThat(e.kind()).isEqualTo(Kind.TOO_LONG);
+      assertThat(e.reason()).contains("at most 10240 characters");
+    });
+  }
+
+  @Test
+  void validationRejectsExpressionsWhoseEstimatedCostIsTooHigh() {
+    // 32 attributes x 32 x 32 x 32 nested iterations: about a million steps and more
+    String expression = "device.attributes[\"gpu.example.com\"].all(a, device.attributes[\"gpu.example.com\"]"
+        + ".all(b, device.attributes[\"gpu.example.com\"].all(c, device.attributes[\"gpu.example.com\"]"
+        + ".all(d, a.size() + b.size() + c.size() + d.size() > 0))))";
+    assertThat(ENV.validate(expression)).hasValueSatisfying(e -> {
+      assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT);
+      assertThat(e.reason()).contains("exceeds the limit of 1000000");
+    });
+    assertThat(ENV.validate("device.attributes[\"gpu.example.com\"].all(a, a.size() > 0)")).isEmpty();
+    assertThat(ENV.validate("device.driver == \"gpu.example.com\"")).isEmpty();
+  }
+
+  @Test
+  void runtimeCostIsMeteredForExpressionsAboveTheEstimate() {
+    DeviceSelectorEnvironment env = DeviceSelectorEnvironment.withMaxCost(50);
+    CompiledSelector cheap = env.compile("device.driver == \"gpu.example.com\"");
+    assertThat(cheap.matches(h100())).isTrue();
+    CompiledSelector loop = env.compile("[1,2,3,4,5,6,7,8,9,10].all(i, [1,2,3,4,5,6,7,8,9,10].all(j, i * j > 0))");
+    assertThat(loop.estimatedCost()).isGreaterThan(50);
+    assertThatThrownBy(() -> loop.matches(h100()))
+        .isInstanceOfSatisfying(CelSelectorException.class,
+            e -> assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT));
+  }
+
+  private static DeviceAttribute string(String value) {
+    DeviceAttribute a = new DeviceAttribute();
+    a.setString(value);
+    return a;
+  }
+
+  private static DeviceAttribute version(String value) {
+    DeviceAttribute a = new DeviceAttribute();
+    a.setVersion(value);
+    return a;
+  }
+
+  private static DeviceAttribute integer(long value) {
+    DeviceAttribute a = new DeviceAttribute();
+    a.setInt(value);
+    return a;
+  }
+
+  private static DeviceAttribute bool(boolean value) {
+    DeviceAttribute a = new DeviceAttribute();
+    a.setBool(value);
+    return a;
+  }
+
+  private static DeviceCapacity capacity(String value) {
+    DeviceCapacity c = new DeviceCapacity();
+    c.setValue(new Quantity(value));
+    return c;
+  }
+}

@@ -146,8 +146,11 @@ public final class Allocator {
             "claim " + key(claims.get(firstShort)) + " of the same pod cannot be allocated",
             null);
       } else if (e == null) {
-        e = Explanation.problem(Explanation.Kind.NO_COMMON_NODE, nodeName, null,
-            "each claim fits alone, but not all of the pod's claims together", null);
+        String why = node == null
+            ? "enough free devices exist, but not on any one node"
+                + (claims.size() > 1 ? " for all of the pod's claims" : "")
+            : "each claim fits alone, but not all of the pod's claims together";
+        e = Explanation.problem(Explanation.Kind.NO_COMMON_NODE, nodeName, null, why, null);
       }
       out.add(new ClaimOutcome.NotAllocated(claims.get(i), e));
     }

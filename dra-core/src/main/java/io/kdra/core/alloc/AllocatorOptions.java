@@ -29,6 +29,15 @@ public record AllocatorOptions(AllocatorFeatures features, SelectorEvaluator sel
     }
   }
 
+  /**
+   * Options with these features, the CEL evaluator for them and the default step budget. The
+   * share-ID supplier is the caller's: this library has no source of randomness of its own.
+   */
+  public static AllocatorOptions defaults(AllocatorFeatures features, Supplier<String> shareIds) {
+    return new AllocatorOptions(features, CelSelectorEvaluator.forFeatures(features), shareIds,
+        DEFAULT_STEP_BUDGET);
+  }
+
   public AllocatorOptions withFeatures(AllocatorFeatures f) {
     return new AllocatorOptions(f, selectors, shareIds, stepBudget);
   }

@@ -18,8 +18,9 @@ import java.util.List;
  * driver and pool, the choice of node selection, device count, each device (see
  * {@link DeviceChecks}) and shared counter sets.
  *
- * <p>Not checked: immutability on update, the content of node selector terms, CEL-independent
- * fields of features this model does not carry (list attributes, partition types).
+ * <p>Not checked: immutability on update, the content of node selector terms, the arithmetic of
+ * capacity request policy ranges, and fields this model does not carry (list attributes,
+ * partition types, skipped node operations).
  */
 public final class ResourceSliceValidator {
 

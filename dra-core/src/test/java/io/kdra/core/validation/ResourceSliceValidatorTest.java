@@ -144,7 +144,8 @@ class ResourceSliceValidatorTest {
         }, "spec.allNodes: Invalid value: false: must be either unset or set to true",
             "spec: Required value: " + MULTI),
         c("node: perDeviceNodeSelection false", s -> s.getSpec().setPerDeviceNodeSelection(false),
-            "spec.perDeviceNodeSelection: Invalid value: false: must be either unset or set to true"),
+            "spec.perDeviceNodeSelection: Invalid value: false: must be either unset or set to "
+                + "true"),
         c("node: empty nodeName", s -> s.getSpec().setNodeName(""),
             "spec.nodeName: Invalid value: \"\": must be either unset or set to a non-empty string",
             "spec: Required value: " + MULTI),

@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
 import io.fabric8.kubernetes.api.model.resource.v1.OpaqueDeviceConfiguration;
+import io.kdra.core.cel.CelSelectorException;
+import io.kdra.core.cel.DeviceSelectorEnvironment;
 import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
@@ -22,6 +24,8 @@ final class Checks {
   private static final int KEY_TRUNCATE_LENGTH =
       Limits.DEVICE_MAX_DOMAIN_LENGTH + 1 + Limits.DEVICE_MAX_ID_LENGTH;
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Shared: the environment is thread-safe and caches compiled selectors. */
+  private static final DeviceSelectorEnvironment SELECTORS = DeviceSelectorEnvironment.create();
 
   private Checks() {}
 
@@ -136,8 +140,24 @@ final class Checks {
         e.required(cel.child("expression"), "");
       } else if (Names.bytes(expression) > Limits.CEL_SELECTOR_EXPRESSION_MAX_LENGTH) {
         e.tooLong(cel.child("expression"), Limits.CEL_SELECTOR_EXPRESSION_MAX_LENGTH);
+      } else {
+        celExpression(e, cel, expression);
       }
     }
+  }
+
+  /** Compiles a new selector and checks its estimated cost, as API validation does. */
+  private static void celExpression(Errors e, FieldPath cel, String expression) {
+    SELECTORS.validate(expression).ifPresent(problem -> {
+      if (problem.kind() == CelSelectorException.Kind.COST_LIMIT) {
+        e.forbidden(cel, "too complex, exceeds cost limit");
+      } else {
+        e.invalid(cel.child("expression"), expression, "compilation failed: "
+            + problem.position().map(pos -> "line " + pos.line() + ", column " + pos.column() + ": ")
+                .orElse("")
+            + problem.reason());
+      }
+    });
   }
 
   /** {@code opaque} of a claim or class config entry: a driver and a JSON object. */

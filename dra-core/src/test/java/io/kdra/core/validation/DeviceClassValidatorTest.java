@@ -51,6 +51,15 @@ class DeviceClassValidatorTest {
             "spec.selectors: Too many: 33: must have at most 32 items"),
         c("selector: no expression", d -> d.getSpec().getSelectors().get(0).getCel()
             .setExpression(null), "spec.selectors[0].cel.expression: Required value"),
+        c("selector: does not compile", d -> d.getSpec().getSelectors().get(0).getCel()
+            .setExpression("device.vendor == \"x\""),
+            "spec.selectors[0].cel.expression: Invalid value: \"device.vendor == \\\"x\\\"\": "
+                + "compilation failed: line 1, column 7: undefined field 'vendor'; the device has "
+                + "driver, attributes, capacity and allowMultipleAllocations"),
+        c("selector: too expensive", d -> d.getSpec().getSelectors().get(0).getCel()
+            .setExpression("[" + "1,".repeat(2000) + "1].all(a, [" + "1,".repeat(2000)
+                + "1].all(b, a == b))"),
+            "spec.selectors[0].cel: Forbidden: too complex, exceeds cost limit"),
         c("config: 33", d -> d.getSpec().setConfig(new ArrayList<>(IntStream.range(0, 33)
             .mapToObj(i -> config("gpu.example.com", Map.of())).toList())),
             "spec.config: Too many: 33: must have at most 32 items"),

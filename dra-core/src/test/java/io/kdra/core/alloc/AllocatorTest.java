@@ -1,15 +1,15 @@
 package io.kdra.core.alloc;
 
-import static io.kdra.core.testing.Fixtures.DRIVER;
-import static io.kdra.core.testing.Fixtures.claim;
-import static io.kdra.core.testing.Fixtures.device;
-import static io.kdra.core.testing.Fixtures.deviceClass;
-import static io.kdra.core.testing.Fixtures.firstAvailable;
-import static io.kdra.core.testing.Fixtures.gpu;
-import static io.kdra.core.testing.Fixtures.node;
-import static io.kdra.core.testing.Fixtures.request;
-import static io.kdra.core.testing.Fixtures.slice;
-import static io.kdra.core.testing.Fixtures.sub;
+import static io.kdra.core.testing.AllocFixtures.DRIVER;
+import static io.kdra.core.testing.AllocFixtures.claim;
+import static io.kdra.core.testing.AllocFixtures.device;
+import static io.kdra.core.testing.AllocFixtures.deviceClass;
+import static io.kdra.core.testing.AllocFixtures.firstAvailable;
+import static io.kdra.core.testing.AllocFixtures.gpu;
+import static io.kdra.core.testing.AllocFixtures.node;
+import static io.kdra.core.testing.AllocFixtures.request;
+import static io.kdra.core.testing.AllocFixtures.slice;
+import static io.kdra.core.testing.AllocFixtures.sub;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Named.named;
 import static org.junit.jupiter.params.provider.Arguments.arguments;

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds kube-apiserver, kubectl and etcd from their official Go modules at the pinned Kubernetes
+# version, into the layout fabric8 kube-api-test reads:
+#   $KDRA_CACHE_DIR/k8s/<version>-linux-<arch>/{kube-apiserver,kubectl,etcd}
+# Reused when present; rebuilt when the pin changes (a new version is a new directory).
+# Where Go is missing, kube-api-test's own download is the fallback (it needs the internet).
+set -euo pipefail
+
+K8S_VERSION="${KDRA_K8S_VERSION:-1.36.3}"
+CACHE_DIR="${KDRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kdra}"
+arch=$(uname -m); case "$arch" in x86_64) arch=amd64;; aarch64) arch=arm64;; esac
+TARGET="$CACHE_DIR/k8s/${K8S_VERSION}-linux-${arch}"
+
+log() { printf '[control-plane] %s\n' "$*" >&2; }
+
+if [ -x "$TARGET/kube-apiserver" ] && [ -x "$TARGET/kubectl" ] && [ -x "$TARGET/etcd" ]; then
+  log "using cached kube-apiserver, kubectl and etcd v${K8S_VERSION} in $TARGET"
+  echo "$CACHE_DIR"
+  exit 0
+fi
+if ! command -v go >/dev/null; then
+  log "Go is not installed: the tests will let kube-api-test download v${K8S_VERSION} (needs the internet)"
+  echo "$CACHE_DIR"
+  exit 0
+fi
+
+start=$(date +%s)
+log "building kube-apiserver, kubectl and etcd v${K8S_VERSION} from their Go modules into $TARGET"
+log "the first build takes several minutes on 2 cores and about 2 GiB of module cache; later runs reuse it"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+cat > go.mod <<GOMOD
+module kdra.local/controlplane
+
+go 1.25
+GOMOD
+cat > etcd.go <<'GO'
+// Command etcd runs the etcd server, as the official etcd binary does.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+GO
+# Keeps the commands' modules required (the usual tools.go pattern); never compiled.
+cat > tools.go <<'GO'
+//go:build tools
+
+package main
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+GO
+
+# k8s.io/kubernetes points its staging modules at ./staging; point them at their published twins.
+log "resolving k8s.io/kubernetes v${K8S_VERSION} and its staging modules"
+go mod edit -require="k8s.io/kubernetes@v${K8S_VERSION}"
+gomod=$(go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+staging_version="v0.${K8S_VERSION#1.}"
+grep -oE '^\s*k8s.io/[a-z0-9-]+ => ./staging/src/k8s.io/[a-z0-9-]+' "$gomod" | awk '{print $1}' | sort -u |
+  while read -r mod; do go mod edit -replace="${mod}=${mod}@${staging_version}"; done
+log "resolving the dependency graph (downloads modules on the first run)"
+go mod tidy
+
+mkdir -p "$TARGET.partial"
+export CGO_ENABLED=0
+for cmd in kube-apiserver kubectl; do
+  log "compiling $cmd"
+  nice go build -trimpath -ldflags='-s -w' -o "$TARGET.partial/$cmd" "k8s.io/kubernetes/cmd/$cmd"
+done
+log "compiling etcd"
+nice go build -trimpath -ldflags='-s -w' -o "$TARGET.partial/etcd" .
+rm -rf "$TARGET"
+mv "$TARGET.partial" "$TARGET"
+log "built in $(( $(date +%s) - start ))s: $(ls "$TARGET" | tr '\n' ' ')"
+echo "$CACHE_DIR"

@@ -103,6 +103,7 @@ public final class Main implements Callable<Integer> {
         : new ObjectMapper(YAMLFactory.builder()
             .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
             .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+            .disable(YAMLGenerator.Feature.SPLIT_LINES)
             .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR).build());
     mapper.setSerializationInclusion(JsonInclude.Include.NON_EMPTY);
     try {

@@ -39,7 +39,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Tiny fixture factories for allocator tests (the validation tests have their own {@link Fixtures}), after upstream's {@code allocator_testing.go}:
+ * Tiny fixture factories for allocator tests (validation tests use {@link Fixtures}), after
+ * upstream's {@code allocator_testing.go}:
  * {@code claim()}, {@code request()}, {@code deviceClass()}, {@code slice()}, {@code device()},
  * {@code node()}, each returning the API object or a fluent wrapper with {@code with*()} methods.
  * Defaults: namespace {@code default}, driver {@link #DRIVER}, pool generation 0 with one slice.

@@ -150,7 +150,13 @@ public final class Allocator {
             ? "enough free devices exist, but not on any one node"
                 + (claims.size() > 1 ? " for all of the pod's claims" : "")
             : "each claim fits alone, but not all of the pod's claims together";
-        e = Explanation.problem(Explanation.Kind.NO_COMMON_NODE, nodeName, null, why, null);
+        List<RequestReport> reports = List.of();
+        if (node == null) {
+          reports = diagnoser.reports(ClaimPlan.prepare(i, claims.get(i), snapshot.classes(),
+              pools, options.features(), matcher, snapshot.allocated()));
+        }
+        e = new Explanation(Explanation.Kind.NO_COMMON_NODE, nodeName, reports, List.of(),
+            List.of(), why, null, null);
       }
       out.add(new ClaimOutcome.NotAllocated(claims.get(i), e));
     }

@@ -88,6 +88,10 @@ public record Explanation(
           parts.add(message);
         }
       }
+      case NO_COMMON_NODE -> {
+        requests.forEach(r -> parts.add(r.describe()));
+        parts.add(message);
+      }
       default -> parts.add(message);
     }
     if (kind == Kind.UNSATISFIABLE || kind == Kind.SEARCH_LIMIT) {

@@ -72,6 +72,12 @@ public final class PodScheduler {
     List<ClaimOutcome> explained = allocator.explain(null, claims,
         new Allocator.Attempt(null, null, null));
     String note = notes(nodes.size(), eligible.size(), limit, limitNode);
+    boolean noCommon = explained.stream().anyMatch(o -> ((ClaimOutcome.NotAllocated) o)
+        .explanation().kind() == Explanation.Kind.NO_COMMON_NODE);
+    if (noCommon) {
+      String tried = eligible.size() + (eligible.size() == 1 ? " node" : " nodes") + " tried";
+      note = note == null ? tried : tried + "; " + note;
+    }
     if (note == null) {
       return new Placement(null, explained);
     }

@@ -59,10 +59,71 @@ public final class Allocator {
       SearchLimitException limit) {}
 
   Attempt attempt(Node node, List<ResourceClaim> claims) {
+    return attempt(node, claims, null);
+  }
+
+  /**
+   * True when the node certainly cannot take the claims: none of them asks for admin access and
+   * every usable pool on the node is known to be fully allocated. O(pools); lets first-fit over
+   * many full nodes skip them without starting a search. False means "unknown".
+   */
+  boolean certainlyFull(Node node, List<ResourceClaim> claims) {
+    for (ResourceClaim c : claims) {
+      if (c.getSpec() == null || c.getSpec().getDevices() == null
+          || c.getSpec().getDevices().getRequests() == null) {
+        return false;
+      }
+      for (var r : c.getSpec().getDevices().getRequests()) {
+        if (r.getExactly() != null && Boolean.TRUE.equals(r.getExactly().getAdminAccess())) {
+          return false;
+        }
+      }
+    }
+    for (Pool p : snapshot.inventory().poolsFor(node, options.features())) {
+      if (p.usable() && !p.exhaustion().isFull(snapshot.allocated())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Plans that do not depend on the node (no request uses All), to reuse across nodes; null when
+   * some request uses All or preparing fails (then each node prepares, and reports, by itself).
+   */
+  List<ClaimPlan> prepareForAnyNode(List<ResourceClaim> claims) {
+    for (ResourceClaim c : claims) {
+      if (c.getSpec() == null || c.getSpec().getDevices() == null
+          || c.getSpec().getDevices().getRequests() == null) {
+        return null;
+      }
+      for (var r : c.getSpec().getDevices().getRequests()) {
+        if (r.getExactly() != null && "All".equals(r.getExactly().getAllocationMode())) {
+          return null;
+        }
+        if (r.getFirstAvailable() != null && r.getFirstAvailable().stream()
+            .anyMatch(s -> "All".equals(s.getAllocationMode()))) {
+          return null;
+        }
+      }
+    }
+    try {
+      return prepare(claims, List.of(), null);
+    } catch (AllocationProblem p) {
+      return null;
+    }
+  }
+
+  /**
+   * One attempt on one node. {@code shared} plans (from {@link #prepareForAnyNode}) are reused
+   * when given; a failed search leaves them clean (every pick undone), an aborted one does not,
+   * so callers must drop them after a search limit.
+   */
+  Attempt attempt(Node node, List<ResourceClaim> claims, List<ClaimPlan> shared) {
     List<Pool> pools = snapshot.inventory().poolsFor(node, options.features());
     DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), node);
     try {
-      List<ClaimPlan> plans = prepare(claims, pools, matcher);
+      List<ClaimPlan> plans = shared != null ? shared : prepare(claims, pools, matcher);
       Search search = new Search(plans, pools, snapshot.allocated(), options.features(), matcher,
           options.shareIds(), options.stepBudget());
       if (!search.run()) {

@@ -24,6 +24,22 @@ public final class DeviceInventory {
 
   private record PoolCacheKey(String node, Map<String, String> labels, boolean partitionable) {}
 
+  /** Same Node object (callers reuse them across pods): skips hashing the labels. */
+  private record IdentityKey(Node node, boolean partitionable) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof IdentityKey k && k.node == node && k.partitionable == partitionable;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(node) * 31 + (partitionable ? 1 : 0);
+    }
+  }
+
+  private final ConcurrentHashMap<IdentityKey, List<Pool>> identityCache =
+      new ConcurrentHashMap<>();
+
   private DeviceInventory(List<SliceInfo> all) {
     this.all = all;
     Map<String, List<SliceInfo>> nodes = new HashMap<>();
@@ -81,6 +97,17 @@ public final class DeviceInventory {
 
   /** The pools visible from the node (cached per node name and labels). */
   List<Pool> poolsFor(Node node, AllocatorFeatures features) {
+    IdentityKey fast = new IdentityKey(node, features.partitionableDevices());
+    List<Pool> cached = identityCache.get(fast);
+    if (cached != null) {
+      return cached;
+    }
+    List<Pool> pools = poolsByValue(node, features);
+    identityCache.put(fast, pools);
+    return pools;
+  }
+
+  private List<Pool> poolsByValue(Node node, AllocatorFeatures features) {
     Map<String, String> labels = node.getMetadata().getLabels() == null
         ? Map.of() : Map.copyOf(node.getMetadata().getLabels());
     PoolCacheKey key = new PoolCacheKey(node.getMetadata().getName(), labels,

@@ -16,7 +16,20 @@ import java.util.List;
  */
 public final class PodScheduler {
 
+  private static final Comparator<Node> BY_NAME =
+      Comparator.comparing(n -> n.getMetadata().getName());
+
   private PodScheduler() {}
+
+  /** Callers usually pass nodes already in order; checking is O(n), sorting O(n log n). */
+  private static boolean sortedByName(List<Node> nodes) {
+    for (int i = 1; i < nodes.size(); i++) {
+      if (BY_NAME.compare(nodes.get(i - 1), nodes.get(i)) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   /**
    * The placement of a pod.
@@ -37,8 +50,11 @@ public final class PodScheduler {
    */
   public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
       List<ResourceClaim> claims) {
-    List<Node> sorted = new ArrayList<>(nodes);
-    sorted.sort(Comparator.comparing(n -> n.getMetadata().getName()));
+    List<Node> sorted = nodes;
+    if (!sortedByName(nodes)) {
+      sorted = new ArrayList<>(nodes);
+      sorted.sort(BY_NAME);
+    }
     List<Node> eligible = sorted.stream().filter(n -> podFits(pod, n)).toList();
     if (eligible.isEmpty()) {
       List<ClaimOutcome> out = new ArrayList<>();
@@ -52,8 +68,12 @@ public final class PodScheduler {
     }
     SearchLimitException limit = null;
     String limitNode = null;
+    List<ClaimPlan> shared = allocator.prepareForAnyNode(claims);
     for (Node node : eligible) {
-      Allocator.Attempt attempt = allocator.attempt(node, claims);
+      if (allocator.certainlyFull(node, claims)) {
+        continue;
+      }
+      Allocator.Attempt attempt = allocator.attempt(node, claims, shared);
       if (attempt.results() != null) {
         List<ClaimOutcome> out = new ArrayList<>();
         for (int i = 0; i < claims.size(); i++) {
@@ -63,6 +83,9 @@ public final class PodScheduler {
       }
       if (attempt.problem() != null) {
         return new Placement(null, allocator.explain(node, claims, attempt));
+      }
+      if (attempt.limit() != null) {
+        shared = null; // the aborted search left picks behind
       }
       if (attempt.limit() != null && limit == null) {
         limit = attempt.limit();

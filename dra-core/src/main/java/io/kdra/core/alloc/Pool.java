@@ -28,7 +28,26 @@ record Pool(
     long sliceCount,
     List<SliceInfo> slices,
     List<SliceInfo> otherSlices,
-    Map<String, Map<String, Quantity>> counterSets) {
+    Map<String, Map<String, Quantity>> counterSets,
+    Exhaustion exhaustion) {
+
+  /**
+   * Remembers the newest allocated state in which every device of the pool (as seen from the
+   * node) was exclusively allocated. Later states of the same history include it, so a search
+   * for a request without admin access can skip the pool in O(1): the common case of first-fit
+   * over many full nodes. Thread-safe (one volatile reference).
+   */
+  static final class Exhaustion {
+    private volatile AllocatedState fullIn;
+
+    boolean isFull(AllocatedState state) {
+      return state.includes(fullIn);
+    }
+
+    void markFull(AllocatedState state) {
+      fullIn = state;
+    }
+  }
 
   boolean invalid() {
     return invalidReason != null;

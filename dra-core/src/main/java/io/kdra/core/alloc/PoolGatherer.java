@@ -120,7 +120,7 @@ final class PoolGatherer {
       }
       if (allOfGeneration.size() != count) {
         return new Pool(first.driver(), first.poolName(), true, null, allOfGeneration.size(),
-            count, List.of(), List.of(), Map.of());
+            count, List.of(), List.of(), Map.of(), new Pool.Exhaustion());
       }
     }
     List<SliceInfo> deviceSlices = new ArrayList<>();
@@ -152,7 +152,8 @@ final class PoolGatherer {
       }
     }
     return new Pool(first.driver(), first.poolName(), false, invalid, allOfGeneration.size(),
-        count, List.copyOf(deviceSlices), List.copyOf(other), Map.copyOf(counterSets));
+        count, List.copyOf(deviceSlices), List.copyOf(other), Map.copyOf(counterSets),
+        new Pool.Exhaustion());
   }
 
   private static String duplicateDevice(List<SliceInfo> slices) {

@@ -110,18 +110,24 @@ final class Search {
       }
       return s;
     }
+    boolean admin = rd.spec().adminAccess();
     for (int p = startPool; p < pools.size(); p++) {
       Pool pool = pools.get(p);
-      if (!pool.usable()) {
+      if (!pool.usable() || (!admin && pool.exhaustion().isFull(allocated))) {
         continue;
       }
       int sliceStart = p == startPool ? startSlice : 0;
+      boolean wholePool = sliceStart == 0 && (p != startPool || startDevice == 0);
+      boolean allAllocated = true;
       for (int si = sliceStart; si < pool.slices().size(); si++) {
         List<CandidateDevice> devices = pool.slices().get(si).devices();
         int deviceStart = p == startPool && si == startSlice ? startDevice : 0;
         for (int di = deviceStart; di < devices.size(); di++) {
           CandidateDevice d = devices.get(di);
-          if (rd.spec().adminAccess() ? allocatingFor(d.id(), c) : inUse(d.id())) {
+          if (allAllocated && !allocated.isAllocated(d.id())) {
+            allAllocated = false;
+          }
+          if (admin ? allocatingFor(d.id(), c) : inUse(d.id())) {
             continue;
           }
           if (!matcher.selectable(c, rd, d)) {
@@ -143,6 +149,9 @@ final class Search {
             return s;
           }
         }
+      }
+      if (wholePool && allAllocated) {
+        pool.exhaustion().markFull(allocated);
       }
     }
     return Step.FAILED;

@@ -122,8 +122,9 @@ class MainTest {
                 requests: [{name: gpu, exactly: {deviceClassName: gpu, count: many}}]
             """), 2, "dra-alloc: <stdin>: ResourceClaim bad (document 2): field "
                 + "spec.devices.requests[0].exactly.count:", "-"),
-        tc("2: unsupported apiVersion", CLASS.replace("resource.k8s.io/v1", "resource.k8s.io/v1beta1"),
-            2, "DeviceClass gpu (document 1): field apiVersion: \"resource.k8s.io/v1beta1\" is not "
+        tc("2: unsupported apiVersion",
+            CLASS.replace("resource.k8s.io/v1", "resource.k8s.io/v1beta1"), 2,
+            "DeviceClass gpu (document 1): field apiVersion: \"resource.k8s.io/v1beta1\" is not "
                 + "supported", "-"),
         tc("2: missing file", "", 2, "dra-alloc: no-such-file.yaml: no such file",
             "no-such-file.yaml"),

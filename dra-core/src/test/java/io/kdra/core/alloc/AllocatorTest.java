@@ -289,6 +289,34 @@ class AllocatorTest {
             List.of(claim("c", request("r", "gpu").build()).build()),
             "!request \"r\": 0 devices in class \"gpu\", 0 match the request selectors, 0 free; "
                 + "on node node-a"),
+        tc("adminAccess never gives one claim the same device twice", gpus("gpu-0", "gpu-1"),
+            NODE_A, List.of(claim("c", request("r", "gpu").withAdminAccess().withCount(2)
+                .build()).build()),
+            "r=gpu.example.com/node-a/gpu-0, r=gpu.example.com/node-a/gpu-1"),
+        tc("pool being replaced by a newer generation elsewhere is ignored",
+            Scenario.of(
+                slice("old", "node-a", gpu("a", "A100", "40Gi", "p")).withPool("p", 1, 2).build(),
+                slice("new", "node-b", gpu("b", "A100", "40Gi", "p")).withPool("p", 2, 2).build(),
+                // without the newer generation, pool p would be reported incomplete
+                slice("other", "node-a", gpu("c", "A100", "40Gi", "p")).withPool("q", 0, 1)
+                    .build())
+                .withClasses(deviceClass("gpu", ANY_GPU)), NODE_A,
+            List.of(claim("c", request("r", "gpu").withSelectors(
+                "device.attributes[\"" + DRIVER + "\"].model == \"H100\"").build()).build()),
+            "!request \"r\": 1 device in class \"gpu\", 0 match the request selectors, 0 free; "
+                + "on node node-a"),
+        tc("firstAvailable skips a subrequest over the 32-device limit",
+            gpus("gpu-0"), NODE_A,
+            List.of(claim("c", firstAvailable("r", sub("many", "gpu", 33), sub("one", "gpu", 1)))
+                .build()),
+            "r/one=gpu.example.com/node-a/gpu-0"),
+        tc("constraints apply within a claim, not across claims",
+            Scenario.of(slice("s", "node-a", gpu("g0", "A100", "40Gi", "pci0"),
+                gpu("g1", "A100", "40Gi", "pci1")).build())
+                .withClasses(deviceClass("gpu", ANY_GPU)), NODE_A,
+            List.of(claim("c1", request("r", "gpu").build()).withConstraint(PCIE).build(),
+                claim("c2", request("r", "gpu").build()).withConstraint(PCIE).build()),
+            "r=gpu.example.com/node-a/g0", "r=gpu.example.com/node-a/g1"),
         tc("search limit yields an explanation, not an endless search",
             Scenario.of(slice("s", "node-a", gpu("g0", "A100", "40Gi", "p0"),
                 gpu("g1", "A100", "40Gi", "p1"), gpu("g2", "A100", "40Gi", "p2"),

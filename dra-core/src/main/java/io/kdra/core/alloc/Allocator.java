@@ -121,7 +121,8 @@ public final class Allocator {
    */
   Attempt attempt(Node node, List<ResourceClaim> claims, List<ClaimPlan> shared) {
     List<Pool> pools = snapshot.inventory().poolsFor(node, options.features());
-    DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), node);
+    DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), node,
+        snapshot.inventory().cachesResultsOf(options.selectors()));
     try {
       List<ClaimPlan> plans = shared != null ? shared : prepare(claims, pools, matcher);
       Search search = new Search(plans, pools, snapshot.allocated(), options.features(), matcher,
@@ -175,7 +176,8 @@ public final class Allocator {
     }
     List<Pool> pools = node == null ? snapshot.inventory().allPools(options.features())
         : snapshot.inventory().poolsFor(node, options.features());
-    DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), node);
+    DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), node,
+        snapshot.inventory().cachesResultsOf(options.selectors()));
     Diagnoser diagnoser = new Diagnoser(pools, snapshot.allocated(), options.features(), matcher,
         options.shareIds());
     List<Explanation> alone = new ArrayList<>();

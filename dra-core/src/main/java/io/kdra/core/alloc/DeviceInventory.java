@@ -21,6 +21,8 @@ public final class DeviceInventory {
   private final List<SliceInfo> notNodeLocal;
   private final Map<String, List<SliceInfo>> byPool;
   private final ConcurrentHashMap<PoolCacheKey, List<Pool>> poolCache = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicReference<SelectorEvaluator> cacheOwner =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   private record PoolCacheKey(String node, Map<String, String> labels, boolean partitionable) {}
 
@@ -69,6 +71,15 @@ public final class DeviceInventory {
       list.add(new SliceInfo(s));
     }
     return new DeviceInventory(List.copyOf(list));
+  }
+
+  /**
+   * Whether the per-device selector caches may hold results of {@code evaluator}: true for the
+   * first evaluator that asks and only for it, so two evaluators that disagree (for example with
+   * and without {@code DRAConsumableCapacity}) never see each other's results.
+   */
+  boolean cachesResultsOf(SelectorEvaluator evaluator) {
+    return cacheOwner.compareAndSet(null, evaluator) || cacheOwner.get() == evaluator;
   }
 
   /** Every slice, in input order. */

@@ -16,11 +16,18 @@ final class DeviceMatcher {
   private final SelectorEvaluator evaluator;
   private final AllocatorFeatures features;
   private final Node node;
+  private final boolean useCache;
 
-  DeviceMatcher(SelectorEvaluator evaluator, AllocatorFeatures features, Node node) {
+  /**
+   * @param useCache whether the devices' result caches belong to this evaluator (see
+   *     {@link DeviceInventory#cachesResultsOf}); without it every selector is evaluated
+   */
+  DeviceMatcher(SelectorEvaluator evaluator, AllocatorFeatures features, Node node,
+      boolean useCache) {
     this.evaluator = evaluator;
     this.features = features;
     this.node = node;
+    this.useCache = useCache;
   }
 
   /** Visible from the node and not hidden by a disabled feature. */
@@ -72,7 +79,7 @@ final class DeviceMatcher {
 
   private boolean eval(int claimIndex, RequestData rd, CandidateDevice d, String expression,
       String where) {
-    Boolean cached = d.cachedMatch(expression);
+    Boolean cached = useCache ? d.cachedMatch(expression) : null;
     if (cached != null) {
       return cached;
     }
@@ -83,7 +90,9 @@ final class DeviceMatcher {
       throw new AllocationProblem(claimIndex, rd.spec().resultName(), Explanation.Kind.FATAL,
           where + " on device " + d.id() + ": CEL error: " + e.getMessage(), expression);
     }
-    d.cacheMatch(expression, result);
+    if (useCache) {
+      d.cacheMatch(expression, result);
+    }
     return result;
   }
 }

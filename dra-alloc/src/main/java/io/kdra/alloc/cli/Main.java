@@ -35,8 +35,9 @@ public final class Main implements Callable<Integer> {
       description = "YAML or JSON files (multi-document, or kind: List); - reads stdin")
   List<String> files;
 
-  @Option(names = {"-o", "--output"}, defaultValue = "yaml", paramLabel = "yaml|json",
-      description = "output format (default: ${DEFAULT-VALUE})")
+  @Option(names = {"-o", "--output"}, defaultValue = "yaml", paramLabel = "yaml|json|summary",
+      description = "output format: the claims as a kind: List in yaml or json, or a summary of "
+          + "one line per allocated claim (default: ${DEFAULT-VALUE})")
   String output;
 
   @Option(names = "--node", paramLabel = "NAME",
@@ -71,8 +72,8 @@ public final class Main implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (!output.equals("yaml") && !output.equals("json")) {
-      err.println("dra-alloc: option -o: must be yaml or json, not \"" + output + "\"");
+    if (!List.of("yaml", "json", "summary").contains(output)) {
+      err.println("dra-alloc: option -o: must be yaml, json or summary, not \"" + output + "\"");
       return 2;
     }
     Inputs inputs = new Inputs();
@@ -88,7 +89,13 @@ public final class Main implements Callable<Integer> {
     AllocatorOptions options = AllocatorOptions.defaults(AllocatorFeatures.defaults(),
         () -> UUID.randomUUID().toString());
     WhatIf.Report report = new WhatIf(inputs, options, node).run();
-    print(report);
+    if (output.equals("summary")) {
+      report.claims().stream().map(Summary::line).flatMap(java.util.Optional::stream)
+          .forEach(out::println);
+      out.flush();
+    } else {
+      print(report);
+    }
     report.failures().forEach(err::println);
     return report.failures().isEmpty() ? 0 : 1;
   }

@@ -128,7 +128,7 @@ class MainTest {
                 + "supported", "-"),
         tc("2: missing file", "", 2, "dra-alloc: no-such-file.yaml: no such file",
             "no-such-file.yaml"),
-        tc("2: bad output format", docs(CLASS), 2, "option -o: must be yaml or json",
+        tc("2: bad output format", docs(CLASS), 2, "option -o: must be yaml, json or summary",
             "-o", "xml", "-"),
         tc("2: no files", "", 2, "Missing required parameter"));
   }
@@ -213,6 +213,29 @@ class MainTest {
     assertThat(r.err()).contains("ns/a: cannot allocate: request \"gpu\": 1 device in class "
         + "\"gpu\", 1 matches the request selectors, 1 free; enough free devices exist, but not "
         + "on any one node; 1 node tried");
+  }
+
+  @Test
+  void summaryPrintsOneLinePerAllocatedClaimAndExplainsTheRest() throws IOException {
+    Run r = run(docs(CLASS, SLICE, claim("a"), claim("b")), "-o", "summary", "-");
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.out().lines()).containsExactly(
+        "ns/a -> node-a: gpu (gpu.example.com/node-a/gpu-0)");
+    assertThat(r.err()).contains("ns/b: cannot allocate: request \"gpu\"");
+  }
+
+  @Test
+  void summaryOfTheFallbackExample() throws IOException {
+    Run r = run("", concat(new String[] {"-o", "summary"}, example("a100-or-2xl4")));
+    assertThat(r.status()).as(r.err()).isZero();
+    assertThat(r.out().lines()).isNotEmpty().allMatch(line -> line.matches("\\S+/\\S+ -> \\S+: .+"));
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] all = new String[a.length + b.length];
+    System.arraycopy(a, 0, all, 0, a.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
   }
 
   static String toJson(String yaml) throws IOException {

@@ -11,8 +11,11 @@ import java.util.List;
 /**
  * Places one pod's claims: tries nodes in name order, skipping nodes the pod cannot run on
  * ({@code spec.nodeName}, {@code spec.nodeSelector}, required node affinity), and allocates all of
- * the pod's claims together on the first node where they fit, as the scheduler's
- * DynamicResources plugin would without a scoring policy. Pure and deterministic.
+ * the pod's claims together on one node. Without {@code firstAvailable} alternatives that is the
+ * first node where they fit. With them, nodes are scored as the 1.35+ scheduler does for
+ * prioritized lists: the node whose allocation uses the best-ranked subrequests wins (a node
+ * where every such request gets its first choice ends the search), ties going to the first node
+ * in name order. Pure and deterministic.
  */
 public final class PodScheduler {
 
@@ -69,6 +72,9 @@ public final class PodScheduler {
     SearchLimitException limit = null;
     String limitNode = null;
     List<ClaimPlan> shared = allocator.prepareForAnyNode(claims);
+    SubrequestRanking ranking = SubrequestRanking.of(claims);
+    Placement best = null;
+    long bestScore = Long.MIN_VALUE;
     for (Node node : eligible) {
       if (allocator.certainlyFull(node, claims)) {
         continue;
@@ -79,7 +85,20 @@ public final class PodScheduler {
         for (int i = 0; i < claims.size(); i++) {
           out.add(new ClaimOutcome.Allocated(claims.get(i), attempt.results().get(i)));
         }
-        return new Placement(node.getMetadata().getName(), out);
+        Placement placement = new Placement(node.getMetadata().getName(), out);
+        long score = ranking.score(attempt.results());
+        if (score >= ranking.best()) {
+          return placement;
+        }
+        if (score > bestScore) {
+          best = placement;
+          bestScore = score;
+        }
+        shared = null; // a successful search leaves its picks in the plans
+        continue;
+      }
+      if (best != null && attempt.problem() == null) {
+        continue;
       }
       if (attempt.problem() != null) {
         return new Placement(null, allocator.explain(node, claims, attempt));
@@ -91,6 +110,9 @@ public final class PodScheduler {
         limit = attempt.limit();
         limitNode = node.getMetadata().getName();
       }
+    }
+    if (best != null) {
+      return best;
     }
     List<ClaimOutcome> explained = allocator.explain(null, claims,
         new Allocator.Attempt(null, null, null));

@@ -4,10 +4,12 @@ import static io.kdra.core.alloc.AllocatorTest.ANY_GPU;
 import static io.kdra.core.alloc.AllocatorTest.MEM_40;
 import static io.kdra.core.testing.AllocFixtures.claim;
 import static io.kdra.core.testing.AllocFixtures.deviceClass;
+import static io.kdra.core.testing.AllocFixtures.firstAvailable;
 import static io.kdra.core.testing.AllocFixtures.gpu;
 import static io.kdra.core.testing.AllocFixtures.node;
 import static io.kdra.core.testing.AllocFixtures.request;
 import static io.kdra.core.testing.AllocFixtures.slice;
+import static io.kdra.core.testing.AllocFixtures.sub;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Named.named;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
@@ -71,6 +73,17 @@ class PodSchedulerTest {
             "!request \"r\": 2 devices in class \"gpu\", 2 match the request selectors, 2 free; "
                 + "enough free devices exist, but not on any one node for all of the pod's "
                 + "claims; 3 nodes tried"),
+        tc("prioritized list scoring: a later node with the first choice beats the first node",
+            cluster(), null,
+            List.of(claim("c", firstAvailable("gpu", sub("a100", "a100-40gb", 1),
+                sub("any", "gpu", 1))).build()), "node-b",
+            "gpu/a100=gpu.example.com/node-b/g0"),
+        tc("prioritized list scoring: the first node when only fallbacks fit anywhere",
+            cluster(claim("old", request("r", "gpu").build())
+                .withAllocated("gpu.example.com/node-b/g0").build()), null,
+            List.of(claim("c", firstAvailable("gpu", sub("a100", "a100-40gb", 1),
+                sub("any", "gpu", 1))).build()), "node-a",
+            "gpu/any=gpu.example.com/node-a/g0"),
         tc("no node matches the pod", cluster(), pod(Map.of("zone", "nowhere")),
             List.of(claim("c", request("r", "gpu").build()).build()), null,
             "!no node matches the pod's node name, node selector and required node affinity "

@@ -70,12 +70,14 @@ public class PodWriter {
   /**
    * Sets {@code PodScheduled=False} with reason {@code Unschedulable} and {@code message}, as
    * kube-scheduler does; {@code lastTransitionTime} changes only when the status does.
+   *
+   * @return whether the condition changed (callers emit Events only then, to avoid a flood)
    */
-  public void markUnschedulable(Pod pod, String message) {
-    Conflicts.retry(conflictRetries, () -> {
+  public boolean markUnschedulable(Pod pod, String message) {
+    return Conflicts.retry(conflictRetries, () -> {
       Pod now = fresh(pod);
       if (now == null || now.getSpec().getNodeName() != null) {
-        return null;
+        return false;
       }
       List<PodCondition> conds = new ArrayList<>(now.getStatus() == null
           || now.getStatus().getConditions() == null ? List.of()
@@ -85,7 +87,7 @@ public class PodWriter {
       if (old != null && "False".equals(old.getStatus())
           && Upstream.REASON_UNSCHEDULABLE.equals(old.getReason())
           && message.equals(old.getMessage())) {
-        return null;
+        return false;
       }
       String since = old != null && "False".equals(old.getStatus())
           ? old.getLastTransitionTime() : Instant.now(clock).toString();
@@ -96,7 +98,7 @@ public class PodWriter {
       conds.add(cond);
       client.resource(new PodBuilder(now).editOrNewStatus().withConditions(conds).endStatus()
           .build()).updateStatus();
-      return null;
+      return true;
     });
   }
 

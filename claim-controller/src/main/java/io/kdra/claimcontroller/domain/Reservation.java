@@ -26,7 +26,8 @@ public final class Reservation {
     record Done() implements Step {}
 
     /**
-     * Write these: {@code withFinalizer} (non-null only when the finalizer or marker is missing)
+     * Write these: {@code withFinalizer} (non-null only when the finalizer or an annotation is
+     * missing)
      * through a metadata update, then {@code withStatus} through a status update.
      */
     record Write(ResourceClaim withFinalizer, ResourceClaim withStatus) implements Step {}
@@ -43,12 +44,12 @@ public final class Reservation {
    *
    * @param allocation the allocation to write, or null when the decision relied on the claim
    *     being allocated already
-   * @param markerKey annotation naming the scheduler that reserved the claim, so that cleanup
-   *     stays within claims this controller touched
-   * @param markerValue its value
+   * @param annotations annotations the claim must carry, added where their key is missing
+   *     (existing values are never overwritten): the scheduler marker, so that cleanup stays
+   *     within claims this controller touched, and the trace context
    */
   public static Step decide(ResourceClaim current, Pod pod, AllocationResult allocation,
-      String markerKey, String markerValue) {
+      java.util.Map<String, String> annotations) {
     AllocationResult have = current.getStatus() == null ? null
         : current.getStatus().getAllocation();
     if (allocation != null && have != null) {
@@ -74,13 +75,20 @@ public final class Reservation {
     }
     List<String> finalizers = current.getMetadata().getFinalizers() == null ? List.of()
         : current.getMetadata().getFinalizers();
-    boolean marked = current.getMetadata().getAnnotations() != null
-        && markerValue.equals(current.getMetadata().getAnnotations().get(markerKey));
+    java.util.Map<String, String> present = current.getMetadata().getAnnotations() == null
+        ? java.util.Map.of() : current.getMetadata().getAnnotations();
+    java.util.Map<String, String> missing = new java.util.LinkedHashMap<>();
+    annotations.forEach((k, v) -> {
+      if (!present.containsKey(k)) {
+        missing.put(k, v);
+      }
+    });
+    boolean marked = missing.isEmpty();
     ResourceClaim meta = null;
     ResourceClaim base = current;
     if ((allocation != null && !finalizers.contains(Upstream.FINALIZER)) || !marked) {
       ResourceClaimBuilder b = new ResourceClaimBuilder(current).editMetadata()
-          .addToAnnotations(markerKey, markerValue).endMetadata();
+          .addToAnnotations(missing).endMetadata();
       if (allocation != null && !finalizers.contains(Upstream.FINALIZER)) {
         b.editMetadata().addToFinalizers(Upstream.FINALIZER).endMetadata();
       }

@@ -33,9 +33,13 @@ public class ClaimWriter {
     this.conflictRetries = conflictRetries;
   }
 
-  /** Creates a claim (generateName), marked as this controller's; returns it as stored. */
-  public ResourceClaim create(ResourceClaim desired) {
+  /**
+   * Creates a claim (generateName), marked as this controller's and carrying {@code annotations}
+   * (the trace context); returns it as stored.
+   */
+  public ResourceClaim create(ResourceClaim desired, java.util.Map<String, String> annotations) {
     ResourceClaim marked = new ResourceClaimBuilder(desired).editMetadata()
+        .addToAnnotations(annotations)
         .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, schedulerName).endMetadata().build();
     return client.resource(marked).create();
   }
@@ -49,14 +53,15 @@ public class ClaimWriter {
    *     was written
    */
   public Reservation.Step reserve(String namespace, String name, Pod pod,
-      AllocationResult allocation) {
+      AllocationResult allocation, java.util.Map<String, String> annotations) {
     return Conflicts.retry(conflictRetries, () -> {
       ResourceClaim current = get(namespace, name);
       if (current == null) {
         return new Reservation.Step.Stale("claim " + name + " is gone");
       }
-      Reservation.Step step = Reservation.decide(current, pod, allocation,
-          Kdra.SCHEDULER_ANNOTATION, schedulerName);
+      java.util.Map<String, String> wanted = new java.util.LinkedHashMap<>(annotations);
+      wanted.put(Kdra.SCHEDULER_ANNOTATION, schedulerName);
+      Reservation.Step step = Reservation.decide(current, pod, allocation, wanted);
       if (step instanceof Reservation.Step.Write w) {
         ResourceClaim status = w.withStatus();
         if (w.withFinalizer() != null) {

@@ -20,7 +20,9 @@ import io.kdra.claimcontroller.domain.PodSource;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import jakarta.inject.Inject;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -43,6 +45,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   @Inject ClaimWriter claimWriter;
   @Inject EventRecorder events;
   @Inject KubernetesClient client;
+  @Inject ClaimTracer tracer;
 
   private volatile InformerEventSource<Pod, ResourceClaim> pods;
 
@@ -79,9 +82,20 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
         || !config.schedulerName().equals(annotations.get(Kdra.SCHEDULER_ANNOTATION))) {
       return UpdateControl.noUpdate();
     }
-    CleanupPlan plan = claimWriter.cleanup(claim.getMetadata().getNamespace(),
-        claim.getMetadata().getName(), podSource());
+    // The span is recorded afterwards, and only when something changed: claims are reconciled
+    // on every event of their pods, and no-op spans would drown the claim's trace.
+    Instant started = Instant.now();
+    CleanupPlan plan;
+    try {
+      plan = claimWriter.cleanup(claim.getMetadata().getNamespace(),
+          claim.getMetadata().getName(), podSource());
+    } catch (RuntimeException e) {
+      tracer.start(claim, "cleanup", started).end(e);
+      throw e;
+    }
     if (plan != null && !plan.isEmpty()) {
+      tracer.start(claim, plan.delete() ? "delete" : plan.deallocate() ? "deallocate"
+          : "unreserve", started).attribute("removed", String.join(", ", plan.removed())).end();
       LOG.debugf("claim %s/%s: removed %s, deallocated %s, deleted %s",
           claim.getMetadata().getNamespace(), claim.getMetadata().getName(), plan.removed(),
           plan.deallocate(), plan.delete());

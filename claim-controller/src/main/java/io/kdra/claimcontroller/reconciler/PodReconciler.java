@@ -25,6 +25,7 @@ import io.kdra.claimcontroller.observability.SchedulingMetrics;
 import io.kdra.claimcontroller.k8s.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.claimcontroller.scheduling.Outcome;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.PodScheduling;
@@ -57,6 +58,7 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject EventRecorder events;
   @Inject PodAllocator allocator;
   @Inject SchedulingMetrics metrics;
+  @Inject ClaimTracer tracer;
 
   private volatile PodScheduling scheduling;
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
@@ -87,7 +89,7 @@ public class PodReconciler implements Reconciler<Pod> {
         .withSecondaryToPrimaryMapper(c -> pending(pods, scheduler, null)).build(), ctx);
     scheduling = new PodScheduling(
         new InformerClusterView(pods, claims, templates, nodes, slices, classes), recent,
-        claimWriter, podWriter, binder, events, allocator, config.templateMode());
+        claimWriter, podWriter, binder, events, allocator, config.templateMode(), tracer);
     metrics.pendingPods(() -> pending(pods, scheduler, null).size());
     return List.of(claims, templates, nodes, slices, classes);
   }

@@ -44,10 +44,13 @@ public final class PodScheduling {
   private final EventRecorder events;
   private final PodAllocator allocator;
   private final TemplateMode mode;
+  private final ClaimTracer tracer;
   private final Object lock = new Object();
 
   public PodScheduling(ClusterView view, RecentWrites recent, ClaimWriter claims, PodWriter pods,
-      PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode) {
+      PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode,
+      ClaimTracer tracer) {
+    this.tracer = tracer;
     this.view = view;
     this.recent = recent;
     this.claims = claims;
@@ -69,7 +72,16 @@ public final class PodScheduling {
       record.put(s.entry(), s.claim().getMetadata().getName());
     }
     for (Step.Create s : r.of(Step.Create.class)) {
-      ResourceClaim created = claims.create(s.desired());
+      ClaimTracer.TraceSpan span = tracer.start(null, "create");
+      ResourceClaim created;
+      try {
+        created = claims.create(s.desired(), span.annotations());
+        span.attribute("claim", created.getMetadata().getNamespace() + "/"
+            + created.getMetadata().getName()).attribute("pod", Pods.key(pod)).end();
+      } catch (RuntimeException e) {
+        span.end(e);
+        throw e;
+      }
       recent.created(created);
       record.put(s.entry(), created.getMetadata().getName());
     }
@@ -122,6 +134,25 @@ public final class PodScheduling {
     if (nodes.feasible().isEmpty()) {
       return new Outcome.Unschedulable(nodes.summary(), Map.of(), "NoFeasibleNode");
     }
+    Map<String, ClaimTracer.TraceSpan> spans = new LinkedHashMap<>();
+    for (ResourceClaim c : podClaims) {
+      spans.put(c.getMetadata().getUid(), tracer.start(c, unallocated.contains(c) ? "allocate"
+          : "reserve").attribute("pod", Pods.key(pod))
+          .attribute("candidates", nodes.feasible().size()));
+    }
+    try {
+      Outcome o = allocateReserveBind(pod, podClaims, unallocated, nodes, spans);
+      spans.values().forEach(ClaimTracer.TraceSpan::end);
+      return o;
+    } catch (RuntimeException e) {
+      spans.values().forEach(s -> s.end(e));
+      throw e;
+    }
+  }
+
+  private Outcome allocateReserveBind(Pod pod, List<ResourceClaim> podClaims,
+      List<ResourceClaim> unallocated, NodeFilter.Result nodes,
+      Map<String, ClaimTracer.TraceSpan> spans) {
     String node;
     Map<String, AllocationResult> allocations = Map.of();
     if (unallocated.isEmpty()) {
@@ -138,23 +169,39 @@ public final class PodScheduling {
       node = placed.node();
       allocations = placed.allocations();
     }
-    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations);
+    for (ResourceClaim c : podClaims) {
+      AllocationResult a = allocations.get(c.getMetadata().getUid());
+      spans.get(c.getMetadata().getUid()).attribute("node", node).attribute("devices",
+          a == null ? "" : a.getDevices().getResults().stream()
+              .map(r -> r.getDriver() + "/" + r.getPool() + "/" + r.getDevice())
+              .collect(java.util.stream.Collectors.joining(",")));
+    }
+    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans);
     if (failed.isPresent()) {
       return failed.get();
     }
-    binder.bind(pod, node);
+    List<ClaimTracer.TraceSpan> bindSpans = podClaims.stream()
+        .map(c -> tracer.start(c, "bind").attribute("node", node)
+            .attribute("pod", Pods.key(pod))).toList();
+    try {
+      binder.bind(pod, node);
+      bindSpans.forEach(ClaimTracer.TraceSpan::end);
+    } catch (RuntimeException e) {
+      bindSpans.forEach(s -> s.end(e));
+      throw e;
+    }
     events.normal(pod, "Scheduled", "Successfully assigned " + Pods.key(pod) + " to " + node);
     return new Outcome.Bound(node);
   }
 
   /** Reserves every claim; on a stale or refused step, undoes the reservations made so far. */
   private Optional<Outcome> reserveAll(Pod pod, List<ResourceClaim> podClaims,
-      Map<String, AllocationResult> allocations) {
+      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans) {
     List<ResourceClaim> done = new ArrayList<>();
     for (ResourceClaim c : podClaims) {
       AllocationResult a = allocations.get(c.getMetadata().getUid());
       Reservation.Step step = claims.reserve(c.getMetadata().getNamespace(),
-          c.getMetadata().getName(), pod, a);
+          c.getMetadata().getName(), pod, a, spans.get(c.getMetadata().getUid()).annotations());
       if (step instanceof Reservation.Step.Stale s) {
         rollback(pod, done, allocations);
         return Optional.of(new Outcome.Retry(s.reason()));
@@ -193,7 +240,8 @@ public final class PodScheduling {
     PodClaimResolver.Resolution r = ensureClaims(pod);
     for (ResourceClaim c : distinct(r.claims().values())) {
       if (c.getStatus() != null && c.getStatus().getAllocation() != null) {
-        claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod, null);
+        claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod, null,
+            Map.of());
       }
     }
   }

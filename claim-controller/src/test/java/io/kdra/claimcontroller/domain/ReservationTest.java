@@ -19,6 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReservationTest {
 
   static final Pod POD = K.pod("web").build();
+  static final java.util.Map<String, String> MARKER = java.util.Map.of(
+      Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
   static final AllocationResult ALLOC = new AllocationResultBuilder().withNewDevices()
       .addNewResult().withRequest("gpu").withDriver("d").withPool("p").withDevice("x")
       .endResult().endDevices().build();
@@ -54,16 +56,17 @@ class ReservationTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void decides(ResourceClaim claim, AllocationResult alloc, Class<? extends Step> want) {
-    assertThat(Reservation.decide(claim, POD, alloc, Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER))
+    assertThat(Reservation.decide(claim, POD, alloc, MARKER))
         .isInstanceOf(want);
   }
 
   @Test
   void allocatingAddsFinalizerBeforeStatusAndReservesThePod() {
-    Step.Write w = (Step.Write) Reservation.decide(K.claim("c").build(), POD, ALLOC,
-        Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
+    Step.Write w = (Step.Write) Reservation.decide(K.claim("c").build(), POD, ALLOC, MARKER);
     assertThat(w.withFinalizer().getMetadata().getFinalizers()).contains(Upstream.FINALIZER);
     assertThat(w.withFinalizer().getStatus()).isNull();
+    assertThat(w.withFinalizer().getMetadata().getAnnotations())
+        .containsEntry(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
     assertThat(w.withStatus().getStatus().getAllocation()).isEqualTo(ALLOC);
     assertThat(w.withStatus().getStatus().getReservedFor()).singleElement().satisfies(r -> {
       assertThat(r.getResource()).isEqualTo("pods");

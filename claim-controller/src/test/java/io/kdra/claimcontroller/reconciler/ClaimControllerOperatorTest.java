@@ -39,7 +39,7 @@ class ClaimControllerOperatorTest {
     client.resource(K.template("tpl")).createOr(t -> t.update());
     client.resource(K.podWithTemplate("web", "gpu", "tpl")).create();
 
-    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+    await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
       Pod pod = client.pods().inNamespace(NS).withName("web").get();
       assertThat(claimsOf("web")).singleElement().satisfies(c -> assertThat(
           c.getMetadata().getAnnotations()).containsEntry(Upstream.POD_CLAIM_NAME_ANNOTATION,

@@ -60,7 +60,7 @@ class PodSchedulingTest {
   PodScheduling newScheduling(TemplateMode mode) {
     return new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
         claims, pods, binder, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
-        allocator, mode);
+        allocator, mode, ClaimTracer.NOOP);
   }
 
   Pod create(Pod pod) {
@@ -195,7 +195,7 @@ class PodSchedulingTest {
     };
     PodScheduling s = new PodScheduling(lagging, new RecentWrites(Duration.ofMinutes(1),
         Clock.systemUTC()), claims, pods, binder,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()), allocator, TemplateMode.OWN);
+        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()), allocator, TemplateMode.OWN, ClaimTracer.NOOP);
 
     assertThat(s.schedule(pod)).isInstanceOf(Outcome.Retry.class);
     ResourceClaim one = claim("one");
@@ -259,7 +259,8 @@ class PodSchedulingTest {
     scheduling.schedule(pod);
     ResourceClaim c = allClaims().get(0);
     // Allocated and reserved, but the bind never happened (e.g. the pod was deleted first).
-    claims.reserve(NS, c.getMetadata().getName(), pod, FakeAllocator.result("node-a", "dev-0"));
+    claims.reserve(NS, c.getMetadata().getName(), pod, FakeAllocator.result("node-a", "dev-0"),
+        java.util.Map.of());
     client.pods().inNamespace(NS).withName("web").delete();
 
     CleanupPlan plan = claims.cleanup(NS, c.getMetadata().getName(),

@@ -9,13 +9,16 @@ import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
-import io.kdra.claimcontroller.scheduling.UnavailablePodAllocator;
+import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
+import io.kdra.core.alloc.AllocatorFeatures;
+import io.kdra.core.alloc.AllocatorOptions;
 import io.quarkus.arc.DefaultBean;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Produces;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.UUID;
 
 /** Wires the adapters from the typed configuration; tests replace single beans. */
 @ApplicationScoped
@@ -63,11 +66,16 @@ public class ControllerBeans {
     return new EventRecorder(client, config.schedulerName(), clock);
   }
 
+  /**
+   * dra-core's allocator with Kubernetes 1.36's default features; share IDs (consumable
+   * capacity) are random UUIDs, as upstream's.
+   */
   @Produces
   @DefaultBean
   @ApplicationScoped
   PodAllocator podAllocator() {
-    return new UnavailablePodAllocator();
+    return new DraCorePodAllocator(AllocatorOptions.defaults(AllocatorFeatures.defaults(),
+        () -> UUID.randomUUID().toString()));
   }
 
   /**

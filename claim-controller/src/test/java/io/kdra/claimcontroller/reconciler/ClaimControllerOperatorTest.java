@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.Upstream;
+import io.kdra.core.testing.AllocFixtures;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
@@ -17,10 +18,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The running operator (both reconcilers, their informers and the wiring) against the fabric8
- * mock API server. No allocator is wired in this build, so a pod with a claim ends up
- * unschedulable with that explanation; the allocation path itself is covered by
- * PodSchedulingTest.
+ * The running operator (both reconcilers, their informers, dra-core's allocator and the wiring)
+ * against the fabric8 mock API server; binding goes through {@link MockServerBinder}.
  */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
@@ -34,10 +33,35 @@ class ClaimControllerOperatorTest {
   }
 
   @Test
+  void schedulesAPodWithATemplateClaimOntoTheNodeWithTheDevice() {
+    client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
+    client.nodes().resource(K.readyNode("node-b")).createOr(n -> n.update());
+    client.resource(K.template("tpl")).createOr(t -> t.update());
+    client.resource(AllocFixtures.deviceClass("gpu")).createOr(c -> c.update());
+    client.resource(AllocFixtures.slice("node-b-gpu", "node-b",
+        AllocFixtures.device("gpu-0").build()).build()).createOr(c -> c.update());
+    client.resource(K.podWithTemplate("ok", "gpu", "tpl")).create();
+
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
+      assertThat(client.pods().inNamespace(NS).withName("ok").get().getSpec().getNodeName())
+          .isEqualTo("node-b");
+      assertThat(claimsOf("ok")).singleElement().satisfies(c -> {
+        assertThat(c.getMetadata().getFinalizers()).contains(Upstream.FINALIZER);
+        assertThat(c.getStatus().getReservedFor()).hasSize(1);
+        assertThat(c.getStatus().getAllocation().getDevices().getResults().get(0).getDevice())
+            .isEqualTo("gpu-0");
+      });
+    });
+  }
+
+  @Test
   void createsTheTemplateClaimAndReportsWhyThePodWaits() {
     client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
-    client.resource(K.template("tpl")).createOr(t -> t.update());
-    client.resource(K.podWithTemplate("web", "gpu", "tpl")).create();
+    var template = K.template("tpl2");
+    template.getSpec().getSpec().getDevices().getRequests().get(0).getExactly()
+        .setDeviceClassName("missing");
+    client.resource(template).createOr(t -> t.update());
+    client.resource(K.podWithTemplate("web", "gpu", "tpl2")).create();
 
     await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
       Pod pod = client.pods().inNamespace(NS).withName("web").get();
@@ -48,7 +72,8 @@ class ClaimControllerOperatorTest {
       assertThat(pod.getStatus().getConditions()).anySatisfy(c -> {
         assertThat(c.getType()).isEqualTo("PodScheduled");
         assertThat(c.getReason()).isEqualTo("Unschedulable");
-        assertThat(c.getMessage()).contains("no device allocator");
+        // The template's class "missing" does not exist: the allocator's explanation says so.
+        assertThat(c.getMessage()).contains("claim web-gpu-").contains("missing");
       });
     });
   }

@@ -11,6 +11,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kdra.claimcontroller.domain.CleanupPlan;
+import io.kdra.core.alloc.AllocatorFeatures;
+import io.kdra.core.alloc.AllocatorOptions;
+import io.kdra.core.testing.AllocFixtures;
 import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.Kdra;
 import io.kdra.claimcontroller.domain.TemplateMode;
@@ -233,6 +236,36 @@ class PodSchedulingTest {
     Outcome third = scheduling.schedule(get("p3"));
     assertThat(third).isInstanceOf(Outcome.Unschedulable.class);
     assertThat(((Outcome.Unschedulable) third).message()).contains("no device left");
+  }
+
+  @Test
+  void dracoreAllocatorHandsOutEachDeviceOnceAndExplainsTheRest() {
+    client.resource(AllocFixtures.deviceClass("gpu")).create();
+    client.resource(AllocFixtures.slice("node-a-gpu", "node-a",
+        AllocFixtures.device("gpu-0").build(), AllocFixtures.device("gpu-1").build()).build())
+        .create();
+    allocator = null;
+    PodScheduling real = new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1),
+        Clock.systemUTC()), claims, pods, binder,
+        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        new DraCorePodAllocator(AllocatorOptions.defaults(AllocatorFeatures.defaults(),
+            () -> "share")), TemplateMode.OWN, ClaimTracer.NOOP);
+    client.resource(K.template("tpl")).create();
+    for (String name : List.of("p1", "p2", "p3")) {
+      real.schedule(create(K.podWithTemplate(name, "gpu", "tpl")));
+    }
+    assertThat(real.schedule(get("p1"))).isEqualTo(new Outcome.Bound("node-a"));
+    assertThat(real.schedule(get("p2"))).isEqualTo(new Outcome.Bound("node-a"));
+    Outcome third = real.schedule(get("p3"));
+
+    assertThat(allClaims()).filteredOn(c -> c.getStatus() != null
+            && c.getStatus().getAllocation() != null)
+        .extracting(c -> c.getStatus().getAllocation().getDevices().getResults().get(0)
+            .getDevice()).containsExactlyInAnyOrder("gpu-0", "gpu-1");
+    assertThat(third).isInstanceOf(Outcome.Unschedulable.class);
+    Outcome.Unschedulable u = (Outcome.Unschedulable) third;
+    assertThat(u.perClaim()).hasSize(1);
+    assertThat(u.message()).startsWith("claim p3-gpu-").contains("request \"gpu\"");
   }
 
   @Test

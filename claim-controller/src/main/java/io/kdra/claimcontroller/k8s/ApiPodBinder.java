@@ -37,7 +37,11 @@ public class ApiPodBinder implements PodBinder {
     String path = "/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods/"
         + pod.getMetadata().getName() + "/binding";
     try {
-      client.raw(path, "POST", binding(pod, node));
+      // raw() answers null for 404 instead of throwing: the pod is gone.
+      if (client.raw(path, "POST", binding(pod, node)) == null) {
+        throw new KubernetesClientException("pod " + pod.getMetadata().getName()
+            + " not found", 404, null);
+      }
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409 && boundTo(pod, node)) {
         return; // bound by an earlier attempt whose answer was lost

@@ -21,6 +21,14 @@ class ClaimControllerHealthTest {
   }
 
   @Test
+  void metricsAreServedInPrometheusFormat() {
+    given().when().get("/q/metrics")
+        .then().statusCode(200)
+        .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_scheduling_seconds"))
+        .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_pending_pods"));
+  }
+
+  @Test
   void readinessIsUp() {
     given().when().get("/q/health/ready")
         .then().statusCode(200)

@@ -209,6 +209,21 @@ class PodSchedulingTest {
   }
 
   @Test
+  void restartBetweenReservationAndBindingBindsWhereTheAllocationIs() {
+    client.nodes().resource(K.readyNode("node-b")).create();
+    client.resource(K.claim("c").build()).create();
+    Pod pod = create(K.pod("web").editSpec().addNewResourceClaim().withName("gpu")
+        .withResourceClaimName("c").endResourceClaim().endSpec().build());
+    // What a crash after the status write leaves: allocated on node-b, reserved, pod unbound.
+    claims.reserve(NS, "c", pod, FakeAllocator.result("node-b", "dev-0"), java.util.Map.of());
+
+    assertThat(newScheduling(TemplateMode.OWN).schedule(pod))
+        .isEqualTo(new Outcome.Bound("node-b"));
+    assertThat(allocator.calls).isZero();
+    assertThat(claim("c").getStatus().getReservedFor()).hasSize(1);
+  }
+
+  @Test
   void sharedClaimIsAllocatedOnceAndReservedForEveryPod() {
     client.resource(K.claim("shared").build()).create();
     for (String name : List.of("p1", "p2")) {

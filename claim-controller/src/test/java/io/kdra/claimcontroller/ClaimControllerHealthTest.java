@@ -5,9 +5,11 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
+@WithKubernetesTestServer(crud = true)
 class ClaimControllerHealthTest {
 
   @Test
@@ -16,6 +18,14 @@ class ClaimControllerHealthTest {
         .then().statusCode(200)
         .body("status", equalTo("UP"))
         .body("checks.name", hasItem("claim-controller"));
+  }
+
+  @Test
+  void metricsAreServedInPrometheusFormat() {
+    given().when().get("/q/metrics")
+        .then().statusCode(200)
+        .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_scheduling_seconds"))
+        .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_pending_pods"));
   }
 
   @Test

@@ -1,0 +1,82 @@
+package io.kdra.claimcontroller.config;
+
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The claim-controller's settings, under {@code kdra.claim-controller}. Each maps 1:1 to an
+ * environment variable ({@code KDRA_CLAIM_CONTROLLER_...}) and to a chart value under
+ * {@code claimController:}.
+ */
+@ConfigMapping(prefix = "kdra.claim-controller")
+public interface ClaimControllerConfig {
+
+  /**
+   * Pods whose {@code spec.schedulerName} equals this are scheduled by this controller; all
+   * others are left to their scheduler.
+   */
+  @WithDefault("dra-claim-controller")
+  String schedulerName();
+
+  /**
+   * {@code own}: create claims from ResourceClaimTemplates (clusters where kube-controller-manager
+   * does not). {@code adopt}: wait for kube-controller-manager to create them and use those.
+   */
+  @WithDefault("own")
+  TemplateMode templateMode();
+
+  /** Backoff for pods that cannot be placed. */
+  Retry retry();
+
+  /** Leader election among replicas. */
+  LeaderElection leaderElection();
+
+  /** Backoff settings. */
+  interface Retry {
+
+    /** Delay before the first retry of an unschedulable pod; doubles on each further one. */
+    @WithDefault("1s")
+    Duration initialBackoff();
+
+    /** Longest delay between retries of an unschedulable pod. */
+    @WithDefault("5m")
+    Duration maxBackoff();
+
+    /**
+     * How often one write is retried after a conflict (re-reading the object each time) before
+     * the whole reconciliation is retried.
+     */
+    @WithDefault("5")
+    int conflictRetries();
+  }
+
+  /** Lease-based leader election; only the leader reconciles. */
+  interface LeaderElection {
+
+    /** Whether to elect a leader; turn off only when running a single replica. */
+    @WithDefault("true")
+    boolean enabled();
+
+    /** Name of the coordination.k8s.io Lease. */
+    @WithDefault("kdra-claim-controller")
+    String leaseName();
+
+    /** Namespace of the Lease; empty: the namespace the controller runs in. */
+    Optional<String> leaseNamespace();
+
+    /** How long a lease is valid without renewal. */
+    @WithDefault("15s")
+    Duration leaseDuration();
+
+    /** How long the leader keeps trying to renew before giving up leadership. */
+    @WithDefault("10s")
+    Duration renewDeadline();
+
+    /** How often candidates retry acquiring the lease. */
+    @WithDefault("2s")
+    Duration retryPeriod();
+  }
+}

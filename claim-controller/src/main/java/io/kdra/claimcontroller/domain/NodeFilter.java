@@ -1,0 +1,154 @@
+package io.kdra.claimcontroller.domain;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.kdra.core.model.Quantity;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The nodes a pod may run on before devices are considered, with a scheduler-style reason for
+ * each rejected node. The checks, in order (the first failing one is the node's reason): Ready,
+ * not cordoned (unless the pod tolerates the unschedulable taint), no untolerated
+ * {@code NoSchedule}/{@code NoExecute} taint, {@code spec.nodeSelector}, required node affinity,
+ * the node selectors of the pod's already-allocated claims, and CPU, memory and pod count fitting
+ * what pods bound there already request. Pure and deterministic: nodes come out sorted by name.
+ */
+public final class NodeFilter {
+
+  private static final Taint UNSCHEDULABLE_TAINT = new TaintBuilder()
+      .withKey(Upstream.TAINT_UNSCHEDULABLE).withEffect("NoSchedule").build();
+
+  private NodeFilter() {}
+
+  /**
+   * The filter's answer.
+   *
+   * @param feasible the nodes that passed, sorted by name
+   * @param rejected node name to reason, for every node that did not
+   */
+  public record Result(List<Node> feasible, Map<String, String> rejected) {
+
+    /**
+     * A one-line summary in kube-scheduler's style, e.g. {@code 0/3 nodes are available: 1 node
+     * is not ready, 2 Insufficient memory.} Reasons are counted and sorted for stable messages.
+     */
+    public String summary() {
+      int all = feasible.size() + rejected.size();
+      Map<String, Integer> counts = new TreeMap<>();
+      rejected.values().forEach(r -> counts.merge(r, 1, Integer::sum));
+      List<String> parts = new ArrayList<>();
+      counts.forEach((r, n) -> parts.add(n + " " + r));
+      return feasible.size() + "/" + all + " nodes are available"
+          + (parts.isEmpty() ? "." : ": " + String.join(", ", parts) + ".");
+    }
+  }
+
+  /**
+   * Filters {@code nodes} for {@code pod}.
+   *
+   * @param allPods every pod known; those bound to a node and not terminal count against it
+   * @param claimSelectors the {@code allocation.nodeSelector}s of the pod's allocated claims
+   *     (null entries, allocations usable everywhere, may be left out)
+   */
+  public static Result filter(Pod pod, Collection<Node> nodes, Collection<Pod> allPods,
+      List<NodeSelector> claimSelectors) {
+    Map<String, List<Pod>> byNode = new HashMap<>();
+    for (Pod p : allPods) {
+      if (Pods.isBound(p) && !Pods.isTerminal(p)
+          && !p.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
+        byNode.computeIfAbsent(p.getSpec().getNodeName(), k -> new ArrayList<>()).add(p);
+      }
+    }
+    PodRequests wanted = PodRequests.of(pod);
+    List<Node> sorted = new ArrayList<>(nodes);
+    sorted.sort(Comparator.comparing(n -> n.getMetadata().getName()));
+    List<Node> feasible = new ArrayList<>();
+    Map<String, String> rejected = new TreeMap<>();
+    for (Node node : sorted) {
+      Optional<String> why = reject(pod, wanted, node,
+          byNode.getOrDefault(node.getMetadata().getName(), List.of()), claimSelectors);
+      if (why.isPresent()) {
+        rejected.put(node.getMetadata().getName(), why.get());
+      } else {
+        feasible.add(node);
+      }
+    }
+    return new Result(List.copyOf(feasible), rejected);
+  }
+
+  static Optional<String> reject(Pod pod, PodRequests wanted, Node node, List<Pod> onNode,
+      List<NodeSelector> claimSelectors) {
+    var spec = pod.getSpec();
+    if (!isReady(node)) {
+      return Optional.of("node(s) were not ready");
+    }
+    if (node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable())
+        && Taints.firstUntolerated(List.of(UNSCHEDULABLE_TAINT), spec.getTolerations())
+            .isPresent()) {
+      return Optional.of("node(s) were unschedulable");
+    }
+    Optional<Taint> taint = Taints.firstUntolerated(
+        node.getSpec() == null ? null : node.getSpec().getTaints(), spec.getTolerations());
+    if (taint.isPresent()) {
+      Taint t = taint.get();
+      return Optional.of("node(s) had untolerated taint {" + t.getKey()
+          + (t.getValue() == null || t.getValue().isEmpty() ? "" : ": " + t.getValue()) + "}");
+    }
+    if (!NodeSelectorMatcher.labelsMatch(spec.getNodeSelector(), node)
+        || !NodeSelectorMatcher.matches(requiredAffinity(pod), node)) {
+      return Optional.of("node(s) didn't match Pod's node affinity/selector");
+    }
+    for (NodeSelector s : claimSelectors) {
+      if (!NodeSelectorMatcher.matches(s, node)) {
+        return Optional.of("node(s) cannot use the pod's allocated ResourceClaims");
+      }
+    }
+    return fits(wanted, node, onNode);
+  }
+
+  private static Optional<String> fits(PodRequests wanted, Node node, List<Pod> onNode) {
+    var alloc = node.getStatus() == null ? null : node.getStatus().getAllocatable();
+    PodRequests capacity = PodRequests.of(alloc);
+    PodRequests used = PodRequests.ZERO;
+    for (Pod p : onNode) {
+      used = used.plus(PodRequests.of(p));
+    }
+    if (alloc != null && alloc.get("pods") != null
+        && onNode.size() + 1 > PodRequests.quantity(alloc.get("pods")).asLong()) {
+      return Optional.of("Too many pods");
+    }
+    if (!wanted.cpu().isZero() && used.cpu().add(wanted.cpu()).compareTo(capacity.cpu()) > 0) {
+      return Optional.of("Insufficient cpu");
+    }
+    Quantity mem = used.memory().add(wanted.memory());
+    if (!wanted.memory().isZero() && mem.compareTo(capacity.memory()) > 0) {
+      return Optional.of("Insufficient memory");
+    }
+    return Optional.empty();
+  }
+
+  private static NodeSelector requiredAffinity(Pod pod) {
+    var a = pod.getSpec().getAffinity();
+    return a == null || a.getNodeAffinity() == null ? null
+        : a.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
+  }
+
+  /** Whether the node's {@code Ready} condition is {@code True}. */
+  public static boolean isReady(Node node) {
+    List<NodeCondition> conds = node.getStatus() == null ? null
+        : node.getStatus().getConditions();
+    return conds != null && conds.stream()
+        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+}

@@ -1,0 +1,144 @@
+package io.kdra.claimcontroller.domain;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
+import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Decides, for each entry of a pod's {@code spec.resourceClaims}, which claim it uses or what must
+ * happen first. This is upstream's {@code resourceclaim.Name} plus the resourceclaim controller's
+ * {@code handleClaim}, as a pure function of the pod and a {@link ClaimLookup}:
+ *
+ * <ul>
+ *   <li>{@code resourceClaimName}: that claim, once it exists.
+ *   <li>{@code resourceClaimTemplateName} with an entry in {@code pod.status.resourceClaimStatuses}:
+ *       no claim when the entry names none; else the named claim if the pod controls it.
+ *   <li>Otherwise a claim controlled by the pod and annotated with the entry name (created before a
+ *       restart, or by kube-controller-manager) is used, and recorded in the pod status.
+ *   <li>Otherwise, in {@link TemplateMode#OWN}, one is created from the template (or the template
+ *       is reported missing); in {@link TemplateMode#ADOPT}, the entry waits.
+ * </ul>
+ */
+public final class PodClaimResolver {
+
+  private PodClaimResolver() {}
+
+  /** What one pod claim entry needs. */
+  public sealed interface Step {
+    /** The pod claim entry name. */
+    String entry();
+
+    /** The entry's claim exists and belongs to the pod. */
+    record Use(String entry, ResourceClaim claim) implements Step {}
+
+    /** The entry needs no claim ({@code resourceClaimName} unset in the pod status). */
+    record NotNeeded(String entry) implements Step {}
+
+    /** Create this claim, then record it in the pod status. */
+    record Create(String entry, ResourceClaim desired) implements Step {}
+
+    /** The claim exists but the pod status does not name it yet: record it (own mode only). */
+    record Record(String entry, ResourceClaim claim) implements Step {}
+
+    /** The entry's template does not exist (yet). */
+    record MissingTemplate(String entry, String template) implements Step {}
+
+    /** Nothing to do but wait: {@code reason} says for what. */
+    record Wait(String entry, String reason) implements Step {}
+  }
+
+  /** The steps for all entries, in spec order. */
+  public record Resolution(List<Step> steps) {
+
+    /** Whether every entry has its claim (or needs none): the pod can be scheduled. */
+    public boolean complete() {
+      return steps.stream().allMatch(s -> s instanceof Step.Use || s instanceof Step.NotNeeded
+          || s instanceof Step.Record);
+    }
+
+    /** Entry name to claim, for the entries that have one, in spec order. */
+    public Map<String, ResourceClaim> claims() {
+      Map<String, ResourceClaim> m = new LinkedHashMap<>();
+      for (Step s : steps) {
+        if (s instanceof Step.Use u) {
+          m.put(u.entry(), u.claim());
+        } else if (s instanceof Step.Record r) {
+          m.put(r.entry(), r.claim());
+        }
+      }
+      return m;
+    }
+
+    /** Steps of one kind. */
+    public <T extends Step> List<T> of(Class<T> kind) {
+      return steps.stream().filter(kind::isInstance).map(kind::cast).toList();
+    }
+  }
+
+  /** Resolves every claim entry of {@code pod}. */
+  public static Resolution resolve(Pod pod, ClaimLookup lookup, TemplateMode mode) {
+    List<Step> steps = new ArrayList<>();
+    for (PodResourceClaim entry : Pods.claimEntries(pod)) {
+      steps.add(step(pod, entry, lookup, mode));
+    }
+    return new Resolution(steps);
+  }
+
+  private static Step step(Pod pod, PodResourceClaim entry, ClaimLookup lookup,
+      TemplateMode mode) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = entry.getName();
+    if (entry.getResourceClaimName() != null) {
+      return lookup.claim(ns, entry.getResourceClaimName())
+          .<Step>map(c -> new Step.Use(name, c))
+          .orElse(new Step.Wait(name, "ResourceClaim " + entry.getResourceClaimName()
+              + " does not exist"));
+    }
+    String templateName = entry.getResourceClaimTemplateName();
+    if (templateName == null) {
+      // Neither field: an API newer than this controller; never guess.
+      return new Step.Wait(name, "pod claim entry " + name + " names neither a claim nor a "
+          + "template");
+    }
+    Optional<PodResourceClaimStatus> recorded = recordedStatus(pod, name);
+    if (recorded.isPresent()) {
+      String claimName = recorded.get().getResourceClaimName();
+      if (claimName == null) {
+        return new Step.NotNeeded(name);
+      }
+      Optional<ResourceClaim> claim = lookup.claim(ns, claimName);
+      if (claim.isPresent() && TemplateClaims.isForPod(pod, claim.get())) {
+        return new Step.Use(name, claim.get());
+      }
+      // Deleted by accident, or no longer the pod's: upstream then creates a new one.
+    }
+    Optional<ResourceClaim> existing = TemplateClaims.findExisting(pod, name,
+        lookup.ownedBy(ns, pod.getMetadata().getUid()));
+    if (existing.isPresent()) {
+      return mode == TemplateMode.OWN ? new Step.Record(name, existing.get())
+          : new Step.Use(name, existing.get());
+    }
+    if (mode == TemplateMode.ADOPT) {
+      return new Step.Wait(name, "waiting for kube-controller-manager to create the claim for "
+          + "entry " + name + " from ResourceClaimTemplate " + templateName);
+    }
+    Optional<ResourceClaimTemplate> template = lookup.template(ns, templateName);
+    return template.<Step>map(t -> new Step.Create(name, TemplateClaims.desired(pod, name, t)))
+        .orElse(new Step.MissingTemplate(name, templateName));
+  }
+
+  private static Optional<PodResourceClaimStatus> recordedStatus(Pod pod, String entry) {
+    if (pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null) {
+      return Optional.empty();
+    }
+    return pod.getStatus().getResourceClaimStatuses().stream()
+        .filter(s -> entry.equals(s.getName())).findFirst();
+  }
+}

@@ -1,0 +1,78 @@
+package io.kdra.claimcontroller.domain;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.kdra.core.model.Quantity;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The CPU and memory a pod requests, as the scheduler counts them: containers summed, restartable
+ * init containers (sidecars) added to that sum, plain init containers counted by their peak
+ * (each one plus the sidecars started before it), and the pod overhead on top. Pure.
+ *
+ * @param cpu requested CPU in cores
+ * @param memory requested memory in bytes
+ */
+public record PodRequests(Quantity cpu, Quantity memory) {
+
+  public static final PodRequests ZERO = new PodRequests(Quantity.ZERO, Quantity.ZERO);
+
+  /** The requests of {@code pod}. */
+  public static PodRequests of(Pod pod) {
+    if (pod.getSpec() == null) {
+      return ZERO;
+    }
+    PodRequests sum = ZERO;
+    for (Container c : list(pod.getSpec().getContainers())) {
+      sum = sum.plus(of(c));
+    }
+    PodRequests sidecars = ZERO;
+    PodRequests initPeak = ZERO;
+    for (Container c : list(pod.getSpec().getInitContainers())) {
+      if ("Always".equals(c.getRestartPolicy())) {
+        sidecars = sidecars.plus(of(c));
+        initPeak = initPeak.max(sidecars);
+      } else {
+        initPeak = initPeak.max(of(c).plus(sidecars));
+      }
+    }
+    PodRequests total = sum.plus(sidecars).max(initPeak);
+    return total.plus(of(pod.getSpec().getOverhead()));
+  }
+
+  /** Sum, per resource. */
+  public PodRequests plus(PodRequests o) {
+    return new PodRequests(cpu.add(o.cpu), memory.add(o.memory));
+  }
+
+  /** Maximum, per resource. */
+  public PodRequests max(PodRequests o) {
+    return new PodRequests(cpu.compareTo(o.cpu) >= 0 ? cpu : o.cpu,
+        memory.compareTo(o.memory) >= 0 ? memory : o.memory);
+  }
+
+  private static PodRequests of(Container c) {
+    return c.getResources() == null ? ZERO : of(c.getResources().getRequests());
+  }
+
+  /** CPU and memory out of a resource map (requests, overhead, allocatable); absent is zero. */
+  public static PodRequests of(Map<String, io.fabric8.kubernetes.api.model.Quantity> m) {
+    if (m == null) {
+      return ZERO;
+    }
+    return new PodRequests(quantity(m.get("cpu")), quantity(m.get("memory")));
+  }
+
+  /** An exact quantity from fabric8's textual one; absent is zero. */
+  public static Quantity quantity(io.fabric8.kubernetes.api.model.Quantity q) {
+    if (q == null || q.getAmount() == null) {
+      return Quantity.ZERO;
+    }
+    return Quantity.parse(q.getAmount() + (q.getFormat() == null ? "" : q.getFormat()));
+  }
+
+  private static <T> List<T> list(List<T> l) {
+    return l == null ? List.of() : l;
+  }
+}

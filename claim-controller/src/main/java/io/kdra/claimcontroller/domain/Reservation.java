@@ -1,0 +1,115 @@
+package io.kdra.claimcontroller.domain;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How to reserve a claim for a pod, allocating it first when the scheduling decision says so,
+ * in the order of the scheduler's PreBind: the finalizer (a metadata update) before the
+ * allocation, so that an allocated claim is always protected, then {@code status.allocation} and
+ * the pod's {@code reservedFor} entry in one status update. Decided against the claim as read
+ * just before writing, so that a claim changed since the decision is never overwritten. Pure.
+ */
+public final class Reservation {
+
+  private Reservation() {}
+
+  /** The decision for one claim. */
+  public sealed interface Step {
+
+    /** Already allocated (as planned) and reserved for the pod: nothing to write. */
+    record Done() implements Step {}
+
+    /**
+     * Write these: {@code withFinalizer} (non-null only when the finalizer or an annotation is
+     * missing)
+     * through a metadata update, then {@code withStatus} through a status update.
+     */
+    record Write(ResourceClaim withFinalizer, ResourceClaim withStatus) implements Step {}
+
+    /** The decision no longer holds (allocated or deallocated meanwhile): schedule again. */
+    record Stale(String reason) implements Step {}
+
+    /** The claim cannot take the pod now: retry later. */
+    record Refused(String reason) implements Step {}
+  }
+
+  /**
+   * Decides how to reserve {@code current} for {@code pod}.
+   *
+   * @param allocation the allocation to write, or null when the decision relied on the claim
+   *     being allocated already
+   * @param annotations annotations the claim must carry, added where their key is missing
+   *     (existing values are never overwritten): the scheduler marker, so that cleanup stays
+   *     within claims this controller touched, and the trace context
+   */
+  public static Step decide(ResourceClaim current, Pod pod, AllocationResult allocation,
+      java.util.Map<String, String> annotations) {
+    AllocationResult have = current.getStatus() == null ? null
+        : current.getStatus().getAllocation();
+    if (allocation != null && have != null) {
+      return new Step.Stale("claim " + name(current) + " was allocated meanwhile");
+    }
+    if (allocation == null && have == null) {
+      return new Step.Stale("claim " + name(current) + " was deallocated meanwhile");
+    }
+    var reserved = current.getStatus() == null || current.getStatus().getReservedFor() == null
+        ? List.<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference>of()
+        : current.getStatus().getReservedFor();
+    boolean isReserved = reserved.stream()
+        .anyMatch(r -> pod.getMetadata().getUid().equals(r.getUid()));
+    if (isReserved && allocation == null) {
+      return new Step.Done();
+    }
+    if (current.getMetadata().getDeletionTimestamp() != null) {
+      return new Step.Refused("claim " + name(current) + " is being deleted");
+    }
+    if (reserved.size() >= Upstream.MAX_RESERVED_FOR) {
+      return new Step.Refused("claim " + name(current) + " is already reserved for "
+          + Upstream.MAX_RESERVED_FOR + " consumers");
+    }
+    List<String> finalizers = current.getMetadata().getFinalizers() == null ? List.of()
+        : current.getMetadata().getFinalizers();
+    java.util.Map<String, String> present = current.getMetadata().getAnnotations() == null
+        ? java.util.Map.of() : current.getMetadata().getAnnotations();
+    java.util.Map<String, String> missing = new java.util.LinkedHashMap<>();
+    annotations.forEach((k, v) -> {
+      if (!present.containsKey(k)) {
+        missing.put(k, v);
+      }
+    });
+    boolean marked = missing.isEmpty();
+    ResourceClaim meta = null;
+    ResourceClaim base = current;
+    if ((allocation != null && !finalizers.contains(Upstream.FINALIZER)) || !marked) {
+      ResourceClaimBuilder b = new ResourceClaimBuilder(current).editMetadata()
+          .addToAnnotations(missing).endMetadata();
+      if (allocation != null && !finalizers.contains(Upstream.FINALIZER)) {
+        b.editMetadata().addToFinalizers(Upstream.FINALIZER).endMetadata();
+      }
+      meta = b.build();
+      base = meta;
+    }
+    List<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference> refs =
+        new ArrayList<>(reserved);
+    if (!isReserved) {
+      refs.add(new ResourceClaimConsumerReferenceBuilder()
+          .withResource("pods").withName(pod.getMetadata().getName())
+          .withUid(pod.getMetadata().getUid()).build());
+    }
+    ResourceClaim status = new ResourceClaimBuilder(base).editOrNewStatus()
+        .withAllocation(allocation != null ? allocation : have)
+        .withReservedFor(refs)
+        .endStatus().build();
+    return new Step.Write(meta, status);
+  }
+
+  private static String name(ResourceClaim c) {
+    return c.getMetadata().getName();
+  }
+}

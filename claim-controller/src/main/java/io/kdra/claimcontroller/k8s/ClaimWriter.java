@@ -1,0 +1,157 @@
+package io.kdra.claimcontroller.k8s;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kdra.claimcontroller.domain.CleanupPlan;
+import io.kdra.claimcontroller.domain.Kdra;
+import io.kdra.claimcontroller.domain.PodSource;
+import io.kdra.claimcontroller.domain.Reservation;
+import io.kdra.claimcontroller.domain.Upstream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every write this controller makes to ResourceClaims. Each method re-reads the claim from the API
+ * server, decides with a pure rule from the domain package, and writes with the read
+ * {@code resourceVersion}, so that a concurrent writer (another replica, kube-scheduler,
+ * kube-controller-manager, a driver) makes the write fail with 409 instead of being overwritten;
+ * on 409 the cycle repeats, up to the configured number of retries.
+ */
+public class ClaimWriter {
+
+  private final KubernetesClient client;
+  private final String schedulerName;
+  private final int conflictRetries;
+
+  public ClaimWriter(KubernetesClient client, String schedulerName, int conflictRetries) {
+    this.client = client;
+    this.schedulerName = schedulerName;
+    this.conflictRetries = conflictRetries;
+  }
+
+  /**
+   * Creates a claim (generateName), marked as this controller's and carrying {@code annotations}
+   * (the trace context); returns it as stored.
+   */
+  public ResourceClaim create(ResourceClaim desired, java.util.Map<String, String> annotations) {
+    ResourceClaim marked = new ResourceClaimBuilder(desired).editMetadata()
+        .addToAnnotations(annotations)
+        .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, schedulerName).endMetadata().build();
+    return client.resource(marked).create();
+  }
+
+  /**
+   * Reserves claim {@code namespace/name} for {@code pod}, writing {@code allocation} first when
+   * non-null (see {@link Reservation#decide}).
+   *
+   * @return the step taken: {@link Reservation.Step.Write} or {@link Reservation.Step.Done} on
+   *     success, {@link Reservation.Step.Stale} or {@link Reservation.Step.Refused} when nothing
+   *     was written
+   */
+  public Reservation.Step reserve(String namespace, String name, Pod pod,
+      AllocationResult allocation, java.util.Map<String, String> annotations) {
+    return Conflicts.retry(conflictRetries, () -> {
+      ResourceClaim current = get(namespace, name);
+      if (current == null) {
+        return new Reservation.Step.Stale("claim " + name + " is gone");
+      }
+      java.util.Map<String, String> wanted = new java.util.LinkedHashMap<>(annotations);
+      wanted.put(Kdra.SCHEDULER_ANNOTATION, schedulerName);
+      Reservation.Step step = Reservation.decide(current, pod, allocation, wanted);
+      if (step instanceof Reservation.Step.Write w) {
+        ResourceClaim status = w.withStatus();
+        if (w.withFinalizer() != null) {
+          ResourceClaim updated = client.resource(w.withFinalizer()).update();
+          status = new ResourceClaimBuilder(status).editMetadata()
+              .withResourceVersion(updated.getMetadata().getResourceVersion()).endMetadata()
+              .build();
+        }
+        client.resource(status).updateStatus();
+      }
+      return step;
+    });
+  }
+
+  /**
+   * Undoes a reservation this controller just made when a later step of the same scheduling
+   * attempt failed: removes the pod from {@code reservedFor}; when that leaves it empty and
+   * {@code deallocate}, clears the allocation and removes the finalizer.
+   */
+  public void release(String namespace, String name, Pod pod, boolean deallocate) {
+    Conflicts.retry(conflictRetries, () -> {
+      ResourceClaim current = get(namespace, name);
+      if (current == null || current.getStatus() == null) {
+        return null;
+      }
+      var refs = new ArrayList<>(current.getStatus().getReservedFor() == null ? List.of()
+          : current.getStatus().getReservedFor());
+      refs.removeIf(r -> pod.getMetadata().getUid().equals(r.getUid()));
+      boolean clear = deallocate && refs.isEmpty();
+      ResourceClaim status = new ResourceClaimBuilder(current).editStatus()
+          .withReservedFor(refs).withAllocation(clear ? null
+              : current.getStatus().getAllocation()).endStatus().build();
+      ResourceClaim written = client.resource(status).updateStatus();
+      if (clear) {
+        removeFinalizer(written);
+      }
+      return null;
+    });
+  }
+
+  /**
+   * Applies upstream's cleanup rules ({@link CleanupPlan#of}) to claim {@code namespace/name}.
+   *
+   * @return the plan applied, or null when the claim is gone
+   */
+  public CleanupPlan cleanup(String namespace, String name, PodSource pods) {
+    return Conflicts.retry(conflictRetries, () -> {
+      ResourceClaim current = get(namespace, name);
+      if (current == null) {
+        return null;
+      }
+      CleanupPlan plan = CleanupPlan.of(current, pods);
+      ResourceClaim latest = current;
+      if (plan.statusChanged()) {
+        ResourceClaim status = new ResourceClaimBuilder(current).editOrNewStatus()
+            .withReservedFor(plan.reservedFor())
+            .withAllocation(plan.deallocate() ? null : current.getStatus().getAllocation())
+            .endStatus().build();
+        latest = client.resource(status).updateStatus();
+      }
+      if (plan.removeFinalizer()) {
+        latest = removeFinalizer(latest);
+      }
+      if (plan.delete()) {
+        try {
+          client.resource(latest).delete();
+        } catch (KubernetesClientException e) {
+          if (!Conflicts.isNotFound(e)) {
+            throw e;
+          }
+        }
+      }
+      return plan;
+    });
+  }
+
+  private ResourceClaim removeFinalizer(ResourceClaim claim) {
+    if (claim.getMetadata().getFinalizers() == null
+        || !claim.getMetadata().getFinalizers().contains(Upstream.FINALIZER)) {
+      return claim;
+    }
+    List<String> rest = new ArrayList<>(claim.getMetadata().getFinalizers());
+    rest.remove(Upstream.FINALIZER);
+    ResourceClaim without = new ResourceClaimBuilder(claim).editMetadata()
+        .withFinalizers(rest).endMetadata().build();
+    return client.resource(without).update();
+  }
+
+  /** The claim as the API server has it now, or null. */
+  public ResourceClaim get(String namespace, String name) {
+    return client.resources(ResourceClaim.class).inNamespace(namespace).withName(name).get();
+  }
+}

@@ -1,0 +1,53 @@
+package io.kdra.claimcontroller.observability;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.function.Supplier;
+
+/**
+ * The controller's Micrometer meters, served at {@code /q/metrics} in Prometheus format:
+ * <ul>
+ *   <li>{@code kdra_claim_controller_scheduling_seconds}: histogram of one scheduling attempt
+ *       (claims, node filter, allocation, writes, binding);
+ *   <li>{@code kdra_claim_controller_pending_pods}: pods of this scheduler not bound yet;
+ *   <li>{@code kdra_claim_controller_allocation_failures_total{reason}}: attempts that placed
+ *       nothing, by the allocator's or filter's short reason.
+ * </ul>
+ */
+@ApplicationScoped
+public class SchedulingMetrics {
+
+  private final MeterRegistry registry;
+  private final Timer scheduling;
+
+  @Inject
+  public SchedulingMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.scheduling = Timer.builder("kdra.claim.controller.scheduling")
+        .description("Duration of one scheduling attempt for a pod")
+        .publishPercentileHistogram()
+        .register(registry);
+  }
+
+  /** Times {@code attempt}. */
+  public <T> T timeScheduling(Supplier<T> attempt) {
+    return scheduling.record(attempt);
+  }
+
+  /** Counts one failed attempt. */
+  public void failure(String reason) {
+    Counter.builder("kdra.claim.controller.allocation.failures")
+        .description("Scheduling attempts that placed nothing").tag("reason", reason)
+        .register(registry).increment();
+  }
+
+  /** Registers the pending-pods gauge, read from {@code count} on each scrape. */
+  public void pendingPods(Supplier<Integer> count) {
+    Gauge.builder("kdra.claim.controller.pending.pods", count, c -> c.get())
+        .description("Pods of this scheduler that are not bound yet").register(registry);
+  }
+}

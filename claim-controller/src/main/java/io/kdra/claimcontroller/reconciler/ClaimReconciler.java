@@ -1,0 +1,123 @@
+package io.kdra.claimcontroller.reconciler;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.kdra.claimcontroller.config.ClaimControllerConfig;
+import io.kdra.claimcontroller.domain.CleanupPlan;
+import io.kdra.claimcontroller.domain.Kdra;
+import io.kdra.claimcontroller.domain.PodSource;
+import io.kdra.claimcontroller.domain.TemplateClaims;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.claimcontroller.scheduling.ClaimTracer;
+import jakarta.inject.Inject;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+
+/**
+ * Cleans up the claims this controller created or reserved (those annotated with its scheduler
+ * name): removes pods that are gone or done from {@code reservedFor}, deallocates claims left
+ * unreserved, and deletes generated claims whose pod will not run (see {@link CleanupPlan}).
+ * Pod events are mapped to the claims that name, reserve or belong to the pod, so a pod's
+ * deletion reaches its claims without a finalizer on the pod.
+ */
+@ControllerConfiguration(name = "claim-cleanup", generationAwareEventProcessing = false)
+public class ClaimReconciler implements Reconciler<ResourceClaim> {
+
+  private static final Logger LOG = Logger.getLogger(ClaimReconciler.class);
+
+  @Inject ClaimControllerConfig config;
+  @Inject ClaimWriter claimWriter;
+  @Inject EventRecorder events;
+  @Inject KubernetesClient client;
+  @Inject ClaimTracer tracer;
+
+  private volatile InformerEventSource<Pod, ResourceClaim> pods;
+
+  @Override
+  public List<EventSource<?, ResourceClaim>> prepareEventSources(
+      EventSourceContext<ResourceClaim> ctx) {
+    IndexerResourceCache<ResourceClaim> claims = ctx.getPrimaryCache();
+    pods = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(Pod.class, ResourceClaim.class)
+        .withSecondaryToPrimaryMapper(p -> claimsOf(claims, p)).build(), ctx);
+    return List.of(pods);
+  }
+
+  /** Claims in the pod's namespace that reserve it, belong to it, or that it names. */
+  static Set<ResourceID> claimsOf(IndexerResourceCache<ResourceClaim> claims, Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    String uid = pod.getMetadata().getUid();
+    Set<String> named = pod.getSpec() == null || pod.getSpec().getResourceClaims() == null
+        ? Set.of() : pod.getSpec().getResourceClaims().stream()
+            .map(e -> e.getResourceClaimName()).filter(n -> n != null)
+            .collect(Collectors.toSet());
+    return claims.list(ns, c -> named.contains(c.getMetadata().getName())
+            || TemplateClaims.owningPod(c).map(o -> uid.equals(o.getUid())).orElse(false)
+            || c.getStatus() != null && c.getStatus().getReservedFor() != null
+                && c.getStatus().getReservedFor().stream().anyMatch(r -> uid.equals(r.getUid())))
+        .map(ResourceID::fromResource).collect(Collectors.toSet());
+  }
+
+  @Override
+  public UpdateControl<ResourceClaim> reconcile(ResourceClaim claim,
+      Context<ResourceClaim> context) {
+    var annotations = claim.getMetadata().getAnnotations();
+    if (annotations == null
+        || !config.schedulerName().equals(annotations.get(Kdra.SCHEDULER_ANNOTATION))) {
+      return UpdateControl.noUpdate();
+    }
+    // The span is recorded afterwards, and only when something changed: claims are reconciled
+    // on every event of their pods, and no-op spans would drown the claim's trace.
+    Instant started = Instant.now();
+    CleanupPlan plan;
+    try {
+      plan = claimWriter.cleanup(claim.getMetadata().getNamespace(),
+          claim.getMetadata().getName(), podSource());
+    } catch (RuntimeException e) {
+      tracer.start(claim, "cleanup", started).end(e);
+      throw e;
+    }
+    if (plan != null && !plan.isEmpty()) {
+      tracer.start(claim, plan.delete() ? "delete" : plan.deallocate() ? "deallocate"
+          : "unreserve", started).attribute("removed", String.join(", ", plan.removed())).end();
+      LOG.debugf("claim %s/%s: removed %s, deallocated %s, deleted %s",
+          claim.getMetadata().getNamespace(), claim.getMetadata().getName(), plan.removed(),
+          plan.deallocate(), plan.delete());
+      if (plan.deallocate()) {
+        events.normal(claim, "Deallocated", "no longer reserved by any pod ("
+            + String.join(", ", plan.removed()) + ")");
+      }
+    }
+    return UpdateControl.noUpdate();
+  }
+
+  /**
+   * Pods from the informer, and from the API server when the informer does not have the pod:
+   * it may not have seen a new pod yet, and a reservation must never be dropped on a guess.
+   */
+  private PodSource podSource() {
+    return (ns, name) -> {
+      Optional<Pod> cached = pods.get(new ResourceID(name, ns));
+      if (cached.isPresent()) {
+        return cached;
+      }
+      return Optional.ofNullable(client.pods().inNamespace(ns).withName(name).get());
+    };
+  }
+}

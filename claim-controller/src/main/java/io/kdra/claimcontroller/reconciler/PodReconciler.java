@@ -1,0 +1,145 @@
+package io.kdra.claimcontroller.reconciler;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.kdra.claimcontroller.config.ClaimControllerConfig;
+import io.kdra.claimcontroller.domain.Backoff;
+import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.TemplateClaims;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.observability.SchedulingMetrics;
+import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.scheduling.ClaimTracer;
+import io.kdra.claimcontroller.scheduling.Outcome;
+import io.kdra.claimcontroller.scheduling.PodAllocator;
+import io.kdra.claimcontroller.scheduling.PodScheduling;
+import io.kdra.claimcontroller.scheduling.RecentWrites;
+import jakarta.inject.Inject;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+
+/**
+ * Schedules the pods that name this controller as their scheduler: dispatches each reconcile to
+ * {@link PodScheduling} and maps its {@link Outcome} to a requeue. Claims, templates, nodes,
+ * slices and classes are watched so that a waiting or unschedulable pod is retried as soon as
+ * something it depends on changes; backoff bounds the retries in between.
+ */
+@ControllerConfiguration(name = "pod-scheduler", generationAwareEventProcessing = false)
+public class PodReconciler implements Reconciler<Pod> {
+
+  private static final Logger LOG = Logger.getLogger(PodReconciler.class);
+
+  @Inject ClaimControllerConfig config;
+  @Inject RecentWrites recent;
+  @Inject ClaimWriter claimWriter;
+  @Inject PodWriter podWriter;
+  @Inject PodBinder binder;
+  @Inject EventRecorder events;
+  @Inject PodAllocator allocator;
+  @Inject SchedulingMetrics metrics;
+  @Inject ClaimTracer tracer;
+
+  private volatile PodScheduling scheduling;
+  private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
+
+  @Override
+  public List<EventSource<?, Pod>> prepareEventSources(EventSourceContext<Pod> ctx) {
+    IndexerResourceCache<Pod> pods = ctx.getPrimaryCache();
+    String scheduler = config.schedulerName();
+    var claims = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(ResourceClaim.class, Pod.class).withSecondaryToPrimaryMapper(c -> {
+          Set<ResourceID> ids = new HashSet<>(pending(pods, scheduler,
+              c.getMetadata().getNamespace()));
+          TemplateClaims.owningPod(c).ifPresent(o -> ids.add(
+              new ResourceID(o.getName(), c.getMetadata().getNamespace())));
+          return ids;
+        }).build(), ctx);
+    var templates = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(ResourceClaimTemplate.class, Pod.class).withSecondaryToPrimaryMapper(
+            t -> pending(pods, scheduler, t.getMetadata().getNamespace())).build(), ctx);
+    var nodes = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(Node.class, Pod.class)
+        .withSecondaryToPrimaryMapper(n -> pending(pods, scheduler, null)).build(), ctx);
+    var slices = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(ResourceSlice.class, Pod.class)
+        .withSecondaryToPrimaryMapper(s -> pending(pods, scheduler, null)).build(), ctx);
+    var classes = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(DeviceClass.class, Pod.class)
+        .withSecondaryToPrimaryMapper(c -> pending(pods, scheduler, null)).build(), ctx);
+    scheduling = new PodScheduling(
+        new InformerClusterView(pods, claims, templates, nodes, slices, classes), recent,
+        claimWriter, podWriter, binder, events, allocator, config.templateMode(), tracer);
+    metrics.pendingPods(() -> pending(pods, scheduler, null).size());
+    return List.of(claims, templates, nodes, slices, classes);
+  }
+
+  /** The pending pods of this scheduler, in {@code namespace} (null: all). */
+  static Set<ResourceID> pending(IndexerResourceCache<Pod> pods, String scheduler,
+      String namespace) {
+    return pods.list(p -> (namespace == null
+            || namespace.equals(p.getMetadata().getNamespace()))
+            && Pods.isPending(p, scheduler))
+        .map(ResourceID::fromResource).collect(Collectors.toSet());
+  }
+
+  @Override
+  public UpdateControl<Pod> reconcile(Pod pod, Context<Pod> context) {
+    String uid = pod.getMetadata().getUid();
+    if (!Pods.isScheduledBy(pod, config.schedulerName()) || Pods.isDone(pod)
+        || pod.getMetadata().getDeletionTimestamp() != null) {
+      attempts.remove(uid);
+      return UpdateControl.noUpdate();
+    }
+    if (Pods.isBound(pod)) {
+      attempts.remove(uid);
+      if (!Pods.claimEntries(pod).isEmpty()) {
+        scheduling.reserveForBoundPod(pod);
+      }
+      return UpdateControl.noUpdate();
+    }
+    Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod));
+    LOG.debugf("pod %s: %s", Pods.key(pod), outcome);
+    if (outcome instanceof Outcome.Bound) {
+      attempts.remove(uid);
+      return UpdateControl.noUpdate();
+    }
+    if (outcome instanceof Outcome.Waiting) {
+      return UpdateControl.noUpdate();
+    }
+    Backoff backoff = new Backoff(config.retry().initialBackoff(),
+        config.retry().maxBackoff());
+    int attempt = attempts.merge(uid, 1, Integer::sum);
+    if (outcome instanceof Outcome.Unschedulable u) {
+      metrics.failure(u.reason());
+      if (podWriter.markUnschedulable(pod, u.message())) {
+        events.warning(pod, "FailedScheduling", u.message());
+        u.perClaim().forEach((claim, why) -> scheduling.claim(pod, claim)
+            .ifPresent(c -> events.warning(c, "FailedScheduling", why)));
+      }
+      return UpdateControl.<Pod>noUpdate().rescheduleAfter(backoff.delay(attempt));
+    }
+    // Retry: a claim changed under the decision; the next attempt sees the change.
+    return UpdateControl.<Pod>noUpdate().rescheduleAfter(config.retry().initialBackoff());
+  }
+}

@@ -1,0 +1,47 @@
+package io.kdra.claimcontroller.scheduling;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The "allocate for a pod" step: chooses one node and devices for all of a pod's unallocated
+ * claims together. Implementations are pure over their inputs (the dra-core allocator); the caller
+ * persists the result, serialises calls, and passes every allocation it knows of (including its
+ * own not yet visible in the informers) so that no device is handed out twice.
+ */
+public interface PodAllocator {
+
+  /**
+   * Allocates {@code unallocated} for {@code pod} on the first of {@code candidates} (already
+   * filtered for the pod and sorted) where all fit.
+   *
+   * @param allClaims every claim in the cluster with its current or assumed allocation
+   */
+  Decision allocate(Pod pod, List<Node> candidates, List<ResourceClaim> unallocated,
+      List<ResourceClaim> allClaims, ClusterView view);
+
+  /** The answer. */
+  sealed interface Decision {
+
+    /**
+     * All claims fit on {@code node}.
+     *
+     * @param allocations claim UID to the allocation to write
+     */
+    record Placed(String node, Map<String, AllocationResult> allocations) implements Decision {}
+
+    /**
+     * No candidate fits.
+     *
+     * @param message the allocator's explanation, for the pod's condition and Event
+     * @param perClaim claim name to its own explanation, for Events on the claims
+     * @param reason a short stable reason for metrics
+     */
+    record NotPlaced(String message, Map<String, String> perClaim, String reason)
+        implements Decision {}
+  }
+}

@@ -1,0 +1,291 @@
+package io.kdra.claimcontroller.scheduling;
+
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.kdra.claimcontroller.domain.ClaimLookup;
+import io.kdra.claimcontroller.domain.NodeFilter;
+import io.kdra.claimcontroller.domain.PodClaimResolver;
+import io.kdra.claimcontroller.domain.PodClaimResolver.Step;
+import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.Reservation;
+import io.kdra.claimcontroller.domain.TemplateClaims;
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One scheduling attempt for one pod, in the scheduler's order: make sure the pod's claims exist
+ * (creating template-derived ones in own mode), filter nodes, allocate the unallocated claims
+ * together on one node, reserve every claim for the pod (finalizer, then allocation and
+ * {@code reservedFor}), then bind. Decisions come from the domain package and the
+ * {@link PodAllocator}; writes go through the k8s adapters.
+ *
+ * <p>Thread-safety: claim creation may run concurrently for different pods; everything from
+ * reading allocations to writing them runs under one lock, so that two pods never get the same
+ * device from this process. Two processes never schedule at once: only the elected leader runs.
+ */
+public final class PodScheduling {
+
+  private final ClusterView view;
+  private final RecentWrites recent;
+  private final ClaimWriter claims;
+  private final PodWriter pods;
+  private final PodBinder binder;
+  private final EventRecorder events;
+  private final PodAllocator allocator;
+  private final TemplateMode mode;
+  private final ClaimTracer tracer;
+  private final Object lock = new Object();
+
+  public PodScheduling(ClusterView view, RecentWrites recent, ClaimWriter claims, PodWriter pods,
+      PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode,
+      ClaimTracer tracer) {
+    this.tracer = tracer;
+    this.view = view;
+    this.recent = recent;
+    this.claims = claims;
+    this.pods = pods;
+    this.binder = binder;
+    this.events = events;
+    this.allocator = allocator;
+    this.mode = mode;
+  }
+
+  /**
+   * Ensures the pod's claims exist and are recorded in its status; returns the resolution, or
+   * empty when the pod went away meanwhile.
+   */
+  public PodClaimResolver.Resolution ensureClaims(Pod pod) {
+    PodClaimResolver.Resolution r = PodClaimResolver.resolve(pod, lookup(), mode);
+    Map<String, String> record = new LinkedHashMap<>();
+    for (Step.Record s : r.of(Step.Record.class)) {
+      record.put(s.entry(), s.claim().getMetadata().getName());
+    }
+    for (Step.Create s : r.of(Step.Create.class)) {
+      ClaimTracer.TraceSpan span = tracer.start(null, "create");
+      ResourceClaim created;
+      try {
+        created = claims.create(s.desired(), span.annotations());
+        span.attribute("claim", created.getMetadata().getNamespace() + "/"
+            + created.getMetadata().getName()).attribute("pod", Pods.key(pod)).end();
+      } catch (RuntimeException e) {
+        span.end(e);
+        throw e;
+      }
+      recent.created(created);
+      record.put(s.entry(), created.getMetadata().getName());
+    }
+    for (Step.MissingTemplate s : r.of(Step.MissingTemplate.class)) {
+      // Upstream's reason and message shape, so that the two controllers read alike.
+      events.warning(pod, "FailedResourceClaimCreation", "PodResourceClaim " + s.entry()
+          + ": resource claim template \"" + s.template() + "\": not found");
+    }
+    if (!record.isEmpty()) {
+      pods.recordClaims(pod, record);
+    }
+    return r;
+  }
+
+  /** Schedules a pending pod. */
+  public Outcome schedule(Pod pod) {
+    PodClaimResolver.Resolution r = ensureClaims(pod);
+    if (!r.of(Step.Create.class).isEmpty()) {
+      return new Outcome.Waiting("created claims; scheduling once the informers show them");
+    }
+    if (!r.complete()) {
+      return new Outcome.Waiting(r.steps().stream()
+          .filter(s -> s instanceof Step.Wait || s instanceof Step.MissingTemplate)
+          .map(PodScheduling::describe).findFirst().orElse("waiting for claims"));
+    }
+    synchronized (lock) {
+      return place(pod, distinct(r.claims().values()));
+    }
+  }
+
+  private Outcome place(Pod pod, List<ResourceClaim> podClaims) {
+    List<ResourceClaim> allocated = new ArrayList<>();
+    List<ResourceClaim> unallocated = new ArrayList<>();
+    List<NodeSelector> selectors = new ArrayList<>();
+    for (ResourceClaim c : podClaims) {
+      if (c.getMetadata().getDeletionTimestamp() != null) {
+        return new Outcome.Waiting("claim " + c.getMetadata().getName() + " is being deleted");
+      }
+      AllocationResult a = c.getStatus() == null ? null : c.getStatus().getAllocation();
+      if (a == null) {
+        unallocated.add(c);
+      } else {
+        allocated.add(c);
+        if (a.getNodeSelector() != null) {
+          selectors.add(a.getNodeSelector());
+        }
+      }
+    }
+    NodeFilter.Result nodes = NodeFilter.filter(pod, view.nodes(), view.pods(), selectors);
+    if (nodes.feasible().isEmpty()) {
+      return new Outcome.Unschedulable(nodes.summary(), Map.of(), "NoFeasibleNode");
+    }
+    Map<String, ClaimTracer.TraceSpan> spans = new LinkedHashMap<>();
+    for (ResourceClaim c : podClaims) {
+      spans.put(c.getMetadata().getUid(), tracer.start(c, unallocated.contains(c) ? "allocate"
+          : "reserve").attribute("pod", Pods.key(pod))
+          .attribute("candidates", nodes.feasible().size()));
+    }
+    try {
+      Outcome o = allocateReserveBind(pod, podClaims, unallocated, nodes, spans);
+      spans.values().forEach(ClaimTracer.TraceSpan::end);
+      return o;
+    } catch (RuntimeException e) {
+      spans.values().forEach(s -> s.end(e));
+      throw e;
+    }
+  }
+
+  private Outcome allocateReserveBind(Pod pod, List<ResourceClaim> podClaims,
+      List<ResourceClaim> unallocated, NodeFilter.Result nodes,
+      Map<String, ClaimTracer.TraceSpan> spans) {
+    String node;
+    Map<String, AllocationResult> allocations = Map.of();
+    if (unallocated.isEmpty()) {
+      node = nodes.feasible().get(0).getMetadata().getName();
+    } else {
+      PodAllocator.Decision d = allocator.allocate(pod, nodes.feasible(), unallocated,
+          recent.overlay(view.claims()), view);
+      if (d instanceof PodAllocator.Decision.NotPlaced np) {
+        String msg = nodes.rejected().isEmpty() ? np.message()
+            : nodes.summary() + " " + np.message();
+        return new Outcome.Unschedulable(msg, np.perClaim(), np.reason());
+      }
+      PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) d;
+      node = placed.node();
+      allocations = placed.allocations();
+    }
+    for (ResourceClaim c : podClaims) {
+      AllocationResult a = allocations.get(c.getMetadata().getUid());
+      spans.get(c.getMetadata().getUid()).attribute("node", node).attribute("devices",
+          a == null ? "" : a.getDevices().getResults().stream()
+              .map(r -> r.getDriver() + "/" + r.getPool() + "/" + r.getDevice())
+              .collect(java.util.stream.Collectors.joining(",")));
+    }
+    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans);
+    if (failed.isPresent()) {
+      return failed.get();
+    }
+    List<ClaimTracer.TraceSpan> bindSpans = podClaims.stream()
+        .map(c -> tracer.start(c, "bind").attribute("node", node)
+            .attribute("pod", Pods.key(pod))).toList();
+    try {
+      binder.bind(pod, node);
+      bindSpans.forEach(ClaimTracer.TraceSpan::end);
+    } catch (RuntimeException e) {
+      bindSpans.forEach(s -> s.end(e));
+      throw e;
+    }
+    events.normal(pod, "Scheduled", "Successfully assigned " + Pods.key(pod) + " to " + node);
+    return new Outcome.Bound(node);
+  }
+
+  /** Reserves every claim; on a stale or refused step, undoes the reservations made so far. */
+  private Optional<Outcome> reserveAll(Pod pod, List<ResourceClaim> podClaims,
+      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans) {
+    List<ResourceClaim> done = new ArrayList<>();
+    for (ResourceClaim c : podClaims) {
+      AllocationResult a = allocations.get(c.getMetadata().getUid());
+      Reservation.Step step = claims.reserve(c.getMetadata().getNamespace(),
+          c.getMetadata().getName(), pod, a, spans.get(c.getMetadata().getUid()).annotations());
+      if (step instanceof Reservation.Step.Stale s) {
+        rollback(pod, done, allocations);
+        return Optional.of(new Outcome.Retry(s.reason()));
+      }
+      if (step instanceof Reservation.Step.Refused s) {
+        rollback(pod, done, allocations);
+        return Optional.of(new Outcome.Unschedulable(s.reason(), Map.of(), "ClaimRefused"));
+      }
+      if (step instanceof Reservation.Step.Write && a != null) {
+        recent.allocated(c.getMetadata().getUid(), a);
+      }
+      if (step instanceof Reservation.Step.Write) {
+        done.add(c);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private void rollback(Pod pod, List<ResourceClaim> done, Map<String, AllocationResult> ours) {
+    for (ResourceClaim c : done) {
+      boolean allocatedByUs = ours.containsKey(c.getMetadata().getUid());
+      claims.release(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod,
+          allocatedByUs);
+      if (allocatedByUs) {
+        recent.forgetAllocation(c.getMetadata().getUid());
+      }
+    }
+  }
+
+  /**
+   * For a pod bound without this controller (spec.nodeName set by its creator): reserve its
+   * allocated claims for it, as upstream's resourceclaim controller does, so the kubelet may
+   * start it. Unallocated claims are left alone: only a scheduler allocates.
+   */
+  public void reserveForBoundPod(Pod pod) {
+    PodClaimResolver.Resolution r = ensureClaims(pod);
+    for (ResourceClaim c : distinct(r.claims().values())) {
+      if (c.getStatus() != null && c.getStatus().getAllocation() != null) {
+        claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod, null,
+            Map.of());
+      }
+    }
+  }
+
+  /** The claim {@code name} in the pod's namespace, as the informers know it. */
+  public Optional<ResourceClaim> claim(Pod pod, String name) {
+    return view.claim(pod.getMetadata().getNamespace(), name);
+  }
+
+  private ClaimLookup lookup() {
+    return new ClaimLookup() {
+      @Override
+      public Optional<ResourceClaim> claim(String namespace, String name) {
+        return recent.overlay(view.claims()).stream()
+            .filter(c -> namespace.equals(c.getMetadata().getNamespace())
+                && name.equals(c.getMetadata().getName())).findFirst();
+      }
+
+      @Override
+      public List<ResourceClaim> ownedBy(String namespace, String podUid) {
+        return recent.overlay(view.claims()).stream()
+            .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
+            .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid()))
+                .orElse(false)).toList();
+      }
+
+      @Override
+      public Optional<ResourceClaimTemplate> template(String namespace, String name) {
+        return view.template(namespace, name);
+      }
+    };
+  }
+
+  private static List<ResourceClaim> distinct(java.util.Collection<ResourceClaim> cs) {
+    Map<String, ResourceClaim> byUid = new LinkedHashMap<>();
+    cs.forEach(c -> byUid.putIfAbsent(c.getMetadata().getUid(), c));
+    return new ArrayList<>(byUid.values());
+  }
+
+  private static String describe(Step s) {
+    if (s instanceof Step.Wait w) {
+      return w.reason();
+    }
+    Step.MissingTemplate m = (Step.MissingTemplate) s;
+    return "ResourceClaimTemplate " + m.template() + " of entry " + m.entry() + " not found";
+  }
+}

@@ -1,0 +1,95 @@
+package io.kdra.claimcontroller.domain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class CleanupPlanTest {
+
+  static final Pod RUNNING = K.pod("a").editSpec().withNodeName("node-a").endSpec()
+      .withNewStatus().withPhase("Running").endStatus().build();
+  static final Pod B = K.pod("b").editSpec().withNodeName("node-a").endSpec().build();
+
+  static Pod phase(Pod p, String phase) {
+    return new PodBuilder(p).editOrNewStatus().withPhase(phase).endStatus().build();
+  }
+
+  static Pod deleting(Pod p) {
+    return new PodBuilder(p).editMetadata().withDeletionTimestamp("2026-01-01T00:00:00Z")
+        .endMetadata().build();
+  }
+
+  static Pod unbound(Pod p) {
+    return new PodBuilder(p).editSpec().withNodeName(null).endSpec().build();
+  }
+
+  static Pod replaced(Pod p) {
+    return new PodBuilder(p).editMetadata().withUid("uid-new").endMetadata().build();
+  }
+
+  /** Expected: kept pod names, status written, deallocate, finalizer removed, deleted. */
+  record Want(List<String> kept, boolean status, boolean dealloc, boolean unfinalize,
+      boolean delete) {}
+
+  static Stream<Arguments> cases() {
+    ResourceClaim shared = K.allocated(K.claim("shared"), RUNNING, B).build();
+    ResourceClaim one = K.allocated(K.claim("one"), RUNNING).build();
+    ResourceClaim gen = K.allocated(new ResourceClaimBuilder(K.generated("gen", RUNNING, "gpu")),
+        RUNNING).build();
+    ResourceClaim genFree = K.generated("gen", RUNNING, "gpu");
+    ResourceClaim deletingFree = K.allocated(K.claim("del")).editMetadata()
+        .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build();
+    ResourceClaim neverReserved = K.allocated(K.claim("pre")).build();
+    return Stream.of(
+        Arguments.of(Named.of("all pods running: nothing", one), Map.of("a", RUNNING),
+            new Want(List.of("a"), false, false, false, false)),
+        Arguments.of(Named.of("pod gone: unreserve, deallocate, unfinalize", one), Map.of(),
+            new Want(List.of(), true, true, true, false)),
+        Arguments.of(Named.of("pod succeeded: same", one), Map.of("a", phase(RUNNING,
+            "Succeeded")), new Want(List.of(), true, true, true, false)),
+        Arguments.of(Named.of("pod replaced (new UID): same", one), Map.of("a",
+            replaced(RUNNING)), new Want(List.of(), true, true, true, false)),
+        Arguments.of(Named.of("bound pod being deleted still runs: keep", one), Map.of("a",
+            deleting(RUNNING)), new Want(List.of("a"), false, false, false, false)),
+        Arguments.of(Named.of("unbound pod being deleted is done: release", one), Map.of("a",
+            deleting(unbound(RUNNING))), new Want(List.of(), true, true, true, false)),
+        Arguments.of(Named.of("shared claim, one of two pods gone: keep allocation", shared),
+            Map.of("b", B), new Want(List.of("b"), true, false, false, false)),
+        Arguments.of(Named.of("generated claim, owner failed: release and delete", gen),
+            Map.of("a", phase(RUNNING, "Failed")), new Want(List.of(), true, true, true, true)),
+        Arguments.of(Named.of("generated claim, owner gone: release and delete", gen),
+            Map.of(), new Want(List.of(), true, true, true, true)),
+        Arguments.of(Named.of("generated unallocated claim, owner running: nothing", genFree),
+            Map.of("a", RUNNING), new Want(List.of(), false, false, false, false)),
+        Arguments.of(Named.of("generated unallocated claim, owner gone: delete", genFree),
+            Map.of(), new Want(List.of(), false, false, false, true)),
+        Arguments.of(Named.of("deleted while allocated and unreserved: deallocate first",
+            deletingFree), Map.of(), new Want(List.of(), true, true, true, false)),
+        Arguments.of(Named.of("allocated ahead of use, never reserved: keep", neverReserved),
+            Map.of(), new Want(List.of(), false, false, false, false)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void followsUpstreamRules(ResourceClaim claim, Map<String, Pod> pods, Want want) {
+    CleanupPlan plan = CleanupPlan.of(claim, (ns, name) -> Optional.ofNullable(pods.get(name)));
+    assertThat(plan.reservedFor().stream().map(r -> r.getName()).collect(Collectors.toList()))
+        .isEqualTo(want.kept());
+    assertThat(plan.statusChanged()).as("status written").isEqualTo(want.status());
+    assertThat(plan.deallocate()).as("deallocate").isEqualTo(want.dealloc());
+    assertThat(plan.removeFinalizer()).as("finalizer removed").isEqualTo(want.unfinalize());
+    assertThat(plan.delete()).as("deleted").isEqualTo(want.delete());
+  }
+}

@@ -1,0 +1,67 @@
+package io.kdra.claimcontroller.scheduling;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * A hand-written allocator for tests: every node has {@code devicesPerNode} devices
+ * {@code dev-0..}; a claim takes the lowest free one on the first candidate node with enough free
+ * devices, counting what {@code allClaims} already hold. Records its calls.
+ */
+final class FakeAllocator implements PodAllocator {
+
+  final int devicesPerNode;
+  int calls;
+
+  FakeAllocator(int devicesPerNode) {
+    this.devicesPerNode = devicesPerNode;
+  }
+
+  @Override
+  public Decision allocate(Pod pod, List<Node> candidates, List<ResourceClaim> unallocated,
+      List<ResourceClaim> allClaims, ClusterView view) {
+    calls++;
+    for (Node node : candidates) {
+      String n = node.getMetadata().getName();
+      Set<String> taken = allClaims.stream()
+          .filter(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
+          .flatMap(c -> c.getStatus().getAllocation().getDevices().getResults().stream())
+          .filter(r -> r.getPool().equals(n)).map(r -> r.getDevice())
+          .collect(Collectors.toSet());
+      Map<String, AllocationResult> out = new LinkedHashMap<>();
+      int next = 0;
+      for (ResourceClaim c : unallocated) {
+        while (next < devicesPerNode && taken.contains("dev-" + next)) {
+          next++;
+        }
+        if (next >= devicesPerNode) {
+          break;
+        }
+        out.put(c.getMetadata().getUid(), result(n, "dev-" + next));
+        next++;
+      }
+      if (out.size() == unallocated.size()) {
+        return new Decision.Placed(n, out);
+      }
+    }
+    return new Decision.NotPlaced("cannot allocate all claims: no device left", Map.of(
+        unallocated.get(0).getMetadata().getName(), "no free device"), "NoDevice");
+  }
+
+  static AllocationResult result(String node, String device) {
+    return new AllocationResultBuilder().withNewDevices().addNewResult().withRequest("gpu")
+        .withDriver("gpu.example.com").withPool(node).withDevice(device).endResult()
+        .endDevices().withNodeSelector(new NodeSelectorBuilder().addNewNodeSelectorTerm()
+            .addNewMatchField().withKey("metadata.name").withOperator("In").withValues(node)
+            .endMatchField().endNodeSelectorTerm().build()).build();
+  }
+}

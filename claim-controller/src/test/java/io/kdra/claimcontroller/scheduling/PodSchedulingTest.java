@@ -1,0 +1,332 @@
+package io.kdra.claimcontroller.scheduling;
+
+import static io.kdra.claimcontroller.domain.K.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kdra.claimcontroller.domain.CleanupPlan;
+import io.kdra.core.alloc.AllocatorFeatures;
+import io.kdra.core.alloc.AllocatorOptions;
+import io.kdra.core.testing.AllocFixtures;
+import io.kdra.claimcontroller.domain.K;
+import io.kdra.claimcontroller.domain.Kdra;
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.domain.Upstream;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lifecycle rules end to end against the fabric8 mock API server (CRUD mode, with
+ * resourceVersion conflicts): claim creation from templates, scheduling, reservation, binding,
+ * conflicts, stale decisions, shared claims and cleanup.
+ */
+@EnableKubernetesMockClient(crud = true)
+class PodSchedulingTest {
+
+  KubernetesClient client;
+  KubernetesMockServer server;
+  ApiView view;
+  FakeAllocator allocator;
+  ClaimWriter claims;
+  PodWriter pods;
+  PodScheduling scheduling;
+
+  /** Binds as the API server would: sets spec.nodeName. */
+  final PodBinder binder = (pod, node) -> client.pods().inNamespace(NS)
+      .withName(pod.getMetadata().getName())
+      .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
+
+  @BeforeEach
+  void setUp() {
+    view = new ApiView(client);
+    allocator = new FakeAllocator(2);
+    claims = new ClaimWriter(client, K.SCHEDULER, 3);
+    pods = new PodWriter(client, 3, Clock.systemUTC());
+    scheduling = newScheduling(TemplateMode.OWN);
+    client.nodes().resource(K.readyNode("node-a")).create();
+  }
+
+  PodScheduling newScheduling(TemplateMode mode) {
+    return new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
+        claims, pods, binder, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        allocator, mode, ClaimTracer.NOOP);
+  }
+
+  Pod create(Pod pod) {
+    return client.resource(pod).create();
+  }
+
+  Pod get(String name) {
+    return client.pods().inNamespace(NS).withName(name).get();
+  }
+
+  List<ResourceClaim> allClaims() {
+    return client.resources(ResourceClaim.class).inNamespace(NS).list().getItems();
+  }
+
+  ResourceClaim claim(String name) {
+    return client.resources(ResourceClaim.class).inNamespace(NS).withName(name).get();
+  }
+
+  @Test
+  void templateClaimIsCreatedRecordedAllocatedReservedAndThePodBound() {
+    client.resource(K.template("tpl")).create();
+    Pod pod = create(K.podWithTemplate("web", "gpu", "tpl"));
+
+    assertThat(scheduling.schedule(pod)).isInstanceOf(Outcome.Waiting.class);
+    ResourceClaim created = allClaims().get(0);
+    assertThat(created.getMetadata().getName()).startsWith("web-gpu-");
+    assertThat(created.getMetadata().getAnnotations())
+        .containsEntry(Upstream.POD_CLAIM_NAME_ANNOTATION, "gpu")
+        .containsEntry(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
+    assertThat(get("web").getStatus().getResourceClaimStatuses()).singleElement()
+        .satisfies(s -> assertThat(s.getResourceClaimName())
+            .isEqualTo(created.getMetadata().getName()));
+
+    assertThat(scheduling.schedule(get("web"))).isEqualTo(new Outcome.Bound("node-a"));
+    ResourceClaim done = claim(created.getMetadata().getName());
+    assertThat(done.getMetadata().getFinalizers()).containsExactly(Upstream.FINALIZER);
+    assertThat(done.getStatus().getAllocation().getDevices().getResults().get(0).getDevice())
+        .isEqualTo("dev-0");
+    assertThat(done.getStatus().getReservedFor()).singleElement()
+        .satisfies(r -> assertThat(r.getUid()).isEqualTo(pod.getMetadata().getUid()));
+    assertThat(get("web").getSpec().getNodeName()).isEqualTo("node-a");
+    assertThat(allClaims()).hasSize(1);
+  }
+
+  @Test
+  void restartBetweenCreateAndStatusWriteReusesTheClaim() {
+    client.resource(K.template("tpl")).create();
+    Pod pod = create(K.podWithTemplate("web", "gpu", "tpl"));
+    // What a crash right after the create leaves behind: the claim, no pod status entry.
+    ResourceClaim orphan = client.resource(K.generated("web-gpu-x1y2z", pod, "gpu")).create();
+
+    // A fresh process: new scheduling with empty memory of its own writes.
+    newScheduling(TemplateMode.OWN).schedule(pod);
+
+    assertThat(allClaims()).hasSize(1);
+    assertThat(get("web").getStatus().getResourceClaimStatuses()).singleElement()
+        .satisfies(s -> assertThat(s.getResourceClaimName())
+            .isEqualTo(orphan.getMetadata().getName()));
+  }
+
+  @Test
+  void aClaimCreatedButNotYetInTheInformerIsNotCreatedTwice() {
+    client.resource(K.template("tpl")).create();
+    Pod pod = create(K.podWithTemplate("web", "gpu", "tpl"));
+    scheduling.schedule(pod);
+    // The informer lags: neither the claim nor the pod status is visible yet.
+    view.hidden.add(allClaims().get(0).getMetadata().getName());
+    scheduling.schedule(pod);
+    assertThat(allClaims()).hasSize(1);
+  }
+
+  @Test
+  void adoptModeWaitsForKubeControllerManager() {
+    client.resource(K.template("tpl")).create();
+    Pod pod = create(K.podWithTemplate("web", "gpu", "tpl"));
+    PodScheduling adopt = newScheduling(TemplateMode.ADOPT);
+    assertThat(adopt.schedule(pod)).isInstanceOf(Outcome.Waiting.class);
+    assertThat(allClaims()).isEmpty();
+    client.resource(K.generated("web-gpu-kcm01", pod, "gpu")).create();
+    assertThat(adopt.schedule(pod)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  @Test
+  void missingTemplateIsReportedOnThePod() {
+    Pod pod = create(K.podWithTemplate("web", "gpu", "nope"));
+    assertThat(scheduling.schedule(pod)).isInstanceOf(Outcome.Waiting.class);
+    assertThat(client.v1().events().inNamespace(NS).list().getItems()).anySatisfy(e -> {
+      assertThat(e.getReason()).isEqualTo("FailedResourceClaimCreation");
+      assertThat(e.getMessage()).contains("\"nope\"");
+      assertThat(e.getInvolvedObject().getName()).isEqualTo("web");
+    });
+    client.resource(K.template("nope")).create();
+    scheduling.schedule(pod);
+    assertThat(allClaims()).hasSize(1);
+  }
+
+  @Test
+  void conflictOnStatusWriteIsRetriedWithAFreshRead() {
+    client.resource(K.claim("c").build()).create();
+    Pod pod = create(K.pod("web").editSpec().addNewResourceClaim().withName("gpu")
+        .withResourceClaimName("c").endResourceClaim().endSpec().build());
+    server.expect().put().withPath("/apis/resource.k8s.io/v1/namespaces/ns/resourceclaims/c/status")
+        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict").build()).once();
+
+    assertThat(scheduling.schedule(pod)).isEqualTo(new Outcome.Bound("node-a"));
+    assertThat(claim("c").getStatus().getReservedFor()).hasSize(1);
+  }
+
+  @Test
+  void claimAllocatedMeanwhileMakesTheDecisionStaleAndRollsBack() {
+    client.resource(K.claim("one").build()).create();
+    client.resource(K.claim("two").build()).create();
+    Pod pod = create(K.pod("web").editSpec()
+        .addNewResourceClaim().withName("a").withResourceClaimName("one").endResourceClaim()
+        .addNewResourceClaim().withName("b").withResourceClaimName("two").endResourceClaim()
+        .endSpec().build());
+    // Another writer allocates "two" after our informer saw it free.
+    ResourceClaim stale = claim("two");
+    client.resource(K.allocated(K.claim("two"), K.pod("other").build()).editMetadata()
+        .withResourceVersion(null).endMetadata().build()).update();
+    ApiView lagging = new ApiView(client) {
+      @Override
+      public Optional<ResourceClaim> claim(String namespace, String name) {
+        return "two".equals(name) ? Optional.of(stale) : super.claim(namespace, name);
+      }
+
+      @Override
+      public List<ResourceClaim> claims() {
+        return super.claims().stream().map(c -> "two".equals(c.getMetadata().getName())
+            ? stale : c).toList();
+      }
+    };
+    PodScheduling s = new PodScheduling(lagging, new RecentWrites(Duration.ofMinutes(1),
+        Clock.systemUTC()), claims, pods, binder,
+        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()), allocator, TemplateMode.OWN, ClaimTracer.NOOP);
+
+    assertThat(s.schedule(pod)).isInstanceOf(Outcome.Retry.class);
+    ResourceClaim one = claim("one");
+    assertThat(one.getStatus().getAllocation()).isNull();
+    assertThat(one.getStatus().getReservedFor()).isEmpty();
+    assertThat(one.getMetadata().getFinalizers()).doesNotContain(Upstream.FINALIZER);
+    assertThat(get("web").getSpec().getNodeName()).isNull();
+  }
+
+  @Test
+  void restartBetweenReservationAndBindingBindsWhereTheAllocationIs() {
+    client.nodes().resource(K.readyNode("node-b")).create();
+    client.resource(K.claim("c").build()).create();
+    Pod pod = create(K.pod("web").editSpec().addNewResourceClaim().withName("gpu")
+        .withResourceClaimName("c").endResourceClaim().endSpec().build());
+    // What a crash after the status write leaves: allocated on node-b, reserved, pod unbound.
+    claims.reserve(NS, "c", pod, FakeAllocator.result("node-b", "dev-0"), java.util.Map.of());
+
+    assertThat(newScheduling(TemplateMode.OWN).schedule(pod))
+        .isEqualTo(new Outcome.Bound("node-b"));
+    assertThat(allocator.calls).isZero();
+    assertThat(claim("c").getStatus().getReservedFor()).hasSize(1);
+  }
+
+  @Test
+  void sharedClaimIsAllocatedOnceAndReservedForEveryPod() {
+    client.resource(K.claim("shared").build()).create();
+    for (String name : List.of("p1", "p2")) {
+      Pod pod = create(K.pod(name).editSpec().addNewResourceClaim().withName("gpu")
+          .withResourceClaimName("shared").endResourceClaim().endSpec().build());
+      assertThat(scheduling.schedule(pod)).isEqualTo(new Outcome.Bound("node-a"));
+    }
+    assertThat(allocator.calls).isEqualTo(1);
+    assertThat(claim("shared").getStatus().getReservedFor()).extracting(r -> r.getName())
+        .containsExactly("p1", "p2");
+  }
+
+  @Test
+  void twoPodsNeverGetTheSameDevice() {
+    client.resource(K.template("tpl")).create();
+    for (String name : List.of("p1", "p2", "p3")) {
+      Pod pod = create(K.podWithTemplate(name, "gpu", "tpl"));
+      scheduling.schedule(pod);
+      scheduling.schedule(get(name));
+    }
+    assertThat(allClaims()).filteredOn(c -> c.getStatus() != null
+            && c.getStatus().getAllocation() != null)
+        .extracting(c -> c.getStatus().getAllocation().getDevices().getResults().get(0)
+            .getDevice()).containsExactlyInAnyOrder("dev-0", "dev-1");
+    Outcome third = scheduling.schedule(get("p3"));
+    assertThat(third).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(((Outcome.Unschedulable) third).message()).contains("no device left");
+  }
+
+  @Test
+  void dracoreAllocatorHandsOutEachDeviceOnceAndExplainsTheRest() {
+    client.resource(AllocFixtures.deviceClass("gpu")).create();
+    client.resource(AllocFixtures.slice("node-a-gpu", "node-a",
+        AllocFixtures.device("gpu-0").build(), AllocFixtures.device("gpu-1").build()).build())
+        .create();
+    allocator = null;
+    PodScheduling real = new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1),
+        Clock.systemUTC()), claims, pods, binder,
+        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        new DraCorePodAllocator(AllocatorOptions.defaults(AllocatorFeatures.defaults(),
+            () -> "share")), TemplateMode.OWN, ClaimTracer.NOOP);
+    client.resource(K.template("tpl")).create();
+    for (String name : List.of("p1", "p2", "p3")) {
+      real.schedule(create(K.podWithTemplate(name, "gpu", "tpl")));
+    }
+    assertThat(real.schedule(get("p1"))).isEqualTo(new Outcome.Bound("node-a"));
+    assertThat(real.schedule(get("p2"))).isEqualTo(new Outcome.Bound("node-a"));
+    Outcome third = real.schedule(get("p3"));
+
+    assertThat(allClaims()).filteredOn(c -> c.getStatus() != null
+            && c.getStatus().getAllocation() != null)
+        .extracting(c -> c.getStatus().getAllocation().getDevices().getResults().get(0)
+            .getDevice()).containsExactlyInAnyOrder("gpu-0", "gpu-1");
+    assertThat(third).isInstanceOf(Outcome.Unschedulable.class);
+    Outcome.Unschedulable u = (Outcome.Unschedulable) third;
+    assertThat(u.perClaim()).hasSize(1);
+    assertThat(u.message()).startsWith("claim p3-gpu-").contains("request \"gpu\"");
+  }
+
+  @Test
+  void noFeasibleNodeIsUnschedulableWithTheFilterSummary() {
+    client.nodes().withName("node-a").delete();
+    Pod pod = create(K.pod("web").build());
+    Outcome o = scheduling.schedule(pod);
+    assertThat(o).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(pods.markUnschedulable(pod, ((Outcome.Unschedulable) o).message())).isTrue();
+    assertThat(pods.markUnschedulable(get("web"), ((Outcome.Unschedulable) o).message()))
+        .as("unchanged condition is not rewritten").isFalse();
+    assertThat(get("web").getStatus().getConditions()).singleElement().satisfies(c -> {
+      assertThat(c.getType()).isEqualTo("PodScheduled");
+      assertThat(c.getStatus()).isEqualTo("False");
+      assertThat(c.getReason()).isEqualTo("Unschedulable");
+      assertThat(c.getMessage()).isEqualTo("0/0 nodes are available.");
+    });
+  }
+
+  @Test
+  void podDeletedBeforeBindingLeavesNothingBehind() {
+    client.resource(K.template("tpl")).create();
+    Pod pod = create(K.podWithTemplate("web", "gpu", "tpl"));
+    scheduling.schedule(pod);
+    ResourceClaim c = allClaims().get(0);
+    // Allocated and reserved, but the bind never happened (e.g. the pod was deleted first).
+    claims.reserve(NS, c.getMetadata().getName(), pod, FakeAllocator.result("node-a", "dev-0"),
+        java.util.Map.of());
+    client.pods().inNamespace(NS).withName("web").delete();
+
+    CleanupPlan plan = claims.cleanup(NS, c.getMetadata().getName(),
+        (ns, name) -> Optional.ofNullable(client.pods().inNamespace(ns).withName(name).get()));
+
+    assertThat(plan.deallocate()).isTrue();
+    assertThat(plan.delete()).isTrue();
+    assertThat(allClaims()).isEmpty();
+  }
+
+  @Test
+  void boundPodGetsItsAllocatedClaimReserved() {
+    client.resource(K.allocated(K.claim("c")).build()).create();
+    Pod pod = create(K.pod("web").editSpec().withNodeName("node-a").addNewResourceClaim()
+        .withName("gpu").withResourceClaimName("c").endResourceClaim().endSpec().build());
+    scheduling.reserveForBoundPod(pod);
+    assertThat(claim("c").getStatus().getReservedFor()).extracting(r -> r.getName())
+        .containsExactly("web");
+  }
+
+}

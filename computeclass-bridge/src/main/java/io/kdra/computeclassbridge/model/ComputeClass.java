@@ -29,8 +29,12 @@ public class ComputeClass extends CustomResource<ComputeClassSpec, ComputeClassS
     return new ComputeClassSpec();
   }
 
+  /**
+   * No status until one is written: an empty one here would differ from what the server stores,
+   * and a JSON patch computed against it would not apply there.
+   */
   @Override
   protected ComputeClassStatus initStatus() {
-    return new ComputeClassStatus();
+    return null;
   }
 }

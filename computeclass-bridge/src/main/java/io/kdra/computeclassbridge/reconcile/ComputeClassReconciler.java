@@ -47,8 +47,11 @@ import java.util.stream.Stream;
  * while it still exists to be named; owner references let Kubernetes' garbage collector finish
  * the job if the finalizer is ever removed by hand.
  */
-@ControllerConfiguration(name = "computeclass")
+@ControllerConfiguration(name = "computeclass", finalizerName = ComputeClassReconciler.FINALIZER)
 public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner<ComputeClass> {
+
+  /** Ours, not the SDK's default, which would sit in GKE's API group. */
+  public static final String FINALIZER = "computeclass.kdra.io/cleanup";
 
   private final BridgeConfig config;
   private final CatalogSource catalogs;

@@ -76,7 +76,7 @@ class ComputeClassReconcilerTest {
       assertThat(events("seed")).anySatisfy(e -> assertThat(e.getReason()).isEqualTo("Applied"));
     });
     assertThat(client.resources(ComputeClass.class).withName(cc.getMetadata().getName()).get()
-        .getMetadata().getFinalizers()).isNotEmpty();
+        .getMetadata().getFinalizers()).containsExactly("computeclass.kdra.io/cleanup");
   }
 
   @Test

@@ -71,9 +71,16 @@ go mod tidy
 
 mkdir -p "$TARGET.partial"
 export CGO_ENABLED=0
+# What the official release build stamps in, so /version and kubectl report the real version.
+minor="${K8S_VERSION#1.}"; minor="${minor%%.*}"
+version_flags=""
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  version_flags+=" -X ${pkg}.gitVersion=v${K8S_VERSION} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor}"
+  version_flags+=" -X ${pkg}.gitTreeState=clean"
+done
 for cmd in kube-apiserver kubectl; do
   log "compiling $cmd"
-  nice go build -trimpath -ldflags='-s -w' -o "$TARGET.partial/$cmd" "k8s.io/kubernetes/cmd/$cmd"
+  nice go build -trimpath -ldflags="-s -w ${version_flags}" -o "$TARGET.partial/$cmd" "k8s.io/kubernetes/cmd/$cmd"
 done
 log "compiling etcd"
 nice go build -trimpath -ldflags='-s -w' -o "$TARGET.partial/etcd" .

@@ -150,7 +150,7 @@ final class Checks {
   private static void celExpression(Errors e, FieldPath cel, String expression) {
     SELECTORS.validate(expression).ifPresent(problem -> {
       if (problem.kind() == CelSelectorException.Kind.COST_LIMIT) {
-        e.forbidden(cel, "too complex, exceeds cost limit");
+        e.forbidden(cel.child("expression"), "too complex, exceeds cost limit");
       } else {
         e.invalid(cel.child("expression"), expression, "compilation failed: "
             + problem.position().map(pos -> "line " + pos.line() + ", column " + pos.column() + ": ")

@@ -120,13 +120,15 @@ final class ClaimSpecChecks {
 
   /**
    * Unset mode and count are what the API server defaults (ExactCount, 1); an explicit count
-   * must be positive for ExactCount and absent (or 0) for All.
+   * must not be negative for ExactCount (0 is defaulted to 1, as the API server does) and must be
+   * absent (or 0) for All.
    */
   static void allocationMode(Errors e, FieldPath p, String mode, Long count) {
     String m = isEmpty(mode) ? "ExactCount" : mode;
     switch (m) {
       case "ExactCount" -> {
-        if (count != null && count <= 0) {
+        // 0 is what an unset count looks like after decoding; the API server defaults it to 1
+        if (count != null && count < 0) {
           e.invalid(p.child("count"), count, "must be greater than zero");
         }
       }

@@ -59,7 +59,7 @@ class DeviceClassValidatorTest {
         c("selector: too expensive", d -> d.getSpec().getSelectors().get(0).getCel()
             .setExpression("[" + "1,".repeat(2000) + "1].all(a, [" + "1,".repeat(2000)
                 + "1].all(b, a == b))"),
-            "spec.selectors[0].cel: Forbidden: too complex, exceeds cost limit"),
+            "spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit"),
         c("config: 33", d -> d.getSpec().setConfig(new ArrayList<>(IntStream.range(0, 33)
             .mapToObj(i -> config("gpu.example.com", Map.of())).toList())),
             "spec.config: Too many: 33: must have at most 32 items"),

@@ -147,8 +147,10 @@ class ResourceClaimValidatorTest {
             X0 + ".deviceClassName: Invalid value: \"GPU\": " + Names.SUBDOMAIN_ERROR),
         c("exactly: unknown mode", r -> exactly(r).setAllocationMode("Some"),
             X0 + ".allocationMode: Unsupported value: \"Some\": " + MODES),
-        c("exactly: count 0", r -> exactly(r).setCount(0L),
-            X0 + ".count: Invalid value: 0: must be greater than zero"),
+        c("exactly: count 0 is defaulted to 1 (checked against a real API server)",
+            r -> exactly(r).setCount(0L)),
+        c("exactly: negative count", r -> exactly(r).setCount(-1L),
+            X0 + ".count: Invalid value: -1: must be greater than zero"),
         c("exactly: count with All", r -> {
           exactly(r).setAllocationMode("All");
           exactly(r).setCount(2L);
@@ -289,9 +291,9 @@ class ResourceClaimValidatorTest {
   @Test
   void errorsNameTheNamespacedClaim() {
     ResourceClaim claim = claim();
-    exactly(claim).setCount(0L);
+    exactly(claim).setCount(-2L);
     assertThat(ResourceClaimValidator.validate(claim)).singleElement().hasToString(
-        "ResourceClaim ns/claim: " + X0 + ".count: Invalid value: 0: must be greater than zero");
+        "ResourceClaim ns/claim: " + X0 + ".count: Invalid value: -2: must be greater than zero");
   }
 
   @Test

@@ -1,0 +1,222 @@
+package io.kdra.alloc.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Named.named;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The command in-process: exit statuses, messages, and the output shape. */
+class MainTest {
+
+  static final Path EXAMPLES = Path.of("..", "examples");
+
+  @TempDir
+  Path tmp;
+
+  record Run(int status, String out, String err) {
+    JsonNode yaml() throws IOException {
+      return new ObjectMapper(new YAMLFactory()).readTree(out);
+    }
+  }
+
+  static Run run(String stdin, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = Main.run(args, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(status, out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8));
+  }
+
+  static String[] example(String name) throws IOException {
+    List<String> files = new ArrayList<>();
+    try (var s = Files.list(EXAMPLES.resolve(name))) {
+      s.filter(p -> p.toString().endsWith(".yaml")).sorted().forEach(p -> files.add(p.toString()));
+    }
+    return files.toArray(new String[0]);
+  }
+
+  static final String CLASS = """
+      apiVersion: resource.k8s.io/v1
+      kind: DeviceClass
+      metadata: {name: gpu}
+      spec:
+        selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+      """;
+
+  static final String SLICE = """
+      apiVersion: resource.k8s.io/v1
+      kind: ResourceSlice
+      metadata: {name: s}
+      spec:
+        driver: gpu.example.com
+        nodeName: node-a
+        pool: {name: node-a, generation: 1, resourceSliceCount: 1}
+        devices: [{name: gpu-0}]
+      """;
+
+  static String claim(String name) {
+    return """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: %s, namespace: ns}
+        spec:
+          devices:
+            requests: [{name: gpu, exactly: {deviceClassName: gpu}}]
+        """.formatted(name);
+  }
+
+  static String docs(String... docs) {
+    return String.join("---\n", docs);
+  }
+
+  static Arguments tc(String name, String stdin, int status, String errContains,
+      String... args) {
+    return arguments(named(name, stdin), status, errContains, args);
+  }
+
+  static Stream<Arguments> statuses() {
+    return Stream.of(
+        tc("0: every pending claim allocated (stdin, multi-document)",
+            docs(CLASS, SLICE, claim("a")), 0, "", "-"),
+        tc("1: second claim finds no free device", docs(CLASS, SLICE, claim("a"), claim("b")),
+            1, "ns/b: cannot allocate: request \"gpu\": 1 device in class \"gpu\", 1 matches the "
+                + "request selectors, 0 free (1 allocated to other claims)", "-"),
+        tc("1: missing DeviceClass is named", docs(SLICE, claim("a")), 1,
+            "ns/a: cannot allocate: request \"gpu\": device class gpu not found", "-"),
+        tc("1: a pod's missing template is named", docs(CLASS, SLICE, """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: p, namespace: ns}
+            spec:
+              resourceClaims: [{name: g, resourceClaimTemplateName: nosuch}]
+              containers: [{name: c, image: x}]
+            """), 1, "ns/p: cannot allocate: resource claim template nosuch not found", "-"),
+        tc("2: unparseable YAML names the file", "kind: [unclosed", 2,
+            "dra-alloc: <stdin>: not valid YAML or JSON", "-"),
+        tc("2: wrong field type names object and field", docs(CLASS, """
+            apiVersion: resource.k8s.io/v1
+            kind: ResourceClaim
+            metadata: {name: bad, namespace: ns}
+            spec:
+              devices:
+                requests: [{name: gpu, exactly: {deviceClassName: gpu, count: many}}]
+            """), 2, "dra-alloc: <stdin>: ResourceClaim bad (document 2): field "
+                + "spec.devices.requests[0].exactly.count:", "-"),
+        tc("2: unsupported apiVersion",
+            CLASS.replace("resource.k8s.io/v1", "resource.k8s.io/v1beta1"), 2,
+            "DeviceClass gpu (document 1): field apiVersion: \"resource.k8s.io/v1beta1\" is not "
+                + "supported", "-"),
+        tc("2: missing file", "", 2, "dra-alloc: no-such-file.yaml: no such file",
+            "no-such-file.yaml"),
+        tc("2: bad output format", docs(CLASS), 2, "option -o: must be yaml or json",
+            "-o", "xml", "-"),
+        tc("2: no files", "", 2, "Missing required parameter"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("statuses")
+  void exitStatus(String stdin, int status, String errContains, String[] args) {
+    Run r = run(stdin, args);
+    assertThat(r.status()).as(r.err()).isEqualTo(status);
+    assertThat(r.err()).contains(errContains);
+  }
+
+  @Test
+  void outputIsListOfPendingClaimsWithAllocation() throws IOException {
+    Run r = run("", example("a100-or-2xl4"));
+    assertThat(r.status()).as(r.err()).isZero();
+    JsonNode list = r.yaml();
+    assertThat(list.path("apiVersion").asText()).isEqualTo("v1");
+    assertThat(list.path("kind").asText()).isEqualTo("List");
+    assertThat(list.path("items")).hasSize(1); // "other" is already allocated: not repeated
+    JsonNode item = list.path("items").get(0);
+    assertThat(item.path("metadata").path("name").asText()).isEqualTo("inference");
+    JsonNode results = item.path("status").path("allocation").path("devices").path("results");
+    assertThat(results).hasSize(2);
+    assertThat(results.get(0).path("request").asText()).isEqualTo("gpu/two-l4");
+    assertThat(results.get(0).path("pool").asText()).isEqualTo("node-a");
+    assertThat(item.path("status").path("allocation").path("nodeSelector")
+        .path("nodeSelectorTerms").get(0).path("matchFields").get(0).path("values").get(0)
+        .asText()).isEqualTo("node-a");
+  }
+
+  @Test
+  void templatesAreInstantiatedAsPodDashEntry() throws IOException {
+    Run r = run("", example("a100-40gb-class"));
+    assertThat(r.status()).as(r.err()).isZero();
+    JsonNode item = r.yaml().path("items").get(0);
+    assertThat(item.path("metadata").path("name").asText()).isEqualTo("trainer-gpu");
+    assertThat(item.path("metadata").path("namespace").asText()).isEqualTo("ml");
+    assertThat(item.path("status").path("allocation").path("devices").path("results").get(0)
+        .path("pool").asText()).isEqualTo("node-b");
+  }
+
+  @Test
+  void earlierAllocationsConsumeDevicesForLaterOnes() throws IOException {
+    Run r = run("", example("memory-filter"));
+    assertThat(r.status()).as(r.err()).isZero();
+    JsonNode items = r.yaml().path("items");
+    assertThat(items.get(0).at("/status/allocation/devices/results/0/pool").asText())
+        .isEqualTo("node-b");
+    assertThat(items.get(1).at("/status/allocation/devices/results/0/pool").asText())
+        .isEqualTo("node-c");
+  }
+
+  @Test
+  void unallocatedClaimIsPrintedWithoutAllocation() throws IOException {
+    Run r = run(docs(CLASS, SLICE, claim("a"), claim("b")), "-");
+    JsonNode items = r.yaml().path("items");
+    assertThat(items).hasSize(2);
+    assertThat(items.get(0).path("status").path("allocation").isMissingNode()).isFalse();
+    assertThat(items.get(1).path("status").path("allocation").isMissingNode()).isTrue();
+  }
+
+  @Test
+  void jsonOutputAndKindListInput() throws IOException {
+    String list = """
+        {"apiVersion": "v1", "kind": "List", "items": [
+          %s, %s, %s, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}}]}
+        """.formatted(toJson(CLASS), toJson(SLICE), toJson(claim("a")));
+    Path file = Files.writeString(tmp.resolve("in.json"), list);
+    Run r = run("", "-o", "json", file.toString());
+    assertThat(r.status()).as(r.err()).isZero();
+    assertThat(r.err()).contains("skipping ConfigMap cm");
+    JsonNode out = new ObjectMapper().readTree(r.out());
+    assertThat(out.at("/items/0/status/allocation/devices/results/0/device").asText())
+        .isEqualTo("gpu-0");
+  }
+
+  @Test
+  void nodeOptionRestrictsNodes() {
+    Run r = run(docs(CLASS, SLICE, claim("a")), "--node", "node-b", "-");
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.err()).contains("ns/a: cannot allocate: request \"gpu\": 1 device in class "
+        + "\"gpu\", 1 matches the request selectors, 1 free; enough free devices exist, but not "
+        + "on any one node; 1 node tried");
+  }
+
+  static String toJson(String yaml) throws IOException {
+    return new ObjectMapper().writeValueAsString(new ObjectMapper(new YAMLFactory())
+        .readTree(yaml));
+  }
+}

@@ -1,0 +1,43 @@
+package io.kdra.core.alloc;
+
+import io.kdra.core.cel.CelDevice;
+import io.kdra.core.cel.CelSelectorException;
+import io.kdra.core.cel.DeviceSelectorEnvironment;
+
+/**
+ * Evaluates selectors with the DRA CEL environment. Compiled programs are cached by the
+ * environment; the per-device CEL view is built once per {@link CandidateDevice} and reused.
+ * Thread-safe.
+ */
+public final class CelSelectorEvaluator implements SelectorEvaluator {
+
+  private final DeviceSelectorEnvironment environment;
+
+  public CelSelectorEvaluator(DeviceSelectorEnvironment environment) {
+    this.environment = environment;
+  }
+
+  /** An evaluator whose environment matches the features ({@code allowMultipleAllocations}). */
+  public static CelSelectorEvaluator forFeatures(AllocatorFeatures features) {
+    return new CelSelectorEvaluator(DeviceSelectorEnvironment.create(
+        features.consumableCapacity()));
+  }
+
+  @Override
+  public boolean matches(String expression, CandidateDevice device) {
+    CelDevice view = (CelDevice) device.selectorView();
+    if (view == null) {
+      try {
+        view = CelDevice.of(device.driver(), device.device());
+      } catch (IllegalArgumentException e) {
+        throw new SelectorException(expression, e.getMessage(), e);
+      }
+      device.selectorView(view);
+    }
+    try {
+      return environment.compile(expression).matches(view);
+    } catch (CelSelectorException e) {
+      throw new SelectorException(expression, e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,138 @@
+package io.kdra.core.alloc;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * All ResourceSlices of a snapshot, parsed once and indexed by node and pool, with a cache of the
+ * pools gathered per node. Immutable apart from its caches; thread-safe. Build a new inventory
+ * when slices change; allocated state changes do not require one.
+ */
+public final class DeviceInventory {
+
+  private final List<SliceInfo> all;
+  private final Map<String, List<SliceInfo>> byNode;
+  private final List<SliceInfo> notNodeLocal;
+  private final Map<String, List<SliceInfo>> byPool;
+  private final ConcurrentHashMap<PoolCacheKey, List<Pool>> poolCache = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicReference<SelectorEvaluator> cacheOwner =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
+  private record PoolCacheKey(String node, Map<String, String> labels, boolean partitionable) {}
+
+  /** Same Node object (callers reuse them across pods): skips hashing the labels. */
+  private record IdentityKey(Node node, boolean partitionable) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof IdentityKey k && k.node == node && k.partitionable == partitionable;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(node) * 31 + (partitionable ? 1 : 0);
+    }
+  }
+
+  private final ConcurrentHashMap<IdentityKey, List<Pool>> identityCache =
+      new ConcurrentHashMap<>();
+
+  private DeviceInventory(List<SliceInfo> all) {
+    this.all = all;
+    Map<String, List<SliceInfo>> nodes = new HashMap<>();
+    Map<String, List<SliceInfo>> pools = new HashMap<>();
+    List<SliceInfo> shared = new ArrayList<>();
+    for (SliceInfo s : all) {
+      if (s.nodeName() != null) {
+        nodes.computeIfAbsent(s.nodeName(), k -> new ArrayList<>()).add(s);
+      } else {
+        shared.add(s);
+      }
+      pools.computeIfAbsent(poolKey(s.driver(), s.poolName()), k -> new ArrayList<>()).add(s);
+    }
+    this.byNode = nodes;
+    this.notNodeLocal = shared;
+    this.byPool = pools;
+  }
+
+  /** Parses the slices; slices without spec, driver or pool are ignored. */
+  public static DeviceInventory of(Collection<ResourceSlice> slices) {
+    List<SliceInfo> list = new ArrayList<>();
+    for (ResourceSlice s : slices) {
+      if (s.getSpec() == null || s.getSpec().getDriver() == null || s.getSpec().getPool() == null
+          || s.getSpec().getPool().getName() == null) {
+        continue;
+      }
+      list.add(new SliceInfo(s));
+    }
+    return new DeviceInventory(List.copyOf(list));
+  }
+
+  /**
+   * Whether the per-device selector caches may hold results of {@code evaluator}: true for the
+   * first evaluator that asks and only for it, so two evaluators that disagree (for example with
+   * and without {@code DRAConsumableCapacity}) never see each other's results.
+   */
+  boolean cachesResultsOf(SelectorEvaluator evaluator) {
+    return cacheOwner.compareAndSet(null, evaluator) || cacheOwner.get() == evaluator;
+  }
+
+  /** Every slice, in input order. */
+  List<SliceInfo> slices() {
+    return all;
+  }
+
+  /** Slices with this node name plus all slices that are not node-local. */
+  List<SliceInfo> candidateSlices(String nodeName) {
+    List<SliceInfo> local = byNode.getOrDefault(nodeName, List.of());
+    List<SliceInfo> result = new ArrayList<>(local.size() + notNodeLocal.size());
+    result.addAll(local);
+    result.addAll(notNodeLocal);
+    return result;
+  }
+
+  /** Every slice of the pool, any generation. */
+  List<SliceInfo> poolSlices(String driver, String pool) {
+    return byPool.getOrDefault(poolKey(driver, pool), List.of());
+  }
+
+  /** The distinct node names that node-local slices name, unsorted. */
+  public Collection<String> nodeNames() {
+    return byNode.keySet();
+  }
+
+  /** The pools visible from the node (cached per node name and labels). */
+  List<Pool> poolsFor(Node node, AllocatorFeatures features) {
+    IdentityKey fast = new IdentityKey(node, features.partitionableDevices());
+    List<Pool> cached = identityCache.get(fast);
+    if (cached != null) {
+      return cached;
+    }
+    List<Pool> pools = poolsByValue(node, features);
+    identityCache.put(fast, pools);
+    return pools;
+  }
+
+  private List<Pool> poolsByValue(Node node, AllocatorFeatures features) {
+    Map<String, String> labels = node.getMetadata().getLabels() == null
+        ? Map.of() : Map.copyOf(node.getMetadata().getLabels());
+    PoolCacheKey key = new PoolCacheKey(node.getMetadata().getName(), labels,
+        features.partitionableDevices());
+    return poolCache.computeIfAbsent(key, k -> PoolGatherer.gather(this, node, features));
+  }
+
+  /** Every pool regardless of node, for cluster-wide explanations. */
+  List<Pool> allPools(AllocatorFeatures features) {
+    return poolCache.computeIfAbsent(new PoolCacheKey(null, Map.of(),
+        features.partitionableDevices()), k -> PoolGatherer.gather(this, null, features));
+  }
+
+  private static String poolKey(String driver, String pool) {
+    return driver + "\u0000" + pool;
+  }
+}

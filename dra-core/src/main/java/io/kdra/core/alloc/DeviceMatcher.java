@@ -1,0 +1,98 @@
+package io.kdra.core.alloc;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
+import java.util.List;
+
+/**
+ * Whether a device is selectable for a request: visible (binding conditions need their feature;
+ * per-device node selection must match the node), class selectors, then request selectors. Results
+ * are cached per device and expression. Selector failures become {@link AllocationProblem}s that
+ * name the expression, the class or claim, and the device.
+ */
+final class DeviceMatcher {
+
+  private final SelectorEvaluator evaluator;
+  private final AllocatorFeatures features;
+  private final Node node;
+  private final boolean useCache;
+
+  /**
+   * @param useCache whether the devices' result caches belong to this evaluator (see
+   *     {@link DeviceInventory#cachesResultsOf}); without it every selector is evaluated
+   */
+  DeviceMatcher(SelectorEvaluator evaluator, AllocatorFeatures features, Node node,
+      boolean useCache) {
+    this.evaluator = evaluator;
+    this.features = features;
+    this.node = node;
+    this.useCache = useCache;
+  }
+
+  /** Visible from the node and not hidden by a disabled feature. */
+  boolean visible(CandidateDevice d) {
+    if (!features.bindingConditions() && d.hasBindingConditions()) {
+      return false;
+    }
+    return !d.slice().perDeviceNodeSelection() || PoolGatherer.deviceVisible(d, node);
+  }
+
+  boolean classMatches(int claimIndex, RequestData rd, CandidateDevice d) {
+    DeviceClass cls = rd.deviceClass();
+    if (cls.getSpec() == null || cls.getSpec().getSelectors() == null) {
+      return true;
+    }
+    List<DeviceSelector> selectors = cls.getSpec().getSelectors();
+    for (int i = 0; i < selectors.size(); i++) {
+      DeviceSelector s = selectors.get(i);
+      if (s.getCel() == null || s.getCel().getExpression() == null) {
+        throw new AllocationProblem(claimIndex, rd.spec().resultName(), Explanation.Kind.FATAL,
+            "class " + cls.getMetadata().getName() + ": selector #" + i
+                + ": CEL expression empty (unsupported selector type?)", null);
+      }
+      if (!eval(claimIndex, rd, d, s.getCel().getExpression(),
+          "class " + cls.getMetadata().getName() + ": selector #" + i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  boolean requestMatches(int claimIndex, RequestData rd, CandidateDevice d) {
+    List<String> exprs = rd.spec().selectors();
+    for (int i = 0; i < exprs.size(); i++) {
+      if (!eval(claimIndex, rd, d, exprs.get(i),
+          "request " + rd.spec().resultName() + ": selector #" + i)) {
+        return false;
+      }
+    }
+    if (features.consumableCapacity() && Capacity.requestsUnknownCapacity(rd.spec(), d)) {
+      return false;
+    }
+    return true;
+  }
+
+  boolean selectable(int claimIndex, RequestData rd, CandidateDevice d) {
+    return visible(d) && classMatches(claimIndex, rd, d) && requestMatches(claimIndex, rd, d);
+  }
+
+  private boolean eval(int claimIndex, RequestData rd, CandidateDevice d, String expression,
+      String where) {
+    Boolean cached = useCache ? d.cachedMatch(expression) : null;
+    if (cached != null) {
+      return cached;
+    }
+    boolean result;
+    try {
+      result = evaluator.matches(expression, d);
+    } catch (SelectorException e) {
+      throw new AllocationProblem(claimIndex, rd.spec().resultName(), Explanation.Kind.FATAL,
+          where + " on device " + d.id() + ": CEL error: " + e.getMessage(), expression);
+    }
+    if (useCache) {
+      d.cacheMatch(expression, result);
+    }
+    return result;
+  }
+}

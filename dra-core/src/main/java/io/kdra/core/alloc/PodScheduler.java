@@ -1,0 +1,148 @@
+package io.kdra.core.alloc;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Places one pod's claims: tries nodes in name order, skipping nodes the pod cannot run on
+ * ({@code spec.nodeName}, {@code spec.nodeSelector}, required node affinity), and allocates all of
+ * the pod's claims together on the first node where they fit, as the scheduler's
+ * DynamicResources plugin would without a scoring policy. Pure and deterministic.
+ */
+public final class PodScheduler {
+
+  private static final Comparator<Node> BY_NAME =
+      Comparator.comparing(n -> n.getMetadata().getName());
+
+  private PodScheduler() {}
+
+  /** Callers usually pass nodes already in order; checking is O(n), sorting O(n log n). */
+  private static boolean sortedByName(List<Node> nodes) {
+    for (int i = 1; i < nodes.size(); i++) {
+      if (BY_NAME.compare(nodes.get(i - 1), nodes.get(i)) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The placement of a pod.
+   *
+   * @param node the chosen node's name, or null when the claims could not be allocated
+   * @param outcomes one outcome per claim, in input order
+   */
+  public record Placement(String node, List<ClaimOutcome> outcomes) {
+    public boolean allocated() {
+      return node != null;
+    }
+  }
+
+  /**
+   * Allocates {@code claims} for {@code pod} (null: no node constraints) on the first suitable
+   * node. When none fits, the explanations cover all nodes (cluster-wide counts), except for
+   * errors upstream reports, which are reported as found on the first node.
+   */
+  public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
+      List<ResourceClaim> claims) {
+    List<Node> sorted = nodes;
+    if (!sortedByName(nodes)) {
+      sorted = new ArrayList<>(nodes);
+      sorted.sort(BY_NAME);
+    }
+    List<Node> eligible = sorted.stream().filter(n -> podFits(pod, n)).toList();
+    if (eligible.isEmpty()) {
+      List<ClaimOutcome> out = new ArrayList<>();
+      for (ResourceClaim c : claims) {
+        out.add(new ClaimOutcome.NotAllocated(c, Explanation.problem(
+            Explanation.Kind.NO_MATCHING_NODE, null, null, "no node matches the pod's node "
+                + "name, node selector and required node affinity (" + nodes.size()
+                + (nodes.size() == 1 ? " node)" : " nodes)"), null)));
+      }
+      return new Placement(null, out);
+    }
+    SearchLimitException limit = null;
+    String limitNode = null;
+    List<ClaimPlan> shared = allocator.prepareForAnyNode(claims);
+    for (Node node : eligible) {
+      if (allocator.certainlyFull(node, claims)) {
+        continue;
+      }
+      Allocator.Attempt attempt = allocator.attempt(node, claims, shared);
+      if (attempt.results() != null) {
+        List<ClaimOutcome> out = new ArrayList<>();
+        for (int i = 0; i < claims.size(); i++) {
+          out.add(new ClaimOutcome.Allocated(claims.get(i), attempt.results().get(i)));
+        }
+        return new Placement(node.getMetadata().getName(), out);
+      }
+      if (attempt.problem() != null) {
+        return new Placement(null, allocator.explain(node, claims, attempt));
+      }
+      if (attempt.limit() != null) {
+        shared = null; // the aborted search left picks behind
+      }
+      if (attempt.limit() != null && limit == null) {
+        limit = attempt.limit();
+        limitNode = node.getMetadata().getName();
+      }
+    }
+    List<ClaimOutcome> explained = allocator.explain(null, claims,
+        new Allocator.Attempt(null, null, null));
+    String note = notes(nodes.size(), eligible.size(), limit, limitNode);
+    boolean noCommon = explained.stream().anyMatch(o -> ((ClaimOutcome.NotAllocated) o)
+        .explanation().kind() == Explanation.Kind.NO_COMMON_NODE);
+    if (noCommon) {
+      String tried = eligible.size() + (eligible.size() == 1 ? " node" : " nodes") + " tried";
+      note = note == null ? tried : tried + "; " + note;
+    }
+    if (note == null) {
+      return new Placement(null, explained);
+    }
+    List<ClaimOutcome> out = new ArrayList<>();
+    for (ClaimOutcome o : explained) {
+      Explanation e = ((ClaimOutcome.NotAllocated) o).explanation();
+      out.add(new ClaimOutcome.NotAllocated(o.claim(), e.withNote(note)));
+    }
+    return new Placement(null, out);
+  }
+
+  private static String notes(int all, int eligible, SearchLimitException limit, String node) {
+    List<String> notes = new ArrayList<>();
+    if (eligible < all) {
+      notes.add((all - eligible) + " of " + all + " nodes excluded by the pod's node selection");
+    }
+    if (limit != null) {
+      notes.add(limit.getMessage() + " on node " + node);
+    }
+    return notes.isEmpty() ? null : String.join("; ", notes);
+  }
+
+  /** Whether the pod may run on the node: node name, node selector, required node affinity. */
+  public static boolean podFits(Pod pod, Node node) {
+    if (pod == null || pod.getSpec() == null) {
+      return true;
+    }
+    var spec = pod.getSpec();
+    if (spec.getNodeName() != null && !spec.getNodeName().isEmpty()
+        && !spec.getNodeName().equals(node.getMetadata().getName())) {
+      return false;
+    }
+    if (!NodeSelectors.labelsMatch(spec.getNodeSelector(), node)) {
+      return false;
+    }
+    if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null) {
+      NodeSelector required = spec.getAffinity().getNodeAffinity()
+          .getRequiredDuringSchedulingIgnoredDuringExecution();
+      if (required != null && !NodeSelectors.matches(required, node)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

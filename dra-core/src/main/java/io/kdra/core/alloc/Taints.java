@@ -1,0 +1,62 @@
+package io.kdra.core.alloc;
+
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
+import java.util.List;
+
+/**
+ * Device taints against request tolerations. Only the effects {@code NoSchedule} and
+ * {@code NoExecute} prevent allocation; {@code None} (1.35+) and unknown effects are
+ * informational. Toleration matching is {@code resourceclaim.ToleratesTaint}: empty key with
+ * {@code Exists} tolerates every key, empty effect every effect, operator defaults to
+ * {@code Equal}.
+ */
+final class Taints {
+
+  private Taints() {}
+
+  /** The first taint that blocks the device for these tolerations, or null. */
+  static DeviceTaint blocking(List<DeviceTaint> taints, List<DeviceToleration> tolerations) {
+    for (DeviceTaint t : taints) {
+      String effect = t.getEffect();
+      if (!"NoSchedule".equals(effect) && !"NoExecute".equals(effect)) {
+        continue;
+      }
+      boolean tolerated = false;
+      for (DeviceToleration tol : tolerations) {
+        if (tolerates(tol, t)) {
+          tolerated = true;
+          break;
+        }
+      }
+      if (!tolerated) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  static boolean tolerates(DeviceToleration tol, DeviceTaint taint) {
+    if (tol.getEffect() != null && !tol.getEffect().isEmpty()
+        && !tol.getEffect().equals(taint.getEffect())) {
+      return false;
+    }
+    if (tol.getKey() != null && !tol.getKey().isEmpty() && !tol.getKey().equals(taint.getKey())) {
+      return false;
+    }
+    String op = tol.getOperator() == null || tol.getOperator().isEmpty()
+        ? "Equal" : tol.getOperator();
+    switch (op) {
+      case "Exists":
+        return true;
+      case "Equal":
+        return nullToEmpty(tol.getValue()).equals(nullToEmpty(taint.getValue()));
+      default:
+        return false;
+    }
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+}

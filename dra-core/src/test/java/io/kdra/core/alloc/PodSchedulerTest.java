@@ -1,0 +1,100 @@
+package io.kdra.core.alloc;
+
+import static io.kdra.core.alloc.AllocatorTest.ANY_GPU;
+import static io.kdra.core.alloc.AllocatorTest.MEM_40;
+import static io.kdra.core.testing.AllocFixtures.claim;
+import static io.kdra.core.testing.AllocFixtures.deviceClass;
+import static io.kdra.core.testing.AllocFixtures.gpu;
+import static io.kdra.core.testing.AllocFixtures.node;
+import static io.kdra.core.testing.AllocFixtures.request;
+import static io.kdra.core.testing.AllocFixtures.slice;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Named.named;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.core.testing.Scenario;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Pod-level placement: node order, pod node constraints, claims together, explanations. */
+class PodSchedulerTest {
+
+  static final List<Node> NODES = List.of(node("node-c", "zone", "b"), node("node-a", "zone", "a"),
+      node("node-b", "zone", "b"));
+
+  /** node-a: one 16Gi GPU; node-b: one 40Gi GPU; node-c: two 40Gi GPUs, pool incomplete. */
+  static Scenario cluster(ResourceClaim... existing) {
+    return Scenario.of(
+        slice("a", "node-a", gpu("g0", "T4", "16Gi", "p0")).build(),
+        slice("b", "node-b", gpu("g0", "A100", "40Gi", "p0")).build(),
+        slice("c1", "node-c", gpu("g0", "A100", "40Gi", "p0"), gpu("g1", "A100", "40Gi", "p0"))
+            .withPool("node-c", 0, 2).build())
+        .withClasses(deviceClass("gpu", ANY_GPU), deviceClass("a100-40gb", ANY_GPU, MEM_40))
+        .withExisting(existing);
+  }
+
+  static Pod pod(Map<String, String> nodeSelector) {
+    return new PodBuilder().withNewMetadata().withName("p").withNamespace("default")
+        .endMetadata().withNewSpec().withNodeSelector(nodeSelector).endSpec().build();
+  }
+
+  static Arguments tc(String name, Scenario s, Pod pod, List<ResourceClaim> claims,
+      String node, String... expected) {
+    return arguments(named(name, s), pod, claims, node, List.of(expected));
+  }
+
+  static Stream<Arguments> cases() {
+    return Stream.of(
+        tc("first node by name where the claim fits", cluster(), null,
+            List.of(claim("c", request("r", "gpu").build()).build()), "node-a",
+            "r=gpu.example.com/node-a/g0"),
+        tc("class selector moves the claim to a later node", cluster(), null,
+            List.of(claim("c", request("r", "a100-40gb").build()).build()), "node-b",
+            "r=gpu.example.com/node-b/g0"),
+        tc("pod node selector excludes nodes", cluster(), pod(Map.of("zone", "b")),
+            List.of(claim("c", request("r", "gpu").build()).build()), "node-b",
+            "r=gpu.example.com/node-b/g0"),
+        tc("a pod's claims land on one node together", cluster(), null,
+            List.of(claim("c1", request("r", "gpu").build()).build(),
+                claim("c2", request("r", "gpu").build()).build()), null,
+            "!request \"r\": 2 devices in class \"gpu\", 2 match the request selectors, 2 free; "
+                + "enough free devices exist, but not on any one node for all of the pod's "
+                + "claims; 3 nodes tried",
+            "!request \"r\": 2 devices in class \"gpu\", 2 match the request selectors, 2 free; "
+                + "enough free devices exist, but not on any one node for all of the pod's "
+                + "claims; 3 nodes tried"),
+        tc("no node matches the pod", cluster(), pod(Map.of("zone", "nowhere")),
+            List.of(claim("c", request("r", "gpu").build()).build()), null,
+            "!no node matches the pod's node name, node selector and required node affinity "
+                + "(3 nodes)"),
+        tc("cluster-wide explanation in the documented format",
+            cluster(claim("old", request("r", "gpu").build())
+                .withAllocated("gpu.example.com/node-b/g0").build()), null,
+            List.of(claim("c", request("gpu", "gpu").withSelectors(MEM_40).build()).build()), null,
+            "!request \"gpu\": 2 devices in class \"gpu\", 1 matches the request selectors"
+                + ", 0 free (1 allocated to other claims); pool node-c incomplete "
+                + "(1 of 2 slices)"),
+        tc("explanation notes nodes excluded by the pod", cluster(), pod(Map.of("zone", "a")),
+            List.of(claim("c", request("r", "a100-40gb").build()).build()), null,
+            "!request \"r\": 1 device in class \"a100-40gb\", 1 matches the request selectors, "
+                + "1 free; enough free devices exist, but not on any one node; 1 node tried; 2 of "
+                + "3 nodes excluded by the pod's node selection"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void schedules(Scenario s, Pod pod, List<ResourceClaim> claims, String node,
+      List<String> expected) {
+    PodScheduler.Placement p = PodScheduler.schedule(s.allocator(), NODES, pod, claims);
+    assertThat(p.node()).isEqualTo(node);
+    assertThat(Scenario.brief(p.outcomes())).containsExactlyElementsOf(expected);
+  }
+}

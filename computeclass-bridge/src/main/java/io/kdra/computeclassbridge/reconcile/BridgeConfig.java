@@ -34,8 +34,11 @@ public interface BridgeConfig {
   @WithDefault("accelerator")
   String requestName();
 
-  /** Namespace selection; the union of both rules. With neither, no template is generated. */
+  /** Namespace selection: the union of both rules. */
   interface Namespaces {
+
+    /** The {@link #selector()} value that turns selection by label off. */
+    String NO_SELECTOR = "none";
 
     /** Namespaces that always get the templates, e.g. {@code team-a,team-b}. */
     Optional<List<String>> names();
@@ -43,10 +46,11 @@ public interface BridgeConfig {
     /**
      * A label selector over namespaces ({@code a=b}, {@code a!=b}, {@code a}, {@code !a},
      * {@code a in (x,y)}, {@code a notin (x,y)}); namespaces labelled later get the templates
-     * when the label appears, and lose them when it goes.
+     * when the label appears, and lose them when it goes. {@code none} selects no namespace by
+     * label, leaving only {@link #names()}.
      */
     @WithDefault("computeclass.kdra.io/templates=enabled")
-    Optional<String> selector();
+    String selector();
   }
 
   /** Which catalog, and which drivers' attributes its selectors use. */

@@ -72,7 +72,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     this.mapper = new ComputeClassMapper(
         new MapperSettings(config.deviceClassSuffix(), config.requestName()));
     this.selection = new NamespaceSelection(config.namespaces().names().orElse(List.of()),
-        config.namespaces().selector());
+        Optional.of(config.namespaces().selector())
+            .filter(s -> !BridgeConfig.Namespaces.NO_SELECTOR.equals(s)));
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.Priority;
@@ -20,19 +21,23 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The catalog ConfigMap: its changes reach existing ComputeClasses without a restart. */
+/**
+ * The catalog ConfigMap: its changes reach existing ComputeClasses without a restart. Also runs
+ * the bridge with a namespace list only ({@code bridge.namespaces.selector=none}).
+ */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
 @TestProfile(CatalogConfigMapTest.WithCatalogMap.class)
 class CatalogConfigMapTest {
 
-  /** Names the ConfigMap and a fixed namespace list. */
+  /** Names the ConfigMap and a fixed namespace list, without selection by label. */
   public static class WithCatalogMap implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
       return Map.of("bridge.catalog.config-map", "catalog",
           "bridge.catalog.config-map-namespace", "kdra-system",
-          "bridge.namespaces.names", "team-x");
+          "bridge.namespaces.names", "team-x",
+          "bridge.namespaces.selector", "none");
     }
   }
 
@@ -55,6 +60,9 @@ class CatalogConfigMapTest {
       assertThat(degraded().getStatus()).isEqualTo("False");
       assertThat(client.resources(DeviceClass.class).withName("nvidia-next.computeclass.kdra.io")
           .get()).isNotNull();
+      assertThat(client.resources(ResourceClaimTemplate.class).inNamespace("team-x").withName("next")
+          .get().getSpec().getSpec().getDevices().getRequests().get(0).getFirstAvailable())
+          .extracting(s -> s.getName()).containsExactly("nvidia-next-x1", "nvidia-l4-x1");
     });
 
     catalog("accelerators: [\n");

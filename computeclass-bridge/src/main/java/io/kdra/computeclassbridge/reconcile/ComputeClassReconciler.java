@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -26,6 +27,7 @@ import io.kdra.computeclassbridge.mapping.MapperSettings;
 import io.kdra.computeclassbridge.mapping.Mapping;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.ComputeClassStatus;
+import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,7 +142,11 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   @Override
   public ErrorStatusUpdateControl<ComputeClass> updateErrorStatus(ComputeClass cc,
       Context<ComputeClass> context, Exception e) {
-    events.warning(cc, "ApplyFailed", "could not apply the generated objects: " + e.getMessage());
+    // A conflict is two reconciles touching one shared DeviceClass, or a concurrent edit: the
+    // retry reads the new version and succeeds, so it is not worth a warning.
+    if (!(e instanceof KubernetesClientException k && k.getCode() == HttpURLConnection.HTTP_CONFLICT)) {
+      events.warning(cc, "ApplyFailed", "could not apply the generated objects: " + e.getMessage());
+    }
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 

@@ -1,0 +1,203 @@
+package io.kdra.computeclassbridge.reconcile;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
+import io.kdra.computeclassbridge.mapping.Labels;
+import io.kdra.computeclassbridge.mapping.MapperSettings;
+import io.kdra.computeclassbridge.mapping.Mapping;
+import io.kdra.computeclassbridge.model.ComputeClass;
+import io.kdra.computeclassbridge.model.ComputeClassStatus;
+import java.net.HttpURLConnection;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Keeps each ComputeClass's DeviceClasses and ResourceClaimTemplates equal to what
+ * {@link ComputeClassMapper} derives from it, and says how that went in its status and Events.
+ * Orchestration only: read (namespaces, catalog), map (pure), apply, aggregate status (pure).
+ *
+ * <p>Besides its primary it is woken by the generated objects (a hand edit or deletion is put
+ * back), by namespaces (one labelled later gets its templates) and by the catalog ConfigMap.
+ * Deletion goes through a finalizer so that exactly this ComputeClass's objects are removed
+ * while it still exists to be named; owner references let Kubernetes' garbage collector finish
+ * the job if the finalizer is ever removed by hand.
+ */
+@ControllerConfiguration(name = "computeclass", finalizerName = ComputeClassReconciler.FINALIZER)
+public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner<ComputeClass> {
+
+  /** Ours, not the SDK's default, which would sit in GKE's API group. */
+  public static final String FINALIZER = "computeclass.kdra.io/cleanup";
+
+  private final BridgeConfig config;
+  private final CatalogSource catalogs;
+  private final GeneratedObjects objects;
+  private final EventRecorder events;
+  private final ComputeClassMapper mapper;
+  private final NamespaceSelection selection;
+  private final Clock clock = Clock.systemUTC();
+  private InformerEventSource<Namespace, ComputeClass> namespaces;
+  private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
+
+  public ComputeClassReconciler(BridgeConfig config, CatalogSource catalogs,
+      KubernetesClient client) {
+    this.config = config;
+    this.catalogs = catalogs;
+    this.objects = new GeneratedObjects(client);
+    this.events = new EventRecorder(client, clock);
+    this.mapper = new ComputeClassMapper(
+        new MapperSettings(config.deviceClassSuffix(), config.requestName()));
+    this.selection = new NamespaceSelection(config.namespaces().names().orElse(List.of()),
+        Optional.of(config.namespaces().selector())
+            .filter(s -> !BridgeConfig.Namespaces.NO_SELECTOR.equals(s)));
+  }
+
+  @Override
+  public List<EventSource<?, ComputeClass>> prepareEventSources(
+      EventSourceContext<ComputeClass> context) {
+    IndexerResourceCache<ComputeClass> primaries = context.getPrimaryCache();
+    SecondaryToPrimaryMapper<HasMetadata> all = ignored -> primaries.list()
+        .map(ResourceID::fromResource).collect(Collectors.toSet());
+    List<EventSource<?, ComputeClass>> sources = new ArrayList<>();
+    namespaces = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(Namespace.class, ComputeClass.class).withName("namespaces")
+        .withSecondaryToPrimaryMapper(all::toPrimaryResourceIDs).build(), context);
+    sources.add(namespaces);
+    sources.add(new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(ResourceClaimTemplate.class, ComputeClass.class).withName("templates")
+        .withWatchAllNamespaces().withLabelSelector(Labels.MANAGED_BY + "=" + Labels.MANAGER)
+        .withSecondaryToPrimaryMapper(ComputeClassReconciler::usersOf).build(), context));
+    sources.add(new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(DeviceClass.class, ComputeClass.class).withName("deviceclasses")
+        .withLabelSelector(Labels.MANAGED_BY + "=" + Labels.MANAGER)
+        .withSecondaryToPrimaryMapper(ComputeClassReconciler::usersOf).build(), context));
+    config.catalog().configMap().ifPresent(name -> {
+      String ns = config.catalog().configMapNamespace().orElse(context.getClient().getNamespace());
+      catalogMap = new InformerEventSource<>(InformerEventSourceConfiguration
+          .from(ConfigMap.class, ComputeClass.class).withName("catalog").withNamespaces(ns)
+          .withGenericFilter(cm -> name.equals(cm.getMetadata().getName()))
+          .withSecondaryToPrimaryMapper(all::toPrimaryResourceIDs).build(), context);
+      sources.add(catalogMap);
+    });
+    return sources;
+  }
+
+  @Override
+  public UpdateControl<ComputeClass> reconcile(ComputeClass cc, Context<ComputeClass> context) {
+    CatalogSource.Effective catalog = catalogs.effective(catalogOverlay());
+    SortedSet<String> selected = selection.select(namespaces.list(ns -> true).toList());
+    Mapping mapping = mapper.map(cc, catalog.catalog(), selected);
+    ApplyReport report = objects.applyDeviceClasses(cc, mapping.deviceClasses(),
+        liveUsers(context, Optional.empty()))
+        .plus(objects.applyTemplates(cc, mapping.templates()));
+    ComputeClassStatus old = cc.getStatus();
+    ComputeClassStatus status = StatusAggregator.aggregate(old, generation(cc), mapping,
+        cc.getMetadata().getName(), mapping.templates().size(), report.conflicts(),
+        catalog.problem(), clock.instant());
+    recordEvents(cc, report, old, status);
+    if (status.equals(old)) {
+      return UpdateControl.noUpdate();
+    }
+    cc.setStatus(status);
+    return UpdateControl.patchStatus(cc);
+  }
+
+  @Override
+  public DeleteControl cleanup(ComputeClass cc, Context<ComputeClass> context) {
+    ApplyReport report = objects.applyTemplates(cc, List.of())
+        .plus(objects.applyDeviceClasses(cc, List.of(),
+            liveUsers(context, Optional.of(cc.getMetadata().getName()))));
+    if (!report.changes().isEmpty()) {
+      events.normal(cc, "Removed", String.join("; ", report.changes()));
+    }
+    return DeleteControl.defaultDelete();
+  }
+
+  @Override
+  public ErrorStatusUpdateControl<ComputeClass> updateErrorStatus(ComputeClass cc,
+      Context<ComputeClass> context, Exception e) {
+    // A conflict is two reconciles touching one shared DeviceClass, or a concurrent edit: the
+    // retry reads the new version and succeeds, so it is not worth a warning.
+    if (!(e instanceof KubernetesClientException k && k.getCode() == HttpURLConnection.HTTP_CONFLICT)) {
+      events.warning(cc, "ApplyFailed", "could not apply the generated objects: " + e.getMessage());
+    }
+    return ErrorStatusUpdateControl.noStatusUpdate();
+  }
+
+  private void recordEvents(ComputeClass cc, ApplyReport report, ComputeClassStatus old,
+      ComputeClassStatus status) {
+    if (!report.changes().isEmpty()) {
+      events.normal(cc, "Applied", String.join("; ", report.changes()));
+    }
+    Optional<String> degraded = degradedMessage(status);
+    if (degraded.isPresent() && !degraded.equals(degradedMessage(old))) {
+      events.warning(cc, "Degraded", degraded.get());
+    }
+  }
+
+  private static Optional<String> degradedMessage(ComputeClassStatus status) {
+    return status == null ? Optional.empty() : status.getConditions().stream()
+        .filter(c -> StatusAggregator.DEGRADED.equals(c.getType()) && "True".equals(c.getStatus()))
+        .map(c -> c.getMessage()).findFirst();
+  }
+
+  private Optional<String> catalogOverlay() {
+    if (catalogMap == null) {
+      return Optional.empty();
+    }
+    return catalogMap.list(cm -> true).findFirst()
+        .map(cm -> cm.getData() == null ? null : cm.getData().get(config.catalog().configMapKey()));
+  }
+
+  /** Label values of the ComputeClasses that exist, minus one being deleted. */
+  private static Set<String> liveUsers(Context<ComputeClass> context, Optional<String> leaving) {
+    return context.getPrimaryCache().list()
+        .map(c -> c.getMetadata().getName())
+        .filter(n -> leaving.map(l -> !l.equals(n)).orElse(true))
+        .map(Labels::value).collect(Collectors.toSet());
+  }
+
+  /** The ComputeClasses a generated object belongs to: owner references, then labels. */
+  static Set<ResourceID> usersOf(HasMetadata generated) {
+    Stream<String> owners = generated.getMetadata().getOwnerReferences().stream()
+        .filter(o -> "ComputeClass".equals(o.getKind())).map(o -> o.getName());
+    Map<String, String> labels = Optional.ofNullable(generated.getMetadata().getLabels())
+        .orElse(Map.of());
+    Stream<String> labelled = labels.entrySet().stream()
+        .flatMap(e -> e.getKey().startsWith(Labels.USED_BY_PREFIX)
+            ? Stream.of(e.getKey().substring(Labels.USED_BY_PREFIX.length()))
+            : Labels.COMPUTE_CLASS.equals(e.getKey()) ? Stream.of(e.getValue()) : Stream.empty());
+    return Stream.concat(owners, labelled).map(ResourceID::new).collect(Collectors.toSet());
+  }
+
+  private static long generation(ComputeClass cc) {
+    Long g = cc.getMetadata().getGeneration();
+    return g == null ? 0 : g;
+  }
+}

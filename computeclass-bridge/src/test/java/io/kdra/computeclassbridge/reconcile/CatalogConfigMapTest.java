@@ -1,0 +1,87 @@
+package io.kdra.computeclassbridge.reconcile;
+
+import static io.kdra.computeclassbridge.TestData.computeClass;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.computeclassbridge.model.ComputeClass;
+import io.kdra.computeclassbridge.model.Priority;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The catalog ConfigMap: its changes reach existing ComputeClasses without a restart. Also runs
+ * the bridge with a namespace list only ({@code bridge.namespaces.selector=none}).
+ */
+@QuarkusTest
+@WithKubernetesTestServer(crud = true)
+@TestProfile(CatalogConfigMapTest.WithCatalogMap.class)
+class CatalogConfigMapTest {
+
+  /** Names the ConfigMap and a fixed namespace list, without selection by label. */
+  public static class WithCatalogMap implements QuarkusTestProfile {
+    @Override
+    public Map<String, String> getConfigOverrides() {
+      return Map.of("bridge.catalog.config-map", "catalog",
+          "bridge.catalog.config-map-namespace", "kdra-system",
+          "bridge.namespaces.names", "team-x",
+          "bridge.namespaces.selector", "none");
+    }
+  }
+
+  @Inject
+  KubernetesClient client;
+
+  @Test
+  void anOverrideAddsATypeAndABrokenOneDegrades() {
+    for (String ns : new String[] {"team-x", "kdra-system"}) {
+      client.resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .create();
+    }
+    client.resource(computeClass("next", Priority.gpu("nvidia-next", 1), Priority.gpu("nvidia-l4", 1)))
+        .create();
+    await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+        assertThat(degraded().getReason()).isEqualTo("PrioritiesNotMapped"));
+
+    catalog("accelerators:\n  nvidia-next:\n    kind: gpu\n    names: [\"NVIDIA Next\"]\n");
+    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+      assertThat(degraded().getStatus()).isEqualTo("False");
+      assertThat(client.resources(DeviceClass.class).withName("nvidia-next.computeclass.kdra.io")
+          .get()).isNotNull();
+      assertThat(client.resources(ResourceClaimTemplate.class).inNamespace("team-x").withName("next")
+          .get().getSpec().getSpec().getDevices().getRequests().get(0).getFirstAvailable())
+          .extracting(s -> s.getName()).containsExactly("nvidia-next-x1", "nvidia-l4-x1");
+    });
+
+    catalog("accelerators: [\n");
+    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+      assertThat(degraded().getReason()).isEqualTo("CatalogInvalid");
+      assertThat(degraded().getMessage()).startsWith("catalog override ignored: not a valid catalog");
+    });
+  }
+
+  private void catalog(String yaml) {
+    client.resource(new ConfigMapBuilder().withNewMetadata().withName("catalog")
+        .withNamespace("kdra-system").endMetadata().addToData("accelerators.yaml", yaml).build())
+        .createOr(op -> op.update());
+  }
+
+  private Condition degraded() {
+    ComputeClass cc = client.resources(ComputeClass.class).withName("next").get();
+    assertThat(cc.getStatus()).isNotNull();
+    return cc.getStatus().getConditions().stream()
+        .filter(c -> "Degraded".equals(c.getType())).findFirst().orElseThrow();
+  }
+}

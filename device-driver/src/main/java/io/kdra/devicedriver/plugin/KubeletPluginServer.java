@@ -36,6 +36,7 @@ import org.jboss.logging.Logger;
  */
 public final class KubeletPluginServer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(KubeletPluginServer.class);
+  private static final int HANDLERS = 64;
 
   /**
    * @param driverName the DRA driver name (socket names, PluginInfo.name)
@@ -88,7 +89,9 @@ public final class KubeletPluginServer implements AutoCloseable {
     AtomicInteger n = new AtomicInteger();
     java.util.concurrent.ThreadFactory io = r -> daemon(r, "kubelet-plugin-io");
     loop = new EpollEventLoopGroup(1, io);
-    handlers = Executors.newFixedThreadPool(4, r -> daemon(r, "kubelet-plugin-" + n.incrementAndGet()));
+    // Handlers mostly wait for the plugin (which bounds the real work itself); too few of them
+    // would queue whole calls behind each other when many pods start at once.
+    handlers = Executors.newFixedThreadPool(HANDLERS, r -> daemon(r, "kubelet-plugin-" + n.incrementAndGet()));
     PluginCalls calls = new PluginCalls(plugin, settings.serialize());
     draServer = serve(draSocket, List.of(DraServiceV1.definition(calls), DraServiceV1beta1.definition(calls)));
     registrationServer =

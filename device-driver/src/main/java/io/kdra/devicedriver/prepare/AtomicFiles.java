@@ -11,16 +11,22 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Crash-safe file replacement: write a temp file in the same directory, fsync it, rename it over
- * the target, fsync the directory. A reader (the container runtime, a restarted driver) sees the
- * old content or the new, never a torn file, and after return the new content survives a power
- * loss.
+ * Atomic file replacement: write a temp file in the same directory, rename it over the target. A
+ * reader (the container runtime, a restarted driver) sees the old content or the new, never a torn
+ * file. With {@code durable}, the temp file is fsync'ed before and the directory after the rename,
+ * so the new content also survives a power loss; that costs two fsyncs, which dominate prepare
+ * latency, so only the checkpoint (the source of truth) pays them.
  */
 public final class AtomicFiles {
   private AtomicFiles() {}
 
-  /** Replaces {@code target} with {@code content} (UTF-8), creating parent directories. */
+  /** Replaces {@code target} with {@code content} (UTF-8) durably, creating parent directories. */
   public static void write(Path target, String content) throws IOException {
+    write(target, content, true);
+  }
+
+  /** Replaces {@code target} with {@code content} (UTF-8), creating parent directories. */
+  public static void write(Path target, String content, boolean durable) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     Files.createDirectories(dir);
     // A unique temp name: concurrent writers of different targets share the directory.
@@ -31,7 +37,9 @@ public final class AtomicFiles {
         while (buf.hasRemaining()) {
           ch.write(buf);
         }
-        ch.force(true);
+        if (durable) {
+          ch.force(true);
+        }
       }
       try {
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -41,13 +49,15 @@ public final class AtomicFiles {
     } finally {
       Files.deleteIfExists(tmp);
     }
-    syncDirectory(dir);
+    if (durable) {
+      syncDirectory(dir);
+    }
   }
 
-  /** Deletes {@code target} if present and makes the deletion durable; true if it existed. */
-  public static boolean delete(Path target) throws IOException {
+  /** Deletes {@code target} if present; true if it existed. */
+  public static boolean delete(Path target, boolean durable) throws IOException {
     boolean existed = Files.deleteIfExists(target);
-    if (existed) {
+    if (existed && durable) {
       syncDirectory(target.toAbsolutePath().getParent());
     }
     return existed;

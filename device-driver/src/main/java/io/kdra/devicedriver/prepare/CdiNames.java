@@ -28,6 +28,11 @@ public record CdiNames(String driver) {
     return (vendor() + "-" + cdiClass() + "_" + claimUid).replace('/', '_') + ".json";
   }
 
+  /** The prefix every spec file of this driver starts with. */
+  public String specFilePrefix() {
+    return (vendor() + "-" + cdiClass() + "_").replace('/', '_');
+  }
+
   /** The CDI device name of a device in a claim. */
   public String deviceName(String claimUid, String device) {
     return claimUid + "-" + device;

@@ -90,8 +90,11 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   }
 
   /**
-   * Re-writes the CDI spec of every checkpointed claim whose file is missing or differs. Called
-   * once at startup; failures are logged per claim (the next prepare of that claim retries).
+   * Makes the CDI directory match the checkpoint: re-writes the spec of every checkpointed claim
+   * whose file is missing or differs (tmpfs after a reboot, a write lost in a power cut) and
+   * removes this driver's specs of claims the checkpoint does not hold (a crash between spec and
+   * checkpoint write). Called once at startup, before the kubelet can reach the driver; failures
+   * are logged (the next prepare of that claim retries).
    *
    * @return how many claims the checkpoint holds
    */
@@ -103,6 +106,18 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       } catch (IOException e) {
         LOG.errorf("cannot restore CDI spec of %s: %s", c.claim(), e.getMessage());
       }
+    }
+    try {
+      java.util.Set<String> known = new java.util.HashSet<>();
+      all.values().forEach(c -> known.add(c.cdiSpecFile()));
+      for (String file : cdi.list(planner.names().specFilePrefix())) {
+        if (!known.contains(file)) {
+          cdi.delete(file);
+          LOG.infof("removed CDI spec %s of a claim that is not prepared", file);
+        }
+      }
+    } catch (IOException e) {
+      LOG.errorf("cannot clean the CDI directory %s: %s", cdi.dir(), e.getMessage());
     }
     return all.size();
   }

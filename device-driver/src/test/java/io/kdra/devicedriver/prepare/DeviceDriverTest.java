@@ -94,16 +94,22 @@ class DeviceDriverTest {
   }
 
   @Test
-  void restoreRewritesSpecsLostWithATmpfsReboot() throws Exception {
+  void restoreRewritesLostSpecsAndRemovesOrphans() throws Exception {
     ClaimFixture c = claim("c").uid("u").result("gpu", "gpu-0");
     reader.add(c.build());
     driver().prepareResourceClaims(List.of(c.ref()));
     Path spec = dir.resolve("cdi/k8s.gpu.kdra.io-claim_u.json");
     String content = Files.readString(spec);
     Files.delete(spec);
+    // a crash between spec and checkpoint write leaves a spec no claim owns; another vendor's
+    // spec in the same directory is not ours to touch
+    Files.writeString(dir.resolve("cdi/k8s.gpu.kdra.io-claim_gone.json"), "{}");
+    Files.writeString(dir.resolve("cdi/k8s.net.example.com-claim_x.json"), "{}");
 
     driver().restore();
     assertThat(spec).hasContent(content);
+    assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u.json",
+        "k8s.net.example.com-claim_x.json");
   }
 
   @Test

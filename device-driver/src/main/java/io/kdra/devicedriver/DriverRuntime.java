@@ -86,7 +86,9 @@ public class DriverRuntime {
           new InventoryReporter.Settings(config.name(), config.nodeName(), address, p.tokenFile(),
               p.initialBackoff(), p.maxBackoff(), p.heartbeat()),
           Clock.systemUTC());
-      reporter.start(inventory.current());
+      // Nothing is sent before discovery has succeeded once: an empty snapshot would make the
+      // publisher withdraw every device of this node because nvidia-smi failed at startup.
+      reporter.start(null);
       inventory.onChange(reporter::report);
     });
   }
@@ -116,12 +118,21 @@ public class DriverRuntime {
     };
   }
 
-  // The TPU type and topology come from GKE node labels when not configured.
+  // The TPU type and topology come from GKE node labels when not configured. GKE sets them at
+  // node creation, so they are read until a read succeeds, not on every discovery pass.
+  private volatile Map<String, String> nodeLabels;
+
   private Map<String, String> nodeLabels() {
+    Map<String, String> known = nodeLabels;
+    if (known != null) {
+      return known;
+    }
     try {
-      return Optional.ofNullable(client.nodes().withName(config.nodeName()).get())
+      known = Optional.ofNullable(client.nodes().withName(config.nodeName()).get())
           .map(n -> n.getMetadata().getLabels())
           .orElse(Map.of());
+      nodeLabels = known;
+      return known;
     } catch (RuntimeException e) {
       LOG.warnf("cannot read labels of node %s: %s", config.nodeName(), e.getMessage());
       return Map.of();

@@ -74,7 +74,7 @@ public final class InventoryReporter implements AutoCloseable {
     this.channel = NettyChannelBuilder.forTarget(settings.address()).usePlaintext().build();
   }
 
-  /** Connects and starts the heartbeat. */
+  /** Connects and starts the heartbeat; {@code initial} may be null (nothing to send yet). */
   public void start(Inventory initial) {
     loop.execute(() -> {
       latest = initial;

@@ -26,7 +26,8 @@ public record Inventory(
    */
   public Inventory {
     devices = devices.stream().sorted(Comparator.comparing(NodeDevice::name)).toList();
-    sharedCounters = sharedCounters.stream().sorted(Comparator.comparing(CounterSet::name)).toList();
+    sharedCounters =
+        sharedCounters.stream().sorted(Comparator.comparing(CounterSet::name)).toList();
     commonDeviceNodes = List.copyOf(commonDeviceNodes);
     Set<String> seen = new HashSet<>();
     for (NodeDevice d : devices) {

@@ -65,7 +65,8 @@ public final class TpuBackend implements DiscoveryBackend {
   public Inventory discover() throws DiscoveryException {
     Map<String, String> labels =
         acceleratorType.isPresent() && topology.isPresent() ? Map.of() : nodeLabels.get();
-    Optional<String> type = acceleratorType.or(() -> Optional.ofNullable(labels.get(ACCELERATOR_LABEL)));
+    Optional<String> type =
+        acceleratorType.or(() -> Optional.ofNullable(labels.get(ACCELERATOR_LABEL)));
     Optional<String> topo = topology.or(() -> Optional.ofNullable(labels.get(TOPOLOGY_LABEL)));
 
     List<String> accel = nodes(hostRoot.resolve("dev"), ACCEL);

@@ -71,7 +71,8 @@ final class DraServiceV1beta1 {
     NodeUnprepareResourcesResponse.Builder response = NodeUnprepareResourcesResponse.newBuilder();
     results.forEach(
         (uid, error) ->
-            response.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
+            response.putClaims(
+                uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
     return response.build();
   }
 }

@@ -91,13 +91,20 @@ public final class KubeletPluginServer implements AutoCloseable {
     loop = new EpollEventLoopGroup(1, io);
     // Handlers mostly wait for the plugin (which bounds the real work itself); too few of them
     // would queue whole calls behind each other when many pods start at once.
-    handlers = Executors.newFixedThreadPool(HANDLERS, r -> daemon(r, "kubelet-plugin-" + n.incrementAndGet()));
+    handlers =
+        Executors.newFixedThreadPool(
+            HANDLERS, r -> daemon(r, "kubelet-plugin-" + n.incrementAndGet()));
     PluginCalls calls = new PluginCalls(plugin, settings.serialize());
-    draServer = serve(draSocket, List.of(DraServiceV1.definition(calls), DraServiceV1beta1.definition(calls)));
+    draServer =
+        serve(
+            draSocket,
+            List.of(DraServiceV1.definition(calls), DraServiceV1beta1.definition(calls)));
     registrationServer =
         serve(
             registrationSocket,
-            List.of(RegistrationService.definition(settings.driverName(), draSocket, this::onRegistration)));
+            List.of(
+                RegistrationService.definition(
+                    settings.driverName(), draSocket, this::onRegistration)));
     LOG.infof("kubelet plugin %s: DRA service on %s, registration on %s",
         settings.driverName(), draSocket, registrationSocket);
   }

@@ -68,7 +68,8 @@ public final class CheckpointStore {
       Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + clock.millis());
       Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
       LOG.errorf(
-          "checkpoint %s is damaged (%s); moved to %s and starting empty", file, e.getMessage(), aside);
+          "checkpoint %s is damaged (%s); moved to %s and starting empty",
+          file, e.getMessage(), aside);
     }
   }
 

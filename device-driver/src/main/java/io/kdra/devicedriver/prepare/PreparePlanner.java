@@ -71,7 +71,8 @@ public final class PreparePlanner {
           "is " + quote(uid) + " but the kubelet asked for " + quote(ref.uid())
               + " (the claim was deleted and re-created?)");
     }
-    AllocationResult allocation = claim.getStatus() == null ? null : claim.getStatus().getAllocation();
+    AllocationResult allocation =
+        claim.getStatus() == null ? null : claim.getStatus().getAllocation();
     if (allocation == null || allocation.getDevices() == null) {
       throw new PrepareException("status.allocation", "the claim is not allocated");
     }
@@ -120,7 +121,8 @@ public final class PreparePlanner {
     }
     if (devices.isEmpty()) {
       throw new PrepareException(
-          "status.allocation.devices.results", "no device is allocated from driver " + quote(driver));
+          "status.allocation.devices.results",
+          "no device is allocated from driver " + quote(driver));
     }
     spec.common(mpsEnv(mps, devices.size()), inventory.commonDeviceNodes());
     String traceParent = claim.getMetadata().getAnnotations() == null

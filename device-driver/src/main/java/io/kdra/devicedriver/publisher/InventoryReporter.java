@@ -136,7 +136,8 @@ public final class InventoryReporter implements AutoCloseable {
       return;
     }
     try {
-      stream.onNext(SnapshotMapper.snapshot(settings.driver(), settings.node(), ++sequence, latest));
+      stream.onNext(
+          SnapshotMapper.snapshot(settings.driver(), settings.node(), ++sequence, latest));
     } catch (RuntimeException e) {
       broken("sending failed: " + e.getMessage());
     }

@@ -1,0 +1,161 @@
+package io.kdra.devicedriver;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.devicedriver.config.DriverConfig;
+import io.kdra.devicedriver.discovery.DiscoveryBackend;
+import io.kdra.devicedriver.discovery.InventoryWatcher;
+import io.kdra.devicedriver.discovery.NvidiaBackend;
+import io.kdra.devicedriver.discovery.SimulatedBackend;
+import io.kdra.devicedriver.discovery.TpuBackend;
+import io.kdra.devicedriver.plugin.KubeletPluginServer;
+import io.kdra.devicedriver.plugin.RegistrationState;
+import io.kdra.devicedriver.prepare.CdiSpecStore;
+import io.kdra.devicedriver.prepare.CheckpointStore;
+import io.kdra.devicedriver.prepare.DeviceDriver;
+import io.kdra.devicedriver.prepare.KubernetesClaimReader;
+import io.kdra.devicedriver.prepare.PreparePlanner;
+import io.kdra.devicedriver.publisher.InventoryReporter;
+import io.kdra.devicedriver.telemetry.ClaimMetricsAndSpans;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Tracer;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Optional;
+import org.jboss.logging.Logger;
+
+/**
+ * Wires the pure parts into a running node agent: discovery, then the driver (checkpoint
+ * restored, CDI specs re-materialised), then the kubelet sockets, then the publisher stream; and
+ * takes it down in reverse. The only class that knows about Quarkus, config and the API client.
+ */
+@ApplicationScoped
+public class DriverRuntime {
+  private static final Logger LOG = Logger.getLogger(DriverRuntime.class);
+
+  @Inject DriverConfig config;
+  @Inject KubernetesClient client;
+  @Inject MeterRegistry registry;
+  @Inject Tracer tracer;
+
+  private final RegistrationState registration = new RegistrationState();
+  private InventoryWatcher inventory;
+  private DeviceDriver driver;
+  private KubeletPluginServer server;
+  private InventoryReporter reporter;
+
+  void start(@Observes StartupEvent event) {
+    inventory = new InventoryWatcher(backend());
+    inventory.start(config.discoveryInterval());
+    CheckpointStore checkpoint;
+    try {
+      checkpoint = CheckpointStore.open(config.checkpointFile(), Clock.systemUTC());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    driver =
+        new DeviceDriver(
+            new PreparePlanner(config.name(), config.nodeName()),
+            new KubernetesClaimReader(client),
+            inventory::current,
+            new CdiSpecStore(config.cdiDir()),
+            checkpoint,
+            new ClaimMetricsAndSpans(registry, tracer, config.name()),
+            Clock.systemUTC(),
+            config.prepareConcurrency());
+    int restored = driver.restore();
+    LOG.infof("driver %s on node %s: %d prepared claims restored from %s", config.name(),
+        config.nodeName(), restored, config.checkpointFile());
+    server =
+        new KubeletPluginServer(
+            new KubeletPluginServer.Settings(
+                config.name(), config.kubeletRegistryDir(), config.kubeletPluginsDir(),
+                config.serialize()),
+            driver,
+            registration);
+    server.start();
+    config.publisher().address().ifPresent(address -> {
+      DriverConfig.Publisher p = config.publisher();
+      reporter = new InventoryReporter(
+          new InventoryReporter.Settings(config.name(), config.nodeName(), address, p.tokenFile(),
+              p.initialBackoff(), p.maxBackoff(), p.heartbeat()),
+          Clock.systemUTC());
+      // Nothing is sent before discovery has succeeded once: an empty snapshot would make the
+      // publisher withdraw every device of this node because nvidia-smi failed at startup.
+      reporter.start(null);
+      inventory.onChange(reporter::report);
+    });
+  }
+
+  void stop(@Observes ShutdownEvent event) {
+    if (reporter != null) {
+      reporter.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+    if (driver != null) {
+      driver.close();
+    }
+    if (inventory != null) {
+      inventory.close();
+    }
+  }
+
+  private DiscoveryBackend backend() {
+    return switch (config.backend()) {
+      case simulated -> new SimulatedBackend(config.inventoryFile());
+      case nvidia -> new NvidiaBackend(config.nvidia().smiPath(), config.nvidia().timeout(),
+          config.nvidia().hostRoot());
+      case tpu -> new TpuBackend(config.tpu().hostRoot(), config.tpu().acceleratorType(),
+          config.tpu().topology(), this::nodeLabels);
+    };
+  }
+
+  // The TPU type and topology come from GKE node labels when not configured. GKE sets them at
+  // node creation, so they are read until a read succeeds, not on every discovery pass.
+  private volatile Map<String, String> nodeLabels;
+
+  private Map<String, String> nodeLabels() {
+    Map<String, String> known = nodeLabels;
+    if (known != null) {
+      return known;
+    }
+    try {
+      known = Optional.ofNullable(client.nodes().withName(config.nodeName()).get())
+          .map(n -> n.getMetadata().getLabels())
+          .orElse(Map.of());
+      nodeLabels = known;
+      return known;
+    } catch (RuntimeException e) {
+      LOG.warnf("cannot read labels of node %s: %s", config.nodeName(), e.getMessage());
+      return Map.of();
+    }
+  }
+
+  /** For health checks. */
+  public RegistrationState registration() {
+    return registration;
+  }
+
+  /** For health checks; null before startup. */
+  public KubeletPluginServer server() {
+    return server;
+  }
+
+  /** For health checks; null when no publisher is configured. */
+  public InventoryReporter reporter() {
+    return reporter;
+  }
+
+  /** For health checks; null before startup. */
+  public InventoryWatcher inventory() {
+    return inventory;
+  }
+}

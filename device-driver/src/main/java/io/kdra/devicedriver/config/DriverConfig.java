@@ -1,0 +1,167 @@
+package io.kdra.devicedriver.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The device-driver's configuration, prefix {@code driver}. Every property is also an environment
+ * variable ({@code driver.kubelet-registry-dir} is {@code DRIVER_KUBELET_REGISTRY_DIR}) and maps to
+ * one Helm value under {@code deviceDriver:}. Paths must be the same inside and outside the driver
+ * container, because the kubelet dials the socket paths the driver reports.
+ */
+@ConfigMapping(prefix = "driver")
+public interface DriverConfig {
+
+  /** The DRA driver name: the {@code driver} of ResourceSlices and allocation results. */
+  @WithDefault("gpu.kdra.io")
+  String name();
+
+  /**
+   * The node this driver runs on; also the name of its device pool. Set from the downward API
+   * ({@code spec.nodeName}) in the DaemonSet.
+   */
+  @WithName("node-name")
+  @WithDefault("${NODE_NAME:localhost}")
+  String nodeName();
+
+  /** Which discovery backend finds the devices. */
+  @WithDefault("simulated")
+  Backend backend();
+
+  /**
+   * The YAML inventory of the {@code simulated} backend. When the file does not exist a built-in
+   * inventory of eight simulated GPUs is used.
+   */
+  @WithName("inventory-file")
+  @WithDefault("/etc/kdra/inventory.yaml")
+  Path inventoryFile();
+
+  /** How often discovery runs again (and the simulated inventory file is checked for changes). */
+  @WithName("discovery-interval")
+  @WithDefault("10s")
+  Duration discoveryInterval();
+
+  /** Settings of the {@code nvidia} backend. */
+  Nvidia nvidia();
+
+  /** Settings of the {@code tpu} backend. */
+  Tpu tpu();
+
+  /** The kubelet's plugin registry directory, where {@code <driver>-reg.sock} is created. */
+  @WithName("kubelet-registry-dir")
+  @WithDefault("/var/lib/kubelet/plugins_registry")
+  Path kubeletRegistryDir();
+
+  /** The kubelet's plugins directory; the DRA socket is {@code <dir>/<driver>/dra.sock}. */
+  @WithName("kubelet-plugins-dir")
+  @WithDefault("/var/lib/kubelet/plugins")
+  Path kubeletPluginsDir();
+
+  /** Where per-claim CDI spec files are written; {@code /var/run/cdi} is for dynamic specs. */
+  @WithName("cdi-dir")
+  @WithDefault("/var/run/cdi")
+  Path cdiDir();
+
+  /**
+   * The checkpoint of prepared claims. It must survive driver restarts, so it lives on the host
+   * (by default next to the DRA socket), not in the container.
+   */
+  @WithName("checkpoint-file")
+  @WithDefault("/var/lib/kubelet/plugins/gpu.kdra.io/checkpoint.json")
+  Path checkpointFile();
+
+  /** How many claims are prepared or unprepared at the same time, over all kubelet calls. */
+  @WithName("prepare-concurrency")
+  @WithDefault("8")
+  int prepareConcurrency();
+
+  /**
+   * Whether the kubelet plugin handles one gRPC call at a time (as the upstream Go helper does by
+   * default). Off by default: the driver locks per claim, so unrelated pods need not wait.
+   */
+  @WithDefault("false")
+  boolean serialize();
+
+  /** The stream of inventory snapshots to the slice-publisher. */
+  Publisher publisher();
+
+  /** Settings of the {@code nvidia} backend. */
+  interface Nvidia {
+    /** The nvidia-smi executable (inside the container: the host's driver root is mounted). */
+    @WithName("smi-path")
+    @WithDefault("nvidia-smi")
+    String smiPath();
+
+    /** How long one nvidia-smi run may take. */
+    @WithDefault("10s")
+    Duration timeout();
+
+    /**
+     * The host root under which {@code /proc/driver/nvidia} and {@code /sys/bus/pci} are read
+     * (device minor numbers, PCIe roots). {@code /} on a node; a fake tree in tests.
+     */
+    @WithName("host-root")
+    @WithDefault("/")
+    Path hostRoot();
+  }
+
+  /** Settings of the {@code tpu} backend. */
+  interface Tpu {
+    /** The root under which {@code /dev/accel*} and {@code /dev/vfio/*} are looked for. */
+    @WithName("host-root")
+    @WithDefault("/")
+    Path hostRoot();
+
+    /**
+     * The TPU accelerator type, e.g. {@code tpu-v6e-slice}. When absent, the node label
+     * {@code cloud.google.com/gke-tpu-accelerator} is used.
+     */
+    @WithName("accelerator-type")
+    Optional<String> acceleratorType();
+
+    /** The slice topology, e.g. {@code 2x4}; when absent, {@code cloud.google.com/gke-tpu-topology}. */
+    Optional<String> topology();
+  }
+
+  /** The inventory stream to the slice-publisher. */
+  interface Publisher {
+    /** host:port of the slice-publisher's gRPC port; absent disables the stream (local runs). */
+    Optional<String> address();
+
+    /**
+     * The token sent as {@code authorization: Bearer}: the pod's ServiceAccount token, re-read on
+     * every connect because the kubelet rotates it.
+     */
+    @WithName("token-file")
+    @WithDefault("/var/run/secrets/kubernetes.io/serviceaccount/token")
+    Path tokenFile();
+
+    /** First reconnect delay; doubles on each failure up to {@link #maxBackoff()}. */
+    @WithName("initial-backoff")
+    @WithDefault("1s")
+    Duration initialBackoff();
+
+    /** Largest reconnect delay. */
+    @WithName("max-backoff")
+    @WithDefault("60s")
+    Duration maxBackoff();
+
+    /** A snapshot is re-sent this often even without changes, as a heartbeat. */
+    @WithDefault("60s")
+    Duration heartbeat();
+  }
+
+  /** Discovery backends. */
+  enum Backend {
+    /** Devices from a YAML file, for local runs, tests and demos. */
+    simulated,
+    /** NVIDIA GPUs found by nvidia-smi. */
+    nvidia,
+    /** Google TPU chips found in the device tree. */
+    tpu
+  }
+}

@@ -1,0 +1,105 @@
+package io.kdra.devicedriver.discovery;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jboss.logging.Logger;
+
+/**
+ * Runs a {@link DiscoveryBackend} periodically and keeps the latest inventory. Listeners hear of
+ * every change (not of unchanged passes). A failed pass keeps the previous inventory: devices do
+ * not vanish from the cluster because nvidia-smi hiccuped once; the error is logged and shown by
+ * {@link #lastError()}.
+ *
+ * <p>Thread-safe; listeners run on the discovery thread and must not block for long.
+ */
+public final class InventoryWatcher implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(InventoryWatcher.class);
+
+  private final DiscoveryBackend backend;
+  private final List<Consumer<Inventory>> listeners = new CopyOnWriteArrayList<>();
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "discovery");
+            t.setDaemon(true);
+            return t;
+          });
+  private volatile Inventory current = Inventory.EMPTY;
+  private volatile String lastError = "";
+  private volatile boolean discovered;
+
+  public InventoryWatcher(DiscoveryBackend backend) {
+    this.backend = backend;
+  }
+
+  /** Runs one pass now (so the driver starts with devices) and then every {@code interval}. */
+  public void start(Duration interval) {
+    refresh();
+    long ms = Math.max(100, interval.toMillis());
+    timer.scheduleWithFixedDelay(this::refresh, ms, ms, TimeUnit.MILLISECONDS);
+  }
+
+  /** Runs one discovery pass; public for tests and for a manual refresh. */
+  public synchronized void refresh() {
+    Inventory next;
+    try {
+      next = backend.discover();
+    } catch (DiscoveryException | RuntimeException e) {
+      if (!e.getMessage().equals(lastError)) {
+        LOG.errorf("%s discovery failed: %s", backend.name(), e.getMessage());
+      }
+      lastError = String.valueOf(e.getMessage());
+      return;
+    }
+    if (!lastError.isEmpty()) {
+      LOG.infof("%s discovery works again", backend.name());
+    }
+    lastError = "";
+    boolean changed = !discovered || !next.equals(current);
+    current = next;
+    discovered = true;
+    if (changed) {
+      LOG.infof("%s discovery: %d devices", backend.name(), next.devices().size());
+      for (Consumer<Inventory> l : listeners) {
+        try {
+          l.accept(next);
+        } catch (RuntimeException e) {
+          LOG.errorf(e, "inventory listener failed");
+        }
+      }
+    }
+  }
+
+  /** The latest inventory (empty before the first successful pass). */
+  public Inventory current() {
+    return current;
+  }
+
+  /** Whether a pass has ever succeeded. */
+  public boolean discovered() {
+    return discovered;
+  }
+
+  /** The last pass's error, empty if it succeeded. */
+  public String lastError() {
+    return lastError;
+  }
+
+  /** Adds a listener; it is called with the current inventory right away if there is one. */
+  public void onChange(Consumer<Inventory> listener) {
+    listeners.add(listener);
+    if (discovered) {
+      listener.accept(current);
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}

@@ -1,0 +1,122 @@
+package io.kdra.devicedriver.discovery;
+
+import io.kdra.devicedriver.discovery.NvidiaSmiParser.SmiGpu;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jboss.logging.Logger;
+
+/**
+ * NVIDIA GPUs via nvidia-smi, plus two host facts nvidia-smi does not print: the device minor
+ * number (from {@code /proc/driver/nvidia/gpus/<bus id>/information}, so the CDI spec names the
+ * right {@code /dev/nvidia<minor>}, which need not equal the index) and the PCIe root (from the
+ * {@code /sys/bus/pci/devices/<bus id>} link). Both are read under a configurable host root.
+ *
+ * <p>Why nvidia-smi and not NVML: no native binding is needed in a Java process, and the CSV
+ * query is a stable, documented interface. The cost is one process per discovery pass.
+ */
+public final class NvidiaBackend implements DiscoveryBackend {
+  private static final Logger LOG = Logger.getLogger(NvidiaBackend.class);
+  private static final Pattern MINOR = Pattern.compile("(?m)^Device Minor:\\s*(\\d+)\\s*$");
+  private static final List<String> CONTROL_NODES =
+      List.of("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+
+  private final String smiPath;
+  private final Duration timeout;
+  private final Path hostRoot;
+
+  public NvidiaBackend(String smiPath, Duration timeout, Path hostRoot) {
+    this.smiPath = smiPath;
+    this.timeout = timeout;
+    this.hostRoot = hostRoot;
+  }
+
+  @Override
+  public String name() {
+    return "nvidia";
+  }
+
+  @Override
+  public Inventory discover() throws DiscoveryException {
+    return inventory(run(), hostRoot);
+  }
+
+  /** Builds the inventory from nvidia-smi output and the host tree; no process involved. */
+  public static Inventory inventory(String smiOutput, Path hostRoot) throws DiscoveryException {
+    NvidiaSmiParser.Result parsed = NvidiaSmiParser.parse(smiOutput);
+    parsed.problems().forEach(p -> LOG.warnf("%s", p));
+    List<NodeDevice> devices = new ArrayList<>();
+    for (SmiGpu g : parsed.gpus()) {
+      Optional<String> bus = g.pciBusId().map(NvidiaDevices::busId);
+      devices.add(NvidiaDevices.device(g,
+          bus.map(b -> minor(hostRoot, b)).orElse(OptionalInt.empty()),
+          bus.flatMap(b -> pcieRoot(hostRoot, b))));
+    }
+    List<String> common = CONTROL_NODES.stream()
+        .filter(n -> Files.exists(hostRoot.resolve(n.substring(1))))
+        .toList();
+    try {
+      return new Inventory(devices, List.of(), common);
+    } catch (IllegalArgumentException e) {
+      throw new DiscoveryException("nvidia-smi output: " + e.getMessage());
+    }
+  }
+
+  static OptionalInt minor(Path hostRoot, String busId) {
+    Path info = hostRoot.resolve("proc/driver/nvidia/gpus").resolve(busId).resolve("information");
+    try {
+      Matcher m = MINOR.matcher(Files.readString(info, StandardCharsets.UTF_8));
+      return m.find() ? OptionalInt.of(Integer.parseInt(m.group(1))) : OptionalInt.empty();
+    } catch (IOException e) {
+      return OptionalInt.empty();
+    }
+  }
+
+  static Optional<String> pcieRoot(Path hostRoot, String busId) {
+    Path link = hostRoot.resolve("sys/bus/pci/devices").resolve(busId);
+    try {
+      // .../devices/pci0000:00/0000:00:01.0/0000:4f:00.0 -> pci0000:00
+      for (Path part : link.toRealPath()) {
+        if (part.toString().startsWith("pci")) {
+          return Optional.of(part.toString());
+        }
+      }
+    } catch (IOException e) {
+      // not on this host (or not visible in the container): leave the attribute out
+    }
+    return Optional.empty();
+  }
+
+  private String run() throws DiscoveryException {
+    ProcessBuilder pb = new ProcessBuilder(smiPath, "--query-gpu=" + NvidiaSmiParser.QUERY,
+        "--format=csv,noheader,nounits").redirectErrorStream(true);
+    try {
+      Process p = pb.start();
+      byte[] out = p.getInputStream().readAllBytes();
+      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.destroyForcibly();
+        throw new DiscoveryException(smiPath + " did not finish within " + timeout);
+      }
+      String text = new String(out, StandardCharsets.UTF_8);
+      if (p.exitValue() != 0) {
+        throw new DiscoveryException(smiPath + " exited with " + p.exitValue() + ": "
+            + text.strip().lines().findFirst().orElse("(no output)"));
+      }
+      return text;
+    } catch (IOException e) {
+      throw new DiscoveryException("cannot run " + smiPath + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DiscoveryException("interrupted while running " + smiPath, e);
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package io.kdra.devicedriver.discovery;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.kdra.core.model.AttributeValue;
+import io.kdra.core.model.Quantity;
+import io.kdra.core.model.Semver;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Devices from a YAML file, re-read when its modification time changes. For local runs, tests and
+ * demos: edit the file (e.g. set {@code health: Unhealthy}) and the next discovery pass, and so the
+ * slice-publisher, sees it. Without the file a built-in inventory of eight GPUs is used.
+ *
+ * <pre>
+ * devices:
+ * - name: gpu-0
+ *   attributes:                 # int, bool and string by YAML type; {version: "1.2.3"} for semver
+ *     productName: Simulated H100
+ *     index: 0
+ *     driverVersion: {version: 550.54.15}
+ *   capacity: {memory: 80Gi}
+ *   consumesCounters: [{counterSet: gpu-0-memory, counters: {memory: 40Gi}}]
+ *   health: Healthy             # or Unhealthy
+ *   healthMessage: ""
+ *   deviceNodes: [/dev/null]
+ *   env: {SIMULATED_GPU_0: "1"}
+ * sharedCounters: [{name: gpu-0-memory, counters: {memory: 80Gi}}]
+ * commonDeviceNodes: []
+ * </pre>
+ *
+ * Unknown keys are errors naming the file and path, so a typo cannot silently drop a device.
+ */
+public final class SimulatedBackend implements DiscoveryBackend {
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final String BUILT_IN = "/simulated-inventory.yaml";
+
+  private final Path file;
+  private FileTime lastModified;
+  private Inventory last;
+
+  public SimulatedBackend(Path file) {
+    this.file = file;
+  }
+
+  @Override
+  public String name() {
+    return "simulated";
+  }
+
+  @Override
+  public synchronized Inventory discover() throws DiscoveryException {
+    try {
+      if (!Files.exists(file)) {
+        if (last == null || lastModified != null) {
+          try (InputStream in = SimulatedBackend.class.getResourceAsStream(BUILT_IN)) {
+            last = parse(YAML.readTree(in), "built-in " + BUILT_IN);
+          }
+          lastModified = null;
+        }
+        return last;
+      }
+      FileTime modified = Files.getLastModifiedTime(file);
+      if (last == null || !modified.equals(lastModified)) {
+        last = parse(YAML.readTree(file.toFile()), file.toString());
+        lastModified = modified;
+      }
+      return last;
+    } catch (IOException e) {
+      throw new DiscoveryException("reading " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Parses an inventory document.
+   *
+   * @param source named in error messages
+   */
+  public static Inventory parse(JsonNode root, String source) throws DiscoveryException {
+    Where at = new Where(source);
+    if (root == null || !root.isObject()) {
+      throw at.error("", "must be a mapping with a devices list");
+    }
+    at.allowOnly(root, "", Set.of("devices", "sharedCounters", "commonDeviceNodes"));
+    List<NodeDevice> devices = new ArrayList<>();
+    JsonNode list = root.path("devices");
+    for (int i = 0; i < list.size(); i++) {
+      devices.add(device(list.get(i), "devices[" + i + "]", at));
+    }
+    List<CounterSet> counters = new ArrayList<>();
+    JsonNode sets = root.path("sharedCounters");
+    for (int i = 0; i < sets.size(); i++) {
+      String p = "sharedCounters[" + i + "]";
+      at.allowOnly(sets.get(i), p, Set.of("name", "counters"));
+      counters.add(new CounterSet(at.text(sets.get(i), p, "name"),
+          quantities(sets.get(i).path("counters"), p + ".counters", at)));
+    }
+    try {
+      return new Inventory(devices, counters, strings(root.path("commonDeviceNodes")));
+    } catch (IllegalArgumentException e) {
+      throw at.error("", e.getMessage());
+    }
+  }
+
+  private static NodeDevice device(JsonNode d, String p, Where at) throws DiscoveryException {
+    at.allowOnly(d, p, Set.of("name", "attributes", "capacity", "consumesCounters", "health",
+        "healthMessage", "deviceNodes", "env"));
+    Map<String, AttributeValue> attributes = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = d.path("attributes").fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      attributes.put(e.getKey(), attribute(e.getValue(), p + ".attributes." + e.getKey(), at));
+    }
+    List<NodeDevice.CounterConsumption> consumes = new ArrayList<>();
+    JsonNode cc = d.path("consumesCounters");
+    for (int i = 0; i < cc.size(); i++) {
+      String q = p + ".consumesCounters[" + i + "]";
+      at.allowOnly(cc.get(i), q, Set.of("counterSet", "counters"));
+      consumes.add(new NodeDevice.CounterConsumption(at.text(cc.get(i), q, "counterSet"),
+          quantities(cc.get(i).path("counters"), q + ".counters", at)));
+    }
+    String health = d.path("health").asText("Healthy");
+    if (!health.equals("Healthy") && !health.equals("Unhealthy")) {
+      throw at.error(p + ".health", "\"" + health + "\" is not Healthy or Unhealthy");
+    }
+    Map<String, String> env = new LinkedHashMap<>();
+    d.path("env").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+    return new NodeDevice(
+        at.text(d, p, "name"),
+        attributes,
+        quantities(d.path("capacity"), p + ".capacity", at),
+        consumes,
+        health.equals("Healthy") ? NodeDevice.Health.HEALTHY : NodeDevice.Health.UNHEALTHY,
+        d.path("healthMessage").asText(""),
+        strings(d.path("deviceNodes")),
+        env);
+  }
+
+  private static AttributeValue attribute(JsonNode v, String p, Where at)
+      throws DiscoveryException {
+    if (v.isIntegralNumber()) {
+      return new AttributeValue.IntValue(v.asLong());
+    }
+    if (v.isBoolean()) {
+      return new AttributeValue.BoolValue(v.asBoolean());
+    }
+    if (v.isTextual()) {
+      return new AttributeValue.StringValue(v.asText());
+    }
+    if (v.isObject() && v.size() == 1 && v.has("version")) {
+      try {
+        return new AttributeValue.VersionValue(Semver.parse(v.get("version").asText()));
+      } catch (IllegalArgumentException e) {
+        throw at.error(p + ".version", "\"" + v.get("version").asText() + "\" is not semver");
+      }
+    }
+    throw at.error(p, "must be an int, bool, string or {version: x.y.z}");
+  }
+
+  private static Map<String, Quantity> quantities(JsonNode m, String p, Where at)
+      throws DiscoveryException {
+    Map<String, Quantity> out = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = m.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      try {
+        out.put(e.getKey(), Quantity.parse(e.getValue().asText()));
+      } catch (IllegalArgumentException ex) {
+        throw at.error(p + "." + e.getKey(), "\"" + e.getValue().asText() + "\" is not a quantity");
+      }
+    }
+    return out;
+  }
+
+  private static List<String> strings(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
+  /** Error messages that name the source and the path. */
+  private record Where(String source) {
+    DiscoveryException error(String path, String problem) {
+      return new DiscoveryException(source + (path.isEmpty() ? "" : ": " + path) + ": " + problem);
+    }
+
+    void allowOnly(JsonNode n, String path, Set<String> known) throws DiscoveryException {
+      if (!n.isObject()) {
+        throw error(path, "must be a mapping");
+      }
+      for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+        String f = it.next();
+        if (!known.contains(f)) {
+          throw error(path.isEmpty() ? f : path + "." + f, "unknown field");
+        }
+      }
+    }
+
+    String text(JsonNode n, String path, String field) throws DiscoveryException {
+      JsonNode v = n.get(field);
+      if (v == null || !v.isTextual() || v.asText().isEmpty()) {
+        throw error(path + "." + field, "is required");
+      }
+      return v.asText();
+    }
+  }
+}

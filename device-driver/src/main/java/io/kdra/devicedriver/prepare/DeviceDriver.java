@@ -1,0 +1,265 @@
+package io.kdra.devicedriver.prepare;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.devicedriver.discovery.Inventory;
+import io.kdra.devicedriver.plugin.ClaimRef;
+import io.kdra.devicedriver.plugin.DraPlugin;
+import io.kdra.devicedriver.plugin.PrepareResult;
+import io.kdra.devicedriver.prepare.ClaimTelemetry.Operation;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * The driver's {@link DraPlugin}: read the claim, plan with {@link PreparePlanner}, apply (CDI spec,
+ * then checkpoint), answer. All {@link DraPlugin} guarantees hold:
+ *
+ * <ul>
+ *   <li>Idempotent: a claim in the checkpoint is answered from it (its CDI spec rewritten if it
+ *       vanished, e.g. {@code /var/run/cdi} on tmpfs after a reboot) without reading the API.
+ *   <li>Restart-safe: the CDI file name depends on the UID alone, so an unprepare in any process
+ *       removes it, checkpoint entry or not. The spec is written before the checkpoint entry, so
+ *       a crash in between leaves a file that the retry rewrites identically or the unprepare
+ *       removes; never an entry without its file.
+ *   <li>Concurrent: claims run on a pool of {@code concurrency} threads; two operations on the same
+ *       UID never overlap (lock striping by UID: unrelated claims rarely share a stripe, and a
+ *       fixed array cannot leak locks).
+ *   <li>Per-claim errors: every failure is a message naming the claim and the cause.
+ * </ul>
+ */
+public final class DeviceDriver implements DraPlugin, AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(DeviceDriver.class);
+  private static final int STRIPES = 64;
+
+  private final PreparePlanner planner;
+  private final ClaimReader reader;
+  private final Supplier<Inventory> inventory;
+  private final CdiSpecStore cdi;
+  private final CheckpointStore checkpoint;
+  private final ClaimTelemetry telemetry;
+  private final Clock clock;
+  private final ExecutorService pool;
+  private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
+
+  /**
+   * @param inventory the node's current devices (read once per claim planned)
+   * @param concurrency how many claims are worked on at once, over all calls
+   */
+  public DeviceDriver(
+      PreparePlanner planner,
+      ClaimReader reader,
+      Supplier<Inventory> inventory,
+      CdiSpecStore cdi,
+      CheckpointStore checkpoint,
+      ClaimTelemetry telemetry,
+      Clock clock,
+      int concurrency) {
+    this.planner = planner;
+    this.reader = reader;
+    this.inventory = inventory;
+    this.cdi = cdi;
+    this.checkpoint = checkpoint;
+    this.telemetry = telemetry;
+    this.clock = clock;
+    AtomicInteger n = new AtomicInteger();
+    this.pool =
+        Executors.newFixedThreadPool(
+            Math.max(1, concurrency),
+            r -> {
+              Thread t = new Thread(r, "claim-worker-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    for (int i = 0; i < STRIPES; i++) {
+      locks[i] = new ReentrantLock();
+    }
+  }
+
+  /**
+   * Makes the CDI directory match the checkpoint: re-writes the spec of every checkpointed claim
+   * whose file is missing or differs (tmpfs after a reboot, a write lost in a power cut) and
+   * removes this driver's specs of claims the checkpoint does not hold (a crash between spec and
+   * checkpoint write). Called once at startup, before the kubelet can reach the driver; failures
+   * are logged (the next prepare of that claim retries).
+   *
+   * @return how many claims the checkpoint holds
+   */
+  public int restore() {
+    Map<String, PreparedClaim> all = checkpoint.all();
+    for (PreparedClaim c : all.values()) {
+      try {
+        cdi.ensure(c);
+      } catch (IOException e) {
+        LOG.errorf("cannot restore CDI spec of %s: %s", c.claim(), e.getMessage());
+      }
+    }
+    try {
+      java.util.Set<String> known = new java.util.HashSet<>();
+      all.values().forEach(c -> known.add(c.cdiSpecFile()));
+      for (String file : cdi.list(planner.names().specFilePrefix())) {
+        if (!known.contains(file)) {
+          cdi.delete(file);
+          LOG.infof("removed CDI spec %s of a claim that is not prepared", file);
+        }
+      }
+    } catch (IOException e) {
+      LOG.errorf("cannot clean the CDI directory %s: %s", cdi.dir(), e.getMessage());
+    }
+    return all.size();
+  }
+
+  @Override
+  public Map<String, PrepareResult> prepareResourceClaims(List<ClaimRef> claims) {
+    return runAll(claims, this::prepare);
+  }
+
+  @Override
+  public Map<String, String> unprepareResourceClaims(List<ClaimRef> claims) {
+    return runAll(claims, this::unprepare);
+  }
+
+  @Override
+  public void handleError(String message, Throwable cause) {
+    // Nothing here is fatal: a refused registration shows in readiness, socket errors are
+    // retried by the kubelet. Log once with the cause.
+    LOG.error(message, cause);
+  }
+
+  private <T> Map<String, T> runAll(List<ClaimRef> claims, Function<ClaimRef, T> op) {
+    // One task per distinct UID: the kubelet never repeats one in a call, but if it did, both
+    // entries would get the same answer instead of racing.
+    Map<String, ClaimRef> distinct = new LinkedHashMap<>();
+    claims.forEach(c -> distinct.putIfAbsent(c.uid(), c));
+    Map<String, Future<T>> futures = new LinkedHashMap<>();
+    distinct.forEach((uid, c) -> futures.put(uid, pool.submit(() -> op.apply(c))));
+    Map<String, T> results = new LinkedHashMap<>();
+    futures.forEach((uid, f) -> results.put(uid, await(f)));
+    return results;
+  }
+
+  private static <T> T await(Future<T> f) {
+    try {
+      return f.get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("claim task failed", e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for a claim", e);
+    }
+  }
+
+  private PrepareResult prepare(ClaimRef ref) {
+    long start = nanos();
+    String traceParent = "";
+    PrepareResult result;
+    ReentrantLock lock = lock(ref.uid());
+    lock.lock();
+    try {
+      Optional<PreparedClaim> known = checkpoint.get(ref.uid());
+      if (known.isPresent()) {
+        traceParent = known.get().traceParent();
+        cdi.ensure(known.get());
+        result = PrepareResult.ok(known.get().devices());
+      } else {
+        String invalid = invalid(ref);
+        if (invalid != null) {
+          result = PrepareResult.failed(invalid);
+        } else {
+          Optional<ResourceClaim> claim = reader.read(ref.namespace(), ref.name());
+          if (claim.isEmpty()) {
+            result = PrepareResult.failed("resourceclaim " + ref.namespace() + "/" + ref.name()
+                + " not found");
+          } else {
+            PreparedClaim planned = planner.plan(ref, claim.get(), inventory.get());
+            traceParent = planned.traceParent();
+            cdi.ensure(planned);
+            checkpoint.put(planned);
+            result = PrepareResult.ok(planned.devices());
+          }
+        }
+      }
+    } catch (PrepareException e) {
+      result = PrepareResult.failed("claim " + ref + ": " + e.getMessage());
+    } catch (ClaimReader.ClaimReadException e) {
+      result = PrepareResult.failed(e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      LOG.errorf(e, "preparing %s failed", ref);
+      result = PrepareResult.failed("preparing claim " + ref + " failed: " + e);
+    } finally {
+      lock.unlock();
+    }
+    if (result.failed()) {
+      LOG.warnf("prepare %s: %s", ref, result.error());
+    }
+    telemetry.record(Operation.PREPARE, ref, traceParent, start, nanos(), result.error());
+    return result;
+  }
+
+  private String unprepare(ClaimRef ref) {
+    long start = nanos();
+    String traceParent = "";
+    String error = "";
+    ReentrantLock lock = lock(ref.uid());
+    lock.lock();
+    try {
+      if (ref.uid().isEmpty()) {
+        error = "claims[].uid: must not be empty";
+      } else {
+        Optional<PreparedClaim> known = checkpoint.get(ref.uid());
+        traceParent = known.map(PreparedClaim::traceParent).orElse("");
+        cdi.delete(planner.names().specFileName(ref.uid()));
+        checkpoint.remove(ref.uid());
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.errorf(e, "unpreparing %s failed", ref);
+      error = "unpreparing claim " + ref + " failed: " + e;
+    } finally {
+      lock.unlock();
+    }
+    telemetry.record(Operation.UNPREPARE, ref, traceParent, start, nanos(), error);
+    return error;
+  }
+
+  private static String invalid(ClaimRef ref) {
+    List<String> missing = new ArrayList<>();
+    if (ref.uid().isEmpty()) {
+      missing.add("claims[].uid");
+    }
+    if (ref.namespace().isEmpty()) {
+      missing.add("claims[].namespace");
+    }
+    if (ref.name().isEmpty()) {
+      missing.add("claims[].name");
+    }
+    return missing.isEmpty() ? null : String.join(", ", missing) + ": must not be empty";
+  }
+
+  private ReentrantLock lock(String uid) {
+    return locks[Math.floorMod(uid.hashCode(), STRIPES)];
+  }
+
+  private long nanos() {
+    Instant now = clock.instant();
+    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+  }
+
+  /** Stops the worker pool; calls in flight finish. */
+  @Override
+  public void close() {
+    pool.shutdown();
+  }
+}

@@ -1,0 +1,222 @@
+package io.kdra.devicedriver.prepare;
+
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.devicedriver.discovery.Inventory;
+import io.kdra.devicedriver.discovery.NodeDevice;
+import io.kdra.devicedriver.plugin.ClaimRef;
+import io.kdra.devicedriver.plugin.PreparedDevice;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Plans the preparation of one claim: which of this node's devices it gets, with which sharing
+ * settings, and the exact CDI spec. Pure and deterministic (the kubelet retries, and a retry must
+ * produce byte-identical files); it reads no files, clock or API. Thread-safe.
+ *
+ * <p>Rules, in the order they are checked (each failure names the field):
+ *
+ * <ol>
+ *   <li>{@code metadata.uid} equals the UID the kubelet sent (a claim deleted and re-created under
+ *       the same name is a different claim);
+ *   <li>{@code status.allocation} is set;
+ *   <li>at least one {@code results[]} entry has {@code driver} = this driver; each such entry's
+ *       {@code pool} is this node's pool and its {@code device} is a device of this node;
+ *   <li>{@code config[]} entries for this driver decode (see {@link OpaqueConfigDecoder}); for each
+ *       result the last matching entry wins, class configs before claim configs, as upstream
+ *       orders them; an entry matches when its {@code requests} is empty or names the result's
+ *       request or that request's parent ({@code gpu} matches {@code gpu/large});
+ *   <li>the MPS settings of one claim agree (the CUDA MPS variables are per container).
+ * </ol>
+ */
+public final class PreparePlanner {
+  /** The claim annotation carrying the W3C trace context of the claim's trace. */
+  public static final String TRACE_ANNOTATION = "kdra.io/traceparent";
+
+  private final String driver;
+  private final String pool;
+  private final CdiNames names;
+
+  /**
+   * @param driver this driver's name
+   * @param pool this node's pool name (the node name)
+   */
+  public PreparePlanner(String driver, String pool) {
+    this.driver = driver;
+    this.pool = pool;
+    this.names = new CdiNames(driver);
+  }
+
+  /** The CDI naming this planner uses. */
+  public CdiNames names() {
+    return names;
+  }
+
+  /**
+   * @param ref the claim as the kubelet named it
+   * @param claim the claim as read from the API
+   * @param inventory this node's current devices
+   * @throws PrepareException naming the first field that makes the claim unpreparable here
+   */
+  public PreparedClaim plan(ClaimRef ref, ResourceClaim claim, Inventory inventory)
+      throws PrepareException {
+    String uid = claim.getMetadata() == null ? null : claim.getMetadata().getUid();
+    if (!ref.uid().equals(uid)) {
+      throw new PrepareException(
+          "metadata.uid",
+          "is " + quote(uid) + " but the kubelet asked for " + quote(ref.uid())
+              + " (the claim was deleted and re-created?)");
+    }
+    AllocationResult allocation =
+        claim.getStatus() == null ? null : claim.getStatus().getAllocation();
+    if (allocation == null || allocation.getDevices() == null) {
+      throw new PrepareException("status.allocation", "the claim is not allocated");
+    }
+    List<DeviceRequestAllocationResult> results =
+        Objects.requireNonNullElse(allocation.getDevices().getResults(), List.of());
+    List<ConfigEntry> configs = configs(allocation.getDevices().getConfig());
+
+    CdiSpecBuilder spec = new CdiSpecBuilder(names);
+    List<PreparedDevice> devices = new ArrayList<>();
+    SharingConfig.Mps mps = null;
+    for (int i = 0; i < results.size(); i++) {
+      DeviceRequestAllocationResult r = results.get(i);
+      if (!driver.equals(r.getDriver())) {
+        continue;
+      }
+      String at = "status.allocation.devices.results[" + i + "]";
+      if (!pool.equals(r.getPool())) {
+        throw new PrepareException(
+            at + ".pool", quote(r.getPool()) + " is not this node's pool " + quote(pool));
+      }
+      NodeDevice device =
+          inventory
+              .device(Objects.requireNonNullElse(r.getDevice(), ""))
+              .orElseThrow(
+                  () ->
+                      new PrepareException(
+                          at + ".device",
+                          quote(r.getDevice()) + " is not a device of node " + quote(pool)));
+      String request = Objects.requireNonNullElse(r.getRequest(), "");
+      ConfigEntry config = effectiveConfig(configs, request);
+      SharingConfig sharing = config == null ? SharingConfig.EXCLUSIVE : config.sharing();
+      if (sharing instanceof SharingConfig.Mps m) {
+        if (mps != null && !mps.equals(m)) {
+          throw new PrepareException(
+              config.path(), "MPS settings differ from another config of the same claim");
+        }
+        mps = m;
+      }
+      int n = devices.size();
+      String cdiName = names.deviceName(uid, device.name());
+      spec.device(cdiName, env(n, device, sharing), device.deviceNodes());
+      devices.add(
+          new PreparedDevice(
+              List.of(baseRequest(request)), pool, device.name(),
+              List.of(names.deviceId(uid, device.name()))));
+    }
+    if (devices.isEmpty()) {
+      throw new PrepareException(
+          "status.allocation.devices.results",
+          "no device is allocated from driver " + quote(driver));
+    }
+    spec.common(mpsEnv(mps, devices.size()), inventory.commonDeviceNodes());
+    String traceParent = claim.getMetadata().getAnnotations() == null
+        ? ""
+        : claim.getMetadata().getAnnotations().getOrDefault(TRACE_ANNOTATION, "");
+    return new PreparedClaim(ref, devices, names.specFileName(uid), spec.build(), traceParent);
+  }
+
+  private record ConfigEntry(String path, List<String> requests, SharingConfig sharing) {}
+
+  private List<ConfigEntry> configs(List<DeviceAllocationConfiguration> raw)
+      throws PrepareException {
+    List<ConfigEntry> fromClass = new ArrayList<>();
+    List<ConfigEntry> fromClaim = new ArrayList<>();
+    List<DeviceAllocationConfiguration> all = Objects.requireNonNullElse(raw, List.of());
+    for (int j = 0; j < all.size(); j++) {
+      DeviceAllocationConfiguration c = all.get(j);
+      String at = "status.allocation.devices.config[" + j + "]";
+      if (c.getOpaque() == null || !driver.equals(c.getOpaque().getDriver())) {
+        continue; // another driver's config, or a kind of config we do not take
+      }
+      SharingConfig sharing =
+          OpaqueConfigDecoder.decode(c.getOpaque().getParameters(), at + ".opaque.parameters");
+      ConfigEntry entry =
+          new ConfigEntry(at, Objects.requireNonNullElse(c.getRequests(), List.of()), sharing);
+      String source = Objects.requireNonNullElse(c.getSource(), "");
+      switch (source) {
+        case "FromClass" -> fromClass.add(entry);
+        case "FromClaim" -> fromClaim.add(entry);
+        default ->
+            throw new PrepareException(
+                at + ".source", quote(source) + " is not one of FromClass, FromClaim");
+      }
+    }
+    fromClass.addAll(fromClaim);
+    return fromClass;
+  }
+
+  private static ConfigEntry effectiveConfig(List<ConfigEntry> configs, String request) {
+    ConfigEntry winner = null;
+    for (ConfigEntry c : configs) {
+      if (c.requests().isEmpty()
+          || c.requests().contains(request)
+          || c.requests().contains(baseRequest(request))) {
+        winner = c;
+      }
+    }
+    return winner;
+  }
+
+  /** {@code gpu/large} to {@code gpu}: containers reference top-level request names only. */
+  static String baseRequest(String request) {
+    int slash = request.indexOf('/');
+    return slash < 0 ? request : request.substring(0, slash);
+  }
+
+  // Variable names carry the device's position in the claim, so several devices of one claim in
+  // one container never clash.
+  private static List<String> env(int n, NodeDevice device, SharingConfig sharing) {
+    String p = "KDRA_DEVICE_" + n;
+    List<String> env = new ArrayList<>();
+    env.add(p + "=" + device.name());
+    env.add(p + "_SHARING_STRATEGY=" + sharing.strategy());
+    if (sharing instanceof SharingConfig.TimeSlicing t) {
+      env.add(p + "_TIMESLICE_INTERVAL=" + t.interval());
+    }
+    for (Map.Entry<String, String> e : device.env().entrySet()) {
+      env.add(e.getKey() + "=" + e.getValue());
+    }
+    return env;
+  }
+
+  private static List<String> mpsEnv(SharingConfig.Mps mps, int deviceCount) {
+    if (mps == null) {
+      return List.of();
+    }
+    List<String> env = new ArrayList<>();
+    env.add("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + mps.activeThreadPercentage());
+    mps.pinnedMemoryLimit()
+        .ifPresent(
+            q -> {
+              // CUDA wants "<ordinal>=<size>M,..."; ordinals are the container's device order.
+              long mib = q.value().divide(java.math.BigDecimal.valueOf(1024L * 1024L),
+                  java.math.RoundingMode.CEILING).longValueExact();
+              List<String> limits = new ArrayList<>();
+              for (int i = 0; i < deviceCount; i++) {
+                limits.add(i + "=" + mib + "M");
+              }
+              env.add("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=" + String.join(",", limits));
+            });
+    return env;
+  }
+
+  private static String quote(String s) {
+    return s == null ? "null" : "\"" + s + "\"";
+  }
+}

@@ -1,0 +1,223 @@
+package io.kdra.devicedriver.publisher;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
+import io.kdra.devicedriver.discovery.Inventory;
+import io.kdra.inventory.v1.InventoryGrpc;
+import io.kdra.inventory.v1.InventorySnapshot;
+import io.kdra.inventory.v1.ReportAck;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * Keeps one {@code Inventory.Report} stream open to the slice-publisher and sends a full snapshot
+ * on connect, on every inventory change and every {@code heartbeat}. The driver never writes
+ * ResourceSlices itself.
+ *
+ * <p>Sequence numbers start at the wall-clock milliseconds of this process's start and increase by
+ * one per snapshot, so a restarted driver's snapshots still count as newer than its predecessor's
+ * (unless the clock went back by more than the predecessor sent).
+ *
+ * <p>On a broken stream it reconnects after a delay that starts at {@code initialBackoff}, doubles
+ * per failure up to {@code maxBackoff}, and resets once the publisher acknowledges a snapshot.
+ * All state changes run on one thread, so no locking is needed beyond it.
+ */
+public final class InventoryReporter implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(InventoryReporter.class);
+  static final Metadata.Key<String> AUTHORIZATION =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** Connection settings. */
+  public record Settings(
+      String driver,
+      String node,
+      String address,
+      Path tokenFile,
+      Duration initialBackoff,
+      Duration maxBackoff,
+      Duration heartbeat) {}
+
+  private final Settings settings;
+  private final ManagedChannel channel;
+  private final ScheduledExecutorService loop =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "inventory-reporter");
+            t.setDaemon(true);
+            return t;
+          });
+  private long sequence;
+  private Inventory latest;
+  private StreamObserver<InventorySnapshot> stream;
+  private Duration backoff;
+  private ScheduledFuture<?> reconnect;
+  private volatile boolean connected;
+  private volatile String lastError = "not connected yet";
+  private boolean closed;
+
+  public InventoryReporter(Settings settings, Clock clock) {
+    this.settings = settings;
+    this.sequence = clock.millis();
+    this.backoff = settings.initialBackoff();
+    this.channel = NettyChannelBuilder.forTarget(settings.address()).usePlaintext().build();
+  }
+
+  /** Connects and starts the heartbeat; {@code initial} may be null (nothing to send yet). */
+  public void start(Inventory initial) {
+    loop.execute(() -> {
+      latest = initial;
+      connect();
+    });
+    long hb = Math.max(1, settings.heartbeat().toMillis());
+    loop.scheduleWithFixedDelay(this::sendLatest, hb, hb, TimeUnit.MILLISECONDS);
+  }
+
+  /** Sends this inventory now (if connected) and after every reconnect. */
+  public void report(Inventory inventory) {
+    loop.execute(() -> {
+      latest = inventory;
+      sendLatest();
+    });
+  }
+
+  /** Whether the stream is open and the publisher has acknowledged a snapshot on it. */
+  public boolean connected() {
+    return connected;
+  }
+
+  /** Why the stream is down, for readiness; empty when connected. */
+  public String lastError() {
+    return connected ? "" : lastError;
+  }
+
+  private void connect() {
+    if (closed) {
+      return;
+    }
+    reconnect = null;
+    Metadata headers = new Metadata();
+    String token = token();
+    if (!token.isEmpty()) {
+      headers.put(AUTHORIZATION, "Bearer " + token);
+    }
+    InventoryGrpc.InventoryStub stub =
+        InventoryGrpc.newStub(channel)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+    Acks acks = new Acks();
+    stream = stub.report(acks);
+    acks.requests = stream;
+    sendLatest();
+  }
+
+  private String token() {
+    try {
+      // Re-read on every connect: the kubelet rotates projected ServiceAccount tokens.
+      return Files.readString(settings.tokenFile(), StandardCharsets.UTF_8).trim();
+    } catch (IOException e) {
+      LOG.debugf("no token at %s; connecting without one", settings.tokenFile());
+      return "";
+    }
+  }
+
+  private void sendLatest() {
+    if (stream == null || latest == null) {
+      return;
+    }
+    try {
+      stream.onNext(
+          SnapshotMapper.snapshot(settings.driver(), settings.node(), ++sequence, latest));
+    } catch (RuntimeException e) {
+      broken("sending failed: " + e.getMessage());
+    }
+  }
+
+  private void broken(String why) {
+    connected = false;
+    lastError = why;
+    stream = null;
+    if (closed || reconnect != null) {
+      return;
+    }
+    LOG.warnf("inventory stream to %s broken (%s); reconnecting in %s", settings.address(), why,
+        backoff);
+    reconnect = loop.schedule(this::connect, backoff.toMillis(), TimeUnit.MILLISECONDS);
+    backoff = backoff.multipliedBy(2).compareTo(settings.maxBackoff()) > 0
+        ? settings.maxBackoff() : backoff.multipliedBy(2);
+  }
+
+  /** Publisher acknowledgements; callbacks hop onto the reporter's thread. */
+  private final class Acks implements StreamObserver<ReportAck> {
+    // The stream these acks belong to; callbacks of an older, replaced stream are ignored.
+    StreamObserver<InventorySnapshot> requests;
+
+    private boolean current() {
+      return requests != null && requests == stream;
+    }
+
+    @Override
+    public void onNext(ReportAck ack) {
+      loop.execute(() -> {
+        if (!current()) {
+          return;
+        }
+        if (ack.getAccepted()) {
+          if (!connected) {
+            LOG.infof("inventory stream to %s connected", settings.address());
+          }
+          connected = true;
+          lastError = "";
+          backoff = settings.initialBackoff();
+        } else {
+          // Refusals name device and field; the next change or heartbeat sends again.
+          LOG.errorf("slice-publisher refused snapshot %d: %s", ack.getSequence(), ack.getError());
+        }
+      });
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      loop.execute(() -> {
+        if (current()) {
+          broken(t.getMessage());
+        }
+      });
+    }
+
+    @Override
+    public void onCompleted() {
+      loop.execute(() -> {
+        if (current()) {
+          broken("the publisher closed the stream");
+        }
+      });
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      loop.submit(() -> {
+        closed = true;
+        if (stream != null) {
+          stream.onCompleted();
+        }
+      }).get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.debugf("closing the inventory stream: %s", e.getMessage());
+    }
+    loop.shutdownNow();
+    channel.shutdownNow();
+  }
+}

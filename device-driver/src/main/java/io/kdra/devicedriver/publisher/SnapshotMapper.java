@@ -1,0 +1,67 @@
+package io.kdra.devicedriver.publisher;
+
+import io.kdra.core.model.AttributeValue;
+import io.kdra.core.model.Quantity;
+import io.kdra.devicedriver.discovery.CounterSet;
+import io.kdra.devicedriver.discovery.Inventory;
+import io.kdra.devicedriver.discovery.NodeDevice;
+import io.kdra.inventory.v1.CounterConsumption;
+import io.kdra.inventory.v1.Device;
+import io.kdra.inventory.v1.Health;
+import io.kdra.inventory.v1.InventorySnapshot;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Maps the domain {@link Inventory} to the inventory API's snapshot. Pure. */
+public final class SnapshotMapper {
+  private SnapshotMapper() {}
+
+  public static InventorySnapshot snapshot(
+      String driver, String node, long sequence, Inventory inventory) {
+    InventorySnapshot.Builder s =
+        InventorySnapshot.newBuilder().setDriver(driver).setNodeName(node).setSequence(sequence);
+    for (NodeDevice d : inventory.devices()) {
+      Device.Builder b =
+          Device.newBuilder()
+              .setName(d.name())
+              .setHealth(d.health() == NodeDevice.Health.HEALTHY ? Health.HEALTHY : Health.UNHEALTHY)
+              .setHealthMessage(d.healthMessage());
+      d.attributes().forEach((k, v) -> b.putAttributes(k, attribute(v)));
+      b.putAllCapacity(quantities(d.capacity()));
+      for (NodeDevice.CounterConsumption c : d.consumesCounters()) {
+        b.addConsumesCounters(
+            CounterConsumption.newBuilder()
+                .setCounterSet(c.counterSet())
+                .putAllCounters(quantities(c.counters())));
+      }
+      s.addDevices(b);
+    }
+    for (CounterSet c : inventory.sharedCounters()) {
+      s.addSharedCounters(
+          io.kdra.inventory.v1.CounterSet.newBuilder()
+              .setName(c.name())
+              .putAllCounters(quantities(c.counters())));
+    }
+    return s.build();
+  }
+
+  static io.kdra.inventory.v1.AttributeValue attribute(AttributeValue v) {
+    var b = io.kdra.inventory.v1.AttributeValue.newBuilder();
+    if (v instanceof AttributeValue.IntValue i) {
+      b.setInt(i.value());
+    } else if (v instanceof AttributeValue.BoolValue x) {
+      b.setBool(x.value());
+    } else if (v instanceof AttributeValue.StringValue x) {
+      b.setString(x.value());
+    } else if (v instanceof AttributeValue.VersionValue x) {
+      b.setVersion(x.value().toString());
+    }
+    return b.build();
+  }
+
+  private static Map<String, String> quantities(Map<String, Quantity> q) {
+    Map<String, String> out = new TreeMap<>();
+    q.forEach((k, v) -> out.put(k, v.toString()));
+    return out;
+  }
+}

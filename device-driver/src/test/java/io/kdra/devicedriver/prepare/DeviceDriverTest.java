@@ -1,0 +1,170 @@
+package io.kdra.devicedriver.prepare;
+
+import static io.kdra.devicedriver.testing.ClaimFixture.claim;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kdra.devicedriver.plugin.ClaimRef;
+import io.kdra.devicedriver.plugin.PrepareResult;
+import io.kdra.devicedriver.testing.ClaimFixture;
+import io.kdra.devicedriver.testing.FakeClaimReader;
+import io.kdra.devicedriver.testing.Inventories;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DeviceDriverTest {
+  @TempDir Path dir;
+  private final FakeClaimReader reader = new FakeClaimReader();
+  private final List<DeviceDriver> drivers = new ArrayList<>();
+
+  private DeviceDriver driver() throws Exception {
+    DeviceDriver d = new DeviceDriver(
+        new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE),
+        reader,
+        () -> Inventories.gpus(8),
+        new CdiSpecStore(dir.resolve("cdi")),
+        CheckpointStore.open(dir.resolve("plugin/checkpoint.json"), Clock.systemUTC()),
+        ClaimTelemetry.NONE,
+        Clock.systemUTC(),
+        4);
+    drivers.add(d);
+    return d;
+  }
+
+  @AfterEach
+  void close() {
+    drivers.forEach(DeviceDriver::close);
+  }
+
+  private List<String> cdiFiles() throws Exception {
+    Path cdi = dir.resolve("cdi");
+    if (!Files.exists(cdi)) {
+      return List.of();
+    }
+    try (Stream<Path> s = Files.list(cdi)) {
+      return s.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  @Test
+  void prepareWritesOneSpecAndIsIdempotent() throws Exception {
+    ClaimFixture c = claim("c1").uid("u1").result("gpu", "gpu-0");
+    reader.add(c.build());
+    DeviceDriver d = driver();
+
+    PrepareResult first = d.prepareResourceClaims(List.of(c.ref())).get("u1");
+    PrepareResult second = d.prepareResourceClaims(List.of(c.ref())).get("u1");
+
+    assertThat(first.error()).isEmpty();
+    assertThat(first.devices().get(0).cdiDeviceIds())
+        .containsExactly("k8s.gpu.kdra.io/claim=u1-gpu-0");
+    assertThat(second).isEqualTo(first);
+    assertThat(reader.reads).hasValue(1); // the repeat is answered from the checkpoint
+    assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u1.json");
+  }
+
+  @Test
+  void aRestartedDriverAnswersTheSameAndUnpreparesWhatTheOldOnePrepared() throws Exception {
+    ClaimFixture a = claim("a").uid("ua").result("gpu", "gpu-0");
+    ClaimFixture b = claim("b").uid("ub").result("gpu", "gpu-1");
+    reader.add(a.build()).add(b.build());
+    DeviceDriver old = driver();
+    Map<String, PrepareResult> before = old.prepareResourceClaims(List.of(a.ref(), b.ref()));
+    old.close(); // "stopped mid-way": b is prepared but never unprepared by this process
+
+    reader.broken = true; // the new process must not need the API for known claims
+    DeviceDriver fresh = driver();
+    assertThat(fresh.restore()).isEqualTo(2);
+    Map<String, PrepareResult> after = fresh.prepareResourceClaims(List.of(a.ref(), b.ref()));
+    assertThat(after).isEqualTo(before);
+    assertThat(cdiFiles()).hasSize(2);
+
+    assertThat(fresh.unprepareResourceClaims(List.of(a.ref(), b.ref())))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("ua", "", "ub", ""));
+    assertThat(cdiFiles()).isEmpty();
+    assertThat(CheckpointStore.open(dir.resolve("plugin/checkpoint.json"), Clock.systemUTC()).all())
+        .isEmpty();
+  }
+
+  @Test
+  void restoreRewritesLostSpecsAndRemovesOrphans() throws Exception {
+    ClaimFixture c = claim("c").uid("u").result("gpu", "gpu-0");
+    reader.add(c.build());
+    driver().prepareResourceClaims(List.of(c.ref()));
+    Path spec = dir.resolve("cdi/k8s.gpu.kdra.io-claim_u.json");
+    String content = Files.readString(spec);
+    Files.delete(spec);
+    // a crash between spec and checkpoint write leaves a spec no claim owns; another vendor's
+    // spec in the same directory is not ours to touch
+    Files.writeString(dir.resolve("cdi/k8s.gpu.kdra.io-claim_gone.json"), "{}");
+    Files.writeString(dir.resolve("cdi/k8s.net.example.com-claim_x.json"), "{}");
+
+    driver().restore();
+    assertThat(spec).hasContent(content);
+    assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u.json",
+        "k8s.net.example.com-claim_x.json");
+  }
+
+  @Test
+  void unprepareOfAnUnknownClaimSucceedsAndRemovesAnOrphanedSpec() throws Exception {
+    Files.createDirectories(dir.resolve("cdi"));
+    // a crash after the spec write but before the checkpoint write leaves this behind
+    Files.writeString(dir.resolve("cdi/k8s.gpu.kdra.io-claim_orphan.json"), "{}");
+    Map<String, String> r = driver().unprepareResourceClaims(
+        List.of(new ClaimRef("ns", "orphan", "x"), new ClaimRef("ns", "never", "y")));
+    assertThat(r).containsExactlyInAnyOrderEntriesOf(Map.of("orphan", "", "never", ""));
+    assertThat(cdiFiles()).isEmpty();
+  }
+
+  @Test
+  void errorsArePerClaimAndNameTheCause() throws Exception {
+    ClaimFixture good = claim("good").uid("ok").result("gpu", "gpu-0");
+    ClaimFixture elsewhere = claim("far").uid("far").result("gpu", "gpu.kdra.io", "node-z", "gpu-1");
+    reader.add(good.build()).add(elsewhere.build());
+    Map<String, PrepareResult> r = driver().prepareResourceClaims(List.of(
+        good.ref(),
+        elsewhere.ref(),
+        new ClaimRef("default", "missing", "nope"),
+        new ClaimRef("", "no-ns", "x")));
+
+    assertThat(r.get("ok").error()).isEmpty();
+    assertThat(r.get("far").error()).isEqualTo("claim default/far (uid far): "
+        + "status.allocation.devices.results[0].pool: \"node-z\" is not this node's pool \"node-a\"");
+    assertThat(r.get("missing").error()).isEqualTo("resourceclaim default/nope not found");
+    assertThat(r.get("no-ns").error()).isEqualTo("claims[].namespace: must not be empty");
+    assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_ok.json");
+  }
+
+  @Test
+  void anApiFailureIsAClaimErrorAndNothingIsWritten() throws Exception {
+    reader.broken = true;
+    ClaimFixture c = claim("c").uid("u").result("gpu", "gpu-0");
+    PrepareResult r = driver().prepareResourceClaims(List.of(c.ref())).get("u");
+    assertThat(r.error()).contains("reading resourceclaim default/c failed: HTTP 503");
+    assertThat(cdiFiles()).isEmpty();
+  }
+
+  @Test
+  void preparesManyClaimsConcurrently() throws Exception {
+    List<ClaimRef> refs = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      ClaimFixture c = claim("c" + i).uid("u" + i).result("gpu", "gpu-" + (i % 8));
+      reader.add(c.build());
+      refs.add(c.ref());
+    }
+    DeviceDriver d = driver();
+    Map<String, PrepareResult> r = d.prepareResourceClaims(refs);
+    assertThat(r).hasSize(64);
+    assertThat(r.values()).allSatisfy(p -> assertThat(p.error()).isEmpty());
+    assertThat(cdiFiles()).hasSize(64);
+    assertThat(d.unprepareResourceClaims(refs).values()).allMatch(String::isEmpty);
+    assertThat(cdiFiles()).isEmpty();
+  }
+}

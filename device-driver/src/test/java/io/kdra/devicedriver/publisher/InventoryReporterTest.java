@@ -1,0 +1,150 @@
+package io.kdra.devicedriver.publisher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.Contexts;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import io.kdra.devicedriver.discovery.Inventory;
+import io.kdra.devicedriver.discovery.NodeDevice;
+import io.kdra.devicedriver.testing.Inventories;
+import io.kdra.inventory.v1.AttributeValue;
+import io.kdra.inventory.v1.Health;
+import io.kdra.inventory.v1.InventoryGrpc;
+import io.kdra.inventory.v1.InventorySnapshot;
+import io.kdra.inventory.v1.ReportAck;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The reporter against a fake slice-publisher on a local port. */
+class InventoryReporterTest {
+  @TempDir Path dir;
+  private final BlockingQueue<InventorySnapshot> received = new LinkedBlockingQueue<>();
+  private final List<String> tokens = new CopyOnWriteArrayList<>();
+  private final List<StreamObserver<ReportAck>> streams = new CopyOnWriteArrayList<>();
+  private Server server;
+  private InventoryReporter reporter;
+
+  private int startPublisher(int port) throws Exception {
+    ServerServiceDefinition service = ServerServiceDefinition.builder(InventoryGrpc.getServiceDescriptor())
+        .addMethod(InventoryGrpc.getReportMethod(), ServerCalls.asyncBidiStreamingCall(acks -> {
+          streams.add(acks);
+          return new StreamObserver<InventorySnapshot>() {
+            @Override public void onNext(InventorySnapshot s) {
+              received.add(s);
+              acks.onNext(ReportAck.newBuilder().setSequence(s.getSequence()).setAccepted(true).build());
+            }
+            @Override public void onError(Throwable t) {}
+            @Override public void onCompleted() {
+              acks.onCompleted();
+            }
+          };
+        })).build();
+    ServerInterceptor auth = new ServerInterceptor() {
+      @Override
+      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+          ServerCallHandler<Q, R> next) {
+        tokens.add(String.valueOf(headers.get(InventoryReporter.AUTHORIZATION)));
+        return Contexts.interceptCall(io.grpc.Context.current(), call, headers, next);
+      }
+    };
+    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+        .addService(ServerInterceptors.intercept(service, auth)).build().start();
+    return server.getPort();
+  }
+
+  @AfterEach
+  void stop() {
+    if (reporter != null) {
+      reporter.close();
+    }
+    if (server != null) {
+      server.shutdownNow();
+    }
+  }
+
+  private InventoryReporter reporter(int port) throws Exception {
+    Files.writeString(dir.resolve("token"), "secret-token\n");
+    return new InventoryReporter(new InventoryReporter.Settings("gpu.kdra.io", "node-a",
+        "127.0.0.1:" + port, dir.resolve("token"), Duration.ofMillis(50), Duration.ofMillis(200),
+        Duration.ofMinutes(10)), Clock.fixed(Instant.ofEpochMilli(1000), ZoneOffset.UTC));
+  }
+
+  @Test
+  void sendsASnapshotOnConnectAndOnEveryChangeWithTheToken() throws Exception {
+    int port = startPublisher(0);
+    reporter = reporter(port);
+    reporter.start(Inventories.gpus(2));
+
+    InventorySnapshot first = received.poll(10, TimeUnit.SECONDS);
+    assertThat(first).isNotNull();
+    assertThat(first.getDriver()).isEqualTo("gpu.kdra.io");
+    assertThat(first.getNodeName()).isEqualTo("node-a");
+    assertThat(first.getSequence()).isEqualTo(1001);
+    assertThat(first.getDevicesList()).extracting(d -> d.getName()).containsExactly("gpu-0", "gpu-1");
+    assertThat(first.getDevices(1).getAttributesOrThrow("index"))
+        .isEqualTo(AttributeValue.newBuilder().setInt(1).build());
+    assertThat(first.getDevices(1).getCapacityOrThrow("memory")).isEqualTo("80Gi");
+    assertThat(tokens).containsExactly("Bearer secret-token");
+
+    Inventory changed = new Inventory(List.of(Inventories.gpus(2).devices().get(0),
+        Inventories.gpus(2).devices().get(1).withHealth(NodeDevice.Health.UNHEALTHY, "XID 79")),
+        List.of(), List.of());
+    reporter.report(changed);
+    InventorySnapshot second = received.poll(10, TimeUnit.SECONDS);
+    assertThat(second.getSequence()).isEqualTo(1002);
+    assertThat(second.getDevices(1).getHealth()).isEqualTo(Health.UNHEALTHY);
+    assertThat(second.getDevices(1).getHealthMessage()).isEqualTo("XID 79");
+    awaitConnected(true);
+  }
+
+  @Test
+  void reconnectsWithBackoffAndResendsTheLatestSnapshot() throws Exception {
+    int port = startPublisher(0);
+    reporter = reporter(port);
+    reporter.start(Inventories.gpus(1));
+    assertThat(received.poll(10, TimeUnit.SECONDS)).isNotNull();
+    awaitConnected(true);
+
+    server.shutdownNow();
+    server.awaitTermination(5, TimeUnit.SECONDS);
+    awaitConnected(false);
+    assertThat(reporter.lastError()).isNotEmpty();
+
+    startPublisher(port);
+    InventorySnapshot again = received.poll(10, TimeUnit.SECONDS);
+    assertThat(again).isNotNull();
+    assertThat(again.getSequence()).isGreaterThan(1001);
+    assertThat(again.getDevicesCount()).isEqualTo(1);
+    awaitConnected(true);
+  }
+
+  private void awaitConnected(boolean expected) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (reporter.connected() != expected && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(reporter.connected()).isEqualTo(expected);
+  }
+}

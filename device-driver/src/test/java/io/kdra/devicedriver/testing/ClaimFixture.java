@@ -1,0 +1,132 @@
+package io.kdra.devicedriver.testing;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.OpaqueDeviceConfiguration;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
+import io.kdra.devicedriver.plugin.ClaimRef;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Builds allocated ResourceClaims for tests: {@code claim("c1").result("gpu", "gpu-0").build()}. */
+public final class ClaimFixture {
+  public static final String DRIVER = "gpu.kdra.io";
+  public static final String NODE = "node-a";
+
+  private String namespace = "default";
+  private final String name;
+  private String uid;
+  private boolean allocated = true;
+  private final List<DeviceRequestAllocationResult> results = new ArrayList<>();
+  private final List<DeviceAllocationConfiguration> configs = new ArrayList<>();
+  private final Map<String, String> annotations = new HashMap<>();
+
+  private ClaimFixture(String name) {
+    this.name = name;
+    this.uid = "uid-" + name;
+  }
+
+  /** A claim named {@code name} with UID {@code uid-<name>} in namespace default. */
+  public static ClaimFixture claim(String name) {
+    return new ClaimFixture(name);
+  }
+
+  public ClaimFixture uid(String value) {
+    uid = value;
+    return this;
+  }
+
+  public ClaimFixture namespace(String value) {
+    namespace = value;
+    return this;
+  }
+
+  public ClaimFixture unallocated() {
+    allocated = false;
+    return this;
+  }
+
+  public ClaimFixture annotation(String key, String value) {
+    annotations.put(key, value);
+    return this;
+  }
+
+  /** A result of this driver on this node. */
+  public ClaimFixture result(String request, String device) {
+    return result(request, DRIVER, NODE, device);
+  }
+
+  public ClaimFixture result(String request, String driver, String pool, String device) {
+    DeviceRequestAllocationResult r = new DeviceRequestAllocationResult();
+    r.setRequest(request);
+    r.setDriver(driver);
+    r.setPool(pool);
+    r.setDevice(device);
+    results.add(r);
+    return this;
+  }
+
+  /** An opaque config of this driver. */
+  public ClaimFixture config(String source, List<String> requests, Object parameters) {
+    return config(source, requests, DRIVER, parameters);
+  }
+
+  public ClaimFixture config(
+      String source, List<String> requests, String driver, Object parameters) {
+    DeviceAllocationConfiguration c = new DeviceAllocationConfiguration();
+    c.setSource(source);
+    c.setRequests(new ArrayList<>(requests));
+    OpaqueDeviceConfiguration o = new OpaqueDeviceConfiguration();
+    o.setDriver(driver);
+    o.setParameters(parameters);
+    c.setOpaque(o);
+    configs.add(c);
+    return this;
+  }
+
+  /** The kubelet's reference to this claim. */
+  public ClaimRef ref() {
+    return new ClaimRef(namespace, uid, name);
+  }
+
+  public ResourceClaim build() {
+    ResourceClaim claim = new ResourceClaim();
+    ObjectMeta meta = new ObjectMeta();
+    meta.setName(name);
+    meta.setNamespace(namespace);
+    meta.setUid(uid);
+    if (!annotations.isEmpty()) {
+      meta.setAnnotations(new HashMap<>(annotations));
+    }
+    claim.setMetadata(meta);
+    if (allocated) {
+      DeviceAllocationResult devices = new DeviceAllocationResult();
+      devices.setResults(new ArrayList<>(results));
+      devices.setConfig(new ArrayList<>(configs));
+      AllocationResult allocation = new AllocationResult();
+      allocation.setDevices(devices);
+      ResourceClaimStatus status = new ResourceClaimStatus();
+      status.setAllocation(allocation);
+      claim.setStatus(status);
+    }
+    return claim;
+  }
+
+  /** A GpuConfig parameters object. */
+  public static Map<String, Object> gpuConfig(Map<String, Object> sharing) {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("apiVersion", "resource.kdra.io/v1alpha1");
+    p.put("kind", "GpuConfig");
+    if (sharing != null) {
+      p.put("sharing", sharing);
+    }
+    return p;
+  }
+}

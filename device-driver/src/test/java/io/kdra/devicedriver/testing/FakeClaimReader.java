@@ -1,0 +1,30 @@
+package io.kdra.devicedriver.testing;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.devicedriver.prepare.ClaimReader;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A {@link ClaimReader} over a map; counts reads. */
+public final class FakeClaimReader implements ClaimReader {
+  private final Map<String, ResourceClaim> claims = new ConcurrentHashMap<>();
+  public final AtomicInteger reads = new AtomicInteger();
+  public volatile boolean broken;
+
+  public FakeClaimReader add(ResourceClaim claim) {
+    claims.put(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName(), claim);
+    return this;
+  }
+
+  @Override
+  public Optional<ResourceClaim> read(String namespace, String name) throws ClaimReadException {
+    reads.incrementAndGet();
+    if (broken) {
+      throw new ClaimReadException(
+          "reading resourceclaim " + namespace + "/" + name + " failed: HTTP 503", null);
+    }
+    return Optional.ofNullable(claims.get(namespace + "/" + name));
+  }
+}

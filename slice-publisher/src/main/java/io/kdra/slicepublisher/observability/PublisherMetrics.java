@@ -3,7 +3,7 @@ package io.kdra.slicepublisher.observability;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.inject.Inject;
 
 /**
@@ -11,7 +11,7 @@ import jakarta.inject.Inject;
  * operation, write conflicts and failures, reconcile latency per pool, snapshots received by
  * outcome. Thread-safe.
  */
-@ApplicationScoped
+@Singleton
 public class PublisherMetrics {
 
   private final MeterRegistry registry;

@@ -1,11 +1,13 @@
 package io.kdra.slicepublisher.domain;
 
 import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourcePool;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -44,34 +46,33 @@ public record DesiredPool(
   }
 
   /**
-   * The pool as ResourceSlice objects at {@code generation}, named by {@link SliceNames}. Fresh
-   * objects on every call; callers may modify them.
+   * The pool as ResourceSlice objects at {@code generation}, named by {@link SliceNames}. The
+   * slice and spec objects are fresh on every call; the devices and counter sets are this pool's
+   * own and must not be modified (copy a slice with its builder before changing devices).
    */
   public List<ResourceSlice> toSlices(long generation) {
     List<ResourceSlice> result = new ArrayList<>(slices.size());
     for (int i = 0; i < slices.size(); i++) {
       SliceContent content = slices.get(i);
-      ResourceSliceBuilder b = new ResourceSliceBuilder()
-          .withNewMetadata()
-          .withName(SliceNames.name(key.driver(), key.pool(), i))
-          .endMetadata()
-          .withNewSpec()
-          .withDriver(key.driver())
-          .withNewPool()
-          .withName(key.pool())
-          .withGeneration(generation)
-          .withResourceSliceCount((long) slices.size())
-          .endPool()
-          .withNodeName(nodeName)
-          .withNodeSelector(nodeSelector)
-          .withAllNodes(allNodes ? Boolean.TRUE : null)
-          .withDevices(content.devices())
-          .withSharedCounters(content.sharedCounters())
-          .endSpec();
+      // Plain setters, not builders: builders deep-copy every device, which was most of the
+      // cost of a steady-state sync.
+      ObjectMeta meta = new ObjectMeta();
+      meta.setName(SliceNames.name(key.driver(), key.pool(), i));
       if (owner != null) {
-        b.editMetadata().withOwnerReferences(owner).endMetadata();
+        meta.setOwnerReferences(new ArrayList<>(List.of(owner)));
       }
-      result.add(b.build());
+      ResourceSliceSpec spec = new ResourceSliceSpec();
+      spec.setDriver(key.driver());
+      spec.setPool(new ResourcePool(generation, key.pool(), (long) slices.size()));
+      spec.setNodeName(nodeName);
+      spec.setNodeSelector(nodeSelector);
+      spec.setAllNodes(allNodes ? Boolean.TRUE : null);
+      spec.setDevices(new ArrayList<>(content.devices()));
+      spec.setSharedCounters(new ArrayList<>(content.sharedCounters()));
+      ResourceSlice slice = new ResourceSlice();
+      slice.setMetadata(meta);
+      slice.setSpec(spec);
+      result.add(slice);
     }
     return result;
   }

@@ -72,7 +72,8 @@ public final class PoolSyncPlanner {
       ResourceSlice s = stored.get(w.getMetadata().getName());
       if (s == null) {
         creates.add(new SliceWrite.Create(w));
-      } else if (!SliceSemantics.equivalent(s, w)) {
+      } else if (!consistent || generation(s) != top) {
+        // consistent: slices at the top generation were just found equal; older ones are not
         updates.add(new SliceWrite.Update(update(s, w)));
       }
     }
@@ -126,9 +127,7 @@ public final class PoolSyncPlanner {
   }
 
   static long generation(ResourceSlice s) {
-    Long g = s.getSpec() == null || s.getSpec().getPool() == null
-        ? null : s.getSpec().getPool().getGeneration();
-    return g == null ? 0L : g;
+    return SliceSemantics.generation(s);
   }
 
   private static Comparator<ResourceSlice> byName() {

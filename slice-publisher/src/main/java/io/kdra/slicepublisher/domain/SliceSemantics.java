@@ -30,18 +30,33 @@ import java.util.function.Function;
  */
 public final class SliceSemantics {
 
+  /**
+   * Canonical text by quantity text. A fleet has few distinct quantities (80Gi on every GPU), and
+   * parsing them on every comparison dominated the cost of a steady-state sync. Bounded: cleared
+   * when full. Pure function memo, so sharing it between threads is safe.
+   */
+  private static final Map<String, String> CANONICAL_QUANTITIES =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private static final int MAX_CACHED_QUANTITIES = 4096;
+
   private SliceSemantics() {}
 
   /** True when both slices carry the same spec, generation included, and the same owner. */
   public static boolean equivalent(ResourceSlice a, ResourceSlice b) {
-    return canonical(a.getSpec(), true).equals(canonical(b.getSpec(), true))
-        && owners(a).equals(owners(b));
+    return generation(a) == generation(b) && sameContent(a, b);
   }
 
   /** True when both carry the same spec apart from the pool generation, and the same owner. */
   public static boolean sameContent(ResourceSlice a, ResourceSlice b) {
-    return canonical(a.getSpec(), false).equals(canonical(b.getSpec(), false))
-        && owners(a).equals(owners(b));
+    return owners(a).equals(owners(b))
+        && canonical(a.getSpec(), false).equals(canonical(b.getSpec(), false));
+  }
+
+  /** The pool generation of a slice; 0 when unset. */
+  public static long generation(ResourceSlice s) {
+    Long g = s.getSpec() == null || s.getSpec().getPool() == null
+        ? null : s.getSpec().getPool().getGeneration();
+    return g == null ? 0L : g;
   }
 
   private static List<String> owners(ResourceSlice s) {
@@ -156,11 +171,21 @@ public final class SliceSemantics {
       return "null";
     }
     String text = q.getAmount() + (q.getFormat() == null ? "" : q.getFormat());
-    try {
-      return io.kdra.core.model.Quantity.parse(text).toString();
-    } catch (IllegalArgumentException e) {
-      return text;
+    String known = CANONICAL_QUANTITIES.get(text);
+    if (known != null) {
+      return known;
     }
+    String canonical;
+    try {
+      canonical = io.kdra.core.model.Quantity.parse(text).toString();
+    } catch (IllegalArgumentException e) {
+      canonical = text;
+    }
+    if (CANONICAL_QUANTITIES.size() >= MAX_CACHED_QUANTITIES) {
+      CANONICAL_QUANTITIES.clear();
+    }
+    CANONICAL_QUANTITIES.put(text, canonical);
+    return canonical;
   }
 
   private static <T> List<Object> list(List<T> items, Function<T, Object> f) {

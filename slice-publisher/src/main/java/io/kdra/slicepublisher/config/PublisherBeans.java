@@ -10,6 +10,7 @@ import io.kdra.slicepublisher.grpc.SnapshotConverter;
 import io.kdra.slicepublisher.grpc.SnapshotIntake;
 import io.kdra.slicepublisher.grpc.TokenReviewer;
 import io.kdra.slicepublisher.k8s.ClusterCache;
+import io.kdra.slicepublisher.k8s.DroppedFields;
 import io.kdra.slicepublisher.k8s.PoolReconciler;
 import io.kdra.slicepublisher.k8s.SliceWriter;
 import io.kdra.slicepublisher.observability.PublisherMetrics;
@@ -72,17 +73,23 @@ public class PublisherBeans {
 
   @Produces
   @Singleton
+  DroppedFields droppedFields() {
+    return new DroppedFields();
+  }
+
+  @Produces
+  @Singleton
   SliceWriter writer(KubernetesClient client, ClusterCache cache, PublisherMetrics metrics,
-      PublisherConfig c) {
-    return new SliceWriter(client, cache, metrics, c.maxWritesPerSecond());
+      DroppedFields dropped, PublisherConfig c) {
+    return new SliceWriter(client, cache, metrics, dropped, c.maxWritesPerSecond());
   }
 
   @Produces
   @Singleton
   PoolReconciler reconciler(ClusterCache cache, InventoryStore store, SlicePlanner planner,
-      SliceWriter writer, PublisherMetrics metrics, Tracer tracer, Clock clock,
-      PublisherConfig c) {
-    return new PoolReconciler(cache, store, planner, writer, metrics, tracer, clock,
+      SliceWriter writer, DroppedFields dropped, PublisherMetrics metrics, Tracer tracer,
+      Clock clock, PublisherConfig c) {
+    return new PoolReconciler(cache, store, planner, writer, dropped, metrics, tracer, clock,
         c.resyncPeriod());
   }
 

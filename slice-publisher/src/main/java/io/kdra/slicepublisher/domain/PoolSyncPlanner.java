@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 
 /**
  * Pure diff of one pool: desired content versus the stored slices -> the writes to issue.
@@ -37,6 +38,18 @@ public final class PoolSyncPlanner {
    *     writes then fail on their preconditions and the pool is planned again)
    */
   public static Plan plan(Optional<DesiredPool> desired, List<ResourceSlice> actual) {
+    return plan(desired, actual, SliceSemantics::sameContent);
+  }
+
+  /**
+   * The plan for one pool, with a custom content comparison.
+   *
+   * @param sameContent (stored, wanted) -> whether the stored slice already carries what is
+   *     wanted, generation aside; {@link SliceSemantics#sameContent} unless the API server is
+   *     known to store some content differently from how it was sent
+   */
+  public static Plan plan(Optional<DesiredPool> desired, List<ResourceSlice> actual,
+      BiPredicate<ResourceSlice, ResourceSlice> sameContent) {
     long top = actual.stream().mapToLong(PoolSyncPlanner::generation).max().orElse(0L);
     if (desired.isEmpty()) {
       return new Plan(top, actual.stream().sorted(byName()).map(PoolSyncPlanner::delete).toList());
@@ -51,7 +64,7 @@ public final class PoolSyncPlanner {
         .filter(s -> generation(s) == top)
         .allMatch(s -> {
           ResourceSlice w = wantedByName.get(s.getMetadata().getName());
-          return w != null && SliceSemantics.sameContent(s, w);
+          return w != null && sameContent.test(s, w);
         });
     long generation = consistent ? top : top + 1;
     if (!consistent) {

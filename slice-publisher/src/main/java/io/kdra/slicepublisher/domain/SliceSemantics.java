@@ -52,6 +52,14 @@ public final class SliceSemantics {
         && canonical(a.getSpec(), false).equals(canonical(b.getSpec(), false));
   }
 
+  /**
+   * A value equal for two slices exactly when {@link #sameContent} holds for them: for
+   * remembering what the API server made of a slice that was sent.
+   */
+  public static Object contentKey(ResourceSlice s) {
+    return List.of(owners(s), canonical(s.getSpec(), false));
+  }
+
   /** The pool generation of a slice; 0 when unset. */
   public static long generation(ResourceSlice s) {
     Long g = s.getSpec() == null || s.getSpec().getPool() == null

@@ -49,6 +49,7 @@ public final class PoolReconciler implements AutoCloseable {
   private final InventoryStore store;
   private final SlicePlanner planner;
   private final SliceWriter writer;
+  private final DroppedFields dropped;
   private final PublisherMetrics metrics;
   private final Tracer tracer;
   private final Clock clock;
@@ -60,12 +61,13 @@ public final class PoolReconciler implements AutoCloseable {
   private volatile boolean busy;
 
   public PoolReconciler(ClusterCache cache, InventoryStore store, SlicePlanner planner,
-      SliceWriter writer, PublisherMetrics metrics, Tracer tracer, Clock clock,
-      Duration resyncPeriod) {
+      SliceWriter writer, DroppedFields dropped, PublisherMetrics metrics, Tracer tracer,
+      Clock clock, Duration resyncPeriod) {
     this.cache = cache;
     this.store = store;
     this.planner = planner;
     this.writer = writer;
+    this.dropped = dropped;
     this.metrics = metrics;
     this.tracer = tracer;
     this.clock = clock;
@@ -170,7 +172,7 @@ public final class PoolReconciler implements AutoCloseable {
         span.setAttribute("kdra.outcome", "waiting for inventory");
         return;
       }
-      var plan = PoolSyncPlanner.plan(desired.get(), cache.slices(key));
+      var plan = PoolSyncPlanner.plan(desired.get(), cache.slices(key), dropped::sameContent);
       span.setAttribute("kdra.writes", plan.writes().size());
       span.setAttribute("kdra.generation", plan.generation());
       SliceWriter.Outcome outcome = writer.apply(plan.writes());

@@ -28,10 +28,11 @@ public final class SliceWriter {
   private final ClusterCache cache;
   private final PublisherMetrics metrics;
   private final RateLimiter limiter;
+  private final DroppedFields dropped;
 
   /** @param maxWritesPerSecond upper bound on writes per second; bursts of one second allowed */
   public SliceWriter(KubernetesClient client, ClusterCache cache, PublisherMetrics metrics,
-      double maxWritesPerSecond) {
+      DroppedFields dropped, double maxWritesPerSecond) {
     if (!(maxWritesPerSecond > 0)) {
       throw new IllegalArgumentException(
           "publisher.max-writes-per-second must be positive, got " + maxWritesPerSecond);
@@ -39,6 +40,7 @@ public final class SliceWriter {
     this.client = client;
     this.cache = cache;
     this.metrics = metrics;
+    this.dropped = dropped;
     this.limiter = RateLimiter.create(maxWritesPerSecond);
   }
 
@@ -74,15 +76,25 @@ public final class SliceWriter {
     return Outcome.DONE;
   }
 
+  private void stored(ResourceSlice sent, ResourceSlice returned) {
+    cache.wrote(returned);
+    if (dropped.record(sent, returned)) {
+      metrics.droppedFields();
+      LOG.warnf("the API server stored ResourceSlice %s differently from how it was sent (a"
+          + " feature gate off?); keeping what it stored until the content changes",
+          returned.getMetadata().getName());
+    }
+  }
+
   private void write(SliceWrite w) {
     var slices = client.resources(ResourceSlice.class);
     if (w instanceof SliceWrite.Create c) {
-      cache.wrote(slices.resource(c.slice()).create());
+      stored(c.slice(), slices.resource(c.slice()).create());
       metrics.created();
     } else if (w instanceof SliceWrite.Update u) {
       // update() sends the resourceVersion of the object: the API server refuses it with 409
       // when the slice changed since it was read.
-      cache.wrote(slices.resource(u.slice()).update());
+      stored(u.slice(), slices.resource(u.slice()).update());
       metrics.updated();
     } else if (w instanceof SliceWrite.Delete d) {
       var target = slices.withName(d.name());

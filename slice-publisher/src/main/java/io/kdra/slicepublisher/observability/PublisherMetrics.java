@@ -20,6 +20,7 @@ public class PublisherMetrics {
   private final Counter deleted;
   private final Counter conflicts;
   private final Counter failures;
+  private final Counter droppedFields;
   private final Timer reconcile;
 
   @Inject
@@ -32,6 +33,9 @@ public class PublisherMetrics {
         .description("Writes refused because the slice changed since it was read").register(registry);
     this.failures = Counter.builder("kdra.publisher.write.failures")
         .description("Writes that failed for another reason").register(registry);
+    this.droppedFields = Counter.builder("kdra.publisher.dropped.fields")
+        .description("Slices the API server stored differently from how they were sent")
+        .register(registry);
     this.reconcile = Timer.builder("kdra.publisher.reconcile")
         .description("Time to reconcile one pool, writes included").register(registry);
   }
@@ -59,6 +63,10 @@ public class PublisherMetrics {
 
   public void failure() {
     failures.increment();
+  }
+
+  public void droppedFields() {
+    droppedFields.increment();
   }
 
   public Timer reconcileTimer() {

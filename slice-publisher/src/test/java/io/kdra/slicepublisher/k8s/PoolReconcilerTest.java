@@ -61,8 +61,9 @@ class PoolReconcilerTest {
     cache = new ClusterCache(client, planner.settings().drivers());
     cache.start();
     await().atMost(Duration.ofSeconds(10)).until(cache::synced);
-    writer = new SliceWriter(client, cache, metrics, 1000);
-    reconciler = new PoolReconciler(cache, store, planner, writer, metrics,
+    DroppedFields dropped = new DroppedFields();
+    writer = new SliceWriter(client, cache, metrics, dropped, 1000);
+    reconciler = new PoolReconciler(cache, store, planner, writer, dropped, metrics,
         OpenTelemetry.noop().getTracer("test"), clock, Duration.ofMillis(50));
     reconciler.start();
   }

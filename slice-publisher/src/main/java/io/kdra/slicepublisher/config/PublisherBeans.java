@@ -63,8 +63,8 @@ public class PublisherBeans {
 
   @Produces
   @Singleton
-  ClusterCache cache(KubernetesClient client, PlannerSettings settings) {
-    return new ClusterCache(client, settings.drivers());
+  ClusterCache cache(KubernetesClient client, PlannerSettings settings, PublisherConfig c) {
+    return new ClusterCache(client, settings.drivers(), c.sliceFieldSelector());
   }
 
   void closeCache(@Disposes ClusterCache cache) {

@@ -59,6 +59,14 @@ public interface PublisherConfig {
   @WithDefault("30s")
   Duration resyncPeriod();
 
+  /**
+   * Watch ResourceSlices with a {@code spec.driver} field selector when exactly one driver is
+   * served, so that other drivers' slices are not cached. Off: watch all slices (still never
+   * writing other drivers' ones); needed only for servers without field selectors.
+   */
+  @WithDefault("true")
+  boolean sliceFieldSelector();
+
   /** Who may report which node. */
   Auth auth();
 

@@ -26,8 +26,9 @@ import org.jboss.logging.Logger;
  * uses a MutationCache for the same reason. Overlay entries win while their resourceVersion is
  * newer than the cached one and are dropped once the informer catches up.
  *
- * <p>One informer for all slices, filtered by driver here: the fabric8 mock server used in tests
- * ignores field selectors, and one watch is cheaper than one per driver. Thread-safe.
+ * <p>Slices are watched with a {@code spec.driver} field selector when one driver is served, and
+ * all of them otherwise (one watch instead of one per driver); either way every use filters by
+ * the served drivers, so other drivers' slices are never written. Thread-safe.
  */
 public final class ClusterCache implements AutoCloseable {
 
@@ -36,6 +37,7 @@ public final class ClusterCache implements AutoCloseable {
 
   private final KubernetesClient client;
   private final Set<String> drivers;
+  private final boolean fieldSelector;
   private final Map<String, ResourceSlice> written = new ConcurrentHashMap<>();
   private final Map<String, String> deleted = new ConcurrentHashMap<>();
   private final List<Consumer<String>> nodeListeners = new CopyOnWriteArrayList<>();
@@ -43,16 +45,26 @@ public final class ClusterCache implements AutoCloseable {
   private SharedIndexInformer<ResourceSlice> slices;
   private SharedIndexInformer<Node> nodes;
 
-  public ClusterCache(KubernetesClient client, Set<String> drivers) {
+  /**
+   * @param fieldSelector watch with a {@code spec.driver} field selector when one driver is
+   *     served (off for servers without field selectors, such as the fabric8 mock server)
+   */
+  public ClusterCache(KubernetesClient client, Set<String> drivers, boolean fieldSelector) {
     this.client = client;
     this.drivers = Set.copyOf(drivers);
+    this.fieldSelector = fieldSelector;
   }
 
   /** Starts both informers; returns at once. */
   public synchronized void start() {
     nodes = client.nodes().runnableInformer(0);
     nodes.addEventHandler(handler(n -> n.getMetadata().getName(), this::nodeChanged));
-    slices = client.resources(ResourceSlice.class).runnableInformer(0);
+    var sliceSource = client.resources(ResourceSlice.class);
+    // A field selector can name one driver only; with several, all slices are watched and
+    // filtered here (other drivers' slices are then cached but never written).
+    slices = fieldSelector && drivers.size() == 1
+        ? sliceSource.withField("spec.driver", drivers.iterator().next()).runnableInformer(0)
+        : sliceSource.runnableInformer(0);
     slices.addIndexers(Map.of(POOL_INDEX, s -> List.of(key(s).toString())));
     slices.addEventHandler(handler(s -> s, this::sliceChanged));
     nodes.start();

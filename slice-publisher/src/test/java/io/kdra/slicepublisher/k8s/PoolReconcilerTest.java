@@ -58,7 +58,7 @@ class PoolReconcilerTest {
 
   private void start() {
     PublisherMetrics metrics = new PublisherMetrics(new SimpleMeterRegistry());
-    cache = new ClusterCache(client, planner.settings().drivers());
+    cache = new ClusterCache(client, planner.settings().drivers(), false);
     cache.start();
     await().atMost(Duration.ofSeconds(10)).until(cache::synced);
     DroppedFields dropped = new DroppedFields();

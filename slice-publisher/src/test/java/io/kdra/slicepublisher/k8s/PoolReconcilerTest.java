@@ -18,7 +18,6 @@ import io.kdra.slicepublisher.domain.Fixtures.Dev;
 import io.kdra.slicepublisher.domain.InventoryStore;
 import io.kdra.slicepublisher.domain.NodeInventory;
 import io.kdra.slicepublisher.domain.PlannerSettings;
-import io.kdra.slicepublisher.domain.PoolKey;
 import io.kdra.slicepublisher.domain.SlicePlanner;
 import io.kdra.slicepublisher.domain.SliceWrite;
 import io.kdra.slicepublisher.observability.PublisherMetrics;
@@ -45,7 +44,7 @@ class PoolReconcilerTest {
 
   private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
   private final InventoryStore store = new InventoryStore();
-  private final SlicePlanner planner = new SlicePlanner(PlannerSettings.defaults(DRIVER));
+  private SlicePlanner planner = new SlicePlanner(PlannerSettings.defaults(DRIVER));
   private ClusterCache cache;
   private SliceWriter writer;
   private PoolReconciler reconciler;
@@ -245,11 +244,32 @@ class PoolReconcilerTest {
   }
 
   @Test
-  void networkPoolsAreNotOwnedByANode() {
-    // covered by planning tests; here only that such a pool survives the node-gone rule
-    var settings = PlannerSettings.defaults(DRIVER).withNetworkPools(List.of(
-        new PlannerSettings.NetworkPoolSpec("fabric-a", DRIVER, "gw-1", Map.of("zone", "a"))));
-    assertThat(new SlicePlanner(settings).poolKeyOf(DRIVER, "gw-1"))
-        .isEqualTo(new PoolKey(DRIVER, "fabric-a"));
+  void networkPoolsArePublishedForTheirSelectorWithoutOwnerOrNodePool() {
+    planner = new SlicePlanner(PlannerSettings.defaults(DRIVER).withNetworkPools(List.of(
+        new PlannerSettings.NetworkPoolSpec("fabric-a", DRIVER, "gw-1", Map.of("zone", "a")))));
+    start();
+    report("gw-1", devs(3));
+    awaitSlices("fabric-a", 1, 0);
+    ResourceSlice s = slices(DRIVER, "fabric-a").get(0);
+    assertThat(s.getSpec().getNodeName()).isNull();
+    assertThat(s.getSpec().getNodeSelector().getNodeSelectorTerms()).hasSize(1);
+    assertThat(s.getMetadata().getOwnerReferences()).isEmpty();
+    assertThat(slices(DRIVER, "gw-1")).isEmpty();
+  }
+
+  @Test
+  void nodeLabelChangesReachTheAttributes() {
+    planner = new SlicePlanner(PlannerSettings.defaults(DRIVER)
+        .withNodeLabelAttributes(List.of("topology.kubernetes.io/zone")));
+    client.nodes().withName("n1").edit(n -> new NodeBuilder(n).editMetadata()
+        .addToLabels("topology.kubernetes.io/zone", "z1").endMetadata().build());
+    start();
+    report("n1", devs(1));
+    awaitSlices("n1", 1, 0);
+    client.nodes().withName("n1").edit(n -> new NodeBuilder(n).editMetadata()
+        .addToLabels("topology.kubernetes.io/zone", "z2").endMetadata().build());
+    awaitSlices("n1", 1, 1);
+    assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getAttributes()
+        .get("topology.kubernetes.io/zone").getString()).isEqualTo("z2");
   }
 }

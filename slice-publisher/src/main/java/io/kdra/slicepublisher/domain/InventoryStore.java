@@ -30,15 +30,7 @@ public final class InventoryStore {
     return List.copyOf(latest.values());
   }
 
-  /** Forgets every inventory of {@code node} (the Node was deleted); returns what was removed. */
-  public List<NodeInventory> removeNode(String node) {
-    List<NodeInventory> removed = latest.values().stream()
-        .filter(i -> i.nodeName().equals(node)).toList();
-    removed.forEach(i -> latest.remove(new Key(i.driver(), i.nodeName()), i));
-    return removed;
-  }
-
-  /** Forgets one inventory (its pool has been removed after the stale grace). */
+  /** Forgets one inventory, unless a newer one of the same driver and node replaced it. */
   public void remove(NodeInventory inventory) {
     latest.remove(new Key(inventory.driver(), inventory.nodeName()), inventory);
   }

@@ -126,7 +126,12 @@ public final class PoolReconciler implements AutoCloseable {
 
   private void nodeChanged(String node) {
     if (cache.node(node).isEmpty()) {
-      store.removeNode(node);
+      // Node-local inventories go with their Node; a network pool's source node going away is
+      // handled by the staleness timers instead, as its devices may still be reachable.
+      store.all().stream()
+          .filter(i -> i.nodeName().equals(node)
+              && planner.poolKeyOf(i.driver(), node).pool().equals(node))
+          .forEach(store::remove);
     }
     planner.settings().drivers().forEach(d -> enqueue(planner.poolKeyOf(d, node)));
   }

@@ -101,8 +101,8 @@ public class PublisherLifecycle {
     return leader && reconciler.started();
   }
 
-  /** True when the caches have synced and this replica is the writer. */
+  /** True when the caches have synced (on the leader and on standbys alike). */
   public boolean ready() {
-    return cache.synced() && writer();
+    return cache.synced();
   }
 }

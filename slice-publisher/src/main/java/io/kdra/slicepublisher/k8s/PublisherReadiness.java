@@ -7,10 +7,11 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * Ready when the Node and ResourceSlice caches have synced and this replica is the writer (the
- * leader, or the only one when leader election is off). gRPC is served on the HTTP port, so a
- * probe that gets an answer already proves the server listens. Only the leader is ready, so the
- * Service sends drivers to it: inventories live in the leader's memory.
+ * Ready when the Node and ResourceSlice caches have synced; gRPC is served on the HTTP port, so a
+ * probe that gets an answer already proves the server listens. Leadership is reported as data,
+ * not as readiness: a standby that is never ready would block a rolling update (the new pod
+ * cannot become ready while the old leader holds the Lease). A standby ends inventory streams
+ * with UNAVAILABLE, and drivers reconnect until they reach the leader.
  */
 @Readiness
 @ApplicationScoped
@@ -22,7 +23,7 @@ public class PublisherReadiness implements HealthCheck {
   public HealthCheckResponse call() {
     return HealthCheckResponse.named("slice-publisher-writer")
         .status(lifecycle.ready())
-        .withData("leaderOrSingle", lifecycle.writer())
+        .withData("writer", lifecycle.writer())
         .build();
   }
 }

@@ -19,7 +19,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * With leader election on, the replica takes the Lease before it writes and reports ready. The
+ * With leader election on, the replica takes the Lease and then becomes the writer. The
  * same boot checks that the typed configuration maps network pools and label keys.
  */
 @QuarkusTest
@@ -61,12 +61,17 @@ class LeaderElectionTest {
   }
 
   @Test
-  void theReplicaHoldsTheLeaseAndIsReady() {
+  void theReplicaTakesTheLeaseAndThenWrites() {
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      Lease lease = client.leases().inNamespace("kdra-test").withName("kdra-slice-publisher")
+          .get();
+      assertThat(lease).isNotNull();
+      assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("replica-a");
+    });
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
         given().when().get("/q/health/ready").then().statusCode(200)
-            .body("status", equalTo("UP")));
-    Lease lease = client.leases().inNamespace("kdra-test").withName("kdra-slice-publisher").get();
-    assertThat(lease).isNotNull();
-    assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("replica-a");
+            .body("status", equalTo("UP"))
+            .body("checks.find { it.name == 'slice-publisher-writer' }.data.writer",
+                equalTo(true)));
   }
 }

@@ -5,9 +5,11 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
+@WithKubernetesTestServer(crud = true)
 class SlicePublisherHealthTest {
 
   @Test
@@ -19,9 +21,19 @@ class SlicePublisherHealthTest {
   }
 
   @Test
-  void readinessIsUp() {
-    given().when().get("/q/health/ready")
+  void readinessIsUpOnceCachesSyncedAndThisReplicaWrites() {
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() ->
+        given().when().get("/q/health/ready")
+            .then().statusCode(200)
+            .body("status", equalTo("UP"))
+            .body("checks.name", hasItem("slice-publisher-writer")));
+  }
+
+  @Test
+  void metricsAreExported() {
+    given().when().get("/q/metrics")
         .then().statusCode(200)
-        .body("status", equalTo("UP"));
+        .body(org.hamcrest.Matchers.containsString("kdra_publisher_slices_total"))
+        .body(org.hamcrest.Matchers.containsString("kdra_publisher_reconcile_seconds"));
   }
 }

@@ -1,0 +1,114 @@
+package io.kdra.slicepublisher.config;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.slicepublisher.domain.InventoryStore;
+import io.kdra.slicepublisher.domain.PlannerSettings;
+import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
+import io.kdra.slicepublisher.domain.SlicePlanner;
+import io.kdra.slicepublisher.grpc.KubernetesTokenReviewer;
+import io.kdra.slicepublisher.grpc.SnapshotConverter;
+import io.kdra.slicepublisher.grpc.SnapshotIntake;
+import io.kdra.slicepublisher.grpc.TokenReviewer;
+import io.kdra.slicepublisher.k8s.ClusterCache;
+import io.kdra.slicepublisher.k8s.DroppedFields;
+import io.kdra.slicepublisher.k8s.PoolReconciler;
+import io.kdra.slicepublisher.k8s.SliceWriter;
+import io.kdra.slicepublisher.observability.PublisherMetrics;
+import io.opentelemetry.api.trace.Tracer;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Wires the plain (framework-free) classes from configuration, so that they stay testable
+ * without Quarkus.
+ */
+@ApplicationScoped
+public class PublisherBeans {
+
+  @Produces
+  @Singleton
+  Clock clock() {
+    return Clock.systemUTC();
+  }
+
+  @Produces
+  @Singleton
+  PlannerSettings settings(PublisherConfig c) {
+    List<NetworkPoolSpec> pools = c.networkPools().entrySet().stream()
+        .map(e -> new NetworkPoolSpec(e.getKey(), e.getValue().driver(),
+            e.getValue().sourceNode(), e.getValue().nodeSelector()))
+        .sorted(Comparator.comparing(NetworkPoolSpec::name))
+        .toList();
+    return new PlannerSettings(c.drivers(), c.unhealthyTaint().key(), c.unhealthyTaint().effect(),
+        c.stale().taintKey(), c.stale().taintEffect(), c.stale().taintAfter(),
+        c.stale().removeAfter(), c.nodeLabelAttributes().orElse(List.of()), pools);
+  }
+
+  @Produces
+  @Singleton
+  SlicePlanner planner(PlannerSettings settings) {
+    return new SlicePlanner(settings);
+  }
+
+  @Produces
+  @Singleton
+  InventoryStore store() {
+    return new InventoryStore();
+  }
+
+  @Produces
+  @Singleton
+  ClusterCache cache(KubernetesClient client, PlannerSettings settings, PublisherConfig c) {
+    return new ClusterCache(client, settings.drivers(), c.sliceFieldSelector());
+  }
+
+  void closeCache(@Disposes ClusterCache cache) {
+    cache.close();
+  }
+
+  @Produces
+  @Singleton
+  DroppedFields droppedFields() {
+    return new DroppedFields();
+  }
+
+  @Produces
+  @Singleton
+  SliceWriter writer(KubernetesClient client, ClusterCache cache, PublisherMetrics metrics,
+      DroppedFields dropped, PublisherConfig c) {
+    return new SliceWriter(client, cache, metrics, dropped, c.maxWritesPerSecond());
+  }
+
+  @Produces
+  @Singleton
+  PoolReconciler reconciler(ClusterCache cache, InventoryStore store, SlicePlanner planner,
+      SliceWriter writer, DroppedFields dropped, PublisherMetrics metrics, Tracer tracer,
+      Clock clock, PublisherConfig c) {
+    return new PoolReconciler(cache, store, planner, writer, dropped, metrics, tracer, clock,
+        c.resyncPeriod());
+  }
+
+  void closeReconciler(@Disposes PoolReconciler reconciler) {
+    reconciler.close();
+  }
+
+  @Produces
+  @Singleton
+  SnapshotIntake intake(PlannerSettings settings, InventoryStore store, PoolReconciler reconciler,
+      PublisherMetrics metrics, Clock clock) {
+    return new SnapshotIntake(settings.drivers(),
+        new SnapshotConverter(settings.nodeLabelAttributes().size()), store,
+        i -> reconciler.inventoryChanged(i.driver(), i.nodeName()), metrics, clock);
+  }
+
+  @Produces
+  @Singleton
+  TokenReviewer reviewer(PublisherConfig c, KubernetesClient client) {
+    return c.auth().enabled() ? new KubernetesTokenReviewer(client) : TokenReviewer.ALLOW_ALL;
+  }
+}

@@ -1,0 +1,161 @@
+package io.kdra.slicepublisher.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Configuration of the slice-publisher (prefix {@code publisher}). Every property maps to an
+ * environment variable ({@code PUBLISHER_MAX_WRITES_PER_SECOND}) and a Helm value under
+ * {@code slicePublisher:}; docs/OPERATIONS.md, section "slice-publisher", lists them.
+ */
+@ConfigMapping(prefix = "publisher")
+public interface PublisherConfig {
+
+  /**
+   * The DRA driver names whose ResourceSlices this publisher writes. It is their single writer:
+   * snapshots of other drivers are refused, and slices of other drivers are never touched.
+   */
+  @WithDefault("gpu.kdra.io")
+  Set<String> drivers();
+
+  /** How unhealthy devices are marked. */
+  Taint unhealthyTaint();
+
+  /** Staleness of drivers that stop reporting. */
+  Stale stale();
+
+  /**
+   * Node label keys whose values are copied into every node-local device as string attributes,
+   * so that selectors can target them. The attribute name is the label key with its name part
+   * turned into a C identifier ({@code cloud.google.com/compute-class} becomes
+   * {@code cloud.google.com/compute_class}; a key without prefix lands in the driver's domain).
+   * An attribute the driver reports itself wins. Empty: none.
+   */
+  Optional<List<String>> nodeLabelAttributes();
+
+  /**
+   * Network-attached pools by pool name. The devices of such a pool are the ones that the
+   * driver instance on {@code source-node} reports; they are published once, reachable from the
+   * nodes matching {@code node-selector} (or from all nodes), instead of as that node's pool.
+   */
+  Map<String, NetworkPool> networkPools();
+
+  /**
+   * Upper bound on API writes (create, update, delete) per second, summed over all pools.
+   * Bursts of up to one second's worth are allowed. Must be positive.
+   */
+  @WithDefault("20")
+  double maxWritesPerSecond();
+
+  /**
+   * How often every pool is compared with the API server even without events. Cheap: it
+   * writes nothing when nothing changed; it also drives the staleness timers.
+   */
+  @WithDefault("30s")
+  Duration resyncPeriod();
+
+  /**
+   * Watch ResourceSlices with a {@code spec.driver} field selector when exactly one driver is
+   * served, so that other drivers' slices are not cached. Off: watch all slices (still never
+   * writing other drivers' ones); needed only for servers without field selectors.
+   */
+  @WithDefault("true")
+  boolean sliceFieldSelector();
+
+  /** Who may report which node. */
+  Auth auth();
+
+  /** Leader election among publisher replicas. */
+  LeaderElection leaderElection();
+
+  /** A device taint. */
+  interface Taint {
+    /** Taint key (a label name). */
+    @WithDefault("kdra.io/unhealthy")
+    String key();
+
+    /** Taint effect: NoSchedule or NoExecute ({@code None} needs Kubernetes 1.35+). */
+    @WithDefault("NoSchedule")
+    String effect();
+  }
+
+  /** Staleness timers, measured from a driver's last snapshot (or from taking leadership). */
+  interface Stale {
+    /** After this long without a snapshot, all devices of the pool get the stale taint. */
+    @WithDefault("2m")
+    Duration taintAfter();
+
+    /** After this long without a snapshot, the pool's slices are deleted. Must exceed taintAfter. */
+    @WithDefault("10m")
+    Duration removeAfter();
+
+    /** Key of the taint put on devices of a stale driver. */
+    @WithDefault("kdra.io/driver-unresponsive")
+    String taintKey();
+
+    /** Effect of the stale taint. */
+    @WithDefault("NoSchedule")
+    String taintEffect();
+  }
+
+  /** A network-attached pool. */
+  interface NetworkPool {
+    /** Driver whose snapshots supply the devices. */
+    String driver();
+
+    /** Node whose driver instance reports the devices of this pool. */
+    String sourceNode();
+
+    /**
+     * Label equalities (all must hold) selecting the nodes that reach the devices. Empty: all
+     * nodes ({@code allNodes: true}).
+     */
+    Map<String, String> nodeSelector();
+  }
+
+  /** Authentication of driver streams. */
+  interface Auth {
+    /**
+     * Check each stream's ServiceAccount token with a TokenReview and refuse snapshots for any
+     * node but the driver pod's own. Off only for local runs: then any caller may report any node.
+     */
+    @WithDefault("true")
+    boolean enabled();
+  }
+
+  /** Leader election on a coordination.k8s.io Lease. */
+  interface LeaderElection {
+    /** Off: this replica writes as soon as it starts (run a single replica then). */
+    @WithDefault("true")
+    boolean enabled();
+
+    /** Lease name. */
+    @WithDefault("kdra-slice-publisher")
+    String leaseName();
+
+    /** Lease namespace; default: the namespace the pod runs in (POD_NAMESPACE). */
+    @WithDefault("${POD_NAMESPACE:kdra-system}")
+    String leaseNamespace();
+
+    /** This replica's identity; default: the pod name (HOSTNAME). */
+    @WithDefault("${HOSTNAME:slice-publisher}")
+    String identity();
+
+    /** How long a lease holds without renewal. */
+    @WithDefault("15s")
+    Duration leaseDuration();
+
+    /** The leader gives up if it cannot renew within this. */
+    @WithDefault("10s")
+    Duration renewDeadline();
+
+    /** How often candidates retry. */
+    @WithDefault("2s")
+    Duration retryPeriod();
+  }
+}

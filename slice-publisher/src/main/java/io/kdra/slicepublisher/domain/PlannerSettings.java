@@ -1,0 +1,85 @@
+package io.kdra.slicepublisher.domain;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The configuration the pure planning reads, as plain values (see {@code PublisherConfig} for
+ * what each means). Immutable.
+ *
+ * @param drivers driver names served
+ * @param unhealthyTaintKey taint key for unhealthy devices
+ * @param unhealthyTaintEffect its effect
+ * @param staleTaintKey taint key for devices of a driver that stopped reporting
+ * @param staleTaintEffect its effect
+ * @param staleTaintAfter silence after which the stale taint is added
+ * @param staleRemoveAfter silence after which the pool is removed
+ * @param nodeLabelAttributes node label keys copied into device attributes
+ * @param networkPools network-attached pools
+ */
+public record PlannerSettings(
+    Set<String> drivers,
+    String unhealthyTaintKey,
+    String unhealthyTaintEffect,
+    String staleTaintKey,
+    String staleTaintEffect,
+    Duration staleTaintAfter,
+    Duration staleRemoveAfter,
+    List<String> nodeLabelAttributes,
+    List<NetworkPoolSpec> networkPools) {
+
+  public PlannerSettings {
+    drivers = Set.copyOf(drivers);
+    Objects.requireNonNull(unhealthyTaintKey, "unhealthyTaintKey");
+    Objects.requireNonNull(unhealthyTaintEffect, "unhealthyTaintEffect");
+    Objects.requireNonNull(staleTaintKey, "staleTaintKey");
+    Objects.requireNonNull(staleTaintEffect, "staleTaintEffect");
+    Objects.requireNonNull(staleTaintAfter, "staleTaintAfter");
+    Objects.requireNonNull(staleRemoveAfter, "staleRemoveAfter");
+    if (staleRemoveAfter.compareTo(staleTaintAfter) <= 0) {
+      throw new IllegalArgumentException("publisher.stale.remove-after (" + staleRemoveAfter
+          + ") must be longer than publisher.stale.taint-after (" + staleTaintAfter + ")");
+    }
+    nodeLabelAttributes = List.copyOf(nodeLabelAttributes);
+    networkPools = List.copyOf(networkPools);
+  }
+
+  /** Defaults as shipped, for tests and benchmarks. */
+  public static PlannerSettings defaults(String... drivers) {
+    return new PlannerSettings(Set.of(drivers), "kdra.io/unhealthy", "NoSchedule",
+        "kdra.io/driver-unresponsive", "NoSchedule", Duration.ofMinutes(2),
+        Duration.ofMinutes(10), List.of(), List.of());
+  }
+
+  public PlannerSettings withNodeLabelAttributes(List<String> keys) {
+    return new PlannerSettings(drivers, unhealthyTaintKey, unhealthyTaintEffect, staleTaintKey,
+        staleTaintEffect, staleTaintAfter, staleRemoveAfter, keys, networkPools);
+  }
+
+  public PlannerSettings withNetworkPools(List<NetworkPoolSpec> pools) {
+    return new PlannerSettings(drivers, unhealthyTaintKey, unhealthyTaintEffect, staleTaintKey,
+        staleTaintEffect, staleTaintAfter, staleRemoveAfter, nodeLabelAttributes, pools);
+  }
+
+  /** The network pool that the snapshots of {@code driver} on {@code node} feed, if any. */
+  public Optional<NetworkPoolSpec> networkPoolFedBy(String driver, String node) {
+    return networkPools.stream()
+        .filter(p -> p.driver().equals(driver) && p.sourceNode().equals(node))
+        .findFirst();
+  }
+
+  /** A network-attached pool: devices reported on {@code sourceNode}, reachable elsewhere. */
+  public record NetworkPoolSpec(
+      String name, String driver, String sourceNode, Map<String, String> nodeSelector) {
+    public NetworkPoolSpec {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(driver, "driver");
+      Objects.requireNonNull(sourceNode, "sourceNode");
+      nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+    }
+  }
+}

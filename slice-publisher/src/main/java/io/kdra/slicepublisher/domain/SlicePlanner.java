@@ -1,0 +1,264 @@
+package io.kdra.slicepublisher.domain;
+
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
+import io.kdra.slicepublisher.domain.DesiredPool.SliceContent;
+import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Pure planning: latest inventories + nodes + settings -> desired pools and their slices.
+ *
+ * <p>Rules, each following upstream (resource.k8s.io/v1, Kubernetes 1.36 defaults):
+ *
+ * <ul>
+ *   <li>One pool per (driver, node), named after the node, with {@code nodeName} set and the Node
+ *       as controlling owner; or a network-attached pool when the settings say that this
+ *       driver's snapshots on that node feed one ({@code nodeSelector} or {@code allNodes}).
+ *   <li>Devices sorted by name, so that diffs stay small and slice contents are stable.
+ *   <li>At most {@value #MAX_DEVICES} devices per slice, and {@value #MAX_DEVICES_ADVANCED} in a
+ *       slice where any device has taints or consumes counters (upstream's
+ *       ResourceSliceMaxDevicesWithAdvancedFeatures, 1.35+; also valid on 1.34).
+ *   <li>Shared counters in slices of their own, at most {@value #MAX_COUNTER_SETS} sets each
+ *       (1.35+: a slice carries devices or sharedCounters, not both); they come first.
+ *   <li>Unhealthy devices stay and get the configured taint, its value the health message.
+ *   <li>A driver silent for longer than the taint grace gets the stale taint on every device; for
+ *       longer than the removal grace its pool is not desired any more.
+ *   <li>Configured node labels become string attributes of node-local devices; the driver's own
+ *       attribute of the same name wins.
+ * </ul>
+ *
+ * Thread-safe and deterministic: equal inputs give equal pools.
+ */
+public final class SlicePlanner {
+
+  /** Upstream ResourceSliceMaxDevices. */
+  public static final int MAX_DEVICES = 128;
+  /** Upstream ResourceSliceMaxDevicesWithAdvancedFeatures (taints, consumesCounters). */
+  public static final int MAX_DEVICES_ADVANCED = 64;
+  /** Upstream ResourceSliceMaxCounterSets (1.35+). */
+  public static final int MAX_COUNTER_SETS = 8;
+  /** Longest label value, hence longest taint value. */
+  static final int MAX_LABEL_VALUE = 63;
+  /** Longest attribute identifier (DeviceMaxIDLength). */
+  static final int MAX_ID_LENGTH = 32;
+
+  private final PlannerSettings settings;
+
+  public SlicePlanner(PlannerSettings settings) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+  }
+
+  public PlannerSettings settings() {
+    return settings;
+  }
+
+  /** The pool that snapshots of {@code driver} on {@code node} feed. */
+  public PoolKey poolKeyOf(String driver, String node) {
+    return settings.networkPoolFedBy(driver, node)
+        .map(p -> new PoolKey(driver, p.name()))
+        .orElseGet(() -> new PoolKey(driver, node));
+  }
+
+  /**
+   * All desired pools.
+   *
+   * @param inventories the latest snapshot per (driver, node)
+   * @param nodes the nodes that exist, by name
+   * @param now the current time, for the staleness rules
+   */
+  public Map<PoolKey, DesiredPool> plan(
+      Collection<NodeInventory> inventories, Map<String, NodeInfo> nodes, Instant now) {
+    Map<PoolKey, DesiredPool> result = new LinkedHashMap<>();
+    for (NodeInventory inventory : inventories) {
+      planPool(inventory, nodes.get(inventory.nodeName()), now)
+          .ifPresent(p -> result.put(p.key(), p));
+    }
+    return result;
+  }
+
+  /**
+   * The desired pool fed by one inventory; empty when nothing should be published for it: the
+   * driver is not served, the node is unknown (node-local pools), the driver has been silent
+   * past the removal grace, or it reports neither devices nor counters.
+   *
+   * @param node the inventory's node, null when it does not exist
+   */
+  public Optional<DesiredPool> planPool(NodeInventory inventory, NodeInfo node, Instant now) {
+    if (!settings.drivers().contains(inventory.driver())) {
+      return Optional.empty();
+    }
+    Duration silence = Duration.between(inventory.receivedAt(), now);
+    if (silence.compareTo(settings.staleRemoveAfter()) > 0) {
+      return Optional.empty();
+    }
+    boolean stale = silence.compareTo(settings.staleTaintAfter()) > 0;
+    Optional<NetworkPoolSpec> network =
+        settings.networkPoolFedBy(inventory.driver(), inventory.nodeName());
+    if (network.isEmpty() && node == null) {
+      return Optional.empty();
+    }
+    Map<String, String> labels = network.isEmpty() ? node.labels() : Map.of();
+    List<Device> devices = inventory.devices().stream()
+        .sorted(Comparator.comparing(InventoryDevice::name))
+        .map(d -> device(d, labels, stale))
+        .toList();
+    List<SliceContent> slices = new ArrayList<>();
+    chunkCounters(inventory.sharedCounters()).forEach(c -> slices.add(SliceContent.ofCounters(c)));
+    chunkDevices(devices).forEach(c -> slices.add(SliceContent.ofDevices(c)));
+    if (slices.isEmpty()) {
+      return Optional.empty();
+    }
+    if (network.isPresent()) {
+      NetworkPoolSpec spec = network.get();
+      NodeSelector selector = spec.nodeSelector().isEmpty() ? null : selector(spec.nodeSelector());
+      return Optional.of(new DesiredPool(new PoolKey(inventory.driver(), spec.name()), null,
+          selector, selector == null, null, slices));
+    }
+    return Optional.of(new DesiredPool(new PoolKey(inventory.driver(), node.name()), node.name(),
+        null, false, owner(node), slices));
+  }
+
+  private Device device(InventoryDevice reported, Map<String, String> labels,
+      boolean stale) {
+    Device in = reported.device();
+    Map<String, DeviceAttribute> attributes = new TreeMap<>();
+    for (String labelKey : settings.nodeLabelAttributes()) {
+      String value = labels.get(labelKey);
+      if (value != null) {
+        attributes.put(attributeName(labelKey),
+            new DeviceAttributeBuilder().withString(value).build());
+      }
+    }
+    if (in.getAttributes() != null) {
+      attributes.putAll(in.getAttributes());
+    }
+    List<DeviceTaint> taints = new ArrayList<>();
+    if (!reported.healthy()) {
+      taints.add(new DeviceTaintBuilder().withKey(settings.unhealthyTaintKey())
+          .withValue(labelValue(reported.healthMessage()))
+          .withEffect(settings.unhealthyTaintEffect()).build());
+    }
+    if (stale) {
+      taints.add(new DeviceTaintBuilder().withKey(settings.staleTaintKey())
+          .withEffect(settings.staleTaintEffect()).build());
+    }
+    // A shallow copy with new attributes and taints: the reported parts are shared, never
+    // modified (copy with DeviceBuilder before changing them). A DeviceBuilder deep copy here
+    // was the largest cost of a steady-state sync.
+    Device out = new Device();
+    out.setName(in.getName());
+    out.setAttributes(attributes);
+    out.setCapacity(in.getCapacity());
+    out.setConsumesCounters(in.getConsumesCounters());
+    out.setTaints(taints);
+    out.setAllowMultipleAllocations(in.getAllowMultipleAllocations());
+    out.setBindsToNode(in.getBindsToNode());
+    out.setBindingConditions(in.getBindingConditions());
+    out.setBindingFailureConditions(in.getBindingFailureConditions());
+    out.setNodeName(in.getNodeName());
+    out.setNodeSelector(in.getNodeSelector());
+    out.setAllNodes(in.getAllNodes());
+    in.getAdditionalProperties().forEach(out::setAdditionalProperty);
+    return out;
+  }
+
+  /** Greedy packing in order: a slice closes when the next device would exceed its limit. */
+  static List<List<Device>> chunkDevices(List<Device> devices) {
+    List<List<Device>> chunks = new ArrayList<>();
+    List<Device> current = new ArrayList<>();
+    boolean advanced = false;
+    for (Device d : devices) {
+      boolean deviceAdvanced = isAdvanced(d);
+      boolean wouldBeAdvanced = advanced || deviceAdvanced;
+      int limit = wouldBeAdvanced ? MAX_DEVICES_ADVANCED : MAX_DEVICES;
+      if (current.size() + 1 > limit) {
+        chunks.add(current);
+        current = new ArrayList<>();
+        wouldBeAdvanced = deviceAdvanced;
+      }
+      current.add(d);
+      advanced = wouldBeAdvanced;
+    }
+    if (!current.isEmpty()) {
+      chunks.add(current);
+    }
+    return chunks;
+  }
+
+  static boolean isAdvanced(Device d) {
+    return (d.getTaints() != null && !d.getTaints().isEmpty())
+        || (d.getConsumesCounters() != null && !d.getConsumesCounters().isEmpty());
+  }
+
+  private static List<List<CounterSet>> chunkCounters(List<CounterSet> counters) {
+    List<CounterSet> sorted =
+        counters.stream().sorted(Comparator.comparing(CounterSet::getName)).toList();
+    List<List<CounterSet>> chunks = new ArrayList<>();
+    for (int i = 0; i < sorted.size(); i += MAX_COUNTER_SETS) {
+      chunks.add(sorted.subList(i, Math.min(sorted.size(), i + MAX_COUNTER_SETS)));
+    }
+    return chunks;
+  }
+
+  private static NodeSelector selector(Map<String, String> labels) {
+    var requirements = new TreeMap<>(labels).entrySet().stream()
+        .map(e -> new NodeSelectorRequirementBuilder().withKey(e.getKey()).withOperator("In")
+            .withValues(e.getValue()).build())
+        .toList();
+    // Upstream allows exactly one term in a slice's node selector: the equalities are ANDed.
+    return new NodeSelectorBuilder().addNewNodeSelectorTerm()
+        .withMatchExpressions(requirements).endNodeSelectorTerm().build();
+  }
+
+  private static OwnerReference owner(NodeInfo node) {
+    return new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node")
+        .withName(node.name()).withUid(node.uid()).withController(true).build();
+  }
+
+  /**
+   * The attribute name for a node label key: the prefix stays the domain, the name part becomes
+   * a C identifier of at most 32 characters (label names allow '-' and '.', attributes do not).
+   */
+  public static String attributeName(String labelKey) {
+    int slash = labelKey.indexOf('/');
+    String domain = slash < 0 ? "" : labelKey.substring(0, slash);
+    String id = labelKey.substring(slash + 1).replaceAll("[^A-Za-z0-9_]", "_");
+    if (id.isEmpty() || Character.isDigit(id.charAt(0))) {
+      id = "_" + id;
+    }
+    if (id.length() > MAX_ID_LENGTH) {
+      id = id.substring(0, MAX_ID_LENGTH);
+    }
+    return domain.isEmpty() ? id : domain + "/" + id;
+  }
+
+  /** Turns free text into a valid label value: runs of other characters become '_', max 63. */
+  public static String labelValue(String text) {
+    String v = text.replaceAll("[^A-Za-z0-9_.-]+", "_");
+    v = v.replaceAll("^[^A-Za-z0-9]+", "");
+    if (v.length() > MAX_LABEL_VALUE) {
+      v = v.substring(0, MAX_LABEL_VALUE);
+    }
+    return v.replaceAll("[^A-Za-z0-9]+$", "");
+  }
+}

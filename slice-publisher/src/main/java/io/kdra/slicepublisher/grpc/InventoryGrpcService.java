@@ -1,0 +1,101 @@
+package io.kdra.slicepublisher.grpc;
+
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import io.kdra.inventory.v1.InventoryGrpc;
+import io.kdra.inventory.v1.InventorySnapshot;
+import io.kdra.inventory.v1.ReportAck;
+import io.kdra.slicepublisher.config.PublisherConfig;
+import io.kdra.slicepublisher.k8s.PublisherLifecycle;
+import io.quarkus.grpc.GrpcService;
+import io.smallrye.common.annotation.Blocking;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+/**
+ * The inventory API. Per stream: the caller's token is reviewed once, at the first snapshot;
+ * every snapshot must be for the caller's own node (else the stream ends with
+ * PERMISSION_DENIED); then {@link SnapshotIntake} decides and the ack says what became of it.
+ * A replica that is not the leader ends streams with UNAVAILABLE so that drivers reconnect
+ * (through the Service) to the leader. Runs on worker threads: the review may block.
+ */
+@GrpcService
+public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
+
+  private static final Logger LOG = Logger.getLogger(InventoryGrpcService.class);
+
+  @Inject TokenReviewer reviewer;
+  @Inject SnapshotIntake intake;
+  @Inject PublisherLifecycle lifecycle;
+  @Inject PublisherConfig config;
+
+  @Override
+  @Blocking
+  public StreamObserver<InventorySnapshot> report(StreamObserver<ReportAck> responses) {
+    String token = BearerTokenInterceptor.TOKEN.get();
+    return new StreamObserver<>() {
+      private boolean reviewed;
+      private String node;
+      private Long lastSequence;
+      private boolean closed;
+
+      @Override
+      public void onNext(InventorySnapshot snapshot) {
+        if (closed) {
+          return;
+        }
+        if (!lifecycle.writer()) {
+          fail(Status.UNAVAILABLE.withDescription("this slice-publisher replica is not the leader"));
+          return;
+        }
+        if (!reviewed) {
+          if (token == null && config.auth().enabled()) {
+            fail(Status.UNAUTHENTICATED.withDescription(
+                "no \"authorization: Bearer <ServiceAccount token>\" metadata"));
+            return;
+          }
+          try {
+            node = reviewer.nodeOf(token == null ? "" : token);
+          } catch (TokenReviewer.Rejected e) {
+            fail(Status.UNAUTHENTICATED.withDescription(e.getMessage()));
+            return;
+          }
+          reviewed = true;
+        }
+        if (node != null && !node.equals(snapshot.getNodeName())) {
+          fail(Status.PERMISSION_DENIED.withDescription("the driver pod runs on node \"" + node
+              + "\" and may not report node \"" + snapshot.getNodeName() + "\""));
+          return;
+        }
+        ReportAck ack = intake.accept(snapshot, lastSequence);
+        if (ack.getAccepted()) {
+          lastSequence = snapshot.getSequence();
+        } else {
+          LOG.debugf("refused snapshot %d of %s on %s: %s", snapshot.getSequence(),
+              snapshot.getDriver(), snapshot.getNodeName(), ack.getError());
+        }
+        responses.onNext(ack);
+      }
+
+      private void fail(Status status) {
+        closed = true;
+        LOG.infof("ending inventory stream: %s %s", status.getCode(), status.getDescription());
+        responses.onError(status.asRuntimeException());
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        closed = true;
+        LOG.debugf("inventory stream ended by the driver: %s", t.toString());
+      }
+
+      @Override
+      public void onCompleted() {
+        if (!closed) {
+          closed = true;
+          responses.onCompleted();
+        }
+      }
+    };
+  }
+}

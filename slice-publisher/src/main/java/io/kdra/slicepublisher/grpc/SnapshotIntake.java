@@ -1,0 +1,69 @@
+package io.kdra.slicepublisher.grpc;
+
+import io.kdra.inventory.v1.InventorySnapshot;
+import io.kdra.inventory.v1.ReportAck;
+import io.kdra.slicepublisher.domain.InventoryStore;
+import io.kdra.slicepublisher.domain.NodeInventory;
+import io.kdra.slicepublisher.observability.PublisherMetrics;
+import java.time.Clock;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Accepts or refuses one snapshot whose node has already been checked: the driver must be
+ * served, the sequence newer than the stream's last, and the content valid. Accepted snapshots
+ * replace the driver's inventory for the node and trigger a reconcile. Thread-safe.
+ *
+ * <p>Sequences are compared within one stream only: a restarted driver opens a new stream and
+ * may start counting again, and its first snapshot must win over its predecessor's last.
+ */
+public final class SnapshotIntake {
+
+  private final Set<String> drivers;
+  private final SnapshotConverter converter;
+  private final InventoryStore store;
+  private final Consumer<NodeInventory> changed;
+  private final PublisherMetrics metrics;
+  private final Clock clock;
+
+  public SnapshotIntake(Set<String> drivers, SnapshotConverter converter, InventoryStore store,
+      Consumer<NodeInventory> changed, PublisherMetrics metrics, Clock clock) {
+    this.drivers = Set.copyOf(drivers);
+    this.converter = converter;
+    this.store = store;
+    this.changed = changed;
+    this.metrics = metrics;
+    this.clock = clock;
+  }
+
+  /**
+   * @param lastSequence the sequence of the last snapshot accepted on this stream, or null
+   * @return the acknowledgement to send
+   */
+  public ReportAck accept(InventorySnapshot s, Long lastSequence) {
+    if (!drivers.contains(s.getDriver())) {
+      metrics.snapshot("other", "refused");
+      return refuse(s, "driver \"" + s.getDriver() + "\" is not served by this publisher (serves "
+          + drivers.stream().sorted().toList() + ")");
+    }
+    if (lastSequence != null && s.getSequence() <= lastSequence) {
+      metrics.snapshot(s.getDriver(), "stale");
+      return refuse(s, "sequence " + s.getSequence() + " is not newer than " + lastSequence
+          + ", the last accepted on this stream");
+    }
+    SnapshotConverter.Result result = converter.convert(s, clock.instant());
+    if (!result.ok()) {
+      metrics.snapshot(s.getDriver(), "invalid");
+      return refuse(s, String.join("; ", result.errors()));
+    }
+    store.put(result.inventory());
+    changed.accept(result.inventory());
+    metrics.snapshot(s.getDriver(), "accepted");
+    return ReportAck.newBuilder().setSequence(s.getSequence()).setAccepted(true).build();
+  }
+
+  private static ReportAck refuse(InventorySnapshot s, String error) {
+    return ReportAck.newBuilder().setSequence(s.getSequence()).setAccepted(false).setError(error)
+        .build();
+  }
+}

@@ -1,0 +1,109 @@
+package io.kdra.slicepublisher.k8s;
+
+import com.google.common.util.concurrent.RateLimiter;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kdra.slicepublisher.domain.SliceWrite;
+import io.kdra.slicepublisher.observability.PublisherMetrics;
+import java.util.List;
+import org.jboss.logging.Logger;
+
+/**
+ * Issues the writes of one pool plan against the API server, at a bounded rate, each with
+ * optimistic concurrency: updates carry the resourceVersion read and deletes carry uid and
+ * resourceVersion preconditions, so nothing is overwritten that changed since it was read.
+ *
+ * <p>Stops at the first failure and reports it; the caller re-plans the pool from fresh state
+ * (that is the retry on conflict: a conflict means the plan was made from stale state, so
+ * re-sending the same write would be wrong). Called from one thread at a time.
+ */
+public final class SliceWriter {
+
+  private static final Logger LOG = Logger.getLogger(SliceWriter.class);
+  private static final int CONFLICT = 409;
+  private static final int NOT_FOUND = 404;
+
+  private final KubernetesClient client;
+  private final ClusterCache cache;
+  private final PublisherMetrics metrics;
+  private final RateLimiter limiter;
+  private final DroppedFields dropped;
+
+  /** @param maxWritesPerSecond upper bound on writes per second; bursts of one second allowed */
+  public SliceWriter(KubernetesClient client, ClusterCache cache, PublisherMetrics metrics,
+      DroppedFields dropped, double maxWritesPerSecond) {
+    if (!(maxWritesPerSecond > 0)) {
+      throw new IllegalArgumentException(
+          "publisher.max-writes-per-second must be positive, got " + maxWritesPerSecond);
+    }
+    this.client = client;
+    this.cache = cache;
+    this.metrics = metrics;
+    this.dropped = dropped;
+    this.limiter = RateLimiter.create(maxWritesPerSecond);
+  }
+
+  /** What became of a plan. */
+  public enum Outcome {
+    /** Every write succeeded (or there were none). */
+    DONE,
+    /** A write met a newer version of the slice, or a name already taken: re-plan soon. */
+    CONFLICT,
+    /** A write failed otherwise: retry with backoff. */
+    FAILED
+  }
+
+  /** Issues {@code writes} in order; blocks while the rate limit requires. */
+  public Outcome apply(List<SliceWrite> writes) {
+    for (SliceWrite w : writes) {
+      limiter.acquire();
+      try {
+        write(w);
+      } catch (KubernetesClientException e) {
+        cache.forget(w.name());
+        if (e.getCode() == CONFLICT || (e.getCode() == NOT_FOUND && w instanceof SliceWrite.Update)) {
+          metrics.conflict();
+          LOG.debugf("conflict writing ResourceSlice %s: %s", w.name(), e.getMessage());
+          return Outcome.CONFLICT;
+        }
+        metrics.failure();
+        LOG.warnf("writing ResourceSlice %s failed (HTTP %d): %s", w.name(), e.getCode(),
+            e.getMessage());
+        return Outcome.FAILED;
+      }
+    }
+    return Outcome.DONE;
+  }
+
+  private void stored(ResourceSlice sent, ResourceSlice returned) {
+    cache.wrote(returned);
+    if (dropped.record(sent, returned)) {
+      metrics.droppedFields();
+      LOG.warnf("the API server stored ResourceSlice %s differently from how it was sent (a"
+          + " feature gate off?); keeping what it stored until the content changes",
+          returned.getMetadata().getName());
+    }
+  }
+
+  private void write(SliceWrite w) {
+    var slices = client.resources(ResourceSlice.class);
+    if (w instanceof SliceWrite.Create c) {
+      stored(c.slice(), slices.resource(c.slice()).create());
+      metrics.created();
+    } else if (w instanceof SliceWrite.Update u) {
+      // update() sends the resourceVersion of the object: the API server refuses it with 409
+      // when the slice changed since it was read.
+      stored(u.slice(), slices.resource(u.slice()).update());
+      metrics.updated();
+    } else if (w instanceof SliceWrite.Delete d) {
+      var target = slices.withName(d.name());
+      boolean gone = !(d.resourceVersion() == null
+          ? target.delete() : target.lockResourceVersion(d.resourceVersion()).delete()).isEmpty();
+      cache.deleted(d.name(), d.resourceVersion());
+      if (gone) {
+        metrics.deleted();
+      }
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package io.kdra.slicepublisher.observability;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.inject.Singleton;
+import jakarta.inject.Inject;
+
+/**
+ * The publisher's Micrometer meters (Prometheus names in docs/OPERATIONS.md): slices written by
+ * operation, write conflicts and failures, reconcile latency per pool, snapshots received by
+ * outcome. Thread-safe.
+ */
+@Singleton
+public class PublisherMetrics {
+
+  private final MeterRegistry registry;
+  private final Counter created;
+  private final Counter updated;
+  private final Counter deleted;
+  private final Counter conflicts;
+  private final Counter failures;
+  private final Counter droppedFields;
+  private final Timer reconcile;
+
+  @Inject
+  public PublisherMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.created = writes("create");
+    this.updated = writes("update");
+    this.deleted = writes("delete");
+    this.conflicts = Counter.builder("kdra.publisher.write.conflicts")
+        .description("Writes refused because the slice changed since it was read").register(registry);
+    this.failures = Counter.builder("kdra.publisher.write.failures")
+        .description("Writes that failed for another reason").register(registry);
+    this.droppedFields = Counter.builder("kdra.publisher.dropped.fields")
+        .description("Slices the API server stored differently from how they were sent")
+        .register(registry);
+    this.reconcile = Timer.builder("kdra.publisher.reconcile")
+        .description("Time to reconcile one pool, writes included").register(registry);
+  }
+
+  private Counter writes(String op) {
+    return Counter.builder("kdra.publisher.slices").tag("operation", op)
+        .description("ResourceSlices written").register(registry);
+  }
+
+  public void created() {
+    created.increment();
+  }
+
+  public void updated() {
+    updated.increment();
+  }
+
+  public void deleted() {
+    deleted.increment();
+  }
+
+  public void conflict() {
+    conflicts.increment();
+  }
+
+  public void failure() {
+    failures.increment();
+  }
+
+  public void droppedFields() {
+    droppedFields.increment();
+  }
+
+  public Timer reconcileTimer() {
+    return reconcile;
+  }
+
+  /** Counts one snapshot; {@code outcome} is accepted, invalid, refused or stale. */
+  public void snapshot(String driver, String outcome) {
+    registry.counter("kdra.publisher.inventories", "driver", driver, "outcome", outcome)
+        .increment();
+  }
+
+  /** Total writes so far (create + update + delete), for logs and benchmarks. */
+  public long totalWrites() {
+    return (long) (created.count() + updated.count() + deleted.count());
+  }
+}

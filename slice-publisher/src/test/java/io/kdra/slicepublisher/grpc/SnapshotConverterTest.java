@@ -1,0 +1,128 @@
+package io.kdra.slicepublisher.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Named.named;
+
+import io.kdra.inventory.v1.AttributeValue;
+import io.kdra.inventory.v1.CounterConsumption;
+import io.kdra.inventory.v1.CounterSet;
+import io.kdra.inventory.v1.Device;
+import io.kdra.inventory.v1.Health;
+import io.kdra.inventory.v1.InventorySnapshot;
+import java.time.Instant;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class SnapshotConverterTest {
+
+  private static final SnapshotConverter CONVERTER = new SnapshotConverter(2);
+
+  private static InventorySnapshot.Builder snapshot() {
+    return InventorySnapshot.newBuilder().setDriver("gpu.kdra.io").setNodeName("node-a")
+        .setSequence(1)
+        .addSharedCounters(CounterSet.newBuilder().setName("gpu-0-mem")
+            .putCounters("memory", "80Gi"))
+        .addDevices(device());
+  }
+
+  private static Device.Builder device() {
+    return Device.newBuilder().setName("gpu-0")
+        .putAttributes("model", AttributeValue.newBuilder().setString("H100").build())
+        .putAttributes("driverVersion", AttributeValue.newBuilder().setVersion("550.54.15").build())
+        .putCapacity("memory", "80Gi");
+  }
+
+  private static InventorySnapshot withDevice(UnaryOperator<Device.Builder> change) {
+    return snapshot().setDevices(0, change.apply(device())).build();
+  }
+
+  static Stream<Arguments> refusals() {
+    return Stream.of(
+        Arguments.of(named("upper-case driver", snapshot().setDriver("GPU.io").build()),
+            "driver \"GPU.io\": must be a lower-case DNS subdomain"),
+        Arguments.of(named("no node", snapshot().setNodeName("").build()),
+            "node_name \"\": must be a DNS subdomain"),
+        Arguments.of(named("device name not a DNS label", withDevice(d -> d.setName("GPU_0"))),
+            "device \"GPU_0\": name must be a DNS label"),
+        Arguments.of(named("duplicate device", snapshot().addDevices(device()).build()),
+            "device \"gpu-0\": name is not unique"),
+        Arguments.of(named("attribute name not a C identifier", withDevice(d -> d.putAttributes(
+            "model-name", AttributeValue.newBuilder().setString("x").build()))),
+            "device \"gpu-0\": attribute \"model-name\": name must be a C identifier"),
+        Arguments.of(named("attribute domain invalid", withDevice(d -> d.putAttributes(
+            "Bad_Domain/x", AttributeValue.newBuilder().setInt(1).build()))),
+            "device \"gpu-0\": attribute \"Bad_Domain/x\": domain must be a DNS subdomain"),
+        Arguments.of(named("attribute without value", withDevice(d -> d.putAttributes(
+            "empty", AttributeValue.getDefaultInstance()))),
+            "device \"gpu-0\": attribute \"empty\": no value set"),
+        Arguments.of(named("string too long", withDevice(d -> d.putAttributes(
+            "serial", AttributeValue.newBuilder().setString("x".repeat(65)).build()))),
+            "device \"gpu-0\": attribute \"serial\": string longer than 64 characters"),
+        Arguments.of(named("version not strict semver", withDevice(d -> d.putAttributes(
+            "driverVersion", AttributeValue.newBuilder().setVersion("v550.54").build()))),
+            "device \"gpu-0\": attribute \"driverVersion\": version \"v550.54\" is not a strict"),
+        Arguments.of(named("capacity not a quantity", withDevice(d -> d.putCapacity("memory",
+            "80 GB"))), "device \"gpu-0\": capacity \"memory\": \"80 GB\" is not a quantity"),
+        Arguments.of(named("too many attributes with the reserved node-label slots",
+            withDevice(d -> {
+              IntStream.range(0, 28).forEach(i -> d.putAttributes("a" + i,
+                  AttributeValue.newBuilder().setInt(i).build()));
+              return d;
+            })), "device \"gpu-0\": attributes + capacity: 31 entries, at most 30 allowed"),
+        Arguments.of(named("unknown counter set", withDevice(d -> d.addConsumesCounters(
+            CounterConsumption.newBuilder().setCounterSet("nope").putCounters("memory", "1Gi")))),
+            "device \"gpu-0\": consumes_counters \"nope\": no shared counter set of that name"),
+        Arguments.of(named("unknown counter", withDevice(d -> d.addConsumesCounters(
+            CounterConsumption.newBuilder().setCounterSet("gpu-0-mem").putCounters("cores",
+                "1")))),
+            "device \"gpu-0\": consumes_counters \"gpu-0-mem\": counter \"cores\" is not in the set"),
+        Arguments.of(named("three counter consumptions", withDevice(d -> {
+          for (int i = 0; i < 3; i++) {
+            d.addConsumesCounters(CounterConsumption.newBuilder().setCounterSet("gpu-0-mem"));
+          }
+          return d;
+        })), "device \"gpu-0\": consumes_counters: more than 2 entries"),
+        Arguments.of(named("counter set name invalid", snapshot().addSharedCounters(
+            CounterSet.newBuilder().setName("Mem")).build()),
+            "shared counter set \"Mem\": name must be a DNS label"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void refusals(InventorySnapshot snapshot, String expectedError) {
+    var result = CONVERTER.convert(snapshot, Instant.EPOCH);
+    assertThat(result.ok()).isFalse();
+    assertThat(result.inventory()).isNull();
+    assertThat(result.errors()).anySatisfy(e -> assertThat(e).startsWith(expectedError));
+  }
+
+  @Test
+  void aValidSnapshotConvertsWithCanonicalQuantitiesAndHealth() {
+    var result = CONVERTER.convert(snapshot().addDevices(Device.newBuilder().setName("gpu-1")
+        .putCapacity("memory", "81920Mi").setHealth(Health.UNHEALTHY)
+        .setHealthMessage("ecc").setAllowMultipleAllocations(true)
+        .addConsumesCounters(CounterConsumption.newBuilder().setCounterSet("gpu-0-mem")
+            .putCounters("memory", "0.5Gi"))).build(), Instant.EPOCH);
+    assertThat(result.errors()).isEmpty();
+    var inventory = result.inventory();
+    assertThat(inventory.driver()).isEqualTo("gpu.kdra.io");
+    assertThat(inventory.sharedCounters()).singleElement()
+        .satisfies(c -> assertThat(c.getName()).isEqualTo("gpu-0-mem"));
+    var gpu0 = inventory.devices().get(0);
+    assertThat(gpu0.healthy()).isTrue();
+    assertThat(gpu0.device().getAttributes().get("driverVersion").getVersion())
+        .isEqualTo("550.54.15");
+    var gpu1 = inventory.devices().get(1);
+    assertThat(gpu1.healthy()).isFalse();
+    assertThat(gpu1.healthMessage()).isEqualTo("ecc");
+    assertThat(gpu1.device().getAllowMultipleAllocations()).isTrue();
+    assertThat(gpu1.device().getCapacity().get("memory").getValue().toString()).isEqualTo("80Gi");
+    assertThat(gpu1.device().getConsumesCounters().get(0).getCounters().get("memory").getValue()
+        .toString()).isEqualTo("512Mi");
+  }
+}

@@ -1,0 +1,275 @@
+package io.kdra.slicepublisher.k8s;
+
+import static io.kdra.slicepublisher.domain.Fixtures.DRIVER;
+import static io.kdra.slicepublisher.domain.Fixtures.dev;
+import static io.kdra.slicepublisher.domain.Fixtures.devs;
+import static io.kdra.slicepublisher.domain.Fixtures.inv;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.kdra.slicepublisher.domain.Fixtures.Dev;
+import io.kdra.slicepublisher.domain.InventoryStore;
+import io.kdra.slicepublisher.domain.NodeInventory;
+import io.kdra.slicepublisher.domain.PlannerSettings;
+import io.kdra.slicepublisher.domain.SlicePlanner;
+import io.kdra.slicepublisher.domain.SliceWrite;
+import io.kdra.slicepublisher.observability.PublisherMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The reconciler against the fabric8 mock server in CRUD mode. */
+@EnableKubernetesMockClient(crud = true)
+class PoolReconcilerTest {
+
+  static final String OTHER_DRIVER = "nic.other.io";
+
+  KubernetesMockServer server;
+  KubernetesClient client;
+
+  private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+  private final InventoryStore store = new InventoryStore();
+  private SlicePlanner planner = new SlicePlanner(PlannerSettings.defaults(DRIVER));
+  private ClusterCache cache;
+  private SliceWriter writer;
+  private PoolReconciler reconciler;
+
+  @BeforeEach
+  void setUp() {
+    node("n1");
+    node("n2");
+  }
+
+  private void start() {
+    PublisherMetrics metrics = new PublisherMetrics(new SimpleMeterRegistry());
+    cache = new ClusterCache(client, planner.settings().drivers(), false);
+    cache.start();
+    await().atMost(Duration.ofSeconds(10)).until(cache::synced);
+    DroppedFields dropped = new DroppedFields();
+    writer = new SliceWriter(client, cache, metrics, dropped, 1000);
+    reconciler = new PoolReconciler(cache, store, planner, writer, dropped, metrics,
+        OpenTelemetry.noop().getTracer("test"), clock, Duration.ofMillis(50));
+    reconciler.start();
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (reconciler != null) {
+      reconciler.close();
+    }
+    if (cache != null) {
+      cache.close();
+    }
+  }
+
+  private void node(String name) {
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
+        .endMetadata().build()).create();
+  }
+
+  private void report(String node, List<Dev> devices) {
+    NodeInventory i = inv(node, devices).receivedAt(clock.instant()).build();
+    store.put(i);
+    reconciler.inventoryChanged(i.driver(), i.nodeName());
+  }
+
+  private List<ResourceSlice> slices(String driver, String pool) {
+    return client.resources(ResourceSlice.class).list().getItems().stream()
+        .filter(s -> s.getSpec().getDriver().equals(driver)
+            && s.getSpec().getPool().getName().equals(pool))
+        .sorted(java.util.Comparator.comparing(s -> s.getMetadata().getName()))
+        .toList();
+  }
+
+  private void awaitSlices(String pool, int count, long generation) {
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+      assertThat(slices(DRIVER, pool)).hasSize(count)
+          .allSatisfy(s -> assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(generation));
+      assertThat(reconciler.idle()).isTrue();
+    });
+  }
+
+  /** Drains the recorded requests and returns the writes among them. */
+  private List<String> writes() throws InterruptedException {
+    List<String> out = new ArrayList<>();
+    RecordedRequest r;
+    while ((r = server.takeRequest(10, TimeUnit.MILLISECONDS)) != null) {
+      if (!r.getMethod().equals("GET")) {
+        out.add(r.getMethod() + " " + r.getPath());
+      }
+    }
+    return out;
+  }
+
+  private void createForeign(String name, String driver, String pool) {
+    client.resources(ResourceSlice.class).resource(new ResourceSliceBuilder().withNewMetadata()
+        .withName(name).endMetadata().withNewSpec().withDriver(driver).withNodeName(pool)
+        .withNewPool().withName(pool).withGeneration(0L).withResourceSliceCount(1L).endPool()
+        .addNewDevice().withName("eth0").endDevice().endSpec().build()).create();
+  }
+
+  @Test
+  void createsOwnedSlicesForAReportedNode() {
+    start();
+    report("n1", devs(130));
+    awaitSlices("n1", 2, 0);
+    ResourceSlice first = slices(DRIVER, "n1").get(0);
+    assertThat(first.getMetadata().getName()).isEqualTo("n1-gpu.kdra.io-0");
+    assertThat(first.getSpec().getNodeName()).isEqualTo("n1");
+    assertThat(first.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+      assertThat(o.getName()).isEqualTo("n1");
+      assertThat(o.getUid()).isEqualTo(client.nodes().withName("n1").get().getMetadata().getUid());
+    });
+  }
+
+  @Test
+  void updatesWithANewGenerationWhenContentChanges() {
+    start();
+    report("n1", devs(2));
+    awaitSlices("n1", 1, 0);
+    report("n1", List.of(dev("gpu-000").unhealthy("ecc"), dev("gpu-001")));
+    awaitSlices("n1", 1, 1);
+    assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getTaints())
+        .singleElement().satisfies(t -> assertThat(t.getKey()).isEqualTo("kdra.io/unhealthy"));
+  }
+
+  @Test
+  void steadyStateWritesNothing() throws Exception {
+    start();
+    report("n1", devs(200));
+    report("n2", devs(8));
+    awaitSlices("n1", 2, 0);
+    awaitSlices("n2", 1, 0);
+    writes();
+    // many resyncs (every 50 ms) and a repeated identical snapshot
+    report("n1", devs(200));
+    Thread.sleep(600);
+    await().until(reconciler::idle);
+    assertThat(writes()).isEmpty();
+  }
+
+  @Test
+  void nodeDeletionRemovesItsPools() {
+    start();
+    report("n1", devs(2));
+    report("n2", devs(2));
+    awaitSlices("n1", 1, 0);
+    awaitSlices("n2", 1, 0);
+    client.nodes().withName("n1").delete();
+    awaitSlices("n1", 0, 0);
+    assertThat(slices(DRIVER, "n2")).hasSize(1);
+    assertThat(store.get(DRIVER, "n1")).isEmpty();
+  }
+
+  @Test
+  void removesUnwantedOwnedSlicesButNeverOtherDrivers() {
+    createForeign("n1-nic-0", OTHER_DRIVER, "n1");
+    createForeign("ghost-gpu.kdra.io-0", DRIVER, "ghost");
+    createForeign("n1-gpu.kdra.io-7", DRIVER, "n1");
+    String foreignVersion = slices(OTHER_DRIVER, "n1").get(0).getMetadata().getResourceVersion();
+    start();
+    report("n1", devs(1));
+    awaitSlices("ghost", 0, 0);
+    await().untilAsserted(() -> assertThat(slices(DRIVER, "n1")).extracting(
+        s -> s.getMetadata().getName()).containsExactly("n1-gpu.kdra.io-0"));
+    assertThat(slices(OTHER_DRIVER, "n1")).singleElement().satisfies(s ->
+        assertThat(s.getMetadata().getResourceVersion()).isEqualTo(foreignVersion));
+  }
+
+  @Test
+  void restoresSlicesChangedOrDeletedBehindItsBack() {
+    start();
+    report("n1", devs(2));
+    awaitSlices("n1", 1, 0);
+    client.resources(ResourceSlice.class).withName("n1-gpu.kdra.io-0").delete();
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(
+        () -> assertThat(slices(DRIVER, "n1")).hasSize(1));
+  }
+
+  @Test
+  void silentDriversAreTaintedThenRemoved() {
+    start();
+    report("n1", devs(2));
+    awaitSlices("n1", 1, 0);
+    clock.advance(Duration.ofMinutes(3));
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+        slices(DRIVER, "n1").get(0).getSpec().getDevices()).allSatisfy(d -> assertThat(
+            d.getTaints()).extracting(t -> t.getKey())
+            .containsExactly("kdra.io/driver-unresponsive")));
+    clock.advance(Duration.ofMinutes(8));
+    awaitSlices("n1", 0, 0);
+  }
+
+  @Test
+  void poolsWithoutInventoryWaitForTheGraceAfterStart() throws Exception {
+    createForeign("n2-gpu.kdra.io-0", DRIVER, "n2");
+    start();
+    Thread.sleep(300);
+    assertThat(slices(DRIVER, "n2")).hasSize(1);
+    clock.advance(Duration.ofMinutes(11));
+    awaitSlices("n2", 0, 0);
+  }
+
+  @Test
+  void aStaleUpdateConflictsAndTheReconcilerConverges() {
+    start();
+    report("n1", devs(2));
+    awaitSlices("n1", 1, 0);
+    ResourceSlice stale = slices(DRIVER, "n1").get(0);
+    ResourceSlice changed = new ResourceSliceBuilder(stale).editSpec().editFirstDevice()
+        .withName("someone-else").endDevice().endSpec().build();
+    client.resources(ResourceSlice.class).resource(changed).update();
+    ResourceSlice ours = new ResourceSliceBuilder(stale).editSpec().editPool()
+        .withGeneration(9L).endPool().endSpec().build();
+    assertThat(writer.apply(List.of(new SliceWrite.Update(ours))))
+        .isEqualTo(SliceWriter.Outcome.CONFLICT);
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+        slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getName())
+        .isEqualTo("gpu-000"));
+  }
+
+  @Test
+  void networkPoolsArePublishedForTheirSelectorWithoutOwnerOrNodePool() {
+    planner = new SlicePlanner(PlannerSettings.defaults(DRIVER).withNetworkPools(List.of(
+        new PlannerSettings.NetworkPoolSpec("fabric-a", DRIVER, "gw-1", Map.of("zone", "a")))));
+    start();
+    report("gw-1", devs(3));
+    awaitSlices("fabric-a", 1, 0);
+    ResourceSlice s = slices(DRIVER, "fabric-a").get(0);
+    assertThat(s.getSpec().getNodeName()).isNull();
+    assertThat(s.getSpec().getNodeSelector().getNodeSelectorTerms()).hasSize(1);
+    assertThat(s.getMetadata().getOwnerReferences()).isEmpty();
+    assertThat(slices(DRIVER, "gw-1")).isEmpty();
+  }
+
+  @Test
+  void nodeLabelChangesReachTheAttributes() {
+    planner = new SlicePlanner(PlannerSettings.defaults(DRIVER)
+        .withNodeLabelAttributes(List.of("topology.kubernetes.io/zone")));
+    client.nodes().withName("n1").edit(n -> new NodeBuilder(n).editMetadata()
+        .addToLabels("topology.kubernetes.io/zone", "z1").endMetadata().build());
+    start();
+    report("n1", devs(1));
+    awaitSlices("n1", 1, 0);
+    client.nodes().withName("n1").edit(n -> new NodeBuilder(n).editMetadata()
+        .addToLabels("topology.kubernetes.io/zone", "z2").endMetadata().build());
+    awaitSlices("n1", 1, 1);
+    assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getAttributes()
+        .get("topology.kubernetes.io/zone").getString()).isEqualTo("z2");
+  }
+}

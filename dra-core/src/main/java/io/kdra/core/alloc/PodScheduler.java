@@ -15,7 +15,8 @@ import java.util.List;
  * first node where they fit. With them, nodes are scored as the 1.35+ scheduler does for
  * prioritized lists: the node whose allocation uses the best-ranked subrequests wins (a node
  * where every such request gets its first choice ends the search), ties going to the first node
- * in name order. Pure and deterministic.
+ * in name order; like kube-scheduler, only a bounded number of feasible nodes is scored
+ * ({@link #feasibleNodesToScore}). Pure and deterministic.
  */
 public final class PodScheduler {
 
@@ -75,7 +76,12 @@ public final class PodScheduler {
     SubrequestRanking ranking = SubrequestRanking.of(claims);
     Placement best = null;
     long bestScore = Long.MIN_VALUE;
+    int feasible = 0;
+    int enough = feasibleNodesToScore(eligible.size());
     for (Node node : eligible) {
+      if (best != null && feasible >= enough) {
+        break;
+      }
       if (allocator.certainlyFull(node, claims)) {
         continue;
       }
@@ -90,6 +96,7 @@ public final class PodScheduler {
         if (score >= ranking.best()) {
           return placement;
         }
+        feasible++;
         if (score > bestScore) {
           best = placement;
           bestScore = score;
@@ -132,6 +139,19 @@ public final class PodScheduler {
       out.add(new ClaimOutcome.NotAllocated(o.claim(), e.withNote(note)));
     }
     return new Placement(null, out);
+  }
+
+  /**
+   * How many feasible nodes are scored before choosing, as kube-scheduler's default adaptive
+   * {@code percentageOfNodesToScore}: all of up to 100 nodes, else {@code max(5, 50 - n/125)}
+   * percent of them but at least 100.
+   */
+  static int feasibleNodesToScore(int nodes) {
+    if (nodes < 100) {
+      return nodes;
+    }
+    int percentage = Math.max(5, 50 - nodes / 125);
+    return Math.max(100, nodes * percentage / 100);
   }
 
   private static String notes(int all, int eligible, SearchLimitException limit, String node) {

@@ -110,4 +110,11 @@ class PodSchedulerTest {
     assertThat(p.node()).isEqualTo(node);
     assertThat(Scenario.brief(p.outcomes())).containsExactlyElementsOf(expected);
   }
+
+  @ParameterizedTest(name = "{0} nodes: score {1}")
+  @org.junit.jupiter.params.provider.CsvSource({"10, 10", "99, 99", "100, 100", "1000, 420",
+      "5000, 500", "10000, 500", "100000, 5000"})
+  void scoresAsManyFeasibleNodesAsKubeScheduler(int nodes, int scored) {
+    assertThat(PodScheduler.feasibleNodesToScore(nodes)).isEqualTo(scored);
+  }
 }

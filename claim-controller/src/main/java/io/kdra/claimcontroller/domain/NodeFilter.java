@@ -1,5 +1,6 @@
 package io.kdra.claimcontroller.domain;
 
+import io.kdra.core.alloc.NodeSelectors;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeSelector;
@@ -105,16 +106,21 @@ public final class NodeFilter {
       return Optional.of("node(s) had untolerated taint {" + t.getKey()
           + (t.getValue() == null || t.getValue().isEmpty() ? "" : ": " + t.getValue()) + "}");
     }
-    if (!NodeSelectorMatcher.labelsMatch(spec.getNodeSelector(), node)
-        || !NodeSelectorMatcher.matches(requiredAffinity(pod), node)) {
+    if (!NodeSelectors.labelsMatch(spec.getNodeSelector(), node)
+        || !matchesOrUnset(requiredAffinity(pod), node)) {
       return Optional.of("node(s) didn't match Pod's node affinity/selector");
     }
     for (NodeSelector s : claimSelectors) {
-      if (!NodeSelectorMatcher.matches(s, node)) {
+      if (!matchesOrUnset(s, node)) {
         return Optional.of("node(s) cannot use the pod's allocated ResourceClaims");
       }
     }
     return fits(wanted, node, onNode);
+  }
+
+  /** An unset selector (no affinity, an allocation usable everywhere) allows every node. */
+  private static boolean matchesOrUnset(NodeSelector selector, Node node) {
+    return selector == null || NodeSelectors.matches(selector, node);
   }
 
   private static Optional<String> fits(PodRequests wanted, Node node, List<Pod> onNode) {

@@ -88,6 +88,58 @@ public final class Allocator {
   }
 
   /**
+   * The best prioritized-list score any node could still reach: per request with alternatives,
+   * the first alternative for which the whole cluster has enough free devices matching its class
+   * and selectors. A necessary condition only (devices are counted across nodes, constraints and
+   * visibility are ignored), so it bounds every node's score from above; reaching it on a node
+   * lets the caller stop scoring early.
+   *
+   * @param plans node-independent plans from {@link #prepareForAnyNode}
+   */
+  long bestReachableScore(List<ClaimPlan> plans) {
+    List<Pool> pools = snapshot.inventory().allPools(options.features());
+    DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), null,
+        snapshot.inventory().cachesResultsOf(options.selectors()));
+    long score = 0;
+    for (ClaimPlan plan : plans) {
+      for (ClaimPlan.RequestPlan request : plan.requests) {
+        if (!request.firstAvailable || request.alternatives.size() < 2) {
+          continue;
+        }
+        for (int i = 0; i < request.alternatives.size(); i++) {
+          if (enoughFreeDevices(plan.index, request.alternatives.get(i), pools, matcher)) {
+            score += request.alternatives.size() - i;
+            break;
+          }
+        }
+      }
+    }
+    return score;
+  }
+
+  private boolean enoughFreeDevices(int claimIndex, RequestData alternative, List<Pool> pools,
+      DeviceMatcher matcher) {
+    int needed = Math.max(1, alternative.numDevices());
+    int found = 0;
+    for (Pool pool : pools) {
+      if (!pool.usable()) {
+        continue;
+      }
+      for (SliceInfo slice : pool.slices()) {
+        for (CandidateDevice d : slice.devices()) {
+          boolean free = d.allowMultipleAllocations()
+              || !snapshot.allocated().isAllocated(d.id());
+          if (free && matcher.classMatches(claimIndex, alternative, d)
+              && matcher.requestMatches(claimIndex, alternative, d) && ++found >= needed) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
    * Plans that do not depend on the node (no request uses All), to reuse across nodes; null when
    * some request uses All or preparing fails (then each node prepares, and reports, by itself).
    */

@@ -76,6 +76,7 @@ public final class PodScheduler {
     SubrequestRanking ranking = SubrequestRanking.of(claims);
     Placement best = null;
     long bestScore = Long.MIN_VALUE;
+    long reachable = -1;
     int feasible = 0;
     int enough = feasibleNodesToScore(eligible.size());
     for (Node node : eligible) {
@@ -95,6 +96,12 @@ public final class PodScheduler {
         long score = ranking.score(attempt.results());
         if (score >= ranking.best()) {
           return placement;
+        }
+        if (reachable < 0) {
+          reachable = shared != null ? allocator.bestReachableScore(shared) : ranking.best();
+        }
+        if (score >= reachable) {
+          return placement; // no node can do better: the first such node wins, as in a tie
         }
         feasible++;
         if (score > bestScore) {

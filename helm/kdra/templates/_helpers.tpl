@@ -317,8 +317,8 @@ metadata:
     {{- include "kdra.labels" . | nindent 4 }}
 data:
   application.properties: |
-    {{- include "kdra.flatten" (dict "prefix" .prefix "value" .config) | nindent 4 }}
-    {{- include "kdra.commonProperties" . | nindent 4 }}
+    {{- include "kdra.flatten" (dict "prefix" .prefix "value" .config) | trim | nindent 4 }}
+    {{- include "kdra.commonProperties" . | trim | nindent 4 }}
 {{- end -}}
 
 {{/*

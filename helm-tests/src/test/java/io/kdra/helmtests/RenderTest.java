@@ -234,6 +234,28 @@ class RenderTest {
     assertThat(after).isNotEqualTo(before);
   }
 
+  /** docs/OPERATIONS.md, "Installing with Helm": a second release for TPU nodes. */
+  @Test
+  void aTpuDriverReleaseNextToAFullOne() {
+    List<HasMetadata> objects = Chart.render(Chart.values("deviceDriver.backend", "tpu",
+        "deviceDriver.hostDevices.enabled", true, "slicePublisher.enabled", false,
+        "claimController.enabled", false, "deviceClasses.gpu.enabled", false,
+        "deviceClasses.tpu.enabled", false,
+        "deviceDriver.config.publisher.address", "kdra-slice-publisher.kdra-system.svc:8080",
+        "deviceDriver.nodeSelector", Map.of("cloud.google.com/gke-tpu-accelerator", "tpu-v6e-slice")));
+    assertThat(objects).extracting(HasMetadata::getKind)
+        .doesNotContain("Deployment", "DeviceClass", "Service");
+    assertThat(properties(objects, "kdra-device-driver")).containsEntry("driver.name", "tpu.kdra.io")
+        .containsEntry("driver.backend", "tpu").containsEntry("driver.tpu.host-root", "/host")
+        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:8080");
+    PodSpec pod = one(objects, DaemonSet.class, "kdra-device-driver").getSpec().getTemplate()
+        .getSpec();
+    assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null)
+        .extracting(v -> v.getHostPath().getPath())
+        .contains("/var/lib/kubelet/plugins/tpu.kdra.io", "/dev", "/sys")
+        .doesNotContain("/proc/driver/nvidia");
+  }
+
   static List<PodSpec> podSpecs(List<HasMetadata> objects) {
     return objects.stream().map(o -> {
       if (o instanceof Deployment d) {

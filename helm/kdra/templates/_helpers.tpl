@@ -117,8 +117,6 @@ quarkus.otel.exporter.otlp.protocol={{ .protocol }}
 {{- if .headers }}
 quarkus.otel.exporter.otlp.headers={{ $h := list }}{{ range $k, $v := .headers }}{{ $h = append $h (printf "%s=%s" $k $v) }}{{ end }}{{ join "," $h }}
 {{- end }}
-quarkus.otel.traces.sampler={{ .sampler }}
-quarkus.otel.traces.sampler.arg={{ .samplerRatio }}
 {{- if .resourceAttributes }}
 quarkus.otel.resource.attributes={{ $a := list }}{{ range $k, $v := .resourceAttributes }}{{ $a = append $a (printf "%s=%s" $k $v) }}{{ end }}{{ join "," $a }}
 {{- end }}

@@ -203,7 +203,7 @@ class RenderTest {
         .containsEntry("publisher.slice-field-selector", "true")
         .containsEntry("quarkus.otel.exporter.otlp.endpoint",
             "http://otel-collector.observability:4317")
-        .containsEntry("quarkus.otel.traces.sampler.arg", "0.25")
+        .containsEntry("quarkus.otel.exporter.otlp.protocol", "http/protobuf")
         .containsEntry("quarkus.log.level", "DEBUG");
     assertThat(properties(objects, "kdra-full-claim-controller"))
         .containsEntry("kdra.claim-controller.scheduler-name", "gpu-scheduler")

@@ -1,0 +1,287 @@
+package io.kdra.helmtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import java.io.IOException;
+import java.io.StringReader;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** What the rendered objects carry: labels, probes, host paths, privileges, configuration. */
+class RenderTest {
+
+  static final List<String> DEPLOYMENTS =
+      List.of("slice-publisher", "claim-controller", "computeclass-bridge");
+
+  static Stream<Arguments> valueSets() {
+    return Stream.of(Arguments.of("defaults", Map.of()),
+        Arguments.of("every value set", Chart.fullValues()),
+        Arguments.of("all components on GKE", Chart.values("cluster.gke", true,
+            "computeClassBridge.enabled", true)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valueSets")
+  void everyObjectParsesAndCarriesTheRecommendedLabels(String name, Map<String, Object> values) {
+    List<HasMetadata> objects = Chart.render(values);
+    assertThat(objects).isNotEmpty();
+    for (HasMetadata o : objects) {
+      Map<String, String> labels = o.getMetadata().getLabels();
+      assertThat(labels).as("%s %s", o.getKind(), o.getMetadata().getName())
+          .containsKeys("app.kubernetes.io/part-of");
+      if (!o.getKind().equals("CustomResourceDefinition")) {
+        assertThat(labels).as("%s %s", o.getKind(), o.getMetadata().getName())
+            .containsKeys("app.kubernetes.io/name", "app.kubernetes.io/instance",
+                "app.kubernetes.io/version", "app.kubernetes.io/managed-by",
+                "app.kubernetes.io/component", "helm.sh/chart")
+            .containsEntry("app.kubernetes.io/managed-by", "Helm");
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valueSets")
+  void everyContainerHasBothProbesOnTheHttpPort(String name, Map<String, Object> values) {
+    List<Container> containers = podSpecs(Chart.render(values)).stream()
+        .flatMap(p -> p.getContainers().stream()).toList();
+    assertThat(containers).isNotEmpty();
+    for (Container c : containers) {
+      assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/q/health/live");
+      assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
+      assertThat(c.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("http");
+      assertThat(c.getPorts()).anyMatch(p -> p.getName().equals("http")
+          && p.getContainerPort() == 8080);
+      assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+      assertThat(c.getSecurityContext().getCapabilities().getDrop()).contains("ALL");
+    }
+  }
+
+  @Test
+  void theDriverMountsTheKubeletPathsAtTheSamePathsAndNothingPrivileged() {
+    DaemonSet ds = one(Chart.render(Map.of()), DaemonSet.class, "kdra-device-driver");
+    PodSpec pod = ds.getSpec().getTemplate().getSpec();
+    Map<String, String> hostPaths = pod.getVolumes().stream().filter(v -> v.getHostPath() != null)
+        .collect(Collectors.toMap(Volume::getName, v -> v.getHostPath().getPath()));
+    assertThat(hostPaths).containsExactlyInAnyOrderEntriesOf(Map.of(
+        "plugins-registry", "/var/lib/kubelet/plugins_registry",
+        "plugin-dir", "/var/lib/kubelet/plugins/gpu.kdra.io",
+        "cdi", "/var/run/cdi"));
+    Container c = pod.getContainers().get(0);
+    Map<String, String> mounts = c.getVolumeMounts().stream()
+        .collect(Collectors.toMap(VolumeMount::getName, VolumeMount::getMountPath));
+    hostPaths.forEach((volume, path) -> assertThat(mounts).containsEntry(volume, path));
+    assertThat(c.getSecurityContext().getPrivileged()).isFalse();
+    assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+    assertThat(pod.getHostNetwork()).isNull();
+    assertThat(pod.getHostPID()).isNull();
+    assertThat(c.getEnv()).anyMatch(e -> e.getName().equals("NODE_NAME")
+        && e.getValueFrom().getFieldRef().getFieldPath().equals("spec.nodeName"));
+    assertThat(pod.getTolerations()).extracting(t -> t.getKey())
+        .contains("nvidia.com/gpu", "google.com/tpu");
+    assertThat(pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
+        .getNodeSelectorTerms()).hasSize(4);
+    Properties p = properties(Chart.render(Map.of()), "kdra-device-driver");
+    assertThat(p).containsEntry("driver.name", "gpu.kdra.io")
+        .containsEntry("driver.kubelet-registry-dir", "/var/lib/kubelet/plugins_registry")
+        .containsEntry("driver.kubelet-plugins-dir", "/var/lib/kubelet/plugins")
+        .containsEntry("driver.checkpoint-file", "/var/lib/kubelet/plugins/gpu.kdra.io/checkpoint.json")
+        .containsEntry("driver.cdi-dir", "/var/run/cdi")
+        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:8080");
+  }
+
+  @Test
+  void theNvidiaDriverSeesTheHostsDevicesReadOnly() {
+    List<HasMetadata> objects = Chart.render(Chart.fullValues());
+    PodSpec pod = one(objects, DaemonSet.class, "kdra-full-device-driver").getSpec().getTemplate()
+        .getSpec();
+    Map<String, String> hostPaths = pod.getVolumes().stream().filter(v -> v.getHostPath() != null)
+        .collect(Collectors.toMap(Volume::getName, v -> v.getHostPath().getPath()));
+    assertThat(hostPaths).containsEntry("plugin-dir", "/var/lib/k8s-kubelet/plugins/gpu.example.org")
+        .containsEntry("plugins-registry", "/var/lib/k8s-kubelet/plugins_registry")
+        .containsEntry("cdi", "/etc/cdi-dynamic")
+        .containsEntry("host-dev", "/dev").containsEntry("host-sys", "/sys")
+        .containsEntry("host-nvidia-proc", "/proc/driver/nvidia");
+    assertThat(pod.getContainers().get(0).getVolumeMounts())
+        .filteredOn(m -> m.getName().startsWith("host-"))
+        .allMatch(m -> m.getReadOnly() && m.getMountPath().startsWith("/host/"));
+    assertThat(pod.getContainers().get(0).getImage()).isEqualTo(
+        "registry.example.org/team/kdra/device-driver@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    assertThat(properties(objects, "kdra-full-device-driver"))
+        .containsEntry("driver.nvidia.host-root", "/host")
+        .containsEntry("driver.backend", "nvidia")
+        .containsEntry("driver.publisher.address", "kdra-full-slice-publisher.kdra-system.svc:9090");
+  }
+
+  @Test
+  void deploymentsHaveReplicasAndDisruptionBudgets() {
+    List<HasMetadata> objects = Chart.render(Chart.values("computeClassBridge.enabled", true,
+        "cluster.gke", true));
+    for (String c : DEPLOYMENTS) {
+      Deployment d = one(objects, Deployment.class, "kdra-" + c);
+      PodDisruptionBudget pdb = one(objects, PodDisruptionBudget.class, "kdra-" + c);
+      assertThat(pdb.getSpec().getSelector().getMatchLabels())
+          .isEqualTo(d.getSpec().getSelector().getMatchLabels());
+      assertThat(d.getSpec().getTemplate().getMetadata().getLabels())
+          .containsAllEntriesOf(d.getSpec().getSelector().getMatchLabels());
+      assertThat(d.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot())
+          .isTrue();
+    }
+    assertThat(one(objects, Deployment.class, "kdra-slice-publisher").getSpec().getReplicas())
+        .isEqualTo(2);
+    assertThat(one(objects, Deployment.class, "kdra-claim-controller").getSpec().getReplicas())
+        .isEqualTo(2);
+    assertThat(one(objects, Deployment.class, "kdra-computeclass-bridge").getSpec().getReplicas())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void leaderElectionIsOnByDefault() {
+    List<HasMetadata> objects = Chart.render(Map.of());
+    assertThat(properties(objects, "kdra-slice-publisher"))
+        .containsEntry("publisher.leader-election.enabled", "true")
+        .containsEntry("publisher.leader-election.lease-namespace", "kdra-system")
+        .containsEntry("publisher.drivers", "gpu.kdra.io,tpu.kdra.io")
+        .containsEntry("publisher.auth.enabled", "true");
+    assertThat(properties(objects, "kdra-claim-controller"))
+        .containsEntry("kdra.claim-controller.leader-election.enabled", "true")
+        .containsEntry("kdra.claim-controller.template-mode", "adopt");
+  }
+
+  @Test
+  void thePublisherServiceExposesTheGrpcPort() {
+    Service s = one(Chart.render(Map.of()), Service.class, "kdra-slice-publisher");
+    assertThat(s.getSpec().getPorts()).singleElement().satisfies(p -> {
+      assertThat(p.getName()).isEqualTo("grpc");
+      assertThat(p.getPort()).isEqualTo(8080);
+      assertThat(p.getTargetPort().getStrVal()).isEqualTo("http");
+      assertThat(p.getAppProtocol()).isEqualTo("grpc");
+    });
+    assertThat(s.getSpec().getSelector())
+        .containsEntry("app.kubernetes.io/component", "slice-publisher");
+  }
+
+  @Test
+  void defaultDeviceClassesSelectTheirDriver() {
+    List<HasMetadata> objects = Chart.render(Map.of());
+    for (String driver : List.of("gpu.kdra.io", "tpu.kdra.io")) {
+      DeviceClass dc = one(objects, DeviceClass.class, driver);
+      assertThat(dc.getSpec().getSelectors()).singleElement()
+          .satisfies(s -> assertThat(s.getCel().getExpression())
+              .isEqualTo("device.driver == \"" + driver + "\""));
+    }
+    assertThat(Chart.render(Chart.fullValues())).filteredOn(o -> o instanceof DeviceClass)
+        .extracting(o -> o.getMetadata().getName()).containsExactly("gpu.example.org");
+  }
+
+  @Test
+  void everyConfigValueReachesTheServiceProperties() {
+    List<HasMetadata> objects = Chart.render(Chart.fullValues());
+    assertThat(properties(objects, "kdra-full-slice-publisher"))
+        .containsEntry("publisher.network-pools.fabric-a.node-selector.\"example.org/fabric\"", "a")
+        .containsEntry("publisher.node-label-attributes",
+            "cloud.google.com/gke-nodepool,topology.kubernetes.io/zone")
+        .containsEntry("publisher.stale.remove-after", "15m")
+        .containsEntry("publisher.leader-election.lease-namespace", "kdra-leases")
+        .containsEntry("publisher.slice-field-selector", "true")
+        .containsEntry("quarkus.otel.exporter.otlp.endpoint",
+            "http://otel-collector.observability:4317")
+        .containsEntry("quarkus.otel.exporter.otlp.protocol", "http/protobuf")
+        .containsEntry("quarkus.log.level", "DEBUG");
+    assertThat(properties(objects, "kdra-full-claim-controller"))
+        .containsEntry("kdra.claim-controller.scheduler-name", "gpu-scheduler")
+        .containsEntry("kdra.claim-controller.retry.conflict-retries", "8")
+        .containsEntry("quarkus.log.level", "WARN")
+        .containsEntry("quarkus.operator-sdk.controllers.pod-scheduler.retry.interval.max", "60000");
+    assertThat(properties(objects, "kdra-full-computeclass-bridge"))
+        .containsEntry("bridge.catalog.drivers.kdra-gpu", "gpu.example.org")
+        .containsEntry("bridge.catalog.drivers.gke-gpu", "gpu.nvidia.com")
+        .containsEntry("bridge.namespaces.names", "team-a,team-b")
+        .containsEntry("bridge.namespaces.selector", "example.org/gpus=enabled")
+        .doesNotContainKey("quarkus.otel.sdk.disabled");
+  }
+
+  @Test
+  void falseInConfigWinsOverWhatTheChartDerives() {
+    assertThat(properties(Chart.render(Chart.values("slicePublisher.config.auth.enabled", false)),
+        "kdra-slice-publisher")).containsEntry("publisher.auth.enabled", "false");
+  }
+
+  @Test
+  void aConfigChangeRestartsThePods() {
+    String before = one(Chart.render(Map.of()), Deployment.class, "kdra-slice-publisher")
+        .getSpec().getTemplate().getMetadata().getAnnotations().get("checksum/config");
+    String after = one(Chart.render(Chart.values("slicePublisher.config.resync-period", "1m")),
+        Deployment.class, "kdra-slice-publisher").getSpec().getTemplate().getMetadata()
+        .getAnnotations().get("checksum/config");
+    assertThat(after).isNotEqualTo(before);
+  }
+
+  /** docs/OPERATIONS.md, "Installing with Helm": a second release for TPU nodes. */
+  @Test
+  void aTpuDriverReleaseNextToAFullOne() {
+    List<HasMetadata> objects = Chart.render(Chart.values("deviceDriver.backend", "tpu",
+        "deviceDriver.hostDevices.enabled", true, "slicePublisher.enabled", false,
+        "claimController.enabled", false, "deviceClasses.gpu.enabled", false,
+        "deviceClasses.tpu.enabled", false,
+        "deviceDriver.config.publisher.address", "kdra-slice-publisher.kdra-system.svc:8080",
+        "deviceDriver.nodeSelector", Map.of("cloud.google.com/gke-tpu-accelerator", "tpu-v6e-slice")));
+    assertThat(objects).extracting(HasMetadata::getKind)
+        .doesNotContain("Deployment", "DeviceClass", "Service");
+    assertThat(properties(objects, "kdra-device-driver")).containsEntry("driver.name", "tpu.kdra.io")
+        .containsEntry("driver.backend", "tpu").containsEntry("driver.tpu.host-root", "/host")
+        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:8080");
+    PodSpec pod = one(objects, DaemonSet.class, "kdra-device-driver").getSpec().getTemplate()
+        .getSpec();
+    assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null)
+        .extracting(v -> v.getHostPath().getPath())
+        .contains("/var/lib/kubelet/plugins/tpu.kdra.io", "/dev", "/sys")
+        .doesNotContain("/proc/driver/nvidia");
+  }
+
+  static List<PodSpec> podSpecs(List<HasMetadata> objects) {
+    return objects.stream().map(o -> {
+      if (o instanceof Deployment d) {
+        return d.getSpec().getTemplate().getSpec();
+      }
+      if (o instanceof DaemonSet d) {
+        return d.getSpec().getTemplate().getSpec();
+      }
+      return null;
+    }).filter(p -> p != null).toList();
+  }
+
+  static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type, String name) {
+    return objects.stream().filter(type::isInstance).map(type::cast)
+        .filter(o -> o.getMetadata().getName().equals(name)).findFirst()
+        .orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name));
+  }
+
+  static Properties properties(List<HasMetadata> objects, String configMap) {
+    Properties p = new Properties();
+    try {
+      p.load(new StringReader(
+          one(objects, ConfigMap.class, configMap).getData().get("application.properties")));
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+    return p;
+  }
+}

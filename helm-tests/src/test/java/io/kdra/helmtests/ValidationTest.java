@@ -1,0 +1,100 @@
+package io.kdra.helmtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** templates/validation.yaml: combinations the schema cannot see fail with a clear message. */
+class ValidationTest {
+
+  static Stream<Arguments> badCombinations() {
+    return Stream.of(
+        Arguments.of("two publishers without leader election",
+            Chart.values("slicePublisher.replicas", 2,
+                "slicePublisher.config.leader-election.enabled", false),
+            "slicePublisher.replicas is 2 but slicePublisher.config.leader-election.enabled is false"),
+        Arguments.of("two controllers without leader election",
+            Chart.values("claimController.config.leader-election.enabled", false),
+            "claimController.replicas is 2 but claimController.config.leader-election.enabled is false"),
+        Arguments.of("the bridge outside GKE without the CRD",
+            Chart.values("computeClassBridge.enabled", true),
+            "computeClassBridge.enabled needs the ComputeClass CRD"),
+        Arguments.of("the chart's CRD on GKE",
+            Chart.values("cluster.gke", true, "computeClassBridge.installComputeClassCRD", true),
+            "GKE owns the ComputeClass CRD"),
+        Arguments.of("two bridges",
+            Chart.values("computeClassBridge.enabled", true,
+                "computeClassBridge.installComputeClassCRD", true, "computeClassBridge.replicas", 2),
+            "the computeclass-bridge has no leader election yet"),
+        Arguments.of("one name for both drivers",
+            Chart.values("driverNames.tpu", "gpu.kdra.io"),
+            "driverNames.gpu and driverNames.tpu are both \"gpu.kdra.io\""),
+        Arguments.of("a driver with nobody to publish for it",
+            Chart.values("slicePublisher.enabled", false),
+            "deviceDriver.enabled without slicePublisher.enabled"),
+        Arguments.of("a publisher that does not serve the driver",
+            Chart.values("slicePublisher.config.drivers", List.of("tpu.kdra.io")),
+            "does not contain the device-driver's name \"gpu.kdra.io\""),
+        Arguments.of("the nvidia backend without the host's devices",
+            Chart.values("deviceDriver.backend", "nvidia"),
+            "deviceDriver.backend=nvidia reads the node's devices"),
+        Arguments.of("an inventory for a real backend",
+            Chart.values("deviceDriver.backend", "tpu", "deviceDriver.hostDevices.enabled", true,
+                "deviceDriver.inventory.configMap", "inv"),
+            "deviceDriver.inventory is read by the simulated backend only"),
+        Arguments.of("tracing without an endpoint",
+            Chart.values("opentelemetry.enabled", true),
+            "opentelemetry.enabled needs opentelemetry.endpoint"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badCombinations")
+  void refused(String what, Map<String, Object> values, String message) {
+    assertThatThrownBy(() -> Chart.template(values)).hasMessageContaining(message);
+  }
+
+  /**
+   * helm lint renders in lint mode, where {@code fail} only logs: validation.yaml is proven by
+   * rendering (above), the schema by lint too.
+   */
+  @Test
+  void lintReportsSchemaErrorsButNotValidationFailures() {
+    var schema = Chart.lint(Chart.values("logLevel", "LOUD"));
+    assertThat(schema.isFailed()).as("%s", schema.getMessages()).isTrue();
+    assertThat(schema.getMessages()).anyMatch(m -> m.contains("/logLevel"));
+    assertThat(Chart.lint(Chart.values("slicePublisher.enabled", false)).isFailed()).isFalse();
+  }
+
+  @Test
+  void oneReplicaWithoutLeaderElectionIsFineAndHasNoLeaseRole() {
+    List<HasMetadata> objects = Chart.render(Chart.values("slicePublisher.replicas", 1,
+        "slicePublisher.config.leader-election.enabled", false));
+    assertThat(objects).noneMatch(o -> o.getKind().equals("Role")
+        && o.getMetadata().getName().equals("kdra-slice-publisher-leader-election"));
+  }
+
+  @Test
+  void theBridgeOnGkeInstallsNoCrd() {
+    List<HasMetadata> objects = Chart.render(
+        Chart.values("cluster.gke", true, "computeClassBridge.enabled", true));
+    assertThat(objects).extracting(HasMetadata::getKind).contains("Deployment")
+        .doesNotContain("CustomResourceDefinition");
+  }
+
+  @Test
+  void theBridgeElsewhereInstallsTheCompatibleCrd() {
+    List<HasMetadata> objects = Chart.render(Chart.values("computeClassBridge.enabled", true,
+        "computeClassBridge.installComputeClassCRD", true));
+    assertThat(objects).filteredOn(o -> o.getKind().equals("CustomResourceDefinition"))
+        .extracting(o -> o.getMetadata().getName())
+        .containsExactly("computeclasses.cloud.google.com");
+  }
+}

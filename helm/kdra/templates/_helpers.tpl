@@ -1,0 +1,362 @@
+{{/* Chart name, shortened to fit label values. */}}
+{{- define "kdra.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Prefix of every object name: <release>-<chart>, or the release alone when it contains the chart name. */}}
+{{- define "kdra.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Name of a component's objects. Call with (dict "root" $ "component" "slice-publisher"). */}}
+{{- define "kdra.componentName" -}}
+{{- printf "%s-%s" (include "kdra.fullname" .root | trunc 40 | trimSuffix "-") .component -}}
+{{- end -}}
+
+{{/* The recommended labels of every object; with a component, its component label too. */}}
+{{- define "kdra.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "kdra.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/part-of: kdra
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+{{- end -}}
+
+{{/* Labels that select a component's pods; never change them between releases. */}}
+{{- define "kdra.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "kdra.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+{{- with .component }}
+app.kubernetes.io/component: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{/* A component's ServiceAccount name. Call with (dict "root" $ "component" "..." "values" .Values.x). */}}
+{{- define "kdra.serviceAccountName" -}}
+{{- if .values.serviceAccount.create -}}
+{{- default (include "kdra.componentName" .) .values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* A component's image reference: registry/repository, then @digest or :tag (appVersion by default). */}}
+{{- define "kdra.image" -}}
+{{- $repo := .values.image.repository -}}
+{{- with .root.Values.imageRegistry -}}
+{{- $repo = printf "%s/%s" (trimSuffix "/" .) $repo -}}
+{{- end -}}
+{{- if .values.image.digest -}}
+{{- printf "%s@%s" $repo .values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $repo (default .root.Chart.AppVersion .values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The device-driver's DRA driver name: the tpu name for the tpu backend, the gpu name otherwise. */}}
+{{- define "kdra.driverName" -}}
+{{- if eq .Values.deviceDriver.backend "tpu" -}}
+{{- .Values.driverNames.tpu -}}
+{{- else -}}
+{{- .Values.driverNames.gpu -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Namespace of a component's Lease. Call with (dict "root" $ "values" .Values.x). */}}
+{{- define "kdra.leaseNamespace" -}}
+{{- default .root.Release.Namespace (index .values.config "leader-election" "lease-namespace") -}}
+{{- end -}}
+
+{{/*
+Flattens a config tree into Java properties lines: (dict "prefix" "publisher" "value" $tree).
+Keys holding a dot or a slash (labels, e.g. network-pools.<pool>.node-selector) are quoted as
+SmallRye Config expects; lists become comma-separated values; null and empty maps are left out.
+*/}}
+{{- define "kdra.flatten" -}}
+{{- $prefix := .prefix -}}
+{{- range $k, $v := .value }}
+{{- $seg := $k -}}
+{{- if or (contains "." $k) (contains "/" $k) }}{{ $seg = printf "%q" $k }}{{ end -}}
+{{- $key := printf "%s.%s" $prefix $seg -}}
+{{- if kindIs "map" $v }}
+{{- include "kdra.flatten" (dict "prefix" $key "value" $v) }}
+{{- else if kindIs "slice" $v }}
+{{- if $v }}
+{{ $key | replace ":" "\\:" | replace "=" "\\=" }}={{ join "," $v }}
+{{- end }}
+{{- else if not (kindIs "invalid" $v) }}
+{{ $key | replace ":" "\\:" | replace "=" "\\=" }}={{ $v }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Quarkus properties every component gets from the global values: log level and, where the
+service has tracing (otel=true), the OpenTelemetry exporter. Call with
+(dict "root" $ "values" .Values.x "otel" true).
+*/}}
+{{- define "kdra.commonProperties" -}}
+{{- $level := default .root.Values.logLevel .values.logLevel }}
+quarkus.log.level={{ $level }}
+quarkus.log.category."io.kdra".level={{ $level }}
+{{- if .otel }}
+{{- with .root.Values.opentelemetry }}
+{{- if .enabled }}
+quarkus.otel.sdk.disabled=false
+quarkus.otel.exporter.otlp.endpoint={{ .endpoint }}
+quarkus.otel.exporter.otlp.protocol={{ .protocol }}
+{{- if .headers }}
+quarkus.otel.exporter.otlp.headers={{ $h := list }}{{ range $k, $v := .headers }}{{ $h = append $h (printf "%s=%s" $k $v) }}{{ end }}{{ join "," $h }}
+{{- end }}
+{{- if .resourceAttributes }}
+quarkus.otel.resource.attributes={{ $a := list }}{{ range $k, $v := .resourceAttributes }}{{ $a = append $a (printf "%s=%s" $k $v) }}{{ end }}{{ join "," $a }}
+{{- end }}
+{{- else }}
+quarkus.otel.sdk.disabled=true
+{{- end }}
+{{- end }}
+{{- end }}
+{{- range $k, $v := .values.extraProperties }}
+{{ $k }}={{ $v }}
+{{- end }}
+{{- end -}}
+
+{{/* Pod-level settings shared by all components. Call with (dict "root" $ "values" .Values.x "component" "..."). */}}
+{{- define "kdra.podCommon" -}}
+serviceAccountName: {{ include "kdra.serviceAccountName" . }}
+{{- with .root.Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .values.podSecurityContext }}
+securityContext:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* The HTTP port, probes and the environment every container has. Call like kdra.podCommon. */}}
+{{- define "kdra.containerCommon" -}}
+image: {{ include "kdra.image" . }}
+imagePullPolicy: {{ .values.image.pullPolicy }}
+ports:
+  - name: http
+    containerPort: 8080
+    protocol: TCP
+livenessProbe:
+  httpGet:
+    path: /q/health/live
+    port: http
+  initialDelaySeconds: 5
+  periodSeconds: 10
+  timeoutSeconds: 3
+  failureThreshold: 3
+readinessProbe:
+  httpGet:
+    path: /q/health/ready
+    port: http
+  initialDelaySeconds: 5
+  periodSeconds: 5
+  timeoutSeconds: 3
+  failureThreshold: 3
+startupProbe:
+  httpGet:
+    path: /q/health/live
+    port: http
+  periodSeconds: 2
+  failureThreshold: 60
+{{- with .values.resources }}
+resources:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.securityContext }}
+securityContext:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* Environment from the downward API, then the component's extraEnv. */}}
+{{- define "kdra.env" -}}
+env:
+  - name: POD_NAMESPACE
+    valueFrom:
+      fieldRef:
+        fieldPath: metadata.namespace
+  - name: NODE_NAME
+    valueFrom:
+      fieldRef:
+        fieldPath: spec.nodeName
+  {{- with .values.extraEnv }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end -}}
+
+{{/* Checksum of a component's ConfigMap, so that pods restart when their configuration changes. */}}
+{{- define "kdra.configChecksum" -}}
+{{- include (print .root.Template.BasePath "/" .component "/configmap.yaml") .root | sha256sum -}}
+{{- end -}}
+
+{{/*
+Lays the chart's derived values (src) under a component's config (dst, a copy): a key the user
+set, false and 0 included, wins; a missing or null one takes the derived value. (Sprig's merge
+functions treat false as empty and would put the derived value back.)
+*/}}
+{{- define "kdra.fillDefaults" -}}
+{{- $dst := .dst -}}
+{{- range $k, $v := .src -}}
+{{- $cur := index $dst $k -}}
+{{- if and (kindIs "map" $v) (kindIs "map" $cur) -}}
+{{- include "kdra.fillDefaults" (dict "dst" $cur "src" $v) -}}
+{{- else if kindIs "invalid" $cur -}}
+{{- $_ := set $dst $k $v -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The Deployment of a cluster-level component (slice-publisher, claim-controller,
+computeclass-bridge). Call with (dict "root" $ "values" .Values.x "component" "...").
+*/}}
+{{- define "kdra.deployment" -}}
+{{- $v := .values -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "kdra.componentName" . }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "kdra.labels" . | nindent 4 }}
+spec:
+  replicas: {{ $v.replicas }}
+  selector:
+    matchLabels:
+      {{- include "kdra.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "kdra.labels" . | nindent 8 }}
+        {{- with $v.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      annotations:
+        checksum/config: {{ include "kdra.configChecksum" . }}
+        {{- with $v.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      {{- include "kdra.podCommon" . | nindent 6 }}
+      containers:
+        - name: {{ .component }}
+          {{- include "kdra.containerCommon" . | nindent 10 }}
+          {{- include "kdra.env" . | nindent 10 }}
+          volumeMounts:
+            - name: config
+              mountPath: /deployments/config
+              readOnly: true
+            - name: tmp
+              mountPath: /tmp
+      volumes:
+        - name: config
+          configMap:
+            name: {{ include "kdra.componentName" . }}
+        - name: tmp
+          emptyDir: {}
+{{- end -}}
+
+{{/* A Deployment's PodDisruptionBudget. Call like kdra.deployment. */}}
+{{- define "kdra.pdb" -}}
+{{- if .values.podDisruptionBudget.enabled }}
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ include "kdra.componentName" . }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "kdra.labels" . | nindent 4 }}
+spec:
+  maxUnavailable: {{ .values.podDisruptionBudget.maxUnavailable }}
+  selector:
+    matchLabels:
+      {{- include "kdra.selectorLabels" . | nindent 6 }}
+{{- end }}
+{{- end -}}
+
+{{/* A component's ConfigMap around its properties. Call with the ctx plus "prefix" and "config". */}}
+{{- define "kdra.configMap" -}}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "kdra.componentName" . }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "kdra.labels" . | nindent 4 }}
+data:
+  application.properties: |
+    {{- include "kdra.flatten" (dict "prefix" .prefix "value" .config) | trim | nindent 4 }}
+    {{- include "kdra.commonProperties" . | trim | nindent 4 }}
+{{- end -}}
+
+{{/*
+A Role and RoleBinding for a component's leader-election Lease, in the Lease's namespace. Call
+like kdra.deployment.
+*/}}
+{{- define "kdra.leaseRole" -}}
+{{- $le := index .values.config "leader-election" -}}
+{{- $ns := include "kdra.leaseNamespace" . -}}
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ include "kdra.componentName" . }}-leader-election
+  namespace: {{ $ns }}
+  labels:
+    {{- include "kdra.labels" . | nindent 4 }}
+rules:
+  # Leader election: read and renew the one Lease; create it the first time. create cannot be
+  # limited by name (the name is not known before the object exists), get and update are.
+  - apiGroups: ["coordination.k8s.io"]
+    resources: ["leases"]
+    verbs: ["create"]
+  - apiGroups: ["coordination.k8s.io"]
+    resources: ["leases"]
+    resourceNames: [{{ index $le "lease-name" | quote }}]
+    verbs: ["get", "update"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ include "kdra.componentName" . }}-leader-election
+  namespace: {{ $ns }}
+  labels:
+    {{- include "kdra.labels" . | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ include "kdra.componentName" . }}-leader-election
+subjects:
+  - kind: ServiceAccount
+    name: {{ include "kdra.serviceAccountName" . }}
+    namespace: {{ .root.Release.Namespace }}
+{{- end -}}

@@ -44,7 +44,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
     return running(context).client();
   }
 
-  private static Running running(ExtensionContext context) {
+  static Running running(ExtensionContext context) {
     return context.getRoot().getStore(NAMESPACE)
         .getOrComputeIfAbsent(Running.class, key -> Running.start(), Running.class);
   }

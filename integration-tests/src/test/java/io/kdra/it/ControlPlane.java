@@ -62,7 +62,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
 
   /** The started control plane; closing the root store stops it. */
   record Running(KubeAPIServer server, KubernetesClient client)
-      implements ExtensionContext.Store.CloseableResource {
+      implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
     static Running start() {
       Path dir = cacheDir();

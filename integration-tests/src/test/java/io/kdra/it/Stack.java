@@ -172,6 +172,14 @@ final class Stack implements AutoCloseable {
           .build());
       return n;
     });
+    // the API server's TaintNodesByCondition admission taints every new Node not-ready; the
+    // node lifecycle controller (kube-controller-manager, absent here) lifts it once Ready
+    client.nodes().withName(node).edit(n -> {
+      if (n.getSpec().getTaints() != null) {
+        n.getSpec().getTaints().removeIf(t -> t.getKey().equals("node.kubernetes.io/not-ready"));
+      }
+      return n;
+    });
   }
 
   Path nodeDir(String node) {

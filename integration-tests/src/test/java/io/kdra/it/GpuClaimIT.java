@@ -5,22 +5,28 @@ import static io.kdra.it.SimulatedNode.twoL4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Scenario 1: a DeviceClass for GPUs with at least 40Gi and a pod with a claim template for one.
- * Only node-b's A100 qualifies: the claim is allocated there, the pod bound there, and only
- * node-b's driver writes a CDI spec.
+ * Claims made from templates, end to end, on node-a (two L4s, 24Gi) and node-b (one A100, 40Gi):
+ * scenario 1 (a class only the A100 satisfies), 2 (one template, three pods) and 5 (impossible
+ * claims). One stack for the class; every test leaves no pod and no claim behind.
  */
 @ExtendWith(ControlPlane.class)
 class GpuClaimIT {
@@ -38,6 +44,16 @@ class GpuClaimIT {
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
       assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(2);
       assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(1);
+    });
+  }
+
+  @AfterEach
+  void noPodsLeft() {
+    client.pods().inNamespace(stack.namespace).delete();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
+      assertThat(client.resources(ResourceClaim.class).inNamespace(stack.namespace).list()
+          .getItems()).isEmpty();
     });
   }
 
@@ -66,6 +82,144 @@ class GpuClaimIT {
     assertThat(Files.readString(spec)).contains(uid + "-gpu-0");
     assertThat(cdiFiles("node-a")).isEmpty();
     assertThat(stack.kubelet("node-a").prepared()).isEmpty();
+  }
+
+  /**
+   * Scenario 2: three pods from one template get three claims with three distinct devices (all
+   * the cluster has), each prepared on its pod's node; deleting a pod unprepares and deletes its
+   * claim, and the freed device goes to the next pod.
+   */
+  @Test
+  void oneTemplateThreePodsThreeDistinctDevicesFreedWithTheirPods() throws Exception {
+    String ns = stack.namespace;
+    stack.createClusterScoped(Dra.gpuClass("any-gpu", null));
+    client.resource(Dra.template(ns, "one-gpu", "any-gpu", 1)).create();
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      pods.add(client.resource(Dra.podWithTemplate(ns, "worker-" + i, "one-gpu")).create());
+    }
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      for (Pod pod : pods) {
+        assertThat(Dra.get(client, pod).getSpec().getNodeName()).isNotNull();
+        assertThat(stack.kubelet(Dra.get(client, pod).getSpec().getNodeName()).prepared(pod))
+            .isNotNull();
+      }
+    });
+    Map<String, ResourceClaim> claims = new HashMap<>();
+    for (Pod pod : pods) {
+      ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
+      claims.put(pod.getMetadata().getName(), claim);
+      // the device is on the node the pod is bound to
+      assertThat(Dra.devices(claim)).singleElement().asString()
+          .startsWith(Dra.get(client, pod).getSpec().getNodeName() + "/");
+    }
+    assertThat(claims.values().stream().flatMap(c -> Dra.devices(c).stream()))
+        .containsExactlyInAnyOrder("node-a/gpu-0", "node-a/gpu-1", "node-b/gpu-0");
+    assertThat(claims.values().stream().map(c -> c.getMetadata().getName()).distinct())
+        .hasSize(3);
+
+    // a fourth pod waits: every device is taken
+    Pod fourth = client.resource(Dra.podWithTemplate(ns, "worker-4", "one-gpu")).create();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(scheduledCondition(fourth)).isEqualTo("False"));
+
+    // deleting worker-1 unprepares its claim on its node, deletes the claim, frees its device
+    Pod first = pods.get(0);
+    ResourceClaim firstClaim = claims.get("worker-1");
+    String firstNode = Dra.get(client, first).getSpec().getNodeName();
+    String firstDevice = Dra.devices(firstClaim).get(0);
+    Path spec = stack.cdiDir(firstNode).resolve("k8s.gpu.kdra.io-claim_"
+        + firstClaim.getMetadata().getUid() + ".json");
+    assertThat(spec).exists();
+    client.resource(first).delete();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(Dra.get(client, first)).isNull();
+      assertThat(client.resource(firstClaim).get()).isNull();
+      assertThat(spec).doesNotExist();
+    });
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(Dra.devices(Dra.claimOf(client, fourth, "gpu"))).containsExactly(firstDevice));
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(stack.kubelet(firstNode).prepared(fourth)).isNotNull());
+    // the other claims were left alone
+    for (String name : List.of("worker-2", "worker-3")) {
+      assertThat(Dra.devices(client.resource(claims.get(name)).get()))
+          .isEqualTo(Dra.devices(claims.get(name)));
+    }
+  }
+
+  /**
+   * Scenario 5: a claim nothing can satisfy (a selector no device matches; a class that does not
+   * exist): the pod stays Pending with PodScheduled=False and the reason, the claim gets a
+   * Warning Event, and the controller does not retry in a hot loop.
+   */
+  @Test
+  void anImpossibleClaimLeavesThePodPendingWithTheReason() {
+    String ns = stack.namespace;
+    stack.createClusterScoped(Dra.gpuClass("h200", "device.attributes[\"" + Stack.DRIVER
+        + "\"].productName == \"NVIDIA H200\""));
+    client.resource(Dra.template(ns, "one-h200", "h200", 1)).create();
+    client.resource(Dra.template(ns, "no-class", "no-such-class", 1)).create();
+    Pod noDevice = client.resource(Dra.podWithTemplate(ns, "wants-h200", "one-h200")).create();
+    Pod noClass = client.resource(Dra.podWithTemplate(ns, "wants-no-class", "no-class"))
+        .create();
+
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      for (Pod pod : List.of(noDevice, noClass)) {
+        Pod current = Dra.get(client, pod);
+        assertThat(current.getSpec().getNodeName()).isNull();
+        var scheduled = current.getStatus().getConditions().stream()
+            .filter(c -> c.getType().equals("PodScheduled")).findFirst().orElseThrow();
+        assertThat(scheduled.getStatus()).isEqualTo("False");
+        assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
+        assertThat(scheduled.getMessage()).isNotBlank();
+      }
+    });
+    String noClassMessage = condition(noClass).getMessage();
+    assertThat(noClassMessage).contains("no-such-class");
+
+    ResourceClaim claim = Dra.claimOf(client, noDevice, "gpu");
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(eventsAbout("ResourceClaim", claim.getMetadata().getName()))
+            .anySatisfy(e -> {
+              assertThat(e.getType()).isEqualTo("Warning");
+              assertThat(e.getReason()).isEqualTo("FailedScheduling");
+            }));
+
+    // no hot loop: over five quiet seconds, a handful of retries at most (backoff from 500ms)
+    int before = attempts(noDevice);
+    ServiceProcess.sleep(5000);
+    assertThat(attempts(noDevice) - before).isLessThanOrEqualTo(5);
+    assertThat(Dra.get(client, noDevice).getSpec().getNodeName()).isNull();
+    assertThat(stack.process("claim-controller").alive()).isTrue();
+  }
+
+  private static String scheduledCondition(Pod pod) {
+    var c = condition(pod);
+    return c == null ? null : c.getStatus();
+  }
+
+  private static PodCondition condition(Pod pod) {
+    Pod current = Dra.get(client, pod);
+    if (current == null || current.getStatus() == null) {
+      return null;
+    }
+    return current.getStatus().getConditions().stream()
+        .filter(c -> c.getType().equals("PodScheduled")).findFirst().orElse(null);
+  }
+
+  private static List<Event> eventsAbout(String kind, String name) {
+    return client.v1().events().inNamespace(stack.namespace).list().getItems().stream()
+        .filter(e -> kind.equals(e.getInvolvedObject().getKind())
+            && name.equals(e.getInvolvedObject().getName()))
+        .toList();
+  }
+
+  /** Scheduling attempts the controller reported for the pod (FailedScheduling Events). */
+  private static int attempts(Pod pod) {
+    return eventsAbout("Pod", pod.getMetadata().getName()).stream()
+        .filter(e -> "FailedScheduling".equals(e.getReason()))
+        .mapToInt(e -> e.getCount() == null ? 1 : e.getCount()).sum();
   }
 
   private static List<Path> cdiFiles(String node) throws Exception {

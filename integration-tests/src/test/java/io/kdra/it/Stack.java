@@ -119,6 +119,8 @@ final class Stack implements AutoCloseable {
       driver.put("driver.publisher.token-file", dir.resolve("no-token").toString());
       driver.put("driver.publisher.initial-backoff", "250ms");
       driver.put("driver.publisher.max-backoff", "2s");
+      // snapshots keep coming, as from a live node: deleted nodes must stay deleted regardless
+      driver.put("driver.publisher.heartbeat", "2s");
       ServiceProcess p = ServiceProcess.start("device-driver", "device-driver-" + node.name(),
           driver, logDir);
       processes.put(p.name, p);
@@ -133,6 +135,7 @@ final class Stack implements AutoCloseable {
     processes.put(cc.name, cc);
 
     if (bridge) {
+      installComputeClassCrd();
       Map<String, String> b = new LinkedHashMap<>(kube);
       b.put("bridge.namespaces.names", namespace);
       ServiceProcess br = ServiceProcess.start("computeclass-bridge", "computeclass-bridge", b,
@@ -152,6 +155,23 @@ final class Stack implements AutoCloseable {
     }
     System.out.printf("[stack] %s: %d services ready in %d ms; logs in %s%n", name,
         processes.size(), (System.nanoTime() - started) / 1_000_000, logDir);
+  }
+
+  /** The chart's ComputeClass CRD (for clusters outside GKE), before the bridge watches it. */
+  private void installComputeClassCrd() {
+    Path crd = ServiceProcess.moduleDir("helm").resolve("kdra/crds-optional/computeclass.yaml");
+    try (var in = Files.newInputStream(crd)) {
+      var loaded = client.apiextensions().v1().customResourceDefinitions().load(in).item();
+      client.resource(loaded).forceConflicts().serverSideApply();
+      client.apiextensions().v1().customResourceDefinitions()
+          .withName(loaded.getMetadata().getName())
+          .waitUntilCondition(c -> c != null && c.getStatus() != null
+              && c.getStatus().getConditions().stream().anyMatch(x ->
+                  x.getType().equals("Established") && x.getStatus().equals("True")),
+              60, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** A Node as a kubelet would register it: Ready, with allocatable cpu, memory and pods. */

@@ -50,6 +50,23 @@ final class Dra {
         .endSpec().build();
   }
 
+  /** A claim with one request {@code gpu} for {@code count} devices of {@code deviceClass}. */
+  static ResourceClaim claim(String namespace, String name, String deviceClass, long count) {
+    return new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder()
+        .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+        .withNewSpec().withNewDevices().addNewRequest().withName("gpu")
+        .withNewExactly().withDeviceClassName(deviceClass).withAllocationMode("ExactCount")
+        .withCount(count).endExactly().endRequest().endDevices().endSpec().build();
+  }
+
+  /** A pod for the claim-controller with one claim entry {@code gpu} naming {@code claim}. */
+  static Pod podWithClaim(String namespace, String name, String claim) {
+    Pod pod = podWithTemplate(namespace, name, "unused");
+    pod.getSpec().getResourceClaims().get(0).setResourceClaimTemplateName(null);
+    pod.getSpec().getResourceClaims().get(0).setResourceClaimName(claim);
+    return pod;
+  }
+
   /** The claim generated for the pod's entry {@code entry}, or null. */
   static ResourceClaim claimOf(KubernetesClient client, Pod pod, String entry) {
     Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace())

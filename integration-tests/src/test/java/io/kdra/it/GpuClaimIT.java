@@ -149,6 +149,57 @@ class GpuClaimIT {
   }
 
   /**
+   * Scenario 3: one ResourceClaim shared by two pods: one device, both pods in reservedFor and on
+   * its node, prepared once per node; it stays allocated (and prepared) while one pod remains and
+   * is deallocated, its CDI spec removed, only after both have ended.
+   */
+  @Test
+  void oneClaimSharedByTwoPodsIsDeallocatedAfterBoth() {
+    String ns = stack.namespace;
+    stack.createClusterScoped(Dra.gpuClass("shared-gpu", null));
+    ResourceClaim shared = client.resource(Dra.claim(ns, "shared", "shared-gpu", 1)).create();
+    Pod one = client.resource(Dra.podWithClaim(ns, "reader-1", "shared")).create();
+    Pod two = client.resource(Dra.podWithClaim(ns, "reader-2", "shared")).create();
+
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      for (Pod pod : List.of(one, two)) {
+        String node = Dra.get(client, pod).getSpec().getNodeName();
+        assertThat(node).isNotNull();
+        assertThat(stack.kubelet(node).prepared(pod)).isNotNull();
+      }
+    });
+    ResourceClaim claim = client.resource(shared).get();
+    assertThat(Dra.devices(claim)).hasSize(1);
+    String node = Dra.devices(claim).get(0).split("/")[0];
+    assertThat(Dra.get(client, one).getSpec().getNodeName()).isEqualTo(node);
+    assertThat(Dra.get(client, two).getSpec().getNodeName()).isEqualTo(node);
+    assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getName())
+        .containsExactlyInAnyOrder("reader-1", "reader-2");
+    Path spec = stack.cdiDir(node).resolve("k8s.gpu.kdra.io-claim_"
+        + claim.getMetadata().getUid() + ".json");
+    assertThat(spec).exists();
+
+    client.resource(one).delete();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(Dra.get(client, one)).isNull();
+      assertThat(client.resource(shared).get().getStatus().getReservedFor())
+          .extracting(r -> r.getName()).containsExactly("reader-2");
+    });
+    assertThat(Dra.devices(client.resource(shared).get())).isEqualTo(Dra.devices(claim));
+    assertThat(spec).exists();
+
+    client.resource(two).delete();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      ResourceClaim current = client.resource(shared).get();
+      assertThat(current).isNotNull();
+      assertThat(current.getStatus() == null ? null : current.getStatus().getAllocation())
+          .isNull();
+      assertThat(spec).doesNotExist();
+    });
+    client.resource(shared).delete();
+  }
+
+  /**
    * Scenario 5: a claim nothing can satisfy (a selector no device matches; a class that does not
    * exist): the pod stays Pending with PodScheduled=False and the reason, the claim gets a
    * Warning Event, and the controller does not retry in a hot loop.

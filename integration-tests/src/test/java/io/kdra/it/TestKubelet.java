@@ -261,11 +261,22 @@ final class TestKubelet implements AutoCloseable {
       prepared.remove(key(pod));
       return;
     }
+    // as the kubelet's claim cache: a claim stays prepared while another pod here still uses it
+    List<Claim> unused = p.claims().stream()
+        .filter(c -> prepared.entrySet().stream()
+            .filter(e -> !e.getKey().equals(key(pod)))
+            .noneMatch(e -> e.getValue().claims().stream()
+                .anyMatch(o -> o.getUid().equals(c.getUid()))))
+        .toList();
+    if (unused.isEmpty()) {
+      prepared.remove(key(pod));
+      return;
+    }
     NodeUnprepareResourcesResponse response = DRAPluginGrpc.newBlockingStub(dra)
         .withDeadlineAfter(30, TimeUnit.SECONDS)
         .nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder()
-            .addAllClaims(p.claims()).build());
-    for (Claim c : p.claims()) {
+            .addAllClaims(unused).build());
+    for (Claim c : unused) {
       var r = response.getClaimsMap().get(c.getUid());
       if (r == null || !r.getError().isEmpty()) {
         throw new IllegalStateException("unprepare of " + c.getName() + " failed: "

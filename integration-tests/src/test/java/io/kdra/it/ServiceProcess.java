@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,6 +24,9 @@ import java.util.concurrent.TimeUnit;
  * JVM exits without closing it (shutdown hook).
  */
 final class ServiceProcess implements AutoCloseable {
+
+  /** Pids of every service started, so that a later run can end what a killed run left. */
+  private static final Path PIDS = Path.of("target", "it-pids.txt").toAbsolutePath();
 
   private static final HttpClient HTTP = HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(2)).build();
@@ -76,6 +80,8 @@ final class ServiceProcess implements AutoCloseable {
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
           .start();
+      Files.writeString(PIDS, process.pid() + "\n", StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
       return new ServiceProcess(name, port, log, process);
     } catch (IOException e) {
       throw new UncheckedIOException("starting " + name, e);
@@ -87,6 +93,35 @@ final class ServiceProcess implements AutoCloseable {
     Path here = Path.of("").toAbsolutePath();
     Path root = Files.isDirectory(here.resolve(module)) ? here : here.getParent();
     return root.resolve(module);
+  }
+
+  /**
+   * Ends services a previous run started and could not stop (its JVM was killed, so no shutdown
+   * hook ran): only processes whose pid this harness recorded and that still run one of this
+   * checkout's service jars.
+   */
+  static void killLeftovers() {
+    if (!Files.exists(PIDS)) {
+      return;
+    }
+    String jars = moduleDir("integration-tests").getParent().toString();
+    try {
+      for (String line : Files.readAllLines(PIDS)) {
+        if (line.isBlank()) {
+          continue;
+        }
+        ProcessHandle.of(Long.parseLong(line.trim()))
+            .filter(h -> h.info().commandLine()
+                .map(c -> c.contains(jars) && c.contains("quarkus-run.jar")).orElse(false))
+            .ifPresent(h -> {
+              System.out.println("[stack] ending leftover service process " + h.pid());
+              h.destroyForcibly();
+            });
+      }
+      Files.delete(PIDS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   static int freePort() {

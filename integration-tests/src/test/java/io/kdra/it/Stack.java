@@ -86,6 +86,7 @@ final class Stack implements AutoCloseable {
 
   private void startAll(boolean bridge) {
     long started = System.nanoTime();
+    ServiceProcess.killLeftovers();
     deleteRecursively(logDir);
     deleteRecursively(nodesDir);
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)

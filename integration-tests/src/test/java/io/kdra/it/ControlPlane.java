@@ -44,7 +44,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
     return running(context).client();
   }
 
-  private static Running running(ExtensionContext context) {
+  static Running running(ExtensionContext context) {
     return context.getRoot().getStore(NAMESPACE)
         .getOrComputeIfAbsent(Running.class, key -> Running.start(), Running.class);
   }
@@ -62,7 +62,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
 
   /** The started control plane; closing the root store stops it. */
   record Running(KubeAPIServer server, KubernetesClient client)
-      implements ExtensionContext.Store.CloseableResource {
+      implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
     static Running start() {
       Path dir = cacheDir();

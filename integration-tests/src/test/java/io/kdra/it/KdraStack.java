@@ -1,0 +1,67 @@
+package io.kdra.it;
+
+import java.util.List;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * Starts a {@link Stack} once per test class (after {@link ControlPlane}), stops it after the
+ * class, also when tests fail, and writes logs and objects under {@code target/it-dumps/} for
+ * every failed test. Register it in a static field:
+ *
+ * <pre>
+ * &#64;RegisterExtension
+ * static final KdraStack stack = KdraStack.nodes(SimulatedNode.twoL4s("node-a"), ...);
+ * </pre>
+ */
+final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatcher {
+
+  private final List<SimulatedNode> nodes;
+  private final boolean bridge;
+  private Stack stack;
+
+  private KdraStack(List<SimulatedNode> nodes, boolean bridge) {
+    this.nodes = nodes;
+    this.bridge = bridge;
+  }
+
+  static KdraStack nodes(SimulatedNode... nodes) {
+    return new KdraStack(List.of(nodes), false);
+  }
+
+  /** The same stack with the computeclass-bridge too. */
+  KdraStack withBridge() {
+    return new KdraStack(nodes, true);
+  }
+
+  Stack get() {
+    if (stack == null) {
+      throw new IllegalStateException("the stack is started in beforeAll");
+    }
+    return stack;
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    ControlPlane.Running cp = ControlPlane.running(context);
+    stack = Stack.start(cp.client(), cp.server().getKubeConfigYaml(),
+        context.getRequiredTestClass().getSimpleName(), nodes, bridge);
+  }
+
+  @Override
+  public void testFailed(ExtensionContext context, Throwable cause) {
+    if (stack != null) {
+      stack.dump(context.getRequiredTestMethod().getName());
+    }
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    if (stack != null) {
+      stack.close();
+      stack = null;
+    }
+  }
+}

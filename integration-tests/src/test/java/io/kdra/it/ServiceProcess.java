@@ -1,0 +1,219 @@
+package io.kdra.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One kdra service started as a separate JVM from its packaged Quarkus application
+ * ({@code <module>/target/quarkus-app/quarkus-run.jar}), configured by system properties, with
+ * stdout and stderr in one log file. Closing it ends the whole process tree, also when the test
+ * JVM exits without closing it (shutdown hook).
+ */
+final class ServiceProcess implements AutoCloseable {
+
+  /** Pids of every service started, so that a later run can end what a killed run left. */
+  private static final Path PIDS = Path.of("target", "it-pids.txt").toAbsolutePath();
+
+  private static final HttpClient HTTP = HttpClient.newBuilder()
+      .connectTimeout(Duration.ofSeconds(2)).build();
+
+  final String name;
+  final int httpPort;
+  final Path log;
+  private final Process process;
+  private final Thread hook;
+
+  private ServiceProcess(String name, int httpPort, Path log, Process process) {
+    this.name = name;
+    this.httpPort = httpPort;
+    this.log = log;
+    this.process = process;
+    this.hook = new Thread(this::kill, "kill-" + name);
+    Runtime.getRuntime().addShutdownHook(hook);
+  }
+
+  /**
+   * Starts {@code module}'s packaged application.
+   *
+   * @param name a name for logs and the log file
+   * @param properties system properties (Quarkus configuration) for the service
+   */
+  static ServiceProcess start(String module, String name, Map<String, String> properties,
+      Path logDir) {
+    Path jar = moduleDir(module).resolve("target/quarkus-app/quarkus-run.jar");
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar + " is missing; package " + module
+          + " first (./mvnw -pl integration-tests -am install -DskipTests)");
+    }
+    int port = freePort();
+    Map<String, String> props = new LinkedHashMap<>(properties);
+    props.put("quarkus.http.port", Integer.toString(port));
+    props.put("quarkus.http.host", "127.0.0.1");
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // small heaps and quick startup: up to seven JVMs share two cores in these tests
+    command.add("-Xmx256m");
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-XX:+UseSerialGC");
+    command.add("-Xshare:auto");
+    props.forEach((k, v) -> command.add("-D" + k + "=" + v));
+    command.add("-jar");
+    command.add(jar.toString());
+    try {
+      Files.createDirectories(logDir);
+      Path log = logDir.resolve(name + ".log");
+      Process process = new ProcessBuilder(command)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+          .start();
+      Files.writeString(PIDS, process.pid() + "\n", StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+      return new ServiceProcess(name, port, log, process);
+    } catch (IOException e) {
+      throw new UncheckedIOException("starting " + name, e);
+    }
+  }
+
+  /** The repository's {@code module} directory; tests run in {@code integration-tests/}. */
+  static Path moduleDir(String module) {
+    Path here = Path.of("").toAbsolutePath();
+    Path root = Files.isDirectory(here.resolve(module)) ? here : here.getParent();
+    return root.resolve(module);
+  }
+
+  /**
+   * Ends services a previous run started and could not stop (its JVM was killed, so no shutdown
+   * hook ran): only processes whose pid this harness recorded and that still run one of this
+   * checkout's service jars.
+   */
+  static void killLeftovers() {
+    if (!Files.exists(PIDS)) {
+      return;
+    }
+    String jars = moduleDir("integration-tests").getParent().toString();
+    try {
+      for (String line : Files.readAllLines(PIDS)) {
+        if (line.isBlank()) {
+          continue;
+        }
+        ProcessHandle.of(Long.parseLong(line.trim()))
+            .filter(h -> h.info().commandLine()
+                .map(c -> c.contains(jars) && c.contains("quarkus-run.jar")).orElse(false))
+            .ifPresent(h -> {
+              System.out.println("[stack] ending leftover service process " + h.pid());
+              h.destroyForcibly();
+            });
+      }
+      Files.delete(PIDS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
+  /** The body of {@code /q/health/ready}, or why there is none. */
+  String readiness() {
+    try {
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(
+              URI.create("http://127.0.0.1:" + httpPort + "/q/health/ready"))
+          .timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() + " " + r.body();
+    } catch (IOException e) {
+      return "no answer: " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
+    }
+  }
+
+  boolean ready() {
+    return readiness().startsWith("200 ");
+  }
+
+  /** Fails with the readiness body and the log's tail when not ready in time or dead. */
+  void awaitReady(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException(name + " exited with " + process.exitValue()
+            + "; log " + log + ":\n" + tail(40));
+      }
+      if (ready()) {
+        return;
+      }
+      sleep(250);
+    }
+    throw new IllegalStateException(name + " not ready after " + timeout + ": " + readiness()
+        + "\nlog " + log + ":\n" + tail(40));
+  }
+
+  String tail(int lines) {
+    try {
+      List<String> all = Files.readAllLines(log);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  /** Ends the process and its descendants: SIGTERM, then SIGKILL after a grace period. */
+  private void kill() {
+    List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
+    tree.add(process.toHandle());
+    tree.forEach(ProcessHandle::destroy);
+    try {
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        tree.forEach(ProcessHandle::destroyForcibly);
+        process.waitFor(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      tree.forEach(ProcessHandle::destroyForcibly);
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    kill();
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs (or ran) anyway
+    }
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}

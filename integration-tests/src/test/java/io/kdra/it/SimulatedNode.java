@@ -1,0 +1,40 @@
+package io.kdra.it;
+
+/**
+ * A simulated node: its name and the device-driver's simulated inventory (the YAML format of
+ * {@code driver.inventory-file}; attribute names as docs/OPERATIONS.md lists them).
+ */
+record SimulatedNode(String name, String inventory) {
+
+  /** Two NVIDIA L4s with 24Gi each. */
+  static SimulatedNode twoL4s(String name) {
+    return new SimulatedNode(name, "devices:\n"
+        + gpu(name, 0, "NVIDIA L4", "Ada Lovelace", "8.9.0", "24Gi", "0000:3b:00.0", "pci0000:3a")
+        + gpu(name, 1, "NVIDIA L4", "Ada Lovelace", "8.9.0", "24Gi", "0000:5e:00.0", "pci0000:5d"));
+  }
+
+  /** One NVIDIA A100 with 40Gi. */
+  static SimulatedNode oneA100(String name) {
+    return new SimulatedNode(name, "devices:\n"
+        + gpu(name, 0, "NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi", "0000:07:00.0",
+            "pci0000:00"));
+  }
+
+  private static String gpu(String node, int index, String product, String architecture, String cuda,
+      String memory, String busId, String pcieRoot) {
+    return "- name: gpu-" + index + "\n"
+        + "  attributes:\n"
+        + "    type: gpu\n"
+        + "    index: " + index + "\n"
+        + "    minor: " + index + "\n"
+        + "    uuid: GPU-" + java.util.UUID.nameUUIDFromBytes((node + "/" + index).getBytes()) + "\n"
+        + "    productName: " + product + "\n"
+        + "    architecture: " + architecture + "\n"
+        + "    driverVersion: {version: 550.127.5}\n"
+        + "    cudaComputeCapability: {version: " + cuda + "}\n"
+        + "    migEnabled: false\n"
+        + "    resource.kubernetes.io/pciBusID: \"" + busId + "\"\n"
+        + "    resource.kubernetes.io/pcieRoot: " + pcieRoot + "\n"
+        + "  capacity: {memory: " + memory + "}\n";
+  }
+}

@@ -1,0 +1,374 @@
+package io.kdra.it;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * The four kdra services as separate processes against one real API server, with simulated nodes
+ * (a Node object, a device-driver process with its own socket, CDI and checkpoint directories and
+ * a simulated inventory, and a {@link TestKubelet}). Closing it stops every process and removes
+ * the cluster-scoped objects it created, so the next test class starts from a clean cluster.
+ */
+final class Stack implements AutoCloseable {
+
+  static final String DRIVER = "gpu.kdra.io";
+  static final String SCHEDULER = "dra-claim-controller";
+  /** Label on the cluster-scoped objects tests create, so that they are removed afterwards. */
+  static final String TEST_LABEL = "e2e.kdra.io/test";
+
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+
+  final KubernetesClient client;
+  final String namespace;
+  final String name;
+  private final Path logDir;
+  private final Path nodesDir;
+  private final Map<String, String> kube;
+  private final Map<String, ServiceProcess> processes = new LinkedHashMap<>();
+  private final Map<String, TestKubelet> kubelets = new LinkedHashMap<>();
+  private final List<SimulatedNode> nodes;
+
+  private Stack(KubernetesClient client, String kubeconfig, String name,
+      List<SimulatedNode> nodes) {
+    this.client = client;
+    this.name = name;
+    this.namespace = name.toLowerCase().replaceAll("[^a-z0-9-]", "-");
+    this.nodes = nodes;
+    this.logDir = Path.of("target", "it-logs", name).toAbsolutePath();
+    // short: unix socket paths must stay under 108 bytes
+    this.nodesDir = Path.of("target", "n").toAbsolutePath();
+    this.kube = kubernetesClientProperties(kubeconfig, Path.of("target", "it-certs"));
+  }
+
+  /**
+   * Starts publisher, one driver per node, the claim-controller and, if asked, the
+   * computeclass-bridge, all at once, and returns when all are ready.
+   */
+  static Stack start(KubernetesClient client, String kubeconfig, String name,
+      List<SimulatedNode> nodes, boolean bridge) {
+    Stack stack = new Stack(client, kubeconfig, name, nodes);
+    try {
+      stack.startAll(bridge);
+      return stack;
+    } catch (RuntimeException | Error e) {
+      stack.dump("startup");
+      stack.close();
+      throw e;
+    }
+  }
+
+  private void startAll(boolean bridge) {
+    long started = System.nanoTime();
+    ServiceProcess.killLeftovers();
+    deleteRecursively(logDir);
+    deleteRecursively(nodesDir);
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
+        .endMetadata().build()).serverSideApply();
+    for (SimulatedNode node : nodes) {
+      createNode(node.name());
+    }
+
+    Map<String, String> publisher = new LinkedHashMap<>(kube);
+    publisher.put("publisher.auth.enabled", "false");
+    publisher.put("publisher.leader-election.enabled", "false");
+    publisher.put("publisher.resync-period", "5s");
+    ServiceProcess pub = ServiceProcess.start("slice-publisher", "slice-publisher", publisher,
+        logDir);
+    processes.put(pub.name, pub);
+
+    for (SimulatedNode node : nodes) {
+      Path dir = nodeDir(node.name());
+      Path inventory = dir.resolve("inventory.yaml");
+      write(inventory, node.inventory());
+      Map<String, String> driver = new LinkedHashMap<>(kube);
+      driver.put("driver.node-name", node.name());
+      driver.put("driver.backend", "simulated");
+      driver.put("driver.inventory-file", inventory.toString());
+      driver.put("driver.discovery-interval", "1s");
+      driver.put("driver.kubelet-registry-dir", registryDir(node.name()).toString());
+      driver.put("driver.kubelet-plugins-dir", dir.resolve("plugins").toString());
+      driver.put("driver.cdi-dir", cdiDir(node.name()).toString());
+      driver.put("driver.checkpoint-file", dir.resolve("plugins/checkpoint.json").toString());
+      driver.put("driver.publisher.address", "127.0.0.1:" + pub.httpPort);
+      driver.put("driver.publisher.token-file", dir.resolve("no-token").toString());
+      driver.put("driver.publisher.initial-backoff", "250ms");
+      driver.put("driver.publisher.max-backoff", "2s");
+      // snapshots keep coming, as from a live node: deleted nodes must stay deleted regardless
+      driver.put("driver.publisher.heartbeat", "2s");
+      ServiceProcess p = ServiceProcess.start("device-driver", "device-driver-" + node.name(),
+          driver, logDir);
+      processes.put(p.name, p);
+    }
+
+    Map<String, String> controller = new LinkedHashMap<>(kube);
+    controller.put("kdra.claim-controller.leader-election.enabled", "false");
+    controller.put("kdra.claim-controller.retry.initial-backoff", "500ms");
+    controller.put("kdra.claim-controller.retry.max-backoff", "5s");
+    ServiceProcess cc = ServiceProcess.start("claim-controller", "claim-controller", controller,
+        logDir);
+    processes.put(cc.name, cc);
+
+    if (bridge) {
+      installComputeClassCrd();
+      Map<String, String> b = new LinkedHashMap<>(kube);
+      b.put("bridge.namespaces.names", namespace);
+      ServiceProcess br = ServiceProcess.start("computeclass-bridge", "computeclass-bridge", b,
+          logDir);
+      processes.put(br.name, br);
+    }
+
+    for (SimulatedNode node : nodes) {
+      TestKubelet kubelet = new TestKubelet(client, node.name(), DRIVER,
+          registryDir(node.name()));
+      kubelets.put(node.name(), kubelet);
+      kubelet.register(READY_TIMEOUT);
+      kubelet.start();
+    }
+    for (ServiceProcess p : processes.values()) {
+      p.awaitReady(READY_TIMEOUT);
+    }
+    System.out.printf("[stack] %s: %d services ready in %d ms; logs in %s%n", name,
+        processes.size(), (System.nanoTime() - started) / 1_000_000, logDir);
+  }
+
+  /** The chart's ComputeClass CRD (for clusters outside GKE), before the bridge watches it. */
+  private void installComputeClassCrd() {
+    Path crd = ServiceProcess.moduleDir("helm").resolve("kdra/crds-optional/computeclass.yaml");
+    try (var in = Files.newInputStream(crd)) {
+      var loaded = client.apiextensions().v1().customResourceDefinitions().load(in).item();
+      client.resource(loaded).forceConflicts().serverSideApply();
+      client.apiextensions().v1().customResourceDefinitions()
+          .withName(loaded.getMetadata().getName())
+          .waitUntilCondition(c -> c != null && c.getStatus() != null
+              && c.getStatus().getConditions().stream().anyMatch(x ->
+                  x.getType().equals("Established") && x.getStatus().equals("True")),
+              60, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A Node as a kubelet would register it: Ready, with allocatable cpu, memory and pods. */
+  private void createNode(String node) {
+    client.nodes().withName(node).withGracePeriod(0).delete();
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node)
+        .addToLabels("kubernetes.io/hostname", node).addToLabels(TEST_LABEL, namespace)
+        .endMetadata().build()).create();
+    Map<String, Quantity> resources = Map.of("cpu", new Quantity("8"),
+        "memory", new Quantity("32Gi"), "pods", new Quantity("110"));
+    client.nodes().withName(node).editStatus(n -> {
+      n.setStatus(new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
+          .withCapacity(resources).withAllocatable(resources)
+          .withConditions(new NodeConditionBuilder().withType("Ready").withStatus("True")
+              .withReason("KubeletReady").withMessage("kubelet is posting ready status")
+              .withLastHeartbeatTime(Instant.now().toString())
+              .withLastTransitionTime(Instant.now().toString()).build())
+          .build());
+      return n;
+    });
+    // the API server's TaintNodesByCondition admission taints every new Node not-ready; the
+    // node lifecycle controller (kube-controller-manager, absent here) lifts it once Ready
+    client.nodes().withName(node).edit(n -> {
+      if (n.getSpec().getTaints() != null) {
+        n.getSpec().getTaints().removeIf(t -> t.getKey().equals("node.kubernetes.io/not-ready"));
+      }
+      return n;
+    });
+  }
+
+  Path nodeDir(String node) {
+    return nodesDir.resolve(node);
+  }
+
+  Path registryDir(String node) {
+    return nodeDir(node).resolve("reg");
+  }
+
+  Path cdiDir(String node) {
+    return nodeDir(node).resolve("cdi");
+  }
+
+  TestKubelet kubelet(String node) {
+    return kubelets.get(node);
+  }
+
+  ServiceProcess process(String name) {
+    return processes.get(name);
+  }
+
+  /** Creates a cluster-scoped object labelled for removal when the stack closes. */
+  <T extends HasMetadata> T createClusterScoped(T object) {
+    if (object.getMetadata().getLabels() == null) {
+      object.getMetadata().setLabels(new LinkedHashMap<>());
+    }
+    object.getMetadata().getLabels().put(TEST_LABEL, namespace);
+    return client.resource(object).create();
+  }
+
+  /** Writes the services' logs and the relevant objects under {@code target/it-dumps/}. */
+  Path dump(String test) {
+    Path dir = Path.of("target", "it-dumps", name, test.replaceAll("[^A-Za-z0-9_.-]", "_"))
+        .toAbsolutePath();
+    try {
+      Files.createDirectories(dir);
+      for (ServiceProcess p : processes.values()) {
+        write(dir.resolve(p.name + ".readiness.txt"), p.alive() ? p.readiness() : "exited");
+        if (Files.exists(p.log)) {
+          Files.copy(p.log, dir.resolve(p.name + ".log"), StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+      dumpList(dir, "pods", () -> client.pods().inNamespace(namespace).list().getItems());
+      dumpList(dir, "resourceclaims", () -> client.resources(ResourceClaim.class)
+          .inNamespace(namespace).list().getItems());
+      dumpList(dir, "resourceclaimtemplates", () -> client.resources(ResourceClaimTemplate.class)
+          .inNamespace(namespace).list().getItems());
+      dumpList(dir, "resourceslices", () -> client.resources(ResourceSlice.class).list()
+          .getItems());
+      dumpList(dir, "deviceclasses", () -> client.resources(DeviceClass.class).list()
+          .getItems());
+      dumpList(dir, "nodes", () -> client.nodes().list().getItems());
+      dumpList(dir, "events", () -> client.v1().events().inAnyNamespace().list().getItems());
+      dumpList(dir, "events.k8s.io", () -> client.events().v1().events().inAnyNamespace().list()
+          .getItems());
+      StringBuilder k = new StringBuilder();
+      kubelets.values().forEach(kl -> k.append(kl.node).append(": ").append(kl.prepared())
+          .append('\n'));
+      write(dir.resolve("kubelets.txt"), k.toString());
+      for (SimulatedNode node : nodes) {
+        if (Files.isDirectory(cdiDir(node.name()))) {
+          try (Stream<Path> files = Files.list(cdiDir(node.name()))) {
+            for (Path f : files.toList()) {
+              Files.copy(f, dir.resolve("cdi-" + node.name() + "-" + f.getFileName()),
+                  StandardCopyOption.REPLACE_EXISTING);
+            }
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      write(dir.resolve("dump-error.txt"), e.toString());
+    }
+    System.out.println("[stack] " + test + " failed; logs and objects in " + dir);
+    return dir;
+  }
+
+  private static void dumpList(Path dir, String what, Supplier<List<?>> list) {
+    try {
+      write(dir.resolve(what + ".yaml"), Serialization.asYaml(list.get()));
+    } catch (RuntimeException e) {
+      write(dir.resolve(what + ".yaml"), "# " + e);
+    }
+  }
+
+  @Override
+  public void close() {
+    kubelets.values().forEach(TestKubelet::close);
+    List<ServiceProcess> all = new ArrayList<>(processes.values());
+    all.parallelStream().forEach(ServiceProcess::close);
+    // no garbage collector and no kubelet: remove what this class left behind by hand
+    quietly(() -> client.pods().inNamespace(namespace).withGracePeriod(0).delete());
+    quietly(() -> client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems()
+        .forEach(c -> {
+          if (!c.getMetadata().getFinalizers().isEmpty()) {
+            client.resource(c).edit(x -> {
+              x.getMetadata().setFinalizers(List.of());
+              return x;
+            });
+          }
+          client.resource(c).withGracePeriod(0).delete();
+        }));
+    quietly(() -> client.resources(ResourceSlice.class).delete());
+    quietly(() -> client.resources(DeviceClass.class).withLabel(TEST_LABEL, namespace).delete());
+    for (SimulatedNode node : nodes) {
+      quietly(() -> client.nodes().withName(node.name()).delete());
+    }
+  }
+
+  private static void quietly(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      System.out.println("[stack] cleanup: " + e);
+    }
+  }
+
+  /**
+   * The Quarkus kubernetes-client configuration of the services for the API server in the
+   * kubeconfig; inline certificate data is written to files, which is what the properties take.
+   */
+  static Map<String, String> kubernetesClientProperties(String kubeconfig, Path certDir) {
+    Config config = Config.fromKubeconfig(kubeconfig);
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("quarkus.kubernetes-client.api-server-url", config.getMasterUrl());
+    p.put("quarkus.kubernetes-client.ca-cert-file",
+        file(config.getCaCertFile(), config.getCaCertData(), certDir.resolve("ca.crt")));
+    p.put("quarkus.kubernetes-client.client-cert-file",
+        file(config.getClientCertFile(), config.getClientCertData(),
+            certDir.resolve("client.crt")));
+    p.put("quarkus.kubernetes-client.client-key-file",
+        file(config.getClientKeyFile(), config.getClientKeyData(),
+            certDir.resolve("client.key")));
+    p.put("quarkus.kubernetes-client.devservices.enabled", "false");
+    // no OTLP collector here
+    p.put("quarkus.otel.sdk.disabled", "true");
+    return p;
+  }
+
+  private static String file(String file, String base64Data, Path target) {
+    if (file != null && !file.isBlank()) {
+      return Path.of(file).toAbsolutePath().toString();
+    }
+    if (base64Data == null) {
+      throw new IllegalStateException("the kubeconfig has neither a file nor data for " + target);
+    }
+    write(target.toAbsolutePath(),
+        new String(Base64.getDecoder().decode(base64Data), StandardCharsets.UTF_8));
+    return target.toAbsolutePath().toString();
+  }
+
+  static void write(Path file, String content) {
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, content);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

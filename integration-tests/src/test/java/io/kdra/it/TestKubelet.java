@@ -1,0 +1,309 @@
+package io.kdra.it;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
+import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.kdra.devicedriver.kubelet.dra.v1.Claim;
+import io.kdra.devicedriver.kubelet.dra.v1.DRAPluginGrpc;
+import io.kdra.devicedriver.kubelet.dra.v1.NodePrepareResourceResponse;
+import io.kdra.devicedriver.kubelet.dra.v1.NodePrepareResourcesRequest;
+import io.kdra.devicedriver.kubelet.dra.v1.NodePrepareResourcesResponse;
+import io.kdra.devicedriver.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import io.kdra.devicedriver.kubelet.dra.v1.NodeUnprepareResourcesResponse;
+import io.kdra.devicedriver.kubelet.pluginregistration.v1.InfoRequest;
+import io.kdra.devicedriver.kubelet.pluginregistration.v1.PluginInfo;
+import io.kdra.devicedriver.kubelet.pluginregistration.v1.RegistrationGrpc;
+import io.kdra.devicedriver.kubelet.pluginregistration.v1.RegistrationStatus;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.unix.DomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The part of a kubelet that DRA needs, for one simulated node, in the test JVM: the plugin
+ * watcher's registration handshake on {@code <registry>/<driver>-reg.sock}, NodePrepareResources
+ * (v1) for every pod bound to the node (once its claims are allocated and reserved for it), and on
+ * pod deletion NodeUnprepareResources and the final deletion of the pod object, as a kubelet does
+ * after a graceful deletion. All calls go over the driver's real unix sockets.
+ */
+final class TestKubelet implements AutoCloseable {
+
+  /** What the driver answered for one prepared pod. */
+  record Prepared(String pod, List<Claim> claims, List<String> cdiIds) {}
+
+  private final KubernetesClient client;
+  final String node;
+  private final String driver;
+  private final Path registryDir;
+  private final EpollEventLoopGroup loop = new EpollEventLoopGroup(1);
+  private final ScheduledExecutorService worker;
+  private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
+  private final Map<String, String> lastError = new ConcurrentHashMap<>();
+  private volatile ManagedChannel dra;
+  private SharedIndexInformer<Pod> informer;
+
+  TestKubelet(KubernetesClient client, String node, String driver, Path registryDir) {
+    this.client = client;
+    this.node = node;
+    this.driver = driver;
+    this.registryDir = registryDir;
+    this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "kubelet-" + node);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  private ManagedChannel channel(Path socket) {
+    return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+        .eventLoopGroup(loop)
+        .channelType(EpollDomainSocketChannel.class)
+        .overrideAuthority("localhost")
+        .usePlaintext()
+        .build();
+  }
+
+  /**
+   * The plugin watcher: waits for the registration socket, asks for the plugin's info, checks it
+   * and reports the registration as accepted (which the driver's readiness waits for).
+   */
+  void register(Duration timeout) {
+    Path socket = registryDir.resolve(driver + "-reg.sock");
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!Files.exists(socket)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("no registration socket " + socket + " after " + timeout);
+      }
+      ServiceProcess.sleep(200);
+    }
+    ManagedChannel reg = channel(socket);
+    try {
+      var stub = RegistrationGrpc.newBlockingStub(reg).withDeadlineAfter(10, TimeUnit.SECONDS);
+      PluginInfo info = stub.getInfo(InfoRequest.getDefaultInstance());
+      String problem = null;
+      if (!info.getType().equals("DRAPlugin")) {
+        problem = "type " + info.getType();
+      } else if (!info.getName().equals(driver)) {
+        problem = "name " + info.getName();
+      } else if (!info.getSupportedVersionsList().contains("v1.DRAPlugin")) {
+        problem = "versions " + info.getSupportedVersionsList();
+      } else if (!Files.exists(Path.of(info.getEndpoint()))) {
+        problem = "no socket at endpoint " + info.getEndpoint();
+      }
+      RegistrationGrpc.newBlockingStub(reg).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .notifyRegistrationStatus(RegistrationStatus.newBuilder()
+              .setPluginRegistered(problem == null).setError(Objects.toString(problem, ""))
+              .build());
+      if (problem != null) {
+        throw new IllegalStateException("kubelet on " + node + " refused the plugin: " + problem);
+      }
+      dra = channel(Path.of(info.getEndpoint()));
+    } finally {
+      reg.shutdownNow();
+    }
+  }
+
+  /** Starts watching the pods bound to this node. */
+  void start() {
+    informer = client.pods().inAnyNamespace().withField("spec.nodeName", node)
+        .inform(new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod pod) {
+            worker.execute(() -> sync(pod));
+          }
+
+          @Override
+          public void onUpdate(Pod old, Pod pod) {
+            worker.execute(() -> sync(pod));
+          }
+
+          @Override
+          public void onDelete(Pod pod, boolean unknown) {
+            worker.execute(() -> {
+              try {
+                unprepare(pod);
+              } catch (RuntimeException e) {
+                lastError.put(key(pod), e.toString());
+              }
+            });
+          }
+        }, 0);
+  }
+
+  /** Prepared pods by {@code namespace/name}. */
+  Map<String, Prepared> prepared() {
+    return Map.copyOf(prepared);
+  }
+
+  Prepared prepared(Pod pod) {
+    return prepared.get(key(pod));
+  }
+
+  /** The last error of a prepare for the pod, if any. */
+  String lastError(Pod pod) {
+    return lastError.get(key(pod));
+  }
+
+  private static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  }
+
+  private void sync(Pod seen) {
+    Pod pod = client.pods().inNamespace(seen.getMetadata().getNamespace())
+        .withName(seen.getMetadata().getName()).get();
+    if (pod == null || !pod.getMetadata().getUid().equals(seen.getMetadata().getUid())) {
+      try {
+        unprepare(seen);
+      } catch (RuntimeException e) {
+        retryLater(seen, e.toString());
+      }
+      return;
+    }
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      // the containers have stopped: release the devices, then let the API server remove the pod
+      try {
+        unprepare(pod);
+        client.pods().inNamespace(pod.getMetadata().getNamespace())
+            .withName(pod.getMetadata().getName()).withGracePeriod(0).delete();
+      } catch (RuntimeException e) {
+        retryLater(seen, e.toString());
+      }
+      return;
+    }
+    if (prepared.containsKey(key(pod))) {
+      return;
+    }
+    try {
+      prepare(pod);
+    } catch (RuntimeException e) {
+      retryLater(seen, e.toString());
+    }
+  }
+
+  private void retryLater(Pod pod, String error) {
+    lastError.put(key(pod), error);
+    worker.schedule(() -> sync(pod), 500, TimeUnit.MILLISECONDS);
+  }
+
+  /** As the kubelet's DRA manager: every claim must be allocated and reserved for the pod. */
+  private void prepare(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    List<Claim> claims = new ArrayList<>();
+    for (PodResourceClaim entry : pod.getSpec().getResourceClaims()) {
+      String name = entry.getResourceClaimName();
+      if (name == null) {
+        name = pod.getStatus() == null ? null : pod.getStatus().getResourceClaimStatuses().stream()
+            .filter(s -> s.getName().equals(entry.getName()))
+            .map(PodResourceClaimStatus::getResourceClaimName).findFirst().orElse(null);
+      }
+      if (name == null) {
+        throw new IllegalStateException("no claim name yet for entry " + entry.getName());
+      }
+      ResourceClaim claim = client.resources(ResourceClaim.class).inNamespace(ns).withName(name)
+          .get();
+      if (claim == null || claim.getStatus() == null
+          || claim.getStatus().getAllocation() == null) {
+        throw new IllegalStateException("claim " + name + " is not allocated");
+      }
+      boolean reserved = claim.getStatus().getReservedFor().stream()
+          .map(ResourceClaimConsumerReference::getUid)
+          .anyMatch(pod.getMetadata().getUid()::equals);
+      if (!reserved) {
+        throw new IllegalStateException("claim " + name + " is not reserved for the pod");
+      }
+      boolean ours = claim.getStatus().getAllocation().getDevices().getResults().stream()
+          .map(DeviceRequestAllocationResult::getDriver).anyMatch(driver::equals);
+      if (ours) {
+        claims.add(Claim.newBuilder().setNamespace(ns).setName(name)
+            .setUid(claim.getMetadata().getUid()).build());
+      }
+    }
+    List<String> cdiIds = new ArrayList<>();
+    if (!claims.isEmpty()) {
+      NodePrepareResourcesResponse response = DRAPluginGrpc.newBlockingStub(dra)
+          .withDeadlineAfter(30, TimeUnit.SECONDS)
+          .nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addAllClaims(claims)
+              .build());
+      for (Claim c : claims) {
+        NodePrepareResourceResponse r = response.getClaimsMap().get(c.getUid());
+        if (r == null || !r.getError().isEmpty()) {
+          throw new IllegalStateException("prepare of " + c.getName() + " failed: "
+              + (r == null ? "no entry" : r.getError()));
+        }
+        r.getDevicesList().forEach(d -> cdiIds.addAll(d.getCdiDeviceIdsList()));
+      }
+    }
+    prepared.put(key(pod), new Prepared(key(pod), claims, cdiIds));
+    lastError.remove(key(pod));
+  }
+
+  private void unprepare(Pod pod) {
+    Prepared p = prepared.get(key(pod));
+    if (p == null || p.claims().isEmpty()) {
+      prepared.remove(key(pod));
+      return;
+    }
+    // as the kubelet's claim cache: a claim stays prepared while another pod here still uses it
+    List<Claim> unused = p.claims().stream()
+        .filter(c -> prepared.entrySet().stream()
+            .filter(e -> !e.getKey().equals(key(pod)))
+            .noneMatch(e -> e.getValue().claims().stream()
+                .anyMatch(o -> o.getUid().equals(c.getUid()))))
+        .toList();
+    if (unused.isEmpty()) {
+      prepared.remove(key(pod));
+      return;
+    }
+    NodeUnprepareResourcesResponse response = DRAPluginGrpc.newBlockingStub(dra)
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder()
+            .addAllClaims(unused).build());
+    for (Claim c : unused) {
+      var r = response.getClaimsMap().get(c.getUid());
+      if (r == null || !r.getError().isEmpty()) {
+        throw new IllegalStateException("unprepare of " + c.getName() + " failed: "
+            + (r == null ? "no entry" : r.getError()));
+      }
+    }
+    prepared.remove(key(pod));
+  }
+
+  /** Marks the pod Running (as after its containers started). */
+  void markRunning(Pod pod) {
+    client.pods().inNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName()).editStatus(p -> {
+          p.getStatus().setPhase("Running");
+          return p;
+        });
+  }
+
+  @Override
+  public void close() {
+    if (informer != null) {
+      informer.close();
+    }
+    worker.shutdownNow();
+    if (dra != null) {
+      dra.shutdownNow();
+    }
+    loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+  }
+}

@@ -217,7 +217,13 @@ public final class InventoryReporter implements AutoCloseable {
     } catch (Exception e) {
       LOG.debugf("closing the inventory stream: %s", e.getMessage());
     }
-    loop.shutdownNow();
+    // The channel first: its close callbacks still schedule on the loop.
     channel.shutdownNow();
+    try {
+      channel.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    loop.shutdownNow();
   }
 }

@@ -61,9 +61,44 @@ class PodSchedulingTest {
   }
 
   PodScheduling newScheduling(TemplateMode mode) {
+    return newScheduling(mode, ClaimTracer.NOOP);
+  }
+
+  PodScheduling newScheduling(TemplateMode mode, ClaimTracer tracer) {
     return new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
         claims, pods, binder, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
-        allocator, mode, ClaimTracer.NOOP);
+        allocator, mode, tracer);
+  }
+
+  @Test
+  void oneTracePerClaimFromCreationToBindingCarriedByTheClaimAnnotation() {
+    io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter spans =
+        io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create();
+    io.opentelemetry.sdk.trace.SdkTracerProvider provider =
+        io.opentelemetry.sdk.trace.SdkTracerProvider.builder().addSpanProcessor(
+            io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(spans)).build();
+    PodScheduling traced = newScheduling(TemplateMode.OWN, new io.kdra.claimcontroller
+        .observability.OtelClaimTracer(provider.get("test")));
+    client.resource(K.template("tpl")).create();
+    create(K.podWithTemplate("web", "gpu", "tpl"));
+
+    traced.schedule(get("web"));
+    assertThat(traced.schedule(get("web"))).isEqualTo(new Outcome.Bound("node-a"));
+
+    ResourceClaim claim = allClaims().get(0);
+    String traceparent = claim.getMetadata().getAnnotations().get(Kdra.TRACE_ANNOTATION);
+    assertThat(traceparent).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+    var finished = spans.getFinishedSpanItems();
+    assertThat(finished).extracting(io.opentelemetry.sdk.trace.data.SpanData::getName)
+        .contains("claim create", "claim allocate", "claim bind");
+    assertThat(finished).extracting(io.opentelemetry.sdk.trace.data.SpanData::getTraceId)
+        .containsOnly(traceparent.substring(3, 35));
+    // later operations, whoever records them, are children of the span the annotation names
+    String root = traceparent.substring(36, 52);
+    assertThat(finished).filteredOn(d -> !d.getName().equals("claim create"))
+        .extracting(io.opentelemetry.sdk.trace.data.SpanData::getParentSpanId)
+        .containsOnly(root);
+    provider.close();
   }
 
   Pod create(Pod pod) {

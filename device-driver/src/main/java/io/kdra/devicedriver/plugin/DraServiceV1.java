@@ -16,7 +16,7 @@ import java.util.Map;
  * The {@code k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin} service: translates between the v1 wire
  * messages and {@link DraPlugin}. Built by hand as a {@link ServerServiceDefinition} because
  * extending the generated ImplBase would make Quarkus drop its own gRPC beans (see versions notes).
- * {@link DraServiceV1beta1} is the same code over the v1beta1 classes.
+ * {@link DraServiceV1beta1} reuses it through the identical wire format.
  */
 final class DraServiceV1 {
   private DraServiceV1() {}
@@ -42,13 +42,13 @@ final class DraServiceV1 {
         .build();
   }
 
-  private static List<ClaimRef> claims(List<Claim> claims) {
+  static List<ClaimRef> claims(List<Claim> claims) {
     return claims.stream()
         .map(c -> new ClaimRef(c.getNamespace(), c.getUid(), c.getName()))
         .toList();
   }
 
-  private static NodePrepareResourcesResponse prepared(Map<String, PrepareResult> results) {
+  static NodePrepareResourcesResponse prepared(Map<String, PrepareResult> results) {
     NodePrepareResourcesResponse.Builder response = NodePrepareResourcesResponse.newBuilder();
     results.forEach(
         (uid, result) -> {
@@ -67,7 +67,7 @@ final class DraServiceV1 {
     return response.build();
   }
 
-  private static NodeUnprepareResourcesResponse unprepared(Map<String, String> results) {
+  static NodeUnprepareResourcesResponse unprepared(Map<String, String> results) {
     NodeUnprepareResourcesResponse.Builder response = NodeUnprepareResourcesResponse.newBuilder();
     results.forEach(
         (uid, error) ->

@@ -1,22 +1,23 @@
 package io.kdra.devicedriver.plugin;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCalls;
-import io.kdra.devicedriver.kubelet.dra.v1beta1.Claim;
+import io.kdra.devicedriver.kubelet.dra.v1.NodePrepareResourcesRequest;
+import io.kdra.devicedriver.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import io.kdra.devicedriver.kubelet.dra.v1beta1.DRAPluginGrpc;
-import io.kdra.devicedriver.kubelet.dra.v1beta1.Device;
-import io.kdra.devicedriver.kubelet.dra.v1beta1.NodePrepareResourceResponse;
 import io.kdra.devicedriver.kubelet.dra.v1beta1.NodePrepareResourcesResponse;
-import io.kdra.devicedriver.kubelet.dra.v1beta1.NodeUnprepareResourceResponse;
 import io.kdra.devicedriver.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse;
-import java.util.List;
-import java.util.Map;
 
 /**
- * The {@code k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin} service: translates between the
- * v1beta1 wire messages and {@link DraPlugin}. Built by hand as a {@link ServerServiceDefinition} because
- * extending the generated ImplBase would make Quarkus drop its own gRPC beans (see versions notes).
- * Kept a line-for-line copy of {@link DraServiceV1}: the generated classes share no types.
+ * The {@code k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin} service, for kubelets older than
+ * 1.34. Its messages are byte-identical on the wire to v1's (same fields, same numbers; v1 only
+ * adds {@code share_id}, which we never set), so each call is re-read as the v1 message, served
+ * by {@link DraServiceV1}'s translation, and the answer re-read as the v1beta1 message. Built by
+ * hand as a {@link ServerServiceDefinition}, like v1, because extending the generated ImplBase
+ * would make Quarkus drop its own gRPC beans (see the versions notes).
  */
 final class DraServiceV1beta1 {
   private DraServiceV1beta1() {}
@@ -30,7 +31,14 @@ final class DraServiceV1beta1 {
                     calls.unary(
                         "v1beta1.NodePrepareResources",
                         out,
-                        () -> prepared(calls.prepare(claims(req.getClaimsList()))))))
+                        () -> {
+                          NodePrepareResourcesRequest v1 =
+                              reread(req, NodePrepareResourcesRequest.parser());
+                          return reread(
+                              DraServiceV1.prepared(
+                                  calls.prepare(DraServiceV1.claims(v1.getClaimsList()))),
+                              NodePrepareResourcesResponse.parser());
+                        })))
         .addMethod(
             DRAPluginGrpc.getNodeUnprepareResourcesMethod(),
             ServerCalls.asyncUnaryCall(
@@ -38,41 +46,23 @@ final class DraServiceV1beta1 {
                     calls.unary(
                         "v1beta1.NodeUnprepareResources",
                         out,
-                        () -> unprepared(calls.unprepare(claims(req.getClaimsList()))))))
+                        () -> {
+                          NodeUnprepareResourcesRequest v1 =
+                              reread(req, NodeUnprepareResourcesRequest.parser());
+                          return reread(
+                              DraServiceV1.unprepared(
+                                  calls.unprepare(DraServiceV1.claims(v1.getClaimsList()))),
+                              NodeUnprepareResourcesResponse.parser());
+                        })))
         .build();
   }
 
-  private static List<ClaimRef> claims(List<Claim> claims) {
-    return claims.stream()
-        .map(c -> new ClaimRef(c.getNamespace(), c.getUid(), c.getName()))
-        .toList();
-  }
-
-  private static NodePrepareResourcesResponse prepared(Map<String, PrepareResult> results) {
-    NodePrepareResourcesResponse.Builder response = NodePrepareResourcesResponse.newBuilder();
-    results.forEach(
-        (uid, result) -> {
-          NodePrepareResourceResponse.Builder one =
-              NodePrepareResourceResponse.newBuilder().setError(result.error());
-          for (PreparedDevice d : result.devices()) {
-            one.addDevices(
-                Device.newBuilder()
-                    .addAllRequestNames(d.requestNames())
-                    .setPoolName(d.poolName())
-                    .setDeviceName(d.deviceName())
-                    .addAllCdiDeviceIds(d.cdiDeviceIds()));
-          }
-          response.putClaims(uid, one.build());
-        });
-    return response.build();
-  }
-
-  private static NodeUnprepareResourcesResponse unprepared(Map<String, String> results) {
-    NodeUnprepareResourcesResponse.Builder response = NodeUnprepareResourcesResponse.newBuilder();
-    results.forEach(
-        (uid, error) ->
-            response.putClaims(
-                uid, NodeUnprepareResourceResponse.newBuilder().setError(error).build()));
-    return response.build();
+  /** The same bytes as the other API version's message. */
+  private static <T> T reread(MessageLite message, Parser<T> parser) {
+    try {
+      return parser.parseFrom(message.toByteString());
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("v1 and v1beta1 DRA messages are wire-compatible", e);
+    }
   }
 }

@@ -17,7 +17,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
@@ -37,7 +39,12 @@ public final class Demo {
   static final String NAMESPACE = "demo";
   private static final long SETTLE_TIMEOUT_MS = 90_000;
 
+  /** Held so that the level sticks: Netty warns about an option unix sockets do not have. */
+  private static final java.util.logging.Logger NETTY =
+      java.util.logging.Logger.getLogger("io.netty");
+
   private final long t0 = System.nanoTime();
+  private final List<Pod> applied = new ArrayList<>();
   private final Path kubeconfigFile;
   private ControlPlane.Running controlPlane;
   private Stack stack;
@@ -48,6 +55,7 @@ public final class Demo {
   }
 
   public static void main(String[] args) throws Exception {
+    NETTY.setLevel(java.util.logging.Level.SEVERE);
     boolean once = false;
     Path manifests = Path.of("demo");
     for (String a : args) {
@@ -150,6 +158,7 @@ public final class Demo {
           }
         }
         client().resource(pod).create();
+        applied.add(pod);
       }
       for (Pod pod : pods) {
         await("pod " + ns(pod) + "/" + pod.getMetadata().getName() + " bound or unschedulable",
@@ -204,10 +213,15 @@ public final class Demo {
 
   private void report() {
     System.out.println();
-    System.out.println("POD              NODE     DEVICES (request: pool/device, CDI ids) or why pending");
-    List<Pod> pods = client().pods().inNamespace(NAMESPACE).list().getItems();
-    for (Pod pod : pods) {
-      String name = NAMESPACE + "/" + pod.getMetadata().getName();
+    System.out.printf("%-16s %-8s %s%n", "POD", "NODE",
+        "DEVICES (request: pool/device, then CDI ids), or why it is pending");
+    for (Pod seen : applied) {
+      Pod pod = Dra.get(client(), seen);
+      String name = ns(seen) + "/" + seen.getMetadata().getName();
+      if (pod == null) {
+        System.out.printf("%-16s %-8s gone%n", name, "-");
+        continue;
+      }
       String node = pod.getSpec().getNodeName();
       if (node == null) {
         PodCondition c = scheduled(pod);
@@ -224,10 +238,14 @@ public final class Demo {
           devices.add(entry.getName() + ": not allocated");
           continue;
         }
+        Map<String, List<String>> byRequest = new LinkedHashMap<>();
         for (DeviceRequestAllocationResult r :
             claim.getStatus().getAllocation().getDevices().getResults()) {
-          devices.add(r.getRequest() + ": " + r.getPool() + "/" + r.getDevice());
+          byRequest.computeIfAbsent(r.getRequest(), k -> new ArrayList<>())
+              .add(r.getPool() + "/" + r.getDevice());
         }
+        byRequest.forEach((request, list) ->
+            devices.add(request + ": " + String.join(", ", list)));
       }
       TestKubelet.Prepared prepared = stack.kubelet(node).prepared(pod);
       String cdi = prepared == null ? "not prepared" : String.join(", ", prepared.cdiIds());
@@ -256,8 +274,9 @@ public final class Demo {
     stopped = true;
     step("stopping");
     if (stack != null) {
+      // no clean-up through the API: the control plane goes too (and on Ctrl-C it may be gone)
       try {
-        stack.close();
+        stack.stopProcesses();
       } catch (RuntimeException e) {
         System.out.println("[demo] stopping the services: " + e);
       }

@@ -17,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,7 @@ public final class Demo {
 
   static final String NAMESPACE = "demo";
   private static final long SETTLE_TIMEOUT_MS = 90_000;
+  private static final long PENDING_STABLE_NANOS = 2_000_000_000L;
 
   /** Held so that the level sticks: Netty warns about an option unix sockets do not have. */
   private static final java.util.logging.Logger NETTY =
@@ -45,6 +47,7 @@ public final class Demo {
 
   private final long t0 = System.nanoTime();
   private final List<Pod> applied = new ArrayList<>();
+  private final Map<String, Long> unschedulableSince = new HashMap<>();
   private final Path kubeconfigFile;
   private ControlPlane.Running controlPlane;
   private Stack stack;
@@ -189,7 +192,14 @@ public final class Demo {
       return false;
     }
     PodCondition scheduled = scheduled(current);
-    return scheduled != null && "False".equals(scheduled.getStatus());
+    if (scheduled == null || !"False".equals(scheduled.getStatus())) {
+      unschedulableSince.remove(current.getMetadata().getUid());
+      return false;
+    }
+    // pending only when it stays so past the claim-controller's first retry
+    long since = unschedulableSince.computeIfAbsent(current.getMetadata().getUid(),
+        k -> System.nanoTime());
+    return System.nanoTime() - since > PENDING_STABLE_NANOS;
   }
 
   private static PodCondition scheduled(Pod pod) {

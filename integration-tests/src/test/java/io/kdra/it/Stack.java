@@ -288,9 +288,7 @@ final class Stack implements AutoCloseable {
 
   @Override
   public void close() {
-    kubelets.values().forEach(TestKubelet::close);
-    List<ServiceProcess> all = new ArrayList<>(processes.values());
-    all.parallelStream().forEach(ServiceProcess::close);
+    stopProcesses();
     // no garbage collector and no kubelet: remove what this class left behind by hand
     quietly(() -> client.pods().inNamespace(namespace).withGracePeriod(0).delete());
     quietly(() -> client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems()
@@ -308,6 +306,16 @@ final class Stack implements AutoCloseable {
     for (SimulatedNode node : nodes) {
       quietly(() -> client.nodes().withName(node.name()).delete());
     }
+  }
+
+  /**
+   * Stops the kubelets and every service process, without touching the API server (which may be
+   * gone already, e.g. when the JVM is shutting down). Idempotent.
+   */
+  void stopProcesses() {
+    kubelets.values().forEach(TestKubelet::close);
+    List<ServiceProcess> all = new ArrayList<>(processes.values());
+    all.parallelStream().forEach(ServiceProcess::close);
   }
 
   private static void quietly(Runnable r) {

@@ -27,7 +27,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
- * {@code bin/demo-stack}: the local control plane, the four services as processes, two simulated
+ * {@code bin/demo}: the local control plane, the four services as processes, two simulated
  * nodes (node-a: two 24Gi L4s, node-b: one 40Gi A100) with a test kubelet each, then the
  * manifests of {@code integration-tests/demo/} applied in name order, and a report of where each
  * pod went with which devices, or why it is pending. Keeps running until Ctrl-C, or stops at once
@@ -65,7 +65,7 @@ public final class Demo {
       if (a.equals("--once")) {
         once = true;
       } else if (a.startsWith("-")) {
-        System.err.println("usage: bin/demo-stack [--once] [manifest directory]");
+        System.err.println("usage: bin/demo [--once] [manifest directory]");
         System.exit(2);
       } else {
         manifests = Path.of(a);

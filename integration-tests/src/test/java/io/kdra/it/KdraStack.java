@@ -20,20 +20,30 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
 
   private final List<SimulatedNode> nodes;
   private final boolean bridge;
+  private final int controllers;
   private Stack stack;
 
-  private KdraStack(List<SimulatedNode> nodes, boolean bridge) {
+  private KdraStack(List<SimulatedNode> nodes, boolean bridge, int controllers) {
     this.nodes = nodes;
     this.bridge = bridge;
+    this.controllers = controllers;
   }
 
   static KdraStack nodes(SimulatedNode... nodes) {
-    return new KdraStack(List.of(nodes), false);
+    return new KdraStack(List.of(nodes), false, 1);
   }
 
   /** The same stack with the computeclass-bridge too. */
   KdraStack withBridge() {
-    return new KdraStack(nodes, true);
+    return new KdraStack(nodes, true, controllers);
+  }
+
+  /**
+   * The same stack with {@code n} claim-controller replicas ({@code claim-controller-1} ...)
+   * electing a leader through a Lease in the test namespace.
+   */
+  KdraStack withControllers(int n) {
+    return new KdraStack(nodes, bridge, n);
   }
 
   Stack get() {
@@ -47,7 +57,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   public void beforeAll(ExtensionContext context) {
     ControlPlane.Running cp = ControlPlane.running(context);
     stack = Stack.start(cp.client(), cp.server().getKubeConfigYaml(),
-        context.getRequiredTestClass().getSimpleName(), nodes, bridge);
+        context.getRequiredTestClass().getSimpleName(), nodes, bridge, controllers);
   }
 
   @Override

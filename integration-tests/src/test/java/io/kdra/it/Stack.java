@@ -246,9 +246,21 @@ final class Stack implements AutoCloseable {
    * node's kubelet. Returns once the new process is ready.
    */
   ServiceProcess crashAndRestart(String name) {
-    ServiceProcess old = processes.get(name);
-    old.killForcibly();
-    ServiceProcess fresh = old.startAgain();
+    crash(name);
+    return restart(name);
+  }
+
+  /** Kills the service (SIGKILL, no shutdown); {@link #restart} starts it again. */
+  void crash(String name) {
+    processes.get(name).killForcibly();
+  }
+
+  /**
+   * Starts a crashed service again on the same configuration and node directories; a driver
+   * registers again with its node's kubelet. Returns once the new process is ready.
+   */
+  ServiceProcess restart(String name) {
+    ServiceProcess fresh = processes.get(name).startAgain();
     processes.put(name, fresh);
     for (SimulatedNode node : nodes) {
       if (name.equals("device-driver-" + node.name())) {

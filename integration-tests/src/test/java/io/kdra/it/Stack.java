@@ -56,7 +56,7 @@ final class Stack implements AutoCloseable {
   private final List<SimulatedNode> nodes;
 
   private Stack(KubernetesClient client, String kubeconfig, String name,
-      List<SimulatedNode> nodes) {
+      List<SimulatedNode> nodes, Map<String, String> properties) {
     this.client = client;
     this.name = name;
     this.namespace = name.toLowerCase().replaceAll("[^a-z0-9-]", "-");
@@ -65,6 +65,7 @@ final class Stack implements AutoCloseable {
     // short: unix socket paths must stay under 108 bytes
     this.nodesDir = Path.of("target", "n").toAbsolutePath();
     this.kube = kubernetesClientProperties(kubeconfig, Path.of("target", "it-certs"));
+    this.kube.putAll(properties);
   }
 
   /**
@@ -72,8 +73,9 @@ final class Stack implements AutoCloseable {
    * computeclass-bridge, all at once, and returns when all are ready.
    */
   static Stack start(KubernetesClient client, String kubeconfig, String name,
-      List<SimulatedNode> nodes, boolean bridge, int controllers) {
-    Stack stack = new Stack(client, kubeconfig, name, nodes);
+      List<SimulatedNode> nodes, boolean bridge, int controllers,
+      Map<String, String> properties) {
+    Stack stack = new Stack(client, kubeconfig, name, nodes, properties);
     try {
       stack.startAll(bridge, controllers);
       return stack;

@@ -1,6 +1,7 @@
 package io.kdra.it;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -20,20 +21,38 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
 
   private final List<SimulatedNode> nodes;
   private final boolean bridge;
+  private final int controllers;
+  private final Map<String, String> properties;
   private Stack stack;
 
-  private KdraStack(List<SimulatedNode> nodes, boolean bridge) {
+  private KdraStack(List<SimulatedNode> nodes, boolean bridge, int controllers,
+      Map<String, String> properties) {
     this.nodes = nodes;
     this.bridge = bridge;
+    this.controllers = controllers;
+    this.properties = properties;
   }
 
   static KdraStack nodes(SimulatedNode... nodes) {
-    return new KdraStack(List.of(nodes), false);
+    return new KdraStack(List.of(nodes), false, 1, Map.of());
   }
 
   /** The same stack with the computeclass-bridge too. */
   KdraStack withBridge() {
-    return new KdraStack(nodes, true);
+    return new KdraStack(nodes, true, controllers, properties);
+  }
+
+  /** The same stack with these properties for every service (over the harness's own). */
+  KdraStack withProperties(Map<String, String> extra) {
+    return new KdraStack(nodes, bridge, controllers, Map.copyOf(extra));
+  }
+
+  /**
+   * The same stack with {@code n} claim-controller replicas ({@code claim-controller-1} ...)
+   * electing a leader through a Lease in the test namespace.
+   */
+  KdraStack withControllers(int n) {
+    return new KdraStack(nodes, bridge, n, properties);
   }
 
   Stack get() {
@@ -47,7 +66,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   public void beforeAll(ExtensionContext context) {
     ControlPlane.Running cp = ControlPlane.running(context);
     stack = Stack.start(cp.client(), cp.server().getKubeConfigYaml(),
-        context.getRequiredTestClass().getSimpleName(), nodes, bridge);
+        context.getRequiredTestClass().getSimpleName(), nodes, bridge, controllers, properties);
   }
 
   @Override

@@ -31,14 +31,21 @@ final class ServiceProcess implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(2)).build();
 
+  final String module;
   final String name;
+  final Map<String, String> properties;
+  final Map<String, String> environment;
   final int httpPort;
   final Path log;
   private final Process process;
   private final Thread hook;
 
-  private ServiceProcess(String name, int httpPort, Path log, Process process) {
+  private ServiceProcess(String module, String name, Map<String, String> properties,
+      Map<String, String> environment, int httpPort, Path log, Process process) {
+    this.module = module;
     this.name = name;
+    this.properties = properties;
+    this.environment = environment;
     this.httpPort = httpPort;
     this.log = log;
     this.process = process;
@@ -54,6 +61,12 @@ final class ServiceProcess implements AutoCloseable {
    */
   static ServiceProcess start(String module, String name, Map<String, String> properties,
       Path logDir) {
+    return start(module, name, properties, Map.of(), logDir);
+  }
+
+  /** As {@link #start(String, String, Map, Path)}, with extra environment variables. */
+  static ServiceProcess start(String module, String name, Map<String, String> properties,
+      Map<String, String> environment, Path logDir) {
     Path jar = moduleDir(module).resolve("target/quarkus-app/quarkus-run.jar");
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar + " is missing; package " + module
@@ -76,13 +89,15 @@ final class ServiceProcess implements AutoCloseable {
     try {
       Files.createDirectories(logDir);
       Path log = logDir.resolve(name + ".log");
-      Process process = new ProcessBuilder(command)
+      ProcessBuilder builder = new ProcessBuilder(command)
           .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-          .start();
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      builder.environment().putAll(environment);
+      Process process = builder.start();
       Files.writeString(PIDS, process.pid() + "\n", StandardOpenOption.CREATE,
           StandardOpenOption.APPEND);
-      return new ServiceProcess(name, port, log, process);
+      return new ServiceProcess(module, name, Map.copyOf(properties), Map.copyOf(environment),
+          port, log, process);
     } catch (IOException e) {
       throw new UncheckedIOException("starting " + name, e);
     }
@@ -180,6 +195,33 @@ final class ServiceProcess implements AutoCloseable {
     } catch (IOException e) {
       return "(no log: " + e + ")";
     }
+  }
+
+  /** A crash: SIGKILL to the process and its descendants, no shutdown hooks run. */
+  void killForcibly() {
+    List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
+    tree.add(process.toHandle());
+    tree.forEach(ProcessHandle::destroyForcibly);
+    try {
+      if (!process.waitFor(15, TimeUnit.SECONDS)) {
+        throw new IllegalStateException(name + " still runs after SIGKILL");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // nothing left to end
+    }
+  }
+
+  /** The same service started again with the same configuration (a new HTTP port). */
+  ServiceProcess startAgain() {
+    Map<String, String> props = new LinkedHashMap<>(properties);
+    props.remove("quarkus.http.port");
+    return start(module, name, props, environment, log.getParent());
   }
 
   /** Ends the process and its descendants: SIGTERM, then SIGKILL after a grace period. */

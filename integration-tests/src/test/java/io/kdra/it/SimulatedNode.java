@@ -20,6 +20,16 @@ record SimulatedNode(String name, String inventory) {
             "pci0000:00"));
   }
 
+  /** {@code count} NVIDIA L4s with 24Gi each, on distinct PCIe roots. */
+  static SimulatedNode l4s(String name, int count) {
+    StringBuilder devices = new StringBuilder("devices:\n");
+    for (int i = 0; i < count; i++) {
+      devices.append(gpu(name, i, "NVIDIA L4", "Ada Lovelace", "8.9.0", "24Gi",
+          String.format("0000:%02x:00.0", 0x10 + 2 * i), String.format("pci0000:%02x", 0x0f + 2 * i)));
+    }
+    return new SimulatedNode(name, devices.toString());
+  }
+
   private static String gpu(String node, int index, String product, String architecture, String cuda,
       String memory, String busId, String pcieRoot) {
     return "- name: gpu-" + index + "\n"

@@ -56,7 +56,7 @@ final class Stack implements AutoCloseable {
   private final List<SimulatedNode> nodes;
 
   private Stack(KubernetesClient client, String kubeconfig, String name,
-      List<SimulatedNode> nodes) {
+      List<SimulatedNode> nodes, Map<String, String> properties) {
     this.client = client;
     this.name = name;
     this.namespace = name.toLowerCase().replaceAll("[^a-z0-9-]", "-");
@@ -65,6 +65,7 @@ final class Stack implements AutoCloseable {
     // short: unix socket paths must stay under 108 bytes
     this.nodesDir = Path.of("target", "n").toAbsolutePath();
     this.kube = kubernetesClientProperties(kubeconfig, Path.of("target", "it-certs"));
+    this.kube.putAll(properties);
   }
 
   /**
@@ -72,10 +73,11 @@ final class Stack implements AutoCloseable {
    * computeclass-bridge, all at once, and returns when all are ready.
    */
   static Stack start(KubernetesClient client, String kubeconfig, String name,
-      List<SimulatedNode> nodes, boolean bridge) {
-    Stack stack = new Stack(client, kubeconfig, name, nodes);
+      List<SimulatedNode> nodes, boolean bridge, int controllers,
+      Map<String, String> properties) {
+    Stack stack = new Stack(client, kubeconfig, name, nodes, properties);
     try {
-      stack.startAll(bridge);
+      stack.startAll(bridge, controllers);
       return stack;
     } catch (RuntimeException | Error e) {
       stack.dump("startup");
@@ -84,7 +86,7 @@ final class Stack implements AutoCloseable {
     }
   }
 
-  private void startAll(boolean bridge) {
+  private void startAll(boolean bridge, int controllers) {
     long started = System.nanoTime();
     ServiceProcess.killLeftovers();
     deleteRecursively(logDir);
@@ -128,12 +130,29 @@ final class Stack implements AutoCloseable {
     }
 
     Map<String, String> controller = new LinkedHashMap<>(kube);
-    controller.put("kdra.claim-controller.leader-election.enabled", "false");
     controller.put("kdra.claim-controller.retry.initial-backoff", "500ms");
     controller.put("kdra.claim-controller.retry.max-backoff", "5s");
-    ServiceProcess cc = ServiceProcess.start("claim-controller", "claim-controller", controller,
-        logDir);
-    processes.put(cc.name, cc);
+    if (controllers == 1) {
+      controller.put("kdra.claim-controller.leader-election.enabled", "false");
+      ServiceProcess cc = ServiceProcess.start("claim-controller", "claim-controller", controller,
+          logDir);
+      processes.put(cc.name, cc);
+    } else {
+      // replicas elect a leader through the Lease, with short periods so that a standby takes
+      // over within seconds of the leader's crash
+      controller.put("kdra.claim-controller.leader-election.enabled", "true");
+      controller.put("kdra.claim-controller.leader-election.lease-namespace", namespace);
+      controller.put("kdra.claim-controller.leader-election.lease-duration", "6s");
+      controller.put("kdra.claim-controller.leader-election.renew-deadline", "4s");
+      controller.put("kdra.claim-controller.leader-election.retry-period", "1s");
+      for (int i = 1; i <= controllers; i++) {
+        String replica = "claim-controller-" + i;
+        // the leader's identity, as HOSTNAME (the pod name) is in a Deployment
+        ServiceProcess cc = ServiceProcess.start("claim-controller", replica, controller,
+            Map.of("HOSTNAME", replica), logDir);
+        processes.put(cc.name, cc);
+      }
+    }
 
     if (bridge) {
       installComputeClassCrd();
@@ -221,6 +240,37 @@ final class Stack implements AutoCloseable {
 
   ServiceProcess process(String name) {
     return processes.get(name);
+  }
+
+  /**
+   * A crash: the service is killed (SIGKILL, no shutdown) and then started again on the same
+   * configuration and node directories, as a restarted pod; a driver registers again with its
+   * node's kubelet. Returns once the new process is ready.
+   */
+  ServiceProcess crashAndRestart(String name) {
+    crash(name);
+    return restart(name);
+  }
+
+  /** Kills the service (SIGKILL, no shutdown); {@link #restart} starts it again. */
+  void crash(String name) {
+    processes.get(name).killForcibly();
+  }
+
+  /**
+   * Starts a crashed service again on the same configuration and node directories; a driver
+   * registers again with its node's kubelet. Returns once the new process is ready.
+   */
+  ServiceProcess restart(String name) {
+    ServiceProcess fresh = processes.get(name).startAgain();
+    processes.put(name, fresh);
+    for (SimulatedNode node : nodes) {
+      if (name.equals("device-driver-" + node.name())) {
+        kubelets.get(node.name()).register(READY_TIMEOUT);
+      }
+    }
+    fresh.awaitReady(READY_TIMEOUT);
+    return fresh;
   }
 
   /** Creates a cluster-scoped object labelled for removal when the stack closes. */

@@ -88,11 +88,30 @@ final class TestKubelet implements AutoCloseable {
   void register(Duration timeout) {
     Path socket = registryDir.resolve(driver + "-reg.sock");
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!Files.exists(socket)) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("no registration socket " + socket + " after " + timeout);
+    while (true) {
+      try {
+        registerOnce(socket);
+        return;
+      } catch (io.grpc.StatusRuntimeException | NoSocketYet e) {
+        // not there yet, or the socket a killed driver left behind until its successor binds
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("no registration on " + socket + " after " + timeout,
+              e);
+        }
+        ServiceProcess.sleep(200);
       }
-      ServiceProcess.sleep(200);
+    }
+  }
+
+  private static final class NoSocketYet extends RuntimeException {
+    NoSocketYet(Path socket) {
+      super("no socket " + socket);
+    }
+  }
+
+  private void registerOnce(Path socket) {
+    if (!Files.exists(socket)) {
+      throw new NoSocketYet(socket);
     }
     ManagedChannel reg = channel(socket);
     try {
@@ -115,10 +134,28 @@ final class TestKubelet implements AutoCloseable {
       if (problem != null) {
         throw new IllegalStateException("kubelet on " + node + " refused the plugin: " + problem);
       }
+      ManagedChannel previous = dra;
       dra = channel(Path.of(info.getEndpoint()));
+      if (previous != null) {
+        previous.shutdownNow();
+      }
     } finally {
       reg.shutdownNow();
     }
+  }
+
+  /**
+   * Calls NodePrepareResources for the pod's claims again, as a kubelet does after its own
+   * restart or on a container restart, on the kubelet's worker (after what it is doing now), and
+   * returns what the driver answered.
+   */
+  Prepared prepareAgain(Pod pod) throws Exception {
+    return worker.submit(() -> {
+      Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName()).get();
+      prepare(current);
+      return prepared.get(key(pod));
+    }).get(60, TimeUnit.SECONDS);
   }
 
   /** Starts watching the pods bound to this node. */

@@ -1,0 +1,165 @@
+package io.kdra.it;
+
+import static io.kdra.it.SimulatedNode.l4s;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Scenario 8: two claim-controller replicas electing a leader through the Lease, a burst of pods
+ * (more than there are devices), and the leader killed (SIGKILL) while it allocates, then started
+ * again as a Deployment would. The standby takes over: no device is allocated twice, every pod a
+ * device is left for is bound, the rest stay Pending with the reason.
+ *
+ * <p>{@value #PODS} pods on {@value #DEVICES_PER_NODE} x 2 simulated L4s; about a minute on two
+ * cores, most of it the stack's start and the lease's expiry.
+ */
+@ExtendWith(ControlPlane.class)
+class ControllerBurstIT {
+
+  static final int DEVICES_PER_NODE = 32;
+  static final int PODS = 100;
+  static final String LEASE = "kdra-claim-controller";
+
+  @RegisterExtension
+  static final KdraStack STACK = KdraStack
+      .nodes(l4s("node-a", DEVICES_PER_NODE), l4s("node-b", DEVICES_PER_NODE))
+      .withControllers(2);
+
+  private static Stack stack;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void slicesPublishedAndLeaderElected() {
+    stack = STACK.get();
+    client = stack.client;
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(DEVICES_PER_NODE);
+      assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(DEVICES_PER_NODE);
+      assertThat(leader()).isNotNull();
+    });
+  }
+
+  @Test
+  void aBurstSurvivesTheLeadersCrashWithoutDoubleAllocation() throws Exception {
+    String ns = stack.namespace;
+    int devices = 2 * DEVICES_PER_NODE;
+    stack.createClusterScoped(Dra.gpuClass("burst-gpu", null));
+    client.resource(Dra.template(ns, "one-gpu", "burst-gpu", 1)).create();
+
+    long started = System.nanoTime();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    List<Future<Pod>> created = new ArrayList<>();
+    for (int i = 0; i < PODS; i++) {
+      String name = String.format("burst-%03d", i);
+      created.add(pool.submit(() ->
+          client.resource(Dra.podWithTemplate(ns, name, "one-gpu")).create()));
+    }
+    List<Pod> pods = new ArrayList<>();
+    for (Future<Pod> f : created) {
+      pods.add(f.get());
+    }
+    pool.shutdown();
+
+    // the leader dies mid-burst: some pods bound, most not yet
+    String leader = leader();
+    assertThat(leader).as("lease holder").isIn("claim-controller-1", "claim-controller-2");
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+        .until(() -> bound().size() >= 3);
+    int boundAtCrash = bound().size();
+    stack.crash(leader);
+    String standby = leader.equals("claim-controller-1") ? "claim-controller-2"
+        : "claim-controller-1";
+    // the standby takes the lease once it expires and goes on where the leader stopped
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+        .until(() -> standby.equals(leader()));
+    System.out.printf("[it] %s killed with %d of %d pods bound; %s leads since %d ms%n", leader,
+        boundAtCrash, PODS, standby, (System.nanoTime() - started) / 1_000_000);
+    // the killed replica comes back, as its Deployment would start it again, as the standby
+    stack.restart(leader);
+
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+      assertThat(bound()).hasSize(devices);
+      assertThat(leader()).isEqualTo(standby);
+    });
+    System.out.printf("[it] %d pods bound in %d ms; lease now held by %s%n", devices,
+        (System.nanoTime() - started) / 1_000_000, leader());
+
+    // no device allocated twice, and every bound pod holds a device on its node
+    List<ResourceClaim> claims = client.resources(ResourceClaim.class).inNamespace(ns).list()
+        .getItems();
+    List<String> allocated = claims.stream().flatMap(c -> Dra.devices(c).stream()).toList();
+    assertThat(allocated).doesNotHaveDuplicates().hasSize(devices);
+    Map<String, Pod> byName = new HashMap<>();
+    client.pods().inNamespace(ns).list().getItems()
+        .forEach(p -> byName.put(p.getMetadata().getName(), p));
+    for (Pod pod : bound()) {
+      ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
+      assertThat(Dra.devices(claim)).singleElement().asString()
+          .startsWith(pod.getSpec().getNodeName() + "/");
+      assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getUid())
+          .containsExactly(pod.getMetadata().getUid());
+    }
+    // at most one claim per pod (no spare claim from the takeover), each owned by a live pod
+    Map<String, List<String>> claimsByOwner = claims.stream().collect(Collectors.groupingBy(
+        c -> c.getMetadata().getOwnerReferences().stream().map(OwnerReference::getName)
+            .findFirst().orElse("(none)"),
+        Collectors.mapping(c -> c.getMetadata().getName(), Collectors.toList())));
+    assertThat(claimsByOwner).allSatisfy((owner, names) -> {
+      assertThat(byName).containsKey(owner);
+      assertThat(names).hasSize(1);
+    });
+    // the rest are Pending, unschedulable, with the reason
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      List<Pod> pending = client.pods().inNamespace(ns).list().getItems().stream()
+          .filter(p -> p.getSpec().getNodeName() == null).toList();
+      assertThat(pending).hasSize(PODS - devices);
+      assertThat(pending).allSatisfy(p -> {
+        PodCondition scheduled = p.getStatus().getConditions().stream()
+            .filter(c -> c.getType().equals("PodScheduled")).findFirst().orElse(null);
+        assertThat(scheduled).as(p.getMetadata().getName()).isNotNull();
+        assertThat(scheduled.getStatus()).isEqualTo("False");
+        assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
+        assertThat(scheduled.getMessage()).isNotBlank();
+        assertThat(Dra.devices(Dra.claimOf(client, p, "gpu"))).isEmpty();
+      });
+    });
+    // and every bound pod is prepared on its node
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      for (Pod pod : bound()) {
+        assertThat(stack.kubelet(pod.getSpec().getNodeName()).prepared(pod))
+            .as(pod.getMetadata().getName()).isNotNull();
+      }
+    });
+  }
+
+  private static List<Pod> bound() {
+    return client.pods().inNamespace(stack.namespace).list().getItems().stream()
+        .filter(p -> p.getSpec().getNodeName() != null).toList();
+  }
+
+  /** The replica holding the Lease, or null. */
+  private static String leader() {
+    Lease lease = client.leases().inNamespace(stack.namespace).withName(LEASE).get();
+    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+  }
+}

@@ -1,0 +1,149 @@
+package io.kdra.it;
+
+import static io.kdra.it.SimulatedNode.twoL4s;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Scenario 7: the device-driver of node-a (two L4s) crashes (SIGKILL) and is started again on the
+ * same socket, CDI and checkpoint directories while claims are prepared and being prepared. Its
+ * successor answers a repeated prepare with the same CDI ids, finishes the prepare the crash
+ * interrupted, and unprepares both claims: never a lost, duplicated or leftover preparation.
+ */
+@ExtendWith(ControlPlane.class)
+class DriverRestartIT {
+
+  private static final String NODE = "node-a";
+
+  @RegisterExtension
+  static final KdraStack STACK = KdraStack.nodes(twoL4s(NODE));
+
+  private static Stack stack;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void slicesPublished() {
+    stack = STACK.get();
+    client = stack.client;
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(Dra.publishedDevices(client, NODE)).isEqualTo(2));
+  }
+
+  @Test
+  void aRestartedDriverKeepsEveryPreparationExactlyOnce() throws Exception {
+    String ns = stack.namespace;
+    TestKubelet kubelet = stack.kubelet(NODE);
+    stack.createClusterScoped(Dra.gpuClass("restart-gpu", null));
+    client.resource(Dra.template(ns, "one-gpu", "restart-gpu", 1)).create();
+
+    // first claim: prepared before the crash
+    Pod first = client.resource(Dra.podWithTemplate(ns, "first", "one-gpu")).create();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(kubelet.prepared(first)).isNotNull());
+    String firstUid = Dra.claimOf(client, first, "gpu").getMetadata().getUid();
+    List<String> firstIds = kubelet.prepared(first).cdiIds();
+    assertThat(firstIds).singleElement().asString()
+        .startsWith("k8s.gpu.kdra.io/claim=" + firstUid + "-");
+    assertThat(specFiles()).containsExactly(spec(firstUid));
+    assertThat(checkpointClaims()).containsExactly(firstUid);
+    String firstSpec = Files.readString(stack.cdiDir(NODE).resolve(spec(firstUid)));
+
+    // second claim: the driver is killed as soon as the pod is bound, that is while the kubelet
+    // calls (or is about to call) NodePrepareResources for it
+    Pod second = client.resource(Dra.podWithTemplate(ns, "second", "one-gpu")).create();
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() ->
+        Dra.get(client, second).getSpec().getNodeName() != null);
+    String driver = "device-driver-" + NODE;
+    long restart = System.nanoTime();
+    stack.crashAndRestart(driver);
+    System.out.printf("[it] %s killed and ready again in %d ms%n", driver,
+        (System.nanoTime() - restart) / 1_000_000);
+
+    // the kubelet's retries reach the new driver, which prepares the second claim once
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(kubelet.prepared(second)).isNotNull());
+    String secondUid = Dra.claimOf(client, second, "gpu").getMetadata().getUid();
+    List<String> secondIds = kubelet.prepared(second).cdiIds();
+    assertThat(secondIds).singleElement().asString()
+        .startsWith("k8s.gpu.kdra.io/claim=" + secondUid + "-");
+
+    // a repeated prepare of both (as a restarted kubelet does) is answered from the checkpoint:
+    // the same CDI ids, the same spec, nothing new on disk
+    assertThat(kubelet.prepareAgain(first).cdiIds()).isEqualTo(firstIds);
+    assertThat(kubelet.prepareAgain(second).cdiIds()).isEqualTo(secondIds);
+    assertThat(Files.readString(stack.cdiDir(NODE).resolve(spec(firstUid)))).isEqualTo(firstSpec);
+    assertThat(specFiles()).containsExactlyInAnyOrder(spec(firstUid), spec(secondUid));
+    assertThat(checkpointClaims()).containsExactlyInAnyOrder(firstUid, secondUid);
+    // two claims, two distinct devices
+    List<String> devices = new ArrayList<>();
+    devices.addAll(Dra.devices(Dra.claimOf(client, first, "gpu")));
+    devices.addAll(Dra.devices(Dra.claimOf(client, second, "gpu")));
+    assertThat(devices).doesNotHaveDuplicates().hasSize(2);
+
+    // a second crash with both prepared, then unprepare through the new driver
+    stack.crashAndRestart(driver);
+    assertThat(kubelet.prepareAgain(first).cdiIds()).isEqualTo(firstIds);
+    client.resource(first).delete();
+    client.resource(second).delete();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(Dra.get(client, first)).isNull();
+      assertThat(Dra.get(client, second)).isNull();
+      assertThat(client.resources(ResourceClaim.class).inNamespace(ns).list().getItems())
+          .isEmpty();
+      assertThat(specFiles()).isEmpty();
+      assertThat(checkpointClaims()).isEmpty();
+    });
+    assertThat(kubelet.prepared()).isEmpty();
+    assertThat(allCdiFiles()).isEmpty();
+  }
+
+  private static String spec(String uid) {
+    return "k8s.gpu.kdra.io-claim_" + uid + ".json";
+  }
+
+  /** CDI spec files of the node's directory. */
+  private static List<String> specFiles() throws Exception {
+    return allCdiFiles().stream().filter(f -> f.endsWith(".json")).toList();
+  }
+
+  /** Every file in the node's CDI directory (also temporary files a crash could leave). */
+  private static List<String> allCdiFiles() throws Exception {
+    Path dir = stack.cdiDir(NODE);
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(f -> f.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  /** UIDs of the claims in the driver's checkpoint file. */
+  private static Set<String> checkpointClaims() throws Exception {
+    Path file = stack.nodeDir(NODE).resolve("plugins/checkpoint.json");
+    Set<String> uids = new TreeSet<>();
+    if (Files.exists(file)) {
+      JsonNode root = new ObjectMapper().readTree(file.toFile());
+      assertThat(root.path("apiVersion").asText()).isEqualTo("checkpoint.kdra.io/v1");
+      root.path("preparedClaims").fieldNames().forEachRemaining(uids::add);
+    }
+    return uids;
+  }
+}

@@ -108,7 +108,7 @@ public final class Demo {
     step("starting slice-publisher, a device-driver per node, claim-controller,"
         + " computeclass-bridge and a kubelet per node (node-a: 2x L4 24Gi, node-b: A100 40Gi)");
     stack = Stack.start(controlPlane.client(), controlPlane.server().getKubeConfigYaml(),
-        NAMESPACE, List.of(twoL4s("node-a"), oneA100("node-b")), true);
+        NAMESPACE, List.of(twoL4s("node-a"), oneA100("node-b")), true, 1, Map.of());
     step("waiting for the drivers' devices in ResourceSlices");
     await("3 devices published", () -> Dra.publishedDevices(client(), "node-a") == 2
         && Dra.publishedDevices(client(), "node-b") == 1);

@@ -70,12 +70,7 @@ class ComputeClassIT {
 
   @AfterEach
   void noPodsLeft() {
-    client.pods().inNamespace(stack.namespace).delete();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
-      assertThat(client.resources(ResourceClaim.class).inNamespace(stack.namespace).list()
-          .getItems()).isEmpty();
-    });
+    stack.deletePodsAndAwaitClaimsGone();
   }
 
   /**

@@ -362,6 +362,20 @@ final class Stack implements AutoCloseable {
    * Stops the kubelets and every service process, without touching the API server (which may be
    * gone already, e.g. when the JVM is shutting down). Idempotent.
    */
+  /**
+   * Deletes this stack's pods and waits until they and their claims are gone, so that each test
+   * starts with every device free (the controller deletes generated claims with their pods).
+   */
+  void deletePodsAndAwaitClaimsGone() {
+    client.pods().inNamespace(namespace).delete();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      org.assertj.core.api.Assertions.assertThat(
+          client.pods().inNamespace(namespace).list().getItems()).isEmpty();
+      org.assertj.core.api.Assertions.assertThat(client.resources(ResourceClaim.class)
+          .inNamespace(namespace).list().getItems()).isEmpty();
+    });
+  }
+
   void stopProcesses() {
     kubelets.values().forEach(TestKubelet::close);
     List<ServiceProcess> all = new ArrayList<>(processes.values());

@@ -2,6 +2,7 @@
 # Builds kube-apiserver, kubectl and etcd from their official Go modules at the pinned Kubernetes
 # version, into the layout fabric8 kube-api-test reads:
 #   $KDRA_CACHE_DIR/k8s/<version>-linux-<arch>/{kube-apiserver,kubectl,etcd}
+# where etcd is a wrapper that keeps it on loopback (see ensure_etcd_loopback).
 # Reused when present; rebuilt when the pin changes (a new version is a new directory).
 # Where Go is missing, kube-api-test's own download is the fallback (it needs the internet).
 set -euo pipefail
@@ -13,8 +14,38 @@ TARGET="$CACHE_DIR/k8s/${K8S_VERSION}-linux-${arch}"
 
 log() { printf '[control-plane] %s\n' "$*" >&2; }
 
+# fabric8 kube-api-test starts etcd with --listen-client-urls http://0.0.0.0:<port> (and the same
+# advertise URL), which would expose the test cluster's etcd on every interface. Flags outrank
+# ETCD_* environment variables and kube-api-test has no hook for etcd's flags, so the binary it
+# runs, $TARGET/etcd, becomes a small wrapper that rewrites 0.0.0.0 to 127.0.0.1 in the arguments
+# and execs the real etcd ($TARGET/etcd-server). Idempotent; the copy-then-rename keeps a
+# working etcd in place for a test that starts one meanwhile.
+ensure_etcd_loopback() {
+  if grep -q 'kdra-etcd-loopback' "$TARGET/etcd" 2>/dev/null; then
+    return
+  fi
+  cp -p "$TARGET/etcd" "$TARGET/etcd-server"
+  cat > "$TARGET/etcd.wrapper" <<'SH'
+#!/bin/sh
+# kdra-etcd-loopback (made by integration-tests/scripts/build-control-plane.sh): keeps etcd's
+# client URLs on loopback; kube-api-test asks for http://0.0.0.0:<port>.
+for arg do
+  shift
+  case "$arg" in
+    http://0.0.0.0:*) arg="http://127.0.0.1:${arg#http://0.0.0.0:}" ;;
+  esac
+  set -- "$@" "$arg"
+done
+exec "$(dirname "$0")/etcd-server" "$@"
+SH
+  chmod +x "$TARGET/etcd.wrapper"
+  mv -f "$TARGET/etcd.wrapper" "$TARGET/etcd"
+  log "etcd wrapped to listen on 127.0.0.1 only ($TARGET/etcd -> etcd-server)"
+}
+
 if [ -x "$TARGET/kube-apiserver" ] && [ -x "$TARGET/kubectl" ] && [ -x "$TARGET/etcd" ]; then
   log "using cached kube-apiserver, kubectl and etcd v${K8S_VERSION} in $TARGET"
+  ensure_etcd_loopback
   echo "$CACHE_DIR"
   exit 0
 fi
@@ -86,5 +117,6 @@ log "compiling etcd"
 nice go build -trimpath -ldflags='-s -w' -o "$TARGET.partial/etcd" .
 rm -rf "$TARGET"
 mv "$TARGET.partial" "$TARGET"
+ensure_etcd_loopback
 log "built in $(( $(date +%s) - start ))s: $(ls "$TARGET" | tr '\n' ' ')"
 echo "$CACHE_DIR"

@@ -26,4 +26,17 @@ class ComputeclassBridgeHealthTest {
         .then().statusCode(200)
         .body("status", equalTo("UP"));
   }
+
+  /** The test profile runs one replica without election (as dev does): it always leads. */
+  @Test
+  void readinessReportsLeadershipAsData() {
+    given().when().get("/q/health/ready")
+        .then().statusCode(200)
+        .body("checks.find { it.name == 'computeclass-bridge-leadership' }.status",
+            equalTo("UP"))
+        .body("checks.find { it.name == 'computeclass-bridge-leadership' }.data.leader",
+            equalTo(true))
+        .body("checks.find { it.name == 'computeclass-bridge-leadership' }.data.electing",
+            equalTo(false));
+  }
 }

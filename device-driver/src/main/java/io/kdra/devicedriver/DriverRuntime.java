@@ -26,6 +26,7 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.jboss.logging.Logger;
@@ -68,7 +69,8 @@ public class DriverRuntime {
             checkpoint,
             new ClaimMetricsAndSpans(registry, tracer, config.name()),
             Clock.systemUTC(),
-            config.prepareConcurrency());
+            config.prepareConcurrency(),
+            testOnlyInterlude());
     int restored = driver.restore();
     LOG.infof("driver %s on node %s: %d prepared claims restored from %s", config.name(),
         config.nodeName(), restored, config.checkpointFile());
@@ -106,6 +108,22 @@ public class DriverRuntime {
     if (inventory != null) {
       inventory.close();
     }
+  }
+
+  /** The end-to-end tests' pause inside prepare; only on simulated devices, loudly. */
+  private DeviceDriver.PrepareInterlude testOnlyInterlude() {
+    Duration delay = config.testOnly().prepareDelay();
+    if (delay.isZero()) {
+      return DeviceDriver.PrepareInterlude.NONE;
+    }
+    if (config.backend() != DriverConfig.Backend.simulated) {
+      throw new IllegalStateException("driver.test-only.prepare-delay=" + delay
+          + " is for end-to-end tests on simulated devices; unset it with driver.backend="
+          + config.backend());
+    }
+    LOG.warnf("driver.test-only.prepare-delay=%s: every prepare pauses between CDI spec and "
+        + "checkpoint (end-to-end tests only)", delay);
+    return DeviceDriver.PrepareInterlude.pause(delay);
   }
 
   private DiscoveryBackend backend() {

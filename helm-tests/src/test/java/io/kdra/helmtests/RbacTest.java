@@ -69,7 +69,8 @@ class RbacTest {
       grants("/namespaces", READ),
       grants("/configmaps", READ),
       grants("/events", Set.of("create", "patch")),
-      grants("events.k8s.io/events", Set.of("create", "patch")));
+      grants("events.k8s.io/events", Set.of("create", "patch")),
+      grants("coordination.k8s.io/leases", LEASE));
 
   static Stream<Arguments> services() {
     return Stream.of(
@@ -81,7 +82,7 @@ class RbacTest {
                 "resourceclaimtemplates", "deviceclasses", "events", "leases")),
         Arguments.of("computeclass-bridge", BRIDGE,
             List.of("ComputeClasses", "DeviceClasses", "ResourceClaimTemplates", "namespaces",
-                "ConfigMaps", "Events")));
+                "ConfigMaps", "Events", "leases")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -117,6 +118,12 @@ class RbacTest {
     assertThat(binding.getSubjects()).singleElement()
         .satisfies(s -> assertThat(s.getNamespace()).isEqualTo(Chart.NAMESPACE));
     assertThat(granted(objects, "kdra-full-slice-publisher")).isEqualTo(new TreeSet<>(PUBLISHER));
+    Role bridge = RenderTest.one(objects, Role.class,
+        "kdra-full-computeclass-bridge-leader-election");
+    assertThat(bridge.getMetadata().getNamespace()).isEqualTo("kdra-leases");
+    assertThat(bridge.getRules()).filteredOn(r -> r.getVerbs().contains("update"))
+        .singleElement().satisfies(r -> assertThat(r.getResourceNames())
+            .containsExactly("kdra-full-bridge"));
   }
 
   @Test

@@ -149,7 +149,7 @@ class RenderTest {
     assertThat(one(objects, Deployment.class, "kdra-claim-controller").getSpec().getReplicas())
         .isEqualTo(2);
     assertThat(one(objects, Deployment.class, "kdra-computeclass-bridge").getSpec().getReplicas())
-        .isEqualTo(1);
+        .isEqualTo(2);
   }
 
   @Test
@@ -163,6 +163,29 @@ class RenderTest {
     assertThat(properties(objects, "kdra-claim-controller"))
         .containsEntry("kdra.claim-controller.leader-election.enabled", "true")
         .containsEntry("kdra.claim-controller.template-mode", "adopt");
+  }
+
+  @Test
+  void theBridgeElectsALeaderWithItsLeaseInTheReleaseNamespace() {
+    List<HasMetadata> objects = Chart.render(Chart.values("computeClassBridge.enabled", true,
+        "cluster.gke", true));
+    assertThat(properties(objects, "kdra-computeclass-bridge"))
+        .containsEntry("bridge.leader-election.enabled", "true")
+        .containsEntry("bridge.leader-election.lease-name", "kdra-computeclass-bridge")
+        .containsEntry("bridge.leader-election.lease-namespace", "kdra-system");
+    assertThat(one(objects, Deployment.class, "kdra-computeclass-bridge").getSpec().getReplicas())
+        .isEqualTo(2);
+  }
+
+  @Test
+  void aSingleBridgeWithoutLeaderElectionHasNoLeaseRole() {
+    List<HasMetadata> objects = Chart.render(Chart.values("computeClassBridge.enabled", true,
+        "cluster.gke", true, "computeClassBridge.replicas", 1,
+        "computeClassBridge.config.leader-election.enabled", false));
+    assertThat(properties(objects, "kdra-computeclass-bridge"))
+        .containsEntry("bridge.leader-election.enabled", "false");
+    assertThat(objects).noneMatch(o -> o.getMetadata().getName()
+        .equals("kdra-computeclass-bridge-leader-election"));
   }
 
   @Test

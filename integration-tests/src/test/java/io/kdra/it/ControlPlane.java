@@ -71,15 +71,23 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
         throw new IllegalStateException("kube-apiserver " + VERSION + " not found in " + binaries
             + "; build it with integration-tests/scripts/build-control-plane.sh");
       }
+      ControlPlaneProcesses.reapLeftovers();
       KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
           .withTestDir(dir.toString())
           .withApiServerVersion(VERSION)
           .withOfflineMode(true)
           .withUpdateKubeConfig(false)
           .withStartupTimeout(120_000)
+          // loopback only (kube-api-test passes no bind address; etcd: build-control-plane.sh)
+          .withApiServerFlag("--bind-address", "127.0.0.1")
           .build());
       long started = System.nanoTime();
-      server.start();
+      try {
+        server.start();
+      } finally {
+        // also when the start fails half-way: whatever did start must be found next time
+        ControlPlaneProcesses.record(binaries);
+      }
       System.out.printf("[control-plane] kube-apiserver %s with etcd up in %d ms%n", VERSION,
           (System.nanoTime() - started) / 1_000_000);
       KubernetesClient client = new KubernetesClientBuilder()

@@ -1,5 +1,6 @@
 package io.kdra.it;
 
+import static io.kdra.it.SimulatedNode.oneA100;
 import static io.kdra.it.SimulatedNode.twoL4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -23,18 +25,26 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Scenario 7: the device-driver of node-a (two L4s) crashes (SIGKILL) and is started again on the
- * same socket, CDI and checkpoint directories while claims are prepared and being prepared. Its
- * successor answers a repeated prepare with the same CDI ids, finishes the prepare the crash
- * interrupted, and unprepares both claims: never a lost, duplicated or leftover preparation.
+ * Scenario 7: the device-driver of node-a (two L4s) crashes (SIGKILL) while a
+ * NodePrepareResources call is in flight, and is started again on the same socket, CDI and
+ * checkpoint directories. The driver runs with {@code driver.test-only.prepare-delay}, which holds
+ * every prepare between the claim's CDI spec and its checkpoint entry: the kill lands exactly
+ * there, the one window in which half a preparation exists. The successor removes the orphaned
+ * spec at startup, the kubelet's retry prepares the claim once, a repeated prepare returns the same
+ * CDI ids, and both claims unprepare: never a lost, duplicated or leftover preparation. node-b
+ * (an A100 the class excludes) proves that the specs land on node-a only.
  */
 @ExtendWith(ControlPlane.class)
 class DriverRestartIT {
 
   private static final String NODE = "node-a";
+  private static final String OTHER = "node-b";
+  /** Long enough to see the spec and kill the driver; every prepare pays it, also the retry. */
+  private static final Duration PREPARE_DELAY = Duration.ofSeconds(3);
 
   @RegisterExtension
-  static final KdraStack STACK = KdraStack.nodes(twoL4s(NODE));
+  static final KdraStack STACK = KdraStack.nodes(twoL4s(NODE), oneA100(OTHER))
+      .withProperties(Map.of("driver.test-only.prepare-delay", PREPARE_DELAY.toSeconds() + "s"));
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -45,13 +55,16 @@ class DriverRestartIT {
     client = stack.client;
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
         assertThat(Dra.publishedDevices(client, NODE)).isEqualTo(2));
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(Dra.publishedDevices(client, OTHER)).isEqualTo(1));
   }
 
   @Test
   void aRestartedDriverKeepsEveryPreparationExactlyOnce() throws Exception {
     String ns = stack.namespace;
     TestKubelet kubelet = stack.kubelet(NODE);
-    stack.createClusterScoped(Dra.gpuClass("restart-gpu", null));
+    stack.createClusterScoped(Dra.gpuClass("restart-gpu",
+        "device.attributes[\"" + Stack.DRIVER + "\"].productName == \"NVIDIA L4\""));
     client.resource(Dra.template(ns, "one-gpu", "restart-gpu", 1)).create();
 
     // first claim: prepared before the crash
@@ -66,21 +79,33 @@ class DriverRestartIT {
     assertThat(checkpointClaims()).containsExactly(firstUid);
     String firstSpec = Files.readString(stack.cdiDir(NODE).resolve(spec(firstUid)));
 
-    // second claim: the driver is killed as soon as the pod is bound, that is while the kubelet
-    // calls (or is about to call) NodePrepareResources for it
+    // second claim: the driver is killed (SIGKILL) while the kubelet's NodePrepareResources call
+    // is in flight, after the claim's CDI spec is written and before its checkpoint entry
     Pod second = client.resource(Dra.podWithTemplate(ns, "second", "one-gpu")).create();
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() ->
-        Dra.get(client, second).getSpec().getNodeName() != null);
+        specFiles().size() == 2);
+    String secondUid = Dra.claimOf(client, second, "gpu").getMetadata().getUid();
+    assertThat(specFiles()).containsExactlyInAnyOrder(spec(firstUid), spec(secondUid));
+    assertThat(checkpointClaims()).as("checkpoint while the prepare is held")
+        .containsExactly(firstUid);
+    assertThat(kubelet.prepared(second)).as("the kubelet's call has not returned").isNull();
     String driver = "device-driver-" + NODE;
     long restart = System.nanoTime();
-    stack.crashAndRestart(driver);
-    System.out.printf("[it] %s killed and ready again in %d ms%n", driver,
+    stack.crash(driver);
+    // the crash left half a preparation: a spec without a checkpoint entry
+    assertThat(specFiles()).containsExactlyInAnyOrder(spec(firstUid), spec(secondUid));
+    assertThat(checkpointClaims()).containsExactly(firstUid);
+    assertThat(kubelet.prepared(second)).isNull();
+    // the call in flight failed with the connection, as a kubelet's would
+    await().atMost(Duration.ofSeconds(30)).until(() ->
+        String.valueOf(kubelet.lastError(second)).contains("UNAVAILABLE"));
+    stack.restart(driver);
+    System.out.printf("[it] %s killed mid-prepare and ready again in %d ms%n", driver,
         (System.nanoTime() - restart) / 1_000_000);
 
     // the kubelet's retries reach the new driver, which prepares the second claim once
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
         assertThat(kubelet.prepared(second)).isNotNull());
-    String secondUid = Dra.claimOf(client, second, "gpu").getMetadata().getUid();
     List<String> secondIds = kubelet.prepared(second).cdiIds();
     assertThat(secondIds).singleElement().asString()
         .startsWith("k8s.gpu.kdra.io/claim=" + secondUid + "-");
@@ -92,6 +117,7 @@ class DriverRestartIT {
     assertThat(Files.readString(stack.cdiDir(NODE).resolve(spec(firstUid)))).isEqualTo(firstSpec);
     assertThat(specFiles()).containsExactlyInAnyOrder(spec(firstUid), spec(secondUid));
     assertThat(checkpointClaims()).containsExactlyInAnyOrder(firstUid, secondUid);
+    assertThat(allCdiFiles(OTHER)).as("nothing prepared on " + OTHER).isEmpty();
     // two claims, two distinct devices
     List<String> devices = new ArrayList<>();
     devices.addAll(Dra.devices(Dra.claimOf(client, first, "gpu")));
@@ -126,7 +152,11 @@ class DriverRestartIT {
 
   /** Every file in the node's CDI directory (also temporary files a crash could leave). */
   private static List<String> allCdiFiles() throws Exception {
-    Path dir = stack.cdiDir(NODE);
+    return allCdiFiles(NODE);
+  }
+
+  private static List<String> allCdiFiles(String node) throws Exception {
+    Path dir = stack.cdiDir(node);
     if (!Files.isDirectory(dir)) {
       return List.of();
     }

@@ -20,31 +20,39 @@ import org.junit.jupiter.api.extension.TestWatcher;
 final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatcher {
 
   private final List<SimulatedNode> nodes;
-  private final boolean bridge;
+  private final int bridges;
   private final int controllers;
   private final Map<String, String> properties;
   private Stack stack;
 
-  private KdraStack(List<SimulatedNode> nodes, boolean bridge, int controllers,
+  private KdraStack(List<SimulatedNode> nodes, int bridges, int controllers,
       Map<String, String> properties) {
     this.nodes = nodes;
-    this.bridge = bridge;
+    this.bridges = bridges;
     this.controllers = controllers;
     this.properties = properties;
   }
 
   static KdraStack nodes(SimulatedNode... nodes) {
-    return new KdraStack(List.of(nodes), false, 1, Map.of());
+    return new KdraStack(List.of(nodes), 0, 1, Map.of());
   }
 
   /** The same stack with the computeclass-bridge too. */
   KdraStack withBridge() {
-    return new KdraStack(nodes, true, controllers, properties);
+    return withBridges(1);
+  }
+
+  /**
+   * The same stack with {@code n} computeclass-bridge replicas ({@code computeclass-bridge-1}
+   * ... when more than one) electing a leader through a Lease in the test namespace.
+   */
+  KdraStack withBridges(int n) {
+    return new KdraStack(nodes, n, controllers, properties);
   }
 
   /** The same stack with these properties for every service (over the harness's own). */
   KdraStack withProperties(Map<String, String> extra) {
-    return new KdraStack(nodes, bridge, controllers, Map.copyOf(extra));
+    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra));
   }
 
   /**
@@ -52,7 +60,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
    * electing a leader through a Lease in the test namespace.
    */
   KdraStack withControllers(int n) {
-    return new KdraStack(nodes, bridge, n, properties);
+    return new KdraStack(nodes, bridges, n, properties);
   }
 
   Stack get() {
@@ -66,7 +74,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   public void beforeAll(ExtensionContext context) {
     ControlPlane.Running cp = ControlPlane.running(context);
     stack = Stack.start(cp.client(), cp.server().getKubeConfigYaml(),
-        context.getRequiredTestClass().getSimpleName(), nodes, bridge, controllers, properties);
+        context.getRequiredTestClass().getSimpleName(), nodes, bridges, controllers, properties);
   }
 
   @Override

@@ -75,9 +75,16 @@ final class Stack implements AutoCloseable {
   static Stack start(KubernetesClient client, String kubeconfig, String name,
       List<SimulatedNode> nodes, boolean bridge, int controllers,
       Map<String, String> properties) {
+    return start(client, kubeconfig, name, nodes, bridge ? 1 : 0, controllers, properties);
+  }
+
+  /** As above, with {@code bridges} computeclass-bridge replicas (more than one elect a leader). */
+  static Stack start(KubernetesClient client, String kubeconfig, String name,
+      List<SimulatedNode> nodes, int bridges, int controllers,
+      Map<String, String> properties) {
     Stack stack = new Stack(client, kubeconfig, name, nodes, properties);
     try {
-      stack.startAll(bridge, controllers);
+      stack.startAll(bridges, controllers);
       return stack;
     } catch (RuntimeException | Error e) {
       stack.dump("startup");
@@ -86,7 +93,7 @@ final class Stack implements AutoCloseable {
     }
   }
 
-  private void startAll(boolean bridge, int controllers) {
+  private void startAll(int bridges, int controllers) {
     long started = System.nanoTime();
     ServiceProcess.killLeftovers();
     deleteRecursively(logDir);
@@ -154,13 +161,29 @@ final class Stack implements AutoCloseable {
       }
     }
 
-    if (bridge) {
+    if (bridges > 0) {
       installComputeClassCrd();
       Map<String, String> b = new LinkedHashMap<>(kube);
       b.put("bridge.namespaces.names", namespace);
-      ServiceProcess br = ServiceProcess.start("computeclass-bridge", "computeclass-bridge", b,
-          logDir);
-      processes.put(br.name, br);
+      if (bridges == 1) {
+        b.put("bridge.leader-election.enabled", "false");
+        ServiceProcess br = ServiceProcess.start("computeclass-bridge", "computeclass-bridge", b,
+            logDir);
+        processes.put(br.name, br);
+      } else {
+        // as the claim-controllers: a Lease in the test namespace, short periods
+        b.put("bridge.leader-election.enabled", "true");
+        b.put("bridge.leader-election.lease-namespace", namespace);
+        b.put("bridge.leader-election.lease-duration", "6s");
+        b.put("bridge.leader-election.renew-deadline", "4s");
+        b.put("bridge.leader-election.retry-period", "1s");
+        for (int i = 1; i <= bridges; i++) {
+          String replica = "computeclass-bridge-" + i;
+          ServiceProcess br = ServiceProcess.start("computeclass-bridge", replica, b,
+              Map.of("HOSTNAME", replica), logDir);
+          processes.put(br.name, br);
+        }
+      }
     }
 
     for (SimulatedNode node : nodes) {
@@ -250,6 +273,11 @@ final class Stack implements AutoCloseable {
   ServiceProcess crashAndRestart(String name) {
     crash(name);
     return restart(name);
+  }
+
+  /** Stops the service as Kubernetes does (SIGTERM, SIGKILL after a grace period). */
+  void stop(String name) {
+    processes.get(name).close();
   }
 
   /** Kills the service (SIGKILL, no shutdown); {@link #restart} starts it again. */

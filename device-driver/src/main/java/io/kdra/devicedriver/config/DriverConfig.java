@@ -89,6 +89,22 @@ public interface DriverConfig {
   /** The stream of inventory snapshots to the slice-publisher. */
   Publisher publisher();
 
+  /** Hooks for the end-to-end tests; never set them on a real node. */
+  @WithName("test-only")
+  TestOnly testOnly();
+
+  /** Hooks for the end-to-end tests; the chart does not expose them. */
+  interface TestOnly {
+    /**
+     * TEST ONLY: a pause inside every prepare, after the claim's CDI spec is written and before
+     * its checkpoint entry, so that a test can kill the driver in that window. Refused unless
+     * {@code driver.backend=simulated}. Zero (the default) is off.
+     */
+    @WithName("prepare-delay")
+    @WithDefault("0s")
+    Duration prepareDelay();
+  }
+
   /** Settings of the {@code nvidia} backend. */
   interface Nvidia {
     /** The nvidia-smi executable (inside the container: the host's driver root is mounted). */

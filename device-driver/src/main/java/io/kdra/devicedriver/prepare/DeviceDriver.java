@@ -8,6 +8,7 @@ import io.kdra.devicedriver.plugin.PrepareResult;
 import io.kdra.devicedriver.prepare.ClaimTelemetry.Operation;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -54,6 +55,31 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   private final Clock clock;
   private final ExecutorService pool;
   private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
+  private final PrepareInterlude interlude;
+
+  /**
+   * Runs inside a prepare between the claim's CDI spec and its checkpoint entry: the one window in
+   * which a crash leaves half a preparation behind (a spec without an entry). Only the end-to-end
+   * tests use it, to kill the driver exactly there ({@code driver.test-only.prepare-delay}).
+   */
+  @FunctionalInterface
+  public interface PrepareInterlude {
+    PrepareInterlude NONE = claim -> {};
+
+    void afterCdiSpec(ClaimRef claim) throws InterruptedException;
+
+    /** A pause of {@code delay} with a log line naming the claim, or {@link #NONE} for zero. */
+    static PrepareInterlude pause(Duration delay) {
+      if (delay.isZero() || delay.isNegative()) {
+        return NONE;
+      }
+      return claim -> {
+        LOG.warnf("test-only prepare delay: holding %s for %s between CDI spec and checkpoint",
+            claim, delay);
+        Thread.sleep(delay.toMillis());
+      };
+    }
+  }
 
   /**
    * @param inventory the node's current devices (read once per claim planned)
@@ -68,6 +94,22 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       ClaimTelemetry telemetry,
       Clock clock,
       int concurrency) {
+    this(planner, reader, inventory, cdi, checkpoint, telemetry, clock, concurrency,
+        PrepareInterlude.NONE);
+  }
+
+  /** As the other constructor, with a pause inside every prepare (end-to-end tests only). */
+  public DeviceDriver(
+      PreparePlanner planner,
+      ClaimReader reader,
+      Supplier<Inventory> inventory,
+      CdiSpecStore cdi,
+      CheckpointStore checkpoint,
+      ClaimTelemetry telemetry,
+      Clock clock,
+      int concurrency,
+      PrepareInterlude interlude) {
+    this.interlude = interlude;
     this.planner = planner;
     this.reader = reader;
     this.inventory = inventory;
@@ -187,6 +229,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
             PreparedClaim planned = planner.plan(ref, claim.get(), inventory.get());
             traceParent = planned.traceParent();
             cdi.ensure(planned);
+            interlude.afterCdiSpec(ref);
             checkpoint.put(planned);
             result = PrepareResult.ok(planned.devices());
           }
@@ -196,6 +239,9 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       result = PrepareResult.failed("claim " + ref + ": " + e.getMessage());
     } catch (ClaimReader.ClaimReadException e) {
       result = PrepareResult.failed(e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      result = PrepareResult.failed("preparing claim " + ref + " was interrupted");
     } catch (IOException | RuntimeException e) {
       LOG.errorf(e, "preparing %s failed", ref);
       result = PrepareResult.failed("preparing claim " + ref + " failed: " + e);

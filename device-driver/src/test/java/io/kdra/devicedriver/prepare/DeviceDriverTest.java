@@ -25,6 +25,10 @@ class DeviceDriverTest {
   private final List<DeviceDriver> drivers = new ArrayList<>();
 
   private DeviceDriver driver() throws Exception {
+    return driver(DeviceDriver.PrepareInterlude.NONE);
+  }
+
+  private DeviceDriver driver(DeviceDriver.PrepareInterlude interlude) throws Exception {
     DeviceDriver d = new DeviceDriver(
         new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE),
         reader,
@@ -33,7 +37,8 @@ class DeviceDriverTest {
         CheckpointStore.open(dir.resolve("plugin/checkpoint.json"), Clock.systemUTC()),
         ClaimTelemetry.NONE,
         Clock.systemUTC(),
-        4);
+        4,
+        interlude);
     drivers.add(d);
     return d;
   }
@@ -110,6 +115,57 @@ class DeviceDriverTest {
     assertThat(spec).hasContent(content);
     assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u.json",
         "k8s.net.example.com-claim_x.json");
+  }
+
+  /**
+   * The window driver.test-only.prepare-delay holds open: the spec is written, the checkpoint
+   * entry is not. A driver that dies there (here: one whose prepare never returns) leaves an
+   * orphaned spec; its successor removes it at startup and the kubelet's retry prepares the claim
+   * once, with the CDI ids an uninterrupted prepare returns.
+   */
+  @Test
+  void aCrashBetweenSpecAndCheckpointIsPreparedOnceByTheSuccessor() throws Exception {
+    ClaimFixture c = claim("c").uid("u").result("gpu", "gpu-3");
+    reader.add(c.build());
+    Path spec = dir.resolve("cdi/k8s.gpu.kdra.io-claim_u.json");
+    Path checkpoint = dir.resolve("plugin/checkpoint.json");
+    java.util.concurrent.CountDownLatch inWindow = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    DeviceDriver dying = driver(claim -> {
+      String entries;
+      try {
+        entries = Files.exists(checkpoint) ? Files.readString(checkpoint) : "";
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      seen.add(claim.uid() + " spec=" + Files.exists(spec) + " checkpointed="
+          + entries.contains("\"u\""));
+      inWindow.countDown();
+      never.await();
+    });
+    Thread call = new Thread(() -> dying.prepareResourceClaims(List.of(c.ref())));
+    call.setDaemon(true);
+    call.start();
+    assertThat(inWindow.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(seen).containsExactly("u spec=true checkpointed=false");
+
+    DeviceDriver successor = driver();
+    assertThat(successor.restore()).isZero();
+    assertThat(cdiFiles()).as("the orphaned spec is removed at startup").isEmpty();
+    PrepareResult retried = successor.prepareResourceClaims(List.of(c.ref())).get("u");
+    assertThat(retried.error()).isEmpty();
+    assertThat(retried.devices().get(0).cdiDeviceIds())
+        .containsExactly("k8s.gpu.kdra.io/claim=u-gpu-3");
+    assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u.json");
+    assertThat(successor.prepareResourceClaims(List.of(c.ref())).get("u")).isEqualTo(retried);
+    // the dying driver stays blocked (a daemon worker): it must not write after the test
+  }
+
+  @Test
+  void aZeroDelayIsNoInterlude() {
+    assertThat(DeviceDriver.PrepareInterlude.pause(java.time.Duration.ZERO))
+        .isSameAs(DeviceDriver.PrepareInterlude.NONE);
   }
 
   @Test

@@ -1,0 +1,67 @@
+package io.kdra.it;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * kube-apiserver and etcd as kube-api-test starts them: children of the test JVM, which stop only
+ * when the JVM stops them. A JVM killed with SIGKILL leaves them running with etcd's temporary data
+ * and WAL directories, so their pids and directories are recorded in
+ * {@code target/it-control-plane-pids.txt} at start, and {@link #reapLeftovers()} ends and deletes
+ * them before the next control plane starts (as {@link ServiceProcess#killLeftovers()} does for
+ * the services). A shutdown hook covers an ordinary JVM exit that skips the JUnit clean-up.
+ */
+final class ControlPlaneProcesses {
+
+  private static final Path RECORD = Path.of("target", "it-control-plane-pids.txt")
+      .toAbsolutePath();
+  /** kube-api-test's etcd directories: {@code Files.createTempDirectory("etcddata"|"etcdwal")}. */
+  private static final Pattern ETCD_DIRS = Pattern.compile("etcd(data|wal)[0-9]+");
+
+  private ControlPlaneProcesses() {}
+
+  static Leftovers leftovers() {
+    return new Leftovers(RECORD, ETCD_DIRS);
+  }
+
+  /** Ends what a killed test JVM left running, before a new control plane starts. */
+  static void reapLeftovers() {
+    for (Leftovers.Entry e : leftovers().reap()) {
+      System.out.printf("[control-plane] ended leftover %s (pid %d) of a killed test run%n",
+          Path.of(e.executable()).getFileName(), e.pid());
+    }
+  }
+
+  /**
+   * Records the JVM's children that run a binary from {@code binaries} (kube-apiserver, etcd),
+   * with etcd's data and WAL directories from its command line.
+   */
+  static void record(Path binaries) {
+    String dir = binaries.toAbsolutePath().normalize() + "/";
+    List<Leftovers.Entry> entries = new ArrayList<>();
+    List<ProcessHandle> found = new ArrayList<>();
+    ProcessHandle.current().children()
+        .filter(h -> h.info().command().map(c -> c.startsWith(dir)).orElse(false))
+        .forEach(h -> Leftovers.entry(h, directories(h)).ifPresent(e -> {
+          entries.add(e);
+          found.add(h);
+        }));
+    leftovers().record(entries);
+    Runtime.getRuntime().addShutdownHook(new Thread(
+        () -> found.forEach(ProcessHandle::destroyForcibly), "control-plane-reaper"));
+  }
+
+  /** The values of {@code -data-dir} and {@code -wal-dir} (one or two dashes). */
+  static List<Path> directories(ProcessHandle process) {
+    String[] args = process.info().arguments().orElse(new String[0]);
+    List<Path> dirs = new ArrayList<>();
+    for (int i = 0; i + 1 < args.length; i++) {
+      if (args[i].matches("--?(data|wal)-dir")) {
+        dirs.add(Path.of(args[i + 1]));
+      }
+    }
+    return dirs;
+  }
+}

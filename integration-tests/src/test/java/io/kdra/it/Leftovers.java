@@ -1,0 +1,152 @@
+package io.kdra.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * What a test JVM killed with SIGKILL leaves behind, and its removal at the next start: a file of
+ * records (one per line: {@code pid <TAB> start instant <TAB> executable <TAB> owner pid <TAB>
+ * owner start instant [<TAB> directory]...}) written when processes start; {@link #reap()} ends
+ * every recorded process that still runs the same executable and started at the same instant (so
+ * a reused pid is never hit) and whose owner, the JVM that started it, is gone (so a demo or test
+ * run still going in the same checkout keeps its processes), and deletes the recorded
+ * directories. Records of live owners stay in the file.
+ *
+ * <p>Directories are deleted only when their name matches {@code deletable}: the record is a file
+ * anyone could edit, and deleting must never reach further than the harness's own temporary
+ * directories.
+ */
+final class Leftovers {
+
+  /** One recorded process and the directories that go with it. */
+  record Entry(long pid, Instant started, String executable, long owner, Instant ownerStarted,
+      List<Path> directories) {
+
+    String line() {
+      StringBuilder b = new StringBuilder().append(pid).append('\t').append(started)
+          .append('\t').append(executable).append('\t').append(owner).append('\t')
+          .append(ownerStarted);
+      directories.forEach(d -> b.append('\t').append(d));
+      return b.toString();
+    }
+
+    static Optional<Entry> parse(String line) {
+      String[] f = line.split("\t");
+      if (f.length < 5) {
+        return Optional.empty();
+      }
+      try {
+        List<Path> dirs = new ArrayList<>();
+        for (int i = 5; i < f.length; i++) {
+          dirs.add(Path.of(f[i]));
+        }
+        return Optional.of(new Entry(Long.parseLong(f[0]), Instant.parse(f[1]), f[2],
+            Long.parseLong(f[3]), Instant.parse(f[4]), dirs));
+      } catch (RuntimeException e) {
+        return Optional.empty(); // a torn line from a crash while writing
+      }
+    }
+
+    /** The process, if it is still the one recorded. */
+    Optional<ProcessHandle> live() {
+      return ProcessHandle.of(pid).filter(h ->
+          h.info().startInstant().map(started::equals).orElse(false)
+              && h.info().command().map(executable::equals).orElse(false));
+    }
+
+    /** Whether the JVM that started the process still runs. */
+    boolean ownerAlive() {
+      return ProcessHandle.of(owner).flatMap(h -> h.info().startInstant())
+          .map(ownerStarted::equals).orElse(false);
+    }
+  }
+
+  private final Path file;
+  private final Pattern deletable;
+
+  Leftovers(Path file, Pattern deletable) {
+    this.file = file;
+    this.deletable = deletable;
+  }
+
+  /** The record of a running process this JVM started, or empty when it has already ended. */
+  static Optional<Entry> entry(ProcessHandle process, List<Path> directories) {
+    ProcessHandle.Info info = process.info();
+    ProcessHandle self = ProcessHandle.current();
+    if (info.startInstant().isEmpty() || info.command().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Entry(process.pid(), info.startInstant().get(), info.command().get(),
+        self.pid(), self.info().startInstant().orElse(Instant.EPOCH), List.copyOf(directories)));
+  }
+
+  /** Appends records (the file is created when missing). */
+  void record(List<Entry> entries) {
+    if (entries.isEmpty()) {
+      return;
+    }
+    StringBuilder text = new StringBuilder();
+    entries.forEach(e -> text.append(e.line()).append('\n'));
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      Files.writeString(file, text, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException("recording " + file, e);
+    }
+  }
+
+  /**
+   * Ends the recorded processes of gone owners that still run (SIGKILL: a process left by a
+   * killed JVM has no one to report to) and deletes their directories; the record keeps only the
+   * entries of live owners. Returns what it ended.
+   */
+  List<Entry> reap() {
+    if (!Files.exists(file)) {
+      return List.of();
+    }
+    List<Entry> ended = new ArrayList<>();
+    List<Entry> kept = new ArrayList<>();
+    try {
+      for (String line : Files.readAllLines(file)) {
+        Optional<Entry> entry = Entry.parse(line);
+        if (entry.isEmpty()) {
+          continue;
+        }
+        if (entry.get().ownerAlive()) {
+          kept.add(entry.get());
+          continue;
+        }
+        entry.get().live().ifPresent(h -> {
+          h.destroyForcibly();
+          try {
+            h.onExit().get(10, TimeUnit.SECONDS);
+          } catch (Exception e) {
+            throw new IllegalStateException("leftover process " + h.pid() + " ("
+                + entry.get().executable() + ") survives SIGKILL", e);
+          }
+          ended.add(entry.get());
+        });
+        for (Path dir : entry.get().directories()) {
+          if (dir.getFileName() != null && deletable.matcher(dir.getFileName().toString())
+              .matches()) {
+            Stack.deleteRecursively(dir);
+          }
+        }
+      }
+      Files.delete(file);
+      record(kept);
+    } catch (IOException e) {
+      throw new UncheckedIOException("reaping what " + file + " records", e);
+    }
+    return ended;
+  }
+}

@@ -53,6 +53,7 @@ class RbacTest {
       grants("/pods/binding", Set.of("create")),
       grants("resource.k8s.io/resourceclaims", RW),
       grants("resource.k8s.io/resourceclaims/status", Set.of("update")),
+      grants("resource.k8s.io/resourceclaims/binding", Set.of("update")),
       grants("resource.k8s.io/resourceclaimtemplates", READ),
       grants("resource.k8s.io/resourceslices", READ),
       grants("resource.k8s.io/deviceclasses", READ),
@@ -78,7 +79,8 @@ class RbacTest {
             List.of("resourceslices", "nodes", "tokenreviews", "pods", "leases")),
         Arguments.of("claim-controller", CONTROLLER,
             List.of("pods/status", "pods/binding", "resourceclaims/status",
-                "resourceclaimtemplates", "deviceclasses", "events", "leases")),
+                "resourceclaims/binding", "resourceclaimtemplates", "deviceclasses", "events",
+                "leases")),
         Arguments.of("computeclass-bridge", BRIDGE,
             List.of("ComputeClasses", "DeviceClasses", "ResourceClaimTemplates", "namespaces",
                 "ConfigMaps", "Events")));

@@ -51,8 +51,7 @@ class DriverRestartIT {
   void aRestartedDriverKeepsEveryPreparationExactlyOnce() throws Exception {
     String ns = stack.namespace;
     TestKubelet kubelet = stack.kubelet(NODE);
-    stack.createClusterScoped(Dra.gpuClass("restart-gpu", null));
-    client.resource(Dra.template(ns, "one-gpu", "restart-gpu", 1)).create();
+    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
 
     // first claim: prepared before the crash
     Pod first = client.resource(Dra.podWithTemplate(ns, "first", "one-gpu")).create();

@@ -335,14 +335,17 @@ metadata:
     {{- include "kdra.labels" . | nindent 4 }}
 rules:
   # Leader election: read and renew the one Lease; create it the first time. create cannot be
-  # limited by name (the name is not known before the object exists), get and update are.
+  # limited by name (the name is not known before the object exists), get and patch are.
   - apiGroups: ["coordination.k8s.io"]
     resources: ["leases"]
     verbs: ["create"]
+  # Unusual: patch, not update, renews: fabric8's LeaderElector sends a JSON merge patch that
+  # carries the resourceVersion read. update only for the claim-controller, whose Java Operator
+  # SDK refuses to start unless a SelfSubjectRulesReview lists create, update and get.
   - apiGroups: ["coordination.k8s.io"]
     resources: ["leases"]
     resourceNames: [{{ index $le "lease-name" | quote }}]
-    verbs: ["get", "update"]
+    verbs: ["get", "patch"{{ if eq .component "claim-controller" }}, "update"{{ end }}]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding

@@ -33,7 +33,10 @@ class RbacTest {
 
   static final Set<String> RW = Set.of("get", "list", "watch", "create", "update", "delete");
   static final Set<String> READ = Set.of("get", "list", "watch");
-  static final Set<String> LEASE = Set.of("get", "create", "update");
+  /** fabric8's LeaderElector creates, reads and patches the Lease. */
+  static final Set<String> LEASE = Set.of("get", "create", "patch");
+  /** The Java Operator SDK also checks for update before it starts. */
+  static final Set<String> OPERATOR_LEASE = Set.of("get", "create", "patch", "update");
 
   /** device-driver, "Running it on a node": get on resourceclaims; get on nodes for tpu. */
   static final Set<String> DRIVER = grants("resource.k8s.io/resourceclaims", Set.of("get"));
@@ -59,7 +62,7 @@ class RbacTest {
       grants("resource.k8s.io/deviceclasses", READ),
       grants("/nodes", READ),
       grants("/events", Set.of("create")),
-      grants("coordination.k8s.io/leases", LEASE));
+      grants("coordination.k8s.io/leases", OPERATOR_LEASE));
 
   /** computeclass-bridge, "Permissions". */
   static final Set<String> BRIDGE = union(
@@ -110,7 +113,7 @@ class RbacTest {
     List<HasMetadata> objects = Chart.render(Chart.fullValues());
     Role role = RenderTest.one(objects, Role.class, "kdra-full-slice-publisher-leader-election");
     assertThat(role.getMetadata().getNamespace()).isEqualTo("kdra-leases");
-    assertThat(role.getRules()).filteredOn(r -> r.getVerbs().contains("update"))
+    assertThat(role.getRules()).filteredOn(r -> r.getVerbs().contains("patch"))
         .singleElement().satisfies(r -> assertThat(r.getResourceNames())
             .containsExactly("kdra-full-publisher"));
     RoleBinding binding = RenderTest.one(objects, RoleBinding.class,

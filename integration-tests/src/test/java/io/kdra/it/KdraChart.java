@@ -33,8 +33,10 @@ final class KdraChart {
   static final String NAMESPACE = "kdra-system";
   /** The chart's default DeviceClass for the GPU driver: all its devices, named as the driver. */
   static final String GPU_CLASS = Stack.DRIVER;
-  /** The claim-controller's Lease, the one name its Role may get and update. */
+  /** The claim-controller's Lease, the one name its Role may get and renew. */
   static final String CONTROLLER_LEASE = "kdra-claim-controller";
+  /** The slice-publisher's Lease (the chart's default lease-name). */
+  static final String PUBLISHER_LEASE = "kdra-slice-publisher";
 
   static final String PUBLISHER = "slice-publisher";
   static final String DRIVER = "device-driver";
@@ -65,6 +67,7 @@ final class KdraChart {
           .set("computeClassBridge.enabled", true)
           .set("computeClassBridge.installComputeClassCRD", true)
           .set("claimController.config.leader-election.lease-name", CONTROLLER_LEASE)
+          .set("slicePublisher.config.leader-election.lease-name", PUBLISHER_LEASE)
           .call();
       List<HasMetadata> objects = new ArrayList<>();
       for (String doc : yaml.split("(?m)^---\\s*$")) {

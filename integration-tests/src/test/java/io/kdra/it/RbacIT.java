@@ -91,9 +91,12 @@ class RbacIT {
   void theSlicePublisherMayNotBindPodsNorWriteClaimStatus() {
     try (KubernetesClient publisher = stack.clientOf("slice-publisher")) {
       String user = user(KdraChart.PUBLISHER);
-      // granted: its slices and the nodes
+      // granted: its slices, the nodes, its own Lease (it holds it)
       assertThat(publisher.resources(ResourceSlice.class).list().getItems()).isNotEmpty();
       assertThat(publisher.nodes().withName(NODE).get()).isNotNull();
+      assertThat(publisher.leases().inNamespace(KdraChart.NAMESPACE)
+          .withName(KdraChart.PUBLISHER_LEASE).get().getSpec().getHolderIdentity())
+          .isEqualTo("slice-publisher");
 
       assertThat(bind(publisher, pending, NODE)).as("pods/binding as %s", user).isEqualTo(403);
       denied(publisher, user, () -> publisher.resource(claimWithStatus()).updateStatus());
@@ -121,7 +124,7 @@ class RbacIT {
           .withName(KdraChart.GPU_CLASS).delete());
       // its Role renews its own Lease only, not another component's
       denied(controller, user, () -> controller.leases().inNamespace(KdraChart.NAMESPACE)
-          .withName("kdra-slice-publisher").get());
+          .withName(KdraChart.PUBLISHER_LEASE).get());
     }
   }
 

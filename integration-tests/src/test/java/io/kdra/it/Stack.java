@@ -111,7 +111,13 @@ final class Stack implements AutoCloseable {
     // as the chart has it (featureGates.driverAuthentication): each driver stream's token is
     // reviewed and must name the node whose devices it reports
     publisher.put("publisher.auth.enabled", "true");
-    publisher.put("publisher.leader-election.enabled", "false");
+    // leader election on, as the chart has it, on the chart's Lease (which its Role may renew);
+    // one identity for every stack of a run, so that a stack's publisher takes over the Lease of
+    // the previous stack's at once instead of waiting for it to expire
+    publisher.put("publisher.leader-election.enabled", "true");
+    publisher.put("publisher.leader-election.lease-name", KdraChart.PUBLISHER_LEASE);
+    publisher.put("publisher.leader-election.lease-namespace", KdraChart.NAMESPACE);
+    publisher.put("publisher.leader-election.identity", "slice-publisher");
     publisher.put("publisher.resync-period", "5s");
     ServiceProcess pub = ServiceProcess.start("slice-publisher", "slice-publisher", publisher,
         identity(KdraChart.PUBLISHER, "slice-publisher", KdraChart.token(client,

@@ -33,8 +33,11 @@ import java.util.stream.Stream;
 /**
  * The four kdra services as separate processes against one real API server, with simulated nodes
  * (a Node object, a device-driver process with its own socket, CDI and checkpoint directories and
- * a simulated inventory, and a {@link TestKubelet}). Closing it stops every process and removes
- * the cluster-scoped objects it created, so the next test class starts from a clean cluster.
+ * a simulated inventory, and a {@link TestKubelet}). The chart's ServiceAccounts, RBAC,
+ * DeviceClasses and CRD are applied first ({@link KdraChart}), and each service runs with a token
+ * for its own ServiceAccount, never the admin certificate that the test code uses. Closing it
+ * stops every process and removes the cluster-scoped objects it created, so the next test class
+ * starts from a clean cluster (the chart's objects stay: the next stack applies them again).
  */
 final class Stack implements AutoCloseable {
 

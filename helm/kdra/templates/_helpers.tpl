@@ -335,14 +335,18 @@ metadata:
     {{- include "kdra.labels" . | nindent 4 }}
 rules:
   # Leader election: read and renew the one Lease; create it the first time. create cannot be
-  # limited by name (the name is not known before the object exists), get and update are.
+  # limited by name (the name is not known before the object exists), get and patch are.
   - apiGroups: ["coordination.k8s.io"]
     resources: ["leases"]
     verbs: ["create"]
+  # Unusual: both patch and update. fabric8's LeaderElector renews with a JSON merge patch that
+  # carries the resourceVersion read; the leader releases the Lease on shutdown with an
+  # optimistic update (so a standby takes over at once), and the Java Operator SDK refuses to
+  # start unless a SelfSubjectRulesReview lists create, update and get.
   - apiGroups: ["coordination.k8s.io"]
     resources: ["leases"]
     resourceNames: [{{ index $le "lease-name" | quote }}]
-    verbs: ["get", "update"]
+    verbs: ["get", "patch", "update"]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding

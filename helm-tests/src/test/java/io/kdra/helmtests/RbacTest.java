@@ -33,7 +33,11 @@ class RbacTest {
 
   static final Set<String> RW = Set.of("get", "list", "watch", "create", "update", "delete");
   static final Set<String> READ = Set.of("get", "list", "watch");
-  static final Set<String> LEASE = Set.of("get", "create", "update");
+  /**
+   * fabric8's LeaderElector creates, reads and patches the Lease; the leader releases it on
+   * shutdown with an update, which the Java Operator SDK also checks for before it starts.
+   */
+  static final Set<String> LEASE = Set.of("get", "create", "patch", "update");
 
   /** device-driver, "Running it on a node": get on resourceclaims; get on nodes for tpu. */
   static final Set<String> DRIVER = grants("resource.k8s.io/resourceclaims", Set.of("get"));
@@ -53,6 +57,7 @@ class RbacTest {
       grants("/pods/binding", Set.of("create")),
       grants("resource.k8s.io/resourceclaims", RW),
       grants("resource.k8s.io/resourceclaims/status", Set.of("update")),
+      grants("resource.k8s.io/resourceclaims/binding", Set.of("update")),
       grants("resource.k8s.io/resourceclaimtemplates", READ),
       grants("resource.k8s.io/resourceslices", READ),
       grants("resource.k8s.io/deviceclasses", READ),
@@ -79,7 +84,8 @@ class RbacTest {
             List.of("resourceslices", "nodes", "tokenreviews", "pods", "leases")),
         Arguments.of("claim-controller", CONTROLLER,
             List.of("pods/status", "pods/binding", "resourceclaims/status",
-                "resourceclaimtemplates", "deviceclasses", "events", "leases")),
+                "resourceclaims/binding", "resourceclaimtemplates", "deviceclasses", "events",
+                "leases")),
         Arguments.of("computeclass-bridge", BRIDGE,
             List.of("ComputeClasses", "DeviceClasses", "ResourceClaimTemplates", "namespaces",
                 "ConfigMaps", "Events", "leases")));
@@ -109,7 +115,7 @@ class RbacTest {
     List<HasMetadata> objects = Chart.render(Chart.fullValues());
     Role role = RenderTest.one(objects, Role.class, "kdra-full-slice-publisher-leader-election");
     assertThat(role.getMetadata().getNamespace()).isEqualTo("kdra-leases");
-    assertThat(role.getRules()).filteredOn(r -> r.getVerbs().contains("update"))
+    assertThat(role.getRules()).filteredOn(r -> r.getVerbs().contains("patch"))
         .singleElement().satisfies(r -> assertThat(r.getResourceNames())
             .containsExactly("kdra-full-publisher"));
     RoleBinding binding = RenderTest.one(objects, RoleBinding.class,

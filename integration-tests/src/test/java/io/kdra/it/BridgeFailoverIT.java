@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @ExtendWith(ControlPlane.class)
 class BridgeFailoverIT {
 
-  static final String LEASE = "kdra-computeclass-bridge";
+  static final String LEASE = KdraChart.BRIDGE_LEASE;
   static final String ONE = "computeclass-bridge-1";
   static final String TWO = "computeclass-bridge-2";
   static final String NAME = "computeclass.kdra.io/name";
@@ -189,7 +189,7 @@ class BridgeFailoverIT {
 
   /** The replica holding the Lease, or null. */
   private static String leader() {
-    Lease lease = client.leases().inNamespace(stack.namespace).withName(LEASE).get();
+    Lease lease = client.leases().inNamespace(KdraChart.NAMESPACE).withName(LEASE).get();
     return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 

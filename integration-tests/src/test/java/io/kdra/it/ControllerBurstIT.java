@@ -38,7 +38,7 @@ class ControllerBurstIT {
 
   static final int DEVICES_PER_NODE = 32;
   static final int PODS = 100;
-  static final String LEASE = "kdra-claim-controller";
+  static final String LEASE = KdraChart.CONTROLLER_LEASE;
 
   @RegisterExtension
   static final KdraStack STACK = KdraStack
@@ -63,8 +63,7 @@ class ControllerBurstIT {
   void aBurstSurvivesTheLeadersCrashWithoutDoubleAllocation() throws Exception {
     String ns = stack.namespace;
     int devices = 2 * DEVICES_PER_NODE;
-    stack.createClusterScoped(Dra.gpuClass("burst-gpu", null));
-    client.resource(Dra.template(ns, "one-gpu", "burst-gpu", 1)).create();
+    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
 
     long started = System.nanoTime();
     ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -159,7 +158,7 @@ class ControllerBurstIT {
 
   /** The replica holding the Lease, or null. */
   private static String leader() {
-    Lease lease = client.leases().inNamespace(stack.namespace).withName(LEASE).get();
+    Lease lease = client.leases().inNamespace(KdraChart.NAMESPACE).withName(LEASE).get();
     return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 }

@@ -300,6 +300,8 @@ public final class Demo {
     }
     Stack.deleteRecursively(Path.of("target", "n").toAbsolutePath());
     Stack.deleteRecursively(Path.of("target", "it-certs").toAbsolutePath());
+    // the services' kubeconfigs hold their ServiceAccount tokens
+    Stack.deleteRecursively(Path.of("target", "it-kubeconfigs").toAbsolutePath());
     try {
       Files.deleteIfExists(kubeconfigFile);
     } catch (IOException e) {

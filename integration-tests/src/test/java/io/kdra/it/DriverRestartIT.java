@@ -63,6 +63,7 @@ class DriverRestartIT {
   void aRestartedDriverKeepsEveryPreparationExactlyOnce() throws Exception {
     String ns = stack.namespace;
     TestKubelet kubelet = stack.kubelet(NODE);
+    // scenario-specific, not the chart's class: only node-a's L4s, so node-b's A100 stays out
     stack.createClusterScoped(Dra.gpuClass("restart-gpu",
         "device.attributes[\"" + Stack.DRIVER + "\"].productName == \"NVIDIA L4\""));
     client.resource(Dra.template(ns, "one-gpu", "restart-gpu", 1)).create();

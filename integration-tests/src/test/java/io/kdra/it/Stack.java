@@ -33,8 +33,11 @@ import java.util.stream.Stream;
 /**
  * The four kdra services as separate processes against one real API server, with simulated nodes
  * (a Node object, a device-driver process with its own socket, CDI and checkpoint directories and
- * a simulated inventory, and a {@link TestKubelet}). Closing it stops every process and removes
- * the cluster-scoped objects it created, so the next test class starts from a clean cluster.
+ * a simulated inventory, and a {@link TestKubelet}). The chart's ServiceAccounts, RBAC,
+ * DeviceClasses and CRD are applied first ({@link KdraChart}), and each service runs with a token
+ * for its own ServiceAccount, never the admin certificate that the test code uses. Closing it
+ * stops every process and removes the cluster-scoped objects it created, so the next test class
+ * starts from a clean cluster (the chart's objects stay: the next stack applies them again).
  */
 final class Stack implements AutoCloseable {
 
@@ -50,6 +53,10 @@ final class Stack implements AutoCloseable {
   final String name;
   private final Path logDir;
   private final Path nodesDir;
+  /** The admin kubeconfig's API server and CA; the services get their own kubeconfigs. */
+  private final Config admin;
+  private final Path caFile;
+  private final Path kubeconfigDir;
   private final Map<String, String> kube;
   private final Map<String, ServiceProcess> processes = new LinkedHashMap<>();
   private final Map<String, TestKubelet> kubelets = new LinkedHashMap<>();
@@ -64,7 +71,11 @@ final class Stack implements AutoCloseable {
     this.logDir = Path.of("target", "it-logs", name).toAbsolutePath();
     // short: unix socket paths must stay under 108 bytes
     this.nodesDir = Path.of("target", "n").toAbsolutePath();
-    this.kube = kubernetesClientProperties(kubeconfig, Path.of("target", "it-certs"));
+    this.admin = Config.fromKubeconfig(kubeconfig);
+    this.caFile = Path.of(file(admin.getCaCertFile(), admin.getCaCertData(),
+        Path.of("target", "it-certs", "ca.crt")));
+    this.kubeconfigDir = Path.of("target", "it-kubeconfigs", name).toAbsolutePath();
+    this.kube = serviceProperties();
     this.kube.putAll(properties);
   }
 
@@ -98,6 +109,8 @@ final class Stack implements AutoCloseable {
     ServiceProcess.killLeftovers();
     deleteRecursively(logDir);
     deleteRecursively(nodesDir);
+    deleteRecursively(kubeconfigDir);
+    KdraChart.install(client);
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
         .endMetadata().build()).serverSideApply();
     for (SimulatedNode node : nodes) {
@@ -105,11 +118,20 @@ final class Stack implements AutoCloseable {
     }
 
     Map<String, String> publisher = new LinkedHashMap<>(kube);
-    publisher.put("publisher.auth.enabled", "false");
-    publisher.put("publisher.leader-election.enabled", "false");
+    // as the chart has it (featureGates.driverAuthentication): each driver stream's token is
+    // reviewed and must name the node whose devices it reports
+    publisher.put("publisher.auth.enabled", "true");
+    // leader election on, as the chart has it, on the chart's Lease (which its Role may renew);
+    // one identity for every stack of a run, so that a stack's publisher takes over the Lease of
+    // the previous stack's at once instead of waiting for it to expire
+    publisher.put("publisher.leader-election.enabled", "true");
+    publisher.put("publisher.leader-election.lease-name", KdraChart.PUBLISHER_LEASE);
+    publisher.put("publisher.leader-election.lease-namespace", KdraChart.NAMESPACE);
+    publisher.put("publisher.leader-election.identity", "slice-publisher");
     publisher.put("publisher.resync-period", "5s");
     ServiceProcess pub = ServiceProcess.start("slice-publisher", "slice-publisher", publisher,
-        logDir);
+        identity(KdraChart.PUBLISHER, "slice-publisher", KdraChart.token(client,
+            KdraChart.PUBLISHER)), logDir);
     processes.put(pub.name, pub);
 
     for (SimulatedNode node : nodes) {
@@ -126,61 +148,81 @@ final class Stack implements AutoCloseable {
       driver.put("driver.cdi-dir", cdiDir(node.name()).toString());
       driver.put("driver.checkpoint-file", dir.resolve("plugins/checkpoint.json").toString());
       driver.put("driver.publisher.address", "127.0.0.1:" + pub.httpPort);
-      driver.put("driver.publisher.token-file", dir.resolve("no-token").toString());
+      // the token the kubelet would project into the DaemonSet's pod on this node: both the
+      // driver's API client and its publisher stream use it
+      String token = KdraChart.token(client, KdraChart.DRIVER,
+          KdraChart.driverPod(client, node.name()));
+      Path tokenFile = dir.resolve("token");
+      write(tokenFile, token);
+      driver.put("driver.publisher.token-file", tokenFile.toString());
       driver.put("driver.publisher.initial-backoff", "250ms");
       driver.put("driver.publisher.max-backoff", "2s");
       // snapshots keep coming, as from a live node: deleted nodes must stay deleted regardless
       driver.put("driver.publisher.heartbeat", "2s");
       ServiceProcess p = ServiceProcess.start("device-driver", "device-driver-" + node.name(),
-          driver, logDir);
+          driver, identity(KdraChart.DRIVER, "device-driver-" + node.name(), token), logDir);
       processes.put(p.name, p);
     }
 
     Map<String, String> controller = new LinkedHashMap<>(kube);
+    Map<String, String> controllerIdentity = identity(KdraChart.CONTROLLER, "claim-controller",
+        KdraChart.token(client, KdraChart.CONTROLLER));
     controller.put("kdra.claim-controller.retry.initial-backoff", "500ms");
     controller.put("kdra.claim-controller.retry.max-backoff", "5s");
     if (controllers == 1) {
       controller.put("kdra.claim-controller.leader-election.enabled", "false");
       ServiceProcess cc = ServiceProcess.start("claim-controller", "claim-controller", controller,
-          logDir);
+          controllerIdentity, logDir);
       processes.put(cc.name, cc);
     } else {
-      // replicas elect a leader through the Lease, with short periods so that a standby takes
-      // over within seconds of the leader's crash
+      // replicas elect a leader through the chart's Lease (the only one its Role may renew, in
+      // the release namespace), with short periods so that a standby takes over within seconds
+      // of the leader's crash
       controller.put("kdra.claim-controller.leader-election.enabled", "true");
-      controller.put("kdra.claim-controller.leader-election.lease-namespace", namespace);
+      controller.put("kdra.claim-controller.leader-election.lease-name",
+          KdraChart.CONTROLLER_LEASE);
+      controller.put("kdra.claim-controller.leader-election.lease-namespace",
+          KdraChart.NAMESPACE);
       controller.put("kdra.claim-controller.leader-election.lease-duration", "6s");
       controller.put("kdra.claim-controller.leader-election.renew-deadline", "4s");
       controller.put("kdra.claim-controller.leader-election.retry-period", "1s");
       for (int i = 1; i <= controllers; i++) {
         String replica = "claim-controller-" + i;
         // the leader's identity, as HOSTNAME (the pod name) is in a Deployment
-        ServiceProcess cc = ServiceProcess.start("claim-controller", replica, controller,
-            Map.of("HOSTNAME", replica), logDir);
+        Map<String, String> env = new LinkedHashMap<>(controllerIdentity);
+        env.put("HOSTNAME", replica);
+        ServiceProcess cc = ServiceProcess.start("claim-controller", replica, controller, env,
+            logDir);
         processes.put(cc.name, cc);
       }
     }
 
     if (bridges > 0) {
-      installComputeClassCrd();
+      // the ComputeClass CRD came with the chart (computeClassBridge.installComputeClassCRD)
       Map<String, String> b = new LinkedHashMap<>(kube);
       b.put("bridge.namespaces.names", namespace);
+      Map<String, String> bridgeIdentity = identity(KdraChart.BRIDGE, "computeclass-bridge",
+          KdraChart.token(client, KdraChart.BRIDGE));
       if (bridges == 1) {
         b.put("bridge.leader-election.enabled", "false");
         ServiceProcess br = ServiceProcess.start("computeclass-bridge", "computeclass-bridge", b,
-            logDir);
+            bridgeIdentity, logDir);
         processes.put(br.name, br);
       } else {
-        // as the claim-controllers: a Lease in the test namespace, short periods
+        // as the claim-controllers: the chart's Lease (the only one its Role may renew, in the
+        // release namespace), short periods
         b.put("bridge.leader-election.enabled", "true");
-        b.put("bridge.leader-election.lease-namespace", namespace);
+        b.put("bridge.leader-election.lease-name", KdraChart.BRIDGE_LEASE);
+        b.put("bridge.leader-election.lease-namespace", KdraChart.NAMESPACE);
         b.put("bridge.leader-election.lease-duration", "6s");
         b.put("bridge.leader-election.renew-deadline", "4s");
         b.put("bridge.leader-election.retry-period", "1s");
         for (int i = 1; i <= bridges; i++) {
           String replica = "computeclass-bridge-" + i;
-          ServiceProcess br = ServiceProcess.start("computeclass-bridge", replica, b,
-              Map.of("HOSTNAME", replica), logDir);
+          Map<String, String> env = new LinkedHashMap<>(bridgeIdentity);
+          env.put("HOSTNAME", replica);
+          ServiceProcess br = ServiceProcess.start("computeclass-bridge", replica, b, env,
+              logDir);
           processes.put(br.name, br);
         }
       }
@@ -198,23 +240,6 @@ final class Stack implements AutoCloseable {
     }
     System.out.printf("[stack] %s: %d services ready in %d ms; logs in %s%n", name,
         processes.size(), (System.nanoTime() - started) / 1_000_000, logDir);
-  }
-
-  /** The chart's ComputeClass CRD (for clusters outside GKE), before the bridge watches it. */
-  private void installComputeClassCrd() {
-    Path crd = ServiceProcess.moduleDir("helm").resolve("kdra/crds-optional/computeclass.yaml");
-    try (var in = Files.newInputStream(crd)) {
-      var loaded = client.apiextensions().v1().customResourceDefinitions().load(in).item();
-      client.resource(loaded).forceConflicts().serverSideApply();
-      client.apiextensions().v1().customResourceDefinitions()
-          .withName(loaded.getMetadata().getName())
-          .waitUntilCondition(c -> c != null && c.getStatus() != null
-              && c.getStatus().getConditions().stream().anyMatch(x ->
-                  x.getType().equals("Established") && x.getStatus().equals("True")),
-              60, java.util.concurrent.TimeUnit.SECONDS);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** A Node as a kubelet would register it: Ready, with allocatable cpu, memory and pods. */
@@ -383,6 +408,9 @@ final class Stack implements AutoCloseable {
     quietly(() -> client.resources(DeviceClass.class).withLabel(TEST_LABEL, namespace).delete());
     for (SimulatedNode node : nodes) {
       quietly(() -> client.nodes().withName(node.name()).delete());
+      quietly(() -> client.pods().inNamespace(KdraChart.NAMESPACE)
+          .withName(KdraChart.RELEASE + "-" + KdraChart.DRIVER + "-" + node.name())
+          .withGracePeriod(0).delete());
     }
   }
 
@@ -419,25 +447,49 @@ final class Stack implements AutoCloseable {
   }
 
   /**
-   * The Quarkus kubernetes-client configuration of the services for the API server in the
-   * kubeconfig; inline certificate data is written to files, which is what the properties take.
+   * What every service gets besides its identity: no dev services (the API server is real), no
+   * OpenTelemetry SDK (no collector here, unless a test adds one).
    */
-  static Map<String, String> kubernetesClientProperties(String kubeconfig, Path certDir) {
-    Config config = Config.fromKubeconfig(kubeconfig);
+  private static Map<String, String> serviceProperties() {
     Map<String, String> p = new LinkedHashMap<>();
-    p.put("quarkus.kubernetes-client.api-server-url", config.getMasterUrl());
-    p.put("quarkus.kubernetes-client.ca-cert-file",
-        file(config.getCaCertFile(), config.getCaCertData(), certDir.resolve("ca.crt")));
-    p.put("quarkus.kubernetes-client.client-cert-file",
-        file(config.getClientCertFile(), config.getClientCertData(),
-            certDir.resolve("client.crt")));
-    p.put("quarkus.kubernetes-client.client-key-file",
-        file(config.getClientKeyFile(), config.getClientKeyData(),
-            certDir.resolve("client.key")));
     p.put("quarkus.kubernetes-client.devservices.enabled", "false");
-    // no OTLP collector here
     p.put("quarkus.otel.sdk.disabled", "true");
     return p;
+  }
+
+  /**
+   * The environment that makes a service's kubernetes-client authenticate as the chart's
+   * ServiceAccount of {@code component}: a kubeconfig of its own, with the API server, its CA
+   * and the token, found through {@code KUBECONFIG} (the Quarkus client starts from fabric8's
+   * auto-configuration, which reads it). Neither the admin certificate nor anything else.
+   */
+  private Map<String, String> identity(String component, String process, String token) {
+    Path file = kubeconfigDir.resolve(process + ".yaml");
+    write(file, KdraChart.kubeconfig(admin, caFile, KdraChart.serviceAccount(component), token));
+    return Map.of("KUBECONFIG", file.toString());
+  }
+
+  /**
+   * A client with the kubeconfig (so the token) the service {@code process} runs with
+   * ({@code slice-publisher}, {@code device-driver-<node>}, ...).
+   */
+  KubernetesClient clientOf(String process) {
+    return new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+        Config.fromKubeconfig(read(kubeconfigDir.resolve(process + ".yaml")))).build();
+  }
+
+  /** A client for this API server that authenticates with {@code token}. */
+  KubernetesClient clientWithToken(String token) {
+    return new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+        Config.fromKubeconfig(KdraChart.kubeconfig(admin, caFile, "token", token))).build();
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static String file(String file, String base64Data, Path target) {

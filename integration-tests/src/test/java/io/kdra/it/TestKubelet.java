@@ -228,6 +228,11 @@ final class TestKubelet implements AutoCloseable {
     if (prepared.containsKey(key(pod))) {
       return;
     }
+    if (pod.getSpec().getResourceClaims().isEmpty()) {
+      // no DRA claims, nothing for the kubelet's DRA manager (e.g. the driver DaemonSet's own
+      // pod, which the harness creates only for the driver's node-bound token)
+      return;
+    }
     try {
       prepare(pod);
     } catch (RuntimeException e) {

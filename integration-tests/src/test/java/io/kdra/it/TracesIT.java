@@ -50,8 +50,7 @@ class TracesIT {
   @Test
   void oneClaimsSpansFromControllerAndDriverShareOneTrace() {
     String ns = stack.namespace;
-    stack.createClusterScoped(Dra.gpuClass("traced-gpu", null));
-    client.resource(Dra.template(ns, "one-gpu", "traced-gpu", 1)).create();
+    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
     Pod pod = client.resource(Dra.podWithTemplate(ns, "traced", "one-gpu")).create();
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
         assertThat(stack.kubelet(NODE).prepared(pod)).isNotNull());

@@ -1,0 +1,223 @@
+package io.kdra.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.net.URL;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue #9's proof that the chart's RBAC is least privilege: each service's own token (the one in
+ * the kubeconfig its process runs with, for the chart's ServiceAccount) is refused by the real
+ * API server, with 403, what that service's role does not grant, while what it does grant works
+ * with the same token. The other ITs show the converse: every scenario passes on these grants.
+ */
+@ExtendWith(ControlPlane.class)
+class RbacIT {
+
+  static final String NODE = "node-r";
+
+  @RegisterExtension
+  static final KdraStack STACK = KdraStack.nodes(SimulatedNode.twoL4s(NODE)).withBridge();
+
+  private static Stack stack;
+  private static KubernetesClient admin;
+  private static ResourceSlice published;
+  private static ResourceClaim claim;
+  private static Pod pending;
+
+  @BeforeAll
+  static void aPublishedSliceAClaimAndAPendingPod() {
+    stack = STACK.get();
+    admin = stack.client;
+    // the publisher accepted the driver's pod-bound token (TokenReview): the driver identity works
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(Dra.publishedDevices(admin, NODE)).isEqualTo(2));
+    published = admin.resources(ResourceSlice.class).list().getItems().stream()
+        .filter(s -> NODE.equals(s.getSpec().getNodeName())).findFirst().orElseThrow();
+    claim = admin.resource(Dra.claim(stack.namespace, "rbac-claim", KdraChart.GPU_CLASS, 1))
+        .create();
+    // nobody schedules it (default scheduler name): it stays pending for the binding attempt
+    pending = admin.resource(new PodBuilder().withNewMetadata().withName("unscheduled")
+        .withNamespace(stack.namespace).endMetadata().withNewSpec()
+        .addNewContainer().withName("app").withImage("app:1").endContainer().endSpec().build())
+        .create();
+  }
+
+  @AfterAll
+  static void cleanUp() {
+    if (admin != null && claim != null) {
+      admin.resource(claim).delete();
+    }
+  }
+
+  @Test
+  void theApiServerAuthorizesWithRbac() {
+    // a ServiceAccount no binding names: authenticated, and allowed nothing
+    admin.resource(new ServiceAccountBuilder().withNewMetadata().withName("nobody")
+        .withNamespace(stack.namespace).endMetadata().build()).serverSideApply();
+    String token = admin.serviceAccounts().inNamespace(stack.namespace).withName("nobody")
+        .tokenRequest(new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
+            .withNewSpec().withExpirationSeconds(600L).endSpec().build())
+        .getStatus().getToken();
+    try (KubernetesClient nobody = stack.clientWithToken(token)) {
+      denied(nobody, "system:serviceaccount:" + stack.namespace + ":nobody",
+          () -> nobody.pods().inNamespace(stack.namespace).list());
+    }
+  }
+
+  @Test
+  void theSlicePublisherMayNotBindPodsNorWriteClaimStatus() {
+    try (KubernetesClient publisher = stack.clientOf("slice-publisher")) {
+      String user = user(KdraChart.PUBLISHER);
+      // granted: its slices, the nodes, its own Lease (it holds it)
+      assertThat(publisher.resources(ResourceSlice.class).list().getItems()).isNotEmpty();
+      assertThat(publisher.nodes().withName(NODE).get()).isNotNull();
+      assertThat(publisher.leases().inNamespace(KdraChart.NAMESPACE)
+          .withName(KdraChart.PUBLISHER_LEASE).get().getSpec().getHolderIdentity())
+          .isEqualTo("slice-publisher");
+
+      assertThat(bind(publisher, pending, NODE)).as("pods/binding as %s", user).isEqualTo(403);
+      denied(publisher, user, () -> publisher.resource(claimWithStatus()).updateStatus());
+      denied(publisher, user, () -> publisher.resources(ResourceClaim.class)
+          .inNamespace(stack.namespace).list());
+      // pods: get only (a token's pod), never list or write
+      denied(publisher, user, () -> publisher.pods().inNamespace(stack.namespace).list());
+      denied(publisher, user, () -> publisher.resource(pending).delete());
+    }
+  }
+
+  @Test
+  void theClaimControllerMayNotWriteResourceSlices() {
+    try (KubernetesClient controller = stack.clientOf("claim-controller")) {
+      String user = user(KdraChart.CONTROLLER);
+      // granted: reading slices, writing claims
+      assertThat(controller.resources(ResourceSlice.class).withName(
+          published.getMetadata().getName()).get()).isNotNull();
+      assertThat(controller.resources(ResourceClaim.class).inNamespace(stack.namespace)
+          .withName(claim.getMetadata().getName()).get()).isNotNull();
+
+      denied(controller, user, () -> controller.resource(slice("forged-by-controller")).create());
+      denied(controller, user, () -> controller.resource(published).delete());
+      denied(controller, user, () -> controller.resources(DeviceClass.class)
+          .withName(KdraChart.GPU_CLASS).delete());
+      // its Role renews its own Lease only, not another component's
+      denied(controller, user, () -> controller.leases().inNamespace(KdraChart.NAMESPACE)
+          .withName(KdraChart.PUBLISHER_LEASE).get());
+    }
+  }
+
+  @Test
+  void theComputeClassBridgeMayNotTouchPods() {
+    try (KubernetesClient bridge = stack.clientOf("computeclass-bridge")) {
+      String user = user(KdraChart.BRIDGE);
+      // granted: the DeviceClasses it generates
+      assertThat(bridge.resources(DeviceClass.class).withName(KdraChart.GPU_CLASS).get())
+          .isNotNull();
+
+      denied(bridge, user, () -> bridge.pods().inNamespace(stack.namespace).list());
+      denied(bridge, user, () -> bridge.pods().inNamespace(stack.namespace)
+          .withName(pending.getMetadata().getName()).get());
+      denied(bridge, user, () -> bridge.resource(pending).delete());
+      denied(bridge, user, () -> bridge.resource(new PodBuilder(pending).editMetadata()
+          .withName("from-bridge").withResourceVersion(null).withUid(null).endMetadata()
+          .withStatus(null).build()).create());
+      denied(bridge, user, () -> bridge.resources(ResourceClaim.class)
+          .inNamespace(stack.namespace).list());
+    }
+  }
+
+  @Test
+  void theDeviceDriverMayNotWriteSlicesDirectly() {
+    try (KubernetesClient driver = stack.clientOf("device-driver-" + NODE)) {
+      String user = user(KdraChart.DRIVER);
+      // granted: one claim at a time, by name
+      assertThat(driver.resources(ResourceClaim.class).inNamespace(stack.namespace)
+          .withName(claim.getMetadata().getName()).get()).isNotNull();
+
+      denied(driver, user, () -> driver.resource(slice("forged-by-driver")).create());
+      denied(driver, user, () -> driver.resource(published).update());
+      denied(driver, user, () -> driver.resources(ResourceSlice.class).list());
+      denied(driver, user, () -> driver.resources(ResourceClaim.class)
+          .inNamespace(stack.namespace).list());
+      denied(driver, user, () -> driver.resource(claimWithStatus()).updateStatus());
+    }
+  }
+
+  /** The user name of the chart's ServiceAccount of {@code component}. */
+  private static String user(String component) {
+    return "system:serviceaccount:" + KdraChart.NAMESPACE + ":"
+        + KdraChart.serviceAccount(component);
+  }
+
+  /**
+   * The call fails with 403 from the API server, for {@code user}: the token authenticated, and
+   * RBAC refused (not a 401, not a missing object).
+   */
+  private static void denied(KubernetesClient client, String user, ThrowingCallable call) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+      assertThat(e.getCode()).as("%s: %s", user, e.getMessage()).isEqualTo(403);
+      assertThat(e.getMessage()).contains("User \"" + user + "\"").contains("forbidden");
+    });
+  }
+
+  /**
+   * POSTs a Binding to {@code pods/<name>/binding}, as a scheduler binds (the claim-controller's
+   * grant), and returns the HTTP status.
+   */
+  private static int bind(KubernetesClient client, Pod pod, String node) {
+    String path = "/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods/"
+        + pod.getMetadata().getName() + "/binding";
+    String body = Serialization.asJson(new io.fabric8.kubernetes.api.model.BindingBuilder()
+        .withNewMetadata().withName(pod.getMetadata().getName())
+        .withNamespace(pod.getMetadata().getNamespace()).endMetadata()
+        .withNewTarget().withKind("Node").withName(node).endTarget().build());
+    try {
+      HttpRequest request = client.getHttpClient().newHttpRequestBuilder()
+          .url(new URL(client.getConfiguration().getMasterUrl().replaceAll("/$", "") + path))
+          .post("application/json", body).build();
+      HttpResponse<String> response = client.getHttpClient().sendAsync(request, String.class)
+          .get(30, TimeUnit.SECONDS);
+      return response.code();
+    } catch (Exception e) {
+      throw new IllegalStateException("binding " + path, e);
+    }
+  }
+
+  /** The test claim with an allocation-looking status, for status writes. */
+  private static ResourceClaim claimWithStatus() {
+    ResourceClaim current = admin.resource(claim).get();
+    return new ResourceClaimBuilder(current).editOrNewStatus().addNewReservedFor()
+        .withResource("pods").withName("x").withUid("00000000-0000-0000-0000-000000000001")
+        .endReservedFor().endStatus().build();
+  }
+
+  /** A ResourceSlice for the kdra driver on the test node that nobody published. */
+  private static ResourceSlice slice(String name) {
+    return new ResourceSliceBuilder().withNewMetadata().withName(name).endMetadata()
+        .withNewSpec().withDriver(Stack.DRIVER).withNodeName(NODE)
+        .withNewPool().withName("forged").withGeneration(1L).withResourceSliceCount(1L).endPool()
+        .addNewDevice().withName("gpu-9").endDevice().endSpec().build();
+  }
+}

@@ -28,13 +28,14 @@ type benchResult struct {
 
 // bench times the allocation of the input's pending claims, each as its own pod (no Pod objects
 // are read), in input order, each allocation consuming devices for the next, starting every pass
-// from the input's allocated claims. Warm-up passes are not timed. Every claim must be allocated:
+// from the input's allocated claims. Warm-up passes (optionally shorter) are not timed. Every claim must be allocated:
 // a benchmark that fails claims measures something else.
 func bench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	warmup := fs.Int("warmup", 1, "untimed passes first")
 	passes := fs.Int("rounds", 1, "timed passes")
+	warmupClaims := fs.Int("warmup-claims", 0, "place only the first N claims in a warm-up pass (0: all)")
 	latencies := fs.String("latencies", "", "write every timed claim's latency in nanoseconds to this file, one a line")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -67,7 +68,10 @@ func bench(args []string, stdout, stderr io.Writer) int {
 		for _, a := range initial {
 			state.add(a)
 		}
-		for _, cl := range pending {
+		for i, cl := range pending {
+			if !timed && *warmupClaims > 0 && i >= *warmupClaims {
+				break
+			}
 			start := time.Now()
 			p := schedule(ctx, c, state, nil, []*resourceapi.ResourceClaim{cl})
 			if p.node != "" {

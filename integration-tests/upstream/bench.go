@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -36,6 +37,7 @@ func bench(args []string, stdout, stderr io.Writer) int {
 	warmup := fs.Int("warmup", 1, "untimed passes first")
 	passes := fs.Int("rounds", 1, "timed passes")
 	warmupClaims := fs.Int("warmup-claims", 0, "place only the first N claims in a warm-up pass (0: all)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed passes to this file (go tool pprof)")
 	latencies := fs.String("latencies", "", "write every timed claim's latency in nanoseconds to this file, one a line")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -64,6 +66,19 @@ func bench(args []string, stdout, stderr io.Writer) int {
 	var total time.Duration
 	for pass := 0; pass < *warmup+*passes; pass++ {
 		timed := pass >= *warmup
+		if pass == *warmup && *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				fmt.Fprintf(stderr, "dra-alloc-upstream bench: %v\n", err)
+				return 2
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				fmt.Fprintf(stderr, "dra-alloc-upstream bench: %v\n", err)
+				return 2
+			}
+			defer pprof.StopCPUProfile()
+		}
 		state := newAllocState()
 		for _, a := range initial {
 			state.add(a)

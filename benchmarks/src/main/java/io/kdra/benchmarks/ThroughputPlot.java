@@ -3,11 +3,13 @@ package io.kdra.benchmarks;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
+import java.text.DecimalFormat;
 import java.nio.file.Path;
 import java.util.List;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
@@ -23,6 +25,17 @@ final class ThroughputPlot {
       new Color(0x2ca02c), new Color(0x9467bd)};
 
   private ThroughputPlot() {}
+
+  /** A base-10 log axis with one labelled tick per decade, in plain numbers (1,000 not 10^3). */
+  private static LogAxis decades(String label) {
+    LogAxis axis = new LogAxis(label);
+    axis.setBase(10);
+    axis.setSmallestValue(0.1);
+    axis.setTickUnit(new NumberTickUnit(1));
+    axis.setMinorTickMarksVisible(true);
+    axis.setNumberFormatOverride(new DecimalFormat("#,##0.#"));
+    return axis;
+  }
 
   static void write(List<UpstreamComparison.Row> rows, Path png) throws IOException {
     System.setProperty("java.awt.headless", "true");
@@ -41,12 +54,11 @@ final class ThroughputPlot {
       data.addSeries(ours);
       data.addSeries(upstream);
     }
-    LogAxis x = new LogAxis("nodes (8 GPUs each)");
-    x.setBase(10);
-    x.setSmallestValue(10);
-    LogAxis y = new LogAxis("claims per second (one claim per pod, single thread)");
-    y.setBase(10);
-    y.setSmallestValue(0.1);
+    LogAxis x = decades("nodes (8 GPUs each)");
+    double minNodes = rows.stream().mapToInt(UpstreamComparison.Row::nodes).min().orElse(10);
+    double maxNodes = rows.stream().mapToInt(UpstreamComparison.Row::nodes).max().orElse(1000);
+    x.setRange(minNodes / 1.5, maxNodes * 1.5);
+    LogAxis y = decades("claims per second (one claim per pod, single thread)");
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
     for (int i = 0; i < scenarios.size(); i++) {
       Color c = COLORS[i % COLORS.length];

@@ -115,6 +115,7 @@ public final class UpstreamComparison {
     String table = table(rows);
     System.out.print(table);
     Files.writeString(out.resolve("table.md"), table);
+    Files.writeString(out.resolve("rows.csv"), csv(rows));
     if (o.containsKey("plot")) {
       ThroughputPlot.write(rows, Path.of(o.get("plot")));
       log.println("[compare] plot written to " + o.get("plot"));
@@ -237,6 +238,19 @@ public final class UpstreamComparison {
           r.ours().claimsPerSecond(), r.upstream().claimsPerSecond(), r.ratio(),
           time(r.ours().percentile(50)), time(r.ours().percentile(99)),
           time(r.upstream().percentile(50)), time(r.upstream().percentile(99))));
+    }
+    return b.toString();
+  }
+
+  /** The raw numbers, one row per workload, for re-plotting or comparing runs. */
+  static String csv(List<Row> rows) {
+    StringBuilder b = new StringBuilder("workload,nodes,claims,ours_claims_per_s,"
+        + "upstream_claims_per_s,ours_p50_ns,ours_p99_ns,upstream_p50_ns,upstream_p99_ns\n");
+    for (Row r : rows) {
+      b.append(String.format(Locale.ROOT, "%s,%d,%d,%.1f,%.1f,%d,%d,%d,%d%n", r.scenario(),
+          r.nodes(), r.ours().nanos().length, r.ours().claimsPerSecond(),
+          r.upstream().claimsPerSecond(), r.ours().percentile(50), r.ours().percentile(99),
+          r.upstream().percentile(50), r.upstream().percentile(99)));
     }
     return b.toString();
   }

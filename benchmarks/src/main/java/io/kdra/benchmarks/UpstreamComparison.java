@@ -46,6 +46,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp benchmarks/target/benchmarks.jar io.kdra.benchmarks.UpstreamComparison \
  *     --upstream PATH [--nodes 100,1000,10000] [--scenarios single-gpu,...] [--claims 400,200,40]
  *     [--rounds 5] [--warmup 2] [--prefill 0.5] [--out DIR] [--plot FILE.png]
+ * java -cp benchmarks/target/benchmarks.jar io.kdra.benchmarks.UpstreamComparison \
+ *     --replot DIR/rows.csv --plot FILE.png
  * </pre>
  */
 public final class UpstreamComparison {
@@ -85,6 +87,12 @@ public final class UpstreamComparison {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = options(args);
+    if (o.containsKey("replot")) {
+      // re-draws the plot from a run's rows.csv without measuring again
+      ThroughputPlot.write(fromCsv(Files.readAllLines(Path.of(o.get("replot")))),
+          Path.of(required(o, "plot")));
+      return;
+    }
     Path upstream = Path.of(required(o, "upstream"));
     List<Integer> nodeCounts = Arrays.stream(o.getOrDefault("nodes", "100,1000,10000")
         .split(",")).map(Integer::parseInt).toList();
@@ -253,6 +261,27 @@ public final class UpstreamComparison {
           r.upstream().percentile(50), r.upstream().percentile(99)));
     }
     return b.toString();
+  }
+
+  /**
+   * Rows from {@link #csv}: the plot needs only claims/s, so each side's latencies are stood in
+   * for by one value per claim that gives the same claims/s.
+   */
+  static List<Row> fromCsv(List<String> lines) {
+    List<Row> rows = new ArrayList<>();
+    for (String line : lines.subList(1, lines.size())) {
+      String[] f = line.split(",");
+      int claims = Integer.parseInt(f[2]);
+      rows.add(new Row(f[0], Integer.parseInt(f[1]), claims,
+          uniform(claims, Double.parseDouble(f[3])), uniform(claims, Double.parseDouble(f[4]))));
+    }
+    return rows;
+  }
+
+  private static Stats uniform(int claims, double claimsPerSecond) {
+    long[] nanos = new long[claims];
+    Arrays.fill(nanos, Math.round(1e9 / claimsPerSecond));
+    return new Stats(nanos);
   }
 
   /** 38 µs, 1.2 ms, 3.4 s. */

@@ -5,6 +5,7 @@ go 1.26.0
 godebug default=go1.26
 
 require (
+	go.yaml.in/yaml/v3 v3.0.4
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
 	k8s.io/component-helpers v0.36.3

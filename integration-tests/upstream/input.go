@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	yaml "go.yaml.in/yaml/v3"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // inputs holds the objects of all input files, each kind in input order, as dra-alloc's Inputs.
@@ -53,21 +53,51 @@ func readFile(file string, stdin io.Reader, warnings io.Writer, into *inputs) er
 		}
 		return badInput("%s: cannot read: %v", label, err)
 	}
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for index := 1; ; index++ {
-		var doc any
-		if err := decoder.Decode(&doc); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return badInput("%s: not valid YAML or JSON: %v", label, err)
-		}
+	docs, err := decodeDocuments(data)
+	if err != nil {
+		return badInput("%s: not valid YAML or JSON: %v", label, err)
+	}
+	for i, doc := range docs {
 		if doc == nil {
 			continue
 		}
-		if err := add(label, fmt.Sprintf("document %d", index), doc, warnings, into); err != nil {
+		if err := add(label, fmt.Sprintf("document %d", i+1), doc, warnings, into); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// decodeDocuments parses a stream of JSON values or YAML documents. YAML goes through yaml.v3,
+// whose plain scalars follow YAML 1.2: only true/false are booleans, so a name like n or y stays
+// a string, as in dra-alloc's Jackson reader (the YAML 1.1 reading of sigs.k8s.io/yaml into an
+// untyped value would turn "name: n" into false). Unquoted yes/no/on/off differ: Jackson reads
+// them as booleans, yaml.v3 as strings.
+func decodeDocuments(data []byte) ([]any, error) {
+	var docs []any
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		for {
+			var doc any
+			if err := dec.Decode(&doc); err != nil {
+				if errors.Is(err, io.EOF) {
+					return docs, nil
+				}
+				return nil, err
+			}
+			docs = append(docs, doc)
+		}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc any
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				return docs, nil
+			}
+			return nil, err
+		}
+		docs = append(docs, doc)
 	}
 }
 

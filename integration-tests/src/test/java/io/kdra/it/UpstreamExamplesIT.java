@@ -104,6 +104,35 @@ class UpstreamExamplesIT {
         .containsExactly("gpu/one-a100 gpu.example.com/node-b/gpu-0");
   }
 
+  /**
+   * A plain {@code n} is a string in both readers, not the YAML 1.1 boolean that
+   * sigs.k8s.io/yaml would make of it: a request named {@code n} is allocated by both. (Unquoted
+   * yes/no/on/off still differ: Jackson reads them as YAML 1.1 booleans, the Go reader as
+   * strings; inputs should quote them.)
+   */
+  @Test
+  void yamlWordsThatLookBooleanStayStrings(@TempDir Path tmp) throws IOException {
+    Path claim = tmp.resolve("request-n.yaml");
+    Files.writeString(claim, """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: request-n, namespace: ml}
+        spec:
+          devices:
+            requests:
+            - name: n
+              exactly: {deviceClassName: gpu.example.com}
+        """);
+    List<String> files = new ArrayList<>(yamlFiles(EXAMPLES.resolve("memory-filter")));
+    files.add(claim.toString());
+    Decision ours = decide(UpstreamAlloc.kdra(args(files)));
+    Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
+    assertThat(ours).isEqualTo(upstream);
+    assertThat(ours.allocated()).containsKey("ml/request-n");
+    assertThat(ours.allocated().get("ml/request-n").devices()).singleElement()
+        .asString().startsWith("n gpu.example.com/");
+  }
+
   /** Both reject bad input with exit status 2. */
   @Test
   void badInputIsExitTwo(@TempDir Path tmp) throws IOException {

@@ -1,20 +1,8 @@
 package io.kdra.benchmarks;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.AllocationSnapshot;
 import io.kdra.core.alloc.Allocator;
@@ -23,9 +11,7 @@ import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.alloc.ClaimOutcome;
 import io.kdra.core.alloc.InMemoryDeviceClassLister;
 import io.kdra.core.alloc.PodScheduler;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -48,6 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * per second and {@code sample} gives per-claim latency percentiles. When the cluster is full the
  * state is reset (empty allocations) and filling starts again.
  *
+ * The workloads are {@link AllocatorWorkload}'s:
+ *
  * <ul>
  *   <li>{@code single-gpu}: 1,000 nodes x 8 GPUs, 8,000 claims of one GPU with a CEL memory
  *       selector ({@code >= 40Gi}).
@@ -69,10 +57,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class AllocatorBenchmark {
 
-  static final String DRIVER = "gpu.example.com";
-  static final String MEM_40 =
-      "device.capacity[\"" + DRIVER + "\"].memory.compareTo(quantity(\"40Gi\")) >= 0";
-
   @Param({"single-gpu", "pcie-4gpu", "first-available"})
   public String scenario;
 
@@ -88,103 +72,16 @@ public class AllocatorBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    List<ResourceSlice> slices = new ArrayList<>();
-    nodeList = new ArrayList<>();
-    List<ResourceClaim> existing = new ArrayList<>();
-    for (int n = 0; n < nodes; n++) {
-      String name = String.format("node-%04d", n);
-      nodeList.add(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build());
-      List<Device> devices = new ArrayList<>();
-      for (int g = 0; g < 8; g++) {
-        devices.add(gpu("gpu-" + g, "L4".equals(model(g)) ? "L4" : "A100", "pci" + (g % 2)));
-      }
-      if (scenario.equals("first-available")) {
-        devices.add(gpu("a100", "A100", "pci0"));
-        existing.add(allocated(name, "a100"));
-      }
-      slices.add(new ResourceSliceBuilder().withNewMetadata().withName(name + "-gpu")
-          .endMetadata().withNewSpec().withDriver(DRIVER).withNodeName(name)
-          .withNewPool().withName(name).withGeneration(1L).withResourceSliceCount(1L).endPool()
-          .withDevices(devices).endSpec().build());
-    }
-    DeviceClass cls = new DeviceClassBuilder().withNewMetadata().withName("gpu").endMetadata()
-        .withNewSpec().addNewSelector().withNewCel()
-        .withExpression("device.driver == \"" + DRIVER + "\"").endCel().endSelector()
-        .endSpec().build();
-    empty = AllocationSnapshot.of(slices, InMemoryDeviceClassLister.of(cls),
-        AllocatedState.fromClaims(existing));
+    AllocatorWorkload w = AllocatorWorkload.of(scenario, nodes);
+    nodeList = w.nodes();
+    empty = AllocationSnapshot.of(w.slices(), InMemoryDeviceClassLister.of(w.deviceClass()),
+        AllocatedState.fromClaims(w.existing()));
     snapshot = empty;
     AtomicLong ids = new AtomicLong();
     options = AllocatorOptions.defaults(AllocatorFeatures.defaults(),
         () -> "00000000-0000-4000-8000-" + String.format("%012d", ids.incrementAndGet()));
-    claims = new ArrayList<>();
-    int count = switch (scenario) {
-      case "single-gpu" -> nodes * 8;
-      case "pcie-4gpu" -> nodes * 2;
-      default -> nodes * 4;
-    };
-    for (int i = 0; i < count; i++) {
-      claims.add(claim("c" + i));
-    }
+    claims = w.claims();
     next = 0;
-  }
-
-  /** With 8 A100s per node except in first-available, where the 8 are L4s. */
-  private String model(int g) {
-    return scenario.equals("first-available") ? "L4" : "A100";
-  }
-
-  private ResourceClaim claim(String name) {
-    ResourceClaimBuilder b = new ResourceClaimBuilder().withNewMetadata().withName(name)
-        .withNamespace("bench").endMetadata();
-    return switch (scenario) {
-      case "single-gpu" -> b.withNewSpec().withNewDevices().withRequests(new DeviceRequestBuilder()
-          .withName("gpu").withNewExactly().withDeviceClassName("gpu").addNewSelector()
-          .withNewCel().withExpression(MEM_40).endCel().endSelector().endExactly().build())
-          .endDevices().endSpec().build();
-      case "pcie-4gpu" -> b.withNewSpec().withNewDevices().withRequests(new DeviceRequestBuilder()
-          .withName("gpu").withNewExactly().withDeviceClassName("gpu")
-          .withAllocationMode("ExactCount").withCount(4L).endExactly().build())
-          .addNewConstraint().withMatchAttribute("resource.kubernetes.io/pcieRoot").endConstraint()
-          .endDevices().endSpec().build();
-      default -> b.withNewSpec().withNewDevices().withRequests(firstAvailable())
-          .endDevices().endSpec().build();
-    };
-  }
-
-  private static DeviceRequest firstAvailable() {
-    return new DeviceRequestBuilder().withName("gpu")
-        .addNewFirstAvailable().withName("a100").withDeviceClassName("gpu")
-        .addNewSelector().withNewCel().withExpression(
-            "device.attributes[\"" + DRIVER + "\"].model == \"A100\"").endCel().endSelector()
-        .endFirstAvailable()
-        .addNewFirstAvailable().withName("two-l4").withDeviceClassName("gpu")
-        .withAllocationMode("ExactCount").withCount(2L)
-        .addNewSelector().withNewCel().withExpression(
-            "device.attributes[\"" + DRIVER + "\"].model == \"L4\"").endCel().endSelector()
-        .endFirstAvailable().build();
-  }
-
-  private static Device gpu(String name, String model, String root) {
-    DeviceAttribute m = new DeviceAttribute();
-    m.setString(model);
-    DeviceAttribute r = new DeviceAttribute();
-    r.setString(root);
-    DeviceCapacity mem = new DeviceCapacity();
-    mem.setValue(new Quantity("40Gi"));
-    Device d = new Device();
-    d.setName(name);
-    d.setAttributes(Map.of("model", m, "resource.kubernetes.io/pcieRoot", r));
-    d.setCapacity(Map.of("memory", mem));
-    return d;
-  }
-
-  private static ResourceClaim allocated(String pool, String device) {
-    ResourceClaim c = new ResourceClaimBuilder().withNewMetadata().withName("pre-" + pool)
-        .withNamespace("bench").endMetadata().withNewStatus().withNewAllocation()
-        .withNewDevices().addNewResult().withRequest("gpu").withDriver(DRIVER).withPool(pool)
-        .withDevice(device).endResult().endDevices().endAllocation().endStatus().build();
-    return c;
   }
 
   /** Allocates the next claim as its own pod; returns the chosen node (null: none). */

@@ -81,6 +81,11 @@ public class PublisherLifecycle {
         .withReleaseOnCancel(false)
         .withLeaderCallbacks(elected.callbacks(reconciler::start))
         .build()).build().start();
+    if (stopping) {
+      // the shutdown came while the election started and may have missed it
+      elected.shuttingDown();
+      election.cancel(true);
+    }
   }
 
   void onStop(@Observes ShutdownEvent event) {

@@ -184,7 +184,7 @@ class ControllerBurstIT {
     });
 
     // someone else holds the Lease now (a partition healed, a clock jumped): the leader exits
-    client.leases().inNamespace(stack.namespace).withName(LEASE).edit(l -> {
+    client.leases().inNamespace(KdraChart.NAMESPACE).withName(LEASE).edit(l -> {
       l.getSpec().setHolderIdentity("intruder");
       l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
       return l;

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds dra-alloc-upstream, the reference program in integration-tests/upstream/ (upstream's
+# k8s.io/dynamic-resource-allocation allocator behind bin/dra-alloc's command line), into
+#   $KDRA_CACHE_DIR/upstream-alloc/<version>-linux-<arch>/dra-alloc-upstream
+# Reused while its stamp (sha256 over go.mod, go.sum and the *.go sources) is unchanged; rebuilt
+# when any of them changes. Prints the binary's path on stdout, progress on stderr.
+set -euo pipefail
+
+ALLOC_VERSION="v0.36.3"
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../upstream" && pwd)"
+CACHE_DIR="${KDRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kdra}"
+arch=$(uname -m); case "$arch" in x86_64) arch=amd64;; aarch64) arch=arm64;; esac
+TARGET="$CACHE_DIR/upstream-alloc/${ALLOC_VERSION}-linux-${arch}"
+BINARY="$TARGET/dra-alloc-upstream"
+
+log() { printf '[upstream-alloc] %s\n' "$*" >&2; }
+
+stamp=$(cd "$SRC" && cat go.mod go.sum $(ls *.go | LC_ALL=C sort) | sha256sum | cut -d' ' -f1)
+if [ -x "$BINARY" ] && [ "$(cat "$TARGET/stamp" 2>/dev/null)" = "$stamp" ]; then
+  log "using cached $BINARY (stamp ${stamp:0:12})"
+  echo "$BINARY"
+  exit 0
+fi
+if ! command -v go >/dev/null; then
+  log "Go is not installed: cannot build $BINARY; the tests that compare with upstream will fail"
+  exit 1
+fi
+
+start=$(date +%s)
+log "building dra-alloc-upstream (k8s.io/dynamic-resource-allocation ${ALLOC_VERSION}) into $TARGET"
+log "the first build downloads the modules and compiles for a minute or two; later runs reuse it"
+mkdir -p "$TARGET"
+# Built to a temporary name and moved, so that a reader never runs a half-written binary.
+(cd "$SRC" && CGO_ENABLED=0 nice go build -mod=readonly -buildvcs=false -trimpath -ldflags='-s -w' \
+  -o "$TARGET/dra-alloc-upstream.partial" .)
+mv "$TARGET/dra-alloc-upstream.partial" "$BINARY"
+echo "$stamp" > "$TARGET/stamp"
+log "built in $(( $(date +%s) - start ))s (stamp ${stamp:0:12})"
+echo "$BINARY"

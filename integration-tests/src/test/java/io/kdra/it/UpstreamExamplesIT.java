@@ -1,0 +1,145 @@
+package io.kdra.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bin/dra-alloc} and upstream's allocator ({@code dra-alloc-upstream}) decide alike on
+ * every scenario in {@code examples/}: the same exit status, the same claims allocated, on the
+ * same node with the same devices (the examples are small enough that upstream's first-fit
+ * choice is deterministic), and the same claims reported as failing. No control plane needed.
+ */
+class UpstreamExamplesIT {
+
+  private static final Path EXAMPLES = Path.of("..", "examples");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TestFactory
+  Stream<DynamicTest> everyExampleScenarioAgrees() throws IOException {
+    List<Path> scenarios;
+    try (Stream<Path> dirs = Files.list(EXAMPLES)) {
+      scenarios = dirs.filter(Files::isDirectory).sorted().toList();
+    }
+    assertThat(scenarios).as("scenarios in " + EXAMPLES.toAbsolutePath()).isNotEmpty();
+    return scenarios.stream().map(dir -> DynamicTest.dynamicTest(dir.getFileName().toString(),
+        () -> {
+          List<String> files = yamlFiles(dir);
+          Decision ours = decide(UpstreamAlloc.kdra(args(files)));
+          Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
+          assertThat(ours).as("dra-alloc vs upstream on " + dir).isEqualTo(upstream);
+          assertThat(ours.exit()).as("every example allocates").isZero();
+        }));
+  }
+
+  /** A claim that fits nowhere and a pod whose template is missing fail in both, alike. */
+  @Test
+  void failuresAgree(@TempDir Path tmp) throws IOException {
+    Path extra = tmp.resolve("unsatisfiable.yaml");
+    Files.writeString(extra, """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: two-big-gpus, namespace: ml}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                count: 2
+                selectors:
+                - cel:
+                    expression: device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: orphan, namespace: ml}
+        spec:
+          resourceClaims:
+          - {name: gpu, resourceClaimTemplateName: no-such-template}
+          containers:
+          - {name: main, image: app:1}
+        """);
+    List<String> files = new ArrayList<>(yamlFiles(EXAMPLES.resolve("memory-filter")));
+    files.add(extra.toString());
+    Decision ours = decide(UpstreamAlloc.kdra(args(files)));
+    Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
+    assertThat(ours).isEqualTo(upstream);
+    assertThat(ours.exit()).isEqualTo(1);
+    assertThat(ours.failed()).containsExactly("ml/orphan", "ml/two-big-gpus");
+    assertThat(ours.allocated()).containsOnlyKeys("ml/big-gpu-1", "ml/big-gpu-2");
+  }
+
+  /** Both reject bad input with exit status 2. */
+  @Test
+  void badInputIsExitTwo(@TempDir Path tmp) throws IOException {
+    Path bad = tmp.resolve("bad.yaml");
+    Files.writeString(bad, "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\n"
+        + "metadata: {name: old}\n");
+    assertThat(UpstreamAlloc.kdra(List.of(bad.toString())).exit()).isEqualTo(2);
+    assertThat(UpstreamAlloc.upstream(List.of(bad.toString())).exit()).isEqualTo(2);
+  }
+
+  /**
+   * What is compared: the exit status, per allocated claim its node selector and devices (as
+   * "request driver/pool/device", sorted), and the keys named on failure lines.
+   */
+  record Decision(int exit, Map<String, Placed> allocated, TreeSet<String> failed) {}
+
+  /** Where a claim landed: its node selector (compared as JSON, key order aside), its devices. */
+  record Placed(JsonNode nodeSelector, TreeSet<String> devices) {}
+
+  private static Decision decide(UpstreamAlloc.Result r) throws IOException {
+    assertThat(r.exit()).as("exit status; stderr: " + r.err()).isIn(0, 1);
+    Map<String, Placed> allocated = new TreeMap<>();
+    for (JsonNode claim : JSON.readTree(r.out()).path("items")) {
+      JsonNode allocation = claim.path("status").path("allocation");
+      if (allocation.isMissingNode()) {
+        continue;
+      }
+      TreeSet<String> devices = new TreeSet<>();
+      for (JsonNode d : allocation.path("devices").path("results")) {
+        devices.add(d.path("request").asText() + " " + d.path("driver").asText() + "/"
+            + d.path("pool").asText() + "/" + d.path("device").asText());
+      }
+      allocated.put(claim.path("metadata").path("namespace").asText() + "/"
+          + claim.path("metadata").path("name").asText(),
+          new Placed(allocation.path("nodeSelector"), devices));
+    }
+    TreeSet<String> failed = new TreeSet<>();
+    for (String line : r.err().split("\n")) {
+      int at = line.indexOf(": cannot allocate: ");
+      if (at > 0) {
+        failed.add(line.substring(0, at));
+      }
+    }
+    return new Decision(r.exit(), allocated, failed);
+  }
+
+  private static List<String> args(List<String> files) {
+    List<String> args = new ArrayList<>(List.of("-o", "json"));
+    args.addAll(files);
+    return args;
+  }
+
+  private static List<String> yamlFiles(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> f.toString().endsWith(".yaml")).sorted().map(Path::toString)
+          .toList();
+    }
+  }
+}

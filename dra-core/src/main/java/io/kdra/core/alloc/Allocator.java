@@ -63,9 +63,11 @@ public final class Allocator {
   }
 
   /**
-   * True when the node certainly cannot take the claims: none of them asks for admin access and
-   * every usable pool on the node is known to be fully allocated. O(pools); lets first-fit over
-   * many full nodes skip them without starting a search. False means "unknown".
+   * True when the node certainly cannot take the claims: none of them asks for admin access or
+   * for {@code All} devices, and every usable pool on the node is known to be fully allocated.
+   * O(pools); lets first-fit over many full nodes skip them without starting a search. False
+   * means "unknown". {@code All} is never skipped: upstream reports an incomplete or invalid pool
+   * on the node as an error that fails the pod, and evaluates selectors on allocated devices too.
    */
   boolean certainlyFull(Node node, List<ResourceClaim> claims) {
     for (ResourceClaim c : claims) {
@@ -74,7 +76,12 @@ public final class Allocator {
         return false;
       }
       for (var r : c.getSpec().getDevices().getRequests()) {
-        if (r.getExactly() != null && Boolean.TRUE.equals(r.getExactly().getAdminAccess())) {
+        if (r.getExactly() != null && (Boolean.TRUE.equals(r.getExactly().getAdminAccess())
+            || "All".equals(r.getExactly().getAllocationMode()))) {
+          return false;
+        }
+        if (r.getFirstAvailable() != null && r.getFirstAvailable().stream()
+            .anyMatch(s -> "All".equals(s.getAllocationMode()))) {
           return false;
         }
       }

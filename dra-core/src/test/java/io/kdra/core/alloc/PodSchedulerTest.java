@@ -116,6 +116,18 @@ class PodSchedulerTest {
             "!request \"r\": 2 devices in class \"gpu\", 2 match the request selectors, 2 free; "
                 + "enough free devices exist, but not on any one node for all of the pod's claims; "
                 + "3 nodes tried"),
+        // differential seed 275: a node whose only pool is incomplete was skipped as "certainly
+        // full" before any search, so All went on to the next node; upstream's search on that
+        // node reports the incomplete pool as an error that fails the pod
+        tc("All: an incomplete pool on an earlier node fails the pod",
+            Scenario.of(
+                slice("a", "node-a", gpu("g0", "A100", "40Gi", "p0")).withPool("node-a", 0, 2)
+                    .build(),
+                slice("b", "node-b", gpu("g0", "A100", "40Gi", "p0")).build())
+                .withClasses(deviceClass("gpu", ANY_GPU)),
+            null, List.of(claim("c", request("r", "gpu").withAll().build()).build()), null,
+            "!request \"r\": asks for all devices, but resource pool gpu.example.com/node-a is "
+                + "currently being updated (1 of 2 slices)"),
         tc("no node matches the pod", cluster(), pod(Map.of("zone", "nowhere")),
             List.of(claim("c", request("r", "gpu").build()).build()), null,
             "!no node matches the pod's node name, node selector and required node affinity "

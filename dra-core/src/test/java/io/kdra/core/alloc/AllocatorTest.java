@@ -191,6 +191,18 @@ class AllocatorTest {
             List.of(claim("c", request("r", "gpu").withCount(2).build())
                 .withDistinct(PCIE).build()),
             "r=gpu.example.com/node-a/g0, r=gpu.example.com/node-a/g2"),
+        // differential seed 36, a deliberate divergence: upstream 1.36 keeps one value per
+        // request for distinctAttribute, so a request's third device is only compared with its
+        // second, and upstream allocates g0, g1, g2 (pci0 twice). We keep the values pairwise
+        // distinct, as the API documents (docs/OPERATIONS.md, "Known divergences").
+        tc("distinctAttribute: every device of a request differs from all others",
+            Scenario.of(slice("s", "node-a", gpu("g0", "A100", "40Gi", "pci0"),
+                gpu("g1", "A100", "40Gi", "pci1"), gpu("g2", "A100", "40Gi", "pci0")).build())
+                .withClasses(deviceClass("gpu", ANY_GPU)), NODE_A,
+            List.of(claim("c", request("r", "gpu").withCount(3).build())
+                .withDistinct(PCIE).build()),
+            "!constraint distinctAttribute resource.kubernetes.io/pcieRoot (all requests) cannot "
+                + "be satisfied; on node node-a"),
         tc("adminAccess may use a device another claim holds",
             gpus("gpu-0").withExisting(claim("old", request("r", "gpu").build())
                 .withAllocated("gpu.example.com/node-a/gpu-0").build()), NODE_A,

@@ -120,6 +120,18 @@ class AllocatorTest {
             NODE_A, List.of(claim("c", request("r", "gpu").withAll().build()).build()),
             "!request \"r\": asks for all devices, but resource pool gpu.example.com/part is "
                 + "currently being updated (1 of 2 slices)"),
+        // differential seed 349: upstream hands a slice with shared counters to every node,
+        // node-local or not, so another node's incomplete pool fails All here too
+        tc("incomplete pool of another node with shared counters is an error for All",
+            Scenario.of(slice("a", "node-a", gpu("a", "A100", "40Gi", "p")).build(),
+                slice("b-counters", "node-b").withPool("node-b", 0, 3)
+                    .withCounterSet("mem", "memory", "80Gi").build(),
+                slice("b-1", "node-b", gpu("b", "A100", "40Gi", "p")).withPool("node-b", 0, 3)
+                    .build())
+                .withClasses(deviceClass("gpu", ANY_GPU)),
+            NODE_A, List.of(claim("c", request("r", "gpu").withAll().build()).build()),
+            "!request \"r\": asks for all devices, but resource pool gpu.example.com/node-b is "
+                + "currently being updated (2 of 3 slices)"),
         tc("pool with duplicate device names is invalid and skipped",
             Scenario.of(
                 slice("s1", "node-a", gpu("a", "A100", "40Gi", "p")).withPool("dup", 0, 2)

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 class UpstreamDifferentialIT {
 
   /** Sized to finish in about two minutes on two shared cores, both programs included. */
-  static final int DEFAULT_SCENARIOS = 400;
+  static final int DEFAULT_SCENARIOS = 300;
   static final Path OUT = Path.of("target", "differential");
   static final String OURS_INVALID = "invalid allocation of ours: ";
   static final String UPSTREAM_INVALID = "upstream's allocation fails the checker: ";

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GeneratedScenariosTest {
 
-  static final int SEEDS = 150;
+  static final int SEEDS = 100;
   static final ObjectMapper JSON = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -69,7 +69,7 @@ class GeneratedScenariosTest {
       }
     }
     assertThat(problems).isEmpty();
-    assertThat(allocated).as("claims allocated").isGreaterThan(SEEDS);
-    assertThat(notAllocated).as("claims not allocated").isGreaterThan(SEEDS / 5);
+    assertThat(allocated).as("claims allocated").isGreaterThan(SEEDS / 2);
+    assertThat(notAllocated).as("claims not allocated").isGreaterThan(SEEDS / 2);
   }
 }

@@ -101,9 +101,10 @@ public final class Allocator {
    * visibility are ignored), so it bounds every node's score from above; reaching it on a node
    * lets the caller stop scoring early.
    *
-   * <p>{@link Long#MAX_VALUE} (never stop early) when a selector of an alternative fails to
-   * evaluate on some device: a later node's search might reach that device, and upstream then
-   * fails the whole pod, so every node must be tried as upstream would.
+   * <p>{@link Long#MAX_VALUE} (never stop early) when any selector of the claims (of every
+   * request and alternative, not only the prioritized ones) fails to evaluate on some device: a
+   * later node's search might reach that device, and upstream, which scores every feasible node,
+   * then fails the whole pod; so every node must be tried as upstream would.
    *
    * @param plans node-independent plans from {@link #prepareForAnyNode}
    */
@@ -114,10 +115,8 @@ public final class Allocator {
     try {
       for (ClaimPlan plan : plans) {
         for (ClaimPlan.RequestPlan request : plan.requests) {
-          if (request.firstAvailable && request.alternatives.size() > 1) {
-            for (RequestData alternative : request.alternatives) {
-              evaluateEverywhere(plan.index, alternative, pools, matcher);
-            }
+          for (RequestData alternative : request.alternatives) {
+            evaluateEverywhere(plan.index, alternative, pools, matcher);
           }
         }
       }

@@ -103,6 +103,22 @@ class PodSchedulerTest {
                 + DRIVER + "\"].mig)"),
         // differential seed 45: the cluster-wide counts of a failed pod evaluated a selector on
         // a device no node's search reaches and let the CEL error escape (dra-alloc exited 2)
+        // differential seed 2230: the same with the failing selector in another request of
+        // the claim: node-a fits with the fallback, node-b's search for "mig" meets the error
+        tc("prioritized list scoring: an error in another request on a later node fails the pod",
+            Scenario.of(
+                slice("a", "node-a", device("g0").withBool("mig", true).build(),
+                    device("g1").build()).build(),
+                slice("b", "node-b", device("g0").build()).build())
+                .withClasses(deviceClass("gpu", ANY_GPU),
+                    deviceClass("mig", "device.attributes[\"" + DRIVER + "\"].mig"),
+                    deviceClass("none", "false")),
+            null, List.of(claim("c", request("m", "mig").build(), firstAvailable("gpu",
+                sub("best", "none", 1), sub("any", "gpu", 1))).build()), null,
+            "!request \"m\": class mig: selector #0 on device gpu.example.com/node-b/g0: CEL "
+                + "error: CEL expression failed to evaluate: no such key: mig (guard optional "
+                + "attributes with has() or \"in\") (expression: device.attributes[\"" + DRIVER
+                + "\"].mig)"),
         tc("cluster-wide explanation leaves out counts when a selector fails on some device",
             Scenario.of(
                 slice("a", "node-a", device("g0").withBool("mig", true).build()).build(),

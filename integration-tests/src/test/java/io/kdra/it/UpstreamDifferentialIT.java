@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  */
 class UpstreamDifferentialIT {
 
-  /** Sized to finish in about two minutes on two shared cores, both programs included. */
+  /** 37 s within a full verify on two shared cores (up to three minutes under heavy load). */
   static final int DEFAULT_SCENARIOS = 300;
   static final Path OUT = Path.of("target", "differential");
   static final String OURS_INVALID = "invalid allocation of ours: ";

@@ -184,11 +184,21 @@ class ControllerBurstIT {
     });
 
     // someone else holds the Lease now (a partition healed, a clock jumped): the leader exits
-    client.leases().inNamespace(KdraChart.NAMESPACE).withName(LEASE).edit(l -> {
-      l.getSpec().setHolderIdentity("intruder");
-      l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
-      return l;
-    });
+    // the leader renews concurrently: retry a conflicting edit, as any other writer would
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client.leases().inNamespace(KdraChart.NAMESPACE).withName(LEASE).edit(l -> {
+          l.getSpec().setHolderIdentity("intruder");
+          l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
+          return l;
+        });
+        break;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
     await().atMost(Duration.ofSeconds(30)).until(() -> !stack.process(other).alive());
     assertThat(Files.readString(stack.process(other).log)).contains("lost the claim-controller"
         + " Lease");

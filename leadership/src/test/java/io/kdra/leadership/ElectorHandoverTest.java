@@ -82,10 +82,20 @@ class ElectorHandoverTest {
   void aLeaseTakenByAnotherEndsTheLeaderWithoutARelease() throws Exception {
     Leadership a = replica("a");
     waitFor(a::leading);
-    client.leases().inNamespace(NS).withName(LEASE).edit(l -> {
-      l.getSpec().setHolderIdentity("intruder");
-      return l;
-    });
+    // the leader renews concurrently: retry a conflicting edit, as any other writer would
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client.leases().inNamespace(NS).withName(LEASE).edit(l -> {
+          l.getSpec().setHolderIdentity("intruder");
+          return l;
+        });
+        break;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
     waitFor(() -> calls.contains("a exits"));
     assertThat(calls).containsExactly("a writes", "a exits");
     assertThat(holder()).isEqualTo("intruder");

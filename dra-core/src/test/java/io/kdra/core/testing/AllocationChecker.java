@@ -44,6 +44,11 @@ import java.util.TreeSet;
  * tainted against the request's tolerations; each request got its count (for {@code All}: every
  * matching device), one subrequest of a {@code firstAvailable} list; constraints hold; no shared
  * counter and no consumable capacity is exceeded; the claims of one pod share one node.
+ * adminAccess: a result has it exactly when its request asks for it, and such a device may be in
+ * use and does not count as allocated. A device's binding conditions are copied into its result,
+ * and a device that binds to a node (or is reachable from some nodes only) restricts the
+ * allocation's node selector. A pod's node meets the pod's node name, node selector and required
+ * node affinity.
  *
  * <p>Pure: reads only its inputs. Reimplements the rules on purpose rather than calling the
  * allocator, so that the allocator's own bugs cannot hide here. CEL is evaluated with dra-core's
@@ -148,7 +153,7 @@ public final class AllocationChecker {
       }
     });
     for (Pod pod : pods) {
-      Set<String> podNodes = new TreeSet<>();
+      TreeSet<String> podNodes = new TreeSet<>();
       if (pod.getSpec() == null || pod.getSpec().getResourceClaims() == null) {
         continue;
       }
@@ -162,6 +167,12 @@ public final class AllocationChecker {
       }
       if (podNodes.size() > 1) {
         out.add("pod " + pod.getMetadata().getName() + ": claims on different nodes " + podNodes);
+      } else if (podNodes.size() == 1) {
+        String n = podNodes.first();
+        String why = nodes.containsKey(n) ? podMisfit(pod, nodes.get(n)) : "does not exist";
+        if (why != null) {
+          out.add("pod " + pod.getMetadata().getName() + ": node " + n + " " + why);
+        }
       }
     }
     return out;
@@ -192,6 +203,20 @@ public final class AllocationChecker {
       String reach = reachable(e, node);
       if (reach != null) {
         out.add(where + " " + reach);
+      } else if (node == null && a.getNodeSelector() == null && !everywhere(e)) {
+        out.add(where + " is reachable from some nodes only, but the allocation has no node "
+            + "selector");
+      }
+      if (Boolean.TRUE.equals(e.device().getBindsToNode()) && node == null) {
+        out.add(where + " binds to a node, but the allocation names no node");
+      }
+      if (!list(e.device().getBindingConditions()).equals(list(r.getBindingConditions()))
+          || !list(e.device().getBindingFailureConditions())
+              .equals(list(r.getBindingFailureConditions()))) {
+        out.add(where + " has binding conditions " + list(e.device().getBindingConditions())
+            + " / failure conditions " + list(e.device().getBindingFailureConditions())
+            + ", the result " + list(r.getBindingConditions()) + " / "
+            + list(r.getBindingFailureConditions()));
       }
       boolean multi = Boolean.TRUE.equals(e.device().getAllowMultipleAllocations());
       boolean admin = Boolean.TRUE.equals(r.getAdminAccess());
@@ -216,6 +241,10 @@ public final class AllocationChecker {
       if (spec == null) {
         out.add(where + ": the claim has no such request");
         continue;
+      }
+      if (admin != spec.adminAccess()) {
+        out.add(where + (admin ? " has adminAccess, which the request does not ask for"
+            : " lacks adminAccess, which the request asks for"));
       }
       String mismatch = matches(spec, e);
       if (mismatch != null) {
@@ -250,7 +279,7 @@ public final class AllocationChecker {
   /** A request or subrequest as the checker needs it. */
   private record Spec(String topName, String fullName, String className,
       List<DeviceSelector> selectors, String mode, long count,
-      List<DeviceToleration> tolerations, boolean firstAvailable) {}
+      List<DeviceToleration> tolerations, boolean firstAvailable, boolean adminAccess) {}
 
   private static Spec spec(ResourceClaim c, String resultName) {
     String[] parts = resultName.split("/", 2);
@@ -262,14 +291,14 @@ public final class AllocationChecker {
         var e = q.getExactly();
         return new Spec(q.getName(), q.getName(), e.getDeviceClassName(), e.getSelectors(),
             e.getAllocationMode(), e.getCount() == null ? 1 : e.getCount(), e.getTolerations(),
-            false);
+            false, Boolean.TRUE.equals(e.getAdminAccess()));
       }
       if (q.getFirstAvailable() != null && parts.length == 2) {
         for (DeviceSubRequest s : q.getFirstAvailable()) {
           if (s.getName().equals(parts[1])) {
             return new Spec(q.getName(), resultName, s.getDeviceClassName(), s.getSelectors(),
                 s.getAllocationMode(), s.getCount() == null ? 1 : s.getCount(),
-                s.getTolerations(), true);
+                s.getTolerations(), true, false);
           }
         }
       }
@@ -451,6 +480,45 @@ public final class AllocationChecker {
     return "is reachable from no node";
   }
 
+  /** Whether the device is reachable from every node (its slice's or its own allNodes). */
+  private static boolean everywhere(Entry e) {
+    var spec = e.slice().getSpec();
+    return Boolean.TRUE.equals(spec.getPerDeviceNodeSelection())
+        ? Boolean.TRUE.equals(e.device().getAllNodes()) : Boolean.TRUE.equals(spec.getAllNodes());
+  }
+
+  /** Null when the pod may run on the node (name, node selector, required affinity), else why. */
+  static String podMisfit(Pod pod, Node node) {
+    var spec = pod.getSpec();
+    String name = node.getMetadata().getName();
+    if (spec.getNodeName() != null && !spec.getNodeName().isEmpty()
+        && !spec.getNodeName().equals(name)) {
+      return "is not the pod's node name " + spec.getNodeName();
+    }
+    Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of()
+        : node.getMetadata().getLabels();
+    if (spec.getNodeSelector() != null) {
+      for (var want : new TreeMap<>(spec.getNodeSelector()).entrySet()) {
+        if (!want.getValue().equals(labels.get(want.getKey()))) {
+          return "does not match the pod's node selector " + want.getKey() + "="
+              + want.getValue();
+        }
+      }
+    }
+    if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null
+        && spec.getAffinity().getNodeAffinity()
+            .getRequiredDuringSchedulingIgnoredDuringExecution() != null
+        && !selects(spec.getAffinity().getNodeAffinity()
+            .getRequiredDuringSchedulingIgnoredDuringExecution(), node)) {
+      return "does not match the pod's required node affinity";
+    }
+    return null;
+  }
+
+  private static List<String> list(List<String> l) {
+    return l == null ? List.of() : l;
+  }
+
   private static boolean selects(NodeSelector selector, Node node) {
     for (NodeSelectorTerm t : selector.getNodeSelectorTerms()) {
       boolean ok = true;
@@ -468,8 +536,9 @@ public final class AllocationChecker {
       }
       for (NodeSelectorRequirement r : t.getMatchFields() == null
           ? List.<NodeSelectorRequirement>of() : t.getMatchFields()) {
-        ok &= "metadata.name".equals(r.getKey()) && "In".equals(r.getOperator())
-            && r.getValues().contains(node.getMetadata().getName());
+        boolean in = r.getValues().contains(node.getMetadata().getName());
+        ok &= "metadata.name".equals(r.getKey())
+            && ("In".equals(r.getOperator()) ? in : "NotIn".equals(r.getOperator()) && !in);
       }
       if (ok) {
         return true;

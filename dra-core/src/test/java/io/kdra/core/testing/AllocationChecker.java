@@ -224,7 +224,10 @@ public final class AllocationChecker {
         if (r.getShareID() == null || r.getShareID().isEmpty()) {
           out.add(where + " allows multiple allocations but has no shareID");
         }
-        addAll(shared.computeIfAbsent(id, k -> new HashMap<>()), r.getConsumedCapacity());
+        if (!admin) {
+          // an admin's share is not in use either: kube-scheduler's allocated state skips it
+          addAll(shared.computeIfAbsent(id, k -> new HashMap<>()), r.getConsumedCapacity());
+        }
       } else if (!admin) {
         String holder = taken.putIfAbsent(id, claim);
         if (holder != null) {
@@ -256,7 +259,7 @@ public final class AllocationChecker {
       }
       byRequest.computeIfAbsent(r.getRequest(), k -> new ArrayList<>()).add(e);
     }
-    checkCounts(c, claim, node, byRequest, out);
+    checkCounts(c, claim, node, a.getNodeSelector(), byRequest, out);
     checkConstraints(c, claim, byRequest, out);
   }
 
@@ -340,7 +343,7 @@ public final class AllocationChecker {
     return null;
   }
 
-  private void checkCounts(ResourceClaim c, String claim, String node,
+  private void checkCounts(ResourceClaim c, String claim, String node, NodeSelector allocation,
       Map<String, List<Entry>> byRequest, List<String> out) {
     for (DeviceRequest q : c.getSpec().getDevices().getRequests()) {
       List<String> used = byRequest.keySet().stream()
@@ -360,19 +363,33 @@ public final class AllocationChecker {
       }
       List<Entry> got = byRequest.get(used.get(0));
       if ("All".equals(spec.mode())) {
-        Set<String> want = new HashSet<>();
-        Set<String> usedPools = new HashSet<>();
-        got.forEach(e -> usedPools.add(e.driver() + "/" + e.pool()));
-        for (Entry e : devices.values()) {
-          boolean inScope = node != null ? reachable(e, node) == null
-              : usedPools.contains(e.driver() + "/" + e.pool());
-          if (inScope && matches(spec, e) == null
-              && untolerated(e.device(), spec.tolerations()) == null) {
-            want.add(e.id());
-          }
-        }
         Set<String> have = new HashSet<>();
         got.forEach(e -> have.add(e.id()));
+        // Without a node name the allocation was made on some node its selector allows; every
+        // device matching from that node belongs to All (devices of per-device node selection
+        // too), so one such node must account for exactly these devices.
+        List<String> candidates = new ArrayList<>();
+        if (node != null) {
+          candidates.add(node);
+        } else {
+          new TreeMap<>(nodes).forEach((name, n) -> {
+            if (allocation == null || selects(allocation, n)) {
+              candidates.add(name);
+            }
+          });
+        }
+        Set<String> want = null;
+        for (String n : candidates) {
+          Set<String> w = allMatching(spec, n, null);
+          if (want == null || w.equals(have)) {
+            want = w;
+          }
+        }
+        if (want == null) {
+          Set<String> usedPools = new HashSet<>();
+          got.forEach(e -> usedPools.add(e.driver() + "/" + e.pool()));
+          want = allMatching(spec, null, usedPools);
+        }
         if (!have.equals(want)) {
           out.add(claim + ": request " + used.get(0) + " (All) got " + new TreeSet<>(have)
               + " but " + new TreeSet<>(want) + " match");
@@ -382,6 +399,20 @@ public final class AllocationChecker {
             + spec.count());
       }
     }
+  }
+
+  /** The devices {@code All} wants from this node, or (node null) from these pools. */
+  private Set<String> allMatching(Spec spec, String node, Set<String> pools) {
+    Set<String> want = new HashSet<>();
+    for (Entry e : devices.values()) {
+      boolean inScope = node != null ? reachable(e, node) == null
+          : pools.contains(e.driver() + "/" + e.pool());
+      if (inScope && matches(spec, e) == null
+          && untolerated(e.device(), spec.tolerations()) == null) {
+        want.add(e.id());
+      }
+    }
+    return want;
   }
 
   private void checkConstraints(ResourceClaim c, String claim, Map<String, List<Entry>> byRequest,

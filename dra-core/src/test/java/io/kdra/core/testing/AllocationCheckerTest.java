@@ -60,8 +60,9 @@ class AllocationCheckerTest {
           .withPool("node-c", 1, 2).build(),
       slice("net", null, device("link-bc").withBindingConditions("attached").withBindsToNode()
           .build(), device("link-plain").build()).withPool("net", 1, 1).withAllNodes().build(),
-      slice("pd", null, device("pd-a").withNodeName("node-a").build(),
-          pdSelector(device("pd-sel").build()), device("pd-all").withAllNodes().build())
+      slice("pd", null, device("pd-a").withString("kind", "link").withNodeName("node-a").build(),
+          pdSelector(device("pd-sel").withString("kind", "link").build()),
+          device("pd-all").withString("kind", "link").withAllNodes().build())
           .withPool("pd", 1, 1).withPerDeviceNodeSelection().build());
 
   static Device pdSelector(Device d) {
@@ -133,6 +134,24 @@ class AllocationCheckerTest {
     if (node == null) {
       c.getStatus().getAllocation().setNodeSelector(null);
     }
+    return c;
+  }
+
+  /** All devices with a {@code kind} attribute, on no node name, under this node selector. */
+  static ResourceClaim allLinks(io.fabric8.kubernetes.api.model.NodeSelector selector,
+      String... results) {
+    ResourceClaim c = allocated(claim("c", request("r", "gpu").withAll().withSelectors(
+        "\"kind\" in device.attributes[\"" + GPU + "\"]").build()).build(), "node-a", results);
+    c.getStatus().getAllocation().setNodeSelector(selector);
+    return c;
+  }
+
+  static ResourceClaim adminShare(String name, String memory) {
+    ResourceClaim c = admin(name, true, true, "node-a", "r=node-a/vgpu");
+    DeviceRequestAllocationResult r = c.getStatus().getAllocation().getDevices().getResults()
+        .get(0);
+    r.setShareID("share-" + name);
+    r.setConsumedCapacity(Map.of("memory", new Quantity(memory)));
     return c;
   }
 
@@ -250,6 +269,16 @@ class AllocationCheckerTest {
         tc("valid: per-device node selection, matching node and allNodes",
             List.of(one("c1", "node-a", "r=pd/pd-a"), one("c2", "node-a", "r=pd/pd-sel"),
                 one("c3", "node-b", "r=pd/pd-all"))),
+        tc("valid: an admin's share does not count against the device's capacity",
+            List.of(share("s1", "16Gi"), adminShare("s2", "16Gi"))),
+        tc("valid: All over per-device node selection, no node name, from a node that sees "
+            + "only the allNodes device", List.of(allLinks(null, "r=pd/pd-all"))),
+        tc("All over per-device node selection that leaves out a device of the selected node",
+            List.of(allLinks(AllocFixtures.labelSelector("zone", "a"), "r=pd/pd-all",
+                "r=pd/pd-sel")),
+            "(All) got [gpu.example.com/pd/pd-all, gpu.example.com/pd/pd-sel] but "
+                + "[gpu.example.com/pd/pd-a, gpu.example.com/pd/pd-all, gpu.example.com/pd/pd-sel]"
+                + " match"),
         tc("consumable capacity exceeded", List.of(share("s1", "16Gi"), share("s2", "16Gi")),
             "device gpu.example.com/node-a/vgpu: capacity memory exceeded"));
   }

@@ -37,7 +37,33 @@ public final class AllocatedState {
     /** Per device: cumulative consumed capacity after each version that changed it. */
     final ConcurrentHashMap<DeviceId, List<Versioned>> capacity = new ConcurrentHashMap<>();
     final AtomicLong latest = new AtomicLong();
+    /**
+     * The store this one was copied from (a branch), or null: this store holds every entry of
+     * {@code parent} up to {@code parentVersion}, so facts about those states carry over.
+     */
+    final Store parent;
+    final long parentVersion;
+    /** Stores between this one and the root of its lineage, bounded by {@link #MAX_LINEAGE}. */
+    final int depth;
+
+    Store() {
+      this(null, 0);
+    }
+
+    Store(Store parent, long parentVersion) {
+      boolean keep = parent != null && parent.depth < MAX_LINEAGE;
+      this.parent = keep ? parent : null;
+      this.parentVersion = keep ? parentVersion : 0;
+      this.depth = keep ? parent.depth + 1 : 0;
+    }
   }
+
+  /**
+   * How many branch copies a store remembers its ancestors through. Each kept ancestor stays
+   * reachable (memory); the usual branch is one level deep (every pass or batch branching from
+   * the same start), so a short chain keeps the facts that matter without retaining history.
+   */
+  private static final int MAX_LINEAGE = 4;
 
   private record Versioned(long version, Map<String, Quantity> total) {}
 
@@ -104,7 +130,7 @@ public final class AllocatedState {
   }
 
   private Store copyUpTo(long upTo) {
-    Store copy = new Store();
+    Store copy = new Store(store, upTo);
     store.devices.forEach((id, v) -> {
       if (v <= upTo) {
         copy.devices.put(id, v);
@@ -146,7 +172,19 @@ public final class AllocatedState {
    * one history only grow. Used to carry "pool fully allocated" facts forward.
    */
   boolean includes(AllocatedState other) {
-    return other != null && store == other.store && version >= other.version;
+    if (other == null) {
+      return false;
+    }
+    // a branch's store holds its parent's entries up to the branch point: states of the parent
+    // up to there are included too (so "pool full" marks survive every pass or batch that
+    // branches from one common start, instead of each re-searching every full node once)
+    long upTo = version;
+    for (Store s = store; s != null; upTo = Math.min(upTo, s.parentVersion), s = s.parent) {
+      if (s == other.store) {
+        return other.version <= upTo;
+      }
+    }
+    return false;
   }
 
   /** Allocated exclusively: unusable except through admin access. */

@@ -107,4 +107,27 @@ class AllocatedStateTest {
         full.allocated().plus(result("gpu.example.com/other/d8")));
     assertThat(new Allocator(branch, opts).certainlyFull(n, List.of(c))).isTrue();
   }
+
+  @Test
+  void branchesOfBranchesSeeExactlyTheirOwnHistory() {
+    // each level branches (a sibling took the next version first), deeper than the layers a
+    // branch may stack, so the deepest ones are flattened copies
+    AllocatedState state = AllocatedState.empty();
+    java.util.Set<DeviceId> expected = new java.util.HashSet<>();
+    for (int level = 0; level < 10; level++) {
+      AllocatedState sibling = state.plus(result("gpu.example.com/sibling/s" + level));
+      state = state.plus(result("gpu.example.com/node-a/d" + level));
+      expected.add(DeviceId.parse("gpu.example.com/node-a/d" + level));
+      assertThat(state.devices()).as("level %d", level).isEqualTo(expected);
+      assertThat(state.isAllocated(DeviceId.parse("gpu.example.com/sibling/s" + level)))
+          .isFalse();
+      assertThat(sibling.isAllocated(DeviceId.parse("gpu.example.com/node-a/d" + level)))
+          .isFalse();
+      assertThat(sibling.isAllocated(DeviceId.parse("gpu.example.com/sibling/s" + level)))
+          .isTrue();
+    }
+    for (DeviceId id : expected) {
+      assertThat(state.isAllocated(id)).isTrue();
+    }
+  }
 }

@@ -14,9 +14,10 @@ import java.util.List;
  *
  * <p>Why the marks stay true: a pool fully allocated in one state is fully allocated in every
  * state that {@linkplain AllocatedState#includes includes} it, so marks recorded in states of one
- * history hold for any state that includes the newest of them ({@code asOf}). A state that does
- * not (an earlier state, another history) sees no marks; a mark from another history replaces
- * them all. Built for one list object and valid while the caller passes the same node objects in
+ * history hold for any state that includes the newest of them ({@code asOf}); a mark from
+ * another history restarts that set. A state that does not include {@code asOf} (an earlier
+ * state, a new pass or batch branching from a common start) still sees, node by node, each
+ * node's earliest mark that it includes. Built for one list object and valid while the caller passes the same node objects in
  * the same order ({@link #sameNodes}); thread-safe.
  */
 final class NodeIndex {
@@ -29,6 +30,11 @@ final class NodeIndex {
   private final boolean partitionable;
   private final BitSet full = new BitSet();
   private AllocatedState asOf;
+  /**
+   * Per position, the earliest state the node was found full in (null: never): the fallback for
+   * states that do not include {@code asOf}, such as each new pass or batch from a common start.
+   */
+  private final AllocatedState[] fullIn;
 
   private NodeIndex(List<Node> nodes, boolean partitionable) {
     this.given = nodes.toArray(new Node[0]);
@@ -36,6 +42,7 @@ final class NodeIndex {
     order.sort(BY_NAME); // stable: equal names keep the caller's order, as before
     this.sorted = List.copyOf(order);
     this.partitionable = partitionable;
+    this.fullIn = new AllocatedState[nodes.size()];
   }
 
   /** An index over {@code nodes} for pools gathered with or without partitionable devices. */
@@ -71,10 +78,14 @@ final class NodeIndex {
    * when every remaining node is known full.
    */
   synchronized int nextNotKnownFull(int from, AllocatedState state) {
-    if (asOf == null || !state.includes(asOf)) {
-      return from;
+    if (asOf != null && state.includes(asOf)) {
+      return full.nextClearBit(from); // 64 nodes a word
     }
-    return full.nextClearBit(from);
+    int i = from;
+    while (i < fullIn.length && fullIn[i] != null && state.includes(fullIn[i])) {
+      i++; // one node at a time, but without a pool lookup
+    }
+    return i;
   }
 
   /** Records that the node at {@code position} (name order) is certainly full in {@code state}. */
@@ -87,5 +98,9 @@ final class NodeIndex {
     }
     // else an earlier state of the same history: full there means full in asOf too
     full.set(position);
+    AllocatedState earlier = fullIn[position];
+    if (earlier == null || !state.includes(earlier)) {
+      fullIn[position] = state; // an earlier mark holds in more states: kept when it holds here
+    }
   }
 }

@@ -59,8 +59,13 @@ class NodeIndexTest {
         tc("not in an earlier state", List.of(new Mark(0, "s1")), "s0", 0, 1, 2, 3, 4),
         tc("a mark from an earlier state joins the newer ones", List.of(new Mark(0, "s2"),
             new Mark(1, "s1")), "s2", 2, 2, 2, 3, 4),
-        tc("a newer mark moves the index forward, earlier states then see none",
-            List.of(new Mark(0, "s0"), new Mark(1, "s2")), "s1", 0, 1, 2, 3, 4),
+        tc("an earlier state sees, node by node, the marks of states it includes",
+            List.of(new Mark(0, "s0"), new Mark(1, "s2")), "s1", 1, 1, 2, 3, 4),
+        tc("a node keeps its earliest mark", List.of(new Mark(0, "s0"), new Mark(0, "s2")),
+            "s1", 1, 1, 2, 3, 4),
+        tc("marks found in a start hold in a branch of it after later marks moved on",
+            List.of(new Mark(0, "s0"), new Mark(1, "s0"), new Mark(2, "s2")), "branch",
+            2, 2, 2, 3, 4),
         tc("every node full: past the end", List.of(new Mark(0, "s1"), new Mark(1, "s1"),
             new Mark(2, "s1"), new Mark(3, "s1"), new Mark(4, "s1")), "s1", 5, 5, 5, 5, 5),
         tc("a branch sees marks of its parent up to the branch point", List.of(
@@ -69,8 +74,10 @@ class NodeIndexTest {
             0, 1, 2, 3, 4),
         tc("an unrelated history sees no marks", List.of(new Mark(0, "s1")), "other",
             0, 1, 2, 3, 4),
-        tc("a mark from an unrelated history replaces the others", List.of(new Mark(0, "s1"),
-            new Mark(1, "other")), "s2", 0, 1, 2, 3, 4),
+        tc("a mark from an unrelated history leaves the others' marks node by node",
+            List.of(new Mark(0, "s1"), new Mark(1, "other")), "s2", 1, 1, 2, 3, 4),
+        tc("and its own node's mark is then of that history", List.of(new Mark(0, "s1"),
+            new Mark(0, "other")), "s2", 0, 1, 2, 3, 4),
         tc("... and holds for its own history", List.of(new Mark(0, "s1"),
             new Mark(1, "other")), "other", 0, 2, 2, 3, 4));
   }

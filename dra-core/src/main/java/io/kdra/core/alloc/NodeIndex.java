@@ -17,8 +17,9 @@ import java.util.List;
  * history hold for any state that includes the newest of them ({@code asOf}); a mark from
  * another history restarts that set. A state that does not include {@code asOf} (an earlier
  * state, a new pass or batch branching from a common start) still sees, node by node, each
- * node's earliest mark that it includes. Built for one list object and valid while the caller passes the same node objects in
- * the same order ({@link #sameNodes}); thread-safe.
+ * node's earliest mark that it includes (rebuilt once, see {@link #rebase}). Built for one list
+ * object and valid while the caller passes the same node objects in the same order
+ * ({@link #sameNodes}); thread-safe.
  */
 final class NodeIndex {
 
@@ -35,6 +36,7 @@ final class NodeIndex {
    * states that do not include {@code asOf}, such as each new pass or batch from a common start.
    */
   private final AllocatedState[] fullIn;
+  private int marks;
 
   private NodeIndex(List<Node> nodes, boolean partitionable) {
     this.given = nodes.toArray(new Node[0]);
@@ -58,6 +60,14 @@ final class NodeIndex {
     if (partitionable != this.partitionable || nodes.size() != given.length) {
       return false;
     }
+    if (nodes instanceof java.util.RandomAccess) {
+      for (int i = 0; i < given.length; i++) {
+        if (nodes.get(i) != given[i]) {
+          return false;
+        }
+      }
+      return true;
+    }
     int i = 0;
     for (Node n : nodes) {
       if (n != given[i++]) {
@@ -78,14 +88,28 @@ final class NodeIndex {
    * when every remaining node is known full.
    */
   synchronized int nextNotKnownFull(int from, AllocatedState state) {
-    if (asOf != null && state.includes(asOf)) {
-      return full.nextClearBit(from); // 64 nodes a word
+    if (marks == 0) {
+      return from;
     }
-    int i = from;
-    while (i < fullIn.length && fullIn[i] != null && state.includes(fullIn[i])) {
-      i++; // one node at a time, but without a pool lookup
+    if (asOf == null || !state.includes(asOf)) {
+      rebase(state);
     }
-    return i;
+    return full.nextClearBit(from); // 64 nodes a word
+  }
+
+  /**
+   * Rebuilds the bits for a state that does not include {@code asOf} (an earlier state, a new
+   * pass or batch from a common start): O(nodes) once, then every later state of its history
+   * takes the fast path again.
+   */
+  private void rebase(AllocatedState state) {
+    full.clear();
+    for (int i = 0; i < fullIn.length; i++) {
+      if (fullIn[i] != null && state.includes(fullIn[i])) {
+        full.set(i);
+      }
+    }
+    asOf = state;
   }
 
   /** Records that the node at {@code position} (name order) is certainly full in {@code state}. */
@@ -99,6 +123,9 @@ final class NodeIndex {
     // else an earlier state of the same history: full there means full in asOf too
     full.set(position);
     AllocatedState earlier = fullIn[position];
+    if (earlier == null) {
+      marks++;
+    }
     if (earlier == null || !state.includes(earlier)) {
       fullIn[position] = state; // an earlier mark holds in more states: kept when it holds here
     }

@@ -1,6 +1,6 @@
 package io.kdra.computeclassbridge;
 
-import io.kdra.computeclassbridge.leadership.Leadership;
+import io.kdra.leadership.Leadership;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;

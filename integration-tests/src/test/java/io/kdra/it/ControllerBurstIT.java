@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,7 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Scenario 8: two claim-controller replicas electing a leader through the Lease, a burst of pods
  * (more than there are devices), and the leader killed (SIGKILL) while it allocates, then started
  * again as a Deployment would. The standby takes over: no device is allocated twice, every pod a
- * device is left for is bound, the rest stay Pending with the reason.
+ * device is left for is bound, the rest stay Pending with the reason. Then the leader is stopped
+ * gracefully (SIGTERM) and hands the Lease over, and a leader whose Lease is taken exits.
  *
  * <p>{@value #PODS} pods on {@value #DEVICES_PER_NODE} x 2 simulated L4s; about a minute on two
  * cores, most of it the stack's start and the lease's expiry.
@@ -149,6 +151,59 @@ class ControllerBurstIT {
             .as(pod.getMetadata().getName()).isNotNull();
       }
     });
+
+    handOverOnStopAndExitOnALostLease(standby, leader);
+  }
+
+  /**
+   * A rolling update stops the leader (SIGTERM): it ends within its grace period and releases the
+   * Lease, so the other replica leads long before the lease would expire, and schedules. Then a
+   * Lease taken from that leader behind its back ends it (it may no longer write).
+   */
+  private void handOverOnStopAndExitOnALostLease(String leading, String other) throws Exception {
+    assertThat(leader()).isEqualTo(leading);
+    long stopping = System.nanoTime();
+    stack.stop(leading);
+    long exited = (System.nanoTime() - stopping) / 1_000_000;
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+        .until(() -> other.equals(leader()));
+    long takeover = (System.nanoTime() - stopping) / 1_000_000;
+    System.out.printf("[it] claim-controller leader stopped (SIGTERM) in %d ms; %s leads %d ms"
+        + " after the SIGTERM (lease duration 6 s)%n", exited, other, takeover);
+    assertThat(Files.readString(stack.process(leading).log)).contains("released Lease");
+    // ServiceProcess sends SIGKILL after 10 s: a shutdown that hangs takes longer
+    assertThat(exited).as("ms from SIGTERM to exit").isLessThan(9_000);
+    assertThat(takeover).as("ms from SIGTERM to the standby's takeover").isLessThan(6_000);
+
+    // the new leader schedules: a bound pod's device goes to a pending pod once it is deleted
+    Pod gone = bound().get(0);
+    client.resource(gone).withGracePeriod(0).delete();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(bound()).hasSize(2 * DEVICES_PER_NODE)
+          .noneMatch(p -> p.getMetadata().getUid().equals(gone.getMetadata().getUid()));
+    });
+
+    // someone else holds the Lease now (a partition healed, a clock jumped): the leader exits
+    // the leader renews concurrently: retry a conflicting edit, as any other writer would
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client.leases().inNamespace(KdraChart.NAMESPACE).withName(LEASE).edit(l -> {
+          l.getSpec().setHolderIdentity("intruder");
+          l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
+          return l;
+        });
+        break;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> !stack.process(other).alive());
+    assertThat(Files.readString(stack.process(other).log)).contains("lost the claim-controller"
+        + " Lease");
+    // as its Deployment would, start it again, so that the clean-up has a controller
+    stack.restart(other);
   }
 
   private static List<Pod> bound() {

@@ -72,6 +72,19 @@ class LeftoversTest {
   }
 
   @Test
+  void aProcessRecordedAsSoonAsItStartedIsRecognisedLater() throws Exception {
+    // as ServiceProcess records its services: right after ProcessBuilder.start(), no wait
+    Process sleep = new ProcessBuilder("sleep", "300").start();
+    started.add(sleep);
+    Leftovers.Entry e = Leftovers.entry(sleep.toHandle(), List.of()).orElseThrow();
+    leftovers().record(List.of(new Leftovers.Entry(e.pid(), e.started(), e.executable(), deadPid,
+        java.time.Instant.EPOCH, List.of())));
+
+    assertThat(leftovers().reap()).extracting(Leftovers.Entry::pid).containsExactly(sleep.pid());
+    assertThat(sleep.waitFor(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
   void aPidNowUsedByAnotherProcessIsLeftAlone() throws Exception {
     Process sleep = spawn("sleep", "300");
     Leftovers.Entry real = orphaned(sleep, List.of());

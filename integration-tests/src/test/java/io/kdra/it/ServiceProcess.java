@@ -9,13 +9,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * One kdra service started as a separate JVM from its packaged Quarkus application
@@ -25,8 +25,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServiceProcess implements AutoCloseable {
 
-  /** Pids of every service started, so that a later run can end what a killed run left. */
+  /**
+   * Every service started, with the JVM that started it, so that a later run can end what a
+   * killed run left (and only that: a demo or a test run still going keeps its services).
+   */
   private static final Path PIDS = Path.of("target", "it-pids.txt").toAbsolutePath();
+  /** Services have no directories of their own to delete. */
+  private static final Pattern NO_DIRECTORIES = Pattern.compile("(?!)");
 
   private static final HttpClient HTTP = HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(2)).build();
@@ -94,8 +99,8 @@ final class ServiceProcess implements AutoCloseable {
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       builder.environment().putAll(environment);
       Process process = builder.start();
-      Files.writeString(PIDS, process.pid() + "\n", StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
+      Leftovers.entry(process.toHandle(), List.of())
+          .ifPresent(e -> leftovers().record(List.of(e)));
       return new ServiceProcess(module, name, Map.copyOf(properties), Map.copyOf(environment),
           port, log, process);
     } catch (IOException e) {
@@ -110,32 +115,19 @@ final class ServiceProcess implements AutoCloseable {
     return root.resolve(module);
   }
 
+  static Leftovers leftovers() {
+    return new Leftovers(PIDS, NO_DIRECTORIES);
+  }
+
   /**
-   * Ends services a previous run started and could not stop (its JVM was killed, so no shutdown
-   * hook ran): only processes whose pid this harness recorded and that still run one of this
-   * checkout's service jars.
+   * Ends the services that a run killed with SIGKILL left running (no shutdown hook ran): only
+   * processes recorded in {@code target/it-pids.txt} that are still the recorded ones (same
+   * start time and executable, so a reused pid is never hit) and whose test or demo JVM is gone.
    */
   static void killLeftovers() {
-    if (!Files.exists(PIDS)) {
-      return;
-    }
-    String jars = moduleDir("integration-tests").getParent().toString();
-    try {
-      for (String line : Files.readAllLines(PIDS)) {
-        if (line.isBlank()) {
-          continue;
-        }
-        ProcessHandle.of(Long.parseLong(line.trim()))
-            .filter(h -> h.info().commandLine()
-                .map(c -> c.contains(jars) && c.contains("quarkus-run.jar")).orElse(false))
-            .ifPresent(h -> {
-              System.out.println("[stack] ending leftover service process " + h.pid());
-              h.destroyForcibly();
-            });
-      }
-      Files.delete(PIDS);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    for (Leftovers.Entry e : leftovers().reap()) {
+      System.out.println("[stack] ended leftover service process " + e.pid()
+          + " of a killed run");
     }
   }
 

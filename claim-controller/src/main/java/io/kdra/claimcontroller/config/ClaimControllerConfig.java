@@ -67,6 +67,9 @@ public interface ClaimControllerConfig {
     /** Namespace of the Lease; empty: the namespace the controller runs in. */
     Optional<String> leaseNamespace();
 
+    /** This replica's identity in the Lease; empty: the pod name (HOSTNAME). */
+    Optional<String> identity();
+
     /** How long a lease is valid without renewal. */
     @WithDefault("15s")
     Duration leaseDuration();

@@ -1,7 +1,6 @@
 package io.kdra.claimcontroller.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.kdra.claimcontroller.k8s.ApiPodBinder;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.EventRecorder;
@@ -14,7 +13,6 @@ import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
 import io.quarkus.arc.DefaultBean;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Produces;
 import java.time.Clock;
 import java.time.Duration;
@@ -76,21 +74,5 @@ public class ControllerBeans {
   PodAllocator podAllocator() {
     return new DraCorePodAllocator(AllocatorOptions.defaults(AllocatorFeatures.defaults(),
         () -> UUID.randomUUID().toString()));
-  }
-
-  /**
-   * Leader election for quarkus-operator-sdk, which looks this bean up (in the profiles named by
-   * {@code quarkus.operator-sdk.activate-leader-election-for-profiles}, {@code prod} by default).
-   * Null when disabled: then every replica reconciles, which is only safe with one replica.
-   */
-  @Produces
-  @Dependent
-  LeaderElectionConfiguration leaderElection(ClaimControllerConfig config) {
-    var le = config.leaderElection();
-    if (!le.enabled()) {
-      return null;
-    }
-    return new LeaderElectionConfiguration(le.leaseName(), le.leaseNamespace().orElse(null),
-        le.leaseDuration(), le.renewDeadline(), le.retryPeriod());
   }
 }

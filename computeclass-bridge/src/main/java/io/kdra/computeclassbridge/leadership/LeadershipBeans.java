@@ -3,6 +3,8 @@ package io.kdra.computeclassbridge.leadership;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.kdra.computeclassbridge.reconcile.BridgeConfig;
+import io.kdra.leadership.Leadership;
+import io.kdra.leadership.LeaseRelease;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.annotation.Priority;
@@ -11,8 +13,6 @@ import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import java.util.Optional;
-import java.util.UUID;
 
 /**
  * Leader election the way the claim-controller does it: quarkus-operator-sdk looks up the
@@ -26,18 +26,20 @@ public class LeadershipBeans {
 
   /** Before quarkus-operator-sdk's own ShutdownEvent observer (default priority 2500). */
   static final int BEFORE_OPERATOR_STOP = 1000;
+  private static final String COMPONENT = "computeclass-bridge";
 
   @Produces
   @Singleton
   Leadership leadership(BridgeConfig config, KubernetesClient client) {
     BridgeConfig.LeaderElection le = config.leaderElection();
-    String identity = identity(le.identity(), System.getenv("HOSTNAME"));
+    String identity = Leadership.identity(le.identity(), System.getenv("HOSTNAME"), COMPONENT);
     if (!le.enabled()) {
-      return Leadership.single(identity);
+      return Leadership.single(COMPONENT, identity);
     }
     LeaseRelease release = new LeaseRelease(client, leaseNamespace(le, client), le.leaseName(),
         identity);
-    return Leadership.elected(identity, release::release, () -> Quarkus.asyncExit(1));
+    return Leadership.elected(COMPONENT, identity, release::release,
+        () -> Quarkus.asyncExit(1));
   }
 
   /**
@@ -64,18 +66,8 @@ public class LeadershipBeans {
     leadership.shuttingDown();
   }
 
-  /** The configured identity, else the pod name, else a random one (never two alike). */
-  static String identity(Optional<String> configured, String hostname) {
-    return configured.filter(s -> !s.isBlank())
-        .orElseGet(() -> hostname != null && !hostname.isBlank() ? hostname
-            : "computeclass-bridge-" + UUID.randomUUID());
-  }
-
   private static String leaseNamespace(BridgeConfig.LeaderElection le, KubernetesClient client) {
-    return le.leaseNamespace().filter(s -> !s.isBlank())
-        .or(() -> Optional.ofNullable(client.getNamespace()))
-        .orElseThrow(() -> new IllegalStateException("bridge.leader-election.lease-namespace "
-            + "is not set and the bridge's own namespace is unknown; set it, or disable leader "
-            + "election (bridge.leader-election.enabled=false) for a single replica"));
+    return LeaseRelease.namespace(le.leaseNamespace(), client,
+        "bridge.leader-election.lease-namespace");
   }
 }

@@ -63,9 +63,11 @@ public final class Allocator {
   }
 
   /**
-   * True when the node certainly cannot take the claims: none of them asks for admin access and
-   * every usable pool on the node is known to be fully allocated. O(pools); lets first-fit over
-   * many full nodes skip them without starting a search. False means "unknown".
+   * True when the node certainly cannot take the claims: none of them asks for admin access or
+   * for {@code All} devices, and every usable pool on the node is known to be fully allocated.
+   * O(pools); lets first-fit over many full nodes skip them without starting a search. False
+   * means "unknown". {@code All} is never skipped: upstream reports an incomplete or invalid pool
+   * on the node as an error that fails the pod, and evaluates selectors on allocated devices too.
    */
   boolean certainlyFull(Node node, List<ResourceClaim> claims) {
     return fullNodesSkippable(claims) && poolsFull(node);
@@ -82,7 +84,12 @@ public final class Allocator {
         return false;
       }
       for (var r : c.getSpec().getDevices().getRequests()) {
-        if (r.getExactly() != null && Boolean.TRUE.equals(r.getExactly().getAdminAccess())) {
+        if (r.getExactly() != null && (Boolean.TRUE.equals(r.getExactly().getAdminAccess())
+            || "All".equals(r.getExactly().getAllocationMode()))) {
+          return false;
+        }
+        if (r.getFirstAvailable() != null && r.getFirstAvailable().stream()
+            .anyMatch(s -> "All".equals(s.getAllocationMode()))) {
           return false;
         }
       }
@@ -110,12 +117,28 @@ public final class Allocator {
    * visibility are ignored), so it bounds every node's score from above; reaching it on a node
    * lets the caller stop scoring early.
    *
+   * <p>{@link Long#MAX_VALUE} (never stop early) when any selector of the claims (of every
+   * request and alternative, not only the prioritized ones) fails to evaluate on some device: a
+   * later node's search might reach that device, and upstream, which scores every feasible node,
+   * then fails the whole pod; so every node must be tried as upstream would.
+   *
    * @param plans node-independent plans from {@link #prepareForAnyNode}
    */
   long bestReachableScore(List<ClaimPlan> plans) {
     List<Pool> pools = snapshot.inventory().allPools(options.features());
     DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), null,
         snapshot.inventory().cachesResultsOf(options.selectors()));
+    try {
+      for (ClaimPlan plan : plans) {
+        for (ClaimPlan.RequestPlan request : plan.requests) {
+          for (RequestData alternative : request.alternatives) {
+            evaluateEverywhere(plan.index, alternative, pools, matcher);
+          }
+        }
+      }
+    } catch (AllocationProblem p) {
+      return Long.MAX_VALUE;
+    }
     long score = 0;
     for (ClaimPlan plan : plans) {
       for (ClaimPlan.RequestPlan request : plan.requests) {
@@ -131,6 +154,23 @@ public final class Allocator {
       }
     }
     return score;
+  }
+
+  /** Evaluates the alternative's selectors on every device; throws where one fails. */
+  private static void evaluateEverywhere(int claimIndex, RequestData alternative,
+      List<Pool> pools, DeviceMatcher matcher) {
+    for (Pool pool : pools) {
+      if (!pool.usable()) {
+        continue;
+      }
+      for (SliceInfo slice : pool.slices()) {
+        for (CandidateDevice d : slice.devices()) {
+          if (matcher.classMatches(claimIndex, alternative, d)) {
+            matcher.requestMatches(claimIndex, alternative, d);
+          }
+        }
+      }
+    }
   }
 
   private boolean enoughFreeDevices(int claimIndex, RequestData alternative, List<Pool> pools,
@@ -283,8 +323,13 @@ public final class Allocator {
             : "each claim fits alone, but not all of the pod's claims together";
         List<RequestReport> reports = List.of();
         if (node == null) {
-          reports = diagnoser.reports(ClaimPlan.prepare(i, claims.get(i), snapshot.classes(),
-              pools, options.features(), matcher, snapshot.allocated()));
+          try {
+            reports = diagnoser.reports(ClaimPlan.prepare(i, claims.get(i), snapshot.classes(),
+                pools, options.features(), matcher, snapshot.allocated()));
+          } catch (AllocationProblem p) {
+            // counting matches cluster-wide evaluates selectors on devices no node's search
+            // reached; an error there is no reason of this claim's, so the counts are left out
+          }
         }
         e = new Explanation(Explanation.Kind.NO_COMMON_NODE, nodeName, reports, List.of(),
             List.of(), why, null, null);

@@ -5,8 +5,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -18,6 +20,7 @@ public final class DeviceInventory {
 
   private final List<SliceInfo> all;
   private final Map<String, List<SliceInfo>> byNode;
+  private final Set<String> nodeNames;
   private final List<SliceInfo> notNodeLocal;
   private final Map<String, List<SliceInfo>> byPool;
   private final ConcurrentHashMap<PoolCacheKey, List<Pool>> poolCache = new ConcurrentHashMap<>();
@@ -49,8 +52,14 @@ public final class DeviceInventory {
     Map<String, List<SliceInfo>> nodes = new HashMap<>();
     Map<String, List<SliceInfo>> pools = new HashMap<>();
     List<SliceInfo> shared = new ArrayList<>();
+    Set<String> names = new HashSet<>();
     for (SliceInfo s : all) {
       if (s.nodeName() != null) {
+        names.add(s.nodeName());
+      }
+      // as upstream's NewAllocator: a slice with shared counters is a candidate on every node,
+      // even a node-local one, so its pool (complete or not) is seen from every node
+      if (s.nodeName() != null && !s.hasSharedCounters()) {
         nodes.computeIfAbsent(s.nodeName(), k -> new ArrayList<>()).add(s);
       } else {
         shared.add(s);
@@ -58,6 +67,7 @@ public final class DeviceInventory {
       pools.computeIfAbsent(poolKey(s.driver(), s.poolName()), k -> new ArrayList<>()).add(s);
     }
     this.byNode = nodes;
+    this.nodeNames = Set.copyOf(names);
     this.notNodeLocal = shared;
     this.byPool = pools;
   }
@@ -105,7 +115,7 @@ public final class DeviceInventory {
 
   /** The distinct node names that node-local slices name, unsorted. */
   public Collection<String> nodeNames() {
-    return byNode.keySet();
+    return nodeNames;
   }
 
   /** The pools visible from the node (cached per node name and labels). */

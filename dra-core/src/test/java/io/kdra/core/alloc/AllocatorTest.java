@@ -120,6 +120,18 @@ class AllocatorTest {
             NODE_A, List.of(claim("c", request("r", "gpu").withAll().build()).build()),
             "!request \"r\": asks for all devices, but resource pool gpu.example.com/part is "
                 + "currently being updated (1 of 2 slices)"),
+        // differential seed 349: upstream hands a slice with shared counters to every node,
+        // node-local or not, so another node's incomplete pool fails All here too
+        tc("incomplete pool of another node with shared counters is an error for All",
+            Scenario.of(slice("a", "node-a", gpu("a", "A100", "40Gi", "p")).build(),
+                slice("b-counters", "node-b").withPool("node-b", 0, 3)
+                    .withCounterSet("mem", "memory", "80Gi").build(),
+                slice("b-1", "node-b", gpu("b", "A100", "40Gi", "p")).withPool("node-b", 0, 3)
+                    .build())
+                .withClasses(deviceClass("gpu", ANY_GPU)),
+            NODE_A, List.of(claim("c", request("r", "gpu").withAll().build()).build()),
+            "!request \"r\": asks for all devices, but resource pool gpu.example.com/node-b is "
+                + "currently being updated (2 of 3 slices)"),
         tc("pool with duplicate device names is invalid and skipped",
             Scenario.of(
                 slice("s1", "node-a", gpu("a", "A100", "40Gi", "p")).withPool("dup", 0, 2)
@@ -191,6 +203,18 @@ class AllocatorTest {
             List.of(claim("c", request("r", "gpu").withCount(2).build())
                 .withDistinct(PCIE).build()),
             "r=gpu.example.com/node-a/g0, r=gpu.example.com/node-a/g2"),
+        // differential seed 36, a deliberate divergence: upstream 1.36 keeps one value per
+        // request for distinctAttribute, so a request's third device is only compared with its
+        // second, and upstream allocates g0, g1, g2 (pci0 twice). We keep the values pairwise
+        // distinct, as the API documents (docs/OPERATIONS.md, "Known divergences").
+        tc("distinctAttribute: every device of a request differs from all others",
+            Scenario.of(slice("s", "node-a", gpu("g0", "A100", "40Gi", "pci0"),
+                gpu("g1", "A100", "40Gi", "pci1"), gpu("g2", "A100", "40Gi", "pci0")).build())
+                .withClasses(deviceClass("gpu", ANY_GPU)), NODE_A,
+            List.of(claim("c", request("r", "gpu").withCount(3).build())
+                .withDistinct(PCIE).build()),
+            "!constraint distinctAttribute resource.kubernetes.io/pcieRoot (all requests) cannot "
+                + "be satisfied; on node node-a"),
         tc("adminAccess may use a device another claim holds",
             gpus("gpu-0").withExisting(claim("old", request("r", "gpu").build())
                 .withAllocated("gpu.example.com/node-a/gpu-0").build()), NODE_A,

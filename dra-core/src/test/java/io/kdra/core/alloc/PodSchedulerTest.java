@@ -2,7 +2,9 @@ package io.kdra.core.alloc;
 
 import static io.kdra.core.alloc.AllocatorTest.ANY_GPU;
 import static io.kdra.core.alloc.AllocatorTest.MEM_40;
+import static io.kdra.core.testing.AllocFixtures.DRIVER;
 import static io.kdra.core.testing.AllocFixtures.claim;
+import static io.kdra.core.testing.AllocFixtures.device;
 import static io.kdra.core.testing.AllocFixtures.deviceClass;
 import static io.kdra.core.testing.AllocFixtures.firstAvailable;
 import static io.kdra.core.testing.AllocFixtures.gpu;
@@ -84,6 +86,64 @@ class PodSchedulerTest {
             List.of(claim("c", firstAvailable("gpu", sub("a100", "a100-40gb", 1),
                 sub("any", "gpu", 1))).build()), "node-a",
             "gpu/any=gpu.example.com/node-a/g0"),
+        // differential seed 45: the early stop of prioritized-list scoring evaluated selectors
+        // cluster-wide and let the CEL error escape as an exception (dra-alloc exited 2);
+        // upstream tries the next node, whose search hits the error and fails the pod
+        tc("prioritized list scoring: a selector error on a later node fails the pod",
+            Scenario.of(
+                slice("a", "node-a", device("g0").withBool("mig", false).build()).build(),
+                slice("b", "node-b", device("g0").build()).build())
+                .withClasses(deviceClass("gpu", ANY_GPU),
+                    deviceClass("mig", "device.attributes[\"" + DRIVER + "\"].mig")),
+            null, List.of(claim("c", firstAvailable("gpu", sub("mig", "mig", 1),
+                sub("any", "gpu", 1))).build()), null,
+            "!request \"gpu/mig\": class mig: selector #0 on device gpu.example.com/node-b/g0: "
+                + "CEL error: CEL expression failed to evaluate: no such key: mig (guard optional "
+                + "attributes with has() or \"in\") (expression: device.attributes[\""
+                + DRIVER + "\"].mig)"),
+        // differential seed 45: the cluster-wide counts of a failed pod evaluated a selector on
+        // a device no node's search reaches and let the CEL error escape (dra-alloc exited 2)
+        // differential seed 2230: the same with the failing selector in another request of
+        // the claim: node-a fits with the fallback, node-b's search for "mig" meets the error
+        tc("prioritized list scoring: an error in another request on a later node fails the pod",
+            Scenario.of(
+                slice("a", "node-a", device("g0").withBool("mig", true).build(),
+                    device("g1").build()).build(),
+                slice("b", "node-b", device("g0").build()).build())
+                .withClasses(deviceClass("gpu", ANY_GPU),
+                    deviceClass("mig", "device.attributes[\"" + DRIVER + "\"].mig"),
+                    deviceClass("none", "false")),
+            null, List.of(claim("c", request("m", "mig").build(), firstAvailable("gpu",
+                sub("best", "none", 1), sub("any", "gpu", 1))).build()), null,
+            "!request \"m\": class mig: selector #0 on device gpu.example.com/node-b/g0: CEL "
+                + "error: CEL expression failed to evaluate: no such key: mig (guard optional "
+                + "attributes with has() or \"in\") (expression: device.attributes[\"" + DRIVER
+                + "\"].mig)"),
+        tc("cluster-wide explanation leaves out counts when a selector fails on some device",
+            Scenario.of(
+                slice("a", "node-a", device("g0").withBool("mig", true).build()).build(),
+                slice("z", "node-z", device("g0").build()).build())
+                .withClasses(deviceClass("gpu", ANY_GPU),
+                    deviceClass("mig", "device.attributes[\"" + DRIVER + "\"].mig")),
+            null, List.of(claim("c1", request("r", "mig").build()).build(),
+                claim("c2", request("r", "gpu").build()).build()), null,
+            "!enough free devices exist, but not on any one node for all of the pod's claims; 3 "
+                + "nodes tried",
+            "!request \"r\": 2 devices in class \"gpu\", 2 match the request selectors, 2 free; "
+                + "enough free devices exist, but not on any one node for all of the pod's claims; "
+                + "3 nodes tried"),
+        // differential seed 275: a node whose only pool is incomplete was skipped as "certainly
+        // full" before any search, so All went on to the next node; upstream's search on that
+        // node reports the incomplete pool as an error that fails the pod
+        tc("All: an incomplete pool on an earlier node fails the pod",
+            Scenario.of(
+                slice("a", "node-a", gpu("g0", "A100", "40Gi", "p0")).withPool("node-a", 0, 2)
+                    .build(),
+                slice("b", "node-b", gpu("g0", "A100", "40Gi", "p0")).build())
+                .withClasses(deviceClass("gpu", ANY_GPU)),
+            null, List.of(claim("c", request("r", "gpu").withAll().build()).build()), null,
+            "!request \"r\": asks for all devices, but resource pool gpu.example.com/node-a is "
+                + "currently being updated (1 of 2 slices)"),
         tc("no node matches the pod", cluster(), pod(Map.of("zone", "nowhere")),
             List.of(claim("c", request("r", "gpu").build()).build()), null,
             "!no node matches the pod's node name, node selector and required node affinity "

@@ -335,6 +335,18 @@ public final class AllocFixtures {
       return attr(attr, a);
     }
 
+    public DeviceWrapper withBool(String attr, boolean value) {
+      DeviceAttribute a = new DeviceAttribute();
+      a.setBool(value);
+      return attr(attr, a);
+    }
+
+    public DeviceWrapper withVersion(String attr, String value) {
+      DeviceAttribute a = new DeviceAttribute();
+      a.setVersion(value);
+      return attr(attr, a);
+    }
+
     private DeviceWrapper attr(String name, DeviceAttribute a) {
       Map<String, DeviceAttribute> m = new java.util.LinkedHashMap<>(
           device.getAttributes() == null ? Map.of() : device.getAttributes());

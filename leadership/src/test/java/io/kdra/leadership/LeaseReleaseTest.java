@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.leadership;
+package io.kdra.leadership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

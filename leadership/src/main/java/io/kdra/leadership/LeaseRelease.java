@@ -1,10 +1,11 @@
-package io.kdra.computeclassbridge.leadership;
+package io.kdra.leadership;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
@@ -27,6 +28,21 @@ public final class LeaseRelease {
     this.namespace = namespace;
     this.name = name;
     this.identity = identity;
+  }
+
+  /**
+   * The Lease's namespace: the configured one, else the client's (the pod's own namespace).
+   *
+   * @param property the configuration property that names it, for the error message
+   * @throws IllegalStateException when neither is known
+   */
+  public static String namespace(Optional<String> configured, KubernetesClient client,
+      String property) {
+    return configured.filter(s -> !s.isBlank())
+        .or(() -> Optional.ofNullable(client.getNamespace()))
+        .orElseThrow(() -> new IllegalStateException(property + " is not set and this "
+            + "replica's own namespace is unknown; set it, or disable leader election for a "
+            + "single replica"));
   }
 
   /** Releases the Lease if this identity holds it; true if it did. Never throws. */

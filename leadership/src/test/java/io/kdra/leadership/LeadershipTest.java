@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.leadership;
+package io.kdra.leadership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class LeadershipTest {
 
   private final List<String> calls = new ArrayList<>();
-  private final Leadership leadership = Leadership.elected("bridge-a",
+  private final Leadership leadership = Leadership.elected("computeclass-bridge", "bridge-a",
       () -> calls.add("release"), () -> calls.add("exit"));
 
   @Test
@@ -45,8 +45,17 @@ class LeadershipTest {
   }
 
   @Test
+  void theWritingStartsOnlyOnceElected() {
+    leadership.callbacks(() -> calls.add("write")).onNewLeader("bridge-b");
+    assertThat(calls).isEmpty();
+    leadership.callbacks(() -> calls.add("write")).onStartLeading();
+    assertThat(calls).containsExactly("write");
+    assertThat(leadership.leading()).isTrue();
+  }
+
+  @Test
   void aSingleReplicaAlwaysLeads() {
-    Leadership single = Leadership.single("only");
+    Leadership single = Leadership.single("computeclass-bridge", "only");
     assertThat(single.elected()).isFalse();
     assertThat(single.leading()).isTrue();
     assertThat(single.leader()).isEqualTo("only");
@@ -54,10 +63,12 @@ class LeadershipTest {
 
   @Test
   void theIdentityIsConfiguredElseThePodNameElseUnique() {
-    assertThat(LeadershipBeans.identity(Optional.of("x"), "pod-1")).isEqualTo("x");
-    assertThat(LeadershipBeans.identity(Optional.of(" "), "pod-1")).isEqualTo("pod-1");
-    assertThat(LeadershipBeans.identity(Optional.empty(), null))
-        .startsWith("computeclass-bridge-")
-        .isNotEqualTo(LeadershipBeans.identity(Optional.empty(), ""));
+    assertThat(Leadership.identity(Optional.of("x"), "pod-1", "claim-controller"))
+        .isEqualTo("x");
+    assertThat(Leadership.identity(Optional.of(" "), "pod-1", "claim-controller"))
+        .isEqualTo("pod-1");
+    assertThat(Leadership.identity(Optional.empty(), null, "claim-controller"))
+        .startsWith("claim-controller-")
+        .isNotEqualTo(Leadership.identity(Optional.empty(), "", "claim-controller"));
   }
 }

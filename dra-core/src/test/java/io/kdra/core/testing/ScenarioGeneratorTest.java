@@ -1,0 +1,89 @@
+package io.kdra.core.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The generator is deterministic per seed and, over a few hundred seeds, produces every shape the
+ * differential test relies on.
+ */
+class ScenarioGeneratorTest {
+
+  static final List<GeneratedScenario> MANY = LongStream.range(0, 300)
+      .mapToObj(ScenarioGenerator::generate).toList();
+
+  @Test
+  void sameSeedSameScenario() {
+    assertThat(ScenarioGenerator.generate(42).yaml()).isEqualTo(ScenarioGenerator.generate(42)
+        .yaml());
+    assertThat(ScenarioGenerator.generate(42).yaml()).isNotEqualTo(ScenarioGenerator.generate(43)
+        .yaml());
+  }
+
+  @Test
+  void yamlNamesTheSeedAndEveryObject() {
+    GeneratedScenario s = ScenarioGenerator.generate(7);
+    String yaml = s.yaml();
+    assertThat(yaml).startsWith("# generated scenario, seed 7\n");
+    assertThat(yaml.split("\n---\n|^---\n", -1)).hasSize(s.objects().size() + 1);
+    assertThat(yaml).contains("kind: ResourceSlice", "kind: DeviceClass", "kind: ResourceClaim",
+        "kind: Node");
+  }
+
+  @Test
+  void coversEveryShape() {
+    assertThat(count(y -> y.contains("int: "))).as("int attributes").isPositive();
+    assertThat(count(y -> y.contains("bool: "))).as("bool attributes").isPositive();
+    assertThat(count(y -> y.contains("string: "))).as("string attributes").isPositive();
+    assertThat(count(y -> y.contains("version: "))).as("version attributes").isPositive();
+    assertThat(count(y -> y.contains("allocationMode: All"))).as("All").isGreaterThan(10);
+    assertThat(count(y -> y.contains("firstAvailable:"))).as("firstAvailable")
+        .isGreaterThan(30);
+    assertThat(count(y -> y.contains("matchAttribute:"))).as("matchAttribute")
+        .isGreaterThan(30);
+    assertThat(count(y -> y.contains("distinctAttribute:"))).as("distinctAttribute")
+        .isPositive();
+    assertThat(count(y -> y.contains("sharedCounters:"))).as("counters").isGreaterThan(30);
+    assertThat(count(y -> y.contains("allowMultipleAllocations: true"))).as("shareable")
+        .isGreaterThan(30);
+    assertThat(count(y -> y.contains("taints:"))).as("taints").isGreaterThan(10);
+    assertThat(count(y -> y.contains("tolerations:"))).as("tolerations").isGreaterThan(10);
+    assertThat(count(y -> y.contains("allNodes: true"))).as("allNodes").isPositive();
+    assertThat(count(y -> y.contains("nodeSelector:\n    nodeSelectorTerms")))
+        .as("network-attached by selector").isPositive();
+    assertThat(count(y -> y.contains("resourceClaimTemplateName:"))).as("templates")
+        .isPositive();
+    assertThat(count(y -> y.contains("kind: Pod"))).as("pods").isGreaterThan(50);
+    assertThat(MANY.stream().filter(s -> !s.allocatedClaims().isEmpty()).count())
+        .as("claims allocated before the run").isGreaterThan(100);
+    assertThat(MANY.stream().filter(ScenarioGeneratorTest::hasIncompletePool).count())
+        .as("incomplete pools").isGreaterThan(5);
+    assertThat(MANY.stream().filter(s -> s.slices().stream().anyMatch(
+        x -> x.getMetadata().getName().endsWith("-gpu-old"))).count())
+        .as("stale generations").isGreaterThan(5);
+    assertThat(MANY.stream().filter(s -> s.slices().stream().map(
+        x -> x.getSpec().getPool().getName()).distinct().count() < s.slices().size()).count())
+        .as("pools over several slices").isGreaterThan(100);
+  }
+
+  static boolean hasIncompletePool(GeneratedScenario s) {
+    return s.slices().stream().anyMatch(x -> x.getSpec().getPool().getGeneration()
+        == s.slices().stream().filter(y -> y.getSpec().getPool().getName()
+            .equals(x.getSpec().getPool().getName())
+            && y.getSpec().getDriver().equals(x.getSpec().getDriver()))
+        .mapToLong(y -> y.getSpec().getPool().getGeneration()).max().orElse(0)
+        && s.slices().stream().filter(y -> y.getSpec().getPool().getName()
+            .equals(x.getSpec().getPool().getName())
+            && y.getSpec().getDriver().equals(x.getSpec().getDriver())
+            && y.getSpec().getPool().getGeneration().equals(x.getSpec().getPool()
+                .getGeneration())).count() < x.getSpec().getPool().getResourceSliceCount());
+  }
+
+  static long count(Predicate<String> p) {
+    return MANY.stream().map(GeneratedScenario::yaml).filter(p).count();
+  }
+}

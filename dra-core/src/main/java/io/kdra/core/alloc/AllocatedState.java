@@ -26,18 +26,45 @@ import java.util.concurrent.atomic.AtomicLong;
  * benchmark) extends a linear history, so states share one append-only store in which every entry
  * carries the version that added it, and a state sees the entries up to its own version. That
  * makes {@link #plus} O(size of the allocation) and lookups O(1). Extending an older state (a
- * branch) copies the store once.
+ * branch) starts a new store layered on the old one up to the branch point: O(1) instead of a
+ * copy of every allocated device (which made each pass from a common start pay O(cluster)),
+ * lookups look through at most {@link #MAX_LINEAGE} layers, and a deeper branch is flattened
+ * into one copy.
  */
 public final class AllocatedState {
 
-  /** Append-only entries shared by a linear history of states. */
+  /**
+   * Append-only entries shared by a linear history of states, over the entries of
+   * {@code parent} up to {@code parentVersion} (a branch), if any.
+   */
   private static final class Store {
     final ConcurrentHashMap<DeviceId, Long> devices = new ConcurrentHashMap<>();
     final ConcurrentHashMap<DeviceId, Long> shared = new ConcurrentHashMap<>();
     /** Per device: cumulative consumed capacity after each version that changed it. */
     final ConcurrentHashMap<DeviceId, List<Versioned>> capacity = new ConcurrentHashMap<>();
     final AtomicLong latest = new AtomicLong();
+    final Store parent;
+    final long parentVersion;
+    /** Layers below this one. */
+    final int depth;
+
+    Store() {
+      this(null, 0);
+    }
+
+    Store(Store parent, long parentVersion) {
+      this.parent = parent;
+      this.parentVersion = parentVersion;
+      this.depth = parent == null ? 0 : parent.depth + 1;
+    }
   }
+
+  /**
+   * How many layers a branch may stack before it is flattened into a copy: bounds the lookups
+   * (one map per layer) and the older stores a state keeps reachable. The usual branch is one
+   * level deep (every pass or batch branching from the same start).
+   */
+  private static final int MAX_LINEAGE = 4;
 
   private record Versioned(long version, Map<String, Quantity> total) {}
 
@@ -75,7 +102,7 @@ public final class AllocatedState {
     if (store.latest.compareAndSet(version, version + 1)) {
       target = store;
     } else {
-      target = copyUpTo(version);
+      target = store.depth < MAX_LINEAGE ? new Store(store, version) : flatten();
       target.latest.set(version + 1);
     }
     long v = version + 1;
@@ -103,56 +130,86 @@ public final class AllocatedState {
     return new AllocatedState(target, v);
   }
 
-  private Store copyUpTo(long upTo) {
+  /** One store without layers holding what this state sees (its entries keep their versions). */
+  private Store flatten() {
     Store copy = new Store();
-    store.devices.forEach((id, v) -> {
-      if (v <= upTo) {
-        copy.devices.put(id, v);
-      }
-    });
-    store.shared.forEach((id, v) -> {
-      if (v <= upTo) {
-        copy.shared.put(id, v);
-      }
-    });
-    store.capacity.forEach((id, list) -> {
-      Map<String, Quantity> m = capacityIn(store, id, upTo);
-      if (!m.isEmpty()) {
+    long upTo = version;
+    for (Store s = store; s != null; upTo = Math.min(upTo, s.parentVersion), s = s.parent) {
+      long limit = upTo;
+      s.devices.forEach((id, v) -> {
+        if (v <= limit) {
+          copy.devices.putIfAbsent(id, v);
+        }
+      });
+      s.shared.forEach((id, v) -> {
+        if (v <= limit) {
+          copy.shared.putIfAbsent(id, v);
+        }
+      });
+      s.capacity.keySet().forEach(id -> copy.capacity.computeIfAbsent(id, k -> {
         List<Versioned> l = java.util.Collections.synchronizedList(new ArrayList<>());
-        l.add(new Versioned(0, m));
-        copy.capacity.put(id, l);
-      }
-    });
+        Map<String, Quantity> m = capacityIn(store, k, version);
+        if (!m.isEmpty()) {
+          l.add(new Versioned(0, m));
+        }
+        return l;
+      }));
+    }
     return copy;
   }
 
+  /** The newest cumulative capacity entry of the device at or before {@code upTo}, any layer. */
   private static Map<String, Quantity> capacityIn(Store store, DeviceId id, long upTo) {
-    List<Versioned> list = store.capacity.get(id);
-    if (list == null) {
-      return Map.of();
-    }
-    synchronized (list) {
-      for (int i = list.size() - 1; i >= 0; i--) {
-        if (list.get(i).version() <= upTo) {
-          return list.get(i).total();
+    for (Store s = store; s != null; upTo = Math.min(upTo, s.parentVersion), s = s.parent) {
+      List<Versioned> list = s.capacity.get(id);
+      if (list == null) {
+        continue;
+      }
+      synchronized (list) {
+        for (int i = list.size() - 1; i >= 0; i--) {
+          if (list.get(i).version() <= upTo) {
+            return list.get(i).total();
+          }
         }
       }
     }
     return Map.of();
   }
 
+  /** Whether {@code map}, in this state's layers, holds the device. */
+  private boolean holds(boolean sharedMap, DeviceId id) {
+    long upTo = version;
+    for (Store s = store; s != null; upTo = Math.min(upTo, s.parentVersion), s = s.parent) {
+      Long v = (sharedMap ? s.shared : s.devices).get(id);
+      if (v != null && v <= upTo) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Whether every device this state sees as allocated, {@code other} sees too or more: states of
-   * one history only grow. Used to carry "pool fully allocated" facts forward.
+   * one history only grow, and a branch holds its parent's entries up to the branch point. Used
+   * to carry "pool fully allocated" facts forward, also into every pass or batch that branches
+   * from one common start.
    */
   boolean includes(AllocatedState other) {
-    return other != null && store == other.store && version >= other.version;
+    if (other == null) {
+      return false;
+    }
+    long upTo = version;
+    for (Store s = store; s != null; upTo = Math.min(upTo, s.parentVersion), s = s.parent) {
+      if (s == other.store) {
+        return other.version <= upTo;
+      }
+    }
+    return false;
   }
 
   /** Allocated exclusively: unusable except through admin access. */
   public boolean isAllocated(DeviceId id) {
-    Long v = store.devices.get(id);
-    return v != null && v <= version;
+    return holds(false, id);
   }
 
   /** Allocated exclusively or as a share: counts against shared counters. */
@@ -162,8 +219,7 @@ public final class AllocatedState {
 
   /** Whether any share of this device is allocated. */
   public boolean isShared(DeviceId id) {
-    Long v = store.shared.get(id);
-    return v != null && v <= version;
+    return holds(true, id);
   }
 
   /** Capacity consumed by existing shares of the device, by capacity name; empty when none. */
@@ -174,11 +230,15 @@ public final class AllocatedState {
   /** The exclusively allocated devices (a copy). */
   public Set<DeviceId> devices() {
     Set<DeviceId> out = new HashSet<>();
-    store.devices.forEach((id, v) -> {
-      if (v <= version) {
-        out.add(id);
-      }
-    });
+    long upTo = version;
+    for (Store s = store; s != null; upTo = Math.min(upTo, s.parentVersion), s = s.parent) {
+      long limit = upTo;
+      s.devices.forEach((id, v) -> {
+        if (v <= limit) {
+          out.add(id);
+        }
+      });
+    }
     return out;
   }
 }

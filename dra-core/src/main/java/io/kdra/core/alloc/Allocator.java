@@ -70,6 +70,14 @@ public final class Allocator {
    * on the node as an error that fails the pod, and evaluates selectors on allocated devices too.
    */
   boolean certainlyFull(Node node, List<ResourceClaim> claims) {
+    return fullNodesSkippable(claims) && poolsFull(node);
+  }
+
+  /**
+   * The node-independent half of {@link #certainlyFull}: whether a node whose pools are all full
+   * can be skipped for these claims (checked once per pod, not once per node).
+   */
+  boolean fullNodesSkippable(List<ResourceClaim> claims) {
     for (ResourceClaim c : claims) {
       if (c.getSpec() == null || c.getSpec().getDevices() == null
           || c.getSpec().getDevices().getRequests() == null) {
@@ -86,6 +94,14 @@ public final class Allocator {
         }
       }
     }
+    return true;
+  }
+
+  /**
+   * The node half of {@link #certainlyFull}: every usable pool on the node is known to be fully
+   * allocated in this snapshot's state. Stays true in every state that includes this one.
+   */
+  boolean poolsFull(Node node) {
     for (Pool p : snapshot.inventory().poolsFor(node, options.features())) {
       if (p.usable() && !p.exhaustion().isFull(snapshot.allocated())) {
         return false;

@@ -44,6 +44,8 @@ public final class DeviceInventory {
 
   private final ConcurrentHashMap<IdentityKey, List<Pool>> identityCache =
       new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicReference<NodeIndex> lastNodeIndex =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   private DeviceInventory(List<SliceInfo> all) {
     this.all = all;
@@ -134,6 +136,20 @@ public final class DeviceInventory {
     PoolCacheKey key = new PoolCacheKey(node.getMetadata().getName(), labels,
         features.partitionableDevices());
     return poolCache.computeIfAbsent(key, k -> PoolGatherer.gather(this, node, features));
+  }
+
+  /**
+   * The node index for this node list, reused while callers pass the same list of node objects
+   * (one pod after another); one slot, since a scheduler walks one node list at a time.
+   */
+  NodeIndex nodeIndex(List<Node> nodes, AllocatorFeatures features) {
+    NodeIndex current = lastNodeIndex.get();
+    if (current != null && current.sameNodes(nodes, features.partitionableDevices())) {
+      return current;
+    }
+    NodeIndex fresh = NodeIndex.of(nodes, features.partitionableDevices());
+    lastNodeIndex.set(fresh);
+    return fresh;
   }
 
   /** Every pool regardless of node, for cluster-wide explanations. */

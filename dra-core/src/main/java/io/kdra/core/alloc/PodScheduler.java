@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -20,20 +20,7 @@ import java.util.List;
  */
 public final class PodScheduler {
 
-  private static final Comparator<Node> BY_NAME =
-      Comparator.comparing(n -> n.getMetadata().getName());
-
   private PodScheduler() {}
-
-  /** Callers usually pass nodes already in order; checking is O(n), sorting O(n log n). */
-  private static boolean sortedByName(List<Node> nodes) {
-    for (int i = 1; i < nodes.size(); i++) {
-      if (BY_NAME.compare(nodes.get(i - 1), nodes.get(i)) > 0) {
-        return false;
-      }
-    }
-    return true;
-  }
 
   /**
    * The placement of a pod.
@@ -54,13 +41,23 @@ public final class PodScheduler {
    */
   public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
       List<ResourceClaim> claims) {
-    List<Node> sorted = nodes;
-    if (!sortedByName(nodes)) {
-      sorted = new ArrayList<>(nodes);
-      sorted.sort(BY_NAME);
+    NodeIndex index = allocator.snapshot().inventory().nodeIndex(nodes,
+        allocator.options().features());
+    List<Node> sorted = index.sorted();
+    // only a pod with node constraints filters; without, every node is eligible and no list of
+    // them is built per pod
+    BitSet eligibleAt = null;
+    int eligibleCount = sorted.size();
+    if (hasNodeConstraints(pod)) {
+      eligibleAt = new BitSet(sorted.size());
+      for (int i = 0; i < sorted.size(); i++) {
+        if (podFits(pod, sorted.get(i))) {
+          eligibleAt.set(i);
+        }
+      }
+      eligibleCount = eligibleAt.cardinality();
     }
-    List<Node> eligible = sorted.stream().filter(n -> podFits(pod, n)).toList();
-    if (eligible.isEmpty()) {
+    if (eligibleCount == 0) {
       List<ClaimOutcome> out = new ArrayList<>();
       for (ResourceClaim c : claims) {
         out.add(new ClaimOutcome.NotAllocated(c, Explanation.problem(
@@ -78,12 +75,25 @@ public final class PodScheduler {
     long bestScore = Long.MIN_VALUE;
     long reachable = -1;
     int feasible = 0;
-    int enough = feasibleNodesToScore(eligible.size());
-    for (Node node : eligible) {
+    int enough = feasibleNodesToScore(eligibleCount);
+    AllocatedState state = allocator.snapshot().allocated();
+    boolean skipFull = allocator.fullNodesSkippable(claims);
+    for (int pos = 0; pos < sorted.size(); pos++) {
+      if (skipFull) {
+        pos = index.nextNotKnownFull(pos, state); // jumps over nodes already found full
+        if (pos >= sorted.size()) {
+          break;
+        }
+      }
+      if (eligibleAt != null && !eligibleAt.get(pos)) {
+        continue;
+      }
+      Node node = sorted.get(pos);
       if (best != null && feasible >= enough) {
         break;
       }
-      if (allocator.certainlyFull(node, claims)) {
+      if (skipFull && allocator.poolsFull(node)) {
+        index.markFull(pos, state);
         continue;
       }
       Allocator.Attempt attempt = allocator.attempt(node, claims, shared);
@@ -130,11 +140,11 @@ public final class PodScheduler {
     }
     List<ClaimOutcome> explained = allocator.explain(null, claims,
         new Allocator.Attempt(null, null, null));
-    String note = notes(nodes.size(), eligible.size(), limit, limitNode);
+    String note = notes(nodes.size(), eligibleCount, limit, limitNode);
     boolean noCommon = explained.stream().anyMatch(o -> ((ClaimOutcome.NotAllocated) o)
         .explanation().kind() == Explanation.Kind.NO_COMMON_NODE);
     if (noCommon) {
-      String tried = eligible.size() + (eligible.size() == 1 ? " node" : " nodes") + " tried";
+      String tried = eligibleCount + (eligibleCount == 1 ? " node" : " nodes") + " tried";
       note = note == null ? tried : tried + "; " + note;
     }
     if (note == null) {
@@ -170,6 +180,19 @@ public final class PodScheduler {
       notes.add(limit.getMessage() + " on node " + node);
     }
     return notes.isEmpty() ? null : String.join("; ", notes);
+  }
+
+  /** Whether the pod constrains its nodes at all; when not, {@link #podFits} is always true. */
+  private static boolean hasNodeConstraints(Pod pod) {
+    if (pod == null || pod.getSpec() == null) {
+      return false;
+    }
+    var spec = pod.getSpec();
+    return (spec.getNodeName() != null && !spec.getNodeName().isEmpty())
+        || (spec.getNodeSelector() != null && !spec.getNodeSelector().isEmpty())
+        || (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null
+            && spec.getAffinity().getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution() != null);
   }
 
   /** Whether the pod may run on the node: node name, node selector, required node affinity. */

@@ -216,7 +216,10 @@ class GpuClaimIT {
         Pod current = Dra.get(client, pod);
         assertThat(current.getSpec().getNodeName()).isNull();
         var scheduled = current.getStatus().getConditions().stream()
-            .filter(c -> c.getType().equals("PodScheduled")).findFirst().orElseThrow();
+            .filter(c -> c.getType().equals("PodScheduled")).findFirst()
+            // an AssertionError, so that the await polls again until the controller wrote it
+            .orElseThrow(() -> new AssertionError(pod.getMetadata().getName()
+                + " has no PodScheduled condition yet"));
         assertThat(scheduled.getStatus()).isEqualTo("False");
         assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
         assertThat(scheduled.getMessage()).isNotBlank();

@@ -94,6 +94,43 @@ public final class DeviceInventory {
     return cacheOwner.compareAndSet(null, evaluator) || cacheOwner.get() == evaluator;
   }
 
+  /**
+   * Key of {@link #selectorsFailSomewhere}: which pools are seen (features) and the selectors
+   * evaluated, in order (a later selector is only evaluated where the earlier ones match). Lists
+   * may hold nulls (a selector without CEL), so they are not {@code List.copyOf}.
+   */
+  record SelectorsKey(AllocatorFeatures features, List<String> classSelectors,
+      List<String> requestSelectors) {}
+
+  /** Bounds the memo below: distinct (class, request selectors) pairs are few in practice. */
+  private static final int SELECTOR_ERROR_MEMO_LIMIT = 4096;
+
+  private final ConcurrentHashMap<SelectorsKey, Boolean> selectorErrorMemo =
+      new ConcurrentHashMap<>();
+
+  /**
+   * Whether evaluating these selectors on every device throws, memoized per inventory: a
+   * device's selector results depend only on the device (fixed for this inventory) and the
+   * evaluator (the cache owner's), never on what is allocated, so the answer holds for every
+   * pod scheduled against this inventory. {@code check} runs the evaluation and reports whether
+   * it threw; it is only memoized for the evaluator that owns the caches.
+   */
+  boolean selectorsFailSomewhere(SelectorEvaluator evaluator, SelectorsKey key,
+      java.util.function.BooleanSupplier check) {
+    if (!cachesResultsOf(evaluator)) {
+      return check.getAsBoolean();
+    }
+    Boolean known = selectorErrorMemo.get(key);
+    if (known != null) {
+      return known;
+    }
+    boolean fails = check.getAsBoolean();
+    if (selectorErrorMemo.size() < SELECTOR_ERROR_MEMO_LIMIT) {
+      selectorErrorMemo.putIfAbsent(key, fails);
+    }
+    return fails;
+  }
+
   /** Every slice, in input order. */
   List<SliceInfo> slices() {
     return all;

@@ -171,6 +171,39 @@ class PodSchedulerTest {
     assertThat(Scenario.brief(p.outcomes())).containsExactlyElementsOf(expected);
   }
 
+  /**
+   * The early stop's "does any selector fail somewhere" answer is memoized per inventory; pods
+   * scheduled one after another against one inventory must get the same decisions as each would
+   * alone, with the memo told apart by class selectors (the requests here have none of their own).
+   */
+  @org.junit.jupiter.api.Test
+  void selectorErrorMemoKeepsDecisionsAcrossPodsOfOneInventory() {
+    Allocator allocator = Scenario.of(
+            slice("a", "node-a", device("g0").withBool("mig", false).build()).build(),
+            slice("b", "node-b", device("g0").build()).build())
+        .withClasses(deviceClass("gpu", ANY_GPU),
+            deviceClass("mig", "device.attributes[\"" + DRIVER + "\"].mig"),
+            deviceClass("none", "false"))
+        .allocator();
+    List<ResourceClaim> clean = List.of(claim("c", firstAvailable("gpu",
+        sub("none", "none", 1), sub("any", "gpu", 1))).build());
+    List<ResourceClaim> failing = List.of(claim("c", firstAvailable("gpu",
+        sub("mig", "mig", 1), sub("any", "gpu", 1))).build());
+    String placed = "gpu/any=gpu.example.com/node-a/g0";
+    String error = "!request \"gpu/mig\": class mig: selector #0 on device "
+        + "gpu.example.com/node-b/g0: CEL error: CEL expression failed to evaluate: no such key: "
+        + "mig (guard optional attributes with has() or \"in\") (expression: device.attributes[\""
+        + DRIVER + "\"].mig)";
+    for (int round = 0; round < 2; round++) {
+      PodScheduler.Placement ok = PodScheduler.schedule(allocator, NODES, null, clean);
+      assertThat(ok.node()).as("round %d", round).isEqualTo("node-a");
+      assertThat(Scenario.brief(ok.outcomes())).containsExactly(placed);
+      PodScheduler.Placement failed = PodScheduler.schedule(allocator, NODES, null, failing);
+      assertThat(failed.node()).as("round %d", round).isNull();
+      assertThat(Scenario.brief(failed.outcomes())).containsExactly(error);
+    }
+  }
+
   @ParameterizedTest(name = "{0} nodes: score {1}")
   @org.junit.jupiter.params.provider.CsvSource({"10, 10", "99, 99", "100, 100", "1000, 420",
       "5000, 500", "10000, 500", "100000, 5000"})

@@ -17,11 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Our allocator, through the command, on generated scenarios: every allocation it makes passes
+ * Our allocator, through the command, on generated scenarios of both profiles: every allocation it makes passes
  * the validity checker, it tells apart what it can and cannot allocate (neither side is empty),
  * and it never rejects the generated input. The side-by-side run against upstream's allocator is
  * {@code UpstreamDifferentialIT} in integration-tests.
@@ -35,13 +36,14 @@ class GeneratedScenariosTest {
   @TempDir
   Path tmp;
 
-  @Test
-  void everyAllocationIsValid() throws Exception {
+  @ParameterizedTest
+  @EnumSource(ScenarioGenerator.Profile.class)
+  void everyAllocationIsValid(ScenarioGenerator.Profile profile) throws Exception {
     int allocated = 0;
     int notAllocated = 0;
     List<String> problems = new ArrayList<>();
     for (long seed = 0; seed < SEEDS; seed++) {
-      GeneratedScenario s = ScenarioGenerator.generate(seed);
+      GeneratedScenario s = ScenarioGenerator.generate(seed, profile);
       Path file = tmp.resolve("seed-" + seed + ".yaml");
       Files.writeString(file, s.yaml());
       ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -36,6 +36,13 @@ class AllocatorTest {
   static final String PCIE = "resource.kubernetes.io/pcieRoot";
   static final Node NODE_A = node("node-a");
 
+  static io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest allOf(
+      io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest sub) {
+    sub.setAllocationMode("All");
+    sub.setCount(null);
+    return sub;
+  }
+
   static Arguments tc(String name, Scenario s, Node node, List<ResourceClaim> claims,
       String... expected) {
     return arguments(named(name, s), node, claims, List.of(expected));
@@ -215,6 +222,21 @@ class AllocatorTest {
                 .withDistinct(PCIE).build()),
             "!constraint distinctAttribute resource.kubernetes.io/pcieRoot (all requests) cannot "
                 + "be satisfied; on node node-a"),
+        // Extended seed 4709: with upstream's per-request distinctAttribute, All of the first
+        // subrequest gets past g2 (compared with g1 only) to the tainted g3 and falls back to the
+        // next subrequest; with pairwise distinct values g2 conflicts first, and a conflict among
+        // the devices All must take is an error for the claim, as in upstream's allocateDevice.
+        tc("distinctAttribute: a conflict within All of a subrequest fails the claim",
+            Scenario.of(slice("s", "node-a", gpu("g0", "A100", "40Gi", "pci0"),
+                gpu("g1", "A100", "40Gi", "pci1"), gpu("g2", "A100", "40Gi", "pci0"),
+                device("g3").withString("model", "A100").withString(PCIE, "pci1")
+                    .withTaint("degraded", null, "NoExecute").build()).build())
+                .withClasses(deviceClass("gpu", ANY_GPU)), NODE_A,
+            List.of(claim("c", firstAvailable("r", allOf(sub("s0", "gpu", 1)),
+                sub("s1", "gpu", 1))).withDistinct(PCIE).build()),
+            "!request \"r/s0\": cannot add device gpu.example.com/node-a/g2 because a claim "
+                + "constraint would not be satisfied: distinctAttribute "
+                + "resource.kubernetes.io/pcieRoot"),
         tc("adminAccess may use a device another claim holds",
             gpus("gpu-0").withExisting(claim("old", request("r", "gpu").build())
                 .withAllocated("gpu.example.com/node-a/gpu-0").build()), NODE_A,

@@ -44,6 +44,11 @@ import java.util.TreeSet;
  * tainted against the request's tolerations; each request got its count (for {@code All}: every
  * matching device), one subrequest of a {@code firstAvailable} list; constraints hold; no shared
  * counter and no consumable capacity is exceeded; the claims of one pod share one node.
+ * adminAccess: a result has it exactly when its request asks for it, and such a device may be in
+ * use and does not count as allocated. A device's binding conditions are copied into its result,
+ * and a device that binds to a node (or is reachable from some nodes only) restricts the
+ * allocation's node selector. A pod's node meets the pod's node name, node selector and required
+ * node affinity.
  *
  * <p>Pure: reads only its inputs. Reimplements the rules on purpose rather than calling the
  * allocator, so that the allocator's own bugs cannot hide here. CEL is evaluated with dra-core's
@@ -148,7 +153,7 @@ public final class AllocationChecker {
       }
     });
     for (Pod pod : pods) {
-      Set<String> podNodes = new TreeSet<>();
+      TreeSet<String> podNodes = new TreeSet<>();
       if (pod.getSpec() == null || pod.getSpec().getResourceClaims() == null) {
         continue;
       }
@@ -162,6 +167,12 @@ public final class AllocationChecker {
       }
       if (podNodes.size() > 1) {
         out.add("pod " + pod.getMetadata().getName() + ": claims on different nodes " + podNodes);
+      } else if (podNodes.size() == 1) {
+        String n = podNodes.first();
+        String why = nodes.containsKey(n) ? podMisfit(pod, nodes.get(n)) : "does not exist";
+        if (why != null) {
+          out.add("pod " + pod.getMetadata().getName() + ": node " + n + " " + why);
+        }
       }
     }
     return out;
@@ -192,6 +203,20 @@ public final class AllocationChecker {
       String reach = reachable(e, node);
       if (reach != null) {
         out.add(where + " " + reach);
+      } else if (node == null && a.getNodeSelector() == null && !everywhere(e)) {
+        out.add(where + " is reachable from some nodes only, but the allocation has no node "
+            + "selector");
+      }
+      if (Boolean.TRUE.equals(e.device().getBindsToNode()) && node == null) {
+        out.add(where + " binds to a node, but the allocation names no node");
+      }
+      if (!list(e.device().getBindingConditions()).equals(list(r.getBindingConditions()))
+          || !list(e.device().getBindingFailureConditions())
+              .equals(list(r.getBindingFailureConditions()))) {
+        out.add(where + " has binding conditions " + list(e.device().getBindingConditions())
+            + " / failure conditions " + list(e.device().getBindingFailureConditions())
+            + ", the result " + list(r.getBindingConditions()) + " / "
+            + list(r.getBindingFailureConditions()));
       }
       boolean multi = Boolean.TRUE.equals(e.device().getAllowMultipleAllocations());
       boolean admin = Boolean.TRUE.equals(r.getAdminAccess());
@@ -199,7 +224,10 @@ public final class AllocationChecker {
         if (r.getShareID() == null || r.getShareID().isEmpty()) {
           out.add(where + " allows multiple allocations but has no shareID");
         }
-        addAll(shared.computeIfAbsent(id, k -> new HashMap<>()), r.getConsumedCapacity());
+        if (!admin) {
+          // an admin's share is not in use either: kube-scheduler's allocated state skips it
+          addAll(shared.computeIfAbsent(id, k -> new HashMap<>()), r.getConsumedCapacity());
+        }
       } else if (!admin) {
         String holder = taken.putIfAbsent(id, claim);
         if (holder != null) {
@@ -217,6 +245,10 @@ public final class AllocationChecker {
         out.add(where + ": the claim has no such request");
         continue;
       }
+      if (admin != spec.adminAccess()) {
+        out.add(where + (admin ? " has adminAccess, which the request does not ask for"
+            : " lacks adminAccess, which the request asks for"));
+      }
       String mismatch = matches(spec, e);
       if (mismatch != null) {
         out.add(where + " " + mismatch);
@@ -227,7 +259,7 @@ public final class AllocationChecker {
       }
       byRequest.computeIfAbsent(r.getRequest(), k -> new ArrayList<>()).add(e);
     }
-    checkCounts(c, claim, node, byRequest, out);
+    checkCounts(c, claim, node, a.getNodeSelector(), byRequest, out);
     checkConstraints(c, claim, byRequest, out);
   }
 
@@ -250,7 +282,7 @@ public final class AllocationChecker {
   /** A request or subrequest as the checker needs it. */
   private record Spec(String topName, String fullName, String className,
       List<DeviceSelector> selectors, String mode, long count,
-      List<DeviceToleration> tolerations, boolean firstAvailable) {}
+      List<DeviceToleration> tolerations, boolean firstAvailable, boolean adminAccess) {}
 
   private static Spec spec(ResourceClaim c, String resultName) {
     String[] parts = resultName.split("/", 2);
@@ -262,14 +294,14 @@ public final class AllocationChecker {
         var e = q.getExactly();
         return new Spec(q.getName(), q.getName(), e.getDeviceClassName(), e.getSelectors(),
             e.getAllocationMode(), e.getCount() == null ? 1 : e.getCount(), e.getTolerations(),
-            false);
+            false, Boolean.TRUE.equals(e.getAdminAccess()));
       }
       if (q.getFirstAvailable() != null && parts.length == 2) {
         for (DeviceSubRequest s : q.getFirstAvailable()) {
           if (s.getName().equals(parts[1])) {
             return new Spec(q.getName(), resultName, s.getDeviceClassName(), s.getSelectors(),
                 s.getAllocationMode(), s.getCount() == null ? 1 : s.getCount(),
-                s.getTolerations(), true);
+                s.getTolerations(), true, false);
           }
         }
       }
@@ -311,7 +343,7 @@ public final class AllocationChecker {
     return null;
   }
 
-  private void checkCounts(ResourceClaim c, String claim, String node,
+  private void checkCounts(ResourceClaim c, String claim, String node, NodeSelector allocation,
       Map<String, List<Entry>> byRequest, List<String> out) {
     for (DeviceRequest q : c.getSpec().getDevices().getRequests()) {
       List<String> used = byRequest.keySet().stream()
@@ -331,19 +363,33 @@ public final class AllocationChecker {
       }
       List<Entry> got = byRequest.get(used.get(0));
       if ("All".equals(spec.mode())) {
-        Set<String> want = new HashSet<>();
-        Set<String> usedPools = new HashSet<>();
-        got.forEach(e -> usedPools.add(e.driver() + "/" + e.pool()));
-        for (Entry e : devices.values()) {
-          boolean inScope = node != null ? reachable(e, node) == null
-              : usedPools.contains(e.driver() + "/" + e.pool());
-          if (inScope && matches(spec, e) == null
-              && untolerated(e.device(), spec.tolerations()) == null) {
-            want.add(e.id());
-          }
-        }
         Set<String> have = new HashSet<>();
         got.forEach(e -> have.add(e.id()));
+        // Without a node name the allocation was made on some node its selector allows; every
+        // device matching from that node belongs to All (devices of per-device node selection
+        // too), so one such node must account for exactly these devices.
+        List<String> candidates = new ArrayList<>();
+        if (node != null) {
+          candidates.add(node);
+        } else {
+          new TreeMap<>(nodes).forEach((name, n) -> {
+            if (allocation == null || selects(allocation, n)) {
+              candidates.add(name);
+            }
+          });
+        }
+        Set<String> want = null;
+        for (String n : candidates) {
+          Set<String> w = allMatching(spec, n, null);
+          if (want == null || w.equals(have)) {
+            want = w;
+          }
+        }
+        if (want == null) {
+          Set<String> usedPools = new HashSet<>();
+          got.forEach(e -> usedPools.add(e.driver() + "/" + e.pool()));
+          want = allMatching(spec, null, usedPools);
+        }
         if (!have.equals(want)) {
           out.add(claim + ": request " + used.get(0) + " (All) got " + new TreeSet<>(have)
               + " but " + new TreeSet<>(want) + " match");
@@ -353,6 +399,20 @@ public final class AllocationChecker {
             + spec.count());
       }
     }
+  }
+
+  /** The devices {@code All} wants from this node, or (node null) from these pools. */
+  private Set<String> allMatching(Spec spec, String node, Set<String> pools) {
+    Set<String> want = new HashSet<>();
+    for (Entry e : devices.values()) {
+      boolean inScope = node != null ? reachable(e, node) == null
+          : pools.contains(e.driver() + "/" + e.pool());
+      if (inScope && matches(spec, e) == null
+          && untolerated(e.device(), spec.tolerations()) == null) {
+        want.add(e.id());
+      }
+    }
+    return want;
   }
 
   private void checkConstraints(ResourceClaim c, String claim, Map<String, List<Entry>> byRequest,
@@ -451,6 +511,45 @@ public final class AllocationChecker {
     return "is reachable from no node";
   }
 
+  /** Whether the device is reachable from every node (its slice's or its own allNodes). */
+  private static boolean everywhere(Entry e) {
+    var spec = e.slice().getSpec();
+    return Boolean.TRUE.equals(spec.getPerDeviceNodeSelection())
+        ? Boolean.TRUE.equals(e.device().getAllNodes()) : Boolean.TRUE.equals(spec.getAllNodes());
+  }
+
+  /** Null when the pod may run on the node (name, node selector, required affinity), else why. */
+  static String podMisfit(Pod pod, Node node) {
+    var spec = pod.getSpec();
+    String name = node.getMetadata().getName();
+    if (spec.getNodeName() != null && !spec.getNodeName().isEmpty()
+        && !spec.getNodeName().equals(name)) {
+      return "is not the pod's node name " + spec.getNodeName();
+    }
+    Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of()
+        : node.getMetadata().getLabels();
+    if (spec.getNodeSelector() != null) {
+      for (var want : new TreeMap<>(spec.getNodeSelector()).entrySet()) {
+        if (!want.getValue().equals(labels.get(want.getKey()))) {
+          return "does not match the pod's node selector " + want.getKey() + "="
+              + want.getValue();
+        }
+      }
+    }
+    if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null
+        && spec.getAffinity().getNodeAffinity()
+            .getRequiredDuringSchedulingIgnoredDuringExecution() != null
+        && !selects(spec.getAffinity().getNodeAffinity()
+            .getRequiredDuringSchedulingIgnoredDuringExecution(), node)) {
+      return "does not match the pod's required node affinity";
+    }
+    return null;
+  }
+
+  private static List<String> list(List<String> l) {
+    return l == null ? List.of() : l;
+  }
+
   private static boolean selects(NodeSelector selector, Node node) {
     for (NodeSelectorTerm t : selector.getNodeSelectorTerms()) {
       boolean ok = true;
@@ -468,8 +567,9 @@ public final class AllocationChecker {
       }
       for (NodeSelectorRequirement r : t.getMatchFields() == null
           ? List.<NodeSelectorRequirement>of() : t.getMatchFields()) {
-        ok &= "metadata.name".equals(r.getKey()) && "In".equals(r.getOperator())
-            && r.getValues().contains(node.getMetadata().getName());
+        boolean in = r.getValues().contains(node.getMetadata().getName());
+        ok &= "metadata.name".equals(r.getKey())
+            && ("In".equals(r.getOperator()) ? in : "NotIn".equals(r.getOperator()) && !in);
       }
       if (ok) {
         return true;

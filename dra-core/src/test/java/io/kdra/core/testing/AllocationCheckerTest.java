@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
@@ -56,13 +57,24 @@ class AllocationCheckerTest {
       slice("b-old", "node-b", device("gpu-old").withString("model", "A100").build())
           .withPool("node-b", 1, 1).build(),
       slice("c", "node-c", device("gpu-0").withString("model", "A100").build())
-          .withPool("node-c", 1, 2).build());
+          .withPool("node-c", 1, 2).build(),
+      slice("net", null, device("link-bc").withBindingConditions("attached").withBindsToNode()
+          .build(), device("link-plain").build()).withPool("net", 1, 1).withAllNodes().build(),
+      slice("pd", null, device("pd-a").withString("kind", "link").withNodeName("node-a").build(),
+          pdSelector(device("pd-sel").withString("kind", "link").build()),
+          device("pd-all").withString("kind", "link").withAllNodes().build())
+          .withPool("pd", 1, 1).withPerDeviceNodeSelection().build());
+
+  static Device pdSelector(Device d) {
+    d.setNodeSelector(AllocFixtures.labelSelector("zone", "a"));
+    return d;
+  }
 
   static final AllocationChecker CHECKER = new AllocationChecker(
       List.of(deviceClass("gpu", "device.driver == \"" + GPU + "\""),
           deviceClass("a100", MODEL + " == \"A100\""),
           deviceClass("mig", "device.attributes[\"" + GPU + "\"].mig")),
-      SLICES, List.of(node("node-a"), node("node-b"), node("node-c")),
+      SLICES, List.of(node("node-a", "zone", "a"), node("node-b", "zone", "b"), node("node-c")),
       List.of(allocated(claim("old", request("req", "gpu").build()).build(), "node-a",
           "req=node-a/gpu-1")));
 
@@ -89,6 +101,53 @@ class AllocationCheckerTest {
 
   static ResourceClaim share(String name, String memory) {
     ResourceClaim c = one(name, "node-a", "r=node-a/vgpu");
+    DeviceRequestAllocationResult r = c.getStatus().getAllocation().getDevices().getResults()
+        .get(0);
+    r.setShareID("share-" + name);
+    r.setConsumedCapacity(Map.of("memory", new Quantity(memory)));
+    return c;
+  }
+
+  /** An adminAccess claim (or not) on the node with these results, adminAccess set as given. */
+  static ResourceClaim admin(String name, boolean asks, boolean result, String node,
+      String... results) {
+    var req = request("r", "gpu");
+    if (asks) {
+      req.withAdminAccess();
+    }
+    ResourceClaim c = allocated(claim(name, req.build()).build(), node, results);
+    if (result) {
+      c.getStatus().getAllocation().getDevices().getResults().forEach(r -> r.setAdminAccess(true));
+    }
+    return c;
+  }
+
+  /** A claim for one device with its binding conditions copied, or not, into the result. */
+  static ResourceClaim bound(String name, String node, boolean copy, String result) {
+    ResourceClaim c = one(name, node, result);
+    if (copy) {
+      DeviceRequestAllocationResult r = c.getStatus().getAllocation().getDevices().getResults()
+          .get(0);
+      r.setBindingConditions(List.of("attached"));
+      r.setBindingFailureConditions(List.of("failed"));
+    }
+    if (node == null) {
+      c.getStatus().getAllocation().setNodeSelector(null);
+    }
+    return c;
+  }
+
+  /** All devices with a {@code kind} attribute, on no node name, under this node selector. */
+  static ResourceClaim allLinks(io.fabric8.kubernetes.api.model.NodeSelector selector,
+      String... results) {
+    ResourceClaim c = allocated(claim("c", request("r", "gpu").withAll().withSelectors(
+        "\"kind\" in device.attributes[\"" + GPU + "\"]").build()).build(), "node-a", results);
+    c.getStatus().getAllocation().setNodeSelector(selector);
+    return c;
+  }
+
+  static ResourceClaim adminShare(String name, String memory) {
+    ResourceClaim c = admin(name, true, true, "node-a", "r=node-a/vgpu");
     DeviceRequestAllocationResult r = c.getStatus().getAllocation().getDevices().getResults()
         .get(0);
     r.setShareID("share-" + name);
@@ -179,6 +238,47 @@ class AllocationCheckerTest {
         tc("shared counter exceeded",
             List.of(one("c1", "node-a", "r=node-a/part-0"), one("c2", "node-a", "r=node-a/part-1")),
             "counter gpu.example.com/node-a/mem/memory exceeded"),
+        tc("valid: adminAccess takes a device in use, which stays free for others",
+            List.of(admin("c1", true, true, "node-a", "r=node-a/gpu-1"),
+                admin("c2", true, true, "node-a", "r=node-a/gpu-0"),
+                one("c3", "node-a", "r=node-a/gpu-0"))),
+        tc("adminAccess missing from the result of a request that asks for it",
+            List.of(admin("c", true, false, "node-a", "r=node-a/gpu-0")),
+            "lacks adminAccess, which the request asks for"),
+        tc("adminAccess in the result of a request that does not ask for it",
+            List.of(admin("c", false, true, "node-a", "r=node-a/gpu-1")),
+            "has adminAccess, which the request does not ask for"),
+        tc("valid: binding conditions copied, the allocation bound to the node",
+            List.of(bound("c", "node-b", true, "r=net/link-bc"))),
+        tc("binding conditions not copied into the result",
+            List.of(bound("c", "node-b", false, "r=net/link-bc")),
+            "has binding conditions [attached] / failure conditions [failed], the result [] / []"),
+        tc("a device that binds to a node, in an allocation without a node",
+            List.of(bound("c", null, true, "r=net/link-bc")),
+            "binds to a node, but the allocation names no node"),
+        tc("valid: a network device without binding conditions needs no node",
+            List.of(bound("c", null, false, "r=net/link-plain"))),
+        tc("per-device node name of another node",
+            List.of(one("c", "node-b", "r=pd/pd-a")),
+            "is local to node node-a, the claim is for node node-b"),
+        tc("per-device node selector that the node does not match",
+            List.of(one("c", "node-b", "r=pd/pd-sel")), "is not reachable from node node-b"),
+        tc("per-device node selector, but the allocation has no node selector",
+            List.of(bound("c", null, false, "r=pd/pd-sel")),
+            "is reachable from some nodes only, but the allocation has no node selector"),
+        tc("valid: per-device node selection, matching node and allNodes",
+            List.of(one("c1", "node-a", "r=pd/pd-a"), one("c2", "node-a", "r=pd/pd-sel"),
+                one("c3", "node-b", "r=pd/pd-all"))),
+        tc("valid: an admin's share does not count against the device's capacity",
+            List.of(share("s1", "16Gi"), adminShare("s2", "16Gi"))),
+        tc("valid: All over per-device node selection, no node name, from a node that sees "
+            + "only the allNodes device", List.of(allLinks(null, "r=pd/pd-all"))),
+        tc("All over per-device node selection that leaves out a device of the selected node",
+            List.of(allLinks(AllocFixtures.labelSelector("zone", "a"), "r=pd/pd-all",
+                "r=pd/pd-sel")),
+            "(All) got [gpu.example.com/pd/pd-all, gpu.example.com/pd/pd-sel] but "
+                + "[gpu.example.com/pd/pd-a, gpu.example.com/pd/pd-all, gpu.example.com/pd/pd-sel]"
+                + " match"),
         tc("consumable capacity exceeded", List.of(share("s1", "16Gi"), share("s2", "16Gi")),
             "device gpu.example.com/node-a/vgpu: capacity memory exceeded"));
   }
@@ -194,6 +294,52 @@ class AllocationCheckerTest {
       for (int i = 0; i < expected.size(); i++) {
         assertThat(violations.get(i)).contains(expected.get(i));
       }
+    }
+  }
+
+  static Pod pod(java.util.function.Consumer<io.fabric8.kubernetes.api.model.PodSpec> spec) {
+    Pod pod = new PodBuilder().withNewMetadata().withName("p").withNamespace("default")
+        .endMetadata().withNewSpec()
+        .addNewResourceClaim().withName("x").withResourceClaimName("c").endResourceClaim()
+        .endSpec().build();
+    spec.accept(pod.getSpec());
+    return pod;
+  }
+
+  static io.fabric8.kubernetes.api.model.Affinity hostAffinity(String operator, String host) {
+    return new io.fabric8.kubernetes.api.model.AffinityBuilder().withNewNodeAffinity()
+        .withNewRequiredDuringSchedulingIgnoredDuringExecution().addNewNodeSelectorTerm()
+        .addNewMatchExpression().withKey("zone").withOperator(operator).withValues(host)
+        .endMatchExpression().endNodeSelectorTerm()
+        .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build();
+  }
+
+  static Stream<Arguments> placements() {
+    return Stream.of(
+        arguments("valid: no constraint", pod(s -> { }), null),
+        arguments("valid: node name", pod(s -> s.setNodeName("node-a")), null),
+        arguments("valid: node selector and affinity", pod(s -> {
+          s.setNodeSelector(Map.of("zone", "a"));
+          s.setAffinity(hostAffinity("NotIn", "b"));
+        }), null),
+        arguments("another node name", pod(s -> s.setNodeName("node-b")),
+            "pod p: node node-a is not the pod's node name node-b"),
+        arguments("node selector not matched", pod(s -> s.setNodeSelector(Map.of("zone", "b"))),
+            "pod p: node node-a does not match the pod's node selector zone=b"),
+        arguments("required affinity not matched", pod(s -> s.setAffinity(
+            hostAffinity("In", "b"))), "pod p: node node-a does not match the pod's required "
+            + "node affinity"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("placements")
+  void podPlacement(String name, Pod pod, String expected) {
+    List<String> violations = CHECKER.check(List.of(one("c", "node-a", "r=node-a/gpu-0")),
+        List.of(pod));
+    if (expected == null) {
+      assertThat(violations).isEmpty();
+    } else {
+      assertThat(violations).containsExactly(expected);
     }
   }
 

@@ -60,6 +60,13 @@ import java.util.Random;
  * <p>Deterministic: the same seed always yields the same scenario (only {@link Random} with the
  * seed, and ordered collections). Sizes stay small (at most four nodes and a few dozen devices)
  * so that any disagreement can be read by a person.
+ *
+ * <p>{@link Profile#EXTENDED} adds adminAccess requests, devices with binding conditions (some
+ * binding to a node), a pool with per-device node selection, pods with a node name, node
+ * selector or required node affinity, and more taints and tolerations (NoExecute,
+ * tolerationSeconds, empty values, tolerate-all). Its extra choices come from a second random
+ * stream, so the basic stream, and with it every basic seed quoted in the docs, stays as it was:
+ * an extended scenario is its basic scenario plus these shapes.
  */
 public final class ScenarioGenerator {
 
@@ -72,10 +79,29 @@ public final class ScenarioGenerator {
   static final String[] MODELS = {"A100", "H100", "L4", "T4"};
   static final String[] VERSIONS = {"1.2.3", "1.10.0", "2.0.0", "2.1.0-beta.1", "535.104.5"};
 
+  /** Which shapes a scenario may have. */
+  public enum Profile {
+    /** The original shapes; seeds documented in docs/OPERATIONS.md replay with it. */
+    BASIC,
+    /** BASIC plus adminAccess, binding conditions, per-device node selection, pod placement. */
+    EXTENDED;
+
+    /** {@code basic} or {@code extended}, case-insensitive. */
+    public static Profile of(String name) {
+      return valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
+  public static final String DEGRADED_KEY = "example.com/degraded";
+
   private final Random r;
+  /** The extended profile's own choices; null in the basic profile. */
+  private final Random x;
   private final long seed;
   private final List<ResourceSlice> slices = new ArrayList<>();
   private final List<Node> nodes = new ArrayList<>();
+  /** The extended profile's own slices, placed among the others after the basic shuffle. */
+  private final List<ResourceSlice> extraSlices = new ArrayList<>();
   /** Devices that claims allocated before the run may take, in generation order. */
   private final List<Placed> placed = new ArrayList<>();
   private final Map<String, BigDecimal> counterLeft = new HashMap<>();
@@ -87,14 +113,25 @@ public final class ScenarioGenerator {
   private record Placed(String driver, String pool, String node, Device device,
       String counterKey) {}
 
-  private ScenarioGenerator(long seed) {
+  private ScenarioGenerator(long seed, Profile profile) {
     this.seed = seed;
     this.r = new Random(seed);
+    this.x = profile == Profile.EXTENDED ? new Random(seed ^ 0x9E3779B97F4A7C15L) : null;
   }
 
-  /** The scenario for this seed. */
+  /** The basic profile's scenario for this seed. */
   public static GeneratedScenario generate(long seed) {
-    return new ScenarioGenerator(seed).build();
+    return generate(seed, Profile.BASIC);
+  }
+
+  /** The scenario for this seed and profile. */
+  public static GeneratedScenario generate(long seed, Profile profile) {
+    return new ScenarioGenerator(seed, profile).build();
+  }
+
+  /** True with probability 1/n in the extended profile; never in the basic one. */
+  private boolean ext(int n) {
+    return x != null && x.nextInt(n) == 0;
   }
 
   private GeneratedScenario build() {
@@ -112,6 +149,9 @@ public final class ScenarioGenerator {
     int fabrics = r.nextInt(3) == 0 ? 1 + r.nextInt(2) : 0;
     for (int f = 0; f < fabrics; f++) {
       fabricPool("fabric-" + f);
+    }
+    if (ext(2)) {
+      perDevicePool("attach");
     }
     List<ResourceClaim> claims = new ArrayList<>();
     int old = r.nextInt(4);
@@ -134,6 +174,10 @@ public final class ScenarioGenerator {
     claims.addAll(pending);
     Collections.shuffle(slices, r);
     Collections.shuffle(nodes, r);
+    // after the basic shuffle, whose draws depend on the number of slices
+    for (ResourceSlice extra : extraSlices) {
+      slices.add(x.nextInt(slices.size() + 1), extra);
+    }
     return new GeneratedScenario(seed, classes(), List.copyOf(slices), List.copyOf(claims),
         List.copyOf(templates), List.copyOf(nodes), List.copyOf(pods));
   }
@@ -258,6 +302,21 @@ public final class ScenarioGenerator {
       t.setEffect(r.nextInt(3) == 0 ? "NoExecute" : "NoSchedule");
       d.setTaints(List.of(t));
     }
+    if (ext(8)) {
+      bindingConditions(d, GPU);
+    }
+    if (ext(8)) {
+      DeviceTaint t = new DeviceTaint();
+      t.setKey(DEGRADED_KEY);
+      if (x.nextBoolean()) {
+        t.setValue("high");
+      }
+      t.setEffect(x.nextBoolean() ? "NoExecute" : "NoSchedule");
+      List<DeviceTaint> taints = new ArrayList<>(d.getTaints() == null ? List.of()
+          : d.getTaints());
+      taints.add(t);
+      d.setTaints(taints);
+    }
     return d;
   }
 
@@ -288,6 +347,9 @@ public final class ScenarioGenerator {
       d.setAttributes(new LinkedHashMap<>());
       attr(d, "bandwidth", integer(new long[] {50, 100, 200}[r.nextInt(3)]));
       attr(d, "generation", version(r.nextBoolean() ? "3.0.0" : "4.1.0"));
+      if (ext(4)) {
+        bindingConditions(d, FABRIC);
+      }
       devices.add(d);
     }
     ResourceSlice s = slice(pool, FABRIC, null, 1, 1, devices);
@@ -298,6 +360,47 @@ public final class ScenarioGenerator {
     }
     slices.add(s);
     devices.forEach(d -> placed.add(new Placed(FABRIC, pool, null, d, null)));
+  }
+
+  /**
+   * Extended profile: network-attached links in a slice with {@code perDeviceNodeSelection}, each
+   * link reachable from one node by name, from nodes by selector, or from all nodes; some with
+   * binding conditions. Not offered to claims allocated before the run.
+   */
+  private void perDevicePool(String pool) {
+    List<Device> devices = new ArrayList<>();
+    int links = 2 + x.nextInt(3);
+    for (int i = 0; i < links; i++) {
+      Device d = new Device();
+      d.setName("link-" + i);
+      d.setAttributes(new LinkedHashMap<>());
+      attr(d, "bandwidth", integer(new long[] {50, 100, 200}[x.nextInt(3)]));
+      attr(d, "generation", version(x.nextBoolean() ? "3.0.0" : "4.1.0"));
+      switch (x.nextInt(4)) {
+        case 0, 1 -> d.setNodeName(nodes.get(x.nextInt(nodes.size())).getMetadata().getName());
+        case 2 -> d.setNodeSelector(x.nextBoolean()
+            ? AllocFixtures.labelSelector("zone", x.nextBoolean() ? "a" : "b")
+            : AllocFixtures.labelSelector("kubernetes.io/hostname",
+                nodes.get(x.nextInt(nodes.size())).getMetadata().getName()));
+        default -> d.setAllNodes(true);
+      }
+      if (x.nextInt(4) == 0) {
+        bindingConditions(d, FABRIC);
+      }
+      devices.add(d);
+    }
+    ResourceSlice s = slice(pool, FABRIC, null, 1, 1, devices);
+    s.getSpec().setPerDeviceNodeSelection(true);
+    extraSlices.add(s);
+  }
+
+  /** Binding conditions (both lists, as the API requires), bound to the node half the time. */
+  private void bindingConditions(Device d, String domain) {
+    d.setBindingConditions(List.of(domain + "/attached"));
+    d.setBindingFailureConditions(List.of(domain + "/attach-failed"));
+    if (x.nextBoolean()) {
+      d.setBindsToNode(true);
+    }
   }
 
   private static ResourceSlice slice(String name, String driver, String node, long generation,
@@ -468,6 +571,10 @@ public final class ScenarioGenerator {
         e.setDeviceClassName(cls);
         fill(cls, e::setSelectors, e::setAllocationMode, e::setCount, e::setTolerations,
             e::setCapacity);
+        if (ext(8)) {
+          // subrequests have no adminAccess in resource.k8s.io/v1
+          e.setAdminAccess(true);
+        }
         req.setExactly(e);
       }
       list.add(req);
@@ -547,12 +654,58 @@ public final class ScenarioGenerator {
       }
       tolerations.accept(List.of(t));
     }
+    if (ext(5)) {
+      tolerations.accept(extendedTolerations());
+    }
     if (cls.equals("vgpu") && r.nextInt(10) < 7) {
       CapacityRequirements req = new CapacityRequirements();
       req.setRequests(Map.of("memory", new Quantity(
           new String[] {"1Gi", "4Gi", "6Gi", "10Gi", "30Gi"}[r.nextInt(5)])));
       capacity.accept(req);
     }
+  }
+
+  /** Extended profile: one or two tolerations of the NoExecute, tolerationSeconds kind and more. */
+  private List<DeviceToleration> extendedTolerations() {
+    List<DeviceToleration> out = new ArrayList<>();
+    int n = 1 + x.nextInt(2);
+    for (int i = 0; i < n; i++) {
+      DeviceToleration t = new DeviceToleration();
+      switch (x.nextInt(6)) {
+        case 0 -> {
+          t.setKey(TAINT_KEY);
+          t.setOperator("Equal");
+          t.setValue("true");
+          t.setEffect("NoExecute");
+          t.setTolerationSeconds(new long[] {0, 60, 3600}[x.nextInt(3)]);
+        }
+        case 1 -> {
+          t.setKey(DEGRADED_KEY);
+          t.setOperator("Exists");
+          t.setEffect(x.nextBoolean() ? "NoExecute" : "NoSchedule");
+          if (x.nextBoolean()) {
+            t.setTolerationSeconds(300L);
+          }
+        }
+        case 2 -> t.setOperator("Exists"); // no key: tolerates every taint
+        case 3 -> {
+          t.setKey(TAINT_KEY);
+          t.setOperator("Equal");
+          t.setValue("false"); // tolerates nothing the generator taints with
+        }
+        case 4 -> {
+          t.setKey(DEGRADED_KEY);
+          t.setOperator("Equal");
+          t.setValue("high");
+        }
+        default -> {
+          t.setKey(DEGRADED_KEY);
+          t.setOperator("Equal"); // empty value: matches only taints without one
+        }
+      }
+      out.add(t);
+    }
+    return out;
   }
 
   private static ResourceClaim claim(String name, ResourceClaimSpec spec) {
@@ -688,8 +841,36 @@ public final class ScenarioGenerator {
       c.setImage("registry.k8s.io/pause:3.10");
       spec.setContainers(List.of(c));
       spec.setResourceClaims(refs);
+      if (x != null) {
+        placement(spec);
+      }
       pod.setSpec(spec);
       pods.add(pod);
+    }
+  }
+
+  /** Extended profile: a pod's own node constraints, sometimes none that any node meets. */
+  private void placement(PodSpec spec) {
+    String someNode = "node-" + x.nextInt(nodes.size() + 1); // at times a node that is not there
+    switch (x.nextInt(6)) {
+      case 0 -> spec.setNodeName(someNode);
+      case 1 -> spec.setNodeSelector(Map.of("zone", x.nextBoolean() ? "a" : "b"));
+      case 2 -> spec.setAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder()
+          .withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution()
+          .addNewNodeSelectorTerm().addToMatchExpressions(new NodeSelectorRequirementBuilder()
+              .withKey("kubernetes.io/hostname").withOperator(x.nextBoolean() ? "In" : "NotIn")
+              .withValues(someNode).build())
+          .endNodeSelectorTerm().endRequiredDuringSchedulingIgnoredDuringExecution()
+          .endNodeAffinity().build());
+      case 3 -> spec.setAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder()
+          .withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution()
+          .addNewNodeSelectorTerm().addToMatchExpressions(new NodeSelectorRequirementBuilder()
+              .withKey("zone").withOperator("In").withValues("a").build()).endNodeSelectorTerm()
+          .addNewNodeSelectorTerm().addToMatchFields(new NodeSelectorRequirementBuilder()
+              .withKey("metadata.name").withOperator("In").withValues(someNode).build())
+          .endNodeSelectorTerm().endRequiredDuringSchedulingIgnoredDuringExecution()
+          .endNodeAffinity().build());
+      default -> { } // no constraint
     }
   }
 

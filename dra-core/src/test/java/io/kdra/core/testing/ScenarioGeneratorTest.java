@@ -24,6 +24,24 @@ class ScenarioGeneratorTest {
         .yaml());
   }
 
+  /**
+   * Seeds quoted in docs/OPERATIONS.md must replay: the basic profile's scenarios for seeds 1-500
+   * are pinned by a digest, so that no change to the generator silently alters them (a new shape
+   * belongs in another profile).
+   */
+  @Test
+  void basicProfileSeedsStayReplayable() throws Exception {
+    java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+    for (long seed = 1; seed <= 500; seed++) {
+      sha.update(ScenarioGenerator.generate(seed).yaml().getBytes(
+          java.nio.charset.StandardCharsets.UTF_8));
+    }
+    assertThat(java.util.HexFormat.of().formatHex(sha.digest())).isEqualTo(BASIC_DIGEST);
+  }
+
+  static final String BASIC_DIGEST =
+      "b0ea6c5992459d7aabb3cee929bb830d29b24d2d515d8364e00e1d9a439f01fe";
+
   @Test
   void yamlNamesTheSeedAndEveryObject() {
     GeneratedScenario s = ScenarioGenerator.generate(7);
@@ -68,6 +86,35 @@ class ScenarioGeneratorTest {
     assertThat(MANY.stream().filter(s -> s.slices().stream().map(
         x -> x.getSpec().getPool().getName()).distinct().count() < s.slices().size()).count())
         .as("pools over several slices").isGreaterThan(100);
+  }
+
+  @Test
+  void extendedProfileAddsItsShapesToTheBasicScenario() {
+    List<String> ext = LongStream.range(0, 300).mapToObj(seed -> ScenarioGenerator.generate(
+        seed, ScenarioGenerator.Profile.EXTENDED).yaml()).toList();
+    java.util.function.ToLongFunction<Predicate<String>> n = p -> ext.stream().filter(p).count();
+    assertThat(n.applyAsLong(y -> y.contains("adminAccess: true"))).as("adminAccess")
+        .isGreaterThan(30);
+    assertThat(n.applyAsLong(y -> y.contains("bindingConditions:"))).as("binding conditions")
+        .isGreaterThan(30);
+    assertThat(n.applyAsLong(y -> y.contains("bindsToNode: true"))).as("bindsToNode")
+        .isGreaterThan(20);
+    assertThat(n.applyAsLong(y -> y.contains("perDeviceNodeSelection: true")))
+        .as("per-device node selection").isGreaterThan(100);
+    assertThat(n.applyAsLong(y -> y.contains("tolerationSeconds:"))).as("tolerationSeconds")
+        .isGreaterThan(10);
+    assertThat(n.applyAsLong(y -> y.contains("kind: Pod") && y.contains("  nodeName: ")))
+        .as("pods with a node name").isGreaterThan(10);
+    assertThat(n.applyAsLong(y -> y.contains("requiredDuringSchedulingIgnoredDuringExecution")))
+        .as("pods with required node affinity").isGreaterThan(10);
+    // the basic stream is untouched: the same nodes and claims, in the same order
+    for (long seed = 0; seed < 20; seed++) {
+      GeneratedScenario b = ScenarioGenerator.generate(seed);
+      GeneratedScenario e = ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.EXTENDED);
+      assertThat(e.nodes()).isEqualTo(b.nodes());
+      assertThat(e.claims().stream().map(c -> c.getMetadata().getName()).toList())
+          .isEqualTo(b.claims().stream().map(c -> c.getMetadata().getName()).toList());
+    }
   }
 
   static boolean hasIncompletePool(GeneratedScenario s) {

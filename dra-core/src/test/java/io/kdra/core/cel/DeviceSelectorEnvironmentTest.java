@@ -1,5 +1,6 @@
 package io.kdra.core.cel;
 
+import io.kdra.core.testing.Fixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Named.named;
@@ -29,13 +30,13 @@ class DeviceSelectorEnvironmentTest {
   /** An 80Gi H100 like the facts sheet's example slice, plus a few typed attributes. */
   static CelDevice h100() {
     Device device = new DeviceBuilder().withName("gpu-0")
-        .addToAttributes("model", string("H100"))
-        .addToAttributes("family", string("hopper"))
-        .addToAttributes("driverVersion", version("550.54.15"))
-        .addToAttributes("numaNode", integer(0))
-        .addToAttributes("migCapable", bool(true))
-        .addToAttributes("resource.kubernetes.io/pcieRoot", string("pci0000:40"))
-        .addToAttributes("other.example.com/family", string("accel"))
+        .addToAttributes("model", Fixtures.stringAttribute("H100"))
+        .addToAttributes("family", Fixtures.stringAttribute("hopper"))
+        .addToAttributes("driverVersion", Fixtures.versionAttribute("550.54.15"))
+        .addToAttributes("numaNode", Fixtures.intAttribute(0))
+        .addToAttributes("migCapable", Fixtures.boolAttribute(true))
+        .addToAttributes("resource.kubernetes.io/pcieRoot", Fixtures.stringAttribute("pci0000:40"))
+        .addToAttributes("other.example.com/family", Fixtures.stringAttribute("accel"))
         .addToCapacity("memory", capacity("80Gi"))
         .addToCapacity("cores", capacity("132"))
         .build();
@@ -44,8 +45,8 @@ class DeviceSelectorEnvironmentTest {
 
   static CelDevice smallGpu() {
     Device device = new DeviceBuilder().withName("gpu-1")
-        .addToAttributes("model", string("T4"))
-        .addToAttributes("driverVersion", version("535.1.0"))
+        .addToAttributes("model", Fixtures.stringAttribute("T4"))
+        .addToAttributes("driverVersion", Fixtures.versionAttribute("535.1.0"))
         .addToCapacity("memory", capacity("16Gi"))
         .build();
     return CelDevice.of(DRIVER, device);
@@ -219,30 +220,6 @@ class DeviceSelectorEnvironmentTest {
     assertThatThrownBy(() -> loop.matches(h100()))
         .isInstanceOfSatisfying(CelSelectorException.class,
             e -> assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT));
-  }
-
-  private static DeviceAttribute string(String value) {
-    DeviceAttribute a = new DeviceAttribute();
-    a.setString(value);
-    return a;
-  }
-
-  private static DeviceAttribute version(String value) {
-    DeviceAttribute a = new DeviceAttribute();
-    a.setVersion(value);
-    return a;
-  }
-
-  private static DeviceAttribute integer(long value) {
-    DeviceAttribute a = new DeviceAttribute();
-    a.setInt(value);
-    return a;
-  }
-
-  private static DeviceAttribute bool(boolean value) {
-    DeviceAttribute a = new DeviceAttribute();
-    a.setBool(value);
-    return a;
   }
 
   private static DeviceCapacity capacity(String value) {

@@ -56,6 +56,18 @@ public final class Fixtures {
     return new DeviceAttributeBuilder().withString(value).build();
   }
 
+  public static DeviceAttribute intAttribute(long value) {
+    return new DeviceAttributeBuilder().withInt(value).build();
+  }
+
+  public static DeviceAttribute boolAttribute(boolean value) {
+    return new DeviceAttributeBuilder().withBool(value).build();
+  }
+
+  public static DeviceAttribute versionAttribute(String value) {
+    return new DeviceAttributeBuilder().withVersion(value).build();
+  }
+
   /** An exact request for one device of class {@code gpu}. */
   public static DeviceRequest request(String name) {
     return new DeviceRequestBuilder().withName(name)

@@ -1,5 +1,10 @@
 package io.kdra.core.testing;
 
+import static io.kdra.core.testing.Fixtures.boolAttribute;
+import static io.kdra.core.testing.Fixtures.intAttribute;
+import static io.kdra.core.testing.Fixtures.stringAttribute;
+import static io.kdra.core.testing.Fixtures.versionAttribute;
+
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelector;
@@ -199,7 +204,7 @@ public final class ScenarioGenerator {
       for (String[] p : new String[][] {{"part-full", "80Gi", "full"},
           {"part-half-0", "40Gi", "half"}, {"part-half-1", "40Gi", "half"}}) {
         Device d = gpu(p[0], gpus, gpus + 1);
-        attr(d, GPU + "/partition", string(p[2]));
+        attr(d, GPU + "/partition", stringAttribute(p[2]));
         d.getCapacity().put("memory", capacity(p[1], null));
         d.setConsumesCounters(List.of(consumes(set, "memory", p[1])));
         devices.add(d);
@@ -279,14 +284,14 @@ public final class ScenarioGenerator {
     d.setCapacity(new LinkedHashMap<>());
     // drivers write their own domain either bare or qualified; both must mean the same
     String prefix = r.nextInt(5) == 0 ? GPU + "/" : "";
-    attr(d, prefix + "model", string(model));
-    attr(d, prefix + "numa", integer(index * 2L / Math.max(1, of)));
-    attr(d, prefix + "healthy", bool(r.nextInt(10) != 0));
-    attr(d, prefix + "driverVersion", version(VERSIONS[r.nextInt(VERSIONS.length)]));
+    attr(d, prefix + "model", stringAttribute(model));
+    attr(d, prefix + "numa", intAttribute(index * 2L / Math.max(1, of)));
+    attr(d, prefix + "healthy", boolAttribute(r.nextInt(10) != 0));
+    attr(d, prefix + "driverVersion", versionAttribute(VERSIONS[r.nextInt(VERSIONS.length)]));
     if (r.nextBoolean()) {
-      attr(d, prefix + "mig", bool(r.nextBoolean()));
+      attr(d, prefix + "mig", boolAttribute(r.nextBoolean()));
     }
-    attr(d, PCIE, string("pci-" + (index % 2)));
+    attr(d, PCIE, stringAttribute("pci-" + (index % 2)));
     String memory = switch (model) {
       case "A100" -> r.nextBoolean() ? "40Gi" : "80Gi";
       case "H100" -> "80Gi";
@@ -327,9 +332,9 @@ public final class ScenarioGenerator {
       Device d = new Device();
       d.setName("nic-" + i);
       d.setAttributes(new LinkedHashMap<>());
-      attr(d, "speed", integer(new long[] {100, 200, 400}[r.nextInt(3)]));
-      attr(d, "rdma", bool(r.nextBoolean()));
-      attr(d, PCIE, string("pci-" + (r.nextInt(3) == 0 ? 1 - i % 2 : i % 2)));
+      attr(d, "speed", intAttribute(new long[] {100, 200, 400}[r.nextInt(3)]));
+      attr(d, "rdma", boolAttribute(r.nextBoolean()));
+      attr(d, PCIE, stringAttribute("pci-" + (r.nextInt(3) == 0 ? 1 - i % 2 : i % 2)));
       devices.add(d);
     }
     ResourceSlice s = slice(node + "-nic", NIC, node, 1, 1, devices);
@@ -345,8 +350,8 @@ public final class ScenarioGenerator {
       Device d = new Device();
       d.setName("link-" + i);
       d.setAttributes(new LinkedHashMap<>());
-      attr(d, "bandwidth", integer(new long[] {50, 100, 200}[r.nextInt(3)]));
-      attr(d, "generation", version(r.nextBoolean() ? "3.0.0" : "4.1.0"));
+      attr(d, "bandwidth", intAttribute(new long[] {50, 100, 200}[r.nextInt(3)]));
+      attr(d, "generation", versionAttribute(r.nextBoolean() ? "3.0.0" : "4.1.0"));
       if (ext(4)) {
         bindingConditions(d, FABRIC);
       }
@@ -374,8 +379,8 @@ public final class ScenarioGenerator {
       Device d = new Device();
       d.setName("link-" + i);
       d.setAttributes(new LinkedHashMap<>());
-      attr(d, "bandwidth", integer(new long[] {50, 100, 200}[x.nextInt(3)]));
-      attr(d, "generation", version(x.nextBoolean() ? "3.0.0" : "4.1.0"));
+      attr(d, "bandwidth", intAttribute(new long[] {50, 100, 200}[x.nextInt(3)]));
+      attr(d, "generation", versionAttribute(x.nextBoolean() ? "3.0.0" : "4.1.0"));
       switch (x.nextInt(4)) {
         case 0, 1 -> d.setNodeName(nodes.get(x.nextInt(nodes.size())).getMetadata().getName());
         case 2 -> d.setNodeSelector(x.nextBoolean()
@@ -878,30 +883,6 @@ public final class ScenarioGenerator {
 
   private static void attr(Device d, String name, DeviceAttribute a) {
     d.getAttributes().put(name, a);
-  }
-
-  private static DeviceAttribute string(String v) {
-    DeviceAttribute a = new DeviceAttribute();
-    a.setString(v);
-    return a;
-  }
-
-  private static DeviceAttribute integer(long v) {
-    DeviceAttribute a = new DeviceAttribute();
-    a.setInt(v);
-    return a;
-  }
-
-  private static DeviceAttribute bool(boolean v) {
-    DeviceAttribute a = new DeviceAttribute();
-    a.setBool(v);
-    return a;
-  }
-
-  private static DeviceAttribute version(String v) {
-    DeviceAttribute a = new DeviceAttribute();
-    a.setVersion(v);
-    return a;
   }
 
   private static DeviceCapacity capacity(String value, CapacityRequestPolicy policy) {

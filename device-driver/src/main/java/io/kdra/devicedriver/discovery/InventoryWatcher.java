@@ -14,9 +14,8 @@ import org.jboss.logging.Logger;
  * Runs a {@link DiscoveryBackend} periodically and keeps the latest inventory. Change listeners
  * hear of every change (not of unchanged passes); pass listeners hear of every pass, failed ones
  * included (device health reporting needs both "unchanged, still checked" and "cannot tell now").
- * A failed pass keeps the previous inventory: devices do
- * not vanish from the cluster because nvidia-smi hiccuped once; the error is logged and shown by
- * {@link #lastError()}.
+ * A failed pass keeps the previous inventory: devices do not vanish from the cluster because
+ * nvidia-smi hiccuped once; the error is logged and shown by {@link #lastError()}.
  *
  * <p>Thread-safe; listeners run on the discovery thread and must not block for long.
  */

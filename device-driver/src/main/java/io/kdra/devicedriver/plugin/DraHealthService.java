@@ -32,6 +32,7 @@ final class DraHealthService implements AutoCloseable {
 
   private final HealthStreams health;
   private final Set<Stream> open = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
 
   DraHealthService(HealthStreams health) {
     this.health = health;
@@ -51,6 +52,10 @@ final class DraHealthService implements AutoCloseable {
     // Both handlers must be set before this method returns (grpc-java's rule).
     out.setOnCancelHandler(() -> forget(stream));
     out.setOnReadyHandler(stream::flush);
+    if (closed) { // a call that slipped in while the server stops
+      stream.complete();
+      return;
+    }
     open.add(stream);
     health.subscribe(stream);
     LOG.debugf("health stream opened; %d open", open.size());
@@ -65,6 +70,7 @@ final class DraHealthService implements AutoCloseable {
   /** Ends every open stream cleanly (the kubelet sees EOF and reconnects to the next server). */
   @Override
   public void close() {
+    closed = true;
     for (Stream s : open) {
       forget(s);
       s.complete();
@@ -122,7 +128,12 @@ final class DraHealthService implements AutoCloseable {
       if (pending != null && !done && !out.isCancelled() && out.isReady()) {
         HealthReport report = pending;
         pending = null;
-        out.onNext(response(report));
+        try {
+          out.onNext(response(report));
+        } catch (RuntimeException e) {
+          // cancelled in between; the cancel handler drops this stream
+          LOG.debugf("health stream ended while sending: %s", e.toString());
+        }
       }
     }
 

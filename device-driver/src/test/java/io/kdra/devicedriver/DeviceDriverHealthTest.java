@@ -110,6 +110,8 @@ class DeviceDriverHealthTest {
       });
       assertThat(initial.getDevicesList()).extracting(DeviceHealth::getLastUpdatedTime)
           .allMatch(t -> t > 0);
+      given().when().get("/q/health/ready")
+          .then().body("checks[0].data.healthStreams", equalTo(1));
     }
   }
 }

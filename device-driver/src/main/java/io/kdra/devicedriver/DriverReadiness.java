@@ -31,6 +31,10 @@ public class DriverReadiness implements HealthCheck {
     r.withData("registration", runtime.registration().describe());
     r.withData("publisher", reporter == null ? "not configured"
         : reporter.connected() ? "connected" : reporter.lastError());
+    if (runtime.health() != null) {
+      // information only: a kubelet without ResourceHealthStatus never opens one
+      r.withData("healthStreams", runtime.health().streams());
+    }
     if (runtime.inventory() != null && !runtime.inventory().lastError().isEmpty()) {
       r.withData("discovery", runtime.inventory().lastError());
     }

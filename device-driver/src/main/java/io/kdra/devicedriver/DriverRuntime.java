@@ -7,6 +7,8 @@ import io.kdra.devicedriver.discovery.InventoryWatcher;
 import io.kdra.devicedriver.discovery.NvidiaBackend;
 import io.kdra.devicedriver.discovery.SimulatedBackend;
 import io.kdra.devicedriver.discovery.TpuBackend;
+import io.kdra.devicedriver.health.HealthReporting;
+import io.kdra.devicedriver.health.HealthStreams;
 import io.kdra.devicedriver.plugin.KubeletPluginServer;
 import io.kdra.devicedriver.plugin.RegistrationState;
 import io.kdra.devicedriver.prepare.CdiSpecStore;
@@ -47,6 +49,7 @@ public class DriverRuntime {
 
   private final RegistrationState registration = new RegistrationState();
   private InventoryWatcher inventory;
+  private HealthStreams health;
   private DeviceDriver driver;
   private KubeletPluginServer server;
   private InventoryReporter reporter;
@@ -54,6 +57,11 @@ public class DriverRuntime {
   void start(@Observes StartupEvent event) {
     inventory = new InventoryWatcher(backend());
     inventory.start(config.discoveryInterval());
+    // Every pass, failed ones too, feeds the kubelet's health streams (KEP-4680); the pool of
+    // every device is this node's.
+    health = new HealthStreams(
+        HealthReporting.forDiscoveryEvery(config.nodeName(), config.discoveryInterval()));
+    inventory.onPass(health::onPass);
     CheckpointStore checkpoint;
     try {
       checkpoint = CheckpointStore.open(config.checkpointFile(), Clock.systemUTC());
@@ -80,7 +88,8 @@ public class DriverRuntime {
                 config.name(), config.kubeletRegistryDir(), config.kubeletPluginsDir(),
                 config.serialize()),
             driver,
-            registration);
+            registration,
+            health);
     server.start();
     config.publisher().address().ifPresent(address -> {
       DriverConfig.Publisher p = config.publisher();
@@ -170,6 +179,11 @@ public class DriverRuntime {
   /** For health checks; null when no publisher is configured. */
   public InventoryReporter reporter() {
     return reporter;
+  }
+
+  /** The device health the kubelet's streams get; null before startup. */
+  public HealthStreams health() {
+    return health;
   }
 
   /** For health checks; null before startup. */

@@ -12,6 +12,8 @@ import io.kdra.devicedriver.kubelet.dra.v1.Claim;
 import io.kdra.devicedriver.kubelet.dra.v1.DRAPluginGrpc;
 import io.kdra.devicedriver.kubelet.dra.v1.NodePrepareResourcesRequest;
 import io.kdra.devicedriver.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DeviceHealth;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.HealthStatus;
 import io.kdra.devicedriver.testing.ClaimFixture;
 import io.kdra.devicedriver.testing.TestKubelet;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -26,8 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The whole app: health, registration with a test kubelet, and a prepare/unprepare round trip
- * over the real sockets with the claim read from the (mock) API server.
+ * The whole app: health, registration with a test kubelet, a prepare/unprepare round trip over
+ * the real sockets with the claim read from the (mock) API server, and the device-health stream.
  */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
@@ -91,5 +93,25 @@ class DeviceDriverHealthTest {
     given().when().get("/q/metrics")
         .then().statusCode(200)
         .body(containsString("kdra_driver_claim_operation_seconds_count{operation=\"prepare\",outcome=\"success\""));
+  }
+
+  @Test
+  @Order(4)
+  void streamsTheHealthOfEveryDeviceAsTheKubeletAsks() {
+    try (TestKubelet kubelet = new TestKubelet()) {
+      var initial = kubelet.watchHealth(DRA).next();
+      // the built-in inventory: eight healthy GPUs in this node's pool, 10s discovery -> 40s
+      assertThat(initial.getDevicesList()).extracting(d -> d.getDevice().getDeviceName())
+          .containsExactly("gpu-0", "gpu-1", "gpu-2", "gpu-3", "gpu-4", "gpu-5", "gpu-6", "gpu-7");
+      assertThat(initial.getDevicesList()).allSatisfy(d -> {
+        assertThat(d.getDevice().getPoolName()).isEqualTo("node-a");
+        assertThat(d.getHealth()).isEqualTo(HealthStatus.HEALTHY);
+        assertThat(d.getHealthCheckTimeoutSeconds()).isEqualTo(40);
+      });
+      assertThat(initial.getDevicesList()).extracting(DeviceHealth::getLastUpdatedTime)
+          .allMatch(t -> t > 0);
+      given().when().get("/q/health/ready")
+          .then().body("checks[0].data.healthStreams", equalTo(1));
+    }
   }
 }

@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DeviceHealth;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.HealthStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +34,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * there, the one window in which half a preparation exists. The successor removes the orphaned
  * spec at startup, the kubelet's retry prepares the claim once, a repeated prepare returns the same
  * CDI ids, and both claims unprepare: never a lost, duplicated or leftover preparation. node-b
- * (an A100 the class excludes) proves that the specs land on node-a only.
+ * (an A100 the class excludes) proves that the specs land on node-a only. The kubelet's
+ * device-health stream (KEP-4680) ends with each crash and, reopened, reaches the new driver, which
+ * reports a GPU marked unhealthy in its inventory.
  */
 @ExtendWith(ControlPlane.class)
 class DriverRestartIT {
@@ -63,6 +67,7 @@ class DriverRestartIT {
   void aRestartedDriverKeepsEveryPreparationExactlyOnce() throws Exception {
     String ns = stack.namespace;
     TestKubelet kubelet = stack.kubelet(NODE);
+    awaitHealth(kubelet, Map.of("gpu-0", HealthStatus.HEALTHY, "gpu-1", HealthStatus.HEALTHY));
     // scenario-specific, not the chart's class: only node-a's L4s, so node-b's A100 stays out
     stack.createClusterScoped(Dra.gpuClass("restart-gpu",
         "device.attributes[\"" + Stack.DRIVER + "\"].productName == \"NVIDIA L4\""));
@@ -127,6 +132,9 @@ class DriverRestartIT {
 
     // a second crash with both prepared, then unprepare through the new driver
     stack.crashAndRestart(driver);
+    // the health stream, ended by the crash, reopens (that it reaches the new driver, the last
+    // step shows: only the new driver can report the change made there)
+    awaitHealth(kubelet, Map.of("gpu-0", HealthStatus.HEALTHY, "gpu-1", HealthStatus.HEALTHY));
     assertThat(kubelet.prepareAgain(first).cdiIds()).isEqualTo(firstIds);
     client.resource(first).delete();
     client.resource(second).delete();
@@ -140,6 +148,26 @@ class DriverRestartIT {
     });
     assertThat(kubelet.prepared()).isEmpty();
     assertThat(allCdiFiles()).isEmpty();
+
+    // the last device of the inventory turns unhealthy: the next discovery pass tells the kubelet
+    Files.writeString(stack.nodeDir(NODE).resolve("inventory.yaml"), twoL4s(NODE).inventory()
+        + "  health: Unhealthy\n  healthMessage: \"XID 79: GPU has fallen off the bus\"\n");
+    awaitHealth(kubelet, Map.of("gpu-0", HealthStatus.HEALTHY, "gpu-1", HealthStatus.UNHEALTHY));
+    assertThat(kubelet.deviceHealth().get("gpu-1").getMessage())
+        .isEqualTo("XID 79: GPU has fallen off the bus");
+  }
+
+  /** Waits until the kubelet's health cache shows exactly these states, all in node-a's pool. */
+  private static void awaitHealth(TestKubelet kubelet, Map<String, HealthStatus> want) {
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      Map<String, DeviceHealth> health = kubelet.deviceHealth();
+      assertThat(health).hasSameSizeAs(want);
+      want.forEach((device, state) -> {
+        assertThat(health.get(device)).as(device).isNotNull();
+        assertThat(health.get(device).getHealth()).as(device).isEqualTo(state);
+        assertThat(health.get(device).getDevice().getPoolName()).isEqualTo(NODE);
+      });
+    });
   }
 
   private static String spec(String uid) {

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
 import io.kdra.devicedriver.kubelet.dra.v1.Claim;
 import io.kdra.devicedriver.kubelet.dra.v1.DRAPluginGrpc;
 import io.kdra.devicedriver.kubelet.dra.v1.NodePrepareResourceResponse;
@@ -18,6 +19,10 @@ import io.kdra.devicedriver.kubelet.dra.v1.NodePrepareResourcesRequest;
 import io.kdra.devicedriver.kubelet.dra.v1.NodePrepareResourcesResponse;
 import io.kdra.devicedriver.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import io.kdra.devicedriver.kubelet.dra.v1.NodeUnprepareResourcesResponse;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DeviceHealth;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.NodeWatchResourcesRequest;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import io.kdra.devicedriver.kubelet.pluginregistration.v1.InfoRequest;
 import io.kdra.devicedriver.kubelet.pluginregistration.v1.PluginInfo;
 import io.kdra.devicedriver.kubelet.pluginregistration.v1.RegistrationGrpc;
@@ -42,7 +47,9 @@ import java.util.concurrent.TimeUnit;
  * watcher's registration handshake on {@code <registry>/<driver>-reg.sock}, NodePrepareResources
  * (v1) for every pod bound to the node (once its claims are allocated and reserved for it), and on
  * pod deletion NodeUnprepareResources and the final deletion of the pod object, as a kubelet does
- * after a graceful deletion. All calls go over the driver's real unix sockets.
+ * after a graceful deletion; and, as the kubelet's DRA manager does for KEP-4680, a
+ * NodeWatchResources stream whose latest device health it keeps, forgets when the stream ends and
+ * reopens. All calls go over the driver's real unix sockets.
  */
 final class TestKubelet implements AutoCloseable {
 
@@ -59,6 +66,9 @@ final class TestKubelet implements AutoCloseable {
   private final Map<String, String> lastError = new ConcurrentHashMap<>();
   private volatile ManagedChannel dra;
   private SharedIndexInformer<Pod> informer;
+  /** Device health by device name, as the last health message said; empty without a stream. */
+  private volatile Map<String, DeviceHealth> health = Map.of();
+  private volatile boolean closed;
 
   TestKubelet(KubernetesClient client, String node, String driver, Path registryDir) {
     this.client = client;
@@ -137,7 +147,9 @@ final class TestKubelet implements AutoCloseable {
       ManagedChannel previous = dra;
       dra = channel(Path.of(info.getEndpoint()));
       if (previous != null) {
-        previous.shutdownNow();
+        previous.shutdownNow(); // its health stream ends and reopens on the new channel
+      } else {
+        watchHealth();
       }
     } finally {
       reg.shutdownNow();
@@ -328,6 +340,50 @@ final class TestKubelet implements AutoCloseable {
     prepared.remove(key(pod));
   }
 
+  /** The driver's latest health report, by device name (the kubelet's health cache). */
+  Map<String, DeviceHealth> deviceHealth() {
+    return health;
+  }
+
+  /**
+   * Opens the health stream on the current DRA channel. When it ends, the health is forgotten and
+   * the stream reopened a second later (the kubelet: cache cleared, retry after 5 s).
+   */
+  private void watchHealth() {
+    ManagedChannel channel = dra;
+    if (closed || channel == null) {
+      return;
+    }
+    DRAResourceHealthGrpc.newStub(channel).nodeWatchResources(
+        NodeWatchResourcesRequest.getDefaultInstance(), new StreamObserver<>() {
+          @Override
+          public void onNext(NodeWatchResourcesResponse r) {
+            // each message is the complete list
+            health = r.getDevicesList().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
+                d -> d.getDevice().getDeviceName(), d -> d));
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            ended();
+          }
+
+          @Override
+          public void onCompleted() {
+            ended();
+          }
+
+          private void ended() {
+            health = Map.of();
+            try {
+              worker.schedule(TestKubelet.this::watchHealth, 1, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+              // closed
+            }
+          }
+        });
+  }
+
   /** Marks the pod Running (as after its containers started). */
   void markRunning(Pod pod) {
     client.pods().inNamespace(pod.getMetadata().getNamespace())
@@ -339,6 +395,7 @@ final class TestKubelet implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     if (informer != null) {
       informer.close();
     }

@@ -1,5 +1,6 @@
 package io.kdra.devicedriver.discovery;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -10,10 +11,11 @@ import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
- * Runs a {@link DiscoveryBackend} periodically and keeps the latest inventory. Listeners hear of
- * every change (not of unchanged passes). A failed pass keeps the previous inventory: devices do
- * not vanish from the cluster because nvidia-smi hiccuped once; the error is logged and shown by
- * {@link #lastError()}.
+ * Runs a {@link DiscoveryBackend} periodically and keeps the latest inventory. Change listeners
+ * hear of every change (not of unchanged passes); pass listeners hear of every pass, failed ones
+ * included (device health reporting needs both "unchanged, still checked" and "cannot tell now").
+ * A failed pass keeps the previous inventory: devices do not vanish from the cluster because
+ * nvidia-smi hiccuped once; the error is logged and shown by {@link #lastError()}.
  *
  * <p>Thread-safe; listeners run on the discovery thread and must not block for long.
  */
@@ -21,7 +23,9 @@ public final class InventoryWatcher implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(InventoryWatcher.class);
 
   private final DiscoveryBackend backend;
+  private final Clock clock;
   private final List<Consumer<Inventory>> listeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<DiscoveryPass>> passListeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -32,9 +36,16 @@ public final class InventoryWatcher implements AutoCloseable {
   private volatile Inventory current = Inventory.EMPTY;
   private volatile String lastError = "";
   private volatile boolean discovered;
+  private volatile DiscoveryPass lastPass;
 
   public InventoryWatcher(DiscoveryBackend backend) {
+    this(backend, Clock.systemUTC());
+  }
+
+  /** @param clock stamps each {@link DiscoveryPass} */
+  public InventoryWatcher(DiscoveryBackend backend, Clock clock) {
     this.backend = backend;
+    this.clock = clock;
   }
 
   /** Runs one pass now (so the driver starts with devices) and then every {@code interval}. */
@@ -54,6 +65,7 @@ public final class InventoryWatcher implements AutoCloseable {
         LOG.errorf("%s discovery failed: %s", backend.name(), e.getMessage());
       }
       lastError = String.valueOf(e.getMessage());
+      passed();
       return;
     }
     if (!lastError.isEmpty()) {
@@ -71,6 +83,19 @@ public final class InventoryWatcher implements AutoCloseable {
         } catch (RuntimeException e) {
           LOG.errorf(e, "inventory listener failed");
         }
+      }
+    }
+    passed();
+  }
+
+  private void passed() {
+    DiscoveryPass pass = new DiscoveryPass(current, discovered, lastError, clock.instant());
+    lastPass = pass;
+    for (Consumer<DiscoveryPass> l : passListeners) {
+      try {
+        l.accept(pass);
+      } catch (RuntimeException e) {
+        LOG.errorf(e, "discovery pass listener failed");
       }
     }
   }
@@ -95,6 +120,18 @@ public final class InventoryWatcher implements AutoCloseable {
     listeners.add(listener);
     if (discovered) {
       listener.accept(current);
+    }
+  }
+
+  /**
+   * Adds a listener for every pass; it is called with the last pass right away if there was one.
+   * A listener added while a pass runs may hear that pass twice, or the older one after it.
+   */
+  public void onPass(Consumer<DiscoveryPass> listener) {
+    passListeners.add(listener);
+    DiscoveryPass pass = lastPass;
+    if (pass != null) {
+      listener.accept(pass);
     }
   }
 

@@ -3,6 +3,7 @@ package io.kdra.devicedriver.plugin;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyServerBuilder;
+import io.kdra.devicedriver.health.HealthStreams;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
 
 /**
- * Serves a {@link DraPlugin} to the kubelet: the DRA service (v1 and v1beta1) on
- * {@code <plugins>/<driver>/dra.sock} and the registration service on
+ * Serves a {@link DraPlugin} to the kubelet: the DRA service (v1 and v1beta1) and, when given
+ * {@link HealthStreams}, the device-health service (v1alpha1.DRAResourceHealth) on
+ * {@code <plugins>/<driver>/dra.sock}, and the registration service on
  * {@code <registry>/<driver>-reg.sock}, both plain grpc-java on unix domain sockets.
  *
  * <p>Why plain grpc-java and not quarkus-grpc: Quarkus serves gRPC on one TCP port (or one HTTP
@@ -49,17 +52,30 @@ public final class KubeletPluginServer implements AutoCloseable {
   private final Settings settings;
   private final DraPlugin plugin;
   private final RegistrationState registration;
+  private final HealthStreams health;
   private final Path draSocket;
   private final Path registrationSocket;
   private EventLoopGroup loop;
   private ExecutorService handlers;
   private Server draServer;
   private Server registrationServer;
+  private DraHealthService healthService;
 
+  /** A server without the health service: the kubelet's health stream gets Unimplemented. */
   public KubeletPluginServer(Settings settings, DraPlugin plugin, RegistrationState registration) {
+    this(settings, plugin, registration, null);
+  }
+
+  /**
+   * @param health the device health the kubelet's NodeWatchResources streams get; null serves no
+   *     health service
+   */
+  public KubeletPluginServer(
+      Settings settings, DraPlugin plugin, RegistrationState registration, HealthStreams health) {
     this.settings = settings;
     this.plugin = plugin;
     this.registration = registration;
+    this.health = health;
     this.draSocket = settings.pluginsDir().resolve(settings.driverName()).resolve("dra.sock");
     this.registrationSocket = settings.registryDir().resolve(settings.driverName() + "-reg.sock");
   }
@@ -95,16 +111,23 @@ public final class KubeletPluginServer implements AutoCloseable {
         Executors.newFixedThreadPool(
             HANDLERS, r -> daemon(r, "kubelet-plugin-" + n.incrementAndGet()));
     PluginCalls calls = new PluginCalls(plugin, settings.serialize());
-    draServer =
-        serve(
-            draSocket,
-            List.of(DraServiceV1.definition(calls), DraServiceV1beta1.definition(calls)));
+    List<ServerServiceDefinition> dra = new ArrayList<>(
+        List.of(DraServiceV1.definition(calls), DraServiceV1beta1.definition(calls)));
+    List<String> services = new ArrayList<>(RegistrationService.SUPPORTED_VERSIONS);
+    if (health != null) {
+      healthService = new DraHealthService(health);
+      dra.add(healthService.definition());
+      // Listed like upstream's kubeletplugin helper does; the kubelet picks its DRA service from
+      // the list and opens the health stream whatever the list says.
+      services.add(DraHealthService.SERVICE);
+    }
+    draServer = serve(draSocket, dra);
     registrationServer =
         serve(
             registrationSocket,
             List.of(
                 RegistrationService.definition(
-                    settings.driverName(), draSocket, this::onRegistration)));
+                    settings.driverName(), draSocket, services, this::onRegistration)));
     LOG.infof("kubelet plugin %s: DRA service on %s, registration on %s",
         settings.driverName(), draSocket, registrationSocket);
   }
@@ -142,6 +165,11 @@ public final class KubeletPluginServer implements AutoCloseable {
   public synchronized void close() {
     // Registration first, so the kubelet stops routing calls here before the endpoint goes.
     stop(registrationServer, registrationSocket);
+    // Health streams never end by themselves; end them so that the DRA server can stop at once.
+    if (healthService != null) {
+      healthService.close();
+      healthService = null;
+    }
     stop(draServer, draSocket);
     registrationServer = null;
     draServer = null;

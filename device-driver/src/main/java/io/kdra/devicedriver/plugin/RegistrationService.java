@@ -26,16 +26,18 @@ final class RegistrationService {
   private RegistrationService() {}
 
   /**
+   * @param services the services on the DRA socket, {@link #SUPPORTED_VERSIONS} first
    * @param onStatus gets (registered, error) from every NotifyRegistrationStatus
    */
   static ServerServiceDefinition definition(
-      String driverName, Path draSocket, BiConsumer<Boolean, String> onStatus) {
+      String driverName, Path draSocket, List<String> services,
+      BiConsumer<Boolean, String> onStatus) {
     PluginInfo info =
         PluginInfo.newBuilder()
             .setType(PLUGIN_TYPE)
             .setName(driverName)
             .setEndpoint(draSocket.toAbsolutePath().toString())
-            .addAllSupportedVersions(SUPPORTED_VERSIONS)
+            .addAllSupportedVersions(services)
             .build();
     return ServerServiceDefinition.builder(RegistrationGrpc.getServiceDescriptor())
         .addMethod(

@@ -109,4 +109,28 @@ class SimulatedBackendTest {
     assertThat(w.lastError()).contains("colour");
     w.close();
   }
+
+  @Test
+  void watcherReportsEveryPassFailedOnesToo() throws Exception {
+    Path file = dir.resolve("inv.yaml");
+    Files.writeString(file, TWO);
+    java.time.Instant t = java.time.Instant.parse("2026-12-01T10:00:00Z");
+    InventoryWatcher w = new InventoryWatcher(new SimulatedBackend(file),
+        java.time.Clock.fixed(t, java.time.ZoneOffset.UTC));
+    List<DiscoveryPass> passes = new ArrayList<>();
+    w.refresh();
+    w.onPass(passes::add); // hears the last pass at once
+    w.refresh();
+    Files.writeString(file, "devices: [{name: a, colour: red}]");
+    Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis() + 5000));
+    w.refresh();
+    assertThat(passes).extracting(DiscoveryPass::failed).containsExactly(false, false, true);
+    assertThat(passes.get(2).inventory().devices()).hasSize(2); // the last good one
+    assertThat(passes.get(2).error()).contains("colour");
+    assertThat(passes).allSatisfy(p -> {
+      assertThat(p.discovered()).isTrue();
+      assertThat(p.finishedAt()).isEqualTo(t);
+    });
+    w.close();
+  }
 }

@@ -2,6 +2,11 @@ package io.kdra.devicedriver.testing;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.NodeWatchResourcesRequest;
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import io.kdra.devicedriver.kubelet.pluginregistration.v1.InfoRequest;
 import io.kdra.devicedriver.kubelet.pluginregistration.v1.PluginInfo;
 import io.kdra.devicedriver.kubelet.pluginregistration.v1.RegistrationGrpc;
@@ -13,6 +18,8 @@ import io.netty.channel.unix.DomainSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -60,6 +67,83 @@ public final class TestKubelet implements AutoCloseable {
         .withDeadlineAfter(5, TimeUnit.SECONDS)
         .notifyRegistrationStatus(status);
     return chosen;
+  }
+
+  /**
+   * Opens {@code NodeWatchResources} on a DRA socket, as the kubelet does right after
+   * registration (KEP-4680); what the plugin streams collects in the returned watch.
+   */
+  public HealthWatch watchHealth(Path draSocket) {
+    HealthWatch watch = new HealthWatch();
+    DRAResourceHealthGrpc.newStub(dial(draSocket))
+        .nodeWatchResources(NodeWatchResourcesRequest.getDefaultInstance(), watch);
+    return watch;
+  }
+
+  /** One open health stream, seen from the kubelet's side. */
+  public static final class HealthWatch
+      implements ClientResponseObserver<NodeWatchResourcesRequest, NodeWatchResourcesResponse> {
+    /** Marks the end of the stream in {@link #events}: completed, or the error. */
+    public record End(Throwable error) {}
+
+    private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    private volatile ClientCallStreamObserver<NodeWatchResourcesRequest> call;
+
+    @Override
+    public void beforeStart(ClientCallStreamObserver<NodeWatchResourcesRequest> requestStream) {
+      call = requestStream;
+    }
+
+    @Override
+    public void onNext(NodeWatchResourcesResponse value) {
+      events.add(value);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      events.add(new End(t));
+    }
+
+    @Override
+    public void onCompleted() {
+      events.add(new End(null));
+    }
+
+    /** The next message; fails if the stream ends or none comes within 10 s. */
+    public NodeWatchResourcesResponse next() {
+      Object e = take();
+      if (e instanceof NodeWatchResourcesResponse r) {
+        return r;
+      }
+      throw new AssertionError("health stream ended instead of sending: " + e);
+    }
+
+    /** Waits for the end of the stream, skipping messages; fails after 10 s. */
+    public End end() {
+      while (true) {
+        if (take() instanceof End end) {
+          return end;
+        }
+      }
+    }
+
+    /** Cancels the call, as the kubelet does when the plugin deregisters or it stops. */
+    public void cancel() {
+      call.cancel("kubelet stops watching", null);
+    }
+
+    private Object take() {
+      try {
+        Object e = events.poll(10, TimeUnit.SECONDS);
+        if (e == null) {
+          throw new AssertionError("no health stream event within 10s");
+        }
+        return e;
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(ex);
+      }
+    }
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
@@ -186,6 +187,16 @@ public final class PodScheduling {
     try {
       binder.bind(pod, node);
       bindSpans.forEach(ClaimTracer.TraceSpan::end);
+    } catch (KubernetesClientException e) {
+      bindSpans.forEach(s -> s.end(e));
+      if (e.getCode() != 404 && e.getCode() != 409) {
+        throw e;
+      }
+      // The pod is gone, or replaced by one of the same name (the binding names the UID):
+      // nothing will use these reservations, so they are undone now rather than left to cleanup.
+      rollback(pod, podClaims, allocations);
+      return new Outcome.Waiting("pod " + Pods.key(pod) + " was deleted or replaced while "
+          + "being bound; its reservations were released");
     } catch (RuntimeException e) {
       bindSpans.forEach(s -> s.end(e));
       throw e;

@@ -242,6 +242,11 @@ final class Stack implements AutoCloseable {
         processes.size(), (System.nanoTime() - started) / 1_000_000, logDir);
   }
 
+  /** Deletes the Node object and registers it again, as a kubelet does after a node is lost. */
+  void recreateNode(String node) {
+    createNode(node);
+  }
+
   /** A Node as a kubelet would register it: Ready, with allocatable cpu, memory and pods. */
   private void createNode(String node) {
     client.nodes().withName(node).withGracePeriod(0).delete();
@@ -284,6 +289,11 @@ final class Stack implements AutoCloseable {
 
   TestKubelet kubelet(String node) {
     return kubelets.get(node);
+  }
+
+  /** The names of the stack's service processes. */
+  List<String> processNames() {
+    return List.copyOf(processes.keySet());
   }
 
   ServiceProcess process(String name) {

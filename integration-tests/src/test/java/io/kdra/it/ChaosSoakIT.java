@@ -32,7 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (a Lease lost under load ends the process by design) is started again, as its Deployment would.
  *
  * <p>Checked after every operation: no device is in two claims' allocations. Checked once settled,
- * each within {@link #SETTLE}: no claim is left being deleted; no claim is reserved for a pod that
+ * each within {@link #SETTLE}: no claim is left being deleted that no existing pod has reserved;
+ * no claim is reserved for a pod that
  * no longer exists; no CDI spec or checkpoint entry on a node lacks its allocated claim; every pod
  * not bound has PodScheduled=False with a message. Finally everything is deleted and every device
  * must be free again: one pod per device of the cluster is placed.
@@ -96,7 +97,7 @@ class ChaosSoakIT {
     soak.superviseServices();
     await("settled").atMost(SETTLE).untilAsserted(() -> {
       soak.superviseServices();
-      assertNoClaimBeingDeleted();
+      assertNoClaimBeingDeletedUnlessInUse();
       assertNoReservationForAGonePod();
       assertNoPreparedStateWithoutItsClaim();
       assertEveryPendingPodHasAReason();
@@ -104,12 +105,12 @@ class ChaosSoakIT {
     });
 
     // everything deleted: all devices free again, one pod per device placed
-    stack.deletePodsAndAwaitClaimsGone();
+    client.pods().inNamespace(stack.namespace).delete();
     SHARED.forEach(c -> client.resources(ResourceClaim.class).inNamespace(stack.namespace)
         .withName(c).delete());
-    await("claims gone").atMost(SETTLE).untilAsserted(() -> {
-      assertThat(client.resources(ResourceClaim.class).inNamespace(stack.namespace).list()
-          .getItems()).isEmpty();
+    await("pods and claims gone").atMost(SETTLE).untilAsserted(() -> {
+      assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
+      assertThat(claims()).isEmpty();
       assertNoPreparedStateWithoutItsClaim();
     });
     client.resource(Dra.template(stack.namespace, "final", KdraChart.GPU_CLASS, 1))
@@ -143,16 +144,25 @@ class ChaosSoakIT {
         .as("allocated devices: %s", devices).doesNotHaveDuplicates();
   }
 
-  private void assertNoClaimBeingDeleted() {
+  /** A claim may wait in deletion only while a pod that exists still has it reserved. */
+  private void assertNoClaimBeingDeletedUnlessInUse() {
     invariantChecks++;
-    assertThat(claims()).as("claims being deleted")
-        .noneMatch(c -> c.getMetadata().getDeletionTimestamp() != null);
+    List<String> podUids = podUids();
+    assertThat(claims()).as("claims being deleted, reserved by no pod that exists")
+        .noneMatch(c -> c.getMetadata().getDeletionTimestamp() != null
+            && (c.getStatus() == null || c.getStatus().getReservedFor() == null
+                || c.getStatus().getReservedFor().stream()
+                    .noneMatch(r -> podUids.contains(r.getUid()))));
+  }
+
+  private static List<String> podUids() {
+    return client.pods().inNamespace(stack.namespace).list().getItems().stream()
+        .map(p -> p.getMetadata().getUid()).toList();
   }
 
   private void assertNoReservationForAGonePod() {
     invariantChecks++;
-    List<String> podUids = client.pods().inNamespace(stack.namespace).list().getItems().stream()
-        .map(p -> p.getMetadata().getUid()).toList();
+    List<String> podUids = podUids();
     for (ResourceClaim c : claims()) {
       if (c.getStatus() != null && c.getStatus().getReservedFor() != null) {
         assertThat(c.getStatus().getReservedFor()).as("reservedFor of %s",
@@ -309,9 +319,13 @@ class ChaosSoakIT {
 
     private String fault(String service, String kind) {
       stack.crash(service);
-      faults.merge(kind + " " + service.replaceAll("-\\d+$|-node-.$", ""), 1, Integer::sum);
-      stack.restart(service);
-      return "kill-and-restart " + service.replaceAll("-\\d+$|-node-.$", "");
+      faults.merge(kind + " " + kindOf(service), 1, Integer::sum);
+      stack.restartWithoutWaiting(service);
+      return "kill-and-restart " + kindOf(service);
+    }
+
+    private static String kindOf(String service) {
+      return service.replaceAll("-\\d+$|-node-.$", "");
     }
 
     private String deleteSlices(String node) {
@@ -328,15 +342,22 @@ class ChaosSoakIT {
       return "recreate-node";
     }
 
-    /** Starts every service that exited again, as a Deployment or DaemonSet would. */
+    /**
+     * Starts every service that exited again, as a Deployment or DaemonSet would, until all
+     * are ready.
+     */
     void superviseServices() {
-      for (String name : stack.processNames()) {
-        if (!stack.process(name).alive()) {
-          faults.merge("exited by itself " + name.replaceAll("-\\d+$|-node-.$", ""), 1,
-              Integer::sum);
-          stack.restart(name);
+      await("services ready").atMost(Duration.ofMinutes(3)).until(() -> {
+        boolean ready = true;
+        for (String name : stack.processNames()) {
+          if (!stack.process(name).alive()) {
+            faults.merge("exited by itself " + kindOf(name), 1, Integer::sum);
+            stack.restartWithoutWaiting(name);
+          }
+          ready &= stack.process(name).ready();
         }
-      }
+        return ready;
+      });
     }
 
     private <T> T pick(List<T> from) {

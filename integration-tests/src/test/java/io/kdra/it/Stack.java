@@ -325,6 +325,16 @@ final class Stack implements AutoCloseable {
    * registers again with its node's kubelet. Returns once the new process is ready.
    */
   ServiceProcess restart(String name) {
+    ServiceProcess fresh = restartWithoutWaiting(name);
+    fresh.awaitReady(READY_TIMEOUT);
+    return fresh;
+  }
+
+  /**
+   * As {@link #restart}, returning once the process runs (and a driver registered with its
+   * kubelet), not once it is ready: readiness may need another service that is down too.
+   */
+  ServiceProcess restartWithoutWaiting(String name) {
     ServiceProcess fresh = processes.get(name).startAgain();
     processes.put(name, fresh);
     for (SimulatedNode node : nodes) {
@@ -332,7 +342,6 @@ final class Stack implements AutoCloseable {
         kubelets.get(node.name()).register(READY_TIMEOUT);
       }
     }
-    fresh.awaitReady(READY_TIMEOUT);
     return fresh;
   }
 

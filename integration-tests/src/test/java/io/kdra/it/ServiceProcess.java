@@ -72,12 +72,16 @@ final class ServiceProcess implements AutoCloseable {
   /** As {@link #start(String, String, Map, Path)}, with extra environment variables. */
   static ServiceProcess start(String module, String name, Map<String, String> properties,
       Map<String, String> environment, Path logDir) {
+    return start(module, name, properties, environment, logDir, freePort());
+  }
+
+  private static ServiceProcess start(String module, String name,
+      Map<String, String> properties, Map<String, String> environment, Path logDir, int port) {
     Path jar = moduleDir(module).resolve("target/quarkus-app/quarkus-run.jar");
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar + " is missing; package " + module
           + " first (./mvnw -pl integration-tests -am install -DskipTests)");
     }
-    int port = freePort();
     Map<String, String> props = new LinkedHashMap<>(properties);
     props.put("quarkus.http.port", Integer.toString(port));
     props.put("quarkus.http.host", "127.0.0.1");
@@ -209,11 +213,12 @@ final class ServiceProcess implements AutoCloseable {
     }
   }
 
-  /** The same service started again with the same configuration (a new HTTP port). */
+  /**
+   * The same service started again with the same configuration and HTTP port, as a pod
+   * restarted behind its Service: the drivers keep reaching a restarted slice-publisher.
+   */
   ServiceProcess startAgain() {
-    Map<String, String> props = new LinkedHashMap<>(properties);
-    props.remove("quarkus.http.port");
-    return start(module, name, props, environment, log.getParent());
+    return start(module, name, properties, environment, log.getParent(), httpPort);
   }
 
   /** Ends the process and its descendants: SIGTERM, then SIGKILL after a grace period. */

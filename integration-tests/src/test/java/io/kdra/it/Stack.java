@@ -242,6 +242,11 @@ final class Stack implements AutoCloseable {
         processes.size(), (System.nanoTime() - started) / 1_000_000, logDir);
   }
 
+  /** Deletes the Node object and registers it again, as a kubelet does after a node is lost. */
+  void recreateNode(String node) {
+    createNode(node);
+  }
+
   /** A Node as a kubelet would register it: Ready, with allocatable cpu, memory and pods. */
   private void createNode(String node) {
     client.nodes().withName(node).withGracePeriod(0).delete();
@@ -286,6 +291,11 @@ final class Stack implements AutoCloseable {
     return kubelets.get(node);
   }
 
+  /** The names of the stack's service processes. */
+  List<String> processNames() {
+    return List.copyOf(processes.keySet());
+  }
+
   ServiceProcess process(String name) {
     return processes.get(name);
   }
@@ -315,6 +325,16 @@ final class Stack implements AutoCloseable {
    * registers again with its node's kubelet. Returns once the new process is ready.
    */
   ServiceProcess restart(String name) {
+    ServiceProcess fresh = restartWithoutWaiting(name);
+    fresh.awaitReady(READY_TIMEOUT);
+    return fresh;
+  }
+
+  /**
+   * As {@link #restart}, returning once the process runs (and a driver registered with its
+   * kubelet), not once it is ready: readiness may need another service that is down too.
+   */
+  ServiceProcess restartWithoutWaiting(String name) {
     ServiceProcess fresh = processes.get(name).startAgain();
     processes.put(name, fresh);
     for (SimulatedNode node : nodes) {
@@ -322,7 +342,6 @@ final class Stack implements AutoCloseable {
         kubelets.get(node.name()).register(READY_TIMEOUT);
       }
     }
-    fresh.awaitReady(READY_TIMEOUT);
     return fresh;
   }
 

@@ -50,6 +50,12 @@ public final class PodClaimResolver {
     /** The entry's template does not exist (yet). */
     record MissingTemplate(String entry, String template) implements Step {}
 
+    /**
+     * The entry names a ResourceClaim that does not exist (yet): the pod is unschedulable until
+     * it does, as kube-scheduler reports it.
+     */
+    record MissingClaim(String entry, String claim) implements Step {}
+
     /** Nothing to do but wait: {@code reason} says for what. */
     record Wait(String entry, String reason) implements Step {}
   }
@@ -98,8 +104,7 @@ public final class PodClaimResolver {
     if (entry.getResourceClaimName() != null) {
       return lookup.claim(ns, entry.getResourceClaimName())
           .<Step>map(c -> new Step.Use(name, c))
-          .orElse(new Step.Wait(name, "ResourceClaim " + entry.getResourceClaimName()
-              + " does not exist"));
+          .orElse(new Step.MissingClaim(name, entry.getResourceClaimName()));
     }
     String templateName = entry.getResourceClaimTemplateName();
     if (templateName == null) {

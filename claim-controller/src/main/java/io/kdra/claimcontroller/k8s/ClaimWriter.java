@@ -89,7 +89,9 @@ public class ClaimWriter {
       }
       var refs = new ArrayList<>(current.getStatus().getReservedFor() == null ? List.of()
           : current.getStatus().getReservedFor());
-      refs.removeIf(r -> pod.getMetadata().getUid().equals(r.getUid()));
+      if (!refs.removeIf(r -> pod.getMetadata().getUid().equals(r.getUid()))) {
+        return null;
+      }
       boolean clear = deallocate && refs.isEmpty();
       ResourceClaim status = new ResourceClaimBuilder(current).editStatus()
           .withReservedFor(refs).withAllocation(clear ? null
@@ -127,7 +129,9 @@ public class ClaimWriter {
       }
       if (plan.delete()) {
         try {
-          client.resource(latest).delete();
+          // Only the version the plan was made from: a reservation written meanwhile makes the
+          // delete fail with 409, and the next cycle sees the claim in use.
+          client.resource(latest).lockResourceVersion().delete();
         } catch (KubernetesClientException e) {
           if (!Conflicts.isNotFound(e)) {
             throw e;

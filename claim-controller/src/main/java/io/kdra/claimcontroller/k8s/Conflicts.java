@@ -27,6 +27,22 @@ final class Conflicts {
     throw last;
   }
 
+  /**
+   * Runs {@code write}; false when the object was deleted since it was read (404), which is a
+   * routine race with its owner, not an error.
+   */
+  static boolean unlessGone(Runnable write) {
+    try {
+      write.run();
+      return true;
+    } catch (KubernetesClientException e) {
+      if (!isNotFound(e)) {
+        throw e;
+      }
+      return false;
+    }
+  }
+
   static boolean isNotFound(KubernetesClientException e) {
     return e.getCode() == 404;
   }

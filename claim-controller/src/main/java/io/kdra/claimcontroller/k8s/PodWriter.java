@@ -60,8 +60,8 @@ public class PodWriter {
         }
       }
       if (changed) {
-        client.resource(new PodBuilder(now).editOrNewStatus()
-            .withResourceClaimStatuses(statuses).endStatus().build()).updateStatus();
+        return Conflicts.unlessGone(() -> client.resource(new PodBuilder(now).editOrNewStatus()
+            .withResourceClaimStatuses(statuses).endStatus().build()).updateStatus());
       }
       return true;
     });
@@ -96,9 +96,8 @@ public class PodWriter {
           .withLastTransitionTime(since).withLastProbeTime(null).build();
       conds.removeIf(c -> Upstream.POD_SCHEDULED.equals(c.getType()));
       conds.add(cond);
-      client.resource(new PodBuilder(now).editOrNewStatus().withConditions(conds).endStatus()
-          .build()).updateStatus();
-      return true;
+      return Conflicts.unlessGone(() -> client.resource(new PodBuilder(now).editOrNewStatus()
+          .withConditions(conds).endStatus().build()).updateStatus());
     });
   }
 

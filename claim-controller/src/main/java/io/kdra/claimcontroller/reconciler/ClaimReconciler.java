@@ -18,9 +18,13 @@ import io.kdra.claimcontroller.domain.CleanupPlan;
 import io.kdra.claimcontroller.domain.Kdra;
 import io.kdra.claimcontroller.domain.PodSource;
 import io.kdra.claimcontroller.domain.TemplateClaims;
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.domain.Upstream;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.EventRecorder;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
+import io.kdra.leadership.Leadership;
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.List;
@@ -35,6 +39,11 @@ import org.jboss.logging.Logger;
  * unreserved, and deletes generated claims whose pod will not run (see {@link CleanupPlan}).
  * Pod events are mapped to the claims that name, reserve or belong to the pod, so a pod's
  * deletion reaches its claims without a finalizer on the pod.
+ *
+ * <p>The operator SDK never dispatches a claim marked for deletion to a reconciler that has no
+ * finalizer of its own, yet a claim deleted while in use is exactly one whose upstream finalizer
+ * this controller must remove once its pods are gone: those go through {@link DeletingClaims},
+ * with the same {@link #release}.
  */
 @ControllerConfiguration(name = "claim-cleanup", generationAwareEventProcessing = false)
 public class ClaimReconciler implements Reconciler<ResourceClaim> {
@@ -47,16 +56,32 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   @Inject KubernetesClient client;
   @Inject ClaimTracer tracer;
 
+  @Inject Leadership leadership;
+
   private volatile InformerEventSource<Pod, ResourceClaim> pods;
+  private volatile DeletingClaims deleting;
 
   @Override
   public List<EventSource<?, ResourceClaim>> prepareEventSources(
       EventSourceContext<ResourceClaim> ctx) {
     IndexerResourceCache<ResourceClaim> claims = ctx.getPrimaryCache();
+    deleting = DeletingClaims.start(claims, this::isOurs, this::release, leadership::leading,
+        DeletingClaims.SWEEP_INTERVAL);
     pods = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(Pod.class, ResourceClaim.class)
-        .withSecondaryToPrimaryMapper(p -> claimsOf(claims, p)).build(), ctx);
+        .withSecondaryToPrimaryMapper(p -> {
+          Set<ResourceID> ids = claimsOf(claims, p);
+          ids.forEach(id -> claims.get(id).ifPresent(deleting::offer));
+          return ids;
+        }).build(), ctx);
     return List.of(pods);
+  }
+
+  @PreDestroy
+  void stop() {
+    if (deleting != null) {
+      deleting.close();
+    }
   }
 
   /** Claims in the pod's namespace that reserve it, belong to it, or that it names. */
@@ -77,11 +102,14 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   @Override
   public UpdateControl<ResourceClaim> reconcile(ResourceClaim claim,
       Context<ResourceClaim> context) {
-    var annotations = claim.getMetadata().getAnnotations();
-    if (annotations == null
-        || !config.schedulerName().equals(annotations.get(Kdra.SCHEDULER_ANNOTATION))) {
-      return UpdateControl.noUpdate();
+    if (isOurs(claim)) {
+      release(claim);
     }
+    return UpdateControl.noUpdate();
+  }
+
+  /** Applies the cleanup rules to {@code claim} (as cached) and records what changed. */
+  void release(ResourceClaim claim) {
     // The span is recorded afterwards, and only when something changed: claims are reconciled
     // on every event of their pods, and no-op spans would drown the claim's trace.
     Instant started = Instant.now();
@@ -104,7 +132,22 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
             + String.join(", ", plan.removed()) + ")");
       }
     }
-    return UpdateControl.noUpdate();
+  }
+
+  /**
+   * Claims this controller cleans up: those it created or reserved (annotated with its scheduler
+   * name) and, in {@link TemplateMode#OWN} mode, where no kube-controller-manager releases claims,
+   * also any claim that carries upstream's finalizer.
+   */
+  boolean isOurs(ResourceClaim claim) {
+    var annotations = claim.getMetadata().getAnnotations();
+    if (annotations != null
+        && config.schedulerName().equals(annotations.get(Kdra.SCHEDULER_ANNOTATION))) {
+      return true;
+    }
+    return config.templateMode() == TemplateMode.OWN
+        && claim.getMetadata().getFinalizers() != null
+        && claim.getMetadata().getFinalizers().contains(Upstream.FINALIZER);
   }
 
   /**

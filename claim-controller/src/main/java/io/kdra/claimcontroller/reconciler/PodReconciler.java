@@ -61,11 +61,18 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject ClaimTracer tracer;
 
   private volatile PodScheduling scheduling;
+  private volatile IndexerResourceCache<Pod> podCache;
+  /**
+   * Failed attempts per pod UID, for the backoff. The operator SDK does not dispatch a deleted
+   * pod to a reconciler without a finalizer, so entries of pods that are gone are dropped
+   * whenever a new one is added ({@link #countAttempt}).
+   */
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
 
   @Override
   public List<EventSource<?, Pod>> prepareEventSources(EventSourceContext<Pod> ctx) {
     IndexerResourceCache<Pod> pods = ctx.getPrimaryCache();
+    podCache = pods;
     String scheduler = config.schedulerName();
     var claims = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(ResourceClaim.class, Pod.class).withSecondaryToPrimaryMapper(c -> {
@@ -103,6 +110,20 @@ public class PodReconciler implements Reconciler<Pod> {
         .map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
+  private int countAttempt(String uid) {
+    if (!attempts.containsKey(uid)) {
+      Set<String> live = podCache.list(p -> attempts.containsKey(p.getMetadata().getUid()))
+          .map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+      attempts.keySet().retainAll(live);
+    }
+    return attempts.merge(uid, 1, Integer::sum);
+  }
+
+  /** Whether backoff state is held for the pod with this UID. */
+  boolean holdsBackoffFor(String uid) {
+    return attempts.containsKey(uid);
+  }
+
   @Override
   public UpdateControl<Pod> reconcile(Pod pod, Context<Pod> context) {
     String uid = pod.getMetadata().getUid();
@@ -129,7 +150,7 @@ public class PodReconciler implements Reconciler<Pod> {
     }
     Backoff backoff = new Backoff(config.retry().initialBackoff(),
         config.retry().maxBackoff());
-    int attempt = attempts.merge(uid, 1, Integer::sum);
+    int attempt = countAttempt(uid);
     if (outcome instanceof Outcome.Unschedulable u) {
       metrics.failure(u.reason());
       if (podWriter.markUnschedulable(pod, u.message())) {

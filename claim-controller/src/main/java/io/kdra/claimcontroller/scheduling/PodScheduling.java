@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
@@ -102,10 +103,14 @@ public final class PodScheduling {
     if (!r.of(Step.Create.class).isEmpty()) {
       return new Outcome.Waiting("created claims; scheduling once the informers show them");
     }
+    List<String> missing = missing(r);
+    if (!missing.isEmpty()) {
+      return new Outcome.Unschedulable(String.join("; ", missing), Map.of(), "ClaimMissing");
+    }
     if (!r.complete()) {
       return new Outcome.Waiting(r.steps().stream()
-          .filter(s -> s instanceof Step.Wait || s instanceof Step.MissingTemplate)
-          .map(PodScheduling::describe).findFirst().orElse("waiting for claims"));
+          .filter(s -> s instanceof Step.Wait).map(s -> ((Step.Wait) s).reason())
+          .findFirst().orElse("waiting for claims"));
     }
     synchronized (lock) {
       return place(pod, distinct(r.claims().values()));
@@ -186,6 +191,16 @@ public final class PodScheduling {
     try {
       binder.bind(pod, node);
       bindSpans.forEach(ClaimTracer.TraceSpan::end);
+    } catch (KubernetesClientException e) {
+      bindSpans.forEach(s -> s.end(e));
+      if (e.getCode() != 404 && e.getCode() != 409) {
+        throw e;
+      }
+      // The pod is gone, or replaced by one of the same name (the binding names the UID):
+      // nothing will use these reservations, so they are undone now rather than left to cleanup.
+      rollback(pod, podClaims, allocations);
+      return new Outcome.Waiting("pod " + Pods.key(pod) + " was deleted or replaced while "
+          + "being bound; its reservations were released");
     } catch (RuntimeException e) {
       bindSpans.forEach(s -> s.end(e));
       throw e;
@@ -281,11 +296,20 @@ public final class PodScheduling {
     return new ArrayList<>(byUid.values());
   }
 
-  private static String describe(Step s) {
-    if (s instanceof Step.Wait w) {
-      return w.reason();
+  /**
+   * Why the pod cannot be scheduled until a user acts: claims and templates it names that do not
+   * exist (kube-scheduler's PreFilter reports these too, as unschedulable).
+   */
+  private static List<String> missing(PodClaimResolver.Resolution r) {
+    List<String> why = new ArrayList<>();
+    for (Step.MissingClaim m : r.of(Step.MissingClaim.class)) {
+      why.add("pod claim entry " + m.entry() + ": ResourceClaim " + m.claim()
+          + " does not exist");
     }
-    Step.MissingTemplate m = (Step.MissingTemplate) s;
-    return "ResourceClaimTemplate " + m.template() + " of entry " + m.entry() + " not found";
+    for (Step.MissingTemplate m : r.of(Step.MissingTemplate.class)) {
+      why.add("pod claim entry " + m.entry() + ": ResourceClaimTemplate " + m.template()
+          + " does not exist");
+    }
+    return why;
   }
 }

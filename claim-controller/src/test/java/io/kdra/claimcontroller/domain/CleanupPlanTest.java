@@ -52,6 +52,10 @@ class CleanupPlanTest {
     ResourceClaim deletingFree = K.allocated(K.claim("del")).editMetadata()
         .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build();
     ResourceClaim neverReserved = K.allocated(K.claim("pre")).build();
+    ResourceClaim deletingInUse = K.allocated(K.claim("in-use"), RUNNING).editMetadata()
+        .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build();
+    ResourceClaim deletingUnallocated = K.claim("protected").editMetadata().addToFinalizers(Upstream.FINALIZER)
+        .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build();
     return Stream.of(
         Arguments.of(Named.of("all pods running: nothing", one), Map.of("a", RUNNING),
             new Want(List.of("a"), false, false, false, false)),
@@ -77,6 +81,12 @@ class CleanupPlanTest {
             Map.of(), new Want(List.of(), false, false, false, true)),
         Arguments.of(Named.of("deleted while allocated and unreserved: deallocate first",
             deletingFree), Map.of(), new Want(List.of(), true, true, true, false)),
+        Arguments.of(Named.of("deleted while in use, pod running: keep", deletingInUse),
+            Map.of("a", RUNNING), new Want(List.of("a"), false, false, false, false)),
+        Arguments.of(Named.of("deleted while in use, then pod gone: release", deletingInUse),
+            Map.of(), new Want(List.of(), true, true, true, false)),
+        Arguments.of(Named.of("deleted, never allocated, finalizer: unfinalize",
+            deletingUnallocated), Map.of(), new Want(List.of(), false, false, true, false)),
         Arguments.of(Named.of("allocated ahead of use, never reserved: keep", neverReserved),
             Map.of(), new Want(List.of(), false, false, false, false)));
   }

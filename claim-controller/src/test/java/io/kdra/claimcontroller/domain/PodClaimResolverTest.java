@@ -82,8 +82,8 @@ class PodClaimResolverTest {
             new World(List.of(foreign), List.of(K.template("tpl"))), Step.Create.class),
         Arguments.of(Named.of("direct claim exists -> use", direct), TemplateMode.OWN,
             new World(List.of(K.claim("shared-gpu").build()), List.of()), Step.Use.class),
-        Arguments.of(Named.of("direct claim missing -> wait", direct), TemplateMode.OWN,
-            new World(List.of(), List.of()), Step.Wait.class));
+        Arguments.of(Named.of("direct claim missing -> missing", direct), TemplateMode.OWN,
+            new World(List.of(), List.of()), Step.MissingClaim.class));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -54,6 +54,40 @@ class ClaimControllerOperatorTest {
     });
   }
 
+  @Inject PodReconciler podReconciler;
+
+  @Test
+  void aPodDeletedWhileUnschedulableLeavesNoBackoffState() {
+    client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
+    var template = K.template("tpl3");
+    template.getSpec().getSpec().getDevices().getRequests().get(0).getExactly()
+        .setDeviceClassName("missing-too");
+    client.resource(template).createOr(t -> t.update());
+    Pod pod = client.resource(K.podWithTemplate("doomed", "gpu", "tpl3")).create();
+    String uid = pod.getMetadata().getUid();
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        assertThat(podReconciler.holdsBackoffFor(uid)).isTrue());
+
+    client.resource(pod).delete();
+    // the next pod that backs off drops the state of pods that are gone
+    Pod next = client.resource(K.podWithTemplate("doomed-next", "gpu", "tpl3")).create();
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+      assertThat(podReconciler.holdsBackoffFor(next.getMetadata().getUid())).isTrue();
+      assertThat(podReconciler.holdsBackoffFor(uid)).isFalse();
+    });
+    client.resource(next).delete();
+  }
+
+  @Test
+  void anUnallocatedClaimWithUpstreamsFinalizerIsReleasedWhenDeleted() {
+    ResourceClaim claim = client.resource(new io.fabric8.kubernetes.api.model.resource.v1
+        .ResourceClaimBuilder(K.claim("protected").build()).editMetadata()
+        .addToFinalizers(Upstream.FINALIZER).endMetadata().build()).create();
+    client.resource(claim).delete();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(client.resource(claim).get()).isNull());
+  }
+
   @Test
   void createsTheTemplateClaimAndReportsWhyThePodWaits() {
     client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());

@@ -25,6 +25,7 @@ import io.kdra.claimcontroller.k8s.PodWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -184,7 +185,9 @@ class PodSchedulingTest {
   @Test
   void missingTemplateIsReportedOnThePod() {
     Pod pod = create(K.podWithTemplate("web", "gpu", "nope"));
-    assertThat(scheduling.schedule(pod)).isInstanceOf(Outcome.Waiting.class);
+    assertThat(scheduling.schedule(pod)).isEqualTo(new Outcome.Unschedulable(
+        "pod claim entry gpu: ResourceClaimTemplate nope does not exist", Map.of(),
+        "ClaimMissing"));
     assertThat(client.v1().events().inNamespace(NS).list().getItems()).anySatisfy(e -> {
       assertThat(e.getReason()).isEqualTo("FailedResourceClaimCreation");
       assertThat(e.getMessage()).contains("\"nope\"");
@@ -193,6 +196,15 @@ class PodSchedulingTest {
     client.resource(K.template("nope")).create();
     scheduling.schedule(pod);
     assertThat(allClaims()).hasSize(1);
+  }
+
+  @Test
+  void aMissingClaimMakesThePodUnschedulableWithTheName() {
+    Pod pod = K.pod("web").editSpec().addNewResourceClaim().withName("shared")
+        .withResourceClaimName("no-such-claim").endResourceClaim().endSpec().build();
+    assertThat(scheduling.schedule(create(pod))).isEqualTo(new Outcome.Unschedulable(
+        "pod claim entry shared: ResourceClaim no-such-claim does not exist", Map.of(),
+        "ClaimMissing"));
   }
 
   @Test

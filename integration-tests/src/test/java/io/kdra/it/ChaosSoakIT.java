@@ -1,0 +1,367 @@
+package io.kdra.it;
+
+import static io.kdra.it.SimulatedNode.l4s;
+import static io.kdra.it.SimulatedNode.oneA100;
+import static io.kdra.it.SimulatedNode.twoL4s;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Random operations against the whole stack for a bounded time, then invariants once it settles.
+ * Operations: pods from templates and pods sharing a claim created and deleted in random order
+ * with reused names (gracefully or at once, one at a time or in bursts), claims and templates
+ * created and deleted before or after their pods, SIGKILL and restart of any service (two
+ * claim-controller replicas; a driver often mid-prepare, since prepares take a while here),
+ * a node's slices deleted, a node deleted and registered again. A service that exits on its own
+ * (a Lease lost under load ends the process by design) is started again, as its Deployment would.
+ *
+ * <p>Checked after every operation: no device is in two claims' allocations. Checked once settled,
+ * each within {@link #SETTLE}: no claim is left being deleted that no existing pod has reserved;
+ * no claim is reserved for a pod that
+ * no longer exists; no CDI spec or checkpoint entry on a node lacks its allocated claim; every pod
+ * not bound has PodScheduled=False with a message. Finally everything is deleted and every device
+ * must be free again: one pod per device of the cluster is placed.
+ *
+ * <p>{@code -Dsoak.duration=PT30M} for the long form (default: {@link #SHORT}), {@code
+ * -Dsoak.seed=N} replays a run: the seed is printed at the start.
+ */
+@ExtendWith(ControlPlane.class)
+class ChaosSoakIT {
+
+  static final Duration SHORT = Duration.ofSeconds(60);
+  static final Duration SETTLE = Duration.ofSeconds(120);
+  static final int DEVICES = 5;
+  static final List<String> NODES = List.of("node-a", "node-b", "node-c");
+  static final List<String> TEMPLATES = List.of("tpl-0", "tpl-1");
+  static final List<String> SHARED = List.of("shared-0", "shared-1");
+  static final int POD_NAMES = 8;
+
+  @RegisterExtension
+  static final KdraStack STACK = KdraStack
+      .nodes(twoL4s("node-a"), oneA100("node-b"), l4s("node-c", 2))
+      .withControllers(2)
+      // prepares take a while, so that a driver killed at random is often killed mid-prepare
+      .withProperties(Map.of("driver.test-only.prepare-delay", "300ms"));
+
+  private static Stack stack;
+  private static KubernetesClient client;
+
+  private final Map<String, Integer> operations = new TreeMap<>();
+  private int invariantChecks;
+
+  @BeforeAll
+  static void slicesPublished() {
+    stack = STACK.get();
+    client = stack.client;
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(NODES.stream().mapToLong(n -> Dra.publishedDevices(client, n)).sum())
+            .isEqualTo(DEVICES));
+  }
+
+  @Test
+  void randomOperationsAndFaultsKeepEveryInvariant() {
+    long seed = Long.getLong("soak.seed", System.nanoTime());
+    Duration duration = Duration.parse(System.getProperty("soak.duration", SHORT.toString()));
+    System.out.printf("[soak] seed %d, %s of operations (replay: -Dsoak.seed=%d)%n", seed,
+        duration, seed);
+    Random random = new Random(seed);
+    Soak soak = new Soak(stack, random);
+    long end = System.nanoTime() + duration.toNanos();
+    long started = System.nanoTime();
+    while (System.nanoTime() < end) {
+      String op = soak.step();
+      operations.merge(op, 1, Integer::sum);
+      soak.superviseServices();
+      assertNoDeviceInTwoClaims();
+    }
+    System.out.printf("[soak] %d operations in %d s: %s%n",
+        operations.values().stream().mapToInt(Integer::intValue).sum(),
+        (System.nanoTime() - started) / 1_000_000_000, operations);
+
+    soak.superviseServices();
+    await("settled").atMost(SETTLE).untilAsserted(() -> {
+      soak.superviseServices();
+      assertNoClaimBeingDeletedUnlessInUse();
+      assertNoReservationForAGonePod();
+      assertNoPreparedStateWithoutItsClaim();
+      assertEveryPendingPodHasAReason();
+      assertNoDeviceInTwoClaims();
+    });
+
+    // everything deleted: all devices free again, one pod per device placed
+    client.pods().inNamespace(stack.namespace).delete();
+    SHARED.forEach(c -> client.resources(ResourceClaim.class).inNamespace(stack.namespace)
+        .withName(c).delete());
+    await("pods and claims gone").atMost(SETTLE).untilAsserted(() -> {
+      assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
+      assertThat(claims()).isEmpty();
+      assertNoPreparedStateWithoutItsClaim();
+    });
+    client.resource(Dra.template(stack.namespace, "final", KdraChart.GPU_CLASS, 1))
+        .createOr(t -> t.update());
+    await("slices republished").atMost(SETTLE).untilAsserted(() ->
+        assertThat(NODES.stream().mapToLong(n -> Dra.publishedDevices(client, n)).sum())
+            .isEqualTo(DEVICES));
+    List<Pod> last = new ArrayList<>();
+    for (int i = 0; i < DEVICES; i++) {
+      last.add(client.resource(Dra.podWithTemplate(stack.namespace, "final-" + i, "final"))
+          .create());
+    }
+    await("every device placed").atMost(SETTLE).untilAsserted(() -> {
+      for (Pod p : last) {
+        assertThat(Dra.get(client, p).getSpec().getNodeName()).as(p.getMetadata().getName())
+            .isNotNull();
+      }
+      assertNoDeviceInTwoClaims();
+    });
+    System.out.printf("[soak] seed %d: invariants held; %d invariant checks; faults: %s%n",
+        seed, invariantChecks, soak.faults());
+  }
+
+  private void assertNoDeviceInTwoClaims() {
+    invariantChecks++;
+    List<String> devices = claims().stream()
+        .flatMap(c -> Dra.devices(c).stream().map(d -> d + " (" + c.getMetadata().getName()
+            + ")"))
+        .toList();
+    assertThat(devices.stream().map(d -> d.substring(0, d.indexOf(' '))).toList())
+        .as("allocated devices: %s", devices).doesNotHaveDuplicates();
+  }
+
+  /** A claim may wait in deletion only while a pod that exists still has it reserved. */
+  private void assertNoClaimBeingDeletedUnlessInUse() {
+    invariantChecks++;
+    List<String> podUids = podUids();
+    assertThat(claims()).as("claims being deleted, reserved by no pod that exists")
+        .noneMatch(c -> c.getMetadata().getDeletionTimestamp() != null
+            && (c.getStatus() == null || c.getStatus().getReservedFor() == null
+                || c.getStatus().getReservedFor().stream()
+                    .noneMatch(r -> podUids.contains(r.getUid()))));
+  }
+
+  private static List<String> podUids() {
+    return client.pods().inNamespace(stack.namespace).list().getItems().stream()
+        .map(p -> p.getMetadata().getUid()).toList();
+  }
+
+  private void assertNoReservationForAGonePod() {
+    invariantChecks++;
+    List<String> podUids = podUids();
+    for (ResourceClaim c : claims()) {
+      if (c.getStatus() != null && c.getStatus().getReservedFor() != null) {
+        assertThat(c.getStatus().getReservedFor()).as("reservedFor of %s",
+            c.getMetadata().getName()).allMatch(r -> podUids.contains(r.getUid()));
+      }
+    }
+  }
+
+  private void assertNoPreparedStateWithoutItsClaim() {
+    invariantChecks++;
+    Map<String, ResourceClaim> byUid = new TreeMap<>();
+    claims().forEach(c -> byUid.put(c.getMetadata().getUid(), c));
+    for (String node : NODES) {
+      for (String uid : NodeFiles.cdiClaimUids(stack.cdiDir(node))) {
+        assertThat(byUid.get(uid)).as("claim of CDI spec %s on %s", uid, node).isNotNull();
+        assertThat(Dra.devices(byUid.get(uid))).as("allocation of claim %s on %s", uid, node)
+            .anyMatch(d -> d.startsWith(node + "/"));
+      }
+      for (String uid : NodeFiles.checkpointClaimUids(stack.nodeDir(node)
+          .resolve("plugins/checkpoint.json"))) {
+        assertThat(byUid).as("claim of checkpoint entry %s on %s", uid, node).containsKey(uid);
+      }
+    }
+  }
+
+  private void assertEveryPendingPodHasAReason() {
+    invariantChecks++;
+    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
+      if (p.getSpec().getNodeName() != null || p.getMetadata().getDeletionTimestamp() != null) {
+        continue;
+      }
+      assertThat(p.getStatus() == null || p.getStatus().getConditions() == null ? List.of()
+          : p.getStatus().getConditions()).as("conditions of pending pod %s",
+              p.getMetadata().getName()).anySatisfy(c -> {
+                assertThat(c.getType()).isEqualTo("PodScheduled");
+                assertThat(c.getStatus()).isEqualTo("False");
+                assertThat(c.getMessage()).isNotBlank();
+              });
+    }
+  }
+
+  private static List<ResourceClaim> claims() {
+    return client.resources(ResourceClaim.class).inNamespace(stack.namespace).list().getItems();
+  }
+
+  /** The operations and faults, drawn from one seeded random stream. */
+  static final class Soak {
+    private final Stack stack;
+    private final KubernetesClient client;
+    private final Random random;
+    private final String ns;
+    private final Map<String, Integer> faults = new TreeMap<>();
+
+    Soak(Stack stack, Random random) {
+      this.stack = stack;
+      this.client = stack.client;
+      this.random = random;
+      this.ns = stack.namespace;
+    }
+
+    Map<String, Integer> faults() {
+      return faults;
+    }
+
+    /** Runs one random operation; returns its name. */
+    String step() {
+      int roll = random.nextInt(100);
+      try {
+        if (roll < 25) {
+          return createPod(false);
+        } else if (roll < 35) {
+          return createPod(true);
+        } else if (roll < 60) {
+          return deletePod();
+        } else if (roll < 65) {
+          return burst();
+        } else if (roll < 72) {
+          return toggleClaim();
+        } else if (roll < 79) {
+          return toggleTemplate();
+        } else if (roll < 85) {
+          return fault(pick(List.of("claim-controller-1", "claim-controller-2")), "kill -9");
+        } else if (roll < 88) {
+          return fault("slice-publisher", "kill -9");
+        } else if (roll < 94) {
+          return fault("device-driver-" + pick(NODES), "kill -9");
+        } else if (roll < 97) {
+          return deleteSlices(pick(NODES));
+        } else {
+          return recreateNode(pick(NODES));
+        }
+      } catch (KubernetesClientException e) {
+        // a race between the soak's own operations (409 on a name being deleted, 404): part of
+        // the chaos, not a failure of the system under test
+        return "raced(" + e.getCode() + ")";
+      }
+    }
+
+    private String createPod(boolean shared) {
+      String name = "p-" + random.nextInt(POD_NAMES);
+      if (client.pods().inNamespace(ns).withName(name).get() != null) {
+        return "create-pod(exists)";
+      }
+      Pod pod = shared ? Dra.podWithClaim(ns, name, pick(SHARED))
+          : Dra.podWithTemplate(ns, name, pick(TEMPLATES));
+      client.resource(pod).create();
+      return shared ? "create-shared-pod" : "create-template-pod";
+    }
+
+    private String deletePod() {
+      List<Pod> pods = client.pods().inNamespace(ns).list().getItems();
+      if (pods.isEmpty()) {
+        return "delete-pod(none)";
+      }
+      Pod victim = pods.get(random.nextInt(pods.size()));
+      if (random.nextBoolean()) {
+        client.resource(victim).withGracePeriod(0).delete();
+        return "delete-pod-now";
+      }
+      client.resource(victim).delete();
+      return "delete-pod-gracefully";
+    }
+
+    private String burst() {
+      for (int i = 0; i < 3; i++) {
+        createPod(false);
+      }
+      return "burst-of-3";
+    }
+
+    private String toggleClaim() {
+      String name = pick(SHARED);
+      var claim = client.resources(ResourceClaim.class).inNamespace(ns).withName(name);
+      if (claim.get() == null) {
+        client.resource(Dra.claim(ns, name, KdraChart.GPU_CLASS, 1)).create();
+        return "create-claim";
+      }
+      claim.delete();
+      return "delete-claim";
+    }
+
+    private String toggleTemplate() {
+      String name = pick(TEMPLATES);
+      var template = client.resources(
+          io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
+          .inNamespace(ns).withName(name);
+      if (template.get() == null) {
+        client.resource(Dra.template(ns, name, KdraChart.GPU_CLASS, 1)).create();
+        return "create-template";
+      }
+      template.delete();
+      return "delete-template";
+    }
+
+    private String fault(String service, String kind) {
+      stack.crash(service);
+      faults.merge(kind + " " + kindOf(service), 1, Integer::sum);
+      stack.restartWithoutWaiting(service);
+      return "kill-and-restart " + kindOf(service);
+    }
+
+    private static String kindOf(String service) {
+      return service.replaceAll("-\\d+$|-node-.$", "");
+    }
+
+    private String deleteSlices(String node) {
+      client.resources(ResourceSlice.class).list().getItems().stream()
+          .filter(s -> node.equals(s.getSpec().getNodeName()))
+          .forEach(s -> client.resource(s).delete());
+      faults.merge("slices deleted", 1, Integer::sum);
+      return "delete-slices";
+    }
+
+    private String recreateNode(String node) {
+      stack.recreateNode(node);
+      faults.merge("node deleted and re-registered", 1, Integer::sum);
+      return "recreate-node";
+    }
+
+    /**
+     * Starts every service that exited again, as a Deployment or DaemonSet would, until all
+     * are ready.
+     */
+    void superviseServices() {
+      await("services ready").atMost(Duration.ofMinutes(3)).until(() -> {
+        boolean ready = true;
+        for (String name : stack.processNames()) {
+          if (!stack.process(name).alive()) {
+            faults.merge("exited by itself " + kindOf(name), 1, Integer::sum);
+            stack.restartWithoutWaiting(name);
+          }
+          ready &= stack.process(name).ready();
+        }
+        return ready;
+      });
+    }
+
+    private <T> T pick(List<T> from) {
+      return from.get(random.nextInt(from.size()));
+    }
+  }
+}

@@ -33,6 +33,10 @@ final class ServiceProcess implements AutoCloseable {
   /** Services have no directories of their own to delete. */
   private static final Pattern NO_DIRECTORIES = Pattern.compile("(?!)");
 
+  /** The services this JVM started that still run. */
+  private static final java.util.Set<ServiceProcess> RUNNING =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private static final HttpClient HTTP = HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -56,6 +60,17 @@ final class ServiceProcess implements AutoCloseable {
     this.process = process;
     this.hook = new Thread(this::kill, "kill-" + name);
     Runtime.getRuntime().addShutdownHook(hook);
+    RUNNING.add(this);
+    process.onExit().thenRun(() -> RUNNING.remove(this));
+  }
+
+  /**
+   * Ends every service this JVM started that still runs (as their shutdown hooks do, all at
+   * once), and returns when they are gone: what must go before the control plane does, since a
+   * service stopping gracefully still talks to the API server (e.g. to release its Lease).
+   */
+  static void endAll() {
+    new ArrayList<>(RUNNING).parallelStream().forEach(ServiceProcess::kill);
   }
 
   /**
@@ -88,6 +103,8 @@ final class ServiceProcess implements AutoCloseable {
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-XX:+UseSerialGC");
     command.add("-Xshare:auto");
+    // this JVM's temporary directory (the demo's is its own, removed when it stops), not /tmp
+    command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
     props.forEach((k, v) -> command.add("-D" + k + "=" + v));
     command.add("-jar");
     command.add(jar.toString());

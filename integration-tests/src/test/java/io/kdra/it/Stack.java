@@ -135,7 +135,8 @@ final class Stack implements AutoCloseable {
     processes.put(pub.name, pub);
 
     for (SimulatedNode node : nodes) {
-      Path dir = nodeDir(node.name());
+      // the node's token and sockets are in it: the owner's only, as the kubelet's are
+      Path dir = OwnerOnly.createDirectories(nodeDir(node.name()));
       Path inventory = dir.resolve("inventory.yaml");
       write(inventory, node.inventory());
       Map<String, String> driver = new LinkedHashMap<>(kube);
@@ -153,7 +154,7 @@ final class Stack implements AutoCloseable {
       String token = KdraChart.token(client, KdraChart.DRIVER,
           KdraChart.driverPod(client, node.name()));
       Path tokenFile = dir.resolve("token");
-      write(tokenFile, token);
+      OwnerOnly.write(tokenFile, token);
       driver.put("driver.publisher.token-file", tokenFile.toString());
       driver.put("driver.publisher.initial-backoff", "250ms");
       driver.put("driver.publisher.max-backoff", "2s");
@@ -465,8 +466,14 @@ final class Stack implements AutoCloseable {
    */
   private Map<String, String> identity(String component, String process, String token) {
     Path file = kubeconfigDir.resolve(process + ".yaml");
-    write(file, KdraChart.kubeconfig(admin, caFile, KdraChart.serviceAccount(component), token));
+    OwnerOnly.write(file, KdraChart.kubeconfig(admin, caFile, KdraChart.serviceAccount(component),
+        token));
     return Map.of("KUBECONFIG", file.toString());
+  }
+
+  /** The kubeconfig (with its token) that the service {@code process} runs with. */
+  Path kubeconfig(String process) {
+    return kubeconfigDir.resolve(process + ".yaml");
   }
 
   /**

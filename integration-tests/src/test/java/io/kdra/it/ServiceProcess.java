@@ -48,6 +48,8 @@ final class ServiceProcess implements AutoCloseable {
   final Path log;
   private final Process process;
   private final Thread hook;
+  /** Set before the harness itself ends the process: its exit is then no surprise. */
+  private volatile boolean ending;
 
   private ServiceProcess(String module, String name, Map<String, String> properties,
       Map<String, String> environment, int httpPort, Path log, Process process) {
@@ -161,6 +163,23 @@ final class ServiceProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /**
+   * Runs {@code action} when the process exits by itself (it crashed, or gave up, as a replica
+   * that lost its Lease does), not when the harness ends it ({@link #close}, {@link
+   * #killForcibly}, the shutdown hook).
+   */
+  void onExitByItself(Runnable action) {
+    process.onExit().thenRun(() -> {
+      if (!ending) {
+        action.run();
+      }
+    });
+  }
+
+  int exitValue() {
+    return process.exitValue();
+  }
+
   /** The body of {@code /q/health/ready}, or why there is none. */
   String readiness() {
     try {
@@ -208,6 +227,7 @@ final class ServiceProcess implements AutoCloseable {
 
   /** A crash: SIGKILL to the process and its descendants, no shutdown hooks run. */
   void killForcibly() {
+    ending = true;
     List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
     tree.add(process.toHandle());
     tree.forEach(ProcessHandle::destroyForcibly);
@@ -235,6 +255,7 @@ final class ServiceProcess implements AutoCloseable {
 
   /** Ends the process and its descendants: SIGTERM, then SIGKILL after a grace period. */
   private void kill() {
+    ending = true;
     List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
     tree.add(process.toHandle());
     tree.forEach(ProcessHandle::destroy);

@@ -27,6 +27,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -47,6 +49,8 @@ final class Stack implements AutoCloseable {
   static final String TEST_LABEL = "e2e.kdra.io/test";
 
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+  /** A replica that keeps exiting is left down after this many restarts (a crash loop). */
+  private static final int MAX_RESTARTS = 5;
 
   final KubernetesClient client;
   final String namespace;
@@ -58,7 +62,12 @@ final class Stack implements AutoCloseable {
   private final Path caFile;
   private final Path kubeconfigDir;
   private final Map<String, String> kube;
+  /** Guarded by {@code this}: replicas are started again from their exit's callback. */
   private final Map<String, ServiceProcess> processes = new LinkedHashMap<>();
+  /** The leader-electing replicas, started again when they exit by themselves. */
+  private final Set<String> replicas = ConcurrentHashMap.newKeySet();
+  private final Map<String, Integer> restarts = new ConcurrentHashMap<>();
+  private volatile boolean closing;
   private final Map<String, TestKubelet> kubelets = new LinkedHashMap<>();
   private final List<SimulatedNode> nodes;
 
@@ -132,7 +141,7 @@ final class Stack implements AutoCloseable {
     ServiceProcess pub = ServiceProcess.start("slice-publisher", "slice-publisher", publisher,
         identity(KdraChart.PUBLISHER, "slice-publisher", KdraChart.token(client,
             KdraChart.PUBLISHER)), logDir);
-    processes.put(pub.name, pub);
+    put(pub);
 
     for (SimulatedNode node : nodes) {
       // the node's token and sockets are in it: the owner's only, as the kubelet's are
@@ -162,7 +171,7 @@ final class Stack implements AutoCloseable {
       driver.put("driver.publisher.heartbeat", "2s");
       ServiceProcess p = ServiceProcess.start("device-driver", "device-driver-" + node.name(),
           driver, identity(KdraChart.DRIVER, "device-driver-" + node.name(), token), logDir);
-      processes.put(p.name, p);
+      put(p);
     }
 
     Map<String, String> controller = new LinkedHashMap<>(kube);
@@ -174,7 +183,7 @@ final class Stack implements AutoCloseable {
       controller.put("kdra.claim-controller.leader-election.enabled", "false");
       ServiceProcess cc = ServiceProcess.start("claim-controller", "claim-controller", controller,
           controllerIdentity, logDir);
-      processes.put(cc.name, cc);
+      put(cc);
     } else {
       // replicas elect a leader through the chart's Lease (the only one its Role may renew, in
       // the release namespace), with short periods so that a standby takes over within seconds
@@ -194,7 +203,7 @@ final class Stack implements AutoCloseable {
         env.put("HOSTNAME", replica);
         ServiceProcess cc = ServiceProcess.start("claim-controller", replica, controller, env,
             logDir);
-        processes.put(cc.name, cc);
+        putReplica(cc);
       }
     }
 
@@ -208,7 +217,7 @@ final class Stack implements AutoCloseable {
         b.put("bridge.leader-election.enabled", "false");
         ServiceProcess br = ServiceProcess.start("computeclass-bridge", "computeclass-bridge", b,
             bridgeIdentity, logDir);
-        processes.put(br.name, br);
+        put(br);
       } else {
         // as the claim-controllers: the chart's Lease (the only one its Role may renew, in the
         // release namespace), short periods
@@ -224,7 +233,7 @@ final class Stack implements AutoCloseable {
           env.put("HOSTNAME", replica);
           ServiceProcess br = ServiceProcess.start("computeclass-bridge", replica, b, env,
               logDir);
-          processes.put(br.name, br);
+          putReplica(br);
         }
       }
     }
@@ -236,11 +245,11 @@ final class Stack implements AutoCloseable {
       kubelet.register(READY_TIMEOUT);
       kubelet.start();
     }
-    for (ServiceProcess p : processes.values()) {
+    for (ServiceProcess p : processList()) {
       p.awaitReady(READY_TIMEOUT);
     }
     System.out.printf("[stack] %s: %d services ready in %d ms; logs in %s%n", name,
-        processes.size(), (System.nanoTime() - started) / 1_000_000, logDir);
+        processList().size(), (System.nanoTime() - started) / 1_000_000, logDir);
   }
 
   /** A Node as a kubelet would register it: Ready, with allocatable cpu, memory and pods. */
@@ -287,8 +296,53 @@ final class Stack implements AutoCloseable {
     return kubelets.get(node);
   }
 
-  ServiceProcess process(String name) {
+  synchronized ServiceProcess process(String name) {
     return processes.get(name);
+  }
+
+  private synchronized void put(ServiceProcess p) {
+    processes.put(p.name, p);
+  }
+
+  private synchronized List<ServiceProcess> processList() {
+    return new ArrayList<>(processes.values());
+  }
+
+  /**
+   * A replica of a Deployment with leader election: a replica that loses its Lease exits (it may
+   * no longer write), and its ReplicaSet starts it again. So does the harness: when a replica
+   * exits by itself, it is started again on the same configuration, up to {@value #MAX_RESTARTS}
+   * times ({@link #restarts}). Crashes and stops the harness makes ({@link #crash}, {@link #stop})
+   * are left to the test.
+   */
+  private synchronized void putReplica(ServiceProcess p) {
+    replicas.add(p.name);
+    put(p);
+    p.onExitByItself(() -> restartExited(p));
+  }
+
+  private synchronized void restartExited(ServiceProcess exited) {
+    if (closing || processes.get(exited.name) != exited) {
+      return;
+    }
+    int n = restarts.merge(exited.name, 1, Integer::sum);
+    if (n > MAX_RESTARTS) {
+      System.out.printf("[stack] %s exited with %d again; left down after %d restarts%n",
+          exited.name, exited.exitValue(), MAX_RESTARTS);
+      return;
+    }
+    System.out.printf("[stack] %s exited by itself with %d; started again, as its ReplicaSet"
+        + " would (restart %d)%n", exited.name, exited.exitValue(), n);
+    try {
+      putReplica(exited.startAgain());
+    } catch (RuntimeException e) {
+      System.out.println("[stack] starting " + exited.name + " again: " + e);
+    }
+  }
+
+  /** How often the replica {@code name} exited by itself and was started again. */
+  int restarts(String name) {
+    return restarts.getOrDefault(name, 0);
   }
 
   /**
@@ -303,12 +357,12 @@ final class Stack implements AutoCloseable {
 
   /** Stops the service as Kubernetes does (SIGTERM, SIGKILL after a grace period). */
   void stop(String name) {
-    processes.get(name).close();
+    process(name).close();
   }
 
   /** Kills the service (SIGKILL, no shutdown); {@link #restart} starts it again. */
   void crash(String name) {
-    processes.get(name).killForcibly();
+    process(name).killForcibly();
   }
 
   /**
@@ -316,8 +370,14 @@ final class Stack implements AutoCloseable {
    * registers again with its node's kubelet. Returns once the new process is ready.
    */
   ServiceProcess restart(String name) {
-    ServiceProcess fresh = processes.get(name).startAgain();
-    processes.put(name, fresh);
+    ServiceProcess fresh = process(name).startAgain();
+    if (replicas.contains(name)) {
+      putReplica(fresh);
+    } else {
+      synchronized (this) {
+        processes.put(name, fresh);
+      }
+    }
     for (SimulatedNode node : nodes) {
       if (name.equals("device-driver-" + node.name())) {
         kubelets.get(node.name()).register(READY_TIMEOUT);
@@ -342,7 +402,7 @@ final class Stack implements AutoCloseable {
         .toAbsolutePath();
     try {
       Files.createDirectories(dir);
-      for (ServiceProcess p : processes.values()) {
+      for (ServiceProcess p : processList()) {
         write(dir.resolve(p.name + ".readiness.txt"), p.alive() ? p.readiness() : "exited");
         if (Files.exists(p.log)) {
           Files.copy(p.log, dir.resolve(p.name + ".log"), StandardCopyOption.REPLACE_EXISTING);
@@ -434,9 +494,9 @@ final class Stack implements AutoCloseable {
   }
 
   void stopProcesses() {
+    closing = true;
     kubelets.values().forEach(TestKubelet::close);
-    List<ServiceProcess> all = new ArrayList<>(processes.values());
-    all.parallelStream().forEach(ServiceProcess::close);
+    processList().parallelStream().forEach(ServiceProcess::close);
   }
 
   private static void quietly(Runnable r) {

@@ -14,6 +14,18 @@ TARGET="$CACHE_DIR/k8s/${K8S_VERSION}-linux-${arch}"
 
 log() { printf '[control-plane] %s\n' "$*" >&2; }
 
+# One build of the cache at a time, across checkouts and this script and build-upstream-alloc.sh:
+# an flock on $CACHE_DIR/.build.lock, held until the script exits. Finished outputs appear by
+# rename, so the check for a cached build needs no lock; only building (or wrapping etcd) takes it.
+lock_cache() {
+  mkdir -p "$CACHE_DIR"
+  exec 9>"$CACHE_DIR/.build.lock"
+  if ! flock -n 9; then
+    log "another build of $CACHE_DIR is running; waiting for its lock ($CACHE_DIR/.build.lock)"
+    flock 9
+  fi
+}
+
 # fabric8 kube-api-test starts etcd with --listen-client-urls http://0.0.0.0:<port> (and the same
 # advertise URL), which would expose the test cluster's etcd on every interface. Flags outrank
 # ETCD_* environment variables and kube-api-test has no hook for etcd's flags, so the binary it
@@ -21,11 +33,12 @@ log() { printf '[control-plane] %s\n' "$*" >&2; }
 # and execs the real etcd ($TARGET/etcd-server). Idempotent; the copy-then-rename keeps a
 # working etcd in place for a test that starts one meanwhile.
 ensure_etcd_loopback() {
-  if grep -q 'kdra-etcd-loopback' "$TARGET/etcd" 2>/dev/null; then
+  local dir="$1"
+  if grep -q 'kdra-etcd-loopback' "$dir/etcd" 2>/dev/null; then
     return
   fi
-  cp -p "$TARGET/etcd" "$TARGET/etcd-server"
-  cat > "$TARGET/etcd.wrapper" <<'SH'
+  cp -p "$dir/etcd" "$dir/etcd-server"
+  cat > "$dir/etcd.wrapper" <<'SH'
 #!/bin/sh
 # kdra-etcd-loopback (made by integration-tests/scripts/build-control-plane.sh): keeps etcd's
 # client URLs on loopback; kube-api-test asks for http://0.0.0.0:<port>.
@@ -38,14 +51,24 @@ for arg do
 done
 exec "$(dirname "$0")/etcd-server" "$@"
 SH
-  chmod +x "$TARGET/etcd.wrapper"
-  mv -f "$TARGET/etcd.wrapper" "$TARGET/etcd"
-  log "etcd wrapped to listen on 127.0.0.1 only ($TARGET/etcd -> etcd-server)"
+  chmod +x "$dir/etcd.wrapper"
+  mv -f "$dir/etcd.wrapper" "$dir/etcd"
+  log "etcd wrapped to listen on 127.0.0.1 only ($dir/etcd -> etcd-server)"
 }
 
-if [ -x "$TARGET/kube-apiserver" ] && [ -x "$TARGET/kubectl" ] && [ -x "$TARGET/etcd" ]; then
+cached() {
+  [ -x "$TARGET/kube-apiserver" ] && [ -x "$TARGET/kubectl" ] && [ -x "$TARGET/etcd" ]
+}
+if cached && grep -q 'kdra-etcd-loopback' "$TARGET/etcd" 2>/dev/null; then
   log "using cached kube-apiserver, kubectl and etcd v${K8S_VERSION} in $TARGET"
-  ensure_etcd_loopback
+  echo "$CACHE_DIR"
+  exit 0
+fi
+lock_cache
+# again under the lock: a build that held it may have just finished
+if cached; then
+  log "using cached kube-apiserver, kubectl and etcd v${K8S_VERSION} in $TARGET"
+  ensure_etcd_loopback "$TARGET"
   echo "$CACHE_DIR"
   exit 0
 fi
@@ -59,7 +82,11 @@ start=$(date +%s)
 log "building kube-apiserver, kubectl and etcd v${K8S_VERSION} from their Go modules into $TARGET"
 log "the first build takes several minutes on 2 cores and about 2 GiB of module cache; later runs reuse it"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# the binaries go to a directory of this build's own next to the target, renamed into place
+# once complete, so a reader never sees half a build and an interrupted one leaves no target
+mkdir -p "$(dirname "$TARGET")"
+out=$(mktemp -d "$TARGET.partial.XXXXXX")
+trap 'rm -rf "$work" "$out"' EXIT
 cd "$work"
 cat > go.mod <<GOMOD
 module kdra.local/controlplane
@@ -100,7 +127,6 @@ grep -oE '^\s*k8s.io/[a-z0-9-]+ => ./staging/src/k8s.io/[a-z0-9-]+' "$gomod" | a
 log "resolving the dependency graph (downloads modules on the first run)"
 go mod tidy
 
-mkdir -p "$TARGET.partial"
 export CGO_ENABLED=0
 # What the official release build stamps in, so /version and kubectl report the real version.
 minor="${K8S_VERSION#1.}"; minor="${minor%%.*}"
@@ -111,12 +137,18 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 for cmd in kube-apiserver kubectl; do
   log "compiling $cmd"
-  nice go build -trimpath -ldflags="-s -w ${version_flags}" -o "$TARGET.partial/$cmd" "k8s.io/kubernetes/cmd/$cmd"
+  nice go build -trimpath -ldflags="-s -w ${version_flags}" -o "$out/$cmd" "k8s.io/kubernetes/cmd/$cmd"
 done
 log "compiling etcd"
-nice go build -trimpath -ldflags='-s -w' -o "$TARGET.partial/etcd" .
-rm -rf "$TARGET"
-mv "$TARGET.partial" "$TARGET"
-ensure_etcd_loopback
+nice go build -trimpath -ldflags='-s -w' -o "$out/etcd" .
+ensure_etcd_loopback "$out"
+chmod 755 "$out"
+# a broken target (a binary missing) is moved aside first: a directory cannot be renamed onto a
+# non-empty one
+if [ -e "$TARGET" ]; then
+  mv "$TARGET" "$out.old"
+fi
+mv "$out" "$TARGET"
+rm -rf "$out.old"
 log "built in $(( $(date +%s) - start ))s: $(ls "$TARGET" | tr '\n' ' ')"
 echo "$CACHE_DIR"

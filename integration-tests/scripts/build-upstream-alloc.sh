@@ -16,8 +16,24 @@ BINARY="$TARGET/dra-alloc-upstream"
 log() { printf '[upstream-alloc] %s\n' "$*" >&2; }
 
 stamp=$(cd "$SRC" && cat go.mod go.sum $(ls *.go | LC_ALL=C sort) | sha256sum | cut -d' ' -f1)
-if [ -x "$BINARY" ] && [ "$(cat "$TARGET/stamp" 2>/dev/null)" = "$stamp" ]; then
+cached() {
+  [ -x "$BINARY" ] && [ "$(cat "$TARGET/stamp" 2>/dev/null)" = "$stamp" ]
+}
+if cached; then
   log "using cached $BINARY (stamp ${stamp:0:12})"
+  echo "$BINARY"
+  exit 0
+fi
+# One build of the cache at a time (the same lock as build-control-plane.sh's), held until exit;
+# then the check again, since a build that held the lock may have made this one.
+mkdir -p "$CACHE_DIR"
+exec 9>"$CACHE_DIR/.build.lock"
+if ! flock -n 9; then
+  log "another build of $CACHE_DIR is running; waiting for its lock ($CACHE_DIR/.build.lock)"
+  flock 9
+fi
+if cached; then
+  log "using cached $BINARY (stamp ${stamp:0:12}), just built by another run"
   echo "$BINARY"
   exit 0
 fi
@@ -30,10 +46,15 @@ start=$(date +%s)
 log "building dra-alloc-upstream (k8s.io/dynamic-resource-allocation ${ALLOC_VERSION}) into $TARGET"
 log "the first build downloads the modules and compiles for a minute or two; later runs reuse it"
 mkdir -p "$TARGET"
-# Built to a temporary name and moved, so that a reader never runs a half-written binary.
+# Built into a directory of this build's own and moved, so that a reader never runs a
+# half-written binary; the binary first, then its stamp (a reader that sees the new binary with
+# the old stamp only builds again, under the lock).
+out=$(mktemp -d "$TARGET/.build.XXXXXX")
+trap 'rm -rf "$out"' EXIT
 (cd "$SRC" && CGO_ENABLED=0 nice go build -mod=readonly -buildvcs=false -trimpath -ldflags='-s -w' \
-  -o "$TARGET/dra-alloc-upstream.partial" .)
-mv "$TARGET/dra-alloc-upstream.partial" "$BINARY"
-echo "$stamp" > "$TARGET/stamp"
+  -o "$out/dra-alloc-upstream" .)
+echo "$stamp" > "$out/stamp"
+mv -f "$out/dra-alloc-upstream" "$BINARY"
+mv -f "$out/stamp" "$TARGET/stamp"
 log "built in $(( $(date +%s) - start ))s (stamp ${stamp:0:12})"
 echo "$BINARY"

@@ -2,11 +2,16 @@ package io.kdra.it;
 
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubeapitest.KubeAPITestException;
+import io.fabric8.kubeapitest.cert.CertManager;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -36,12 +41,14 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
 
   @Override
   public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-    return parameter.getParameter().getType() == KubernetesClient.class;
+    Class<?> type = parameter.getParameter().getType();
+    return type == KubernetesClient.class || type == Running.class;
   }
 
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    return running(context).client();
+    return parameter.getParameter().getType() == Running.class ? running(context)
+        : running(context).client();
   }
 
   static Running running(ExtensionContext context) {
@@ -60,18 +67,32 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
     return base.resolve("kdra");
   }
 
-  /** The started control plane; closing the root store stops it. */
-  record Running(KubeAPIServer server, KubernetesClient client)
+  /**
+   * The started control plane; closing the root store stops it.
+   *
+   * @param dir this control plane's own directory, where kube-api-test writes its keys
+   */
+  record Running(KubeAPIServer server, KubernetesClient client, Path dir)
       implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
+    /** The keys and certificates kube-api-test writes into its directory. */
+    static final List<String> CREDENTIALS = List.of(CertManager.API_SERVER_KEY_NAME,
+        CertManager.API_SERVER_CERT_NAME, CertManager.CLIENT_KEY_NAME,
+        CertManager.CLIENT_CERT_NAME);
+
     static Running start() {
-      Path dir = cacheDir();
-      Path binaries = dir.resolve("k8s").resolve(VERSION + "-linux-" + arch());
+      Path cache = cacheDir();
+      Path binaries = cache.resolve("k8s").resolve(VERSION + "-linux-" + arch());
       if (!Files.isExecutable(binaries.resolve("kube-apiserver"))) {
         throw new IllegalStateException("kube-apiserver " + VERSION + " not found in " + binaries
             + "; build it with integration-tests/scripts/build-control-plane.sh");
       }
       ControlPlaneProcesses.reapLeftovers();
+      // kube-api-test writes the API server's and the admin's (system:masters) keys into its
+      // directory, readable by all and reused by every run if that were the cache: so a directory
+      // of this run's own (0700, in java.io.tmpdir), with the cache's binaries linked in; its keys
+      // are made 0600 and it is deleted when the control plane stops
+      Path dir = privateDirectory(cache);
       KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
           .withTestDir(dir.toString())
           .withApiServerVersion(VERSION)
@@ -84,15 +105,32 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       long started = System.nanoTime();
       try {
         server.start();
+      } catch (RuntimeException e) {
+        Stack.deleteRecursively(dir);
+        throw e;
       } finally {
         // also when the start fails half-way: whatever did start must be found next time
-        ControlPlaneProcesses.record(binaries);
+        ControlPlaneProcesses.record(binaries, dir);
+      }
+      for (String name : CREDENTIALS) {
+        OwnerOnly.restrict(dir.resolve(name));
       }
       System.out.printf("[control-plane] kube-apiserver %s with etcd up in %d ms%n", VERSION,
           (System.nanoTime() - started) / 1_000_000);
       KubernetesClient client = new KubernetesClientBuilder()
           .withConfig(Config.fromKubeconfig(server.getKubeConfigYaml())).build();
-      return new Running(server, client);
+      return new Running(server, client, dir);
+    }
+
+    private static Path privateDirectory(Path cache) {
+      try {
+        // createTempDirectory makes it 0700
+        Path dir = Files.createTempDirectory(ControlPlaneProcesses.PRIVATE_DIR_PREFIX);
+        Files.createSymbolicLink(dir.resolve("k8s"), cache.resolve("k8s").toAbsolutePath());
+        return dir;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
 
     private static String arch() {
@@ -107,7 +145,19 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
     @Override
     public void close() {
       client.close();
-      server.stop();
+      try {
+        server.stop();
+      } catch (KubeAPITestException e) {
+        // when a process of it exits first (Ctrl-C signals the demo's whole process group, or
+        // the reaper's shutdown hook ends it), kube-api-test stops and deletes etcd's directories
+        // itself, concurrently: then they are gone already
+        if (!(e.getCause() instanceof java.nio.file.NoSuchFileException)) {
+          throw e;
+        }
+      } finally {
+        // the link to the cache goes, never what it points to (the walk follows no links)
+        Stack.deleteRecursively(dir);
+      }
     }
   }
 }

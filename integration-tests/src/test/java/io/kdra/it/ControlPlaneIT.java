@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The control plane itself: kube-apiserver and etcd listen on loopback only, and both are
- * recorded for the next run to end should this JVM be killed.
+ * The control plane itself: kube-apiserver and etcd listen on loopback only, both are recorded
+ * for the next run to end should this JVM be killed, and its keys are the owner's only.
  */
 @ExtendWith(ControlPlane.class)
 class ControlPlaneIT {
@@ -81,6 +81,28 @@ class ControlPlaneIT {
     // etcd's temporary directories go with it
     assertThat(lines.stream().filter(l -> l.startsWith(etcd().pid() + "\t")).findFirst()
         .orElseThrow()).contains("/etcddata").contains("/etcdwal");
+  }
+
+  /**
+   * kube-api-test's keys (the admin's is system:masters) are in a directory of this run's own,
+   * which only its owner may enter, and are only the owner's to read; the admin kubeconfig points
+   * there, not into the shared cache.
+   */
+  @Test
+  void theKeysAreOwnerOnlyInADirectoryOfTheRunsOwn(ControlPlane.Running controlPlane)
+      throws IOException {
+    assertThat(mode(controlPlane.dir())).isEqualTo("rwx------");
+    assertThat(controlPlane.dir().startsWith(ControlPlane.cacheDir())).as("in the cache").isFalse();
+    for (String name : ControlPlane.Running.CREDENTIALS) {
+      assertThat(mode(controlPlane.dir().resolve(name))).as(name).isEqualTo("rw-------");
+    }
+    assertThat(controlPlane.server().getKubeConfigYaml())
+        .contains(controlPlane.dir().resolve("client.key").toString());
+  }
+
+  static String mode(Path path) throws IOException {
+    return java.nio.file.attribute.PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(path));
   }
 
   private static ProcessHandle etcd() {

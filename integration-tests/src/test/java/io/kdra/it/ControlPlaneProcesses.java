@@ -17,13 +17,19 @@ final class ControlPlaneProcesses {
 
   private static final Path RECORD = Path.of("target", "it-control-plane-pids.txt")
       .toAbsolutePath();
-  /** kube-api-test's etcd directories: {@code Files.createTempDirectory("etcddata"|"etcdwal")}. */
-  private static final Pattern ETCD_DIRS = Pattern.compile("etcd(data|wal)[0-9]+");
+  /** The prefix of the control plane's own directory (keys, link to the binaries). */
+  static final String PRIVATE_DIR_PREFIX = "kdra-control-plane";
+  /**
+   * kube-api-test's etcd directories ({@code Files.createTempDirectory("etcddata"|"etcdwal")})
+   * and the control plane's own directory.
+   */
+  private static final Pattern DIRECTORIES = Pattern.compile(
+      "etcd(data|wal)[0-9]+|" + PRIVATE_DIR_PREFIX + "[0-9]+");
 
   private ControlPlaneProcesses() {}
 
   static Leftovers leftovers() {
-    return new Leftovers(RECORD, ETCD_DIRS);
+    return new Leftovers(RECORD, DIRECTORIES);
   }
 
   /** Ends what a killed test JVM left running, before a new control plane starts. */
@@ -36,21 +42,32 @@ final class ControlPlaneProcesses {
 
   /**
    * Records the JVM's children that run a binary from {@code binaries} (kube-apiserver, etcd),
-   * with etcd's data and WAL directories from its command line.
+   * with etcd's data and WAL directories from its command line and the control plane's own
+   * directory {@code privateDir}.
    */
-  static void record(Path binaries) {
+  static void record(Path binaries, Path privateDir) {
     String dir = binaries.toAbsolutePath().normalize() + "/";
     List<Leftovers.Entry> entries = new ArrayList<>();
     List<ProcessHandle> found = new ArrayList<>();
     ProcessHandle.current().children()
         .filter(h -> h.info().command().map(c -> c.startsWith(dir)).orElse(false))
-        .forEach(h -> Leftovers.entry(h, directories(h)).ifPresent(e -> {
-          entries.add(e);
-          found.add(h);
-        }));
+        .forEach(h -> Leftovers.entry(h, withPrivate(directories(h), privateDir))
+            .ifPresent(e -> {
+              entries.add(e);
+              found.add(h);
+            }));
     leftovers().record(entries);
-    Runtime.getRuntime().addShutdownHook(new Thread(
-        () -> found.forEach(ProcessHandle::destroyForcibly), "control-plane-reaper"));
+    // the services first: stopping gracefully, they still call the API server
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      ServiceProcess.endAll();
+      found.forEach(ProcessHandle::destroyForcibly);
+    }, "control-plane-reaper"));
+  }
+
+  private static List<Path> withPrivate(List<Path> dirs, Path privateDir) {
+    List<Path> all = new ArrayList<>(dirs);
+    all.add(privateDir.toAbsolutePath());
+    return all;
   }
 
   /** The values of {@code -data-dir} and {@code -wal-dir} (one or two dashes). */

@@ -38,6 +38,10 @@ import java.util.stream.Stream;
 public final class Demo {
 
   static final String NAMESPACE = "demo";
+  /** The temporary directory that bin/demo made for this run; removed when it stops. */
+  static final String TMPDIR_PROPERTY = "kdra.demo.tmpdir";
+  /** What the demo prints once it is up and has reported: it runs until stopped from here on. */
+  static final String RUNNING = "[demo] running; Ctrl-C stops everything";
   private static final long SETTLE_TIMEOUT_MS = 90_000;
   private static final long PENDING_STABLE_NANOS = 2_000_000_000L;
 
@@ -94,7 +98,7 @@ public final class Demo {
       demo.stop();
       System.exit(status);
     }
-    System.out.println("[demo] running; Ctrl-C stops everything");
+    System.out.println(RUNNING);
     stoppedLatch.await();
   }
 
@@ -266,7 +270,7 @@ public final class Demo {
   }
 
   private void printKubeconfig() {
-    Stack.write(kubeconfigFile, controlPlane.server().getKubeConfigYaml());
+    OwnerOnly.write(kubeconfigFile, controlPlane.server().getKubeConfigYaml());
     System.out.println("Point kubectl at it (while this runs):");
     System.out.println("  export KUBECONFIG=" + kubeconfigFile);
     System.out.println("  kubectl get pods,resourceclaims -n " + NAMESPACE
@@ -287,6 +291,7 @@ public final class Demo {
       // no clean-up through the API: the control plane goes too (and on Ctrl-C it may be gone)
       try {
         stack.stopProcesses();
+        step("services and kubelets stopped");
       } catch (RuntimeException e) {
         System.out.println("[demo] stopping the services: " + e);
       }
@@ -294,6 +299,7 @@ public final class Demo {
     if (controlPlane != null) {
       try {
         controlPlane.close();
+        step("control plane stopped");
       } catch (RuntimeException e) {
         System.out.println("[demo] stopping the control plane: " + e);
       }
@@ -306,6 +312,16 @@ public final class Demo {
       Files.deleteIfExists(kubeconfigFile);
     } catch (IOException e) {
       // best effort
+    }
+    // bin/demo's temporary directory, this JVM's and the services' java.io.tmpdir: whatever
+    // they left there (everything that wrote there has stopped by now)
+    String tmp = System.getProperty(TMPDIR_PROPERTY);
+    if (tmp != null && !tmp.isBlank()) {
+      try {
+        Stack.deleteRecursively(Path.of(tmp));
+      } catch (RuntimeException e) {
+        System.out.println("[demo] removing " + tmp + ": " + e);
+      }
     }
     step("stopped");
   }

@@ -1,6 +1,5 @@
 package io.kdra.it;
 
-import com.marcnuri.helm.Helm;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -19,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The chart under {@code helm/kdra}, rendered by the Helm that helm-java embeds (as helm-tests
- * does), and the part of it the harness applies to the test API server: the ServiceAccounts, the
+ * does; in a child JVM, {@link HelmTemplate}), and the part of it the harness applies to the test API server: the ServiceAccounts, the
  * ClusterRoles, Roles and their bindings, the default DeviceClasses and the ComputeClass CRD.
  * The Deployments, the DaemonSet and their ConfigMaps are not applied: the harness runs the
  * services as processes instead, each with a token for its chart ServiceAccount, so the API
@@ -62,16 +61,15 @@ final class KdraChart {
    */
   static synchronized List<HasMetadata> render() {
     if (rendered == null) {
-      String yaml = new Helm(ServiceProcess.moduleDir("helm").resolve("kdra"))
-          .template().withName(RELEASE).withNamespace(NAMESPACE)
-          .withKubeVersion(ControlPlane.VERSION)
-          .set("driverNames.gpu", Stack.DRIVER)
-          .set("computeClassBridge.enabled", true)
-          .set("computeClassBridge.installComputeClassCRD", true)
-          .set("claimController.config.leader-election.lease-name", CONTROLLER_LEASE)
-          .set("slicePublisher.config.leader-election.lease-name", PUBLISHER_LEASE)
-          .set("computeClassBridge.config.leader-election.lease-name", BRIDGE_LEASE)
-          .call();
+      // in a child JVM: see HelmTemplate for why the harness never loads Helm itself
+      String yaml = HelmTemplate.render(ServiceProcess.moduleDir("helm").resolve("kdra"),
+          RELEASE, NAMESPACE, ControlPlane.VERSION, List.of(
+              "driverNames.gpu=" + Stack.DRIVER,
+              "computeClassBridge.enabled=true",
+              "computeClassBridge.installComputeClassCRD=true",
+              "claimController.config.leader-election.lease-name=" + CONTROLLER_LEASE,
+              "slicePublisher.config.leader-election.lease-name=" + PUBLISHER_LEASE,
+              "computeClassBridge.config.leader-election.lease-name=" + BRIDGE_LEASE));
       List<HasMetadata> objects = new ArrayList<>();
       for (String doc : yaml.split("(?m)^---\\s*$")) {
         if (!doc.lines().allMatch(l -> l.isBlank() || l.trim().startsWith("#"))) {

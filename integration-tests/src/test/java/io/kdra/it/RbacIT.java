@@ -72,6 +72,20 @@ class RbacIT {
     }
   }
 
+  /** The services' tokens are only their owner's to read, as a projected token is the pod's. */
+  @Test
+  void theServicesTokensAndKubeconfigsAreOwnerOnly() throws Exception {
+    for (String process : java.util.List.of("slice-publisher", "claim-controller",
+        "computeclass-bridge", "device-driver-" + NODE)) {
+      assertThat(ControlPlaneIT.mode(stack.kubeconfig(process))).as(process)
+          .isEqualTo("rw-------");
+      assertThat(ControlPlaneIT.mode(stack.kubeconfig(process).getParent()))
+          .isEqualTo("rwx------");
+    }
+    assertThat(ControlPlaneIT.mode(stack.nodeDir(NODE).resolve("token"))).isEqualTo("rw-------");
+    assertThat(ControlPlaneIT.mode(stack.nodeDir(NODE))).isEqualTo("rwx------");
+  }
+
   @Test
   void theApiServerAuthorizesWithRbac() {
     // a ServiceAccount no binding names: authenticated, and allowed nothing

@@ -33,6 +33,10 @@ final class ServiceProcess implements AutoCloseable {
   /** Services have no directories of their own to delete. */
   private static final Pattern NO_DIRECTORIES = Pattern.compile("(?!)");
 
+  /** The services this JVM started that still run. */
+  private static final java.util.Set<ServiceProcess> RUNNING =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private static final HttpClient HTTP = HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -44,6 +48,8 @@ final class ServiceProcess implements AutoCloseable {
   final Path log;
   private final Process process;
   private final Thread hook;
+  /** Set before the harness itself ends the process: its exit is then no surprise. */
+  private volatile boolean ending;
 
   private ServiceProcess(String module, String name, Map<String, String> properties,
       Map<String, String> environment, int httpPort, Path log, Process process) {
@@ -56,6 +62,17 @@ final class ServiceProcess implements AutoCloseable {
     this.process = process;
     this.hook = new Thread(this::kill, "kill-" + name);
     Runtime.getRuntime().addShutdownHook(hook);
+    RUNNING.add(this);
+    process.onExit().thenRun(() -> RUNNING.remove(this));
+  }
+
+  /**
+   * Ends every service this JVM started that still runs (as their shutdown hooks do, all at
+   * once), and returns when they are gone: what must go before the control plane does, since a
+   * service stopping gracefully still talks to the API server (e.g. to release its Lease).
+   */
+  static void endAll() {
+    new ArrayList<>(RUNNING).parallelStream().forEach(ServiceProcess::kill);
   }
 
   /**
@@ -92,6 +109,8 @@ final class ServiceProcess implements AutoCloseable {
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-XX:+UseSerialGC");
     command.add("-Xshare:auto");
+    // this JVM's temporary directory (the demo's is its own, removed when it stops), not /tmp
+    command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
     props.forEach((k, v) -> command.add("-D" + k + "=" + v));
     command.add("-jar");
     command.add(jar.toString());
@@ -148,6 +167,23 @@ final class ServiceProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /**
+   * Runs {@code action} when the process exits by itself (it crashed, or gave up, as a replica
+   * that lost its Lease does), not when the harness ends it ({@link #close}, {@link
+   * #killForcibly}, the shutdown hook).
+   */
+  void onExitByItself(Runnable action) {
+    process.onExit().thenRun(() -> {
+      if (!ending) {
+        action.run();
+      }
+    });
+  }
+
+  int exitValue() {
+    return process.exitValue();
+  }
+
   /** The body of {@code /q/health/ready}, or why there is none. */
   String readiness() {
     try {
@@ -195,6 +231,7 @@ final class ServiceProcess implements AutoCloseable {
 
   /** A crash: SIGKILL to the process and its descendants, no shutdown hooks run. */
   void killForcibly() {
+    ending = true;
     List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
     tree.add(process.toHandle());
     tree.forEach(ProcessHandle::destroyForcibly);
@@ -223,6 +260,7 @@ final class ServiceProcess implements AutoCloseable {
 
   /** Ends the process and its descendants: SIGTERM, then SIGKILL after a grace period. */
   private void kill() {
+    ending = true;
     List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
     tree.add(process.toHandle());
     tree.forEach(ProcessHandle::destroy);

@@ -27,6 +27,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -47,6 +49,13 @@ final class Stack implements AutoCloseable {
   static final String TEST_LABEL = "e2e.kdra.io/test";
 
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+  /**
+   * A replica that keeps exiting is left down after this many restarts within
+   * {@link #CRASH_LOOP_WINDOW} (a crash loop); a long soak may lose a Lease more often than that
+   * in all.
+   */
+  private static final int MAX_RESTARTS = 5;
+  private static final Duration CRASH_LOOP_WINDOW = Duration.ofMinutes(1);
 
   final KubernetesClient client;
   final String namespace;
@@ -58,7 +67,13 @@ final class Stack implements AutoCloseable {
   private final Path caFile;
   private final Path kubeconfigDir;
   private final Map<String, String> kube;
+  /** Guarded by {@code this}: replicas are started again from their exit's callback. */
   private final Map<String, ServiceProcess> processes = new LinkedHashMap<>();
+  /** The leader-electing replicas, started again when they exit by themselves. */
+  private final Set<String> replicas = ConcurrentHashMap.newKeySet();
+  private final Map<String, Integer> restarts = new ConcurrentHashMap<>();
+  private final Map<String, java.util.Deque<Long>> recentRestarts = new ConcurrentHashMap<>();
+  private volatile boolean closing;
   private final Map<String, TestKubelet> kubelets = new LinkedHashMap<>();
   private final List<SimulatedNode> nodes;
 
@@ -132,10 +147,11 @@ final class Stack implements AutoCloseable {
     ServiceProcess pub = ServiceProcess.start("slice-publisher", "slice-publisher", publisher,
         identity(KdraChart.PUBLISHER, "slice-publisher", KdraChart.token(client,
             KdraChart.PUBLISHER)), logDir);
-    processes.put(pub.name, pub);
+    put(pub);
 
     for (SimulatedNode node : nodes) {
-      Path dir = nodeDir(node.name());
+      // the node's token and sockets are in it: the owner's only, as the kubelet's are
+      Path dir = OwnerOnly.createDirectories(nodeDir(node.name()));
       Path inventory = dir.resolve("inventory.yaml");
       write(inventory, node.inventory());
       Map<String, String> driver = new LinkedHashMap<>(kube);
@@ -153,7 +169,7 @@ final class Stack implements AutoCloseable {
       String token = KdraChart.token(client, KdraChart.DRIVER,
           KdraChart.driverPod(client, node.name()));
       Path tokenFile = dir.resolve("token");
-      write(tokenFile, token);
+      OwnerOnly.write(tokenFile, token);
       driver.put("driver.publisher.token-file", tokenFile.toString());
       driver.put("driver.publisher.initial-backoff", "250ms");
       driver.put("driver.publisher.max-backoff", "2s");
@@ -161,7 +177,7 @@ final class Stack implements AutoCloseable {
       driver.put("driver.publisher.heartbeat", "2s");
       ServiceProcess p = ServiceProcess.start("device-driver", "device-driver-" + node.name(),
           driver, identity(KdraChart.DRIVER, "device-driver-" + node.name(), token), logDir);
-      processes.put(p.name, p);
+      put(p);
     }
 
     Map<String, String> controller = new LinkedHashMap<>(kube);
@@ -173,7 +189,7 @@ final class Stack implements AutoCloseable {
       controller.put("kdra.claim-controller.leader-election.enabled", "false");
       ServiceProcess cc = ServiceProcess.start("claim-controller", "claim-controller", controller,
           controllerIdentity, logDir);
-      processes.put(cc.name, cc);
+      put(cc);
     } else {
       // replicas elect a leader through the chart's Lease (the only one its Role may renew, in
       // the release namespace), with short periods so that a standby takes over within seconds
@@ -193,7 +209,7 @@ final class Stack implements AutoCloseable {
         env.put("HOSTNAME", replica);
         ServiceProcess cc = ServiceProcess.start("claim-controller", replica, controller, env,
             logDir);
-        processes.put(cc.name, cc);
+        putReplica(cc);
       }
     }
 
@@ -207,7 +223,7 @@ final class Stack implements AutoCloseable {
         b.put("bridge.leader-election.enabled", "false");
         ServiceProcess br = ServiceProcess.start("computeclass-bridge", "computeclass-bridge", b,
             bridgeIdentity, logDir);
-        processes.put(br.name, br);
+        put(br);
       } else {
         // as the claim-controllers: the chart's Lease (the only one its Role may renew, in the
         // release namespace), short periods
@@ -223,7 +239,7 @@ final class Stack implements AutoCloseable {
           env.put("HOSTNAME", replica);
           ServiceProcess br = ServiceProcess.start("computeclass-bridge", replica, b, env,
               logDir);
-          processes.put(br.name, br);
+          putReplica(br);
         }
       }
     }
@@ -235,11 +251,11 @@ final class Stack implements AutoCloseable {
       kubelet.register(READY_TIMEOUT);
       kubelet.start();
     }
-    for (ServiceProcess p : processes.values()) {
+    for (ServiceProcess p : processList()) {
       p.awaitReady(READY_TIMEOUT);
     }
     System.out.printf("[stack] %s: %d services ready in %d ms; logs in %s%n", name,
-        processes.size(), (System.nanoTime() - started) / 1_000_000, logDir);
+        processList().size(), (System.nanoTime() - started) / 1_000_000, logDir);
   }
 
   /** Deletes the Node object and registers it again, as a kubelet does after a node is lost. */
@@ -292,12 +308,72 @@ final class Stack implements AutoCloseable {
   }
 
   /** The names of the stack's service processes. */
-  List<String> processNames() {
+  synchronized List<String> processNames() {
     return List.copyOf(processes.keySet());
   }
 
-  ServiceProcess process(String name) {
+  /**
+   * Whether the harness starts {@code name} again when it exits by itself (a leader-electing
+   * replica, as its ReplicaSet would); others are left to the test.
+   */
+  boolean restartsByItself(String name) {
+    return replicas.contains(name);
+  }
+
+  synchronized ServiceProcess process(String name) {
     return processes.get(name);
+  }
+
+  private synchronized void put(ServiceProcess p) {
+    processes.put(p.name, p);
+  }
+
+  private synchronized List<ServiceProcess> processList() {
+    return new ArrayList<>(processes.values());
+  }
+
+  /**
+   * A replica of a Deployment with leader election: a replica that loses its Lease exits (it may
+   * no longer write), and its ReplicaSet starts it again. So does the harness: when a replica
+   * exits by itself, it is started again on the same configuration, up to {@value #MAX_RESTARTS}
+   * times ({@link #restarts}). Crashes and stops the harness makes ({@link #crash}, {@link #stop})
+   * are left to the test.
+   */
+  private synchronized void putReplica(ServiceProcess p) {
+    replicas.add(p.name);
+    put(p);
+    p.onExitByItself(() -> restartExited(p));
+  }
+
+  private synchronized void restartExited(ServiceProcess exited) {
+    if (closing || processes.get(exited.name) != exited) {
+      return;
+    }
+    java.util.Deque<Long> recent = recentRestarts.computeIfAbsent(exited.name,
+        k -> new java.util.ArrayDeque<>());
+    long now = System.nanoTime();
+    while (!recent.isEmpty() && now - recent.peekFirst() > CRASH_LOOP_WINDOW.toNanos()) {
+      recent.removeFirst();
+    }
+    if (recent.size() >= MAX_RESTARTS) {
+      System.out.printf("[stack] %s exited with %d again; left down after %d restarts within"
+          + " %s%n", exited.name, exited.exitValue(), MAX_RESTARTS, CRASH_LOOP_WINDOW);
+      return;
+    }
+    recent.addLast(now);
+    int n = restarts.merge(exited.name, 1, Integer::sum);
+    System.out.printf("[stack] %s exited by itself with %d; started again, as its ReplicaSet"
+        + " would (restart %d)%n", exited.name, exited.exitValue(), n);
+    try {
+      putReplica(exited.startAgain());
+    } catch (RuntimeException e) {
+      System.out.println("[stack] starting " + exited.name + " again: " + e);
+    }
+  }
+
+  /** How often the replica {@code name} exited by itself and was started again. */
+  int restarts(String name) {
+    return restarts.getOrDefault(name, 0);
   }
 
   /**
@@ -312,12 +388,12 @@ final class Stack implements AutoCloseable {
 
   /** Stops the service as Kubernetes does (SIGTERM, SIGKILL after a grace period). */
   void stop(String name) {
-    processes.get(name).close();
+    process(name).close();
   }
 
   /** Kills the service (SIGKILL, no shutdown); {@link #restart} starts it again. */
   void crash(String name) {
-    processes.get(name).killForcibly();
+    process(name).killForcibly();
   }
 
   /**
@@ -335,8 +411,14 @@ final class Stack implements AutoCloseable {
    * kubelet), not once it is ready: readiness may need another service that is down too.
    */
   ServiceProcess restartWithoutWaiting(String name) {
-    ServiceProcess fresh = processes.get(name).startAgain();
-    processes.put(name, fresh);
+    ServiceProcess fresh = process(name).startAgain();
+    if (replicas.contains(name)) {
+      putReplica(fresh);
+    } else {
+      synchronized (this) {
+        processes.put(name, fresh);
+      }
+    }
     for (SimulatedNode node : nodes) {
       if (name.equals("device-driver-" + node.name())) {
         kubelets.get(node.name()).register(READY_TIMEOUT);
@@ -360,7 +442,7 @@ final class Stack implements AutoCloseable {
         .toAbsolutePath();
     try {
       Files.createDirectories(dir);
-      for (ServiceProcess p : processes.values()) {
+      for (ServiceProcess p : processList()) {
         write(dir.resolve(p.name + ".readiness.txt"), p.alive() ? p.readiness() : "exited");
         if (Files.exists(p.log)) {
           Files.copy(p.log, dir.resolve(p.name + ".log"), StandardCopyOption.REPLACE_EXISTING);
@@ -452,9 +534,9 @@ final class Stack implements AutoCloseable {
   }
 
   void stopProcesses() {
+    closing = true;
     kubelets.values().forEach(TestKubelet::close);
-    List<ServiceProcess> all = new ArrayList<>(processes.values());
-    all.parallelStream().forEach(ServiceProcess::close);
+    processList().parallelStream().forEach(ServiceProcess::close);
   }
 
   private static void quietly(Runnable r) {
@@ -484,8 +566,14 @@ final class Stack implements AutoCloseable {
    */
   private Map<String, String> identity(String component, String process, String token) {
     Path file = kubeconfigDir.resolve(process + ".yaml");
-    write(file, KdraChart.kubeconfig(admin, caFile, KdraChart.serviceAccount(component), token));
+    OwnerOnly.write(file, KdraChart.kubeconfig(admin, caFile, KdraChart.serviceAccount(component),
+        token));
     return Map.of("KUBECONFIG", file.toString());
+  }
+
+  /** The kubeconfig (with its token) that the service {@code process} runs with. */
+  Path kubeconfig(String process) {
+    return kubeconfigDir.resolve(process + ".yaml");
   }
 
   /**

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplateBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.computeclassbridge.RetryOnConflict;
 import io.kdra.computeclassbridge.mapping.Labels;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.Priority;
@@ -108,6 +109,48 @@ class ComputeClassReconcilerTest {
     });
   }
 
+  /**
+   * Why the tests edit through {@link RetryOnConflict}: a write by someone else (here the test
+   * itself, as the reconciler does on a loaded machine) between {@code edit}'s read and its patch
+   * makes the patch fail with 409; read and applied again, the change goes through.
+   */
+  @Test
+  void anEditRacingAnotherWriteConflictsAndIsAppliedOnRetry() {
+    create(computeClass("race", Priority.gpu("nvidia-h100-mega-80gb", 1)));
+    var resource = client.resources(ComputeClass.class).withName("race");
+    assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(
+        io.fabric8.kubernetes.client.KubernetesClientException.class,
+        () -> resource.edit(cc -> {
+          writeMeanwhile("first");
+          cc.getSpec().setPriorities(new java.util.ArrayList<>(List.of(
+              Priority.gpu("nvidia-h100-mega-80gb", 2))));
+          return cc;
+        })).getCode()).as("a plain edit racing a write").isEqualTo(409);
+
+    int[] attempts = {0};
+    RetryOnConflict.edit(resource, cc -> {
+      if (++attempts[0] == 1) {
+        writeMeanwhile("second");
+      }
+      cc.getSpec().setPriorities(new java.util.ArrayList<>(List.of(
+          Priority.gpu("nvidia-h100-mega-80gb", 2))));
+      return cc;
+    });
+    assertThat(attempts[0]).isEqualTo(2);
+    assertThat(resource.get().getMetadata().getLabels())
+        .containsEntry("e2e.kdra.io/meanwhile", "second");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(subrequests("team-a", "race"))
+        .containsExactly("nvidia-h100-mega-80gb-x2:2"));
+  }
+
+  /** Another client's write of ComputeClass race, as the reconciler's status update is. */
+  private void writeMeanwhile(String value) {
+    RetryOnConflict.edit(client.resources(ComputeClass.class).withName("race"), cc -> {
+      cc.getMetadata().getLabels().put("e2e.kdra.io/meanwhile", value);
+      return cc;
+    });
+  }
+
   @Test
   void delete_removesOnlyWhatWasGeneratedForIt() {
     DeviceClass handMade = client.resource(new DeviceClassBuilder().withNewMetadata()
@@ -175,20 +218,25 @@ class ComputeClassReconcilerTest {
     create(computeClass("hand", Priority.gpu("nvidia-b200", 2)));
     await().atMost(WAIT).untilAsserted(() -> assertThat(template("team-a", "hand")).isNotNull());
 
-    ResourceClaimTemplate edited = new ResourceClaimTemplateBuilder(template("team-a", "hand"))
-        .editSpec().editSpec().editDevices().editFirstRequest().editFirstFirstAvailable()
-        .withCount(7L).endFirstAvailable().endRequest().endDevices().endSpec().endSpec().build();
-    client.resource(edited).update();
+    RetryOnConflict.edit(client.resources(ResourceClaimTemplate.class).inNamespace("team-a")
+        .withName("hand"), t -> {
+          t.getSpec().getSpec().getDevices().getRequests().get(0).getFirstAvailable().get(0)
+              .setCount(7L);
+          return t;
+        });
     await().atMost(WAIT).untilAsserted(() ->
         assertThat(subrequests("team-a", "hand")).containsExactly("nvidia-b200-x2:2"));
 
     client.resource(template("team-a", "hand")).delete();
     await().atMost(WAIT).untilAsserted(() -> assertThat(template("team-a", "hand")).isNotNull());
 
-    DeviceClass dc = deviceClass("nvidia-b200");
-    String selector = dc.getSpec().getSelectors().get(0).getCel().getExpression();
-    client.resource(new DeviceClassBuilder(dc).editSpec().editFirstSelector().editCel()
-        .withExpression("true").endCel().endSelector().endSpec().build()).update();
+    String selector = deviceClass("nvidia-b200").getSpec().getSelectors().get(0).getCel()
+        .getExpression();
+    RetryOnConflict.edit(client.resources(DeviceClass.class).withName("nvidia-b200" + SUFFIX),
+        dc -> {
+          dc.getSpec().getSelectors().get(0).getCel().setExpression("true");
+          return dc;
+        });
     await().atMost(WAIT).untilAsserted(() -> assertThat(deviceClass("nvidia-b200").getSpec()
         .getSelectors().get(0).getCel().getExpression()).isEqualTo(selector));
   }
@@ -216,8 +264,9 @@ class ComputeClassReconcilerTest {
     return client.resource(cc).create();
   }
 
+  /** The reconciler writes the ComputeClass too (status, finalizer): retried on conflict. */
   private void edit(String name, Priority... priorities) {
-    client.resources(ComputeClass.class).withName(name).edit(cc -> {
+    RetryOnConflict.edit(client.resources(ComputeClass.class).withName(name), cc -> {
       cc.getSpec().setPriorities(new java.util.ArrayList<>(List.of(priorities)));
       return cc;
     });

@@ -1,6 +1,7 @@
 package io.kdra.claimcontroller;
 
 import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
@@ -26,6 +27,16 @@ class ClaimControllerHealthTest {
         .then().statusCode(200)
         .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_scheduling_seconds"))
         .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_pending_pods"));
+  }
+
+  @Test
+  void thePendingPodsGaugeSurvivesGarbageCollection() {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+    }
+    String scrape = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+    assertThat(scrape).containsPattern("(?m)^kdra_claim_controller_pending_pods(\\{[^}]*\\})? "
+        + "[0-9]+(\\.[0-9]+)?$");
   }
 
   @Test

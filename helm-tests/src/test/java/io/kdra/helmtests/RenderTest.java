@@ -238,7 +238,8 @@ class RenderTest {
         .containsEntry("bridge.catalog.drivers.gke-gpu", "gpu.nvidia.com")
         .containsEntry("bridge.namespaces.names", "team-a,team-b")
         .containsEntry("bridge.namespaces.selector", "example.org/gpus=enabled")
-        .doesNotContainKey("quarkus.otel.sdk.disabled");
+        .containsEntry("quarkus.otel.exporter.otlp.endpoint",
+            "http://otel-collector.observability:4317");
   }
 
   @Test

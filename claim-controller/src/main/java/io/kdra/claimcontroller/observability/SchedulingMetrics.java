@@ -45,9 +45,14 @@ public class SchedulingMetrics {
         .register(registry).increment();
   }
 
-  /** Registers the pending-pods gauge, read from {@code count} on each scrape. */
+  /**
+   * Registers the pending-pods gauge, read from {@code count} on each scrape. The gauge holds
+   * {@code count} strongly: Micrometer's default weak reference let the collector take the
+   * lambda, after which the gauge read NaN and vanished from the scrape.
+   */
   public void pendingPods(Supplier<Integer> count) {
     Gauge.builder("kdra.claim.controller.pending.pods", count, c -> c.get())
-        .description("Pods of this scheduler that are not bound yet").register(registry);
+        .description("Pods of this scheduler that are not bound yet").strongReference(true)
+        .register(registry);
   }
 }

@@ -27,6 +27,7 @@ import io.kdra.computeclassbridge.mapping.MapperSettings;
 import io.kdra.computeclassbridge.mapping.Mapping;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.ComputeClassStatus;
+import io.kdra.computeclassbridge.observability.BridgeMetrics;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -61,13 +62,15 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private final EventRecorder events;
   private final ComputeClassMapper mapper;
   private final NamespaceSelection selection;
+  private final BridgeMetrics metrics;
   private final Clock clock = Clock.systemUTC();
   private InformerEventSource<Namespace, ComputeClass> namespaces;
   private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
 
   public ComputeClassReconciler(BridgeConfig config, CatalogSource catalogs,
-      KubernetesClient client) {
+      KubernetesClient client, BridgeMetrics metrics) {
     this.config = config;
+    this.metrics = metrics;
     this.catalogs = catalogs;
     this.objects = new GeneratedObjects(client);
     this.events = new EventRecorder(client, clock);
@@ -82,6 +85,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   public List<EventSource<?, ComputeClass>> prepareEventSources(
       EventSourceContext<ComputeClass> context) {
     IndexerResourceCache<ComputeClass> primaries = context.getPrimaryCache();
+    metrics.computeClasses(() -> primaries.list().count(),
+        () -> primaries.list().filter(c -> degradedMessage(c.getStatus()).isPresent()).count());
     SecondaryToPrimaryMapper<HasMetadata> all = ignored -> primaries.list()
         .map(ResourceID::fromResource).collect(Collectors.toSet());
     List<EventSource<?, ComputeClass>> sources = new ArrayList<>();
@@ -110,6 +115,15 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
 
   @Override
   public UpdateControl<ComputeClass> reconcile(ComputeClass cc, Context<ComputeClass> context) {
+    try {
+      return apply(cc, context);
+    } catch (RuntimeException e) {
+      metrics.reconciled(BridgeMetrics.Outcome.FAILED);
+      throw e;
+    }
+  }
+
+  private UpdateControl<ComputeClass> apply(ComputeClass cc, Context<ComputeClass> context) {
     CatalogSource.Effective catalog = catalogs.effective(catalogOverlay());
     SortedSet<String> selected = selection.select(namespaces.list(ns -> true).toList());
     Mapping mapping = mapper.map(cc, catalog.catalog(), selected);
@@ -121,6 +135,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
         cc.getMetadata().getName(), mapping.templates().size(), report.conflicts(),
         catalog.problem(), clock.instant());
     recordEvents(cc, report, old, status);
+    metrics.reconciled(report.changes().isEmpty() ? BridgeMetrics.Outcome.UNCHANGED
+        : BridgeMetrics.Outcome.APPLIED);
     if (status.equals(old)) {
       return UpdateControl.noUpdate();
     }

@@ -99,8 +99,8 @@ class MainTest {
         tc("0: every pending claim allocated (stdin, multi-document)",
             docs(CLASS, SLICE, claim("a")), 0, "", "-"),
         tc("1: second claim finds no free device", docs(CLASS, SLICE, claim("a"), claim("b")),
-            1, "ns/b: cannot allocate: request \"gpu\": 1 device in class \"gpu\", 1 matches the "
-                + "request selectors, 0 free (1 allocated to other claims)", "-"),
+            1, "ns/b: cannot allocate: request \"gpu\": 1 device in class \"gpu\", 0 free (1 "
+                + "allocated to other claims)", "-"),
         tc("1: missing DeviceClass is named", docs(SLICE, claim("a")), 1,
             "ns/a: cannot allocate: request \"gpu\": device class gpu not found", "-"),
         tc("1: a pod's missing template is named", docs(CLASS, SLICE, """
@@ -211,8 +211,7 @@ class MainTest {
     Run r = run(docs(CLASS, SLICE, claim("a")), "--node", "node-b", "-");
     assertThat(r.status()).isEqualTo(1);
     assertThat(r.err()).contains("ns/a: cannot allocate: request \"gpu\": 1 device in class "
-        + "\"gpu\", 1 matches the request selectors, 1 free; enough free devices exist, but not "
-        + "on any one node; 1 node tried");
+        + "\"gpu\", 1 free; enough free devices exist, but not on any one node; 1 node tried");
   }
 
   @Test

@@ -110,6 +110,7 @@ final class Diagnoser {
     int free = 0;
     int taken = 0;
     int tainted = 0;
+    String blockingTaint = null;
     int noCounters = 0;
     int noCapacity = 0;
     RequestSpec spec = rd.spec();
@@ -133,6 +134,9 @@ final class Diagnoser {
           } else if (features.deviceTaints()
               && Taints.blocking(d.taints(), spec.tolerations()) != null) {
             tainted++;
+            if (blockingTaint == null) {
+              blockingTaint = Taints.describe(Taints.blocking(d.taints(), spec.tolerations()));
+            }
           } else if (d.consumesCounters() && (!features.partitionableDevices()
               || (!(multi && allocated.isShared(d.id())) && !counters.wouldFit(pool, d)))) {
             noCounters++;
@@ -146,7 +150,8 @@ final class Diagnoser {
       }
     }
     long needed = spec.all() ? matching : spec.count();
+    boolean filtered = !spec.selectors().isEmpty() || !spec.capacityRequests().isEmpty();
     return new RequestReport(spec.resultName(), spec.className(), needed, spec.all(), inClass,
-        matching, free, taken, tainted, noCounters, noCapacity);
+        filtered, matching, free, taken, tainted, blockingTaint, noCounters, noCapacity);
   }
 }

@@ -15,7 +15,11 @@ import java.util.List;
  *     requested capacity)
  * @param free of those, devices that are available now
  * @param allocatedToOthers matching devices held by other claims
+ * @param filtered whether the request narrows its class at all (selectors or capacity
+ *     requests); when not, every device in the class matches and the report says nothing of
+ *     request selectors
  * @param tainted matching devices with a taint the request does not tolerate
+ * @param blockingTaint one such taint, as {@code key=value:Effect}, or null when none
  * @param noCounters matching devices whose shared counters are used up
  * @param noCapacity matching devices without enough remaining capacity
  */
@@ -25,10 +29,12 @@ public record RequestReport(
     long needed,
     boolean all,
     int inClass,
+    boolean filtered,
     int matching,
     int free,
     int allocatedToOthers,
     int tainted,
+    String blockingTaint,
     int noCounters,
     int noCapacity) {
 
@@ -37,25 +43,23 @@ public record RequestReport(
     return all ? matching == 0 || free < matching : free < needed;
   }
 
-  /** Whether there are too few free devices for this request. */
-  public boolean isShort() {
-    return short_();
-  }
-
   String describe() {
     StringBuilder b = new StringBuilder();
     b.append("request \"").append(request).append("\": ")
         .append(inClass).append(inClass == 1 ? " device" : " devices")
-        .append(" in class \"").append(deviceClass).append("\", ")
-        .append(matching).append(matching == 1 ? " matches" : " match")
-        .append(" the request selectors, ")
-        .append(free).append(" free");
+        .append(" in class \"").append(deviceClass).append("\", ");
+    if (filtered) {
+      b.append(matching).append(matching == 1 ? " matches" : " match")
+          .append(" the request selectors, ");
+    }
+    b.append(free).append(" free");
     List<String> why = new ArrayList<>();
     if (allocatedToOthers > 0) {
       why.add(allocatedToOthers + " allocated to other claims");
     }
     if (tainted > 0) {
-      why.add(tainted + " tainted");
+      why.add(tainted + " tainted, e.g. " + blockingTaint
+          + ", which the request does not tolerate");
     }
     if (noCounters > 0) {
       why.add(noCounters + " without free shared counters");

@@ -59,4 +59,10 @@ final class Taints {
   private static String nullToEmpty(String s) {
     return s == null ? "" : s;
   }
+
+  /** {@code key=value:Effect} ({@code key:Effect} without a value), as kubectl prints taints. */
+  static String describe(DeviceTaint t) {
+    String value = t.getValue() == null || t.getValue().isEmpty() ? "" : "=" + t.getValue();
+    return t.getKey() + value + ":" + t.getEffect();
+  }
 }

@@ -147,7 +147,7 @@ class AllocatorTest {
                     .build())
                 .withClasses(deviceClass("gpu", ANY_GPU)), NODE_A,
             List.of(claim("c", request("r", "gpu").build()).build()),
-            "!request \"r\": 0 devices in class \"gpu\", 0 match the request selectors, 0 free; "
+            "!request \"r\": 0 devices in class \"gpu\", 0 free; "
                 + "pool dup invalid (duplicate device name a); on node node-a"),
         tc("All allocates every matching device", gpus("gpu-0", "gpu-1"), NODE_A,
             List.of(claim("c", request("r", "gpu").withAll().build()).build()),
@@ -156,7 +156,7 @@ class AllocatorTest {
             gpus("gpu-0", "gpu-1").withExisting(claim("old", request("r", "gpu").build())
                 .withAllocated("gpu.example.com/node-a/gpu-1").build()), NODE_A,
             List.of(claim("c", request("r", "gpu").withAll().build()).build()),
-            "!request \"r\": 2 devices in class \"gpu\", 2 match the request selectors, 1 free "
+            "!request \"r\": 2 devices in class \"gpu\", 1 free "
                 + "(1 allocated to other claims), all needed; on node node-a"),
         tc("firstAvailable takes the first subrequest that fits",
             gpus("gpu-0", "gpu-1"), NODE_A,
@@ -278,8 +278,10 @@ class AllocatorTest {
                 .withClasses(deviceClass("gpu", ANY_GPU)), NODE_A,
             List.of(claim("c", request("r", "gpu").withToleration("maint", "Equal", "no", null)
                 .build()).build()),
-            "!request \"r\": 1 device in class \"gpu\", 1 matches the request selectors, 0 free "
-                + "(1 tainted); on node node-a"),
+            "!request \"r\": 1 device in class \"gpu\", 0 free "
+                + "(1 tainted, e.g. maint=yes:NoSchedule, which the request does not "
+                + "tolerate); "
+                + "on node node-a"),
         tc("missing DeviceClass is explained by name", gpus("gpu-0"), NODE_A,
             List.of(claim("c", request("r", "nosuch").build()).build()),
             "!request \"r\": device class nosuch not found"),
@@ -310,7 +312,7 @@ class AllocatorTest {
                 .withPool("fabric", 0, 1).withNodeSelector("rack", "r1").build())
                 .withClasses(deviceClass("gpu", ANY_GPU)), node("node-a", "rack", "r2"),
             List.of(claim("c", request("r", "gpu").build()).build()),
-            "!request \"r\": 0 devices in class \"gpu\", 0 match the request selectors, 0 free; "
+            "!request \"r\": 0 devices in class \"gpu\", 0 free; "
                 + "on node node-a"),
         tc("per-device node selection picks only this node's devices",
             Scenario.of(slice("s", "x", device("other").withNodeName("node-b").build(),
@@ -333,7 +335,7 @@ class AllocatorTest {
                 .withClasses(deviceClass("gpu", ANY_GPU))
                 .withFeatures(AllocatorFeatures.defaults().withBindingConditions(false)), NODE_A,
             List.of(claim("c", request("r", "gpu").build()).build()),
-            "!request \"r\": 0 devices in class \"gpu\", 0 match the request selectors, 0 free; "
+            "!request \"r\": 0 devices in class \"gpu\", 0 free; "
                 + "on node node-a"),
         tc("adminAccess never gives one claim the same device twice", gpus("gpu-0", "gpu-1"),
             NODE_A, List.of(claim("c", request("r", "gpu").withAdminAccess().withCount(2)

@@ -67,13 +67,13 @@ class PartitionAndCapacityTest {
             partitioned(claim("old", request("r", "gpu").build())
                 .withAllocated("gpu.example.com/node-a/full").build()),
             List.of(claim("a", request("r", "gpu").build()).build()),
-            "!request \"r\": 3 devices in class \"gpu\", 3 match the request selectors, 0 free "
+            "!request \"r\": 3 devices in class \"gpu\", 0 free "
                 + "(1 allocated to other claims, 2 without free shared counters)"),
         tc("counter devices skipped with partitionable devices off",
             partitioned().withFeatures(AllocatorFeatures.defaults()
                 .withPartitionableDevices(false)),
             List.of(claim("a", request("r", "gpu").build()).build()),
-            "!request \"r\": 3 devices in class \"gpu\", 3 match the request selectors, 0 free "
+            "!request \"r\": 3 devices in class \"gpu\", 0 free "
                 + "(3 without free shared counters)"));
   }
 

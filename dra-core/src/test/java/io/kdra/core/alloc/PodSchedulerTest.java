@@ -69,10 +69,10 @@ class PodSchedulerTest {
         tc("a pod's claims land on one node together", cluster(), null,
             List.of(claim("c1", request("r", "gpu").build()).build(),
                 claim("c2", request("r", "gpu").build()).build()), null,
-            "!request \"r\": 2 devices in class \"gpu\", 2 match the request selectors, 2 free; "
+            "!request \"r\": 2 devices in class \"gpu\", 2 free; "
                 + "enough free devices exist, but not on any one node for all of the pod's "
                 + "claims; 3 nodes tried",
-            "!request \"r\": 2 devices in class \"gpu\", 2 match the request selectors, 2 free; "
+            "!request \"r\": 2 devices in class \"gpu\", 2 free; "
                 + "enough free devices exist, but not on any one node for all of the pod's "
                 + "claims; 3 nodes tried"),
         tc("prioritized list scoring: a later node with the first choice beats the first node",
@@ -129,7 +129,7 @@ class PodSchedulerTest {
                 claim("c2", request("r", "gpu").build()).build()), null,
             "!enough free devices exist, but not on any one node for all of the pod's claims; 3 "
                 + "nodes tried",
-            "!request \"r\": 2 devices in class \"gpu\", 2 match the request selectors, 2 free; "
+            "!request \"r\": 2 devices in class \"gpu\", 2 free; "
                 + "enough free devices exist, but not on any one node for all of the pod's claims; "
                 + "3 nodes tried"),
         // differential seed 275: a node whose only pool is incomplete was skipped as "certainly
@@ -157,7 +157,7 @@ class PodSchedulerTest {
                 + "(1 of 2 slices)"),
         tc("explanation notes nodes excluded by the pod", cluster(), pod(Map.of("zone", "a")),
             List.of(claim("c", request("r", "a100-40gb").build()).build()), null,
-            "!request \"r\": 1 device in class \"a100-40gb\", 1 matches the request selectors, "
+            "!request \"r\": 1 device in class \"a100-40gb\", "
                 + "1 free; enough free devices exist, but not on any one node; 1 node tried; 2 of "
                 + "3 nodes excluded by the pod's node selection"));
   }

@@ -35,9 +35,10 @@ class RbacTest {
   static final Set<String> READ = Set.of("get", "list", "watch");
   /**
    * fabric8's LeaderElector creates, reads and patches the Lease; the leader releases it on
-   * shutdown with an update, which the Java Operator SDK also checks for before it starts.
+   * shutdown with an update, which the Java Operator SDK also checks for before it starts; a
+   * replica watches its Lease by name before it writes (LeaseFence).
    */
-  static final Set<String> LEASE = Set.of("get", "create", "patch", "update");
+  static final Set<String> LEASE = Set.of("get", "list", "watch", "create", "patch", "update");
 
   /** device-driver, "Running it on a node": get on resourceclaims; get on nodes for tpu. */
   static final Set<String> DRIVER = grants("resource.k8s.io/resourceclaims", Set.of("get"));

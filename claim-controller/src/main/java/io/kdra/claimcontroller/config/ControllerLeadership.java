@@ -3,15 +3,21 @@ package io.kdra.claimcontroller.config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.kdra.leadership.Leadership;
+import io.kdra.leadership.LeaseFence;
 import io.kdra.leadership.LeaseRelease;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.configuration.ConfigUtils;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.util.List;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Leader election for quarkus-operator-sdk, which looks the {@link LeaderElectionConfiguration}
@@ -39,6 +45,38 @@ public class ControllerLeadership {
         le.leaseName(), identity);
     return Leadership.elected(COMPONENT, identity, release::release,
         () -> Quarkus.asyncExit(1));
+  }
+
+  /**
+   * The second opinion before each write ({@link LeaseFence}): open with one replica, else
+   * watching this replica's Lease with the renew deadline.
+   */
+  @Produces
+  @Singleton
+  LeaseFence leaseFence(ClaimControllerConfig config, KubernetesClient client,
+      Leadership leadership) {
+    var le = config.leaderElection();
+    if (!le.enabled() || !electionActive()) {
+      return LeaseFence.open();
+    }
+    return LeaseFence.watching(client, leaseNamespace(config, client), le.leaseName(),
+        leadership.identity(), le.renewDeadline(), Clock.systemUTC());
+  }
+
+  /**
+   * Whether quarkus-operator-sdk elects at all in the running profile (its
+   * {@code activate-leader-election-for-profiles}, {@code prod} by default): dev and test run
+   * one replica that leads without a Lease, whose fence must stay open.
+   */
+  private static boolean electionActive() {
+    List<String> electing = ConfigProvider.getConfig().getOptionalValues(
+        "quarkus.operator-sdk.activate-leader-election-for-profiles", String.class)
+        .orElse(List.of("prod"));
+    return ConfigUtils.getProfiles().stream().anyMatch(electing::contains);
+  }
+
+  void closeFence(@Disposes LeaseFence fence) {
+    fence.close();
   }
 
   /**

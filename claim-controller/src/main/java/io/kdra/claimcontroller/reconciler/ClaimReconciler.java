@@ -23,9 +23,11 @@ import io.kdra.claimcontroller.domain.Upstream;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.EventRecorder;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
+import io.kdra.leadership.LeaseFence;
 import io.kdra.leadership.Leadership;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -49,6 +51,7 @@ import org.jboss.logging.Logger;
 public class ClaimReconciler implements Reconciler<ResourceClaim> {
 
   private static final Logger LOG = Logger.getLogger(ClaimReconciler.class);
+  private static final Duration FENCED_RETRY = Duration.ofSeconds(1);
 
   @Inject ClaimControllerConfig config;
   @Inject ClaimWriter claimWriter;
@@ -57,6 +60,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   @Inject ClaimTracer tracer;
 
   @Inject Leadership leadership;
+  @Inject LeaseFence fence;
 
   private volatile InformerEventSource<Pod, ResourceClaim> pods;
   private volatile DeletingClaims deleting;
@@ -102,14 +106,24 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   @Override
   public UpdateControl<ResourceClaim> reconcile(ResourceClaim claim,
       Context<ResourceClaim> context) {
-    if (isOurs(claim)) {
-      release(claim);
+    if (!isOurs(claim)) {
+      return UpdateControl.noUpdate();
     }
+    if (!fence.mayWrite()) {
+      return UpdateControl.<ResourceClaim>noUpdate().rescheduleAfter(FENCED_RETRY);
+    }
+    release(claim);
     return UpdateControl.noUpdate();
   }
 
-  /** Applies the cleanup rules to {@code claim} (as cached) and records what changed. */
+  /**
+   * Applies the cleanup rules to {@code claim} (as cached) and records what changed; nothing
+   * while this replica's Lease is not fresh.
+   */
   void release(ResourceClaim claim) {
+    if (!fence.mayWrite()) {
+      return;
+    }
     // The span is recorded afterwards, and only when something changed: claims are reconciled
     // on every event of their pods, and no-op spans would drown the claim's trace.
     Instant started = Instant.now();

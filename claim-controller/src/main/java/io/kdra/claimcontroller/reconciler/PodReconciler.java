@@ -30,6 +30,7 @@ import io.kdra.claimcontroller.scheduling.Outcome;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.PodScheduling;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
+import io.kdra.leadership.LeaseFence;
 import jakarta.inject.Inject;
 import java.util.HashSet;
 import java.util.List;
@@ -59,6 +60,7 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject PodAllocator allocator;
   @Inject SchedulingMetrics metrics;
   @Inject ClaimTracer tracer;
+  @Inject LeaseFence fence;
 
   private volatile PodScheduling scheduling;
   private volatile IndexerResourceCache<Pod> podCache;
@@ -96,7 +98,8 @@ public class PodReconciler implements Reconciler<Pod> {
         .withSecondaryToPrimaryMapper(c -> pending(pods, scheduler, null)).build(), ctx);
     scheduling = new PodScheduling(
         new InformerClusterView(pods, claims, templates, nodes, slices, classes), recent,
-        claimWriter, podWriter, binder, events, allocator, config.templateMode(), tracer);
+        claimWriter, podWriter, binder, events, allocator, config.templateMode(), tracer,
+        fence::mayWrite);
     metrics.pendingPods(() -> pending(pods, scheduler, null).size());
     return List.of(claims, templates, nodes, slices, classes);
   }

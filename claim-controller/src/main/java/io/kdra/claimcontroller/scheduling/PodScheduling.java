@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * One scheduling attempt for one pod, in the scheduler's order: make sure the pod's claims exist
@@ -37,6 +38,10 @@ import java.util.Optional;
  */
 public final class PodScheduling {
 
+  /** Not this replica's turn to write: its Lease is held by another or not renewed lately. */
+  static final Outcome FENCED = new Outcome.Retry("this replica's Lease is not fresh; not "
+      + "writing until it is renewed or another replica leads");
+
   private final ClusterView view;
   private final RecentWrites recent;
   private final ClaimWriter claims;
@@ -47,10 +52,23 @@ public final class PodScheduling {
   private final TemplateMode mode;
   private final ClaimTracer tracer;
   private final Object lock = new Object();
+  private final BooleanSupplier mayWrite;
 
   public PodScheduling(ClusterView view, RecentWrites recent, ClaimWriter claims, PodWriter pods,
       PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode,
       ClaimTracer tracer) {
+    this(view, recent, claims, pods, binder, events, allocator, mode, tracer, () -> true);
+  }
+
+  /**
+   * As above, writing only while {@code mayWrite} (this replica's Lease is fresh: see
+   * {@code io.kdra.leadership.LeaseFence}); checked before claims are created and again, under
+   * the lock, before allocations are written.
+   */
+  public PodScheduling(ClusterView view, RecentWrites recent, ClaimWriter claims, PodWriter pods,
+      PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode,
+      ClaimTracer tracer, BooleanSupplier mayWrite) {
+    this.mayWrite = mayWrite;
     this.tracer = tracer;
     this.view = view;
     this.recent = recent;
@@ -99,6 +117,9 @@ public final class PodScheduling {
 
   /** Schedules a pending pod. */
   public Outcome schedule(Pod pod) {
+    if (!mayWrite.getAsBoolean()) {
+      return FENCED;
+    }
     PodClaimResolver.Resolution r = ensureClaims(pod);
     if (!r.of(Step.Create.class).isEmpty()) {
       return new Outcome.Waiting("created claims; scheduling once the informers show them");
@@ -113,6 +134,9 @@ public final class PodScheduling {
           .findFirst().orElse("waiting for claims"));
     }
     synchronized (lock) {
+      if (!mayWrite.getAsBoolean()) {
+        return FENCED;
+      }
       return place(pod, distinct(r.claims().values()));
     }
   }
@@ -252,6 +276,9 @@ public final class PodScheduling {
    * start it. Unallocated claims are left alone: only a scheduler allocates.
    */
   public void reserveForBoundPod(Pod pod) {
+    if (!mayWrite.getAsBoolean()) {
+      return;
+    }
     PodClaimResolver.Resolution r = ensureClaims(pod);
     for (ResourceClaim c : distinct(r.claims().values())) {
       if (c.getStatus() != null && c.getStatus().getAllocation() != null) {

@@ -219,5 +219,5 @@ func summaryLine(c *resourceapi.ResourceClaim) (string, bool) {
 			where = "nodes matching [" + strings.Join(exprs, ", ") + "]"
 		}
 	}
-	return fmt.Sprintf("%s/%s -> %s: %s", c.Namespace, c.Name, where, strings.Join(devices, ", ")), true
+	return fmt.Sprintf("%s -> %s: %s", key(c.ObjectMeta), where, strings.Join(devices, ", ")), true
 }

@@ -152,8 +152,9 @@ final class WhatIf {
           byKey.put(ns + "/" + name, c);
         }
       }
-      if (c != null && !out.contains(c)) {
-        out.add(c);
+      ResourceClaim found = c;
+      if (found != null && out.stream().noneMatch(x -> x == found)) {
+        out.add(found); // a claim named twice is used once
       }
     }
     return null;

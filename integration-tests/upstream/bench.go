@@ -88,7 +88,7 @@ func bench(args []string, stdout, stderr io.Writer) int {
 				break
 			}
 			start := time.Now()
-			p := schedule(ctx, c, state, nil, []*resourceapi.ResourceClaim{cl})
+			p := schedule(ctx, c, state, nil, []*resourceapi.ResourceClaim{cl}, nil)
 			if p.node != "" {
 				state.add(&p.results[0])
 			}

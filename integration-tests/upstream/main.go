@@ -7,7 +7,8 @@
 //	dra-alloc-upstream [-o yaml|json|summary] [--node NAME] FILE...
 //	dra-alloc-upstream bench [--warmup N] [--rounds N] [--latencies FILE] FILE...
 //
-// Exit status: 0 every pending claim allocated, 1 at least one not, 2 bad input.
+// Exit status: 0 every pending claim allocated, 1 at least one not (or a pod whose claims are
+// allocated can run on no node), 2 bad input.
 package main
 
 import (
@@ -30,7 +31,8 @@ default features) allocates devices to pending ResourceClaims; same input and ou
   -o, --output   yaml|json|summary (default yaml)
       --node     only consider this node
   FILE           YAML or JSON files (multi-document, or kind: List); - reads stdin
-Exit status: 0 every pending claim allocated, 1 at least one not, 2 bad input.
+Exit status: 0 every pending claim allocated, 1 at least one not (or a pod whose claims are
+allocated can run on no node), 2 bad input.
 `
 
 func main() {
@@ -219,5 +221,5 @@ func summaryLine(c *resourceapi.ResourceClaim) (string, bool) {
 			where = "nodes matching [" + strings.Join(exprs, ", ") + "]"
 		}
 	}
-	return fmt.Sprintf("%s/%s -> %s: %s", c.Namespace, c.Name, where, strings.Join(devices, ", ")), true
+	return fmt.Sprintf("%s -> %s: %s", key(c.ObjectMeta), where, strings.Join(devices, ", ")), true
 }

@@ -103,6 +103,48 @@ type cluster struct {
 	celCache *cel.Cache
 }
 
+// claimSelectors are the node selectors of a pod's allocated claims, as the plugin's PreFilter
+// keeps them (availableOnNodes): nodeaffinity.NewNodeSelector of status.allocation.nodeSelector;
+// an allocation without one is usable everywhere and has none.
+func claimSelectors(claims []*resourceapi.ResourceClaim) ([]*nodeaffinity.NodeSelector, error) {
+	var out []*nodeaffinity.NodeSelector
+	for _, c := range claims {
+		if c.Status.Allocation == nil || c.Status.Allocation.NodeSelector == nil {
+			continue
+		}
+		s, err := nodeaffinity.NewNodeSelector(c.Status.Allocation.NodeSelector)
+		if err != nil {
+			return nil, fmt.Errorf("claim %s: allocation's node selector: %w", key(c.ObjectMeta), err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// eligible: the pod may run on the node (podFits) and, as the plugin's Filter checks, every
+// allocated claim's node selector matches it ("resourceclaim not available on the node").
+func eligible(pod *v1.Pod, node *v1.Node, pinned []*nodeaffinity.NodeSelector) bool {
+	if !podFits(pod, node) {
+		return false
+	}
+	for _, s := range pinned {
+		if !s.Match(node) {
+			return false
+		}
+	}
+	return true
+}
+
+// noMatchingNode is dra-alloc's message for a pod without an eligible node.
+func noMatchingNode(nodes int, pinned bool) string {
+	also := ""
+	if pinned {
+		also = " and the node selectors of its allocated claims"
+	}
+	return fmt.Sprintf("no node matches the pod's node name, node selector and required node affinity%s (%d %s)",
+		also, nodes, plural(nodes, "node", "nodes"))
+}
+
 // placement is the outcome for one pod's claims: a node and one result per claim, or a reason.
 type placement struct {
 	node    string
@@ -117,28 +159,30 @@ type placement struct {
 // fitting node is scored as the plugin's computeScore does (per request, 8 - index of the chosen
 // subrequest); a node with the best possible score ends the search, otherwise the highest score
 // among the first feasibleNodesToScore feasible nodes wins, ties going to the first in name order.
-func schedule(ctx context.Context, c *cluster, state *allocState, pod *v1.Pod, claims []*resourceapi.ResourceClaim) placement {
-	var eligible []*v1.Node
+// claims are the pod's unallocated claims; pinned the node selectors of its allocated ones, which
+// only nodes they match may use.
+func schedule(ctx context.Context, c *cluster, state *allocState, pod *v1.Pod, claims []*resourceapi.ResourceClaim,
+	pinned []*nodeaffinity.NodeSelector) placement {
+	var eligibleNodes []*v1.Node
 	for _, n := range c.nodes {
-		if podFits(pod, n) {
-			eligible = append(eligible, n)
+		if eligible(pod, n, pinned) {
+			eligibleNodes = append(eligibleNodes, n)
 		}
 	}
-	if len(eligible) == 0 {
-		return placement{reason: fmt.Sprintf("no node matches the pod's node name, node selector and required node affinity (%d %s)",
-			len(c.nodes), plural(len(c.nodes), "node", "nodes"))}
+	if len(eligibleNodes) == 0 {
+		return placement{reason: noMatchingNode(len(c.nodes), len(pinned) > 0)}
 	}
 	allocator, err := structured.NewAllocator(ctx, features, state.snapshot(), c.classes, c.slices, c.celCache)
 	if err != nil {
 		return placement{reason: err.Error()}
 	}
 	bestPossible := maxScore(claims)
-	enough := feasibleNodesToScore(len(eligible))
+	enough := feasibleNodesToScore(len(eligibleNodes))
 	var best *placement
 	bestScore := int64(-1)
 	feasible := 0
 	var lastNodeErr error
-	for _, node := range eligible {
+	for _, node := range eligibleNodes {
 		if best != nil && feasible >= enough {
 			break
 		}
@@ -167,7 +211,7 @@ func schedule(ctx context.Context, c *cluster, state *allocState, pod *v1.Pod, c
 	if best != nil {
 		return *best
 	}
-	reason := fmt.Sprintf("cannot allocate all claims on any of %d %s", len(eligible), plural(len(eligible), "node", "nodes"))
+	reason := fmt.Sprintf("cannot allocate all claims on any of %d %s", len(eligibleNodes), plural(len(eligibleNodes), "node", "nodes"))
 	if lastNodeErr != nil {
 		reason += ": " + lastNodeErr.Error()
 	}
@@ -237,57 +281,73 @@ type report struct {
 }
 
 // whatIf allocates the pending claims pod by pod, then the claims no pod references, each
-// allocation consuming devices for the next: dra-alloc's WhatIf, line by line.
+// allocation consuming devices for the next: dra-alloc's WhatIf, line by line. As kube-scheduler,
+// a pod's claims that are allocated already (in the input, or for an earlier pod: a shared claim)
+// are not allocated again, and their node selectors restrict the pod's node; a claim that an
+// earlier pod failed to get is tried again with the next pod that uses it.
 func whatIf(ctx context.Context, in *inputs, onlyNode string) report {
 	var pending []*resourceapi.ResourceClaim
-	pendingByKey := map[string]*resourceapi.ResourceClaim{}
-	allKeys := sets.New[string]()
+	byKey := map[string]*resourceapi.ResourceClaim{}
 	state := newAllocState()
 	for _, c := range in.claims {
-		allKeys.Insert(key(c.ObjectMeta))
+		if _, seen := byKey[key(c.ObjectMeta)]; !seen {
+			byKey[key(c.ObjectMeta)] = c
+		}
 		if c.Status.Allocation != nil {
 			state.add(c.Status.Allocation)
 		} else {
 			pending = append(pending, c)
-			pendingByKey[key(c.ObjectMeta)] = c
 		}
 	}
 	c := newCluster(in, onlyNode)
 	var failures []string
-	done := sets.New[string]()
+	referenced := sets.New[string]()
 	for _, pod := range in.pods {
-		claims, missing := podClaims(in, pod, pendingByKey, allKeys, &pending)
+		claims, missing := podClaims(in, pod, byKey, &pending)
+		for _, cl := range claims {
+			referenced.Insert(key(cl.ObjectMeta))
+		}
 		if missing != "" {
 			failures = append(failures, key(pod.ObjectMeta)+": cannot allocate: "+missing)
-			for _, cl := range claims {
-				done.Insert(key(cl.ObjectMeta))
-			}
+			continue
+		}
+		pinned, err := claimSelectors(claims)
+		if err != nil {
+			failures = append(failures, key(pod.ObjectMeta)+": cannot schedule: "+err.Error())
 			continue
 		}
 		var todo []*resourceapi.ResourceClaim
 		for _, cl := range claims {
-			if !done.Has(key(cl.ObjectMeta)) {
+			if cl.Status.Allocation == nil {
 				todo = append(todo, cl)
 			}
 		}
-		if len(todo) == 0 {
+		if len(todo) > 0 {
+			failures = place(ctx, c, state, pod, todo, pinned, failures)
 			continue
 		}
-		failures = place(ctx, c, state, pod, todo, failures)
-		for _, cl := range todo {
-			done.Insert(key(cl.ObjectMeta))
+		if len(claims) == 0 {
+			continue
+		}
+		fits := false
+		for _, n := range c.nodes {
+			fits = fits || eligible(pod, n, pinned)
+		}
+		if !fits {
+			failures = append(failures, key(pod.ObjectMeta)+": cannot schedule: "+noMatchingNode(len(c.nodes), len(pinned) > 0))
 		}
 	}
 	for _, cl := range pending {
-		if !done.Has(key(cl.ObjectMeta)) {
-			failures = place(ctx, c, state, nil, []*resourceapi.ResourceClaim{cl}, failures)
+		if !referenced.Has(key(cl.ObjectMeta)) {
+			failures = place(ctx, c, state, nil, []*resourceapi.ResourceClaim{cl}, nil, failures)
 		}
 	}
 	return report{claims: pending, failures: failures}
 }
 
-func place(ctx context.Context, c *cluster, state *allocState, pod *v1.Pod, claims []*resourceapi.ResourceClaim, failures []string) []string {
-	p := schedule(ctx, c, state, pod, claims)
+func place(ctx context.Context, c *cluster, state *allocState, pod *v1.Pod, claims []*resourceapi.ResourceClaim,
+	pinned []*nodeaffinity.NodeSelector, failures []string) []string {
+	p := schedule(ctx, c, state, pod, claims, pinned)
 	if p.node == "" {
 		for _, cl := range claims {
 			failures = append(failures, key(cl.ObjectMeta)+": cannot allocate: "+p.reason)
@@ -342,19 +402,20 @@ func newCluster(in *inputs, onlyNode string) *cluster {
 	return &cluster{slices: in.slices, classes: classes, nodes: nodes, celCache: newCELCache()}
 }
 
-// podClaims collects a pod's pending claims, instantiating templates as <pod>-<entry> (appended
-// to pending); returns a message when a referenced claim or template is missing.
-func podClaims(in *inputs, pod *v1.Pod, pendingByKey map[string]*resourceapi.ResourceClaim, allKeys sets.Set[string],
+// podClaims collects a pod's claims, allocated or not, each once, instantiating templates as
+// <pod>-<entry> (added to byKey and appended to pending); returns a message when a referenced
+// claim or template is missing.
+func podClaims(in *inputs, pod *v1.Pod, byKey map[string]*resourceapi.ResourceClaim,
 	pending *[]*resourceapi.ResourceClaim) ([]*resourceapi.ResourceClaim, string) {
 	var out []*resourceapi.ResourceClaim
+	seen := sets.New[string]()
 	ns := namespace(pod.ObjectMeta)
 	for _, prc := range pod.Spec.ResourceClaims {
+		var c *resourceapi.ResourceClaim
 		switch {
 		case prc.ResourceClaimName != nil:
-			k := ns + "/" + *prc.ResourceClaimName
-			if c, ok := pendingByKey[k]; ok {
-				out = append(out, c)
-			} else if !allKeys.Has(k) {
+			var ok bool
+			if c, ok = byKey[ns+"/"+*prc.ResourceClaimName]; !ok {
 				return out, "resource claim " + *prc.ResourceClaimName + " not found"
 			}
 		case prc.ResourceClaimTemplateName != nil:
@@ -370,12 +431,15 @@ func podClaims(in *inputs, pod *v1.Pod, pendingByKey map[string]*resourceapi.Res
 			}
 			name := pod.Name + "-" + prc.Name
 			k := ns + "/" + name
-			c, ok := pendingByKey[k]
-			if !ok {
+			var ok bool
+			if c, ok = byKey[k]; !ok {
 				c = instantiate(t, pod, prc, name)
 				*pending = append(*pending, c)
-				pendingByKey[k] = c
+				byKey[k] = c
 			}
+		}
+		if c != nil && !seen.Has(key(c.ObjectMeta)) {
+			seen.Insert(key(c.ObjectMeta))
 			out = append(out, c)
 		}
 	}

@@ -34,11 +34,12 @@ import org.junit.jupiter.api.Test;
  * (a known divergence) only has our allocations checked, and what differs after it is printed
  * (see "Differential testing against upstream" in docs/OPERATIONS.md).
  *
- * <p>Both generator profiles run: {@value #DEFAULT_SCENARIOS} basic and
- * {@value #DEFAULT_EXTENDED} extended scenarios. {@code -Dprofile=basic} or
- * {@code -Dprofile=extended} runs only one, {@code -Dscenarios=N} sets how many of each and
- * {@code -Dseed=S} the first seed (default 1; scenario i uses seed S+i). A failing scenario's
- * input stays in {@code target/differential/seed-S.yaml} (extended: {@code extended-seed-S.yaml})
+ * <p>All three generator profiles run: {@value #DEFAULT_SCENARIOS} basic,
+ * {@value #DEFAULT_EXTENDED} extended and {@value #DEFAULT_SHARED} shared scenarios.
+ * {@code -Dprofile=basic}, {@code extended} or {@code shared} runs only one,
+ * {@code -Dscenarios=N} sets how many of each and {@code -Dseed=S} the first seed (default 1;
+ * scenario i uses seed S+i). A failing scenario's input stays in
+ * {@code target/differential/seed-S.yaml} (other profiles: {@code <profile>-seed-S.yaml})
  * for {@code bin/dra-alloc}; the others are deleted. No control plane needed.
  */
 class UpstreamDifferentialIT {
@@ -47,6 +48,8 @@ class UpstreamDifferentialIT {
   static final int DEFAULT_SCENARIOS = 300;
   /** The extended profile's scenarios in the build. */
   static final int DEFAULT_EXTENDED = 200;
+  /** The shared profile's scenarios in the build. */
+  static final int DEFAULT_SHARED = 200;
   static final Path OUT = Path.of("target", "differential");
   static final String OURS_INVALID = "invalid allocation of ours: ";
   static final String DISTINCT_CONFLICT = "because a claim constraint would not be satisfied: "
@@ -82,6 +85,15 @@ class UpstreamDifferentialIT {
     run(Profile.EXTENDED, DEFAULT_EXTENDED);
   }
 
+  /**
+   * The shared profile: the extended scenarios plus pods that share claims and use claims
+   * allocated before the run (issue 17: their node selectors must restrict the pods).
+   */
+  @Test
+  void agreesWithUpstreamOnSharedScenarios() throws IOException {
+    run(Profile.SHARED, DEFAULT_SHARED);
+  }
+
   void run(Profile profile, int defaultScenarios) throws IOException {
     String only = System.getProperty("profile", "");
     Assumptions.assumeTrue(only.isBlank() || Profile.of(only) == profile, "-Dprofile=" + only);
@@ -91,7 +103,8 @@ class UpstreamDifferentialIT {
         + "pre-integration-test phase does), or point -Dkdra.upstream.alloc at it");
     int scenarios = Integer.getInteger("scenarios", defaultScenarios);
     long first = Long.getLong("seed", 1);
-    String prefix = profile == Profile.BASIC ? "" : "extended-";
+    String prefix = profile == Profile.BASIC ? ""
+        : profile.name().toLowerCase(java.util.Locale.ROOT) + "-";
     Files.createDirectories(OUT);
     List<String> problems = new ArrayList<>();
     List<String> followOnDiffs = new ArrayList<>();
@@ -168,7 +181,7 @@ class UpstreamDifferentialIT {
         profile.name().toLowerCase(java.util.Locale.ROOT), scenarios, first, claims,
         allocatedByBoth, followOnDiffs.size(), failedInBoth, failing, known, millis, oursNanos / 1_000_000,
         upstreamNanos / 1_000_000);
-    if (profile == Profile.EXTENDED) {
+    if (profile != Profile.BASIC) {
       System.out.println("  claims allocated by both, by shape: " + shapes);
     }
     followOnDiffs.forEach(d -> System.out.println("  after a known divergence: " + d));
@@ -231,6 +244,21 @@ class UpstreamDifferentialIT {
     });
     if (placed) {
       out.add("pod with node constraints");
+    }
+    String key = "default/" + name;
+    List<io.fabric8.kubernetes.api.model.Pod> users = s.pods().stream()
+        .filter(p -> p.getSpec().getResourceClaims().stream().anyMatch(r -> name.equals(
+            r.getResourceClaimName()) || name.equals(p.getMetadata().getName() + "-"
+            + r.getName()))).toList();
+    if (users.size() > 1) {
+      out.add("shared by pods");
+    }
+    java.util.Set<String> before = new java.util.HashSet<>();
+    s.allocatedClaims().forEach(a -> before.add("default/" + a.getMetadata().getName()));
+    if (!before.contains(key) && users.stream().anyMatch(p -> p.getSpec().getResourceClaims()
+        .stream().anyMatch(r -> r.getResourceClaimName() != null
+            && before.contains("default/" + r.getResourceClaimName())))) {
+      out.add("beside a claim allocated before");
     }
     return out;
   }

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code bin/dra-alloc} and upstream's allocator ({@code dra-alloc-upstream}) decide alike on
@@ -133,6 +135,33 @@ class UpstreamExamplesIT {
         .asString().startsWith("n gpu.example.com/");
   }
 
+  /**
+   * Pods whose claims are allocated already (issue 17's cases): such a claim keeps its allocation
+   * and its node selector restricts the pod, in both. Files in
+   * {@code src/test/resources/allocated-claims/}; each names what it shows.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      "shared-claim-pins-the-next-pod | 1 | ml/shared=gpu gpu.example.com/node-a/gpu-0 | ml/own",
+      "pinned-claim-moves-the-new-claim | 0 | ml/new=gpu gpu.example.com/node-b/gpu-1 |",
+      "pinned-claim-outside-the-pods-nodes | 1 | | ml/new ml/p",
+      "claims-without-namespace | 1 | default/a=gpu gpu.example.com/node-a/gpu-0 | default/b"})
+  void allocatedClaimsRestrictThePodAlike(String name, int exit, String allocated, String failed)
+      throws IOException {
+    List<String> files = List.of(Path.of("src/test/resources/allocated-claims", name + ".yaml")
+        .toString());
+    Decision ours = decide(UpstreamAlloc.kdra(args(files)));
+    Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
+    assertThat(ours).isEqualTo(upstream);
+    assertThat(ours.exit()).isEqualTo(exit);
+    Map<String, String> devices = new TreeMap<>();
+    ours.allocated().forEach((k, v) -> devices.put(k, String.join(", ", v.devices())));
+    assertThat(devices).isEqualTo(allocated == null ? Map.of()
+        : Map.of(allocated.split("=")[0], allocated.split("=")[1]));
+    assertThat(ours.failed()).containsExactlyElementsOf(failed == null ? List.of()
+        : List.of(failed.split(" ")));
+  }
+
   /** Both reject bad input with exit status 2. */
   @Test
   void badInputIsExitTwo(@TempDir Path tmp) throws IOException {
@@ -165,13 +194,13 @@ class UpstreamExamplesIT {
         devices.add(d.path("request").asText() + " " + d.path("driver").asText() + "/"
             + d.path("pool").asText() + "/" + d.path("device").asText());
       }
-      allocated.put(claim.path("metadata").path("namespace").asText() + "/"
+      allocated.put(claim.path("metadata").path("namespace").asText("default") + "/"
           + claim.path("metadata").path("name").asText(),
           new Placed(allocation.path("nodeSelector"), devices));
     }
     TreeSet<String> failed = new TreeSet<>();
     for (String line : r.err().split("\n")) {
-      int at = line.indexOf(": cannot allocate: ");
+      int at = Math.max(line.indexOf(": cannot allocate: "), line.indexOf(": cannot schedule: "));
       if (at > 0) {
         failed.add(line.substring(0, at));
       }

@@ -110,10 +110,8 @@ public final class NodeFilter {
         || !matchesOrUnset(requiredAffinity(pod), node)) {
       return Optional.of("node(s) didn't match Pod's node affinity/selector");
     }
-    for (NodeSelector s : claimSelectors) {
-      if (!matchesOrUnset(s, node)) {
-        return Optional.of("node(s) cannot use the pod's allocated ResourceClaims");
-      }
+    if (!NodeSelectors.allowAll(claimSelectors, node)) {
+      return Optional.of("node(s) cannot use the pod's allocated ResourceClaims");
     }
     return fits(wanted, node, onNode);
   }

@@ -1,6 +1,5 @@
 package io.kdra.claimcontroller.scheduling;
 
-import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -14,6 +13,7 @@ import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
@@ -142,24 +142,17 @@ public final class PodScheduling {
   }
 
   private Outcome place(Pod pod, List<ResourceClaim> podClaims) {
-    List<ResourceClaim> allocated = new ArrayList<>();
     List<ResourceClaim> unallocated = new ArrayList<>();
-    List<NodeSelector> selectors = new ArrayList<>();
     for (ResourceClaim c : podClaims) {
       if (c.getMetadata().getDeletionTimestamp() != null) {
         return new Outcome.Waiting("claim " + c.getMetadata().getName() + " is being deleted");
       }
-      AllocationResult a = c.getStatus() == null ? null : c.getStatus().getAllocation();
-      if (a == null) {
+      if (c.getStatus() == null || c.getStatus().getAllocation() == null) {
         unallocated.add(c);
-      } else {
-        allocated.add(c);
-        if (a.getNodeSelector() != null) {
-          selectors.add(a.getNodeSelector());
-        }
       }
     }
-    NodeFilter.Result nodes = NodeFilter.filter(pod, view.nodes(), view.pods(), selectors);
+    NodeFilter.Result nodes = NodeFilter.filter(pod, view.nodes(), view.pods(),
+        NodeSelectors.ofAllocated(podClaims));
     if (nodes.feasible().isEmpty()) {
       return new Outcome.Unschedulable(nodes.summary(), Map.of(), "NoFeasibleNode");
     }

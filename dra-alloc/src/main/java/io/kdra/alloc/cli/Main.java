@@ -23,12 +23,14 @@ import picocli.CommandLine.Parameters;
  * {@code dra-alloc}: what would the DRA allocator do with these objects? Reads DeviceClasses,
  * ResourceSlices, ResourceClaims, ResourceClaimTemplates, Nodes and Pods; prints the pending
  * claims as a {@code kind: List} with {@code status.allocation} filled where allocation succeeded;
- * explains every failure on stderr. Exit status: 0 all allocated, 1 some not, 2 bad input.
+ * explains every failure on stderr. Exit status: 0 all allocated, 1 some not (or a pod cannot
+ * run), 2 bad input.
  */
 @Command(name = "dra-alloc", mixinStandardHelpOptions = true, version = "dra-alloc 0.1.0",
     description = {"Shows how Kubernetes DRA (resource.k8s.io/v1, as of 1.36) would allocate "
         + "devices to pending ResourceClaims.",
-        "Exit status: 0 every pending claim allocated, 1 at least one not, 2 bad input."})
+        "Exit status: 0 every pending claim allocated, 1 at least one not (or a pod "
+            + "whose claims are allocated can run on no node), 2 bad input."})
 public final class Main implements Callable<Integer> {
 
   @Parameters(arity = "1..*", paramLabel = "FILE",

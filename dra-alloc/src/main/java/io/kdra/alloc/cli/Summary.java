@@ -26,7 +26,7 @@ final class Summary {
     }
     String devices = allocation.getDevices().getResults().stream()
         .map(Summary::device).collect(Collectors.joining(", "));
-    return Optional.of(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName()
+    return Optional.of(WhatIf.key(claim.getMetadata())
         + " -> " + where(allocation.getNodeSelector()) + ": " + devices);
   }
 

@@ -2,6 +2,7 @@ package io.kdra.alloc.cli;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
@@ -14,18 +15,23 @@ import io.kdra.core.alloc.Allocator;
 import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.alloc.ClaimOutcome;
 import io.kdra.core.alloc.InMemoryDeviceClassLister;
+import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.core.alloc.PodScheduler;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * The what-if run: allocates pending claims against the inputs, pod by pod (claims of a pod
  * together on one node), or claim by claim without pods, each allocation consuming devices for the
- * next. Pending claims that no pod references are allocated on their own after the pods.
+ * next. A pod's claims that are allocated already (in the input or for an earlier pod, such as a
+ * claim shared by several pods) are kept as they are and restrict the pod to the nodes their
+ * {@code nodeSelector}s allow, as in kube-scheduler. Pending claims that no pod references are
+ * allocated on their own after the pods. Failures are reported per attempt, in order.
  */
 final class WhatIf {
 
@@ -44,49 +50,59 @@ final class WhatIf {
 
   Report run() {
     List<ResourceClaim> pending = new ArrayList<>();
-    Map<String, ResourceClaim> pendingByKey = new LinkedHashMap<>();
+    Map<String, ResourceClaim> byKey = new LinkedHashMap<>();
     List<ResourceClaim> allocated = new ArrayList<>();
     for (ResourceClaim c : in.claims) {
       if (c.getStatus() != null && c.getStatus().getAllocation() != null) {
         allocated.add(c);
       } else {
         pending.add(c);
-        pendingByKey.put(key(c.getMetadata()), c);
       }
+      byKey.putIfAbsent(key(c.getMetadata()), c);
     }
     AllocationSnapshot snapshot = AllocationSnapshot.of(in.slices,
         new InMemoryDeviceClassLister(in.classes), AllocatedState.fromClaims(allocated));
     List<Node> nodes = nodes(snapshot);
     List<String> failures = new ArrayList<>();
-    Map<String, Boolean> done = new HashMap<>();
+    Set<String> referenced = new HashSet<>();
     for (Pod pod : in.pods) {
       List<ResourceClaim> claims = new ArrayList<>();
-      String missing = podClaims(pod, pendingByKey, pending, claims);
+      String missing = podClaims(pod, byKey, pending, claims);
+      claims.forEach(c -> referenced.add(key(c.getMetadata())));
       String podKey = key(pod.getMetadata());
       if (missing != null) {
         failures.add(podKey + ": cannot allocate: " + missing);
-        claims.forEach(c -> done.put(key(c.getMetadata()), true));
         continue;
       }
-      claims.removeIf(c -> done.containsKey(key(c.getMetadata())));
-      if (claims.isEmpty()) {
-        continue;
+      // as kube-scheduler: claims allocated already (in the input, or for an earlier pod) are
+      // not allocated again, but their node selectors decide where the pod may go; a claim an
+      // earlier pod failed to get is tried again with this pod's claims
+      List<ResourceClaim> todo = claims.stream().filter(c -> !isAllocated(c)).toList();
+      List<NodeSelector> pinned = NodeSelectors.ofAllocated(claims);
+      if (!todo.isEmpty()) {
+        snapshot = place(snapshot, nodes, pod, todo, pinned, failures);
+      } else if (!claims.isEmpty()
+          && nodes.stream().noneMatch(n -> PodScheduler.podFits(pod, n, pinned))) {
+        failures.add(podKey + ": cannot schedule: "
+            + PodScheduler.noMatchingNode(nodes.size(), !pinned.isEmpty()));
       }
-      snapshot = place(snapshot, nodes, pod, claims, failures);
-      claims.forEach(c -> done.put(key(c.getMetadata()), true));
     }
     for (ResourceClaim c : pending) {
-      if (!done.containsKey(key(c.getMetadata()))) {
-        snapshot = place(snapshot, nodes, null, List.of(c), failures);
+      if (!referenced.contains(key(c.getMetadata()))) {
+        snapshot = place(snapshot, nodes, null, List.of(c), List.of(), failures);
       }
     }
     return new Report(pending, failures);
   }
 
+  private static boolean isAllocated(ResourceClaim c) {
+    return c.getStatus() != null && c.getStatus().getAllocation() != null;
+  }
+
   private AllocationSnapshot place(AllocationSnapshot snapshot, List<Node> nodes, Pod pod,
-      List<ResourceClaim> claims, List<String> failures) {
+      List<ResourceClaim> claims, List<NodeSelector> pinned, List<String> failures) {
     PodScheduler.Placement p = PodScheduler.schedule(new Allocator(snapshot, options), nodes,
-        pod, claims);
+        pod, claims, pinned);
     AllocatedState state = snapshot.allocated();
     for (ClaimOutcome o : p.outcomes()) {
       if (o instanceof ClaimOutcome.Allocated a) {
@@ -103,22 +119,21 @@ final class WhatIf {
   }
 
   /**
-   * Collects a pod's pending claims (instantiating templates as {@code <pod>-<entry>}); returns a
-   * message when a referenced claim or template is missing.
+   * Collects a pod's claims, allocated or not, each once (instantiating templates as
+   * {@code <pod>-<entry>}, added to {@code byKey} and {@code pending}); returns a message when a
+   * referenced claim or template is missing.
    */
-  private String podClaims(Pod pod, Map<String, ResourceClaim> pendingByKey,
+  private String podClaims(Pod pod, Map<String, ResourceClaim> byKey,
       List<ResourceClaim> pending, List<ResourceClaim> out) {
     if (pod.getSpec() == null || pod.getSpec().getResourceClaims() == null) {
       return null;
     }
     String ns = namespace(pod.getMetadata());
     for (PodResourceClaim prc : pod.getSpec().getResourceClaims()) {
+      ResourceClaim c = null;
       if (prc.getResourceClaimName() != null) {
-        String k = ns + "/" + prc.getResourceClaimName();
-        ResourceClaim c = pendingByKey.get(k);
-        if (c != null) {
-          out.add(c);
-        } else if (in.claims.stream().noneMatch(x -> key(x.getMetadata()).equals(k))) {
+        c = byKey.get(ns + "/" + prc.getResourceClaimName());
+        if (c == null) {
           return "resource claim " + prc.getResourceClaimName() + " not found";
         }
       } else if (prc.getResourceClaimTemplateName() != null) {
@@ -130,14 +145,16 @@ final class WhatIf {
           return "resource claim template " + prc.getResourceClaimTemplateName() + " not found";
         }
         String name = pod.getMetadata().getName() + "-" + prc.getName();
-        String k = ns + "/" + name;
-        ResourceClaim c = pendingByKey.get(k);
+        c = byKey.get(ns + "/" + name);
         if (c == null) {
           c = instantiate(t, pod, prc, name);
           pending.add(c);
-          pendingByKey.put(k, c);
+          byKey.put(ns + "/" + name, c);
         }
-        out.add(c);
+      }
+      ResourceClaim found = c;
+      if (found != null && out.stream().noneMatch(x -> x == found)) {
+        out.add(found); // a claim named twice is used once
       }
     }
     return null;

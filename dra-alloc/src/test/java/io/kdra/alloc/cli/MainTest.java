@@ -230,6 +230,103 @@ class MainTest {
     assertThat(r.out().lines()).isNotEmpty().allMatch(line -> line.matches("\\S+/\\S+ -> \\S+: .+"));
   }
 
+  /** A slice with {@code gpus} GPUs on {@code node}, its own pool. */
+  static String slice(String node, int gpus) {
+    StringBuilder devices = new StringBuilder();
+    for (int i = 0; i < gpus; i++) {
+      devices.append(i == 0 ? "" : ", ").append("{name: gpu-").append(i).append('}');
+    }
+    return """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata: {name: %1$s}
+        spec:
+          driver: gpu.example.com
+          nodeName: %1$s
+          pool: {name: %1$s, generation: 1, resourceSliceCount: 1}
+          devices: [%2$s]
+        """.formatted(node, devices);
+  }
+
+  /** A claim allocated before the run: device {@code gpu-0} of {@code node}, pinned there. */
+  static String pinned(String name, String node) {
+    return claim(name) + """
+        status:
+          allocation:
+            devices:
+              results: [{request: gpu, driver: gpu.example.com, pool: %1$s, device: gpu-0}]
+            nodeSelector:
+              nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [%1$s]}]}]
+        """.formatted(node);
+  }
+
+  /** A pod using the named claims, in namespace ns; {@code spec} adds to its spec. */
+  static String pod(String name, String spec, String... claims) {
+    StringBuilder refs = new StringBuilder();
+    for (int i = 0; i < claims.length; i++) {
+      refs.append(i == 0 ? "" : ", ").append("{name: c").append(i)
+          .append(", resourceClaimName: ").append(claims[i]).append('}');
+    }
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: %s, namespace: ns}
+        spec:
+          resourceClaims: [%s]
+          containers: [{name: c, image: x}]
+        %s""".formatted(name, refs, spec.isEmpty() ? "" : "  " + spec + "\n");
+  }
+
+  static Stream<Arguments> allocatedClaims() {
+    return Stream.of(
+        // the shared claim takes node-a's only GPU for p1: p2 must stay on node-a, where its
+        // own claim finds no GPU, not move to node-b
+        arguments(named("a shared claim allocated by an earlier pod pins the next pod",
+            docs(CLASS, slice("node-a", 1), slice("node-b", 1), claim("shared"), claim("own"),
+                pod("p1", "", "shared"), pod("p2", "", "shared", "own"))), 1,
+            List.of("ns/shared -> node-a: gpu (gpu.example.com/node-a/gpu-0)"),
+            "ns/own: cannot allocate: "),
+        arguments(named("a shared claim allocated in the input pins the pod to a full node",
+            docs(CLASS, slice("node-a", 1), slice("node-b", 1), pinned("shared", "node-a"),
+                claim("own"), pod("p2", "", "shared", "own"))), 1,
+            List.of(), "ns/own: cannot allocate: "),
+        arguments(named("a pinned claim puts the pod's new claim on the pinned node",
+            docs(CLASS, slice("node-a", 2), slice("node-b", 2), pinned("pinned", "node-b"),
+                claim("new"), pod("p", "", "pinned", "new"))), 0,
+            List.of("ns/new -> node-b: gpu (gpu.example.com/node-b/gpu-1)"), ""),
+        arguments(named("a pod restricted to node-b cannot use a claim pinned to node-a",
+            docs(CLASS, slice("node-a", 1), slice("node-b", 1), pinned("shared", "node-a"),
+                pod("p", "nodeName: node-b", "shared"))), 1,
+            List.of(), "ns/p: cannot schedule: "),
+        arguments(named("a pod restricted to node-b gets no new claim beside one pinned to node-a",
+            docs(CLASS, slice("node-a", 1), slice("node-b", 1), pinned("shared", "node-a"),
+                claim("new"), pod("p", "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                    + "{nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, "
+                    + "values: [node-b]}]}]}}}", "shared", "new"))), 1,
+            List.of(), "ns/new: cannot allocate: "));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("allocatedClaims")
+  void allocatedClaimsRestrictThePodsNode(String stdin, int status, List<String> summary,
+      String errContains) {
+    Run r = run(stdin, "-o", "summary", "-");
+    assertThat(r.status()).as(r.err()).isEqualTo(status);
+    assertThat(r.out().lines()).containsExactlyElementsOf(summary);
+    assertThat(r.err()).contains(errContains);
+  }
+
+  @Test
+  void claimWithoutNamespaceIsNamedInTheDefaultNamespace() {
+    String a = claim("a").replace(", namespace: ns", "");
+    String b = claim("b").replace(", namespace: ns", "");
+    Run r = run(docs(CLASS, SLICE, a, b), "-o", "summary", "-");
+    assertThat(r.status()).isEqualTo(1);
+    assertThat(r.out().lines()).containsExactly(
+        "default/a -> node-a: gpu (gpu.example.com/node-a/gpu-0)");
+    assertThat(r.err()).contains("default/b: cannot allocate: ").doesNotContain("null/");
+  }
+
   private static String[] concat(String[] a, String[] b) {
     String[] all = new String[a.length + b.length];
     System.arraycopy(a, 0, all, 0, a.length);

@@ -11,7 +11,10 @@ public sealed interface ClaimOutcome {
   /** {@code namespace/name} of the claim. */
   default String claimKey() {
     var m = claim().getMetadata();
-    return (m == null ? "" : m.getNamespace()) + "/" + (m == null ? "" : m.getName());
+    // like the API server, a claim without a namespace is in "default"
+    String ns = m == null || m.getNamespace() == null || m.getNamespace().isEmpty() ? "default"
+        : m.getNamespace();
+    return ns + "/" + (m == null ? "" : m.getName());
   }
 
   /** The claim got devices; {@code result} is what the caller writes to status.allocation. */

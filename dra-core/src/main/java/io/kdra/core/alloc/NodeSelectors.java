@@ -4,6 +4,9 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
@@ -29,6 +32,32 @@ public final class NodeSelectors {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether the node may use every one of these allocations: kube-scheduler's DynamicResources
+   * filter for a pod's already-allocated claims ("resourceclaim not available on the node"). A
+   * null entry is an allocation without a node selector, usable on every node.
+   */
+  public static boolean allowAll(Collection<NodeSelector> allocationSelectors, Node node) {
+    for (NodeSelector s : allocationSelectors) {
+      if (s != null && !matches(s, node)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The {@code status.allocation.nodeSelector}s of the allocated ones among these claims. */
+  public static List<NodeSelector> ofAllocated(Collection<ResourceClaim> claims) {
+    List<NodeSelector> out = new ArrayList<>();
+    for (ResourceClaim c : claims) {
+      if (c.getStatus() != null && c.getStatus().getAllocation() != null
+          && c.getStatus().getAllocation().getNodeSelector() != null) {
+        out.add(c.getStatus().getAllocation().getNodeSelector());
+      }
+    }
+    return out;
   }
 
   /** Whether every label in {@code required} is present on the node with the same value. */

@@ -10,7 +10,9 @@ import java.util.List;
 
 /**
  * Places one pod's claims: tries nodes in name order, skipping nodes the pod cannot run on
- * ({@code spec.nodeName}, {@code spec.nodeSelector}, required node affinity), and allocates all of
+ * ({@code spec.nodeName}, {@code spec.nodeSelector}, required node affinity, and, as
+ * kube-scheduler's DynamicResources filter, the node selectors of the pod's claims that are
+ * allocated already), and allocates all of
  * the pod's claims together on one node. Without {@code firstAvailable} alternatives that is the
  * first node where they fit. With them, nodes are scored as the 1.35+ scheduler does for
  * prioritized lists: the node whose allocation uses the best-ranked subrequests wins (a node
@@ -41,6 +43,18 @@ public final class PodScheduler {
    */
   public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
       List<ResourceClaim> claims) {
+    return schedule(allocator, nodes, pod, claims, List.of());
+  }
+
+  /**
+   * As {@link #schedule(Allocator, List, Pod, List)} for a pod that also has allocated claims:
+   * {@code claims} are the pod's unallocated claims, {@code allocatedSelectors} the
+   * {@code status.allocation.nodeSelector}s of its allocated ones (see
+   * {@link NodeSelectors#ofAllocated}); only nodes that all of them allow are tried.
+   */
+  public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
+      List<ResourceClaim> claims, List<NodeSelector> allocatedSelectors) {
+    boolean pinned = allocatedSelectors.stream().anyMatch(java.util.Objects::nonNull);
     NodeIndex index = allocator.snapshot().inventory().nodeIndex(nodes,
         allocator.options().features());
     List<Node> sorted = index.sorted();
@@ -48,10 +62,10 @@ public final class PodScheduler {
     // them is built per pod
     BitSet eligibleAt = null;
     int eligibleCount = sorted.size();
-    if (hasNodeConstraints(pod)) {
+    if (hasNodeConstraints(pod) || pinned) {
       eligibleAt = new BitSet(sorted.size());
       for (int i = 0; i < sorted.size(); i++) {
-        if (podFits(pod, sorted.get(i))) {
+        if (podFits(pod, sorted.get(i), allocatedSelectors)) {
           eligibleAt.set(i);
         }
       }
@@ -61,9 +75,8 @@ public final class PodScheduler {
       List<ClaimOutcome> out = new ArrayList<>();
       for (ResourceClaim c : claims) {
         out.add(new ClaimOutcome.NotAllocated(c, Explanation.problem(
-            Explanation.Kind.NO_MATCHING_NODE, null, null, "no node matches the pod's node "
-                + "name, node selector and required node affinity (" + nodes.size()
-                + (nodes.size() == 1 ? " node)" : " nodes)"), null)));
+            Explanation.Kind.NO_MATCHING_NODE, null, null, noMatchingNode(nodes.size(), pinned),
+            null)));
       }
       return new Placement(null, out);
     }
@@ -140,7 +153,7 @@ public final class PodScheduler {
     }
     List<ClaimOutcome> explained = allocator.explain(null, claims,
         new Allocator.Attempt(null, null, null));
-    String note = notes(nodes.size(), eligibleCount, limit, limitNode);
+    String note = notes(nodes.size(), eligibleCount, pinned, limit, limitNode);
     boolean noCommon = explained.stream().anyMatch(o -> ((ClaimOutcome.NotAllocated) o)
         .explanation().kind() == Explanation.Kind.NO_COMMON_NODE);
     if (noCommon) {
@@ -159,6 +172,16 @@ public final class PodScheduler {
   }
 
   /**
+   * Why a pod has no node: none of the {@code nodes} matches its node name, node selector and
+   * required node affinity ({@code pinned}: and the node selectors of its allocated claims).
+   */
+  public static String noMatchingNode(int nodes, boolean pinned) {
+    return "no node matches the pod's node name, node selector and required node affinity"
+        + (pinned ? " and the node selectors of its allocated claims" : "") + " (" + nodes
+        + (nodes == 1 ? " node)" : " nodes)");
+  }
+
+  /**
    * How many feasible nodes are scored before choosing, as kube-scheduler's default adaptive
    * {@code percentageOfNodesToScore}: all of up to 100 nodes, else {@code max(5, 50 - n/125)}
    * percent of them but at least 100.
@@ -171,10 +194,12 @@ public final class PodScheduler {
     return Math.max(100, nodes * percentage / 100);
   }
 
-  private static String notes(int all, int eligible, SearchLimitException limit, String node) {
+  private static String notes(int all, int eligible, boolean pinned, SearchLimitException limit,
+      String node) {
     List<String> notes = new ArrayList<>();
     if (eligible < all) {
-      notes.add((all - eligible) + " of " + all + " nodes excluded by the pod's node selection");
+      notes.add((all - eligible) + " of " + all + " nodes excluded by the pod's node selection"
+          + (pinned ? " and its allocated claims" : ""));
     }
     if (limit != null) {
       notes.add(limit.getMessage() + " on node " + node);
@@ -193,6 +218,14 @@ public final class PodScheduler {
         || (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null
             && spec.getAffinity().getNodeAffinity()
                 .getRequiredDuringSchedulingIgnoredDuringExecution() != null);
+  }
+
+  /**
+   * Whether the pod may run on the node: {@link #podFits(Pod, Node)}, and every allocated claim of
+   * the pod may be used there ({@link NodeSelectors#allowAll}).
+   */
+  public static boolean podFits(Pod pod, Node node, List<NodeSelector> allocatedSelectors) {
+    return podFits(pod, node) && NodeSelectors.allowAll(allocatedSelectors, node);
   }
 
   /** Whether the pod may run on the node: node name, node selector, required node affinity. */

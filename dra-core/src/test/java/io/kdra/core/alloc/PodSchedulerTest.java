@@ -171,6 +171,52 @@ class PodSchedulerTest {
     assertThat(Scenario.brief(p.outcomes())).containsExactlyElementsOf(expected);
   }
 
+  static io.fabric8.kubernetes.api.model.NodeSelector pinnedTo(String node) {
+    return new io.fabric8.kubernetes.api.model.NodeSelectorBuilder().addNewNodeSelectorTerm()
+        .addNewMatchField().withKey("metadata.name").withOperator("In").withValues(node)
+        .endMatchField().endNodeSelectorTerm().build();
+  }
+
+  static Stream<Arguments> allocatedClaimCases() {
+    List<ResourceClaim> one = List.of(claim("c", request("r", "gpu").build()).build());
+    return Stream.of(
+        arguments(named("an allocated claim pinned to node-b moves the new claim there",
+            pinnedTo("node-b")), null, one, "node-b", List.of("r=gpu.example.com/node-b/g0")),
+        arguments(named("an allocation usable on every node restricts nothing", null), null, one,
+            "node-a", List.of("r=gpu.example.com/node-a/g0")),
+        arguments(named("pinned to a node outside the pod's node selector: no node",
+            pinnedTo("node-a")), pod(Map.of("zone", "b")), one, null,
+            List.of("!no node matches the pod's node name, node selector and required node "
+                + "affinity and the node selectors of its allocated claims (3 nodes)")),
+        arguments(named("pinned to a node whose devices are taken: the claim stays pending",
+            pinnedTo("node-a")), null, List.of(claim("c", request("r", "a100-40gb").build())
+                .build()), null,
+            List.of("!request \"r\": 1 device in class \"a100-40gb\", 1 matches the request "
+                + "selectors, 1 free; enough free devices exist, but not on any one node; 1 node "
+                + "tried; 2 of 3 nodes excluded by the pod's node selection and its allocated "
+                + "claims")));
+  }
+
+  /** kube-scheduler filters nodes by the node selectors of the pod's allocated claims. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("allocatedClaimCases")
+  void allocatedClaimsRestrictNodes(io.fabric8.kubernetes.api.model.NodeSelector allocated,
+      Pod pod, List<ResourceClaim> claims, String node, List<String> expected) {
+    java.util.List<io.fabric8.kubernetes.api.model.NodeSelector> selectors =
+        new java.util.ArrayList<>();
+    selectors.add(allocated); // null: an allocation without a node selector
+    PodScheduler.Placement p = PodScheduler.schedule(cluster().allocator(), NODES, pod, claims,
+        selectors);
+    assertThat(p.node()).isEqualTo(node);
+    assertThat(Scenario.brief(p.outcomes())).containsExactlyElementsOf(expected);
+    for (Node n : NODES) {
+      assertThat(PodScheduler.podFits(pod, n, selectors)).as(n.getMetadata().getName())
+          .isEqualTo(PodScheduler.podFits(pod, n)
+              && (allocated == null || allocated.getNodeSelectorTerms().get(0).getMatchFields()
+                  .get(0).getValues().contains(n.getMetadata().getName())));
+    }
+  }
+
   /**
    * The early stop's "does any selector fail somewhere" answer is memoized per inventory; pods
    * scheduled one after another against one inventory must get the same decisions as each would

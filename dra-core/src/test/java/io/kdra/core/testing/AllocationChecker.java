@@ -43,7 +43,8 @@ import java.util.TreeSet;
  * unless it allows multiple allocations), matches its class's and request's CEL selectors, is not
  * tainted against the request's tolerations; each request got its count (for {@code All}: every
  * matching device), one subrequest of a {@code firstAvailable} list; constraints hold; no shared
- * counter and no consumable capacity is exceeded; the claims of one pod share one node.
+ * counter and no consumable capacity is exceeded; the claims of one pod share one node (the pod
+ * rules: {@link #checkPods}).
  * adminAccess: a result has it exactly when its request asks for it, and such a device may be in
  * use and does not count as allocated. A device's binding conditions are copied into its result,
  * and a device that binds to a node (or is reachable from some nodes only) restricts the
@@ -136,13 +137,11 @@ public final class AllocationChecker {
         }
       }
     }
-    Map<String, String> nodeOf = new HashMap<>();
     for (ResourceClaim c : claims) {
       if (c.getStatus() == null || c.getStatus().getAllocation() == null) {
         continue;
       }
       String node = nodeName(c.getStatus().getAllocation().getNodeSelector());
-      nodeOf.put(key(c), node);
       checkClaim(c, node, taken, shared, counted, counters, out);
     }
     checkShares(shared, out);
@@ -152,30 +151,106 @@ public final class AllocationChecker {
         out.add("counter " + k + " exceeded: " + used + " consumed of " + have);
       }
     });
-    for (Pod pod : pods) {
-      TreeSet<String> podNodes = new TreeSet<>();
-      if (pod.getSpec() == null || pod.getSpec().getResourceClaims() == null) {
-        continue;
-      }
-      for (PodResourceClaim prc : pod.getSpec().getResourceClaims()) {
-        String name = prc.getResourceClaimName() != null ? prc.getResourceClaimName()
-            : pod.getMetadata().getName() + "-" + prc.getName();
-        String n = nodeOf.get(ns(pod.getMetadata().getNamespace()) + "/" + name);
-        if (n != null) {
-          podNodes.add(n);
-        }
-      }
-      if (podNodes.size() > 1) {
-        out.add("pod " + pod.getMetadata().getName() + ": claims on different nodes " + podNodes);
-      } else if (podNodes.size() == 1) {
-        String n = podNodes.first();
-        String why = nodes.containsKey(n) ? podMisfit(pod, nodes.get(n)) : "does not exist";
-        if (why != null) {
-          out.add("pod " + pod.getMetadata().getName() + ": node " + n + " " + why);
-        }
+    checkPods(claims, pods, out);
+    return out;
+  }
+
+  /**
+   * The pod rules. A claim allocated in the input keeps its allocation. A claim allocated in this
+   * run was allocated together with all other claims of some pod that uses it (when any does),
+   * and that pod can run: on one node that meets the pod's node name, node selector and required
+   * affinity and that the node selector of every one of its claims allows, those allocated in
+   * the input or for another pod (a shared claim) included, as kube-scheduler filters nodes.
+   */
+  private void checkPods(List<ResourceClaim> claims, List<Pod> pods, List<String> out) {
+    Map<String, AllocationResult> allocation = new HashMap<>();
+    for (ResourceClaim c : before) {
+      allocation.put(key(c), c.getStatus().getAllocation());
+    }
+    Set<String> now = new java.util.LinkedHashSet<>();
+    for (ResourceClaim c : claims) {
+      AllocationResult a = c.getStatus() == null ? null : c.getStatus().getAllocation();
+      AllocationResult was = allocation.get(key(c));
+      if (was != null && !was.equals(a)) {
+        out.add(key(c) + ": allocated before the run, but its allocation changed");
+      } else if (a != null && was == null) {
+        allocation.put(key(c), a);
+        now.add(key(c));
       }
     }
+    Map<String, List<String>> whyNot = new LinkedHashMap<>();
+    for (String k : now) {
+      List<String> reasons = new ArrayList<>();
+      for (Pod pod : pods) {
+        List<String> podClaims = claimKeys(pod);
+        if (podClaims.contains(k)) {
+          String why = podMisfit(pod, podClaims, allocation);
+          if (why == null) {
+            reasons = null;
+            break;
+          }
+          reasons.add(why);
+        }
+      }
+      if (reasons != null && !reasons.isEmpty()) {
+        whyNot.put(k, reasons);
+      }
+    }
+    new java.util.LinkedHashSet<>(whyNot.values().stream().flatMap(List::stream).toList())
+        .forEach(out::add);
+  }
+
+  /** The keys of the claims a pod uses, templates as {@code <pod>-<entry>}. */
+  private static List<String> claimKeys(Pod pod) {
+    List<String> out = new ArrayList<>();
+    if (pod.getSpec() == null || pod.getSpec().getResourceClaims() == null) {
+      return out;
+    }
+    for (PodResourceClaim prc : pod.getSpec().getResourceClaims()) {
+      String name = prc.getResourceClaimName() != null ? prc.getResourceClaimName()
+          : pod.getMetadata().getName() + "-" + prc.getName();
+      out.add(ns(pod.getMetadata().getNamespace()) + "/" + name);
+    }
     return out;
+  }
+
+  /** Null when all the pod's claims are allocated and the pod can run with them, else why not. */
+  private String podMisfit(Pod pod, List<String> podClaims,
+      Map<String, AllocationResult> allocation) {
+    String name = "pod " + pod.getMetadata().getName() + ": ";
+    TreeSet<String> named = new TreeSet<>();
+    List<NodeSelector> selectors = new ArrayList<>();
+    for (String k : podClaims) {
+      AllocationResult a = allocation.get(k);
+      if (a == null) {
+        return name + "claim " + k + " is not allocated, but others of the pod were";
+      }
+      String n = nodeName(a.getNodeSelector());
+      if (n != null) {
+        named.add(n);
+      }
+      if (a.getNodeSelector() != null) {
+        selectors.add(a.getNodeSelector());
+      }
+    }
+    if (named.size() > 1) {
+      return name + "claims on different nodes " + named;
+    }
+    if (named.size() == 1 && !nodes.containsKey(named.first())) {
+      return name + "node " + named.first() + " does not exist";
+    }
+    String misfit = null;
+    for (Node node : new TreeMap<>(nodes).values()) {
+      String why = podMisfit(pod, node);
+      if (why == null && selectors.stream().allMatch(sel -> selects(sel, node))) {
+        return null;
+      }
+      if (named.size() == 1 && named.first().equals(node.getMetadata().getName())) {
+        misfit = why;
+      }
+    }
+    return misfit != null ? name + "node " + named.first() + " " + misfit
+        : name + "no node meets the pod's node constraints and its claims' node selectors";
   }
 
   private void checkClaim(ResourceClaim c, String node, Map<String, String> taken,

@@ -354,4 +354,57 @@ class AllocationCheckerTest {
         one("c2", "node-b", "r=node-b/gpu-0")), List.of(pod)))
         .containsExactly("pod p: claims on different nodes [node-a, node-b]");
   }
+  static Pod podWith(String name, java.util.function.Consumer<io.fabric8.kubernetes.api.model.PodSpec>
+      spec, String... claims) {
+    PodBuilder b = new PodBuilder().withNewMetadata().withName(name).withNamespace("default")
+        .endMetadata().withNewSpec().endSpec();
+    for (String c : claims) {
+      b.editSpec().addNewResourceClaim().withName("e-" + c).withResourceClaimName(c)
+          .endResourceClaim().endSpec();
+    }
+    Pod pod = b.build();
+    spec.accept(pod.getSpec());
+    return pod;
+  }
+
+  /** Claims allocated before the run ("old", on node-a) or for another pod restrict a pod. */
+  static Stream<Arguments> allocatedClaimsOfPods() {
+    return Stream.of(
+        arguments("valid: a new claim beside one allocated before, on its node",
+            List.of(one("c", "node-a", "r=node-a/gpu-0")),
+            List.of(podWith("p", s -> { }, "old", "c")), List.of()),
+        arguments("a new claim on another node than one allocated before",
+            List.of(one("c", "node-b", "r=node-b/gpu-0")),
+            List.of(podWith("p", s -> { }, "old", "c")),
+            List.of("pod p: claims on different nodes [node-a, node-b]")),
+        arguments("a claim allocated before pins the pod outside its node name",
+            List.of(one("c", "node-a", "r=node-a/gpu-0")),
+            List.of(podWith("p", s -> s.setNodeName("node-b"), "old", "c")),
+            List.of("pod p: node node-a is not the pod's node name node-b")),
+        arguments("valid: a shared claim, allocated with the first pod; the second pod's own "
+            + "claim is not allocated", List.of(one("c", "node-a", "r=node-a/gpu-0")),
+            List.of(podWith("p1", s -> { }, "c"), podWith("p2", s -> { }, "c", "d")), List.of()),
+        arguments("a shared claim on node-a, the second pod's own claim on node-b",
+            List.of(one("c", "node-a", "r=node-a/gpu-0"), one("d", "node-b", "r=node-b/gpu-0")),
+            List.of(podWith("p1", s -> { }, "c"), podWith("p2", s -> { }, "c", "d")),
+            List.of("pod p2: claims on different nodes [node-a, node-b]")),
+        arguments("valid: a shared claim allocated for the second pod, which can run there",
+            List.of(one("c", "node-a", "r=node-a/gpu-0")),
+            List.of(podWith("p1", s -> s.setNodeName("node-b"), "c"),
+                podWith("p2", s -> { }, "c")), List.of()),
+        arguments("one claim of a pod allocated, the other not",
+            List.of(one("c", "node-a", "r=node-a/gpu-0")),
+            List.of(podWith("p", s -> { }, "c", "d")),
+            List.of("pod p: claim default/d is not allocated, but others of the pod were")),
+        arguments("a claim allocated before is allocated again",
+            List.of(one("old", "node-a", "r=node-a/gpu-0")), List.of(),
+            List.of("default/old: allocated before the run, but its allocation changed")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("allocatedClaimsOfPods")
+  void allocatedClaimsRestrictPods(String name, List<ResourceClaim> claims, List<Pod> pods,
+      List<String> expected) {
+    assertThat(CHECKER.check(claims, pods)).containsExactlyElementsOf(expected);
+  }
 }

@@ -72,6 +72,11 @@ import java.util.Random;
  * tolerationSeconds, empty values, tolerate-all). Its extra choices come from a second random
  * stream, so the basic stream, and with it every basic seed quoted in the docs, stays as it was:
  * an extended scenario is its basic scenario plus these shapes.
+ *
+ * <p>{@link Profile#SHARED} is the extended scenario of the same seed plus claim sharing, from a
+ * third stream: pods also use claims allocated before the run or claims of other pods, and a few
+ * more pods use only such claims (kube-scheduler must keep those claims' allocations and place
+ * each pod where their node selectors allow).
  */
 public final class ScenarioGenerator {
 
@@ -89,7 +94,12 @@ public final class ScenarioGenerator {
     /** The original shapes; seeds documented in docs/OPERATIONS.md replay with it. */
     BASIC,
     /** BASIC plus adminAccess, binding conditions, per-device node selection, pod placement. */
-    EXTENDED;
+    EXTENDED,
+    /**
+     * EXTENDED plus pods that share claims with other pods and use claims allocated before the
+     * run, whose node selectors must restrict where the pods go.
+     */
+    SHARED;
 
     /** {@code basic} or {@code extended}, case-insensitive. */
     public static Profile of(String name) {
@@ -100,8 +110,10 @@ public final class ScenarioGenerator {
   public static final String DEGRADED_KEY = "example.com/degraded";
 
   private final Random r;
-  /** The extended profile's own choices; null in the basic profile. */
+  /** The extended profile's own choices (also the shared one's); null in the basic profile. */
   private final Random x;
+  /** The shared profile's own choices; null in the others. */
+  private final Random y;
   private final long seed;
   private final List<ResourceSlice> slices = new ArrayList<>();
   private final List<Node> nodes = new ArrayList<>();
@@ -121,7 +133,8 @@ public final class ScenarioGenerator {
   private ScenarioGenerator(long seed, Profile profile) {
     this.seed = seed;
     this.r = new Random(seed);
-    this.x = profile == Profile.EXTENDED ? new Random(seed ^ 0x9E3779B97F4A7C15L) : null;
+    this.x = profile != Profile.BASIC ? new Random(seed ^ 0x9E3779B97F4A7C15L) : null;
+    this.y = profile == Profile.SHARED ? new Random(seed ^ 0xC2B2AE3D27D4EB4FL) : null;
   }
 
   /** The basic profile's scenario for this seed. */
@@ -175,6 +188,9 @@ public final class ScenarioGenerator {
     List<Pod> pods = new ArrayList<>();
     if (r.nextBoolean()) {
       pods(pending, templates, pods);
+    }
+    if (y != null) {
+      shareClaims(claims, pending, templates, pods); // claims: so far those allocated before
     }
     claims.addAll(pending);
     Collections.shuffle(slices, r);
@@ -835,35 +851,91 @@ public final class ScenarioGenerator {
       if (refs.isEmpty()) {
         continue;
       }
-      Pod pod = new Pod();
-      ObjectMeta m = new ObjectMeta();
-      m.setName("pod-" + podIndex++);
-      m.setNamespace("default");
-      pod.setMetadata(m);
-      PodSpec spec = new PodSpec();
-      Container c = new Container();
-      c.setName("app");
-      c.setImage("registry.k8s.io/pause:3.10");
-      spec.setContainers(List.of(c));
-      spec.setResourceClaims(refs);
+      Pod pod = pod("pod-" + podIndex++, refs);
       if (x != null) {
-        placement(spec);
+        placement(pod.getSpec(), x);
       }
-      pod.setSpec(spec);
       pods.add(pod);
     }
   }
 
-  /** Extended profile: a pod's own node constraints, sometimes none that any node meets. */
-  private void placement(PodSpec spec) {
-    String someNode = "node-" + x.nextInt(nodes.size() + 1); // at times a node that is not there
-    switch (x.nextInt(6)) {
+  private static Pod pod(String name, List<PodResourceClaim> refs) {
+    Pod pod = new Pod();
+    ObjectMeta m = new ObjectMeta();
+    m.setName(name);
+    m.setNamespace("default");
+    pod.setMetadata(m);
+    PodSpec spec = new PodSpec();
+    Container c = new Container();
+    c.setName("app");
+    c.setImage("registry.k8s.io/pause:3.10");
+    spec.setContainers(List.of(c));
+    spec.setResourceClaims(new ArrayList<>(refs));
+    pod.setSpec(spec);
+    return pod;
+  }
+
+  /**
+   * Shared profile: one in two pods also uses another claim (allocated before the run, or
+   * pending: another pod's, or one no pod used), and one to three more pods, placed among the
+   * others, use one or two such claims (at times beside a claim from the template), some with
+   * node constraints of their own.
+   */
+  private void shareClaims(List<ResourceClaim> old, List<ResourceClaim> pending,
+      List<ResourceClaimTemplate> templates, List<Pod> pods) {
+    for (Pod pod : pods) {
+      if (y.nextBoolean()) {
+        share(pod, old, pending);
+      }
+    }
+    int more = 1 + y.nextInt(3);
+    for (int i = 0; i < more; i++) {
+      Pod pod = pod("share-" + i, List.of());
+      int uses = 1 + y.nextInt(2);
+      for (int j = 0; j < uses; j++) {
+        share(pod, old, pending);
+      }
+      if (!templates.isEmpty() && y.nextInt(3) == 0) {
+        PodResourceClaim prc = new PodResourceClaim();
+        prc.setName("t");
+        prc.setResourceClaimTemplateName(templates.get(0).getMetadata().getName());
+        pod.getSpec().getResourceClaims().add(prc);
+      }
+      if (y.nextBoolean()) {
+        placement(pod.getSpec(), y);
+      }
+      pods.add(y.nextInt(pods.size() + 1), pod);
+    }
+  }
+
+  /** Adds a use of a claim allocated before (one time in two, when there is one) or a pending. */
+  private void share(Pod pod, List<ResourceClaim> old, List<ResourceClaim> pending) {
+    List<ResourceClaim> from = !old.isEmpty() && y.nextBoolean() ? old : pending;
+    String name = from.get(y.nextInt(from.size())).getMetadata().getName();
+    List<PodResourceClaim> refs = pod.getSpec().getResourceClaims();
+    if (refs.stream().anyMatch(prc -> name.equals(prc.getResourceClaimName()))) {
+      return;
+    }
+    PodResourceClaim prc = new PodResourceClaim();
+    prc.setName("s" + refs.size());
+    prc.setResourceClaimName(name);
+    refs.add(prc);
+  }
+
+  /**
+   * Extended and shared profiles: a pod's own node constraints, drawn from {@code rnd},
+   * sometimes none that any node meets.
+   */
+  private void placement(PodSpec spec, Random rnd) {
+    // at times a node that is not there
+    String someNode = "node-" + rnd.nextInt(nodes.size() + 1);
+    switch (rnd.nextInt(6)) {
       case 0 -> spec.setNodeName(someNode);
-      case 1 -> spec.setNodeSelector(Map.of("zone", x.nextBoolean() ? "a" : "b"));
+      case 1 -> spec.setNodeSelector(Map.of("zone", rnd.nextBoolean() ? "a" : "b"));
       case 2 -> spec.setAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder()
           .withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution()
           .addNewNodeSelectorTerm().addToMatchExpressions(new NodeSelectorRequirementBuilder()
-              .withKey("kubernetes.io/hostname").withOperator(x.nextBoolean() ? "In" : "NotIn")
+              .withKey("kubernetes.io/hostname").withOperator(rnd.nextBoolean() ? "In" : "NotIn")
               .withValues(someNode).build())
           .endNodeSelectorTerm().endRequiredDuringSchedulingIgnoredDuringExecution()
           .endNodeAffinity().build());

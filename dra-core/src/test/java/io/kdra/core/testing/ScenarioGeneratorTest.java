@@ -117,6 +117,41 @@ class ScenarioGeneratorTest {
     }
   }
 
+  @Test
+  void sharedProfileAddsClaimSharingToTheExtendedScenario() {
+    List<GeneratedScenario> shared = LongStream.range(0, 300).mapToObj(seed ->
+        ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.SHARED)).toList();
+    assertThat(shared.stream().filter(s -> s.pods().stream().anyMatch(p -> uses(p).stream()
+        .anyMatch(c -> s.allocatedClaims().stream().anyMatch(a -> a.getMetadata().getName()
+            .equals(c))))).count()).as("pods using a claim allocated before the run")
+        .isGreaterThan(100);
+    assertThat(shared.stream().filter(s -> s.pods().stream().flatMap(p -> uses(p).stream())
+        .collect(java.util.stream.Collectors.groupingBy(c -> c,
+            java.util.stream.Collectors.counting())).values().stream().anyMatch(n -> n > 1))
+        .count()).as("claims used by two pods or more").isGreaterThan(100);
+    assertThat(shared.stream().filter(s -> s.pods().stream().anyMatch(p -> p.getMetadata()
+        .getName().startsWith("share-") && p.getSpec().getNodeName() != null)).count())
+        .as("sharing pods with a node name").isGreaterThan(10);
+    // the extended scenario is untouched: the same inventory, claims and the same pods first
+    for (long seed = 0; seed < 20; seed++) {
+      GeneratedScenario e = ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.EXTENDED);
+      GeneratedScenario s = shared.get((int) seed);
+      assertThat(s.slices()).isEqualTo(e.slices());
+      assertThat(s.nodes()).isEqualTo(e.nodes());
+      assertThat(s.claims()).isEqualTo(e.claims());
+      assertThat(s.pods().stream().map(p -> p.getMetadata().getName())
+          .filter(n -> !n.startsWith("share-")).toList())
+          .isEqualTo(e.pods().stream().map(p -> p.getMetadata().getName()).toList());
+    }
+  }
+
+  /** The names of the claims a pod uses by name. */
+  static List<String> uses(io.fabric8.kubernetes.api.model.Pod pod) {
+    return pod.getSpec().getResourceClaims().stream()
+        .map(io.fabric8.kubernetes.api.model.PodResourceClaim::getResourceClaimName)
+        .filter(java.util.Objects::nonNull).toList();
+  }
+
   static boolean hasIncompletePool(GeneratedScenario s) {
     return s.slices().stream().anyMatch(x -> x.getSpec().getPool().getGeneration()
         == s.slices().stream().filter(y -> y.getSpec().getPool().getName()

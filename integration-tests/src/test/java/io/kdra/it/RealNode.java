@@ -60,9 +60,8 @@ final class RealNode implements AutoCloseable {
   /** Paths containerd and the kubelet hard-code: a tmpfs of the node's own over each. */
   private static final List<Path> HARD_CODED = List.of(Path.of("/run/containerd"),
       Path.of("/run/netns"), Path.of("/var/lib/kubelet"), Path.of("/var/lib/cni"));
-  /** The mount points this JVM had to create (empty directories), removed when it exits. */
-  private static final List<Path> CREATED_MOUNT_POINTS =
-      Collections.synchronizedList(new ArrayList<>());
+  /** In each mount point the harness made: the harness may remove it again. */
+  private static final String MOUNT_POINT_MARKER = ".kdra-real-node";
 
   private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(2)).build();
@@ -115,8 +114,9 @@ final class RealNode implements AutoCloseable {
   private void startAll() {
     long started = System.nanoTime();
     Stack.deleteRecursively(dir);
-    writeConfiguration();
+    // first: a node cgroup keeps other runs from removing the shared mount points meanwhile
     cgroups.create();
+    writeConfiguration();
     startHolder();
     startContainerd();
     importImages();
@@ -224,36 +224,47 @@ final class RealNode implements AutoCloseable {
     }
   }
 
-  /** An empty directory for a tmpfs of the node's own; created once when missing. */
+  /**
+   * A directory for a tmpfs of the node's own, created when missing, with a marker file inside
+   * (hidden under the tmpfs in every node) that says the harness made it: so that it is removed
+   * once no node runs any more, also when the JVM that made it was killed.
+   */
   private static void ensureMountPoint(Path p) throws IOException {
-    synchronized (CREATED_MOUNT_POINTS) {
+    synchronized (RealNode.class) {
       if (!Files.isDirectory(p)) {
         Files.createDirectories(p);
-        if (CREATED_MOUNT_POINTS.isEmpty()) {
-          Runtime.getRuntime().addShutdownHook(new Thread(RealNode::removeCreatedMountPoints,
-              "real-node-mount-points"));
-        }
-        CREATED_MOUNT_POINTS.add(p);
+        Files.writeString(p.resolve(MOUNT_POINT_MARKER), "made by the kdra real-node ITs\n");
       }
     }
   }
 
   /**
-   * Removes the empty mount-point directories this JVM created, once no node of any run is left
-   * (removing one that another run's node still mounts over would detach that mount).
+   * Removes the mount-point directories the harness made (those with only its marker inside),
+   * once no node of any run is left (one that another run's node still mounts over must stay).
    */
-  private static void removeCreatedMountPoints() {
-    if (NodeCgroups.hierarchies().stream().anyMatch(h -> {
-      try (Stream<Path> dirs = Files.list(h)) {
-        return dirs.anyMatch(d -> NodeCgroups.owner(d.getFileName().toString()).isPresent());
-      } catch (IOException e) {
-        return true;
+  static void removeMountPoints() {
+    synchronized (RealNode.class) {
+      boolean anyNode = NodeCgroups.hierarchies().stream().anyMatch(h -> {
+        try (Stream<Path> dirs = Files.list(h)) {
+          return dirs.anyMatch(d -> NodeCgroups.owner(d.getFileName().toString()).isPresent());
+        } catch (IOException e) {
+          return true;
+        }
+      });
+      if (anyNode) {
+        return;
       }
-    })) {
-      return;
-    }
-    for (Path p : CREATED_MOUNT_POINTS) {
-      p.toFile().delete(); // only when empty
+      for (Path p : HARD_CODED) {
+        try (Stream<Path> entries = Files.list(p)) {
+          if (entries.map(e -> e.getFileName().toString()).toList()
+              .equals(List.of(MOUNT_POINT_MARKER))) {
+            Files.delete(p.resolve(MOUNT_POINT_MARKER));
+            Files.delete(p);
+          }
+        } catch (IOException e) {
+          // missing, not ours, or in use: leave it
+        }
+      }
     }
   }
 
@@ -541,6 +552,7 @@ final class RealNode implements AutoCloseable {
 
   private void killAll() {
     cgroups.killAndRemove(Duration.ofSeconds(30));
+    removeMountPoints();
   }
 
   private void stop(Process p, String what) {

@@ -29,13 +29,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @ExtendWith(ControlPlane.class)
 class RealNodeIT {
 
+  /** Two L4s; most scenarios use them, through {@link #L4_CLASS}. */
   private static final String NODE = "rn-a";
-  /** Device nodes of this machine standing in for the two simulated GPUs' nodes. */
+  /** One A100 with 40Gi, for the class only it satisfies. */
+  private static final String A100_NODE = "rn-b";
+  /** Device nodes of this machine standing in for the two simulated L4s' nodes. */
   private static final List<String> DEVICE_NODES = List.of("/dev/fuse", "/dev/vsock");
+  private static final String A100_DEVICE_NODE = "/dev/hwrng";
+  private static final String L4_CLASS = "real-l4";
 
   @RegisterExtension
   static final KdraStack STACK = KdraStack.realNodes(
-      SimulatedNode.l4sWithDeviceNodes(NODE, DEVICE_NODES.toArray(String[]::new)));
+      SimulatedNode.l4sWithDeviceNodes(NODE, DEVICE_NODES.toArray(String[]::new)),
+      SimulatedNode.a100WithDeviceNode(A100_NODE, A100_DEVICE_NODE));
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -44,8 +50,37 @@ class RealNodeIT {
   static void slicesPublished() {
     stack = STACK.get();
     client = stack.client;
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(Dra.publishedDevices(client, NODE)).isEqualTo(2));
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(Dra.publishedDevices(client, NODE)).isEqualTo(2);
+      assertThat(Dra.publishedDevices(client, A100_NODE)).isEqualTo(1);
+    });
+    // scenario-specific: only rn-a's L4s, so that the A100 stays out of the other stories
+    stack.createClusterScoped(Dra.gpuClass(L4_CLASS, "device.attributes[\"" + Stack.DRIVER
+        + "\"].productName == \"NVIDIA L4\""));
+  }
+
+  /**
+   * The seed's first story on real nodes: a class of GPUs with at least 40Gi, which only rn-b's
+   * A100 satisfies. The pod lands on rn-b and sees the A100's CDI edits; rn-a prepares nothing.
+   */
+  @Test
+  void aClassOfAtLeast40GiRunsThePodOnTheNodeWithTheA100() throws Exception {
+    String ns = stack.namespace;
+    stack.createClusterScoped(Dra.gpuClass("real-40gi", "device.capacity[\"" + Stack.DRIVER
+        + "\"].memory.compareTo(quantity(\"40Gi\")) >= 0"));
+    client.resource(Dra.template(ns, "big-gpu", "real-40gi", 1)).create();
+    Pod pod = client.resource(RealPods.showingDevices(
+        Dra.podWithTemplate(ns, "trainer", "big-gpu"))).create();
+
+    List<String> log = RealPods.awaitListed(stack, pod);
+    assertThat(Dra.get(client, pod).getSpec().getNodeName()).isEqualTo(A100_NODE);
+    ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
+    assertThat(Dra.devices(claim)).containsExactly(A100_NODE + "/gpu-0");
+    assertThat(log).contains("KDRA_DEVICE_0=gpu-0",
+        "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(A100_NODE, 0),
+        Path.of(A100_DEVICE_NODE).getFileName().toString());
+    assertThat(RealPods.spec(stack, A100_NODE, claim)).exists();
+    assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
   }
 
   @AfterEach
@@ -61,7 +96,7 @@ class RealNodeIT {
   @Test
   void aPodWithAClaimFromATemplateSeesItsDeviceThroughCdi() throws Exception {
     String ns = stack.namespace;
-    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
+    client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
     Pod pod = client.resource(RealPods.showingDevices(
         Dra.podWithTemplate(ns, "cdi-env", "one-gpu"))).create();
 
@@ -93,7 +128,7 @@ class RealNodeIT {
   @Test
   void aClaimSharedByTwoPodsGivesBothTheSameDevice() throws Exception {
     String ns = stack.namespace;
-    ResourceClaim shared = client.resource(Dra.claim(ns, "shared", KdraChart.GPU_CLASS, 1))
+    ResourceClaim shared = client.resource(Dra.claim(ns, "shared", L4_CLASS, 1))
         .create();
     Pod one = client.resource(RealPods.showingDevices(Dra.podWithClaim(ns, "reader-1",
         "shared"))).create();
@@ -137,7 +172,7 @@ class RealNodeIT {
   @Test
   void aDriverRestartLeavesRunningPodsAloneAndServesNewOnes() throws Exception {
     String ns = stack.namespace;
-    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
+    client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
     Pod first = client.resource(RealPods.showingDevices(
         Dra.podWithTemplate(ns, "before-restart", "one-gpu"))).create();
     RealPods.awaitListed(stack, first);
@@ -168,7 +203,7 @@ class RealNodeIT {
   @Test
   void aKubeletRestartThenANewSandboxIsPreparedFromTheDriversCheckpoint() throws Exception {
     String ns = stack.namespace;
-    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
+    client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
     Pod pod = client.resource(RealPods.showingDevices(
         Dra.podWithTemplate(ns, "survivor", "one-gpu"))).create();
     RealPods.awaitListed(stack, pod);
@@ -220,7 +255,7 @@ class RealNodeIT {
   @Test
   void afterASimulatedRebootTheSpecsAreBackAndPodsRunOn() throws Exception {
     String ns = stack.namespace;
-    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
+    client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
     Pod pod = client.resource(RealPods.showingDevices(
         Dra.podWithTemplate(ns, "rebooted", "one-gpu"))).create();
     RealPods.awaitListed(stack, pod);
@@ -256,7 +291,7 @@ class RealNodeIT {
   @Test
   void anInvalidOpaqueConfigKeepsThePodFromStartingAndTheEventNamesTheField() {
     String ns = stack.namespace;
-    ResourceClaim bad = Dra.claim(ns, "bad-config", KdraChart.GPU_CLASS, 1);
+    ResourceClaim bad = Dra.claim(ns, "bad-config", L4_CLASS, 1);
     // keys sorted, as kubectl sends YAML it converted (see the claim-controller's finalizer
     // update in docs/OPERATIONS.md, "Real nodes": other orders are refused there today)
     var parameters = new java.util.TreeMap<String, Object>(java.util.Map.of(
@@ -322,6 +357,7 @@ class RealNodeIT {
           .getItems().stream().filter(c -> c.getStatus() != null
               && c.getStatus().getAllocation() != null)).isEmpty();
       assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
+      assertThat(RealPods.specFiles(stack, A100_NODE)).isEmpty();
     });
     client.resources(ResourceClaim.class).inNamespace(stack.namespace).delete();
     client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)

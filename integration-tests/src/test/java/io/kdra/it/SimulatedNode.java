@@ -46,6 +46,15 @@ record SimulatedNode(String name, String inventory) {
     return new SimulatedNode(name, devices.toString());
   }
 
+  /** For a real node: one A100 with 40Gi (as {@link #oneA100}), its CDI edits as above. */
+  static SimulatedNode a100WithDeviceNode(String name, String deviceNode) {
+    return new SimulatedNode(name, "devices:\n"
+        + gpu(name, 0, "NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi", "0000:07:00.0",
+            "pci0000:00")
+        + "  deviceNodes: [" + deviceNode + "]\n"
+        + "  env: {SIMULATED_GPU_UUID: " + uuid(name, 0) + "}\n");
+  }
+
   /** The uuid attribute of device {@code index} of {@code node}. */
   static String uuid(String node, int index) {
     return "GPU-" + java.util.UUID.nameUUIDFromBytes((node + "/" + index).getBytes());

@@ -82,6 +82,9 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
 
   @Override
   public void beforeAll(ExtensionContext context) {
+    // mount namespaces, cgroups and containerd need root (CI runs as root; build-node.sh too)
+    org.junit.jupiter.api.Assumptions.assumeTrue(!real || RealNode.runsAsRoot(),
+        "real nodes need root: skipped");
     ControlPlane.Running cp = ControlPlane.running(context);
     stack = Stack.start(cp.client(), cp.server().getKubeConfigYaml(),
         context.getRequiredTestClass().getSimpleName(), nodes, bridges, controllers, properties,

@@ -127,6 +127,15 @@ final class RealNode implements AutoCloseable {
         binaries.containerdVersion(), dir.resolve("logs"));
   }
 
+  /** Whether this JVM runs as root, which real nodes need. */
+  static boolean runsAsRoot() {
+    try {
+      return "0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")));
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   Path kubeletRoot() {
     return dir.resolve("k");
   }

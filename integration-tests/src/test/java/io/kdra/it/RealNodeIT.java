@@ -14,6 +14,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,10 +41,17 @@ class RealNodeIT {
   private static final String A100_DEVICE_NODE = "/dev/hwrng";
   private static final String L4_CLASS = "real-l4";
 
+  /** The ComputeClass "one A100, else two L4s", and the template the bridge makes of it. */
+  private static final String COMPUTE_CLASS = "a100-or-l4";
+
   @RegisterExtension
   static final KdraStack STACK = KdraStack.realNodes(
       SimulatedNode.l4sWithDeviceNodes(NODE, DEVICE_NODES.toArray(String[]::new)),
-      SimulatedNode.a100WithDeviceNode(A100_NODE, A100_DEVICE_NODE));
+      SimulatedNode.a100WithDeviceNode(A100_NODE, A100_DEVICE_NODE)).withBridge();
+
+  private static final ResourceDefinitionContext COMPUTE_CLASS_RESOURCE =
+      new ResourceDefinitionContext.Builder().withGroup("cloud.google.com").withVersion("v1")
+          .withKind("ComputeClass").withPlural("computeclasses").withNamespaced(false).build();
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -57,6 +67,81 @@ class RealNodeIT {
     // scenario-specific: only rn-a's L4s, so that the A100 stays out of the other stories
     stack.createClusterScoped(Dra.gpuClass(L4_CLASS, "device.attributes[\"" + Stack.DRIVER
         + "\"].productName == \"NVIDIA L4\""));
+    client.genericKubernetesResources(COMPUTE_CLASS_RESOURCE).resource(
+        io.fabric8.kubernetes.client.utils.Serialization.unmarshal("""
+            apiVersion: cloud.google.com/v1
+            kind: ComputeClass
+            metadata:
+              name: a100-or-l4
+            spec:
+              priorities:
+                - gpu: {type: nvidia-tesla-a100, count: 1}
+                - gpu: {type: nvidia-l4, count: 2}
+              whenUnsatisfiable: DoNotScaleUp
+            """, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(client.resources(ResourceClaimTemplate.class).inNamespace(stack.namespace)
+            .withName(COMPUTE_CLASS).get()).isNotNull());
+  }
+
+  @AfterAll
+  static void computeClassGone() {
+    client.genericKubernetesResources(COMPUTE_CLASS_RESOURCE).withName(COMPUTE_CLASS).delete();
+  }
+
+  /**
+   * The seed's ComputeClass story on real nodes, through the computeclass-bridge's template: the
+   * first pod gets the preferred A100 on rn-b, the second the fallback of two L4s on rn-a, and
+   * each container sees its devices (both L4s' device nodes in the second).
+   */
+  @Test
+  void aComputeClassGivesTheA100ThenTwoL4sAndTheContainersSeeThem() {
+    String ns = stack.namespace;
+    Pod first = client.resource(RealPods.showingDevices(
+        Dra.podWithTemplate(ns, "first", COMPUTE_CLASS))).create();
+    List<String> firstLog = RealPods.awaitListed(stack, first);
+    assertThat(Dra.get(client, first).getSpec().getNodeName()).isEqualTo(A100_NODE);
+    assertThat(firstLog).contains("KDRA_DEVICE_0=gpu-0",
+        "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(A100_NODE, 0),
+        Path.of(A100_DEVICE_NODE).getFileName().toString());
+
+    Pod second = client.resource(RealPods.showingDevices(
+        Dra.podWithTemplate(ns, "second", COMPUTE_CLASS))).create();
+    List<String> secondLog = RealPods.awaitListed(stack, second);
+    assertThat(Dra.get(client, second).getSpec().getNodeName()).isEqualTo(NODE);
+    assertThat(Dra.devices(Dra.claimOf(client, second, "gpu")))
+        .containsExactlyInAnyOrder(NODE + "/gpu-0", NODE + "/gpu-1");
+    assertThat(secondLog.stream().filter(l -> l.matches("KDRA_DEVICE_[01]=gpu-[01]")))
+        .containsExactlyInAnyOrder("KDRA_DEVICE_0=gpu-0", "KDRA_DEVICE_1=gpu-1");
+    assertThat(secondLog).contains(deviceNodeName(0), deviceNodeName(1));
+  }
+
+  /**
+   * One template, three pods: three claims with the three distinct devices of both nodes, each
+   * pod on its device's node and seeing that device's uuid.
+   */
+  @Test
+  void oneTemplateThreePodsEachSeesItsOwnDevice() {
+    String ns = stack.namespace;
+    client.resource(Dra.template(ns, "any-gpu", KdraChart.GPU_CLASS, 1)).create();
+    List<Pod> pods = new java.util.ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      pods.add(client.resource(RealPods.showingDevices(
+          Dra.podWithTemplate(ns, "worker-" + i, "any-gpu"))).create());
+    }
+    List<String> devices = new java.util.ArrayList<>();
+    for (Pod pod : pods) {
+      List<String> log = RealPods.awaitListed(stack, pod);
+      String device = Dra.devices(Dra.claimOf(client, pod, "gpu")).get(0);
+      String node = device.split("/")[0];
+      int index = Integer.parseInt(device.substring(device.lastIndexOf('-') + 1));
+      assertThat(Dra.get(client, pod).getSpec().getNodeName()).isEqualTo(node);
+      assertThat(log).contains("SIMULATED_GPU_UUID=" + SimulatedNode.uuid(node, index));
+      devices.add(device);
+    }
+    assertThat(devices).containsExactlyInAnyOrder(NODE + "/gpu-0", NODE + "/gpu-1",
+        A100_NODE + "/gpu-0");
   }
 
   /**
@@ -360,8 +445,10 @@ class RealNodeIT {
       assertThat(RealPods.specFiles(stack, A100_NODE)).isEmpty();
     });
     client.resources(ResourceClaim.class).inNamespace(stack.namespace).delete();
-    client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
-        .inNamespace(stack.namespace).delete();
+    // the tests' own templates; the bridge's stays
+    client.resources(ResourceClaimTemplate.class).inNamespace(stack.namespace).list().getItems()
+        .stream().filter(t -> !t.getMetadata().getName().equals(COMPUTE_CLASS))
+        .forEach(t -> client.resource(t).delete());
   }
 
   /** UIDs of the claims in the driver's checkpoint. */

@@ -113,6 +113,12 @@ final class RealNode implements AutoCloseable {
 
   private void startAll() {
     long started = System.nanoTime();
+    // the longest unix socket of the node; the kernel takes 107 bytes at most
+    Path longest = pluginsDir().resolve("gpu.kdra.io/dra.sock");
+    if (longest.toString().getBytes(StandardCharsets.UTF_8).length > 107) {
+      throw new IllegalStateException("the checkout's path is too long for the node's unix"
+          + " sockets (" + longest + "): clone it into a shorter directory");
+    }
     Stack.deleteRecursively(dir);
     // first: a node cgroup keeps other runs from removing the shared mount points meanwhile
     cgroups.create();

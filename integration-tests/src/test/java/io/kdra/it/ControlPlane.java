@@ -72,6 +72,8 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
             + "; build it with integration-tests/scripts/build-control-plane.sh");
       }
       ControlPlaneProcesses.reapLeftovers();
+      // real nodes of a killed run point at its gone API server: end them whatever this run tests
+      NodeCgroups.reapLeftovers();
       KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
           .withTestDir(dir.toString())
           .withApiServerVersion(VERSION)

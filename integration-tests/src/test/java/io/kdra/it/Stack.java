@@ -33,7 +33,8 @@ import java.util.stream.Stream;
 /**
  * The four kdra services as separate processes against one real API server, with simulated nodes
  * (a Node object, a device-driver process with its own socket, CDI and checkpoint directories and
- * a simulated inventory, and a {@link TestKubelet}). The chart's ServiceAccounts, RBAC,
+ * a simulated inventory, and a {@link TestKubelet}), or with {@link RealNode}s (the real kubelet
+ * and containerd; the drivers are their plugins, with the same simulated inventories). The chart's ServiceAccounts, RBAC,
  * DeviceClasses and CRD are applied first ({@link KdraChart}), and each service runs with a token
  * for its own ServiceAccount, never the admin certificate that the test code uses. Closing it
  * stops every process and removes the cluster-scoped objects it created, so the next test class

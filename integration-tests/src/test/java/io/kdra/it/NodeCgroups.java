@@ -211,7 +211,7 @@ final class NodeCgroups {
       System.out.printf("[real-node] reaped node %s of a killed run: %d processes ended%n",
           owner(n).map(Owner::node).orElse(n), killed);
     }
-    RealNode.removeMountPoints();
+    RealNodeFiles.removeMountPoints();
     return names;
   }
 

@@ -81,7 +81,7 @@ fi
 
 start=$(date +%s)
 log "building a node into $TARGET: kubelet v${K8S_VERSION}, containerd v${CONTAINERD_VERSION} (+ shim, ctr), crictl v${CRICTL_VERSION}, pause and busybox images"
-log "the first build takes 10-20 minutes on 2 cores; later runs reuse it"
+log "the first build takes about 20 minutes on 2 cores (kubelet, containerd, crictl); later runs reuse it"
 work=$(mktemp -d "$CACHE_DIR/node/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 out="$work/out"

@@ -128,7 +128,6 @@ final class RealNode implements AutoCloseable {
     }
   }
 
-
   /** The kubelet's plugin watcher's directory: the device-driver's registration socket. */
   Path registryDir() {
     return files.registryDir();

@@ -146,6 +146,15 @@ final class KdraChart {
    * Replaces a previous one, whose tokens then stop being valid.
    */
   static Pod driverPod(KubernetesClient admin, String node) {
+    return driverPod(admin, node, false);
+  }
+
+  /**
+   * As above; on a real node ({@code real}) the kubelet runs the pod, so it is one the node can
+   * run: busybox sleeping, from the node's own images (the driver itself runs outside, as a
+   * process of the test).
+   */
+  static Pod driverPod(KubernetesClient admin, String node, boolean real) {
     String name = RELEASE + "-" + DRIVER + "-" + node;
     admin.pods().inNamespace(NAMESPACE).withName(name).withGracePeriod(0).delete();
     admin.pods().inNamespace(NAMESPACE).withName(name)
@@ -157,7 +166,12 @@ final class KdraChart {
         .addToLabels("app.kubernetes.io/component", DRIVER)
         .endMetadata()
         .withNewSpec().withNodeName(node).withServiceAccountName(serviceAccount(DRIVER))
-        .addNewContainer().withName(DRIVER).withImage("kdra/device-driver:it").endContainer()
+        .withTerminationGracePeriodSeconds(real ? 1L : null)
+        .addNewContainer().withName(DRIVER)
+        .withImage(real ? RealNode.BUSYBOX : "kdra/device-driver:it")
+        .withImagePullPolicy(real ? "Never" : null)
+        .withCommand(real ? List.of("sleep", "2147483647") : null)
+        .endContainer()
         .endSpec().build()).create();
   }
 

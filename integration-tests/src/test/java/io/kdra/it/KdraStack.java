@@ -23,10 +23,12 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   private final int bridges;
   private final int controllers;
   private final Map<String, String> properties;
+  private final boolean real;
   private Stack stack;
 
   private KdraStack(List<SimulatedNode> nodes, int bridges, int controllers,
-      Map<String, String> properties) {
+      Map<String, String> properties, boolean real) {
+    this.real = real;
     this.nodes = nodes;
     this.bridges = bridges;
     this.controllers = controllers;
@@ -34,7 +36,15 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   }
 
   static KdraStack nodes(SimulatedNode... nodes) {
-    return new KdraStack(List.of(nodes), 0, 1, Map.of());
+    return new KdraStack(List.of(nodes), 0, 1, Map.of(), false);
+  }
+
+  /**
+   * A stack whose nodes are {@link RealNode}s: the real kubelet and containerd each, with the
+   * nodes' simulated inventories behind their device-drivers (the kubelet's plugins).
+   */
+  static KdraStack realNodes(SimulatedNode... nodes) {
+    return new KdraStack(List.of(nodes), 0, 1, Map.of(), true);
   }
 
   /** The same stack with the computeclass-bridge too. */
@@ -47,12 +57,12 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
    * ... when more than one) electing a leader through a Lease in the test namespace.
    */
   KdraStack withBridges(int n) {
-    return new KdraStack(nodes, n, controllers, properties);
+    return new KdraStack(nodes, n, controllers, properties, real);
   }
 
   /** The same stack with these properties for every service (over the harness's own). */
   KdraStack withProperties(Map<String, String> extra) {
-    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra));
+    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra), real);
   }
 
   /**
@@ -60,7 +70,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
    * electing a leader through a Lease in the test namespace.
    */
   KdraStack withControllers(int n) {
-    return new KdraStack(nodes, bridges, n, properties);
+    return new KdraStack(nodes, bridges, n, properties, real);
   }
 
   Stack get() {
@@ -72,9 +82,13 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
 
   @Override
   public void beforeAll(ExtensionContext context) {
+    // mount namespaces, cgroups and containerd need root (CI runs as root; build-node.sh too)
+    org.junit.jupiter.api.Assumptions.assumeTrue(!real || RealNode.runsAsRoot(),
+        "real nodes need root: skipped");
     ControlPlane.Running cp = ControlPlane.running(context);
     stack = Stack.start(cp.client(), cp.server().getKubeConfigYaml(),
-        context.getRequiredTestClass().getSimpleName(), nodes, bridges, controllers, properties);
+        context.getRequiredTestClass().getSimpleName(), nodes, bridges, controllers, properties,
+        real);
   }
 
   @Override

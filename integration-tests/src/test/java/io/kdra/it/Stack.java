@@ -35,7 +35,8 @@ import java.util.stream.Stream;
 /**
  * The four kdra services as separate processes against one real API server, with simulated nodes
  * (a Node object, a device-driver process with its own socket, CDI and checkpoint directories and
- * a simulated inventory, and a {@link TestKubelet}). The chart's ServiceAccounts, RBAC,
+ * a simulated inventory, and a {@link TestKubelet}), or with {@link RealNode}s (the real kubelet
+ * and containerd; the drivers are their plugins, with the same simulated inventories). The chart's ServiceAccounts, RBAC,
  * DeviceClasses and CRD are applied first ({@link KdraChart}), and each service runs with a token
  * for its own ServiceAccount, never the admin certificate that the test code uses. Closing it
  * stops every process and removes the cluster-scoped objects it created, so the next test class
@@ -76,10 +77,16 @@ final class Stack implements AutoCloseable {
   private volatile boolean closing;
   private final Map<String, TestKubelet> kubelets = new LinkedHashMap<>();
   private final List<SimulatedNode> nodes;
+  /** Whether the nodes are {@link RealNode}s (a real kubelet and containerd each). */
+  private final boolean real;
+  private final String kubeconfig;
+  private final Map<String, RealNode> realNodes = new LinkedHashMap<>();
 
   private Stack(KubernetesClient client, String kubeconfig, String name,
-      List<SimulatedNode> nodes, Map<String, String> properties) {
+      List<SimulatedNode> nodes, Map<String, String> properties, boolean real) {
     this.client = client;
+    this.real = real;
+    this.kubeconfig = kubeconfig;
     this.name = name;
     this.namespace = name.toLowerCase().replaceAll("[^a-z0-9-]", "-");
     this.nodes = nodes;
@@ -108,7 +115,18 @@ final class Stack implements AutoCloseable {
   static Stack start(KubernetesClient client, String kubeconfig, String name,
       List<SimulatedNode> nodes, int bridges, int controllers,
       Map<String, String> properties) {
-    Stack stack = new Stack(client, kubeconfig, name, nodes, properties);
+    return start(client, kubeconfig, name, nodes, bridges, controllers, properties, false);
+  }
+
+  /**
+   * As above; with {@code real}, every node is a {@link RealNode} (the real kubelet with its own
+   * containerd) instead of a Node object and a {@link TestKubelet}: each device-driver is that
+   * kubelet's plugin and writes its CDI specs where that containerd reads them.
+   */
+  static Stack start(KubernetesClient client, String kubeconfig, String name,
+      List<SimulatedNode> nodes, int bridges, int controllers,
+      Map<String, String> properties, boolean real) {
+    Stack stack = new Stack(client, kubeconfig, name, nodes, properties, real);
     try {
       stack.startAll(bridges, controllers);
       return stack;
@@ -128,8 +146,12 @@ final class Stack implements AutoCloseable {
     KdraChart.install(client);
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
         .endMetadata().build()).serverSideApply();
-    for (SimulatedNode node : nodes) {
-      createNode(node.name());
+    if (real) {
+      startRealNodes();
+    } else {
+      for (SimulatedNode node : nodes) {
+        createNode(node.name());
+      }
     }
 
     Map<String, String> publisher = new LinkedHashMap<>(kube);
@@ -160,14 +182,14 @@ final class Stack implements AutoCloseable {
       driver.put("driver.inventory-file", inventory.toString());
       driver.put("driver.discovery-interval", "1s");
       driver.put("driver.kubelet-registry-dir", registryDir(node.name()).toString());
-      driver.put("driver.kubelet-plugins-dir", dir.resolve("plugins").toString());
+      driver.put("driver.kubelet-plugins-dir", pluginsDir(node.name()).toString());
       driver.put("driver.cdi-dir", cdiDir(node.name()).toString());
-      driver.put("driver.checkpoint-file", dir.resolve("plugins/checkpoint.json").toString());
+      driver.put("driver.checkpoint-file", checkpointFile(node.name()).toString());
       driver.put("driver.publisher.address", "127.0.0.1:" + pub.httpPort);
       // the token the kubelet would project into the DaemonSet's pod on this node: both the
       // driver's API client and its publisher stream use it
       String token = KdraChart.token(client, KdraChart.DRIVER,
-          KdraChart.driverPod(client, node.name()));
+          KdraChart.driverPod(client, node.name(), real));
       Path tokenFile = dir.resolve("token");
       OwnerOnly.write(tokenFile, token);
       driver.put("driver.publisher.token-file", tokenFile.toString());
@@ -244,7 +266,7 @@ final class Stack implements AutoCloseable {
       }
     }
 
-    for (SimulatedNode node : nodes) {
+    for (SimulatedNode node : real ? List.<SimulatedNode>of() : nodes) {
       TestKubelet kubelet = new TestKubelet(client, node.name(), DRIVER,
           registryDir(node.name()));
       kubelets.put(node.name(), kubelet);
@@ -291,16 +313,86 @@ final class Stack implements AutoCloseable {
     });
   }
 
+  /**
+   * The real nodes, started in parallel (a node takes about 10 s, most of it waiting), after
+   * ending what a killed run left of its nodes. Their directories are short: unix socket paths
+   * must stay under 108 bytes.
+   */
+  private void startRealNodes() {
+    NodeCgroups.reapLeftovers();
+    RealNodeBinaries binaries = RealNodeBinaries.fromCache();
+    Path base = Path.of("target", "rn").toAbsolutePath();
+    List<Thread> threads = new ArrayList<>();
+    List<RuntimeException> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    for (SimulatedNode node : nodes) {
+      Thread t = new Thread(() -> {
+        try {
+          RealNode n = RealNode.start(node.name(), base.resolve(node.name()), binaries, client,
+              kubeconfig);
+          synchronized (realNodes) {
+            realNodes.put(node.name(), n);
+          }
+        } catch (RuntimeException e) {
+          failures.add(e);
+        }
+      }, "start-" + node.name());
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    if (!failures.isEmpty()) {
+      throw failures.get(0);
+    }
+    // what kube-controller-manager (absent here) publishes in every namespace pods run in
+    for (String ns : List.of(namespace, KdraChart.NAMESPACE)) {
+      quietly(() -> client.serviceAccounts().inNamespace(ns).resource(
+          new io.fabric8.kubernetes.api.model.ServiceAccountBuilder().withNewMetadata()
+              .withName("default").endMetadata().build()).serverSideApply());
+      quietly(() -> client.configMaps().inNamespace(ns).resource(
+          new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+              .withName("kube-root-ca.crt").endMetadata()
+              .addToData("ca.crt", read(caFile)).build()).serverSideApply());
+    }
+  }
+
+  /** The real node {@code node} (a stack on real nodes only). */
+  RealNode realNode(String node) {
+    RealNode n = realNodes.get(node);
+    if (n == null) {
+      throw new IllegalStateException(node + " is not a real node of " + name);
+    }
+    return n;
+  }
+
+  /** The directory of the harness's own files for the node's driver (inventory, token). */
   Path nodeDir(String node) {
     return nodesDir.resolve(node);
   }
 
+  /** The kubelet's plugin registry: the driver's registration socket. */
   Path registryDir(String node) {
-    return nodeDir(node).resolve("reg");
+    return real ? realNode(node).registryDir() : nodeDir(node).resolve("reg");
   }
 
+  /** The kubelet's plugins directory: the driver's DRA socket (and, here, its checkpoint). */
+  Path pluginsDir(String node) {
+    return real ? realNode(node).pluginsDir() : nodeDir(node).resolve("plugins");
+  }
+
+  Path checkpointFile(String node) {
+    return pluginsDir(node).resolve(real ? DRIVER + "/checkpoint.json" : "checkpoint.json");
+  }
+
+  /** Where the node's driver writes CDI specs (on a real node: containerd's cdi_spec_dirs). */
   Path cdiDir(String node) {
-    return nodeDir(node).resolve("cdi");
+    return real ? realNode(node).cdiDir() : nodeDir(node).resolve("cdi");
   }
 
   TestKubelet kubelet(String node) {
@@ -419,7 +511,8 @@ final class Stack implements AutoCloseable {
         processes.put(name, fresh);
       }
     }
-    for (SimulatedNode node : nodes) {
+    // a real node's kubelet registers the driver itself (its readiness says when)
+    for (SimulatedNode node : real ? List.<SimulatedNode>of() : nodes) {
       if (name.equals("device-driver-" + node.name())) {
         kubelets.get(node.name()).register(READY_TIMEOUT);
       }
@@ -465,6 +558,7 @@ final class Stack implements AutoCloseable {
       kubelets.values().forEach(kl -> k.append(kl.node).append(": ").append(kl.prepared())
           .append('\n'));
       write(dir.resolve("kubelets.txt"), k.toString());
+      realNodes.forEach((n, node) -> node.dumpTo(dir.resolve("node-" + n)));
       for (SimulatedNode node : nodes) {
         if (Files.isDirectory(cdiDir(node.name()))) {
           try (Stream<Path> files = Files.list(cdiDir(node.name()))) {
@@ -493,6 +587,8 @@ final class Stack implements AutoCloseable {
   @Override
   public void close() {
     stopProcesses();
+    // every process, mount and cgroup of the real nodes, and their Node objects
+    new ArrayList<>(realNodes.values()).parallelStream().forEach(RealNode::close);
     // no garbage collector and no kubelet: remove what this class left behind by hand
     quietly(() -> client.pods().inNamespace(namespace).withGracePeriod(0).delete());
     quietly(() -> client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems()

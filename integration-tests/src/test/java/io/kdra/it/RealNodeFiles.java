@@ -1,0 +1,244 @@
+package io.kdra.it;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The layout of one {@link RealNode}'s directory and the files that configure it: containerd's
+ * and the kubelet's configuration, the CNI plugin, and the scripts that make and enter the node's
+ * mount namespace (the bind mounts and tmpfs that keep the machine unchanged), plus the shared
+ * mount points those need.
+ */
+final class RealNodeFiles {
+
+  /** What the kubelet writes machine-wide unless these are files of our own (kubelet's setupKernelTunables). */
+  private static final List<String> KERNEL_TUNABLES = List.of("vm/overcommit_memory",
+      "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops", "kernel/keys/root_maxkeys",
+      "kernel/keys/root_maxbytes");
+  /** Paths containerd and the kubelet hard-code: a tmpfs of the node's own over each. */
+  private static final List<Path> HARD_CODED = List.of(Path.of("/run/containerd"),
+      Path.of("/run/netns"), Path.of("/var/lib/kubelet"), Path.of("/var/lib/cni"));
+  /** In each mount point the harness made: the harness may remove it again. */
+  private static final String MOUNT_POINT_MARKER = ".kdra-real-node";
+
+  final Path dir;
+  private final RealNodeBinaries binaries;
+  private final NodeCgroups cgroups;
+  private final String kubeconfig;
+  final int kubeletPort = ServiceProcess.freePort();
+  final int healthzPort = ServiceProcess.freePort();
+
+  RealNodeFiles(Path dir, RealNodeBinaries binaries, NodeCgroups cgroups, String kubeconfig) {
+    this.dir = dir;
+    this.binaries = binaries;
+    this.cgroups = cgroups;
+    this.kubeconfig = kubeconfig;
+  }
+
+  Path kubeletRoot() {
+    return dir.resolve("k");
+  }
+
+  /** The kubelet's plugin watcher's directory: the device-driver's registration socket. */
+  Path registryDir() {
+    return kubeletRoot().resolve("plugins_registry");
+  }
+
+  /** Where kubelet plugins keep their sockets and state ({@code <root-dir>/plugins}). */
+  Path pluginsDir() {
+    return kubeletRoot().resolve("plugins");
+  }
+
+  /** containerd's {@code cdi_spec_dirs}: the device-driver writes its CDI specs here. */
+  Path cdiDir() {
+    return dir.resolve("cdi");
+  }
+
+  Path podLogsDir() {
+    return dir.resolve("pod-logs");
+  }
+
+  Path logsDir() {
+    return dir.resolve("logs");
+  }
+
+  Path conf() {
+    return dir.resolve("conf");
+  }
+
+  Path containerdSocket() {
+    return dir.resolve("run/containerd.sock");
+  }
+
+  /** Writes every file the node's processes need (after its cgroup exists). */
+  void write() {
+    try {
+      for (String d : List.of("conf", "logs", "run", "cdi", "pod-logs", "varlog", "k",
+          "cni/bin", "cni/net.d", "containerd")) {
+        Files.createDirectories(dir.resolve(d));
+      }
+      try (InputStream plugin = RealNodeFiles.class.getResourceAsStream("/realnode/kdra-isolated")) {
+        Path target = dir.resolve("cni/bin/kdra-isolated");
+        Files.copy(plugin, target, StandardCopyOption.REPLACE_EXISTING);
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
+      }
+      Stack.write(dir.resolve("cni/net.d/10-kdra.conflist"), "{\"cniVersion\":\"1.0.0\","
+          + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
+      Stack.write(conf().resolve("kubeconfig"), kubeconfig);
+      Stack.write(conf().resolve("containerd.toml"), containerdConfig());
+      Stack.write(conf().resolve("kubelet.yaml"), kubeletConfig());
+      StringBuilder binds = new StringBuilder();
+      for (String tunable : KERNEL_TUNABLES) {
+        Path live = Path.of("/proc/sys").resolve(tunable);
+        if (!Files.exists(live)) {
+          continue;
+        }
+        // the node's own copy, starting from the machine's value; the kubelet rewrites this one
+        Path copy = conf().resolve("sysctl").resolve(tunable.replace('/', '.'));
+        Stack.write(copy, Files.readString(live));
+        binds.append("mount --bind ").append(copy).append(' ').append(live).append('\n');
+      }
+      StringBuilder tmpfs = new StringBuilder();
+      for (Path p : HARD_CODED) {
+        ensureMountPoint(p);
+        tmpfs.append("mount -t tmpfs -o mode=0755 tmpfs ").append(p).append('\n');
+      }
+      Stack.write(conf().resolve("ns.sh"), "#!/bin/sh\n"
+          + "# the node's mount namespace (RealNode): private mounts only\n"
+          + "set -e\n"
+          + "mount --make-rprivate /\n"
+          + binds
+          + tmpfs
+          + "mount --bind " + dir.resolve("varlog") + " /var/log\n"
+          + "touch " + dir.resolve("run/ns.ready") + "\n"
+          + "exec sleep infinity\n");
+      String join = cgroups.procsFiles().stream().map(f -> "echo $$ > " + f)
+          .collect(Collectors.joining("\n"));
+      Stack.write(conf().resolve("holder.sh"), "#!/bin/sh\n"
+          + "# joins the node's cgroup, then holds its mount namespace\n"
+          + "set -e\n" + join + "\n"
+          + "exec unshare --mount --propagation private sh " + conf().resolve("ns.sh") + "\n");
+      // "$1" is the holder's pid; the rest is the command to run inside the node
+      Stack.write(conf().resolve("enter.sh"), "#!/bin/sh\n"
+          + "# runs a command in the node: its cgroup and its mount namespace\n"
+          + "set -e\n" + join + "\n"
+          + "holder=$1; shift\n"
+          + "exec nsenter -t \"$holder\" -m -- \"$@\"\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing the configuration of node " + dir, e);
+    }
+  }
+
+  /**
+   * A directory for a tmpfs of the node's own, created when missing, with a marker file inside
+   * (hidden under the tmpfs in every node) that says the harness made it: so that it is removed
+   * once no node runs any more, also when the JVM that made it was killed.
+   */
+  private static void ensureMountPoint(Path p) throws IOException {
+    synchronized (RealNodeFiles.class) {
+      if (!Files.isDirectory(p)) {
+        Files.createDirectories(p);
+        Files.writeString(p.resolve(MOUNT_POINT_MARKER), "made by the kdra real-node ITs\n");
+      }
+    }
+  }
+
+  /**
+   * Removes the mount-point directories the harness made (those with only its marker inside),
+   * once no node of any run is left (one that another run's node still mounts over must stay).
+   */
+  static void removeMountPoints() {
+    synchronized (RealNodeFiles.class) {
+      boolean anyNode = NodeCgroups.hierarchies().stream().anyMatch(h -> {
+        try (Stream<Path> dirs = Files.list(h)) {
+          return dirs.anyMatch(d -> NodeCgroups.owner(d.getFileName().toString()).isPresent());
+        } catch (IOException e) {
+          return true;
+        }
+      });
+      if (anyNode) {
+        return;
+      }
+      for (Path p : HARD_CODED) {
+        try (Stream<Path> entries = Files.list(p)) {
+          if (entries.map(e -> e.getFileName().toString()).toList()
+              .equals(List.of(MOUNT_POINT_MARKER))) {
+            Files.delete(p.resolve(MOUNT_POINT_MARKER));
+            Files.delete(p);
+          }
+        } catch (IOException e) {
+          // missing, not ours, or in use: leave it
+        }
+      }
+    }
+  }
+
+  private String containerdConfig() {
+    Path c = dir.resolve("containerd");
+    return "version = 3\n"
+        + "root = \"" + c.resolve("root") + "\"\n"
+        + "state = \"" + c.resolve("state") + "\"\n"
+        + "[grpc]\n"
+        + "  address = \"" + containerdSocket() + "\"\n"
+        + "[ttrpc]\n"
+        + "  address = \"" + containerdSocket() + ".ttrpc\"\n"
+        + "[debug]\n"
+        + "  address = \"" + dir.resolve("run/containerd-debug.sock") + "\"\n"
+        + "[plugins]\n"
+        + "  [plugins.'io.containerd.internal.v1.opt']\n"
+        + "    path = \"" + c.resolve("opt") + "\"\n"
+        + "  [plugins.'io.containerd.nri.v1.nri']\n"
+        + "    disable = true\n"
+        + "  [plugins.'io.containerd.cri.v1.images'.pinned_images]\n"
+        + "    sandbox = '" + RealNode.PAUSE + "'\n"
+        + "  [plugins.'io.containerd.cri.v1.runtime']\n"
+        + "    # CDI is always on in containerd 2.x; the device-driver writes its specs here\n"
+        + "    cdi_spec_dirs = ['" + cdiDir() + "']\n"
+        + "    # no CAP_SYS_RESOURCE in CI's sandbox: an oom_score_adj below containerd's fails\n"
+        + "    restrict_oom_score_adj = true\n"
+        + "    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n"
+        + "      BinaryName = '" + binaries.runc() + "'\n"
+        + "      Root = '" + c.resolve("runc") + "'\n"
+        + "      SystemdCgroup = false\n"
+        + "    [plugins.'io.containerd.cri.v1.runtime'.cni]\n"
+        + "      bin_dirs = ['" + dir.resolve("cni/bin") + "']\n"
+        + "      conf_dir = '" + dir.resolve("cni/net.d") + "'\n"
+        + "      # no CNI loopback plugin needed (none is installed): containerd brings lo up\n"
+        + "      use_internal_loopback = true\n"
+        + "  [plugins.'io.containerd.grpc.v1.cri']\n"
+        + "    stream_server_address = '127.0.0.1'\n"
+        + "    stream_server_port = '0'\n";
+  }
+
+  private String kubeletConfig() {
+    return "apiVersion: kubelet.config.k8s.io/v1beta1\n"
+        + "kind: KubeletConfiguration\n"
+        + "# the CI sandbox has cgroup v1, which 1.36 refuses by default\n"
+        + "failCgroupV1: false\n"
+        + "cgroupDriver: cgroupfs\n"
+        + "# the node's own cgroup (NodeCgroups): pods go below it, never into the machine's\n"
+        + "cgroupRoot: /" + cgroups.name + "\n"
+        + "failSwapOn: false\n"
+        + "containerRuntimeEndpoint: unix://" + containerdSocket() + "\n"
+        + "address: 127.0.0.1\n"
+        + "port: " + kubeletPort + "\n"
+        + "readOnlyPort: 0\n"
+        + "healthzBindAddress: 127.0.0.1\n"
+        + "healthzPort: " + healthzPort + "\n"
+        + "authentication: {anonymous: {enabled: false}, webhook: {enabled: false}}\n"
+        + "authorization: {mode: AlwaysAllow}\n"
+        + "podLogsDir: " + podLogsDir() + "\n"
+        + "# the images are imported, never pulled: never collect them\n"
+        + "imageGCHighThresholdPercent: 100\n"
+        + "evictionHard: {memory.available: \"100Mi\", nodefs.available: \"1%\","
+        + " imagefs.available: \"1%\"}\n";
+  }
+}

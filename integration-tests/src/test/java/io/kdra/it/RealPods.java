@@ -1,0 +1,82 @@
+package io.kdra.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** Pods for real nodes, and what the tests read back from them. */
+final class RealPods {
+  private RealPods() {}
+
+  /** The last line a {@link #showingDevices} container prints, once it has printed the rest. */
+  static final String LISTED = "kdra-listed";
+
+  /**
+   * Generous on a loaded 2-core machine: a pod's first start pulls nothing but creates a sandbox
+   * and a container, and the claim-controller, the kubelet and the driver each take their turn.
+   */
+  static final Duration POD_TIMEOUT = Duration.ofSeconds(180);
+
+  /**
+   * {@code pod} (from {@link Dra}) made runnable on a real node: busybox from the node's own
+   * images, printing its environment and {@code /dev}, then {@link #LISTED}, then sleeping.
+   */
+  static Pod showingDevices(Pod pod) {
+    var c = pod.getSpec().getContainers().get(0);
+    c.setImage(RealNode.BUSYBOX);
+    c.setImagePullPolicy("Never");
+    c.setCommand(List.of("sh", "-c", "env | sort; echo '--- /dev'; ls /dev; echo " + LISTED
+        + "; exec sleep 2147483647"));
+    // sleep as pid 1 ignores SIGTERM: a short grace period keeps deletions quick
+    pod.getSpec().setTerminationGracePeriodSeconds(1L);
+    return pod;
+  }
+
+  /** Waits until the pod runs and its container has printed {@link #LISTED}; its log. */
+  static List<String> awaitListed(Stack stack, Pod pod) {
+    KubernetesClient client = stack.client;
+    await().atMost(POD_TIMEOUT).untilAsserted(() -> {
+      Pod current = Dra.get(client, pod);
+      assertThat(current.getSpec().getNodeName()).as("bound").isNotNull();
+      assertThat(current.getStatus().getPhase()).isEqualTo("Running");
+      assertThat(stack.realNode(current.getSpec().getNodeName()).containerLog(current, "app"))
+          .contains(LISTED);
+    });
+    Pod current = Dra.get(client, pod);
+    return stack.realNode(current.getSpec().getNodeName()).containerLog(current, "app");
+  }
+
+  /** The CDI spec file of the claim on the node (the driver's naming). */
+  static Path spec(Stack stack, String node, ResourceClaim claim) {
+    return stack.cdiDir(node).resolve("k8s." + Stack.DRIVER + "-claim_"
+        + claim.getMetadata().getUid() + ".json");
+  }
+
+  /** The CDI spec files in the node's directory. */
+  static List<String> specFiles(Stack stack, String node) {
+    Path dir = stack.cdiDir(node);
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".json"))
+          .sorted().toList();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The number of the allocated device ({@code gpu-<n>}) of a one-device claim. */
+  static int deviceIndex(ResourceClaim claim) {
+    String device = Dra.devices(claim).get(0);
+    return Integer.parseInt(device.substring(device.lastIndexOf('-') + 1));
+  }
+}

@@ -191,10 +191,9 @@ class PodSchedulerTest {
         arguments(named("pinned to a node whose devices are taken: the claim stays pending",
             pinnedTo("node-a")), null, List.of(claim("c", request("r", "a100-40gb").build())
                 .build()), null,
-            List.of("!request \"r\": 1 device in class \"a100-40gb\", 1 matches the request "
-                + "selectors, 1 free; enough free devices exist, but not on any one node; 1 node "
-                + "tried; 2 of 3 nodes excluded by the pod's node selection and its allocated "
-                + "claims")));
+            List.of("!request \"r\": 1 device in class \"a100-40gb\", 1 free; enough free "
+                + "devices exist, but not on any one node; 1 node tried; 2 of 3 nodes excluded by "
+                + "the pod's node selection and its allocated claims")));
   }
 
   /** kube-scheduler filters nodes by the node selectors of the pod's allocated claims. */

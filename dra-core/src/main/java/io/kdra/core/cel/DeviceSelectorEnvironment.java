@@ -5,6 +5,8 @@ import com.google.common.collect.ImmutableSet;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelIssue;
 import dev.cel.common.CelOptions;
+import dev.cel.common.CelSource;
+import dev.cel.common.ast.CelExpr;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.CelTypeProvider;
@@ -14,6 +16,7 @@ import dev.cel.common.types.StructType;
 import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
 import dev.cel.extensions.CelExtensions;
+import dev.cel.extensions.CelStringExtensions;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
@@ -24,6 +27,7 @@ import dev.cel.runtime.standard.InOperator.InOverload;
 import io.kdra.core.cel.CelSelectorException.Kind;
 import io.kdra.core.cel.CelSelectorException.Position;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -53,6 +57,7 @@ public final class DeviceSelectorEnvironment {
   private static final int DEFAULT_CACHE_SIZE = 4096;
 
   private final CelCompiler compiler;
+  private final CelCompiler literalCompiler;
   private final CelRuntime runtime;
   private final CelCostEstimator costEstimator;
   private final Map<String, CompiledSelector> cache;
@@ -61,17 +66,31 @@ public final class DeviceSelectorEnvironment {
   private DeviceSelectorEnvironment(boolean consumableCapacity, int cacheSize, long maxCost) {
     CelOptions options = CelOptions.current()
         .enableHeterogeneousNumericComparisons(true)
+        .enableOptionalSyntax(true)
         .maxExpressionCodePointSize(MAX_EXPRESSION_LENGTH)
         .build();
     KubernetesCelLibrary kubernetes = new KubernetesCelLibrary();
+    KubernetesListsLibrary kubernetesLists = new KubernetesListsLibrary();
+    KubernetesRegexLibrary regex = new KubernetesRegexLibrary();
+    KubernetesNetLibrary net = new KubernetesNetLibrary();
+    KubernetesUrlLibrary urls = new KubernetesUrlLibrary();
+    StringFormatLibrary format = new StringFormatLibrary();
+    // cel-go's strings extension at version 2: everything but reverse (version 3); format is
+    // hand-written (StringFormatLibrary) since cel-java's has none.
+    CelStringExtensions strings = CelExtensions.strings(EnumSet.complementOf(
+        EnumSet.of(CelStringExtensions.Function.REVERSE)));
     this.compiler = CelCompilerFactory.standardCelCompilerBuilder()
         .setOptions(options)
         .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
         .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
         .addVar(DEVICE_VAR, deviceType(consumableCapacity))
         .setResultType(SimpleType.BOOL)
-        .addLibraries(kubernetes, CelExtensions.strings(), CelExtensions.bindings(),
-            CelExtensions.sets(options), CelExtensions.lists(), CelExtensions.comprehensions())
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
+            CelExtensions.optional(), CelExtensions.bindings(), CelExtensions.sets(options),
+            CelExtensions.lists(), CelExtensions.comprehensions())
+        .build();
+    this.literalCompiler = CelCompilerFactory.standardCelCompilerBuilder()
+        .setOptions(options)
         .build();
     this.runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
         .setOptions(options)
@@ -83,8 +102,9 @@ public final class DeviceSelectorEnvironment {
             .build())
         .addFunctionBindings(CelFunctionBinding.from("in_map", Object.class, Map.class,
             (key, map) -> map.containsKey(key)))
-        .addLibraries(kubernetes, CelExtensions.strings(), CelExtensions.sets(options),
-            CelExtensions.lists(), CelExtensions.comprehensions())
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
+            CelExtensions.optional(), CelExtensions.sets(options), CelExtensions.lists(),
+            CelExtensions.comprehensions())
         .build();
     this.costEstimator = new CelCostEstimator();
     this.cache = new BoundedCache(cacheSize);
@@ -175,12 +195,37 @@ public final class DeviceSelectorEnvironment {
     } catch (CelValidationException e) {
       throw compileError(expression, e.getErrors());
     }
+    Optional<SelectorAstValidator.Issue> issue =
+        SelectorAstValidator.validate(ast, this::literalCallSucceeds);
+    if (issue.isPresent()) {
+      throw new CelSelectorException(Kind.COMPILE, expression,
+          position(ast, issue.get().exprId()), issue.get().message());
+    }
     long estimate = costEstimator.estimate(ast);
     try {
       return new CompiledSelector(expression, runtime.createProgram(ast), estimate, maxCost);
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }
+  }
+
+  /** cel-go's literal validators: evaluates e.g. {@code duration("1x")} on its own. */
+  private boolean literalCallSucceeds(CelExpr call) {
+    try {
+      CelAbstractSyntaxTree checked = literalCompiler.check(
+          CelAbstractSyntaxTree.newParsedAst(call, CelSource.newBuilder().build())).getAst();
+      runtime.createProgram(checked).eval();
+      return true;
+    } catch (CelValidationException | CelEvaluationException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static Position position(CelAbstractSyntaxTree ast, long exprId) {
+    return ast.getSource().getPositionsMap().containsKey(exprId)
+        ? ast.getSource().getOffsetLocation(ast.getSource().getPositionsMap().get(exprId))
+            .map(l -> new Position(l.getLine(), l.getColumn() + 1)).orElse(null)
+        : null;
   }
 
   private static CelSelectorException compileError(String expression, Collection<CelIssue> issues) {

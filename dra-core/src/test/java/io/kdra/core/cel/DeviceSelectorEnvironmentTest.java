@@ -98,6 +98,16 @@ class DeviceSelectorEnvironmentTest {
         ok("sets contains", "sets.contains([1, 2, 3], [2])", true, true),
         ok("exists macro over domains", "device.attributes.exists(d, d == \"resource.kubernetes.io\")", true, false),
         ok("all macro over the driver's attributes", "device.attributes[\"gpu.example.com\"].all(k, k.size() > 0)", true, true),
+        // issue 17: accepted by the API server, so they must compile and run here too
+        ok("optional field selection", "device.attributes[\"gpu.example.com\"].?productName.orValue(\"\") == \"\"", true, true),
+        ok("optional.of", "optional.of(1).hasValue() && optional.of(1).value() == 1", true, true),
+        ok("string format", "\"%s-%d\".format([string(device.attributes[\"gpu.example.com\"].model), 1]) == \"H100-1\"", true, false),
+        ok("Kubernetes lists sum", "[1, 2, 3].sum() == 6", true, true),
+        ok("Kubernetes lists min max indexOf", "[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3 && [3, 1, 2].indexOf(2) == 2 && [1, 2].isSorted()", true, true),
+        ok("ip", "ip(\"10.0.0.1\").family() == 4 && cidr(\"10.0.0.0/8\").containsIP(ip(\"10.0.0.1\"))", true, true),
+        ok("url", "url(\"https://example.com\").getHost() == \"example.com\"", true, true),
+        ok("regex find", "\"a1b22\".find(\"[0-9]+\") == \"1\" && \"a1b22\".findAll(\"[0-9]+\") == [\"1\", \"22\"]", true, true),
+        ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
         ok("heterogeneous numeric comparison", "device.attributes[\"gpu.example.com\"].driverVersion.major() > 500.0", true, true));
   }
 
@@ -133,6 +143,12 @@ class DeviceSelectorEnvironmentTest {
         arguments(named("unknown field of device", "device.vendor == \"x\""), "undefined field 'vendor'", 1),
         arguments(named("non-bool result", "device.driver"), "must evaluate to bool", -1),
         arguments(named("wrong argument type", "quantity(1) == quantity(\"1\")"), "found no matching overload for 'quantity'", 1),
+        arguments(named("mixed list literal", "[1, \"a\"].size() == 2"), "expected type 'int' but found 'string'", 1),
+        arguments(named("format with too many arguments", "\"%s\".format([\"a\", \"b\"]) == \"a\""), "too many arguments supplied to string.format", 1),
+        arguments(named("invalid literal regex", "\"a\".matches(\"[\")"), "invalid matches argument", 1),
+        arguments(named("string reverse is version 3", "\"abc\".reverse() == \"cba\""), "found no matching overload for 'reverse'", 1),
+        // attributes are of type any upstream, which the format validator rejects (unlike dyn)
+        arguments(named("format of a bare attribute", "\"%s\".format([device.attributes[\"gpu.example.com\"].model]) == \"H100\""), "was given any", 1),
         arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1));
   }
 

@@ -16,6 +16,7 @@ import dev.cel.common.types.StructType;
 import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
 import dev.cel.extensions.CelExtensions;
+import dev.cel.extensions.CelListsExtensions;
 import dev.cel.extensions.CelStringExtensions;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
@@ -31,6 +32,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The CEL environment of DRA device selectors ({@code DeviceClass.spec.selectors},
@@ -55,6 +57,8 @@ public final class DeviceSelectorEnvironment {
   public static final long MAX_COST = 1_000_000;
 
   private static final int DEFAULT_CACHE_SIZE = 4096;
+  private static final Set<String> STRING_ORDER = Set.of("LESS_STRING", "LESS_EQUALS_STRING",
+      "GREATER_STRING", "GREATER_EQUALS_STRING");
 
   private final CelCompiler compiler;
   private final CelCompiler literalCompiler;
@@ -75,6 +79,11 @@ public final class DeviceSelectorEnvironment {
     KubernetesNetLibrary net = new KubernetesNetLibrary();
     KubernetesUrlLibrary urls = new KubernetesUrlLibrary();
     StringFormatLibrary format = new StringFormatLibrary();
+    OptionalUnwrapOptLibrary unwrapOpt = new OptionalUnwrapOptLibrary();
+    SortByLibrary sortBy = new SortByLibrary();
+    // cel-go's lists extension at version 3; sortBy hand-written (SortByLibrary)
+    CelListsExtensions lists = CelExtensions.lists(EnumSet.complementOf(
+        EnumSet.of(CelListsExtensions.Function.SORT_BY)));
     // cel-go's strings extension at version 2: everything but reverse (version 3); format is
     // hand-written (StringFormatLibrary) since cel-java's has none.
     CelStringExtensions strings = CelExtensions.strings(EnumSet.complementOf(
@@ -86,8 +95,8 @@ public final class DeviceSelectorEnvironment {
         .addVar(DEVICE_VAR, deviceType(consumableCapacity))
         .setResultType(SimpleType.BOOL)
         .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
-            CelExtensions.optional(), CelExtensions.bindings(), CelExtensions.sets(options),
-            CelExtensions.lists(), CelExtensions.comprehensions())
+            CelExtensions.optional(), unwrapOpt, CelExtensions.bindings(), CelExtensions.sets(options),
+            lists, sortBy, CelExtensions.comprehensions())
         .build();
     this.literalCompiler = CelCompilerFactory.standardCelCompilerBuilder()
         .setOptions(options)
@@ -98,12 +107,23 @@ public final class DeviceSelectorEnvironment {
         // map for unknown ones, so the standard map membership is replaced (see DomainMap).
         .setStandardEnvironmentEnabled(false)
         .setStandardFunctions(CelStandardFunctions.newBuilder()
-            .filterFunctions((function, overload) -> overload != InOverload.IN_MAP)
+            .filterFunctions((function, overload) -> overload != InOverload.IN_MAP
+                && !(overload instanceof Enum<?> e && STRING_ORDER.contains(e.name())))
             .build())
         .addFunctionBindings(CelFunctionBinding.from("in_map", Object.class, Map.class,
             (key, map) -> map.containsKey(key)))
+        // cel-go orders strings by their UTF-8 bytes (code points), cel-java by UTF-16 units
+        .addFunctionBindings(
+            CelFunctionBinding.from("less_string", String.class, String.class,
+                (a, b) -> CelValues.compareCodePoints(a, b) < 0),
+            CelFunctionBinding.from("less_equals_string", String.class, String.class,
+                (a, b) -> CelValues.compareCodePoints(a, b) <= 0),
+            CelFunctionBinding.from("greater_string", String.class, String.class,
+                (a, b) -> CelValues.compareCodePoints(a, b) > 0),
+            CelFunctionBinding.from("greater_equals_string", String.class, String.class,
+                (a, b) -> CelValues.compareCodePoints(a, b) >= 0))
         .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
-            CelExtensions.optional(), CelExtensions.sets(options), CelExtensions.lists(),
+            CelExtensions.optional(), unwrapOpt, CelExtensions.sets(options), lists, sortBy,
             CelExtensions.comprehensions())
         .build();
     this.costEstimator = new CelCostEstimator();

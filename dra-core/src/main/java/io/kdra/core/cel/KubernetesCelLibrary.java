@@ -34,7 +34,8 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
         member("isInteger", SimpleType.BOOL, "quantity_is_integer", QUANTITY),
         member("asInteger", SimpleType.INT, "quantity_get_integer", QUANTITY),
         member("asApproximateFloat", SimpleType.DOUBLE, "quantity_get_float", QUANTITY),
-        member("sign", SimpleType.INT, "quantity_get_sign", QUANTITY),
+        // a global function upstream: sign(q), not q.sign()
+        global("sign", SimpleType.INT, "quantity_sign", QUANTITY),
         CelFunctionDecl.newFunctionDeclaration("add",
             CelOverloadDecl.newMemberOverload("quantity_add", QUANTITY, QUANTITY, QUANTITY),
             CelOverloadDecl.newMemberOverload("quantity_add_int", QUANTITY, QUANTITY,
@@ -93,7 +94,7 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
             KubernetesCelLibrary::asInteger),
         CelFunctionBinding.from("quantity_get_float", Quantity.class,
             Quantity::asApproximateDouble),
-        CelFunctionBinding.from("quantity_get_sign", Quantity.class, q -> (long) q.sign()),
+        CelFunctionBinding.from("quantity_sign", Quantity.class, q -> (long) q.sign()),
         CelFunctionBinding.from("quantity_add", Quantity.class, Quantity.class, Quantity::add),
         CelFunctionBinding.from("quantity_add_int", Quantity.class, Long.class,
             (q, i) -> q.add(Quantity.of(i))),

@@ -172,6 +172,29 @@ final class SelectorAstValidator {
       default -> {
       }
     }
+    if (CONVERSIONS.contains(fn) && call.target().isEmpty() && args.size() == 1
+        && isConstant(args.get(0)) && !literalCallIsValid.test(e)) {
+      // cel-go's planner (OptOptimize) evaluates conversions of constants when it builds the
+      // program; an error there fails the compilation
+      report(e.id(), "program instantiation failed: constant " + fn + "() conversion fails");
+    }
+  }
+
+  private static final Set<String> CONVERSIONS = Set.of("bool", "bytes", "double", "duration",
+      "dyn", "int", "string", "timestamp", "type", "uint");
+
+  /** What cel-go's planner folds to a constant: literals, literal lists and maps, conversions. */
+  private static boolean isConstant(CelExpr e) {
+    return switch (e.exprKind().getKind()) {
+      case CONSTANT -> true;
+      case LIST -> e.list().optionalIndices().isEmpty()
+          && e.list().elements().stream().allMatch(SelectorAstValidator::isConstant);
+      case MAP -> e.map().entries().stream().allMatch(x -> !x.optionalEntry()
+          && isConstant(x.key()) && isConstant(x.value()));
+      case CALL -> CONVERSIONS.contains(e.call().function()) && e.call().target().isEmpty()
+          && e.call().args().size() == 1 && isConstant(e.call().args().get(0));
+      default -> false;
+    };
   }
 
   /**
@@ -180,6 +203,14 @@ final class SelectorAstValidator {
    * {@code dyn} here but which cel-go's format validator rejects.
    */
   static boolean isAttributeValue(CelExpr e) {
+    if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL && e.call().target().isPresent()
+        && Set.of("orValue", "value").contains(e.call().function())) {
+      // device.attributes[d].?id.orValue(x) is of type any as well
+      CelExpr optional = e.call().target().get();
+      return optional.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
+          && optional.call().function().equals("_?._") && optional.call().args().size() == 2
+          && isAttributeDomain(optional.call().args().get(0));
+    }
     CelExpr domain;
     if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.SELECT && !e.select().testOnly()) {
       domain = e.select().operand();
@@ -189,6 +220,11 @@ final class SelectorAstValidator {
     } else {
       return false;
     }
+    return isAttributeDomain(domain);
+  }
+
+  /** Whether the expression is {@code device.attributes[d]} (or {@code .d}). */
+  private static boolean isAttributeDomain(CelExpr domain) {
     CelExpr map;
     if (domain.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
         && domain.call().function().equals("_[_]") && domain.call().args().size() == 2) {

@@ -9,7 +9,9 @@ import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.types.CelType;
+import dev.cel.common.types.CelTypes;
 import dev.cel.common.types.ListType;
+import dev.cel.common.types.TypeType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.compiler.CelCompilerLibrary;
 import dev.cel.runtime.CelEvaluationException;
@@ -354,7 +356,13 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
   /** A list element or map value: cel-go's {@code clauseForType}. */
   private static String nested(Object v) throws FormatException {
     if (v instanceof Double d) {
+      if (d.isNaN() || d.isInfinite()) {
+        return d.isNaN() ? "NaN" : (d > 0 ? "+Inf" : "-Inf");
+      }
       return String.format(Locale.ROOT, "%." + DEFAULT_PRECISION + "f", d);
+    }
+    if (v instanceof TypeType t) {
+      return CelTypes.format(t.type());
     }
     if (v instanceof Duration || v instanceof java.time.Duration) {
       return "duration(" + goQuote(scalar(v)) + ")";
@@ -422,6 +430,9 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
     }
     if (v instanceof Instant t) {
       return DateTimeFormatter.ISO_INSTANT.format(t);
+    }
+    if (v instanceof TypeType t) {
+      return CelTypes.format(t.type());
     }
     if (v instanceof CelType t) {
       return t.name();

@@ -76,11 +76,11 @@ class DeviceSelectorEnvironmentTest {
         ok("isInteger", "quantity(\"500m\").isInteger() == false && quantity(\"2k\").isInteger()", true, true),
         ok("asInteger", "quantity(\"2k\").asInteger() == 2000", true, true),
         ok("asApproximateFloat", "quantity(\"500m\").asApproximateFloat() == 0.5", true, true),
-        ok("sign", "quantity(\"-1\").sign() == -1 && quantity(\"0\").sign() == 0 && quantity(\"1Ki\").sign() == 1", true, true),
+        ok("sign is a global function", "sign(quantity(\"-1\")) == -1 && sign(quantity(\"0\")) == 0 && sign(quantity(\"1Ki\")) == 1", true, true),
         ok("add quantity", "quantity(\"1Gi\").add(quantity(\"1Gi\")) == quantity(\"2Gi\")", true, true),
         ok("add int", "quantity(\"1k\").add(24).compareTo(quantity(\"1024\")) == 0", true, true),
         ok("sub quantity", "device.capacity[\"gpu.example.com\"].memory.sub(quantity(\"64Gi\")).isGreaterThan(quantity(\"0\"))", true, false),
-        ok("sub int", "quantity(\"10\").sub(11).sign() == -1", true, true),
+        ok("sub int", "sign(quantity(\"10\").sub(11)) == -1", true, true),
         ok("binary vs decimal compare", "quantity(\"1Ki\").compareTo(quantity(\"1024\")) == 0 && quantity(\"1k\").isLessThan(quantity(\"1Ki\"))", true, true),
         errorOnSmall("capacity is integral", "device.capacity[\"gpu.example.com\"].cores.asInteger() > 100", true),
         // semver library
@@ -107,6 +107,8 @@ class DeviceSelectorEnvironmentTest {
         ok("ip", "ip(\"10.0.0.1\").family() == 4 && cidr(\"10.0.0.0/8\").containsIP(ip(\"10.0.0.1\"))", true, true),
         ok("url", "url(\"https://example.com\").getHost() == \"example.com\"", true, true),
         ok("regex find", "\"a1b22\".find(\"[0-9]+\") == \"1\" && \"a1b22\".findAll(\"[0-9]+\") == [\"1\", \"22\"]", true, true),
+        ok("sortBy", "[3, 1, 2].sortBy(x, -x) == [3, 2, 1] && [\"bb\", \"a\"].sortBy(s, s.size()) == [\"a\", \"bb\"]", true, true),
+        ok("unwrapOpt", "[optional.of(1), optional.none()].unwrapOpt() == [1]", true, true),
         ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
         ok("heterogeneous numeric comparison", "device.attributes[\"gpu.example.com\"].driverVersion.major() > 500.0", true, true));
   }
@@ -149,6 +151,8 @@ class DeviceSelectorEnvironmentTest {
         arguments(named("string reverse is version 3", "\"abc\".reverse() == \"cba\""), "found no matching overload for 'reverse'", 1),
         // attributes are of type any upstream, which the format validator rejects (unlike dyn)
         arguments(named("format of a bare attribute", "\"%s\".format([device.attributes[\"gpu.example.com\"].model]) == \"H100\""), "was given any", 1),
+        arguments(named("constant conversion that fails", "int(\"x\") == 1"), "program instantiation failed", 1),
+        arguments(named("sign is not a member function", "quantity(\"1\").sign() == 1"), "found no matching overload for 'sign'", 1),
         arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1));
   }
 
@@ -169,7 +173,7 @@ class DeviceSelectorEnvironmentTest {
   static Stream<Arguments> runtimeErrors() {
     return Stream.of(
         arguments(named("missing attribute is an error, not false", "device.attributes[\"gpu.example.com\"].nosuch == \"x\""), "no such key: nosuch"),
-        arguments(named("invalid quantity literal", "quantity(\"1.5GB\").sign() == 1"), "quantities must match"),
+        arguments(named("invalid quantity literal", "sign(quantity(\"1.5GB\")) == 1"), "quantities must match"),
         arguments(named("asInteger of a fraction", "quantity(\"500m\").asInteger() == 0"), "cannot convert value to integer"),
         arguments(named("invalid semver literal", "semver(\"v1\").major() == 1"), "could not parse v1 as semver"),
         arguments(named("dyn attribute that is not bool", "device.attributes[\"gpu.example.com\"].model"), "could not be converted to bool"));

@@ -24,6 +24,8 @@ import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import dev.cel.runtime.CelStandardFunctions;
+import dev.cel.runtime.RuntimeEquality;
+import dev.cel.runtime.RuntimeHelpers;
 import dev.cel.runtime.standard.InOperator.InOverload;
 import io.kdra.core.cel.CelSelectorException.Kind;
 import io.kdra.core.cel.CelSelectorException.Position;
@@ -59,6 +61,7 @@ public final class DeviceSelectorEnvironment {
   private static final int DEFAULT_CACHE_SIZE = 4096;
   private static final Set<String> STRING_ORDER = Set.of("LESS_STRING", "LESS_EQUALS_STRING",
       "GREATER_STRING", "GREATER_EQUALS_STRING");
+  private static final Set<String> EQUALITY = Set.of("EQUALS", "NOT_EQUALS");
 
   private final CelCompiler compiler;
   private final CelCompiler literalCompiler;
@@ -86,21 +89,26 @@ public final class DeviceSelectorEnvironment {
         EnumSet.of(CelListsExtensions.Function.SORT_BY)));
     // cel-go's strings extension at version 2: everything but reverse (version 3); format is
     // hand-written (StringFormatLibrary) since cel-java's has none.
+    // indexOf/lastIndexOf hand-written too (StringIndexLibrary): cel-java's fail on offsets
+    // past the end where cel-go answers -1
     CelStringExtensions strings = CelExtensions.strings(EnumSet.complementOf(
-        EnumSet.of(CelStringExtensions.Function.REVERSE)));
+        EnumSet.of(CelStringExtensions.Function.REVERSE, CelStringExtensions.Function.INDEX_OF,
+            CelStringExtensions.Function.LAST_INDEX_OF)));
+    StringIndexLibrary stringIndex = new StringIndexLibrary();
     this.compiler = CelCompilerFactory.standardCelCompilerBuilder()
         .setOptions(options)
         .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
         .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
         .addVar(DEVICE_VAR, deviceType(consumableCapacity))
         .setResultType(SimpleType.BOOL)
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings, stringIndex,
             CelExtensions.optional(), unwrapOpt, CelExtensions.bindings(), CelExtensions.sets(options),
             lists, sortBy, CelExtensions.comprehensions())
         .build();
     this.literalCompiler = CelCompilerFactory.standardCelCompilerBuilder()
         .setOptions(options)
         .build();
+    RuntimeEquality equality = RuntimeEquality.create(RuntimeHelpers.create(), options);
     this.runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
         .setOptions(options)
         // `in` on device.attributes must see only real domains while indexing yields an empty
@@ -108,10 +116,17 @@ public final class DeviceSelectorEnvironment {
         .setStandardEnvironmentEnabled(false)
         .setStandardFunctions(CelStandardFunctions.newBuilder()
             .filterFunctions((function, overload) -> overload != InOverload.IN_MAP
-                && !(overload instanceof Enum<?> e && STRING_ORDER.contains(e.name())))
+                && !(overload instanceof Enum<?> e && (STRING_ORDER.contains(e.name())
+                    || EQUALITY.contains(e.name()))))
             .build())
         .addFunctionBindings(CelFunctionBinding.from("in_map", Object.class, Map.class,
             (key, map) -> map.containsKey(key)))
+        // equality as upstream's values answer it (quantities, see KubernetesCelLibrary.equal)
+        .addFunctionBindings(
+            CelFunctionBinding.from("equals", Object.class, Object.class,
+                (a, b) -> KubernetesCelLibrary.equal(a, b, equality)),
+            CelFunctionBinding.from("not_equals", Object.class, Object.class,
+                (a, b) -> !KubernetesCelLibrary.equal(a, b, equality)))
         // cel-go orders strings by their UTF-8 bytes (code points), cel-java by UTF-16 units
         .addFunctionBindings(
             CelFunctionBinding.from("less_string", String.class, String.class,
@@ -122,7 +137,7 @@ public final class DeviceSelectorEnvironment {
                 (a, b) -> CelValues.compareCodePoints(a, b) > 0),
             CelFunctionBinding.from("greater_equals_string", String.class, String.class,
                 (a, b) -> CelValues.compareCodePoints(a, b) >= 0))
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings, stringIndex,
             CelExtensions.optional(), unwrapOpt, CelExtensions.sets(options), lists, sortBy,
             CelExtensions.comprehensions())
         .build();
@@ -214,6 +229,12 @@ public final class DeviceSelectorEnvironment {
       ast = compiler.compile(expression).getAst();
     } catch (CelValidationException e) {
       throw compileError(expression, e.getErrors());
+    }
+    if (ast.getResultType().kind() == dev.cel.common.types.CelKind.DYN
+        && !SelectorAstValidator.mayBeAny(ast.getExpr())) {
+      // upstream accepts bool or "any" (what attribute values are), not dyn
+      throw new CelSelectorException(Kind.COMPILE, expression, null,
+          "must evaluate to bool or the unknown type, not dyn");
     }
     Optional<SelectorAstValidator.Issue> issue =
         SelectorAstValidator.validate(ast, this::literalCallSucceeds);

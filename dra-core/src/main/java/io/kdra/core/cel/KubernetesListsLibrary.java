@@ -4,7 +4,6 @@ import com.google.common.primitives.UnsignedLong;
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;
-import dev.cel.common.types.CelType;
 import dev.cel.common.types.ListType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.common.types.TypeParamType;
@@ -13,9 +12,10 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
-import java.util.ArrayList;
+import dev.cel.common.types.CelKind;
+import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 
 /**
  * The Kubernetes {@code lists} library ({@code k8s.io/apiserver/pkg/cel/library/lists.go}):
@@ -26,36 +26,32 @@ import java.util.Map;
  */
 final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
-  private static final Map<String, CelType> SUMMABLE = Map.of(
-      "int", SimpleType.INT, "uint", SimpleType.UINT, "double", SimpleType.DOUBLE,
-      "duration", SimpleType.DURATION);
-  private static final Map<String, CelType> COMPARABLE = Map.of(
-      "int", SimpleType.INT, "uint", SimpleType.UINT, "double", SimpleType.DOUBLE,
-      "bool", SimpleType.BOOL, "duration", SimpleType.DURATION,
-      "timestamp", SimpleType.TIMESTAMP, "string", SimpleType.STRING, "bytes", SimpleType.BYTES);
   private static final TypeParamType A = TypeParamType.create("A");
 
+  /** Element kinds the typed overloads upstream accept, checked by SelectorAstValidator. */
+  static final Set<CelKind> COMPARABLE_KINDS = EnumSet.of(CelKind.INT, CelKind.UINT,
+      CelKind.DOUBLE, CelKind.BOOL, CelKind.DURATION, CelKind.TIMESTAMP, CelKind.STRING,
+      CelKind.BYTES);
+  static final Set<CelKind> SUMMABLE_KINDS = EnumSet.of(CelKind.INT, CelKind.UINT,
+      CelKind.DOUBLE, CelKind.DURATION);
+
+  /**
+   * One generic overload per function ({@code list(A) -> A}) rather than upstream's one per
+   * element type: with a list of dyn values (attributes) cel-java cannot choose among typed
+   * overloads at runtime, where cel-go dispatches on the values. The element types upstream's
+   * overloads exclude are rejected at compile time by {@link SelectorAstValidator} instead.
+   */
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
-    List<CelOverloadDecl> isSorted = new ArrayList<>();
-    List<CelOverloadDecl> min = new ArrayList<>();
-    List<CelOverloadDecl> max = new ArrayList<>();
-    List<CelOverloadDecl> sum = new ArrayList<>();
-    COMPARABLE.forEach((name, type) -> {
-      isSorted.add(CelOverloadDecl.newMemberOverload("list_" + name + "_is_sorted_bool",
-          SimpleType.BOOL, ListType.create(type)));
-      min.add(CelOverloadDecl.newMemberOverload("list_" + name + "_min_" + name, type,
-          ListType.create(type)));
-      max.add(CelOverloadDecl.newMemberOverload("list_" + name + "_max_" + name, type,
-          ListType.create(type)));
-    });
-    SUMMABLE.forEach((name, type) -> sum.add(CelOverloadDecl.newMemberOverload(
-        "list_" + name + "_sum_" + name, type, ListType.create(type))));
     checker.addFunctionDeclarations(
-        CelFunctionDecl.newFunctionDeclaration("isSorted", isSorted),
-        CelFunctionDecl.newFunctionDeclaration("min", min),
-        CelFunctionDecl.newFunctionDeclaration("max", max),
-        CelFunctionDecl.newFunctionDeclaration("sum", sum),
+        CelFunctionDecl.newFunctionDeclaration("isSorted", CelOverloadDecl.newMemberOverload(
+            "list_is_sorted", SimpleType.BOOL, ListType.create(A))),
+        CelFunctionDecl.newFunctionDeclaration("min", CelOverloadDecl.newMemberOverload(
+            "list_min", A, ListType.create(A))),
+        CelFunctionDecl.newFunctionDeclaration("max", CelOverloadDecl.newMemberOverload(
+            "list_max", A, ListType.create(A))),
+        CelFunctionDecl.newFunctionDeclaration("sum", CelOverloadDecl.newMemberOverload(
+            "list_sum", A, ListType.create(A))),
         CelFunctionDecl.newFunctionDeclaration("indexOf", CelOverloadDecl.newMemberOverload(
             "list_a_index_of_int", SimpleType.INT, ListType.create(A), A)),
         CelFunctionDecl.newFunctionDeclaration("lastIndexOf", CelOverloadDecl.newMemberOverload(
@@ -64,22 +60,32 @@ final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibr
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
-    List<CelFunctionBinding> bindings = new ArrayList<>();
-    COMPARABLE.keySet().forEach(name -> {
-      bindings.add(CelFunctionBinding.from("list_" + name + "_is_sorted_bool", List.class,
-          KubernetesListsLibrary::isSorted));
-      bindings.add(CelFunctionBinding.from("list_" + name + "_min_" + name, List.class,
-          list -> extreme(list, "min", 1)));
-      bindings.add(CelFunctionBinding.from("list_" + name + "_max_" + name, List.class,
-          list -> extreme(list, "max", -1)));
-    });
-    SUMMABLE.keySet().forEach(name -> bindings.add(CelFunctionBinding.from(
-        "list_" + name + "_sum_" + name, List.class, list -> sum(name, list))));
-    bindings.add(CelFunctionBinding.from("list_a_index_of_int", List.class, Object.class,
-        (list, item) -> indexOf(list, item, false)));
-    bindings.add(CelFunctionBinding.from("list_a_last_index_of_int", List.class, Object.class,
-        (list, item) -> indexOf(list, item, true)));
-    runtime.addFunctionBindings(bindings);
+    runtime.addFunctionBindings(
+        CelFunctionBinding.from("list_is_sorted", List.class, KubernetesListsLibrary::isSorted),
+        CelFunctionBinding.from("list_min", List.class, list -> extreme(list, "min", 1)),
+        CelFunctionBinding.from("list_max", List.class, list -> extreme(list, "max", -1)),
+        CelFunctionBinding.from("list_sum", List.class, KubernetesListsLibrary::sum),
+        CelFunctionBinding.from("list_a_index_of_int", List.class, Object.class,
+            (list, item) -> indexOf(list, item, false)),
+        CelFunctionBinding.from("list_a_last_index_of_int", List.class, Object.class,
+            (list, item) -> indexOf(list, item, true)));
+  }
+
+  /** The summation type of a list: that of its first element (an empty list sums to int 0). */
+  private static Object sum(List<?> list) throws CelEvaluationException {
+    Object first = list.isEmpty() ? 0L : list.get(0);
+    String type = first instanceof Long ? "int" : first instanceof UnsignedLong ? "uint"
+        : first instanceof Double ? "double" : "duration";
+    for (Object o : list) {
+      if (o.getClass() != first.getClass()) {
+        throw new CelEvaluationException("no such overload");
+      }
+    }
+    if (type.equals("duration") && !(first instanceof com.google.protobuf.Duration
+        || first instanceof java.time.Duration)) {
+      throw new CelEvaluationException("no such overload");
+    }
+    return sum(type, list);
   }
 
   private static boolean isSorted(List<?> list) throws CelEvaluationException {

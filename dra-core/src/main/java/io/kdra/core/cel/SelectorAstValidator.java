@@ -169,6 +169,18 @@ final class SelectorAstValidator {
         }
       }
       case "format" -> checkFormat(e, call);
+      case "sum", "min", "max", "isSorted" -> {
+        if (call.target().isPresent() && args.isEmpty()) {
+          checkElementKind(e, fn, typeOf(call.target().get()), fn.equals("sum")
+              ? KubernetesListsLibrary.SUMMABLE_KINDS : KubernetesListsLibrary.COMPARABLE_KINDS);
+        }
+      }
+      case SortByLibrary.FUNCTION -> {
+        if (args.size() == 2) {
+          checkElementKind(e, "sortBy", typeOf(args.get(1)),
+              KubernetesListsLibrary.COMPARABLE_KINDS);
+        }
+      }
       default -> {
       }
     }
@@ -195,6 +207,15 @@ final class SelectorAstValidator {
           && e.call().args().size() == 1 && isConstant(e.call().args().get(0));
       default -> false;
     };
+  }
+
+  /** Whether upstream types the expression as any: an attribute value, or a choice of one. */
+  static boolean mayBeAny(CelExpr e) {
+    if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
+        && e.call().function().equals("_?_:_") && e.call().args().size() == 3) {
+      return mayBeAny(e.call().args().get(1)) || mayBeAny(e.call().args().get(2));
+    }
+    return isAttributeValue(e);
   }
 
   /**
@@ -238,6 +259,18 @@ final class SelectorAstValidator {
         && map.select().field().equals("attributes")
         && map.select().operand().exprKind().getKind() == CelExpr.ExprKind.Kind.IDENT
         && map.select().operand().ident().name().equals(DeviceSelectorEnvironment.DEVICE_VAR);
+  }
+
+  /** What upstream's typed overloads (one per element type) accept. */
+  private void checkElementKind(CelExpr e, String fn, CelType listType, Set<CelKind> allowed) {
+    if (listType.kind() != CelKind.LIST || listType.parameters().isEmpty()) {
+      return;
+    }
+    CelKind element = listType.parameters().get(0).kind();
+    if (element != CelKind.DYN && element != CelKind.TYPE_PARAM && !allowed.contains(element)) {
+      report(e.id(), "found no matching overload for '" + fn + "' applied to '"
+          + CelTypes.format(listType) + ".()'");
+    }
   }
 
   private static boolean isStringLiteral(CelExpr e) {

@@ -5,9 +5,7 @@ import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.ast.CelExpr;
-import dev.cel.common.types.CelType;
 import dev.cel.common.types.ListType;
-import dev.cel.common.types.SimpleType;
 import dev.cel.common.types.TypeParamType;
 import dev.cel.compiler.CelCompilerLibrary;
 import dev.cel.parser.CelMacro;
@@ -19,7 +17,6 @@ import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -32,12 +29,9 @@ import java.util.Optional;
  */
 final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
-  private static final String FUNCTION = "@sortByAssociatedKeys";
+  static final String FUNCTION = "@sortByAssociatedKeys";
   private static final TypeParamType T = TypeParamType.create("T");
-  private static final Map<String, CelType> COMPARABLE = Map.of(
-      "int", SimpleType.INT, "uint", SimpleType.UINT, "double", SimpleType.DOUBLE,
-      "bool", SimpleType.BOOL, "duration", SimpleType.DURATION,
-      "timestamp", SimpleType.TIMESTAMP, "string", SimpleType.STRING, "bytes", SimpleType.BYTES);
+  private static final TypeParamType K = TypeParamType.create("K");
 
   @Override
   public void setParserOptions(CelParserBuilder parser) {
@@ -59,22 +53,18 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     return Optional.of(f.newGlobalCall(FUNCTION, target, keys));
   }
 
+  /** One generic overload (see KubernetesListsLibrary); keys checked by SelectorAstValidator. */
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
-    List<CelOverloadDecl> overloads = new ArrayList<>();
-    COMPARABLE.forEach((name, type) -> overloads.add(CelOverloadDecl.newGlobalOverload(
-        "list_" + name + "_sortByAssociatedKeys", ListType.create(T), ListType.create(T),
-        ListType.create(type))));
-    checker.addFunctionDeclarations(CelFunctionDecl.newFunctionDeclaration(FUNCTION, overloads));
+    checker.addFunctionDeclarations(CelFunctionDecl.newFunctionDeclaration(FUNCTION,
+        CelOverloadDecl.newGlobalOverload("list_sortByAssociatedKeys", ListType.create(T),
+            ListType.create(T), ListType.create(K))));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
-    List<CelFunctionBinding> bindings = new ArrayList<>();
-    COMPARABLE.keySet().forEach(name -> bindings.add(CelFunctionBinding.from(
-        "list_" + name + "_sortByAssociatedKeys", List.class, List.class,
-        SortByLibrary::sortByKeys)));
-    runtime.addFunctionBindings(bindings);
+    runtime.addFunctionBindings(CelFunctionBinding.from("list_sortByAssociatedKeys",
+        List.class, List.class, SortByLibrary::sortByKeys));
   }
 
   private static List<Object> sortByKeys(List<?> values, List<?> keys)

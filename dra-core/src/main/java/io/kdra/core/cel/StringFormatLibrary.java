@@ -40,7 +40,7 @@ import java.util.Map;
 final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   static final String OVERLOAD = "string_format";
-  private static final int DEFAULT_PRECISION = 3;
+  private static final int DEFAULT_PRECISION = 6;
 
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
@@ -213,15 +213,7 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
     @Override
     public String scientific(int index, int precision) throws FormatException {
       double d = floatArg(args.get(index), index, "scientific clause");
-      if (Double.isNaN(d)) {
-        return "NaN";
-      }
-      if (Double.isInfinite(d)) {
-        return d > 0 ? "∞" : "-∞";
-      }
-      // cel-go passes the precision as the width of %e (a quirk kept here): six decimals always
-      String s = String.format(Locale.ROOT, "%e", d);
-      return s.length() < precision ? " ".repeat(precision - s.length()) + s : s;
+      return localizedScientific(d, precision);
     }
 
     @Override
@@ -309,7 +301,42 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
         : ""), DecimalFormatSymbols.getInstance(Locale.US));
     f.setRoundingMode(RoundingMode.HALF_EVEN);
     String s = f.format(value);
-    return s.startsWith("-") && value.signum() == 0 ? s.substring(1) : s;
+    // negative zero prints unsigned; a negative value that rounds to zero keeps its sign
+    return d < 0 && !s.startsWith("-") ? "-" + s : (d == 0 && s.startsWith("-") ? s.substring(1) : s);
+  }
+
+  private static final String SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+
+  /**
+   * golang.org/x/text's en_US printer for cel-go's {@code %<precision>e}: the precision is used as
+   * the width (a cel-go quirk), the mantissa always has six decimals and the exponent is written
+   * as ×10 with superscript digits ({@code 1.234500×10⁰³}).
+   */
+  static String localizedScientific(double d, int width) {
+    String s;
+    if (Double.isNaN(d)) {
+      s = "NaN";
+    } else if (Double.isInfinite(d)) {
+      s = d > 0 ? "∞" : "-∞";
+    } else {
+      int exp = 0;
+      BigDecimal mantissa = BigDecimal.ZERO.setScale(6);
+      if (d != 0) {
+        BigDecimal v = new BigDecimal(Math.abs(d)).round(new java.math.MathContext(7,
+            RoundingMode.HALF_EVEN));
+        exp = v.precision() - v.scale() - 1;
+        mantissa = v.movePointLeft(exp).setScale(6, RoundingMode.HALF_EVEN);
+      }
+      String digits = Integer.toString(Math.abs(exp));
+      if (digits.length() < 2) {
+        digits = "0" + digits;
+      }
+      StringBuilder sup = new StringBuilder(exp < 0 ? "⁻" : "");
+      digits.chars().forEach(c -> sup.append(SUPERSCRIPTS.charAt(c - '0')));
+      s = (d < 0 ? "-" : "") + mantissa.toPlainString() + "×10" + sup;
+    }
+    int length = s.codePointCount(0, s.length());
+    return length < width ? " ".repeat(width - length) + s : s;
   }
 
   private static String hexBytes(byte[] bytes) {

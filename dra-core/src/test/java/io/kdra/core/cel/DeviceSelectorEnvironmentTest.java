@@ -107,6 +107,8 @@ class DeviceSelectorEnvironmentTest {
         ok("ip", "ip(\"10.0.0.1\").family() == 4 && cidr(\"10.0.0.0/8\").containsIP(ip(\"10.0.0.1\"))", true, true),
         ok("url", "url(\"https://example.com\").getHost() == \"example.com\"", true, true),
         ok("regex find", "\"a1b22\".find(\"[0-9]+\") == \"1\" && \"a1b22\".findAll(\"[0-9]+\") == [\"1\", \"22\"]", true, true),
+        errorOnSmall("lists functions on attribute values (dyn)", "[device.attributes[\"gpu.example.com\"].numaNode, device.attributes[\"gpu.example.com\"].numaNode].sum() == 0 && [device.attributes[\"gpu.example.com\"].model, device.attributes[\"gpu.example.com\"].family].min() == \"H100\"", true),
+        ok("quantity equality", "quantity(\"1Gi\") == quantity(\"1024Mi\") && quantity(\"1\").add(1) == quantity(\"2\") && quantity(\"1\") != quantity(\"2\")", true, true),
         ok("sortBy", "[3, 1, 2].sortBy(x, -x) == [3, 2, 1] && [\"bb\", \"a\"].sortBy(s, s.size()) == [\"a\", \"bb\"]", true, true),
         ok("unwrapOpt", "[optional.of(1), optional.none()].unwrapOpt() == [1]", true, true),
         ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
@@ -153,6 +155,9 @@ class DeviceSelectorEnvironmentTest {
         arguments(named("format of a bare attribute", "\"%s\".format([device.attributes[\"gpu.example.com\"].model]) == \"H100\""), "was given any", 1),
         arguments(named("constant conversion that fails", "int(\"x\") == 1"), "program instantiation failed", 1),
         arguments(named("sign is not a member function", "quantity(\"1\").sign() == 1"), "found no matching overload for 'sign'", 1),
+        arguments(named("sum of strings", "[\"a\"].sum() == \"a\""), "found no matching overload for 'sum'", 1),
+        arguments(named("min of lists", "[[1]].min() == [1]"), "found no matching overload for 'min'", 1),
+        arguments(named("dyn result", "optional.of(1).optMap(x, x + 1).orValue(dyn(true))"), "not dyn", -1),
         arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1));
   }
 
@@ -174,6 +179,7 @@ class DeviceSelectorEnvironmentTest {
     return Stream.of(
         arguments(named("missing attribute is an error, not false", "device.attributes[\"gpu.example.com\"].nosuch == \"x\""), "no such key: nosuch"),
         arguments(named("invalid quantity literal", "sign(quantity(\"1.5GB\")) == 1"), "quantities must match"),
+        arguments(named("equality with an add() result on the right, as upstream", "quantity(\"2\") == quantity(\"1\").add(1)"), "no such overload"),
         arguments(named("asInteger of a fraction", "quantity(\"500m\").asInteger() == 0"), "cannot convert value to integer"),
         arguments(named("invalid semver literal", "semver(\"v1\").major() == 1"), "could not parse v1 as semver"),
         arguments(named("dyn attribute that is not bool", "device.attributes[\"gpu.example.com\"].model"), "could not be converted to bool"));

@@ -230,7 +230,9 @@ public final class DeviceSelectorEnvironment {
     } catch (CelValidationException e) {
       throw compileError(expression, e.getErrors());
     }
-    if (ast.getResultType().kind() == dev.cel.common.types.CelKind.DYN
+    dev.cel.common.types.CelKind resultKind = ast.getResultType().kind();
+    if ((resultKind == dev.cel.common.types.CelKind.DYN
+        || resultKind == dev.cel.common.types.CelKind.TYPE_PARAM)
         && !SelectorAstValidator.mayBeAny(ast.getExpr())) {
       // upstream accepts bool or "any" (what attribute values are), not dyn
       throw new CelSelectorException(Kind.COMPILE, expression, null,

@@ -144,7 +144,8 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
 
   /**
    * {@code ==} as upstream's Kubernetes values answer it: a quantity compares only with a
-   * quantity, and not with an add()/sub() result on the right; everything else as standard CEL.
+   * quantity, and not with an add()/sub() result on the right; semvers by precedence (build
+   * metadata ignored); everything else as standard CEL.
    */
   static boolean equal(Object a, Object b, dev.cel.runtime.RuntimeEquality standard)
       throws CelEvaluationException {
@@ -156,6 +157,10 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
     }
     if (b instanceof Quantity) {
       return false;
+    }
+    if (a instanceof Semver sa && b instanceof Semver sb) {
+      // blang/semver's Equals: precedence only, build metadata ignored
+      return sa.compareTo(sb) == 0;
     }
     return standard.objectEquals(a, b);
   }

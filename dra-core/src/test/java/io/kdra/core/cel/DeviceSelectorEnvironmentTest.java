@@ -86,6 +86,7 @@ class DeviceSelectorEnvironmentTest {
         // semver library
         ok("isSemver strict", "isSemver(\"1.2.3\") && !isSemver(\"v1.2.3\") && !isSemver(\"1.2\")", true, true),
         ok("isSemver normalized", "isSemver(\"v1.2\", true) && isSemver(\"01.02.03\", true)", true, true),
+        ok("semver equality ignores build metadata", "semver(\"1.2.3+build\") == semver(\"1.2.3\") && semver(\"1.2.3\") != semver(\"1.2.4\")", true, true),
         ok("semver normalize", "semver(\"v1.2\", true) == semver(\"1.2.0\")", true, true),
         ok("major minor patch", "semver(\"1.22.3\").major() == 1 && semver(\"1.22.3\").minor() == 22 && semver(\"1.22.3\").patch() == 3", true, true),
         ok("semver precedence with pre-release", "semver(\"1.0.0-alpha\").isLessThan(semver(\"1.0.0\")) && semver(\"1.0.0-alpha.2\").isGreaterThan(semver(\"1.0.0-alpha.10\")) == false", true, true),

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # Builds dra-alloc-upstream, the reference program in integration-tests/upstream/ (upstream's
 # k8s.io/dynamic-resource-allocation allocator behind bin/dra-alloc's command line), into
-#   $KDRA_CACHE_DIR/upstream-alloc/<version>-linux-<arch>/dra-alloc-upstream
-# Reused while its stamp (sha256 over go.mod, go.sum and the *.go sources) is unchanged; rebuilt
-# when any of them changes. Prints the binary's path on stdout, progress on stderr.
+#   $KDRA_CACHE_DIR/upstream-alloc/<version>-linux-<arch>/<stamp>/dra-alloc-upstream
+# where <stamp> is the first 12 hex digits of a sha256 over go.mod, go.sum and the *.go sources:
+# checkouts with different sources (branches, worktrees) sharing one cache each get their own
+# binary. Reused while the sources are unchanged. Prints the binary's path on stdout, progress on
+# stderr. UpstreamAlloc.binary() (the ITs) computes the same path.
 set -euo pipefail
 
 ALLOC_VERSION="v0.36.3"
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../upstream" && pwd)"
 CACHE_DIR="${KDRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kdra}"
 arch=$(uname -m); case "$arch" in x86_64) arch=amd64;; aarch64) arch=arm64;; esac
-TARGET="$CACHE_DIR/upstream-alloc/${ALLOC_VERSION}-linux-${arch}"
-BINARY="$TARGET/dra-alloc-upstream"
 
 log() { printf '[upstream-alloc] %s\n' "$*" >&2; }
 
 stamp=$(cd "$SRC" && cat go.mod go.sum $(ls *.go | LC_ALL=C sort) | sha256sum | cut -d' ' -f1)
+TARGET="$CACHE_DIR/upstream-alloc/${ALLOC_VERSION}-linux-${arch}/${stamp:0:12}"
+BINARY="$TARGET/dra-alloc-upstream"
 cached() {
   [ -x "$BINARY" ] && [ "$(cat "$TARGET/stamp" 2>/dev/null)" = "$stamp" ]
 }

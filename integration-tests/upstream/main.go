@@ -6,6 +6,7 @@
 //
 //	dra-alloc-upstream [-o yaml|json|summary] [--node NAME] FILE...
 //	dra-alloc-upstream bench [--warmup N] [--rounds N] [--latencies FILE] FILE...
+//	dra-alloc-upstream cel < JSON-LINES   (CEL selector outcomes, see celeval.go)
 //
 // Exit status: 0 every pending claim allocated, 1 at least one not (or a pod whose claims are
 // allocated can run on no node), 2 bad input.
@@ -26,6 +27,7 @@ import (
 
 const usage = `Usage: dra-alloc-upstream [-o yaml|json|summary] [--node NAME] FILE...
        dra-alloc-upstream bench [--warmup N] [--rounds N] [--latencies FILE] FILE...
+       dra-alloc-upstream cel < JSON-LINES
 Shows how upstream's DRA allocator (k8s.io/dynamic-resource-allocation v0.36.3, Kubernetes 1.36
 default features) allocates devices to pending ResourceClaims; same input and output as dra-alloc.
   -o, --output   yaml|json|summary (default yaml)
@@ -42,6 +44,9 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "bench" {
 		return bench(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "cel" {
+		return celEval(stdin, stdout)
 	}
 	output, node := "yaml", ""
 	var files []string

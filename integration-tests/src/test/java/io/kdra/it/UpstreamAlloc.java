@@ -28,7 +28,9 @@ public final class UpstreamAlloc {
 
   /**
    * The reference binary: system property {@code kdra.upstream.alloc} if set, else
-   * {@code $KDRA_CACHE_DIR/upstream-alloc/v0.36.3-linux-<arch>/dra-alloc-upstream}.
+   * {@code $KDRA_CACHE_DIR/upstream-alloc/v0.36.3-linux-<arch>/<stamp>/dra-alloc-upstream}, where
+   * the stamp identifies this checkout's sources as {@code build-upstream-alloc.sh} computes it
+   * (so that worktrees sharing the cache never run each other's build).
    */
   public static Path binary() {
     String configured = System.getProperty("kdra.upstream.alloc");
@@ -42,7 +44,29 @@ public final class UpstreamAlloc {
       default -> arch;
     };
     return ControlPlane.cacheDir().resolve("upstream-alloc").resolve(VERSION + "-linux-" + arch)
-        .resolve("dra-alloc-upstream");
+        .resolve(sourceStamp()).resolve("dra-alloc-upstream");
+  }
+
+  /** sha256 over go.mod, go.sum and the *.go files (byte order), first 12 hex digits. */
+  static String sourceStamp() {
+    Path src = Path.of("upstream");
+    if (!Files.isDirectory(src)) {
+      src = Path.of("integration-tests", "upstream");
+    }
+    try (java.util.stream.Stream<Path> files = Files.list(src)) {
+      List<Path> sources = new ArrayList<>(List.of(src.resolve("go.mod"), src.resolve("go.sum")));
+      files.filter(p -> p.getFileName().toString().endsWith(".go"))
+          // names are ASCII: String order is the byte order of the script's LC_ALL=C sort
+          .sorted(java.util.Comparator.comparing(p -> p.getFileName().toString()))
+          .forEach(sources::add);
+      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+      for (Path p : sources) {
+        sha.update(Files.readAllBytes(p));
+      }
+      return java.util.HexFormat.of().formatHex(sha.digest()).substring(0, 12);
+    } catch (IOException | java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("cannot read the reference program's sources in " + src, e);
+    }
   }
 
   /** Runs {@code dra-alloc-upstream args...}; fails when the binary is missing or hangs. */

@@ -104,6 +104,11 @@ final class CelCostEstimator {
       case "_+_" -> new Estimate(add(sum, 1 + traversal(add(args.get(0).size(),
           args.get(1).size()))), add(args.get(0).size(), args.get(1).size()));
       case "@in" -> new Estimate(add(sum, add(1, args.get(1).size())), 1);
+      // lists.range(n): a list of n elements, unbounded unless n is a literal
+      case "lists.range" -> new Estimate(add(sum, 1), call.args().size() == 1
+          && call.args().get(0).exprKind().getKind() == CelExpr.ExprKind.Kind.CONSTANT
+          && call.args().get(0).constant().getKind() == CelConstant.Kind.INT64_VALUE
+          ? Math.max(0, call.args().get(0).constant().int64Value()) : Long.MAX_VALUE);
       default -> new Estimate(add(sum, 1), maxSize);
     };
   }

@@ -5,6 +5,8 @@ import com.google.common.collect.ImmutableSet;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelIssue;
 import dev.cel.common.CelOptions;
+import dev.cel.common.CelSource;
+import dev.cel.common.ast.CelExpr;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.CelTypeProvider;
@@ -14,19 +16,25 @@ import dev.cel.common.types.StructType;
 import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
 import dev.cel.extensions.CelExtensions;
+import dev.cel.extensions.CelListsExtensions;
+import dev.cel.extensions.CelStringExtensions;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import dev.cel.runtime.CelStandardFunctions;
+import dev.cel.runtime.RuntimeEquality;
+import dev.cel.runtime.RuntimeHelpers;
 import dev.cel.runtime.standard.InOperator.InOverload;
 import io.kdra.core.cel.CelSelectorException.Kind;
 import io.kdra.core.cel.CelSelectorException.Position;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The CEL environment of DRA device selectors ({@code DeviceClass.spec.selectors},
@@ -51,8 +59,12 @@ public final class DeviceSelectorEnvironment {
   public static final long MAX_COST = 1_000_000;
 
   private static final int DEFAULT_CACHE_SIZE = 4096;
+  private static final Set<String> STRING_ORDER = Set.of("LESS_STRING", "LESS_EQUALS_STRING",
+      "GREATER_STRING", "GREATER_EQUALS_STRING");
+  private static final Set<String> EQUALITY = Set.of("EQUALS", "NOT_EQUALS");
 
   private final CelCompiler compiler;
+  private final CelCompiler literalCompiler;
   private final CelRuntime runtime;
   private final CelCostEstimator costEstimator;
   private final Map<String, CompiledSelector> cache;
@@ -61,30 +73,73 @@ public final class DeviceSelectorEnvironment {
   private DeviceSelectorEnvironment(boolean consumableCapacity, int cacheSize, long maxCost) {
     CelOptions options = CelOptions.current()
         .enableHeterogeneousNumericComparisons(true)
+        .enableOptionalSyntax(true)
         .maxExpressionCodePointSize(MAX_EXPRESSION_LENGTH)
         .build();
     KubernetesCelLibrary kubernetes = new KubernetesCelLibrary();
+    KubernetesListsLibrary kubernetesLists = new KubernetesListsLibrary();
+    KubernetesRegexLibrary regex = new KubernetesRegexLibrary();
+    KubernetesNetLibrary net = new KubernetesNetLibrary();
+    KubernetesUrlLibrary urls = new KubernetesUrlLibrary();
+    StringFormatLibrary format = new StringFormatLibrary();
+    OptionalUnwrapOptLibrary unwrapOpt = new OptionalUnwrapOptLibrary();
+    SortByLibrary sortBy = new SortByLibrary();
+    // cel-go's lists extension at version 3; sortBy hand-written (SortByLibrary)
+    CelListsExtensions lists = CelExtensions.lists(EnumSet.complementOf(
+        EnumSet.of(CelListsExtensions.Function.SORT_BY)));
+    // cel-go's strings extension at version 2: everything but reverse (version 3); format is
+    // hand-written (StringFormatLibrary) since cel-java's has none.
+    // indexOf/lastIndexOf hand-written too (StringIndexLibrary): cel-java's fail on offsets
+    // past the end where cel-go answers -1
+    CelStringExtensions strings = CelExtensions.strings(EnumSet.complementOf(
+        EnumSet.of(CelStringExtensions.Function.REVERSE, CelStringExtensions.Function.INDEX_OF,
+            CelStringExtensions.Function.LAST_INDEX_OF)));
+    StringIndexLibrary stringIndex = new StringIndexLibrary();
     this.compiler = CelCompilerFactory.standardCelCompilerBuilder()
         .setOptions(options)
         .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
         .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
         .addVar(DEVICE_VAR, deviceType(consumableCapacity))
         .setResultType(SimpleType.BOOL)
-        .addLibraries(kubernetes, CelExtensions.strings(), CelExtensions.bindings(),
-            CelExtensions.sets(options), CelExtensions.lists(), CelExtensions.comprehensions())
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings, stringIndex,
+            CelExtensions.optional(), unwrapOpt, CelExtensions.bindings(), CelExtensions.sets(options),
+            lists, sortBy, CelExtensions.comprehensions())
         .build();
+    this.literalCompiler = CelCompilerFactory.standardCelCompilerBuilder()
+        .setOptions(options)
+        .build();
+    RuntimeEquality equality = RuntimeEquality.create(RuntimeHelpers.create(), options);
     this.runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
         .setOptions(options)
         // `in` on device.attributes must see only real domains while indexing yields an empty
         // map for unknown ones, so the standard map membership is replaced (see DomainMap).
         .setStandardEnvironmentEnabled(false)
         .setStandardFunctions(CelStandardFunctions.newBuilder()
-            .filterFunctions((function, overload) -> overload != InOverload.IN_MAP)
+            .filterFunctions((function, overload) -> overload != InOverload.IN_MAP
+                && !(overload instanceof Enum<?> e && (STRING_ORDER.contains(e.name())
+                    || EQUALITY.contains(e.name()))))
             .build())
         .addFunctionBindings(CelFunctionBinding.from("in_map", Object.class, Map.class,
             (key, map) -> map.containsKey(key)))
-        .addLibraries(kubernetes, CelExtensions.strings(), CelExtensions.sets(options),
-            CelExtensions.lists(), CelExtensions.comprehensions())
+        // equality as upstream's values answer it (quantities, see KubernetesCelLibrary.equal)
+        .addFunctionBindings(
+            CelFunctionBinding.from("equals", Object.class, Object.class,
+                (a, b) -> KubernetesCelLibrary.equal(a, b, equality)),
+            CelFunctionBinding.from("not_equals", Object.class, Object.class,
+                (a, b) -> !KubernetesCelLibrary.equal(a, b, equality)))
+        // cel-go orders strings by their UTF-8 bytes (code points), cel-java by UTF-16 units
+        .addFunctionBindings(
+            CelFunctionBinding.from("less_string", String.class, String.class,
+                (a, b) -> CelValues.compareCodePoints(a, b) < 0),
+            CelFunctionBinding.from("less_equals_string", String.class, String.class,
+                (a, b) -> CelValues.compareCodePoints(a, b) <= 0),
+            CelFunctionBinding.from("greater_string", String.class, String.class,
+                (a, b) -> CelValues.compareCodePoints(a, b) > 0),
+            CelFunctionBinding.from("greater_equals_string", String.class, String.class,
+                (a, b) -> CelValues.compareCodePoints(a, b) >= 0))
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings, stringIndex,
+            CelExtensions.optional(), unwrapOpt, CelExtensions.sets(options), lists, sortBy,
+            CelExtensions.comprehensions())
         .build();
     this.costEstimator = new CelCostEstimator();
     this.cache = new BoundedCache(cacheSize);
@@ -175,12 +230,45 @@ public final class DeviceSelectorEnvironment {
     } catch (CelValidationException e) {
       throw compileError(expression, e.getErrors());
     }
+    dev.cel.common.types.CelKind resultKind = ast.getResultType().kind();
+    if ((resultKind == dev.cel.common.types.CelKind.DYN
+        || resultKind == dev.cel.common.types.CelKind.TYPE_PARAM)
+        && !SelectorAstValidator.mayBeAny(ast.getExpr())) {
+      // upstream accepts bool or "any" (what attribute values are), not dyn
+      throw new CelSelectorException(Kind.COMPILE, expression, null,
+          "must evaluate to bool or the unknown type, not dyn");
+    }
+    Optional<SelectorAstValidator.Issue> issue =
+        SelectorAstValidator.validate(ast, this::literalCallSucceeds);
+    if (issue.isPresent()) {
+      throw new CelSelectorException(Kind.COMPILE, expression,
+          position(ast, issue.get().exprId()), issue.get().message());
+    }
     long estimate = costEstimator.estimate(ast);
     try {
       return new CompiledSelector(expression, runtime.createProgram(ast), estimate, maxCost);
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }
+  }
+
+  /** cel-go's literal validators: evaluates e.g. {@code duration("1x")} on its own. */
+  private boolean literalCallSucceeds(CelExpr call) {
+    try {
+      CelAbstractSyntaxTree checked = literalCompiler.check(
+          CelAbstractSyntaxTree.newParsedAst(call, CelSource.newBuilder().build())).getAst();
+      runtime.createProgram(checked).eval();
+      return true;
+    } catch (CelValidationException | CelEvaluationException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static Position position(CelAbstractSyntaxTree ast, long exprId) {
+    return ast.getSource().getPositionsMap().containsKey(exprId)
+        ? ast.getSource().getOffsetLocation(ast.getSource().getPositionsMap().get(exprId))
+            .map(l -> new Position(l.getLine(), l.getColumn() + 1)).orElse(null)
+        : null;
   }
 
   private static CelSelectorException compileError(String expression, Collection<CelIssue> issues) {

@@ -34,7 +34,8 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
         member("isInteger", SimpleType.BOOL, "quantity_is_integer", QUANTITY),
         member("asInteger", SimpleType.INT, "quantity_get_integer", QUANTITY),
         member("asApproximateFloat", SimpleType.DOUBLE, "quantity_get_float", QUANTITY),
-        member("sign", SimpleType.INT, "quantity_get_sign", QUANTITY),
+        // a global function upstream: sign(q), not q.sign()
+        global("sign", SimpleType.INT, "quantity_sign", QUANTITY),
         CelFunctionDecl.newFunctionDeclaration("add",
             CelOverloadDecl.newMemberOverload("quantity_add", QUANTITY, QUANTITY, QUANTITY),
             CelOverloadDecl.newMemberOverload("quantity_add_int", QUANTITY, QUANTITY,
@@ -93,14 +94,15 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
             KubernetesCelLibrary::asInteger),
         CelFunctionBinding.from("quantity_get_float", Quantity.class,
             Quantity::asApproximateDouble),
-        CelFunctionBinding.from("quantity_get_sign", Quantity.class, q -> (long) q.sign()),
-        CelFunctionBinding.from("quantity_add", Quantity.class, Quantity.class, Quantity::add),
+        CelFunctionBinding.from("quantity_sign", Quantity.class, q -> (long) q.sign()),
+        CelFunctionBinding.from("quantity_add", Quantity.class, Quantity.class,
+            (a, b) -> computed(a.add(b))),
         CelFunctionBinding.from("quantity_add_int", Quantity.class, Long.class,
-            (q, i) -> q.add(Quantity.of(i))),
+            (q, i) -> computed(q.add(Quantity.of(i)))),
         CelFunctionBinding.from("quantity_sub", Quantity.class, Quantity.class,
-            Quantity::subtract),
+            (a, b) -> computed(a.subtract(b))),
         CelFunctionBinding.from("quantity_sub_int", Quantity.class, Long.class,
-            (q, i) -> q.subtract(Quantity.of(i))),
+            (q, i) -> computed(q.subtract(Quantity.of(i)))),
         CelFunctionBinding.from("quantity_is_greater_than", Quantity.class, Quantity.class,
             (a, b) -> a.compareTo(b) > 0),
         CelFunctionBinding.from("quantity_is_less_than", Quantity.class, Quantity.class,
@@ -124,6 +126,43 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
             (a, b) -> a.compareTo(b) < 0),
         CelFunctionBinding.from("semver_compare_to", Semver.class, Semver.class,
             (a, b) -> (long) Integer.signum(a.compareTo(b)))));
+  }
+
+  /**
+   * The results of add() and sub(), by identity. Upstream returns those as {@code *Quantity}
+   * where every other quantity is a {@code Quantity} value, and {@code Quantity.Equal} answers
+   * "no such overload" for a pointer: {@code x == q.add(1)} is an error there. Kept to give the
+   * same outcome; see {@link #equal}.
+   */
+  private static final java.util.Set<Quantity> COMPUTED = java.util.Collections.newSetFromMap(
+      new com.google.common.collect.MapMaker().weakKeys().makeMap());
+
+  private static Quantity computed(Quantity q) {
+    COMPUTED.add(q);
+    return q;
+  }
+
+  /**
+   * {@code ==} as upstream's Kubernetes values answer it: a quantity compares only with a
+   * quantity, and not with an add()/sub() result on the right; semvers by precedence (build
+   * metadata ignored); everything else as standard CEL.
+   */
+  static boolean equal(Object a, Object b, dev.cel.runtime.RuntimeEquality standard)
+      throws CelEvaluationException {
+    if (a instanceof Quantity qa) {
+      if (!(b instanceof Quantity qb) || COMPUTED.contains(b)) {
+        throw new CelEvaluationException("no such overload");
+      }
+      return qa.equals(qb);
+    }
+    if (b instanceof Quantity) {
+      return false;
+    }
+    if (a instanceof Semver sa && b instanceof Semver sb) {
+      // blang/semver's Equals: precedence only, build metadata ignored
+      return sa.compareTo(sb) == 0;
+    }
+    return standard.objectEquals(a, b);
   }
 
   private static Quantity parseQuantity(String text) throws CelEvaluationException {

@@ -76,16 +76,17 @@ class DeviceSelectorEnvironmentTest {
         ok("isInteger", "quantity(\"500m\").isInteger() == false && quantity(\"2k\").isInteger()", true, true),
         ok("asInteger", "quantity(\"2k\").asInteger() == 2000", true, true),
         ok("asApproximateFloat", "quantity(\"500m\").asApproximateFloat() == 0.5", true, true),
-        ok("sign", "quantity(\"-1\").sign() == -1 && quantity(\"0\").sign() == 0 && quantity(\"1Ki\").sign() == 1", true, true),
+        ok("sign is a global function", "sign(quantity(\"-1\")) == -1 && sign(quantity(\"0\")) == 0 && sign(quantity(\"1Ki\")) == 1", true, true),
         ok("add quantity", "quantity(\"1Gi\").add(quantity(\"1Gi\")) == quantity(\"2Gi\")", true, true),
         ok("add int", "quantity(\"1k\").add(24).compareTo(quantity(\"1024\")) == 0", true, true),
         ok("sub quantity", "device.capacity[\"gpu.example.com\"].memory.sub(quantity(\"64Gi\")).isGreaterThan(quantity(\"0\"))", true, false),
-        ok("sub int", "quantity(\"10\").sub(11).sign() == -1", true, true),
+        ok("sub int", "sign(quantity(\"10\").sub(11)) == -1", true, true),
         ok("binary vs decimal compare", "quantity(\"1Ki\").compareTo(quantity(\"1024\")) == 0 && quantity(\"1k\").isLessThan(quantity(\"1Ki\"))", true, true),
         errorOnSmall("capacity is integral", "device.capacity[\"gpu.example.com\"].cores.asInteger() > 100", true),
         // semver library
         ok("isSemver strict", "isSemver(\"1.2.3\") && !isSemver(\"v1.2.3\") && !isSemver(\"1.2\")", true, true),
         ok("isSemver normalized", "isSemver(\"v1.2\", true) && isSemver(\"01.02.03\", true)", true, true),
+        ok("semver equality ignores build metadata", "semver(\"1.2.3+build\") == semver(\"1.2.3\") && semver(\"1.2.3\") != semver(\"1.2.4\")", true, true),
         ok("semver normalize", "semver(\"v1.2\", true) == semver(\"1.2.0\")", true, true),
         ok("major minor patch", "semver(\"1.22.3\").major() == 1 && semver(\"1.22.3\").minor() == 22 && semver(\"1.22.3\").patch() == 3", true, true),
         ok("semver precedence with pre-release", "semver(\"1.0.0-alpha\").isLessThan(semver(\"1.0.0\")) && semver(\"1.0.0-alpha.2\").isGreaterThan(semver(\"1.0.0-alpha.10\")) == false", true, true),
@@ -98,6 +99,20 @@ class DeviceSelectorEnvironmentTest {
         ok("sets contains", "sets.contains([1, 2, 3], [2])", true, true),
         ok("exists macro over domains", "device.attributes.exists(d, d == \"resource.kubernetes.io\")", true, false),
         ok("all macro over the driver's attributes", "device.attributes[\"gpu.example.com\"].all(k, k.size() > 0)", true, true),
+        // issue 17: accepted by the API server, so they must compile and run here too
+        ok("optional field selection", "device.attributes[\"gpu.example.com\"].?productName.orValue(\"\") == \"\"", true, true),
+        ok("optional.of", "optional.of(1).hasValue() && optional.of(1).value() == 1", true, true),
+        ok("string format", "\"%s-%d\".format([string(device.attributes[\"gpu.example.com\"].model), 1]) == \"H100-1\"", true, false),
+        ok("Kubernetes lists sum", "[1, 2, 3].sum() == 6", true, true),
+        ok("Kubernetes lists min max indexOf", "[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3 && [3, 1, 2].indexOf(2) == 2 && [1, 2].isSorted()", true, true),
+        ok("ip", "ip(\"10.0.0.1\").family() == 4 && cidr(\"10.0.0.0/8\").containsIP(ip(\"10.0.0.1\"))", true, true),
+        ok("url", "url(\"https://example.com\").getHost() == \"example.com\"", true, true),
+        ok("regex find", "\"a1b22\".find(\"[0-9]+\") == \"1\" && \"a1b22\".findAll(\"[0-9]+\") == [\"1\", \"22\"]", true, true),
+        errorOnSmall("lists functions on attribute values (dyn)", "[device.attributes[\"gpu.example.com\"].numaNode, device.attributes[\"gpu.example.com\"].numaNode].sum() == 0 && [device.attributes[\"gpu.example.com\"].model, device.attributes[\"gpu.example.com\"].family].min() == \"H100\"", true),
+        ok("quantity equality", "quantity(\"1Gi\") == quantity(\"1024Mi\") && quantity(\"1\").add(1) == quantity(\"2\") && quantity(\"1\") != quantity(\"2\")", true, true),
+        ok("sortBy", "[3, 1, 2].sortBy(x, -x) == [3, 2, 1] && [\"bb\", \"a\"].sortBy(s, s.size()) == [\"a\", \"bb\"]", true, true),
+        ok("unwrapOpt", "[optional.of(1), optional.none()].unwrapOpt() == [1]", true, true),
+        ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
         ok("heterogeneous numeric comparison", "device.attributes[\"gpu.example.com\"].driverVersion.major() > 500.0", true, true));
   }
 
@@ -133,6 +148,17 @@ class DeviceSelectorEnvironmentTest {
         arguments(named("unknown field of device", "device.vendor == \"x\""), "undefined field 'vendor'", 1),
         arguments(named("non-bool result", "device.driver"), "must evaluate to bool", -1),
         arguments(named("wrong argument type", "quantity(1) == quantity(\"1\")"), "found no matching overload for 'quantity'", 1),
+        arguments(named("mixed list literal", "[1, \"a\"].size() == 2"), "expected type 'int' but found 'string'", 1),
+        arguments(named("format with too many arguments", "\"%s\".format([\"a\", \"b\"]) == \"a\""), "too many arguments supplied to string.format", 1),
+        arguments(named("invalid literal regex", "\"a\".matches(\"[\")"), "invalid matches argument", 1),
+        arguments(named("string reverse is version 3", "\"abc\".reverse() == \"cba\""), "found no matching overload for 'reverse'", 1),
+        // attributes are of type any upstream, which the format validator rejects (unlike dyn)
+        arguments(named("format of a bare attribute", "\"%s\".format([device.attributes[\"gpu.example.com\"].model]) == \"H100\""), "was given any", 1),
+        arguments(named("constant conversion that fails", "int(\"x\") == 1"), "program instantiation failed", 1),
+        arguments(named("sign is not a member function", "quantity(\"1\").sign() == 1"), "found no matching overload for 'sign'", 1),
+        arguments(named("sum of strings", "[\"a\"].sum() == \"a\""), "found no matching overload for 'sum'", 1),
+        arguments(named("min of lists", "[[1]].min() == [1]"), "found no matching overload for 'min'", 1),
+        arguments(named("dyn result", "optional.of(1).optMap(x, x + 1).orValue(dyn(true))"), "not dyn", -1),
         arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1));
   }
 
@@ -153,7 +179,8 @@ class DeviceSelectorEnvironmentTest {
   static Stream<Arguments> runtimeErrors() {
     return Stream.of(
         arguments(named("missing attribute is an error, not false", "device.attributes[\"gpu.example.com\"].nosuch == \"x\""), "no such key: nosuch"),
-        arguments(named("invalid quantity literal", "quantity(\"1.5GB\").sign() == 1"), "quantities must match"),
+        arguments(named("invalid quantity literal", "sign(quantity(\"1.5GB\")) == 1"), "quantities must match"),
+        arguments(named("equality with an add() result on the right, as upstream", "quantity(\"2\") == quantity(\"1\").add(1)"), "no such overload"),
         arguments(named("asInteger of a fraction", "quantity(\"500m\").asInteger() == 0"), "cannot convert value to integer"),
         arguments(named("invalid semver literal", "semver(\"v1\").major() == 1"), "could not parse v1 as semver"),
         arguments(named("dyn attribute that is not bool", "device.attributes[\"gpu.example.com\"].model"), "could not be converted to bool"));

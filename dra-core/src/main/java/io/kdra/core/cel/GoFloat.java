@@ -1,0 +1,42 @@
+package io.kdra.core.cel;
+
+import java.math.BigDecimal;
+
+/** Go's text forms of numbers that cel-go prints: {@code strconv.FormatFloat(f, 'g'|'f', -1)}. */
+final class GoFloat {
+
+  private GoFloat() {}
+
+  /** {@code strconv.FormatFloat(d, 'g', -1, 64)}: shortest digits, %e from exponent -5 or 6. */
+  static String shortest(double d) {
+    if (Double.isNaN(d)) {
+      return "NaN";
+    }
+    if (Double.isInfinite(d)) {
+      return d > 0 ? "+Inf" : "-Inf";
+    }
+    if (d == 0) {
+      return 1 / d < 0 ? "-0" : "0";
+    }
+    BigDecimal value = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+    String digits = value.unscaledValue().abs().toString();
+    int exp = digits.length() - 1 - value.scale();
+    String sign = d < 0 ? "-" : "";
+    if (exp < -4 || exp >= 6) {
+      String mantissa = digits.length() > 1 ? digits.charAt(0) + "." + digits.substring(1)
+          : digits;
+      String e = Integer.toString(Math.abs(exp));
+      return sign + mantissa + "e" + (exp < 0 ? "-" : "+") + (e.length() < 2 ? "0" + e : e);
+    }
+    return sign + value.abs().toPlainString();
+  }
+
+  /** cel-go's duration text: seconds as {@code strconv.FormatFloat(s, 'f', -1, 64)} + "s". */
+  static String duration(java.time.Duration d) {
+    double seconds = d.getSeconds() + d.getNano() / 1e9;
+    if (seconds == 0) {
+      return "0s";
+    }
+    return new BigDecimal(Double.toString(seconds)).stripTrailingZeros().toPlainString() + "s";
+  }
+}

@@ -1,0 +1,172 @@
+package io.kdra.core.cel;
+
+import com.google.common.primitives.UnsignedLong;
+import dev.cel.checker.CelCheckerBuilder;
+import dev.cel.common.CelFunctionDecl;
+import dev.cel.common.CelOverloadDecl;
+import dev.cel.common.types.ListType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.common.types.TypeParamType;
+import dev.cel.compiler.CelCompilerLibrary;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelFunctionBinding;
+import dev.cel.runtime.CelRuntimeBuilder;
+import dev.cel.runtime.CelRuntimeLibrary;
+import dev.cel.common.types.CelKind;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The Kubernetes {@code lists} library ({@code k8s.io/apiserver/pkg/cel/library/lists.go}):
+ * {@code isSorted}, {@code sum}, {@code min}, {@code max} on lists of comparable or summable
+ * element types, and {@code indexOf}/{@code lastIndexOf} on any list. Same overload ids, results
+ * and errors ("min called on empty list"). Hand-written: cel-java has no such library (its own
+ * lists extension is cel-go's {@code ext.Lists}, which the environment adds as well).
+ */
+final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+
+  private static final TypeParamType A = TypeParamType.create("A");
+
+  /** Element kinds the typed overloads upstream accept, checked by SelectorAstValidator. */
+  static final Set<CelKind> COMPARABLE_KINDS = EnumSet.of(CelKind.INT, CelKind.UINT,
+      CelKind.DOUBLE, CelKind.BOOL, CelKind.DURATION, CelKind.TIMESTAMP, CelKind.STRING,
+      CelKind.BYTES);
+  static final Set<CelKind> SUMMABLE_KINDS = EnumSet.of(CelKind.INT, CelKind.UINT,
+      CelKind.DOUBLE, CelKind.DURATION);
+
+  /**
+   * One generic overload per function ({@code list(A) -> A}) rather than upstream's one per
+   * element type: with a list of dyn values (attributes) cel-java cannot choose among typed
+   * overloads at runtime, where cel-go dispatches on the values. The element types upstream's
+   * overloads exclude are rejected at compile time by {@link SelectorAstValidator} instead.
+   */
+  @Override
+  public void setCheckerOptions(CelCheckerBuilder checker) {
+    checker.addFunctionDeclarations(
+        CelFunctionDecl.newFunctionDeclaration("isSorted", CelOverloadDecl.newMemberOverload(
+            "list_is_sorted", SimpleType.BOOL, ListType.create(A))),
+        CelFunctionDecl.newFunctionDeclaration("min", CelOverloadDecl.newMemberOverload(
+            "list_min", A, ListType.create(A))),
+        CelFunctionDecl.newFunctionDeclaration("max", CelOverloadDecl.newMemberOverload(
+            "list_max", A, ListType.create(A))),
+        CelFunctionDecl.newFunctionDeclaration("sum", CelOverloadDecl.newMemberOverload(
+            "list_sum", A, ListType.create(A))),
+        CelFunctionDecl.newFunctionDeclaration("indexOf", CelOverloadDecl.newMemberOverload(
+            "list_a_index_of_int", SimpleType.INT, ListType.create(A), A)),
+        CelFunctionDecl.newFunctionDeclaration("lastIndexOf", CelOverloadDecl.newMemberOverload(
+            "list_a_last_index_of_int", SimpleType.INT, ListType.create(A), A)));
+  }
+
+  @Override
+  public void setRuntimeOptions(CelRuntimeBuilder runtime) {
+    runtime.addFunctionBindings(
+        CelFunctionBinding.from("list_is_sorted", List.class, KubernetesListsLibrary::isSorted),
+        CelFunctionBinding.from("list_min", List.class, list -> extreme(list, "min", 1)),
+        CelFunctionBinding.from("list_max", List.class, list -> extreme(list, "max", -1)),
+        CelFunctionBinding.from("list_sum", List.class, KubernetesListsLibrary::sum),
+        CelFunctionBinding.from("list_a_index_of_int", List.class, Object.class,
+            (list, item) -> indexOf(list, item, false)),
+        CelFunctionBinding.from("list_a_last_index_of_int", List.class, Object.class,
+            (list, item) -> indexOf(list, item, true)));
+  }
+
+  /** The summation type of a list: that of its first element (an empty list sums to int 0). */
+  private static Object sum(List<?> list) throws CelEvaluationException {
+    Object first = list.isEmpty() ? 0L : list.get(0);
+    String type = first instanceof Long ? "int" : first instanceof UnsignedLong ? "uint"
+        : first instanceof Double ? "double" : "duration";
+    for (Object o : list) {
+      if (o.getClass() != first.getClass()) {
+        throw new CelEvaluationException("no such overload");
+      }
+    }
+    if (type.equals("duration") && !(first instanceof com.google.protobuf.Duration
+        || first instanceof java.time.Duration)) {
+      throw new CelEvaluationException("no such overload");
+    }
+    return sum(type, list);
+  }
+
+  private static boolean isSorted(List<?> list) throws CelEvaluationException {
+    for (int i = 1; i < list.size(); i++) {
+      if (CelValues.compare(list.get(i - 1), list.get(i)) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The first element that no later one beats: {@code prefer} is the compare result to take. */
+  private static Object extreme(List<?> list, String name, int prefer)
+      throws CelEvaluationException {
+    if (list.isEmpty()) {
+      throw new CelEvaluationException(name + " called on empty list");
+    }
+    Object result = list.get(0);
+    for (int i = 1; i < list.size(); i++) {
+      if (CelValues.compare(result, list.get(i)) == prefer) {
+        result = list.get(i);
+      }
+    }
+    return result;
+  }
+
+  private static Object sum(String type, List<?> list) throws CelEvaluationException {
+    switch (type) {
+      case "int" -> {
+        long acc = 0;
+        for (Object o : list) {
+          try {
+            acc = Math.addExact(acc, (Long) o);
+          } catch (ArithmeticException e) {
+            throw new CelEvaluationException("integer overflow");
+          }
+        }
+        return acc;
+      }
+      case "uint" -> {
+        UnsignedLong acc = UnsignedLong.ZERO;
+        for (Object o : list) {
+          UnsignedLong next = acc.plus((UnsignedLong) o);
+          if (next.compareTo(acc) < 0) {
+            throw new CelEvaluationException("unsigned integer overflow");
+          }
+          acc = next;
+        }
+        return acc;
+      }
+      case "double" -> {
+        double acc = 0;
+        for (Object o : list) {
+          acc += (Double) o;
+        }
+        return acc;
+      }
+      default -> {
+        Object acc = CelValues.zeroDuration(list.isEmpty() ? null : list.get(0));
+        for (Object o : list) {
+          acc = CelValues.addDurations(acc, o);
+        }
+        return acc;
+      }
+    }
+  }
+
+  private static long indexOf(List<?> list, Object item, boolean last) {
+    if (last) {
+      for (int i = list.size() - 1; i >= 0; i--) {
+        if (CelValues.equal(list.get(i), item)) {
+          return i;
+        }
+      }
+    } else {
+      for (int i = 0; i < list.size(); i++) {
+        if (CelValues.equal(list.get(i), item)) {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+}

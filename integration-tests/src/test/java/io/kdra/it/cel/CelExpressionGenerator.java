@@ -1,0 +1,251 @@
+package io.kdra.it.cel;
+
+import java.util.List;
+import java.util.Random;
+import java.util.function.Supplier;
+
+/**
+ * Random DRA selector expressions from a small typed grammar over every library of the selector
+ * environment (standard CEL and macros, strings, lists, sets, optionals, bindings, two-variable
+ * comprehensions, regex, format, quantity, semver, ip/cidr, url, Kubernetes lists), against the
+ * attributes of {@link CelDevices}. Most expressions type-check; a few percent mix types on
+ * purpose, and some read attributes that a device lacks. Seeded: one seed, one corpus.
+ */
+final class CelExpressionGenerator {
+
+  private static final String D = "device.attributes[\"gpu.kdra.io\"]";
+  private static final List<String> STRINGS = List.of("\"\"", "\"a\"", "\"H100\"", "\"h100\"",
+      "\"gpu\"", "\"é\"", "\"日本\"", "\"a,b,c\"", "\" x \"", "\"\\u00e9t\\u00e9\"", "\"🙂\"",
+      "\"%s\"", "\"10.0.0.1\"", "\"1.2.3\"", "\"abc\"", "\"ABC\"");
+  private static final List<String> QUANTITIES = List.of("\"1\"", "\"1Gi\"", "\"80Gi\"",
+      "\"500m\"", "\"1.5G\"", "\"0\"", "\"-1\"", "\"1Ki\"", "\"1e3\"", "\"2k\"", "\"1GB\"");
+  private static final List<String> SEMVERS = List.of("\"1.2.3\"", "\"1.0.0-alpha\"",
+      "\"550.54.15\"", "\"0.0.1\"", "\"v1.2\"", "\"1.2\"", "\"1.2.3+build\"", "\"01.2.3\"");
+  private static final List<String> IPS = List.of("\"10.0.0.1\"", "\"::1\"", "\"2001:db8::1\"",
+      "\"127.0.0.1\"", "\"fe80::1\"", "\"0.0.0.0\"", "\"224.0.0.1\"", "\"010.0.0.1\"",
+      "\"::ffff:1.2.3.4\"", "\"1.2.3\"", "\"2001:DB8::1\"", "\"255.255.255.255\"");
+  private static final List<String> CIDRS = List.of("\"10.0.0.0/8\"", "\"10.1.0.0/16\"",
+      "\"::1/128\"", "\"2001:db8::/32\"", "\"10.0.0.1/8\"", "\"10.0.0.0/33\"", "\"0.0.0.0/0\"");
+  private static final List<String> URLS = List.of("\"https://example.com\"",
+      "\"https://example.com:8080/a/b?x=1&y=2\"", "\"http://[::1]:80/p\"", "\"/relative\"",
+      "\"example.com\"", "\"https://user@host/p%20q\"", "\"ftp://h/?a=1&a=2\"");
+  private static final List<String> REGEXES = List.of("\"^H\"", "\"[0-9]+\"", "\"a|b\"",
+      "\"^$\"", "\".*\"", "\"(x\"", "\"[[:alpha:]]+\"", "\"\\\\d\"", "\"é\"", "\"a*\"");
+  private static final List<String> INT_ATTRS = List.of("numaNode", "cores", "missingInt");
+  private static final List<String> STRING_ATTRS = List.of("model", "family", "uuid",
+      "missingString");
+
+  private final Random random;
+  private int depth;
+
+  CelExpressionGenerator(long seed) {
+    this.random = new Random(seed);
+  }
+
+  private String pick(List<String> options) {
+    return options.get(random.nextInt(options.size()));
+  }
+
+  @SafeVarargs
+  private String oneOf(Supplier<String>... options) {
+    depth++;
+    try {
+      // deep down, prefer the first (leaf) options
+      int bound = depth > 3 ? Math.min(2, options.length) : options.length;
+      return options[random.nextInt(bound)].get();
+    } finally {
+      depth--;
+    }
+  }
+
+  String next() {
+    if (random.nextInt(25) == 0) {
+      return typeConfusion();
+    }
+    return bool();
+  }
+
+  private String typeConfusion() {
+    return oneOf(
+        () -> integer() + " + " + string() + " == 1",
+        () -> string() + " < " + integer(),
+        () -> "[" + integer() + ", " + string() + "].size() == 2",
+        () -> "{" + string() + ": 1, \"k\": \"v\"}.size() == 2",
+        () -> D + ".model + 1 == 2",
+        () -> "quantity(" + pick(QUANTITIES) + ") < quantity(\"1\")",
+        () -> string(),
+        () -> integer(),
+        () -> "\"%d\".format([" + string() + "]) == \"\"",
+        () -> "\"%s %s\".format([" + string() + "]) == \"\"",
+        () -> D + ".nosuch.startsWith(\"a\")");
+  }
+
+  String bool() {
+    return oneOf(
+        () -> pick(List.of("true", "false")),
+        () -> integer() + " " + pick(List.of("==", "!=", "<", "<=", ">", ">=")) + " " + integer(),
+        () -> string() + " " + pick(List.of("==", "!=", "<", ">")) + " " + string(),
+        () -> "(" + bool() + " " + pick(List.of("&&", "||")) + " " + bool() + ")",
+        () -> "!" + "(" + bool() + ")",
+        () -> "(" + bool() + " ? " + bool() + " : " + bool() + ")",
+        () -> string() + "." + pick(List.of("startsWith", "endsWith", "contains", "matches"))
+            + "(" + (random.nextBoolean() ? string() : pick(REGEXES)) + ")",
+        () -> "has(" + D + "." + pick(INT_ATTRS) + ")",
+        () -> "has(" + D + "." + pick(STRING_ATTRS) + ")",
+        () -> "\"" + pick(List.of("gpu.kdra.io", "other.kdra.io", "nosuch.io")) + "\" in device."
+            + pick(List.of("attributes", "capacity")),
+        () -> D + ".migCapable",
+        () -> "device.allowMultipleAllocations",
+        () -> "device.driver == \"gpu.kdra.io\"",
+        () -> integer() + " in " + intList(),
+        () -> string() + " in " + stringList(),
+        () -> intList() + "." + pick(List.of("all", "exists", "exists_one"))
+            + "(x, x " + pick(List.of(">", "<", "==")) + " " + integer() + ")",
+        () -> stringList() + ".exists(s, s." + pick(List.of("startsWith", "contains"))
+            + "(" + string() + "))",
+        () -> D + ".all(k, k.size() " + pick(List.of(">", "<")) + " " + integer() + ")",
+        () -> "device.attributes.exists(d, d == \"gpu.kdra.io\")",
+        () -> intList() + ".all(i, v, i " + pick(List.of("<", "<=", "!=")) + " v)",
+        () -> "{\"a\": 1, \"b\": 2}.exists(k, v, v == " + integer() + ")",
+        () -> "sets." + pick(List.of("contains", "intersects", "equivalent")) + "(" + intList()
+            + ", " + intList() + ")",
+        () -> intList() + ".isSorted()",
+        () -> stringList() + ".isSorted()",
+        () -> "isQuantity(" + pick(QUANTITIES) + ")",
+        () -> "quantity(" + pick(QUANTITIES) + ")." + pick(List.of("isGreaterThan", "isLessThan"))
+            + "(" + quantity() + ")",
+        () -> quantity() + ".isInteger()",
+        () -> quantity() + " == " + quantity(),
+        () -> "isSemver(" + pick(SEMVERS) + (random.nextBoolean() ? ", true" : "") + ")",
+        () -> semver() + "." + pick(List.of("isGreaterThan", "isLessThan")) + "(" + semver() + ")",
+        () -> semver() + " == " + semver(),
+        () -> "isIP(" + pick(IPS) + ")",
+        () -> "ip.isCanonical(" + pick(IPS) + ")",
+        () -> "ip(" + pick(IPS) + ")." + pick(List.of("isUnspecified", "isLoopback",
+            "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast")) + "()",
+        () -> "ip(" + pick(IPS) + ") == ip(" + pick(IPS) + ")",
+        () -> "isCIDR(" + pick(CIDRS) + ")",
+        () -> "cidr(" + pick(CIDRS) + ").containsIP(" + pick(IPS) + ")",
+        () -> "cidr(" + pick(CIDRS) + ").containsCIDR(" + pick(CIDRS) + ")",
+        () -> "cidr(" + pick(CIDRS) + ").masked() == cidr(" + pick(CIDRS) + ")",
+        () -> "isURL(" + pick(URLS) + ")",
+        () -> "url(" + pick(URLS) + ").getQuery().size() " + pick(List.of(">", "==")) + " 0",
+        () -> optionalInt() + ".hasValue()",
+        () -> optionalInt() + " == optional.none()",
+        () -> "cel.bind(g, " + D + ", g." + pick(STRING_ATTRS) + " == " + string() + ")",
+        () -> "cel.bind(x, " + integer() + ", x * x " + pick(List.of(">", "<")) + " " + integer()
+            + ")",
+        () -> string() + ".find(" + pick(REGEXES) + ") == " + string(),
+        () -> intList() + " == " + intList(),
+        () -> D + ".driverVersion.isGreaterThan(semver(" + pick(SEMVERS) + "))",
+        () -> "device.capacity[\"gpu.kdra.io\"].memory.compareTo(" + quantity() + ") >= 0",
+        () -> "double(" + integer() + ") " + pick(List.of("<", "==", ">")) + " "
+            + pick(List.of("1.5", "0.0", "-2.25", "1e10")),
+        () -> string() + ".format([" + string() + "]) == " + string(),
+        () -> "type(" + pick(List.of(integer(), string(), "[1]", D + ".model")) + ") == "
+            + pick(List.of("int", "string", "list", "bool")));
+  }
+
+  String integer() {
+    return oneOf(
+        () -> pick(List.of("0", "1", "-1", "2", "42", "9223372036854775807", "3")),
+        () -> D + "." + pick(INT_ATTRS),
+        () -> string() + ".size()",
+        () -> "(" + integer() + " " + pick(List.of("+", "-", "*", "/", "%")) + " " + integer() + ")",
+        () -> intList() + ".size()",
+        () -> intList() + "." + pick(List.of("sum", "min", "max")) + "()",
+        () -> intList() + "." + pick(List.of("indexOf", "lastIndexOf")) + "(" + integer() + ")",
+        () -> string() + "." + pick(List.of("indexOf", "lastIndexOf")) + "(" + string() + ")",
+        () -> quantity() + ".asInteger()",
+        () -> "sign(" + quantity() + ")",
+        () -> quantity() + ".compareTo(" + quantity() + ")",
+        () -> semver() + "." + pick(List.of("major", "minor", "patch")) + "()",
+        () -> optionalInt() + ".orValue(" + integer() + ")",
+        () -> "ip(" + pick(IPS) + ").family()",
+        () -> "cidr(" + pick(CIDRS) + ").prefixLength()",
+        () -> "int(" + pick(List.of("\"12\"", "\"x\"", "1.9", "-1.5", "2u")) + ")",
+        () -> "device.attributes.size()",
+        () -> D + ".size()");
+  }
+
+  String string() {
+    return oneOf(
+        () -> pick(STRINGS),
+        () -> D + "." + pick(STRING_ATTRS),
+        () -> string() + " + " + string(),
+        () -> string() + "." + pick(List.of("lowerAscii", "upperAscii", "trim")) + "()",
+        () -> string() + ".substring(" + pick(List.of("0", "1", "2")) + ")",
+        () -> string() + ".substring(0, " + pick(List.of("0", "1", "5")) + ")",
+        () -> string() + ".charAt(" + pick(List.of("0", "1", "3")) + ")",
+        () -> string() + ".replace(" + string() + ", " + string() + ")",
+        () -> stringList() + ".join(" + pick(List.of("\",\"", "\"\"")) + ")",
+        () -> "strings.quote(" + string() + ")",
+        () -> "string(" + integer() + ")",
+        () -> pick(List.of("\"%s-%d\"", "\"%x\"", "\"%.2f\"", "\"%b\"", "\"%o\"", "\"%%\""))
+            + ".format([" + pick(List.of(string() + ", 1", integer(), "1.5", "\"NaN\"", "true",
+                "[1, 2]", "{\"a\": 1}", "b\"ab\"", "null")) + "])",
+        () -> "\"%s\".format([" + pick(List.of(intList(), stringList(), "[1.5, 2.0]",
+            "{\"b\": [1], \"a\": [2]}", "duration(\"1h30m\")", "[duration(\"1s\")]", "2.5",
+            "1e21", "int", "[int]", "-0.0")) + "])",
+        () -> string() + ".find(" + pick(REGEXES) + ")",
+        () -> "string(ip(" + pick(IPS) + "))",
+        () -> "string(cidr(" + pick(CIDRS) + ").masked())",
+        () -> "url(" + pick(URLS) + ")." + pick(List.of("getScheme", "getHost", "getHostname",
+            "getPort", "getEscapedPath")) + "()",
+        () -> D + ".?" + pick(STRING_ATTRS) + ".orValue(" + string() + ")",
+        () -> stringList() + "[0]",
+        () -> "string(" + semver() + ".major())");
+  }
+
+  String quantity() {
+    return oneOf(
+        () -> "quantity(" + pick(QUANTITIES) + ")",
+        () -> "device.capacity[\"gpu.kdra.io\"]." + pick(List.of("memory", "cores", "missing")),
+        () -> quantity() + "." + pick(List.of("add", "sub")) + "(" + quantity() + ")",
+        () -> quantity() + "." + pick(List.of("add", "sub")) + "(" + integer() + ")");
+  }
+
+  String semver() {
+    return oneOf(
+        () -> "semver(" + pick(SEMVERS) + (random.nextInt(3) == 0 ? ", true" : "") + ")",
+        () -> D + ".driverVersion");
+  }
+
+  String optionalInt() {
+    return oneOf(
+        () -> pick(List.of("optional.of(1)", "optional.none()", "optional.ofNonZeroValue(0)")),
+        () -> D + ".?" + pick(INT_ATTRS),
+        () -> intList() + "." + pick(List.of("first", "last")) + "()",
+        () -> "{\"a\": 1}[?" + pick(List.of("\"a\"", "\"b\"")) + "]",
+        () -> optionalInt() + ".or(" + optionalInt() + ")",
+        () -> optionalInt() + ".optMap(x, x + 1)");
+  }
+
+  String intList() {
+    return oneOf(
+        () -> pick(List.of("[]", "[1]", "[1, 2, 3]", "[3, 1, 2]", "[2, 2]", "[-1, 0, 1]")),
+        () -> "[" + integer() + ", " + integer() + "]",
+        () -> intList() + ".map(x, x * 2)",
+        () -> intList() + ".filter(x, x > " + integer() + ")",
+        () -> intList() + "." + pick(List.of("sort", "distinct", "reverse")) + "()",
+        () -> "lists.range(" + pick(List.of("0", "3", "-1")) + ")",
+        () -> intList() + ".slice(0, " + pick(List.of("0", "1", "4")) + ")",
+        () -> "[" + intList() + ", " + intList() + "].flatten()",
+        () -> intList() + " + " + intList(),
+        () -> "[optional.of(1), optional.none()].unwrapOpt()",
+        () -> "[1, ?" + optionalInt() + "]",
+        () -> intList() + ".sortBy(x, -x)");
+  }
+
+  String stringList() {
+    return oneOf(
+        () -> pick(List.of("[]", "[\"a\"]", "[\"b\", \"a\"]", "[\"é\", \"e\", \"z\"]")),
+        () -> string() + ".split(" + pick(List.of("\",\"", "\"\"")) + ")",
+        () -> "[" + string() + ", " + string() + "]",
+        () -> string() + ".findAll(" + pick(REGEXES) + ")",
+        () -> string() + ".findAll(" + pick(REGEXES) + ", " + pick(List.of("0", "1", "-1")) + ")",
+        () -> "device.attributes[\"gpu.kdra.io\"].map(k, k)",
+        () -> stringList() + ".sort()",
+        () -> "url(" + pick(URLS) + ").getQuery()[\"a\"]");
+  }
+}

@@ -1,0 +1,94 @@
+package io.kdra.it.cel;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Where kdra's selector environment knowingly differs from upstream's, each with its reason. A
+ * disagreement is known when the expression and both outcomes (as {@code Outcome.summary()}
+ * prints them) match a divergence; every other disagreement fails the differential test.
+ * Keep these narrow: each one hides real differences in the expressions it matches.
+ */
+final class CelKnownDivergences {
+
+  /** A named divergence: patterns (found anywhere) on the expression and the two outcomes. */
+  record Divergence(String name, Pattern expression, Pattern upstream, Pattern ours,
+      String reason, String sample) {
+    boolean matches(String expr, String theirs, String mine) {
+      return expression.matcher(expr).find() && upstream.matcher(theirs).find()
+          && ours.matcher(mine).find();
+    }
+  }
+
+  /** @param sample an expression that shows the divergence (checked to still diverge) */
+  private static Divergence of(String name, String expression, String upstream, String ours,
+      String reason, String sample) {
+    return new Divergence(name, Pattern.compile(expression), Pattern.compile(upstream),
+        Pattern.compile(ours), reason, sample);
+  }
+
+  static final List<Divergence> ALL = List.of(
+      of("kubernetes-format-library", "\\bformat\\.(named|dns|qualifiedName|labelValue|uri|"
+          + "uuid|byte|date)", "", "^compile_error: undeclared reference to 'format'",
+          "not implemented yet: the Kubernetes format library (format.dns1123Label() ...)",
+          "format.named(\"dns1123Label\").hasValue()"),
+      of("quantity-integer-representation", "\\.(asInteger|isInteger)\\(\\)", "", "",
+          "upstream answers asInteger()/isInteger() from resource.Quantity's internal form "
+              + "(int64 with scale, or inf.Dec): binary-suffix fractions (1.5Gi), values of 19 "
+              + "and more digits and results of arithmetic are not integers there even when "
+              + "whole; ours decides on the exact value",
+          "quantity(\"1.5Gi\").asInteger() == 1610612736"),
+      of("empty-list-literal-typing", "\\[\\](\\.|\\[)", "", "",
+          "cel-java and cel-go infer the element type of an empty list literal differently when "
+              + "a function on it is overloaded ([].min(), [].sort()): different compile "
+              + "errors and results",
+          "[].sort().join(\"\") == \"\""),
+      of("attribute-any-type", "device\\.attributes", "(\\bany\\b|google\\.protobuf\\.Any)",
+          "", "upstream declares attribute values as type any, which cel-java lacks (dyn here); "
+              + "the checker then differs where any meets dyn or flows into lists and indexing "
+              + "(ours handles a direct attribute read, as argument of format or as result)",
+          "[device.attributes[\"gpu.kdra.io\"].?uuid.orValue(device.attributes[\"gpu.kdra.io\"]"
+              + ".family), device.attributes[\"gpu.kdra.io\"].family + device.attributes"
+              + "[\"gpu.kdra.io\"].model].size() == 2"),
+      of("attribute-any-result", "device\\.attributes", "", "not dyn$",
+          "the result of an expression that upstream types as any (e.g. an element of a list "
+              + "of attribute values) is dyn here, and a dyn result is rejected",
+          "[device.attributes[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"]"
+              + ".migCapable][0]"),
+      of("attribute-any-or-dyn-result", "device\\.attributes.*\\.orValue\\(", "not dyn$", "",
+          "orValue() of an optional attribute with a dyn default is dyn upstream (rejected as "
+              + "result) and taken for any here",
+          "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue([device.attributes"
+              + "[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable].max())"),
+      of("type-parameter-result", "\\[\\]", "not dyn$", "",
+          "cel-java binds a free type parameter of the result (e.g. of [][0]) to the declared "
+              + "result type bool; cel-go leaves it dyn, which DRA rejects at compile time",
+          "[][0]"),
+      of("upstream-internal-error", "", "internal error: interface conversion", "",
+          "cel-go fails with an internal error where an error value reaches a list function "
+              + "(sets.contains on distinct() of a list with a missing attribute); cel-java lets || absorb it",
+          "sets.contains([device.attributes[\"gpu.kdra.io\"].nosuch].distinct(), [1]) || true"),
+      of("constant-set-membership", "\\sin\\s\\[", "^(true|false)", "^runtime_error",
+          "cel-go turns `x in [constants]` into a set lookup that answers false for an error "
+              + "on the left; cel-java propagates the error",
+          "device.attributes[\"gpu.kdra.io\"].nosuch in []"),
+      of("string-sort-utf16", "[\\x{10000}-\\x{10FFFF}]", "", "",
+          "cel-java's lists sort() orders strings by UTF-16 units, cel-go by code points "
+              + "(comparisons with < are fixed, sort() is cel-java's)",
+          "[\"🙂\", \"\\uffff\"].sort()[0] == \"\\uffff\""),
+      of("double-parsing", "double\\(\"", "", "",
+          "double(string) follows Java's parser in cel-java; Go's ParseFloat also accepts "
+              + "nan, inf, infinity and digit separators",
+          "double(\"inf\") > 1.0"),
+      of("url-escapes", "(url|isURL)\\(\"[^\"]*(%(?![0-9a-fA-F]{2})| )", "", "",
+          "url() is java.net.URI, stricter than Go's net/url for invalid escapes and spaces",
+          "url(\"https://h/?a=%zz\").getQuery().size() == 0"));
+
+  private CelKnownDivergences() {}
+
+  static Optional<String> reason(String expression, String upstream, String ours) {
+    return ALL.stream().filter(d -> d.matches(expression, upstream, ours))
+        .map(d -> d.name() + ": " + d.reason()).findFirst();
+  }
+}

@@ -207,6 +207,53 @@ class RealNodeIT {
   }
 
   /**
+   * KEP-4680 on the real kubelet: a device of a running pod that the driver's discovery finds
+   * unhealthy shows as Unhealthy in the pod's {@code allocatedResourcesStatus}, and Healthy again
+   * once it recovers, through the driver's DRAResourceHealth stream.
+   */
+  @Test
+  void anUnhealthyDeviceShowsInThePodsAllocatedResourcesStatus() throws Exception {
+    String ns = stack.namespace;
+    client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
+    Pod pod = client.resource(RealPods.showingDevices(
+        Dra.podWithTemplate(ns, "health", "one-gpu"))).create();
+    RealPods.awaitListed(stack, pod);
+    int device = RealPods.deviceIndex(Dra.claimOf(client, pod, "gpu"));
+    String resourceId = Stack.DRIVER + "/" + NODE + "/gpu-" + device;
+    Path inventory = stack.nodeDir(NODE).resolve("inventory.yaml");
+    String healthy = Files.readString(inventory);
+    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
+        assertThat(health(pod, resourceId)).isEqualTo("Healthy"));
+    try {
+      Stack.write(inventory, healthy.replace("- name: gpu-" + device + "\n",
+          "- name: gpu-" + device + "\n  health: Unhealthy\n"
+              + "  healthMessage: \"XID 79: GPU has fallen off the bus\"\n"));
+      await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
+          assertThat(health(pod, resourceId)).isEqualTo("Unhealthy"));
+    } finally {
+      Stack.write(inventory, healthy);
+    }
+    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
+        assertThat(health(pod, resourceId)).isEqualTo("Healthy"));
+  }
+
+  /** The health the kubelet reports for {@code resourceId} in the pod's container, or null. */
+  private static String health(Pod pod, String resourceId) {
+    Pod current = Dra.get(client, pod);
+    if (current == null || current.getStatus() == null
+        || current.getStatus().getContainerStatuses() == null) {
+      return null;
+    }
+    return current.getStatus().getContainerStatuses().stream()
+        .filter(c -> c.getAllocatedResourcesStatus() != null)
+        .flatMap(c -> c.getAllocatedResourcesStatus().stream())
+        .filter(r -> r.getResources() != null)
+        .flatMap(r -> r.getResources().stream())
+        .filter(h -> resourceId.equals(h.getResourceID()))
+        .map(h -> h.getHealth()).findFirst().orElse(null);
+  }
+
+  /**
    * One ResourceClaim shared by two pods: both run on the node with the same device, prepared
    * once; the spec stays while one pod remains and goes with the last.
    */

@@ -48,27 +48,33 @@ public final class LeaseFence implements AutoCloseable {
   /** Watches Lease {@code namespace/name} for {@code identity}. */
   public static LeaseFence watching(KubernetesClient client, String namespace, String name,
       String identity, Duration renewDeadline, Clock clock) {
-    LeaseFence[] fence = new LeaseFence[1];
     SharedIndexInformer<Lease> informer = client.leases().inNamespace(namespace).withName(name)
-        .inform(new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Lease lease) {
-            fence[0].observe(lease);
-          }
+        .runnableInformer(0);
+    LeaseFence fence = new LeaseFence(identity, renewDeadline, clock, informer);
+    informer.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Lease lease) {
+        fence.observe(lease);
+      }
 
-          @Override
-          public void onUpdate(Lease old, Lease lease) {
-            fence[0].observe(lease);
-          }
+      @Override
+      public void onUpdate(Lease old, Lease lease) {
+        fence.observe(lease);
+      }
 
-          @Override
-          public void onDelete(Lease lease, boolean unknown) {
-            fence[0].observe(null);
-          }
-        }, 0);
-    fence[0] = new LeaseFence(identity, renewDeadline, clock, informer);
-    informer.getStore().list().forEach(fence[0]::observe);
-    return fence[0];
+      @Override
+      public void onDelete(Lease lease, boolean unknown) {
+        fence.observe(null);
+      }
+    });
+    // keep trying, and do not wait for the first list: the fence stays closed until the Lease is
+    // seen, and an API server not reachable yet must not keep the service from starting
+    informer.exceptionHandler((started, error) -> {
+      LOG.debugf("watching Lease %s/%s: %s; retrying", namespace, name, error.toString());
+      return true;
+    });
+    informer.start();
+    return fence;
   }
 
   private void observe(Lease lease) {

@@ -38,7 +38,8 @@ public class ControllerLeadership {
   Leadership leadership(ClaimControllerConfig config, KubernetesClient client) {
     var le = config.leaderElection();
     String identity = Leadership.identity(le.identity(), System.getenv("HOSTNAME"), COMPONENT);
-    if (!le.enabled()) {
+    if (!le.enabled() || !electionActive()) {
+      // without an election nobody would ever call this replica the leader
       return Leadership.single(COMPONENT, identity);
     }
     LeaseRelease release = new LeaseRelease(client, leaseNamespace(config, client),

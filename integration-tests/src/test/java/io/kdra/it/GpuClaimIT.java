@@ -195,6 +195,36 @@ class GpuClaimIT {
   }
 
   /**
+   * A claim with opaque parameters whose keys are not in the order fabric8 writes them (kind
+   * before apiVersion, as a hand-written manifest may have them) is reserved and prepared: the
+   * finalizer goes on with a patch, not a PUT of the whole claim, which the API server refused as
+   * a change of the immutable spec.
+   */
+  @Test
+  void aClaimWithOpaqueParametersInAnyKeyOrderIsScheduledAndPrepared() {
+    String ns = stack.namespace;
+    ResourceClaim claim = Dra.claim(ns, "configured", KdraChart.GPU_CLASS, 1);
+    Map<String, Object> parameters = new java.util.LinkedHashMap<>();
+    parameters.put("kind", "GpuConfig");
+    parameters.put("apiVersion", "resource.kdra.io/v1alpha1");
+    claim.getSpec().getDevices().setConfig(List.of(
+        new io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfigurationBuilder()
+            .withRequests("gpu").withNewOpaque().withDriver(Stack.DRIVER)
+            .withParameters(parameters).endOpaque().build()));
+    client.resource(claim).create();
+    Pod pod = client.resource(Dra.podWithClaim(ns, "configured-user", "configured")).create();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      String node = Dra.get(client, pod).getSpec().getNodeName();
+      assertThat(node).isNotNull();
+      assertThat(stack.kubelet(node).prepared(pod)).isNotNull();
+    });
+    client.resource(pod).delete();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(Dra.devices(client.resource(claim).get())).isEmpty());
+    client.resource(claim).delete();
+  }
+
+  /**
    * Scenario 5: a claim nothing can satisfy (a selector no device matches; a class that does not
    * exist): the pod stays Pending with PodScheduled=False and the reason, the claim gets a
    * Warning Event, and the controller does not retry in a hot loop.

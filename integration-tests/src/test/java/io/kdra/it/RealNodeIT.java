@@ -424,8 +424,7 @@ class RealNodeIT {
   void anInvalidOpaqueConfigKeepsThePodFromStartingAndTheEventNamesTheField() {
     String ns = stack.namespace;
     ResourceClaim bad = Dra.claim(ns, "bad-config", L4_CLASS, 1);
-    // keys sorted, as kubectl sends YAML it converted (see the claim-controller's finalizer
-    // update in docs/OPERATIONS.md, "Real nodes": other orders are refused there today)
+    // keys sorted, as kubectl sends YAML it converted (any order works: GpuClaimIT)
     var parameters = new java.util.TreeMap<String, Object>(java.util.Map.of(
         "apiVersion", "resource.kdra.io/v1alpha1", "kind", "GpuConfig",
         "sharing", new java.util.TreeMap<>(java.util.Map.of("strategy", "TimeSlicing",

@@ -6,13 +6,18 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kdra.claimcontroller.domain.CleanupPlan;
 import io.kdra.claimcontroller.domain.Kdra;
 import io.kdra.claimcontroller.domain.PodSource;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.domain.Upstream;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every write this controller makes to ResourceClaims. Each method re-reads the claim from the API
@@ -37,7 +42,7 @@ public class ClaimWriter {
    * Creates a claim (generateName), marked as this controller's and carrying {@code annotations}
    * (the trace context); returns it as stored.
    */
-  public ResourceClaim create(ResourceClaim desired, java.util.Map<String, String> annotations) {
+  public ResourceClaim create(ResourceClaim desired, Map<String, String> annotations) {
     ResourceClaim marked = new ResourceClaimBuilder(desired).editMetadata()
         .addToAnnotations(annotations)
         .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, schedulerName).endMetadata().build();
@@ -53,19 +58,19 @@ public class ClaimWriter {
    *     was written
    */
   public Reservation.Step reserve(String namespace, String name, Pod pod,
-      AllocationResult allocation, java.util.Map<String, String> annotations) {
+      AllocationResult allocation, Map<String, String> annotations) {
     return Conflicts.retry(conflictRetries, () -> {
       ResourceClaim current = get(namespace, name);
       if (current == null) {
         return new Reservation.Step.Stale("claim " + name + " is gone");
       }
-      java.util.Map<String, String> wanted = new java.util.LinkedHashMap<>(annotations);
+      Map<String, String> wanted = new LinkedHashMap<>(annotations);
       wanted.put(Kdra.SCHEDULER_ANNOTATION, schedulerName);
       Reservation.Step step = Reservation.decide(current, pod, allocation, wanted);
       if (step instanceof Reservation.Step.Write w) {
         ResourceClaim status = w.withStatus();
         if (w.withFinalizer() != null) {
-          ResourceClaim updated = client.resource(w.withFinalizer()).update();
+          ResourceClaim updated = patchMetadata(current, w.withFinalizer());
           status = new ResourceClaimBuilder(status).editMetadata()
               .withResourceVersion(updated.getMetadata().getResourceVersion()).endMetadata()
               .build();
@@ -151,7 +156,29 @@ public class ClaimWriter {
     rest.remove(Upstream.FINALIZER);
     ResourceClaim without = new ResourceClaimBuilder(claim).editMetadata()
         .withFinalizers(rest).endMetadata().build();
-    return client.resource(without).update();
+    return patchMetadata(claim, without);
+  }
+
+  /**
+   * Writes {@code wanted}'s finalizers and annotations onto {@code read} with a JSON patch that
+   * also sets the read {@code resourceVersion} (so a claim changed since is refused with 409, as
+   * an update would be). Not an update: a PUT sends the whole spec back as fabric8 serialises it,
+   * and opaque parameters come back with their keys reordered, which the API server refuses as a
+   * change of the immutable spec ({@code spec: field is immutable}).
+   */
+  private ResourceClaim patchMetadata(ResourceClaim read, ResourceClaim wanted) {
+    List<Map<String, Object>> ops = new ArrayList<>();
+    ops.add(Map.of("op", "replace", "path", "/metadata/resourceVersion",
+        "value", read.getMetadata().getResourceVersion()));
+    ops.add(Map.of("op", "add", "path", "/metadata/finalizers",
+        "value", wanted.getMetadata().getFinalizers() == null ? List.of()
+            : wanted.getMetadata().getFinalizers()));
+    ops.add(Map.of("op", "add", "path", "/metadata/annotations",
+        "value", wanted.getMetadata().getAnnotations() == null ? Map.of()
+            : wanted.getMetadata().getAnnotations()));
+    return client.resources(ResourceClaim.class).inNamespace(read.getMetadata().getNamespace())
+        .withName(read.getMetadata().getName())
+        .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
   }
 
   /** The claim as the API server has it now, or null. */

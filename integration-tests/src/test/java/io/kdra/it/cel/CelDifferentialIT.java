@@ -34,9 +34,13 @@ import org.junit.jupiter.api.Test;
  * reason.
  *
  * <p>{@code -Dkdra.cel.corpus=N} sets the corpus size (default 3000, seconds), {@code
- * -Dkdra.cel.seed=S} replays one corpus.
+ * -Dkdra.cel.seed=S} draws another corpus (default {@link #DEFAULT_SEED}, fixed, so that the build
+ * does not depend on the draw).
  */
 class CelDifferentialIT {
+
+  /** The build's corpus (seeds 6, 7 and 8 were run with 3,000 to 20,000 expressions). */
+  static final long DEFAULT_SEED = 7;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final DeviceSelectorEnvironment ENV = DeviceSelectorEnvironment.create();
@@ -69,7 +73,9 @@ class CelDifferentialIT {
 
   @Test
   void generatedCorpusAgreesWithUpstream() {
-    long seed = Long.getLong("kdra.cel.seed", System.nanoTime());
+    // a fixed corpus by default, so that the build's outcome does not depend on the draw; new
+    // seeds are for exploring (-Dkdra.cel.seed), and what they find becomes a hand-picked case
+    long seed = Long.getLong("kdra.cel.seed", DEFAULT_SEED);
     int size = Integer.getInteger("kdra.cel.corpus", 3000);
     System.out.println("CEL differential corpus: seed " + seed + ", " + size + " expressions"
         + " (replay with -Dkdra.cel.seed=" + seed + ")");

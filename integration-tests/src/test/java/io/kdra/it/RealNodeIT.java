@@ -218,8 +218,11 @@ class RealNodeIT {
     Pod pod = client.resource(RealPods.showingDevices(
         Dra.podWithTemplate(ns, "health", "one-gpu"))).create();
     RealPods.awaitListed(stack, pod);
-    int device = RealPods.deviceIndex(Dra.claimOf(client, pod, "gpu"));
-    String resourceId = Stack.DRIVER + "/" + NODE + "/gpu-" + device;
+    ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
+    int device = RealPods.deviceIndex(claim);
+    // the kubelet names a device by its first CDI id
+    String resourceId = "k8s." + Stack.DRIVER + "/claim=" + claim.getMetadata().getUid()
+        + "-gpu-" + device;
     Path inventory = stack.nodeDir(NODE).resolve("inventory.yaml");
     String healthy = Files.readString(inventory);
     await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->

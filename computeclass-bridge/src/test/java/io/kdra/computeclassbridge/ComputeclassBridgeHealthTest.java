@@ -33,6 +33,7 @@ class ComputeclassBridgeHealthTest {
         .body(containsString("# HELP kdra_bridge_reconciles Reconciles of a ComputeClass"))
         .body(containsString("kdra_bridge_reconciles_total{outcome=\"applied\"}"))
         .body(containsString("kdra_bridge_reconciles_total{outcome=\"unchanged\"}"))
+        .body(containsString("kdra_bridge_reconciles_total{outcome=\"conflict\"}"))
         .body(containsString("kdra_bridge_reconciles_total{outcome=\"failed\"}"))
         .body(matchesPattern("(?s).*\nkdra_bridge_computeclasses [0-9.]+\n.*"))
         .body(matchesPattern("(?s).*\nkdra_bridge_degraded_computeclasses [0-9.]+\n.*"));

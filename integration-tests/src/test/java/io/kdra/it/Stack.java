@@ -644,12 +644,11 @@ final class Stack implements AutoCloseable {
   }
 
   /**
-   * What every service gets besides its identity: no dev services (the API server is real), no
-   * OpenTelemetry SDK (no collector here, unless a test adds one).
+   * What every service gets besides its identity: no OpenTelemetry SDK (no collector here, unless
+   * a test adds one). (Dev services never run in the prod profile the services run in.)
    */
   private static Map<String, String> serviceProperties() {
     Map<String, String> p = new LinkedHashMap<>();
-    p.put("quarkus.kubernetes-client.devservices.enabled", "false");
     p.put("quarkus.otel.sdk.disabled", "true");
     return p;
   }

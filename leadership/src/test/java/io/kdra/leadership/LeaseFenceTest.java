@@ -61,12 +61,12 @@ class LeaseFenceTest {
         .withLeaseDurationSeconds(15).withRenewTime(now).endSpec().build()).create();
     try (LeaseFence fence = LeaseFence.watching(client, "kdra", "lease", "me", DEADLINE,
         Clock.systemUTC())) {
-      await().atMost(Duration.ofSeconds(10)).until(fence::mayWrite);
+      await().atMost(Duration.ofMinutes(2)).until(fence::mayWrite);
       client.leases().inNamespace("kdra").withName("lease").edit(l -> {
         l.getSpec().setHolderIdentity("other");
         return l;
       });
-      await().atMost(Duration.ofSeconds(10)).until(() -> !fence.mayWrite());
+      await().atMost(Duration.ofMinutes(2)).until(() -> !fence.mayWrite());
     }
   }
 }

@@ -27,7 +27,11 @@ import org.junit.jupiter.api.Test;
 @WithKubernetesTestServer(crud = true)
 class LeaderElectionTest {
 
-  /** Leader election on, with a short lease so that the test is quick. */
+  /**
+   * Leader election on. A free Lease is taken at once whatever its duration, so the durations are
+   * long enough for a loaded machine (a 2 s renew deadline was lost to load once, and then the
+   * replica stopped writing).
+   */
   public static class Enabled implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
@@ -35,9 +39,9 @@ class LeaderElectionTest {
           Map.entry("publisher.leader-election.enabled", "true"),
           Map.entry("publisher.leader-election.lease-namespace", "kdra-test"),
           Map.entry("publisher.leader-election.identity", "replica-a"),
-          Map.entry("publisher.leader-election.lease-duration", "3s"),
-          Map.entry("publisher.leader-election.renew-deadline", "2s"),
-          Map.entry("publisher.leader-election.retry-period", "200ms"),
+          Map.entry("publisher.leader-election.lease-duration", "30s"),
+          Map.entry("publisher.leader-election.renew-deadline", "20s"),
+          Map.entry("publisher.leader-election.retry-period", "1s"),
           Map.entry("publisher.node-label-attributes", "topology.kubernetes.io/zone,cloud.google.com/compute-class"),
           Map.entry("publisher.network-pools.fabric-a.driver", "gpu.kdra.io"),
           Map.entry("publisher.network-pools.fabric-a.source-node", "gw-1"),
@@ -62,13 +66,13 @@ class LeaderElectionTest {
 
   @Test
   void theReplicaTakesTheLeaseAndThenWrites() {
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
       Lease lease = client.leases().inNamespace("kdra-test").withName("kdra-slice-publisher")
           .get();
       assertThat(lease).isNotNull();
       assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("replica-a");
     });
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
         given().when().get("/q/health/ready").then().statusCode(200)
             .body("status", equalTo("UP"))
             .body("checks.find { it.name == 'slice-publisher-writer' }.data.writer",

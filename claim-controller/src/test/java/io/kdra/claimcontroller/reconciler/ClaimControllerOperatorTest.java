@@ -42,7 +42,7 @@ class ClaimControllerOperatorTest {
         AllocFixtures.device("gpu-0").build()).build()).createOr(c -> c.update());
     client.resource(K.podWithTemplate("ok", "gpu", "tpl")).create();
 
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
+    await().atMost(Duration.ofMinutes(2)).ignoreExceptions().untilAsserted(() -> {
       assertThat(client.pods().inNamespace(NS).withName("ok").get().getSpec().getNodeName())
           .isEqualTo("node-b");
       assertThat(claimsOf("ok")).singleElement().satisfies(c -> {
@@ -65,13 +65,13 @@ class ClaimControllerOperatorTest {
     client.resource(template).createOr(t -> t.update());
     Pod pod = client.resource(K.podWithTemplate("doomed", "gpu", "tpl3")).create();
     String uid = pod.getMetadata().getUid();
-    await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
         assertThat(podReconciler.holdsBackoffFor(uid)).isTrue());
 
     client.resource(pod).delete();
     // the next pod that backs off drops the state of pods that are gone
     Pod next = client.resource(K.podWithTemplate("doomed-next", "gpu", "tpl3")).create();
-    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
       assertThat(podReconciler.holdsBackoffFor(next.getMetadata().getUid())).isTrue();
       assertThat(podReconciler.holdsBackoffFor(uid)).isFalse();
     });
@@ -84,7 +84,7 @@ class ClaimControllerOperatorTest {
         .ResourceClaimBuilder(K.claim("protected").build()).editMetadata()
         .addToFinalizers(Upstream.FINALIZER).endMetadata().build()).create();
     client.resource(claim).delete();
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
         assertThat(client.resource(claim).get()).isNull());
   }
 
@@ -97,7 +97,7 @@ class ClaimControllerOperatorTest {
     client.resource(template).createOr(t -> t.update());
     client.resource(K.podWithTemplate("web", "gpu", "tpl2")).create();
 
-    await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
+    await().atMost(Duration.ofMinutes(2)).ignoreExceptions().untilAsserted(() -> {
       Pod pod = client.pods().inNamespace(NS).withName("web").get();
       assertThat(claimsOf("web")).singleElement().satisfies(c -> assertThat(
           c.getMetadata().getAnnotations()).containsEntry(Upstream.POD_CLAIM_NAME_ANNOTATION,
@@ -116,12 +116,12 @@ class ClaimControllerOperatorTest {
   void deletingThePodDeletesItsGeneratedClaim() {
     client.resource(K.template("tpl")).createOr(t -> t.update());
     client.resource(K.podWithTemplate("gone", "gpu", "tpl")).create();
-    await().atMost(Duration.ofSeconds(20))
+    await().atMost(Duration.ofMinutes(2))
         .untilAsserted(() -> assertThat(claimsOf("gone")).hasSize(1));
 
     client.pods().inNamespace(NS).withName("gone").delete();
 
-    await().atMost(Duration.ofSeconds(20))
+    await().atMost(Duration.ofMinutes(2))
         .untilAsserted(() -> assertThat(claimsOf("gone")).isEmpty());
   }
 }

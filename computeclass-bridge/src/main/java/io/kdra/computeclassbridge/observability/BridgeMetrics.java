@@ -14,8 +14,9 @@ import java.util.function.Supplier;
  * from start-up:
  * <ul>
  *   <li>{@code kdra_bridge_reconciles_total{outcome}}: reconciles of a ComputeClass that changed
- *       generated objects ({@code applied}), changed nothing ({@code unchanged}) or failed
- *       ({@code failed}; conflicts included, which the retry resolves);
+ *       generated objects ({@code applied}), changed nothing ({@code unchanged}), met a
+ *       concurrent write and will apply again ({@code conflict}; a routine race) or failed
+ *       ({@code failed});
  *   <li>{@code kdra_bridge_computeclasses}: ComputeClasses the bridge knows;
  *   <li>{@code kdra_bridge_degraded_computeclasses}: of those, the ones whose status says that
  *       an accelerator could not be mapped or an object not applied.
@@ -26,7 +27,7 @@ public class BridgeMetrics {
 
   /** What one reconcile did. */
   public enum Outcome {
-    APPLIED, UNCHANGED, FAILED
+    APPLIED, UNCHANGED, CONFLICT, FAILED
   }
 
   private final MeterRegistry registry;

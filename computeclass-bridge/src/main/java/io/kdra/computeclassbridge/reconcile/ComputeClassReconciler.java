@@ -30,6 +30,7 @@ import io.kdra.computeclassbridge.model.ComputeClassStatus;
 import io.kdra.computeclassbridge.observability.BridgeMetrics;
 import java.net.HttpURLConnection;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.jboss.logging.Logger;
 
 /**
  * Keeps each ComputeClass's DeviceClasses and ResourceClaimTemplates equal to what
@@ -55,6 +57,10 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
 
   /** Ours, not the SDK's default, which would sit in GKE's API group. */
   public static final String FINALIZER = "computeclass.kdra.io/cleanup";
+
+  private static final Logger LOG = Logger.getLogger(ComputeClassReconciler.class);
+  /** After a 409: soon, since the next attempt reads the objects afresh. */
+  static final Duration CONFLICT_RETRY = Duration.ofMillis(200);
 
   private final BridgeConfig config;
   private final CatalogSource catalogs;
@@ -117,10 +123,27 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   public UpdateControl<ComputeClass> reconcile(ComputeClass cc, Context<ComputeClass> context) {
     try {
       return apply(cc, context);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+        metrics.reconciled(BridgeMetrics.Outcome.FAILED);
+        throw e;
+      }
+      // Two reconciles touching one shared DeviceClass, or a concurrent edit: a routine race,
+      // not an error. Read again shortly; the SDK's error path would log a stack trace.
+      LOG.debugf("ComputeClass %s: %s changed meanwhile; applying again",
+          cc.getMetadata().getName(), conflictTarget(e));
+      metrics.reconciled(BridgeMetrics.Outcome.CONFLICT);
+      return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(CONFLICT_RETRY);
     } catch (RuntimeException e) {
       metrics.reconciled(BridgeMetrics.Outcome.FAILED);
       throw e;
     }
+  }
+
+  private static String conflictTarget(KubernetesClientException e) {
+    return e.getStatus() != null && e.getStatus().getDetails() != null
+        ? e.getStatus().getDetails().getKind() + " " + e.getStatus().getDetails().getName()
+        : "an object it writes";
   }
 
   private UpdateControl<ComputeClass> apply(ComputeClass cc, Context<ComputeClass> context) {

@@ -52,11 +52,11 @@ class CatalogConfigMapTest {
     }
     client.resource(computeClass("next", Priority.gpu("nvidia-next", 1), Priority.gpu("nvidia-l4", 1)))
         .create();
-    await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
         assertThat(degraded().getReason()).isEqualTo("PrioritiesNotMapped"));
 
     catalog("accelerators:\n  nvidia-next:\n    kind: gpu\n    names: [\"NVIDIA Next\"]\n");
-    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
       assertThat(degraded().getStatus()).isEqualTo("False");
       assertThat(client.resources(DeviceClass.class).withName("nvidia-next.computeclass.kdra.io")
           .get()).isNotNull();
@@ -66,7 +66,7 @@ class CatalogConfigMapTest {
     });
 
     catalog("accelerators: [\n");
-    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
       assertThat(degraded().getReason()).isEqualTo("CatalogInvalid");
       assertThat(degraded().getMessage()).startsWith("catalog override ignored: not a valid catalog");
     });

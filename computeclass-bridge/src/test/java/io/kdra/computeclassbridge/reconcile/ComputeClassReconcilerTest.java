@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 @WithKubernetesTestServer(crud = true)
 class ComputeClassReconcilerTest {
 
-  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final Duration WAIT = Duration.ofMinutes(2);
   private static final String SUFFIX = ".computeclass.kdra.io";
 
   @Inject
@@ -141,6 +141,25 @@ class ComputeClassReconcilerTest {
         .containsEntry("e2e.kdra.io/meanwhile", "second");
     await().atMost(WAIT).untilAsserted(() -> assertThat(subrequests("team-a", "race"))
         .containsExactly("nvidia-h100-mega-80gb-x2:2"));
+  }
+
+  /**
+   * Several ComputeClasses naming one accelerator write one shared DeviceClass at once: whoever
+   * writes second gets 409, a routine race that is applied again (no ApplyFailed Event), and in
+   * the end every one of them is a recorded user.
+   */
+  @Test
+  void computeClassesSharingADeviceClassAllBecomeItsUsersWithoutAWarning() {
+    List<String> names = List.of("share-1", "share-2", "share-3", "share-4", "share-5");
+    names.parallelStream().forEach(n -> create(computeClass(n, Priority.gpu("nvidia-tesla-p4", 1))));
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(deviceClass("nvidia-tesla-p4")).isNotNull();
+      Map<String, String> labels = deviceClass("nvidia-tesla-p4").getMetadata().getLabels();
+      names.forEach(n -> assertThat(labels).containsKey(Labels.usedBy(n)));
+      names.forEach(n -> assertThat(condition(n, "Ready").getStatus()).isEqualTo("True"));
+    });
+    names.forEach(n -> assertThat(events(n)).noneSatisfy(
+        e -> assertThat(e.getReason()).isEqualTo("ApplyFailed")));
   }
 
   /** Another client's write of ComputeClass race, as the reconciler's status update is. */

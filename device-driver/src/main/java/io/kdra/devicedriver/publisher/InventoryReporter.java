@@ -33,9 +33,14 @@ import org.jboss.logging.Logger;
  * <p>On a broken stream it reconnects after a delay that starts at {@code initialBackoff}, doubles
  * per failure up to {@code maxBackoff}, and resets once the publisher acknowledges a snapshot.
  * All state changes run on one thread, so no locking is needed beyond it.
+ *
+ * <p>An outage is one WARN when it starts, a reminder every {@link #STILL_DOWN_REMINDER}, and one
+ * INFO when it ends; each failed attempt in between is DEBUG (a publisher without a leader would
+ * otherwise be a WARN every couple of seconds per node).
  */
 public final class InventoryReporter implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(InventoryReporter.class);
+  static final Duration STILL_DOWN_REMINDER = Duration.ofMinutes(5);
   static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
@@ -50,6 +55,7 @@ public final class InventoryReporter implements AutoCloseable {
       Duration heartbeat) {}
 
   private final Settings settings;
+  private final Clock clock;
   private final ManagedChannel channel;
   private final ScheduledExecutorService loop =
       Executors.newSingleThreadScheduledExecutor(
@@ -66,9 +72,11 @@ public final class InventoryReporter implements AutoCloseable {
   private volatile boolean connected;
   private volatile String lastError = "not connected yet";
   private boolean closed;
+  private final Outage outage = new Outage(STILL_DOWN_REMINDER);
 
   public InventoryReporter(Settings settings, Clock clock) {
     this.settings = settings;
+    this.clock = clock;
     this.sequence = clock.millis();
     this.backoff = settings.initialBackoff();
     this.channel = NettyChannelBuilder.forTarget(settings.address()).usePlaintext().build();
@@ -150,11 +158,24 @@ public final class InventoryReporter implements AutoCloseable {
     if (closed || reconnect != null) {
       return;
     }
-    LOG.warnf("inventory stream to %s broken (%s); reconnecting in %s", settings.address(), why,
-        backoff);
+    logFailure(why);
     reconnect = loop.schedule(this::connect, backoff.toMillis(), TimeUnit.MILLISECONDS);
     backoff = backoff.multipliedBy(2).compareTo(settings.maxBackoff()) > 0
         ? settings.maxBackoff() : backoff.multipliedBy(2);
+  }
+
+  private void logFailure(String why) {
+    long now = clock.millis();
+    String to = settings.address();
+    switch (outage.failed(now)) {
+      case STARTED -> LOG.warnf("inventory stream to %s broken (%s); reconnecting with a backoff"
+          + " of up to %s (further attempts are logged at DEBUG)", to, why, settings.maxBackoff());
+      case STILL_DOWN -> LOG.warnf("inventory stream to %s still down after %d attempts in %s"
+          + " (%s): this node's ResourceSlices are not updated; check the slice-publisher's pods"
+          + " and their leader", to, outage.failures(), outage.lasted(now), why);
+      case QUIET -> LOG.debugf("inventory stream to %s: attempt %d failed (%s); next in %s", to,
+          outage.failures(), why, backoff);
+    }
   }
 
   /** Publisher acknowledgements; callbacks hop onto the reporter's thread. */
@@ -173,9 +194,13 @@ public final class InventoryReporter implements AutoCloseable {
           return;
         }
         if (ack.getAccepted()) {
-          if (!connected) {
+          if (!connected && outage.failures() > 0) {
+            LOG.infof("inventory stream to %s connected after %d failed attempts in %s",
+                settings.address(), outage.failures(), outage.lasted(clock.millis()));
+          } else if (!connected) {
             LOG.infof("inventory stream to %s connected", settings.address());
           }
+          outage.ended();
           connected = true;
           lastError = "";
           backoff = settings.initialBackoff();

@@ -104,7 +104,7 @@ class DraHealthServiceTest {
 
     first.cancel();
     assertThat(first.end().error()).hasMessageContaining("CANCELLED");
-    await().atMost(Duration.ofSeconds(10)).until(() -> health.streams() == 1);
+    await().atMost(Duration.ofMinutes(2)).until(() -> health.streams() == 1);
 
     HealthWatch reopened = kubelet.watchHealth(server.draSocket());
     assertThat(states(reopened.next())).containsEntry("gpu-1", HealthStatus.UNHEALTHY);

@@ -117,7 +117,7 @@ class InventoryGrpcServiceTest {
     ReportAck ack = d.send(snapshot("gpu.kdra.io", "node-a", 1, gpu("gpu-0"), gpu("gpu-1")));
     assertThat(ack.getAccepted()).as(ack.getError()).isTrue();
     assertThat(ack.getSequence()).isEqualTo(1);
-    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(slicesOf("node-a"))
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(slicesOf("node-a"))
         .singleElement().satisfies(s -> assertThat(s.getSpec().getDevices()).hasSize(2)));
     d.requests.onCompleted();
   }

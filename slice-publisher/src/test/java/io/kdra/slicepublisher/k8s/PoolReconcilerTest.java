@@ -59,7 +59,7 @@ class PoolReconcilerTest {
     PublisherMetrics metrics = new PublisherMetrics(new SimpleMeterRegistry());
     cache = new ClusterCache(client, planner.settings().drivers(), false);
     cache.start();
-    await().atMost(Duration.ofSeconds(10)).until(cache::synced);
+    await().atMost(Duration.ofMinutes(2)).until(cache::synced);
     DroppedFields dropped = new DroppedFields();
     writer = new SliceWriter(client, cache, metrics, dropped, 1000);
     reconciler = new PoolReconciler(cache, store, planner, writer, dropped, metrics,
@@ -97,7 +97,7 @@ class PoolReconcilerTest {
   }
 
   private void awaitSlices(String pool, int count, long generation) {
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
       assertThat(slices(DRIVER, pool)).hasSize(count)
           .allSatisfy(s -> assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(generation));
       assertThat(reconciler.idle()).isTrue();
@@ -159,7 +159,7 @@ class PoolReconcilerTest {
     // many resyncs (every 50 ms) and a repeated identical snapshot
     report("n1", devs(200));
     Thread.sleep(600);
-    await().until(reconciler::idle);
+    await().atMost(Duration.ofMinutes(2)).until(reconciler::idle);
     assertThat(writes()).isEmpty();
   }
 
@@ -185,7 +185,7 @@ class PoolReconcilerTest {
     start();
     report("n1", devs(1));
     awaitSlices("ghost", 0, 0);
-    await().untilAsserted(() -> assertThat(slices(DRIVER, "n1")).extracting(
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(slices(DRIVER, "n1")).extracting(
         s -> s.getMetadata().getName()).containsExactly("n1-gpu.kdra.io-0"));
     assertThat(slices(OTHER_DRIVER, "n1")).singleElement().satisfies(s ->
         assertThat(s.getMetadata().getResourceVersion()).isEqualTo(foreignVersion));
@@ -197,7 +197,7 @@ class PoolReconcilerTest {
     report("n1", devs(2));
     awaitSlices("n1", 1, 0);
     client.resources(ResourceSlice.class).withName("n1-gpu.kdra.io-0").delete();
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(
         () -> assertThat(slices(DRIVER, "n1")).hasSize(1));
   }
 
@@ -207,7 +207,7 @@ class PoolReconcilerTest {
     report("n1", devs(2));
     awaitSlices("n1", 1, 0);
     clock.advance(Duration.ofMinutes(3));
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(
         slices(DRIVER, "n1").get(0).getSpec().getDevices()).allSatisfy(d -> assertThat(
             d.getTaints()).extracting(t -> t.getKey())
             .containsExactly("kdra.io/driver-unresponsive")));
@@ -238,7 +238,7 @@ class PoolReconcilerTest {
         .withGeneration(9L).endPool().endSpec().build();
     assertThat(writer.apply(List.of(new SliceWrite.Update(ours))))
         .isEqualTo(SliceWriter.Outcome.CONFLICT);
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(
         slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getName())
         .isEqualTo("gpu-000"));
   }

@@ -76,7 +76,7 @@ class BridgeFailoverIT {
     assertThat(first).isIn(ONE, TWO);
     String second = first.equals(ONE) ? TWO : ONE;
     // both ready (the standby too: its caches are warm), only one says it leads
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
       assertThat(leadership(first).path("leader").asBoolean()).isTrue();
       assertThat(leadership(second).path("leader").asBoolean()).isFalse();
       assertThat(leadership(second).path("leaseHolder").asText()).isEqualTo(first);
@@ -89,7 +89,7 @@ class BridgeFailoverIT {
     // the leader crashes: the standby waits for the lease to expire, then reconciles
     long crashed = System.nanoTime();
     stack.crash(first);
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
         .until(() -> second.equals(leader()));
     long takeover = (System.nanoTime() - crashed) / 1_000_000;
     apply("failover-l4", "- gpu: {type: nvidia-tesla-a100, count: 1}\n"
@@ -104,14 +104,14 @@ class BridgeFailoverIT {
 
     // the crashed replica comes back (as its Deployment would start it) and stands by
     stack.restart(first);
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(leadership(first).path("leaseHolder").asText()).isEqualTo(second));
     assertThat(leader()).isEqualTo(second);
 
     // a graceful stop hands the Lease over instead of letting it expire
     long stopped = System.nanoTime();
     stack.stop(second);
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
         .until(() -> first.equals(leader()));
     long handover = (System.nanoTime() - stopped) / 1_000_000;
     assertThat(Files.readString(stack.process(second).log)).contains("released Lease");

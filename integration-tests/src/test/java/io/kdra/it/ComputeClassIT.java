@@ -99,7 +99,7 @@ class ComputeClassIT {
     assertThat(stack.kubelet("node-a").prepared(second).cdiIds()).hasSize(2);
 
     Pod third = client.resource(Dra.podWithTemplate(ns, "third", "a100-or-l4")).create();
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
       PodCondition scheduled = scheduled(third);
       assertThat(scheduled).isNotNull();
       assertThat(scheduled.getStatus()).isEqualTo("False");
@@ -118,7 +118,7 @@ class ComputeClassIT {
   void aDeletedNodesSlicesGoAndNothingIsAllocatedThere() {
     String ns = stack.namespace;
     client.nodes().withName("node-b").delete();
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(slicesOf("node-b")).isEmpty());
     // node-b's driver sends snapshots every 2 s: they must not bring the slices back
     ServiceProcess.sleep(5000);

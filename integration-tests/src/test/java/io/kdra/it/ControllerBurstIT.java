@@ -94,7 +94,7 @@ class ControllerBurstIT {
     stack.crash(leader);
     String standby = other(leader);
     // the standby takes the lease once it expires and goes on where the leader stopped
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
         .until(() -> standby.equals(leader()));
     System.out.printf("[it] %s killed with %d of %d pods bound; %s leads since %d ms%n", leader,
         boundAtCrash, PODS, standby, (System.nanoTime() - started) / 1_000_000);
@@ -133,7 +133,7 @@ class ControllerBurstIT {
       assertThat(names).hasSize(1);
     });
     // the rest are Pending, unschedulable, with the reason
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
       List<Pod> pending = client.pods().inNamespace(ns).list().getItems().stream()
           .filter(p -> p.getSpec().getNodeName() == null).toList();
       assertThat(pending).hasSize(PODS - devices);
@@ -169,7 +169,7 @@ class ControllerBurstIT {
     long stopping = System.nanoTime();
     stack.stop(leading);
     long exited = (System.nanoTime() - stopping) / 1_000_000;
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
         .until(() -> other.equals(leader()));
     long takeover = (System.nanoTime() - stopping) / 1_000_000;
     System.out.printf("[it] claim-controller leader stopped (SIGTERM) in %d ms; %s leads %d ms"
@@ -206,7 +206,7 @@ class ControllerBurstIT {
     // it exits, and the harness starts it again (as its ReplicaSet would), so that the clean-up
     // has a controller
     int restarts = stack.restarts(other);
-    await().atMost(Duration.ofSeconds(30)).until(() -> stack.restarts(other) > restarts);
+    await().atMost(Duration.ofSeconds(90)).until(() -> stack.restarts(other) > restarts);
     assertThat(Files.readString(stack.process(other).log)).contains("lost the claim-controller"
         + " Lease");
   }

@@ -103,7 +103,7 @@ class DriverRestartIT {
     assertThat(checkpointClaims()).containsExactly(firstUid);
     assertThat(kubelet.prepared(second)).isNull();
     // the call in flight failed with the connection, as a kubelet's would
-    await().atMost(Duration.ofSeconds(30)).until(() ->
+    await().atMost(Duration.ofSeconds(90)).until(() ->
         String.valueOf(kubelet.lastError(second)).contains("UNAVAILABLE"));
     stack.restart(driver);
     System.out.printf("[it] %s killed mid-prepare and ready again in %d ms%n", driver,

@@ -69,7 +69,7 @@ class GpuClaimIT {
         .containsExactly("trainer");
 
     String uid = claim.getMetadata().getUid();
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(stack.kubelet("node-b").prepared(pod)).isNotNull());
     assertThat(stack.kubelet("node-b").prepared(pod).cdiIds())
         .containsExactly("k8s.gpu.kdra.io/claim=" + uid + "-gpu-0");
@@ -115,7 +115,7 @@ class GpuClaimIT {
 
     // a fourth pod waits: every device is taken
     Pod fourth = client.resource(Dra.podWithTemplate(ns, "worker-4", "one-gpu")).create();
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(scheduledCondition(fourth)).isEqualTo("False"));
 
     // deleting worker-1 unprepares its claim on its node, deletes the claim, frees its device
@@ -134,7 +134,7 @@ class GpuClaimIT {
     });
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
         assertThat(Dra.devices(Dra.claimOf(client, fourth, "gpu"))).containsExactly(firstDevice));
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(stack.kubelet(firstNode).prepared(fourth)).isNotNull());
     // the other claims were left alone
     for (String name : List.of("worker-2", "worker-3")) {
@@ -241,7 +241,7 @@ class GpuClaimIT {
     Pod noClass = client.resource(Dra.podWithTemplate(ns, "wants-no-class", "no-class"))
         .create();
 
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
       for (Pod pod : List.of(noDevice, noClass)) {
         Pod current = Dra.get(client, pod);
         assertThat(current.getSpec().getNodeName()).isNull();
@@ -259,7 +259,7 @@ class GpuClaimIT {
     assertThat(noClassMessage).contains("no-such-class");
 
     ResourceClaim claim = Dra.claimOf(client, noDevice, "gpu");
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(eventsAbout("ResourceClaim", claim.getMetadata().getName()))
             .anySatisfy(e -> {
               assertThat(e.getType()).isEqualTo("Warning");

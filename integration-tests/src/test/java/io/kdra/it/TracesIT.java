@@ -61,7 +61,7 @@ class TracesIT {
         .matches("00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]");
     String traceId = traceparent.split("-")[1];
 
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
       List<OtlpReceiver.ReceivedSpan> trace = RECEIVER.spans().stream()
           .filter(s -> s.traceId().equals(traceId)).toList();
       assertThat(trace).as("spans of trace %s among %s", traceId, RECEIVER.spans())

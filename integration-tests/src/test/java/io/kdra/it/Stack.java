@@ -587,8 +587,7 @@ final class Stack implements AutoCloseable {
   @Override
   public void close() {
     stopProcesses();
-    // every process, mount and cgroup of the real nodes, and their Node objects
-    new ArrayList<>(realNodes.values()).parallelStream().forEach(RealNode::close);
+    stopRealNodes();
     // no garbage collector and no kubelet: remove what this class left behind by hand
     quietly(() -> client.pods().inNamespace(namespace).withGracePeriod(0).delete());
     quietly(() -> client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems()
@@ -627,6 +626,25 @@ final class Stack implements AutoCloseable {
       org.assertj.core.api.Assertions.assertThat(client.resources(ResourceClaim.class)
           .inNamespace(namespace).list().getItems()).isEmpty();
     });
+  }
+
+  /**
+   * Stops the real nodes: every process, mount and cgroup of theirs, and their Node objects (the
+   * API server must still run for those). Idempotent.
+   */
+  void stopRealNodes() {
+    List<RealNode> all;
+    synchronized (realNodes) {
+      all = new ArrayList<>(realNodes.values());
+    }
+    all.parallelStream().forEach(RealNode::close);
+  }
+
+  /** The real nodes' names (none on a stack of test kubelets). */
+  List<String> realNodeNames() {
+    synchronized (realNodes) {
+      return List.copyOf(realNodes.keySet());
+    }
   }
 
   void stopProcesses() {

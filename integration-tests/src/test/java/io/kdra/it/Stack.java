@@ -587,7 +587,8 @@ final class Stack implements AutoCloseable {
   @Override
   public void close() {
     stopProcesses();
-    stopRealNodes();
+    // every process, mount and cgroup of the real nodes, and their Node objects
+    realNodeList().parallelStream().forEach(RealNode::close);
     // no garbage collector and no kubelet: remove what this class left behind by hand
     quietly(() -> client.pods().inNamespace(namespace).withGracePeriod(0).delete());
     quietly(() -> client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems()
@@ -629,15 +630,17 @@ final class Stack implements AutoCloseable {
   }
 
   /**
-   * Stops the real nodes: every process, mount and cgroup of theirs, and their Node objects (the
-   * API server must still run for those). Idempotent.
+   * Stops the real nodes, every process, mount and cgroup of theirs, without touching the API
+   * server (as {@link #stopProcesses}: their Node objects stay). Idempotent.
    */
   void stopRealNodes() {
-    List<RealNode> all;
+    realNodeList().parallelStream().forEach(RealNode::stopProcesses);
+  }
+
+  private List<RealNode> realNodeList() {
     synchronized (realNodes) {
-      all = new ArrayList<>(realNodes.values());
+      return new ArrayList<>(realNodes.values());
     }
-    all.parallelStream().forEach(RealNode::close);
   }
 
   /** The real nodes' names (none on a stack of test kubelets). */

@@ -102,8 +102,9 @@ public final class Demo {
     }
     manifests = manifests.toAbsolutePath();
     boolean real = !testKubelet && RealNode.runsAsRoot();
-    if (!testKubelet && !real) {
-      System.out.println(DemoReport.NOT_ROOT);
+    String choice = DemoReport.nodesChoice(testKubelet, RealNode.runsAsRoot());
+    if (choice != null) {
+      System.out.println(choice);
     }
     Path kubeconfig = Path.of("..", "target", "demo-kubeconfig.yaml").toAbsolutePath().normalize();
     Demo demo = new Demo(kubeconfig, real);

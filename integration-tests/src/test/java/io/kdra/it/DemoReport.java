@@ -22,9 +22,17 @@ final class DemoReport {
   static final int WIDTH = 100;
 
   /** The one line said when the demo falls back to the test kubelet because it is not root. */
-  static final String NOT_ROOT = "[demo] not root: the nodes run on the test kubelet (real nodes"
-      + " need root for their mount namespaces, cgroups and containerd); --test-kubelet says so"
-      + " explicitly";
+  static final String NOT_ROOT = "[demo] not root, so test kubelets instead of real nodes (those"
+      + " need root for their mount namespaces, cgroups and containerd; --test-kubelet chooses"
+      + " test kubelets explicitly)";
+  /**
+   * What the demo says about its nodes before it starts: only the fall-back to test kubelets
+   * when not root, which the user did not ask for; null otherwise.
+   */
+  static String nodesChoice(boolean testKubeletAsked, boolean root) {
+    return !testKubeletAsked && !root ? NOT_ROOT : null;
+  }
+
   /** Said instead of the kubectl lines with {@code --once}: the cluster is gone right after. */
   static final String ONCE = "--once: everything stops now; run bin/demo without --once to use"
       + " kubectl against the cluster";

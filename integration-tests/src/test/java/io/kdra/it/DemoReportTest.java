@@ -134,6 +134,15 @@ class DemoReportTest {
   }
 
   @Test
+  void notRootTheDemoSaysItFallsBackToTestKubeletsUnlessAskedFor() {
+    assertThat(DemoReport.nodesChoice(false, false)).isEqualTo(DemoReport.NOT_ROOT)
+        .startsWith("[demo] not root, so test kubelets instead of real nodes");
+    assertThat(DemoReport.nodesChoice(true, false)).isNull();
+    assertThat(DemoReport.nodesChoice(false, true)).isNull();
+    assertThat(DemoReport.nodesChoice(true, true)).isNull();
+  }
+
+  @Test
   void aCdiSpecGivesItsIdsEnvNamesAndDeviceNodes() throws Exception {
     CdiSpec spec = CdiSpec.parse("""
         {"cdiVersion": "0.5.0", "kind": "k8s.gpu.kdra.io/claim",

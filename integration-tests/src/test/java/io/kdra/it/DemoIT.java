@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 class DemoIT {
 
   private static final Duration STARTUP = Duration.ofSeconds(300);
-  /** The services get 10 s of SIGTERM before SIGKILL, the nodes' kubelets 15 s; the rest is quick. */
+  /** Services get 10 s of SIGTERM before SIGKILL, the nodes' kubelets 15 s; the rest is quick. */
   private static final long STOP_SECONDS = 30;
 
   private final Path root = ServiceProcess.moduleDir("bin").getParent();

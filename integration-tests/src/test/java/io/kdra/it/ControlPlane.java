@@ -67,6 +67,12 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
     return base.resolve("kdra");
   }
 
+  /** The kubectl that build-control-plane.sh builds beside kube-apiserver (same version). */
+  static Path kubectl() {
+    return cacheDir().resolve("k8s").resolve(VERSION + "-linux-" + Running.arch())
+        .resolve("kubectl");
+  }
+
   /**
    * The started control plane; closing the root store stops it.
    *

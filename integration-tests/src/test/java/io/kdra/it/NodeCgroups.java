@@ -169,10 +169,21 @@ final class NodeCgroups {
       return;
     }
     List<Path> all;
-    try (Stream<Path> walk = Files.walk(dir)) {
-      all = walk.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    while (true) {
+      try (Stream<Path> walk = Files.walk(dir)) {
+        all = walk.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
+        break;
+      } catch (IOException | UncheckedIOException e) {
+        // removed meanwhile by another stop of the same node (the JVM's shutdown hook and the
+        // node's close run at once when a demo is stopped with Ctrl-C): walk what is left
+        if (!Files.isDirectory(dir)) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("walking cgroup " + dir + ": " + e, e);
+        }
+        ServiceProcess.sleep(100);
+      }
     }
     for (Path d : all) {
       // a cgroup whose last task just exited may stay busy for a moment
@@ -188,6 +199,26 @@ final class NodeCgroups {
         }
       }
     }
+  }
+
+  /** The names of the node cgroups that the JVM {@code pid} owns, in any hierarchy. */
+  static List<String> ownedBy(long pid) {
+    List<String> names = new ArrayList<>();
+    for (Path h : hierarchies()) {
+      try (Stream<Path> dirs = Files.list(h)) {
+        dirs.map(d -> d.getFileName().toString())
+            .filter(n -> owner(n).map(o -> o.pid() == pid).orElse(false))
+            .filter(n -> !names.contains(n)).forEach(names::add);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return names;
+  }
+
+  /** Pids of every process in the node cgroup {@code name} or below it, in any hierarchy. */
+  static List<Long> processesOf(String name) {
+    return new NodeCgroups(name).processes();
   }
 
   /**

@@ -349,21 +349,29 @@ final class RealNode implements AutoCloseable {
   }
 
   /**
-   * Stops the node: the kubelet and containerd as a shutdown would (SIGTERM), then every process
-   * left in its cgroup (shims, containers, the namespace holder; SIGKILL), which takes its mount
-   * namespace and every mount in it along; removes its cgroups, its Node object and the runtime
-   * state in its directory (the logs stay for a look). Idempotent.
+   * Stops the node: {@link #stopProcesses}, then removes its Node object. Idempotent.
    */
   @Override
   public void close() {
-    stop(kubelet, "kubelet");
-    stop(containerd, "containerd");
-    killAll();
+    stopProcesses();
     try {
       client.nodes().withName(name).withGracePeriod(0).delete();
     } catch (RuntimeException e) {
       System.out.println("[real-node] deleting Node " + name + ": " + e);
     }
+  }
+
+  /**
+   * Stops the node without touching the API server (which may be stopping too, as when a demo
+   * ends): the kubelet and containerd as a shutdown would (SIGTERM), then every process left in
+   * its cgroup (shims, containers, the namespace holder; SIGKILL), which takes its mount
+   * namespace and every mount in it along; removes its cgroups and the runtime state in its
+   * directory (the logs stay for a look). Idempotent.
+   */
+  void stopProcesses() {
+    stop(kubelet, "kubelet");
+    stop(containerd, "containerd");
+    killAll();
     for (String state : List.of("containerd", "k", "cni/state")) {
       Stack.deleteRecursively(dir.resolve(state));
     }

@@ -588,7 +588,7 @@ final class Stack implements AutoCloseable {
   public void close() {
     stopProcesses();
     // every process, mount and cgroup of the real nodes, and their Node objects
-    new ArrayList<>(realNodes.values()).parallelStream().forEach(RealNode::close);
+    realNodeList().parallelStream().forEach(RealNode::close);
     // no garbage collector and no kubelet: remove what this class left behind by hand
     quietly(() -> client.pods().inNamespace(namespace).withGracePeriod(0).delete());
     quietly(() -> client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems()
@@ -627,6 +627,27 @@ final class Stack implements AutoCloseable {
       org.assertj.core.api.Assertions.assertThat(client.resources(ResourceClaim.class)
           .inNamespace(namespace).list().getItems()).isEmpty();
     });
+  }
+
+  /**
+   * Stops the real nodes, every process, mount and cgroup of theirs, without touching the API
+   * server (as {@link #stopProcesses}: their Node objects stay). Idempotent.
+   */
+  void stopRealNodes() {
+    realNodeList().parallelStream().forEach(RealNode::stopProcesses);
+  }
+
+  private List<RealNode> realNodeList() {
+    synchronized (realNodes) {
+      return new ArrayList<>(realNodes.values());
+    }
+  }
+
+  /** The real nodes' names (none on a stack of test kubelets). */
+  List<String> realNodeNames() {
+    synchronized (realNodes) {
+      return List.copyOf(realNodes.keySet());
+    }
   }
 
   void stopProcesses() {

@@ -32,6 +32,12 @@ import java.util.Map;
  */
 final class PodWhy {
 
+  /**
+   * Nodes shown per answer, first by name: each feasible one costs an allocation attempt, and a
+   * large cluster's list would bury the answer; the message covers all nodes.
+   */
+  static final int NODES_SHOWN = 50;
+
   private PodWhy() {}
 
   /** Where the pod stands. */
@@ -98,30 +104,39 @@ final class PodWhy {
     List<ResourceClaim> unallocated = claims.stream().filter(c -> !allocated(c)).toList();
     NodeFilter.Result filtered = NodeFilter.filter(pod, state.nodes(), state.pods(),
         NodeSelectors.ofAllocated(claims));
+    java.util.Set<String> shown = shown(state);
     List<NodeRow> rows = new ArrayList<>();
-    filtered.rejected().forEach((node, why) -> rows.add(new NodeRow(node, why)));
+    filtered.rejected().forEach((node, why) -> {
+      if (shown.contains(node)) {
+        rows.add(new NodeRow(node, why));
+      }
+    });
     if (filtered.feasible().isEmpty()) {
       return new Answer(State.UNSCHEDULABLE, filtered.summary(), null, claims, Map.of(),
-          Map.of(), List.of(), rows);
+          Map.of(), List.of(), sorted(rows, state));
     }
     if (unallocated.isEmpty()) {
       String node = filtered.feasible().get(0).getMetadata().getName();
-      filtered.feasible().forEach(n -> rows.add(new NodeRow(n.getMetadata().getName(),
-          "fits: its claims are allocated already")));
-      return new Answer(State.FITS, "", node, claims, Map.of(), Map.of(), List.of(), sorted(rows));
+      filtered.feasible().stream().filter(n -> shown.contains(n.getMetadata().getName()))
+          .forEach(n -> rows.add(new NodeRow(n.getMetadata().getName(),
+              "fits: its claims are allocated already")));
+      return new Answer(State.FITS, "", node, claims, Map.of(), Map.of(), List.of(),
+          sorted(rows, state));
     }
     DraCorePodAllocator allocator = new DraCorePodAllocator(options);
     PodScheduler.Placement placement = allocator.placement(pod, filtered.feasible(), unallocated,
         state.claims(), state);
     Allocator perNode = allocator.allocator(state.claims(), state);
     for (Node n : filtered.feasible()) {
-      rows.add(new NodeRow(n.getMetadata().getName(),
-          onNode(perNode.allocate(n, unallocated))));
+      if (shown.contains(n.getMetadata().getName())) {
+        rows.add(new NodeRow(n.getMetadata().getName(),
+            onNode(perNode.allocate(n, unallocated))));
+      }
     }
     Decision d = DraCorePodAllocator.decide(placement);
     if (d instanceof Decision.Placed p) {
       return new Answer(State.FITS, "", p.node(), claims, p.allocations(), Map.of(), List.of(),
-          sorted(rows));
+          sorted(rows, state));
     }
     Decision.NotPlaced np = (Decision.NotPlaced) d;
     List<RequestRow> requests = new ArrayList<>();
@@ -132,7 +147,7 @@ final class PodWhy {
       }
     }
     return new Answer(State.UNSCHEDULABLE, PodScheduling.notPlaced(filtered, np), null, claims,
-        Map.of(), np.perClaim(), requests, sorted(rows));
+        Map.of(), np.perClaim(), requests, sorted(rows, state));
   }
 
   /** The allocator's answer on one node: the devices it would pick, or why none. */
@@ -158,9 +173,20 @@ final class PodWhy {
         .values());
   }
 
-  private static List<NodeRow> sorted(List<NodeRow> rows) {
+  /** The names of the first {@link #NODES_SHOWN} nodes by name. */
+  private static java.util.Set<String> shown(ClusterState state) {
+    return state.nodes().stream().map(n -> n.getMetadata().getName()).sorted()
+        .limit(NODES_SHOWN).collect(java.util.stream.Collectors.toSet());
+  }
+
+  /** By node name, and a last row counting the nodes not shown. */
+  private static List<NodeRow> sorted(List<NodeRow> rows, ClusterState state) {
     List<NodeRow> out = new ArrayList<>(rows);
     out.sort(java.util.Comparator.comparing(NodeRow::node));
+    int hidden = state.nodes().size() - NODES_SHOWN;
+    if (hidden > 0) {
+      out.add(new NodeRow("...", hidden + " more nodes, not shown"));
+    }
     return out;
   }
 

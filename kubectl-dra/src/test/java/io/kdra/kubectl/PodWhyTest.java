@@ -79,6 +79,25 @@ class PodWhyTest {
         "node(s) were not ready");
   }
 
+  @Test
+  void aLargeClusterShowsTheFirstNodesByNameAndCountsTheRest() {
+    ClusterState big = cluster;
+    java.util.List<io.fabric8.kubernetes.api.model.Node> nodes =
+        new java.util.ArrayList<>(cluster.nodes());
+    for (int i = 0; i < PodWhy.NODES_SHOWN; i++) {
+      nodes.add(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata()
+          .withName(String.format("node-x%02d", i)).endMetadata().build());
+    }
+    big = new ClusterState(nodes, cluster.pods(), cluster.claims(), cluster.templates(),
+        cluster.slices(), cluster.deviceClasses());
+    PodWhy.Answer a = PodWhy.explain(big.pod("ml", "too-big").orElseThrow(), big,
+        Main.options());
+    assertThat(a.nodes()).hasSize(PodWhy.NODES_SHOWN + 1);
+    assertThat(a.nodes().get(PodWhy.NODES_SHOWN))
+        .isEqualTo(new PodWhy.NodeRow("...", "3 more nodes, not shown"));
+    assertThat(a.message()).startsWith("2/53 nodes are available: 51 node(s) were not ready.");
+  }
+
   private PodWhy.Answer explain(String pod) {
     return PodWhy.explain(cluster.pod("ml", pod).orElseThrow(), cluster, Main.options());
   }

@@ -24,9 +24,29 @@ final class LiveCluster implements AutoCloseable {
   private final KubernetesClient client;
   private final String namespace;
 
+  /**
+   * A client for the kubeconfig's context.
+   *
+   * @throws IllegalArgumentException naming the kubeconfig or the context when either is missing
+   */
   LiveCluster(String kubeconfig, String context, String namespace) {
+    if (kubeconfig != null && !new File(kubeconfig).isFile()) {
+      throw new IllegalArgumentException("kubeconfig " + kubeconfig + ": no such file");
+    }
+    if (kubeconfig == null && System.getenv("KUBERNETES_SERVICE_HOST") == null
+        && Config.getKubeconfigFilenames().stream().noneMatch(f -> new File(f).isFile())) {
+      // else fabric8 would try the in-cluster address and fail with an unresolvable host
+      throw new IllegalArgumentException("no kubeconfig: none at " + String.join(", ",
+          Config.getKubeconfigFilenames()) + "; set KUBECONFIG or pass --kubeconfig");
+    }
     Config config = kubeconfig != null ? Config.fromKubeconfig(context, new File(kubeconfig))
         : Config.autoConfigure(context);
+    // fabric8 falls back to the current context; kubectl refuses a context it does not know
+    if (context != null && (config.getCurrentContext() == null
+        || !context.equals(config.getCurrentContext().getName()))) {
+      throw new IllegalArgumentException("context \"" + context + "\" does not exist in the "
+          + "kubeconfig");
+    }
     config.setConnectionTimeout(TIMEOUT_MS);
     config.setRequestTimeout(TIMEOUT_MS);
     config.setRequestRetryBackoffLimit(0);

@@ -98,6 +98,9 @@ public final class Main implements Callable<Integer> {
     LiveCluster cluster;
     try {
       cluster = new LiveCluster(c.kubeconfig, c.context, c.namespace);
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      return ERROR;
     } catch (RuntimeException e) {
       err.println("error: cannot load the kubeconfig: " + e.getMessage());
       return ERROR;

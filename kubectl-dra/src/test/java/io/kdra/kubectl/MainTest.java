@@ -48,10 +48,21 @@ class MainTest {
   }
 
   @Test
+  void aMissingKubeconfigOrContextIsNamed() {
+    assertThat(run("devices", "--kubeconfig", "no-such-kubeconfig.yaml")).isEqualTo(Main.ERROR);
+    assertThat(run("devices", "--kubeconfig", "src/test/resources/kubeconfig.yaml", "--context",
+        "elsewhere")).isEqualTo(Main.ERROR);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(
+        "error: kubeconfig no-such-kubeconfig.yaml: no such file\n"
+            + "error: context \"elsewhere\" does not exist in the kubeconfig\n");
+  }
+
+  @Test
   void anUnreachableClusterIsAnErrorNamingTheServer() {
     assertThat(run("devices", "--kubeconfig", "src/test/resources/kubeconfig.yaml"))
         .isEqualTo(Main.ERROR);
     assertThat(err.toString(StandardCharsets.UTF_8))
-        .startsWith("error: cannot reach the API server at https://127.0.0.1:1/");
+        .startsWith("error: cannot reach the API server at https://127.0.0.1:1/: connection "
+            + "refused");
   }
 }

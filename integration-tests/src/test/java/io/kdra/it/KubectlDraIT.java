@@ -72,6 +72,7 @@ class KubectlDraIT {
     if (client != null) {
       client.rbac().clusterRoleBindings().withName(READER).delete();
       client.rbac().clusterRoles().withName(READER).delete();
+      client.serviceAccounts().inNamespace(stack.namespace).withName(READER).delete();
     }
   }
 

@@ -34,11 +34,28 @@ public final class DraCorePodAllocator implements PodAllocator {
   @Override
   public Decision allocate(Pod pod, List<Node> candidates, List<ResourceClaim> unallocated,
       List<ResourceClaim> allClaims, ClusterView view) {
+    return decide(placement(pod, candidates, unallocated, allClaims, view));
+  }
+
+  /**
+   * The allocator's placement behind {@link #allocate}, with its structured explanations
+   * ({@code kubectl dra} shows their per-request counts).
+   */
+  public PodScheduler.Placement placement(Pod pod, List<Node> candidates,
+      List<ResourceClaim> unallocated, List<ResourceClaim> allClaims, ClusterView view) {
+    return PodScheduler.schedule(allocator(allClaims, view), candidates, pod, unallocated);
+  }
+
+  /** The allocator over the view's slices and classes, with every claim's allocation taken. */
+  public Allocator allocator(List<ResourceClaim> allClaims, ClusterView view) {
     AllocationSnapshot snapshot = AllocationSnapshot.of(view.slices(),
         new InMemoryDeviceClassLister(view.deviceClasses()),
         AllocatedState.fromClaims(allClaims));
-    PodScheduler.Placement placement = PodScheduler.schedule(new Allocator(snapshot, options),
-        candidates, pod, unallocated);
+    return new Allocator(snapshot, options);
+  }
+
+  /** The decision for a placement: its node and results, or its explanations as one message. */
+  public static Decision decide(PodScheduler.Placement placement) {
     if (placement.allocated()) {
       Map<String, AllocationResult> results = new LinkedHashMap<>();
       for (ClaimOutcome o : placement.outcomes()) {
@@ -46,20 +63,32 @@ public final class DraCorePodAllocator implements PodAllocator {
       }
       return new Decision.Placed(placement.node(), results);
     }
-    Map<String, String> perClaim = new LinkedHashMap<>();
+    Map<String, String> perClaim = perClaim(placement.outcomes());
     String reason = "Unsatisfiable";
     for (ClaimOutcome o : placement.outcomes()) {
-      if (o instanceof ClaimOutcome.NotAllocated na) {
-        perClaim.put(o.claim().getMetadata().getName(), na.explanation().summary());
-        if ("Unsatisfiable".equals(reason)) {
-          reason = camel(na.explanation().kind().name());
-        }
+      if (o instanceof ClaimOutcome.NotAllocated na && "Unsatisfiable".equals(reason)) {
+        reason = camel(na.explanation().kind().name());
       }
     }
-    String message = perClaim.entrySet().stream()
+    return new Decision.NotPlaced(message(perClaim), perClaim, reason);
+  }
+
+  /** Claim name to the summary of its explanation, for the claims not allocated. */
+  public static Map<String, String> perClaim(List<ClaimOutcome> outcomes) {
+    Map<String, String> perClaim = new LinkedHashMap<>();
+    for (ClaimOutcome o : outcomes) {
+      if (o instanceof ClaimOutcome.NotAllocated na) {
+        perClaim.put(o.claim().getMetadata().getName(), na.explanation().summary());
+      }
+    }
+    return perClaim;
+  }
+
+  /** {@code claim a: ...; claim b: ...}: the message for the pod's condition and Event. */
+  public static String message(Map<String, String> perClaim) {
+    return perClaim.entrySet().stream()
         .map(e -> "claim " + e.getKey() + ": " + e.getValue())
         .collect(Collectors.joining("; "));
-    return new Decision.NotPlaced(message, perClaim, reason);
   }
 
   /** {@code MISSING_CLASS} as {@code MissingClass}, for a metrics tag. */

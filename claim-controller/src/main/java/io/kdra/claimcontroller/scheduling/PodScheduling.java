@@ -183,9 +183,7 @@ public final class PodScheduling {
       PodAllocator.Decision d = allocator.allocate(pod, nodes.feasible(), unallocated,
           recent.overlay(view.claims()), view);
       if (d instanceof PodAllocator.Decision.NotPlaced np) {
-        String msg = nodes.rejected().isEmpty() ? np.message()
-            : nodes.summary() + " " + np.message();
-        return new Outcome.Unschedulable(msg, np.perClaim(), np.reason());
+        return new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(), np.reason());
       }
       PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) d;
       node = placed.node();
@@ -317,10 +315,20 @@ public final class PodScheduling {
   }
 
   /**
-   * Why the pod cannot be scheduled until a user acts: claims and templates it names that do not
-   * exist (kube-scheduler's PreFilter reports these too, as unschedulable).
+   * The {@code PodScheduled} message for a pod whose claims fit on none of the nodes that passed
+   * the filter: the filter's summary when it rejected some, then the allocator's explanation.
+   * Public so that {@code kubectl dra} words it as this controller does.
    */
-  private static List<String> missing(PodClaimResolver.Resolution r) {
+  public static String notPlaced(NodeFilter.Result nodes, PodAllocator.Decision.NotPlaced np) {
+    return nodes.rejected().isEmpty() ? np.message() : nodes.summary() + " " + np.message();
+  }
+
+  /**
+   * Why the pod cannot be scheduled until a user acts: claims and templates it names that do not
+   * exist (kube-scheduler's PreFilter reports these too, as unschedulable); joined with
+   * {@code "; "}, the {@code PodScheduled} message. Public for {@code kubectl dra}.
+   */
+  public static List<String> missing(PodClaimResolver.Resolution r) {
     List<String> why = new ArrayList<>();
     for (Step.MissingClaim m : r.of(Step.MissingClaim.class)) {
       why.add("pod claim entry " + m.entry() + ": ResourceClaim " + m.claim()

@@ -1,7 +1,7 @@
 package io.kdra.alloc.cli;
 
 /** Bad input: the message names the file, the object and the field. Exit status 2. */
-final class InputException extends Exception {
+public final class InputException extends Exception {
 
   InputException(String message, Throwable cause) {
     super(message, cause);

@@ -26,22 +26,30 @@ import java.util.List;
  * Reads YAML or JSON (JSON is YAML): single objects, multi-document streams, and {@code kind: List}
  * (or {@code *List}) wrappers, as {@code kubectl get -o yaml} prints them. Known kinds are
  * converted to fabric8 model objects; other kinds are skipped with a warning. Any parse or type
- * error becomes an {@link InputException} naming the file, the object and the field.
+ * error becomes an {@link InputException} naming the file, the object and the field. Public for
+ * {@code kubectl dra what-if}, which reads manifests the same way.
  */
-final class InputReader {
+public final class InputReader {
 
   private static final List<String> RESOURCE_VERSIONS = List.of("resource.k8s.io/v1");
 
   private final ObjectMapper mapper = new ObjectMapper(new YAMLFactory())
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
   private final PrintStream warnings;
+  private final String program;
 
   InputReader(PrintStream warnings) {
+    this("dra-alloc", warnings);
+  }
+
+  /** A reader whose warnings (kinds skipped) go to {@code warnings}, prefixed with the program. */
+  public InputReader(String program, PrintStream warnings) {
+    this.program = program;
     this.warnings = warnings;
   }
 
   /** Reads one file ({@code -} = the given stdin) into {@code into}. */
-  void read(String file, InputStream stdin, Inputs into) throws InputException {
+  public void read(String file, InputStream stdin, Inputs into) throws InputException {
     String label = file.equals("-") ? "<stdin>" : file;
     try (InputStream in = file.equals("-") ? stdin : Files.newInputStream(Path.of(file))) {
       JsonParser parser = mapper.getFactory().createParser(in);
@@ -95,7 +103,7 @@ final class InputReader {
       case "Node" -> into.nodes.add(convert(file, object, doc, Node.class));
       case "Pod" -> into.pods.add(convert(file, object, doc, Pod.class));
       case "" -> throw new InputException(file + ": " + where + ": field kind: missing", null);
-      default -> warnings.println("dra-alloc: " + file + ": skipping " + object
+      default -> warnings.println(program + ": " + file + ": skipping " + object
           + ": kind not used");
     }
   }

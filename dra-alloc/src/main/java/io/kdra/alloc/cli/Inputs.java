@@ -10,11 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The objects read from all input files, each kind in input order. */
-final class Inputs {
-  final List<DeviceClass> classes = new ArrayList<>();
-  final List<ResourceSlice> slices = new ArrayList<>();
-  final List<ResourceClaim> claims = new ArrayList<>();
-  final List<ResourceClaimTemplate> templates = new ArrayList<>();
-  final List<Node> nodes = new ArrayList<>();
-  final List<Pod> pods = new ArrayList<>();
+public final class Inputs {
+  public final List<DeviceClass> classes = new ArrayList<>();
+  public final List<ResourceSlice> slices = new ArrayList<>();
+  public final List<ResourceClaim> claims = new ArrayList<>();
+  public final List<ResourceClaimTemplate> templates = new ArrayList<>();
+  public final List<Node> nodes = new ArrayList<>();
+  public final List<Pod> pods = new ArrayList<>();
 }

@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** One human line per allocated claim: where it landed and which devices it got. */
-final class Summary {
+public final class Summary {
 
   private Summary() {}
 
@@ -35,7 +35,7 @@ final class Summary {
   }
 
   /** The node for node-local allocations, else the selector in words. */
-  static String where(NodeSelector selector) {
+  public static String where(NodeSelector selector) {
     if (selector == null || selector.getNodeSelectorTerms() == null
         || selector.getNodeSelectorTerms().isEmpty()) {
       return "any node";

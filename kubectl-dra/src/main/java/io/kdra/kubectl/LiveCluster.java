@@ -1,0 +1,90 @@
+package io.kdra.kubectl;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.File;
+import java.util.Optional;
+
+/**
+ * The I/O: a fabric8 client from the kubeconfig as kubectl picks it ({@code --kubeconfig}, else
+ * {@code KUBECONFIG}, else {@code ~/.kube/config}; {@code --context}), and the reads. Failures
+ * are left to {@link Errors}; nothing is written.
+ */
+final class LiveCluster implements AutoCloseable {
+
+  /** A request gets this long; a command line should not hang on an unreachable server. */
+  private static final int TIMEOUT_MS = 15_000;
+
+  private final KubernetesClient client;
+  private final String namespace;
+
+  /**
+   * A client for the kubeconfig's context.
+   *
+   * @throws IllegalArgumentException naming the kubeconfig or the context when either is missing
+   */
+  LiveCluster(String kubeconfig, String context, String namespace) {
+    if (kubeconfig != null && !new File(kubeconfig).isFile()) {
+      throw new IllegalArgumentException("kubeconfig " + kubeconfig + ": no such file");
+    }
+    if (kubeconfig == null && System.getenv("KUBERNETES_SERVICE_HOST") == null
+        && Config.getKubeconfigFilenames().stream().noneMatch(f -> new File(f).isFile())) {
+      // else fabric8 would try the in-cluster address and fail with an unresolvable host
+      throw new IllegalArgumentException("no kubeconfig: none at " + String.join(", ",
+          Config.getKubeconfigFilenames()) + "; set KUBECONFIG or pass --kubeconfig");
+    }
+    Config config = kubeconfig != null ? Config.fromKubeconfig(context, new File(kubeconfig))
+        : Config.autoConfigure(context);
+    // fabric8 falls back to the current context; kubectl refuses a context it does not know
+    if (context != null && (config.getCurrentContext() == null
+        || !context.equals(config.getCurrentContext().getName()))) {
+      throw new IllegalArgumentException("context \"" + context + "\" does not exist in the "
+          + "kubeconfig");
+    }
+    config.setConnectionTimeout(TIMEOUT_MS);
+    config.setRequestTimeout(TIMEOUT_MS);
+    config.setRequestRetryBackoffLimit(0);
+    this.namespace = namespace != null ? namespace
+        : config.getNamespace() != null ? config.getNamespace() : "default";
+    this.client = new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /** The namespace commands use: {@code -n}, else the context's, else {@code default}. */
+  String namespace() {
+    return namespace;
+  }
+
+  String server() {
+    return client.getConfiguration().getMasterUrl();
+  }
+
+  /** Everything the claim-controller's informers hold, read once. */
+  ClusterState state() {
+    return new ClusterState(client.nodes().list().getItems(),
+        client.pods().inAnyNamespace().list().getItems(),
+        client.resources(ResourceClaim.class).inAnyNamespace().list().getItems(),
+        client.resources(ResourceClaimTemplate.class).inAnyNamespace().list().getItems(),
+        client.resources(ResourceSlice.class).list().getItems(),
+        client.resources(DeviceClass.class).list().getItems());
+  }
+
+  Optional<Pod> pod(String name) {
+    return Optional.ofNullable(client.pods().inNamespace(namespace).withName(name).get());
+  }
+
+  Optional<ResourceClaim> claim(String name) {
+    return Optional.ofNullable(client.resources(ResourceClaim.class).inNamespace(namespace)
+        .withName(name).get());
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

@@ -45,10 +45,15 @@ class DriverRestartIT {
   private static final String OTHER = "node-b";
   /** Long enough to see the spec and kill the driver; every prepare pays it, also the retry. */
   private static final Duration PREPARE_DELAY = Duration.ofSeconds(3);
+  private static final Duration DISCONNECT_GRACE = Duration.ofSeconds(5);
+  private static final String TAINT = "kdra.io/driver-unresponsive=disconnected:NoSchedule";
 
   @RegisterExtension
   static final KdraStack STACK = KdraStack.nodes(twoL4s(NODE), oneA100(OTHER))
-      .withProperties(Map.of("driver.test-only.prepare-delay", PREPARE_DELAY.toSeconds() + "s"));
+      .withProperties(Map.of("driver.test-only.prepare-delay", PREPARE_DELAY.toSeconds() + "s",
+          // shorter than the chart's 20 s, so that the dead-driver test is quick; long enough
+          // for node-a's restarts not to count as death
+          "publisher.stale.disconnected-taint-after", DISCONNECT_GRACE.toSeconds() + "s"));
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -155,6 +160,63 @@ class DriverRestartIT {
     awaitHealth(kubelet, Map.of("gpu-0", HealthStatus.HEALTHY, "gpu-1", HealthStatus.UNHEALTHY));
     assertThat(kubelet.deviceHealth().get("gpu-1").getMessage())
         .isEqualTo("XID 79: GPU has fallen off the bus");
+  }
+
+  /**
+   * A driver that went away (stopped, as when its pod is deleted, evicted or rolled, and not
+   * started again): once the disconnect grace has passed, node-b's A100
+   * carries the stale taint valued "disconnected", and a new pod that needs an A100 is not placed
+   * there (it would be bound and never prepared) but stays Pending with a message naming the
+   * taint. The driver back, the taint goes and the pod runs.
+   */
+  @Test
+  void aDeadDriversDevicesGetNoNewPodsAndThePendingPodSaysWhy() {
+    String ns = stack.namespace;
+    String driver = "device-driver-" + OTHER;
+    // SIGTERM: the driver ends its stream. (A SIGKILLed driver's stream end is not reported by
+    // the publisher's gRPC transport, Vert.x's unified HTTP/2 server; it is caught by the
+    // stale.taint-after silence rule instead: docs/OPERATIONS.md, "Cleanup and staleness".)
+    stack.stop(driver);
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
+        assertThat(taints(OTHER)).containsExactly(TAINT));
+
+    stack.createClusterScoped(Dra.gpuClass("dead-a100",
+        "device.attributes[\"" + Stack.DRIVER + "\"].productName == \"NVIDIA A100-SXM4-40GB\""));
+    client.resource(Dra.template(ns, "one-a100", "dead-a100", 1)).create();
+    Pod pod = client.resource(Dra.podWithTemplate(ns, "needs-a100", "one-a100")).create();
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+      Pod current = Dra.get(client, pod);
+      assertThat(current.getSpec().getNodeName()).isNull();
+      var scheduled = current.getStatus().getConditions().stream()
+          .filter(c -> c.getType().equals("PodScheduled")).findFirst()
+          .orElseThrow(() -> new AssertionError("no PodScheduled condition yet"));
+      assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
+      assertThat(scheduled.getMessage()).contains("1 tainted, e.g. " + TAINT);
+    });
+
+    stack.restart(driver);
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
+        assertThat(taints(OTHER)).containsExactly(""));
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
+        assertThat(stack.kubelet(OTHER).prepared(Dra.get(client, pod))).isNotNull());
+    assertThat(Dra.get(client, pod).getSpec().getNodeName()).isEqualTo(OTHER);
+    client.resource(pod).delete();
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+      assertThat(Dra.get(client, pod)).isNull();
+      assertThat(allCdiFiles(OTHER)).isEmpty();
+    });
+  }
+
+  /** Per published device of the node, its taints as key=value:effect, "" for none. */
+  private static List<String> taints(String node) {
+    return client.resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice.class)
+        .list().getItems().stream()
+        .filter(s -> Stack.DRIVER.equals(s.getSpec().getDriver())
+            && node.equals(s.getSpec().getNodeName()))
+        .flatMap(s -> s.getSpec().getDevices().stream())
+        .map(d -> d.getTaints() == null ? "" : String.join(",", d.getTaints().stream()
+            .map(t -> t.getKey() + "=" + t.getValue() + ":" + t.getEffect()).toList()))
+        .toList();
   }
 
   /** Waits until the kubelet's health cache shows exactly these states, all in node-a's pool. */

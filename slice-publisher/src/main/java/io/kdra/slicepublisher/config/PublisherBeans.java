@@ -46,7 +46,8 @@ public class PublisherBeans {
         .toList();
     return new PlannerSettings(c.drivers(), c.unhealthyTaint().key(), c.unhealthyTaint().effect(),
         c.stale().taintKey(), c.stale().taintEffect(), c.stale().taintAfter(),
-        c.stale().removeAfter(), c.nodeLabelAttributes().orElse(List.of()), pools);
+        c.stale().removeAfter(), c.stale().disconnectedTaintAfter(),
+        c.nodeLabelAttributes().orElse(List.of()), pools);
   }
 
   @Produces
@@ -103,7 +104,9 @@ public class PublisherBeans {
       PublisherMetrics metrics, Clock clock) {
     return new SnapshotIntake(settings.drivers(),
         new SnapshotConverter(settings.nodeLabelAttributes().size()), store,
-        i -> reconciler.inventoryChanged(i.driver(), i.nodeName()), metrics, clock);
+        i -> reconciler.inventoryChanged(i.driver(), i.nodeName()),
+        (i, delay) -> reconciler.inventoryChangedAfter(i.driver(), i.nodeName(), delay),
+        settings.disconnectedTaintAfter(), metrics, clock);
   }
 
   @Produces

@@ -94,6 +94,15 @@ public interface PublisherConfig {
     @WithDefault("10m")
     Duration removeAfter();
 
+    /**
+     * After this long since a driver's stream ended (its process died, restarts, or lost its
+     * connection) without a new one, all devices of the pool get the stale taint with the value
+     * {@code disconnected}, so that no new pod is placed where nothing will prepare it. Long
+     * enough for a driver restart.
+     */
+    @WithDefault("20s")
+    Duration disconnectedTaintAfter();
+
     /** Key of the taint put on devices of a stale driver. */
     @WithDefault("kdra.io/driver-unresponsive")
     String taintKey();

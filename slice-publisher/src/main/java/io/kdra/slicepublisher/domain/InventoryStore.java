@@ -1,5 +1,6 @@
 package io.kdra.slicepublisher.domain;
 
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,17 @@ public final class InventoryStore {
   /** A snapshot of all inventories (a copy; later puts do not show in it). */
   public Collection<NodeInventory> all() {
     return List.copyOf(latest.values());
+  }
+
+  /**
+   * Records that the stream which sent {@code inventory} ended at {@code when}, unless a newer
+   * snapshot of the same driver and node has replaced it (a restarted driver's new stream).
+   *
+   * @return whether it was recorded
+   */
+  public boolean disconnected(NodeInventory inventory, Instant when) {
+    return latest.replace(new Key(inventory.driver(), inventory.nodeName()), inventory,
+        inventory.disconnectedAt(when));
   }
 
   /** Forgets one inventory, unless a newer one of the same driver and node replaced it. */

@@ -18,6 +18,8 @@ import java.util.Set;
  * @param staleTaintEffect its effect
  * @param staleTaintAfter silence after which the stale taint is added
  * @param staleRemoveAfter silence after which the pool is removed
+ * @param disconnectedTaintAfter time since the driver's stream ended after which the stale taint
+ *     is added (with the value {@code disconnected})
  * @param nodeLabelAttributes node label keys copied into device attributes
  * @param networkPools network-attached pools
  */
@@ -29,6 +31,7 @@ public record PlannerSettings(
     String staleTaintEffect,
     Duration staleTaintAfter,
     Duration staleRemoveAfter,
+    Duration disconnectedTaintAfter,
     List<String> nodeLabelAttributes,
     List<NetworkPoolSpec> networkPools) {
 
@@ -40,6 +43,7 @@ public record PlannerSettings(
     Objects.requireNonNull(staleTaintEffect, "staleTaintEffect");
     Objects.requireNonNull(staleTaintAfter, "staleTaintAfter");
     Objects.requireNonNull(staleRemoveAfter, "staleRemoveAfter");
+    Objects.requireNonNull(disconnectedTaintAfter, "disconnectedTaintAfter");
     if (staleRemoveAfter.compareTo(staleTaintAfter) <= 0) {
       throw new IllegalArgumentException("publisher.stale.remove-after (" + staleRemoveAfter
           + ") must be longer than publisher.stale.taint-after (" + staleTaintAfter + ")");
@@ -52,17 +56,25 @@ public record PlannerSettings(
   public static PlannerSettings defaults(String... drivers) {
     return new PlannerSettings(Set.of(drivers), "kdra.io/unhealthy", "NoSchedule",
         "kdra.io/driver-unresponsive", "NoSchedule", Duration.ofMinutes(2),
-        Duration.ofMinutes(10), List.of(), List.of());
+        Duration.ofMinutes(10), Duration.ofSeconds(20), List.of(), List.of());
   }
 
   public PlannerSettings withNodeLabelAttributes(List<String> keys) {
     return new PlannerSettings(drivers, unhealthyTaintKey, unhealthyTaintEffect, staleTaintKey,
-        staleTaintEffect, staleTaintAfter, staleRemoveAfter, keys, networkPools);
+        staleTaintEffect, staleTaintAfter, staleRemoveAfter, disconnectedTaintAfter, keys,
+        networkPools);
   }
 
   public PlannerSettings withNetworkPools(List<NetworkPoolSpec> pools) {
     return new PlannerSettings(drivers, unhealthyTaintKey, unhealthyTaintEffect, staleTaintKey,
-        staleTaintEffect, staleTaintAfter, staleRemoveAfter, nodeLabelAttributes, pools);
+        staleTaintEffect, staleTaintAfter, staleRemoveAfter, disconnectedTaintAfter,
+        nodeLabelAttributes, pools);
+  }
+
+  public PlannerSettings withDisconnectedTaintAfter(Duration after) {
+    return new PlannerSettings(drivers, unhealthyTaintKey, unhealthyTaintEffect, staleTaintKey,
+        staleTaintEffect, staleTaintAfter, staleRemoveAfter, after, nodeLabelAttributes,
+        networkPools);
   }
 
   /** The network pool that the snapshots of {@code driver} on {@code node} feed, if any. */

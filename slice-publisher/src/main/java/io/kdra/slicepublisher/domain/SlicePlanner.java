@@ -42,7 +42,10 @@ import java.util.TreeMap;
  *       (1.35+: a slice carries devices or sharedCounters, not both); they come first.
  *   <li>Unhealthy devices stay and get the configured taint, its value the health message.
  *   <li>A driver silent for longer than the taint grace gets the stale taint on every device; for
- *       longer than the removal grace its pool is not desired any more.
+ *       longer than the removal grace its pool is not desired any more. A driver whose stream
+ *       ended gets the stale taint, valued {@value #DISCONNECTED}, once the disconnect grace has
+ *       passed without a new stream (a dead driver would otherwise keep getting pods placed on
+ *       its node until the silence grace).
  *   <li>Configured node labels become string attributes of node-local devices; the driver's own
  *       attribute of the same name wins.
  * </ul>
@@ -57,6 +60,8 @@ public final class SlicePlanner {
   public static final int MAX_DEVICES_ADVANCED = 64;
   /** Upstream ResourceSliceMaxCounterSets (1.35+). */
   public static final int MAX_COUNTER_SETS = 8;
+  /** The stale taint's value when the driver's stream has ended. */
+  public static final String DISCONNECTED = "disconnected";
   /** Longest label value, hence longest taint value. */
   static final int MAX_LABEL_VALUE = 63;
   /** Longest attribute identifier (DeviceMaxIDLength). */
@@ -111,7 +116,11 @@ public final class SlicePlanner {
     if (silence.compareTo(settings.staleRemoveAfter()) > 0) {
       return Optional.empty();
     }
-    boolean stale = silence.compareTo(settings.staleTaintAfter()) > 0;
+    boolean disconnected = inventory.disconnectedAt()
+        .filter(t -> Duration.between(t, now).compareTo(settings.disconnectedTaintAfter()) >= 0)
+        .isPresent();
+    Optional<String> stale = disconnected ? Optional.of(DISCONNECTED)
+        : silence.compareTo(settings.staleTaintAfter()) > 0 ? Optional.of("") : Optional.empty();
     Optional<NetworkPoolSpec> network =
         settings.networkPoolFedBy(inventory.driver(), inventory.nodeName());
     if (network.isEmpty() && node == null) {
@@ -139,7 +148,7 @@ public final class SlicePlanner {
   }
 
   private Device device(InventoryDevice reported, Map<String, String> labels,
-      boolean stale) {
+      Optional<String> stale) {
     Device in = reported.device();
     Map<String, DeviceAttribute> attributes = new TreeMap<>();
     for (String labelKey : settings.nodeLabelAttributes()) {
@@ -158,10 +167,8 @@ public final class SlicePlanner {
           .withValue(labelValue(reported.healthMessage()))
           .withEffect(settings.unhealthyTaintEffect()).build());
     }
-    if (stale) {
-      taints.add(new DeviceTaintBuilder().withKey(settings.staleTaintKey())
-          .withEffect(settings.staleTaintEffect()).build());
-    }
+    stale.ifPresent(value -> taints.add(new DeviceTaintBuilder().withKey(settings.staleTaintKey())
+        .withValue(value.isEmpty() ? null : value).withEffect(settings.staleTaintEffect()).build()));
     // A shallow copy with new attributes and taints: the reported parts are shared, never
     // modified (copy with DeviceBuilder before changing them). A DeviceBuilder deep copy here
     // was the largest cost of a steady-state sync.

@@ -37,6 +37,8 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
       private boolean reviewed;
       private String node;
       private Long lastSequence;
+      private String lastDriver;
+      private String lastNode;
       private boolean closed;
 
       @Override
@@ -70,6 +72,8 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
         ReportAck ack = intake.accept(snapshot, lastSequence);
         if (ack.getAccepted()) {
           lastSequence = snapshot.getSequence();
+          lastDriver = snapshot.getDriver();
+          lastNode = snapshot.getNodeName();
         } else {
           LOG.debugf("refused snapshot %d of %s on %s: %s", snapshot.getSequence(),
               snapshot.getDriver(), snapshot.getNodeName(), ack.getError());
@@ -87,6 +91,7 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
       public void onError(Throwable t) {
         closed = true;
         LOG.debugf("inventory stream ended by the driver: %s", t.toString());
+        ended();
       }
 
       @Override
@@ -94,6 +99,17 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
         if (!closed) {
           closed = true;
           responses.onCompleted();
+        }
+        ended();
+      }
+
+      /** The driver process is gone, restarting, or cut off: its devices may not be prepared. */
+      private void ended() {
+        if (lastSequence != null && lastDriver != null
+            && intake.streamEnded(lastDriver, lastNode, lastSequence)) {
+          LOG.infof("driver %s on node %s disconnected; its devices get the %s taint unless it"
+              + " reconnects within %s", lastDriver, lastNode, config.stale().taintKey(),
+              config.stale().disconnectedTaintAfter());
         }
       }
     };

@@ -117,6 +117,13 @@ public final class PoolReconciler implements AutoCloseable {
     enqueue(planner.poolKeyOf(driver, node));
   }
 
+  /** As {@link #inventoryChanged}, once {@code delay} has passed (a timer of the planner's). */
+  public void inventoryChangedAfter(String driver, String node, Duration delay) {
+    PoolKey key = planner.poolKeyOf(driver, node);
+    // a little past the instant, so that the plan made then sees the timer as expired
+    worker.schedule(() -> enqueue(key), delay.toMillis() + 50, TimeUnit.MILLISECONDS);
+  }
+
   /** True when nothing is queued (for tests and benchmarks). */
   public boolean idle() {
     synchronized (pending) {

@@ -186,6 +186,36 @@ class SlicePlannerTest {
             .anyMatch(t -> t.getKey().equals("kdra.io/driver-unresponsive"))).isEqualTo(tainted)));
   }
 
+  static Stream<Arguments> disconnection() {
+    // the snapshot arrived at T0, its stream ended at T0 + 5 s; the grace is 20 s
+    Duration ended = Duration.ofSeconds(5);
+    return Stream.of(
+        Arguments.of(named("stream open", Optional.<Duration>empty()), Duration.ofSeconds(30),
+            Optional.empty()),
+        Arguments.of(named("ended, within the grace (a restart)", Optional.of(ended)),
+            Duration.ofSeconds(24), Optional.empty()),
+        Arguments.of(named("ended, the grace just over", Optional.of(ended)),
+            Duration.ofSeconds(25), Optional.of("disconnected")),
+        Arguments.of(named("ended and silent past the taint grace", Optional.of(ended)),
+            Duration.ofMinutes(3), Optional.of("disconnected")),
+        Arguments.of(named("open but silent past the taint grace", Optional.<Duration>empty()),
+            Duration.ofMinutes(3), Optional.of("")));
+  }
+
+  /** The stale taint's value, "" for none, or no taint at all. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void disconnection(Optional<Duration> endedAfter, Duration now, Optional<String> taintValue) {
+    NodeInventory inventory = inv("n1", devs(2)).build();
+    NodeInventory seen = endedAfter.map(e -> inventory.disconnectedAt(T0.plus(e)))
+        .orElse(inventory);
+    List<Device> devices = PLANNER.planPool(seen, node("n1"), T0.plus(now)).orElseThrow()
+        .toSlices(0).get(0).getSpec().getDevices();
+    assertThat(devices).hasSize(2).allSatisfy(d -> assertThat(d.getTaints().stream()
+        .filter(t -> t.getKey().equals("kdra.io/driver-unresponsive"))
+        .map(t -> t.getValue() == null ? "" : t.getValue()).findFirst()).isEqualTo(taintValue));
+  }
+
   @Test
   void nothingIsPublishedForAnUnknownNodeAnUnservedDriverOrNoDevices() {
     assertThat(plan(PLANNER, inv("n1", devs(1)), null, T0)).isEmpty();

@@ -41,7 +41,7 @@ class InventoryGrpcServiceTest {
 
   @BeforeEach
   void nodes() {
-    for (String n : new String[] {"node-a", "node-b"}) {
+    for (String n : new String[] {"node-a", "node-b", "node-c"}) {
       if (client.nodes().withName(n).get() == null) {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(n).endMetadata()
             .build()).create();
@@ -159,5 +159,35 @@ class InventoryGrpcServiceTest {
     assertThat(foreign.getAccepted()).isFalse();
     assertThat(foreign.getError()).contains("not served");
     d.requests.onCompleted();
+  }
+
+  /**
+   * A driver whose stream ends (its process died) gets its devices tainted once the disconnect
+   * grace (1 s in tests) has passed, so that nothing new is placed there; a new stream clears it.
+   */
+  @Test
+  void aDriverWhoseStreamEndsIsTaintedAfterTheGraceUntilItReconnects() throws Exception {
+    Driver d = connect("token-for-node-c");
+    assertThat(d.send(snapshot("gpu.kdra.io", "node-c", 1, gpu("gpu-0"))).getAccepted()).isTrue();
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(taintsOf("node-c"))
+        .containsExactly(""));
+    d.requests.onError(Status.CANCELLED.asRuntimeException());
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(taintsOf("node-c"))
+        .containsExactly("kdra.io/driver-unresponsive=disconnected:NoSchedule"));
+
+    Driver again = connect("token-for-node-c");
+    assertThat(again.send(snapshot("gpu.kdra.io", "node-c", 1, gpu("gpu-0"))).getAccepted())
+        .isTrue();
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(taintsOf("node-c"))
+        .containsExactly(""));
+    again.requests.onCompleted();
+  }
+
+  /** Per device of the pool, its taints as key=value:effect, "" for none. */
+  private java.util.List<String> taintsOf(String pool) {
+    return slicesOf(pool).stream().flatMap(s -> s.getSpec().getDevices().stream())
+        .map(d -> d.getTaints() == null ? "" : String.join(",", d.getTaints().stream()
+            .map(t -> t.getKey() + "=" + t.getValue() + ":" + t.getEffect()).toList()))
+        .toList();
   }
 }

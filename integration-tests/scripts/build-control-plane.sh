@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, kubectl and etcd from their official Go modules at the pinned Kubernetes
-# version, into the layout fabric8 kube-api-test reads:
-#   $KDRA_CACHE_DIR/k8s/<version>-linux-<arch>/{kube-apiserver,kubectl,etcd}
+# Builds kube-apiserver, kube-scheduler, kube-controller-manager, kubectl and etcd from their
+# official Go modules at the pinned Kubernetes version, into the layout fabric8 kube-api-test reads:
+#   $KDRA_CACHE_DIR/k8s/<version>-linux-<arch>/{kube-apiserver,kube-scheduler,...,kubectl,etcd}
 # where etcd is a wrapper that keeps it on loopback (see ensure_etcd_loopback).
-# Reused when present; rebuilt when the pin changes (a new version is a new directory).
+# Reused when present, and only what is missing is built (a new version is a new directory).
 # Where Go is missing, kube-api-test's own download is the fallback (it needs the internet).
 set -euo pipefail
 
@@ -56,35 +56,48 @@ SH
   log "etcd wrapped to listen on 127.0.0.1 only ($dir/etcd -> etcd-server)"
 }
 
-cached() {
-  [ -x "$TARGET/kube-apiserver" ] && [ -x "$TARGET/kubectl" ] && [ -x "$TARGET/etcd" ]
+# What the harness runs; kube-apiserver comes last, so that its presence (what the tests check)
+# implies every other binary's.
+COMMANDS=(kubectl kube-scheduler kube-controller-manager kube-apiserver)
+missing() {
+  local m=()
+  [ -x "$TARGET/etcd" ] || m+=(etcd)
+  for cmd in "${COMMANDS[@]}"; do
+    [ -x "$TARGET/$cmd" ] || m+=("$cmd")
+  done
+  echo "${m[*]}"
 }
-if cached && grep -q 'kdra-etcd-loopback' "$TARGET/etcd" 2>/dev/null; then
-  log "using cached kube-apiserver, kubectl and etcd v${K8S_VERSION} in $TARGET"
+if [ -z "$(missing)" ] && grep -q 'kdra-etcd-loopback' "$TARGET/etcd" 2>/dev/null; then
+  log "using cached kube-apiserver, kube-scheduler, kube-controller-manager, kubectl and etcd v${K8S_VERSION} in $TARGET"
   echo "$CACHE_DIR"
   exit 0
 fi
 lock_cache
 # again under the lock: a build that held it may have just finished
-if cached; then
-  log "using cached kube-apiserver, kubectl and etcd v${K8S_VERSION} in $TARGET"
+todo=$(missing)
+if [ -z "$todo" ]; then
+  log "using cached kube-apiserver, kube-scheduler, kube-controller-manager, kubectl and etcd v${K8S_VERSION} in $TARGET"
   ensure_etcd_loopback "$TARGET"
   echo "$CACHE_DIR"
   exit 0
 fi
 if ! command -v go >/dev/null; then
-  log "Go is not installed: the tests will let kube-api-test download v${K8S_VERSION} (needs the internet)"
+  log "Go is not installed: the tests will let kube-api-test download v${K8S_VERSION} (needs the internet); the full control plane's tests will fail"
   echo "$CACHE_DIR"
   exit 0
 fi
 
 start=$(date +%s)
-log "building kube-apiserver, kubectl and etcd v${K8S_VERSION} from their Go modules into $TARGET"
-log "the first build takes several minutes on 2 cores and about 2 GiB of module cache; later runs reuse it"
+# Only what is missing: a cache of an earlier version of this script (kube-apiserver, kubectl and
+# etcd) gains the scheduler and controller-manager, and whatever is there stays in place and in
+# use by runs going on meanwhile.
+log "building ${todo} v${K8S_VERSION} from their Go modules into $TARGET"
+log "the first build takes several minutes per binary on 2 cores and about 2 GiB of module cache; later runs reuse it"
 work=$(mktemp -d)
-# the binaries go to a directory of this build's own next to the target, renamed into place
-# once complete, so a reader never sees half a build and an interrupted one leaves no target
-mkdir -p "$(dirname "$TARGET")"
+# the binaries go to a directory of this build's own next to the target and are renamed into it
+# one by one once all are built (kube-apiserver last), so a reader never sees a half-written
+# binary and an interrupted build leaves nothing behind
+mkdir -p "$TARGET"
 out=$(mktemp -d "$TARGET.partial.XXXXXX")
 trap 'rm -rf "$work" "$out"' EXIT
 cd "$work"
@@ -113,6 +126,8 @@ package main
 
 import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 GO
@@ -135,20 +150,25 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   version_flags+=" -X ${pkg}.gitVersion=v${K8S_VERSION} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor}"
   version_flags+=" -X ${pkg}.gitTreeState=clean"
 done
-for cmd in kube-apiserver kubectl; do
-  log "compiling $cmd"
-  nice go build -trimpath -ldflags="-s -w ${version_flags}" -o "$out/$cmd" "k8s.io/kubernetes/cmd/$cmd"
+for cmd in $todo; do
+  t=$(date +%s)
+  if [ "$cmd" = etcd ]; then
+    log "compiling etcd"
+    nice go build -trimpath -ldflags='-s -w' -o "$out/etcd" .
+    ensure_etcd_loopback "$out"
+  else
+    log "compiling $cmd"
+    nice go build -trimpath -ldflags="-s -w ${version_flags}" -o "$out/$cmd" "k8s.io/kubernetes/cmd/$cmd"
+  fi
+  log "compiled $cmd in $(( $(date +%s) - t ))s"
 done
-log "compiling etcd"
-nice go build -trimpath -ldflags='-s -w' -o "$out/etcd" .
-ensure_etcd_loopback "$out"
-chmod 755 "$out"
-# a broken target (a binary missing) is moved aside first: a directory cannot be renamed onto a
-# non-empty one
-if [ -e "$TARGET" ]; then
-  mv "$TARGET" "$out.old"
-fi
-mv "$out" "$TARGET"
-rm -rf "$out.old"
-log "built in $(( $(date +%s) - start ))s: $(ls "$TARGET" | tr '\n' ' ')"
+chmod 755 "$TARGET"
+# into place one by one (rename: atomic, same file system), in the order of $todo, which puts
+# kube-apiserver last; etcd's server before its wrapper
+for f in etcd-server etcd $todo; do
+  if [ -e "$out/$f" ]; then
+    mv -f "$out/$f" "$TARGET/$f"
+  fi
+done
+log "built ${todo} in $(( $(date +%s) - start ))s: $(ls "$TARGET" | tr '\n' ' ')"
 echo "$CACHE_DIR"

@@ -78,13 +78,16 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
    *
    * @param dir this control plane's own directory, where kube-api-test writes its keys
    */
-  record Running(KubeAPIServer server, KubernetesClient client, Path dir)
+  record Running(KubeAPIServer server, KubernetesClient client, Path dir, Path binaries)
       implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
-    /** The keys and certificates kube-api-test writes into its directory. */
+    /**
+     * The keys and certificates kube-api-test writes into its directory, and the API server's
+     * static tokens (kube-scheduler's and kube-controller-manager's).
+     */
     static final List<String> CREDENTIALS = List.of(CertManager.API_SERVER_KEY_NAME,
         CertManager.API_SERVER_CERT_NAME, CertManager.CLIENT_KEY_NAME,
-        CertManager.CLIENT_CERT_NAME);
+        CertManager.CLIENT_CERT_NAME, UpstreamControllers.TOKEN_FILE);
 
     static Running start() {
       Path cache = cacheDir();
@@ -101,6 +104,9 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       // of this run's own (0700, in java.io.tmpdir), with the cache's binaries linked in; its keys
       // are made 0600 and it is deleted when the control plane stops
       Path dir = privateDirectory(cache);
+      // the identities kube-scheduler and kube-controller-manager have on a real cluster (there
+      // client certificates; kube-api-test's CA signs none but its own), for a full control plane
+      Path tokens = UpstreamControllers.writeTokenFile(dir);
       KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
           .withTestDir(dir.toString())
           .withApiServerVersion(VERSION)
@@ -109,6 +115,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
           .withStartupTimeout(120_000)
           // loopback only (kube-api-test passes no bind address; etcd: build-control-plane.sh)
           .withApiServerFlag("--bind-address", "127.0.0.1")
+          .withApiServerFlag("--token-auth-file", tokens.toString())
           .build());
       long started = System.nanoTime();
       try {
@@ -127,7 +134,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
           (System.nanoTime() - started) / 1_000_000);
       KubernetesClient client = new KubernetesClientBuilder()
           .withConfig(Config.fromKubeconfig(server.getKubeConfigYaml())).build();
-      return new Running(server, client, dir);
+      return new Running(server, client, dir, binaries);
     }
 
     private static Path privateDirectory(Path cache) {

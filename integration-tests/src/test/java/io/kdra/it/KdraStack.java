@@ -24,10 +24,17 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   private final int controllers;
   private final Map<String, String> properties;
   private final boolean real;
+  private final boolean full;
   private Stack stack;
 
   private KdraStack(List<SimulatedNode> nodes, int bridges, int controllers,
       Map<String, String> properties, boolean real) {
+    this(nodes, bridges, controllers, properties, real, false);
+  }
+
+  private KdraStack(List<SimulatedNode> nodes, int bridges, int controllers,
+      Map<String, String> properties, boolean real, boolean full) {
+    this.full = full;
     this.real = real;
     this.nodes = nodes;
     this.bridges = bridges;
@@ -57,12 +64,12 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
    * ... when more than one) electing a leader through a Lease in the test namespace.
    */
   KdraStack withBridges(int n) {
-    return new KdraStack(nodes, n, controllers, properties, real);
+    return new KdraStack(nodes, n, controllers, properties, real, full);
   }
 
   /** The same stack with these properties for every service (over the harness's own). */
   KdraStack withProperties(Map<String, String> extra) {
-    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra), real);
+    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra), real, full);
   }
 
   /**
@@ -70,7 +77,20 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
    * electing a leader through a Lease in the test namespace.
    */
   KdraStack withControllers(int n) {
-    return new KdraStack(nodes, bridges, n, properties, real);
+    return new KdraStack(nodes, bridges, n, properties, real, full);
+  }
+
+  /**
+   * The same stack on a complete control plane: kube-scheduler and kube-controller-manager run
+   * against the API server from before the services start until the stack closes
+   * ({@link UpstreamControllers}), and the claim-controller is in {@code adopt} mode, as the chart
+   * has it (kube-controller-manager's resourceclaim controller creates the claims of templates).
+   */
+  KdraStack fullControlPlane() {
+    Map<String, String> p = new java.util.LinkedHashMap<>();
+    p.put("kdra.claim-controller.template-mode", "adopt");
+    p.putAll(properties);
+    return new KdraStack(nodes, bridges, controllers, Map.copyOf(p), real, true);
   }
 
   Stack get() {
@@ -88,7 +108,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
     ControlPlane.Running cp = ControlPlane.running(context);
     stack = Stack.start(cp.client(), cp.server().getKubeConfigYaml(),
         context.getRequiredTestClass().getSimpleName(), nodes, bridges, controllers, properties,
-        real);
+        real, full ? cp : null);
   }
 
   @Override

@@ -81,10 +81,16 @@ final class Stack implements AutoCloseable {
   private final boolean real;
   private final String kubeconfig;
   private final Map<String, RealNode> realNodes = new LinkedHashMap<>();
+  /** The run's control plane, when this stack asked for the full one. */
+  private final ControlPlane.Running fullControlPlane;
+  /** kube-scheduler and kube-controller-manager, while they run for this stack. */
+  private volatile UpstreamControllers upstream;
 
   private Stack(KubernetesClient client, String kubeconfig, String name,
-      List<SimulatedNode> nodes, Map<String, String> properties, boolean real) {
+      List<SimulatedNode> nodes, Map<String, String> properties, boolean real,
+      ControlPlane.Running fullControlPlane) {
     this.client = client;
+    this.fullControlPlane = fullControlPlane;
     this.real = real;
     this.kubeconfig = kubeconfig;
     this.name = name;
@@ -126,7 +132,19 @@ final class Stack implements AutoCloseable {
   static Stack start(KubernetesClient client, String kubeconfig, String name,
       List<SimulatedNode> nodes, int bridges, int controllers,
       Map<String, String> properties, boolean real) {
-    Stack stack = new Stack(client, kubeconfig, name, nodes, properties, real);
+    return start(client, kubeconfig, name, nodes, bridges, controllers, properties, real, null);
+  }
+
+  /**
+   * As above; with {@code fullControlPlane}, the stack also runs kube-scheduler and
+   * kube-controller-manager against that control plane's API server ({@link
+   * UpstreamControllers}), from before its services start until it closes.
+   */
+  static Stack start(KubernetesClient client, String kubeconfig, String name,
+      List<SimulatedNode> nodes, int bridges, int controllers,
+      Map<String, String> properties, boolean real, ControlPlane.Running fullControlPlane) {
+    Stack stack = new Stack(client, kubeconfig, name, nodes, properties, real,
+        fullControlPlane);
     try {
       stack.startAll(bridges, controllers);
       return stack;
@@ -146,6 +164,9 @@ final class Stack implements AutoCloseable {
     KdraChart.install(client);
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
         .endMetadata().build()).serverSideApply();
+    if (fullControlPlane != null) {
+      upstream = UpstreamControllers.start(fullControlPlane, admin, caFile, logDir);
+    }
     if (real) {
       startRealNodes();
     } else {
@@ -293,7 +314,9 @@ final class Stack implements AutoCloseable {
         .endMetadata().build()).create();
     Map<String, Quantity> resources = Map.of("cpu", new Quantity("8"),
         "memory", new Quantity("32Gi"), "pods", new Quantity("110"));
-    client.nodes().withName(node).editStatus(n -> {
+    // kube-controller-manager, where it runs, writes new Nodes too (taints, annotations): each
+    // edit is retried on a conflict
+    onConflictRetry(() -> client.nodes().withName(node).editStatus(n -> {
       n.setStatus(new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
           .withCapacity(resources).withAllocatable(resources)
           .withConditions(new NodeConditionBuilder().withType("Ready").withStatus("True")
@@ -302,15 +325,28 @@ final class Stack implements AutoCloseable {
               .withLastTransitionTime(Instant.now().toString()).build())
           .build());
       return n;
-    });
+    }));
     // the API server's TaintNodesByCondition admission taints every new Node not-ready; the
-    // node lifecycle controller (kube-controller-manager, absent here) lifts it once Ready
-    client.nodes().withName(node).edit(n -> {
+    // node lifecycle controller (kube-controller-manager, absent by default) lifts it once Ready
+    onConflictRetry(() -> client.nodes().withName(node).edit(n -> {
       if (n.getSpec().getTaints() != null) {
         n.getSpec().getTaints().removeIf(t -> t.getKey().equals("node.kubernetes.io/not-ready"));
       }
       return n;
-    });
+    }));
+  }
+
+  /** Runs {@code write} again (it re-reads) while the API server answers 409 Conflict. */
+  static <T> T onConflictRetry(Supplier<T> write) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return write.get();
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt >= 10) {
+          throw e;
+        }
+      }
+    }
   }
 
   /**
@@ -350,6 +386,11 @@ final class Stack implements AutoCloseable {
     if (!failures.isEmpty()) {
       throw failures.get(0);
     }
+    if (fullControlPlane != null) {
+      // kube-controller-manager publishes them in every namespace
+      awaitPublishedByControllerManager();
+      return;
+    }
     // what kube-controller-manager (absent here) publishes in every namespace pods run in
     for (String ns : List.of(namespace, KdraChart.NAMESPACE)) {
       quietly(() -> client.serviceAccounts().inNamespace(ns).resource(
@@ -360,6 +401,18 @@ final class Stack implements AutoCloseable {
               .withName("kube-root-ca.crt").endMetadata()
               .addToData("ca.crt", read(caFile)).build()).serverSideApply());
     }
+  }
+
+  /** The {@code default} ServiceAccount and {@code kube-root-ca.crt} where pods run. */
+  private void awaitPublishedByControllerManager() {
+    org.awaitility.Awaitility.await().atMost(READY_TIMEOUT).untilAsserted(() -> {
+      for (String ns : List.of(namespace, KdraChart.NAMESPACE)) {
+        org.assertj.core.api.Assertions.assertThat(client.serviceAccounts().inNamespace(ns)
+            .withName("default").get()).as("ServiceAccount default in " + ns).isNotNull();
+        org.assertj.core.api.Assertions.assertThat(client.configMaps().inNamespace(ns)
+            .withName("kube-root-ca.crt").get()).as("kube-root-ca.crt in " + ns).isNotNull();
+      }
+    });
   }
 
   /** The real node {@code node} (a stack on real nodes only). */
@@ -541,7 +594,22 @@ final class Stack implements AutoCloseable {
           Files.copy(p.log, dir.resolve(p.name + ".log"), StandardCopyOption.REPLACE_EXISTING);
         }
       }
+      UpstreamControllers u = upstream;
+      if (u != null) {
+        for (Map.Entry<String, Path> log : u.logs().entrySet()) {
+          write(dir.resolve(log.getKey() + ".readiness.txt"),
+              u.alive(log.getKey()) ? "running" : "exited");
+          if (Files.exists(log.getValue())) {
+            Files.copy(log.getValue(), dir.resolve(log.getKey() + ".log"),
+                StandardCopyOption.REPLACE_EXISTING);
+          }
+        }
+      }
       dumpList(dir, "pods", () -> client.pods().inNamespace(namespace).list().getItems());
+      dumpList(dir, "deployments", () -> client.apps().deployments().inNamespace(namespace)
+          .list().getItems());
+      dumpList(dir, "replicasets", () -> client.apps().replicaSets().inNamespace(namespace)
+          .list().getItems());
       dumpList(dir, "resourceclaims", () -> client.resources(ResourceClaim.class)
           .inNamespace(namespace).list().getItems());
       dumpList(dir, "resourceclaimtemplates", () -> client.resources(ResourceClaimTemplate.class)
@@ -586,6 +654,23 @@ final class Stack implements AutoCloseable {
 
   @Override
   public void close() {
+    // workloads first: with kube-controller-manager running, their pods would come back (and,
+    // left in the namespace, come back under the next full control plane)
+    quietly(() -> client.apps().deployments().inNamespace(namespace).withGracePeriod(0)
+        .delete());
+    quietly(() -> client.apps().replicaSets().inNamespace(namespace).withGracePeriod(0)
+        .delete());
+    quietly(() -> client.apps().statefulSets().inNamespace(namespace).withGracePeriod(0)
+        .delete());
+    quietly(() -> client.apps().daemonSets().inNamespace(namespace).withGracePeriod(0)
+        .delete());
+    quietly(() -> client.batch().v1().jobs().inNamespace(namespace).withGracePeriod(0)
+        .delete());
+    UpstreamControllers u = upstream;
+    upstream = null;
+    if (u != null) {
+      u.close();
+    }
     stopProcesses();
     // every process, mount and cgroup of the real nodes, and their Node objects
     realNodeList().parallelStream().forEach(RealNode::close);
@@ -605,6 +690,8 @@ final class Stack implements AutoCloseable {
     quietly(() -> client.resources(DeviceClass.class).withLabel(TEST_LABEL, namespace).delete());
     for (SimulatedNode node : nodes) {
       quietly(() -> client.nodes().withName(node.name()).delete());
+      quietly(() -> client.leases().inNamespace(TestKubelet.NODE_LEASE_NAMESPACE)
+          .withName(node.name()).delete());
       quietly(() -> client.pods().inNamespace(KdraChart.NAMESPACE)
           .withName(KdraChart.RELEASE + "-" + KdraChart.DRIVER + "-" + node.name())
           .withGracePeriod(0).delete());

@@ -49,9 +49,18 @@ import java.util.concurrent.TimeUnit;
  * pod deletion NodeUnprepareResources and the final deletion of the pod object, as a kubelet does
  * after a graceful deletion; and, as the kubelet's DRA manager does for KEP-4680, a
  * NodeWatchResources stream whose latest device health it keeps, forgets when the stream ends and
- * reopens. All calls go over the driver's real unix sockets.
+ * reopens. All calls go over the driver's real unix sockets. Like a kubelet, it renews its node's
+ * Lease in {@code kube-node-lease} every 10 s (40 s duration): kube-controller-manager's node
+ * lifecycle controller, where it runs ({@link KdraStack#fullControlPlane()}), would otherwise mark
+ * the node NotReady and taint it unreachable.
  */
 final class TestKubelet implements AutoCloseable {
+
+  /** Where kubelets keep their node's Lease. */
+  static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
+  /** The kubelet's defaults: a 40 s Lease, renewed every quarter of it. */
+  private static final int NODE_LEASE_SECONDS = 40;
+  private static final long NODE_LEASE_RENEW_SECONDS = 10;
 
   /** What the driver answered for one prepared pod. */
   record Prepared(String pod, List<Claim> claims, List<String> cdiIds) {}
@@ -62,6 +71,8 @@ final class TestKubelet implements AutoCloseable {
   private final Path registryDir;
   private final EpollEventLoopGroup loop = new EpollEventLoopGroup(1);
   private final ScheduledExecutorService worker;
+  /** Renews the node Lease, apart from the worker, whose prepares may block for seconds. */
+  private final ScheduledExecutorService heartbeat;
   private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
   private final Map<String, String> lastError = new ConcurrentHashMap<>();
   private volatile ManagedChannel dra;
@@ -77,6 +88,11 @@ final class TestKubelet implements AutoCloseable {
     this.registryDir = registryDir;
     this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "kubelet-" + node);
+      t.setDaemon(true);
+      return t;
+    });
+    this.heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "kubelet-lease-" + node);
       t.setDaemon(true);
       return t;
     });
@@ -170,8 +186,10 @@ final class TestKubelet implements AutoCloseable {
     }).get(60, TimeUnit.SECONDS);
   }
 
-  /** Starts watching the pods bound to this node. */
+  /** Starts watching the pods bound to this node, and renewing its Lease. */
   void start() {
+    heartbeat.scheduleWithFixedDelay(this::renewLease, 0, NODE_LEASE_RENEW_SECONDS,
+        TimeUnit.SECONDS);
     informer = client.pods().inAnyNamespace().withField("spec.nodeName", node)
         .inform(new ResourceEventHandler<>() {
           @Override
@@ -384,6 +402,36 @@ final class TestKubelet implements AutoCloseable {
         });
   }
 
+  /**
+   * The kubelet's node lease heartbeat: the Lease {@code kube-node-lease/<node>}, owned by the
+   * Node (so it goes with it), created when missing and its renew time set to now. A failure is
+   * retried at the next beat, as the kubelet does.
+   */
+  private void renewLease() {
+    try {
+      var now = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC);
+      var leases = client.leases().inNamespace(NODE_LEASE_NAMESPACE);
+      var lease = leases.withName(node).get();
+      if (lease != null) {
+        lease.getSpec().setRenewTime(now);
+        leases.resource(lease).update();
+        return;
+      }
+      var n = client.nodes().withName(node).get();
+      if (n == null) {
+        return;
+      }
+      leases.resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+          .withNewMetadata().withName(node).withNamespace(NODE_LEASE_NAMESPACE)
+          .addNewOwnerReference().withApiVersion("v1").withKind("Node").withName(node)
+          .withUid(n.getMetadata().getUid()).endOwnerReference().endMetadata()
+          .withNewSpec().withHolderIdentity(node).withLeaseDurationSeconds(NODE_LEASE_SECONDS)
+          .withRenewTime(now).endSpec().build()).create();
+    } catch (RuntimeException e) {
+      lastError.put("lease", e.toString());
+    }
+  }
+
   /** Marks the pod Running (as after its containers started). */
   void markRunning(Pod pod) {
     client.pods().inNamespace(pod.getMetadata().getNamespace())
@@ -396,6 +444,7 @@ final class TestKubelet implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    heartbeat.shutdownNow();
     if (informer != null) {
       informer.close();
     }

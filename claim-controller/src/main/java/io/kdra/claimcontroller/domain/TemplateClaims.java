@@ -25,9 +25,9 @@ public final class TemplateClaims {
 
   /**
    * The claim to create for {@code pod}'s entry {@code podClaimName}: generateName from
-   * {@link ClaimNaming}, the pod as controlling owner with {@code blockOwnerDeletion} (so garbage
-   * collection deletes the claim with the pod, and foreground deletion of the pod waits for it),
-   * the template's labels, the template's annotations plus
+   * {@link ClaimNaming}, the pod as controlling owner (so garbage collection deletes the claim with
+   * the pod; without {@code blockOwnerDeletion}, as upstream, so a foreground deletion of the pod
+   * does not wait for it), the template's labels, the template's annotations plus
    * {@link Upstream#POD_CLAIM_NAME_ANNOTATION}, and the template's spec unchanged. Other template
    * metadata is ignored, as upstream does. The template is not modified.
    */
@@ -53,7 +53,10 @@ public final class TemplateClaims {
         .build();
   }
 
-  /** The controller owner reference upstream puts on claims it creates for a pod. */
+  /**
+   * The controller owner reference upstream puts on claims it creates for a pod
+   * (kube-controller-manager 1.36: {@code controller: true}, no {@code blockOwnerDeletion}).
+   */
   public static OwnerReference controllerRef(Pod pod) {
     return new OwnerReferenceBuilder()
         .withApiVersion("v1")
@@ -61,7 +64,6 @@ public final class TemplateClaims {
         .withName(pod.getMetadata().getName())
         .withUid(pod.getMetadata().getUid())
         .withController(true)
-        .withBlockOwnerDeletion(true)
         .build();
   }
 

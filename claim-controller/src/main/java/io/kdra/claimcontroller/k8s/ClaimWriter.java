@@ -120,31 +120,45 @@ public class ClaimWriter {
       if (current == null) {
         return null;
       }
-      CleanupPlan plan = CleanupPlan.of(current, pods);
-      ResourceClaim latest = current;
-      if (plan.statusChanged()) {
-        ResourceClaim status = new ResourceClaimBuilder(current).editOrNewStatus()
-            .withReservedFor(plan.reservedFor())
-            .withAllocation(plan.deallocate() ? null : current.getStatus().getAllocation())
-            .endStatus().build();
-        latest = client.resource(status).updateStatus();
+      try {
+        return cleanup(current, pods);
+      } catch (KubernetesClientException e) {
+        // deleted since it was read, e.g. by kube-controller-manager's resourceclaim controller
+        // or the garbage collector: whoever comes second has nothing left to do
+        if (Conflicts.isNotFound(e)) {
+          return null;
+        }
+        throw e;
       }
-      if (plan.removeFinalizer()) {
-        latest = removeFinalizer(latest);
-      }
-      if (plan.delete()) {
-        try {
-          // Only the version the plan was made from: a reservation written meanwhile makes the
-          // delete fail with 409, and the next cycle sees the claim in use.
-          client.resource(latest).lockResourceVersion().delete();
-        } catch (KubernetesClientException e) {
-          if (!Conflicts.isNotFound(e)) {
-            throw e;
-          }
+    });
+  }
+
+  /** One cleanup cycle on {@code current}, as read. */
+  private CleanupPlan cleanup(ResourceClaim current, PodSource pods) {
+    CleanupPlan plan = CleanupPlan.of(current, pods);
+    ResourceClaim latest = current;
+    if (plan.statusChanged()) {
+      ResourceClaim status = new ResourceClaimBuilder(current).editOrNewStatus()
+          .withReservedFor(plan.reservedFor())
+          .withAllocation(plan.deallocate() ? null : current.getStatus().getAllocation())
+          .endStatus().build();
+      latest = client.resource(status).updateStatus();
+    }
+    if (plan.removeFinalizer()) {
+      latest = removeFinalizer(latest);
+    }
+    if (plan.delete()) {
+      try {
+        // Only the version the plan was made from: a reservation written meanwhile makes the
+        // delete fail with 409, and the next cycle sees the claim in use.
+        client.resource(latest).lockResourceVersion().delete();
+      } catch (KubernetesClientException e) {
+        if (!Conflicts.isNotFound(e)) {
+          throw e;
         }
       }
-      return plan;
-    });
+    }
+    return plan;
   }
 
   private ResourceClaim removeFinalizer(ResourceClaim claim) {

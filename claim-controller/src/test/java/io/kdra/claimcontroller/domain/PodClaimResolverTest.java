@@ -111,7 +111,8 @@ class PodClaimResolverTest {
       assertThat(o.getName()).isEqualTo("web");
       assertThat(o.getUid()).isEqualTo("uid-web");
       assertThat(o.getController()).isTrue();
-      assertThat(o.getBlockOwnerDeletion()).isTrue();
+      // as kube-controller-manager's: a foreground deletion of the pod does not wait for it
+      assertThat(o.getBlockOwnerDeletion()).isNull();
     });
     assertThat(claim.getMetadata().getLabels()).containsEntry("team", "ml");
     assertThat(claim.getMetadata().getAnnotations())

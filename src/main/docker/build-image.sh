@@ -35,7 +35,7 @@ if ! command -v podman >/dev/null || ! command -v skopeo >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     log "installing Debian's podman and skopeo with apt-get"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman skopeo >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends podman skopeo >/dev/null
   elif [ "$mode" = auto ]; then
     log "no podman (and not root to install it): no image for $service (-Dkdra.images=false silences this)"
     exit 0

@@ -173,7 +173,7 @@ class ImagesIT {
           client.resource(pod).delete();
         }
         if (node != null) {
-          await().atMost(Duration.ofSeconds(60)).until(() -> PODS.values().stream()
+          await().atMost(Duration.ofSeconds(120)).until(() -> PODS.values().stream()
               .allMatch(p -> Dra.get(client, p) == null));
         }
         // the publisher's slices for this node; no later test must see them

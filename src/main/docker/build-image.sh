@@ -7,9 +7,10 @@
 # in each service's package phase (-Dkdra.images=true|false|auto, root pom).
 #
 # usage: build-image.sh <module directory> <service> <tag> [true|false|auto [<skipITs>]]
-#   auto (the default): build when the integration tests will run (skipITs is not true) and
-#   podman is installed or can be (root with apt-get), else say why not and build nothing;
-#   true: always, failing without podman; false: build nothing.
+#   auto (the default): build when the integration tests will run (skipITs is not true) as root
+#   (ImagesIT, the one test of the images, needs root; root can install podman with apt-get),
+#   else say why not and build nothing; true: also with -DskipTests (the base image still needs
+#   root), failing without podman; false: build nothing.
 set -euo pipefail
 
 module=$(cd "$1" && pwd)
@@ -31,16 +32,16 @@ rm -f "$archive"
 if [ "$mode" = auto ] && [ "$skip_its" = true ]; then
   log "no image for $service: tests skipped and kdra.images=auto (-Dkdra.images=true builds it)"; exit 0
 fi
+if [ "$mode" = auto ] && [ "$(id -u)" != 0 ]; then
+  log "no image for $service: not root, so no test would run it (-Dkdra.images=true builds it)"; exit 0
+fi
 if ! command -v podman >/dev/null || ! command -v skopeo >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     log "installing Debian's podman and skopeo with apt-get"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends podman skopeo >/dev/null
-  elif [ "$mode" = auto ]; then
-    log "no podman (and not root to install it): no image for $service (-Dkdra.images=false silences this)"
-    exit 0
   else
-    log "kdra.images=true needs podman and skopeo (Debian packages of these names)"; exit 1
+    log "building images needs podman and skopeo (Debian packages of these names)"; exit 1
   fi
 fi
 if [ ! -f "$module/target/quarkus-app/quarkus-run.jar" ]; then

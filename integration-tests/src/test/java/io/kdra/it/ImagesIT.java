@@ -80,7 +80,8 @@ class ImagesIT {
     Assumptions.assumeTrue(RealNode.runsAsRoot(), "real nodes need root: skipped");
     for (String service : SERVICES) {
       Assumptions.assumeTrue(Files.isRegularFile(archive(service)), archive(service)
-          + " is missing: the build made no images (-Dkdra.images=false, or no podman)");
+          + " is missing: the build made no images (-DskipTests or -Dkdra.images=false; build"
+          + " them with -Dkdra.images=true)");
     }
     Assumptions.assumeTrue(LocalRegistry.executable() != null,
         "Debian's docker-registry is not installed: skipped");
@@ -118,18 +119,18 @@ class ImagesIT {
           (System.nanoTime() - pushStart) / 1_000_000);
       assertThat(IMAGES.get(service)).isEqualTo(image);
     }
+    Map<String, Long> created = new LinkedHashMap<>();
     for (String service : SERVICES) {
-      Pod pod = client.resource(pod(service, template(chart, service), api)).create();
-      PODS.put(service, pod);
+      created.put(service, System.nanoTime());
+      PODS.put(service, client.resource(pod(service, template(chart, service), api)).create());
     }
-    long created = System.nanoTime();
     // the start-up time: from the pod's creation (the image not yet pulled) until the service
     // first answers its readiness check, polled here more often than the chart's probe
     try {
       await().atMost(READY_TIMEOUT).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
         for (String service : SERVICES) {
           if (!READY_MILLIS.containsKey(service) && ready(service)) {
-            READY_MILLIS.put(service, (System.nanoTime() - created) / 1_000_000);
+            READY_MILLIS.put(service, (System.nanoTime() - created.get(service)) / 1_000_000);
           }
         }
         assertThat(READY_MILLIS.keySet()).containsExactlyInAnyOrderElementsOf(SERVICES);

@@ -34,7 +34,7 @@ final class LocalRegistry implements AutoCloseable {
 
   /** {@code 127.0.0.1:<port>}, the registry part of an image reference. */
   final String address;
-  private final Path dir;
+  final Path dir;
   private final Process process;
   private final Thread hook;
 
@@ -44,6 +44,17 @@ final class LocalRegistry implements AutoCloseable {
     this.process = process;
     this.hook = new Thread(this::end, "local-registry");
     Runtime.getRuntime().addShutdownHook(hook);
+  }
+
+  /**
+   * Starts a registry and prints {@code <address> <storage directory>}, then waits to be killed:
+   * a test JVM that dies with its registry running ({@code LocalRegistryIT}).
+   */
+  public static void main(String[] args) throws InterruptedException {
+    LocalRegistry registry = start();
+    System.out.println(registry.address + " " + registry.dir);
+    System.out.flush();
+    Thread.sleep(Long.MAX_VALUE);
   }
 
   /** The executable, or null when Debian's docker-registry is not installed. */
@@ -120,7 +131,12 @@ final class LocalRegistry implements AutoCloseable {
         + START_TIMEOUT + ": " + log());
   }
 
-  private boolean serving() {
+  boolean serving() {
+    return serving(address);
+  }
+
+  /** Whether a registry answers {@code /v2/} at {@code address}. */
+  static boolean serving(String address) {
     try {
       return HTTP.send(HttpRequest.newBuilder(URI.create("http://" + address + "/v2/"))
           .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding())

@@ -6,7 +6,8 @@
 # <key> names every pinned version, so a new pin is a new directory. No registry can be reached
 # from the machines this runs on, so the pause and busybox images are made locally with umoci
 # from a tiny static C program and Debian's busybox-static.
-# Installs Debian's runc and umoci with apt-get when they are missing (the only system change).
+# Installs Debian's runc, umoci, docker-registry and skopeo with apt-get when they are missing
+# (the only system change).
 # Concurrent runs are safe: one lock per cache directory, the build goes to a temporary
 # directory, and a finished build appears by one rename.
 set -euo pipefail
@@ -35,6 +36,9 @@ install_debian_tools() {
   local missing=()
   command -v runc >/dev/null || missing+=(runc)
   command -v umoci >/dev/null || missing+=(umoci)
+  # ImagesIT: its registry (LocalRegistry) and what pushes the images into it
+  command -v docker-registry >/dev/null || missing+=(docker-registry)
+  command -v skopeo >/dev/null || missing+=(skopeo)
   if [ ${#missing[@]} -gt 0 ]; then
     if ! command -v apt-get >/dev/null; then
       log "missing ${missing[*]} and no apt-get: install them and run again"; exit 1

@@ -158,7 +158,10 @@ tolerations:
 {{- end }}
 {{- end -}}
 
-{{/* The HTTP port, probes and the environment every container has. Call like kdra.podCommon. */}}
+{{/*
+The HTTP port (and the context's extra "ports", if any), probes and the environment every
+container has. Call like kdra.podCommon.
+*/}}
 {{- define "kdra.containerCommon" -}}
 image: {{ include "kdra.image" . }}
 imagePullPolicy: {{ .values.image.pullPolicy }}
@@ -166,6 +169,9 @@ ports:
   - name: http
     containerPort: 8080
     protocol: TCP
+{{- with .ports }}
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 livenessProbe:
   httpGet:
     path: /q/health/live

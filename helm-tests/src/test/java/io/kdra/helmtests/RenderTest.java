@@ -104,7 +104,7 @@ class RenderTest {
         .containsEntry("driver.kubelet-plugins-dir", "/var/lib/kubelet/plugins")
         .containsEntry("driver.checkpoint-file", "/var/lib/kubelet/plugins/gpu.kdra.io/checkpoint.json")
         .containsEntry("driver.cdi-dir", "/var/run/cdi")
-        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:8080");
+        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000");
   }
 
   @Test
@@ -189,12 +189,20 @@ class RenderTest {
   }
 
   @Test
+  void thePublisherPodServesTheGrpcPortTheServiceTargets() {
+    Deployment d = one(Chart.render(Map.of()), Deployment.class, "kdra-slice-publisher");
+    assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getPorts())
+        .extracting(p -> p.getName() + ":" + p.getContainerPort())
+        .containsExactly("http:8080", "grpc:9000");
+  }
+
+  @Test
   void thePublisherServiceExposesTheGrpcPort() {
     Service s = one(Chart.render(Map.of()), Service.class, "kdra-slice-publisher");
     assertThat(s.getSpec().getPorts()).singleElement().satisfies(p -> {
       assertThat(p.getName()).isEqualTo("grpc");
-      assertThat(p.getPort()).isEqualTo(8080);
-      assertThat(p.getTargetPort().getStrVal()).isEqualTo("http");
+      assertThat(p.getPort()).isEqualTo(9000);
+      assertThat(p.getTargetPort().getStrVal()).isEqualTo("grpc");
       assertThat(p.getAppProtocol()).isEqualTo("grpc");
     });
     assertThat(s.getSpec().getSelector())
@@ -265,13 +273,13 @@ class RenderTest {
         "deviceDriver.hostDevices.enabled", true, "slicePublisher.enabled", false,
         "claimController.enabled", false, "deviceClasses.gpu.enabled", false,
         "deviceClasses.tpu.enabled", false,
-        "deviceDriver.config.publisher.address", "kdra-slice-publisher.kdra-system.svc:8080",
+        "deviceDriver.config.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000",
         "deviceDriver.nodeSelector", Map.of("cloud.google.com/gke-tpu-accelerator", "tpu-v6e-slice")));
     assertThat(objects).extracting(HasMetadata::getKind)
         .doesNotContain("Deployment", "DeviceClass", "Service");
     assertThat(properties(objects, "kdra-device-driver")).containsEntry("driver.name", "tpu.kdra.io")
         .containsEntry("driver.backend", "tpu").containsEntry("driver.tpu.host-root", "/host")
-        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:8080");
+        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000");
     PodSpec pod = one(objects, DaemonSet.class, "kdra-device-driver").getSpec().getTemplate()
         .getSpec();
     assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null)

@@ -163,8 +163,7 @@ class DriverRestartIT {
   }
 
   /**
-   * A driver that went away (stopped, as when its pod is deleted, evicted or rolled, and not
-   * started again): once the disconnect grace has passed, node-b's A100
+   * A dead driver (SIGKILL, not restarted): once the disconnect grace has passed, node-b's A100
    * carries the stale taint valued "disconnected", and a new pod that needs an A100 is not placed
    * there (it would be bound and never prepared) but stays Pending with a message naming the
    * taint. The driver back, the taint goes and the pod runs.
@@ -173,10 +172,7 @@ class DriverRestartIT {
   void aDeadDriversDevicesGetNoNewPodsAndThePendingPodSaysWhy() {
     String ns = stack.namespace;
     String driver = "device-driver-" + OTHER;
-    // SIGTERM: the driver ends its stream. (A SIGKILLed driver's stream end is not reported by
-    // the publisher's gRPC transport, Vert.x's unified HTTP/2 server; it is caught by the
-    // stale.taint-after silence rule instead: docs/OPERATIONS.md, "Cleanup and staleness".)
-    stack.stop(driver);
+    stack.crash(driver);
     await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(taints(OTHER)).containsExactly(TAINT));
 

@@ -71,6 +71,8 @@ class ImagesIT {
   private static LocalRegistry registry;
   private static RealNode node;
   private static final Map<String, Integer> PORTS = new LinkedHashMap<>();
+  /** The slice-publisher's inventory gRPC, a port of its own (the chart's 9000). */
+  private static int publisherGrpcPort;
   private static final Map<String, Pod> PODS = new LinkedHashMap<>();
   private static final Map<String, Long> READY_MILLIS = new LinkedHashMap<>();
   private static final Map<String, String> IMAGES = new LinkedHashMap<>();
@@ -91,6 +93,7 @@ class ImagesIT {
     node = RealNode.start(NODE, Path.of("target", "rn", NODE).toAbsolutePath(),
         RealNodeBinaries.fromCache(), client, cp.server().getKubeConfigYaml());
     SERVICES.forEach(s -> PORTS.put(s, ServiceProcess.freePort()));
+    publisherGrpcPort = ServiceProcess.freePort();
 
     List<HasMetadata> chart = render();
     for (HasMetadata o : chart) {
@@ -269,8 +272,9 @@ class ImagesIT {
         "deviceDriver.kubeletDir=" + node.pluginsDir().getParent(),
         "deviceDriver.cdiDir=" + node.cdiDir(),
         // the Service's name needs cluster DNS and a Service network; the host's network has
-        // the publisher on its port
-        "deviceDriver.config.publisher.address=127.0.0.1:" + PORTS.get("slice-publisher"),
+        // the publisher's gRPC on its port
+        "deviceDriver.config.publisher.address=127.0.0.1:" + publisherGrpcPort,
+        "slicePublisher.extraProperties.quarkus\\.grpc\\.server\\.port=" + publisherGrpcPort,
         // the pod is bound to the node by name: no node labels to match
         "deviceDriver.affinity=null"));
     Map<String, String> components = Map.of("slice-publisher", "slicePublisher",

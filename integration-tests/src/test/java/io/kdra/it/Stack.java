@@ -187,6 +187,9 @@ final class Stack implements AutoCloseable {
     publisher.put("publisher.leader-election.lease-namespace", KdraChart.NAMESPACE);
     publisher.put("publisher.leader-election.identity", "slice-publisher");
     publisher.put("publisher.resync-period", "5s");
+    // the inventory gRPC's own port (the chart's 9000), kept across restarts with the properties
+    int grpcPort = ServiceProcess.freePort();
+    publisher.put("quarkus.grpc.server.port", String.valueOf(grpcPort));
     ServiceProcess pub = ServiceProcess.start("slice-publisher", "slice-publisher", publisher,
         identity(KdraChart.PUBLISHER, "slice-publisher", KdraChart.token(client,
             KdraChart.PUBLISHER)), logDir);
@@ -206,7 +209,7 @@ final class Stack implements AutoCloseable {
       driver.put("driver.kubelet-plugins-dir", pluginsDir(node.name()).toString());
       driver.put("driver.cdi-dir", cdiDir(node.name()).toString());
       driver.put("driver.checkpoint-file", checkpointFile(node.name()).toString());
-      driver.put("driver.publisher.address", "127.0.0.1:" + pub.httpPort);
+      driver.put("driver.publisher.address", "127.0.0.1:" + grpcPort);
       // the token the kubelet would project into the DaemonSet's pod on this node: both the
       // driver's API client and its publisher stream use it
       String token = KdraChart.token(client, KdraChart.DRIVER,

@@ -3,6 +3,8 @@ package io.kdra.slicepublisher.domain;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.kdra.core.validation.ResourceSliceValidator;
+import io.kdra.core.validation.ValidationError;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -22,6 +24,12 @@ import java.util.function.BiPredicate;
  * bump). Otherwise the pool's content changed: the generation becomes G+1 and every desired slice
  * is written, so that consumers, who only look at the highest generation and compare its slice
  * count, never mix old and new devices. Nothing changed means no writes at all.
+ *
+ * <p>Every slice to be created or updated is first checked with dra-core's
+ * {@link ResourceSliceValidator}; one the API server would refuse is left out of the writes and
+ * reported in {@link Plan#refused()} (the other slices are still written: the pool is then
+ * incomplete at its new generation, which consumers handle, rather than stale everywhere).
+ * Unchanged slices are not checked, so a steady state costs nothing.
  *
  * <p>Order: deletes first (better to withdraw devices that are gone even if the new ones cannot be
  * published), then updates, then creates, each in slice order. Thread-safe, stateless.
@@ -52,7 +60,8 @@ public final class PoolSyncPlanner {
       BiPredicate<ResourceSlice, ResourceSlice> sameContent) {
     long top = actual.stream().mapToLong(PoolSyncPlanner::generation).max().orElse(0L);
     if (desired.isEmpty()) {
-      return new Plan(top, actual.stream().sorted(byName()).map(PoolSyncPlanner::delete).toList());
+      return new Plan(top, actual.stream().sorted(byName()).map(PoolSyncPlanner::delete).toList(),
+          List.of());
     }
     Map<String, ResourceSlice> stored = new LinkedHashMap<>();
     actual.stream().sorted(byName()).forEach(s -> stored.put(s.getMetadata().getName(), s));
@@ -76,6 +85,7 @@ public final class PoolSyncPlanner {
     List<SliceWrite> deletes = new ArrayList<>();
     List<SliceWrite> updates = new ArrayList<>();
     List<SliceWrite> creates = new ArrayList<>();
+    List<RefusedSlice> refused = new ArrayList<>();
     for (ResourceSlice s : stored.values()) {
       if (!wantedByName.containsKey(s.getMetadata().getName())) {
         deletes.add(delete(s));
@@ -83,17 +93,23 @@ public final class PoolSyncPlanner {
     }
     for (ResourceSlice w : wanted) {
       ResourceSlice s = stored.get(w.getMetadata().getName());
-      if (s == null) {
+      // consistent: slices at the top generation were just found equal; older ones are not
+      if (s != null && consistent && generation(s) == top) {
+        continue;
+      }
+      List<ValidationError> errors = ResourceSliceValidator.validate(w);
+      if (!errors.isEmpty()) {
+        refused.add(new RefusedSlice(w.getMetadata().getName(), errors));
+      } else if (s == null) {
         creates.add(new SliceWrite.Create(w));
-      } else if (!consistent || generation(s) != top) {
-        // consistent: slices at the top generation were just found equal; older ones are not
+      } else {
         updates.add(new SliceWrite.Update(update(s, w)));
       }
     }
     List<SliceWrite> writes = new ArrayList<>(deletes);
     writes.addAll(updates);
     writes.addAll(creates);
-    return new Plan(generation, writes);
+    return new Plan(generation, writes, refused);
   }
 
   private static SliceWrite delete(ResourceSlice s) {
@@ -152,10 +168,12 @@ public final class PoolSyncPlanner {
    *
    * @param generation the pool generation after the writes
    * @param writes deletes, updates, creates; empty when the stored pool is as desired
+   * @param refused the desired slices left out of the writes because they are invalid
    */
-  public record Plan(long generation, List<SliceWrite> writes) {
+  public record Plan(long generation, List<SliceWrite> writes, List<RefusedSlice> refused) {
     public Plan {
       writes = List.copyOf(writes);
+      refused = List.copyOf(refused);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.kdra.slicepublisher.domain;
 
+import io.kdra.core.validation.Limits;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -18,7 +19,7 @@ import java.util.Locale;
 public final class SliceNames {
 
   /** Longest ResourceSlice name (a DNS subdomain). */
-  public static final int MAX_NAME_LENGTH = 253;
+  public static final int MAX_NAME_LENGTH = Limits.DNS1123_SUBDOMAIN_MAX_LENGTH;
 
   private static final int HASH_CHARS = 10;
 

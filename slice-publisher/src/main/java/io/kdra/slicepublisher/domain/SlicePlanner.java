@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
+import io.kdra.core.validation.Limits;
 import io.kdra.slicepublisher.domain.DesiredPool.SliceContent;
 import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
 import java.time.Duration;
@@ -35,10 +36,11 @@ import java.util.TreeMap;
  *       as controlling owner; or a network-attached pool when the settings say that this
  *       driver's snapshots on that node feed one ({@code nodeSelector} or {@code allNodes}).
  *   <li>Devices sorted by name, so that diffs stay small and slice contents are stable.
- *   <li>At most {@value #MAX_DEVICES} devices per slice, and {@value #MAX_DEVICES_ADVANCED} in a
- *       slice where any device has taints or consumes counters (upstream's
- *       ResourceSliceMaxDevicesWithAdvancedFeatures, 1.35+; also valid on 1.34).
- *   <li>Shared counters in slices of their own, at most {@value #MAX_COUNTER_SETS} sets each
+ *   <li>At most {@value Limits#RESOURCE_SLICE_MAX_DEVICES} devices per slice, and
+ *       {@value Limits#RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES} in a slice where any
+ *       device has taints or consumes counters (1.35+; also valid on 1.34).
+ *   <li>Shared counters in slices of their own, at most
+ *       {@value Limits#RESOURCE_SLICE_MAX_COUNTER_SETS} sets each
  *       (1.35+: a slice carries devices or sharedCounters, not both); they come first.
  *   <li>Unhealthy devices stay and get the configured taint, its value the health message.
  *   <li>A driver silent for longer than the taint grace gets the stale taint on every device; for
@@ -54,18 +56,8 @@ import java.util.TreeMap;
  */
 public final class SlicePlanner {
 
-  /** Upstream ResourceSliceMaxDevices. */
-  public static final int MAX_DEVICES = 128;
-  /** Upstream ResourceSliceMaxDevicesWithAdvancedFeatures (taints, consumesCounters). */
-  public static final int MAX_DEVICES_ADVANCED = 64;
-  /** Upstream ResourceSliceMaxCounterSets (1.35+). */
-  public static final int MAX_COUNTER_SETS = 8;
   /** The stale taint's value when the driver's stream has ended. */
   public static final String DISCONNECTED = "disconnected";
-  /** Longest label value, hence longest taint value. */
-  static final int MAX_LABEL_VALUE = 63;
-  /** Longest attribute identifier (DeviceMaxIDLength). */
-  static final int MAX_ID_LENGTH = 32;
 
   private final PlannerSettings settings;
 
@@ -197,7 +189,8 @@ public final class SlicePlanner {
     for (Device d : devices) {
       boolean deviceAdvanced = isAdvanced(d);
       boolean wouldBeAdvanced = advanced || deviceAdvanced;
-      int limit = wouldBeAdvanced ? MAX_DEVICES_ADVANCED : MAX_DEVICES;
+      int limit = wouldBeAdvanced ? Limits.RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
+          : Limits.RESOURCE_SLICE_MAX_DEVICES;
       if (current.size() + 1 > limit) {
         chunks.add(current);
         current = new ArrayList<>();
@@ -221,8 +214,9 @@ public final class SlicePlanner {
     List<CounterSet> sorted =
         counters.stream().sorted(Comparator.comparing(CounterSet::getName)).toList();
     List<List<CounterSet>> chunks = new ArrayList<>();
-    for (int i = 0; i < sorted.size(); i += MAX_COUNTER_SETS) {
-      chunks.add(sorted.subList(i, Math.min(sorted.size(), i + MAX_COUNTER_SETS)));
+    int max = Limits.RESOURCE_SLICE_MAX_COUNTER_SETS;
+    for (int i = 0; i < sorted.size(); i += max) {
+      chunks.add(sorted.subList(i, Math.min(sorted.size(), i + max)));
     }
     return chunks;
   }
@@ -253,8 +247,8 @@ public final class SlicePlanner {
     if (id.isEmpty() || Character.isDigit(id.charAt(0))) {
       id = "_" + id;
     }
-    if (id.length() > MAX_ID_LENGTH) {
-      id = id.substring(0, MAX_ID_LENGTH);
+    if (id.length() > Limits.DEVICE_MAX_ID_LENGTH) {
+      id = id.substring(0, Limits.DEVICE_MAX_ID_LENGTH);
     }
     return domain.isEmpty() ? id : domain + "/" + id;
   }
@@ -263,8 +257,8 @@ public final class SlicePlanner {
   public static String labelValue(String text) {
     String v = text.replaceAll("[^A-Za-z0-9_.-]+", "_");
     v = v.replaceAll("^[^A-Za-z0-9]+", "");
-    if (v.length() > MAX_LABEL_VALUE) {
-      v = v.substring(0, MAX_LABEL_VALUE);
+    if (v.length() > Limits.LABEL_VALUE_MAX_LENGTH) {
+      v = v.substring(0, Limits.LABEL_VALUE_MAX_LENGTH);
     }
     return v.replaceAll("[^A-Za-z0-9]+$", "");
   }

@@ -11,7 +11,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumptionBuilder;
-import io.kdra.core.model.Semver;
+import io.kdra.core.validation.Limits;
+import io.kdra.core.validation.Names;
 import io.kdra.inventory.v1.AttributeValue;
 import io.kdra.inventory.v1.CounterConsumption;
 import io.kdra.inventory.v1.Device;
@@ -24,33 +25,24 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 
 /**
  * Checks an inventory snapshot against upstream's ResourceSlice rules and converts it to the API
  * model. Every problem is reported with the device (or counter set) and field it is in, so that
  * the driver's log says what to fix. Pure; one instance per configuration.
  *
- * <p>Own checks until dra-core's validation package arrives: names (driver, node, device,
- * counters), qualified attribute and capacity names, attribute values (one set, strings and
- * versions at most 64 characters, versions strict semver), quantities, the attributes+capacity
- * limit per device (32 minus the configured node-label attributes, which the planner adds), and
- * counter references (at most 2 consumesCounters entries, sets and counters that exist).
+ * <p>The name and value formats and the limits are dra-core's ({@link Names}, {@link Limits}),
+ * with upstream's messages. Checked here because they concern the snapshot rather than a slice:
+ * unique names, counter references (sets and counters that exist), the attributes+capacity limit
+ * minus the attribute slots kept for node labels (which the planner adds), and a lower-case
+ * driver name (slice names are made from it). The planned slices are checked again as a whole by
+ * {@code PoolSyncPlanner}.
  */
 public final class SnapshotConverter {
-
-  static final int MAX_ATTRIBUTES_AND_CAPACITY = 32;
-  static final int MAX_CONSUMES_ENTRIES = 2;
-  static final int MAX_COUNTERS = 32;
-  static final int MAX_VALUE_LENGTH = 64;
-
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-  private static final Pattern C_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private final int reservedAttributes;
 
@@ -69,26 +61,23 @@ public final class SnapshotConverter {
   /** Validates and converts; {@code receivedAt} becomes the inventory's timestamp. */
   public Result convert(InventorySnapshot s, Instant receivedAt) {
     List<String> errors = new ArrayList<>();
-    if (!isSubdomain(s.getDriver(), 63)) {
-      errors.add("driver \"" + s.getDriver() + "\": must be a lower-case DNS subdomain of at most"
-          + " 63 characters");
+    String driver = "driver \"" + s.getDriver() + "\"";
+    report(driver, Names.driverName(s.getDriver()), errors);
+    if (!s.getDriver().equals(s.getDriver().toLowerCase(Locale.ROOT))) {
+      errors.add(driver + ": must be lower case (slice names are made from it)");
     }
-    if (!isSubdomain(s.getNodeName(), 253)) {
-      errors.add("node_name \"" + s.getNodeName() + "\": must be a DNS subdomain");
-    }
+    report("node_name \"" + s.getNodeName() + "\"", Names.dns1123Subdomain(s.getNodeName()),
+        errors);
     Map<String, Set<String>> counterSets = new HashMap<>();
     List<CounterSet> sets = new ArrayList<>();
     for (io.kdra.inventory.v1.CounterSet cs : s.getSharedCountersList()) {
       String where = "shared counter set \"" + cs.getName() + "\"";
-      if (!isLabel(cs.getName())) {
-        errors.add(where + ": name must be a DNS label");
-      }
+      report(where + ": name", Names.dns1123Label(cs.getName()), errors);
       if (counterSets.put(cs.getName(), cs.getCountersMap().keySet()) != null) {
         errors.add(where + ": name is not unique");
       }
-      if (cs.getCountersCount() > MAX_COUNTERS) {
-        errors.add(where + ": more than " + MAX_COUNTERS + " counters");
-      }
+      tooMany(where + ": counters", cs.getCountersCount(),
+          Limits.RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, errors);
       sets.add(new CounterSetBuilder().withName(cs.getName())
           .withCounters(counters(where, cs.getCountersMap(), errors)).build());
     }
@@ -96,9 +85,7 @@ public final class SnapshotConverter {
     Set<String> names = new HashSet<>();
     for (Device d : s.getDevicesList()) {
       String where = "device \"" + d.getName() + "\"";
-      if (!isLabel(d.getName())) {
-        errors.add(where + ": name must be a DNS label of at most 63 characters");
-      }
+      report(where + ": name", Names.deviceName(d.getName()), errors);
       if (!names.add(d.getName())) {
         errors.add(where + ": name is not unique");
       }
@@ -113,11 +100,12 @@ public final class SnapshotConverter {
 
   private InventoryDevice device(String where, Device d, String driver,
       Map<String, Set<String>> counterSets, List<String> errors) {
-    int limit = MAX_ATTRIBUTES_AND_CAPACITY - reservedAttributes;
+    int max = Limits.RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE;
+    int limit = max - reservedAttributes;
     if (d.getAttributesCount() + d.getCapacityCount() > limit) {
       errors.add(where + ": attributes + capacity: " + (d.getAttributesCount()
           + d.getCapacityCount()) + " entries, at most " + limit + " allowed ("
-          + MAX_ATTRIBUTES_AND_CAPACITY + " minus " + reservedAttributes
+          + max + " minus " + reservedAttributes
           + " kept for node-label attributes)");
     }
     Map<String, DeviceAttribute> attributes = new TreeMap<>();
@@ -133,9 +121,8 @@ public final class SnapshotConverter {
       capacity.put(key, new DeviceCapacityBuilder().withValue(quantity(field, value, errors))
           .build());
     });
-    if (d.getConsumesCountersCount() > MAX_CONSUMES_ENTRIES) {
-      errors.add(where + ": consumes_counters: more than " + MAX_CONSUMES_ENTRIES + " entries");
-    }
+    tooMany(where + ": consumes_counters", d.getConsumesCountersCount(),
+        Limits.RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE, errors);
     List<DeviceCounterConsumption> consumes = new ArrayList<>();
     for (CounterConsumption c : d.getConsumesCountersList()) {
       String field = where + ": consumes_counters \"" + c.getCounterSet() + "\"";
@@ -146,9 +133,8 @@ public final class SnapshotConverter {
         c.getCountersMap().keySet().stream().filter(n -> !known.contains(n)).sorted()
             .forEach(n -> errors.add(field + ": counter \"" + n + "\" is not in the set"));
       }
-      if (c.getCountersCount() > MAX_COUNTERS) {
-        errors.add(field + ": more than " + MAX_COUNTERS + " counters");
-      }
+      tooMany(field + ": counters", c.getCountersCount(),
+          Limits.RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION, errors);
       consumes.add(new DeviceCounterConsumptionBuilder().withCounterSet(c.getCounterSet())
           .withCounters(counters(field, c.getCountersMap(), errors)).build());
     }
@@ -165,16 +151,12 @@ public final class SnapshotConverter {
       case INT -> b.withInt(v.getInt());
       case BOOL -> b.withBool(v.getBool());
       case STRING -> {
-        if (v.getString().length() > MAX_VALUE_LENGTH) {
-          errors.add(field + ": string longer than " + MAX_VALUE_LENGTH + " characters");
-        }
+        report(field + ": string", Names.attributeString(v.getString()), errors);
         b.withString(v.getString());
       }
       case VERSION -> {
-        if (v.getVersion().length() > MAX_VALUE_LENGTH || !Semver.isSemver(v.getVersion(), false)) {
-          errors.add(field + ": version \"" + v.getVersion()
-              + "\" is not a strict semantic version of at most 64 characters");
-        }
+        report(field + ": version \"" + v.getVersion() + "\"", Names.versionValue(v.getVersion()),
+            errors);
         b.withVersion(v.getVersion());
       }
       default -> errors.add(field + ": no value set");
@@ -185,11 +167,12 @@ public final class SnapshotConverter {
   private static Map<String, Counter> counters(String where, Map<String, String> in,
       List<String> errors) {
     Map<String, Counter> out = new TreeMap<>();
+    if (in.isEmpty()) {
+      errors.add(where + ": counters: at least one is required");
+    }
     in.forEach((name, value) -> {
       String field = where + ": counter \"" + name + "\"";
-      if (!isLabel(name)) {
-        errors.add(field + ": name must be a DNS label");
-      }
+      report(field + ": name", Names.dns1123Label(name), errors);
       out.put(name, new Counter(quantity(field, value, errors)));
     });
     return out;
@@ -205,23 +188,27 @@ public final class SnapshotConverter {
     }
   }
 
+  /**
+   * Names the part at fault: upstream's qualified-name messages do not say whether the domain or
+   * the identifier is wrong.
+   */
   private static void checkQualifiedName(String field, String key, List<String> errors) {
     int slash = key.indexOf('/');
-    String domain = slash < 0 ? null : key.substring(0, slash);
-    String id = key.substring(slash + 1);
-    if (domain != null && !isSubdomain(domain, 63)) {
-      errors.add(field + ": domain must be a DNS subdomain of at most 63 characters");
+    if (slash < 0 || key.indexOf('/', slash + 1) >= 0 || slash == 0 || slash == key.length() - 1) {
+      report(field + ": name", Names.qualifiedName(key), errors);
+      return;
     }
-    if (id.length() > 32 || !C_IDENTIFIER.matcher(id).matches()) {
-      errors.add(field + ": name must be a C identifier of at most 32 characters");
-    }
+    report(field + ": domain", Names.driverName(key.substring(0, slash)), errors);
+    report(field + ": name", Names.cIdentifier(key.substring(slash + 1)), errors);
   }
 
-  private static boolean isLabel(String s) {
-    return s.length() <= 63 && DNS_LABEL.matcher(s).matches();
+  private static void report(String field, List<String> messages, List<String> errors) {
+    messages.forEach(m -> errors.add(field + ": " + m));
   }
 
-  private static boolean isSubdomain(String s, int max) {
-    return !s.isEmpty() && s.length() <= max && DNS_SUBDOMAIN.matcher(s).matches();
+  private static void tooMany(String field, int count, int max, List<String> errors) {
+    if (count > max) {
+      errors.add(field + ": " + count + " entries, at most " + max + " allowed");
+    }
   }
 }

@@ -28,7 +28,8 @@ import org.jboss.logging.Logger;
 /**
  * Keeps the stored ResourceSlices equal to the planned ones, one pool at a time. It only
  * orchestrates: desired state from {@link SlicePlanner}, the diff from {@link PoolSyncPlanner},
- * the writes through {@link SliceWriter}.
+ * the writes through {@link SliceWriter}, the slices it leaves out as invalid to
+ * {@link RefusedSlices}.
  *
  * <p>Work is keyed by pool and deduplicated; one worker thread does all of it, so writes to one
  * pool never race and the global write rate is easy to bound. Triggers: a snapshot, a change of a
@@ -51,6 +52,7 @@ public final class PoolReconciler implements AutoCloseable {
   private final SliceWriter writer;
   private final DroppedFields dropped;
   private final PublisherMetrics metrics;
+  private final RefusedSlices refused;
   private final Tracer tracer;
   private final Clock clock;
   private final Duration resyncPeriod;
@@ -69,6 +71,7 @@ public final class PoolReconciler implements AutoCloseable {
     this.writer = writer;
     this.dropped = dropped;
     this.metrics = metrics;
+    this.refused = new RefusedSlices(metrics);
     this.tracer = tracer;
     this.clock = clock;
     this.resyncPeriod = resyncPeriod;
@@ -187,6 +190,8 @@ public final class PoolReconciler implements AutoCloseable {
       var plan = PoolSyncPlanner.plan(desired.get(), cache.slices(key), dropped::sameContent);
       span.setAttribute("kdra.writes", plan.writes().size());
       span.setAttribute("kdra.generation", plan.generation());
+      span.setAttribute("kdra.refused", plan.refused().size());
+      refused.report(key, plan.refused());
       SliceWriter.Outcome outcome = writer.apply(plan.writes());
       span.setAttribute("kdra.outcome", outcome.name());
       if (outcome == SliceWriter.Outcome.DONE) {

@@ -1,15 +1,17 @@
 package io.kdra.slicepublisher.observability;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.inject.Singleton;
 import jakarta.inject.Inject;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The publisher's Micrometer meters (Prometheus names in docs/OPERATIONS.md): slices written by
- * operation, write conflicts and failures, reconcile latency per pool, snapshots received by
- * outcome. Thread-safe.
+ * operation, write conflicts and failures, slices held back as invalid, reconcile latency per
+ * pool, snapshots received by outcome. Thread-safe.
  */
 @Singleton
 public class PublisherMetrics {
@@ -22,6 +24,7 @@ public class PublisherMetrics {
   private final Counter failures;
   private final Counter droppedFields;
   private final Timer reconcile;
+  private final AtomicInteger refusedSlices = new AtomicInteger();
 
   @Inject
   public PublisherMetrics(MeterRegistry registry) {
@@ -35,6 +38,9 @@ public class PublisherMetrics {
         .description("Writes that failed for another reason").register(registry);
     this.droppedFields = Counter.builder("kdra.publisher.dropped.fields")
         .description("Slices the API server stored differently from how they were sent")
+        .register(registry);
+    Gauge.builder("kdra.publisher.invalid.slices", refusedSlices, AtomicInteger::get)
+        .description("Planned slices not written because the API server would refuse them")
         .register(registry);
     this.reconcile = Timer.builder("kdra.publisher.reconcile")
         .description("Time to reconcile one pool, writes included").register(registry);
@@ -67,6 +73,16 @@ public class PublisherMetrics {
 
   public void droppedFields() {
     droppedFields.increment();
+  }
+
+  /** How many planned slices are held back as invalid now. */
+  public void refusedSlices(int count) {
+    refusedSlices.set(count);
+  }
+
+  /** The value of {@link #refusedSlices(int)}, for tests. */
+  public int refusedSlices() {
+    return refusedSlices.get();
   }
 
   public Timer reconcileTimer() {

@@ -106,6 +106,77 @@ class PoolSyncPlannerTest {
         .isEqualTo(expected);
   }
 
+  private static final PlannerSettings DEFAULTS = PlannerSettings.defaults(Fixtures.DRIVER);
+
+  private static PlannerSettings unhealthyTaint(String key, String effect) {
+    return new PlannerSettings(DEFAULTS.drivers(), key, effect, DEFAULTS.staleTaintKey(),
+        DEFAULTS.staleTaintEffect(), DEFAULTS.staleTaintAfter(), DEFAULTS.staleRemoveAfter(),
+        DEFAULTS.disconnectedTaintAfter(), List.of(), List.of());
+  }
+
+  private static List<Dev> withUnhealthy(List<Dev> devices, int index) {
+    List<Dev> out = new ArrayList<>(devices);
+    out.set(index, out.get(index).unhealthy("ecc"));
+    return out;
+  }
+
+  private static Dev withAttributes(String name, int extra) {
+    Dev d = dev(name);
+    for (int i = 0; i < extra; i++) {
+      d.withAttribute("a" + i, "x");
+    }
+    return d;
+  }
+
+  /** "slice field" of each refused slice's errors. */
+  private static List<String> refusals(Plan plan) {
+    return plan.refused().stream().flatMap(r -> r.errors().stream()
+        .map(e -> r.name() + " " + e.field())).toList();
+  }
+
+  static Stream<Arguments> invalidSlicesAreNotWritten() {
+    List<Dev> two = devs(2);
+    PlannerSettings badEffect = unhealthyTaint("kdra.io/unhealthy", "Sometimes");
+    return Stream.of(
+        Arguments.of(named("valid: nothing refused", DEFAULTS), withUnhealthy(two, 0), List.of(),
+            List.of("Create n1-gpu.kdra.io-0 g0"), List.of()),
+        Arguments.of(named("taint effect not supported", badEffect), withUnhealthy(two, 0),
+            List.of(), List.of(), List.of("n1-gpu.kdra.io-0 spec.devices[0].taints[0].effect")),
+        Arguments.of(named("taint key not a label name",
+            unhealthyTaint("kdra.io/not valid", "NoSchedule")), withUnhealthy(two, 1), List.of(),
+            List.of(), List.of("n1-gpu.kdra.io-0 spec.devices[1].taints[0].key")),
+        Arguments.of(named("one bad slice of two: the other is still written", badEffect),
+            withUnhealthy(devs(130), 129), List.of(), List.of("Create n1-gpu.kdra.io-0 g0"),
+            List.of("n1-gpu.kdra.io-1 spec.devices[1].taints[0].effect")),
+        Arguments.of(named("too many attributes (the converter bypassed)", DEFAULTS),
+            List.of(withAttributes("gpu-000", 32)), List.of(), List.of(),
+            List.of("n1-gpu.kdra.io-0 spec.devices[0]")),
+        Arguments.of(named("an invalid update leaves the stored slice as it is", badEffect),
+            withUnhealthy(two, 0), stored(two, 3), List.of(),
+            List.of("n1-gpu.kdra.io-0 spec.devices[0].taints[0].effect")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void invalidSlicesAreNotWritten(PlannerSettings settings, List<Dev> desired,
+      List<ResourceSlice> actual, List<String> expectedWrites, List<String> expectedRefusals) {
+    DesiredPool pool = new SlicePlanner(settings).planPool(inv("n1", desired).build(), node("n1"),
+        T0).orElseThrow();
+    Plan plan = PoolSyncPlanner.plan(Optional.of(pool), actual);
+    assertThat(ops(plan)).isEqualTo(expectedWrites);
+    assertThat(refusals(plan)).isEqualTo(expectedRefusals);
+  }
+
+  @Test
+  void aRefusedSliceNamesTheFieldAndUpstreamsMessage() {
+    DesiredPool pool = new SlicePlanner(unhealthyTaint("kdra.io/unhealthy", "Sometimes"))
+        .planPool(inv("n1", withUnhealthy(devs(1), 0)).build(), node("n1"), T0).orElseThrow();
+    assertThat(PoolSyncPlanner.plan(Optional.of(pool), List.of()).refused()).singleElement()
+        .satisfies(r -> assertThat(r.errors()).singleElement().hasToString(
+            "ResourceSlice n1-gpu.kdra.io-0: spec.devices[0].taints[0].effect: Unsupported value:"
+                + " \"Sometimes\": supported values: \"NoExecute\", \"NoSchedule\", \"None\""));
+  }
+
   @Test
   void applyingThePlanConvergesToNoWrites() {
     List<ResourceSlice> actual = stored(devs(200), 5);

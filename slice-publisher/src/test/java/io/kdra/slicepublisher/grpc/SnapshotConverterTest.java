@@ -11,6 +11,7 @@ import io.kdra.inventory.v1.Health;
 import io.kdra.inventory.v1.InventorySnapshot;
 import java.time.Instant;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -44,28 +45,42 @@ class SnapshotConverterTest {
   static Stream<Arguments> refusals() {
     return Stream.of(
         Arguments.of(named("upper-case driver", snapshot().setDriver("GPU.io").build()),
-            "driver \"GPU.io\": must be a lower-case DNS subdomain"),
+            "driver \"GPU.io\": must be lower case (slice names are made from it)"),
+        Arguments.of(named("driver not a DNS subdomain", snapshot().setDriver("gpu_io").build()),
+            "driver \"gpu_io\": a lowercase RFC 1123 subdomain must consist of"),
+        Arguments.of(named("driver too long", snapshot().setDriver("a".repeat(64)).build()),
+            "driver \"" + "a".repeat(64) + "\": must be no more than 63 characters"),
         Arguments.of(named("no node", snapshot().setNodeName("").build()),
-            "node_name \"\": must be a DNS subdomain"),
+            "node_name \"\": a lowercase RFC 1123 subdomain must consist of"),
         Arguments.of(named("device name not a DNS label", withDevice(d -> d.setName("GPU_0"))),
-            "device \"GPU_0\": name must be a DNS label"),
+            "device \"GPU_0\": name: a lowercase RFC 1123 label must consist of"),
         Arguments.of(named("duplicate device", snapshot().addDevices(device()).build()),
             "device \"gpu-0\": name is not unique"),
         Arguments.of(named("attribute name not a C identifier", withDevice(d -> d.putAttributes(
             "model-name", AttributeValue.newBuilder().setString("x").build()))),
-            "device \"gpu-0\": attribute \"model-name\": name must be a C identifier"),
+            "device \"gpu-0\": attribute \"model-name\": name: a valid C identifier must"),
+        Arguments.of(named("attribute identifier too long", withDevice(d -> d.putAttributes(
+            "kdra.io/" + "x".repeat(33), AttributeValue.newBuilder().setInt(1).build()))),
+            "device \"gpu-0\": attribute \"kdra.io/" + "x".repeat(33)
+                + "\": name: must be no more than 32 characters"),
+        Arguments.of(named("attribute name with two slashes", withDevice(d -> d.putAttributes(
+            "a.io/b/c", AttributeValue.newBuilder().setInt(1).build()))),
+            "device \"gpu-0\": attribute \"a.io/b/c\": name: must not contain more than one"),
         Arguments.of(named("attribute domain invalid", withDevice(d -> d.putAttributes(
             "Bad_Domain/x", AttributeValue.newBuilder().setInt(1).build()))),
-            "device \"gpu-0\": attribute \"Bad_Domain/x\": domain must be a DNS subdomain"),
+            "device \"gpu-0\": attribute \"Bad_Domain/x\": domain: a lowercase RFC 1123"
+                + " subdomain must consist of"),
         Arguments.of(named("attribute without value", withDevice(d -> d.putAttributes(
             "empty", AttributeValue.getDefaultInstance()))),
             "device \"gpu-0\": attribute \"empty\": no value set"),
         Arguments.of(named("string too long", withDevice(d -> d.putAttributes(
             "serial", AttributeValue.newBuilder().setString("x".repeat(65)).build()))),
-            "device \"gpu-0\": attribute \"serial\": string longer than 64 characters"),
+            "device \"gpu-0\": attribute \"serial\": string: must be no more than 64"
+                + " characters"),
         Arguments.of(named("version not strict semver", withDevice(d -> d.putAttributes(
             "driverVersion", AttributeValue.newBuilder().setVersion("v550.54").build()))),
-            "device \"gpu-0\": attribute \"driverVersion\": version \"v550.54\" is not a strict"),
+            "device \"gpu-0\": attribute \"driverVersion\": version \"v550.54\": must be a"
+                + " string compatible with semver.org spec 2.0.0"),
         Arguments.of(named("capacity not a quantity", withDevice(d -> d.putCapacity("memory",
             "80 GB"))), "device \"gpu-0\": capacity \"memory\": \"80 GB\" is not a quantity"),
         Arguments.of(named("too many attributes with the reserved node-label slots",
@@ -86,10 +101,22 @@ class SnapshotConverterTest {
             d.addConsumesCounters(CounterConsumption.newBuilder().setCounterSet("gpu-0-mem"));
           }
           return d;
-        })), "device \"gpu-0\": consumes_counters: more than 2 entries"),
+        })), "device \"gpu-0\": consumes_counters: 3 entries, at most 2 allowed"),
+        Arguments.of(named("counter consumption without counters", withDevice(d ->
+            d.addConsumesCounters(CounterConsumption.newBuilder().setCounterSet("gpu-0-mem")))),
+            "device \"gpu-0\": consumes_counters \"gpu-0-mem\": counters: at least one is"
+                + " required"),
+        Arguments.of(named("too many counters in a set", snapshot().setSharedCounters(0,
+            CounterSet.newBuilder().setName("gpu-0-mem").putAllCounters(IntStream.range(0, 33)
+                .boxed().collect(Collectors.toMap(i -> "c" + i, i -> "1")))).build()),
+            "shared counter set \"gpu-0-mem\": counters: 33 entries, at most 32 allowed"),
         Arguments.of(named("counter set name invalid", snapshot().addSharedCounters(
             CounterSet.newBuilder().setName("Mem")).build()),
-            "shared counter set \"Mem\": name must be a DNS label"));
+            "shared counter set \"Mem\": name: a lowercase RFC 1123 label must consist of"),
+        Arguments.of(named("counter name invalid", snapshot().setSharedCounters(0,
+            CounterSet.newBuilder().setName("gpu-0-mem").putCounters("Memory", "1Gi")).build()),
+            "shared counter set \"gpu-0-mem\": counter \"Memory\": name: a lowercase RFC 1123"
+                + " label"));
   }
 
   @ParameterizedTest(name = "{0}")

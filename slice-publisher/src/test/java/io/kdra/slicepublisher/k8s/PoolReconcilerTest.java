@@ -48,6 +48,7 @@ class PoolReconcilerTest {
   private ClusterCache cache;
   private SliceWriter writer;
   private PoolReconciler reconciler;
+  private final PublisherMetrics metrics = new PublisherMetrics(new SimpleMeterRegistry());
 
   @BeforeEach
   void setUp() {
@@ -56,7 +57,6 @@ class PoolReconcilerTest {
   }
 
   private void start() {
-    PublisherMetrics metrics = new PublisherMetrics(new SimpleMeterRegistry());
     cache = new ClusterCache(client, planner.settings().drivers(), false);
     cache.start();
     await().atMost(Duration.ofMinutes(2)).until(cache::synced);
@@ -271,5 +271,27 @@ class PoolReconcilerTest {
     awaitSlices("n1", 1, 1);
     assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getAttributes()
         .get("topology.kubernetes.io/zone").getString()).isEqualTo("z2");
+  }
+
+  @Test
+  void aSliceTheApiServerWouldRefuseIsNotWrittenWhileOtherPoolsAre() {
+    PlannerSettings d = PlannerSettings.defaults(DRIVER);
+    planner = new SlicePlanner(new PlannerSettings(d.drivers(), d.unhealthyTaintKey(),
+        "Sometimes", d.staleTaintKey(), d.staleTaintEffect(), d.staleTaintAfter(),
+        d.staleRemoveAfter(), d.disconnectedTaintAfter(), List.of(), List.of()));
+    start();
+    report("n1", List.of(dev("gpu-000").unhealthy("ecc")));
+    report("n2", devs(1));
+    awaitSlices("n2", 1, 0);
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
+      assertThat(metrics.refusedSlices()).isEqualTo(1);
+      assertThat(reconciler.idle()).isTrue();
+    });
+    // the mock server would have stored it: only the check kept it back
+    assertThat(slices(DRIVER, "n1")).isEmpty();
+
+    report("n1", devs(1));
+    awaitSlices("n1", 1, 0);
+    await().atMost(Duration.ofMinutes(2)).until(() -> metrics.refusedSlices() == 0);
   }
 }

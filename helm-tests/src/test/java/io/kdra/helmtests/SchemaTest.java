@@ -46,7 +46,11 @@ class SchemaTest {
         Arguments.of("a taint effect that does not exist",
             Chart.values("slicePublisher.config.unhealthy-taint.effect", "Evict"), "effect"),
         Arguments.of("a digest that is no sha256",
-            Chart.values("claimController.image.digest", "latest"), "digest"));
+            Chart.values("claimController.image.digest", "latest"), "digest"),
+        Arguments.of("a scrape interval Prometheus cannot read",
+            Chart.values("monitoring.podMonitor.interval", "30 seconds"), "interval"),
+        Arguments.of("a typo in a monitoring switch",
+            Chart.values("monitoring.prometheusRules.enabled", true), "prometheusRules"));
   }
 
   @ParameterizedTest(name = "{0}")

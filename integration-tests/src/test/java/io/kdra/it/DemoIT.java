@@ -92,10 +92,14 @@ class DemoIT {
       assertThat(shell.exitValue()).as("128 + SIGINT").isEqualTo(130);
       assertThat(read(log)).contains("[demo]", "stopped")
           .as("a stop without errors").doesNotContain("[demo] stopping the", "[demo] removing");
-      assertThat(started).as("still running after the demo stopped")
-          .noneMatch(ProcessHandle::isAlive);
-      assertThat(nodeProcesses).as("the real nodes' processes after the demo stopped")
-          .noneMatch(ProcessHandle::isAlive);
+      // killed processes whose parent died first are reaped by init a moment later: wait for
+      // that state rather than look once
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        assertThat(started).as("still running after the demo stopped")
+            .noneMatch(ProcessHandle::isAlive);
+        assertThat(nodeProcesses).as("the real nodes' processes after the demo stopped")
+            .noneMatch(ProcessHandle::isAlive);
+      });
       assertThat(NodeCgroups.ownedBy(demo.pid())).as("the real nodes' cgroups").isEmpty();
       assertThat(Files.readString(Path.of("/proc/self/mountinfo")))
           .as("mounts of the nodes' directories").doesNotContain(it.resolve("rn").toString());

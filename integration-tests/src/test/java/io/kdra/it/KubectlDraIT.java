@@ -132,8 +132,11 @@ class KubectlDraIT {
     String ns = stack.namespace;
     client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
     Pod holder = client.resource(Dra.podWithTemplate(ns, "holder", "one-gpu")).create();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(Dra.devices(Dra.claimOf(client, holder, "gpu"))).hasSize(1));
+    // the claim is allocated before the pod is bound: wait for both
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+      assertThat(Dra.devices(Dra.claimOf(client, holder, "gpu"))).hasSize(1);
+      assertThat(Dra.get(client, holder).getSpec().getNodeName()).isNotNull();
+    });
     ResourceClaim held = Dra.claimOf(client, holder, "gpu");
     String[] poolDevice = Dra.devices(held).get(0).split("/");
     String node = Dra.get(client, holder).getSpec().getNodeName();

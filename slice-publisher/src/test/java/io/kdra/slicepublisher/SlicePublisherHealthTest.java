@@ -36,6 +36,10 @@ class SlicePublisherHealthTest {
         .body(org.hamcrest.Matchers.containsString("kdra_publisher_slices_total"))
         .body(org.hamcrest.Matchers.containsString("kdra_publisher_reconcile_seconds"))
         .body(org.hamcrest.Matchers.containsString(
+            "kdra_publisher_inventories_total{driver=\"other\",outcome=\"refused\"} 0.0"))
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_publisher_inventories_total{driver=\"gpu.kdra.io\",outcome=\"invalid\"} 0.0"))
+        .body(org.hamcrest.Matchers.containsString(
             "kdra_publisher_stale_pools{reason=\"disconnected\"} 0.0"))
         .body(org.hamcrest.Matchers.containsString(
             "kdra_publisher_stale_pools{reason=\"silent\"} 0.0"))

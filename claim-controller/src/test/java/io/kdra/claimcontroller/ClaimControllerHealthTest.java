@@ -26,7 +26,12 @@ class ClaimControllerHealthTest {
     given().when().get("/q/metrics")
         .then().statusCode(200)
         .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_scheduling_seconds"))
-        .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_pending_pods"));
+        .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_pending_pods"))
+        // tests run one replica without an election: it leads, and was never elected
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_leadership_leader{component=\"claim-controller\"} 1.0"))
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_leadership_acquired_total{component=\"claim-controller\"} 0.0"));
   }
 
   @Test

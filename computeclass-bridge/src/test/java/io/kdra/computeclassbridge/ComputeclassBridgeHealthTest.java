@@ -36,7 +36,10 @@ class ComputeclassBridgeHealthTest {
         .body(containsString("kdra_bridge_reconciles_total{outcome=\"conflict\"}"))
         .body(containsString("kdra_bridge_reconciles_total{outcome=\"failed\"}"))
         .body(matchesPattern("(?s).*\nkdra_bridge_computeclasses [0-9.]+\n.*"))
-        .body(matchesPattern("(?s).*\nkdra_bridge_degraded_computeclasses [0-9.]+\n.*"));
+        .body(matchesPattern("(?s).*\nkdra_bridge_degraded_computeclasses [0-9.]+\n.*"))
+        .body(containsString("kdra_leadership_leader{component=\"computeclass-bridge\"}"))
+        .body(containsString(
+            "kdra_leadership_acquired_total{component=\"computeclass-bridge\"}"));
   }
 
   @Test

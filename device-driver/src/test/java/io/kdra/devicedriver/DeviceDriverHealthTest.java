@@ -49,6 +49,19 @@ class DeviceDriverHealthTest {
         .body("checks.name", hasItem("device-driver"));
   }
 
+  /** Before any claim: every series at zero, so that a rise is visible from the first error. */
+  @Test
+  @Order(1)
+  void claimMetricsExistFromStartUp() {
+    given().when().get("/q/metrics")
+        .then().statusCode(200)
+        .body(containsString("kdra_driver_claim_operation_errors_total{operation=\"prepare\"} 0.0"))
+        .body(containsString(
+            "kdra_driver_claim_operation_errors_total{operation=\"unprepare\"} 0.0"))
+        .body(containsString(
+            "kdra_driver_claim_operation_seconds_count{operation=\"prepare\",outcome=\"error\"} 0"));
+  }
+
   @Test
   @Order(2)
   void notReadyUntilTheKubeletAcceptsTheRegistration() {

@@ -30,8 +30,9 @@ class AlertRulesTest {
   static final Map<String, Object> ON = Chart.values("monitoring.prometheusRule.enabled", true,
       "monitoring.podMonitor.enabled", true, "monitoring.grafanaDashboard.enabled", true,
       "monitoring.prometheusRule.labels", Map.of("release", "prometheus"));
-  static final List<String> SERVICES =
-      List.of("claim-controller", "slice-publisher", "device-driver", "computeclass-bridge");
+  static final List<String> MODULES_WITH_METERS =
+      List.of("claim-controller", "slice-publisher", "device-driver", "computeclass-bridge",
+          "leadership");
 
   @Test
   void nothingMonitoringIsRenderedByDefault() {
@@ -112,7 +113,7 @@ class AlertRulesTest {
     Pattern meter = Pattern.compile(
         "(Counter|Timer|Gauge)\\.builder\\(\\s*\"([^\"]+)\"|registry\\.(counter|timer|gauge)\\(\\s*\"([^\"]+)\"");
     Set<String> names = new TreeSet<>();
-    for (String service : SERVICES) {
+    for (String service : MODULES_WITH_METERS) {
       try (Stream<Path> files = Files.walk(Chart.DIR.resolve("../../" + service + "/src/main/java"))) {
         for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
           Matcher m = meter.matcher(read(f));

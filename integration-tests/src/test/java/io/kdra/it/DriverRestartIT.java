@@ -166,7 +166,8 @@ class DriverRestartIT {
    * A dead driver (SIGKILL, not restarted): once the disconnect grace has passed, node-b's A100
    * carries the stale taint valued "disconnected", and a new pod that needs an A100 is not placed
    * there (it would be bound and never prepared) but stays Pending with a message naming the
-   * taint. The driver back, the taint goes and the pod runs.
+   * taint; the publisher counts the pool in kdra_publisher_stale_pools. The driver back, the
+   * taint goes and the pod runs.
    */
   @Test
   void aDeadDriversDevicesGetNoNewPodsAndThePendingPodSaysWhy() {
@@ -175,6 +176,10 @@ class DriverRestartIT {
     stack.crash(driver);
     await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(taints(OTHER)).containsExactly(TAINT));
+    ServiceProcess publisher = stack.process("slice-publisher");
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
+        assertThat(publisher.metric("kdra_publisher_stale_pools{reason=\"disconnected\"}"))
+            .as("the publisher's count of tainted pools").isEqualTo(1.0));
 
     stack.createClusterScoped(Dra.gpuClass("dead-a100",
         "device.attributes[\"" + Stack.DRIVER + "\"].productName == \"NVIDIA A100-SXM4-40GB\""));
@@ -193,6 +198,9 @@ class DriverRestartIT {
     stack.restart(driver);
     await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(taints(OTHER)).containsExactly(""));
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
+        assertThat(publisher.metric("kdra_publisher_stale_pools{reason=\"disconnected\"}"))
+            .isEqualTo(0.0));
     await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
         assertThat(stack.kubelet(OTHER).prepared(Dra.get(client, pod))).isNotNull());
     assertThat(Dra.get(client, pod).getSpec().getNodeName()).isEqualTo(OTHER);

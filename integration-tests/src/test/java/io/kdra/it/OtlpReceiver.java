@@ -21,12 +21,20 @@ import java.util.zip.GZIPInputStream;
  * {@code ExportTraceServiceRequest}s (binary protobuf) on any path and keeps each span's service,
  * name, trace id and string attributes. The protobuf is read field by field (the OTLP message
  * classes are not on the test classpath): resourceSpans(1) / resource(1).attributes(1), and
- * scopeSpans(2) / spans(2) with traceId(1), spanId(2), parentSpanId(4), name(5), attributes(9).
+ * scopeSpans(2) / spans(2) with traceId(1), spanId(2), parentSpanId(4), name(5), attributes(9)
+ * and links(13) with traceId(1), spanId(2).
  */
 final class OtlpReceiver implements AutoCloseable {
 
+  /** @param links the linked spans, each as {@code traceId-spanId} */
   record ReceivedSpan(String service, String name, String traceId, String spanId,
-      String parentSpanId, Map<String, String> attributes) {}
+      String parentSpanId, Map<String, String> attributes, List<String> links) {
+
+    /** Whether this span links to {@code other}. */
+    boolean linksTo(ReceivedSpan other) {
+      return links.contains(other.traceId() + "-" + other.spanId());
+    }
+  }
 
   private final HttpServer server;
   private final List<ReceivedSpan> spans = new CopyOnWriteArrayList<>();
@@ -84,8 +92,13 @@ final class OtlpReceiver implements AutoCloseable {
       for (ByteString scopeSpans : lengthDelimited(rs, 2)) {
         for (ByteString s : lengthDelimited(UnknownFieldSet.parseFrom(scopeSpans), 2)) {
           UnknownFieldSet span = UnknownFieldSet.parseFrom(s);
+          List<String> links = new java.util.ArrayList<>();
+          for (ByteString l : lengthDelimited(span, 13)) {
+            UnknownFieldSet link = UnknownFieldSet.parseFrom(l);
+            links.add(hex(link, 1) + "-" + hex(link, 2));
+          }
           spans.add(new ReceivedSpan(service, string(span, 5), hex(span, 1), hex(span, 2),
-              hex(span, 4), attributes(span, 9)));
+              hex(span, 4), attributes(span, 9), List.copyOf(links)));
         }
       }
     }

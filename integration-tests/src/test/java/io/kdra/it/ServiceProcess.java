@@ -184,6 +184,26 @@ final class ServiceProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /**
+   * The value of one series in {@code /q/metrics}, e.g. {@code name{label="x"}} as Micrometer
+   * writes it (labels in its order); null while the process does not serve it.
+   */
+  Double metric(String series) {
+    try {
+      String body = HTTP.send(HttpRequest.newBuilder(
+              URI.create("http://127.0.0.1:" + httpPort + "/q/metrics"))
+          .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+      return body.lines().filter(l -> l.startsWith(series + " "))
+          .map(l -> Double.valueOf(l.substring(series.length() + 1).trim()))
+          .findFirst().orElse(null);
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
   /** The body of {@code /q/health/ready}, or why there is none. */
   String readiness() {
     try {

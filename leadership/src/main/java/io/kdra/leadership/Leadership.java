@@ -3,6 +3,7 @@ package io.kdra.leadership;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
@@ -27,6 +28,7 @@ public final class Leadership {
   private volatile boolean leading;
   private volatile boolean stopping;
   private volatile String leader;
+  private final AtomicLong acquisitions = new AtomicLong();
 
   private Leadership(String component, boolean elected, String identity, Runnable release,
       Runnable exit) {
@@ -81,6 +83,7 @@ public final class Leadership {
 
   void startedLeading() {
     leading = true;
+    acquisitions.incrementAndGet();
     LOG.infof("%s leads the %s", identity, component);
   }
 
@@ -124,6 +127,19 @@ public final class Leadership {
   /** Whether this replica leads now. */
   public boolean leading() {
     return leading;
+  }
+
+  /**
+   * How often this replica has become the leader since it started (0 for a single replica,
+   * which leads without an election). A replica that loses the Lease exits, so across restarts
+   * a rising count means the Lease keeps changing hands.
+   */
+  public long acquisitions() {
+    return acquisitions.get();
+  }
+
+  public String component() {
+    return component;
   }
 
   /** The identity in the Lease as last seen, or null before the first look. */

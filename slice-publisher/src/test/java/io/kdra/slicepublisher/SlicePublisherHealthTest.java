@@ -34,6 +34,18 @@ class SlicePublisherHealthTest {
     given().when().get("/q/metrics")
         .then().statusCode(200)
         .body(org.hamcrest.Matchers.containsString("kdra_publisher_slices_total"))
-        .body(org.hamcrest.Matchers.containsString("kdra_publisher_reconcile_seconds"));
+        .body(org.hamcrest.Matchers.containsString("kdra_publisher_reconcile_seconds"))
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_publisher_inventories_total{driver=\"other\",outcome=\"refused\"} 0.0"))
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_publisher_inventories_total{driver=\"gpu.kdra.io\",outcome=\"invalid\"} 0.0"))
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_publisher_stale_pools{reason=\"disconnected\"} 0.0"))
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_publisher_stale_pools{reason=\"silent\"} 0.0"))
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_leadership_acquired_total{component=\"slice-publisher\"}"))
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_leadership_leader{component=\"slice-publisher\"}"));
   }
 }

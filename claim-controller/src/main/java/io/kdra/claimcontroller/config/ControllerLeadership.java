@@ -3,10 +3,13 @@ package io.kdra.claimcontroller.config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.kdra.leadership.Leadership;
+import io.kdra.leadership.LeadershipMeters;
 import io.kdra.leadership.LeaseFence;
 import io.kdra.leadership.LeaseRelease;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import io.quarkus.runtime.configuration.ConfigUtils;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Disposes;
@@ -97,6 +100,11 @@ public class ControllerLeadership {
     return new LeaderElectionConfiguration(le.leaseName(), leaseNamespace(config, client),
         le.leaseDuration(), le.renewDeadline(), le.retryPeriod(), leadership.identity(),
         leadership.callbacks(), false);
+  }
+
+  /** The leadership meters from start-up on, which also sets the election up at start-up. */
+  void meters(@Observes StartupEvent event, MeterRegistry registry, Leadership leadership) {
+    LeadershipMeters.register(registry, COMPONENT, () -> leadership);
   }
 
   void onStop(@Observes @Priority(BEFORE_OPERATOR_STOP) ShutdownEvent event,

@@ -11,7 +11,7 @@ public final class Kdra {
   public static final String SCHEDULER_ANNOTATION = "kdra.io/scheduler-name";
 
   /** Annotation holding the W3C trace context of the claim's trace ({@code traceparent}). */
-  public static final String TRACE_ANNOTATION = "kdra.io/traceparent";
+  public static final String TRACE_ANNOTATION = io.kdra.core.model.TraceAnnotation.KEY;
 
   private Kdra() {}
 }

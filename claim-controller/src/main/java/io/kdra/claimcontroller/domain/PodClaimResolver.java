@@ -41,8 +41,9 @@ public final class PodClaimResolver {
     /** The entry needs no claim ({@code resourceClaimName} unset in the pod status). */
     record NotNeeded(String entry) implements Step {}
 
-    /** Create this claim, then record it in the pod status. */
-    record Create(String entry, ResourceClaim desired) implements Step {}
+    /** Create this claim from {@code template}, then record it in the pod status. */
+    record Create(String entry, ResourceClaim desired, ResourceClaimTemplate template)
+        implements Step {}
 
     /** The claim exists but the pod status does not name it yet: record it (own mode only). */
     record Record(String entry, ResourceClaim claim) implements Step {}
@@ -135,7 +136,7 @@ public final class PodClaimResolver {
           + "entry " + name + " from ResourceClaimTemplate " + templateName);
     }
     Optional<ResourceClaimTemplate> template = lookup.template(ns, templateName);
-    return template.<Step>map(t -> new Step.Create(name, TemplateClaims.desired(pod, name, t)))
+    return template.<Step>map(t -> new Step.Create(name, TemplateClaims.desired(pod, name, t), t))
         .orElse(new Step.MissingTemplate(name, templateName));
   }
 

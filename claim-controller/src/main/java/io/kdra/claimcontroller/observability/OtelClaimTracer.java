@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.claimcontroller.domain.Kdra;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
@@ -19,7 +20,8 @@ import java.util.Map;
 /**
  * {@link ClaimTracer} on OpenTelemetry. The claim annotation {@code kdra.io/traceparent} holds
  * the W3C {@code traceparent} of the span that started the claim's trace; spans of later
- * operations are its children, whichever process records them. Exported wherever
+ * operations are its children, whichever process records them. Spans link to the templates and
+ * slices they used (their own {@code kdra.io/traceparent}). Exported wherever
  * {@code quarkus.otel.*} points (OTLP by default).
  */
 @ApplicationScoped
@@ -81,6 +83,18 @@ public class OtelClaimTracer implements ClaimTracer {
       @Override
       public TraceSpan attribute(String key, long value) {
         span.setAttribute(key, value);
+        return this;
+      }
+
+      @Override
+      public TraceSpan link(String traceparent) {
+        if (traceparent != null) {
+          SpanContext linked = Span.fromContext(W3C.extract(Context.root(),
+              Map.of(Kdra.TRACE_ANNOTATION, traceparent), GETTER)).getSpanContext();
+          if (linked.isValid()) {
+            span.addLink(linked);
+          }
+        }
         return this;
       }
 

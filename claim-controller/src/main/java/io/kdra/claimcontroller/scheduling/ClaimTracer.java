@@ -19,8 +19,14 @@ public interface ClaimTracer {
 
     TraceSpan attribute(String key, String value);
 
-
     TraceSpan attribute(String key, long value);
+
+    /**
+     * Links this span to the span whose W3C {@code traceparent} is given (from the
+     * {@code kdra.io/traceparent} annotation of a template or slice this operation used); a
+     * null or malformed one is ignored.
+     */
+    TraceSpan link(String traceparent);
 
     /** Ends the span, marked failed with {@code error} when non-null. */
     void end(Throwable error);
@@ -58,6 +64,10 @@ public interface ClaimTracer {
       return this;
     }
 
+    @Override
+    public TraceSpan link(String traceparent) {
+      return this;
+    }
 
     @Override
     public void end(Throwable error) {}

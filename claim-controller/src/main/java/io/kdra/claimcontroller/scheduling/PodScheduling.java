@@ -91,7 +91,8 @@ public final class PodScheduling {
       record.put(s.entry(), s.claim().getMetadata().getName());
     }
     for (Step.Create s : r.of(Step.Create.class)) {
-      ClaimTracer.TraceSpan span = tracer.start(null, "create");
+      ClaimTracer.TraceSpan span = tracer.start(null, "create")
+          .link(TraceLinks.of(s.template()));
       ResourceClaim created;
       try {
         created = claims.create(s.desired(), span.annotations());
@@ -191,10 +192,13 @@ public final class PodScheduling {
     }
     for (ResourceClaim c : podClaims) {
       AllocationResult a = allocations.get(c.getMetadata().getUid());
-      spans.get(c.getMetadata().getUid()).attribute("node", node).attribute("devices",
-          a == null ? "" : a.getDevices().getResults().stream()
+      ClaimTracer.TraceSpan span = spans.get(c.getMetadata().getUid()).attribute("node", node)
+          .attribute("devices", a == null ? "" : a.getDevices().getResults().stream()
               .map(r -> r.getDriver() + "/" + r.getPool() + "/" + r.getDevice())
               .collect(java.util.stream.Collectors.joining(",")));
+      if (a != null) {
+        TraceLinks.ofSlices(view.slices(), a).forEach(span::link);
+      }
     }
     Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans);
     if (failed.isPresent()) {

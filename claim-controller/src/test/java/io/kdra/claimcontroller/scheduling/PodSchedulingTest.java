@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -80,7 +82,18 @@ class PodSchedulingTest {
             io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(spans)).build();
     PodScheduling traced = newScheduling(TemplateMode.OWN, new io.kdra.claimcontroller
         .observability.OtelClaimTracer(provider.get("test")));
-    client.resource(K.template("tpl")).create();
+    // what the computeclass-bridge and the slice-publisher stamp on the objects they write
+    String templateWrite = "00-" + "a".repeat(32) + "-" + "b".repeat(16) + "-01";
+    String sliceWrite = "00-" + "c".repeat(32) + "-" + "d".repeat(16) + "-01";
+    ResourceClaimTemplate template = K.template("tpl");
+    template.getMetadata().setAnnotations(Map.of(Kdra.TRACE_ANNOTATION, templateWrite));
+    client.resource(template).create();
+    client.resource(new ResourceSliceBuilder().withNewMetadata().withName("node-a-gpu")
+        .withAnnotations(Map.of(Kdra.TRACE_ANNOTATION, sliceWrite)).endMetadata()
+        .withNewSpec().withDriver("gpu.example.com").withNodeName("node-a")
+        .withNewPool().withName("node-a").withGeneration(1L).withResourceSliceCount(1L).endPool()
+        .addNewDevice().withName("dev-0").endDevice().addNewDevice().withName("dev-1").endDevice()
+        .endSpec().build()).create();
     create(K.podWithTemplate("web", "gpu", "tpl"));
 
     traced.schedule(get("web"));
@@ -99,6 +112,13 @@ class PodSchedulingTest {
     assertThat(finished).filteredOn(d -> !d.getName().equals("claim create"))
         .extracting(io.opentelemetry.sdk.trace.data.SpanData::getParentSpanId)
         .containsOnly(root);
+    // the template's and the slice's own traces are linked, not parents: each serves many claims
+    assertThat(finished).filteredOn(d -> d.getName().equals("claim create")).singleElement()
+        .satisfies(d -> assertThat(d.getLinks()).extracting(l -> l.getSpanContext().getSpanId())
+            .containsExactly("b".repeat(16)));
+    assertThat(finished).filteredOn(d -> d.getName().equals("claim allocate")).singleElement()
+        .satisfies(d -> assertThat(d.getLinks()).extracting(l -> l.getSpanContext().getTraceId())
+            .containsExactly("c".repeat(32)));
     provider.close();
   }
 

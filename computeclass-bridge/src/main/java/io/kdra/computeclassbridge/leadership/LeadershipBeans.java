@@ -4,9 +4,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.kdra.computeclassbridge.reconcile.BridgeConfig;
 import io.kdra.leadership.Leadership;
+import io.kdra.leadership.LeadershipMeters;
 import io.kdra.leadership.LeaseRelease;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
@@ -59,6 +62,11 @@ public class LeadershipBeans {
     return new LeaderElectionConfiguration(le.leaseName(), leaseNamespace(le, client),
         le.leaseDuration(), le.renewDeadline(), le.retryPeriod(), leadership.identity(),
         leadership.callbacks(), false);
+  }
+
+  /** The leadership meters from start-up on, which also sets the election up at start-up. */
+  void meters(@Observes StartupEvent event, MeterRegistry registry, Leadership leadership) {
+    LeadershipMeters.register(registry, COMPONENT, () -> leadership);
   }
 
   void onStop(@Observes @Priority(BEFORE_OPERATOR_STOP) ShutdownEvent event,

@@ -28,6 +28,7 @@ import io.kdra.computeclassbridge.mapping.Mapping;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.ComputeClassStatus;
 import io.kdra.computeclassbridge.observability.BridgeMetrics;
+import io.opentelemetry.api.trace.Tracer;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
@@ -74,11 +75,11 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
 
   public ComputeClassReconciler(BridgeConfig config, CatalogSource catalogs,
-      KubernetesClient client, BridgeMetrics metrics) {
+      KubernetesClient client, BridgeMetrics metrics, Tracer tracer) {
     this.config = config;
     this.metrics = metrics;
     this.catalogs = catalogs;
-    this.objects = new GeneratedObjects(client);
+    this.objects = new GeneratedObjects(client, tracer);
     this.events = new EventRecorder(client, clock);
     this.mapper = new ComputeClassMapper(
         new MapperSettings(config.deviceClassSuffix(), config.requestName()));

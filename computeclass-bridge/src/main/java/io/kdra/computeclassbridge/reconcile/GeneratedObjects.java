@@ -8,8 +8,16 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.computeclassbridge.mapping.Labels;
 import io.kdra.computeclassbridge.model.ComputeClass;
+import io.kdra.core.model.TraceAnnotation;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
 import java.net.HttpURLConnection;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,13 +34,19 @@ import java.util.stream.Collectors;
  * <p>Only objects labelled {@code app.kubernetes.io/managed-by=kdra-computeclass-bridge} are
  * ever changed or deleted; an object of the same name without that label is reported as a
  * conflict and left alone. Idempotent: a second call with the same input writes nothing.
+ *
+ * <p>Each template written (created, or replaced) is a span {@code apply template}, whose
+ * context the template carries in {@link TraceAnnotation#KEY}: the trace of every claim made
+ * from it links there. The annotation is not part of what is compared, so it causes no writes.
  */
 final class GeneratedObjects {
 
   private final KubernetesClient client;
+  private final Tracer tracer;
 
-  GeneratedObjects(KubernetesClient client) {
+  GeneratedObjects(KubernetesClient client, Tracer tracer) {
     this.client = client;
+    this.tracer = tracer;
   }
 
   /**
@@ -49,12 +63,18 @@ final class GeneratedObjects {
     for (ResourceClaimTemplate d : desired) {
       ResourceClaimTemplate a = actual.remove(key(d));
       if (a == null) {
-        create(d, changes, conflicts);
+        traced(cc, d, "create", () -> create(d, changes, conflicts));
       } else if (!JsonSubset.contains(a.getSpec(), d.getSpec())) {
-        client.resource(a).withGracePeriod(0).delete();
-        client.resource(d).create();
+        traced(cc, d, "replace", () -> {
+          client.resource(a).withGracePeriod(0).delete();
+          client.resource(d).create();
+        });
         changes.add("replaced " + describe(d) + " (its spec is immutable)");
       } else if (!JsonSubset.contains(a.getMetadata(), d.getMetadata())) {
+        // the same content: it keeps the trace context of the write that made it
+        Optional.ofNullable(a.getMetadata().getAnnotations())
+            .map(m -> m.get(TraceAnnotation.KEY))
+            .ifPresent(tp -> annotate(d, tp));
         client.resource(new ResourceClaimTemplateBuilder(d).editMetadata()
             .withResourceVersion(a.getMetadata().getResourceVersion()).endMetadata().build())
             .update();
@@ -108,6 +128,39 @@ final class GeneratedObjects {
       }
     }
     return ApplyReport.of(changes, conflicts);
+  }
+
+  /** Runs {@code write} of template {@code t} in a span whose context {@code t} then carries. */
+  private void traced(ComputeClass cc, ResourceClaimTemplate t, String operation,
+      Runnable write) {
+    Span span = tracer.spanBuilder("apply template")
+        .setAttribute("kdra.computeclass", cc.getMetadata().getName())
+        .setAttribute("k8s.namespace.name", t.getMetadata().getNamespace())
+        .setAttribute("kdra.template.name", t.getMetadata().getName())
+        .setAttribute("kdra.operation", operation)
+        .startSpan();
+    if (span.getSpanContext().isValid()) {
+      Map<String, String> headers = new HashMap<>();
+      W3CTraceContextPropagator.getInstance().inject(Context.root().with(span), headers,
+          Map::put);
+      Optional.ofNullable(headers.get("traceparent")).ifPresent(tp -> annotate(t, tp));
+    }
+    try {
+      write.run();
+    } catch (RuntimeException e) {
+      span.recordException(e);
+      span.setStatus(StatusCode.ERROR);
+      throw e;
+    } finally {
+      span.end();
+    }
+  }
+
+  private static void annotate(ResourceClaimTemplate t, String traceparent) {
+    Map<String, String> annotations = t.getMetadata().getAnnotations() == null
+        ? new LinkedHashMap<>() : new LinkedHashMap<>(t.getMetadata().getAnnotations());
+    annotations.put(TraceAnnotation.KEY, traceparent);
+    t.getMetadata().setAnnotations(annotations);
   }
 
   /** Creates; a same-named object that is not ours is a conflict, one that is ours a race. */

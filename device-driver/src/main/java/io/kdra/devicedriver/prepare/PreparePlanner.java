@@ -35,7 +35,7 @@ import java.util.Objects;
  */
 public final class PreparePlanner {
   /** The claim annotation carrying the W3C trace context of the claim's trace. */
-  public static final String TRACE_ANNOTATION = "kdra.io/traceparent";
+  public static final String TRACE_ANNOTATION = io.kdra.core.model.TraceAnnotation.KEY;
 
   private final String driver;
   private final String pool;

@@ -56,6 +56,28 @@ public final class ClaimMetricsAndSpans implements ClaimTelemetry {
     this.registry = registry;
     this.tracer = tracer;
     this.driver = driver;
+    // every series from start-up, at zero: an alert on a rise then needs no "new series" arm
+    for (Operation operation : Operation.values()) {
+      String op = operation.name().toLowerCase();
+      timer(op, "success");
+      timer(op, "error");
+      errors(op);
+    }
+  }
+
+  private Timer timer(String op, String outcome) {
+    return Timer.builder("kdra.driver.claim.operation")
+        .description("Time to prepare or unprepare one claim, API read and fsync included")
+        .tags("operation", op, "outcome", outcome)
+        .publishPercentiles(0.5, 0.99)
+        .register(registry);
+  }
+
+  private Counter errors(String op) {
+    return Counter.builder("kdra.driver.claim.operation.errors")
+        .description("Claims whose prepare or unprepare returned an error to the kubelet")
+        .tags("operation", op)
+        .register(registry);
   }
 
   @Override
@@ -64,18 +86,10 @@ public final class ClaimMetricsAndSpans implements ClaimTelemetry {
       String error) {
     String op = operation.name().toLowerCase();
     boolean failed = !error.isEmpty();
-    Timer.builder("kdra.driver.claim.operation")
-        .description("Time to prepare or unprepare one claim, API read and fsync included")
-        .tags("operation", op, "outcome", failed ? "error" : "success")
-        .publishPercentiles(0.5, 0.99)
-        .register(registry)
+    timer(op, failed ? "error" : "success")
         .record(Duration.ofNanos(Math.max(0, endNanos - startNanos)));
     if (failed) {
-      Counter.builder("kdra.driver.claim.operation.errors")
-          .description("Claims whose prepare or unprepare returned an error to the kubelet")
-          .tags("operation", op)
-          .register(registry)
-          .increment();
+      errors(op).increment();
     }
     Span span =
         tracer

@@ -59,6 +59,9 @@ public final class SlicePlanner {
   /** The stale taint's value when the driver's stream has ended. */
   public static final String DISCONNECTED = "disconnected";
 
+  /** The reason {@link #stalePools} gives a pool whose driver is silent but still connected. */
+  public static final String SILENT = "silent";
+
   private final PlannerSettings settings;
 
   public SlicePlanner(PlannerSettings settings) {
@@ -93,6 +96,46 @@ public final class SlicePlanner {
     return result;
   }
 
+  /** Whether the driver has been silent past the removal grace: its pool goes. */
+  private boolean removedAsSilent(NodeInventory inventory, Instant now) {
+    return Duration.between(inventory.receivedAt(), now).compareTo(settings.staleRemoveAfter()) > 0;
+  }
+
+  /**
+   * The value of the stale taint the inventory's devices carry at {@code now}: {@value
+   * #DISCONNECTED} once its stream has been ended for the disconnect grace, {@code ""} (no value)
+   * once the driver has been silent for the taint grace, empty while it is neither.
+   */
+  public Optional<String> staleness(NodeInventory inventory, Instant now) {
+    boolean disconnected = inventory.disconnectedAt()
+        .filter(t -> Duration.between(t, now).compareTo(settings.disconnectedTaintAfter()) >= 0)
+        .isPresent();
+    if (disconnected) {
+      return Optional.of(DISCONNECTED);
+    }
+    Duration silence = Duration.between(inventory.receivedAt(), now);
+    return silence.compareTo(settings.staleTaintAfter()) > 0 ? Optional.of("") : Optional.empty();
+  }
+
+  /**
+   * How many pools carry the stale taint at {@code now}, by reason ({@value #DISCONNECTED} or
+   * {@code silent}): inventories of served drivers not yet removed for silence. The driver
+   * behind each has stopped reporting, and the scheduler avoids its devices.
+   */
+  public Map<String, Long> stalePools(Collection<NodeInventory> inventories, Instant now) {
+    Map<String, Long> result = new LinkedHashMap<>();
+    result.put(DISCONNECTED, 0L);
+    result.put(SILENT, 0L);
+    for (NodeInventory inventory : inventories) {
+      if (!settings.drivers().contains(inventory.driver()) || removedAsSilent(inventory, now)) {
+        continue;
+      }
+      staleness(inventory, now).ifPresent(value ->
+          result.merge(value.isEmpty() ? SILENT : value, 1L, Long::sum));
+    }
+    return result;
+  }
+
   /**
    * The desired pool fed by one inventory; empty when nothing should be published for it: the
    * driver is not served, the node is unknown (node-local pools), the driver has been silent
@@ -104,15 +147,10 @@ public final class SlicePlanner {
     if (!settings.drivers().contains(inventory.driver())) {
       return Optional.empty();
     }
-    Duration silence = Duration.between(inventory.receivedAt(), now);
-    if (silence.compareTo(settings.staleRemoveAfter()) > 0) {
+    if (removedAsSilent(inventory, now)) {
       return Optional.empty();
     }
-    boolean disconnected = inventory.disconnectedAt()
-        .filter(t -> Duration.between(t, now).compareTo(settings.disconnectedTaintAfter()) >= 0)
-        .isPresent();
-    Optional<String> stale = disconnected ? Optional.of(DISCONNECTED)
-        : silence.compareTo(settings.staleTaintAfter()) > 0 ? Optional.of("") : Optional.empty();
+    Optional<String> stale = staleness(inventory, now);
     Optional<NetworkPoolSpec> network =
         settings.networkPoolFedBy(inventory.driver(), inventory.nodeName());
     if (network.isEmpty() && node == null) {

@@ -46,6 +46,7 @@ public final class SnapshotIntake {
     this.disconnectedTaintAfter = disconnectedTaintAfter;
     this.metrics = metrics;
     this.clock = clock;
+    metrics.servedDrivers(this.drivers);
   }
 
   /**

@@ -4,8 +4,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.kdra.leadership.Leadership;
+import io.kdra.leadership.LeadershipMeters;
 import io.kdra.leadership.LeaseRelease;
 import io.kdra.slicepublisher.config.PublisherConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -34,12 +36,14 @@ public class PublisherLifecycle {
   @Inject PoolReconciler reconciler;
   @Inject KubernetesClient client;
   @Inject PublisherConfig config;
+  @Inject MeterRegistry registry;
 
   private volatile Leadership leadership;
   private volatile boolean stopping;
   private volatile CompletableFuture<?> election;
 
   void onStart(@Observes StartupEvent event) {
+    LeadershipMeters.register(registry, COMPONENT, () -> leadership);
     cache.start();
     Thread t = new Thread(this::awaitSyncThenLead, "slice-publisher-startup");
     t.setDaemon(true);

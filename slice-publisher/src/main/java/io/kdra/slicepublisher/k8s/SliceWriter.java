@@ -4,9 +4,16 @@ import com.google.common.util.concurrent.RateLimiter;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kdra.core.model.TraceAnnotation;
 import io.kdra.slicepublisher.domain.SliceWrite;
 import io.kdra.slicepublisher.observability.PublisherMetrics;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jboss.logging.Logger;
 
 /**
@@ -17,6 +24,11 @@ import org.jboss.logging.Logger;
  * <p>Stops at the first failure and reports it; the caller re-plans the pool from fresh state
  * (that is the retry on conflict: a conflict means the plan was made from stale state, so
  * re-sending the same write would be wrong). Called from one thread at a time.
+ *
+ * <p>A created or updated slice carries the context of the span current while writing (the
+ * pool's reconcile) in {@link TraceAnnotation#KEY}, so that the spans of claims allocated from
+ * it can link to the write that published their devices. The planner compares content only,
+ * so the annotation never causes a write of its own.
  */
 public final class SliceWriter {
 
@@ -89,11 +101,13 @@ public final class SliceWriter {
   private void write(SliceWrite w) {
     var slices = client.resources(ResourceSlice.class);
     if (w instanceof SliceWrite.Create c) {
+      traced(c.slice());
       stored(c.slice(), slices.resource(c.slice()).create());
       metrics.created();
     } else if (w instanceof SliceWrite.Update u) {
       // update() sends the resourceVersion of the object: the API server refuses it with 409
       // when the slice changed since it was read.
+      traced(u.slice());
       stored(u.slice(), slices.resource(u.slice()).update());
       metrics.updated();
     } else if (w instanceof SliceWrite.Delete d) {
@@ -105,5 +119,22 @@ public final class SliceWriter {
         metrics.deleted();
       }
     }
+  }
+
+  /** Stamps the current span's context on a slice about to be written, if a span records. */
+  private static void traced(ResourceSlice slice) {
+    if (!Span.current().getSpanContext().isValid()) {
+      return;
+    }
+    Map<String, String> headers = new HashMap<>();
+    W3CTraceContextPropagator.getInstance().inject(Context.current(), headers, Map::put);
+    String traceparent = headers.get("traceparent");
+    if (traceparent == null) {
+      return;
+    }
+    Map<String, String> annotations = slice.getMetadata().getAnnotations() == null
+        ? new LinkedHashMap<>() : new LinkedHashMap<>(slice.getMetadata().getAnnotations());
+    annotations.put(TraceAnnotation.KEY, traceparent);
+    slice.getMetadata().setAnnotations(annotations);
   }
 }

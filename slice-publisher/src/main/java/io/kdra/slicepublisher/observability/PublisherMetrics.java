@@ -89,6 +89,19 @@ public class PublisherMetrics {
     return reconcile;
   }
 
+  /**
+   * Registers the snapshot counters of every served driver (accepted, invalid, stale) and of
+   * refused ones (driver {@code other}) at zero, so that each series exists from start-up.
+   */
+  public void servedDrivers(java.util.Collection<String> drivers) {
+    for (String driver : drivers) {
+      for (String outcome : java.util.List.of("accepted", "invalid", "stale")) {
+        registry.counter("kdra.publisher.inventories", "driver", driver, "outcome", outcome);
+      }
+    }
+    registry.counter("kdra.publisher.inventories", "driver", "other", "outcome", "refused");
+  }
+
   /** Counts one snapshot; {@code outcome} is accepted, invalid, refused or stale. */
   public void snapshot(String driver, String outcome) {
     registry.counter("kdra.publisher.inventories", "driver", driver, "outcome", outcome)

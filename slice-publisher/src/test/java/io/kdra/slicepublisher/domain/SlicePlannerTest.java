@@ -216,6 +216,25 @@ class SlicePlannerTest {
         .map(t -> t.getValue() == null ? "" : t.getValue()).findFirst()).isEqualTo(taintValue));
   }
 
+  /** What the gauge kdra_publisher_stale_pools counts: the pools whose devices the taint marks. */
+  @Test
+  void stalePoolsAreCountedByReasonAmongServedDriversNotYetRemoved() {
+    Instant now = T0.plus(Duration.ofMinutes(3));
+    List<NodeInventory> inventories = List.of(
+        inv("fresh", devs(1)).receivedAt(now.minusSeconds(5)).build(),
+        inv("silent", devs(1)).build(),
+        inv("gone", devs(1)).build().disconnectedAt(T0.plusSeconds(1)),
+        inv("restarting", devs(1)).receivedAt(now.minusSeconds(10)).build()
+            .disconnectedAt(now.minusSeconds(5)),
+        inv("removed", devs(1)).receivedAt(T0.minus(Duration.ofMinutes(20))).build(),
+        inv("unserved", devs(1)).withDriver("nic.other.io").build());
+
+    assertThat(PLANNER.stalePools(inventories, now)).containsExactly(
+        Map.entry(SlicePlanner.DISCONNECTED, 1L), Map.entry(SlicePlanner.SILENT, 1L));
+    assertThat(PLANNER.stalePools(List.of(), now)).containsExactly(
+        Map.entry(SlicePlanner.DISCONNECTED, 0L), Map.entry(SlicePlanner.SILENT, 0L));
+  }
+
   @Test
   void nothingIsPublishedForAnUnknownNodeAnUnservedDriverOrNoDevices() {
     assertThat(plan(PLANNER, inv("n1", devs(1)), null, T0)).isEmpty();

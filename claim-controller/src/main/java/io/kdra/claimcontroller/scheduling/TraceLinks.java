@@ -1,0 +1,58 @@
+package io.kdra.claimcontroller.scheduling;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.kdra.claimcontroller.domain.Kdra;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The {@code kdra.io/traceparent} of the objects a claim's operation used, for span links: the
+ * template a claim was made from (the computeclass-bridge's write), the slices its devices were
+ * allocated from (the slice-publisher's write).
+ */
+final class TraceLinks {
+
+  private TraceLinks() {}
+
+  /** The object's trace context, or null when it carries none. */
+  static String of(HasMetadata object) {
+    if (object == null || object.getMetadata().getAnnotations() == null) {
+      return null;
+    }
+    return object.getMetadata().getAnnotations().get(Kdra.TRACE_ANNOTATION);
+  }
+
+  /**
+   * The trace contexts of the slices that list an allocated device (by driver, pool and device
+   * name), distinct, in the order of the results.
+   */
+  static Set<String> ofSlices(List<ResourceSlice> slices, AllocationResult allocation) {
+    Set<String> out = new LinkedHashSet<>();
+    if (allocation == null || allocation.getDevices() == null
+        || allocation.getDevices().getResults() == null) {
+      return out;
+    }
+    for (DeviceRequestAllocationResult r : allocation.getDevices().getResults()) {
+      for (ResourceSlice s : slices) {
+        String tp = of(s);
+        if (tp != null && lists(s, r)) {
+          out.add(tp);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static boolean lists(ResourceSlice s, DeviceRequestAllocationResult r) {
+    var spec = s.getSpec();
+    return spec != null && Objects.equals(spec.getDriver(), r.getDriver())
+        && spec.getPool() != null && Objects.equals(spec.getPool().getName(), r.getPool())
+        && spec.getDevices() != null
+        && spec.getDevices().stream().anyMatch(d -> Objects.equals(d.getName(), r.getDevice()));
+  }
+}

@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  * served, the sequence newer than the stream's last, and the content valid. Accepted snapshots
  * replace the driver's inventory for the node and trigger a reconcile. Thread-safe.
  *
- * <p>When a stream ends, its last snapshot is marked disconnected (the planner taints its devices
+ * <p>When a stream ends, its last snapshot is marked disconnected if it is still the current one
+ * ({@link InventoryStore#streamEnded}; the planner taints its devices
  * once {@code PlannerSettings.disconnectedTaintAfter} has passed without a new stream), and its
  * pool is planned again then.
  *
@@ -81,14 +82,13 @@ public final class SnapshotIntake {
    * @return whether it was marked
    */
   public boolean streamEnded(String driver, String node, long lastSequence) {
-    Optional<NodeInventory> current = store.get(driver, node)
-        .filter(i -> i.sequence() == lastSequence && i.disconnectedAt().isEmpty());
-    if (current.isEmpty() || !store.disconnected(current.get(), clock.instant())) {
-      return false;
-    }
-    changed.accept(current.get());
-    changedAfter.accept(current.get(), disconnectedTaintAfter);
-    return true;
+    Optional<NodeInventory> marked =
+        store.streamEnded(driver, node, lastSequence, clock.instant());
+    marked.ifPresent(i -> {
+      changed.accept(i);
+      changedAfter.accept(i, disconnectedTaintAfter);
+    });
+    return marked.isPresent();
   }
 
   private static ReportAck refuse(InventorySnapshot s, String error) {

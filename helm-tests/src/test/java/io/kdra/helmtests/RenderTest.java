@@ -1,6 +1,7 @@
 package io.kdra.helmtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Named.named;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -239,6 +240,9 @@ class RenderTest {
     assertThat(properties(objects, "kdra-full-claim-controller"))
         .containsEntry("kdra.claim-controller.scheduler-name", "gpu-scheduler")
         .containsEntry("kdra.claim-controller.retry.conflict-retries", "8")
+        .containsEntry("kdra.claim-controller.allocator.feature-gates", "DRAAdminAccess=false,"
+            + "DRAConsumableCapacity=true,DRADeviceBindingConditions=true,DRADeviceTaints=true,"
+            + "DRAPartitionableDevices=true,DRAPrioritizedList=true")
         .containsEntry("quarkus.log.level", "WARN")
         .containsEntry("quarkus.operator-sdk.controllers.pod-scheduler.retry.interval.max", "60000");
     assertThat(properties(objects, "kdra-full-computeclass-bridge"))
@@ -248,6 +252,27 @@ class RenderTest {
         .containsEntry("bridge.namespaces.selector", "example.org/gpus=enabled")
         .containsEntry("quarkus.otel.exporter.otlp.endpoint",
             "http://otel-collector.observability:4317");
+  }
+
+  /** Columns: values, the rendered kdra.claim-controller.allocator.feature-gates. */
+  static Stream<Arguments> allocatorFeatureGates() {
+    String all = "DRAAdminAccess=true,DRAConsumableCapacity=true,DRADeviceBindingConditions=true,"
+        + "DRADeviceTaints=true,DRAPartitionableDevices=true,DRAPrioritizedList=true";
+    return Stream.of(
+        Arguments.of(named("defaults: every gate as Kubernetes 1.36 has it", Map.of()), all),
+        Arguments.of(named("a gate turned off in featureGates",
+            Chart.values("featureGates.DRAPrioritizedList", false)),
+            all.replace("DRAPrioritizedList=true", "DRAPrioritizedList=false")),
+        Arguments.of(named("the controller's own setting wins",
+            Chart.values("claimController.config.allocator.feature-gates",
+                "DRADeviceTaints=false")), "DRADeviceTaints=false"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("allocatorFeatureGates")
+  void featureGatesReachTheControllersAllocator(Map<String, Object> values, String gates) {
+    assertThat(properties(Chart.render(values), "kdra-claim-controller"))
+        .containsEntry("kdra.claim-controller.allocator.feature-gates", gates);
   }
 
   @Test

@@ -49,6 +49,10 @@ class SchemaTest {
             Chart.values("claimController.image.digest", "latest"), "digest"),
         Arguments.of("a scrape interval Prometheus cannot read",
             Chart.values("monitoring.podMonitor.interval", "30 seconds"), "interval"),
+        Arguments.of("a feature gate the allocator does not know",
+            Chart.values("featureGates.DRAFancyDevices", true), "DRAFancyDevices"),
+        Arguments.of("a feature gate that is no bool",
+            Chart.values("featureGates.DRAPrioritizedList", "off"), "DRAPrioritizedList"),
         Arguments.of("a typo in a monitoring switch",
             Chart.values("monitoring.prometheusRules.enabled", true), "prometheusRules"));
   }

@@ -31,6 +31,9 @@ public interface ClaimControllerConfig {
   /** Backoff for pods that cannot be placed. */
   Retry retry();
 
+  /** The allocator's optional features. */
+  Allocator allocator();
+
   /** Leader election among replicas. */
   LeaderElection leaderElection();
 
@@ -51,6 +54,17 @@ public interface ClaimControllerConfig {
      */
     @WithDefault("5")
     int conflictRetries();
+  }
+
+  /** dra-core's allocator, as this controller runs it. */
+  interface Allocator {
+
+    /**
+     * Kubernetes feature gates of the allocator, in upstream's {@code --feature-gates} syntax
+     * ({@code DRAPrioritizedList=false,DRAAdminAccess=true}); a gate not named keeps Kubernetes
+     * 1.36's default (on). An unknown gate or a value that is no bool stops the start, naming it.
+     */
+    Optional<String> featureGates();
   }
 
   /** Lease-based leader election; only the leader reconciles. */

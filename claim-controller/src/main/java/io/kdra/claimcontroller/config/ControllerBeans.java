@@ -12,16 +12,21 @@ import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
 import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
 import io.quarkus.arc.DefaultBean;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
+import org.jboss.logging.Logger;
 
 /** Wires the adapters from the typed configuration; tests replace single beans. */
 @ApplicationScoped
 public class ControllerBeans {
 
+  private static final Logger LOG = Logger.getLogger(ControllerBeans.class);
   /** How long own writes are remembered while the informers catch up. */
   private static final Duration RECENT_WRITES_TTL = Duration.ofMinutes(1);
 
@@ -65,14 +70,39 @@ public class ControllerBeans {
   }
 
   /**
-   * dra-core's allocator with Kubernetes 1.36's default features; share IDs (consumable
-   * capacity) are random UUIDs, as upstream's.
+   * The allocator's features: Kubernetes 1.36's defaults with the configured feature gates
+   * applied.
+   *
+   * @throws IllegalArgumentException naming the property and the gate when one is unknown or
+   *     its value is no bool
+   */
+  @Produces
+  @Singleton
+  AllocatorFeatures allocatorFeatures(ClaimControllerConfig config) {
+    try {
+      return AllocatorFeatures.defaults()
+          .withGates(config.allocator().featureGates().orElse(""));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "kdra.claim-controller.allocator.feature-gates: " + e.getMessage(), e);
+    }
+  }
+
+  /** Creates the features at start-up, so that a bad gate stops it, and says which are on. */
+  void logFeatures(@Observes StartupEvent started, AllocatorFeatures features) {
+    LOG.infof("allocator feature gates enabled: %s",
+        features.enabledNames().isEmpty() ? "none" : String.join(",", features.enabledNames()));
+  }
+
+  /**
+   * dra-core's allocator with {@code features}; share IDs (consumable capacity) are random UUIDs,
+   * as upstream's.
    */
   @Produces
   @DefaultBean
   @ApplicationScoped
-  PodAllocator podAllocator() {
-    return new DraCorePodAllocator(AllocatorOptions.defaults(AllocatorFeatures.defaults(),
+  PodAllocator podAllocator(AllocatorFeatures features) {
+    return new DraCorePodAllocator(AllocatorOptions.defaults(features,
         () -> UUID.randomUUID().toString()));
   }
 }

@@ -27,6 +27,7 @@ import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.claimcontroller.scheduling.Outcome;
+import io.kdra.claimcontroller.scheduling.OutcomeRecorder;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.PodScheduling;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
@@ -42,7 +43,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Schedules the pods that name this controller as their scheduler: dispatches each reconcile to
- * {@link PodScheduling} and maps its {@link Outcome} to a requeue. Claims, templates, nodes,
+ * {@link PodScheduling}, hands its {@link Outcome} to {@link OutcomeRecorder} (condition, Events,
+ * metric) and maps it to a requeue. Claims, templates, nodes,
  * slices and classes are watched so that a waiting or unschedulable pod is retried as soon as
  * something it depends on changes; backoff bounds the retries in between.
  */
@@ -63,6 +65,7 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject LeaseFence fence;
 
   private volatile PodScheduling scheduling;
+  private volatile OutcomeRecorder recorder;
   private volatile IndexerResourceCache<Pod> podCache;
   /**
    * Failed attempts per pod UID, for the backoff. The operator SDK does not dispatch a deleted
@@ -96,10 +99,10 @@ public class PodReconciler implements Reconciler<Pod> {
     var classes = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(DeviceClass.class, Pod.class)
         .withSecondaryToPrimaryMapper(c -> pending(pods, scheduler, null)).build(), ctx);
-    scheduling = new PodScheduling(
-        new InformerClusterView(pods, claims, templates, nodes, slices, classes), recent,
-        claimWriter, podWriter, binder, events, allocator, config.templateMode(), tracer,
-        fence::mayWrite);
+    var view = new InformerClusterView(pods, claims, templates, nodes, slices, classes);
+    scheduling = new PodScheduling(view, recent, claimWriter, podWriter, binder, events,
+        allocator, config.templateMode(), tracer, fence::mayWrite);
+    recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     metrics.pendingPods(() -> pending(pods, scheduler, null).size());
     return List.of(claims, templates, nodes, slices, classes);
   }
@@ -144,6 +147,7 @@ public class PodReconciler implements Reconciler<Pod> {
     }
     Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod));
     LOG.debugf("pod %s: %s", Pods.key(pod), outcome);
+    recorder.record(pod, outcome);
     if (outcome instanceof Outcome.Bound) {
       attempts.remove(uid);
       return UpdateControl.noUpdate();
@@ -154,13 +158,7 @@ public class PodReconciler implements Reconciler<Pod> {
     Backoff backoff = new Backoff(config.retry().initialBackoff(),
         config.retry().maxBackoff());
     int attempt = countAttempt(uid);
-    if (outcome instanceof Outcome.Unschedulable u) {
-      metrics.failure(u.reason());
-      if (podWriter.markUnschedulable(pod, u.message())) {
-        events.warning(pod, "FailedScheduling", u.message());
-        u.perClaim().forEach((claim, why) -> scheduling.claim(pod, claim)
-            .ifPresent(c -> events.warning(c, "FailedScheduling", why)));
-      }
+    if (outcome instanceof Outcome.Unschedulable) {
       return UpdateControl.<Pod>noUpdate().rescheduleAfter(backoff.delay(attempt));
     }
     // Retry: a claim changed under the decision; the next attempt sees the change.

@@ -283,11 +283,6 @@ public final class PodScheduling {
     }
   }
 
-  /** The claim {@code name} in the pod's namespace, as the informers know it. */
-  public Optional<ResourceClaim> claim(Pod pod, String name) {
-    return view.claim(pod.getMetadata().getNamespace(), name);
-  }
-
   private ClaimLookup lookup() {
     return new ClaimLookup() {
       @Override

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -23,12 +22,10 @@ import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMap
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
 import io.kdra.computeclassbridge.mapping.Labels;
-import io.kdra.computeclassbridge.mapping.MapperSettings;
 import io.kdra.computeclassbridge.mapping.Mapping;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.ComputeClassStatus;
 import io.kdra.computeclassbridge.observability.BridgeMetrics;
-import io.opentelemetry.api.trace.Tracer;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
@@ -70,22 +67,22 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private final ComputeClassMapper mapper;
   private final NamespaceSelection selection;
   private final BridgeMetrics metrics;
-  private final Clock clock = Clock.systemUTC();
+  private final Clock clock;
   private InformerEventSource<Namespace, ComputeClass> namespaces;
   private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
 
+  /** Collaborators as {@link BridgeBeans} wires them. */
   public ComputeClassReconciler(BridgeConfig config, CatalogSource catalogs,
-      KubernetesClient client, BridgeMetrics metrics, Tracer tracer) {
+      GeneratedObjects objects, EventRecorder events, ComputeClassMapper mapper,
+      NamespaceSelection selection, BridgeMetrics metrics, Clock clock) {
     this.config = config;
-    this.metrics = metrics;
     this.catalogs = catalogs;
-    this.objects = new GeneratedObjects(client, tracer);
-    this.events = new EventRecorder(client, clock);
-    this.mapper = new ComputeClassMapper(
-        new MapperSettings(config.deviceClassSuffix(), config.requestName()));
-    this.selection = new NamespaceSelection(config.namespaces().names().orElse(List.of()),
-        Optional.of(config.namespaces().selector())
-            .filter(s -> !BridgeConfig.Namespaces.NO_SELECTOR.equals(s)));
+    this.objects = objects;
+    this.events = events;
+    this.mapper = mapper;
+    this.selection = selection;
+    this.metrics = metrics;
+    this.clock = clock;
   }
 
   @Override

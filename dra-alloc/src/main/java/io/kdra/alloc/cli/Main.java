@@ -46,6 +46,13 @@ public final class Main implements Callable<Integer> {
       description = "only consider this node")
   String node;
 
+  @Option(names = "--feature-gates", paramLabel = "GATE=BOOL,...", defaultValue = "",
+      description = "allocator features as upstream components take them, e.g. "
+          + "DRAPrioritizedList=false,DRAAdminAccess=true; known: DRAAdminAccess, "
+          + "DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, "
+          + "DRAPartitionableDevices, DRAPrioritizedList (default: Kubernetes 1.36's, all on)")
+  String featureGates;
+
   private InputStream stdin;
   private PrintStream out;
   private PrintStream err;
@@ -78,6 +85,13 @@ public final class Main implements Callable<Integer> {
       err.println("dra-alloc: option -o: must be yaml, json or summary, not \"" + output + "\"");
       return 2;
     }
+    AllocatorFeatures features;
+    try {
+      features = AllocatorFeatures.defaults().withGates(featureGates);
+    } catch (IllegalArgumentException e) {
+      err.println("dra-alloc: option --feature-gates: " + e.getMessage());
+      return 2;
+    }
     Inputs inputs = new Inputs();
     InputReader reader = new InputReader(err);
     try {
@@ -88,7 +102,7 @@ public final class Main implements Callable<Integer> {
       err.println("dra-alloc: " + e.getMessage());
       return 2;
     }
-    AllocatorOptions options = AllocatorOptions.defaults(AllocatorFeatures.defaults(),
+    AllocatorOptions options = AllocatorOptions.defaults(features,
         () -> UUID.randomUUID().toString());
     WhatIf.Report report = new WhatIf(inputs, options, node).run();
     if (output.equals("summary")) {

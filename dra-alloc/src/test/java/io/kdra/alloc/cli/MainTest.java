@@ -74,6 +74,9 @@ class MainTest {
         devices: [{name: gpu-0}]
       """;
 
+  static final String TAINTED_SLICE = SLICE.replace("devices: [{name: gpu-0}]",
+      "devices: [{name: gpu-0, taints: [{key: example.com/broken, effect: NoSchedule}]}]");
+
   static String claim(String name) {
     return """
         apiVersion: resource.k8s.io/v1
@@ -130,7 +133,18 @@ class MainTest {
             "no-such-file.yaml"),
         tc("2: bad output format", docs(CLASS), 2, "option -o: must be yaml, json or summary",
             "-o", "xml", "-"),
-        tc("2: no files", "", 2, "Missing required parameter"));
+        tc("2: no files", "", 2, "Missing required parameter"),
+        tc("1: a tainted device is not allocated (DRADeviceTaints on by default)",
+            docs(CLASS, TAINTED_SLICE, claim("a")), 1, "ns/a: cannot allocate", "-"),
+        tc("0: --feature-gates=DRADeviceTaints=false ignores device taints, as upstream's gate",
+            docs(CLASS, TAINTED_SLICE, claim("a")), 0, "", "--feature-gates",
+            "DRADeviceTaints=false", "-"),
+        tc("2: an unknown feature gate is named with those known", docs(CLASS), 2,
+            "dra-alloc: option --feature-gates: unrecognized feature gate: DRAFancy (known: "
+                + "DRAAdminAccess,", "--feature-gates=DRAFancy=true", "-"),
+        tc("2: a feature gate without a bool", docs(CLASS), 2,
+            "dra-alloc: option --feature-gates: invalid value of DRAAdminAccess=yes",
+            "--feature-gates=DRAAdminAccess=yes", "-"));
   }
 
   @ParameterizedTest(name = "{0}")

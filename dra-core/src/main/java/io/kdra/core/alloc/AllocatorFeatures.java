@@ -29,6 +29,11 @@ public record AllocatorFeatures(
     boolean consumableCapacity,
     boolean bindingConditions) {
 
+  /** The upstream feature-gate names this record holds, sorted. */
+  public static final List<String> GATES = List.of("DRAAdminAccess", "DRAConsumableCapacity",
+      "DRADeviceBindingConditions", "DRADeviceTaints", "DRAPartitionableDevices",
+      "DRAPrioritizedList");
+
   /** Kubernetes 1.36 defaults: everything on (GA or beta-on). */
   public static AllocatorFeatures defaults() {
     return new AllocatorFeatures(true, true, true, true, true, true);
@@ -67,6 +72,73 @@ public record AllocatorFeatures(
   public AllocatorFeatures withBindingConditions(boolean on) {
     return new AllocatorFeatures(adminAccess, prioritizedList, deviceTaints, partitionableDevices,
         consumableCapacity, on);
+  }
+
+  /**
+   * These features with the gate {@code gate} (an upstream name, one of {@link #GATES}) set.
+   *
+   * @throws IllegalArgumentException for a gate this allocator does not know, naming those it
+   *     does
+   */
+  public AllocatorFeatures with(String gate, boolean on) {
+    switch (gate) {
+      case "DRAAdminAccess":
+        return withAdminAccess(on);
+      case "DRAConsumableCapacity":
+        return withConsumableCapacity(on);
+      case "DRADeviceBindingConditions":
+        return withBindingConditions(on);
+      case "DRADeviceTaints":
+        return withDeviceTaints(on);
+      case "DRAPartitionableDevices":
+        return withPartitionableDevices(on);
+      case "DRAPrioritizedList":
+        return withPrioritizedList(on);
+      default:
+        throw new IllegalArgumentException("unrecognized feature gate: " + gate + " (known: "
+            + String.join(", ", GATES) + ")");
+    }
+  }
+
+  /**
+   * These features with the gates of {@code spec} set, in the syntax of upstream components'
+   * {@code --feature-gates} flag: {@code Name=true,Other=false}. Blanks around entries and empty
+   * entries are ignored; a later entry for the same gate wins; values are Go's booleans
+   * ({@code true}, {@code True}, {@code TRUE}, {@code t}, {@code T}, {@code 1} and the same for
+   * false).
+   *
+   * @throws IllegalArgumentException naming the entry for an unknown gate, a missing or a
+   *     non-boolean value
+   */
+  public AllocatorFeatures withGates(String spec) {
+    AllocatorFeatures result = this;
+    for (String entry : spec.split(",", -1)) {
+      String e = entry.strip();
+      if (e.isEmpty()) {
+        continue;
+      }
+      int eq = e.indexOf('=');
+      if (eq < 0) {
+        throw new IllegalArgumentException("missing bool value for " + e);
+      }
+      String name = e.substring(0, eq).strip();
+      String value = e.substring(eq + 1).strip();
+      result = result.with(name, parseBool(name, value));
+    }
+    return result;
+  }
+
+  /** Go's {@code strconv.ParseBool}, which upstream's feature gates use. */
+  private static boolean parseBool(String gate, String value) {
+    switch (value) {
+      case "1": case "t": case "T": case "true": case "TRUE": case "True":
+        return true;
+      case "0": case "f": case "F": case "false": case "FALSE": case "False":
+        return false;
+      default:
+        throw new IllegalArgumentException("invalid value of " + gate + "=" + value
+            + ": not a bool (true or false)");
+    }
   }
 
   /** The upstream feature-gate names of the enabled features, sorted. */

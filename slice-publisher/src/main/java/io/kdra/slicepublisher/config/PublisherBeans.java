@@ -104,9 +104,7 @@ public class PublisherBeans {
       PublisherMetrics metrics, Clock clock) {
     return new SnapshotIntake(settings.drivers(),
         new SnapshotConverter(settings.nodeLabelAttributes().size()), store,
-        i -> reconciler.inventoryChanged(i.driver(), i.nodeName()),
-        (i, delay) -> reconciler.inventoryChangedAfter(i.driver(), i.nodeName(), delay),
-        settings.disconnectedTaintAfter(), metrics, clock);
+        i -> reconciler.inventoryChanged(i.driver(), i.nodeName()), metrics, clock);
   }
 
   @Produces

@@ -54,7 +54,8 @@ public interface PublisherConfig {
 
   /**
    * How often every pool is compared with the API server even without events. Cheap: it
-   * writes nothing when nothing changed; it also drives the staleness timers.
+   * writes nothing when nothing changed. The staleness and grace timers do not wait for it:
+   * a pool is planned again at the instant its next timer is due.
    */
   @WithDefault("30s")
   Duration resyncPeriod();

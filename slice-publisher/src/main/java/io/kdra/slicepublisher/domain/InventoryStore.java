@@ -32,14 +32,24 @@ public final class InventoryStore {
   }
 
   /**
-   * Records that the stream which sent {@code inventory} ended at {@code when}, unless a newer
-   * snapshot of the same driver and node has replaced it (a restarted driver's new stream).
+   * The stream of {@code driver} on {@code node} ended at {@code when}, after its snapshot
+   * {@code lastSequence} was accepted: marks that snapshot disconnected if it is still the
+   * current one (same sequence, not marked yet). A newer stream's snapshot (a restarted driver)
+   * or an earlier mark of the same end leaves the store as it is. Atomic.
    *
-   * @return whether it was recorded
+   * @return the marked inventory, empty when nothing was marked
    */
-  public boolean disconnected(NodeInventory inventory, Instant when) {
-    return latest.replace(new Key(inventory.driver(), inventory.nodeName()), inventory,
-        inventory.disconnectedAt(when));
+  public Optional<NodeInventory> streamEnded(String driver, String node, long lastSequence,
+      Instant when) {
+    NodeInventory[] marked = new NodeInventory[1];
+    latest.computeIfPresent(new Key(driver, node), (k, current) -> {
+      if (current.sequence() != lastSequence || current.disconnectedAt().isPresent()) {
+        return current;
+      }
+      marked[0] = current.disconnectedAt(when);
+      return marked[0];
+    });
+    return Optional.ofNullable(marked[0]);
   }
 
   /** Forgets one inventory, unless a newer one of the same driver and node replaced it. */

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /**
  * Pure planning: latest inventories + nodes + settings -> desired pools and their slices.
@@ -175,6 +176,21 @@ public final class SlicePlanner {
     }
     return Optional.of(new DesiredPool(new PoolKey(inventory.driver(), node.name()), node.name(),
         null, false, owner(node), slices));
+  }
+
+  /**
+   * The first instant, not before {@code now}, at which {@link #planPool} may plan {@code
+   * inventory} differently by time alone: the silence taint, the removal, or the disconnect
+   * taint coming due. Empty when none is ahead (the pool is already removed, or every timer has
+   * run).
+   */
+  public Optional<Instant> nextChange(NodeInventory inventory, Instant now) {
+    Stream<Instant> silence = Stream.of(inventory.receivedAt().plus(settings.staleTaintAfter()),
+        inventory.receivedAt().plus(settings.staleRemoveAfter()));
+    Stream<Instant> disconnect =
+        inventory.disconnectedAt().map(t -> t.plus(settings.disconnectedTaintAfter())).stream();
+    return Stream.concat(silence, disconnect).filter(t -> !t.isBefore(now))
+        .min(Comparator.naturalOrder());
   }
 
   private Device device(InventoryDevice reported, Map<String, String> labels,

@@ -6,10 +6,8 @@ import io.kdra.slicepublisher.domain.InventoryStore;
 import io.kdra.slicepublisher.domain.NodeInventory;
 import io.kdra.slicepublisher.observability.PublisherMetrics;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -17,9 +15,10 @@ import java.util.function.Consumer;
  * served, the sequence newer than the stream's last, and the content valid. Accepted snapshots
  * replace the driver's inventory for the node and trigger a reconcile. Thread-safe.
  *
- * <p>When a stream ends, its last snapshot is marked disconnected (the planner taints its devices
- * once {@code PlannerSettings.disconnectedTaintAfter} has passed without a new stream), and its
- * pool is planned again then.
+ * <p>When a stream ends, its last snapshot is marked disconnected if it is still the current one
+ * ({@link InventoryStore#streamEnded}); the planner taints its devices once
+ * {@code PlannerSettings.disconnectedTaintAfter} has passed without a new stream, and the
+ * outcome it plans says when that is due.
  *
  * <p>Sequences are compared within one stream only: a restarted driver opens a new stream and
  * may start counting again, and its first snapshot must win over its predecessor's last.
@@ -30,20 +29,15 @@ public final class SnapshotIntake {
   private final SnapshotConverter converter;
   private final InventoryStore store;
   private final Consumer<NodeInventory> changed;
-  private final BiConsumer<NodeInventory, Duration> changedAfter;
-  private final Duration disconnectedTaintAfter;
   private final PublisherMetrics metrics;
   private final Clock clock;
 
   public SnapshotIntake(Set<String> drivers, SnapshotConverter converter, InventoryStore store,
-      Consumer<NodeInventory> changed, BiConsumer<NodeInventory, Duration> changedAfter,
-      Duration disconnectedTaintAfter, PublisherMetrics metrics, Clock clock) {
+      Consumer<NodeInventory> changed, PublisherMetrics metrics, Clock clock) {
     this.drivers = Set.copyOf(drivers);
     this.converter = converter;
     this.store = store;
     this.changed = changed;
-    this.changedAfter = changedAfter;
-    this.disconnectedTaintAfter = disconnectedTaintAfter;
     this.metrics = metrics;
     this.clock = clock;
     metrics.servedDrivers(this.drivers);
@@ -82,14 +76,10 @@ public final class SnapshotIntake {
    * @return whether it was marked
    */
   public boolean streamEnded(String driver, String node, long lastSequence) {
-    Optional<NodeInventory> current = store.get(driver, node)
-        .filter(i -> i.sequence() == lastSequence && i.disconnectedAt().isEmpty());
-    if (current.isEmpty() || !store.disconnected(current.get(), clock.instant())) {
-      return false;
-    }
-    changed.accept(current.get());
-    changedAfter.accept(current.get(), disconnectedTaintAfter);
-    return true;
+    Optional<NodeInventory> marked =
+        store.streamEnded(driver, node, lastSequence, clock.instant());
+    marked.ifPresent(changed);
+    return marked.isPresent();
   }
 
   private static ReportAck refuse(InventorySnapshot s, String error) {

@@ -2,9 +2,9 @@ package io.kdra.slicepublisher.k8s;
 
 import io.kdra.slicepublisher.domain.DesiredPool;
 import io.kdra.slicepublisher.domain.InventoryStore;
-import io.kdra.slicepublisher.domain.NodeInventory;
-import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
+import io.kdra.slicepublisher.domain.PoolDecider;
 import io.kdra.slicepublisher.domain.PoolKey;
+import io.kdra.slicepublisher.domain.PoolOutcome;
 import io.kdra.slicepublisher.domain.PoolSyncPlanner;
 import io.kdra.slicepublisher.domain.SlicePlanner;
 import io.kdra.slicepublisher.observability.PublisherMetrics;
@@ -27,28 +27,27 @@ import org.jboss.logging.Logger;
 
 /**
  * Keeps the stored ResourceSlices equal to the planned ones, one pool at a time. It only
- * orchestrates: desired state from {@link SlicePlanner}, the diff from {@link PoolSyncPlanner},
- * the writes through {@link SliceWriter}, the slices it leaves out as invalid to
- * {@link RefusedSlices}.
+ * orchestrates: the pool's outcome from {@link PoolDecider} (leave, remove, publish, and when to
+ * look again), the diff from {@link PoolSyncPlanner}, the writes through {@link SliceWriter},
+ * the slices it leaves out as invalid to {@link RefusedSlices}.
  *
  * <p>Work is keyed by pool and deduplicated; one worker thread does all of it, so writes to one
  * pool never race and the global write rate is easy to bound. Triggers: a snapshot, a change of a
- * slice or a Node, and a periodic resync (which also drives the staleness timers).
- *
- * <p>Pools with slices but no inventory (after a restart or a leader change nobody has reported
- * yet) are left alone until the removal grace has passed since writing started, so that a new
- * leader does not wipe the cluster's devices before the drivers have reconnected; a node-local
- * pool whose Node is gone is removed at once.
+ * slice or a Node, the instant an outcome says the pool may change by time alone (a grace or
+ * staleness timer), and a periodic resync.
  */
 public final class PoolReconciler implements AutoCloseable {
 
   private static final Logger LOG = Logger.getLogger(PoolReconciler.class);
   private static final Duration MIN_BACKOFF = Duration.ofMillis(100);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+  /** Past a recheck instant, so that the plan made then sees the timer as expired. */
+  private static final Duration RECHECK_MARGIN = Duration.ofMillis(50);
 
   private final ClusterCache cache;
   private final InventoryStore store;
   private final SlicePlanner planner;
+  private final PoolDecider decider;
   private final SliceWriter writer;
   private final DroppedFields dropped;
   private final PublisherMetrics metrics;
@@ -59,6 +58,8 @@ public final class PoolReconciler implements AutoCloseable {
   private final ScheduledExecutorService worker;
   private final Set<PoolKey> pending = new LinkedHashSet<>();
   private final Map<PoolKey, Integer> failures = new HashMap<>();
+  /** The earliest recheck scheduled per pool; the worker thread's only, as failures. */
+  private final Map<PoolKey, Instant> rechecks = new HashMap<>();
   private volatile Instant writingSince;
   private volatile boolean busy;
 
@@ -68,6 +69,7 @@ public final class PoolReconciler implements AutoCloseable {
     this.cache = cache;
     this.store = store;
     this.planner = planner;
+    this.decider = new PoolDecider(planner);
     this.writer = writer;
     this.dropped = dropped;
     this.metrics = metrics;
@@ -120,13 +122,6 @@ public final class PoolReconciler implements AutoCloseable {
     enqueue(planner.poolKeyOf(driver, node));
   }
 
-  /** As {@link #inventoryChanged}, once {@code delay} has passed (a timer of the planner's). */
-  public void inventoryChangedAfter(String driver, String node, Duration delay) {
-    PoolKey key = planner.poolKeyOf(driver, node);
-    // a little past the instant, so that the plan made then sees the timer as expired
-    worker.schedule(() -> enqueue(key), delay.toMillis() + 50, TimeUnit.MILLISECONDS);
-  }
-
   /** True when nothing is queued (for tests and benchmarks). */
   public boolean idle() {
     synchronized (pending) {
@@ -135,15 +130,9 @@ public final class PoolReconciler implements AutoCloseable {
   }
 
   private void nodeChanged(String node) {
-    if (cache.node(node).isEmpty()) {
-      // Node-local inventories go with their Node; a network pool's source node going away is
-      // handled by the staleness timers instead, as its devices may still be reachable.
-      store.all().stream()
-          .filter(i -> i.nodeName().equals(node)
-              && planner.poolKeyOf(i.driver(), node).pool().equals(node))
-          .forEach(store::remove);
-    }
-    planner.settings().drivers().forEach(d -> enqueue(planner.poolKeyOf(d, node)));
+    PoolDecider.NodeChange change = decider.nodeChanged(node, cache.node(node), store.all());
+    change.forget().forEach(store::remove);
+    change.recheck().forEach(this::enqueue);
   }
 
   private void resyncAll() {
@@ -182,19 +171,22 @@ public final class PoolReconciler implements AutoCloseable {
         .setAttribute("kdra.pool", key.pool()).startSpan();
     long start = System.nanoTime();
     try (Scope ignored = span.makeCurrent()) {
-      Optional<Optional<DesiredPool>> desired = desired(key);
-      if (desired.isEmpty()) {
+      PoolOutcome outcome = decider.decide(key, store, cache::node, writingSince, clock.instant());
+      outcome.recheckAt().ifPresent(at -> recheckAt(key, at));
+      if (outcome instanceof PoolOutcome.Leave) {
         span.setAttribute("kdra.outcome", "waiting for inventory");
         return;
       }
-      var plan = PoolSyncPlanner.plan(desired.get(), cache.slices(key), dropped::sameContent);
+      Optional<DesiredPool> desired = outcome instanceof PoolOutcome.Publish p
+          ? Optional.of(p.pool()) : Optional.empty();
+      var plan = PoolSyncPlanner.plan(desired, cache.slices(key), dropped::sameContent);
       span.setAttribute("kdra.writes", plan.writes().size());
       span.setAttribute("kdra.generation", plan.generation());
       span.setAttribute("kdra.refused", plan.refused().size());
       refused.report(key, plan.refused());
-      SliceWriter.Outcome outcome = writer.apply(plan.writes());
-      span.setAttribute("kdra.outcome", outcome.name());
-      if (outcome == SliceWriter.Outcome.DONE) {
+      SliceWriter.Outcome written = writer.apply(plan.writes());
+      span.setAttribute("kdra.outcome", written.name());
+      if (written == SliceWriter.Outcome.DONE) {
         failures.remove(key);
       } else {
         retryLater(key);
@@ -205,27 +197,19 @@ public final class PoolReconciler implements AutoCloseable {
     }
   }
 
-  /**
-   * The desired pool: outer empty = leave the pool alone for now; inner empty = it should not
-   * exist.
-   */
-  private Optional<Optional<DesiredPool>> desired(PoolKey key) {
-    Instant now = clock.instant();
-    Optional<NetworkPoolSpec> network = planner.settings().networkPools().stream()
-        .filter(p -> p.driver().equals(key.driver()) && p.name().equals(key.pool())).findFirst();
-    String sourceNode = network.map(NetworkPoolSpec::sourceNode).orElse(key.pool());
-    Optional<NodeInventory> inventory = store.get(key.driver(), sourceNode)
-        .filter(i -> planner.poolKeyOf(i.driver(), i.nodeName()).equals(key));
-    if (inventory.isPresent()) {
-      NodeInventory i = inventory.get();
-      return Optional.of(planner.planPool(i, cache.node(i.nodeName()).orElse(null), now));
+  /** Plans {@code key} again just after {@code at}, unless an earlier recheck is pending. */
+  private void recheckAt(PoolKey key, Instant at) {
+    Instant pending = rechecks.get(key);
+    if (pending != null && !pending.isAfter(at)) {
+      return;
     }
-    if (!planner.settings().drivers().contains(key.driver())) {
-      return Optional.empty();
-    }
-    boolean nodeGone = network.isEmpty() && cache.node(key.pool()).isEmpty();
-    boolean graceOver = now.isAfter(writingSince.plus(planner.settings().staleRemoveAfter()));
-    return nodeGone || graceOver ? Optional.of(Optional.empty()) : Optional.empty();
+    rechecks.put(key, at);
+    long delay = Math.max(0, Duration.between(clock.instant(), at).toMillis())
+        + RECHECK_MARGIN.toMillis();
+    worker.schedule(() -> {
+      rechecks.remove(key, at);
+      enqueue(key);
+    }, delay, TimeUnit.MILLISECONDS);
   }
 
   private void retryLater(PoolKey key) {

@@ -57,13 +57,17 @@ class PoolReconcilerTest {
   }
 
   private void start() {
+    start(Duration.ofMillis(50));
+  }
+
+  private void start(Duration resyncPeriod) {
     cache = new ClusterCache(client, planner.settings().drivers(), false);
     cache.start();
     await().atMost(Duration.ofMinutes(2)).until(cache::synced);
     DroppedFields dropped = new DroppedFields();
     writer = new SliceWriter(client, cache, metrics, dropped, 1000);
     reconciler = new PoolReconciler(cache, store, planner, writer, dropped, metrics,
-        OpenTelemetry.noop().getTracer("test"), clock, Duration.ofMillis(50));
+        OpenTelemetry.noop().getTracer("test"), clock, resyncPeriod);
     reconciler.start();
   }
 
@@ -213,6 +217,26 @@ class PoolReconcilerTest {
             .containsExactly("kdra.io/driver-unresponsive")));
     clock.advance(Duration.ofMinutes(8));
     awaitSlices("n1", 0, 0);
+  }
+
+  /** No resync after the first: only the outcome's recheck instant can bring the taint. */
+  @Test
+  void aDisconnectTaintComesDueAtTheOutcomesRecheckWithoutAResync() {
+    planner = new SlicePlanner(PlannerSettings.defaults(DRIVER)
+        .withDisconnectedTaintAfter(Duration.ofMillis(500)));
+    start(Duration.ofHours(1));
+    report("n1", devs(1));
+    awaitSlices("n1", 1, 0);
+    assertThat(store.streamEnded(DRIVER, "n1", 1, clock.instant())).isPresent();
+    reconciler.inventoryChanged(DRIVER, "n1");
+    await().atMost(Duration.ofMinutes(2)).until(reconciler::idle);
+    assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getTaints()).isEmpty();
+
+    clock.advance(Duration.ofSeconds(1));
+    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(
+        slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getTaints())
+        .extracting(t -> t.getKey() + "=" + t.getValue())
+        .containsExactly("kdra.io/driver-unresponsive=disconnected"));
   }
 
   @Test

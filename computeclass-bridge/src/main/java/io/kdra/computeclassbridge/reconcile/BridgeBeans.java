@@ -1,0 +1,57 @@
+package io.kdra.computeclassbridge.reconcile;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
+import io.kdra.computeclassbridge.mapping.MapperSettings;
+import io.opentelemetry.api.trace.Tracer;
+import io.quarkus.arc.DefaultBean;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Wires the reconciler's collaborators from the typed configuration, so that
+ * {@link ComputeClassReconciler} only orchestrates and tests can replace single beans (the
+ * {@link Clock} above all: every time the bridge writes, a condition's transition or an Event's
+ * timestamp, comes from it).
+ */
+@ApplicationScoped
+public class BridgeBeans {
+
+  @Produces
+  @DefaultBean
+  @Singleton
+  Clock clock() {
+    return Clock.systemUTC();
+  }
+
+  @Produces
+  @Singleton
+  GeneratedObjects generatedObjects(KubernetesClient client, Tracer tracer) {
+    return new GeneratedObjects(client, tracer);
+  }
+
+  @Produces
+  @Singleton
+  EventRecorder eventRecorder(KubernetesClient client, Clock clock) {
+    return new EventRecorder(client, clock);
+  }
+
+  @Produces
+  @Singleton
+  ComputeClassMapper mapper(BridgeConfig config) {
+    return new ComputeClassMapper(
+        new MapperSettings(config.deviceClassSuffix(), config.requestName()));
+  }
+
+  @Produces
+  @Singleton
+  NamespaceSelection namespaceSelection(BridgeConfig config) {
+    return new NamespaceSelection(config.namespaces().names().orElse(List.of()),
+        Optional.of(config.namespaces().selector())
+            .filter(s -> !BridgeConfig.Namespaces.NO_SELECTOR.equals(s)));
+  }
+}

@@ -1,0 +1,80 @@
+package io.kdra.core.alloc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Named.named;
+
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class AllocatorFeaturesTest {
+
+  private static final List<String> ALL = AllocatorFeatures.GATES;
+
+  /** Columns: base, --feature-gates value, the enabled gates after. */
+  static Stream<Arguments> gates() {
+    return Stream.of(
+        Arguments.of(named("empty: the base unchanged", AllocatorFeatures.defaults()), "", ALL),
+        Arguments.of(named("one gate off", AllocatorFeatures.defaults()),
+            "DRAPrioritizedList=false", ALL.subList(0, 5)),
+        Arguments.of(named("two on over none, blanks and empty entries ignored",
+            AllocatorFeatures.none()), " DRAAdminAccess=true, ,DRADeviceTaints=t ,",
+            List.of("DRAAdminAccess", "DRADeviceTaints")),
+        Arguments.of(named("the later entry for a gate wins", AllocatorFeatures.none()),
+            "DRAConsumableCapacity=true,DRAConsumableCapacity=false", List.of()),
+        Arguments.of(named("Go's booleans", AllocatorFeatures.none()),
+            "DRAAdminAccess=1,DRADeviceTaints=TRUE,DRAPrioritizedList=True,"
+                + "DRAPartitionableDevices=T",
+            List.of("DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
+                "DRAPrioritizedList")),
+        Arguments.of(named("every gate off", AllocatorFeatures.defaults()),
+            "DRAAdminAccess=false,DRAConsumableCapacity=0,DRADeviceBindingConditions=f,"
+                + "DRADeviceTaints=F,DRAPartitionableDevices=FALSE,DRAPrioritizedList=False",
+            List.of()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("gates")
+  void gatesSetTheirFeatures(AllocatorFeatures base, String spec, List<String> enabled) {
+    assertThat(base.withGates(spec).enabledNames()).isEqualTo(enabled);
+  }
+
+  /** Columns: --feature-gates value, the error. */
+  static Stream<Arguments> badGates() {
+    return Stream.of(
+        Arguments.of(named("an unknown gate names those known", "DRAFancy=true"),
+            "unrecognized feature gate: DRAFancy (known: DRAAdminAccess, DRAConsumableCapacity,"
+                + " DRADeviceBindingConditions, DRADeviceTaints, DRAPartitionableDevices,"
+                + " DRAPrioritizedList)"),
+        Arguments.of(named("gate names are case-sensitive", "draadminaccess=true"),
+            "unrecognized feature gate: draadminaccess (known: DRAAdminAccess,"
+                + " DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints,"
+                + " DRAPartitionableDevices, DRAPrioritizedList)"),
+        Arguments.of(named("no value", "DRAAdminAccess"),
+            "missing bool value for DRAAdminAccess"),
+        Arguments.of(named("not a bool", "DRAAdminAccess=yes"),
+            "invalid value of DRAAdminAccess=yes: not a bool (true or false)"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badGates")
+  void badGatesAreRefusedWithTheEntry(String spec, String message) {
+    assertThatThrownBy(() -> AllocatorFeatures.defaults().withGates(spec))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("gateNames")
+  void everyGateNameSwitchesItsOwnFeatureOnly(String gate) {
+    assertThat(AllocatorFeatures.none().with(gate, true).enabledNames()).containsExactly(gate);
+    assertThat(AllocatorFeatures.defaults().with(gate, false).enabledNames())
+        .doesNotContain(gate).hasSize(ALL.size() - 1);
+  }
+
+  static Stream<String> gateNames() {
+    return ALL.stream();
+  }
+}

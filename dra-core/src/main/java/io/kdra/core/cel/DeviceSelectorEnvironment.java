@@ -101,8 +101,9 @@ public final class DeviceSelectorEnvironment {
         .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
         .addVar(DEVICE_VAR, deviceType(consumableCapacity))
         .setResultType(SimpleType.BOOL)
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings, stringIndex,
-            CelExtensions.optional(), unwrapOpt, CelExtensions.bindings(), CelExtensions.sets(options),
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
+            stringIndex, CelExtensions.optional(), new OptionalMacrosLibrary(), unwrapOpt,
+            CelExtensions.bindings(), CelExtensions.sets(options),
             lists, sortBy, CelExtensions.comprehensions())
         .build();
     this.literalCompiler = CelCompilerFactory.standardCelCompilerBuilder()
@@ -137,8 +138,9 @@ public final class DeviceSelectorEnvironment {
                 (a, b) -> CelValues.compareCodePoints(a, b) > 0),
             CelFunctionBinding.from("greater_equals_string", String.class, String.class,
                 (a, b) -> CelValues.compareCodePoints(a, b) >= 0))
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings, stringIndex,
-            CelExtensions.optional(), unwrapOpt, CelExtensions.sets(options), lists, sortBy,
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
+            stringIndex, CelExtensions.optional(), unwrapOpt, CelExtensions.sets(options), lists,
+            sortBy,
             CelExtensions.comprehensions())
         .build();
     this.costEstimator = new CelCostEstimator();
@@ -212,10 +214,11 @@ public final class DeviceSelectorEnvironment {
     }
     try {
       CompiledSelector compiled = compile(expression);
-      if (compiled.estimatedCost() > maxCost) {
+      if (compiled.exceedsCostLimit()) {
         return Optional.of(new CelSelectorException(Kind.COST_LIMIT, expression, null,
-            "estimated worst-case cost " + compiled.estimatedCost() + " exceeds the limit of "
-                + maxCost + "; reduce nested loops or the size of literal lists"));
+            "estimated worst-case cost " + Long.toUnsignedString(compiled.estimatedCost())
+                + " exceeds the limit of " + maxCost
+                + "; reduce nested loops or the size of literal lists"));
       }
       return Optional.empty();
     } catch (CelSelectorException e) {

@@ -24,12 +24,12 @@ import java.util.Optional;
  * computed for each element, keys of one comparable type. Hand-written because cel-java 0.14.0's
  * {@code sortBy} types its result as a list of lists ({@code [3, 1].sortBy(x, -x) == [1, 3]}
  * does not compile there). The macro expands to
- * {@code @sortByAssociatedKeys(list, list.map(x, key))}, as cel-go's does (without its
- * {@code cel.bind}, so the list expression is evaluated twice).
+ * {@code cel.bind(in, list, in.@sortByAssociatedKeys(in.map(x, key)))}, as cel-go's does.
  */
 final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   static final String FUNCTION = "@sortByAssociatedKeys";
+  private static final String INPUT = "@__sortBy_input__";
   private static final TypeParamType T = TypeParamType.create("T");
   private static final TypeParamType K = TypeParamType.create("K");
 
@@ -45,19 +45,24 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
       return Optional.of(f.reportError("sortBy(var, ...) variable name must be a simple "
           + "identifier"));
     }
+    // cel.bind(@__sortBy_input__, target,
+    //     @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(x, key))),
+    // cel-go's expansion exactly: the cost estimate depends on its shape
     String accu = f.getAccumulatorVarName();
-    CelExpr keys = f.fold(variable.ident().name(), f.copy(target), accu, f.newList(),
+    CelExpr keys = f.fold(variable.ident().name(), f.newIdentifier(INPUT), accu, f.newList(),
         f.newBoolLiteral(true),
         f.newGlobalCall("_+_", f.newIdentifier(accu), f.newList(args.get(1))),
         f.newIdentifier(accu));
-    return Optional.of(f.newGlobalCall(FUNCTION, target, keys));
+    CelExpr sorted = f.newReceiverCall(FUNCTION, f.newIdentifier(INPUT), keys);
+    return Optional.of(f.fold("#unused", f.newList(), INPUT, target, f.newBoolLiteral(false),
+        f.newIdentifier(INPUT), sorted));
   }
 
   /** One generic overload (see KubernetesListsLibrary); keys checked by SelectorAstValidator. */
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     checker.addFunctionDeclarations(CelFunctionDecl.newFunctionDeclaration(FUNCTION,
-        CelOverloadDecl.newGlobalOverload("list_sortByAssociatedKeys", ListType.create(T),
+        CelOverloadDecl.newMemberOverload("list_sortByAssociatedKeys", ListType.create(T),
             ListType.create(T), ListType.create(K))));
   }
 

@@ -1,0 +1,184 @@
+package io.kdra.core.cel;
+
+import dev.cel.common.ast.CelConstant;
+import dev.cel.common.ast.CelExpr;
+import dev.cel.common.ast.CelExpr.CelCall;
+import dev.cel.common.types.CelKind;
+import dev.cel.common.types.CelType;
+import io.kdra.core.cel.CelCostEstimator.AstNode;
+import io.kdra.core.cel.CelCostEstimator.CallEstimate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The per-overload cost estimators that cel-go v0.26.0's lists (version 3) and sets extensions
+ * register ({@code checker.OverloadCostEstimate} in {@code ext/lists.go}, {@code ext/sets.go}),
+ * and the translation of cel-java's overload ids to cel-go's where they differ.
+ */
+final class ExtensionCostEstimators {
+
+  /** cel-go's {@code comparableTypes} of sort() and sortBy(), by cel-go's type names. */
+  private static final List<String> COMPARABLE_TYPES = List.of("int", "uint", "double", "bool",
+      "google.protobuf.Duration", "google.protobuf.Timestamp", "string", "bytes");
+
+  private ExtensionCostEstimators() {}
+
+  /**
+   * cel-go's overload ids for a call that cel-java resolved to {@code ids}. cel-go declares sort()
+   * and sortBy's {@code @sortByAssociatedKeys} once per comparable element type and the checker
+   * keeps every overload that may apply (all of them for a list of dyn); cel-java has one generic
+   * overload.
+   */
+  static List<String> toCelGo(CelCall call, List<String> ids,
+      Function<CelExpr, CelType> typeOf) {
+    List<String> result = new ArrayList<>();
+    for (String id : ids) {
+      switch (id) {
+        case "list_sort" -> call.target().ifPresentOrElse(
+            t -> perElementType(typeOf.apply(t), "_sort", result), () -> result.add(id));
+        case "list_sortByAssociatedKeys" -> {
+          if (call.args().size() == 1) {
+            perElementType(typeOf.apply(call.args().get(0)), "_sortByAssociatedKeys", result);
+          } else {
+            result.add(id);
+          }
+        }
+        case "list_flatten_list_int" -> result.add("list_flatten_int");
+        default -> result.add(id);
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Whether cel-go's checker types the call as dyn where cel-java has a type: sort() of a list
+   * of dyn (or of an empty list) matches every one of cel-go's typed overloads, whose result
+   * types differ, and the checker then says dyn. The estimators look at element types.
+   */
+  static boolean celGoTypesAsDyn(CelCall call, List<String> ids,
+      Function<CelExpr, CelType> typeOf) {
+    return ids.contains("list_sort") && toCelGo(call, List.of("list_sort"), typeOf).size() > 1;
+  }
+
+  private static void perElementType(CelType list, String suffix, List<String> result) {
+    String name = list.kind() == CelKind.LIST && !list.parameters().isEmpty()
+        ? celGoTypeName(list.parameters().get(0)) : null;
+    if (name != null && COMPARABLE_TYPES.contains(name)) {
+      result.add("list_" + name + suffix);
+    } else {
+      COMPARABLE_TYPES.forEach(t -> result.add("list_" + t + suffix));
+    }
+  }
+
+  private static String celGoTypeName(CelType t) {
+    return switch (t.kind()) {
+      case INT -> "int";
+      case UINT -> "uint";
+      case DOUBLE -> "double";
+      case BOOL -> "bool";
+      case DURATION -> "google.protobuf.Duration";
+      case TIMESTAMP -> "google.protobuf.Timestamp";
+      case STRING -> "string";
+      case BYTES -> "bytes";
+      default -> null;
+    };
+  }
+
+  /** The overload's own estimate, or null where it has none (cel-go then asks the estimator). */
+  static CallEstimate estimate(KubernetesCostEstimator estimator, String overloadId,
+      AstNode target, List<AstNode> args) {
+    switch (overloadId) {
+      case "list_sets_contains_list", "list_sets_intersects_list":
+        return setsCost(estimator, 1, args);
+      case "list_sets_equivalent_list":
+        return setsCost(estimator, 2, args);
+      case "list_slice": {
+        if (target == null || args.size() != 2) {
+          return null;
+        }
+        Estimate sz = estimator.sizeEstimate(target);
+        long start = nodeAsIntValue(args.get(0), 0);
+        long end = nodeAsIntValue(args.get(1), sz.max());
+        return allocatingListCall(1, Estimate.fixed(end - start));
+      }
+      case "lists_range":
+        if (target != null || args.size() != 1) {
+          return null;
+        }
+        return allocatingListCall(1, Estimate.fixed(nodeAsIntValue(args.get(0), Estimate.MAX)));
+      case "list_reverse":
+        if (target == null || !args.isEmpty()) {
+          return null;
+        }
+        return allocatingListCall(1, estimator.sizeEstimate(target));
+      case "list_flatten", "list_flatten_int": {
+        if (target == null || args.size() > 1) {
+          return null;
+        }
+        long depth = args.size() == 1 ? nodeAsIntValue(args.get(0), Estimate.MAX) : 1;
+        return allocatingListCall(Estimate.toDouble(depth), estimator.sizeEstimate(target));
+      }
+      case "list_distinct": {
+        if (target == null || !args.isEmpty()) {
+          return null;
+        }
+        Estimate sz = estimator.sizeEstimate(target);
+        return allocatingListCall(2.0, sz.multiply(sz));
+      }
+      default:
+        break;
+    }
+    if (overloadId.startsWith("list_") && overloadId.endsWith("_sortByAssociatedKeys")) {
+      if (target == null || args.size() != 1) {
+        return null;
+      }
+      return sortCost(estimator, args.get(0), overloadId);
+    }
+    if (overloadId.startsWith("list_") && overloadId.endsWith("_sort")) {
+      if (target == null || !args.isEmpty()) {
+        return null;
+      }
+      return sortCost(estimator, target, overloadId);
+    }
+    return null;
+  }
+
+  private static CallEstimate setsCost(KubernetesCostEstimator estimator, double factor,
+      List<AstNode> args) {
+    if (args.size() != 2) {
+      return null;
+    }
+    Estimate cost = estimator.sizeEstimate(args.get(0)).multiply(estimator.sizeEstimate(args.get(1)))
+        .multiplyByCostFactor(factor).add(Estimate.fixed(1));
+    return new CallEstimate(cost, null);
+  }
+
+  /** O(n^2) with a factor of 2 for the comparisons, more for strings and bytes. */
+  private static CallEstimate sortCost(KubernetesCostEstimator estimator, AstNode node,
+      String overloadId) {
+    Estimate sz = estimator.sizeEstimate(node);
+    double factor = 2.0;
+    if (overloadId.startsWith("list_string_") || overloadId.startsWith("list_bytes_")) {
+      factor += CelCostEstimator.STRING_TRAVERSAL_COST_FACTOR;
+    }
+    return allocatingListCall(factor, sz.multiply(sz));
+  }
+
+  /** A call's dispatch (1) plus the allocated list (10) plus the factor per element. */
+  private static CallEstimate allocatingListCall(double factor, Estimate listSize) {
+    Estimate cost = listSize.multiplyByCostFactor(factor).add(Estimate.fixed(1))
+        .add(Estimate.fixed(CelCostEstimator.LIST_CREATE_BASE_COST));
+    return new CallEstimate(cost, listSize);
+  }
+
+  private static long nodeAsIntValue(AstNode node, long defaultValue) {
+    CelExpr e = node.expr();
+    if (e == null || e.exprKind().getKind() != CelExpr.ExprKind.Kind.CONSTANT
+        || e.constant().getKind() != CelConstant.Kind.INT64_VALUE) {
+      return defaultValue;
+    }
+    long value = e.constant().int64Value();
+    return Math.max(0, value);
+  }
+}

@@ -82,6 +82,7 @@ public final class DeviceSelectorEnvironment {
     KubernetesNetLibrary net = new KubernetesNetLibrary();
     KubernetesUrlLibrary urls = new KubernetesUrlLibrary();
     StringFormatLibrary format = new StringFormatLibrary();
+    KubernetesFormatLibrary namedFormats = new KubernetesFormatLibrary();
     OptionalUnwrapOptLibrary unwrapOpt = new OptionalUnwrapOptLibrary();
     SortByLibrary sortBy = new SortByLibrary();
     // cel-go's lists extension at version 3; sortBy hand-written (SortByLibrary)
@@ -101,7 +102,7 @@ public final class DeviceSelectorEnvironment {
         .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
         .addVar(DEVICE_VAR, deviceType(consumableCapacity))
         .setResultType(SimpleType.BOOL)
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, namedFormats, strings,
             stringIndex, CelExtensions.optional(), new OptionalMacrosLibrary(), unwrapOpt,
             CelExtensions.bindings(), CelExtensions.sets(options),
             lists, sortBy, CelExtensions.comprehensions())
@@ -138,7 +139,7 @@ public final class DeviceSelectorEnvironment {
                 (a, b) -> CelValues.compareCodePoints(a, b) > 0),
             CelFunctionBinding.from("greater_equals_string", String.class, String.class,
                 (a, b) -> CelValues.compareCodePoints(a, b) >= 0))
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings,
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, namedFormats, strings,
             stringIndex, CelExtensions.optional(), unwrapOpt, CelExtensions.sets(options), lists,
             sortBy,
             CelExtensions.comprehensions())

@@ -235,7 +235,7 @@ final class KubernetesCostEstimator {
     if (UNIT_EQUALITY.contains(t.name())) {
       return cost(Estimate.fixed(1));
     }
-    if (t.name().equals("kubernetes.NamedFormat")) {
+    if (t.name().equals(KubernetesFormatLibrary.FORMAT.name())) {
       return cost(new Estimate(1, MAX_FORMAT_SIZE)
           .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR));
     }

@@ -29,10 +29,6 @@ final class CelKnownDivergences {
   }
 
   static final List<Divergence> ALL = List.of(
-      of("kubernetes-format-library", "\\bformat\\.(named|dns|qualifiedName|labelValue|uri|"
-          + "uuid|byte|date)", "", "^compile_error: undeclared reference to 'format'",
-          "not implemented yet: the Kubernetes format library (format.dns1123Label() ...)",
-          "format.named(\"dns1123Label\").hasValue()"),
       of("quantity-integer-representation", "\\.(asInteger|isInteger)\\(\\)", "", "",
           "upstream answers asInteger()/isInteger() from resource.Quantity's internal form "
               + "(int64 with scale, or inf.Dec): binary-suffix fractions (1.5Gi), values of 19 "

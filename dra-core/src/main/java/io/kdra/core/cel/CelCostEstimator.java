@@ -389,14 +389,7 @@ final class CelCostEstimator {
     }
 
     CelType getType(CelExpr e) {
-      CelType type = ast.getType(e.id()).orElse(SimpleType.DYN);
-      if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-          && ExtensionCostEstimators.celGoTypesAsDyn(e.call(),
-              ast.getReference(e.id()).map(r -> (List<String>) r.overloadIds()).orElse(List.of()),
-              this::getType)) {
-        return SimpleType.DYN;
-      }
-      return type;
+      return ast.getType(e.id()).orElse(SimpleType.DYN);
     }
 
     private List<String> getPath(CelExpr e) {

@@ -25,18 +25,15 @@ final class ExtensionCostEstimators {
   private ExtensionCostEstimators() {}
 
   /**
-   * cel-go's overload ids for a call that cel-java resolved to {@code ids}. cel-go declares sort()
-   * and sortBy's {@code @sortByAssociatedKeys} once per comparable element type and the checker
-   * keeps every overload that may apply (all of them for a list of dyn); cel-java has one generic
-   * overload.
+   * cel-go's overload ids for a call that cel-java resolved to {@code ids}. cel-go declares
+   * sortBy's {@code @sortByAssociatedKeys} once per comparable key type and the checker keeps
+   * every overload that may apply (all of them for keys of dyn); ours has one generic overload.
    */
   static List<String> toCelGo(CelCall call, List<String> ids,
       Function<CelExpr, CelType> typeOf) {
     List<String> result = new ArrayList<>();
     for (String id : ids) {
       switch (id) {
-        case "list_sort" -> call.target().ifPresentOrElse(
-            t -> perElementType(typeOf.apply(t), "_sort", result), () -> result.add(id));
         case "list_sortByAssociatedKeys" -> {
           if (call.args().size() == 1) {
             perElementType(typeOf.apply(call.args().get(0)), "_sortByAssociatedKeys", result);
@@ -49,16 +46,6 @@ final class ExtensionCostEstimators {
       }
     }
     return result;
-  }
-
-  /**
-   * Whether cel-go's checker types the call as dyn where cel-java has a type: sort() of a list
-   * of dyn (or of an empty list) matches every one of cel-go's typed overloads, whose result
-   * types differ, and the checker then says dyn. The estimators look at element types.
-   */
-  static boolean celGoTypesAsDyn(CelCall call, List<String> ids,
-      Function<CelExpr, CelType> typeOf) {
-    return ids.contains("list_sort") && toCelGo(call, List.of("list_sort"), typeOf).size() > 1;
   }
 
   private static void perElementType(CelType list, String suffix, List<String> result) {

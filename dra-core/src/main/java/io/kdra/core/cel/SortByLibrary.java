@@ -2,9 +2,11 @@ package io.kdra.core.cel;
 
 import com.google.common.collect.ImmutableList;
 import dev.cel.checker.CelCheckerBuilder;
+import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.ast.CelExpr;
+import dev.cel.common.ast.CelReference;
 import dev.cel.common.types.ListType;
 import dev.cel.common.types.TypeParamType;
 import dev.cel.compiler.CelCompilerLibrary;
@@ -16,14 +18,17 @@ import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code list.sortBy(x, key)} of cel-go's lists extension: the list sorted (stably) by the key
+ * {@code list.sort()} and {@code list.sortBy(x, key)} of cel-go's lists extension: the list sorted (stably) by the key
  * computed for each element, keys of one comparable type. Hand-written because cel-java 0.14.0's
  * {@code sortBy} types its result as a list of lists ({@code [3, 1].sortBy(x, -x) == [1, 3]}
- * does not compile there). The macro expands to
+ * does not compile there), and its sort() orders strings by UTF-16 units where cel-go orders
+ * them by code points. The macro expands to
  * {@code cel.bind(in, list, in.@sortByAssociatedKeys(in.map(x, key)))}, as cel-go's does.
  */
 final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
@@ -32,6 +37,22 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
   private static final String INPUT = "@__sortBy_input__";
   private static final TypeParamType T = TypeParamType.create("T");
   private static final TypeParamType K = TypeParamType.create("K");
+  private static final String RUNTIME_SORT = "list_sort";
+  /** cel-go's comparable types by its names, in its order. */
+  private static final java.util.Map<String, dev.cel.common.types.CelType> SORTABLE;
+
+  static {
+    java.util.Map<String, dev.cel.common.types.CelType> m = new java.util.LinkedHashMap<>();
+    m.put("int", dev.cel.common.types.SimpleType.INT);
+    m.put("uint", dev.cel.common.types.SimpleType.UINT);
+    m.put("double", dev.cel.common.types.SimpleType.DOUBLE);
+    m.put("bool", dev.cel.common.types.SimpleType.BOOL);
+    m.put("google.protobuf.Duration", dev.cel.common.types.SimpleType.DURATION);
+    m.put("google.protobuf.Timestamp", dev.cel.common.types.SimpleType.TIMESTAMP);
+    m.put("string", dev.cel.common.types.SimpleType.STRING);
+    m.put("bytes", dev.cel.common.types.SimpleType.BYTES);
+    SORTABLE = java.util.Collections.unmodifiableMap(m);
+  }
 
   @Override
   public void setParserOptions(CelParserBuilder parser) {
@@ -58,42 +79,133 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
         f.newIdentifier(INPUT), sorted));
   }
 
-  /** One generic overload (see KubernetesListsLibrary); keys checked by SelectorAstValidator. */
+  /**
+   * sort() with cel-go's overloads, one per comparable type: the checker then types the result
+   * as cel-go's does (dyn for a list of dyn), which the rest of the expression's typing and its
+   * cost estimate depend on. {@code @sortByAssociatedKeys} has one generic overload (see
+   * KubernetesListsLibrary), its keys checked by SelectorAstValidator.
+   */
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
-    checker.addFunctionDeclarations(CelFunctionDecl.newFunctionDeclaration(FUNCTION,
-        CelOverloadDecl.newMemberOverload("list_sortByAssociatedKeys", ListType.create(T),
-            ListType.create(T), ListType.create(K))));
+    checker.addFunctionDeclarations(
+        CelFunctionDecl.newFunctionDeclaration(FUNCTION,
+            CelOverloadDecl.newMemberOverload("list_sortByAssociatedKeys", ListType.create(T),
+                ListType.create(T), ListType.create(K))),
+        CelFunctionDecl.newFunctionDeclaration("sort", SORTABLE.entrySet().stream()
+            .map(t -> CelOverloadDecl.newMemberOverload("list_" + t.getKey() + "_sort",
+                ListType.create(t.getValue()), ListType.create(t.getValue())))
+            .toList()));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
-    runtime.addFunctionBindings(CelFunctionBinding.from("list_sortByAssociatedKeys",
-        List.class, List.class, SortByLibrary::sortByKeys));
+    List<CelFunctionBinding> bindings = new ArrayList<>();
+    bindings.add(CelFunctionBinding.from("list_sortByAssociatedKeys", List.class, List.class,
+        SortByLibrary::sortByKeys));
+    bindings.add(CelFunctionBinding.from(RUNTIME_SORT, List.class,
+        list -> sortByKeys(list, list)));
+    runtime.addFunctionBindings(bindings);
   }
 
-  private static List<Object> sortByKeys(List<?> values, List<?> keys)
+  /**
+   * The checked AST for the runtime: sort() calls resolved to several typed overloads (a list
+   * of dyn) dispatch to the one binding, which cel-java's runtime would find ambiguous.
+   */
+  static CelAbstractSyntaxTree forRuntime(CelAbstractSyntaxTree ast) {
+    Map<Long, CelReference> references = new HashMap<>(ast.getReferenceMap());
+    boolean changed = false;
+    for (Map.Entry<Long, CelReference> e : references.entrySet()) {
+      List<String> ids = e.getValue().overloadIds();
+      if (!ids.isEmpty() && ids.stream().allMatch(SortByLibrary::isTypedSort)) {
+        e.setValue(CelReference.newBuilder().setName(e.getValue().name())
+            .addOverloadIds(RUNTIME_SORT).build());
+        changed = true;
+      }
+    }
+    return changed ? CelAbstractSyntaxTree.newCheckedAst(ast.getExpr(), ast.getSource(),
+        references, ast.getTypeMap()) : ast;
+  }
+
+  private static boolean isTypedSort(String overloadId) {
+    return overloadId.startsWith("list_") && overloadId.endsWith("_sort")
+        && SORTABLE.containsKey(overloadId.substring(5, overloadId.length() - 5));
+  }
+
+  /** cel-go's type of a comparable value, null for others. */
+  private static String comparableType(Object v) {
+    if (v instanceof Long) {
+      return "int";
+    }
+    if (v instanceof com.google.common.primitives.UnsignedLong) {
+      return "uint";
+    }
+    if (v instanceof Double) {
+      return "double";
+    }
+    if (v instanceof Boolean) {
+      return "bool";
+    }
+    if (v instanceof String) {
+      return "string";
+    }
+    if (v instanceof com.google.protobuf.ByteString || v instanceof dev.cel.common.values.CelByteString) {
+      return "bytes";
+    }
+    if (v instanceof com.google.protobuf.Duration || v instanceof java.time.Duration) {
+      return "duration";
+    }
+    if (v instanceof com.google.protobuf.Timestamp || v instanceof java.time.Instant) {
+      return "timestamp";
+    }
+    return null;
+  }
+
+  /**
+   * cel-go's {@code sortListByAssociatedKeys}: keys of one comparable type (an error otherwise,
+   * as soon as two keys are compared), strings by code points.
+   */
+  static List<Object> sortByKeys(List<?> values, List<?> keys)
       throws CelEvaluationException {
     if (values.size() != keys.size()) {
       throw new CelEvaluationException("@sortByAssociatedKeys() expected a list of the same size "
           + "as the associated keys list, but got " + values.size() + " and " + keys.size()
           + " elements respectively.");
     }
+    if (keys.isEmpty()) {
+      return new ArrayList<>(values);
+    }
+    String type = comparableType(keys.get(0));
+    if (type == null) {
+      throw new CelEvaluationException("list elements must be comparable");
+    }
+    for (Object key : keys) {
+      if (keys.size() > 1 && !type.equals(comparableType(key))) {
+        throw new CelEvaluationException("list elements must have the same type");
+      }
+    }
     Integer[] order = new Integer[values.size()];
     for (int i = 0; i < order.length; i++) {
       order[i] = i;
     }
-    CelEvaluationException[] failure = new CelEvaluationException[1];
-    java.util.Arrays.sort(order, (a, b) -> {
+    java.util.Comparator<Integer> byKey = (a, b) -> {
       try {
         return CelValues.compare(keys.get(a), keys.get(b));
       } catch (CelEvaluationException e) {
-        failure[0] = e;
-        return 0;
+        throw new IllegalStateException(e);
       }
-    });
-    if (failure[0] != null) {
-      throw failure[0];
+    };
+    if (order.length <= 12) {
+      // Go's sort.Slice on short lists: an insertion sort (also where NaN keys compare as
+      // neither less nor greater, which is no total order)
+      for (int i = 1; i < order.length; i++) {
+        for (int k = i; k > 0 && byKey.compare(order[k], order[k - 1]) < 0; k--) {
+          Integer t = order[k];
+          order[k] = order[k - 1];
+          order[k - 1] = t;
+        }
+      }
+    } else {
+      java.util.Arrays.sort(order, byKey);
     }
     List<Object> sorted = new ArrayList<>(values.size());
     for (Integer i : order) {

@@ -148,6 +148,9 @@ final class CelExpressionGenerator {
         () -> intList() + " == " + intList(),
         () -> D + ".driverVersion.isGreaterThan(semver(" + pick(SEMVERS) + "))",
         () -> "device.capacity[\"gpu.kdra.io\"].memory.compareTo(" + quantity() + ") >= 0",
+        () -> "double(" + pick(List.of("\"1.5\"", "\"inf\"", "\"-Infinity\"", "\"nan\"",
+            "\"1_000\"", "\"0x1p-2\"", "\"0x1.8\"", "\"1e400\"", "\" 1\"", "\"1d\"", "\".5\"",
+            "\"1e\"")) + ") " + pick(List.of("<", "==", ">")) + " 1.0",
         () -> "double(" + integer() + ") " + pick(List.of("<", "==", ">")) + " "
             + pick(List.of("1.5", "0.0", "-2.25", "1e10")),
         () -> string() + ".format([" + string() + "]) == " + string(),

@@ -132,7 +132,7 @@ final class CelCostEstimator {
         argNodes.add(newAstNode(arg));
       }
       List<String> overloadIds = ast.getReference(e.id())
-          .map(r -> ExtensionCostEstimators.toCelGo(call, r.overloadIds(), this::getType))
+          .map(r -> ExtensionCostEstimators.toCelGo(r.overloadIds()))
           .orElse(List.of());
       if (overloadIds.isEmpty()) {
         return Estimate.ZERO;

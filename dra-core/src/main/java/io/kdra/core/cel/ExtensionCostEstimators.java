@@ -2,14 +2,9 @@ package io.kdra.core.cel;
 
 import dev.cel.common.ast.CelConstant;
 import dev.cel.common.ast.CelExpr;
-import dev.cel.common.ast.CelExpr.CelCall;
-import dev.cel.common.types.CelKind;
-import dev.cel.common.types.CelType;
 import io.kdra.core.cel.CelCostEstimator.AstNode;
 import io.kdra.core.cel.CelCostEstimator.CallEstimate;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * The per-overload cost estimators that cel-go v0.26.0's lists (version 3) and sets extensions
@@ -18,58 +13,12 @@ import java.util.function.Function;
  */
 final class ExtensionCostEstimators {
 
-  /** cel-go's {@code comparableTypes} of sort() and sortBy(), by cel-go's type names. */
-  private static final List<String> COMPARABLE_TYPES = List.of("int", "uint", "double", "bool",
-      "google.protobuf.Duration", "google.protobuf.Timestamp", "string", "bytes");
-
   private ExtensionCostEstimators() {}
 
-  /**
-   * cel-go's overload ids for a call that cel-java resolved to {@code ids}. cel-go declares
-   * sortBy's {@code @sortByAssociatedKeys} once per comparable key type and the checker keeps
-   * every overload that may apply (all of them for keys of dyn); ours has one generic overload.
-   */
-  static List<String> toCelGo(CelCall call, List<String> ids,
-      Function<CelExpr, CelType> typeOf) {
-    List<String> result = new ArrayList<>();
-    for (String id : ids) {
-      switch (id) {
-        case "list_sortByAssociatedKeys" -> {
-          if (call.args().size() == 1) {
-            perElementType(typeOf.apply(call.args().get(0)), "_sortByAssociatedKeys", result);
-          } else {
-            result.add(id);
-          }
-        }
-        case "list_flatten_list_int" -> result.add("list_flatten_int");
-        default -> result.add(id);
-      }
-    }
-    return result;
-  }
-
-  private static void perElementType(CelType list, String suffix, List<String> result) {
-    String name = list.kind() == CelKind.LIST && !list.parameters().isEmpty()
-        ? celGoTypeName(list.parameters().get(0)) : null;
-    if (name != null && COMPARABLE_TYPES.contains(name)) {
-      result.add("list_" + name + suffix);
-    } else {
-      COMPARABLE_TYPES.forEach(t -> result.add("list_" + t + suffix));
-    }
-  }
-
-  private static String celGoTypeName(CelType t) {
-    return switch (t.kind()) {
-      case INT -> "int";
-      case UINT -> "uint";
-      case DOUBLE -> "double";
-      case BOOL -> "bool";
-      case DURATION -> "google.protobuf.Duration";
-      case TIMESTAMP -> "google.protobuf.Timestamp";
-      case STRING -> "string";
-      case BYTES -> "bytes";
-      default -> null;
-    };
+  /** cel-go's overload ids for cel-java's: one differs (flatten with a depth). */
+  static List<String> toCelGo(List<String> ids) {
+    return ids.stream().map(id -> id.equals("list_flatten_list_int") ? "list_flatten_int" : id)
+        .toList();
   }
 
   /** The overload's own estimate, or null where it has none (cel-go then asks the estimator). */

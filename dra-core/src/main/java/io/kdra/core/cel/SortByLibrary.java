@@ -2,11 +2,9 @@ package io.kdra.core.cel;
 
 import com.google.common.collect.ImmutableList;
 import dev.cel.checker.CelCheckerBuilder;
-import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.ast.CelExpr;
-import dev.cel.common.ast.CelReference;
 import dev.cel.common.types.ListType;
 import dev.cel.common.types.TypeParamType;
 import dev.cel.compiler.CelCompilerLibrary;
@@ -18,9 +16,7 @@ import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -38,22 +34,7 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
   private static final TypeParamType T = TypeParamType.create("T");
   private static final TypeParamType K = TypeParamType.create("K");
   private static final String RUNTIME_SORT = "list_sort";
-  /** cel-go's comparable types by its names, in its order. */
-  private static final java.util.Map<String, dev.cel.common.types.CelType> SORTABLE;
-
-  static {
-    java.util.Map<String, dev.cel.common.types.CelType> m = new java.util.LinkedHashMap<>();
-    m.put("int", dev.cel.common.types.SimpleType.INT);
-    m.put("uint", dev.cel.common.types.SimpleType.UINT);
-    m.put("double", dev.cel.common.types.SimpleType.DOUBLE);
-    m.put("bool", dev.cel.common.types.SimpleType.BOOL);
-    m.put("google.protobuf.Duration", dev.cel.common.types.SimpleType.DURATION);
-    m.put("google.protobuf.Timestamp", dev.cel.common.types.SimpleType.TIMESTAMP);
-    m.put("string", dev.cel.common.types.SimpleType.STRING);
-    m.put("bytes", dev.cel.common.types.SimpleType.BYTES);
-    SORTABLE = java.util.Collections.unmodifiableMap(m);
-  }
-
+  private static final String RUNTIME_SORT_BY = "list_sortByAssociatedKeys";
   @Override
   public void setParserOptions(CelParserBuilder parser) {
     parser.addMacros(CelMacro.newReceiverMacro("sortBy", 2, SortByLibrary::expand));
@@ -80,55 +61,31 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
   }
 
   /**
-   * sort() with cel-go's overloads, one per comparable type: the checker then types the result
-   * as cel-go's does (dyn for a list of dyn), which the rest of the expression's typing and its
-   * cost estimate depend on. {@code @sortByAssociatedKeys} has one generic overload (see
-   * KubernetesListsLibrary), its keys checked by SelectorAstValidator.
+   * sort() and {@code @sortByAssociatedKeys} with cel-go's overloads, one per comparable
+   * (key) type: the checker then types the result as cel-go's does (dyn for a list of dyn),
+   * which the rest of the expression's typing and its cost estimate depend on.
    */
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     checker.addFunctionDeclarations(
-        CelFunctionDecl.newFunctionDeclaration(FUNCTION,
-            CelOverloadDecl.newMemberOverload("list_sortByAssociatedKeys", ListType.create(T),
-                ListType.create(T), ListType.create(K))),
-        CelFunctionDecl.newFunctionDeclaration("sort", SORTABLE.entrySet().stream()
-            .map(t -> CelOverloadDecl.newMemberOverload("list_" + t.getKey() + "_sort",
-                ListType.create(t.getValue()), ListType.create(t.getValue())))
-            .toList()));
+        CelFunctionDecl.newFunctionDeclaration(FUNCTION, TypedOverloads.declare(
+            TypedOverloads.EXT_COMPARABLE, t -> "list_" + t + "_sortByAssociatedKeys",
+            k -> CelOverloadDecl.newMemberOverload("", ListType.create(T), ListType.create(T),
+                ListType.create(k)), RUNTIME_SORT_BY)),
+        CelFunctionDecl.newFunctionDeclaration("sort", TypedOverloads.declare(
+            TypedOverloads.EXT_COMPARABLE, t -> "list_" + t + "_sort",
+            t -> CelOverloadDecl.newMemberOverload("", ListType.create(t), ListType.create(t)),
+            RUNTIME_SORT)));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
     List<CelFunctionBinding> bindings = new ArrayList<>();
-    bindings.add(CelFunctionBinding.from("list_sortByAssociatedKeys", List.class, List.class,
+    bindings.add(CelFunctionBinding.from(RUNTIME_SORT_BY, List.class, List.class,
         SortByLibrary::sortByKeys));
     bindings.add(CelFunctionBinding.from(RUNTIME_SORT, List.class,
         list -> sortByKeys(list, list)));
     runtime.addFunctionBindings(bindings);
-  }
-
-  /**
-   * The checked AST for the runtime: sort() calls resolved to several typed overloads (a list
-   * of dyn) dispatch to the one binding, which cel-java's runtime would find ambiguous.
-   */
-  static CelAbstractSyntaxTree forRuntime(CelAbstractSyntaxTree ast) {
-    Map<Long, CelReference> references = new HashMap<>(ast.getReferenceMap());
-    boolean changed = false;
-    for (Map.Entry<Long, CelReference> e : references.entrySet()) {
-      List<String> ids = e.getValue().overloadIds();
-      if (!ids.isEmpty() && ids.stream().allMatch(SortByLibrary::isTypedSort)) {
-        e.setValue(CelReference.newBuilder().setName(e.getValue().name())
-            .addOverloadIds(RUNTIME_SORT).build());
-        changed = true;
-      }
-    }
-    return changed ? CelAbstractSyntaxTree.newCheckedAst(ast.getExpr(), ast.getSource(),
-        references, ast.getTypeMap()) : ast;
-  }
-
-  private static boolean isTypedSort(String overloadId) {
-    return overloadId.startsWith("list_") && overloadId.endsWith("_sort")
-        && SORTABLE.containsKey(overloadId.substring(5, overloadId.length() - 5));
   }
 
   /** cel-go's type of a comparable value, null for others. */

@@ -403,5 +403,16 @@ final class CelHandPickedCases {
       "[3.0, double(\"nan\"), 1.0, 2.0].sort()[0] == 3.0",
       "[dyn(1.0), dyn(2)].exists(x, x < 1.5)",
       "-1.0 >= -1u",
-      "[2.0, 1.0].sortBy(x, x == 2.0 ? 0.0 / 0.0 : x)[0] == 2.0");
+      "[2.0, 1.0].sortBy(x, x == 2.0 ? 0.0 / 0.0 : x)[0] == 2.0",
+      "[].sortBy(x, x).join(\"\") == \"\"",
+      "[device.attributes[\"gpu.kdra.io\"].missingInt, device.attributes[\"gpu.kdra.io\"].numaNode].sort().sortBy(x, -x).isSorted()",
+      "[dyn(3), dyn(1)].sortBy(x, x)[0] == 1",
+      "[device.attributes[\"gpu.kdra.io\"].numaNode, device.attributes[\"gpu.kdra.io\"].cores].sortBy(x, -x)[0] >= 0",
+      "[[device.attributes[\"gpu.kdra.io\"].missingInt, device.attributes[\"gpu.kdra.io\"].missingInt].sort().min(), \"gpu\"].size() == 2",
+      "[dyn(2), dyn(1)].min() + 1 == 2",
+      "[dyn(2), dyn(1.5)].sum() == 3.5",
+      "[].min() == \"a\"",
+      "[].sort().join(\"\") == \"\"",
+      "[[1]].min() == [1]",
+      "[duration(\"1s\"), duration(\"2s\")].sum() == duration(\"3s\")");
 }

@@ -35,11 +35,11 @@ final class CelKnownDivergences {
               + "and more digits and results of arithmetic are not integers there even when "
               + "whole; ours decides on the exact value",
           "quantity(\"1.5Gi\").asInteger() == 1610612736"),
-      of("empty-list-literal-typing", "\\[\\](\\.|\\[)", "", "",
-          "cel-java and cel-go infer the element type of an empty list literal differently when "
-              + "a function on it is overloaded ([].min(), [].sortBy()): different compile "
-              + "errors and results",
-          "[].sortBy(x, x).join(\"\") == \"\""),
+      of("empty-list-literal-typing", "\\[\\](\\.|\\[|\\]|,)", "", "",
+          "cel-java and cel-go infer the element type of empty list literals differently where "
+              + "an overloaded function meets it (cel-go binds [[], []].flatten().sortBy(x, -x) "
+              + "to a list of double): different compile errors and results",
+          "[[], []].flatten().sortBy(x, -x) == [1]"),
       of("attribute-any-type", "device\\.attributes", "(\\bany\\b|google\\.protobuf\\.Any)",
           "", "upstream declares attribute values as type any, which cel-java lacks (dyn here); "
               + "the checker then differs where any meets dyn or flows into lists and indexing "

@@ -21,6 +21,11 @@ final class CelValues {
    */
   static int compare(Object a, Object b) throws CelEvaluationException {
     if (a instanceof Number && b instanceof Number) {
+      if (isNaN(a) || isNaN(b)) {
+        // cel-go's Compare is an error, which sort(), min(), max() and isSorted() take for
+        // "neither less nor greater"; the operators fail (orderedCompare)
+        return 0;
+      }
       return compareNumbers(a, b);
     }
     if (a instanceof String x && b instanceof String y) {
@@ -73,6 +78,18 @@ final class CelValues {
     boolean aLeft = i < a.length();
     boolean bLeft = j < b.length();
     return aLeft == bLeft ? 0 : (aLeft ? 1 : -1);
+  }
+
+  /** {@link #compare} for {@code <}, {@code <=} ...: a NaN fails, as in cel-go. */
+  static int orderedCompare(Object a, Object b) throws CelEvaluationException {
+    if (isNaN(a) || isNaN(b)) {
+      throw new CelEvaluationException("NaN values cannot be ordered");
+    }
+    return compare(a, b);
+  }
+
+  private static boolean isNaN(Object v) {
+    return v instanceof Double d && d.isNaN();
   }
 
   private static int compareNumbers(Object a, Object b) {

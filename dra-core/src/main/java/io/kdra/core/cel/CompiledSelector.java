@@ -29,9 +29,18 @@ public final class CompiledSelector {
     return expression;
   }
 
-  /** Worst-case cost as estimated from the expression and the bounds of the device's fields. */
+  /**
+   * Worst-case cost as estimated from the expression and the bounds of the device's fields,
+   * equal to upstream's: an unsigned 64-bit value ({@code uint64} there), so compare it with
+   * {@link Long#compareUnsigned} and print it with {@link Long#toUnsignedString(long)}.
+   */
   public long estimatedCost() {
     return estimatedCost;
+  }
+
+  /** Whether the estimate is above the cost limit (API validation rejects such selectors). */
+  public boolean exceedsCostLimit() {
+    return Long.compareUnsigned(estimatedCost, maxCost) > 0;
   }
 
   /**
@@ -44,7 +53,7 @@ public final class CompiledSelector {
   public boolean matches(CelDevice device) {
     Object result;
     try {
-      result = estimatedCost <= maxCost
+      result = !exceedsCostLimit()
           ? program.eval(device::resolve)
           : program.trace(device::resolve, new CostMeter(maxCost));
     } catch (CelEvaluationException e) {
@@ -64,7 +73,9 @@ public final class CompiledSelector {
 
   private CelSelectorException costLimitExceeded() {
     return new CelSelectorException(Kind.COST_LIMIT, expression, null,
-        "actual cost limit exceeded: more than " + maxCost + " evaluation steps");
+        // upstream's words (cel-go's), then how this side counted
+        "operation cancelled: actual cost limit exceeded (more than " + maxCost
+            + " evaluation steps)");
   }
 
   private static String runtimeReason(CelEvaluationException e) {

@@ -62,6 +62,9 @@ public final class DeviceSelectorEnvironment {
   private static final Set<String> STRING_ORDER = Set.of("LESS_STRING", "LESS_EQUALS_STRING",
       "GREATER_STRING", "GREATER_EQUALS_STRING");
   private static final Set<String> EQUALITY = Set.of("EQUALS", "NOT_EQUALS");
+  private static final java.util.regex.Pattern DOUBLE_ORDER = java.util.regex.Pattern.compile(
+      "(LESS|LESS_EQUALS|GREATER|GREATER_EQUALS)_(DOUBLE|DOUBLE_INT64|DOUBLE_UINT64|INT64_DOUBLE"
+          + "|UINT64_DOUBLE)");
 
   private final CelCompiler compiler;
   private final CelCompiler literalCompiler;
@@ -82,11 +85,12 @@ public final class DeviceSelectorEnvironment {
     KubernetesNetLibrary net = new KubernetesNetLibrary();
     KubernetesUrlLibrary urls = new KubernetesUrlLibrary();
     StringFormatLibrary format = new StringFormatLibrary();
+    KubernetesFormatLibrary namedFormats = new KubernetesFormatLibrary();
     OptionalUnwrapOptLibrary unwrapOpt = new OptionalUnwrapOptLibrary();
     SortByLibrary sortBy = new SortByLibrary();
-    // cel-go's lists extension at version 3; sortBy hand-written (SortByLibrary)
+    // cel-go's lists extension at version 3; sort and sortBy hand-written (SortByLibrary)
     CelListsExtensions lists = CelExtensions.lists(EnumSet.complementOf(
-        EnumSet.of(CelListsExtensions.Function.SORT_BY)));
+        EnumSet.of(CelListsExtensions.Function.SORT, CelListsExtensions.Function.SORT_BY)));
     // cel-go's strings extension at version 2: everything but reverse (version 3); format is
     // hand-written (StringFormatLibrary) since cel-java's has none.
     // indexOf/lastIndexOf hand-written too (StringIndexLibrary): cel-java's fail on offsets
@@ -101,8 +105,9 @@ public final class DeviceSelectorEnvironment {
         .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
         .addVar(DEVICE_VAR, deviceType(consumableCapacity))
         .setResultType(SimpleType.BOOL)
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings, stringIndex,
-            CelExtensions.optional(), unwrapOpt, CelExtensions.bindings(), CelExtensions.sets(options),
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, namedFormats, strings,
+            stringIndex, CelExtensions.optional(), new OptionalMacrosLibrary(), unwrapOpt,
+            CelExtensions.bindings(), CelExtensions.sets(options),
             lists, sortBy, CelExtensions.comprehensions())
         .build();
     this.literalCompiler = CelCompilerFactory.standardCelCompilerBuilder()
@@ -117,8 +122,15 @@ public final class DeviceSelectorEnvironment {
         .setStandardFunctions(CelStandardFunctions.newBuilder()
             .filterFunctions((function, overload) -> overload != InOverload.IN_MAP
                 && !(overload instanceof Enum<?> e && (STRING_ORDER.contains(e.name())
-                    || EQUALITY.contains(e.name()))))
+                    || EQUALITY.contains(e.name()) || e.name().equals("STRING_TO_DOUBLE")
+                    || DOUBLE_ORDER.matcher(e.name()).matches())))
             .build())
+        // cel-go: ordering a NaN is an error ("NaN values cannot be ordered"), not false
+        .addFunctionBindings(doubleOrderBindings())
+        // double(string) is Go's strconv.ParseFloat upstream
+        .addFunctionBindings(CelFunctionBinding.from("string_to_double", String.class,
+            text -> GoParseFloat.parse(text).orElseThrow(() -> new CelEvaluationException(
+                "type conversion error from 'string' to 'double'"))))
         .addFunctionBindings(CelFunctionBinding.from("in_map", Object.class, Map.class,
             (key, map) -> map.containsKey(key)))
         // equality as upstream's values answer it (quantities, see KubernetesCelLibrary.equal)
@@ -137,13 +149,37 @@ public final class DeviceSelectorEnvironment {
                 (a, b) -> CelValues.compareCodePoints(a, b) > 0),
             CelFunctionBinding.from("greater_equals_string", String.class, String.class,
                 (a, b) -> CelValues.compareCodePoints(a, b) >= 0))
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, strings, stringIndex,
-            CelExtensions.optional(), unwrapOpt, CelExtensions.sets(options), lists, sortBy,
+        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, namedFormats, strings,
+            stringIndex, CelExtensions.optional(), unwrapOpt, CelExtensions.sets(options), lists,
+            sortBy,
             CelExtensions.comprehensions())
         .build();
     this.costEstimator = new CelCostEstimator();
     this.cache = new BoundedCache(cacheSize);
     this.maxCost = maxCost;
+  }
+
+  /** {@code <}, {@code <=}, {@code >}, {@code >=} with a double on a side: a NaN fails. */
+  private static java.util.List<CelFunctionBinding> doubleOrderBindings() {
+    Map<String, java.util.function.IntPredicate> ops = Map.of("less", c -> c < 0,
+        "less_equals", c -> c <= 0, "greater", c -> c > 0, "greater_equals", c -> c >= 0);
+    Map<String, Class<?>> types = Map.of("double", Double.class, "int64", Long.class,
+        "uint64", com.google.common.primitives.UnsignedLong.class);
+    java.util.List<String> pairs = java.util.List.of("double_double", "double_int64",
+        "double_uint64", "int64_double", "uint64_double");
+    java.util.List<CelFunctionBinding> bindings = new java.util.ArrayList<>();
+    ops.forEach((op, test) -> pairs.forEach(pair -> {
+      String[] t = pair.split("_");
+      String id = op + "_" + (pair.equals("double_double") ? "double" : pair);
+      bindings.add(bind(id, types.get(t[0]), types.get(t[1]), test));
+    }));
+    return bindings;
+  }
+
+  private static <A, B> CelFunctionBinding bind(String id, Class<A> a, Class<B> b,
+      java.util.function.IntPredicate test) {
+    return CelFunctionBinding.from(id, a, b,
+        (x, y) -> test.test(CelValues.orderedCompare(x, y)));
   }
 
   /** The environment with upstream 1.36 defaults ({@code allowMultipleAllocations} declared). */
@@ -212,10 +248,11 @@ public final class DeviceSelectorEnvironment {
     }
     try {
       CompiledSelector compiled = compile(expression);
-      if (compiled.estimatedCost() > maxCost) {
+      if (compiled.exceedsCostLimit()) {
         return Optional.of(new CelSelectorException(Kind.COST_LIMIT, expression, null,
-            "estimated worst-case cost " + compiled.estimatedCost() + " exceeds the limit of "
-                + maxCost + "; reduce nested loops or the size of literal lists"));
+            "estimated worst-case cost " + Long.toUnsignedString(compiled.estimatedCost())
+                + " exceeds the limit of " + maxCost
+                + "; reduce nested loops or the size of literal lists"));
       }
       return Optional.empty();
     } catch (CelSelectorException e) {
@@ -246,7 +283,8 @@ public final class DeviceSelectorEnvironment {
     }
     long estimate = costEstimator.estimate(ast);
     try {
-      return new CompiledSelector(expression, runtime.createProgram(ast), estimate, maxCost);
+      return new CompiledSelector(expression,
+          runtime.createProgram(TypedOverloads.forRuntime(ast)), estimate, maxCost);
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }

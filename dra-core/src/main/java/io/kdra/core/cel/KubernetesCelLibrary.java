@@ -158,6 +158,10 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
     if (b instanceof Quantity) {
       return false;
     }
+    if (a instanceof KubernetesFormats.NamedFormat && !(b instanceof KubernetesFormats.NamedFormat)) {
+      // upstream's Format.Equal: no such overload for anything but a format on the right
+      throw new CelEvaluationException("no such overload");
+    }
     if (a instanceof Semver sa && b instanceof Semver sb) {
       // blang/semver's Equals: precedence only, build metadata ignored
       return sa.compareTo(sb) == 0;

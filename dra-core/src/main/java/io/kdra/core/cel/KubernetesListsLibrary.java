@@ -36,22 +36,26 @@ final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibr
       CelKind.DOUBLE, CelKind.DURATION);
 
   /**
-   * One generic overload per function ({@code list(A) -> A}) rather than upstream's one per
-   * element type: with a list of dyn values (attributes) cel-java cannot choose among typed
-   * overloads at runtime, where cel-go dispatches on the values. The element types upstream's
-   * overloads exclude are rejected at compile time by {@link SelectorAstValidator} instead.
+   * Upstream's overloads, one per element type (run by one binding each, see TypedOverloads):
+   * for a list of dyn values (attributes) the checker then types min(), max() and sum() as dyn,
+   * as cel-go's does. indexOf and lastIndexOf are generic upstream too.
    */
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     checker.addFunctionDeclarations(
-        CelFunctionDecl.newFunctionDeclaration("isSorted", CelOverloadDecl.newMemberOverload(
-            "list_is_sorted", SimpleType.BOOL, ListType.create(A))),
-        CelFunctionDecl.newFunctionDeclaration("min", CelOverloadDecl.newMemberOverload(
-            "list_min", A, ListType.create(A))),
-        CelFunctionDecl.newFunctionDeclaration("max", CelOverloadDecl.newMemberOverload(
-            "list_max", A, ListType.create(A))),
-        CelFunctionDecl.newFunctionDeclaration("sum", CelOverloadDecl.newMemberOverload(
-            "list_sum", A, ListType.create(A))),
+        CelFunctionDecl.newFunctionDeclaration("isSorted", TypedOverloads.declare(
+            TypedOverloads.K8S_COMPARABLE, t -> "list_" + t + "_is_sorted_bool",
+            t -> CelOverloadDecl.newMemberOverload("", SimpleType.BOOL, ListType.create(t)),
+            "list_is_sorted")),
+        CelFunctionDecl.newFunctionDeclaration("min", TypedOverloads.declare(
+            TypedOverloads.K8S_COMPARABLE, t -> "list_" + t + "_min_" + t,
+            t -> CelOverloadDecl.newMemberOverload("", t, ListType.create(t)), "list_min")),
+        CelFunctionDecl.newFunctionDeclaration("max", TypedOverloads.declare(
+            TypedOverloads.K8S_COMPARABLE, t -> "list_" + t + "_max_" + t,
+            t -> CelOverloadDecl.newMemberOverload("", t, ListType.create(t)), "list_max")),
+        CelFunctionDecl.newFunctionDeclaration("sum", TypedOverloads.declare(
+            TypedOverloads.K8S_SUMMABLE, t -> "list_" + t + "_sum_" + t,
+            t -> CelOverloadDecl.newMemberOverload("", t, ListType.create(t)), "list_sum")),
         CelFunctionDecl.newFunctionDeclaration("indexOf", CelOverloadDecl.newMemberOverload(
             "list_a_index_of_int", SimpleType.INT, ListType.create(A), A)),
         CelFunctionDecl.newFunctionDeclaration("lastIndexOf", CelOverloadDecl.newMemberOverload(

@@ -176,8 +176,8 @@ final class SelectorAstValidator {
         }
       }
       case SortByLibrary.FUNCTION -> {
-        if (args.size() == 2) {
-          checkElementKind(e, "sortBy", typeOf(args.get(1)),
+        if (args.size() == 1) {
+          checkElementKind(e, "sortBy", typeOf(args.get(0)),
               KubernetesListsLibrary.COMPARABLE_KINDS);
         }
       }

@@ -20,19 +20,21 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code list.sortBy(x, key)} of cel-go's lists extension: the list sorted (stably) by the key
+ * {@code list.sort()} and {@code list.sortBy(x, key)} of cel-go's lists extension: the list sorted (stably) by the key
  * computed for each element, keys of one comparable type. Hand-written because cel-java 0.14.0's
  * {@code sortBy} types its result as a list of lists ({@code [3, 1].sortBy(x, -x) == [1, 3]}
- * does not compile there). The macro expands to
- * {@code @sortByAssociatedKeys(list, list.map(x, key))}, as cel-go's does (without its
- * {@code cel.bind}, so the list expression is evaluated twice).
+ * does not compile there), and its sort() orders strings by UTF-16 units where cel-go orders
+ * them by code points. The macro expands to
+ * {@code cel.bind(in, list, in.@sortByAssociatedKeys(in.map(x, key)))}, as cel-go's does.
  */
 final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   static final String FUNCTION = "@sortByAssociatedKeys";
+  private static final String INPUT = "@__sortBy_input__";
   private static final TypeParamType T = TypeParamType.create("T");
   private static final TypeParamType K = TypeParamType.create("K");
-
+  private static final String RUNTIME_SORT = "list_sort";
+  private static final String RUNTIME_SORT_BY = "list_sortByAssociatedKeys";
   @Override
   public void setParserOptions(CelParserBuilder parser) {
     parser.addMacros(CelMacro.newReceiverMacro("sortBy", 2, SortByLibrary::expand));
@@ -45,50 +47,122 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
       return Optional.of(f.reportError("sortBy(var, ...) variable name must be a simple "
           + "identifier"));
     }
+    // cel.bind(@__sortBy_input__, target,
+    //     @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(x, key))),
+    // cel-go's expansion exactly: the cost estimate depends on its shape
     String accu = f.getAccumulatorVarName();
-    CelExpr keys = f.fold(variable.ident().name(), f.copy(target), accu, f.newList(),
+    CelExpr keys = f.fold(variable.ident().name(), f.newIdentifier(INPUT), accu, f.newList(),
         f.newBoolLiteral(true),
         f.newGlobalCall("_+_", f.newIdentifier(accu), f.newList(args.get(1))),
         f.newIdentifier(accu));
-    return Optional.of(f.newGlobalCall(FUNCTION, target, keys));
+    CelExpr sorted = f.newReceiverCall(FUNCTION, f.newIdentifier(INPUT), keys);
+    return Optional.of(f.fold("#unused", f.newList(), INPUT, target, f.newBoolLiteral(false),
+        f.newIdentifier(INPUT), sorted));
   }
 
-  /** One generic overload (see KubernetesListsLibrary); keys checked by SelectorAstValidator. */
+  /**
+   * sort() and {@code @sortByAssociatedKeys} with cel-go's overloads, one per comparable
+   * (key) type: the checker then types the result as cel-go's does (dyn for a list of dyn),
+   * which the rest of the expression's typing and its cost estimate depend on.
+   */
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
-    checker.addFunctionDeclarations(CelFunctionDecl.newFunctionDeclaration(FUNCTION,
-        CelOverloadDecl.newGlobalOverload("list_sortByAssociatedKeys", ListType.create(T),
-            ListType.create(T), ListType.create(K))));
+    checker.addFunctionDeclarations(
+        CelFunctionDecl.newFunctionDeclaration(FUNCTION, TypedOverloads.declare(
+            TypedOverloads.EXT_COMPARABLE, t -> "list_" + t + "_sortByAssociatedKeys",
+            k -> CelOverloadDecl.newMemberOverload("", ListType.create(T), ListType.create(T),
+                ListType.create(k)), RUNTIME_SORT_BY)),
+        CelFunctionDecl.newFunctionDeclaration("sort", TypedOverloads.declare(
+            TypedOverloads.EXT_COMPARABLE, t -> "list_" + t + "_sort",
+            t -> CelOverloadDecl.newMemberOverload("", ListType.create(t), ListType.create(t)),
+            RUNTIME_SORT)));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
-    runtime.addFunctionBindings(CelFunctionBinding.from("list_sortByAssociatedKeys",
-        List.class, List.class, SortByLibrary::sortByKeys));
+    List<CelFunctionBinding> bindings = new ArrayList<>();
+    bindings.add(CelFunctionBinding.from(RUNTIME_SORT_BY, List.class, List.class,
+        SortByLibrary::sortByKeys));
+    bindings.add(CelFunctionBinding.from(RUNTIME_SORT, List.class,
+        list -> sortByKeys(list, list)));
+    runtime.addFunctionBindings(bindings);
   }
 
-  private static List<Object> sortByKeys(List<?> values, List<?> keys)
+  /** cel-go's type of a comparable value, null for others. */
+  private static String comparableType(Object v) {
+    if (v instanceof Long) {
+      return "int";
+    }
+    if (v instanceof com.google.common.primitives.UnsignedLong) {
+      return "uint";
+    }
+    if (v instanceof Double) {
+      return "double";
+    }
+    if (v instanceof Boolean) {
+      return "bool";
+    }
+    if (v instanceof String) {
+      return "string";
+    }
+    if (v instanceof com.google.protobuf.ByteString || v instanceof dev.cel.common.values.CelByteString) {
+      return "bytes";
+    }
+    if (v instanceof com.google.protobuf.Duration || v instanceof java.time.Duration) {
+      return "duration";
+    }
+    if (v instanceof com.google.protobuf.Timestamp || v instanceof java.time.Instant) {
+      return "timestamp";
+    }
+    return null;
+  }
+
+  /**
+   * cel-go's {@code sortListByAssociatedKeys}: keys of one comparable type (an error otherwise,
+   * as soon as two keys are compared), strings by code points.
+   */
+  static List<Object> sortByKeys(List<?> values, List<?> keys)
       throws CelEvaluationException {
     if (values.size() != keys.size()) {
       throw new CelEvaluationException("@sortByAssociatedKeys() expected a list of the same size "
           + "as the associated keys list, but got " + values.size() + " and " + keys.size()
           + " elements respectively.");
     }
+    if (keys.isEmpty()) {
+      return new ArrayList<>(values);
+    }
+    String type = comparableType(keys.get(0));
+    if (type == null) {
+      throw new CelEvaluationException("list elements must be comparable");
+    }
+    for (Object key : keys) {
+      if (keys.size() > 1 && !type.equals(comparableType(key))) {
+        throw new CelEvaluationException("list elements must have the same type");
+      }
+    }
     Integer[] order = new Integer[values.size()];
     for (int i = 0; i < order.length; i++) {
       order[i] = i;
     }
-    CelEvaluationException[] failure = new CelEvaluationException[1];
-    java.util.Arrays.sort(order, (a, b) -> {
+    java.util.Comparator<Integer> byKey = (a, b) -> {
       try {
         return CelValues.compare(keys.get(a), keys.get(b));
       } catch (CelEvaluationException e) {
-        failure[0] = e;
-        return 0;
+        throw new IllegalStateException(e);
       }
-    });
-    if (failure[0] != null) {
-      throw failure[0];
+    };
+    if (order.length <= 12) {
+      // Go's sort.Slice on short lists: an insertion sort (also where NaN keys compare as
+      // neither less nor greater, which is no total order)
+      for (int i = 1; i < order.length; i++) {
+        for (int k = i; k > 0 && byKey.compare(order[k], order[k - 1]) < 0; k--) {
+          Integer t = order[k];
+          order[k] = order[k - 1];
+          order[k - 1] = t;
+        }
+      }
+    } else {
+      java.util.Arrays.sort(order, byKey);
     }
     List<Object> sorted = new ArrayList<>(values.size());
     for (Integer i : order) {

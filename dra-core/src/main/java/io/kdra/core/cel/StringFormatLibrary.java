@@ -471,7 +471,12 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
   /** Go's {@code %q}: printable characters as they are, others escaped. */
   static String goQuote(String s) {
     StringBuilder sb = new StringBuilder("\"");
-    s.codePoints().forEach(c -> {
+    s.codePoints().forEach(c -> appendQuoted(sb, c));
+    return sb.append('"').toString();
+  }
+
+  /** One rune as {@code strconv.Quote} writes it. */
+  static void appendQuoted(StringBuilder sb, int c) {
       switch (c) {
         case '"' -> sb.append("\\\"");
         case '\\' -> sb.append("\\\\");
@@ -494,8 +499,6 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
           }
         }
       }
-    });
-    return sb.append('"').toString();
   }
 
   private static boolean isPrintable(int c) {

@@ -113,7 +113,11 @@ class DeviceSelectorEnvironmentTest {
         ok("sortBy", "[3, 1, 2].sortBy(x, -x) == [3, 2, 1] && [\"bb\", \"a\"].sortBy(s, s.size()) == [\"a\", \"bb\"]", true, true),
         ok("unwrapOpt", "[optional.of(1), optional.none()].unwrapOpt() == [1]", true, true),
         ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
-        ok("heterogeneous numeric comparison", "device.attributes[\"gpu.example.com\"].driverVersion.major() > 500.0", true, true));
+        ok("heterogeneous numeric comparison", "device.attributes[\"gpu.example.com\"].driverVersion.major() > 500.0", true, true),
+        ok("double(string) as Go's ParseFloat", "double(\"inf\") > 1.0 && double(\"1_000\") == 1000.0 && double(\"0x1p-2\") == 0.25", true, true),
+        ok("sort() by code points, of a list of dyn too", "[\"\\U0001F642\", \"\\uffff\"].sort()[0] == \"\\uffff\" && [dyn(2), dyn(1)].sort() == [1, 2]", true, true),
+        ok("a NaN is neither less nor greater in list functions", "[1.0, 0.0 / 0.0].isSorted() && [1.0, 0.0 / 0.0].max() == 1.0", true, true),
+        ok("Kubernetes named formats", "format.dns1123Label().validate(\"a.b\") == optional.of([\"must not contain dots\"]) && format.named(\"uri\") == optional.of(format.uri())", true, true));
   }
 
   /** The outcome on the small GPU, which lacks most attributes: a missing key is an error. */
@@ -159,7 +163,9 @@ class DeviceSelectorEnvironmentTest {
         arguments(named("sum of strings", "[\"a\"].sum() == \"a\""), "found no matching overload for 'sum'", 1),
         arguments(named("min of lists", "[[1]].min() == [1]"), "found no matching overload for 'min'", 1),
         arguments(named("dyn result", "optional.of(1).optMap(x, x + 1).orValue(dyn(true))"), "not dyn", -1),
-        arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1));
+        arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1),
+        arguments(named("double(string) that Go's ParseFloat rejects", "double(\" 1\") == 1.0"), "program instantiation failed", 1),
+        arguments(named("sort() of lists", "[[1]].sort().size() == 1"), "found no matching overload for 'sort'", 1));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -183,7 +189,9 @@ class DeviceSelectorEnvironmentTest {
         arguments(named("equality with an add() result on the right, as upstream", "quantity(\"2\") == quantity(\"1\").add(1)"), "no such overload"),
         arguments(named("asInteger of a fraction", "quantity(\"500m\").asInteger() == 0"), "cannot convert value to integer"),
         arguments(named("invalid semver literal", "semver(\"v1\").major() == 1"), "could not parse v1 as semver"),
-        arguments(named("dyn attribute that is not bool", "device.attributes[\"gpu.example.com\"].model"), "could not be converted to bool"));
+        arguments(named("dyn attribute that is not bool", "device.attributes[\"gpu.example.com\"].model"), "could not be converted to bool"),
+        arguments(named("ordering a NaN", "0.0 / 0.0 < 1.0"), "NaN values cannot be ordered"),
+        arguments(named("sort() of mixed types", "[dyn(1), dyn(\"a\")].sort().size() == 2"), "list elements must have the same type"));
   }
 
   @ParameterizedTest(name = "{0}")

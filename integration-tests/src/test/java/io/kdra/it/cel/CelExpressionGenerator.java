@@ -7,8 +7,9 @@ import java.util.function.Supplier;
 /**
  * Random DRA selector expressions from a small typed grammar over every library of the selector
  * environment (standard CEL and macros, strings, lists, sets, optionals, bindings, two-variable
- * comprehensions, regex, format, quantity, semver, ip/cidr, url, Kubernetes lists), against the
- * attributes of {@link CelDevices}. Most expressions type-check; a few percent mix types on
+ * comprehensions, regex, string format, Kubernetes named formats, quantity, semver, ip/cidr,
+ * url, Kubernetes lists), against the attributes of {@link CelDevices}. Most expressions
+ * type-check; a few percent mix types on
  * purpose, and some read attributes that a device lacks. Seeded: one seed, one corpus.
  */
 final class CelExpressionGenerator {
@@ -31,6 +32,14 @@ final class CelExpressionGenerator {
       "\"example.com\"", "\"https://user@host/p%20q\"", "\"ftp://h/?a=1&a=2\"");
   private static final List<String> REGEXES = List.of("\"^H\"", "\"[0-9]+\"", "\"a|b\"",
       "\"^$\"", "\".*\"", "\"(x\"", "\"[[:alpha:]]+\"", "\"\\\\d\"", "\"é\"", "\"a*\"");
+  private static final List<String> FORMATS = List.of("dns1123Label", "dns1123Subdomain",
+      "dns1035Label", "qualifiedName", "dns1123LabelPrefix", "dns1123SubdomainPrefix",
+      "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date", "datetime");
+  private static final List<String> FORMAT_INPUTS = List.of("\"\"", "\"my-name\"",
+      "\"My_Name\"", "\"a.b\"", "\"-a-\"", "\"a-\"", "\"example.com/x\"", "\"/x\"",
+      "\"a/b/c\"", "\"https://h/p?q\"", "\"h/p\"", "\"http://[::1]:x/\"", "\"http://a b/\"",
+      "\"123e4567-e89b-12d3-a456-426614174000\"", "\"aGk=\"", "\"aGk\"", "\"2024-02-29\"",
+      "\"2023-02-29\"", "\"2024-01-01T10:00:00Z\"", "\"2024-01-01T10:00:00\"");
   private static final List<String> INT_ATTRS = List.of("numaNode", "cores", "missingInt");
   private static final List<String> STRING_ATTRS = List.of("model", "family", "uuid",
       "missingString");
@@ -139,9 +148,16 @@ final class CelExpressionGenerator {
         () -> intList() + " == " + intList(),
         () -> D + ".driverVersion.isGreaterThan(semver(" + pick(SEMVERS) + "))",
         () -> "device.capacity[\"gpu.kdra.io\"].memory.compareTo(" + quantity() + ") >= 0",
+        () -> "double(" + pick(List.of("\"1.5\"", "\"inf\"", "\"-Infinity\"", "\"nan\"",
+            "\"1_000\"", "\"0x1p-2\"", "\"0x1.8\"", "\"1e400\"", "\" 1\"", "\"1d\"", "\".5\"",
+            "\"1e\"")) + ") " + pick(List.of("<", "==", ">")) + " 1.0",
         () -> "double(" + integer() + ") " + pick(List.of("<", "==", ">")) + " "
             + pick(List.of("1.5", "0.0", "-2.25", "1e10")),
         () -> string() + ".format([" + string() + "]) == " + string(),
+        () -> "format.named(\"" + pick(FORMATS) + pick(List.of("", "", "x")) + "\").hasValue()",
+        () -> format() + ".validate(" + formatInput() + ")" + pick(List.of(".hasValue()",
+            " == optional.none()")),
+        () -> format() + " == " + format(),
         () -> "type(" + pick(List.of(integer(), string(), "[1]", D + ".model")) + ") == "
             + pick(List.of("int", "string", "list", "bool")));
   }
@@ -246,6 +262,19 @@ final class CelExpressionGenerator {
         () -> string() + ".findAll(" + pick(REGEXES) + ", " + pick(List.of("0", "1", "-1")) + ")",
         () -> "device.attributes[\"gpu.kdra.io\"].map(k, k)",
         () -> stringList() + ".sort()",
-        () -> "url(" + pick(URLS) + ").getQuery()[\"a\"]");
+        () -> "url(" + pick(URLS) + ").getQuery()[\"a\"]",
+        () -> format() + ".validate(" + formatInput() + ").orValue([])");
+  }
+
+  /** A named format of the Kubernetes format library. */
+  String format() {
+    return oneOf(
+        () -> "format." + pick(FORMATS) + "()",
+        () -> "format.named(\"" + pick(FORMATS) + "\").value()",
+        () -> "format.named(" + string() + ").orValue(format.uri())");
+  }
+
+  private String formatInput() {
+    return random.nextInt(3) == 0 ? string() : pick(FORMAT_INPUTS);
   }
 }

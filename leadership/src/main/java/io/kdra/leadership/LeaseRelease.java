@@ -16,6 +16,7 @@ import org.jboss.logging.Logger;
  * the Lease at their next retry.
  */
 public final class LeaseRelease {
+  private static final int HTTP_CONFLICT = 409;
   private static final Logger LOG = Logger.getLogger(LeaseRelease.class);
 
   private final KubernetesClient client;
@@ -45,24 +46,38 @@ public final class LeaseRelease {
             + "single replica"));
   }
 
-  /** Releases the Lease if this identity holds it; true if it did. Never throws. */
+  /** Attempts at most: a renewal of this replica's own that races the release is retried. */
+  static final int ATTEMPTS = 3;
+
+  /**
+   * Releases the Lease if this identity holds it; true if it did. Never throws. A conflict with
+   * a Lease still held by this identity is this replica's own elector renewing it in between
+   * (it stops a moment later): the release reads the Lease again and retries.
+   */
   public boolean release() {
-    try {
-      Lease lease = client.leases().inNamespace(namespace).withName(name).get();
-      if (lease == null || lease.getSpec() == null
-          || !identity.equals(lease.getSpec().getHolderIdentity())) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        Lease lease = client.leases().inNamespace(namespace).withName(name).get();
+        if (lease == null || lease.getSpec() == null
+            || !identity.equals(lease.getSpec().getHolderIdentity())) {
+          return false;
+        }
+        lease.getSpec().setHolderIdentity(null);
+        lease.getSpec().setLeaseDurationSeconds(1);
+        lease.getSpec().setRenewTime(ZonedDateTime.now(ZoneOffset.UTC));
+        client.leases().inNamespace(namespace).resource(lease).update();
+        LOG.infof("released Lease %s/%s held by %s", namespace, name, identity);
+        return true;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == HTTP_CONFLICT && attempt < ATTEMPTS) {
+          LOG.debugf("Lease %s/%s changed while being released; reading it again", namespace,
+              name);
+          continue;
+        }
+        // someone else has it now, or the API server is away: the standby waits for expiry
+        LOG.warnf("could not release Lease %s/%s: %s", namespace, name, e.getMessage());
         return false;
       }
-      lease.getSpec().setHolderIdentity(null);
-      lease.getSpec().setLeaseDurationSeconds(1);
-      lease.getSpec().setRenewTime(ZonedDateTime.now(ZoneOffset.UTC));
-      client.leases().inNamespace(namespace).resource(lease).update();
-      LOG.infof("released Lease %s/%s held by %s", namespace, name, identity);
-      return true;
-    } catch (KubernetesClientException e) {
-      // a conflict means someone else has it now; otherwise the standby waits for expiry
-      LOG.warnf("could not release Lease %s/%s: %s", namespace, name, e.getMessage());
-      return false;
     }
   }
 }

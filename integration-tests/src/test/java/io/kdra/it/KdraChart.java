@@ -134,6 +134,29 @@ final class KdraChart {
         .withUid(pod.getMetadata().getUid()).endBoundObjectRef().endSpec().build());
   }
 
+  /** The audience of the drivers' tokens for the slice-publisher (the chart's default). */
+  static final String PUBLISHER_AUDIENCE = "kdra-slice-publisher";
+
+  /**
+   * A token for the slice-publisher bound to {@code pod}, as the chart projects into the driver
+   * pods: for {@link #PUBLISHER_AUDIENCE} only.
+   */
+  static String publisherToken(KubernetesClient admin, String namespace, String serviceAccount,
+      Pod pod) {
+    return admin.serviceAccounts().inNamespace(namespace).withName(serviceAccount)
+        .tokenRequest(new TokenRequestBuilder().withNewSpec()
+            .withAudiences(PUBLISHER_AUDIENCE)
+            .withExpirationSeconds(TOKEN_SECONDS).withNewBoundObjectRef().withApiVersion("v1")
+            .withKind("Pod").withName(pod.getMetadata().getName())
+            .withUid(pod.getMetadata().getUid()).endBoundObjectRef().endSpec().build())
+        .getStatus().getToken();
+  }
+
+  /** The chart's driver ServiceAccount as the slice-publisher names it: namespace:name. */
+  static String driverAccount() {
+    return NAMESPACE + ":" + serviceAccount(DRIVER);
+  }
+
   private static String request(KubernetesClient admin, String component, TokenRequest request) {
     return admin.serviceAccounts().inNamespace(NAMESPACE).withName(serviceAccount(component))
         .tokenRequest(request).getStatus().getToken();

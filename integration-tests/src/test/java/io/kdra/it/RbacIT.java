@@ -82,7 +82,7 @@ class RbacIT {
       assertThat(ControlPlaneIT.mode(stack.kubeconfig(process).getParent()))
           .isEqualTo("rwx------");
     }
-    assertThat(ControlPlaneIT.mode(stack.nodeDir(NODE).resolve("token"))).isEqualTo("rw-------");
+    assertThat(ControlPlaneIT.mode(stack.publisherTokenFile(NODE))).isEqualTo("rw-------");
     assertThat(ControlPlaneIT.mode(stack.nodeDir(NODE))).isEqualTo("rwx------");
   }
 

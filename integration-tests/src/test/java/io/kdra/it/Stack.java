@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -179,6 +180,8 @@ final class Stack implements AutoCloseable {
     // as the chart has it (featureGates.driverAuthentication): each driver stream's token is
     // reviewed and must name the node whose devices it reports
     publisher.put("publisher.auth.enabled", "true");
+    // only the chart's driver ServiceAccount, with tokens for the publisher's audience
+    publisher.put("publisher.auth.service-accounts", KdraChart.driverAccount());
     // leader election on, as the chart has it, on the chart's Lease (which its Role may renew);
     // one identity for every stack of a run, so that a stack's publisher takes over the Lease of
     // the previous stack's at once instead of waiting for it to expire
@@ -210,12 +213,14 @@ final class Stack implements AutoCloseable {
       driver.put("driver.cdi-dir", cdiDir(node.name()).toString());
       driver.put("driver.checkpoint-file", checkpointFile(node.name()).toString());
       driver.put("driver.publisher.address", "127.0.0.1:" + grpcPort);
-      // the token the kubelet would project into the DaemonSet's pod on this node: both the
-      // driver's API client and its publisher stream use it
-      String token = KdraChart.token(client, KdraChart.DRIVER,
-          KdraChart.driverPod(client, node.name(), real));
-      Path tokenFile = dir.resolve("token");
-      OwnerOnly.write(tokenFile, token);
+      // the tokens the kubelet would project into the DaemonSet's pod on this node: one for
+      // the driver's API client, one for the slice-publisher's audience (the chart's
+      // publisher-token volume), re-read on every connect
+      Pod driverPod = KdraChart.driverPod(client, node.name(), real);
+      String token = KdraChart.token(client, KdraChart.DRIVER, driverPod);
+      Path tokenFile = publisherTokenFile(node.name());
+      OwnerOnly.write(tokenFile, KdraChart.publisherToken(client, KdraChart.NAMESPACE,
+          KdraChart.serviceAccount(KdraChart.DRIVER), driverPod));
       driver.put("driver.publisher.token-file", tokenFile.toString());
       driver.put("driver.publisher.initial-backoff", "250ms");
       driver.put("driver.publisher.max-backoff", "2s");
@@ -433,6 +438,11 @@ final class Stack implements AutoCloseable {
   }
 
   /** The kubelet's plugin registry: the driver's registration socket. */
+  /** The file the node's driver reads its slice-publisher token from, on every connect. */
+  Path publisherTokenFile(String node) {
+    return nodeDir(node).resolve("publisher-token");
+  }
+
   Path registryDir(String node) {
     return real ? realNode(node).registryDir() : nodeDir(node).resolve("reg");
   }

@@ -5,6 +5,7 @@ import io.kdra.slicepublisher.domain.InventoryStore;
 import io.kdra.slicepublisher.domain.PlannerSettings;
 import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
 import io.kdra.slicepublisher.domain.SlicePlanner;
+import io.kdra.slicepublisher.grpc.DriverIdentity;
 import io.kdra.slicepublisher.grpc.KubernetesTokenReviewer;
 import io.kdra.slicepublisher.grpc.SnapshotConverter;
 import io.kdra.slicepublisher.grpc.SnapshotIntake;
@@ -22,6 +23,8 @@ import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import org.jboss.logging.Logger;
 
 /**
  * Wires the plain (framework-free) classes from configuration, so that they stay testable
@@ -29,6 +32,8 @@ import java.util.List;
  */
 @ApplicationScoped
 public class PublisherBeans {
+
+  private static final Logger LOG = Logger.getLogger(PublisherBeans.class);
 
   @Produces
   @Singleton
@@ -110,6 +115,15 @@ public class PublisherBeans {
   @Produces
   @Singleton
   TokenReviewer reviewer(PublisherConfig c, KubernetesClient client) {
-    return c.auth().enabled() ? new KubernetesTokenReviewer(client) : TokenReviewer.ALLOW_ALL;
+    if (!c.auth().enabled()) {
+      LOG.warn("publisher.auth.enabled is false: any caller may report any node's devices");
+      return TokenReviewer.ALLOW_ALL;
+    }
+    Set<String> accounts = c.auth().serviceAccounts().orElse(Set.of());
+    if (accounts.isEmpty()) {
+      LOG.warn("publisher.auth.service-accounts is not set: every driver's report is refused; "
+          + "set it to the device-driver's ServiceAccount as namespace:name");
+    }
+    return new KubernetesTokenReviewer(client, new DriverIdentity(accounts, c.auth().audience()));
   }
 }

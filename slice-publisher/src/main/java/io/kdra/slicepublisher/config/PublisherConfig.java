@@ -136,6 +136,19 @@ public interface PublisherConfig {
      */
     @WithDefault("true")
     boolean enabled();
+
+    /**
+     * The device-driver's ServiceAccounts, as {@code namespace:name}: only tokens of their pods
+     * may report. Unset: every report is refused (the chart sets its driver's).
+     */
+    Optional<Set<String>> serviceAccounts();
+
+    /**
+     * The audience the drivers' tokens are issued for (the chart projects such a token into the
+     * driver pods); a token for the API server or another audience is refused.
+     */
+    @WithDefault("kdra-slice-publisher")
+    String audience();
   }
 
   /** Leader election on a coordination.k8s.io Lease. */

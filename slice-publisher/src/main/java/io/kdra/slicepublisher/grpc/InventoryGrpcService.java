@@ -7,6 +7,7 @@ import io.kdra.inventory.v1.InventorySnapshot;
 import io.kdra.inventory.v1.ReportAck;
 import io.kdra.slicepublisher.config.PublisherConfig;
 import io.kdra.slicepublisher.k8s.PublisherLifecycle;
+import io.kdra.slicepublisher.observability.PublisherMetrics;
 import io.quarkus.grpc.GrpcService;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.inject.Inject;
@@ -28,6 +29,8 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
   @Inject SnapshotIntake intake;
   @Inject PublisherLifecycle lifecycle;
   @Inject PublisherConfig config;
+  @Inject PublisherMetrics metrics;
+  private final RefusalLog refusals = new RefusalLog();
 
   @Override
   @Blocking
@@ -83,7 +86,12 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
 
       private void fail(Status status) {
         closed = true;
-        LOG.infof("ending inventory stream: %s %s", status.getCode(), status.getDescription());
+        if (status.getCode() == Status.Code.UNAVAILABLE) {
+          LOG.debugf("ending inventory stream: %s", status.getDescription());
+        } else {
+          refusals.refused(status.getCode().name(), status.getDescription());
+          metrics.refusedStream(status.getCode().name());
+        }
         responses.onError(status.asRuntimeException());
       }
 

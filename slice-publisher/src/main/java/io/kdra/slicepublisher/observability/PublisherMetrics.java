@@ -90,6 +90,15 @@ public class PublisherMetrics {
   }
 
   /**
+   * Counts one driver stream refused before any snapshot was looked at: {@code code}
+   * UNAUTHENTICATED (no token, or not the driver's ServiceAccount, audience or pod) or
+   * PERMISSION_DENIED (a report for another node than the driver pod's).
+   */
+  public void refusedStream(String code) {
+    registry.counter("kdra.publisher.refused.streams", "code", code).increment();
+  }
+
+  /**
    * Registers the snapshot counters of every served driver (accepted, invalid, stale) and of
    * refused ones (driver {@code other}) at zero, so that each series exists from start-up.
    */
@@ -100,6 +109,9 @@ public class PublisherMetrics {
       }
     }
     registry.counter("kdra.publisher.inventories", "driver", "other", "outcome", "refused");
+    for (String code : java.util.List.of("UNAUTHENTICATED", "PERMISSION_DENIED")) {
+      registry.counter("kdra.publisher.refused.streams", "code", code);
+    }
   }
 
   /** Counts one snapshot; {@code outcome} is accepted, invalid, refused or stale. */

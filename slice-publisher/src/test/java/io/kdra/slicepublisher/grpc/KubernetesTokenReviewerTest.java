@@ -9,8 +9,10 @@ import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** TokenReview answers as the API server gives them, from the mock server's expectations. */
@@ -22,10 +24,15 @@ class KubernetesTokenReviewerTest {
   KubernetesMockServer server;
   KubernetesClient client;
 
+  private KubernetesTokenReviewer reviewer() {
+    return new KubernetesTokenReviewer(client,
+        new DriverIdentity(Set.of("kdra:driver"), "kdra-slice-publisher"));
+  }
+
   private void answer(boolean authenticated, String user, Map<String, List<String>> extra) {
     TokenReview review = new TokenReviewBuilder().withNewStatus()
-        .withAuthenticated(authenticated).withNewUser().withUsername(user).withExtra(extra)
-        .endUser().endStatus().build();
+        .withAuthenticated(authenticated).withAudiences("kdra-slice-publisher").withNewUser()
+        .withUsername(user).withExtra(extra).endUser().endStatus().build();
     server.expect().post().withPath(PATH).andReturn(201, review).once();
   }
 
@@ -34,7 +41,11 @@ class KubernetesTokenReviewerTest {
     answer(true, "system:serviceaccount:kdra:driver",
         Map.of(KubernetesTokenReviewer.POD_NAME, List.of("driver-x"),
             KubernetesTokenReviewer.NODE_NAME, List.of("node-a")));
-    assertThat(new KubernetesTokenReviewer(client).nodeOf("t")).isEqualTo("node-a");
+    assertThat(reviewer().nodeOf("t")).isEqualTo("node-a");
+    // the review asks for the publisher's audience, not the API server's
+    TokenReview sent = Serialization.unmarshal(server.getLastRequest().getBody().readUtf8(),
+        TokenReview.class);
+    assertThat(sent.getSpec().getAudiences()).containsExactly("kdra-slice-publisher");
   }
 
   @Test
@@ -44,16 +55,16 @@ class KubernetesTokenReviewerTest {
     server.expect().get().withPath("/api/v1/namespaces/kdra/pods/driver-x")
         .andReturn(200, new PodBuilder().withNewMetadata().withName("driver-x").endMetadata()
             .withNewSpec().withNodeName("node-b").endSpec().build()).once();
-    assertThat(new KubernetesTokenReviewer(client).nodeOf("t")).isEqualTo("node-b");
+    assertThat(reviewer().nodeOf("t")).isEqualTo("node-b");
   }
 
   @Test
   void unauthenticatedAndUnboundTokensAreRejected() {
     answer(false, null, Map.of());
-    assertThatThrownBy(() -> new KubernetesTokenReviewer(client).nodeOf("t"))
+    assertThatThrownBy(() -> reviewer().nodeOf("t"))
         .isInstanceOf(TokenReviewer.Rejected.class).hasMessageContaining("not authenticated");
-    answer(true, "system:serviceaccount:kdra:legacy", Map.of());
-    assertThatThrownBy(() -> new KubernetesTokenReviewer(client).nodeOf("t"))
+    answer(true, "system:serviceaccount:kdra:driver", Map.of());
+    assertThatThrownBy(() -> reviewer().nodeOf("t"))
         .isInstanceOf(TokenReviewer.Rejected.class).hasMessageContaining("not bound to a pod");
   }
 }

@@ -38,6 +38,10 @@ class SlicePublisherHealthTest {
         .body(org.hamcrest.Matchers.containsString(
             "kdra_publisher_inventories_total{driver=\"other\",outcome=\"refused\"} 0.0"))
         .body(org.hamcrest.Matchers.containsString(
+            "# HELP kdra_publisher_inventories Driver snapshots received"))
+        .body(org.hamcrest.Matchers.containsString(
+            "kdra_publisher_refused_streams_total{code=\"PERMISSION_DENIED\"} 0.0"))
+        .body(org.hamcrest.Matchers.containsString(
             "kdra_publisher_inventories_total{driver=\"gpu.kdra.io\",outcome=\"invalid\"} 0.0"))
         .body(org.hamcrest.Matchers.containsString(
             "kdra_publisher_stale_pools{reason=\"disconnected\"} 0.0"))

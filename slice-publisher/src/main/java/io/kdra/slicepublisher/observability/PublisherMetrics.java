@@ -95,7 +95,7 @@ public class PublisherMetrics {
    * PERMISSION_DENIED (a report for another node than the driver pod's).
    */
   public void refusedStream(String code) {
-    registry.counter("kdra.publisher.refused.streams", "code", code).increment();
+    refusedStreams(code).increment();
   }
 
   /**
@@ -105,19 +105,32 @@ public class PublisherMetrics {
   public void servedDrivers(java.util.Collection<String> drivers) {
     for (String driver : drivers) {
       for (String outcome : java.util.List.of("accepted", "invalid", "stale")) {
-        registry.counter("kdra.publisher.inventories", "driver", driver, "outcome", outcome);
+        inventories(driver, outcome);
       }
     }
-    registry.counter("kdra.publisher.inventories", "driver", "other", "outcome", "refused");
+    inventories("other", "refused");
     for (String code : java.util.List.of("UNAUTHENTICATED", "PERMISSION_DENIED")) {
-      registry.counter("kdra.publisher.refused.streams", "code", code);
+      refusedStreams(code);
     }
   }
 
   /** Counts one snapshot; {@code outcome} is accepted, invalid, refused or stale. */
   public void snapshot(String driver, String outcome) {
-    registry.counter("kdra.publisher.inventories", "driver", driver, "outcome", outcome)
-        .increment();
+    inventories(driver, outcome).increment();
+  }
+
+  private Counter inventories(String driver, String outcome) {
+    return Counter.builder("kdra.publisher.inventories").tags("driver", driver, "outcome", outcome)
+        .description("Driver snapshots received, by driver and outcome (accepted, invalid, "
+            + "stale, refused)")
+        .register(registry);
+  }
+
+  private Counter refusedStreams(String code) {
+    return Counter.builder("kdra.publisher.refused.streams").tag("code", code)
+        .description("Driver streams refused before any snapshot: a token that is not the "
+            + "driver's, or a report for another node")
+        .register(registry);
   }
 
   /** Total writes so far (create + update + delete), for logs and benchmarks. */

@@ -99,6 +99,11 @@ public class OtelClaimTracer implements ClaimTracer {
       }
 
       @Override
+      public boolean recording() {
+        return span.isRecording();
+      }
+
+      @Override
       public void end(Throwable error) {
         if (error != null) {
           span.recordException(error);

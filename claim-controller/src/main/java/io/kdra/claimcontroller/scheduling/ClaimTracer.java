@@ -28,6 +28,9 @@ public interface ClaimTracer {
      */
     TraceSpan link(String traceparent);
 
+    /** Whether the span is recorded: work done only for it (finding links) can be skipped. */
+    boolean recording();
+
     /** Ends the span, marked failed with {@code error} when non-null. */
     void end(Throwable error);
 
@@ -67,6 +70,11 @@ public interface ClaimTracer {
     @Override
     public TraceSpan link(String traceparent) {
       return this;
+    }
+
+    @Override
+    public boolean recording() {
+      return false;
     }
 
     @Override

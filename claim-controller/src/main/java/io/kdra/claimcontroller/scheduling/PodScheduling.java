@@ -196,7 +196,8 @@ public final class PodScheduling {
           .attribute("devices", a == null ? "" : a.getDevices().getResults().stream()
               .map(r -> r.getDriver() + "/" + r.getPool() + "/" + r.getDevice())
               .collect(java.util.stream.Collectors.joining(",")));
-      if (a != null) {
+      if (a != null && span.recording()) {
+        // only for a recorded span: the scan over all slices runs under the scheduling lock
         TraceLinks.ofSlices(view.slices(), a).forEach(span::link);
       }
     }

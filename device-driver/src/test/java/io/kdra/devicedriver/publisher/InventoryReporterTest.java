@@ -120,7 +120,7 @@ class InventoryReporterTest {
   }
 
   @Test
-  void reconnectsWithBackoffAndResendsTheLatestSnapshot() throws Exception {
+  void reconnectsWithBackoffResendingTheLatestSnapshotWithTheTokenReadAgain() throws Exception {
     int port = startPublisher(0);
     reporter = reporter(port);
     reporter.start(Inventories.gpus(1));
@@ -131,12 +131,15 @@ class InventoryReporterTest {
     server.awaitTermination(5, TimeUnit.SECONDS);
     awaitConnected(false);
     assertThat(reporter.lastError()).isNotEmpty();
+    // the kubelet rotated the projected token meanwhile: the next connect sends the new one
+    Files.writeString(dir.resolve("token"), "rotated-token\n");
 
     startPublisher(port);
     InventorySnapshot again = received.poll(10, TimeUnit.SECONDS);
     assertThat(again).isNotNull();
     assertThat(again.getSequence()).isGreaterThan(1001);
     assertThat(again.getDevicesCount()).isEqualTo(1);
+    assertThat(tokens.get(tokens.size() - 1)).isEqualTo("Bearer rotated-token");
     awaitConnected(true);
   }
 

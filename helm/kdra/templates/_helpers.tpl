@@ -107,6 +107,10 @@ service has tracing (otel=true), the OpenTelemetry exporter. Call with
 {{- define "kdra.commonProperties" -}}
 {{- $level := default .root.Values.logLevel .values.logLevel }}
 quarkus.log.level={{ $level }}
+quarkus.http.port={{ .values.httpPort }}
+{{- with .values.grpcPort }}
+quarkus.grpc.server.port={{ . }}
+{{- end }}
 quarkus.log.category."io.kdra".level={{ $level }}
 {{- if .otel }}
 {{- with .root.Values.opentelemetry }}
@@ -133,6 +137,10 @@ quarkus.otel.sdk.disabled=true
 {{/* Pod-level settings shared by all components. Call with (dict "root" $ "values" .Values.x "component" "..."). */}}
 {{- define "kdra.podCommon" -}}
 serviceAccountName: {{ include "kdra.serviceAccountName" . }}
+{{- if .root.Values.hostNetwork }}
+hostNetwork: true
+dnsPolicy: ClusterFirstWithHostNet
+{{- end }}
 {{- with .root.Values.imagePullSecrets }}
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
@@ -167,7 +175,7 @@ image: {{ include "kdra.image" . }}
 imagePullPolicy: {{ .values.image.pullPolicy }}
 ports:
   - name: http
-    containerPort: 8080
+    containerPort: {{ .values.httpPort }}
     protocol: TCP
 {{- with .ports }}
   {{- toYaml . | nindent 2 }}
@@ -215,6 +223,15 @@ env:
     valueFrom:
       fieldRef:
         fieldPath: spec.nodeName
+  {{- with .root.Values.apiServer }}
+  {{- if .host }}
+  # in place of the kubernetes Service's address, which the kubelet announces
+  - name: KUBERNETES_SERVICE_HOST
+    value: {{ .host | quote }}
+  - name: KUBERNETES_SERVICE_PORT
+    value: {{ .port | quote }}
+  {{- end }}
+  {{- end }}
   {{- with .values.extraEnv }}
   {{- toYaml . | nindent 2 }}
   {{- end }}
@@ -257,6 +274,10 @@ metadata:
     {{- include "kdra.labels" . | nindent 4 }}
 spec:
   replicas: {{ $v.replicas }}
+  {{- with $v.strategy }}
+  strategy:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   selector:
     matchLabels:
       {{- include "kdra.selectorLabels" . | nindent 6 }}

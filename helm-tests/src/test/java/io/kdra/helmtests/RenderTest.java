@@ -197,6 +197,66 @@ class RenderTest {
         .containsExactly("http:8080", "grpc:9000");
   }
 
+  /** What a cluster without a pod network or kube-proxy needs, as HelmInstallIT installs it. */
+  static Map<String, Object> withoutPodNetwork() {
+    return Chart.values("hostNetwork", true, "apiServer.host", "127.0.0.1",
+        "apiServer.port", 6443, "deviceDriver.httpPort", 18081, "slicePublisher.httpPort", 18082,
+        "slicePublisher.grpcPort", 19000, "claimController.httpPort", 18083,
+        "slicePublisher.strategy.type", "Recreate",
+        "claimController.strategy.rollingUpdate.maxSurge", 0,
+        "claimController.strategy.rollingUpdate.maxUnavailable", 1);
+  }
+
+  @Test
+  void withoutAPodNetworkEveryPodUsesTheNodesNetworkItsOwnPortsAndTheGivenApiServer() {
+    List<HasMetadata> objects = Chart.render(withoutPodNetwork());
+    Map<String, Integer> ports = Map.of("kdra-device-driver", 18081,
+        "kdra-slice-publisher", 18082, "kdra-claim-controller", 18083);
+    for (HasMetadata o : objects) {
+      PodSpec spec = o instanceof Deployment d ? d.getSpec().getTemplate().getSpec()
+          : o instanceof DaemonSet ds ? ds.getSpec().getTemplate().getSpec() : null;
+      if (spec == null) {
+        continue;
+      }
+      String name = o.getMetadata().getName();
+      assertThat(spec.getHostNetwork()).as(name).isTrue();
+      assertThat(spec.getDnsPolicy()).as(name).isEqualTo("ClusterFirstWithHostNet");
+      Container c = spec.getContainers().get(0);
+      assertThat(c.getEnv()).as(name).extracting(e -> e.getName() + "=" + e.getValue())
+          .contains("KUBERNETES_SERVICE_HOST=127.0.0.1", "KUBERNETES_SERVICE_PORT=6443");
+      assertThat(c.getPorts()).as(name).filteredOn(p -> p.getName().equals("http"))
+          .singleElement().satisfies(p ->
+              assertThat(p.getContainerPort()).isEqualTo(ports.get(name)));
+      assertThat(properties(objects, name))
+          .containsEntry("quarkus.http.port", ports.get(name).toString());
+    }
+    assertThat(one(objects, Deployment.class, "kdra-slice-publisher").getSpec().getTemplate()
+        .getSpec().getContainers().get(0).getPorts())
+        .extracting(p -> p.getName() + ":" + p.getContainerPort())
+        .containsExactly("http:18082", "grpc:19000");
+    assertThat(properties(objects, "kdra-slice-publisher"))
+        .containsEntry("quarkus.grpc.server.port", "19000");
+    assertThat(one(objects, Deployment.class, "kdra-slice-publisher").getSpec().getStrategy()
+        .getType()).isEqualTo("Recreate");
+    assertThat(one(objects, Deployment.class, "kdra-claim-controller").getSpec().getStrategy()
+        .getRollingUpdate().getMaxSurge().getIntVal()).isZero();
+  }
+
+  @Test
+  void byDefaultPodsUseThePodNetworkAndTheKubernetesService() {
+    List<HasMetadata> objects = Chart.render(Map.of());
+    for (PodSpec spec : podSpecs(objects)) {
+      assertThat(spec.getHostNetwork()).isNull();
+      assertThat(spec.getContainers().get(0).getEnv()).extracting(e -> e.getName())
+          .doesNotContain("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT");
+    }
+    assertThat(one(objects, Deployment.class, "kdra-slice-publisher").getSpec().getStrategy())
+        .isNull();
+    assertThat(properties(objects, "kdra-slice-publisher"))
+        .containsEntry("quarkus.http.port", "8080")
+        .containsEntry("quarkus.grpc.server.port", "9000");
+  }
+
   @Test
   void thePublisherServiceExposesTheGrpcPort() {
     Service s = one(Chart.render(Map.of()), Service.class, "kdra-slice-publisher");

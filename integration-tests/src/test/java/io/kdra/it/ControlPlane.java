@@ -11,7 +11,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -101,9 +103,10 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       NodeCgroups.reapLeftovers();
       // kube-api-test writes the API server's and the admin's (system:masters) keys into its
       // directory, readable by all and reused by every run if that were the cache: so a directory
-      // of this run's own (0700, in java.io.tmpdir), with the cache's binaries linked in; its keys
+      // of this run's own (0700, in java.io.tmpdir), with the cache's binaries linked in (and
+      // the ServiceAccount admission plugin on, see privateDirectory); its keys
       // are made 0600 and it is deleted when the control plane stops
-      Path dir = privateDirectory(cache);
+      Path dir = privateDirectory(cache, binaries);
       // the identities kube-scheduler and kube-controller-manager have on a real cluster (there
       // client certificates; kube-api-test's CA signs none but its own), for a full control plane
       Path tokens = UpstreamControllers.writeTokenFile(dir);
@@ -137,15 +140,53 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       return new Running(server, client, dir, binaries);
     }
 
-    private static Path privateDirectory(Path cache) {
+    /**
+     * The control plane's own directory: kube-api-test finds the binaries under its
+     * {@code k8s/<version>-linux-<arch>/}, here links to the cache's, but for kube-apiserver, a
+     * script that drops the {@code --disable-admission-plugins ServiceAccount} kube-api-test
+     * always passes. A real cluster has that plugin on: it is what gives pods their
+     * ServiceAccount token volume, which pods installed by the chart need (and it refuses pods
+     * whose ServiceAccount does not exist, as a real cluster does).
+     */
+    private static Path privateDirectory(Path cache, Path binaries) {
       try {
         // createTempDirectory makes it 0700
         Path dir = Files.createTempDirectory(ControlPlaneProcesses.PRIVATE_DIR_PREFIX);
-        Files.createSymbolicLink(dir.resolve("k8s"), cache.resolve("k8s").toAbsolutePath());
+        Path own = dir.resolve("k8s").resolve(binaries.getFileName());
+        Files.createDirectories(own);
+        try (Stream<Path> files = Files.list(binaries)) {
+          for (Path binary : files.toList()) {
+            if (!binary.getFileName().toString().equals("kube-apiserver")) {
+              Files.createSymbolicLink(own.resolve(binary.getFileName()),
+                  binary.toAbsolutePath());
+            }
+          }
+        }
+        Path wrapper = own.resolve("kube-apiserver");
+        Files.writeString(wrapper, apiServerWrapper(binaries.resolve("kube-apiserver")));
+        Files.setPosixFilePermissions(wrapper,
+            PosixFilePermissions.fromString("rwx------"));
         return dir;
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+
+    /** The script in place of kube-apiserver; exec keeps the pid (the reaper records it). */
+    static String apiServerWrapper(Path apiServer) {
+      return """
+          #!/bin/sh
+          # kube-api-test's --disable-admission-plugins ServiceAccount is dropped: a real
+          # cluster runs that plugin
+          drop=0
+          for arg in "$@"; do
+            shift
+            if [ "$drop" = 1 ]; then drop=0; continue; fi
+            if [ "$arg" = --disable-admission-plugins ]; then drop=1; continue; fi
+            set -- "$@" "$arg"
+          done
+          exec '%s' "$@"
+          """.formatted(apiServer.toAbsolutePath());
     }
 
     private static String arch() {
@@ -170,7 +211,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
           throw e;
         }
       } finally {
-        // the link to the cache goes, never what it points to (the walk follows no links)
+        // the links to the cache go, never what they point to (the walk follows no links)
         Stack.deleteRecursively(dir);
       }
     }

@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.api.model.VolumeBuilder;
-import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
@@ -46,11 +42,11 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * The four images, as the build made them ({@code <service>/target/container-image/}), pushed to
  * a {@link LocalRegistry} and run where users run them: pulled by a real node's containerd
  * ({@link RealNode}) and started from the chart's own pod templates (its security contexts,
- * mounts, probes and configuration), each as a Pod bound to the node. Only what a test cluster
- * without kube-controller-manager, kube-scheduler and a pod network lacks is added: the node's
- * name, the host's network (pods on these nodes cannot reach the host otherwise), the API server
- * in place of the {@code kubernetes} Service, and the ServiceAccount token volume the
- * ServiceAccount admission plugin (off in these tests) would add. Each container must pass the
+ * mounts, probes and configuration), each as a Pod bound to the node by name (this test runs no
+ * kube-controller-manager or kube-scheduler; {@code HelmInstallIT} installs the chart on a
+ * complete control plane). The chart's values for a cluster without a pod network put the pods
+ * on the host's network, each service on a port of its own, with the API server in place of the
+ * {@code kubernetes} Service. Each container must pass the
  * chart's readiness probe as the kubelet runs it, and runs as the intended user: 185 without a
  * capability for the three Deployments; root without a capability and without privilege
  * escalation for the device-driver (the kubelet's and CDI's host directories belong to root).
@@ -95,14 +91,14 @@ class ImagesIT {
     SERVICES.forEach(s -> PORTS.put(s, ServiceProcess.freePort()));
     publisherGrpcPort = ServiceProcess.freePort();
 
-    List<HasMetadata> chart = render();
+    Config admin = Config.fromKubeconfig(cp.server().getKubeConfigYaml());
+    URI api = URI.create(admin.getMasterUrl());
+    List<HasMetadata> chart = render(api);
     for (HasMetadata o : chart) {
       if (o.getKind().equals("ConfigMap")) {
         client.resource(o).forceConflicts().serverSideApply();
       }
     }
-    Config admin = Config.fromKubeconfig(cp.server().getKubeConfigYaml());
-    URI api = URI.create(admin.getMasterUrl());
     // what kube-controller-manager's root-CA publisher would have put there
     client.configMaps().inNamespace(KdraChart.NAMESPACE).resource(
         new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
@@ -125,7 +121,7 @@ class ImagesIT {
     Map<String, Long> created = new LinkedHashMap<>();
     for (String service : SERVICES) {
       created.put(service, System.nanoTime());
-      PODS.put(service, client.resource(pod(service, template(chart, service), api)).create());
+      PODS.put(service, client.resource(pod(template(chart, service), service)).create());
     }
     // the start-up time: from the pod's creation (the image not yet pulled) until the service
     // first answers its readiness check, polled here more often than the chart's probe
@@ -259,7 +255,7 @@ class ImagesIT {
   }
 
   /** The chart, rendered for this node and registry, every component on. */
-  private static List<HasMetadata> render() {
+  private static List<HasMetadata> render(URI api) {
     List<String> values = new ArrayList<>(List.of(
         "imageRegistry=" + registry.address,
         "driverNames.gpu=" + Stack.DRIVER,
@@ -271,18 +267,21 @@ class ImagesIT {
         // the real node's directories, which its kubelet and containerd use
         "deviceDriver.kubeletDir=" + node.pluginsDir().getParent(),
         "deviceDriver.cdiDir=" + node.cdiDir(),
-        // the Service's name needs cluster DNS and a Service network; the host's network has
-        // the publisher's gRPC on its port
+        // no pod network: the host's, with each service on a port of its own, and the API
+        // server in place of the kubernetes Service (no kube-proxy)
+        "hostNetwork=true",
+        "apiServer.host=" + api.getHost(),
+        "apiServer.port=" + api.getPort(),
+        "slicePublisher.grpcPort=" + publisherGrpcPort,
+        // the Service's name needs cluster DNS and a Service network
         "deviceDriver.config.publisher.address=127.0.0.1:" + publisherGrpcPort,
-        "slicePublisher.extraProperties.quarkus\\.grpc\\.server\\.port=" + publisherGrpcPort,
         // the pod is bound to the node by name: no node labels to match
         "deviceDriver.affinity=null"));
     Map<String, String> components = Map.of("slice-publisher", "slicePublisher",
         "device-driver", "deviceDriver", "claim-controller", "claimController",
         "computeclass-bridge", "computeClassBridge");
     // each service on a free port of the host's network
-    components.forEach((service, key) -> values.add(key + ".extraProperties.quarkus\\.http\\.port="
-        + PORTS.get(service)));
+    components.forEach((service, key) -> values.add(key + ".httpPort=" + PORTS.get(service)));
     String yaml = HelmTemplate.render(ServiceProcess.moduleDir("helm").resolve("kdra"),
         KdraChart.RELEASE, KdraChart.NAMESPACE, ControlPlane.VERSION, values);
     List<HasMetadata> objects = new ArrayList<>();
@@ -313,28 +312,10 @@ class ImagesIT {
    * The chart's pod template as the one Pod its controller would make, with what this cluster
    * lacks (see the class comment).
    */
-  private static Pod pod(String service, PodTemplateSpec template, URI api) {
+  private static Pod pod(PodTemplateSpec template, String service) {
     PodSpec spec = Serialization.clone(template.getSpec());
     spec.setNodeName(NODE);
-    spec.setHostNetwork(true);
-    spec.setDnsPolicy("Default");
     spec.setTerminationGracePeriodSeconds(5L);
-    spec.setAutomountServiceAccountToken(false);
-    spec.getVolumes().add(new VolumeBuilder().withName("kube-api-access").withNewProjected()
-        .addNewSource().withNewServiceAccountToken().withPath("token")
-        .withExpirationSeconds(3607L).endServiceAccountToken().endSource()
-        .addNewSource().withNewConfigMap().withName("kube-root-ca.crt").addNewItem()
-        .withKey("ca.crt").withPath("ca.crt").endItem().endConfigMap().endSource()
-        .addNewSource().withNewDownwardAPI().addNewItem().withPath("namespace")
-        .withNewFieldRef().withFieldPath("metadata.namespace").endFieldRef().endItem()
-        .endDownwardAPI().endSource().endProjected().build());
-    Container c = spec.getContainers().get(0);
-    c.getPorts().get(0).setContainerPort(PORTS.get(service));
-    c.getVolumeMounts().add(new VolumeMountBuilder().withName("kube-api-access")
-        .withMountPath("/var/run/secrets/kubernetes.io/serviceaccount").withReadOnly(true)
-        .build());
-    c.getEnv().add(new EnvVar("KUBERNETES_SERVICE_HOST", api.getHost(), null));
-    c.getEnv().add(new EnvVar("KUBERNETES_SERVICE_PORT", Integer.toString(api.getPort()), null));
     return new PodBuilder().withMetadata(Serialization.clone(template.getMetadata()))
         .editMetadata().withName(KdraChart.RELEASE + "-" + service + "-" + NODE)
         .withNamespace(KdraChart.NAMESPACE).endMetadata()

@@ -175,6 +175,7 @@ final class Stack implements AutoCloseable {
         createNode(node.name());
       }
     }
+    podPrerequisites();
 
     Map<String, String> publisher = new LinkedHashMap<>(kube);
     // as the chart has it (featureGates.driverAuthentication): each driver stream's token is
@@ -394,6 +395,14 @@ final class Stack implements AutoCloseable {
     if (!failures.isEmpty()) {
       throw failures.get(0);
     }
+  }
+
+  /**
+   * The {@code default} ServiceAccount and {@code kube-root-ca.crt} in the namespaces pods run
+   * in: the ServiceAccount admission plugin refuses pods without their ServiceAccount, and the
+   * kubelet mounts both into each pod.
+   */
+  private void podPrerequisites() {
     if (fullControlPlane != null) {
       // kube-controller-manager publishes them in every namespace
       awaitPublishedByControllerManager();

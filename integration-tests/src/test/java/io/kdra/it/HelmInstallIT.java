@@ -1,0 +1,522 @@
+package io.kdra.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * The chart as users install it: {@code helm install} of {@code helm/kdra} (the Helm helm-java
+ * embeds, {@link HelmRelease}) onto a complete control plane (kube-apiserver with ServiceAccount
+ * admission, kube-controller-manager, kube-scheduler: {@link UpstreamControllers}) and a real node
+ * (the real kubelet and containerd, {@link RealNode}), pulling the build's four images from a
+ * {@link LocalRegistry}. Nothing is started by the harness but what a cluster is made of: the
+ * DaemonSet controller puts the device-driver on the labelled node, the Deployments' pods are
+ * scheduled by kube-scheduler, and the pods get their ServiceAccount tokens from the kubelet.
+ *
+ * <p>The values are the OPERATIONS.md walkthrough's for a cluster without a pod network (these
+ * nodes have none, nor kube-proxy or cluster DNS): the host's network with a port per service, the
+ * API server's address in place of the {@code kubernetes} Service, one replica each (one node)
+ * and Deployments that stop the old pod before starting the new one. The driver names are this
+ * test's own, so that its DeviceClasses and slices stand beside the other tests' on the shared API
+ * server. Ordered: install, workloads, upgrade, uninstall.
+ */
+@ExtendWith(ControlPlane.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class HelmInstallIT {
+
+  private static final String NODE = "helm-a";
+  private static final String RELEASE = "kdra-e2e";
+  private static final String NAMESPACE = "kdra-e2e";
+  private static final String APPS = "e2e-apps";
+  private static final String GPU_DRIVER = "gpu.e2e.kdra.io";
+  private static final String TPU_DRIVER = "tpu.e2e.kdra.io";
+  private static final String INVENTORY = "gpu-inventory";
+  private static final List<String> SERVICES = List.of("slice-publisher", "device-driver",
+      "claim-controller", "computeclass-bridge");
+  private static final String INSTANCE = "app.kubernetes.io/instance";
+  private static final Duration INSTALLED_TIMEOUT = Duration.ofSeconds(300);
+  /** The kubelet deletes an unregistered driver's slices after 30 s, then retries with backoff. */
+  private static final Duration SLICES_WIPED_TIMEOUT = Duration.ofSeconds(120);
+
+  private static KubernetesClient client;
+  private static LocalRegistry registry;
+  private static RealNode node;
+  private static UpstreamControllers upstream;
+  private static Path dir;
+  private static Path kubeconfig;
+  private static Path values;
+  private static boolean installed;
+  /** Each service's ports on the host's network, kept across the upgrade. */
+  private static final Map<String, Integer> PORTS = new LinkedHashMap<>();
+
+  @BeforeAll
+  static void installed(ControlPlane.Running cp) throws IOException {
+    Assumptions.assumeTrue(RealNode.runsAsRoot(), "real nodes need root: skipped");
+    for (String service : SERVICES) {
+      Assumptions.assumeTrue(Files.isRegularFile(archive(service)), archive(service)
+          + " is missing: the build made no images (-DskipTests or -Dkdra.images=false; build"
+          + " them with -Dkdra.images=true)");
+    }
+    Assumptions.assumeTrue(LocalRegistry.executable() != null,
+        "Debian's docker-registry is not installed: skipped");
+    client = cp.client();
+    dir = Path.of("target", "helm-it").toAbsolutePath();
+    Stack.deleteRecursively(dir);
+    Files.createDirectories(dir);
+    // the ComputeClass CRD, as GKE has it (cluster.gke: the chart installs no copy of its own)
+    KdraChart.install(client);
+    String adminYaml = cp.server().getKubeConfigYaml();
+    Config admin = Config.fromKubeconfig(adminYaml);
+    kubeconfig = dir.resolve("admin.kubeconfig");
+    OwnerOnly.write(kubeconfig, adminYaml);
+    Path caFile = dir.resolve("ca.crt");
+    Stack.write(caFile, caCertificate(admin));
+    upstream = UpstreamControllers.start(cp, admin, caFile, dir.resolve("logs"));
+    registry = LocalRegistry.start();
+    String tag = appVersion();
+    for (String service : SERVICES) {
+      registry.push(archive(service), "kdra/" + service, tag);
+    }
+    node = RealNode.start(NODE, Path.of("target", "rn", NODE).toAbsolutePath(),
+        RealNodeBinaries.fromCache(), client, adminYaml);
+    // the walkthrough's first step: the DaemonSet's affinity picks labelled accelerator nodes
+    client.nodes().withName(NODE).edit(n -> {
+      n.getMetadata().getLabels().put("kdra.io/accelerator", "true");
+      return n;
+    });
+    for (String ns : List.of(NAMESPACE, APPS)) {
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns)
+          .endMetadata().build()).serverSideApply();
+    }
+    client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
+        .withName(INVENTORY).endMetadata()
+        .addToData("inventory.yaml", SimulatedNode.l4sWithDeviceNodes(NODE, "/dev/fuse",
+            "/dev/vsock").inventory()).build()).serverSideApply();
+    values = dir.resolve("values.yaml");
+    Stack.write(values, values(URI.create(admin.getMasterUrl()), "INFO"));
+    try {
+      long started = System.nanoTime();
+      helm("install", values);
+      installed = true;
+      await().atMost(INSTALLED_TIMEOUT).untilAsserted(() -> {
+        assertThat(readyReleasePods()).as("ready pods of the release")
+            .containsExactlyInAnyOrderElementsOf(SERVICES);
+        assertThat(publishedDevices()).as("devices published for " + NODE).isEqualTo(2);
+      });
+      System.out.printf("[helm-it] from helm install to four ready pods and the node's devices"
+          + " published: %d ms%n", (System.nanoTime() - started) / 1_000_000);
+    } catch (RuntimeException | AssertionError e) {
+      dump("install");
+      throw e;
+    }
+  }
+
+  @RegisterExtension
+  static final TestWatcher DUMP_ON_FAILURE = new TestWatcher() {
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+      dump(context.getRequiredTestMethod().getName());
+    }
+  };
+
+  /**
+   * What the chart made runs where a cluster runs it: the driver by the DaemonSet controller on
+   * the labelled node, the Deployments' pods through kube-scheduler, every one from the local
+   * registry's images, with its ServiceAccount token from the kubelet.
+   */
+  @Test
+  @Order(1)
+  void theChartsWorkloadsRunWhereTheClusterPutsThem() {
+    for (Pod pod : releasePods()) {
+      assertThat(pod.getSpec().getNodeName()).isEqualTo(NODE);
+      assertThat(pod.getSpec().getSchedulerName()).isEqualTo("default-scheduler");
+      assertThat(pod.getMetadata().getOwnerReferences()).singleElement()
+          .satisfies(o -> assertThat(o.getKind()).isIn("ReplicaSet", "DaemonSet"));
+      assertThat(pod.getStatus().getContainerStatuses().get(0).getImage())
+          .startsWith(registry.address + "/kdra/");
+      assertThat(pod.getSpec().getVolumes()).as("the ServiceAccount token volume")
+          .anyMatch(v -> v.getName().startsWith("kube-api-access-"));
+    }
+    assertThat(client.resources(ResourceSlice.class).list().getItems())
+        .filteredOn(s -> GPU_DRIVER.equals(s.getSpec().getDriver()))
+        .allSatisfy(s -> assertThat(s.getSpec().getNodeName()).isEqualTo(NODE));
+    assertThat(client.resources(DeviceClass.class).withName(GPU_DRIVER).get())
+        .as("the chart's DeviceClass").isNotNull();
+  }
+
+  /**
+   * The seed's Deployment story, scheduled by kube-scheduler from our driver's slices:
+   * kube-controller-manager creates a claim per replica from the template, each replica gets a
+   * device of its own and sees it through CDI; scaled to zero, the claims go and the driver
+   * removes its CDI specs.
+   */
+  @Test
+  @Order(2)
+  void replicasWithATemplateEachGetTheirOwnDeviceAndScalingDownFreesThem() {
+    client.resource(Dra.template(APPS, "one-gpu", GPU_DRIVER, 1)).create();
+    PodSpec spec = RealPods.showingDevices(Dra.podWithTemplate(APPS, "x", "one-gpu")).getSpec();
+    spec.setSchedulerName(null);
+    Deployment trainer = new DeploymentBuilder().withNewMetadata().withName("trainer")
+        .withNamespace(APPS).endMetadata()
+        .withNewSpec().withReplicas(2)
+        .withNewSelector().addToMatchLabels("app", "trainer").endSelector()
+        .withNewTemplate().withNewMetadata().addToLabels("app", "trainer").endMetadata()
+        .withSpec(spec).endTemplate().endSpec().build();
+    client.resource(trainer).create();
+
+    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
+        assertThat(client.apps().deployments().inNamespace(APPS).withName("trainer").get()
+            .getStatus().getAvailableReplicas()).isEqualTo(2));
+    List<Pod> pods = client.pods().inNamespace(APPS).withLabel("app", "trainer").list()
+        .getItems();
+    List<String> devices = new ArrayList<>();
+    for (Pod p : pods) {
+      assertThat(p.getSpec().getSchedulerName()).isEqualTo("default-scheduler");
+      ResourceClaim claim = Dra.claimOf(client, p, "gpu");
+      assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getUid())
+          .containsExactly(p.getMetadata().getUid());
+      assertThat(awaitListed(p)).contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
+      devices.addAll(Dra.devices(claim));
+    }
+    assertThat(devices).containsExactlyInAnyOrder(NODE + "/gpu-0", NODE + "/gpu-1");
+    assertThat(specFiles()).hasSize(2);
+
+    client.apps().deployments().inNamespace(APPS).withName("trainer").scale(0);
+    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
+      assertThat(client.pods().inNamespace(APPS).withLabel("app", "trainer").list().getItems())
+          .isEmpty();
+      assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
+          .isEmpty();
+      assertThat(specFiles()).isEmpty();
+    });
+    client.apps().deployments().inNamespace(APPS).withName("trainer").delete();
+  }
+
+  /**
+   * {@code helm upgrade} with a changed value restarts every pod of the release (the
+   * configuration's checksum is a pod annotation); a pod placed by the claim-controller before
+   * keeps running with its prepared device, and the new driver unprepares it when it goes.
+   */
+  @Test
+  @Order(3)
+  void anUpgradeRollsTheServicesWithoutLosingAPreparedClaim() {
+    Pod pod = client.resource(RealPods.showingDevices(Dra.podWithTemplate(APPS, "kept",
+        "one-gpu"))).create();
+    List<String> before = awaitListed(pod);
+    ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
+    assertThat(before).contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
+    assertThat(Dra.get(client, pod).getSpec().getSchedulerName()).isEqualTo(Stack.SCHEDULER);
+    assertThat(specFiles()).hasSize(1);
+    Map<String, String> oldPods = releasePodUids();
+
+    Stack.write(values, values(URI.create(Config.fromKubeconfig(readKubeconfig())
+        .getMasterUrl()), "DEBUG"));
+    helm("upgrade", values);
+    await().atMost(INSTALLED_TIMEOUT).untilAsserted(() -> {
+      Map<String, String> now = releasePodUids();
+      assertThat(now.keySet()).containsExactlyInAnyOrderElementsOf(SERVICES);
+      now.forEach((service, uid) -> assertThat(uid).as(service + " replaced")
+          .isNotEqualTo(oldPods.get(service)));
+      assertThat(readyReleasePods()).containsExactlyInAnyOrderElementsOf(SERVICES);
+      assertThat(publishedDevices()).isEqualTo(2);
+    });
+    assertThat(client.configMaps().inNamespace(NAMESPACE).withName(RELEASE + "-device-driver")
+        .get().getData().get("application.properties")).contains("quarkus.log.level=DEBUG");
+
+    Pod kept = Dra.get(client, pod);
+    assertThat(kept.getMetadata().getUid()).isEqualTo(pod.getMetadata().getUid());
+    assertThat(kept.getStatus().getPhase()).isEqualTo("Running");
+    assertThat(kept.getStatus().getContainerStatuses().get(0).getRestartCount()).isZero();
+    ResourceClaim after = Dra.claimOf(client, kept, "gpu");
+    assertThat(Dra.devices(after)).isEqualTo(Dra.devices(claim));
+    assertThat(after.getStatus().getReservedFor()).extracting(r -> r.getUid())
+        .containsExactly(pod.getMetadata().getUid());
+    assertThat(specFiles()).hasSize(1);
+
+    client.resource(kept).delete();
+    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
+      assertThat(Dra.get(client, pod)).isNull();
+      assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
+          .isEmpty();
+      assertThat(specFiles()).as("CDI specs after the new driver unprepared").isEmpty();
+    });
+  }
+
+  /**
+   * {@code helm uninstall} leaves nothing of the release behind: no object of the chart, no pod,
+   * no ResourceSlice (the kubelet deletes an unregistered driver's slices of its node), no claim,
+   * no CDI spec.
+   */
+  @Test
+  @Order(4)
+  void uninstallLeavesNoSlicesClaimsSpecsOrObjectsBehind() {
+    client.resources(ResourceClaimTemplate.class)
+        .inNamespace(APPS).withName("one-gpu").delete();
+    helm("uninstall", null);
+    installed = false;
+    await().atMost(SLICES_WIPED_TIMEOUT).untilAsserted(() -> {
+      assertThat(client.pods().inNamespace(NAMESPACE).list().getItems())
+          .extracting(p -> p.getMetadata().getName()).isEmpty();
+      assertThat(releaseObjects()).extracting(o -> o.getKind() + " " + o.getMetadata().getName())
+          .isEmpty();
+      assertThat(client.resources(ResourceSlice.class).list().getItems())
+          .filteredOn(s -> List.of(GPU_DRIVER, TPU_DRIVER).contains(s.getSpec().getDriver()))
+          .extracting(s -> s.getMetadata().getName()).isEmpty();
+    });
+    assertThat(client.resources(ResourceClaim.class).inAnyNamespace().list().getItems())
+        .filteredOn(c -> c.getMetadata().getNamespace().equals(APPS)).isEmpty();
+    assertThat(specFiles()).isEmpty();
+  }
+
+  @AfterAll
+  static void uninstalledAndNodeGone() {
+    try {
+      if (installed) {
+        try {
+          helm("uninstall", null);
+        } catch (RuntimeException e) {
+          System.out.println("[helm] uninstall after the tests failed: " + e.getMessage());
+        }
+      }
+      if (client != null) {
+        for (String ns : List.of(APPS, NAMESPACE)) {
+          client.namespaces().withName(ns).delete();
+        }
+      }
+    } finally {
+      if (node != null) {
+        node.close();
+      }
+      if (registry != null) {
+        registry.close();
+      }
+      if (upstream != null) {
+        upstream.close();
+      }
+    }
+  }
+
+  /**
+   * The walkthrough's values for a cluster without a pod network, with this run's registry,
+   * ports, API server and node directories.
+   */
+  private static String values(URI api, String logLevel) {
+    if (PORTS.isEmpty()) {
+      for (String key : List.of("driver", "publisher", "grpc", "controller", "bridge")) {
+        PORTS.put(key, ServiceProcess.freePort());
+      }
+    }
+    Map<String, Integer> ports = PORTS;
+    return """
+        imageRegistry: %s
+        driverNames: {gpu: %s, tpu: %s}
+        cluster: {gke: true}
+        logLevel: %s
+        hostNetwork: true
+        apiServer: {host: "%s", port: "%d"}
+        deviceDriver:
+          httpPort: %d
+          kubeletDir: %s
+          cdiDir: %s
+          inventory: {configMap: %s, key: inventory.yaml}
+          config:
+            publisher: {address: "127.0.0.1:%d"}
+        slicePublisher:
+          replicas: 1
+          httpPort: %d
+          grpcPort: %d
+          strategy: {type: Recreate}
+        claimController:
+          replicas: 1
+          httpPort: %d
+          strategy: {type: Recreate}
+        computeClassBridge:
+          enabled: true
+          replicas: 1
+          httpPort: %d
+          strategy: {type: Recreate}
+        """.formatted(registry.address, GPU_DRIVER, TPU_DRIVER, logLevel, api.getHost(),
+        api.getPort(), ports.get("driver"), node.pluginsDir().getParent(), node.cdiDir(),
+        INVENTORY, ports.get("grpc"), ports.get("publisher"), ports.get("grpc"),
+        ports.get("controller"), ports.get("bridge"));
+  }
+
+  private static String helm(String verb, Path valuesFile) {
+    return HelmRelease.run(verb, ServiceProcess.moduleDir("helm").resolve("kdra"), RELEASE,
+        NAMESPACE, kubeconfig, valuesFile == null ? List.of() : List.of(valuesFile));
+  }
+
+  private static List<Pod> releasePods() {
+    return client.pods().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list().getItems();
+  }
+
+  /** The component of each ready pod of the release. */
+  private static List<String> readyReleasePods() {
+    return releasePods().stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(p -> p.getStatus().getConditions().stream()
+            .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")))
+        .map(p -> p.getMetadata().getLabels().get("app.kubernetes.io/component")).toList();
+  }
+
+  /** Component to pod UID, of the pods not being deleted. */
+  private static Map<String, String> releasePodUids() {
+    Map<String, String> uids = new LinkedHashMap<>();
+    for (Pod p : releasePods()) {
+      if (p.getMetadata().getDeletionTimestamp() == null) {
+        uids.put(p.getMetadata().getLabels().get("app.kubernetes.io/component"),
+            p.getMetadata().getUid());
+      }
+    }
+    return uids;
+  }
+
+  /** Every object of the kinds the chart makes that carries the release's instance label. */
+  private static List<HasMetadata> releaseObjects() {
+    List<HasMetadata> found = new ArrayList<>();
+    found.addAll(client.rbac().clusterRoles().withLabel(INSTANCE, RELEASE).list().getItems());
+    found.addAll(client.rbac().clusterRoleBindings().withLabel(INSTANCE, RELEASE).list()
+        .getItems());
+    found.addAll(client.resources(DeviceClass.class)
+        .withLabel(INSTANCE, RELEASE).list().getItems());
+    found.addAll(client.apps().deployments().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE)
+        .list().getItems());
+    found.addAll(client.apps().daemonSets().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE)
+        .list().getItems());
+    found.addAll(client.configMaps().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list()
+        .getItems());
+    found.addAll(client.serviceAccounts().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE)
+        .list().getItems());
+    found.addAll(client.services().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list()
+        .getItems());
+    found.addAll(client.rbac().roles().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list()
+        .getItems());
+    found.addAll(client.rbac().roleBindings().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE)
+        .list().getItems());
+    found.addAll(client.policy().v1().podDisruptionBudget().inNamespace(NAMESPACE)
+        .withLabel(INSTANCE, RELEASE).list().getItems());
+    return found;
+  }
+
+  private static long publishedDevices() {
+    return client.resources(ResourceSlice.class).list().getItems().stream()
+        .filter(s -> GPU_DRIVER.equals(s.getSpec().getDriver()))
+        .filter(s -> NODE.equals(s.getSpec().getNodeName()))
+        .mapToLong(s -> s.getSpec().getDevices().size()).sum();
+  }
+
+  /** Waits until the pod runs and has listed its devices; its container's log. */
+  private static List<String> awaitListed(Pod pod) {
+    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
+      Pod current = Dra.get(client, pod);
+      assertThat(current.getStatus().getPhase()).isEqualTo("Running");
+      assertThat(node.containerLog(current, "app")).contains(RealPods.LISTED);
+    });
+    return node.containerLog(Dra.get(client, pod), "app");
+  }
+
+  /** The CDI spec files the driver wrote into the node's CDI directory. */
+  private static List<String> specFiles() {
+    Path cdi = node.cdiDir();
+    if (!Files.isDirectory(cdi)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(cdi)) {
+      return files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".json"))
+          .sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The node's logs, the control plane's, and the release's and the apps' pods. */
+  private static void dump(String what) {
+    Path target = Path.of("target", "it-dumps", "HelmInstallIT", what).toAbsolutePath();
+    if (node != null) {
+      node.dumpTo(target);
+    }
+    if (client != null) {
+      for (String ns : List.of(NAMESPACE, APPS)) {
+        for (Pod pod : client.pods().inNamespace(ns).list().getItems()) {
+          Stack.write(target.resolve("pods").resolve(ns + "-" + pod.getMetadata().getName()
+              + ".yaml"), Serialization.asYaml(pod));
+        }
+      }
+      Stack.write(target.resolve("events.yaml"), Serialization.asYaml(
+          client.v1().events().inAnyNamespace().list().getItems()));
+      Stack.write(target.resolve("daemonsets.yaml"), Serialization.asYaml(
+          client.apps().daemonSets().inNamespace(NAMESPACE).list().getItems()));
+      Stack.write(target.resolve("deployments.yaml"), Serialization.asYaml(
+          client.apps().deployments().inNamespace(NAMESPACE).list().getItems()));
+    }
+    System.out.println("[helm-it] " + what + " failed; logs and objects in " + target
+        + " (kube-controller-manager's and kube-scheduler's logs in " + dir.resolve("logs")
+        + ")");
+  }
+
+  private static String readKubeconfig() {
+    try {
+      return Files.readString(kubeconfig);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The chart's appVersion: the images' tag the chart pulls by default. */
+  private static String appVersion() throws IOException {
+    return Files.readAllLines(ServiceProcess.moduleDir("helm").resolve("kdra/Chart.yaml"))
+        .stream().filter(l -> l.startsWith("appVersion:"))
+        .map(l -> l.substring(l.indexOf(':') + 1).trim().replace("\"", "")).findFirst()
+        .orElseThrow();
+  }
+
+  private static Path archive(String service) {
+    return ServiceProcess.moduleDir(service).resolve("target/container-image/" + service
+        + "-oci.tar");
+  }
+
+  private static String caCertificate(Config admin) throws IOException {
+    if (admin.getCaCertData() != null) {
+      return new String(Base64.getDecoder().decode(admin.getCaCertData()),
+          StandardCharsets.UTF_8);
+    }
+    return Files.readString(Path.of(admin.getCaCertFile()));
+  }
+}

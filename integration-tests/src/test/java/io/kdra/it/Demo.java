@@ -140,13 +140,17 @@ public final class Demo {
   private void start() {
     step("starting kube-apiserver and etcd");
     controlPlane = ControlPlane.Running.start();
-    step("starting " + (real ? "a real kubelet with containerd per node, " : "")
+    step("starting kube-controller-manager, kube-scheduler, "
+        + (real ? "a real kubelet with containerd per node, " : "")
         + "slice-publisher, a device-driver per node, claim-controller, computeclass-bridge"
         + (real ? "" : " and a test kubelet per node")
         + " (node-a: 2x L4 24Gi, node-b: A100 40Gi, simulated)");
+    // a complete control plane, so that the Deployments and StatefulSets a user applies get
+    // their pods (kube-controller-manager) and pods without our schedulerName get scheduled;
+    // kube-controller-manager then makes the claims of templates (the chart's adopt mode)
     stack = Stack.start(controlPlane.client(), controlPlane.server().getKubeConfigYaml(),
         NAMESPACE, real ? realNodes() : List.of(twoL4s("node-a"), oneA100("node-b")), 1, 1,
-        Map.of(), real);
+        Map.of("kdra.claim-controller.template-mode", "adopt"), real, controlPlane);
     step("waiting for the drivers' devices in ResourceSlices");
     await("3 devices published", () -> Dra.publishedDevices(client(), "node-a") == 2
         && Dra.publishedDevices(client(), "node-b") == 1);

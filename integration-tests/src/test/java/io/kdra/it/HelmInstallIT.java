@@ -283,13 +283,29 @@ class HelmInstallIT {
   /**
    * {@code helm uninstall} leaves nothing of the release behind: no object of the chart, no pod,
    * no ResourceSlice (the kubelet deletes an unregistered driver's slices of its node), no claim,
-   * no CDI spec.
+   * no CDI spec, and no finalizer that only kdra would remove: a claim the claim-controller
+   * allocated, deleted after the uninstall, goes (kube-controller-manager lifts upstream's
+   * finalizer of an unreserved claim).
    */
   @Test
   @Order(4)
-  void uninstallLeavesNoSlicesClaimsSpecsOrObjectsBehind() {
+  void uninstallLeavesNoSlicesClaimsSpecsFinalizersOrObjectsBehind() {
     client.resources(ResourceClaimTemplate.class)
         .inNamespace(APPS).withName("one-gpu").delete();
+    ResourceClaim standalone = client.resource(Dra.claim(APPS, "standalone", GPU_DRIVER, 1))
+        .create();
+    Pod user = client.resource(RealPods.showingDevices(Dra.podWithClaim(APPS, "user",
+        "standalone"))).create();
+    awaitListed(user);
+    assertThat(client.resource(standalone).get().getMetadata().getFinalizers())
+        .as("upstream's finalizer on the allocated claim").isNotEmpty();
+    client.resource(user).delete();
+    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
+      assertThat(Dra.get(client, user)).isNull();
+      assertThat(client.resource(standalone).get().getStatus().getReservedFor()).isEmpty();
+      assertThat(specFiles()).isEmpty();
+    });
+
     helm("uninstall", null);
     installed = false;
     await().atMost(SLICES_WIPED_TIMEOUT).untilAsserted(() -> {
@@ -301,8 +317,11 @@ class HelmInstallIT {
           .filteredOn(s -> List.of(GPU_DRIVER, TPU_DRIVER).contains(s.getSpec().getDriver()))
           .extracting(s -> s.getMetadata().getName()).isEmpty();
     });
-    assertThat(client.resources(ResourceClaim.class).inAnyNamespace().list().getItems())
-        .filteredOn(c -> c.getMetadata().getNamespace().equals(APPS)).isEmpty();
+    client.resource(standalone).delete();
+    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
+        assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
+            .extracting(c -> c.getMetadata().getName() + " " + c.getMetadata().getFinalizers())
+            .isEmpty());
     assertThat(specFiles()).isEmpty();
   }
 

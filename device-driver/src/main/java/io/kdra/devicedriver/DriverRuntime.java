@@ -95,7 +95,8 @@ public class DriverRuntime {
       DriverConfig.Publisher p = config.publisher();
       reporter = new InventoryReporter(
           new InventoryReporter.Settings(config.name(), config.nodeName(), address, p.tokenFile(),
-              p.initialBackoff(), p.maxBackoff(), p.heartbeat()),
+              p.initialBackoff(), p.maxBackoff(), p.heartbeat(), p.tls().caFile()
+                  .map(ca -> new InventoryReporter.Tls(ca, p.tls().serverName()))),
           Clock.systemUTC());
       // Nothing is sent before discovery has succeeded once: an empty snapshot would make the
       // publisher withdraw every device of this node because nvidia-smi failed at startup.

@@ -169,6 +169,26 @@ public interface DriverConfig {
     /** A snapshot is re-sent this often even without changes, as a heartbeat. */
     @WithDefault("60s")
     Duration heartbeat();
+
+    /** TLS to the publisher; plain text without a CA file. */
+    PublisherTls tls();
+  }
+
+  /** How the driver verifies the publisher's certificate. */
+  interface PublisherTls {
+    /**
+     * PEM file of the CA(s) the publisher's certificate must chain to (read again when it
+     * changes); set, the stream is TLS-only.
+     */
+    @WithName("ca-file")
+    Optional<Path> caFile();
+
+    /**
+     * The name the certificate must carry, when the address is not it (an IP, a host port);
+     * the chart sets the publisher Service's DNS name.
+     */
+    @WithName("server-name")
+    Optional<String> serverName();
   }
 
   /** Discovery backends. */

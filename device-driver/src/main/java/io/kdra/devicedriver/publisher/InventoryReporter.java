@@ -2,6 +2,7 @@ package io.kdra.devicedriver.publisher;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
@@ -15,10 +16,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.jboss.logging.Logger;
 
 /**
@@ -52,7 +55,22 @@ public final class InventoryReporter implements AutoCloseable {
       Path tokenFile,
       Duration initialBackoff,
       Duration maxBackoff,
-      Duration heartbeat) {}
+      Duration heartbeat,
+      Optional<Tls> tls) {
+
+    /** Plain text: the harness's processes and local runs. */
+    public Settings(String driver, String node, String address, Path tokenFile,
+        Duration initialBackoff, Duration maxBackoff, Duration heartbeat) {
+      this(driver, node, address, tokenFile, initialBackoff, maxBackoff, heartbeat,
+          Optional.empty());
+    }
+  }
+
+  /**
+   * TLS to the publisher: its certificate must chain to a CA of {@code caFile} (read again when
+   * it changes) and name {@code serverName}, or the address's host when that is absent.
+   */
+  public record Tls(Path caFile, Optional<String> serverName) {}
 
   private final Settings settings;
   private final Clock clock;
@@ -79,7 +97,25 @@ public final class InventoryReporter implements AutoCloseable {
     this.clock = clock;
     this.sequence = clock.millis();
     this.backoff = settings.initialBackoff();
-    this.channel = NettyChannelBuilder.forTarget(settings.address()).usePlaintext().build();
+    this.channel = channel(settings);
+  }
+
+  private static ManagedChannel channel(Settings settings) {
+    NettyChannelBuilder builder = NettyChannelBuilder.forTarget(settings.address());
+    if (settings.tls().isEmpty()) {
+      return builder.usePlaintext().build();
+    }
+    Tls tls = settings.tls().get();
+    try {
+      builder.sslContext(GrpcSslContexts.forClient()
+          .trustManager(new CaFileTrustManager(tls.caFile())).build());
+    } catch (SSLException e) {
+      throw new IllegalStateException("TLS to the publisher with the CA " + tls.caFile() + ": "
+          + e.getMessage(), e);
+    }
+    // the certificate names the publisher's Service, also when the driver dials an address
+    tls.serverName().ifPresent(builder::overrideAuthority);
+    return builder.build();
   }
 
   /** Connects and starts the heartbeat; {@code initial} may be null (nothing to send yet). */
@@ -151,6 +187,22 @@ public final class InventoryReporter implements AutoCloseable {
     }
   }
 
+  /**
+   * The status and its innermost cause: grpc-java says only "UNAVAILABLE: io exception" for a
+   * refused TLS handshake, and the readiness data must say why (a wrong CA, a name not in the
+   * publisher's certificate, a plain-text publisher).
+   */
+  static String describe(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = String.valueOf(t.getMessage());
+    return root == t || root.getMessage() == null ? message
+        : message.lines().findFirst().orElse(message) + " (" + root.getClass().getSimpleName()
+            + ": " + root.getMessage() + ")";
+  }
+
   private void broken(String why) {
     connected = false;
     lastError = why;
@@ -215,7 +267,7 @@ public final class InventoryReporter implements AutoCloseable {
     public void onError(Throwable t) {
       loop.execute(() -> {
         if (current()) {
-          broken(t.getMessage());
+          broken(describe(t));
         }
       });
     }

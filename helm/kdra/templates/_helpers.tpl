@@ -111,6 +111,9 @@ quarkus.http.port={{ .values.httpPort }}
 {{- with .values.grpcPort }}
 quarkus.grpc.server.port={{ . }}
 {{- end }}
+{{- range $k, $v := .quarkus }}
+{{ $k }}={{ $v }}
+{{- end }}
 quarkus.log.category."io.kdra".level={{ $level }}
 {{- if .otel }}
 {{- with .root.Values.opentelemetry }}
@@ -261,7 +264,8 @@ functions treat false as empty and would put the derived value back.)
 
 {{/*
 The Deployment of a cluster-level component (slice-publisher, claim-controller,
-computeclass-bridge). Call with (dict "root" $ "values" .Values.x "component" "...").
+computeclass-bridge). Call with (dict "root" $ "values" .Values.x "component" "..."), and
+optionally "ports", "volumes", "mounts" (lists) and "annotations" (a map) of the component's own.
 */}}
 {{- define "kdra.deployment" -}}
 {{- $v := .values -}}
@@ -290,6 +294,9 @@ spec:
         {{- end }}
       annotations:
         checksum/config: {{ include "kdra.configChecksum" . }}
+        {{- with .annotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
         {{- with $v.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -305,12 +312,18 @@ spec:
               readOnly: true
             - name: tmp
               mountPath: /tmp
+            {{- with .mounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
       volumes:
         - name: config
           configMap:
             name: {{ include "kdra.componentName" . }}
         - name: tmp
           emptyDir: {}
+        {{- with .volumes }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
 {{- end -}}
 
 {{/* A Deployment's PodDisruptionBudget. Call like kdra.deployment. */}}
@@ -391,4 +404,14 @@ subjects:
   - kind: ServiceAccount
     name: {{ include "kdra.serviceAccountName" . }}
     namespace: {{ .root.Release.Namespace }}
+{{- end -}}
+
+{{/* The Secret with the slice-publisher's inventory TLS certificate (and its CA). Call with $. */}}
+{{- define "kdra.publisherTlsSecret" -}}
+{{- printf "%s-tls" (include "kdra.componentName" (dict "root" . "component" "slice-publisher")) -}}
+{{- end -}}
+
+{{/* The DNS name the publisher's certificate carries and the drivers verify. Call with $. */}}
+{{- define "kdra.publisherServiceName" -}}
+{{- printf "%s.%s.svc" (include "kdra.componentName" (dict "root" . "component" "slice-publisher")) .Release.Namespace -}}
 {{- end -}}

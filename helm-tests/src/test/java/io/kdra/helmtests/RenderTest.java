@@ -5,17 +5,24 @@ import static org.junit.jupiter.api.Named.named;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.StringReader;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -255,6 +262,90 @@ class RenderTest {
     assertThat(properties(objects, "kdra-slice-publisher"))
         .containsEntry("quarkus.http.port", "8080")
         .containsEntry("quarkus.grpc.server.port", "9000");
+  }
+
+  @Test
+  void theInventoryGrpcIsTlsWithTheChartsCertificateForTheServiceNameAndDriversTrustItsCa()
+      throws Exception {
+    List<HasMetadata> objects = Chart.render(Map.of());
+    Secret secret = one(objects, Secret.class, "kdra-slice-publisher-tls");
+    assertThat(secret.getType()).isEqualTo("kubernetes.io/tls");
+    assertThat(secret.getData()).containsOnlyKeys("ca.crt", "tls.crt", "tls.key");
+    CertificateFactory x509 = CertificateFactory.getInstance("X.509");
+    X509Certificate ca = (X509Certificate) x509.generateCertificate(new ByteArrayInputStream(
+        Base64.getDecoder().decode(secret.getData().get("ca.crt"))));
+    X509Certificate cert = (X509Certificate) x509.generateCertificate(new ByteArrayInputStream(
+        Base64.getDecoder().decode(secret.getData().get("tls.crt"))));
+    cert.verify(ca.getPublicKey());
+    assertThat(cert.getSubjectAlternativeNames().stream().map(n -> String.valueOf(n.get(1))))
+        .contains("kdra-slice-publisher.kdra-system.svc", "kdra-slice-publisher");
+
+    assertThat(properties(objects, "kdra-slice-publisher"))
+        .containsEntry("quarkus.grpc.server.ssl.certificate",
+            "/var/run/secrets/kdra.io/inventory-tls/tls.crt")
+        .containsEntry("quarkus.grpc.server.ssl.key",
+            "/var/run/secrets/kdra.io/inventory-tls/tls.key");
+    PodSpec publisher = one(objects, Deployment.class, "kdra-slice-publisher").getSpec()
+        .getTemplate().getSpec();
+    assertThat(publisher.getVolumes()).filteredOn(v -> v.getSecret() != null).singleElement()
+        .satisfies(v -> assertThat(v.getSecret().getItems()).extracting(i -> i.getKey())
+            .containsExactly("tls.crt", "tls.key"));
+    assertThat(properties(objects, "kdra-device-driver"))
+        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000")
+        .containsEntry("driver.publisher.tls.ca-file",
+            "/var/run/secrets/kdra.io/publisher-ca/ca.crt")
+        .containsEntry("driver.publisher.tls.server-name",
+            "kdra-slice-publisher.kdra-system.svc");
+    PodSpec driver = one(objects, DaemonSet.class, "kdra-device-driver").getSpec().getTemplate()
+        .getSpec();
+    // the CA only, never the publisher's key
+    assertThat(driver.getVolumes()).filteredOn(v -> v.getSecret() != null).singleElement()
+        .satisfies(v -> assertThat(v.getSecret().getItems()).extracting(i -> i.getKey())
+            .containsExactly("ca.crt"));
+  }
+
+  @Test
+  void withTlsOffThePublisherServesPlainTextAndTheDriversDialIt() {
+    List<HasMetadata> objects = Chart.render(Chart.values("slicePublisher.tls.enabled", false));
+    assertThat(objects).noneMatch(o -> o instanceof Secret);
+    assertThat(properties(objects, "kdra-slice-publisher").stringPropertyNames())
+        .noneMatch(k -> k.startsWith("quarkus.grpc.server.ssl"));
+    assertThat(properties(objects, "kdra-device-driver").stringPropertyNames())
+        .noneMatch(k -> k.startsWith("driver.publisher.tls"));
+  }
+
+  @Test
+  void certManagerIssuesThePublishersCertificateIntoTheSameSecret() {
+    List<HasMetadata> objects = Chart.render(Chart.values("slicePublisher.tls.source",
+        "cert-manager", "slicePublisher.tls.certManager.issuerRef.name", "cluster-ca",
+        "slicePublisher.tls.certManager.issuerRef.kind", "ClusterIssuer"));
+    assertThat(objects).noneMatch(o -> o instanceof Secret);
+    GenericKubernetesResource certificate = objects.stream()
+        .filter(o -> o.getKind().equals("Certificate")).map(GenericKubernetesResource.class::cast)
+        .findFirst().orElseThrow();
+    Map<String, Object> spec = certificate.get("spec");
+    assertThat(spec).containsEntry("secretName", "kdra-slice-publisher-tls");
+    assertThat(String.valueOf(spec.get("dnsNames")))
+        .contains("kdra-slice-publisher.kdra-system.svc");
+    assertThat(String.valueOf(spec.get("issuerRef"))).contains("name=cluster-ca")
+        .contains("kind=ClusterIssuer");
+  }
+
+  @Test
+  void onlyDevicedriversMayReachTheInventoryGrpc() {
+    NetworkPolicy policy = one(Chart.render(Map.of()), NetworkPolicy.class,
+        "kdra-slice-publisher");
+    assertThat(policy.getSpec().getPodSelector().getMatchLabels())
+        .containsEntry("app.kubernetes.io/component", "slice-publisher");
+    assertThat(policy.getSpec().getIngress()).hasSize(2);
+    var grpc = policy.getSpec().getIngress().get(0);
+    assertThat(grpc.getPorts()).extracting(p -> p.getPort().getStrVal()).containsExactly("grpc");
+    assertThat(grpc.getFrom()).singleElement().satisfies(f ->
+        assertThat(f.getPodSelector().getMatchLabels())
+            .containsEntry("app.kubernetes.io/component", "device-driver"));
+    var http = policy.getSpec().getIngress().get(1);
+    assertThat(http.getFrom()).isEmpty();
+    assertThat(http.getPorts()).extracting(p -> p.getPort().getStrVal()).containsExactly("http");
   }
 
   @Test

@@ -61,6 +61,9 @@ class ValidationTest {
         Arguments.of("an API server host without a port",
             Chart.values("apiServer.host", "10.0.0.5"),
             "apiServer.host \"10.0.0.5\" and apiServer.port \"\": set both"),
+        Arguments.of("cert-manager without an issuer",
+            Chart.values("slicePublisher.tls.source", "cert-manager"),
+            "slicePublisher.tls.source=cert-manager needs slicePublisher.tls.certManager.issuerRef.name"),
         Arguments.of("tracing without an endpoint",
             Chart.values("opentelemetry.enabled", true),
             "opentelemetry.enabled needs opentelemetry.endpoint"));

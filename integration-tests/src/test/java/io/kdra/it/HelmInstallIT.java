@@ -17,19 +17,38 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import io.kdra.inventory.v1.InventoryGrpc;
+import io.kdra.inventory.v1.InventorySnapshot;
+import io.kdra.inventory.v1.ReportAck;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,7 +75,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * API server's address in place of the {@code kubernetes} Service, one replica each (one node)
  * and Deployments that stop the old pod before starting the new one. The driver names are this
  * test's own, so that its DeviceClasses and slices stand beside the other tests' on the shared API
- * server. Ordered: install, workloads, upgrade, uninstall.
+ * server. Ordered: install, workloads, TLS, upgrade, uninstall.
  */
 @ExtendWith(ControlPlane.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -183,13 +202,75 @@ class HelmInstallIT {
   }
 
   /**
+   * The inventory travels over TLS: the publisher's gRPC port presents the chart's certificate
+   * for its Service's name, chained to the CA in the release's Secret (the CA the drivers trust,
+   * and they published above), and a plain-text gRPC client gets no stream.
+   */
+  @Test
+  @Order(2)
+  void theInventoryGrpcServesOnlyTlsWithTheChartsCertificate() throws Exception {
+    Secret tls = client.secrets().inNamespace(NAMESPACE).withName(RELEASE
+        + "-slice-publisher-tls").get();
+    X509Certificate ca = (X509Certificate) CertificateFactory.getInstance("X.509")
+        .generateCertificate(new ByteArrayInputStream(Base64.getDecoder()
+            .decode(tls.getData().get("ca.crt"))));
+    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+    trust.load(null, null);
+    trust.setCertificateEntry("ca", ca);
+    TrustManagerFactory factory =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    factory.init(trust);
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, factory.getTrustManagers(), null);
+    String serviceName = RELEASE + "-slice-publisher." + NAMESPACE + ".svc";
+    try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1",
+        PORTS.get("grpc"))) {
+      SSLParameters parameters = socket.getSSLParameters();
+      parameters.setServerNames(List.of(new SNIHostName(serviceName)));
+      parameters.setApplicationProtocols(new String[] {"h2"});
+      socket.setSSLParameters(parameters);
+      socket.startHandshake();
+      X509Certificate served = (X509Certificate) socket.getSession().getPeerCertificates()[0];
+      assertThat(served.getSubjectAlternativeNames().stream()
+          .map(n -> String.valueOf(n.get(1)))).contains(serviceName);
+    }
+
+    ManagedChannel plain = NettyChannelBuilder.forTarget("127.0.0.1:" + PORTS.get("grpc"))
+        .usePlaintext().build();
+    try {
+      CompletableFuture<Throwable> refused = new CompletableFuture<>();
+      StreamObserver<InventorySnapshot> stream = InventoryGrpc.newStub(plain)
+          .report(new StreamObserver<>() {
+            @Override public void onNext(ReportAck ack) {
+              refused.complete(null);
+            }
+
+            @Override public void onError(Throwable t) {
+              refused.complete(t);
+            }
+
+            @Override public void onCompleted() {
+              refused.complete(null);
+            }
+          });
+      stream.onNext(InventorySnapshot.newBuilder().setDriver(GPU_DRIVER).setNodeName(NODE)
+          .build());
+      Throwable error = refused.get(60, TimeUnit.SECONDS);
+      assertThat(error).as("a plain-text client's stream").isNotNull();
+      assertThat(Status.fromThrowable(error).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    } finally {
+      plain.shutdownNow();
+    }
+  }
+
+  /**
    * The seed's Deployment story, scheduled by kube-scheduler from our driver's slices:
    * kube-controller-manager creates a claim per replica from the template, each replica gets a
    * device of its own and sees it through CDI; scaled to zero, the claims go and the driver
    * removes its CDI specs.
    */
   @Test
-  @Order(2)
+  @Order(3)
   void replicasWithATemplateEachGetTheirOwnDeviceAndScalingDownFreesThem() {
     client.resource(Dra.template(APPS, "one-gpu", GPU_DRIVER, 1)).create();
     PodSpec spec = RealPods.showingDevices(Dra.podWithTemplate(APPS, "x", "one-gpu")).getSpec();
@@ -236,7 +317,7 @@ class HelmInstallIT {
    * keeps running with its prepared device, and the new driver unprepares it when it goes.
    */
   @Test
-  @Order(3)
+  @Order(4)
   void anUpgradeRollsTheServicesWithoutLosingAPreparedClaim() {
     Pod pod = client.resource(RealPods.showingDevices(Dra.podWithTemplate(APPS, "kept",
         "one-gpu"))).create();
@@ -288,7 +369,7 @@ class HelmInstallIT {
    * finalizer of an unreserved claim).
    */
   @Test
-  @Order(4)
+  @Order(5)
   void uninstallLeavesNoSlicesClaimsSpecsFinalizersOrObjectsBehind() {
     client.resources(ResourceClaimTemplate.class)
         .inNamespace(APPS).withName("one-gpu").delete();

@@ -95,7 +95,8 @@ class ImagesIT {
     URI api = URI.create(admin.getMasterUrl());
     List<HasMetadata> chart = render(api);
     for (HasMetadata o : chart) {
-      if (o.getKind().equals("ConfigMap")) {
+      // the services' configuration, and the inventory gRPC's certificate and CA
+      if (o.getKind().equals("ConfigMap") || o.getKind().equals("Secret")) {
         client.resource(o).forceConflicts().serverSideApply();
       }
     }

@@ -51,6 +51,9 @@ class ValidationTest {
             Chart.values("deviceDriver.backend", "tpu", "deviceDriver.hostDevices.enabled", true,
                 "deviceDriver.inventory.configMap", "inv"),
             "deviceDriver.inventory is read by the simulated backend only"),
+        Arguments.of("an admission policy that would both refuse and warn",
+            Chart.values("admission.opaqueConfigPolicy.validationActions", List.of("Deny", "Warn")),
+            "admission.opaqueConfigPolicy.validationActions has both Deny and Warn"),
         Arguments.of("tracing without an endpoint",
             Chart.values("opentelemetry.enabled", true),
             "opentelemetry.enabled needs opentelemetry.endpoint"));

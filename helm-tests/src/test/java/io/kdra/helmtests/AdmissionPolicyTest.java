@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmiss
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.Variable;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -59,6 +61,27 @@ class AdmissionPolicyTest {
     assertThat(Chart.render(Chart.values("admission.opaqueConfigPolicy.enabled", false)))
         .extracting(HasMetadata::getKind)
         .doesNotContain("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
+  }
+
+  /**
+   * A 1.34 API server (the oldest the chart supports) compiles a new policy with the CEL
+   * environment of 1.33 and refuses functions added later: those of cel-go's lists extension
+   * (1.34) and cel.bind (not in the admission environment at all). Tried with kube-apiserver
+   * 1.36 started with --emulated-version=1.34: "undeclared reference to 'flatten'".
+   */
+  @Test
+  void noCelFunctionTheOldestSupportedApiServerRefuses() {
+    ValidatingAdmissionPolicy policy =
+        RenderTest.one(Chart.render(Map.of()), ValidatingAdmissionPolicy.class, "kdra-opaque-config");
+    Stream<String> expressions = Stream.of(
+        policy.getSpec().getVariables().stream().map(Variable::getExpression),
+        policy.getSpec().getMatchConditions().stream().map(c -> c.getExpression()),
+        policy.getSpec().getValidations().stream()
+            .flatMap(v -> Stream.of(v.getExpression(), v.getMessageExpression())))
+        .flatMap(e -> e);
+    Pattern newer = Pattern.compile(
+        "\\.(slice|flatten|distinct|reverse|sort|sortBy|first|last)\\(|lists\\.range\\(|cel\\.bind\\(");
+    assertThat(expressions).noneMatch(e -> newer.matcher(e).find());
   }
 
   private static String drivers(ValidatingAdmissionPolicy policy) {

@@ -247,6 +247,30 @@ class OpaqueConfigAdmissionIT {
     claim.waitUntilCondition(c -> c == null, 30, java.util.concurrent.TimeUnit.SECONDS);
   }
 
+  /**
+   * 32 configs (the API's maximum) of near 10 KiB (its maximum) full of unknown fields: refused,
+   * with the message cut short rather than dropped for the policy's generic one, which the API
+   * server does with a message over 5000 characters.
+   */
+  @Test
+  void aClaimWithThousandsOfErrorsIsRefusedWithAShortMessage() {
+    com.fasterxml.jackson.databind.node.ObjectNode parameters = JSON.createObjectNode()
+        .put("apiVersion", API_VERSION).put("kind", "GpuConfig");
+    for (int i = 0; i < 200; i++) {
+      parameters.put("unknown" + i, "x".repeat(30));
+    }
+    ResourceClaim claim = Dra.claim(NS, "many-errors", KdraChart.GPU_CLASS, 1);
+    claim.getSpec().getDevices().setConfig(java.util.Collections.nCopies(32, ours(parameters)));
+    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class,
+        () -> client.resource(claim).create());
+    assertThat(refused).isNotNull();
+    assertThat(refused.getCode()).isEqualTo(422);
+    assertThat(refused.getStatus().getMessage())
+        .contains("spec.devices.config[0].opaque.parameters.unknown")
+        .endsWith("... (cut at 2000 characters)")
+        .hasSizeLessThan(2300);
+  }
+
   @Test
   void anotherDriversConfigIsNotLookedAt() {
     ResourceClaim claim = Dra.claim(NS, "other-driver", KdraChart.GPU_CLASS, 1);

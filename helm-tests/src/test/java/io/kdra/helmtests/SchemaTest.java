@@ -53,6 +53,12 @@ class SchemaTest {
             Chart.values("featureGates.DRAFancyDevices", true), "DRAFancyDevices"),
         Arguments.of("a feature gate that is no bool",
             Chart.values("featureGates.DRAPrioritizedList", "off"), "DRAPrioritizedList"),
+        Arguments.of("an admission action that does not exist",
+            Chart.values("admission.opaqueConfigPolicy.validationActions", List.of("Reject")),
+            "validationActions"),
+        Arguments.of("no admission action at all",
+            Chart.values("admission.opaqueConfigPolicy.validationActions", List.of()),
+            "validationActions"),
         Arguments.of("a typo in a monitoring switch",
             Chart.values("monitoring.prometheusRules.enabled", true), "prometheusRules"));
   }

@@ -64,6 +64,9 @@ class ValidationTest {
         Arguments.of("cert-manager without an issuer",
             Chart.values("slicePublisher.tls.source", "cert-manager"),
             "slicePublisher.tls.source=cert-manager needs slicePublisher.tls.certManager.issuerRef.name"),
+        Arguments.of("an admission policy that would both refuse and warn",
+            Chart.values("admission.opaqueConfigPolicy.validationActions", List.of("Deny", "Warn")),
+            "admission.opaqueConfigPolicy.validationActions has both Deny and Warn"),
         Arguments.of("tracing without an endpoint",
             Chart.values("opentelemetry.enabled", true),
             "opentelemetry.enabled needs opentelemetry.endpoint"));

@@ -22,6 +22,10 @@ import java.util.Set;
  *   mps: {activeThreadPercentage: 1..100, pinnedMemoryLimit: 10Gi}   # only with MPS
  * </pre>
  *
+ * <p>The chart's ValidatingAdmissionPolicy ({@code helm/kdra/templates/admission/}) refuses the
+ * same configs in CEL when a claim, template or class is written: a rule changed here must change
+ * there too, with a case in {@code OpaqueConfigAdmissionIT}, which runs each case through both.
+ *
  * <p>Pure and thread-safe.
  */
 public final class OpaqueConfigDecoder {

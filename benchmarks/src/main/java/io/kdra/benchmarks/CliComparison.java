@@ -23,18 +23,24 @@ import java.util.concurrent.TimeUnit;
  * {@code /usr/bin/time}), start-up, parsing and printing included, as a user running the command
  * pays them.
  *
+ * <p>{@code --baseline CMD} adds a third side (for example {@code bin/dra-alloc} of a checkout of
+ * the commit before a change), run in the same rounds, for before/after ratios from one run.
+ *
  * <p>Each workload is one JSON file ({@code kind: List}): the {@link AllocatorWorkload} cluster of
  * N nodes x 8 GPUs (Nodes, the DeviceClass, one ResourceSlice per node, the claims allocated
  * before), one ResourceClaimTemplate and P pods that each reference it; {@code parse-only} is the
- * single-gpu cluster without template and pods, so both sides read the dump and allocate nothing.
- * Each round runs every workload on both sides, alternating which side goes first; the table
+ * single-gpu cluster without template and pods, so both sides read the dump and allocate nothing;
+ * {@code first-available-a100-free} is first-available without the claims that hold every
+ * node's A100, so the first choice is free (on the first nodes; later pods scan further).
+ * Each round runs every workload on every side, rotating which side goes first; the table
  * shows each side's median CPU over the rounds and the ratio of the medians (ours / upstream;
  * below 1: we use less). Before timing, each workload runs once per side with {@code -o summary}
  * and the two outputs must be equal (the same devices for every claim).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.kdra.benchmarks.CliComparison \
- *     --ours bin/dra-alloc --upstream PATH [--nodes 1000] [--pods 500] [--rounds 3]
+ *     --ours bin/dra-alloc --upstream PATH [--baseline CMD] [--nodes 1000] [--pods 500]
+ *     [--rounds 3]
  *     [--workloads parse-only,single-gpu,pcie-4gpu,first-available] [--output yaml]
  *     [--out DIR]
  * </pre>
@@ -42,8 +48,12 @@ import java.util.concurrent.TimeUnit;
 public final class CliComparison {
 
   static final String PARSE_ONLY = "parse-only";
+  /** first-available with every node's A100 free: the first choice wins on the first nodes. */
+  static final String FIRST_AVAILABLE_FREE = "first-available-a100-free";
   static final List<String> WORKLOADS = List.of(PARSE_ONLY, "single-gpu", "pcie-4gpu",
-      "first-available");
+      "first-available", FIRST_AVAILABLE_FREE);
+
+  private static final List<String> SIDE_NAMES = List.of("ours", "upstream", "baseline");
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .setSerializationInclusion(JsonInclude.Include.NON_NULL);
@@ -55,8 +65,8 @@ public final class CliComparison {
     }
   }
 
-  /** One workload's runs, both sides. */
-  record Row(String workload, List<Run> ours, List<Run> upstream) {
+  /** One workload's runs, each side; {@code baseline} empty without {@code --baseline}. */
+  record Row(String workload, List<Run> ours, List<Run> upstream, List<Run> baseline) {
     double ratio() {
       return median(ours, Run::cpu) / median(upstream, Run::cpu);
     }
@@ -68,6 +78,10 @@ public final class CliComparison {
     Map<String, String> o = options(args);
     List<String> ours = List.of(required(o, "ours").split(" "));
     List<String> upstream = List.of(required(o, "upstream"));
+    // optional third side, e.g. the command of the commit before a change: before/after
+    // and upstream from one run
+    List<String> baseline = o.containsKey("baseline")
+        ? List.of(o.get("baseline").split(" ")) : List.of();
     int nodes = Integer.parseInt(o.getOrDefault("nodes", "1000"));
     int pods = Integer.parseInt(o.getOrDefault("pods", "500"));
     int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
@@ -91,25 +105,29 @@ public final class CliComparison {
             + out.resolve("summary-ours.txt") + " and " + out.resolve("summary-upstream.txt"));
       }
     }
-    Map<String, List<Run>> oursRuns = new LinkedHashMap<>();
-    Map<String, List<Run>> theirRuns = new LinkedHashMap<>();
+    List<List<String>> sides = new ArrayList<>(List.of(ours, upstream));
+    if (!baseline.isEmpty()) {
+      sides.add(baseline);
+    }
+    // runs.get(side).get(workload): the runs of one side on one workload
+    List<Map<String, List<Run>>> runs = new ArrayList<>();
+    sides.forEach(x -> runs.add(new LinkedHashMap<>()));
     for (int r = 0; r < rounds; r++) {
       for (String w : workloads) {
         List<String> flags = List.of("-o", output, files.get(w).toString());
-        // alternate who goes first, so that neither always runs right after the other
-        boolean oursFirst = r % 2 == 0;
-        Run first = timed(oursFirst ? ours : upstream, flags, out);
-        Run second = timed(oursFirst ? upstream : ours, flags, out);
-        Run mine = oursFirst ? first : second;
-        Run theirs = oursFirst ? second : first;
-        oursRuns.computeIfAbsent(w, k -> new ArrayList<>()).add(mine);
-        theirRuns.computeIfAbsent(w, k -> new ArrayList<>()).add(theirs);
-        log.printf(Locale.ROOT, "[cli] round %d, %s: ours %.2f s CPU, upstream %.2f s CPU%n",
-            r + 1, w, mine.cpu(), theirs.cpu());
+        // rotate who goes first, so that no side always runs right after another
+        StringBuilder line = new StringBuilder();
+        for (int k = 0; k < sides.size(); k++) {
+          int side = (r + k) % sides.size();
+          Run run = timed(sides.get(side), flags, out);
+          runs.get(side).computeIfAbsent(w, x -> new ArrayList<>()).add(run);
+          line.append(String.format(Locale.ROOT, " %s %.2f s", SIDE_NAMES.get(side), run.cpu()));
+        }
+        log.printf(Locale.ROOT, "[cli] round %d, %s (CPU):%s%n", r + 1, w, line);
       }
     }
-    List<Row> rows = workloads.stream()
-        .map(w -> new Row(w, oursRuns.get(w), theirRuns.get(w))).toList();
+    List<Row> rows = workloads.stream().map(w -> new Row(w, runs.get(0).get(w),
+        runs.get(1).get(w), sides.size() > 2 ? runs.get(2).get(w) : List.of())).toList();
     String table = table(rows, nodes, pods);
     System.out.print(table);
     Files.writeString(out.resolve("table.md"), table);
@@ -118,12 +136,16 @@ public final class CliComparison {
   /** The dump of one workload, as one {@code kind: List} JSON file. */
   static void write(String workload, int nodes, int pods, Path file) throws IOException {
     boolean parseOnly = workload.equals(PARSE_ONLY);
-    AllocatorWorkload w = AllocatorWorkload.of(parseOnly ? "single-gpu" : workload, nodes);
+    boolean a100Free = workload.equals(FIRST_AVAILABLE_FREE);
+    AllocatorWorkload w = AllocatorWorkload.of(parseOnly ? "single-gpu"
+        : a100Free ? "first-available" : workload, nodes);
     List<Object> items = new ArrayList<>();
     items.addAll(w.nodes());
     items.add(w.deviceClass());
     items.addAll(w.slices());
-    items.addAll(w.existing());
+    if (!a100Free) {
+      items.addAll(w.existing()); // in first-available: the claims holding every A100
+    }
     if (!parseOnly) {
       ResourceClaimTemplate template = new ResourceClaimTemplateBuilder().withNewMetadata()
           .withName(workload).withNamespace("bench").endMetadata().withNewSpec()
@@ -189,15 +211,20 @@ public final class CliComparison {
   }
 
   static String table(List<Row> rows, int nodes, int pods) {
+    boolean baseline = !rows.get(0).baseline().isEmpty();
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "%,d nodes x 8 GPUs, %,d pods; CPU = user + sys seconds, "
         + "median of %d rounds%n%n", nodes, pods, rows.get(0).ours().size()));
-    b.append("| workload | ours CPU s | upstream CPU s | ours/upstream | ours wall s "
-        + "| upstream wall s | ours max RSS MiB | upstream max RSS MiB |\n");
-    b.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    b.append("| workload |" + (baseline ? " baseline CPU s | baseline/upstream |" : "")
+        + " ours CPU s | upstream CPU s | ours/upstream | ours wall s | upstream wall s "
+        + "| ours max RSS MiB | upstream max RSS MiB |\n");
+    b.append("|---|" + (baseline ? "---:|---:|" : "") + "---:|---:|---:|---:|---:|---:|---:|\n");
     for (Row r : rows) {
-      b.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d |%n",
-          r.workload(), median(r.ours(), Run::cpu), median(r.upstream(), Run::cpu), r.ratio(),
+      double up = median(r.upstream(), Run::cpu);
+      String before = baseline ? String.format(Locale.ROOT, " %.2f | %.2f |",
+          median(r.baseline(), Run::cpu), median(r.baseline(), Run::cpu) / up) : "";
+      b.append(String.format(Locale.ROOT, "| %s |%s %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d |%n",
+          r.workload(), before, median(r.ours(), Run::cpu), up, r.ratio(),
           median(r.ours(), Run::wall), median(r.upstream(), Run::wall),
           Math.round(median(r.ours(), x -> x.maxRssKib()) / 1024),
           Math.round(median(r.upstream(), x -> x.maxRssKib()) / 1024)));

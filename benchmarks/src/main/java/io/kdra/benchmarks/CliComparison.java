@@ -2,6 +2,8 @@ package io.kdra.benchmarks;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
@@ -26,23 +28,23 @@ import java.util.concurrent.TimeUnit;
  * <p>{@code --baseline CMD} adds a third side (for example {@code bin/dra-alloc} of a checkout of
  * the commit before a change), run in the same rounds, for before/after ratios from one run.
  *
- * <p>Each workload is one JSON file ({@code kind: List}): the {@link AllocatorWorkload} cluster of
- * N nodes x 8 GPUs (Nodes, the DeviceClass, one ResourceSlice per node, the claims allocated
- * before), one ResourceClaimTemplate and P pods that each reference it; {@code parse-only} is the
- * single-gpu cluster without template and pods, so both sides read the dump and allocate nothing;
- * {@code first-available-a100-free} is first-available without the claims that hold every
- * node's A100, so the first choice is free (on the first nodes; later pods scan further).
- * Each round runs every workload on every side, rotating which side goes first; the table
- * shows each side's median CPU over the rounds and the ratio of the medians (ours / upstream;
- * below 1: we use less). Before timing, each workload runs once per side with {@code -o summary}
- * and the two outputs must be equal (the same devices for every claim).
+ * <p>Each workload is one file ({@code kind: List}; JSON, or YAML with {@code --format yaml}, as
+ * {@code kubectl get -o json} or {@code -o yaml} prints it): the {@link AllocatorWorkload}
+ * cluster of N nodes x 8 GPUs (Nodes, the DeviceClass, one ResourceSlice per node, the claims
+ * allocated before), one ResourceClaimTemplate and P pods that each reference it;
+ * {@code parse-only} is the single-gpu cluster without template and pods, so both sides read the
+ * dump and allocate nothing; {@code first-available-a100-free} is first-available without the
+ * claims that hold every node's A100, so the first choice is free (on the first nodes; later pods
+ * scan further). Each round runs every workload on every side, rotating which side goes first;
+ * the table shows each side's median CPU over the rounds and the ratio of the medians (ours /
+ * upstream; below 1: we use less). Before timing, each workload runs once per side with
+ * {@code -o summary} and the two outputs must be equal (the same devices for every claim).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.kdra.benchmarks.CliComparison \
  *     --ours bin/dra-alloc --upstream PATH [--baseline CMD] [--nodes 1000] [--pods 500]
- *     [--rounds 3]
- *     [--workloads parse-only,single-gpu,pcie-4gpu,first-available] [--output yaml]
- *     [--out DIR]
+ *     [--rounds 3] [--format json|yaml] [--output yaml] [--out DIR]
+ *     [--workloads parse-only,single-gpu,pcie-4gpu,first-available,first-available-a100-free]
  * </pre>
  */
 public final class CliComparison {
@@ -56,6 +58,10 @@ public final class CliComparison {
   private static final List<String> SIDE_NAMES = List.of("ours", "upstream", "baseline");
 
   private static final ObjectMapper JSON = new ObjectMapper()
+      .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+  private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+      .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build())
       .setSerializationInclusion(JsonInclude.Include.NON_NULL);
 
   /** One process run: CPU (user + sys) and wall seconds, peak RSS in KiB. */
@@ -86,6 +92,11 @@ public final class CliComparison {
     int pods = Integer.parseInt(o.getOrDefault("pods", "500"));
     int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
     String output = o.getOrDefault("output", "yaml");
+    // the dump as kubectl get -o json (default) or -o yaml prints it
+    String format = o.getOrDefault("format", "json");
+    if (!List.of("json", "yaml").contains(format)) {
+      throw new IllegalArgumentException("--format must be json or yaml, not " + format);
+    }
     List<String> workloads = List.of(o.getOrDefault("workloads", String.join(",", WORKLOADS))
         .split(","));
     Path out = Path.of(o.getOrDefault("out", "benchmarks/target/cli-comparison"));
@@ -94,8 +105,8 @@ public final class CliComparison {
 
     Map<String, Path> files = new LinkedHashMap<>();
     for (String w : workloads) {
-      Path file = out.resolve(w + "-" + nodes + "x8-" + pods + "pods.json");
-      write(w, nodes, pods, file);
+      Path file = out.resolve(w + "-" + nodes + "x8-" + pods + "pods." + format);
+      write(w, nodes, pods, file, format.equals("yaml") ? YAML : JSON);
       files.put(w, file);
       log.printf(Locale.ROOT, "[cli] %s: %s (%,d bytes)%n", w, file, Files.size(file));
       String a = summary("ours", ours, file, out);
@@ -134,7 +145,8 @@ public final class CliComparison {
   }
 
   /** The dump of one workload, as one {@code kind: List} JSON file. */
-  static void write(String workload, int nodes, int pods, Path file) throws IOException {
+  static void write(String workload, int nodes, int pods, Path file, ObjectMapper mapper)
+      throws IOException {
     boolean parseOnly = workload.equals(PARSE_ONLY);
     boolean a100Free = workload.equals(FIRST_AVAILABLE_FREE);
     AllocatorWorkload w = AllocatorWorkload.of(parseOnly ? "single-gpu"
@@ -159,7 +171,7 @@ public final class CliComparison {
     list.put("apiVersion", "v1");
     list.put("kind", "List");
     list.put("items", items);
-    JSON.writeValue(file.toFile(), list);
+    mapper.writeValue(file.toFile(), list);
   }
 
   private static Pod pod(String name, String template) {

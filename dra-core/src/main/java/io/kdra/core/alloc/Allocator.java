@@ -204,9 +204,23 @@ public final class Allocator {
     }
   }
 
+  /**
+   * Whether the cluster has {@code numDevices} free devices that the alternative's class and
+   * selectors match. Through the inventory's {@link MatchingDevices} of these selectors when it
+   * keeps one (the selectors' cache owner): only matching devices are walked, and those found
+   * allocated are skipped from then on; else every device of the cluster is checked.
+   */
   private boolean enoughFreeDevices(int claimIndex, RequestData alternative, List<Pool> pools,
       DeviceMatcher matcher) {
     int needed = Math.max(1, alternative.numDevices());
+    DeviceInventory.SelectorsKey key = new DeviceInventory.SelectorsKey(options.features(),
+        classSelectors(alternative), alternative.spec().selectors());
+    MatchingDevices matching = snapshot.inventory().matchingDevices(options.selectors(), key,
+        () -> matchingDevices(claimIndex, alternative, pools, matcher));
+    if (matching != null) {
+      return matching.enoughFree(snapshot.allocated(), needed,
+          d -> matcher.capacityKnown(alternative, d));
+    }
     int found = 0;
     for (Pool pool : pools) {
       if (!pool.usable()) {
@@ -224,6 +238,26 @@ public final class Allocator {
       }
     }
     return false;
+  }
+
+  /** The devices of usable pools that the alternative's class and request selectors match. */
+  private static List<CandidateDevice> matchingDevices(int claimIndex, RequestData alternative,
+      List<Pool> pools, DeviceMatcher matcher) {
+    List<CandidateDevice> out = new ArrayList<>();
+    for (Pool pool : pools) {
+      if (!pool.usable()) {
+        continue;
+      }
+      for (SliceInfo slice : pool.slices()) {
+        for (CandidateDevice d : slice.devices()) {
+          if (matcher.classMatches(claimIndex, alternative, d)
+              && matcher.requestSelectorsMatch(claimIndex, alternative, d)) {
+            out.add(d);
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /**

@@ -131,6 +131,30 @@ public final class DeviceInventory {
     return fails;
   }
 
+  private final ConcurrentHashMap<SelectorsKey, MatchingDevices> matchingMemo =
+      new ConcurrentHashMap<>();
+
+  /**
+   * The devices these selectors match, cluster-wide, built once per inventory and selector set by
+   * {@code collect} (for the same reason as {@link #selectorsFailSomewhere}: matching does not
+   * depend on what is allocated); null when {@code evaluator} does not own the selector caches
+   * or the memo is full, and the caller scans the cluster itself.
+   */
+  MatchingDevices matchingDevices(SelectorEvaluator evaluator, SelectorsKey key,
+      java.util.function.Supplier<List<CandidateDevice>> collect) {
+    if (!cachesResultsOf(evaluator)) {
+      return null;
+    }
+    MatchingDevices known = matchingMemo.get(key);
+    if (known != null) {
+      return known;
+    }
+    if (matchingMemo.size() >= SELECTOR_ERROR_MEMO_LIMIT) {
+      return null;
+    }
+    return matchingMemo.computeIfAbsent(key, k -> new MatchingDevices(collect.get()));
+  }
+
   /** Every slice, in input order. */
   List<SliceInfo> slices() {
     return all;

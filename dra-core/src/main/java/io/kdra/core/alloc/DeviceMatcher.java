@@ -60,6 +60,11 @@ final class DeviceMatcher {
   }
 
   boolean requestMatches(int claimIndex, RequestData rd, CandidateDevice d) {
+    return requestSelectorsMatch(claimIndex, rd, d) && capacityKnown(rd, d);
+  }
+
+  /** The request's CEL selectors, in order. */
+  boolean requestSelectorsMatch(int claimIndex, RequestData rd, CandidateDevice d) {
     List<String> exprs = rd.spec().selectors();
     for (int i = 0; i < exprs.size(); i++) {
       if (!eval(claimIndex, rd, d, exprs.get(i),
@@ -67,10 +72,12 @@ final class DeviceMatcher {
         return false;
       }
     }
-    if (features.consumableCapacity() && Capacity.requestsUnknownCapacity(rd.spec(), d)) {
-      return false;
-    }
     return true;
+  }
+
+  /** With consumable capacity: the device has every capacity the request asks for. */
+  boolean capacityKnown(RequestData rd, CandidateDevice d) {
+    return !(features.consumableCapacity() && Capacity.requestsUnknownCapacity(rd.spec(), d));
   }
 
   boolean selectable(int claimIndex, RequestData rd, CandidateDevice d) {

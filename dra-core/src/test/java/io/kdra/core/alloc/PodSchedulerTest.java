@@ -249,6 +249,50 @@ class PodSchedulerTest {
     }
   }
 
+  /**
+   * The early stop's free-device count is kept per inventory and selector set, with the devices
+   * found allocated skipped in later states: pods placed one after another against one inventory
+   * (the first choice running out on the way), and a pod placed again from the start, must get
+   * the decisions a fresh inventory gives each of them.
+   */
+  @org.junit.jupiter.api.Test
+  void freeDeviceCountKeepsDecisionsAcrossPodsOfOneInventory() {
+    List<io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice> slices = List.of(
+        slice("a", "node-a", gpu("l0", "L4", "24Gi", "p0"), gpu("l1", "L4", "24Gi", "p0")).build(),
+        slice("b", "node-b", gpu("x0", "A100", "40Gi", "p0"), gpu("l0", "L4", "24Gi", "p0"),
+            gpu("l1", "L4", "24Gi", "p0")).build(),
+        slice("c", "node-c", gpu("l0", "L4", "24Gi", "p0"), gpu("l1", "L4", "24Gi", "p0")).build());
+    InMemoryDeviceClassLister classes = InMemoryDeviceClassLister.of(
+        deviceClass("a100", "device.attributes[\"" + DRIVER + "\"].model == \"A100\""),
+        deviceClass("l4", "device.attributes[\"" + DRIVER + "\"].model == \"L4\""));
+    List<Node> nodes = List.of(node("node-a"), node("node-b"), node("node-c"));
+    AllocatorOptions options = AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "s");
+    AllocationSnapshot start = AllocationSnapshot.of(slices, classes, AllocatedState.empty());
+    AllocationSnapshot history = start;
+    List<String> placed = new java.util.ArrayList<>();
+    for (int pod = 0; pod < 6; pod++) {
+      // pod 5 is the first pod again, placed from the start state after the others
+      AllocationSnapshot from = pod == 5 ? start : history;
+      List<ResourceClaim> claims = List.of(claim("c" + pod, firstAvailable("gpu",
+          sub("a100", "a100", 1), sub("l4", "l4", 2))).build());
+      PodScheduler.Placement p = PodScheduler.schedule(new Allocator(from, options), nodes, null,
+          claims);
+      AllocationSnapshot fresh = AllocationSnapshot.of(slices, classes, from.allocated());
+      PodScheduler.Placement alone = PodScheduler.schedule(new Allocator(fresh,
+          AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "s")), nodes, null,
+          claims);
+      assertThat(p.node()).as("pod %d", pod).isEqualTo(alone.node());
+      assertThat(Scenario.brief(p.outcomes())).as("pod %d", pod)
+          .isEqualTo(Scenario.brief(alone.outcomes()));
+      placed.add(p.node());
+      if (p.allocated() && pod < 5) {
+        history = history.withAllocated(history.allocated().plus(
+            ((ClaimOutcome.Allocated) p.outcomes().get(0)).result()));
+      }
+    }
+    assertThat(placed).containsExactly("node-b", "node-a", "node-b", "node-c", null, "node-b");
+  }
+
   @ParameterizedTest(name = "{0} nodes: score {1}")
   @org.junit.jupiter.params.provider.CsvSource({"10, 10", "99, 99", "100, 100", "1000, 420",
       "5000, 500", "10000, 500", "100000, 5000"})

@@ -5,13 +5,25 @@ import static io.kdra.it.SimulatedNode.twoL4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubeapitest.cert.CertManager;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PrivateKey;
+import java.security.Signature;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import org.bouncycastle.openssl.PEMKeyPair;
+import org.bouncycastle.openssl.PEMParser;
+import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,7 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Only the driver may speak for its node (issue 18), on the real API server's TokenReview: the
  * slice-publisher refuses a stream whose token is another ServiceAccount's, for another audience,
- * or of the driver pod of another node, and logs each refusal once with who and why. Each case
+ * expired, or of the driver pod of another node, and logs each refusal once with who and why. Each case
  * puts a token into node-a's driver's token file (which it reads on every connect) and restarts
  * the driver; the real token then brings it back.
  */
@@ -38,8 +50,12 @@ class DriverIdentityIT {
   private static Stack stack;
   private static KubernetesClient admin;
 
+  /** The key the API server signs ServiceAccount tokens with (kube-api-test's). */
+  private static Path signingKey;
+
   @BeforeAll
-  static void slicesPublished() {
+  static void slicesPublished(ControlPlane.Running cp) {
+    signingKey = cp.dir().resolve(CertManager.API_SERVER_KEY_NAME);
     stack = STACK.get();
     admin = stack.client;
     await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
@@ -86,7 +102,43 @@ class DriverIdentityIT {
     // what the default ServiceAccount volume holds: valid, but not for the publisher's audience
     String token = KdraChart.token(admin, KdraChart.DRIVER, driverPod(NODE));
     refusedAndLoggedOnce(token, "UNAUTHENTICATED",
-        "token not authenticated for audience \"" + KdraChart.PUBLISHER_AUDIENCE + "\"");
+        "token not authenticated for audience \"" + KdraChart.PUBLISHER_AUDIENCE
+            + "\": [invalid bearer token, token audiences");
+  }
+
+  /**
+   * The driver's own token for the publisher's audience, expired an hour ago: the driver's token
+   * with its times moved back, signed again with the API server's key (the API server issues no
+   * token shorter than 10 minutes), so that only its expiry is wrong.
+   */
+  @Test
+  void anExpiredTokenOfTheDriverIsRefused() throws Exception {
+    String valid = KdraChart.publisherToken(admin, KdraChart.NAMESPACE,
+        KdraChart.serviceAccount(KdraChart.DRIVER), driverPod(NODE));
+    refusedAndLoggedOnce(expired(valid), "UNAUTHENTICATED",
+        "token not authenticated for audience \"" + KdraChart.PUBLISHER_AUDIENCE
+            + "\": [invalid bearer token, service account token has expired]");
+  }
+
+  /** {@code token} with iat, nbf and exp two and one hours ago, signed again (RS256). */
+  private static String expired(String token) throws Exception {
+    String[] parts = token.split("\\.");
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode claims = (ObjectNode) json.readTree(Base64.getUrlDecoder().decode(parts[1]));
+    long now = Instant.now().getEpochSecond();
+    claims.put("iat", now - 7200);
+    claims.put("nbf", now - 7200);
+    claims.put("exp", now - 3600);
+    String signed = parts[0] + "." + Base64.getUrlEncoder().withoutPadding()
+        .encodeToString(json.writeValueAsBytes(claims));
+    PrivateKey key;
+    try (PEMParser pem = new PEMParser(Files.newBufferedReader(signingKey))) {
+      key = new JcaPEMKeyConverter().getKeyPair((PEMKeyPair) pem.readObject()).getPrivate();
+    }
+    Signature rsa = Signature.getInstance("SHA256withRSA");
+    rsa.initSign(key);
+    rsa.update(signed.getBytes(StandardCharsets.US_ASCII));
+    return signed + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(rsa.sign());
   }
 
   private static Pod driverPod(String node) {

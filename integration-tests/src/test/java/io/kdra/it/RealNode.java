@@ -295,6 +295,25 @@ final class RealNode implements AutoCloseable {
     return lines;
   }
 
+  /**
+   * The lines of one run of a container, {@code <restart>.log}: the kubelet's container garbage
+   * collection removes a dead sandbox's containers with their logs, so earlier runs' lines may be
+   * gone.
+   */
+  List<String> containerLog(Pod pod, String container, int restart) {
+    Path file = podLogsDir().resolve(pod.getMetadata().getNamespace() + "_"
+        + pod.getMetadata().getName() + "_" + uid(pod)).resolve(container)
+        .resolve(restart + ".log");
+    try {
+      return Files.readAllLines(file, StandardCharsets.UTF_8).stream().map(line -> {
+        String[] parts = line.split(" ", 4);
+        return parts.length == 4 ? parts[3] : line;
+      }).toList();
+    } catch (IOException e) {
+      return List.of();
+    }
+  }
+
   private String uid(Pod pod) {
     if (pod.getMetadata().getUid() != null) {
       return pod.getMetadata().getUid();

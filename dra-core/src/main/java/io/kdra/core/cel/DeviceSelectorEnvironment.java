@@ -284,7 +284,8 @@ public final class DeviceSelectorEnvironment {
     long estimate = costEstimator.estimate(ast);
     try {
       return new CompiledSelector(expression,
-          runtime.createProgram(TypedOverloads.forRuntime(ast)), estimate, maxCost);
+          runtime.createProgram(
+              TypedOverloads.forRuntime(EmptyListMembership.forRuntime(ast))), estimate, maxCost);
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }

@@ -167,6 +167,10 @@ class DeviceSelectorEnvironmentTest {
         arguments(named("sum of strings", "[\"a\"].sum() == \"a\""), "found no matching overload for 'sum'", 1),
         arguments(named("min of lists", "[[1]].min() == [1]"), "found no matching overload for 'min'", 1),
         arguments(named("dyn result", "optional.of(1).optMap(x, x + 1).orValue(dyn(true))"), "not dyn", -1),
+        // cel-go leaves a free type parameter of the result unbound (dyn), it is not bool
+        arguments(named("element of an empty list as result", "[][0]"), "not dyn", -1),
+        arguments(named("value of an empty map as result", "{}[\"a\"]"), "not dyn", -1),
+        arguments(named("non-bool result names its type", "device.driver"), "must evaluate to bool or the unknown type, not string", -1),
         arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1),
         arguments(named("double(string) that Go's ParseFloat rejects", "double(\" 1\") == 1.0"), "program instantiation failed", 1),
         arguments(named("sort() of lists", "[[1]].sort().size() == 1"), "found no matching overload for 'sort'", 1));

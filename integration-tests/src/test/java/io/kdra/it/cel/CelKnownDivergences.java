@@ -57,10 +57,6 @@ final class CelKnownDivergences {
               + "result) and taken for any here",
           "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue([device.attributes"
               + "[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable].max())"),
-      of("type-parameter-result", "\\[\\]", "not dyn$", "",
-          "cel-java binds a free type parameter of the result (e.g. of [][0]) to the declared "
-              + "result type bool; cel-go leaves it dyn, which DRA rejects at compile time",
-          "[][0]"),
       of("upstream-internal-error", "", "internal error: interface conversion", "",
           "cel-go fails with an internal error where an error value reaches a list function "
               + "(sets.contains on distinct() of a list with a missing attribute); cel-java lets || absorb it",

@@ -104,7 +104,8 @@ public final class DeviceSelectorEnvironment {
         .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
         .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
         .addVar(DEVICE_VAR, deviceType(consumableCapacity))
-        .setResultType(SimpleType.BOOL)
+        // no expected result type: cel-java would bind a free type parameter of the result
+        // (e.g. of [][0]) to it; upstream checks the inferred type after compiling (below)
         .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, namedFormats, strings,
             stringIndex, CelExtensions.optional(), new OptionalMacrosLibrary(), unwrapOpt,
             CelExtensions.bindings(), CelExtensions.sets(options),
@@ -268,12 +269,16 @@ public final class DeviceSelectorEnvironment {
       throw compileError(expression, e.getErrors());
     }
     dev.cel.common.types.CelKind resultKind = ast.getResultType().kind();
-    if ((resultKind == dev.cel.common.types.CelKind.DYN
-        || resultKind == dev.cel.common.types.CelKind.TYPE_PARAM)
-        && !SelectorAstValidator.mayBeAny(ast.getExpr())) {
-      // upstream accepts bool or "any" (what attribute values are), not dyn
+    if (resultKind != dev.cel.common.types.CelKind.BOOL
+        && !(resultKind == dev.cel.common.types.CelKind.DYN
+            && SelectorAstValidator.mayBeAny(ast.getExpr()))) {
+      // upstream accepts bool or "any" (what attribute values are), not dyn; a free type
+      // parameter is dyn there
+      boolean dyn = resultKind == dev.cel.common.types.CelKind.DYN
+          || resultKind == dev.cel.common.types.CelKind.TYPE_PARAM;
       throw new CelSelectorException(Kind.COMPILE, expression, null,
-          "must evaluate to bool or the unknown type, not dyn");
+          "must evaluate to bool or the unknown type, not "
+              + (dyn ? "dyn" : ast.getResultType().name()));
     }
     Optional<SelectorAstValidator.Issue> issue =
         SelectorAstValidator.validate(ast, this::literalCallSucceeds);
@@ -284,7 +289,8 @@ public final class DeviceSelectorEnvironment {
     long estimate = costEstimator.estimate(ast);
     try {
       return new CompiledSelector(expression,
-          runtime.createProgram(TypedOverloads.forRuntime(ast)), estimate, maxCost);
+          runtime.createProgram(
+              TypedOverloads.forRuntime(EmptyListMembership.forRuntime(ast))), estimate, maxCost);
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }
@@ -326,9 +332,6 @@ public final class DeviceSelectorEnvironment {
     if (message.startsWith("mismatched input") || message.startsWith("extraneous input")
         || message.startsWith("no viable alternative") || message.startsWith("token recognition")) {
       return "Syntax error: " + message;
-    }
-    if (message.startsWith("expected type 'bool' but found")) {
-      return "the expression must evaluate to bool, " + message.substring("expected ".length());
     }
     if (message.contains("undefined field")) {
       return message + "; the device has driver, attributes, capacity and "

@@ -117,6 +117,10 @@ class DeviceSelectorEnvironmentTest {
         ok("double(string) as Go's ParseFloat", "double(\"inf\") > 1.0 && double(\"1_000\") == 1000.0 && double(\"0x1p-2\") == 0.25", true, true),
         ok("sort() by code points, of a list of dyn too", "[\"\\U0001F642\", \"\\uffff\"].sort()[0] == \"\\uffff\" && [dyn(2), dyn(1)].sort() == [1, 2]", true, true),
         ok("a NaN is neither less nor greater in list functions", "[1.0, 0.0 / 0.0].isSorted() && [1.0, 0.0 / 0.0].max() == 1.0", true, true),
+        // cel-go plans x in [] as the constant false (OptOptimize): x is never evaluated
+        ok("missing attribute in an empty list literal is false", "device.attributes[\"gpu.example.com\"].nosuch in []", false, false),
+        ok("negated empty-list membership is true", "!(device.attributes[\"gpu.example.com\"].nosuch in [])", true, true),
+        ok("empty-list membership inside a macro", "[1, 2].exists(x, device.attributes[\"gpu.example.com\"].nosuch in [])", false, false),
         ok("Kubernetes named formats", "format.dns1123Label().validate(\"a.b\") == optional.of([\"must not contain dots\"]) && format.named(\"uri\") == optional.of(format.uri())", true, true));
   }
 
@@ -163,6 +167,10 @@ class DeviceSelectorEnvironmentTest {
         arguments(named("sum of strings", "[\"a\"].sum() == \"a\""), "found no matching overload for 'sum'", 1),
         arguments(named("min of lists", "[[1]].min() == [1]"), "found no matching overload for 'min'", 1),
         arguments(named("dyn result", "optional.of(1).optMap(x, x + 1).orValue(dyn(true))"), "not dyn", -1),
+        // cel-go leaves a free type parameter of the result unbound (dyn), it is not bool
+        arguments(named("element of an empty list as result", "[][0]"), "not dyn", -1),
+        arguments(named("value of an empty map as result", "{}[\"a\"]"), "not dyn", -1),
+        arguments(named("non-bool result names its type", "device.driver"), "must evaluate to bool or the unknown type, not string", -1),
         arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1),
         arguments(named("double(string) that Go's ParseFloat rejects", "double(\" 1\") == 1.0"), "program instantiation failed", 1),
         arguments(named("sort() of lists", "[[1]].sort().size() == 1"), "found no matching overload for 'sort'", 1));
@@ -185,6 +193,8 @@ class DeviceSelectorEnvironmentTest {
   static Stream<Arguments> runtimeErrors() {
     return Stream.of(
         arguments(named("missing attribute is an error, not false", "device.attributes[\"gpu.example.com\"].nosuch == \"x\""), "no such key: nosuch"),
+        arguments(named("membership in a non-empty constant list propagates the error", "device.attributes[\"gpu.example.com\"].nosuch in [1, 2]"), "no such key: nosuch"),
+        arguments(named("membership in an empty list that is not a literal propagates the error", "device.attributes[\"gpu.example.com\"].nosuch in [[]][0]"), "no such key: nosuch"),
         arguments(named("invalid quantity literal", "sign(quantity(\"1.5GB\")) == 1"), "quantities must match"),
         arguments(named("equality with an add() result on the right, as upstream", "quantity(\"2\") == quantity(\"1\").add(1)"), "no such overload"),
         arguments(named("asInteger of a fraction", "quantity(\"500m\").asInteger() == 0"), "cannot convert value to integer"),

@@ -57,18 +57,10 @@ final class CelKnownDivergences {
               + "result) and taken for any here",
           "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue([device.attributes"
               + "[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable].max())"),
-      of("type-parameter-result", "\\[\\]", "not dyn$", "",
-          "cel-java binds a free type parameter of the result (e.g. of [][0]) to the declared "
-              + "result type bool; cel-go leaves it dyn, which DRA rejects at compile time",
-          "[][0]"),
       of("upstream-internal-error", "", "internal error: interface conversion", "",
           "cel-go fails with an internal error where an error value reaches a list function "
               + "(sets.contains on distinct() of a list with a missing attribute); cel-java lets || absorb it",
           "sets.contains([device.attributes[\"gpu.kdra.io\"].nosuch].distinct(), [1]) || true"),
-      of("constant-set-membership", "\\sin\\s\\[", "^(true|false)", "^runtime_error",
-          "cel-go turns `x in [constants]` into a set lookup that answers false for an error "
-              + "on the left; cel-java propagates the error",
-          "device.attributes[\"gpu.kdra.io\"].nosuch in []"),
       of("url-escapes", "(url|isURL)\\(\"[^\"]*(%(?![0-9a-fA-F]{2})| )", "", "",
           "url() is java.net.URI, stricter than Go's net/url for invalid escapes and spaces",
           "url(\"https://h/?a=%zz\").getQuery().size() == 0"));

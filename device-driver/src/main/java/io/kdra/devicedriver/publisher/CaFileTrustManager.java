@@ -2,7 +2,6 @@ package io.kdra.devicedriver.publisher;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,13 +31,16 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
   private FileTime loadedAt;
   private X509ExtendedTrustManager delegate;
 
+  /**
+   * Reads nothing yet: a missing or broken file fails each handshake with the reason (readiness
+   * and log say it, the driver retries), never the driver's start.
+   */
   CaFileTrustManager(Path caFile) {
     this.caFile = caFile;
-    current();
   }
 
   /** The trust manager over the file's certificates as they are now. */
-  synchronized X509ExtendedTrustManager current() {
+  synchronized X509ExtendedTrustManager current() throws CertificateException {
     try {
       FileTime modified = Files.getLastModifiedTime(caFile);
       if (delegate == null || !modified.equals(loadedAt)) {
@@ -47,7 +49,8 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
       }
       return delegate;
     } catch (IOException e) {
-      throw new UncheckedIOException("reading the publisher's CA " + caFile, e);
+      throw new CertificateException("the publisher's CA file " + caFile + " cannot be read: "
+          + e, e);
     }
   }
 
@@ -117,6 +120,10 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
 
   @Override
   public X509Certificate[] getAcceptedIssuers() {
-    return current().getAcceptedIssuers();
+    try {
+      return current().getAcceptedIssuers();
+    } catch (CertificateException e) {
+      return new X509Certificate[0];
+    }
   }
 }

@@ -130,6 +130,17 @@ class InventoryReporterTlsTest {
   }
 
   @Test
+  void aMissingCaFileIsAReasonToRetryNotACrash() throws Exception {
+    Path caFile = dir.resolve("not-yet.crt");
+    reporter = reporter(Optional.of(new InventoryReporter.Tls(caFile, Optional.of(SERVICE))));
+    reporter.start(Inventories.gpus(1));
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(reporter.lastError()).contains("NoSuchFileException").contains(caFile.toString()));
+    Files.copy(publisherCa.writeCertificate(dir), caFile);
+    assertThat(received.poll(10, TimeUnit.SECONDS)).isNotNull();
+  }
+
+  @Test
   void aPlainTextDriverGetsNoStreamFromATlsPublisher() {
     reporter = reporter(Optional.empty());
     reporter.start(Inventories.gpus(1));

@@ -3,6 +3,9 @@ package io.kdra.it;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -93,10 +96,25 @@ final class Dra {
 
   /** Devices published for {@code node} by the kdra driver. */
   static long publishedDevices(KubernetesClient client, String node) {
+    return publishedDevices(client, Stack.DRIVER, node);
+  }
+
+  /** Devices published for {@code node} by {@code driver}. */
+  static long publishedDevices(KubernetesClient client, String driver, String node) {
     return client.resources(ResourceSlice.class).list().getItems().stream()
-        .filter(s -> Stack.DRIVER.equals(s.getSpec().getDriver()))
+        .filter(s -> driver.equals(s.getSpec().getDriver()))
         .filter(s -> node.equals(s.getSpec().getNodeName()))
         .mapToLong(s -> s.getSpec().getDevices().size()).sum();
+  }
+
+  /** A Deployment of {@code replicas} pods labelled {@code app: <name>} with {@code spec}. */
+  static Deployment deployment(String namespace, String name, int replicas, PodSpec spec) {
+    return new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(namespace)
+        .endMetadata()
+        .withNewSpec().withReplicas(replicas)
+        .withNewSelector().addToMatchLabels("app", name).endSelector()
+        .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
+        .withSpec(spec).endTemplate().endSpec().build();
   }
 
   static Pod get(KubernetesClient client, Pod pod) {

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -52,12 +51,7 @@ class FullControlPlaneRealNodeIT {
     Pod template = RealPods.showingDevices(Dra.podWithTemplate(ns, "x", "one-gpu"));
     PodSpec spec = template.getSpec();
     spec.setSchedulerName(null);
-    Deployment deployment = new DeploymentBuilder().withNewMetadata().withName("trainer")
-        .withNamespace(ns).endMetadata()
-        .withNewSpec().withReplicas(2)
-        .withNewSelector().addToMatchLabels("app", "trainer").endSelector()
-        .withNewTemplate().withNewMetadata().addToLabels("app", "trainer").endMetadata()
-        .withSpec(spec).endTemplate().endSpec().build();
+    Deployment deployment = Dra.deployment(ns, "trainer", 2, spec);
     client.resource(deployment).create();
 
     await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
@@ -29,7 +28,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
@@ -43,14 +41,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -88,8 +84,7 @@ class HelmInstallIT {
   private static final String GPU_DRIVER = "gpu.e2e.kdra.io";
   private static final String TPU_DRIVER = "tpu.e2e.kdra.io";
   private static final String INVENTORY = "gpu-inventory";
-  private static final List<String> SERVICES = List.of("slice-publisher", "device-driver",
-      "claim-controller", "computeclass-bridge");
+  private static final List<String> SERVICES = BuiltImages.SERVICES;
   private static final String INSTANCE = "app.kubernetes.io/instance";
   private static final Duration INSTALLED_TIMEOUT = Duration.ofSeconds(300);
   /** The kubelet deletes an unregistered driver's slices after 30 s, then retries with backoff. */
@@ -108,14 +103,7 @@ class HelmInstallIT {
 
   @BeforeAll
   static void installed(ControlPlane.Running cp) throws IOException {
-    Assumptions.assumeTrue(RealNode.runsAsRoot(), "real nodes need root: skipped");
-    for (String service : SERVICES) {
-      Assumptions.assumeTrue(Files.isRegularFile(archive(service)), archive(service)
-          + " is missing: the build made no images (-DskipTests or -Dkdra.images=false; build"
-          + " them with -Dkdra.images=true)");
-    }
-    Assumptions.assumeTrue(LocalRegistry.executable() != null,
-        "Debian's docker-registry is not installed: skipped");
+    BuiltImages.assumeRunnable();
     client = cp.client();
     dir = Path.of("target", "helm-it").toAbsolutePath();
     Stack.deleteRecursively(dir);
@@ -127,12 +115,12 @@ class HelmInstallIT {
     kubeconfig = dir.resolve("admin.kubeconfig");
     OwnerOnly.write(kubeconfig, adminYaml);
     Path caFile = dir.resolve("ca.crt");
-    Stack.write(caFile, caCertificate(admin));
+    Stack.write(caFile, BuiltImages.caCertificate(admin));
     upstream = UpstreamControllers.start(cp, admin, caFile, dir.resolve("logs"));
     registry = LocalRegistry.start();
-    String tag = appVersion();
+    String tag = BuiltImages.appVersion();
     for (String service : SERVICES) {
-      registry.push(archive(service), "kdra/" + service, tag);
+      registry.push(BuiltImages.archive(service), "kdra/" + service, tag);
     }
     node = RealNode.start(NODE, Path.of("target", "rn", NODE).toAbsolutePath(),
         RealNodeBinaries.fromCache(), client, adminYaml);
@@ -158,7 +146,8 @@ class HelmInstallIT {
       await().atMost(INSTALLED_TIMEOUT).untilAsserted(() -> {
         assertThat(readyReleasePods()).as("ready pods of the release")
             .containsExactlyInAnyOrderElementsOf(SERVICES);
-        assertThat(publishedDevices()).as("devices published for " + NODE).isEqualTo(2);
+        assertThat(Dra.publishedDevices(client, GPU_DRIVER, NODE))
+            .as("devices published for " + NODE).isEqualTo(2);
       });
       System.out.printf("[helm-it] from helm install to four ready pods and the node's devices"
           + " published: %d ms%n", (System.nanoTime() - started) / 1_000_000);
@@ -275,12 +264,7 @@ class HelmInstallIT {
     client.resource(Dra.template(APPS, "one-gpu", GPU_DRIVER, 1)).create();
     PodSpec spec = RealPods.showingDevices(Dra.podWithTemplate(APPS, "x", "one-gpu")).getSpec();
     spec.setSchedulerName(null);
-    Deployment trainer = new DeploymentBuilder().withNewMetadata().withName("trainer")
-        .withNamespace(APPS).endMetadata()
-        .withNewSpec().withReplicas(2)
-        .withNewSelector().addToMatchLabels("app", "trainer").endSelector()
-        .withNewTemplate().withNewMetadata().addToLabels("app", "trainer").endMetadata()
-        .withSpec(spec).endTemplate().endSpec().build();
+    Deployment trainer = Dra.deployment(APPS, "trainer", 2, spec);
     client.resource(trainer).create();
 
     await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
@@ -294,11 +278,12 @@ class HelmInstallIT {
       ResourceClaim claim = Dra.claimOf(client, p, "gpu");
       assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getUid())
           .containsExactly(p.getMetadata().getUid());
-      assertThat(awaitListed(p)).contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
+      assertThat(RealPods.awaitListed(client, node, p))
+          .contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
       devices.addAll(Dra.devices(claim));
     }
     assertThat(devices).containsExactlyInAnyOrder(NODE + "/gpu-0", NODE + "/gpu-1");
-    assertThat(specFiles()).hasSize(2);
+    assertThat(RealPods.specFiles(node.cdiDir())).hasSize(2);
 
     client.apps().deployments().inNamespace(APPS).withName("trainer").scale(0);
     await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
@@ -306,7 +291,7 @@ class HelmInstallIT {
           .isEmpty();
       assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
           .isEmpty();
-      assertThat(specFiles()).isEmpty();
+      assertThat(RealPods.specFiles(node.cdiDir())).isEmpty();
     });
     client.apps().deployments().inNamespace(APPS).withName("trainer").delete();
   }
@@ -321,11 +306,11 @@ class HelmInstallIT {
   void anUpgradeRollsTheServicesWithoutLosingAPreparedClaim() {
     Pod pod = client.resource(RealPods.showingDevices(Dra.podWithTemplate(APPS, "kept",
         "one-gpu"))).create();
-    List<String> before = awaitListed(pod);
+    List<String> before = RealPods.awaitListed(client, node, pod);
     ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
     assertThat(before).contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
     assertThat(Dra.get(client, pod).getSpec().getSchedulerName()).isEqualTo(Stack.SCHEDULER);
-    assertThat(specFiles()).hasSize(1);
+    assertThat(RealPods.specFiles(node.cdiDir())).hasSize(1);
     Map<String, String> oldPods = releasePodUids();
 
     Stack.write(values, values(URI.create(Config.fromKubeconfig(readKubeconfig())
@@ -337,7 +322,7 @@ class HelmInstallIT {
       now.forEach((service, uid) -> assertThat(uid).as(service + " replaced")
           .isNotEqualTo(oldPods.get(service)));
       assertThat(readyReleasePods()).containsExactlyInAnyOrderElementsOf(SERVICES);
-      assertThat(publishedDevices()).isEqualTo(2);
+      assertThat(Dra.publishedDevices(client, GPU_DRIVER, NODE)).isEqualTo(2);
     });
     assertThat(client.configMaps().inNamespace(NAMESPACE).withName(RELEASE + "-device-driver")
         .get().getData().get("application.properties")).contains("quarkus.log.level=DEBUG");
@@ -350,14 +335,15 @@ class HelmInstallIT {
     assertThat(Dra.devices(after)).isEqualTo(Dra.devices(claim));
     assertThat(after.getStatus().getReservedFor()).extracting(r -> r.getUid())
         .containsExactly(pod.getMetadata().getUid());
-    assertThat(specFiles()).hasSize(1);
+    assertThat(RealPods.specFiles(node.cdiDir())).hasSize(1);
 
     client.resource(kept).delete();
     await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
       assertThat(Dra.get(client, pod)).isNull();
       assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
           .isEmpty();
-      assertThat(specFiles()).as("CDI specs after the new driver unprepared").isEmpty();
+      assertThat(RealPods.specFiles(node.cdiDir()))
+          .as("CDI specs after the new driver unprepared").isEmpty();
     });
   }
 
@@ -377,14 +363,14 @@ class HelmInstallIT {
         .create();
     Pod user = client.resource(RealPods.showingDevices(Dra.podWithClaim(APPS, "user",
         "standalone"))).create();
-    awaitListed(user);
+    RealPods.awaitListed(client, node, user);
     assertThat(client.resource(standalone).get().getMetadata().getFinalizers())
         .as("upstream's finalizer on the allocated claim").isNotEmpty();
     client.resource(user).delete();
     await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
       assertThat(Dra.get(client, user)).isNull();
       assertThat(client.resource(standalone).get().getStatus().getReservedFor()).isEmpty();
-      assertThat(specFiles()).isEmpty();
+      assertThat(RealPods.specFiles(node.cdiDir())).isEmpty();
     });
 
     helm("uninstall", null);
@@ -403,7 +389,7 @@ class HelmInstallIT {
         assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
             .extracting(c -> c.getMetadata().getName() + " " + c.getMetadata().getFinalizers())
             .isEmpty());
-    assertThat(specFiles()).isEmpty();
+    assertThat(RealPods.specFiles(node.cdiDir())).isEmpty();
   }
 
   @AfterAll
@@ -535,36 +521,8 @@ class HelmInstallIT {
     return found;
   }
 
-  private static long publishedDevices() {
-    return client.resources(ResourceSlice.class).list().getItems().stream()
-        .filter(s -> GPU_DRIVER.equals(s.getSpec().getDriver()))
-        .filter(s -> NODE.equals(s.getSpec().getNodeName()))
-        .mapToLong(s -> s.getSpec().getDevices().size()).sum();
-  }
 
-  /** Waits until the pod runs and has listed its devices; its container's log. */
-  private static List<String> awaitListed(Pod pod) {
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      Pod current = Dra.get(client, pod);
-      assertThat(current.getStatus().getPhase()).isEqualTo("Running");
-      assertThat(node.containerLog(current, "app")).contains(RealPods.LISTED);
-    });
-    return node.containerLog(Dra.get(client, pod), "app");
-  }
 
-  /** The CDI spec files the driver wrote into the node's CDI directory. */
-  private static List<String> specFiles() {
-    Path cdi = node.cdiDir();
-    if (!Files.isDirectory(cdi)) {
-      return List.of();
-    }
-    try (Stream<Path> files = Files.list(cdi)) {
-      return files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".json"))
-          .sorted().toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   /** The node's logs, the control plane's, and the release's and the apps' pods. */
   private static void dump(String what) {
@@ -597,26 +555,5 @@ class HelmInstallIT {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  /** The chart's appVersion: the images' tag the chart pulls by default. */
-  private static String appVersion() throws IOException {
-    return Files.readAllLines(ServiceProcess.moduleDir("helm").resolve("kdra/Chart.yaml"))
-        .stream().filter(l -> l.startsWith("appVersion:"))
-        .map(l -> l.substring(l.indexOf(':') + 1).trim().replace("\"", "")).findFirst()
-        .orElseThrow();
-  }
-
-  private static Path archive(String service) {
-    return ServiceProcess.moduleDir(service).resolve("target/container-image/" + service
-        + "-oci.tar");
-  }
-
-  private static String caCertificate(Config admin) throws IOException {
-    if (admin.getCaCertData() != null) {
-      return new String(Base64.getDecoder().decode(admin.getCaCertData()),
-          StandardCharsets.UTF_8);
-    }
-    return Files.readString(Path.of(admin.getCaCertFile()));
   }
 }

@@ -7,7 +7,6 @@ import com.marcnuri.helm.UpgradeCommand;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -66,12 +65,8 @@ public final class HelmRelease {
   /** Runs {@code helm <verb>} in a child JVM; its output, or an exception with it. */
   static String run(String verb, Path chart, String release, String namespace, Path kubeconfig,
       List<Path> valuesFiles) {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
-        "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-        "-cp", System.getProperty("java.class.path"), HelmRelease.class.getName(),
-        verb, chart.toString(), release, namespace, kubeconfig.toString()));
+    List<String> command = HelmTemplate.childJvm(HelmRelease.class, verb, chart.toString(),
+        release, namespace, kubeconfig.toString());
     valuesFiles.forEach(f -> command.add(f.toString()));
     long started = System.nanoTime();
     try {

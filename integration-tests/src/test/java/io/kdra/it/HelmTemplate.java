@@ -38,15 +38,25 @@ public final class HelmTemplate {
     System.out.flush();
   }
 
-  /** Renders {@code chart} in a child JVM on this JVM's classpath and temporary directory. */
-  static String render(Path chart, String release, String namespace, String kubeVersion,
-      List<String> values) {
+  /**
+   * The command of a short child JVM on this JVM's classpath and temporary directory (where
+   * helm-java extracts its library) running {@code main}'s main with {@code args}.
+   */
+  static List<String> childJvm(Class<?> main, String... args) {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
         "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-        "-cp", System.getProperty("java.class.path"), HelmTemplate.class.getName(),
-        chart.toString(), release, namespace, kubeVersion));
+        "-cp", System.getProperty("java.class.path"), main.getName()));
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  /** Renders {@code chart} in a child JVM on this JVM's classpath and temporary directory. */
+  static String render(Path chart, String release, String namespace, String kubeVersion,
+      List<String> values) {
+    List<String> command = childJvm(HelmTemplate.class, chart.toString(), release, namespace,
+        kubeVersion);
     command.addAll(values);
     try {
       Process process = new ProcessBuilder(command)

@@ -30,7 +30,6 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -55,8 +54,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
 class ImagesIT {
 
   private static final String NODE = "img-a";
-  private static final List<String> SERVICES = List.of("slice-publisher", "device-driver",
-      "claim-controller", "computeclass-bridge");
+  private static final List<String> SERVICES = BuiltImages.SERVICES;
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(240);
   /** Quarkus' start-up line: {@code ... started in 2.345s. Listening on: ...}. */
   private static final Pattern STARTED = Pattern.compile("started in (\\d+\\.\\d+)s");
@@ -75,14 +73,7 @@ class ImagesIT {
 
   @BeforeAll
   static void imagesRunOnARealNode(ControlPlane.Running cp) throws Exception {
-    Assumptions.assumeTrue(RealNode.runsAsRoot(), "real nodes need root: skipped");
-    for (String service : SERVICES) {
-      Assumptions.assumeTrue(Files.isRegularFile(archive(service)), archive(service)
-          + " is missing: the build made no images (-DskipTests or -Dkdra.images=false; build"
-          + " them with -Dkdra.images=true)");
-    }
-    Assumptions.assumeTrue(LocalRegistry.executable() != null,
-        "Debian's docker-registry is not installed: skipped");
+    BuiltImages.assumeRunnable();
     client = cp.client();
     KdraChart.install(client);
     registry = LocalRegistry.start();
@@ -104,7 +95,7 @@ class ImagesIT {
     client.configMaps().inNamespace(KdraChart.NAMESPACE).resource(
         new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
             .withName("kube-root-ca.crt").endMetadata()
-            .addToData("ca.crt", caCertificate(admin)).build()).forceConflicts()
+            .addToData("ca.crt", BuiltImages.caCertificate(admin)).build()).forceConflicts()
         .serverSideApply();
     for (String service : SERVICES) {
       PodTemplateSpec template = template(chart, service);
@@ -114,7 +105,7 @@ class ImagesIT {
       String repository = repositoryAndTag.substring(0, repositoryAndTag.lastIndexOf(':'));
       String tag = repositoryAndTag.substring(repositoryAndTag.lastIndexOf(':') + 1);
       long pushStart = System.nanoTime();
-      IMAGES.put(service, registry.push(archive(service), repository, tag));
+      IMAGES.put(service, registry.push(BuiltImages.archive(service), repository, tag));
       System.out.printf("[images] pushed %s in %d ms%n", image,
           (System.nanoTime() - pushStart) / 1_000_000);
       assertThat(IMAGES.get(service)).isEqualTo(image);
@@ -352,18 +343,5 @@ class ImagesIT {
 
   private static String tag(String service) {
     return IMAGES.get(service).substring(IMAGES.get(service).lastIndexOf(':') + 1);
-  }
-
-  private static Path archive(String service) {
-    return ServiceProcess.moduleDir(service).resolve("target/container-image/" + service
-        + "-oci.tar");
-  }
-
-  private static String caCertificate(Config admin) throws IOException {
-    if (admin.getCaCertData() != null) {
-      return new String(java.util.Base64.getDecoder().decode(admin.getCaCertData()),
-          java.nio.charset.StandardCharsets.UTF_8);
-    }
-    return Files.readString(Path.of(admin.getCaCertFile()));
   }
 }

@@ -43,15 +43,19 @@ final class RealPods {
   /** Waits until the pod runs and its container has printed {@link #LISTED}; its log. */
   static List<String> awaitListed(Stack stack, Pod pod) {
     KubernetesClient client = stack.client;
+    await().atMost(POD_TIMEOUT).untilAsserted(() ->
+        assertThat(Dra.get(client, pod).getSpec().getNodeName()).as("bound").isNotNull());
+    return awaitListed(client, stack.realNode(Dra.get(client, pod).getSpec().getNodeName()), pod);
+  }
+
+  /** As above, for a pod on {@code node}. */
+  static List<String> awaitListed(KubernetesClient client, RealNode node, Pod pod) {
     await().atMost(POD_TIMEOUT).untilAsserted(() -> {
       Pod current = Dra.get(client, pod);
-      assertThat(current.getSpec().getNodeName()).as("bound").isNotNull();
       assertThat(current.getStatus().getPhase()).isEqualTo("Running");
-      assertThat(stack.realNode(current.getSpec().getNodeName()).containerLog(current, "app"))
-          .contains(LISTED);
+      assertThat(node.containerLog(current, "app")).contains(LISTED);
     });
-    Pod current = Dra.get(client, pod);
-    return stack.realNode(current.getSpec().getNodeName()).containerLog(current, "app");
+    return node.containerLog(Dra.get(client, pod), "app");
   }
 
   /** The CDI spec file of the claim on the node (the driver's naming). */
@@ -62,11 +66,15 @@ final class RealPods {
 
   /** The CDI spec files in the node's directory. */
   static List<String> specFiles(Stack stack, String node) {
-    Path dir = stack.cdiDir(node);
-    if (!Files.isDirectory(dir)) {
+    return specFiles(stack.cdiDir(node));
+  }
+
+  /** The CDI spec files in {@code cdiDir}. */
+  static List<String> specFiles(Path cdiDir) {
+    if (!Files.isDirectory(cdiDir)) {
       return List.of();
     }
-    try (Stream<Path> files = Files.list(dir)) {
+    try (Stream<Path> files = Files.list(cdiDir)) {
       return files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".json"))
           .sorted().toList();
     } catch (java.io.IOException e) {

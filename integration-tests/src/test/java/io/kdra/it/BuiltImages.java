@@ -1,0 +1,57 @@
+package io.kdra.it;
+
+import io.fabric8.kubernetes.client.Config;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+
+/** The four images the build made, and what the tests that run them need before they start. */
+final class BuiltImages {
+
+  static final List<String> SERVICES = List.of("slice-publisher", "device-driver",
+      "claim-controller", "computeclass-bridge");
+
+  private BuiltImages() {}
+
+  /**
+   * Skips the calling test class unless it runs as root, every image was built and Debian's
+   * docker-registry is installed.
+   */
+  static void assumeRunnable() {
+    Assumptions.assumeTrue(RealNode.runsAsRoot(), "real nodes need root: skipped");
+    for (String service : SERVICES) {
+      Assumptions.assumeTrue(Files.isRegularFile(archive(service)), archive(service)
+          + " is missing: the build made no images (-DskipTests or -Dkdra.images=false; build"
+          + " them with -Dkdra.images=true)");
+    }
+    Assumptions.assumeTrue(LocalRegistry.executable() != null,
+        "Debian's docker-registry is not installed: skipped");
+  }
+
+  /** The OCI archive the build left in {@code <service>/target/container-image/}. */
+  static Path archive(String service) {
+    return ServiceProcess.moduleDir(service).resolve("target/container-image/" + service
+        + "-oci.tar");
+  }
+
+  /** The chart's appVersion: the images' tag the chart pulls by default. */
+  static String appVersion() throws IOException {
+    return Files.readAllLines(ServiceProcess.moduleDir("helm").resolve("kdra/Chart.yaml"))
+        .stream().filter(l -> l.startsWith("appVersion:"))
+        .map(l -> l.substring(l.indexOf(':') + 1).trim().replace("\"", "")).findFirst()
+        .orElseThrow();
+  }
+
+  /** The API server's CA (PEM) from the admin kubeconfig: what kube-root-ca.crt holds. */
+  static String caCertificate(Config admin) throws IOException {
+    if (admin.getCaCertData() != null) {
+      return new String(Base64.getDecoder().decode(admin.getCaCertData()),
+          StandardCharsets.UTF_8);
+    }
+    return Files.readString(Path.of(admin.getCaCertFile()));
+  }
+}

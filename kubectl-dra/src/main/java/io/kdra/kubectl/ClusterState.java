@@ -42,7 +42,8 @@ record ClusterState(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims
     return templates.stream().filter(t -> is(t.getMetadata(), namespace, name)).findFirst();
   }
 
-  Optional<Pod> pod(String namespace, String name) {
+  @Override
+  public Optional<Pod> pod(String namespace, String name) {
     return pods.stream().filter(p -> is(p.getMetadata(), namespace, name)).findFirst();
   }
 

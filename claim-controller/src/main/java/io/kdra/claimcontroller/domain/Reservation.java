@@ -109,6 +109,13 @@ public final class Reservation {
     return new Step.Write(meta, status);
   }
 
+  /** Whether {@code claim}'s {@code reservedFor} names {@code pod} (by UID). */
+  public static boolean reserves(ResourceClaim claim, Pod pod) {
+    return claim.getStatus() != null && claim.getStatus().getReservedFor() != null
+        && claim.getStatus().getReservedFor().stream()
+            .anyMatch(r -> pod.getMetadata().getUid().equals(r.getUid()));
+  }
+
   private static String name(ResourceClaim c) {
     return c.getMetadata().getName();
   }

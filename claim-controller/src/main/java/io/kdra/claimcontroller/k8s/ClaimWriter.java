@@ -59,23 +59,49 @@ public class ClaimWriter {
    */
   public Reservation.Step reserve(String namespace, String name, Pod pod,
       AllocationResult allocation, Map<String, String> annotations) {
+    return reserve(namespace, name, null, pod, allocation, annotations);
+  }
+
+  /**
+   * As {@link #reserve(String, String, Pod, AllocationResult, Map)}, deciding first on
+   * {@code cached} (the informer's copy, or null) instead of reading the claim: on the usual path
+   * the informer is current and the read is saved. Its {@code resourceVersion} guards the writes
+   * as a read's would; a conflict, or a decision other than a write, is decided again on a fresh
+   * read, so a stale copy never decides alone.
+   */
+  public Reservation.Step reserve(String namespace, String name, ResourceClaim cached, Pod pod,
+      AllocationResult allocation, Map<String, String> annotations) {
+    Map<String, String> wanted = new LinkedHashMap<>(annotations);
+    wanted.put(Kdra.SCHEDULER_ANNOTATION, schedulerName);
+    ResourceClaim[] first = {cached};
     return Conflicts.retry(conflictRetries, () -> {
-      ResourceClaim current = get(namespace, name);
-      if (current == null) {
-        return new Reservation.Step.Stale("claim " + name + " is gone");
+      ResourceClaim current = first[0];
+      first[0] = null;
+      Reservation.Step step = current == null ? null
+          : Reservation.decide(current, pod, allocation, wanted);
+      if (!(step instanceof Reservation.Step.Write)) {
+        current = get(namespace, name);
+        if (current == null) {
+          return new Reservation.Step.Stale("claim " + name + " is gone");
+        }
+        step = Reservation.decide(current, pod, allocation, wanted);
       }
-      Map<String, String> wanted = new LinkedHashMap<>(annotations);
-      wanted.put(Kdra.SCHEDULER_ANNOTATION, schedulerName);
-      Reservation.Step step = Reservation.decide(current, pod, allocation, wanted);
       if (step instanceof Reservation.Step.Write w) {
         ResourceClaim status = w.withStatus();
-        if (w.withFinalizer() != null) {
-          ResourceClaim updated = patchMetadata(current, w.withFinalizer());
-          status = new ResourceClaimBuilder(status).editMetadata()
-              .withResourceVersion(updated.getMetadata().getResourceVersion()).endMetadata()
-              .build();
+        try {
+          if (w.withFinalizer() != null) {
+            ResourceClaim updated = patchMetadata(current, w.withFinalizer());
+            status = new ResourceClaimBuilder(status).editMetadata()
+                .withResourceVersion(updated.getMetadata().getResourceVersion()).endMetadata()
+                .build();
+          }
+          client.resource(status).updateStatus();
+        } catch (KubernetesClientException e) {
+          if (Conflicts.isNotFound(e)) {
+            return new Reservation.Step.Stale("claim " + name + " is gone");
+          }
+          throw e;
         }
-        client.resource(status).updateStatus();
       }
       return step;
     });

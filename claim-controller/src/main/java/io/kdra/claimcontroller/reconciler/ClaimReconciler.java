@@ -29,10 +29,12 @@ import jakarta.annotation.PreDestroy;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
@@ -69,6 +71,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   public List<EventSource<?, ResourceClaim>> prepareEventSources(
       EventSourceContext<ResourceClaim> ctx) {
     IndexerResourceCache<ResourceClaim> claims = ctx.getPrimaryCache();
+    claims.addIndexers(Map.of(POD_UID, ClaimReconciler::podUids));
     deleting = DeletingClaims.start(claims, this::isOurs, this::release, leadership::leading,
         DeletingClaims.SWEEP_INTERVAL);
     pods = new InformerEventSource<>(InformerEventSourceConfiguration
@@ -77,7 +80,9 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
           Set<ResourceID> ids = claimsOf(claims, p);
           ids.forEach(id -> claims.get(id).ifPresent(deleting::offer));
           return ids;
-        }).build(), ctx);
+        })
+        // nothing reads secondary resources through the context: no pod-to-claim index to keep
+        .withPrimaryToSecondaryMapper(c -> Set.of()).build(), ctx);
     return List.of(pods);
   }
 
@@ -88,19 +93,36 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
     }
   }
 
-  /** Claims in the pod's namespace that reserve it, belong to it, or that it names. */
+  /** Index of the claim cache: the UIDs of the pods that own a claim or that it reserves. */
+  static final String POD_UID = "pod-uid";
+
+  static List<String> podUids(ResourceClaim c) {
+    List<String> uids = new ArrayList<>();
+    TemplateClaims.owningPod(c).ifPresent(o -> uids.add(o.getUid()));
+    if (c.getStatus() != null && c.getStatus().getReservedFor() != null) {
+      c.getStatus().getReservedFor().forEach(r -> uids.add(r.getUid()));
+    }
+    return uids;
+  }
+
+  /**
+   * Claims in the pod's namespace that reserve it, belong to it, or that it names: an index
+   * lookup and one get per named claim, not a scan of the namespace's claims per pod event.
+   */
   static Set<ResourceID> claimsOf(IndexerResourceCache<ResourceClaim> claims, Pod pod) {
     String ns = pod.getMetadata().getNamespace();
-    String uid = pod.getMetadata().getUid();
-    Set<String> named = pod.getSpec() == null || pod.getSpec().getResourceClaims() == null
-        ? Set.of() : pod.getSpec().getResourceClaims().stream()
-            .map(e -> e.getResourceClaimName()).filter(n -> n != null)
-            .collect(Collectors.toSet());
-    return claims.list(ns, c -> named.contains(c.getMetadata().getName())
-            || TemplateClaims.owningPod(c).map(o -> uid.equals(o.getUid())).orElse(false)
-            || c.getStatus() != null && c.getStatus().getReservedFor() != null
-                && c.getStatus().getReservedFor().stream().anyMatch(r -> uid.equals(r.getUid())))
-        .map(ResourceID::fromResource).collect(Collectors.toSet());
+    Set<ResourceID> ids = new HashSet<>();
+    for (ResourceClaim c : claims.byIndex(POD_UID, pod.getMetadata().getUid())) {
+      if (ns.equals(c.getMetadata().getNamespace())) {
+        ids.add(ResourceID.fromResource(c));
+      }
+    }
+    if (pod.getSpec() != null && pod.getSpec().getResourceClaims() != null) {
+      pod.getSpec().getResourceClaims().stream().map(e -> e.getResourceClaimName())
+          .filter(n -> n != null).map(n -> new ResourceID(n, ns))
+          .filter(id -> claims.get(id).isPresent()).forEach(ids::add);
+    }
+    return ids;
   }
 
   @Override
@@ -124,8 +146,14 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
     if (!fence.mayWrite()) {
       return;
     }
-    // The span is recorded afterwards, and only when something changed: claims are reconciled
-    // on every event of their pods, and no-op spans would drown the claim's trace.
+    // Claims are reconciled on every event of their pods: decided on the cached claim first, so
+    // that only a claim with something to clean up is read from the API server (and decided
+    // again on that read).
+    if (CleanupPlan.of(claim, podSource()).isEmpty()) {
+      return;
+    }
+    // The span is recorded afterwards, and only when something changed: no-op spans would
+    // drown the claim's trace.
     Instant started = Instant.now();
     CleanupPlan plan;
     try {

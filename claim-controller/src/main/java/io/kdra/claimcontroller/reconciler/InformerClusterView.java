@@ -9,12 +9,24 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.scheduling.ClusterView;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /** {@link ClusterView} over the pod controller's primary cache and its informer event sources. */
 final class InformerClusterView implements ClusterView {
+
+  /** Index of the claim informer: the UID of each claim's controlling owner pod. */
+  static final String OWNER_POD = "owner-pod-uid";
+
+  /** The indexer behind {@link #OWNER_POD}, to add to the claim informer before it starts. */
+  static Map<String, Function<ResourceClaim, List<String>>> claimIndexers() {
+    return Map.of(OWNER_POD, c -> TemplateClaims.owningPod(c).map(o -> List.of(o.getUid()))
+        .orElse(List.of()));
+  }
 
   private final IndexerResourceCache<Pod> pods;
   private final InformerEventSource<ResourceClaim, Pod> claims;
@@ -54,6 +66,17 @@ final class InformerClusterView implements ClusterView {
   @Override
   public Optional<ResourceClaim> claim(String namespace, String name) {
     return claims.get(new ResourceID(name, namespace));
+  }
+
+  @Override
+  public List<ResourceClaim> claimsOwnedBy(String namespace, String podUid) {
+    return claims.byIndex(OWNER_POD, podUid).stream()
+        .filter(c -> namespace.equals(c.getMetadata().getNamespace())).toList();
+  }
+
+  @Override
+  public Optional<Pod> pod(String namespace, String name) {
+    return pods.get(new ResourceID(name, namespace));
   }
 
   @Override

@@ -12,14 +12,13 @@ import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.PrimaryToSecondaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kdra.claimcontroller.config.ClaimControllerConfig;
 import io.kdra.claimcontroller.domain.Backoff;
 import io.kdra.claimcontroller.domain.Pods;
-import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.observability.SchedulingMetrics;
 import io.kdra.claimcontroller.k8s.EventRecorder;
@@ -33,7 +32,6 @@ import io.kdra.claimcontroller.scheduling.PodScheduling;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
 import io.kdra.leadership.LeaseFence;
 import jakarta.inject.Inject;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -67,6 +65,7 @@ public class PodReconciler implements Reconciler<Pod> {
   private volatile PodScheduling scheduling;
   private volatile OutcomeRecorder recorder;
   private volatile IndexerResourceCache<Pod> podCache;
+  private volatile PodTriggers triggers;
   /**
    * Failed attempts per pod UID, for the backoff. The operator SDK does not dispatch a deleted
    * pod to a reconciler without a finalizer, so entries of pods that are gone are dropped
@@ -78,43 +77,45 @@ public class PodReconciler implements Reconciler<Pod> {
   public List<EventSource<?, Pod>> prepareEventSources(EventSourceContext<Pod> ctx) {
     IndexerResourceCache<Pod> pods = ctx.getPrimaryCache();
     podCache = pods;
+    pods.addIndexers(PodTriggers.podIndexers());
+    PodTriggers wake = new PodTriggers(pods);
+    triggers = wake;
     String scheduler = config.schedulerName();
+    // Each source maps its events to pods and keeps no pod-to-secondary index: nothing reads it
+    // (the scheduler reads the informers' caches), and for sources mapped to many pods it grew
+    // with every event until the heap ran out.
     var claims = new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(ResourceClaim.class, Pod.class).withSecondaryToPrimaryMapper(c -> {
-          Set<ResourceID> ids = new HashSet<>(pending(pods, scheduler,
-              c.getMetadata().getNamespace()));
-          TemplateClaims.owningPod(c).ifPresent(o -> ids.add(
-              new ResourceID(o.getName(), c.getMetadata().getNamespace())));
-          return ids;
-        }).build(), ctx);
+        .from(ResourceClaim.class, Pod.class)
+        .withSecondaryToPrimaryMapper(wake::forClaim)
+        .withOnDeleteFilter((c, unknown) -> wake.deleting(c))
+        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
+    claims.addIndexers(InformerClusterView.claimIndexers());
     var templates = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(ResourceClaimTemplate.class, Pod.class).withSecondaryToPrimaryMapper(
-            t -> pending(pods, scheduler, t.getMetadata().getNamespace())).build(), ctx);
+            t -> PodTriggers.pending(pods, scheduler, t.getMetadata().getNamespace()))
+        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
     var nodes = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(Node.class, Pod.class)
-        .withSecondaryToPrimaryMapper(n -> pending(pods, scheduler, null)).build(), ctx);
+        .withSecondaryToPrimaryMapper(n -> wake.forClusterChange())
+        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
     var slices = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(ResourceSlice.class, Pod.class)
-        .withSecondaryToPrimaryMapper(s -> pending(pods, scheduler, null)).build(), ctx);
+        .withSecondaryToPrimaryMapper(s -> wake.forClusterChange())
+        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
     var classes = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(DeviceClass.class, Pod.class)
-        .withSecondaryToPrimaryMapper(c -> pending(pods, scheduler, null)).build(), ctx);
+        .withSecondaryToPrimaryMapper(c -> wake.forClusterChange())
+        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
     var view = new InformerClusterView(pods, claims, templates, nodes, slices, classes);
     scheduling = new PodScheduling(view, recent, claimWriter, podWriter, binder, events,
         allocator, config.templateMode(), tracer, fence::mayWrite);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
-    metrics.pendingPods(() -> pending(pods, scheduler, null).size());
+    metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
     return List.of(claims, templates, nodes, slices, classes);
   }
 
-  /** The pending pods of this scheduler, in {@code namespace} (null: all). */
-  static Set<ResourceID> pending(IndexerResourceCache<Pod> pods, String scheduler,
-      String namespace) {
-    return pods.list(p -> (namespace == null
-            || namespace.equals(p.getMetadata().getNamespace()))
-            && Pods.isPending(p, scheduler))
-        .map(ResourceID::fromResource).collect(Collectors.toSet());
-  }
+  /** No secondary resources are read through the context: see {@link #prepareEventSources}. */
+  private static final PrimaryToSecondaryMapper<Pod> NO_INDEX = p -> Set.of();
 
   private int countAttempt(String uid) {
     if (!attempts.containsKey(uid)) {
@@ -148,6 +149,7 @@ public class PodReconciler implements Reconciler<Pod> {
     Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod));
     LOG.debugf("pod %s: %s", Pods.key(pod), outcome);
     recorder.record(pod, outcome);
+    triggers.attempted(pod, outcome instanceof Outcome.Unschedulable);
     if (outcome instanceof Outcome.Bound) {
       attempts.remove(uid);
       return UpdateControl.noUpdate();

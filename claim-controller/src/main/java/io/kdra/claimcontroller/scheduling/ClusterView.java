@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.kdra.claimcontroller.domain.TemplateClaims;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,6 +26,19 @@ public interface ClusterView {
   List<ResourceClaim> claims();
 
   Optional<ResourceClaim> claim(String namespace, String name);
+
+  /** The claims in {@code namespace} whose controlling owner is the pod with {@code podUid}. */
+  default List<ResourceClaim> claimsOwnedBy(String namespace, String podUid) {
+    return claims().stream().filter(c -> namespace.equals(c.getMetadata().getNamespace()))
+        .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid()))
+            .orElse(false)).toList();
+  }
+
+  /** The pod {@code namespace/name}, as known. */
+  default Optional<Pod> pod(String namespace, String name) {
+    return pods().stream().filter(p -> namespace.equals(p.getMetadata().getNamespace())
+        && name.equals(p.getMetadata().getName())).findFirst();
+  }
 
   Optional<ResourceClaimTemplate> template(String namespace, String name);
 

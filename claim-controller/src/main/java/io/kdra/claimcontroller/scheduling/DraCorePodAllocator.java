@@ -20,12 +20,15 @@ import java.util.stream.Collectors;
  * {@link PodAllocator} on dra-core's structured allocator: a snapshot of the slices, classes and
  * every known allocation, then {@link PodScheduler#schedule} over the candidate nodes (first node
  * by name where all the pod's unallocated claims fit together, as the scheduler without scoring).
- * Stateless; the caller serialises calls and passes its own recent allocations in
- * {@code allClaims}.
+ * {@link #allocate} keeps its snapshot from one call to the next ({@link SnapshotCache}), so the
+ * inventory's caches last while the slices do; the caller serialises calls and passes its own
+ * recent allocations in {@code allClaims}. {@link #placement} and {@link #allocator} build a
+ * fresh snapshot for one-off questions ({@code kubectl dra}).
  */
 public final class DraCorePodAllocator implements PodAllocator {
 
   private final AllocatorOptions options;
+  private final SnapshotCache cache = new SnapshotCache();
 
   public DraCorePodAllocator(AllocatorOptions options) {
     this.options = options;
@@ -34,7 +37,17 @@ public final class DraCorePodAllocator implements PodAllocator {
   @Override
   public Decision allocate(Pod pod, List<Node> candidates, List<ResourceClaim> unallocated,
       List<ResourceClaim> allClaims, ClusterView view) {
-    return decide(placement(pod, candidates, unallocated, allClaims, view));
+    AllocationSnapshot snapshot;
+    synchronized (cache) {
+      snapshot = cache.snapshot(view.slices(), view.deviceClasses(), allClaims);
+    }
+    return decide(PodScheduler.schedule(new Allocator(snapshot, options), candidates, pod,
+        unallocated));
+  }
+
+  /** The snapshot cache behind {@link #allocate} (for tests). */
+  SnapshotCache cache() {
+    return cache;
   }
 
   /**

@@ -1,29 +1,33 @@
 package io.kdra.claimcontroller.scheduling;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodClaimResolver.Step;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
-import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.domain.TemplateMode;
-import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.core.alloc.NodeSelectors;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 
 /**
  * One scheduling attempt for one pod, in the scheduler's order: make sure the pod's claims exist
@@ -32,9 +36,12 @@ import java.util.function.BooleanSupplier;
  * {@code reservedFor}), then bind. Decisions come from the domain package and the
  * {@link PodAllocator}; writes go through the k8s adapters.
  *
- * <p>Thread-safety: claim creation may run concurrently for different pods; everything from
- * reading allocations to writing them runs under one lock, so that two pods never get the same
- * device from this process. Two processes never schedule at once: only the elected leader runs.
+ * <p>Thread-safety: claim creation may run concurrently for different pods. The decision (node
+ * filter and allocation) runs under one lock and ends by assuming its devices and node in
+ * {@link RecentWrites}, so that two pods never get the same device from this process; the writes
+ * ({@link ReserveAndBind}) run outside it, several pods at once, in the scheduler's order per
+ * pod, and a failed one releases what it assumed. Two processes never schedule at once: only
+ * the elected leader runs.
  */
 public final class PodScheduling {
 
@@ -46,13 +53,17 @@ public final class PodScheduling {
   private final RecentWrites recent;
   private final ClaimWriter claims;
   private final PodWriter pods;
-  private final PodBinder binder;
   private final EventRecorder events;
   private final PodAllocator allocator;
   private final TemplateMode mode;
   private final ClaimTracer tracer;
   private final Object lock = new Object();
   private final BooleanSupplier mayWrite;
+  private final ReserveAndBind writes;
+  /** Guarded by {@link #lock}, as the two below. */
+  private final NodeUsageCache usage = new NodeUsageCache();
+  private List<Node> sortedNodes = List.of();
+  private Set<Node> sortedNodeSet = Set.of();
 
   public PodScheduling(ClusterView view, RecentWrites recent, ClaimWriter claims, PodWriter pods,
       PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode,
@@ -74,10 +85,10 @@ public final class PodScheduling {
     this.recent = recent;
     this.claims = claims;
     this.pods = pods;
-    this.binder = binder;
     this.events = events;
     this.allocator = allocator;
     this.mode = mode;
+    this.writes = new ReserveAndBind(view, recent, claims, binder, events, tracer);
   }
 
   /**
@@ -134,15 +145,7 @@ public final class PodScheduling {
           .filter(s -> s instanceof Step.Wait).map(s -> ((Step.Wait) s).reason())
           .findFirst().orElse("waiting for claims"));
     }
-    synchronized (lock) {
-      if (!mayWrite.getAsBoolean()) {
-        return FENCED;
-      }
-      return place(pod, distinct(r.claims().values()));
-    }
-  }
-
-  private Outcome place(Pod pod, List<ResourceClaim> podClaims) {
+    List<ResourceClaim> podClaims = distinct(r.claims().values());
     List<ResourceClaim> unallocated = new ArrayList<>();
     for (ResourceClaim c : podClaims) {
       if (c.getMetadata().getDeletionTimestamp() != null) {
@@ -152,10 +155,57 @@ public final class PodScheduling {
         unallocated.add(c);
       }
     }
-    NodeFilter.Result nodes = NodeFilter.filter(pod, view.nodes(), view.pods(),
+    // Only the decision is serialised: once its devices and node are assumed (recent), the
+    // next pod is decided while this one's claims are written and it is bound.
+    Placement placement;
+    synchronized (lock) {
+      if (!mayWrite.getAsBoolean()) {
+        return FENCED;
+      }
+      Decided decided = decide(pod, podClaims, unallocated);
+      if (decided instanceof NotPlaced no) {
+        return no.outcome();
+      }
+      placement = (Placement) decided;
+      placement.allocations().forEach(recent::allocated);
+      recent.binding(pod, placement.node());
+    }
+    try {
+      Outcome o = writes.reserveAndBind(pod, podClaims, placement.node(),
+          placement.allocations(), placement.spans());
+      placement.spans().values().forEach(ClaimTracer.TraceSpan::end);
+      if (!(o instanceof Outcome.Bound)) {
+        recent.forgetBinding(pod.getMetadata().getUid());
+      }
+      return o;
+    } catch (RuntimeException e) {
+      placement.spans().values().forEach(s -> s.end(e));
+      throw e;
+    }
+  }
+
+  /**
+   * The node and allocations decided for a pod, with a span per claim, started: what
+   * {@link #schedule} writes.
+   */
+  private record Placement(String node, Map<String, AllocationResult> allocations,
+      Map<String, ClaimTracer.TraceSpan> spans) implements Decided {}
+
+  /** Why the pod was not placed: the attempt's outcome. */
+  private record NotPlaced(Outcome outcome) implements Decided {}
+
+  private sealed interface Decided permits Placement, NotPlaced {}
+
+  /** Under the lock: where the pod goes, or why it cannot go anywhere now. */
+  private Decided decide(Pod pod, List<ResourceClaim> podClaims,
+      List<ResourceClaim> unallocated) {
+    NodeFilter.Result nodes = NodeFilter.filter(pod, sortedNodes(),
+        usage.usage(view.pods(), recent.assumedBound(p -> view.pod(
+            p.getMetadata().getNamespace(), p.getMetadata().getName()))),
         NodeSelectors.ofAllocated(podClaims));
     if (nodes.feasible().isEmpty()) {
-      return new Outcome.Unschedulable(nodes.summary(), Map.of(), "NoFeasibleNode");
+      return new NotPlaced(new Outcome.Unschedulable(nodes.summary(), Map.of(),
+          "NoFeasibleNode"));
     }
     Map<String, ClaimTracer.TraceSpan> spans = new LinkedHashMap<>();
     for (ResourceClaim c : podClaims) {
@@ -164,106 +214,55 @@ public final class PodScheduling {
           .attribute("candidates", nodes.feasible().size()));
     }
     try {
-      Outcome o = allocateReserveBind(pod, podClaims, unallocated, nodes, spans);
-      spans.values().forEach(ClaimTracer.TraceSpan::end);
-      return o;
+      String node;
+      Map<String, AllocationResult> allocations = Map.of();
+      if (unallocated.isEmpty()) {
+        node = nodes.feasible().get(0).getMetadata().getName();
+      } else {
+        PodAllocator.Decision d = allocator.allocate(pod, nodes.feasible(), unallocated,
+            recent.overlay(view.claims()), view);
+        if (d instanceof PodAllocator.Decision.NotPlaced np) {
+          spans.values().forEach(ClaimTracer.TraceSpan::end);
+          return new NotPlaced(new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(),
+              np.reason()));
+        }
+        PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) d;
+        node = placed.node();
+        allocations = placed.allocations();
+      }
+      for (ResourceClaim c : podClaims) {
+        AllocationResult a = allocations.get(c.getMetadata().getUid());
+        ClaimTracer.TraceSpan span = spans.get(c.getMetadata().getUid())
+            .attribute("node", node)
+            .attribute("devices", a == null ? "" : a.getDevices().getResults().stream()
+                .map(x -> x.getDriver() + "/" + x.getPool() + "/" + x.getDevice())
+                .collect(Collectors.joining(",")));
+        if (a != null && span.recording()) {
+          // only for a recorded span: the scan over all slices runs under the scheduling lock
+          TraceLinks.ofSlices(view.slices(), a).forEach(span::link);
+        }
+      }
+      return new Placement(node, allocations, spans);
     } catch (RuntimeException e) {
       spans.values().forEach(s -> s.end(e));
       throw e;
     }
   }
 
-  private Outcome allocateReserveBind(Pod pod, List<ResourceClaim> podClaims,
-      List<ResourceClaim> unallocated, NodeFilter.Result nodes,
-      Map<String, ClaimTracer.TraceSpan> spans) {
-    String node;
-    Map<String, AllocationResult> allocations = Map.of();
-    if (unallocated.isEmpty()) {
-      node = nodes.feasible().get(0).getMetadata().getName();
-    } else {
-      PodAllocator.Decision d = allocator.allocate(pod, nodes.feasible(), unallocated,
-          recent.overlay(view.claims()), view);
-      if (d instanceof PodAllocator.Decision.NotPlaced np) {
-        return new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(), np.reason());
-      }
-      PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) d;
-      node = placed.node();
-      allocations = placed.allocations();
+  /**
+   * The view's nodes sorted by name, sorted again only when a node changed: the same list of
+   * the same objects from one pod to the next also lets the allocator keep its node index.
+   */
+  private List<Node> sortedNodes() {
+    List<Node> current = view.nodes();
+    if (current.size() != sortedNodes.size()
+        || !current.stream().allMatch(sortedNodeSet::contains)) {
+      Set<Node> set = Collections.newSetFromMap(new IdentityHashMap<>());
+      set.addAll(current);
+      sortedNodes = NodeFilter.sortedByName(current);
+      sortedNodeSet = set;
     }
-    for (ResourceClaim c : podClaims) {
-      AllocationResult a = allocations.get(c.getMetadata().getUid());
-      ClaimTracer.TraceSpan span = spans.get(c.getMetadata().getUid()).attribute("node", node)
-          .attribute("devices", a == null ? "" : a.getDevices().getResults().stream()
-              .map(r -> r.getDriver() + "/" + r.getPool() + "/" + r.getDevice())
-              .collect(java.util.stream.Collectors.joining(",")));
-      if (a != null && span.recording()) {
-        // only for a recorded span: the scan over all slices runs under the scheduling lock
-        TraceLinks.ofSlices(view.slices(), a).forEach(span::link);
-      }
-    }
-    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans);
-    if (failed.isPresent()) {
-      return failed.get();
-    }
-    List<ClaimTracer.TraceSpan> bindSpans = podClaims.stream()
-        .map(c -> tracer.start(c, "bind").attribute("node", node)
-            .attribute("pod", Pods.key(pod))).toList();
-    try {
-      binder.bind(pod, node);
-      bindSpans.forEach(ClaimTracer.TraceSpan::end);
-    } catch (KubernetesClientException e) {
-      bindSpans.forEach(s -> s.end(e));
-      if (e.getCode() != 404 && e.getCode() != 409) {
-        throw e;
-      }
-      // The pod is gone, or replaced by one of the same name (the binding names the UID):
-      // nothing will use these reservations, so they are undone now rather than left to cleanup.
-      rollback(pod, podClaims, allocations);
-      return new Outcome.Waiting("pod " + Pods.key(pod) + " was deleted or replaced while "
-          + "being bound; its reservations were released");
-    } catch (RuntimeException e) {
-      bindSpans.forEach(s -> s.end(e));
-      throw e;
-    }
-    events.normal(pod, "Scheduled", "Successfully assigned " + Pods.key(pod) + " to " + node);
-    return new Outcome.Bound(node);
-  }
-
-  /** Reserves every claim; on a stale or refused step, undoes the reservations made so far. */
-  private Optional<Outcome> reserveAll(Pod pod, List<ResourceClaim> podClaims,
-      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans) {
-    List<ResourceClaim> done = new ArrayList<>();
-    for (ResourceClaim c : podClaims) {
-      AllocationResult a = allocations.get(c.getMetadata().getUid());
-      Reservation.Step step = claims.reserve(c.getMetadata().getNamespace(),
-          c.getMetadata().getName(), pod, a, spans.get(c.getMetadata().getUid()).annotations());
-      if (step instanceof Reservation.Step.Stale s) {
-        rollback(pod, done, allocations);
-        return Optional.of(new Outcome.Retry(s.reason()));
-      }
-      if (step instanceof Reservation.Step.Refused s) {
-        rollback(pod, done, allocations);
-        return Optional.of(new Outcome.Unschedulable(s.reason(), Map.of(), "ClaimRefused"));
-      }
-      if (step instanceof Reservation.Step.Write && a != null) {
-        recent.allocated(c.getMetadata().getUid(), a);
-      }
-      if (step instanceof Reservation.Step.Write) {
-        done.add(c);
-      }
-    }
-    return Optional.empty();
-  }
-
-  private void rollback(Pod pod, List<ResourceClaim> done, Map<String, AllocationResult> ours) {
-    for (ResourceClaim c : done) {
-      boolean allocatedByUs = ours.containsKey(c.getMetadata().getUid());
-      claims.release(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod,
-          allocatedByUs);
-      if (allocatedByUs) {
-        recent.forgetAllocation(c.getMetadata().getUid());
-      }
-    }
+    return sortedNodes;
   }
 
   /**
@@ -277,28 +276,38 @@ public final class PodScheduling {
     }
     PodClaimResolver.Resolution r = ensureClaims(pod);
     for (ResourceClaim c : distinct(r.claims().values())) {
-      if (c.getStatus() != null && c.getStatus().getAllocation() != null) {
-        claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod, null,
-            Map.of());
+      if (c.getStatus() == null || c.getStatus().getAllocation() == null) {
+        continue;
       }
+      Optional<ResourceClaim> cached = view.claim(c.getMetadata().getNamespace(),
+          c.getMetadata().getName());
+      if (cached.isPresent() && Reservation.reserves(cached.get(), pod)) {
+        continue; // nothing to write: pod events reach bound pods often, API calls stay rare
+      }
+      claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(),
+          cached.orElse(null), pod, null, Map.of());
     }
   }
 
+  /**
+   * Claims as the informers show them, with this controller's created claims and assumed
+   * allocations they do not show yet: O(1) and an index lookup, never a scan of every claim.
+   */
   private ClaimLookup lookup() {
     return new ClaimLookup() {
       @Override
       public Optional<ResourceClaim> claim(String namespace, String name) {
-        return recent.overlay(view.claims()).stream()
-            .filter(c -> namespace.equals(c.getMetadata().getNamespace())
-                && name.equals(c.getMetadata().getName())).findFirst();
+        return view.claim(namespace, name).or(() -> recent.created(namespace, name))
+            .map(recent::withAssumed);
       }
 
       @Override
       public List<ResourceClaim> ownedBy(String namespace, String podUid) {
-        return recent.overlay(view.claims()).stream()
-            .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
-            .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid()))
-                .orElse(false)).toList();
+        Map<String, ResourceClaim> byUid = new LinkedHashMap<>();
+        view.claimsOwnedBy(namespace, podUid).forEach(c -> byUid.put(c.getMetadata().getUid(), c));
+        recent.createdFor(namespace, podUid)
+            .forEach(c -> byUid.putIfAbsent(c.getMetadata().getUid(), c));
+        return byUid.values().stream().map(recent::withAssumed).toList();
       }
 
       @Override
@@ -308,7 +317,7 @@ public final class PodScheduling {
     };
   }
 
-  private static List<ResourceClaim> distinct(java.util.Collection<ResourceClaim> cs) {
+  private static List<ResourceClaim> distinct(Collection<ResourceClaim> cs) {
     Map<String, ResourceClaim> byUid = new LinkedHashMap<>();
     cs.forEach(c -> byUid.putIfAbsent(c.getMetadata().getUid(), c));
     return new ArrayList<>(byUid.values());

@@ -1,22 +1,31 @@
 package io.kdra.claimcontroller.scheduling;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.kdra.claimcontroller.domain.TemplateClaims;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * This controller's own recent writes, until the informers show them: claims it created (so a
- * quick second reconcile of the pod does not create another) and allocations it wrote (so the
- * next pod's allocation counts those devices as taken). Like upstream's mutation cache, entries
- * expire after a while; by then the informer has the object, or the write was lost and the
- * informer's answer is the truth. Thread-safe.
+ * quick second reconcile of the pod does not create another), allocations it decided on (so the
+ * next pod's allocation counts those devices as taken, also while the first pod's writes are
+ * still in flight: the scheduler's "assume" step) and pods it is binding (so that what they
+ * request counts on their node). Like upstream's mutation cache, entries expire after a while;
+ * by then the informer has the object, or the write was lost and the informer's answer is the
+ * truth. Thread-safe.
  */
 public final class RecentWrites {
 
@@ -24,6 +33,7 @@ public final class RecentWrites {
 
   private final Map<String, Entry<ResourceClaim>> created = new ConcurrentHashMap<>();
   private final Map<String, Entry<AllocationResult>> allocated = new ConcurrentHashMap<>();
+  private final Map<String, Entry<Pod>> binding = new ConcurrentHashMap<>();
   private final Duration ttl;
   private final Clock clock;
 
@@ -47,11 +57,61 @@ public final class RecentWrites {
     allocated.remove(uid);
   }
 
+  /**
+   * Remembers that {@code pod} is being bound to {@code node}, until the informer shows it bound
+   * ({@link #assumedBound}) or {@link #forgetBinding}.
+   */
+  public void binding(Pod pod, String node) {
+    Pod bound = new PodBuilder(pod).editOrNewSpec().withNodeName(node).endSpec().build();
+    binding.put(pod.getMetadata().getUid(), new Entry<>(bound, clock.instant()));
+  }
+
+  /** Forgets the binding of the pod with {@code uid} (it failed or was rolled back). */
+  public void forgetBinding(String uid) {
+    binding.remove(uid);
+  }
+
+  /**
+   * Pods being bound, with {@code spec.nodeName} set, that {@code informed} (the informer's copy
+   * of a pod, by namespace and name, or empty) does not show bound yet.
+   */
+  public List<Pod> assumedBound(Function<Pod, Optional<Pod>> informed) {
+    expire();
+    List<Pod> out = new ArrayList<>();
+    for (Map.Entry<String, Entry<Pod>> e : binding.entrySet()) {
+      Pod seen = informed.apply(e.getValue().value()).orElse(null);
+      if (seen != null && e.getKey().equals(seen.getMetadata().getUid())
+          && seen.getSpec() != null && seen.getSpec().getNodeName() != null) {
+        binding.remove(e.getKey());
+      } else {
+        out.add(e.getValue().value());
+      }
+    }
+    return out;
+  }
+
+  /** A claim this controller created that the informer may not show yet. */
+  public Optional<ResourceClaim> created(String namespace, String name) {
+    expire();
+    return created.values().stream().map(Entry::value)
+        .filter(c -> namespace.equals(c.getMetadata().getNamespace())
+            && name.equals(c.getMetadata().getName())).findFirst();
+  }
+
+  /** The claims this controller created for the pod with {@code podUid}, as created. */
+  public List<ResourceClaim> createdFor(String namespace, String podUid) {
+    expire();
+    return created.values().stream().map(Entry::value)
+        .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
+        .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid()))
+            .orElse(false)).toList();
+  }
+
   /** The informer's claims plus created ones it lacks, with remembered allocations applied. */
   public List<ResourceClaim> overlay(List<ResourceClaim> informed) {
     expire();
     List<ResourceClaim> out = new ArrayList<>(informed.size() + created.size());
-    java.util.Set<String> seen = new java.util.HashSet<>();
+    Set<String> seen = new HashSet<>();
     for (ResourceClaim c : informed) {
       seen.add(c.getMetadata().getUid());
       out.add(withAssumed(c));
@@ -84,5 +144,6 @@ public final class RecentWrites {
     Instant cutoff = clock.instant().minus(ttl);
     created.values().removeIf(e -> e.at().isBefore(cutoff));
     allocated.values().removeIf(e -> e.at().isBefore(cutoff));
+    binding.values().removeIf(e -> e.at().isBefore(cutoff));
   }
 }

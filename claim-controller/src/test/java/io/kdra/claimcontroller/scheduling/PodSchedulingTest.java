@@ -29,8 +29,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The lifecycle rules end to end against the fabric8 mock API server (CRUD mode, with
@@ -65,6 +70,12 @@ class PodSchedulingTest {
 
   PodScheduling newScheduling(TemplateMode mode) {
     return newScheduling(mode, ClaimTracer.NOOP);
+  }
+
+  PodScheduling newScheduling(TemplateMode mode, RecentWrites recent) {
+    return new PodScheduling(view, recent, claims, pods, binder,
+        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()), allocator, mode,
+        ClaimTracer.NOOP);
   }
 
   PodScheduling newScheduling(TemplateMode mode, ClaimTracer tracer) {
@@ -162,6 +173,80 @@ class PodSchedulingTest {
         .satisfies(r -> assertThat(r.getUid()).isEqualTo(pod.getMetadata().getUid()));
     assertThat(get("web").getSpec().getNodeName()).isEqualTo("node-a");
     assertThat(allClaims()).hasSize(1);
+  }
+
+  @Test
+  @Timeout(120) // a failure guard: before the decision and the writes were split, this hung
+  void theNextPodIsPlacedWhileTheFirstIsStillBeingBound() throws Exception {
+    client.resource(K.template("tpl")).create();
+    CountDownLatch firstInBind = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    PodBinder blocking = (pod, node) -> {
+      if ("p1".equals(pod.getMetadata().getName())) {
+        firstInBind.countDown();
+        try {
+          releaseFirst.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+      }
+      binder.bind(pod, node);
+    };
+    PodScheduling s = new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1),
+        Clock.systemUTC()), claims, pods, blocking,
+        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()), allocator, TemplateMode.OWN,
+        ClaimTracer.NOOP);
+    for (String name : List.of("p1", "p2")) {
+      assertThat(s.schedule(create(K.podWithTemplate(name, "gpu", "tpl"))))
+          .isInstanceOf(Outcome.Waiting.class);
+    }
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    try {
+      Future<Outcome> first = executor.submit(() -> s.schedule(get("p1")));
+      firstInBind.await();
+
+      // p1 holds its devices (reserved, or assumed) while its binding hangs; p2 goes past it
+      assertThat(s.schedule(get("p2"))).isEqualTo(new Outcome.Bound("node-a"));
+      releaseFirst.countDown();
+      assertThat(first.get()).isEqualTo(new Outcome.Bound("node-a"));
+    } finally {
+      releaseFirst.countDown();
+      executor.shutdownNow();
+    }
+    assertThat(allClaims()).extracting(c -> c.getStatus().getAllocation().getDevices()
+        .getResults().get(0).getDevice()).containsExactlyInAnyOrder("dev-0", "dev-1");
+  }
+
+  @Test
+  void aRefusedReservationReleasesEveryDeviceTheAttemptAssumed() {
+    client.resource(K.claim("one").build()).create();
+    // "two" cannot take another consumer: its reservation is refused after "one"'s was written
+    var full = K.claim("two");
+    for (int i = 0; i < Upstream.MAX_RESERVED_FOR; i++) {
+      full.editOrNewStatus().addNewReservedFor().withResource("pods").withName("other-" + i)
+          .withUid("uid-other-" + i).endReservedFor().endStatus();
+    }
+    client.resource(full.build()).create();
+    Pod pod = create(K.pod("web").editSpec()
+        .addNewResourceClaim().withName("a").withResourceClaimName("one").endResourceClaim()
+        .addNewResourceClaim().withName("b").withResourceClaimName("two").endResourceClaim()
+        .endSpec().build());
+    RecentWrites recent = new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC());
+    PodScheduling s = newScheduling(TemplateMode.OWN, recent);
+
+    assertThat(s.schedule(pod)).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(claim("one").getStatus().getAllocation()).isNull();
+    assertThat(claim("two").getStatus().getAllocation()).isNull();
+
+    // both devices of the node are free again: a pod needing two gets both
+    client.resource(K.claim("three").build()).create();
+    client.resource(K.claim("four").build()).create();
+    Pod next = create(K.pod("next").editSpec()
+        .addNewResourceClaim().withName("a").withResourceClaimName("three").endResourceClaim()
+        .addNewResourceClaim().withName("b").withResourceClaimName("four").endResourceClaim()
+        .endSpec().build());
+    assertThat(s.schedule(next)).isEqualTo(new Outcome.Bound("node-a"));
   }
 
   @Test

@@ -1,0 +1,132 @@
+package io.kdra.claimcontroller.scheduling;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.Reservation;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.claimcontroller.k8s.PodBinder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The write half of a scheduling attempt, after {@link PodScheduling} decided and assumed: every
+ * claim reserved for the pod (finalizer, then allocation and {@code reservedFor}; upstream's
+ * PreBind), then the binding. Runs outside the scheduling lock. A write refused as stale undoes
+ * the reservations made so far and releases the allocations assumed for the rest, so their
+ * devices are free for the next decision; an allocation whose write may have reached the API
+ * server stays assumed until the informer shows the truth.
+ */
+final class ReserveAndBind {
+
+  private final ClusterView view;
+  private final RecentWrites recent;
+  private final ClaimWriter claims;
+  private final PodBinder binder;
+  private final EventRecorder events;
+  private final ClaimTracer tracer;
+
+  ReserveAndBind(ClusterView view, RecentWrites recent, ClaimWriter claims, PodBinder binder,
+      EventRecorder events, ClaimTracer tracer) {
+    this.view = view;
+    this.recent = recent;
+    this.claims = claims;
+    this.binder = binder;
+    this.events = events;
+    this.tracer = tracer;
+  }
+
+  /**
+   * Reserves {@code podClaims} for {@code pod}, writing {@code allocations} (claim UID to
+   * result) where given, and binds the pod to {@code node}.
+   */
+  Outcome reserveAndBind(Pod pod, List<ResourceClaim> podClaims, String node,
+      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans) {
+    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans);
+    if (failed.isPresent()) {
+      return failed.get();
+    }
+    List<ClaimTracer.TraceSpan> bindSpans = podClaims.stream()
+        .map(c -> tracer.start(c, "bind").attribute("node", node)
+            .attribute("pod", Pods.key(pod))).toList();
+    try {
+      binder.bind(pod, node);
+      bindSpans.forEach(ClaimTracer.TraceSpan::end);
+    } catch (KubernetesClientException e) {
+      bindSpans.forEach(s -> s.end(e));
+      if (e.getCode() != 404 && e.getCode() != 409) {
+        throw e;
+      }
+      // The pod is gone, or replaced by one of the same name (the binding names the UID):
+      // nothing will use these reservations, so they are undone now rather than left to cleanup.
+      rollback(pod, podClaims, allocations);
+      return new Outcome.Waiting("pod " + Pods.key(pod) + " was deleted or replaced while "
+          + "being bound; its reservations were released");
+    } catch (RuntimeException e) {
+      bindSpans.forEach(s -> s.end(e));
+      throw e;
+    }
+    events.normal(pod, "Scheduled", "Successfully assigned " + Pods.key(pod) + " to " + node);
+    return new Outcome.Bound(node);
+  }
+
+  /**
+   * Reserves every claim, deciding on the informer's copy where it has one; on a stale or refused
+   * step, undoes the reservations made so far and forgets the allocations not written.
+   */
+  private Optional<Outcome> reserveAll(Pod pod, List<ResourceClaim> podClaims,
+      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans) {
+    List<ResourceClaim> done = new ArrayList<>();
+    for (int i = 0; i < podClaims.size(); i++) {
+      ResourceClaim c = podClaims.get(i);
+      AllocationResult a = allocations.get(c.getMetadata().getUid());
+      Reservation.Step step;
+      try {
+        step = claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(),
+            view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName()).orElse(null),
+            pod, a, spans.get(c.getMetadata().getUid()).annotations());
+      } catch (RuntimeException e) {
+        // this claim's write may have been applied; the claims after it were never written
+        forgetAssumed(podClaims.subList(i + 1, podClaims.size()), allocations);
+        throw e;
+      }
+      if (step instanceof Reservation.Step.Stale || step instanceof Reservation.Step.Refused) {
+        rollback(pod, done, allocations);
+        forgetAssumed(podClaims.subList(i, podClaims.size()), allocations);
+        return Optional.of(step instanceof Reservation.Step.Stale s
+            ? new Outcome.Retry(s.reason())
+            : new Outcome.Unschedulable(((Reservation.Step.Refused) step).reason(), Map.of(),
+                "ClaimRefused"));
+      }
+      if (step instanceof Reservation.Step.Write) {
+        done.add(c);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private void forgetAssumed(List<ResourceClaim> notWritten,
+      Map<String, AllocationResult> allocations) {
+    for (ResourceClaim c : notWritten) {
+      if (allocations.containsKey(c.getMetadata().getUid())) {
+        recent.forgetAllocation(c.getMetadata().getUid());
+      }
+    }
+  }
+
+  private void rollback(Pod pod, List<ResourceClaim> done, Map<String, AllocationResult> ours) {
+    for (ResourceClaim c : done) {
+      boolean allocatedByUs = ours.containsKey(c.getMetadata().getUid());
+      claims.release(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod,
+          allocatedByUs);
+      if (allocatedByUs) {
+        recent.forgetAllocation(c.getMetadata().getUid());
+      }
+    }
+  }
+}

@@ -16,8 +16,9 @@ import java.util.Map;
 
 /**
  * Writes to pod status: the generated claims ({@code status.resourceClaimStatuses}) and the
- * {@code PodScheduled} condition. Each write re-reads the pod, changes only its own entries, and
- * uses the read {@code resourceVersion}; nothing is written when nothing changes.
+ * {@code PodScheduled} condition. Each write decides on the informer's copy of the pod first and
+ * on a fresh read after a conflict, changes only its own entries, and uses the copy's
+ * {@code resourceVersion}; nothing is written when nothing changes.
  */
 public class PodWriter {
 
@@ -38,8 +39,9 @@ public class PodWriter {
    * @return false when the pod is gone (or replaced: UID differs)
    */
   public boolean recordClaims(Pod pod, Map<String, String> entryToClaim) {
+    Pod[] first = {pod};
     return Conflicts.retry(conflictRetries, () -> {
-      Pod now = fresh(pod);
+      Pod now = firstThenFresh(first, pod);
       if (now == null) {
         return false;
       }
@@ -74,8 +76,9 @@ public class PodWriter {
    * @return whether the condition changed (callers emit Events only then, to avoid a flood)
    */
   public boolean markUnschedulable(Pod pod, String message) {
+    Pod[] first = {pod};
     return Conflicts.retry(conflictRetries, () -> {
-      Pod now = fresh(pod);
+      Pod now = firstThenFresh(first, pod);
       if (now == null || now.getSpec().getNodeName() != null) {
         return false;
       }
@@ -99,6 +102,18 @@ public class PodWriter {
       return Conflicts.unlessGone(() -> client.resource(new PodBuilder(now).editOrNewStatus()
           .withConditions(conds).endStatus().build()).updateStatus());
     });
+  }
+
+  /**
+   * The pod as given (the informer's copy) on the first attempt, then as read: the usual write
+   * needs no read, and a stale copy's {@code resourceVersion} makes the write fail with 409 and
+   * be decided again on a fresh read.
+   */
+  private Pod firstThenFresh(Pod[] first, Pod pod) {
+    Pod given = first[0];
+    first[0] = null;
+    return given != null && given.getMetadata().getResourceVersion() != null ? given
+        : fresh(pod);
   }
 
   private Pod fresh(Pod pod) {

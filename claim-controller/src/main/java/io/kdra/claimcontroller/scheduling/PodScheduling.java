@@ -276,16 +276,17 @@ public final class PodScheduling {
     }
     PodClaimResolver.Resolution r = ensureClaims(pod);
     for (ResourceClaim c : distinct(r.claims().values())) {
-      if (c.getStatus() == null || c.getStatus().getAllocation() == null) {
-        continue;
-      }
+      // As the informer shows it, not as assumed: a pod this controller just bound is seen
+      // bound before its claims' reservations are; their events bring the pod back here.
       Optional<ResourceClaim> cached = view.claim(c.getMetadata().getNamespace(),
           c.getMetadata().getName());
-      if (cached.isPresent() && Reservation.reserves(cached.get(), pod)) {
+      if (cached.isEmpty() || cached.get().getStatus() == null
+          || cached.get().getStatus().getAllocation() == null
+          || Reservation.reserves(cached.get(), pod)) {
         continue; // nothing to write: pod events reach bound pods often, API calls stay rare
       }
-      claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(),
-          cached.orElse(null), pod, null, Map.of());
+      claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(), cached.get(),
+          pod, null, Map.of());
     }
   }
 

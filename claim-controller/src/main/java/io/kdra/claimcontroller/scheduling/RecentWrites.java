@@ -7,8 +7,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -51,7 +53,7 @@ public final class RecentWrites {
   public List<ResourceClaim> overlay(List<ResourceClaim> informed) {
     expire();
     List<ResourceClaim> out = new ArrayList<>(informed.size() + created.size());
-    java.util.Set<String> seen = new java.util.HashSet<>();
+    Set<String> seen = new HashSet<>();
     for (ResourceClaim c : informed) {
       seen.add(c.getMetadata().getUid());
       out.add(withAssumed(c));

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@code dra-alloc} as a process against {@code dra-alloc-upstream} (upstream's allocator behind
@@ -244,7 +245,7 @@ public final class CliComparison {
     return b.toString();
   }
 
-  static double median(List<Run> runs, java.util.function.ToDoubleFunction<Run> f) {
+  static double median(List<Run> runs, ToDoubleFunction<Run> f) {
     double[] v = runs.stream().mapToDouble(f).sorted().toArray();
     int n = v.length;
     return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;

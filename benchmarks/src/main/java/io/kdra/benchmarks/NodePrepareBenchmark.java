@@ -38,6 +38,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * NodePrepareResources latency as the kubelet sees it: a gRPC v1 call over the unix socket to the
@@ -73,7 +74,7 @@ public final class NodePrepareBenchmark {
     var stub = DRAPluginGrpc.newBlockingStub(channel);
 
     int[] counter = {0};
-    java.util.function.Supplier<Claim> newClaim = () -> {
+    Supplier<Claim> newClaim = () -> {
       String name = "c" + (counter[0]++);
       claims.put(name, claim(name, "gpu-" + (counter[0] % 8)));
       return Claim.newBuilder().setNamespace("default").setName(name).setUid("uid-" + name).build();

@@ -1,6 +1,7 @@
 package io.kdra.benchmarks;
 
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
@@ -52,7 +53,7 @@ final class PublisherFleet {
     }
   }
 
-  private static io.fabric8.kubernetes.api.model.resource.v1.Device gpu(String node, int index) {
+  private static Device gpu(String node, int index) {
     return new DeviceBuilder().withName("gpu-" + index)
         .addToAttributes("model", new DeviceAttributeBuilder().withString("H100").build())
         .addToAttributes("uuid", new DeviceAttributeBuilder()

@@ -14,6 +14,7 @@ import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.alloc.ClaimOutcome;
 import io.kdra.core.alloc.PodScheduler;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 
@@ -71,7 +72,7 @@ final class ClaimWhy {
       }
     }
     List<Node> ready = state.nodes().stream().filter(NodeFilter::isReady)
-        .sorted(java.util.Comparator.comparing(n -> n.getMetadata().getName())).toList();
+        .sorted(Comparator.comparing(n -> n.getMetadata().getName())).toList();
     DraCorePodAllocator allocator = new DraCorePodAllocator(options);
     PodScheduler.Placement placement = allocator.placement(null, ready, List.of(claim),
         state.claims(), state);
@@ -114,7 +115,7 @@ final class ClaimWhy {
         out.add(p);
       }
     }
-    out.sort(java.util.Comparator.comparing(p -> p.getMetadata().getName()));
+    out.sort(Comparator.comparing(p -> p.getMetadata().getName()));
     return out;
   }
 }

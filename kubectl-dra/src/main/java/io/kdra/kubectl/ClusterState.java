@@ -1,6 +1,8 @@
 package io.kdra.kubectl;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -97,7 +99,7 @@ record ClusterState(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims
         merge(slices, ss), merge(deviceClasses, cs));
   }
 
-  private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> List<T> merge(List<T> a,
+  private static <T extends HasMetadata> List<T> merge(List<T> a,
       List<T> b) {
     List<T> out = new ArrayList<>(a);
     for (T t : b) {
@@ -108,7 +110,7 @@ record ClusterState(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims
     return out;
   }
 
-  private static boolean is(io.fabric8.kubernetes.api.model.ObjectMeta m, String namespace,
+  private static boolean is(ObjectMeta m, String namespace,
       String name) {
     return m != null && Objects.equals(namespace, m.getNamespace())
         && Objects.equals(name, m.getName());

@@ -16,9 +16,11 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code kubectl dra}: the kubectl plugin. A thin adapter: {@link LiveCluster} reads, the pure
@@ -41,10 +43,14 @@ public final class Main implements Callable<Integer> {
   private PrintStream err;
   private InputStream stdin;
 
-  /** What the claim-controller runs with. */
+  /** What the claim-controller runs with by default. */
   static AllocatorOptions options() {
-    return AllocatorOptions.defaults(AllocatorFeatures.defaults(),
-        () -> UUID.randomUUID().toString());
+    return options(AllocatorFeatures.defaults());
+  }
+
+  /** What the claim-controller runs with, for these feature gates. */
+  static AllocatorOptions options(AllocatorFeatures features) {
+    return AllocatorOptions.defaults(features, () -> UUID.randomUUID().toString());
   }
 
   public static void main(String[] args) {
@@ -93,6 +99,32 @@ public final class Main implements Callable<Integer> {
     String namespace;
   }
 
+  /**
+   * The allocator's feature gates, as the claim-controller's
+   * {@code kdra.claim-controller.allocator.feature-gates} and upstream's {@code --feature-gates}
+   * take them: set them as the cluster's controller has them.
+   */
+  static final class FeatureGates {
+    @Option(names = "--feature-gates", paramLabel = "GATE=BOOL,...",
+        converter = GatesConverter.class,
+        description = "allocator features, e.g. DRAPrioritizedList=false; known: DRAAdminAccess, "
+            + "DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, "
+            + "DRAPartitionableDevices, DRAPrioritizedList (default: Kubernetes 1.36's, all on)")
+    AllocatorFeatures features = AllocatorFeatures.defaults();
+  }
+
+  /** An unknown gate or a value that is no bool is a usage error naming it. */
+  static final class GatesConverter implements ITypeConverter<AllocatorFeatures> {
+    @Override
+    public AllocatorFeatures convert(String gates) {
+      try {
+        return AllocatorFeatures.defaults().withGates(gates);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
   /** Runs {@code body} against the cluster; a failure becomes one line and exit status 1. */
   private int withCluster(Connection c, ClusterCommand body) {
     LiveCluster cluster;
@@ -132,6 +164,7 @@ public final class Main implements Callable<Integer> {
   static final class Why implements Callable<Integer> {
     @CommandLine.ParentCommand Main main;
     @Mixin Connection connection = new Connection();
+    @Mixin FeatureGates gates = new FeatureGates();
 
     @Parameters(paramLabel = "TYPE/NAME", description = "pod/NAME or resourceclaim/NAME")
     String target;
@@ -152,14 +185,15 @@ public final class Main implements Callable<Integer> {
           if (pod == null) {
             return notFound("pods", t.name(), ns);
           }
-          return main.print(Render.pod(pod, PodWhy.explain(pod, cluster.state(), options())));
+          return main.print(Render.pod(pod, PodWhy.explain(pod, cluster.state(),
+              options(gates.features))));
         }
         ResourceClaim claim = cluster.claim(t.name()).orElse(null);
         if (claim == null) {
           return notFound("resourceclaims", t.name(), ns);
         }
         return main.print(Render.claim(claim, ClaimWhy.explain(claim, cluster.state(),
-            options())));
+            options(gates.features))));
       });
     }
 
@@ -176,6 +210,7 @@ public final class Main implements Callable<Integer> {
   static final class Devices implements Callable<Integer> {
     @CommandLine.ParentCommand Main main;
     @Mixin Connection connection = new Connection();
+    @Mixin FeatureGates gates = new FeatureGates();
 
     @Override
     public Integer call() {
@@ -183,7 +218,7 @@ public final class Main implements Callable<Integer> {
         ClusterState s = cluster.state();
         return main.print(Render.devices(DeviceRows.rows(s.slices(), s.deviceClasses(),
             s.claims(), DeviceSelectorEnvironment.create(
-                options().features().consumableCapacity()))));
+                gates.features.consumableCapacity()))));
       });
     }
   }
@@ -196,6 +231,7 @@ public final class Main implements Callable<Integer> {
   static final class WhatIf implements Callable<Integer> {
     @CommandLine.ParentCommand Main main;
     @Mixin Connection connection = new Connection();
+    @Mixin FeatureGates gates = new FeatureGates();
 
     @Option(names = {"-f", "--filename"}, required = true, paramLabel = "FILE",
         description = "manifest (YAML or JSON, multi-document or kind: List; - reads stdin); "
@@ -211,7 +247,7 @@ public final class Main implements Callable<Integer> {
           reader.read(f, main.stdin, manifest);
         }
         List<WhatIfRun.Row> rows = WhatIfRun.run(manifest, cluster.namespace(),
-            cluster.state(), options());
+            cluster.state(), options(gates.features));
         main.print(Render.whatIf(rows));
         return rows.stream().allMatch(WhatIfRun.Row::fits) ? 0 : DOES_NOT_FIT;
       });

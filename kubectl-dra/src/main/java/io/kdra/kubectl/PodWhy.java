@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.claimcontroller.domain.NodeFilter;
-import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodClaimResolver.Step;
+import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
@@ -19,9 +19,13 @@ import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.core.alloc.PodScheduler;
 import io.kdra.core.alloc.RequestReport;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Why a pod is not running yet, decided as the claim-controller decides it, step by step with
@@ -104,7 +108,7 @@ final class PodWhy {
     List<ResourceClaim> unallocated = claims.stream().filter(c -> !allocated(c)).toList();
     NodeFilter.Result filtered = NodeFilter.filter(pod, state.nodes(), state.pods(),
         NodeSelectors.ofAllocated(claims));
-    java.util.Set<String> shown = shown(state);
+    Set<String> shown = shown(state);
     List<NodeRow> rows = new ArrayList<>();
     filtered.rejected().forEach((node, why) -> {
       if (shown.contains(node)) {
@@ -174,15 +178,15 @@ final class PodWhy {
   }
 
   /** The names of the first {@link #NODES_SHOWN} nodes by name. */
-  private static java.util.Set<String> shown(ClusterState state) {
+  private static Set<String> shown(ClusterState state) {
     return state.nodes().stream().map(n -> n.getMetadata().getName()).sorted()
-        .limit(NODES_SHOWN).collect(java.util.stream.Collectors.toSet());
+        .limit(NODES_SHOWN).collect(Collectors.toSet());
   }
 
   /** By node name, and a last row counting the nodes not shown. */
   private static List<NodeRow> sorted(List<NodeRow> rows, ClusterState state) {
     List<NodeRow> out = new ArrayList<>(rows);
-    out.sort(java.util.Comparator.comparing(NodeRow::node));
+    out.sort(Comparator.comparing(NodeRow::node));
     int hidden = state.nodes().size() - NODES_SHOWN;
     if (hidden > 0) {
       out.add(new NodeRow("...", hidden + " more nodes, not shown"));
@@ -190,7 +194,7 @@ final class PodWhy {
     return out;
   }
 
-  private static List<ResourceClaim> distinct(java.util.Collection<ResourceClaim> cs) {
+  private static List<ResourceClaim> distinct(Collection<ResourceClaim> cs) {
     Map<String, ResourceClaim> byName = new LinkedHashMap<>();
     cs.forEach(c -> byName.putIfAbsent(c.getMetadata().getName(), c));
     return new ArrayList<>(byName.values());

@@ -34,6 +34,23 @@ class MainTest {
   }
 
   @Test
+  void anUnknownFeatureGateIsAUsageErrorNamingIt() {
+    assertThat(run("devices", "--feature-gates", "DRAPrioritisedList=false")).isEqualTo(Main.USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("DRAPrioritisedList");
+  }
+
+  @Test
+  void featureGatesReachTheAllocatorsOptions() {
+    assertThat(new Main.GatesConverter().convert("DRAPrioritizedList=false,DRAAdminAccess=true"))
+        .satisfies(f -> {
+          assertThat(f.prioritizedList()).isFalse();
+          assertThat(f.adminAccess()).isTrue();
+        });
+    assertThat(Main.options(new Main.GatesConverter().convert("DRAPrioritizedList=false"))
+        .features().prioritizedList()).isFalse();
+  }
+
+  @Test
   void whatIfNeedsAManifest() {
     assertThat(run("what-if")).isEqualTo(Main.USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--filename");

@@ -1,6 +1,7 @@
 package io.kdra.claimcontroller.config;
 
 import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.leadership.LeaderElectionSettings;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
@@ -35,7 +36,7 @@ public interface ClaimControllerConfig {
   Allocator allocator();
 
   /** Leader election among replicas. */
-  LeaderElection leaderElection();
+  LeaderElectionSettings leaderElection();
 
   /** Backoff settings. */
   interface Retry {
@@ -65,35 +66,5 @@ public interface ClaimControllerConfig {
      * 1.36's default (on). An unknown gate or a value that is no bool stops the start, naming it.
      */
     Optional<String> featureGates();
-  }
-
-  /** Lease-based leader election; only the leader reconciles. */
-  interface LeaderElection {
-
-    /** Whether to elect a leader; turn off only when running a single replica. */
-    @WithDefault("true")
-    boolean enabled();
-
-    /** Name of the coordination.k8s.io Lease. */
-    @WithDefault("kdra-claim-controller")
-    String leaseName();
-
-    /** Namespace of the Lease; empty: the namespace the controller runs in. */
-    Optional<String> leaseNamespace();
-
-    /** This replica's identity in the Lease; empty: the pod name (HOSTNAME). */
-    Optional<String> identity();
-
-    /** How long a lease is valid without renewal. */
-    @WithDefault("15s")
-    Duration leaseDuration();
-
-    /** How long the leader keeps trying to renew before giving up leadership. */
-    @WithDefault("10s")
-    Duration renewDeadline();
-
-    /** How often candidates retry acquiring the lease. */
-    @WithDefault("2s")
-    Duration retryPeriod();
   }
 }

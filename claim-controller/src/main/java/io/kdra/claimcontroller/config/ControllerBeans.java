@@ -62,8 +62,9 @@ public class ControllerBeans {
     return new ApiPodBinder(client);
   }
 
+  /** Singleton: the shared recorder has no no-args constructor for a client proxy. */
   @Produces
-  @ApplicationScoped
+  @Singleton
   EventRecorder eventRecorder(KubernetesClient client, ClaimControllerConfig config,
       Clock clock) {
     return new EventRecorder(client, config.schedulerName(), clock);

@@ -1,5 +1,7 @@
 package io.kdra.claimcontroller.domain;
 
+import io.kdra.core.model.TraceAnnotation;
+
 /** Names this project adds to objects; upstream's are in {@link Upstream}. */
 public final class Kdra {
 
@@ -11,7 +13,7 @@ public final class Kdra {
   public static final String SCHEDULER_ANNOTATION = "kdra.io/scheduler-name";
 
   /** Annotation holding the W3C trace context of the claim's trace ({@code traceparent}). */
-  public static final String TRACE_ANNOTATION = io.kdra.core.model.TraceAnnotation.KEY;
+  public static final String TRACE_ANNOTATION = TraceAnnotation.KEY;
 
   private Kdra() {}
 }

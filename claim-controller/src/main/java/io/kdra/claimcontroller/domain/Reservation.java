@@ -4,9 +4,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How to reserve a claim for a pod, allocating it first when the scheduling decision says so,
@@ -49,7 +52,7 @@ public final class Reservation {
    *     within claims this controller touched, and the trace context
    */
   public static Step decide(ResourceClaim current, Pod pod, AllocationResult allocation,
-      java.util.Map<String, String> annotations) {
+      Map<String, String> annotations) {
     AllocationResult have = current.getStatus() == null ? null
         : current.getStatus().getAllocation();
     if (allocation != null && have != null) {
@@ -59,7 +62,7 @@ public final class Reservation {
       return new Step.Stale("claim " + name(current) + " was deallocated meanwhile");
     }
     var reserved = current.getStatus() == null || current.getStatus().getReservedFor() == null
-        ? List.<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference>of()
+        ? List.<ResourceClaimConsumerReference>of()
         : current.getStatus().getReservedFor();
     boolean isReserved = reserved.stream()
         .anyMatch(r -> pod.getMetadata().getUid().equals(r.getUid()));
@@ -75,9 +78,9 @@ public final class Reservation {
     }
     List<String> finalizers = current.getMetadata().getFinalizers() == null ? List.of()
         : current.getMetadata().getFinalizers();
-    java.util.Map<String, String> present = current.getMetadata().getAnnotations() == null
-        ? java.util.Map.of() : current.getMetadata().getAnnotations();
-    java.util.Map<String, String> missing = new java.util.LinkedHashMap<>();
+    Map<String, String> present = current.getMetadata().getAnnotations() == null
+        ? Map.of() : current.getMetadata().getAnnotations();
+    Map<String, String> missing = new LinkedHashMap<>();
     annotations.forEach((k, v) -> {
       if (!present.containsKey(k)) {
         missing.put(k, v);
@@ -95,8 +98,7 @@ public final class Reservation {
       meta = b.build();
       base = meta;
     }
-    List<io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference> refs =
-        new ArrayList<>(reserved);
+    List<ResourceClaimConsumerReference> refs = new ArrayList<>(reserved);
     if (!isReserved) {
       refs.add(new ResourceClaimConsumerReferenceBuilder()
           .withResource("pods").withName(pod.getMetadata().getName())

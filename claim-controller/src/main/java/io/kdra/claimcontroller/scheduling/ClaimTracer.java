@@ -1,6 +1,7 @@
 package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.time.Instant;
 import java.util.Map;
 
 /**
@@ -48,7 +49,7 @@ public interface ClaimTracer {
   }
 
   /** As {@link #start(ResourceClaim, String)}, backdated to {@code startedAt} when non-null. */
-  TraceSpan start(ResourceClaim claim, String operation, java.time.Instant startedAt);
+  TraceSpan start(ResourceClaim claim, String operation, Instant startedAt);
 
   /** A tracer that records nothing (tests, tracing disabled). */
   ClaimTracer NOOP = (claim, operation, startedAt) -> new TraceSpan() {

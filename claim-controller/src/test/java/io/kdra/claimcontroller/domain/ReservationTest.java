@@ -8,6 +8,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.kdra.claimcontroller.domain.Reservation.Step;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
@@ -16,11 +20,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+/** Each case pins what is written (or why nothing is), not only the kind of step. */
 class ReservationTest {
 
   static final Pod POD = K.pod("web").build();
-  static final java.util.Map<String, String> MARKER = java.util.Map.of(
-      Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
+  static final Pod OTHER = K.pod("api").build();
+  static final Map<String, String> MARKER = Map.of(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
   static final AllocationResult ALLOC = new AllocationResultBuilder().withNewDevices()
       .addNewResult().withRequest("gpu").withDriver("d").withPool("p").withDevice("x")
       .endResult().endDevices().build();
@@ -28,6 +33,8 @@ class ReservationTest {
   static Stream<Arguments> cases() {
     ResourceClaim free = K.claim("c").build();
     ResourceClaim taken = K.allocated(K.claim("c")).build();
+    ResourceClaim sharedMarked = K.allocated(K.claim("c"), OTHER).editMetadata()
+        .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, "someone-else").endMetadata().build();
     ResourceClaim mine = K.allocated(K.claim("c"), POD).editMetadata()
         .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER).endMetadata().build();
     ResourceClaimBuilder full = K.allocated(K.claim("c"));
@@ -36,42 +43,67 @@ class ReservationTest {
         .endReservedFor().endStatus());
     ResourceClaim deleting = new ResourceClaimBuilder(taken).editMetadata()
         .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build();
+    String marker = Kdra.SCHEDULER_ANNOTATION + "=" + K.SCHEDULER;
     return Stream.of(
-        Arguments.of(Named.of("free claim + allocation: finalizer, then status", free), ALLOC,
-            Step.Write.class),
-        Arguments.of(Named.of("allocated meanwhile by someone else: stale", taken), ALLOC,
-            Step.Stale.class),
-        Arguments.of(Named.of("expected allocated but deallocated: stale", free), null,
-            Step.Stale.class),
-        Arguments.of(Named.of("shared claim, allocated: add the pod", taken), null,
-            Step.Write.class),
-        Arguments.of(Named.of("already reserved for the pod: done", mine), null,
-            Step.Done.class),
-        Arguments.of(Named.of("reservedFor full: refused", full.build()), null,
-            Step.Refused.class),
-        Arguments.of(Named.of("claim being deleted: refused", deleting), null,
-            Step.Refused.class));
+        Arguments.of(Named.of("free claim + allocation: finalizer and marker, then status", free),
+            ALLOC, "metadata: finalizers [" + Upstream.FINALIZER + "], annotations {" + marker
+                + "}; status: allocation x, reservedFor [web]"),
+        Arguments.of(Named.of("allocated meanwhile by someone else", taken), ALLOC,
+            "stale: claim c was allocated meanwhile"),
+        Arguments.of(Named.of("expected allocated but deallocated", free), null,
+            "stale: claim c was deallocated meanwhile"),
+        Arguments.of(Named.of("shared claim, allocated, unmarked: marker, then the pod", taken),
+            null, "metadata: finalizers [" + Upstream.FINALIZER + "], annotations {" + marker
+                + "}; status: allocation gpu-0, reservedFor [web]"),
+        Arguments.of(Named.of("shared claim, marked by another: its marker kept, no metadata "
+            + "write", sharedMarked), null,
+            "status: allocation gpu-0, reservedFor [api, web]"),
+        Arguments.of(Named.of("already reserved for the pod", mine), null, "done"),
+        Arguments.of(Named.of("reservedFor full", full.build()), null,
+            "refused: claim c is already reserved for " + Upstream.MAX_RESERVED_FOR
+                + " consumers"),
+        Arguments.of(Named.of("claim being deleted", deleting), null,
+            "refused: claim c is being deleted"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void decides(ResourceClaim claim, AllocationResult alloc, Class<? extends Step> want) {
-    assertThat(Reservation.decide(claim, POD, alloc, MARKER))
-        .isInstanceOf(want);
+  void writesExactlyThis(ResourceClaim claim, AllocationResult alloc, String written) {
+    assertThat(describe(Reservation.decide(claim, POD, alloc, MARKER))).isEqualTo(written);
   }
 
+  /** The status write starts from the metadata write, so it never undoes the finalizer. */
   @Test
-  void allocatingAddsFinalizerBeforeStatusAndReservesThePod() {
+  void theStatusWriteCarriesTheMetadataWrite() {
     Step.Write w = (Step.Write) Reservation.decide(K.claim("c").build(), POD, ALLOC, MARKER);
-    assertThat(w.withFinalizer().getMetadata().getFinalizers()).contains(Upstream.FINALIZER);
+    assertThat(w.withStatus().getMetadata()).isEqualTo(w.withFinalizer().getMetadata());
     assertThat(w.withFinalizer().getStatus()).isNull();
-    assertThat(w.withFinalizer().getMetadata().getAnnotations())
-        .containsEntry(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
-    assertThat(w.withStatus().getStatus().getAllocation()).isEqualTo(ALLOC);
     assertThat(w.withStatus().getStatus().getReservedFor()).singleElement().satisfies(r -> {
       assertThat(r.getResource()).isEqualTo("pods");
-      assertThat(r.getName()).isEqualTo("web");
       assertThat(r.getUid()).isEqualTo("uid-web");
     });
+  }
+
+  /** The claim's writes as one line: what the metadata and the status updates change. */
+  static String describe(Step step) {
+    if (step instanceof Step.Done) {
+      return "done";
+    }
+    if (step instanceof Step.Stale s) {
+      return "stale: " + s.reason();
+    }
+    if (step instanceof Step.Refused r) {
+      return "refused: " + r.reason();
+    }
+    Step.Write w = (Step.Write) step;
+    String meta = w.withFinalizer() == null ? ""
+        : "metadata: finalizers " + w.withFinalizer().getMetadata().getFinalizers()
+            + ", annotations " + new TreeMap<>(w.withFinalizer().getMetadata().getAnnotations())
+                .entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(", ", "{", "}")) + "; ";
+    var status = w.withStatus().getStatus();
+    List<String> reserved = status.getReservedFor().stream().map(r -> r.getName()).toList();
+    return meta + "status: allocation " + status.getAllocation().getDevices().getResults().get(0)
+        .getDevice() + ", reservedFor " + reserved;
   }
 }

@@ -3,6 +3,7 @@ package io.kdra.computeclassbridge.reconcile;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
 import io.kdra.computeclassbridge.mapping.MapperSettings;
+import io.kdra.events.EventRecorder;
 import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.arc.DefaultBean;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -21,6 +22,9 @@ import java.util.Optional;
 @ApplicationScoped
 public class BridgeBeans {
 
+  /** The bridge's Events say this as their source. */
+  static final String EVENT_SOURCE = "kdra-computeclass-bridge";
+
   @Produces
   @DefaultBean
   @Singleton
@@ -37,7 +41,7 @@ public class BridgeBeans {
   @Produces
   @Singleton
   EventRecorder eventRecorder(KubernetesClient client, Clock clock) {
-    return new EventRecorder(client, clock);
+    return new EventRecorder(client, EVENT_SOURCE, clock);
   }
 
   @Produces

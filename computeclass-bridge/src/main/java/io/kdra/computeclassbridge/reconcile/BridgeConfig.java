@@ -1,5 +1,6 @@
 package io.kdra.computeclassbridge.reconcile;
 
+import io.kdra.leadership.LeaderElectionSettings;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.util.List;
@@ -34,38 +35,8 @@ public interface BridgeConfig {
   @WithDefault("accelerator")
   String requestName();
 
-  /** Leader election among replicas; the names are the claim-controller's. */
-  LeaderElection leaderElection();
-
-  /** Lease-based leader election: only the leader reconciles; standbys keep warm caches. */
-  interface LeaderElection {
-
-    /** Whether to elect a leader; turn off only when running a single replica. */
-    @WithDefault("true")
-    boolean enabled();
-
-    /** Name of the coordination.k8s.io Lease. */
-    @WithDefault("kdra-computeclass-bridge")
-    String leaseName();
-
-    /** Namespace of the Lease; empty: the namespace the bridge runs in. */
-    Optional<String> leaseNamespace();
-
-    /** This replica's identity in the Lease; empty: the pod name (HOSTNAME). */
-    Optional<String> identity();
-
-    /** How long a lease is valid without renewal. */
-    @WithDefault("15s")
-    java.time.Duration leaseDuration();
-
-    /** How long the leader keeps trying to renew before giving up leadership. */
-    @WithDefault("10s")
-    java.time.Duration renewDeadline();
-
-    /** How often candidates retry acquiring the lease. */
-    @WithDefault("2s")
-    java.time.Duration retryPeriod();
-  }
+  /** Leader election among replicas: the same settings as every elected service's. */
+  LeaderElectionSettings leaderElection();
 
   /** Namespace selection: the union of both rules. */
   interface Namespaces {

@@ -26,6 +26,7 @@ import io.kdra.computeclassbridge.mapping.Mapping;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.ComputeClassStatus;
 import io.kdra.computeclassbridge.observability.BridgeMetrics;
+import io.kdra.events.EventRecorder;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -187,7 +188,7 @@ final class GeneratedObjects {
 
   private static <T extends HasMetadata> Map<String, T> byKey(List<T> items) {
     return items.stream().collect(Collectors.toMap(GeneratedObjects::key, Function.identity(),
-        (x, y) -> x, java.util.TreeMap::new));
+        (x, y) -> x, TreeMap::new));
   }
 
   private static String key(HasMetadata o) {

@@ -2,6 +2,7 @@ package io.kdra.devicedriver.discovery;
 
 import io.kdra.core.model.AttributeValue;
 import io.kdra.core.model.Quantity;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -39,19 +40,19 @@ public record NodeDevice(
   /** What a device consumes from one shared counter set. */
   public record CounterConsumption(String counterSet, Map<String, Quantity> counters) {
     public CounterConsumption {
-      counters = java.util.Collections.unmodifiableMap(new TreeMap<>(counters));
+      counters = Collections.unmodifiableMap(new TreeMap<>(counters));
     }
   }
 
   public NodeDevice {
     Objects.requireNonNull(name, "name");
-    attributes = java.util.Collections.unmodifiableMap(new TreeMap<>(attributes));
-    capacity = java.util.Collections.unmodifiableMap(new TreeMap<>(capacity));
+    attributes = Collections.unmodifiableMap(new TreeMap<>(attributes));
+    capacity = Collections.unmodifiableMap(new TreeMap<>(capacity));
     consumesCounters = List.copyOf(consumesCounters);
     health = health == null ? Health.HEALTHY : health;
     healthMessage = healthMessage == null ? "" : healthMessage;
     deviceNodes = List.copyOf(deviceNodes);
-    env = java.util.Collections.unmodifiableMap(new TreeMap<>(env));
+    env = Collections.unmodifiableMap(new TreeMap<>(env));
   }
 
   /** A healthy device with attributes and capacity only. */

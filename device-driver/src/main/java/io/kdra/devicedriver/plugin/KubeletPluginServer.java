@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
@@ -103,7 +104,7 @@ public final class KubeletPluginServer implements AutoCloseable {
    */
   public synchronized void start() {
     AtomicInteger n = new AtomicInteger();
-    java.util.concurrent.ThreadFactory io = r -> daemon(r, "kubelet-plugin-io");
+    ThreadFactory io = r -> daemon(r, "kubelet-plugin-io");
     loop = new EpollEventLoopGroup(1, io);
     // Handlers mostly wait for the plugin (which bounds the real work itself); too few of them
     // would queue whole calls behind each other when many pods start at once.

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The CDI spec directory (usually {@code /var/run/cdi}): one file per prepared claim, written
@@ -43,11 +45,11 @@ public final class CdiSpecStore {
   }
 
   /** Names of the spec files in the directory that start with {@code prefix}. */
-  public java.util.List<String> list(String prefix) throws IOException {
+  public List<String> list(String prefix) throws IOException {
     if (!Files.isDirectory(dir)) {
-      return java.util.List.of();
+      return List.of();
     }
-    try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+    try (Stream<Path> s = Files.list(dir)) {
       return s.map(p -> p.getFileName().toString())
           .filter(n -> n.startsWith(prefix) && n.endsWith(".json"))
           .sorted()

@@ -11,10 +11,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -150,7 +152,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       }
     }
     try {
-      java.util.Set<String> known = new java.util.HashSet<>();
+      Set<String> known = new HashSet<>();
       all.values().forEach(c -> known.add(c.cdiSpecFile()));
       for (String file : cdi.list(planner.names().specFilePrefix())) {
         if (!known.contains(file)) {

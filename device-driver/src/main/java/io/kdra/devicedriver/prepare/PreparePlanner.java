@@ -4,10 +4,13 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.core.model.TraceAnnotation;
 import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.devicedriver.discovery.NodeDevice;
 import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.PreparedDevice;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +38,7 @@ import java.util.Objects;
  */
 public final class PreparePlanner {
   /** The claim annotation carrying the W3C trace context of the claim's trace. */
-  public static final String TRACE_ANNOTATION = io.kdra.core.model.TraceAnnotation.KEY;
+  public static final String TRACE_ANNOTATION = TraceAnnotation.KEY;
 
   private final String driver;
   private final String pool;
@@ -205,8 +208,8 @@ public final class PreparePlanner {
         .ifPresent(
             q -> {
               // CUDA wants "<ordinal>=<size>M,..."; ordinals are the container's device order.
-              long mib = q.value().divide(java.math.BigDecimal.valueOf(1024L * 1024L),
-                  java.math.RoundingMode.CEILING).longValueExact();
+              long mib = q.value().divide(BigDecimal.valueOf(1024L * 1024L),
+                  RoundingMode.CEILING).longValueExact();
               List<String> limits = new ArrayList<>();
               for (int i = 0; i < deviceCount; i++) {
                 limits.add(i + "=" + mib + "M");

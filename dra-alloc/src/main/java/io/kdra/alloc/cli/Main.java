@@ -1,6 +1,7 @@
 package io.kdra.alloc.cli;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -9,15 +10,17 @@ import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code dra-alloc}: what would the DRA allocator do with these objects? Reads DeviceClasses,
@@ -68,8 +71,8 @@ public final class Main implements Callable<Integer> {
     main.out = out;
     main.err = err;
     CommandLine cli = new CommandLine(main);
-    cli.setOut(new java.io.PrintWriter(out, true));
-    cli.setErr(new java.io.PrintWriter(err, true));
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
     cli.setExitCodeExceptionMapper(e -> 2);
     cli.setParameterExceptionHandler((ex, a) -> {
       err.println("dra-alloc: " + ex.getMessage());
@@ -106,7 +109,7 @@ public final class Main implements Callable<Integer> {
         () -> UUID.randomUUID().toString());
     WhatIf.Report report = new WhatIf(inputs, options, node).run();
     if (output.equals("summary")) {
-      report.claims().stream().map(Summary::line).flatMap(java.util.Optional::stream)
+      report.claims().stream().map(Summary::line).flatMap(Optional::stream)
           .forEach(out::println);
       out.flush();
     } else {
@@ -135,7 +138,7 @@ public final class Main implements Callable<Integer> {
         out.println();
       }
       out.flush();
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot print claims", e);
     }
   }

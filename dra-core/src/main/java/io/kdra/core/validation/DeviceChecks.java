@@ -6,11 +6,12 @@ import static io.kdra.core.validation.Checks.map;
 
 import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
 import io.fabric8.kubernetes.api.model.resource.v1.Counter;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
+import io.kdra.core.model.Semver;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -71,7 +72,7 @@ final class DeviceChecks {
       e.tooLong(p.child("string"), Limits.DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH);
     }
     if (a.getVersion() != null) {
-      if (!io.kdra.core.model.Semver.isSemver(a.getVersion(), false)) {
+      if (!Semver.isSemver(a.getVersion(), false)) {
         e.invalid(p.child("version"), a.getVersion(), Names.SEMVER_ERROR);
       }
       if (Names.bytes(a.getVersion()) > Limits.DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH) {

@@ -1,6 +1,7 @@
 package io.kdra.slicepublisher.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.leadership.ElectionWiring;
 import io.kdra.slicepublisher.domain.InventoryStore;
 import io.kdra.slicepublisher.domain.PlannerSettings;
 import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
@@ -17,7 +18,6 @@ import io.kdra.slicepublisher.k8s.SliceWriter;
 import io.kdra.slicepublisher.observability.PublisherMetrics;
 import io.opentelemetry.api.trace.Tracer;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.time.Clock;
@@ -39,6 +39,14 @@ public class PublisherBeans {
   @Singleton
   Clock clock() {
     return Clock.systemUTC();
+  }
+
+  /** The publisher runs fabric8's elector itself ({@link PublisherLifecycle}). */
+  @Produces
+  @Singleton
+  ElectionWiring election(PublisherConfig c, KubernetesClient client) {
+    return new ElectionWiring("slice-publisher", "publisher.leader-election",
+        c.leaderElection(), client, true, System.getenv("HOSTNAME"));
   }
 
   @Produces
@@ -67,14 +75,11 @@ public class PublisherBeans {
     return new InventoryStore();
   }
 
+  /** Started and closed by {@link PublisherLifecycle}. */
   @Produces
   @Singleton
   ClusterCache cache(KubernetesClient client, PlannerSettings settings, PublisherConfig c) {
     return new ClusterCache(client, settings.drivers(), c.sliceFieldSelector());
-  }
-
-  void closeCache(@Disposes ClusterCache cache) {
-    cache.close();
   }
 
   @Produces
@@ -90,6 +95,7 @@ public class PublisherBeans {
     return new SliceWriter(client, cache, metrics, dropped, c.maxWritesPerSecond());
   }
 
+  /** Started and closed by {@link PublisherLifecycle}. */
   @Produces
   @Singleton
   PoolReconciler reconciler(ClusterCache cache, InventoryStore store, SlicePlanner planner,
@@ -97,10 +103,6 @@ public class PublisherBeans {
       Clock clock, PublisherConfig c) {
     return new PoolReconciler(cache, store, planner, writer, dropped, metrics, tracer, clock,
         c.resyncPeriod());
-  }
-
-  void closeReconciler(@Disposes PoolReconciler reconciler) {
-    reconciler.close();
   }
 
   @Produces

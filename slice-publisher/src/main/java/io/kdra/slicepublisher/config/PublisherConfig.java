@@ -1,5 +1,6 @@
 package io.kdra.slicepublisher.config;
 
+import io.kdra.leadership.LeaderElectionSettings;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
@@ -72,7 +73,7 @@ public interface PublisherConfig {
   Auth auth();
 
   /** Leader election among publisher replicas. */
-  LeaderElection leaderElection();
+  LeaderElectionSettings leaderElection();
 
   /** A device taint. */
   interface Taint {
@@ -149,36 +150,5 @@ public interface PublisherConfig {
      */
     @WithDefault("kdra-slice-publisher")
     String audience();
-  }
-
-  /** Leader election on a coordination.k8s.io Lease. */
-  interface LeaderElection {
-    /** Off: this replica writes as soon as it starts (run a single replica then). */
-    @WithDefault("true")
-    boolean enabled();
-
-    /** Lease name. */
-    @WithDefault("kdra-slice-publisher")
-    String leaseName();
-
-    /** Lease namespace; default: the namespace the pod runs in (POD_NAMESPACE). */
-    @WithDefault("${POD_NAMESPACE:kdra-system}")
-    String leaseNamespace();
-
-    /** This replica's identity; default: the pod name (HOSTNAME). */
-    @WithDefault("${HOSTNAME:slice-publisher}")
-    String identity();
-
-    /** How long a lease holds without renewal. */
-    @WithDefault("15s")
-    Duration leaseDuration();
-
-    /** The leader gives up if it cannot renew within this. */
-    @WithDefault("10s")
-    Duration renewDeadline();
-
-    /** How often candidates retry. */
-    @WithDefault("2s")
-    Duration retryPeriod();
   }
 }

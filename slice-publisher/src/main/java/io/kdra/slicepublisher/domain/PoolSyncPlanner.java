@@ -3,6 +3,7 @@ package io.kdra.slicepublisher.domain;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.kdra.core.validation.ResourceSliceValidator;
 import io.kdra.core.validation.ValidationError;
 import java.util.ArrayList;
@@ -119,7 +120,7 @@ public final class PoolSyncPlanner {
 
   /** The desired slice on top of the stored one's metadata, keeping taints' timeAdded. */
   private static ResourceSlice update(ResourceSlice stored, ResourceSlice wanted) {
-    ResourceSlice out = new io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder(
+    ResourceSlice out = new ResourceSliceBuilder(
         wanted).build();
     out.getMetadata().setResourceVersion(stored.getMetadata().getResourceVersion());
     out.getMetadata().setUid(stored.getMetadata().getUid());

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -36,7 +37,7 @@ public final class SliceSemantics {
    * when full. Pure function memo, so sharing it between threads is safe.
    */
   private static final Map<String, String> CANONICAL_QUANTITIES =
-      new java.util.concurrent.ConcurrentHashMap<>();
+      new ConcurrentHashMap<>();
   private static final int MAX_CACHED_QUANTITIES = 4096;
 
   private SliceSemantics() {}

@@ -5,8 +5,7 @@ import io.grpc.stub.StreamObserver;
 import io.kdra.inventory.v1.InventoryGrpc;
 import io.kdra.inventory.v1.InventorySnapshot;
 import io.kdra.inventory.v1.ReportAck;
-import io.kdra.slicepublisher.config.PublisherConfig;
-import io.kdra.slicepublisher.k8s.PublisherLifecycle;
+import io.kdra.slicepublisher.domain.PlannerSettings;
 import io.kdra.slicepublisher.observability.PublisherMetrics;
 import io.quarkus.grpc.GrpcService;
 import io.smallrye.common.annotation.Blocking;
@@ -27,8 +26,8 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
 
   @Inject TokenReviewer reviewer;
   @Inject SnapshotIntake intake;
-  @Inject PublisherLifecycle lifecycle;
-  @Inject PublisherConfig config;
+  @Inject WritingReplica replica;
+  @Inject PlannerSettings settings;
   @Inject PublisherMetrics metrics;
   private final RefusalLog refusals = new RefusalLog();
 
@@ -49,12 +48,12 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
         if (closed) {
           return;
         }
-        if (!lifecycle.writer()) {
+        if (!replica.writer()) {
           fail(Status.UNAVAILABLE.withDescription("this slice-publisher replica is not the leader"));
           return;
         }
         if (!reviewed) {
-          if (token == null && config.auth().enabled()) {
+          if (token == null && reviewer.requiresToken()) {
             fail(Status.UNAUTHENTICATED.withDescription(
                 "no \"authorization: Bearer <ServiceAccount token>\" metadata"));
             return;
@@ -116,8 +115,8 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
         if (lastSequence != null && lastDriver != null
             && intake.streamEnded(lastDriver, lastNode, lastSequence)) {
           LOG.infof("driver %s on node %s disconnected; its devices get the %s taint unless it"
-              + " reconnects within %s", lastDriver, lastNode, config.stale().taintKey(),
-              config.stale().disconnectedTaintAfter());
+              + " reconnects within %s", lastDriver, lastNode, settings.staleTaintKey(),
+              settings.disconnectedTaintAfter());
         }
       }
     };

@@ -8,13 +8,16 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.slicepublisher.domain.NodeInfo;
 import io.kdra.slicepublisher.domain.PoolKey;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
@@ -95,7 +98,7 @@ public final class ClusterCache implements AutoCloseable {
 
   /** The stored slices of one pool, our own recent writes included. */
   public List<ResourceSlice> slices(PoolKey key) {
-    Map<String, ResourceSlice> byName = new java.util.TreeMap<>();
+    Map<String, ResourceSlice> byName = new TreeMap<>();
     for (ResourceSlice s : slices.getIndexer().byIndex(POOL_INDEX, key.toString())) {
       byName.put(s.getMetadata().getName(), s);
     }
@@ -110,7 +113,7 @@ public final class ClusterCache implements AutoCloseable {
 
   /** Every pool of a served driver that has slices stored. */
   public Set<PoolKey> storedPools() {
-    Set<PoolKey> keys = new java.util.HashSet<>();
+    Set<PoolKey> keys = new HashSet<>();
     slices.getIndexer().list().forEach(s -> {
       if (drivers.contains(s.getSpec().getDriver())) {
         keys.add(key(s));
@@ -181,7 +184,7 @@ public final class ClusterCache implements AutoCloseable {
     void apply(T item, boolean gone);
   }
 
-  private static <T, K> ResourceEventHandler<T> handler(java.util.function.Function<T, K> key,
+  private static <T, K> ResourceEventHandler<T> handler(Function<T, K> key,
       Change<K> change) {
     return new ResourceEventHandler<>() {
       @Override

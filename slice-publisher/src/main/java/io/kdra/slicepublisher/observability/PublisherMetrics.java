@@ -4,8 +4,10 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import jakarta.inject.Singleton;
 import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -102,14 +104,14 @@ public class PublisherMetrics {
    * Registers the snapshot counters of every served driver (accepted, invalid, stale) and of
    * refused ones (driver {@code other}) at zero, so that each series exists from start-up.
    */
-  public void servedDrivers(java.util.Collection<String> drivers) {
+  public void servedDrivers(Collection<String> drivers) {
     for (String driver : drivers) {
-      for (String outcome : java.util.List.of("accepted", "invalid", "stale")) {
+      for (String outcome : List.of("accepted", "invalid", "stale")) {
         inventories(driver, outcome);
       }
     }
     inventories("other", "refused");
-    for (String code : java.util.List.of("UNAUTHENTICATED", "PERMISSION_DENIED")) {
+    for (String code : List.of("UNAUTHENTICATED", "PERMISSION_DENIED")) {
       refusedStreams(code);
     }
   }
@@ -131,10 +133,5 @@ public class PublisherMetrics {
         .description("Driver streams refused before any snapshot: a token that is not the "
             + "driver's, or a report for another node")
         .register(registry);
-  }
-
-  /** Total writes so far (create + update + delete), for logs and benchmarks. */
-  public long totalWrites() {
-    return (long) (created.count() + updated.count() + deleted.count());
   }
 }

@@ -26,6 +26,7 @@ import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -96,7 +97,7 @@ class PoolReconcilerTest {
     return client.resources(ResourceSlice.class).list().getItems().stream()
         .filter(s -> s.getSpec().getDriver().equals(driver)
             && s.getSpec().getPool().getName().equals(pool))
-        .sorted(java.util.Comparator.comparing(s -> s.getMetadata().getName()))
+        .sorted(Comparator.comparing(s -> s.getMetadata().getName()))
         .toList();
   }
 
@@ -106,6 +107,16 @@ class PoolReconcilerTest {
           .allSatisfy(s -> assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(generation));
       assertThat(reconciler.idle()).isTrue();
     });
+  }
+
+  /**
+   * Waits until the reconciler has planned {@code count} more pools from now on (each resync
+   * plans every pool), so that a test sees what those plans wrote without waiting for time.
+   */
+  private void awaitPoolPasses(long count) {
+    long target = metrics.reconcileTimer().count() + count;
+    await().atMost(Duration.ofMinutes(2))
+        .until(() -> metrics.reconcileTimer().count() >= target && reconciler.idle());
   }
 
   /** Drains the recorded requests and returns the writes among them. */
@@ -160,10 +171,9 @@ class PoolReconcilerTest {
     awaitSlices("n1", 2, 0);
     awaitSlices("n2", 1, 0);
     writes();
-    // many resyncs (every 50 ms) and a repeated identical snapshot
+    // a repeated identical snapshot, then many resyncs (every 50 ms) of both pools
     report("n1", devs(200));
-    Thread.sleep(600);
-    await().atMost(Duration.ofMinutes(2)).until(reconciler::idle);
+    awaitPoolPasses(20);
     assertThat(writes()).isEmpty();
   }
 
@@ -242,8 +252,10 @@ class PoolReconcilerTest {
   @Test
   void poolsWithoutInventoryWaitForTheGraceAfterStart() throws Exception {
     createForeign("n2-gpu.kdra.io-0", DRIVER, "n2");
+    writes();
     start();
-    Thread.sleep(300);
+    awaitPoolPasses(3);
+    assertThat(writes()).isEmpty();
     assertThat(slices(DRIVER, "n2")).hasSize(1);
     clock.advance(Duration.ofMinutes(11));
     awaitSlices("n2", 0, 0);

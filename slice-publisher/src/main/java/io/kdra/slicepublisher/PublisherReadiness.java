@@ -1,5 +1,6 @@
-package io.kdra.slicepublisher.k8s;
+package io.kdra.slicepublisher;
 
+import io.kdra.slicepublisher.config.PublisherLifecycle;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;

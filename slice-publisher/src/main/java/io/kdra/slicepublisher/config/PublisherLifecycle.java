@@ -1,12 +1,11 @@
-package io.kdra.slicepublisher.k8s;
+package io.kdra.slicepublisher.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.kdra.leadership.ElectionWiring;
 import io.kdra.leadership.Leadership;
-import io.kdra.leadership.LeadershipMeters;
-import io.kdra.leadership.LeaseRelease;
-import io.kdra.slicepublisher.config.PublisherConfig;
+import io.kdra.slicepublisher.grpc.WritingReplica;
+import io.kdra.slicepublisher.k8s.ClusterCache;
+import io.kdra.slicepublisher.k8s.PoolReconciler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
@@ -23,27 +22,27 @@ import org.jboss.logging.Logger;
  * or campaigns for the Lease and becomes the writer when it wins. Losing the lease ends the
  * process: a writer that may be stale must stop at once, and a restart is the simplest way to
  * drop every in-memory state. On shutdown the leader stops writing, then releases the Lease
- * ({@link Leadership}), so that a standby takes over at its next retry.
+ * ({@link Leadership}), so that a standby takes over at its next retry. This class alone closes
+ * the reconciler and the cache, in that order.
  */
 @ApplicationScoped
-public class PublisherLifecycle {
+public class PublisherLifecycle implements WritingReplica {
 
   private static final Logger LOG = Logger.getLogger(PublisherLifecycle.class);
   private static final long SYNC_POLL_MS = 100;
-  private static final String COMPONENT = "slice-publisher";
 
   @Inject ClusterCache cache;
   @Inject PoolReconciler reconciler;
   @Inject KubernetesClient client;
-  @Inject PublisherConfig config;
+  @Inject ElectionWiring election;
   @Inject MeterRegistry registry;
 
   private volatile Leadership leadership;
   private volatile boolean stopping;
-  private volatile CompletableFuture<?> election;
+  private volatile CompletableFuture<?> elector;
 
   void onStart(@Observes StartupEvent event) {
-    LeadershipMeters.register(registry, COMPONENT, () -> leadership);
+    election.registerMeters(registry, () -> leadership);
     cache.start();
     Thread t = new Thread(this::awaitSyncThenLead, "slice-publisher-startup");
     t.setDaemon(true);
@@ -63,32 +62,28 @@ public class PublisherLifecycle {
       return;
     }
     LOG.info("Node and ResourceSlice caches synced");
-    PublisherConfig.LeaderElection le = config.leaderElection();
-    if (!le.enabled()) {
-      leadership = Leadership.single(COMPONENT, le.identity());
+    try {
+      lead();
+    } catch (RuntimeException e) {
+      // on this thread nobody else would see it, and a replica that never writes looks healthy
+      LOG.errorf(e, "cannot take part in the leader election: %s", e.getMessage());
+      Quarkus.asyncExit(1);
+    }
+  }
+
+  private void lead() {
+    Leadership l = election.leadership(() -> Quarkus.asyncExit(1));
+    leadership = l;
+    if (!election.electing()) {
       reconciler.start();
       return;
     }
-    LeaseRelease release = new LeaseRelease(client, le.leaseNamespace(), le.leaseName(),
-        le.identity());
-    Leadership elected = Leadership.elected(COMPONENT, le.identity(), release::release,
-        () -> Quarkus.asyncExit(1));
-    leadership = elected;
-    // releaseOnCancel off: fabric8's release patches the Lease, which keeps the holder, so a
-    // standby would still wait a whole lease duration; Leadership releases it with an update
-    election = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-        .withName(le.leaseName())
-        .withLock(new LeaseLock(le.leaseNamespace(), le.leaseName(), le.identity()))
-        .withLeaseDuration(le.leaseDuration())
-        .withRenewDeadline(le.renewDeadline())
-        .withRetryPeriod(le.retryPeriod())
-        .withReleaseOnCancel(false)
-        .withLeaderCallbacks(elected.callbacks(reconciler::start))
-        .build()).build().start();
+    elector = client.leaderElector().withConfig(election.electorConfig(l, reconciler::start))
+        .build().start();
     if (stopping) {
       // the shutdown came while the election started and may have missed it
-      elected.shuttingDown();
-      election.cancel(true);
+      l.shuttingDown();
+      elector.cancel(true);
     }
   }
 
@@ -100,7 +95,7 @@ public class PublisherLifecycle {
     }
     // writing ends before the Lease goes: a standby must never overlap with a last write
     reconciler.close();
-    CompletableFuture<?> e = election;
+    CompletableFuture<?> e = elector;
     if (e != null) {
       // fabric8 ends the leadership on this thread (onStopLeading), so the release is done
       // before the client closes
@@ -110,6 +105,7 @@ public class PublisherLifecycle {
   }
 
   /** True when this replica writes slices and so accepts snapshots. */
+  @Override
   public boolean writer() {
     Leadership l = leadership;
     return l != null && l.leading() && reconciler.started();

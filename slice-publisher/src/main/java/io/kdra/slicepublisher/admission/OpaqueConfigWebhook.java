@@ -64,10 +64,13 @@ public class OpaqueConfigWebhook {
     count(decision);
     if (!decision.allowed()) {
       JsonNode r = request.get("request");
+      String namespace = r.path("namespace").asText("");
+      String name = r.path("name").asText("");
       // each refusal once, with who and why: the API server's answer to the user has the same
-      LOG.infof("refusing %s %s/%s written by %s: %s", decision.kind(),
-          r.path("namespace").asText(""), r.path("name").asText(""),
+      LOG.infof("refusing %s %s written by %s%s: %s", decision.kind(),
+          namespace.isEmpty() ? name : namespace + "/" + name,
           r.path("userInfo").path("username").asText("?"),
+          r.path("dryRun").asBoolean(false) ? " (dry run)" : "",
           decision.response().getResponse().getStatus().getMessage());
     }
     try {

@@ -415,3 +415,47 @@ subjects:
 {{- define "kdra.publisherServiceName" -}}
 {{- printf "%s.%s.svc" (include "kdra.componentName" (dict "root" . "component" "slice-publisher")) .Release.Namespace -}}
 {{- end -}}
+
+{{/*
+The publisher's TLS material with source=helm, as JSON of base64 ca.crt, tls.crt and tls.key:
+the Secret's own on an upgrade, else a CA and certificate generated once per render. Both the
+Secret and the webhook's caBundle need the same CA, and genCA draws a new one at every call, so
+the first call keeps its answer in the values of this render (shared by every template of the
+chart) and later calls return it. Call with $.
+*/}}
+{{- define "kdra.publisherTlsData" -}}
+{{- if not (hasKey .Values "kdraPublisherTlsOfThisRender") }}
+{{- $v := .Values.slicePublisher }}
+{{- $secret := include "kdra.publisherTlsSecret" . }}
+{{- $service := include "kdra.componentName" (dict "root" . "component" "slice-publisher") }}
+{{- $ns := .Release.Namespace }}
+{{- /* only an upgrade has one to keep (and lint and template then ask no cluster) */ -}}
+{{- $existing := dict }}
+{{- if .Release.IsUpgrade }}
+{{- $existing = lookup "v1" "Secret" $ns $secret }}
+{{- end }}
+{{- $data := dict }}
+{{- if and $existing $existing.data (hasKey $existing.data "tls.crt") (hasKey $existing.data "ca.crt") }}
+{{- $data = dict "ca.crt" (index $existing.data "ca.crt") "tls.crt" (index $existing.data "tls.crt") "tls.key" (index $existing.data "tls.key") }}
+{{- else }}
+{{- $dns := include "kdra.publisherDnsNames" . | fromJsonArray }}
+{{- $ca := genCA (printf "%s-ca" $service) (int $v.tls.validityDays) }}
+{{- $cert := genSignedCert (first $dns) nil $dns (int $v.tls.validityDays) $ca }}
+{{- $data = dict "ca.crt" ($ca.Cert | b64enc) "tls.crt" ($cert.Cert | b64enc) "tls.key" ($cert.Key | b64enc) }}
+{{- end }}
+{{- $_ := set .Values "kdraPublisherTlsOfThisRender" $data }}
+{{- end }}
+{{- index .Values "kdraPublisherTlsOfThisRender" | toJson -}}
+{{- end -}}
+
+{{/* The DNS names of the publisher's certificate, as a JSON list: its Service's. Call with $. */}}
+{{- define "kdra.publisherDnsNames" -}}
+{{- $service := include "kdra.componentName" (dict "root" . "component" "slice-publisher") }}
+{{- $ns := .Release.Namespace }}
+{{- list (include "kdra.publisherServiceName" .) $service (printf "%s.%s" $service $ns) (printf "%s.%s.svc.cluster.local" $service $ns) | toJson -}}
+{{- end -}}
+
+{{/* Whether the slice-publisher serves the opaque-config webhook ("true" or empty). Call with $. */}}
+{{- define "kdra.webhookEnabled" -}}
+{{- if and .Values.admission.opaqueConfigWebhook.enabled .Values.slicePublisher.enabled .Values.slicePublisher.tls.enabled }}true{{ end -}}
+{{- end -}}

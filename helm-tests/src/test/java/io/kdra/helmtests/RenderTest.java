@@ -201,7 +201,7 @@ class RenderTest {
     Deployment d = one(Chart.render(Map.of()), Deployment.class, "kdra-slice-publisher");
     assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getPorts())
         .extracting(p -> p.getName() + ":" + p.getContainerPort())
-        .containsExactly("http:8080", "grpc:9000");
+        .containsExactly("http:8080", "grpc:9000", "webhook:8443");
   }
 
   /** What a cluster without a pod network or kube-proxy needs, as HelmInstallIT installs it. */
@@ -210,6 +210,8 @@ class RenderTest {
         "apiServer.port", 6443, "deviceDriver.httpPort", 18081, "slicePublisher.httpPort", 18082,
         "slicePublisher.grpcPort", 19000, "claimController.httpPort", 18083,
         "slicePublisher.strategy.type", "Recreate",
+        // the API server cannot reach a Service's ClusterIP without kube-proxy
+        "admission.opaqueConfigWebhook.enabled", false,
         "claimController.strategy.rollingUpdate.maxSurge", 0,
         "claimController.strategy.rollingUpdate.maxUnavailable", 1);
   }
@@ -306,7 +308,9 @@ class RenderTest {
 
   @Test
   void withTlsOffThePublisherServesPlainTextAndTheDriversDialIt() {
-    List<HasMetadata> objects = Chart.render(Chart.values("slicePublisher.tls.enabled", false));
+    // the webhook needs TLS (ValidationTest)
+    List<HasMetadata> objects = Chart.render(Chart.values("slicePublisher.tls.enabled", false,
+        "admission.opaqueConfigWebhook.enabled", false));
     assertThat(objects).noneMatch(o -> o instanceof Secret);
     assertThat(properties(objects, "kdra-slice-publisher").stringPropertyNames())
         .noneMatch(k -> k.startsWith("quarkus.grpc.server.ssl"));
@@ -337,7 +341,8 @@ class RenderTest {
         "kdra-slice-publisher");
     assertThat(policy.getSpec().getPodSelector().getMatchLabels())
         .containsEntry("app.kubernetes.io/component", "slice-publisher");
-    assertThat(policy.getSpec().getIngress()).hasSize(2);
+    // the third rule is the admission webhook's (AdmissionWebhookTest)
+    assertThat(policy.getSpec().getIngress()).hasSize(3);
     var grpc = policy.getSpec().getIngress().get(0);
     assertThat(grpc.getPorts()).extracting(p -> p.getPort().getStrVal()).containsExactly("grpc");
     assertThat(grpc.getFrom()).singleElement().satisfies(f ->
@@ -351,7 +356,8 @@ class RenderTest {
   @Test
   void thePublisherServiceExposesTheGrpcPort() {
     Service s = one(Chart.render(Map.of()), Service.class, "kdra-slice-publisher");
-    assertThat(s.getSpec().getPorts()).singleElement().satisfies(p -> {
+    // the second port is the admission webhook's (AdmissionWebhookTest)
+    assertThat(s.getSpec().getPorts()).hasSize(2).first().satisfies(p -> {
       assertThat(p.getName()).isEqualTo("grpc");
       assertThat(p.getPort()).isEqualTo(9000);
       assertThat(p.getTargetPort().getStrVal()).isEqualTo("grpc");

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -40,14 +43,15 @@ class ServiceStartTest {
     Path jar = Path.of("..", service, "target", "quarkus-app", "quarkus-run.jar")
         .toAbsolutePath().normalize();
     assumeTrue(Files.exists(jar), service + " is not built");
-    String properties = RenderTest.one(Chart.render(Chart.fullValues()), ConfigMap.class,
+    List<HasMetadata> objects = Chart.render(Chart.fullValues());
+    String properties = RenderTest.one(objects, ConfigMap.class,
         "kdra-full-" + service).getData().get("application.properties");
     Files.createDirectories(work.resolve("config"));
     Files.writeString(work.resolve("config/application.properties"), properties);
 
     ProcessBuilder pb = new ProcessBuilder(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Dquarkus.http.port=0", "-jar", jar.toString())
+        "-Dquarkus.http.port=0", "-Dquarkus.http.ssl-port=0", "-jar", jar.toString())
         .directory(work.toFile()).redirectErrorStream(true);
     pb.environment().put("KUBERNETES_MASTER", "https://127.0.0.1:9");
     pb.environment().put("NODE_NAME", "node-a");
@@ -59,6 +63,19 @@ class ServiceStartTest {
     }
     pb.environment().put("DRIVER_CHECKPOINT_FILE", work.resolve("checkpoint.json").toString());
     pb.environment().put("DRIVER_BACKEND", "simulated");
+    // the publisher's certificate, where the chart mounts its Secret, here in the directory
+    Secret tls = RenderTest.one(objects, Secret.class, "kdra-full-slice-publisher-tls");
+    for (String file : List.of("tls.crt", "tls.key")) {
+      Files.write(work.resolve(file), Base64.getDecoder().decode(tls.getData().get(file)));
+    }
+    for (String key : List.of("QUARKUS_GRPC_SERVER_SSL_CERTIFICATE",
+        "QUARKUS_HTTP_SSL_CERTIFICATE_FILES")) {
+      pb.environment().put(key, work.resolve("tls.crt").toString());
+    }
+    for (String key : List.of("QUARKUS_GRPC_SERVER_SSL_KEY",
+        "QUARKUS_HTTP_SSL_CERTIFICATE_KEY_FILES")) {
+      pb.environment().put(key, work.resolve("tls.key").toString());
+    }
 
     Process p = pb.start();
     List<String> lines = new ArrayList<>();

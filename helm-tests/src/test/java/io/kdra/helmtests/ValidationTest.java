@@ -67,6 +67,13 @@ class ValidationTest {
         Arguments.of("an admission policy that would both refuse and warn",
             Chart.values("admission.opaqueConfigPolicy.validationActions", List.of("Deny", "Warn")),
             "admission.opaqueConfigPolicy.validationActions has both Deny and Warn"),
+        Arguments.of("the admission webhook without TLS",
+            Chart.values("slicePublisher.tls.enabled", false),
+            "admission.opaqueConfigWebhook.enabled needs slicePublisher.tls.enabled"),
+        Arguments.of("the host's network with the webhook on another's HTTP port",
+            Chart.values("hostNetwork", true, "deviceDriver.httpPort", 8443,
+                "claimController.httpPort", 8081),
+            "hostNetwork: deviceDriver.httpPort and slicePublisher.webhookPort are both 8443"),
         Arguments.of("tracing without an endpoint",
             Chart.values("opentelemetry.enabled", true),
             "opentelemetry.enabled needs opentelemetry.endpoint"));

@@ -459,6 +459,8 @@ class HelmInstallIT {
           replicas: 1
           httpPort: %d
           strategy: {type: Recreate}
+        admission:
+          opaqueConfigWebhook: {enabled: false}
         """.formatted(registry.address, GPU_DRIVER, TPU_DRIVER, logLevel, api.getHost(),
         api.getPort(), ports.get("driver"), node.pluginsDir().getParent(), node.cdiDir(),
         INVENTORY, ports.get("grpc"), ports.get("publisher"), ports.get("grpc"),

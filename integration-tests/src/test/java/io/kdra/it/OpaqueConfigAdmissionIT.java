@@ -18,8 +18,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.kdra.devicedriver.prepare.OpaqueConfigDecoder;
-import io.kdra.devicedriver.prepare.PrepareException;
+import io.kdra.core.config.OpaqueConfigDecoder;
+import io.kdra.core.config.OpaqueConfigException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -175,7 +175,7 @@ class OpaqueConfigAdmissionIT {
   void aClaimIsAdmittedExactlyWhenTheDriverWouldPrepareIt(Case c) throws Exception {
     JsonNode parameters = parse(c.json());
     String at = "spec.devices.config[1].opaque.parameters";
-    Optional<PrepareException> driver = decode(parameters, at);
+    Optional<OpaqueConfigException> driver = decode(parameters, at);
     assertThat(driver.isEmpty()).as("the driver's verdict on %s: %s", c.json(), driver)
         .isEqualTo(c.valid());
 
@@ -189,7 +189,7 @@ class OpaqueConfigAdmissionIT {
     JsonNode bad = parse(ok("'sharing': {'strategy': 'MPS', 'mps': {'threads': 4}}"));
     ResourceClaimTemplate template = Dra.template(NS, "bad-template", KdraChart.GPU_CLASS, 1);
     template.getSpec().getSpec().getDevices().setConfig(List.of(ours(bad)));
-    Optional<PrepareException> driver =
+    Optional<OpaqueConfigException> driver =
         decode(bad, "spec.spec.devices.config[0].opaque.parameters");
     assertThat(driver).hasValueSatisfying(e -> assertThat(e.getMessage())
         .isEqualTo("spec.spec.devices.config[0].opaque.parameters.sharing.mps.threads: "
@@ -206,7 +206,7 @@ class OpaqueConfigAdmissionIT {
   void aDeviceClassIsCheckedAtCreateAndWhenItsConfigChanges() throws Exception {
     JsonNode bad = parse(ok("'sharing': {'strategy': 'TimeSlicing', "
         + "'timeSlicing': {'interval': 'Forever'}}"));
-    Optional<PrepareException> driver = decode(bad, "spec.config[0].opaque.parameters");
+    Optional<OpaqueConfigException> driver = decode(bad, "spec.config[0].opaque.parameters");
     assertThat(driver).isPresent();
     assertAdmittedAsTheDriverDecides(deviceClass("bad-class", bad), driver);
 
@@ -284,7 +284,7 @@ class OpaqueConfigAdmissionIT {
    * value that CEL cannot print alike).
    */
   private static void assertAdmittedAsTheDriverDecides(HasMetadata object,
-      Optional<PrepareException> driver) {
+      Optional<OpaqueConfigException> driver) {
     if (driver.isEmpty()) {
       assertThat(client.resource(object).create().getMetadata().getUid()).isNotBlank();
       return;
@@ -303,11 +303,11 @@ class OpaqueConfigAdmissionIT {
         .contains(expected);
   }
 
-  private static Optional<PrepareException> decode(JsonNode parameters, String at) {
+  private static Optional<OpaqueConfigException> decode(JsonNode parameters, String at) {
     try {
       OpaqueConfigDecoder.decode(parameters, at);
       return Optional.empty();
-    } catch (PrepareException e) {
+    } catch (OpaqueConfigException e) {
       return Optional.of(e);
     }
   }

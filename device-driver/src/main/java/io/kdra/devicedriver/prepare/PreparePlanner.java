@@ -4,6 +4,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.core.config.OpaqueConfigDecoder;
+import io.kdra.core.config.OpaqueConfigException;
+import io.kdra.core.config.SharingConfig;
 import io.kdra.core.model.TraceAnnotation;
 import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.devicedriver.discovery.NodeDevice;
@@ -147,8 +150,13 @@ public final class PreparePlanner {
       if (c.getOpaque() == null || !driver.equals(c.getOpaque().getDriver())) {
         continue; // another driver's config, or a kind of config we do not take
       }
-      SharingConfig sharing =
-          OpaqueConfigDecoder.decode(c.getOpaque().getParameters(), at + ".opaque.parameters");
+      SharingConfig sharing;
+      try {
+        sharing =
+            OpaqueConfigDecoder.decode(c.getOpaque().getParameters(), at + ".opaque.parameters");
+      } catch (OpaqueConfigException e) {
+        throw new PrepareException(e.field(), e.problem());
+      }
       ConfigEntry entry =
           new ConfigEntry(at, Objects.requireNonNullElse(c.getRequests(), List.of()), sharing);
       String source = Objects.requireNonNullElse(c.getSource(), "");

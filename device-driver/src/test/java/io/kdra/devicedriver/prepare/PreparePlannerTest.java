@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kdra.core.config.SharingConfig;
 import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.PreparedDevice;
 import io.kdra.devicedriver.testing.ClaimFixture;

@@ -1,6 +1,5 @@
-package io.kdra.devicedriver.prepare;
+package io.kdra.core.config;
 
-import static io.kdra.devicedriver.testing.ClaimFixture.gpuConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,6 +15,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class OpaqueConfigDecoderTest {
   private static final String P = "p";
+
+  /** Our config kind's parameters with this {@code sharing} (none when null). */
+  static Map<String, Object> gpuConfig(Map<String, Object> sharing) {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("apiVersion", OpaqueConfigDecoder.API_VERSION);
+    p.put("kind", OpaqueConfigDecoder.KIND);
+    if (sharing != null) {
+      p.put("sharing", sharing);
+    }
+    return p;
+  }
 
   record Good(Object parameters, SharingConfig expected) {}
 
@@ -95,7 +105,7 @@ class OpaqueConfigDecoderTest {
   @MethodSource("bad")
   void refusesNamingTheField(Bad b) {
     assertThatThrownBy(() -> OpaqueConfigDecoder.decode(b.parameters(), P))
-        .isInstanceOfSatisfying(PrepareException.class, e -> {
+        .isInstanceOfSatisfying(OpaqueConfigException.class, e -> {
           assertThat(e.field()).isEqualTo(b.field());
           assertThat(e.getMessage()).contains(b.message());
         });

@@ -1,4 +1,4 @@
-package io.kdra.devicedriver.prepare;
+package io.kdra.core.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,9 +22,11 @@ import java.util.Set;
  *   mps: {activeThreadPercentage: 1..100, pinnedMemoryLimit: 10Gi}   # only with MPS
  * </pre>
  *
- * <p>The chart's ValidatingAdmissionPolicy ({@code helm/kdra/templates/admission/}) refuses the
- * same configs in CEL when a claim, template or class is written: a rule changed here must change
- * there too, with a case in {@code OpaqueConfigAdmissionIT}, which runs each case through both.
+ * <p>The device-driver decodes with it at prepare, and the slice-publisher's admission webhook
+ * when a claim, template or class is written. The chart's ValidatingAdmissionPolicy ({@code
+ * helm/kdra/templates/admission/}) refuses the same configs in CEL: a rule changed here must
+ * change there too, with a case in {@code OpaqueConfigAdmissionIT}, which runs each case through
+ * both.
  *
  * <p>Pure and thread-safe.
  */
@@ -42,23 +44,25 @@ public final class OpaqueConfigDecoder {
   /**
    * @param parameters the {@code opaque.parameters} object as the Kubernetes client decoded it
    * @param path the JSON path of {@code parameters}, used in messages
-   * @throws PrepareException naming the first offending field
+   * @throws OpaqueConfigException naming the first offending field
    */
-  public static SharingConfig decode(Object parameters, String path) throws PrepareException {
+  public static SharingConfig decode(Object parameters, String path)
+      throws OpaqueConfigException {
     if (parameters == null) {
-      throw new PrepareException(path, "is required");
+      throw new OpaqueConfigException(path, "is required");
     }
     JsonNode root = JSON.valueToTree(parameters);
     requireObject(root, path);
     allowOnly(root, path, Set.of("apiVersion", "kind", "sharing"));
     String apiVersion = text(root, "apiVersion", path);
     if (!API_VERSION.equals(apiVersion)) {
-      throw new PrepareException(
+      throw new OpaqueConfigException(
           path + ".apiVersion", quote(apiVersion) + " is not supported, use " + API_VERSION);
     }
     String kind = text(root, "kind", path);
     if (!KIND.equals(kind)) {
-      throw new PrepareException(path + ".kind", quote(kind) + " is not supported, use " + KIND);
+      throw new OpaqueConfigException(
+          path + ".kind", quote(kind) + " is not supported, use " + KIND);
     }
     JsonNode sharing = root.get("sharing");
     if (sharing == null || sharing.isNull()) {
@@ -67,7 +71,8 @@ public final class OpaqueConfigDecoder {
     return sharing(sharing, path + ".sharing");
   }
 
-  private static SharingConfig sharing(JsonNode node, String path) throws PrepareException {
+  private static SharingConfig sharing(JsonNode node, String path)
+      throws OpaqueConfigException {
     requireObject(node, path);
     allowOnly(node, path, Set.of("strategy", "timeSlicing", "mps"));
     String strategy = node.has("strategy") ? text(node, "strategy", path) : "Exclusive";
@@ -86,13 +91,14 @@ public final class OpaqueConfigDecoder {
         return mps(node.get("mps"), path + ".mps");
       }
       default ->
-          throw new PrepareException(
+          throw new OpaqueConfigException(
               path + ".strategy",
               quote(strategy) + " is not one of Exclusive, TimeSlicing, MPS");
     }
   }
 
-  private static SharingConfig timeSlicing(JsonNode node, String path) throws PrepareException {
+  private static SharingConfig timeSlicing(JsonNode node, String path)
+      throws OpaqueConfigException {
     if (node == null || node.isNull()) {
       return new SharingConfig.TimeSlicing(SharingConfig.Interval.Default);
     }
@@ -107,11 +113,12 @@ public final class OpaqueConfigDecoder {
         return new SharingConfig.TimeSlicing(i);
       }
     }
-    throw new PrepareException(
+    throw new OpaqueConfigException(
         path + ".interval", quote(interval) + " is not one of Default, Short, Medium, Long");
   }
 
-  private static SharingConfig mps(JsonNode node, String path) throws PrepareException {
+  private static SharingConfig mps(JsonNode node, String path)
+      throws OpaqueConfigException {
     if (node == null || node.isNull()) {
       return new SharingConfig.Mps(100, Optional.empty());
     }
@@ -121,7 +128,7 @@ public final class OpaqueConfigDecoder {
     JsonNode p = node.get("activeThreadPercentage");
     if (p != null) {
       if (!p.isIntegralNumber() || p.asLong() < 1 || p.asLong() > 100) {
-        throw new PrepareException(
+        throw new OpaqueConfigException(
             path + ".activeThreadPercentage", "must be an integer from 1 to 100, got " + p);
       }
       percentage = p.asInt();
@@ -133,47 +140,49 @@ public final class OpaqueConfigDecoder {
       try {
         q = Quantity.parse(text);
       } catch (IllegalArgumentException e) {
-        throw new PrepareException(
+        throw new OpaqueConfigException(
             path + ".pinnedMemoryLimit", quote(text) + " is not a quantity (e.g. 10Gi)");
       }
       if (q.sign() <= 0) {
-        throw new PrepareException(path + ".pinnedMemoryLimit", "must be positive, got " + text);
+        throw new OpaqueConfigException(
+            path + ".pinnedMemoryLimit", "must be positive, got " + text);
       }
       pinned = Optional.of(q);
     }
     return new SharingConfig.Mps(percentage, pinned);
   }
 
-  private static void requireObject(JsonNode node, String path) throws PrepareException {
+  private static void requireObject(JsonNode node, String path) throws OpaqueConfigException {
     if (!node.isObject()) {
-      throw new PrepareException(path, "must be an object, got " + node.getNodeType());
+      throw new OpaqueConfigException(path, "must be an object, got " + node.getNodeType());
     }
   }
 
   private static void allowOnly(JsonNode node, String path, Set<String> known)
-      throws PrepareException {
+      throws OpaqueConfigException {
     for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
       String field = it.next().getKey();
       if (!known.contains(field)) {
-        throw new PrepareException(path + "." + field, "unknown field");
+        throw new OpaqueConfigException(path + "." + field, "unknown field");
       }
     }
   }
 
   private static void forbid(JsonNode node, String field, String path, String strategy)
-      throws PrepareException {
+      throws OpaqueConfigException {
     if (node.has(field)) {
-      throw new PrepareException(path + "." + field, "not allowed with strategy " + strategy);
+      throw new OpaqueConfigException(path + "." + field, "not allowed with strategy " + strategy);
     }
   }
 
-  private static String text(JsonNode node, String field, String path) throws PrepareException {
+  private static String text(JsonNode node, String field, String path)
+      throws OpaqueConfigException {
     JsonNode v = node.get(field);
     if (v == null || v.isNull()) {
-      throw new PrepareException(path + "." + field, "is required");
+      throw new OpaqueConfigException(path + "." + field, "is required");
     }
     if (!v.isTextual()) {
-      throw new PrepareException(path + "." + field, "must be a string, got " + v);
+      throw new OpaqueConfigException(path + "." + field, "must be a string, got " + v);
     }
     return v.asText();
   }

@@ -1,4 +1,4 @@
-package io.kdra.devicedriver.prepare;
+package io.kdra.core.config;
 
 import io.kdra.core.model.Quantity;
 import java.util.Optional;

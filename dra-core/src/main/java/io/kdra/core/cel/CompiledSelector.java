@@ -16,13 +16,16 @@ public final class CompiledSelector {
   private final CelRuntime.Program program;
   private final long estimatedCost;
   private final long maxCost;
+  /** Whether the program calls a quantity function that changes its receiver (GoQuantity). */
+  private final boolean mutatesQuantities;
 
   CompiledSelector(String expression, CelRuntime.Program program, long estimatedCost,
-      long maxCost) {
+      long maxCost, boolean mutatesQuantities) {
     this.expression = expression;
     this.program = program;
     this.estimatedCost = estimatedCost;
     this.maxCost = maxCost;
+    this.mutatesQuantities = mutatesQuantities;
   }
 
   public String expression() {
@@ -50,7 +53,8 @@ public final class CompiledSelector {
    * @throws CelSelectorException on a runtime error (e.g. a missing attribute), a non-bool result,
    *     or when the cost limit is exceeded; upstream never treats these as "no match"
    */
-  public boolean matches(CelDevice device) {
+  public boolean matches(CelDevice celDevice) {
+    CelDevice device = mutatesQuantities ? celDevice.withFreshCapacity() : celDevice;
     Object result;
     try {
       result = !exceedsCostLimit()

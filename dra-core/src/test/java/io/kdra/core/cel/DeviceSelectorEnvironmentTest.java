@@ -75,6 +75,12 @@ class DeviceSelectorEnvironmentTest {
         ok("isQuantity", "isQuantity(\"1.5G\") && !isQuantity(\"1.5GB\")", true, true),
         ok("isInteger", "quantity(\"500m\").isInteger() == false && quantity(\"2k\").isInteger()", true, true),
         ok("asInteger", "quantity(\"2k\").asInteger() == 2000", true, true),
+        // upstream answers from resource.Quantity's internal form, not the value (GoQuantity)
+        ok("1000m is not an integer upstream", "!quantity(\"1000m\").isInteger() && quantity(\"1536Mi\").isInteger()", true, true),
+        ok("19 digits are an inf.Dec", "!quantity(\"9223372036854775807\").isInteger()", true, true),
+        ok("compareTo with an inf.Dec converts the receiver", "cel.bind(q, quantity(\"1\"), q.compareTo(quantity(\"1.5Gi\")) < 0 && !q.isInteger())", true, true),
+        ok("add() of an inf.Dec changes the receiver", "cel.bind(q, quantity(\"1.5Gi\"), q.add(q) == q)", true, true),
+        ok("capacity is fresh per evaluation", "device.capacity[\"gpu.example.com\"].memory.isLessThan(quantity(\"1.5Ei\")) && !device.capacity[\"gpu.example.com\"].memory.isInteger()", true, true),
         ok("asApproximateFloat", "quantity(\"500m\").asApproximateFloat() == 0.5", true, true),
         ok("sign is a global function", "sign(quantity(\"-1\")) == -1 && sign(quantity(\"0\")) == 0 && sign(quantity(\"1Ki\")) == 1", true, true),
         ok("add quantity", "quantity(\"1Gi\").add(quantity(\"1Gi\")) == quantity(\"2Gi\")", true, true),

@@ -29,12 +29,6 @@ final class CelKnownDivergences {
   }
 
   static final List<Divergence> ALL = List.of(
-      of("quantity-integer-representation", "\\.(asInteger|isInteger)\\(\\)", "", "",
-          "upstream answers asInteger()/isInteger() from resource.Quantity's internal form "
-              + "(int64 with scale, or inf.Dec): binary-suffix fractions (1.5Gi), values of 19 "
-              + "and more digits and results of arithmetic are not integers there even when "
-              + "whole; ours decides on the exact value",
-          "quantity(\"1.5Gi\").asInteger() == 1610612736"),
       of("empty-list-literal-typing", "\\[\\](\\.|\\[|\\]|,)", "", "",
           "cel-java and cel-go infer the element type of empty list literals differently where "
               + "an overloaded function meets it (cel-go binds [[], []].flatten().sortBy(x, -x) "

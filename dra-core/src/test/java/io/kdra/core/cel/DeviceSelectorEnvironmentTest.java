@@ -113,6 +113,9 @@ class DeviceSelectorEnvironmentTest {
         ok("Kubernetes lists min max indexOf", "[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3 && [3, 1, 2].indexOf(2) == 2 && [1, 2].isSorted()", true, true),
         ok("ip", "ip(\"10.0.0.1\").family() == 4 && cidr(\"10.0.0.0/8\").containsIP(ip(\"10.0.0.1\"))", true, true),
         ok("url", "url(\"https://example.com\").getHost() == \"example.com\"", true, true),
+        // Go's net/url (GoUrl): a space in the path is accepted, an invalid query pair skipped
+        ok("url with a space", "url(\"https://h/a b?a=%zz&b=1\").getEscapedPath() == \"/a%20b\" && url(\"https://h/a b?a=%zz&b=1\").getQuery() == {\"b\": [\"1\"]}", true, true),
+        ok("urls equal by their text", "url(\"https://h/%62\") != url(\"https://h/b\") && url(\"https://h/b?\") != url(\"https://h/b\")", true, true),
         ok("regex find", "\"a1b22\".find(\"[0-9]+\") == \"1\" && \"a1b22\".findAll(\"[0-9]+\") == [\"1\", \"22\"]", true, true),
         errorOnSmall("lists functions on attribute values (dyn)", "[device.attributes[\"gpu.example.com\"].numaNode, device.attributes[\"gpu.example.com\"].numaNode].sum() == 0 && [device.attributes[\"gpu.example.com\"].model, device.attributes[\"gpu.example.com\"].family].min() == \"H100\"", true),
         ok("quantity equality", "quantity(\"1Gi\") == quantity(\"1024Mi\") && quantity(\"1\").add(1) == quantity(\"2\") && quantity(\"1\") != quantity(\"2\")", true, true),

@@ -54,10 +54,7 @@ final class CelKnownDivergences {
       of("upstream-internal-error", "", "internal error: interface conversion", "",
           "cel-go fails with an internal error where an error value reaches a list function "
               + "(sets.contains on distinct() of a list with a missing attribute); cel-java lets || absorb it",
-          "sets.contains([device.attributes[\"gpu.kdra.io\"].nosuch].distinct(), [1]) || true"),
-      of("url-escapes", "(url|isURL)\\(\"[^\"]*(%(?![0-9a-fA-F]{2})| )", "", "",
-          "url() is java.net.URI, stricter than Go's net/url for invalid escapes and spaces",
-          "url(\"https://h/?a=%zz\").getQuery().size() == 0"));
+          "sets.contains([device.attributes[\"gpu.kdra.io\"].nosuch].distinct(), [1]) || true"));
 
   private CelKnownDivergences() {}
 

@@ -288,10 +288,10 @@ public final class DeviceSelectorEnvironment {
     }
     long estimate = costEstimator.estimate(ast);
     try {
-      return new CompiledSelector(expression,
-          runtime.createProgram(
-              TypedOverloads.forRuntime(EmptyListMembership.forRuntime(ast))), estimate, maxCost,
-          callsAny(ast.getExpr(), QUANTITY_MUTATORS));
+      CelAbstractSyntaxTree runnable =
+          TypedOverloads.forRuntime(EmptyListMembership.forRuntime(ast));
+      return new CompiledSelector(expression, runtime.createProgram(runnable), estimate, maxCost,
+          callsAny(ast.getExpr(), QUANTITY_MUTATORS), CostMeter.Plan.of(runnable, ast));
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }

@@ -276,6 +276,44 @@ class DeviceSelectorEnvironmentTest {
             e -> assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT));
   }
 
+  /** Actual costs in cel-go's units, as upstream's cost tracker reports them (cel-go 0.26). */
+  static Stream<Arguments> actualCosts() {
+    return Stream.of(
+        arguments("true", 0L),
+        arguments("device.attributes[\"gpu.example.com\"].model == \"H100\"", 5L),
+        arguments("has(device.attributes[\"gpu.example.com\"].model)", 3L),
+        arguments("[1, 2].size() == 2", 2L), // a constant list is folded
+        arguments("device.attributes[\"gpu.example.com\"].numaNode in [1, 2]", 4L),
+        arguments("{\"a\": device.driver}.size() == 1", 34L),
+        arguments("[device.driver][0] == \"x\"", 15L),
+        arguments("lists.range(10).all(j, j >= 0)", 72L),
+        arguments("[1,2,3].exists_one(x, x == 2)", 10L), // a conditional's attribute branch is free
+        arguments("[1,2,3].filter(x, x > 1).size() == 2", 35L),
+        arguments("device.attributes[\"gpu.example.com\"].?model.orValue(\"\") == \"H100\"", 5L),
+        arguments("[\"b\",\"a\"].sortBy(x, x)[0] == \"a\"", 51L),
+        arguments("format.dns1123Label().validate(\"abc\").hasValue()", 10L),
+        arguments("lists.range(350).all(i, lists.range(350).all(j, i + j >= 0))", 985612L));
+  }
+
+  @ParameterizedTest
+  @MethodSource("actualCosts")
+  void actualCostIsCelGos(String expression, long cost) {
+    assertThat(ENV.compile(expression).actualCost(h100())).hasValue(cost);
+  }
+
+  @Test
+  void runtimeCostLimitTripsInCelGoUnits() {
+    // estimated above the limit, but its actual cost (729,009 upstream) is not
+    CompiledSelector exists = ENV.compile("lists.range(400).all(i, lists.range(400).exists(j, j == i))");
+    assertThat(exists.exceedsCostLimit()).isTrue();
+    assertThat(exists.matches(h100())).isTrue();
+    assertThatThrownBy(() -> ENV.compile("lists.range(355).all(i, lists.range(355).all(j, i + j >= 0))").matches(h100()))
+        .isInstanceOfSatisfying(CelSelectorException.class, e -> {
+          assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT);
+          assertThat(e.reason()).isEqualTo("operation cancelled: actual cost limit exceeded");
+        });
+  }
+
   private static DeviceCapacity capacity(String value) {
     DeviceCapacity c = new DeviceCapacity();
     c.setValue(new Quantity(value));

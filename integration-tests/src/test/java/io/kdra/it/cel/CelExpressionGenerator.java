@@ -265,7 +265,9 @@ final class CelExpressionGenerator {
         () -> "[" + string() + ", " + string() + "]",
         () -> string() + ".findAll(" + pick(REGEXES) + ")",
         () -> string() + ".findAll(" + pick(REGEXES) + ", " + pick(List.of("0", "1", "-1")) + ")",
-        () -> "device.attributes[\"gpu.kdra.io\"].map(k, k)",
+        // sorted: a map's keys come in Go's random iteration order upstream, so an order-dependent
+        // use of them (isSorted(), [0], join) could not be compared
+        () -> "device.attributes[\"gpu.kdra.io\"].map(k, k).sort()",
         () -> stringList() + ".sort()",
         () -> "url(" + pick(URLS) + ").getQuery()[\"a\"]",
         () -> format() + ".validate(" + formatInput() + ").orValue([])");

@@ -81,7 +81,9 @@ final class CostMeter implements CelEvaluationListener {
         return 1;
       case SELECT:
         if (expr.select().testOnly()) {
-          return 0; // has(): PresenceTestHasCost(false)
+          // has(): PresenceTestHasCost(false); on a value that is not an attribute, the
+          // relative attribute's own step remains
+          return plan.relative.contains(expr.id()) ? 1 : 0;
         }
         return plan.relative.contains(expr.id()) ? 2 : 1;
       case LIST:
@@ -111,9 +113,11 @@ final class CostMeter implements CelEvaluationListener {
         // once: its attribute steps are taken back
         long taken = plan.doubleEvaluated.getOrDefault(expr.id(), 0L);
         cost -= Long.compareUnsigned(cost, taken) >= 0 ? taken : cost;
-        return plan.relative.contains(expr.id()) ? 2 : 1;
+        return optionalQualifierCost(expr, result);
       }
-      case "_[_]", "_[?_]":
+      case "_[?_]":
+        return optionalQualifierCost(expr, result);
+      case "_[_]":
         return plan.relative.contains(expr.id()) ? 2 : 1;
       case "@in":
         if (plan.setMembership.contains(expr.id())) {
@@ -137,6 +141,12 @@ final class CostMeter implements CelEvaluationListener {
       return k8s;
     }
     return defaultCallCost(function, args);
+  }
+
+  /** An optional qualifier that finds nothing is not charged in cel-go. */
+  private long optionalQualifierCost(CelExpr expr, Object result) {
+    long c = plan.relative.contains(expr.id()) ? 2 : 1;
+    return result instanceof Optional<?> o && o.isEmpty() ? c - 1 : c;
   }
 
   /** The lists and sets extensions' overload trackers (a uniquely resolved overload only). */
@@ -380,6 +390,10 @@ final class CostMeter implements CelEvaluationListener {
     /** {@code _?._} calls: the cost of their operand's attribute chain, evaluated twice here. */
     private final Map<Long, Long> doubleEvaluated = new HashMap<>();
 
+    private static final Set<String> TYPE_NAMES = Set.of("bool", "bytes", "double", "int",
+        "string", "uint", "list", "map", "type", "null_type", "google.protobuf.Duration",
+        "google.protobuf.Timestamp", "optional_type");
+
     private static final Set<String> CONVERSIONS = Set.of("bool", "bytes", "double",
         "duration", "dyn", "int", "string", "timestamp", "type", "uint");
 
@@ -404,6 +418,12 @@ final class CostMeter implements CelEvaluationListener {
     private void visit(CelExpr e) {
       switch (e.getKind()) {
         case CONSTANT -> constants.add(e.id());
+        case IDENT -> {
+          // a type name is a constant (a type value) in cel-go's plan
+          if (TYPE_NAMES.contains(e.ident().name())) {
+            constants.add(e.id());
+          }
+        }
         case LIST -> {
           if (e.list().optionalIndices().isEmpty()
               && e.list().elements().stream().allMatch(x -> constants.contains(x.id()))) {
@@ -417,7 +437,7 @@ final class CostMeter implements CelEvaluationListener {
           }
         }
         case SELECT -> {
-          if (!isAttribute(e.select().operand())) {
+          if (!isAttribute(e.select().operand()) && !isQualifier(e.select().operand())) {
             relative.add(e.id());
           }
         }
@@ -433,7 +453,9 @@ final class CostMeter implements CelEvaluationListener {
             freeAttribute(call.args().get(1));
             freeAttribute(call.args().get(2));
           } else if ((f.equals("_[_]") || f.equals("_[?_]") || f.equals("_?._"))
-              && !isAttribute(call.args().get(0))) {
+              && !isAttribute(call.args().get(0)) && !isQualifier(call.args().get(0))) {
+            // the base of a relative attribute: one step for the attribute, then one per
+            // qualifier chained on it
             relative.add(e.id());
           } else if (f.equals("@in") && call.args().size() == 2
               && constants.contains(call.args().get(1).id())
@@ -445,7 +467,7 @@ final class CostMeter implements CelEvaluationListener {
         default -> { }
       }
       if (e.getKind() == CelExpr.ExprKind.Kind.CALL && e.call().function().equals("_?._")
-          && isAttribute(e.call().args().get(0))) {
+          && (isAttribute(e.call().args().get(0)) || isQualifier(e.call().args().get(0)))) {
         doubleEvaluated.put(e.id(), chainCost(e.call().args().get(0)));
       }
     }
@@ -467,11 +489,24 @@ final class CostMeter implements CelEvaluationListener {
       if (constants.contains(e.id()) || free.contains(e.id())) {
         return 0;
       }
+      long base = relative.contains(e.id()) ? 1 : 0;
       return switch (e.getKind()) {
         case IDENT -> 1;
-        case SELECT -> 1 + chainCost(e.select().operand());
-        case CALL -> 1 + chainCost(e.call().args().get(0));
+        case SELECT -> base + 1 + chainCost(e.select().operand());
+        case CALL -> isQualifier(e) ? base + 1 + chainCost(e.call().args().get(0)) : 0;
         default -> 0;
+      };
+    }
+
+    /** A selection or index (of anything). */
+    private static boolean isQualifier(CelExpr e) {
+      return switch (e.getKind()) {
+        case SELECT -> !e.select().testOnly();
+        case CALL -> {
+          String f = e.call().function();
+          yield f.equals("_[_]") || f.equals("_[?_]") || f.equals("_?._");
+        }
+        default -> false;
       };
     }
 

@@ -29,7 +29,9 @@ import org.junit.jupiter.api.Test;
  * {@link DeviceSelectorEnvironment}; both must agree on the outcome of every expression on every
  * device (compile error, runtime error, true, false) and on the estimated worst-case cost (the
  * estimate by which API validation rejects a selector), unless {@code -Dkdra.cel.strictCost=false}
- * (then costs are compared and reported only).
+ * (then costs are compared and reported only). The actual cost of each evaluation (cel-go's
+ * runtime units, what the runtime cost limit applies to) is compared and reported, not
+ * asserted: the outcome comparison already covers where the limit trips.
  * {@link CelKnownDivergences} lists the expressions where kdra knowingly differs, each with its
  * reason.
  *
@@ -169,8 +171,7 @@ class CelDifferentialIT {
     }
     writeReport(corpus, report);
     System.out.println("CEL differential " + corpus + ": " + cases.size() + " cases " + classes
-        + ", " + mismatches.size() + " disagreements, " + known + " known divergences, "
-        + "; "
+        + ", " + mismatches.size() + " disagreements, " + known + " known divergences; "
         + "estimated cost equal on " + costEqual + " of " + compiled + " compiled, rejected for "
         + "cost by one side only: " + costRejectionMismatches + "; actual cost equal on "
         + actualEqual + " of " + actualCompared + " evaluated"

@@ -329,7 +329,10 @@ final class CostMeter implements CelEvaluationListener {
     return k8sSize(v);
   }
 
-  /** k8s.io/apiserver's {@code actualSize}: code points, bytes, elements, entries; else 1. */
+  /**
+   * k8s.io/apiserver's {@code actualSize}: code points, bytes, elements, entries, the sizes IP
+   * and CIDR values report; else 1.
+   */
   private static long k8sSize(Object v) {
     if (v instanceof String s) {
       return s.codePointCount(0, s.length());
@@ -345,6 +348,12 @@ final class CostMeter implements CelEvaluationListener {
     }
     if (v instanceof Map<?, ?> m) {
       return m.size();
+    }
+    if (v instanceof KubernetesNetLibrary.Ip ip) {
+      return ip.bytes().length; // IP.Size(): the address's bytes
+    }
+    if (v instanceof KubernetesNetLibrary.Cidr cidr) {
+      return (cidr.bits() + 7) / 8; // CIDR.Size(): the prefix length's bytes, rounded up
     }
     return 1;
   }

@@ -52,8 +52,9 @@ final class CelKnownDivergences {
           "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue([device.attributes"
               + "[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable].max())"),
       of("upstream-internal-error", "", "internal error: interface conversion", "",
-          "cel-go fails with an internal error where an error value reaches a list function "
-              + "(sets.contains on distinct() of a list with a missing attribute); cel-java lets || absorb it",
+          "cel-go's cost tracker for distinct() panics when the list failed to evaluate (an "
+              + "internal error no || absorbs); cel-java reports no failed node to an evaluation "
+              + "listener, so the failure is absorbed here as CEL says",
           "sets.contains([device.attributes[\"gpu.kdra.io\"].nosuch].distinct(), [1]) || true"));
 
   private CelKnownDivergences() {}

@@ -15,7 +15,7 @@ import (
 // celEval is `dra-alloc-upstream cel`: the reference for the CEL differential test. It reads
 // JSON lines {"id", "expression", "device"} from stdin and writes one JSON line per input with
 // the outcome upstream's k8s.io/dynamic-resource-allocation/cel gives: compile error, runtime
-// error, true or false, and the estimated worst-case cost. The compiler is the one kube-scheduler
+// error, true or false, the estimated worst-case cost and the actual cost of the evaluation. The compiler is the one kube-scheduler
 // 1.36 uses (consumable capacity on, list-type attributes off), with the default environment
 // type (StoredExpressions) and runtime cost limit, as the allocator compiles selectors.
 func celEval(stdin io.Reader, stdout io.Writer) int {
@@ -65,8 +65,10 @@ type celResult struct {
 	// Estimated worst-case cost; absent after a compile error.
 	Cost *uint64 `json:"cost,omitempty"`
 	// Whether API validation would reject the expression for its estimated cost.
-	CostRejected bool   `json:"costRejected,omitempty"`
-	Error        string `json:"error,omitempty"`
+	CostRejected bool `json:"costRejected,omitempty"`
+	// cel-go's actual cost of the evaluation (absent when none was tracked).
+	ActualCost *uint64 `json:"actualCost,omitempty"`
+	Error      string  `json:"error,omitempty"`
 }
 
 func evalOne(compiler interface {
@@ -86,12 +88,16 @@ func evalOne(compiler interface {
 	cost := compiled.MaxCost
 	res.Cost = &cost
 	res.CostRejected = cost > resourceapi.CELSelectorExpressionMaxCost
-	matches, _, err := compiled.DeviceMatches(context.Background(), cel.Device{
+	matches, details, err := compiled.DeviceMatches(context.Background(), cel.Device{
 		Driver:                   req.Device.Driver,
 		AllowMultipleAllocations: req.Device.AllowMultipleAllocations,
 		Attributes:               req.Device.Attributes,
 		Capacity:                 req.Device.Capacity,
 	})
+	if details != nil && details.ActualCost() != nil {
+		actual := *details.ActualCost()
+		res.ActualCost = &actual
+	}
 	switch {
 	case err != nil:
 		res.Outcome, res.Error = "runtime_error", err.Error()

@@ -7,8 +7,9 @@ import io.kdra.core.cel.CelSelectorException.Kind;
 /**
  * A compiled device selector. Evaluation is thread-safe and allocates nothing beyond what the
  * CEL interpreter itself needs. When the estimated worst-case cost is within the limit the
- * program runs unmetered (the estimate bounds the actual cost); otherwise every evaluation step
- * is counted and evaluation stops with a {@link Kind#COST_LIMIT} error past the limit.
+ * program runs unmetered (the estimate bounds the actual cost); otherwise the actual cost is
+ * counted in cel-go's units ({@link CostMeter}) and evaluation stops with a
+ * {@link Kind#COST_LIMIT} error past the limit, as upstream's.
  */
 public final class CompiledSelector {
 
@@ -16,13 +17,18 @@ public final class CompiledSelector {
   private final CelRuntime.Program program;
   private final long estimatedCost;
   private final long maxCost;
+  /** Whether the program calls a quantity function that changes its receiver (GoQuantity). */
+  private final boolean mutatesQuantities;
+  private final CostMeter.Plan costPlan;
 
   CompiledSelector(String expression, CelRuntime.Program program, long estimatedCost,
-      long maxCost) {
+      long maxCost, boolean mutatesQuantities, CostMeter.Plan costPlan) {
     this.expression = expression;
     this.program = program;
     this.estimatedCost = estimatedCost;
     this.maxCost = maxCost;
+    this.mutatesQuantities = mutatesQuantities;
+    this.costPlan = costPlan;
   }
 
   public String expression() {
@@ -50,12 +56,13 @@ public final class CompiledSelector {
    * @throws CelSelectorException on a runtime error (e.g. a missing attribute), a non-bool result,
    *     or when the cost limit is exceeded; upstream never treats these as "no match"
    */
-  public boolean matches(CelDevice device) {
+  public boolean matches(CelDevice celDevice) {
+    CelDevice device = mutatesQuantities ? celDevice.withFreshCapacity() : celDevice;
     Object result;
     try {
       result = !exceedsCostLimit()
           ? program.eval(device::resolve)
-          : program.trace(device::resolve, new CostMeter(maxCost));
+          : program.trace(device::resolve, new CostMeter(costPlan, maxCost));
     } catch (CelEvaluationException e) {
       if (e.getCause() instanceof CostMeter.LimitExceeded) {
         throw costLimitExceeded();
@@ -72,10 +79,25 @@ public final class CompiledSelector {
   }
 
   private CelSelectorException costLimitExceeded() {
+    // upstream's words (cel-go's)
     return new CelSelectorException(Kind.COST_LIMIT, expression, null,
-        // upstream's words (cel-go's), then how this side counted
-        "operation cancelled: actual cost limit exceeded (more than " + maxCost
-            + " evaluation steps)");
+        "operation cancelled: actual cost limit exceeded");
+  }
+
+  /**
+   * The actual cost of evaluating the selector for one device, in cel-go's runtime cost units
+   * (what upstream's cost tracker charges and compares with the limit); for tests and
+   * diagnostics. Empty when the evaluation fails.
+   */
+  public java.util.OptionalLong actualCost(CelDevice celDevice) {
+    CelDevice device = mutatesQuantities ? celDevice.withFreshCapacity() : celDevice;
+    CostMeter meter = new CostMeter(costPlan, -1L);
+    try {
+      program.trace(device::resolve, meter);
+      return java.util.OptionalLong.of(meter.cost());
+    } catch (CelEvaluationException | RuntimeException e) {
+      return java.util.OptionalLong.empty();
+    }
   }
 
   private static String runtimeReason(CelEvaluationException e) {

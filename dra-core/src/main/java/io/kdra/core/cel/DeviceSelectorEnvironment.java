@@ -288,12 +288,23 @@ public final class DeviceSelectorEnvironment {
     }
     long estimate = costEstimator.estimate(ast);
     try {
-      return new CompiledSelector(expression,
-          runtime.createProgram(
-              TypedOverloads.forRuntime(EmptyListMembership.forRuntime(ast))), estimate, maxCost);
+      CelAbstractSyntaxTree runnable =
+          TypedOverloads.forRuntime(EmptyListMembership.forRuntime(ast));
+      return new CompiledSelector(expression, runtime.createProgram(runnable), estimate, maxCost,
+          callsAny(ast.getExpr(), QUANTITY_MUTATORS), CostMeter.Plan.of(runnable, ast));
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }
+  }
+
+  /** Quantity functions that change their receiver in place upstream (see GoQuantity). */
+  private static final java.util.Set<String> QUANTITY_MUTATORS =
+      java.util.Set.of("compareTo", "isGreaterThan", "isLessThan", "add", "sub");
+
+  private static boolean callsAny(CelExpr root, java.util.Set<String> functions) {
+    return dev.cel.common.navigation.CelNavigableExpr.fromExpr(root).allNodes()
+        .anyMatch(n -> n.expr().getKind() == CelExpr.ExprKind.Kind.CALL
+            && functions.contains(n.expr().call().function()));
   }
 
   /** cel-go's literal validators: evaluates e.g. {@code duration("1x")} on its own. */

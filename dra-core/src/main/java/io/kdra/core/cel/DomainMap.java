@@ -19,6 +19,10 @@ final class DomainMap extends AbstractMap<String, Map<String, Object>> {
     this.domains = domains;
   }
 
+  Map<String, Map<String, Object>> domains() {
+    return domains;
+  }
+
   @Override
   public Map<String, Object> get(Object key) {
     Map<String, Object> values = domains.get(key);

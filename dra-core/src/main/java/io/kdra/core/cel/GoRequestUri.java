@@ -1,155 +1,23 @@
 package io.kdra.core.cel;
 
-import java.nio.charset.StandardCharsets;
 
 /**
  * Go 1.26's {@code url.ParseRequestURI} as far as its error decides: null for a valid request
- * URI, else the error's text ({@code parse "<uri>": <reason>}). A port of {@code net/url}'s
- * {@code parse(rawURL, viaRequest=true)}, working on the UTF-8 bytes as Go does (the string is
- * held one byte per char). Hand-written: the Kubernetes format library's {@code uri} returns
- * this text, including netip.ParseAddr's errors for bracketed IPv6 literals.
+ * URI, else the error's text ({@code parse "<uri>": <reason>}), from {@link GoUrl}'s port of
+ * {@code net/url}; and the part of {@code netip.ParseAddr} that net/url applies to bracketed
+ * hosts, with its error texts. Hand-written: the Kubernetes format library's {@code uri}
+ * returns this text.
  */
 final class GoRequestUri {
 
   private GoRequestUri() {}
 
   static String validate(String uri) {
-    String raw = new String(uri.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
-    String reason = parse(raw);
-    return reason == null ? null : "parse " + GoQuote.bytes(raw) + ": " + reason;
-  }
-
-  private static String parse(String raw) {
-    for (int i = 0; i < raw.length(); i++) {
-      char b = raw.charAt(i);
-      if (b < ' ' || b == 0x7f) {
-        return "net/url: invalid control character in URL";
-      }
-    }
-    if (raw.isEmpty()) {
-      return "empty url";
-    }
-    if (raw.equals("*")) {
-      return null;
-    }
-    String scheme = "";
-    String rest = raw;
-    for (int i = 0; i < raw.length(); i++) {
-      char c = raw.charAt(i);
-      if ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-        continue;
-      }
-      if ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.') {
-        if (i == 0) {
-          break;
-        }
-        continue;
-      }
-      if (c == ':') {
-        if (i == 0) {
-          return "missing protocol scheme";
-        }
-        scheme = raw.substring(0, i).toLowerCase(java.util.Locale.ROOT);
-        rest = raw.substring(i + 1);
-      }
-      break;
-    }
-    if (rest.endsWith("?") && rest.indexOf('?') == rest.length() - 1) {
-      rest = rest.substring(0, rest.length() - 1);
-    } else if (rest.indexOf('?') >= 0) {
-      rest = rest.substring(0, rest.indexOf('?'));
-    }
-    if (!rest.startsWith("/")) {
-      // a rootless path with a scheme is opaque; without one, no request URI
-      return scheme.isEmpty() ? "invalid URI for request" : null;
-    }
-    if (!scheme.isEmpty() && rest.startsWith("//")) {
-      String authority = rest.substring(2);
-      rest = "";
-      int slash = authority.indexOf('/');
-      if (slash >= 0) {
-        rest = authority.substring(slash);
-        authority = authority.substring(0, slash);
-      }
-      String error = parseAuthority(scheme, authority);
-      if (error != null) {
-        return error;
-      }
-    }
-    return unescape(rest, Mode.PATH);
-  }
-
-  private static String parseAuthority(String scheme, String authority) {
-    int at = authority.lastIndexOf('@');
-    String error = parseHost(scheme, at < 0 ? authority : authority.substring(at + 1));
-    if (error != null || at < 0) {
-      return error;
-    }
-    String userinfo = authority.substring(0, at);
-    for (int i = 0; i < userinfo.length(); i++) {
-      char r = userinfo.charAt(i);
-      if (!(Character.isLetterOrDigit(r) && r < 0x80) && "-._:~!$&'()*+,;=%@".indexOf(r) < 0) {
-        return "net/url: invalid userinfo";
-      }
-    }
-    int colon = userinfo.indexOf(':');
-    if (colon < 0) {
-      return unescape(userinfo, Mode.USER_PASSWORD);
-    }
-    error = unescape(userinfo.substring(0, colon), Mode.USER_PASSWORD);
-    return error != null ? error : unescape(userinfo.substring(colon + 1), Mode.USER_PASSWORD);
-  }
-
-  private static String parseHost(String scheme, String host) {
-    int open = host.lastIndexOf('[');
-    if (open > 0) {
-      return "invalid IP-literal";
-    }
-    if (open == 0) {
-      int close = host.lastIndexOf(']');
-      if (close < 0) {
-        return "missing ']' in host";
-      }
-      String colonPort = host.substring(close + 1);
-      if (!validOptionalPort(colonPort)) {
-        return "invalid port " + GoQuote.bytes(colonPort) + " after host";
-      }
-      String error = unescape(colonPort, Mode.HOST);
-      if (error != null) {
-        return error;
-      }
-      String hostname = host.substring(1, close);
-      int zone = hostname.indexOf("%25");
-      if (zone >= 0) {
-        error = unescape(hostname.substring(0, zone), Mode.HOST);
-        if (error == null) {
-          error = unescape(hostname.substring(zone), Mode.ZONE);
-        }
-      } else {
-        error = unescape(hostname, Mode.HOST);
-      }
-      if (error != null) {
-        return error;
-      }
-      return ipLiteral(unescaped(hostname));
-    }
-    int i = host.indexOf(':');
-    if (i >= 0) {
-      int last = host.lastIndexOf(':');
-      // colons in the host only for schemes other than http(s) (GODEBUG urlstrictcolons)
-      if (last != i && !scheme.equals("http") && !scheme.equals("https")) {
-        i = last;
-      }
-      String colonPort = host.substring(i);
-      if (!validOptionalPort(colonPort)) {
-        return "invalid port " + GoQuote.bytes(colonPort) + " after host";
-      }
-    }
-    return unescape(host, Mode.HOST);
+    return GoUrl.parseRequestUri(uri).error();
   }
 
   /** The bracketed host: netip.ParseAddr must parse it, and not as an IPv4 address. */
-  private static String ipLiteral(String hostname) {
+  static String ipLiteral(String hostname) {
     for (int i = 0; i < hostname.length(); i++) {
       switch (hostname.charAt(i)) {
         case '.' -> {
@@ -304,79 +172,4 @@ final class GoRequestUri {
     return null;
   }
 
-  private static boolean validOptionalPort(String port) {
-    if (port.isEmpty()) {
-      return true;
-    }
-    if (port.charAt(0) != ':') {
-      return false;
-    }
-    for (int i = 1; i < port.length(); i++) {
-      if (port.charAt(i) < '0' || port.charAt(i) > '9') {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private enum Mode { PATH, HOST, ZONE, USER_PASSWORD }
-
-  private static boolean isHex(char c) {
-    return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F';
-  }
-
-  private static int unhex(char c) {
-    return Character.digit(c, 16);
-  }
-
-  /** net/url's {@code unescape}: the error, or null. */
-  private static String unescape(String s, Mode mode) {
-    for (int i = 0; i < s.length(); ) {
-      char c = s.charAt(i);
-      if (c == '%') {
-        if (i + 2 >= s.length() || !isHex(s.charAt(i + 1)) || !isHex(s.charAt(i + 2))) {
-          String escape = s.substring(i, Math.min(s.length(), i + 3));
-          return "invalid URL escape " + GoQuote.bytes(escape);
-        }
-        String escape = s.substring(i, i + 3);
-        if (mode == Mode.HOST && unhex(s.charAt(i + 1)) < 8 && !escape.equals("%25")) {
-          return "invalid URL escape " + GoQuote.bytes(escape);
-        }
-        if (mode == Mode.ZONE) {
-          int v = unhex(s.charAt(i + 1)) << 4 | unhex(s.charAt(i + 2));
-          if (!escape.equals("%25") && v != ' ' && hostNeedsEscape((char) v)) {
-            return "invalid URL escape " + GoQuote.bytes(escape);
-          }
-        }
-        i += 3;
-      } else {
-        if ((mode == Mode.HOST || mode == Mode.ZONE) && c < 0x80 && hostNeedsEscape(c)) {
-          return "invalid character " + GoQuote.bytes(String.valueOf(c)) + " in host name";
-        }
-        i++;
-      }
-    }
-    return null;
-  }
-
-  /** {@code shouldEscape(c, encodeHost)}. */
-  private static boolean hostNeedsEscape(char c) {
-    if ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-      return false;
-    }
-    return c >= 0x80 || "!$&'()*+,;=:[]<>\"-_.~".indexOf(c) < 0;
-  }
-
-  private static String unescaped(String s) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < s.length(); i++) {
-      if (s.charAt(i) == '%') {
-        sb.append((char) (unhex(s.charAt(i + 1)) << 4 | unhex(s.charAt(i + 2))));
-        i += 2;
-      } else {
-        sb.append(s.charAt(i));
-      }
-    }
-    return sb.toString();
-  }
 }

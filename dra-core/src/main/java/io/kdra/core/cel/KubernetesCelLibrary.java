@@ -11,7 +11,6 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
-import io.kdra.core.model.Quantity;
 import io.kdra.core.model.Semver;
 import java.util.List;
 
@@ -19,7 +18,8 @@ import java.util.List;
  * The Kubernetes CEL functions that the DRA selector environment offers beyond standard CEL:
  * the {@code quantity} library ({@code k8s.io/apiserver/pkg/cel/library/quantity.go}) and the
  * {@code semver} library ({@code semverlib.go}), with the same names, overloads and errors.
- * Values are {@link Quantity} and {@link Semver} objects, opaque to CEL.
+ * Values are {@link GoQuantity} (Go's representation, see there) and {@link Semver} objects,
+ * opaque to CEL.
  */
 final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
@@ -88,27 +88,28 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
     runtime.addFunctionBindings(List.of(
         CelFunctionBinding.from("string_to_quantity", String.class,
             KubernetesCelLibrary::parseQuantity),
-        CelFunctionBinding.from("is_quantity_string", String.class, Quantity::isQuantity),
-        CelFunctionBinding.from("quantity_is_integer", Quantity.class, Quantity::isInteger),
-        CelFunctionBinding.from("quantity_get_integer", Quantity.class,
+        CelFunctionBinding.from("is_quantity_string", String.class,
+            KubernetesCelLibrary::isQuantity),
+        CelFunctionBinding.from("quantity_is_integer", GoQuantity.class, GoQuantity::isInteger),
+        CelFunctionBinding.from("quantity_get_integer", GoQuantity.class,
             KubernetesCelLibrary::asInteger),
-        CelFunctionBinding.from("quantity_get_float", Quantity.class,
-            Quantity::asApproximateDouble),
-        CelFunctionBinding.from("quantity_sign", Quantity.class, q -> (long) q.sign()),
-        CelFunctionBinding.from("quantity_add", Quantity.class, Quantity.class,
-            (a, b) -> computed(a.add(b))),
-        CelFunctionBinding.from("quantity_add_int", Quantity.class, Long.class,
-            (q, i) -> computed(q.add(Quantity.of(i)))),
-        CelFunctionBinding.from("quantity_sub", Quantity.class, Quantity.class,
-            (a, b) -> computed(a.subtract(b))),
-        CelFunctionBinding.from("quantity_sub_int", Quantity.class, Long.class,
-            (q, i) -> computed(q.subtract(Quantity.of(i)))),
-        CelFunctionBinding.from("quantity_is_greater_than", Quantity.class, Quantity.class,
-            (a, b) -> a.compareTo(b) > 0),
-        CelFunctionBinding.from("quantity_is_less_than", Quantity.class, Quantity.class,
-            (a, b) -> a.compareTo(b) < 0),
-        CelFunctionBinding.from("quantity_compare_to", Quantity.class, Quantity.class,
-            (a, b) -> (long) Integer.signum(a.compareTo(b))),
+        CelFunctionBinding.from("quantity_get_float", GoQuantity.class,
+            GoQuantity::approximateFloat),
+        CelFunctionBinding.from("quantity_sign", GoQuantity.class, q -> (long) q.sign()),
+        CelFunctionBinding.from("quantity_add", GoQuantity.class, GoQuantity.class,
+            GoQuantity::add),
+        CelFunctionBinding.from("quantity_add_int", GoQuantity.class, Long.class,
+            (q, i) -> q.add(GoQuantity.ofInt(i))),
+        CelFunctionBinding.from("quantity_sub", GoQuantity.class, GoQuantity.class,
+            GoQuantity::sub),
+        CelFunctionBinding.from("quantity_sub_int", GoQuantity.class, Long.class,
+            (q, i) -> q.sub(GoQuantity.ofInt(i))),
+        CelFunctionBinding.from("quantity_is_greater_than", GoQuantity.class, GoQuantity.class,
+            (a, b) -> a.cmp(b) > 0),
+        CelFunctionBinding.from("quantity_is_less_than", GoQuantity.class, GoQuantity.class,
+            (a, b) -> a.cmp(b) < 0),
+        CelFunctionBinding.from("quantity_compare_to", GoQuantity.class, GoQuantity.class,
+            (a, b) -> (long) a.cmp(b)),
         CelFunctionBinding.from("string_to_semver", String.class,
             s -> parseSemver(s, false)),
         CelFunctionBinding.from("string_bool_to_semver", String.class, Boolean.class,
@@ -129,33 +130,20 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
   }
 
   /**
-   * The results of add() and sub(), by identity. Upstream returns those as {@code *Quantity}
-   * where every other quantity is a {@code Quantity} value, and {@code Quantity.Equal} answers
-   * "no such overload" for a pointer: {@code x == q.add(1)} is an error there. Kept to give the
-   * same outcome; see {@link #equal}.
-   */
-  private static final java.util.Set<Quantity> COMPUTED = java.util.Collections.newSetFromMap(
-      new com.google.common.collect.MapMaker().weakKeys().makeMap());
-
-  private static Quantity computed(Quantity q) {
-    COMPUTED.add(q);
-    return q;
-  }
-
-  /**
    * {@code ==} as upstream's Kubernetes values answer it: a quantity compares only with a
-   * quantity, and not with an add()/sub() result on the right; semvers by precedence (build
-   * metadata ignored); everything else as standard CEL.
+   * quantity, and not with an add()/sub() result on the right (a {@code *Quantity} there, which
+   * {@code Quantity.Equal} answers "no such overload"); semvers by precedence (build metadata
+   * ignored); everything else as standard CEL.
    */
   static boolean equal(Object a, Object b, dev.cel.runtime.RuntimeEquality standard)
       throws CelEvaluationException {
-    if (a instanceof Quantity qa) {
-      if (!(b instanceof Quantity qb) || COMPUTED.contains(b)) {
+    if (a instanceof GoQuantity qa) {
+      if (!(b instanceof GoQuantity qb) || qb.isPointer()) {
         throw new CelEvaluationException("no such overload");
       }
-      return qa.equals(qb);
+      return qa.equalValue(qb);
     }
-    if (b instanceof Quantity) {
+    if (b instanceof GoQuantity) {
       return false;
     }
     if (a instanceof KubernetesFormats.NamedFormat && !(b instanceof KubernetesFormats.NamedFormat)) {
@@ -169,21 +157,29 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
     return standard.objectEquals(a, b);
   }
 
-  private static Quantity parseQuantity(String text) throws CelEvaluationException {
+  private static GoQuantity parseQuantity(String text) throws CelEvaluationException {
     try {
-      return Quantity.parse(text);
+      return GoQuantity.parse(text);
     } catch (IllegalArgumentException e) {
-      throw new CelEvaluationException("quantities must match the regular expression "
-          + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+      throw new CelEvaluationException(e.getMessage());
     }
   }
 
-  private static Long asInteger(Quantity q) throws CelEvaluationException {
+  private static boolean isQuantity(String text) {
     try {
-      return q.asLong();
-    } catch (ArithmeticException e) {
-      throw new CelEvaluationException(e.getMessage());
+      GoQuantity.parse(text);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
     }
+  }
+
+  private static Long asInteger(GoQuantity q) throws CelEvaluationException {
+    Long v = q.asInt64();
+    if (v == null) {
+      throw new CelEvaluationException("cannot convert value to integer");
+    }
+    return v;
   }
 
   private static Semver parseSemver(String text, boolean normalize) throws CelEvaluationException {

@@ -551,7 +551,7 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
     if (v instanceof CelType) {
       return "type";
     }
-    if (v instanceof io.kdra.core.model.Quantity) {
+    if (v instanceof GoQuantity) {
       return "kubernetes.Quantity";
     }
     if (v instanceof io.kdra.core.model.Semver) {

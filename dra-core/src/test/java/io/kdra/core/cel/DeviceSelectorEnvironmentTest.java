@@ -75,6 +75,12 @@ class DeviceSelectorEnvironmentTest {
         ok("isQuantity", "isQuantity(\"1.5G\") && !isQuantity(\"1.5GB\")", true, true),
         ok("isInteger", "quantity(\"500m\").isInteger() == false && quantity(\"2k\").isInteger()", true, true),
         ok("asInteger", "quantity(\"2k\").asInteger() == 2000", true, true),
+        // upstream answers from resource.Quantity's internal form, not the value (GoQuantity)
+        ok("1000m is not an integer upstream", "!quantity(\"1000m\").isInteger() && quantity(\"1536Mi\").isInteger()", true, true),
+        ok("19 digits are an inf.Dec", "!quantity(\"9223372036854775807\").isInteger()", true, true),
+        ok("compareTo with an inf.Dec converts the receiver", "cel.bind(q, quantity(\"1\"), q.compareTo(quantity(\"1.5Gi\")) < 0 && !q.isInteger())", true, true),
+        ok("add() of an inf.Dec changes the receiver", "cel.bind(q, quantity(\"1.5Gi\"), q.add(q) == q)", true, true),
+        ok("capacity is fresh per evaluation", "device.capacity[\"gpu.example.com\"].memory.isLessThan(quantity(\"1.5Ei\")) && !device.capacity[\"gpu.example.com\"].memory.isInteger()", true, true),
         ok("asApproximateFloat", "quantity(\"500m\").asApproximateFloat() == 0.5", true, true),
         ok("sign is a global function", "sign(quantity(\"-1\")) == -1 && sign(quantity(\"0\")) == 0 && sign(quantity(\"1Ki\")) == 1", true, true),
         ok("add quantity", "quantity(\"1Gi\").add(quantity(\"1Gi\")) == quantity(\"2Gi\")", true, true),
@@ -107,6 +113,9 @@ class DeviceSelectorEnvironmentTest {
         ok("Kubernetes lists min max indexOf", "[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3 && [3, 1, 2].indexOf(2) == 2 && [1, 2].isSorted()", true, true),
         ok("ip", "ip(\"10.0.0.1\").family() == 4 && cidr(\"10.0.0.0/8\").containsIP(ip(\"10.0.0.1\"))", true, true),
         ok("url", "url(\"https://example.com\").getHost() == \"example.com\"", true, true),
+        // Go's net/url (GoUrl): a space in the path is accepted, an invalid query pair skipped
+        ok("url with a space", "url(\"https://h/a b?a=%zz&b=1\").getEscapedPath() == \"/a%20b\" && url(\"https://h/a b?a=%zz&b=1\").getQuery() == {\"b\": [\"1\"]}", true, true),
+        ok("urls equal by their text", "url(\"https://h/%62\") != url(\"https://h/b\") && url(\"https://h/b?\") != url(\"https://h/b\")", true, true),
         ok("regex find", "\"a1b22\".find(\"[0-9]+\") == \"1\" && \"a1b22\".findAll(\"[0-9]+\") == [\"1\", \"22\"]", true, true),
         errorOnSmall("lists functions on attribute values (dyn)", "[device.attributes[\"gpu.example.com\"].numaNode, device.attributes[\"gpu.example.com\"].numaNode].sum() == 0 && [device.attributes[\"gpu.example.com\"].model, device.attributes[\"gpu.example.com\"].family].min() == \"H100\"", true),
         ok("quantity equality", "quantity(\"1Gi\") == quantity(\"1024Mi\") && quantity(\"1\").add(1) == quantity(\"2\") && quantity(\"1\") != quantity(\"2\")", true, true),
@@ -265,6 +274,44 @@ class DeviceSelectorEnvironmentTest {
     assertThatThrownBy(() -> loop.matches(h100()))
         .isInstanceOfSatisfying(CelSelectorException.class,
             e -> assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT));
+  }
+
+  /** Actual costs in cel-go's units, as upstream's cost tracker reports them (cel-go 0.26). */
+  static Stream<Arguments> actualCosts() {
+    return Stream.of(
+        arguments("true", 0L),
+        arguments("device.attributes[\"gpu.example.com\"].model == \"H100\"", 5L),
+        arguments("has(device.attributes[\"gpu.example.com\"].model)", 3L),
+        arguments("[1, 2].size() == 2", 2L), // a constant list is folded
+        arguments("device.attributes[\"gpu.example.com\"].numaNode in [1, 2]", 4L),
+        arguments("{\"a\": device.driver}.size() == 1", 34L),
+        arguments("[device.driver][0] == \"x\"", 15L),
+        arguments("lists.range(10).all(j, j >= 0)", 72L),
+        arguments("[1,2,3].exists_one(x, x == 2)", 10L), // a conditional's attribute branch is free
+        arguments("[1,2,3].filter(x, x > 1).size() == 2", 35L),
+        arguments("device.attributes[\"gpu.example.com\"].?model.orValue(\"\") == \"H100\"", 5L),
+        arguments("[\"b\",\"a\"].sortBy(x, x)[0] == \"a\"", 51L),
+        arguments("format.dns1123Label().validate(\"abc\").hasValue()", 10L),
+        arguments("lists.range(350).all(i, lists.range(350).all(j, i + j >= 0))", 985612L));
+  }
+
+  @ParameterizedTest
+  @MethodSource("actualCosts")
+  void actualCostIsCelGos(String expression, long cost) {
+    assertThat(ENV.compile(expression).actualCost(h100())).hasValue(cost);
+  }
+
+  @Test
+  void runtimeCostLimitTripsInCelGoUnits() {
+    // estimated above the limit, but its actual cost (729,009 upstream) is not
+    CompiledSelector exists = ENV.compile("lists.range(400).all(i, lists.range(400).exists(j, j == i))");
+    assertThat(exists.exceedsCostLimit()).isTrue();
+    assertThat(exists.matches(h100())).isTrue();
+    assertThatThrownBy(() -> ENV.compile("lists.range(355).all(i, lists.range(355).all(j, i + j >= 0))").matches(h100()))
+        .isInstanceOfSatisfying(CelSelectorException.class, e -> {
+          assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT);
+          assertThat(e.reason()).isEqualTo("operation cancelled: actual cost limit exceeded");
+        });
   }
 
   private static DeviceCapacity capacity(String value) {

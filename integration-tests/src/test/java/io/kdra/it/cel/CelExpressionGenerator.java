@@ -29,7 +29,11 @@ final class CelExpressionGenerator {
       "\"::1/128\"", "\"2001:db8::/32\"", "\"10.0.0.1/8\"", "\"10.0.0.0/33\"", "\"0.0.0.0/0\"");
   private static final List<String> URLS = List.of("\"https://example.com\"",
       "\"https://example.com:8080/a/b?x=1&y=2\"", "\"http://[::1]:80/p\"", "\"/relative\"",
-      "\"example.com\"", "\"https://user@host/p%20q\"", "\"ftp://h/?a=1&a=2\"");
+      "\"example.com\"", "\"https://user@host/p%20q\"", "\"ftp://h/?a=1&a=2\"",
+      "\"https://h/a b?q=a+b\"", "\"https://h/?a=%zz&b=1\"", "\"http://a b/\"",
+      "\"https://h/p#f%zz\"", "\"https://h/%2f%41?x=%20;y\"", "\"mailto:x@y?s\"",
+      "\"https://u:p@h:1/é?é=é\"", "\"http://[fe80::1%25en0]:8/\"", "\"//h/p\"", "\"*\"",
+      "\"HTTPS://H/?\"", "\"http://h:1:2/\"", "\"db://h:1,h:2/\"");
   private static final List<String> REGEXES = List.of("\"^H\"", "\"[0-9]+\"", "\"a|b\"",
       "\"^$\"", "\".*\"", "\"(x\"", "\"[[:alpha:]]+\"", "\"\\\\d\"", "\"é\"", "\"a*\"");
   private static final List<String> FORMATS = List.of("dns1123Label", "dns1123Subdomain",
@@ -139,6 +143,7 @@ final class CelExpressionGenerator {
         () -> "cidr(" + pick(CIDRS) + ").masked() == cidr(" + pick(CIDRS) + ")",
         () -> "isURL(" + pick(URLS) + ")",
         () -> "url(" + pick(URLS) + ").getQuery().size() " + pick(List.of(">", "==")) + " 0",
+        () -> "url(" + pick(URLS) + ") == url(" + pick(URLS) + ")",
         () -> optionalInt() + ".hasValue()",
         () -> optionalInt() + " == optional.none()",
         () -> "cel.bind(g, " + D + ", g." + pick(STRING_ATTRS) + " == " + string() + ")",
@@ -260,7 +265,9 @@ final class CelExpressionGenerator {
         () -> "[" + string() + ", " + string() + "]",
         () -> string() + ".findAll(" + pick(REGEXES) + ")",
         () -> string() + ".findAll(" + pick(REGEXES) + ", " + pick(List.of("0", "1", "-1")) + ")",
-        () -> "device.attributes[\"gpu.kdra.io\"].map(k, k)",
+        // sorted: a map's keys come in Go's random iteration order upstream, so an order-dependent
+        // use of them (isSorted(), [0], join) could not be compared
+        () -> "device.attributes[\"gpu.kdra.io\"].map(k, k).sort()",
         () -> stringList() + ".sort()",
         () -> "url(" + pick(URLS) + ").getQuery()[\"a\"]",
         () -> format() + ".validate(" + formatInput() + ").orValue([])");

@@ -3,7 +3,7 @@ package io.kdra.claimcontroller.config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.claimcontroller.k8s.ApiPodBinder;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.claimcontroller.scheduling.PodAllocator;

@@ -21,7 +21,7 @@ import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.Upstream;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.leadership.LeaseFence;
 import io.kdra.leadership.Leadership;

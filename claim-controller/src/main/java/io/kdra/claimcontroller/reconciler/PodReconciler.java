@@ -21,7 +21,7 @@ import io.kdra.claimcontroller.domain.Backoff;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.observability.SchedulingMetrics;
-import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;

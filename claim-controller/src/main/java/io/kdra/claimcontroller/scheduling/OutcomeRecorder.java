@@ -1,7 +1,7 @@
 package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import java.util.Objects;
 import java.util.function.Consumer;

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import java.util.ArrayList;
 import java.util.List;

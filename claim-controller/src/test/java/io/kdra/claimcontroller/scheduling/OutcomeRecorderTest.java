@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.kdra.claimcontroller.domain.K;
-import io.kdra.claimcontroller.k8s.EventRecorder;
+import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import java.time.Clock;
 import java.util.ArrayList;

@@ -50,9 +50,10 @@ final class BenchReport {
         .append(", --controllers=resourceclaim-controller); ours = claim-controller, JVM `")
         .append(String.join(" ", options.jvmOptions())).append("`. Load: 1-minute load average"
             + " during the run (mean/max). CPU: ms per pod, by process.\n\n");
-    md.append("| side | nodes / pods | workload | round | bound | s | pods/s | p50 / p99 ms to bind"
-        + " | CPU ms/pod: apiserver, etcd, scheduler+KCM or controller (total) | API requests/pod"
-        + " | controller RSS / peak / heap after GC MiB | load | check |\n");
+    md.append("| side | nodes / pods | workload | round | bound | s (pods created in) | pods/s"
+        + " | p50 / p99 ms to bind | CPU ms/pod: apiserver, etcd, scheduler+KCM or controller"
+        + " (total) | API requests/pod | controller RSS / peak / heap after GC MiB | load"
+        + " | check |\n");
     md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (BenchRun.Result r : results) {
       double api = r.cpuMs().getOrDefault("kube-apiserver", 0.0) / r.pods();
@@ -60,11 +61,11 @@ final class BenchReport {
       double scheduling = r.cpuMsPerPod() - api - etcd;
       double[] mem = r.memoryMib().get("claim-controller");
       md.append(String.format(Locale.ROOT,
-          "| %s | %d / %d | %s | %d | %d | %.1f | %.1f | %.0f / %.0f | %.0f, %.0f, %.0f (%.0f)"
-              + " | %.1f | %s | %.1f / %.1f | %s |%n",
+          "| %s | %d / %d | %s | %d | %d | %.1f (%.1f) | %.1f | %.0f / %.0f"
+              + " | %.0f, %.0f, %.0f (%.0f) | %.1f | %s | %.1f / %.1f | %s |%n",
           r.side().key, r.nodes(), r.pods(), r.workload().key(), r.round(), r.bound(),
-          r.seconds(), r.podsPerSecond(), r.p50Ms(), r.p99Ms(), api, etcd, scheduling,
-          r.cpuMsPerPod(), r.requestsPerPod(),
+          r.seconds(), r.createSeconds(), r.podsPerSecond(), r.p50Ms(), r.p99Ms(), api, etcd,
+          scheduling, r.cpuMsPerPod(), r.requestsPerPod(),
           mem == null ? "-" : String.format(Locale.ROOT, "%.0f / %.0f / %.0f", mem[0], mem[1],
               r.heapAfterGcMib()),
           r.loadMean(), r.loadMax(),
@@ -109,7 +110,8 @@ final class BenchReport {
   }
 
   String csv() {
-    StringBuilder csv = new StringBuilder("side,nodes,pods,workload,round,bound,seconds,"
+    StringBuilder csv = new StringBuilder("side,nodes,pods,workload,round,bound,create_seconds,"
+        + "seconds,"
         + "pods_per_s,p50_ms,p99_ms,cpu_ms_per_pod,api_requests_per_pod,"
         + "heap_after_gc_mib,load_mean,load_max,process_cpu_ms,process_rss_peak_mib,"
         + "problems,notes\n");
@@ -121,9 +123,10 @@ final class BenchReport {
       r.memoryMib().forEach((k, v) -> mem.append(mem.isEmpty() ? "" : " ").append(k)
           .append('=').append(String.format(Locale.ROOT, "%.0f/%.0f", v[0], v[1])));
       csv.append(String.format(Locale.ROOT,
-          "%s,%d,%d,%s,%d,%d,%.2f,%.2f,%.0f,%.0f,%.1f,%.2f,%.0f,%.2f,%.2f,%s,%s,%s,%s%n",
+          "%s,%d,%d,%s,%d,%d,%.2f,%.2f,%.2f,%.0f,%.0f,%.1f,%.2f,%.0f,%.2f,%.2f,%s,%s,%s,%s%n",
           r.side().key, r.nodes(), r.pods(), r.workload().key(), r.round(), r.bound(),
-          r.seconds(), r.podsPerSecond(), r.p50Ms(), r.p99Ms(), r.cpuMsPerPod(),
+          r.createSeconds(), r.seconds(), r.podsPerSecond(), r.p50Ms(), r.p99Ms(),
+          r.cpuMsPerPod(),
           r.requestsPerPod(), r.heapAfterGcMib(), r.loadMean(), r.loadMax(), cpu, mem,
           quote(String.join("; ", r.problems())), quote(r.notes())));
     }

@@ -40,20 +40,30 @@ final class ServiceProcess implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newBuilder()
       .connectTimeout(Duration.ofSeconds(2)).build();
 
+  /**
+   * The JVM options of the tests' services: small heaps and quick startup, since up to seven
+   * JVMs share two cores in these tests.
+   */
+  static final List<String> TEST_JVM_OPTIONS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
+      "-XX:+UseSerialGC", "-Xshare:auto");
+
   final String module;
   final String name;
   final Map<String, String> properties;
   final Map<String, String> environment;
   final int httpPort;
   final Path log;
+  final List<String> jvmOptions;
   private final Process process;
   private final Thread hook;
   /** Set before the harness itself ends the process: its exit is then no surprise. */
   private volatile boolean ending;
 
   private ServiceProcess(String module, String name, Map<String, String> properties,
-      Map<String, String> environment, int httpPort, Path log, Process process) {
+      Map<String, String> environment, List<String> jvmOptions, int httpPort, Path log,
+      Process process) {
     this.module = module;
+    this.jvmOptions = jvmOptions;
     this.name = name;
     this.properties = properties;
     this.environment = environment;
@@ -89,11 +99,22 @@ final class ServiceProcess implements AutoCloseable {
   /** As {@link #start(String, String, Map, Path)}, with extra environment variables. */
   static ServiceProcess start(String module, String name, Map<String, String> properties,
       Map<String, String> environment, Path logDir) {
-    return start(module, name, properties, environment, logDir, freePort());
+    return start(module, name, properties, environment, TEST_JVM_OPTIONS, logDir);
+  }
+
+  /**
+   * As {@link #start(String, String, Map, Map, Path)}, with these JVM options instead of
+   * {@link #TEST_JVM_OPTIONS} (a benchmark runs a service as its container image does).
+   */
+  static ServiceProcess start(String module, String name, Map<String, String> properties,
+      Map<String, String> environment, List<String> jvmOptions, Path logDir) {
+    return start(module, name, properties, environment, List.copyOf(jvmOptions), logDir,
+        freePort());
   }
 
   private static ServiceProcess start(String module, String name,
-      Map<String, String> properties, Map<String, String> environment, Path logDir, int port) {
+      Map<String, String> properties, Map<String, String> environment, List<String> jvmOptions,
+      Path logDir, int port) {
     Path jar = moduleDir(module).resolve("target/quarkus-app/quarkus-run.jar");
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar + " is missing; package " + module
@@ -104,11 +125,7 @@ final class ServiceProcess implements AutoCloseable {
     props.put("quarkus.http.host", "127.0.0.1");
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    // small heaps and quick startup: up to seven JVMs share two cores in these tests
-    command.add("-Xmx256m");
-    command.add("-XX:TieredStopAtLevel=1");
-    command.add("-XX:+UseSerialGC");
-    command.add("-Xshare:auto");
+    command.addAll(jvmOptions);
     // this JVM's temporary directory (the demo's is its own, removed when it stops), not /tmp
     command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
     props.forEach((k, v) -> command.add("-D" + k + "=" + v));
@@ -125,7 +142,7 @@ final class ServiceProcess implements AutoCloseable {
       Leftovers.entry(process.toHandle(), List.of())
           .ifPresent(e -> leftovers().record(List.of(e)));
       return new ServiceProcess(module, name, Map.copyOf(properties), Map.copyOf(environment),
-          port, log, process);
+          jvmOptions, port, log, process);
     } catch (IOException e) {
       throw new UncheckedIOException("starting " + name, e);
     }
@@ -165,6 +182,11 @@ final class ServiceProcess implements AutoCloseable {
 
   boolean alive() {
     return process.isAlive();
+  }
+
+  /** The JVM's process id (a benchmark reads its CPU time and memory). */
+  long pid() {
+    return process.pid();
   }
 
   /**
@@ -275,7 +297,7 @@ final class ServiceProcess implements AutoCloseable {
    * restarted behind its Service: the drivers keep reaching a restarted slice-publisher.
    */
   ServiceProcess startAgain() {
-    return start(module, name, properties, environment, log.getParent(), httpPort);
+    return start(module, name, properties, environment, jvmOptions, log.getParent(), httpPort);
   }
 
   /** Ends the process and its descendants: SIGTERM, then SIGKILL after a grace period. */

@@ -101,8 +101,7 @@ final class Stack implements AutoCloseable {
     // short: unix socket paths must stay under 108 bytes
     this.nodesDir = Path.of("target", "n").toAbsolutePath();
     this.admin = Config.fromKubeconfig(kubeconfig);
-    this.caFile = Path.of(file(admin.getCaCertFile(), admin.getCaCertData(),
-        Path.of("target", "it-certs", "ca.crt")));
+    this.caFile = caFile(admin);
     this.kubeconfigDir = Path.of("target", "it-kubeconfigs", name).toAbsolutePath();
     this.kube = serviceProperties();
     this.kube.putAll(properties);
@@ -318,8 +317,16 @@ final class Stack implements AutoCloseable {
   /** A Node as a kubelet would register it: Ready, with allocatable cpu, memory and pods. */
   private void createNode(String node) {
     client.nodes().withName(node).withGracePeriod(0).delete();
+    registerNode(client, node, Map.of(TEST_LABEL, namespace));
+  }
+
+  /**
+   * Creates the Node {@code node} as a kubelet registers it (its hostname label and
+   * {@code labels}): Ready, with allocatable cpu, memory and pods, without the not-ready taint.
+   */
+  static void registerNode(KubernetesClient client, String node, Map<String, String> labels) {
     client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node)
-        .addToLabels("kubernetes.io/hostname", node).addToLabels(TEST_LABEL, namespace)
+        .addToLabels("kubernetes.io/hostname", node).addToLabels(labels)
         .endMetadata().build()).create();
     Map<String, Quantity> resources = Map.of("cpu", new Quantity("8"),
         "memory", new Quantity("32Gi"), "pods", new Quantity("110"));
@@ -822,6 +829,12 @@ final class Stack implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The API server's CA of the admin kubeconfig, as a file (written when it has data only). */
+  static Path caFile(Config admin) {
+    return Path.of(file(admin.getCaCertFile(), admin.getCaCertData(),
+        Path.of("target", "it-certs", "ca.crt")));
   }
 
   private static String file(String file, String base64Data, Path target) {

@@ -104,6 +104,16 @@ final class UpstreamControllers implements AutoCloseable {
    */
   static UpstreamControllers start(ControlPlane.Running cp, Config admin, Path caFile,
       Path logDir) {
+    return start(cp, admin, caFile, logDir, Map.of());
+  }
+
+  /**
+   * As {@link #start(ControlPlane.Running, Config, Path, Path)}, with extra flags by binary
+   * ({@code --name=value} each); one named as a default flag replaces that default (a benchmark
+   * raises {@code --kube-api-qps} or narrows {@code --controllers}).
+   */
+  static UpstreamControllers start(ControlPlane.Running cp, Config admin, Path caFile,
+      Path logDir, Map<String, List<String>> extraFlags) {
     for (String binary : USERS.keySet()) {
       if (!Files.isExecutable(cp.binaries().resolve(binary))) {
         throw new IllegalStateException(binary + " not found in " + cp.binaries()
@@ -155,6 +165,7 @@ final class UpstreamControllers implements AutoCloseable {
               "--root-ca-file=" + caFile.toAbsolutePath(),
               "--cluster-name=kdra-it"));
         }
+        command = withFlags(command, extraFlags.getOrDefault(binary, List.of()));
         Path log = logDir.resolve(binary + ".log");
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
@@ -174,6 +185,33 @@ final class UpstreamControllers implements AutoCloseable {
     System.out.printf("[control-plane] kube-controller-manager and kube-scheduler up in %d ms;"
         + " logs in %s%n", (System.nanoTime() - started) / 1_000_000, logDir);
     return controllers;
+  }
+
+  /** {@code command} with {@code extra} appended, each replacing a flag of the same name. */
+  static List<String> withFlags(List<String> command, List<String> extra) {
+    java.util.Set<String> replaced = new java.util.HashSet<>();
+    for (String flag : extra) {
+      replaced.add(flagName(flag));
+    }
+    List<String> merged = new ArrayList<>();
+    merged.add(command.get(0));
+    for (String arg : command.subList(1, command.size())) {
+      if (!replaced.contains(flagName(arg))) {
+        merged.add(arg);
+      }
+    }
+    merged.addAll(extra);
+    return merged;
+  }
+
+  private static String flagName(String flag) {
+    int eq = flag.indexOf('=');
+    return eq < 0 ? flag : flag.substring(0, eq);
+  }
+
+  /** The process id of {@code binary} (a benchmark reads its CPU time and memory). */
+  long pid(String binary) {
+    return processes.get(binary).pid();
   }
 
   private void awaitHealthy(String binary, int port) {

@@ -199,7 +199,14 @@ public final class NodeFilter {
   public static boolean isReady(Node node) {
     List<NodeCondition> conds = node.getStatus() == null ? null
         : node.getStatus().getConditions();
-    return conds != null && conds.stream()
-        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    if (conds == null) {
+      return false;
+    }
+    for (NodeCondition c : conds) {
+      if ("Ready".equals(c.getType()) && "True".equals(c.getStatus())) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -10,11 +10,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -107,19 +105,22 @@ public final class RecentWrites {
             .orElse(false)).toList();
   }
 
-  /** The informer's claims plus created ones it lacks, with remembered allocations applied. */
+  /**
+   * The informer's claims plus created ones it lacks, with remembered allocations applied. A
+   * created claim the informer shows is forgotten: from then on the informer answers for it, and
+   * what is remembered stays as small as the informer's lag.
+   */
   public List<ResourceClaim> overlay(List<ResourceClaim> informed) {
     expire();
     List<ResourceClaim> out = new ArrayList<>(informed.size() + created.size());
-    Set<String> seen = new HashSet<>();
     for (ResourceClaim c : informed) {
-      seen.add(c.getMetadata().getUid());
+      if (!created.isEmpty()) {
+        created.remove(c.getMetadata().getUid());
+      }
       out.add(withAssumed(c));
     }
     for (Entry<ResourceClaim> e : created.values()) {
-      if (!seen.contains(e.value().getMetadata().getUid())) {
-        out.add(withAssumed(e.value()));
-      }
+      out.add(withAssumed(e.value()));
     }
     return out;
   }

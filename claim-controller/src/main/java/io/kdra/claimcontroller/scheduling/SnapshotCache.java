@@ -9,6 +9,7 @@ import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.AllocationSnapshot;
 import io.kdra.core.alloc.DeviceInventory;
 import io.kdra.core.alloc.InMemoryDeviceClassLister;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -66,35 +67,46 @@ final class SnapshotCache {
   }
 
   private AllocatedState allocated(Collection<ResourceClaim> claims) {
-    Map<String, AllocationResult> now = new HashMap<>(claims.size() * 2);
-    for (ResourceClaim c : claims) {
-      if (c.getStatus() != null && c.getStatus().getAllocation() != null) {
-        now.put(c.getMetadata().getUid(), c.getStatus().getAllocation());
-      }
-    }
-    if (state == null || !stillHeld(now)) {
+    if (state == null) {
       state = AllocatedState.empty();
       held = new HashMap<>();
       stateBuilds++;
     }
-    for (Map.Entry<String, AllocationResult> e : now.entrySet()) {
-      if (!held.containsKey(e.getKey())) {
-        state = state.plus(e.getValue());
-        held.put(e.getKey(), e.getValue());
+    // One pass: allocations the state holds are matched by identity (an informer's copy that
+    // differs from the assumed one is compared once, then remembered); new ones are added; one
+    // gone or changed (a deallocation) rebuilds the state.
+    int stillHeld = 0;
+    List<ResourceClaim> added = new ArrayList<>();
+    for (ResourceClaim c : claims) {
+      if (c.getStatus() == null || c.getStatus().getAllocation() == null) {
+        continue;
       }
+      AllocationResult current = c.getStatus().getAllocation();
+      AllocationResult known = held.get(c.getMetadata().getUid());
+      if (known == null) {
+        added.add(c);
+      } else if (known == current) {
+        stillHeld++;
+      } else if (sameDevices(known, current)) {
+        held.put(c.getMetadata().getUid(), current);
+        stillHeld++;
+      } else {
+        return rebuild(claims);
+      }
+    }
+    if (stillHeld != held.size()) {
+      return rebuild(claims);
+    }
+    for (ResourceClaim c : added) {
+      state = state.plus(c.getStatus().getAllocation());
+      held.put(c.getMetadata().getUid(), c.getStatus().getAllocation());
     }
     return state;
   }
 
-  /** Whether every allocation the state holds is still there, with the same devices. */
-  private boolean stillHeld(Map<String, AllocationResult> now) {
-    for (Map.Entry<String, AllocationResult> e : held.entrySet()) {
-      AllocationResult current = now.get(e.getKey());
-      if (current == null || current != e.getValue() && !sameDevices(current, e.getValue())) {
-        return false;
-      }
-    }
-    return true;
+  private AllocatedState rebuild(Collection<ResourceClaim> claims) {
+    state = null;
+    return allocated(claims);
   }
 
   /**

@@ -39,9 +39,11 @@ final class TraceLinks {
     }
     for (DeviceRequestAllocationResult r : allocation.getDevices().getResults()) {
       for (ResourceSlice s : slices) {
-        String tp = of(s);
-        if (tp != null && lists(s, r)) {
-          out.add(tp);
+        if (lists(s, r)) {
+          String tp = of(s);
+          if (tp != null) {
+            out.add(tp);
+          }
         }
       }
     }

@@ -171,6 +171,7 @@ public final class PodScheduling {
       recent.binding(pod, placement.node());
     }
     try {
+      linkSlices(placement);
       Outcome o = writes.reserveAndBind(pod, podClaims, placement.node(),
           placement.allocations(), placement.spans());
       placement.spans().values().forEach(ClaimTracer.TraceSpan::end);
@@ -182,6 +183,19 @@ public final class PodScheduling {
       placement.spans().values().forEach(s -> s.end(e));
       throw e;
     }
+  }
+
+  /**
+   * Links each recorded allocate span to the slices its devices came from: a scan over every
+   * slice, so outside the scheduling lock.
+   */
+  private void linkSlices(Placement placement) {
+    placement.allocations().forEach((uid, a) -> {
+      ClaimTracer.TraceSpan span = placement.spans().get(uid);
+      if (span != null && span.recording()) {
+        TraceLinks.ofSlices(view.slices(), a).forEach(span::link);
+      }
+    });
   }
 
   /**
@@ -232,15 +246,11 @@ public final class PodScheduling {
       }
       for (ResourceClaim c : podClaims) {
         AllocationResult a = allocations.get(c.getMetadata().getUid());
-        ClaimTracer.TraceSpan span = spans.get(c.getMetadata().getUid())
+        spans.get(c.getMetadata().getUid())
             .attribute("node", node)
             .attribute("devices", a == null ? "" : a.getDevices().getResults().stream()
                 .map(x -> x.getDriver() + "/" + x.getPool() + "/" + x.getDevice())
                 .collect(Collectors.joining(",")));
-        if (a != null && span.recording()) {
-          // only for a recorded span: the scan over all slices runs under the scheduling lock
-          TraceLinks.ofSlices(view.slices(), a).forEach(span::link);
-        }
       }
       return new Placement(node, allocations, spans);
     } catch (RuntimeException e) {

@@ -45,10 +45,6 @@ public final class DraCorePodAllocator implements PodAllocator {
         unallocated));
   }
 
-  /** The snapshot cache behind {@link #allocate} (for tests). */
-  SnapshotCache cache() {
-    return cache;
-  }
 
   /**
    * The allocator's placement behind {@link #allocate}, with its structured explanations

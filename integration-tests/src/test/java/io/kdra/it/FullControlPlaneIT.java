@@ -158,8 +158,12 @@ class FullControlPlaneIT {
     assertThat(claims()).allSatisfy(c -> {
       // created by kube-controller-manager's resourceclaim controller (adopt mode), scheduled by
       // our controller, which marks the claims it reserves
-      assertThat(c.getMetadata().getManagedFields()).extracting(ManagedFieldsEntry::getManager)
-          .first().asString().startsWith("kube-controller-manager");
+      // managedFields are sorted by operation, time (in whole seconds), then manager name, so
+      // the creator is the manager that owns the spec, not the first entry
+      assertThat(c.getMetadata().getManagedFields())
+          .filteredOn(m -> m.getFieldsV1().getAdditionalProperties().containsKey("f:spec"))
+          .extracting(ManagedFieldsEntry::getManager).singleElement().asString()
+          .startsWith("kube-controller-manager");
       assertThat(c.getMetadata().getAnnotations())
           .containsEntry("resource.kubernetes.io/pod-claim-name", "gpu")
           .containsKey("kdra.io/scheduler-name");

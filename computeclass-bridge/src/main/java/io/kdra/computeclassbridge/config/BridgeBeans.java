@@ -1,8 +1,11 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.computeclassbridge.k8s.GeneratedObjects;
 import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
 import io.kdra.computeclassbridge.mapping.MapperSettings;
+import io.kdra.computeclassbridge.reconciler.ComputeClassReconciler;
+import io.kdra.computeclassbridge.reconciler.NamespaceSelection;
 import io.kdra.events.EventRecorder;
 import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.arc.DefaultBean;

@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.k8s;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,18 +10,18 @@ import java.util.List;
  * @param conflicts objects the bridge would have written but that exist without its label: it
  *     leaves them alone, and the ComputeClass is degraded
  */
-record ApplyReport(List<String> changes, List<String> conflicts) {
+public record ApplyReport(List<String> changes, List<String> conflicts) {
 
-  ApplyReport {
+  public ApplyReport {
     changes = List.copyOf(changes);
     conflicts = List.copyOf(conflicts);
   }
 
-  static ApplyReport of(List<String> changes, List<String> conflicts) {
+  public static ApplyReport of(List<String> changes, List<String> conflicts) {
     return new ApplyReport(changes, conflicts);
   }
 
-  ApplyReport plus(ApplyReport other) {
+  public ApplyReport plus(ApplyReport other) {
     List<String> c = new ArrayList<>(changes);
     c.addAll(other.changes);
     List<String> k = new ArrayList<>(conflicts);

@@ -1,8 +1,7 @@
-package io.kdra.computeclassbridge.leadership;
+package io.kdra.computeclassbridge.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
-import io.kdra.computeclassbridge.reconcile.BridgeConfig;
 import io.kdra.leadership.ElectionWiring;
 import io.kdra.leadership.Leadership;
 import io.kdra.leadership.OperatorSdkElection;
@@ -24,7 +23,7 @@ import jakarta.inject.Singleton;
  * {@code prod} there.
  */
 @ApplicationScoped
-public class LeadershipBeans {
+public class BridgeLeadership {
 
   /** Before quarkus-operator-sdk's own ShutdownEvent observer (default priority 2500). */
   static final int BEFORE_OPERATOR_STOP = 1000;

@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.mapping;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -12,12 +12,12 @@ import java.util.Map;
  * the bridge rewrite an object after every server-side default, and its own write would wake
  * it again: a loop.
  */
-final class JsonSubset {
+public final class JsonSubset {
 
   private JsonSubset() {}
 
   /** Whether every field set in {@code desired} has the same value in {@code actual}. */
-  static boolean contains(Object actual, Object desired) {
+  public static boolean contains(Object actual, Object desired) {
     return contains(tree(actual), tree(desired));
   }
 

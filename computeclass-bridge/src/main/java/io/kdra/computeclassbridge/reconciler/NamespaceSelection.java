@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.reconciler;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import java.util.ArrayList;

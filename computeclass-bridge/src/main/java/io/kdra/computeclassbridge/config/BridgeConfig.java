@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.config;
 
 import io.kdra.leadership.LeaderElectionSettings;
 import io.smallrye.config.ConfigMapping;

@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.k8s;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplateBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.computeclassbridge.mapping.Labels;
+import io.kdra.computeclassbridge.mapping.JsonSubset;
+import io.kdra.computeclassbridge.mapping.SharedDeviceClasses;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.core.model.TraceAnnotation;
 import io.opentelemetry.api.trace.Span;
@@ -40,12 +42,12 @@ import java.util.stream.Collectors;
  * context the template carries in {@link TraceAnnotation#KEY}: the trace of every claim made
  * from it links there. The annotation is not part of what is compared, so it causes no writes.
  */
-final class GeneratedObjects {
+public final class GeneratedObjects {
 
   private final KubernetesClient client;
   private final Tracer tracer;
 
-  GeneratedObjects(KubernetesClient client, Tracer tracer) {
+  public GeneratedObjects(KubernetesClient client, Tracer tracer) {
     this.client = client;
     this.tracer = tracer;
   }
@@ -55,7 +57,7 @@ final class GeneratedObjects {
    * changed is deleted and created again, because a ResourceClaimTemplate's spec is immutable;
    * claims already made from it are not affected.
    */
-  ApplyReport applyTemplates(ComputeClass cc, List<ResourceClaimTemplate> desired) {
+  public ApplyReport applyTemplates(ComputeClass cc, List<ResourceClaimTemplate> desired) {
     Map<String, ResourceClaimTemplate> actual = byKey(client.resources(ResourceClaimTemplate.class)
         .inAnyNamespace().withLabels(Labels.templatesOf(cc.getMetadata().getName())).list()
         .getItems());
@@ -96,7 +98,7 @@ final class GeneratedObjects {
    * @param liveUsers label values of all existing ComputeClasses, see
    *     {@link SharedDeviceClasses#withUser}
    */
-  ApplyReport applyDeviceClasses(ComputeClass cc, List<DeviceClass> desired, Set<String> liveUsers) {
+  public ApplyReport applyDeviceClasses(ComputeClass cc, List<DeviceClass> desired, Set<String> liveUsers) {
     String name = cc.getMetadata().getName();
     Map<String, DeviceClass> actual = byKey(client.resources(DeviceClass.class)
         .withLabels(Labels.managed()).list().getItems());

@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.reconciler;
 
 import static io.kdra.computeclassbridge.TestData.shippedCatalog;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.mapping;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
@@ -18,7 +18,7 @@ import java.util.Set;
  * owner reference each (so Kubernetes' garbage collector deletes it with the last user even
  * while the bridge is down). Pure functions over objects.
  */
-final class SharedDeviceClasses {
+public final class SharedDeviceClasses {
 
   private SharedDeviceClasses() {}
 
@@ -30,7 +30,7 @@ final class SharedDeviceClasses {
    *     recorded on {@code actual} that are not live are dropped, so a ComputeClass deleted while
    *     the bridge was down does not keep the class alive forever
    */
-  static DeviceClass withUser(DeviceClass desired, DeviceClass actual, Set<String> liveUsers) {
+  public static DeviceClass withUser(DeviceClass desired, DeviceClass actual, Set<String> liveUsers) {
     Map<String, String> labels = new LinkedHashMap<>(desired.getMetadata().getLabels());
     usersOf(actual).stream().filter(liveUsers::contains)
         .forEach(u -> labels.put(Labels.USED_BY_PREFIX + u, ""));
@@ -58,7 +58,7 @@ final class SharedDeviceClasses {
    *
    * @return empty when no user is left: the class should be deleted
    */
-  static Optional<DeviceClass> withoutUser(DeviceClass actual, String computeClass) {
+  public static Optional<DeviceClass> withoutUser(DeviceClass actual, String computeClass) {
     String key = Labels.usedBy(computeClass);
     Map<String, String> labels = new LinkedHashMap<>(actual.getMetadata().getLabels());
     labels.remove(key);
@@ -75,7 +75,7 @@ final class SharedDeviceClasses {
   }
 
   /** Label values of the ComputeClasses recorded as users. */
-  static List<String> usersOf(DeviceClass deviceClass) {
+  public static List<String> usersOf(DeviceClass deviceClass) {
     Map<String, String> labels = deviceClass.getMetadata().getLabels();
     return labels == null ? List.of() : labels.keySet().stream()
         .filter(k -> k.startsWith(Labels.USED_BY_PREFIX))

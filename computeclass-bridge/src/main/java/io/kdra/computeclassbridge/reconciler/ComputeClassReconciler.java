@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.reconciler;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -20,6 +20,9 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.kdra.computeclassbridge.config.BridgeConfig;
+import io.kdra.computeclassbridge.k8s.ApplyReport;
+import io.kdra.computeclassbridge.k8s.GeneratedObjects;
 import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
 import io.kdra.computeclassbridge.mapping.Labels;
 import io.kdra.computeclassbridge.mapping.Mapping;

@@ -1,6 +1,7 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.reconciler;
 
 import io.kdra.computeclassbridge.catalog.AcceleratorCatalog;
+import io.kdra.computeclassbridge.config.BridgeConfig;
 import io.kdra.core.cel.DeviceSelectorEnvironment;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

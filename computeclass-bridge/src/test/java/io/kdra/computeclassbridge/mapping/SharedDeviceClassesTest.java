@@ -1,4 +1,4 @@
-package io.kdra.computeclassbridge.reconcile;
+package io.kdra.computeclassbridge.mapping;
 
 import static io.kdra.computeclassbridge.TestData.computeClass;
 import static io.kdra.computeclassbridge.TestData.defaultCatalog;

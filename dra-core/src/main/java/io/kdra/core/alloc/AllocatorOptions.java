@@ -45,8 +45,4 @@ public record AllocatorOptions(AllocatorFeatures features, SelectorEvaluator sel
   public AllocatorOptions withStepBudget(long budget) {
     return new AllocatorOptions(features, selectors, shareIds, budget);
   }
-
-  public AllocatorOptions withShareIds(Supplier<String> ids) {
-    return new AllocatorOptions(features, selectors, ids, stepBudget);
-  }
 }

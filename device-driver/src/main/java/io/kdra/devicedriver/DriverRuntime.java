@@ -17,7 +17,7 @@ import io.kdra.devicedriver.prepare.DeviceDriver;
 import io.kdra.devicedriver.prepare.KubernetesClaimReader;
 import io.kdra.devicedriver.prepare.PreparePlanner;
 import io.kdra.devicedriver.publisher.InventoryReporter;
-import io.kdra.devicedriver.telemetry.ClaimMetricsAndSpans;
+import io.kdra.devicedriver.observability.ClaimMetricsAndSpans;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.runtime.ShutdownEvent;

@@ -1,4 +1,4 @@
-package io.kdra.devicedriver.telemetry;
+package io.kdra.devicedriver.observability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.kdra.devicedriver.telemetry;
+package io.kdra.devicedriver.observability;
 
 import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.prepare.ClaimTelemetry;

@@ -381,6 +381,22 @@ class RenderTest {
   }
 
   @Test
+  void aDefaultDeviceClassServesTheExtendedResourceNameFromValues() {
+    for (String driver : List.of("gpu.kdra.io", "tpu.kdra.io")) {
+      assertThat(one(Chart.render(Map.of()), DeviceClass.class, driver).getSpec()
+          .getExtendedResourceName()).isNull();
+    }
+    List<HasMetadata> objects = Chart.render(Chart.values(
+        "deviceClasses.gpu.extendedResourceName", "gpu.kdra.io/gpu"));
+    assertThat(one(objects, DeviceClass.class, "gpu.kdra.io").getSpec()
+        .getExtendedResourceName()).isEqualTo("gpu.kdra.io/gpu");
+    assertThat(one(objects, DeviceClass.class, "tpu.kdra.io").getSpec()
+        .getExtendedResourceName()).isNull();
+    assertThat(one(Chart.render(Chart.fullValues()), DeviceClass.class, "gpu.example.org")
+        .getSpec().getExtendedResourceName()).isEqualTo("example.org/gpu");
+  }
+
+  @Test
   void everyConfigValueReachesTheServiceProperties() {
     List<HasMetadata> objects = Chart.render(Chart.fullValues());
     assertThat(properties(objects, "kdra-full-slice-publisher"))

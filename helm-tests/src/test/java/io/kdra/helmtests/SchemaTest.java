@@ -59,6 +59,9 @@ class SchemaTest {
         Arguments.of("no admission action at all",
             Chart.values("admission.opaqueConfigPolicy.validationActions", List.of()),
             "validationActions"),
+        Arguments.of("an extended resource name without a domain",
+            Chart.values("deviceClasses.gpu.extendedResourceName", "gpu"),
+            "extendedResourceName"),
         Arguments.of("a typo in a monitoring switch",
             Chart.values("monitoring.prometheusRules.enabled", true), "prometheusRules"));
   }

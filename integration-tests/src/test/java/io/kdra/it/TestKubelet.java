@@ -258,7 +258,7 @@ final class TestKubelet implements AutoCloseable {
     if (prepared.containsKey(key(pod))) {
       return;
     }
-    if (pod.getSpec().getResourceClaims().isEmpty()) {
+    if (pod.getSpec().getResourceClaims().isEmpty() && extendedClaim(pod) == null) {
       // no DRA claims, nothing for the kubelet's DRA manager (e.g. the driver DaemonSet's own
       // pod, which the harness creates only for the driver's node-bound token)
       return;
@@ -279,6 +279,7 @@ final class TestKubelet implements AutoCloseable {
   private void prepare(Pod pod) {
     String ns = pod.getMetadata().getNamespace();
     List<Claim> claims = new ArrayList<>();
+    List<String> names = new ArrayList<>();
     for (PodResourceClaim entry : pod.getSpec().getResourceClaims()) {
       String name = entry.getResourceClaimName();
       if (name == null) {
@@ -289,6 +290,13 @@ final class TestKubelet implements AutoCloseable {
       if (name == null) {
         throw new IllegalStateException("no claim name yet for entry " + entry.getName());
       }
+      names.add(name);
+    }
+    // as the kubelet (DRAExtendedResource): the scheduler's claim for extended resources
+    if (extendedClaim(pod) != null) {
+      names.add(extendedClaim(pod));
+    }
+    for (String name : names) {
       ResourceClaim claim = client.resources(ResourceClaim.class).inNamespace(ns).withName(name)
           .get();
       if (claim == null || claim.getStatus() == null
@@ -325,6 +333,12 @@ final class TestKubelet implements AutoCloseable {
     }
     prepared.put(key(pod), new Prepared(key(pod), claims, cdiIds));
     lastError.remove(key(pod));
+  }
+
+  /** The claim named in {@code status.extendedResourceClaimStatus}, or null. */
+  private static String extendedClaim(Pod pod) {
+    return pod.getStatus() == null || pod.getStatus().getExtendedResourceClaimStatus() == null
+        ? null : pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName();
   }
 
   private void unprepare(Pod pod) {

@@ -187,7 +187,7 @@ public class ClaimWriter {
     return plan;
   }
 
-  private ResourceClaim removeFinalizer(ResourceClaim claim) {
+  ResourceClaim removeFinalizer(ResourceClaim claim) {
     if (claim.getMetadata().getFinalizers() == null
         || !claim.getMetadata().getFinalizers().contains(Upstream.FINALIZER)) {
       return claim;
@@ -219,6 +219,15 @@ public class ClaimWriter {
     return client.resources(ResourceClaim.class).inNamespace(read.getMetadata().getNamespace())
         .withName(read.getMetadata().getName())
         .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
+  }
+
+  /** For {@link ExtendedClaimWriter}, which writes with the same client and settings. */
+  KubernetesClient client() {
+    return client;
+  }
+
+  int conflictRetries() {
+    return conflictRetries;
   }
 
   /** The claim as the API server has it now, or null. */

@@ -13,6 +13,8 @@ import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.ExtendedClaimWriter;
+import io.kdra.core.extended.ExtendedResourceClaims;
 import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
@@ -60,6 +62,8 @@ public final class PodScheduling {
   private final Object lock = new Object();
   private final BooleanSupplier mayWrite;
   private final ReserveAndBind writes;
+  private final ExtendedClaimWriter extendedClaims;
+  private final ExtendedClaimWrites extendedWrites;
   /** Guarded by {@link #lock}, as the two below. */
   private final NodeUsageCache usage = new NodeUsageCache();
   private List<Node> sortedNodes = List.of();
@@ -89,6 +93,8 @@ public final class PodScheduling {
     this.allocator = allocator;
     this.mode = mode;
     this.writes = new ReserveAndBind(view, recent, claims, binder, events, tracer);
+    this.extendedClaims = ExtendedClaimWriter.of(claims);
+    this.extendedWrites = new ExtendedClaimWrites(recent, extendedClaims, writes, events);
   }
 
   /**
@@ -155,6 +161,18 @@ public final class PodScheduling {
         unallocated.add(c);
       }
     }
+    ExtendedResources.Need extended = ExtendedResources.need(pod, view);
+    if (extended != null && extended.served()) {
+      Optional<ResourceClaim> earlier = ExtendedResourceClaims.find(pod, lookup().ownedBy(
+          pod.getMetadata().getNamespace(), pod.getMetadata().getUid()));
+      if (earlier.isPresent()) {
+        Outcome stale = earlierExtendedClaim(pod, earlier.get(), podClaims);
+        if (stale != null) {
+          return stale;
+        }
+        extended = null; // the claim from before carries them, allocated on its node
+      }
+    }
     // Only the decision is serialised: once its devices and node are assumed (recent), the
     // next pod is decided while this one's claims are written and it is bound.
     Placement placement;
@@ -162,18 +180,24 @@ public final class PodScheduling {
       if (!mayWrite.getAsBoolean()) {
         return FENCED;
       }
-      Decided decided = decide(pod, podClaims, unallocated);
+      Decided decided = decide(pod, podClaims, unallocated, extended);
       if (decided instanceof NotPlaced no) {
         return no.outcome();
       }
       placement = (Placement) decided;
+      if (placement.special() != null) {
+        recent.created(placement.special().claim());
+      }
       placement.allocations().forEach(recent::allocated);
       recent.binding(pod, placement.node());
     }
     try {
       linkSlices(placement);
-      Outcome o = writes.reserveAndBind(pod, podClaims, placement.node(),
-          placement.allocations(), placement.spans());
+      Outcome o = placement.special() == null
+          ? writes.reserveAndBind(pod, podClaims, placement.node(), placement.allocations(),
+              placement.spans())
+          : extendedWrites.reserveAndBind(pod, podClaims, placement.node(),
+              placement.allocations(), placement.spans(), placement.special());
       placement.spans().values().forEach(ClaimTracer.TraceSpan::end);
       if (!(o instanceof Outcome.Bound)) {
         recent.forgetBinding(pod.getMetadata().getUid());
@@ -203,7 +227,8 @@ public final class PodScheduling {
    * {@link #schedule} writes.
    */
   private record Placement(String node, Map<String, AllocationResult> allocations,
-      Map<String, ClaimTracer.TraceSpan> spans) implements Decided {}
+      Map<String, ClaimTracer.TraceSpan> spans, ExtendedResources.InMemoryClaim special)
+      implements Decided {}
 
   /** Why the pod was not placed: the attempt's outcome. */
   private record NotPlaced(Outcome outcome) implements Decided {}
@@ -212,11 +237,20 @@ public final class PodScheduling {
 
   /** Under the lock: where the pod goes, or why it cannot go anywhere now. */
   private Decided decide(Pod pod, List<ResourceClaim> podClaims,
-      List<ResourceClaim> unallocated) {
+      List<ResourceClaim> unallocated, ExtendedResources.Need extended) {
+    List<Pod> assumedBound = recent.assumedBound(p -> view.pod(
+        p.getMetadata().getNamespace(), p.getMetadata().getName()));
     NodeFilter.Result nodes = NodeFilter.filter(pod, sortedNodes(),
-        usage.usage(view.pods(), recent.assumedBound(p -> view.pod(
-            p.getMetadata().getNamespace(), p.getMetadata().getName()))),
-        NodeSelectors.ofAllocated(podClaims));
+        usage.usage(view.pods(), assumedBound), NodeSelectors.ofAllocated(podClaims));
+    ExtendedResources.Filtered byExtended = null;
+    if (extended != null) {
+      byExtended = ExtendedResources.filter(extended, nodes, () -> {
+        List<Pod> all = new ArrayList<>(assumedBound);
+        all.addAll(view.pods());
+        return all;
+      });
+      nodes = byExtended.nodes();
+    }
     if (nodes.feasible().isEmpty()) {
       return new NotPlaced(new Outcome.Unschedulable(nodes.summary(), Map.of(),
           "NoFeasibleNode"));
@@ -230,7 +264,24 @@ public final class PodScheduling {
     try {
       String node;
       Map<String, AllocationResult> allocations = Map.of();
-      if (unallocated.isEmpty()) {
+      ExtendedResources.InMemoryClaim special = null;
+      if (extended != null && extended.served()) {
+        ExtendedResources.Decision xd = ExtendedResources.allocate(extended, byExtended,
+            unallocated, allocator, recent.overlay(view.claims()), view);
+        if (xd.decision() instanceof PodAllocator.Decision.NotPlaced np) {
+          spans.values().forEach(ClaimTracer.TraceSpan::end);
+          return new NotPlaced(new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(),
+              np.reason()));
+        }
+        PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) xd.decision();
+        node = placed.node();
+        allocations = placed.allocations();
+        special = xd.claim();
+        if (special != null) {
+          spans.put(special.uid(), tracer.start(special.claim(), "allocate")
+              .attribute("pod", Pods.key(pod)).attribute("candidates", nodes.feasible().size()));
+        }
+      } else if (unallocated.isEmpty()) {
         node = nodes.feasible().get(0).getMetadata().getName();
       } else {
         PodAllocator.Decision d = allocator.allocate(pod, nodes.feasible(), unallocated,
@@ -244,7 +295,11 @@ public final class PodScheduling {
         node = placed.node();
         allocations = placed.allocations();
       }
-      for (ResourceClaim c : podClaims) {
+      List<ResourceClaim> all = new ArrayList<>(podClaims);
+      if (special != null) {
+        all.add(special.claim());
+      }
+      for (ResourceClaim c : all) {
         AllocationResult a = allocations.get(c.getMetadata().getUid());
         spans.get(c.getMetadata().getUid())
             .attribute("node", node)
@@ -252,11 +307,40 @@ public final class PodScheduling {
                 .map(x -> x.getDriver() + "/" + x.getPool() + "/" + x.getDevice())
                 .collect(Collectors.joining(",")));
       }
-      return new Placement(node, allocations, spans);
+      return new Placement(node, allocations, spans, special);
     } catch (RuntimeException e) {
       spans.values().forEach(s -> s.end(e));
       throw e;
     }
+  }
+
+  /**
+   * A special claim for the pod's extended resources from an earlier attempt: kube-scheduler
+   * deletes it and starts again (its PostFilter). Returns null when the attempt goes on with it,
+   * added to {@code podClaims}: it is allocated and reserved for the pod and recorded in the
+   * pod's status, so only the binding was left (a restart, or this copy of the pod predates its
+   * binding). While this process may still be binding the pod, nothing is touched.
+   */
+  private Outcome earlierExtendedClaim(Pod pod, ResourceClaim earlier,
+      List<ResourceClaim> podClaims) {
+    String name = earlier.getMetadata().getName();
+    if (recent.isBinding(pod.getMetadata().getUid())) {
+      return new Outcome.Retry("pod " + Pods.key(pod) + " is being bound with its extended "
+          + "resource claim " + name);
+    }
+    boolean recorded = pod.getStatus() != null
+        && pod.getStatus().getExtendedResourceClaimStatus() != null
+        && name.equals(pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName());
+    if (recorded && earlier.getMetadata().getDeletionTimestamp() == null
+        && earlier.getStatus() != null && earlier.getStatus().getAllocation() != null
+        && Reservation.reserves(earlier, pod)) {
+      podClaims.add(earlier);
+      return null;
+    }
+    extendedClaims.delete(earlier.getMetadata().getNamespace(), name);
+    recent.forgetCreated(earlier.getMetadata().getUid());
+    return new Outcome.Retry("deleted the extended resource claim " + name
+        + " of an earlier attempt; scheduling again");
   }
 
   /**

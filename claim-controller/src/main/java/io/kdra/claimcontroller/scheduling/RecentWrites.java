@@ -45,6 +45,17 @@ public final class RecentWrites {
     created.put(claim.getMetadata().getUid(), new Entry<>(claim, clock.instant()));
   }
 
+  /** Forgets the created claim with {@code uid} (it was deleted, or replaced by its stored copy). */
+  public void forgetCreated(String uid) {
+    created.remove(uid);
+  }
+
+  /** Whether the pod with {@code uid} is being bound by this process, as far as it knows. */
+  public boolean isBinding(String uid) {
+    expire();
+    return binding.containsKey(uid);
+  }
+
   /** Remembers an allocation this controller wrote to the claim with {@code uid}. */
   public void allocated(String uid, AllocationResult allocation) {
     allocated.put(uid, new Entry<>(allocation, clock.instant()));

@@ -47,9 +47,25 @@ final class ReserveAndBind {
    */
   Outcome reserveAndBind(Pod pod, List<ResourceClaim> podClaims, String node,
       Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans) {
+    return reserveAndBind(pod, podClaims, node, allocations, spans, () -> {});
+  }
+
+  /**
+   * As above, running {@code beforeBind} once every claim is reserved (the rest of PreBind: the
+   * pod's extended resource claim status); if it fails, the reservations are undone.
+   */
+  Outcome reserveAndBind(Pod pod, List<ResourceClaim> podClaims, String node,
+      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans,
+      Runnable beforeBind) {
     Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans);
     if (failed.isPresent()) {
       return failed.get();
+    }
+    try {
+      beforeBind.run();
+    } catch (RuntimeException e) {
+      rollback(pod, podClaims, allocations);
+      throw e;
     }
     List<ClaimTracer.TraceSpan> bindSpans = podClaims.stream()
         .map(c -> tracer.start(c, "bind").attribute("node", node)

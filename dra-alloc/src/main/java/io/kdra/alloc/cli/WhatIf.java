@@ -17,6 +17,13 @@ import io.kdra.core.alloc.ClaimOutcome;
 import io.kdra.core.alloc.InMemoryDeviceClassLister;
 import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.core.alloc.PodScheduler;
+import io.kdra.core.extended.ExtendedResourceClaims;
+import io.kdra.core.extended.ExtendedResourceClasses;
+import io.kdra.core.extended.ExtendedResourceFit;
+import io.kdra.core.extended.ExtendedResourceRequests;
+import java.util.HashMap;
+import java.util.Objects;
+import java.util.SortedMap;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -32,6 +39,12 @@ import java.util.TreeSet;
  * claim shared by several pods) are kept as they are and restrict the pod to the nodes their
  * {@code nodeSelector}s allow, as in kube-scheduler. Pending claims that no pod references are
  * allocated on their own after the pods. Failures are reported per attempt, in order.
+ *
+ * <p>A pod's extended resources (KEP-5004) are placed as kube-scheduler places them: a node that
+ * advertises one in {@code status.allocatable} serves it by its device plugin (it must fit beside
+ * the input's pods bound there); otherwise the DeviceClass that names it serves it through the
+ * pod's special claim, reported as {@code <pod>-extended-resources} (the API server would add a
+ * random suffix), allocated with the pod's other claims.
  */
 final class WhatIf {
 
@@ -79,7 +92,11 @@ final class WhatIf {
       // earlier pod failed to get is tried again with this pod's claims
       List<ResourceClaim> todo = claims.stream().filter(c -> !isAllocated(c)).toList();
       List<NodeSelector> pinned = NodeSelectors.ofAllocated(claims);
-      if (!todo.isEmpty()) {
+      Map<String, Long> extended = ExtendedResourceRequests.of(pod);
+      if (!extended.isEmpty()) {
+        snapshot = placeWithExtended(snapshot, nodes, pod, extended, todo, pinned, pending,
+            referenced, failures);
+      } else if (!todo.isEmpty()) {
         snapshot = place(snapshot, nodes, pod, todo, pinned, failures);
       } else if (!claims.isEmpty()
           && nodes.stream().noneMatch(n -> PodScheduler.podFits(pod, n, pinned))) {
@@ -103,6 +120,95 @@ final class WhatIf {
       List<ResourceClaim> claims, List<NodeSelector> pinned, List<String> failures) {
     PodScheduler.Placement p = PodScheduler.schedule(new Allocator(snapshot, options), nodes,
         pod, claims, pinned);
+    return commit(snapshot, p, failures);
+  }
+
+  /**
+   * Places a pod with extended resources: nodes that fit them, in runs that need the same
+   * special claim, the first run where everything fits wins (the first fitting node by name).
+   */
+  private AllocationSnapshot placeWithExtended(AllocationSnapshot snapshot, List<Node> nodes,
+      Pod pod, Map<String, Long> extended, List<ResourceClaim> todo, List<NodeSelector> pinned,
+      List<ResourceClaim> pending, Set<String> referenced, List<String> failures) {
+    String podKey = key(pod.getMetadata());
+    ExtendedResourceClasses classes = ExtendedResourceClasses.of(in.classes);
+    List<Node> fitting = new ArrayList<>();
+    Map<String, SortedMap<String, Long>> viaDra = new HashMap<>();
+    Map<String, String> rejected = new LinkedHashMap<>();
+    for (Node n : nodes) {
+      var fit = ExtendedResourceFit.fit(extended, classes, n, used(n, pod));
+      if (fit instanceof ExtendedResourceFit.NodeFit.Fits f && PodScheduler.podFits(pod, n,
+          pinned)) {
+        fitting.add(n);
+        viaDra.put(n.getMetadata().getName(), f.viaDra());
+      } else if (fit instanceof ExtendedResourceFit.NodeFit.Unfit u) {
+        rejected.put(n.getMetadata().getName(), u.reason());
+      }
+    }
+    if (fitting.isEmpty()) {
+      failures.add(podKey + ": cannot schedule: " + (rejected.isEmpty()
+          ? PodScheduler.noMatchingNode(nodes.size(), !pinned.isEmpty())
+          : "0/" + nodes.size() + " nodes fit its extended resources: "
+              + String.join(", ", new TreeSet<>(rejected.values()))));
+      return snapshot;
+    }
+    PodScheduler.Placement firstRefusal = null;
+    int i = 0;
+    while (i < fitting.size()) {
+      SortedMap<String, Long> want = viaDra.get(fitting.get(i).getMetadata().getName());
+      int j = i;
+      while (j < fitting.size()
+          && Objects.equals(want, viaDra.get(fitting.get(j).getMetadata().getName()))) {
+        j++;
+      }
+      List<Node> run = fitting.subList(i, j);
+      i = j;
+      List<ResourceClaim> claims = new ArrayList<>(todo);
+      ResourceClaim special = null;
+      if (!want.isEmpty()) {
+        special = ExtendedResourceClaims.desired(pod,
+            ExtendedResourceClaims.spec(pod, want, classes), null);
+        special.getMetadata().setName(pod.getMetadata().getName() + "-extended-resources");
+        special.getMetadata().setGenerateName(null);
+        special.getMetadata().setNamespace(namespace(pod.getMetadata()));
+        claims.add(special);
+      }
+      if (claims.isEmpty()) {
+        return snapshot; // the device plugins serve it all and nothing else is to allocate
+      }
+      PodScheduler.Placement p = PodScheduler.schedule(new Allocator(snapshot, options), run,
+          pod, claims, pinned);
+      if (p.allocated()) {
+        if (special != null) {
+          pending.add(special);
+          referenced.add(key(special.getMetadata()));
+        }
+        return commit(snapshot, p, failures);
+      }
+      if (firstRefusal == null) {
+        firstRefusal = p;
+      }
+    }
+    return commit(snapshot, firstRefusal, failures);
+  }
+
+  /** What the input's non-terminal pods bound to {@code node} request of extended resources. */
+  private Map<String, Long> used(Node node, Pod except) {
+    Map<String, Long> used = new HashMap<>();
+    for (Pod p : in.pods) {
+      if (p != except && p.getSpec() != null
+          && node.getMetadata().getName().equals(p.getSpec().getNodeName())
+          && (p.getStatus() == null || !List.of("Succeeded", "Failed")
+              .contains(p.getStatus().getPhase()))) {
+        ExtendedResourceRequests.of(p).forEach((k, v) -> used.merge(k, v, Long::sum));
+      }
+    }
+    return used;
+  }
+
+  /** Records a placement's allocations on its claims and in the state, and its failures. */
+  private static AllocationSnapshot commit(AllocationSnapshot snapshot, PodScheduler.Placement p,
+      List<String> failures) {
     AllocatedState state = snapshot.allocated();
     for (ClaimOutcome o : p.outcomes()) {
       if (o instanceof ClaimOutcome.Allocated a) {

@@ -155,6 +155,61 @@ class MainTest {
     assertThat(r.err()).contains(errContains);
   }
 
+  static final String EXTENDED_CLASS = CLASS.replace("spec:\n",
+      "spec:\n  extendedResourceName: gpu.example.com/gpu\n");
+
+  static final String TWO_GPU_SLICE = SLICE.replace("devices: [{name: gpu-0}]",
+      "devices: [{name: gpu-0}, {name: gpu-1}]");
+
+  /** A device-plugin-style pod: limits only, no resource claims. */
+  static String gpuPod(String name, int gpus) {
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: %s, namespace: ns}
+        spec:
+          containers: [{name: c, image: x, resources: {limits: {gpu.example.com/gpu: %d}}}]
+        """.formatted(name, gpus);
+  }
+
+  @Test
+  void aDevicePluginStylePodGetsItsSpecialClaimAsKubeSchedulerWouldBuildIt()
+      throws IOException {
+    Run r = run(docs(EXTENDED_CLASS, TWO_GPU_SLICE, gpuPod("train", 2)), "-");
+    assertThat(r.status()).as(r.err()).isZero();
+    JsonNode item = r.yaml().path("items").get(0);
+    assertThat(item.at("/metadata/name").asText()).isEqualTo("train-extended-resources");
+    assertThat(item.at("/metadata/annotations").path(
+        "resource.kubernetes.io/extended-resource-claim").asText()).isEqualTo("true");
+    assertThat(item.at("/spec/devices/requests/0/name").asText())
+        .isEqualTo("container-0-request-0");
+    assertThat(item.at("/spec/devices/requests/0/exactly/count").asLong()).isEqualTo(2);
+    assertThat(item.at("/status/allocation/devices/results")).hasSize(2);
+  }
+
+  @Test
+  void extendedResourcesBeyondTheDevicesAreNamedAndADevicePluginNodeNeedsNoClaim()
+      throws IOException {
+    Run tooMany = run(docs(EXTENDED_CLASS, TWO_GPU_SLICE, gpuPod("train", 3)), "-");
+    assertThat(tooMany.status()).isEqualTo(1);
+    assertThat(tooMany.err()).contains("ns/train-extended-resources: cannot allocate");
+
+    String pluginNode = """
+        apiVersion: v1
+        kind: Node
+        metadata: {name: node-p}
+        status: {allocatable: {gpu.example.com/gpu: "4"}}
+        """;
+    Run plugin = run(docs(EXTENDED_CLASS, pluginNode, gpuPod("train", 3)), "-");
+    assertThat(plugin.status()).as(plugin.err()).isZero();
+    assertThat(plugin.yaml().path("items")).isEmpty();
+
+    Run none = run(docs(CLASS, SLICE, gpuPod("train", 1)), "-");
+    assertThat(none.status()).isEqualTo(1);
+    assertThat(none.err()).contains("ns/train: cannot schedule: 0/1 nodes fit its extended "
+        + "resources: Insufficient gpu.example.com/gpu");
+  }
+
   @Test
   void outputIsListOfPendingClaimsWithAllocation() throws IOException {
     Run r = run("", example("a100-or-2xl4"));

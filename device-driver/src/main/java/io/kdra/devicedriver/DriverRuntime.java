@@ -2,8 +2,12 @@ package io.kdra.devicedriver;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.devicedriver.config.DriverConfig;
+import io.kdra.core.model.Quantity;
 import io.kdra.devicedriver.discovery.DiscoveryBackend;
+import io.kdra.devicedriver.discovery.DiscoveryException;
+import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.devicedriver.discovery.InventoryWatcher;
+import io.kdra.devicedriver.discovery.MigMode;
 import io.kdra.devicedriver.discovery.NvidiaBackend;
 import io.kdra.devicedriver.discovery.SimulatedBackend;
 import io.kdra.devicedriver.discovery.TpuBackend;
@@ -14,9 +18,18 @@ import io.kdra.devicedriver.plugin.RegistrationState;
 import io.kdra.devicedriver.prepare.CdiSpecStore;
 import io.kdra.devicedriver.prepare.CheckpointStore;
 import io.kdra.devicedriver.prepare.DeviceDriver;
+import io.kdra.devicedriver.prepare.DeviceSetup;
 import io.kdra.devicedriver.prepare.KubernetesClaimReader;
 import io.kdra.devicedriver.prepare.PreparePlanner;
 import io.kdra.devicedriver.publisher.InventoryReporter;
+import io.kdra.devicedriver.sharing.CommandRunner;
+import io.kdra.devicedriver.sharing.GpuSharingSetup;
+import io.kdra.devicedriver.sharing.MigSetup;
+import io.kdra.devicedriver.sharing.ProcessCommandRunner;
+import io.kdra.devicedriver.sharing.RecordingCommandRunner;
+import io.kdra.devicedriver.sharing.SharedGpus;
+import io.kdra.devicedriver.sharing.SimulatedNvidiaSmi;
+import io.kdra.devicedriver.sharing.SharingSettings;
 import io.kdra.devicedriver.observability.ClaimMetricsAndSpans;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.trace.Tracer;
@@ -29,6 +42,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jboss.logging.Logger;
@@ -55,7 +70,7 @@ public class DriverRuntime {
   private InventoryReporter reporter;
 
   void start(@Observes StartupEvent event) {
-    inventory = new InventoryWatcher(backend());
+    inventory = new InventoryWatcher(sharing(backend()));
     inventory.start(config.discoveryInterval());
     // Every pass, failed ones too, feeds the kubelet's health streams (KEP-4680); the pool of
     // every device is this node's.
@@ -70,7 +85,7 @@ public class DriverRuntime {
     }
     driver =
         new DeviceDriver(
-            new PreparePlanner(config.name(), config.nodeName()),
+            new PreparePlanner(config.name(), config.nodeName(), deviceSetup()),
             new KubernetesClaimReader(client),
             inventory::current,
             new CdiSpecStore(config.cdiDir()),
@@ -136,11 +151,58 @@ public class DriverRuntime {
     return DeviceDriver.PrepareInterlude.pause(delay);
   }
 
+  private SharingSettings sharingSettings() {
+    DriverConfig.Sharing s = config.sharing();
+    return new SharingSettings(s.strategy(), s.shares(), Quantity.parse(s.memoryStep()),
+        s.mpsRoot());
+  }
+
+  /** The backend's inventory with whole GPUs made shareable, as the node's sharing says. */
+  private DiscoveryBackend sharing(DiscoveryBackend backend) {
+    SharingSettings settings = sharingSettings();
+    if (!settings.shared()) {
+      return backend;
+    }
+    LOG.infof("GPUs are shared: %s, %d shares each", settings.strategy(), settings.shares());
+    return new DiscoveryBackend() {
+      @Override
+      public String name() {
+        return backend.name();
+      }
+
+      @Override
+      public Inventory discover() throws DiscoveryException {
+        return SharedGpus.apply(backend.discover(), settings);
+      }
+    };
+  }
+
+  /**
+   * What prepare does to the hardware: on simulated devices the commands are recorded and logged,
+   * not run.
+   */
+  private DeviceSetup deviceSetup() {
+    SharingSettings settings = sharingSettings();
+    CommandRunner runner = config.backend() == DriverConfig.Backend.simulated
+        ? new RecordingCommandRunner().answer(new SimulatedNvidiaSmi())
+        : new ProcessCommandRunner(config.nvidia().timeout());
+    List<DeviceSetup> setups = new ArrayList<>();
+    if (settings.shared()) {
+      setups.add(new GpuSharingSetup(settings, runner, config.nvidia().smiPath(),
+          config.sharing().mpsControlPath()));
+    }
+    if (config.migMode() != MigMode.OFF) {
+      setups.add(new MigSetup(config.migMode(), runner, config.nvidia().smiPath(),
+          config.nvidia().hostRoot()));
+    }
+    return DeviceSetup.all(setups);
+  }
+
   private DiscoveryBackend backend() {
     return switch (config.backend()) {
       case simulated -> new SimulatedBackend(config.inventoryFile());
       case nvidia -> new NvidiaBackend(config.nvidia().smiPath(), config.nvidia().timeout(),
-          config.nvidia().hostRoot());
+          config.nvidia().hostRoot(), config.migMode());
       case tpu -> new TpuBackend(config.tpu().hostRoot(), config.tpu().acceleratorType(),
           config.tpu().topology(), this::nodeLabels);
     };

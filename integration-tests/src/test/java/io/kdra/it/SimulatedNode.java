@@ -77,4 +77,46 @@ record SimulatedNode(String name, String inventory) {
         + "    resource.kubernetes.io/pcieRoot: " + pcieRoot + "\n"
         + "  capacity: {memory: " + memory + "}\n";
   }
+
+  /**
+   * One MIG-enabled A100-40GB as the nvidia backend publishes it with {@code driver.mig-mode=
+   * dynamic} (docs/OPERATIONS.md "MIG"): every placement of 1g.5gb, 2g.10gb, 3g.20gb, 4g.20gb and
+   * 7g.40gb, and the whole GPU, on one counter set of eight memory slices and 98 multiprocessors.
+   */
+  static SimulatedNode migA100(String name) {
+    StringBuilder d = new StringBuilder("devices:\n");
+    String[][] profiles = {
+        {"1g.5gb", "19", "1", "14", "0,1,2,3,4,5,6"}, {"2g.10gb", "14", "2", "28", "0,2,4"},
+        {"3g.20gb", "9", "4", "42", "0,4"}, {"4g.20gb", "5", "4", "56", "0"},
+        {"7g.40gb", "0", "8", "98", "0"}};
+    for (String[] p : profiles) {
+      int size = Integer.parseInt(p[2]);
+      for (String startText : p[4].split(",")) {
+        int start = Integer.parseInt(startText);
+        d.append("- name: gpu-0-mig-").append(p[0].replace(".", "")).append('-').append(start)
+            .append("\n  attributes:\n    type: mig\n    profile: ").append(p[0])
+            .append("\n    migProfileId: ").append(p[1])
+            .append("\n    placementStart: ").append(start)
+            .append("\n    parentIndex: 0\n    parentUuid: ").append(uuid(name, 0))
+            .append("\n    productName: NVIDIA A100-SXM4-40GB\n")
+            .append("  capacity: {multiprocessors: ").append(p[3]).append("}\n")
+            .append("  consumesCounters:\n  - counterSet: gpu-0-mig\n    counters: {")
+            .append("multiprocessors: ").append(p[3]);
+        for (int s = start; s < start + size; s++) {
+          d.append(", memory-slice-").append(s).append(": 1");
+        }
+        d.append("}\n");
+      }
+    }
+    StringBuilder all = new StringBuilder("multiprocessors: 98");
+    for (int s = 0; s < 8; s++) {
+      all.append(", memory-slice-").append(s).append(": 1");
+    }
+    d.append(gpu(name, 0, "NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi", "0000:07:00.0",
+        "pci0000:00").replace("migEnabled: false", "migEnabled: true"))
+        .append("  consumesCounters:\n  - counterSet: gpu-0-mig\n    counters: {")
+        .append(all).append("}\n")
+        .append("sharedCounters:\n- name: gpu-0-mig\n  counters: {").append(all).append("}\n");
+    return new SimulatedNode(name, d.toString());
+  }
 }

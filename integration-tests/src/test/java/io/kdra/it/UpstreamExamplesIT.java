@@ -42,7 +42,7 @@ class UpstreamExamplesIT {
         () -> {
           List<String> files = yamlFiles(dir);
           Decision ours = decide(UpstreamAlloc.kdra(args(files)));
-          Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
+          Decision upstream = decide(UpstreamAlloc.upstream(args(workloadsAsPods(files))));
           assertThat(ours).as("dra-alloc vs upstream on " + dir).isEqualTo(upstream);
           assertThat(ours.exit()).as("every example allocates").isZero();
         }));
@@ -212,6 +212,43 @@ class UpstreamExamplesIT {
     List<String> args = new ArrayList<>(List.of("-o", "json"));
     args.addAll(files);
     return args;
+  }
+
+  /**
+   * The files with every Deployment, ReplicaSet, StatefulSet and Job replaced by its pods, for
+   * upstream's reader, which takes Pods only (dra-alloc expands them itself, with the same
+   * {@link io.kdra.alloc.cli.WorkloadPods}); files without workloads are passed as they are.
+   */
+  private static List<String> workloadsAsPods(List<String> files) throws IOException {
+    com.fasterxml.jackson.databind.ObjectMapper yaml = new com.fasterxml.jackson.databind
+        .ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    Path dir = null;
+    List<String> out = new ArrayList<>();
+    for (String file : files) {
+      List<JsonNode> docs = yaml.readerFor(JsonNode.class).<JsonNode>readValues(
+          Path.of(file).toFile()).readAll();
+      if (docs.stream().noneMatch(d -> io.kdra.alloc.cli.WorkloadPods.KINDS.contains(
+          d.path("kind").asText()))) {
+        out.add(file);
+        continue;
+      }
+      StringBuilder text = new StringBuilder();
+      for (JsonNode d : docs) {
+        List<? extends JsonNode> expanded = io.kdra.alloc.cli.WorkloadPods.KINDS.contains(
+            d.path("kind").asText()) ? io.kdra.alloc.cli.WorkloadPods.expand(d) : List.of(d);
+        for (JsonNode e : expanded) {
+          text.append(yaml.writeValueAsString(e)); // each document starts with ---
+        }
+      }
+      if (dir == null) {
+        dir = Files.createTempDirectory(Files.createDirectories(Path.of("target")),
+            "examples-as-pods");
+      }
+      Path expanded = dir.resolve(out.size() + "-" + Path.of(file).getFileName());
+      Files.writeString(expanded, text);
+      out.add(expanded.toString());
+    }
+    return out;
   }
 
   private static List<String> yamlFiles(Path dir) throws IOException {

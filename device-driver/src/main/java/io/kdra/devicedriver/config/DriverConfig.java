@@ -1,5 +1,7 @@
 package io.kdra.devicedriver.config;
 
+import io.kdra.devicedriver.discovery.MigMode;
+import io.kdra.devicedriver.sharing.SharingSettings;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
@@ -50,6 +52,18 @@ public interface DriverConfig {
 
   /** Settings of the {@code tpu} backend. */
   Tpu tpu();
+
+  /** How whole GPUs are shared between claims; see docs/OPERATIONS.md "Sharing GPUs". */
+  Sharing sharing();
+
+  /**
+   * MIG: {@code off} (MIG-enabled GPUs are whole devices), {@code static} (the GPU instances an
+   * admin created are the devices) or {@code dynamic} (every profile placement is a partitionable
+   * device; prepare creates the instance, unprepare destroys it).
+   */
+  @WithName("mig-mode")
+  @WithDefault("off")
+  MigMode migMode();
 
   /** The kubelet's plugin registry directory, where {@code <driver>-reg.sock} is created. */
   @WithName("kubelet-registry-dir")
@@ -123,6 +137,36 @@ public interface DriverConfig {
     @WithName("host-root")
     @WithDefault("/")
     Path hostRoot();
+  }
+
+  /** Sharing of whole GPUs between claims (consumable capacity). */
+  interface Sharing {
+    /**
+     * {@code exclusive} (one claim per GPU), {@code time-slicing} or {@code mps}: the latter two
+     * advertise every whole GPU with {@code allowMultipleAllocations} and a {@code shares}
+     * capacity, and prepare configures the GPU accordingly.
+     */
+    @WithDefault("exclusive")
+    SharingSettings.Strategy strategy();
+
+    /** How many shares one GPU has: at most this many claims share it. */
+    @WithDefault("8")
+    int shares();
+
+    /** The granularity of {@code memory} requests on a shared GPU. */
+    @WithName("memory-step")
+    @WithDefault("1Gi")
+    String memoryStep();
+
+    /** Host directory of the per-GPU MPS pipe and log directories (mounted into containers). */
+    @WithName("mps-root")
+    @WithDefault("/run/kdra/mps")
+    Path mpsRoot();
+
+    /** The MPS control executable. */
+    @WithName("mps-control-path")
+    @WithDefault("nvidia-cuda-mps-control")
+    String mpsControlPath();
   }
 
   /** Settings of the {@code tpu} backend. */

@@ -20,6 +20,10 @@ import java.util.TreeMap;
  * @param healthMessage why it is unhealthy; empty when healthy
  * @param deviceNodes host device nodes a container using this device needs (CDI deviceNodes)
  * @param env environment a container using this device gets (CDI env), e.g. the GPU's UUID
+ * @param allowMultipleAllocations whether several claims may get shares of this device, each
+ *     consuming part of its capacity (consumable capacity)
+ * @param requestPolicies per capacity name, how much one allocation consumes; only for shared
+ *     devices
  */
 public record NodeDevice(
     String name,
@@ -29,7 +33,9 @@ public record NodeDevice(
     Health health,
     String healthMessage,
     List<String> deviceNodes,
-    Map<String, String> env) {
+    Map<String, String> env,
+    boolean allowMultipleAllocations,
+    Map<String, CapacityPolicy> requestPolicies) {
 
   /** Device health as the publisher reports it (unhealthy devices get a taint). */
   public enum Health {
@@ -53,6 +59,31 @@ public record NodeDevice(
     healthMessage = healthMessage == null ? "" : healthMessage;
     deviceNodes = List.copyOf(deviceNodes);
     env = Collections.unmodifiableMap(new TreeMap<>(env));
+    requestPolicies = Collections.unmodifiableMap(new TreeMap<>(requestPolicies));
+    if (!allowMultipleAllocations && !requestPolicies.isEmpty()) {
+      throw new IllegalArgumentException(
+          "device " + name + ": request policies need allowMultipleAllocations");
+    }
+    for (String c : requestPolicies.keySet()) {
+      if (!capacity.containsKey(c)) {
+        throw new IllegalArgumentException(
+            "device " + name + ": request policy for capacity " + c + ", which it does not have");
+      }
+    }
+  }
+
+  /** An exclusive device (one claim at a time). */
+  public NodeDevice(
+      String name,
+      Map<String, AttributeValue> attributes,
+      Map<String, Quantity> capacity,
+      List<CounterConsumption> consumesCounters,
+      Health health,
+      String healthMessage,
+      List<String> deviceNodes,
+      Map<String, String> env) {
+    this(name, attributes, capacity, consumesCounters, health, healthMessage, deviceNodes, env,
+        false, Map.of());
   }
 
   /** A healthy device with attributes and capacity only. */
@@ -64,7 +95,14 @@ public record NodeDevice(
 
   /** This device with a different health. */
   public NodeDevice withHealth(Health newHealth, String message) {
-    return new NodeDevice(
-        name, attributes, capacity, consumesCounters, newHealth, message, deviceNodes, env);
+    return new NodeDevice(name, attributes, capacity, consumesCounters, newHealth, message,
+        deviceNodes, env, allowMultipleAllocations, requestPolicies);
+  }
+
+  /** This device, shared: with these capacities and their request policies. */
+  public NodeDevice shared(Map<String, Quantity> newCapacity,
+      Map<String, CapacityPolicy> policies) {
+    return new NodeDevice(name, attributes, newCapacity, consumesCounters, health, healthMessage,
+        deviceNodes, env, true, policies);
   }
 }

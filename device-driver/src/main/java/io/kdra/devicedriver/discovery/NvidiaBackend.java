@@ -33,11 +33,26 @@ public final class NvidiaBackend implements DiscoveryBackend {
   private final String smiPath;
   private final Duration timeout;
   private final Path hostRoot;
+  private final MigMode mig;
 
   public NvidiaBackend(String smiPath, Duration timeout, Path hostRoot) {
+    this(smiPath, timeout, hostRoot, MigMode.OFF);
+  }
+
+  /** @param mig how GPUs with MIG mode enabled are published */
+  public NvidiaBackend(String smiPath, Duration timeout, Path hostRoot, MigMode mig) {
     this.smiPath = smiPath;
     this.timeout = timeout;
     this.hostRoot = hostRoot;
+    this.mig = mig;
+  }
+
+  /**
+   * The {@code nvidia-smi mig} tables a pass needs: {@code -lgip} always, {@code -lgipp}
+   * (dynamic) or {@code -lgi} (static); empty strings for the others.
+   */
+  public record MigTables(String lgip, String lgipp, String lgi) {
+    public static final MigTables NONE = new MigTables("", "", "");
   }
 
   @Override
@@ -47,25 +62,59 @@ public final class NvidiaBackend implements DiscoveryBackend {
 
   @Override
   public Inventory discover() throws DiscoveryException {
-    return inventory(run(), hostRoot);
+    String gpus = run("--query-gpu=" + NvidiaSmiParser.QUERY, "--format=csv,noheader,nounits");
+    MigTables tables = MigTables.NONE;
+    if (mig != MigMode.OFF && NvidiaSmiParser.parse(gpus).gpus().stream()
+        .anyMatch(g -> g.migEnabled().orElse(false))) {
+      tables = new MigTables(run("mig", "-lgip"),
+          mig == MigMode.DYNAMIC ? run("mig", "-lgipp") : "",
+          mig == MigMode.STATIC ? run("mig", "-lgi") : "");
+    }
+    return inventory(gpus, hostRoot, mig, tables);
   }
 
   /** Builds the inventory from nvidia-smi output and the host tree; no process involved. */
   public static Inventory inventory(String smiOutput, Path hostRoot) throws DiscoveryException {
+    return inventory(smiOutput, hostRoot, MigMode.OFF, MigTables.NONE);
+  }
+
+  /**
+   * As {@link #inventory(String, Path)}, with MIG-enabled GPUs split into partitions as
+   * {@code mig} says (see {@link MigDevices}).
+   */
+  public static Inventory inventory(String smiOutput, Path hostRoot, MigMode mig,
+      MigTables tables) throws DiscoveryException {
     NvidiaSmiParser.Result parsed = NvidiaSmiParser.parse(smiOutput);
     parsed.problems().forEach(p -> LOG.warnf("%s", p));
+    List<MigParser.Profile> profiles = tables.lgip().isEmpty() ? List.of()
+        : MigParser.profiles(tables.lgip());
+    List<MigParser.Placements> placements = tables.lgipp().isEmpty() ? List.of()
+        : MigParser.placements(tables.lgipp());
+    List<MigParser.GpuInstance> instances = tables.lgi().isEmpty() ? List.of()
+        : MigParser.gpuInstances(tables.lgi());
     List<NodeDevice> devices = new ArrayList<>();
+    List<CounterSet> counters = new ArrayList<>();
     for (SmiGpu g : parsed.gpus()) {
       Optional<String> bus = g.pciBusId().map(NvidiaDevices::busId);
-      devices.add(NvidiaDevices.device(g,
+      NodeDevice gpu = NvidiaDevices.device(g,
           bus.map(b -> minor(hostRoot, b)).orElse(OptionalInt.empty()),
-          bus.flatMap(b -> pcieRoot(hostRoot, b))));
+          bus.flatMap(b -> pcieRoot(hostRoot, b)));
+      boolean migEnabled = g.migEnabled().orElse(false);
+      if (!migEnabled || mig == MigMode.OFF) {
+        devices.add(gpu);
+      } else if (mig == MigMode.DYNAMIC) {
+        MigDevices.Partitioned p = MigDevices.dynamic(gpu, g.index(), profiles, placements);
+        devices.addAll(p.devices());
+        counters.add(p.counters());
+      } else {
+        devices.addAll(MigDevices.existing(gpu, g.index(), profiles, instances));
+      }
     }
     List<String> common = CONTROL_NODES.stream()
         .filter(n -> Files.exists(hostRoot.resolve(n.substring(1))))
         .toList();
     try {
-      return new Inventory(devices, List.of(), common);
+      return new Inventory(devices, counters, common);
     } catch (IllegalArgumentException e) {
       throw new DiscoveryException("nvidia-smi output: " + e.getMessage());
     }
@@ -96,18 +145,21 @@ public final class NvidiaBackend implements DiscoveryBackend {
     return Optional.empty();
   }
 
-  private String run() throws DiscoveryException {
-    ProcessBuilder pb = new ProcessBuilder(smiPath, "--query-gpu=" + NvidiaSmiParser.QUERY,
-        "--format=csv,noheader,nounits").redirectErrorStream(true);
+  private String run(String... args) throws DiscoveryException {
+    List<String> argv = new ArrayList<>();
+    argv.add(smiPath);
+    argv.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
     try {
       Process p = pb.start();
       byte[] out = p.getInputStream().readAllBytes();
       if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         p.destroyForcibly();
-        throw new DiscoveryException(smiPath + " did not finish within " + timeout);
+        throw new DiscoveryException(String.join(" ", argv) + " did not finish within " + timeout);
       }
       String text = new String(out, StandardCharsets.UTF_8);
-      if (p.exitValue() != 0) {
+      // "nvidia-smi mig -lgi" on a GPU without instances exits non-zero; that is an answer
+      if (p.exitValue() != 0 && !text.contains("No GPU instances found")) {
         throw new DiscoveryException(smiPath + " exited with " + p.exitValue() + ": "
             + text.strip().lines().findFirst().orElse("(no output)"));
       }

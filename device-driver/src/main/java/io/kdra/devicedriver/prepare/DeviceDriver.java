@@ -2,6 +2,7 @@ package io.kdra.devicedriver.prepare;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.devicedriver.discovery.Inventory;
+import io.kdra.devicedriver.discovery.NodeDevice;
 import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.DraPlugin;
 import io.kdra.devicedriver.plugin.PrepareResult;
@@ -58,6 +59,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   private final ExecutorService pool;
   private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
   private final PrepareInterlude interlude;
+  // Held while a claim is planned and checkpointed or released and removed, on nodes with a
+  // DeviceSetup: whether a claim is the last user of a shared GPU (stop its MPS daemon) is decided
+  // from the checkpoint, so those steps must not interleave.
+  private final ReentrantLock setupLock = new ReentrantLock();
 
   /**
    * Runs inside a prepare between the claim's CDI spec and its checkpoint entry: the one window in
@@ -228,12 +233,17 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
             result = PrepareResult.failed("resourceclaim " + ref.namespace() + "/" + ref.name()
                 + " not found");
           } else {
-            PreparedClaim planned = planner.plan(ref, claim.get(), inventory.get());
-            traceParent = planned.traceParent();
-            cdi.ensure(planned);
-            interlude.afterCdiSpec(ref);
-            checkpoint.put(planned);
-            result = PrepareResult.ok(planned.devices());
+            lockSetup();
+            try {
+              PreparedClaim planned = planner.plan(ref, claim.get(), inventory.get());
+              traceParent = planned.traceParent();
+              cdi.ensure(planned);
+              interlude.afterCdiSpec(ref);
+              checkpoint.put(planned);
+              result = PrepareResult.ok(planned.devices());
+            } finally {
+              unlockSetup();
+            }
           }
         }
       }
@@ -267,11 +277,23 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       if (ref.uid().isEmpty()) {
         error = "claims[].uid: must not be empty";
       } else {
-        Optional<PreparedClaim> known = checkpoint.get(ref.uid());
-        traceParent = known.map(PreparedClaim::traceParent).orElse("");
-        cdi.delete(planner.names().specFileName(ref.uid()));
-        checkpoint.remove(ref.uid());
+        lockSetup();
+        try {
+          Optional<PreparedClaim> known = checkpoint.get(ref.uid());
+          traceParent = known.map(PreparedClaim::traceParent).orElse("");
+          // Released before the entry is removed: if it fails, the kubelet's retry finds the
+          // entry and releases again.
+          if (known.isPresent()) {
+            release(known.get());
+          }
+          cdi.delete(planner.names().specFileName(ref.uid()));
+          checkpoint.remove(ref.uid());
+        } finally {
+          unlockSetup();
+        }
       }
+    } catch (PrepareException e) {
+      error = "unpreparing claim " + ref + ": " + e.getMessage();
     } catch (IOException | RuntimeException e) {
       LOG.errorf(e, "unpreparing %s failed", ref);
       error = "unpreparing claim " + ref + " failed: " + e;
@@ -280,6 +302,44 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     }
     telemetry.record(Operation.UNPREPARE, ref, traceParent, start, nanos(), error);
     return error;
+  }
+
+  /** Undoes the device setup of a claim's devices; "last user" excludes the claim itself. */
+  private void release(PreparedClaim claim) throws PrepareException {
+    if (planner.setup() == DeviceSetup.NONE) {
+      return;
+    }
+    Set<String> released = new HashSet<>();
+    Inventory now = inventory.get();
+    for (var device : claim.devices()) {
+      String name = device.deviceName();
+      if (!released.add(name)) {
+        continue;
+      }
+      boolean lastUser = checkpoint.all().values().stream()
+          .filter(other -> !other.claim().uid().equals(claim.claim().uid()))
+          .flatMap(other -> other.devices().stream())
+          .noneMatch(d -> d.deviceName().equals(name));
+      Optional<NodeDevice> known = now.device(name);
+      if (known.isEmpty()) {
+        LOG.warnf("unprepare %s: device %s is no longer on this node; nothing to release",
+            claim.claim(), name);
+        continue;
+      }
+      planner.setup().release(known.get(), lastUser);
+    }
+  }
+
+  private void lockSetup() {
+    if (planner.setup() != DeviceSetup.NONE) {
+      setupLock.lock();
+    }
+  }
+
+  private void unlockSetup() {
+    if (planner.setup() != DeviceSetup.NONE) {
+      setupLock.unlock();
+    }
   }
 
   private static String invalid(ClaimRef ref) {

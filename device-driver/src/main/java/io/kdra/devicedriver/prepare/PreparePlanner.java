@@ -14,15 +14,21 @@ import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.PreparedDevice;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import io.kdra.core.model.Quantity;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Plans the preparation of one claim: which of this node's devices it gets, with which sharing
- * settings, and the exact CDI spec. Pure and deterministic (the kubelet retries, and a retry must
- * produce byte-identical files); it reads no files, clock or API. Thread-safe.
+ * settings, and the exact CDI spec. Deterministic (the kubelet retries, and a retry must produce
+ * byte-identical files); it reads no files, clock or API. The one impure step, setting up shared
+ * and partitioned hardware, is the injected {@link DeviceSetup}. Thread-safe.
  *
  * <p>Rules, in the order they are checked (each failure names the field):
  *
@@ -46,15 +52,30 @@ public final class PreparePlanner {
   private final String driver;
   private final String pool;
   private final CdiNames names;
+  private final DeviceSetup setup;
 
   /**
    * @param driver this driver's name
    * @param pool this node's pool name (the node name)
    */
   public PreparePlanner(String driver, String pool) {
+    this(driver, pool, DeviceSetup.NONE);
+  }
+
+  /**
+   * @param setup configures shared and partitioned devices (the one impure step; it must be
+   *     idempotent, so a retried prepare still produces identical files)
+   */
+  public PreparePlanner(String driver, String pool, DeviceSetup setup) {
     this.driver = driver;
     this.pool = pool;
     this.names = new CdiNames(driver);
+    this.setup = setup;
+  }
+
+  /** The device setup this planner applies. */
+  public DeviceSetup setup() {
+    return setup;
   }
 
   /** The CDI naming this planner uses. */
@@ -89,6 +110,9 @@ public final class PreparePlanner {
     CdiSpecBuilder spec = new CdiSpecBuilder(names);
     List<PreparedDevice> devices = new ArrayList<>();
     SharingConfig.Mps mps = null;
+    Set<String> inSpec = new HashSet<>();
+    Map<String, String> setupEnv = new HashMap<>();
+    Map<String, String> setupMounts = new HashMap<>();
     for (int i = 0; i < results.size(); i++) {
       DeviceRequestAllocationResult r = results.get(i);
       if (!driver.equals(r.getDriver())) {
@@ -119,7 +143,35 @@ public final class PreparePlanner {
       }
       int n = devices.size();
       String cdiName = names.deviceName(uid, device.name());
-      spec.device(cdiName, env(n, device, sharing), device.deviceNodes());
+      // A shared device may be allocated to one claim more than once (one share per request);
+      // its CDI device is written once.
+      if (inSpec.add(cdiName)) {
+        DeviceSetup.DeviceEdits edits = setup.prepare(new DeviceSetup.Allocated(uid, device,
+            sharing, consumed(r)));
+        for (String e : edits.env()) {
+          String name = e.substring(0, Math.max(0, e.indexOf('=')));
+          String before = setupEnv.putIfAbsent(name, e);
+          if (before != null && !before.equals(e)) {
+            throw new PrepareException(at + ".device", "device " + quote(device.name())
+                + " needs " + e + " but another device of the claim needs " + before
+                + "; a container has one value (use one shared GPU per claim with MPS)");
+          }
+        }
+        for (DeviceSetup.Mount m : edits.mounts()) {
+          String before = setupMounts.putIfAbsent(m.containerPath(), m.hostPath());
+          if (before != null && !before.equals(m.hostPath())) {
+            throw new PrepareException(at + ".device", "device " + quote(device.name())
+                + " needs " + m.hostPath() + " at " + m.containerPath()
+                + " but another device of the claim needs " + before
+                + " there (use one shared GPU per claim with MPS)");
+          }
+        }
+        List<String> env = new ArrayList<>(env(n, device, sharing));
+        env.addAll(edits.env());
+        List<String> nodes = new ArrayList<>(device.deviceNodes());
+        edits.deviceNodes().stream().filter(d -> !nodes.contains(d)).forEach(nodes::add);
+        spec.device(cdiName, env, nodes, edits.mounts());
+      }
       devices.add(
           new PreparedDevice(
               List.of(baseRequest(request)), pool, device.name(),
@@ -135,6 +187,19 @@ public final class PreparePlanner {
         ? ""
         : claim.getMetadata().getAnnotations().getOrDefault(TRACE_ANNOTATION, "");
     return new PreparedClaim(ref, devices, names.specFileName(uid), spec.build(), traceParent);
+  }
+
+  /** The allocator's accounting of a share, in our quantity type. */
+  private static Map<String, Quantity> consumed(DeviceRequestAllocationResult r) {
+    Map<String, Quantity> out = new TreeMap<>();
+    if (r.getConsumedCapacity() != null) {
+      r.getConsumedCapacity().forEach((k, v) -> {
+        if (v != null && v.getAmount() != null) {
+          out.put(k, Quantity.parse(v.getAmount() + Objects.requireNonNullElse(v.getFormat(), "")));
+        }
+      });
+    }
+    return out;
   }
 
   private record ConfigEntry(String path, List<String> requests, SharingConfig sharing) {}

@@ -2,9 +2,11 @@ package io.kdra.devicedriver.publisher;
 
 import io.kdra.core.model.AttributeValue;
 import io.kdra.core.model.Quantity;
+import io.kdra.devicedriver.discovery.CapacityPolicy;
 import io.kdra.devicedriver.discovery.CounterSet;
 import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.devicedriver.discovery.NodeDevice;
+import io.kdra.inventory.v1.CapacityRequestPolicyRange;
 import io.kdra.inventory.v1.CounterConsumption;
 import io.kdra.inventory.v1.Device;
 import io.kdra.inventory.v1.Health;
@@ -34,6 +36,8 @@ public final class SnapshotMapper {
                 .setCounterSet(c.counterSet())
                 .putAllCounters(quantities(c.counters())));
       }
+      b.setAllowMultipleAllocations(d.allowMultipleAllocations());
+      d.requestPolicies().forEach((k, p) -> b.putRequestPolicies(k, policy(p)));
       s.addDevices(b);
     }
     for (CounterSet c : inventory.sharedCounters()) {
@@ -43,6 +47,19 @@ public final class SnapshotMapper {
               .putAllCounters(quantities(c.counters())));
     }
     return s.build();
+  }
+
+  static io.kdra.inventory.v1.CapacityRequestPolicy policy(CapacityPolicy p) {
+    var b = io.kdra.inventory.v1.CapacityRequestPolicy.newBuilder()
+        .setDefault(p.defaultValue().toString());
+    p.validValues().forEach(v -> b.addValidValues(v.toString()));
+    p.min().ifPresent(min -> {
+      var r = CapacityRequestPolicyRange.newBuilder().setMin(min.toString());
+      p.max().ifPresent(max -> r.setMax(max.toString()));
+      p.step().ifPresent(step -> r.setStep(step.toString()));
+      b.setValidRange(r);
+    });
+    return b.build();
   }
 
   static io.kdra.inventory.v1.AttributeValue attribute(AttributeValue v) {

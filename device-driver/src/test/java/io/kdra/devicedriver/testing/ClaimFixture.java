@@ -73,6 +73,21 @@ public final class ClaimFixture {
     return this;
   }
 
+  /**
+   * A share of a shared device of this driver on this node, with the allocator's accounting
+   * ({@code consumed}: capacity name to quantity).
+   */
+  public ClaimFixture share(String request, String device, String shareId,
+      Map<String, String> consumed) {
+    result(request, device);
+    DeviceRequestAllocationResult r = results.get(results.size() - 1);
+    r.setShareID(shareId);
+    Map<String, io.fabric8.kubernetes.api.model.Quantity> q = new LinkedHashMap<>();
+    consumed.forEach((k, v) -> q.put(k, new io.fabric8.kubernetes.api.model.Quantity(v)));
+    r.setConsumedCapacity(q);
+    return this;
+  }
+
   /** An opaque config of this driver. */
   public ClaimFixture config(String source, List<String> requests, Object parameters) {
     return config(source, requests, DRIVER, parameters);

@@ -157,6 +157,18 @@ public final class InputReader {
           into.templates.add(convert(file, object, doc, ResourceClaimTemplate.class));
       case "Node" -> into.nodes.add(convert(file, object, doc, Node.class));
       case "Pod" -> into.pods.add(convert(file, object, doc, Pod.class));
+      case "Deployment", "ReplicaSet", "StatefulSet", "Job" -> {
+        List<com.fasterxml.jackson.databind.node.ObjectNode> pods;
+        try {
+          pods = WorkloadPods.expand(doc);
+        } catch (IllegalArgumentException e) {
+          throw new InputException(file + ": " + object + ": " + e.getMessage(), e);
+        }
+        for (JsonNode pod : pods) {
+          into.pods.add(convert(file, object + " pod " + pod.path("metadata").path("name")
+              .asText(), pod, Pod.class));
+        }
+      }
       case "" -> throw new InputException(file + ": " + where + ": field kind: missing", null);
       default -> warnings.println(program + ": " + file + ": skipping " + object
           + ": kind not used");

@@ -1,6 +1,9 @@
 package io.kdra.slicepublisher.grpc;
 
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyRangeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Counter;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSetBuilder;
@@ -118,9 +121,19 @@ public final class SnapshotConverter {
     d.getCapacityMap().forEach((key, value) -> {
       String field = where + ": capacity \"" + key + "\"";
       checkQualifiedName(field, key, errors);
-      capacity.put(key, new DeviceCapacityBuilder().withValue(quantity(field, value, errors))
-          .build());
+      DeviceCapacityBuilder c = new DeviceCapacityBuilder().withValue(quantity(field, value, errors));
+      if (d.containsRequestPolicies(key)) {
+        c.withRequestPolicy(policy(field + ": request_policy", d.getRequestPoliciesOrThrow(key),
+            errors));
+      }
+      capacity.put(key, c.build());
     });
+    d.getRequestPoliciesMap().keySet().stream().filter(k -> !d.containsCapacity(k)).sorted()
+        .forEach(k -> errors.add(where + ": request_policies \"" + k
+            + "\": no capacity of that name"));
+    if (d.getRequestPoliciesCount() > 0 && !d.getAllowMultipleAllocations()) {
+      errors.add(where + ": request_policies: only allowed with allow_multiple_allocations");
+    }
     tooMany(where + ": consumes_counters", d.getConsumesCountersCount(),
         Limits.RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE, errors);
     List<DeviceCounterConsumption> consumes = new ArrayList<>();
@@ -143,6 +156,30 @@ public final class SnapshotConverter {
         .withAllowMultipleAllocations(d.getAllowMultipleAllocations() ? Boolean.TRUE : null)
         .build();
     return new InventoryDevice(device, d.getHealth() != Health.UNHEALTHY, d.getHealthMessage());
+  }
+
+  private static CapacityRequestPolicy policy(String field,
+      io.kdra.inventory.v1.CapacityRequestPolicy p, List<String> errors) {
+    CapacityRequestPolicyBuilder b = new CapacityRequestPolicyBuilder();
+    if (!p.getDefault().isEmpty()) {
+      b.withDefault(quantity(field + ": default", p.getDefault(), errors));
+    }
+    for (String v : p.getValidValuesList()) {
+      b.addToValidValues(quantity(field + ": valid_values", v, errors));
+    }
+    if (p.hasValidRange()) {
+      var r = p.getValidRange();
+      CapacityRequestPolicyRangeBuilder range = new CapacityRequestPolicyRangeBuilder()
+          .withMin(quantity(field + ": valid_range.min", r.getMin(), errors));
+      if (!r.getMax().isEmpty()) {
+        range.withMax(quantity(field + ": valid_range.max", r.getMax(), errors));
+      }
+      if (!r.getStep().isEmpty()) {
+        range.withStep(quantity(field + ": valid_range.step", r.getStep(), errors));
+      }
+      b.withValidRange(range.build());
+    }
+    return b.build();
   }
 
   private static DeviceAttribute attribute(String field, AttributeValue v, List<String> errors) {

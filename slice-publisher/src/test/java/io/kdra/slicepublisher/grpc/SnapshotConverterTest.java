@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Named.named;
 
 import io.kdra.inventory.v1.AttributeValue;
+import io.kdra.inventory.v1.CapacityRequestPolicy;
+import io.kdra.inventory.v1.CapacityRequestPolicyRange;
 import io.kdra.inventory.v1.CounterConsumption;
 import io.kdra.inventory.v1.CounterSet;
 import io.kdra.inventory.v1.Device;
@@ -113,6 +115,20 @@ class SnapshotConverterTest {
         Arguments.of(named("counter set name invalid", snapshot().addSharedCounters(
             CounterSet.newBuilder().setName("Mem")).build()),
             "shared counter set \"Mem\": name: a lowercase RFC 1123 label must consist of"),
+        Arguments.of(named("request policy without allow_multiple_allocations", withDevice(d ->
+            d.putCapacity("shares", "8").putRequestPolicies("shares",
+                CapacityRequestPolicy.newBuilder().setDefault("1").build()))),
+            "device \"gpu-0\": request_policies: only allowed with allow_multiple_allocations"),
+        Arguments.of(named("request policy of no capacity", withDevice(d ->
+            d.setAllowMultipleAllocations(true).putRequestPolicies("shares",
+                CapacityRequestPolicy.newBuilder().setDefault("1").build()))),
+            "device \"gpu-0\": request_policies \"shares\": no capacity of that name"),
+        Arguments.of(named("request policy step not a quantity", withDevice(d ->
+            d.setAllowMultipleAllocations(true).putCapacity("shares", "8").putRequestPolicies(
+                "shares", CapacityRequestPolicy.newBuilder().setDefault("1").setValidRange(
+                    CapacityRequestPolicyRange.newBuilder().setMin("1").setStep("one")).build()))),
+            "device \"gpu-0\": capacity \"shares\": request_policy: valid_range.step: \"one\""
+                + " is not a quantity"),
         Arguments.of(named("counter name invalid", snapshot().setSharedCounters(0,
             CounterSet.newBuilder().setName("gpu-0-mem").putCounters("Memory", "1Gi")).build()),
             "shared counter set \"gpu-0-mem\": counter \"Memory\": name: a lowercase RFC 1123"
@@ -151,5 +167,27 @@ class SnapshotConverterTest {
     assertThat(gpu1.device().getCapacity().get("memory").getValue().toString()).isEqualTo("80Gi");
     assertThat(gpu1.device().getConsumesCounters().get(0).getCounters().get("memory").getValue()
         .toString()).isEqualTo("512Mi");
+  }
+
+  @Test
+  void requestPoliciesBecomeTheCapacitiesPolicies() {
+    var result = CONVERTER.convert(snapshot().addDevices(Device.newBuilder().setName("gpu-1")
+        .setAllowMultipleAllocations(true).putCapacity("shares", "8")
+        .putCapacity("memory", "80Gi")
+        .putRequestPolicies("shares", CapacityRequestPolicy.newBuilder().setDefault("1")
+            .setValidRange(CapacityRequestPolicyRange.newBuilder().setMin("1").setMax("8")
+                .setStep("1")).build())
+        .putRequestPolicies("memory", CapacityRequestPolicy.newBuilder().setDefault("10Gi")
+            .addValidValues("10Gi").addValidValues("20Gi").build())).build(), Instant.EPOCH);
+    assertThat(result.errors()).isEmpty();
+    var gpu1 = result.inventory().devices().get(1).device();
+    var shares = gpu1.getCapacity().get("shares").getRequestPolicy();
+    assertThat(shares.getDefault().toString()).isEqualTo("1");
+    assertThat(shares.getValidRange().getMin().toString()).isEqualTo("1");
+    assertThat(shares.getValidRange().getMax().toString()).isEqualTo("8");
+    assertThat(shares.getValidRange().getStep().toString()).isEqualTo("1");
+    var memory = gpu1.getCapacity().get("memory").getRequestPolicy();
+    assertThat(memory.getValidValues()).extracting(Object::toString).containsExactly("10Gi", "20Gi");
+    assertThat(memory.getValidRange()).isNull();
   }
 }

@@ -1,0 +1,112 @@
+package io.kdra.devicedriver.prepare;
+
+import io.kdra.core.config.SharingConfig;
+import io.kdra.core.model.Quantity;
+import io.kdra.devicedriver.discovery.NodeDevice;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the hardware needs beyond a CDI spec when a claim gets a device: time-slice intervals, an
+ * MPS control daemon, MIG instances. The only impure step of planning a claim; it must be
+ * idempotent (the kubelet retries a failed prepare, and a crash may repeat one).
+ */
+public interface DeviceSetup {
+
+  /** Nothing to set up: exclusive whole devices. */
+  DeviceSetup NONE = new DeviceSetup() {
+    @Override
+    public DeviceEdits prepare(Allocated device) {
+      return DeviceEdits.NONE;
+    }
+
+    @Override
+    public void release(NodeDevice device, boolean lastUser) {}
+  };
+
+  /**
+   * Each setup in turn; a device's edits are the concatenation (each setup leaves devices that
+   * are not its kind alone).
+   */
+  static DeviceSetup all(List<DeviceSetup> setups) {
+    List<DeviceSetup> active = setups.stream().filter(s -> s != NONE).toList();
+    if (active.isEmpty()) {
+      return NONE;
+    }
+    if (active.size() == 1) {
+      return active.get(0);
+    }
+    return new DeviceSetup() {
+      @Override
+      public DeviceEdits prepare(Allocated device) throws PrepareException {
+        List<String> env = new java.util.ArrayList<>();
+        List<String> nodes = new java.util.ArrayList<>();
+        List<Mount> mounts = new java.util.ArrayList<>();
+        for (DeviceSetup s : active) {
+          DeviceEdits e = s.prepare(device);
+          env.addAll(e.env());
+          nodes.addAll(e.deviceNodes());
+          mounts.addAll(e.mounts());
+        }
+        return new DeviceEdits(env, nodes, mounts);
+      }
+
+      @Override
+      public void release(NodeDevice device, boolean lastUser) throws PrepareException {
+        for (DeviceSetup s : active) {
+          s.release(device, lastUser);
+        }
+      }
+    };
+  }
+
+  /**
+   * One allocated device of a claim.
+   *
+   * @param claimUid the claim
+   * @param device the device as the node has it
+   * @param sharing the claim's sharing config for it
+   * @param consumedCapacity what the allocator accounted to this allocation (shared devices)
+   */
+  record Allocated(String claimUid, NodeDevice device, SharingConfig sharing,
+      Map<String, Quantity> consumedCapacity) {
+    public Allocated {
+      consumedCapacity = Map.copyOf(consumedCapacity);
+    }
+  }
+
+  /**
+   * Extra container edits for one device.
+   *
+   * @param env {@code NAME=value}
+   * @param deviceNodes host device paths
+   * @param mounts host directories bound into the container
+   */
+  record DeviceEdits(List<String> env, List<String> deviceNodes, List<Mount> mounts) {
+    public static final DeviceEdits NONE = new DeviceEdits(List.of(), List.of(), List.of());
+
+    public DeviceEdits {
+      env = List.copyOf(env);
+      deviceNodes = List.copyOf(deviceNodes);
+      mounts = List.copyOf(mounts);
+    }
+  }
+
+  /** A bind mount of a host directory. */
+  record Mount(String hostPath, String containerPath) {}
+
+  /**
+   * Sets the device up for the claim.
+   *
+   * @throws PrepareException naming the device and what failed
+   */
+  DeviceEdits prepare(Allocated device) throws PrepareException;
+
+  /**
+   * Undoes {@link #prepare} after a claim using the device was unprepared.
+   *
+   * @param lastUser whether no other prepared claim still uses the device
+   * @throws PrepareException naming the device and what failed
+   */
+  void release(NodeDevice device, boolean lastUser) throws PrepareException;
+}

@@ -1,0 +1,151 @@
+package io.kdra.devicedriver.sharing;
+
+import static io.kdra.devicedriver.testing.ClaimFixture.claim;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kdra.devicedriver.discovery.Inventory;
+import io.kdra.devicedriver.discovery.MigMode;
+import io.kdra.devicedriver.discovery.NvidiaBackend;
+import io.kdra.devicedriver.plugin.PrepareResult;
+import io.kdra.devicedriver.prepare.CdiSpecStore;
+import io.kdra.devicedriver.prepare.CheckpointStore;
+import io.kdra.devicedriver.prepare.ClaimTelemetry;
+import io.kdra.devicedriver.prepare.DeviceDriver;
+import io.kdra.devicedriver.prepare.PreparePlanner;
+import io.kdra.devicedriver.testing.ClaimFixture;
+import io.kdra.devicedriver.testing.FakeClaimReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Prepare and unprepare of MIG partitions through the driver, with the commands recorded. */
+class MigSetupTest {
+  private static final String UUID = "GPU-4b0c2b8e-6f6e-4a8e-9d0e-3c1f2a7b9e01";
+
+  @TempDir Path dir;
+  private final FakeClaimReader reader = new FakeClaimReader();
+  private final List<DeviceDriver> drivers = new ArrayList<>();
+
+  static String sample(String name) {
+    try (InputStream in = MigSetupTest.class.getResourceAsStream("/nvidia-smi/mig/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private DeviceDriver driver(MigMode mode, RecordingCommandRunner runner) throws Exception {
+    Inventory inv = NvidiaBackend.inventory(sample("a100-40gb.csv"), dir.resolve("host"), mode,
+        new NvidiaBackend.MigTables(sample("a100-40gb-lgip.txt"),
+            mode == MigMode.DYNAMIC ? sample("a100-40gb-lgipp.txt") : "",
+            mode == MigMode.STATIC ? sample("a100-40gb-lgi.txt") : ""));
+    DeviceDriver d = new DeviceDriver(
+        new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE,
+            new MigSetup(mode, runner, "nvidia-smi", dir.resolve("host"))),
+        reader, () -> inv, new CdiSpecStore(dir.resolve("cdi")),
+        CheckpointStore.open(dir.resolve("checkpoint.json"), Clock.systemUTC()),
+        ClaimTelemetry.NONE, Clock.systemUTC(), 2);
+    drivers.add(d);
+    return d;
+  }
+
+  @AfterEach
+  void close() {
+    drivers.forEach(DeviceDriver::close);
+  }
+
+  private String spec(String uid) throws Exception {
+    return Files.readString(dir.resolve("cdi").resolve("k8s.gpu.kdra.io-claim_" + uid + ".json"));
+  }
+
+  @Test
+  void dynamicCreatesTheInstanceAtItsPlacementAndDestroysItOnUnprepare() throws Exception {
+    RecordingCommandRunner runner = new RecordingCommandRunner().answer(new SimulatedNvidiaSmi());
+    DeviceDriver d = driver(MigMode.DYNAMIC, runner);
+    Files.createDirectories(dir.resolve("host/proc/driver/nvidia-caps"));
+    Files.writeString(dir.resolve("host/proc/driver/nvidia-caps/mig-minors"),
+        "config 1\nmonitor 2\ngpu0/gi1/access 12\ngpu0/gi1/ci0/access 13\ngpu0/gi2/access 21\n");
+    ClaimFixture c = claim("job").uid("u1").result("slice", "gpu-0-mig-3g20gb-4");
+    reader.add(c.build());
+
+    PrepareResult r = d.prepareResourceClaims(List.of(c.ref())).get("u1");
+
+    assertThat(r.error()).isEmpty();
+    assertThat(runner.lines()).containsExactly(
+        "nvidia-smi mig -i 0 -lgi",
+        "nvidia-smi mig -i 0 -cgi 9:4 -C",
+        "nvidia-smi mig -i 0 -gi 1 -lci");
+    assertThat(spec("u1")).contains("\"KDRA_MIG_PROFILE=3g.20gb\"")
+        .contains("\"KDRA_MIG_DEVICE=MIG-" + UUID + "/1/0\"")
+        .contains("/dev/nvidia-caps/nvidia-cap12").contains("/dev/nvidia-caps/nvidia-cap13")
+        .doesNotContain("nvidia-cap21");
+
+    runner.clear();
+    assertThat(d.unprepareResourceClaims(List.of(c.ref())).get("u1")).isEmpty();
+    assertThat(runner.lines()).containsExactly(
+        "nvidia-smi mig -i 0 -lgi",
+        "nvidia-smi mig -i 0 -gi 1 -lci",
+        "nvidia-smi mig -i 0 -gi 1 -dci",
+        "nvidia-smi mig -i 0 -gi 1 -dgi");
+  }
+
+  @Test
+  void dynamicReusesAnInstanceAPreviousAttemptCreated() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    RecordingCommandRunner runner = new RecordingCommandRunner().answer(gpu);
+    // a prepare that crashed after creating the instance, before its checkpoint entry
+    runner.run(CommandRunner.Command.of("nvidia-smi", "mig", "-i", "0", "-cgi", "14:2", "-C"));
+    runner.clear();
+    DeviceDriver d = driver(MigMode.DYNAMIC, runner);
+    ClaimFixture c = claim("job").uid("u1").result("slice", "gpu-0-mig-2g10gb-2");
+    reader.add(c.build());
+
+    assertThat(d.prepareResourceClaims(List.of(c.ref())).get("u1").error()).isEmpty();
+
+    assertThat(runner.lines()).containsExactly(
+        "nvidia-smi mig -i 0 -lgi",
+        "nvidia-smi mig -i 0 -gi 1 -lci");
+  }
+
+  @Test
+  void staticUsesTheExistingInstanceAndNeverCreatesOrDestroys() throws Exception {
+    RecordingCommandRunner runner = new RecordingCommandRunner().answer(cmd ->
+        cmd.argv().contains("-lgi")
+            ? new CommandRunner.Output(0, sample("a100-40gb-lgi.txt"))
+            : new CommandRunner.Output(0, sample("a100-40gb-lci.txt").replace(
+                "|   0      1       MIG 3g.20gb          2", "|   0      5       MIG 2g.10gb          1")));
+    DeviceDriver d = driver(MigMode.STATIC, runner);
+    ClaimFixture c = claim("job").uid("u1").result("slice", "gpu-0-mig-2g10gb-4");
+    reader.add(c.build());
+
+    assertThat(d.prepareResourceClaims(List.of(c.ref())).get("u1").error()).isEmpty();
+    assertThat(spec("u1")).contains("\"KDRA_MIG_DEVICE=MIG-" + UUID + "/5/0\"");
+    assertThat(d.unprepareResourceClaims(List.of(c.ref())).get("u1")).isEmpty();
+
+    assertThat(runner.lines()).containsExactly(
+        "nvidia-smi mig -i 0 -lgi",
+        "nvidia-smi mig -i 0 -gi 5 -lci");
+  }
+
+  @Test
+  void staticFailsNamingTheInstanceWhenAnAdminRemovedIt() throws Exception {
+    RecordingCommandRunner runner = new RecordingCommandRunner().answer(cmd ->
+        new CommandRunner.Output(0, "No GPU instances found: Not Found"));
+    DeviceDriver d = driver(MigMode.STATIC, runner);
+    ClaimFixture c = claim("job").uid("u1").result("slice", "gpu-0-mig-3g20gb-0");
+    reader.add(c.build());
+
+    PrepareResult r = d.prepareResourceClaims(List.of(c.ref())).get("u1");
+
+    assertThat(r.error()).contains("device gpu-0-mig-3g20gb-0")
+        .contains("GPU instance 1 of GPU 0 no longer exists");
+  }
+}

@@ -37,7 +37,7 @@ if complete; then
 fi
 
 start=$(date +%s)
-log "building cert-manager v${VERSION} (controller and CA injector) into $TARGET; about 5 minutes on 2 cores and 1 GiB of module cache the first time"
+log "building cert-manager v${VERSION} (controller and CA injector) into $TARGET; about 12 minutes on a loaded 2-core machine the first time"
 work=$(mktemp -d "$CACHE_DIR/cert-manager/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/out/crds"

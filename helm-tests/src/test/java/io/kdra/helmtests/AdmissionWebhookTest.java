@@ -86,6 +86,8 @@ class AdmissionWebhookTest {
             "/var/run/secrets/kdra.io/inventory-tls/tls.crt")
         .containsEntry("quarkus.http.ssl.certificate.key-files",
             "/var/run/secrets/kdra.io/inventory-tls/tls.key")
+        // a renewed certificate (cert-manager) is served without a restart
+        .containsEntry("quarkus.http.ssl.certificate.reload-period", "30s")
         // the probes stay on plain HTTP
         .containsEntry("quarkus.http.port", "8080");
     assertThat(RenderTest.one(objects, Deployment.class, "kdra-slice-publisher").getSpec()

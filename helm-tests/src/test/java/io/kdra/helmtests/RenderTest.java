@@ -283,10 +283,12 @@ class RenderTest {
         .contains("kdra-slice-publisher.kdra-system.svc", "kdra-slice-publisher");
 
     assertThat(properties(objects, "kdra-slice-publisher"))
-        .containsEntry("quarkus.grpc.server.ssl.certificate",
+        .containsEntry("publisher.inventory-tls.certificate",
             "/var/run/secrets/kdra.io/inventory-tls/tls.crt")
-        .containsEntry("quarkus.grpc.server.ssl.key",
-            "/var/run/secrets/kdra.io/inventory-tls/tls.key");
+        .containsEntry("publisher.inventory-tls.key",
+            "/var/run/secrets/kdra.io/inventory-tls/tls.key")
+        .containsEntry("quarkus.grpc.server.plain-text", "false")
+        .doesNotContainKey("quarkus.grpc.server.ssl.certificate");
     PodSpec publisher = one(objects, Deployment.class, "kdra-slice-publisher").getSpec()
         .getTemplate().getSpec();
     assertThat(publisher.getVolumes()).filteredOn(v -> v.getSecret() != null).singleElement()
@@ -313,7 +315,8 @@ class RenderTest {
         "admission.opaqueConfigWebhook.enabled", false));
     assertThat(objects).noneMatch(o -> o instanceof Secret);
     assertThat(properties(objects, "kdra-slice-publisher").stringPropertyNames())
-        .noneMatch(k -> k.startsWith("quarkus.grpc.server.ssl"));
+        .noneMatch(k -> k.startsWith("quarkus.grpc.server.ssl")
+            || k.startsWith("publisher.inventory-tls") || k.contains("plain-text"));
     assertThat(properties(objects, "kdra-device-driver").stringPropertyNames())
         .noneMatch(k -> k.startsWith("driver.publisher.tls"));
   }

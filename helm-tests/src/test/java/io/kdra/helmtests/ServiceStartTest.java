@@ -68,11 +68,11 @@ class ServiceStartTest {
     for (String file : List.of("tls.crt", "tls.key")) {
       Files.write(work.resolve(file), Base64.getDecoder().decode(tls.getData().get(file)));
     }
-    for (String key : List.of("QUARKUS_GRPC_SERVER_SSL_CERTIFICATE",
+    for (String key : List.of("PUBLISHER_INVENTORY_TLS_CERTIFICATE",
         "QUARKUS_HTTP_SSL_CERTIFICATE_FILES")) {
       pb.environment().put(key, work.resolve("tls.crt").toString());
     }
-    for (String key : List.of("QUARKUS_GRPC_SERVER_SSL_KEY",
+    for (String key : List.of("PUBLISHER_INVENTORY_TLS_KEY",
         "QUARKUS_HTTP_SSL_CERTIFICATE_KEY_FILES")) {
       pb.environment().put(key, work.resolve("tls.key").toString());
     }

@@ -119,6 +119,9 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
           // loopback only (kube-api-test passes no bind address; etcd: build-control-plane.sh)
           .withApiServerFlag("--bind-address", "127.0.0.1")
           .withApiServerFlag("--token-auth-file", tokens.toString())
+          // webhooks and aggregated APIs called at their Services' endpoints (EndpointSlices),
+          // not at the cluster IP: no kube-proxy routes cluster IPs here (CertManagerWebhookIT)
+          .withApiServerFlag("--enable-aggregator-routing=true")
           .build());
       long started = System.nanoTime();
       try {

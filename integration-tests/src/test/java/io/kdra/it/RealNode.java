@@ -38,7 +38,8 @@ import java.util.stream.Stream;
  *       reaping what a killed test JVM left, ends exactly those;</li>
  *   <li>ports come free from the kernel, sockets and state live in {@code target/rn/<node>}.</li>
  * </ul>
- * Pods get an {@code eth0} that leads nowhere (the {@code kdra-isolated} CNI plugin); images are
+ * Pods get an {@code eth0} that leads nowhere (the {@code kdra-isolated} CNI plugin), or, on a
+ * {@link PodNetwork}, an address the host reaches (the {@code kdra-bridge} plugin); images are
  * {@code k8s.local/busybox:1} and the pause image, imported from the cache (no registry can be
  * reached). The API server cannot reach a loopback kubelet, so container logs are read from the
  * kubelet's {@code podLogsDir} ({@link #containerLog}).
@@ -67,13 +68,13 @@ final class RealNode implements AutoCloseable {
   private Process kubelet;
 
   private RealNode(String name, Path dir, RealNodeBinaries binaries, KubernetesClient client,
-      String kubeconfig) {
+      String kubeconfig, PodNetwork network) {
     this.name = name;
     this.dir = dir;
     this.binaries = binaries;
     this.client = client;
     this.cgroups = NodeCgroups.forNode(name);
-    this.files = new RealNodeFiles(dir, binaries, cgroups, kubeconfig);
+    this.files = new RealNodeFiles(dir, binaries, cgroups, kubeconfig, network);
     this.hook = new Thread(this::killAll, "real-node-" + name);
   }
 
@@ -85,7 +86,16 @@ final class RealNode implements AutoCloseable {
    */
   static RealNode start(String name, Path dir, RealNodeBinaries binaries,
       KubernetesClient client, String kubeconfig) {
-    RealNode node = new RealNode(name, dir, binaries, client, kubeconfig);
+    return start(name, dir, binaries, client, kubeconfig, null);
+  }
+
+  /**
+   * As {@link #start(String, Path, RealNodeBinaries, KubernetesClient, String)}, the pods on
+   * {@code network} (addresses the host reaches) instead of an {@code eth0} that leads nowhere.
+   */
+  static RealNode start(String name, Path dir, RealNodeBinaries binaries,
+      KubernetesClient client, String kubeconfig, PodNetwork network) {
+    RealNode node = new RealNode(name, dir, binaries, client, kubeconfig, network);
     Runtime.getRuntime().addShutdownHook(node.hook);
     try {
       node.startAll();

@@ -33,10 +33,14 @@ final class RealNodeFiles {
   private final RealNodeBinaries binaries;
   private final NodeCgroups cgroups;
   private final String kubeconfig;
+  /** Where pods get host-reachable addresses; null: the isolated plugin, no network. */
+  private final PodNetwork network;
   final int kubeletPort = ServiceProcess.freePort();
   final int healthzPort = ServiceProcess.freePort();
 
-  RealNodeFiles(Path dir, RealNodeBinaries binaries, NodeCgroups cgroups, String kubeconfig) {
+  RealNodeFiles(Path dir, RealNodeBinaries binaries, NodeCgroups cgroups, String kubeconfig,
+      PodNetwork network) {
+    this.network = network;
     this.dir = dir;
     this.binaries = binaries;
     this.cgroups = cgroups;
@@ -85,12 +89,14 @@ final class RealNodeFiles {
           "cni/bin", "cni/net.d", "containerd")) {
         Files.createDirectories(dir.resolve(d));
       }
-      try (InputStream plugin = RealNodeFiles.class.getResourceAsStream("/realnode/kdra-isolated")) {
-        Path target = dir.resolve("cni/bin/kdra-isolated");
-        Files.copy(plugin, target, StandardCopyOption.REPLACE_EXISTING);
+      String plugin = network == null ? "kdra-isolated" : "kdra-bridge";
+      try (InputStream in = RealNodeFiles.class.getResourceAsStream("/realnode/" + plugin)) {
+        Path target = dir.resolve("cni/bin/" + plugin);
+        Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
         Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
       }
-      Stack.write(dir.resolve("cni/net.d/10-kdra.conflist"), "{\"cniVersion\":\"1.0.0\","
+      Stack.write(dir.resolve("cni/net.d/10-kdra.conflist"), network != null
+          ? network.cniConfig() : "{\"cniVersion\":\"1.0.0\","
           + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
       Stack.write(conf().resolve("kubeconfig"), kubeconfig);
       Stack.write(conf().resolve("containerd.toml"), containerdConfig());

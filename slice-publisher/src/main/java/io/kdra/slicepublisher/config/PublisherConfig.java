@@ -72,6 +72,9 @@ public interface PublisherConfig {
   /** Who may report which node. */
   Auth auth();
 
+  /** The inventory gRPC's certificate (InventoryTls). */
+  InventoryTls inventoryTls();
+
   /** Leader election among publisher replicas. */
   LeaderElectionSettings leaderElection();
 
@@ -127,6 +130,23 @@ public interface PublisherConfig {
      * nodes ({@code allNodes: true}).
      */
     Map<String, String> nodeSelector();
+  }
+
+  /**
+   * The inventory gRPC over TLS: the server's certificate and key, PEM files read again every
+   * {@code reload-period}, so that a renewed certificate is served without a restart. Unset: the
+   * server speaks whatever {@code quarkus.grpc.server.*} says (plain text by default).
+   */
+  interface InventoryTls {
+    /** The certificate chain (the chart: its Secret's tls.crt). */
+    Optional<java.nio.file.Path> certificate();
+
+    /** Its private key (tls.key). */
+    Optional<java.nio.file.Path> key();
+
+    /** How often the files are read again; a change is served to new connections. */
+    @WithDefault("30s")
+    Duration reloadPeriod();
   }
 
   /** Authentication of driver streams. */

@@ -60,10 +60,11 @@ public final class PodScheduling {
   private final Object lock = new Object();
   private final BooleanSupplier mayWrite;
   private final ReserveAndBind writes;
-  /** Guarded by {@link #lock}, as the two below. */
+  /** Guarded by {@link #lock}, as the three below. */
   private final NodeUsageCache usage = new NodeUsageCache();
   private List<Node> sortedNodes = List.of();
   private Set<Node> sortedNodeSet = Set.of();
+  private final AllocatableCache allocatable = new AllocatableCache();
 
   public PodScheduling(ClusterView view, RecentWrites recent, ClaimWriter claims, PodWriter pods,
       PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode,
@@ -216,7 +217,7 @@ public final class PodScheduling {
     NodeFilter.Result nodes = NodeFilter.filter(pod, sortedNodes(),
         usage.usage(view.pods(), recent.assumedBound(p -> view.pod(
             p.getMetadata().getNamespace(), p.getMetadata().getName()))),
-        NodeSelectors.ofAllocated(podClaims));
+        NodeSelectors.ofAllocated(podClaims), allocatable::of);
     if (nodes.feasible().isEmpty()) {
       return new NotPlaced(new Outcome.Unschedulable(nodes.summary(), Map.of(),
           "NoFeasibleNode"));
@@ -271,6 +272,7 @@ public final class PodScheduling {
       set.addAll(current);
       sortedNodes = NodeFilter.sortedByName(current);
       sortedNodeSet = set;
+      allocatable.refresh(current);
     }
     return sortedNodes;
   }

@@ -88,12 +88,12 @@ public final class NodeFilter {
   }
 
   /**
-   * As {@link #filter(Pod, List, Map, List)}, with each node's allocatable CPU and memory given
-   * by {@code allocatable} ({@link #allocatable} of the node): the scheduler parses them once per
-   * node object instead of once per node and attempt.
+   * As {@link #filter(Pod, List, Map, List)}, with each node's allocatable pods, CPU and memory
+   * given by {@code allocatable} ({@link #allocatable} of the node): the scheduler parses them
+   * once per node object instead of once per node and attempt.
    */
   public static Result filter(Pod pod, List<Node> sortedNodes, Map<String, NodeUsage> usage,
-      List<NodeSelector> claimSelectors, Function<Node, PodRequests> allocatable) {
+      List<NodeSelector> claimSelectors, Function<Node, Allocatable> allocatable) {
     PodRequests wanted = PodRequests.of(pod);
     List<Node> feasible = new ArrayList<>();
     Map<String, String> rejected = new TreeMap<>();
@@ -137,9 +137,19 @@ public final class NodeFilter {
     }
   }
 
-  /** The node's allocatable CPU and memory ({@code status.allocatable}; absent is zero). */
-  public static PodRequests allocatable(Node node) {
-    return PodRequests.of(node.getStatus() == null ? null : node.getStatus().getAllocatable());
+  /**
+   * What a node offers pods ({@code status.allocatable}).
+   *
+   * @param pods how many pods it takes; negative: no limit given
+   * @param requests its CPU and memory (absent is zero)
+   */
+  public record Allocatable(long pods, PodRequests requests) {}
+
+  /** The node's {@link Allocatable}, parsed from {@code status.allocatable}. */
+  public static Allocatable allocatable(Node node) {
+    var alloc = node.getStatus() == null ? null : node.getStatus().getAllocatable();
+    long pods = alloc != null && alloc.get("pods") != null ? podCount(alloc.get("pods")) : -1;
+    return new Allocatable(pods, PodRequests.of(alloc));
   }
 
   static Optional<String> reject(Pod pod, PodRequests wanted, Node node, NodeUsage onNode,
@@ -148,7 +158,7 @@ public final class NodeFilter {
   }
 
   static Optional<String> reject(Pod pod, PodRequests wanted, Node node, NodeUsage onNode,
-      List<NodeSelector> claimSelectors, Function<Node, PodRequests> allocatable) {
+      List<NodeSelector> claimSelectors, Function<Node, Allocatable> allocatable) {
     var spec = pod.getSpec();
     if (!isReady(node)) {
       return Optional.of("node(s) were not ready");
@@ -181,16 +191,15 @@ public final class NodeFilter {
   }
 
   private static Optional<String> fits(PodRequests wanted, Node node, NodeUsage onNode,
-      Function<Node, PodRequests> allocatable) {
-    var alloc = node.getStatus() == null ? null : node.getStatus().getAllocatable();
-    if (alloc != null && alloc.get("pods") != null
-        && onNode.pods() + 1 > podCount(alloc.get("pods"))) {
+      Function<Node, Allocatable> allocatable) {
+    Allocatable offered = allocatable.apply(node);
+    if (offered.pods() >= 0 && onNode.pods() + 1 > offered.pods()) {
       return Optional.of("Too many pods");
     }
     if (wanted.cpu().isZero() && wanted.memory().isZero()) {
       return Optional.empty();
     }
-    PodRequests capacity = allocatable.apply(node);
+    PodRequests capacity = offered.requests();
     PodRequests used = onNode.requests();
     if (!wanted.cpu().isZero() && used.cpu().add(wanted.cpu()).compareTo(capacity.cpu()) > 0) {
       return Optional.of("Insufficient cpu");

@@ -16,8 +16,8 @@ public final class Taints {
    */
   public static Optional<Taint> firstUntolerated(List<Taint> taints,
       List<Toleration> tolerations) {
-    if (taints == null) {
-      return Optional.empty();
+    if (taints == null || taints.isEmpty()) {
+      return Optional.empty(); // the usual case, per node and attempt: no stream built
     }
     List<Toleration> tols = tolerations == null ? List.of() : tolerations;
     return taints.stream()

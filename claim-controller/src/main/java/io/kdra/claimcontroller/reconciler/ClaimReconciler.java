@@ -3,7 +3,6 @@ package io.kdra.claimcontroller.reconciler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -12,7 +11,6 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kdra.claimcontroller.config.ClaimControllerConfig;
 import io.kdra.claimcontroller.domain.CleanupPlan;
 import io.kdra.claimcontroller.domain.Kdra;
@@ -30,11 +28,13 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
@@ -64,26 +64,30 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   @Inject Leadership leadership;
   @Inject LeaseFence fence;
 
-  private volatile InformerEventSource<Pod, ResourceClaim> pods;
+  @Inject SharedInformers shared;
+
   private volatile DeletingClaims deleting;
 
   @Override
   public List<EventSource<?, ResourceClaim>> prepareEventSources(
       EventSourceContext<ResourceClaim> ctx) {
     IndexerResourceCache<ResourceClaim> claims = ctx.getPrimaryCache();
-    claims.addIndexers(Map.of(POD_UID, ClaimReconciler::podUids));
+    // This controller's claim informer is shared with the pod controller, and the pod
+    // controller's pod informer with this one: each pod and claim is decoded once.
+    Map<String, Function<ResourceClaim, List<String>>> indexers =
+        new HashMap<>(InformerClusterView.claimIndexers());
+    indexers.put(POD_UID, ClaimReconciler::podUids);
+    claims.addIndexers(indexers);
+    shared.claims().offer(claims);
     deleting = DeletingClaims.start(claims, this::isOurs, this::release, leadership::leading,
         DeletingClaims.SWEEP_INTERVAL);
-    pods = new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(Pod.class, ResourceClaim.class)
-        .withSecondaryToPrimaryMapper(p -> {
+    var podEvents = new PeerEventSource<>(Pod.class, shared.claims(), shared.pods(),
+        (p, deleted) -> {
           Set<ResourceID> ids = claimsOf(claims, p);
           ids.forEach(id -> claims.get(id).ifPresent(deleting::offer));
           return ids;
-        })
-        // nothing reads secondary resources through the context: no pod-to-claim index to keep
-        .withPrimaryToSecondaryMapper(c -> Set.of()).build(), ctx);
-    return List.of(pods);
+        }, ctx.getControllerConfiguration().getConfigurationService().cacheSyncTimeout());
+    return List.of(podEvents);
   }
 
   @PreDestroy
@@ -198,7 +202,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
    */
   private PodSource podSource() {
     return (ns, name) -> {
-      Optional<Pod> cached = pods.get(new ResourceID(name, ns));
+      Optional<Pod> cached = shared.pods().cache().get(new ResourceID(name, ns));
       if (cached.isPresent()) {
         return cached;
       }

@@ -16,10 +16,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
-/** {@link ClusterView} over the pod controller's primary cache and its informer event sources. */
+/**
+ * {@link ClusterView} over the pod controller's primary cache, the claim informer it shares with
+ * the cleanup controller, and its own informer event sources.
+ */
 final class InformerClusterView implements ClusterView {
 
-  /** Index of the claim informer: the UID of each claim's controlling owner pod. */
+  /**
+   * Index of the claim informer: the UID of each claim's controlling owner pod (added by
+   * {@link ClaimReconciler}, whose primary informer it is).
+   */
   static final String OWNER_POD = "owner-pod-uid";
 
   /** The indexer behind {@link #OWNER_POD}, to add to the claim informer before it starts. */
@@ -29,14 +35,14 @@ final class InformerClusterView implements ClusterView {
   }
 
   private final IndexerResourceCache<Pod> pods;
-  private final InformerEventSource<ResourceClaim, Pod> claims;
+  private final SharedInformer<ResourceClaim> claims;
   private final InformerEventSource<ResourceClaimTemplate, Pod> templates;
   private final InformerEventSource<Node, Pod> nodes;
   private final InformerEventSource<ResourceSlice, Pod> slices;
   private final InformerEventSource<DeviceClass, Pod> classes;
 
   InformerClusterView(IndexerResourceCache<Pod> pods,
-      InformerEventSource<ResourceClaim, Pod> claims,
+      SharedInformer<ResourceClaim> claims,
       InformerEventSource<ResourceClaimTemplate, Pod> templates,
       InformerEventSource<Node, Pod> nodes, InformerEventSource<ResourceSlice, Pod> slices,
       InformerEventSource<DeviceClass, Pod> classes) {
@@ -60,17 +66,17 @@ final class InformerClusterView implements ClusterView {
 
   @Override
   public List<ResourceClaim> claims() {
-    return claims.list(c -> true).toList();
+    return claims.cache().list(c -> true).toList();
   }
 
   @Override
   public Optional<ResourceClaim> claim(String namespace, String name) {
-    return claims.get(new ResourceID(name, namespace));
+    return claims.cache().get(new ResourceID(name, namespace));
   }
 
   @Override
   public List<ResourceClaim> claimsOwnedBy(String namespace, String podUid) {
-    return claims.byIndex(OWNER_POD, podUid).stream()
+    return claims.cache().byIndex(OWNER_POD, podUid).stream()
         .filter(c -> namespace.equals(c.getMetadata().getNamespace())).toList();
   }
 

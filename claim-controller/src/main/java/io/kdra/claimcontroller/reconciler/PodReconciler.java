@@ -61,6 +61,7 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject SchedulingMetrics metrics;
   @Inject ClaimTracer tracer;
   @Inject LeaseFence fence;
+  @Inject SharedInformers shared;
 
   private volatile PodScheduling scheduling;
   private volatile OutcomeRecorder recorder;
@@ -84,12 +85,16 @@ public class PodReconciler implements Reconciler<Pod> {
     // Each source maps its events to pods and keeps no pod-to-secondary index: nothing reads it
     // (the scheduler reads the informers' caches), and for sources mapped to many pods it grew
     // with every event until the heap ran out.
-    var claims = new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(ResourceClaim.class, Pod.class)
-        .withSecondaryToPrimaryMapper(wake::forClaim)
-        .withOnDeleteFilter((c, unknown) -> wake.deleting(c))
-        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
-    claims.addIndexers(InformerClusterView.claimIndexers());
+    // The claims are the cleanup controller's primary informer, shared (its cache holds the
+    // indexes this controller reads): each claim is decoded once.
+    shared.pods().offer(pods);
+    var claims = new PeerEventSource<>(ResourceClaim.class, shared.pods(), shared.claims(),
+        (c, deleted) -> {
+          if (deleted) {
+            wake.deleting(c);
+          }
+          return wake.forClaim(c);
+        }, ctx.getControllerConfiguration().getConfigurationService().cacheSyncTimeout());
     var templates = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(ResourceClaimTemplate.class, Pod.class).withSecondaryToPrimaryMapper(
             t -> PodTriggers.pending(pods, scheduler, t.getMetadata().getNamespace()))
@@ -106,7 +111,7 @@ public class PodReconciler implements Reconciler<Pod> {
         .from(DeviceClass.class, Pod.class)
         .withSecondaryToPrimaryMapper(c -> wake.forClusterChange())
         .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
-    var view = new InformerClusterView(pods, claims, templates, nodes, slices, classes);
+    var view = new InformerClusterView(pods, shared.claims(), templates, nodes, slices, classes);
     scheduling = new PodScheduling(view, recent, claimWriter, podWriter, binder, events,
         allocator, config.templateMode(), tracer, fence::mayWrite);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);

@@ -97,7 +97,7 @@ final class PodTriggers {
   }
 
   /**
-   * Called for a claim's delete event before it is mapped ({@code OnDeleteFilter}): the event
+   * Called for a claim's delete event before it is mapped: the event
    * carries the claim's last state, allocated or not, and frees whatever it held.
    */
   boolean deleting(ResourceClaim claim) {

@@ -18,8 +18,9 @@ import java.util.stream.Collectors;
 
 /**
  * {@link PodAllocator} on dra-core's structured allocator: a snapshot of the slices, classes and
- * every known allocation, then {@link PodScheduler#schedule} over the candidate nodes (first node
- * by name where all the pod's unallocated claims fit together, as the scheduler without scoring).
+ * every known allocation, then {@link PodScheduler#schedule} over the candidate nodes (the first
+ * node where all the pod's unallocated claims fit together, searching from where the last pod's
+ * search stopped, as kube-scheduler; scored among a bounded number for {@code firstAvailable}).
  * {@link #allocate} keeps its snapshot from one call to the next ({@link SnapshotCache}), so the
  * inventory's caches last while the slices do; the caller serialises calls and passes its own
  * recent allocations in {@code allClaims}. {@link #placement} and {@link #allocator} build a
@@ -29,6 +30,13 @@ public final class DraCorePodAllocator implements PodAllocator {
 
   private final AllocatorOptions options;
   private final SnapshotCache cache = new SnapshotCache();
+  /**
+   * Where the next pod's search starts among its candidates, as kube-scheduler's
+   * {@code nextStartNodeIndex}: advanced by the nodes each search went over, so that the bounded
+   * scoring of {@code firstAvailable} claims does not keep scoring the same first nodes by name
+   * (it left devices of the best choice free further on). Guarded by {@link #cache}.
+   */
+  private int nextStart;
 
   public DraCorePodAllocator(AllocatorOptions options) {
     this.options = options;
@@ -37,12 +45,16 @@ public final class DraCorePodAllocator implements PodAllocator {
   @Override
   public Decision allocate(Pod pod, List<Node> candidates, List<ResourceClaim> unallocated,
       List<ResourceClaim> allClaims, ClusterView view) {
-    AllocationSnapshot snapshot;
     synchronized (cache) {
-      snapshot = cache.snapshot(view.slices(), view.deviceClasses(), allClaims);
+      AllocationSnapshot snapshot = cache.snapshot(view.slices(), view.deviceClasses(),
+          allClaims);
+      PodScheduler.Placement placement = PodScheduler.schedule(new Allocator(snapshot, options),
+          candidates, pod, unallocated, List.of(), nextStart);
+      if (!candidates.isEmpty()) {
+        nextStart = (int) ((nextStart + (long) placement.examined()) % candidates.size());
+      }
+      return decide(placement);
     }
-    return decide(PodScheduler.schedule(new Allocator(snapshot, options), candidates, pod,
-        unallocated));
   }
 
 

@@ -64,10 +64,11 @@ public final class PodScheduling {
   private final ReserveAndBind writes;
   private final ExtendedClaimWriter extendedClaims;
   private final ExtendedClaimWrites extendedWrites;
-  /** Guarded by {@link #lock}, as the two below. */
+  /** Guarded by {@link #lock}, as the three below. */
   private final NodeUsageCache usage = new NodeUsageCache();
   private List<Node> sortedNodes = List.of();
   private Set<Node> sortedNodeSet = Set.of();
+  private final AllocatableCache allocatable = new AllocatableCache();
 
   public PodScheduling(ClusterView view, RecentWrites recent, ClaimWriter claims, PodWriter pods,
       PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode,
@@ -241,7 +242,8 @@ public final class PodScheduling {
     List<Pod> assumedBound = recent.assumedBound(p -> view.pod(
         p.getMetadata().getNamespace(), p.getMetadata().getName()));
     NodeFilter.Result nodes = NodeFilter.filter(pod, sortedNodes(),
-        usage.usage(view.pods(), assumedBound), NodeSelectors.ofAllocated(podClaims));
+        usage.usage(view.pods(), assumedBound), NodeSelectors.ofAllocated(podClaims),
+        allocatable::of);
     ExtendedResources.Filtered byExtended = null;
     if (extended != null) {
       byExtended = ExtendedResources.filter(extended, nodes, () -> {
@@ -355,6 +357,7 @@ public final class PodScheduling {
       set.addAll(current);
       sortedNodes = NodeFilter.sortedByName(current);
       sortedNodeSet = set;
+      allocatable.refresh(current);
     }
     return sortedNodes;
   }

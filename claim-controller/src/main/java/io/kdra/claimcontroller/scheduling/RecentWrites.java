@@ -125,7 +125,8 @@ public final class RecentWrites {
     expire();
     List<ResourceClaim> out = new ArrayList<>(informed.size() + created.size());
     for (ResourceClaim c : informed) {
-      if (!created.isEmpty()) {
+      // a lookup first: a removal locks the key's bin, and most claims are not remembered
+      if (!created.isEmpty() && created.containsKey(c.getMetadata().getUid())) {
         created.remove(c.getMetadata().getUid());
       }
       out.add(withAssumed(c));
@@ -138,11 +139,14 @@ public final class RecentWrites {
 
   /** The claim with a remembered allocation applied when the informer's copy lacks it. */
   public ResourceClaim withAssumed(ResourceClaim c) {
-    Entry<AllocationResult> a = allocated.get(c.getMetadata().getUid());
+    Entry<AllocationResult> a = allocated.isEmpty() ? null
+        : allocated.get(c.getMetadata().getUid());
     boolean has = c.getStatus() != null && c.getStatus().getAllocation() != null;
     if (has) {
       // The informer caught up; from now on its answer (even a later deallocation) is the truth.
-      allocated.remove(c.getMetadata().getUid());
+      if (a != null) {
+        allocated.remove(c.getMetadata().getUid());
+      }
       return c;
     }
     if (a == null) {

@@ -17,8 +17,11 @@ import java.util.List;
  * first node where they fit. With them, nodes are scored as the 1.35+ scheduler does for
  * prioritized lists: the node whose allocation uses the best-ranked subrequests wins (a node
  * where every such request gets its first choice ends the search), ties going to the first node
- * in name order; like kube-scheduler, only a bounded number of feasible nodes is scored
- * ({@link #feasibleNodesToScore}). Pure and deterministic.
+ * in search order; like kube-scheduler, only a bounded number of feasible nodes is scored
+ * ({@link #feasibleNodesToScore}). The search starts at the first node by name, or, as
+ * kube-scheduler's {@code nextStartNodeIndex}, at a position the caller passes and advances by
+ * {@link Placement#examined} from one pod to the next, so that the bounded scoring does not keep
+ * looking at the same first nodes. Pure and deterministic.
  */
 public final class PodScheduler {
 
@@ -29,8 +32,15 @@ public final class PodScheduler {
    *
    * @param node the chosen node's name, or null when the claims could not be allocated
    * @param outcomes one outcome per claim, in input order
+   * @param examined how many nodes (name-order positions from the start) the search went over,
+   *     for the caller's next start ({@code (start + examined) % nodes}, as kube-scheduler)
    */
-  public record Placement(String node, List<ClaimOutcome> outcomes) {
+  public record Placement(String node, List<ClaimOutcome> outcomes, int examined) {
+
+    public Placement(String node, List<ClaimOutcome> outcomes) {
+      this(node, outcomes, 0);
+    }
+
     public boolean allocated() {
       return node != null;
     }
@@ -54,6 +64,15 @@ public final class PodScheduler {
    */
   public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
       List<ResourceClaim> claims, List<NodeSelector> allocatedSelectors) {
+    return schedule(allocator, nodes, pod, claims, allocatedSelectors, 0);
+  }
+
+  /**
+   * As {@link #schedule(Allocator, List, Pod, List, List)}, searching from the node at
+   * {@code start} in name order (modulo the node count) round to the one before it.
+   */
+  public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
+      List<ResourceClaim> claims, List<NodeSelector> allocatedSelectors, int start) {
     boolean pinned = allocatedSelectors.stream().anyMatch(java.util.Objects::nonNull);
     NodeIndex index = allocator.snapshot().inventory().nodeIndex(nodes,
         allocator.options().features());
@@ -91,12 +110,20 @@ public final class PodScheduler {
     int enough = feasibleNodesToScore(eligibleCount);
     AllocatedState state = allocator.snapshot().allocated();
     boolean skipFull = allocator.fullNodesSkippable(claims);
-    for (int pos = 0; pos < sorted.size(); pos++) {
+    int n = sorted.size();
+    int first = Math.floorMod(start, n);
+    int k = 0; // steps from first: pos = (first + k) % n
+    for (; k < n; k++) {
+      int pos = (first + k) % n;
       if (skipFull) {
-        pos = index.nextNotKnownFull(pos, state); // jumps over nodes already found full
-        if (pos >= sorted.size()) {
-          break;
+        int sideEnd = pos >= first ? n : first; // the end of this side of the wrap
+        int next = index.nextNotKnownFull(pos, state); // jumps over nodes already found full
+        if (next >= sideEnd) {
+          k += sideEnd - pos - 1;
+          continue;
         }
+        k += next - pos;
+        pos = next;
       }
       if (eligibleAt != null && !eligibleAt.get(pos)) {
         continue;
@@ -115,7 +142,7 @@ public final class PodScheduler {
         for (int i = 0; i < claims.size(); i++) {
           out.add(new ClaimOutcome.Allocated(claims.get(i), attempt.results().get(i)));
         }
-        Placement placement = new Placement(node.getMetadata().getName(), out);
+        Placement placement = new Placement(node.getMetadata().getName(), out, k + 1);
         long score = ranking.score(attempt.results());
         if (score >= ranking.best()) {
           return placement;
@@ -138,7 +165,7 @@ public final class PodScheduler {
         continue;
       }
       if (attempt.problem() != null) {
-        return new Placement(null, allocator.explain(node, claims, attempt));
+        return new Placement(null, allocator.explain(node, claims, attempt), k + 1);
       }
       if (attempt.limit() != null) {
         shared = null; // the aborted search left picks behind
@@ -149,7 +176,7 @@ public final class PodScheduler {
       }
     }
     if (best != null) {
-      return best;
+      return new Placement(best.node(), best.outcomes(), k);
     }
     List<ClaimOutcome> explained = allocator.explain(null, claims,
         new Allocator.Attempt(null, null, null));
@@ -161,14 +188,14 @@ public final class PodScheduler {
       note = note == null ? tried : tried + "; " + note;
     }
     if (note == null) {
-      return new Placement(null, explained);
+      return new Placement(null, explained, n);
     }
     List<ClaimOutcome> out = new ArrayList<>();
     for (ClaimOutcome o : explained) {
       Explanation e = ((ClaimOutcome.NotAllocated) o).explanation();
       out.add(new ClaimOutcome.NotAllocated(o.claim(), e.withNote(note)));
     }
-    return new Placement(null, out);
+    return new Placement(null, out, n);
   }
 
   /**

@@ -293,6 +293,53 @@ class PodSchedulerTest {
     assertThat(placed).containsExactly("node-b", "node-a", "node-b", "node-c", null, "node-b");
   }
 
+  /** kube-scheduler's {@code nextStartNodeIndex}: the search starts where the caller says. */
+  @ParameterizedTest(name = "start {0}: {1} after {2} nodes")
+  @org.junit.jupiter.params.provider.CsvSource({"0, node-a, 1", "1, node-b, 1",
+      "2, node-a, 2", "4, node-b, 1", "-1, node-a, 2"})
+  void searchStartsAtTheGivenPositionAndWrapsAround(int start, String node, int examined) {
+    // node-c's pool is incomplete: a search from it goes on to node-a
+    PodScheduler.Placement p = PodScheduler.schedule(cluster().allocator(), NODES, null,
+        List.of(claim("c", request("r", "gpu").build()).build()), List.of(), start);
+    assertThat(p.node()).isEqualTo(node);
+    assertThat(p.examined()).isEqualTo(examined);
+  }
+
+  /**
+   * Pods placed one after another, each search starting where the last one stopped, go round the
+   * nodes; nodes found full are jumped over on both sides of the wrap, and a full cluster is
+   * reported after every node was tried.
+   */
+  @org.junit.jupiter.api.Test
+  void rotatingStartGoesRoundTheNodesAndSkipsFullOnesAcrossTheWrap() {
+    List<io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice> slices = List.of(
+        slice("a", "node-a", gpu("g0", "L4", "24Gi", "p0")).build(),
+        slice("b", "node-b", gpu("g0", "L4", "24Gi", "p0")).build(),
+        slice("c", "node-c", gpu("g0", "L4", "24Gi", "p0")).build(),
+        slice("d", "node-d", gpu("g0", "L4", "24Gi", "p0"), gpu("g1", "L4", "24Gi", "p0"))
+            .build());
+    InMemoryDeviceClassLister classes = InMemoryDeviceClassLister.of(deviceClass("gpu", ANY_GPU));
+    List<Node> nodes = List.of(node("node-a"), node("node-b"), node("node-c"), node("node-d"));
+    AllocatorOptions options = AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "s");
+    AllocationSnapshot snapshot = AllocationSnapshot.of(slices, classes, AllocatedState.empty());
+    int start = 1;
+    List<String> placed = new java.util.ArrayList<>();
+    for (int pod = 0; pod < 6; pod++) {
+      PodScheduler.Placement p = PodScheduler.schedule(new Allocator(snapshot, options), nodes,
+          null, List.of(claim("c" + pod, request("r", "gpu").build()).build()), List.of(),
+          start);
+      placed.add(p.node());
+      start = (start + p.examined()) % nodes.size();
+      if (p.allocated()) {
+        snapshot = snapshot.withAllocated(snapshot.allocated().plus(
+            ((ClaimOutcome.Allocated) p.outcomes().get(0)).result()));
+      } else {
+        assertThat(p.examined()).isEqualTo(nodes.size());
+      }
+    }
+    assertThat(placed).containsExactly("node-b", "node-c", "node-d", "node-a", "node-d", null);
+  }
+
   @ParameterizedTest(name = "{0} nodes: score {1}")
   @org.junit.jupiter.params.provider.CsvSource({"10, 10", "99, 99", "100, 100", "1000, 420",
       "5000, 500", "10000, 500", "100000, 5000"})

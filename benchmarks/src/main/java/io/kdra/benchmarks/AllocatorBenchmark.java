@@ -28,26 +28,26 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The allocator placing one pod (one claim) at a time on a 1,000-node cluster, first fit over
- * nodes in name order, each allocation consuming devices for the next, as {@code bin/dra-alloc}
- * and the claim-controller do. One benchmark invocation = one claim, so {@code thrpt} is claims
- * per second and {@code sample} gives per-claim latency percentiles. When the cluster is full the
- * state is reset (empty allocations) and filling starts again.
+ * The allocator placing one pod (one claim) at a time on a 1,000-node cluster, first fit over nodes
+ * in name order, each allocation consuming devices for the next, as {@code bin/dra-alloc} and the
+ * claim-controller do. One benchmark invocation = one claim, so {@code thrpt} is claims per second
+ * and {@code sample} gives per-claim latency percentiles. When the cluster is full the state is
+ * reset (empty allocations) and filling starts again.
  *
- * The workloads are {@link AllocatorWorkload}'s:
+ * <p>The workloads are {@link AllocatorWorkload}'s:
  *
  * <ul>
  *   <li>{@code single-gpu}: 1,000 nodes x 8 GPUs, 8,000 claims of one GPU with a CEL memory
  *       selector ({@code >= 40Gi}).
  *   <li>{@code pcie-4gpu}: 8-GPU nodes with two PCIe roots (4 GPUs each); claims of 4 GPUs with
- *       {@code matchAttribute} on {@code resource.kubernetes.io/pcieRoot} (GPUs alternate roots,
- *       so the search has to backtrack).
+ *       {@code matchAttribute} on {@code resource.kubernetes.io/pcieRoot} (GPUs alternate roots, so
+ *       the search has to backtrack).
  *   <li>{@code first-available}: {@code firstAvailable} of one A100 or else two L4s; every node's
  *       A100 is already allocated, so the first choice fails on every node.
  * </ul>
  *
- * <p>Run (a few seconds per case): {@code ./mvnw -q -pl benchmarks -am package -DskipTests &&
- * java -jar benchmarks/target/benchmarks.jar AllocatorBenchmark}
+ * <p>Run (a few seconds per case): {@code ./mvnw -q -pl benchmarks -am package -DskipTests && java
+ * -jar benchmarks/target/benchmarks.jar AllocatorBenchmark}
  */
 @State(Scope.Thread)
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
@@ -74,12 +74,17 @@ public class AllocatorBenchmark {
   public void setUp() {
     AllocatorWorkload w = AllocatorWorkload.of(scenario, nodes);
     nodeList = w.nodes();
-    empty = AllocationSnapshot.of(w.slices(), InMemoryDeviceClassLister.of(w.deviceClass()),
-        AllocatedState.fromClaims(w.existing()));
+    empty =
+        AllocationSnapshot.of(
+            w.slices(),
+            InMemoryDeviceClassLister.of(w.deviceClass()),
+            AllocatedState.fromClaims(w.existing()));
     snapshot = empty;
     AtomicLong ids = new AtomicLong();
-    options = AllocatorOptions.defaults(AllocatorFeatures.defaults(),
-        () -> "00000000-0000-4000-8000-" + String.format("%012d", ids.incrementAndGet()));
+    options =
+        AllocatorOptions.defaults(
+            AllocatorFeatures.defaults(),
+            () -> "00000000-0000-4000-8000-" + String.format("%012d", ids.incrementAndGet()));
     claims = w.claims();
     next = 0;
   }
@@ -92,11 +97,12 @@ public class AllocatorBenchmark {
       next = 0;
     }
     ResourceClaim claim = claims.get(next++);
-    PodScheduler.Placement p = PodScheduler.schedule(new Allocator(snapshot, options), nodeList,
-        null, List.of(claim));
+    PodScheduler.Placement p =
+        PodScheduler.schedule(new Allocator(snapshot, options), nodeList, null, List.of(claim));
     if (!p.allocated()) {
-      throw new IllegalStateException("benchmark claim not allocated: "
-          + ((ClaimOutcome.NotAllocated) p.outcomes().get(0)).explanation().summary());
+      throw new IllegalStateException(
+          "benchmark claim not allocated: "
+              + ((ClaimOutcome.NotAllocated) p.outcomes().get(0)).explanation().summary());
     }
     AllocationResult result = ((ClaimOutcome.Allocated) p.outcomes().get(0)).result();
     snapshot = snapshot.withAllocated(snapshot.allocated().plus(result));

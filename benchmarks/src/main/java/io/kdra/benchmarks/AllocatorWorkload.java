@@ -24,14 +24,14 @@ import java.util.Map;
  * only) and {@link UpstreamComparison} (ours against upstream's allocator, same objects):
  *
  * <ul>
- *   <li>{@code single-gpu}: nodes x 8 GPUs, claims of one GPU with a CEL memory selector
- *       ({@code >= 40Gi}); nodes x 8 claims fill the cluster.
+ *   <li>{@code single-gpu}: nodes x 8 GPUs, claims of one GPU with a CEL memory selector ({@code >=
+ *       40Gi}); nodes x 8 claims fill the cluster.
  *   <li>{@code pcie-4gpu}: 8-GPU nodes with two PCIe roots (4 GPUs each); claims of 4 GPUs with
- *       {@code matchAttribute} on {@code resource.kubernetes.io/pcieRoot} (GPUs alternate roots,
- *       so the search has to backtrack); nodes x 2 claims fill it.
- *   <li>{@code first-available}: {@code firstAvailable} of one A100 or else two L4s; every node
- *       has 8 L4s and one A100 that an existing claim already holds, so the first choice fails on
- *       every node; nodes x 4 claims fill it.
+ *       {@code matchAttribute} on {@code resource.kubernetes.io/pcieRoot} (GPUs alternate roots, so
+ *       the search has to backtrack); nodes x 2 claims fill it.
+ *   <li>{@code first-available}: {@code firstAvailable} of one A100 or else two L4s; every node has
+ *       8 L4s and one A100 that an existing claim already holds, so the first choice fails on every
+ *       node; nodes x 4 claims fill it.
  * </ul>
  *
  * @param nodes the nodes, in name order ({@code node-0000}, ...)
@@ -40,8 +40,12 @@ import java.util.Map;
  * @param existing claims already allocated before the first benchmark claim
  * @param claims the benchmark's claims, in the order they are placed, enough to fill the cluster
  */
-record AllocatorWorkload(List<Node> nodes, List<ResourceSlice> slices, DeviceClass deviceClass,
-    List<ResourceClaim> existing, List<ResourceClaim> claims) {
+record AllocatorWorkload(
+    List<Node> nodes,
+    List<ResourceSlice> slices,
+    DeviceClass deviceClass,
+    List<ResourceClaim> existing,
+    List<ResourceClaim> claims) {
 
   static final String DRIVER = "gpu.example.com";
   static final String MEM_40 =
@@ -50,8 +54,8 @@ record AllocatorWorkload(List<Node> nodes, List<ResourceSlice> slices, DeviceCla
 
   static AllocatorWorkload of(String scenario, int nodeCount) {
     if (!SCENARIOS.contains(scenario)) {
-      throw new IllegalArgumentException("unknown scenario " + scenario + ", not one of "
-          + SCENARIOS);
+      throw new IllegalArgumentException(
+          "unknown scenario " + scenario + ", not one of " + SCENARIOS);
     }
     List<ResourceSlice> slices = new ArrayList<>();
     List<Node> nodes = new ArrayList<>();
@@ -69,21 +73,43 @@ record AllocatorWorkload(List<Node> nodes, List<ResourceSlice> slices, DeviceCla
         devices.add(gpu("a100", "A100", "pci0"));
         existing.add(allocated("pre-" + name, name, List.of("a100")));
       }
-      slices.add(new ResourceSliceBuilder().withNewMetadata().withName(name + "-gpu")
-          .endMetadata().withSpec(new ResourceSliceSpecBuilder().withDriver(DRIVER)
-              .withNodeName(name).withNewPool().withName(name).withGeneration(1L)
-              .withResourceSliceCount(1L).endPool().withDevices(devices).build())
-          .build());
+      slices.add(
+          new ResourceSliceBuilder()
+              .withNewMetadata()
+              .withName(name + "-gpu")
+              .endMetadata()
+              .withSpec(
+                  new ResourceSliceSpecBuilder()
+                      .withDriver(DRIVER)
+                      .withNodeName(name)
+                      .withNewPool()
+                      .withName(name)
+                      .withGeneration(1L)
+                      .withResourceSliceCount(1L)
+                      .endPool()
+                      .withDevices(devices)
+                      .build())
+              .build());
     }
-    DeviceClass cls = new DeviceClassBuilder().withNewMetadata().withName("gpu").endMetadata()
-        .withNewSpec().addNewSelector().withNewCel()
-        .withExpression("device.driver == \"" + DRIVER + "\"").endCel().endSelector()
-        .endSpec().build();
-    int count = switch (scenario) {
-      case "single-gpu" -> nodeCount * 8;
-      case "pcie-4gpu" -> nodeCount * 2;
-      default -> nodeCount * 4;
-    };
+    DeviceClass cls =
+        new DeviceClassBuilder()
+            .withNewMetadata()
+            .withName("gpu")
+            .endMetadata()
+            .withNewSpec()
+            .addNewSelector()
+            .withNewCel()
+            .withExpression("device.driver == \"" + DRIVER + "\"")
+            .endCel()
+            .endSelector()
+            .endSpec()
+            .build();
+    int count =
+        switch (scenario) {
+          case "single-gpu" -> nodeCount * 8;
+          case "pcie-4gpu" -> nodeCount * 2;
+          default -> nodeCount * 4;
+        };
     List<ResourceClaim> claims = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       claims.add(claim(scenario, "c" + i));
@@ -101,34 +127,83 @@ record AllocatorWorkload(List<Node> nodes, List<ResourceSlice> slices, DeviceCla
   }
 
   private static ResourceClaim claim(String scenario, String name) {
-    ResourceClaimBuilder b = new ResourceClaimBuilder().withNewMetadata().withName(name)
-        .withNamespace("bench").endMetadata();
+    ResourceClaimBuilder b =
+        new ResourceClaimBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace("bench")
+            .endMetadata();
     return switch (scenario) {
-      case "single-gpu" -> b.withNewSpec().withNewDevices().withRequests(new DeviceRequestBuilder()
-          .withName("gpu").withNewExactly().withDeviceClassName("gpu").addNewSelector()
-          .withNewCel().withExpression(MEM_40).endCel().endSelector().endExactly().build())
-          .endDevices().endSpec().build();
-      case "pcie-4gpu" -> b.withNewSpec().withNewDevices().withRequests(new DeviceRequestBuilder()
-          .withName("gpu").withNewExactly().withDeviceClassName("gpu")
-          .withAllocationMode("ExactCount").withCount(4L).endExactly().build())
-          .addNewConstraint().withMatchAttribute("resource.kubernetes.io/pcieRoot").endConstraint()
-          .endDevices().endSpec().build();
-      default -> b.withNewSpec().withNewDevices().withRequests(firstAvailable())
-          .endDevices().endSpec().build();
+      case "single-gpu" ->
+          b.withNewSpec()
+              .withNewDevices()
+              .withRequests(
+                  new DeviceRequestBuilder()
+                      .withName("gpu")
+                      .withNewExactly()
+                      .withDeviceClassName("gpu")
+                      .addNewSelector()
+                      .withNewCel()
+                      .withExpression(MEM_40)
+                      .endCel()
+                      .endSelector()
+                      .endExactly()
+                      .build())
+              .endDevices()
+              .endSpec()
+              .build();
+      case "pcie-4gpu" ->
+          b.withNewSpec()
+              .withNewDevices()
+              .withRequests(
+                  new DeviceRequestBuilder()
+                      .withName("gpu")
+                      .withNewExactly()
+                      .withDeviceClassName("gpu")
+                      .withAllocationMode("ExactCount")
+                      .withCount(4L)
+                      .endExactly()
+                      .build())
+              .addNewConstraint()
+              .withMatchAttribute("resource.kubernetes.io/pcieRoot")
+              .endConstraint()
+              .endDevices()
+              .endSpec()
+              .build();
+      default ->
+          b.withNewSpec()
+              .withNewDevices()
+              .withRequests(firstAvailable())
+              .endDevices()
+              .endSpec()
+              .build();
     };
   }
 
   private static DeviceRequest firstAvailable() {
-    return new DeviceRequestBuilder().withName("gpu")
-        .addNewFirstAvailable().withName("a100").withDeviceClassName("gpu")
-        .addNewSelector().withNewCel().withExpression(
-            "device.attributes[\"" + DRIVER + "\"].model == \"A100\"").endCel().endSelector()
+    return new DeviceRequestBuilder()
+        .withName("gpu")
+        .addNewFirstAvailable()
+        .withName("a100")
+        .withDeviceClassName("gpu")
+        .addNewSelector()
+        .withNewCel()
+        .withExpression("device.attributes[\"" + DRIVER + "\"].model == \"A100\"")
+        .endCel()
+        .endSelector()
         .endFirstAvailable()
-        .addNewFirstAvailable().withName("two-l4").withDeviceClassName("gpu")
-        .withAllocationMode("ExactCount").withCount(2L)
-        .addNewSelector().withNewCel().withExpression(
-            "device.attributes[\"" + DRIVER + "\"].model == \"L4\"").endCel().endSelector()
-        .endFirstAvailable().build();
+        .addNewFirstAvailable()
+        .withName("two-l4")
+        .withDeviceClassName("gpu")
+        .withAllocationMode("ExactCount")
+        .withCount(2L)
+        .addNewSelector()
+        .withNewCel()
+        .withExpression("device.attributes[\"" + DRIVER + "\"].model == \"L4\"")
+        .endCel()
+        .endSelector()
+        .endFirstAvailable()
+        .build();
   }
 
   private static Device gpu(String name, String model, String root) {
@@ -147,16 +222,35 @@ record AllocatorWorkload(List<Node> nodes, List<ResourceSlice> slices, DeviceCla
 
   /** An already-allocated claim holding these devices of the node's pool. */
   static ResourceClaim allocated(String name, String pool, List<String> devices) {
-    ResourceClaimBuilder b = new ResourceClaimBuilder().withNewMetadata().withName(name)
-        .withNamespace("bench").endMetadata().withNewSpec().withNewDevices()
-        .withRequests(new DeviceRequestBuilder().withName("gpu").withNewExactly()
-            .withDeviceClassName("gpu").withAllocationMode("ExactCount")
-            .withCount((long) devices.size()).endExactly().build())
-        .endDevices().endSpec();
+    ResourceClaimBuilder b =
+        new ResourceClaimBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace("bench")
+            .endMetadata()
+            .withNewSpec()
+            .withNewDevices()
+            .withRequests(
+                new DeviceRequestBuilder()
+                    .withName("gpu")
+                    .withNewExactly()
+                    .withDeviceClassName("gpu")
+                    .withAllocationMode("ExactCount")
+                    .withCount((long) devices.size())
+                    .endExactly()
+                    .build())
+            .endDevices()
+            .endSpec();
     var alloc = b.withNewStatus().withNewAllocation().withNewDevices();
     for (String d : devices) {
-      alloc = alloc.addNewResult().withRequest("gpu").withDriver(DRIVER).withPool(pool)
-          .withDevice(d).endResult();
+      alloc =
+          alloc
+              .addNewResult()
+              .withRequest("gpu")
+              .withDriver(DRIVER)
+              .withPool(pool)
+              .withDevice(d)
+              .endResult();
     }
     return alloc.endDevices().endAllocation().endStatus().build();
   }

@@ -21,8 +21,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One selector evaluated against one device, the inner loop of allocation. The device is built
- * once (as the allocator does per device), the program comes from the environment's cache.
+ * One selector evaluated against one device, the inner loop of allocation. The device is built once
+ * (as the allocator does per device), the program comes from the environment's cache.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -43,17 +43,22 @@ public class CelSelectorBenchmark {
 
   @Setup
   public void setUp() {
-    expression = switch (selector) {
-      case "driver" -> "device.driver == \"gpu.example.com\"";
-      case "memory" -> "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0";
-      case "model-in-list" -> "device.attributes[\"gpu.example.com\"].model in [\"A100\", \"H100\"]";
-      case "version" -> "device.attributes[\"gpu.example.com\"].driverVersion.isGreaterThan(semver(\"535.0.0\"))";
-      case "combined" -> "device.driver == \"gpu.example.com\""
-          + " && device.attributes[\"gpu.example.com\"].model == \"H100\""
-          + " && device.attributes[\"gpu.example.com\"].driverVersion.isGreaterThan(semver(\"535.0.0\"))"
-          + " && device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0";
-      default -> throw new IllegalArgumentException(selector);
-    };
+    expression =
+        switch (selector) {
+          case "driver" -> "device.driver == \"gpu.example.com\"";
+          case "memory" ->
+              "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0";
+          case "model-in-list" ->
+              "device.attributes[\"gpu.example.com\"].model in [\"A100\", \"H100\"]";
+          case "version" ->
+              "device.attributes[\"gpu.example.com\"].driverVersion.isGreaterThan(semver(\"535.0.0\"))";
+          case "combined" ->
+              "device.driver == \"gpu.example.com\""
+                  + " && device.attributes[\"gpu.example.com\"].model == \"H100\""
+                  + " && device.attributes[\"gpu.example.com\"].driverVersion.isGreaterThan(semver(\"535.0.0\"))"
+                  + " && device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0";
+          default -> throw new IllegalArgumentException(selector);
+        };
     environment = DeviceSelectorEnvironment.create();
     compiled = environment.compile(expression);
     DeviceAttribute model = new DeviceAttribute();
@@ -62,11 +67,15 @@ public class CelSelectorBenchmark {
     version.setVersion("550.54.15");
     DeviceCapacity memory = new DeviceCapacity();
     memory.setValue(new Quantity("80Gi"));
-    device = CelDevice.of("gpu.example.com", new DeviceBuilder().withName("gpu-0")
-        .addToAttributes("model", model)
-        .addToAttributes("driverVersion", version)
-        .addToCapacity("memory", memory)
-        .build());
+    device =
+        CelDevice.of(
+            "gpu.example.com",
+            new DeviceBuilder()
+                .withName("gpu-0")
+                .addToAttributes("model", model)
+                .addToAttributes("driverVersion", version)
+                .addToCapacity("memory", memory)
+                .build());
     if (!compiled.matches(device)) {
       throw new IllegalStateException("benchmark selector must match: " + expression);
     }

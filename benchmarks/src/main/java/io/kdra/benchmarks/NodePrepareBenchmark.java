@@ -43,13 +43,14 @@ import java.util.function.Supplier;
 /**
  * NodePrepareResources latency as the kubelet sees it: a gRPC v1 call over the unix socket to the
  * real {@link KubeletPluginServer} and {@link DeviceDriver}, simulated backend, CDI spec and
- * checkpoint written with fsync into a directory on disk. The ResourceClaim comes from an
- * in-memory reader, so API-server latency is excluded (it is the caller's network, not ours).
+ * checkpoint written with fsync into a directory on disk. The ResourceClaim comes from an in-memory
+ * reader, so API-server latency is excluded (it is the caller's network, not ours).
  *
- * <p>Not JMH: what matters is the distribution of single calls (p50/p99) and of concurrent
- * bursts, which a plain timed loop reports directly.
+ * <p>Not JMH: what matters is the distribution of single calls (p50/p99) and of concurrent bursts,
+ * which a plain timed loop reports directly.
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar io.kdra.benchmarks.NodePrepareBenchmark [dir]</pre>
+ * <pre>java -cp benchmarks/target/benchmarks.jar io.kdra.benchmarks.NodePrepareBenchmark [dir]
+ * </pre>
  */
 public final class NodePrepareBenchmark {
   private static final String DRIVER = "gpu.kdra.io";
@@ -60,25 +61,43 @@ public final class NodePrepareBenchmark {
     Map<String, ResourceClaim> claims = new ConcurrentHashMap<>();
     ClaimReader reader = (ns, name) -> Optional.ofNullable(claims.get(name));
     Inventory inventory = new SimulatedBackend(dir.resolve("none.yaml")).discover();
-    DeviceDriver driver = new DeviceDriver(new PreparePlanner(DRIVER, NODE), reader,
-        () -> inventory, new CdiSpecStore(dir.resolve("cdi")),
-        CheckpointStore.open(dir.resolve("plugins/checkpoint.json"), Clock.systemUTC()),
-        ClaimTelemetry.NONE, Clock.systemUTC(), 8);
-    KubeletPluginServer server = new KubeletPluginServer(new KubeletPluginServer.Settings(DRIVER,
-        dir.resolve("registry"), dir.resolve("plugins"), false), driver, new RegistrationState());
+    DeviceDriver driver =
+        new DeviceDriver(
+            new PreparePlanner(DRIVER, NODE),
+            reader,
+            () -> inventory,
+            new CdiSpecStore(dir.resolve("cdi")),
+            CheckpointStore.open(dir.resolve("plugins/checkpoint.json"), Clock.systemUTC()),
+            ClaimTelemetry.NONE,
+            Clock.systemUTC(),
+            8);
+    KubeletPluginServer server =
+        new KubeletPluginServer(
+            new KubeletPluginServer.Settings(
+                DRIVER, dir.resolve("registry"), dir.resolve("plugins"), false),
+            driver,
+            new RegistrationState());
     server.start();
     EpollEventLoopGroup group = new EpollEventLoopGroup(2);
-    ManagedChannel channel = NettyChannelBuilder
-        .forAddress(new DomainSocketAddress(server.draSocket().toString()))
-        .eventLoopGroup(group).channelType(EpollDomainSocketChannel.class).usePlaintext().build();
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress(new DomainSocketAddress(server.draSocket().toString()))
+            .eventLoopGroup(group)
+            .channelType(EpollDomainSocketChannel.class)
+            .usePlaintext()
+            .build();
     var stub = DRAPluginGrpc.newBlockingStub(channel);
 
     int[] counter = {0};
-    Supplier<Claim> newClaim = () -> {
-      String name = "c" + (counter[0]++);
-      claims.put(name, claim(name, "gpu-" + (counter[0] % 8)));
-      return Claim.newBuilder().setNamespace("default").setName(name).setUid("uid-" + name).build();
-    };
+    Supplier<Claim> newClaim =
+        () -> {
+          String name = "c" + (counter[0]++);
+          claims.put(name, claim(name, "gpu-" + (counter[0] % 8)));
+          return Claim.newBuilder()
+              .setNamespace("default")
+              .setName(name)
+              .setUid("uid-" + name)
+              .build();
+        };
 
     // warm-up: JIT, connection, file system
     for (int i = 0; i < 300; i++) {
@@ -121,11 +140,13 @@ public final class NodePrepareBenchmark {
       long start = System.nanoTime();
       List<Future<Long>> futures = new ArrayList<>();
       for (Claim c : batch) {
-        futures.add(pods.submit(() -> {
-          long t = System.nanoTime();
-          prepare(stub, c);
-          return System.nanoTime() - t;
-        }));
+        futures.add(
+            pods.submit(
+                () -> {
+                  long t = System.nanoTime();
+                  prepare(stub, c);
+                  return System.nanoTime() - t;
+                }));
       }
       for (int i = 0; i < 64; i++) {
         burstCalls[r * 64 + i] = futures.get(i).get();
@@ -146,7 +167,8 @@ public final class NodePrepareBenchmark {
   }
 
   private static void prepare(DRAPluginGrpc.DRAPluginBlockingStub stub, Claim c) {
-    var r = stub.nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(c).build());
+    var r =
+        stub.nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(c).build());
     String error = r.getClaimsOrThrow(c.getUid()).getError();
     if (!error.isEmpty()) {
       throw new IllegalStateException(error);
@@ -182,7 +204,8 @@ public final class NodePrepareBenchmark {
   private static void report(String what, long[] nanos) {
     long[] s = nanos.clone();
     Arrays.sort(s);
-    System.out.printf("%-45s n=%5d  p50=%7.2f ms  p90=%7.2f ms  p99=%7.2f ms  max=%7.2f ms%n",
+    System.out.printf(
+        "%-45s n=%5d  p50=%7.2f ms  p90=%7.2f ms  p99=%7.2f ms  max=%7.2f ms%n",
         what, s.length, ms(s, 0.50), ms(s, 0.90), ms(s, 0.99), s[s.length - 1] / 1e6);
   }
 

@@ -15,9 +15,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The slice-publisher's per-pool work in steady state: plan one pool from its inventory and diff
- * it against the stored slices (no writes result). This is what every heartbeat and every resync
- * costs per pool.
+ * The slice-publisher's per-pool work in steady state: plan one pool from its inventory and diff it
+ * against the stored slices (no writes result). This is what every heartbeat and every resync costs
+ * per pool.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -24,27 +24,33 @@ import java.util.Optional;
 
 /**
  * A simulated fleet for the publisher benchmarks: N nodes with D GPUs each, the publisher's pure
- * planning and diff, and an in-memory API server that stores what it is sent and counts writes.
- * Not thread-safe.
+ * planning and diff, and an in-memory API server that stores what it is sent and counts writes. Not
+ * thread-safe.
  */
 final class PublisherFleet {
 
   static final String DRIVER = "gpu.kdra.io";
 
-  final SlicePlanner planner = new SlicePlanner(PlannerSettings.defaults(DRIVER)
-      .withNodeLabelAttributes(List.of("topology.kubernetes.io/zone")));
+  final SlicePlanner planner =
+      new SlicePlanner(
+          PlannerSettings.defaults(DRIVER)
+              .withNodeLabelAttributes(List.of("topology.kubernetes.io/zone")));
   final Map<String, NodeInfo> nodes = new LinkedHashMap<>();
   final Map<String, NodeInventory> inventories = new LinkedHashMap<>();
+
   /** The "API server": stored slices per pool. */
   final Map<PoolKey, Map<String, ResourceSlice>> stored = new HashMap<>();
+
   long writes;
   private long resourceVersion = 1;
 
   PublisherFleet(int nodeCount, int devicesPerNode, Instant reportedAt) {
     for (int n = 0; n < nodeCount; n++) {
       String name = String.format("node-%05d", n);
-      nodes.put(name, new NodeInfo(name, "uid-" + name,
-          Map.of("topology.kubernetes.io/zone", "zone-" + (n % 3))));
+      nodes.put(
+          name,
+          new NodeInfo(
+              name, "uid-" + name, Map.of("topology.kubernetes.io/zone", "zone-" + (n % 3))));
       List<InventoryDevice> devices = new ArrayList<>();
       for (int d = 0; d < devicesPerNode; d++) {
         devices.add(new InventoryDevice(gpu(name, d), true, ""));
@@ -54,15 +60,16 @@ final class PublisherFleet {
   }
 
   private static Device gpu(String node, int index) {
-    return new DeviceBuilder().withName("gpu-" + index)
+    return new DeviceBuilder()
+        .withName("gpu-" + index)
         .addToAttributes("model", new DeviceAttributeBuilder().withString("H100").build())
-        .addToAttributes("uuid", new DeviceAttributeBuilder()
-            .withString("GPU-" + node + "-" + index).build())
-        .addToAttributes("driverVersion", new DeviceAttributeBuilder().withVersion("550.54.15")
-            .build())
+        .addToAttributes(
+            "uuid", new DeviceAttributeBuilder().withString("GPU-" + node + "-" + index).build())
+        .addToAttributes(
+            "driverVersion", new DeviceAttributeBuilder().withVersion("550.54.15").build())
         .addToAttributes("index", new DeviceAttributeBuilder().withInt((long) index).build())
-        .addToCapacity("memory", new DeviceCapacityBuilder().withValue(new Quantity("80Gi"))
-            .build())
+        .addToCapacity(
+            "memory", new DeviceCapacityBuilder().withValue(new Quantity("80Gi")).build())
         .build();
   }
 
@@ -82,9 +89,10 @@ final class PublisherFleet {
     for (NodeInventory inventory : inventories.values()) {
       PoolKey key = planner.poolKeyOf(inventory.driver(), inventory.nodeName());
       Map<String, ResourceSlice> pool = stored.computeIfAbsent(key, k -> new LinkedHashMap<>());
-      var plan = PoolSyncPlanner.plan(
-          planner.planPool(inventory, nodes.get(inventory.nodeName()), now),
-          new ArrayList<>(pool.values()));
+      var plan =
+          PoolSyncPlanner.plan(
+              planner.planPool(inventory, nodes.get(inventory.nodeName()), now),
+              new ArrayList<>(pool.values()));
       apply(pool, plan.writes());
     }
     return writes - before;
@@ -97,7 +105,8 @@ final class PublisherFleet {
         pool.remove(d.name());
         continue;
       }
-      ResourceSlice s = w instanceof SliceWrite.Create c ? c.slice() : ((SliceWrite.Update) w).slice();
+      ResourceSlice s =
+          w instanceof SliceWrite.Create c ? c.slice() : ((SliceWrite.Update) w).slice();
       s.getMetadata().setResourceVersion(String.valueOf(resourceVersion++));
       s.getMetadata().setUid("uid-" + s.getMetadata().getName());
       pool.put(s.getMetadata().getName(), s);
@@ -108,8 +117,11 @@ final class PublisherFleet {
   int planOnly(String node, Instant now) {
     NodeInventory inventory = inventories.get(node);
     PoolKey key = planner.poolKeyOf(inventory.driver(), node);
-    return PoolSyncPlanner.plan(planner.planPool(inventory, nodes.get(node), now),
-        new ArrayList<>(stored.getOrDefault(key, Map.of()).values())).writes().size();
+    return PoolSyncPlanner.plan(
+            planner.planPool(inventory, nodes.get(node), now),
+            new ArrayList<>(stored.getOrDefault(key, Map.of()).values()))
+        .writes()
+        .size();
   }
 
   Optional<NodeInfo> node(String name) {

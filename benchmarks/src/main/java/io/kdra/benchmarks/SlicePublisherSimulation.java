@@ -9,14 +9,14 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The slice-publisher's publication benchmark (docs/BENCHMARKS.md): initial publication of a
- * fleet, then one simulated hour of steady state (every node heartbeats and every pool is
- * resynced every 30 s), then a health change on 10 nodes. Counts writes issued and measures the
- * CPU time of planning and diffing; the time to converge is bounded by the configured write
- * rate, so it is reported as writes / rate when that dominates.
+ * The slice-publisher's publication benchmark (docs/BENCHMARKS.md): initial publication of a fleet,
+ * then one simulated hour of steady state (every node heartbeats and every pool is resynced every
+ * 30 s), then a health change on 10 nodes. Counts writes issued and measures the CPU time of
+ * planning and diffing; the time to converge is bounded by the configured write rate, so it is
+ * reported as writes / rate when that dominates.
  *
- * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar io.kdra.benchmarks.SlicePublisherSimulation
- * [nodes] [devicesPerNode] [writesPerSecond]}
+ * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar
+ * io.kdra.benchmarks.SlicePublisherSimulation [nodes] [devicesPerNode] [writesPerSecond]}
  */
 public final class SlicePublisherSimulation {
 
@@ -59,23 +59,36 @@ public final class SlicePublisherSimulation {
       NodeInventory i = fleet.inventories.get(node);
       List<InventoryDevice> devs = new ArrayList<>(i.devices());
       devs.set(0, new InventoryDevice(devs.get(0).device(), false, "XID 79"));
-      fleet.report(new NodeInventory(i.driver(), node, i.sequence() + 1, devs,
-          i.sharedCounters(), t));
+      fleet.report(
+          new NodeInventory(i.driver(), node, i.sequence() + 1, devs, i.sharedCounters(), t));
     }
     long healthWrites = fleet.syncAll(t);
     long afterWrites = fleet.syncAll(t);
 
-    System.out.printf(Locale.ROOT, "| fleet | %d nodes x %d devices, 1 pool/node |%n", nodes, devices);
+    System.out.printf(
+        Locale.ROOT, "| fleet | %d nodes x %d devices, 1 pool/node |%n", nodes, devices);
     System.out.printf(Locale.ROOT, "| initial publication: writes | %d |%n", initialWrites);
-    System.out.printf(Locale.ROOT, "| initial publication: plan+diff CPU | %.0f ms (%.1f us/pool) |%n",
-        initialCpuMs, initialCpuMs * 1000 / nodes);
-    System.out.printf(Locale.ROOT, "| initial publication: time to converge at %.0f writes/s | %.0f s |%n",
-        rate, convergeS);
+    System.out.printf(
+        Locale.ROOT,
+        "| initial publication: plan+diff CPU | %.0f ms (%.1f us/pool) |%n",
+        initialCpuMs,
+        initialCpuMs * 1000 / nodes);
+    System.out.printf(
+        Locale.ROOT,
+        "| initial publication: time to converge at %.0f writes/s | %.0f s |%n",
+        rate,
+        convergeS);
     System.out.printf(Locale.ROOT, "| steady-state hour: pool syncs | %d |%n", passes * nodes);
     System.out.printf(Locale.ROOT, "| steady-state hour: writes | %d |%n", steadyWrites);
-    System.out.printf(Locale.ROOT, "| steady-state hour: plan+diff CPU | %.0f ms (%.1f us/pool sync) |%n",
-        steadyCpuMs, steadyCpuMs * 1000 / (passes * nodes));
-    System.out.printf(Locale.ROOT, "| one device unhealthy on 10 nodes: writes | %d (then %d) |%n",
-        healthWrites, afterWrites);
+    System.out.printf(
+        Locale.ROOT,
+        "| steady-state hour: plan+diff CPU | %.0f ms (%.1f us/pool sync) |%n",
+        steadyCpuMs,
+        steadyCpuMs * 1000 / (passes * nodes));
+    System.out.printf(
+        Locale.ROOT,
+        "| one device unhealthy on 10 nodes: writes | %d (then %d) |%n",
+        healthWrites,
+        afterWrites);
   }
 }

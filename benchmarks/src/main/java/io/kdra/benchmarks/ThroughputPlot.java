@@ -3,8 +3,8 @@ package io.kdra.benchmarks;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
-import java.text.DecimalFormat;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.List;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -16,13 +16,14 @@ import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
 /**
- * The PNG for docs/BENCHMARKS.md: claims/s against cluster size, both axes logarithmic, one
- * colour per workload, ours solid, upstream's dashed. Drawn headless with JFreeChart.
+ * The PNG for docs/BENCHMARKS.md: claims/s against cluster size, both axes logarithmic, one colour
+ * per workload, ours solid, upstream's dashed. Drawn headless with JFreeChart.
  */
 final class ThroughputPlot {
 
-  private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728),
-      new Color(0x2ca02c), new Color(0x9467bd)};
+  private static final Color[] COLORS = {
+    new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd)
+  };
 
   private ThroughputPlot() {}
 
@@ -40,8 +41,8 @@ final class ThroughputPlot {
   static void write(List<UpstreamComparison.Row> rows, Path png) throws IOException {
     System.setProperty("java.awt.headless", "true");
     XYSeriesCollection data = new XYSeriesCollection();
-    List<String> scenarios = rows.stream().map(UpstreamComparison.Row::scenario).distinct()
-        .toList();
+    List<String> scenarios =
+        rows.stream().map(UpstreamComparison.Row::scenario).distinct().toList();
     for (String s : scenarios) {
       XYSeries ours = new XYSeries("kdra (Java), " + s);
       XYSeries upstream = new XYSeries("upstream (Go), " + s);
@@ -65,15 +66,22 @@ final class ThroughputPlot {
       renderer.setSeriesPaint(2 * i, c);
       renderer.setSeriesPaint(2 * i + 1, c);
       renderer.setSeriesStroke(2 * i, new BasicStroke(2.5f));
-      renderer.setSeriesStroke(2 * i + 1, new BasicStroke(2.0f, BasicStroke.CAP_BUTT,
-          BasicStroke.JOIN_MITER, 10f, new float[] {8f, 5f}, 0f));
+      renderer.setSeriesStroke(
+          2 * i + 1,
+          new BasicStroke(
+              2.0f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 5f}, 0f));
     }
     XYPlot plot = new XYPlot(data, x, y, renderer);
     plot.setBackgroundPaint(Color.WHITE);
     plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-    JFreeChart chart = new JFreeChart("Allocator throughput: kdra vs upstream k8s.io/"
-        + "dynamic-resource-allocation v0.36.3", JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+    JFreeChart chart =
+        new JFreeChart(
+            "Allocator throughput: kdra vs upstream k8s.io/"
+                + "dynamic-resource-allocation v0.36.3",
+            JFreeChart.DEFAULT_TITLE_FONT,
+            plot,
+            true);
     chart.setBackgroundPaint(Color.WHITE);
     ChartUtils.saveChartAsPNG(png.toFile(), chart, 900, 560);
   }

@@ -34,13 +34,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * harness writes each workload as one input file that the Go program reads.
  *
  * <p>A workload is a cluster of N nodes whose first {@code --prefill} share of nodes (in name
- * order) is already full (allocated claims in the input), then the first {@code --claims}
- * benchmark claims (one count per entry of {@code --nodes}, fewer on larger clusters so that
- * the slow cases finish), each placed as its own pod, each consuming devices for the next. One pass
- * places them all from the same start. Both sides warm up ({@code --warmup} untimed passes: the
- * JIT once per workload, Go in every process, over its first 20 claims) and then run {@code --rounds} timed passes each, alternating
- * which goes first, so that a load change on the shared machine hits both. Reported: claims/s
- * (claims / summed per-claim time) and per-claim p50/p99, and ours/upstream.
+ * order) is already full (allocated claims in the input), then the first {@code --claims} benchmark
+ * claims (one count per entry of {@code --nodes}, fewer on larger clusters so that the slow cases
+ * finish), each placed as its own pod, each consuming devices for the next. One pass places them
+ * all from the same start. Both sides warm up ({@code --warmup} untimed passes: the JIT once per
+ * workload, Go in every process, over its first 20 claims) and then run {@code --rounds} timed
+ * passes each, alternating which goes first, so that a load change on the shared machine hits both.
+ * Reported: claims/s (claims / summed per-claim time) and per-claim p50/p99, and ours/upstream.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.kdra.benchmarks.UpstreamComparison \
@@ -58,8 +58,8 @@ public final class UpstreamComparison {
    */
   private static final int GO_WARMUP_CLAIMS = 20;
 
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+  private static final ObjectMapper JSON =
+      new ObjectMapper().setSerializationInclusion(JsonInclude.Include.NON_NULL);
 
   /** One workload's measurements, both sides. */
   record Row(String scenario, int nodes, int claims, Stats ours, Stats upstream) {
@@ -89,17 +89,22 @@ public final class UpstreamComparison {
     Map<String, String> o = options(args);
     if (o.containsKey("replot")) {
       // re-draws the plot from a run's rows.csv without measuring again
-      ThroughputPlot.write(fromCsv(Files.readAllLines(Path.of(o.get("replot")))),
-          Path.of(required(o, "plot")));
+      ThroughputPlot.write(
+          fromCsv(Files.readAllLines(Path.of(o.get("replot")))), Path.of(required(o, "plot")));
       return;
     }
     Path upstream = Path.of(required(o, "upstream"));
-    List<Integer> nodeCounts = Arrays.stream(o.getOrDefault("nodes", "100,1000,10000")
-        .split(",")).map(Integer::parseInt).toList();
-    List<String> scenarios = List.of(o.getOrDefault("scenarios",
-        String.join(",", AllocatorWorkload.SCENARIOS)).split(","));
-    List<Integer> claimCounts = Arrays.stream(o.getOrDefault("claims", "400,200,40").split(","))
-        .map(Integer::parseInt).toList();
+    List<Integer> nodeCounts =
+        Arrays.stream(o.getOrDefault("nodes", "100,1000,10000").split(","))
+            .map(Integer::parseInt)
+            .toList();
+    List<String> scenarios =
+        List.of(
+            o.getOrDefault("scenarios", String.join(",", AllocatorWorkload.SCENARIOS)).split(","));
+    List<Integer> claimCounts =
+        Arrays.stream(o.getOrDefault("claims", "400,200,40").split(","))
+            .map(Integer::parseInt)
+            .toList();
     int rounds = Integer.parseInt(o.getOrDefault("rounds", "5"));
     int warmup = Integer.parseInt(o.getOrDefault("warmup", "2"));
     double prefill = Double.parseDouble(o.getOrDefault("prefill", "0.5"));
@@ -112,12 +117,17 @@ public final class UpstreamComparison {
       for (int i = 0; i < nodeCounts.size(); i++) {
         int nodes = nodeCounts.get(i);
         int maxClaims = claimCounts.get(Math.min(i, claimCounts.size() - 1));
-        Row row = measure(scenario, nodes, maxClaims, rounds, warmup, prefill, upstream, out,
-            log);
+        Row row = measure(scenario, nodes, maxClaims, rounds, warmup, prefill, upstream, out, log);
         rows.add(row);
-        log.printf(Locale.ROOT, "[compare] %s, %,d nodes: ours %,.0f claims/s, upstream %,.0f "
-            + "claims/s, ratio %.2f%n", scenario, nodes, row.ours().claimsPerSecond(),
-            row.upstream().claimsPerSecond(), row.ratio());
+        log.printf(
+            Locale.ROOT,
+            "[compare] %s, %,d nodes: ours %,.0f claims/s, upstream %,.0f "
+                + "claims/s, ratio %.2f%n",
+            scenario,
+            nodes,
+            row.ours().claimsPerSecond(),
+            row.upstream().claimsPerSecond(),
+            row.ratio());
       }
     }
     String table = table(rows);
@@ -130,9 +140,17 @@ public final class UpstreamComparison {
     }
   }
 
-  static Row measure(String scenario, int nodes, int maxClaims, int rounds, int warmup,
-      double prefill, Path upstream, Path out, PrintStream log) throws IOException,
-      InterruptedException {
+  static Row measure(
+      String scenario,
+      int nodes,
+      int maxClaims,
+      int rounds,
+      int warmup,
+      double prefill,
+      Path upstream,
+      Path out,
+      PrintStream log)
+      throws IOException, InterruptedException {
     AllocatorWorkload w = AllocatorWorkload.of(scenario, nodes);
     int fullNodes = (int) Math.floor(nodes * prefill);
     List<ResourceClaim> existing = new ArrayList<>(w.existing());
@@ -160,13 +178,24 @@ public final class UpstreamComparison {
     list.put("items", items);
     JSON.writeValue(input.toFile(), list);
 
-    AllocationSnapshot start = AllocationSnapshot.of(w.slices(),
-        InMemoryDeviceClassLister.of(w.deviceClass()), AllocatedState.fromClaims(existing));
+    AllocationSnapshot start =
+        AllocationSnapshot.of(
+            w.slices(),
+            InMemoryDeviceClassLister.of(w.deviceClass()),
+            AllocatedState.fromClaims(existing));
     AtomicLong ids = new AtomicLong();
-    AllocatorOptions options = AllocatorOptions.defaults(AllocatorFeatures.defaults(),
-        () -> "00000000-0000-4000-8000-" + String.format("%012d", ids.incrementAndGet()));
-    log.printf(Locale.ROOT, "[compare] %s, %,d nodes (%,d full), %,d claims a pass: warming "
-        + "up ours (%d passes)%n", scenario, nodes, fullNodes, claims.size(), warmup);
+    AllocatorOptions options =
+        AllocatorOptions.defaults(
+            AllocatorFeatures.defaults(),
+            () -> "00000000-0000-4000-8000-" + String.format("%012d", ids.incrementAndGet()));
+    log.printf(
+        Locale.ROOT,
+        "[compare] %s, %,d nodes (%,d full), %,d claims a pass: warming " + "up ours (%d passes)%n",
+        scenario,
+        nodes,
+        fullNodes,
+        claims.size(),
+        warmup);
     for (int i = 0; i < warmup; i++) {
       ourPass(start, w.nodes(), claims, options);
     }
@@ -182,23 +211,29 @@ public final class UpstreamComparison {
         ours.add(ourPass(start, w.nodes(), claims, options));
       }
     }
-    return new Row(scenario, nodes, claims.size(), new Stats(concat(ours)),
-        new Stats(concat(theirs)));
+    return new Row(
+        scenario, nodes, claims.size(), new Stats(concat(ours)), new Stats(concat(theirs)));
   }
 
   /** One timed pass of ours: each claim its own pod, as AllocatorBenchmark does. */
-  static long[] ourPass(AllocationSnapshot start, List<Node> nodes, List<ResourceClaim> claims,
+  static long[] ourPass(
+      AllocationSnapshot start,
+      List<Node> nodes,
+      List<ResourceClaim> claims,
       AllocatorOptions options) {
     long[] nanos = new long[claims.size()];
     AllocationSnapshot snapshot = start;
     for (int i = 0; i < claims.size(); i++) {
       long t0 = System.nanoTime();
-      PodScheduler.Placement p = PodScheduler.schedule(new Allocator(snapshot, options), nodes,
-          null, List.of(claims.get(i)));
+      PodScheduler.Placement p =
+          PodScheduler.schedule(
+              new Allocator(snapshot, options), nodes, null, List.of(claims.get(i)));
       if (!p.allocated()) {
-        throw new IllegalStateException("benchmark claim " + claims.get(i).getMetadata()
-            .getName() + " not allocated: "
-            + ((ClaimOutcome.NotAllocated) p.outcomes().get(0)).explanation().summary());
+        throw new IllegalStateException(
+            "benchmark claim "
+                + claims.get(i).getMetadata().getName()
+                + " not allocated: "
+                + ((ClaimOutcome.NotAllocated) p.outcomes().get(0)).explanation().summary());
       }
       AllocationResult result = ((ClaimOutcome.Allocated) p.outcomes().get(0)).result();
       snapshot = snapshot.withAllocated(snapshot.allocated().plus(result));
@@ -208,72 +243,113 @@ public final class UpstreamComparison {
   }
 
   /** One timed pass of upstream's, after {@code warmup} untimed ones in the same process. */
-  static long[] upstreamPass(Path binary, Path input, int warmup, Path out) throws IOException,
-      InterruptedException {
+  static long[] upstreamPass(Path binary, Path input, int warmup, Path out)
+      throws IOException, InterruptedException {
     Path latencies = out.resolve("upstream-latencies.txt");
     Path stdout = out.resolve("upstream-bench.out");
     Path stderr = out.resolve("upstream-bench.err");
-    Process p = new ProcessBuilder(binary.toString(), "bench", "--warmup",
-        String.valueOf(warmup), "--warmup-claims", String.valueOf(GO_WARMUP_CLAIMS),
-        "--rounds", "1", "--latencies", latencies.toString(),
-        input.toString()).redirectOutput(stdout.toFile()).redirectError(stderr.toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(
+                binary.toString(),
+                "bench",
+                "--warmup",
+                String.valueOf(warmup),
+                "--warmup-claims",
+                String.valueOf(GO_WARMUP_CLAIMS),
+                "--rounds",
+                "1",
+                "--latencies",
+                latencies.toString(),
+                input.toString())
+            .redirectOutput(stdout.toFile())
+            .redirectError(stderr.toFile())
+            .start();
     if (!p.waitFor(30, TimeUnit.MINUTES)) {
       p.destroyForcibly();
       throw new IllegalStateException("dra-alloc-upstream bench did not finish in 30 minutes");
     }
     if (p.exitValue() != 0) {
-      throw new IllegalStateException("dra-alloc-upstream bench failed (" + p.exitValue()
-          + "): " + Files.readString(stderr));
+      throw new IllegalStateException(
+          "dra-alloc-upstream bench failed (" + p.exitValue() + "): " + Files.readString(stderr));
     }
     JsonNode summary = JSON.readTree(Files.readString(stdout));
     long[] nanos = Files.readAllLines(latencies).stream().mapToLong(Long::parseLong).toArray();
     if (nanos.length != summary.path("claims").asInt()) {
-      throw new IllegalStateException("dra-alloc-upstream bench: " + nanos.length
-          + " latencies for " + summary.path("claims").asInt() + " claims");
+      throw new IllegalStateException(
+          "dra-alloc-upstream bench: "
+              + nanos.length
+              + " latencies for "
+              + summary.path("claims").asInt()
+              + " claims");
     }
     return nanos;
   }
 
   static String table(List<Row> rows) {
     StringBuilder b = new StringBuilder();
-    b.append("| workload | nodes | claims | ours claims/s | upstream claims/s | ours/upstream "
-        + "| ours p50 | ours p99 | upstream p50 | upstream p99 |\n");
+    b.append(
+        "| workload | nodes | claims | ours claims/s | upstream claims/s | ours/upstream "
+            + "| ours p50 | ours p99 | upstream p50 | upstream p99 |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Row r : rows) {
-      b.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,.0f | %,.0f | %.2f | %s | %s | "
-          + "%s | %s |%n", r.scenario(), r.nodes(), r.ours().nanos().length,
-          r.ours().claimsPerSecond(), r.upstream().claimsPerSecond(), r.ratio(),
-          time(r.ours().percentile(50)), time(r.ours().percentile(99)),
-          time(r.upstream().percentile(50)), time(r.upstream().percentile(99))));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %,d | %,d | %,.0f | %,.0f | %.2f | %s | %s | " + "%s | %s |%n",
+              r.scenario(),
+              r.nodes(),
+              r.ours().nanos().length,
+              r.ours().claimsPerSecond(),
+              r.upstream().claimsPerSecond(),
+              r.ratio(),
+              time(r.ours().percentile(50)),
+              time(r.ours().percentile(99)),
+              time(r.upstream().percentile(50)),
+              time(r.upstream().percentile(99))));
     }
     return b.toString();
   }
 
   /** The raw numbers, one row per workload, for re-plotting or comparing runs. */
   static String csv(List<Row> rows) {
-    StringBuilder b = new StringBuilder("workload,nodes,claims,ours_claims_per_s,"
-        + "upstream_claims_per_s,ours_p50_ns,ours_p99_ns,upstream_p50_ns,upstream_p99_ns\n");
+    StringBuilder b =
+        new StringBuilder(
+            "workload,nodes,claims,ours_claims_per_s,"
+                + "upstream_claims_per_s,ours_p50_ns,ours_p99_ns,upstream_p50_ns,upstream_p99_ns\n");
     for (Row r : rows) {
-      b.append(String.format(Locale.ROOT, "%s,%d,%d,%.1f,%.1f,%d,%d,%d,%d%n", r.scenario(),
-          r.nodes(), r.ours().nanos().length, r.ours().claimsPerSecond(),
-          r.upstream().claimsPerSecond(), r.ours().percentile(50), r.ours().percentile(99),
-          r.upstream().percentile(50), r.upstream().percentile(99)));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "%s,%d,%d,%.1f,%.1f,%d,%d,%d,%d%n",
+              r.scenario(),
+              r.nodes(),
+              r.ours().nanos().length,
+              r.ours().claimsPerSecond(),
+              r.upstream().claimsPerSecond(),
+              r.ours().percentile(50),
+              r.ours().percentile(99),
+              r.upstream().percentile(50),
+              r.upstream().percentile(99)));
     }
     return b.toString();
   }
 
   /**
-   * Rows from {@link #csv}: the plot needs only claims/s, so each side's latencies are stood in
-   * for by one value per claim that gives the same claims/s.
+   * Rows from {@link #csv}: the plot needs only claims/s, so each side's latencies are stood in for
+   * by one value per claim that gives the same claims/s.
    */
   static List<Row> fromCsv(List<String> lines) {
     List<Row> rows = new ArrayList<>();
     for (String line : lines.subList(1, lines.size())) {
       String[] f = line.split(",");
       int claims = Integer.parseInt(f[2]);
-      rows.add(new Row(f[0], Integer.parseInt(f[1]), claims,
-          uniform(claims, Double.parseDouble(f[3])), uniform(claims, Double.parseDouble(f[4]))));
+      rows.add(
+          new Row(
+              f[0],
+              Integer.parseInt(f[1]),
+              claims,
+              uniform(claims, Double.parseDouble(f[3])),
+              uniform(claims, Double.parseDouble(f[4]))));
     }
     return rows;
   }

@@ -15,23 +15,31 @@ class ClaimControllerHealthTest {
 
   @Test
   void livenessReportsTheServiceCheckUp() {
-    given().when().get("/q/health/live")
-        .then().statusCode(200)
+    given()
+        .when()
+        .get("/q/health/live")
+        .then()
+        .statusCode(200)
         .body("status", equalTo("UP"))
         .body("checks.name", hasItem("claim-controller"));
   }
 
   @Test
   void metricsAreServedInPrometheusFormat() {
-    given().when().get("/q/metrics")
-        .then().statusCode(200)
+    given()
+        .when()
+        .get("/q/metrics")
+        .then()
+        .statusCode(200)
         .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_scheduling_seconds"))
         .body(org.hamcrest.Matchers.containsString("kdra_claim_controller_pending_pods"))
         // tests run one replica without an election: it leads, and was never elected
-        .body(org.hamcrest.Matchers.containsString(
-            "kdra_leadership_leader{component=\"claim-controller\"} 1.0"))
-        .body(org.hamcrest.Matchers.containsString(
-            "kdra_leadership_acquired_total{component=\"claim-controller\"} 0.0"));
+        .body(
+            org.hamcrest.Matchers.containsString(
+                "kdra_leadership_leader{component=\"claim-controller\"} 1.0"))
+        .body(
+            org.hamcrest.Matchers.containsString(
+                "kdra_leadership_acquired_total{component=\"claim-controller\"} 0.0"));
   }
 
   @Test
@@ -40,14 +48,13 @@ class ClaimControllerHealthTest {
       System.gc();
     }
     String scrape = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
-    assertThat(scrape).containsPattern("(?m)^kdra_claim_controller_pending_pods(\\{[^}]*\\})? "
-        + "[0-9]+(\\.[0-9]+)?$");
+    assertThat(scrape)
+        .containsPattern(
+            "(?m)^kdra_claim_controller_pending_pods(\\{[^}]*\\})? " + "[0-9]+(\\.[0-9]+)?$");
   }
 
   @Test
   void readinessIsUp() {
-    given().when().get("/q/health/ready")
-        .then().statusCode(200)
-        .body("status", equalTo("UP"));
+    given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
   }
 }

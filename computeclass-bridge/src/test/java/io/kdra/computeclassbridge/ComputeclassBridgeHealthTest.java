@@ -16,8 +16,11 @@ class ComputeclassBridgeHealthTest {
 
   @Test
   void livenessReportsTheServiceCheckUp() {
-    given().when().get("/q/health/live")
-        .then().statusCode(200)
+    given()
+        .when()
+        .get("/q/health/live")
+        .then()
+        .statusCode(200)
         .body("status", equalTo("UP"))
         .body("checks.name", hasItem("computeclass-bridge"));
   }
@@ -28,8 +31,11 @@ class ComputeclassBridgeHealthTest {
     for (int i = 0; i < 3; i++) {
       System.gc();
     }
-    given().when().get("/q/metrics")
-        .then().statusCode(200)
+    given()
+        .when()
+        .get("/q/metrics")
+        .then()
+        .statusCode(200)
         .body(containsString("# HELP kdra_bridge_reconciles Reconciles of a ComputeClass"))
         .body(containsString("kdra_bridge_reconciles_total{outcome=\"applied\"}"))
         .body(containsString("kdra_bridge_reconciles_total{outcome=\"unchanged\"}"))
@@ -38,27 +44,28 @@ class ComputeclassBridgeHealthTest {
         .body(matchesPattern("(?s).*\nkdra_bridge_computeclasses [0-9.]+\n.*"))
         .body(matchesPattern("(?s).*\nkdra_bridge_degraded_computeclasses [0-9.]+\n.*"))
         .body(containsString("kdra_leadership_leader{component=\"computeclass-bridge\"}"))
-        .body(containsString(
-            "kdra_leadership_acquired_total{component=\"computeclass-bridge\"}"));
+        .body(containsString("kdra_leadership_acquired_total{component=\"computeclass-bridge\"}"));
   }
 
   @Test
   void readinessIsUp() {
-    given().when().get("/q/health/ready")
-        .then().statusCode(200)
-        .body("status", equalTo("UP"));
+    given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
   }
 
   /** The test profile runs one replica without election (as dev does): it always leads. */
   @Test
   void readinessReportsLeadershipAsData() {
-    given().when().get("/q/health/ready")
-        .then().statusCode(200)
-        .body("checks.find { it.name == 'computeclass-bridge-leadership' }.status",
-            equalTo("UP"))
-        .body("checks.find { it.name == 'computeclass-bridge-leadership' }.data.leader",
+    given()
+        .when()
+        .get("/q/health/ready")
+        .then()
+        .statusCode(200)
+        .body("checks.find { it.name == 'computeclass-bridge-leadership' }.status", equalTo("UP"))
+        .body(
+            "checks.find { it.name == 'computeclass-bridge-leadership' }.data.leader",
             equalTo(true))
-        .body("checks.find { it.name == 'computeclass-bridge-leadership' }.data.electing",
+        .body(
+            "checks.find { it.name == 'computeclass-bridge-leadership' }.data.electing",
             equalTo(false));
   }
 }

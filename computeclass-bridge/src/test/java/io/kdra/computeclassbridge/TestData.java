@@ -22,8 +22,8 @@ public final class TestData {
 
   /** The shipped catalog with every profile enabled. */
   public static AcceleratorCatalog shippedCatalog() {
-    try (InputStream in = TestData.class.getClassLoader()
-        .getResourceAsStream("catalog/accelerators.yaml")) {
+    try (InputStream in =
+        TestData.class.getClassLoader().getResourceAsStream("catalog/accelerators.yaml")) {
       return AcceleratorCatalog.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -38,8 +38,8 @@ public final class TestData {
   /** A ComputeClass with a name, a uid and the priorities in order. */
   public static ComputeClass computeClass(String name, Priority... priorities) {
     ComputeClass cc = new ComputeClass();
-    cc.setMetadata(new ObjectMetaBuilder().withName(name).withUid("uid-" + name)
-        .withGeneration(1L).build());
+    cc.setMetadata(
+        new ObjectMetaBuilder().withName(name).withUid("uid-" + name).withGeneration(1L).build());
     cc.getSpec().setPriorities(new java.util.ArrayList<>(List.of(priorities)));
     return cc;
   }
@@ -57,7 +57,8 @@ public final class TestData {
   /** A ResourceSlice device with string attributes. */
   public static Device device(String name, Map<String, String> attributes) {
     DeviceBuilder b = new DeviceBuilder().withName(name);
-    attributes.forEach((k, v) -> b.addToAttributes(k, new DeviceAttributeBuilder().withString(v).build()));
+    attributes.forEach(
+        (k, v) -> b.addToAttributes(k, new DeviceAttributeBuilder().withString(v).build()));
     return b.build();
   }
 }

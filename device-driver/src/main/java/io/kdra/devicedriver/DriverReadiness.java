@@ -29,8 +29,11 @@ public class DriverReadiness implements HealthCheck {
     boolean published = reporter == null || reporter.connected();
     r.withData("sockets", serving ? "served" : "not served");
     r.withData("registration", runtime.registration().describe());
-    r.withData("publisher", reporter == null ? "not configured"
-        : reporter.connected() ? "connected" : reporter.lastError());
+    r.withData(
+        "publisher",
+        reporter == null
+            ? "not configured"
+            : reporter.connected() ? "connected" : reporter.lastError());
     if (runtime.health() != null) {
       // information only: a kubelet without ResourceHealthStatus never opens one
       r.withData("healthStreams", runtime.health().streams());

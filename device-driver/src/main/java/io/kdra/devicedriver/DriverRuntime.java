@@ -1,8 +1,8 @@
 package io.kdra.devicedriver;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kdra.devicedriver.config.DriverConfig;
 import io.kdra.core.model.Quantity;
+import io.kdra.devicedriver.config.DriverConfig;
 import io.kdra.devicedriver.discovery.DiscoveryBackend;
 import io.kdra.devicedriver.discovery.DiscoveryException;
 import io.kdra.devicedriver.discovery.Inventory;
@@ -13,6 +13,7 @@ import io.kdra.devicedriver.discovery.SimulatedBackend;
 import io.kdra.devicedriver.discovery.TpuBackend;
 import io.kdra.devicedriver.health.HealthReporting;
 import io.kdra.devicedriver.health.HealthStreams;
+import io.kdra.devicedriver.observability.ClaimMetricsAndSpans;
 import io.kdra.devicedriver.plugin.KubeletPluginServer;
 import io.kdra.devicedriver.plugin.RegistrationState;
 import io.kdra.devicedriver.prepare.CdiSpecStore;
@@ -28,9 +29,8 @@ import io.kdra.devicedriver.sharing.MigSetup;
 import io.kdra.devicedriver.sharing.ProcessCommandRunner;
 import io.kdra.devicedriver.sharing.RecordingCommandRunner;
 import io.kdra.devicedriver.sharing.SharedGpus;
-import io.kdra.devicedriver.sharing.SimulatedNvidiaSmi;
 import io.kdra.devicedriver.sharing.SharingSettings;
-import io.kdra.devicedriver.observability.ClaimMetricsAndSpans;
+import io.kdra.devicedriver.sharing.SimulatedNvidiaSmi;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.runtime.ShutdownEvent;
@@ -49,9 +49,9 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * Wires the pure parts into a running node agent: discovery, then the driver (checkpoint
- * restored, CDI specs re-materialised), then the kubelet sockets, then the publisher stream; and
- * takes it down in reverse. The only class that knows about Quarkus, config and the API client.
+ * Wires the pure parts into a running node agent: discovery, then the driver (checkpoint restored,
+ * CDI specs re-materialised), then the kubelet sockets, then the publisher stream; and takes it
+ * down in reverse. The only class that knows about Quarkus, config and the API client.
  */
 @ApplicationScoped
 public class DriverRuntime {
@@ -74,8 +74,9 @@ public class DriverRuntime {
     inventory.start(config.discoveryInterval());
     // Every pass, failed ones too, feeds the kubelet's health streams (KEP-4680); the pool of
     // every device is this node's.
-    health = new HealthStreams(
-        HealthReporting.forDiscoveryEvery(config.nodeName(), config.discoveryInterval()));
+    health =
+        new HealthStreams(
+            HealthReporting.forDiscoveryEvery(config.nodeName(), config.discoveryInterval()));
     inventory.onPass(health::onPass);
     CheckpointStore checkpoint;
     try {
@@ -95,29 +96,46 @@ public class DriverRuntime {
             config.prepareConcurrency(),
             testOnlyInterlude());
     int restored = driver.restore();
-    LOG.infof("driver %s on node %s: %d prepared claims restored from %s", config.name(),
-        config.nodeName(), restored, config.checkpointFile());
+    LOG.infof(
+        "driver %s on node %s: %d prepared claims restored from %s",
+        config.name(), config.nodeName(), restored, config.checkpointFile());
     server =
         new KubeletPluginServer(
             new KubeletPluginServer.Settings(
-                config.name(), config.kubeletRegistryDir(), config.kubeletPluginsDir(),
+                config.name(),
+                config.kubeletRegistryDir(),
+                config.kubeletPluginsDir(),
                 config.serialize()),
             driver,
             registration,
             health);
     server.start();
-    config.publisher().address().ifPresent(address -> {
-      DriverConfig.Publisher p = config.publisher();
-      reporter = new InventoryReporter(
-          new InventoryReporter.Settings(config.name(), config.nodeName(), address, p.tokenFile(),
-              p.initialBackoff(), p.maxBackoff(), p.heartbeat(), p.tls().caFile()
-                  .map(ca -> new InventoryReporter.Tls(ca, p.tls().serverName()))),
-          Clock.systemUTC());
-      // Nothing is sent before discovery has succeeded once: an empty snapshot would make the
-      // publisher withdraw every device of this node because nvidia-smi failed at startup.
-      reporter.start(null);
-      inventory.onChange(reporter::report);
-    });
+    config
+        .publisher()
+        .address()
+        .ifPresent(
+            address -> {
+              DriverConfig.Publisher p = config.publisher();
+              reporter =
+                  new InventoryReporter(
+                      new InventoryReporter.Settings(
+                          config.name(),
+                          config.nodeName(),
+                          address,
+                          p.tokenFile(),
+                          p.initialBackoff(),
+                          p.maxBackoff(),
+                          p.heartbeat(),
+                          p.tls()
+                              .caFile()
+                              .map(ca -> new InventoryReporter.Tls(ca, p.tls().serverName()))),
+                      Clock.systemUTC());
+              // Nothing is sent before discovery has succeeded once: an empty snapshot would make
+              // the
+              // publisher withdraw every device of this node because nvidia-smi failed at startup.
+              reporter.start(null);
+              inventory.onChange(reporter::report);
+            });
   }
 
   void stop(@Observes ShutdownEvent event) {
@@ -142,19 +160,23 @@ public class DriverRuntime {
       return DeviceDriver.PrepareInterlude.NONE;
     }
     if (config.backend() != DriverConfig.Backend.simulated) {
-      throw new IllegalStateException("driver.test-only.prepare-delay=" + delay
-          + " is for end-to-end tests on simulated devices; unset it with driver.backend="
-          + config.backend());
+      throw new IllegalStateException(
+          "driver.test-only.prepare-delay="
+              + delay
+              + " is for end-to-end tests on simulated devices; unset it with driver.backend="
+              + config.backend());
     }
-    LOG.warnf("driver.test-only.prepare-delay=%s: every prepare pauses between CDI spec and "
-        + "checkpoint (end-to-end tests only)", delay);
+    LOG.warnf(
+        "driver.test-only.prepare-delay=%s: every prepare pauses between CDI spec and "
+            + "checkpoint (end-to-end tests only)",
+        delay);
     return DeviceDriver.PrepareInterlude.pause(delay);
   }
 
   private SharingSettings sharingSettings() {
     DriverConfig.Sharing s = config.sharing();
-    return new SharingSettings(s.strategy(), s.shares(), Quantity.parse(s.memoryStep()),
-        s.mpsRoot());
+    return new SharingSettings(
+        s.strategy(), s.shares(), Quantity.parse(s.memoryStep()), s.mpsRoot());
   }
 
   /** The backend's inventory with whole GPUs made shareable, as the node's sharing says. */
@@ -183,17 +205,20 @@ public class DriverRuntime {
    */
   private DeviceSetup deviceSetup() {
     SharingSettings settings = sharingSettings();
-    CommandRunner runner = config.backend() == DriverConfig.Backend.simulated
-        ? new RecordingCommandRunner().answer(new SimulatedNvidiaSmi())
-        : new ProcessCommandRunner(config.nvidia().timeout());
+    CommandRunner runner =
+        config.backend() == DriverConfig.Backend.simulated
+            ? new RecordingCommandRunner().answer(new SimulatedNvidiaSmi())
+            : new ProcessCommandRunner(config.nvidia().timeout());
     List<DeviceSetup> setups = new ArrayList<>();
     if (settings.shared()) {
-      setups.add(new GpuSharingSetup(settings, runner, config.nvidia().smiPath(),
-          config.sharing().mpsControlPath()));
+      setups.add(
+          new GpuSharingSetup(
+              settings, runner, config.nvidia().smiPath(), config.sharing().mpsControlPath()));
     }
     if (config.migMode() != MigMode.OFF) {
-      setups.add(new MigSetup(config.migMode(), runner, config.nvidia().smiPath(),
-          config.nvidia().hostRoot()));
+      setups.add(
+          new MigSetup(
+              config.migMode(), runner, config.nvidia().smiPath(), config.nvidia().hostRoot()));
     }
     return DeviceSetup.all(setups);
   }
@@ -201,10 +226,18 @@ public class DriverRuntime {
   private DiscoveryBackend backend() {
     return switch (config.backend()) {
       case simulated -> new SimulatedBackend(config.inventoryFile());
-      case nvidia -> new NvidiaBackend(config.nvidia().smiPath(), config.nvidia().timeout(),
-          config.nvidia().hostRoot(), config.migMode());
-      case tpu -> new TpuBackend(config.tpu().hostRoot(), config.tpu().acceleratorType(),
-          config.tpu().topology(), this::nodeLabels);
+      case nvidia ->
+          new NvidiaBackend(
+              config.nvidia().smiPath(),
+              config.nvidia().timeout(),
+              config.nvidia().hostRoot(),
+              config.migMode());
+      case tpu ->
+          new TpuBackend(
+              config.tpu().hostRoot(),
+              config.tpu().acceleratorType(),
+              config.tpu().topology(),
+              this::nodeLabels);
     };
   }
 
@@ -218,9 +251,10 @@ public class DriverRuntime {
       return known;
     }
     try {
-      known = Optional.ofNullable(client.nodes().withName(config.nodeName()).get())
-          .map(n -> n.getMetadata().getLabels())
-          .orElse(Map.of());
+      known =
+          Optional.ofNullable(client.nodes().withName(config.nodeName()).get())
+              .map(n -> n.getMetadata().getLabels())
+              .orElse(Map.of());
       nodeLabels = known;
       return known;
     } catch (RuntimeException e) {

@@ -16,8 +16,8 @@ import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DeviceHealth;
 import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.HealthStatus;
 import io.kdra.devicedriver.testing.ClaimFixture;
 import io.kdra.devicedriver.testing.TestKubelet;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The whole app: health, registration with a test kubelet, a prepare/unprepare round trip over
- * the real sockets with the claim read from the (mock) API server, and the device-health stream.
+ * The whole app: health, registration with a test kubelet, a prepare/unprepare round trip over the
+ * real sockets with the claim read from the (mock) API server, and the device-health stream.
  */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
@@ -43,8 +43,11 @@ class DeviceDriverHealthTest {
   @Test
   @Order(1)
   void livenessReportsTheServiceCheckUp() {
-    given().when().get("/q/health/live")
-        .then().statusCode(200)
+    given()
+        .when()
+        .get("/q/health/live")
+        .then()
+        .statusCode(200)
         .body("status", equalTo("UP"))
         .body("checks.name", hasItem("device-driver"));
   }
@@ -53,29 +56,34 @@ class DeviceDriverHealthTest {
   @Test
   @Order(1)
   void claimMetricsExistFromStartUp() {
-    given().when().get("/q/metrics")
-        .then().statusCode(200)
+    given()
+        .when()
+        .get("/q/metrics")
+        .then()
+        .statusCode(200)
         .body(containsString("kdra_driver_claim_operation_errors_total{operation=\"prepare\"} 0.0"))
-        .body(containsString(
-            "kdra_driver_claim_operation_errors_total{operation=\"unprepare\"} 0.0"))
-        .body(containsString(
-            "kdra_driver_claim_operation_seconds_count{operation=\"prepare\",outcome=\"error\"} 0"));
+        .body(
+            containsString("kdra_driver_claim_operation_errors_total{operation=\"unprepare\"} 0.0"))
+        .body(
+            containsString(
+                "kdra_driver_claim_operation_seconds_count{operation=\"prepare\",outcome=\"error\"} 0"));
   }
 
   @Test
   @Order(2)
   void notReadyUntilTheKubeletAcceptsTheRegistration() {
-    given().when().get("/q/health/ready")
-        .then().statusCode(503)
+    given()
+        .when()
+        .get("/q/health/ready")
+        .then()
+        .statusCode(503)
         .body("checks[0].data.registration", equalTo("waiting for the kubelet"))
         .body("checks[0].data.sockets", equalTo("served"))
         .body("checks[0].data.publisher", equalTo("not configured"));
     try (TestKubelet kubelet = new TestKubelet()) {
       assertThat(kubelet.register(REG, List.of("v1.DRAPlugin"))).isEqualTo("v1.DRAPlugin");
     }
-    given().when().get("/q/health/ready")
-        .then().statusCode(200)
-        .body("status", equalTo("UP"));
+    given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
   }
 
   @Test
@@ -91,21 +99,31 @@ class DeviceDriverHealthTest {
     Path spec = Path.of("target/cdi/k8s.gpu.kdra.io-claim_" + uid + ".json");
     Claim claim = Claim.newBuilder().setNamespace("default").setName("train").setUid(uid).build();
     try (TestKubelet kubelet = new TestKubelet()) {
-      var stub = DRAPluginGrpc.newBlockingStub(kubelet.dial(DRA)).withDeadlineAfter(10, TimeUnit.SECONDS);
-      var r = stub.nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(claim).build())
-          .getClaimsOrThrow(uid);
+      var stub =
+          DRAPluginGrpc.newBlockingStub(kubelet.dial(DRA)).withDeadlineAfter(10, TimeUnit.SECONDS);
+      var r =
+          stub.nodePrepareResources(
+                  NodePrepareResourcesRequest.newBuilder().addClaims(claim).build())
+              .getClaimsOrThrow(uid);
       assertThat(r.getError()).isEmpty();
       assertThat(r.getDevices(0).getCdiDeviceIdsList())
           .containsExactly("k8s.gpu.kdra.io/claim=" + uid + "-gpu-3");
       assertThat(spec).exists();
 
-      var u = stub.nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
+      var u =
+          stub.nodeUnprepareResources(
+              NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
       assertThat(u.getClaimsOrThrow(uid).getError()).isEmpty();
       assertThat(spec).doesNotExist();
     }
-    given().when().get("/q/metrics")
-        .then().statusCode(200)
-        .body(containsString("kdra_driver_claim_operation_seconds_count{operation=\"prepare\",outcome=\"success\""));
+    given()
+        .when()
+        .get("/q/metrics")
+        .then()
+        .statusCode(200)
+        .body(
+            containsString(
+                "kdra_driver_claim_operation_seconds_count{operation=\"prepare\",outcome=\"success\""));
   }
 
   @Test
@@ -114,17 +132,20 @@ class DeviceDriverHealthTest {
     try (TestKubelet kubelet = new TestKubelet()) {
       var initial = kubelet.watchHealth(DRA).next();
       // the built-in inventory: eight healthy GPUs in this node's pool, 10s discovery -> 40s
-      assertThat(initial.getDevicesList()).extracting(d -> d.getDevice().getDeviceName())
+      assertThat(initial.getDevicesList())
+          .extracting(d -> d.getDevice().getDeviceName())
           .containsExactly("gpu-0", "gpu-1", "gpu-2", "gpu-3", "gpu-4", "gpu-5", "gpu-6", "gpu-7");
-      assertThat(initial.getDevicesList()).allSatisfy(d -> {
-        assertThat(d.getDevice().getPoolName()).isEqualTo("node-a");
-        assertThat(d.getHealth()).isEqualTo(HealthStatus.HEALTHY);
-        assertThat(d.getHealthCheckTimeoutSeconds()).isEqualTo(40);
-      });
-      assertThat(initial.getDevicesList()).extracting(DeviceHealth::getLastUpdatedTime)
+      assertThat(initial.getDevicesList())
+          .allSatisfy(
+              d -> {
+                assertThat(d.getDevice().getPoolName()).isEqualTo("node-a");
+                assertThat(d.getHealth()).isEqualTo(HealthStatus.HEALTHY);
+                assertThat(d.getHealthCheckTimeoutSeconds()).isEqualTo(40);
+              });
+      assertThat(initial.getDevicesList())
+          .extracting(DeviceHealth::getLastUpdatedTime)
           .allMatch(t -> t > 0);
-      given().when().get("/q/health/ready")
-          .then().body("checks[0].data.healthStreams", equalTo(1));
+      given().when().get("/q/health/ready").then().body("checks[0].data.healthStreams", equalTo(1));
     }
   }
 }

@@ -25,16 +25,20 @@ class AdmissionPolicyTest {
     ValidatingAdmissionPolicy policy =
         RenderTest.one(objects, ValidatingAdmissionPolicy.class, "kdra-opaque-config");
     assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
-    assertThat(policy.getSpec().getMatchConstraints().getResourceRules()).singleElement()
-        .satisfies((NamedRuleWithOperations r) -> {
-          assertThat(r.getApiGroups()).containsExactly("resource.k8s.io");
-          assertThat(r.getApiVersions()).containsExactly("v1");
-          assertThat(r.getOperations()).containsExactly("CREATE", "UPDATE");
-          assertThat(r.getResources()).containsExactlyInAnyOrder("resourceclaims",
-              "resourceclaimtemplates", "deviceclasses");
-        });
+    assertThat(policy.getSpec().getMatchConstraints().getResourceRules())
+        .singleElement()
+        .satisfies(
+            (NamedRuleWithOperations r) -> {
+              assertThat(r.getApiGroups()).containsExactly("resource.k8s.io");
+              assertThat(r.getApiVersions()).containsExactly("v1");
+              assertThat(r.getOperations()).containsExactly("CREATE", "UPDATE");
+              assertThat(r.getResources())
+                  .containsExactlyInAnyOrder(
+                      "resourceclaims", "resourceclaimtemplates", "deviceclasses");
+            });
     assertThat(drivers(policy)).isEqualTo("[\"gpu.kdra.io\",\"tpu.kdra.io\"]");
-    assertThat(policy.getSpec().getValidations()).singleElement()
+    assertThat(policy.getSpec().getValidations())
+        .singleElement()
         .satisfies(v -> assertThat(v.getMessageExpression()).isNotBlank());
 
     ValidatingAdmissionPolicyBinding binding =
@@ -51,8 +55,11 @@ class AdmissionPolicyTest {
     ValidatingAdmissionPolicy policy =
         RenderTest.one(objects, ValidatingAdmissionPolicy.class, "kdra-full-opaque-config");
     assertThat(drivers(policy)).isEqualTo("[\"gpu.example.org\",\"tpu.example.org\"]");
-    assertThat(RenderTest.one(objects, ValidatingAdmissionPolicyBinding.class,
-        "kdra-full-opaque-config").getSpec().getValidationActions())
+    assertThat(
+            RenderTest.one(
+                    objects, ValidatingAdmissionPolicyBinding.class, "kdra-full-opaque-config")
+                .getSpec()
+                .getValidationActions())
         .containsExactly("Warn", "Audit");
   }
 
@@ -65,27 +72,33 @@ class AdmissionPolicyTest {
 
   /**
    * A 1.34 API server (the oldest the chart supports) compiles a new policy with the CEL
-   * environment of 1.33 and refuses functions added later: those of cel-go's lists extension
-   * (1.34) and cel.bind (not in the admission environment at all). Tried with kube-apiserver
-   * 1.36 started with --emulated-version=1.34: "undeclared reference to 'flatten'".
+   * environment of 1.33 and refuses functions added later: those of cel-go's lists extension (1.34)
+   * and cel.bind (not in the admission environment at all). Tried with kube-apiserver 1.36 started
+   * with --emulated-version=1.34: "undeclared reference to 'flatten'".
    */
   @Test
   void noCelFunctionTheOldestSupportedApiServerRefuses() {
     ValidatingAdmissionPolicy policy =
-        RenderTest.one(Chart.render(Map.of()), ValidatingAdmissionPolicy.class, "kdra-opaque-config");
-    Stream<String> expressions = Stream.of(
-        policy.getSpec().getVariables().stream().map(Variable::getExpression),
-        policy.getSpec().getMatchConditions().stream().map(c -> c.getExpression()),
-        policy.getSpec().getValidations().stream()
-            .flatMap(v -> Stream.of(v.getExpression(), v.getMessageExpression())))
-        .flatMap(e -> e);
-    Pattern newer = Pattern.compile(
-        "\\.(slice|flatten|distinct|reverse|sort|sortBy|first|last)\\(|lists\\.range\\(|cel\\.bind\\(");
+        RenderTest.one(
+            Chart.render(Map.of()), ValidatingAdmissionPolicy.class, "kdra-opaque-config");
+    Stream<String> expressions =
+        Stream.of(
+                policy.getSpec().getVariables().stream().map(Variable::getExpression),
+                policy.getSpec().getMatchConditions().stream().map(c -> c.getExpression()),
+                policy.getSpec().getValidations().stream()
+                    .flatMap(v -> Stream.of(v.getExpression(), v.getMessageExpression())))
+            .flatMap(e -> e);
+    Pattern newer =
+        Pattern.compile(
+            "\\.(slice|flatten|distinct|reverse|sort|sortBy|first|last)\\(|lists\\.range\\(|cel\\.bind\\(");
     assertThat(expressions).noneMatch(e -> newer.matcher(e).find());
   }
 
   private static String drivers(ValidatingAdmissionPolicy policy) {
-    return policy.getSpec().getVariables().stream().filter(v -> v.getName().equals("drivers"))
-        .map(Variable::getExpression).findFirst().orElseThrow();
+    return policy.getSpec().getVariables().stream()
+        .filter(v -> v.getName().equals("drivers"))
+        .map(Variable::getExpression)
+        .findFirst()
+        .orElseThrow();
   }
 }

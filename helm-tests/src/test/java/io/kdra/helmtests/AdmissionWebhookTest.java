@@ -37,14 +37,19 @@ class AdmissionWebhookTest {
     assertThat(webhook.getSideEffects()).isEqualTo("None");
     assertThat(webhook.getAdmissionReviewVersions()).containsExactly("v1");
     assertThat(webhook.getMatchPolicy()).isEqualTo("Equivalent");
-    assertThat(webhook.getRules()).singleElement().satisfies((RuleWithOperations r) -> {
-      assertThat(r.getApiGroups()).containsExactly("resource.k8s.io");
-      assertThat(r.getApiVersions()).containsExactly("v1");
-      assertThat(r.getOperations()).containsExactly("CREATE", "UPDATE");
-      assertThat(r.getResources()).containsExactlyInAnyOrder("resourceclaims",
-          "resourceclaimtemplates", "deviceclasses");
-    });
-    assertThat(webhook.getMatchConditions()).extracting(MatchCondition::getName)
+    assertThat(webhook.getRules())
+        .singleElement()
+        .satisfies(
+            (RuleWithOperations r) -> {
+              assertThat(r.getApiGroups()).containsExactly("resource.k8s.io");
+              assertThat(r.getApiVersions()).containsExactly("v1");
+              assertThat(r.getOperations()).containsExactly("CREATE", "UPDATE");
+              assertThat(r.getResources())
+                  .containsExactlyInAnyOrder(
+                      "resourceclaims", "resourceclaimtemplates", "deviceclasses");
+            });
+    assertThat(webhook.getMatchConditions())
+        .extracting(MatchCondition::getName)
         .containsExactly("spec-written", "configures-our-drivers");
     assertThat(webhook.getMatchConditions().get(1).getExpression())
         .contains("[\"gpu.kdra.io\",\"tpu.kdra.io\"]");
@@ -57,9 +62,9 @@ class AdmissionWebhookTest {
   }
 
   /**
-   * The API server verifies the publisher's certificate with the caBundle for the Service's
-   * name {@code <service>.<namespace>.svc}: the CA in the bundle is the Secret's, and it signed
-   * a certificate for that name.
+   * The API server verifies the publisher's certificate with the caBundle for the Service's name
+   * {@code <service>.<namespace>.svc}: the CA in the bundle is the Secret's, and it signed a
+   * certificate for that name.
    */
   @Test
   void theCaBundleIsTheCaOfThePublishersCertificateForTheServiceName() throws Exception {
@@ -68,10 +73,14 @@ class AdmissionWebhookTest {
     String bundle = webhook(objects, NAME).getClientConfig().getCaBundle();
     assertThat(bundle).isEqualTo(secret.getData().get("ca.crt"));
     CertificateFactory x509 = CertificateFactory.getInstance("X.509");
-    X509Certificate ca = (X509Certificate) x509.generateCertificate(
-        new ByteArrayInputStream(Base64.getDecoder().decode(bundle)));
-    X509Certificate cert = (X509Certificate) x509.generateCertificate(new ByteArrayInputStream(
-        Base64.getDecoder().decode(secret.getData().get("tls.crt"))));
+    X509Certificate ca =
+        (X509Certificate)
+            x509.generateCertificate(new ByteArrayInputStream(Base64.getDecoder().decode(bundle)));
+    X509Certificate cert =
+        (X509Certificate)
+            x509.generateCertificate(
+                new ByteArrayInputStream(
+                    Base64.getDecoder().decode(secret.getData().get("tls.crt"))));
     cert.verify(ca.getPublicKey());
     assertThat(cert.getSubjectAlternativeNames().stream().map(n -> String.valueOf(n.get(1))))
         .contains("kdra-slice-publisher.kdra-system.svc");
@@ -82,38 +91,51 @@ class AdmissionWebhookTest {
     List<HasMetadata> objects = Chart.render(Map.of());
     assertThat(RenderTest.properties(objects, "kdra-slice-publisher"))
         .containsEntry("quarkus.http.ssl-port", "8443")
-        .containsEntry("quarkus.http.ssl.certificate.files",
-            "/var/run/secrets/kdra.io/inventory-tls/tls.crt")
-        .containsEntry("quarkus.http.ssl.certificate.key-files",
+        .containsEntry(
+            "quarkus.http.ssl.certificate.files", "/var/run/secrets/kdra.io/inventory-tls/tls.crt")
+        .containsEntry(
+            "quarkus.http.ssl.certificate.key-files",
             "/var/run/secrets/kdra.io/inventory-tls/tls.key")
         // a renewed certificate (cert-manager) is served without a restart
         .containsEntry("quarkus.http.ssl.certificate.reload-period", "30s")
         // the probes stay on plain HTTP
         .containsEntry("quarkus.http.port", "8080");
-    assertThat(RenderTest.one(objects, Deployment.class, "kdra-slice-publisher").getSpec()
-        .getTemplate().getSpec().getContainers().get(0).getPorts())
-        .anySatisfy(p -> {
-          assertThat(p.getName()).isEqualTo("webhook");
-          assertThat(p.getContainerPort()).isEqualTo(8443);
-        });
+    assertThat(
+            RenderTest.one(objects, Deployment.class, "kdra-slice-publisher")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getPorts())
+        .anySatisfy(
+            p -> {
+              assertThat(p.getName()).isEqualTo("webhook");
+              assertThat(p.getContainerPort()).isEqualTo(8443);
+            });
     Service service = RenderTest.one(objects, Service.class, "kdra-slice-publisher");
-    assertThat(service.getSpec().getPorts()).anySatisfy(p -> {
-      assertThat(p.getName()).isEqualTo("webhook");
-      assertThat(p.getPort()).isEqualTo(443);
-      assertThat(p.getTargetPort().getStrVal()).isEqualTo("webhook");
-    });
+    assertThat(service.getSpec().getPorts())
+        .anySatisfy(
+            p -> {
+              assertThat(p.getName()).isEqualTo("webhook");
+              assertThat(p.getPort()).isEqualTo(443);
+              assertThat(p.getTargetPort().getStrVal()).isEqualTo("webhook");
+            });
   }
 
   /** The API server is no pod: the webhook's port is open to all, as the HTTP port is. */
   @Test
   void theNetworkPolicyLetsTheApiServerReachTheWebhook() {
-    NetworkPolicy policy = RenderTest.one(Chart.render(Map.of()), NetworkPolicy.class,
-        "kdra-slice-publisher");
-    assertThat(policy.getSpec().getIngress()).anySatisfy(rule -> {
-      assertThat(rule.getFrom()).isEmpty();
-      assertThat(rule.getPorts()).extracting(p -> p.getPort().getStrVal())
-          .containsExactly("webhook");
-    });
+    NetworkPolicy policy =
+        RenderTest.one(Chart.render(Map.of()), NetworkPolicy.class, "kdra-slice-publisher");
+    assertThat(policy.getSpec().getIngress())
+        .anySatisfy(
+            rule -> {
+              assertThat(rule.getFrom()).isEmpty();
+              assertThat(rule.getPorts())
+                  .extracting(p -> p.getPort().getStrVal())
+                  .containsExactly("webhook");
+            });
   }
 
   @Test
@@ -129,12 +151,17 @@ class AdmissionWebhookTest {
 
   @Test
   void withCertManagerItsCaInjectorFillsTheCaBundle() {
-    List<HasMetadata> objects = Chart.render(Chart.values("slicePublisher.tls.source",
-        "cert-manager", "slicePublisher.tls.certManager.issuerRef.name", "cluster-ca"));
+    List<HasMetadata> objects =
+        Chart.render(
+            Chart.values(
+                "slicePublisher.tls.source",
+                "cert-manager",
+                "slicePublisher.tls.certManager.issuerRef.name",
+                "cluster-ca"));
     ValidatingWebhookConfiguration config =
         RenderTest.one(objects, ValidatingWebhookConfiguration.class, NAME);
-    assertThat(config.getMetadata().getAnnotations()).containsEntry(
-        "cert-manager.io/inject-ca-from", "kdra-system/kdra-slice-publisher-tls");
+    assertThat(config.getMetadata().getAnnotations())
+        .containsEntry("cert-manager.io/inject-ca-from", "kdra-system/kdra-slice-publisher-tls");
     assertThat(config.getWebhooks().get(0).getClientConfig().getCaBundle()).isNull();
   }
 
@@ -145,16 +172,21 @@ class AdmissionWebhookTest {
     assertThat(objects).noneMatch(o -> o instanceof ValidatingWebhookConfiguration);
     assertThat(RenderTest.properties(objects, "kdra-slice-publisher").stringPropertyNames())
         .noneMatch(k -> k.startsWith("quarkus.http.ssl"));
-    assertThat(RenderTest.one(objects, Service.class, "kdra-slice-publisher").getSpec()
-        .getPorts()).noneMatch(p -> p.getName().equals("webhook"));
+    assertThat(RenderTest.one(objects, Service.class, "kdra-slice-publisher").getSpec().getPorts())
+        .noneMatch(p -> p.getName().equals("webhook"));
     // the policy stays: each can be used without the other
     assertThat(objects).extracting(HasMetadata::getKind).contains("ValidatingAdmissionPolicy");
   }
 
   @Test
   void aReleaseWithoutThePublisherRendersNoWebhook() {
-    assertThat(Chart.render(Chart.values("slicePublisher.enabled", false,
-        "deviceDriver.config.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000")))
+    assertThat(
+            Chart.render(
+                Chart.values(
+                    "slicePublisher.enabled",
+                    false,
+                    "deviceDriver.config.publisher.address",
+                    "kdra-slice-publisher.kdra-system.svc:9000")))
         .noneMatch(o -> o instanceof ValidatingWebhookConfiguration);
   }
 

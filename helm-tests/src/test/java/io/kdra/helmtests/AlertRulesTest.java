@@ -22,21 +22,32 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * The monitoring objects: the PrometheusRule's rules as the chart renders them, checked and
  * unit-tested by Prometheus's own promtool (src/test/resources/alert-rules-test.yaml), the
- * dashboard's queries parsed by it too, and every metric they name one that the services
- * register.
+ * dashboard's queries parsed by it too, and every metric they name one that the services register.
  */
 class AlertRulesTest {
 
-  static final Map<String, Object> ON = Chart.values("monitoring.prometheusRule.enabled", true,
-      "monitoring.podMonitor.enabled", true, "monitoring.grafanaDashboard.enabled", true,
-      "monitoring.prometheusRule.labels", Map.of("release", "prometheus"));
+  static final Map<String, Object> ON =
+      Chart.values(
+          "monitoring.prometheusRule.enabled",
+          true,
+          "monitoring.podMonitor.enabled",
+          true,
+          "monitoring.grafanaDashboard.enabled",
+          true,
+          "monitoring.prometheusRule.labels",
+          Map.of("release", "prometheus"));
   static final List<String> MODULES_WITH_METERS =
-      List.of("claim-controller", "slice-publisher", "device-driver", "computeclass-bridge",
+      List.of(
+          "claim-controller",
+          "slice-publisher",
+          "device-driver",
+          "computeclass-bridge",
           "leadership");
 
   @Test
   void nothingMonitoringIsRenderedByDefault() {
-    assertThat(documents(Map.of())).extracting(d -> d.get("kind"))
+    assertThat(documents(Map.of()))
+        .extracting(d -> d.get("kind"))
         .doesNotContain("PrometheusRule", "PodMonitor")
         .isNotEmpty();
     assertThat(documents(Map.of())).noneMatch(d -> labels(d).containsKey("grafana_dashboard"));
@@ -51,7 +62,8 @@ class AlertRulesTest {
     Map<String, Object> dashboard = dashboardConfigMap(docs);
     @SuppressWarnings("unchecked")
     Map<String, String> data = (Map<String, String>) dashboard.get("data");
-    assertThat(data.get("kdra.json")).isEqualTo(read(Chart.DIR.resolve("files/grafana-dashboard.json")).strip());
+    assertThat(data.get("kdra.json"))
+        .isEqualTo(read(Chart.DIR.resolve("files/grafana-dashboard.json")).strip());
   }
 
   @Test
@@ -64,13 +76,15 @@ class AlertRulesTest {
 
   @Test
   void everyAlertFiresWhenItsSeriesSaySoAndNotBefore(@TempDir Path dir) throws IOException {
-    Files.writeString(dir.resolve("kdra-rules.yaml"), new Yaml().dump(withoutAnnotations(ruleSpec())));
+    Files.writeString(
+        dir.resolve("kdra-rules.yaml"), new Yaml().dump(withoutAnnotations(ruleSpec())));
     String unitTests = resource("/alert-rules-test.yaml");
     Files.writeString(dir.resolve("alert-rules-test.yaml"), unitTests);
     Promtool.Result r = Promtool.run(dir, "test", "rules", "alert-rules-test.yaml");
     assertThat(r.exitCode()).as(r.output()).isZero();
     for (String alert : alertNames()) {
-      assertThat(unitTests).as("a unit test fires " + alert)
+      assertThat(unitTests)
+          .as("a unit test fires " + alert)
           .contains("alertname: " + alert + "\n        exp_alerts:\n          - exp_labels");
     }
   }
@@ -88,8 +102,11 @@ class AlertRulesTest {
   @Test
   void rulesAndDashboardNameOnlyMetricsTheServicesRegister() {
     Set<String> exported = exportedMetrics();
-    assertThat(exported).contains("kdra_claim_controller_pending_pods",
-        "kdra_driver_claim_operation_errors_total", "kdra_publisher_inventories_total");
+    assertThat(exported)
+        .contains(
+            "kdra_claim_controller_pending_pods",
+            "kdra_driver_claim_operation_errors_total",
+            "kdra_publisher_inventories_total");
     List<String> exprs = new ArrayList<>(dashboardExpressions());
     exprs.addAll(ruleExpressions());
     Set<String> named = new TreeSet<>();
@@ -110,11 +127,13 @@ class AlertRulesTest {
    * count, sum, max, buckets and quantiles. Read from the sources (builder and registry calls).
    */
   static Set<String> exportedMetrics() {
-    Pattern meter = Pattern.compile(
-        "(Counter|Timer|Gauge)\\.builder\\(\\s*\"([^\"]+)\"|registry\\.(counter|timer|gauge)\\(\\s*\"([^\"]+)\"");
+    Pattern meter =
+        Pattern.compile(
+            "(Counter|Timer|Gauge)\\.builder\\(\\s*\"([^\"]+)\"|registry\\.(counter|timer|gauge)\\(\\s*\"([^\"]+)\"");
     Set<String> names = new TreeSet<>();
     for (String service : MODULES_WITH_METERS) {
-      try (Stream<Path> files = Files.walk(Chart.DIR.resolve("../../" + service + "/src/main/java"))) {
+      try (Stream<Path> files =
+          Files.walk(Chart.DIR.resolve("../../" + service + "/src/main/java"))) {
         for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
           Matcher m = meter.matcher(read(f));
           while (m.find()) {
@@ -122,8 +141,9 @@ class AlertRulesTest {
             String base = (m.group(2) != null ? m.group(2) : m.group(4)).replace('.', '_');
             switch (type) {
               case "counter" -> names.add(base + "_total");
-              case "timer" -> Stream.of("", "_count", "_sum", "_max", "_bucket")
-                  .forEach(s -> names.add(base + "_seconds" + s));
+              case "timer" ->
+                  Stream.of("", "_count", "_sum", "_max", "_bucket")
+                      .forEach(s -> names.add(base + "_seconds" + s));
               default -> names.add(base);
             }
           }
@@ -142,8 +162,8 @@ class AlertRulesTest {
 
   @SuppressWarnings("unchecked")
   static List<Map<String, Object>> rules(Map<String, Object> spec) {
-    return ((List<Map<String, Object>>) spec.get("groups")).stream()
-        .flatMap(g -> ((List<Map<String, Object>>) g.get("rules")).stream()).toList();
+    return ((List<Map<String, Object>>) spec.get("groups"))
+        .stream().flatMap(g -> ((List<Map<String, Object>>) g.get("rules")).stream()).toList();
   }
 
   static List<String> alertNames() {
@@ -163,15 +183,19 @@ class AlertRulesTest {
   static List<String> dashboardExpressions() {
     Map<String, String> data = (Map<String, String>) dashboardConfigMap(documents(ON)).get("data");
     Map<String, Object> dashboard = new Yaml().load(data.get("kdra.json"));
-    return ((List<Map<String, Object>>) dashboard.get("panels")).stream()
-        .filter(p -> p.containsKey("targets"))
-        .flatMap(p -> ((List<Map<String, Object>>) p.get("targets")).stream())
-        .map(t -> (String) t.get("expr")).toList();
+    return ((List<Map<String, Object>>) dashboard.get("panels"))
+        .stream()
+            .filter(p -> p.containsKey("targets"))
+            .flatMap(p -> ((List<Map<String, Object>>) p.get("targets")).stream())
+            .map(t -> (String) t.get("expr"))
+            .toList();
   }
 
   static Map<String, Object> dashboardConfigMap(List<Map<String, Object>> docs) {
-    return docs.stream().filter(d -> "ConfigMap".equals(d.get("kind")))
-        .filter(d -> "1".equals(labels(d).get("grafana_dashboard"))).findFirst()
+    return docs.stream()
+        .filter(d -> "ConfigMap".equals(d.get("kind")))
+        .filter(d -> "1".equals(labels(d).get("grafana_dashboard")))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no ConfigMap labelled grafana_dashboard: \"1\""));
   }
 
@@ -188,7 +212,8 @@ class AlertRulesTest {
   }
 
   static Map<String, Object> one(List<Map<String, Object>> docs, String kind) {
-    List<Map<String, Object>> found = docs.stream().filter(d -> kind.equals(d.get("kind"))).toList();
+    List<Map<String, Object>> found =
+        docs.stream().filter(d -> kind.equals(d.get("kind"))).toList();
     assertThat(found).as(kind).hasSize(1);
     return found.get(0);
   }

@@ -30,6 +30,7 @@ final class Chart {
   static final Path DIR = Path.of("..", "helm", "kdra").toAbsolutePath().normalize();
   static final String RELEASE = "kdra";
   static final String NAMESPACE = "kdra-system";
+
   /** The oldest Kubernetes the chart supports (Chart.yaml kubeVersion); Helm's default is 1.20. */
   static final String KUBE_VERSION = "1.34.0";
 
@@ -39,8 +40,13 @@ final class Chart {
   static String template(Map<String, Object> values) {
     Path file = writeTemp(values);
     try {
-      return new Helm(DIR).template().withName(RELEASE).withNamespace(NAMESPACE)
-          .withKubeVersion(KUBE_VERSION).withValuesFile(file).call();
+      return new Helm(DIR)
+          .template()
+          .withName(RELEASE)
+          .withNamespace(NAMESPACE)
+          .withKubeVersion(KUBE_VERSION)
+          .withValuesFile(file)
+          .call();
     } finally {
       delete(file);
     }
@@ -59,8 +65,8 @@ final class Chart {
   }
 
   /**
-   * Lints a copy of the chart whose values.yaml is the chart's with these values laid over it
-   * (helm lint has no values file option in helm-java).
+   * Lints a copy of the chart whose values.yaml is the chart's with these values laid over it (helm
+   * lint has no values file option in helm-java).
    */
   static LintResult lint(Map<String, Object> values) {
     Path copy = copyChart();
@@ -94,8 +100,8 @@ final class Chart {
   }
 
   /**
-   * Values from pairs of dotted paths and values: {@code values("a.b", 1, "a.c", true)}. Keys
-   * with dots cannot be expressed this way; tests that need them build maps.
+   * Values from pairs of dotted paths and values: {@code values("a.b", 1, "a.c", true)}. Keys with
+   * dots cannot be expressed this way; tests that need them build maps.
    */
   static Map<String, Object> values(Object... pathsAndValues) {
     Map<String, Object> root = new LinkedHashMap<>();
@@ -119,14 +125,15 @@ final class Chart {
   @SuppressWarnings("unchecked")
   static Map<String, Object> merge(Map<String, Object> a, Map<String, Object> b) {
     Map<String, Object> out = new LinkedHashMap<>(a);
-    b.forEach((k, v) -> {
-      Object old = out.get(k);
-      if (old instanceof Map<?, ?> om && v instanceof Map<?, ?> vm) {
-        out.put(k, merge((Map<String, Object>) om, (Map<String, Object>) vm));
-      } else {
-        out.put(k, v);
-      }
-    });
+    b.forEach(
+        (k, v) -> {
+          Object old = out.get(k);
+          if (old instanceof Map<?, ?> om && v instanceof Map<?, ?> vm) {
+            out.put(k, merge((Map<String, Object>) om, (Map<String, Object>) vm));
+          } else {
+            out.put(k, v);
+          }
+        });
     return out;
   }
 
@@ -149,21 +156,26 @@ final class Chart {
   private static Path copyChart() {
     try {
       Path target = Files.createTempDirectory("kdra-chart-").resolve("kdra");
-      Files.walkFileTree(DIR, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
-            throws IOException {
-          Files.createDirectories(target.resolve(DIR.relativize(dir).toString()));
-          return FileVisitResult.CONTINUE;
-        }
+      Files.walkFileTree(
+          DIR,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
+                throws IOException {
+              Files.createDirectories(target.resolve(DIR.relativize(dir).toString()));
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-          Files.copy(file, target.resolve(DIR.relativize(file).toString()),
-              StandardCopyOption.REPLACE_EXISTING);
-          return FileVisitResult.CONTINUE;
-        }
-      });
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                throws IOException {
+              Files.copy(
+                  file,
+                  target.resolve(DIR.relativize(file).toString()),
+                  StandardCopyOption.REPLACE_EXISTING);
+              return FileVisitResult.CONTINUE;
+            }
+          });
       return target;
     } catch (IOException e) {
       throw new UncheckedIOException(e);

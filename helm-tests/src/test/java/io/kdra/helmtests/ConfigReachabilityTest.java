@@ -16,14 +16,15 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every service property that docs/OPERATIONS.md documents can be set from values: the schema
- * has it under the component's {@code config} (and additionalProperties false everywhere else
- * means a property missing here could not be set at all).
+ * Every service property that docs/OPERATIONS.md documents can be set from values: the schema has
+ * it under the component's {@code config} (and additionalProperties false everywhere else means a
+ * property missing here could not be set at all).
  */
 class ConfigReachabilityTest {
 
   static Stream<Arguments> components() {
-    return Stream.of(Arguments.of("device-driver", "deviceDriver", "driver."),
+    return Stream.of(
+        Arguments.of("device-driver", "deviceDriver", "driver."),
         Arguments.of("slice-publisher", "slicePublisher", "publisher."),
         Arguments.of("claim-controller", "claimController", "kdra.claim-controller."),
         Arguments.of("computeclass-bridge", "computeClassBridge", "bridge."));
@@ -35,8 +36,8 @@ class ConfigReachabilityTest {
       throws IOException {
     List<String> properties = documented(RbacTest.operationsSection(service), prefix);
     assertThat(properties).as("properties found in the %s section", service).hasSizeGreaterThan(5);
-    JsonNode schema = new ObjectMapper().readTree(
-        Files.readString(Chart.DIR.resolve("values.schema.json")));
+    JsonNode schema =
+        new ObjectMapper().readTree(Files.readString(Chart.DIR.resolve("values.schema.json")));
     JsonNode config = schema.at("/properties/" + values + "/properties/config");
     List<String> missing = new ArrayList<>();
     for (String p : properties) {
@@ -48,9 +49,9 @@ class ConfigReachabilityTest {
   }
 
   /**
-   * Property names in backticks: {@code `driver.nvidia.smi-path` / `.timeout`} names two,
-   * {@code <pool>} stands for any map key, {@code =value} is an example and is cut; a value in
-   * backticks that starts with a dot is a sibling only after " / ".
+   * Property names in backticks: {@code `driver.nvidia.smi-path` / `.timeout`} names two, {@code
+   * <pool>} stands for any map key, {@code =value} is an example and is cut; a value in backticks
+   * that starts with a dot is a sibling only after " / ".
    */
   static List<String> documented(String section, String prefix) {
     List<String> out = new ArrayList<>();

@@ -22,19 +22,26 @@ class ImageNamesTest {
     String tag = System.getProperty("kdra.image.tag");
     assertThat(tag).as("kdra.image.tag from the root pom").isNotBlank();
     Map<String, String> images = new TreeMap<>();
-    for (HasMetadata o : Chart.render(Map.of("computeClassBridge",
-        Map.of("enabled", true, "installComputeClassCRD", true)))) {
-      PodSpec spec = o instanceof Deployment d ? d.getSpec().getTemplate().getSpec()
-          : o instanceof DaemonSet ds ? ds.getSpec().getTemplate().getSpec() : null;
+    for (HasMetadata o :
+        Chart.render(
+            Map.of(
+                "computeClassBridge", Map.of("enabled", true, "installComputeClassCRD", true)))) {
+      PodSpec spec =
+          o instanceof Deployment d
+              ? d.getSpec().getTemplate().getSpec()
+              : o instanceof DaemonSet ds ? ds.getSpec().getTemplate().getSpec() : null;
       if (spec != null) {
-        images.put(o.getMetadata().getLabels().get("app.kubernetes.io/component"),
+        images.put(
+            o.getMetadata().getLabels().get("app.kubernetes.io/component"),
             spec.getContainers().get(0).getImage());
       }
     }
-    assertThat(images).containsExactlyInAnyOrderEntriesOf(Map.of(
-        "device-driver", "kdra/device-driver:" + tag,
-        "slice-publisher", "kdra/slice-publisher:" + tag,
-        "claim-controller", "kdra/claim-controller:" + tag,
-        "computeclass-bridge", "kdra/computeclass-bridge:" + tag));
+    assertThat(images)
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "device-driver", "kdra/device-driver:" + tag,
+                "slice-publisher", "kdra/slice-publisher:" + tag,
+                "claim-controller", "kdra/claim-controller:" + tag,
+                "computeclass-bridge", "kdra/computeclass-bridge:" + tag));
   }
 }

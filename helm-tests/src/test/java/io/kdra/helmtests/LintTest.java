@@ -27,13 +27,23 @@ class LintTest {
 
   @Test
   void lintPassesOnGkeWithTheBridge() {
-    assertClean(Chart.lint(Chart.values("cluster.gke", true, "computeClassBridge.enabled", true,
-        "deviceDriver.backend", "tpu", "deviceDriver.hostDevices.enabled", true)));
+    assertClean(
+        Chart.lint(
+            Chart.values(
+                "cluster.gke",
+                true,
+                "computeClassBridge.enabled",
+                true,
+                "deviceDriver.backend",
+                "tpu",
+                "deviceDriver.hostDevices.enabled",
+                true)));
   }
 
   private static void assertClean(LintResult result) {
     assertThat(result.isFailed()).as("%s", result.getMessages()).isFalse();
-    assertThat(result.getMessages()).as("only informational messages")
+    assertThat(result.getMessages())
+        .as("only informational messages")
         .allMatch(m -> m.startsWith("[INFO]") || m.isBlank() || m.contains("1 chart(s) linted"));
   }
 }

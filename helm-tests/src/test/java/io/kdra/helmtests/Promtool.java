@@ -8,8 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Prometheus's promtool, built from its Go module by helm-tests/scripts/build-promtool.sh into
- * the kdra cache on first use (several minutes cold, then reused).
+ * Prometheus's promtool, built from its Go module by helm-tests/scripts/build-promtool.sh into the
+ * kdra cache on first use (several minutes cold, then reused).
  */
 final class Promtool {
 
@@ -32,12 +32,17 @@ final class Promtool {
   private static synchronized Path binary() {
     if (binary == null) {
       // the build logs to stderr, which goes to the test's output; the path comes on stdout
-      ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString())
-          .redirectError(ProcessBuilder.Redirect.INHERIT);
+      ProcessBuilder pb =
+          new ProcessBuilder("bash", SCRIPT.toString())
+              .redirectError(ProcessBuilder.Redirect.INHERIT);
       Result r = exec(pb);
       if (r.exitCode() != 0) {
-        throw new AssertionError(SCRIPT + " failed (exit " + r.exitCode() + "), see its messages"
-            + " above; it needs Go and the Go module proxy on a first run");
+        throw new AssertionError(
+            SCRIPT
+                + " failed (exit "
+                + r.exitCode()
+                + "), see its messages"
+                + " above; it needs Go and the Go module proxy on a first run");
       }
       binary = Path.of(r.output().strip().lines().reduce((a, b) -> b).orElseThrow());
     }

@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -25,14 +24,15 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Each ServiceAccount is granted exactly what its service's section of docs/OPERATIONS.md says
- * it needs: no more (least privilege), no less (the service would fail). Grants are written
- * {@code group/resource:verb}, the core group as an empty group.
+ * Each ServiceAccount is granted exactly what its service's section of docs/OPERATIONS.md says it
+ * needs: no more (least privilege), no less (the service would fail). Grants are written {@code
+ * group/resource:verb}, the core group as an empty group.
  */
 class RbacTest {
 
   static final Set<String> RW = Set.of("get", "list", "watch", "create", "update", "delete");
   static final Set<String> READ = Set.of("get", "list", "watch");
+
   /**
    * fabric8's LeaderElector creates, reads and patches the Lease; the leader releases it on
    * shutdown with an update, which the Java Operator SDK also checks for before it starts; a
@@ -44,61 +44,84 @@ class RbacTest {
   static final Set<String> DRIVER = grants("resource.k8s.io/resourceclaims", Set.of("get"));
 
   /** slice-publisher, "RBAC it needs". */
-  static final Set<String> PUBLISHER = union(
-      grants("resource.k8s.io/resourceslices", RW),
-      grants("/nodes", READ),
-      grants("authentication.k8s.io/tokenreviews", Set.of("create")),
-      grants("/pods", Set.of("get")),
-      grants("coordination.k8s.io/leases", LEASE));
+  static final Set<String> PUBLISHER =
+      union(
+          grants("resource.k8s.io/resourceslices", RW),
+          grants("/nodes", READ),
+          grants("authentication.k8s.io/tokenreviews", Set.of("create")),
+          grants("/pods", Set.of("get")),
+          grants("coordination.k8s.io/leases", LEASE));
 
   /** claim-controller, "What to look at": "RBAC the controller needs". */
-  static final Set<String> CONTROLLER = union(
-      grants("/pods", READ),
-      grants("/pods/status", Set.of("update")),
-      grants("/pods/binding", Set.of("create")),
-      grants("resource.k8s.io/resourceclaims",
-          Set.of("get", "list", "watch", "create", "patch", "delete")),
-      grants("resource.k8s.io/resourceclaims/status", Set.of("update")),
-      grants("resource.k8s.io/resourceclaims/binding", Set.of("update")),
-      grants("resource.k8s.io/resourceclaimtemplates", READ),
-      grants("resource.k8s.io/resourceslices", READ),
-      grants("resource.k8s.io/deviceclasses", READ),
-      grants("/nodes", READ),
-      grants("/events", Set.of("create")),
-      grants("coordination.k8s.io/leases", LEASE));
+  static final Set<String> CONTROLLER =
+      union(
+          grants("/pods", READ),
+          grants("/pods/status", Set.of("update")),
+          grants("/pods/binding", Set.of("create")),
+          grants(
+              "resource.k8s.io/resourceclaims",
+              Set.of("get", "list", "watch", "create", "patch", "delete")),
+          grants("resource.k8s.io/resourceclaims/status", Set.of("update")),
+          grants("resource.k8s.io/resourceclaims/binding", Set.of("update")),
+          grants("resource.k8s.io/resourceclaimtemplates", READ),
+          grants("resource.k8s.io/resourceslices", READ),
+          grants("resource.k8s.io/deviceclasses", READ),
+          grants("/nodes", READ),
+          grants("/events", Set.of("create")),
+          grants("coordination.k8s.io/leases", LEASE));
 
   /** computeclass-bridge, "Permissions". */
-  static final Set<String> BRIDGE = union(
-      grants("cloud.google.com/computeclasses", Set.of("get", "list", "watch", "update", "patch")),
-      grants("cloud.google.com/computeclasses/status", Set.of("get", "update", "patch")),
-      grants("resource.k8s.io/deviceclasses", union(RW, Set.of("patch"))),
-      grants("resource.k8s.io/resourceclaimtemplates", union(RW, Set.of("patch"))),
-      grants("/namespaces", READ),
-      grants("/configmaps", READ),
-      grants("/events", Set.of("create", "patch")),
-      grants("events.k8s.io/events", Set.of("create", "patch")),
-      grants("coordination.k8s.io/leases", LEASE));
+  static final Set<String> BRIDGE =
+      union(
+          grants(
+              "cloud.google.com/computeclasses", Set.of("get", "list", "watch", "update", "patch")),
+          grants("cloud.google.com/computeclasses/status", Set.of("get", "update", "patch")),
+          grants("resource.k8s.io/deviceclasses", union(RW, Set.of("patch"))),
+          grants("resource.k8s.io/resourceclaimtemplates", union(RW, Set.of("patch"))),
+          grants("/namespaces", READ),
+          grants("/configmaps", READ),
+          grants("/events", Set.of("create", "patch")),
+          grants("events.k8s.io/events", Set.of("create", "patch")),
+          grants("coordination.k8s.io/leases", LEASE));
 
   static Stream<Arguments> services() {
     return Stream.of(
         Arguments.of("device-driver", DRIVER, List.of("resourceclaims")),
-        Arguments.of("slice-publisher", PUBLISHER,
+        Arguments.of(
+            "slice-publisher",
+            PUBLISHER,
             List.of("resourceslices", "nodes", "tokenreviews", "pods", "leases")),
-        Arguments.of("claim-controller", CONTROLLER,
-            List.of("pods/status", "pods/binding", "resourceclaims/status",
-                "resourceclaims/binding", "resourceclaimtemplates", "deviceclasses", "events",
+        Arguments.of(
+            "claim-controller",
+            CONTROLLER,
+            List.of(
+                "pods/status",
+                "pods/binding",
+                "resourceclaims/status",
+                "resourceclaims/binding",
+                "resourceclaimtemplates",
+                "deviceclasses",
+                "events",
                 "leases")),
-        Arguments.of("computeclass-bridge", BRIDGE,
-            List.of("ComputeClasses", "DeviceClasses", "ResourceClaimTemplates", "namespaces",
-                "ConfigMaps", "Events", "leases")));
+        Arguments.of(
+            "computeclass-bridge",
+            BRIDGE,
+            List.of(
+                "ComputeClasses",
+                "DeviceClasses",
+                "ResourceClaimTemplates",
+                "namespaces",
+                "ConfigMaps",
+                "Events",
+                "leases")));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("services")
   void grantsExactlyWhatOperationsLists(String service, Set<String> expected, List<String> doc)
       throws IOException {
-    List<HasMetadata> objects = Chart.render(
-        Chart.values("computeClassBridge.enabled", true, "cluster.gke", true));
+    List<HasMetadata> objects =
+        Chart.render(Chart.values("computeClassBridge.enabled", true, "cluster.gke", true));
     assertThat(granted(objects, "kdra-" + service)).isEqualTo(new TreeSet<>(expected));
     String section = operationsSection(service);
     assertThat(section).as("docs/OPERATIONS.md, section %s", service).contains(doc);
@@ -106,8 +129,9 @@ class RbacTest {
 
   @Test
   void theTpuDriverMayAlsoReadNodes() {
-    List<HasMetadata> objects = Chart.render(
-        Chart.values("deviceDriver.backend", "tpu", "deviceDriver.hostDevices.enabled", true));
+    List<HasMetadata> objects =
+        Chart.render(
+            Chart.values("deviceDriver.backend", "tpu", "deviceDriver.hostDevices.enabled", true));
     assertThat(granted(objects, "kdra-device-driver"))
         .isEqualTo(new TreeSet<>(union(DRIVER, grants("/nodes", Set.of("get")))));
   }
@@ -117,28 +141,34 @@ class RbacTest {
     List<HasMetadata> objects = Chart.render(Chart.fullValues());
     Role role = RenderTest.one(objects, Role.class, "kdra-full-slice-publisher-leader-election");
     assertThat(role.getMetadata().getNamespace()).isEqualTo("kdra-leases");
-    assertThat(role.getRules()).filteredOn(r -> r.getVerbs().contains("patch"))
-        .singleElement().satisfies(r -> assertThat(r.getResourceNames())
-            .containsExactly("kdra-full-publisher"));
-    RoleBinding binding = RenderTest.one(objects, RoleBinding.class,
-        "kdra-full-slice-publisher-leader-election");
+    assertThat(role.getRules())
+        .filteredOn(r -> r.getVerbs().contains("patch"))
+        .singleElement()
+        .satisfies(r -> assertThat(r.getResourceNames()).containsExactly("kdra-full-publisher"));
+    RoleBinding binding =
+        RenderTest.one(objects, RoleBinding.class, "kdra-full-slice-publisher-leader-election");
     assertThat(binding.getMetadata().getNamespace()).isEqualTo("kdra-leases");
-    assertThat(binding.getSubjects()).singleElement()
+    assertThat(binding.getSubjects())
+        .singleElement()
         .satisfies(s -> assertThat(s.getNamespace()).isEqualTo(Chart.NAMESPACE));
     assertThat(granted(objects, "kdra-full-slice-publisher")).isEqualTo(new TreeSet<>(PUBLISHER));
-    Role bridge = RenderTest.one(objects, Role.class,
-        "kdra-full-computeclass-bridge-leader-election");
+    Role bridge =
+        RenderTest.one(objects, Role.class, "kdra-full-computeclass-bridge-leader-election");
     assertThat(bridge.getMetadata().getNamespace()).isEqualTo("kdra-leases");
-    assertThat(bridge.getRules()).filteredOn(r -> r.getVerbs().contains("update"))
-        .singleElement().satisfies(r -> assertThat(r.getResourceNames())
-            .containsExactly("kdra-full-bridge"));
+    assertThat(bridge.getRules())
+        .filteredOn(r -> r.getVerbs().contains("update"))
+        .singleElement()
+        .satisfies(r -> assertThat(r.getResourceNames()).containsExactly("kdra-full-bridge"));
   }
 
   @Test
   void anExistingServiceAccountIsBoundButNotCreated() {
     List<HasMetadata> objects = Chart.render(Chart.fullValues());
-    assertThat(objects).noneMatch(o -> o.getKind().equals("ServiceAccount")
-        && o.getMetadata().getName().equals("existing-scheduler"));
+    assertThat(objects)
+        .noneMatch(
+            o ->
+                o.getKind().equals("ServiceAccount")
+                    && o.getMetadata().getName().equals("existing-scheduler"));
     assertThat(granted(objects, "existing-scheduler")).isEqualTo(new TreeSet<>(CONTROLLER));
   }
 
@@ -153,8 +183,8 @@ class RbacTest {
   void everyWritingRuleIsExplained() throws IOException {
     try (Stream<Path> files = Files.list(Chart.DIR.resolve("templates/rbac"))) {
       // the leader-election Role lives in _helpers.tpl (kdra.leaseRole)
-      for (Path f : Stream.concat(files, Stream.of(Chart.DIR.resolve("templates/_helpers.tpl")))
-          .toList()) {
+      for (Path f :
+          Stream.concat(files, Stream.of(Chart.DIR.resolve("templates/_helpers.tpl"))).toList()) {
         List<String> lines = Files.readAllLines(f);
         for (int i = 0; i < lines.size(); i++) {
           if (!lines.get(i).trim().startsWith("- apiGroups:")) {
@@ -165,7 +195,8 @@ class RbacTest {
             continue;
           }
           List<String> above = lines.subList(Math.max(0, i - 4), i);
-          assertThat(above).as("%s line %d: a comment above the rule", f.getFileName(), i + 1)
+          assertThat(above)
+              .as("%s line %d: a comment above the rule", f.getFileName(), i + 1)
               .anyMatch(l -> l.trim().startsWith("#"));
         }
       }
@@ -176,18 +207,26 @@ class RbacTest {
   static Set<String> granted(List<HasMetadata> objects, String serviceAccount) {
     List<RoleRef> refs = new ArrayList<>();
     for (HasMetadata o : objects) {
-      List<Subject> subjects = o instanceof ClusterRoleBinding b ? b.getSubjects()
-          : o instanceof RoleBinding b ? b.getSubjects() : List.of();
-      if (subjects.stream().anyMatch(s -> s.getKind().equals("ServiceAccount")
-          && s.getName().equals(serviceAccount) && s.getNamespace().equals(Chart.NAMESPACE))) {
-        refs.add(o instanceof ClusterRoleBinding b ? b.getRoleRef() : ((RoleBinding) o).getRoleRef());
+      List<Subject> subjects =
+          o instanceof ClusterRoleBinding b
+              ? b.getSubjects()
+              : o instanceof RoleBinding b ? b.getSubjects() : List.of();
+      if (subjects.stream()
+          .anyMatch(
+              s ->
+                  s.getKind().equals("ServiceAccount")
+                      && s.getName().equals(serviceAccount)
+                      && s.getNamespace().equals(Chart.NAMESPACE))) {
+        refs.add(
+            o instanceof ClusterRoleBinding b ? b.getRoleRef() : ((RoleBinding) o).getRoleRef());
       }
     }
     Set<String> out = new TreeSet<>();
     for (RoleRef ref : refs) {
-      List<PolicyRule> rules = ref.getKind().equals("ClusterRole")
-          ? RenderTest.one(objects, ClusterRole.class, ref.getName()).getRules()
-          : RenderTest.one(objects, Role.class, ref.getName()).getRules();
+      List<PolicyRule> rules =
+          ref.getKind().equals("ClusterRole")
+              ? RenderTest.one(objects, ClusterRole.class, ref.getName()).getRules()
+              : RenderTest.one(objects, Role.class, ref.getName()).getRules();
       for (PolicyRule r : rules) {
         for (String g : r.getApiGroups()) {
           for (String res : r.getResources()) {

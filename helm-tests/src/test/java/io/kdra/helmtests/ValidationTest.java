@@ -17,64 +17,104 @@ class ValidationTest {
 
   static Stream<Arguments> badCombinations() {
     return Stream.of(
-        Arguments.of("two publishers without leader election",
-            Chart.values("slicePublisher.replicas", 2,
-                "slicePublisher.config.leader-election.enabled", false),
+        Arguments.of(
+            "two publishers without leader election",
+            Chart.values(
+                "slicePublisher.replicas",
+                2,
+                "slicePublisher.config.leader-election.enabled",
+                false),
             "slicePublisher.replicas is 2 but slicePublisher.config.leader-election.enabled is false"),
-        Arguments.of("two controllers without leader election",
+        Arguments.of(
+            "two controllers without leader election",
             Chart.values("claimController.config.leader-election.enabled", false),
             "claimController.replicas is 2 but claimController.config.leader-election.enabled is false"),
-        Arguments.of("the bridge outside GKE without the CRD",
+        Arguments.of(
+            "the bridge outside GKE without the CRD",
             Chart.values("computeClassBridge.enabled", true),
             "computeClassBridge.enabled needs the ComputeClass CRD"),
-        Arguments.of("the chart's CRD on GKE",
+        Arguments.of(
+            "the chart's CRD on GKE",
             Chart.values("cluster.gke", true, "computeClassBridge.installComputeClassCRD", true),
             "GKE owns the ComputeClass CRD"),
-        Arguments.of("two bridges without leader election",
-            Chart.values("computeClassBridge.enabled", true,
-                "computeClassBridge.installComputeClassCRD", true,
-                "computeClassBridge.config.leader-election.enabled", false),
+        Arguments.of(
+            "two bridges without leader election",
+            Chart.values(
+                "computeClassBridge.enabled",
+                true,
+                "computeClassBridge.installComputeClassCRD",
+                true,
+                "computeClassBridge.config.leader-election.enabled",
+                false),
             "computeClassBridge.replicas is 2 but computeClassBridge.config.leader-election.enabled is false"),
-        Arguments.of("one name for both drivers",
+        Arguments.of(
+            "one name for both drivers",
             Chart.values("driverNames.tpu", "gpu.kdra.io"),
             "driverNames.gpu and driverNames.tpu are both \"gpu.kdra.io\""),
-        Arguments.of("a driver with nobody to publish for it",
+        Arguments.of(
+            "a driver with nobody to publish for it",
             Chart.values("slicePublisher.enabled", false),
             "deviceDriver.enabled without slicePublisher.enabled"),
-        Arguments.of("a publisher that does not serve the driver",
+        Arguments.of(
+            "a publisher that does not serve the driver",
             Chart.values("slicePublisher.config.drivers", List.of("tpu.kdra.io")),
             "does not contain the device-driver's name \"gpu.kdra.io\""),
-        Arguments.of("the nvidia backend without the host's devices",
+        Arguments.of(
+            "the nvidia backend without the host's devices",
             Chart.values("deviceDriver.backend", "nvidia"),
             "deviceDriver.backend=nvidia reads the node's devices"),
-        Arguments.of("an inventory for a real backend",
-            Chart.values("deviceDriver.backend", "tpu", "deviceDriver.hostDevices.enabled", true,
-                "deviceDriver.inventory.configMap", "inv"),
+        Arguments.of(
+            "an inventory for a real backend",
+            Chart.values(
+                "deviceDriver.backend",
+                "tpu",
+                "deviceDriver.hostDevices.enabled",
+                true,
+                "deviceDriver.inventory.configMap",
+                "inv"),
             "deviceDriver.inventory is read by the simulated backend only"),
-        Arguments.of("the host's network with every component on port 8080",
+        Arguments.of(
+            "the host's network with every component on port 8080",
             Chart.values("hostNetwork", true),
             "hostNetwork: claimController.httpPort and deviceDriver.httpPort are both 8080"),
-        Arguments.of("the host's network with the publisher's gRPC on another's HTTP port",
-            Chart.values("hostNetwork", true, "deviceDriver.httpPort", 9000,
-                "claimController.httpPort", 8081),
+        Arguments.of(
+            "the host's network with the publisher's gRPC on another's HTTP port",
+            Chart.values(
+                "hostNetwork",
+                true,
+                "deviceDriver.httpPort",
+                9000,
+                "claimController.httpPort",
+                8081),
             "hostNetwork: deviceDriver.httpPort and slicePublisher.grpcPort are both 9000"),
-        Arguments.of("an API server host without a port",
+        Arguments.of(
+            "an API server host without a port",
             Chart.values("apiServer.host", "10.0.0.5"),
             "apiServer.host \"10.0.0.5\" and apiServer.port \"\": set both"),
-        Arguments.of("cert-manager without an issuer",
+        Arguments.of(
+            "cert-manager without an issuer",
             Chart.values("slicePublisher.tls.source", "cert-manager"),
             "slicePublisher.tls.source=cert-manager needs slicePublisher.tls.certManager.issuerRef.name"),
-        Arguments.of("an admission policy that would both refuse and warn",
+        Arguments.of(
+            "an admission policy that would both refuse and warn",
             Chart.values("admission.opaqueConfigPolicy.validationActions", List.of("Deny", "Warn")),
             "admission.opaqueConfigPolicy.validationActions has both Deny and Warn"),
-        Arguments.of("the admission webhook without TLS",
+        Arguments.of(
+            "the admission webhook without TLS",
             Chart.values("slicePublisher.tls.enabled", false),
             "admission.opaqueConfigWebhook.enabled needs slicePublisher.tls.enabled"),
-        Arguments.of("the host's network with the webhook on another's HTTP port",
-            Chart.values("hostNetwork", true, "deviceDriver.httpPort", 8443,
-                "claimController.httpPort", 8081),
+        Arguments.of(
+            "the host's network with the webhook on another's HTTP port",
+            Chart.values(
+                "hostNetwork",
+                true,
+                "deviceDriver.httpPort",
+                8443,
+                "claimController.httpPort",
+                8081),
             "hostNetwork: deviceDriver.httpPort and slicePublisher.webhookPort are both 8443"),
-        Arguments.of("tracing without an endpoint",
+        Arguments.of(
+            "tracing without an endpoint",
             Chart.values("opentelemetry.enabled", true),
             "opentelemetry.enabled needs opentelemetry.endpoint"));
   }
@@ -99,25 +139,41 @@ class ValidationTest {
 
   @Test
   void oneReplicaWithoutLeaderElectionIsFineAndHasNoLeaseRole() {
-    List<HasMetadata> objects = Chart.render(Chart.values("slicePublisher.replicas", 1,
-        "slicePublisher.config.leader-election.enabled", false));
-    assertThat(objects).noneMatch(o -> o.getKind().equals("Role")
-        && o.getMetadata().getName().equals("kdra-slice-publisher-leader-election"));
+    List<HasMetadata> objects =
+        Chart.render(
+            Chart.values(
+                "slicePublisher.replicas",
+                1,
+                "slicePublisher.config.leader-election.enabled",
+                false));
+    assertThat(objects)
+        .noneMatch(
+            o ->
+                o.getKind().equals("Role")
+                    && o.getMetadata().getName().equals("kdra-slice-publisher-leader-election"));
   }
 
   @Test
   void theBridgeOnGkeInstallsNoCrd() {
-    List<HasMetadata> objects = Chart.render(
-        Chart.values("cluster.gke", true, "computeClassBridge.enabled", true));
-    assertThat(objects).extracting(HasMetadata::getKind).contains("Deployment")
+    List<HasMetadata> objects =
+        Chart.render(Chart.values("cluster.gke", true, "computeClassBridge.enabled", true));
+    assertThat(objects)
+        .extracting(HasMetadata::getKind)
+        .contains("Deployment")
         .doesNotContain("CustomResourceDefinition");
   }
 
   @Test
   void theBridgeElsewhereInstallsTheCompatibleCrd() {
-    List<HasMetadata> objects = Chart.render(Chart.values("computeClassBridge.enabled", true,
-        "computeClassBridge.installComputeClassCRD", true));
-    assertThat(objects).filteredOn(o -> o.getKind().equals("CustomResourceDefinition"))
+    List<HasMetadata> objects =
+        Chart.render(
+            Chart.values(
+                "computeClassBridge.enabled",
+                true,
+                "computeClassBridge.installComputeClassCRD",
+                true));
+    assertThat(objects)
+        .filteredOn(o -> o.getKind().equals("CustomResourceDefinition"))
         .extracting(o -> o.getMetadata().getName())
         .containsExactly("computeclasses.cloud.google.com");
   }

@@ -41,8 +41,10 @@ class ApiValidationIT {
   @BeforeAll
   static void setUp(KubernetesClient kubernetes) {
     client = kubernetes;
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("ns")
-        .endMetadata().build()).serverSideApply();
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName("ns").endMetadata().build())
+        .serverSideApply();
   }
 
   @Test
@@ -50,7 +52,8 @@ class ApiValidationIT {
     DeviceClass deviceClass = deviceClass();
     deviceClass.getMetadata().setName("roundtrip-gpu");
     DeviceClass storedClass = client.resource(deviceClass).create();
-    assertThat(storedClass.getSpec().getSelectors()).isEqualTo(deviceClass.getSpec().getSelectors());
+    assertThat(storedClass.getSpec().getSelectors())
+        .isEqualTo(deviceClass.getSpec().getSelectors());
 
     ResourceSlice slice = slice(device("gpu-0"), device("gpu-1"));
     slice.getMetadata().setName("roundtrip-slice");
@@ -65,8 +68,15 @@ class ApiValidationIT {
     claim.getMetadata().setName("roundtrip-claim");
     ResourceClaim storedClaim = client.resource(claim).create();
     // the API server defaults allocationMode and count; dra-core accepts the defaulted form
-    assertThat(storedClaim.getSpec().getDevices().getRequests().get(0).getExactly()
-        .getAllocationMode()).isEqualTo("ExactCount");
+    assertThat(
+            storedClaim
+                .getSpec()
+                .getDevices()
+                .getRequests()
+                .get(0)
+                .getExactly()
+                .getAllocationMode())
+        .isEqualTo("ExactCount");
     assertThat(Validator.validate(storedClaim)).isEmpty();
   }
 
@@ -74,63 +84,88 @@ class ApiValidationIT {
 
   static Stream<Named<Case>> rejected() {
     return Stream.of(
-        named("slice: 129 devices", () -> {
-          ResourceSlice s = slice(IntStream.range(0, 129).mapToObj(i -> device("gpu-" + i))
-              .toArray(io.fabric8.kubernetes.api.model.resource.v1.Device[]::new));
-          s.getMetadata().setName("too-many-devices");
-          return s;
-        }),
-        named("slice: duplicate device names", () -> {
-          ResourceSlice s = slice(device("gpu-0"), device("gpu-0"));
-          s.getMetadata().setName("duplicate-devices");
-          return s;
-        }),
-        named("slice: version attribute not semver", () -> {
-          ResourceSlice s = slice();
-          s.getMetadata().setName("bad-version");
-          DeviceAttribute v = new DeviceAttribute();
-          v.setVersion("v1.2");
-          s.getSpec().getDevices().get(0).getAttributes().put("driverVersion", v);
-          return s;
-        }),
-        named("slice: device name not a DNS label", () -> {
-          ResourceSlice s = slice(device("GPU_0"));
-          s.getMetadata().setName("bad-device-name");
-          return s;
-        }),
-        named("class: selector does not compile", () -> {
-          DeviceClass c = deviceClass();
-          c.getMetadata().setName("bad-cel");
-          c.getSpec().getSelectors().get(0).getCel().setExpression("device.vendor == \"x\"");
-          return c;
-        }),
-        named("class: selector is not bool", () -> {
-          DeviceClass c = deviceClass();
-          c.getMetadata().setName("not-bool");
-          c.getSpec().getSelectors().get(0).getCel().setExpression("device.driver");
-          return c;
-        }),
-        named("class: selector too expensive", () -> {
-          DeviceClass c = deviceClass();
-          c.getMetadata().setName("too-expensive");
-          c.getSpec().getSelectors().get(0).getCel().setExpression(
-              "device.attributes[\"gpu.example.com\"].all(a, device.attributes[\"gpu.example.com\"]"
-                  + ".all(b, device.attributes[\"gpu.example.com\"].all(c, device.attributes["
-                  + "\"gpu.example.com\"].all(d, a.size() + b.size() + c.size() + d.size() > 0))))");
-          return c;
-        }),
-        named("claim: negative count", () -> {
-          ResourceClaim c = claim();
-          c.getMetadata().setName("negative-count");
-          c.getSpec().getDevices().getRequests().get(0).getExactly().setCount(-1L);
-          return c;
-        }),
-        named("claim: request name not a DNS label", () -> {
-          ResourceClaim c = claim();
-          c.getMetadata().setName("bad-request-name");
-          c.getSpec().getDevices().getRequests().get(0).setName("GPU");
-          return c;
-        }));
+        named(
+            "slice: 129 devices",
+            () -> {
+              ResourceSlice s =
+                  slice(
+                      IntStream.range(0, 129)
+                          .mapToObj(i -> device("gpu-" + i))
+                          .toArray(io.fabric8.kubernetes.api.model.resource.v1.Device[]::new));
+              s.getMetadata().setName("too-many-devices");
+              return s;
+            }),
+        named(
+            "slice: duplicate device names",
+            () -> {
+              ResourceSlice s = slice(device("gpu-0"), device("gpu-0"));
+              s.getMetadata().setName("duplicate-devices");
+              return s;
+            }),
+        named(
+            "slice: version attribute not semver",
+            () -> {
+              ResourceSlice s = slice();
+              s.getMetadata().setName("bad-version");
+              DeviceAttribute v = new DeviceAttribute();
+              v.setVersion("v1.2");
+              s.getSpec().getDevices().get(0).getAttributes().put("driverVersion", v);
+              return s;
+            }),
+        named(
+            "slice: device name not a DNS label",
+            () -> {
+              ResourceSlice s = slice(device("GPU_0"));
+              s.getMetadata().setName("bad-device-name");
+              return s;
+            }),
+        named(
+            "class: selector does not compile",
+            () -> {
+              DeviceClass c = deviceClass();
+              c.getMetadata().setName("bad-cel");
+              c.getSpec().getSelectors().get(0).getCel().setExpression("device.vendor == \"x\"");
+              return c;
+            }),
+        named(
+            "class: selector is not bool",
+            () -> {
+              DeviceClass c = deviceClass();
+              c.getMetadata().setName("not-bool");
+              c.getSpec().getSelectors().get(0).getCel().setExpression("device.driver");
+              return c;
+            }),
+        named(
+            "class: selector too expensive",
+            () -> {
+              DeviceClass c = deviceClass();
+              c.getMetadata().setName("too-expensive");
+              c.getSpec()
+                  .getSelectors()
+                  .get(0)
+                  .getCel()
+                  .setExpression(
+                      "device.attributes[\"gpu.example.com\"].all(a, device.attributes[\"gpu.example.com\"]"
+                          + ".all(b, device.attributes[\"gpu.example.com\"].all(c, device.attributes["
+                          + "\"gpu.example.com\"].all(d, a.size() + b.size() + c.size() + d.size() > 0))))");
+              return c;
+            }),
+        named(
+            "claim: negative count",
+            () -> {
+              ResourceClaim c = claim();
+              c.getMetadata().setName("negative-count");
+              c.getSpec().getDevices().getRequests().get(0).getExactly().setCount(-1L);
+              return c;
+            }),
+        named(
+            "claim: request name not a DNS label",
+            () -> {
+              ResourceClaim c = claim();
+              c.getMetadata().setName("bad-request-name");
+              c.getSpec().getDevices().getRequests().get(0).setName("GPU");
+              return c;
+            }));
   }
 
   private static Named<Case> named(String name, Supplier<HasMetadata> object) {
@@ -141,19 +176,25 @@ class ApiValidationIT {
   @MethodSource("rejected")
   void whatDraCoreRejectsTheApiServerRejectsAtTheSameField(Case c) {
     HasMetadata object = c.object().get();
-    List<String> ours = Validator.validate(object).stream().map(ValidationError::field)
-        .map(ApiValidationIT::unquoteKeys).toList();
+    List<String> ours =
+        Validator.validate(object).stream()
+            .map(ValidationError::field)
+            .map(ApiValidationIT::unquoteKeys)
+            .toList();
     assertThat(ours).as("dra-core rejects it").isNotEmpty();
 
-    KubernetesClientException rejection = catchThrowableOfType(KubernetesClientException.class,
-        () -> client.resource(object).create());
+    KubernetesClientException rejection =
+        catchThrowableOfType(
+            KubernetesClientException.class, () -> client.resource(object).create());
     assertThat(rejection).as("the API server rejects it").isNotNull();
     assertThat(rejection.getCode()).isEqualTo(422);
-    List<String> theirs = rejection.getStatus().getDetails().getCauses().stream()
-        .map(StatusCause::getField).toList();
-    System.out.printf("[%s] API server: %s%n", object.getMetadata().getName(),
-        rejection.getStatus().getMessage());
-    assertThat(ours).as("field paths: dra-core %s, API server %s", ours, theirs)
+    List<String> theirs =
+        rejection.getStatus().getDetails().getCauses().stream().map(StatusCause::getField).toList();
+    System.out.printf(
+        "[%s] API server: %s%n",
+        object.getMetadata().getName(), rejection.getStatus().getMessage());
+    assertThat(ours)
+        .as("field paths: dra-core %s, API server %s", ours, theirs)
         .anyMatch(path -> theirs.stream().anyMatch(t -> t.equals(path)));
   }
 

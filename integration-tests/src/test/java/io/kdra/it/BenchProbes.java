@@ -13,17 +13,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What {@link SchedulingBenchmark} reads of the processes and the API server: CPU time and
- * memory from {@code /proc}, request counters from the API server's {@code /metrics}, the heap
- * after a full GC from {@code jcmd}. Parsing is separate from reading, so that it is unit-tested.
+ * What {@link SchedulingBenchmark} reads of the processes and the API server: CPU time and memory
+ * from {@code /proc}, request counters from the API server's {@code /metrics}, the heap after a
+ * full GC from {@code jcmd}. Parsing is separate from reading, so that it is unit-tested.
  */
 final class BenchProbes {
 
   /** Milliseconds per clock tick of {@code /proc/<pid>/stat} (USER_HZ, 100 on Linux). */
   private static final double MS_PER_TICK = 1000.0 / clockTicks();
+
   private static final Pattern REQUEST =
       Pattern.compile("^apiserver_request_total\\{(.*)}\\s+(\\S+)$");
   private static final Pattern LABEL = Pattern.compile("(\\w+)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
   /** A heap line of {@code GC.heap_info} (Serial, Parallel, G1): {@code total NK, used NK}. */
   private static final Pattern HEAP = Pattern.compile("total (\\d+)K, used (\\d+)K");
 
@@ -32,8 +34,7 @@ final class BenchProbes {
   /** User plus system CPU time of the process (all its threads) in milliseconds. */
   static double cpuMillis(long pid) {
     try {
-      return cpuTicks(Files.readString(Path.of("/proc", Long.toString(pid), "stat")))
-          * MS_PER_TICK;
+      return cpuTicks(Files.readString(Path.of("/proc", Long.toString(pid), "stat"))) * MS_PER_TICK;
     } catch (IOException e) {
       return Double.NaN;
     }
@@ -73,9 +74,9 @@ final class BenchProbes {
   }
 
   /**
-   * The resource requests of an API server's {@code /metrics}, by
-   * {@code VERB resource[/subresource]} (summed over codes, scopes and components). Non-resource
-   * requests ({@code /metrics}, {@code /healthz}, discovery) are left out.
+   * The resource requests of an API server's {@code /metrics}, by {@code VERB
+   * resource[/subresource]} (summed over codes, scopes and components). Non-resource requests
+   * ({@code /metrics}, {@code /healthz}, discovery) are left out.
    */
   static Map<String, Double> requests(String metrics) {
     Map<String, Double> byKind = new TreeMap<>();
@@ -94,8 +95,8 @@ final class BenchProbes {
         continue;
       }
       String sub = labels.getOrDefault("subresource", "");
-      String key = labels.getOrDefault("verb", "?") + " " + resource
-          + (sub.isEmpty() ? "" : "/" + sub);
+      String key =
+          labels.getOrDefault("verb", "?") + " " + resource + (sub.isEmpty() ? "" : "/" + sub);
       byKind.merge(key, Double.parseDouble(m.group(2)), Double::sum);
     }
     return byKind;
@@ -104,18 +105,19 @@ final class BenchProbes {
   /** {@code after - before}, by key, without the keys that did not change. */
   static Map<String, Double> delta(Map<String, Double> before, Map<String, Double> after) {
     Map<String, Double> delta = new TreeMap<>();
-    after.forEach((k, v) -> {
-      double d = v - before.getOrDefault(k, 0.0);
-      if (d != 0) {
-        delta.put(k, d);
-      }
-    });
+    after.forEach(
+        (k, v) -> {
+          double d = v - before.getOrDefault(k, 0.0);
+          if (d != 0) {
+            delta.put(k, d);
+          }
+        });
     return delta;
   }
 
   /**
-   * The Java heap in use after a full collection, in MiB: {@code jcmd GC.run}, then the sum of
-   * the {@code used} of the heap lines of {@code GC.heap_info}; NaN when jcmd fails.
+   * The Java heap in use after a full collection, in MiB: {@code jcmd GC.run}, then the sum of the
+   * {@code used} of the heap lines of {@code GC.heap_info}; NaN when jcmd fails.
    */
   static double heapAfterGcMib(long pid) {
     String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();

@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 
 /**
- * One run of {@link SchedulingBenchmark}: one side, one size, one workload, on a control plane
- * of its own (fresh etcd). Writes the nodes, slices, classes and templates, starts the side's
+ * One run of {@link SchedulingBenchmark}: one side, one size, one workload, on a control plane of
+ * its own (fresh etcd). Writes the nodes, slices, classes and templates, starts the side's
  * processes, binds a warm-up pod (so that every informer is synced and the path is warm), then
  * creates the pods and measures until all are bound, the run stalls or its deadline passes.
  */
@@ -51,10 +51,25 @@ final class BenchRun {
   }
 
   /** What one run measured. {@code cpuMs}: CPU milliseconds by process over the run. */
-  record Result(Side side, int nodes, int pods, BenchWorkload workload, int round, int bound,
-      double createSeconds, double seconds, double p50Ms, double p99Ms, Map<String, Double> cpuMs,
-      double apiRequests, Map<String, Double> requestsByKind, Map<String, double[]> memoryMib,
-      double heapAfterGcMib, double loadMean, double loadMax, List<String> problems,
+  record Result(
+      Side side,
+      int nodes,
+      int pods,
+      BenchWorkload workload,
+      int round,
+      int bound,
+      double createSeconds,
+      double seconds,
+      double p50Ms,
+      double p99Ms,
+      Map<String, Double> cpuMs,
+      double apiRequests,
+      Map<String, Double> requestsByKind,
+      Map<String, double[]> memoryMib,
+      double heapAfterGcMib,
+      double loadMean,
+      double loadMax,
+      List<String> problems,
       String notes) {
 
     double podsPerSecond() {
@@ -84,8 +99,14 @@ final class BenchRun {
   private final int round;
   private final Path logDir;
 
-  BenchRun(SchedulingBenchmark.Options options, Side side, int nodes, int pods,
-      BenchWorkload workload, int round, Path logDir) {
+  BenchRun(
+      SchedulingBenchmark.Options options,
+      Side side,
+      int nodes,
+      int pods,
+      BenchWorkload workload,
+      int round,
+      Path logDir) {
     this.options = options;
     this.side = side;
     this.nodes = nodes;
@@ -103,15 +124,17 @@ final class BenchRun {
       KubernetesClient client = cp.client();
       long t0 = System.nanoTime();
       setUp(client);
-      log("%d nodes, %d slices and the workload's objects written in %.1f s", nodes, nodes,
-          (System.nanoTime() - t0) / 1e9);
+      log(
+          "%d nodes, %d slices and the workload's objects written in %.1f s",
+          nodes, nodes, (System.nanoTime() - t0) / 1e9);
       Config admin = Config.fromKubeconfig(cp.server().getKubeConfigYaml());
       Map<String, Long> pids = new LinkedHashMap<>(controlPlanePids());
       if (side == Side.UPSTREAM) {
-        upstream = UpstreamControllers.start(cp, admin, Stack.caFile(admin), logDir,
-            upstreamFlags());
+        upstream =
+            UpstreamControllers.start(cp, admin, Stack.caFile(admin), logDir, upstreamFlags());
         pids.put(UpstreamControllers.SCHEDULER, upstream.pid(UpstreamControllers.SCHEDULER));
-        pids.put(UpstreamControllers.CONTROLLER_MANAGER,
+        pids.put(
+            UpstreamControllers.CONTROLLER_MANAGER,
             upstream.pid(UpstreamControllers.CONTROLLER_MANAGER));
       } else {
         controller = startController(client, admin);
@@ -133,11 +156,21 @@ final class BenchRun {
   private void setUp(KubernetesClient client) {
     KdraChart.install(client);
     for (String ns : List.of(BenchWorkload.NAMESPACE, WARMUP_NAMESPACE)) {
-      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns)
-          .endMetadata().build()).create();
+      client
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .create();
       // the ServiceAccount admission refuses pods whose ServiceAccount does not exist
-      client.serviceAccounts().inNamespace(ns).resource(new ServiceAccountBuilder()
-          .withNewMetadata().withName("default").endMetadata().build()).create();
+      client
+          .serviceAccounts()
+          .inNamespace(ns)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("default")
+                  .endMetadata()
+                  .build())
+          .create();
     }
     parallel(nodes, i -> Stack.registerNode(client, nodeName(i), Map.of()));
     parallel(nodes, i -> client.resource(workload.slice(nodeName(i), i)).create());
@@ -146,12 +179,32 @@ final class BenchRun {
     }
     // the warm-up: its own node, driver, class and template, so that no GPU is taken
     Stack.registerNode(client, "bench-warmup", Map.of());
-    client.resource(new ResourceSliceBuilder().withNewMetadata().withName("bench-warmup")
-        .endMetadata().withNewSpec().withDriver(WARMUP_DRIVER).withNodeName("bench-warmup")
-        .withNewPool().withName("bench-warmup").withGeneration(1L).withResourceSliceCount(1L)
-        .endPool().addNewDevice().withName("dev-0").endDevice().endSpec().build()).create();
+    client
+        .resource(
+            new ResourceSliceBuilder()
+                .withNewMetadata()
+                .withName("bench-warmup")
+                .endMetadata()
+                .withNewSpec()
+                .withDriver(WARMUP_DRIVER)
+                .withNodeName("bench-warmup")
+                .withNewPool()
+                .withName("bench-warmup")
+                .withGeneration(1L)
+                .withResourceSliceCount(1L)
+                .endPool()
+                .addNewDevice()
+                .withName("dev-0")
+                .endDevice()
+                .endSpec()
+                .build())
+        .create();
     DeviceClass warmupClass = Dra.gpuClass("bench-warmup", null);
-    warmupClass.getSpec().getSelectors().get(0).getCel()
+    warmupClass
+        .getSpec()
+        .getSelectors()
+        .get(0)
+        .getCel()
         .setExpression("device.driver == \"" + WARMUP_DRIVER + "\"");
     client.resource(warmupClass).create();
     client.resource(Dra.template(WARMUP_NAMESPACE, "warmup", "bench-warmup", 1)).create();
@@ -159,18 +212,20 @@ final class BenchRun {
 
   /** The QPS and controllers the upstream side runs with (see docs/BENCHMARKS.md). */
   private Map<String, List<String>> upstreamFlags() {
-    List<String> qps = options.upstreamQps() > 0
-        ? List.of("--kube-api-qps=" + options.upstreamQps(),
-            "--kube-api-burst=" + 2 * options.upstreamQps())
-        : List.of();
+    List<String> qps =
+        options.upstreamQps() > 0
+            ? List.of(
+                "--kube-api-qps=" + options.upstreamQps(),
+                "--kube-api-burst=" + 2 * options.upstreamQps())
+            : List.of();
     List<String> scheduler = new ArrayList<>(qps);
     scheduler.add("--v=" + options.upstreamVerbosity());
     List<String> kcm = new ArrayList<>(qps);
     kcm.add("--v=" + options.upstreamVerbosity());
     // the one controller the workload needs; the others would only add their own informers
     kcm.add("--controllers=resourceclaim-controller");
-    return Map.of(UpstreamControllers.SCHEDULER, scheduler,
-        UpstreamControllers.CONTROLLER_MANAGER, kcm);
+    return Map.of(
+        UpstreamControllers.SCHEDULER, scheduler, UpstreamControllers.CONTROLLER_MANAGER, kcm);
   }
 
   private ServiceProcess startController(KubernetesClient client, Config admin) {
@@ -179,11 +234,21 @@ final class BenchRun {
     properties.put("kdra.claim-controller.leader-election.enabled", "false");
     properties.put("kdra.claim-controller.template-mode", "own");
     Path kubeconfig = logDir.resolve("claim-controller.kubeconfig");
-    OwnerOnly.write(kubeconfig, KdraChart.kubeconfig(admin, Stack.caFile(admin),
-        KdraChart.serviceAccount(KdraChart.CONTROLLER),
-        KdraChart.token(client, KdraChart.CONTROLLER)));
-    ServiceProcess p = ServiceProcess.start("claim-controller", CONTROLLER, properties,
-        Map.of("KUBECONFIG", kubeconfig.toString()), options.jvmOptions(), logDir);
+    OwnerOnly.write(
+        kubeconfig,
+        KdraChart.kubeconfig(
+            admin,
+            Stack.caFile(admin),
+            KdraChart.serviceAccount(KdraChart.CONTROLLER),
+            KdraChart.token(client, KdraChart.CONTROLLER)));
+    ServiceProcess p =
+        ServiceProcess.start(
+            "claim-controller",
+            CONTROLLER,
+            properties,
+            Map.of("KUBECONFIG", kubeconfig.toString()),
+            options.jvmOptions(),
+            logDir);
     p.awaitReady(java.time.Duration.ofSeconds(180));
     return p;
   }
@@ -196,41 +261,49 @@ final class BenchRun {
     pod.getSpec().setAutomountServiceAccountToken(false);
     client.resource(pod).create();
     try {
-      client.pods().inNamespace(WARMUP_NAMESPACE).withName("warmup").waitUntilCondition(
-          p -> p != null && p.getSpec().getNodeName() != null, 300, TimeUnit.SECONDS);
+      client
+          .pods()
+          .inNamespace(WARMUP_NAMESPACE)
+          .withName("warmup")
+          .waitUntilCondition(
+              p -> p != null && p.getSpec().getNodeName() != null, 300, TimeUnit.SECONDS);
     } catch (KubernetesClientException | IllegalStateException e) {
-      throw new IllegalStateException("the warm-up pod was not bound within 300 s; logs in "
-          + logDir, e);
+      throw new IllegalStateException(
+          "the warm-up pod was not bound within 300 s; logs in " + logDir, e);
     }
     log("warm-up pod bound after %.1f s", (System.nanoTime() - t0) / 1e9);
   }
 
-  private Result measure(KubernetesClient client, Map<String, Long> pids,
-      ServiceProcess controller) {
+  private Result measure(
+      KubernetesClient client, Map<String, Long> pids, ServiceProcess controller) {
     Map<String, Long> boundAt = new ConcurrentHashMap<>();
     java.util.concurrent.atomic.AtomicLongArray sentAt =
         new java.util.concurrent.atomic.AtomicLongArray(pods);
-    SharedIndexInformer<Pod> informer = client.pods().inNamespace(BenchWorkload.NAMESPACE)
-        .inform(new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Pod pod) {
-            seen(pod);
-          }
+    SharedIndexInformer<Pod> informer =
+        client
+            .pods()
+            .inNamespace(BenchWorkload.NAMESPACE)
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Pod pod) {
+                    seen(pod);
+                  }
 
-          @Override
-          public void onUpdate(Pod old, Pod pod) {
-            seen(pod);
-          }
+                  @Override
+                  public void onUpdate(Pod old, Pod pod) {
+                    seen(pod);
+                  }
 
-          @Override
-          public void onDelete(Pod pod, boolean unknown) {}
+                  @Override
+                  public void onDelete(Pod pod, boolean unknown) {}
 
-          private void seen(Pod pod) {
-            if (pod.getSpec().getNodeName() != null) {
-              boundAt.putIfAbsent(pod.getMetadata().getName(), System.nanoTime());
-            }
-          }
-        });
+                  private void seen(Pod pod) {
+                    if (pod.getSpec().getNodeName() != null) {
+                      boundAt.putIfAbsent(pod.getMetadata().getName(), System.nanoTime());
+                    }
+                  }
+                });
     LoadSampler load = new LoadSampler();
     try {
       Map<String, Double> cpuBefore = cpu(pids);
@@ -241,17 +314,18 @@ final class BenchRun {
       ExecutorService creators = Executors.newFixedThreadPool(options.creators());
       for (int i = 0; i < pods; i++) {
         int n = i;
-        creators.submit(() -> {
-          Pod pod = workload.pod(n, side.schedulerName);
-          sentAt.set(n, System.nanoTime());
-          try {
-            client.resource(pod).create();
-          } catch (KubernetesClientException e) {
-            createFailures.incrementAndGet();
-            log("creating %s: %s", pod.getMetadata().getName(), e.getMessage());
-          }
-          lastCreated.accumulateAndGet(System.nanoTime(), Math::max);
-        });
+        creators.submit(
+            () -> {
+              Pod pod = workload.pod(n, side.schedulerName);
+              sentAt.set(n, System.nanoTime());
+              try {
+                client.resource(pod).create();
+              } catch (KubernetesClientException e) {
+                createFailures.incrementAndGet();
+                log("creating %s: %s", pod.getMetadata().getName(), e.getMessage());
+              }
+              lastCreated.accumulateAndGet(System.nanoTime(), Math::max);
+            });
       }
       creators.shutdown();
       String stop = awaitBound(boundAt, start, creators);
@@ -267,8 +341,10 @@ final class BenchRun {
       double total = requests.values().stream().mapToDouble(Double::doubleValue).sum() - own;
       Map<String, double[]> memory = new LinkedHashMap<>();
       pids.forEach((k, pid) -> memory.put(k, BenchProbes.rssAndPeakMib(pid)));
-      double heap = controller != null && controller.alive()
-          ? BenchProbes.heapAfterGcMib(controller.pid()) : Double.NaN;
+      double heap =
+          controller != null && controller.alive()
+              ? BenchProbes.heapAfterGcMib(controller.pid())
+              : Double.NaN;
       List<Double> latencies = new ArrayList<>();
       for (int i = 0; i < pods; i++) {
         Long bound = boundAt.get(BenchWorkload.podName(i));
@@ -285,10 +361,26 @@ final class BenchRun {
         problems.add("claim-controller exited with " + controller.exitValue());
       }
       String notes = check(client, problems);
-      return new Result(side, nodes, pods, workload, round, boundAt.size(),
-          (lastCreated.get() - start) / 1e9, (end - start) / 1e9,
-          BenchProbes.quantile(latencies, 0.5), BenchProbes.quantile(latencies, 0.99), cpuMs,
-          total, requests, memory, heap, load.mean(), load.max(), problems, notes);
+      return new Result(
+          side,
+          nodes,
+          pods,
+          workload,
+          round,
+          boundAt.size(),
+          (lastCreated.get() - start) / 1e9,
+          (end - start) / 1e9,
+          BenchProbes.quantile(latencies, 0.5),
+          BenchProbes.quantile(latencies, 0.99),
+          cpuMs,
+          total,
+          requests,
+          memory,
+          heap,
+          load.mean(),
+          load.max(),
+          problems,
+          notes);
     } finally {
       load.stop();
       informer.close();
@@ -308,12 +400,16 @@ final class BenchRun {
         lastProgress = now;
       }
       if (now > deadline) {
-        return (pods - boundAt.size()) + " pods not bound within the deadline of "
-            + options.deadlineSeconds() + " s";
+        return (pods - boundAt.size())
+            + " pods not bound within the deadline of "
+            + options.deadlineSeconds()
+            + " s";
       }
       if (now - lastProgress > stall && creators.isTerminated()) {
-        return (pods - boundAt.size()) + " pods not bound: none bound for "
-            + options.stallSeconds() + " s";
+        return (pods - boundAt.size())
+            + " pods not bound: none bound for "
+            + options.stallSeconds()
+            + " s";
       }
       ServiceProcess.sleep(100);
     }
@@ -327,8 +423,12 @@ final class BenchRun {
   private String check(KubernetesClient client, List<String> problems) {
     List<Pod> all = client.pods().inNamespace(BenchWorkload.NAMESPACE).list().getItems();
     Map<String, ResourceClaim> claims = new HashMap<>();
-    for (ResourceClaim c : client.resources(ResourceClaim.class)
-        .inNamespace(BenchWorkload.NAMESPACE).list().getItems()) {
+    for (ResourceClaim c :
+        client
+            .resources(ResourceClaim.class)
+            .inNamespace(BenchWorkload.NAMESPACE)
+            .list()
+            .getItems()) {
       claims.put(c.getMetadata().getName(), c);
     }
     Map<String, String> owner = new HashMap<>();
@@ -343,8 +443,8 @@ final class BenchRun {
         String device = r.getDriver() + "/" + r.getPool() + "/" + r.getDevice();
         String previous = owner.putIfAbsent(device, c.getMetadata().getName());
         if (previous != null && doubles++ < 5) {
-          problems.add(device + " allocated to both " + previous + " and "
-              + c.getMetadata().getName());
+          problems.add(
+              device + " allocated to both " + previous + " and " + c.getMetadata().getName());
         }
       }
     }
@@ -358,16 +458,18 @@ final class BenchRun {
       }
       String claimName = claimOf(pod);
       ResourceClaim claim = claimName == null ? null : claims.get(claimName);
-      String why = claim == null ? "no claim"
-          : claim.getStatus() == null || claim.getStatus().getAllocation() == null
-              ? "claim " + claimName + " not allocated"
-          : claim.getStatus().getReservedFor().stream()
-              .noneMatch(r -> pod.getMetadata().getUid().equals(r.getUid()))
-              ? "claim " + claimName + " not reserved for it"
-          : claim.getStatus().getAllocation().getDevices().getResults().stream()
-              .anyMatch(r -> !node.equals(r.getPool()))
-              ? "claim " + claimName + " has devices of another node than " + node
-          : null;
+      String why =
+          claim == null
+              ? "no claim"
+              : claim.getStatus() == null || claim.getStatus().getAllocation() == null
+                  ? "claim " + claimName + " not allocated"
+                  : claim.getStatus().getReservedFor().stream()
+                          .noneMatch(r -> pod.getMetadata().getUid().equals(r.getUid()))
+                      ? "claim " + claimName + " not reserved for it"
+                      : claim.getStatus().getAllocation().getDevices().getResults().stream()
+                              .anyMatch(r -> !node.equals(r.getPool()))
+                          ? "claim " + claimName + " has devices of another node than " + node
+                          : null;
       if (why != null && wrong++ < 5) {
         problems.add(pod.getMetadata().getName() + ": " + why);
       }
@@ -397,21 +499,27 @@ final class BenchRun {
     }
     return pod.getStatus().getResourceClaimStatuses().stream()
         .filter(s -> s.getName().equals(entry.getName()))
-        .map(s -> s.getResourceClaimName()).findFirst().orElse(null);
+        .map(s -> s.getResourceClaimName())
+        .findFirst()
+        .orElse(null);
   }
 
   /** kube-apiserver's and etcd's pids: this JVM's children running them. */
   private static Map<String, Long> controlPlanePids() {
     Map<String, Long> pids = new LinkedHashMap<>();
-    ProcessHandle.current().children().filter(ProcessHandle::isAlive).forEach(h -> {
-      String command = h.info().command().map(c -> Path.of(c).getFileName().toString())
-          .orElse("");
-      if (command.equals(APISERVER)) {
-        pids.put(APISERVER, h.pid());
-      } else if (command.startsWith(ETCD)) {
-        pids.put(ETCD, h.pid());
-      }
-    });
+    ProcessHandle.current()
+        .children()
+        .filter(ProcessHandle::isAlive)
+        .forEach(
+            h -> {
+              String command =
+                  h.info().command().map(c -> Path.of(c).getFileName().toString()).orElse("");
+              if (command.equals(APISERVER)) {
+                pids.put(APISERVER, h.pid());
+              } else if (command.startsWith(ETCD)) {
+                pids.put(ETCD, h.pid());
+              }
+            });
     if (pids.size() != 2) {
       throw new IllegalStateException("kube-apiserver and etcd not found among " + pids);
     }
@@ -454,20 +562,20 @@ final class BenchRun {
   }
 
   private void log(String format, Object... args) {
-    System.out.printf("[bench] %s %s %d/%d r%d: %s%n", side.key, workload.key(), nodes, pods,
-        round, String.format(format, args));
+    System.out.printf(
+        "[bench] %s %s %d/%d r%d: %s%n",
+        side.key, workload.key(), nodes, pods, round, String.format(format, args));
   }
 
   /** The 1-minute load average, sampled every 2 s while the run measures. */
   private static final class LoadSampler {
-    private final List<Double> samples = java.util.Collections.synchronizedList(
-        new ArrayList<>());
+    private final List<Double> samples = java.util.Collections.synchronizedList(new ArrayList<>());
     private final java.util.concurrent.ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor();
 
     LoadSampler() {
-      timer.scheduleAtFixedRate(() -> samples.add(BenchProbes.loadAverage()), 0, 2,
-          TimeUnit.SECONDS);
+      timer.scheduleAtFixedRate(
+          () -> samples.add(BenchProbes.loadAverage()), 0, 2, TimeUnit.SECONDS);
     }
 
     void stop() {

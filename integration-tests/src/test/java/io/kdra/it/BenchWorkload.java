@@ -19,10 +19,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The objects of one {@link SchedulingBenchmark} workload: the nodes' devices (one ResourceSlice
- * of 8 GPUs per node, written directly: no driver runs), the DeviceClasses, and the pods with
- * their templates or shared claims. The same objects for both sides but for the pods'
- * {@code schedulerName}. Every pod fits, so every pod must be bound.
+ * The objects of one {@link SchedulingBenchmark} workload: the nodes' devices (one ResourceSlice of
+ * 8 GPUs per node, written directly: no driver runs), the DeviceClasses, and the pods with their
+ * templates or shared claims. The same objects for both sides but for the pods' {@code
+ * schedulerName}. Every pod fits, so every pod must be bound.
  */
 enum BenchWorkload {
 
@@ -48,6 +48,7 @@ enum BenchWorkload {
   private static final String PCIE_ROOT = "resource.kubernetes.io/pcieRoot";
 
   final String description;
+
   /** At most this many pods per node by default: the most that fit on 100 nodes. */
   final int maxPodsPerNode;
 
@@ -72,8 +73,8 @@ enum BenchWorkload {
         return w;
       }
     }
-    throw new IllegalArgumentException("unknown workload " + key + "; one of single, match,"
-        + " first, shared");
+    throw new IllegalArgumentException(
+        "unknown workload " + key + "; one of single, match," + " first, shared");
   }
 
   /** The node's ResourceSlice: 8 GPUs on two PCIe roots, its pool named as the node. */
@@ -86,19 +87,40 @@ enum BenchWorkload {
       attributes.put("type", new DeviceAttributeBuilder().withString("gpu").build());
       attributes.put("index", new DeviceAttributeBuilder().withInt((long) i).build());
       attributes.put("productName", new DeviceAttributeBuilder().withString(product).build());
-      attributes.put("uuid", new DeviceAttributeBuilder()
-          .withString(SimulatedNode.uuid(node, i)).build());
-      attributes.put(PCIE_ROOT, new DeviceAttributeBuilder()
-          .withString(i < GPUS_PER_NODE / 2 ? "pci0000:10" : "pci0000:90").build());
-      devices.add(new DeviceBuilder().withName("gpu-" + i).withAttributes(attributes)
-          .withCapacity(Map.of("memory", new DeviceCapacityBuilder()
-              .withValue(new io.fabric8.kubernetes.api.model.Quantity(memory)).build()))
-          .build());
+      attributes.put(
+          "uuid", new DeviceAttributeBuilder().withString(SimulatedNode.uuid(node, i)).build());
+      attributes.put(
+          PCIE_ROOT,
+          new DeviceAttributeBuilder()
+              .withString(i < GPUS_PER_NODE / 2 ? "pci0000:10" : "pci0000:90")
+              .build());
+      devices.add(
+          new DeviceBuilder()
+              .withName("gpu-" + i)
+              .withAttributes(attributes)
+              .withCapacity(
+                  Map.of(
+                      "memory",
+                      new DeviceCapacityBuilder()
+                          .withValue(new io.fabric8.kubernetes.api.model.Quantity(memory))
+                          .build()))
+              .build());
     }
-    return new ResourceSliceBuilder().withNewMetadata().withName(node + "-gpus").endMetadata()
-        .withNewSpec().withDriver(Stack.DRIVER).withNodeName(node)
-        .withNewPool().withName(node).withGeneration(1L).withResourceSliceCount(1L).endPool()
-        .withDevices(devices).endSpec().build();
+    return new ResourceSliceBuilder()
+        .withNewMetadata()
+        .withName(node + "-gpus")
+        .endMetadata()
+        .withNewSpec()
+        .withDriver(Stack.DRIVER)
+        .withNodeName(node)
+        .withNewPool()
+        .withName(node)
+        .withGeneration(1L)
+        .withResourceSliceCount(1L)
+        .endPool()
+        .withDevices(devices)
+        .endSpec()
+        .build();
   }
 
   private String product(int node, int device) {
@@ -111,11 +133,14 @@ enum BenchWorkload {
 
   /** The DeviceClasses the requests name. */
   List<DeviceClass> classes() {
-    return List.of(Dra.gpuClass("bench-gpu", null),
-        Dra.gpuClass("bench-a100", "device.attributes[\"" + Stack.DRIVER + "\"].productName == \""
-            + A100 + "\""),
-        Dra.gpuClass("bench-l4", "device.attributes[\"" + Stack.DRIVER + "\"].productName == \""
-            + L4 + "\""));
+    return List.of(
+        Dra.gpuClass("bench-gpu", null),
+        Dra.gpuClass(
+            "bench-a100",
+            "device.attributes[\"" + Stack.DRIVER + "\"].productName == \"" + A100 + "\""),
+        Dra.gpuClass(
+            "bench-l4",
+            "device.attributes[\"" + Stack.DRIVER + "\"].productName == \"" + L4 + "\""));
   }
 
   /** The template every pod's claim comes from (none for {@link #SHARED}). */
@@ -123,21 +148,26 @@ enum BenchWorkload {
     if (this == SHARED) {
       return List.of();
     }
-    return List.of(Serialization.unmarshal("""
+    return List.of(
+        Serialization.unmarshal(
+            """
         apiVersion: resource.k8s.io/v1
         kind: ResourceClaimTemplate
         metadata: {name: gpu, namespace: %s}
         spec:
           spec:
             devices:
-        %s""".formatted(NAMESPACE, requests().indent(6)), ResourceClaimTemplate.class));
+        %s"""
+                .formatted(NAMESPACE, requests().indent(6)),
+            ResourceClaimTemplate.class));
   }
 
   private String requests() {
-    String memory = "device.capacity[\"" + Stack.DRIVER + "\"].memory.compareTo(quantity(\"40Gi\"))"
-        + " >= 0";
+    String memory =
+        "device.capacity[\"" + Stack.DRIVER + "\"].memory.compareTo(quantity(\"40Gi\"))" + " >= 0";
     return switch (this) {
-      case SINGLE, SHARED -> """
+      case SINGLE, SHARED ->
+          """
           requests:
           - name: gpu
             exactly:
@@ -145,15 +175,19 @@ enum BenchWorkload {
               count: 1
               selectors:
               - cel: {expression: '%s'}
-          """.formatted(memory);
-      case MATCH_ATTRIBUTE -> """
+          """
+              .formatted(memory);
+      case MATCH_ATTRIBUTE ->
+          """
           requests:
           - name: gpu
             exactly: {deviceClassName: bench-gpu, count: 4}
           constraints:
           - matchAttribute: %s
-          """.formatted(PCIE_ROOT);
-      case FIRST_AVAILABLE -> """
+          """
+              .formatted(PCIE_ROOT);
+      case FIRST_AVAILABLE ->
+          """
           requests:
           - name: gpu
             firstAvailable:
@@ -170,13 +204,17 @@ enum BenchWorkload {
     }
     List<ResourceClaim> claims = new ArrayList<>();
     for (int i = 0; i < claimsFor(pods); i++) {
-      claims.add(Serialization.unmarshal("""
+      claims.add(
+          Serialization.unmarshal(
+              """
           apiVersion: resource.k8s.io/v1
           kind: ResourceClaim
           metadata: {name: shared-%d, namespace: %s}
           spec:
             devices:
-          %s""".formatted(i, NAMESPACE, requests().indent(4)), ResourceClaim.class));
+          %s"""
+                  .formatted(i, NAMESPACE, requests().indent(4)),
+              ResourceClaim.class));
     }
     return claims;
   }
@@ -187,9 +225,10 @@ enum BenchWorkload {
 
   /** Pod {@code i} of the run, for the scheduler {@code schedulerName}. */
   Pod pod(int i, String schedulerName) {
-    Pod pod = this == SHARED
-        ? Dra.podWithClaim(NAMESPACE, podName(i), "shared-" + (i / PODS_PER_SHARED_CLAIM))
-        : Dra.podWithTemplate(NAMESPACE, podName(i), "gpu");
+    Pod pod =
+        this == SHARED
+            ? Dra.podWithClaim(NAMESPACE, podName(i), "shared-" + (i / PODS_PER_SHARED_CLAIM))
+            : Dra.podWithTemplate(NAMESPACE, podName(i), "gpu");
     pod.getSpec().setSchedulerName(schedulerName);
     // no ServiceAccount token volume: no kubelet runs these pods
     pod.getSpec().setAutomountServiceAccountToken(false);

@@ -24,12 +24,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Two computeclass-bridge replicas electing a leader through the Lease (issue #9: "leader
- * election on, two replicas allowed"). The leader is killed (SIGKILL): the standby takes the
- * Lease once it expires and reconciles what changes next. The killed replica comes back as a
- * standby; then the new leader is stopped gracefully (SIGTERM): it releases the Lease and the
- * other takes over at its next retry. Throughout, each ComputeClass has exactly one template and
- * its status follows its generation.
+ * Two computeclass-bridge replicas electing a leader through the Lease (issue #9: "leader election
+ * on, two replicas allowed"). The leader is killed (SIGKILL): the standby takes the Lease once it
+ * expires and reconciles what changes next. The killed replica comes back as a standby; then the
+ * new leader is stopped gracefully (SIGTERM): it releases the Lease and the other takes over at its
+ * next retry. Throughout, each ComputeClass has exactly one template and its status follows its
+ * generation.
  */
 @ExtendWith(ControlPlane.class)
 class BridgeFailoverIT {
@@ -40,11 +40,15 @@ class BridgeFailoverIT {
   static final String NAME = "computeclass.kdra.io/name";
 
   private static final ResourceDefinitionContext COMPUTE_CLASS =
-      new ResourceDefinitionContext.Builder().withGroup("cloud.google.com").withVersion("v1")
-          .withKind("ComputeClass").withPlural("computeclasses").withNamespaced(false).build();
+      new ResourceDefinitionContext.Builder()
+          .withGroup("cloud.google.com")
+          .withVersion("v1")
+          .withKind("ComputeClass")
+          .withPlural("computeclasses")
+          .withNamespaced(false)
+          .build();
 
-  @RegisterExtension
-  static final KdraStack STACK = KdraStack.nodes().withBridges(2);
+  @RegisterExtension static final KdraStack STACK = KdraStack.nodes().withBridges(2);
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -63,10 +67,17 @@ class BridgeFailoverIT {
       for (String cc : List.of("failover-l4", "failover-a100")) {
         client.genericKubernetesResources(COMPUTE_CLASS).withName(cc).delete();
       }
-      await().atMost(Duration.ofSeconds(60)).until(() ->
-          client.genericKubernetesResources(COMPUTE_CLASS).withName("failover-l4").get() == null
-              && client.genericKubernetesResources(COMPUTE_CLASS).withName("failover-a100")
-                  .get() == null);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  client.genericKubernetesResources(COMPUTE_CLASS).withName("failover-l4").get()
+                          == null
+                      && client
+                              .genericKubernetesResources(COMPUTE_CLASS)
+                              .withName("failover-a100")
+                              .get()
+                          == null);
     }
   }
 
@@ -76,66 +87,99 @@ class BridgeFailoverIT {
     assertThat(first).isIn(ONE, TWO);
     String second = first.equals(ONE) ? TWO : ONE;
     // both ready (the standby too: its caches are warm), only one says it leads
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-      assertThat(leadership(first).path("leader").asBoolean()).isTrue();
-      assertThat(leadership(second).path("leader").asBoolean()).isFalse();
-      assertThat(leadership(second).path("leaseHolder").asText()).isEqualTo(first);
-    });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              assertThat(leadership(first).path("leader").asBoolean()).isTrue();
+              assertThat(leadership(second).path("leader").asBoolean()).isFalse();
+              assertThat(leadership(second).path("leaseHolder").asText()).isEqualTo(first);
+            });
 
     apply("failover-l4", "- gpu: {type: nvidia-l4, count: 1}");
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(alternatives("failover-l4")).containsExactly("nvidia-l4-x1"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> assertThat(alternatives("failover-l4")).containsExactly("nvidia-l4-x1"));
 
     // the leader crashes: the standby waits for the lease to expire, then reconciles
     long crashed = System.nanoTime();
     stack.crash(first);
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(200))
         .until(() -> second.equals(leader()));
     long takeover = (System.nanoTime() - crashed) / 1_000_000;
-    apply("failover-l4", "- gpu: {type: nvidia-tesla-a100, count: 1}\n"
-        + "    - gpu: {type: nvidia-l4, count: 1}");
+    apply(
+        "failover-l4",
+        "- gpu: {type: nvidia-tesla-a100, count: 1}\n" + "    - gpu: {type: nvidia-l4, count: 1}");
     apply("failover-a100", "- gpu: {type: nvidia-tesla-a100, count: 1}");
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(alternatives("failover-l4"))
-          .containsExactly("nvidia-tesla-a100-x1", "nvidia-l4-x1");
-      assertThat(alternatives("failover-a100")).containsExactly("nvidia-tesla-a100-x1");
-      assertThat(readyForGeneration("failover-l4")).isTrue();
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(alternatives("failover-l4"))
+                  .containsExactly("nvidia-tesla-a100-x1", "nvidia-l4-x1");
+              assertThat(alternatives("failover-a100")).containsExactly("nvidia-tesla-a100-x1");
+              assertThat(readyForGeneration("failover-l4")).isTrue();
+            });
 
     // the crashed replica comes back (as its Deployment would start it) and stands by
     stack.restart(first);
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
-        assertThat(leadership(first).path("leaseHolder").asText()).isEqualTo(second));
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> assertThat(leadership(first).path("leaseHolder").asText()).isEqualTo(second));
     assertThat(leader()).isEqualTo(second);
 
     // a graceful stop hands the Lease over instead of letting it expire
     long stopped = System.nanoTime();
     stack.stop(second);
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(100))
         .until(() -> first.equals(leader()));
     long handover = (System.nanoTime() - stopped) / 1_000_000;
     assertThat(Files.readString(stack.process(second).log)).contains("released Lease");
     client.genericKubernetesResources(COMPUTE_CLASS).withName("failover-a100").delete();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(templates("failover-a100")).isEmpty();
-      assertThat(client.genericKubernetesResources(COMPUTE_CLASS).withName("failover-a100")
-          .get()).isNull();
-    });
-    System.out.printf("[it] bridge takeover after SIGKILL of the leader: %d ms; after SIGTERM"
-        + " (Lease released): %d ms%n", takeover, handover);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(templates("failover-a100")).isEmpty();
+              assertThat(
+                      client
+                          .genericKubernetesResources(COMPUTE_CLASS)
+                          .withName("failover-a100")
+                          .get())
+                  .isNull();
+            });
+    System.out.printf(
+        "[it] bridge takeover after SIGKILL of the leader: %d ms; after SIGTERM"
+            + " (Lease released): %d ms%n",
+        takeover, handover);
 
     // one template per ComputeClass, and the shared DeviceClasses once each
     assertThat(templates("failover-l4")).hasSize(1);
-    List<String> classes = client.resources(DeviceClass.class)
-        .withLabel("app.kubernetes.io/managed-by", "kdra-computeclass-bridge").list().getItems()
-        .stream().map(c -> c.getMetadata().getName()).toList();
-    assertThat(classes).doesNotHaveDuplicates()
+    List<String> classes =
+        client
+            .resources(DeviceClass.class)
+            .withLabel("app.kubernetes.io/managed-by", "kdra-computeclass-bridge")
+            .list()
+            .getItems()
+            .stream()
+            .map(c -> c.getMetadata().getName())
+            .toList();
+    assertThat(classes)
+        .doesNotHaveDuplicates()
         .contains("nvidia-l4.computeclass.kdra.io", "nvidia-tesla-a100.computeclass.kdra.io");
   }
 
   /** Creates or replaces a ComputeClass with these priorities (YAML list items). */
   private static void apply(String name, String priorities) {
-    GenericKubernetesResource cc = Serialization.unmarshal("""
+    GenericKubernetesResource cc =
+        Serialization.unmarshal(
+            """
         apiVersion: cloud.google.com/v1
         kind: ComputeClass
         metadata:
@@ -144,22 +188,32 @@ class BridgeFailoverIT {
           priorities:
             %s
           whenUnsatisfiable: DoNotScaleUp
-        """.formatted(name, priorities), GenericKubernetesResource.class);
-    GenericKubernetesResource existing = client.genericKubernetesResources(COMPUTE_CLASS)
-        .withName(name).get();
+        """
+                .formatted(name, priorities),
+            GenericKubernetesResource.class);
+    GenericKubernetesResource existing =
+        client.genericKubernetesResources(COMPUTE_CLASS).withName(name).get();
     if (existing == null) {
       client.genericKubernetesResources(COMPUTE_CLASS).resource(cc).create();
     } else {
-      client.genericKubernetesResources(COMPUTE_CLASS).withName(name).edit(c -> {
-        c.setAdditionalProperty("spec", cc.getAdditionalProperties().get("spec"));
-        return c;
-      });
+      client
+          .genericKubernetesResources(COMPUTE_CLASS)
+          .withName(name)
+          .edit(
+              c -> {
+                c.setAdditionalProperty("spec", cc.getAdditionalProperties().get("spec"));
+                return c;
+              });
     }
   }
 
   private static List<ResourceClaimTemplate> templates(String computeClass) {
-    return client.resources(ResourceClaimTemplate.class).inNamespace(stack.namespace)
-        .withLabel(NAME, computeClass).list().getItems();
+    return client
+        .resources(ResourceClaimTemplate.class)
+        .inNamespace(stack.namespace)
+        .withLabel(NAME, computeClass)
+        .list()
+        .getItems();
   }
 
   /** The subrequest names of the ComputeClass's template, or empty. */
@@ -168,23 +222,37 @@ class BridgeFailoverIT {
     if (t.size() != 1) {
       return List.of();
     }
-    return t.get(0).getSpec().getSpec().getDevices().getRequests().get(0).getFirstAvailable()
-        .stream().map(DeviceSubRequest::getName).toList();
+    return t
+        .get(0)
+        .getSpec()
+        .getSpec()
+        .getDevices()
+        .getRequests()
+        .get(0)
+        .getFirstAvailable()
+        .stream()
+        .map(DeviceSubRequest::getName)
+        .toList();
   }
 
   /** Whether the status's Ready condition is True for the current generation. */
   @SuppressWarnings("unchecked")
   private static boolean readyForGeneration(String name) {
-    GenericKubernetesResource cc = client.genericKubernetesResources(COMPUTE_CLASS)
-        .withName(name).get();
+    GenericKubernetesResource cc =
+        client.genericKubernetesResources(COMPUTE_CLASS).withName(name).get();
     Object status = cc.getAdditionalProperties().get("status");
     if (!(status instanceof Map<?, ?> s) || !(s.get("conditions") instanceof List<?> conditions)) {
       return false;
     }
-    return conditions.stream().map(c -> (Map<String, Object>) c)
-        .anyMatch(c -> "Ready".equals(c.get("type")) && "True".equals(c.get("status"))
-            && cc.getMetadata().getGeneration().equals(
-                ((Number) c.get("observedGeneration")).longValue()));
+    return conditions.stream()
+        .map(c -> (Map<String, Object>) c)
+        .anyMatch(
+            c ->
+                "Ready".equals(c.get("type"))
+                    && "True".equals(c.get("status"))
+                    && cc.getMetadata()
+                        .getGeneration()
+                        .equals(((Number) c.get("observedGeneration")).longValue()));
   }
 
   /** The replica holding the Lease, or null. */

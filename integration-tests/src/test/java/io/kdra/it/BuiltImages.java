@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Assumptions;
 /** The four images the build made, and what the tests that run them need before they start. */
 final class BuiltImages {
 
-  static final List<String> SERVICES = List.of("slice-publisher", "device-driver",
-      "claim-controller", "computeclass-bridge");
+  static final List<String> SERVICES =
+      List.of("slice-publisher", "device-driver", "claim-controller", "computeclass-bridge");
 
   private BuiltImages() {}
 
@@ -24,33 +24,35 @@ final class BuiltImages {
   static void assumeRunnable() {
     Assumptions.assumeTrue(RealNode.runsAsRoot(), "real nodes need root: skipped");
     for (String service : SERVICES) {
-      Assumptions.assumeTrue(Files.isRegularFile(archive(service)), archive(service)
-          + " is missing: the build made no images (-DskipTests or -Dkdra.images=false; build"
-          + " them with -Dkdra.images=true)");
+      Assumptions.assumeTrue(
+          Files.isRegularFile(archive(service)),
+          archive(service)
+              + " is missing: the build made no images (-DskipTests or -Dkdra.images=false; build"
+              + " them with -Dkdra.images=true)");
     }
-    Assumptions.assumeTrue(LocalRegistry.executable() != null,
-        "Debian's docker-registry is not installed: skipped");
+    Assumptions.assumeTrue(
+        LocalRegistry.executable() != null, "Debian's docker-registry is not installed: skipped");
   }
 
   /** The OCI archive the build left in {@code <service>/target/container-image/}. */
   static Path archive(String service) {
-    return ServiceProcess.moduleDir(service).resolve("target/container-image/" + service
-        + "-oci.tar");
+    return ServiceProcess.moduleDir(service)
+        .resolve("target/container-image/" + service + "-oci.tar");
   }
 
   /** The chart's appVersion: the images' tag the chart pulls by default. */
   static String appVersion() throws IOException {
-    return Files.readAllLines(ServiceProcess.moduleDir("helm").resolve("kdra/Chart.yaml"))
-        .stream().filter(l -> l.startsWith("appVersion:"))
-        .map(l -> l.substring(l.indexOf(':') + 1).trim().replace("\"", "")).findFirst()
+    return Files.readAllLines(ServiceProcess.moduleDir("helm").resolve("kdra/Chart.yaml")).stream()
+        .filter(l -> l.startsWith("appVersion:"))
+        .map(l -> l.substring(l.indexOf(':') + 1).trim().replace("\"", ""))
+        .findFirst()
         .orElseThrow();
   }
 
   /** The API server's CA (PEM) from the admin kubeconfig: what kube-root-ca.crt holds. */
   static String caCertificate(Config admin) throws IOException {
     if (admin.getCaCertData() != null) {
-      return new String(Base64.getDecoder().decode(admin.getCaCertData()),
-          StandardCharsets.UTF_8);
+      return new String(Base64.getDecoder().decode(admin.getCaCertData()), StandardCharsets.UTF_8);
     }
     return Files.readString(Path.of(admin.getCaCertFile()));
   }

@@ -44,8 +44,8 @@ record CdiSpec(List<String> ids, Set<String> envNames, Set<String> deviceNodes) 
       edits(device.path("containerEdits"), env, nodes);
     }
     edits(spec.path("containerEdits"), env, nodes);
-    return new CdiSpec(List.copyOf(ids), Collections.unmodifiableSet(env),
-        Collections.unmodifiableSet(nodes));
+    return new CdiSpec(
+        List.copyOf(ids), Collections.unmodifiableSet(env), Collections.unmodifiableSet(nodes));
   }
 
   private static void edits(JsonNode edits, Set<String> env, Set<String> nodes) {

@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 final class CertManagerControllers implements AutoCloseable {
 
   static final String VERSION = System.getProperty("kdra.cert-manager.version", "1.21.2");
+
   /** build-cert-manager.sh's RECIPE. */
   private static final int RECIPE = 1;
 
@@ -36,7 +37,8 @@ final class CertManagerControllers implements AutoCloseable {
   /** Where build-cert-manager.sh put them. */
   static Path dir() {
     String arch = System.getProperty("os.arch").equals("aarch64") ? "arm64" : "amd64";
-    return ControlPlane.cacheDir().resolve("cert-manager")
+    return ControlPlane.cacheDir()
+        .resolve("cert-manager")
         .resolve(VERSION + "_r" + RECIPE + "-linux-" + arch);
   }
 
@@ -54,16 +56,25 @@ final class CertManagerControllers implements AutoCloseable {
           }
         }
       }
-      for (String name : List.of("certificates", "certificaterequests", "issuers",
-          "clusterissuers")) {
-        admin.apiextensions().v1().customResourceDefinitions()
+      for (String name :
+          List.of("certificates", "certificaterequests", "issuers", "clusterissuers")) {
+        admin
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
             .withName(name + ".cert-manager.io")
             .waitUntilCondition(CertManagerControllers::established, 60, TimeUnit.SECONDS);
       }
       Files.createDirectories(log.getParent());
-      Process p = new ProcessBuilder(dir().resolve("kdra-cert-manager").toString(),
-          "--kubeconfig", kubeconfig.toString(), "--v=2").redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+      Process p =
+          new ProcessBuilder(
+                  dir().resolve("kdra-cert-manager").toString(),
+                  "--kubeconfig",
+                  kubeconfig.toString(),
+                  "--v=2")
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .start();
       return new CertManagerControllers(p);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -71,8 +82,10 @@ final class CertManagerControllers implements AutoCloseable {
   }
 
   private static boolean established(CustomResourceDefinition c) {
-    return c != null && c.getStatus() != null && c.getStatus().getConditions().stream()
-        .anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True"));
+    return c != null
+        && c.getStatus() != null
+        && c.getStatus().getConditions().stream()
+            .anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True"));
   }
 
   boolean alive() {

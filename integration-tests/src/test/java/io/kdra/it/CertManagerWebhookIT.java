@@ -59,19 +59,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * Issue #18, the admission webhook as a cluster with cert-manager runs it: the chart installed
- * with {@code slicePublisher.tls.source=cert-manager} (its Certificate from a CA Issuer), real
- * cert-manager controllers issue the certificate into the publisher's Secret and cert-manager's
- * CA injector writes the CA into the chart's ValidatingWebhookConfiguration; the publisher runs
- * from its image on a real node whose pods have addresses on a {@link PodNetwork}, and the API
- * server calls the webhook through its Service (resolved to the pod's endpoint,
- * {@code --enable-aggregator-routing}), refusing a bad opaque config with the field named and
- * admitting a good one. A renewal forced as {@code cmctl renew} does is served by the publisher
- * (both its ports) and trusted by the API server without a restart or anyone touching the release.
+ * Issue #18, the admission webhook as a cluster with cert-manager runs it: the chart installed with
+ * {@code slicePublisher.tls.source=cert-manager} (its Certificate from a CA Issuer), real
+ * cert-manager controllers issue the certificate into the publisher's Secret and cert-manager's CA
+ * injector writes the CA into the chart's ValidatingWebhookConfiguration; the publisher runs from
+ * its image on a real node whose pods have addresses on a {@link PodNetwork}, and the API server
+ * calls the webhook through its Service (resolved to the pod's endpoint, {@code
+ * --enable-aggregator-routing}), refusing a bad opaque config with the field named and admitting a
+ * good one. A renewal forced as {@code cmctl renew} does is served by the publisher (both its
+ * ports) and trusted by the API server without a restart or anyone touching the release.
  *
  * <p>kube-controller-manager (EndpointSlices, kube-root-ca.crt, ServiceAccount tokens) and
- * kube-scheduler run as on a cluster ({@link UpstreamControllers}); the pods reach the API
- * server, which listens on loopback, through the network's relay in place of kube-proxy.
+ * kube-scheduler run as on a cluster ({@link UpstreamControllers}); the pods reach the API server,
+ * which listens on loopback, through the network's relay in place of kube-proxy.
  */
 @ExtendWith(ControlPlane.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -87,11 +87,13 @@ class CertManagerWebhookIT {
   private static final String SERVICE = RELEASE + "-slice-publisher";
   private static final String CA_ISSUER = "kdra-cm-ca";
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(300);
+
   /**
-   * A renewed Secret reaches the pod's volume at the kubelet's next sync of the pod (up to about
-   * a minute and a half), and the publisher serves it within its 30 s reload period.
+   * A renewed Secret reaches the pod's volume at the kubelet's next sync of the pod (up to about a
+   * minute and a half), and the publisher serves it within its 30 s reload period.
    */
   private static final Duration RENEWED_TIMEOUT = Duration.ofSeconds(240);
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static KubernetesClient client;
@@ -108,12 +110,16 @@ class CertManagerWebhookIT {
   static void installedWithCertManagerOnAPodNetwork(ControlPlane.Running cp) throws Exception {
     Assumptions.assumeTrue(PodNetwork.available(), "a pod network needs root and ip: skipped");
     Path image = BuiltImages.archive("slice-publisher");
-    Assumptions.assumeTrue(Files.isRegularFile(image), image + " is missing: the build made"
-        + " no images (build them with -Dkdra.images=true)");
-    Assumptions.assumeTrue(LocalRegistry.executable() != null,
-        "Debian's docker-registry is not installed: skipped");
-    Assumptions.assumeTrue(CertManagerControllers.built(), "cert-manager is not built in "
-        + CertManagerControllers.dir() + " (integration-tests/scripts/build-cert-manager.sh)");
+    Assumptions.assumeTrue(
+        Files.isRegularFile(image),
+        image + " is missing: the build made" + " no images (build them with -Dkdra.images=true)");
+    Assumptions.assumeTrue(
+        LocalRegistry.executable() != null, "Debian's docker-registry is not installed: skipped");
+    Assumptions.assumeTrue(
+        CertManagerControllers.built(),
+        "cert-manager is not built in "
+            + CertManagerControllers.dir()
+            + " (integration-tests/scripts/build-cert-manager.sh)");
     client = cp.client();
     dir = Path.of("target", "cert-manager-it").toAbsolutePath();
     Stack.deleteRecursively(dir);
@@ -129,31 +135,49 @@ class CertManagerWebhookIT {
     // server's CA: kube-controller-manager publishes both as kube-root-ca.crt
     Path relayKey = dir.resolve("relay.key");
     Path relayCert = dir.resolve("relay.crt");
-    CertManager.generateKeyAndCertificate("CN=kdra-pod-network-relay", relayKey.toFile(),
-        relayCert.toFile(), new GeneralName(GeneralName.iPAddress, network.gateway()));
+    CertManager.generateKeyAndCertificate(
+        "CN=kdra-pod-network-relay",
+        relayKey.toFile(),
+        relayCert.toFile(),
+        new GeneralName(GeneralName.iPAddress, network.gateway()));
     String apiCa = BuiltImages.caCertificate(admin);
     Path caFile = dir.resolve("ca.crt");
     Stack.write(caFile, apiCa.strip() + "\n" + Files.readString(relayCert));
-    PodNetwork.Relay relay = network.relay(new InetSocketAddress(api.getHost(), api.getPort()),
-        serving(relayCert, relayKey), trusting(apiCa));
+    PodNetwork.Relay relay =
+        network.relay(
+            new InetSocketAddress(api.getHost(), api.getPort()),
+            serving(relayCert, relayKey),
+            trusting(apiCa));
 
     upstream = UpstreamControllers.start(cp, admin, caFile, dir.resolve("logs"));
     registry = LocalRegistry.start();
     registry.push(image, "kdra/slice-publisher", BuiltImages.appVersion());
-    node = RealNode.start(NODE, Path.of("target", "rn", NODE).toAbsolutePath(),
-        RealNodeBinaries.fromCache(), client, adminYaml, network);
-    certManager = CertManagerControllers.start(client, kubeconfig,
-        dir.resolve("logs/cert-manager.log"));
+    node =
+        RealNode.start(
+            NODE,
+            Path.of("target", "rn", NODE).toAbsolutePath(),
+            RealNodeBinaries.fromCache(),
+            client,
+            adminYaml,
+            network);
+    certManager =
+        CertManagerControllers.start(client, kubeconfig, dir.resolve("logs/cert-manager.log"));
 
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE)
-        .endMetadata().build()).serverSideApply();
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+        .serverSideApply();
     // a CA of the cluster's: a self-signed CA certificate, and an Issuer that signs with it
-    for (String yaml : List.of("""
+    for (String yaml :
+        List.of(
+            """
         apiVersion: cert-manager.io/v1
         kind: Issuer
         metadata: {name: selfsigned, namespace: %1$s}
         spec: {selfSigned: {}}
-        """, """
+        """,
+            """
         apiVersion: cert-manager.io/v1
         kind: Certificate
         metadata: {name: %2$s, namespace: %1$s}
@@ -163,18 +187,24 @@ class CertManagerWebhookIT {
           secretName: %2$s
           privateKey: {algorithm: ECDSA, size: 256}
           issuerRef: {name: selfsigned, kind: Issuer}
-        """, """
+        """,
+            """
         apiVersion: cert-manager.io/v1
         kind: Issuer
         metadata: {name: %2$s, namespace: %1$s}
         spec: {ca: {secretName: %2$s}}
         """)) {
-      client.resource(Serialization.unmarshal(yaml.formatted(NAMESPACE, CA_ISSUER),
-          GenericKubernetesResource.class)).serverSideApply();
+      client
+          .resource(
+              Serialization.unmarshal(
+                  yaml.formatted(NAMESPACE, CA_ISSUER), GenericKubernetesResource.class))
+          .serverSideApply();
     }
 
     Path values = dir.resolve("values.yaml");
-    Stack.write(values, """
+    Stack.write(
+        values,
+        """
         imageRegistry: %s
         driverNames: {gpu: %s, tpu: %s}
         hostNetwork: false
@@ -194,17 +224,34 @@ class CertManagerWebhookIT {
             source: cert-manager
             certManager:
               issuerRef: {name: %s, kind: Issuer, group: cert-manager.io}
-        """.formatted(registry.address, GPU_DRIVER, TPU_DRIVER, network.gateway(), relay.port,
-        CA_ISSUER));
+        """
+            .formatted(
+                registry.address,
+                GPU_DRIVER,
+                TPU_DRIVER,
+                network.gateway(),
+                relay.port,
+                CA_ISSUER));
     try {
       long started = System.nanoTime();
-      HelmRelease.run("install", ServiceProcess.moduleDir("helm").resolve("kdra"), RELEASE,
-          NAMESPACE, kubeconfig, List.of(values));
+      HelmRelease.run(
+          "install",
+          ServiceProcess.moduleDir("helm").resolve("kdra"),
+          RELEASE,
+          NAMESPACE,
+          kubeconfig,
+          List.of(values));
       installed = true;
-      await().atMost(READY_TIMEOUT).until(() -> publisherPod() != null
-          && publisherPod().getStatus().getConditions().stream()
-              .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")));
-      System.out.printf("[cert-manager-it] from helm install to a ready publisher: %d ms%n",
+      await()
+          .atMost(READY_TIMEOUT)
+          .until(
+              () ->
+                  publisherPod() != null
+                      && publisherPod().getStatus().getConditions().stream()
+                          .anyMatch(
+                              c -> c.getType().equals("Ready") && c.getStatus().equals("True")));
+      System.out.printf(
+          "[cert-manager-it] from helm install to a ready publisher: %d ms%n",
           (System.nanoTime() - started) / 1_000_000);
     } catch (RuntimeException | AssertionError e) {
       dump("install");
@@ -213,12 +260,13 @@ class CertManagerWebhookIT {
   }
 
   @RegisterExtension
-  static final TestWatcher DUMP_ON_FAILURE = new TestWatcher() {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      dump(context.getRequiredTestMethod().getName());
-    }
-  };
+  static final TestWatcher DUMP_ON_FAILURE =
+      new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+          dump(context.getRequiredTestMethod().getName());
+        }
+      };
 
   /**
    * cert-manager issued the chart's Certificate into the publisher's Secret, signed by the CA
@@ -236,9 +284,14 @@ class CertManagerWebhookIT {
     assertThat(leaf.getSubjectAlternativeNames().stream().map(n -> String.valueOf(n.get(1))))
         .contains(SERVICE + "." + NAMESPACE + ".svc");
 
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(webhookConfiguration().getWebhooks().get(0).getClientConfig().getCaBundle())
-            .as("the injected caBundle").isEqualTo(secret.getData().get("ca.crt")));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        webhookConfiguration().getWebhooks().get(0).getClientConfig().getCaBundle())
+                    .as("the injected caBundle")
+                    .isEqualTo(secret.getData().get("ca.crt")));
     ValidatingWebhookConfiguration vwc = webhookConfiguration();
     assertThat(vwc.getMetadata().getAnnotations())
         .containsEntry("cert-manager.io/inject-ca-from", NAMESPACE + "/" + CERTIFICATE);
@@ -248,9 +301,9 @@ class CertManagerWebhookIT {
   }
 
   /**
-   * The publisher's pod has an address of the pod network, the Service's EndpointSlice names
-   * it, and the API server calls the webhook there: a bad opaque config is refused naming the
-   * field, a good one is created.
+   * The publisher's pod has an address of the pod network, the Service's EndpointSlice names it,
+   * and the API server calls the webhook there: a bad opaque config is refused naming the field, a
+   * good one is created.
    */
   @Test
   @Order(2)
@@ -259,71 +312,94 @@ class CertManagerWebhookIT {
     assertThat(pod.getSpec().getHostNetwork()).isNotEqualTo(Boolean.TRUE);
     String podIp = pod.getStatus().getPodIP();
     assertThat(network.contains(podIp)).as("%s on %s", podIp, network).isTrue();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(client.resources(EndpointSlice.class).inNamespace(NAMESPACE)
-            .withLabel("kubernetes.io/service-name", SERVICE).list().getItems())
-            .flatExtracting(s -> s.getEndpoints()).flatExtracting(e -> e.getAddresses())
-            .contains(podIp));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .resources(EndpointSlice.class)
+                            .inNamespace(NAMESPACE)
+                            .withLabel("kubernetes.io/service-name", SERVICE)
+                            .list()
+                            .getItems())
+                    .flatExtracting(s -> s.getEndpoints())
+                    .flatExtracting(e -> e.getAddresses())
+                    .contains(podIp));
 
     // the webhook is called once the API server's informers have the endpoint: wait for that
     await().atMost(Duration.ofSeconds(60)).until(CertManagerWebhookIT::badConfigRefused);
     assertRefusedNamingTheField("bad-1");
-    ResourceClaim good = claim("good-1", ok("'sharing': {'strategy': 'MPS', "
-        + "'mps': {'activeThreadPercentage': 50}}"));
+    ResourceClaim good =
+        claim(
+            "good-1",
+            ok("'sharing': {'strategy': 'MPS', " + "'mps': {'activeThreadPercentage': 50}}"));
     assertThat(client.resource(good).create().getMetadata().getUid()).isNotBlank();
   }
 
   /**
-   * A renewal forced as {@code cmctl renew} does (the Issuing condition set): cert-manager
-   * issues a new certificate (a new key, rotationPolicy Always) into the Secret, the kubelet
-   * updates the pod's volume, the publisher serves it on the webhook port, and the API server,
-   * trusting the same CA, still calls the webhook; the inventory gRPC port serves it too. Neither
-   * the pod nor its container restarts: both servers read the files again.
+   * A renewal forced as {@code cmctl renew} does (the Issuing condition set): cert-manager issues a
+   * new certificate (a new key, rotationPolicy Always) into the Secret, the kubelet updates the
+   * pod's volume, the publisher serves it on the webhook port, and the API server, trusting the
+   * same CA, still calls the webhook; the inventory gRPC port serves it too. Neither the pod nor
+   * its container restarts: both servers read the files again.
    */
   @Test
   @Order(3)
   void aRenewedCertificateIsServedAndTrustedWithoutTouchingTheRelease() throws Exception {
     Pod before = publisherPod();
     BigInteger issued = pem(tlsSecret().getData().get("tls.crt")).getSerialNumber();
-    assertThat(servedSerial(before, "webhook")).as("the webhook's before the renewal")
+    assertThat(servedSerial(before, "webhook"))
+        .as("the webhook's before the renewal")
         .isEqualTo(issued);
-    assertThat(servedSerial(before, "grpc")).as("the gRPC's before the renewal")
-        .isEqualTo(issued);
+    assertThat(servedSerial(before, "grpc")).as("the gRPC's before the renewal").isEqualTo(issued);
     int restartsBefore = restarts(before);
 
-    certificate().editStatus(c -> {
-      @SuppressWarnings("unchecked")
-      Map<String, Object> status = (Map<String, Object>) c.getAdditionalProperties()
-          .get("status");
-      @SuppressWarnings("unchecked")
-      List<Object> conditions = new ArrayList<>((List<Object>) status.get("conditions"));
-      Map<String, Object> issuing = new LinkedHashMap<>();
-      issuing.put("type", "Issuing");
-      issuing.put("status", "True");
-      issuing.put("reason", "ManuallyTriggered");
-      issuing.put("message", "Certificate re-issuance manually triggered");
-      issuing.put("lastTransitionTime", Instant.now().toString().replaceAll("\\.\\d+Z", "Z"));
-      issuing.put("observedGeneration", c.getMetadata().getGeneration());
-      conditions.add(issuing);
-      status.put("conditions", conditions);
-      return c;
-    });
-    await().atMost(Duration.ofSeconds(120)).until(() ->
-        !pem(tlsSecret().getData().get("tls.crt")).getSerialNumber().equals(issued)
-            && ready(certificate().get()));
+    certificate()
+        .editStatus(
+            c -> {
+              @SuppressWarnings("unchecked")
+              Map<String, Object> status =
+                  (Map<String, Object>) c.getAdditionalProperties().get("status");
+              @SuppressWarnings("unchecked")
+              List<Object> conditions = new ArrayList<>((List<Object>) status.get("conditions"));
+              Map<String, Object> issuing = new LinkedHashMap<>();
+              issuing.put("type", "Issuing");
+              issuing.put("status", "True");
+              issuing.put("reason", "ManuallyTriggered");
+              issuing.put("message", "Certificate re-issuance manually triggered");
+              issuing.put(
+                  "lastTransitionTime", Instant.now().toString().replaceAll("\\.\\d+Z", "Z"));
+              issuing.put("observedGeneration", c.getMetadata().getGeneration());
+              conditions.add(issuing);
+              status.put("conditions", conditions);
+              return c;
+            });
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .until(
+            () ->
+                !pem(tlsSecret().getData().get("tls.crt")).getSerialNumber().equals(issued)
+                    && ready(certificate().get()));
     BigInteger renewed = pem(tlsSecret().getData().get("tls.crt")).getSerialNumber();
 
     long renewedAt = System.nanoTime();
-    await().atMost(RENEWED_TIMEOUT).until(() ->
-        renewed.equals(servedSerial(publisherPod(), "webhook"))
-            && renewed.equals(servedSerial(publisherPod(), "grpc")));
-    System.out.printf("[cert-manager-it] the renewed certificate served %d ms after it was"
-        + " issued; restarts of the publisher's container: %d before, %d after%n",
+    await()
+        .atMost(RENEWED_TIMEOUT)
+        .until(
+            () ->
+                renewed.equals(servedSerial(publisherPod(), "webhook"))
+                    && renewed.equals(servedSerial(publisherPod(), "grpc")));
+    System.out.printf(
+        "[cert-manager-it] the renewed certificate served %d ms after it was"
+            + " issued; restarts of the publisher's container: %d before, %d after%n",
         (System.nanoTime() - renewedAt) / 1_000_000, restartsBefore, restarts(publisherPod()));
     Pod after = publisherPod();
-    assertThat(after.getMetadata().getUid()).as("the same pod")
+    assertThat(after.getMetadata().getUid())
+        .as("the same pod")
         .isEqualTo(before.getMetadata().getUid());
-    assertThat(restarts(after)).as("restarts of the publisher's container")
+    assertThat(restarts(after))
+        .as("restarts of the publisher's container")
         .isEqualTo(restartsBefore);
 
     await().atMost(Duration.ofSeconds(60)).until(CertManagerWebhookIT::badConfigRefused);
@@ -335,22 +411,34 @@ class CertManagerWebhookIT {
     try {
       if (installed) {
         try {
-          HelmRelease.run("uninstall", ServiceProcess.moduleDir("helm").resolve("kdra"),
-              RELEASE, NAMESPACE, kubeconfig, List.of());
+          HelmRelease.run(
+              "uninstall",
+              ServiceProcess.moduleDir("helm").resolve("kdra"),
+              RELEASE,
+              NAMESPACE,
+              kubeconfig,
+              List.of());
         } catch (RuntimeException e) {
           System.out.println("[helm] uninstall after the tests failed: " + e.getMessage());
         }
         // the webhook must not outlive the release for the next test class
-        await().atMost(Duration.ofSeconds(60)).until(() -> client
-            .admissionRegistration().v1().validatingWebhookConfigurations()
-            .withName(RELEASE + "-opaque-config").get() == null);
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () ->
+                    client
+                            .admissionRegistration()
+                            .v1()
+                            .validatingWebhookConfigurations()
+                            .withName(RELEASE + "-opaque-config")
+                            .get()
+                        == null);
       }
       if (client != null) {
         client.namespaces().withName(NAMESPACE).delete();
       }
     } finally {
-      for (AutoCloseable c : new AutoCloseable[] {certManager, node, registry, upstream,
-          network}) {
+      for (AutoCloseable c : new AutoCloseable[] {certManager, node, registry, upstream, network}) {
         if (c != null) {
           try {
             c.close();
@@ -363,33 +451,48 @@ class CertManagerWebhookIT {
   }
 
   private static void assertRefusedNamingTheField(String name) {
-    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class,
-        () -> client.resource(claim(name, ok("'sharing': {'mps': {'threads': 4}}"))).create());
+    KubernetesClientException refused =
+        catchThrowableOfType(
+            KubernetesClientException.class,
+            () -> client.resource(claim(name, ok("'sharing': {'mps': {'threads': 4}}"))).create());
     assertThat(refused).as("refused: %s", name).isNotNull();
     assertThat(refused.getCode()).isEqualTo(422);
-    assertThat(refused.getStatus().getMessage()).isEqualTo("admission webhook \"" + WEBHOOK
-        + "\" denied the request: spec.devices.config[0].opaque.parameters.sharing.mps: "
-        + "not allowed with strategy Exclusive");
+    assertThat(refused.getStatus().getMessage())
+        .isEqualTo(
+            "admission webhook \""
+                + WEBHOOK
+                + "\" denied the request: spec.devices.config[0].opaque.parameters.sharing.mps: "
+                + "not allowed with strategy Exclusive");
   }
 
   /** Whether a dry-run create of a claim with the issue's bad config is the webhook's 422. */
   private static boolean badConfigRefused() {
     try {
-      client.resource(claim("probe", ok("'sharing': {'mps': {'threads': 4}}"))).dryRun()
-          .create();
+      client.resource(claim("probe", ok("'sharing': {'mps': {'threads': 4}}"))).dryRun().create();
       return false;
     } catch (KubernetesClientException e) {
-      return e.getCode() == 422 && e.getStatus().getMessage()
-          .startsWith("admission webhook \"" + WEBHOOK + "\" denied the request");
+      return e.getCode() == 422
+          && e.getStatus()
+              .getMessage()
+              .startsWith("admission webhook \"" + WEBHOOK + "\" denied the request");
     }
   }
 
   private static ResourceClaim claim(String name, String parameters) {
     ResourceClaim claim = Dra.claim(NAMESPACE, name, GPU_DRIVER, 1);
     try {
-      claim.getSpec().getDevices().setConfig(List.of(new DeviceClaimConfigurationBuilder()
-          .withRequests("gpu").withNewOpaque().withDriver(GPU_DRIVER)
-          .withParameters(JSON.readTree(parameters.replace('\'', '"'))).endOpaque().build()));
+      claim
+          .getSpec()
+          .getDevices()
+          .setConfig(
+              List.of(
+                  new DeviceClaimConfigurationBuilder()
+                      .withRequests("gpu")
+                      .withNewOpaque()
+                      .withDriver(GPU_DRIVER)
+                      .withParameters(JSON.readTree(parameters.replace('\'', '"')))
+                      .endOpaque()
+                      .build()));
     } catch (Exception e) {
       throw new IllegalArgumentException(parameters, e);
     }
@@ -397,26 +500,32 @@ class CertManagerWebhookIT {
   }
 
   private static String ok(String fields) {
-    return "{'apiVersion': '" + OpaqueConfigDecoder.API_VERSION + "', 'kind': 'GpuConfig', "
-        + fields + "}";
+    return "{'apiVersion': '"
+        + OpaqueConfigDecoder.API_VERSION
+        + "', 'kind': 'GpuConfig', "
+        + fields
+        + "}";
   }
 
   /** The serial of the certificate a port of the publisher (by name) presents now, or null. */
   private static BigInteger servedSerial(Pod pod, String portName) {
     try {
-      TrustManagerFactory trust = TrustManagerFactory.getInstance(
-          TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory trust =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
       store.load(null, null);
       store.setCertificateEntry("ca", pem(tlsSecret().getData().get("ca.crt")));
       trust.init(store);
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(null, trust.getTrustManagers(), null);
-      int port = pod.getSpec().getContainers().get(0).getPorts().stream()
-          .filter(p -> portName.equals(p.getName())).findFirst().orElseThrow()
-          .getContainerPort();
-      try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(
-          pod.getStatus().getPodIP(), port)) {
+      int port =
+          pod.getSpec().getContainers().get(0).getPorts().stream()
+              .filter(p -> portName.equals(p.getName()))
+              .findFirst()
+              .orElseThrow()
+              .getContainerPort();
+      try (SSLSocket socket =
+          (SSLSocket) context.getSocketFactory().createSocket(pod.getStatus().getPodIP(), port)) {
         socket.setSoTimeout(5_000);
         SSLParameters parameters = socket.getSSLParameters();
         parameters.setServerNames(List.of(new SNIHostName(SERVICE + "." + NAMESPACE + ".svc")));
@@ -424,8 +533,7 @@ class CertManagerWebhookIT {
         parameters.setApplicationProtocols(new String[] {"h2"});
         socket.setSSLParameters(parameters);
         socket.startHandshake();
-        return ((X509Certificate) socket.getSession().getPeerCertificates()[0])
-            .getSerialNumber();
+        return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSerialNumber();
       }
     } catch (Exception e) {
       return null;
@@ -437,14 +545,23 @@ class CertManagerWebhookIT {
   }
 
   private static Pod publisherPod() {
-    return client.pods().inNamespace(NAMESPACE)
-        .withLabel("app.kubernetes.io/component", "slice-publisher").list().getItems().stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null).findFirst().orElse(null);
+    return client
+        .pods()
+        .inNamespace(NAMESPACE)
+        .withLabel("app.kubernetes.io/component", "slice-publisher")
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .findFirst()
+        .orElse(null);
   }
 
   private static Resource<GenericKubernetesResource> certificate() {
-    return client.genericKubernetesResources("cert-manager.io/v1", "Certificate")
-        .inNamespace(NAMESPACE).withName(CERTIFICATE);
+    return client
+        .genericKubernetesResources("cert-manager.io/v1", "Certificate")
+        .inNamespace(NAMESPACE)
+        .withName(CERTIFICATE);
   }
 
   @SuppressWarnings("unchecked")
@@ -452,12 +569,14 @@ class CertManagerWebhookIT {
     if (certificate == null || certificate.getAdditionalProperties().get("status") == null) {
       return false;
     }
-    Map<String, Object> status = (Map<String, Object>) certificate.getAdditionalProperties()
-        .get("status");
+    Map<String, Object> status =
+        (Map<String, Object>) certificate.getAdditionalProperties().get("status");
     List<Map<String, Object>> conditions = (List<Map<String, Object>>) status.get("conditions");
-    return conditions != null && conditions.stream().anyMatch(c -> "Ready".equals(c.get("type"))
-        && "True".equals(c.get("status"))) && conditions.stream().noneMatch(c ->
-            "Issuing".equals(c.get("type")) && "True".equals(c.get("status")));
+    return conditions != null
+        && conditions.stream()
+            .anyMatch(c -> "Ready".equals(c.get("type")) && "True".equals(c.get("status")))
+        && conditions.stream()
+            .noneMatch(c -> "Issuing".equals(c.get("type")) && "True".equals(c.get("status")));
   }
 
   private static Secret tlsSecret() {
@@ -465,22 +584,27 @@ class CertManagerWebhookIT {
   }
 
   private static ValidatingWebhookConfiguration webhookConfiguration() {
-    return client.admissionRegistration().v1().validatingWebhookConfigurations()
-        .withName(RELEASE + "-opaque-config").get();
+    return client
+        .admissionRegistration()
+        .v1()
+        .validatingWebhookConfigurations()
+        .withName(RELEASE + "-opaque-config")
+        .get();
   }
 
   private static X509Certificate pem(String base64) throws Exception {
-    return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(
-        new ByteArrayInputStream(Base64.getDecoder().decode(base64)));
+    return (X509Certificate)
+        CertificateFactory.getInstance("X.509")
+            .generateCertificate(new ByteArrayInputStream(Base64.getDecoder().decode(base64)));
   }
 
   private static SSLContext serving(Path cert, Path key) throws Exception {
     KeyStore store;
-    try (InputStream c = Files.newInputStream(cert); InputStream k = Files.newInputStream(key)) {
+    try (InputStream c = Files.newInputStream(cert);
+        InputStream k = Files.newInputStream(key)) {
       store = CertUtils.createKeyStore(c, k, "RSA", new char[0], null, new char[0]);
     }
-    KeyManagerFactory keys = KeyManagerFactory.getInstance(
-        KeyManagerFactory.getDefaultAlgorithm());
+    KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
     keys.init(store, new char[0]);
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(keys.getKeyManagers(), null, null);
@@ -490,10 +614,12 @@ class CertManagerWebhookIT {
   private static SSLContext trusting(String caPem) throws Exception {
     KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
     store.load(null, null);
-    store.setCertificateEntry("api", CertificateFactory.getInstance("X.509")
-        .generateCertificate(new ByteArrayInputStream(caPem.getBytes(StandardCharsets.UTF_8))));
-    TrustManagerFactory trust = TrustManagerFactory.getInstance(
-        TrustManagerFactory.getDefaultAlgorithm());
+    store.setCertificateEntry(
+        "api",
+        CertificateFactory.getInstance("X.509")
+            .generateCertificate(new ByteArrayInputStream(caPem.getBytes(StandardCharsets.UTF_8))));
+    TrustManagerFactory trust =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     trust.init(store);
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(null, trust.getTrustManagers(), null);
@@ -508,19 +634,32 @@ class CertManagerWebhookIT {
     }
     if (client != null) {
       for (Pod pod : client.pods().inNamespace(NAMESPACE).list().getItems()) {
-        Stack.write(target.resolve("pods").resolve(pod.getMetadata().getName() + ".yaml"),
+        Stack.write(
+            target.resolve("pods").resolve(pod.getMetadata().getName() + ".yaml"),
             Serialization.asYaml(pod));
       }
-      Stack.write(target.resolve("events.yaml"), Serialization.asYaml(
-          client.v1().events().inNamespace(NAMESPACE).list().getItems()));
+      Stack.write(
+          target.resolve("events.yaml"),
+          Serialization.asYaml(client.v1().events().inNamespace(NAMESPACE).list().getItems()));
       for (String kind : List.of("Certificate", "CertificateRequest", "Issuer")) {
-        Stack.write(target.resolve(kind + ".yaml"), Serialization.asYaml(client
-            .genericKubernetesResources("cert-manager.io/v1", kind).inNamespace(NAMESPACE)
-            .list().getItems()));
+        Stack.write(
+            target.resolve(kind + ".yaml"),
+            Serialization.asYaml(
+                client
+                    .genericKubernetesResources("cert-manager.io/v1", kind)
+                    .inNamespace(NAMESPACE)
+                    .list()
+                    .getItems()));
       }
       Stack.write(target.resolve("webhook.yaml"), Serialization.asYaml(webhookConfiguration()));
     }
-    System.out.println("[cert-manager-it] " + what + " failed; logs and objects in " + target
-        + " (cert-manager's and kube-controller-manager's logs in " + dir.resolve("logs") + ")");
+    System.out.println(
+        "[cert-manager-it] "
+            + what
+            + " failed; logs and objects in "
+            + target
+            + " (cert-manager's and kube-controller-manager's logs in "
+            + dir.resolve("logs")
+            + ")");
   }
 }

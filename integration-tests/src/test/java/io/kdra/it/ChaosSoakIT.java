@@ -24,19 +24,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Random operations against the whole stack for a bounded time, then invariants once it settles.
- * Operations: pods from templates and pods sharing a claim created and deleted in random order
- * with reused names (gracefully or at once, one at a time or in bursts), claims and templates
- * created and deleted before or after their pods, SIGKILL and restart of any service (two
- * claim-controller replicas; a driver often mid-prepare, since prepares take a while here),
- * a node's slices deleted, a node deleted and registered again. A service that exits on its own
- * (a Lease lost under load ends the process by design) is started again, as its Deployment would.
+ * Operations: pods from templates and pods sharing a claim created and deleted in random order with
+ * reused names (gracefully or at once, one at a time or in bursts), claims and templates created
+ * and deleted before or after their pods, SIGKILL and restart of any service (two claim-controller
+ * replicas; a driver often mid-prepare, since prepares take a while here), a node's slices deleted,
+ * a node deleted and registered again. A service that exits on its own (a Lease lost under load
+ * ends the process by design) is started again, as its Deployment would.
  *
  * <p>Checked after every operation: no device is in two claims' allocations. Checked once settled,
- * each within {@link #SETTLE}: no claim is left being deleted that no existing pod has reserved;
- * no claim is reserved for a pod that
- * no longer exists; no CDI spec or checkpoint entry on a node lacks its allocated claim; every pod
- * not bound has PodScheduled=False with a message. Finally everything is deleted and every device
- * must be free again: one pod per device of the cluster is placed.
+ * each within {@link #SETTLE}: no claim is left being deleted that no existing pod has reserved; no
+ * claim is reserved for a pod that no longer exists; no CDI spec or checkpoint entry on a node
+ * lacks its allocated claim; every pod not bound has PodScheduled=False with a message. Finally
+ * everything is deleted and every device must be free again: one pod per device of the cluster is
+ * placed.
  *
  * <p>{@code -Dsoak.duration=PT30M} for the long form (default: {@link #SHORT}), {@code
  * -Dsoak.seed=N} replays a run: the seed is printed at the start.
@@ -53,11 +53,11 @@ class ChaosSoakIT {
   static final int POD_NAMES = 8;
 
   @RegisterExtension
-  static final KdraStack STACK = KdraStack
-      .nodes(twoL4s("node-a"), oneA100("node-b"), l4s("node-c", 2))
-      .withControllers(2)
-      // prepares take a while, so that a driver killed at random is often killed mid-prepare
-      .withProperties(Map.of("driver.test-only.prepare-delay", "300ms"));
+  static final KdraStack STACK =
+      KdraStack.nodes(twoL4s("node-a"), oneA100("node-b"), l4s("node-c", 2))
+          .withControllers(2)
+          // prepares take a while, so that a driver killed at random is often killed mid-prepare
+          .withProperties(Map.of("driver.test-only.prepare-delay", "300ms"));
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -69,17 +69,20 @@ class ChaosSoakIT {
   static void slicesPublished() {
     stack = STACK.get();
     client = stack.client;
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(NODES.stream().mapToLong(n -> Dra.publishedDevices(client, n)).sum())
-            .isEqualTo(DEVICES));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(NODES.stream().mapToLong(n -> Dra.publishedDevices(client, n)).sum())
+                    .isEqualTo(DEVICES));
   }
 
   @Test
   void randomOperationsAndFaultsKeepEveryInvariant() {
     long seed = Long.getLong("soak.seed", System.nanoTime());
     Duration duration = Duration.parse(System.getProperty("soak.duration", SHORT.toString()));
-    System.out.printf("[soak] seed %d, %s of operations (replay: -Dsoak.seed=%d)%n", seed,
-        duration, seed);
+    System.out.printf(
+        "[soak] seed %d, %s of operations (replay: -Dsoak.seed=%d)%n", seed, duration, seed);
     Random random = new Random(seed);
     Soak soak = new Soak(stack, random);
     long end = System.nanoTime() + duration.toNanos();
@@ -90,76 +93,107 @@ class ChaosSoakIT {
       soak.superviseServices();
       assertNoDeviceInTwoClaims();
     }
-    System.out.printf("[soak] %d operations in %d s: %s%n",
+    System.out.printf(
+        "[soak] %d operations in %d s: %s%n",
         operations.values().stream().mapToInt(Integer::intValue).sum(),
-        (System.nanoTime() - started) / 1_000_000_000, operations);
+        (System.nanoTime() - started) / 1_000_000_000,
+        operations);
 
     soak.superviseServices();
-    await("settled").atMost(SETTLE).untilAsserted(() -> {
-      soak.superviseServices();
-      assertNoClaimBeingDeletedUnlessInUse();
-      assertNoReservationForAGonePod();
-      assertNoPreparedStateWithoutItsClaim();
-      assertEveryPendingPodHasAReason();
-      assertNoDeviceInTwoClaims();
-    });
+    await("settled")
+        .atMost(SETTLE)
+        .untilAsserted(
+            () -> {
+              soak.superviseServices();
+              assertNoClaimBeingDeletedUnlessInUse();
+              assertNoReservationForAGonePod();
+              assertNoPreparedStateWithoutItsClaim();
+              assertEveryPendingPodHasAReason();
+              assertNoDeviceInTwoClaims();
+            });
 
     // everything deleted: all devices free again, one pod per device placed
     client.pods().inNamespace(stack.namespace).delete();
-    SHARED.forEach(c -> client.resources(ResourceClaim.class).inNamespace(stack.namespace)
-        .withName(c).delete());
-    await("pods and claims gone").atMost(SETTLE).untilAsserted(() -> {
-      assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
-      assertThat(claims()).isEmpty();
-      assertNoPreparedStateWithoutItsClaim();
-    });
-    client.resource(Dra.template(stack.namespace, "final", KdraChart.GPU_CLASS, 1))
+    SHARED.forEach(
+        c ->
+            client
+                .resources(ResourceClaim.class)
+                .inNamespace(stack.namespace)
+                .withName(c)
+                .delete());
+    await("pods and claims gone")
+        .atMost(SETTLE)
+        .untilAsserted(
+            () -> {
+              assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
+              assertThat(claims()).isEmpty();
+              assertNoPreparedStateWithoutItsClaim();
+            });
+    client
+        .resource(Dra.template(stack.namespace, "final", KdraChart.GPU_CLASS, 1))
         .createOr(t -> t.update());
-    await("slices republished").atMost(SETTLE).untilAsserted(() ->
-        assertThat(NODES.stream().mapToLong(n -> Dra.publishedDevices(client, n)).sum())
-            .isEqualTo(DEVICES));
+    await("slices republished")
+        .atMost(SETTLE)
+        .untilAsserted(
+            () ->
+                assertThat(NODES.stream().mapToLong(n -> Dra.publishedDevices(client, n)).sum())
+                    .isEqualTo(DEVICES));
     List<Pod> last = new ArrayList<>();
     for (int i = 0; i < DEVICES; i++) {
-      last.add(client.resource(Dra.podWithTemplate(stack.namespace, "final-" + i, "final"))
-          .create());
+      last.add(
+          client.resource(Dra.podWithTemplate(stack.namespace, "final-" + i, "final")).create());
     }
-    await("every device placed").atMost(SETTLE).untilAsserted(() -> {
-      for (Pod p : last) {
-        assertThat(Dra.get(client, p).getSpec().getNodeName()).as(p.getMetadata().getName())
-            .isNotNull();
-      }
-      assertNoDeviceInTwoClaims();
-    });
-    System.out.printf("[soak] seed %d: invariants held; %d invariant checks; faults: %s;"
-        + " controller replicas started again after exiting by themselves: %d%n", seed,
-        invariantChecks, soak.faults(),
+    await("every device placed")
+        .atMost(SETTLE)
+        .untilAsserted(
+            () -> {
+              for (Pod p : last) {
+                assertThat(Dra.get(client, p).getSpec().getNodeName())
+                    .as(p.getMetadata().getName())
+                    .isNotNull();
+              }
+              assertNoDeviceInTwoClaims();
+            });
+    System.out.printf(
+        "[soak] seed %d: invariants held; %d invariant checks; faults: %s;"
+            + " controller replicas started again after exiting by themselves: %d%n",
+        seed,
+        invariantChecks,
+        soak.faults(),
         stack.restarts("claim-controller-1") + stack.restarts("claim-controller-2"));
   }
 
   private void assertNoDeviceInTwoClaims() {
     invariantChecks++;
-    List<String> devices = claims().stream()
-        .flatMap(c -> Dra.devices(c).stream().map(d -> d + " (" + c.getMetadata().getName()
-            + ")"))
-        .toList();
+    List<String> devices =
+        claims().stream()
+            .flatMap(
+                c -> Dra.devices(c).stream().map(d -> d + " (" + c.getMetadata().getName() + ")"))
+            .toList();
     assertThat(devices.stream().map(d -> d.substring(0, d.indexOf(' '))).toList())
-        .as("allocated devices: %s", devices).doesNotHaveDuplicates();
+        .as("allocated devices: %s", devices)
+        .doesNotHaveDuplicates();
   }
 
   /** A claim may wait in deletion only while a pod that exists still has it reserved. */
   private void assertNoClaimBeingDeletedUnlessInUse() {
     invariantChecks++;
     List<String> podUids = podUids();
-    assertThat(claims()).as("claims being deleted, reserved by no pod that exists")
-        .noneMatch(c -> c.getMetadata().getDeletionTimestamp() != null
-            && (c.getStatus() == null || c.getStatus().getReservedFor() == null
-                || c.getStatus().getReservedFor().stream()
-                    .noneMatch(r -> podUids.contains(r.getUid()))));
+    assertThat(claims())
+        .as("claims being deleted, reserved by no pod that exists")
+        .noneMatch(
+            c ->
+                c.getMetadata().getDeletionTimestamp() != null
+                    && (c.getStatus() == null
+                        || c.getStatus().getReservedFor() == null
+                        || c.getStatus().getReservedFor().stream()
+                            .noneMatch(r -> podUids.contains(r.getUid()))));
   }
 
   private static List<String> podUids() {
     return client.pods().inNamespace(stack.namespace).list().getItems().stream()
-        .map(p -> p.getMetadata().getUid()).toList();
+        .map(p -> p.getMetadata().getUid())
+        .toList();
   }
 
   private void assertNoReservationForAGonePod() {
@@ -167,8 +201,9 @@ class ChaosSoakIT {
     List<String> podUids = podUids();
     for (ResourceClaim c : claims()) {
       if (c.getStatus() != null && c.getStatus().getReservedFor() != null) {
-        assertThat(c.getStatus().getReservedFor()).as("reservedFor of %s",
-            c.getMetadata().getName()).allMatch(r -> podUids.contains(r.getUid()));
+        assertThat(c.getStatus().getReservedFor())
+            .as("reservedFor of %s", c.getMetadata().getName())
+            .allMatch(r -> podUids.contains(r.getUid()));
       }
     }
   }
@@ -180,11 +215,12 @@ class ChaosSoakIT {
     for (String node : NODES) {
       for (String uid : NodeFiles.cdiClaimUids(stack.cdiDir(node))) {
         assertThat(byUid.get(uid)).as("claim of CDI spec %s on %s", uid, node).isNotNull();
-        assertThat(Dra.devices(byUid.get(uid))).as("allocation of claim %s on %s", uid, node)
+        assertThat(Dra.devices(byUid.get(uid)))
+            .as("allocation of claim %s on %s", uid, node)
             .anyMatch(d -> d.startsWith(node + "/"));
       }
-      for (String uid : NodeFiles.checkpointClaimUids(stack.nodeDir(node)
-          .resolve("plugins/checkpoint.json"))) {
+      for (String uid :
+          NodeFiles.checkpointClaimUids(stack.nodeDir(node).resolve("plugins/checkpoint.json"))) {
         assertThat(byUid).as("claim of checkpoint entry %s on %s", uid, node).containsKey(uid);
       }
     }
@@ -196,9 +232,13 @@ class ChaosSoakIT {
       if (p.getSpec().getNodeName() != null || p.getMetadata().getDeletionTimestamp() != null) {
         continue;
       }
-      assertThat(p.getStatus() == null || p.getStatus().getConditions() == null ? List.of()
-          : p.getStatus().getConditions()).as("conditions of pending pod %s",
-              p.getMetadata().getName()).anySatisfy(c -> {
+      assertThat(
+              p.getStatus() == null || p.getStatus().getConditions() == null
+                  ? List.of()
+                  : p.getStatus().getConditions())
+          .as("conditions of pending pod %s", p.getMetadata().getName())
+          .anySatisfy(
+              c -> {
                 assertThat(c.getType()).isEqualTo("PodScheduled");
                 assertThat(c.getStatus()).isEqualTo("False");
                 assertThat(c.getMessage()).isNotBlank();
@@ -268,8 +308,10 @@ class ChaosSoakIT {
       if (client.pods().inNamespace(ns).withName(name).get() != null) {
         return "create-pod(exists)";
       }
-      Pod pod = shared ? Dra.podWithClaim(ns, name, pick(SHARED))
-          : Dra.podWithTemplate(ns, name, pick(TEMPLATES));
+      Pod pod =
+          shared
+              ? Dra.podWithClaim(ns, name, pick(SHARED))
+              : Dra.podWithTemplate(ns, name, pick(TEMPLATES));
       client.resource(pod).create();
       return shared ? "create-shared-pod" : "create-template-pod";
     }
@@ -308,9 +350,11 @@ class ChaosSoakIT {
 
     private String toggleTemplate() {
       String name = pick(TEMPLATES);
-      var template = client.resources(
-          io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
-          .inNamespace(ns).withName(name);
+      var template =
+          client
+              .resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
+              .inNamespace(ns)
+              .withName(name);
       if (template.get() == null) {
         client.resource(Dra.template(ns, name, KdraChart.GPU_CLASS, 1)).create();
         return "create-template";
@@ -345,21 +389,24 @@ class ChaosSoakIT {
     }
 
     /**
-     * Starts every service that exited again, as a Deployment or DaemonSet would, until all
-     * are ready. The stack itself starts its leader-electing replicas again.
+     * Starts every service that exited again, as a Deployment or DaemonSet would, until all are
+     * ready. The stack itself starts its leader-electing replicas again.
      */
     void superviseServices() {
-      await("services ready").atMost(Duration.ofMinutes(3)).until(() -> {
-        boolean ready = true;
-        for (String name : stack.processNames()) {
-          if (!stack.restartsByItself(name) && !stack.process(name).alive()) {
-            faults.merge("exited by itself " + kindOf(name), 1, Integer::sum);
-            stack.restartWithoutWaiting(name);
-          }
-          ready &= stack.process(name).ready();
-        }
-        return ready;
-      });
+      await("services ready")
+          .atMost(Duration.ofMinutes(3))
+          .until(
+              () -> {
+                boolean ready = true;
+                for (String name : stack.processNames()) {
+                  if (!stack.restartsByItself(name) && !stack.process(name).alive()) {
+                    faults.merge("exited by itself " + kindOf(name), 1, Integer::sum);
+                    stack.restartWithoutWaiting(name);
+                  }
+                  ready &= stack.process(name).ready();
+                }
+                return ready;
+              });
     }
 
     private <T> T pick(List<T> from) {

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Claims deleted while in use, or racing their pods' scheduling, are released in the end: nothing
- * stays in deletion holding a device. Regression tests for three ways a claim used to stay with
- * its {@code deletionTimestamp}, allocation and finalizer for good.
+ * stays in deletion holding a device. Regression tests for three ways a claim used to stay with its
+ * {@code deletionTimestamp}, allocation and finalizer for good.
  */
 @ExtendWith(ControlPlane.class)
 class ClaimDeletionIT {
@@ -39,10 +39,13 @@ class ClaimDeletionIT {
   static void slicesPublished() {
     stack = STACK.get();
     client = stack.client;
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(2);
-      assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(1);
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(2);
+              assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(1);
+            });
   }
 
   @AfterEach
@@ -57,18 +60,22 @@ class ClaimDeletionIT {
   @Test
   void aClaimDeletedWhileInUseIsGoneOnceItsPodIs() {
     String ns = stack.namespace;
-    ResourceClaim claim = client.resource(Dra.claim(ns, "in-use", KdraChart.GPU_CLASS, 1))
-        .create();
+    ResourceClaim claim = client.resource(Dra.claim(ns, "in-use", KdraChart.GPU_CLASS, 1)).create();
     Pod pod = client.resource(Dra.podWithClaim(ns, "user", "in-use")).create();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      String node = Dra.get(client, pod).getSpec().getNodeName();
-      assertThat(node).isNotNull();
-      assertThat(stack.kubelet(node).prepared(pod)).isNotNull();
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              String node = Dra.get(client, pod).getSpec().getNodeName();
+              assertThat(node).isNotNull();
+              assertThat(stack.kubelet(node).prepared(pod)).isNotNull();
+            });
     ResourceClaim allocated = client.resource(claim).get();
     String node = Dra.get(client, pod).getSpec().getNodeName();
-    Path spec = stack.cdiDir(node).resolve("k8s.gpu.kdra.io-claim_"
-        + allocated.getMetadata().getUid() + ".json");
+    Path spec =
+        stack
+            .cdiDir(node)
+            .resolve("k8s.gpu.kdra.io-claim_" + allocated.getMetadata().getUid() + ".json");
     assertThat(spec).exists();
 
     client.resource(claim).delete();
@@ -77,16 +84,19 @@ class ClaimDeletionIT {
     assertThat(Dra.devices(deleting)).isEqualTo(Dra.devices(allocated));
 
     client.resource(pod).delete();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(client.resource(claim).get()).isNull();
-      assertThat(spec).doesNotExist();
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(client.resource(claim).get()).isNull();
+              assertThat(spec).doesNotExist();
+            });
   }
 
   /**
    * Pods from templates deleted while being scheduled, then re-created with the same names and
-   * deleted again, round after round: no claim stays behind, and the cluster's devices are all
-   * free at the end (a last pod per device is placed).
+   * deleted again, round after round: no claim stays behind, and the cluster's devices are all free
+   * at the end (a last pod per device is placed).
    */
   @Test
   void podsDeletedWhileBeingScheduledAndRecreatedLeaveNoClaims() {
@@ -103,11 +113,17 @@ class ClaimDeletionIT {
         client.resource(pod).withGracePeriod(0).delete();
       }
       int r = round;
-      await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-        assertThat(client.pods().inNamespace(ns).list().getItems()).as("round %d", r).isEmpty();
-        assertThat(client.resources(ResourceClaim.class).inNamespace(ns).list().getItems())
-            .as("claims left after round %d", r).isEmpty();
-      });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () -> {
+                assertThat(client.pods().inNamespace(ns).list().getItems())
+                    .as("round %d", r)
+                    .isEmpty();
+                assertThat(client.resources(ResourceClaim.class).inNamespace(ns).list().getItems())
+                    .as("claims left after round %d", r)
+                    .isEmpty();
+              });
     }
     List<Pod> last = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
@@ -115,28 +131,39 @@ class ClaimDeletionIT {
     }
     // no claim is left at this point (asserted above), so all three devices are free; the bound
     // allows for the backoff of three new pods on a loaded machine
-    await().atMost(Duration.ofSeconds(120)).untilAsserted(() -> {
-      for (Pod pod : last) {
-        assertThat(Dra.get(client, pod).getSpec().getNodeName()).isNotNull();
-      }
-    });
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .untilAsserted(
+            () -> {
+              for (Pod pod : last) {
+                assertThat(Dra.get(client, pod).getSpec().getNodeName()).isNotNull();
+              }
+            });
   }
 
   /** A claim that carries upstream's finalizer but was never allocated is deleted when asked. */
   @Test
   void anUnallocatedClaimWithTheFinalizerIsReleasedOnDelete() {
     String ns = stack.namespace;
-    ResourceClaim claim = client.resource(new ResourceClaimBuilder(
-        Dra.claim(ns, "protected", KdraChart.GPU_CLASS, 1)).editMetadata()
-        .addToFinalizers(FINALIZER).endMetadata().build()).create();
+    ResourceClaim claim =
+        client
+            .resource(
+                new ResourceClaimBuilder(Dra.claim(ns, "protected", KdraChart.GPU_CLASS, 1))
+                    .editMetadata()
+                    .addToFinalizers(FINALIZER)
+                    .endMetadata()
+                    .build())
+            .create();
     client.resource(claim).delete();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(client.resource(claim).get()).isNull());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(client.resource(claim).get()).isNull());
   }
 
   private static boolean claimCreatedFor(Pod pod) {
     Pod current = Dra.get(client, pod);
-    return current != null && current.getStatus() != null
+    return current != null
+        && current.getStatus() != null
         && current.getStatus().getResourceClaimStatuses() != null
         && current.getStatus().getResourceClaimStatuses().stream()
             .anyMatch(s -> s.getResourceClaimName() != null);

@@ -35,12 +35,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ComputeClassIT {
 
   @RegisterExtension
-  static final KdraStack STACK = KdraStack.nodes(twoL4s("node-a"), oneA100("node-b"))
-      .withBridge();
+  static final KdraStack STACK = KdraStack.nodes(twoL4s("node-a"), oneA100("node-b")).withBridge();
 
   private static final ResourceDefinitionContext COMPUTE_CLASS =
-      new ResourceDefinitionContext.Builder().withGroup("cloud.google.com").withVersion("v1")
-          .withKind("ComputeClass").withPlural("computeclasses").withNamespaced(false).build();
+      new ResourceDefinitionContext.Builder()
+          .withGroup("cloud.google.com")
+          .withVersion("v1")
+          .withKind("ComputeClass")
+          .withPlural("computeclasses")
+          .withNamespaced(false)
+          .build();
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -49,7 +53,11 @@ class ComputeClassIT {
   static void computeClassAndSlices() {
     stack = STACK.get();
     client = stack.client;
-    client.genericKubernetesResources(COMPUTE_CLASS).resource(Serialization.unmarshal("""
+    client
+        .genericKubernetesResources(COMPUTE_CLASS)
+        .resource(
+            Serialization.unmarshal(
+                """
         apiVersion: cloud.google.com/v1
         kind: ComputeClass
         metadata:
@@ -59,13 +67,23 @@ class ComputeClassIT {
             - gpu: {type: nvidia-tesla-a100, count: 1}
             - gpu: {type: nvidia-l4, count: 2}
           whenUnsatisfiable: DoNotScaleUp
-        """, GenericKubernetesResource.class)).create();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(2);
-      assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(1);
-      assertThat(client.resources(ResourceClaimTemplate.class).inNamespace(stack.namespace)
-          .withName("a100-or-l4").get()).isNotNull();
-    });
+        """,
+                GenericKubernetesResource.class))
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(2);
+              assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(1);
+              assertThat(
+                      client
+                          .resources(ResourceClaimTemplate.class)
+                          .inNamespace(stack.namespace)
+                          .withName("a100-or-l4")
+                          .get())
+                  .isNotNull();
+            });
   }
 
   @AfterEach
@@ -82,16 +100,18 @@ class ComputeClassIT {
   void aComputeClassPrefersTheA100ThenFallsBackToTwoL4s() {
     String ns = stack.namespace;
     Pod first = client.resource(Dra.podWithTemplate(ns, "first", "a100-or-l4")).create();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(stack.kubelet("node-b").prepared(first)).isNotNull());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(stack.kubelet("node-b").prepared(first)).isNotNull());
     ResourceClaim firstClaim = Dra.claimOf(client, first, "gpu");
     assertThat(Dra.devices(firstClaim)).containsExactly("node-b/gpu-0");
-    assertThat(firstClaim.getStatus().getAllocation().getDevices().getResults().get(0)
-        .getRequest()).isEqualTo("accelerator/nvidia-tesla-a100-x1");
+    assertThat(firstClaim.getStatus().getAllocation().getDevices().getResults().get(0).getRequest())
+        .isEqualTo("accelerator/nvidia-tesla-a100-x1");
 
     Pod second = client.resource(Dra.podWithTemplate(ns, "second", "a100-or-l4")).create();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(stack.kubelet("node-a").prepared(second)).isNotNull());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(stack.kubelet("node-a").prepared(second)).isNotNull());
     ResourceClaim secondClaim = Dra.claimOf(client, second, "gpu");
     assertThat(Dra.devices(secondClaim)).containsExactlyInAnyOrder("node-a/gpu-0", "node-a/gpu-1");
     assertThat(secondClaim.getStatus().getAllocation().getDevices().getResults())
@@ -99,35 +119,41 @@ class ComputeClassIT {
     assertThat(stack.kubelet("node-a").prepared(second).cdiIds()).hasSize(2);
 
     Pod third = client.resource(Dra.podWithTemplate(ns, "third", "a100-or-l4")).create();
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-      PodCondition scheduled = scheduled(third);
-      assertThat(scheduled).isNotNull();
-      assertThat(scheduled.getStatus()).isEqualTo("False");
-      assertThat(scheduled.getMessage()).contains("nvidia-tesla-a100-x1")
-          .contains("nvidia-l4-x2");
-    });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              PodCondition scheduled = scheduled(third);
+              assertThat(scheduled).isNotNull();
+              assertThat(scheduled.getStatus()).isEqualTo("False");
+              assertThat(scheduled.getMessage())
+                  .contains("nvidia-tesla-a100-x1")
+                  .contains("nvidia-l4-x2");
+            });
     assertThat(Dra.get(client, third).getSpec().getNodeName()).isNull();
   }
 
   /**
-   * Scenario 6: node-b is deleted while its driver keeps reporting: its slices are removed and
-   * stay removed, the A100 is never allocated again, and the L4s on node-a still are.
+   * Scenario 6: node-b is deleted while its driver keeps reporting: its slices are removed and stay
+   * removed, the A100 is never allocated again, and the L4s on node-a still are.
    */
   @Test
   @Order(2)
   void aDeletedNodesSlicesGoAndNothingIsAllocatedThere() {
     String ns = stack.namespace;
     client.nodes().withName("node-b").delete();
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
-        assertThat(slicesOf("node-b")).isEmpty());
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(() -> assertThat(slicesOf("node-b")).isEmpty());
     // node-b's driver sends snapshots every 2 s: they must not bring the slices back
     ServiceProcess.sleep(5000);
     assertThat(slicesOf("node-b")).isEmpty();
     assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(2);
 
     Pod pod = client.resource(Dra.podWithTemplate(ns, "after", "a100-or-l4")).create();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(stack.kubelet("node-a").prepared(pod)).isNotNull());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(stack.kubelet("node-a").prepared(pod)).isNotNull());
     assertThat(Dra.devices(Dra.claimOf(client, pod, "gpu")))
         .containsExactlyInAnyOrder("node-a/gpu-0", "node-a/gpu-1");
     assertThat(stack.kubelet("node-b").prepared()).isEmpty();
@@ -135,8 +161,10 @@ class ComputeClassIT {
 
   private static List<ResourceSlice> slicesOf(String node) {
     return client.resources(ResourceSlice.class).list().getItems().stream()
-        .filter(s -> node.equals(s.getSpec().getNodeName())
-            || node.equals(s.getSpec().getPool().getName()))
+        .filter(
+            s ->
+                node.equals(s.getSpec().getNodeName())
+                    || node.equals(s.getSpec().getPool().getName()))
         .toList();
   }
 
@@ -146,6 +174,8 @@ class ComputeClassIT {
       return null;
     }
     return current.getStatus().getConditions().stream()
-        .filter(c -> c.getType().equals("PodScheduled")).findFirst().orElse(null);
+        .filter(c -> c.getType().equals("PodScheduled"))
+        .findFirst()
+        .orElse(null);
   }
 }

@@ -20,13 +20,13 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * A real kube-apiserver with etcd, started once per test run and shared by all test classes
- * that use this extension; stopped when the run ends, also when a test fails.
+ * A real kube-apiserver with etcd, started once per test run and shared by all test classes that
+ * use this extension; stopped when the run ends, also when a test fails.
  *
  * <p>The binaries come from {@code integration-tests/scripts/build-control-plane.sh}, which builds
- * them from the official Go modules into {@code $KDRA_CACHE_DIR} (default
- * {@code ~/.cache/kdra}) in the directory layout of fabric8 kube-api-test. Nothing is downloaded:
- * a missing binary fails the run with the command that builds it.
+ * them from the official Go modules into {@code $KDRA_CACHE_DIR} (default {@code ~/.cache/kdra}) in
+ * the directory layout of fabric8 kube-api-test. Nothing is downloaded: a missing binary fails the
+ * run with the command that builds it.
  */
 public final class ControlPlane implements BeforeAllCallback, ParameterResolver {
 
@@ -49,12 +49,15 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
 
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    return parameter.getParameter().getType() == Running.class ? running(context)
+    return parameter.getParameter().getType() == Running.class
+        ? running(context)
         : running(context).client();
   }
 
   static Running running(ExtensionContext context) {
-    return context.getRoot().getStore(NAMESPACE)
+    return context
+        .getRoot()
+        .getStore(NAMESPACE)
         .getOrComputeIfAbsent(Running.class, key -> Running.start(), Running.class);
   }
 
@@ -64,14 +67,18 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       return Path.of(configured);
     }
     String xdg = System.getenv("XDG_CACHE_HOME");
-    Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg)
-        : Path.of(System.getProperty("user.home"), ".cache");
+    Path base =
+        xdg != null && !xdg.isBlank()
+            ? Path.of(xdg)
+            : Path.of(System.getProperty("user.home"), ".cache");
     return base.resolve("kdra");
   }
 
   /** The kubectl that build-control-plane.sh builds beside kube-apiserver (same version). */
   static Path kubectl() {
-    return cacheDir().resolve("k8s").resolve(VERSION + "-linux-" + Running.arch())
+    return cacheDir()
+        .resolve("k8s")
+        .resolve(VERSION + "-linux-" + Running.arch())
         .resolve("kubectl");
   }
 
@@ -87,16 +94,24 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
      * The keys and certificates kube-api-test writes into its directory, and the API server's
      * static tokens (kube-scheduler's and kube-controller-manager's).
      */
-    static final List<String> CREDENTIALS = List.of(CertManager.API_SERVER_KEY_NAME,
-        CertManager.API_SERVER_CERT_NAME, CertManager.CLIENT_KEY_NAME,
-        CertManager.CLIENT_CERT_NAME, UpstreamControllers.TOKEN_FILE);
+    static final List<String> CREDENTIALS =
+        List.of(
+            CertManager.API_SERVER_KEY_NAME,
+            CertManager.API_SERVER_CERT_NAME,
+            CertManager.CLIENT_KEY_NAME,
+            CertManager.CLIENT_CERT_NAME,
+            UpstreamControllers.TOKEN_FILE);
 
     static Running start() {
       Path cache = cacheDir();
       Path binaries = cache.resolve("k8s").resolve(VERSION + "-linux-" + arch());
       if (!Files.isExecutable(binaries.resolve("kube-apiserver"))) {
-        throw new IllegalStateException("kube-apiserver " + VERSION + " not found in " + binaries
-            + "; build it with integration-tests/scripts/build-control-plane.sh");
+        throw new IllegalStateException(
+            "kube-apiserver "
+                + VERSION
+                + " not found in "
+                + binaries
+                + "; build it with integration-tests/scripts/build-control-plane.sh");
       }
       ControlPlaneProcesses.reapLeftovers();
       // real nodes of a killed run point at its gone API server: end them whatever this run tests
@@ -110,19 +125,24 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       // the identities kube-scheduler and kube-controller-manager have on a real cluster (there
       // client certificates; kube-api-test's CA signs none but its own), for a full control plane
       Path tokens = UpstreamControllers.writeTokenFile(dir);
-      KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
-          .withTestDir(dir.toString())
-          .withApiServerVersion(VERSION)
-          .withOfflineMode(true)
-          .withUpdateKubeConfig(false)
-          .withStartupTimeout(120_000)
-          // loopback only (kube-api-test passes no bind address; etcd: build-control-plane.sh)
-          .withApiServerFlag("--bind-address", "127.0.0.1")
-          .withApiServerFlag("--token-auth-file", tokens.toString())
-          // webhooks and aggregated APIs called at their Services' endpoints (EndpointSlices),
-          // not at the cluster IP: no kube-proxy routes cluster IPs here (CertManagerWebhookIT)
-          .withApiServerFlag("--enable-aggregator-routing=true")
-          .build());
+      KubeAPIServer server =
+          new KubeAPIServer(
+              KubeAPIServerConfigBuilder.anAPIServerConfig()
+                  .withTestDir(dir.toString())
+                  .withApiServerVersion(VERSION)
+                  .withOfflineMode(true)
+                  .withUpdateKubeConfig(false)
+                  .withStartupTimeout(120_000)
+                  // loopback only (kube-api-test passes no bind address; etcd:
+                  // build-control-plane.sh)
+                  .withApiServerFlag("--bind-address", "127.0.0.1")
+                  .withApiServerFlag("--token-auth-file", tokens.toString())
+                  // webhooks and aggregated APIs called at their Services' endpoints
+                  // (EndpointSlices),
+                  // not at the cluster IP: no kube-proxy routes cluster IPs here
+                  // (CertManagerWebhookIT)
+                  .withApiServerFlag("--enable-aggregator-routing=true")
+                  .build());
       long started = System.nanoTime();
       try {
         server.start();
@@ -136,20 +156,23 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       for (String name : CREDENTIALS) {
         OwnerOnly.restrict(dir.resolve(name));
       }
-      System.out.printf("[control-plane] kube-apiserver %s with etcd up in %d ms%n", VERSION,
-          (System.nanoTime() - started) / 1_000_000);
-      KubernetesClient client = new KubernetesClientBuilder()
-          .withConfig(Config.fromKubeconfig(server.getKubeConfigYaml())).build();
+      System.out.printf(
+          "[control-plane] kube-apiserver %s with etcd up in %d ms%n",
+          VERSION, (System.nanoTime() - started) / 1_000_000);
+      KubernetesClient client =
+          new KubernetesClientBuilder()
+              .withConfig(Config.fromKubeconfig(server.getKubeConfigYaml()))
+              .build();
       return new Running(server, client, dir, binaries);
     }
 
     /**
-     * The control plane's own directory: kube-api-test finds the binaries under its
-     * {@code k8s/<version>-linux-<arch>/}, here links to the cache's, but for kube-apiserver, a
-     * script that drops the {@code --disable-admission-plugins ServiceAccount} kube-api-test
-     * always passes. A real cluster has that plugin on: it is what gives pods their
-     * ServiceAccount token volume, which pods installed by the chart need (and it refuses pods
-     * whose ServiceAccount does not exist, as a real cluster does).
+     * The control plane's own directory: kube-api-test finds the binaries under its {@code
+     * k8s/<version>-linux-<arch>/}, here links to the cache's, but for kube-apiserver, a script
+     * that drops the {@code --disable-admission-plugins ServiceAccount} kube-api-test always
+     * passes. A real cluster has that plugin on: it is what gives pods their ServiceAccount token
+     * volume, which pods installed by the chart need (and it refuses pods whose ServiceAccount does
+     * not exist, as a real cluster does).
      */
     private static Path privateDirectory(Path cache, Path binaries) {
       try {
@@ -160,15 +183,13 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
         try (Stream<Path> files = Files.list(binaries)) {
           for (Path binary : files.toList()) {
             if (!binary.getFileName().toString().equals("kube-apiserver")) {
-              Files.createSymbolicLink(own.resolve(binary.getFileName()),
-                  binary.toAbsolutePath());
+              Files.createSymbolicLink(own.resolve(binary.getFileName()), binary.toAbsolutePath());
             }
           }
         }
         Path wrapper = own.resolve("kube-apiserver");
         Files.writeString(wrapper, apiServerWrapper(binaries.resolve("kube-apiserver")));
-        Files.setPosixFilePermissions(wrapper,
-            PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
         return dir;
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -189,7 +210,8 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
             set -- "$@" "$arg"
           done
           exec '%s' "$@"
-          """.formatted(apiServer.toAbsolutePath());
+          """
+          .formatted(apiServer.toAbsolutePath());
     }
 
     private static String arch() {

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The control plane itself: kube-apiserver and etcd listen on loopback only, both are recorded
- * for the next run to end should this JVM be killed, and its keys are the owner's only.
+ * The control plane itself: kube-apiserver and etcd listen on loopback only, both are recorded for
+ * the next run to end should this JVM be killed, and its keys are the owner's only.
  */
 @ExtendWith(ControlPlane.class)
 class ControlPlaneIT {
@@ -61,11 +61,14 @@ class ControlPlaneIT {
         s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
       }
       for (InetAddress address : others) {
-        assertThatThrownBy(() -> {
-          try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(address, port), 2000);
-          }
-        }).as("port %d on %s", port, address).isInstanceOf(IOException.class);
+        assertThatThrownBy(
+                () -> {
+                  try (Socket s = new Socket()) {
+                    s.connect(new InetSocketAddress(address, port), 2000);
+                  }
+                })
+            .as("port %d on %s", port, address)
+            .isInstanceOf(IOException.class);
       }
     }
   }
@@ -75,12 +78,20 @@ class ControlPlaneIT {
     List<String> lines = Files.readAllLines(Path.of("target", "it-control-plane-pids.txt"));
     List<String> pids = lines.stream().map(l -> l.split("\t")[0]).toList();
     assertThat(pids).contains(Long.toString(etcd().pid()));
-    assertThat(ProcessHandle.current().children()
-        .filter(h -> h.info().command().map(c -> c.endsWith("/kube-apiserver")).orElse(false))
-        .map(h -> Long.toString(h.pid())).toList()).singleElement().isIn(pids);
+    assertThat(
+            ProcessHandle.current()
+                .children()
+                .filter(
+                    h -> h.info().command().map(c -> c.endsWith("/kube-apiserver")).orElse(false))
+                .map(h -> Long.toString(h.pid()))
+                .toList())
+        .singleElement()
+        .isIn(pids);
     // etcd's temporary directories go with it
-    assertThat(lines.stream().filter(l -> l.startsWith(etcd().pid() + "\t")).findFirst()
-        .orElseThrow()).contains("/etcddata").contains("/etcdwal");
+    assertThat(
+            lines.stream().filter(l -> l.startsWith(etcd().pid() + "\t")).findFirst().orElseThrow())
+        .contains("/etcddata")
+        .contains("/etcdwal");
   }
 
   /**
@@ -106,9 +117,15 @@ class ControlPlaneIT {
   }
 
   private static ProcessHandle etcd() {
-    return ProcessHandle.current().children()
-        .filter(h -> h.info().command().map(c -> c.endsWith("/etcd-server") || c.endsWith("/etcd"))
-            .orElse(false))
-        .findFirst().orElseThrow(() -> new AssertionError("no etcd child process"));
+    return ProcessHandle.current()
+        .children()
+        .filter(
+            h ->
+                h.info()
+                    .command()
+                    .map(c -> c.endsWith("/etcd-server") || c.endsWith("/etcd"))
+                    .orElse(false))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no etcd child process"));
   }
 }

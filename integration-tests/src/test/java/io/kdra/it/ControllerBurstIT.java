@@ -30,9 +30,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (more than there are devices), and the leader killed (SIGKILL) while it allocates, then started
  * again as a Deployment would. The standby takes over: no device is allocated twice, every pod a
  * device is left for is bound, the rest stay Pending with the reason. Then the leader is stopped
- * gracefully (SIGTERM) and hands the Lease over, and a leader whose Lease is taken exits. A
- * replica that exits by itself (a lost Lease, as on a loaded machine) is started again by the
- * harness, as its ReplicaSet would; the test kills whichever replica leads when it crashes it.
+ * gracefully (SIGTERM) and hands the Lease over, and a leader whose Lease is taken exits. A replica
+ * that exits by itself (a lost Lease, as on a loaded machine) is started again by the harness, as
+ * its ReplicaSet would; the test kills whichever replica leads when it crashes it.
  *
  * <p>{@value #PODS} pods on {@value #DEVICES_PER_NODE} x 2 simulated L4s; about a minute on two
  * cores, most of it the stack's start and the lease's expiry.
@@ -46,9 +46,9 @@ class ControllerBurstIT {
   static final List<String> REPLICAS = List.of("claim-controller-1", "claim-controller-2");
 
   @RegisterExtension
-  static final KdraStack STACK = KdraStack
-      .nodes(l4s("node-a", DEVICES_PER_NODE), l4s("node-b", DEVICES_PER_NODE))
-      .withControllers(2);
+  static final KdraStack STACK =
+      KdraStack.nodes(l4s("node-a", DEVICES_PER_NODE), l4s("node-b", DEVICES_PER_NODE))
+          .withControllers(2);
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -57,11 +57,14 @@ class ControllerBurstIT {
   static void slicesPublishedAndLeaderElected() {
     stack = STACK.get();
     client = stack.client;
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(DEVICES_PER_NODE);
-      assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(DEVICES_PER_NODE);
-      assertThat(leader()).isNotNull();
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(DEVICES_PER_NODE);
+              assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(DEVICES_PER_NODE);
+              assertThat(leader()).isNotNull();
+            });
   }
 
   @Test
@@ -75,8 +78,8 @@ class ControllerBurstIT {
     List<Future<Pod>> created = new ArrayList<>();
     for (int i = 0; i < PODS; i++) {
       String name = String.format("burst-%03d", i);
-      created.add(pool.submit(() ->
-          client.resource(Dra.podWithTemplate(ns, name, "one-gpu")).create()));
+      created.add(
+          pool.submit(() -> client.resource(Dra.podWithTemplate(ns, name, "one-gpu")).create()));
     }
     List<Pod> pods = new ArrayList<>();
     for (Future<Pod> f : created) {
@@ -87,73 +90,111 @@ class ControllerBurstIT {
     // the leader dies mid-burst: some pods bound, most not yet. On a loaded machine a leader may
     // have missed its renew deadline before (it then exits, and the harness starts it again as
     // its ReplicaSet would): the one killed is whoever leads now, with a standby running
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
         .until(() -> bound().size() >= 3);
     String leader = awaitLiveLeaderAndStandby();
     int boundAtCrash = bound().size();
     stack.crash(leader);
     String standby = other(leader);
     // the standby takes the lease once it expires and goes on where the leader stopped
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(200))
         .until(() -> standby.equals(leader()));
-    System.out.printf("[it] %s killed with %d of %d pods bound; %s leads since %d ms%n", leader,
-        boundAtCrash, PODS, standby, (System.nanoTime() - started) / 1_000_000);
+    System.out.printf(
+        "[it] %s killed with %d of %d pods bound; %s leads since %d ms%n",
+        leader, boundAtCrash, PODS, standby, (System.nanoTime() - started) / 1_000_000);
     // the killed replica comes back, as its Deployment would start it again, as the standby
     stack.restart(leader);
 
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-      assertThat(bound()).hasSize(devices);
-      assertThat(leader()).isIn(REPLICAS);
-    });
-    System.out.printf("[it] %d pods bound in %d ms; lease now held by %s%n", devices,
-        (System.nanoTime() - started) / 1_000_000, leader());
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              assertThat(bound()).hasSize(devices);
+              assertThat(leader()).isIn(REPLICAS);
+            });
+    System.out.printf(
+        "[it] %d pods bound in %d ms; lease now held by %s%n",
+        devices, (System.nanoTime() - started) / 1_000_000, leader());
 
     // no device allocated twice, and every bound pod holds a device on its node
-    List<ResourceClaim> claims = client.resources(ResourceClaim.class).inNamespace(ns).list()
-        .getItems();
+    List<ResourceClaim> claims =
+        client.resources(ResourceClaim.class).inNamespace(ns).list().getItems();
     List<String> allocated = claims.stream().flatMap(c -> Dra.devices(c).stream()).toList();
     assertThat(allocated).doesNotHaveDuplicates().hasSize(devices);
     Map<String, Pod> byName = new HashMap<>();
-    client.pods().inNamespace(ns).list().getItems()
+    client
+        .pods()
+        .inNamespace(ns)
+        .list()
+        .getItems()
         .forEach(p -> byName.put(p.getMetadata().getName(), p));
     for (Pod pod : bound()) {
       ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
-      assertThat(Dra.devices(claim)).singleElement().asString()
+      assertThat(Dra.devices(claim))
+          .singleElement()
+          .asString()
           .startsWith(pod.getSpec().getNodeName() + "/");
-      assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getUid())
+      assertThat(claim.getStatus().getReservedFor())
+          .extracting(r -> r.getUid())
           .containsExactly(pod.getMetadata().getUid());
     }
     // at most one claim per pod (no spare claim from the takeover), each owned by a live pod
-    Map<String, List<String>> claimsByOwner = claims.stream().collect(Collectors.groupingBy(
-        c -> c.getMetadata().getOwnerReferences().stream().map(OwnerReference::getName)
-            .findFirst().orElse("(none)"),
-        Collectors.mapping(c -> c.getMetadata().getName(), Collectors.toList())));
-    assertThat(claimsByOwner).allSatisfy((owner, names) -> {
-      assertThat(byName).containsKey(owner);
-      assertThat(names).hasSize(1);
-    });
+    Map<String, List<String>> claimsByOwner =
+        claims.stream()
+            .collect(
+                Collectors.groupingBy(
+                    c ->
+                        c.getMetadata().getOwnerReferences().stream()
+                            .map(OwnerReference::getName)
+                            .findFirst()
+                            .orElse("(none)"),
+                    Collectors.mapping(c -> c.getMetadata().getName(), Collectors.toList())));
+    assertThat(claimsByOwner)
+        .allSatisfy(
+            (owner, names) -> {
+              assertThat(byName).containsKey(owner);
+              assertThat(names).hasSize(1);
+            });
     // the rest are Pending, unschedulable, with the reason
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-      List<Pod> pending = client.pods().inNamespace(ns).list().getItems().stream()
-          .filter(p -> p.getSpec().getNodeName() == null).toList();
-      assertThat(pending).hasSize(PODS - devices);
-      assertThat(pending).allSatisfy(p -> {
-        PodCondition scheduled = p.getStatus().getConditions().stream()
-            .filter(c -> c.getType().equals("PodScheduled")).findFirst().orElse(null);
-        assertThat(scheduled).as(p.getMetadata().getName()).isNotNull();
-        assertThat(scheduled.getStatus()).isEqualTo("False");
-        assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
-        assertThat(scheduled.getMessage()).isNotBlank();
-        assertThat(Dra.devices(Dra.claimOf(client, p, "gpu"))).isEmpty();
-      });
-    });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              List<Pod> pending =
+                  client.pods().inNamespace(ns).list().getItems().stream()
+                      .filter(p -> p.getSpec().getNodeName() == null)
+                      .toList();
+              assertThat(pending).hasSize(PODS - devices);
+              assertThat(pending)
+                  .allSatisfy(
+                      p -> {
+                        PodCondition scheduled =
+                            p.getStatus().getConditions().stream()
+                                .filter(c -> c.getType().equals("PodScheduled"))
+                                .findFirst()
+                                .orElse(null);
+                        assertThat(scheduled).as(p.getMetadata().getName()).isNotNull();
+                        assertThat(scheduled.getStatus()).isEqualTo("False");
+                        assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
+                        assertThat(scheduled.getMessage()).isNotBlank();
+                        assertThat(Dra.devices(Dra.claimOf(client, p, "gpu"))).isEmpty();
+                      });
+            });
     // and every bound pod is prepared on its node
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      for (Pod pod : bound()) {
-        assertThat(stack.kubelet(pod.getSpec().getNodeName()).prepared(pod))
-            .as(pod.getMetadata().getName()).isNotNull();
-      }
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              for (Pod pod : bound()) {
+                assertThat(stack.kubelet(pod.getSpec().getNodeName()).prepared(pod))
+                    .as(pod.getMetadata().getName())
+                    .isNotNull();
+              }
+            });
 
     String leading = awaitLiveLeaderAndStandby();
     handOverOnStopAndExitOnALostLease(leading, other(leading));
@@ -169,11 +210,15 @@ class ControllerBurstIT {
     long stopping = System.nanoTime();
     stack.stop(leading);
     long exited = (System.nanoTime() - stopping) / 1_000_000;
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(100))
         .until(() -> other.equals(leader()));
     long takeover = (System.nanoTime() - stopping) / 1_000_000;
-    System.out.printf("[it] claim-controller leader stopped (SIGTERM) in %d ms; %s leads %d ms"
-        + " after the SIGTERM (lease duration 6 s)%n", exited, other, takeover);
+    System.out.printf(
+        "[it] claim-controller leader stopped (SIGTERM) in %d ms; %s leads %d ms"
+            + " after the SIGTERM (lease duration 6 s)%n",
+        exited, other, takeover);
     assertThat(Files.readString(stack.process(leading).log)).contains("released Lease");
     // ServiceProcess sends SIGKILL after 10 s: a shutdown that hangs takes longer
     assertThat(exited).as("ms from SIGTERM to exit").isLessThan(9_000);
@@ -182,20 +227,29 @@ class ControllerBurstIT {
     // the new leader schedules: a bound pod's device goes to a pending pod once it is deleted
     Pod gone = bound().get(0);
     client.resource(gone).withGracePeriod(0).delete();
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(bound()).hasSize(2 * DEVICES_PER_NODE)
-          .noneMatch(p -> p.getMetadata().getUid().equals(gone.getMetadata().getUid()));
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(bound())
+                  .hasSize(2 * DEVICES_PER_NODE)
+                  .noneMatch(p -> p.getMetadata().getUid().equals(gone.getMetadata().getUid()));
+            });
 
     // someone else holds the Lease now (a partition healed, a clock jumped): the leader exits
     // the leader renews concurrently: retry a conflicting edit, as any other writer would
     for (int attempt = 1; ; attempt++) {
       try {
-        client.leases().inNamespace(KdraChart.NAMESPACE).withName(LEASE).edit(l -> {
-          l.getSpec().setHolderIdentity("intruder");
-          l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
-          return l;
-        });
+        client
+            .leases()
+            .inNamespace(KdraChart.NAMESPACE)
+            .withName(LEASE)
+            .edit(
+                l -> {
+                  l.getSpec().setHolderIdentity("intruder");
+                  l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
+                  return l;
+                });
         break;
       } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
         if (e.getCode() != 409 || attempt == 10) {
@@ -207,8 +261,8 @@ class ControllerBurstIT {
     // has a controller
     int restarts = stack.restarts(other);
     await().atMost(Duration.ofSeconds(90)).until(() -> stack.restarts(other) > restarts);
-    assertThat(Files.readString(stack.process(other).log)).contains("lost the claim-controller"
-        + " Lease");
+    assertThat(Files.readString(stack.process(other).log))
+        .contains("lost the claim-controller" + " Lease");
   }
 
   /**
@@ -216,12 +270,20 @@ class ControllerBurstIT {
    * replica that exited by itself is started again by the harness), and returns the leader.
    */
   private static String awaitLiveLeaderAndStandby() {
-    return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-        .until(() -> {
-          String holder = leader();
-          return holder != null && REPLICAS.contains(holder) && stack.process(holder).alive()
-              && stack.process(other(holder)).alive() ? holder : null;
-        }, java.util.Objects::nonNull);
+    return await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              String holder = leader();
+              return holder != null
+                      && REPLICAS.contains(holder)
+                      && stack.process(holder).alive()
+                      && stack.process(other(holder)).alive()
+                  ? holder
+                  : null;
+            },
+            java.util.Objects::nonNull);
   }
 
   private static String other(String replica) {
@@ -230,7 +292,8 @@ class ControllerBurstIT {
 
   private static List<Pod> bound() {
     return client.pods().inNamespace(stack.namespace).list().getItems().stream()
-        .filter(p -> p.getSpec().getNodeName() != null).toList();
+        .filter(p -> p.getSpec().getNodeName() != null)
+        .toList();
   }
 
   /** The replica holding the Lease, or null. */

@@ -32,37 +32,51 @@ import java.util.stream.Stream;
 
 /**
  * {@code bin/demo}: the local control plane, the four services as processes, two nodes with
- * simulated GPUs (node-a: two 24Gi L4s, node-b: one 40Gi A100), then the manifests of
- * {@code integration-tests/demo/} applied in name order, and a report of where each pod went with
- * which devices (and, on real nodes, what its container saw of them), or why it is pending. The
- * nodes are {@link RealNode}s (the real kubelet and containerd) when this runs as root, else (or
- * with {@code --test-kubelet}) Node objects with a {@link TestKubelet} each. Keeps running until
- * Ctrl-C, or stops at once with {@code --once}. Runs in {@code integration-tests/} (the harness's
- * paths are relative).
+ * simulated GPUs (node-a: two 24Gi L4s, node-b: one 40Gi A100), then the manifests of {@code
+ * integration-tests/demo/} applied in name order, and a report of where each pod went with which
+ * devices (and, on real nodes, what its container saw of them), or why it is pending. The nodes are
+ * {@link RealNode}s (the real kubelet and containerd) when this runs as root, else (or with {@code
+ * --test-kubelet}) Node objects with a {@link TestKubelet} each. Keeps running until Ctrl-C, or
+ * stops at once with {@code --once}. Runs in {@code integration-tests/} (the harness's paths are
+ * relative).
  *
  * <p>Arguments: {@code [--once] [--test-kubelet] [manifest directory]}.
  */
 public final class Demo {
 
   static final String NAMESPACE = "demo";
+
   /** The temporary directory that bin/demo made for this run; removed when it stops. */
   static final String TMPDIR_PROPERTY = "kdra.demo.tmpdir";
+
   /** What the demo prints once it is up and has reported: it runs until stopped from here on. */
   static final String RUNNING = "[demo] running; Ctrl-C stops everything";
+
   static final String USAGE = "usage: bin/demo [--once] [--test-kubelet] [manifest directory]";
   private static final long SETTLE_TIMEOUT_MS = 90_000;
+
   /** A real node's pod also waits for its sandbox and container: as {@link RealPods} does. */
   private static final long REAL_SETTLE_TIMEOUT_MS = RealPods.POD_TIMEOUT.toMillis();
+
   /**
-   * Harmless device nodes of this machine that stand in for the simulated GPUs' on real nodes
-   * (the machine has no GPU): a container given one through CDI lists it in its /dev.
+   * Harmless device nodes of this machine that stand in for the simulated GPUs' on real nodes (the
+   * machine has no GPU): a container given one through CDI lists it in its /dev.
    */
-  private static final List<String> STAND_IN_DEVICE_NODES = List.of("/dev/fuse", "/dev/vsock",
-      "/dev/hwrng", "/dev/loop-control", "/dev/userfaultfd", "/dev/cpu_dma_latency");
+  private static final List<String> STAND_IN_DEVICE_NODES =
+      List.of(
+          "/dev/fuse",
+          "/dev/vsock",
+          "/dev/hwrng",
+          "/dev/loop-control",
+          "/dev/userfaultfd",
+          "/dev/cpu_dma_latency");
+
   /** What stays of a real node's directory when the demo stops. */
   static final Set<String> KEPT_NODE_FILES = Set.of("logs", "pod-logs");
+
   /** A container waiting for one of these is still on its way; any other reason is its state. */
   private static final Set<String> STARTING = Set.of("ContainerCreating", "PodInitializing");
+
   private static final long PENDING_STABLE_NANOS = 2_000_000_000L;
 
   /** Held so that the level sticks: Netty warns about an option unix sockets do not have. */
@@ -109,10 +123,14 @@ public final class Demo {
     Path kubeconfig = Path.of("..", "target", "demo-kubeconfig.yaml").toAbsolutePath().normalize();
     Demo demo = new Demo(kubeconfig, real);
     CountDownLatch stoppedLatch = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      demo.stop();
-      stoppedLatch.countDown();
-    }, "demo-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  demo.stop();
+                  stoppedLatch.countDown();
+                },
+                "demo-stop"));
     int status = 0;
     try {
       demo.start();
@@ -140,36 +158,52 @@ public final class Demo {
   private void start() {
     step("starting kube-apiserver and etcd");
     controlPlane = ControlPlane.Running.start();
-    step("starting kube-controller-manager, kube-scheduler, "
-        + (real ? "a real kubelet with containerd per node, " : "")
-        + "slice-publisher, a device-driver per node, claim-controller, computeclass-bridge"
-        + (real ? "" : " and a test kubelet per node")
-        + " (node-a: 2x L4 24Gi, node-b: A100 40Gi, simulated)");
+    step(
+        "starting kube-controller-manager, kube-scheduler, "
+            + (real ? "a real kubelet with containerd per node, " : "")
+            + "slice-publisher, a device-driver per node, claim-controller, computeclass-bridge"
+            + (real ? "" : " and a test kubelet per node")
+            + " (node-a: 2x L4 24Gi, node-b: A100 40Gi, simulated)");
     // a complete control plane, so that the Deployments and StatefulSets a user applies get
     // their pods (kube-controller-manager) and pods without our schedulerName get scheduled;
     // kube-controller-manager then makes the claims of templates (the chart's adopt mode)
-    stack = Stack.start(controlPlane.client(), controlPlane.server().getKubeConfigYaml(),
-        NAMESPACE, real ? realNodes() : List.of(twoL4s("node-a"), oneA100("node-b")), 1, 1,
-        Map.of("kdra.claim-controller.template-mode", "adopt"), real, controlPlane);
+    stack =
+        Stack.start(
+            controlPlane.client(),
+            controlPlane.server().getKubeConfigYaml(),
+            NAMESPACE,
+            real ? realNodes() : List.of(twoL4s("node-a"), oneA100("node-b")),
+            1,
+            1,
+            Map.of("kdra.claim-controller.template-mode", "adopt"),
+            real,
+            controlPlane);
     step("waiting for the drivers' devices in ResourceSlices");
-    await("3 devices published", () -> Dra.publishedDevices(client(), "node-a") == 2
-        && Dra.publishedDevices(client(), "node-b") == 1);
+    await(
+        "3 devices published",
+        () ->
+            Dra.publishedDevices(client(), "node-a") == 2
+                && Dra.publishedDevices(client(), "node-b") == 1);
     step("stack ready");
   }
 
   /**
-   * The same simulated GPUs for real nodes, each with a device node of this machine and its uuid
-   * in its CDI edits, so that the containers show that they got them.
+   * The same simulated GPUs for real nodes, each with a device node of this machine and its uuid in
+   * its CDI edits, so that the containers show that they got them.
    */
   private static List<SimulatedNode> realNodes() {
-    List<String> nodes = STAND_IN_DEVICE_NODES.stream().filter(n -> Files.exists(Path.of(n)))
-        .limit(3).toList();
+    List<String> nodes =
+        STAND_IN_DEVICE_NODES.stream().filter(n -> Files.exists(Path.of(n))).limit(3).toList();
     if (nodes.size() < 3) {
-      throw new IllegalStateException("real nodes stand in three of " + STAND_IN_DEVICE_NODES
-          + " for the simulated GPUs' device nodes; this machine has " + nodes
-          + ": run bin/demo --test-kubelet");
+      throw new IllegalStateException(
+          "real nodes stand in three of "
+              + STAND_IN_DEVICE_NODES
+              + " for the simulated GPUs' device nodes; this machine has "
+              + nodes
+              + ": run bin/demo --test-kubelet");
     }
-    return List.of(SimulatedNode.l4sWithDeviceNodes("node-a", nodes.get(0), nodes.get(1)),
+    return List.of(
+        SimulatedNode.l4sWithDeviceNodes("node-a", nodes.get(0), nodes.get(1)),
         SimulatedNode.a100WithDeviceNode("node-b", nodes.get(2)));
   }
 
@@ -184,8 +218,10 @@ public final class Demo {
   private void apply(Path dir) {
     List<Path> files;
     try (Stream<Path> list = Files.list(dir)) {
-      files = list.filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml"))
-          .sorted().toList();
+      files =
+          list.filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml"))
+              .sorted()
+              .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -199,8 +235,11 @@ public final class Demo {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      step("applying " + file.getFileName() + ": " + items.stream()
-          .map(i -> i.getKind() + " " + i.getMetadata().getName()).toList());
+      step(
+          "applying "
+              + file.getFileName()
+              + ": "
+              + items.stream().map(i -> i.getKind() + " " + i.getMetadata().getName()).toList());
       List<Pod> pods = new ArrayList<>();
       for (HasMetadata item : items) {
         if (item instanceof Pod pod) {
@@ -213,16 +252,23 @@ public final class Demo {
         for (PodResourceClaim c : pod.getSpec().getResourceClaims()) {
           String template = c.getResourceClaimTemplateName();
           if (template != null) {
-            await("template " + template + " in " + ns(pod), () -> client()
-                .resources(ResourceClaimTemplate.class).inNamespace(ns(pod)).withName(template)
-                .get() != null);
+            await(
+                "template " + template + " in " + ns(pod),
+                () ->
+                    client()
+                            .resources(ResourceClaimTemplate.class)
+                            .inNamespace(ns(pod))
+                            .withName(template)
+                            .get()
+                        != null);
           }
         }
         client().resource(pod).create();
         applied.add(pod);
       }
       for (Pod pod : pods) {
-        await("pod " + ns(pod) + "/" + pod.getMetadata().getName() + " bound or unschedulable",
+        await(
+            "pod " + ns(pod) + "/" + pod.getMetadata().getName() + " bound or unschedulable",
             () -> settled(pod));
       }
     }
@@ -258,8 +304,8 @@ public final class Demo {
       return false;
     }
     // pending only when it stays so past the claim-controller's first retry
-    long since = unschedulableSince.computeIfAbsent(current.getMetadata().getUid(),
-        k -> System.nanoTime());
+    long since =
+        unschedulableSince.computeIfAbsent(current.getMetadata().getUid(), k -> System.nanoTime());
     return System.nanoTime() - since > PENDING_STABLE_NANOS;
   }
 
@@ -276,8 +322,8 @@ public final class Demo {
       return false;
     }
     Container c = pod.getSpec().getContainers().get(0);
-    boolean lists = c.getCommand() != null && String.join(" ", c.getCommand())
-        .contains(RealPods.LISTED);
+    boolean lists =
+        c.getCommand() != null && String.join(" ", c.getCommand()).contains(RealPods.LISTED);
     return !lists || containerLog(pod).contains(RealPods.LISTED);
   }
 
@@ -289,12 +335,15 @@ public final class Demo {
     return pod.getStatus().getContainerStatuses().stream()
         .map(s -> s.getState() == null ? null : s.getState().getWaiting())
         .filter(w -> w != null && w.getReason() != null && !STARTING.contains(w.getReason()))
-        .map(ContainerStateWaiting::getReason).findFirst().orElse(null);
+        .map(ContainerStateWaiting::getReason)
+        .findFirst()
+        .orElse(null);
   }
 
   private List<String> containerLog(Pod pod) {
-    return stack.realNode(pod.getSpec().getNodeName()).containerLog(pod,
-        pod.getSpec().getContainers().get(0).getName());
+    return stack
+        .realNode(pod.getSpec().getNodeName())
+        .containerLog(pod, pod.getSpec().getContainers().get(0).getName());
   }
 
   private static PodCondition scheduled(Pod pod) {
@@ -302,17 +351,23 @@ public final class Demo {
       return null;
     }
     return pod.getStatus().getConditions().stream()
-        .filter(c -> c.getType().equals("PodScheduled")).findFirst().orElse(null);
+        .filter(c -> c.getType().equals("PodScheduled"))
+        .findFirst()
+        .orElse(null);
   }
 
   private void await(String what, BooleanSupplier condition) {
-    long deadline = System.currentTimeMillis()
-        + (real ? REAL_SETTLE_TIMEOUT_MS : SETTLE_TIMEOUT_MS);
+    long deadline =
+        System.currentTimeMillis() + (real ? REAL_SETTLE_TIMEOUT_MS : SETTLE_TIMEOUT_MS);
     while (!condition.getAsBoolean()) {
       if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException("timed out waiting for " + what
-            + "; services' logs in integration-tests/target/it-logs/" + NAMESPACE + "/"
-            + (real ? ", the nodes' in integration-tests/target/rn/<node>/logs/" : ""));
+        throw new IllegalStateException(
+            "timed out waiting for "
+                + what
+                + "; services' logs in integration-tests/target/it-logs/"
+                + NAMESPACE
+                + "/"
+                + (real ? ", the nodes' in integration-tests/target/rn/<node>/logs/" : ""));
       }
       ServiceProcess.sleep(250);
     }
@@ -324,12 +379,16 @@ public final class Demo {
       Pod pod = Dra.get(client(), seen);
       String name = ns(seen) + "/" + seen.getMetadata().getName();
       if (pod == null) {
-        lines.add(new DemoReport.PodLine(name, null, "Gone", List.of(), List.of(), null,
-            "deleted"));
+        lines.add(
+            new DemoReport.PodLine(name, null, "Gone", List.of(), List.of(), null, "deleted"));
       } else if (pod.getSpec().getNodeName() == null) {
         PodCondition c = scheduled(pod);
-        lines.add(DemoReport.PodLine.pending(name, c == null ? "not scheduled yet"
-            : c.getReason() + ": " + Objects.toString(c.getMessage(), "")));
+        lines.add(
+            DemoReport.PodLine.pending(
+                name,
+                c == null
+                    ? "not scheduled yet"
+                    : c.getReason() + ": " + Objects.toString(c.getMessage(), "")));
       } else {
         lines.add(bound(name, pod));
       }
@@ -347,24 +406,26 @@ public final class Demo {
     Set<String> deviceNodes = new LinkedHashSet<>();
     for (PodResourceClaim entry : pod.getSpec().getResourceClaims()) {
       ResourceClaim claim = Dra.claimOf(client(), pod, entry.getName());
-      if (claim == null || claim.getStatus() == null
-          || claim.getStatus().getAllocation() == null) {
+      if (claim == null || claim.getStatus() == null || claim.getStatus().getAllocation() == null) {
         devices.add(entry.getName() + ": not allocated");
         continue;
       }
       Map<String, List<String>> byRequest = new LinkedHashMap<>();
       for (DeviceRequestAllocationResult r :
           claim.getStatus().getAllocation().getDevices().getResults()) {
-        byRequest.computeIfAbsent(r.getRequest(), k -> new ArrayList<>())
+        byRequest
+            .computeIfAbsent(r.getRequest(), k -> new ArrayList<>())
             .add(r.getPool() + "/" + r.getDevice());
       }
       byRequest.forEach((request, list) -> devices.add(request + ": " + String.join(", ", list)));
       if (real) {
-        CdiSpec.read(RealPods.spec(stack, node, claim)).ifPresent(spec -> {
-          cdiIds.addAll(spec.ids());
-          envNames.addAll(spec.envNames());
-          deviceNodes.addAll(spec.deviceNodes());
-        });
+        CdiSpec.read(RealPods.spec(stack, node, claim))
+            .ifPresent(
+                spec -> {
+                  cdiIds.addAll(spec.ids());
+                  envNames.addAll(spec.envNames());
+                  deviceNodes.addAll(spec.deviceNodes());
+                });
       }
     }
     if (!real) {
@@ -375,20 +436,23 @@ public final class Demo {
     }
     String waiting = real ? waitingReason(pod) : null;
     String status = waiting != null ? waiting : pod.getStatus().getPhase();
-    List<String> seen = real ? DemoReport.seenThroughCdi(containerLog(pod), envNames,
-        deviceNodes) : null;
+    List<String> seen =
+        real ? DemoReport.seenThroughCdi(containerLog(pod), envNames, deviceNodes) : null;
     return new DemoReport.PodLine(name, node, status, devices, cdiIds, seen, null);
   }
 
   private void printServices() {
-    List<DemoReport.Service> services = stack.processNames().stream()
-        .map(n -> new DemoReport.Service(n, stack.process(n).httpPort)).toList();
+    List<DemoReport.Service> services =
+        stack.processNames().stream()
+            .map(n -> new DemoReport.Service(n, stack.process(n).httpPort))
+            .toList();
     DemoReport.services(services).forEach(System.out::println);
-    System.out.println("Service logs: " + Path.of("target", "it-logs", NAMESPACE)
-        .toAbsolutePath());
+    System.out.println("Service logs: " + Path.of("target", "it-logs", NAMESPACE).toAbsolutePath());
     if (real) {
-      System.out.println("Node logs (kubelet, containerd) and pod logs: "
-          + Path.of("target", "rn").toAbsolutePath() + "/<node>/{logs,pod-logs}");
+      System.out.println(
+          "Node logs (kubelet, containerd) and pod logs: "
+              + Path.of("target", "rn").toAbsolutePath()
+              + "/<node>/{logs,pod-logs}");
     }
     System.out.println();
   }
@@ -399,8 +463,12 @@ public final class Demo {
       OwnerOnly.write(kubeconfigFile, controlPlane.server().getKubeConfigYaml());
     }
     Path kubectl = ControlPlane.kubectl();
-    DemoReport.kubectl(once, kubeconfigFile, Files.isExecutable(kubectl) ? kubectl : null,
-        ControlPlane.VERSION).forEach(System.out::println);
+    DemoReport.kubectl(
+            once,
+            kubeconfigFile,
+            Files.isExecutable(kubectl) ? kubectl : null,
+            ControlPlane.VERSION)
+        .forEach(System.out::println);
     System.out.println();
   }
 
@@ -414,13 +482,16 @@ public final class Demo {
     if (stack != null) {
       // no clean-up through the API: the control plane goes too; the real nodes (kubelet,
       // containerd, containers, mounts, cgroups) stop meanwhile
-      Thread nodes = new Thread(() -> {
-        try {
-          stack.stopRealNodes();
-        } catch (RuntimeException e) {
-          System.out.println("[demo] stopping the real nodes: " + e);
-        }
-      }, "demo-stop-nodes");
+      Thread nodes =
+          new Thread(
+              () -> {
+                try {
+                  stack.stopRealNodes();
+                } catch (RuntimeException e) {
+                  System.out.println("[demo] stopping the real nodes: " + e);
+                }
+              },
+              "demo-stop-nodes");
       nodes.start();
       try {
         stack.stopProcesses();

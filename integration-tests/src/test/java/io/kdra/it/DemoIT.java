@@ -16,20 +16,20 @@ import org.junit.jupiter.api.Test;
  * {@code bin/demo} as a newcomer runs it. As root (CI) on real nodes: the report shows the pods
  * Running on their nodes with their devices and what their containers saw through CDI, the
  * services' ports and the kubectl to use; then, as a script runs it ({@code bin/demo &}), stopped
- * with Ctrl-C's signal: SIGINT to the demo's JVM alone (a terminal would signal the children
- * too; here the demo must stop them itself). It exits promptly, nothing it started still runs
- * (services, kube-apiserver, etcd, their children, and every process of the real nodes' cgroups:
- * kubelet, containerd, shims, containers, and the processes that held their mount namespaces),
- * no cgroup of its nodes is left, of their directories only the logs stay, and its temporary
- * directory is gone with all it held (Helm's library, the control plane's keys, etcd's data, the
- * services' caches), as are its kubeconfigs, tokens and sockets. Not root, the same on test
- * kubelets. A second test runs {@code --once --test-kubelet}: the report, no kubeconfig. About
- * two minutes on two cores, most of it the demos' start; it uses no control plane of the test
- * run's.
+ * with Ctrl-C's signal: SIGINT to the demo's JVM alone (a terminal would signal the children too;
+ * here the demo must stop them itself). It exits promptly, nothing it started still runs (services,
+ * kube-apiserver, etcd, their children, and every process of the real nodes' cgroups: kubelet,
+ * containerd, shims, containers, and the processes that held their mount namespaces), no cgroup of
+ * its nodes is left, of their directories only the logs stay, and its temporary directory is gone
+ * with all it held (Helm's library, the control plane's keys, etcd's data, the services' caches),
+ * as are its kubeconfigs, tokens and sockets. Not root, the same on test kubelets. A second test
+ * runs {@code --once --test-kubelet}: the report, no kubeconfig. About two minutes on two cores,
+ * most of it the demos' start; it uses no control plane of the test run's.
  */
 class DemoIT {
 
   private static final Duration STARTUP = Duration.ofSeconds(300);
+
   /** Services get 10 s of SIGTERM before SIGKILL, the nodes' kubelets 15 s; the rest is quick. */
   private static final long STOP_SECONDS = 30;
 
@@ -46,18 +46,26 @@ class DemoIT {
     // as a script starts it: in the background of a non-interactive shell, which starts it with
     // SIGINT ignored (POSIX), a disposition the JVM would keep
     Process shell = demo(tmp, log, "\"$0\" & wait $!");
-    ProcessHandle demo = await().atMost(Duration.ofSeconds(30))
-        .until(() -> shell.children().findFirst().orElse(null), java.util.Objects::nonNull);
+    ProcessHandle demo =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> shell.children().findFirst().orElse(null), java.util.Objects::nonNull);
     try {
-      await().atMost(STARTUP).pollInterval(Duration.ofMillis(500)).until(() -> {
-        assertThat(demo.isAlive()).as("demo running; its output:\n%s", read(log)).isTrue();
-        return read(log).contains(Demo.RUNNING);
-      });
+      await()
+          .atMost(STARTUP)
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () -> {
+                assertThat(demo.isAlive()).as("demo running; its output:\n%s", read(log)).isTrue();
+                return read(log).contains(Demo.RUNNING);
+              });
       String output = read(log);
       assertReport(output, real);
-      assertThat(output).as("while it runs: the kubeconfig").contains(
-          "  export KUBECONFIG=" + kubeconfig,
-          "  alias kubectl=" + ControlPlane.kubectl() + "   # v" + ControlPlane.VERSION);
+      assertThat(output)
+          .as("while it runs: the kubeconfig")
+          .contains(
+              "  export KUBECONFIG=" + kubeconfig,
+              "  alias kubectl=" + ControlPlane.kubectl() + "   # v" + ControlPlane.VERSION);
       if (!real) {
         assertThat(output).contains(DemoReport.NOT_ROOT);
       }
@@ -65,44 +73,59 @@ class DemoIT {
       assertThat(started).as("the demo's processes").hasSizeGreaterThanOrEqualTo(6);
       // the real nodes' processes: containers and shims are no descendants of the demo
       List<String> cgroups = NodeCgroups.ownedBy(demo.pid());
-      List<ProcessHandle> nodeProcesses = cgroups.stream()
-          .flatMap(c -> NodeCgroups.processesOf(c).stream()).distinct()
-          .flatMap(pid -> ProcessHandle.of(pid).stream()).toList();
+      List<ProcessHandle> nodeProcesses =
+          cgroups.stream()
+              .flatMap(c -> NodeCgroups.processesOf(c).stream())
+              .distinct()
+              .flatMap(pid -> ProcessHandle.of(pid).stream())
+              .toList();
       if (real) {
         assertThat(cgroups).as("the real nodes' cgroups").hasSize(2);
-        assertThat(nodeProcesses).as("kubelet, containerd, shims, containers, holders")
+        assertThat(nodeProcesses)
+            .as("kubelet, containerd, shims, containers, holders")
             .hasSizeGreaterThanOrEqualTo(2 * 3 + 2 * 2);
       }
       List<Path> demoDirs = list(tmp);
-      assertThat(demoDirs).singleElement().satisfies(d -> {
-        assertThat(d.getFileName().toString()).startsWith("kdra-demo.");
-        assertThat(list(d)).as("what the demo keeps in %s", d).isNotEmpty();
-      });
+      assertThat(demoDirs)
+          .singleElement()
+          .satisfies(
+              d -> {
+                assertThat(d.getFileName().toString()).startsWith("kdra-demo.");
+                assertThat(list(d)).as("what the demo keeps in %s", d).isNotEmpty();
+              });
       assertThat(kubeconfig).exists();
 
       long signalled = System.nanoTime();
-      new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).inheritIO().start()
-          .waitFor();
+      new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).inheritIO().start().waitFor();
       // the shell waits for the demo and exits with its status
       assertThat(shell.waitFor(STOP_SECONDS, TimeUnit.SECONDS))
           .as("the demo exits within %d s of SIGINT; its output:\n%s", STOP_SECONDS, read(log))
           .isTrue();
-      System.out.printf("[it] demo stopped %d ms after SIGINT, exit status %d%n",
+      System.out.printf(
+          "[it] demo stopped %d ms after SIGINT, exit status %d%n",
           (System.nanoTime() - signalled) / 1_000_000, shell.exitValue());
       assertThat(shell.exitValue()).as("128 + SIGINT").isEqualTo(130);
-      assertThat(read(log)).contains("[demo]", "stopped")
-          .as("a stop without errors").doesNotContain("[demo] stopping the", "[demo] removing");
+      assertThat(read(log))
+          .contains("[demo]", "stopped")
+          .as("a stop without errors")
+          .doesNotContain("[demo] stopping the", "[demo] removing");
       // killed processes whose parent died first are reaped by init a moment later: wait for
       // that state rather than look once
-      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-        assertThat(started).as("still running after the demo stopped")
-            .noneMatch(ProcessHandle::isAlive);
-        assertThat(nodeProcesses).as("the real nodes' processes after the demo stopped")
-            .noneMatch(ProcessHandle::isAlive);
-      });
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                assertThat(started)
+                    .as("still running after the demo stopped")
+                    .noneMatch(ProcessHandle::isAlive);
+                assertThat(nodeProcesses)
+                    .as("the real nodes' processes after the demo stopped")
+                    .noneMatch(ProcessHandle::isAlive);
+              });
       assertThat(NodeCgroups.ownedBy(demo.pid())).as("the real nodes' cgroups").isEmpty();
       assertThat(Files.readString(Path.of("/proc/self/mountinfo")))
-          .as("mounts of the nodes' directories").doesNotContain(it.resolve("rn").toString());
+          .as("mounts of the nodes' directories")
+          .doesNotContain(it.resolve("rn").toString());
       assertLeftOnlyLogs();
       assertThat(list(tmp)).as("left in the temporary directory").isEmpty();
       assertThat(kubeconfig).doesNotExist();
@@ -116,8 +139,8 @@ class DemoIT {
   }
 
   /**
-   * {@code --once --test-kubelet}: the test kubelets as asked, the report, and no kubeconfig,
-   * which it would delete right away; exit status 0 and nothing left in its directory.
+   * {@code --once --test-kubelet}: the test kubelets as asked, the report, and no kubeconfig, which
+   * it would delete right away; exit status 0 and nothing left in its directory.
    */
   @Test
   void onceOnTestKubeletsReportsAndStopsWithoutAKubeconfig() throws Exception {
@@ -126,12 +149,14 @@ class DemoIT {
     Process shell = demo(tmp, log, "exec \"$0\" --once --test-kubelet");
     try {
       assertThat(shell.waitFor(STARTUP.toSeconds(), TimeUnit.SECONDS))
-          .as("bin/demo --once exits; its output:\n%s", read(log)).isTrue();
+          .as("bin/demo --once exits; its output:\n%s", read(log))
+          .isTrue();
       String output = read(log);
       assertThat(shell.exitValue()).as("exit status; output:\n%s", output).isZero();
       assertReport(output, false);
-      assertThat(output).contains(DemoReport.ONCE).doesNotContain("KUBECONFIG", Demo.RUNNING,
-          DemoReport.NOT_ROOT, "[real-node]");
+      assertThat(output)
+          .contains(DemoReport.ONCE)
+          .doesNotContain("KUBECONFIG", Demo.RUNNING, DemoReport.NOT_ROOT, "[real-node]");
       assertThat(kubeconfig).doesNotExist();
       assertThat(list(tmp)).as("left in the temporary directory").isEmpty();
     } finally {
@@ -143,34 +168,42 @@ class DemoIT {
 
   /** bin/demo through {@code bash -c script} ($0: bin/demo), with its own TMPDIR. */
   private Process demo(Path tmp, Path log, String script) throws IOException {
-    ProcessBuilder builder = new ProcessBuilder("bash", "-c", script,
-        root.resolve("bin/demo").toString())
-        .directory(root.toFile()).redirectErrorStream(true)
-        .redirectOutput(log.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder("bash", "-c", script, root.resolve("bin/demo").toString())
+            .directory(root.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     builder.environment().put("TMPDIR", tmp.toString());
     return builder.start();
   }
 
   /**
-   * The seed's outcome: trainer on node-b's A100, inference on node-a's two L4s, too-big
-   * pending with the allocator's reason; on real nodes each container saw its devices' env vars
-   * and device nodes; the services' ports.
+   * The seed's outcome: trainer on node-b's A100, inference on node-a's two L4s, too-big pending
+   * with the allocator's reason; on real nodes each container saw its devices' env vars and device
+   * nodes; the services' ports.
    */
   private static void assertReport(String output, boolean real) {
-    assertThat(output).contains(DemoReport.HEADER).containsPattern(
-        "\\ndemo/trainer +node-b +Running +gpu: node-b/gpu-0\\n +CDI k8s\\.gpu\\.kdra\\.io/claim=")
-        .containsPattern("\\ndemo/inference +node-a +Running +accelerator/nvidia-l4-x2:"
-            + " node-a/gpu-0, node-a/gpu-1\\n")
-        .containsPattern("\\ndemo/too-big +- +Pending +Unschedulable: claim too-big-gpu-\\w+:"
-            + " request \"gpu\": 0 devices in class \"gpu-80gi\"")
+    assertThat(output)
+        .contains(DemoReport.HEADER)
+        .containsPattern(
+            "\\ndemo/trainer +node-b +Running +gpu: node-b/gpu-0\\n +CDI k8s\\.gpu\\.kdra\\.io/claim=")
+        .containsPattern(
+            "\\ndemo/inference +node-a +Running +accelerator/nvidia-l4-x2:"
+                + " node-a/gpu-0, node-a/gpu-1\\n")
+        .containsPattern(
+            "\\ndemo/too-big +- +Pending +Unschedulable: claim too-big-gpu-\\w+:"
+                + " request \"gpu\": 0 devices in class \"gpu-80gi\"")
         .contains("Services (each on one port: metrics at /q/metrics, health at /q/health):")
         .containsPattern("\\n  claim-controller +http://127\\.0\\.0\\.1:\\d+\\n");
     if (real) {
-      assertThat(block(output, "demo/trainer")).contains("saw KDRA_DEVICE_0=gpu-0",
-          "SIMULATED_GPU_UUID=" + SimulatedNode.uuid("node-b", 0)).containsPattern(" /dev/\\w");
+      assertThat(block(output, "demo/trainer"))
+          .contains(
+              "saw KDRA_DEVICE_0=gpu-0", "SIMULATED_GPU_UUID=" + SimulatedNode.uuid("node-b", 0))
+          .containsPattern(" /dev/\\w");
       String inference = block(output, "demo/inference");
       assertThat(inference).contains("saw KDRA_DEVICE_0=gpu-0", " KDRA_DEVICE_1=gpu-1");
-      assertThat(inference.split(" /dev/", -1)).as("its two device nodes in:\n%s", inference)
+      assertThat(inference.split(" /dev/", -1))
+          .as("its two device nodes in:\n%s", inference)
           .hasSize(3);
     } else {
       assertThat(output).doesNotContain(" saw ");
@@ -202,7 +235,8 @@ class DemoIT {
       return;
     }
     for (Path node : list(nodes)) {
-      assertThat(list(node)).as("left of real node %s", node)
+      assertThat(list(node))
+          .as("left of real node %s", node)
           .allMatch(p -> Demo.KEPT_NODE_FILES.contains(p.getFileName().toString()));
     }
   }

@@ -22,44 +22,99 @@ final class Dra {
 
   /** A DeviceClass selecting kdra GPUs that also pass {@code extraCel} (may be null). */
   static DeviceClass gpuClass(String name, String extraCel) {
-    String cel = "device.driver == \"" + Stack.DRIVER + "\" && device.attributes[\""
-        + Stack.DRIVER + "\"].type == \"gpu\"" + (extraCel == null ? "" : " && " + extraCel);
-    return new DeviceClassBuilder().withNewMetadata().withName(name).endMetadata()
-        .withNewSpec().addNewSelector().withNewCel().withExpression(cel).endCel().endSelector()
-        .endSpec().build();
+    String cel =
+        "device.driver == \""
+            + Stack.DRIVER
+            + "\" && device.attributes[\""
+            + Stack.DRIVER
+            + "\"].type == \"gpu\""
+            + (extraCel == null ? "" : " && " + extraCel);
+    return new DeviceClassBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .addNewSelector()
+        .withNewCel()
+        .withExpression(cel)
+        .endCel()
+        .endSelector()
+        .endSpec()
+        .build();
   }
 
   /** A template with one request {@code gpu} for {@code count} devices of {@code deviceClass}. */
-  static ResourceClaimTemplate template(String namespace, String name, String deviceClass,
-      long count) {
-    return new ResourceClaimTemplateBuilder().withNewMetadata().withName(name)
-        .withNamespace(namespace).endMetadata()
-        .withNewSpec().withNewSpec().withNewDevices().addNewRequest().withName("gpu")
-        .withNewExactly().withDeviceClassName(deviceClass).withAllocationMode("ExactCount")
-        .withCount(count).endExactly().endRequest().endDevices().endSpec().endSpec().build();
+  static ResourceClaimTemplate template(
+      String namespace, String name, String deviceClass, long count) {
+    return new ResourceClaimTemplateBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
+        .endMetadata()
+        .withNewSpec()
+        .withNewSpec()
+        .withNewDevices()
+        .addNewRequest()
+        .withName("gpu")
+        .withNewExactly()
+        .withDeviceClassName(deviceClass)
+        .withAllocationMode("ExactCount")
+        .withCount(count)
+        .endExactly()
+        .endRequest()
+        .endDevices()
+        .endSpec()
+        .endSpec()
+        .build();
   }
 
   /** A pod for the claim-controller with one claim entry {@code gpu} from {@code template}. */
   static Pod podWithTemplate(String namespace, String name, String template) {
-    return new PodBuilder().withNewMetadata().withName(name).withNamespace(namespace)
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
         .endMetadata()
-        .withNewSpec().withSchedulerName(Stack.SCHEDULER)
-        .addNewResourceClaim().withName("gpu").withResourceClaimTemplateName(template)
+        .withNewSpec()
+        .withSchedulerName(Stack.SCHEDULER)
+        .addNewResourceClaim()
+        .withName("gpu")
+        .withResourceClaimTemplateName(template)
         .endResourceClaim()
-        .addNewContainer().withName("app").withImage("app:1")
-        .withNewResources().addNewClaim().withName("gpu").endClaim()
+        .addNewContainer()
+        .withName("app")
+        .withImage("app:1")
+        .withNewResources()
+        .addNewClaim()
+        .withName("gpu")
+        .endClaim()
         .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("100m"))
-        .endResources().endContainer()
-        .endSpec().build();
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
   }
 
   /** A claim with one request {@code gpu} for {@code count} devices of {@code deviceClass}. */
   static ResourceClaim claim(String namespace, String name, String deviceClass, long count) {
     return new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder()
-        .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
-        .withNewSpec().withNewDevices().addNewRequest().withName("gpu")
-        .withNewExactly().withDeviceClassName(deviceClass).withAllocationMode("ExactCount")
-        .withCount(count).endExactly().endRequest().endDevices().endSpec().build();
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
+        .endMetadata()
+        .withNewSpec()
+        .withNewDevices()
+        .addNewRequest()
+        .withName("gpu")
+        .withNewExactly()
+        .withDeviceClassName(deviceClass)
+        .withAllocationMode("ExactCount")
+        .withCount(count)
+        .endExactly()
+        .endRequest()
+        .endDevices()
+        .endSpec()
+        .build();
   }
 
   /** A pod for the claim-controller with one claim entry {@code gpu} naming {@code claim}. */
@@ -72,17 +127,29 @@ final class Dra {
 
   /** The claim generated for the pod's entry {@code entry}, or null. */
   static ResourceClaim claimOf(KubernetesClient client, Pod pod, String entry) {
-    Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName()).get();
+    Pod current =
+        client
+            .pods()
+            .inNamespace(pod.getMetadata().getNamespace())
+            .withName(pod.getMetadata().getName())
+            .get();
     if (current == null || current.getStatus() == null) {
       return null;
     }
     return current.getStatus().getResourceClaimStatuses().stream()
         .filter(s -> s.getName().equals(entry))
-        .map(PodResourceClaimStatus::getResourceClaimName).filter(Objects::nonNull)
-        .map(n -> client.resources(ResourceClaim.class)
-            .inNamespace(pod.getMetadata().getNamespace()).withName(n).get())
-        .filter(Objects::nonNull).findFirst().orElse(null);
+        .map(PodResourceClaimStatus::getResourceClaimName)
+        .filter(Objects::nonNull)
+        .map(
+            n ->
+                client
+                    .resources(ResourceClaim.class)
+                    .inNamespace(pod.getMetadata().getNamespace())
+                    .withName(n)
+                    .get())
+        .filter(Objects::nonNull)
+        .findFirst()
+        .orElse(null);
   }
 
   /** {@code pool/device} of every allocated device of the claim. */
@@ -91,7 +158,8 @@ final class Dra {
       return List.of();
     }
     return claim.getStatus().getAllocation().getDevices().getResults().stream()
-        .map(r -> r.getPool() + "/" + r.getDevice()).toList();
+        .map(r -> r.getPool() + "/" + r.getDevice())
+        .toList();
   }
 
   /** Devices published for {@code node} by the kdra driver. */
@@ -104,21 +172,37 @@ final class Dra {
     return client.resources(ResourceSlice.class).list().getItems().stream()
         .filter(s -> driver.equals(s.getSpec().getDriver()))
         .filter(s -> node.equals(s.getSpec().getNodeName()))
-        .mapToLong(s -> s.getSpec().getDevices().size()).sum();
+        .mapToLong(s -> s.getSpec().getDevices().size())
+        .sum();
   }
 
   /** A Deployment of {@code replicas} pods labelled {@code app: <name>} with {@code spec}. */
   static Deployment deployment(String namespace, String name, int replicas, PodSpec spec) {
-    return new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(namespace)
+    return new DeploymentBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
         .endMetadata()
-        .withNewSpec().withReplicas(replicas)
-        .withNewSelector().addToMatchLabels("app", name).endSelector()
-        .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata()
-        .withSpec(spec).endTemplate().endSpec().build();
+        .withNewSpec()
+        .withReplicas(replicas)
+        .withNewSelector()
+        .addToMatchLabels("app", name)
+        .endSelector()
+        .withNewTemplate()
+        .withNewMetadata()
+        .addToLabels("app", name)
+        .endMetadata()
+        .withSpec(spec)
+        .endTemplate()
+        .endSpec()
+        .build();
   }
 
   static Pod get(KubernetesClient client, Pod pod) {
-    return client.pods().inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName()).get();
+    return client
+        .pods()
+        .inNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName())
+        .get();
   }
 }

@@ -33,9 +33,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Only the driver may speak for its node (issue 18), on the real API server's TokenReview: the
  * slice-publisher refuses a stream whose token is another ServiceAccount's, for another audience,
- * expired, or of the driver pod of another node, and logs each refusal once with who and why. Each case
- * puts a token into node-a's driver's token file (which it reads on every connect) and restarts
- * the driver; the real token then brings it back.
+ * expired, or of the driver pod of another node, and logs each refusal once with who and why. Each
+ * case puts a token into node-a's driver's token file (which it reads on every connect) and
+ * restarts the driver; the real token then brings it back.
  */
 @ExtendWith(ControlPlane.class)
 class DriverIdentityIT {
@@ -44,8 +44,7 @@ class DriverIdentityIT {
   private static final String OTHER = "node-b";
   private static final String DRIVER = "device-driver-" + NODE;
 
-  @RegisterExtension
-  static final KdraStack STACK = KdraStack.nodes(twoL4s(NODE), oneA100(OTHER));
+  @RegisterExtension static final KdraStack STACK = KdraStack.nodes(twoL4s(NODE), oneA100(OTHER));
 
   private static Stack stack;
   private static KubernetesClient admin;
@@ -58,17 +57,24 @@ class DriverIdentityIT {
     signingKey = cp.dir().resolve(CertManager.API_SERVER_KEY_NAME);
     stack = STACK.get();
     admin = stack.client;
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-      assertThat(Dra.publishedDevices(admin, NODE)).isEqualTo(2);
-      assertThat(Dra.publishedDevices(admin, OTHER)).isEqualTo(1);
-    });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.publishedDevices(admin, NODE)).isEqualTo(2);
+              assertThat(Dra.publishedDevices(admin, OTHER)).isEqualTo(1);
+            });
   }
 
   /** The driver's own token back: node-a is reported again. */
   @AfterEach
   void theRealTokenBringsTheDriverBack() throws IOException {
-    useToken(KdraChart.publisherToken(admin, KdraChart.NAMESPACE,
-        KdraChart.serviceAccount(KdraChart.DRIVER), driverPod(NODE)));
+    useToken(
+        KdraChart.publisherToken(
+            admin,
+            KdraChart.NAMESPACE,
+            KdraChart.serviceAccount(KdraChart.DRIVER),
+            driverPod(NODE)));
     stack.crash(DRIVER);
     stack.restart(DRIVER);
   }
@@ -76,33 +82,71 @@ class DriverIdentityIT {
   @Test
   void aPodOfAnotherServiceAccountOnTheNodeIsRefused() throws IOException {
     String ns = stack.namespace;
-    admin.resource(new ServiceAccountBuilder().withNewMetadata().withName("intruder")
-        .withNamespace(ns).endMetadata().build()).create();
-    Pod intruder = admin.resource(new PodBuilder().withNewMetadata().withName("intruder")
-        .withNamespace(ns).endMetadata().withNewSpec().withNodeName(NODE)
-        .withServiceAccountName("intruder").addNewContainer().withName("app").withImage("app:1")
-        .endContainer().endSpec().build()).create();
+    admin
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName("intruder")
+                .withNamespace(ns)
+                .endMetadata()
+                .build())
+        .create();
+    Pod intruder =
+        admin
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName("intruder")
+                    .withNamespace(ns)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNodeName(NODE)
+                    .withServiceAccountName("intruder")
+                    .addNewContainer()
+                    .withName("app")
+                    .withImage("app:1")
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
     String token = KdraChart.publisherToken(admin, ns, "intruder", intruder);
 
-    refusedAndLoggedOnce(token, "UNAUTHENTICATED", "token of system:serviceaccount:" + ns
-        + ":intruder (pod intruder on node " + NODE + ") is not the device-driver's "
-        + "ServiceAccount [" + KdraChart.driverAccount() + "]");
+    refusedAndLoggedOnce(
+        token,
+        "UNAUTHENTICATED",
+        "token of system:serviceaccount:"
+            + ns
+            + ":intruder (pod intruder on node "
+            + NODE
+            + ") is not the device-driver's "
+            + "ServiceAccount ["
+            + KdraChart.driverAccount()
+            + "]");
   }
 
   @Test
   void theDriverOfAnotherNodeMayNotReportThisOne() throws IOException {
-    String token = KdraChart.publisherToken(admin, KdraChart.NAMESPACE,
-        KdraChart.serviceAccount(KdraChart.DRIVER), driverPod(OTHER));
-    refusedAndLoggedOnce(token, "PERMISSION_DENIED", "the driver pod runs on node \"" + OTHER
-        + "\" and may not report node \"" + NODE + "\"");
+    String token =
+        KdraChart.publisherToken(
+            admin,
+            KdraChart.NAMESPACE,
+            KdraChart.serviceAccount(KdraChart.DRIVER),
+            driverPod(OTHER));
+    refusedAndLoggedOnce(
+        token,
+        "PERMISSION_DENIED",
+        "the driver pod runs on node \"" + OTHER + "\" and may not report node \"" + NODE + "\"");
   }
 
   @Test
   void theDriversTokenForTheApiServerIsRefused() throws IOException {
     // what the default ServiceAccount volume holds: valid, but not for the publisher's audience
     String token = KdraChart.token(admin, KdraChart.DRIVER, driverPod(NODE));
-    refusedAndLoggedOnce(token, "UNAUTHENTICATED",
-        "token not authenticated for audience \"" + KdraChart.PUBLISHER_AUDIENCE
+    refusedAndLoggedOnce(
+        token,
+        "UNAUTHENTICATED",
+        "token not authenticated for audience \""
+            + KdraChart.PUBLISHER_AUDIENCE
             + "\": [invalid bearer token, token audiences");
   }
 
@@ -113,10 +157,17 @@ class DriverIdentityIT {
    */
   @Test
   void anExpiredTokenOfTheDriverIsRefused() throws Exception {
-    String valid = KdraChart.publisherToken(admin, KdraChart.NAMESPACE,
-        KdraChart.serviceAccount(KdraChart.DRIVER), driverPod(NODE));
-    refusedAndLoggedOnce(expired(valid), "UNAUTHENTICATED",
-        "token not authenticated for audience \"" + KdraChart.PUBLISHER_AUDIENCE
+    String valid =
+        KdraChart.publisherToken(
+            admin,
+            KdraChart.NAMESPACE,
+            KdraChart.serviceAccount(KdraChart.DRIVER),
+            driverPod(NODE));
+    refusedAndLoggedOnce(
+        expired(valid),
+        "UNAUTHENTICATED",
+        "token not authenticated for audience \""
+            + KdraChart.PUBLISHER_AUDIENCE
             + "\": [invalid bearer token, service account token has expired]");
   }
 
@@ -129,8 +180,12 @@ class DriverIdentityIT {
     claims.put("iat", now - 7200);
     claims.put("nbf", now - 7200);
     claims.put("exp", now - 3600);
-    String signed = parts[0] + "." + Base64.getUrlEncoder().withoutPadding()
-        .encodeToString(json.writeValueAsBytes(claims));
+    String signed =
+        parts[0]
+            + "."
+            + Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString(json.writeValueAsBytes(claims));
     PrivateKey key;
     try (PEMParser pem = new PEMParser(Files.newBufferedReader(signingKey))) {
       key = new JcaPEMKeyConverter().getKeyPair((PEMKeyPair) pem.readObject()).getPrivate();
@@ -142,8 +197,11 @@ class DriverIdentityIT {
   }
 
   private static Pod driverPod(String node) {
-    return admin.pods().inNamespace(KdraChart.NAMESPACE)
-        .withName(KdraChart.RELEASE + "-" + KdraChart.DRIVER + "-" + node).get();
+    return admin
+        .pods()
+        .inNamespace(KdraChart.NAMESPACE)
+        .withName(KdraChart.RELEASE + "-" + KdraChart.DRIVER + "-" + node)
+        .get();
   }
 
   private static void useToken(String token) throws IOException {
@@ -151,8 +209,8 @@ class DriverIdentityIT {
   }
 
   /**
-   * The driver, restarted with {@code token}, is refused with {@code reason} again and again
-   * (it retries with backoff); the publisher logs that refusal once at WARN.
+   * The driver, restarted with {@code token}, is refused with {@code reason} again and again (it
+   * retries with backoff); the publisher logs that refusal once at WARN.
    */
   private static void refusedAndLoggedOnce(String token, String code, String reason)
       throws IOException {
@@ -162,14 +220,22 @@ class DriverIdentityIT {
     useToken(token);
     stack.crash(DRIVER);
     ServiceProcess driver = stack.restartWithoutWaiting(DRIVER);
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
-        assertThat(publisher.metric(counter)).as("refused streams")
-            .isGreaterThanOrEqualTo(before + 3));
-    assertThat(Files.readAllLines(publisher.log).stream()
-        .filter(l -> l.contains("refusing inventory stream: " + code + " " + reason)))
-        .as("the publisher's WARN lines for this refusal").hasSize(1);
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-        assertThat(Files.readString(driver.log)).as("the driver's log").contains(reason));
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(publisher.metric(counter))
+                    .as("refused streams")
+                    .isGreaterThanOrEqualTo(before + 3));
+    assertThat(
+            Files.readAllLines(publisher.log).stream()
+                .filter(l -> l.contains("refusing inventory stream: " + code + " " + reason)))
+        .as("the publisher's WARN lines for this refusal")
+        .hasSize(1);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(Files.readString(driver.log)).as("the driver's log").contains(reason));
     assertThat(driver.readiness()).as("the refused driver's readiness").startsWith("503");
   }
 }

@@ -32,9 +32,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The services on a complete control plane ({@link KdraStack#fullControlPlane()}: kube-scheduler
  * and kube-controller-manager next to the API server), with two simulated nodes (node-a: two L4s,
  * node-b: one A100). What it proves, each on upstream's real components:
+ *
  * <ul>
- *   <li>kube-controller-manager publishes the namespace's {@code default} ServiceAccount and
- *       {@code kube-root-ca.crt};
+ *   <li>kube-controller-manager publishes the namespace's {@code default} ServiceAccount and {@code
+ *       kube-root-ca.crt};
  *   <li>a Deployment creates its pods through a ReplicaSet, and kube-scheduler binds them;
  *   <li>pods that do not name our scheduler: kube-controller-manager's resourceclaim controller
  *       creates their claims from the template, kube-scheduler allocates them from our driver's
@@ -44,16 +45,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       kube-controller-manager creates are allocated, reserved and bound by our controller;
  *   <li>the garbage collector removes a generated claim whose pod is gone (one that no scheduler
  *       touched, which upstream's resourceclaim controller and ours leave to it);
- *   <li>the node lifecycle controller marks a node unreachable when its kubelet stops renewing
- *       the node Lease, while the harness's nodes, whose test kubelets renew theirs, stay Ready.
+ *   <li>the node lifecycle controller marks a node unreachable when its kubelet stops renewing the
+ *       node Lease, while the harness's nodes, whose test kubelets renew theirs, stay Ready.
  * </ul>
  */
 @ExtendWith(ControlPlane.class)
 class FullControlPlaneIT {
 
   @RegisterExtension
-  static final KdraStack STACK = KdraStack.nodes(twoL4s("node-a"), oneA100("node-b"))
-      .fullControlPlane();
+  static final KdraStack STACK =
+      KdraStack.nodes(twoL4s("node-a"), oneA100("node-b")).fullControlPlane();
 
   private static final Duration TIMEOUT = Duration.ofSeconds(120);
   private static final String DEFAULT_SCHEDULER = "default-scheduler";
@@ -65,31 +66,50 @@ class FullControlPlaneIT {
   static void slicesPublished() {
     stack = STACK.get();
     client = stack.client;
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(2);
-      assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(1);
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(2);
+              assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(1);
+            });
   }
 
   @AfterEach
   void nothingLeft() {
     client.apps().deployments().inNamespace(stack.namespace).delete();
-    await().atMost(TIMEOUT).untilAsserted(() ->
-        assertThat(client.apps().replicaSets().inNamespace(stack.namespace).list().getItems())
-            .isEmpty());
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client.apps().replicaSets().inNamespace(stack.namespace).list().getItems())
+                    .isEmpty());
     stack.deletePodsAndAwaitClaimsGone();
   }
 
   @Test
   void kubeControllerManagerPublishesTheDefaultServiceAccountAndTheRootCa() {
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(client.serviceAccounts().inNamespace(stack.namespace).withName("default").get())
-          .isNotNull();
-      ConfigMap ca = client.configMaps().inNamespace(stack.namespace)
-          .withName("kube-root-ca.crt").get();
-      assertThat(ca).isNotNull();
-      assertThat(ca.getData().get("ca.crt")).contains("BEGIN CERTIFICATE");
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(
+                      client
+                          .serviceAccounts()
+                          .inNamespace(stack.namespace)
+                          .withName("default")
+                          .get())
+                  .isNotNull();
+              ConfigMap ca =
+                  client
+                      .configMaps()
+                      .inNamespace(stack.namespace)
+                      .withName("kube-root-ca.crt")
+                      .get();
+              assertThat(ca).isNotNull();
+              assertThat(ca.getData().get("ca.crt")).contains("BEGIN CERTIFICATE");
+            });
   }
 
   @Test
@@ -100,20 +120,34 @@ class FullControlPlaneIT {
     spec.getContainers().get(0).getResources().setClaims(List.of());
     Deployment web = client.resource(deployment("web", 2, spec)).create();
 
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      List<ReplicaSet> sets = client.apps().replicaSets().inNamespace(stack.namespace)
-          .withLabel("app", "web").list().getItems();
-      assertThat(sets).hasSize(1);
-      assertThat(sets.get(0).getMetadata().getOwnerReferences()).extracting(OwnerReference::getUid)
-          .containsExactly(web.getMetadata().getUid());
-      List<Pod> pods = pods("web");
-      assertThat(pods).hasSize(2).allSatisfy(p -> {
-        assertThat(p.getMetadata().getOwnerReferences()).extracting(OwnerReference::getUid)
-            .containsExactly(sets.get(0).getMetadata().getUid());
-        assertThat(p.getSpec().getSchedulerName()).isEqualTo(DEFAULT_SCHEDULER);
-        assertThat(p.getSpec().getNodeName()).isIn("node-a", "node-b");
-      });
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              List<ReplicaSet> sets =
+                  client
+                      .apps()
+                      .replicaSets()
+                      .inNamespace(stack.namespace)
+                      .withLabel("app", "web")
+                      .list()
+                      .getItems();
+              assertThat(sets).hasSize(1);
+              assertThat(sets.get(0).getMetadata().getOwnerReferences())
+                  .extracting(OwnerReference::getUid)
+                  .containsExactly(web.getMetadata().getUid());
+              List<Pod> pods = pods("web");
+              assertThat(pods)
+                  .hasSize(2)
+                  .allSatisfy(
+                      p -> {
+                        assertThat(p.getMetadata().getOwnerReferences())
+                            .extracting(OwnerReference::getUid)
+                            .containsExactly(sets.get(0).getMetadata().getUid());
+                        assertThat(p.getSpec().getSchedulerName()).isEqualTo(DEFAULT_SCHEDULER);
+                        assertThat(p.getSpec().getNodeName()).isIn("node-a", "node-b");
+                      });
+            });
   }
 
   @Test
@@ -125,26 +159,32 @@ class FullControlPlaneIT {
 
     // all three GPUs, one per replica, allocated by kube-scheduler, prepared by our driver
     List<String> devices = awaitAllocatedAndPrepared("upstream", 3, DEFAULT_SCHEDULER);
-    assertThat(devices).containsExactlyInAnyOrder("node-a/gpu-0", "node-a/gpu-1",
-        "node-b/gpu-0");
+    assertThat(devices).containsExactlyInAnyOrder("node-a/gpu-0", "node-a/gpu-1", "node-b/gpu-0");
 
     scale("upstream", 1);
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(pods("upstream")).hasSize(1);
-      assertThat(claims()).hasSize(1);
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(pods("upstream")).hasSize(1);
+              assertThat(claims()).hasSize(1);
+            });
     // the two freed devices are allocated again to the next replicas
     scale("upstream", 3);
-    assertThat(awaitAllocatedAndPrepared("upstream", 3, DEFAULT_SCHEDULER)).hasSize(3)
+    assertThat(awaitAllocatedAndPrepared("upstream", 3, DEFAULT_SCHEDULER))
+        .hasSize(3)
         .doesNotHaveDuplicates();
 
     scale("upstream", 0);
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(pods("upstream")).isEmpty();
-      assertThat(claims()).isEmpty();
-      assertThat(stack.kubelet("node-a").prepared()).isEmpty();
-      assertThat(stack.kubelet("node-b").prepared()).isEmpty();
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(pods("upstream")).isEmpty();
+              assertThat(claims()).isEmpty();
+              assertThat(stack.kubelet("node-a").prepared()).isEmpty();
+              assertThat(stack.kubelet("node-b").prepared()).isEmpty();
+            });
   }
 
   @Test
@@ -153,27 +193,37 @@ class FullControlPlaneIT {
     PodSpec spec = Dra.podWithTemplate(stack.namespace, "x", "our-gpu").getSpec();
     client.resource(deployment("ours", 2, spec)).create();
 
-    assertThat(awaitAllocatedAndPrepared("ours", 2, Stack.SCHEDULER)).hasSize(2)
+    assertThat(awaitAllocatedAndPrepared("ours", 2, Stack.SCHEDULER))
+        .hasSize(2)
         .doesNotHaveDuplicates();
-    assertThat(claims()).allSatisfy(c -> {
-      // created by kube-controller-manager's resourceclaim controller (adopt mode), scheduled by
-      // our controller, which marks the claims it reserves
-      // managedFields are sorted by operation, time (in whole seconds), then manager name, so
-      // the creator is the manager that owns the spec, not the first entry
-      assertThat(c.getMetadata().getManagedFields())
-          .filteredOn(m -> m.getFieldsV1().getAdditionalProperties().containsKey("f:spec"))
-          .extracting(ManagedFieldsEntry::getManager).singleElement().asString()
-          .startsWith("kube-controller-manager");
-      assertThat(c.getMetadata().getAnnotations())
-          .containsEntry("resource.kubernetes.io/pod-claim-name", "gpu")
-          .containsKey("kdra.io/scheduler-name");
-    });
+    assertThat(claims())
+        .allSatisfy(
+            c -> {
+              // created by kube-controller-manager's resourceclaim controller (adopt mode),
+              // scheduled by
+              // our controller, which marks the claims it reserves
+              // managedFields are sorted by operation, time (in whole seconds), then manager name,
+              // so
+              // the creator is the manager that owns the spec, not the first entry
+              assertThat(c.getMetadata().getManagedFields())
+                  .filteredOn(m -> m.getFieldsV1().getAdditionalProperties().containsKey("f:spec"))
+                  .extracting(ManagedFieldsEntry::getManager)
+                  .singleElement()
+                  .asString()
+                  .startsWith("kube-controller-manager");
+              assertThat(c.getMetadata().getAnnotations())
+                  .containsEntry("resource.kubernetes.io/pod-claim-name", "gpu")
+                  .containsKey("kdra.io/scheduler-name");
+            });
 
     scale("ours", 0);
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(pods("ours")).isEmpty();
-      assertThat(claims()).isEmpty();
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(pods("ours")).isEmpty();
+              assertThat(claims()).isEmpty();
+            });
   }
 
   @Test
@@ -184,46 +234,82 @@ class FullControlPlaneIT {
     // scheduler marks it, and our controller's cleanup (claims it reserved) leaves it alone
     pod.getSpec().setSchedulerName("no-such-scheduler");
     Pod created = client.resource(pod).create();
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(claims()).singleElement()
-        .satisfies(c -> {
-          assertThat(c.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
-            assertThat(o.getUid()).isEqualTo(created.getMetadata().getUid());
-            assertThat(o.getController()).isTrue();
-          });
-          assertThat(c.getMetadata().getAnnotations()).doesNotContainKey("kdra.io/scheduler-name");
-        }));
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(claims())
+                    .singleElement()
+                    .satisfies(
+                        c -> {
+                          assertThat(c.getMetadata().getOwnerReferences())
+                              .singleElement()
+                              .satisfies(
+                                  o -> {
+                                    assertThat(o.getUid())
+                                        .isEqualTo(created.getMetadata().getUid());
+                                    assertThat(o.getController()).isTrue();
+                                  });
+                          assertThat(c.getMetadata().getAnnotations())
+                              .doesNotContainKey("kdra.io/scheduler-name");
+                        }));
 
     // upstream's resourceclaim controller leaves a gone pod's claims to the garbage collector
     client.pods().inNamespace(stack.namespace).withName("orphan").delete();
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      assertThat(Dra.get(client, created)).isNull();
-      assertThat(claims()).isEmpty();
-    });
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, created)).isNull();
+              assertThat(claims()).isEmpty();
+            });
   }
 
   @Test
   void aNodeThatStopsRenewingItsLeaseIsMarkedUnreachableWhileTheHarnessNodesStayReady() {
-    Node silent = new NodeBuilder().withNewMetadata().withName("node-silent")
-        .addToLabels("kubernetes.io/hostname", "node-silent").endMetadata().build();
+    Node silent =
+        new NodeBuilder()
+            .withNewMetadata()
+            .withName("node-silent")
+            .addToLabels("kubernetes.io/hostname", "node-silent")
+            .endMetadata()
+            .build();
     stack.createClusterScoped(silent);
     try {
-      Stack.onConflictRetry(() -> client.nodes().withName("node-silent").editStatus(n -> {
-        n.setStatus(new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
-            .withConditions(new NodeConditionBuilder().withType("Ready").withStatus("True")
-                .withReason("KubeletReady").withLastHeartbeatTime(Instant.now().toString())
-                .withLastTransitionTime(Instant.now().toString()).build()).build());
-        return n;
-      }));
+      Stack.onConflictRetry(
+          () ->
+              client
+                  .nodes()
+                  .withName("node-silent")
+                  .editStatus(
+                      n -> {
+                        n.setStatus(
+                            new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
+                                .withConditions(
+                                    new NodeConditionBuilder()
+                                        .withType("Ready")
+                                        .withStatus("True")
+                                        .withReason("KubeletReady")
+                                        .withLastHeartbeatTime(Instant.now().toString())
+                                        .withLastTransitionTime(Instant.now().toString())
+                                        .build())
+                                .build());
+                        return n;
+                      }));
       // the node monitor grace period (50 s) without a heartbeat
-      await().atMost(TIMEOUT).untilAsserted(() ->
-          assertThat(taints("node-silent")).contains("node.kubernetes.io/unreachable"));
+      await()
+          .atMost(TIMEOUT)
+          .untilAsserted(
+              () -> assertThat(taints("node-silent")).contains("node.kubernetes.io/unreachable"));
       for (String node : List.of("node-a", "node-b")) {
         assertThat(taints(node)).as(node).isEmpty();
         assertThat(client.nodes().withName(node).get().getStatus().getConditions())
-            .filteredOn(c -> c.getType().equals("Ready")).singleElement()
+            .filteredOn(c -> c.getType().equals("Ready"))
+            .singleElement()
             .satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
-        assertThat(client.leases().inNamespace(TestKubelet.NODE_LEASE_NAMESPACE).withName(node)
-            .get()).isNotNull();
+        assertThat(
+                client.leases().inNamespace(TestKubelet.NODE_LEASE_NAMESPACE).withName(node).get())
+            .isNotNull();
       }
     } finally {
       client.nodes().withName("node-silent").withGracePeriod(0).delete();
@@ -236,36 +322,60 @@ class FullControlPlaneIT {
    * kubelet; returns their devices ({@code pool/device}).
    */
   private List<String> awaitAllocatedAndPrepared(String app, int replicas, String scheduler) {
-    await().atMost(TIMEOUT).untilAsserted(() -> {
-      List<Pod> pods = pods(app);
-      assertThat(pods).hasSize(replicas).allSatisfy(p -> {
-        assertThat(p.getSpec().getSchedulerName()).isEqualTo(scheduler);
-        assertThat(p.getSpec().getNodeName()).isNotNull();
-        ResourceClaim claim = Dra.claimOf(client, p, "gpu");
-        assertThat(claim).isNotNull();
-        assertThat(claim.getMetadata().getOwnerReferences()).extracting(OwnerReference::getUid)
-            .containsExactly(p.getMetadata().getUid());
-        assertThat(Dra.devices(claim)).hasSize(1).allSatisfy(d ->
-            assertThat(d).startsWith(p.getSpec().getNodeName() + "/"));
-        assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getUid())
-            .containsExactly(p.getMetadata().getUid());
-        // both schedulers protect what they allocate with the same finalizer
-        assertThat(claim.getMetadata().getFinalizers())
-            .contains("resource.kubernetes.io/delete-protection");
-        assertThat(stack.kubelet(p.getSpec().getNodeName()).prepared(p)).isNotNull();
-      });
-    });
-    return pods(app).stream().flatMap(p -> Dra.devices(Dra.claimOf(client, p, "gpu")).stream())
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(
+            () -> {
+              List<Pod> pods = pods(app);
+              assertThat(pods)
+                  .hasSize(replicas)
+                  .allSatisfy(
+                      p -> {
+                        assertThat(p.getSpec().getSchedulerName()).isEqualTo(scheduler);
+                        assertThat(p.getSpec().getNodeName()).isNotNull();
+                        ResourceClaim claim = Dra.claimOf(client, p, "gpu");
+                        assertThat(claim).isNotNull();
+                        assertThat(claim.getMetadata().getOwnerReferences())
+                            .extracting(OwnerReference::getUid)
+                            .containsExactly(p.getMetadata().getUid());
+                        assertThat(Dra.devices(claim))
+                            .hasSize(1)
+                            .allSatisfy(
+                                d -> assertThat(d).startsWith(p.getSpec().getNodeName() + "/"));
+                        assertThat(claim.getStatus().getReservedFor())
+                            .extracting(r -> r.getUid())
+                            .containsExactly(p.getMetadata().getUid());
+                        // both schedulers protect what they allocate with the same finalizer
+                        assertThat(claim.getMetadata().getFinalizers())
+                            .contains("resource.kubernetes.io/delete-protection");
+                        assertThat(stack.kubelet(p.getSpec().getNodeName()).prepared(p))
+                            .isNotNull();
+                      });
+            });
+    return pods(app).stream()
+        .flatMap(p -> Dra.devices(Dra.claimOf(client, p, "gpu")).stream())
         .toList();
   }
 
   private Deployment deployment(String app, int replicas, PodSpec spec) {
-    return new DeploymentBuilder().withNewMetadata().withName(app)
-        .withNamespace(stack.namespace).endMetadata()
-        .withNewSpec().withReplicas(replicas)
-        .withNewSelector().addToMatchLabels("app", app).endSelector()
-        .withNewTemplate().withNewMetadata().addToLabels("app", app).endMetadata()
-        .withSpec(spec).endTemplate().endSpec().build();
+    return new DeploymentBuilder()
+        .withNewMetadata()
+        .withName(app)
+        .withNamespace(stack.namespace)
+        .endMetadata()
+        .withNewSpec()
+        .withReplicas(replicas)
+        .withNewSelector()
+        .addToMatchLabels("app", app)
+        .endSelector()
+        .withNewTemplate()
+        .withNewMetadata()
+        .addToLabels("app", app)
+        .endMetadata()
+        .withSpec(spec)
+        .endTemplate()
+        .endSpec()
+        .build();
   }
 
   private void scale(String app, int replicas) {
@@ -274,8 +384,15 @@ class FullControlPlaneIT {
 
   /** The app's pods that are not being deleted. */
   private List<Pod> pods(String app) {
-    return client.pods().inNamespace(stack.namespace).withLabel("app", app).list().getItems()
-        .stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
+    return client
+        .pods()
+        .inNamespace(stack.namespace)
+        .withLabel("app", app)
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .toList();
   }
 
   private List<ResourceClaim> claims() {

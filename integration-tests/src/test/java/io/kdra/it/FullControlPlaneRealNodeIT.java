@@ -21,8 +21,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * take a device each through a ResourceClaimTemplate. kube-controller-manager creates the
  * ReplicaSet, the pods and their claims; kube-scheduler allocates the claims from our driver's
  * ResourceSlices and binds the pods; the real kubelet has our driver prepare them and starts the
- * containers, which see their devices; the Deployment becomes available. Scaled to zero, the
- * pods go, the claims are deleted and the driver's CDI specs are removed.
+ * containers, which see their devices; the Deployment becomes available. Scaled to zero, the pods
+ * go, the claims are deleted and the driver's CDI specs are removed.
  */
 @ExtendWith(ControlPlane.class)
 class FullControlPlaneRealNodeIT {
@@ -30,8 +30,9 @@ class FullControlPlaneRealNodeIT {
   private static final String NODE = "rn-f";
 
   @RegisterExtension
-  static final KdraStack STACK = KdraStack.realNodes(
-      SimulatedNode.l4sWithDeviceNodes(NODE, "/dev/fuse", "/dev/vsock")).fullControlPlane();
+  static final KdraStack STACK =
+      KdraStack.realNodes(SimulatedNode.l4sWithDeviceNodes(NODE, "/dev/fuse", "/dev/vsock"))
+          .fullControlPlane();
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -40,8 +41,9 @@ class FullControlPlaneRealNodeIT {
   static void slicesPublished() {
     stack = STACK.get();
     client = stack.client;
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(Dra.publishedDevices(client, NODE)).isEqualTo(2));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(Dra.publishedDevices(client, NODE)).isEqualTo(2));
   }
 
   @Test
@@ -54,31 +56,51 @@ class FullControlPlaneRealNodeIT {
     Deployment deployment = Dra.deployment(ns, "trainer", 2, spec);
     client.resource(deployment).create();
 
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
-        assertThat(client.apps().deployments().inNamespace(ns).withName("trainer").get()
-            .getStatus().getAvailableReplicas()).isEqualTo(2));
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .apps()
+                            .deployments()
+                            .inNamespace(ns)
+                            .withName("trainer")
+                            .get()
+                            .getStatus()
+                            .getAvailableReplicas())
+                    .isEqualTo(2));
     List<Pod> pods = client.pods().inNamespace(ns).withLabel("app", "trainer").list().getItems();
     assertThat(pods).hasSize(2);
-    List<String> devices = pods.stream().flatMap(p -> {
-      assertThat(p.getSpec().getSchedulerName()).isEqualTo("default-scheduler");
-      assertThat(p.getSpec().getNodeName()).isEqualTo(NODE);
-      ResourceClaim claim = Dra.claimOf(client, p, "gpu");
-      assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getUid())
-          .containsExactly(p.getMetadata().getUid());
-      List<String> log = RealPods.awaitListed(stack, p);
-      assertThat(log).contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
-      return Dra.devices(claim).stream();
-    }).toList();
+    List<String> devices =
+        pods.stream()
+            .flatMap(
+                p -> {
+                  assertThat(p.getSpec().getSchedulerName()).isEqualTo("default-scheduler");
+                  assertThat(p.getSpec().getNodeName()).isEqualTo(NODE);
+                  ResourceClaim claim = Dra.claimOf(client, p, "gpu");
+                  assertThat(claim.getStatus().getReservedFor())
+                      .extracting(r -> r.getUid())
+                      .containsExactly(p.getMetadata().getUid());
+                  List<String> log = RealPods.awaitListed(stack, p);
+                  assertThat(log).contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
+                  return Dra.devices(claim).stream();
+                })
+            .toList();
     assertThat(devices).containsExactlyInAnyOrder(NODE + "/gpu-0", NODE + "/gpu-1");
     assertThat(RealPods.specFiles(stack, NODE)).hasSize(2);
 
     client.apps().deployments().inNamespace(ns).withName("trainer").scale(0);
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(client.pods().inNamespace(ns).withLabel("app", "trainer").list().getItems())
-          .isEmpty();
-      assertThat(client.resources(ResourceClaim.class).inNamespace(ns).list().getItems())
-          .isEmpty();
-      assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(
+                      client.pods().inNamespace(ns).withLabel("app", "trainer").list().getItems())
+                  .isEmpty();
+              assertThat(client.resources(ResourceClaim.class).inNamespace(ns).list().getItems())
+                  .isEmpty();
+              assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
+            });
   }
 }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -16,7 +17,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
@@ -68,10 +68,10 @@ import org.junit.jupiter.api.extension.TestWatcher;
  *
  * <p>The values are the OPERATIONS.md walkthrough's for a cluster without a pod network (these
  * nodes have none, nor kube-proxy or cluster DNS): the host's network with a port per service, the
- * API server's address in place of the {@code kubernetes} Service, one replica each (one node)
- * and Deployments that stop the old pod before starting the new one. The driver names are this
- * test's own, so that its DeviceClasses and slices stand beside the other tests' on the shared API
- * server. Ordered: install, workloads, TLS, upgrade, uninstall.
+ * API server's address in place of the {@code kubernetes} Service, one replica each (one node) and
+ * Deployments that stop the old pod before starting the new one. The driver names are this test's
+ * own, so that its DeviceClasses and slices stand beside the other tests' on the shared API server.
+ * Ordered: install, workloads, TLS, upgrade, uninstall.
  */
 @ExtendWith(ControlPlane.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -87,6 +87,7 @@ class HelmInstallIT {
   private static final List<String> SERVICES = BuiltImages.SERVICES;
   private static final String INSTANCE = "app.kubernetes.io/instance";
   private static final Duration INSTALLED_TIMEOUT = Duration.ofSeconds(300);
+
   /** The kubelet deletes an unregistered driver's slices after 30 s, then retries with backoff. */
   private static final Duration SLICES_WIPED_TIMEOUT = Duration.ofSeconds(120);
 
@@ -98,6 +99,7 @@ class HelmInstallIT {
   private static Path kubeconfig;
   private static Path values;
   private static boolean installed;
+
   /** Each service's ports on the host's network, kept across the upgrade. */
   private static final Map<String, Integer> PORTS = new LinkedHashMap<>();
 
@@ -122,35 +124,62 @@ class HelmInstallIT {
     for (String service : SERVICES) {
       registry.push(BuiltImages.archive(service), "kdra/" + service, tag);
     }
-    node = RealNode.start(NODE, Path.of("target", "rn", NODE).toAbsolutePath(),
-        RealNodeBinaries.fromCache(), client, adminYaml);
+    node =
+        RealNode.start(
+            NODE,
+            Path.of("target", "rn", NODE).toAbsolutePath(),
+            RealNodeBinaries.fromCache(),
+            client,
+            adminYaml);
     // the walkthrough's first step: the DaemonSet's affinity picks labelled accelerator nodes
-    client.nodes().withName(NODE).edit(n -> {
-      n.getMetadata().getLabels().put("kdra.io/accelerator", "true");
-      return n;
-    });
+    client
+        .nodes()
+        .withName(NODE)
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put("kdra.io/accelerator", "true");
+              return n;
+            });
     for (String ns : List.of(NAMESPACE, APPS)) {
-      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns)
-          .endMetadata().build()).serverSideApply();
+      client
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .serverSideApply();
     }
-    client.configMaps().inNamespace(NAMESPACE).resource(new ConfigMapBuilder().withNewMetadata()
-        .withName(INVENTORY).endMetadata()
-        .addToData("inventory.yaml", SimulatedNode.l4sWithDeviceNodes(NODE, "/dev/fuse",
-            "/dev/vsock").inventory()).build()).serverSideApply();
+    client
+        .configMaps()
+        .inNamespace(NAMESPACE)
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(INVENTORY)
+                .endMetadata()
+                .addToData(
+                    "inventory.yaml",
+                    SimulatedNode.l4sWithDeviceNodes(NODE, "/dev/fuse", "/dev/vsock").inventory())
+                .build())
+        .serverSideApply();
     values = dir.resolve("values.yaml");
     Stack.write(values, values(URI.create(admin.getMasterUrl()), "INFO"));
     try {
       long started = System.nanoTime();
       helm("install", values);
       installed = true;
-      await().atMost(INSTALLED_TIMEOUT).untilAsserted(() -> {
-        assertThat(readyReleasePods()).as("ready pods of the release")
-            .containsExactlyInAnyOrderElementsOf(SERVICES);
-        assertThat(Dra.publishedDevices(client, GPU_DRIVER, NODE))
-            .as("devices published for " + NODE).isEqualTo(2);
-      });
-      System.out.printf("[helm-it] from helm install to four ready pods and the node's devices"
-          + " published: %d ms%n", (System.nanoTime() - started) / 1_000_000);
+      await()
+          .atMost(INSTALLED_TIMEOUT)
+          .untilAsserted(
+              () -> {
+                assertThat(readyReleasePods())
+                    .as("ready pods of the release")
+                    .containsExactlyInAnyOrderElementsOf(SERVICES);
+                assertThat(Dra.publishedDevices(client, GPU_DRIVER, NODE))
+                    .as("devices published for " + NODE)
+                    .isEqualTo(2);
+              });
+      System.out.printf(
+          "[helm-it] from helm install to four ready pods and the node's devices"
+              + " published: %d ms%n",
+          (System.nanoTime() - started) / 1_000_000);
     } catch (RuntimeException | AssertionError e) {
       dump("install");
       throw e;
@@ -158,16 +187,17 @@ class HelmInstallIT {
   }
 
   @RegisterExtension
-  static final TestWatcher DUMP_ON_FAILURE = new TestWatcher() {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      dump(context.getRequiredTestMethod().getName());
-    }
-  };
+  static final TestWatcher DUMP_ON_FAILURE =
+      new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+          dump(context.getRequiredTestMethod().getName());
+        }
+      };
 
   /**
-   * What the chart made runs where a cluster runs it: the driver by the DaemonSet controller on
-   * the labelled node, the Deployments' pods through kube-scheduler, every one from the local
+   * What the chart made runs where a cluster runs it: the driver by the DaemonSet controller on the
+   * labelled node, the Deployments' pods through kube-scheduler, every one from the local
    * registry's images, with its ServiceAccount token from the kubelet.
    */
   @Test
@@ -176,33 +206,39 @@ class HelmInstallIT {
     for (Pod pod : releasePods()) {
       assertThat(pod.getSpec().getNodeName()).isEqualTo(NODE);
       assertThat(pod.getSpec().getSchedulerName()).isEqualTo("default-scheduler");
-      assertThat(pod.getMetadata().getOwnerReferences()).singleElement()
+      assertThat(pod.getMetadata().getOwnerReferences())
+          .singleElement()
           .satisfies(o -> assertThat(o.getKind()).isIn("ReplicaSet", "DaemonSet"));
       assertThat(pod.getStatus().getContainerStatuses().get(0).getImage())
           .startsWith(registry.address + "/kdra/");
-      assertThat(pod.getSpec().getVolumes()).as("the ServiceAccount token volume")
+      assertThat(pod.getSpec().getVolumes())
+          .as("the ServiceAccount token volume")
           .anyMatch(v -> v.getName().startsWith("kube-api-access-"));
     }
     assertThat(client.resources(ResourceSlice.class).list().getItems())
         .filteredOn(s -> GPU_DRIVER.equals(s.getSpec().getDriver()))
         .allSatisfy(s -> assertThat(s.getSpec().getNodeName()).isEqualTo(NODE));
     assertThat(client.resources(DeviceClass.class).withName(GPU_DRIVER).get())
-        .as("the chart's DeviceClass").isNotNull();
+        .as("the chart's DeviceClass")
+        .isNotNull();
   }
 
   /**
-   * The inventory travels over TLS: the publisher's gRPC port presents the chart's certificate
-   * for its Service's name, chained to the CA in the release's Secret (the CA the drivers trust,
-   * and they published above), and a plain-text gRPC client gets no stream.
+   * The inventory travels over TLS: the publisher's gRPC port presents the chart's certificate for
+   * its Service's name, chained to the CA in the release's Secret (the CA the drivers trust, and
+   * they published above), and a plain-text gRPC client gets no stream.
    */
   @Test
   @Order(2)
   void theInventoryGrpcServesOnlyTlsWithTheChartsCertificate() throws Exception {
-    Secret tls = client.secrets().inNamespace(NAMESPACE).withName(RELEASE
-        + "-slice-publisher-tls").get();
-    X509Certificate ca = (X509Certificate) CertificateFactory.getInstance("X.509")
-        .generateCertificate(new ByteArrayInputStream(Base64.getDecoder()
-            .decode(tls.getData().get("ca.crt"))));
+    Secret tls =
+        client.secrets().inNamespace(NAMESPACE).withName(RELEASE + "-slice-publisher-tls").get();
+    X509Certificate ca =
+        (X509Certificate)
+            CertificateFactory.getInstance("X.509")
+                .generateCertificate(
+                    new ByteArrayInputStream(
+                        Base64.getDecoder().decode(tls.getData().get("ca.crt"))));
     KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
     trust.load(null, null);
     trust.setCertificateEntry("ca", ca);
@@ -212,38 +248,42 @@ class HelmInstallIT {
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(null, factory.getTrustManagers(), null);
     String serviceName = RELEASE + "-slice-publisher." + NAMESPACE + ".svc";
-    try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1",
-        PORTS.get("grpc"))) {
+    try (SSLSocket socket =
+        (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", PORTS.get("grpc"))) {
       SSLParameters parameters = socket.getSSLParameters();
       parameters.setServerNames(List.of(new SNIHostName(serviceName)));
       parameters.setApplicationProtocols(new String[] {"h2"});
       socket.setSSLParameters(parameters);
       socket.startHandshake();
       X509Certificate served = (X509Certificate) socket.getSession().getPeerCertificates()[0];
-      assertThat(served.getSubjectAlternativeNames().stream()
-          .map(n -> String.valueOf(n.get(1)))).contains(serviceName);
+      assertThat(served.getSubjectAlternativeNames().stream().map(n -> String.valueOf(n.get(1))))
+          .contains(serviceName);
     }
 
-    ManagedChannel plain = NettyChannelBuilder.forTarget("127.0.0.1:" + PORTS.get("grpc"))
-        .usePlaintext().build();
+    ManagedChannel plain =
+        NettyChannelBuilder.forTarget("127.0.0.1:" + PORTS.get("grpc")).usePlaintext().build();
     try {
       CompletableFuture<Throwable> refused = new CompletableFuture<>();
-      StreamObserver<InventorySnapshot> stream = InventoryGrpc.newStub(plain)
-          .report(new StreamObserver<>() {
-            @Override public void onNext(ReportAck ack) {
-              refused.complete(null);
-            }
+      StreamObserver<InventorySnapshot> stream =
+          InventoryGrpc.newStub(plain)
+              .report(
+                  new StreamObserver<>() {
+                    @Override
+                    public void onNext(ReportAck ack) {
+                      refused.complete(null);
+                    }
 
-            @Override public void onError(Throwable t) {
-              refused.complete(t);
-            }
+                    @Override
+                    public void onError(Throwable t) {
+                      refused.complete(t);
+                    }
 
-            @Override public void onCompleted() {
-              refused.complete(null);
-            }
-          });
-      stream.onNext(InventorySnapshot.newBuilder().setDriver(GPU_DRIVER).setNodeName(NODE)
-          .build());
+                    @Override
+                    public void onCompleted() {
+                      refused.complete(null);
+                    }
+                  });
+      stream.onNext(InventorySnapshot.newBuilder().setDriver(GPU_DRIVER).setNodeName(NODE).build());
       Throwable error = refused.get(60, TimeUnit.SECONDS);
       assertThat(error).as("a plain-text client's stream").isNotNull();
       assertThat(Status.fromThrowable(error).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
@@ -255,8 +295,8 @@ class HelmInstallIT {
   /**
    * The seed's Deployment story, scheduled by kube-scheduler from our driver's slices:
    * kube-controller-manager creates a claim per replica from the template, each replica gets a
-   * device of its own and sees it through CDI; scaled to zero, the claims go and the driver
-   * removes its CDI specs.
+   * device of its own and sees it through CDI; scaled to zero, the claims go and the driver removes
+   * its CDI specs.
    */
   @Test
   @Order(3)
@@ -267,16 +307,27 @@ class HelmInstallIT {
     Deployment trainer = Dra.deployment(APPS, "trainer", 2, spec);
     client.resource(trainer).create();
 
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
-        assertThat(client.apps().deployments().inNamespace(APPS).withName("trainer").get()
-            .getStatus().getAvailableReplicas()).isEqualTo(2));
-    List<Pod> pods = client.pods().inNamespace(APPS).withLabel("app", "trainer").list()
-        .getItems();
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .apps()
+                            .deployments()
+                            .inNamespace(APPS)
+                            .withName("trainer")
+                            .get()
+                            .getStatus()
+                            .getAvailableReplicas())
+                    .isEqualTo(2));
+    List<Pod> pods = client.pods().inNamespace(APPS).withLabel("app", "trainer").list().getItems();
     List<String> devices = new ArrayList<>();
     for (Pod p : pods) {
       assertThat(p.getSpec().getSchedulerName()).isEqualTo("default-scheduler");
       ResourceClaim claim = Dra.claimOf(client, p, "gpu");
-      assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getUid())
+      assertThat(claim.getStatus().getReservedFor())
+          .extracting(r -> r.getUid())
           .containsExactly(p.getMetadata().getUid());
       assertThat(RealPods.awaitListed(client, node, p))
           .contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
@@ -286,13 +337,17 @@ class HelmInstallIT {
     assertThat(RealPods.specFiles(node.cdiDir())).hasSize(2);
 
     client.apps().deployments().inNamespace(APPS).withName("trainer").scale(0);
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(client.pods().inNamespace(APPS).withLabel("app", "trainer").list().getItems())
-          .isEmpty();
-      assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
-          .isEmpty();
-      assertThat(RealPods.specFiles(node.cdiDir())).isEmpty();
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(
+                      client.pods().inNamespace(APPS).withLabel("app", "trainer").list().getItems())
+                  .isEmpty();
+              assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
+                  .isEmpty();
+              assertThat(RealPods.specFiles(node.cdiDir())).isEmpty();
+            });
     client.apps().deployments().inNamespace(APPS).withName("trainer").delete();
   }
 
@@ -304,8 +359,10 @@ class HelmInstallIT {
   @Test
   @Order(4)
   void anUpgradeRollsTheServicesWithoutLosingAPreparedClaim() {
-    Pod pod = client.resource(RealPods.showingDevices(Dra.podWithTemplate(APPS, "kept",
-        "one-gpu"))).create();
+    Pod pod =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(APPS, "kept", "one-gpu")))
+            .create();
     List<String> before = RealPods.awaitListed(client, node, pod);
     ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
     assertThat(before).contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
@@ -313,19 +370,31 @@ class HelmInstallIT {
     assertThat(RealPods.specFiles(node.cdiDir())).hasSize(1);
     Map<String, String> oldPods = releasePodUids();
 
-    Stack.write(values, values(URI.create(Config.fromKubeconfig(readKubeconfig())
-        .getMasterUrl()), "DEBUG"));
+    Stack.write(
+        values,
+        values(URI.create(Config.fromKubeconfig(readKubeconfig()).getMasterUrl()), "DEBUG"));
     helm("upgrade", values);
-    await().atMost(INSTALLED_TIMEOUT).untilAsserted(() -> {
-      Map<String, String> now = releasePodUids();
-      assertThat(now.keySet()).containsExactlyInAnyOrderElementsOf(SERVICES);
-      now.forEach((service, uid) -> assertThat(uid).as(service + " replaced")
-          .isNotEqualTo(oldPods.get(service)));
-      assertThat(readyReleasePods()).containsExactlyInAnyOrderElementsOf(SERVICES);
-      assertThat(Dra.publishedDevices(client, GPU_DRIVER, NODE)).isEqualTo(2);
-    });
-    assertThat(client.configMaps().inNamespace(NAMESPACE).withName(RELEASE + "-device-driver")
-        .get().getData().get("application.properties")).contains("quarkus.log.level=DEBUG");
+    await()
+        .atMost(INSTALLED_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              Map<String, String> now = releasePodUids();
+              assertThat(now.keySet()).containsExactlyInAnyOrderElementsOf(SERVICES);
+              now.forEach(
+                  (service, uid) ->
+                      assertThat(uid).as(service + " replaced").isNotEqualTo(oldPods.get(service)));
+              assertThat(readyReleasePods()).containsExactlyInAnyOrderElementsOf(SERVICES);
+              assertThat(Dra.publishedDevices(client, GPU_DRIVER, NODE)).isEqualTo(2);
+            });
+    assertThat(
+            client
+                .configMaps()
+                .inNamespace(NAMESPACE)
+                .withName(RELEASE + "-device-driver")
+                .get()
+                .getData()
+                .get("application.properties"))
+        .contains("quarkus.log.level=DEBUG");
 
     Pod kept = Dra.get(client, pod);
     assertThat(kept.getMetadata().getUid()).isEqualTo(pod.getMetadata().getUid());
@@ -333,62 +402,84 @@ class HelmInstallIT {
     assertThat(kept.getStatus().getContainerStatuses().get(0).getRestartCount()).isZero();
     ResourceClaim after = Dra.claimOf(client, kept, "gpu");
     assertThat(Dra.devices(after)).isEqualTo(Dra.devices(claim));
-    assertThat(after.getStatus().getReservedFor()).extracting(r -> r.getUid())
+    assertThat(after.getStatus().getReservedFor())
+        .extracting(r -> r.getUid())
         .containsExactly(pod.getMetadata().getUid());
     assertThat(RealPods.specFiles(node.cdiDir())).hasSize(1);
 
     client.resource(kept).delete();
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(Dra.get(client, pod)).isNull();
-      assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
-          .isEmpty();
-      assertThat(RealPods.specFiles(node.cdiDir()))
-          .as("CDI specs after the new driver unprepared").isEmpty();
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, pod)).isNull();
+              assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
+                  .isEmpty();
+              assertThat(RealPods.specFiles(node.cdiDir()))
+                  .as("CDI specs after the new driver unprepared")
+                  .isEmpty();
+            });
   }
 
   /**
-   * {@code helm uninstall} leaves nothing of the release behind: no object of the chart, no pod,
-   * no ResourceSlice (the kubelet deletes an unregistered driver's slices of its node), no claim,
-   * no CDI spec, and no finalizer that only kdra would remove: a claim the claim-controller
-   * allocated, deleted after the uninstall, goes (kube-controller-manager lifts upstream's
-   * finalizer of an unreserved claim).
+   * {@code helm uninstall} leaves nothing of the release behind: no object of the chart, no pod, no
+   * ResourceSlice (the kubelet deletes an unregistered driver's slices of its node), no claim, no
+   * CDI spec, and no finalizer that only kdra would remove: a claim the claim-controller allocated,
+   * deleted after the uninstall, goes (kube-controller-manager lifts upstream's finalizer of an
+   * unreserved claim).
    */
   @Test
   @Order(5)
   void uninstallLeavesNoSlicesClaimsSpecsFinalizersOrObjectsBehind() {
-    client.resources(ResourceClaimTemplate.class)
-        .inNamespace(APPS).withName("one-gpu").delete();
-    ResourceClaim standalone = client.resource(Dra.claim(APPS, "standalone", GPU_DRIVER, 1))
-        .create();
-    Pod user = client.resource(RealPods.showingDevices(Dra.podWithClaim(APPS, "user",
-        "standalone"))).create();
+    client.resources(ResourceClaimTemplate.class).inNamespace(APPS).withName("one-gpu").delete();
+    ResourceClaim standalone =
+        client.resource(Dra.claim(APPS, "standalone", GPU_DRIVER, 1)).create();
+    Pod user =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithClaim(APPS, "user", "standalone")))
+            .create();
     RealPods.awaitListed(client, node, user);
     assertThat(client.resource(standalone).get().getMetadata().getFinalizers())
-        .as("upstream's finalizer on the allocated claim").isNotEmpty();
+        .as("upstream's finalizer on the allocated claim")
+        .isNotEmpty();
     client.resource(user).delete();
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(Dra.get(client, user)).isNull();
-      assertThat(client.resource(standalone).get().getStatus().getReservedFor()).isEmpty();
-      assertThat(RealPods.specFiles(node.cdiDir())).isEmpty();
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, user)).isNull();
+              assertThat(client.resource(standalone).get().getStatus().getReservedFor()).isEmpty();
+              assertThat(RealPods.specFiles(node.cdiDir())).isEmpty();
+            });
 
     helm("uninstall", null);
     installed = false;
-    await().atMost(SLICES_WIPED_TIMEOUT).untilAsserted(() -> {
-      assertThat(client.pods().inNamespace(NAMESPACE).list().getItems())
-          .extracting(p -> p.getMetadata().getName()).isEmpty();
-      assertThat(releaseObjects()).extracting(o -> o.getKind() + " " + o.getMetadata().getName())
-          .isEmpty();
-      assertThat(client.resources(ResourceSlice.class).list().getItems())
-          .filteredOn(s -> List.of(GPU_DRIVER, TPU_DRIVER).contains(s.getSpec().getDriver()))
-          .extracting(s -> s.getMetadata().getName()).isEmpty();
-    });
+    await()
+        .atMost(SLICES_WIPED_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(client.pods().inNamespace(NAMESPACE).list().getItems())
+                  .extracting(p -> p.getMetadata().getName())
+                  .isEmpty();
+              assertThat(releaseObjects())
+                  .extracting(o -> o.getKind() + " " + o.getMetadata().getName())
+                  .isEmpty();
+              assertThat(client.resources(ResourceSlice.class).list().getItems())
+                  .filteredOn(
+                      s -> List.of(GPU_DRIVER, TPU_DRIVER).contains(s.getSpec().getDriver()))
+                  .extracting(s -> s.getMetadata().getName())
+                  .isEmpty();
+            });
     client.resource(standalone).delete();
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
-        assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
-            .extracting(c -> c.getMetadata().getName() + " " + c.getMetadata().getFinalizers())
-            .isEmpty());
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
+                    .extracting(
+                        c -> c.getMetadata().getName() + " " + c.getMetadata().getFinalizers())
+                    .isEmpty());
     assertThat(RealPods.specFiles(node.cdiDir())).isEmpty();
   }
 
@@ -421,8 +512,8 @@ class HelmInstallIT {
   }
 
   /**
-   * The walkthrough's values for a cluster without a pod network, with this run's registry,
-   * ports, API server and node directories.
+   * The walkthrough's values for a cluster without a pod network, with this run's registry, ports,
+   * API server and node directories.
    */
   private static String values(URI api, String logLevel) {
     if (PORTS.isEmpty()) {
@@ -461,15 +552,33 @@ class HelmInstallIT {
           strategy: {type: Recreate}
         admission:
           opaqueConfigWebhook: {enabled: false}
-        """.formatted(registry.address, GPU_DRIVER, TPU_DRIVER, logLevel, api.getHost(),
-        api.getPort(), ports.get("driver"), node.pluginsDir().getParent(), node.cdiDir(),
-        INVENTORY, ports.get("grpc"), ports.get("publisher"), ports.get("grpc"),
-        ports.get("controller"), ports.get("bridge"));
+        """
+        .formatted(
+            registry.address,
+            GPU_DRIVER,
+            TPU_DRIVER,
+            logLevel,
+            api.getHost(),
+            api.getPort(),
+            ports.get("driver"),
+            node.pluginsDir().getParent(),
+            node.cdiDir(),
+            INVENTORY,
+            ports.get("grpc"),
+            ports.get("publisher"),
+            ports.get("grpc"),
+            ports.get("controller"),
+            ports.get("bridge"));
   }
 
   private static String helm(String verb, Path valuesFile) {
-    return HelmRelease.run(verb, ServiceProcess.moduleDir("helm").resolve("kdra"), RELEASE,
-        NAMESPACE, kubeconfig, valuesFile == null ? List.of() : List.of(valuesFile));
+    return HelmRelease.run(
+        verb,
+        ServiceProcess.moduleDir("helm").resolve("kdra"),
+        RELEASE,
+        NAMESPACE,
+        kubeconfig,
+        valuesFile == null ? List.of() : List.of(valuesFile));
   }
 
   private static List<Pod> releasePods() {
@@ -478,10 +587,14 @@ class HelmInstallIT {
 
   /** The component of each ready pod of the release. */
   private static List<String> readyReleasePods() {
-    return releasePods().stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .filter(p -> p.getStatus().getConditions().stream()
-            .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")))
-        .map(p -> p.getMetadata().getLabels().get("app.kubernetes.io/component")).toList();
+    return releasePods().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(
+            p ->
+                p.getStatus().getConditions().stream()
+                    .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")))
+        .map(p -> p.getMetadata().getLabels().get("app.kubernetes.io/component"))
+        .toList();
   }
 
   /** Component to pod UID, of the pods not being deleted. */
@@ -489,7 +602,8 @@ class HelmInstallIT {
     Map<String, String> uids = new LinkedHashMap<>();
     for (Pod p : releasePods()) {
       if (p.getMetadata().getDeletionTimestamp() == null) {
-        uids.put(p.getMetadata().getLabels().get("app.kubernetes.io/component"),
+        uids.put(
+            p.getMetadata().getLabels().get("app.kubernetes.io/component"),
             p.getMetadata().getUid());
       }
     }
@@ -500,31 +614,64 @@ class HelmInstallIT {
   private static List<HasMetadata> releaseObjects() {
     List<HasMetadata> found = new ArrayList<>();
     found.addAll(client.rbac().clusterRoles().withLabel(INSTANCE, RELEASE).list().getItems());
-    found.addAll(client.rbac().clusterRoleBindings().withLabel(INSTANCE, RELEASE).list()
-        .getItems());
-    found.addAll(client.resources(DeviceClass.class)
-        .withLabel(INSTANCE, RELEASE).list().getItems());
-    found.addAll(client.apps().deployments().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE)
-        .list().getItems());
-    found.addAll(client.apps().daemonSets().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE)
-        .list().getItems());
-    found.addAll(client.configMaps().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list()
-        .getItems());
-    found.addAll(client.serviceAccounts().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE)
-        .list().getItems());
-    found.addAll(client.services().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list()
-        .getItems());
-    found.addAll(client.rbac().roles().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list()
-        .getItems());
-    found.addAll(client.rbac().roleBindings().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE)
-        .list().getItems());
-    found.addAll(client.policy().v1().podDisruptionBudget().inNamespace(NAMESPACE)
-        .withLabel(INSTANCE, RELEASE).list().getItems());
+    found.addAll(
+        client.rbac().clusterRoleBindings().withLabel(INSTANCE, RELEASE).list().getItems());
+    found.addAll(
+        client.resources(DeviceClass.class).withLabel(INSTANCE, RELEASE).list().getItems());
+    found.addAll(
+        client
+            .apps()
+            .deployments()
+            .inNamespace(NAMESPACE)
+            .withLabel(INSTANCE, RELEASE)
+            .list()
+            .getItems());
+    found.addAll(
+        client
+            .apps()
+            .daemonSets()
+            .inNamespace(NAMESPACE)
+            .withLabel(INSTANCE, RELEASE)
+            .list()
+            .getItems());
+    found.addAll(
+        client.configMaps().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list().getItems());
+    found.addAll(
+        client
+            .serviceAccounts()
+            .inNamespace(NAMESPACE)
+            .withLabel(INSTANCE, RELEASE)
+            .list()
+            .getItems());
+    found.addAll(
+        client.services().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list().getItems());
+    found.addAll(
+        client
+            .rbac()
+            .roles()
+            .inNamespace(NAMESPACE)
+            .withLabel(INSTANCE, RELEASE)
+            .list()
+            .getItems());
+    found.addAll(
+        client
+            .rbac()
+            .roleBindings()
+            .inNamespace(NAMESPACE)
+            .withLabel(INSTANCE, RELEASE)
+            .list()
+            .getItems());
+    found.addAll(
+        client
+            .policy()
+            .v1()
+            .podDisruptionBudget()
+            .inNamespace(NAMESPACE)
+            .withLabel(INSTANCE, RELEASE)
+            .list()
+            .getItems());
     return found;
   }
-
-
-
 
   /** The node's logs, the control plane's, and the release's and the apps' pods. */
   private static void dump(String what) {
@@ -535,20 +682,31 @@ class HelmInstallIT {
     if (client != null) {
       for (String ns : List.of(NAMESPACE, APPS)) {
         for (Pod pod : client.pods().inNamespace(ns).list().getItems()) {
-          Stack.write(target.resolve("pods").resolve(ns + "-" + pod.getMetadata().getName()
-              + ".yaml"), Serialization.asYaml(pod));
+          Stack.write(
+              target.resolve("pods").resolve(ns + "-" + pod.getMetadata().getName() + ".yaml"),
+              Serialization.asYaml(pod));
         }
       }
-      Stack.write(target.resolve("events.yaml"), Serialization.asYaml(
-          client.v1().events().inAnyNamespace().list().getItems()));
-      Stack.write(target.resolve("daemonsets.yaml"), Serialization.asYaml(
-          client.apps().daemonSets().inNamespace(NAMESPACE).list().getItems()));
-      Stack.write(target.resolve("deployments.yaml"), Serialization.asYaml(
-          client.apps().deployments().inNamespace(NAMESPACE).list().getItems()));
+      Stack.write(
+          target.resolve("events.yaml"),
+          Serialization.asYaml(client.v1().events().inAnyNamespace().list().getItems()));
+      Stack.write(
+          target.resolve("daemonsets.yaml"),
+          Serialization.asYaml(
+              client.apps().daemonSets().inNamespace(NAMESPACE).list().getItems()));
+      Stack.write(
+          target.resolve("deployments.yaml"),
+          Serialization.asYaml(
+              client.apps().deployments().inNamespace(NAMESPACE).list().getItems()));
     }
-    System.out.println("[helm-it] " + what + " failed; logs and objects in " + target
-        + " (kube-controller-manager's and kube-scheduler's logs in " + dir.resolve("logs")
-        + ")");
+    System.out.println(
+        "[helm-it] "
+            + what
+            + " failed; logs and objects in "
+            + target
+            + " (kube-controller-manager's and kube-scheduler's logs in "
+            + dir.resolve("logs")
+            + ")");
   }
 
   private static String readKubeconfig() {

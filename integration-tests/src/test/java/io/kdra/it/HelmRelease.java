@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code helm install}, {@code helm upgrade} and {@code helm uninstall} of a chart with the Helm
  * that helm-java embeds, each in a JVM of its own (see {@link HelmTemplate} for why the harness
- * never loads Helm itself). Install and upgrade wait as {@code --wait} does, up to
- * {@link #WAIT_SECONDS}.
+ * never loads Helm itself). Install and upgrade wait as {@code --wait} does, up to {@link
+ * #WAIT_SECONDS}.
  *
  * <p>Arguments: {@code install|upgrade|uninstall <chart dir> <release> <namespace> <kubeconfig>
  * [values file]...}; what Helm says on stdout.
@@ -33,40 +33,59 @@ public final class HelmRelease {
     Path kubeconfig = Path.of(args[4]);
     switch (verb) {
       case "install" -> {
-        InstallCommand install = new Helm(chart).install().withName(release)
-            .withNamespace(namespace).createNamespace().withKubeConfig(kubeconfig).waitReady()
-            .withTimeout(WAIT_SECONDS);
+        InstallCommand install =
+            new Helm(chart)
+                .install()
+                .withName(release)
+                .withNamespace(namespace)
+                .createNamespace()
+                .withKubeConfig(kubeconfig)
+                .waitReady()
+                .withTimeout(WAIT_SECONDS);
         for (int i = 5; i < args.length; i++) {
           install.withValuesFile(Path.of(args[i]));
         }
         print(install.call());
       }
       case "upgrade" -> {
-        UpgradeCommand upgrade = new Helm(chart).upgrade().withName(release)
-            .withNamespace(namespace).withKubeConfig(kubeconfig).waitReady()
-            .withTimeout(WAIT_SECONDS);
+        UpgradeCommand upgrade =
+            new Helm(chart)
+                .upgrade()
+                .withName(release)
+                .withNamespace(namespace)
+                .withKubeConfig(kubeconfig)
+                .waitReady()
+                .withTimeout(WAIT_SECONDS);
         for (int i = 5; i < args.length; i++) {
           upgrade.withValuesFile(Path.of(args[i]));
         }
         print(upgrade.call());
       }
-      case "uninstall" -> System.out.println(Helm.uninstall(release).withNamespace(namespace)
-          .withKubeConfig(kubeconfig).call());
+      case "uninstall" ->
+          System.out.println(
+              Helm.uninstall(release).withNamespace(namespace).withKubeConfig(kubeconfig).call());
       default -> throw new IllegalArgumentException("install, upgrade or uninstall: " + verb);
     }
     System.out.flush();
   }
 
   private static void print(Release r) {
-    System.out.printf("release %s revision %s in %s: %s%n", r.getName(), r.getRevision(),
-        r.getNamespace(), r.getStatus());
+    System.out.printf(
+        "release %s revision %s in %s: %s%n",
+        r.getName(), r.getRevision(), r.getNamespace(), r.getStatus());
   }
 
   /** Runs {@code helm <verb>} in a child JVM; its output, or an exception with it. */
-  static String run(String verb, Path chart, String release, String namespace, Path kubeconfig,
+  static String run(
+      String verb,
+      Path chart,
+      String release,
+      String namespace,
+      Path kubeconfig,
       List<Path> valuesFiles) {
-    List<String> command = HelmTemplate.childJvm(HelmRelease.class, verb, chart.toString(),
-        release, namespace, kubeconfig.toString());
+    List<String> command =
+        HelmTemplate.childJvm(
+            HelmRelease.class, verb, chart.toString(), release, namespace, kubeconfig.toString());
     valuesFiles.forEach(f -> command.add(f.toString()));
     long started = System.nanoTime();
     try {
@@ -74,15 +93,22 @@ public final class HelmRelease {
       String out = new String(process.getInputStream().readAllBytes());
       if (!process.waitFor(WAIT_SECONDS + 60L, TimeUnit.SECONDS)) {
         process.destroyForcibly();
-        throw new IllegalStateException("helm " + verb + " of " + release + " still runs:\n"
-            + out);
+        throw new IllegalStateException("helm " + verb + " of " + release + " still runs:\n" + out);
       }
       if (process.exitValue() != 0) {
-        throw new IllegalStateException("helm " + verb + " of " + release
-            + " failed with exit status " + process.exitValue() + ":\n" + out);
+        throw new IllegalStateException(
+            "helm "
+                + verb
+                + " of "
+                + release
+                + " failed with exit status "
+                + process.exitValue()
+                + ":\n"
+                + out);
       }
-      System.out.printf("[helm] %s %s in %d ms: %s%n", verb, release,
-          (System.nanoTime() - started) / 1_000_000, out.strip());
+      System.out.printf(
+          "[helm] %s %s in %d ms: %s%n",
+          verb, release, (System.nanoTime() - started) / 1_000_000, out.strip());
       return out;
     } catch (IOException e) {
       throw new UncheckedIOException("helm " + verb + " of " + release, e);

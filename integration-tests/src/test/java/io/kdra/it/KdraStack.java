@@ -9,8 +9,8 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Starts a {@link Stack} once per test class (after {@link ControlPlane}), stops it after the
- * class, also when tests fail, and writes logs and objects under {@code target/it-dumps/} for
- * every failed test. Register it in a static field:
+ * class, also when tests fail, and writes logs and objects under {@code target/it-dumps/} for every
+ * failed test. Register it in a static field:
  *
  * <pre>
  * &#64;RegisterExtension
@@ -27,13 +27,22 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   private final boolean full;
   private Stack stack;
 
-  private KdraStack(List<SimulatedNode> nodes, int bridges, int controllers,
-      Map<String, String> properties, boolean real) {
+  private KdraStack(
+      List<SimulatedNode> nodes,
+      int bridges,
+      int controllers,
+      Map<String, String> properties,
+      boolean real) {
     this(nodes, bridges, controllers, properties, real, false);
   }
 
-  private KdraStack(List<SimulatedNode> nodes, int bridges, int controllers,
-      Map<String, String> properties, boolean real, boolean full) {
+  private KdraStack(
+      List<SimulatedNode> nodes,
+      int bridges,
+      int controllers,
+      Map<String, String> properties,
+      boolean real,
+      boolean full) {
     this.full = full;
     this.real = real;
     this.nodes = nodes;
@@ -60,8 +69,8 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   }
 
   /**
-   * The same stack with {@code n} computeclass-bridge replicas ({@code computeclass-bridge-1}
-   * ... when more than one) electing a leader through a Lease in the test namespace.
+   * The same stack with {@code n} computeclass-bridge replicas ({@code computeclass-bridge-1} ...
+   * when more than one) electing a leader through a Lease in the test namespace.
    */
   KdraStack withBridges(int n) {
     return new KdraStack(nodes, n, controllers, properties, real, full);
@@ -82,9 +91,9 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
 
   /**
    * The same stack on a complete control plane: kube-scheduler and kube-controller-manager run
-   * against the API server from before the services start until the stack closes
-   * ({@link UpstreamControllers}), and the claim-controller is in {@code adopt} mode, as the chart
-   * has it (kube-controller-manager's resourceclaim controller creates the claims of templates).
+   * against the API server from before the services start until the stack closes ({@link
+   * UpstreamControllers}), and the claim-controller is in {@code adopt} mode, as the chart has it
+   * (kube-controller-manager's resourceclaim controller creates the claims of templates).
    */
   KdraStack fullControlPlane() {
     Map<String, String> p = new java.util.LinkedHashMap<>();
@@ -103,12 +112,20 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   @Override
   public void beforeAll(ExtensionContext context) {
     // mount namespaces, cgroups and containerd need root (CI runs as root; build-node.sh too)
-    org.junit.jupiter.api.Assumptions.assumeTrue(!real || RealNode.runsAsRoot(),
-        "real nodes need root: skipped");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        !real || RealNode.runsAsRoot(), "real nodes need root: skipped");
     ControlPlane.Running cp = ControlPlane.running(context);
-    stack = Stack.start(cp.client(), cp.server().getKubeConfigYaml(),
-        context.getRequiredTestClass().getSimpleName(), nodes, bridges, controllers, properties,
-        real, full ? cp : null);
+    stack =
+        Stack.start(
+            cp.client(),
+            cp.server().getKubeConfigYaml(),
+            context.getRequiredTestClass().getSimpleName(),
+            nodes,
+            bridges,
+            controllers,
+            properties,
+            real,
+            full ? cp : null);
   }
 
   @Override

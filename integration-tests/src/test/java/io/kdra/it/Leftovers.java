@@ -16,10 +16,10 @@ import java.util.regex.Pattern;
  * What a test JVM killed with SIGKILL leaves behind, and its removal at the next start: a file of
  * records (one per line: {@code pid <TAB> start instant <TAB> executable <TAB> owner pid <TAB>
  * owner start instant [<TAB> directory]...}) written when processes start; {@link #reap()} ends
- * every recorded process that still runs the same executable and started at the same instant (so
- * a reused pid is never hit) and whose owner, the JVM that started it, is gone (so a demo or test
- * run still going in the same checkout keeps its processes), and deletes the recorded
- * directories. Records of live owners stay in the file.
+ * every recorded process that still runs the same executable and started at the same instant (so a
+ * reused pid is never hit) and whose owner, the JVM that started it, is gone (so a demo or test run
+ * still going in the same checkout keeps its processes), and deletes the recorded directories.
+ * Records of live owners stay in the file.
  *
  * <p>Directories are deleted only when their name matches {@code deletable}: the record is a file
  * anyone could edit, and deleting must never reach further than the harness's own temporary
@@ -28,13 +28,26 @@ import java.util.regex.Pattern;
 final class Leftovers {
 
   /** One recorded process and the directories that go with it. */
-  record Entry(long pid, Instant started, String executable, long owner, Instant ownerStarted,
+  record Entry(
+      long pid,
+      Instant started,
+      String executable,
+      long owner,
+      Instant ownerStarted,
       List<Path> directories) {
 
     String line() {
-      StringBuilder b = new StringBuilder().append(pid).append('\t').append(started)
-          .append('\t').append(executable).append('\t').append(owner).append('\t')
-          .append(ownerStarted);
+      StringBuilder b =
+          new StringBuilder()
+              .append(pid)
+              .append('\t')
+              .append(started)
+              .append('\t')
+              .append(executable)
+              .append('\t')
+              .append(owner)
+              .append('\t')
+              .append(ownerStarted);
       directories.forEach(d -> b.append('\t').append(d));
       return b.toString();
     }
@@ -49,8 +62,14 @@ final class Leftovers {
         for (int i = 5; i < f.length; i++) {
           dirs.add(Path.of(f[i]));
         }
-        return Optional.of(new Entry(Long.parseLong(f[0]), Instant.parse(f[1]), f[2],
-            Long.parseLong(f[3]), Instant.parse(f[4]), dirs));
+        return Optional.of(
+            new Entry(
+                Long.parseLong(f[0]),
+                Instant.parse(f[1]),
+                f[2],
+                Long.parseLong(f[3]),
+                Instant.parse(f[4]),
+                dirs));
       } catch (RuntimeException e) {
         return Optional.empty(); // a torn line from a crash while writing
       }
@@ -58,15 +77,19 @@ final class Leftovers {
 
     /** The process, if it is still the one recorded. */
     Optional<ProcessHandle> live() {
-      return ProcessHandle.of(pid).filter(h ->
-          h.info().startInstant().map(started::equals).orElse(false)
-              && h.info().command().map(executable::equals).orElse(false));
+      return ProcessHandle.of(pid)
+          .filter(
+              h ->
+                  h.info().startInstant().map(started::equals).orElse(false)
+                      && h.info().command().map(executable::equals).orElse(false));
     }
 
     /** Whether the JVM that started the process still runs. */
     boolean ownerAlive() {
-      return ProcessHandle.of(owner).flatMap(h -> h.info().startInstant())
-          .map(ownerStarted::equals).orElse(false);
+      return ProcessHandle.of(owner)
+          .flatMap(h -> h.info().startInstant())
+          .map(ownerStarted::equals)
+          .orElse(false);
     }
   }
 
@@ -85,8 +108,14 @@ final class Leftovers {
     if (info.startInstant().isEmpty() || info.command().isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Entry(process.pid(), info.startInstant().get(), info.command().get(),
-        self.pid(), self.info().startInstant().orElse(Instant.EPOCH), List.copyOf(directories)));
+    return Optional.of(
+        new Entry(
+            process.pid(),
+            info.startInstant().get(),
+            info.command().get(),
+            self.pid(),
+            self.info().startInstant().orElse(Instant.EPOCH),
+            List.copyOf(directories)));
   }
 
   /** Appends records (the file is created when missing). */
@@ -105,9 +134,9 @@ final class Leftovers {
   }
 
   /**
-   * Ends the recorded processes of gone owners that still run (SIGKILL: a process left by a
-   * killed JVM has no one to report to) and deletes their directories; the record keeps only the
-   * entries of live owners. Returns what it ended.
+   * Ends the recorded processes of gone owners that still run (SIGKILL: a process left by a killed
+   * JVM has no one to report to) and deletes their directories; the record keeps only the entries
+   * of live owners. Returns what it ended.
    */
   List<Entry> reap() {
     if (!Files.exists(file)) {
@@ -125,19 +154,28 @@ final class Leftovers {
           kept.add(entry.get());
           continue;
         }
-        entry.get().live().ifPresent(h -> {
-          h.destroyForcibly();
-          try {
-            h.onExit().get(10, TimeUnit.SECONDS);
-          } catch (Exception e) {
-            throw new IllegalStateException("leftover process " + h.pid() + " ("
-                + entry.get().executable() + ") survives SIGKILL", e);
-          }
-          ended.add(entry.get());
-        });
+        entry
+            .get()
+            .live()
+            .ifPresent(
+                h -> {
+                  h.destroyForcibly();
+                  try {
+                    h.onExit().get(10, TimeUnit.SECONDS);
+                  } catch (Exception e) {
+                    throw new IllegalStateException(
+                        "leftover process "
+                            + h.pid()
+                            + " ("
+                            + entry.get().executable()
+                            + ") survives SIGKILL",
+                        e);
+                  }
+                  ended.add(entry.get());
+                });
         for (Path dir : entry.get().directories()) {
-          if (dir.getFileName() != null && deletable.matcher(dir.getFileName().toString())
-              .matches()) {
+          if (dir.getFileName() != null
+              && deletable.matcher(dir.getFileName().toString()).matches()) {
             Stack.deleteRecursively(dir);
           }
         }

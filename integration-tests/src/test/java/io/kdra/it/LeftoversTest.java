@@ -23,7 +23,8 @@ class LeftoversTest {
     started.add(p);
     // the record needs the process's command line, which exists once exec has happened
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (p.isAlive() && !p.info().command().map(c -> !c.endsWith("/java")).orElse(false)
+    while (p.isAlive()
+        && !p.info().command().map(c -> !c.endsWith("/java")).orElse(false)
         && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
@@ -32,17 +33,18 @@ class LeftoversTest {
 
   @AfterEach
   void end() {
-    started.forEach(p -> {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    });
+    started.forEach(
+        p -> {
+          p.descendants().forEach(ProcessHandle::destroyForcibly);
+          p.destroyForcibly();
+        });
   }
 
   /** A record as the JVM that started the process would have written it before it was killed. */
   private Leftovers.Entry orphaned(Process process, List<Path> dirs) {
     Leftovers.Entry e = Leftovers.entry(process.toHandle(), dirs).orElseThrow();
-    return new Leftovers.Entry(e.pid(), e.started(), e.executable(), deadPid,
-        java.time.Instant.EPOCH, e.directories());
+    return new Leftovers.Entry(
+        e.pid(), e.started(), e.executable(), deadPid, java.time.Instant.EPOCH, e.directories());
   }
 
   private long deadPid;
@@ -77,8 +79,16 @@ class LeftoversTest {
     Process sleep = new ProcessBuilder("sleep", "300").start();
     started.add(sleep);
     Leftovers.Entry e = Leftovers.entry(sleep.toHandle(), List.of()).orElseThrow();
-    leftovers().record(List.of(new Leftovers.Entry(e.pid(), e.started(), e.executable(), deadPid,
-        java.time.Instant.EPOCH, List.of())));
+    leftovers()
+        .record(
+            List.of(
+                new Leftovers.Entry(
+                    e.pid(),
+                    e.started(),
+                    e.executable(),
+                    deadPid,
+                    java.time.Instant.EPOCH,
+                    List.of())));
 
     assertThat(leftovers().reap()).extracting(Leftovers.Entry::pid).containsExactly(sleep.pid());
     assertThat(sleep.waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -89,11 +99,23 @@ class LeftoversTest {
     Process sleep = spawn("sleep", "300");
     Leftovers.Entry real = orphaned(sleep, List.of());
     // the same pid, but started at another time or running another program: not ours any more
-    leftovers().record(List.of(
-        new Leftovers.Entry(real.pid(), real.started().minusSeconds(5), real.executable(),
-            real.owner(), real.ownerStarted(), List.of()),
-        new Leftovers.Entry(real.pid(), real.started(), "/usr/bin/etcd", real.owner(),
-            real.ownerStarted(), List.of())));
+    leftovers()
+        .record(
+            List.of(
+                new Leftovers.Entry(
+                    real.pid(),
+                    real.started().minusSeconds(5),
+                    real.executable(),
+                    real.owner(),
+                    real.ownerStarted(),
+                    List.of()),
+                new Leftovers.Entry(
+                    real.pid(),
+                    real.started(),
+                    "/usr/bin/etcd",
+                    real.owner(),
+                    real.ownerStarted(),
+                    List.of())));
 
     assertThat(leftovers().reap()).isEmpty();
     assertThat(sleep.isAlive()).isTrue();
@@ -109,7 +131,9 @@ class LeftoversTest {
     assertThat(leftovers().reap()).isEmpty();
     assertThat(sleep.isAlive()).isTrue();
     assertThat(data).exists();
-    assertThat(Files.readAllLines(dir.resolve("pids.txt"))).singleElement().asString()
+    assertThat(Files.readAllLines(dir.resolve("pids.txt")))
+        .singleElement()
+        .asString()
         .startsWith(sleep.pid() + "\t");
   }
 
@@ -121,9 +145,16 @@ class LeftoversTest {
     Files.writeString(data.resolve("db"), "x");
     Process gone = spawn("true");
     gone.waitFor(10, TimeUnit.SECONDS);
-    leftovers().record(List.of(new Leftovers.Entry(gone.pid(), java.time.Instant.EPOCH,
-        "/bin/true", deadPid, java.time.Instant.EPOCH,
-        List.of(dir.resolve("etcddata123"), wal, precious))));
+    leftovers()
+        .record(
+            List.of(
+                new Leftovers.Entry(
+                    gone.pid(),
+                    java.time.Instant.EPOCH,
+                    "/bin/true",
+                    deadPid,
+                    java.time.Instant.EPOCH,
+                    List.of(dir.resolve("etcddata123"), wal, precious))));
 
     assertThat(leftovers().reap()).isEmpty(); // the process itself is long gone
     assertThat(dir.resolve("etcddata123")).doesNotExist();
@@ -133,16 +164,22 @@ class LeftoversTest {
 
   @Test
   void etcdsDirectoriesComeFromItsCommandLine() throws Exception {
-    Process sh = spawn("sh", "-c", "sleep 300; :", "-data-dir", "/tmp/etcddata1",
-        "--wal-dir", "/tmp/etcdwal2");
+    Process sh =
+        spawn(
+            "sh",
+            "-c",
+            "sleep 300; :",
+            "-data-dir",
+            "/tmp/etcddata1",
+            "--wal-dir",
+            "/tmp/etcdwal2");
     assertThat(ControlPlaneProcesses.directories(sh.toHandle()))
         .containsExactly(Path.of("/tmp/etcddata1"), Path.of("/tmp/etcdwal2"));
   }
 
   @Test
   void tornOrForeignLinesAreSkipped() throws Exception {
-    Files.writeString(dir.resolve("pids.txt"),
-        "12345\tnot-an-instant\t/x\t1\tnot-either\n\n999\n");
+    Files.writeString(dir.resolve("pids.txt"), "12345\tnot-an-instant\t/x\t1\tnot-either\n\n999\n");
     assertThat(leftovers().reap()).isEmpty();
     assertThat(dir.resolve("pids.txt")).doesNotExist();
   }

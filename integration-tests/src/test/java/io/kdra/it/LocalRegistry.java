@@ -19,21 +19,24 @@ import java.util.regex.Pattern;
  * A container registry on 127.0.0.1 for the tests: Debian's {@code docker-registry} (the CNCF
  * distribution registry 2.8) with a configuration file of its own, its storage in a temporary
  * directory and a port the kernel picked, plain HTTP. containerd pulls from a loopback registry
- * over plain HTTP with no extra configuration, so a pod's image {@code 127.0.0.1:<port>/...}
- * comes from here, as from a user's registry. Closing it ends the process and deletes the
- * storage; what a killed test JVM left is ended and deleted by {@link #reapLeftovers}.
+ * over plain HTTP with no extra configuration, so a pod's image {@code 127.0.0.1:<port>/...} comes
+ * from here, as from a user's registry. Closing it ends the process and deletes the storage; what a
+ * killed test JVM left is ended and deleted by {@link #reapLeftovers}.
  */
 final class LocalRegistry implements AutoCloseable {
 
   private static final Path PIDS = Path.of("target", "it-registry-pids.txt").toAbsolutePath();
+
   /** The temporary directories of {@link #start}: the only ones a reap may delete. */
   private static final Pattern OWN_DIRECTORY = Pattern.compile("kdra-registry-\\d+");
+
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
-  private static final HttpClient HTTP = HttpClient.newBuilder()
-      .connectTimeout(Duration.ofSeconds(2)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   /** {@code 127.0.0.1:<port>}, the registry part of an image reference. */
   final String address;
+
   final Path dir;
   private final Process process;
   private final Thread hook;
@@ -47,8 +50,8 @@ final class LocalRegistry implements AutoCloseable {
   }
 
   /**
-   * Starts a registry and prints {@code <address> <storage directory>}, then waits to be killed:
-   * a test JVM that dies with its registry running ({@code LocalRegistryIT}).
+   * Starts a registry and prints {@code <address> <storage directory>}, then waits to be killed: a
+   * test JVM that dies with its registry running ({@code LocalRegistryIT}).
    */
   public static void main(String[] args) throws InterruptedException {
     LocalRegistry registry = start();
@@ -72,27 +75,36 @@ final class LocalRegistry implements AutoCloseable {
     reapLeftovers();
     Path executable = executable();
     if (executable == null) {
-      throw new IllegalStateException("docker-registry is not installed (Debian package"
-          + " docker-registry; integration-tests/scripts/build-images.sh installs it)");
+      throw new IllegalStateException(
+          "docker-registry is not installed (Debian package"
+              + " docker-registry; integration-tests/scripts/build-images.sh installs it)");
     }
     try {
       Path dir = Files.createTempDirectory("kdra-registry-");
       int port = ServiceProcess.freePort();
       String address = "127.0.0.1:" + port;
       Path config = dir.resolve("config.yml");
-      Files.writeString(config, "version: 0.1\n"
-          + "log:\n"
-          + "  level: warn\n"
-          + "  accesslog: {disabled: true}\n"
-          + "storage:\n"
-          + "  filesystem: {rootdirectory: " + dir.resolve("storage") + "}\n"
-          + "  delete: {enabled: true}\n"
-          + "http:\n"
-          + "  addr: " + address + "\n");
-      Process process = new ProcessBuilder(executable.toString(), "serve", config.toString())
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("registry.log").toFile()))
-          .start();
+      Files.writeString(
+          config,
+          "version: 0.1\n"
+              + "log:\n"
+              + "  level: warn\n"
+              + "  accesslog: {disabled: true}\n"
+              + "storage:\n"
+              + "  filesystem: {rootdirectory: "
+              + dir.resolve("storage")
+              + "}\n"
+              + "  delete: {enabled: true}\n"
+              + "http:\n"
+              + "  addr: "
+              + address
+              + "\n");
+      Process process =
+          new ProcessBuilder(executable.toString(), "serve", config.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(
+                  ProcessBuilder.Redirect.appendTo(dir.resolve("registry.log").toFile()))
+              .start();
       Leftovers.entry(process.toHandle(), List.of(dir))
           .ifPresent(e -> leftovers().record(List.of(e)));
       LocalRegistry registry = new LocalRegistry(address, dir, process);
@@ -118,8 +130,8 @@ final class LocalRegistry implements AutoCloseable {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("docker-registry exited with " + process.exitValue()
-            + ": " + log());
+        throw new IllegalStateException(
+            "docker-registry exited with " + process.exitValue() + ": " + log());
       }
       if (serving()) {
         System.out.println("[registry] serving on " + address + ", storage in " + dir);
@@ -127,8 +139,8 @@ final class LocalRegistry implements AutoCloseable {
       }
       ServiceProcess.sleep(100);
     }
-    throw new IllegalStateException("docker-registry not serving on " + address + " after "
-        + START_TIMEOUT + ": " + log());
+    throw new IllegalStateException(
+        "docker-registry not serving on " + address + " after " + START_TIMEOUT + ": " + log());
   }
 
   boolean serving() {
@@ -138,9 +150,13 @@ final class LocalRegistry implements AutoCloseable {
   /** Whether a registry answers {@code /v2/} at {@code address}. */
   static boolean serving(String address) {
     try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://" + address + "/v2/"))
-          .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding())
-          .statusCode() == 200;
+      return HTTP.send(
+                  HttpRequest.newBuilder(URI.create("http://" + address + "/v2/"))
+                      .timeout(Duration.ofSeconds(2))
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
     } catch (IOException e) {
       return false;
     } catch (InterruptedException e) {
@@ -150,15 +166,22 @@ final class LocalRegistry implements AutoCloseable {
   }
 
   /**
-   * Pushes an image from an OCI archive (what the build leaves in a service's
-   * {@code target/container-image/}) as {@code <address>/<repository>:<tag>}, with skopeo; the
-   * reference pods use.
+   * Pushes an image from an OCI archive (what the build leaves in a service's {@code
+   * target/container-image/}) as {@code <address>/<repository>:<tag>}, with skopeo; the reference
+   * pods use.
    */
   String push(Path ociArchive, String repository, String tag) {
     String reference = address + "/" + repository + ":" + tag;
-    List<String> command = new ArrayList<>(List.of("skopeo", "--insecure-policy", "copy",
-        "--quiet", "--dest-tls-verify=false", "oci-archive:" + ociArchive,
-        "docker://" + reference));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "skopeo",
+                "--insecure-policy",
+                "copy",
+                "--quiet",
+                "--dest-tls-verify=false",
+                "oci-archive:" + ociArchive,
+                "docker://" + reference));
     run(command, Duration.ofMinutes(5));
     return reference;
   }
@@ -179,9 +202,11 @@ final class LocalRegistry implements AutoCloseable {
   }
 
   private com.fasterxml.jackson.databind.JsonNode manifest(String repository, String tag) {
-    return json(get("/v2/" + repository + "/manifests/" + tag,
-        "application/vnd.oci.image.manifest.v1+json,"
-            + "application/vnd.docker.distribution.manifest.v2+json"));
+    return json(
+        get(
+            "/v2/" + repository + "/manifests/" + tag,
+            "application/vnd.oci.image.manifest.v1+json,"
+                + "application/vnd.docker.distribution.manifest.v2+json"));
   }
 
   private static com.fasterxml.jackson.databind.JsonNode json(String text) {
@@ -194,9 +219,13 @@ final class LocalRegistry implements AutoCloseable {
 
   private String get(String path, String accept) {
     try {
-      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + address
-          + path)).header("Accept", accept).timeout(Duration.ofSeconds(10)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create("http://" + address + path))
+                  .header("Accept", accept)
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() != 200) {
         throw new IllegalStateException("GET " + path + ": " + r.statusCode() + " " + r.body());
       }
@@ -218,8 +247,8 @@ final class LocalRegistry implements AutoCloseable {
         throw new IllegalStateException(String.join(" ", command) + ": timed out\n" + out);
       }
       if (p.exitValue() != 0) {
-        throw new IllegalStateException(String.join(" ", command) + ": exit " + p.exitValue()
-            + "\n" + out);
+        throw new IllegalStateException(
+            String.join(" ", command) + ": exit " + p.exitValue() + "\n" + out);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(String.join(" ", command), e);

@@ -19,8 +19,8 @@ class LocalRegistryIT {
 
   @BeforeEach
   void installed() {
-    Assumptions.assumeTrue(LocalRegistry.executable() != null,
-        "Debian's docker-registry is not installed: skipped");
+    Assumptions.assumeTrue(
+        LocalRegistry.executable() != null, "Debian's docker-registry is not installed: skipped");
   }
 
   @Test
@@ -34,17 +34,22 @@ class LocalRegistryIT {
   }
 
   /**
-   * A JVM killed with SIGKILL leaves its registry running (nothing ends it); the next start in
-   * this checkout ends it and deletes its storage.
+   * A JVM killed with SIGKILL leaves its registry running (nothing ends it); the next start in this
+   * checkout ends it and deletes its storage.
    */
   @Test
   void aRegistryLeftByAKilledJvmIsReapedByTheNext() throws Exception {
-    Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-cp", System.getProperty("java.class.path"),
-        LocalRegistry.class.getName()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    Process jvm =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                LocalRegistry.class.getName())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     String line;
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(jvm.getInputStream(),
-        StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8))) {
       do {
         line = out.readLine(); // after the registry's own "[registry] serving on" line
       } while (line != null && line.startsWith("["));

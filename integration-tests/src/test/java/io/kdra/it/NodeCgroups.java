@@ -46,8 +46,10 @@ final class NodeCgroups {
   /** The owner's pid and start, if {@code name} is a node cgroup's name. */
   record Owner(long pid, long startMillis, String node) {
     boolean alive() {
-      return ProcessHandle.of(pid).flatMap(h -> h.info().startInstant())
-          .map(i -> i.toEpochMilli() == startMillis).orElse(false);
+      return ProcessHandle.of(pid)
+          .flatMap(h -> h.info().startInstant())
+          .map(i -> i.toEpochMilli() == startMillis)
+          .orElse(false);
     }
   }
 
@@ -56,8 +58,8 @@ final class NodeCgroups {
     if (!m.matches()) {
       return Optional.empty();
     }
-    return Optional.of(new Owner(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)),
-        m.group(3)));
+    return Optional.of(
+        new Owner(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), m.group(3)));
   }
 
   /** Mounted hierarchies (v1 controllers and the unified one): directories with cgroup.procs. */
@@ -69,8 +71,13 @@ final class NodeCgroups {
       return List.of(ROOT); // a pure cgroup v2 host
     }
     try (Stream<Path> dirs = Files.list(ROOT)) {
-      return dirs.filter(d -> Files.isDirectory(d) && !Files.isSymbolicLink(d)
-          && Files.exists(d.resolve("cgroup.procs"))).sorted().toList();
+      return dirs.filter(
+              d ->
+                  Files.isDirectory(d)
+                      && !Files.isSymbolicLink(d)
+                      && Files.exists(d.resolve("cgroup.procs")))
+          .sorted()
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -115,8 +122,8 @@ final class NodeCgroups {
         continue;
       }
       try (Stream<Path> walk = Files.walk(dir)) {
-        for (Path procs : walk.filter(p -> p.getFileName().toString().equals("cgroup.procs"))
-            .toList()) {
+        for (Path procs :
+            walk.filter(p -> p.getFileName().toString().equals("cgroup.procs")).toList()) {
           for (String line : readLines(procs)) {
             if (!line.isBlank()) {
               long pid = Long.parseLong(line.trim());
@@ -134,8 +141,8 @@ final class NodeCgroups {
   }
 
   /**
-   * SIGKILL to every process of the cgroup until none is left, then removes it (innermost
-   * first) in every hierarchy. Returns how many processes it ended.
+   * SIGKILL to every process of the cgroup until none is left, then removes it (innermost first) in
+   * every hierarchy. Returns how many processes it ended.
    */
   int killAndRemove(Duration timeout) {
     return killAndRemove(dirs(), timeout);
@@ -208,7 +215,8 @@ final class NodeCgroups {
       try (Stream<Path> dirs = Files.list(h)) {
         dirs.map(d -> d.getFileName().toString())
             .filter(n -> owner(n).map(o -> o.pid() == pid).orElse(false))
-            .filter(n -> !names.contains(n)).forEach(names::add);
+            .filter(n -> !names.contains(n))
+            .forEach(names::add);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -222,9 +230,9 @@ final class NodeCgroups {
   }
 
   /**
-   * Ends and removes the node cgroups whose owning JVM is gone: what a test run killed with
-   * SIGKILL left (its nodes' processes, and with them their mount namespaces and mounts). Returns
-   * the names of the nodes it reaped.
+   * Ends and removes the node cgroups whose owning JVM is gone: what a test run killed with SIGKILL
+   * left (its nodes' processes, and with them their mount namespaces and mounts). Returns the names
+   * of the nodes it reaped.
    */
   static List<String> reapLeftovers() {
     List<String> names = new ArrayList<>();
@@ -232,14 +240,16 @@ final class NodeCgroups {
       try (Stream<Path> dirs = Files.list(h)) {
         dirs.map(d -> d.getFileName().toString())
             .filter(n -> owner(n).map(o -> !o.alive()).orElse(false))
-            .filter(n -> !names.contains(n)).forEach(names::add);
+            .filter(n -> !names.contains(n))
+            .forEach(names::add);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
     for (String n : names) {
       int killed = new NodeCgroups(n).killAndRemove(Duration.ofSeconds(30));
-      System.out.printf("[real-node] reaped node %s of a killed run: %d processes ended%n",
+      System.out.printf(
+          "[real-node] reaped node %s of a killed run: %d processes ended%n",
           owner(n).map(Owner::node).orElse(n), killed);
     }
     RealNodeFiles.removeMountPoints();

@@ -20,20 +20,31 @@ class NodeCgroupsTest {
   @Test
   void aNodeWhoseOwnerStartedAtAnotherInstantIsLeftOver() {
     long self = ProcessHandle.current().pid();
-    long started = ProcessHandle.current().info().startInstant().orElse(Instant.EPOCH)
-        .toEpochMilli();
+    long started =
+        ProcessHandle.current().info().startInstant().orElse(Instant.EPOCH).toEpochMilli();
     // the same pid, reused by a later process: not the owner
-    assertThat(NodeCgroups.owner("kdra-node." + self + "." + (started - 1000) + ".rn-a")
-        .orElseThrow().alive()).isFalse();
+    assertThat(
+            NodeCgroups.owner("kdra-node." + self + "." + (started - 1000) + ".rn-a")
+                .orElseThrow()
+                .alive())
+        .isFalse();
     // no such process
-    assertThat(NodeCgroups.owner("kdra-node.999999999." + started + ".rn-a").orElseThrow()
-        .alive()).isFalse();
+    assertThat(NodeCgroups.owner("kdra-node.999999999." + started + ".rn-a").orElseThrow().alive())
+        .isFalse();
   }
 
   @Test
   void otherCgroupsAreNeverNodes() {
-    for (String name : new String[] {"kubepods", "k8s.io", "kdra-node", "kdra-node.1.2",
-        "kdra-node.x.2.rn-a", "kdra-node.1.2.RN_A", "system.slice"}) {
+    for (String name :
+        new String[] {
+          "kubepods",
+          "k8s.io",
+          "kdra-node",
+          "kdra-node.1.2",
+          "kdra-node.x.2.rn-a",
+          "kdra-node.1.2.RN_A",
+          "system.slice"
+        }) {
       assertThat(NodeCgroups.owner(name)).as(name).isEmpty();
     }
   }

@@ -25,9 +25,11 @@ final class NodeFiles {
       return List.of();
     }
     try (Stream<Path> files = Files.list(cdiDir)) {
-      return files.map(f -> f.getFileName().toString())
+      return files
+          .map(f -> f.getFileName().toString())
           .filter(n -> n.startsWith(CDI_PREFIX) && n.endsWith(".json"))
-          .map(n -> n.substring(CDI_PREFIX.length(), n.length() - ".json".length())).toList();
+          .map(n -> n.substring(CDI_PREFIX.length(), n.length() - ".json".length()))
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

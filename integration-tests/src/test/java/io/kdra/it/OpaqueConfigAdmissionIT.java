@@ -40,8 +40,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * parameters: the decoder is the source of truth, the policy its copy in CEL.
  *
  * <p>Only this class installs the policy, and it removes it when done: other test classes on the
- * shared API server create claims with invalid configs on purpose to test the driver's refusal
- * at prepare time (RealNodeIT).
+ * shared API server create claims with invalid configs on purpose to test the driver's refusal at
+ * prepare time (RealNodeIT).
  */
 @ExtendWith(ControlPlane.class)
 class OpaqueConfigAdmissionIT {
@@ -52,8 +52,10 @@ class OpaqueConfigAdmissionIT {
   private static final List<String> POLICY_KINDS =
       List.of("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
 
-  private static final String FROM_BEFORE = "{'apiVersion': '" + API_VERSION
-      + "', 'kind': 'GpuConfig', 'sharing': {'mps': {'threads': 4}}}";
+  private static final String FROM_BEFORE =
+      "{'apiVersion': '"
+          + API_VERSION
+          + "', 'kind': 'GpuConfig', 'sharing': {'mps': {'threads': 4}}}";
 
   private static KubernetesClient client;
   private static int created;
@@ -61,8 +63,10 @@ class OpaqueConfigAdmissionIT {
   @BeforeAll
   static void aClaimFromBeforeThenThePolicy(KubernetesClient kubernetes) throws Exception {
     client = kubernetes;
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS)
-        .endMetadata().build()).serverSideApply();
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        .serverSideApply();
     // a claim the driver would refuse, written while nothing checked configs at admission
     ResourceClaim before = Dra.claim(NS, "from-before", KdraChart.GPU_CLASS, 1);
     before.getSpec().getDevices().setConfig(List.of(ours(parse(FROM_BEFORE))));
@@ -92,8 +96,11 @@ class OpaqueConfigAdmissionIT {
 
   /** Parameters with the right apiVersion and kind and these further fields. */
   private static String ok(String fields) {
-    return "{'apiVersion': '" + API_VERSION + "', 'kind': 'GpuConfig'"
-        + (fields.isEmpty() ? "" : ", " + fields) + "}";
+    return "{'apiVersion': '"
+        + API_VERSION
+        + "', 'kind': 'GpuConfig'"
+        + (fields.isEmpty() ? "" : ", " + fields)
+        + "}";
   }
 
   static Stream<Named<Case>> cases() {
@@ -103,19 +110,26 @@ class OpaqueConfigAdmissionIT {
         valid("sharing null", ok("'sharing': null")),
         valid("Exclusive", ok("'sharing': {'strategy': 'Exclusive'}")),
         valid("TimeSlicing without settings", ok("'sharing': {'strategy': 'TimeSlicing'}")),
-        valid("TimeSlicing, empty settings",
+        valid(
+            "TimeSlicing, empty settings",
             ok("'sharing': {'strategy': 'TimeSlicing', 'timeSlicing': {}}")),
-        valid("TimeSlicing Long",
+        valid(
+            "TimeSlicing Long",
             ok("'sharing': {'strategy': 'TimeSlicing', 'timeSlicing': {'interval': 'Long'}}")),
         valid("MPS, settings null", ok("'sharing': {'strategy': 'MPS', 'mps': null}")),
-        valid("MPS, both settings", ok("'sharing': {'strategy': 'MPS', 'mps': "
-            + "{'activeThreadPercentage': 1, 'pinnedMemoryLimit': '1.5Gi'}}")),
-        valid("MPS, 100 percent",
+        valid(
+            "MPS, both settings",
+            ok(
+                "'sharing': {'strategy': 'MPS', 'mps': "
+                    + "{'activeThreadPercentage': 1, 'pinnedMemoryLimit': '1.5Gi'}}")),
+        valid(
+            "MPS, 100 percent",
             ok("'sharing': {'strategy': 'MPS', 'mps': {'activeThreadPercentage': 100}}")),
-        invalid("the issue's example: MPS settings without the strategy",
+        invalid(
+            "the issue's example: MPS settings without the strategy",
             ok("'sharing': {'mps': {'threads': 4}}")),
-        invalid("an unknown MPS setting",
-            ok("'sharing': {'strategy': 'MPS', 'mps': {'threads': 4}}")),
+        invalid(
+            "an unknown MPS setting", ok("'sharing': {'strategy': 'MPS', 'mps': {'threads': 4}}")),
         invalid("another apiVersion", "{'apiVersion': 'resource.kdra.io/v2', 'kind': 'GpuConfig'}"),
         invalid("apiVersion a number", "{'apiVersion': 1, 'kind': 'GpuConfig'}"),
         invalid("apiVersion null", "{'apiVersion': null, 'kind': 'GpuConfig'}"),
@@ -127,34 +141,50 @@ class OpaqueConfigAdmissionIT {
         invalid("strategy a number", ok("'sharing': {'strategy': 5}")),
         invalid("strategy null", ok("'sharing': {'strategy': null}")),
         invalid("an unknown sharing field", ok("'sharing': {'strategy': 'MPS', 'mode': 'x'}")),
-        invalid("an unknown interval",
+        invalid(
+            "an unknown interval",
             ok("'sharing': {'strategy': 'TimeSlicing', 'timeSlicing': {'interval': 'Forever'}}")),
-        invalid("interval null",
+        invalid(
+            "interval null",
             ok("'sharing': {'strategy': 'TimeSlicing', 'timeSlicing': {'interval': null}}")),
-        invalid("an unknown time-slicing field",
+        invalid(
+            "an unknown time-slicing field",
             ok("'sharing': {'strategy': 'TimeSlicing', 'timeSlicing': {'length': 1}}")),
-        invalid("time-slicing settings a list",
+        invalid(
+            "time-slicing settings a list",
             ok("'sharing': {'strategy': 'TimeSlicing', 'timeSlicing': ['Long']}")),
-        invalid("MPS settings with TimeSlicing",
+        invalid(
+            "MPS settings with TimeSlicing",
             ok("'sharing': {'strategy': 'TimeSlicing', 'mps': {}}")),
-        invalid("time-slicing settings, even null, with Exclusive",
+        invalid(
+            "time-slicing settings, even null, with Exclusive",
             ok("'sharing': {'strategy': 'Exclusive', 'timeSlicing': null}")),
-        invalid("time-slicing settings with MPS",
+        invalid(
+            "time-slicing settings with MPS",
             ok("'sharing': {'strategy': 'MPS', 'timeSlicing': {}}")),
-        invalid("0 percent", ok("'sharing': {'strategy': 'MPS', 'mps': {'activeThreadPercentage': 0}}")),
-        invalid("101 percent",
+        invalid(
+            "0 percent",
+            ok("'sharing': {'strategy': 'MPS', 'mps': {'activeThreadPercentage': 0}}")),
+        invalid(
+            "101 percent",
             ok("'sharing': {'strategy': 'MPS', 'mps': {'activeThreadPercentage': 101}}")),
-        invalid("a fractional percentage",
+        invalid(
+            "a fractional percentage",
             ok("'sharing': {'strategy': 'MPS', 'mps': {'activeThreadPercentage': 50.5}}")),
-        invalid("a percentage as a string",
+        invalid(
+            "a percentage as a string",
             ok("'sharing': {'strategy': 'MPS', 'mps': {'activeThreadPercentage': '50'}}")),
-        invalid("a pinned limit that is no quantity",
+        invalid(
+            "a pinned limit that is no quantity",
             ok("'sharing': {'strategy': 'MPS', 'mps': {'pinnedMemoryLimit': '10 GiB'}}")),
-        invalid("a pinned limit of zero",
+        invalid(
+            "a pinned limit of zero",
             ok("'sharing': {'strategy': 'MPS', 'mps': {'pinnedMemoryLimit': '0'}}")),
-        invalid("a negative pinned limit",
+        invalid(
+            "a negative pinned limit",
             ok("'sharing': {'strategy': 'MPS', 'mps': {'pinnedMemoryLimit': '-1Gi'}}")),
-        invalid("a pinned limit as a number",
+        invalid(
+            "a pinned limit as a number",
             ok("'sharing': {'strategy': 'MPS', 'mps': {'pinnedMemoryLimit': 10}}")));
   }
 
@@ -176,7 +206,8 @@ class OpaqueConfigAdmissionIT {
     JsonNode parameters = parse(c.json());
     String at = "spec.devices.config[1].opaque.parameters";
     Optional<OpaqueConfigException> driver = decode(parameters, at);
-    assertThat(driver.isEmpty()).as("the driver's verdict on %s: %s", c.json(), driver)
+    assertThat(driver.isEmpty())
+        .as("the driver's verdict on %s: %s", c.json(), driver)
         .isEqualTo(c.valid());
 
     ResourceClaim claim = Dra.claim(NS, "claim-" + ++created, KdraChart.GPU_CLASS, 1);
@@ -191,12 +222,17 @@ class OpaqueConfigAdmissionIT {
     template.getSpec().getSpec().getDevices().setConfig(List.of(ours(bad)));
     Optional<OpaqueConfigException> driver =
         decode(bad, "spec.spec.devices.config[0].opaque.parameters");
-    assertThat(driver).hasValueSatisfying(e -> assertThat(e.getMessage())
-        .isEqualTo("spec.spec.devices.config[0].opaque.parameters.sharing.mps.threads: "
-            + "unknown field"));
+    assertThat(driver)
+        .hasValueSatisfying(
+            e ->
+                assertThat(e.getMessage())
+                    .isEqualTo(
+                        "spec.spec.devices.config[0].opaque.parameters.sharing.mps.threads: "
+                            + "unknown field"));
     assertAdmittedAsTheDriverDecides(template, driver);
 
-    JsonNode good = parse(ok("'sharing': {'strategy': 'MPS', 'mps': {'activeThreadPercentage': 50}}"));
+    JsonNode good =
+        parse(ok("'sharing': {'strategy': 'MPS', 'mps': {'activeThreadPercentage': 50}}"));
     ResourceClaimTemplate fine = Dra.template(NS, "good-template", KdraChart.GPU_CLASS, 1);
     fine.getSpec().getSpec().getDevices().setConfig(List.of(ours(good)));
     assertAdmittedAsTheDriverDecides(fine, decode(good, "any"));
@@ -204,45 +240,60 @@ class OpaqueConfigAdmissionIT {
 
   @Test
   void aDeviceClassIsCheckedAtCreateAndWhenItsConfigChanges() throws Exception {
-    JsonNode bad = parse(ok("'sharing': {'strategy': 'TimeSlicing', "
-        + "'timeSlicing': {'interval': 'Forever'}}"));
+    JsonNode bad =
+        parse(
+            ok(
+                "'sharing': {'strategy': 'TimeSlicing', "
+                    + "'timeSlicing': {'interval': 'Forever'}}"));
     Optional<OpaqueConfigException> driver = decode(bad, "spec.config[0].opaque.parameters");
     assertThat(driver).isPresent();
     assertAdmittedAsTheDriverDecides(deviceClass("bad-class", bad), driver);
 
-    JsonNode good = parse(ok("'sharing': {'strategy': 'TimeSlicing', "
-        + "'timeSlicing': {'interval': 'Short'}}"));
+    JsonNode good =
+        parse(
+            ok(
+                "'sharing': {'strategy': 'TimeSlicing', "
+                    + "'timeSlicing': {'interval': 'Short'}}"));
     DeviceClass fine = deviceClass("good-class", good);
     assertAdmittedAsTheDriverDecides(fine, decode(good, "any"));
 
     // a change of its config to a bad one is refused as a create is
-    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class,
-        () -> client.resources(DeviceClass.class).withName("good-class").patch(
-            PatchContext.of(PatchType.JSON), "[{\"op\": \"replace\", \"path\": "
-                + "\"/spec/config/0/opaque/parameters/sharing/timeSlicing/interval\", "
-                + "\"value\": \"Forever\"}]"));
+    KubernetesClientException refused =
+        catchThrowableOfType(
+            KubernetesClientException.class,
+            () ->
+                client
+                    .resources(DeviceClass.class)
+                    .withName("good-class")
+                    .patch(
+                        PatchContext.of(PatchType.JSON),
+                        "[{\"op\": \"replace\", \"path\": "
+                            + "\"/spec/config/0/opaque/parameters/sharing/timeSlicing/interval\", "
+                            + "\"value\": \"Forever\"}]"));
     assertThat(refused).as("the config change is refused").isNotNull();
     assertThat(refused.getCode()).isEqualTo(422);
     assertThat(refused.getStatus().getMessage()).contains(driver.get().getMessage());
   }
 
   /**
-   * A claim written before the policy, with a config it refuses, still takes the updates that
-   * leave its spec alone (a controller's finalizer on and off) and can be deleted.
+   * A claim written before the policy, with a config it refuses, still takes the updates that leave
+   * its spec alone (a controller's finalizer on and off) and can be deleted.
    */
   @Test
   void aClaimFromBeforeThePolicyCanStillBeFinishedAndDeleted() throws Exception {
     assertThat(decode(parse(FROM_BEFORE), "p")).as("the driver refuses it").isPresent();
     var claim = client.resources(ResourceClaim.class).inNamespace(NS).withName("from-before");
-    claim.edit(c -> {
-      c.getMetadata().getFinalizers().add("kdra.io/test");
-      return c;
-    });
+    claim.edit(
+        c -> {
+          c.getMetadata().getFinalizers().add("kdra.io/test");
+          return c;
+        });
     assertThat(claim.get().getMetadata().getFinalizers()).contains("kdra.io/test");
-    claim.edit(c -> {
-      c.getMetadata().getFinalizers().remove("kdra.io/test");
-      return c;
-    });
+    claim.edit(
+        c -> {
+          c.getMetadata().getFinalizers().remove("kdra.io/test");
+          return c;
+        });
     claim.delete();
     claim.waitUntilCondition(c -> c == null, 30, java.util.concurrent.TimeUnit.SECONDS);
   }
@@ -254,15 +305,16 @@ class OpaqueConfigAdmissionIT {
    */
   @Test
   void aClaimWithThousandsOfErrorsIsRefusedWithAShortMessage() {
-    com.fasterxml.jackson.databind.node.ObjectNode parameters = JSON.createObjectNode()
-        .put("apiVersion", API_VERSION).put("kind", "GpuConfig");
+    com.fasterxml.jackson.databind.node.ObjectNode parameters =
+        JSON.createObjectNode().put("apiVersion", API_VERSION).put("kind", "GpuConfig");
     for (int i = 0; i < 200; i++) {
       parameters.put("unknown" + i, "x".repeat(30));
     }
     ResourceClaim claim = Dra.claim(NS, "many-errors", KdraChart.GPU_CLASS, 1);
     claim.getSpec().getDevices().setConfig(java.util.Collections.nCopies(32, ours(parameters)));
-    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class,
-        () -> client.resource(claim).create());
+    KubernetesClientException refused =
+        catchThrowableOfType(
+            KubernetesClientException.class, () -> client.resource(claim).create());
     assertThat(refused).isNotNull();
     assertThat(refused.getCode()).isEqualTo(422);
     assertThat(refused.getStatus().getMessage())
@@ -279,20 +331,22 @@ class OpaqueConfigAdmissionIT {
   }
 
   /**
-   * Created when {@code driver} is empty; else refused, 422, with the driver's message in the
-   * API server's (the policy joins every error; up to ", got ..." where the driver shows a JSON
-   * value that CEL cannot print alike).
+   * Created when {@code driver} is empty; else refused, 422, with the driver's message in the API
+   * server's (the policy joins every error; up to ", got ..." where the driver shows a JSON value
+   * that CEL cannot print alike).
    */
-  private static void assertAdmittedAsTheDriverDecides(HasMetadata object,
-      Optional<OpaqueConfigException> driver) {
+  private static void assertAdmittedAsTheDriverDecides(
+      HasMetadata object, Optional<OpaqueConfigException> driver) {
     if (driver.isEmpty()) {
       assertThat(client.resource(object).create().getMetadata().getUid()).isNotBlank();
       return;
     }
-    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class,
-        () -> client.resource(object).create());
-    assertThat(refused).as("the API server refuses what the driver refuses: %s",
-        driver.get().getMessage()).isNotNull();
+    KubernetesClientException refused =
+        catchThrowableOfType(
+            KubernetesClientException.class, () -> client.resource(object).create());
+    assertThat(refused)
+        .as("the API server refuses what the driver refuses: %s", driver.get().getMessage())
+        .isNotNull();
     assertThat(refused.getCode()).isEqualTo(422);
     String message = driver.get().getMessage();
     int got = message.indexOf(", got ");
@@ -318,15 +372,23 @@ class OpaqueConfigAdmissionIT {
 
   /** A JsonNode as parameters: fabric8 writes it as it is, nulls included. */
   private static DeviceClaimConfiguration ours(JsonNode parameters) {
-    return new DeviceClaimConfigurationBuilder().withRequests("gpu").withNewOpaque()
-        .withDriver(Stack.DRIVER).withParameters(parameters).endOpaque().build();
+    return new DeviceClaimConfigurationBuilder()
+        .withRequests("gpu")
+        .withNewOpaque()
+        .withDriver(Stack.DRIVER)
+        .withParameters(parameters)
+        .endOpaque()
+        .build();
   }
 
   private static DeviceClaimConfiguration otherDriversConfig() {
     try {
-      return new DeviceClaimConfigurationBuilder().withNewOpaque()
-          .withDriver("nic.example.com").withParameters(parse("{'sharing': {'mps': 4}}"))
-          .endOpaque().build();
+      return new DeviceClaimConfigurationBuilder()
+          .withNewOpaque()
+          .withDriver("nic.example.com")
+          .withParameters(parse("{'sharing': {'mps': 4}}"))
+          .endOpaque()
+          .build();
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -334,9 +396,17 @@ class OpaqueConfigAdmissionIT {
 
   private static DeviceClass deviceClass(String name, JsonNode parameters) {
     DeviceClass c = Dra.gpuClass(name, null);
-    c.getMetadata().setLabels(new java.util.HashMap<>(java.util.Map.of("test", "opaque-admission")));
-    c.getSpec().setConfig(List.of(new DeviceClassConfigurationBuilder().withNewOpaque()
-        .withDriver(Stack.DRIVER).withParameters(parameters).endOpaque().build()));
+    c.getMetadata()
+        .setLabels(new java.util.HashMap<>(java.util.Map.of("test", "opaque-admission")));
+    c.getSpec()
+        .setConfig(
+            List.of(
+                new DeviceClassConfigurationBuilder()
+                    .withNewOpaque()
+                    .withDriver(Stack.DRIVER)
+                    .withParameters(parameters)
+                    .endOpaque()
+                    .build()));
     return c;
   }
 

@@ -48,17 +48,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue #18: the chart's ValidatingWebhookConfiguration on the real kube-apiserver, calling the
- * slice-publisher (its packaged application, with the chart's ServiceAccount and RBAC) over TLS
- * on loopback, refuses at create the opaque configs of our drivers that the driver's decoder
- * refuses, in claims, templates and classes, with the decoder's own message and field path, and
- * admits the rest. With the publisher gone, failurePolicy Fail refuses only writes that carry
- * our drivers' configs (the webhook's matchConditions); every other write goes on.
+ * slice-publisher (its packaged application, with the chart's ServiceAccount and RBAC) over TLS on
+ * loopback, refuses at create the opaque configs of our drivers that the driver's decoder refuses,
+ * in claims, templates and classes, with the decoder's own message and field path, and admits the
+ * rest. With the publisher gone, failurePolicy Fail refuses only writes that carry our drivers'
+ * configs (the webhook's matchConditions); every other write goes on.
  *
- * <p>The configuration is the chart's, rendered as the harness renders every chart object, with
- * one change: the API server reaches the publisher at {@code https://127.0.0.1:<port>} instead
- * of the Service, which needs a pod network, with a certificate for that address. Only this
- * class registers the webhook, and it removes it when done (RealNodeIT creates claims with
- * invalid configs on purpose). The chart's ValidatingAdmissionPolicy is not installed here
+ * <p>The configuration is the chart's, rendered as the harness renders every chart object, with one
+ * change: the API server reaches the publisher at {@code https://127.0.0.1:<port>} instead of the
+ * Service, which needs a pod network, with a certificate for that address. Only this class
+ * registers the webhook, and it removes it when done (RealNodeIT creates claims with invalid
+ * configs on purpose). The chart's ValidatingAdmissionPolicy is not installed here
  * (OpaqueConfigAdmissionIT tests it), so every refusal is the webhook's.
  */
 @ExtendWith(ControlPlane.class)
@@ -80,8 +80,10 @@ class OpaqueConfigWebhookIT {
       throws Exception {
     client = cp.client();
     KdraChart.install(client);
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS)
-        .endMetadata().build()).serverSideApply();
+    client
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        .serverSideApply();
     // a claim the driver would refuse, written while nothing checked configs at admission
     ResourceClaim before = Dra.claim(NS, "from-before", KdraChart.GPU_CLASS, 1);
     before.getSpec().getDevices().setConfig(List.of(ours(parse(bad()))));
@@ -113,9 +115,9 @@ class OpaqueConfigWebhookIT {
   }
 
   /**
-   * Every case of OpaqueConfigAdmissionIT, in a claim after another driver's config (nonsense
-   * to us): created when the driver would take it, else refused with 422 and exactly the
-   * decoder's message, path included.
+   * Every case of OpaqueConfigAdmissionIT, in a claim after another driver's config (nonsense to
+   * us): created when the driver would take it, else refused with 422 and exactly the decoder's
+   * message, path included.
    */
   @Order(1)
   @ParameterizedTest(name = "{0}")
@@ -125,7 +127,8 @@ class OpaqueConfigWebhookIT {
     JsonNode parameters = parse(c.json());
     Optional<OpaqueConfigException> driver =
         decode(parameters, "spec.devices.config[1].opaque.parameters");
-    assertThat(driver.isEmpty()).as("the driver's verdict on %s: %s", c.json(), driver)
+    assertThat(driver.isEmpty())
+        .as("the driver's verdict on %s: %s", c.json(), driver)
         .isEqualTo(c.valid());
     ResourceClaim claim = Dra.claim(NS, "claim-" + ++created, KdraChart.GPU_CLASS, 1);
     claim.getSpec().getDevices().setConfig(List.of(otherDriversConfig(), ours(parameters)));
@@ -138,16 +141,28 @@ class OpaqueConfigWebhookIT {
     ResourceClaim claim = Dra.claim(NS, "issue-18", KdraChart.GPU_CLASS, 1);
     claim.getSpec().getDevices().setConfig(List.of(ours(parse(bad()))));
     KubernetesClientException refused = refused(claim);
-    assertThat(refused.getStatus().getMessage()).isEqualTo("admission webhook \"" + WEBHOOK
-        + "\" denied the request: spec.devices.config[0].opaque.parameters.sharing.mps: "
-        + "not allowed with strategy Exclusive");
-    assertThat(refused.getStatus().getDetails().getCauses()).singleElement()
-        .satisfies(cause -> assertThat(cause.getField())
-            .isEqualTo("spec.devices.config[0].opaque.parameters.sharing.mps"));
+    assertThat(refused.getStatus().getMessage())
+        .isEqualTo(
+            "admission webhook \""
+                + WEBHOOK
+                + "\" denied the request: spec.devices.config[0].opaque.parameters.sharing.mps: "
+                + "not allowed with strategy Exclusive");
+    assertThat(refused.getStatus().getDetails().getCauses())
+        .singleElement()
+        .satisfies(
+            cause ->
+                assertThat(cause.getField())
+                    .isEqualTo("spec.devices.config[0].opaque.parameters.sharing.mps"));
     // the publisher logs who wrote it and why
-    await().atMost(Duration.ofSeconds(10)).until(() -> Files.readAllLines(publisher.log)
-        .stream().anyMatch(l -> l.contains("refusing ResourceClaim " + NS + "/issue-18 written by ")
-            && l.contains("sharing.mps: not allowed with strategy Exclusive")));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                Files.readAllLines(publisher.log).stream()
+                    .anyMatch(
+                        l ->
+                            l.contains("refusing ResourceClaim " + NS + "/issue-18 written by ")
+                                && l.contains("sharing.mps: not allowed with strategy Exclusive")));
   }
 
   @Order(1)
@@ -155,9 +170,10 @@ class OpaqueConfigWebhookIT {
   void aTemplateIsCheckedAtItsOwnPath() throws Exception {
     ResourceClaimTemplate bad = Dra.template(NS, "bad-template", KdraChart.GPU_CLASS, 1);
     bad.getSpec().getSpec().getDevices().setConfig(List.of(ours(parse(bad()))));
-    assertThat(refused(bad).getStatus().getMessage()).endsWith(
-        "spec.spec.devices.config[0].opaque.parameters.sharing.mps: "
-            + "not allowed with strategy Exclusive");
+    assertThat(refused(bad).getStatus().getMessage())
+        .endsWith(
+            "spec.spec.devices.config[0].opaque.parameters.sharing.mps: "
+                + "not allowed with strategy Exclusive");
 
     ResourceClaimTemplate fine = Dra.template(NS, "good-template", KdraChart.GPU_CLASS, 1);
     fine.getSpec().getSpec().getDevices().setConfig(List.of(ours(parse(good()))));
@@ -168,23 +184,35 @@ class OpaqueConfigWebhookIT {
   @Test
   void aDeviceClassIsCheckedAtCreateAndWhenItsConfigChanges() throws Exception {
     assertThat(refused(deviceClass("bad-class", parse(bad()))).getStatus().getMessage())
-        .endsWith("spec.config[0].opaque.parameters.sharing.mps: "
-            + "not allowed with strategy Exclusive");
-    JsonNode slicing = parse(ok("'sharing': {'strategy': 'TimeSlicing', "
-        + "'timeSlicing': {'interval': 'Short'}}"));
-    assertThat(client.resource(deviceClass("good-class", slicing)).create().getMetadata()
-        .getUid()).isNotBlank();
+        .endsWith(
+            "spec.config[0].opaque.parameters.sharing.mps: "
+                + "not allowed with strategy Exclusive");
+    JsonNode slicing =
+        parse(
+            ok(
+                "'sharing': {'strategy': 'TimeSlicing', "
+                    + "'timeSlicing': {'interval': 'Short'}}"));
+    assertThat(client.resource(deviceClass("good-class", slicing)).create().getMetadata().getUid())
+        .isNotBlank();
 
-    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class,
-        () -> client.resources(DeviceClass.class).withName("good-class").patch(
-            PatchContext.of(PatchType.JSON), "[{\"op\": \"replace\", \"path\": "
-                + "\"/spec/config/0/opaque/parameters/sharing/timeSlicing/interval\", "
-                + "\"value\": \"Forever\"}]"));
+    KubernetesClientException refused =
+        catchThrowableOfType(
+            KubernetesClientException.class,
+            () ->
+                client
+                    .resources(DeviceClass.class)
+                    .withName("good-class")
+                    .patch(
+                        PatchContext.of(PatchType.JSON),
+                        "[{\"op\": \"replace\", \"path\": "
+                            + "\"/spec/config/0/opaque/parameters/sharing/timeSlicing/interval\", "
+                            + "\"value\": \"Forever\"}]"));
     assertThat(refused).as("the config change is refused").isNotNull();
     assertThat(refused.getCode()).isEqualTo(422);
-    assertThat(refused.getStatus().getMessage()).endsWith(
-        "spec.config[0].opaque.parameters.sharing.timeSlicing.interval: "
-            + "\"Forever\" is not one of Default, Short, Medium, Long");
+    assertThat(refused.getStatus().getMessage())
+        .endsWith(
+            "spec.config[0].opaque.parameters.sharing.timeSlicing.interval: "
+                + "\"Forever\" is not one of Default, Short, Medium, Long");
   }
 
   /**
@@ -195,33 +223,37 @@ class OpaqueConfigWebhookIT {
   @Test
   void aClaimFromBeforeTheWebhookCanStillBeFinishedAndDeleted() {
     var claim = client.resources(ResourceClaim.class).inNamespace(NS).withName("from-before");
-    claim.edit(c -> {
-      c.getMetadata().getFinalizers().add("kdra.io/test");
-      return c;
-    });
-    claim.edit(c -> {
-      c.getMetadata().getFinalizers().remove("kdra.io/test");
-      return c;
-    });
+    claim.edit(
+        c -> {
+          c.getMetadata().getFinalizers().add("kdra.io/test");
+          return c;
+        });
+    claim.edit(
+        c -> {
+          c.getMetadata().getFinalizers().remove("kdra.io/test");
+          return c;
+        });
     claim.delete();
     claim.waitUntilCondition(c -> c == null, 30, TimeUnit.SECONDS);
   }
 
   /**
-   * failurePolicy Fail with the publisher gone: a write with our drivers' config is refused
-   * (never let through unchecked), one without is admitted at once, since the API server does
-   * not even call the webhook for it.
+   * failurePolicy Fail with the publisher gone: a write with our drivers' config is refused (never
+   * let through unchecked), one without is admitted at once, since the API server does not even
+   * call the webhook for it.
    */
   @Order(2)
   @Test
   void withThePublisherGoneOnlyWritesConfiguringOurDriversAreRefused() throws Exception {
     publisher.close();
-    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class,
-        () -> {
-          ResourceClaim claim = Dra.claim(NS, "while-down", KdraChart.GPU_CLASS, 1);
-          claim.getSpec().getDevices().setConfig(List.of(ours(parse(good()))));
-          client.resource(claim).create();
-        });
+    KubernetesClientException refused =
+        catchThrowableOfType(
+            KubernetesClientException.class,
+            () -> {
+              ResourceClaim claim = Dra.claim(NS, "while-down", KdraChart.GPU_CLASS, 1);
+              claim.getSpec().getDevices().setConfig(List.of(ours(parse(good()))));
+              client.resource(claim).create();
+            });
     assertThat(refused).as("a good config is refused while nothing can check it").isNotNull();
     assertThat(refused.getStatus().getMessage())
         .contains("failed calling webhook \"" + WEBHOOK + "\"");
@@ -238,8 +270,11 @@ class OpaqueConfigWebhookIT {
     Files.createDirectories(DIR);
     Path key = DIR.resolve("webhook.key");
     Path cert = DIR.resolve("webhook.crt");
-    CertManager.generateKeyAndCertificate("CN=kdra-slice-publisher-webhook", key.toFile(),
-        cert.toFile(), new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
+    CertManager.generateKeyAndCertificate(
+        "CN=kdra-slice-publisher-webhook",
+        key.toFile(),
+        cert.toFile(),
+        new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
     Map<String, String> p = new LinkedHashMap<>();
     p.put("quarkus.otel.sdk.disabled", "true");
     p.put("publisher.drivers", Stack.DRIVER);
@@ -255,39 +290,54 @@ class OpaqueConfigWebhookIT {
     p.put("quarkus.http.ssl.certificate.files", cert.toString());
     p.put("quarkus.http.ssl.certificate.key-files", key.toString());
     Path kubeconfig = DIR.resolve("slice-publisher.kubeconfig");
-    OwnerOnly.write(kubeconfig, KdraChart.kubeconfig(
-        Config.fromKubeconfig(cp.server().getKubeConfigYaml()),
-        cp.dir().resolve(CertManager.API_SERVER_CERT_NAME),
-        KdraChart.serviceAccount(KdraChart.PUBLISHER),
-        KdraChart.token(client, KdraChart.PUBLISHER)));
-    ServiceProcess process = ServiceProcess.start("slice-publisher", "slice-publisher", p,
-        Map.of("KUBECONFIG", kubeconfig.toString()), Path.of("target", "it-logs",
-            OpaqueConfigWebhookIT.class.getSimpleName()).toAbsolutePath());
+    OwnerOnly.write(
+        kubeconfig,
+        KdraChart.kubeconfig(
+            Config.fromKubeconfig(cp.server().getKubeConfigYaml()),
+            cp.dir().resolve(CertManager.API_SERVER_CERT_NAME),
+            KdraChart.serviceAccount(KdraChart.PUBLISHER),
+            KdraChart.token(client, KdraChart.PUBLISHER)));
+    ServiceProcess process =
+        ServiceProcess.start(
+            "slice-publisher",
+            "slice-publisher",
+            p,
+            Map.of("KUBECONFIG", kubeconfig.toString()),
+            Path.of("target", "it-logs", OpaqueConfigWebhookIT.class.getSimpleName())
+                .toAbsolutePath());
     process.awaitReady(Duration.ofSeconds(120));
     return process;
   }
 
   /** The chart's webhook configuration, calling {@code https://127.0.0.1:<port>}. */
   private static ValidatingWebhookConfiguration chartsWebhookAt(String port) throws Exception {
-    List<HasMetadata> rendered = KdraChart.render().stream()
-        .filter(o -> o instanceof ValidatingWebhookConfiguration).toList();
+    List<HasMetadata> rendered =
+        KdraChart.render().stream()
+            .filter(o -> o instanceof ValidatingWebhookConfiguration)
+            .toList();
     assertThat(rendered).as("the chart's webhook configurations").hasSize(1);
-    ValidatingWebhookConfiguration copy = Serialization.unmarshal(
-        Serialization.asJson(rendered.get(0)), ValidatingWebhookConfiguration.class);
+    ValidatingWebhookConfiguration copy =
+        Serialization.unmarshal(
+            Serialization.asJson(rendered.get(0)), ValidatingWebhookConfiguration.class);
     var webhook = copy.getWebhooks().get(0);
     assertThat(webhook.getName()).isEqualTo(WEBHOOK);
     assertThat(webhook.getFailurePolicy()).isEqualTo("Fail");
     String path = webhook.getClientConfig().getService().getPath();
     webhook.getClientConfig().setService(null);
     webhook.getClientConfig().setUrl("https://127.0.0.1:" + port + path);
-    webhook.getClientConfig().setCaBundle(Base64.getEncoder().encodeToString(
-        Files.readString(DIR.resolve("webhook.crt")).getBytes(StandardCharsets.UTF_8)));
+    webhook
+        .getClientConfig()
+        .setCaBundle(
+            Base64.getEncoder()
+                .encodeToString(
+                    Files.readString(DIR.resolve("webhook.crt")).getBytes(StandardCharsets.UTF_8)));
     return copy;
   }
 
   private static KubernetesClientException refused(HasMetadata object) {
-    KubernetesClientException refused = catchThrowableOfType(KubernetesClientException.class,
-        () -> client.resource(object).create());
+    KubernetesClientException refused =
+        catchThrowableOfType(
+            KubernetesClientException.class, () -> client.resource(object).create());
     assertThat(refused).as("refused: %s", object.getMetadata().getName()).isNotNull();
     assertThat(refused.getCode()).isEqualTo(422);
     assertThat(refused.getStatus().getMessage())
@@ -295,20 +345,25 @@ class OpaqueConfigWebhookIT {
     return refused;
   }
 
-  private static void assertAdmittedAsTheDriverDecides(HasMetadata object,
-      Optional<OpaqueConfigException> driver) {
+  private static void assertAdmittedAsTheDriverDecides(
+      HasMetadata object, Optional<OpaqueConfigException> driver) {
     if (driver.isEmpty()) {
       assertThat(client.resource(object).create().getMetadata().getUid()).isNotBlank();
       return;
     }
-    assertThat(refused(object).getStatus().getMessage()).isEqualTo("admission webhook \""
-        + WEBHOOK + "\" denied the request: " + driver.get().getMessage());
+    assertThat(refused(object).getStatus().getMessage())
+        .isEqualTo(
+            "admission webhook \""
+                + WEBHOOK
+                + "\" denied the request: "
+                + driver.get().getMessage());
   }
 
   /** Whether the webhook refuses a claim with a known-bad config now (a dry run). */
   private static boolean probeRefused() {
     KubernetesClientException e = probe(ours(parse(bad())));
-    return e != null && e.getCode() == 422
+    return e != null
+        && e.getCode() == 422
         && e.getStatus().getMessage().contains("admission webhook \"" + WEBHOOK + "\"");
   }
 
@@ -334,8 +389,11 @@ class OpaqueConfigWebhookIT {
   }
 
   private static String ok(String fields) {
-    return "{'apiVersion': '" + OpaqueConfigDecoder.API_VERSION + "', 'kind': 'GpuConfig', "
-        + fields + "}";
+    return "{'apiVersion': '"
+        + OpaqueConfigDecoder.API_VERSION
+        + "', 'kind': 'GpuConfig', "
+        + fields
+        + "}";
   }
 
   /** The issue's example: MPS settings under the default strategy. */
@@ -356,21 +414,36 @@ class OpaqueConfigWebhookIT {
   }
 
   private static DeviceClaimConfiguration ours(JsonNode parameters) {
-    return new DeviceClaimConfigurationBuilder().withRequests("gpu").withNewOpaque()
-        .withDriver(Stack.DRIVER).withParameters(parameters).endOpaque().build();
+    return new DeviceClaimConfigurationBuilder()
+        .withRequests("gpu")
+        .withNewOpaque()
+        .withDriver(Stack.DRIVER)
+        .withParameters(parameters)
+        .endOpaque()
+        .build();
   }
 
   private static DeviceClaimConfiguration otherDriversConfig() {
-    return new DeviceClaimConfigurationBuilder().withNewOpaque()
-        .withDriver("nic.example.com").withParameters(parse("{'sharing': {'mps': 4}}"))
-        .endOpaque().build();
+    return new DeviceClaimConfigurationBuilder()
+        .withNewOpaque()
+        .withDriver("nic.example.com")
+        .withParameters(parse("{'sharing': {'mps': 4}}"))
+        .endOpaque()
+        .build();
   }
 
   private static DeviceClass deviceClass(String name, JsonNode parameters) {
     DeviceClass c = Dra.gpuClass(name, null);
     c.getMetadata().setLabels(new HashMap<>(Map.of("test", "opaque-webhook")));
-    c.getSpec().setConfig(List.of(new DeviceClassConfigurationBuilder().withNewOpaque()
-        .withDriver(Stack.DRIVER).withParameters(parameters).endOpaque().build()));
+    c.getSpec()
+        .setConfig(
+            List.of(
+                new DeviceClassConfigurationBuilder()
+                    .withNewOpaque()
+                    .withDriver(Stack.DRIVER)
+                    .withParameters(parameters)
+                    .endOpaque()
+                    .build()));
     return c;
   }
 }

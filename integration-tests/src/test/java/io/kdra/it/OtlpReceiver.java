@@ -17,18 +17,26 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
 
 /**
- * An OTLP/HTTP trace receiver in the test JVM on a loopback port: it accepts
- * {@code ExportTraceServiceRequest}s (binary protobuf) on any path and keeps each span's service,
- * name, trace id and string attributes. The protobuf is read field by field (the OTLP message
- * classes are not on the test classpath): resourceSpans(1) / resource(1).attributes(1), and
- * scopeSpans(2) / spans(2) with traceId(1), spanId(2), parentSpanId(4), name(5), attributes(9)
- * and links(13) with traceId(1), spanId(2).
+ * An OTLP/HTTP trace receiver in the test JVM on a loopback port: it accepts {@code
+ * ExportTraceServiceRequest}s (binary protobuf) on any path and keeps each span's service, name,
+ * trace id and string attributes. The protobuf is read field by field (the OTLP message classes are
+ * not on the test classpath): resourceSpans(1) / resource(1).attributes(1), and scopeSpans(2) /
+ * spans(2) with traceId(1), spanId(2), parentSpanId(4), name(5), attributes(9) and links(13) with
+ * traceId(1), spanId(2).
  */
 final class OtlpReceiver implements AutoCloseable {
 
-  /** @param links the linked spans, each as {@code traceId-spanId} */
-  record ReceivedSpan(String service, String name, String traceId, String spanId,
-      String parentSpanId, Map<String, String> attributes, List<String> links) {
+  /**
+   * @param links the linked spans, each as {@code traceId-spanId}
+   */
+  record ReceivedSpan(
+      String service,
+      String name,
+      String traceId,
+      String spanId,
+      String parentSpanId,
+      Map<String, String> attributes,
+      List<String> links) {
 
     /** Whether this span links to {@code other}. */
     boolean linksTo(ReceivedSpan other) {
@@ -45,24 +53,27 @@ final class OtlpReceiver implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    server.createContext("/", exchange -> {
-      try (exchange) {
-        InputStream body = exchange.getRequestBody();
-        if ("gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
-          body = new GZIPInputStream(body);
-        }
-        byte[] bytes = body.readAllBytes();
-        int status = 200;
-        try {
-          decode(bytes);
-        } catch (InvalidProtocolBufferException e) {
-          status = 400;
-        }
-        exchange.getResponseHeaders().add("Content-Type", "application/x-protobuf");
-        // an empty ExportTraceServiceResponse
-        exchange.sendResponseHeaders(status, -1);
-      }
-    });
+    server.createContext(
+        "/",
+        exchange -> {
+          try (exchange) {
+            InputStream body = exchange.getRequestBody();
+            if ("gzip"
+                .equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
+              body = new GZIPInputStream(body);
+            }
+            byte[] bytes = body.readAllBytes();
+            int status = 200;
+            try {
+              decode(bytes);
+            } catch (InvalidProtocolBufferException e) {
+              status = 400;
+            }
+            exchange.getResponseHeaders().add("Content-Type", "application/x-protobuf");
+            // an empty ExportTraceServiceResponse
+            exchange.sendResponseHeaders(status, -1);
+          }
+        });
     server.start();
   }
 
@@ -71,8 +82,8 @@ final class OtlpReceiver implements AutoCloseable {
     Map<String, String> p = new LinkedHashMap<>();
     p.put("quarkus.otel.sdk.disabled", "false");
     p.put("quarkus.otel.exporter.otlp.protocol", "http/protobuf");
-    p.put("quarkus.otel.exporter.otlp.endpoint", "http://127.0.0.1:"
-        + server.getAddress().getPort());
+    p.put(
+        "quarkus.otel.exporter.otlp.endpoint", "http://127.0.0.1:" + server.getAddress().getPort());
     p.put("quarkus.otel.bsp.schedule.delay", "200ms");
     return p;
   }
@@ -97,8 +108,15 @@ final class OtlpReceiver implements AutoCloseable {
             UnknownFieldSet link = UnknownFieldSet.parseFrom(l);
             links.add(hex(link, 1) + "-" + hex(link, 2));
           }
-          spans.add(new ReceivedSpan(service, string(span, 5), hex(span, 1), hex(span, 2),
-              hex(span, 4), attributes(span, 9), List.copyOf(links)));
+          spans.add(
+              new ReceivedSpan(
+                  service,
+                  string(span, 5),
+                  hex(span, 1),
+                  hex(span, 2),
+                  hex(span, 4),
+                  attributes(span, 9),
+                  List.copyOf(links)));
         }
       }
     }

@@ -10,10 +10,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
 /**
- * Files that only their owner may read (0600), in directories only the owner may enter (0700):
- * what holds a credential, i.e. the control plane's keys, the services' tokens and kubeconfigs,
- * the demo's admin kubeconfig. A file is created with its mode before anything is written to it,
- * so no other user can open it in between.
+ * Files that only their owner may read (0600), in directories only the owner may enter (0700): what
+ * holds a credential, i.e. the control plane's keys, the services' tokens and kubeconfigs, the
+ * demo's admin kubeconfig. A file is created with its mode before anything is written to it, so no
+ * other user can open it in between.
  */
 final class OwnerOnly {
 

@@ -10,8 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class OwnerOnlyTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void aNewFileAndItsNewParentsAreOwnerOnly() throws Exception {

@@ -22,17 +22,17 @@ import javax.net.ssl.SSLSocket;
 /**
  * A pod network the host can reach, for a {@link RealNode} whose pods must be called by the API
  * server (an admission webhook through its Service): a Linux bridge {@code kdrabr<slot>} on the
- * host with the first address of a /28 of 203.0.113.0/24 (TEST-NET-3, documentation only, never
- * the host's own network), to which the {@code kdra-bridge} CNI plugin attaches each pod. The
- * slot is held with a file lock, so that concurrent runs on one machine get /28s of their own;
- * a bridge whose slot nobody holds is a killed run's and is deleted.
+ * host with the first address of a /28 of 203.0.113.0/24 (TEST-NET-3, documentation only, never the
+ * host's own network), to which the {@code kdra-bridge} CNI plugin attaches each pod. The slot is
+ * held with a file lock, so that concurrent runs on one machine get /28s of their own; a bridge
+ * whose slot nobody holds is a killed run's and is deleted.
  *
- * <p>The pods reach the API server, which listens on loopback only, through a {@link Relay} on
- * the bridge's address, standing in for kube-proxy and the {@code kubernetes} Service: it ends
- * TLS with a certificate for the bridge's address (the pods trust it through kube-root-ca.crt,
- * beside the API server's CA) and opens TLS to the API server, copying the bytes between (the
- * pods' ServiceAccount tokens are HTTP headers). Hand-written, 60 lines: no library relays TLS
- * without a server of its own.
+ * <p>The pods reach the API server, which listens on loopback only, through a {@link Relay} on the
+ * bridge's address, standing in for kube-proxy and the {@code kubernetes} Service: it ends TLS with
+ * a certificate for the bridge's address (the pods trust it through kube-root-ca.crt, beside the
+ * API server's CA) and opens TLS to the API server, copying the bytes between (the pods'
+ * ServiceAccount tokens are HTTP headers). Hand-written, 60 lines: no library relays TLS without a
+ * server of its own.
  */
 final class PodNetwork implements AutoCloseable {
 
@@ -62,8 +62,8 @@ final class PodNetwork implements AutoCloseable {
     PodNetwork network = null;
     for (int slot = 0; slot < SLOTS; slot++) {
       try {
-        FileChannel channel = FileChannel.open(lockPath(slot), StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE);
+        FileChannel channel =
+            FileChannel.open(lockPath(slot), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock lock = channel.tryLock();
         if (lock == null) {
           channel.close();
@@ -114,8 +114,14 @@ final class PodNetwork implements AutoCloseable {
   /** The CNI network configuration for the node's containerd. */
   String cniConfig() {
     return "{\"cniVersion\":\"1.0.0\",\"name\":\"kdra-bridge\",\"plugins\":[{\"type\":"
-        + "\"kdra-bridge\",\"bridge\":\"" + bridge + "\",\"prefix\":\"" + PREFIX + "\","
-        + "\"base\":" + base() + "}]}\n";
+        + "\"kdra-bridge\",\"bridge\":\""
+        + bridge
+        + "\",\"prefix\":\""
+        + PREFIX
+        + "\","
+        + "\"base\":"
+        + base()
+        + "}]}\n";
   }
 
   private void makeBridge() {
@@ -127,8 +133,8 @@ final class PodNetwork implements AutoCloseable {
   }
 
   /**
-   * A TLS relay from the bridge's address to {@code target}, on a free port, for connections
-   * from this network's /28 only.
+   * A TLS relay from the bridge's address to {@code target}, on a free port, for connections from
+   * this network's /28 only.
    *
    * @param serving presents the certificate for {@link #gateway()} to the pods
    * @param trusting verifies {@code target}'s certificate for the address it connects to
@@ -176,8 +182,8 @@ final class PodNetwork implements AutoCloseable {
     final int port;
     private final ServerSocket server;
 
-    private Relay(PodNetwork network, InetSocketAddress target, SSLContext serving,
-        SSLContext trusting) {
+    private Relay(
+        PodNetwork network, InetSocketAddress target, SSLContext serving, SSLContext trusting) {
       try {
         server = serving.getServerSocketFactory().createServerSocket();
         server.bind(new InetSocketAddress(InetAddress.getByName(network.gateway()), 0));
@@ -185,45 +191,55 @@ final class PodNetwork implements AutoCloseable {
         throw new UncheckedIOException(e);
       }
       port = server.getLocalPort();
-      Thread acceptor = new Thread(() -> {
-        while (!server.isClosed()) {
-          try {
-            Socket in = server.accept();
-            if (!network.contains(in.getInetAddress().getHostAddress())) {
-              in.close();
-              continue;
-            }
-            SSLSocket out = (SSLSocket) trusting.getSocketFactory().createSocket(
-                target.getAddress(), target.getPort());
-            SSLParameters checked = out.getSSLParameters();
-            checked.setEndpointIdentificationAlgorithm("HTTPS");
-            out.setSSLParameters(checked);
-            pump(in, out);
-            pump(out, in);
-          } catch (IOException e) {
-            // closed, or the target refused this one
-          }
-        }
-      }, "pod-network-relay-" + port);
+      Thread acceptor =
+          new Thread(
+              () -> {
+                while (!server.isClosed()) {
+                  try {
+                    Socket in = server.accept();
+                    if (!network.contains(in.getInetAddress().getHostAddress())) {
+                      in.close();
+                      continue;
+                    }
+                    SSLSocket out =
+                        (SSLSocket)
+                            trusting
+                                .getSocketFactory()
+                                .createSocket(target.getAddress(), target.getPort());
+                    SSLParameters checked = out.getSSLParameters();
+                    checked.setEndpointIdentificationAlgorithm("HTTPS");
+                    out.setSSLParameters(checked);
+                    pump(in, out);
+                    pump(out, in);
+                  } catch (IOException e) {
+                    // closed, or the target refused this one
+                  }
+                }
+              },
+              "pod-network-relay-" + port);
       acceptor.setDaemon(true);
       acceptor.start();
     }
 
     private static void pump(Socket from, Socket to) {
-      Thread t = new Thread(() -> {
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-          in.transferTo(out);
-        } catch (IOException e) {
-          // either side closed
-        } finally {
-          try {
-            from.close();
-            to.close();
-          } catch (IOException e) {
-            // closed
-          }
-        }
-      }, "pod-network-pump");
+      Thread t =
+          new Thread(
+              () -> {
+                try (InputStream in = from.getInputStream();
+                    OutputStream out = to.getOutputStream()) {
+                  in.transferTo(out);
+                } catch (IOException e) {
+                  // either side closed
+                } finally {
+                  try {
+                    from.close();
+                    to.close();
+                  } catch (IOException e) {
+                    // closed
+                  }
+                }
+              },
+              "pod-network-pump");
       t.setDaemon(true);
       t.start();
     }

@@ -29,9 +29,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue #9's proof that the chart's RBAC is least privilege: each service's own token (the one in
- * the kubeconfig its process runs with, for the chart's ServiceAccount) is refused by the real
- * API server, with 403, what that service's role does not grant, while what it does grant works
- * with the same token. The other ITs show the converse: every scenario passes on these grants.
+ * the kubeconfig its process runs with, for the chart's ServiceAccount) is refused by the real API
+ * server, with 403, what that service's role does not grant, while what it does grant works with
+ * the same token. The other ITs show the converse: every scenario passes on these grants.
  */
 @ExtendWith(ControlPlane.class)
 class RbacIT {
@@ -52,17 +52,33 @@ class RbacIT {
     stack = STACK.get();
     admin = stack.client;
     // the publisher accepted the driver's pod-bound token (TokenReview): the driver identity works
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(Dra.publishedDevices(admin, NODE)).isEqualTo(2));
-    published = admin.resources(ResourceSlice.class).list().getItems().stream()
-        .filter(s -> NODE.equals(s.getSpec().getNodeName())).findFirst().orElseThrow();
-    claim = admin.resource(Dra.claim(stack.namespace, "rbac-claim", KdraChart.GPU_CLASS, 1))
-        .create();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(Dra.publishedDevices(admin, NODE)).isEqualTo(2));
+    published =
+        admin.resources(ResourceSlice.class).list().getItems().stream()
+            .filter(s -> NODE.equals(s.getSpec().getNodeName()))
+            .findFirst()
+            .orElseThrow();
+    claim =
+        admin.resource(Dra.claim(stack.namespace, "rbac-claim", KdraChart.GPU_CLASS, 1)).create();
     // nobody schedules it (default scheduler name): it stays pending for the binding attempt
-    pending = admin.resource(new PodBuilder().withNewMetadata().withName("unscheduled")
-        .withNamespace(stack.namespace).endMetadata().withNewSpec()
-        .addNewContainer().withName("app").withImage("app:1").endContainer().endSpec().build())
-        .create();
+    pending =
+        admin
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName("unscheduled")
+                    .withNamespace(stack.namespace)
+                    .endMetadata()
+                    .withNewSpec()
+                    .addNewContainer()
+                    .withName("app")
+                    .withImage("app:1")
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
   }
 
   @AfterAll
@@ -75,12 +91,14 @@ class RbacIT {
   /** The services' tokens are only their owner's to read, as a projected token is the pod's. */
   @Test
   void theServicesTokensAndKubeconfigsAreOwnerOnly() throws Exception {
-    for (String process : java.util.List.of("slice-publisher", "claim-controller",
-        "computeclass-bridge", "device-driver-" + NODE)) {
-      assertThat(ControlPlaneIT.mode(stack.kubeconfig(process))).as(process)
-          .isEqualTo("rw-------");
-      assertThat(ControlPlaneIT.mode(stack.kubeconfig(process).getParent()))
-          .isEqualTo("rwx------");
+    for (String process :
+        java.util.List.of(
+            "slice-publisher",
+            "claim-controller",
+            "computeclass-bridge",
+            "device-driver-" + NODE)) {
+      assertThat(ControlPlaneIT.mode(stack.kubeconfig(process))).as(process).isEqualTo("rw-------");
+      assertThat(ControlPlaneIT.mode(stack.kubeconfig(process).getParent())).isEqualTo("rwx------");
     }
     assertThat(ControlPlaneIT.mode(stack.publisherTokenFile(NODE))).isEqualTo("rw-------");
     assertThat(ControlPlaneIT.mode(stack.nodeDir(NODE))).isEqualTo("rwx------");
@@ -89,14 +107,32 @@ class RbacIT {
   @Test
   void theApiServerAuthorizesWithRbac() {
     // a ServiceAccount no binding names: authenticated, and allowed nothing
-    admin.resource(new ServiceAccountBuilder().withNewMetadata().withName("nobody")
-        .withNamespace(stack.namespace).endMetadata().build()).serverSideApply();
-    String token = admin.serviceAccounts().inNamespace(stack.namespace).withName("nobody")
-        .tokenRequest(new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
-            .withNewSpec().withExpirationSeconds(600L).endSpec().build())
-        .getStatus().getToken();
+    admin
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName("nobody")
+                .withNamespace(stack.namespace)
+                .endMetadata()
+                .build())
+        .serverSideApply();
+    String token =
+        admin
+            .serviceAccounts()
+            .inNamespace(stack.namespace)
+            .withName("nobody")
+            .tokenRequest(
+                new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
+                    .withNewSpec()
+                    .withExpirationSeconds(600L)
+                    .endSpec()
+                    .build())
+            .getStatus()
+            .getToken();
     try (KubernetesClient nobody = stack.clientWithToken(token)) {
-      denied(nobody, "system:serviceaccount:" + stack.namespace + ":nobody",
+      denied(
+          nobody,
+          "system:serviceaccount:" + stack.namespace + ":nobody",
           () -> nobody.pods().inNamespace(stack.namespace).list());
     }
   }
@@ -108,14 +144,22 @@ class RbacIT {
       // granted: its slices, the nodes, its own Lease (it holds it)
       assertThat(publisher.resources(ResourceSlice.class).list().getItems()).isNotEmpty();
       assertThat(publisher.nodes().withName(NODE).get()).isNotNull();
-      assertThat(publisher.leases().inNamespace(KdraChart.NAMESPACE)
-          .withName(KdraChart.PUBLISHER_LEASE).get().getSpec().getHolderIdentity())
+      assertThat(
+              publisher
+                  .leases()
+                  .inNamespace(KdraChart.NAMESPACE)
+                  .withName(KdraChart.PUBLISHER_LEASE)
+                  .get()
+                  .getSpec()
+                  .getHolderIdentity())
           .isEqualTo("slice-publisher");
 
       assertThat(bind(publisher, pending, NODE)).as("pods/binding as %s", user).isEqualTo(403);
       denied(publisher, user, () -> publisher.resource(claimWithStatus()).updateStatus());
-      denied(publisher, user, () -> publisher.resources(ResourceClaim.class)
-          .inNamespace(stack.namespace).list());
+      denied(
+          publisher,
+          user,
+          () -> publisher.resources(ResourceClaim.class).inNamespace(stack.namespace).list());
       // pods: get only (a token's pod), never list or write
       denied(publisher, user, () -> publisher.pods().inNamespace(stack.namespace).list());
       denied(publisher, user, () -> publisher.resource(pending).delete());
@@ -127,18 +171,36 @@ class RbacIT {
     try (KubernetesClient controller = stack.clientOf("claim-controller")) {
       String user = user(KdraChart.CONTROLLER);
       // granted: reading slices, writing claims
-      assertThat(controller.resources(ResourceSlice.class).withName(
-          published.getMetadata().getName()).get()).isNotNull();
-      assertThat(controller.resources(ResourceClaim.class).inNamespace(stack.namespace)
-          .withName(claim.getMetadata().getName()).get()).isNotNull();
+      assertThat(
+              controller
+                  .resources(ResourceSlice.class)
+                  .withName(published.getMetadata().getName())
+                  .get())
+          .isNotNull();
+      assertThat(
+              controller
+                  .resources(ResourceClaim.class)
+                  .inNamespace(stack.namespace)
+                  .withName(claim.getMetadata().getName())
+                  .get())
+          .isNotNull();
 
       denied(controller, user, () -> controller.resource(slice("forged-by-controller")).create());
       denied(controller, user, () -> controller.resource(published).delete());
-      denied(controller, user, () -> controller.resources(DeviceClass.class)
-          .withName(KdraChart.GPU_CLASS).delete());
+      denied(
+          controller,
+          user,
+          () -> controller.resources(DeviceClass.class).withName(KdraChart.GPU_CLASS).delete());
       // its Role renews its own Lease only, not another component's
-      denied(controller, user, () -> controller.leases().inNamespace(KdraChart.NAMESPACE)
-          .withName(KdraChart.PUBLISHER_LEASE).get());
+      denied(
+          controller,
+          user,
+          () ->
+              controller
+                  .leases()
+                  .inNamespace(KdraChart.NAMESPACE)
+                  .withName(KdraChart.PUBLISHER_LEASE)
+                  .get());
     }
   }
 
@@ -151,14 +213,35 @@ class RbacIT {
           .isNotNull();
 
       denied(bridge, user, () -> bridge.pods().inNamespace(stack.namespace).list());
-      denied(bridge, user, () -> bridge.pods().inNamespace(stack.namespace)
-          .withName(pending.getMetadata().getName()).get());
+      denied(
+          bridge,
+          user,
+          () ->
+              bridge
+                  .pods()
+                  .inNamespace(stack.namespace)
+                  .withName(pending.getMetadata().getName())
+                  .get());
       denied(bridge, user, () -> bridge.resource(pending).delete());
-      denied(bridge, user, () -> bridge.resource(new PodBuilder(pending).editMetadata()
-          .withName("from-bridge").withResourceVersion(null).withUid(null).endMetadata()
-          .withStatus(null).build()).create());
-      denied(bridge, user, () -> bridge.resources(ResourceClaim.class)
-          .inNamespace(stack.namespace).list());
+      denied(
+          bridge,
+          user,
+          () ->
+              bridge
+                  .resource(
+                      new PodBuilder(pending)
+                          .editMetadata()
+                          .withName("from-bridge")
+                          .withResourceVersion(null)
+                          .withUid(null)
+                          .endMetadata()
+                          .withStatus(null)
+                          .build())
+                  .create());
+      denied(
+          bridge,
+          user,
+          () -> bridge.resources(ResourceClaim.class).inNamespace(stack.namespace).list());
     }
   }
 
@@ -167,21 +250,30 @@ class RbacIT {
     try (KubernetesClient driver = stack.clientOf("device-driver-" + NODE)) {
       String user = user(KdraChart.DRIVER);
       // granted: one claim at a time, by name
-      assertThat(driver.resources(ResourceClaim.class).inNamespace(stack.namespace)
-          .withName(claim.getMetadata().getName()).get()).isNotNull();
+      assertThat(
+              driver
+                  .resources(ResourceClaim.class)
+                  .inNamespace(stack.namespace)
+                  .withName(claim.getMetadata().getName())
+                  .get())
+          .isNotNull();
 
       denied(driver, user, () -> driver.resource(slice("forged-by-driver")).create());
       denied(driver, user, () -> driver.resource(published).update());
       denied(driver, user, () -> driver.resources(ResourceSlice.class).list());
-      denied(driver, user, () -> driver.resources(ResourceClaim.class)
-          .inNamespace(stack.namespace).list());
+      denied(
+          driver,
+          user,
+          () -> driver.resources(ResourceClaim.class).inNamespace(stack.namespace).list());
       denied(driver, user, () -> driver.resource(claimWithStatus()).updateStatus());
     }
   }
 
   /** The user name of the chart's ServiceAccount of {@code component}. */
   private static String user(String component) {
-    return "system:serviceaccount:" + KdraChart.NAMESPACE + ":"
+    return "system:serviceaccount:"
+        + KdraChart.NAMESPACE
+        + ":"
         + KdraChart.serviceAccount(component);
   }
 
@@ -190,10 +282,13 @@ class RbacIT {
    * RBAC refused (not a 401, not a missing object).
    */
   private static void denied(KubernetesClient client, String user, ThrowingCallable call) {
-    assertThatThrownBy(call).isInstanceOfSatisfying(KubernetesClientException.class, e -> {
-      assertThat(e.getCode()).as("%s: %s", user, e.getMessage()).isEqualTo(403);
-      assertThat(e.getMessage()).contains("User \"" + user + "\"").contains("forbidden");
-    });
+    assertThatThrownBy(call)
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class,
+            e -> {
+              assertThat(e.getCode()).as("%s: %s", user, e.getMessage()).isEqualTo(403);
+              assertThat(e.getMessage()).contains("User \"" + user + "\"").contains("forbidden");
+            });
   }
 
   /**
@@ -201,18 +296,34 @@ class RbacIT {
    * grant), and returns the HTTP status.
    */
   private static int bind(KubernetesClient client, Pod pod, String node) {
-    String path = "/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods/"
-        + pod.getMetadata().getName() + "/binding";
-    String body = Serialization.asJson(new io.fabric8.kubernetes.api.model.BindingBuilder()
-        .withNewMetadata().withName(pod.getMetadata().getName())
-        .withNamespace(pod.getMetadata().getNamespace()).endMetadata()
-        .withNewTarget().withKind("Node").withName(node).endTarget().build());
+    String path =
+        "/api/v1/namespaces/"
+            + pod.getMetadata().getNamespace()
+            + "/pods/"
+            + pod.getMetadata().getName()
+            + "/binding";
+    String body =
+        Serialization.asJson(
+            new io.fabric8.kubernetes.api.model.BindingBuilder()
+                .withNewMetadata()
+                .withName(pod.getMetadata().getName())
+                .withNamespace(pod.getMetadata().getNamespace())
+                .endMetadata()
+                .withNewTarget()
+                .withKind("Node")
+                .withName(node)
+                .endTarget()
+                .build());
     try {
-      HttpRequest request = client.getHttpClient().newHttpRequestBuilder()
-          .url(new URL(client.getConfiguration().getMasterUrl().replaceAll("/$", "") + path))
-          .post("application/json", body).build();
-      HttpResponse<String> response = client.getHttpClient().sendAsync(request, String.class)
-          .get(30, TimeUnit.SECONDS);
+      HttpRequest request =
+          client
+              .getHttpClient()
+              .newHttpRequestBuilder()
+              .url(new URL(client.getConfiguration().getMasterUrl().replaceAll("/$", "") + path))
+              .post("application/json", body)
+              .build();
+      HttpResponse<String> response =
+          client.getHttpClient().sendAsync(request, String.class).get(30, TimeUnit.SECONDS);
       return response.code();
     } catch (Exception e) {
       throw new IllegalStateException("binding " + path, e);
@@ -222,16 +333,35 @@ class RbacIT {
   /** The test claim with an allocation-looking status, for status writes. */
   private static ResourceClaim claimWithStatus() {
     ResourceClaim current = admin.resource(claim).get();
-    return new ResourceClaimBuilder(current).editOrNewStatus().addNewReservedFor()
-        .withResource("pods").withName("x").withUid("00000000-0000-0000-0000-000000000001")
-        .endReservedFor().endStatus().build();
+    return new ResourceClaimBuilder(current)
+        .editOrNewStatus()
+        .addNewReservedFor()
+        .withResource("pods")
+        .withName("x")
+        .withUid("00000000-0000-0000-0000-000000000001")
+        .endReservedFor()
+        .endStatus()
+        .build();
   }
 
   /** A ResourceSlice for the kdra driver on the test node that nobody published. */
   private static ResourceSlice slice(String name) {
-    return new ResourceSliceBuilder().withNewMetadata().withName(name).endMetadata()
-        .withNewSpec().withDriver(Stack.DRIVER).withNodeName(NODE)
-        .withNewPool().withName("forged").withGeneration(1L).withResourceSliceCount(1L).endPool()
-        .addNewDevice().withName("gpu-9").endDevice().endSpec().build();
+    return new ResourceSliceBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withDriver(Stack.DRIVER)
+        .withNodeName(NODE)
+        .withNewPool()
+        .withName("forged")
+        .withGeneration(1L)
+        .withResourceSliceCount(1L)
+        .endPool()
+        .addNewDevice()
+        .withName("gpu-9")
+        .endDevice()
+        .endSpec()
+        .build();
   }
 }

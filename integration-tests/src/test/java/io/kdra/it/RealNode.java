@@ -23,21 +23,22 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * One real Kubernetes node for the end-to-end tests: the real kubelet with its own containerd
- * 2.x (CDI on, runc), against the suite's API server, built by
- * {@code integration-tests/scripts/build-node.sh}. Nothing system-wide changes:
+ * One real Kubernetes node for the end-to-end tests: the real kubelet with its own containerd 2.x
+ * (CDI on, runc), against the suite's API server, built by {@code
+ * integration-tests/scripts/build-node.sh}. Nothing system-wide changes:
+ *
  * <ul>
  *   <li>containerd and the kubelet run in a private mount namespace (held by a sleeping process)
  *       with plain files bind-mounted over the kernel tunables the kubelet would rewrite for the
- *       whole machine, tmpfs over the paths they hard-code ({@code /run/containerd},
- *       {@code /run/netns}, {@code /var/lib/kubelet} for the device-plugin socket,
- *       {@code /var/lib/cni}) and {@code /var/log} (the kubelet's container log links) bound to
- *       the node's directory;</li>
- *   <li>every process of the node, containers included, lives in the node's cgroup
- *       ({@link NodeCgroups}, also the kubelet's {@code cgroupRoot}), so that stopping it, or
- *       reaping what a killed test JVM left, ends exactly those;</li>
- *   <li>ports come free from the kernel, sockets and state live in {@code target/rn/<node>}.</li>
+ *       whole machine, tmpfs over the paths they hard-code ({@code /run/containerd}, {@code
+ *       /run/netns}, {@code /var/lib/kubelet} for the device-plugin socket, {@code /var/lib/cni})
+ *       and {@code /var/log} (the kubelet's container log links) bound to the node's directory;
+ *   <li>every process of the node, containers included, lives in the node's cgroup ({@link
+ *       NodeCgroups}, also the kubelet's {@code cgroupRoot}), so that stopping it, or reaping what
+ *       a killed test JVM left, ends exactly those;
+ *   <li>ports come free from the kernel, sockets and state live in {@code target/rn/<node>}.
  * </ul>
+ *
  * Pods get an {@code eth0} that leads nowhere (the {@code kdra-isolated} CNI plugin), or, on a
  * {@link PodNetwork}, an address the host reaches (the {@code kdra-bridge} plugin); images are
  * {@code k8s.local/busybox:1} and the pause image, imported from the cache (no registry can be
@@ -48,13 +49,14 @@ final class RealNode implements AutoCloseable {
 
   /** The busybox image every node has; pods must use {@code imagePullPolicy: Never}. */
   static final String BUSYBOX = "k8s.local/busybox:1";
+
   static final String PAUSE = "k8s.local/pause:3.10";
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
   private static final Duration STOP_GRACE = Duration.ofSeconds(15);
 
-  private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newBuilder()
-      .connectTimeout(Duration.ofSeconds(2)).build();
+  private static final java.net.http.HttpClient HTTP =
+      java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   final String name;
   final Path dir;
@@ -67,8 +69,13 @@ final class RealNode implements AutoCloseable {
   private Process containerd;
   private Process kubelet;
 
-  private RealNode(String name, Path dir, RealNodeBinaries binaries, KubernetesClient client,
-      String kubeconfig, PodNetwork network) {
+  private RealNode(
+      String name,
+      Path dir,
+      RealNodeBinaries binaries,
+      KubernetesClient client,
+      String kubeconfig,
+      PodNetwork network) {
     this.name = name;
     this.dir = dir;
     this.binaries = binaries;
@@ -84,17 +91,26 @@ final class RealNode implements AutoCloseable {
    *
    * @param kubeconfig the admin kubeconfig of the suite's API server (the kubelet's identity)
    */
-  static RealNode start(String name, Path dir, RealNodeBinaries binaries,
-      KubernetesClient client, String kubeconfig) {
+  static RealNode start(
+      String name,
+      Path dir,
+      RealNodeBinaries binaries,
+      KubernetesClient client,
+      String kubeconfig) {
     return start(name, dir, binaries, client, kubeconfig, null);
   }
 
   /**
-   * As {@link #start(String, Path, RealNodeBinaries, KubernetesClient, String)}, the pods on
-   * {@code network} (addresses the host reaches) instead of an {@code eth0} that leads nowhere.
+   * As {@link #start(String, Path, RealNodeBinaries, KubernetesClient, String)}, the pods on {@code
+   * network} (addresses the host reaches) instead of an {@code eth0} that leads nowhere.
    */
-  static RealNode start(String name, Path dir, RealNodeBinaries binaries,
-      KubernetesClient client, String kubeconfig, PodNetwork network) {
+  static RealNode start(
+      String name,
+      Path dir,
+      RealNodeBinaries binaries,
+      KubernetesClient client,
+      String kubeconfig,
+      PodNetwork network) {
     RealNode node = new RealNode(name, dir, binaries, client, kubeconfig, network);
     Runtime.getRuntime().addShutdownHook(node.hook);
     try {
@@ -112,8 +128,11 @@ final class RealNode implements AutoCloseable {
     // the longest unix socket of the node; the kernel takes 107 bytes at most
     Path longest = pluginsDir().resolve("gpu.kdra.io/dra.sock");
     if (longest.toString().getBytes(StandardCharsets.UTF_8).length > 107) {
-      throw new IllegalStateException("the checkout's path is too long for the node's unix"
-          + " sockets (" + longest + "): clone it into a shorter directory");
+      throw new IllegalStateException(
+          "the checkout's path is too long for the node's unix"
+              + " sockets ("
+              + longest
+              + "): clone it into a shorter directory");
     }
     Stack.deleteRecursively(dir);
     // first: a node cgroup keeps other runs from removing the shared mount points meanwhile
@@ -124,9 +143,13 @@ final class RealNode implements AutoCloseable {
     importImages();
     startKubelet();
     awaitReady();
-    System.out.printf("[real-node] %s Ready in %d ms (kubelet %s, containerd %s); logs in %s%n",
-        name, (System.nanoTime() - started) / 1_000_000, binaries.k8sVersion(),
-        binaries.containerdVersion(), dir.resolve("logs"));
+    System.out.printf(
+        "[real-node] %s Ready in %d ms (kubelet %s, containerd %s); logs in %s%n",
+        name,
+        (System.nanoTime() - started) / 1_000_000,
+        binaries.k8sVersion(),
+        binaries.containerdVersion(),
+        dir.resolve("logs"));
   }
 
   /** Whether this JVM runs as root, which real nodes need. */
@@ -175,7 +198,10 @@ final class RealNode implements AutoCloseable {
 
   private void startHolder() {
     holder = start("ns", List.of("sh", conf().resolve("holder.sh").toString()));
-    await("its mount namespace", Duration.ofSeconds(30), holder,
+    await(
+        "its mount namespace",
+        Duration.ofSeconds(30),
+        holder,
         () -> Files.exists(dir.resolve("run/ns.ready")));
     // for a person debugging the node: sh conf/enter.sh $(cat run/holder.pid) <command>
     Stack.write(dir.resolve("run/holder.pid"), holder.pid() + "\n");
@@ -184,12 +210,18 @@ final class RealNode implements AutoCloseable {
   /** A process of the node, output appended to {@code logs/<log>.log}. */
   private Process start(String log, List<String> command) {
     try {
-      ProcessBuilder b = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(logsDir().resolve(log + ".log")
-              .toFile()));
+      ProcessBuilder b =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(
+                  ProcessBuilder.Redirect.appendTo(logsDir().resolve(log + ".log").toFile()));
       // containerd finds its shim on PATH; the CNI plugin needs ip, nsenter and sysctl
-      b.environment().put("PATH", binaries.bin() + ":/usr/local/sbin:/usr/local/bin:/usr/sbin"
-          + ":/usr/bin:/sbin:/bin");
+      b.environment()
+          .put(
+              "PATH",
+              binaries.bin()
+                  + ":/usr/local/sbin:/usr/local/bin:/usr/sbin"
+                  + ":/usr/bin:/sbin:/bin");
       return b.start();
     } catch (IOException e) {
       throw new UncheckedIOException("starting " + log + " of node " + name, e);
@@ -197,41 +229,73 @@ final class RealNode implements AutoCloseable {
   }
 
   private Process inNode(String log, List<String> command) {
-    List<String> c = new ArrayList<>(List.of("sh", conf().resolve("enter.sh").toString(),
-        Long.toString(holder.pid())));
+    List<String> c =
+        new ArrayList<>(
+            List.of("sh", conf().resolve("enter.sh").toString(), Long.toString(holder.pid())));
     c.addAll(command);
     return start(log, c);
   }
 
   private void startContainerd() {
-    containerd = inNode("containerd", List.of(binaries.bin().resolve("containerd").toString(),
-        "--config", conf().resolve("containerd.toml").toString()));
-    await("containerd's socket", Duration.ofSeconds(60), containerd,
+    containerd =
+        inNode(
+            "containerd",
+            List.of(
+                binaries.bin().resolve("containerd").toString(),
+                "--config",
+                conf().resolve("containerd.toml").toString()));
+    await(
+        "containerd's socket",
+        Duration.ofSeconds(60),
+        containerd,
         () -> Files.exists(containerdSocket()));
   }
 
   /** The cached pause and busybox images into the node's containerd (retried until it serves). */
   private void importImages() {
     for (String image : List.of("pause", "busybox")) {
-      await("the " + image + " image imported", Duration.ofSeconds(60), containerd, () ->
-          run(List.of(binaries.bin().resolve("ctr").toString(), "--address",
-              containerdSocket().toString(), "-n", "k8s.io", "images", "import", "--base-name",
-              "k8s.local/" + image, binaries.images().resolve(image + "-oci.tar").toString()))
-              .exitCode() == 0);
+      await(
+          "the " + image + " image imported",
+          Duration.ofSeconds(60),
+          containerd,
+          () ->
+              run(List.of(
+                          binaries.bin().resolve("ctr").toString(),
+                          "--address",
+                          containerdSocket().toString(),
+                          "-n",
+                          "k8s.io",
+                          "images",
+                          "import",
+                          "--base-name",
+                          "k8s.local/" + image,
+                          binaries.images().resolve(image + "-oci.tar").toString()))
+                      .exitCode()
+                  == 0);
     }
   }
 
   /** Starts the kubelet (again, after {@link #stopKubelet}: same root dir, same state). */
   void startKubelet() {
-    kubelet = inNode("kubelet", List.of(binaries.bin().resolve("kubelet").toString(),
-        "--config", conf().resolve("kubelet.yaml").toString(),
-        "--kubeconfig", conf().resolve("kubeconfig").toString(),
-        "--root-dir", kubeletRoot().toString(),
-        "--hostname-override", name,
-        // an address of this machine: no DNS look-up of the node name
-        "--node-ip", nodeIp(),
-        "--node-labels", Stack.TEST_LABEL + "=real-node",
-        "--v=2"));
+    kubelet =
+        inNode(
+            "kubelet",
+            List.of(
+                binaries.bin().resolve("kubelet").toString(),
+                "--config",
+                conf().resolve("kubelet.yaml").toString(),
+                "--kubeconfig",
+                conf().resolve("kubeconfig").toString(),
+                "--root-dir",
+                kubeletRoot().toString(),
+                "--hostname-override",
+                name,
+                // an address of this machine: no DNS look-up of the node name
+                "--node-ip",
+                nodeIp(),
+                "--node-labels",
+                Stack.TEST_LABEL + "=real-node",
+                "--v=2"));
   }
 
   /** Stops the kubelet as systemd would (SIGTERM); its pods keep running under containerd. */
@@ -241,29 +305,50 @@ final class RealNode implements AutoCloseable {
 
   private void awaitReady() {
     await("the kubelet's healthz", START_TIMEOUT, kubelet, this::kubeletHealthy);
-    await("its Node Ready", START_TIMEOUT, kubelet, () -> {
-      Node n = client.nodes().withName(name).get();
-      return n != null && n.getStatus() != null && n.getStatus().getConditions() != null
-          && n.getStatus().getConditions().stream().anyMatch(c -> c.getType().equals("Ready")
-              && c.getStatus().equals("True"));
-    });
+    await(
+        "its Node Ready",
+        START_TIMEOUT,
+        kubelet,
+        () -> {
+          Node n = client.nodes().withName(name).get();
+          return n != null
+              && n.getStatus() != null
+              && n.getStatus().getConditions() != null
+              && n.getStatus().getConditions().stream()
+                  .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+        });
     // what the node lifecycle controller of kube-controller-manager (absent here) would do
-    await("the not-ready taint lifted", Duration.ofSeconds(30), kubelet, () -> {
-      Node n = client.nodes().withName(name).edit(x -> {
-        if (x.getSpec().getTaints() != null) {
-          x.getSpec().getTaints().removeIf(t -> t.getKey().startsWith("node.kubernetes.io/"));
-        }
-        return x;
-      });
-      return n.getSpec().getTaints() == null || n.getSpec().getTaints().isEmpty();
-    });
+    await(
+        "the not-ready taint lifted",
+        Duration.ofSeconds(30),
+        kubelet,
+        () -> {
+          Node n =
+              client
+                  .nodes()
+                  .withName(name)
+                  .edit(
+                      x -> {
+                        if (x.getSpec().getTaints() != null) {
+                          x.getSpec()
+                              .getTaints()
+                              .removeIf(t -> t.getKey().startsWith("node.kubernetes.io/"));
+                        }
+                        return x;
+                      });
+          return n.getSpec().getTaints() == null || n.getSpec().getTaints().isEmpty();
+        });
   }
 
   private boolean kubeletHealthy() {
     try {
-      var r = HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-              "http://127.0.0.1:" + files.healthzPort + "/healthz")).timeout(Duration.ofSeconds(3))
-              .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+      var r =
+          HTTP.send(
+              java.net.http.HttpRequest.newBuilder(
+                      java.net.URI.create("http://127.0.0.1:" + files.healthzPort + "/healthz"))
+                  .timeout(Duration.ofSeconds(3))
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
       return r.statusCode() == 200;
     } catch (IOException e) {
       return false;
@@ -279,20 +364,26 @@ final class RealNode implements AutoCloseable {
   }
 
   /**
-   * The lines a container wrote (stdout and stderr, without the CRI log prefix), from the
-   * kubelet's pod logs directory; empty while there are none.
+   * The lines a container wrote (stdout and stderr, without the CRI log prefix), from the kubelet's
+   * pod logs directory; empty while there are none.
    */
   List<String> containerLog(Pod pod, String container) {
-    Path podDir = podLogsDir().resolve(pod.getMetadata().getNamespace() + "_"
-        + pod.getMetadata().getName() + "_" + uid(pod));
+    Path podDir =
+        podLogsDir()
+            .resolve(
+                pod.getMetadata().getNamespace()
+                    + "_"
+                    + pod.getMetadata().getName()
+                    + "_"
+                    + uid(pod));
     Path dirOfContainer = podDir.resolve(container);
     if (!Files.isDirectory(dirOfContainer)) {
       return List.of();
     }
     List<String> lines = new ArrayList<>();
     try (Stream<Path> files = Files.list(dirOfContainer)) {
-      for (Path f : files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted()
-          .toList()) {
+      for (Path f :
+          files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList()) {
         for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
           // <time> <stream> <P|F> <text>
           String[] parts = line.split(" ", 4);
@@ -311,14 +402,24 @@ final class RealNode implements AutoCloseable {
    * gone.
    */
   List<String> containerLog(Pod pod, String container, int restart) {
-    Path file = podLogsDir().resolve(pod.getMetadata().getNamespace() + "_"
-        + pod.getMetadata().getName() + "_" + uid(pod)).resolve(container)
-        .resolve(restart + ".log");
+    Path file =
+        podLogsDir()
+            .resolve(
+                pod.getMetadata().getNamespace()
+                    + "_"
+                    + pod.getMetadata().getName()
+                    + "_"
+                    + uid(pod))
+            .resolve(container)
+            .resolve(restart + ".log");
     try {
-      return Files.readAllLines(file, StandardCharsets.UTF_8).stream().map(line -> {
-        String[] parts = line.split(" ", 4);
-        return parts.length == 4 ? parts[3] : line;
-      }).toList();
+      return Files.readAllLines(file, StandardCharsets.UTF_8).stream()
+          .map(
+              line -> {
+                String[] parts = line.split(" ", 4);
+                return parts.length == 4 ? parts[3] : line;
+              })
+          .toList();
     } catch (IOException e) {
       return List.of();
     }
@@ -328,16 +429,27 @@ final class RealNode implements AutoCloseable {
     if (pod.getMetadata().getUid() != null) {
       return pod.getMetadata().getUid();
     }
-    Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName()).get();
+    Pod current =
+        client
+            .pods()
+            .inNamespace(pod.getMetadata().getNamespace())
+            .withName(pod.getMetadata().getName())
+            .get();
     return current == null ? "none" : current.getMetadata().getUid();
   }
 
   /** {@code crictl} against the node's containerd, e.g. {@code ps -a}; its output. */
   String crictl(String... args) {
-    List<String> c = new ArrayList<>(List.of(binaries.bin().resolve("crictl").toString(),
-        "-c", "/dev/null", "--runtime-endpoint", "unix://" + containerdSocket(), "--timeout",
-        "10s"));
+    List<String> c =
+        new ArrayList<>(
+            List.of(
+                binaries.bin().resolve("crictl").toString(),
+                "-c",
+                "/dev/null",
+                "--runtime-endpoint",
+                "unix://" + containerdSocket(),
+                "--timeout",
+                "10s"));
     c.addAll(List.of(args));
     return run(c).output();
   }
@@ -356,9 +468,18 @@ final class RealNode implements AutoCloseable {
         Stack.write(target.resolve("crictl-pods.txt"), crictl("pods"));
         Stack.write(target.resolve("crictl-ps.txt"), crictl("ps", "-a"));
       }
-      Stack.write(target.resolve("processes.txt"), cgroups.processes().stream()
-          .map(p -> p + " " + ProcessHandle.of(p).flatMap(h -> h.info().commandLine())
-              .orElse("?")).collect(Collectors.joining("\n")) + "\n");
+      Stack.write(
+          target.resolve("processes.txt"),
+          cgroups.processes().stream()
+                  .map(
+                      p ->
+                          p
+                              + " "
+                              + ProcessHandle.of(p)
+                                  .flatMap(h -> h.info().commandLine())
+                                  .orElse("?"))
+                  .collect(Collectors.joining("\n"))
+              + "\n");
     } catch (IOException | RuntimeException e) {
       Stack.write(target.resolve("node-dump-error.txt"), e.toString());
     }
@@ -377,9 +498,7 @@ final class RealNode implements AutoCloseable {
     }
   }
 
-  /**
-   * Stops the node: {@link #stopProcesses}, then removes its Node object. Idempotent.
-   */
+  /** Stops the node: {@link #stopProcesses}, then removes its Node object. Idempotent. */
   @Override
   public void close() {
     stopProcesses();
@@ -392,10 +511,10 @@ final class RealNode implements AutoCloseable {
 
   /**
    * Stops the node without touching the API server (which may be stopping too, as when a demo
-   * ends): the kubelet and containerd as a shutdown would (SIGTERM), then every process left in
-   * its cgroup (shims, containers, the namespace holder; SIGKILL), which takes its mount
-   * namespace and every mount in it along; removes its cgroups and the runtime state in its
-   * directory (the logs stay for a look). Idempotent.
+   * ends): the kubelet and containerd as a shutdown would (SIGTERM), then every process left in its
+   * cgroup (shims, containers, the namespace holder; SIGKILL), which takes its mount namespace and
+   * every mount in it along; removes its cgroups and the runtime state in its directory (the logs
+   * stay for a look). Idempotent.
    */
   void stopProcesses() {
     stop(kubelet, "kubelet");
@@ -451,13 +570,29 @@ final class RealNode implements AutoCloseable {
         last = e;
       }
       if (!process.isAlive()) {
-        throw new IllegalStateException("node " + name + ": waiting for " + what + ", the process"
-            + " exited with " + process.exitValue() + "; logs in " + logsDir());
+        throw new IllegalStateException(
+            "node "
+                + name
+                + ": waiting for "
+                + what
+                + ", the process"
+                + " exited with "
+                + process.exitValue()
+                + "; logs in "
+                + logsDir());
       }
       ServiceProcess.sleep(250);
     }
-    throw new IllegalStateException("node " + name + ": no " + what + " after " + timeout
-        + (last == null ? "" : " (last: " + last + ")") + "; logs in " + logsDir());
+    throw new IllegalStateException(
+        "node "
+            + name
+            + ": no "
+            + what
+            + " after "
+            + timeout
+            + (last == null ? "" : " (last: " + last + ")")
+            + "; logs in "
+            + logsDir());
   }
 
   record Result(int exitCode, String output) {}
@@ -486,8 +621,10 @@ final class RealNode implements AutoCloseable {
         if (!i.isUp() || i.isLoopback()) {
           continue;
         }
-        Optional<InetAddress> v4 = Collections.list(i.getInetAddresses()).stream()
-            .filter(a -> a instanceof Inet4Address && !a.isLinkLocalAddress()).findFirst();
+        Optional<InetAddress> v4 =
+            Collections.list(i.getInetAddresses()).stream()
+                .filter(a -> a instanceof Inet4Address && !a.isLinkLocalAddress())
+                .findFirst();
         if (v4.isPresent()) {
           return v4.get().getHostAddress();
         }

@@ -12,20 +12,34 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The layout of one {@link RealNode}'s directory and the files that configure it: containerd's
- * and the kubelet's configuration, the CNI plugin, and the scripts that make and enter the node's
- * mount namespace (the bind mounts and tmpfs that keep the machine unchanged), plus the shared
- * mount points those need.
+ * The layout of one {@link RealNode}'s directory and the files that configure it: containerd's and
+ * the kubelet's configuration, the CNI plugin, and the scripts that make and enter the node's mount
+ * namespace (the bind mounts and tmpfs that keep the machine unchanged), plus the shared mount
+ * points those need.
  */
 final class RealNodeFiles {
 
-  /** What the kubelet writes machine-wide unless these are files of our own (kubelet's setupKernelTunables). */
-  private static final List<String> KERNEL_TUNABLES = List.of("vm/overcommit_memory",
-      "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops", "kernel/keys/root_maxkeys",
-      "kernel/keys/root_maxbytes");
+  /**
+   * What the kubelet writes machine-wide unless these are files of our own (kubelet's
+   * setupKernelTunables).
+   */
+  private static final List<String> KERNEL_TUNABLES =
+      List.of(
+          "vm/overcommit_memory",
+          "vm/panic_on_oom",
+          "kernel/panic",
+          "kernel/panic_on_oops",
+          "kernel/keys/root_maxkeys",
+          "kernel/keys/root_maxbytes");
+
   /** Paths containerd and the kubelet hard-code: a tmpfs of the node's own over each. */
-  private static final List<Path> HARD_CODED = List.of(Path.of("/run/containerd"),
-      Path.of("/run/netns"), Path.of("/var/lib/kubelet"), Path.of("/var/lib/cni"));
+  private static final List<Path> HARD_CODED =
+      List.of(
+          Path.of("/run/containerd"),
+          Path.of("/run/netns"),
+          Path.of("/var/lib/kubelet"),
+          Path.of("/var/lib/cni"));
+
   /** In each mount point the harness made: the harness may remove it again. */
   private static final String MOUNT_POINT_MARKER = ".kdra-real-node";
 
@@ -33,12 +47,18 @@ final class RealNodeFiles {
   private final RealNodeBinaries binaries;
   private final NodeCgroups cgroups;
   private final String kubeconfig;
+
   /** Where pods get host-reachable addresses; null: the isolated plugin, no network. */
   private final PodNetwork network;
+
   final int kubeletPort = ServiceProcess.freePort();
   final int healthzPort = ServiceProcess.freePort();
 
-  RealNodeFiles(Path dir, RealNodeBinaries binaries, NodeCgroups cgroups, String kubeconfig,
+  RealNodeFiles(
+      Path dir,
+      RealNodeBinaries binaries,
+      NodeCgroups cgroups,
+      String kubeconfig,
       PodNetwork network) {
     this.network = network;
     this.dir = dir;
@@ -85,8 +105,18 @@ final class RealNodeFiles {
   /** Writes every file the node's processes need (after its cgroup exists). */
   void write() {
     try {
-      for (String d : List.of("conf", "logs", "run", "cdi", "pod-logs", "varlog", "k",
-          "cni/bin", "cni/net.d", "containerd")) {
+      for (String d :
+          List.of(
+              "conf",
+              "logs",
+              "run",
+              "cdi",
+              "pod-logs",
+              "varlog",
+              "k",
+              "cni/bin",
+              "cni/net.d",
+              "containerd")) {
         Files.createDirectories(dir.resolve(d));
       }
       String plugin = network == null ? "kdra-isolated" : "kdra-bridge";
@@ -95,9 +125,12 @@ final class RealNodeFiles {
         Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
         Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
       }
-      Stack.write(dir.resolve("cni/net.d/10-kdra.conflist"), network != null
-          ? network.cniConfig() : "{\"cniVersion\":\"1.0.0\","
-          + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
+      Stack.write(
+          dir.resolve("cni/net.d/10-kdra.conflist"),
+          network != null
+              ? network.cniConfig()
+              : "{\"cniVersion\":\"1.0.0\","
+                  + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
       Stack.write(conf().resolve("kubeconfig"), kubeconfig);
       Stack.write(conf().resolve("containerd.toml"), containerdConfig());
       Stack.write(conf().resolve("kubelet.yaml"), kubeletConfig());
@@ -117,27 +150,45 @@ final class RealNodeFiles {
         ensureMountPoint(p);
         tmpfs.append("mount -t tmpfs -o mode=0755 tmpfs ").append(p).append('\n');
       }
-      Stack.write(conf().resolve("ns.sh"), "#!/bin/sh\n"
-          + "# the node's mount namespace (RealNode): private mounts only\n"
-          + "set -e\n"
-          + "mount --make-rprivate /\n"
-          + binds
-          + tmpfs
-          + "mount --bind " + dir.resolve("varlog") + " /var/log\n"
-          + "touch " + dir.resolve("run/ns.ready") + "\n"
-          + "exec sleep infinity\n");
-      String join = cgroups.procsFiles().stream().map(f -> "echo $$ > " + f)
-          .collect(Collectors.joining("\n"));
-      Stack.write(conf().resolve("holder.sh"), "#!/bin/sh\n"
-          + "# joins the node's cgroup, then holds its mount namespace\n"
-          + "set -e\n" + join + "\n"
-          + "exec unshare --mount --propagation private sh " + conf().resolve("ns.sh") + "\n");
+      Stack.write(
+          conf().resolve("ns.sh"),
+          "#!/bin/sh\n"
+              + "# the node's mount namespace (RealNode): private mounts only\n"
+              + "set -e\n"
+              + "mount --make-rprivate /\n"
+              + binds
+              + tmpfs
+              + "mount --bind "
+              + dir.resolve("varlog")
+              + " /var/log\n"
+              + "touch "
+              + dir.resolve("run/ns.ready")
+              + "\n"
+              + "exec sleep infinity\n");
+      String join =
+          cgroups.procsFiles().stream()
+              .map(f -> "echo $$ > " + f)
+              .collect(Collectors.joining("\n"));
+      Stack.write(
+          conf().resolve("holder.sh"),
+          "#!/bin/sh\n"
+              + "# joins the node's cgroup, then holds its mount namespace\n"
+              + "set -e\n"
+              + join
+              + "\n"
+              + "exec unshare --mount --propagation private sh "
+              + conf().resolve("ns.sh")
+              + "\n");
       // "$1" is the holder's pid; the rest is the command to run inside the node
-      Stack.write(conf().resolve("enter.sh"), "#!/bin/sh\n"
-          + "# runs a command in the node: its cgroup and its mount namespace\n"
-          + "set -e\n" + join + "\n"
-          + "holder=$1; shift\n"
-          + "exec nsenter -t \"$holder\" -m -- \"$@\"\n");
+      Stack.write(
+          conf().resolve("enter.sh"),
+          "#!/bin/sh\n"
+              + "# runs a command in the node: its cgroup and its mount namespace\n"
+              + "set -e\n"
+              + join
+              + "\n"
+              + "holder=$1; shift\n"
+              + "exec nsenter -t \"$holder\" -m -- \"$@\"\n");
     } catch (IOException e) {
       throw new UncheckedIOException("writing the configuration of node " + dir, e);
     }
@@ -158,24 +209,30 @@ final class RealNodeFiles {
   }
 
   /**
-   * Removes the mount-point directories the harness made (those with only its marker inside),
-   * once no node of any run is left (one that another run's node still mounts over must stay).
+   * Removes the mount-point directories the harness made (those with only its marker inside), once
+   * no node of any run is left (one that another run's node still mounts over must stay).
    */
   static void removeMountPoints() {
     synchronized (RealNodeFiles.class) {
-      boolean anyNode = NodeCgroups.hierarchies().stream().anyMatch(h -> {
-        try (Stream<Path> dirs = Files.list(h)) {
-          return dirs.anyMatch(d -> NodeCgroups.owner(d.getFileName().toString()).isPresent());
-        } catch (IOException e) {
-          return true;
-        }
-      });
+      boolean anyNode =
+          NodeCgroups.hierarchies().stream()
+              .anyMatch(
+                  h -> {
+                    try (Stream<Path> dirs = Files.list(h)) {
+                      return dirs.anyMatch(
+                          d -> NodeCgroups.owner(d.getFileName().toString()).isPresent());
+                    } catch (IOException e) {
+                      return true;
+                    }
+                  });
       if (anyNode) {
         return;
       }
       for (Path p : HARD_CODED) {
         try (Stream<Path> entries = Files.list(p)) {
-          if (entries.map(e -> e.getFileName().toString()).toList()
+          if (entries
+              .map(e -> e.getFileName().toString())
+              .toList()
               .equals(List.of(MOUNT_POINT_MARKER))) {
             Files.delete(p.resolve(MOUNT_POINT_MARKER));
             Files.delete(p);
@@ -190,33 +247,57 @@ final class RealNodeFiles {
   private String containerdConfig() {
     Path c = dir.resolve("containerd");
     return "version = 3\n"
-        + "root = \"" + c.resolve("root") + "\"\n"
-        + "state = \"" + c.resolve("state") + "\"\n"
+        + "root = \""
+        + c.resolve("root")
+        + "\"\n"
+        + "state = \""
+        + c.resolve("state")
+        + "\"\n"
         + "[grpc]\n"
-        + "  address = \"" + containerdSocket() + "\"\n"
+        + "  address = \""
+        + containerdSocket()
+        + "\"\n"
         + "[ttrpc]\n"
-        + "  address = \"" + containerdSocket() + ".ttrpc\"\n"
+        + "  address = \""
+        + containerdSocket()
+        + ".ttrpc\"\n"
         + "[debug]\n"
-        + "  address = \"" + dir.resolve("run/containerd-debug.sock") + "\"\n"
+        + "  address = \""
+        + dir.resolve("run/containerd-debug.sock")
+        + "\"\n"
         + "[plugins]\n"
         + "  [plugins.'io.containerd.internal.v1.opt']\n"
-        + "    path = \"" + c.resolve("opt") + "\"\n"
+        + "    path = \""
+        + c.resolve("opt")
+        + "\"\n"
         + "  [plugins.'io.containerd.nri.v1.nri']\n"
         + "    disable = true\n"
         + "  [plugins.'io.containerd.cri.v1.images'.pinned_images]\n"
-        + "    sandbox = '" + RealNode.PAUSE + "'\n"
+        + "    sandbox = '"
+        + RealNode.PAUSE
+        + "'\n"
         + "  [plugins.'io.containerd.cri.v1.runtime']\n"
         + "    # CDI is always on in containerd 2.x; the device-driver writes its specs here\n"
-        + "    cdi_spec_dirs = ['" + cdiDir() + "']\n"
+        + "    cdi_spec_dirs = ['"
+        + cdiDir()
+        + "']\n"
         + "    # no CAP_SYS_RESOURCE in CI's sandbox: an oom_score_adj below containerd's fails\n"
         + "    restrict_oom_score_adj = true\n"
         + "    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n"
-        + "      BinaryName = '" + binaries.runc() + "'\n"
-        + "      Root = '" + c.resolve("runc") + "'\n"
+        + "      BinaryName = '"
+        + binaries.runc()
+        + "'\n"
+        + "      Root = '"
+        + c.resolve("runc")
+        + "'\n"
         + "      SystemdCgroup = false\n"
         + "    [plugins.'io.containerd.cri.v1.runtime'.cni]\n"
-        + "      bin_dirs = ['" + dir.resolve("cni/bin") + "']\n"
-        + "      conf_dir = '" + dir.resolve("cni/net.d") + "'\n"
+        + "      bin_dirs = ['"
+        + dir.resolve("cni/bin")
+        + "']\n"
+        + "      conf_dir = '"
+        + dir.resolve("cni/net.d")
+        + "'\n"
         + "      # no CNI loopback plugin needed (none is installed): containerd brings lo up\n"
         + "      use_internal_loopback = true\n"
         + "  [plugins.'io.containerd.grpc.v1.cri']\n"
@@ -231,17 +312,27 @@ final class RealNodeFiles {
         + "failCgroupV1: false\n"
         + "cgroupDriver: cgroupfs\n"
         + "# the node's own cgroup (NodeCgroups): pods go below it, never into the machine's\n"
-        + "cgroupRoot: /" + cgroups.name + "\n"
+        + "cgroupRoot: /"
+        + cgroups.name
+        + "\n"
         + "failSwapOn: false\n"
-        + "containerRuntimeEndpoint: unix://" + containerdSocket() + "\n"
+        + "containerRuntimeEndpoint: unix://"
+        + containerdSocket()
+        + "\n"
         + "address: 127.0.0.1\n"
-        + "port: " + kubeletPort + "\n"
+        + "port: "
+        + kubeletPort
+        + "\n"
         + "readOnlyPort: 0\n"
         + "healthzBindAddress: 127.0.0.1\n"
-        + "healthzPort: " + healthzPort + "\n"
+        + "healthzPort: "
+        + healthzPort
+        + "\n"
         + "authentication: {anonymous: {enabled: false}, webhook: {enabled: false}}\n"
         + "authorization: {mode: AlwaysAllow}\n"
-        + "podLogsDir: " + podLogsDir() + "\n"
+        + "podLogsDir: "
+        + podLogsDir()
+        + "\n"
         + "# the images are imported, never pulled: never collect them\n"
         + "imageGCHighThresholdPercent: 100\n"
         + "evictionHard: {memory.available: \"100Mi\", nodefs.available: \"1%\","

@@ -7,15 +7,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,20 +24,23 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The user-visible stories on a real node: the real kubelet 1.36 with containerd 2.x
- * ({@link RealNode}), our device-driver as the kubelet's DRA plugin, our claim-controller as the
- * pods' scheduler. Each pod is busybox printing what it sees; the tests read that from the
- * kubelet's pod logs and check it against the CDI spec the driver wrote.
+ * The user-visible stories on a real node: the real kubelet 1.36 with containerd 2.x ({@link
+ * RealNode}), our device-driver as the kubelet's DRA plugin, our claim-controller as the pods'
+ * scheduler. Each pod is busybox printing what it sees; the tests read that from the kubelet's pod
+ * logs and check it against the CDI spec the driver wrote.
  */
 @ExtendWith(ControlPlane.class)
 class RealNodeIT {
 
   /** Two L4s; most scenarios use them, through {@link #L4_CLASS}. */
   private static final String NODE = "rn-a";
+
   /** One A100 with 40Gi, for the class only it satisfies. */
   private static final String A100_NODE = "rn-b";
+
   /** Device nodes of this machine standing in for the two simulated L4s' nodes. */
   private static final List<String> DEVICE_NODES = List.of("/dev/fuse", "/dev/vsock");
+
   private static final String A100_DEVICE_NODE = "/dev/hwrng";
   private static final String L4_CLASS = "real-l4";
 
@@ -45,13 +48,20 @@ class RealNodeIT {
   private static final String COMPUTE_CLASS = "a100-or-l4";
 
   @RegisterExtension
-  static final KdraStack STACK = KdraStack.realNodes(
-      SimulatedNode.l4sWithDeviceNodes(NODE, DEVICE_NODES.toArray(String[]::new)),
-      SimulatedNode.a100WithDeviceNode(A100_NODE, A100_DEVICE_NODE)).withBridge();
+  static final KdraStack STACK =
+      KdraStack.realNodes(
+              SimulatedNode.l4sWithDeviceNodes(NODE, DEVICE_NODES.toArray(String[]::new)),
+              SimulatedNode.a100WithDeviceNode(A100_NODE, A100_DEVICE_NODE))
+          .withBridge();
 
   private static final ResourceDefinitionContext COMPUTE_CLASS_RESOURCE =
-      new ResourceDefinitionContext.Builder().withGroup("cloud.google.com").withVersion("v1")
-          .withKind("ComputeClass").withPlural("computeclasses").withNamespaced(false).build();
+      new ResourceDefinitionContext.Builder()
+          .withGroup("cloud.google.com")
+          .withVersion("v1")
+          .withKind("ComputeClass")
+          .withPlural("computeclasses")
+          .withNamespaced(false)
+          .build();
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -60,15 +70,22 @@ class RealNodeIT {
   static void slicesPublished() {
     stack = STACK.get();
     client = stack.client;
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      assertThat(Dra.publishedDevices(client, NODE)).isEqualTo(2);
-      assertThat(Dra.publishedDevices(client, A100_NODE)).isEqualTo(1);
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.publishedDevices(client, NODE)).isEqualTo(2);
+              assertThat(Dra.publishedDevices(client, A100_NODE)).isEqualTo(1);
+            });
     // scenario-specific: only rn-a's L4s, so that the A100 stays out of the other stories
-    stack.createClusterScoped(Dra.gpuClass(L4_CLASS, "device.attributes[\"" + Stack.DRIVER
-        + "\"].productName == \"NVIDIA L4\""));
-    client.genericKubernetesResources(COMPUTE_CLASS_RESOURCE).resource(
-        io.fabric8.kubernetes.client.utils.Serialization.unmarshal("""
+    stack.createClusterScoped(
+        Dra.gpuClass(
+            L4_CLASS, "device.attributes[\"" + Stack.DRIVER + "\"].productName == \"NVIDIA L4\""));
+    client
+        .genericKubernetesResources(COMPUTE_CLASS_RESOURCE)
+        .resource(
+            io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+                """
             apiVersion: cloud.google.com/v1
             kind: ComputeClass
             metadata:
@@ -78,11 +95,20 @@ class RealNodeIT {
                 - gpu: {type: nvidia-tesla-a100, count: 1}
                 - gpu: {type: nvidia-l4, count: 2}
               whenUnsatisfiable: DoNotScaleUp
-            """, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+            """,
+                io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
         .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(client.resources(ResourceClaimTemplate.class).inNamespace(stack.namespace)
-            .withName(COMPUTE_CLASS).get()).isNotNull());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client
+                            .resources(ResourceClaimTemplate.class)
+                            .inNamespace(stack.namespace)
+                            .withName(COMPUTE_CLASS)
+                            .get())
+                    .isNotNull());
   }
 
   @AfterAll
@@ -92,22 +118,28 @@ class RealNodeIT {
 
   /**
    * The seed's ComputeClass story on real nodes, through the computeclass-bridge's template: the
-   * first pod gets the preferred A100 on rn-b, the second the fallback of two L4s on rn-a, and
-   * each container sees its devices (both L4s' device nodes in the second).
+   * first pod gets the preferred A100 on rn-b, the second the fallback of two L4s on rn-a, and each
+   * container sees its devices (both L4s' device nodes in the second).
    */
   @Test
   void aComputeClassGivesTheA100ThenTwoL4sAndTheContainersSeeThem() {
     String ns = stack.namespace;
-    Pod first = client.resource(RealPods.showingDevices(
-        Dra.podWithTemplate(ns, "first", COMPUTE_CLASS))).create();
+    Pod first =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "first", COMPUTE_CLASS)))
+            .create();
     List<String> firstLog = RealPods.awaitListed(stack, first);
     assertThat(Dra.get(client, first).getSpec().getNodeName()).isEqualTo(A100_NODE);
-    assertThat(firstLog).contains("KDRA_DEVICE_0=gpu-0",
-        "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(A100_NODE, 0),
-        Path.of(A100_DEVICE_NODE).getFileName().toString());
+    assertThat(firstLog)
+        .contains(
+            "KDRA_DEVICE_0=gpu-0",
+            "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(A100_NODE, 0),
+            Path.of(A100_DEVICE_NODE).getFileName().toString());
 
-    Pod second = client.resource(RealPods.showingDevices(
-        Dra.podWithTemplate(ns, "second", COMPUTE_CLASS))).create();
+    Pod second =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "second", COMPUTE_CLASS)))
+            .create();
     List<String> secondLog = RealPods.awaitListed(stack, second);
     assertThat(Dra.get(client, second).getSpec().getNodeName()).isEqualTo(NODE);
     assertThat(Dra.devices(Dra.claimOf(client, second, "gpu")))
@@ -118,8 +150,8 @@ class RealNodeIT {
   }
 
   /**
-   * One template, three pods: three claims with the three distinct devices of both nodes, each
-   * pod on its device's node and seeing that device's uuid.
+   * One template, three pods: three claims with the three distinct devices of both nodes, each pod
+   * on its device's node and seeing that device's uuid.
    */
   @Test
   void oneTemplateThreePodsEachSeesItsOwnDevice() {
@@ -127,8 +159,10 @@ class RealNodeIT {
     client.resource(Dra.template(ns, "any-gpu", KdraChart.GPU_CLASS, 1)).create();
     List<Pod> pods = new java.util.ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      pods.add(client.resource(RealPods.showingDevices(
-          Dra.podWithTemplate(ns, "worker-" + i, "any-gpu"))).create());
+      pods.add(
+          client
+              .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "worker-" + i, "any-gpu")))
+              .create());
     }
     List<String> devices = new java.util.ArrayList<>();
     for (Pod pod : pods) {
@@ -140,8 +174,8 @@ class RealNodeIT {
       assertThat(log).contains("SIMULATED_GPU_UUID=" + SimulatedNode.uuid(node, index));
       devices.add(device);
     }
-    assertThat(devices).containsExactlyInAnyOrder(NODE + "/gpu-0", NODE + "/gpu-1",
-        A100_NODE + "/gpu-0");
+    assertThat(devices)
+        .containsExactlyInAnyOrder(NODE + "/gpu-0", NODE + "/gpu-1", A100_NODE + "/gpu-0");
   }
 
   /**
@@ -151,19 +185,25 @@ class RealNodeIT {
   @Test
   void aClassOfAtLeast40GiRunsThePodOnTheNodeWithTheA100() throws Exception {
     String ns = stack.namespace;
-    stack.createClusterScoped(Dra.gpuClass("real-40gi", "device.capacity[\"" + Stack.DRIVER
-        + "\"].memory.compareTo(quantity(\"40Gi\")) >= 0"));
+    stack.createClusterScoped(
+        Dra.gpuClass(
+            "real-40gi",
+            "device.capacity[\"" + Stack.DRIVER + "\"].memory.compareTo(quantity(\"40Gi\")) >= 0"));
     client.resource(Dra.template(ns, "big-gpu", "real-40gi", 1)).create();
-    Pod pod = client.resource(RealPods.showingDevices(
-        Dra.podWithTemplate(ns, "trainer", "big-gpu"))).create();
+    Pod pod =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "trainer", "big-gpu")))
+            .create();
 
     List<String> log = RealPods.awaitListed(stack, pod);
     assertThat(Dra.get(client, pod).getSpec().getNodeName()).isEqualTo(A100_NODE);
     ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
     assertThat(Dra.devices(claim)).containsExactly(A100_NODE + "/gpu-0");
-    assertThat(log).contains("KDRA_DEVICE_0=gpu-0",
-        "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(A100_NODE, 0),
-        Path.of(A100_DEVICE_NODE).getFileName().toString());
+    assertThat(log)
+        .contains(
+            "KDRA_DEVICE_0=gpu-0",
+            "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(A100_NODE, 0),
+            Path.of(A100_DEVICE_NODE).getFileName().toString());
     assertThat(RealPods.spec(stack, A100_NODE, claim)).exists();
     assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
   }
@@ -174,23 +214,27 @@ class RealNodeIT {
   }
 
   /**
-   * A pod with a claim from a template, scheduled by the claim-controller, runs on the real
-   * node: its container sees the env vars and the device node of the driver's CDI spec. Deleting
-   * it unprepares the claim: the spec and the checkpoint entry are gone with it.
+   * A pod with a claim from a template, scheduled by the claim-controller, runs on the real node:
+   * its container sees the env vars and the device node of the driver's CDI spec. Deleting it
+   * unprepares the claim: the spec and the checkpoint entry are gone with it.
    */
   @Test
   void aPodWithAClaimFromATemplateSeesItsDeviceThroughCdi() throws Exception {
     String ns = stack.namespace;
     client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
-    Pod pod = client.resource(RealPods.showingDevices(
-        Dra.podWithTemplate(ns, "cdi-env", "one-gpu"))).create();
+    Pod pod =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "cdi-env", "one-gpu")))
+            .create();
 
     List<String> log = RealPods.awaitListed(stack, pod);
     ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
     int device = RealPods.deviceIndex(claim);
-    assertThat(log).contains("KDRA_DEVICE_0=gpu-" + device,
-        "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(NODE, device),
-        deviceNodeName(device));
+    assertThat(log)
+        .contains(
+            "KDRA_DEVICE_0=gpu-" + device,
+            "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(NODE, device),
+            deviceNodeName(device));
     assertThat(log).doesNotContain(deviceNodeName(1 - device));
     Path spec = RealPods.spec(stack, NODE, claim);
     assertThat(spec).exists();
@@ -198,12 +242,15 @@ class RealNodeIT {
     assertThat(checkpointClaims()).containsExactly(claim.getMetadata().getUid());
 
     client.resource(pod).delete();
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(Dra.get(client, pod)).isNull();
-      assertThat(client.resource(claim).get()).isNull();
-      assertThat(spec).doesNotExist();
-      assertThat(checkpointClaims()).isEmpty();
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, pod)).isNull();
+              assertThat(client.resource(claim).get()).isNull();
+              assertThat(spec).doesNotExist();
+              assertThat(checkpointClaims()).isEmpty();
+            });
   }
 
   /**
@@ -215,35 +262,46 @@ class RealNodeIT {
   void anUnhealthyDeviceShowsInThePodsAllocatedResourcesStatus() throws Exception {
     String ns = stack.namespace;
     client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
-    Pod pod = client.resource(RealPods.showingDevices(
-        Dra.podWithTemplate(ns, "health", "one-gpu"))).create();
+    Pod pod =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "health", "one-gpu")))
+            .create();
     RealPods.awaitListed(stack, pod);
     ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
     int device = RealPods.deviceIndex(claim);
     // the kubelet names a device by its first CDI id
-    String resourceId = "k8s." + Stack.DRIVER + "/claim=" + claim.getMetadata().getUid()
-        + "-gpu-" + device;
+    String resourceId =
+        "k8s." + Stack.DRIVER + "/claim=" + claim.getMetadata().getUid() + "-gpu-" + device;
     Path inventory = stack.nodeDir(NODE).resolve("inventory.yaml");
     String healthy = Files.readString(inventory);
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
-        assertThat(health(pod, resourceId)).isEqualTo("Healthy"));
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(() -> assertThat(health(pod, resourceId)).isEqualTo("Healthy"));
     try {
-      Stack.write(inventory, healthy.replace("- name: gpu-" + device + "\n",
-          "- name: gpu-" + device + "\n  health: Unhealthy\n"
-              + "  healthMessage: \"XID 79: GPU has fallen off the bus\"\n"));
-      await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
-          assertThat(health(pod, resourceId)).isEqualTo("Unhealthy"));
+      Stack.write(
+          inventory,
+          healthy.replace(
+              "- name: gpu-" + device + "\n",
+              "- name: gpu-"
+                  + device
+                  + "\n  health: Unhealthy\n"
+                  + "  healthMessage: \"XID 79: GPU has fallen off the bus\"\n"));
+      await()
+          .atMost(RealPods.POD_TIMEOUT)
+          .untilAsserted(() -> assertThat(health(pod, resourceId)).isEqualTo("Unhealthy"));
     } finally {
       Stack.write(inventory, healthy);
     }
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
-        assertThat(health(pod, resourceId)).isEqualTo("Healthy"));
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(() -> assertThat(health(pod, resourceId)).isEqualTo("Healthy"));
   }
 
   /** The health the kubelet reports for {@code resourceId} in the pod's container, or null. */
   private static String health(Pod pod, String resourceId) {
     Pod current = Dra.get(client, pod);
-    if (current == null || current.getStatus() == null
+    if (current == null
+        || current.getStatus() == null
         || current.getStatus().getContainerStatuses() == null) {
       return null;
     }
@@ -253,51 +311,67 @@ class RealNodeIT {
         .filter(r -> r.getResources() != null)
         .flatMap(r -> r.getResources().stream())
         .filter(h -> resourceId.equals(h.getResourceID()))
-        .map(h -> h.getHealth()).findFirst().orElse(null);
+        .map(h -> h.getHealth())
+        .findFirst()
+        .orElse(null);
   }
 
   /**
-   * One ResourceClaim shared by two pods: both run on the node with the same device, prepared
-   * once; the spec stays while one pod remains and goes with the last.
+   * One ResourceClaim shared by two pods: both run on the node with the same device, prepared once;
+   * the spec stays while one pod remains and goes with the last.
    */
   @Test
   void aClaimSharedByTwoPodsGivesBothTheSameDevice() throws Exception {
     String ns = stack.namespace;
-    ResourceClaim shared = client.resource(Dra.claim(ns, "shared", L4_CLASS, 1))
-        .create();
-    Pod one = client.resource(RealPods.showingDevices(Dra.podWithClaim(ns, "reader-1",
-        "shared"))).create();
-    Pod two = client.resource(RealPods.showingDevices(Dra.podWithClaim(ns, "reader-2",
-        "shared"))).create();
+    ResourceClaim shared = client.resource(Dra.claim(ns, "shared", L4_CLASS, 1)).create();
+    Pod one =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithClaim(ns, "reader-1", "shared")))
+            .create();
+    Pod two =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithClaim(ns, "reader-2", "shared")))
+            .create();
 
     List<String> logOne = RealPods.awaitListed(stack, one);
     List<String> logTwo = RealPods.awaitListed(stack, two);
     ResourceClaim claim = client.resource(shared).get();
     int device = RealPods.deviceIndex(claim);
     for (List<String> log : List.of(logOne, logTwo)) {
-      assertThat(log).contains("KDRA_DEVICE_0=gpu-" + device,
-          "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(NODE, device), deviceNodeName(device));
+      assertThat(log)
+          .contains(
+              "KDRA_DEVICE_0=gpu-" + device,
+              "SIMULATED_GPU_UUID=" + SimulatedNode.uuid(NODE, device),
+              deviceNodeName(device));
     }
-    assertThat(claim.getStatus().getReservedFor()).extracting(r -> r.getName())
+    assertThat(claim.getStatus().getReservedFor())
+        .extracting(r -> r.getName())
         .containsExactlyInAnyOrder("reader-1", "reader-2");
     Path spec = RealPods.spec(stack, NODE, claim);
     assertThat(RealPods.specFiles(stack, NODE)).containsExactly(spec.getFileName().toString());
 
     client.resource(one).delete();
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(Dra.get(client, one)).isNull();
-      assertThat(client.resource(shared).get().getStatus().getReservedFor())
-          .extracting(r -> r.getName()).containsExactly("reader-2");
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, one)).isNull();
+              assertThat(client.resource(shared).get().getStatus().getReservedFor())
+                  .extracting(r -> r.getName())
+                  .containsExactly("reader-2");
+            });
     assertThat(spec).exists();
     assertThat(Dra.get(client, two).getStatus().getPhase()).isEqualTo("Running");
 
     client.resource(two).delete();
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(Dra.get(client, two)).isNull();
-      assertThat(spec).doesNotExist();
-      assertThat(checkpointClaims()).isEmpty();
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, two)).isNull();
+              assertThat(spec).doesNotExist();
+              assertThat(checkpointClaims()).isEmpty();
+            });
   }
 
   /**
@@ -308,8 +382,10 @@ class RealNodeIT {
   void aDriverRestartLeavesRunningPodsAloneAndServesNewOnes() throws Exception {
     String ns = stack.namespace;
     client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
-    Pod first = client.resource(RealPods.showingDevices(
-        Dra.podWithTemplate(ns, "before-restart", "one-gpu"))).create();
+    Pod first =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "before-restart", "one-gpu")))
+            .create();
     RealPods.awaitListed(stack, first);
     String container = containerId(first);
     ResourceClaim firstClaim = Dra.claimOf(client, first, "gpu");
@@ -318,8 +394,10 @@ class RealNodeIT {
 
     assertThat(containerId(first)).as("the running container").isEqualTo(container);
     assertThat(RealPods.spec(stack, NODE, firstClaim)).exists();
-    Pod second = client.resource(RealPods.showingDevices(
-        Dra.podWithTemplate(ns, "after-restart", "one-gpu"))).create();
+    Pod second =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "after-restart", "one-gpu")))
+            .create();
     List<String> log = RealPods.awaitListed(stack, second);
     int device = RealPods.deviceIndex(Dra.claimOf(client, second, "gpu"));
     assertThat(device).isEqualTo(1 - RealPods.deviceIndex(firstClaim));
@@ -339,8 +417,10 @@ class RealNodeIT {
   void aKubeletRestartThenANewSandboxIsPreparedFromTheDriversCheckpoint() throws Exception {
     String ns = stack.namespace;
     client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
-    Pod pod = client.resource(RealPods.showingDevices(
-        Dra.podWithTemplate(ns, "survivor", "one-gpu"))).create();
+    Pod pod =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "survivor", "one-gpu")))
+            .create();
     RealPods.awaitListed(stack, pod);
     String container = containerId(pod);
     ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
@@ -359,43 +439,54 @@ class RealNodeIT {
     String sandbox = node.crictl("pods", "-q", "--namespace", ns, "--name", "survivor").trim();
     assertThat(sandbox).as("the pod's sandbox").isNotEmpty().doesNotContain("\n");
     node.crictl("stopp", sandbox);
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(driverPrepares()).as("prepares since the kubelet's restart")
-          .isGreaterThan(prepares);
-      var status = Dra.get(client, pod).getStatus().getContainerStatuses().get(0);
-      assertThat(status.getRestartCount()).isPositive();
-      assertThat(status.getState().getRunning()).isNotNull();
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(driverPrepares())
+                  .as("prepares since the kubelet's restart")
+                  .isGreaterThan(prepares);
+              var status = Dra.get(client, pod).getStatus().getContainerStatuses().get(0);
+              assertThat(status.getRestartCount()).isPositive();
+              assertThat(status.getState().getRunning()).isNotNull();
+            });
     assertThat(Files.readString(spec)).isEqualTo(specBefore);
     assertThat(checkpointClaims()).containsExactly(claim.getMetadata().getUid());
     // the new container's own log (the first run's may already be collected with its sandbox)
-    int restart = Dra.get(client, pod).getStatus().getContainerStatuses().get(0)
-        .getRestartCount();
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
-        assertThat(node.containerLog(Dra.get(client, pod), "app", restart))
-            .contains(RealPods.LISTED));
+    int restart = Dra.get(client, pod).getStatus().getContainerStatuses().get(0).getRestartCount();
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(node.containerLog(Dra.get(client, pod), "app", restart))
+                    .contains(RealPods.LISTED));
     assertThat(node.containerLog(Dra.get(client, pod), "app", restart))
         .contains("KDRA_DEVICE_0=gpu-" + device);
 
     client.resource(pod).delete();
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(Dra.get(client, pod)).isNull();
-      assertThat(spec).doesNotExist();
-      assertThat(checkpointClaims()).isEmpty();
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, pod)).isNull();
+              assertThat(spec).doesNotExist();
+              assertThat(checkpointClaims()).isEmpty();
+            });
   }
 
   /**
-   * A simulated reboot of the node's software: the driver and the kubelet stop, the CDI
-   * directory (a tmpfs on real hosts) is wiped, both start again. The driver re-materialises the
-   * spec from its checkpoint before the kubelet can reach it; the running pod is unaffected.
+   * A simulated reboot of the node's software: the driver and the kubelet stop, the CDI directory
+   * (a tmpfs on real hosts) is wiped, both start again. The driver re-materialises the spec from
+   * its checkpoint before the kubelet can reach it; the running pod is unaffected.
    */
   @Test
   void afterASimulatedRebootTheSpecsAreBackAndPodsRunOn() throws Exception {
     String ns = stack.namespace;
     client.resource(Dra.template(ns, "one-gpu", L4_CLASS, 1)).create();
-    Pod pod = client.resource(RealPods.showingDevices(
-        Dra.podWithTemplate(ns, "rebooted", "one-gpu"))).create();
+    Pod pod =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithTemplate(ns, "rebooted", "one-gpu")))
+            .create();
     RealPods.awaitListed(stack, pod);
     String container = containerId(pod);
     ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
@@ -431,27 +522,55 @@ class RealNodeIT {
     String ns = stack.namespace;
     ResourceClaim bad = Dra.claim(ns, "bad-config", L4_CLASS, 1);
     // keys sorted, as kubectl sends YAML it converted (any order works: GpuClaimIT)
-    var parameters = new java.util.TreeMap<String, Object>(java.util.Map.of(
-        "apiVersion", "resource.kdra.io/v1alpha1", "kind", "GpuConfig",
-        "sharing", new java.util.TreeMap<>(java.util.Map.of("strategy", "TimeSlicing",
-            "timeSlicing", java.util.Map.of("interval", "Forever")))));
-    bad.getSpec().getDevices().setConfig(List.of(
-        new io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfigurationBuilder()
-            .withRequests("gpu").withNewOpaque().withDriver(Stack.DRIVER)
-            .withParameters(parameters).endOpaque().build()));
+    var parameters =
+        new java.util.TreeMap<String, Object>(
+            java.util.Map.of(
+                "apiVersion",
+                "resource.kdra.io/v1alpha1",
+                "kind",
+                "GpuConfig",
+                "sharing",
+                new java.util.TreeMap<>(
+                    java.util.Map.of(
+                        "strategy",
+                        "TimeSlicing",
+                        "timeSlicing",
+                        java.util.Map.of("interval", "Forever")))));
+    bad.getSpec()
+        .getDevices()
+        .setConfig(
+            List.of(
+                new io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfigurationBuilder()
+                    .withRequests("gpu")
+                    .withNewOpaque()
+                    .withDriver(Stack.DRIVER)
+                    .withParameters(parameters)
+                    .endOpaque()
+                    .build()));
     client.resource(bad).create();
-    Pod pod = client.resource(RealPods.showingDevices(Dra.podWithClaim(ns, "never-starts",
-        "bad-config"))).create();
+    Pod pod =
+        client
+            .resource(RealPods.showingDevices(Dra.podWithClaim(ns, "never-starts", "bad-config")))
+            .create();
 
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() ->
-        assertThat(client.v1().events().inNamespace(ns).list().getItems().stream()
-            .filter(e -> "Pod".equals(e.getInvolvedObject().getKind())
-                && "never-starts".equals(e.getInvolvedObject().getName())))
-            .anySatisfy(e -> {
-              assertThat(e.getReason()).isEqualTo("FailedPrepareDynamicResources");
-              assertThat(e.getType()).isEqualTo("Warning");
-              assertThat(e.getMessage()).contains("timeSlicing.interval").contains("Forever");
-            }));
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client.v1().events().inNamespace(ns).list().getItems().stream()
+                            .filter(
+                                e ->
+                                    "Pod".equals(e.getInvolvedObject().getKind())
+                                        && "never-starts".equals(e.getInvolvedObject().getName())))
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.getReason()).isEqualTo("FailedPrepareDynamicResources");
+                          assertThat(e.getType()).isEqualTo("Warning");
+                          assertThat(e.getMessage())
+                              .contains("timeSlicing.interval")
+                              .contains("Forever");
+                        }));
     Pod current = Dra.get(client, pod);
     assertThat(current.getSpec().getNodeName()).isEqualTo(NODE);
     assertThat(current.getStatus().getPhase()).isEqualTo("Pending");
@@ -462,10 +581,13 @@ class RealNodeIT {
   /** The id of the pod's running container, as the kubelet reports it. */
   private static String containerId(Pod pod) {
     var statuses = Dra.get(client, pod).getStatus().getContainerStatuses();
-    assertThat(statuses).singleElement().satisfies(s -> {
-      assertThat(s.getState().getRunning()).isNotNull();
-      assertThat(s.getRestartCount()).isZero();
-    });
+    assertThat(statuses)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.getState().getRunning()).isNotNull();
+              assertThat(s.getRestartCount()).isZero();
+            });
     return statuses.get(0).getContainerID();
   }
 
@@ -473,12 +595,21 @@ class RealNodeIT {
   private static long driverPrepares() throws Exception {
     ServiceProcess driver = stack.process("device-driver-" + NODE);
     var http = java.net.http.HttpClient.newHttpClient();
-    String body = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-        "http://127.0.0.1:" + driver.httpPort + "/q/metrics")).build(),
-        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-    return body.lines().filter(l -> l.startsWith("kdra_driver_claim_operation_seconds_count{")
-            && l.contains("operation=\"prepare\"") && l.contains("outcome=\"success\""))
-        .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    String body =
+        http.send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + driver.httpPort + "/q/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    return body.lines()
+        .filter(
+            l ->
+                l.startsWith("kdra_driver_claim_operation_seconds_count{")
+                    && l.contains("operation=\"prepare\"")
+                    && l.contains("outcome=\"success\""))
+        .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
   }
 
   /** The name {@code ls /dev} prints for the device node of GPU {@code index}. */
@@ -488,18 +619,33 @@ class RealNodeIT {
 
   private static void deletePodsAndAwaitUnprepared() {
     client.pods().inNamespace(stack.namespace).delete();
-    await().atMost(RealPods.POD_TIMEOUT).untilAsserted(() -> {
-      assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
-      assertThat(client.resources(ResourceClaim.class).inNamespace(stack.namespace).list()
-          .getItems().stream().filter(c -> c.getStatus() != null
-              && c.getStatus().getAllocation() != null)).isEmpty();
-      assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
-      assertThat(RealPods.specFiles(stack, A100_NODE)).isEmpty();
-    });
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
+              assertThat(
+                      client
+                          .resources(ResourceClaim.class)
+                          .inNamespace(stack.namespace)
+                          .list()
+                          .getItems()
+                          .stream()
+                          .filter(
+                              c -> c.getStatus() != null && c.getStatus().getAllocation() != null))
+                  .isEmpty();
+              assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
+              assertThat(RealPods.specFiles(stack, A100_NODE)).isEmpty();
+            });
     client.resources(ResourceClaim.class).inNamespace(stack.namespace).delete();
     // the tests' own templates; the bridge's stays
-    client.resources(ResourceClaimTemplate.class).inNamespace(stack.namespace).list().getItems()
-        .stream().filter(t -> !t.getMetadata().getName().equals(COMPUTE_CLASS))
+    client
+        .resources(ResourceClaimTemplate.class)
+        .inNamespace(stack.namespace)
+        .list()
+        .getItems()
+        .stream()
+        .filter(t -> !t.getMetadata().getName().equals(COMPUTE_CLASS))
         .forEach(t -> client.resource(t).delete());
   }
 

@@ -33,8 +33,11 @@ final class RealPods {
     var c = pod.getSpec().getContainers().get(0);
     c.setImage(RealNode.BUSYBOX);
     c.setImagePullPolicy("Never");
-    c.setCommand(List.of("sh", "-c", "env | sort; echo '--- /dev'; ls /dev; echo " + LISTED
-        + "; exec sleep 2147483647"));
+    c.setCommand(
+        List.of(
+            "sh",
+            "-c",
+            "env | sort; echo '--- /dev'; ls /dev; echo " + LISTED + "; exec sleep 2147483647"));
     // sleep as pid 1 ignores SIGTERM: a short grace period keeps deletions quick
     pod.getSpec().setTerminationGracePeriodSeconds(1L);
     return pod;
@@ -43,25 +46,31 @@ final class RealPods {
   /** Waits until the pod runs and its container has printed {@link #LISTED}; its log. */
   static List<String> awaitListed(Stack stack, Pod pod) {
     KubernetesClient client = stack.client;
-    await().atMost(POD_TIMEOUT).untilAsserted(() ->
-        assertThat(Dra.get(client, pod).getSpec().getNodeName()).as("bound").isNotNull());
+    await()
+        .atMost(POD_TIMEOUT)
+        .untilAsserted(
+            () -> assertThat(Dra.get(client, pod).getSpec().getNodeName()).as("bound").isNotNull());
     return awaitListed(client, stack.realNode(Dra.get(client, pod).getSpec().getNodeName()), pod);
   }
 
   /** As above, for a pod on {@code node}. */
   static List<String> awaitListed(KubernetesClient client, RealNode node, Pod pod) {
-    await().atMost(POD_TIMEOUT).untilAsserted(() -> {
-      Pod current = Dra.get(client, pod);
-      assertThat(current.getStatus().getPhase()).isEqualTo("Running");
-      assertThat(node.containerLog(current, "app")).contains(LISTED);
-    });
+    await()
+        .atMost(POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              Pod current = Dra.get(client, pod);
+              assertThat(current.getStatus().getPhase()).isEqualTo("Running");
+              assertThat(node.containerLog(current, "app")).contains(LISTED);
+            });
     return node.containerLog(Dra.get(client, pod), "app");
   }
 
   /** The CDI spec file of the claim on the node (the driver's naming). */
   static Path spec(Stack stack, String node, ResourceClaim claim) {
-    return stack.cdiDir(node).resolve("k8s." + Stack.DRIVER + "-claim_"
-        + claim.getMetadata().getUid() + ".json");
+    return stack
+        .cdiDir(node)
+        .resolve("k8s." + Stack.DRIVER + "-claim_" + claim.getMetadata().getUid() + ".json");
   }
 
   /** The CDI spec files in the node's directory. */
@@ -75,8 +84,11 @@ final class RealPods {
       return List.of();
     }
     try (Stream<Path> files = Files.list(cdiDir)) {
-      return files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".json"))
-          .sorted().toList();
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(f -> f.endsWith(".json"))
+          .sorted()
+          .toList();
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }

@@ -18,18 +18,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * One kdra service started as a separate JVM from its packaged Quarkus application
- * ({@code <module>/target/quarkus-app/quarkus-run.jar}), configured by system properties, with
- * stdout and stderr in one log file. Closing it ends the whole process tree, also when the test
- * JVM exits without closing it (shutdown hook).
+ * One kdra service started as a separate JVM from its packaged Quarkus application ({@code
+ * <module>/target/quarkus-app/quarkus-run.jar}), configured by system properties, with stdout and
+ * stderr in one log file. Closing it ends the whole process tree, also when the test JVM exits
+ * without closing it (shutdown hook).
  */
 final class ServiceProcess implements AutoCloseable {
 
   /**
-   * Every service started, with the JVM that started it, so that a later run can end what a
-   * killed run left (and only that: a demo or a test run still going keeps its services).
+   * Every service started, with the JVM that started it, so that a later run can end what a killed
+   * run left (and only that: a demo or a test run still going keeps its services).
    */
   private static final Path PIDS = Path.of("target", "it-pids.txt").toAbsolutePath();
+
   /** Services have no directories of their own to delete. */
   private static final Pattern NO_DIRECTORIES = Pattern.compile("(?!)");
 
@@ -37,15 +38,15 @@ final class ServiceProcess implements AutoCloseable {
   private static final java.util.Set<ServiceProcess> RUNNING =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  private static final HttpClient HTTP = HttpClient.newBuilder()
-      .connectTimeout(Duration.ofSeconds(2)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   /**
-   * The JVM options of the tests' services: small heaps and quick startup, since up to seven
-   * JVMs share two cores in these tests.
+   * The JVM options of the tests' services: small heaps and quick startup, since up to seven JVMs
+   * share two cores in these tests.
    */
-  static final List<String> TEST_JVM_OPTIONS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1",
-      "-XX:+UseSerialGC", "-Xshare:auto");
+  static final List<String> TEST_JVM_OPTIONS =
+      List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto");
 
   final String module;
   final String name;
@@ -56,11 +57,18 @@ final class ServiceProcess implements AutoCloseable {
   final List<String> jvmOptions;
   private final Process process;
   private final Thread hook;
+
   /** Set before the harness itself ends the process: its exit is then no surprise. */
   private volatile boolean ending;
 
-  private ServiceProcess(String module, String name, Map<String, String> properties,
-      Map<String, String> environment, List<String> jvmOptions, int httpPort, Path log,
+  private ServiceProcess(
+      String module,
+      String name,
+      Map<String, String> properties,
+      Map<String, String> environment,
+      List<String> jvmOptions,
+      int httpPort,
+      Path log,
       Process process) {
     this.module = module;
     this.jvmOptions = jvmOptions;
@@ -77,9 +85,9 @@ final class ServiceProcess implements AutoCloseable {
   }
 
   /**
-   * Ends every service this JVM started that still runs (as their shutdown hooks do, all at
-   * once), and returns when they are gone: what must go before the control plane does, since a
-   * service stopping gracefully still talks to the API server (e.g. to release its Lease).
+   * Ends every service this JVM started that still runs (as their shutdown hooks do, all at once),
+   * and returns when they are gone: what must go before the control plane does, since a service
+   * stopping gracefully still talks to the API server (e.g. to release its Lease).
    */
   static void endAll() {
     new ArrayList<>(RUNNING).parallelStream().forEach(ServiceProcess::kill);
@@ -91,34 +99,51 @@ final class ServiceProcess implements AutoCloseable {
    * @param name a name for logs and the log file
    * @param properties system properties (Quarkus configuration) for the service
    */
-  static ServiceProcess start(String module, String name, Map<String, String> properties,
-      Path logDir) {
+  static ServiceProcess start(
+      String module, String name, Map<String, String> properties, Path logDir) {
     return start(module, name, properties, Map.of(), logDir);
   }
 
   /** As {@link #start(String, String, Map, Path)}, with extra environment variables. */
-  static ServiceProcess start(String module, String name, Map<String, String> properties,
-      Map<String, String> environment, Path logDir) {
+  static ServiceProcess start(
+      String module,
+      String name,
+      Map<String, String> properties,
+      Map<String, String> environment,
+      Path logDir) {
     return start(module, name, properties, environment, TEST_JVM_OPTIONS, logDir);
   }
 
   /**
-   * As {@link #start(String, String, Map, Map, Path)}, with these JVM options instead of
-   * {@link #TEST_JVM_OPTIONS} (a benchmark runs a service as its container image does).
+   * As {@link #start(String, String, Map, Map, Path)}, with these JVM options instead of {@link
+   * #TEST_JVM_OPTIONS} (a benchmark runs a service as its container image does).
    */
-  static ServiceProcess start(String module, String name, Map<String, String> properties,
-      Map<String, String> environment, List<String> jvmOptions, Path logDir) {
-    return start(module, name, properties, environment, List.copyOf(jvmOptions), logDir,
-        freePort());
+  static ServiceProcess start(
+      String module,
+      String name,
+      Map<String, String> properties,
+      Map<String, String> environment,
+      List<String> jvmOptions,
+      Path logDir) {
+    return start(
+        module, name, properties, environment, List.copyOf(jvmOptions), logDir, freePort());
   }
 
-  private static ServiceProcess start(String module, String name,
-      Map<String, String> properties, Map<String, String> environment, List<String> jvmOptions,
-      Path logDir, int port) {
+  private static ServiceProcess start(
+      String module,
+      String name,
+      Map<String, String> properties,
+      Map<String, String> environment,
+      List<String> jvmOptions,
+      Path logDir,
+      int port) {
     Path jar = moduleDir(module).resolve("target/quarkus-app/quarkus-run.jar");
     if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException(jar + " is missing; package " + module
-          + " first (./mvnw -pl integration-tests -am install -DskipTests)");
+      throw new IllegalStateException(
+          jar
+              + " is missing; package "
+              + module
+              + " first (./mvnw -pl integration-tests -am install -DskipTests)");
     }
     Map<String, String> props = new LinkedHashMap<>(properties);
     props.put("quarkus.http.port", Integer.toString(port));
@@ -134,15 +159,22 @@ final class ServiceProcess implements AutoCloseable {
     try {
       Files.createDirectories(logDir);
       Path log = logDir.resolve(name + ".log");
-      ProcessBuilder builder = new ProcessBuilder(command)
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       builder.environment().putAll(environment);
       Process process = builder.start();
-      Leftovers.entry(process.toHandle(), List.of())
-          .ifPresent(e -> leftovers().record(List.of(e)));
-      return new ServiceProcess(module, name, Map.copyOf(properties), Map.copyOf(environment),
-          jvmOptions, port, log, process);
+      Leftovers.entry(process.toHandle(), List.of()).ifPresent(e -> leftovers().record(List.of(e)));
+      return new ServiceProcess(
+          module,
+          name,
+          Map.copyOf(properties),
+          Map.copyOf(environment),
+          jvmOptions,
+          port,
+          log,
+          process);
     } catch (IOException e) {
       throw new UncheckedIOException("starting " + name, e);
     }
@@ -161,13 +193,12 @@ final class ServiceProcess implements AutoCloseable {
 
   /**
    * Ends the services that a run killed with SIGKILL left running (no shutdown hook ran): only
-   * processes recorded in {@code target/it-pids.txt} that are still the recorded ones (same
-   * start time and executable, so a reused pid is never hit) and whose test or demo JVM is gone.
+   * processes recorded in {@code target/it-pids.txt} that are still the recorded ones (same start
+   * time and executable, so a reused pid is never hit) and whose test or demo JVM is gone.
    */
   static void killLeftovers() {
     for (Leftovers.Entry e : leftovers().reap()) {
-      System.out.println("[stack] ended leftover service process " + e.pid()
-          + " of a killed run");
+      System.out.println("[stack] ended leftover service process " + e.pid() + " of a killed run");
     }
   }
 
@@ -190,16 +221,19 @@ final class ServiceProcess implements AutoCloseable {
   }
 
   /**
-   * Runs {@code action} when the process exits by itself (it crashed, or gave up, as a replica
-   * that lost its Lease does), not when the harness ends it ({@link #close}, {@link
-   * #killForcibly}, the shutdown hook).
+   * Runs {@code action} when the process exits by itself (it crashed, or gave up, as a replica that
+   * lost its Lease does), not when the harness ends it ({@link #close}, {@link #killForcibly}, the
+   * shutdown hook).
    */
   void onExitByItself(Runnable action) {
-    process.onExit().thenRun(() -> {
-      if (!ending) {
-        action.run();
-      }
-    });
+    process
+        .onExit()
+        .thenRun(
+            () -> {
+              if (!ending) {
+                action.run();
+              }
+            });
   }
 
   int exitValue() {
@@ -212,12 +246,18 @@ final class ServiceProcess implements AutoCloseable {
    */
   Double metric(String series) {
     try {
-      String body = HTTP.send(HttpRequest.newBuilder(
-              URI.create("http://127.0.0.1:" + httpPort + "/q/metrics"))
-          .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
-      return body.lines().filter(l -> l.startsWith(series + " "))
+      String body =
+          HTTP.send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/q/metrics"))
+                      .timeout(Duration.ofSeconds(10))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      return body.lines()
+          .filter(l -> l.startsWith(series + " "))
           .map(l -> Double.valueOf(l.substring(series.length() + 1).trim()))
-          .findFirst().orElse(null);
+          .findFirst()
+          .orElse(null);
     } catch (IOException e) {
       return null;
     } catch (InterruptedException e) {
@@ -229,9 +269,12 @@ final class ServiceProcess implements AutoCloseable {
   /** The body of {@code /q/health/ready}, or why there is none. */
   String readiness() {
     try {
-      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(
-              URI.create("http://127.0.0.1:" + httpPort + "/q/health/ready"))
-          .timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/q/health/ready"))
+                  .timeout(Duration.ofSeconds(3))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       return r.statusCode() + " " + r.body();
     } catch (IOException e) {
       return "no answer: " + e;
@@ -250,16 +293,24 @@ final class ServiceProcess implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException(name + " exited with " + process.exitValue()
-            + "; log " + log + ":\n" + tail(40));
+        throw new IllegalStateException(
+            name + " exited with " + process.exitValue() + "; log " + log + ":\n" + tail(40));
       }
       if (ready()) {
         return;
       }
       sleep(250);
     }
-    throw new IllegalStateException(name + " not ready after " + timeout + ": " + readiness()
-        + "\nlog " + log + ":\n" + tail(40));
+    throw new IllegalStateException(
+        name
+            + " not ready after "
+            + timeout
+            + ": "
+            + readiness()
+            + "\nlog "
+            + log
+            + ":\n"
+            + tail(40));
   }
 
   String tail(int lines) {
@@ -293,8 +344,8 @@ final class ServiceProcess implements AutoCloseable {
   }
 
   /**
-   * The same service started again with the same configuration and HTTP port, as a pod
-   * restarted behind its Service: the drivers keep reaching a restarted slice-publisher.
+   * The same service started again with the same configuration and HTTP port, as a pod restarted
+   * behind its Service: the drivers keep reaching a restarted slice-publisher.
    */
   ServiceProcess startAgain() {
     return start(module, name, properties, environment, jvmOptions, log.getParent(), httpPort);

@@ -30,10 +30,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Shared and partitioned GPUs end to end, on the real API server with the real services:
- * node-ts has two L4s that its driver shares by time-slicing ({@code driver.sharing.strategy},
- * four shares each), node-mig one MIG-enabled A100 with its partitions on shared counters
- * ({@code driver.mig-mode=dynamic}). Claims get shares and partitions through the allocator's own
+ * Shared and partitioned GPUs end to end, on the real API server with the real services: node-ts
+ * has two L4s that its driver shares by time-slicing ({@code driver.sharing.strategy}, four shares
+ * each), node-mig one MIG-enabled A100 with its partitions on shared counters ({@code
+ * driver.mig-mode=dynamic}). Claims get shares and partitions through the allocator's own
  * accounting, the driver prepares them (its commands recorded on simulated hardware), and nothing
  * is over-committed: asserted from the claims' consumedCapacity and the counters of the devices
  * they got, as the published slices state them.
@@ -42,11 +42,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class SharedGpusIT {
 
   @RegisterExtension
-  static final KdraStack STACK = KdraStack.nodes(twoL4s("node-ts"), migA100("node-mig"))
-      .withProperties(Map.of(
-          "driver.sharing.strategy", "time-slicing",
-          "driver.sharing.shares", "4",
-          "driver.mig-mode", "dynamic"));
+  static final KdraStack STACK =
+      KdraStack.nodes(twoL4s("node-ts"), migA100("node-mig"))
+          .withProperties(
+              Map.of(
+                  "driver.sharing.strategy", "time-slicing",
+                  "driver.sharing.shares", "4",
+                  "driver.mig-mode", "dynamic"));
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -55,21 +57,42 @@ class SharedGpusIT {
   static void slicesPublished() {
     stack = STACK.get();
     client = stack.client;
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-      assertThat(devices("node-ts")).hasSize(2);
-      assertThat(devices("node-mig")).hasSize(15);
-    });
-    stack.createClusterScoped(Dra.gpuClass("shared-gpu",
-        "device.allowMultipleAllocations && device.attributes[\"" + Stack.DRIVER
-            + "\"].sharing == \"TimeSlicing\""));
-    stack.createClusterScoped(Dra.gpuClass("whole-mig-gpu",
-        "device.attributes[\"" + Stack.DRIVER + "\"].migEnabled"));
-    stack.createClusterScoped(new io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder()
-        .withNewMetadata().withName("mig-3g").endMetadata().withNewSpec().addNewSelector()
-        .withNewCel().withExpression("device.driver == \"" + Stack.DRIVER
-            + "\" && device.attributes[\"" + Stack.DRIVER + "\"].type == \"mig\" && "
-            + "device.attributes[\"" + Stack.DRIVER + "\"].profile == \"3g.20gb\"")
-        .endCel().endSelector().endSpec().build());
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              assertThat(devices("node-ts")).hasSize(2);
+              assertThat(devices("node-mig")).hasSize(15);
+            });
+    stack.createClusterScoped(
+        Dra.gpuClass(
+            "shared-gpu",
+            "device.allowMultipleAllocations && device.attributes[\""
+                + Stack.DRIVER
+                + "\"].sharing == \"TimeSlicing\""));
+    stack.createClusterScoped(
+        Dra.gpuClass("whole-mig-gpu", "device.attributes[\"" + Stack.DRIVER + "\"].migEnabled"));
+    stack.createClusterScoped(
+        new io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder()
+            .withNewMetadata()
+            .withName("mig-3g")
+            .endMetadata()
+            .withNewSpec()
+            .addNewSelector()
+            .withNewCel()
+            .withExpression(
+                "device.driver == \""
+                    + Stack.DRIVER
+                    + "\" && device.attributes[\""
+                    + Stack.DRIVER
+                    + "\"].type == \"mig\" && "
+                    + "device.attributes[\""
+                    + Stack.DRIVER
+                    + "\"].profile == \"3g.20gb\"")
+            .endCel()
+            .endSelector()
+            .endSpec()
+            .build());
   }
 
   @AfterEach
@@ -91,12 +114,16 @@ class SharedGpusIT {
     for (int i = 0; i < 8; i++) {
       pods.add(client.resource(Dra.podWithTemplate(ns, "inference-" + i, "gpu-share")).create());
     }
-    await().atMost(Duration.ofSeconds(120)).untilAsserted(() -> {
-      for (Pod pod : pods) {
-        assertThat(stack.kubelet("node-ts").prepared(pod)).as(pod.getMetadata().getName())
-            .isNotNull();
-      }
-    });
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .untilAsserted(
+            () -> {
+              for (Pod pod : pods) {
+                assertThat(stack.kubelet("node-ts").prepared(pod))
+                    .as(pod.getMetadata().getName())
+                    .isNotNull();
+              }
+            });
     List<ResourceClaim> claims = pods.stream().map(p -> Dra.claimOf(client, p, "gpu")).toList();
     Map<String, BigDecimal> shares = new HashMap<>();
     Map<String, BigDecimal> memory = new HashMap<>();
@@ -111,23 +138,29 @@ class SharedGpusIT {
     // 4 shares of 6Gi on each 24Gi GPU: exactly full, never more
     assertThat(shares).containsOnlyKeys("gpu-0", "gpu-1");
     shares.values().forEach(v -> assertThat(v).isEqualByComparingTo("4"));
-    memory.values().forEach(v -> assertThat(v).isEqualByComparingTo(
-        new BigDecimal(24L << 30)));
+    memory.values().forEach(v -> assertThat(v).isEqualByComparingTo(new BigDecimal(24L << 30)));
 
     Pod ninth = client.resource(Dra.podWithTemplate(ns, "inference-8", "gpu-share")).create();
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
-        assertThat(scheduledCondition(ninth)).isEqualTo("False"));
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(() -> assertThat(scheduledCondition(ninth)).isEqualTo("False"));
 
     // the prepare step applied the strategy; on simulated hardware the commands are logged
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-        assertThat(Files.readString(stack.process("device-driver-node-ts").log))
-            .contains("simulated hardware, not running: nvidia-smi compute-policy -i "
-                + SimulatedNode.uuid("node-ts", 0) + " --set-timeslice=0"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(Files.readString(stack.process("device-driver-node-ts").log))
+                    .contains(
+                        "simulated hardware, not running: nvidia-smi compute-policy -i "
+                            + SimulatedNode.uuid("node-ts", 0)
+                            + " --set-timeslice=0"));
 
     // one pod gone: its share goes to the ninth
     client.resource(pods.get(0)).delete();
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
-        assertThat(stack.kubelet("node-ts").prepared(ninth)).isNotNull());
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(() -> assertThat(stack.kubelet("node-ts").prepared(ninth)).isNotNull());
   }
 
   @Test
@@ -137,40 +170,59 @@ class SharedGpusIT {
     client.resource(Dra.template(ns, "whole", "whole-mig-gpu", 1)).create();
     Pod a = client.resource(Dra.podWithTemplate(ns, "job-a", "slice")).create();
     Pod b = client.resource(Dra.podWithTemplate(ns, "job-b", "slice")).create();
-    await().atMost(Duration.ofSeconds(120)).untilAsserted(() -> {
-      assertThat(stack.kubelet("node-mig").prepared(a)).isNotNull();
-      assertThat(stack.kubelet("node-mig").prepared(b)).isNotNull();
-    });
-    List<String> got = List.of(result(Dra.claimOf(client, a, "gpu")).getDevice(),
-        result(Dra.claimOf(client, b, "gpu")).getDevice());
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .untilAsserted(
+            () -> {
+              assertThat(stack.kubelet("node-mig").prepared(a)).isNotNull();
+              assertThat(stack.kubelet("node-mig").prepared(b)).isNotNull();
+            });
+    List<String> got =
+        List.of(
+            result(Dra.claimOf(client, a, "gpu")).getDevice(),
+            result(Dra.claimOf(client, b, "gpu")).getDevice());
     assertThat(got).containsExactlyInAnyOrder("gpu-0-mig-3g20gb-0", "gpu-0-mig-3g20gb-4");
     assertCountersNotOverCommitted(List.of(a, b));
 
     // the whole GPU and a third 3g.20gb wait: every memory slice is taken
     Pod whole = client.resource(Dra.podWithTemplate(ns, "trainer", "whole")).create();
     Pod c = client.resource(Dra.podWithTemplate(ns, "job-c", "slice")).create();
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-      assertThat(scheduledCondition(whole)).isEqualTo("False");
-      assertThat(scheduledCondition(c)).isEqualTo("False");
-    });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              assertThat(scheduledCondition(whole)).isEqualTo("False");
+              assertThat(scheduledCondition(c)).isEqualTo("False");
+            });
     // prepare created each instance at its placement (dynamic MIG, commands logged)
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-        assertThat(Files.readString(stack.process("device-driver-node-mig").log))
-            .contains("nvidia-smi mig -i 0 -cgi 9:0 -C")
-            .contains("nvidia-smi mig -i 0 -cgi 9:4 -C"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(Files.readString(stack.process("device-driver-node-mig").log))
+                    .contains("nvidia-smi mig -i 0 -cgi 9:0 -C")
+                    .contains("nvidia-smi mig -i 0 -cgi 9:4 -C"));
 
     client.resource(a).delete();
     client.resource(b).delete();
     // the freed slices go to job-c or the whole GPU to the trainer, never both
-    await().atMost(Duration.ofSeconds(120)).untilAsserted(() ->
-        assertThat(List.of(whole, c).stream()
-            .filter(p -> stack.kubelet("node-mig").prepared(p) != null)).isNotEmpty());
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        List.of(whole, c).stream()
+                            .filter(p -> stack.kubelet("node-mig").prepared(p) != null))
+                    .isNotEmpty());
     assertCountersNotOverCommitted(List.of(whole, c));
     // unprepare destroyed the instances of the deleted pods' claims
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-        assertThat(Files.readString(stack.process("device-driver-node-mig").log))
-            .contains("nvidia-smi mig -i 0 -gi 1 -dgi")
-            .contains("nvidia-smi mig -i 0 -gi 2 -dgi"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(Files.readString(stack.process("device-driver-node-mig").log))
+                    .contains("nvidia-smi mig -i 0 -gi 1 -dgi")
+                    .contains("nvidia-smi mig -i 0 -gi 2 -dgi"));
   }
 
   // ---- helpers
@@ -179,8 +231,12 @@ class SharedGpusIT {
     return client.resources(ResourceSlice.class).list().getItems().stream()
         .filter(s -> Stack.DRIVER.equals(s.getSpec().getDriver()))
         .filter(s -> node.equals(s.getSpec().getNodeName()))
-        .flatMap(s -> s.getSpec().getDevices() == null ? java.util.stream.Stream.empty()
-            : s.getSpec().getDevices().stream()).toList();
+        .flatMap(
+            s ->
+                s.getSpec().getDevices() == null
+                    ? java.util.stream.Stream.empty()
+                    : s.getSpec().getDevices().stream())
+        .toList();
   }
 
   /** Sums each counter over the devices the pods' claims got; none may exceed its set. */
@@ -192,8 +248,11 @@ class SharedGpusIT {
         .filter(s -> "node-mig".equals(s.getSpec().getNodeName()))
         .filter(s -> s.getSpec().getSharedCounters() != null)
         .flatMap(s -> s.getSpec().getSharedCounters().stream())
-        .forEach(set -> set.getCounters().forEach((k, v) ->
-            capacity.put(set.getName() + "/" + k, amount(v.getValue()))));
+        .forEach(
+            set ->
+                set.getCounters()
+                    .forEach(
+                        (k, v) -> capacity.put(set.getName() + "/" + k, amount(v.getValue()))));
     assertThat(capacity).containsKey("gpu-0-mig/memory-slice-7");
     Map<String, BigDecimal> used = new HashMap<>();
     for (Pod p : pods) {
@@ -202,8 +261,16 @@ class SharedGpusIT {
         continue;
       }
       Device d = byName.get(result(c).getDevice());
-      d.getConsumesCounters().forEach(cc -> cc.getCounters().forEach((k, v) ->
-          used.merge(cc.getCounterSet() + "/" + k, amount(v.getValue()), BigDecimal::add)));
+      d.getConsumesCounters()
+          .forEach(
+              cc ->
+                  cc.getCounters()
+                      .forEach(
+                          (k, v) ->
+                              used.merge(
+                                  cc.getCounterSet() + "/" + k,
+                                  amount(v.getValue()),
+                                  BigDecimal::add)));
     }
     used.forEach((k, v) -> assertThat(v).as(k).isLessThanOrEqualTo(capacity.get(k)));
   }
@@ -222,7 +289,9 @@ class SharedGpusIT {
       return null;
     }
     return p.getStatus().getConditions().stream()
-        .filter(c -> "PodScheduled".equals(c.getType())).map(PodCondition::getStatus)
-        .findFirst().orElse(null);
+        .filter(c -> "PodScheduled".equals(c.getType()))
+        .map(PodCondition::getStatus)
+        .findFirst()
+        .orElse(null);
   }
 }

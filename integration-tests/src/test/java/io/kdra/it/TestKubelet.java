@@ -58,8 +58,10 @@ final class TestKubelet implements AutoCloseable {
 
   /** Where kubelets keep their node's Lease. */
   static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
+
   /** The kubelet's defaults: a 40 s Lease, renewed every quarter of it. */
   private static final int NODE_LEASE_SECONDS = 40;
+
   private static final long NODE_LEASE_RENEW_SECONDS = 10;
 
   /** What the driver answered for one prepared pod. */
@@ -71,14 +73,18 @@ final class TestKubelet implements AutoCloseable {
   private final Path registryDir;
   private final EpollEventLoopGroup loop = new EpollEventLoopGroup(1);
   private final ScheduledExecutorService worker;
+
   /** Renews the node Lease, apart from the worker, whose prepares may block for seconds. */
   private final ScheduledExecutorService heartbeat;
+
   private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
   private final Map<String, String> lastError = new ConcurrentHashMap<>();
   private volatile ManagedChannel dra;
   private SharedIndexInformer<Pod> informer;
+
   /** Device health by device name, as the last health message said; empty without a stream. */
   private volatile Map<String, DeviceHealth> health = Map.of();
+
   private volatile boolean closed;
 
   TestKubelet(KubernetesClient client, String node, String driver, Path registryDir) {
@@ -86,16 +92,20 @@ final class TestKubelet implements AutoCloseable {
     this.node = node;
     this.driver = driver;
     this.registryDir = registryDir;
-    this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "kubelet-" + node);
-      t.setDaemon(true);
-      return t;
-    });
-    this.heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "kubelet-lease-" + node);
-      t.setDaemon(true);
-      return t;
-    });
+    this.worker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "kubelet-" + node);
+              t.setDaemon(true);
+              return t;
+            });
+    this.heartbeat =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "kubelet-lease-" + node);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   private ManagedChannel channel(Path socket) {
@@ -121,8 +131,7 @@ final class TestKubelet implements AutoCloseable {
       } catch (io.grpc.StatusRuntimeException | NoSocketYet e) {
         // not there yet, or the socket a killed driver left behind until its successor binds
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("no registration on " + socket + " after " + timeout,
-              e);
+          throw new IllegalStateException("no registration on " + socket + " after " + timeout, e);
         }
         ServiceProcess.sleep(200);
       }
@@ -153,10 +162,13 @@ final class TestKubelet implements AutoCloseable {
       } else if (!Files.exists(Path.of(info.getEndpoint()))) {
         problem = "no socket at endpoint " + info.getEndpoint();
       }
-      RegistrationGrpc.newBlockingStub(reg).withDeadlineAfter(10, TimeUnit.SECONDS)
-          .notifyRegistrationStatus(RegistrationStatus.newBuilder()
-              .setPluginRegistered(problem == null).setError(Objects.toString(problem, ""))
-              .build());
+      RegistrationGrpc.newBlockingStub(reg)
+          .withDeadlineAfter(10, TimeUnit.SECONDS)
+          .notifyRegistrationStatus(
+              RegistrationStatus.newBuilder()
+                  .setPluginRegistered(problem == null)
+                  .setError(Objects.toString(problem, ""))
+                  .build());
       if (problem != null) {
         throw new IllegalStateException("kubelet on " + node + " refused the plugin: " + problem);
       }
@@ -173,46 +185,60 @@ final class TestKubelet implements AutoCloseable {
   }
 
   /**
-   * Calls NodePrepareResources for the pod's claims again, as a kubelet does after its own
-   * restart or on a container restart, on the kubelet's worker (after what it is doing now), and
-   * returns what the driver answered.
+   * Calls NodePrepareResources for the pod's claims again, as a kubelet does after its own restart
+   * or on a container restart, on the kubelet's worker (after what it is doing now), and returns
+   * what the driver answered.
    */
   Prepared prepareAgain(Pod pod) throws Exception {
-    return worker.submit(() -> {
-      Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName()).get();
-      prepare(current);
-      return prepared.get(key(pod));
-    }).get(60, TimeUnit.SECONDS);
+    return worker
+        .submit(
+            () -> {
+              Pod current =
+                  client
+                      .pods()
+                      .inNamespace(pod.getMetadata().getNamespace())
+                      .withName(pod.getMetadata().getName())
+                      .get();
+              prepare(current);
+              return prepared.get(key(pod));
+            })
+        .get(60, TimeUnit.SECONDS);
   }
 
   /** Starts watching the pods bound to this node, and renewing its Lease. */
   void start() {
-    heartbeat.scheduleWithFixedDelay(this::renewLease, 0, NODE_LEASE_RENEW_SECONDS,
-        TimeUnit.SECONDS);
-    informer = client.pods().inAnyNamespace().withField("spec.nodeName", node)
-        .inform(new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Pod pod) {
-            worker.execute(() -> sync(pod));
-          }
+    heartbeat.scheduleWithFixedDelay(
+        this::renewLease, 0, NODE_LEASE_RENEW_SECONDS, TimeUnit.SECONDS);
+    informer =
+        client
+            .pods()
+            .inAnyNamespace()
+            .withField("spec.nodeName", node)
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Pod pod) {
+                    worker.execute(() -> sync(pod));
+                  }
 
-          @Override
-          public void onUpdate(Pod old, Pod pod) {
-            worker.execute(() -> sync(pod));
-          }
+                  @Override
+                  public void onUpdate(Pod old, Pod pod) {
+                    worker.execute(() -> sync(pod));
+                  }
 
-          @Override
-          public void onDelete(Pod pod, boolean unknown) {
-            worker.execute(() -> {
-              try {
-                unprepare(pod);
-              } catch (RuntimeException e) {
-                lastError.put(key(pod), e.toString());
-              }
-            });
-          }
-        }, 0);
+                  @Override
+                  public void onDelete(Pod pod, boolean unknown) {
+                    worker.execute(
+                        () -> {
+                          try {
+                            unprepare(pod);
+                          } catch (RuntimeException e) {
+                            lastError.put(key(pod), e.toString());
+                          }
+                        });
+                  }
+                },
+                0);
   }
 
   /** Prepared pods by {@code namespace/name}. */
@@ -234,8 +260,12 @@ final class TestKubelet implements AutoCloseable {
   }
 
   private void sync(Pod seen) {
-    Pod pod = client.pods().inNamespace(seen.getMetadata().getNamespace())
-        .withName(seen.getMetadata().getName()).get();
+    Pod pod =
+        client
+            .pods()
+            .inNamespace(seen.getMetadata().getNamespace())
+            .withName(seen.getMetadata().getName())
+            .get();
     if (pod == null || !pod.getMetadata().getUid().equals(seen.getMetadata().getUid())) {
       try {
         unprepare(seen);
@@ -248,8 +278,12 @@ final class TestKubelet implements AutoCloseable {
       // the containers have stopped: release the devices, then let the API server remove the pod
       try {
         unprepare(pod);
-        client.pods().inNamespace(pod.getMetadata().getNamespace())
-            .withName(pod.getMetadata().getName()).withGracePeriod(0).delete();
+        client
+            .pods()
+            .inNamespace(pod.getMetadata().getNamespace())
+            .withName(pod.getMetadata().getName())
+            .withGracePeriod(0)
+            .delete();
       } catch (RuntimeException e) {
         retryLater(seen, e.toString());
       }
@@ -283,9 +317,14 @@ final class TestKubelet implements AutoCloseable {
     for (PodResourceClaim entry : pod.getSpec().getResourceClaims()) {
       String name = entry.getResourceClaimName();
       if (name == null) {
-        name = pod.getStatus() == null ? null : pod.getStatus().getResourceClaimStatuses().stream()
-            .filter(s -> s.getName().equals(entry.getName()))
-            .map(PodResourceClaimStatus::getResourceClaimName).findFirst().orElse(null);
+        name =
+            pod.getStatus() == null
+                ? null
+                : pod.getStatus().getResourceClaimStatuses().stream()
+                    .filter(s -> s.getName().equals(entry.getName()))
+                    .map(PodResourceClaimStatus::getResourceClaimName)
+                    .findFirst()
+                    .orElse(null);
       }
       if (name == null) {
         throw new IllegalStateException("no claim name yet for entry " + entry.getName());
@@ -297,36 +336,43 @@ final class TestKubelet implements AutoCloseable {
       names.add(extendedClaim(pod));
     }
     for (String name : names) {
-      ResourceClaim claim = client.resources(ResourceClaim.class).inNamespace(ns).withName(name)
-          .get();
-      if (claim == null || claim.getStatus() == null
-          || claim.getStatus().getAllocation() == null) {
+      ResourceClaim claim =
+          client.resources(ResourceClaim.class).inNamespace(ns).withName(name).get();
+      if (claim == null || claim.getStatus() == null || claim.getStatus().getAllocation() == null) {
         throw new IllegalStateException("claim " + name + " is not allocated");
       }
-      boolean reserved = claim.getStatus().getReservedFor().stream()
-          .map(ResourceClaimConsumerReference::getUid)
-          .anyMatch(pod.getMetadata().getUid()::equals);
+      boolean reserved =
+          claim.getStatus().getReservedFor().stream()
+              .map(ResourceClaimConsumerReference::getUid)
+              .anyMatch(pod.getMetadata().getUid()::equals);
       if (!reserved) {
         throw new IllegalStateException("claim " + name + " is not reserved for the pod");
       }
-      boolean ours = claim.getStatus().getAllocation().getDevices().getResults().stream()
-          .map(DeviceRequestAllocationResult::getDriver).anyMatch(driver::equals);
+      boolean ours =
+          claim.getStatus().getAllocation().getDevices().getResults().stream()
+              .map(DeviceRequestAllocationResult::getDriver)
+              .anyMatch(driver::equals);
       if (ours) {
-        claims.add(Claim.newBuilder().setNamespace(ns).setName(name)
-            .setUid(claim.getMetadata().getUid()).build());
+        claims.add(
+            Claim.newBuilder()
+                .setNamespace(ns)
+                .setName(name)
+                .setUid(claim.getMetadata().getUid())
+                .build());
       }
     }
     List<String> cdiIds = new ArrayList<>();
     if (!claims.isEmpty()) {
-      NodePrepareResourcesResponse response = DRAPluginGrpc.newBlockingStub(dra)
-          .withDeadlineAfter(30, TimeUnit.SECONDS)
-          .nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addAllClaims(claims)
-              .build());
+      NodePrepareResourcesResponse response =
+          DRAPluginGrpc.newBlockingStub(dra)
+              .withDeadlineAfter(30, TimeUnit.SECONDS)
+              .nodePrepareResources(
+                  NodePrepareResourcesRequest.newBuilder().addAllClaims(claims).build());
       for (Claim c : claims) {
         NodePrepareResourceResponse r = response.getClaimsMap().get(c.getUid());
         if (r == null || !r.getError().isEmpty()) {
-          throw new IllegalStateException("prepare of " + c.getName() + " failed: "
-              + (r == null ? "no entry" : r.getError()));
+          throw new IllegalStateException(
+              "prepare of " + c.getName() + " failed: " + (r == null ? "no entry" : r.getError()));
         }
         r.getDevicesList().forEach(d -> cdiIds.addAll(d.getCdiDeviceIdsList()));
       }
@@ -338,7 +384,8 @@ final class TestKubelet implements AutoCloseable {
   /** The claim named in {@code status.extendedResourceClaimStatus}, or null. */
   private static String extendedClaim(Pod pod) {
     return pod.getStatus() == null || pod.getStatus().getExtendedResourceClaimStatus() == null
-        ? null : pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName();
+        ? null
+        : pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName();
   }
 
   private void unprepare(Pod pod) {
@@ -348,25 +395,31 @@ final class TestKubelet implements AutoCloseable {
       return;
     }
     // as the kubelet's claim cache: a claim stays prepared while another pod here still uses it
-    List<Claim> unused = p.claims().stream()
-        .filter(c -> prepared.entrySet().stream()
-            .filter(e -> !e.getKey().equals(key(pod)))
-            .noneMatch(e -> e.getValue().claims().stream()
-                .anyMatch(o -> o.getUid().equals(c.getUid()))))
-        .toList();
+    List<Claim> unused =
+        p.claims().stream()
+            .filter(
+                c ->
+                    prepared.entrySet().stream()
+                        .filter(e -> !e.getKey().equals(key(pod)))
+                        .noneMatch(
+                            e ->
+                                e.getValue().claims().stream()
+                                    .anyMatch(o -> o.getUid().equals(c.getUid()))))
+            .toList();
     if (unused.isEmpty()) {
       prepared.remove(key(pod));
       return;
     }
-    NodeUnprepareResourcesResponse response = DRAPluginGrpc.newBlockingStub(dra)
-        .withDeadlineAfter(30, TimeUnit.SECONDS)
-        .nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder()
-            .addAllClaims(unused).build());
+    NodeUnprepareResourcesResponse response =
+        DRAPluginGrpc.newBlockingStub(dra)
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .nodeUnprepareResources(
+                NodeUnprepareResourcesRequest.newBuilder().addAllClaims(unused).build());
     for (Claim c : unused) {
       var r = response.getClaimsMap().get(c.getUid());
       if (r == null || !r.getError().isEmpty()) {
-        throw new IllegalStateException("unprepare of " + c.getName() + " failed: "
-            + (r == null ? "no entry" : r.getError()));
+        throw new IllegalStateException(
+            "unprepare of " + c.getName() + " failed: " + (r == null ? "no entry" : r.getError()));
       }
     }
     prepared.remove(key(pod));
@@ -386,40 +439,45 @@ final class TestKubelet implements AutoCloseable {
     if (closed || channel == null) {
       return;
     }
-    DRAResourceHealthGrpc.newStub(channel).nodeWatchResources(
-        NodeWatchResourcesRequest.getDefaultInstance(), new StreamObserver<>() {
-          @Override
-          public void onNext(NodeWatchResourcesResponse r) {
-            // each message is the complete list
-            health = r.getDevicesList().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
-                d -> d.getDevice().getDeviceName(), d -> d));
-          }
+    DRAResourceHealthGrpc.newStub(channel)
+        .nodeWatchResources(
+            NodeWatchResourcesRequest.getDefaultInstance(),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(NodeWatchResourcesResponse r) {
+                // each message is the complete list
+                health =
+                    r.getDevicesList().stream()
+                        .collect(
+                            java.util.stream.Collectors.toUnmodifiableMap(
+                                d -> d.getDevice().getDeviceName(), d -> d));
+              }
 
-          @Override
-          public void onError(Throwable t) {
-            ended();
-          }
+              @Override
+              public void onError(Throwable t) {
+                ended();
+              }
 
-          @Override
-          public void onCompleted() {
-            ended();
-          }
+              @Override
+              public void onCompleted() {
+                ended();
+              }
 
-          private void ended() {
-            health = Map.of();
-            try {
-              worker.schedule(TestKubelet.this::watchHealth, 1, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-              // closed
-            }
-          }
-        });
+              private void ended() {
+                health = Map.of();
+                try {
+                  worker.schedule(TestKubelet.this::watchHealth, 1, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                  // closed
+                }
+              }
+            });
   }
 
   /**
-   * The kubelet's node lease heartbeat: the Lease {@code kube-node-lease/<node>}, owned by the
-   * Node (so it goes with it), created when missing and its renew time set to now. A failure is
-   * retried at the next beat, as the kubelet does.
+   * The kubelet's node lease heartbeat: the Lease {@code kube-node-lease/<node>}, owned by the Node
+   * (so it goes with it), created when missing and its renew time set to now. A failure is retried
+   * at the next beat, as the kubelet does.
    */
   private void renewLease() {
     try {
@@ -435,12 +493,26 @@ final class TestKubelet implements AutoCloseable {
       if (n == null) {
         return;
       }
-      leases.resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
-          .withNewMetadata().withName(node).withNamespace(NODE_LEASE_NAMESPACE)
-          .addNewOwnerReference().withApiVersion("v1").withKind("Node").withName(node)
-          .withUid(n.getMetadata().getUid()).endOwnerReference().endMetadata()
-          .withNewSpec().withHolderIdentity(node).withLeaseDurationSeconds(NODE_LEASE_SECONDS)
-          .withRenewTime(now).endSpec().build()).create();
+      leases
+          .resource(
+              new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                  .withNewMetadata()
+                  .withName(node)
+                  .withNamespace(NODE_LEASE_NAMESPACE)
+                  .addNewOwnerReference()
+                  .withApiVersion("v1")
+                  .withKind("Node")
+                  .withName(node)
+                  .withUid(n.getMetadata().getUid())
+                  .endOwnerReference()
+                  .endMetadata()
+                  .withNewSpec()
+                  .withHolderIdentity(node)
+                  .withLeaseDurationSeconds(NODE_LEASE_SECONDS)
+                  .withRenewTime(now)
+                  .endSpec()
+                  .build())
+          .create();
     } catch (RuntimeException e) {
       lastError.put("lease", e.toString());
     }
@@ -448,11 +520,15 @@ final class TestKubelet implements AutoCloseable {
 
   /** Marks the pod Running (as after its containers started). */
   void markRunning(Pod pod) {
-    client.pods().inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName()).editStatus(p -> {
-          p.getStatus().setPhase("Running");
-          return p;
-        });
+    client
+        .pods()
+        .inNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName())
+        .editStatus(
+            p -> {
+              p.getStatus().setPhase("Running");
+              return p;
+            });
   }
 
   @Override

@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The two implementations behind one command line: {@code bin/dra-alloc} (its Java entry point,
- * in process) and {@code dra-alloc-upstream}, upstream's allocator built by
- * {@code integration-tests/scripts/build-upstream-alloc.sh} (a process).
+ * The two implementations behind one command line: {@code bin/dra-alloc} (its Java entry point, in
+ * process) and {@code dra-alloc-upstream}, upstream's allocator built by {@code
+ * integration-tests/scripts/build-upstream-alloc.sh} (a process).
  */
 public final class UpstreamAlloc {
 
@@ -27,10 +27,10 @@ public final class UpstreamAlloc {
   public record Result(int exit, String out, String err) {}
 
   /**
-   * The reference binary: system property {@code kdra.upstream.alloc} if set, else
-   * {@code $KDRA_CACHE_DIR/upstream-alloc/v0.36.3-linux-<arch>/<stamp>/dra-alloc-upstream}, where
-   * the stamp identifies this checkout's sources as {@code build-upstream-alloc.sh} computes it
-   * (so that worktrees sharing the cache never run each other's build).
+   * The reference binary: system property {@code kdra.upstream.alloc} if set, else {@code
+   * $KDRA_CACHE_DIR/upstream-alloc/v0.36.3-linux-<arch>/<stamp>/dra-alloc-upstream}, where the
+   * stamp identifies this checkout's sources as {@code build-upstream-alloc.sh} computes it (so
+   * that worktrees sharing the cache never run each other's build).
    */
   public static Path binary() {
     String configured = System.getProperty("kdra.upstream.alloc");
@@ -38,13 +38,17 @@ public final class UpstreamAlloc {
       return Path.of(configured);
     }
     String arch = System.getProperty("os.arch");
-    arch = switch (arch) {
-      case "x86_64", "amd64" -> "amd64";
-      case "aarch64", "arm64" -> "arm64";
-      default -> arch;
-    };
-    return ControlPlane.cacheDir().resolve("upstream-alloc").resolve(VERSION + "-linux-" + arch)
-        .resolve(sourceStamp()).resolve("dra-alloc-upstream");
+    arch =
+        switch (arch) {
+          case "x86_64", "amd64" -> "amd64";
+          case "aarch64", "arm64" -> "arm64";
+          default -> arch;
+        };
+    return ControlPlane.cacheDir()
+        .resolve("upstream-alloc")
+        .resolve(VERSION + "-linux-" + arch)
+        .resolve(sourceStamp())
+        .resolve("dra-alloc-upstream");
   }
 
   /** sha256 over go.mod, go.sum and the *.go files (byte order), first 12 hex digits. */
@@ -55,7 +59,8 @@ public final class UpstreamAlloc {
     }
     try (java.util.stream.Stream<Path> files = Files.list(src)) {
       List<Path> sources = new ArrayList<>(List.of(src.resolve("go.mod"), src.resolve("go.sum")));
-      files.filter(p -> p.getFileName().toString().endsWith(".go"))
+      files
+          .filter(p -> p.getFileName().toString().endsWith(".go"))
           // names are ASCII: String order is the byte order of the script's LC_ALL=C sort
           .sorted(java.util.Comparator.comparing(p -> p.getFileName().toString()))
           .forEach(sources::add);
@@ -73,8 +78,10 @@ public final class UpstreamAlloc {
   public static Result upstream(List<String> args) {
     Path binary = binary();
     if (!Files.isExecutable(binary)) {
-      throw new IllegalStateException("dra-alloc-upstream not found at " + binary
-          + "; build it with integration-tests/scripts/build-upstream-alloc.sh");
+      throw new IllegalStateException(
+          "dra-alloc-upstream not found at "
+              + binary
+              + "; build it with integration-tests/scripts/build-upstream-alloc.sh");
     }
     List<String> command = new ArrayList<>();
     command.add(binary.toString());
@@ -83,13 +90,16 @@ public final class UpstreamAlloc {
       Path out = Files.createTempFile("upstream-alloc", ".out");
       Path err = Files.createTempFile("upstream-alloc", ".err");
       try {
-        Process p = new ProcessBuilder(command).redirectOutput(out.toFile())
-            .redirectError(err.toFile()).start();
+        Process p =
+            new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
         p.getOutputStream().close();
         if (!p.waitFor(5, TimeUnit.MINUTES)) {
           p.destroyForcibly();
-          throw new IllegalStateException("dra-alloc-upstream did not finish in 5 minutes: "
-              + command);
+          throw new IllegalStateException(
+              "dra-alloc-upstream did not finish in 5 minutes: " + command);
         }
         return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
       } finally {
@@ -111,10 +121,11 @@ public final class UpstreamAlloc {
     int exit;
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      exit = io.kdra.alloc.cli.Main.run(args.toArray(String[]::new),
-          new ByteArrayInputStream(new byte[0]), o, e);
+      exit =
+          io.kdra.alloc.cli.Main.run(
+              args.toArray(String[]::new), new ByteArrayInputStream(new byte[0]), o, e);
     }
-    return new Result(exit, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    return new Result(
+        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 }

@@ -25,31 +25,34 @@ import javax.net.ssl.X509TrustManager;
 /**
  * kube-scheduler and kube-controller-manager from the control plane's cache, against the run's API
  * server, for one stack ({@link KdraStack#fullControlPlane()}): what makes Deployments,
- * ReplicaSets, garbage collection, the node lifecycle controller, ServiceAccounts and
- * {@code kube-root-ca.crt}, upstream's resourceclaim controller and upstream's scheduling exist as
- * on a real cluster.
+ * ReplicaSets, garbage collection, the node lifecycle controller, ServiceAccounts and {@code
+ * kube-root-ca.crt}, upstream's resourceclaim controller and upstream's scheduling exist as on a
+ * real cluster.
  *
- * <p>Each runs as the user it is on a real cluster ({@code system:kube-scheduler},
- * {@code system:kube-controller-manager}: the API server's bootstrap RBAC binds their roles), from
- * a static token the API server knows ({@link #writeTokenFile}); kube-controller-manager gives
- * each controller its own ServiceAccount's token ({@code --use-service-account-credentials}), as
- * kubeadm sets it up. One replica each, so no leader election (a stack's successor would otherwise
- * wait for its predecessor's Lease to expire). Their logs go to the stack's log directory, their
- * kubeconfigs and serving certificates to a private directory that goes with them; a killed run's
- * processes and directory are ended by the next run ({@link ControlPlaneProcesses}).
+ * <p>Each runs as the user it is on a real cluster ({@code system:kube-scheduler}, {@code
+ * system:kube-controller-manager}: the API server's bootstrap RBAC binds their roles), from a
+ * static token the API server knows ({@link #writeTokenFile}); kube-controller-manager gives each
+ * controller its own ServiceAccount's token ({@code --use-service-account-credentials}), as kubeadm
+ * sets it up. One replica each, so no leader election (a stack's successor would otherwise wait for
+ * its predecessor's Lease to expire). Their logs go to the stack's log directory, their kubeconfigs
+ * and serving certificates to a private directory that goes with them; a killed run's processes and
+ * directory are ended by the next run ({@link ControlPlaneProcesses}).
  */
 final class UpstreamControllers implements AutoCloseable {
 
   static final String SCHEDULER = "kube-scheduler";
   static final String CONTROLLER_MANAGER = "kube-controller-manager";
+
   /** The API server's static tokens, in the control plane's directory. */
   static final String TOKEN_FILE = "static-tokens.csv";
+
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
 
   /** The user each runs as, by binary (the names of their bootstrap ClusterRoleBindings). */
-  private static final Map<String, String> USERS = Map.of(
-      SCHEDULER, "system:kube-scheduler",
-      CONTROLLER_MANAGER, "system:kube-controller-manager");
+  private static final Map<String, String> USERS =
+      Map.of(
+          SCHEDULER, "system:kube-scheduler",
+          CONTROLLER_MANAGER, "system:kube-controller-manager");
 
   private static final HttpClient HTTPS = insecureLoopbackClient();
 
@@ -62,8 +65,10 @@ final class UpstreamControllers implements AutoCloseable {
     this.processes = processes;
     this.logs = logs;
     this.dir = dir;
-    this.hook = new Thread(() -> processes.values().forEach(Process::destroyForcibly),
-        "upstream-controllers-reaper");
+    this.hook =
+        new Thread(
+            () -> processes.values().forEach(Process::destroyForcibly),
+            "upstream-controllers-reaper");
     Runtime.getRuntime().addShutdownHook(hook);
   }
 
@@ -74,12 +79,17 @@ final class UpstreamControllers implements AutoCloseable {
   static Path writeTokenFile(Path dir) {
     SecureRandom random = new SecureRandom();
     StringBuilder csv = new StringBuilder();
-    USERS.forEach((binary, user) -> {
-      byte[] token = new byte[24];
-      random.nextBytes(token);
-      csv.append(HexFormat.of().formatHex(token)).append(',').append(user).append(',')
-          .append(user).append('\n');
-    });
+    USERS.forEach(
+        (binary, user) -> {
+          byte[] token = new byte[24];
+          random.nextBytes(token);
+          csv.append(HexFormat.of().formatHex(token))
+              .append(',')
+              .append(user)
+              .append(',')
+              .append(user)
+              .append('\n');
+        });
     Path file = dir.resolve(TOKEN_FILE);
     OwnerOnly.write(file, csv.toString());
     return file;
@@ -88,8 +98,10 @@ final class UpstreamControllers implements AutoCloseable {
   private static String token(Path controlPlaneDir, String user) {
     try {
       return Files.readAllLines(controlPlaneDir.resolve(TOKEN_FILE)).stream()
-          .map(l -> l.split(",")).filter(f -> f.length >= 2 && f[1].equals(user))
-          .map(f -> f[0]).findFirst()
+          .map(l -> l.split(","))
+          .filter(f -> f.length >= 2 && f[1].equals(user))
+          .map(f -> f[0])
+          .findFirst()
           .orElseThrow(() -> new IllegalStateException("no token for " + user));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -99,25 +111,32 @@ final class UpstreamControllers implements AutoCloseable {
   /**
    * Starts both and returns once both answer {@code /healthz}.
    *
-   * @param caFile the API server's CA, also kube-controller-manager's {@code --root-ca-file}
-   *     (what it publishes as {@code kube-root-ca.crt})
+   * @param caFile the API server's CA, also kube-controller-manager's {@code --root-ca-file} (what
+   *     it publishes as {@code kube-root-ca.crt})
    */
-  static UpstreamControllers start(ControlPlane.Running cp, Config admin, Path caFile,
-      Path logDir) {
+  static UpstreamControllers start(
+      ControlPlane.Running cp, Config admin, Path caFile, Path logDir) {
     return start(cp, admin, caFile, logDir, Map.of());
   }
 
   /**
-   * As {@link #start(ControlPlane.Running, Config, Path, Path)}, with extra flags by binary
-   * ({@code --name=value} each); one named as a default flag replaces that default (a benchmark
-   * raises {@code --kube-api-qps} or narrows {@code --controllers}).
+   * As {@link #start(ControlPlane.Running, Config, Path, Path)}, with extra flags by binary ({@code
+   * --name=value} each); one named as a default flag replaces that default (a benchmark raises
+   * {@code --kube-api-qps} or narrows {@code --controllers}).
    */
-  static UpstreamControllers start(ControlPlane.Running cp, Config admin, Path caFile,
-      Path logDir, Map<String, List<String>> extraFlags) {
+  static UpstreamControllers start(
+      ControlPlane.Running cp,
+      Config admin,
+      Path caFile,
+      Path logDir,
+      Map<String, List<String>> extraFlags) {
     for (String binary : USERS.keySet()) {
       if (!Files.isExecutable(cp.binaries().resolve(binary))) {
-        throw new IllegalStateException(binary + " not found in " + cp.binaries()
-            + "; build it with integration-tests/scripts/build-control-plane.sh");
+        throw new IllegalStateException(
+            binary
+                + " not found in "
+                + cp.binaries()
+                + "; build it with integration-tests/scripts/build-control-plane.sh");
       }
     }
     long started = System.nanoTime();
@@ -137,38 +156,45 @@ final class UpstreamControllers implements AutoCloseable {
       for (String binary : List.of(CONTROLLER_MANAGER, SCHEDULER)) {
         String user = USERS.get(binary);
         Path kubeconfig = dir.resolve(binary + ".kubeconfig");
-        OwnerOnly.write(kubeconfig, KdraChart.kubeconfig(admin, caFile, user,
-            token(cp.dir(), user)));
+        OwnerOnly.write(
+            kubeconfig, KdraChart.kubeconfig(admin, caFile, user, token(cp.dir(), user)));
         int port = ServiceProcess.freePort();
-        List<String> command = new ArrayList<>(List.of(
-            cp.binaries().resolve(binary).toString(),
-            "--kubeconfig=" + kubeconfig,
-            "--authentication-kubeconfig=" + kubeconfig,
-            "--authorization-kubeconfig=" + kubeconfig,
-            // kube-api-test's API server has no front proxy (no request-header CA): without
-            // this, both log every few seconds that the CA bundle's content is missing
-            "--authentication-skip-lookup=true",
-            "--bind-address=127.0.0.1",
-            "--secure-port=" + port,
-            "--cert-dir=" + dir.resolve(binary + "-certs"),
-            "--leader-elect=false",
-            "--v=2"));
+        List<String> command =
+            new ArrayList<>(
+                List.of(
+                    cp.binaries().resolve(binary).toString(),
+                    "--kubeconfig=" + kubeconfig,
+                    "--authentication-kubeconfig=" + kubeconfig,
+                    "--authorization-kubeconfig=" + kubeconfig,
+                    // kube-api-test's API server has no front proxy (no request-header CA): without
+                    // this, both log every few seconds that the CA bundle's content is missing
+                    "--authentication-skip-lookup=true",
+                    "--bind-address=127.0.0.1",
+                    "--secure-port=" + port,
+                    "--cert-dir=" + dir.resolve(binary + "-certs"),
+                    "--leader-elect=false",
+                    "--v=2"));
         if (binary.equals(CONTROLLER_MANAGER)) {
-          command.addAll(List.of(
-              // every controller enabled by default, resourceclaim-controller, the garbage
-              // collector and node lifecycle among them
-              "--controllers=*",
-              "--use-service-account-credentials=true",
-              // the key the API server signs and checks ServiceAccount tokens with
-              "--service-account-private-key-file="
-                  + cp.dir().resolve(io.fabric8.kubeapitest.cert.CertManager.API_SERVER_KEY_NAME),
-              "--root-ca-file=" + caFile.toAbsolutePath(),
-              "--cluster-name=kdra-it"));
+          command.addAll(
+              List.of(
+                  // every controller enabled by default, resourceclaim-controller, the garbage
+                  // collector and node lifecycle among them
+                  "--controllers=*",
+                  "--use-service-account-credentials=true",
+                  // the key the API server signs and checks ServiceAccount tokens with
+                  "--service-account-private-key-file="
+                      + cp.dir()
+                          .resolve(io.fabric8.kubeapitest.cert.CertManager.API_SERVER_KEY_NAME),
+                  "--root-ca-file=" + caFile.toAbsolutePath(),
+                  "--cluster-name=kdra-it"));
         }
         command = withFlags(command, extraFlags.getOrDefault(binary, List.of()));
         Path log = logDir.resolve(binary + ".log");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process p =
+            new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         processes.put(binary, p);
         logs.put(binary, log);
         ports.put(binary, port);
@@ -182,8 +208,9 @@ final class UpstreamControllers implements AutoCloseable {
       controllers.close();
       throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
     }
-    System.out.printf("[control-plane] kube-controller-manager and kube-scheduler up in %d ms;"
-        + " logs in %s%n", (System.nanoTime() - started) / 1_000_000, logDir);
+    System.out.printf(
+        "[control-plane] kube-controller-manager and kube-scheduler up in %d ms;" + " logs in %s%n",
+        (System.nanoTime() - started) / 1_000_000, logDir);
     return controllers;
   }
 
@@ -220,13 +247,22 @@ final class UpstreamControllers implements AutoCloseable {
     String last = "no answer";
     while (System.nanoTime() < deadline) {
       if (!p.isAlive()) {
-        throw new IllegalStateException(binary + " exited with " + p.exitValue() + "; log "
-            + logs.get(binary) + ":\n" + tail(binary, 40));
+        throw new IllegalStateException(
+            binary
+                + " exited with "
+                + p.exitValue()
+                + "; log "
+                + logs.get(binary)
+                + ":\n"
+                + tail(binary, 40));
       }
       try {
-        HttpResponse<String> r = HTTPS.send(HttpRequest.newBuilder(
-                URI.create("https://127.0.0.1:" + port + "/healthz"))
-            .timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+            HTTPS.send(
+                HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/healthz"))
+                    .timeout(Duration.ofSeconds(3))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() == 200) {
           return;
         }
@@ -239,8 +275,16 @@ final class UpstreamControllers implements AutoCloseable {
       }
       ServiceProcess.sleep(250);
     }
-    throw new IllegalStateException(binary + " not healthy after " + READY_TIMEOUT + ": " + last
-        + "\nlog " + logs.get(binary) + ":\n" + tail(binary, 40));
+    throw new IllegalStateException(
+        binary
+            + " not healthy after "
+            + READY_TIMEOUT
+            + ": "
+            + last
+            + "\nlog "
+            + logs.get(binary)
+            + ":\n"
+            + tail(binary, 40));
   }
 
   /** The log files, by binary. */
@@ -293,21 +337,29 @@ final class UpstreamControllers implements AutoCloseable {
   private static HttpClient insecureLoopbackClient() {
     try {
       SSLContext ssl = SSLContext.getInstance("TLS");
-      ssl.init(null, new TrustManager[] {new X509TrustManager() {
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+      ssl.init(
+          null,
+          new TrustManager[] {
+            new X509TrustManager() {
+              @Override
+              public void checkClientTrusted(X509Certificate[] chain, String authType) {}
 
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+              @Override
+              public void checkServerTrusted(X509Certificate[] chain, String authType) {}
 
-        @Override
-        public X509Certificate[] getAcceptedIssuers() {
-          return new X509Certificate[0];
-        }
-      }}, new SecureRandom());
+              @Override
+              public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+              }
+            }
+          },
+          new SecureRandom());
       // HTTP/1.1: their Go servers answer the JDK client's HTTP/2 with GOAWAY
-      return HttpClient.newBuilder().sslContext(ssl).version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(2)).build();
+      return HttpClient.newBuilder()
+          .sslContext(ssl)
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
     } catch (java.security.GeneralSecurityException e) {
       throw new IllegalStateException(e);
     }

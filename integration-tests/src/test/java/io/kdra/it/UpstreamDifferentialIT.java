@@ -24,49 +24,53 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Differential correctness against upstream's allocator: for seeded random scenarios
- * ({@link ScenarioGenerator}), {@code bin/dra-alloc} (in process) and {@code dra-alloc-upstream}
+ * Differential correctness against upstream's allocator: for seeded random scenarios ({@link
+ * ScenarioGenerator}), {@code bin/dra-alloc} (in process) and {@code dra-alloc-upstream}
  * (upstream's {@code k8s.io/dynamic-resource-allocation/structured}, v0.36.3) read the same input
- * and must agree on which claims are allocated; every allocation of ours must pass the
- * {@link AllocationChecker} (upstream's too, which keeps the checker honest). Where both
- * allocate, the allocations must be the same too, share IDs aside: upstream's first fit is
- * deterministic for a given input. A scenario in which upstream breaks {@code distinctAttribute}
- * (a known divergence) only has our allocations checked, and what differs after it is printed
- * (see "Differential testing against upstream" in docs/OPERATIONS.md).
+ * and must agree on which claims are allocated; every allocation of ours must pass the {@link
+ * AllocationChecker} (upstream's too, which keeps the checker honest). Where both allocate, the
+ * allocations must be the same too, share IDs aside: upstream's first fit is deterministic for a
+ * given input. A scenario in which upstream breaks {@code distinctAttribute} (a known divergence)
+ * only has our allocations checked, and what differs after it is printed (see "Differential testing
+ * against upstream" in docs/OPERATIONS.md).
  *
- * <p>All three generator profiles run: {@value #DEFAULT_SCENARIOS} basic,
- * {@value #DEFAULT_EXTENDED} extended and {@value #DEFAULT_SHARED} shared scenarios.
- * {@code -Dprofile=basic}, {@code extended} or {@code shared} runs only one,
- * {@code -Dscenarios=N} sets how many of each and {@code -Dseed=S} the first seed (default 1;
- * scenario i uses seed S+i). A failing scenario's input stays in
- * {@code target/differential/seed-S.yaml} (other profiles: {@code <profile>-seed-S.yaml})
- * for {@code bin/dra-alloc}; the others are deleted. No control plane needed.
+ * <p>All three generator profiles run: {@value #DEFAULT_SCENARIOS} basic, {@value
+ * #DEFAULT_EXTENDED} extended and {@value #DEFAULT_SHARED} shared scenarios. {@code
+ * -Dprofile=basic}, {@code extended} or {@code shared} runs only one, {@code -Dscenarios=N} sets
+ * how many of each and {@code -Dseed=S} the first seed (default 1; scenario i uses seed S+i). A
+ * failing scenario's input stays in {@code target/differential/seed-S.yaml} (other profiles: {@code
+ * <profile>-seed-S.yaml}) for {@code bin/dra-alloc}; the others are deleted. No control plane
+ * needed.
  */
 class UpstreamDifferentialIT {
 
   /** 37 s within a full verify on two shared cores (up to three minutes under heavy load). */
   static final int DEFAULT_SCENARIOS = 300;
+
   /** The extended profile's scenarios in the build. */
   static final int DEFAULT_EXTENDED = 200;
+
   /** The shared profile's scenarios in the build. */
   static final int DEFAULT_SHARED = 200;
+
   static final Path OUT = Path.of("target", "differential");
   static final String OURS_INVALID = "invalid allocation of ours: ";
-  static final String DISTINCT_CONFLICT = "because a claim constraint would not be satisfied: "
-      + "distinctAttribute";
+  static final String DISTINCT_CONFLICT =
+      "because a claim constraint would not be satisfied: " + "distinctAttribute";
   static final String UPSTREAM_INVALID = "upstream's allocation fails the checker: ";
-  static final ObjectMapper JSON = new ObjectMapper()
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+  static final ObjectMapper JSON =
+      new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
   /** What one program decided on one scenario. */
   record Decision(int exit, Map<String, ResourceClaim> claims, String err) {
     TreeSet<String> allocated() {
       TreeSet<String> out = new TreeSet<>();
-      claims.forEach((k, c) -> {
-        if (c.getStatus() != null && c.getStatus().getAllocation() != null) {
-          out.add(k);
-        }
-      });
+      claims.forEach(
+          (k, c) -> {
+            if (c.getStatus() != null && c.getStatus().getAllocation() != null) {
+              out.add(k);
+            }
+          });
       return out;
     }
   }
@@ -86,8 +90,8 @@ class UpstreamDifferentialIT {
   }
 
   /**
-   * The shared profile: the extended scenarios plus pods that share claims and use claims
-   * allocated before the run (issue 17: their node selectors must restrict the pods).
+   * The shared profile: the extended scenarios plus pods that share claims and use claims allocated
+   * before the run (issue 17: their node selectors must restrict the pods).
    */
   @Test
   void agreesWithUpstreamOnSharedScenarios() throws IOException {
@@ -98,13 +102,16 @@ class UpstreamDifferentialIT {
     String only = System.getProperty("profile", "");
     Assumptions.assumeTrue(only.isBlank() || Profile.of(only) == profile, "-Dprofile=" + only);
     Path binary = UpstreamAlloc.binary();
-    Assumptions.assumeTrue(Files.isExecutable(binary), "dra-alloc-upstream not found at "
-        + binary + ": build it with integration-tests/scripts/build-upstream-alloc.sh (the "
-        + "pre-integration-test phase does), or point -Dkdra.upstream.alloc at it");
+    Assumptions.assumeTrue(
+        Files.isExecutable(binary),
+        "dra-alloc-upstream not found at "
+            + binary
+            + ": build it with integration-tests/scripts/build-upstream-alloc.sh (the "
+            + "pre-integration-test phase does), or point -Dkdra.upstream.alloc at it");
     int scenarios = Integer.getInteger("scenarios", defaultScenarios);
     long first = Long.getLong("seed", 1);
-    String prefix = profile == Profile.BASIC ? ""
-        : profile.name().toLowerCase(java.util.Locale.ROOT) + "-";
+    String prefix =
+        profile == Profile.BASIC ? "" : profile.name().toLowerCase(java.util.Locale.ROOT) + "-";
     Files.createDirectories(OUT);
     List<String> problems = new ArrayList<>();
     List<String> followOnDiffs = new ArrayList<>();
@@ -129,13 +136,16 @@ class UpstreamDifferentialIT {
       oursNanos += t1 - t0;
       upstreamNanos += System.nanoTime() - t1;
       List<String> found = new ArrayList<>(compare(s, ours, upstream));
-      boolean knownDivergence = found.stream().anyMatch(f -> f.startsWith(UPSTREAM_INVALID)
-          && f.contains(": distinctAttribute "))
-          // the same bug with a valid result: upstream's All got past a conflict that is an
-          // error for us, and fell back to another subrequest (extended seed 4709)
-          || (!upstream.allocated().containsAll(ours.allocated()) ? false
-              : ours.err().contains(DISTINCT_CONFLICT)
-                  && !ours.allocated().equals(upstream.allocated()));
+      boolean knownDivergence =
+          found.stream()
+                  .anyMatch(
+                      f -> f.startsWith(UPSTREAM_INVALID) && f.contains(": distinctAttribute "))
+              // the same bug with a valid result: upstream's All got past a conflict that is an
+              // error for us, and fell back to another subrequest (extended seed 4709)
+              || (!upstream.allocated().containsAll(ours.allocated())
+                  ? false
+                  : ours.err().contains(DISTINCT_CONFLICT)
+                      && !ours.allocated().equals(upstream.allocated()));
       if (knownDivergence) {
         // upstream's known distinctAttribute bug (see knownDivergences): its invalid allocation
         // changes what is left for later claims, so only our own validity counts here
@@ -167,19 +177,37 @@ class UpstreamDifferentialIT {
         for (String f : found) {
           problems.add("seed " + seed + ": " + f);
         }
-        problems.add("seed " + seed + ": replay with bin/dra-alloc -o summary "
-            + Path.of("integration-tests").resolve(file) + ", or -Dit.test="
-            + getClass().getSimpleName() + " -Dprofile=" + profile.name().toLowerCase(
-                java.util.Locale.ROOT) + " -Dseed=" + seed + " -Dscenarios=1");
+        problems.add(
+            "seed "
+                + seed
+                + ": replay with bin/dra-alloc -o summary "
+                + Path.of("integration-tests").resolve(file)
+                + ", or -Dit.test="
+                + getClass().getSimpleName()
+                + " -Dprofile="
+                + profile.name().toLowerCase(java.util.Locale.ROOT)
+                + " -Dseed="
+                + seed
+                + " -Dscenarios=1");
       }
     }
     long millis = (System.nanoTime() - start) / 1_000_000;
-    System.out.printf("differential (%s): %d scenarios from seed %d, %d pending claims: %d "
-        + "allocated by both (%d otherwise after a known divergence), %d by neither; failing "
-        + "scenarios %s; known upstream divergences in %s; %d ms (dra-alloc in process %d ms, "
-        + "dra-alloc-upstream processes %d ms)%n",
-        profile.name().toLowerCase(java.util.Locale.ROOT), scenarios, first, claims,
-        allocatedByBoth, followOnDiffs.size(), failedInBoth, failing, known, millis, oursNanos / 1_000_000,
+    System.out.printf(
+        "differential (%s): %d scenarios from seed %d, %d pending claims: %d "
+            + "allocated by both (%d otherwise after a known divergence), %d by neither; failing "
+            + "scenarios %s; known upstream divergences in %s; %d ms (dra-alloc in process %d ms, "
+            + "dra-alloc-upstream processes %d ms)%n",
+        profile.name().toLowerCase(java.util.Locale.ROOT),
+        scenarios,
+        first,
+        claims,
+        allocatedByBoth,
+        followOnDiffs.size(),
+        failedInBoth,
+        failing,
+        known,
+        millis,
+        oursNanos / 1_000_000,
         upstreamNanos / 1_000_000);
     if (profile != Profile.BASIC) {
       System.out.println("  claims allocated by both, by shape: " + shapes);
@@ -195,20 +223,28 @@ class UpstreamDifferentialIT {
   @Test
   void knownDivergences() throws IOException {
     Path binary = UpstreamAlloc.binary();
-    Assumptions.assumeTrue(Files.isExecutable(binary), "dra-alloc-upstream not found at "
-        + binary);
-    List<String> args = List.of("-o", "json",
-        Path.of("src/test/resources/differential/distinct-attribute-per-request.yaml").toString());
+    Assumptions.assumeTrue(Files.isExecutable(binary), "dra-alloc-upstream not found at " + binary);
+    List<String> args =
+        List.of(
+            "-o",
+            "json",
+            Path.of("src/test/resources/differential/distinct-attribute-per-request.yaml")
+                .toString());
     Decision upstream = decide(UpstreamAlloc.upstream(args));
     Decision ours = decide(UpstreamAlloc.kdra(args));
-    assertThat(upstream.allocated()).as("upstream allocates g0, g1, g2 despite g0 and g2 "
-        + "sharing pci0").containsExactly("default/c");
-    assertThat(devices(upstream.claims().get("default/c"))).containsOnlyKeys(
-        "r=gpu.example.com/node-a/g0", "r=gpu.example.com/node-a/g1",
-        "r=gpu.example.com/node-a/g2");
+    assertThat(upstream.allocated())
+        .as("upstream allocates g0, g1, g2 despite g0 and g2 " + "sharing pci0")
+        .containsExactly("default/c");
+    assertThat(devices(upstream.claims().get("default/c")))
+        .containsOnlyKeys(
+            "r=gpu.example.com/node-a/g0",
+            "r=gpu.example.com/node-a/g1",
+            "r=gpu.example.com/node-a/g2");
     assertThat(ours.allocated()).isEmpty();
-    assertThat(ours.err()).contains("constraint distinctAttribute resource.kubernetes.io/"
-        + "pcieRoot (all requests) cannot be satisfied");
+    assertThat(ours.err())
+        .contains(
+            "constraint distinctAttribute resource.kubernetes.io/"
+                + "pcieRoot (all requests) cannot be satisfied");
   }
 
   /**
@@ -221,43 +257,70 @@ class UpstreamDifferentialIT {
     if (results.stream().anyMatch(r -> Boolean.TRUE.equals(r.getAdminAccess()))) {
       out.add("adminAccess");
     }
-    if (results.stream().anyMatch(r -> r.getBindingConditions() != null
-        && !r.getBindingConditions().isEmpty())) {
+    if (results.stream()
+        .anyMatch(r -> r.getBindingConditions() != null && !r.getBindingConditions().isEmpty())) {
       out.add("bindingConditions");
     }
     if (results.stream().anyMatch(r -> "attach".equals(r.getPool()))) {
       out.add("perDeviceNodeSelection");
     }
-    if (results.stream().anyMatch(r -> r.getTolerations() != null && r.getTolerations().stream()
-        .anyMatch(t -> t.getTolerationSeconds() != null || "NoExecute".equals(t.getEffect())))) {
+    if (results.stream()
+        .anyMatch(
+            r ->
+                r.getTolerations() != null
+                    && r.getTolerations().stream()
+                        .anyMatch(
+                            t ->
+                                t.getTolerationSeconds() != null
+                                    || "NoExecute".equals(t.getEffect())))) {
       out.add("NoExecute toleration");
     }
     String name = c.getMetadata().getName();
-    boolean placed = s.pods().stream().anyMatch(p -> {
-      var spec = p.getSpec();
-      boolean constrained = (spec.getNodeName() != null && !spec.getNodeName().isEmpty())
-          || (spec.getNodeSelector() != null && !spec.getNodeSelector().isEmpty())
-          || spec.getAffinity() != null;
-      return constrained && spec.getResourceClaims().stream().anyMatch(r -> name.equals(
-          r.getResourceClaimName()) || name.equals(p.getMetadata().getName() + "-"
-          + r.getName()));
-    });
+    boolean placed =
+        s.pods().stream()
+            .anyMatch(
+                p -> {
+                  var spec = p.getSpec();
+                  boolean constrained =
+                      (spec.getNodeName() != null && !spec.getNodeName().isEmpty())
+                          || (spec.getNodeSelector() != null && !spec.getNodeSelector().isEmpty())
+                          || spec.getAffinity() != null;
+                  return constrained
+                      && spec.getResourceClaims().stream()
+                          .anyMatch(
+                              r ->
+                                  name.equals(r.getResourceClaimName())
+                                      || name.equals(
+                                          p.getMetadata().getName() + "-" + r.getName()));
+                });
     if (placed) {
       out.add("pod with node constraints");
     }
     String key = "default/" + name;
-    List<io.fabric8.kubernetes.api.model.Pod> users = s.pods().stream()
-        .filter(p -> p.getSpec().getResourceClaims().stream().anyMatch(r -> name.equals(
-            r.getResourceClaimName()) || name.equals(p.getMetadata().getName() + "-"
-            + r.getName()))).toList();
+    List<io.fabric8.kubernetes.api.model.Pod> users =
+        s.pods().stream()
+            .filter(
+                p ->
+                    p.getSpec().getResourceClaims().stream()
+                        .anyMatch(
+                            r ->
+                                name.equals(r.getResourceClaimName())
+                                    || name.equals(p.getMetadata().getName() + "-" + r.getName())))
+            .toList();
     if (users.size() > 1) {
       out.add("shared by pods");
     }
     java.util.Set<String> before = new java.util.HashSet<>();
     s.allocatedClaims().forEach(a -> before.add("default/" + a.getMetadata().getName()));
-    if (!before.contains(key) && users.stream().anyMatch(p -> p.getSpec().getResourceClaims()
-        .stream().anyMatch(r -> r.getResourceClaimName() != null
-            && before.contains("default/" + r.getResourceClaimName())))) {
+    if (!before.contains(key)
+        && users.stream()
+            .anyMatch(
+                p ->
+                    p.getSpec().getResourceClaims().stream()
+                        .anyMatch(
+                            r ->
+                                r.getResourceClaimName() != null
+                                    && before.contains("default/" + r.getResourceClaimName())))) {
       out.add("beside a claim allocated before");
     }
     return out;
@@ -267,8 +330,15 @@ class UpstreamDifferentialIT {
   static List<String> compare(GeneratedScenario s, Decision ours, Decision upstream) {
     List<String> out = new ArrayList<>();
     if (ours.exit() == 2 || upstream.exit() == 2) {
-      out.add("input rejected (exit " + ours.exit() + " ours, " + upstream.exit()
-          + " upstream): " + ours.err().strip() + " | " + upstream.err().strip());
+      out.add(
+          "input rejected (exit "
+              + ours.exit()
+              + " ours, "
+              + upstream.exit()
+              + " upstream): "
+              + ours.err().strip()
+              + " | "
+              + upstream.err().strip());
       return out;
     }
     if (!ours.allocated().equals(upstream.allocated())) {
@@ -276,17 +346,25 @@ class UpstreamDifferentialIT {
       onlyOurs.removeAll(upstream.allocated());
       TreeSet<String> onlyUpstream = new TreeSet<>(upstream.allocated());
       onlyUpstream.removeAll(ours.allocated());
-      out.add("allocated only by us: " + onlyOurs + ", only by upstream: " + onlyUpstream
-          + "; our failures: " + ours.err().strip().replace("\n", " | ")
-          + "; upstream's failures: " + upstream.err().strip().replace("\n", " | "));
+      out.add(
+          "allocated only by us: "
+              + onlyOurs
+              + ", only by upstream: "
+              + onlyUpstream
+              + "; our failures: "
+              + ours.err().strip().replace("\n", " | ")
+              + "; upstream's failures: "
+              + upstream.err().strip().replace("\n", " | "));
     }
     if (ours.exit() != upstream.exit()) {
       out.add("exit status " + ours.exit() + " ours, " + upstream.exit() + " upstream");
     }
     AllocationChecker checker = AllocationChecker.of(s);
-    checker.check(List.copyOf(ours.claims().values()), s.pods())
+    checker
+        .check(List.copyOf(ours.claims().values()), s.pods())
         .forEach(v -> out.add(OURS_INVALID + v));
-    checker.check(List.copyOf(upstream.claims().values()), s.pods())
+    checker
+        .check(List.copyOf(upstream.claims().values()), s.pods())
         .forEach(v -> out.add(UPSTREAM_INVALID + v));
     return out;
   }
@@ -296,8 +374,8 @@ class UpstreamDifferentialIT {
     if (r.exit() != 2) {
       for (JsonNode item : JSON.readTree(r.out()).path("items")) {
         ResourceClaim c = JSON.treeToValue(item, ResourceClaim.class);
-        String ns = c.getMetadata().getNamespace() == null ? "default"
-            : c.getMetadata().getNamespace();
+        String ns =
+            c.getMetadata().getNamespace() == null ? "default" : c.getMetadata().getNamespace();
         claims.put(ns + "/" + c.getMetadata().getName(), c);
       }
     }
@@ -328,9 +406,13 @@ class UpstreamDifferentialIT {
         List<String> names = new ArrayList<>();
         fields.forEachRemaining(names::add);
         for (String n : names) {
-          ((com.fasterxml.jackson.databind.node.ObjectNode) consumed).put(n,
-              io.kdra.core.model.Quantity.parse(consumed.get(n).asText()).value()
-                  .stripTrailingZeros().toPlainString());
+          ((com.fasterxml.jackson.databind.node.ObjectNode) consumed)
+              .put(
+                  n,
+                  io.kdra.core.model.Quantity.parse(consumed.get(n).asText())
+                      .value()
+                      .stripTrailingZeros()
+                      .toPlainString());
         }
       }
     }
@@ -340,10 +422,12 @@ class UpstreamDifferentialIT {
   /** The chosen devices as request=driver/pool/device, sorted (share IDs are random). */
   static TreeMap<String, Integer> devices(ResourceClaim c) {
     TreeMap<String, Integer> out = new TreeMap<>();
-    for (DeviceRequestAllocationResult r : c.getStatus().getAllocation().getDevices()
-        .getResults()) {
-      out.merge(r.getRequest() + "=" + r.getDriver() + "/" + r.getPool() + "/" + r.getDevice(),
-          1, Integer::sum);
+    for (DeviceRequestAllocationResult r :
+        c.getStatus().getAllocation().getDevices().getResults()) {
+      out.merge(
+          r.getRequest() + "=" + r.getDriver() + "/" + r.getPool() + "/" + r.getDevice(),
+          1,
+          Integer::sum);
     }
     return out;
   }

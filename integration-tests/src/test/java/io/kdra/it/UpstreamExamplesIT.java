@@ -21,10 +21,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@code bin/dra-alloc} and upstream's allocator ({@code dra-alloc-upstream}) decide alike on
- * every scenario in {@code examples/}: the same exit status, the same claims allocated, on the
- * same node with the same devices (the examples are small enough that upstream's first-fit
- * choice is deterministic), and the same claims reported as failing. No control plane needed.
+ * {@code bin/dra-alloc} and upstream's allocator ({@code dra-alloc-upstream}) decide alike on every
+ * scenario in {@code examples/}: the same exit status, the same claims allocated, on the same node
+ * with the same devices (the examples are small enough that upstream's first-fit choice is
+ * deterministic), and the same claims reported as failing. No control plane needed.
  */
 class UpstreamExamplesIT {
 
@@ -38,21 +38,28 @@ class UpstreamExamplesIT {
       scenarios = dirs.filter(Files::isDirectory).sorted().toList();
     }
     assertThat(scenarios).as("scenarios in " + EXAMPLES.toAbsolutePath()).isNotEmpty();
-    return scenarios.stream().map(dir -> DynamicTest.dynamicTest(dir.getFileName().toString(),
-        () -> {
-          List<String> files = yamlFiles(dir);
-          Decision ours = decide(UpstreamAlloc.kdra(args(files)));
-          Decision upstream = decide(UpstreamAlloc.upstream(args(workloadsAsPods(files))));
-          assertThat(ours).as("dra-alloc vs upstream on " + dir).isEqualTo(upstream);
-          assertThat(ours.exit()).as("every example allocates").isZero();
-        }));
+    return scenarios.stream()
+        .map(
+            dir ->
+                DynamicTest.dynamicTest(
+                    dir.getFileName().toString(),
+                    () -> {
+                      List<String> files = yamlFiles(dir);
+                      Decision ours = decide(UpstreamAlloc.kdra(args(files)));
+                      Decision upstream =
+                          decide(UpstreamAlloc.upstream(args(workloadsAsPods(files))));
+                      assertThat(ours).as("dra-alloc vs upstream on " + dir).isEqualTo(upstream);
+                      assertThat(ours.exit()).as("every example allocates").isZero();
+                    }));
   }
 
   /** A claim that fits nowhere and a pod whose template is missing fail in both, alike. */
   @Test
   void failuresAgree(@TempDir Path tmp) throws IOException {
     Path extra = tmp.resolve("unsatisfiable.yaml");
-    Files.writeString(extra, """
+    Files.writeString(
+        extra,
+        """
         apiVersion: resource.k8s.io/v1
         kind: ResourceClaim
         metadata: {name: two-big-gpus, namespace: ml}
@@ -107,15 +114,17 @@ class UpstreamExamplesIT {
   }
 
   /**
-   * A plain {@code n} is a string in both readers, not the YAML 1.1 boolean that
-   * sigs.k8s.io/yaml would make of it: a request named {@code n} is allocated by both. (Unquoted
-   * yes/no/on/off still differ: Jackson reads them as YAML 1.1 booleans, the Go reader as
-   * strings; inputs should quote them.)
+   * A plain {@code n} is a string in both readers, not the YAML 1.1 boolean that sigs.k8s.io/yaml
+   * would make of it: a request named {@code n} is allocated by both. (Unquoted yes/no/on/off still
+   * differ: Jackson reads them as YAML 1.1 booleans, the Go reader as strings; inputs should quote
+   * them.)
    */
   @Test
   void yamlWordsThatLookBooleanStayStrings(@TempDir Path tmp) throws IOException {
     Path claim = tmp.resolve("request-n.yaml");
-    Files.writeString(claim, """
+    Files.writeString(
+        claim,
+        """
         apiVersion: resource.k8s.io/v1
         kind: ResourceClaim
         metadata: {name: request-n, namespace: ml}
@@ -131,43 +140,52 @@ class UpstreamExamplesIT {
     Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
     assertThat(ours).isEqualTo(upstream);
     assertThat(ours.allocated()).containsKey("ml/request-n");
-    assertThat(ours.allocated().get("ml/request-n").devices()).singleElement()
-        .asString().startsWith("n gpu.example.com/");
+    assertThat(ours.allocated().get("ml/request-n").devices())
+        .singleElement()
+        .asString()
+        .startsWith("n gpu.example.com/");
   }
 
   /**
    * Pods whose claims are allocated already (issue 17's cases): such a claim keeps its allocation
-   * and its node selector restricts the pod, in both. Files in
-   * {@code src/test/resources/allocated-claims/}; each names what it shows.
+   * and its node selector restricts the pod, in both. Files in {@code
+   * src/test/resources/allocated-claims/}; each names what it shows.
    */
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', value = {
-      "shared-claim-pins-the-next-pod | 1 | ml/shared=gpu gpu.example.com/node-a/gpu-0 | ml/own",
-      "pinned-claim-moves-the-new-claim | 0 | ml/new=gpu gpu.example.com/node-b/gpu-1 |",
-      "pinned-claim-outside-the-pods-nodes | 1 | | ml/new ml/p",
-      "claims-without-namespace | 1 | default/a=gpu gpu.example.com/node-a/gpu-0 | default/b"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "shared-claim-pins-the-next-pod | 1 | ml/shared=gpu gpu.example.com/node-a/gpu-0 | ml/own",
+        "pinned-claim-moves-the-new-claim | 0 | ml/new=gpu gpu.example.com/node-b/gpu-1 |",
+        "pinned-claim-outside-the-pods-nodes | 1 | | ml/new ml/p",
+        "claims-without-namespace | 1 | default/a=gpu gpu.example.com/node-a/gpu-0 | default/b"
+      })
   void allocatedClaimsRestrictThePodAlike(String name, int exit, String allocated, String failed)
       throws IOException {
-    List<String> files = List.of(Path.of("src/test/resources/allocated-claims", name + ".yaml")
-        .toString());
+    List<String> files =
+        List.of(Path.of("src/test/resources/allocated-claims", name + ".yaml").toString());
     Decision ours = decide(UpstreamAlloc.kdra(args(files)));
     Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
     assertThat(ours).isEqualTo(upstream);
     assertThat(ours.exit()).isEqualTo(exit);
     Map<String, String> devices = new TreeMap<>();
     ours.allocated().forEach((k, v) -> devices.put(k, String.join(", ", v.devices())));
-    assertThat(devices).isEqualTo(allocated == null ? Map.of()
-        : Map.of(allocated.split("=")[0], allocated.split("=")[1]));
-    assertThat(ours.failed()).containsExactlyElementsOf(failed == null ? List.of()
-        : List.of(failed.split(" ")));
+    assertThat(devices)
+        .isEqualTo(
+            allocated == null
+                ? Map.of()
+                : Map.of(allocated.split("=")[0], allocated.split("=")[1]));
+    assertThat(ours.failed())
+        .containsExactlyElementsOf(failed == null ? List.of() : List.of(failed.split(" ")));
   }
 
   /** Both reject bad input with exit status 2. */
   @Test
   void badInputIsExitTwo(@TempDir Path tmp) throws IOException {
     Path bad = tmp.resolve("bad.yaml");
-    Files.writeString(bad, "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\n"
-        + "metadata: {name: old}\n");
+    Files.writeString(
+        bad,
+        "apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\n" + "metadata: {name: old}\n");
     assertThat(UpstreamAlloc.kdra(List.of(bad.toString())).exit()).isEqualTo(2);
     assertThat(UpstreamAlloc.upstream(List.of(bad.toString())).exit()).isEqualTo(2);
   }
@@ -191,11 +209,19 @@ class UpstreamExamplesIT {
       }
       TreeSet<String> devices = new TreeSet<>();
       for (JsonNode d : allocation.path("devices").path("results")) {
-        devices.add(d.path("request").asText() + " " + d.path("driver").asText() + "/"
-            + d.path("pool").asText() + "/" + d.path("device").asText());
+        devices.add(
+            d.path("request").asText()
+                + " "
+                + d.path("driver").asText()
+                + "/"
+                + d.path("pool").asText()
+                + "/"
+                + d.path("device").asText());
       }
-      allocated.put(claim.path("metadata").path("namespace").asText("default") + "/"
-          + claim.path("metadata").path("name").asText(),
+      allocated.put(
+          claim.path("metadata").path("namespace").asText("default")
+              + "/"
+              + claim.path("metadata").path("name").asText(),
           new Placed(allocation.path("nodeSelector"), devices));
     }
     TreeSet<String> failed = new TreeSet<>();
@@ -216,33 +242,37 @@ class UpstreamExamplesIT {
 
   /**
    * The files with every Deployment, ReplicaSet, StatefulSet and Job replaced by its pods, for
-   * upstream's reader, which takes Pods only (dra-alloc expands them itself, with the same
-   * {@link io.kdra.alloc.cli.WorkloadPods}); files without workloads are passed as they are.
+   * upstream's reader, which takes Pods only (dra-alloc expands them itself, with the same {@link
+   * io.kdra.alloc.cli.WorkloadPods}); files without workloads are passed as they are.
    */
   private static List<String> workloadsAsPods(List<String> files) throws IOException {
-    com.fasterxml.jackson.databind.ObjectMapper yaml = new com.fasterxml.jackson.databind
-        .ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    com.fasterxml.jackson.databind.ObjectMapper yaml =
+        new com.fasterxml.jackson.databind.ObjectMapper(
+            new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
     Path dir = null;
     List<String> out = new ArrayList<>();
     for (String file : files) {
-      List<JsonNode> docs = yaml.readerFor(JsonNode.class).<JsonNode>readValues(
-          Path.of(file).toFile()).readAll();
-      if (docs.stream().noneMatch(d -> io.kdra.alloc.cli.WorkloadPods.KINDS.contains(
-          d.path("kind").asText()))) {
+      List<JsonNode> docs =
+          yaml.readerFor(JsonNode.class).<JsonNode>readValues(Path.of(file).toFile()).readAll();
+      if (docs.stream()
+          .noneMatch(d -> io.kdra.alloc.cli.WorkloadPods.KINDS.contains(d.path("kind").asText()))) {
         out.add(file);
         continue;
       }
       StringBuilder text = new StringBuilder();
       for (JsonNode d : docs) {
-        List<? extends JsonNode> expanded = io.kdra.alloc.cli.WorkloadPods.KINDS.contains(
-            d.path("kind").asText()) ? io.kdra.alloc.cli.WorkloadPods.expand(d) : List.of(d);
+        List<? extends JsonNode> expanded =
+            io.kdra.alloc.cli.WorkloadPods.KINDS.contains(d.path("kind").asText())
+                ? io.kdra.alloc.cli.WorkloadPods.expand(d)
+                : List.of(d);
         for (JsonNode e : expanded) {
           text.append(yaml.writeValueAsString(e)); // each document starts with ---
         }
       }
       if (dir == null) {
-        dir = Files.createTempDirectory(Files.createDirectories(Path.of("target")),
-            "examples-as-pods");
+        dir =
+            Files.createTempDirectory(
+                Files.createDirectories(Path.of("target")), "examples-as-pods");
       }
       Path expanded = dir.resolve(out.size() + "-" + Path.of(file).getFileName());
       Files.writeString(expanded, text);
@@ -253,7 +283,10 @@ class UpstreamExamplesIT {
 
   private static List<String> yamlFiles(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(f -> f.toString().endsWith(".yaml")).sorted().map(Path::toString)
+      return files
+          .filter(f -> f.toString().endsWith(".yaml"))
+          .sorted()
+          .map(Path::toString)
           .toList();
     }
   }

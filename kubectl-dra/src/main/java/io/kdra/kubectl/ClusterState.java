@@ -21,9 +21,14 @@ import java.util.Optional;
  * claim-controller's informers hold, as the controller's own {@link ClusterView}, so that its
  * decisions run unchanged on them. Immutable.
  */
-record ClusterState(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims,
-    List<ResourceClaimTemplate> templates, List<ResourceSlice> slices,
-    List<DeviceClass> deviceClasses) implements ClusterView {
+record ClusterState(
+    List<Node> nodes,
+    List<Pod> pods,
+    List<ResourceClaim> claims,
+    List<ResourceClaimTemplate> templates,
+    List<ResourceSlice> slices,
+    List<DeviceClass> deviceClasses)
+    implements ClusterView {
 
   ClusterState {
     nodes = List.copyOf(nodes);
@@ -59,9 +64,11 @@ record ClusterState(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims
 
       @Override
       public List<ResourceClaim> ownedBy(String namespace, String podUid) {
-        return claims.stream().filter(c -> namespace.equals(c.getMetadata().getNamespace()))
-            .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid()))
-                .orElse(false)).toList();
+        return claims.stream()
+            .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
+            .filter(
+                c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid())).orElse(false))
+            .toList();
       }
 
       @Override
@@ -74,8 +81,9 @@ record ClusterState(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims
   /** The same state with {@code claim} added, replacing one of the same namespace and name. */
   ClusterState withClaim(ResourceClaim claim) {
     List<ResourceClaim> cs = new ArrayList<>(claims);
-    cs.removeIf(c -> is(c.getMetadata(), claim.getMetadata().getNamespace(),
-        claim.getMetadata().getName()));
+    cs.removeIf(
+        c ->
+            is(c.getMetadata(), claim.getMetadata().getNamespace(), claim.getMetadata().getName()));
     cs.add(claim);
     return new ClusterState(nodes, pods, cs, templates, slices, deviceClasses);
   }
@@ -83,36 +91,40 @@ record ClusterState(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims
   /** The same state with {@code pod} added, replacing one of the same namespace and name. */
   ClusterState withPod(Pod pod) {
     List<Pod> ps = new ArrayList<>(pods);
-    ps.removeIf(p -> is(p.getMetadata(), pod.getMetadata().getNamespace(),
-        pod.getMetadata().getName()));
+    ps.removeIf(
+        p -> is(p.getMetadata(), pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
     ps.add(pod);
     return new ClusterState(nodes, ps, claims, templates, slices, deviceClasses);
   }
 
   /**
-   * The same state with a manifest's templates, classes, slices and nodes added, each replacing
-   * the object of the same namespace and name.
+   * The same state with a manifest's templates, classes, slices and nodes added, each replacing the
+   * object of the same namespace and name.
    */
-  ClusterState plus(List<ResourceClaimTemplate> ts, List<DeviceClass> cs, List<ResourceSlice> ss,
-      List<Node> ns) {
-    return new ClusterState(merge(nodes, ns), pods, claims, merge(templates, ts),
-        merge(slices, ss), merge(deviceClasses, cs));
+  ClusterState plus(
+      List<ResourceClaimTemplate> ts, List<DeviceClass> cs, List<ResourceSlice> ss, List<Node> ns) {
+    return new ClusterState(
+        merge(nodes, ns),
+        pods,
+        claims,
+        merge(templates, ts),
+        merge(slices, ss),
+        merge(deviceClasses, cs));
   }
 
-  private static <T extends HasMetadata> List<T> merge(List<T> a,
-      List<T> b) {
+  private static <T extends HasMetadata> List<T> merge(List<T> a, List<T> b) {
     List<T> out = new ArrayList<>(a);
     for (T t : b) {
-      out.removeIf(x -> is(x.getMetadata(), t.getMetadata().getNamespace(),
-          t.getMetadata().getName()));
+      out.removeIf(
+          x -> is(x.getMetadata(), t.getMetadata().getNamespace(), t.getMetadata().getName()));
       out.add(t);
     }
     return out;
   }
 
-  private static boolean is(ObjectMeta m, String namespace,
-      String name) {
-    return m != null && Objects.equals(namespace, m.getNamespace())
+  private static boolean is(ObjectMeta m, String namespace, String name) {
+    return m != null
+        && Objects.equals(namespace, m.getNamespace())
         && Objects.equals(name, m.getName());
   }
 }

@@ -17,9 +17,9 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * Every published device: its node, the DeviceClasses whose selectors it satisfies (evaluated
- * with dra-core's CEL environment, as the allocator does) and the claims that hold it. Only the
- * newest generation of each pool counts, as for the allocator. Pure.
+ * Every published device: its node, the DeviceClasses whose selectors it satisfies (evaluated with
+ * dra-core's CEL environment, as the allocator does) and the claims that hold it. Only the newest
+ * generation of each pool counts, as for the allocator. Pure.
  */
 final class DeviceRows {
 
@@ -34,11 +34,20 @@ final class DeviceRows {
    * @param claims {@code namespace/name} of the claims allocated this device, sorted
    * @param taints {@code key=value:Effect} each
    */
-  record Row(String node, String driver, String pool, String device, List<String> classes,
-      List<String> claims, List<String> taints) {}
+  record Row(
+      String node,
+      String driver,
+      String pool,
+      String device,
+      List<String> classes,
+      List<String> claims,
+      List<String> taints) {}
 
-  static List<Row> rows(List<ResourceSlice> slices, List<DeviceClass> classes,
-      List<ResourceClaim> claims, DeviceSelectorEnvironment cel) {
+  static List<Row> rows(
+      List<ResourceSlice> slices,
+      List<DeviceClass> classes,
+      List<ResourceClaim> claims,
+      DeviceSelectorEnvironment cel) {
     Map<String, List<String>> holders = holders(claims);
     Map<String, Long> newest = new HashMap<>();
     for (ResourceSlice s : slices) {
@@ -49,24 +58,34 @@ final class DeviceRows {
     List<Row> rows = new ArrayList<>();
     for (ResourceSlice s : slices) {
       ResourceSliceSpec spec = s.getSpec();
-      if (!usable(s) || generation(spec) < newest.get(poolKey(spec))
-          || spec.getDevices() == null) {
+      if (!usable(s) || generation(spec) < newest.get(poolKey(spec)) || spec.getDevices() == null) {
         continue;
       }
       for (Device d : spec.getDevices()) {
         String id = spec.getDriver() + "/" + spec.getPool().getName() + "/" + d.getName();
-        rows.add(new Row(node(spec, d), spec.getDriver(), spec.getPool().getName(), d.getName(),
-            matching(spec.getDriver(), d, classes, cel),
-            holders.getOrDefault(id, List.of()), taints(d)));
+        rows.add(
+            new Row(
+                node(spec, d),
+                spec.getDriver(),
+                spec.getPool().getName(),
+                d.getName(),
+                matching(spec.getDriver(), d, classes, cel),
+                holders.getOrDefault(id, List.of()),
+                taints(d)));
       }
     }
-    rows.sort(Comparator.comparing(Row::node).thenComparing(Row::driver)
-        .thenComparing(Row::pool).thenComparing(Row::device));
+    rows.sort(
+        Comparator.comparing(Row::node)
+            .thenComparing(Row::driver)
+            .thenComparing(Row::pool)
+            .thenComparing(Row::device));
     return rows;
   }
 
   private static boolean usable(ResourceSlice s) {
-    return s.getSpec() != null && s.getSpec().getDriver() != null && s.getSpec().getPool() != null
+    return s.getSpec() != null
+        && s.getSpec().getDriver() != null
+        && s.getSpec().getPool() != null
         && s.getSpec().getPool().getName() != null;
   }
 
@@ -95,8 +114,8 @@ final class DeviceRows {
     return selector ? "<node selector>" : "<none>";
   }
 
-  private static List<String> matching(String driver, Device d, List<DeviceClass> classes,
-      DeviceSelectorEnvironment cel) {
+  private static List<String> matching(
+      String driver, Device d, List<DeviceClass> classes, DeviceSelectorEnvironment cel) {
     CelDevice view;
     try {
       view = CelDevice.of(driver, d);
@@ -110,7 +129,8 @@ final class DeviceRows {
       try {
         boolean all = true;
         for (DeviceSelector s : selectors == null ? List.<DeviceSelector>of() : selectors) {
-          if (s.getCel() == null || s.getCel().getExpression() == null
+          if (s.getCel() == null
+              || s.getCel().getExpression() == null
               || !cel.compile(s.getCel().getExpression()).matches(view)) {
             all = false;
             break;
@@ -129,14 +149,15 @@ final class DeviceRows {
   private static Map<String, List<String>> holders(List<ResourceClaim> claims) {
     Map<String, TreeSet<String>> by = new HashMap<>();
     for (ResourceClaim c : claims) {
-      if (!PodWhy.allocated(c) || c.getStatus().getAllocation().getDevices() == null
+      if (!PodWhy.allocated(c)
+          || c.getStatus().getAllocation().getDevices() == null
           || c.getStatus().getAllocation().getDevices().getResults() == null) {
         continue;
       }
       for (var r : c.getStatus().getAllocation().getDevices().getResults()) {
-        by.computeIfAbsent(r.getDriver() + "/" + r.getPool() + "/" + r.getDevice(),
-            k -> new TreeSet<>()).add(c.getMetadata().getNamespace() + "/"
-                + c.getMetadata().getName());
+        by.computeIfAbsent(
+                r.getDriver() + "/" + r.getPool() + "/" + r.getDevice(), k -> new TreeSet<>())
+            .add(c.getMetadata().getNamespace() + "/" + c.getMetadata().getName());
       }
     }
     Map<String, List<String>> out = new HashMap<>();
@@ -148,8 +169,13 @@ final class DeviceRows {
     if (d.getTaints() == null) {
       return List.of();
     }
-    return d.getTaints().stream().map(t -> t.getKey()
-        + (t.getValue() == null || t.getValue().isEmpty() ? "" : "=" + t.getValue())
-        + ":" + t.getEffect()).toList();
+    return d.getTaints().stream()
+        .map(
+            t ->
+                t.getKey()
+                    + (t.getValue() == null || t.getValue().isEmpty() ? "" : "=" + t.getValue())
+                    + ":"
+                    + t.getEffect())
+        .toList();
   }
 }

@@ -15,18 +15,25 @@ final class Errors {
   static String describe(Throwable e, String server) {
     String unreachable = unreachable(e);
     if (unreachable != null) {
-      return "cannot reach the API server at " + server + ": " + unreachable
+      return "cannot reach the API server at "
+          + server
+          + ": "
+          + unreachable
           + " (check the kubeconfig and its current context, or pass --kubeconfig/--context)";
     }
     if (e instanceof KubernetesClientException k && k.getCode() > 0) {
-      String status = k.getStatus() != null && k.getStatus().getMessage() != null
-          ? k.getStatus().getMessage() : text(k);
+      String status =
+          k.getStatus() != null && k.getStatus().getMessage() != null
+              ? k.getStatus().getMessage()
+              : text(k);
       return switch (k.getCode()) {
-        case 401 -> "the API server at " + server + " refused the credentials (Unauthorized): "
-            + status;
-        case 403 -> "forbidden: " + status
-            + " (kubectl dra reads nodes, pods, ResourceClaims, ResourceClaimTemplates, "
-            + "ResourceSlices and DeviceClasses)";
+        case 401 ->
+            "the API server at " + server + " refused the credentials (Unauthorized): " + status;
+        case 403 ->
+            "forbidden: "
+                + status
+                + " (kubectl dra reads nodes, pods, ResourceClaims, ResourceClaimTemplates, "
+                + "ResourceSlices and DeviceClasses)";
         default -> "the API server at " + server + " answered " + k.getCode() + ": " + status;
       };
     }
@@ -45,7 +52,8 @@ final class Errors {
       if (t instanceof SSLException) {
         return "TLS failed: " + text(t);
       }
-      if (t instanceof ConnectException && !(t.getCause() instanceof UnresolvedAddressException)
+      if (t instanceof ConnectException
+          && !(t.getCause() instanceof UnresolvedAddressException)
           && (t.getCause() == null || !(t.getCause() instanceof UnknownHostException))) {
         return t.getMessage() == null ? "connection refused" : t.getMessage();
       }

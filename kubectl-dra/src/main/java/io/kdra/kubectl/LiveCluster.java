@@ -13,8 +13,8 @@ import java.util.Optional;
 
 /**
  * The I/O: a fabric8 client from the kubeconfig as kubectl picks it ({@code --kubeconfig}, else
- * {@code KUBECONFIG}, else {@code ~/.kube/config}; {@code --context}), and the reads. Failures
- * are left to {@link Errors}; nothing is written.
+ * {@code KUBECONFIG}, else {@code ~/.kube/config}; {@code --context}), and the reads. Failures are
+ * left to {@link Errors}; nothing is written.
  */
 final class LiveCluster implements AutoCloseable {
 
@@ -33,25 +33,33 @@ final class LiveCluster implements AutoCloseable {
     if (kubeconfig != null && !new File(kubeconfig).isFile()) {
       throw new IllegalArgumentException("kubeconfig " + kubeconfig + ": no such file");
     }
-    if (kubeconfig == null && System.getenv("KUBERNETES_SERVICE_HOST") == null
+    if (kubeconfig == null
+        && System.getenv("KUBERNETES_SERVICE_HOST") == null
         && Config.getKubeconfigFilenames().stream().noneMatch(f -> new File(f).isFile())) {
       // else fabric8 would try the in-cluster address and fail with an unresolvable host
-      throw new IllegalArgumentException("no kubeconfig: none at " + String.join(", ",
-          Config.getKubeconfigFilenames()) + "; set KUBECONFIG or pass --kubeconfig");
+      throw new IllegalArgumentException(
+          "no kubeconfig: none at "
+              + String.join(", ", Config.getKubeconfigFilenames())
+              + "; set KUBECONFIG or pass --kubeconfig");
     }
-    Config config = kubeconfig != null ? Config.fromKubeconfig(context, new File(kubeconfig))
-        : Config.autoConfigure(context);
+    Config config =
+        kubeconfig != null
+            ? Config.fromKubeconfig(context, new File(kubeconfig))
+            : Config.autoConfigure(context);
     // fabric8 falls back to the current context; kubectl refuses a context it does not know
-    if (context != null && (config.getCurrentContext() == null
-        || !context.equals(config.getCurrentContext().getName()))) {
-      throw new IllegalArgumentException("context \"" + context + "\" does not exist in the "
-          + "kubeconfig");
+    if (context != null
+        && (config.getCurrentContext() == null
+            || !context.equals(config.getCurrentContext().getName()))) {
+      throw new IllegalArgumentException(
+          "context \"" + context + "\" does not exist in the " + "kubeconfig");
     }
     config.setConnectionTimeout(TIMEOUT_MS);
     config.setRequestTimeout(TIMEOUT_MS);
     config.setRequestRetryBackoffLimit(0);
-    this.namespace = namespace != null ? namespace
-        : config.getNamespace() != null ? config.getNamespace() : "default";
+    this.namespace =
+        namespace != null
+            ? namespace
+            : config.getNamespace() != null ? config.getNamespace() : "default";
     this.client = new KubernetesClientBuilder().withConfig(config).build();
   }
 
@@ -66,7 +74,8 @@ final class LiveCluster implements AutoCloseable {
 
   /** Everything the claim-controller's informers hold, read once. */
   ClusterState state() {
-    return new ClusterState(client.nodes().list().getItems(),
+    return new ClusterState(
+        client.nodes().list().getItems(),
         client.pods().inAnyNamespace().list().getItems(),
         client.resources(ResourceClaim.class).inAnyNamespace().list().getItems(),
         client.resources(ResourceClaimTemplate.class).inAnyNamespace().list().getItems(),
@@ -79,8 +88,8 @@ final class LiveCluster implements AutoCloseable {
   }
 
   Optional<ResourceClaim> claim(String name) {
-    return Optional.ofNullable(client.resources(ResourceClaim.class).inNamespace(namespace)
-        .withName(name).get());
+    return Optional.ofNullable(
+        client.resources(ResourceClaim.class).inNamespace(namespace).withName(name).get());
   }
 
   @Override

@@ -25,13 +25,17 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * {@code kubectl dra}: the kubectl plugin. A thin adapter: {@link LiveCluster} reads, the pure
  * {@link PodWhy}, {@link ClaimWhy}, {@link DeviceRows} and {@link WhatIfRun} decide (with the
- * claim-controller's and dra-core's own functions), {@link Render} words. Exit status: 0
- * answered, 1 error (object not found, cluster unreachable, bad manifest), 2 bad usage, 3
- * {@code what-if}: something would not fit.
+ * claim-controller's and dra-core's own functions), {@link Render} words. Exit status: 0 answered,
+ * 1 error (object not found, cluster unreachable, bad manifest), 2 bad usage, 3 {@code what-if}:
+ * something would not fit.
  */
-@Command(name = "kubectl dra", mixinStandardHelpOptions = true, version = "kubectl-dra 0.1.0",
-    description = "Explains Kubernetes DRA (resource.k8s.io/v1) allocations on the live cluster "
-        + "of the current kubeconfig, with kdra's claim-controller's own explanations.",
+@Command(
+    name = "kubectl dra",
+    mixinStandardHelpOptions = true,
+    version = "kubectl-dra 0.1.0",
+    description =
+        "Explains Kubernetes DRA (resource.k8s.io/v1) allocations on the live cluster "
+            + "of the current kubeconfig, with kdra's claim-controller's own explanations.",
     subcommands = {Main.Why.class, Main.Devices.class, Main.WhatIf.class})
 public final class Main implements Callable<Integer> {
 
@@ -66,15 +70,17 @@ public final class Main implements Callable<Integer> {
     CommandLine cli = new CommandLine(main);
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
-    cli.setExecutionExceptionHandler((e, c, p) -> {
-      err.println("error: " + e.getMessage());
-      return ERROR;
-    });
-    cli.setParameterExceptionHandler((ex, a) -> {
-      err.println("error: " + ex.getMessage());
-      ex.getCommandLine().usage(err);
-      return USAGE;
-    });
+    cli.setExecutionExceptionHandler(
+        (e, c, p) -> {
+          err.println("error: " + e.getMessage());
+          return ERROR;
+        });
+    cli.setParameterExceptionHandler(
+        (ex, a) -> {
+          err.println("error: " + ex.getMessage());
+          ex.getCommandLine().usage(err);
+          return USAGE;
+        });
     return cli.execute(args);
   }
 
@@ -86,30 +92,39 @@ public final class Main implements Callable<Integer> {
 
   /** The kubectl-like connection options every command takes. */
   static final class Connection {
-    @Option(names = "--kubeconfig", paramLabel = "FILE",
+    @Option(
+        names = "--kubeconfig",
+        paramLabel = "FILE",
         description = "the kubeconfig (default: $KUBECONFIG, else ~/.kube/config)")
     String kubeconfig;
 
-    @Option(names = "--context", paramLabel = "NAME",
+    @Option(
+        names = "--context",
+        paramLabel = "NAME",
         description = "the kubeconfig context (default: its current context)")
     String context;
 
-    @Option(names = {"-n", "--namespace"}, paramLabel = "NAME",
+    @Option(
+        names = {"-n", "--namespace"},
+        paramLabel = "NAME",
         description = "the namespace (default: the context's, else default)")
     String namespace;
   }
 
   /**
-   * The allocator's feature gates, as the claim-controller's
-   * {@code kdra.claim-controller.allocator.feature-gates} and upstream's {@code --feature-gates}
-   * take them: set them as the cluster's controller has them.
+   * The allocator's feature gates, as the claim-controller's {@code
+   * kdra.claim-controller.allocator.feature-gates} and upstream's {@code --feature-gates} take
+   * them: set them as the cluster's controller has them.
    */
   static final class FeatureGates {
-    @Option(names = "--feature-gates", paramLabel = "GATE=BOOL,...",
+    @Option(
+        names = "--feature-gates",
+        paramLabel = "GATE=BOOL,...",
         converter = GatesConverter.class,
-        description = "allocator features, e.g. DRAPrioritizedList=false; known: DRAAdminAccess, "
-            + "DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, "
-            + "DRAPartitionableDevices, DRAPrioritizedList (default: Kubernetes 1.36's, all on)")
+        description =
+            "allocator features, e.g. DRAPrioritizedList=false; known: DRAAdminAccess, "
+                + "DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, "
+                + "DRAPartitionableDevices, DRAPrioritizedList (default: Kubernetes 1.36's, all on)")
     AllocatorFeatures features = AllocatorFeatures.defaults();
   }
 
@@ -158,9 +173,12 @@ public final class Main implements Callable<Integer> {
     return 0;
   }
 
-  @Command(name = "why", mixinStandardHelpOptions = true,
-      description = "Why is this pod or ResourceClaim pending? The claim-controller's "
-          + "explanation for the cluster as it is now, per request and per node tried.")
+  @Command(
+      name = "why",
+      mixinStandardHelpOptions = true,
+      description =
+          "Why is this pod or ResourceClaim pending? The claim-controller's "
+              + "explanation for the cluster as it is now, per request and per node tried.")
   static final class Why implements Callable<Integer> {
     @CommandLine.ParentCommand Main main;
     @Mixin Connection connection = new Connection();
@@ -178,35 +196,41 @@ public final class Main implements Callable<Integer> {
         main.err.println("error: " + e.getMessage());
         return USAGE;
       }
-      return main.withCluster(connection, cluster -> {
-        String ns = cluster.namespace();
-        if (t.kind() == Target.Kind.POD) {
-          Pod pod = cluster.pod(t.name()).orElse(null);
-          if (pod == null) {
-            return notFound("pods", t.name(), ns);
-          }
-          return main.print(Render.pod(pod, PodWhy.explain(pod, cluster.state(),
-              options(gates.features))));
-        }
-        ResourceClaim claim = cluster.claim(t.name()).orElse(null);
-        if (claim == null) {
-          return notFound("resourceclaims", t.name(), ns);
-        }
-        return main.print(Render.claim(claim, ClaimWhy.explain(claim, cluster.state(),
-            options(gates.features))));
-      });
+      return main.withCluster(
+          connection,
+          cluster -> {
+            String ns = cluster.namespace();
+            if (t.kind() == Target.Kind.POD) {
+              Pod pod = cluster.pod(t.name()).orElse(null);
+              if (pod == null) {
+                return notFound("pods", t.name(), ns);
+              }
+              return main.print(
+                  Render.pod(pod, PodWhy.explain(pod, cluster.state(), options(gates.features))));
+            }
+            ResourceClaim claim = cluster.claim(t.name()).orElse(null);
+            if (claim == null) {
+              return notFound("resourceclaims", t.name(), ns);
+            }
+            return main.print(
+                Render.claim(
+                    claim, ClaimWhy.explain(claim, cluster.state(), options(gates.features))));
+          });
     }
 
     private int notFound(String resource, String name, String ns) {
-      main.err.println("error: " + resource + " \"" + name + "\" not found in namespace \"" + ns
-          + "\"");
+      main.err.println(
+          "error: " + resource + " \"" + name + "\" not found in namespace \"" + ns + "\"");
       return ERROR;
     }
   }
 
-  @Command(name = "devices", mixinStandardHelpOptions = true,
-      description = "Every published device: its node, the DeviceClasses it matches, the claim "
-          + "holding it, its taints.")
+  @Command(
+      name = "devices",
+      mixinStandardHelpOptions = true,
+      description =
+          "Every published device: its node, the DeviceClasses it matches, the claim "
+              + "holding it, its taints.")
   static final class Devices implements Callable<Integer> {
     @CommandLine.ParentCommand Main main;
     @Mixin Connection connection = new Connection();
@@ -214,43 +238,59 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      return main.withCluster(connection, cluster -> {
-        ClusterState s = cluster.state();
-        return main.print(Render.devices(DeviceRows.rows(s.slices(), s.deviceClasses(),
-            s.claims(), DeviceSelectorEnvironment.create(
-                gates.features.consumableCapacity()))));
-      });
+      return main.withCluster(
+          connection,
+          cluster -> {
+            ClusterState s = cluster.state();
+            return main.print(
+                Render.devices(
+                    DeviceRows.rows(
+                        s.slices(),
+                        s.deviceClasses(),
+                        s.claims(),
+                        DeviceSelectorEnvironment.create(gates.features.consumableCapacity()))));
+          });
     }
   }
 
-  @Command(name = "what-if", mixinStandardHelpOptions = true,
-      description = {"Would these new objects fit now? Places the manifest's pods (and claims "
-          + "no pod of it uses) as the claim-controller would, on the live cluster's free "
-          + "devices; writes nothing.",
-          "Exit status: 0 everything fits, 3 something does not."})
+  @Command(
+      name = "what-if",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Would these new objects fit now? Places the manifest's pods (and claims "
+            + "no pod of it uses) as the claim-controller would, on the live cluster's free "
+            + "devices; writes nothing.",
+        "Exit status: 0 everything fits, 3 something does not."
+      })
   static final class WhatIf implements Callable<Integer> {
     @CommandLine.ParentCommand Main main;
     @Mixin Connection connection = new Connection();
     @Mixin FeatureGates gates = new FeatureGates();
 
-    @Option(names = {"-f", "--filename"}, required = true, paramLabel = "FILE",
-        description = "manifest (YAML or JSON, multi-document or kind: List; - reads stdin); "
-            + "repeatable")
+    @Option(
+        names = {"-f", "--filename"},
+        required = true,
+        paramLabel = "FILE",
+        description =
+            "manifest (YAML or JSON, multi-document or kind: List; - reads stdin); " + "repeatable")
     List<String> files;
 
     @Override
     public Integer call() {
-      return main.withCluster(connection, cluster -> {
-        Inputs manifest = new Inputs();
-        InputReader reader = new InputReader("kubectl-dra", main.err);
-        for (String f : files) {
-          reader.read(f, main.stdin, manifest);
-        }
-        List<WhatIfRun.Row> rows = WhatIfRun.run(manifest, cluster.namespace(),
-            cluster.state(), options(gates.features));
-        main.print(Render.whatIf(rows));
-        return rows.stream().allMatch(WhatIfRun.Row::fits) ? 0 : DOES_NOT_FIT;
-      });
+      return main.withCluster(
+          connection,
+          cluster -> {
+            Inputs manifest = new Inputs();
+            InputReader reader = new InputReader("kubectl-dra", main.err);
+            for (String f : files) {
+              reader.read(f, main.stdin, manifest);
+            }
+            List<WhatIfRun.Row> rows =
+                WhatIfRun.run(
+                    manifest, cluster.namespace(), cluster.state(), options(gates.features));
+            main.print(Render.whatIf(rows));
+            return rows.stream().allMatch(WhatIfRun.Row::fits) ? 0 : DOES_NOT_FIT;
+          });
     }
   }
 }

@@ -15,20 +15,26 @@ final class Render {
   static List<String> pod(Pod pod, PodWhy.Answer a) {
     List<String> out = new ArrayList<>();
     String name = "pod/" + pod.getMetadata().getName();
-    out.add(switch (a.state()) {
-      case BOUND -> name + " is scheduled: on node " + a.node();
-      case WAITING -> name + " is pending: it waits for its claims";
-      case UNSCHEDULABLE -> name + " is pending: it cannot be scheduled now";
-      case FITS -> name + " is pending, but it would fit now on node " + a.node()
-          + " (the claim-controller places it at its next try)";
-    });
+    out.add(
+        switch (a.state()) {
+          case BOUND -> name + " is scheduled: on node " + a.node();
+          case WAITING -> name + " is pending: it waits for its claims";
+          case UNSCHEDULABLE -> name + " is pending: it cannot be scheduled now";
+          case FITS ->
+              name
+                  + " is pending, but it would fit now on node "
+                  + a.node()
+                  + " (the claim-controller places it at its next try)";
+        });
     String scheduler = pod.getSpec() == null ? null : pod.getSpec().getSchedulerName();
     out.add("Scheduler:  " + (scheduler == null ? "default-scheduler" : scheduler));
     PodCondition c = scheduled(pod);
     if (c != null && !"True".equals(c.getStatus())) {
-      out.add("Condition:  PodScheduled=" + c.getStatus()
-          + (c.getReason() == null ? "" : " (" + c.getReason() + ")")
-          + (c.getMessage() == null ? "" : ": " + c.getMessage()));
+      out.add(
+          "Condition:  PodScheduled="
+              + c.getStatus()
+              + (c.getReason() == null ? "" : " (" + c.getReason() + ")")
+              + (c.getMessage() == null ? "" : ": " + c.getMessage()));
     }
     if (!a.message().isEmpty()) {
       out.add("Why, now:   " + a.message());
@@ -46,8 +52,9 @@ final class Render {
       case ALLOCATED -> {
         out.add(name + " is allocated: on " + Words.where(a.allocation()));
         out.add("Devices:       " + Words.devices(a.allocation()));
-        out.add("Reserved for:  " + (a.reservedFor().isEmpty() ? "<none>"
-            : String.join(", ", a.reservedFor())));
+        out.add(
+            "Reserved for:  "
+                + (a.reservedFor().isEmpty() ? "<none>" : String.join(", ", a.reservedFor())));
       }
       case PENDING_POD -> {
         out.add(name + " is pending: pod " + a.pod() + " waits for it");
@@ -58,8 +65,11 @@ final class Render {
         out.add("Why, now:      " + a.message());
       }
     }
-    out.add("Used by:       " + (a.users().isEmpty() ? "<none>"
-        : String.join(", ", a.users().stream().map(u -> "pod/" + u).toList())));
+    out.add(
+        "Used by:       "
+            + (a.users().isEmpty()
+                ? "<none>"
+                : String.join(", ", a.users().stream().map(u -> "pod/" + u).toList())));
     if (a.podAnswer() != null) {
       out.addAll(requests(a.podAnswer().requests()));
       out.addAll(nodes(a.podAnswer().nodes()));
@@ -70,8 +80,14 @@ final class Render {
   static List<String> devices(List<DeviceRows.Row> rows) {
     Table t = new Table("NODE", "DRIVER", "POOL", "DEVICE", "CLASSES", "CLAIM", "TAINTS");
     for (DeviceRows.Row r : rows) {
-      t.row(r.node(), r.driver(), r.pool(), r.device(), String.join(",", r.classes()),
-          String.join(",", r.claims()), String.join(",", r.taints()));
+      t.row(
+          r.node(),
+          r.driver(),
+          r.pool(),
+          r.device(),
+          String.join(",", r.classes()),
+          String.join(",", r.claims()),
+          String.join(",", r.taints()));
     }
     return t.isEmpty() ? List.of("No devices published (no ResourceSlices).") : t.lines();
   }
@@ -91,7 +107,9 @@ final class Render {
     Table t = new Table("CLAIM", "STATE", "DEVICES");
     for (ResourceClaim c : claims) {
       boolean allocated = PodWhy.allocated(c);
-      t.row(c.getMetadata().getName(), allocated ? "allocated" : "pending",
+      t.row(
+          c.getMetadata().getName(),
+          allocated ? "allocated" : "pending",
           allocated ? Words.devices(c.getStatus().getAllocation()) : "-");
     }
     return blankThen(t.lines());
@@ -102,13 +120,20 @@ final class Render {
     if (rows.isEmpty()) {
       return List.of();
     }
-    Table t = new Table("CLAIM", "REQUEST", "CLASS", "NEEDED", "IN CLASS", "MATCHING", "FREE",
-        "NOT FREE");
+    Table t =
+        new Table(
+            "CLAIM", "REQUEST", "CLASS", "NEEDED", "IN CLASS", "MATCHING", "FREE", "NOT FREE");
     for (PodWhy.RequestRow row : rows) {
       RequestReport r = row.report();
-      t.row(row.claim(), r.request(), r.deviceClass(), r.all() ? "all" : Long.toString(r.needed()),
-          Integer.toString(r.inClass()), r.filtered() ? Integer.toString(r.matching()) : "-",
-          Integer.toString(r.free()), notFree(r));
+      t.row(
+          row.claim(),
+          r.request(),
+          r.deviceClass(),
+          r.all() ? "all" : Long.toString(r.needed()),
+          Integer.toString(r.inClass()),
+          r.filtered() ? Integer.toString(r.matching()) : "-",
+          Integer.toString(r.free()),
+          notFree(r));
     }
     return blankThen(t.lines());
   }
@@ -152,6 +177,8 @@ final class Render {
       return null;
     }
     return pod.getStatus().getConditions().stream()
-        .filter(c -> "PodScheduled".equals(c.getType())).findFirst().orElse(null);
+        .filter(c -> "PodScheduled".equals(c.getType()))
+        .findFirst()
+        .orElse(null);
   }
 }

@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Columns as {@code kubectl get} prints them: upper-case headers, left-aligned, three spaces
- * apart, the last column unpadded; an empty cell is {@code <none>}. Hand-written: the few lines
- * kubectl's printer needs do not warrant a library. Pure.
+ * Columns as {@code kubectl get} prints them: upper-case headers, left-aligned, three spaces apart,
+ * the last column unpadded; an empty cell is {@code <none>}. Hand-written: the few lines kubectl's
+ * printer needs do not warrant a library. Pure.
  */
 final class Table {
 

@@ -17,12 +17,12 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Would a manifest's objects fit now? Adds them to the live state as {@code kubectl apply}
- * would (namespaced objects without a namespace get the current one; claims from templates are
- * made as the claim-controller makes them), then takes the manifest's pods in order through
- * {@link PodWhy}, each placed pod's allocations and node counting for the next, as the
- * controller would schedule them. Claims of the manifest that none of its pods uses are tried
- * alone ({@link ClaimWhy}). Nothing is written to the cluster. Pure.
+ * Would a manifest's objects fit now? Adds them to the live state as {@code kubectl apply} would
+ * (namespaced objects without a namespace get the current one; claims from templates are made as
+ * the claim-controller makes them), then takes the manifest's pods in order through {@link PodWhy},
+ * each placed pod's allocations and node counting for the next, as the controller would schedule
+ * them. Claims of the manifest that none of its pods uses are tried alone ({@link ClaimWhy}).
+ * Nothing is written to the cluster. Pure.
  */
 final class WhatIfRun {
 
@@ -37,13 +37,13 @@ final class WhatIfRun {
    */
   record Row(String object, boolean fits, String node, String detail) {}
 
-  static List<Row> run(Inputs manifest, String namespace, ClusterState live,
-      AllocatorOptions options) {
+  static List<Row> run(
+      Inputs manifest, String namespace, ClusterState live, AllocatorOptions options) {
     manifest.claims.forEach(c -> defaultNamespace(c.getMetadata(), namespace));
     manifest.templates.forEach(t -> defaultNamespace(t.getMetadata(), namespace));
     manifest.pods.forEach(p -> defaultNamespace(p.getMetadata(), namespace));
-    ClusterState state = live.plus(manifest.templates, manifest.classes, manifest.slices,
-        manifest.nodes);
+    ClusterState state =
+        live.plus(manifest.templates, manifest.classes, manifest.slices, manifest.nodes);
     int uid = 0;
     for (ResourceClaim c : manifest.claims) {
       state = state.withClaim(withUid(c, "what-if-claim-" + ++uid));
@@ -53,8 +53,12 @@ final class WhatIfRun {
     for (Pod given : manifest.pods) {
       Pod pod = given;
       if (pod.getMetadata().getUid() == null) {
-        pod = new PodBuilder(pod).editMetadata().withUid("what-if-pod-" + ++uid).endMetadata()
-            .build();
+        pod =
+            new PodBuilder(pod)
+                .editMetadata()
+                .withUid("what-if-pod-" + ++uid)
+                .endMetadata()
+                .build();
       }
       state = withTemplateClaims(pod, state);
       PodWhy.Answer a = PodWhy.explain(pod, state, options);
@@ -65,8 +69,13 @@ final class WhatIfRun {
         for (ResourceClaim c : a.claims()) {
           AllocationResult r = a.allocations().get(c.getMetadata().getUid());
           if (r != null) {
-            state = state.withClaim(new ResourceClaimBuilder(c).editOrNewStatus()
-                .withAllocation(r).endStatus().build());
+            state =
+                state.withClaim(
+                    new ResourceClaimBuilder(c)
+                        .editOrNewStatus()
+                        .withAllocation(r)
+                        .endStatus()
+                        .build());
           } else {
             r = c.getStatus() == null ? null : c.getStatus().getAllocation();
           }
@@ -74,10 +83,15 @@ final class WhatIfRun {
             devices.add("claim " + c.getMetadata().getName() + ": " + Words.devices(r));
           }
         }
-        state = state.withPod(new PodBuilder(pod).editOrNewSpec().withNodeName(a.node())
-            .endSpec().build());
-        rows.add(new Row(object, true, a.node(), devices.isEmpty() ? "no claims"
-            : String.join("; ", devices)));
+        state =
+            state.withPod(
+                new PodBuilder(pod).editOrNewSpec().withNodeName(a.node()).endSpec().build());
+        rows.add(
+            new Row(
+                object,
+                true,
+                a.node(),
+                devices.isEmpty() ? "no claims" : String.join("; ", devices)));
       } else {
         rows.add(new Row(object, false, null, a.message()));
       }
@@ -86,24 +100,31 @@ final class WhatIfRun {
       if (used.contains(key(c.getMetadata())) || PodWhy.allocated(c)) {
         continue;
       }
-      ResourceClaim current = state.claim(c.getMetadata().getNamespace(),
-          c.getMetadata().getName()).orElseThrow();
+      ResourceClaim current =
+          state.claim(c.getMetadata().getNamespace(), c.getMetadata().getName()).orElseThrow();
       ClaimWhy.Answer a = ClaimWhy.explain(current, state, options);
-      rows.add(new Row("resourceclaim/" + key(c.getMetadata()), a.fitsOn() != null, a.fitsOn(),
-          a.message()));
+      rows.add(
+          new Row(
+              "resourceclaim/" + key(c.getMetadata()),
+              a.fitsOn() != null,
+              a.fitsOn(),
+              a.message()));
     }
     return rows;
   }
 
   /** The state with the claims the claim-controller would create from the pod's templates. */
   private static ClusterState withTemplateClaims(Pod pod, ClusterState state) {
-    PodClaimResolver.Resolution r = PodClaimResolver.resolve(pod, state.lookup(),
-        TemplateMode.OWN);
+    PodClaimResolver.Resolution r = PodClaimResolver.resolve(pod, state.lookup(), TemplateMode.OWN);
     for (Step.Create create : r.of(Step.Create.class)) {
       ResourceClaim desired = create.desired();
-      ResourceClaim made = new ResourceClaimBuilder(desired).editMetadata()
-          .withName(desired.getMetadata().getGenerateName() + "what-if")
-          .withUid(pod.getMetadata().getUid() + "-" + create.entry()).endMetadata().build();
+      ResourceClaim made =
+          new ResourceClaimBuilder(desired)
+              .editMetadata()
+              .withName(desired.getMetadata().getGenerateName() + "what-if")
+              .withUid(pod.getMetadata().getUid() + "-" + create.entry())
+              .endMetadata()
+              .build();
       state = state.withClaim(made);
     }
     return state;

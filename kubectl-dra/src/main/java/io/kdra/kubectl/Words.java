@@ -15,7 +15,8 @@ final class Words {
     if (allocation.getDevices() == null || allocation.getDevices().getResults() == null) {
       return "no devices";
     }
-    return allocation.getDevices().getResults().stream().map(Words::device)
+    return allocation.getDevices().getResults().stream()
+        .map(Words::device)
         .collect(Collectors.joining(", "));
   }
 

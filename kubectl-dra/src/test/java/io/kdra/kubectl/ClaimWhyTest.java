@@ -24,7 +24,8 @@ class ClaimWhyTest {
     assertThat(a.state()).isEqualTo(ClaimWhy.State.PENDING_POD);
     assertThat(a.pod()).isEqualTo("ml/too-big"); // its owner: a claim from a template
     assertThat(a.message()).isEqualTo("request \"gpu\": 0 devices in class \"gpu-80gi\", 0 free");
-    assertThat(a.podAnswer().requests()).extracting(r -> r.claim())
+    assertThat(a.podAnswer().requests())
+        .extracting(r -> r.claim())
         .containsExactly("too-big-gpu-x1");
     assertThat(a.podAnswer().nodes()).hasSize(3);
   }
@@ -41,9 +42,11 @@ class ClaimWhyTest {
     ClaimWhy.Answer a = explain("spare");
     assertThat(a.state()).isEqualTo(ClaimWhy.State.UNUSED);
     assertThat(a.fitsOn()).isEqualTo("node-a");
-    assertThat(a.message()).isEqualTo("no pod uses it (a claim is allocated when a pod that "
-        + "uses it is scheduled); alone, it would fit on node-a: gpu: "
-        + "gpu.example.com/node-a/gpu-0");
+    assertThat(a.message())
+        .isEqualTo(
+            "no pod uses it (a claim is allocated when a pod that "
+                + "uses it is scheduled); alone, it would fit on node-a: gpu: "
+                + "gpu.example.com/node-a/gpu-0");
   }
 
   private ClaimWhy.Answer explain(String claim) {

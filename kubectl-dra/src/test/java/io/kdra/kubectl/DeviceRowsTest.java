@@ -17,24 +17,57 @@ class DeviceRowsTest {
   void everyDeviceOfTheNewestPoolGenerationWithNodeClassesClaimAndTaints() {
     assertThat(DeviceRows.rows(cluster.slices(), cluster.deviceClasses(), cluster.claims(), cel))
         .containsExactly(
-            new DeviceRows.Row("node-a", "gpu.example.com", "node-a", "gpu-0", List.of("gpu"),
-                List.of(), List.of()),
-            new DeviceRows.Row("node-a", "gpu.example.com", "node-a", "gpu-1", List.of("gpu"),
-                List.of(), List.of("gpu.example.com/unhealthy=ecc:NoSchedule")),
-            new DeviceRows.Row("node-b", "gpu.example.com", "node-b", "gpu-0", List.of("gpu"),
-                List.of("ml/trainer-gpu"), List.of()));
+            new DeviceRows.Row(
+                "node-a",
+                "gpu.example.com",
+                "node-a",
+                "gpu-0",
+                List.of("gpu"),
+                List.of(),
+                List.of()),
+            new DeviceRows.Row(
+                "node-a",
+                "gpu.example.com",
+                "node-a",
+                "gpu-1",
+                List.of("gpu"),
+                List.of(),
+                List.of("gpu.example.com/unhealthy=ecc:NoSchedule")),
+            new DeviceRows.Row(
+                "node-b",
+                "gpu.example.com",
+                "node-b",
+                "gpu-0",
+                List.of("gpu"),
+                List.of("ml/trainer-gpu"),
+                List.of()));
   }
 
   @Test
   void aClassWithoutSelectorsMatchesAllAndOneWhoseSelectorFailsSaysSo() {
     List<io.fabric8.kubernetes.api.model.resource.v1.DeviceClass> classes =
         new ArrayList<>(cluster.deviceClasses());
-    classes.add(new DeviceClassBuilder().withNewMetadata().withName("any").endMetadata()
-        .withNewSpec().endSpec().build());
-    classes.add(new DeviceClassBuilder().withNewMetadata().withName("broken").endMetadata()
-        .withNewSpec().addNewSelector().withNewCel()
-        .withExpression("device.attributes[\"other.example.com\"].model == \"x\"").endCel()
-        .endSelector().endSpec().build());
+    classes.add(
+        new DeviceClassBuilder()
+            .withNewMetadata()
+            .withName("any")
+            .endMetadata()
+            .withNewSpec()
+            .endSpec()
+            .build());
+    classes.add(
+        new DeviceClassBuilder()
+            .withNewMetadata()
+            .withName("broken")
+            .endMetadata()
+            .withNewSpec()
+            .addNewSelector()
+            .withNewCel()
+            .withExpression("device.attributes[\"other.example.com\"].model == \"x\"")
+            .endCel()
+            .endSelector()
+            .endSpec()
+            .build());
     assertThat(DeviceRows.rows(cluster.slices(), classes, List.of(), cel).get(0).classes())
         .containsExactly("any", "broken(CEL error)", "gpu");
   }

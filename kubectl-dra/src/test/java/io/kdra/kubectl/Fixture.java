@@ -25,8 +25,8 @@ final class Fixture {
   private static Inputs read(String file, InputStream stdin) {
     Inputs in = new Inputs();
     try {
-      new InputReader("test", System.err).read(file.equals("-") ? file
-          : Path.of(file).toString(), stdin, in);
+      new InputReader("test", System.err)
+          .read(file.equals("-") ? file : Path.of(file).toString(), stdin, in);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

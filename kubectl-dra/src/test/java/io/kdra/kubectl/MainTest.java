@@ -15,7 +15,9 @@ class MainTest {
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   private int run(String... args) {
-    return Main.run(args, new ByteArrayInputStream(new byte[0]),
+    return Main.run(
+        args,
+        new ByteArrayInputStream(new byte[0]),
         new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
@@ -42,12 +44,16 @@ class MainTest {
   @Test
   void featureGatesReachTheAllocatorsOptions() {
     assertThat(new Main.GatesConverter().convert("DRAPrioritizedList=false,DRAAdminAccess=true"))
-        .satisfies(f -> {
-          assertThat(f.prioritizedList()).isFalse();
-          assertThat(f.adminAccess()).isTrue();
-        });
-    assertThat(Main.options(new Main.GatesConverter().convert("DRAPrioritizedList=false"))
-        .features().prioritizedList()).isFalse();
+        .satisfies(
+            f -> {
+              assertThat(f.prioritizedList()).isFalse();
+              assertThat(f.adminAccess()).isTrue();
+            });
+    assertThat(
+            Main.options(new Main.GatesConverter().convert("DRAPrioritizedList=false"))
+                .features()
+                .prioritizedList())
+        .isFalse();
   }
 
   @Test
@@ -58,20 +64,33 @@ class MainTest {
 
   @Test
   void aManifestThatCannotBeReadIsNamed() {
-    assertThat(run("what-if", "--kubeconfig", "src/test/resources/kubeconfig.yaml", "-f",
-        "no-such.yaml")).isEqualTo(Main.ERROR);
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(
-        "error: no-such.yaml: no such file\n");
+    assertThat(
+            run(
+                "what-if",
+                "--kubeconfig",
+                "src/test/resources/kubeconfig.yaml",
+                "-f",
+                "no-such.yaml"))
+        .isEqualTo(Main.ERROR);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo("error: no-such.yaml: no such file\n");
   }
 
   @Test
   void aMissingKubeconfigOrContextIsNamed() {
     assertThat(run("devices", "--kubeconfig", "no-such-kubeconfig.yaml")).isEqualTo(Main.ERROR);
-    assertThat(run("devices", "--kubeconfig", "src/test/resources/kubeconfig.yaml", "--context",
-        "elsewhere")).isEqualTo(Main.ERROR);
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(
-        "error: kubeconfig no-such-kubeconfig.yaml: no such file\n"
-            + "error: context \"elsewhere\" does not exist in the kubeconfig\n");
+    assertThat(
+            run(
+                "devices",
+                "--kubeconfig",
+                "src/test/resources/kubeconfig.yaml",
+                "--context",
+                "elsewhere"))
+        .isEqualTo(Main.ERROR);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo(
+            "error: kubeconfig no-such-kubeconfig.yaml: no such file\n"
+                + "error: context \"elsewhere\" does not exist in the kubeconfig\n");
   }
 
   @Test
@@ -79,7 +98,7 @@ class MainTest {
     assertThat(run("devices", "--kubeconfig", "src/test/resources/kubeconfig.yaml"))
         .isEqualTo(Main.ERROR);
     assertThat(err.toString(StandardCharsets.UTF_8))
-        .startsWith("error: cannot reach the API server at https://127.0.0.1:1/: connection "
-            + "refused");
+        .startsWith(
+            "error: cannot reach the API server at https://127.0.0.1:1/: connection " + "refused");
   }
 }

@@ -10,11 +10,10 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * How an elected service's leadership is built from its {@link LeaderElectionSettings}: the
- * Lease's name, namespace and this replica's identity, a {@link Leadership} (elected, or single
- * when the election is off), the {@link LeaseFence}, the meters and the election's own
- * configuration. Each service's CDI beans only hand this class its settings and call it, so that
- * the rules live once.
+ * How an elected service's leadership is built from its {@link LeaderElectionSettings}: the Lease's
+ * name, namespace and this replica's identity, a {@link Leadership} (elected, or single when the
+ * election is off), the {@link LeaseFence}, the meters and the election's own configuration. Each
+ * service's CDI beans only hand this class its settings and call it, so that the rules live once.
  */
 public final class ElectionWiring {
 
@@ -26,15 +25,20 @@ public final class ElectionWiring {
   private final String identity;
 
   /**
-   * @param component the service's name ({@code claim-controller}): logs, meters, the default
-   *     Lease name {@code kdra-<component>}
+   * @param component the service's name ({@code claim-controller}): logs, meters, the default Lease
+   *     name {@code kdra-<component>}
    * @param propertyPrefix where the settings live ({@code publisher.leader-election}), for errors
    * @param electionRuns false where the framework does not elect in this run (a test or dev
    *     profile) even though the settings enable it: then this replica is the single one
    * @param hostname the pod name, usually {@code HOSTNAME}; may be null
    */
-  public ElectionWiring(String component, String propertyPrefix, LeaderElectionSettings settings,
-      KubernetesClient client, boolean electionRuns, String hostname) {
+  public ElectionWiring(
+      String component,
+      String propertyPrefix,
+      LeaderElectionSettings settings,
+      KubernetesClient client,
+      boolean electionRuns,
+      String hostname) {
     this.component = Objects.requireNonNull(component, "component");
     this.propertyPrefix = Objects.requireNonNull(propertyPrefix, "propertyPrefix");
     this.settings = Objects.requireNonNull(settings, "settings");
@@ -66,8 +70,8 @@ public final class ElectionWiring {
 
   /** The configured namespace, else this replica's own; an error naming the property if neither. */
   public String leaseNamespace() {
-    return LeaseRelease.namespace(settings.leaseNamespace(), client,
-        propertyPrefix + ".lease-namespace");
+    return LeaseRelease.namespace(
+        settings.leaseNamespace(), client, propertyPrefix + ".lease-namespace");
   }
 
   /**
@@ -87,20 +91,19 @@ public final class ElectionWiring {
     if (!electing) {
       return LeaseFence.open();
     }
-    return LeaseFence.watching(client, leaseNamespace(), leaseName(), identity,
-        settings.renewDeadline(), clock);
+    return LeaseFence.watching(
+        client, leaseNamespace(), leaseName(), identity, settings.renewDeadline(), clock);
   }
 
   /** The leadership meters; {@code leadership} may answer null until it exists. */
-  public void registerMeters(MeterRegistry registry,
-      Supplier<Leadership> leadership) {
+  public void registerMeters(MeterRegistry registry, Supplier<Leadership> leadership) {
     LeadershipMeters.register(registry, component, leadership);
   }
 
   /**
-   * fabric8's elector configuration, for a service that runs the election itself.
-   * {@code releaseOnCancel} is off: fabric8's release patches the Lease and keeps the holder, so
-   * a standby would still wait a whole lease duration; {@link Leadership} releases it instead.
+   * fabric8's elector configuration, for a service that runs the election itself. {@code
+   * releaseOnCancel} is off: fabric8's release patches the Lease and keeps the holder, so a standby
+   * would still wait a whole lease duration; {@link Leadership} releases it instead.
    *
    * @param whenLeading what starts once this replica leads
    */

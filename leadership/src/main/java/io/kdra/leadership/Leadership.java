@@ -10,10 +10,10 @@ import org.jboss.logging.Logger;
  * A replica's part in a Lease-based leader election: whether it leads, who does, and what happens
  * when it stops leading. The election itself runs elsewhere (quarkus-operator-sdk's for the
  * operators, fabric8's {@code LeaderElector} for the slice-publisher); this class adds what both
- * lack: a graceful hand-over (a replica that shuts down releases the Lease, so a standby takes
- * over within one retry period instead of one lease duration) and an orderly exit when leadership
- * is lost any other way (a replica that may no longer lead must stop writing at once; a restart
- * also drops every in-memory state).
+ * lack: a graceful hand-over (a replica that shuts down releases the Lease, so a standby takes over
+ * within one retry period instead of one lease duration) and an orderly exit when leadership is
+ * lost any other way (a replica that may no longer lead must stop writing at once; a restart also
+ * drops every in-memory state).
  *
  * <p>Thread-safe: the callbacks run on the election's threads, the rest on any.
  */
@@ -30,8 +30,8 @@ public final class Leadership {
   private volatile String leader;
   private final AtomicLong acquisitions = new AtomicLong();
 
-  private Leadership(String component, boolean elected, String identity, Runnable release,
-      Runnable exit) {
+  private Leadership(
+      String component, boolean elected, String identity, Runnable release, Runnable exit) {
     this.component = component;
     this.elected = elected;
     this.identity = identity;
@@ -48,8 +48,8 @@ public final class Leadership {
    * @param release gives the Lease up (called on shutdown while leading, after writing ended)
    * @param exit ends the process (called when leadership is lost while running)
    */
-  public static Leadership elected(String component, String identity, Runnable release,
-      Runnable exit) {
+  public static Leadership elected(
+      String component, String identity, Runnable release, Runnable exit) {
     return new Leadership(component, true, identity, release, exit);
   }
 
@@ -59,13 +59,17 @@ public final class Leadership {
   }
 
   /**
-   * The configured identity, else the pod name ({@code HOSTNAME}), else a random one: two
-   * replicas must never share one, or both would lead.
+   * The configured identity, else the pod name ({@code HOSTNAME}), else a random one: two replicas
+   * must never share one, or both would lead.
    */
   public static String identity(Optional<String> configured, String hostname, String component) {
-    return configured.filter(s -> !s.isBlank())
-        .orElseGet(() -> hostname != null && !hostname.isBlank() ? hostname
-            : component + "-" + UUID.randomUUID());
+    return configured
+        .filter(s -> !s.isBlank())
+        .orElseGet(
+            () ->
+                hostname != null && !hostname.isBlank()
+                    ? hostname
+                    : component + "-" + UUID.randomUUID());
   }
 
   /** Callbacks for the election. */
@@ -75,10 +79,13 @@ public final class Leadership {
 
   /** Callbacks for the election; {@code whenLeading} starts the writing once elected. */
   public LeaderCallbacks callbacks(Runnable whenLeading) {
-    return new LeaderCallbacks(() -> {
-      startedLeading();
-      whenLeading.run();
-    }, this::stoppedLeading, this::newLeader);
+    return new LeaderCallbacks(
+        () -> {
+          startedLeading();
+          whenLeading.run();
+        },
+        this::stoppedLeading,
+        this::newLeader);
   }
 
   void startedLeading() {
@@ -94,8 +101,8 @@ public final class Leadership {
       LOG.infof("%s stops leading on shutdown: releasing the Lease for a standby", identity);
       release.run();
     } else {
-      LOG.errorf("%s lost the %s Lease: exiting so that only the leader writes", identity,
-          component);
+      LOG.errorf(
+          "%s lost the %s Lease: exiting so that only the leader writes", identity, component);
       exit.run();
     }
   }
@@ -108,8 +115,8 @@ public final class Leadership {
   }
 
   /**
-   * The process is shutting down: the leadership that ends next is handed over, not lost. Call
-   * it before the election stops (stopping it ends the leadership), and stop writing before that.
+   * The process is shutting down: the leadership that ends next is handed over, not lost. Call it
+   * before the election stops (stopping it ends the leadership), and stop writing before that.
    */
   public void shuttingDown() {
     stopping = true;
@@ -130,9 +137,9 @@ public final class Leadership {
   }
 
   /**
-   * How often this replica has become the leader since it started (0 for a single replica,
-   * which leads without an election). A replica that loses the Lease exits, so across restarts
-   * a rising count means the Lease keeps changing hands.
+   * How often this replica has become the leader since it started (0 for a single replica, which
+   * leads without an election). A replica that loses the Lease exits, so across restarts a rising
+   * count means the Lease keeps changing hands.
    */
   public long acquisitions() {
     return acquisitions.get();

@@ -37,28 +37,34 @@ public final class LeaseRelease {
    * @param property the configuration property that names it, for the error message
    * @throws IllegalStateException when neither is known
    */
-  public static String namespace(Optional<String> configured, KubernetesClient client,
-      String property) {
-    return configured.filter(s -> !s.isBlank())
+  public static String namespace(
+      Optional<String> configured, KubernetesClient client, String property) {
+    return configured
+        .filter(s -> !s.isBlank())
         .or(() -> Optional.ofNullable(client.getNamespace()))
-        .orElseThrow(() -> new IllegalStateException(property + " is not set and this "
-            + "replica's own namespace is unknown; set it, or disable leader election for a "
-            + "single replica"));
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    property
+                        + " is not set and this "
+                        + "replica's own namespace is unknown; set it, or disable leader election for a "
+                        + "single replica"));
   }
 
   /** Attempts at most: a renewal of this replica's own that races the release is retried. */
   static final int ATTEMPTS = 3;
 
   /**
-   * Releases the Lease if this identity holds it; true if it did. Never throws. A conflict with
-   * a Lease still held by this identity is this replica's own elector renewing it in between
-   * (it stops a moment later): the release reads the Lease again and retries.
+   * Releases the Lease if this identity holds it; true if it did. Never throws. A conflict with a
+   * Lease still held by this identity is this replica's own elector renewing it in between (it
+   * stops a moment later): the release reads the Lease again and retries.
    */
   public boolean release() {
     for (int attempt = 1; ; attempt++) {
       try {
         Lease lease = client.leases().inNamespace(namespace).withName(name).get();
-        if (lease == null || lease.getSpec() == null
+        if (lease == null
+            || lease.getSpec() == null
             || !identity.equals(lease.getSpec().getHolderIdentity())) {
           return false;
         }
@@ -70,8 +76,7 @@ public final class LeaseRelease {
         return true;
       } catch (KubernetesClientException e) {
         if (e.getCode() == HTTP_CONFLICT && attempt < ATTEMPTS) {
-          LOG.debugf("Lease %s/%s changed while being released; reading it again", namespace,
-              name);
+          LOG.debugf("Lease %s/%s changed while being released; reading it again", namespace, name);
           continue;
         }
         // someone else has it now, or the API server is away: the standby waits for expiry

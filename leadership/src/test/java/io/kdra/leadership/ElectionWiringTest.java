@@ -24,28 +24,46 @@ class ElectionWiringTest {
 
   KubernetesClient client;
 
-  record Settings(boolean enabled, Optional<String> leaseName, Optional<String> leaseNamespace,
-      Optional<String> identity, Duration leaseDuration, Duration renewDeadline,
-      Duration retryPeriod) implements LeaderElectionSettings {
+  record Settings(
+      boolean enabled,
+      Optional<String> leaseName,
+      Optional<String> leaseNamespace,
+      Optional<String> identity,
+      Duration leaseDuration,
+      Duration renewDeadline,
+      Duration retryPeriod)
+      implements LeaderElectionSettings {
     static Settings defaults() {
-      return new Settings(true, Optional.empty(), Optional.empty(), Optional.empty(),
-          Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2));
+      return new Settings(
+          true,
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          Duration.ofSeconds(15),
+          Duration.ofSeconds(10),
+          Duration.ofSeconds(2));
     }
 
     Settings disabled() {
-      return new Settings(false, leaseName, leaseNamespace, identity, leaseDuration,
-          renewDeadline, retryPeriod);
+      return new Settings(
+          false, leaseName, leaseNamespace, identity, leaseDuration, renewDeadline, retryPeriod);
     }
 
     Settings named(String name, String namespace, String id) {
-      return new Settings(enabled, Optional.of(name), Optional.of(namespace), Optional.of(id),
-          leaseDuration, renewDeadline, retryPeriod);
+      return new Settings(
+          enabled,
+          Optional.of(name),
+          Optional.of(namespace),
+          Optional.of(id),
+          leaseDuration,
+          renewDeadline,
+          retryPeriod);
     }
   }
 
   private ElectionWiring wiring(Settings s, boolean electionRuns, String hostname) {
-    return new ElectionWiring("slice-publisher", "publisher.leader-election", s, client,
-        electionRuns, hostname);
+    return new ElectionWiring(
+        "slice-publisher", "publisher.leader-election", s, client, electionRuns, hostname);
   }
 
   static Stream<Arguments> electing() {
@@ -58,8 +76,8 @@ class ElectionWiringTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("electing")
-  void aReplicaCompetesOnlyWhenEnabledAndTheElectionRuns(String name, boolean enabled,
-      boolean electionRuns, boolean electing) {
+  void aReplicaCompetesOnlyWhenEnabledAndTheElectionRuns(
+      String name, boolean enabled, boolean electionRuns, boolean electing) {
     Settings s = enabled ? Settings.defaults() : Settings.defaults().disabled();
     ElectionWiring w = wiring(s, electionRuns, "pod-a");
     assertThat(w.electing()).isEqualTo(electing);
@@ -90,15 +108,16 @@ class ElectionWiringTest {
 
   @Test
   void configuredNamesWin() {
-    ElectionWiring w = wiring(Settings.defaults().named("my-lease", "kdra-system", "replica-b"),
-        true, "pod-a");
+    ElectionWiring w =
+        wiring(Settings.defaults().named("my-lease", "kdra-system", "replica-b"), true, "pod-a");
     assertThat(w.leaseName()).isEqualTo("my-lease");
     assertThat(w.leaseNamespace()).isEqualTo("kdra-system");
     assertThat(w.identity()).isEqualTo("replica-b");
 
     LeaderElectionConfig elector = w.electorConfig(w.leadership(() -> {}), () -> {});
-    assertThat(elector.getLock()).isInstanceOfSatisfying(LeaseLock.class,
-        lock -> assertThat(lock.identity()).isEqualTo("replica-b"));
+    assertThat(elector.getLock())
+        .isInstanceOfSatisfying(
+            LeaseLock.class, lock -> assertThat(lock.identity()).isEqualTo("replica-b"));
     assertThat(elector.isReleaseOnCancel()).isFalse();
     assertThat(elector.getRenewDeadline()).isEqualTo(Duration.ofSeconds(10));
 
@@ -111,12 +130,20 @@ class ElectionWiringTest {
 
   @Test
   void anUnknownNamespaceIsAnErrorNamingTheProperty() {
-    try (KubernetesClient noNamespace = new KubernetesClientBuilder().withConfig(
-        new ConfigBuilder(client.getConfiguration()).withNamespace(null).build()).build()) {
-      ElectionWiring w = new ElectionWiring("slice-publisher", "publisher.leader-election",
-          Settings.defaults(), noNamespace, true, "pod-a");
-      assertThatThrownBy(w::leaseNamespace).hasMessageContaining(
-          "publisher.leader-election.lease-namespace is not set");
+    try (KubernetesClient noNamespace =
+        new KubernetesClientBuilder()
+            .withConfig(new ConfigBuilder(client.getConfiguration()).withNamespace(null).build())
+            .build()) {
+      ElectionWiring w =
+          new ElectionWiring(
+              "slice-publisher",
+              "publisher.leader-election",
+              Settings.defaults(),
+              noNamespace,
+              true,
+              "pod-a");
+      assertThatThrownBy(w::leaseNamespace)
+          .hasMessageContaining("publisher.leader-election.lease-namespace is not set");
     }
   }
 }

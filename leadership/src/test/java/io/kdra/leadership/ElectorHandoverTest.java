@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link Leadership} with fabric8's own elector, as the slice-publisher runs it: stopping the
- * election on shutdown releases the Lease on the stopping thread, and the other replica takes
- * it although its lease duration (an hour here) is far from over.
+ * election on shutdown releases the Lease on the stopping thread, and the other replica takes it
+ * although its lease duration (an hour here) is far from over.
  */
 @EnableKubernetesMockClient(crud = true)
 class ElectorHandoverTest {
@@ -38,19 +38,29 @@ class ElectorHandoverTest {
 
   private Leadership replica(String identity) {
     LeaseRelease release = new LeaseRelease(client, NS, LEASE, identity);
-    Leadership leadership = Leadership.elected("slice-publisher", identity,
-        () -> calls.add(identity + " released " + release.release()),
-        () -> calls.add(identity + " exits"));
-    elections.add(client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-        .withName(LEASE)
-        .withLock(new LeaseLock(NS, LEASE, identity))
-        // far longer than the test: a takeover can only come from the release
-        .withLeaseDuration(Duration.ofHours(1))
-        .withRenewDeadline(Duration.ofMinutes(30))
-        .withRetryPeriod(Duration.ofMillis(100))
-        .withReleaseOnCancel(false)
-        .withLeaderCallbacks(leadership.callbacks(() -> calls.add(identity + " writes")))
-        .build()).build().start());
+    Leadership leadership =
+        Leadership.elected(
+            "slice-publisher",
+            identity,
+            () -> calls.add(identity + " released " + release.release()),
+            () -> calls.add(identity + " exits"));
+    elections.add(
+        client
+            .leaderElector()
+            .withConfig(
+                new LeaderElectionConfigBuilder()
+                    .withName(LEASE)
+                    .withLock(new LeaseLock(NS, LEASE, identity))
+                    // far longer than the test: a takeover can only come from the release
+                    .withLeaseDuration(Duration.ofHours(1))
+                    .withRenewDeadline(Duration.ofMinutes(30))
+                    .withRetryPeriod(Duration.ofMillis(100))
+                    .withReleaseOnCancel(false)
+                    .withLeaderCallbacks(
+                        leadership.callbacks(() -> calls.add(identity + " writes")))
+                    .build())
+            .build()
+            .start());
     return leadership;
   }
 
@@ -85,10 +95,15 @@ class ElectorHandoverTest {
     // the leader renews concurrently: retry a conflicting edit, as any other writer would
     for (int attempt = 1; ; attempt++) {
       try {
-        client.leases().inNamespace(NS).withName(LEASE).edit(l -> {
-          l.getSpec().setHolderIdentity("intruder");
-          return l;
-        });
+        client
+            .leases()
+            .inNamespace(NS)
+            .withName(LEASE)
+            .edit(
+                l -> {
+                  l.getSpec().setHolderIdentity("intruder");
+                  return l;
+                });
         break;
       } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
         if (e.getCode() != 409 || attempt == 10) {

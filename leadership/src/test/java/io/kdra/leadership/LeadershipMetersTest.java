@@ -12,13 +12,19 @@ class LeadershipMetersTest {
   private final AtomicReference<Leadership> current = new AtomicReference<>();
 
   private double leader() {
-    return registry.get("kdra.leadership.leader").tag("component", "slice-publisher").gauge()
+    return registry
+        .get("kdra.leadership.leader")
+        .tag("component", "slice-publisher")
+        .gauge()
         .value();
   }
 
   private double acquired() {
-    return registry.get("kdra.leadership.acquired").tag("component", "slice-publisher")
-        .functionCounter().count();
+    return registry
+        .get("kdra.leadership.acquired")
+        .tag("component", "slice-publisher")
+        .functionCounter()
+        .count();
   }
 
   @Test

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 class LeadershipTest {
 
   private final List<String> calls = new ArrayList<>();
-  private final Leadership leadership = Leadership.elected("computeclass-bridge", "bridge-a",
-      () -> calls.add("release"), () -> calls.add("exit"));
+  private final Leadership leadership =
+      Leadership.elected(
+          "computeclass-bridge", "bridge-a", () -> calls.add("release"), () -> calls.add("exit"));
 
   @Test
   void aStandbyLeadsOnlyOnceElected() {
@@ -63,8 +64,7 @@ class LeadershipTest {
 
   @Test
   void theIdentityIsConfiguredElseThePodNameElseUnique() {
-    assertThat(Leadership.identity(Optional.of("x"), "pod-1", "claim-controller"))
-        .isEqualTo("x");
+    assertThat(Leadership.identity(Optional.of("x"), "pod-1", "claim-controller")).isEqualTo("x");
     assertThat(Leadership.identity(Optional.of(" "), "pod-1", "claim-controller"))
         .isEqualTo("pod-1");
     assertThat(Leadership.identity(Optional.empty(), null, "claim-controller"))

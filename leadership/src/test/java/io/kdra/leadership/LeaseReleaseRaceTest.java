@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The release racing this replica's own last renewal (seen in ControllerBurstIT at load 15: the
- * elector's renew patch landed between the release's read and its update, the update got a 409,
- * and the standby waited a whole lease duration).
+ * elector's renew patch landed between the release's read and its update, the update got a 409, and
+ * the standby waited a whole lease duration).
  */
 @EnableKubernetesMockClient
 class LeaseReleaseRaceTest {
@@ -28,15 +28,33 @@ class LeaseReleaseRaceTest {
 
   private static Lease lease(String holder, String resourceVersion) {
     ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
-    return new LeaseBuilder().withNewMetadata().withName("kdra-claim-controller")
-        .withNamespace("kdra").withResourceVersion(resourceVersion).endMetadata().withNewSpec()
-        .withHolderIdentity(holder).withLeaseDurationSeconds(15).withRenewTime(now)
-        .endSpec().build();
+    return new LeaseBuilder()
+        .withNewMetadata()
+        .withName("kdra-claim-controller")
+        .withNamespace("kdra")
+        .withResourceVersion(resourceVersion)
+        .endMetadata()
+        .withNewSpec()
+        .withHolderIdentity(holder)
+        .withLeaseDurationSeconds(15)
+        .withRenewTime(now)
+        .endSpec()
+        .build();
   }
 
   private void conflictOnce() {
-    server.expect().put().withPath(PATH).andReturn(409, new StatusBuilder().withCode(409)
-        .withReason("Conflict").withMessage("the object has been modified").build()).once();
+    server
+        .expect()
+        .put()
+        .withPath(PATH)
+        .andReturn(
+            409,
+            new StatusBuilder()
+                .withCode(409)
+                .withReason("Conflict")
+                .withMessage("the object has been modified")
+                .build())
+        .once();
   }
 
   @Test

@@ -17,10 +17,23 @@ class LeaseReleaseTest {
 
   private void lease(String holder) {
     ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
-    client.leases().inNamespace("kdra").resource(new LeaseBuilder().withNewMetadata()
-        .withName("kdra-computeclass-bridge").endMetadata().withNewSpec()
-        .withHolderIdentity(holder).withLeaseDurationSeconds(15).withAcquireTime(now)
-        .withRenewTime(now).withLeaseTransitions(3).endSpec().build()).create();
+    client
+        .leases()
+        .inNamespace("kdra")
+        .resource(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName("kdra-computeclass-bridge")
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity(holder)
+                .withLeaseDurationSeconds(15)
+                .withAcquireTime(now)
+                .withRenewTime(now)
+                .withLeaseTransitions(3)
+                .endSpec()
+                .build())
+        .create();
   }
 
   private Lease current() {

@@ -9,10 +9,10 @@ import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Ready when the Node and ResourceSlice caches have synced; gRPC is served on the HTTP port, so a
- * probe that gets an answer already proves the server listens. Leadership is reported as data,
- * not as readiness: a standby that is never ready would block a rolling update (the new pod
- * cannot become ready while the old leader holds the Lease). A standby ends inventory streams
- * with UNAVAILABLE, and drivers reconnect until they reach the leader.
+ * probe that gets an answer already proves the server listens. Leadership is reported as data, not
+ * as readiness: a standby that is never ready would block a rolling update (the new pod cannot
+ * become ready while the old leader holds the Lease). A standby ends inventory streams with
+ * UNAVAILABLE, and drivers reconnect until they reach the leader.
  */
 @Readiness
 @ApplicationScoped

@@ -5,7 +5,10 @@ import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 
-/** Liveness: the process is up and its CDI container works. Readiness checks are added per capability. */
+/**
+ * Liveness: the process is up and its CDI container works. Readiness checks are added per
+ * capability.
+ */
 @Liveness
 @ApplicationScoped
 public class SlicePublisherLiveness implements HealthCheck {

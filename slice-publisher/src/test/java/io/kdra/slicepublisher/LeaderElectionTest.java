@@ -7,20 +7,20 @@ import static org.hamcrest.Matchers.equalTo;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.slicepublisher.domain.PlannerSettings;
+import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
-import io.kdra.slicepublisher.domain.PlannerSettings;
-import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * With leader election on, the replica takes the Lease and then becomes the writer. The
- * same boot checks that the typed configuration maps network pools and label keys.
+ * With leader election on, the replica takes the Lease and then becomes the writer. The same boot
+ * checks that the typed configuration maps network pools and label keys.
  */
 @QuarkusTest
 @TestProfile(LeaderElectionTest.Enabled.class)
@@ -42,7 +42,9 @@ class LeaderElectionTest {
           Map.entry("publisher.leader-election.lease-duration", "30s"),
           Map.entry("publisher.leader-election.renew-deadline", "20s"),
           Map.entry("publisher.leader-election.retry-period", "1s"),
-          Map.entry("publisher.node-label-attributes", "topology.kubernetes.io/zone,cloud.google.com/compute-class"),
+          Map.entry(
+              "publisher.node-label-attributes",
+              "topology.kubernetes.io/zone,cloud.google.com/compute-class"),
           Map.entry("publisher.network-pools.fabric-a.driver", "gpu.kdra.io"),
           Map.entry("publisher.network-pools.fabric-a.source-node", "gw-1"),
           Map.entry("publisher.network-pools.fabric-b.driver", "gpu.kdra.io"),
@@ -58,24 +60,36 @@ class LeaderElectionTest {
   void configurationMapsToPlannerSettings() {
     assertThat(settings.nodeLabelAttributes())
         .containsExactly("topology.kubernetes.io/zone", "cloud.google.com/compute-class");
-    assertThat(settings.networkPools()).containsExactly(
-        new NetworkPoolSpec("fabric-a", "gpu.kdra.io", "gw-1", Map.of()),
-        new NetworkPoolSpec("fabric-b", "gpu.kdra.io", "gw-2", Map.of("zone", "b")));
+    assertThat(settings.networkPools())
+        .containsExactly(
+            new NetworkPoolSpec("fabric-a", "gpu.kdra.io", "gw-1", Map.of()),
+            new NetworkPoolSpec("fabric-b", "gpu.kdra.io", "gw-2", Map.of("zone", "b")));
     assertThat(settings.unhealthyTaintKey()).isEqualTo("kdra.io/unhealthy");
   }
 
   @Test
   void theReplicaTakesTheLeaseAndThenWrites() {
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
-      Lease lease = client.leases().inNamespace("kdra-test").withName("kdra-slice-publisher")
-          .get();
-      assertThat(lease).isNotNull();
-      assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("replica-a");
-    });
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
-        given().when().get("/q/health/ready").then().statusCode(200)
-            .body("status", equalTo("UP"))
-            .body("checks.find { it.name == 'slice-publisher-writer' }.data.writer",
-                equalTo(true)));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () -> {
+              Lease lease =
+                  client.leases().inNamespace("kdra-test").withName("kdra-slice-publisher").get();
+              assertThat(lease).isNotNull();
+              assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("replica-a");
+            });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () ->
+                given()
+                    .when()
+                    .get("/q/health/ready")
+                    .then()
+                    .statusCode(200)
+                    .body("status", equalTo("UP"))
+                    .body(
+                        "checks.find { it.name == 'slice-publisher-writer' }.data.writer",
+                        equalTo(true)));
   }
 }

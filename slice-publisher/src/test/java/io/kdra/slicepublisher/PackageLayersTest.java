@@ -13,10 +13,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The packages depend downwards only: the wiring ({@code config}, and the health checks at the
- * top) on {@code grpc} and {@code k8s}, those on {@code domain} and {@code observability}, never
- * back, so that each layer is tested without the ones above. Read from the sources: no library
- * for architecture rules is on the build's class path.
+ * The packages depend downwards only: the wiring ({@code config}, and the health checks at the top)
+ * on {@code grpc} and {@code k8s}, those on {@code domain} and {@code observability}, never back,
+ * so that each layer is tested without the ones above. Read from the sources: no library for
+ * architecture rules is on the build's class path.
  */
 class PackageLayersTest {
 
@@ -36,13 +36,24 @@ class PackageLayersTest {
   void noPackageImportsALayerAboveIt(String pkg, List<String> above) throws IOException {
     List<String> upward;
     try (Stream<Path> files = Files.list(SOURCES.resolve(pkg))) {
-      upward = files.filter(f -> f.toString().endsWith(".java"))
-          .flatMap(f -> lines(f).filter(l -> l.startsWith("import ")).map(l -> f.getFileName()
-              + ": " + l))
-          .filter(l -> above.stream().anyMatch(a -> l.contains(" " + BASE + a + ".")
-              || l.contains(" static " + BASE + a + ".")
-              || l.matches(".*import " + BASE.replace(".", "\\.") + "[A-Z].*")))
-          .toList();
+      upward =
+          files
+              .filter(f -> f.toString().endsWith(".java"))
+              .flatMap(
+                  f ->
+                      lines(f)
+                          .filter(l -> l.startsWith("import "))
+                          .map(l -> f.getFileName() + ": " + l))
+              .filter(
+                  l ->
+                      above.stream()
+                          .anyMatch(
+                              a ->
+                                  l.contains(" " + BASE + a + ".")
+                                      || l.contains(" static " + BASE + a + ".")
+                                      || l.matches(
+                                          ".*import " + BASE.replace(".", "\\.") + "[A-Z].*")))
+              .toList();
     }
     assertThat(upward).isEmpty();
   }

@@ -9,15 +9,15 @@ import java.util.Optional;
 
 /**
  * The claim-controller's settings, under {@code kdra.claim-controller}. Each maps 1:1 to an
- * environment variable ({@code KDRA_CLAIM_CONTROLLER_...}) and to a chart value under
- * {@code claimController:}.
+ * environment variable ({@code KDRA_CLAIM_CONTROLLER_...}) and to a chart value under {@code
+ * claimController:}.
  */
 @ConfigMapping(prefix = "kdra.claim-controller")
 public interface ClaimControllerConfig {
 
   /**
-   * Pods whose {@code spec.schedulerName} equals this are scheduled by this controller; all
-   * others are left to their scheduler.
+   * Pods whose {@code spec.schedulerName} equals this are scheduled by this controller; all others
+   * are left to their scheduler.
    */
   @WithDefault("dra-claim-controller")
   String schedulerName();
@@ -50,8 +50,8 @@ public interface ClaimControllerConfig {
     Duration maxBackoff();
 
     /**
-     * How often one write is retried after a conflict (re-reading the object each time) before
-     * the whole reconciliation is retried.
+     * How often one write is retried after a conflict (re-reading the object each time) before the
+     * whole reconciliation is retried.
      */
     @WithDefault("5")
     int conflictRetries();

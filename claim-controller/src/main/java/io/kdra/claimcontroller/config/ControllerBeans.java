@@ -3,14 +3,14 @@ package io.kdra.claimcontroller.config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.claimcontroller.k8s.ApiPodBinder;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
-import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
 import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
+import io.kdra.events.EventRecorder;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,6 +27,7 @@ import org.jboss.logging.Logger;
 public class ControllerBeans {
 
   private static final Logger LOG = Logger.getLogger(ControllerBeans.class);
+
   /** How long own writes are remembered while the informers catch up. */
   private static final Duration RECENT_WRITES_TTL = Duration.ofMinutes(1);
 
@@ -65,24 +66,21 @@ public class ControllerBeans {
   /** Singleton: the shared recorder has no no-args constructor for a client proxy. */
   @Produces
   @Singleton
-  EventRecorder eventRecorder(KubernetesClient client, ClaimControllerConfig config,
-      Clock clock) {
+  EventRecorder eventRecorder(KubernetesClient client, ClaimControllerConfig config, Clock clock) {
     return new EventRecorder(client, config.schedulerName(), clock);
   }
 
   /**
-   * The allocator's features: Kubernetes 1.36's defaults with the configured feature gates
-   * applied.
+   * The allocator's features: Kubernetes 1.36's defaults with the configured feature gates applied.
    *
-   * @throws IllegalArgumentException naming the property and the gate when one is unknown or
-   *     its value is no bool
+   * @throws IllegalArgumentException naming the property and the gate when one is unknown or its
+   *     value is no bool
    */
   @Produces
   @Singleton
   AllocatorFeatures allocatorFeatures(ClaimControllerConfig config) {
     try {
-      return AllocatorFeatures.defaults()
-          .withGates(config.allocator().featureGates().orElse(""));
+      return AllocatorFeatures.defaults().withGates(config.allocator().featureGates().orElse(""));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "kdra.claim-controller.allocator.feature-gates: " + e.getMessage(), e);
@@ -91,7 +89,8 @@ public class ControllerBeans {
 
   /** Creates the features at start-up, so that a bad gate stops it, and says which are on. */
   void logFeatures(@Observes StartupEvent started, AllocatorFeatures features) {
-    LOG.infof("allocator feature gates enabled: %s",
+    LOG.infof(
+        "allocator feature gates enabled: %s",
         features.enabledNames().isEmpty() ? "none" : String.join(",", features.enabledNames()));
   }
 
@@ -103,7 +102,7 @@ public class ControllerBeans {
   @DefaultBean
   @ApplicationScoped
   PodAllocator podAllocator(AllocatorFeatures features) {
-    return new DraCorePodAllocator(AllocatorOptions.defaults(features,
-        () -> UUID.randomUUID().toString()));
+    return new DraCorePodAllocator(
+        AllocatorOptions.defaults(features, () -> UUID.randomUUID().toString()));
   }
 }

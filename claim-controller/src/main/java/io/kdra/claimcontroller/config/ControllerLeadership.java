@@ -21,9 +21,9 @@ import java.time.Clock;
 
 /**
  * The claim-controller's leader election as CDI beans; what they are is {@link ElectionWiring}'s
- * and {@link OperatorSdkElection}'s (shared with the other elected services). Election is off
- * in the dev and test profiles (application.properties), as quarkus-operator-sdk elects only in
- * {@code prod} there.
+ * and {@link OperatorSdkElection}'s (shared with the other elected services). Election is off in
+ * the dev and test profiles (application.properties), as quarkus-operator-sdk elects only in {@code
+ * prod} there.
  */
 @ApplicationScoped
 public class ControllerLeadership {
@@ -34,8 +34,13 @@ public class ControllerLeadership {
   @Produces
   @Singleton
   ElectionWiring election(ClaimControllerConfig config, KubernetesClient client) {
-    return new ElectionWiring("claim-controller", "kdra.claim-controller.leader-election",
-        config.leaderElection(), client, true, System.getenv("HOSTNAME"));
+    return new ElectionWiring(
+        "claim-controller",
+        "kdra.claim-controller.leader-election",
+        config.leaderElection(),
+        client,
+        true,
+        System.getenv("HOSTNAME"));
   }
 
   @Produces
@@ -63,13 +68,16 @@ public class ControllerLeadership {
   }
 
   /** The leadership meters from start-up on, which also sets the election up at start-up. */
-  void meters(@Observes StartupEvent event, MeterRegistry registry, ElectionWiring election,
+  void meters(
+      @Observes StartupEvent event,
+      MeterRegistry registry,
+      ElectionWiring election,
       Leadership leadership) {
     election.registerMeters(registry, () -> leadership);
   }
 
-  void onStop(@Observes @Priority(BEFORE_OPERATOR_STOP) ShutdownEvent event,
-      Leadership leadership) {
+  void onStop(
+      @Observes @Priority(BEFORE_OPERATOR_STOP) ShutdownEvent event, Leadership leadership) {
     leadership.shuttingDown();
   }
 }

@@ -8,11 +8,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What to do with one claim whose consumers may be gone, after upstream's resourceclaim
- * controller ({@code syncClaim}), as a pure decision. Writes happen in this order, each with
- * optimistic concurrency: status ({@link #reservedFor}, and the allocation cleared when
- * {@link #deallocate}), then metadata (finalizer removed when {@link #removeFinalizer}), then
- * {@link #delete}.
+ * What to do with one claim whose consumers may be gone, after upstream's resourceclaim controller
+ * ({@code syncClaim}), as a pure decision. Writes happen in this order, each with optimistic
+ * concurrency: status ({@link #reservedFor}, and the allocation cleared when {@link #deallocate}),
+ * then metadata (finalizer removed when {@link #removeFinalizer}), then {@link #delete}.
  *
  * @param reservedFor the entries to keep; only meaningful when {@link #statusChanged}
  * @param statusChanged whether {@code status} must be written (entries removed or deallocation)
@@ -21,8 +20,12 @@ import java.util.Optional;
  * @param delete delete the claim: it was generated for a pod that will not run
  * @param removed the removed pod entries, with why, for logs and Events
  */
-public record CleanupPlan(List<ResourceClaimConsumerReference> reservedFor,
-    boolean statusChanged, boolean deallocate, boolean removeFinalizer, boolean delete,
+public record CleanupPlan(
+    List<ResourceClaimConsumerReference> reservedFor,
+    boolean statusChanged,
+    boolean deallocate,
+    boolean removeFinalizer,
+    boolean delete,
     List<String> removed) {
 
   /** Whether the plan changes nothing. */
@@ -34,9 +37,9 @@ public record CleanupPlan(List<ResourceClaimConsumerReference> reservedFor,
    * The plan for {@code claim}:
    *
    * <ol>
-   *   <li>A pod entry of {@code reservedFor} is removed when the pod is gone, replaced (UID differs)
-   *       or done ({@link Pods#isDone}). Entries for other consumers are kept: their owners clean
-   *       them.
+   *   <li>A pod entry of {@code reservedFor} is removed when the pod is gone, replaced (UID
+   *       differs) or done ({@link Pods#isDone}). Entries for other consumers are kept: their
+   *       owners clean them.
    *   <li>When that leaves {@code reservedFor} empty and the claim has the finalizer, the
    *       allocation is cleared in the same status update and then the finalizer removed. A claim
    *       being deleted that is unreserved and carries the finalizer is deallocated and unblocked
@@ -44,15 +47,16 @@ public record CleanupPlan(List<ResourceClaimConsumerReference> reservedFor,
    *       have allocated it ahead of use.
    *   <li>An unreserved claim whose controlling owner pod is done, replaced or gone is deleted.
    *       Upstream leaves the "gone" case to the garbage collector; this controller deletes it
-   *       itself, because the garbage collector runs in kube-controller-manager, which
-   *       {@link TemplateMode#OWN} clusters may lack.
+   *       itself, because the garbage collector runs in kube-controller-manager, which {@link
+   *       TemplateMode#OWN} clusters may lack.
    * </ol>
    */
   public static CleanupPlan of(ResourceClaim claim, PodSource pods) {
     String ns = claim.getMetadata().getNamespace();
-    List<ResourceClaimConsumerReference> current = claim.getStatus() == null
-        || claim.getStatus().getReservedFor() == null ? List.of()
-        : claim.getStatus().getReservedFor();
+    List<ResourceClaimConsumerReference> current =
+        claim.getStatus() == null || claim.getStatus().getReservedFor() == null
+            ? List.of()
+            : claim.getStatus().getReservedFor();
     List<ResourceClaimConsumerReference> keep = new ArrayList<>();
     List<String> removed = new ArrayList<>();
     for (ResourceClaimConsumerReference ref : current) {
@@ -61,17 +65,21 @@ public record CleanupPlan(List<ResourceClaimConsumerReference> reservedFor,
         continue;
       }
       Optional<Pod> pod = pods.pod(ns, ref.getName());
-      String why = pod.isEmpty() ? "gone"
-          : !ref.getUid().equals(pod.get().getMetadata().getUid()) ? "replaced"
-          : Pods.isDone(pod.get()) ? "done" : null;
+      String why =
+          pod.isEmpty()
+              ? "gone"
+              : !ref.getUid().equals(pod.get().getMetadata().getUid())
+                  ? "replaced"
+                  : Pods.isDone(pod.get()) ? "done" : null;
       if (why == null) {
         keep.add(ref);
       } else {
         removed.add("pod " + ref.getName() + " (" + why + ")");
       }
     }
-    boolean finalizer = claim.getMetadata().getFinalizers() != null
-        && claim.getMetadata().getFinalizers().contains(Upstream.FINALIZER);
+    boolean finalizer =
+        claim.getMetadata().getFinalizers() != null
+            && claim.getMetadata().getFinalizers().contains(Upstream.FINALIZER);
     boolean allocated = claim.getStatus() != null && claim.getStatus().getAllocation() != null;
     boolean deleting = claim.getMetadata().getDeletionTimestamp() != null;
     boolean statusChanged = !removed.isEmpty();
@@ -86,16 +94,20 @@ public record CleanupPlan(List<ResourceClaimConsumerReference> reservedFor,
       removeFinalizer = true;
     }
     boolean delete = keep.isEmpty() && !deleting && ownerWillNotRun(claim, pods);
-    return new CleanupPlan(keep, statusChanged, deallocate, removeFinalizer, delete,
-        List.copyOf(removed));
+    return new CleanupPlan(
+        keep, statusChanged, deallocate, removeFinalizer, delete, List.copyOf(removed));
   }
 
   private static boolean ownerWillNotRun(ResourceClaim claim, PodSource pods) {
-    return TemplateClaims.owningPod(claim).map(owner -> {
-      Optional<Pod> pod = pods.pod(claim.getMetadata().getNamespace(), owner.getName());
-      return pod.isEmpty() || !owner.getUid().equals(pod.get().getMetadata().getUid())
-          || Pods.isDone(pod.get());
-    }).orElse(false);
+    return TemplateClaims.owningPod(claim)
+        .map(
+            owner -> {
+              Optional<Pod> pod = pods.pod(claim.getMetadata().getNamespace(), owner.getName());
+              return pod.isEmpty()
+                  || !owner.getUid().equals(pod.get().getMetadata().getUid())
+                  || Pods.isDone(pod.get());
+            })
+        .orElse(false);
   }
 
   /** Whether a consumer reference names a core pod. */

@@ -1,12 +1,12 @@
 package io.kdra.claimcontroller.domain;
 
-import io.kdra.core.alloc.NodeSelectors;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.core.model.Quantity;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,17 +19,17 @@ import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
- * The nodes a pod may run on before devices are considered, with a scheduler-style reason for
- * each rejected node. The checks, in order (the first failing one is the node's reason): Ready,
- * not cordoned (unless the pod tolerates the unschedulable taint), no untolerated
- * {@code NoSchedule}/{@code NoExecute} taint, {@code spec.nodeSelector}, required node affinity,
- * the node selectors of the pod's already-allocated claims, and CPU, memory and pod count fitting
- * what pods bound there already request. Pure and deterministic: nodes come out sorted by name.
+ * The nodes a pod may run on before devices are considered, with a scheduler-style reason for each
+ * rejected node. The checks, in order (the first failing one is the node's reason): Ready, not
+ * cordoned (unless the pod tolerates the unschedulable taint), no untolerated {@code
+ * NoSchedule}/{@code NoExecute} taint, {@code spec.nodeSelector}, required node affinity, the node
+ * selectors of the pod's already-allocated claims, and CPU, memory and pod count fitting what pods
+ * bound there already request. Pure and deterministic: nodes come out sorted by name.
  */
 public final class NodeFilter {
 
-  private static final Taint UNSCHEDULABLE_TAINT = new TaintBuilder()
-      .withKey(Upstream.TAINT_UNSCHEDULABLE).withEffect("NoSchedule").build();
+  private static final Taint UNSCHEDULABLE_TAINT =
+      new TaintBuilder().withKey(Upstream.TAINT_UNSCHEDULABLE).withEffect("NoSchedule").build();
 
   private NodeFilter() {}
 
@@ -42,8 +42,8 @@ public final class NodeFilter {
   public record Result(List<Node> feasible, Map<String, String> rejected) {
 
     /**
-     * A one-line summary in kube-scheduler's style, e.g. {@code 0/3 nodes are available: 1 node
-     * is not ready, 2 Insufficient memory.} Reasons are counted and sorted for stable messages.
+     * A one-line summary in kube-scheduler's style, e.g. {@code 0/3 nodes are available: 1 node is
+     * not ready, 2 Insufficient memory.} Reasons are counted and sorted for stable messages.
      */
     public String summary() {
       int all = feasible.size() + rejected.size();
@@ -51,7 +51,10 @@ public final class NodeFilter {
       rejected.values().forEach(r -> counts.merge(r, 1, Integer::sum));
       List<String> parts = new ArrayList<>();
       counts.forEach((r, n) -> parts.add(n + " " + r));
-      return feasible.size() + "/" + all + " nodes are available"
+      return feasible.size()
+          + "/"
+          + all
+          + " nodes are available"
           + (parts.isEmpty() ? "." : ": " + String.join(", ", parts) + ".");
     }
   }
@@ -60,14 +63,15 @@ public final class NodeFilter {
    * Filters {@code nodes} for {@code pod}.
    *
    * @param allPods every pod known; those bound to a node and not terminal count against it
-   * @param claimSelectors the {@code allocation.nodeSelector}s of the pod's allocated claims
-   *     (null entries, allocations usable everywhere, may be left out)
+   * @param claimSelectors the {@code allocation.nodeSelector}s of the pod's allocated claims (null
+   *     entries, allocations usable everywhere, may be left out)
    */
-  public static Result filter(Pod pod, Collection<Node> nodes, Collection<Pod> allPods,
-      List<NodeSelector> claimSelectors) {
+  public static Result filter(
+      Pod pod, Collection<Node> nodes, Collection<Pod> allPods, List<NodeSelector> claimSelectors) {
     Map<String, NodeUsage> usage = new HashMap<>();
     for (Pod p : allPods) {
-      if (Pods.isBound(p) && !Pods.isTerminal(p)
+      if (Pods.isBound(p)
+          && !Pods.isTerminal(p)
           && !p.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
         usage.merge(p.getSpec().getNodeName(), NodeUsage.of(PodRequests.of(p)), NodeUsage::plus);
       }
@@ -76,31 +80,43 @@ public final class NodeFilter {
   }
 
   /**
-   * Filters {@code sortedNodes} for {@code pod}, with what pods bound to each node already
-   * request given as {@code usage} (node name to the sum; absent is none): the scheduler keeps it
-   * from one pod to the next instead of summing every bound pod per attempt.
+   * Filters {@code sortedNodes} for {@code pod}, with what pods bound to each node already request
+   * given as {@code usage} (node name to the sum; absent is none): the scheduler keeps it from one
+   * pod to the next instead of summing every bound pod per attempt.
    *
    * @param sortedNodes the nodes, sorted by name ({@link #sortedByName})
    */
-  public static Result filter(Pod pod, List<Node> sortedNodes, Map<String, NodeUsage> usage,
+  public static Result filter(
+      Pod pod,
+      List<Node> sortedNodes,
+      Map<String, NodeUsage> usage,
       List<NodeSelector> claimSelectors) {
     return filter(pod, sortedNodes, usage, claimSelectors, NodeFilter::allocatable);
   }
 
   /**
    * As {@link #filter(Pod, List, Map, List)}, with each node's allocatable pods, CPU and memory
-   * given by {@code allocatable} ({@link #allocatable} of the node): the scheduler parses them
-   * once per node object instead of once per node and attempt.
+   * given by {@code allocatable} ({@link #allocatable} of the node): the scheduler parses them once
+   * per node object instead of once per node and attempt.
    */
-  public static Result filter(Pod pod, List<Node> sortedNodes, Map<String, NodeUsage> usage,
-      List<NodeSelector> claimSelectors, Function<Node, Allocatable> allocatable) {
+  public static Result filter(
+      Pod pod,
+      List<Node> sortedNodes,
+      Map<String, NodeUsage> usage,
+      List<NodeSelector> claimSelectors,
+      Function<Node, Allocatable> allocatable) {
     PodRequests wanted = PodRequests.of(pod);
     List<Node> feasible = new ArrayList<>();
     Map<String, String> rejected = new TreeMap<>();
     for (Node node : sortedNodes) {
-      Optional<String> why = reject(pod, wanted, node,
-          usage.getOrDefault(node.getMetadata().getName(), NodeUsage.NONE), claimSelectors,
-          allocatable);
+      Optional<String> why =
+          reject(
+              pod,
+              wanted,
+              node,
+              usage.getOrDefault(node.getMetadata().getName(), NodeUsage.NONE),
+              claimSelectors,
+              allocatable);
       if (why.isPresent()) {
         rejected.put(node.getMetadata().getName(), why.get());
       } else {
@@ -152,28 +168,38 @@ public final class NodeFilter {
     return new Allocatable(pods, PodRequests.of(alloc));
   }
 
-  static Optional<String> reject(Pod pod, PodRequests wanted, Node node, NodeUsage onNode,
-      List<NodeSelector> claimSelectors) {
+  static Optional<String> reject(
+      Pod pod, PodRequests wanted, Node node, NodeUsage onNode, List<NodeSelector> claimSelectors) {
     return reject(pod, wanted, node, onNode, claimSelectors, NodeFilter::allocatable);
   }
 
-  static Optional<String> reject(Pod pod, PodRequests wanted, Node node, NodeUsage onNode,
-      List<NodeSelector> claimSelectors, Function<Node, Allocatable> allocatable) {
+  static Optional<String> reject(
+      Pod pod,
+      PodRequests wanted,
+      Node node,
+      NodeUsage onNode,
+      List<NodeSelector> claimSelectors,
+      Function<Node, Allocatable> allocatable) {
     var spec = pod.getSpec();
     if (!isReady(node)) {
       return Optional.of("node(s) were not ready");
     }
-    if (node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable())
+    if (node.getSpec() != null
+        && Boolean.TRUE.equals(node.getSpec().getUnschedulable())
         && Taints.firstUntolerated(List.of(UNSCHEDULABLE_TAINT), spec.getTolerations())
             .isPresent()) {
       return Optional.of("node(s) were unschedulable");
     }
-    Optional<Taint> taint = Taints.firstUntolerated(
-        node.getSpec() == null ? null : node.getSpec().getTaints(), spec.getTolerations());
+    Optional<Taint> taint =
+        Taints.firstUntolerated(
+            node.getSpec() == null ? null : node.getSpec().getTaints(), spec.getTolerations());
     if (taint.isPresent()) {
       Taint t = taint.get();
-      return Optional.of("node(s) had untolerated taint {" + t.getKey()
-          + (t.getValue() == null || t.getValue().isEmpty() ? "" : ": " + t.getValue()) + "}");
+      return Optional.of(
+          "node(s) had untolerated taint {"
+              + t.getKey()
+              + (t.getValue() == null || t.getValue().isEmpty() ? "" : ": " + t.getValue())
+              + "}");
     }
     if (!NodeSelectors.labelsMatch(spec.getNodeSelector(), node)
         || !matchesOrUnset(requiredAffinity(pod), node)) {
@@ -190,8 +216,8 @@ public final class NodeFilter {
     return selector == null || NodeSelectors.matches(selector, node);
   }
 
-  private static Optional<String> fits(PodRequests wanted, Node node, NodeUsage onNode,
-      Function<Node, Allocatable> allocatable) {
+  private static Optional<String> fits(
+      PodRequests wanted, Node node, NodeUsage onNode, Function<Node, Allocatable> allocatable) {
     Allocatable offered = allocatable.apply(node);
     if (offered.pods() >= 0 && onNode.pods() + 1 > offered.pods()) {
       return Optional.of("Too many pods");
@@ -213,8 +239,10 @@ public final class NodeFilter {
 
   /** The allocatable pod count; a plain integer (the usual form) without parsing a quantity. */
   private static long podCount(io.fabric8.kubernetes.api.model.Quantity pods) {
-    if ((pods.getFormat() == null || pods.getFormat().isEmpty()) && pods.getAmount() != null
-        && !pods.getAmount().isEmpty() && pods.getAmount().length() < 18
+    if ((pods.getFormat() == null || pods.getFormat().isEmpty())
+        && pods.getAmount() != null
+        && !pods.getAmount().isEmpty()
+        && pods.getAmount().length() < 18
         && pods.getAmount().chars().allMatch(Character::isDigit)) {
       return Long.parseLong(pods.getAmount());
     }
@@ -223,14 +251,14 @@ public final class NodeFilter {
 
   private static NodeSelector requiredAffinity(Pod pod) {
     var a = pod.getSpec().getAffinity();
-    return a == null || a.getNodeAffinity() == null ? null
+    return a == null || a.getNodeAffinity() == null
+        ? null
         : a.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
   }
 
   /** Whether the node's {@code Ready} condition is {@code True}. */
   public static boolean isReady(Node node) {
-    List<NodeCondition> conds = node.getStatus() == null ? null
-        : node.getStatus().getConditions();
+    List<NodeCondition> conds = node.getStatus() == null ? null : node.getStatus().getConditions();
     if (conds == null) {
       return false;
     }

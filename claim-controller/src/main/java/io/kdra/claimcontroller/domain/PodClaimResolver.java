@@ -18,8 +18,9 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>{@code resourceClaimName}: that claim, once it exists.
- *   <li>{@code resourceClaimTemplateName} with an entry in {@code pod.status.resourceClaimStatuses}:
- *       no claim when the entry names none; else the named claim if the pod controls it.
+ *   <li>{@code resourceClaimTemplateName} with an entry in {@code
+ *       pod.status.resourceClaimStatuses}: no claim when the entry names none; else the named claim
+ *       if the pod controls it.
  *   <li>Otherwise a claim controlled by the pod and annotated with the entry name (created before a
  *       restart, or by kube-controller-manager) is used, and recorded in the pod status.
  *   <li>Otherwise, in {@link TemplateMode#OWN}, one is created from the template (or the template
@@ -52,8 +53,8 @@ public final class PodClaimResolver {
     record MissingTemplate(String entry, String template) implements Step {}
 
     /**
-     * The entry names a ResourceClaim that does not exist (yet): the pod is unschedulable until
-     * it does, as kube-scheduler reports it.
+     * The entry names a ResourceClaim that does not exist (yet): the pod is unschedulable until it
+     * does, as kube-scheduler reports it.
      */
     record MissingClaim(String entry, String claim) implements Step {}
 
@@ -66,8 +67,10 @@ public final class PodClaimResolver {
 
     /** Whether every entry has its claim (or needs none): the pod can be scheduled. */
     public boolean complete() {
-      return steps.stream().allMatch(s -> s instanceof Step.Use || s instanceof Step.NotNeeded
-          || s instanceof Step.Record);
+      return steps.stream()
+          .allMatch(
+              s ->
+                  s instanceof Step.Use || s instanceof Step.NotNeeded || s instanceof Step.Record);
     }
 
     /** Entry name to claim, for the entries that have one, in spec order. */
@@ -98,20 +101,20 @@ public final class PodClaimResolver {
     return new Resolution(steps);
   }
 
-  private static Step step(Pod pod, PodResourceClaim entry, ClaimLookup lookup,
-      TemplateMode mode) {
+  private static Step step(Pod pod, PodResourceClaim entry, ClaimLookup lookup, TemplateMode mode) {
     String ns = pod.getMetadata().getNamespace();
     String name = entry.getName();
     if (entry.getResourceClaimName() != null) {
-      return lookup.claim(ns, entry.getResourceClaimName())
+      return lookup
+          .claim(ns, entry.getResourceClaimName())
           .<Step>map(c -> new Step.Use(name, c))
           .orElse(new Step.MissingClaim(name, entry.getResourceClaimName()));
     }
     String templateName = entry.getResourceClaimTemplateName();
     if (templateName == null) {
       // Neither field: an API newer than this controller; never guess.
-      return new Step.Wait(name, "pod claim entry " + name + " names neither a claim nor a "
-          + "template");
+      return new Step.Wait(
+          name, "pod claim entry " + name + " names neither a claim nor a " + "template");
     }
     Optional<PodResourceClaimStatus> recorded = recordedStatus(pod, name);
     if (recorded.isPresent()) {
@@ -125,18 +128,25 @@ public final class PodClaimResolver {
       }
       // Deleted by accident, or no longer the pod's: upstream then creates a new one.
     }
-    Optional<ResourceClaim> existing = TemplateClaims.findExisting(pod, name,
-        lookup.ownedBy(ns, pod.getMetadata().getUid()));
+    Optional<ResourceClaim> existing =
+        TemplateClaims.findExisting(pod, name, lookup.ownedBy(ns, pod.getMetadata().getUid()));
     if (existing.isPresent()) {
-      return mode == TemplateMode.OWN ? new Step.Record(name, existing.get())
+      return mode == TemplateMode.OWN
+          ? new Step.Record(name, existing.get())
           : new Step.Use(name, existing.get());
     }
     if (mode == TemplateMode.ADOPT) {
-      return new Step.Wait(name, "waiting for kube-controller-manager to create the claim for "
-          + "entry " + name + " from ResourceClaimTemplate " + templateName);
+      return new Step.Wait(
+          name,
+          "waiting for kube-controller-manager to create the claim for "
+              + "entry "
+              + name
+              + " from ResourceClaimTemplate "
+              + templateName);
     }
     Optional<ResourceClaimTemplate> template = lookup.template(ns, templateName);
-    return template.<Step>map(t -> new Step.Create(name, TemplateClaims.desired(pod, name, t), t))
+    return template
+        .<Step>map(t -> new Step.Create(name, TemplateClaims.desired(pod, name, t), t))
         .orElse(new Step.MissingTemplate(name, templateName));
   }
 
@@ -145,6 +155,7 @@ public final class PodClaimResolver {
       return Optional.empty();
     }
     return pod.getStatus().getResourceClaimStatuses().stream()
-        .filter(s -> entry.equals(s.getName())).findFirst();
+        .filter(s -> entry.equals(s.getName()))
+        .findFirst();
   }
 }

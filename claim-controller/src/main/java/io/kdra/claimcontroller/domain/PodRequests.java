@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * The CPU and memory a pod requests, as the scheduler counts them: containers summed, restartable
- * init containers (sidecars) added to that sum, plain init containers counted by their peak
- * (each one plus the sidecars started before it), and the pod overhead on top. Pure.
+ * init containers (sidecars) added to that sum, plain init containers counted by their peak (each
+ * one plus the sidecars started before it), and the pod overhead on top. Pure.
  *
  * @param cpu requested CPU in cores
  * @param memory requested memory in bytes
@@ -48,7 +48,8 @@ public record PodRequests(Quantity cpu, Quantity memory) {
 
   /** Maximum, per resource. */
   public PodRequests max(PodRequests o) {
-    return new PodRequests(cpu.compareTo(o.cpu) >= 0 ? cpu : o.cpu,
+    return new PodRequests(
+        cpu.compareTo(o.cpu) >= 0 ? cpu : o.cpu,
         memory.compareTo(o.memory) >= 0 ? memory : o.memory);
   }
 

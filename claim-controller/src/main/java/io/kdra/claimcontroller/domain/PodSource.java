@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Optional;
 
 /**
- * Read port for the cleanup rules. An empty answer must be definitive: implementations that read
- * an informer cache ask the API server before saying a pod does not exist, because removing a
+ * Read port for the cleanup rules. An empty answer must be definitive: implementations that read an
+ * informer cache ask the API server before saying a pod does not exist, because removing a
  * reservation of a pod the cache has not seen yet would let its devices be taken while it starts.
  */
 @FunctionalInterface

@@ -32,8 +32,7 @@ public final class Pods {
    * containers may still run until the kubelet has stopped them and unprepared its devices.
    */
   public static boolean isDone(Pod pod) {
-    return isTerminal(pod)
-        || pod.getMetadata().getDeletionTimestamp() != null && !isBound(pod);
+    return isTerminal(pod) || pod.getMetadata().getDeletionTimestamp() != null && !isBound(pod);
   }
 
   /** Whether this controller schedules the pod. */
@@ -49,7 +48,9 @@ public final class Pods {
 
   /** Whether the pod waits for this controller to place it. */
   public static boolean isPending(Pod pod, String schedulerName) {
-    return isScheduledBy(pod, schedulerName) && !isBound(pod) && !isDone(pod)
+    return isScheduledBy(pod, schedulerName)
+        && !isBound(pod)
+        && !isDone(pod)
         && pod.getMetadata().getDeletionTimestamp() == null;
   }
 }

@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How to reserve a claim for a pod, allocating it first when the scheduling decision says so,
- * in the order of the scheduler's PreBind: the finalizer (a metadata update) before the
- * allocation, so that an allocated claim is always protected, then {@code status.allocation} and
- * the pod's {@code reservedFor} entry in one status update. Decided against the claim as read
- * just before writing, so that a claim changed since the decision is never overwritten. Pure.
+ * How to reserve a claim for a pod, allocating it first when the scheduling decision says so, in
+ * the order of the scheduler's PreBind: the finalizer (a metadata update) before the allocation, so
+ * that an allocated claim is always protected, then {@code status.allocation} and the pod's {@code
+ * reservedFor} entry in one status update. Decided against the claim as read just before writing,
+ * so that a claim changed since the decision is never overwritten. Pure.
  */
 public final class Reservation {
 
@@ -30,8 +30,7 @@ public final class Reservation {
 
     /**
      * Write these: {@code withFinalizer} (non-null only when the finalizer or an annotation is
-     * missing)
-     * through a metadata update, then {@code withStatus} through a status update.
+     * missing) through a metadata update, then {@code withStatus} through a status update.
      */
     record Write(ResourceClaim withFinalizer, ResourceClaim withStatus) implements Step {}
 
@@ -45,27 +44,31 @@ public final class Reservation {
   /**
    * Decides how to reserve {@code current} for {@code pod}.
    *
-   * @param allocation the allocation to write, or null when the decision relied on the claim
-   *     being allocated already
-   * @param annotations annotations the claim must carry, added where their key is missing
-   *     (existing values are never overwritten): the scheduler marker, so that cleanup stays
-   *     within claims this controller touched, and the trace context
+   * @param allocation the allocation to write, or null when the decision relied on the claim being
+   *     allocated already
+   * @param annotations annotations the claim must carry, added where their key is missing (existing
+   *     values are never overwritten): the scheduler marker, so that cleanup stays within claims
+   *     this controller touched, and the trace context
    */
-  public static Step decide(ResourceClaim current, Pod pod, AllocationResult allocation,
+  public static Step decide(
+      ResourceClaim current,
+      Pod pod,
+      AllocationResult allocation,
       Map<String, String> annotations) {
-    AllocationResult have = current.getStatus() == null ? null
-        : current.getStatus().getAllocation();
+    AllocationResult have =
+        current.getStatus() == null ? null : current.getStatus().getAllocation();
     if (allocation != null && have != null) {
       return new Step.Stale("claim " + name(current) + " was allocated meanwhile");
     }
     if (allocation == null && have == null) {
       return new Step.Stale("claim " + name(current) + " was deallocated meanwhile");
     }
-    var reserved = current.getStatus() == null || current.getStatus().getReservedFor() == null
-        ? List.<ResourceClaimConsumerReference>of()
-        : current.getStatus().getReservedFor();
-    boolean isReserved = reserved.stream()
-        .anyMatch(r -> pod.getMetadata().getUid().equals(r.getUid()));
+    var reserved =
+        current.getStatus() == null || current.getStatus().getReservedFor() == null
+            ? List.<ResourceClaimConsumerReference>of()
+            : current.getStatus().getReservedFor();
+    boolean isReserved =
+        reserved.stream().anyMatch(r -> pod.getMetadata().getUid().equals(r.getUid()));
     if (isReserved && allocation == null) {
       return new Step.Done();
     }
@@ -73,25 +76,34 @@ public final class Reservation {
       return new Step.Refused("claim " + name(current) + " is being deleted");
     }
     if (reserved.size() >= Upstream.MAX_RESERVED_FOR) {
-      return new Step.Refused("claim " + name(current) + " is already reserved for "
-          + Upstream.MAX_RESERVED_FOR + " consumers");
+      return new Step.Refused(
+          "claim "
+              + name(current)
+              + " is already reserved for "
+              + Upstream.MAX_RESERVED_FOR
+              + " consumers");
     }
-    List<String> finalizers = current.getMetadata().getFinalizers() == null ? List.of()
-        : current.getMetadata().getFinalizers();
-    Map<String, String> present = current.getMetadata().getAnnotations() == null
-        ? Map.of() : current.getMetadata().getAnnotations();
+    List<String> finalizers =
+        current.getMetadata().getFinalizers() == null
+            ? List.of()
+            : current.getMetadata().getFinalizers();
+    Map<String, String> present =
+        current.getMetadata().getAnnotations() == null
+            ? Map.of()
+            : current.getMetadata().getAnnotations();
     Map<String, String> missing = new LinkedHashMap<>();
-    annotations.forEach((k, v) -> {
-      if (!present.containsKey(k)) {
-        missing.put(k, v);
-      }
-    });
+    annotations.forEach(
+        (k, v) -> {
+          if (!present.containsKey(k)) {
+            missing.put(k, v);
+          }
+        });
     boolean marked = missing.isEmpty();
     ResourceClaim meta = null;
     ResourceClaim base = current;
     if ((allocation != null && !finalizers.contains(Upstream.FINALIZER)) || !marked) {
-      ResourceClaimBuilder b = new ResourceClaimBuilder(current).editMetadata()
-          .addToAnnotations(missing).endMetadata();
+      ResourceClaimBuilder b =
+          new ResourceClaimBuilder(current).editMetadata().addToAnnotations(missing).endMetadata();
       if (allocation != null && !finalizers.contains(Upstream.FINALIZER)) {
         b.editMetadata().addToFinalizers(Upstream.FINALIZER).endMetadata();
       }
@@ -100,20 +112,27 @@ public final class Reservation {
     }
     List<ResourceClaimConsumerReference> refs = new ArrayList<>(reserved);
     if (!isReserved) {
-      refs.add(new ResourceClaimConsumerReferenceBuilder()
-          .withResource("pods").withName(pod.getMetadata().getName())
-          .withUid(pod.getMetadata().getUid()).build());
+      refs.add(
+          new ResourceClaimConsumerReferenceBuilder()
+              .withResource("pods")
+              .withName(pod.getMetadata().getName())
+              .withUid(pod.getMetadata().getUid())
+              .build());
     }
-    ResourceClaim status = new ResourceClaimBuilder(base).editOrNewStatus()
-        .withAllocation(allocation != null ? allocation : have)
-        .withReservedFor(refs)
-        .endStatus().build();
+    ResourceClaim status =
+        new ResourceClaimBuilder(base)
+            .editOrNewStatus()
+            .withAllocation(allocation != null ? allocation : have)
+            .withReservedFor(refs)
+            .endStatus()
+            .build();
     return new Step.Write(meta, status);
   }
 
   /** Whether {@code claim}'s {@code reservedFor} names {@code pod} (by UID). */
   public static boolean reserves(ResourceClaim claim, Pod pod) {
-    return claim.getStatus() != null && claim.getStatus().getReservedFor() != null
+    return claim.getStatus() != null
+        && claim.getStatus().getReservedFor() != null
         && claim.getStatus().getReservedFor().stream()
             .anyMatch(r -> pod.getMetadata().getUid().equals(r.getUid()));
   }

@@ -14,8 +14,7 @@ public final class Taints {
    * The first taint with effect {@code NoSchedule} or {@code NoExecute} that no toleration
    * tolerates; {@code PreferNoSchedule} never blocks.
    */
-  public static Optional<Taint> firstUntolerated(List<Taint> taints,
-      List<Toleration> tolerations) {
+  public static Optional<Taint> firstUntolerated(List<Taint> taints, List<Toleration> tolerations) {
     if (taints == null || taints.isEmpty()) {
       return Optional.empty(); // the usual case, per node and attempt: no stream built
     }
@@ -32,12 +31,13 @@ public final class Taints {
    * Equal} (the default) compares it.
    */
   public static boolean tolerates(Toleration tol, Taint taint) {
-    if (tol.getEffect() != null && !tol.getEffect().isEmpty()
+    if (tol.getEffect() != null
+        && !tol.getEffect().isEmpty()
         && !tol.getEffect().equals(taint.getEffect())) {
       return false;
     }
-    String op = tol.getOperator() == null || tol.getOperator().isEmpty() ? "Equal"
-        : tol.getOperator();
+    String op =
+        tol.getOperator() == null || tol.getOperator().isEmpty() ? "Equal" : tol.getOperator();
     String key = tol.getKey() == null ? "" : tol.getKey();
     if (key.isEmpty()) {
       return "Exists".equals(op);

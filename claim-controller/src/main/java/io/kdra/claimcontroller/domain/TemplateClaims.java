@@ -15,32 +15,32 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Claims derived from a {@code ResourceClaimTemplate} for one pod claim entry, following
- * upstream's resourceclaim controller: what to create, and how to recognise one created earlier
- * (by this controller, by an earlier run of it, or by kube-controller-manager). Pure.
+ * Claims derived from a {@code ResourceClaimTemplate} for one pod claim entry, following upstream's
+ * resourceclaim controller: what to create, and how to recognise one created earlier (by this
+ * controller, by an earlier run of it, or by kube-controller-manager). Pure.
  */
 public final class TemplateClaims {
 
   private TemplateClaims() {}
 
   /**
-   * The claim to create for {@code pod}'s entry {@code podClaimName}: generateName from
-   * {@link ClaimNaming}, the pod as controlling owner (so garbage collection deletes the claim with
-   * the pod; without {@code blockOwnerDeletion}, as upstream, so a foreground deletion of the pod
-   * does not wait for it), the template's labels, the template's annotations plus
-   * {@link Upstream#POD_CLAIM_NAME_ANNOTATION}, and the template's spec unchanged. Other template
-   * metadata is ignored, as upstream does. The template is not modified.
+   * The claim to create for {@code pod}'s entry {@code podClaimName}: generateName from {@link
+   * ClaimNaming}, the pod as controlling owner (so garbage collection deletes the claim with the
+   * pod; without {@code blockOwnerDeletion}, as upstream, so a foreground deletion of the pod does
+   * not wait for it), the template's labels, the template's annotations plus {@link
+   * Upstream#POD_CLAIM_NAME_ANNOTATION}, and the template's spec unchanged. Other template metadata
+   * is ignored, as upstream does. The template is not modified.
    */
-  public static ResourceClaim desired(Pod pod, String podClaimName,
-      ResourceClaimTemplate template) {
+  public static ResourceClaim desired(
+      Pod pod, String podClaimName, ResourceClaimTemplate template) {
     ObjectMeta tm = template.getSpec() == null ? null : template.getSpec().getMetadata();
     Map<String, String> annotations = new LinkedHashMap<>();
     if (tm != null && tm.getAnnotations() != null) {
       annotations.putAll(tm.getAnnotations());
     }
     annotations.put(Upstream.POD_CLAIM_NAME_ANNOTATION, podClaimName);
-    Map<String, String> labels = tm == null || tm.getLabels() == null ? null
-        : new LinkedHashMap<>(tm.getLabels());
+    Map<String, String> labels =
+        tm == null || tm.getLabels() == null ? null : new LinkedHashMap<>(tm.getLabels());
     return new ResourceClaimBuilder()
         .withNewMetadata()
         .withNamespace(pod.getMetadata().getNamespace())
@@ -76,31 +76,36 @@ public final class TemplateClaims {
       return Optional.empty();
     }
     return object.getMetadata().getOwnerReferences().stream()
-        .filter(o -> Boolean.TRUE.equals(o.getController()) && "v1".equals(o.getApiVersion())
-            && "Pod".equals(o.getKind()))
+        .filter(
+            o ->
+                Boolean.TRUE.equals(o.getController())
+                    && "v1".equals(o.getApiVersion())
+                    && "Pod".equals(o.getKind()))
         .findFirst();
   }
 
   /** Whether {@code claim} is controlled by {@code pod} (same namespace, controller UID). */
   public static boolean isForPod(Pod pod, ResourceClaim claim) {
     return pod.getMetadata().getNamespace().equals(claim.getMetadata().getNamespace())
-        && owningPod(claim).map(o -> pod.getMetadata().getUid().equals(o.getUid()))
-            .orElse(false);
+        && owningPod(claim).map(o -> pod.getMetadata().getUid().equals(o.getUid())).orElse(false);
   }
 
   /**
    * An existing claim created for this pod entry: controlled by the pod and annotated with the
-   * entry's name. This is the look-up that keeps a restart between creating a claim and
-   * recording it in the pod status from creating a second one. Claims being deleted are skipped:
-   * they can no longer be reserved. When several match (only a foreign writer can cause that),
-   * the first by name wins, so that every run picks the same one.
+   * entry's name. This is the look-up that keeps a restart between creating a claim and recording
+   * it in the pod status from creating a second one. Claims being deleted are skipped: they can no
+   * longer be reserved. When several match (only a foreign writer can cause that), the first by
+   * name wins, so that every run picks the same one.
    */
-  public static Optional<ResourceClaim> findExisting(Pod pod, String podClaimName,
-      Collection<ResourceClaim> claims) {
+  public static Optional<ResourceClaim> findExisting(
+      Pod pod, String podClaimName, Collection<ResourceClaim> claims) {
     return claims.stream()
         .filter(c -> isForPod(pod, c))
-        .filter(c -> c.getMetadata().getAnnotations() != null && podClaimName.equals(
-            c.getMetadata().getAnnotations().get(Upstream.POD_CLAIM_NAME_ANNOTATION)))
+        .filter(
+            c ->
+                c.getMetadata().getAnnotations() != null
+                    && podClaimName.equals(
+                        c.getMetadata().getAnnotations().get(Upstream.POD_CLAIM_NAME_ANNOTATION)))
         .filter(c -> c.getMetadata().getDeletionTimestamp() == null)
         .min((a, b) -> a.getMetadata().getName().compareTo(b.getMetadata().getName()));
   }

@@ -8,9 +8,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /**
  * Binds through the {@code pods/binding} subresource, as kube-scheduler does, so the RBAC a
- * scheduler needs ({@code create} on {@code pods/binding}) is all it takes. The binding carries
- * the pod's UID as a precondition, so a pod replaced under the same name is never bound by
- * mistake.
+ * scheduler needs ({@code create} on {@code pods/binding}) is all it takes. The binding carries the
+ * pod's UID as a precondition, so a pod replaced under the same name is never bound by mistake.
  */
 public class ApiPodBinder implements PodBinder {
 
@@ -28,19 +27,27 @@ public class ApiPodBinder implements PodBinder {
         .withNamespace(pod.getMetadata().getNamespace())
         .withUid(pod.getMetadata().getUid())
         .endMetadata()
-        .withNewTarget().withApiVersion("v1").withKind("Node").withName(node).endTarget()
+        .withNewTarget()
+        .withApiVersion("v1")
+        .withKind("Node")
+        .withName(node)
+        .endTarget()
         .build();
   }
 
   @Override
   public void bind(Pod pod, String node) {
-    String path = "/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods/"
-        + pod.getMetadata().getName() + "/binding";
+    String path =
+        "/api/v1/namespaces/"
+            + pod.getMetadata().getNamespace()
+            + "/pods/"
+            + pod.getMetadata().getName()
+            + "/binding";
     try {
       // raw() answers null for 404 instead of throwing: the pod is gone.
       if (client.raw(path, "POST", binding(pod, node)) == null) {
-        throw new KubernetesClientException("pod " + pod.getMetadata().getName()
-            + " not found", 404, null);
+        throw new KubernetesClientException(
+            "pod " + pod.getMetadata().getName() + " not found", 404, null);
       }
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409 && boundTo(pod, node)) {
@@ -51,8 +58,12 @@ public class ApiPodBinder implements PodBinder {
   }
 
   private boolean boundTo(Pod pod, String node) {
-    Pod now = client.pods().inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName()).get();
+    Pod now =
+        client
+            .pods()
+            .inNamespace(pod.getMetadata().getNamespace())
+            .withName(pod.getMetadata().getName())
+            .get();
     return now != null && node.equals(now.getSpec().getNodeName());
   }
 }

@@ -21,10 +21,10 @@ import java.util.Map;
 
 /**
  * Every write this controller makes to ResourceClaims. Each method re-reads the claim from the API
- * server, decides with a pure rule from the domain package, and writes with the read
- * {@code resourceVersion}, so that a concurrent writer (another replica, kube-scheduler,
- * kube-controller-manager, a driver) makes the write fail with 409 instead of being overwritten;
- * on 409 the cycle repeats, up to the configured number of retries.
+ * server, decides with a pure rule from the domain package, and writes with the read {@code
+ * resourceVersion}, so that a concurrent writer (another replica, kube-scheduler,
+ * kube-controller-manager, a driver) makes the write fail with 409 instead of being overwritten; on
+ * 409 the cycle repeats, up to the configured number of retries.
  */
 public class ClaimWriter {
 
@@ -43,9 +43,13 @@ public class ClaimWriter {
    * (the trace context); returns it as stored.
    */
   public ResourceClaim create(ResourceClaim desired, Map<String, String> annotations) {
-    ResourceClaim marked = new ResourceClaimBuilder(desired).editMetadata()
-        .addToAnnotations(annotations)
-        .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, schedulerName).endMetadata().build();
+    ResourceClaim marked =
+        new ResourceClaimBuilder(desired)
+            .editMetadata()
+            .addToAnnotations(annotations)
+            .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, schedulerName)
+            .endMetadata()
+            .build();
     return client.resource(marked).create();
   }
 
@@ -57,82 +61,105 @@ public class ClaimWriter {
    *     success, {@link Reservation.Step.Stale} or {@link Reservation.Step.Refused} when nothing
    *     was written
    */
-  public Reservation.Step reserve(String namespace, String name, Pod pod,
-      AllocationResult allocation, Map<String, String> annotations) {
+  public Reservation.Step reserve(
+      String namespace,
+      String name,
+      Pod pod,
+      AllocationResult allocation,
+      Map<String, String> annotations) {
     return reserve(namespace, name, null, pod, allocation, annotations);
   }
 
   /**
-   * As {@link #reserve(String, String, Pod, AllocationResult, Map)}, deciding first on
-   * {@code cached} (the informer's copy, or null) instead of reading the claim: on the usual path
-   * the informer is current and the read is saved. Its {@code resourceVersion} guards the writes
-   * as a read's would; a conflict, or a decision other than a write, is decided again on a fresh
-   * read, so a stale copy never decides alone.
+   * As {@link #reserve(String, String, Pod, AllocationResult, Map)}, deciding first on {@code
+   * cached} (the informer's copy, or null) instead of reading the claim: on the usual path the
+   * informer is current and the read is saved. Its {@code resourceVersion} guards the writes as a
+   * read's would; a conflict, or a decision other than a write, is decided again on a fresh read,
+   * so a stale copy never decides alone.
    */
-  public Reservation.Step reserve(String namespace, String name, ResourceClaim cached, Pod pod,
-      AllocationResult allocation, Map<String, String> annotations) {
+  public Reservation.Step reserve(
+      String namespace,
+      String name,
+      ResourceClaim cached,
+      Pod pod,
+      AllocationResult allocation,
+      Map<String, String> annotations) {
     Map<String, String> wanted = new LinkedHashMap<>(annotations);
     wanted.put(Kdra.SCHEDULER_ANNOTATION, schedulerName);
     ResourceClaim[] first = {cached};
-    return Conflicts.retry(conflictRetries, () -> {
-      ResourceClaim current = first[0];
-      first[0] = null;
-      Reservation.Step step = current == null ? null
-          : Reservation.decide(current, pod, allocation, wanted);
-      if (!(step instanceof Reservation.Step.Write)) {
-        current = get(namespace, name);
-        if (current == null) {
-          return new Reservation.Step.Stale("claim " + name + " is gone");
-        }
-        step = Reservation.decide(current, pod, allocation, wanted);
-      }
-      if (step instanceof Reservation.Step.Write w) {
-        ResourceClaim status = w.withStatus();
-        try {
-          if (w.withFinalizer() != null) {
-            ResourceClaim updated = patchMetadata(current, w.withFinalizer());
-            status = new ResourceClaimBuilder(status).editMetadata()
-                .withResourceVersion(updated.getMetadata().getResourceVersion()).endMetadata()
-                .build();
+    return Conflicts.retry(
+        conflictRetries,
+        () -> {
+          ResourceClaim current = first[0];
+          first[0] = null;
+          Reservation.Step step =
+              current == null ? null : Reservation.decide(current, pod, allocation, wanted);
+          if (!(step instanceof Reservation.Step.Write)) {
+            current = get(namespace, name);
+            if (current == null) {
+              return new Reservation.Step.Stale("claim " + name + " is gone");
+            }
+            step = Reservation.decide(current, pod, allocation, wanted);
           }
-          client.resource(status).updateStatus();
-        } catch (KubernetesClientException e) {
-          if (Conflicts.isNotFound(e)) {
-            return new Reservation.Step.Stale("claim " + name + " is gone");
+          if (step instanceof Reservation.Step.Write w) {
+            ResourceClaim status = w.withStatus();
+            try {
+              if (w.withFinalizer() != null) {
+                ResourceClaim updated = patchMetadata(current, w.withFinalizer());
+                status =
+                    new ResourceClaimBuilder(status)
+                        .editMetadata()
+                        .withResourceVersion(updated.getMetadata().getResourceVersion())
+                        .endMetadata()
+                        .build();
+              }
+              client.resource(status).updateStatus();
+            } catch (KubernetesClientException e) {
+              if (Conflicts.isNotFound(e)) {
+                return new Reservation.Step.Stale("claim " + name + " is gone");
+              }
+              throw e;
+            }
           }
-          throw e;
-        }
-      }
-      return step;
-    });
+          return step;
+        });
   }
 
   /**
-   * Undoes a reservation this controller just made when a later step of the same scheduling
-   * attempt failed: removes the pod from {@code reservedFor}; when that leaves it empty and
-   * {@code deallocate}, clears the allocation and removes the finalizer.
+   * Undoes a reservation this controller just made when a later step of the same scheduling attempt
+   * failed: removes the pod from {@code reservedFor}; when that leaves it empty and {@code
+   * deallocate}, clears the allocation and removes the finalizer.
    */
   public void release(String namespace, String name, Pod pod, boolean deallocate) {
-    Conflicts.retry(conflictRetries, () -> {
-      ResourceClaim current = get(namespace, name);
-      if (current == null || current.getStatus() == null) {
-        return null;
-      }
-      var refs = new ArrayList<>(current.getStatus().getReservedFor() == null ? List.of()
-          : current.getStatus().getReservedFor());
-      if (!refs.removeIf(r -> pod.getMetadata().getUid().equals(r.getUid()))) {
-        return null;
-      }
-      boolean clear = deallocate && refs.isEmpty();
-      ResourceClaim status = new ResourceClaimBuilder(current).editStatus()
-          .withReservedFor(refs).withAllocation(clear ? null
-              : current.getStatus().getAllocation()).endStatus().build();
-      ResourceClaim written = client.resource(status).updateStatus();
-      if (clear) {
-        removeFinalizer(written);
-      }
-      return null;
-    });
+    Conflicts.retry(
+        conflictRetries,
+        () -> {
+          ResourceClaim current = get(namespace, name);
+          if (current == null || current.getStatus() == null) {
+            return null;
+          }
+          var refs =
+              new ArrayList<>(
+                  current.getStatus().getReservedFor() == null
+                      ? List.of()
+                      : current.getStatus().getReservedFor());
+          if (!refs.removeIf(r -> pod.getMetadata().getUid().equals(r.getUid()))) {
+            return null;
+          }
+          boolean clear = deallocate && refs.isEmpty();
+          ResourceClaim status =
+              new ResourceClaimBuilder(current)
+                  .editStatus()
+                  .withReservedFor(refs)
+                  .withAllocation(clear ? null : current.getStatus().getAllocation())
+                  .endStatus()
+                  .build();
+          ResourceClaim written = client.resource(status).updateStatus();
+          if (clear) {
+            removeFinalizer(written);
+          }
+          return null;
+        });
   }
 
   /**
@@ -141,22 +168,24 @@ public class ClaimWriter {
    * @return the plan applied, or null when the claim is gone
    */
   public CleanupPlan cleanup(String namespace, String name, PodSource pods) {
-    return Conflicts.retry(conflictRetries, () -> {
-      ResourceClaim current = get(namespace, name);
-      if (current == null) {
-        return null;
-      }
-      try {
-        return cleanup(current, pods);
-      } catch (KubernetesClientException e) {
-        // deleted since it was read, e.g. by kube-controller-manager's resourceclaim controller
-        // or the garbage collector: whoever comes second has nothing left to do
-        if (Conflicts.isNotFound(e)) {
-          return null;
-        }
-        throw e;
-      }
-    });
+    return Conflicts.retry(
+        conflictRetries,
+        () -> {
+          ResourceClaim current = get(namespace, name);
+          if (current == null) {
+            return null;
+          }
+          try {
+            return cleanup(current, pods);
+          } catch (KubernetesClientException e) {
+            // deleted since it was read, e.g. by kube-controller-manager's resourceclaim controller
+            // or the garbage collector: whoever comes second has nothing left to do
+            if (Conflicts.isNotFound(e)) {
+              return null;
+            }
+            throw e;
+          }
+        });
   }
 
   /** One cleanup cycle on {@code current}, as read. */
@@ -164,10 +193,13 @@ public class ClaimWriter {
     CleanupPlan plan = CleanupPlan.of(current, pods);
     ResourceClaim latest = current;
     if (plan.statusChanged()) {
-      ResourceClaim status = new ResourceClaimBuilder(current).editOrNewStatus()
-          .withReservedFor(plan.reservedFor())
-          .withAllocation(plan.deallocate() ? null : current.getStatus().getAllocation())
-          .endStatus().build();
+      ResourceClaim status =
+          new ResourceClaimBuilder(current)
+              .editOrNewStatus()
+              .withReservedFor(plan.reservedFor())
+              .withAllocation(plan.deallocate() ? null : current.getStatus().getAllocation())
+              .endStatus()
+              .build();
       latest = client.resource(status).updateStatus();
     }
     if (plan.removeFinalizer()) {
@@ -194,29 +226,51 @@ public class ClaimWriter {
     }
     List<String> rest = new ArrayList<>(claim.getMetadata().getFinalizers());
     rest.remove(Upstream.FINALIZER);
-    ResourceClaim without = new ResourceClaimBuilder(claim).editMetadata()
-        .withFinalizers(rest).endMetadata().build();
+    ResourceClaim without =
+        new ResourceClaimBuilder(claim).editMetadata().withFinalizers(rest).endMetadata().build();
     return patchMetadata(claim, without);
   }
 
   /**
    * Writes {@code wanted}'s finalizers and annotations onto {@code read} with a JSON patch that
-   * also sets the read {@code resourceVersion} (so a claim changed since is refused with 409, as
-   * an update would be). Not an update: a PUT sends the whole spec back as fabric8 serialises it,
-   * and opaque parameters come back with their keys reordered, which the API server refuses as a
-   * change of the immutable spec ({@code spec: field is immutable}).
+   * also sets the read {@code resourceVersion} (so a claim changed since is refused with 409, as an
+   * update would be). Not an update: a PUT sends the whole spec back as fabric8 serialises it, and
+   * opaque parameters come back with their keys reordered, which the API server refuses as a change
+   * of the immutable spec ({@code spec: field is immutable}).
    */
   private ResourceClaim patchMetadata(ResourceClaim read, ResourceClaim wanted) {
     List<Map<String, Object>> ops = new ArrayList<>();
-    ops.add(Map.of("op", "replace", "path", "/metadata/resourceVersion",
-        "value", read.getMetadata().getResourceVersion()));
-    ops.add(Map.of("op", "add", "path", "/metadata/finalizers",
-        "value", wanted.getMetadata().getFinalizers() == null ? List.of()
-            : wanted.getMetadata().getFinalizers()));
-    ops.add(Map.of("op", "add", "path", "/metadata/annotations",
-        "value", wanted.getMetadata().getAnnotations() == null ? Map.of()
-            : wanted.getMetadata().getAnnotations()));
-    return client.resources(ResourceClaim.class).inNamespace(read.getMetadata().getNamespace())
+    ops.add(
+        Map.of(
+            "op",
+            "replace",
+            "path",
+            "/metadata/resourceVersion",
+            "value",
+            read.getMetadata().getResourceVersion()));
+    ops.add(
+        Map.of(
+            "op",
+            "add",
+            "path",
+            "/metadata/finalizers",
+            "value",
+            wanted.getMetadata().getFinalizers() == null
+                ? List.of()
+                : wanted.getMetadata().getFinalizers()));
+    ops.add(
+        Map.of(
+            "op",
+            "add",
+            "path",
+            "/metadata/annotations",
+            "value",
+            wanted.getMetadata().getAnnotations() == null
+                ? Map.of()
+                : wanted.getMetadata().getAnnotations()));
+    return client
+        .resources(ResourceClaim.class)
+        .inNamespace(read.getMetadata().getNamespace())
         .withName(read.getMetadata().getName())
         .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
   }

@@ -38,8 +38,14 @@ public class ExtendedClaimWriter {
    * status, as upstream's {@code createExtendedResourceClaimInAPI}; returns it as stored.
    */
   public ResourceClaim create(ResourceClaim inMemory, Map<String, String> annotations) {
-    ResourceClaim desired = new ResourceClaimBuilder(inMemory).editMetadata().withName(null)
-        .withUid(null).endMetadata().withStatus(null).build();
+    ResourceClaim desired =
+        new ResourceClaimBuilder(inMemory)
+            .editMetadata()
+            .withName(null)
+            .withUid(null)
+            .endMetadata()
+            .withStatus(null)
+            .build();
     return claims.create(desired, annotations);
   }
 
@@ -50,43 +56,64 @@ public class ExtendedClaimWriter {
    * @return false when the pod is gone or replaced
    */
   public boolean recordStatus(Pod pod, PodExtendedResourceClaimStatus status) {
-    return Conflicts.retry(conflictRetries, () -> {
-      Pod now = client.pods().inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName()).get();
-      if (now == null || !pod.getMetadata().getUid().equals(now.getMetadata().getUid())) {
-        return false;
-      }
-      if (now.getStatus() != null
-          && status.equals(now.getStatus().getExtendedResourceClaimStatus())) {
-        return true;
-      }
-      return Conflicts.unlessGone(() -> client.resource(new PodBuilder(now).editOrNewStatus()
-          .withExtendedResourceClaimStatus(status).endStatus().build()).updateStatus());
-    });
+    return Conflicts.retry(
+        conflictRetries,
+        () -> {
+          Pod now =
+              client
+                  .pods()
+                  .inNamespace(pod.getMetadata().getNamespace())
+                  .withName(pod.getMetadata().getName())
+                  .get();
+          if (now == null || !pod.getMetadata().getUid().equals(now.getMetadata().getUid())) {
+            return false;
+          }
+          if (now.getStatus() != null
+              && status.equals(now.getStatus().getExtendedResourceClaimStatus())) {
+            return true;
+          }
+          return Conflicts.unlessGone(
+              () ->
+                  client
+                      .resource(
+                          new PodBuilder(now)
+                              .editOrNewStatus()
+                              .withExtendedResourceClaimStatus(status)
+                              .endStatus()
+                              .build())
+                      .updateStatus());
+        });
   }
 
   /**
-   * Deletes claim {@code namespace/name}, removing upstream's finalizer first (upstream's
-   * {@code deleteClaim}); a claim already gone is fine.
+   * Deletes claim {@code namespace/name}, removing upstream's finalizer first (upstream's {@code
+   * deleteClaim}); a claim already gone is fine.
    */
   public void delete(String namespace, String name) {
-    Conflicts.retry(conflictRetries, () -> {
-      ResourceClaim current = claims.get(namespace, name);
-      if (current == null) {
-        return null;
-      }
-      try {
-        // a JSON patch with the read resourceVersion, as every finalizer write here
-        claims.removeFinalizer(current);
-      } catch (KubernetesClientException e) {
-        if (Conflicts.isNotFound(e)) {
+    Conflicts.retry(
+        conflictRetries,
+        () -> {
+          ResourceClaim current = claims.get(namespace, name);
+          if (current == null) {
+            return null;
+          }
+          try {
+            // a JSON patch with the read resourceVersion, as every finalizer write here
+            claims.removeFinalizer(current);
+          } catch (KubernetesClientException e) {
+            if (Conflicts.isNotFound(e)) {
+              return null;
+            }
+            throw e;
+          }
+          Conflicts.unlessGone(
+              () ->
+                  client
+                      .resources(ResourceClaim.class)
+                      .inNamespace(namespace)
+                      .withName(name)
+                      .delete());
           return null;
-        }
-        throw e;
-      }
-      Conflicts.unlessGone(() -> client.resources(ResourceClaim.class).inNamespace(namespace)
-          .withName(name).delete());
-      return null;
-    });
+        });
   }
 }

@@ -9,8 +9,8 @@ public interface PodBinder {
    * Binds {@code pod} to {@code node}. Idempotent: binding a pod already bound to {@code node}
    * succeeds.
    *
-   * @throws io.fabric8.kubernetes.client.KubernetesClientException when the API server refuses
-   *     (for example the pod is bound elsewhere or gone)
+   * @throws io.fabric8.kubernetes.client.KubernetesClientException when the API server refuses (for
+   *     example the pod is bound elsewhere or gone)
    */
   void bind(Pod pod, String node);
 }

@@ -15,10 +15,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes to pod status: the generated claims ({@code status.resourceClaimStatuses}) and the
- * {@code PodScheduled} condition. Each write decides on the informer's copy of the pod first and
- * on a fresh read after a conflict, changes only its own entries, and uses the copy's
- * {@code resourceVersion}; nothing is written when nothing changes.
+ * Writes to pod status: the generated claims ({@code status.resourceClaimStatuses}) and the {@code
+ * PodScheduled} condition. Each write decides on the informer's copy of the pod first and on a
+ * fresh read after a conflict, changes only its own entries, and uses the copy's {@code
+ * resourceVersion}; nothing is written when nothing changes.
  */
 public class PodWriter {
 
@@ -33,40 +33,55 @@ public class PodWriter {
   }
 
   /**
-   * Records {@code entryToClaim} (pod claim entry name to generated claim name) in
-   * {@code status.resourceClaimStatuses}, replacing entries of the same name and keeping others.
+   * Records {@code entryToClaim} (pod claim entry name to generated claim name) in {@code
+   * status.resourceClaimStatuses}, replacing entries of the same name and keeping others.
    *
    * @return false when the pod is gone (or replaced: UID differs)
    */
   public boolean recordClaims(Pod pod, Map<String, String> entryToClaim) {
     Pod[] first = {pod};
-    return Conflicts.retry(conflictRetries, () -> {
-      Pod now = firstThenFresh(first, pod);
-      if (now == null) {
-        return false;
-      }
-      List<PodResourceClaimStatus> statuses = new ArrayList<>(now.getStatus() == null
-          || now.getStatus().getResourceClaimStatuses() == null ? List.of()
-          : now.getStatus().getResourceClaimStatuses());
-      boolean changed = false;
-      for (var e : entryToClaim.entrySet()) {
-        PodResourceClaimStatus want = new PodResourceClaimStatusBuilder().withName(e.getKey())
-            .withResourceClaimName(e.getValue()).build();
-        int i = indexOf(statuses, e.getKey());
-        if (i < 0) {
-          statuses.add(want);
-          changed = true;
-        } else if (!want.equals(statuses.get(i))) {
-          statuses.set(i, want);
-          changed = true;
-        }
-      }
-      if (changed) {
-        return Conflicts.unlessGone(() -> client.resource(new PodBuilder(now).editOrNewStatus()
-            .withResourceClaimStatuses(statuses).endStatus().build()).updateStatus());
-      }
-      return true;
-    });
+    return Conflicts.retry(
+        conflictRetries,
+        () -> {
+          Pod now = firstThenFresh(first, pod);
+          if (now == null) {
+            return false;
+          }
+          List<PodResourceClaimStatus> statuses =
+              new ArrayList<>(
+                  now.getStatus() == null || now.getStatus().getResourceClaimStatuses() == null
+                      ? List.of()
+                      : now.getStatus().getResourceClaimStatuses());
+          boolean changed = false;
+          for (var e : entryToClaim.entrySet()) {
+            PodResourceClaimStatus want =
+                new PodResourceClaimStatusBuilder()
+                    .withName(e.getKey())
+                    .withResourceClaimName(e.getValue())
+                    .build();
+            int i = indexOf(statuses, e.getKey());
+            if (i < 0) {
+              statuses.add(want);
+              changed = true;
+            } else if (!want.equals(statuses.get(i))) {
+              statuses.set(i, want);
+              changed = true;
+            }
+          }
+          if (changed) {
+            return Conflicts.unlessGone(
+                () ->
+                    client
+                        .resource(
+                            new PodBuilder(now)
+                                .editOrNewStatus()
+                                .withResourceClaimStatuses(statuses)
+                                .endStatus()
+                                .build())
+                        .updateStatus());
+          }
+          return true;
+        });
   }
 
   /**
@@ -77,49 +92,77 @@ public class PodWriter {
    */
   public boolean markUnschedulable(Pod pod, String message) {
     Pod[] first = {pod};
-    return Conflicts.retry(conflictRetries, () -> {
-      Pod now = firstThenFresh(first, pod);
-      if (now == null || now.getSpec().getNodeName() != null) {
-        return false;
-      }
-      List<PodCondition> conds = new ArrayList<>(now.getStatus() == null
-          || now.getStatus().getConditions() == null ? List.of()
-          : now.getStatus().getConditions());
-      PodCondition old = conds.stream()
-          .filter(c -> Upstream.POD_SCHEDULED.equals(c.getType())).findFirst().orElse(null);
-      if (old != null && "False".equals(old.getStatus())
-          && Upstream.REASON_UNSCHEDULABLE.equals(old.getReason())
-          && message.equals(old.getMessage())) {
-        return false;
-      }
-      String since = old != null && "False".equals(old.getStatus())
-          ? old.getLastTransitionTime() : Instant.now(clock).toString();
-      PodCondition cond = new PodConditionBuilder().withType(Upstream.POD_SCHEDULED)
-          .withStatus("False").withReason(Upstream.REASON_UNSCHEDULABLE).withMessage(message)
-          .withLastTransitionTime(since).withLastProbeTime(null).build();
-      conds.removeIf(c -> Upstream.POD_SCHEDULED.equals(c.getType()));
-      conds.add(cond);
-      return Conflicts.unlessGone(() -> client.resource(new PodBuilder(now).editOrNewStatus()
-          .withConditions(conds).endStatus().build()).updateStatus());
-    });
+    return Conflicts.retry(
+        conflictRetries,
+        () -> {
+          Pod now = firstThenFresh(first, pod);
+          if (now == null || now.getSpec().getNodeName() != null) {
+            return false;
+          }
+          List<PodCondition> conds =
+              new ArrayList<>(
+                  now.getStatus() == null || now.getStatus().getConditions() == null
+                      ? List.of()
+                      : now.getStatus().getConditions());
+          PodCondition old =
+              conds.stream()
+                  .filter(c -> Upstream.POD_SCHEDULED.equals(c.getType()))
+                  .findFirst()
+                  .orElse(null);
+          if (old != null
+              && "False".equals(old.getStatus())
+              && Upstream.REASON_UNSCHEDULABLE.equals(old.getReason())
+              && message.equals(old.getMessage())) {
+            return false;
+          }
+          String since =
+              old != null && "False".equals(old.getStatus())
+                  ? old.getLastTransitionTime()
+                  : Instant.now(clock).toString();
+          PodCondition cond =
+              new PodConditionBuilder()
+                  .withType(Upstream.POD_SCHEDULED)
+                  .withStatus("False")
+                  .withReason(Upstream.REASON_UNSCHEDULABLE)
+                  .withMessage(message)
+                  .withLastTransitionTime(since)
+                  .withLastProbeTime(null)
+                  .build();
+          conds.removeIf(c -> Upstream.POD_SCHEDULED.equals(c.getType()));
+          conds.add(cond);
+          return Conflicts.unlessGone(
+              () ->
+                  client
+                      .resource(
+                          new PodBuilder(now)
+                              .editOrNewStatus()
+                              .withConditions(conds)
+                              .endStatus()
+                              .build())
+                      .updateStatus());
+        });
   }
 
   /**
    * The pod as given (the informer's copy) on the first attempt, then as read: the usual write
-   * needs no read, and a stale copy's {@code resourceVersion} makes the write fail with 409 and
-   * be decided again on a fresh read.
+   * needs no read, and a stale copy's {@code resourceVersion} makes the write fail with 409 and be
+   * decided again on a fresh read.
    */
   private Pod firstThenFresh(Pod[] first, Pod pod) {
     Pod given = first[0];
     first[0] = null;
-    return given != null && given.getMetadata().getResourceVersion() != null ? given
-        : fresh(pod);
+    return given != null && given.getMetadata().getResourceVersion() != null ? given : fresh(pod);
   }
 
   private Pod fresh(Pod pod) {
-    Pod now = client.pods().inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName()).get();
-    return now == null || !now.getMetadata().getUid().equals(pod.getMetadata().getUid()) ? null
+    Pod now =
+        client
+            .pods()
+            .inNamespace(pod.getMetadata().getNamespace())
+            .withName(pod.getMetadata().getName())
+            .get();
+    return now == null || !now.getMetadata().getUid().equals(pod.getMetadata().getUid())
+        ? null
         : now;
   }
 

@@ -18,11 +18,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link ClaimTracer} on OpenTelemetry. The claim annotation {@code kdra.io/traceparent} holds
- * the W3C {@code traceparent} of the span that started the claim's trace; spans of later
- * operations are its children, whichever process records them. Spans link to the templates and
- * slices they used (their own {@code kdra.io/traceparent}). Exported wherever
- * {@code quarkus.otel.*} points (OTLP by default).
+ * {@link ClaimTracer} on OpenTelemetry. The claim annotation {@code kdra.io/traceparent} holds the
+ * W3C {@code traceparent} of the span that started the claim's trace; spans of later operations are
+ * its children, whichever process records them. Spans link to the templates and slices they used
+ * (their own {@code kdra.io/traceparent}). Exported wherever {@code quarkus.otel.*} points (OTLP by
+ * default).
  */
 @ApplicationScoped
 public class OtelClaimTracer implements ClaimTracer {
@@ -30,18 +30,20 @@ public class OtelClaimTracer implements ClaimTracer {
   private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
 
   /** Reads {@code traceparent} from the claim's annotation. */
-  private static final TextMapGetter<Map<String, String>> GETTER = new TextMapGetter<>() {
-    @Override
-    public Iterable<String> keys(Map<String, String> carrier) {
-      return List.of("traceparent");
-    }
+  private static final TextMapGetter<Map<String, String>> GETTER =
+      new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(Map<String, String> carrier) {
+          return List.of("traceparent");
+        }
 
-    @Override
-    public String get(Map<String, String> carrier, String key) {
-      return "traceparent".equals(key) && carrier != null ? carrier.get(Kdra.TRACE_ANNOTATION)
-          : null;
-    }
-  };
+        @Override
+        public String get(Map<String, String> carrier, String key) {
+          return "traceparent".equals(key) && carrier != null
+              ? carrier.get(Kdra.TRACE_ANNOTATION)
+              : null;
+        }
+      };
 
   private final Tracer tracer;
 
@@ -52,18 +54,19 @@ public class OtelClaimTracer implements ClaimTracer {
 
   @Override
   public TraceSpan start(ResourceClaim claim, String operation, Instant startedAt) {
-    Map<String, String> annotations = claim == null ? null
-        : claim.getMetadata().getAnnotations();
-    Context parent = annotations != null && annotations.containsKey(Kdra.TRACE_ANNOTATION)
-        ? W3C.extract(Context.root(), annotations, GETTER) : Context.root();
+    Map<String, String> annotations = claim == null ? null : claim.getMetadata().getAnnotations();
+    Context parent =
+        annotations != null && annotations.containsKey(Kdra.TRACE_ANNOTATION)
+            ? W3C.extract(Context.root(), annotations, GETTER)
+            : Context.root();
     var builder = tracer.spanBuilder("claim " + operation).setParent(parent);
     if (startedAt != null) {
       builder.setStartTimestamp(startedAt);
     }
     Span span = builder.startSpan();
     if (claim != null) {
-      span.setAttribute("claim", claim.getMetadata().getNamespace() + "/"
-          + claim.getMetadata().getName());
+      span.setAttribute(
+          "claim", claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName());
     }
     return new TraceSpan() {
       @Override
@@ -89,8 +92,11 @@ public class OtelClaimTracer implements ClaimTracer {
       @Override
       public TraceSpan link(String traceparent) {
         if (traceparent != null) {
-          SpanContext linked = Span.fromContext(W3C.extract(Context.root(),
-              Map.of(Kdra.TRACE_ANNOTATION, traceparent), GETTER)).getSpanContext();
+          SpanContext linked =
+              Span.fromContext(
+                      W3C.extract(
+                          Context.root(), Map.of(Kdra.TRACE_ANNOTATION, traceparent), GETTER))
+                  .getSpanContext();
           if (linked.isValid()) {
             span.addLink(linked);
           }

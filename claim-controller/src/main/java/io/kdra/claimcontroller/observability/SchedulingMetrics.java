@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 
 /**
  * The controller's Micrometer meters, served at {@code /q/metrics} in Prometheus format:
+ *
  * <ul>
  *   <li>{@code kdra_claim_controller_scheduling_seconds}: histogram of one scheduling attempt
  *       (claims, node filter, allocation, writes, binding);
@@ -27,10 +28,11 @@ public class SchedulingMetrics {
   @Inject
   public SchedulingMetrics(MeterRegistry registry) {
     this.registry = registry;
-    this.scheduling = Timer.builder("kdra.claim.controller.scheduling")
-        .description("Duration of one scheduling attempt for a pod")
-        .publishPercentileHistogram()
-        .register(registry);
+    this.scheduling =
+        Timer.builder("kdra.claim.controller.scheduling")
+            .description("Duration of one scheduling attempt for a pod")
+            .publishPercentileHistogram()
+            .register(registry);
   }
 
   /** Times {@code attempt}. */
@@ -41,18 +43,21 @@ public class SchedulingMetrics {
   /** Counts one failed attempt. */
   public void failure(String reason) {
     Counter.builder("kdra.claim.controller.allocation.failures")
-        .description("Scheduling attempts that placed nothing").tag("reason", reason)
-        .register(registry).increment();
+        .description("Scheduling attempts that placed nothing")
+        .tag("reason", reason)
+        .register(registry)
+        .increment();
   }
 
   /**
    * Registers the pending-pods gauge, read from {@code count} on each scrape. The gauge holds
-   * {@code count} strongly: Micrometer's default weak reference let the collector take the
-   * lambda, after which the gauge read NaN and vanished from the scrape.
+   * {@code count} strongly: Micrometer's default weak reference let the collector take the lambda,
+   * after which the gauge read NaN and vanished from the scrape.
    */
   public void pendingPods(Supplier<Integer> count) {
     Gauge.builder("kdra.claim.controller.pending.pods", count, c -> c.get())
-        .description("Pods of this scheduler that are not bound yet").strongReference(true)
+        .description("Pods of this scheduler that are not bound yet")
+        .strongReference(true)
         .register(registry);
   }
 }

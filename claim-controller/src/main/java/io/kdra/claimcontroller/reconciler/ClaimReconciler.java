@@ -19,10 +19,10 @@ import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.Upstream;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
-import io.kdra.leadership.LeaseFence;
+import io.kdra.events.EventRecorder;
 import io.kdra.leadership.Leadership;
+import io.kdra.leadership.LeaseFence;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -40,14 +40,14 @@ import org.jboss.logging.Logger;
 /**
  * Cleans up the claims this controller created or reserved (those annotated with its scheduler
  * name): removes pods that are gone or done from {@code reservedFor}, deallocates claims left
- * unreserved, and deletes generated claims whose pod will not run (see {@link CleanupPlan}).
- * Pod events are mapped to the claims that name, reserve or belong to the pod, so a pod's
- * deletion reaches its claims without a finalizer on the pod.
+ * unreserved, and deletes generated claims whose pod will not run (see {@link CleanupPlan}). Pod
+ * events are mapped to the claims that name, reserve or belong to the pod, so a pod's deletion
+ * reaches its claims without a finalizer on the pod.
  *
  * <p>The operator SDK never dispatches a claim marked for deletion to a reconciler that has no
  * finalizer of its own, yet a claim deleted while in use is exactly one whose upstream finalizer
- * this controller must remove once its pods are gone: those go through {@link DeletingClaims},
- * with the same {@link #release}.
+ * this controller must remove once its pods are gone: those go through {@link DeletingClaims}, with
+ * the same {@link #release}.
  */
 @ControllerConfiguration(name = "claim-cleanup", generationAwareEventProcessing = false)
 public class ClaimReconciler implements Reconciler<ResourceClaim> {
@@ -79,14 +79,24 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
     indexers.put(POD_UID, ClaimReconciler::podUids);
     claims.addIndexers(indexers);
     shared.claims().offer(claims);
-    deleting = DeletingClaims.start(claims, this::isOurs, this::release, leadership::leading,
-        DeletingClaims.SWEEP_INTERVAL);
-    var podEvents = new PeerEventSource<>(Pod.class, shared.claims(), shared.pods(),
-        (p, deleted) -> {
-          Set<ResourceID> ids = claimsOf(claims, p);
-          ids.forEach(id -> claims.get(id).ifPresent(deleting::offer));
-          return ids;
-        }, ctx.getControllerConfiguration().getConfigurationService().cacheSyncTimeout());
+    deleting =
+        DeletingClaims.start(
+            claims,
+            this::isOurs,
+            this::release,
+            leadership::leading,
+            DeletingClaims.SWEEP_INTERVAL);
+    var podEvents =
+        new PeerEventSource<>(
+            Pod.class,
+            shared.claims(),
+            shared.pods(),
+            (p, deleted) -> {
+              Set<ResourceID> ids = claimsOf(claims, p);
+              ids.forEach(id -> claims.get(id).ifPresent(deleting::offer));
+              return ids;
+            },
+            ctx.getControllerConfiguration().getConfigurationService().cacheSyncTimeout());
     return List.of(podEvents);
   }
 
@@ -110,8 +120,8 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   }
 
   /**
-   * Claims in the pod's namespace that reserve it, belong to it, or that it names: an index
-   * lookup and one get per named claim, not a scan of the namespace's claims per pod event.
+   * Claims in the pod's namespace that reserve it, belong to it, or that it names: an index lookup
+   * and one get per named claim, not a scan of the namespace's claims per pod event.
    */
   static Set<ResourceID> claimsOf(IndexerResourceCache<ResourceClaim> claims, Pod pod) {
     String ns = pod.getMetadata().getNamespace();
@@ -122,16 +132,19 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
       }
     }
     if (pod.getSpec() != null && pod.getSpec().getResourceClaims() != null) {
-      pod.getSpec().getResourceClaims().stream().map(e -> e.getResourceClaimName())
-          .filter(n -> n != null).map(n -> new ResourceID(n, ns))
-          .filter(id -> claims.get(id).isPresent()).forEach(ids::add);
+      pod.getSpec().getResourceClaims().stream()
+          .map(e -> e.getResourceClaimName())
+          .filter(n -> n != null)
+          .map(n -> new ResourceID(n, ns))
+          .filter(id -> claims.get(id).isPresent())
+          .forEach(ids::add);
     }
     return ids;
   }
 
   @Override
-  public UpdateControl<ResourceClaim> reconcile(ResourceClaim claim,
-      Context<ResourceClaim> context) {
+  public UpdateControl<ResourceClaim> reconcile(
+      ResourceClaim claim, Context<ResourceClaim> context) {
     if (!isOurs(claim)) {
       return UpdateControl.noUpdate();
     }
@@ -143,8 +156,8 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   }
 
   /**
-   * Applies the cleanup rules to {@code claim} (as cached) and records what changed; nothing
-   * while this replica's Lease is not fresh.
+   * Applies the cleanup rules to {@code claim} (as cached) and records what changed; nothing while
+   * this replica's Lease is not fresh.
    */
   void release(ResourceClaim claim) {
     if (!fence.mayWrite()) {
@@ -161,21 +174,33 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
     Instant started = Instant.now();
     CleanupPlan plan;
     try {
-      plan = claimWriter.cleanup(claim.getMetadata().getNamespace(),
-          claim.getMetadata().getName(), podSource());
+      plan =
+          claimWriter.cleanup(
+              claim.getMetadata().getNamespace(), claim.getMetadata().getName(), podSource());
     } catch (RuntimeException e) {
       tracer.start(claim, "cleanup", started).end(e);
       throw e;
     }
     if (plan != null && !plan.isEmpty()) {
-      tracer.start(claim, plan.delete() ? "delete" : plan.deallocate() ? "deallocate"
-          : "unreserve", started).attribute("removed", String.join(", ", plan.removed())).end();
-      LOG.debugf("claim %s/%s: removed %s, deallocated %s, deleted %s",
-          claim.getMetadata().getNamespace(), claim.getMetadata().getName(), plan.removed(),
-          plan.deallocate(), plan.delete());
+      tracer
+          .start(
+              claim,
+              plan.delete() ? "delete" : plan.deallocate() ? "deallocate" : "unreserve",
+              started)
+          .attribute("removed", String.join(", ", plan.removed()))
+          .end();
+      LOG.debugf(
+          "claim %s/%s: removed %s, deallocated %s, deleted %s",
+          claim.getMetadata().getNamespace(),
+          claim.getMetadata().getName(),
+          plan.removed(),
+          plan.deallocate(),
+          plan.delete());
       if (plan.deallocate()) {
-        events.normal(claim, "Deallocated", "no longer reserved by any pod ("
-            + String.join(", ", plan.removed()) + ")");
+        events.normal(
+            claim,
+            "Deallocated",
+            "no longer reserved by any pod (" + String.join(", ", plan.removed()) + ")");
       }
     }
   }
@@ -197,8 +222,8 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
   }
 
   /**
-   * Pods from the informer, and from the API server when the informer does not have the pod:
-   * it may not have seen a new pod yet, and a reservation must never be dropped on a guess.
+   * Pods from the informer, and from the API server when the informer does not have the pod: it may
+   * not have seen a new pod yet, and a reservation must never be dropped on a guess.
    */
   private PodSource podSource() {
     return (ns, name) -> {

@@ -22,9 +22,9 @@ import org.jboss.logging.Logger;
  *
  * <p>A claim being deleted is offered when one of its pods changes (a pod deleted while the claim
  * waits on it), and found by a sweep over the informer's cache every {@link #SWEEP_INTERVAL}
- * (claims whose pods were gone before the deletion was asked, a release that failed, claims left
- * by a previous leader). Each runs the reconciler's own release, one claim at a time, on the
- * leader only; a claim already queued is not queued twice.
+ * (claims whose pods were gone before the deletion was asked, a release that failed, claims left by
+ * a previous leader). Each runs the reconciler's own release, one claim at a time, on the leader
+ * only; a claim already queued is not queued twice.
  */
 final class DeletingClaims implements AutoCloseable {
 
@@ -38,15 +38,19 @@ final class DeletingClaims implements AutoCloseable {
   private final Consumer<ResourceClaim> release;
   private final BooleanSupplier leading;
   private final Set<ResourceID> queued = ConcurrentHashMap.newKeySet();
-  private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(
-      r -> {
-        Thread t = new Thread(r, "deleting-claims");
-        t.setDaemon(true);
-        return t;
-      });
+  private final ScheduledExecutorService worker =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "deleting-claims");
+            t.setDaemon(true);
+            return t;
+          });
 
-  private DeletingClaims(IndexerResourceCache<ResourceClaim> claims,
-      Predicate<ResourceClaim> ours, Consumer<ResourceClaim> release, BooleanSupplier leading) {
+  private DeletingClaims(
+      IndexerResourceCache<ResourceClaim> claims,
+      Predicate<ResourceClaim> ours,
+      Consumer<ResourceClaim> release,
+      BooleanSupplier leading) {
     this.claims = claims;
     this.ours = ours;
     this.release = release;
@@ -54,12 +58,15 @@ final class DeletingClaims implements AutoCloseable {
   }
 
   /** Starts the sweep over {@code claims} every {@code interval}. */
-  static DeletingClaims start(IndexerResourceCache<ResourceClaim> claims,
-      Predicate<ResourceClaim> ours, Consumer<ResourceClaim> release, BooleanSupplier leading,
+  static DeletingClaims start(
+      IndexerResourceCache<ResourceClaim> claims,
+      Predicate<ResourceClaim> ours,
+      Consumer<ResourceClaim> release,
+      BooleanSupplier leading,
       Duration interval) {
     DeletingClaims d = new DeletingClaims(claims, ours, release, leading);
-    d.worker.scheduleWithFixedDelay(d::sweep, interval.toMillis(), interval.toMillis(),
-        TimeUnit.MILLISECONDS);
+    d.worker.scheduleWithFixedDelay(
+        d::sweep, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     return d;
   }
 
@@ -82,8 +89,8 @@ final class DeletingClaims implements AutoCloseable {
     try {
       claims.list(c -> c.getMetadata().getDeletionTimestamp() != null).forEach(this::offer);
     } catch (RuntimeException e) {
-      LOG.warnf("sweeping claims being deleted failed, retrying in %s: %s", SWEEP_INTERVAL,
-          e.toString());
+      LOG.warnf(
+          "sweeping claims being deleted failed, retrying in %s: %s", SWEEP_INTERVAL, e.toString());
     }
   }
 
@@ -92,15 +99,19 @@ final class DeletingClaims implements AutoCloseable {
     if (!leading.getAsBoolean()) {
       return;
     }
-    claims.get(id).ifPresent(claim -> {
-      try {
-        release.accept(claim);
-      } catch (RuntimeException e) {
-        // a conflict or an unreachable API server: the next sweep tries again
-        LOG.infof("releasing claim %s, which is being deleted, failed; retrying within %s: %s",
-            id, SWEEP_INTERVAL, e.getMessage());
-      }
-    });
+    claims
+        .get(id)
+        .ifPresent(
+            claim -> {
+              try {
+                release.accept(claim);
+              } catch (RuntimeException e) {
+                // a conflict or an unreachable API server: the next sweep tries again
+                LOG.infof(
+                    "releasing claim %s, which is being deleted, failed; retrying within %s: %s",
+                    id, SWEEP_INTERVAL, e.getMessage());
+              }
+            });
   }
 
   @Override

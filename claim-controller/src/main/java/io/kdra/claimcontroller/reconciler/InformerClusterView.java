@@ -23,15 +23,16 @@ import java.util.function.Function;
 final class InformerClusterView implements ClusterView {
 
   /**
-   * Index of the claim informer: the UID of each claim's controlling owner pod (added by
-   * {@link ClaimReconciler}, whose primary informer it is).
+   * Index of the claim informer: the UID of each claim's controlling owner pod (added by {@link
+   * ClaimReconciler}, whose primary informer it is).
    */
   static final String OWNER_POD = "owner-pod-uid";
 
   /** The indexer behind {@link #OWNER_POD}, to add to the claim informer before it starts. */
   static Map<String, Function<ResourceClaim, List<String>>> claimIndexers() {
-    return Map.of(OWNER_POD, c -> TemplateClaims.owningPod(c).map(o -> List.of(o.getUid()))
-        .orElse(List.of()));
+    return Map.of(
+        OWNER_POD,
+        c -> TemplateClaims.owningPod(c).map(o -> List.of(o.getUid())).orElse(List.of()));
   }
 
   private final IndexerResourceCache<Pod> pods;
@@ -41,10 +42,12 @@ final class InformerClusterView implements ClusterView {
   private final InformerEventSource<ResourceSlice, Pod> slices;
   private final InformerEventSource<DeviceClass, Pod> classes;
 
-  InformerClusterView(IndexerResourceCache<Pod> pods,
+  InformerClusterView(
+      IndexerResourceCache<Pod> pods,
       SharedInformer<ResourceClaim> claims,
       InformerEventSource<ResourceClaimTemplate, Pod> templates,
-      InformerEventSource<Node, Pod> nodes, InformerEventSource<ResourceSlice, Pod> slices,
+      InformerEventSource<Node, Pod> nodes,
+      InformerEventSource<ResourceSlice, Pod> slices,
       InformerEventSource<DeviceClass, Pod> classes) {
     this.pods = pods;
     this.claims = claims;
@@ -77,7 +80,8 @@ final class InformerClusterView implements ClusterView {
   @Override
   public List<ResourceClaim> claimsOwnedBy(String namespace, String podUid) {
     return claims.cache().byIndex(OWNER_POD, podUid).stream()
-        .filter(c -> namespace.equals(c.getMetadata().getNamespace())).toList();
+        .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
+        .toList();
   }
 
   @Override

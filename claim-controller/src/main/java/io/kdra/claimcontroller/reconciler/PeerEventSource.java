@@ -17,8 +17,8 @@ import java.util.function.BiFunction;
  * {@link ResourceEventAware} sources) to the other controller, and maps each event of the other's
  * primary informer ({@code peer}) to primaries of its own to reconcile. Its start, which the
  * operator SDK runs after its controller's primary informer has synced, marks {@code own} synced
- * and waits until {@code peer} is: no reconcile of either controller runs on a half-filled cache
- * of the other's (the controllers start in parallel).
+ * and waits until {@code peer} is: no reconcile of either controller runs on a half-filled cache of
+ * the other's (the controllers start in parallel).
  *
  * @param <P> this controller's primary
  * @param <S> the other controller's primary
@@ -32,11 +32,15 @@ final class PeerEventSource<P extends HasMetadata, S extends HasMetadata>
   private final Duration syncTimeout;
 
   /**
-   * @param toPrimaries for an event of {@code peer} (its resource, whether a delete), the
-   *     primaries of this controller it concerns
+   * @param toPrimaries for an event of {@code peer} (its resource, whether a delete), the primaries
+   *     of this controller it concerns
    */
-  PeerEventSource(Class<S> peerType, SharedInformer<P> own, SharedInformer<S> peer,
-      BiFunction<S, Boolean, Set<ResourceID>> toPrimaries, Duration syncTimeout) {
+  PeerEventSource(
+      Class<S> peerType,
+      SharedInformer<P> own,
+      SharedInformer<S> peer,
+      BiFunction<S, Boolean, Set<ResourceID>> toPrimaries,
+      Duration syncTimeout) {
     super(peerType, "shared-" + peer.kind() + "-informer");
     this.own = own;
     this.peer = peer;
@@ -60,8 +64,8 @@ final class PeerEventSource<P extends HasMetadata, S extends HasMetadata>
     own.markSynced();
     try {
       if (!peer.awaitSynced(syncTimeout)) {
-        throw new OperatorException("the " + peer.kind() + " informer did not sync within "
-            + syncTimeout);
+        throw new OperatorException(
+            "the " + peer.kind() + " informer did not sync within " + syncTimeout);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -13,23 +13,23 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.PrimaryToSecondaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.PrimaryToSecondaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kdra.claimcontroller.config.ClaimControllerConfig;
 import io.kdra.claimcontroller.domain.Backoff;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import io.kdra.claimcontroller.observability.SchedulingMetrics;
-import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.observability.SchedulingMetrics;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.claimcontroller.scheduling.Outcome;
 import io.kdra.claimcontroller.scheduling.OutcomeRecorder;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.PodScheduling;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
+import io.kdra.events.EventRecorder;
 import io.kdra.leadership.LeaseFence;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -42,9 +42,9 @@ import org.jboss.logging.Logger;
 /**
  * Schedules the pods that name this controller as their scheduler: dispatches each reconcile to
  * {@link PodScheduling}, hands its {@link Outcome} to {@link OutcomeRecorder} (condition, Events,
- * metric) and maps it to a requeue. Claims, templates, nodes,
- * slices and classes are watched so that a waiting or unschedulable pod is retried as soon as
- * something it depends on changes; backoff bounds the retries in between.
+ * metric) and maps it to a requeue. Claims, templates, nodes, slices and classes are watched so
+ * that a waiting or unschedulable pod is retried as soon as something it depends on changes;
+ * backoff bounds the retries in between.
  */
 @ControllerConfiguration(name = "pod-scheduler", generationAwareEventProcessing = false)
 public class PodReconciler implements Reconciler<Pod> {
@@ -67,10 +67,11 @@ public class PodReconciler implements Reconciler<Pod> {
   private volatile OutcomeRecorder recorder;
   private volatile IndexerResourceCache<Pod> podCache;
   private volatile PodTriggers triggers;
+
   /**
-   * Failed attempts per pod UID, for the backoff. The operator SDK does not dispatch a deleted
-   * pod to a reconciler without a finalizer, so entries of pods that are gone are dropped
-   * whenever a new one is added ({@link #countAttempt}).
+   * Failed attempts per pod UID, for the backoff. The operator SDK does not dispatch a deleted pod
+   * to a reconciler without a finalizer, so entries of pods that are gone are dropped whenever a
+   * new one is added ({@link #countAttempt}).
    */
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
 
@@ -88,32 +89,60 @@ public class PodReconciler implements Reconciler<Pod> {
     // The claims are the cleanup controller's primary informer, shared (its cache holds the
     // indexes this controller reads): each claim is decoded once.
     shared.pods().offer(pods);
-    var claims = new PeerEventSource<>(ResourceClaim.class, shared.pods(), shared.claims(),
-        (c, deleted) -> {
-          if (deleted) {
-            wake.deleting(c);
-          }
-          return wake.forClaim(c);
-        }, ctx.getControllerConfiguration().getConfigurationService().cacheSyncTimeout());
-    var templates = new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(ResourceClaimTemplate.class, Pod.class).withSecondaryToPrimaryMapper(
-            t -> PodTriggers.pending(pods, scheduler, t.getMetadata().getNamespace()))
-        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
-    var nodes = new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(Node.class, Pod.class)
-        .withSecondaryToPrimaryMapper(n -> wake.forClusterChange())
-        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
-    var slices = new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(ResourceSlice.class, Pod.class)
-        .withSecondaryToPrimaryMapper(s -> wake.forClusterChange())
-        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
-    var classes = new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(DeviceClass.class, Pod.class)
-        .withSecondaryToPrimaryMapper(c -> wake.forClusterChange())
-        .withPrimaryToSecondaryMapper(NO_INDEX).build(), ctx);
+    var claims =
+        new PeerEventSource<>(
+            ResourceClaim.class,
+            shared.pods(),
+            shared.claims(),
+            (c, deleted) -> {
+              if (deleted) {
+                wake.deleting(c);
+              }
+              return wake.forClaim(c);
+            },
+            ctx.getControllerConfiguration().getConfigurationService().cacheSyncTimeout());
+    var templates =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(ResourceClaimTemplate.class, Pod.class)
+                .withSecondaryToPrimaryMapper(
+                    t -> PodTriggers.pending(pods, scheduler, t.getMetadata().getNamespace()))
+                .withPrimaryToSecondaryMapper(NO_INDEX)
+                .build(),
+            ctx);
+    var nodes =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Node.class, Pod.class)
+                .withSecondaryToPrimaryMapper(n -> wake.forClusterChange())
+                .withPrimaryToSecondaryMapper(NO_INDEX)
+                .build(),
+            ctx);
+    var slices =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(ResourceSlice.class, Pod.class)
+                .withSecondaryToPrimaryMapper(s -> wake.forClusterChange())
+                .withPrimaryToSecondaryMapper(NO_INDEX)
+                .build(),
+            ctx);
+    var classes =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(DeviceClass.class, Pod.class)
+                .withSecondaryToPrimaryMapper(c -> wake.forClusterChange())
+                .withPrimaryToSecondaryMapper(NO_INDEX)
+                .build(),
+            ctx);
     var view = new InformerClusterView(pods, shared.claims(), templates, nodes, slices, classes);
-    scheduling = new PodScheduling(view, recent, claimWriter, podWriter, binder, events,
-        allocator, config.templateMode(), tracer, fence::mayWrite);
+    scheduling =
+        new PodScheduling(
+            view,
+            recent,
+            claimWriter,
+            podWriter,
+            binder,
+            events,
+            allocator,
+            config.templateMode(),
+            tracer,
+            fence::mayWrite);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
     return List.of(claims, templates, nodes, slices, classes);
@@ -124,8 +153,11 @@ public class PodReconciler implements Reconciler<Pod> {
 
   private int countAttempt(String uid) {
     if (!attempts.containsKey(uid)) {
-      Set<String> live = podCache.list(p -> attempts.containsKey(p.getMetadata().getUid()))
-          .map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+      Set<String> live =
+          podCache
+              .list(p -> attempts.containsKey(p.getMetadata().getUid()))
+              .map(p -> p.getMetadata().getUid())
+              .collect(Collectors.toSet());
       attempts.keySet().retainAll(live);
     }
     return attempts.merge(uid, 1, Integer::sum);
@@ -139,7 +171,8 @@ public class PodReconciler implements Reconciler<Pod> {
   @Override
   public UpdateControl<Pod> reconcile(Pod pod, Context<Pod> context) {
     String uid = pod.getMetadata().getUid();
-    if (!Pods.isScheduledBy(pod, config.schedulerName()) || Pods.isDone(pod)
+    if (!Pods.isScheduledBy(pod, config.schedulerName())
+        || Pods.isDone(pod)
         || pod.getMetadata().getDeletionTimestamp() != null) {
       attempts.remove(uid);
       return UpdateControl.noUpdate();
@@ -162,8 +195,7 @@ public class PodReconciler implements Reconciler<Pod> {
     if (outcome instanceof Outcome.Waiting) {
       return UpdateControl.noUpdate();
     }
-    Backoff backoff = new Backoff(config.retry().initialBackoff(),
-        config.retry().maxBackoff());
+    Backoff backoff = new Backoff(config.retry().initialBackoff(), config.retry().maxBackoff());
     int attempt = countAttempt(uid);
     if (outcome instanceof Outcome.Unschedulable) {
       return UpdateControl.<Pod>noUpdate().rescheduleAfter(backoff.delay(attempt));

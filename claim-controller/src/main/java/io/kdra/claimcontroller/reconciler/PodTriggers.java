@@ -19,12 +19,12 @@ import java.util.stream.Collectors;
 
 /**
  * Which pods a change of a claim, node, slice or class concerns, as upstream's scheduling queue
- * hints decide: a claim concerns the pod that owns it and the pods that name it; a change that
- * can free devices or make a node usable (a claim deallocated, any node, slice or class event)
- * concerns the pods that were unschedulable. Pods not yet tried are queued already, and pods
- * waiting for a claim are woken by that claim's event, so neither is woken by every event: that
- * fan-out (every claim event to every pending pod of the namespace) cost most of the controller's
- * CPU at 500 nodes. Thread-safe.
+ * hints decide: a claim concerns the pod that owns it and the pods that name it; a change that can
+ * free devices or make a node usable (a claim deallocated, any node, slice or class event) concerns
+ * the pods that were unschedulable. Pods not yet tried are queued already, and pods waiting for a
+ * claim are woken by that claim's event, so neither is woken by every event: that fan-out (every
+ * claim event to every pending pod of the namespace) cost most of the controller's CPU at 500
+ * nodes. Thread-safe.
  */
 final class PodTriggers {
 
@@ -33,8 +33,10 @@ final class PodTriggers {
 
   private final IndexerResourceCache<Pod> pods;
   private final Set<ResourceID> unschedulable = ConcurrentHashMap.newKeySet();
+
   /** UIDs of claims seen allocated, so that an event without the allocation reads as freed. */
   private final Set<String> allocated = ConcurrentHashMap.newKeySet();
+
   /** UIDs of claims whose delete event is being dispatched ({@link #deleting}). */
   private final Set<String> deleted = ConcurrentHashMap.newKeySet();
 
@@ -67,7 +69,9 @@ final class PodTriggers {
     return keys;
   }
 
-  /** Records the outcome of an attempt: whether the pod is now waiting for the cluster to change. */
+  /**
+   * Records the outcome of an attempt: whether the pod is now waiting for the cluster to change.
+   */
   void attempted(Pod pod, boolean isUnschedulable) {
     ResourceID id = ResourceID.fromResource(pod);
     if (isUnschedulable) {
@@ -97,8 +101,8 @@ final class PodTriggers {
   }
 
   /**
-   * Called for a claim's delete event before it is mapped: the event
-   * carries the claim's last state, allocated or not, and frees whatever it held.
+   * Called for a claim's delete event before it is mapped: the event carries the claim's last
+   * state, allocated or not, and frees whatever it held.
    */
   boolean deleting(ResourceClaim claim) {
     deleted.add(claim.getMetadata().getUid());
@@ -124,17 +128,19 @@ final class PodTriggers {
 
   /** The unschedulable pods that are still pending; forgets those gone or placed since. */
   private Set<ResourceID> unschedulable() {
-    unschedulable.removeIf(id -> pods.get(id).map(p -> Pods.isBound(p) || Pods.isDone(p))
-        .orElse(true));
+    unschedulable.removeIf(
+        id -> pods.get(id).map(p -> Pods.isBound(p) || Pods.isDone(p)).orElse(true));
     return Set.copyOf(unschedulable);
   }
 
   /** The pending pods of {@code scheduler} in {@code namespace} (null: all). */
-  static Set<ResourceID> pending(IndexerResourceCache<Pod> pods, String scheduler,
-      String namespace) {
-    return pods.list(p -> (namespace == null
-            || namespace.equals(p.getMetadata().getNamespace()))
-            && Pods.isPending(p, scheduler))
-        .map(ResourceID::fromResource).collect(Collectors.toSet());
+  static Set<ResourceID> pending(
+      IndexerResourceCache<Pod> pods, String scheduler, String namespace) {
+    return pods.list(
+            p ->
+                (namespace == null || namespace.equals(p.getMetadata().getNamespace()))
+                    && Pods.isPending(p, scheduler))
+        .map(ResourceID::fromResource)
+        .collect(Collectors.toSet());
   }
 }

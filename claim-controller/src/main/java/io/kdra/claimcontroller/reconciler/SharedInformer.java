@@ -10,10 +10,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One controller's primary informer lent to the other controller: its cache, its events, and
- * whether it has synced. The operator SDK gives each controller informers of its own, so the
- * pods (the pod-scheduling controller's primary) and the claims (the cleanup controller's) were
- * each watched and decoded twice, once more as the other controller's secondary source; shared,
- * each object is decoded once. Thread-safe.
+ * whether it has synced. The operator SDK gives each controller informers of its own, so the pods
+ * (the pod-scheduling controller's primary) and the claims (the cleanup controller's) were each
+ * watched and decoded twice, once more as the other controller's secondary source; shared, each
+ * object is decoded once. Thread-safe.
  */
 final class SharedInformer<T extends HasMetadata> {
 

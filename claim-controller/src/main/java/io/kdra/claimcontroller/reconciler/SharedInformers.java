@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import jakarta.inject.Singleton;
 
 /**
- * The pod informer (run by {@link PodReconciler}) and the claim informer (run by
- * {@link ClaimReconciler}), each shared with the other controller: see {@link SharedInformer}.
+ * The pod informer (run by {@link PodReconciler}) and the claim informer (run by {@link
+ * ClaimReconciler}), each shared with the other controller: see {@link SharedInformer}.
  */
 @Singleton
 public class SharedInformers {

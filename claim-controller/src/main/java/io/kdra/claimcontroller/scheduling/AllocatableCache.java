@@ -7,9 +7,9 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
- * Each node's allocatable pods, CPU and memory for {@link NodeFilter}, parsed once per node
- * object (an informer replaces the object on every change) instead of once per node and
- * scheduling attempt.
+ * Each node's allocatable pods, CPU and memory for {@link NodeFilter}, parsed once per node object
+ * (an informer replaces the object on every change) instead of once per node and scheduling
+ * attempt.
  *
  * <p>Not thread-safe: the caller serialises attempts (the scheduling lock).
  */

@@ -7,8 +7,8 @@ import java.util.Map;
 /**
  * One trace per claim: the trace starts when the claim is created (or first reserved, for claims
  * created by others), its context is stored on the claim in the {@code kdra.io/traceparent}
- * annotation, and every later operation on the claim (allocate, bind, deallocate, delete), in
- * this or another service, is a span in that trace.
+ * annotation, and every later operation on the claim (allocate, bind, deallocate, delete), in this
+ * or another service, is a span in that trace.
  */
 public interface ClaimTracer {
 
@@ -23,9 +23,9 @@ public interface ClaimTracer {
     TraceSpan attribute(String key, long value);
 
     /**
-     * Links this span to the span whose W3C {@code traceparent} is given (from the
-     * {@code kdra.io/traceparent} annotation of a template or slice this operation used); a
-     * null or malformed one is ignored.
+     * Links this span to the span whose W3C {@code traceparent} is given (from the {@code
+     * kdra.io/traceparent} annotation of a template or slice this operation used); a null or
+     * malformed one is ignored.
      */
     TraceSpan link(String traceparent);
 
@@ -52,33 +52,35 @@ public interface ClaimTracer {
   TraceSpan start(ResourceClaim claim, String operation, Instant startedAt);
 
   /** A tracer that records nothing (tests, tracing disabled). */
-  ClaimTracer NOOP = (claim, operation, startedAt) -> new TraceSpan() {
-    @Override
-    public Map<String, String> annotations() {
-      return Map.of();
-    }
+  ClaimTracer NOOP =
+      (claim, operation, startedAt) ->
+          new TraceSpan() {
+            @Override
+            public Map<String, String> annotations() {
+              return Map.of();
+            }
 
-    @Override
-    public TraceSpan attribute(String key, String value) {
-      return this;
-    }
+            @Override
+            public TraceSpan attribute(String key, String value) {
+              return this;
+            }
 
-    @Override
-    public TraceSpan attribute(String key, long value) {
-      return this;
-    }
+            @Override
+            public TraceSpan attribute(String key, long value) {
+              return this;
+            }
 
-    @Override
-    public TraceSpan link(String traceparent) {
-      return this;
-    }
+            @Override
+            public TraceSpan link(String traceparent) {
+              return this;
+            }
 
-    @Override
-    public boolean recording() {
-      return false;
-    }
+            @Override
+            public boolean recording() {
+              return false;
+            }
 
-    @Override
-    public void end(Throwable error) {}
-  };
+            @Override
+            public void end(Throwable error) {}
+          };
 }

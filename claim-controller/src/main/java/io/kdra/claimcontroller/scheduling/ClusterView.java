@@ -12,9 +12,8 @@ import java.util.Optional;
 
 /**
  * Read port for scheduling: what the informers have seen. Answers may lag behind the API server;
- * {@link RecentWrites} covers this controller's own writes until the informers catch up, and
- * every write is made with optimistic concurrency so that a stale answer never overwrites newer
- * state.
+ * {@link RecentWrites} covers this controller's own writes until the informers catch up, and every
+ * write is made with optimistic concurrency so that a stale answer never overwrites newer state.
  */
 public interface ClusterView {
 
@@ -29,15 +28,20 @@ public interface ClusterView {
 
   /** The claims in {@code namespace} whose controlling owner is the pod with {@code podUid}. */
   default List<ResourceClaim> claimsOwnedBy(String namespace, String podUid) {
-    return claims().stream().filter(c -> namespace.equals(c.getMetadata().getNamespace()))
-        .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid()))
-            .orElse(false)).toList();
+    return claims().stream()
+        .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
+        .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid())).orElse(false))
+        .toList();
   }
 
   /** The pod {@code namespace/name}, as known. */
   default Optional<Pod> pod(String namespace, String name) {
-    return pods().stream().filter(p -> namespace.equals(p.getMetadata().getNamespace())
-        && name.equals(p.getMetadata().getName())).findFirst();
+    return pods().stream()
+        .filter(
+            p ->
+                namespace.equals(p.getMetadata().getNamespace())
+                    && name.equals(p.getMetadata().getName()))
+        .findFirst();
   }
 
   Optional<ResourceClaimTemplate> template(String namespace, String name);

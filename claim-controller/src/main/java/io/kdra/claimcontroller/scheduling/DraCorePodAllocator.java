@@ -23,18 +23,19 @@ import java.util.stream.Collectors;
  * search stopped, as kube-scheduler; scored among a bounded number for {@code firstAvailable}).
  * {@link #allocate} keeps its snapshot from one call to the next ({@link SnapshotCache}), so the
  * inventory's caches last while the slices do; the caller serialises calls and passes its own
- * recent allocations in {@code allClaims}. {@link #placement} and {@link #allocator} build a
- * fresh snapshot for one-off questions ({@code kubectl dra}).
+ * recent allocations in {@code allClaims}. {@link #placement} and {@link #allocator} build a fresh
+ * snapshot for one-off questions ({@code kubectl dra}).
  */
 public final class DraCorePodAllocator implements PodAllocator {
 
   private final AllocatorOptions options;
   private final SnapshotCache cache = new SnapshotCache();
+
   /**
-   * Where the next pod's search starts among its candidates, as kube-scheduler's
-   * {@code nextStartNodeIndex}: advanced by the nodes each search went over, so that the bounded
-   * scoring of {@code firstAvailable} claims does not keep scoring the same first nodes by name
-   * (it left devices of the best choice free further on). Guarded by {@link #cache}.
+   * Where the next pod's search starts among its candidates, as kube-scheduler's {@code
+   * nextStartNodeIndex}: advanced by the nodes each search went over, so that the bounded scoring
+   * of {@code firstAvailable} claims does not keep scoring the same first nodes by name (it left
+   * devices of the best choice free further on). Guarded by {@link #cache}.
    */
   private int nextStart;
 
@@ -43,13 +44,17 @@ public final class DraCorePodAllocator implements PodAllocator {
   }
 
   @Override
-  public Decision allocate(Pod pod, List<Node> candidates, List<ResourceClaim> unallocated,
-      List<ResourceClaim> allClaims, ClusterView view) {
+  public Decision allocate(
+      Pod pod,
+      List<Node> candidates,
+      List<ResourceClaim> unallocated,
+      List<ResourceClaim> allClaims,
+      ClusterView view) {
     synchronized (cache) {
-      AllocationSnapshot snapshot = cache.snapshot(view.slices(), view.deviceClasses(),
-          allClaims);
-      PodScheduler.Placement placement = PodScheduler.schedule(new Allocator(snapshot, options),
-          candidates, pod, unallocated, List.of(), nextStart);
+      AllocationSnapshot snapshot = cache.snapshot(view.slices(), view.deviceClasses(), allClaims);
+      PodScheduler.Placement placement =
+          PodScheduler.schedule(
+              new Allocator(snapshot, options), candidates, pod, unallocated, List.of(), nextStart);
       if (!candidates.isEmpty()) {
         nextStart = (int) ((nextStart + (long) placement.examined()) % candidates.size());
       }
@@ -57,21 +62,26 @@ public final class DraCorePodAllocator implements PodAllocator {
     }
   }
 
-
   /**
-   * The allocator's placement behind {@link #allocate}, with its structured explanations
-   * ({@code kubectl dra} shows their per-request counts).
+   * The allocator's placement behind {@link #allocate}, with its structured explanations ({@code
+   * kubectl dra} shows their per-request counts).
    */
-  public PodScheduler.Placement placement(Pod pod, List<Node> candidates,
-      List<ResourceClaim> unallocated, List<ResourceClaim> allClaims, ClusterView view) {
+  public PodScheduler.Placement placement(
+      Pod pod,
+      List<Node> candidates,
+      List<ResourceClaim> unallocated,
+      List<ResourceClaim> allClaims,
+      ClusterView view) {
     return PodScheduler.schedule(allocator(allClaims, view), candidates, pod, unallocated);
   }
 
   /** The allocator over the view's slices and classes, with every claim's allocation taken. */
   public Allocator allocator(List<ResourceClaim> allClaims, ClusterView view) {
-    AllocationSnapshot snapshot = AllocationSnapshot.of(view.slices(),
-        new InMemoryDeviceClassLister(view.deviceClasses()),
-        AllocatedState.fromClaims(allClaims));
+    AllocationSnapshot snapshot =
+        AllocationSnapshot.of(
+            view.slices(),
+            new InMemoryDeviceClassLister(view.deviceClasses()),
+            AllocatedState.fromClaims(allClaims));
     return new Allocator(snapshot, options);
   }
 

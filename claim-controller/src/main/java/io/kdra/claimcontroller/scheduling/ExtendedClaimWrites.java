@@ -14,9 +14,9 @@ import java.util.Map;
 /**
  * The write half of an attempt whose pod needs a special claim for its extended resources, in
  * kube-scheduler's PreBind order: create the claim (its in-memory allocation moves to the stored
- * claim's UID), reserve every claim as usual (finalizer, then allocation and
- * {@code reservedFor}), record {@code pod.status.extendedResourceClaimStatus}, then bind. An
- * attempt that does not end bound deletes the claim it created, as upstream's Unreserve.
+ * claim's UID), reserve every claim as usual (finalizer, then allocation and {@code reservedFor}),
+ * record {@code pod.status.extendedResourceClaimStatus}, then bind. An attempt that does not end
+ * bound deletes the claim it created, as upstream's Unreserve.
  */
 final class ExtendedClaimWrites {
 
@@ -25,7 +25,10 @@ final class ExtendedClaimWrites {
   private final ReserveAndBind writes;
   private final EventRecorder events;
 
-  ExtendedClaimWrites(RecentWrites recent, ExtendedClaimWriter writer, ReserveAndBind writes,
+  ExtendedClaimWrites(
+      RecentWrites recent,
+      ExtendedClaimWriter writer,
+      ReserveAndBind writes,
       EventRecorder events) {
     this.recent = recent;
     this.writer = writer;
@@ -33,8 +36,12 @@ final class ExtendedClaimWrites {
     this.events = events;
   }
 
-  Outcome reserveAndBind(Pod pod, List<ResourceClaim> podClaims, String node,
-      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans,
+  Outcome reserveAndBind(
+      Pod pod,
+      List<ResourceClaim> podClaims,
+      String node,
+      Map<String, AllocationResult> allocations,
+      Map<String, ClaimTracer.TraceSpan> spans,
       ExtendedResources.InMemoryClaim special) {
     String placeholder = special.uid();
     ResourceClaim created;
@@ -46,9 +53,16 @@ final class ExtendedClaimWrites {
       allocations.keySet().forEach(recent::forgetAllocation);
       if (e.getCode() >= 400 && e.getCode() < 500 && e.getCode() != 409) {
         // refused for what it is (a quota, an invalid request): the pod's owner must act
-        String why = "creating the claim for extended resources " + String.join(", ",
-            special.spec().mappings().stream().map(m -> m.getResourceName()).distinct()
-                .toList()) + " was refused: " + message(e);
+        String why =
+            "creating the claim for extended resources "
+                + String.join(
+                    ", ",
+                    special.spec().mappings().stream()
+                        .map(m -> m.getResourceName())
+                        .distinct()
+                        .toList())
+                + " was refused: "
+                + message(e);
         events.warning(pod, "FailedResourceClaimCreation", why);
         return new Outcome.Unschedulable(why, Map.of(), "ClaimRefused");
       }
@@ -63,12 +77,20 @@ final class ExtendedClaimWrites {
 
     List<ResourceClaim> claims = new ArrayList<>(podClaims);
     claims.add(created);
-    Map<String, AllocationResult> renamed = ExtendedResources.renamed(allocations, placeholder,
-        uid);
-    Outcome o = writes.reserveAndBind(pod, claims, node, renamed,
-        ExtendedResources.renamed(spans, placeholder, uid),
-        () -> writer.recordStatus(pod, ExtendedResourceClaims.status(special.spec(),
-            created.getMetadata().getName())));
+    Map<String, AllocationResult> renamed =
+        ExtendedResources.renamed(allocations, placeholder, uid);
+    Outcome o =
+        writes.reserveAndBind(
+            pod,
+            claims,
+            node,
+            renamed,
+            ExtendedResources.renamed(spans, placeholder, uid),
+            () ->
+                writer.recordStatus(
+                    pod,
+                    ExtendedResourceClaims.status(
+                        special.spec(), created.getMetadata().getName())));
     if (!(o instanceof Outcome.Bound)) {
       writer.delete(created.getMetadata().getNamespace(), created.getMetadata().getName());
       recent.forgetCreated(uid);
@@ -79,6 +101,7 @@ final class ExtendedClaimWrites {
 
   private static String message(KubernetesClientException e) {
     return e.getStatus() != null && e.getStatus().getMessage() != null
-        ? e.getStatus().getMessage() : e.getMessage();
+        ? e.getStatus().getMessage()
+        : e.getMessage();
   }
 }

@@ -24,17 +24,17 @@ import java.util.function.Supplier;
 
 /**
  * The scheduling decision's part for extended resources (KEP-5004), as kube-scheduler's
- * NodeResourcesFit and DynamicResources plugins make it: nodes that advertise a resource in
- * {@code status.allocatable} serve it by their device plugin and must have room; nodes that do
- * not, serve it through a DeviceClass that names it, by the pod's special claim, built per node
- * and allocated with the pod's other claims. The special claim exists only in memory (upstream's
- * {@code <extended-resources>}) until the writes create it ({@link ExtendedClaimWrites}).
+ * NodeResourcesFit and DynamicResources plugins make it: nodes that advertise a resource in {@code
+ * status.allocatable} serve it by their device plugin and must have room; nodes that do not, serve
+ * it through a DeviceClass that names it, by the pod's special claim, built per node and allocated
+ * with the pod's other claims. The special claim exists only in memory (upstream's {@code
+ * <extended-resources>}) until the writes create it ({@link ExtendedClaimWrites}).
  */
 final class ExtendedResources {
 
   /** What the pod asks for; {@code served} whether any of it is served by a DeviceClass. */
-  record Need(Pod pod, Map<String, Long> requests, ExtendedResourceClasses classes,
-      boolean served) {}
+  record Need(
+      Pod pod, Map<String, Long> requests, ExtendedResourceClasses classes, boolean served) {}
 
   /** The pod's special claim for the chosen node, before it is created. */
   record InMemoryClaim(ResourceClaim claim, ExtendedResourceClaims.Spec spec) {
@@ -55,19 +55,17 @@ final class ExtendedResources {
       return null;
     }
     ExtendedResourceClasses classes = ExtendedResourceClasses.of(view.deviceClasses());
-    return new Need(pod, requests, classes,
-        requests.keySet().stream().anyMatch(classes::serves));
+    return new Need(pod, requests, classes, requests.keySet().stream().anyMatch(classes::serves));
   }
 
   /**
-   * The nodes of {@code nodes} that fit the pod's extended resources, with what each serves by
-   * DRA; the others are added to the rejected ones with NodeResourcesFit's reason.
+   * The nodes of {@code nodes} that fit the pod's extended resources, with what each serves by DRA;
+   * the others are added to the rejected ones with NodeResourcesFit's reason.
    *
-   * @param boundPods the non-terminal pods bound to nodes (with those being bound by this
-   *     process), read only when some node advertises one of the resources
+   * @param boundPods the non-terminal pods bound to nodes (with those being bound by this process),
+   *     read only when some node advertises one of the resources
    */
-  static Filtered filter(Need need, NodeFilter.Result nodes,
-      Supplier<Collection<Pod>> boundPods) {
+  static Filtered filter(Need need, NodeFilter.Result nodes, Supplier<Collection<Pod>> boundPods) {
     Map<String, Map<String, Long>> used = null;
     List<Node> feasible = new ArrayList<>();
     Map<String, String> rejected = new TreeMap<>(nodes.rejected());
@@ -77,8 +75,12 @@ final class ExtendedResources {
         used = usage(need, boundPods.get());
       }
       String name = node.getMetadata().getName();
-      NodeFit fit = ExtendedResourceFit.fit(need.requests(), need.classes(), node,
-          used == null ? Map.of() : used.getOrDefault(name, Map.of()));
+      NodeFit fit =
+          ExtendedResourceFit.fit(
+              need.requests(),
+              need.classes(),
+              node,
+              used == null ? Map.of() : used.getOrDefault(name, Map.of()));
       if (fit instanceof NodeFit.Fits f) {
         feasible.add(node);
         viaDra.put(name, f.viaDra());
@@ -100,17 +102,20 @@ final class ExtendedResources {
   private static Map<String, Map<String, Long>> usage(Need need, Collection<Pod> bound) {
     Map<String, Map<String, Long>> used = new HashMap<>();
     for (Pod p : bound) {
-      if (!Pods.isBound(p) || Pods.isTerminal(p)
+      if (!Pods.isBound(p)
+          || Pods.isTerminal(p)
           || p.getMetadata().getUid().equals(need.pod().getMetadata().getUid())) {
         continue;
       }
-      Map<String, Long> forNode = used.computeIfAbsent(p.getSpec().getNodeName(),
-          k -> new HashMap<>());
-      ExtendedResourceRequests.of(p).forEach((k, v) -> {
-        if (need.requests().containsKey(k)) {
-          forNode.merge(k, v, Long::sum);
-        }
-      });
+      Map<String, Long> forNode =
+          used.computeIfAbsent(p.getSpec().getNodeName(), k -> new HashMap<>());
+      ExtendedResourceRequests.of(p)
+          .forEach(
+              (k, v) -> {
+                if (need.requests().containsKey(k)) {
+                  forNode.merge(k, v, Long::sum);
+                }
+              });
     }
     return used;
   }
@@ -122,16 +127,21 @@ final class ExtendedResources {
    * nodes serve everything by device plugins needs no special claim, and, with nothing else to
    * allocate, takes its first node.
    */
-  static Decision allocate(Need need, Filtered filtered, List<ResourceClaim> unallocated,
-      PodAllocator allocator, List<ResourceClaim> allClaims, ClusterView view) {
+  static Decision allocate(
+      Need need,
+      Filtered filtered,
+      List<ResourceClaim> unallocated,
+      PodAllocator allocator,
+      List<ResourceClaim> allClaims,
+      ClusterView view) {
     List<Node> nodes = filtered.nodes().feasible();
     PodAllocator.Decision firstRefusal = null;
     int i = 0;
     while (i < nodes.size()) {
       SortedMap<String, Long> want = filtered.viaDra().get(nodes.get(i).getMetadata().getName());
       int j = i;
-      while (j < nodes.size() && Objects.equals(want,
-          filtered.viaDra().get(nodes.get(j).getMetadata().getName()))) {
+      while (j < nodes.size()
+          && Objects.equals(want, filtered.viaDra().get(nodes.get(j).getMetadata().getName()))) {
         j++;
       }
       List<Node> run = nodes.subList(i, j);
@@ -139,16 +149,18 @@ final class ExtendedResources {
       InMemoryClaim special = null;
       List<ResourceClaim> claims = unallocated;
       if (!want.isEmpty()) {
-        ExtendedResourceClaims.Spec spec = ExtendedResourceClaims.spec(need.pod(), want,
-            need.classes());
-        special = new InMemoryClaim(ExtendedResourceClaims.desired(need.pod(), spec,
-            UUID.randomUUID().toString()), spec);
+        ExtendedResourceClaims.Spec spec =
+            ExtendedResourceClaims.spec(need.pod(), want, need.classes());
+        special =
+            new InMemoryClaim(
+                ExtendedResourceClaims.desired(need.pod(), spec, UUID.randomUUID().toString()),
+                spec);
         claims = new ArrayList<>(unallocated);
         claims.add(special.claim());
       }
       if (claims.isEmpty()) {
-        return new Decision(new PodAllocator.Decision.Placed(
-            run.get(0).getMetadata().getName(), Map.of()), null);
+        return new Decision(
+            new PodAllocator.Decision.Placed(run.get(0).getMetadata().getName(), Map.of()), null);
       }
       PodAllocator.Decision d = allocator.allocate(need.pod(), run, claims, allClaims, view);
       if (d instanceof PodAllocator.Decision.Placed) {

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The "allocate for a pod" step: chooses one node and devices for all of a pod's unallocated
- * claims together. Implementations are pure over their inputs (the dra-core allocator); the caller
- * persists the result, serialises calls, and passes every allocation it knows of (including its
- * own not yet visible in the informers) so that no device is handed out twice.
+ * The "allocate for a pod" step: chooses one node and devices for all of a pod's unallocated claims
+ * together. Implementations are pure over their inputs (the dra-core allocator); the caller
+ * persists the result, serialises calls, and passes every allocation it knows of (including its own
+ * not yet visible in the informers) so that no device is handed out twice.
  */
 public interface PodAllocator {
 
@@ -21,8 +21,12 @@ public interface PodAllocator {
    *
    * @param allClaims every claim in the cluster with its current or assumed allocation
    */
-  Decision allocate(Pod pod, List<Node> candidates, List<ResourceClaim> unallocated,
-      List<ResourceClaim> allClaims, ClusterView view);
+  Decision allocate(
+      Pod pod,
+      List<Node> candidates,
+      List<ResourceClaim> unallocated,
+      List<ResourceClaim> allClaims,
+      ClusterView view);
 
   /** The answer. */
   sealed interface Decision {

@@ -14,11 +14,11 @@ import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.ExtendedClaimWriter;
-import io.kdra.core.extended.ExtendedResourceClaims;
-import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.core.alloc.NodeSelectors;
+import io.kdra.core.extended.ExtendedResourceClaims;
+import io.kdra.events.EventRecorder;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -34,22 +34,24 @@ import java.util.stream.Collectors;
 /**
  * One scheduling attempt for one pod, in the scheduler's order: make sure the pod's claims exist
  * (creating template-derived ones in own mode), filter nodes, allocate the unallocated claims
- * together on one node, reserve every claim for the pod (finalizer, then allocation and
- * {@code reservedFor}), then bind. Decisions come from the domain package and the
- * {@link PodAllocator}; writes go through the k8s adapters.
+ * together on one node, reserve every claim for the pod (finalizer, then allocation and {@code
+ * reservedFor}), then bind. Decisions come from the domain package and the {@link PodAllocator};
+ * writes go through the k8s adapters.
  *
  * <p>Thread-safety: claim creation may run concurrently for different pods. The decision (node
- * filter and allocation) runs under one lock and ends by assuming its devices and node in
- * {@link RecentWrites}, so that two pods never get the same device from this process; the writes
- * ({@link ReserveAndBind}) run outside it, several pods at once, in the scheduler's order per
- * pod, and a failed one releases what it assumed. Two processes never schedule at once: only
- * the elected leader runs.
+ * filter and allocation) runs under one lock and ends by assuming its devices and node in {@link
+ * RecentWrites}, so that two pods never get the same device from this process; the writes ({@link
+ * ReserveAndBind}) run outside it, several pods at once, in the scheduler's order per pod, and a
+ * failed one releases what it assumed. Two processes never schedule at once: only the elected
+ * leader runs.
  */
 public final class PodScheduling {
 
   /** Not this replica's turn to write: its Lease is held by another or not renewed lately. */
-  static final Outcome FENCED = new Outcome.Retry("this replica's Lease is not fresh; not "
-      + "writing until it is renewed or another replica leads");
+  static final Outcome FENCED =
+      new Outcome.Retry(
+          "this replica's Lease is not fresh; not "
+              + "writing until it is renewed or another replica leads");
 
   private final ClusterView view;
   private final RecentWrites recent;
@@ -64,26 +66,43 @@ public final class PodScheduling {
   private final ReserveAndBind writes;
   private final ExtendedClaimWriter extendedClaims;
   private final ExtendedClaimWrites extendedWrites;
+
   /** Guarded by {@link #lock}, as the three below. */
   private final NodeUsageCache usage = new NodeUsageCache();
+
   private List<Node> sortedNodes = List.of();
   private Set<Node> sortedNodeSet = Set.of();
   private final AllocatableCache allocatable = new AllocatableCache();
 
-  public PodScheduling(ClusterView view, RecentWrites recent, ClaimWriter claims, PodWriter pods,
-      PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode,
+  public PodScheduling(
+      ClusterView view,
+      RecentWrites recent,
+      ClaimWriter claims,
+      PodWriter pods,
+      PodBinder binder,
+      EventRecorder events,
+      PodAllocator allocator,
+      TemplateMode mode,
       ClaimTracer tracer) {
     this(view, recent, claims, pods, binder, events, allocator, mode, tracer, () -> true);
   }
 
   /**
-   * As above, writing only while {@code mayWrite} (this replica's Lease is fresh: see
-   * {@code io.kdra.leadership.LeaseFence}); checked before claims are created and again, under
-   * the lock, before allocations are written.
+   * As above, writing only while {@code mayWrite} (this replica's Lease is fresh: see {@code
+   * io.kdra.leadership.LeaseFence}); checked before claims are created and again, under the lock,
+   * before allocations are written.
    */
-  public PodScheduling(ClusterView view, RecentWrites recent, ClaimWriter claims, PodWriter pods,
-      PodBinder binder, EventRecorder events, PodAllocator allocator, TemplateMode mode,
-      ClaimTracer tracer, BooleanSupplier mayWrite) {
+  public PodScheduling(
+      ClusterView view,
+      RecentWrites recent,
+      ClaimWriter claims,
+      PodWriter pods,
+      PodBinder binder,
+      EventRecorder events,
+      PodAllocator allocator,
+      TemplateMode mode,
+      ClaimTracer tracer,
+      BooleanSupplier mayWrite) {
     this.mayWrite = mayWrite;
     this.tracer = tracer;
     this.view = view;
@@ -99,8 +118,8 @@ public final class PodScheduling {
   }
 
   /**
-   * Ensures the pod's claims exist and are recorded in its status; returns the resolution, or
-   * empty when the pod went away meanwhile.
+   * Ensures the pod's claims exist and are recorded in its status; returns the resolution, or empty
+   * when the pod went away meanwhile.
    */
   public PodClaimResolver.Resolution ensureClaims(Pod pod) {
     PodClaimResolver.Resolution r = PodClaimResolver.resolve(pod, lookup(), mode);
@@ -109,13 +128,15 @@ public final class PodScheduling {
       record.put(s.entry(), s.claim().getMetadata().getName());
     }
     for (Step.Create s : r.of(Step.Create.class)) {
-      ClaimTracer.TraceSpan span = tracer.start(null, "create")
-          .link(TraceLinks.of(s.template()));
+      ClaimTracer.TraceSpan span = tracer.start(null, "create").link(TraceLinks.of(s.template()));
       ResourceClaim created;
       try {
         created = claims.create(s.desired(), span.annotations());
-        span.attribute("claim", created.getMetadata().getNamespace() + "/"
-            + created.getMetadata().getName()).attribute("pod", Pods.key(pod)).end();
+        span.attribute(
+                "claim",
+                created.getMetadata().getNamespace() + "/" + created.getMetadata().getName())
+            .attribute("pod", Pods.key(pod))
+            .end();
       } catch (RuntimeException e) {
         span.end(e);
         throw e;
@@ -125,8 +146,14 @@ public final class PodScheduling {
     }
     for (Step.MissingTemplate s : r.of(Step.MissingTemplate.class)) {
       // Upstream's reason and message shape, so that the two controllers read alike.
-      events.warning(pod, "FailedResourceClaimCreation", "PodResourceClaim " + s.entry()
-          + ": resource claim template \"" + s.template() + "\": not found");
+      events.warning(
+          pod,
+          "FailedResourceClaimCreation",
+          "PodResourceClaim "
+              + s.entry()
+              + ": resource claim template \""
+              + s.template()
+              + "\": not found");
     }
     if (!record.isEmpty()) {
       pods.recordClaims(pod, record);
@@ -148,9 +175,12 @@ public final class PodScheduling {
       return new Outcome.Unschedulable(String.join("; ", missing), Map.of(), "ClaimMissing");
     }
     if (!r.complete()) {
-      return new Outcome.Waiting(r.steps().stream()
-          .filter(s -> s instanceof Step.Wait).map(s -> ((Step.Wait) s).reason())
-          .findFirst().orElse("waiting for claims"));
+      return new Outcome.Waiting(
+          r.steps().stream()
+              .filter(s -> s instanceof Step.Wait)
+              .map(s -> ((Step.Wait) s).reason())
+              .findFirst()
+              .orElse("waiting for claims"));
     }
     List<ResourceClaim> podClaims = distinct(r.claims().values());
     List<ResourceClaim> unallocated = new ArrayList<>();
@@ -164,8 +194,9 @@ public final class PodScheduling {
     }
     ExtendedResources.Need extended = ExtendedResources.need(pod, view);
     if (extended != null && extended.served()) {
-      Optional<ResourceClaim> earlier = ExtendedResourceClaims.find(pod, lookup().ownedBy(
-          pod.getMetadata().getNamespace(), pod.getMetadata().getUid()));
+      Optional<ResourceClaim> earlier =
+          ExtendedResourceClaims.find(
+              pod, lookup().ownedBy(pod.getMetadata().getNamespace(), pod.getMetadata().getUid()));
       if (earlier.isPresent()) {
         Outcome stale = earlierExtendedClaim(pod, earlier.get(), podClaims);
         if (stale != null) {
@@ -194,11 +225,17 @@ public final class PodScheduling {
     }
     try {
       linkSlices(placement);
-      Outcome o = placement.special() == null
-          ? writes.reserveAndBind(pod, podClaims, placement.node(), placement.allocations(),
-              placement.spans())
-          : extendedWrites.reserveAndBind(pod, podClaims, placement.node(),
-              placement.allocations(), placement.spans(), placement.special());
+      Outcome o =
+          placement.special() == null
+              ? writes.reserveAndBind(
+                  pod, podClaims, placement.node(), placement.allocations(), placement.spans())
+              : extendedWrites.reserveAndBind(
+                  pod,
+                  podClaims,
+                  placement.node(),
+                  placement.allocations(),
+                  placement.spans(),
+                  placement.special());
       placement.spans().values().forEach(ClaimTracer.TraceSpan::end);
       if (!(o instanceof Outcome.Bound)) {
         recent.forgetBinding(pod.getMetadata().getUid());
@@ -211,24 +248,30 @@ public final class PodScheduling {
   }
 
   /**
-   * Links each recorded allocate span to the slices its devices came from: a scan over every
-   * slice, so outside the scheduling lock.
+   * Links each recorded allocate span to the slices its devices came from: a scan over every slice,
+   * so outside the scheduling lock.
    */
   private void linkSlices(Placement placement) {
-    placement.allocations().forEach((uid, a) -> {
-      ClaimTracer.TraceSpan span = placement.spans().get(uid);
-      if (span != null && span.recording()) {
-        TraceLinks.ofSlices(view.slices(), a).forEach(span::link);
-      }
-    });
+    placement
+        .allocations()
+        .forEach(
+            (uid, a) -> {
+              ClaimTracer.TraceSpan span = placement.spans().get(uid);
+              if (span != null && span.recording()) {
+                TraceLinks.ofSlices(view.slices(), a).forEach(span::link);
+              }
+            });
   }
 
   /**
-   * The node and allocations decided for a pod, with a span per claim, started: what
-   * {@link #schedule} writes.
+   * The node and allocations decided for a pod, with a span per claim, started: what {@link
+   * #schedule} writes.
    */
-  private record Placement(String node, Map<String, AllocationResult> allocations,
-      Map<String, ClaimTracer.TraceSpan> spans, ExtendedResources.InMemoryClaim special)
+  private record Placement(
+      String node,
+      Map<String, AllocationResult> allocations,
+      Map<String, ClaimTracer.TraceSpan> spans,
+      ExtendedResources.InMemoryClaim special)
       implements Decided {}
 
   /** Why the pod was not placed: the attempt's outcome. */
@@ -237,61 +280,81 @@ public final class PodScheduling {
   private sealed interface Decided permits Placement, NotPlaced {}
 
   /** Under the lock: where the pod goes, or why it cannot go anywhere now. */
-  private Decided decide(Pod pod, List<ResourceClaim> podClaims,
-      List<ResourceClaim> unallocated, ExtendedResources.Need extended) {
-    List<Pod> assumedBound = recent.assumedBound(p -> view.pod(
-        p.getMetadata().getNamespace(), p.getMetadata().getName()));
-    NodeFilter.Result nodes = NodeFilter.filter(pod, sortedNodes(),
-        usage.usage(view.pods(), assumedBound), NodeSelectors.ofAllocated(podClaims),
-        allocatable::of);
+  private Decided decide(
+      Pod pod,
+      List<ResourceClaim> podClaims,
+      List<ResourceClaim> unallocated,
+      ExtendedResources.Need extended) {
+    List<Pod> assumedBound =
+        recent.assumedBound(
+            p -> view.pod(p.getMetadata().getNamespace(), p.getMetadata().getName()));
+    NodeFilter.Result nodes =
+        NodeFilter.filter(
+            pod,
+            sortedNodes(),
+            usage.usage(view.pods(), assumedBound),
+            NodeSelectors.ofAllocated(podClaims),
+            allocatable::of);
     ExtendedResources.Filtered byExtended = null;
     if (extended != null) {
-      byExtended = ExtendedResources.filter(extended, nodes, () -> {
-        List<Pod> all = new ArrayList<>(assumedBound);
-        all.addAll(view.pods());
-        return all;
-      });
+      byExtended =
+          ExtendedResources.filter(
+              extended,
+              nodes,
+              () -> {
+                List<Pod> all = new ArrayList<>(assumedBound);
+                all.addAll(view.pods());
+                return all;
+              });
       nodes = byExtended.nodes();
     }
     if (nodes.feasible().isEmpty()) {
-      return new NotPlaced(new Outcome.Unschedulable(nodes.summary(), Map.of(),
-          "NoFeasibleNode"));
+      return new NotPlaced(new Outcome.Unschedulable(nodes.summary(), Map.of(), "NoFeasibleNode"));
     }
     Map<String, ClaimTracer.TraceSpan> spans = new LinkedHashMap<>();
     for (ResourceClaim c : podClaims) {
-      spans.put(c.getMetadata().getUid(), tracer.start(c, unallocated.contains(c) ? "allocate"
-          : "reserve").attribute("pod", Pods.key(pod))
-          .attribute("candidates", nodes.feasible().size()));
+      spans.put(
+          c.getMetadata().getUid(),
+          tracer
+              .start(c, unallocated.contains(c) ? "allocate" : "reserve")
+              .attribute("pod", Pods.key(pod))
+              .attribute("candidates", nodes.feasible().size()));
     }
     try {
       String node;
       Map<String, AllocationResult> allocations = Map.of();
       ExtendedResources.InMemoryClaim special = null;
       if (extended != null && extended.served()) {
-        ExtendedResources.Decision xd = ExtendedResources.allocate(extended, byExtended,
-            unallocated, allocator, recent.overlay(view.claims()), view);
+        ExtendedResources.Decision xd =
+            ExtendedResources.allocate(
+                extended, byExtended, unallocated, allocator, recent.overlay(view.claims()), view);
         if (xd.decision() instanceof PodAllocator.Decision.NotPlaced np) {
           spans.values().forEach(ClaimTracer.TraceSpan::end);
-          return new NotPlaced(new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(),
-              np.reason()));
+          return new NotPlaced(
+              new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(), np.reason()));
         }
         PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) xd.decision();
         node = placed.node();
         allocations = placed.allocations();
         special = xd.claim();
         if (special != null) {
-          spans.put(special.uid(), tracer.start(special.claim(), "allocate")
-              .attribute("pod", Pods.key(pod)).attribute("candidates", nodes.feasible().size()));
+          spans.put(
+              special.uid(),
+              tracer
+                  .start(special.claim(), "allocate")
+                  .attribute("pod", Pods.key(pod))
+                  .attribute("candidates", nodes.feasible().size()));
         }
       } else if (unallocated.isEmpty()) {
         node = nodes.feasible().get(0).getMetadata().getName();
       } else {
-        PodAllocator.Decision d = allocator.allocate(pod, nodes.feasible(), unallocated,
-            recent.overlay(view.claims()), view);
+        PodAllocator.Decision d =
+            allocator.allocate(
+                pod, nodes.feasible(), unallocated, recent.overlay(view.claims()), view);
         if (d instanceof PodAllocator.Decision.NotPlaced np) {
           spans.values().forEach(ClaimTracer.TraceSpan::end);
-          return new NotPlaced(new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(),
-              np.reason()));
+          return new NotPlaced(
+              new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(), np.reason()));
         }
         PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) d;
         node = placed.node();
@@ -303,11 +366,16 @@ public final class PodScheduling {
       }
       for (ResourceClaim c : all) {
         AllocationResult a = allocations.get(c.getMetadata().getUid());
-        spans.get(c.getMetadata().getUid())
+        spans
+            .get(c.getMetadata().getUid())
             .attribute("node", node)
-            .attribute("devices", a == null ? "" : a.getDevices().getResults().stream()
-                .map(x -> x.getDriver() + "/" + x.getPool() + "/" + x.getDevice())
-                .collect(Collectors.joining(",")));
+            .attribute(
+                "devices",
+                a == null
+                    ? ""
+                    : a.getDevices().getResults().stream()
+                        .map(x -> x.getDriver() + "/" + x.getPool() + "/" + x.getDevice())
+                        .collect(Collectors.joining(",")));
       }
       return new Placement(node, allocations, spans, special);
     } catch (RuntimeException e) {
@@ -319,35 +387,38 @@ public final class PodScheduling {
   /**
    * A special claim for the pod's extended resources from an earlier attempt: kube-scheduler
    * deletes it and starts again (its PostFilter). Returns null when the attempt goes on with it,
-   * added to {@code podClaims}: it is allocated and reserved for the pod and recorded in the
-   * pod's status, so only the binding was left (a restart, or this copy of the pod predates its
-   * binding). While this process may still be binding the pod, nothing is touched.
+   * added to {@code podClaims}: it is allocated and reserved for the pod and recorded in the pod's
+   * status, so only the binding was left (a restart, or this copy of the pod predates its binding).
+   * While this process may still be binding the pod, nothing is touched.
    */
-  private Outcome earlierExtendedClaim(Pod pod, ResourceClaim earlier,
-      List<ResourceClaim> podClaims) {
+  private Outcome earlierExtendedClaim(
+      Pod pod, ResourceClaim earlier, List<ResourceClaim> podClaims) {
     String name = earlier.getMetadata().getName();
     if (recent.isBinding(pod.getMetadata().getUid())) {
-      return new Outcome.Retry("pod " + Pods.key(pod) + " is being bound with its extended "
-          + "resource claim " + name);
+      return new Outcome.Retry(
+          "pod " + Pods.key(pod) + " is being bound with its extended " + "resource claim " + name);
     }
-    boolean recorded = pod.getStatus() != null
-        && pod.getStatus().getExtendedResourceClaimStatus() != null
-        && name.equals(pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName());
-    if (recorded && earlier.getMetadata().getDeletionTimestamp() == null
-        && earlier.getStatus() != null && earlier.getStatus().getAllocation() != null
+    boolean recorded =
+        pod.getStatus() != null
+            && pod.getStatus().getExtendedResourceClaimStatus() != null
+            && name.equals(pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName());
+    if (recorded
+        && earlier.getMetadata().getDeletionTimestamp() == null
+        && earlier.getStatus() != null
+        && earlier.getStatus().getAllocation() != null
         && Reservation.reserves(earlier, pod)) {
       podClaims.add(earlier);
       return null;
     }
     extendedClaims.delete(earlier.getMetadata().getNamespace(), name);
     recent.forgetCreated(earlier.getMetadata().getUid());
-    return new Outcome.Retry("deleted the extended resource claim " + name
-        + " of an earlier attempt; scheduling again");
+    return new Outcome.Retry(
+        "deleted the extended resource claim " + name + " of an earlier attempt; scheduling again");
   }
 
   /**
-   * The view's nodes sorted by name, sorted again only when a node changed: the same list of
-   * the same objects from one pod to the next also lets the allocator keep its node index.
+   * The view's nodes sorted by name, sorted again only when a node changed: the same list of the
+   * same objects from one pod to the next also lets the allocator keep its node index.
    */
   private List<Node> sortedNodes() {
     List<Node> current = view.nodes();
@@ -364,8 +435,8 @@ public final class PodScheduling {
 
   /**
    * For a pod bound without this controller (spec.nodeName set by its creator): reserve its
-   * allocated claims for it, as upstream's resourceclaim controller does, so the kubelet may
-   * start it. Unallocated claims are left alone: only a scheduler allocates.
+   * allocated claims for it, as upstream's resourceclaim controller does, so the kubelet may start
+   * it. Unallocated claims are left alone: only a scheduler allocates.
    */
   public void reserveForBoundPod(Pod pod) {
     if (!mayWrite.getAsBoolean()) {
@@ -375,15 +446,21 @@ public final class PodScheduling {
     for (ResourceClaim c : distinct(r.claims().values())) {
       // As the informer shows it, not as assumed: a pod this controller just bound is seen
       // bound before its claims' reservations are; their events bring the pod back here.
-      Optional<ResourceClaim> cached = view.claim(c.getMetadata().getNamespace(),
-          c.getMetadata().getName());
-      if (cached.isEmpty() || cached.get().getStatus() == null
+      Optional<ResourceClaim> cached =
+          view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName());
+      if (cached.isEmpty()
+          || cached.get().getStatus() == null
           || cached.get().getStatus().getAllocation() == null
           || Reservation.reserves(cached.get(), pod)) {
         continue; // nothing to write: pod events reach bound pods often, API calls stay rare
       }
-      claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(), cached.get(),
-          pod, null, Map.of());
+      claims.reserve(
+          c.getMetadata().getNamespace(),
+          c.getMetadata().getName(),
+          cached.get(),
+          pod,
+          null,
+          Map.of());
     }
   }
 
@@ -395,7 +472,8 @@ public final class PodScheduling {
     return new ClaimLookup() {
       @Override
       public Optional<ResourceClaim> claim(String namespace, String name) {
-        return view.claim(namespace, name).or(() -> recent.created(namespace, name))
+        return view.claim(namespace, name)
+            .or(() -> recent.created(namespace, name))
             .map(recent::withAssumed);
       }
 
@@ -403,7 +481,8 @@ public final class PodScheduling {
       public List<ResourceClaim> ownedBy(String namespace, String podUid) {
         Map<String, ResourceClaim> byUid = new LinkedHashMap<>();
         view.claimsOwnedBy(namespace, podUid).forEach(c -> byUid.put(c.getMetadata().getUid(), c));
-        recent.createdFor(namespace, podUid)
+        recent
+            .createdFor(namespace, podUid)
             .forEach(c -> byUid.putIfAbsent(c.getMetadata().getUid(), c));
         return byUid.values().stream().map(recent::withAssumed).toList();
       }
@@ -432,18 +511,21 @@ public final class PodScheduling {
 
   /**
    * Why the pod cannot be scheduled until a user acts: claims and templates it names that do not
-   * exist (kube-scheduler's PreFilter reports these too, as unschedulable); joined with
-   * {@code "; "}, the {@code PodScheduled} message. Public for {@code kubectl dra}.
+   * exist (kube-scheduler's PreFilter reports these too, as unschedulable); joined with {@code ";
+   * "}, the {@code PodScheduled} message. Public for {@code kubectl dra}.
    */
   public static List<String> missing(PodClaimResolver.Resolution r) {
     List<String> why = new ArrayList<>();
     for (Step.MissingClaim m : r.of(Step.MissingClaim.class)) {
-      why.add("pod claim entry " + m.entry() + ": ResourceClaim " + m.claim()
-          + " does not exist");
+      why.add("pod claim entry " + m.entry() + ": ResourceClaim " + m.claim() + " does not exist");
     }
     for (Step.MissingTemplate m : r.of(Step.MissingTemplate.class)) {
-      why.add("pod claim entry " + m.entry() + ": ResourceClaimTemplate " + m.template()
-          + " does not exist");
+      why.add(
+          "pod claim entry "
+              + m.entry()
+              + ": ResourceClaimTemplate "
+              + m.template()
+              + " does not exist");
     }
     return why;
   }

@@ -17,13 +17,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * This controller's own recent writes, until the informers show them: claims it created (so a
- * quick second reconcile of the pod does not create another), allocations it decided on (so the
- * next pod's allocation counts those devices as taken, also while the first pod's writes are
- * still in flight: the scheduler's "assume" step) and pods it is binding (so that what they
- * request counts on their node). Like upstream's mutation cache, entries expire after a while;
- * by then the informer has the object, or the write was lost and the informer's answer is the
- * truth. Thread-safe.
+ * This controller's own recent writes, until the informers show them: claims it created (so a quick
+ * second reconcile of the pod does not create another), allocations it decided on (so the next
+ * pod's allocation counts those devices as taken, also while the first pod's writes are still in
+ * flight: the scheduler's "assume" step) and pods it is binding (so that what they request counts
+ * on their node). Like upstream's mutation cache, entries expire after a while; by then the
+ * informer has the object, or the write was lost and the informer's answer is the truth.
+ * Thread-safe.
  */
 public final class RecentWrites {
 
@@ -45,7 +45,9 @@ public final class RecentWrites {
     created.put(claim.getMetadata().getUid(), new Entry<>(claim, clock.instant()));
   }
 
-  /** Forgets the created claim with {@code uid} (it was deleted, or replaced by its stored copy). */
+  /**
+   * Forgets the created claim with {@code uid} (it was deleted, or replaced by its stored copy).
+   */
   public void forgetCreated(String uid) {
     created.remove(uid);
   }
@@ -81,16 +83,18 @@ public final class RecentWrites {
   }
 
   /**
-   * Pods being bound, with {@code spec.nodeName} set, that {@code informed} (the informer's copy
-   * of a pod, by namespace and name, or empty) does not show bound yet.
+   * Pods being bound, with {@code spec.nodeName} set, that {@code informed} (the informer's copy of
+   * a pod, by namespace and name, or empty) does not show bound yet.
    */
   public List<Pod> assumedBound(Function<Pod, Optional<Pod>> informed) {
     expire();
     List<Pod> out = new ArrayList<>();
     for (Map.Entry<String, Entry<Pod>> e : binding.entrySet()) {
       Pod seen = informed.apply(e.getValue().value()).orElse(null);
-      if (seen != null && e.getKey().equals(seen.getMetadata().getUid())
-          && seen.getSpec() != null && seen.getSpec().getNodeName() != null) {
+      if (seen != null
+          && e.getKey().equals(seen.getMetadata().getUid())
+          && seen.getSpec() != null
+          && seen.getSpec().getNodeName() != null) {
         binding.remove(e.getKey());
       } else {
         out.add(e.getValue().value());
@@ -102,18 +106,23 @@ public final class RecentWrites {
   /** A claim this controller created that the informer may not show yet. */
   public Optional<ResourceClaim> created(String namespace, String name) {
     expire();
-    return created.values().stream().map(Entry::value)
-        .filter(c -> namespace.equals(c.getMetadata().getNamespace())
-            && name.equals(c.getMetadata().getName())).findFirst();
+    return created.values().stream()
+        .map(Entry::value)
+        .filter(
+            c ->
+                namespace.equals(c.getMetadata().getNamespace())
+                    && name.equals(c.getMetadata().getName()))
+        .findFirst();
   }
 
   /** The claims this controller created for the pod with {@code podUid}, as created. */
   public List<ResourceClaim> createdFor(String namespace, String podUid) {
     expire();
-    return created.values().stream().map(Entry::value)
+    return created.values().stream()
+        .map(Entry::value)
         .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
-        .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid()))
-            .orElse(false)).toList();
+        .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid())).orElse(false))
+        .toList();
   }
 
   /**
@@ -139,8 +148,8 @@ public final class RecentWrites {
 
   /** The claim with a remembered allocation applied when the informer's copy lacks it. */
   public ResourceClaim withAssumed(ResourceClaim c) {
-    Entry<AllocationResult> a = allocated.isEmpty() ? null
-        : allocated.get(c.getMetadata().getUid());
+    Entry<AllocationResult> a =
+        allocated.isEmpty() ? null : allocated.get(c.getMetadata().getUid());
     boolean has = c.getStatus() != null && c.getStatus().getAllocation() != null;
     if (has) {
       // The informer caught up; from now on its answer (even a later deallocation) is the truth.
@@ -152,7 +161,10 @@ public final class RecentWrites {
     if (a == null) {
       return c;
     }
-    return new ResourceClaimBuilder(c).editOrNewStatus().withAllocation(a.value()).endStatus()
+    return new ResourceClaimBuilder(c)
+        .editOrNewStatus()
+        .withAllocation(a.value())
+        .endStatus()
         .build();
   }
 

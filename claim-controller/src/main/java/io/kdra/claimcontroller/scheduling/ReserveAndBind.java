@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.events.EventRecorder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,10 +17,10 @@ import java.util.Optional;
 /**
  * The write half of a scheduling attempt, after {@link PodScheduling} decided and assumed: every
  * claim reserved for the pod (finalizer, then allocation and {@code reservedFor}; upstream's
- * PreBind), then the binding. Runs outside the scheduling lock. A write refused as stale undoes
- * the reservations made so far and releases the allocations assumed for the rest, so their
- * devices are free for the next decision; an allocation whose write may have reached the API
- * server stays assumed until the informer shows the truth.
+ * PreBind), then the binding. Runs outside the scheduling lock. A write refused as stale undoes the
+ * reservations made so far and releases the allocations assumed for the rest, so their devices are
+ * free for the next decision; an allocation whose write may have reached the API server stays
+ * assumed until the informer shows the truth.
  */
 final class ReserveAndBind {
 
@@ -31,8 +31,13 @@ final class ReserveAndBind {
   private final EventRecorder events;
   private final ClaimTracer tracer;
 
-  ReserveAndBind(ClusterView view, RecentWrites recent, ClaimWriter claims, PodBinder binder,
-      EventRecorder events, ClaimTracer tracer) {
+  ReserveAndBind(
+      ClusterView view,
+      RecentWrites recent,
+      ClaimWriter claims,
+      PodBinder binder,
+      EventRecorder events,
+      ClaimTracer tracer) {
     this.view = view;
     this.recent = recent;
     this.claims = claims;
@@ -42,11 +47,15 @@ final class ReserveAndBind {
   }
 
   /**
-   * Reserves {@code podClaims} for {@code pod}, writing {@code allocations} (claim UID to
-   * result) where given, and binds the pod to {@code node}.
+   * Reserves {@code podClaims} for {@code pod}, writing {@code allocations} (claim UID to result)
+   * where given, and binds the pod to {@code node}.
    */
-  Outcome reserveAndBind(Pod pod, List<ResourceClaim> podClaims, String node,
-      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans) {
+  Outcome reserveAndBind(
+      Pod pod,
+      List<ResourceClaim> podClaims,
+      String node,
+      Map<String, AllocationResult> allocations,
+      Map<String, ClaimTracer.TraceSpan> spans) {
     return reserveAndBind(pod, podClaims, node, allocations, spans, () -> {});
   }
 
@@ -54,8 +63,12 @@ final class ReserveAndBind {
    * As above, running {@code beforeBind} once every claim is reserved (the rest of PreBind: the
    * pod's extended resource claim status); if it fails, the reservations are undone.
    */
-  Outcome reserveAndBind(Pod pod, List<ResourceClaim> podClaims, String node,
-      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans,
+  Outcome reserveAndBind(
+      Pod pod,
+      List<ResourceClaim> podClaims,
+      String node,
+      Map<String, AllocationResult> allocations,
+      Map<String, ClaimTracer.TraceSpan> spans,
       Runnable beforeBind) {
     Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans);
     if (failed.isPresent()) {
@@ -67,9 +80,12 @@ final class ReserveAndBind {
       rollback(pod, podClaims, allocations);
       throw e;
     }
-    List<ClaimTracer.TraceSpan> bindSpans = podClaims.stream()
-        .map(c -> tracer.start(c, "bind").attribute("node", node)
-            .attribute("pod", Pods.key(pod))).toList();
+    List<ClaimTracer.TraceSpan> bindSpans =
+        podClaims.stream()
+            .map(
+                c ->
+                    tracer.start(c, "bind").attribute("node", node).attribute("pod", Pods.key(pod)))
+            .toList();
     try {
       binder.bind(pod, node);
       bindSpans.forEach(ClaimTracer.TraceSpan::end);
@@ -81,8 +97,11 @@ final class ReserveAndBind {
       // The pod is gone, or replaced by one of the same name (the binding names the UID):
       // nothing will use these reservations, so they are undone now rather than left to cleanup.
       rollback(pod, podClaims, allocations);
-      return new Outcome.Waiting("pod " + Pods.key(pod) + " was deleted or replaced while "
-          + "being bound; its reservations were released");
+      return new Outcome.Waiting(
+          "pod "
+              + Pods.key(pod)
+              + " was deleted or replaced while "
+              + "being bound; its reservations were released");
     } catch (RuntimeException e) {
       bindSpans.forEach(s -> s.end(e));
       throw e;
@@ -95,17 +114,25 @@ final class ReserveAndBind {
    * Reserves every claim, deciding on the informer's copy where it has one; on a stale or refused
    * step, undoes the reservations made so far and forgets the allocations not written.
    */
-  private Optional<Outcome> reserveAll(Pod pod, List<ResourceClaim> podClaims,
-      Map<String, AllocationResult> allocations, Map<String, ClaimTracer.TraceSpan> spans) {
+  private Optional<Outcome> reserveAll(
+      Pod pod,
+      List<ResourceClaim> podClaims,
+      Map<String, AllocationResult> allocations,
+      Map<String, ClaimTracer.TraceSpan> spans) {
     List<ResourceClaim> done = new ArrayList<>();
     for (int i = 0; i < podClaims.size(); i++) {
       ResourceClaim c = podClaims.get(i);
       AllocationResult a = allocations.get(c.getMetadata().getUid());
       Reservation.Step step;
       try {
-        step = claims.reserve(c.getMetadata().getNamespace(), c.getMetadata().getName(),
-            view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName()).orElse(null),
-            pod, a, spans.get(c.getMetadata().getUid()).annotations());
+        step =
+            claims.reserve(
+                c.getMetadata().getNamespace(),
+                c.getMetadata().getName(),
+                view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName()).orElse(null),
+                pod,
+                a,
+                spans.get(c.getMetadata().getUid()).annotations());
       } catch (RuntimeException e) {
         // this claim's write may have been applied; the claims after it were never written
         forgetAssumed(podClaims.subList(i + 1, podClaims.size()), allocations);
@@ -114,10 +141,11 @@ final class ReserveAndBind {
       if (step instanceof Reservation.Step.Stale || step instanceof Reservation.Step.Refused) {
         rollback(pod, done, allocations);
         forgetAssumed(podClaims.subList(i, podClaims.size()), allocations);
-        return Optional.of(step instanceof Reservation.Step.Stale s
-            ? new Outcome.Retry(s.reason())
-            : new Outcome.Unschedulable(((Reservation.Step.Refused) step).reason(), Map.of(),
-                "ClaimRefused"));
+        return Optional.of(
+            step instanceof Reservation.Step.Stale s
+                ? new Outcome.Retry(s.reason())
+                : new Outcome.Unschedulable(
+                    ((Reservation.Step.Refused) step).reason(), Map.of(), "ClaimRefused"));
       }
       if (step instanceof Reservation.Step.Write) {
         done.add(c);
@@ -126,8 +154,8 @@ final class ReserveAndBind {
     return Optional.empty();
   }
 
-  private void forgetAssumed(List<ResourceClaim> notWritten,
-      Map<String, AllocationResult> allocations) {
+  private void forgetAssumed(
+      List<ResourceClaim> notWritten, Map<String, AllocationResult> allocations) {
     for (ResourceClaim c : notWritten) {
       if (allocations.containsKey(c.getMetadata().getUid())) {
         recent.forgetAllocation(c.getMetadata().getUid());
@@ -138,8 +166,7 @@ final class ReserveAndBind {
   private void rollback(Pod pod, List<ResourceClaim> done, Map<String, AllocationResult> ours) {
     for (ResourceClaim c : done) {
       boolean allocatedByUs = ours.containsKey(c.getMetadata().getUid());
-      claims.release(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod,
-          allocatedByUs);
+      claims.release(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod, allocatedByUs);
       if (allocatedByUs) {
         recent.forgetAllocation(c.getMetadata().getUid());
       }

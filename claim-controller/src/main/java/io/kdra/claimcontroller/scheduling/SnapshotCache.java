@@ -24,9 +24,9 @@ import java.util.Set;
  * device inventory (with its per-device selector results, pool cache and full-node index) lasts
  * while no ResourceSlice changes, and the allocated state is extended by the allocations that
  * appeared since the last pod, rebuilt only when one it holds went away or changed (a
- * deallocation). An informer replaces an object on every change, so object identity tells
- * whether a slice or class changed: O(objects) pointer checks per attempt instead of parsing
- * every slice and replaying every allocation.
+ * deallocation). An informer replaces an object on every change, so object identity tells whether a
+ * slice or class changed: O(objects) pointer checks per attempt instead of parsing every slice and
+ * replaying every allocation.
  *
  * <p>Not thread-safe: the caller serialises attempts (the scheduling lock).
  */
@@ -37,14 +37,18 @@ final class SnapshotCache {
   private Set<DeviceClass> classes = Set.of();
   private InMemoryDeviceClassLister classLister;
   private AllocatedState state;
+
   /** Claim UID to the allocation {@link #state} holds for it. */
   private Map<String, AllocationResult> held = Map.of();
+
   private long inventoryBuilds;
   private long stateBuilds;
 
   /** The snapshot of these slices, classes and claims (each with its current allocation). */
-  AllocationSnapshot snapshot(Collection<ResourceSlice> currentSlices,
-      Collection<DeviceClass> currentClasses, Collection<ResourceClaim> claims) {
+  AllocationSnapshot snapshot(
+      Collection<ResourceSlice> currentSlices,
+      Collection<DeviceClass> currentClasses,
+      Collection<ResourceClaim> claims) {
     if (inventory == null || !sameObjects(slices, currentSlices)) {
       inventory = DeviceInventory.of(currentSlices);
       slices = identitySet(currentSlices);
@@ -114,10 +118,10 @@ final class SnapshotCache {
    * controller assumed is a different object with the same content.
    */
   static boolean sameDevices(AllocationResult a, AllocationResult b) {
-    List<DeviceRequestAllocationResult> x = a.getDevices() == null ? null
-        : a.getDevices().getResults();
-    List<DeviceRequestAllocationResult> y = b.getDevices() == null ? null
-        : b.getDevices().getResults();
+    List<DeviceRequestAllocationResult> x =
+        a.getDevices() == null ? null : a.getDevices().getResults();
+    List<DeviceRequestAllocationResult> y =
+        b.getDevices() == null ? null : b.getDevices().getResults();
     if (x == null || y == null) {
       return x == y;
     }
@@ -127,8 +131,9 @@ final class SnapshotCache {
     for (int i = 0; i < x.size(); i++) {
       DeviceRequestAllocationResult r = x.get(i);
       DeviceRequestAllocationResult s = y.get(i);
-      if (!Objects.equals(r.getDriver(), s.getDriver()) || !Objects.equals(r.getPool(),
-          s.getPool()) || !Objects.equals(r.getDevice(), s.getDevice())
+      if (!Objects.equals(r.getDriver(), s.getDriver())
+          || !Objects.equals(r.getPool(), s.getPool())
+          || !Objects.equals(r.getDevice(), s.getDevice())
           || !Objects.equals(r.getShareID(), s.getShareID())
           || !Objects.equals(r.getAdminAccess(), s.getAdminAccess())
           || !Objects.equals(r.getConsumedCapacity(), s.getConsumedCapacity())) {

@@ -33,7 +33,8 @@ final class TraceLinks {
    */
   static Set<String> ofSlices(List<ResourceSlice> slices, AllocationResult allocation) {
     Set<String> out = new LinkedHashSet<>();
-    if (allocation == null || allocation.getDevices() == null
+    if (allocation == null
+        || allocation.getDevices() == null
         || allocation.getDevices().getResults() == null) {
       return out;
     }
@@ -52,8 +53,10 @@ final class TraceLinks {
 
   private static boolean lists(ResourceSlice s, DeviceRequestAllocationResult r) {
     var spec = s.getSpec();
-    return spec != null && Objects.equals(spec.getDriver(), r.getDriver())
-        && spec.getPool() != null && Objects.equals(spec.getPool().getName(), r.getPool())
+    return spec != null
+        && Objects.equals(spec.getDriver(), r.getDriver())
+        && spec.getPool() != null
+        && Objects.equals(spec.getPool().getName(), r.getPool())
         && spec.getDevices() != null
         && spec.getDevices().stream().anyMatch(d -> Objects.equals(d.getName(), r.getDevice()));
   }

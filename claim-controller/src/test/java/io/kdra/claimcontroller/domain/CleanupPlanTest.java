@@ -18,8 +18,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class CleanupPlanTest {
 
-  static final Pod RUNNING = K.pod("a").editSpec().withNodeName("node-a").endSpec()
-      .withNewStatus().withPhase("Running").endStatus().build();
+  static final Pod RUNNING =
+      K.pod("a")
+          .editSpec()
+          .withNodeName("node-a")
+          .endSpec()
+          .withNewStatus()
+          .withPhase("Running")
+          .endStatus()
+          .build();
   static final Pod B = K.pod("b").editSpec().withNodeName("node-a").endSpec().build();
 
   static Pod phase(Pod p, String phase) {
@@ -27,8 +34,11 @@ class CleanupPlanTest {
   }
 
   static Pod deleting(Pod p) {
-    return new PodBuilder(p).editMetadata().withDeletionTimestamp("2026-01-01T00:00:00Z")
-        .endMetadata().build();
+    return new PodBuilder(p)
+        .editMetadata()
+        .withDeletionTimestamp("2026-01-01T00:00:00Z")
+        .endMetadata()
+        .build();
   }
 
   static Pod unbound(Pod p) {
@@ -40,55 +50,100 @@ class CleanupPlanTest {
   }
 
   /** Expected: kept pod names, status written, deallocate, finalizer removed, deleted. */
-  record Want(List<String> kept, boolean status, boolean dealloc, boolean unfinalize,
-      boolean delete) {}
+  record Want(
+      List<String> kept, boolean status, boolean dealloc, boolean unfinalize, boolean delete) {}
 
   static Stream<Arguments> cases() {
     ResourceClaim shared = K.allocated(K.claim("shared"), RUNNING, B).build();
     ResourceClaim one = K.allocated(K.claim("one"), RUNNING).build();
-    ResourceClaim gen = K.allocated(new ResourceClaimBuilder(K.generated("gen", RUNNING, "gpu")),
-        RUNNING).build();
+    ResourceClaim gen =
+        K.allocated(new ResourceClaimBuilder(K.generated("gen", RUNNING, "gpu")), RUNNING).build();
     ResourceClaim genFree = K.generated("gen", RUNNING, "gpu");
-    ResourceClaim deletingFree = K.allocated(K.claim("del")).editMetadata()
-        .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build();
+    ResourceClaim deletingFree =
+        K.allocated(K.claim("del"))
+            .editMetadata()
+            .withDeletionTimestamp("2026-01-01T00:00:00Z")
+            .endMetadata()
+            .build();
     ResourceClaim neverReserved = K.allocated(K.claim("pre")).build();
-    ResourceClaim deletingInUse = K.allocated(K.claim("in-use"), RUNNING).editMetadata()
-        .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build();
-    ResourceClaim deletingUnallocated = K.claim("protected").editMetadata().addToFinalizers(Upstream.FINALIZER)
-        .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build();
+    ResourceClaim deletingInUse =
+        K.allocated(K.claim("in-use"), RUNNING)
+            .editMetadata()
+            .withDeletionTimestamp("2026-01-01T00:00:00Z")
+            .endMetadata()
+            .build();
+    ResourceClaim deletingUnallocated =
+        K.claim("protected")
+            .editMetadata()
+            .addToFinalizers(Upstream.FINALIZER)
+            .withDeletionTimestamp("2026-01-01T00:00:00Z")
+            .endMetadata()
+            .build();
     return Stream.of(
-        Arguments.of(Named.of("all pods running: nothing", one), Map.of("a", RUNNING),
+        Arguments.of(
+            Named.of("all pods running: nothing", one),
+            Map.of("a", RUNNING),
             new Want(List.of("a"), false, false, false, false)),
-        Arguments.of(Named.of("pod gone: unreserve, deallocate, unfinalize", one), Map.of(),
+        Arguments.of(
+            Named.of("pod gone: unreserve, deallocate, unfinalize", one),
+            Map.of(),
             new Want(List.of(), true, true, true, false)),
-        Arguments.of(Named.of("pod succeeded: same", one), Map.of("a", phase(RUNNING,
-            "Succeeded")), new Want(List.of(), true, true, true, false)),
-        Arguments.of(Named.of("pod replaced (new UID): same", one), Map.of("a",
-            replaced(RUNNING)), new Want(List.of(), true, true, true, false)),
-        Arguments.of(Named.of("bound pod being deleted still runs: keep", one), Map.of("a",
-            deleting(RUNNING)), new Want(List.of("a"), false, false, false, false)),
-        Arguments.of(Named.of("unbound pod being deleted is done: release", one), Map.of("a",
-            deleting(unbound(RUNNING))), new Want(List.of(), true, true, true, false)),
-        Arguments.of(Named.of("shared claim, one of two pods gone: keep allocation", shared),
-            Map.of("b", B), new Want(List.of("b"), true, false, false, false)),
-        Arguments.of(Named.of("generated claim, owner failed: release and delete", gen),
-            Map.of("a", phase(RUNNING, "Failed")), new Want(List.of(), true, true, true, true)),
-        Arguments.of(Named.of("generated claim, owner gone: release and delete", gen),
-            Map.of(), new Want(List.of(), true, true, true, true)),
-        Arguments.of(Named.of("generated unallocated claim, owner running: nothing", genFree),
-            Map.of("a", RUNNING), new Want(List.of(), false, false, false, false)),
-        Arguments.of(Named.of("generated unallocated claim, owner gone: delete", genFree),
-            Map.of(), new Want(List.of(), false, false, false, true)),
-        Arguments.of(Named.of("deleted while allocated and unreserved: deallocate first",
-            deletingFree), Map.of(), new Want(List.of(), true, true, true, false)),
-        Arguments.of(Named.of("deleted while in use, pod running: keep", deletingInUse),
-            Map.of("a", RUNNING), new Want(List.of("a"), false, false, false, false)),
-        Arguments.of(Named.of("deleted while in use, then pod gone: release", deletingInUse),
-            Map.of(), new Want(List.of(), true, true, true, false)),
-        Arguments.of(Named.of("deleted, never allocated, finalizer: unfinalize",
-            deletingUnallocated), Map.of(), new Want(List.of(), false, false, true, false)),
-        Arguments.of(Named.of("allocated ahead of use, never reserved: keep", neverReserved),
-            Map.of(), new Want(List.of(), false, false, false, false)));
+        Arguments.of(
+            Named.of("pod succeeded: same", one),
+            Map.of("a", phase(RUNNING, "Succeeded")),
+            new Want(List.of(), true, true, true, false)),
+        Arguments.of(
+            Named.of("pod replaced (new UID): same", one),
+            Map.of("a", replaced(RUNNING)),
+            new Want(List.of(), true, true, true, false)),
+        Arguments.of(
+            Named.of("bound pod being deleted still runs: keep", one),
+            Map.of("a", deleting(RUNNING)),
+            new Want(List.of("a"), false, false, false, false)),
+        Arguments.of(
+            Named.of("unbound pod being deleted is done: release", one),
+            Map.of("a", deleting(unbound(RUNNING))),
+            new Want(List.of(), true, true, true, false)),
+        Arguments.of(
+            Named.of("shared claim, one of two pods gone: keep allocation", shared),
+            Map.of("b", B),
+            new Want(List.of("b"), true, false, false, false)),
+        Arguments.of(
+            Named.of("generated claim, owner failed: release and delete", gen),
+            Map.of("a", phase(RUNNING, "Failed")),
+            new Want(List.of(), true, true, true, true)),
+        Arguments.of(
+            Named.of("generated claim, owner gone: release and delete", gen),
+            Map.of(),
+            new Want(List.of(), true, true, true, true)),
+        Arguments.of(
+            Named.of("generated unallocated claim, owner running: nothing", genFree),
+            Map.of("a", RUNNING),
+            new Want(List.of(), false, false, false, false)),
+        Arguments.of(
+            Named.of("generated unallocated claim, owner gone: delete", genFree),
+            Map.of(),
+            new Want(List.of(), false, false, false, true)),
+        Arguments.of(
+            Named.of("deleted while allocated and unreserved: deallocate first", deletingFree),
+            Map.of(),
+            new Want(List.of(), true, true, true, false)),
+        Arguments.of(
+            Named.of("deleted while in use, pod running: keep", deletingInUse),
+            Map.of("a", RUNNING),
+            new Want(List.of("a"), false, false, false, false)),
+        Arguments.of(
+            Named.of("deleted while in use, then pod gone: release", deletingInUse),
+            Map.of(),
+            new Want(List.of(), true, true, true, false)),
+        Arguments.of(
+            Named.of("deleted, never allocated, finalizer: unfinalize", deletingUnallocated),
+            Map.of(),
+            new Want(List.of(), false, false, true, false)),
+        Arguments.of(
+            Named.of("allocated ahead of use, never reserved: keep", neverReserved),
+            Map.of(),
+            new Want(List.of(), false, false, false, false)));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -21,65 +21,139 @@ public final class K {
 
   /** Pending pod {@code ns/<name>} with UID {@code uid-<name>} and our scheduler name. */
   public static PodBuilder pod(String name) {
-    return new PodBuilder().withNewMetadata().withNamespace(NS).withName(name)
-        .withUid("uid-" + name).endMetadata()
-        .withNewSpec().withSchedulerName(SCHEDULER).addNewContainer().withName("c")
-        .withImage("busybox").endContainer().endSpec();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withNamespace(NS)
+        .withName(name)
+        .withUid("uid-" + name)
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName(SCHEDULER)
+        .addNewContainer()
+        .withName("c")
+        .withImage("busybox")
+        .endContainer()
+        .endSpec();
   }
 
   /** A pod with one entry {@code entry} using template {@code template}. */
   public static Pod podWithTemplate(String name, String entry, String template) {
-    return pod(name).editSpec().addNewResourceClaim().withName(entry)
-        .withResourceClaimTemplateName(template).endResourceClaim().endSpec().build();
+    return pod(name)
+        .editSpec()
+        .addNewResourceClaim()
+        .withName(entry)
+        .withResourceClaimTemplateName(template)
+        .endResourceClaim()
+        .endSpec()
+        .build();
   }
 
   /** Template {@code ns/<name>} with one exact request for class {@code gpu}. */
   public static ResourceClaimTemplate template(String name) {
-    return new ResourceClaimTemplateBuilder().withNewMetadata().withNamespace(NS)
-        .withName(name).withUid("uid-t-" + name).endMetadata()
-        .withNewSpec()
-        .withNewMetadata().addToLabels("team", "ml").addToAnnotations("note", "copied")
+    return new ResourceClaimTemplateBuilder()
+        .withNewMetadata()
+        .withNamespace(NS)
+        .withName(name)
+        .withUid("uid-t-" + name)
         .endMetadata()
-        .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
-        .withDeviceClassName("gpu").endExactly().endRequest().endDevices().endSpec()
-        .endSpec().build();
+        .withNewSpec()
+        .withNewMetadata()
+        .addToLabels("team", "ml")
+        .addToAnnotations("note", "copied")
+        .endMetadata()
+        .withNewSpec()
+        .withNewDevices()
+        .addNewRequest()
+        .withName("gpu")
+        .withNewExactly()
+        .withDeviceClassName("gpu")
+        .endExactly()
+        .endRequest()
+        .endDevices()
+        .endSpec()
+        .endSpec()
+        .build();
   }
 
   /** Claim {@code ns/<name>} with UID {@code uid-c-<name>} and one request. */
   public static ResourceClaimBuilder claim(String name) {
-    return new ResourceClaimBuilder().withNewMetadata().withNamespace(NS).withName(name)
-        .withUid("uid-c-" + name).withResourceVersion("1").endMetadata()
-        .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
-        .withDeviceClassName("gpu").endExactly().endRequest().endDevices().endSpec();
+    return new ResourceClaimBuilder()
+        .withNewMetadata()
+        .withNamespace(NS)
+        .withName(name)
+        .withUid("uid-c-" + name)
+        .withResourceVersion("1")
+        .endMetadata()
+        .withNewSpec()
+        .withNewDevices()
+        .addNewRequest()
+        .withName("gpu")
+        .withNewExactly()
+        .withDeviceClassName("gpu")
+        .endExactly()
+        .endRequest()
+        .endDevices()
+        .endSpec();
   }
 
   /** The claim built, owned (controller) by {@code pod} with the pod-claim-name annotation. */
   public static ResourceClaim generated(String name, Pod pod, String entry) {
-    return claim(name).editMetadata().addToOwnerReferences(TemplateClaims.controllerRef(pod))
-        .addToAnnotations(Upstream.POD_CLAIM_NAME_ANNOTATION, entry).endMetadata().build();
+    return claim(name)
+        .editMetadata()
+        .addToOwnerReferences(TemplateClaims.controllerRef(pod))
+        .addToAnnotations(Upstream.POD_CLAIM_NAME_ANNOTATION, entry)
+        .endMetadata()
+        .build();
   }
 
   /** Allocated on node-a, reserved for the pods, with the finalizer. */
   public static ResourceClaimBuilder allocated(ResourceClaimBuilder b, Pod... reservedFor) {
-    b.editMetadata().addToFinalizers(Upstream.FINALIZER).endMetadata()
-        .withNewStatus().withNewAllocation().withNewDevices().addNewResult().withRequest("gpu")
-        .withDriver("gpu.example.com").withPool("node-a").withDevice("gpu-0").endResult()
-        .endDevices().endAllocation().endStatus();
+    b.editMetadata()
+        .addToFinalizers(Upstream.FINALIZER)
+        .endMetadata()
+        .withNewStatus()
+        .withNewAllocation()
+        .withNewDevices()
+        .addNewResult()
+        .withRequest("gpu")
+        .withDriver("gpu.example.com")
+        .withPool("node-a")
+        .withDevice("gpu-0")
+        .endResult()
+        .endDevices()
+        .endAllocation()
+        .endStatus();
     for (Pod p : reservedFor) {
-      b.editStatus().addToReservedFor(new ResourceClaimConsumerReferenceBuilder()
-          .withResource("pods").withName(p.getMetadata().getName())
-          .withUid(p.getMetadata().getUid()).build()).endStatus();
+      b.editStatus()
+          .addToReservedFor(
+              new ResourceClaimConsumerReferenceBuilder()
+                  .withResource("pods")
+                  .withName(p.getMetadata().getName())
+                  .withUid(p.getMetadata().getUid())
+                  .build())
+          .endStatus();
     }
     return b;
   }
 
   /** A Ready node with 4 CPUs, 8Gi memory and 110 pods allocatable. */
   public static NodeBuilder node(String name) {
-    return new NodeBuilder().withNewMetadata().withName(name).addToLabels("zone", "a")
-        .endMetadata().withNewSpec().endSpec()
-        .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition()
-        .addToAllocatable("cpu", new Quantity("4")).addToAllocatable("memory", new Quantity("8Gi"))
-        .addToAllocatable("pods", new Quantity("110")).endStatus();
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .addToLabels("zone", "a")
+        .endMetadata()
+        .withNewSpec()
+        .endSpec()
+        .withNewStatus()
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus("True")
+        .endCondition()
+        .addToAllocatable("cpu", new Quantity("4"))
+        .addToAllocatable("memory", new Quantity("8Gi"))
+        .addToAllocatable("pods", new Quantity("110"))
+        .endStatus();
   }
 
   public static Node readyNode(String name) {

@@ -19,86 +19,208 @@ import org.junit.jupiter.params.provider.MethodSource;
 class NodeFilterTest {
 
   static Pod requesting(String cpu, String mem) {
-    return K.pod("p").editSpec().editFirstContainer().withNewResources()
-        .addToRequests("cpu", new Quantity(cpu)).addToRequests("memory", new Quantity(mem))
-        .endResources().endContainer().endSpec().build();
+    return K.pod("p")
+        .editSpec()
+        .editFirstContainer()
+        .withNewResources()
+        .addToRequests("cpu", new Quantity(cpu))
+        .addToRequests("memory", new Quantity(mem))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
   }
 
   static Pod boundTo(String name, String node, String cpu) {
-    return new PodBuilder(requesting(cpu, "1Gi")).editMetadata().withName(name)
-        .withUid("uid-" + name).endMetadata().editSpec().withNodeName(node).endSpec().build();
+    return new PodBuilder(requesting(cpu, "1Gi"))
+        .editMetadata()
+        .withName(name)
+        .withUid("uid-" + name)
+        .endMetadata()
+        .editSpec()
+        .withNodeName(node)
+        .endSpec()
+        .build();
   }
 
   static NodeSelector inZone(String zone) {
-    return new NodeSelectorBuilder().addNewNodeSelectorTerm().addNewMatchExpression()
-        .withKey("zone").withOperator("In").withValues(zone).endMatchExpression()
-        .endNodeSelectorTerm().build();
+    return new NodeSelectorBuilder()
+        .addNewNodeSelectorTerm()
+        .addNewMatchExpression()
+        .withKey("zone")
+        .withOperator("In")
+        .withValues(zone)
+        .endMatchExpression()
+        .endNodeSelectorTerm()
+        .build();
   }
 
   static Stream<Arguments> cases() {
     Pod plain = K.pod("p").build();
-    Node tainted = K.node("n").editSpec().addNewTaint().withKey("gpu").withValue("yes")
-        .withEffect("NoSchedule").endTaint().endSpec().build();
-    Node preferTainted = K.node("n").editSpec().addNewTaint().withKey("x")
-        .withEffect("PreferNoSchedule").endTaint().endSpec().build();
+    Node tainted =
+        K.node("n")
+            .editSpec()
+            .addNewTaint()
+            .withKey("gpu")
+            .withValue("yes")
+            .withEffect("NoSchedule")
+            .endTaint()
+            .endSpec()
+            .build();
+    Node preferTainted =
+        K.node("n")
+            .editSpec()
+            .addNewTaint()
+            .withKey("x")
+            .withEffect("PreferNoSchedule")
+            .endTaint()
+            .endSpec()
+            .build();
     Node cordoned = K.node("n").editSpec().withUnschedulable(true).endSpec().build();
-    Node notReady = K.node("n").editStatus().editFirstCondition().withStatus("False")
-        .endCondition().endStatus().build();
-    Pod tolerant = K.pod("p").editSpec().addNewToleration().withKey("gpu")
-        .withOperator("Exists").endToleration().endSpec().build();
-    Pod tolerantAll = K.pod("p").editSpec().addNewToleration().withOperator("Exists")
-        .endToleration().endSpec().build();
-    Pod wrongValue = K.pod("p").editSpec().addNewToleration().withKey("gpu").withValue("no")
-        .withEffect("NoSchedule").endToleration().endSpec().build();
+    Node notReady =
+        K.node("n")
+            .editStatus()
+            .editFirstCondition()
+            .withStatus("False")
+            .endCondition()
+            .endStatus()
+            .build();
+    Pod tolerant =
+        K.pod("p")
+            .editSpec()
+            .addNewToleration()
+            .withKey("gpu")
+            .withOperator("Exists")
+            .endToleration()
+            .endSpec()
+            .build();
+    Pod tolerantAll =
+        K.pod("p")
+            .editSpec()
+            .addNewToleration()
+            .withOperator("Exists")
+            .endToleration()
+            .endSpec()
+            .build();
+    Pod wrongValue =
+        K.pod("p")
+            .editSpec()
+            .addNewToleration()
+            .withKey("gpu")
+            .withValue("no")
+            .withEffect("NoSchedule")
+            .endToleration()
+            .endSpec()
+            .build();
     Pod zoneB = K.pod("p").editSpec().addToNodeSelector("zone", "b").endSpec().build();
-    Pod affinityA = K.pod("p").editSpec().withNewAffinity().withNewNodeAffinity()
-        .withRequiredDuringSchedulingIgnoredDuringExecution(inZone("a")).endNodeAffinity()
-        .endAffinity().endSpec().build();
-    Pod affinityB = K.pod("p").editSpec().withNewAffinity().withNewNodeAffinity()
-        .withRequiredDuringSchedulingIgnoredDuringExecution(inZone("b")).endNodeAffinity()
-        .endAffinity().endSpec().build();
+    Pod affinityA =
+        K.pod("p")
+            .editSpec()
+            .withNewAffinity()
+            .withNewNodeAffinity()
+            .withRequiredDuringSchedulingIgnoredDuringExecution(inZone("a"))
+            .endNodeAffinity()
+            .endAffinity()
+            .endSpec()
+            .build();
+    Pod affinityB =
+        K.pod("p")
+            .editSpec()
+            .withNewAffinity()
+            .withNewNodeAffinity()
+            .withRequiredDuringSchedulingIgnoredDuringExecution(inZone("b"))
+            .endNodeAffinity()
+            .endAffinity()
+            .endSpec()
+            .build();
     Node n = K.readyNode("n");
     return Stream.of(
-        Arguments.of(Named.of("ready node, no constraints", plain), n, List.of(), List.of(),
-            null),
-        Arguments.of(Named.of("not ready", plain), notReady, List.of(), List.of(),
-            "node(s) were not ready"),
-        Arguments.of(Named.of("cordoned", plain), cordoned, List.of(), List.of(),
+        Arguments.of(Named.of("ready node, no constraints", plain), n, List.of(), List.of(), null),
+        Arguments.of(
+            Named.of("not ready", plain), notReady, List.of(), List.of(), "node(s) were not ready"),
+        Arguments.of(
+            Named.of("cordoned", plain),
+            cordoned,
+            List.of(),
+            List.of(),
             "node(s) were unschedulable"),
-        Arguments.of(Named.of("cordoned, but tolerating everything", tolerantAll), cordoned,
-            List.of(), List.of(), null),
-        Arguments.of(Named.of("untolerated NoSchedule taint", plain), tainted, List.of(),
-            List.of(), "node(s) had untolerated taint {gpu: yes}"),
-        Arguments.of(Named.of("taint tolerated with Exists", tolerant), tainted, List.of(),
-            List.of(), null),
-        Arguments.of(Named.of("Equal toleration with another value", wrongValue), tainted,
-            List.of(), List.of(), "node(s) had untolerated taint {gpu: yes}"),
-        Arguments.of(Named.of("PreferNoSchedule never blocks", plain), preferTainted,
-            List.of(), List.of(), null),
-        Arguments.of(Named.of("nodeSelector mismatch", zoneB), n, List.of(), List.of(),
-            "node(s) didn't match Pod's node affinity/selector"),
-        Arguments.of(Named.of("required affinity match", affinityA), n, List.of(), List.of(),
+        Arguments.of(
+            Named.of("cordoned, but tolerating everything", tolerantAll),
+            cordoned,
+            List.of(),
+            List.of(),
             null),
-        Arguments.of(Named.of("required affinity mismatch", affinityB), n, List.of(), List.of(),
+        Arguments.of(
+            Named.of("untolerated NoSchedule taint", plain),
+            tainted,
+            List.of(),
+            List.of(),
+            "node(s) had untolerated taint {gpu: yes}"),
+        Arguments.of(
+            Named.of("taint tolerated with Exists", tolerant), tainted, List.of(), List.of(), null),
+        Arguments.of(
+            Named.of("Equal toleration with another value", wrongValue),
+            tainted,
+            List.of(),
+            List.of(),
+            "node(s) had untolerated taint {gpu: yes}"),
+        Arguments.of(
+            Named.of("PreferNoSchedule never blocks", plain),
+            preferTainted,
+            List.of(),
+            List.of(),
+            null),
+        Arguments.of(
+            Named.of("nodeSelector mismatch", zoneB),
+            n,
+            List.of(),
+            List.of(),
             "node(s) didn't match Pod's node affinity/selector"),
-        Arguments.of(Named.of("allocated claim elsewhere", plain), n, List.of(),
-            List.of(inZone("b")), "node(s) cannot use the pod's allocated ResourceClaims"),
-        Arguments.of(Named.of("allocated claim here", plain), n, List.of(),
-            List.of(inZone("a")), null),
-        Arguments.of(Named.of("cpu fits next to bound pods", requesting("1", "1Gi")), n,
-            List.of(boundTo("x", "n", "3")), List.of(), null),
-        Arguments.of(Named.of("cpu does not fit", requesting("1500m", "1Gi")), n,
-            List.of(boundTo("x", "n", "3")), List.of(), "Insufficient cpu"),
-        Arguments.of(Named.of("pods elsewhere do not count", requesting("2", "1Gi")), n,
-            List.of(boundTo("x", "other", "4")), List.of(), null),
-        Arguments.of(Named.of("memory does not fit", requesting("1", "9Gi")), n, List.of(),
-            List.of(), "Insufficient memory"));
+        Arguments.of(Named.of("required affinity match", affinityA), n, List.of(), List.of(), null),
+        Arguments.of(
+            Named.of("required affinity mismatch", affinityB),
+            n,
+            List.of(),
+            List.of(),
+            "node(s) didn't match Pod's node affinity/selector"),
+        Arguments.of(
+            Named.of("allocated claim elsewhere", plain),
+            n,
+            List.of(),
+            List.of(inZone("b")),
+            "node(s) cannot use the pod's allocated ResourceClaims"),
+        Arguments.of(
+            Named.of("allocated claim here", plain), n, List.of(), List.of(inZone("a")), null),
+        Arguments.of(
+            Named.of("cpu fits next to bound pods", requesting("1", "1Gi")),
+            n,
+            List.of(boundTo("x", "n", "3")),
+            List.of(),
+            null),
+        Arguments.of(
+            Named.of("cpu does not fit", requesting("1500m", "1Gi")),
+            n,
+            List.of(boundTo("x", "n", "3")),
+            List.of(),
+            "Insufficient cpu"),
+        Arguments.of(
+            Named.of("pods elsewhere do not count", requesting("2", "1Gi")),
+            n,
+            List.of(boundTo("x", "other", "4")),
+            List.of(),
+            null),
+        Arguments.of(
+            Named.of("memory does not fit", requesting("1", "9Gi")),
+            n,
+            List.of(),
+            List.of(),
+            "Insufficient memory"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void filters(Pod pod, Node node, List<Pod> others, List<NodeSelector> claimSelectors,
-      String reason) {
+  void filters(
+      Pod pod, Node node, List<Pod> others, List<NodeSelector> claimSelectors, String reason) {
     NodeFilter.Result r = NodeFilter.filter(pod, List.of(node), others, claimSelectors);
     if (reason == null) {
       assertThat(r.feasible()).containsExactly(node);
@@ -111,20 +233,37 @@ class NodeFilterTest {
   @Test
   void summaryCountsReasonsLikeTheScheduler() {
     Node cordoned = K.node("b").editSpec().withUnschedulable(true).endSpec().build();
-    NodeFilter.Result r = NodeFilter.filter(requesting("1", "9Gi"),
-        List.of(K.readyNode("c"), cordoned, K.readyNode("a")), List.of(), List.of());
-    assertThat(r.summary()).isEqualTo(
-        "0/3 nodes are available: 2 Insufficient memory, 1 node(s) were unschedulable.");
+    NodeFilter.Result r =
+        NodeFilter.filter(
+            requesting("1", "9Gi"),
+            List.of(K.readyNode("c"), cordoned, K.readyNode("a")),
+            List.of(),
+            List.of());
+    assertThat(r.summary())
+        .isEqualTo("0/3 nodes are available: 2 Insufficient memory, 1 node(s) were unschedulable.");
   }
 
   @Test
   void sidecarsAddUpAndInitContainersPeak() {
-    Pod pod = requesting("1", "1Gi").edit().editSpec()
-        .addNewInitContainer().withName("sidecar").withRestartPolicy("Always").withNewResources()
-        .addToRequests("cpu", new Quantity("500m")).endResources().endInitContainer()
-        .addNewInitContainer().withName("init").withNewResources()
-        .addToRequests("cpu", new Quantity("2")).endResources().endInitContainer()
-        .endSpec().build();
+    Pod pod =
+        requesting("1", "1Gi")
+            .edit()
+            .editSpec()
+            .addNewInitContainer()
+            .withName("sidecar")
+            .withRestartPolicy("Always")
+            .withNewResources()
+            .addToRequests("cpu", new Quantity("500m"))
+            .endResources()
+            .endInitContainer()
+            .addNewInitContainer()
+            .withName("init")
+            .withNewResources()
+            .addToRequests("cpu", new Quantity("2"))
+            .endResources()
+            .endInitContainer()
+            .endSpec()
+            .build();
     // containers 1 + sidecar 0.5 = 1.5; init peak = 2 + 0.5 = 2.5
     assertThat(PodRequests.of(pod).cpu().toString()).isEqualTo("2500m");
   }

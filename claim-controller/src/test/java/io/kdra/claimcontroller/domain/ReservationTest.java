@@ -26,44 +26,89 @@ class ReservationTest {
   static final Pod POD = K.pod("web").build();
   static final Pod OTHER = K.pod("api").build();
   static final Map<String, String> MARKER = Map.of(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
-  static final AllocationResult ALLOC = new AllocationResultBuilder().withNewDevices()
-      .addNewResult().withRequest("gpu").withDriver("d").withPool("p").withDevice("x")
-      .endResult().endDevices().build();
+  static final AllocationResult ALLOC =
+      new AllocationResultBuilder()
+          .withNewDevices()
+          .addNewResult()
+          .withRequest("gpu")
+          .withDriver("d")
+          .withPool("p")
+          .withDevice("x")
+          .endResult()
+          .endDevices()
+          .build();
 
   static Stream<Arguments> cases() {
     ResourceClaim free = K.claim("c").build();
     ResourceClaim taken = K.allocated(K.claim("c")).build();
-    ResourceClaim sharedMarked = K.allocated(K.claim("c"), OTHER).editMetadata()
-        .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, "someone-else").endMetadata().build();
-    ResourceClaim mine = K.allocated(K.claim("c"), POD).editMetadata()
-        .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER).endMetadata().build();
+    ResourceClaim sharedMarked =
+        K.allocated(K.claim("c"), OTHER)
+            .editMetadata()
+            .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, "someone-else")
+            .endMetadata()
+            .build();
+    ResourceClaim mine =
+        K.allocated(K.claim("c"), POD)
+            .editMetadata()
+            .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER)
+            .endMetadata()
+            .build();
     ResourceClaimBuilder full = K.allocated(K.claim("c"));
-    IntStream.range(0, Upstream.MAX_RESERVED_FOR).forEach(i -> full.editStatus()
-        .addNewReservedFor().withResource("pods").withName("p" + i).withUid("u" + i)
-        .endReservedFor().endStatus());
-    ResourceClaim deleting = new ResourceClaimBuilder(taken).editMetadata()
-        .withDeletionTimestamp("2026-01-01T00:00:00Z").endMetadata().build();
+    IntStream.range(0, Upstream.MAX_RESERVED_FOR)
+        .forEach(
+            i ->
+                full.editStatus()
+                    .addNewReservedFor()
+                    .withResource("pods")
+                    .withName("p" + i)
+                    .withUid("u" + i)
+                    .endReservedFor()
+                    .endStatus());
+    ResourceClaim deleting =
+        new ResourceClaimBuilder(taken)
+            .editMetadata()
+            .withDeletionTimestamp("2026-01-01T00:00:00Z")
+            .endMetadata()
+            .build();
     String marker = Kdra.SCHEDULER_ANNOTATION + "=" + K.SCHEDULER;
     return Stream.of(
-        Arguments.of(Named.of("free claim + allocation: finalizer and marker, then status", free),
-            ALLOC, "metadata: finalizers [" + Upstream.FINALIZER + "], annotations {" + marker
+        Arguments.of(
+            Named.of("free claim + allocation: finalizer and marker, then status", free),
+            ALLOC,
+            "metadata: finalizers ["
+                + Upstream.FINALIZER
+                + "], annotations {"
+                + marker
                 + "}; status: allocation x, reservedFor [web]"),
-        Arguments.of(Named.of("allocated meanwhile by someone else", taken), ALLOC,
+        Arguments.of(
+            Named.of("allocated meanwhile by someone else", taken),
+            ALLOC,
             "stale: claim c was allocated meanwhile"),
-        Arguments.of(Named.of("expected allocated but deallocated", free), null,
+        Arguments.of(
+            Named.of("expected allocated but deallocated", free),
+            null,
             "stale: claim c was deallocated meanwhile"),
-        Arguments.of(Named.of("shared claim, allocated, unmarked: marker, then the pod", taken),
-            null, "metadata: finalizers [" + Upstream.FINALIZER + "], annotations {" + marker
+        Arguments.of(
+            Named.of("shared claim, allocated, unmarked: marker, then the pod", taken),
+            null,
+            "metadata: finalizers ["
+                + Upstream.FINALIZER
+                + "], annotations {"
+                + marker
                 + "}; status: allocation gpu-0, reservedFor [web]"),
-        Arguments.of(Named.of("shared claim, marked by another: its marker kept, no metadata "
-            + "write", sharedMarked), null,
+        Arguments.of(
+            Named.of(
+                "shared claim, marked by another: its marker kept, no metadata " + "write",
+                sharedMarked),
+            null,
             "status: allocation gpu-0, reservedFor [api, web]"),
         Arguments.of(Named.of("already reserved for the pod", mine), null, "done"),
-        Arguments.of(Named.of("reservedFor full", full.build()), null,
-            "refused: claim c is already reserved for " + Upstream.MAX_RESERVED_FOR
-                + " consumers"),
-        Arguments.of(Named.of("claim being deleted", deleting), null,
-            "refused: claim c is being deleted"));
+        Arguments.of(
+            Named.of("reservedFor full", full.build()),
+            null,
+            "refused: claim c is already reserved for " + Upstream.MAX_RESERVED_FOR + " consumers"),
+        Arguments.of(
+            Named.of("claim being deleted", deleting), null, "refused: claim c is being deleted"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -78,10 +123,13 @@ class ReservationTest {
     Step.Write w = (Step.Write) Reservation.decide(K.claim("c").build(), POD, ALLOC, MARKER);
     assertThat(w.withStatus().getMetadata()).isEqualTo(w.withFinalizer().getMetadata());
     assertThat(w.withFinalizer().getStatus()).isNull();
-    assertThat(w.withStatus().getStatus().getReservedFor()).singleElement().satisfies(r -> {
-      assertThat(r.getResource()).isEqualTo("pods");
-      assertThat(r.getUid()).isEqualTo("uid-web");
-    });
+    assertThat(w.withStatus().getStatus().getReservedFor())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getResource()).isEqualTo("pods");
+              assertThat(r.getUid()).isEqualTo("uid-web");
+            });
   }
 
   /** The claim's writes as one line: what the metadata and the status updates change. */
@@ -96,14 +144,23 @@ class ReservationTest {
       return "refused: " + r.reason();
     }
     Step.Write w = (Step.Write) step;
-    String meta = w.withFinalizer() == null ? ""
-        : "metadata: finalizers " + w.withFinalizer().getMetadata().getFinalizers()
-            + ", annotations " + new TreeMap<>(w.withFinalizer().getMetadata().getAnnotations())
-                .entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-                .collect(Collectors.joining(", ", "{", "}")) + "; ";
+    String meta =
+        w.withFinalizer() == null
+            ? ""
+            : "metadata: finalizers "
+                + w.withFinalizer().getMetadata().getFinalizers()
+                + ", annotations "
+                + new TreeMap<>(w.withFinalizer().getMetadata().getAnnotations())
+                    .entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(Collectors.joining(", ", "{", "}"))
+                + "; ";
     var status = w.withStatus().getStatus();
     List<String> reserved = status.getReservedFor().stream().map(r -> r.getName()).toList();
-    return meta + "status: allocation " + status.getAllocation().getDevices().getResults().get(0)
-        .getDevice() + ", reservedFor " + reserved;
+    return meta
+        + "status: allocation "
+        + status.getAllocation().getDevices().getResults().get(0).getDevice()
+        + ", reservedFor "
+        + reserved;
   }
 }

@@ -43,9 +43,16 @@ class ApiPodBinderTest {
   @Test
   void conflictBecauseAlreadyBoundThereIsSuccess() {
     Pod pod = K.pod("web").build();
-    server.expect().post().withPath(PATH).andReturn(409,
-        new StatusBuilder().withCode(409).withReason("Conflict").build()).always();
-    server.expect().get().withPath("/api/v1/namespaces/ns/pods/web")
+    server
+        .expect()
+        .post()
+        .withPath(PATH)
+        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict").build())
+        .always();
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/namespaces/ns/pods/web")
         .andReturn(200, K.pod("web").editSpec().withNodeName("node-a").endSpec().build())
         .always();
 

@@ -27,12 +27,22 @@ class ClaimWriterCleanupTest {
   @Test
   void aClaimGoneBeforeItsStatusIsWrittenIsNothingLeftToDo() {
     Pod gone = K.pod("web").build();
-    server.expect().get().withPath(CLAIM)
-        .andReturn(200, K.allocated(K.claim("c"), gone).build()).always();
-    server.expect().put().withPath(CLAIM + "/status").andReturn(404, new StatusBuilder()
-        .withCode(404).withReason("NotFound").build()).always();
+    server
+        .expect()
+        .get()
+        .withPath(CLAIM)
+        .andReturn(200, K.allocated(K.claim("c"), gone).build())
+        .always();
+    server
+        .expect()
+        .put()
+        .withPath(CLAIM + "/status")
+        .andReturn(404, new StatusBuilder().withCode(404).withReason("NotFound").build())
+        .always();
 
-    assertThat(new ClaimWriter(client, "dra-claim-controller", 3)
-        .cleanup("ns", "c", (namespace, name) -> Optional.empty())).isNull();
+    assertThat(
+            new ClaimWriter(client, "dra-claim-controller", 3)
+                .cleanup("ns", "c", (namespace, name) -> Optional.empty()))
+        .isNull();
   }
 }

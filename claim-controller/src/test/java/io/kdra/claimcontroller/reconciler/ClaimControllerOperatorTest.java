@@ -29,7 +29,8 @@ class ClaimControllerOperatorTest {
 
   List<ResourceClaim> claimsOf(String pod) {
     return client.resources(ResourceClaim.class).inNamespace(NS).list().getItems().stream()
-        .filter(c -> c.getMetadata().getName().startsWith(pod + "-")).toList();
+        .filter(c -> c.getMetadata().getName().startsWith(pod + "-"))
+        .toList();
   }
 
   @Test
@@ -38,20 +39,36 @@ class ClaimControllerOperatorTest {
     client.nodes().resource(K.readyNode("node-b")).createOr(n -> n.update());
     client.resource(K.template("tpl")).createOr(t -> t.update());
     client.resource(AllocFixtures.deviceClass("gpu")).createOr(c -> c.update());
-    client.resource(AllocFixtures.slice("node-b-gpu", "node-b",
-        AllocFixtures.device("gpu-0").build()).build()).createOr(c -> c.update());
+    client
+        .resource(
+            AllocFixtures.slice("node-b-gpu", "node-b", AllocFixtures.device("gpu-0").build())
+                .build())
+        .createOr(c -> c.update());
     client.resource(K.podWithTemplate("ok", "gpu", "tpl")).create();
 
-    await().atMost(Duration.ofMinutes(2)).ignoreExceptions().untilAsserted(() -> {
-      assertThat(client.pods().inNamespace(NS).withName("ok").get().getSpec().getNodeName())
-          .isEqualTo("node-b");
-      assertThat(claimsOf("ok")).singleElement().satisfies(c -> {
-        assertThat(c.getMetadata().getFinalizers()).contains(Upstream.FINALIZER);
-        assertThat(c.getStatus().getReservedFor()).hasSize(1);
-        assertThat(c.getStatus().getAllocation().getDevices().getResults().get(0).getDevice())
-            .isEqualTo("gpu-0");
-      });
-    });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              assertThat(client.pods().inNamespace(NS).withName("ok").get().getSpec().getNodeName())
+                  .isEqualTo("node-b");
+              assertThat(claimsOf("ok"))
+                  .singleElement()
+                  .satisfies(
+                      c -> {
+                        assertThat(c.getMetadata().getFinalizers()).contains(Upstream.FINALIZER);
+                        assertThat(c.getStatus().getReservedFor()).hasSize(1);
+                        assertThat(
+                                c.getStatus()
+                                    .getAllocation()
+                                    .getDevices()
+                                    .getResults()
+                                    .get(0)
+                                    .getDevice())
+                            .isEqualTo("gpu-0");
+                      });
+            });
   }
 
   @Inject PodReconciler podReconciler;
@@ -60,68 +77,104 @@ class ClaimControllerOperatorTest {
   void aPodDeletedWhileUnschedulableLeavesNoBackoffState() {
     client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
     var template = K.template("tpl3");
-    template.getSpec().getSpec().getDevices().getRequests().get(0).getExactly()
+    template
+        .getSpec()
+        .getSpec()
+        .getDevices()
+        .getRequests()
+        .get(0)
+        .getExactly()
         .setDeviceClassName("missing-too");
     client.resource(template).createOr(t -> t.update());
     Pod pod = client.resource(K.podWithTemplate("doomed", "gpu", "tpl3")).create();
     String uid = pod.getMetadata().getUid();
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
-        assertThat(podReconciler.holdsBackoffFor(uid)).isTrue());
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(podReconciler.holdsBackoffFor(uid)).isTrue());
 
     client.resource(pod).delete();
     // the next pod that backs off drops the state of pods that are gone
     Pod next = client.resource(K.podWithTemplate("doomed-next", "gpu", "tpl3")).create();
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
-      assertThat(podReconciler.holdsBackoffFor(next.getMetadata().getUid())).isTrue();
-      assertThat(podReconciler.holdsBackoffFor(uid)).isFalse();
-    });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () -> {
+              assertThat(podReconciler.holdsBackoffFor(next.getMetadata().getUid())).isTrue();
+              assertThat(podReconciler.holdsBackoffFor(uid)).isFalse();
+            });
     client.resource(next).delete();
   }
 
   @Test
   void anUnallocatedClaimWithUpstreamsFinalizerIsReleasedWhenDeleted() {
-    ResourceClaim claim = client.resource(new io.fabric8.kubernetes.api.model.resource.v1
-        .ResourceClaimBuilder(K.claim("protected").build()).editMetadata()
-        .addToFinalizers(Upstream.FINALIZER).endMetadata().build()).create();
+    ResourceClaim claim =
+        client
+            .resource(
+                new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder(
+                        K.claim("protected").build())
+                    .editMetadata()
+                    .addToFinalizers(Upstream.FINALIZER)
+                    .endMetadata()
+                    .build())
+            .create();
     client.resource(claim).delete();
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
-        assertThat(client.resource(claim).get()).isNull());
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(client.resource(claim).get()).isNull());
   }
 
   @Test
   void createsTheTemplateClaimAndReportsWhyThePodWaits() {
     client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
     var template = K.template("tpl2");
-    template.getSpec().getSpec().getDevices().getRequests().get(0).getExactly()
+    template
+        .getSpec()
+        .getSpec()
+        .getDevices()
+        .getRequests()
+        .get(0)
+        .getExactly()
         .setDeviceClassName("missing");
     client.resource(template).createOr(t -> t.update());
     client.resource(K.podWithTemplate("web", "gpu", "tpl2")).create();
 
-    await().atMost(Duration.ofMinutes(2)).ignoreExceptions().untilAsserted(() -> {
-      Pod pod = client.pods().inNamespace(NS).withName("web").get();
-      assertThat(claimsOf("web")).singleElement().satisfies(c -> assertThat(
-          c.getMetadata().getAnnotations()).containsEntry(Upstream.POD_CLAIM_NAME_ANNOTATION,
-              "gpu"));
-      assertThat(pod.getStatus().getResourceClaimStatuses()).hasSize(1);
-      assertThat(pod.getStatus().getConditions()).anySatisfy(c -> {
-        assertThat(c.getType()).isEqualTo("PodScheduled");
-        assertThat(c.getReason()).isEqualTo("Unschedulable");
-        // The template's class "missing" does not exist: the allocator's explanation says so.
-        assertThat(c.getMessage()).contains("claim web-gpu-").contains("missing");
-      });
-    });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              Pod pod = client.pods().inNamespace(NS).withName("web").get();
+              assertThat(claimsOf("web"))
+                  .singleElement()
+                  .satisfies(
+                      c ->
+                          assertThat(c.getMetadata().getAnnotations())
+                              .containsEntry(Upstream.POD_CLAIM_NAME_ANNOTATION, "gpu"));
+              assertThat(pod.getStatus().getResourceClaimStatuses()).hasSize(1);
+              assertThat(pod.getStatus().getConditions())
+                  .anySatisfy(
+                      c -> {
+                        assertThat(c.getType()).isEqualTo("PodScheduled");
+                        assertThat(c.getReason()).isEqualTo("Unschedulable");
+                        // The template's class "missing" does not exist: the allocator's
+                        // explanation says so.
+                        assertThat(c.getMessage()).contains("claim web-gpu-").contains("missing");
+                      });
+            });
   }
 
   @Test
   void deletingThePodDeletesItsGeneratedClaim() {
     client.resource(K.template("tpl")).createOr(t -> t.update());
     client.resource(K.podWithTemplate("gone", "gpu", "tpl")).create();
-    await().atMost(Duration.ofMinutes(2))
+    await()
+        .atMost(Duration.ofMinutes(2))
         .untilAsserted(() -> assertThat(claimsOf("gone")).hasSize(1));
 
     client.pods().inNamespace(NS).withName("gone").delete();
 
-    await().atMost(Duration.ofMinutes(2))
+    await()
+        .atMost(Duration.ofMinutes(2))
         .untilAsserted(() -> assertThat(claimsOf("gone")).isEmpty());
   }
 }

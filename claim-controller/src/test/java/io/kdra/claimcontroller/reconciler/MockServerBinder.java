@@ -8,8 +8,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 /**
- * Binds as the API server's binding subresource would, for the mock server, which has none:
- * sets {@code spec.nodeName}. Replaces the default {@code ApiPodBinder} in Quarkus tests.
+ * Binds as the API server's binding subresource would, for the mock server, which has none: sets
+ * {@code spec.nodeName}. Replaces the default {@code ApiPodBinder} in Quarkus tests.
  */
 @ApplicationScoped
 public class MockServerBinder implements PodBinder {
@@ -18,7 +18,9 @@ public class MockServerBinder implements PodBinder {
 
   @Override
   public void bind(Pod pod, String node) {
-    client.pods().inNamespace(pod.getMetadata().getNamespace())
+    client
+        .pods()
+        .inNamespace(pod.getMetadata().getNamespace())
         .withName(pod.getMetadata().getName())
         .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
   }

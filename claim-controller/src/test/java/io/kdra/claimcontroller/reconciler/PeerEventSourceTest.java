@@ -22,36 +22,53 @@ import org.junit.jupiter.api.Test;
 class PeerEventSourceTest {
 
   static Pod pod(String name) {
-    return new PodBuilder().withNewMetadata().withName(name).withNamespace("ns").endMetadata()
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("ns")
+        .endMetadata()
         .build();
   }
 
   static ResourceClaim claim(String name) {
-    return new ResourceClaimBuilder().withNewMetadata().withName(name).withNamespace("ns")
-        .endMetadata().build();
+    return new ResourceClaimBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("ns")
+        .endMetadata()
+        .build();
   }
 
   final SharedInformers shared = new SharedInformers();
   final List<String> claimEventsSeen = new ArrayList<>();
+
   /** In the pod controller: claim events to the pod named like the claim, deletes marked. */
-  final PeerEventSource<Pod, ResourceClaim> inPodController = new PeerEventSource<>(
-      ResourceClaim.class, shared.pods(), shared.claims(), (c, deleted) -> {
-        claimEventsSeen.add(c.getMetadata().getName() + (deleted ? " deleted" : ""));
-        return Set.of(new ResourceID(c.getMetadata().getName(), "ns"));
-      }, Duration.ofSeconds(30));
+  final PeerEventSource<Pod, ResourceClaim> inPodController =
+      new PeerEventSource<>(
+          ResourceClaim.class,
+          shared.pods(),
+          shared.claims(),
+          (c, deleted) -> {
+            claimEventsSeen.add(c.getMetadata().getName() + (deleted ? " deleted" : ""));
+            return Set.of(new ResourceID(c.getMetadata().getName(), "ns"));
+          },
+          Duration.ofSeconds(30));
+
   /** In the claim controller: pod events to the claim named like the pod. */
-  final PeerEventSource<ResourceClaim, Pod> inClaimController = new PeerEventSource<>(
-      Pod.class, shared.claims(), shared.pods(),
-      (p, deleted) -> Set.of(new ResourceID(p.getMetadata().getName(), "ns")),
-      Duration.ofSeconds(30));
+  final PeerEventSource<ResourceClaim, Pod> inClaimController =
+      new PeerEventSource<>(
+          Pod.class,
+          shared.claims(),
+          shared.pods(),
+          (p, deleted) -> Set.of(new ResourceID(p.getMetadata().getName(), "ns")),
+          Duration.ofSeconds(30));
 
   @Test
   void eachControllersPrimaryEventsReachTheOtherControllersReconciles() {
     List<ResourceID> podsToReconcile = new ArrayList<>();
     List<ResourceID> claimsToReconcile = new ArrayList<>();
     inPodController.setEventHandler(e -> podsToReconcile.add(e.getRelatedCustomResourceID()));
-    inClaimController.setEventHandler(
-        e -> claimsToReconcile.add(e.getRelatedCustomResourceID()));
+    inClaimController.setEventHandler(e -> claimsToReconcile.add(e.getRelatedCustomResourceID()));
 
     // the claim controller's primary informer sees a claim: the pod controller is told
     inClaimController.onResourceCreated(claim("a"));
@@ -60,8 +77,8 @@ class PeerEventSourceTest {
     inPodController.onResourceUpdated(pod("x"), pod("x"));
 
     assertThat(claimEventsSeen).containsExactly("a", "b deleted");
-    assertThat(podsToReconcile).containsExactly(new ResourceID("a", "ns"),
-        new ResourceID("b", "ns"));
+    assertThat(podsToReconcile)
+        .containsExactly(new ResourceID("a", "ns"), new ResourceID("b", "ns"));
     assertThat(claimsToReconcile).containsExactly(new ResourceID("x", "ns"));
   }
 
@@ -87,9 +104,15 @@ class PeerEventSourceTest {
 
   @Test
   void aPeerThatNeverSyncsFailsTheStartWithItsKind() {
-    PeerEventSource<Pod, ResourceClaim> impatient = new PeerEventSource<>(ResourceClaim.class,
-        shared.pods(), shared.claims(), (c, d) -> Set.of(), Duration.ofMillis(50));
-    assertThatThrownBy(impatient::start).isInstanceOf(OperatorException.class)
+    PeerEventSource<Pod, ResourceClaim> impatient =
+        new PeerEventSource<>(
+            ResourceClaim.class,
+            shared.pods(),
+            shared.claims(),
+            (c, d) -> Set.of(),
+            Duration.ofMillis(50));
+    assertThatThrownBy(impatient::start)
+        .isInstanceOf(OperatorException.class)
         .hasMessageContaining("ResourceClaim informer did not sync");
   }
 

@@ -37,7 +37,8 @@ class PodTriggersTest {
 
     @Override
     public List<Pod> byIndex(String index, String key) {
-      return pods.values().stream().filter(p -> indexers.get(index).apply(p).contains(key))
+      return pods.values().stream()
+          .filter(p -> indexers.get(index).apply(p).contains(key))
           .toList();
     }
 
@@ -75,8 +76,14 @@ class PodTriggersTest {
   }
 
   static Pod named(String name, String claim) {
-    return K.pod(name).editSpec().addNewResourceClaim().withName("gpu")
-        .withResourceClaimName(claim).endResourceClaim().endSpec().build();
+    return K.pod(name)
+        .editSpec()
+        .addNewResourceClaim()
+        .withName("gpu")
+        .withResourceClaimName(claim)
+        .endResourceClaim()
+        .endSpec()
+        .build();
   }
 
   static ResourceClaim allocated(String name) {
@@ -89,18 +96,33 @@ class PodTriggersTest {
     Pod b = named("b", "shared");
     Pod other = named("other", "elsewhere");
     Pod owner = K.podWithTemplate("owner", "gpu", "tpl");
-    Pod recorded = new PodBuilder(K.podWithTemplate("recorded", "gpu", "tpl")).editOrNewStatus()
-        .addNewResourceClaimStatus().withName("gpu").withResourceClaimName("generated")
-        .endResourceClaimStatus().endStatus().build();
+    Pod recorded =
+        new PodBuilder(K.podWithTemplate("recorded", "gpu", "tpl"))
+            .editOrNewStatus()
+            .addNewResourceClaimStatus()
+            .withName("gpu")
+            .withResourceClaimName("generated")
+            .endResourceClaimStatus()
+            .endStatus()
+            .build();
     List.of(a, b, other, owner, recorded).forEach(cache::put);
     triggers.attempted(other, true);
 
-    assertThat(triggers.forClaim(K.claim("shared").build())).containsExactlyInAnyOrder(
-        id("a"), id("b"));
-    assertThat(triggers.forClaim(new ResourceClaimBuilder(K.claim("generated").build())
-        .editMetadata().addNewOwnerReference().withApiVersion("v1").withKind("Pod")
-        .withName("owner").withUid(owner.getMetadata().getUid()).withController(true)
-        .endOwnerReference().endMetadata().build()))
+    assertThat(triggers.forClaim(K.claim("shared").build()))
+        .containsExactlyInAnyOrder(id("a"), id("b"));
+    assertThat(
+            triggers.forClaim(
+                new ResourceClaimBuilder(K.claim("generated").build())
+                    .editMetadata()
+                    .addNewOwnerReference()
+                    .withApiVersion("v1")
+                    .withKind("Pod")
+                    .withName("owner")
+                    .withUid(owner.getMetadata().getUid())
+                    .withController(true)
+                    .endOwnerReference()
+                    .endMetadata()
+                    .build()))
         .containsExactlyInAnyOrder(id("owner"), id("recorded"));
   }
 
@@ -115,12 +137,13 @@ class PodTriggersTest {
     triggers.attempted(placed, false);
 
     assertThat(triggers.forClaim(allocated("x"))).isEmpty();
-    assertThat(triggers.forClaim(K.claim("x").build())).as("x deallocated")
+    assertThat(triggers.forClaim(K.claim("x").build()))
+        .as("x deallocated")
         .containsExactly(id("stuck"));
-    assertThat(triggers.forClaim(K.claim("x").build())).as("a second event frees nothing")
+    assertThat(triggers.forClaim(K.claim("x").build()))
+        .as("a second event frees nothing")
         .isEmpty();
-    assertThat(triggers.forClaim(K.claim("new").build())).as("a new claim frees nothing")
-        .isEmpty();
+    assertThat(triggers.forClaim(K.claim("new").build())).as("a new claim frees nothing").isEmpty();
 
     ResourceClaim y = allocated("y");
     assertThat(triggers.forClaim(y)).isEmpty();

@@ -11,9 +11,16 @@ import org.junit.jupiter.api.Test;
 class AllocatableCacheTest {
 
   static Node node(String name, String cpu) {
-    return new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewStatus()
-        .addToAllocatable("cpu", new Quantity(cpu)).addToAllocatable("memory",
-            new Quantity("1Gi")).addToAllocatable("pods", new Quantity("110")).endStatus().build();
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewStatus()
+        .addToAllocatable("cpu", new Quantity(cpu))
+        .addToAllocatable("memory", new Quantity("1Gi"))
+        .addToAllocatable("pods", new Quantity("110"))
+        .endStatus()
+        .build();
   }
 
   static io.kdra.core.model.Quantity cores(String text) {
@@ -43,7 +50,6 @@ class AllocatableCacheTest {
   @Test
   void aNodeNotRefreshedIsParsedOnTheSpot() {
     AllocatableCache cache = new AllocatableCache();
-    assertThat(cache.of(node("x", "500m")).requests().cpu()
-        .compareTo(cores("500m"))).isZero();
+    assertThat(cache.of(node("x", "500m")).requests().cpu().compareTo(cores("500m"))).isZero();
   }
 }

@@ -38,19 +38,24 @@ class ApiView implements ClusterView {
   @Override
   public List<ResourceClaim> claims() {
     return client.resources(ResourceClaim.class).inAnyNamespace().list().getItems().stream()
-        .filter(c -> !hidden.contains(c.getMetadata().getName())).toList();
+        .filter(c -> !hidden.contains(c.getMetadata().getName()))
+        .toList();
   }
 
   @Override
   public Optional<ResourceClaim> claim(String namespace, String name) {
-    return claims().stream().filter(c -> c.getMetadata().getName().equals(name)
-        && c.getMetadata().getNamespace().equals(namespace)).findFirst();
+    return claims().stream()
+        .filter(
+            c ->
+                c.getMetadata().getName().equals(name)
+                    && c.getMetadata().getNamespace().equals(namespace))
+        .findFirst();
   }
 
   @Override
   public Optional<ResourceClaimTemplate> template(String namespace, String name) {
-    return Optional.ofNullable(client.resources(ResourceClaimTemplate.class)
-        .inNamespace(namespace).withName(name).get());
+    return Optional.ofNullable(
+        client.resources(ResourceClaimTemplate.class).inNamespace(namespace).withName(name).get());
   }
 
   @Override

@@ -7,9 +7,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -48,18 +48,35 @@ class ExtendedResourceSchedulingTest {
   @BeforeEach
   void setUp() {
     view = new ApiView(client);
-    binder = (pod, node) -> client.pods().inNamespace(NS).withName(pod.getMetadata().getName())
-        .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
-    client.resource(new DeviceClassBuilder(AllocFixtures.deviceClass("gpu")).editSpec()
-        .withExtendedResourceName(GPU).endSpec().build()).create();
+    binder =
+        (pod, node) ->
+            client
+                .pods()
+                .inNamespace(NS)
+                .withName(pod.getMetadata().getName())
+                .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
+    client
+        .resource(
+            new DeviceClassBuilder(AllocFixtures.deviceClass("gpu"))
+                .editSpec()
+                .withExtendedResourceName(GPU)
+                .endSpec()
+                .build())
+        .create();
   }
 
   PodScheduling scheduling(PodBinder b) {
-    return new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
-        new ClaimWriter(client, K.SCHEDULER, 3), new PodWriter(client, 3, Clock.systemUTC()), b,
+    return new PodScheduling(
+        view,
+        new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
+        new ClaimWriter(client, K.SCHEDULER, 3),
+        new PodWriter(client, 3, Clock.systemUTC()),
+        b,
         new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
-        new DraCorePodAllocator(AllocatorOptions.defaults(AllocatorFeatures.defaults(),
-            () -> "share")), TemplateMode.OWN, ClaimTracer.NOOP);
+        new DraCorePodAllocator(
+            AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share")),
+        TemplateMode.OWN,
+        ClaimTracer.NOOP);
   }
 
   void draNode(String node, int devices) {
@@ -73,15 +90,31 @@ class ExtendedResourceSchedulingTest {
   }
 
   void pluginNode(String node, int gpus) {
-    client.nodes().resource(K.node(node).editStatus()
-        .addToAllocatable(GPU, new Quantity(String.valueOf(gpus))).endStatus().build()).create();
+    client
+        .nodes()
+        .resource(
+            K.node(node)
+                .editStatus()
+                .addToAllocatable(GPU, new Quantity(String.valueOf(gpus)))
+                .endStatus()
+                .build())
+        .create();
   }
 
   /** A device-plugin-style pod: {@code limits: {gpu.example.com/gpu: n}}, no claims. */
   Pod gpuPod(String name, int n) {
-    return client.resource(K.pod(name).editSpec().editFirstContainer().withNewResources()
-        .addToLimits(GPU, new Quantity(String.valueOf(n))).endResources().endContainer()
-        .endSpec().build()).create();
+    return client
+        .resource(
+            K.pod(name)
+                .editSpec()
+                .editFirstContainer()
+                .withNewResources()
+                .addToLimits(GPU, new Quantity(String.valueOf(n)))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
   }
 
   Pod get(String name) {
@@ -105,32 +138,44 @@ class ExtendedResourceSchedulingTest {
     assertThat(claim.getMetadata().getAnnotations())
         .containsEntry(ExtendedResourceClaims.ANNOTATION, "true")
         .containsEntry(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
-    assertThat(claim.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
-      assertThat(o.getKind()).isEqualTo("Pod");
-      assertThat(o.getUid()).isEqualTo(pod.getMetadata().getUid());
-      assertThat(o.getController()).isTrue();
-    });
+    assertThat(claim.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.getKind()).isEqualTo("Pod");
+              assertThat(o.getUid()).isEqualTo(pod.getMetadata().getUid());
+              assertThat(o.getController()).isTrue();
+            });
     assertThat(claim.getMetadata().getFinalizers()).containsExactly(Upstream.FINALIZER);
-    assertThat(claim.getSpec().getDevices().getRequests()).singleElement().satisfies(r -> {
-      assertThat(r.getName()).isEqualTo("container-0-request-0");
-      assertThat(r.getExactly().getDeviceClassName()).isEqualTo("gpu");
-      assertThat(r.getExactly().getCount()).isEqualTo(2L);
-    });
+    assertThat(claim.getSpec().getDevices().getRequests())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getName()).isEqualTo("container-0-request-0");
+              assertThat(r.getExactly().getDeviceClassName()).isEqualTo("gpu");
+              assertThat(r.getExactly().getCount()).isEqualTo(2L);
+            });
     assertThat(claim.getStatus().getAllocation().getDevices().getResults())
         .extracting(DeviceRequestAllocationResult::getRequest)
         .containsExactly("container-0-request-0", "container-0-request-0");
-    assertThat(claim.getStatus().getReservedFor()).singleElement()
+    assertThat(claim.getStatus().getReservedFor())
+        .singleElement()
         .satisfies(r -> assertThat(r.getUid()).isEqualTo(pod.getMetadata().getUid()));
     Pod bound = get("web");
     assertThat(bound.getSpec().getNodeName()).isEqualTo("node-a");
-    assertThat(bound.getStatus().getExtendedResourceClaimStatus()).satisfies(s -> {
-      assertThat(s.getResourceClaimName()).isEqualTo(claim.getMetadata().getName());
-      assertThat(s.getRequestMappings()).singleElement().satisfies(m -> {
-        assertThat(m.getContainerName()).isEqualTo("c");
-        assertThat(m.getResourceName()).isEqualTo(GPU);
-        assertThat(m.getRequestName()).isEqualTo("container-0-request-0");
-      });
-    });
+    assertThat(bound.getStatus().getExtendedResourceClaimStatus())
+        .satisfies(
+            s -> {
+              assertThat(s.getResourceClaimName()).isEqualTo(claim.getMetadata().getName());
+              assertThat(s.getRequestMappings())
+                  .singleElement()
+                  .satisfies(
+                      m -> {
+                        assertThat(m.getContainerName()).isEqualTo("c");
+                        assertThat(m.getResourceName()).isEqualTo(GPU);
+                        assertThat(m.getRequestName()).isEqualTo("container-0-request-0");
+                      });
+            });
   }
 
   @Test
@@ -139,8 +184,10 @@ class ExtendedResourceSchedulingTest {
     assertThat(scheduling(binder).schedule(gpuPod("web", 2)))
         .isEqualTo(new Outcome.Bound("node-a"));
     assertThat(claims()).isEmpty();
-    assertThat(get("web").getStatus() == null
-        || get("web").getStatus().getExtendedResourceClaimStatus() == null).isTrue();
+    assertThat(
+            get("web").getStatus() == null
+                || get("web").getStatus().getExtendedResourceClaimStatus() == null)
+        .isTrue();
   }
 
   @Test
@@ -149,8 +196,10 @@ class ExtendedResourceSchedulingTest {
     draNode("node-b", 2);
     assertThat(scheduling(binder).schedule(gpuPod("web", 2)))
         .isEqualTo(new Outcome.Bound("node-b"));
-    assertThat(claims()).singleElement().satisfies(c -> assertThat(c.getStatus().getAllocation()
-        .getDevices().getResults()).hasSize(2));
+    assertThat(claims())
+        .singleElement()
+        .satisfies(
+            c -> assertThat(c.getStatus().getAllocation().getDevices().getResults()).hasSize(2));
   }
 
   @Test
@@ -164,9 +213,19 @@ class ExtendedResourceSchedulingTest {
   @Test
   void aResourceNoClassServesAndNoNodeAdvertisesIsInsufficient() {
     client.nodes().resource(K.readyNode("node-a")).create();
-    Pod pod = client.resource(K.pod("web").editSpec().editFirstContainer().withNewResources()
-        .addToLimits("example.com/other", new Quantity("1")).endResources().endContainer()
-        .endSpec().build()).create();
+    Pod pod =
+        client
+            .resource(
+                K.pod("web")
+                    .editSpec()
+                    .editFirstContainer()
+                    .withNewResources()
+                    .addToLimits("example.com/other", new Quantity("1"))
+                    .endResources()
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
     Outcome o = scheduling(binder).schedule(pod);
     assertThat(o).isInstanceOf(Outcome.Unschedulable.class);
     assertThat(((Outcome.Unschedulable) o).message())
@@ -176,9 +235,10 @@ class ExtendedResourceSchedulingTest {
   @Test
   void aFailedBindingDeletesTheClaimItCreated() {
     draNode("node-a", 2);
-    PodBinder gone = (pod, node) -> {
-      throw new KubernetesClientException("gone", 404, null);
-    };
+    PodBinder gone =
+        (pod, node) -> {
+          throw new KubernetesClientException("gone", 404, null);
+        };
     PodScheduling s = scheduling(gone);
     assertThat(s.schedule(gpuPod("web", 2))).isInstanceOf(Outcome.Waiting.class);
     assertThat(claims()).isEmpty();
@@ -190,16 +250,27 @@ class ExtendedResourceSchedulingTest {
   void aClaimLeftByAnEarlierAttemptIsDeletedAndThePodScheduledAgain() {
     draNode("node-a", 2);
     Pod pod = gpuPod("web", 2);
-    client.resource(new ResourceClaimBuilder(ExtendedResourceClaims.desired(pod,
-        new ExtendedResourceClaims.Spec(List.of(), List.of()), "x")).editMetadata()
-        .withName("web-extended-resources-old").withUid(null).withGenerateName(null)
-        .addToFinalizers(Upstream.FINALIZER).endMetadata().build()).create();
+    client
+        .resource(
+            new ResourceClaimBuilder(
+                    ExtendedResourceClaims.desired(
+                        pod, new ExtendedResourceClaims.Spec(List.of(), List.of()), "x"))
+                .editMetadata()
+                .withName("web-extended-resources-old")
+                .withUid(null)
+                .withGenerateName(null)
+                .addToFinalizers(Upstream.FINALIZER)
+                .endMetadata()
+                .build())
+        .create();
     PodScheduling s = scheduling(binder);
 
     assertThat(s.schedule(pod)).isInstanceOf(Outcome.Retry.class);
     assertThat(claims()).isEmpty();
     assertThat(s.schedule(get("web"))).isEqualTo(new Outcome.Bound("node-a"));
-    assertThat(claims()).singleElement().satisfies(c -> assertThat(c.getMetadata().getName())
-        .isNotEqualTo("web-extended-resources-old"));
+    assertThat(claims())
+        .singleElement()
+        .satisfies(
+            c -> assertThat(c.getMetadata().getName()).isNotEqualTo("web-extended-resources-old"));
   }
 }

@@ -13,9 +13,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * A hand-written allocator for tests: every node has {@code devicesPerNode} devices
- * {@code dev-0..}; a claim takes the lowest free one on the first candidate node with enough free
- * devices, counting what {@code allClaims} already hold. Records its calls.
+ * A hand-written allocator for tests: every node has {@code devicesPerNode} devices {@code
+ * dev-0..}; a claim takes the lowest free one on the first candidate node with enough free devices,
+ * counting what {@code allClaims} already hold. Records its calls.
  */
 final class FakeAllocator implements PodAllocator {
 
@@ -27,16 +27,22 @@ final class FakeAllocator implements PodAllocator {
   }
 
   @Override
-  public Decision allocate(Pod pod, List<Node> candidates, List<ResourceClaim> unallocated,
-      List<ResourceClaim> allClaims, ClusterView view) {
+  public Decision allocate(
+      Pod pod,
+      List<Node> candidates,
+      List<ResourceClaim> unallocated,
+      List<ResourceClaim> allClaims,
+      ClusterView view) {
     calls++;
     for (Node node : candidates) {
       String n = node.getMetadata().getName();
-      Set<String> taken = allClaims.stream()
-          .filter(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
-          .flatMap(c -> c.getStatus().getAllocation().getDevices().getResults().stream())
-          .filter(r -> r.getPool().equals(n)).map(r -> r.getDevice())
-          .collect(Collectors.toSet());
+      Set<String> taken =
+          allClaims.stream()
+              .filter(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
+              .flatMap(c -> c.getStatus().getAllocation().getDevices().getResults().stream())
+              .filter(r -> r.getPool().equals(n))
+              .map(r -> r.getDevice())
+              .collect(Collectors.toSet());
       Map<String, AllocationResult> out = new LinkedHashMap<>();
       int next = 0;
       for (ResourceClaim c : unallocated) {
@@ -53,15 +59,32 @@ final class FakeAllocator implements PodAllocator {
         return new Decision.Placed(n, out);
       }
     }
-    return new Decision.NotPlaced("cannot allocate all claims: no device left", Map.of(
-        unallocated.get(0).getMetadata().getName(), "no free device"), "NoDevice");
+    return new Decision.NotPlaced(
+        "cannot allocate all claims: no device left",
+        Map.of(unallocated.get(0).getMetadata().getName(), "no free device"),
+        "NoDevice");
   }
 
   static AllocationResult result(String node, String device) {
-    return new AllocationResultBuilder().withNewDevices().addNewResult().withRequest("gpu")
-        .withDriver("gpu.example.com").withPool(node).withDevice(device).endResult()
-        .endDevices().withNodeSelector(new NodeSelectorBuilder().addNewNodeSelectorTerm()
-            .addNewMatchField().withKey("metadata.name").withOperator("In").withValues(node)
-            .endMatchField().endNodeSelectorTerm().build()).build();
+    return new AllocationResultBuilder()
+        .withNewDevices()
+        .addNewResult()
+        .withRequest("gpu")
+        .withDriver("gpu.example.com")
+        .withPool(node)
+        .withDevice(device)
+        .endResult()
+        .endDevices()
+        .withNodeSelector(
+            new NodeSelectorBuilder()
+                .addNewNodeSelectorTerm()
+                .addNewMatchField()
+                .withKey("metadata.name")
+                .withOperator("In")
+                .withValues(node)
+                .endMatchField()
+                .endNodeSelectorTerm()
+                .build())
+        .build();
   }
 }

@@ -13,13 +13,26 @@ import org.junit.jupiter.api.Test;
 class NodeUsageCacheTest {
 
   static Pod pod(String name, String node, String cpu, String phase) {
-    return new PodBuilder().withNewMetadata().withName(name).withNamespace("ns")
-        .withUid("uid-" + name).endMetadata().withNewSpec().withNodeName(node)
-        .addNewContainer().withName("c").withNewResources()
-        .addToRequests("cpu", new Quantity(cpu)).endResources().endContainer().endSpec()
-        .withNewStatus().withPhase(phase).endStatus().build();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("ns")
+        .withUid("uid-" + name)
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName(node)
+        .addNewContainer()
+        .withName("c")
+        .withNewResources()
+        .addToRequests("cpu", new Quantity(cpu))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .withNewStatus()
+        .withPhase(phase)
+        .endStatus()
+        .build();
   }
-
 
   @Test
   void boundRunningAndBeingBoundPodsCountOnTheirNodeTerminalAndPendingOnesDoNot() {
@@ -30,12 +43,16 @@ class NodeUsageCacheTest {
     Pod pending = pod("pending", null, "8", "Pending");
     Pod binding = pod("binding", "node-b", "2", "Pending");
 
-    Map<String, NodeUsage> usage = cache.usage(List.of(a1, a2, done, pending),
-        List.of(binding));
+    Map<String, NodeUsage> usage = cache.usage(List.of(a1, a2, done, pending), List.of(binding));
 
     assertThat(usage.get("node-a").pods()).isEqualTo(2);
-    assertThat(usage.get("node-a").requests().cpu().compareTo(
-        io.kdra.core.model.Quantity.parse("1500m"))).isZero();
+    assertThat(
+            usage
+                .get("node-a")
+                .requests()
+                .cpu()
+                .compareTo(io.kdra.core.model.Quantity.parse("1500m")))
+        .isZero();
     assertThat(usage.get("node-b").pods()).isEqualTo(1);
     assertThat(usage).doesNotContainKey(null);
 

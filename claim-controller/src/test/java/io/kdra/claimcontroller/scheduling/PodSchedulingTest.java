@@ -13,17 +13,17 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kdra.claimcontroller.domain.CleanupPlan;
-import io.kdra.core.alloc.AllocatorFeatures;
-import io.kdra.core.alloc.AllocatorOptions;
-import io.kdra.core.testing.AllocFixtures;
 import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.Kdra;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.Upstream;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import io.kdra.events.EventRecorder;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.core.alloc.AllocatorFeatures;
+import io.kdra.core.alloc.AllocatorOptions;
+import io.kdra.core.testing.AllocFixtures;
+import io.kdra.events.EventRecorder;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -54,9 +54,13 @@ class PodSchedulingTest {
   PodScheduling scheduling;
 
   /** Binds as the API server would: sets spec.nodeName. */
-  final PodBinder binder = (pod, node) -> client.pods().inNamespace(NS)
-      .withName(pod.getMetadata().getName())
-      .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
+  final PodBinder binder =
+      (pod, node) ->
+          client
+              .pods()
+              .inNamespace(NS)
+              .withName(pod.getMetadata().getName())
+              .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
 
   @BeforeEach
   void setUp() {
@@ -73,15 +77,29 @@ class PodSchedulingTest {
   }
 
   PodScheduling newScheduling(TemplateMode mode, RecentWrites recent) {
-    return new PodScheduling(view, recent, claims, pods, binder,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()), allocator, mode,
+    return new PodScheduling(
+        view,
+        recent,
+        claims,
+        pods,
+        binder,
+        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        allocator,
+        mode,
         ClaimTracer.NOOP);
   }
 
   PodScheduling newScheduling(TemplateMode mode, ClaimTracer tracer) {
-    return new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
-        claims, pods, binder, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
-        allocator, mode, tracer);
+    return new PodScheduling(
+        view,
+        new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
+        claims,
+        pods,
+        binder,
+        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        allocator,
+        mode,
+        tracer);
   }
 
   @Test
@@ -89,22 +107,43 @@ class PodSchedulingTest {
     io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter spans =
         io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create();
     io.opentelemetry.sdk.trace.SdkTracerProvider provider =
-        io.opentelemetry.sdk.trace.SdkTracerProvider.builder().addSpanProcessor(
-            io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(spans)).build();
-    PodScheduling traced = newScheduling(TemplateMode.OWN, new io.kdra.claimcontroller
-        .observability.OtelClaimTracer(provider.get("test")));
+        io.opentelemetry.sdk.trace.SdkTracerProvider.builder()
+            .addSpanProcessor(io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(spans))
+            .build();
+    PodScheduling traced =
+        newScheduling(
+            TemplateMode.OWN,
+            new io.kdra.claimcontroller.observability.OtelClaimTracer(provider.get("test")));
     // what the computeclass-bridge and the slice-publisher stamp on the objects they write
     String templateWrite = "00-" + "a".repeat(32) + "-" + "b".repeat(16) + "-01";
     String sliceWrite = "00-" + "c".repeat(32) + "-" + "d".repeat(16) + "-01";
     ResourceClaimTemplate template = K.template("tpl");
     template.getMetadata().setAnnotations(Map.of(Kdra.TRACE_ANNOTATION, templateWrite));
     client.resource(template).create();
-    client.resource(new ResourceSliceBuilder().withNewMetadata().withName("node-a-gpu")
-        .withAnnotations(Map.of(Kdra.TRACE_ANNOTATION, sliceWrite)).endMetadata()
-        .withNewSpec().withDriver("gpu.example.com").withNodeName("node-a")
-        .withNewPool().withName("node-a").withGeneration(1L).withResourceSliceCount(1L).endPool()
-        .addNewDevice().withName("dev-0").endDevice().addNewDevice().withName("dev-1").endDevice()
-        .endSpec().build()).create();
+    client
+        .resource(
+            new ResourceSliceBuilder()
+                .withNewMetadata()
+                .withName("node-a-gpu")
+                .withAnnotations(Map.of(Kdra.TRACE_ANNOTATION, sliceWrite))
+                .endMetadata()
+                .withNewSpec()
+                .withDriver("gpu.example.com")
+                .withNodeName("node-a")
+                .withNewPool()
+                .withName("node-a")
+                .withGeneration(1L)
+                .withResourceSliceCount(1L)
+                .endPool()
+                .addNewDevice()
+                .withName("dev-0")
+                .endDevice()
+                .addNewDevice()
+                .withName("dev-1")
+                .endDevice()
+                .endSpec()
+                .build())
+        .create();
     create(K.podWithTemplate("web", "gpu", "tpl"));
 
     traced.schedule(get("web"));
@@ -114,22 +153,35 @@ class PodSchedulingTest {
     String traceparent = claim.getMetadata().getAnnotations().get(Kdra.TRACE_ANNOTATION);
     assertThat(traceparent).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
     var finished = spans.getFinishedSpanItems();
-    assertThat(finished).extracting(io.opentelemetry.sdk.trace.data.SpanData::getName)
+    assertThat(finished)
+        .extracting(io.opentelemetry.sdk.trace.data.SpanData::getName)
         .contains("claim create", "claim allocate", "claim bind");
-    assertThat(finished).extracting(io.opentelemetry.sdk.trace.data.SpanData::getTraceId)
+    assertThat(finished)
+        .extracting(io.opentelemetry.sdk.trace.data.SpanData::getTraceId)
         .containsOnly(traceparent.substring(3, 35));
     // later operations, whoever records them, are children of the span the annotation names
     String root = traceparent.substring(36, 52);
-    assertThat(finished).filteredOn(d -> !d.getName().equals("claim create"))
+    assertThat(finished)
+        .filteredOn(d -> !d.getName().equals("claim create"))
         .extracting(io.opentelemetry.sdk.trace.data.SpanData::getParentSpanId)
         .containsOnly(root);
     // the template's and the slice's own traces are linked, not parents: each serves many claims
-    assertThat(finished).filteredOn(d -> d.getName().equals("claim create")).singleElement()
-        .satisfies(d -> assertThat(d.getLinks()).extracting(l -> l.getSpanContext().getSpanId())
-            .containsExactly("b".repeat(16)));
-    assertThat(finished).filteredOn(d -> d.getName().equals("claim allocate")).singleElement()
-        .satisfies(d -> assertThat(d.getLinks()).extracting(l -> l.getSpanContext().getTraceId())
-            .containsExactly("c".repeat(32)));
+    assertThat(finished)
+        .filteredOn(d -> d.getName().equals("claim create"))
+        .singleElement()
+        .satisfies(
+            d ->
+                assertThat(d.getLinks())
+                    .extracting(l -> l.getSpanContext().getSpanId())
+                    .containsExactly("b".repeat(16)));
+    assertThat(finished)
+        .filteredOn(d -> d.getName().equals("claim allocate"))
+        .singleElement()
+        .satisfies(
+            d ->
+                assertThat(d.getLinks())
+                    .extracting(l -> l.getSpanContext().getTraceId())
+                    .containsExactly("c".repeat(32)));
     provider.close();
   }
 
@@ -160,16 +212,18 @@ class PodSchedulingTest {
     assertThat(created.getMetadata().getAnnotations())
         .containsEntry(Upstream.POD_CLAIM_NAME_ANNOTATION, "gpu")
         .containsEntry(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER);
-    assertThat(get("web").getStatus().getResourceClaimStatuses()).singleElement()
-        .satisfies(s -> assertThat(s.getResourceClaimName())
-            .isEqualTo(created.getMetadata().getName()));
+    assertThat(get("web").getStatus().getResourceClaimStatuses())
+        .singleElement()
+        .satisfies(
+            s -> assertThat(s.getResourceClaimName()).isEqualTo(created.getMetadata().getName()));
 
     assertThat(scheduling.schedule(get("web"))).isEqualTo(new Outcome.Bound("node-a"));
     ResourceClaim done = claim(created.getMetadata().getName());
     assertThat(done.getMetadata().getFinalizers()).containsExactly(Upstream.FINALIZER);
     assertThat(done.getStatus().getAllocation().getDevices().getResults().get(0).getDevice())
         .isEqualTo("dev-0");
-    assertThat(done.getStatus().getReservedFor()).singleElement()
+    assertThat(done.getStatus().getReservedFor())
+        .singleElement()
         .satisfies(r -> assertThat(r.getUid()).isEqualTo(pod.getMetadata().getUid()));
     assertThat(get("web").getSpec().getNodeName()).isEqualTo("node-a");
     assertThat(allClaims()).hasSize(1);
@@ -181,22 +235,30 @@ class PodSchedulingTest {
     client.resource(K.template("tpl")).create();
     CountDownLatch firstInBind = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
-    PodBinder blocking = (pod, node) -> {
-      if ("p1".equals(pod.getMetadata().getName())) {
-        firstInBind.countDown();
-        try {
-          releaseFirst.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException(e);
-        }
-      }
-      binder.bind(pod, node);
-    };
-    PodScheduling s = new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1),
-        Clock.systemUTC()), claims, pods, blocking,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()), allocator, TemplateMode.OWN,
-        ClaimTracer.NOOP);
+    PodBinder blocking =
+        (pod, node) -> {
+          if ("p1".equals(pod.getMetadata().getName())) {
+            firstInBind.countDown();
+            try {
+              releaseFirst.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new IllegalStateException(e);
+            }
+          }
+          binder.bind(pod, node);
+        };
+    PodScheduling s =
+        new PodScheduling(
+            view,
+            new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
+            claims,
+            pods,
+            blocking,
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            allocator,
+            TemplateMode.OWN,
+            ClaimTracer.NOOP);
     for (String name : List.of("p1", "p2")) {
       assertThat(s.schedule(create(K.podWithTemplate(name, "gpu", "tpl"))))
           .isInstanceOf(Outcome.Waiting.class);
@@ -214,8 +276,9 @@ class PodSchedulingTest {
       releaseFirst.countDown();
       executor.shutdownNow();
     }
-    assertThat(allClaims()).extracting(c -> c.getStatus().getAllocation().getDevices()
-        .getResults().get(0).getDevice()).containsExactlyInAnyOrder("dev-0", "dev-1");
+    assertThat(allClaims())
+        .extracting(c -> c.getStatus().getAllocation().getDevices().getResults().get(0).getDevice())
+        .containsExactlyInAnyOrder("dev-0", "dev-1");
   }
 
   @Test
@@ -224,14 +287,29 @@ class PodSchedulingTest {
     // "two" cannot take another consumer: its reservation is refused after "one"'s was written
     var full = K.claim("two");
     for (int i = 0; i < Upstream.MAX_RESERVED_FOR; i++) {
-      full.editOrNewStatus().addNewReservedFor().withResource("pods").withName("other-" + i)
-          .withUid("uid-other-" + i).endReservedFor().endStatus();
+      full.editOrNewStatus()
+          .addNewReservedFor()
+          .withResource("pods")
+          .withName("other-" + i)
+          .withUid("uid-other-" + i)
+          .endReservedFor()
+          .endStatus();
     }
     client.resource(full.build()).create();
-    Pod pod = create(K.pod("web").editSpec()
-        .addNewResourceClaim().withName("a").withResourceClaimName("one").endResourceClaim()
-        .addNewResourceClaim().withName("b").withResourceClaimName("two").endResourceClaim()
-        .endSpec().build());
+    Pod pod =
+        create(
+            K.pod("web")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("a")
+                .withResourceClaimName("one")
+                .endResourceClaim()
+                .addNewResourceClaim()
+                .withName("b")
+                .withResourceClaimName("two")
+                .endResourceClaim()
+                .endSpec()
+                .build());
     RecentWrites recent = new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC());
     PodScheduling s = newScheduling(TemplateMode.OWN, recent);
 
@@ -242,10 +320,20 @@ class PodSchedulingTest {
     // both devices of the node are free again: a pod needing two gets both
     client.resource(K.claim("three").build()).create();
     client.resource(K.claim("four").build()).create();
-    Pod next = create(K.pod("next").editSpec()
-        .addNewResourceClaim().withName("a").withResourceClaimName("three").endResourceClaim()
-        .addNewResourceClaim().withName("b").withResourceClaimName("four").endResourceClaim()
-        .endSpec().build());
+    Pod next =
+        create(
+            K.pod("next")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("a")
+                .withResourceClaimName("three")
+                .endResourceClaim()
+                .addNewResourceClaim()
+                .withName("b")
+                .withResourceClaimName("four")
+                .endResourceClaim()
+                .endSpec()
+                .build());
     assertThat(s.schedule(next)).isEqualTo(new Outcome.Bound("node-a"));
   }
 
@@ -260,9 +348,10 @@ class PodSchedulingTest {
     newScheduling(TemplateMode.OWN).schedule(pod);
 
     assertThat(allClaims()).hasSize(1);
-    assertThat(get("web").getStatus().getResourceClaimStatuses()).singleElement()
-        .satisfies(s -> assertThat(s.getResourceClaimName())
-            .isEqualTo(orphan.getMetadata().getName()));
+    assertThat(get("web").getStatus().getResourceClaimStatuses())
+        .singleElement()
+        .satisfies(
+            s -> assertThat(s.getResourceClaimName()).isEqualTo(orphan.getMetadata().getName()));
   }
 
   @Test
@@ -290,14 +379,19 @@ class PodSchedulingTest {
   @Test
   void missingTemplateIsReportedOnThePod() {
     Pod pod = create(K.podWithTemplate("web", "gpu", "nope"));
-    assertThat(scheduling.schedule(pod)).isEqualTo(new Outcome.Unschedulable(
-        "pod claim entry gpu: ResourceClaimTemplate nope does not exist", Map.of(),
-        "ClaimMissing"));
-    assertThat(client.v1().events().inNamespace(NS).list().getItems()).anySatisfy(e -> {
-      assertThat(e.getReason()).isEqualTo("FailedResourceClaimCreation");
-      assertThat(e.getMessage()).contains("\"nope\"");
-      assertThat(e.getInvolvedObject().getName()).isEqualTo("web");
-    });
+    assertThat(scheduling.schedule(pod))
+        .isEqualTo(
+            new Outcome.Unschedulable(
+                "pod claim entry gpu: ResourceClaimTemplate nope does not exist",
+                Map.of(),
+                "ClaimMissing"));
+    assertThat(client.v1().events().inNamespace(NS).list().getItems())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getReason()).isEqualTo("FailedResourceClaimCreation");
+              assertThat(e.getMessage()).contains("\"nope\"");
+              assertThat(e.getInvolvedObject().getName()).isEqualTo("web");
+            });
     client.resource(K.template("nope")).create();
     scheduling.schedule(pod);
     assertThat(allClaims()).hasSize(1);
@@ -305,20 +399,42 @@ class PodSchedulingTest {
 
   @Test
   void aMissingClaimMakesThePodUnschedulableWithTheName() {
-    Pod pod = K.pod("web").editSpec().addNewResourceClaim().withName("shared")
-        .withResourceClaimName("no-such-claim").endResourceClaim().endSpec().build();
-    assertThat(scheduling.schedule(create(pod))).isEqualTo(new Outcome.Unschedulable(
-        "pod claim entry shared: ResourceClaim no-such-claim does not exist", Map.of(),
-        "ClaimMissing"));
+    Pod pod =
+        K.pod("web")
+            .editSpec()
+            .addNewResourceClaim()
+            .withName("shared")
+            .withResourceClaimName("no-such-claim")
+            .endResourceClaim()
+            .endSpec()
+            .build();
+    assertThat(scheduling.schedule(create(pod)))
+        .isEqualTo(
+            new Outcome.Unschedulable(
+                "pod claim entry shared: ResourceClaim no-such-claim does not exist",
+                Map.of(),
+                "ClaimMissing"));
   }
 
   @Test
   void conflictOnStatusWriteIsRetriedWithAFreshRead() {
     client.resource(K.claim("c").build()).create();
-    Pod pod = create(K.pod("web").editSpec().addNewResourceClaim().withName("gpu")
-        .withResourceClaimName("c").endResourceClaim().endSpec().build());
-    server.expect().put().withPath("/apis/resource.k8s.io/v1/namespaces/ns/resourceclaims/c/status")
-        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict").build()).once();
+    Pod pod =
+        create(
+            K.pod("web")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("gpu")
+                .withResourceClaimName("c")
+                .endResourceClaim()
+                .endSpec()
+                .build());
+    server
+        .expect()
+        .put()
+        .withPath("/apis/resource.k8s.io/v1/namespaces/ns/resourceclaims/c/status")
+        .andReturn(409, new StatusBuilder().withCode(409).withReason("Conflict").build())
+        .once();
 
     assertThat(scheduling.schedule(pod)).isEqualTo(new Outcome.Bound("node-a"));
     assertThat(claim("c").getStatus().getReservedFor()).hasSize(1);
@@ -328,29 +444,55 @@ class PodSchedulingTest {
   void claimAllocatedMeanwhileMakesTheDecisionStaleAndRollsBack() {
     client.resource(K.claim("one").build()).create();
     client.resource(K.claim("two").build()).create();
-    Pod pod = create(K.pod("web").editSpec()
-        .addNewResourceClaim().withName("a").withResourceClaimName("one").endResourceClaim()
-        .addNewResourceClaim().withName("b").withResourceClaimName("two").endResourceClaim()
-        .endSpec().build());
+    Pod pod =
+        create(
+            K.pod("web")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("a")
+                .withResourceClaimName("one")
+                .endResourceClaim()
+                .addNewResourceClaim()
+                .withName("b")
+                .withResourceClaimName("two")
+                .endResourceClaim()
+                .endSpec()
+                .build());
     // Another writer allocates "two" after our informer saw it free.
     ResourceClaim stale = claim("two");
-    client.resource(K.allocated(K.claim("two"), K.pod("other").build()).editMetadata()
-        .withResourceVersion(null).endMetadata().build()).update();
-    ApiView lagging = new ApiView(client) {
-      @Override
-      public Optional<ResourceClaim> claim(String namespace, String name) {
-        return "two".equals(name) ? Optional.of(stale) : super.claim(namespace, name);
-      }
+    client
+        .resource(
+            K.allocated(K.claim("two"), K.pod("other").build())
+                .editMetadata()
+                .withResourceVersion(null)
+                .endMetadata()
+                .build())
+        .update();
+    ApiView lagging =
+        new ApiView(client) {
+          @Override
+          public Optional<ResourceClaim> claim(String namespace, String name) {
+            return "two".equals(name) ? Optional.of(stale) : super.claim(namespace, name);
+          }
 
-      @Override
-      public List<ResourceClaim> claims() {
-        return super.claims().stream().map(c -> "two".equals(c.getMetadata().getName())
-            ? stale : c).toList();
-      }
-    };
-    PodScheduling s = new PodScheduling(lagging, new RecentWrites(Duration.ofMinutes(1),
-        Clock.systemUTC()), claims, pods, binder,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()), allocator, TemplateMode.OWN, ClaimTracer.NOOP);
+          @Override
+          public List<ResourceClaim> claims() {
+            return super.claims().stream()
+                .map(c -> "two".equals(c.getMetadata().getName()) ? stale : c)
+                .toList();
+          }
+        };
+    PodScheduling s =
+        new PodScheduling(
+            lagging,
+            new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
+            claims,
+            pods,
+            binder,
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            allocator,
+            TemplateMode.OWN,
+            ClaimTracer.NOOP);
 
     assertThat(s.schedule(pod)).isInstanceOf(Outcome.Retry.class);
     ResourceClaim one = claim("one");
@@ -364,8 +506,16 @@ class PodSchedulingTest {
   void restartBetweenReservationAndBindingBindsWhereTheAllocationIs() {
     client.nodes().resource(K.readyNode("node-b")).create();
     client.resource(K.claim("c").build()).create();
-    Pod pod = create(K.pod("web").editSpec().addNewResourceClaim().withName("gpu")
-        .withResourceClaimName("c").endResourceClaim().endSpec().build());
+    Pod pod =
+        create(
+            K.pod("web")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("gpu")
+                .withResourceClaimName("c")
+                .endResourceClaim()
+                .endSpec()
+                .build());
     // What a crash after the status write leaves: allocated on node-b, reserved, pod unbound.
     claims.reserve(NS, "c", pod, FakeAllocator.result("node-b", "dev-0"), java.util.Map.of());
 
@@ -379,12 +529,21 @@ class PodSchedulingTest {
   void sharedClaimIsAllocatedOnceAndReservedForEveryPod() {
     client.resource(K.claim("shared").build()).create();
     for (String name : List.of("p1", "p2")) {
-      Pod pod = create(K.pod(name).editSpec().addNewResourceClaim().withName("gpu")
-          .withResourceClaimName("shared").endResourceClaim().endSpec().build());
+      Pod pod =
+          create(
+              K.pod(name)
+                  .editSpec()
+                  .addNewResourceClaim()
+                  .withName("gpu")
+                  .withResourceClaimName("shared")
+                  .endResourceClaim()
+                  .endSpec()
+                  .build());
       assertThat(scheduling.schedule(pod)).isEqualTo(new Outcome.Bound("node-a"));
     }
     assertThat(allocator.calls).isEqualTo(1);
-    assertThat(claim("shared").getStatus().getReservedFor()).extracting(r -> r.getName())
+    assertThat(claim("shared").getStatus().getReservedFor())
+        .extracting(r -> r.getName())
         .containsExactly("p1", "p2");
   }
 
@@ -396,10 +555,10 @@ class PodSchedulingTest {
       scheduling.schedule(pod);
       scheduling.schedule(get(name));
     }
-    assertThat(allClaims()).filteredOn(c -> c.getStatus() != null
-            && c.getStatus().getAllocation() != null)
-        .extracting(c -> c.getStatus().getAllocation().getDevices().getResults().get(0)
-            .getDevice()).containsExactlyInAnyOrder("dev-0", "dev-1");
+    assertThat(allClaims())
+        .filteredOn(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
+        .extracting(c -> c.getStatus().getAllocation().getDevices().getResults().get(0).getDevice())
+        .containsExactlyInAnyOrder("dev-0", "dev-1");
     Outcome third = scheduling.schedule(get("p3"));
     assertThat(third).isInstanceOf(Outcome.Unschedulable.class);
     assertThat(((Outcome.Unschedulable) third).message()).contains("no device left");
@@ -408,15 +567,28 @@ class PodSchedulingTest {
   @Test
   void dracoreAllocatorHandsOutEachDeviceOnceAndExplainsTheRest() {
     client.resource(AllocFixtures.deviceClass("gpu")).create();
-    client.resource(AllocFixtures.slice("node-a-gpu", "node-a",
-        AllocFixtures.device("gpu-0").build(), AllocFixtures.device("gpu-1").build()).build())
+    client
+        .resource(
+            AllocFixtures.slice(
+                    "node-a-gpu",
+                    "node-a",
+                    AllocFixtures.device("gpu-0").build(),
+                    AllocFixtures.device("gpu-1").build())
+                .build())
         .create();
     allocator = null;
-    PodScheduling real = new PodScheduling(view, new RecentWrites(Duration.ofMinutes(1),
-        Clock.systemUTC()), claims, pods, binder,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
-        new DraCorePodAllocator(AllocatorOptions.defaults(AllocatorFeatures.defaults(),
-            () -> "share")), TemplateMode.OWN, ClaimTracer.NOOP);
+    PodScheduling real =
+        new PodScheduling(
+            view,
+            new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
+            claims,
+            pods,
+            binder,
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            new DraCorePodAllocator(
+                AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share")),
+            TemplateMode.OWN,
+            ClaimTracer.NOOP);
     client.resource(K.template("tpl")).create();
     for (String name : List.of("p1", "p2", "p3")) {
       real.schedule(create(K.podWithTemplate(name, "gpu", "tpl")));
@@ -425,10 +597,10 @@ class PodSchedulingTest {
     assertThat(real.schedule(get("p2"))).isEqualTo(new Outcome.Bound("node-a"));
     Outcome third = real.schedule(get("p3"));
 
-    assertThat(allClaims()).filteredOn(c -> c.getStatus() != null
-            && c.getStatus().getAllocation() != null)
-        .extracting(c -> c.getStatus().getAllocation().getDevices().getResults().get(0)
-            .getDevice()).containsExactlyInAnyOrder("gpu-0", "gpu-1");
+    assertThat(allClaims())
+        .filteredOn(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
+        .extracting(c -> c.getStatus().getAllocation().getDevices().getResults().get(0).getDevice())
+        .containsExactlyInAnyOrder("gpu-0", "gpu-1");
     assertThat(third).isInstanceOf(Outcome.Unschedulable.class);
     Outcome.Unschedulable u = (Outcome.Unschedulable) third;
     assertThat(u.perClaim()).hasSize(1);
@@ -443,13 +615,17 @@ class PodSchedulingTest {
     assertThat(o).isInstanceOf(Outcome.Unschedulable.class);
     assertThat(pods.markUnschedulable(pod, ((Outcome.Unschedulable) o).message())).isTrue();
     assertThat(pods.markUnschedulable(get("web"), ((Outcome.Unschedulable) o).message()))
-        .as("unchanged condition is not rewritten").isFalse();
-    assertThat(get("web").getStatus().getConditions()).singleElement().satisfies(c -> {
-      assertThat(c.getType()).isEqualTo("PodScheduled");
-      assertThat(c.getStatus()).isEqualTo("False");
-      assertThat(c.getReason()).isEqualTo("Unschedulable");
-      assertThat(c.getMessage()).isEqualTo("0/0 nodes are available.");
-    });
+        .as("unchanged condition is not rewritten")
+        .isFalse();
+    assertThat(get("web").getStatus().getConditions())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.getType()).isEqualTo("PodScheduled");
+              assertThat(c.getStatus()).isEqualTo("False");
+              assertThat(c.getReason()).isEqualTo("Unschedulable");
+              assertThat(c.getMessage()).isEqualTo("0/0 nodes are available.");
+            });
   }
 
   @Test
@@ -459,12 +635,19 @@ class PodSchedulingTest {
     scheduling.schedule(pod);
     ResourceClaim c = allClaims().get(0);
     // Allocated and reserved, but the bind never happened (e.g. the pod was deleted first).
-    claims.reserve(NS, c.getMetadata().getName(), pod, FakeAllocator.result("node-a", "dev-0"),
+    claims.reserve(
+        NS,
+        c.getMetadata().getName(),
+        pod,
+        FakeAllocator.result("node-a", "dev-0"),
         java.util.Map.of());
     client.pods().inNamespace(NS).withName("web").delete();
 
-    CleanupPlan plan = claims.cleanup(NS, c.getMetadata().getName(),
-        (ns, name) -> Optional.ofNullable(client.pods().inNamespace(ns).withName(name).get()));
+    CleanupPlan plan =
+        claims.cleanup(
+            NS,
+            c.getMetadata().getName(),
+            (ns, name) -> Optional.ofNullable(client.pods().inNamespace(ns).withName(name).get()));
 
     assertThat(plan.deallocate()).isTrue();
     assertThat(plan.delete()).isTrue();
@@ -474,11 +657,20 @@ class PodSchedulingTest {
   @Test
   void boundPodGetsItsAllocatedClaimReserved() {
     client.resource(K.allocated(K.claim("c")).build()).create();
-    Pod pod = create(K.pod("web").editSpec().withNodeName("node-a").addNewResourceClaim()
-        .withName("gpu").withResourceClaimName("c").endResourceClaim().endSpec().build());
+    Pod pod =
+        create(
+            K.pod("web")
+                .editSpec()
+                .withNodeName("node-a")
+                .addNewResourceClaim()
+                .withName("gpu")
+                .withResourceClaimName("c")
+                .endResourceClaim()
+                .endSpec()
+                .build());
     scheduling.reserveForBoundPod(pod);
-    assertThat(claim("c").getStatus().getReservedFor()).extracting(r -> r.getName())
+    assertThat(claim("c").getStatus().getReservedFor())
+        .extracting(r -> r.getName())
         .containsExactly("web");
   }
-
 }

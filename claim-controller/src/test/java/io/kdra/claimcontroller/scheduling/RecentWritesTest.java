@@ -46,14 +46,28 @@ class RecentWritesTest {
   private final RecentWrites recent = new RecentWrites(TTL, clock);
 
   private static ResourceClaim claim(String uid) {
-    return new ResourceClaimBuilder().withNewMetadata().withNamespace("ns").withName("c-" + uid)
-        .withUid(uid).endMetadata().withNewSpec().endSpec().build();
+    return new ResourceClaimBuilder()
+        .withNewMetadata()
+        .withNamespace("ns")
+        .withName("c-" + uid)
+        .withUid(uid)
+        .endMetadata()
+        .withNewSpec()
+        .endSpec()
+        .build();
   }
 
   private static AllocationResult allocation(String device) {
-    return new AllocationResultBuilder().withNewDevices().addNewResult().withRequest("gpu")
-        .withDriver("gpu.kdra.io").withPool("node-a").withDevice(device).endResult()
-        .endDevices().build();
+    return new AllocationResultBuilder()
+        .withNewDevices()
+        .addNewResult()
+        .withRequest("gpu")
+        .withDriver("gpu.kdra.io")
+        .withPool("node-a")
+        .withDevice(device)
+        .endResult()
+        .endDevices()
+        .build();
   }
 
   private static ResourceClaim allocated(ResourceClaim c, AllocationResult a) {
@@ -77,8 +91,12 @@ class RecentWritesTest {
     assertThat(recent.withAssumed(claim("a")).getStatus().getAllocation())
         .isEqualTo(allocation("gpu-0"));
     // the informer caught up (with whatever it says) ...
-    assertThat(recent.withAssumed(allocated(claim("a"), allocation("gpu-1")))
-        .getStatus().getAllocation()).isEqualTo(allocation("gpu-1"));
+    assertThat(
+            recent
+                .withAssumed(allocated(claim("a"), allocation("gpu-1")))
+                .getStatus()
+                .getAllocation())
+        .isEqualTo(allocation("gpu-1"));
     // ... so a later deallocation it shows is not undone by the remembered write
     assertThat(recent.withAssumed(claim("a")).getStatus()).isNull();
   }
@@ -96,8 +114,11 @@ class RecentWritesTest {
     recent.allocated("new", allocation("gpu-0"));
     recent.allocated("old", allocation("gpu-1"));
     assertThat(recent.overlay(List.of(claim("old"))))
-        .extracting(c -> c.getMetadata().getUid() + "=" + c.getStatus().getAllocation()
-            .getDevices().getResults().get(0).getDevice())
+        .extracting(
+            c ->
+                c.getMetadata().getUid()
+                    + "="
+                    + c.getStatus().getAllocation().getDevices().getResults().get(0).getDevice())
         .containsExactly("old=gpu-1", "new=gpu-0");
   }
 

@@ -21,19 +21,36 @@ class SnapshotCacheTest {
   final List<DeviceClass> classes = List.of(AllocFixtures.deviceClass("gpu"));
 
   static ResourceSlice slice(String node) {
-    return AllocFixtures.slice(node + "-gpus", node, AllocFixtures.device("gpu-0").build(),
-        AllocFixtures.device("gpu-1").build()).build();
+    return AllocFixtures.slice(
+            node + "-gpus",
+            node,
+            AllocFixtures.device("gpu-0").build(),
+            AllocFixtures.device("gpu-1").build())
+        .build();
   }
 
   static ResourceClaim claim(String uid, String pool, String device) {
-    return new ResourceClaimBuilder().withNewMetadata().withName(uid).withNamespace("ns")
-        .withUid(uid).endMetadata().withNewStatus().withAllocation(result(pool, device))
-        .endStatus().build();
+    return new ResourceClaimBuilder()
+        .withNewMetadata()
+        .withName(uid)
+        .withNamespace("ns")
+        .withUid(uid)
+        .endMetadata()
+        .withNewStatus()
+        .withAllocation(result(pool, device))
+        .endStatus()
+        .build();
   }
 
   static AllocationResult result(String pool, String device) {
-    return FakeAllocator.result(pool, device).edit().editDevices().editFirstResult()
-        .withDriver(DRIVER).endResult().endDevices().build();
+    return FakeAllocator.result(pool, device)
+        .edit()
+        .editDevices()
+        .editFirstResult()
+        .withDriver(DRIVER)
+        .endResult()
+        .endDevices()
+        .build();
   }
 
   static boolean taken(AllocationSnapshot s, String pool, String device) {
@@ -44,8 +61,8 @@ class SnapshotCacheTest {
   void theInventoryLastsWhileTheSameSliceObjectsComeBack() {
     List<ResourceSlice> slices = new ArrayList<>(List.of(slice("a"), slice("b")));
     AllocationSnapshot first = cache.snapshot(slices, classes, List.of());
-    AllocationSnapshot again = cache.snapshot(List.of(slices.get(1), slices.get(0)), classes,
-        List.of());
+    AllocationSnapshot again =
+        cache.snapshot(List.of(slices.get(1), slices.get(0)), classes, List.of());
 
     assertThat(again.inventory()).isSameAs(first.inventory());
     assertThat(cache.inventoryBuilds()).isEqualTo(1);
@@ -66,8 +83,14 @@ class SnapshotCacheTest {
     List<ResourceSlice> slices = List.of(slice("a"));
     ResourceClaim one = claim("one", "a", "gpu-0");
     ResourceClaim two = claim("two", "a", "gpu-1");
-    ResourceClaim pending = new ResourceClaimBuilder().withNewMetadata().withName("p")
-        .withNamespace("ns").withUid("p").endMetadata().build();
+    ResourceClaim pending =
+        new ResourceClaimBuilder()
+            .withNewMetadata()
+            .withName("p")
+            .withNamespace("ns")
+            .withUid("p")
+            .endMetadata()
+            .build();
 
     AllocationSnapshot s1 = cache.snapshot(slices, classes, List.of(one, pending));
     assertThat(taken(s1, "a", "gpu-0")).isTrue();
@@ -77,8 +100,8 @@ class SnapshotCacheTest {
     assertThat(taken(s2, "a", "gpu-1")).isTrue();
     assertThat(taken(s1, "a", "gpu-1")).as("an earlier snapshot never changes").isFalse();
     // the informer's copy of an assumed allocation: another object, the same devices
-    AllocationSnapshot s3 = cache.snapshot(slices, classes,
-        List.of(new ResourceClaimBuilder(one).build(), two));
+    AllocationSnapshot s3 =
+        cache.snapshot(slices, classes, List.of(new ResourceClaimBuilder(one).build(), two));
     assertThat(cache.stateBuilds()).isEqualTo(1);
     assertThat(taken(s3, "a", "gpu-0")).isTrue();
 
@@ -100,12 +123,28 @@ class SnapshotCacheTest {
     assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), result("a", "gpu-0"))).isTrue();
     assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), result("a", "gpu-1"))).isFalse();
     assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), result("b", "gpu-0"))).isFalse();
-    AllocationResult shared = result("a", "gpu-0").edit().editDevices().editFirstResult()
-        .withShareID("s-1").endResult().endDevices().build();
+    AllocationResult shared =
+        result("a", "gpu-0")
+            .edit()
+            .editDevices()
+            .editFirstResult()
+            .withShareID("s-1")
+            .endResult()
+            .endDevices()
+            .build();
     assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), shared)).isFalse();
-    AllocationResult two = result("a", "gpu-0").edit().editDevices().addNewResult()
-        .withRequest("gpu").withDriver(DRIVER).withPool("a").withDevice("gpu-1").endResult()
-        .endDevices().build();
+    AllocationResult two =
+        result("a", "gpu-0")
+            .edit()
+            .editDevices()
+            .addNewResult()
+            .withRequest("gpu")
+            .withDriver(DRIVER)
+            .withPool("a")
+            .withDevice("gpu-1")
+            .endResult()
+            .endDevices()
+            .build();
     assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), two)).isFalse();
   }
 }

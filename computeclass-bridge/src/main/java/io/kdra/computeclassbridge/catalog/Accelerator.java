@@ -13,8 +13,12 @@ import java.util.Objects;
  * @param names values the profiles' selector templates compare with
  * @param selectors raw CEL per profile name, replacing that profile's template for this type
  */
-public record Accelerator(String type, AcceleratorKind kind, String description,
-    List<String> names, Map<String, String> selectors) {
+public record Accelerator(
+    String type,
+    AcceleratorKind kind,
+    String description,
+    List<String> names,
+    Map<String, String> selectors) {
 
   public Accelerator {
     Objects.requireNonNull(type);

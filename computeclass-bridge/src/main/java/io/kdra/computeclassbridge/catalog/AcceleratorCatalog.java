@@ -26,15 +26,19 @@ import java.util.stream.Collectors;
  */
 public final class AcceleratorCatalog {
 
-  /** What {@code tpu.topology} may look like ({@code 2x4}, {@code 2x2x1}); keeps CEL literals safe. */
+  /**
+   * What {@code tpu.topology} may look like ({@code 2x4}, {@code 2x2x1}); keeps CEL literals safe.
+   */
   private static final Pattern TOPOLOGY = Pattern.compile("[0-9]{1,4}(x[0-9]{1,4}){0,3}");
 
   private final Map<String, DriverProfile> profiles;
   private final Map<String, Accelerator> accelerators;
   private final Set<String> enabled;
 
-  private AcceleratorCatalog(Map<String, DriverProfile> profiles,
-      Map<String, Accelerator> accelerators, Set<String> enabled) {
+  private AcceleratorCatalog(
+      Map<String, DriverProfile> profiles,
+      Map<String, Accelerator> accelerators,
+      Set<String> enabled) {
     this.profiles = Map.copyOf(profiles);
     this.accelerators = Map.copyOf(accelerators);
     this.enabled = Set.copyOf(enabled);
@@ -54,9 +58,9 @@ public final class AcceleratorCatalog {
   }
 
   /**
-   * This catalog with an override laid over it: entries of the override replace entries with
-   * the same name, or the whole catalog when the override says {@code replace: true}. Profiles
-   * enabled here stay enabled when they still exist; new profiles are enabled.
+   * This catalog with an override laid over it: entries of the override replace entries with the
+   * same name, or the whole catalog when the override says {@code replace: true}. Profiles enabled
+   * here stay enabled when they still exist; new profiles are enabled.
    *
    * @throws IllegalArgumentException naming the entry of the override that is malformed
    */
@@ -66,10 +70,12 @@ public final class AcceleratorCatalog {
     Map<String, DriverProfile> newProfiles = new LinkedHashMap<>(replace ? Map.of() : profiles);
     Set<String> newEnabled = new LinkedHashSet<>(replace ? Set.of() : enabled);
     if (doc.profiles() != null) {
-      doc.profiles().forEach((name, p) -> {
-        newProfiles.put(name, profile(name, p));
-        newEnabled.add(name);
-      });
+      doc.profiles()
+          .forEach(
+              (name, p) -> {
+                newProfiles.put(name, profile(name, p));
+                newEnabled.add(name);
+              });
     }
     Map<String, Accelerator> newAccelerators =
         new LinkedHashMap<>(replace ? Map.of() : accelerators);
@@ -79,8 +85,14 @@ public final class AcceleratorCatalog {
     for (Accelerator a : newAccelerators.values()) {
       for (String profile : a.selectors().keySet()) {
         if (!newProfiles.containsKey(profile)) {
-          throw new IllegalArgumentException("accelerators." + a.type() + ".selectors: unknown profile "
-              + profile + " (known: " + new TreeMap<>(newProfiles).keySet() + ")");
+          throw new IllegalArgumentException(
+              "accelerators."
+                  + a.type()
+                  + ".selectors: unknown profile "
+                  + profile
+                  + " (known: "
+                  + new TreeMap<>(newProfiles).keySet()
+                  + ")");
         }
       }
     }
@@ -94,16 +106,21 @@ public final class AcceleratorCatalog {
    * @param driverNames profile name to driver name, for a driver deployed under another name
    * @throws IllegalArgumentException when a name is not a profile of the catalog
    */
-  public AcceleratorCatalog using(Collection<String> profileNames,
-      Map<String, String> driverNames) {
+  public AcceleratorCatalog using(
+      Collection<String> profileNames, Map<String, String> driverNames) {
     Map<String, DriverProfile> newProfiles = new LinkedHashMap<>(profiles);
     for (String name : concat(profileNames, driverNames.keySet())) {
       if (!profiles.containsKey(name)) {
-        throw new IllegalArgumentException("unknown accelerator catalog profile " + name
-            + " (known: " + new TreeMap<>(profiles).keySet() + ")");
+        throw new IllegalArgumentException(
+            "unknown accelerator catalog profile "
+                + name
+                + " (known: "
+                + new TreeMap<>(profiles).keySet()
+                + ")");
       }
     }
-    driverNames.forEach((name, driver) -> newProfiles.put(name, profiles.get(name).withDriver(driver)));
+    driverNames.forEach(
+        (name, driver) -> newProfiles.put(name, profiles.get(name).withDriver(driver)));
     return new AcceleratorCatalog(newProfiles, accelerators, new LinkedHashSet<>(profileNames));
   }
 
@@ -124,9 +141,12 @@ public final class AcceleratorCatalog {
 
   /** The enabled profiles that can select devices of this accelerator, sorted by name. */
   public List<DriverProfile> profilesFor(Accelerator accelerator) {
-    return enabled.stream().sorted().map(profiles::get)
+    return enabled.stream()
+        .sorted()
+        .map(profiles::get)
         .filter(p -> p.kind() == accelerator.kind())
-        .filter(p -> accelerator.selectors().containsKey(p.name()) || !accelerator.names().isEmpty())
+        .filter(
+            p -> accelerator.selectors().containsKey(p.name()) || !accelerator.names().isEmpty())
         .toList();
   }
 
@@ -145,8 +165,8 @@ public final class AcceleratorCatalog {
   }
 
   /**
-   * A subrequest selector restricting an accelerator's devices to a TPU topology. Profiles
-   * that publish no topology are left unrestricted; their devices still match the class.
+   * A subrequest selector restricting an accelerator's devices to a TPU topology. Profiles that
+   * publish no topology are left unrestricted; their devices still match the class.
    *
    * @return empty when no enabled profile of the accelerator publishes a topology
    * @throws IllegalArgumentException when {@code topology} is not of the form {@code AxB[xC]}
@@ -157,12 +177,14 @@ public final class AcceleratorCatalog {
     }
     List<String> terms = new ArrayList<>();
     for (DriverProfile p : profilesFor(accelerator)) {
-      terms.add(p.topologySelector()
-          .map(t -> guarded(p, render(t, p, Map.of("{topology}", topology))))
-          .orElse("device.driver == " + celString(p.driver())));
+      terms.add(
+          p.topologySelector()
+              .map(t -> guarded(p, render(t, p, Map.of("{topology}", topology))))
+              .orElse("device.driver == " + celString(p.driver())));
     }
     return profilesFor(accelerator).stream().anyMatch(p -> p.topologySelector().isPresent())
-        ? or(terms) : Optional.empty();
+        ? or(terms)
+        : Optional.empty();
   }
 
   /**
@@ -175,11 +197,13 @@ public final class AcceleratorCatalog {
     List<String> problems = new ArrayList<>();
     for (String type : types()) {
       Accelerator a = accelerators.get(type);
-      deviceSelector(a).flatMap(env::validate).ifPresent(e ->
-          problems.add("accelerators." + type + ": " + e.getMessage()));
+      deviceSelector(a)
+          .flatMap(env::validate)
+          .ifPresent(e -> problems.add("accelerators." + type + ": " + e.getMessage()));
       if (a.kind() == AcceleratorKind.TPU) {
-        topologySelector(a, "2x2").flatMap(env::validate).ifPresent(e ->
-            problems.add("accelerators." + type + " topology: " + e.getMessage()));
+        topologySelector(a, "2x2")
+            .flatMap(env::validate)
+            .ifPresent(e -> problems.add("accelerators." + type + " topology: " + e.getMessage()));
       }
     }
     return problems;
@@ -213,7 +237,8 @@ public final class AcceleratorCatalog {
   }
 
   static String celList(List<String> values) {
-    return values.stream().map(AcceleratorCatalog::celString)
+    return values.stream()
+        .map(AcceleratorCatalog::celString)
         .collect(Collectors.joining(", ", "[", "]"));
   }
 
@@ -222,7 +247,11 @@ public final class AcceleratorCatalog {
     if (p == null || blank(p.driver()) || blank(p.selector())) {
       throw new IllegalArgumentException(where + ": driver and selector are required");
     }
-    return new DriverProfile(name, p.driver(), AcceleratorKind.parse(p.kind(), where), p.selector(),
+    return new DriverProfile(
+        name,
+        p.driver(),
+        AcceleratorKind.parse(p.kind(), where),
+        p.selector(),
         Optional.ofNullable(p.topologySelector()).filter(s -> !s.isBlank()));
   }
 
@@ -236,8 +265,8 @@ public final class AcceleratorCatalog {
     if (names.isEmpty() && selectors.isEmpty()) {
       throw new IllegalArgumentException(where + ": needs names or selectors");
     }
-    return new Accelerator(type, AcceleratorKind.parse(a.kind(), where), a.description(), names,
-        selectors);
+    return new Accelerator(
+        type, AcceleratorKind.parse(a.kind(), where), a.description(), names, selectors);
   }
 
   private static boolean blank(String s) {
@@ -252,8 +281,10 @@ public final class AcceleratorCatalog {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof AcceleratorCatalog c && profiles.equals(c.profiles)
-        && accelerators.equals(c.accelerators) && enabled.equals(c.enabled);
+    return o instanceof AcceleratorCatalog c
+        && profiles.equals(c.profiles)
+        && accelerators.equals(c.accelerators)
+        && enabled.equals(c.enabled);
   }
 
   @Override

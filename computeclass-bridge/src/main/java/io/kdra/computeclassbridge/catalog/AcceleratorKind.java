@@ -2,7 +2,9 @@ package io.kdra.computeclassbridge.catalog;
 
 import java.util.Locale;
 
-/** Which ComputeClass field an accelerator type belongs in: {@code gpu.type} or {@code tpu.type}. */
+/**
+ * Which ComputeClass field an accelerator type belongs in: {@code gpu.type} or {@code tpu.type}.
+ */
 public enum AcceleratorKind {
   GPU,
   TPU;

@@ -10,10 +10,14 @@ import java.util.Optional;
  * @param driver driver name devices are published under, e.g. {@code gpu.kdra.io}
  * @param kind the accelerators it serves
  * @param selector CEL template with {@code {driver}} and {@code {values}} placeholders
- * @param topologySelector CEL template with {@code {driver}} and {@code {topology}}; empty when
- *     the driver publishes no topology
+ * @param topologySelector CEL template with {@code {driver}} and {@code {topology}}; empty when the
+ *     driver publishes no topology
  */
-public record DriverProfile(String name, String driver, AcceleratorKind kind, String selector,
+public record DriverProfile(
+    String name,
+    String driver,
+    AcceleratorKind kind,
+    String selector,
     Optional<String> topologySelector) {
 
   public DriverProfile {

@@ -17,10 +17,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Wires the reconciler's collaborators from the typed configuration, so that
- * {@link ComputeClassReconciler} only orchestrates and tests can replace single beans (the
- * {@link Clock} above all: every time the bridge writes, a condition's transition or an Event's
- * timestamp, comes from it).
+ * Wires the reconciler's collaborators from the typed configuration, so that {@link
+ * ComputeClassReconciler} only orchestrates and tests can replace single beans (the {@link Clock}
+ * above all: every time the bridge writes, a condition's transition or an Event's timestamp, comes
+ * from it).
  */
 @ApplicationScoped
 public class BridgeBeans {
@@ -57,7 +57,8 @@ public class BridgeBeans {
   @Produces
   @Singleton
   NamespaceSelection namespaceSelection(BridgeConfig config) {
-    return new NamespaceSelection(config.namespaces().names().orElse(List.of()),
+    return new NamespaceSelection(
+        config.namespaces().names().orElse(List.of()),
         Optional.of(config.namespaces().selector())
             .filter(s -> !BridgeConfig.Namespaces.NO_SELECTOR.equals(s)));
   }

@@ -22,8 +22,8 @@ public interface BridgeConfig {
   Catalog catalog();
 
   /**
-   * Appended to an accelerator type to name its DeviceClass: {@code nvidia-l4} becomes
-   * {@code nvidia-l4.computeclass.kdra.io}. Changing it renames every generated DeviceClass.
+   * Appended to an accelerator type to name its DeviceClass: {@code nvidia-l4} becomes {@code
+   * nvidia-l4.computeclass.kdra.io}. Changing it renames every generated DeviceClass.
    */
   @WithDefault(".computeclass.kdra.io")
   String deviceClassSuffix();
@@ -48,10 +48,10 @@ public interface BridgeConfig {
     Optional<List<String>> names();
 
     /**
-     * A label selector over namespaces ({@code a=b}, {@code a!=b}, {@code a}, {@code !a},
-     * {@code a in (x,y)}, {@code a notin (x,y)}); namespaces labelled later get the templates
-     * when the label appears, and lose them when it goes. {@code none} selects no namespace by
-     * label, leaving only {@link #names()}.
+     * A label selector over namespaces ({@code a=b}, {@code a!=b}, {@code a}, {@code !a}, {@code a
+     * in (x,y)}, {@code a notin (x,y)}); namespaces labelled later get the templates when the label
+     * appears, and lose them when it goes. {@code none} selects no namespace by label, leaving only
+     * {@link #names()}.
      */
     @WithDefault("computeclass.kdra.io/templates=enabled")
     String selector();
@@ -62,23 +62,23 @@ public interface BridgeConfig {
 
     /**
      * Driver profiles of the catalog to use: {@code kdra-gpu}, {@code kdra-tpu} (our
-     * device-driver), {@code gke-gpu} (NVIDIA's DRA driver, {@code gpu.nvidia.com}),
-     * {@code gke-tpu} (Google's TPU DRA driver, {@code tpu.google.com}). A DeviceClass matches
-     * devices of any listed profile.
+     * device-driver), {@code gke-gpu} (NVIDIA's DRA driver, {@code gpu.nvidia.com}), {@code
+     * gke-tpu} (Google's TPU DRA driver, {@code tpu.google.com}). A DeviceClass matches devices of
+     * any listed profile.
      */
     @WithDefault("kdra-gpu,kdra-tpu")
     List<String> profiles();
 
     /**
-     * Driver name per profile, for a driver deployed under another name, e.g.
-     * {@code bridge.catalog.drivers.kdra-gpu=gpu.example.org}.
+     * Driver name per profile, for a driver deployed under another name, e.g. {@code
+     * bridge.catalog.drivers.kdra-gpu=gpu.example.org}.
      */
     Map<String, String> drivers();
 
     /**
      * A ConfigMap laid over the shipped catalog (key {@link #configMapKey()}); read from the
-     * bridge's own namespace unless {@link #configMapNamespace()} says otherwise. Its changes
-     * apply without a restart. When its content is invalid the shipped catalog is used and every
+     * bridge's own namespace unless {@link #configMapNamespace()} says otherwise. Its changes apply
+     * without a restart. When its content is invalid the shipped catalog is used and every
      * ComputeClass reports {@code Degraded} with reason {@code CatalogInvalid}.
      */
     Optional<String> configMap();

@@ -17,10 +17,10 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
 /**
- * The bridge's leader election as CDI beans; what they are is {@link ElectionWiring}'s and
- * {@link OperatorSdkElection}'s (shared with the other elected services). Election is off in the
- * dev and test profiles (application.properties), as quarkus-operator-sdk elects only in
- * {@code prod} there.
+ * The bridge's leader election as CDI beans; what they are is {@link ElectionWiring}'s and {@link
+ * OperatorSdkElection}'s (shared with the other elected services). Election is off in the dev and
+ * test profiles (application.properties), as quarkus-operator-sdk elects only in {@code prod}
+ * there.
  */
 @ApplicationScoped
 public class BridgeLeadership {
@@ -31,8 +31,13 @@ public class BridgeLeadership {
   @Produces
   @Singleton
   ElectionWiring election(BridgeConfig config, KubernetesClient client) {
-    return new ElectionWiring("computeclass-bridge", "bridge.leader-election",
-        config.leaderElection(), client, true, System.getenv("HOSTNAME"));
+    return new ElectionWiring(
+        "computeclass-bridge",
+        "bridge.leader-election",
+        config.leaderElection(),
+        client,
+        true,
+        System.getenv("HOSTNAME"));
   }
 
   @Produces
@@ -49,13 +54,16 @@ public class BridgeLeadership {
   }
 
   /** The leadership meters from start-up on, which also sets the election up at start-up. */
-  void meters(@Observes StartupEvent event, MeterRegistry registry, ElectionWiring election,
+  void meters(
+      @Observes StartupEvent event,
+      MeterRegistry registry,
+      ElectionWiring election,
       Leadership leadership) {
     election.registerMeters(registry, () -> leadership);
   }
 
-  void onStop(@Observes @Priority(BEFORE_OPERATOR_STOP) ShutdownEvent event,
-      Leadership leadership) {
+  void onStop(
+      @Observes @Priority(BEFORE_OPERATOR_STOP) ShutdownEvent event, Leadership leadership) {
     leadership.shuttingDown();
   }
 }

@@ -6,8 +6,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplateBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kdra.computeclassbridge.mapping.Labels;
 import io.kdra.computeclassbridge.mapping.JsonSubset;
+import io.kdra.computeclassbridge.mapping.Labels;
 import io.kdra.computeclassbridge.mapping.SharedDeviceClasses;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.core.model.TraceAnnotation;
@@ -29,18 +29,18 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Makes the generated objects of one ComputeClass what the mapper says they should be: creates
- * what is missing, rewrites what drifted (hand edits included), deletes what is no longer wanted.
- * It reads live state straight from the API server, not from an informer cache, so a reconcile
- * that follows its own writes never acts on a stale view.
+ * Makes the generated objects of one ComputeClass what the mapper says they should be: creates what
+ * is missing, rewrites what drifted (hand edits included), deletes what is no longer wanted. It
+ * reads live state straight from the API server, not from an informer cache, so a reconcile that
+ * follows its own writes never acts on a stale view.
  *
- * <p>Only objects labelled {@code app.kubernetes.io/managed-by=kdra-computeclass-bridge} are
- * ever changed or deleted; an object of the same name without that label is reported as a
- * conflict and left alone. Idempotent: a second call with the same input writes nothing.
+ * <p>Only objects labelled {@code app.kubernetes.io/managed-by=kdra-computeclass-bridge} are ever
+ * changed or deleted; an object of the same name without that label is reported as a conflict and
+ * left alone. Idempotent: a second call with the same input writes nothing.
  *
- * <p>Each template written (created, or replaced) is a span {@code apply template}, whose
- * context the template carries in {@link TraceAnnotation#KEY}: the trace of every claim made
- * from it links there. The annotation is not part of what is compared, so it causes no writes.
+ * <p>Each template written (created, or replaced) is a span {@code apply template}, whose context
+ * the template carries in {@link TraceAnnotation#KEY}: the trace of every claim made from it links
+ * there. The annotation is not part of what is compared, so it causes no writes.
  */
 public final class GeneratedObjects {
 
@@ -58,9 +58,14 @@ public final class GeneratedObjects {
    * claims already made from it are not affected.
    */
   public ApplyReport applyTemplates(ComputeClass cc, List<ResourceClaimTemplate> desired) {
-    Map<String, ResourceClaimTemplate> actual = byKey(client.resources(ResourceClaimTemplate.class)
-        .inAnyNamespace().withLabels(Labels.templatesOf(cc.getMetadata().getName())).list()
-        .getItems());
+    Map<String, ResourceClaimTemplate> actual =
+        byKey(
+            client
+                .resources(ResourceClaimTemplate.class)
+                .inAnyNamespace()
+                .withLabels(Labels.templatesOf(cc.getMetadata().getName()))
+                .list()
+                .getItems());
     List<String> changes = new ArrayList<>();
     List<String> conflicts = new ArrayList<>();
     for (ResourceClaimTemplate d : desired) {
@@ -68,18 +73,27 @@ public final class GeneratedObjects {
       if (a == null) {
         traced(cc, d, "create", () -> create(d, changes, conflicts));
       } else if (!JsonSubset.contains(a.getSpec(), d.getSpec())) {
-        traced(cc, d, "replace", () -> {
-          client.resource(a).withGracePeriod(0).delete();
-          client.resource(d).create();
-        });
+        traced(
+            cc,
+            d,
+            "replace",
+            () -> {
+              client.resource(a).withGracePeriod(0).delete();
+              client.resource(d).create();
+            });
         changes.add("replaced " + describe(d) + " (its spec is immutable)");
       } else if (!JsonSubset.contains(a.getMetadata(), d.getMetadata())) {
         // the same content: it keeps the trace context of the write that made it
         Optional.ofNullable(a.getMetadata().getAnnotations())
             .map(m -> m.get(TraceAnnotation.KEY))
             .ifPresent(tp -> annotate(d, tp));
-        client.resource(new ResourceClaimTemplateBuilder(d).editMetadata()
-            .withResourceVersion(a.getMetadata().getResourceVersion()).endMetadata().build())
+        client
+            .resource(
+                new ResourceClaimTemplateBuilder(d)
+                    .editMetadata()
+                    .withResourceVersion(a.getMetadata().getResourceVersion())
+                    .endMetadata()
+                    .build())
             .update();
         changes.add("relabelled " + describe(d));
       }
@@ -92,16 +106,17 @@ public final class GeneratedObjects {
   }
 
   /**
-   * DeviceClasses: adds this ComputeClass as a user of every desired class and removes it from
-   * the classes it no longer uses; a class without users is deleted.
+   * DeviceClasses: adds this ComputeClass as a user of every desired class and removes it from the
+   * classes it no longer uses; a class without users is deleted.
    *
-   * @param liveUsers label values of all existing ComputeClasses, see
-   *     {@link SharedDeviceClasses#withUser}
+   * @param liveUsers label values of all existing ComputeClasses, see {@link
+   *     SharedDeviceClasses#withUser}
    */
-  public ApplyReport applyDeviceClasses(ComputeClass cc, List<DeviceClass> desired, Set<String> liveUsers) {
+  public ApplyReport applyDeviceClasses(
+      ComputeClass cc, List<DeviceClass> desired, Set<String> liveUsers) {
     String name = cc.getMetadata().getName();
-    Map<String, DeviceClass> actual = byKey(client.resources(DeviceClass.class)
-        .withLabels(Labels.managed()).list().getItems());
+    Map<String, DeviceClass> actual =
+        byKey(client.resources(DeviceClass.class).withLabels(Labels.managed()).list().getItems());
     List<String> changes = new ArrayList<>();
     List<String> conflicts = new ArrayList<>();
     for (DeviceClass d : desired) {
@@ -123,8 +138,11 @@ public final class GeneratedObjects {
       Optional<DeviceClass> released = SharedDeviceClasses.withoutUser(a, name);
       if (released.isPresent()) {
         client.resource(released.get()).update();
-        changes.add("released " + describe(a) + ", still used by "
-            + SharedDeviceClasses.usersOf(released.get()));
+        changes.add(
+            "released "
+                + describe(a)
+                + ", still used by "
+                + SharedDeviceClasses.usersOf(released.get()));
       } else {
         client.resource(a).delete();
         changes.add("deleted " + describe(a));
@@ -134,18 +152,18 @@ public final class GeneratedObjects {
   }
 
   /** Runs {@code write} of template {@code t} in a span whose context {@code t} then carries. */
-  private void traced(ComputeClass cc, ResourceClaimTemplate t, String operation,
-      Runnable write) {
-    Span span = tracer.spanBuilder("apply template")
-        .setAttribute("kdra.computeclass", cc.getMetadata().getName())
-        .setAttribute("k8s.namespace.name", t.getMetadata().getNamespace())
-        .setAttribute("kdra.template.name", t.getMetadata().getName())
-        .setAttribute("kdra.operation", operation)
-        .startSpan();
+  private void traced(ComputeClass cc, ResourceClaimTemplate t, String operation, Runnable write) {
+    Span span =
+        tracer
+            .spanBuilder("apply template")
+            .setAttribute("kdra.computeclass", cc.getMetadata().getName())
+            .setAttribute("k8s.namespace.name", t.getMetadata().getNamespace())
+            .setAttribute("kdra.template.name", t.getMetadata().getName())
+            .setAttribute("kdra.operation", operation)
+            .startSpan();
     if (span.getSpanContext().isValid()) {
       Map<String, String> headers = new HashMap<>();
-      W3CTraceContextPropagator.getInstance().inject(Context.root().with(span), headers,
-          Map::put);
+      W3CTraceContextPropagator.getInstance().inject(Context.root().with(span), headers, Map::put);
       Optional.ofNullable(headers.get("traceparent")).ifPresent(tp -> annotate(t, tp));
     }
     try {
@@ -160,15 +178,17 @@ public final class GeneratedObjects {
   }
 
   private static void annotate(ResourceClaimTemplate t, String traceparent) {
-    Map<String, String> annotations = t.getMetadata().getAnnotations() == null
-        ? new LinkedHashMap<>() : new LinkedHashMap<>(t.getMetadata().getAnnotations());
+    Map<String, String> annotations =
+        t.getMetadata().getAnnotations() == null
+            ? new LinkedHashMap<>()
+            : new LinkedHashMap<>(t.getMetadata().getAnnotations());
     annotations.put(TraceAnnotation.KEY, traceparent);
     t.getMetadata().setAnnotations(annotations);
   }
 
   /** Creates; a same-named object that is not ours is a conflict, one that is ours a race. */
-  private <T extends HasMetadata> void create(T desired, List<String> changes,
-      List<String> conflicts) {
+  private <T extends HasMetadata> void create(
+      T desired, List<String> changes, List<String> conflicts) {
     try {
       client.resource(desired).create();
       changes.add("created " + describe(desired));
@@ -177,11 +197,15 @@ public final class GeneratedObjects {
         throw e;
       }
       T existing = client.resource(desired).get();
-      if (existing != null && !Labels.MANAGER.equals(
-          existing.getMetadata().getLabels() == null ? null
-              : existing.getMetadata().getLabels().get(Labels.MANAGED_BY))) {
-        conflicts.add(describe(desired) + " already exists and was not generated by the bridge;"
-            + " left as it is");
+      if (existing != null
+          && !Labels.MANAGER.equals(
+              existing.getMetadata().getLabels() == null
+                  ? null
+                  : existing.getMetadata().getLabels().get(Labels.MANAGED_BY))) {
+        conflicts.add(
+            describe(desired)
+                + " already exists and was not generated by the bridge;"
+                + " left as it is");
       } else {
         throw e; // ours, created concurrently: the retry will see and update it
       }
@@ -189,8 +213,10 @@ public final class GeneratedObjects {
   }
 
   private static <T extends HasMetadata> Map<String, T> byKey(List<T> items) {
-    return items.stream().collect(Collectors.toMap(GeneratedObjects::key, Function.identity(),
-        (x, y) -> x, TreeMap::new));
+    return items.stream()
+        .collect(
+            Collectors.toMap(
+                GeneratedObjects::key, Function.identity(), (x, y) -> x, TreeMap::new));
   }
 
   private static String key(HasMetadata o) {

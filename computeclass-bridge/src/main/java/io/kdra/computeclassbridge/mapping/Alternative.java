@@ -14,8 +14,13 @@ import java.util.Optional;
  *     priorities reorders subrequests without renaming them
  * @param deviceClassName the DeviceClass generated for the accelerator
  */
-public record Alternative(int priority, Accelerator accelerator, int count,
-    Optional<String> topology, String subrequestName, String deviceClassName) {
+public record Alternative(
+    int priority,
+    Accelerator accelerator,
+    int count,
+    Optional<String> topology,
+    String subrequestName,
+    String deviceClassName) {
 
   /** For messages: {@code nvidia-l4 x2} or {@code tpu-v5-lite-podslice x4 2x2}. */
   public String describe() {

@@ -24,17 +24,18 @@ import java.util.TreeSet;
  * priorities left out. A pure function: no clock, no API, no configuration lookup; equal inputs
  * give equal outputs, which is what lets the reconciler compare desired with actual objects.
  *
- * <p>Each priority naming a GPU or TPU becomes one {@code firstAvailable} subrequest, in
- * priority order, with the priority's count. Upstream allows at most
- * {@value #MAX_SUBREQUESTS} subrequests and {@value #MAX_DEVICES} devices per claim; priorities
- * beyond that are problems. A priority asking for the same devices as an earlier one is skipped:
- * DRA would only try the same request twice. Node-level differences between such priorities
- * (spot, zone, machine family) stay with GKE's autoscaler.
+ * <p>Each priority naming a GPU or TPU becomes one {@code firstAvailable} subrequest, in priority
+ * order, with the priority's count. Upstream allows at most {@value #MAX_SUBREQUESTS} subrequests
+ * and {@value #MAX_DEVICES} devices per claim; priorities beyond that are problems. A priority
+ * asking for the same devices as an earlier one is skipped: DRA would only try the same request
+ * twice. Node-level differences between such priorities (spot, zone, machine family) stay with
+ * GKE's autoscaler.
  */
 public final class ComputeClassMapper {
 
   /** {@code FirstAvailableDeviceRequestMaxSize}. */
   public static final int MAX_SUBREQUESTS = 8;
+
   /** {@code AllocationResultsMaxSize}: devices one claim can get. */
   public static final int MAX_DEVICES = 32;
 
@@ -51,10 +52,10 @@ public final class ComputeClassMapper {
    * @param catalog with the profiles to use already enabled
    * @param namespaces where templates go; order and duplicates do not matter
    */
-  public Mapping map(ComputeClass computeClass, AcceleratorCatalog catalog,
-      Collection<String> namespaces) {
-    List<Priority> priorities = computeClass.getSpec() == null
-        ? List.of() : computeClass.getSpec().getPriorities();
+  public Mapping map(
+      ComputeClass computeClass, AcceleratorCatalog catalog, Collection<String> namespaces) {
+    List<Priority> priorities =
+        computeClass.getSpec() == null ? List.of() : computeClass.getSpec().getPriorities();
     List<Alternative> alternatives = new ArrayList<>();
     Map<String, Integer> firstBySubrequest = new LinkedHashMap<>();
     List<PriorityNote> skipped = new ArrayList<>();
@@ -77,17 +78,27 @@ public final class ComputeClassMapper {
       }
       Integer earlier = firstBySubrequest.putIfAbsent(r.alternative.subrequestName(), i);
       if (earlier != null) {
-        skipped.add(new PriorityNote(i, where + ": asks for the same devices as spec.priorities["
-            + earlier + "]"));
+        skipped.add(
+            new PriorityNote(
+                i, where + ": asks for the same devices as spec.priorities[" + earlier + "]"));
       } else if (alternatives.size() == MAX_SUBREQUESTS) {
-        problems.add(new PriorityNote(i, where + ": left out, a request takes at most "
-            + MAX_SUBREQUESTS + " alternatives (firstAvailable)"));
+        problems.add(
+            new PriorityNote(
+                i,
+                where
+                    + ": left out, a request takes at most "
+                    + MAX_SUBREQUESTS
+                    + " alternatives (firstAvailable)"));
       } else {
         alternatives.add(r.alternative);
       }
     }
-    return new Mapping(alternatives, deviceClasses(computeClass, catalog, alternatives),
-        templates(computeClass, catalog, namespaces, alternatives), skipped, problems);
+    return new Mapping(
+        alternatives,
+        deviceClasses(computeClass, catalog, alternatives),
+        templates(computeClass, catalog, namespaces, alternatives),
+        skipped,
+        problems);
   }
 
   private record Resolution(Alternative alternative, String problem) {}
@@ -103,20 +114,30 @@ public final class ComputeClassMapper {
     }
     Optional<Accelerator> found = catalog.find(type);
     if (found.isEmpty()) {
-      return problem("unknown accelerator type " + type + "; the catalog knows "
-          + catalog.types().stream().filter(t -> catalog.find(t).get().kind() == kind).toList());
+      return problem(
+          "unknown accelerator type "
+              + type
+              + "; the catalog knows "
+              + catalog.types().stream()
+                  .filter(t -> catalog.find(t).get().kind() == kind)
+                  .toList());
     }
     Accelerator accelerator = found.get();
     if (accelerator.kind() != kind) {
-      return problem(type + " is a " + accelerator.kind().text() + " type, not a " + field + " type");
+      return problem(
+          type + " is a " + accelerator.kind().text() + " type, not a " + field + " type");
     }
     int n = count == null ? 1 : count;
     if (n < 1 || n > MAX_DEVICES) {
       return problem(field + ".count must be between 1 and " + MAX_DEVICES + ", is " + n);
     }
     if (catalog.deviceSelector(accelerator).isEmpty()) {
-      return problem("no enabled driver profile selects " + type + " (enabled: "
-          + catalog.enabledProfiles() + ")");
+      return problem(
+          "no enabled driver profile selects "
+              + type
+              + " (enabled: "
+              + catalog.enabledProfiles()
+              + ")");
     }
     if (topology != null) {
       try {
@@ -126,8 +147,15 @@ public final class ComputeClassMapper {
       }
     }
     String name = subrequestName(type, n, topology);
-    return new Resolution(new Alternative(index, accelerator, n, Optional.ofNullable(topology),
-        name, settings.deviceClassName(type)), null);
+    return new Resolution(
+        new Alternative(
+            index,
+            accelerator,
+            n,
+            Optional.ofNullable(topology),
+            name,
+            settings.deviceClassName(type)),
+        null);
   }
 
   private static Resolution problem(String message) {
@@ -140,28 +168,41 @@ public final class ComputeClassMapper {
     return name.length() <= 63 ? name : Labels.value(name);
   }
 
-  private List<DeviceClass> deviceClasses(ComputeClass cc, AcceleratorCatalog catalog,
-      List<Alternative> alternatives) {
+  private List<DeviceClass> deviceClasses(
+      ComputeClass cc, AcceleratorCatalog catalog, List<Alternative> alternatives) {
     Map<String, DeviceClass> byName = new TreeMap<>();
     for (Alternative a : alternatives) {
-      byName.computeIfAbsent(a.deviceClassName(), name -> Manifests.deviceClass(name,
-          a.accelerator(), catalog.deviceSelector(a.accelerator()).orElseThrow(), cc));
+      byName.computeIfAbsent(
+          a.deviceClassName(),
+          name ->
+              Manifests.deviceClass(
+                  name,
+                  a.accelerator(),
+                  catalog.deviceSelector(a.accelerator()).orElseThrow(),
+                  cc));
     }
     return List.copyOf(byName.values());
   }
 
-  private List<ResourceClaimTemplate> templates(ComputeClass cc, AcceleratorCatalog catalog,
-      Collection<String> namespaces, List<Alternative> alternatives) {
+  private List<ResourceClaimTemplate> templates(
+      ComputeClass cc,
+      AcceleratorCatalog catalog,
+      Collection<String> namespaces,
+      List<Alternative> alternatives) {
     if (alternatives.isEmpty()) {
       return List.of();
     }
-    List<DeviceSubRequest> subrequests = alternatives.stream()
-        .map(a -> Manifests.subrequest(a,
-            a.topology().flatMap(t -> catalog.topologySelector(a.accelerator(), t))))
-        .toList();
-    return new TreeSet<>(namespaces).stream()
-        .map(ns -> Manifests.template(cc, ns, settings.requestName(), subrequests))
-        .toList();
+    List<DeviceSubRequest> subrequests =
+        alternatives.stream()
+            .map(
+                a ->
+                    Manifests.subrequest(
+                        a, a.topology().flatMap(t -> catalog.topologySelector(a.accelerator(), t))))
+            .toList();
+    return new TreeSet<>(namespaces)
+        .stream()
+            .map(ns -> Manifests.template(cc, ns, settings.requestName(), subrequests))
+            .toList();
   }
 
   /** A short description of a priority for messages: what it asks for. */
@@ -172,7 +213,10 @@ public final class ComputeClassMapper {
       return "gpu " + gpu.getType() + " x" + (gpu.getCount() == null ? 1 : gpu.getCount());
     }
     if (tpu != null) {
-      return "tpu " + tpu.getType() + " x" + (tpu.getCount() == null ? 1 : tpu.getCount())
+      return "tpu "
+          + tpu.getType()
+          + " x"
+          + (tpu.getCount() == null ? 1 : tpu.getCount())
           + (tpu.getTopology() == null ? "" : " " + tpu.getTopology());
     }
     if (p.getNodepools() != null) {

@@ -6,11 +6,10 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * "Does the live object already say everything we want it to say?" Fields the desired object
- * leaves out (server defaults, fields other tools add) are ignored; everything it sets must be
- * equal, and lists must match element by element. Comparing whole objects instead would make
- * the bridge rewrite an object after every server-side default, and its own write would wake
- * it again: a loop.
+ * "Does the live object already say everything we want it to say?" Fields the desired object leaves
+ * out (server defaults, fields other tools add) are ignored; everything it sets must be equal, and
+ * lists must match element by element. Comparing whole objects instead would make the bridge
+ * rewrite an object after every server-side default, and its own write would wake it again: a loop.
  */
 public final class JsonSubset {
 

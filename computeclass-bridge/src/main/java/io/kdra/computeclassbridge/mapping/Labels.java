@@ -15,19 +15,26 @@ public final class Labels {
 
   /** On everything the bridge generates. */
   public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+
   /** Value of {@link #MANAGED_BY}. */
   public static final String MANAGER = "kdra-computeclass-bridge";
+
   /** On templates (and the claims made from them): the ComputeClass, see {@link #value}. */
   public static final String COMPUTE_CLASS = "computeclass.kdra.io/name";
+
   /** On DeviceClasses: the accelerator type they select. */
   public static final String ACCELERATOR = "computeclass.kdra.io/accelerator";
+
   /**
    * Prefix of the per-user label on shared DeviceClasses: one key per ComputeClass that uses the
-   * class ({@code used-by.computeclass.kdra.io/<name>}), because one label value cannot list several.
+   * class ({@code used-by.computeclass.kdra.io/<name>}), because one label value cannot list
+   * several.
    */
   public static final String USED_BY_PREFIX = "used-by.computeclass.kdra.io/";
+
   /** Annotation with the full ComputeClass name when the label had to be shortened. */
   public static final String COMPUTE_CLASS_ANNOTATION = "computeclass.kdra.io/name";
+
   /** Annotation with the accelerator's human description. */
   public static final String DESCRIPTION = "computeclass.kdra.io/description";
 
@@ -52,8 +59,8 @@ public final class Labels {
 
   /**
    * A ComputeClass name as a label value or name: unchanged when it fits in 63 characters,
-   * otherwise its first 52 characters, a dash and 10 hex digits of its SHA-256, so that long
-   * names stay distinct and recognisable.
+   * otherwise its first 52 characters, a dash and 10 hex digits of its SHA-256, so that long names
+   * stay distinct and recognisable.
    */
   public static String value(String name) {
     if (name.length() <= MAX_LABEL_VALUE) {
@@ -65,8 +72,9 @@ public final class Labels {
 
   static String sha256(String s) {
     try {
-      return HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every JDK", e);
     }

@@ -24,59 +24,61 @@ import java.util.Optional;
 
 /**
  * Builds the generated objects from the skeletons in {@code templates/*.yaml}: the fixed shape
- * lives in the YAML, the per-ComputeClass parts are filled in here. Pure: same input, equal
- * output, no API calls; the skeletons are parsed once.
+ * lives in the YAML, the per-ComputeClass parts are filled in here. Pure: same input, equal output,
+ * no API calls; the skeletons are parsed once.
  */
 final class Manifests {
 
-  private static final DeviceClass DEVICE_CLASS = load("templates/deviceclass.yaml", DeviceClass.class);
+  private static final DeviceClass DEVICE_CLASS =
+      load("templates/deviceclass.yaml", DeviceClass.class);
   private static final ResourceClaimTemplate TEMPLATE =
       load("templates/resourceclaimtemplate.yaml", ResourceClaimTemplate.class);
 
   private Manifests() {}
 
   /** The DeviceClass of one accelerator, used by {@code user} (labels and owner reference). */
-  static DeviceClass deviceClass(String name, Accelerator accelerator, String selector,
-      ComputeClass user) {
+  static DeviceClass deviceClass(
+      String name, Accelerator accelerator, String selector, ComputeClass user) {
     return new DeviceClassBuilder(DEVICE_CLASS)
         .editMetadata()
-          .withName(name)
-          .addToLabels(Labels.ACCELERATOR, accelerator.type())
-          .addToLabels(Labels.usedBy(user.getMetadata().getName()), "")
-          .addToAnnotations(Labels.DESCRIPTION, accelerator.description())
-          .withOwnerReferences(ownerReference(user))
+        .withName(name)
+        .addToLabels(Labels.ACCELERATOR, accelerator.type())
+        .addToLabels(Labels.usedBy(user.getMetadata().getName()), "")
+        .addToAnnotations(Labels.DESCRIPTION, accelerator.description())
+        .withOwnerReferences(ownerReference(user))
         .endMetadata()
         .editSpec()
-          .withSelectors(cel(selector))
+        .withSelectors(cel(selector))
         .endSpec()
         .build();
   }
 
   /** The template of one ComputeClass in one namespace, one subrequest per alternative. */
-  static ResourceClaimTemplate template(ComputeClass computeClass, String namespace,
-      String requestName, List<DeviceSubRequest> subrequests) {
+  static ResourceClaimTemplate template(
+      ComputeClass computeClass,
+      String namespace,
+      String requestName,
+      List<DeviceSubRequest> subrequests) {
     String name = computeClass.getMetadata().getName();
-    DeviceRequest request = new DeviceRequestBuilder()
-        .withName(requestName)
-        .withFirstAvailable(subrequests)
-        .build();
+    DeviceRequest request =
+        new DeviceRequestBuilder().withName(requestName).withFirstAvailable(subrequests).build();
     return new ResourceClaimTemplateBuilder(TEMPLATE)
         .editMetadata()
-          .withName(name)
-          .withNamespace(namespace)
-          .addToLabels(Labels.COMPUTE_CLASS, Labels.value(name))
-          .addToAnnotations(Labels.COMPUTE_CLASS_ANNOTATION, name)
-          .withOwnerReferences(ownerReference(computeClass))
+        .withName(name)
+        .withNamespace(namespace)
+        .addToLabels(Labels.COMPUTE_CLASS, Labels.value(name))
+        .addToAnnotations(Labels.COMPUTE_CLASS_ANNOTATION, name)
+        .withOwnerReferences(ownerReference(computeClass))
         .endMetadata()
         .editSpec()
-          .editMetadata()
-            .addToLabels(Labels.COMPUTE_CLASS, Labels.value(name))
-          .endMetadata()
-          .editSpec()
-            .editDevices()
-              .withRequests(request)
-            .endDevices()
-          .endSpec()
+        .editMetadata()
+        .addToLabels(Labels.COMPUTE_CLASS, Labels.value(name))
+        .endMetadata()
+        .editSpec()
+        .editDevices()
+        .withRequests(request)
+        .endDevices()
+        .endSpec()
         .endSpec()
         .build();
   }

@@ -5,10 +5,10 @@ import java.util.Objects;
 /**
  * Naming choices of the mapping, from configuration.
  *
- * @param deviceClassSuffix appended to the accelerator type to name its DeviceClass, e.g.
- *     {@code .computeclass.kdra.io} gives {@code nvidia-l4.computeclass.kdra.io}
- * @param requestName name of the single request in every generated template; containers that
- *     list claim requests refer to it
+ * @param deviceClassSuffix appended to the accelerator type to name its DeviceClass, e.g. {@code
+ *     .computeclass.kdra.io} gives {@code nvidia-l4.computeclass.kdra.io}
+ * @param requestName name of the single request in every generated template; containers that list
+ *     claim requests refer to it
  */
 public record MapperSettings(String deviceClassSuffix, String requestName) {
 

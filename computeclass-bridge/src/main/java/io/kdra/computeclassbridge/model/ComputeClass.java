@@ -30,8 +30,8 @@ public class ComputeClass extends CustomResource<ComputeClassSpec, ComputeClassS
   }
 
   /**
-   * No status until one is written: an empty one here would differ from what the server stores,
-   * and a JSON patch computed against it would not apply there.
+   * No status until one is written: an empty one here would differ from what the server stores, and
+   * a JSON patch computed against it would not apply there.
    */
   @Override
   protected ComputeClassStatus initStatus() {

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * {@code status}. On GKE the class's own controller writes conditions here too, so the bridge
- * only ever replaces the condition types it owns and keeps every other entry and field.
+ * {@code status}. On GKE the class's own controller writes conditions here too, so the bridge only
+ * ever replaces the condition types it owns and keeps every other entry and field.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ComputeClassStatus extends Unknown {

@@ -39,7 +39,8 @@ public class Gpu extends Unknown {
 
   @Override
   public boolean equals(Object o) {
-    return super.equals(o) && Objects.equals(type, ((Gpu) o).type)
+    return super.equals(o)
+        && Objects.equals(type, ((Gpu) o).type)
         && Objects.equals(count, ((Gpu) o).count);
   }
 

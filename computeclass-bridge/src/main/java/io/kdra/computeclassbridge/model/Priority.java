@@ -88,9 +88,11 @@ public class Priority extends Unknown {
       return false;
     }
     Priority p = (Priority) o;
-    return Objects.equals(gpu, p.gpu) && Objects.equals(tpu, p.tpu)
+    return Objects.equals(gpu, p.gpu)
+        && Objects.equals(tpu, p.tpu)
         && Objects.equals(machineFamily, p.machineFamily)
-        && Objects.equals(machineType, p.machineType) && Objects.equals(nodepools, p.nodepools);
+        && Objects.equals(machineType, p.machineType)
+        && Objects.equals(nodepools, p.nodepools);
   }
 
   @Override

@@ -51,7 +51,8 @@ public class Tpu extends Unknown {
       return false;
     }
     Tpu t = (Tpu) o;
-    return Objects.equals(type, t.type) && Objects.equals(count, t.count)
+    return Objects.equals(type, t.type)
+        && Objects.equals(count, t.count)
         && Objects.equals(topology, t.topology);
   }
 

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Base of the model's nested types: keeps the fields the bridge does not model, in their JSON
- * form, so that serialising an object read from the API server writes them back unchanged.
+ * Base of the model's nested types: keeps the fields the bridge does not model, in their JSON form,
+ * so that serialising an object read from the API server writes them back unchanged.
  */
 public abstract class Unknown {
 

@@ -12,14 +12,14 @@ import java.util.function.Supplier;
 /**
  * The bridge's Micrometer meters, served at {@code /q/metrics} in Prometheus format, all present
  * from start-up:
+ *
  * <ul>
  *   <li>{@code kdra_bridge_reconciles_total{outcome}}: reconciles of a ComputeClass that changed
- *       generated objects ({@code applied}), changed nothing ({@code unchanged}), met a
- *       concurrent write and will apply again ({@code conflict}; a routine race) or failed
- *       ({@code failed});
+ *       generated objects ({@code applied}), changed nothing ({@code unchanged}), met a concurrent
+ *       write and will apply again ({@code conflict}; a routine race) or failed ({@code failed});
  *   <li>{@code kdra_bridge_computeclasses}: ComputeClasses the bridge knows;
- *   <li>{@code kdra_bridge_degraded_computeclasses}: of those, the ones whose status says that
- *       an accelerator could not be mapped or an object not applied.
+ *   <li>{@code kdra_bridge_degraded_computeclasses}: of those, the ones whose status says that an
+ *       accelerator could not be mapped or an object not applied.
  * </ul>
  */
 @ApplicationScoped
@@ -27,7 +27,10 @@ public class BridgeMetrics {
 
   /** What one reconcile did. */
   public enum Outcome {
-    APPLIED, UNCHANGED, CONFLICT, FAILED
+    APPLIED,
+    UNCHANGED,
+    CONFLICT,
+    FAILED
   }
 
   private final MeterRegistry registry;
@@ -37,9 +40,12 @@ public class BridgeMetrics {
   public BridgeMetrics(MeterRegistry registry) {
     this.registry = registry;
     for (Outcome o : Outcome.values()) {
-      reconciles.put(o, Counter.builder("kdra.bridge.reconciles")
-          .description("Reconciles of a ComputeClass, by outcome")
-          .tag("outcome", o.name().toLowerCase()).register(registry));
+      reconciles.put(
+          o,
+          Counter.builder("kdra.bridge.reconciles")
+              .description("Reconciles of a ComputeClass, by outcome")
+              .tag("outcome", o.name().toLowerCase())
+              .register(registry));
     }
   }
 
@@ -49,14 +55,17 @@ public class BridgeMetrics {
   }
 
   /**
-   * Registers the two ComputeClass gauges, read on each scrape; held strongly (Micrometer's
-   * default weak reference would let the collector take the suppliers).
+   * Registers the two ComputeClass gauges, read on each scrape; held strongly (Micrometer's default
+   * weak reference would let the collector take the suppliers).
    */
   public void computeClasses(Supplier<Long> all, Supplier<Long> degraded) {
     Gauge.builder("kdra.bridge.computeclasses", all, s -> s.get())
-        .description("ComputeClasses the bridge maps").strongReference(true).register(registry);
+        .description("ComputeClasses the bridge maps")
+        .strongReference(true)
+        .register(registry);
     Gauge.builder("kdra.bridge.degraded.computeclasses", degraded, s -> s.get())
-        .description("ComputeClasses whose status is Degraded").strongReference(true)
+        .description("ComputeClasses whose status is Degraded")
+        .strongReference(true)
         .register(registry);
   }
 }

@@ -16,10 +16,10 @@ import java.util.Optional;
 
 /**
  * The catalog in effect: the shipped {@code catalog/accelerators.yaml}, overlaid with the
- * ConfigMap's content when there is one, restricted to the configured profiles. The shipped
- * catalog with the configured profiles is checked at startup, so a bad deployment fails fast; a
- * bad override only degrades the ComputeClasses, because it can be fixed while running.
- * Thread-safe; the last result is memoised by override text.
+ * ConfigMap's content when there is one, restricted to the configured profiles. The shipped catalog
+ * with the configured profiles is checked at startup, so a bad deployment fails fast; a bad
+ * override only degrades the ComputeClasses, because it can be fixed while running. Thread-safe;
+ * the last result is memoised by override text.
  */
 @ApplicationScoped
 public class CatalogSource {
@@ -45,10 +45,11 @@ public class CatalogSource {
   }
 
   /**
-   * @throws IllegalArgumentException when the profiles or drivers do not fit the shipped
-   *     catalog, or one of its selectors is invalid
+   * @throws IllegalArgumentException when the profiles or drivers do not fit the shipped catalog,
+   *     or one of its selectors is invalid
    */
-  public CatalogSource(AcceleratorCatalog shipped, List<String> profiles, Map<String, String> drivers) {
+  public CatalogSource(
+      AcceleratorCatalog shipped, List<String> profiles, Map<String, String> drivers) {
     this.shipped = shipped;
     this.profiles = List.copyOf(profiles);
     this.drivers = Map.copyOf(drivers);
@@ -73,8 +74,10 @@ public class CatalogSource {
     try {
       AcceleratorCatalog catalog = shipped.overlay(overlay.get()).using(profiles, drivers);
       List<String> problems = catalog.validate(env);
-      result = problems.isEmpty() ? new Effective(catalog, Optional.empty())
-          : new Effective(base.catalog(), Optional.of(String.join("; ", problems)));
+      result =
+          problems.isEmpty()
+              ? new Effective(catalog, Optional.empty())
+              : new Effective(base.catalog(), Optional.of(String.join("; ", problems)));
     } catch (IllegalArgumentException e) {
       result = new Effective(base.catalog(), Optional.of(e.getMessage()));
     }
@@ -84,10 +87,11 @@ public class CatalogSource {
   }
 
   static AcceleratorCatalog shippedCatalog() {
-    try (InputStream in = CatalogSource.class.getClassLoader()
-        .getResourceAsStream("catalog/accelerators.yaml")) {
+    try (InputStream in =
+        CatalogSource.class.getClassLoader().getResourceAsStream("catalog/accelerators.yaml")) {
       if (in == null) {
-        throw new IllegalStateException("catalog/accelerators.yaml is missing from the application");
+        throw new IllegalStateException(
+            "catalog/accelerators.yaml is missing from the application");
       }
       return AcceleratorCatalog.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {

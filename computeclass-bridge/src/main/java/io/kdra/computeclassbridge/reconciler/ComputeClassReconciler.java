@@ -44,15 +44,15 @@ import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
- * Keeps each ComputeClass's DeviceClasses and ResourceClaimTemplates equal to what
- * {@link ComputeClassMapper} derives from it, and says how that went in its status and Events.
+ * Keeps each ComputeClass's DeviceClasses and ResourceClaimTemplates equal to what {@link
+ * ComputeClassMapper} derives from it, and says how that went in its status and Events.
  * Orchestration only: read (namespaces, catalog), map (pure), apply, aggregate status (pure).
  *
  * <p>Besides its primary it is woken by the generated objects (a hand edit or deletion is put
  * back), by namespaces (one labelled later gets its templates) and by the catalog ConfigMap.
- * Deletion goes through a finalizer so that exactly this ComputeClass's objects are removed
- * while it still exists to be named; owner references let Kubernetes' garbage collector finish
- * the job if the finalizer is ever removed by hand.
+ * Deletion goes through a finalizer so that exactly this ComputeClass's objects are removed while
+ * it still exists to be named; owner references let Kubernetes' garbage collector finish the job if
+ * the finalizer is ever removed by hand.
  */
 @ControllerConfiguration(name = "computeclass", finalizerName = ComputeClassReconciler.FINALIZER)
 public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner<ComputeClass> {
@@ -61,6 +61,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   public static final String FINALIZER = "computeclass.kdra.io/cleanup";
 
   private static final Logger LOG = Logger.getLogger(ComputeClassReconciler.class);
+
   /** After a 409: soon, since the next attempt reads the objects afresh. */
   static final Duration CONFLICT_RETRY = Duration.ofMillis(200);
 
@@ -76,9 +77,15 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
 
   /** Collaborators as {@link BridgeBeans} wires them. */
-  public ComputeClassReconciler(BridgeConfig config, CatalogSource catalogs,
-      GeneratedObjects objects, EventRecorder events, ComputeClassMapper mapper,
-      NamespaceSelection selection, BridgeMetrics metrics, Clock clock) {
+  public ComputeClassReconciler(
+      BridgeConfig config,
+      CatalogSource catalogs,
+      GeneratedObjects objects,
+      EventRecorder events,
+      ComputeClassMapper mapper,
+      NamespaceSelection selection,
+      BridgeMetrics metrics,
+      Clock clock) {
     this.config = config;
     this.catalogs = catalogs;
     this.objects = objects;
@@ -93,31 +100,55 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   public List<EventSource<?, ComputeClass>> prepareEventSources(
       EventSourceContext<ComputeClass> context) {
     IndexerResourceCache<ComputeClass> primaries = context.getPrimaryCache();
-    metrics.computeClasses(() -> primaries.list().count(),
+    metrics.computeClasses(
+        () -> primaries.list().count(),
         () -> primaries.list().filter(c -> degradedMessage(c.getStatus()).isPresent()).count());
-    SecondaryToPrimaryMapper<HasMetadata> all = ignored -> primaries.list()
-        .map(ResourceID::fromResource).collect(Collectors.toSet());
+    SecondaryToPrimaryMapper<HasMetadata> all =
+        ignored -> primaries.list().map(ResourceID::fromResource).collect(Collectors.toSet());
     List<EventSource<?, ComputeClass>> sources = new ArrayList<>();
-    namespaces = new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(Namespace.class, ComputeClass.class).withName("namespaces")
-        .withSecondaryToPrimaryMapper(all::toPrimaryResourceIDs).build(), context);
+    namespaces =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Namespace.class, ComputeClass.class)
+                .withName("namespaces")
+                .withSecondaryToPrimaryMapper(all::toPrimaryResourceIDs)
+                .build(),
+            context);
     sources.add(namespaces);
-    sources.add(new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(ResourceClaimTemplate.class, ComputeClass.class).withName("templates")
-        .withWatchAllNamespaces().withLabelSelector(Labels.MANAGED_BY + "=" + Labels.MANAGER)
-        .withSecondaryToPrimaryMapper(ComputeClassReconciler::usersOf).build(), context));
-    sources.add(new InformerEventSource<>(InformerEventSourceConfiguration
-        .from(DeviceClass.class, ComputeClass.class).withName("deviceclasses")
-        .withLabelSelector(Labels.MANAGED_BY + "=" + Labels.MANAGER)
-        .withSecondaryToPrimaryMapper(ComputeClassReconciler::usersOf).build(), context));
-    config.catalog().configMap().ifPresent(name -> {
-      String ns = config.catalog().configMapNamespace().orElse(context.getClient().getNamespace());
-      catalogMap = new InformerEventSource<>(InformerEventSourceConfiguration
-          .from(ConfigMap.class, ComputeClass.class).withName("catalog").withNamespaces(ns)
-          .withGenericFilter(cm -> name.equals(cm.getMetadata().getName()))
-          .withSecondaryToPrimaryMapper(all::toPrimaryResourceIDs).build(), context);
-      sources.add(catalogMap);
-    });
+    sources.add(
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(ResourceClaimTemplate.class, ComputeClass.class)
+                .withName("templates")
+                .withWatchAllNamespaces()
+                .withLabelSelector(Labels.MANAGED_BY + "=" + Labels.MANAGER)
+                .withSecondaryToPrimaryMapper(ComputeClassReconciler::usersOf)
+                .build(),
+            context));
+    sources.add(
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(DeviceClass.class, ComputeClass.class)
+                .withName("deviceclasses")
+                .withLabelSelector(Labels.MANAGED_BY + "=" + Labels.MANAGER)
+                .withSecondaryToPrimaryMapper(ComputeClassReconciler::usersOf)
+                .build(),
+            context));
+    config
+        .catalog()
+        .configMap()
+        .ifPresent(
+            name -> {
+              String ns =
+                  config.catalog().configMapNamespace().orElse(context.getClient().getNamespace());
+              catalogMap =
+                  new InformerEventSource<>(
+                      InformerEventSourceConfiguration.from(ConfigMap.class, ComputeClass.class)
+                          .withName("catalog")
+                          .withNamespaces(ns)
+                          .withGenericFilter(cm -> name.equals(cm.getMetadata().getName()))
+                          .withSecondaryToPrimaryMapper(all::toPrimaryResourceIDs)
+                          .build(),
+                      context);
+              sources.add(catalogMap);
+            });
     return sources;
   }
 
@@ -132,7 +163,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       }
       // Two reconciles touching one shared DeviceClass, or a concurrent edit: a routine race,
       // not an error. Read again shortly; the SDK's error path would log a stack trace.
-      LOG.debugf("ComputeClass %s: %s changed meanwhile; applying again",
+      LOG.debugf(
+          "ComputeClass %s: %s changed meanwhile; applying again",
           cc.getMetadata().getName(), conflictTarget(e));
       metrics.reconciled(BridgeMetrics.Outcome.CONFLICT);
       return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(CONFLICT_RETRY);
@@ -152,16 +184,26 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     CatalogSource.Effective catalog = catalogs.effective(catalogOverlay());
     SortedSet<String> selected = selection.select(namespaces.list(ns -> true).toList());
     Mapping mapping = mapper.map(cc, catalog.catalog(), selected);
-    ApplyReport report = objects.applyDeviceClasses(cc, mapping.deviceClasses(),
-        liveUsers(context, Optional.empty()))
-        .plus(objects.applyTemplates(cc, mapping.templates()));
+    ApplyReport report =
+        objects
+            .applyDeviceClasses(cc, mapping.deviceClasses(), liveUsers(context, Optional.empty()))
+            .plus(objects.applyTemplates(cc, mapping.templates()));
     ComputeClassStatus old = cc.getStatus();
-    ComputeClassStatus status = StatusAggregator.aggregate(old, generation(cc), mapping,
-        cc.getMetadata().getName(), mapping.templates().size(), report.conflicts(),
-        catalog.problem(), clock.instant());
+    ComputeClassStatus status =
+        StatusAggregator.aggregate(
+            old,
+            generation(cc),
+            mapping,
+            cc.getMetadata().getName(),
+            mapping.templates().size(),
+            report.conflicts(),
+            catalog.problem(),
+            clock.instant());
     recordEvents(cc, report, old, status);
-    metrics.reconciled(report.changes().isEmpty() ? BridgeMetrics.Outcome.UNCHANGED
-        : BridgeMetrics.Outcome.APPLIED);
+    metrics.reconciled(
+        report.changes().isEmpty()
+            ? BridgeMetrics.Outcome.UNCHANGED
+            : BridgeMetrics.Outcome.APPLIED);
     if (status.equals(old)) {
       return UpdateControl.noUpdate();
     }
@@ -171,9 +213,12 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
 
   @Override
   public DeleteControl cleanup(ComputeClass cc, Context<ComputeClass> context) {
-    ApplyReport report = objects.applyTemplates(cc, List.of())
-        .plus(objects.applyDeviceClasses(cc, List.of(),
-            liveUsers(context, Optional.of(cc.getMetadata().getName()))));
+    ApplyReport report =
+        objects
+            .applyTemplates(cc, List.of())
+            .plus(
+                objects.applyDeviceClasses(
+                    cc, List.of(), liveUsers(context, Optional.of(cc.getMetadata().getName()))));
     if (!report.changes().isEmpty()) {
       events.normal(cc, "Removed", String.join("; ", report.changes()));
     }
@@ -181,18 +226,19 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   }
 
   @Override
-  public ErrorStatusUpdateControl<ComputeClass> updateErrorStatus(ComputeClass cc,
-      Context<ComputeClass> context, Exception e) {
+  public ErrorStatusUpdateControl<ComputeClass> updateErrorStatus(
+      ComputeClass cc, Context<ComputeClass> context, Exception e) {
     // A conflict is two reconciles touching one shared DeviceClass, or a concurrent edit: the
     // retry reads the new version and succeeds, so it is not worth a warning.
-    if (!(e instanceof KubernetesClientException k && k.getCode() == HttpURLConnection.HTTP_CONFLICT)) {
+    if (!(e instanceof KubernetesClientException k
+        && k.getCode() == HttpURLConnection.HTTP_CONFLICT)) {
       events.warning(cc, "ApplyFailed", "could not apply the generated objects: " + e.getMessage());
     }
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
-  private void recordEvents(ComputeClass cc, ApplyReport report, ComputeClassStatus old,
-      ComputeClassStatus status) {
+  private void recordEvents(
+      ComputeClass cc, ApplyReport report, ComputeClassStatus old, ComputeClassStatus status) {
     if (!report.changes().isEmpty()) {
       events.normal(cc, "Applied", String.join("; ", report.changes()));
     }
@@ -203,37 +249,53 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   }
 
   private static Optional<String> degradedMessage(ComputeClassStatus status) {
-    return status == null ? Optional.empty() : status.getConditions().stream()
-        .filter(c -> StatusAggregator.DEGRADED.equals(c.getType()) && "True".equals(c.getStatus()))
-        .map(c -> c.getMessage()).findFirst();
+    return status == null
+        ? Optional.empty()
+        : status.getConditions().stream()
+            .filter(
+                c -> StatusAggregator.DEGRADED.equals(c.getType()) && "True".equals(c.getStatus()))
+            .map(c -> c.getMessage())
+            .findFirst();
   }
 
   private Optional<String> catalogOverlay() {
     if (catalogMap == null) {
       return Optional.empty();
     }
-    return catalogMap.list(cm -> true).findFirst()
+    return catalogMap
+        .list(cm -> true)
+        .findFirst()
         .map(cm -> cm.getData() == null ? null : cm.getData().get(config.catalog().configMapKey()));
   }
 
   /** Label values of the ComputeClasses that exist, minus one being deleted. */
   private static Set<String> liveUsers(Context<ComputeClass> context, Optional<String> leaving) {
-    return context.getPrimaryCache().list()
+    return context
+        .getPrimaryCache()
+        .list()
         .map(c -> c.getMetadata().getName())
         .filter(n -> leaving.map(l -> !l.equals(n)).orElse(true))
-        .map(Labels::value).collect(Collectors.toSet());
+        .map(Labels::value)
+        .collect(Collectors.toSet());
   }
 
   /** The ComputeClasses a generated object belongs to: owner references, then labels. */
   static Set<ResourceID> usersOf(HasMetadata generated) {
-    Stream<String> owners = generated.getMetadata().getOwnerReferences().stream()
-        .filter(o -> "ComputeClass".equals(o.getKind())).map(o -> o.getName());
-    Map<String, String> labels = Optional.ofNullable(generated.getMetadata().getLabels())
-        .orElse(Map.of());
-    Stream<String> labelled = labels.entrySet().stream()
-        .flatMap(e -> e.getKey().startsWith(Labels.USED_BY_PREFIX)
-            ? Stream.of(e.getKey().substring(Labels.USED_BY_PREFIX.length()))
-            : Labels.COMPUTE_CLASS.equals(e.getKey()) ? Stream.of(e.getValue()) : Stream.empty());
+    Stream<String> owners =
+        generated.getMetadata().getOwnerReferences().stream()
+            .filter(o -> "ComputeClass".equals(o.getKind()))
+            .map(o -> o.getName());
+    Map<String, String> labels =
+        Optional.ofNullable(generated.getMetadata().getLabels()).orElse(Map.of());
+    Stream<String> labelled =
+        labels.entrySet().stream()
+            .flatMap(
+                e ->
+                    e.getKey().startsWith(Labels.USED_BY_PREFIX)
+                        ? Stream.of(e.getKey().substring(Labels.USED_BY_PREFIX.length()))
+                        : Labels.COMPUTE_CLASS.equals(e.getKey())
+                            ? Stream.of(e.getValue())
+                            : Stream.empty());
     return Stream.concat(owners, labelled).map(ResourceID::new).collect(Collectors.toSet());
   }
 

@@ -16,10 +16,9 @@ import java.util.regex.Pattern;
 
 /**
  * Which namespaces get the templates: those named in a list, plus those whose labels match a
- * Kubernetes label selector ({@code a=b}, {@code a!=b}, {@code a}, {@code !a},
- * {@code a in (x,y)}, {@code a notin (x,y)}, comma-separated). Only namespaces that exist and
- * are not being deleted count, so a template never lands in a namespace that is going away.
- * Pure and thread-safe.
+ * Kubernetes label selector ({@code a=b}, {@code a!=b}, {@code a}, {@code !a}, {@code a in (x,y)},
+ * {@code a notin (x,y)}, comma-separated). Only namespaces that exist and are not being deleted
+ * count, so a template never lands in a namespace that is going away. Pure and thread-safe.
  */
 public final class NamespaceSelection {
 
@@ -45,8 +44,8 @@ public final class NamespaceSelection {
         continue;
       }
       String name = ns.getMetadata().getName();
-      Map<String, String> labels = ns.getMetadata().getLabels() == null
-          ? Map.of() : ns.getMetadata().getLabels();
+      Map<String, String> labels =
+          ns.getMetadata().getLabels() == null ? Map.of() : ns.getMetadata().getLabels();
       if (names.contains(name) || selector.map(s -> s.test(labels)).orElse(false)) {
         selected.add(name);
       }
@@ -66,8 +65,8 @@ public final class NamespaceSelection {
     Matcher set = SET.matcher(r);
     if (set.matches()) {
       String key = set.group(1);
-      Set<String> values = Set.copyOf(Arrays.stream(set.group(3).split(","))
-          .map(String::trim).toList());
+      Set<String> values =
+          Set.copyOf(Arrays.stream(set.group(3).split(",")).map(String::trim).toList());
       return "in".equals(set.group(2))
           ? labels -> labels.containsKey(key) && values.contains(labels.get(key))
           : labels -> !labels.containsKey(key) || !values.contains(labels.get(key));
@@ -87,8 +86,8 @@ public final class NamespaceSelection {
     if (!r.isEmpty() && r.chars().noneMatch(c -> " =!(),".indexOf(c) >= 0)) {
       return labels -> labels.containsKey(r);
     }
-    throw new IllegalArgumentException("bridge.namespaces.selector: cannot parse \"" + r
-        + "\" in \"" + selector + "\"");
+    throw new IllegalArgumentException(
+        "bridge.namespaces.selector: cannot parse \"" + r + "\" in \"" + selector + "\"");
   }
 
   /** Splits on commas outside parentheses. */

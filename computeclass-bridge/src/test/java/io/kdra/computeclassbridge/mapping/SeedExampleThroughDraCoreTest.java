@@ -38,8 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The seed's example end to end through dra-core: ComputeClass [A100-40GB x1, L4 x2] -> the
- * bridge's DeviceClasses and template -> a claim made from the template -> dra-core's allocator
- * on nodes with different GPUs, published as our device-driver publishes them.
+ * bridge's DeviceClasses and template -> a claim made from the template -> dra-core's allocator on
+ * nodes with different GPUs, published as our device-driver publishes them.
  */
 class SeedExampleThroughDraCoreTest {
 
@@ -47,50 +47,74 @@ class SeedExampleThroughDraCoreTest {
   private static final String L4 = "NVIDIA L4";
   private static final String T4 = "Tesla T4";
 
-  private static final Mapping MAPPING = new ComputeClassMapper(MapperSettings.DEFAULTS)
-      .map(a100OrTwoL4("a100-or-l4"), defaultCatalog(), List.of("team-a"));
+  private static final Mapping MAPPING =
+      new ComputeClassMapper(MapperSettings.DEFAULTS)
+          .map(a100OrTwoL4("a100-or-l4"), defaultCatalog(), List.of("team-a"));
 
   static Stream<Arguments> nodes() {
     return Stream.of(
-        Arguments.of(named("a node with a free A100", node("node-a100", A100)),
-            AllocatedState.empty(), "accelerator/nvidia-tesla-a100-x1", List.of("gpu-0")),
-        Arguments.of(named("a node with an A100 and two L4s prefers the A100",
-            node("node-mixed", A100, L4, L4)),
-            AllocatedState.empty(), "accelerator/nvidia-tesla-a100-x1", List.of("gpu-0")),
-        Arguments.of(named("a node with only L4s gives two L4s", node("node-l4", L4, L4, L4)),
-            AllocatedState.empty(), "accelerator/nvidia-l4-x2", List.of("gpu-0", "gpu-1")),
-        Arguments.of(named("a node whose A100 is taken falls back to two L4s",
-            node("node-mixed", A100, L4, L4)),
+        Arguments.of(
+            named("a node with a free A100", node("node-a100", A100)),
+            AllocatedState.empty(),
+            "accelerator/nvidia-tesla-a100-x1",
+            List.of("gpu-0")),
+        Arguments.of(
+            named(
+                "a node with an A100 and two L4s prefers the A100",
+                node("node-mixed", A100, L4, L4)),
+            AllocatedState.empty(),
+            "accelerator/nvidia-tesla-a100-x1",
+            List.of("gpu-0")),
+        Arguments.of(
+            named("a node with only L4s gives two L4s", node("node-l4", L4, L4, L4)),
+            AllocatedState.empty(),
+            "accelerator/nvidia-l4-x2",
+            List.of("gpu-0", "gpu-1")),
+        Arguments.of(
+            named(
+                "a node whose A100 is taken falls back to two L4s",
+                node("node-mixed", A100, L4, L4)),
             AllocatedState.empty().plus(holding("node-mixed", "gpu-0")),
-            "accelerator/nvidia-l4-x2", List.of("gpu-1", "gpu-2")));
+            "accelerator/nvidia-l4-x2",
+            List.of("gpu-1", "gpu-2")));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("nodes")
-  void theClaimGetsTheFirstAlternativeTheNodeHas(NodeWithSlice node, AllocatedState allocated,
-      String expectedRequest, List<String> expectedDevices) {
+  void theClaimGetsTheFirstAlternativeTheNodeHas(
+      NodeWithSlice node,
+      AllocatedState allocated,
+      String expectedRequest,
+      List<String> expectedDevices) {
     ClaimOutcome outcome = allocate(defaultCatalog(), node, allocated);
     assertThat(outcome).isInstanceOf(ClaimOutcome.Allocated.class);
     List<DeviceRequestAllocationResult> results =
         ((ClaimOutcome.Allocated) outcome).result().getDevices().getResults();
-    assertThat(results).extracting(DeviceRequestAllocationResult::getRequest).containsOnly(expectedRequest);
-    assertThat(results).extracting(DeviceRequestAllocationResult::getDriver).containsOnly("gpu.kdra.io");
-    assertThat(results).extracting(DeviceRequestAllocationResult::getDevice)
+    assertThat(results)
+        .extracting(DeviceRequestAllocationResult::getRequest)
+        .containsOnly(expectedRequest);
+    assertThat(results)
+        .extracting(DeviceRequestAllocationResult::getDriver)
+        .containsOnly("gpu.kdra.io");
+    assertThat(results)
+        .extracting(DeviceRequestAllocationResult::getDevice)
         .containsExactlyElementsOf(expectedDevices);
   }
 
   @Test
   void withNeitherTheClaimIsUnallocatableAndTheExplanationNamesBothAlternatives() {
-    ClaimOutcome outcome = allocate(defaultCatalog(), node("node-t4", T4, T4, L4),
-        AllocatedState.empty());
+    ClaimOutcome outcome =
+        allocate(defaultCatalog(), node("node-t4", T4, T4, L4), AllocatedState.empty());
     assertThat(outcome).isInstanceOf(ClaimOutcome.NotAllocated.class);
     Explanation why = ((ClaimOutcome.NotAllocated) outcome).explanation();
     assertThat(why.kind()).isEqualTo(Explanation.Kind.UNSATISFIABLE);
     assertThat(why.summary())
-        .contains("request \"accelerator/nvidia-tesla-a100-x1\": 0 devices in class "
-            + "\"nvidia-tesla-a100.computeclass.kdra.io\"")
-        .contains("request \"accelerator/nvidia-l4-x2\": 1 device in class "
-            + "\"nvidia-l4.computeclass.kdra.io\"")
+        .contains(
+            "request \"accelerator/nvidia-tesla-a100-x1\": 0 devices in class "
+                + "\"nvidia-tesla-a100.computeclass.kdra.io\"")
+        .contains(
+            "request \"accelerator/nvidia-l4-x2\": 1 device in class "
+                + "\"nvidia-l4.computeclass.kdra.io\"")
         .contains("2 needed")
         .contains("on node node-t4");
   }
@@ -114,21 +138,31 @@ class SeedExampleThroughDraCoreTest {
     }
   }
 
-  private static ClaimOutcome allocate(AcceleratorCatalog catalog, NodeWithSlice node,
-      AllocatedState allocated) {
-    Mapping mapping = new ComputeClassMapper(MapperSettings.DEFAULTS)
-        .map(a100OrTwoL4("a100-or-l4"), catalog, List.of("team-a"));
+  private static ClaimOutcome allocate(
+      AcceleratorCatalog catalog, NodeWithSlice node, AllocatedState allocated) {
+    Mapping mapping =
+        new ComputeClassMapper(MapperSettings.DEFAULTS)
+            .map(a100OrTwoL4("a100-or-l4"), catalog, List.of("team-a"));
     ResourceClaimTemplate template = mapping.templates().get(0);
-    ResourceClaim claim = new ResourceClaimBuilder()
-        .withNewMetadata().withNamespace("team-a").withName("pod-0-gpus-x7k2q")
-          .withLabels(template.getSpec().getMetadata().getLabels()).endMetadata()
-        .withSpec(template.getSpec().getSpec())
-        .build();
-    AllocationSnapshot snapshot = AllocationSnapshot.of(List.of(node.slice()),
-        new InMemoryDeviceClassLister(mapping.deviceClasses()), allocated);
-    AllocatorOptions options = AllocatorOptions.defaults(AllocatorFeatures.defaults(),
-        () -> "00000000-0000-4000-8000-000000000000");
-    List<ClaimOutcome> outcomes = new Allocator(snapshot, options).allocate(node.node(), List.of(claim));
+    ResourceClaim claim =
+        new ResourceClaimBuilder()
+            .withNewMetadata()
+            .withNamespace("team-a")
+            .withName("pod-0-gpus-x7k2q")
+            .withLabels(template.getSpec().getMetadata().getLabels())
+            .endMetadata()
+            .withSpec(template.getSpec().getSpec())
+            .build();
+    AllocationSnapshot snapshot =
+        AllocationSnapshot.of(
+            List.of(node.slice()),
+            new InMemoryDeviceClassLister(mapping.deviceClasses()),
+            allocated);
+    AllocatorOptions options =
+        AllocatorOptions.defaults(
+            AllocatorFeatures.defaults(), () -> "00000000-0000-4000-8000-000000000000");
+    List<ClaimOutcome> outcomes =
+        new Allocator(snapshot, options).allocate(node.node(), List.of(claim));
     assertThat(outcomes).hasSize(1);
     return outcomes.get(0);
   }
@@ -141,24 +175,47 @@ class SeedExampleThroughDraCoreTest {
   private static NodeWithSlice driverNode(String name, String driver, String... productNames) {
     List<Device> devices = new ArrayList<>();
     for (int i = 0; i < productNames.length; i++) {
-      devices.add(device("gpu-" + i, Map.of("productName", productNames[i], "uuid", "GPU-" + name + "-" + i)));
+      devices.add(
+          device(
+              "gpu-" + i, Map.of("productName", productNames[i], "uuid", "GPU-" + name + "-" + i)));
     }
-    ResourceSlice slice = new ResourceSliceBuilder()
-        .withNewMetadata().withName(name + "-" + driver).endMetadata()
-        .withNewSpec().withDriver(driver).withNodeName(name)
-          .withNewPool().withName(name).withGeneration(1L).withResourceSliceCount(1L).endPool()
-          .withDevices(devices)
-        .endSpec()
-        .build();
-    Node node = new NodeBuilder().withNewMetadata().withName(name)
-        .addToLabels("kubernetes.io/hostname", name).endMetadata().build();
+    ResourceSlice slice =
+        new ResourceSliceBuilder()
+            .withNewMetadata()
+            .withName(name + "-" + driver)
+            .endMetadata()
+            .withNewSpec()
+            .withDriver(driver)
+            .withNodeName(name)
+            .withNewPool()
+            .withName(name)
+            .withGeneration(1L)
+            .withResourceSliceCount(1L)
+            .endPool()
+            .withDevices(devices)
+            .endSpec()
+            .build();
+    Node node =
+        new NodeBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .addToLabels("kubernetes.io/hostname", name)
+            .endMetadata()
+            .build();
     return new NodeWithSlice(node, slice);
   }
 
   /** An allocation held by another claim. */
   private static AllocationResult holding(String node, String device) {
-    return new AllocationResultBuilder().withNewDevices().addNewResult()
-        .withRequest("other").withDriver("gpu.kdra.io").withPool(node).withDevice(device)
-        .endResult().endDevices().build();
+    return new AllocationResultBuilder()
+        .withNewDevices()
+        .addNewResult()
+        .withRequest("other")
+        .withDriver("gpu.kdra.io")
+        .withPool(node)
+        .withDevice(device)
+        .endResult()
+        .endDevices()
+        .build();
   }
 }

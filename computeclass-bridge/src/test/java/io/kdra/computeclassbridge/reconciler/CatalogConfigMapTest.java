@@ -22,8 +22,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The catalog ConfigMap: its changes reach existing ComputeClasses without a restart. Also runs
- * the bridge with a namespace list only ({@code bridge.namespaces.selector=none}).
+ * The catalog ConfigMap: its changes reach existing ComputeClasses without a restart. Also runs the
+ * bridge with a namespace list only ({@code bridge.namespaces.selector=none}).
  */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
@@ -34,47 +34,84 @@ class CatalogConfigMapTest {
   public static class WithCatalogMap implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
-      return Map.of("bridge.catalog.config-map", "catalog",
-          "bridge.catalog.config-map-namespace", "kdra-system",
-          "bridge.namespaces.names", "team-x",
-          "bridge.namespaces.selector", "none");
+      return Map.of(
+          "bridge.catalog.config-map",
+          "catalog",
+          "bridge.catalog.config-map-namespace",
+          "kdra-system",
+          "bridge.namespaces.names",
+          "team-x",
+          "bridge.namespaces.selector",
+          "none");
     }
   }
 
-  @Inject
-  KubernetesClient client;
+  @Inject KubernetesClient client;
 
   @Test
   void anOverrideAddsATypeAndABrokenOneDegrades() {
     for (String ns : new String[] {"team-x", "kdra-system"}) {
-      client.resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+      client
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
           .create();
     }
-    client.resource(computeClass("next", Priority.gpu("nvidia-next", 1), Priority.gpu("nvidia-l4", 1)))
+    client
+        .resource(
+            computeClass("next", Priority.gpu("nvidia-next", 1), Priority.gpu("nvidia-l4", 1)))
         .create();
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
-        assertThat(degraded().getReason()).isEqualTo("PrioritiesNotMapped"));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(degraded().getReason()).isEqualTo("PrioritiesNotMapped"));
 
     catalog("accelerators:\n  nvidia-next:\n    kind: gpu\n    names: [\"NVIDIA Next\"]\n");
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
-      assertThat(degraded().getStatus()).isEqualTo("False");
-      assertThat(client.resources(DeviceClass.class).withName("nvidia-next.computeclass.kdra.io")
-          .get()).isNotNull();
-      assertThat(client.resources(ResourceClaimTemplate.class).inNamespace("team-x").withName("next")
-          .get().getSpec().getSpec().getDevices().getRequests().get(0).getFirstAvailable())
-          .extracting(s -> s.getName()).containsExactly("nvidia-next-x1", "nvidia-l4-x1");
-    });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () -> {
+              assertThat(degraded().getStatus()).isEqualTo("False");
+              assertThat(
+                      client
+                          .resources(DeviceClass.class)
+                          .withName("nvidia-next.computeclass.kdra.io")
+                          .get())
+                  .isNotNull();
+              assertThat(
+                      client
+                          .resources(ResourceClaimTemplate.class)
+                          .inNamespace("team-x")
+                          .withName("next")
+                          .get()
+                          .getSpec()
+                          .getSpec()
+                          .getDevices()
+                          .getRequests()
+                          .get(0)
+                          .getFirstAvailable())
+                  .extracting(s -> s.getName())
+                  .containsExactly("nvidia-next-x1", "nvidia-l4-x1");
+            });
 
     catalog("accelerators: [\n");
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
-      assertThat(degraded().getReason()).isEqualTo("CatalogInvalid");
-      assertThat(degraded().getMessage()).startsWith("catalog override ignored: not a valid catalog");
-    });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () -> {
+              assertThat(degraded().getReason()).isEqualTo("CatalogInvalid");
+              assertThat(degraded().getMessage())
+                  .startsWith("catalog override ignored: not a valid catalog");
+            });
   }
 
   private void catalog(String yaml) {
-    client.resource(new ConfigMapBuilder().withNewMetadata().withName("catalog")
-        .withNamespace("kdra-system").endMetadata().addToData("accelerators.yaml", yaml).build())
+    client
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("catalog")
+                .withNamespace("kdra-system")
+                .endMetadata()
+                .addToData("accelerators.yaml", yaml)
+                .build())
         .createOr(op -> op.update());
   }
 
@@ -82,6 +119,8 @@ class CatalogConfigMapTest {
     ComputeClass cc = client.resources(ComputeClass.class).withName("next").get();
     assertThat(cc.getStatus()).isNotNull();
     return cc.getStatus().getConditions().stream()
-        .filter(c -> "Degraded".equals(c.getType())).findFirst().orElseThrow();
+        .filter(c -> "Degraded".equals(c.getType()))
+        .findFirst()
+        .orElseThrow();
   }
 }

@@ -23,25 +23,32 @@ class CatalogSourceTest {
 
   @Test
   void aValidOverrideIsLaidOver() {
-    CatalogSource.Effective e = source.effective(Optional.of(
-        "accelerators:\n  nvidia-next:\n    kind: gpu\n    names: [\"NVIDIA Next\"]\n"));
+    CatalogSource.Effective e =
+        source.effective(
+            Optional.of(
+                "accelerators:\n  nvidia-next:\n    kind: gpu\n    names: [\"NVIDIA Next\"]\n"));
     assertThat(e.problem()).isEmpty();
     assertThat(e.catalog().find("nvidia-next")).isPresent();
   }
 
   @Test
   void anInvalidOverrideFallsBackAndSaysWhy() {
-    CatalogSource.Effective bad = source.effective(Optional.of(
-        "accelerators:\n  nvidia-l4:\n    kind: gpu\n    selectors:\n      kdra-gpu: 'device.'\n"));
+    CatalogSource.Effective bad =
+        source.effective(
+            Optional.of(
+                "accelerators:\n  nvidia-l4:\n    kind: gpu\n    selectors:\n      kdra-gpu: 'device.'\n"));
     assertThat(bad.problem()).get().asString().startsWith("accelerators.nvidia-l4");
     assertThat(bad.catalog()).isEqualTo(source.effective(Optional.empty()).catalog());
-    assertThat(source.effective(Optional.of("nope: 1")).problem()).get().asString()
+    assertThat(source.effective(Optional.of("nope: 1")).problem())
+        .get()
+        .asString()
         .contains("not a valid catalog");
   }
 
   @Test
   void misconfiguredProfilesFailAtStartup() {
-    assertThatThrownBy(() -> new CatalogSource(shippedCatalog(), List.of("kdra-gpu", "nvidia"), Map.of()))
+    assertThatThrownBy(
+            () -> new CatalogSource(shippedCatalog(), List.of("kdra-gpu", "nvidia"), Map.of()))
         .hasMessageContaining("unknown accelerator catalog profile nvidia");
   }
 }

@@ -44,8 +44,7 @@ class PinnedClockTest {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-      return Map.of("bridge.namespaces.names", "team-pinned", "bridge.namespaces.selector",
-          "none");
+      return Map.of("bridge.namespaces.names", "team-pinned", "bridge.namespaces.selector", "none");
     }
   }
 
@@ -69,23 +68,29 @@ class PinnedClockTest {
     }
   }
 
-  @Inject
-  KubernetesClient client;
+  @Inject KubernetesClient client;
 
   @Test
   void conditionsAndEventsCarryTheInjectedClocksTime() {
-    client.resource(new NamespaceBuilder().withNewMetadata().withName("team-pinned").endMetadata()
-        .build()).create();
+    client
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName("team-pinned").endMetadata().build())
+        .create();
     client.resource(computeClass("pinned", Priority.gpu("nvidia-l4", 1))).create();
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
-      ComputeClass cc = client.resources(ComputeClass.class).withName("pinned").get();
-      assertThat(cc.getStatus()).isNotNull();
-      assertThat(cc.getStatus().getConditions()).isNotEmpty()
-          .allSatisfy(c -> assertThat(c.getLastTransitionTime()).isEqualTo(PINNED.toString()));
-      assertThat(client.v1().events().inNamespace("default").list().getItems())
-          .filteredOn(e -> "pinned".equals(e.getInvolvedObject().getName()))
-          .isNotEmpty()
-          .allSatisfy(e -> assertThat(e.getFirstTimestamp()).isEqualTo(PINNED.toString()));
-    });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () -> {
+              ComputeClass cc = client.resources(ComputeClass.class).withName("pinned").get();
+              assertThat(cc.getStatus()).isNotNull();
+              assertThat(cc.getStatus().getConditions())
+                  .isNotEmpty()
+                  .allSatisfy(
+                      c -> assertThat(c.getLastTransitionTime()).isEqualTo(PINNED.toString()));
+              assertThat(client.v1().events().inNamespace("default").list().getItems())
+                  .filteredOn(e -> "pinned".equals(e.getInvolvedObject().getName()))
+                  .isNotEmpty()
+                  .allSatisfy(e -> assertThat(e.getFirstTimestamp()).isEqualTo(PINNED.toString()));
+            });
   }
 }

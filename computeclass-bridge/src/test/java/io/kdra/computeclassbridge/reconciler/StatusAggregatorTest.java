@@ -32,44 +32,107 @@ class StatusAggregatorTest {
     return new ComputeClassMapper(MapperSettings.DEFAULTS).map(cc, defaultCatalog(), List.of("ns"));
   }
 
-  private static ComputeClassStatus aggregate(ComputeClassStatus old, Mapping m, int namespaces,
-      List<String> conflicts, Optional<String> catalogProblem, Instant now) {
+  private static ComputeClassStatus aggregate(
+      ComputeClassStatus old,
+      Mapping m,
+      int namespaces,
+      List<String> conflicts,
+      Optional<String> catalogProblem,
+      Instant now) {
     return StatusAggregator.aggregate(old, 3, m, "cc", namespaces, conflicts, catalogProblem, now);
   }
 
   private static Condition get(ComputeClassStatus s, String type) {
-    return s.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst().orElseThrow();
+    return s.getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .findFirst()
+        .orElseThrow();
   }
 
   static Stream<Arguments> cases() {
     Mapping seed = map(a100OrTwoL4("cc"));
     return Stream.of(
-        Arguments.of(named("all mapped", seed), 1, List.of(), Optional.empty(),
-            "True", "TemplatesGenerated", "False", "AllPrioritiesMapped"),
-        Arguments.of(named("no namespace selected", seed), 0, List.of(), Optional.empty(),
-            "False", "NoNamespaceSelected", "False", "AllPrioritiesMapped"),
-        Arguments.of(named("only priorities without accelerator",
-            map(computeClass("cc", Priority.machineFamily("n2")))), 1, List.of(), Optional.empty(),
-            "False", "NoAcceleratorPriorities", "False", "AllPrioritiesMapped"),
-        Arguments.of(named("unknown type", map(computeClass("cc", Priority.gpu("x", 1),
-            Priority.gpu("nvidia-l4", 1)))), 1, List.of(), Optional.empty(),
-            "True", "TemplatesGenerated", "True", "PrioritiesNotMapped"),
-        Arguments.of(named("name taken", seed), 1, List.of("ResourceClaimTemplate ns/cc already exists"),
-            Optional.empty(), "True", "TemplatesGenerated", "True", "NameConflict"),
-        Arguments.of(named("bad catalog override", seed), 1, List.of(), Optional.of("not a valid catalog"),
-            "True", "TemplatesGenerated", "True", "CatalogInvalid"));
+        Arguments.of(
+            named("all mapped", seed),
+            1,
+            List.of(),
+            Optional.empty(),
+            "True",
+            "TemplatesGenerated",
+            "False",
+            "AllPrioritiesMapped"),
+        Arguments.of(
+            named("no namespace selected", seed),
+            0,
+            List.of(),
+            Optional.empty(),
+            "False",
+            "NoNamespaceSelected",
+            "False",
+            "AllPrioritiesMapped"),
+        Arguments.of(
+            named(
+                "only priorities without accelerator",
+                map(computeClass("cc", Priority.machineFamily("n2")))),
+            1,
+            List.of(),
+            Optional.empty(),
+            "False",
+            "NoAcceleratorPriorities",
+            "False",
+            "AllPrioritiesMapped"),
+        Arguments.of(
+            named(
+                "unknown type",
+                map(computeClass("cc", Priority.gpu("x", 1), Priority.gpu("nvidia-l4", 1)))),
+            1,
+            List.of(),
+            Optional.empty(),
+            "True",
+            "TemplatesGenerated",
+            "True",
+            "PrioritiesNotMapped"),
+        Arguments.of(
+            named("name taken", seed),
+            1,
+            List.of("ResourceClaimTemplate ns/cc already exists"),
+            Optional.empty(),
+            "True",
+            "TemplatesGenerated",
+            "True",
+            "NameConflict"),
+        Arguments.of(
+            named("bad catalog override", seed),
+            1,
+            List.of(),
+            Optional.of("not a valid catalog"),
+            "True",
+            "TemplatesGenerated",
+            "True",
+            "CatalogInvalid"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void conditionsFollowTheSituation(Mapping m, int namespaces, List<String> conflicts,
-      Optional<String> catalogProblem, String ready, String readyReason, String degraded,
+  void conditionsFollowTheSituation(
+      Mapping m,
+      int namespaces,
+      List<String> conflicts,
+      Optional<String> catalogProblem,
+      String ready,
+      String readyReason,
+      String degraded,
       String degradedReason) {
     ComputeClassStatus s = aggregate(null, m, namespaces, conflicts, catalogProblem, T0);
-    assertThat(get(s, "Ready")).extracting(Condition::getStatus, Condition::getReason,
-        Condition::getObservedGeneration, Condition::getLastTransitionTime)
+    assertThat(get(s, "Ready"))
+        .extracting(
+            Condition::getStatus,
+            Condition::getReason,
+            Condition::getObservedGeneration,
+            Condition::getLastTransitionTime)
         .containsExactly(ready, readyReason, 3L, "2026-01-01T00:00:00Z");
-    assertThat(get(s, "Degraded")).extracting(Condition::getStatus, Condition::getReason)
+    assertThat(get(s, "Degraded"))
+        .extracting(Condition::getStatus, Condition::getReason)
         .containsExactly(degraded, degradedReason);
   }
 
@@ -96,8 +159,10 @@ class StatusAggregatorTest {
     ComputeClassStatus gke = new ComputeClassStatus();
     gke.getConditions().add(new ConditionBuilder().withType("Health").withStatus("True").build());
     gke.setAdditional("somethingGkeWrites", "x");
-    ComputeClassStatus s = aggregate(gke, map(a100OrTwoL4("cc")), 1, List.of(), Optional.empty(), T0);
-    assertThat(s.getConditions()).extracting(Condition::getType)
+    ComputeClassStatus s =
+        aggregate(gke, map(a100OrTwoL4("cc")), 1, List.of(), Optional.empty(), T0);
+    assertThat(s.getConditions())
+        .extracting(Condition::getType)
         .containsExactly("Health", "Ready", "Degraded");
     assertThat(s.getAdditional()).containsEntry("somethingGkeWrites", "x");
   }

@@ -81,8 +81,8 @@ public interface DriverConfig {
   Path cdiDir();
 
   /**
-   * The checkpoint of prepared claims. It must survive driver restarts, so it lives on the host
-   * (by default next to the DRA socket), not in the container.
+   * The checkpoint of prepared claims. It must survive driver restarts, so it lives on the host (by
+   * default next to the DRA socket), not in the container.
    */
   @WithName("checkpoint-file")
   @WithDefault("/var/lib/kubelet/plugins/gpu.kdra.io/checkpoint.json")
@@ -110,9 +110,9 @@ public interface DriverConfig {
   /** Hooks for the end-to-end tests; the chart does not expose them. */
   interface TestOnly {
     /**
-     * TEST ONLY: a pause inside every prepare, after the claim's CDI spec is written and before
-     * its checkpoint entry, so that a test can kill the driver in that window. Refused unless
-     * {@code driver.backend=simulated}. Zero (the default) is off.
+     * TEST ONLY: a pause inside every prepare, after the claim's CDI spec is written and before its
+     * checkpoint entry, so that a test can kill the driver in that window. Refused unless {@code
+     * driver.backend=simulated}. Zero (the default) is off.
      */
     @WithName("prepare-delay")
     @WithDefault("0s")
@@ -177,13 +177,15 @@ public interface DriverConfig {
     Path hostRoot();
 
     /**
-     * The TPU accelerator type, e.g. {@code tpu-v6e-slice}. When absent, the node label
-     * {@code cloud.google.com/gke-tpu-accelerator} is used.
+     * The TPU accelerator type, e.g. {@code tpu-v6e-slice}. When absent, the node label {@code
+     * cloud.google.com/gke-tpu-accelerator} is used.
      */
     @WithName("accelerator-type")
     Optional<String> acceleratorType();
 
-    /** The slice topology, e.g. {@code 2x4}; when absent, {@code cloud.google.com/gke-tpu-topology}. */
+    /**
+     * The slice topology, e.g. {@code 2x4}; when absent, {@code cloud.google.com/gke-tpu-topology}.
+     */
     Optional<String> topology();
   }
 
@@ -221,15 +223,15 @@ public interface DriverConfig {
   /** How the driver verifies the publisher's certificate. */
   interface PublisherTls {
     /**
-     * PEM file of the CA(s) the publisher's certificate must chain to (read again when it
-     * changes); set, the stream is TLS-only.
+     * PEM file of the CA(s) the publisher's certificate must chain to (read again when it changes);
+     * set, the stream is TLS-only.
      */
     @WithName("ca-file")
     Optional<Path> caFile();
 
     /**
-     * The name the certificate must carry, when the address is not it (an IP, a host port);
-     * the chart sets the publisher Service's DNS name.
+     * The name the certificate must carry, when the address is not it (an IP, a host port); the
+     * chart sets the publisher Service's DNS name.
      */
     @WithName("server-name")
     Optional<String> serverName();

@@ -33,7 +33,7 @@ public record CapacityPolicy(
 
   /** A range from {@code min} in steps of {@code step}, up to the capacity. */
   public static CapacityPolicy range(Quantity defaultValue, Quantity min, Quantity step) {
-    return new CapacityPolicy(defaultValue, List.of(), Optional.of(min), Optional.empty(),
-        Optional.of(step));
+    return new CapacityPolicy(
+        defaultValue, List.of(), Optional.of(min), Optional.empty(), Optional.of(step));
   }
 }

@@ -1,8 +1,8 @@
 package io.kdra.devicedriver.discovery;
 
 /**
- * Finds this node's devices. Implementations are called from one thread at a time, repeatedly;
- * each call returns the full current inventory (never a delta).
+ * Finds this node's devices. Implementations are called from one thread at a time, repeatedly; each
+ * call returns the full current inventory (never a delta).
  */
 public interface DiscoveryBackend {
 

@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param error why this pass failed; empty when it succeeded
  * @param finishedAt when the pass ended
  */
-public record DiscoveryPass(Inventory inventory, boolean discovered, String error, Instant finishedAt) {
+public record DiscoveryPass(
+    Inventory inventory, boolean discovered, String error, Instant finishedAt) {
 
   public DiscoveryPass {
     Objects.requireNonNull(inventory, "inventory");

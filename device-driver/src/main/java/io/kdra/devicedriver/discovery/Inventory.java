@@ -12,8 +12,8 @@ import java.util.Set;
  *
  * @param devices the devices, sorted by name
  * @param sharedCounters counter sets partitionable devices consume from
- * @param commonDeviceNodes control device nodes every container using any device needs (e.g.
- *     {@code /dev/nvidiactl}); they go into the top-level edits of each CDI spec
+ * @param commonDeviceNodes control device nodes every container using any device needs (e.g. {@code
+ *     /dev/nvidiactl}); they go into the top-level edits of each CDI spec
  */
 public record Inventory(
     List<NodeDevice> devices, List<CounterSet> sharedCounters, List<String> commonDeviceNodes) {

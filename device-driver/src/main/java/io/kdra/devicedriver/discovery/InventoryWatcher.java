@@ -13,8 +13,8 @@ import org.jboss.logging.Logger;
 /**
  * Runs a {@link DiscoveryBackend} periodically and keeps the latest inventory. Change listeners
  * hear of every change (not of unchanged passes); pass listeners hear of every pass, failed ones
- * included (device health reporting needs both "unchanged, still checked" and "cannot tell now").
- * A failed pass keeps the previous inventory: devices do not vanish from the cluster because
+ * included (device health reporting needs both "unchanged, still checked" and "cannot tell now"). A
+ * failed pass keeps the previous inventory: devices do not vanish from the cluster because
  * nvidia-smi hiccuped once; the error is logged and shown by {@link #lastError()}.
  *
  * <p>Thread-safe; listeners run on the discovery thread and must not block for long.
@@ -42,7 +42,9 @@ public final class InventoryWatcher implements AutoCloseable {
     this(backend, Clock.systemUTC());
   }
 
-  /** @param clock stamps each {@link DiscoveryPass} */
+  /**
+   * @param clock stamps each {@link DiscoveryPass}
+   */
   public InventoryWatcher(DiscoveryBackend backend, Clock clock) {
     this.backend = backend;
     this.clock = clock;
@@ -124,8 +126,8 @@ public final class InventoryWatcher implements AutoCloseable {
   }
 
   /**
-   * Adds a listener for every pass; it is called with the last pass right away if there was one.
-   * A listener added while a pass runs may hear that pass twice, or the older one after it.
+   * Adds a listener for every pass; it is called with the last pass right away if there was one. A
+   * listener added while a pass runs may hear that pass twice, or the older one after it.
    */
   public void onPass(Consumer<DiscoveryPass> listener) {
     passListeners.add(listener);

@@ -19,28 +19,34 @@ import java.util.Optional;
  * MIG partitions of one MIG-enabled GPU as devices (KEP-4815 partitionable devices). Pure.
  *
  * <p>Dynamic: one counter set per GPU, {@code gpu-<index>-mig}, with one counter per memory slice
- * ({@code memory-slice-<n>}, value 1) and the engines of the largest profile
- * ({@code multiprocessors}, {@code copy-engines}, {@code decoders}, {@code encoders},
- * {@code jpeg-engines}, {@code ofa-engines}) and its {@code memory}. Each placement of each
- * profile is a device that consumes the memory slices it covers plus its own engines and memory;
- * the whole GPU consumes everything. Memory slices make overlapping placements exclusive (as the
- * hardware does), the engine counters bound what fits side by side, and the allocator keeps
- * partitions and the whole GPU consistent: 15 counters for the A100 and H100 (limit 32 per set),
- * one consumption per device (limit 2).
+ * ({@code memory-slice-<n>}, value 1) and the engines of the largest profile ({@code
+ * multiprocessors}, {@code copy-engines}, {@code decoders}, {@code encoders}, {@code jpeg-engines},
+ * {@code ofa-engines}) and its {@code memory}. Each placement of each profile is a device that
+ * consumes the memory slices it covers plus its own engines and memory; the whole GPU consumes
+ * everything. Memory slices make overlapping placements exclusive (as the hardware does), the
+ * engine counters bound what fits side by side, and the allocator keeps partitions and the whole
+ * GPU consistent: 15 counters for the A100 and H100 (limit 32 per set), one consumption per device
+ * (limit 2).
  *
  * <p>Static: each existing GPU instance is a device, without counters (the hardware is already
  * partitioned; no whole GPU is offered).
  *
- * <p>Device names: {@code gpu-<index>-mig-<profile without dots and pluses>-<start>}, e.g.
- * {@code gpu-0-mig-3g40gb-4}; attributes {@code type: mig}, {@code profile}, {@code migProfileId},
- * {@code placementStart}, {@code parentIndex}, {@code parentUuid} plus the parent's product,
- * architecture, versions and PCI attributes, so constraints like matchAttribute on
- * {@code resource.kubernetes.io/pcieRoot} still work.
+ * <p>Device names: {@code gpu-<index>-mig-<profile without dots and pluses>-<start>}, e.g. {@code
+ * gpu-0-mig-3g40gb-4}; attributes {@code type: mig}, {@code profile}, {@code migProfileId}, {@code
+ * placementStart}, {@code parentIndex}, {@code parentUuid} plus the parent's product, architecture,
+ * versions and PCI attributes, so constraints like matchAttribute on {@code
+ * resource.kubernetes.io/pcieRoot} still work.
  */
 public final class MigDevices {
-  static final List<String> INHERITED = List.of("productName", "architecture", "driverVersion",
-      "cudaComputeCapability", "minor", "resource.kubernetes.io/pciBusID",
-      "resource.kubernetes.io/pcieRoot");
+  static final List<String> INHERITED =
+      List.of(
+          "productName",
+          "architecture",
+          "driverVersion",
+          "cudaComputeCapability",
+          "minor",
+          "resource.kubernetes.io/pciBusID",
+          "resource.kubernetes.io/pcieRoot");
 
   private MigDevices() {}
 
@@ -57,12 +63,13 @@ public final class MigDevices {
    * @param placements this GPU's placements ({@code -lgipp} lines with its index)
    * @throws DiscoveryException when a profile has no placements or the other way round
    */
-  public static Partitioned dynamic(NodeDevice gpu, int index, List<Profile> profiles,
-      List<Placements> placements) throws DiscoveryException {
+  public static Partitioned dynamic(
+      NodeDevice gpu, int index, List<Profile> profiles, List<Placements> placements)
+      throws DiscoveryException {
     List<Profile> mine = profiles.stream().filter(p -> p.gpu() == index).toList();
     if (mine.isEmpty()) {
-      throw new DiscoveryException("nvidia-smi mig -lgip lists no profiles for MIG-enabled GPU "
-          + index);
+      throw new DiscoveryException(
+          "nvidia-smi mig -lgip lists no profiles for MIG-enabled GPU " + index);
     }
     int slices = 0;
     for (Placements p : placements) {
@@ -72,8 +79,11 @@ public final class MigDevices {
         }
       }
     }
-    Profile largest = mine.stream().max(Comparator.comparingInt(Profile::multiprocessors)
-        .thenComparing(Profile::memoryGiB)).orElseThrow();
+    Profile largest =
+        mine.stream()
+            .max(
+                Comparator.comparingInt(Profile::multiprocessors).thenComparing(Profile::memoryGiB))
+            .orElseThrow();
     Map<String, Quantity> all = new LinkedHashMap<>();
     for (int s = 0; s < slices; s++) {
       all.put(slice(s), Quantity.of(1));
@@ -82,59 +92,103 @@ public final class MigDevices {
     String set = counterSetName(gpu);
     List<NodeDevice> devices = new ArrayList<>();
     for (Profile p : mine) {
-      Placements where = placements.stream()
-          .filter(x -> x.gpu() == index && x.profileId() == p.id()).findFirst()
-          .orElseThrow(() -> new DiscoveryException("nvidia-smi mig -lgipp lists no placements"
-              + " for profile " + p.name() + " (ID " + p.id() + ") of GPU " + index));
+      Placements where =
+          placements.stream()
+              .filter(x -> x.gpu() == index && x.profileId() == p.id())
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new DiscoveryException(
+                          "nvidia-smi mig -lgipp lists no placements"
+                              + " for profile "
+                              + p.name()
+                              + " (ID "
+                              + p.id()
+                              + ") of GPU "
+                              + index));
       for (int start : where.starts()) {
         Map<String, Quantity> consumed = new LinkedHashMap<>();
         for (int s = start; s < start + where.size(); s++) {
           consumed.put(slice(s), Quantity.of(1));
         }
         // only what the set has: an engine the largest profile lacks is not counted at all
-        engines(p).forEach((k, v) -> {
-          if (all.containsKey(k)) {
-            consumed.put(k, v);
-          }
-        });
-        devices.add(partition(gpu, index, p.name(), p.id(), start, p,
-            List.of(new NodeDevice.CounterConsumption(set, consumed))));
+        engines(p)
+            .forEach(
+                (k, v) -> {
+                  if (all.containsKey(k)) {
+                    consumed.put(k, v);
+                  }
+                });
+        devices.add(
+            partition(
+                gpu,
+                index,
+                p.name(),
+                p.id(),
+                start,
+                p,
+                List.of(new NodeDevice.CounterConsumption(set, consumed))));
       }
     }
-    devices.add(new NodeDevice(gpu.name(), gpu.attributes(), gpu.capacity(),
-        List.of(new NodeDevice.CounterConsumption(set, all)), gpu.health(), gpu.healthMessage(),
-        gpu.deviceNodes(), gpu.env()));
+    devices.add(
+        new NodeDevice(
+            gpu.name(),
+            gpu.attributes(),
+            gpu.capacity(),
+            List.of(new NodeDevice.CounterConsumption(set, all)),
+            gpu.health(),
+            gpu.healthMessage(),
+            gpu.deviceNodes(),
+            gpu.env()));
     return new Partitioned(devices, new CounterSet(set, all));
   }
 
   /** The existing GPU instances of this GPU as devices. */
-  public static List<NodeDevice> existing(NodeDevice gpu, int index, List<Profile> profiles,
-      List<GpuInstance> instances) {
+  public static List<NodeDevice> existing(
+      NodeDevice gpu, int index, List<Profile> profiles, List<GpuInstance> instances) {
     List<NodeDevice> out = new ArrayList<>();
     for (GpuInstance gi : instances) {
       if (gi.gpu() != index) {
         continue;
       }
-      Optional<Profile> p = profiles.stream()
-          .filter(x -> x.gpu() == index && x.id() == gi.profileId()).findFirst();
-      NodeDevice d = partition(gpu, index, gi.profile(), gi.profileId(), gi.start(),
-          p.orElse(null), List.of());
+      Optional<Profile> p =
+          profiles.stream().filter(x -> x.gpu() == index && x.id() == gi.profileId()).findFirst();
+      NodeDevice d =
+          partition(
+              gpu, index, gi.profile(), gi.profileId(), gi.start(), p.orElse(null), List.of());
       Map<String, AttributeValue> a = new LinkedHashMap<>(d.attributes());
       a.put("migInstanceId", new AttributeValue.IntValue(gi.id()));
-      out.add(new NodeDevice(d.name(), a, d.capacity(), List.of(), d.health(), d.healthMessage(),
-          d.deviceNodes(), d.env()));
+      out.add(
+          new NodeDevice(
+              d.name(),
+              a,
+              d.capacity(),
+              List.of(),
+              d.health(),
+              d.healthMessage(),
+              d.deviceNodes(),
+              d.env()));
     }
     return out;
   }
 
   /** The device name of a partition. */
   public static String name(String gpu, String profile, int start) {
-    return gpu + "-mig-" + profile.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "") + "-"
+    return gpu
+        + "-mig-"
+        + profile.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "")
+        + "-"
         + start;
   }
 
-  private static NodeDevice partition(NodeDevice gpu, int index, String profile, int profileId,
-      int start, Profile p, List<NodeDevice.CounterConsumption> consumes) {
+  private static NodeDevice partition(
+      NodeDevice gpu,
+      int index,
+      String profile,
+      int profileId,
+      int start,
+      Profile p,
+      List<NodeDevice.CounterConsumption> consumes) {
     Map<String, AttributeValue> a = new LinkedHashMap<>();
     a.put("type", new AttributeValue.StringValue("mig"));
     a.put("profile", new AttributeValue.StringValue(profile));
@@ -154,8 +208,15 @@ public final class MigDevices {
       capacity.put("memory", memory(p));
       capacity.put("multiprocessors", Quantity.of(p.multiprocessors()));
     }
-    return new NodeDevice(name(gpu.name(), profile, start), a, capacity, consumes, gpu.health(),
-        gpu.healthMessage(), gpu.deviceNodes(), Map.of());
+    return new NodeDevice(
+        name(gpu.name(), profile, start),
+        a,
+        capacity,
+        consumes,
+        gpu.health(),
+        gpu.healthMessage(),
+        gpu.deviceNodes(),
+        Map.of());
   }
 
   private static Map<String, Quantity> engines(Profile p) {
@@ -174,8 +235,8 @@ public final class MigDevices {
 
   /** nvidia-smi prints GiB with two decimals; whole MiB, rounded down, never over-state it. */
   static Quantity memory(Profile p) {
-    BigDecimal mib = p.memoryGiB().multiply(BigDecimal.valueOf(1024)).setScale(0,
-        RoundingMode.FLOOR);
+    BigDecimal mib =
+        p.memoryGiB().multiply(BigDecimal.valueOf(1024)).setScale(0, RoundingMode.FLOOR);
     return Quantity.parse(mib.toPlainString() + "Mi");
   }
 

@@ -10,8 +10,8 @@ public enum MigMode {
    */
   STATIC,
   /**
-   * Every placement of every profile is a device, with the whole GPU as one more, all consuming
-   * the GPU's shared counters; prepare creates the allocated instance and unprepare destroys it.
+   * Every placement of every profile is a device, with the whole GPU as one more, all consuming the
+   * GPU's shared counters; prepare creates the allocated instance and unprepare destroys it.
    */
   DYNAMIC
 }

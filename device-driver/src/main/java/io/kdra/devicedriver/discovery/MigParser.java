@@ -12,22 +12,26 @@ import java.util.regex.Pattern;
  * possible placements ({@code -lgipp}), existing GPU instances ({@code -lgi}) and compute instances
  * ({@code -lci}), and the confirmation lines of {@code -cgi} / {@code -cci}. Pure.
  *
- * <p>A row that looks like a table row for a GPU ({@code |   0  MIG ...}) but does not have the
+ * <p>A row that looks like a table row for a GPU ({@code | 0 MIG ...}) but does not have the
  * expected columns is an error naming the line: partitions must never be published from a guess.
  * "No MIG-enabled devices found" and "No GPU instances found" are empty results.
  */
 public final class MigParser {
-  private static final Pattern PROFILE = Pattern.compile(
-      "^\\|\\s+(\\d+)\\s+MIG\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)/(\\d+)\\s+([\\d.]+)\\s+(\\S+)"
-          + "\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+\\|$");
-  private static final Pattern PROFILE_2ND = Pattern.compile(
-      "^\\|\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+\\|$");
-  private static final Pattern PLACEMENT = Pattern.compile(
-      "^GPU\\s+(\\d+)\\s+Profile ID\\s+(\\d+)\\s+Placements?\\s*:\\s*\\{([\\d,\\s]+)\\}:(\\d+)$");
-  private static final Pattern GPU_INSTANCE = Pattern.compile(
-      "^\\|\\s+(\\d+)\\s+MIG\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+):(\\d+)\\s+\\|$");
-  private static final Pattern COMPUTE_INSTANCE = Pattern.compile(
-      "^\\|\\s+(\\d+)\\s+(\\d+)\\s+MIG\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+):(\\d+)\\s+\\|$");
+  private static final Pattern PROFILE =
+      Pattern.compile(
+          "^\\|\\s+(\\d+)\\s+MIG\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)/(\\d+)\\s+([\\d.]+)\\s+(\\S+)"
+              + "\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+\\|$");
+  private static final Pattern PROFILE_2ND =
+      Pattern.compile("^\\|\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+\\|$");
+  private static final Pattern PLACEMENT =
+      Pattern.compile(
+          "^GPU\\s+(\\d+)\\s+Profile ID\\s+(\\d+)\\s+Placements?\\s*:\\s*\\{([\\d,\\s]+)\\}:(\\d+)$");
+  private static final Pattern GPU_INSTANCE =
+      Pattern.compile(
+          "^\\|\\s+(\\d+)\\s+MIG\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+):(\\d+)\\s+\\|$");
+  private static final Pattern COMPUTE_INSTANCE =
+      Pattern.compile(
+          "^\\|\\s+(\\d+)\\s+(\\d+)\\s+MIG\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+):(\\d+)\\s+\\|$");
   private static final Pattern GPU_ROW = Pattern.compile("^\\|\\s+\\d+\\s+(\\d+\\s+)?MIG\\s.*");
   private static final Pattern CREATED_GI =
       Pattern.compile("Successfully created GPU instance ID\\s+(\\d+)");
@@ -44,8 +48,18 @@ public final class MigParser {
    * @param id the profile id {@code -cgi} takes
    * @param memoryGiB as printed (two decimals)
    */
-  public record Profile(int gpu, String name, int id, int free, int total, BigDecimal memoryGiB,
-      int multiprocessors, int decoders, int encoders, int copyEngines, int jpegEngines,
+  public record Profile(
+      int gpu,
+      String name,
+      int id,
+      int free,
+      int total,
+      BigDecimal memoryGiB,
+      int multiprocessors,
+      int decoders,
+      int encoders,
+      int copyEngines,
+      int jpegEngines,
       int ofaEngines) {}
 
   /** Where instances of a profile may start, in memory slices, and how many they span. */
@@ -70,12 +84,28 @@ public final class MigParser {
       if (m.matches()) {
         Matcher second = n + 1 < lines.length ? PROFILE_2ND.matcher(lines[n + 1].strip()) : null;
         if (second == null || !second.matches()) {
-          throw error("-lgip", n + 2, "expected the CE, JPEG and OFA columns of "
-              + m.group(2) + ", got: " + (n + 1 < lines.length ? lines[n + 1].strip() : "end"));
+          throw error(
+              "-lgip",
+              n + 2,
+              "expected the CE, JPEG and OFA columns of "
+                  + m.group(2)
+                  + ", got: "
+                  + (n + 1 < lines.length ? lines[n + 1].strip() : "end"));
         }
-        out.add(new Profile(i(m, 1), m.group(2), i(m, 3), i(m, 4), i(m, 5),
-            new BigDecimal(m.group(6)), i(m, 8), i(m, 9), i(m, 10), i(second, 1), i(second, 2),
-            i(second, 3)));
+        out.add(
+            new Profile(
+                i(m, 1),
+                m.group(2),
+                i(m, 3),
+                i(m, 4),
+                i(m, 5),
+                new BigDecimal(m.group(6)),
+                i(m, 8),
+                i(m, 9),
+                i(m, 10),
+                i(second, 1),
+                i(second, 2),
+                i(second, 3)));
         n++;
       } else if (GPU_ROW.matcher(line).matches()) {
         throw error("-lgip", n + 1, "not a GPU instance profile row: " + line);

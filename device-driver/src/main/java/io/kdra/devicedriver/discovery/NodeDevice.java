@@ -13,7 +13,8 @@ import java.util.TreeMap;
  * that equal inventories compare and serialise equal (the publisher diffs snapshots).
  *
  * @param name DNS label, unique on the node (e.g. {@code gpu-0})
- * @param attributes keys as in a ResourceSlice: a bare id in the driver's domain or {@code domain/id}
+ * @param attributes keys as in a ResourceSlice: a bare id in the driver's domain or {@code
+ *     domain/id}
  * @param capacity e.g. {@code memory}
  * @param consumesCounters counter sets of the inventory this device draws from (partitions)
  * @param health whether the device can be used
@@ -82,8 +83,17 @@ public record NodeDevice(
       String healthMessage,
       List<String> deviceNodes,
       Map<String, String> env) {
-    this(name, attributes, capacity, consumesCounters, health, healthMessage, deviceNodes, env,
-        false, Map.of());
+    this(
+        name,
+        attributes,
+        capacity,
+        consumesCounters,
+        health,
+        healthMessage,
+        deviceNodes,
+        env,
+        false,
+        Map.of());
   }
 
   /** A healthy device with attributes and capacity only. */
@@ -95,14 +105,32 @@ public record NodeDevice(
 
   /** This device with a different health. */
   public NodeDevice withHealth(Health newHealth, String message) {
-    return new NodeDevice(name, attributes, capacity, consumesCounters, newHealth, message,
-        deviceNodes, env, allowMultipleAllocations, requestPolicies);
+    return new NodeDevice(
+        name,
+        attributes,
+        capacity,
+        consumesCounters,
+        newHealth,
+        message,
+        deviceNodes,
+        env,
+        allowMultipleAllocations,
+        requestPolicies);
   }
 
   /** This device, shared: with these capacities and their request policies. */
-  public NodeDevice shared(Map<String, Quantity> newCapacity,
-      Map<String, CapacityPolicy> policies) {
-    return new NodeDevice(name, attributes, newCapacity, consumesCounters, health, healthMessage,
-        deviceNodes, env, true, policies);
+  public NodeDevice shared(
+      Map<String, Quantity> newCapacity, Map<String, CapacityPolicy> policies) {
+    return new NodeDevice(
+        name,
+        attributes,
+        newCapacity,
+        consumesCounters,
+        health,
+        healthMessage,
+        deviceNodes,
+        env,
+        true,
+        policies);
   }
 }

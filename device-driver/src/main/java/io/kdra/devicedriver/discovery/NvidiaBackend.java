@@ -21,8 +21,8 @@ import org.jboss.logging.Logger;
  * right {@code /dev/nvidia<minor>}, which need not equal the index) and the PCIe root (from the
  * {@code /sys/bus/pci/devices/<bus id>} link). Both are read under a configurable host root.
  *
- * <p>Why nvidia-smi and not NVML: no native binding is needed in a Java process, and the CSV
- * query is a stable, documented interface. The cost is one process per discovery pass.
+ * <p>Why nvidia-smi and not NVML: no native binding is needed in a Java process, and the CSV query
+ * is a stable, documented interface. The cost is one process per discovery pass.
  */
 public final class NvidiaBackend implements DiscoveryBackend {
   private static final Logger LOG = Logger.getLogger(NvidiaBackend.class);
@@ -39,7 +39,9 @@ public final class NvidiaBackend implements DiscoveryBackend {
     this(smiPath, timeout, hostRoot, MigMode.OFF);
   }
 
-  /** @param mig how GPUs with MIG mode enabled are published */
+  /**
+   * @param mig how GPUs with MIG mode enabled are published
+   */
   public NvidiaBackend(String smiPath, Duration timeout, Path hostRoot, MigMode mig) {
     this.smiPath = smiPath;
     this.timeout = timeout;
@@ -48,8 +50,8 @@ public final class NvidiaBackend implements DiscoveryBackend {
   }
 
   /**
-   * The {@code nvidia-smi mig} tables a pass needs: {@code -lgip} always, {@code -lgipp}
-   * (dynamic) or {@code -lgi} (static); empty strings for the others.
+   * The {@code nvidia-smi mig} tables a pass needs: {@code -lgip} always, {@code -lgipp} (dynamic)
+   * or {@code -lgi} (static); empty strings for the others.
    */
   public record MigTables(String lgip, String lgipp, String lgi) {
     public static final MigTables NONE = new MigTables("", "", "");
@@ -64,11 +66,14 @@ public final class NvidiaBackend implements DiscoveryBackend {
   public Inventory discover() throws DiscoveryException {
     String gpus = run("--query-gpu=" + NvidiaSmiParser.QUERY, "--format=csv,noheader,nounits");
     MigTables tables = MigTables.NONE;
-    if (mig != MigMode.OFF && NvidiaSmiParser.parse(gpus).gpus().stream()
-        .anyMatch(g -> g.migEnabled().orElse(false))) {
-      tables = new MigTables(run("mig", "-lgip"),
-          mig == MigMode.DYNAMIC ? run("mig", "-lgipp") : "",
-          mig == MigMode.STATIC ? run("mig", "-lgi") : "");
+    if (mig != MigMode.OFF
+        && NvidiaSmiParser.parse(gpus).gpus().stream()
+            .anyMatch(g -> g.migEnabled().orElse(false))) {
+      tables =
+          new MigTables(
+              run("mig", "-lgip"),
+              mig == MigMode.DYNAMIC ? run("mig", "-lgipp") : "",
+              mig == MigMode.STATIC ? run("mig", "-lgi") : "");
     }
     return inventory(gpus, hostRoot, mig, tables);
   }
@@ -79,26 +84,28 @@ public final class NvidiaBackend implements DiscoveryBackend {
   }
 
   /**
-   * As {@link #inventory(String, Path)}, with MIG-enabled GPUs split into partitions as
-   * {@code mig} says (see {@link MigDevices}).
+   * As {@link #inventory(String, Path)}, with MIG-enabled GPUs split into partitions as {@code mig}
+   * says (see {@link MigDevices}).
    */
-  public static Inventory inventory(String smiOutput, Path hostRoot, MigMode mig,
-      MigTables tables) throws DiscoveryException {
+  public static Inventory inventory(String smiOutput, Path hostRoot, MigMode mig, MigTables tables)
+      throws DiscoveryException {
     NvidiaSmiParser.Result parsed = NvidiaSmiParser.parse(smiOutput);
     parsed.problems().forEach(p -> LOG.warnf("%s", p));
-    List<MigParser.Profile> profiles = tables.lgip().isEmpty() ? List.of()
-        : MigParser.profiles(tables.lgip());
-    List<MigParser.Placements> placements = tables.lgipp().isEmpty() ? List.of()
-        : MigParser.placements(tables.lgipp());
-    List<MigParser.GpuInstance> instances = tables.lgi().isEmpty() ? List.of()
-        : MigParser.gpuInstances(tables.lgi());
+    List<MigParser.Profile> profiles =
+        tables.lgip().isEmpty() ? List.of() : MigParser.profiles(tables.lgip());
+    List<MigParser.Placements> placements =
+        tables.lgipp().isEmpty() ? List.of() : MigParser.placements(tables.lgipp());
+    List<MigParser.GpuInstance> instances =
+        tables.lgi().isEmpty() ? List.of() : MigParser.gpuInstances(tables.lgi());
     List<NodeDevice> devices = new ArrayList<>();
     List<CounterSet> counters = new ArrayList<>();
     for (SmiGpu g : parsed.gpus()) {
       Optional<String> bus = g.pciBusId().map(NvidiaDevices::busId);
-      NodeDevice gpu = NvidiaDevices.device(g,
-          bus.map(b -> minor(hostRoot, b)).orElse(OptionalInt.empty()),
-          bus.flatMap(b -> pcieRoot(hostRoot, b)));
+      NodeDevice gpu =
+          NvidiaDevices.device(
+              g,
+              bus.map(b -> minor(hostRoot, b)).orElse(OptionalInt.empty()),
+              bus.flatMap(b -> pcieRoot(hostRoot, b)));
       boolean migEnabled = g.migEnabled().orElse(false);
       if (!migEnabled || mig == MigMode.OFF) {
         devices.add(gpu);
@@ -110,9 +117,8 @@ public final class NvidiaBackend implements DiscoveryBackend {
         devices.addAll(MigDevices.existing(gpu, g.index(), profiles, instances));
       }
     }
-    List<String> common = CONTROL_NODES.stream()
-        .filter(n -> Files.exists(hostRoot.resolve(n.substring(1))))
-        .toList();
+    List<String> common =
+        CONTROL_NODES.stream().filter(n -> Files.exists(hostRoot.resolve(n.substring(1)))).toList();
     try {
       return new Inventory(devices, counters, common);
     } catch (IllegalArgumentException e) {
@@ -160,8 +166,12 @@ public final class NvidiaBackend implements DiscoveryBackend {
       String text = new String(out, StandardCharsets.UTF_8);
       // "nvidia-smi mig -lgi" on a GPU without instances exits non-zero; that is an answer
       if (p.exitValue() != 0 && !text.contains("No GPU instances found")) {
-        throw new DiscoveryException(smiPath + " exited with " + p.exitValue() + ": "
-            + text.strip().lines().findFirst().orElse("(no output)"));
+        throw new DiscoveryException(
+            smiPath
+                + " exited with "
+                + p.exitValue()
+                + ": "
+                + text.strip().lines().findFirst().orElse("(no output)"));
       }
       return text;
     } catch (IOException e) {

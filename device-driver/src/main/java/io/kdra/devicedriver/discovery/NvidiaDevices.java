@@ -32,21 +32,33 @@ public final class NvidiaDevices {
     a.put("index", new AttributeValue.IntValue(g.index()));
     a.put("uuid", new AttributeValue.StringValue(g.uuid()));
     g.name().ifPresent(n -> a.put("productName", new AttributeValue.StringValue(n)));
-    g.driverVersion().flatMap(NvidiaDevices::version)
+    g.driverVersion()
+        .flatMap(NvidiaDevices::version)
         .ifPresent(v -> a.put("driverVersion", new AttributeValue.VersionValue(v)));
-    g.computeCapability().flatMap(NvidiaDevices::version).ifPresent(v -> {
-      a.put("cudaComputeCapability", new AttributeValue.VersionValue(v));
-      architecture(v).ifPresent(n -> a.put("architecture", new AttributeValue.StringValue(n)));
-    });
+    g.computeCapability()
+        .flatMap(NvidiaDevices::version)
+        .ifPresent(
+            v -> {
+              a.put("cudaComputeCapability", new AttributeValue.VersionValue(v));
+              architecture(v)
+                  .ifPresent(n -> a.put("architecture", new AttributeValue.StringValue(n)));
+            });
     g.migEnabled().ifPresent(m -> a.put("migEnabled", new AttributeValue.BoolValue(m)));
-    g.pciBusId().map(NvidiaDevices::busId)
-        .ifPresent(b -> a.put("resource.kubernetes.io/pciBusID", new AttributeValue.StringValue(b)));
-    pcieRoot.ifPresent(r -> a.put("resource.kubernetes.io/pcieRoot", new AttributeValue.StringValue(r)));
+    g.pciBusId()
+        .map(NvidiaDevices::busId)
+        .ifPresent(
+            b -> a.put("resource.kubernetes.io/pciBusID", new AttributeValue.StringValue(b)));
+    pcieRoot.ifPresent(
+        r -> a.put("resource.kubernetes.io/pcieRoot", new AttributeValue.StringValue(r)));
     minor.ifPresent(m -> a.put("minor", new AttributeValue.IntValue(m)));
     Map<String, Quantity> capacity = new LinkedHashMap<>();
-    g.memoryMiB().ifPresent(
-        mib -> capacity.put("memory", Quantity.of(BigDecimal.valueOf(mib * 1024L * 1024L),
-            Quantity.Format.BINARY_SI)));
+    g.memoryMiB()
+        .ifPresent(
+            mib ->
+                capacity.put(
+                    "memory",
+                    Quantity.of(
+                        BigDecimal.valueOf(mib * 1024L * 1024L), Quantity.Format.BINARY_SI)));
     boolean healthy = g.problem().isEmpty();
     return new NodeDevice(
         "gpu-" + g.index(),
@@ -60,8 +72,8 @@ public final class NvidiaDevices {
   }
 
   /**
-   * nvidia-smi's {@code 00000000:4F:00.0} (8-digit domain, upper case) to the sysfs form
-   * {@code 0000:4f:00.0} that {@code resource.kubernetes.io/pciBusID} uses.
+   * nvidia-smi's {@code 00000000:4F:00.0} (8-digit domain, upper case) to the sysfs form {@code
+   * 0000:4f:00.0} that {@code resource.kubernetes.io/pciBusID} uses.
    */
   public static String busId(String smi) {
     String s = smi.toLowerCase(Locale.ROOT);
@@ -73,8 +85,8 @@ public final class NvidiaDevices {
   }
 
   /**
-   * Versions as semver: {@code 550.127.05} becomes 550.127.5 (no leading zeros in semver),
-   * {@code 9.0} becomes 9.0.0; anything else is left out rather than guessed.
+   * Versions as semver: {@code 550.127.05} becomes 550.127.5 (no leading zeros in semver), {@code
+   * 9.0} becomes 9.0.0; anything else is left out rather than guessed.
    */
   static Optional<Semver> version(String text) {
     String[] parts = text.split("\\.");

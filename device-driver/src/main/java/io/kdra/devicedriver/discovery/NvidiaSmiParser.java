@@ -14,8 +14,8 @@ import java.util.Set;
  * "unknown" (the attribute is left out, not guessed); {@code [Unknown Error]} or {@code [GPU is
  * lost]} in any field marks that GPU unhealthy; lines without fields that nvidia-smi prints for
  * GPUs it cannot open ("Unable to determine the device handle ...") become {@link Result#problems}.
- * A line with the wrong number of fields, or without a usable index or UUID, is an error naming
- * the line and field: devices must never be published under a guessed identity.
+ * A line with the wrong number of fields, or without a usable index or UUID, is an error naming the
+ * line and field: devices must never be published under a guessed identity.
  */
 public final class NvidiaSmiParser {
   /** The query, in the order the parser expects the columns. */
@@ -67,8 +67,17 @@ public final class NvidiaSmiParser {
         continue;
       }
       if (cols.length != FIELDS.length) {
-        throw new DiscoveryException("nvidia-smi line " + (n + 1) + ": expected " + FIELDS.length
-            + " fields (" + QUERY + "), got " + cols.length + ": " + line);
+        throw new DiscoveryException(
+            "nvidia-smi line "
+                + (n + 1)
+                + ": expected "
+                + FIELDS.length
+                + " fields ("
+                + QUERY
+                + "), got "
+                + cols.length
+                + ": "
+                + line);
       }
       for (int i = 0; i < cols.length; i++) {
         cols[i] = cols[i].strip();

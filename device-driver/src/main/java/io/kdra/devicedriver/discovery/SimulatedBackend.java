@@ -103,8 +103,10 @@ public final class SimulatedBackend implements DiscoveryBackend {
     for (int i = 0; i < sets.size(); i++) {
       String p = "sharedCounters[" + i + "]";
       at.allowOnly(sets.get(i), p, Set.of("name", "counters"));
-      counters.add(new CounterSet(at.text(sets.get(i), p, "name"),
-          quantities(sets.get(i).path("counters"), p + ".counters", at)));
+      counters.add(
+          new CounterSet(
+              at.text(sets.get(i), p, "name"),
+              quantities(sets.get(i).path("counters"), p + ".counters", at)));
     }
     try {
       return new Inventory(devices, counters, strings(root.path("commonDeviceNodes")));
@@ -114,8 +116,18 @@ public final class SimulatedBackend implements DiscoveryBackend {
   }
 
   private static NodeDevice device(JsonNode d, String p, Where at) throws DiscoveryException {
-    at.allowOnly(d, p, Set.of("name", "attributes", "capacity", "consumesCounters", "health",
-        "healthMessage", "deviceNodes", "env"));
+    at.allowOnly(
+        d,
+        p,
+        Set.of(
+            "name",
+            "attributes",
+            "capacity",
+            "consumesCounters",
+            "health",
+            "healthMessage",
+            "deviceNodes",
+            "env"));
     Map<String, AttributeValue> attributes = new LinkedHashMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = d.path("attributes").fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
@@ -126,8 +138,10 @@ public final class SimulatedBackend implements DiscoveryBackend {
     for (int i = 0; i < cc.size(); i++) {
       String q = p + ".consumesCounters[" + i + "]";
       at.allowOnly(cc.get(i), q, Set.of("counterSet", "counters"));
-      consumes.add(new NodeDevice.CounterConsumption(at.text(cc.get(i), q, "counterSet"),
-          quantities(cc.get(i).path("counters"), q + ".counters", at)));
+      consumes.add(
+          new NodeDevice.CounterConsumption(
+              at.text(cc.get(i), q, "counterSet"),
+              quantities(cc.get(i).path("counters"), q + ".counters", at)));
     }
     String health = d.path("health").asText("Healthy");
     if (!health.equals("Healthy") && !health.equals("Unhealthy")) {

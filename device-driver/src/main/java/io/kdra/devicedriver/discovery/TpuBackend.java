@@ -16,11 +16,10 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Google TPU chips from the device tree: {@code /dev/accel<N>} (one per chip, N is the chip
- * index), or for newer TPUs that use VFIO, the numbered groups in {@code /dev/vfio/} (index =
- * position in numeric order). The accelerator type and topology come from configuration or the
- * GKE node labels {@code cloud.google.com/gke-tpu-accelerator} and
- * {@code cloud.google.com/gke-tpu-topology}.
+ * Google TPU chips from the device tree: {@code /dev/accel<N>} (one per chip, N is the chip index),
+ * or for newer TPUs that use VFIO, the numbered groups in {@code /dev/vfio/} (index = position in
+ * numeric order). The accelerator type and topology come from configuration or the GKE node labels
+ * {@code cloud.google.com/gke-tpu-accelerator} and {@code cloud.google.com/gke-tpu-topology}.
  *
  * <p>Attributes follow Google's TPU DRA driver: {@code index}, {@code tpuGen}, {@code brand},
  * {@code accelerator}, {@code chipCount}, {@code topology}, plus {@code type} = tpu. Facts that are
@@ -32,12 +31,13 @@ public final class TpuBackend implements DiscoveryBackend {
   private static final Pattern ACCEL = Pattern.compile("accel(\\d+)");
   private static final Pattern GROUP = Pattern.compile("\\d+");
   // GKE accelerator label to the generation name the TPU DRA driver publishes; v5e is "v5litepod".
-  private static final Map<String, String> GENERATIONS = Map.of(
-      "tpu-v4-podslice", "v4",
-      "tpu-v5-lite-podslice", "v5litepod",
-      "tpu-v5-lite-device", "v5litepod",
-      "tpu-v5p-slice", "v5p",
-      "tpu-v6e-slice", "v6e");
+  private static final Map<String, String> GENERATIONS =
+      Map.of(
+          "tpu-v4-podslice", "v4",
+          "tpu-v5-lite-podslice", "v5litepod",
+          "tpu-v5-lite-device", "v5litepod",
+          "tpu-v5p-slice", "v5p",
+          "tpu-v6e-slice", "v6e");
   private static final Pattern GENERATION = Pattern.compile("^tpu-(v\\d+[a-z]*)-");
 
   private final Path hostRoot;
@@ -48,7 +48,10 @@ public final class TpuBackend implements DiscoveryBackend {
   /**
    * @param nodeLabels read only when type or topology is not configured
    */
-  public TpuBackend(Path hostRoot, Optional<String> acceleratorType, Optional<String> topology,
+  public TpuBackend(
+      Path hostRoot,
+      Optional<String> acceleratorType,
+      Optional<String> topology,
       Supplier<Map<String, String>> nodeLabels) {
     this.hostRoot = hostRoot;
     this.acceleratorType = acceleratorType;
@@ -85,12 +88,19 @@ public final class TpuBackend implements DiscoveryBackend {
       type.flatMap(TpuBackend::generation)
           .ifPresent(g -> a.put("tpuGen", new AttributeValue.StringValue(g)));
       topo.ifPresent(t -> a.put("topology", new AttributeValue.StringValue(t)));
-      devices.add(new NodeDevice("tpu-" + index, a, Map.of(), List.of(),
-          NodeDevice.Health.HEALTHY, "",
-          List.of(vfio ? "/dev/vfio/" + node : "/dev/" + node), Map.of()));
+      devices.add(
+          new NodeDevice(
+              "tpu-" + index,
+              a,
+              Map.of(),
+              List.of(),
+              NodeDevice.Health.HEALTHY,
+              "",
+              List.of(vfio ? "/dev/vfio/" + node : "/dev/" + node),
+              Map.of()));
     }
-    return new Inventory(devices, List.of(), vfio && !chips.isEmpty()
-        ? List.of("/dev/vfio/vfio") : List.of());
+    return new Inventory(
+        devices, List.of(), vfio && !chips.isEmpty() ? List.of("/dev/vfio/vfio") : List.of());
   }
 
   static Optional<String> generation(String acceleratorType) {

@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /**
  * The health of every device of this driver on this node at one moment: one message of the
- * kubelet's health stream, always the complete list (the kubelet treats a device missing from it
- * as Unknown once its timeout has passed).
+ * kubelet's health stream, always the complete list (the kubelet treats a device missing from it as
+ * Unknown once its timeout has passed).
  *
  * @param devices sorted by device name, as the inventory is
  */

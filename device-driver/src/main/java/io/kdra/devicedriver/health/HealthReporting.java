@@ -13,9 +13,9 @@ import java.util.Objects;
  * <p>The kubelet (1.36, {@code pkg/kubelet/cm/dra/healthinfo.go}) stamps each device with the time
  * it received the report and shows it as Unknown once {@code health_check_timeout_seconds} (default
  * 30 s) have passed without a newer report. So besides every change, the report is re-sent as a
- * heartbeat: at the first pass at least a third of the check timeout after the last send. The
- * check timeout is four discovery intervals (at least 30 s), so that a slow pass does not make
- * devices Unknown, while a discovery that stops altogether does.
+ * heartbeat: at the first pass at least a third of the check timeout after the last send. The check
+ * timeout is four discovery intervals (at least 30 s), so that a slow pass does not make devices
+ * Unknown, while a discovery that stops altogether does.
  */
 public final class HealthReporting {
   private static final Duration MIN_CHECK_TIMEOUT = Duration.ofSeconds(30);
@@ -58,9 +58,11 @@ public final class HealthReporting {
     Instant at = pass.finishedAt();
     return new HealthReport(
         pass.inventory().devices().stream()
-            .map(d -> pass.failed()
-                ? device(d, HealthState.UNKNOWN, "discovery failed: " + pass.error(), at)
-                : device(d, state(d.health()), d.healthMessage(), at))
+            .map(
+                d ->
+                    pass.failed()
+                        ? device(d, HealthState.UNKNOWN, "discovery failed: " + pass.error(), at)
+                        : device(d, state(d.health()), d.healthMessage(), at))
             .toList());
   }
 

@@ -11,8 +11,8 @@ import org.jboss.logging.Logger;
  * away, and all streams get each report {@link HealthReporting#mustSend} lets through. Fed by the
  * discovery passes ({@link #onPass}); knows nothing of gRPC.
  *
- * <p>Thread-safe. Subscribers are called under this object's lock, one at a time, so they must
- * not block (they hand the message to their transport and return).
+ * <p>Thread-safe. Subscribers are called under this object's lock, one at a time, so they must not
+ * block (they hand the message to their transport and return).
  */
 public final class HealthStreams {
   private static final Logger LOG = Logger.getLogger(HealthStreams.class);

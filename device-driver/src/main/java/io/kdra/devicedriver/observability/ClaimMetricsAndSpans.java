@@ -21,16 +21,17 @@ import java.util.concurrent.TimeUnit;
  * {@link ClaimTelemetry} with Micrometer and OpenTelemetry.
  *
  * <p>Metrics: {@code kdra_driver_claim_operation_seconds{operation, outcome}} (a timer with
- * percentiles, so p99 prepare latency is one query) and
- * {@code kdra_driver_claim_operation_errors_total{operation}}.
+ * percentiles, so p99 prepare latency is one query) and {@code
+ * kdra_driver_claim_operation_errors_total{operation}}.
  *
  * <p>Spans: one per claim operation, {@code prepare claim} / {@code unprepare claim}, whose parent
- * is the claim's own trace when the claim carries a W3C {@code traceparent} in its
- * {@code kdra.io/traceparent} annotation (written by the claim-controller), so the node's work
- * shows up in the claim's one trace; a root span otherwise.
+ * is the claim's own trace when the claim carries a W3C {@code traceparent} in its {@code
+ * kdra.io/traceparent} annotation (written by the claim-controller), so the node's work shows up in
+ * the claim's one trace; a root span otherwise.
  */
 public final class ClaimMetricsAndSpans implements ClaimTelemetry {
-  private static final AttributeKey<String> NAMESPACE = AttributeKey.stringKey("k8s.namespace.name");
+  private static final AttributeKey<String> NAMESPACE =
+      AttributeKey.stringKey("k8s.namespace.name");
   private static final AttributeKey<String> CLAIM = AttributeKey.stringKey("kdra.claim.name");
   private static final AttributeKey<String> UID = AttributeKey.stringKey("kdra.claim.uid");
   private static final AttributeKey<String> DRIVER = AttributeKey.stringKey("kdra.driver");
@@ -82,7 +83,11 @@ public final class ClaimMetricsAndSpans implements ClaimTelemetry {
 
   @Override
   public void record(
-      Operation operation, ClaimRef claim, String traceParent, long startNanos, long endNanos,
+      Operation operation,
+      ClaimRef claim,
+      String traceParent,
+      long startNanos,
+      long endNanos,
       String error) {
     String op = operation.name().toLowerCase();
     boolean failed = !error.isEmpty();

@@ -17,12 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
- * The {@code v1alpha1.DRAResourceHealth} service (KEP-4680) on the DRA socket: each
- * {@code NodeWatchResources} call becomes a {@link HealthStreams} subscriber until the kubelet
- * cancels it or the server stops. Only translation and flow control live here.
+ * The {@code v1alpha1.DRAResourceHealth} service (KEP-4680) on the DRA socket: each {@code
+ * NodeWatchResources} call becomes a {@link HealthStreams} subscriber until the kubelet cancels it
+ * or the server stops. Only translation and flow control live here.
  *
- * <p>Flow control: a stream whose client does not read keeps only the newest unsent report
- * (each report is complete, so older ones are worthless) and gets it when it is ready again.
+ * <p>Flow control: a stream whose client does not read keeps only the newest unsent report (each
+ * report is complete, so older ones are worthless) and gets it when it is ready again.
  */
 final class DraHealthService implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(DraHealthService.class);

@@ -17,8 +17,8 @@ import java.util.Map;
  *   <li>Prepare is idempotent: the kubelet repeats calls (retries, restarts), and each repeat for
  *       the same UID must return the same devices and CDI ids without duplicating any file.
  *   <li>Unprepare may run in another process than the prepare it reverses (after a driver restart
- *       or a rolling update), so it must work from the UID alone and persisted state; unpreparing
- *       a claim that is not prepared succeeds.
+ *       or a rolling update), so it must work from the UID alone and persisted state; unpreparing a
+ *       claim that is not prepared succeeds.
  *   <li>Implementations are thread-safe: calls for different pods overlap.
  * </ul>
  */
@@ -31,8 +31,8 @@ public interface DraPlugin {
   Map<String, String> unprepareResourceClaims(List<ClaimRef> claims);
 
   /**
-   * Reports a failure that no caller can see (a broken socket, a refused registration). The
-   * plugin decides whether it is fatal; the server only logs and reports it here.
+   * Reports a failure that no caller can see (a broken socket, a refused registration). The plugin
+   * decides whether it is fatal; the server only logs and reports it here.
    */
   void handleError(String message, Throwable cause);
 }

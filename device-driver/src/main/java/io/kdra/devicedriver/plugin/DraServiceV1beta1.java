@@ -12,12 +12,12 @@ import io.kdra.devicedriver.kubelet.dra.v1beta1.NodePrepareResourcesResponse;
 import io.kdra.devicedriver.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse;
 
 /**
- * The {@code k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin} service, for kubelets older than
- * 1.34. Its messages are byte-identical on the wire to v1's (same fields, same numbers; v1 only
- * adds {@code share_id}, which we never set), so each call is re-read as the v1 message, served
- * by {@link DraServiceV1}'s translation, and the answer re-read as the v1beta1 message. Built by
- * hand as a {@link ServerServiceDefinition}, like v1, because extending the generated ImplBase
- * would make Quarkus drop its own gRPC beans (see the versions notes).
+ * The {@code k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin} service, for kubelets older than 1.34.
+ * Its messages are byte-identical on the wire to v1's (same fields, same numbers; v1 only adds
+ * {@code share_id}, which we never set), so each call is re-read as the v1 message, served by
+ * {@link DraServiceV1}'s translation, and the answer re-read as the v1beta1 message. Built by hand
+ * as a {@link ServerServiceDefinition}, like v1, because extending the generated ImplBase would
+ * make Quarkus drop its own gRPC beans (see the versions notes).
  */
 final class DraServiceV1beta1 {
   private DraServiceV1beta1() {}

@@ -23,9 +23,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Serves a {@link DraPlugin} to the kubelet: the DRA service (v1 and v1beta1) and, when given
- * {@link HealthStreams}, the device-health service (v1alpha1.DRAResourceHealth) on
- * {@code <plugins>/<driver>/dra.sock}, and the registration service on
- * {@code <registry>/<driver>-reg.sock}, both plain grpc-java on unix domain sockets.
+ * {@link HealthStreams}, the device-health service (v1alpha1.DRAResourceHealth) on {@code
+ * <plugins>/<driver>/dra.sock}, and the registration service on {@code
+ * <registry>/<driver>-reg.sock}, both plain grpc-java on unix domain sockets.
  *
  * <p>Why plain grpc-java and not quarkus-grpc: Quarkus serves gRPC on one TCP port (or one HTTP
  * domain socket whose Vert.x stack rejects the path-like {@code :authority} kubelets send), while
@@ -93,8 +93,10 @@ public final class KubeletPluginServer implements AutoCloseable {
 
   /** Whether both sockets are being served. */
   public synchronized boolean serving() {
-    return draServer != null && !draServer.isShutdown()
-        && registrationServer != null && !registrationServer.isShutdown();
+    return draServer != null
+        && !draServer.isShutdown()
+        && registrationServer != null
+        && !registrationServer.isShutdown();
   }
 
   /**
@@ -112,8 +114,9 @@ public final class KubeletPluginServer implements AutoCloseable {
         Executors.newFixedThreadPool(
             HANDLERS, r -> daemon(r, "kubelet-plugin-" + n.incrementAndGet()));
     PluginCalls calls = new PluginCalls(plugin, settings.serialize());
-    List<ServerServiceDefinition> dra = new ArrayList<>(
-        List.of(DraServiceV1.definition(calls), DraServiceV1beta1.definition(calls)));
+    List<ServerServiceDefinition> dra =
+        new ArrayList<>(
+            List.of(DraServiceV1.definition(calls), DraServiceV1beta1.definition(calls)));
     List<String> services = new ArrayList<>(RegistrationService.SUPPORTED_VERSIONS);
     if (health != null) {
       healthService = new DraHealthService(health);
@@ -129,7 +132,8 @@ public final class KubeletPluginServer implements AutoCloseable {
             List.of(
                 RegistrationService.definition(
                     settings.driverName(), draSocket, services, this::onRegistration)));
-    LOG.infof("kubelet plugin %s: DRA service on %s, registration on %s",
+    LOG.infof(
+        "kubelet plugin %s: DRA service on %s, registration on %s",
         settings.driverName(), draSocket, registrationSocket);
   }
 

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The outcome of preparing one claim: devices, or an error message. An error is never empty, so
- * the kubelet (which treats a non-empty {@code error} as failure) always sees failures.
+ * The outcome of preparing one claim: devices, or an error message. An error is never empty, so the
+ * kubelet (which treats a non-empty {@code error} as failure) always sees failures.
  */
 public record PrepareResult(List<PreparedDevice> devices, String error) {
   public PrepareResult {

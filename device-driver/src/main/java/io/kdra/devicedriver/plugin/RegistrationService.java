@@ -18,8 +18,8 @@ final class RegistrationService {
   static final String PLUGIN_TYPE = "DRAPlugin";
 
   /**
-   * The services on the DRA socket, preferred first: the kubelet takes the first one it knows,
-   * so v1 must precede v1beta1 (1.34+ kubelets speak v1; older ones only v1beta1).
+   * The services on the DRA socket, preferred first: the kubelet takes the first one it knows, so
+   * v1 must precede v1beta1 (1.34+ kubelets speak v1; older ones only v1beta1).
    */
   static final List<String> SUPPORTED_VERSIONS = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
 
@@ -30,7 +30,9 @@ final class RegistrationService {
    * @param onStatus gets (registered, error) from every NotifyRegistrationStatus
    */
   static ServerServiceDefinition definition(
-      String driverName, Path draSocket, List<String> services,
+      String driverName,
+      Path draSocket,
+      List<String> services,
       BiConsumer<Boolean, String> onStatus) {
     PluginInfo info =
         PluginInfo.newBuilder()

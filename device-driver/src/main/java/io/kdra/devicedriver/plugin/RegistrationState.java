@@ -1,8 +1,8 @@
 package io.kdra.devicedriver.plugin;
 
 /**
- * What the kubelet last said about our registration. Thread-safe. Readiness requires
- * {@link #accepted()}; a refusal keeps its message so the readiness check can show it.
+ * What the kubelet last said about our registration. Thread-safe. Readiness requires {@link
+ * #accepted()}; a refusal keeps its message so the readiness check can show it.
  */
 public final class RegistrationState {
   private boolean notified;

@@ -2,13 +2,15 @@ package io.kdra.devicedriver.prepare;
 
 /**
  * CDI naming for one driver: kind {@code k8s.<driver>/claim}, one transient spec file per claim
- * named {@code k8s.<driver>-claim_<claimUID>.json} (the CDI convention
- * {@code <vendor>-<class>_<transientID>}), and device names {@code <claimUID>-<device>}, unique per
- * claim because container runtimes cache specs by device name.
+ * named {@code k8s.<driver>-claim_<claimUID>.json} (the CDI convention {@code
+ * <vendor>-<class>_<transientID>}), and device names {@code <claimUID>-<device>}, unique per claim
+ * because container runtimes cache specs by device name.
  */
 public record CdiNames(String driver) {
 
-  /** The CDI vendor: a DNS subdomain; the {@code k8s.} prefix marks specs written for Kubernetes. */
+  /**
+   * The CDI vendor: a DNS subdomain; the {@code k8s.} prefix marks specs written for Kubernetes.
+   */
   public String vendor() {
     return "k8s." + driver;
   }

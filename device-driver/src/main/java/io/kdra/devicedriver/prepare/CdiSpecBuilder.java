@@ -12,11 +12,11 @@ import java.util.Map;
  * Renders one claim's CDI spec as JSON, deterministically (same input, same bytes), so a repeated
  * prepare rewrites an identical file.
  *
- * <p>Only {@code env}, {@code deviceNodes} (with {@code path} alone) and {@code mounts} (MPS
- * pipe directories; in CDI since 0.3.0) are used; the minimum CDI
- * version for that is 0.5.0, because device names start with the claim UID, which may start with a
- * digit (allowed from 0.5.0). Loaders reject specs that declare less than they use, so never raise
- * the features without raising the version.
+ * <p>Only {@code env}, {@code deviceNodes} (with {@code path} alone) and {@code mounts} (MPS pipe
+ * directories; in CDI since 0.3.0) are used; the minimum CDI version for that is 0.5.0, because
+ * device names start with the claim UID, which may start with a digit (allowed from 0.5.0). Loaders
+ * reject specs that declare less than they use, so never raise the features without raising the
+ * version.
  */
 final class CdiSpecBuilder {
   /** The CDI spec version this builder writes. */
@@ -40,7 +40,10 @@ final class CdiSpecBuilder {
   }
 
   /** Adds a device with its edits, including bind mounts of host directories. */
-  CdiSpecBuilder device(String cdiDeviceName, List<String> env, List<String> deviceNodes,
+  CdiSpecBuilder device(
+      String cdiDeviceName,
+      List<String> env,
+      List<String> deviceNodes,
       List<DeviceSetup.Mount> mounts) {
     Map<String, Object> edits = new LinkedHashMap<>();
     if (!env.isEmpty()) {
@@ -50,13 +53,18 @@ final class CdiSpecBuilder {
       edits.put("deviceNodes", nodes(deviceNodes));
     }
     if (!mounts.isEmpty()) {
-      edits.put("mounts", mounts.stream().map(m -> {
-        Map<String, Object> mount = new LinkedHashMap<>();
-        mount.put("hostPath", m.hostPath());
-        mount.put("containerPath", m.containerPath());
-        mount.put("options", List.of("rbind", "rw"));
-        return mount;
-      }).toList());
+      edits.put(
+          "mounts",
+          mounts.stream()
+              .map(
+                  m -> {
+                    Map<String, Object> mount = new LinkedHashMap<>();
+                    mount.put("hostPath", m.hostPath());
+                    mount.put("containerPath", m.containerPath());
+                    mount.put("options", List.of("rbind", "rw"));
+                    return mount;
+                  })
+              .toList());
     }
     Map<String, Object> device = new LinkedHashMap<>();
     device.put("name", cdiDeviceName);

@@ -14,12 +14,12 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jboss.logging.Logger;
 
 /**
- * The on-disk record of prepared claims (claim UID to {@link PreparedClaim}), in
- * {@link CheckpointCodec} format, replaced atomically with {@link AtomicFiles}.
+ * The on-disk record of prepared claims (claim UID to {@link PreparedClaim}), in {@link
+ * CheckpointCodec} format, replaced atomically with {@link AtomicFiles}.
  *
  * <p>Writes are group-committed: {@link #put} and {@link #remove} return only once a file that
- * contains their change is durable, but concurrent callers share one write. With 64 claims
- * prepared at once that is a handful of fsyncs instead of 64.
+ * contains their change is durable, but concurrent callers share one write. With 64 claims prepared
+ * at once that is a handful of fsyncs instead of 64.
  *
  * <p>A damaged file (bad JSON, checksum mismatch) is moved aside to {@code <file>.corrupt-<millis>}
  * and the store starts empty, logging an error: a crash loop would help no one, and a claim the
@@ -88,8 +88,8 @@ public final class CheckpointStore {
   }
 
   /**
-   * Records a prepared claim durably. If the write fails the claim is not kept in memory either,
-   * so a later prepare does not answer from state that never reached the disk.
+   * Records a prepared claim durably. If the write fails the claim is not kept in memory either, so
+   * a later prepare does not answer from state that never reached the disk.
    */
   public void put(PreparedClaim claim) throws IOException {
     long v;

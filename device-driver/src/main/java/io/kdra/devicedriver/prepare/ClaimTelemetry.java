@@ -22,7 +22,11 @@ public interface ClaimTelemetry {
    * @param error empty on success
    */
   void record(
-      Operation operation, ClaimRef claim, String traceParent, long startNanos, long endNanos,
+      Operation operation,
+      ClaimRef claim,
+      String traceParent,
+      long startNanos,
+      long endNanos,
       String error);
 
   /** Records nothing. */

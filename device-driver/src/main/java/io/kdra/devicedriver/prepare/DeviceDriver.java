@@ -29,15 +29,15 @@ import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
- * The driver's {@link DraPlugin}: read the claim, plan with {@link PreparePlanner}, apply (CDI spec,
- * then checkpoint), answer. All {@link DraPlugin} guarantees hold:
+ * The driver's {@link DraPlugin}: read the claim, plan with {@link PreparePlanner}, apply (CDI
+ * spec, then checkpoint), answer. All {@link DraPlugin} guarantees hold:
  *
  * <ul>
  *   <li>Idempotent: a claim in the checkpoint is answered from it (its CDI spec rewritten if it
  *       vanished, e.g. {@code /var/run/cdi} on tmpfs after a reboot) without reading the API.
  *   <li>Restart-safe: the CDI file name depends on the UID alone, so an unprepare in any process
- *       removes it, checkpoint entry or not. The spec is written before the checkpoint entry, so
- *       a crash in between leaves a file that the retry rewrites identically or the unprepare
+ *       removes it, checkpoint entry or not. The spec is written before the checkpoint entry, so a
+ *       crash in between leaves a file that the retry rewrites identically or the unprepare
  *       removes; never an entry without its file.
  *   <li>Concurrent: claims run on a pool of {@code concurrency} threads; two operations on the same
  *       UID never overlap (lock striping by UID: unrelated claims rarely share a stripe, and a
@@ -81,7 +81,8 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
         return NONE;
       }
       return claim -> {
-        LOG.warnf("test-only prepare delay: holding %s for %s between CDI spec and checkpoint",
+        LOG.warnf(
+            "test-only prepare delay: holding %s for %s between CDI spec and checkpoint",
             claim, delay);
         Thread.sleep(delay.toMillis());
       };
@@ -101,7 +102,15 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       ClaimTelemetry telemetry,
       Clock clock,
       int concurrency) {
-    this(planner, reader, inventory, cdi, checkpoint, telemetry, clock, concurrency,
+    this(
+        planner,
+        reader,
+        inventory,
+        cdi,
+        checkpoint,
+        telemetry,
+        clock,
+        concurrency,
         PrepareInterlude.NONE);
   }
 
@@ -230,8 +239,9 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
         } else {
           Optional<ResourceClaim> claim = reader.read(ref.namespace(), ref.name());
           if (claim.isEmpty()) {
-            result = PrepareResult.failed("resourceclaim " + ref.namespace() + "/" + ref.name()
-                + " not found");
+            result =
+                PrepareResult.failed(
+                    "resourceclaim " + ref.namespace() + "/" + ref.name() + " not found");
           } else {
             lockSetup();
             try {
@@ -316,13 +326,15 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       if (!released.add(name)) {
         continue;
       }
-      boolean lastUser = checkpoint.all().values().stream()
-          .filter(other -> !other.claim().uid().equals(claim.claim().uid()))
-          .flatMap(other -> other.devices().stream())
-          .noneMatch(d -> d.deviceName().equals(name));
+      boolean lastUser =
+          checkpoint.all().values().stream()
+              .filter(other -> !other.claim().uid().equals(claim.claim().uid()))
+              .flatMap(other -> other.devices().stream())
+              .noneMatch(d -> d.deviceName().equals(name));
       Optional<NodeDevice> known = now.device(name);
       if (known.isEmpty()) {
-        LOG.warnf("unprepare %s: device %s is no longer on this node; nothing to release",
+        LOG.warnf(
+            "unprepare %s: device %s is no longer on this node; nothing to release",
             claim.claim(), name);
         continue;
       }

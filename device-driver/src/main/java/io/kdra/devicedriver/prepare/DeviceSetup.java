@@ -14,19 +14,20 @@ import java.util.Map;
 public interface DeviceSetup {
 
   /** Nothing to set up: exclusive whole devices. */
-  DeviceSetup NONE = new DeviceSetup() {
-    @Override
-    public DeviceEdits prepare(Allocated device) {
-      return DeviceEdits.NONE;
-    }
+  DeviceSetup NONE =
+      new DeviceSetup() {
+        @Override
+        public DeviceEdits prepare(Allocated device) {
+          return DeviceEdits.NONE;
+        }
 
-    @Override
-    public void release(NodeDevice device, boolean lastUser) {}
-  };
+        @Override
+        public void release(NodeDevice device, boolean lastUser) {}
+      };
 
   /**
-   * Each setup in turn; a device's edits are the concatenation (each setup leaves devices that
-   * are not its kind alone).
+   * Each setup in turn; a device's edits are the concatenation (each setup leaves devices that are
+   * not its kind alone).
    */
   static DeviceSetup all(List<DeviceSetup> setups) {
     List<DeviceSetup> active = setups.stream().filter(s -> s != NONE).toList();
@@ -68,7 +69,10 @@ public interface DeviceSetup {
    * @param sharing the claim's sharing config for it
    * @param consumedCapacity what the allocator accounted to this allocation (shared devices)
    */
-  record Allocated(String claimUid, NodeDevice device, SharingConfig sharing,
+  record Allocated(
+      String claimUid,
+      NodeDevice device,
+      SharingConfig sharing,
       Map<String, Quantity> consumedCapacity) {
     public Allocated {
       consumedCapacity = Map.copyOf(consumedCapacity);

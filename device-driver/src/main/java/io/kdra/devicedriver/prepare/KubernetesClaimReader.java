@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /**
  * {@link ClaimReader} over the Kubernetes API: a plain GET per claim. No informer: a node sees few
- * claims, each read once per prepare, and a cache could serve a claim older than the allocation
- * the kubelet is acting on.
+ * claims, each read once per prepare, and a cache could serve a claim older than the allocation the
+ * kubelet is acting on.
  */
 public final class KubernetesClaimReader implements ClaimReader {
   private final KubernetesClient client;
@@ -24,7 +24,13 @@ public final class KubernetesClaimReader implements ClaimReader {
           client.resources(ResourceClaim.class).inNamespace(namespace).withName(name).get());
     } catch (KubernetesClientException e) {
       throw new ClaimReadException(
-          "reading resourceclaim " + namespace + "/" + name + " failed: HTTP " + e.getCode() + " "
+          "reading resourceclaim "
+              + namespace
+              + "/"
+              + name
+              + " failed: HTTP "
+              + e.getCode()
+              + " "
               + e.getMessage(),
           e);
     }

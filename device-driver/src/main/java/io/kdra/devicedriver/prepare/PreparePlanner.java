@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.core.config.OpaqueConfigDecoder;
 import io.kdra.core.config.OpaqueConfigException;
 import io.kdra.core.config.SharingConfig;
+import io.kdra.core.model.Quantity;
 import io.kdra.core.model.TraceAnnotation;
 import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.devicedriver.discovery.NodeDevice;
@@ -14,7 +15,6 @@ import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.PreparedDevice;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import io.kdra.core.model.Quantity;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -39,9 +39,9 @@ import java.util.TreeMap;
  *   <li>at least one {@code results[]} entry has {@code driver} = this driver; each such entry's
  *       {@code pool} is this node's pool and its {@code device} is a device of this node;
  *   <li>{@code config[]} entries for this driver decode (see {@link OpaqueConfigDecoder}); for each
- *       result the last matching entry wins, class configs before claim configs, as upstream
- *       orders them; an entry matches when its {@code requests} is empty or names the result's
- *       request or that request's parent ({@code gpu} matches {@code gpu/large});
+ *       result the last matching entry wins, class configs before claim configs, as upstream orders
+ *       them; an entry matches when its {@code requests} is empty or names the result's request or
+ *       that request's parent ({@code gpu} matches {@code gpu/large});
  *   <li>the MPS settings of one claim agree (the CUDA MPS variables are per container).
  * </ol>
  */
@@ -95,7 +95,10 @@ public final class PreparePlanner {
     if (!ref.uid().equals(uid)) {
       throw new PrepareException(
           "metadata.uid",
-          "is " + quote(uid) + " but the kubelet asked for " + quote(ref.uid())
+          "is "
+              + quote(uid)
+              + " but the kubelet asked for "
+              + quote(ref.uid())
               + " (the claim was deleted and re-created?)");
     }
     AllocationResult allocation =
@@ -146,24 +149,37 @@ public final class PreparePlanner {
       // A shared device may be allocated to one claim more than once (one share per request);
       // its CDI device is written once.
       if (inSpec.add(cdiName)) {
-        DeviceSetup.DeviceEdits edits = setup.prepare(new DeviceSetup.Allocated(uid, device,
-            sharing, consumed(r)));
+        DeviceSetup.DeviceEdits edits =
+            setup.prepare(new DeviceSetup.Allocated(uid, device, sharing, consumed(r)));
         for (String e : edits.env()) {
           String name = e.substring(0, Math.max(0, e.indexOf('=')));
           String before = setupEnv.putIfAbsent(name, e);
           if (before != null && !before.equals(e)) {
-            throw new PrepareException(at + ".device", "device " + quote(device.name())
-                + " needs " + e + " but another device of the claim needs " + before
-                + "; a container has one value (use one shared GPU per claim with MPS)");
+            throw new PrepareException(
+                at + ".device",
+                "device "
+                    + quote(device.name())
+                    + " needs "
+                    + e
+                    + " but another device of the claim needs "
+                    + before
+                    + "; a container has one value (use one shared GPU per claim with MPS)");
           }
         }
         for (DeviceSetup.Mount m : edits.mounts()) {
           String before = setupMounts.putIfAbsent(m.containerPath(), m.hostPath());
           if (before != null && !before.equals(m.hostPath())) {
-            throw new PrepareException(at + ".device", "device " + quote(device.name())
-                + " needs " + m.hostPath() + " at " + m.containerPath()
-                + " but another device of the claim needs " + before
-                + " there (use one shared GPU per claim with MPS)");
+            throw new PrepareException(
+                at + ".device",
+                "device "
+                    + quote(device.name())
+                    + " needs "
+                    + m.hostPath()
+                    + " at "
+                    + m.containerPath()
+                    + " but another device of the claim needs "
+                    + before
+                    + " there (use one shared GPU per claim with MPS)");
           }
         }
         List<String> env = new ArrayList<>(env(n, device, sharing));
@@ -174,7 +190,9 @@ public final class PreparePlanner {
       }
       devices.add(
           new PreparedDevice(
-              List.of(baseRequest(request)), pool, device.name(),
+              List.of(baseRequest(request)),
+              pool,
+              device.name(),
               List.of(names.deviceId(uid, device.name()))));
     }
     if (devices.isEmpty()) {
@@ -183,9 +201,10 @@ public final class PreparePlanner {
           "no device is allocated from driver " + quote(driver));
     }
     spec.common(mpsEnv(mps, devices.size()), inventory.commonDeviceNodes());
-    String traceParent = claim.getMetadata().getAnnotations() == null
-        ? ""
-        : claim.getMetadata().getAnnotations().getOrDefault(TRACE_ANNOTATION, "");
+    String traceParent =
+        claim.getMetadata().getAnnotations() == null
+            ? ""
+            : claim.getMetadata().getAnnotations().getOrDefault(TRACE_ANNOTATION, "");
     return new PreparedClaim(ref, devices, names.specFileName(uid), spec.build(), traceParent);
   }
 
@@ -193,11 +212,16 @@ public final class PreparePlanner {
   private static Map<String, Quantity> consumed(DeviceRequestAllocationResult r) {
     Map<String, Quantity> out = new TreeMap<>();
     if (r.getConsumedCapacity() != null) {
-      r.getConsumedCapacity().forEach((k, v) -> {
-        if (v != null && v.getAmount() != null) {
-          out.put(k, Quantity.parse(v.getAmount() + Objects.requireNonNullElse(v.getFormat(), "")));
-        }
-      });
+      r.getConsumedCapacity()
+          .forEach(
+              (k, v) -> {
+                if (v != null && v.getAmount() != null) {
+                  out.put(
+                      k,
+                      Quantity.parse(
+                          v.getAmount() + Objects.requireNonNullElse(v.getFormat(), "")));
+                }
+              });
     }
     return out;
   }
@@ -281,8 +305,10 @@ public final class PreparePlanner {
         .ifPresent(
             q -> {
               // CUDA wants "<ordinal>=<size>M,..."; ordinals are the container's device order.
-              long mib = q.value().divide(BigDecimal.valueOf(1024L * 1024L),
-                  RoundingMode.CEILING).longValueExact();
+              long mib =
+                  q.value()
+                      .divide(BigDecimal.valueOf(1024L * 1024L), RoundingMode.CEILING)
+                      .longValueExact();
               List<String> limits = new ArrayList<>();
               for (int i = 0; i < deviceCount; i++) {
                 limits.add(i + "=" + mib + "M");

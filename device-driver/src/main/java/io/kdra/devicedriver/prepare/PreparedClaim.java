@@ -13,8 +13,8 @@ import java.util.List;
  * @param cdiSpecFile file name (no directory) of the claim's CDI spec
  * @param cdiSpec the exact spec content, kept so that a spec lost with a tmpfs reboot can be
  *     written again from the checkpoint
- * @param traceParent the claim's W3C trace context, so the unprepare span joins the same trace
- *     even when the claim object is gone; empty if the claim had none
+ * @param traceParent the claim's W3C trace context, so the unprepare span joins the same trace even
+ *     when the claim object is gone; empty if the claim had none
  */
 public record PreparedClaim(
     ClaimRef claim,

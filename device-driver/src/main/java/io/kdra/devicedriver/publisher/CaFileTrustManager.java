@@ -19,11 +19,11 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
- * Trusts the CA certificates of a PEM file, read again when the file changes: the kubelet
- * replaces a mounted Secret's files when the Secret changes (a rotated CA), and the driver must
- * not need a restart for it. Every check is the JDK's PKIX trust manager's, host name
- * verification included; only where its certificates come from is ours (JSSE has no trust
- * manager over a file that changes).
+ * Trusts the CA certificates of a PEM file, read again when the file changes: the kubelet replaces
+ * a mounted Secret's files when the Secret changes (a rotated CA), and the driver must not need a
+ * restart for it. Every check is the JDK's PKIX trust manager's, host name verification included;
+ * only where its certificates come from is ours (JSSE has no trust manager over a file that
+ * changes).
  */
 final class CaFileTrustManager extends X509ExtendedTrustManager {
 
@@ -32,8 +32,8 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
   private X509ExtendedTrustManager delegate;
 
   /**
-   * Reads nothing yet: a missing or broken file fails each handshake with the reason (readiness
-   * and log say it, the driver retries), never the driver's start.
+   * Reads nothing yet: a missing or broken file fails each handshake with the reason (readiness and
+   * log say it, the driver retries), never the driver's start.
    */
   CaFileTrustManager(Path caFile) {
     this.caFile = caFile;
@@ -49,8 +49,8 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
       }
       return delegate;
     } catch (IOException e) {
-      throw new CertificateException("the publisher's CA file " + caFile + " cannot be read: "
-          + e, e);
+      throw new CertificateException(
+          "the publisher's CA file " + caFile + " cannot be read: " + e, e);
     }
   }
 
@@ -77,8 +77,8 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
       }
       throw new IOException("the JDK offers no X.509 trust manager");
     } catch (GeneralSecurityException e) {
-      throw new IOException("the publisher's CA " + file + " is not a PEM certificate: "
-          + e.getMessage(), e);
+      throw new IOException(
+          "the publisher's CA " + file + " is not a PEM certificate: " + e.getMessage(), e);
     }
   }
 

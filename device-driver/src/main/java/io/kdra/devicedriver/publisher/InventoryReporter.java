@@ -34,8 +34,8 @@ import org.jboss.logging.Logger;
  * (unless the clock went back by more than the predecessor sent).
  *
  * <p>On a broken stream it reconnects after a delay that starts at {@code initialBackoff}, doubles
- * per failure up to {@code maxBackoff}, and resets once the publisher acknowledges a snapshot.
- * All state changes run on one thread, so no locking is needed beyond it.
+ * per failure up to {@code maxBackoff}, and resets once the publisher acknowledges a snapshot. All
+ * state changes run on one thread, so no locking is needed beyond it.
  *
  * <p>An outage is one WARN when it starts, a reminder every {@link #STILL_DOWN_REMINDER}, and one
  * INFO when it ends; each failed attempt in between is DEBUG (a publisher without a leader would
@@ -59,16 +59,29 @@ public final class InventoryReporter implements AutoCloseable {
       Optional<Tls> tls) {
 
     /** Plain text: the harness's processes and local runs. */
-    public Settings(String driver, String node, String address, Path tokenFile,
-        Duration initialBackoff, Duration maxBackoff, Duration heartbeat) {
-      this(driver, node, address, tokenFile, initialBackoff, maxBackoff, heartbeat,
+    public Settings(
+        String driver,
+        String node,
+        String address,
+        Path tokenFile,
+        Duration initialBackoff,
+        Duration maxBackoff,
+        Duration heartbeat) {
+      this(
+          driver,
+          node,
+          address,
+          tokenFile,
+          initialBackoff,
+          maxBackoff,
+          heartbeat,
           Optional.empty());
     }
   }
 
   /**
-   * TLS to the publisher: its certificate must chain to a CA of {@code caFile} (read again when
-   * it changes) and name {@code serverName}, or the address's host when that is absent.
+   * TLS to the publisher: its certificate must chain to a CA of {@code caFile} (read again when it
+   * changes) and name {@code serverName}, or the address's host when that is absent.
    */
   public record Tls(Path caFile, Optional<String> serverName) {}
 
@@ -107,11 +120,11 @@ public final class InventoryReporter implements AutoCloseable {
     }
     Tls tls = settings.tls().get();
     try {
-      builder.sslContext(GrpcSslContexts.forClient()
-          .trustManager(new CaFileTrustManager(tls.caFile())).build());
+      builder.sslContext(
+          GrpcSslContexts.forClient().trustManager(new CaFileTrustManager(tls.caFile())).build());
     } catch (SSLException e) {
-      throw new IllegalStateException("TLS to the publisher with the CA " + tls.caFile() + ": "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "TLS to the publisher with the CA " + tls.caFile() + ": " + e.getMessage(), e);
     }
     // the certificate names the publisher's Service, also when the driver dials an address
     tls.serverName().ifPresent(builder::overrideAuthority);
@@ -120,20 +133,22 @@ public final class InventoryReporter implements AutoCloseable {
 
   /** Connects and starts the heartbeat; {@code initial} may be null (nothing to send yet). */
   public void start(Inventory initial) {
-    loop.execute(() -> {
-      latest = initial;
-      connect();
-    });
+    loop.execute(
+        () -> {
+          latest = initial;
+          connect();
+        });
     long hb = Math.max(1, settings.heartbeat().toMillis());
     loop.scheduleWithFixedDelay(this::sendLatest, hb, hb, TimeUnit.MILLISECONDS);
   }
 
   /** Sends this inventory now (if connected) and after every reconnect. */
   public void report(Inventory inventory) {
-    loop.execute(() -> {
-      latest = inventory;
-      sendLatest();
-    });
+    loop.execute(
+        () -> {
+          latest = inventory;
+          sendLatest();
+        });
   }
 
   /** Whether the stream is open and the publisher has acknowledged a snapshot on it. */
@@ -198,9 +213,14 @@ public final class InventoryReporter implements AutoCloseable {
       root = root.getCause();
     }
     String message = String.valueOf(t.getMessage());
-    return root == t || root.getMessage() == null ? message
-        : message.lines().findFirst().orElse(message) + " (" + root.getClass().getSimpleName()
-            + ": " + root.getMessage() + ")";
+    return root == t || root.getMessage() == null
+        ? message
+        : message.lines().findFirst().orElse(message)
+            + " ("
+            + root.getClass().getSimpleName()
+            + ": "
+            + root.getMessage()
+            + ")";
   }
 
   private void broken(String why) {
@@ -212,21 +232,31 @@ public final class InventoryReporter implements AutoCloseable {
     }
     logFailure(why);
     reconnect = loop.schedule(this::connect, backoff.toMillis(), TimeUnit.MILLISECONDS);
-    backoff = backoff.multipliedBy(2).compareTo(settings.maxBackoff()) > 0
-        ? settings.maxBackoff() : backoff.multipliedBy(2);
+    backoff =
+        backoff.multipliedBy(2).compareTo(settings.maxBackoff()) > 0
+            ? settings.maxBackoff()
+            : backoff.multipliedBy(2);
   }
 
   private void logFailure(String why) {
     long now = clock.millis();
     String to = settings.address();
     switch (outage.failed(now)) {
-      case STARTED -> LOG.warnf("inventory stream to %s broken (%s); reconnecting with a backoff"
-          + " of up to %s (further attempts are logged at DEBUG)", to, why, settings.maxBackoff());
-      case STILL_DOWN -> LOG.warnf("inventory stream to %s still down after %d attempts in %s"
-          + " (%s): this node's ResourceSlices are not updated; check the slice-publisher's pods"
-          + " and their leader", to, outage.failures(), outage.lasted(now), why);
-      case QUIET -> LOG.debugf("inventory stream to %s: attempt %d failed (%s); next in %s", to,
-          outage.failures(), why, backoff);
+      case STARTED ->
+          LOG.warnf(
+              "inventory stream to %s broken (%s); reconnecting with a backoff"
+                  + " of up to %s (further attempts are logged at DEBUG)",
+              to, why, settings.maxBackoff());
+      case STILL_DOWN ->
+          LOG.warnf(
+              "inventory stream to %s still down after %d attempts in %s"
+                  + " (%s): this node's ResourceSlices are not updated; check the slice-publisher's pods"
+                  + " and their leader",
+              to, outage.failures(), outage.lasted(now), why);
+      case QUIET ->
+          LOG.debugf(
+              "inventory stream to %s: attempt %d failed (%s); next in %s",
+              to, outage.failures(), why, backoff);
     }
   }
 
@@ -241,56 +271,63 @@ public final class InventoryReporter implements AutoCloseable {
 
     @Override
     public void onNext(ReportAck ack) {
-      loop.execute(() -> {
-        if (!current()) {
-          return;
-        }
-        if (ack.getAccepted()) {
-          if (!connected && outage.failures() > 0) {
-            LOG.infof("inventory stream to %s connected after %d failed attempts in %s",
-                settings.address(), outage.failures(), outage.lasted(clock.millis()));
-          } else if (!connected) {
-            LOG.infof("inventory stream to %s connected", settings.address());
-          }
-          outage.ended();
-          connected = true;
-          lastError = "";
-          backoff = settings.initialBackoff();
-        } else {
-          // Refusals name device and field; the next change or heartbeat sends again.
-          LOG.errorf("slice-publisher refused snapshot %d: %s", ack.getSequence(), ack.getError());
-        }
-      });
+      loop.execute(
+          () -> {
+            if (!current()) {
+              return;
+            }
+            if (ack.getAccepted()) {
+              if (!connected && outage.failures() > 0) {
+                LOG.infof(
+                    "inventory stream to %s connected after %d failed attempts in %s",
+                    settings.address(), outage.failures(), outage.lasted(clock.millis()));
+              } else if (!connected) {
+                LOG.infof("inventory stream to %s connected", settings.address());
+              }
+              outage.ended();
+              connected = true;
+              lastError = "";
+              backoff = settings.initialBackoff();
+            } else {
+              // Refusals name device and field; the next change or heartbeat sends again.
+              LOG.errorf(
+                  "slice-publisher refused snapshot %d: %s", ack.getSequence(), ack.getError());
+            }
+          });
     }
 
     @Override
     public void onError(Throwable t) {
-      loop.execute(() -> {
-        if (current()) {
-          broken(describe(t));
-        }
-      });
+      loop.execute(
+          () -> {
+            if (current()) {
+              broken(describe(t));
+            }
+          });
     }
 
     @Override
     public void onCompleted() {
-      loop.execute(() -> {
-        if (current()) {
-          broken("the publisher closed the stream");
-        }
-      });
+      loop.execute(
+          () -> {
+            if (current()) {
+              broken("the publisher closed the stream");
+            }
+          });
     }
   }
 
   @Override
   public void close() {
     try {
-      loop.submit(() -> {
-        closed = true;
-        if (stream != null) {
-          stream.onCompleted();
-        }
-      }).get(5, TimeUnit.SECONDS);
+      loop.submit(
+              () -> {
+                closed = true;
+                if (stream != null) {
+                  stream.onCompleted();
+                }
+              })
+          .get(5, TimeUnit.SECONDS);
     } catch (Exception e) {
       LOG.debugf("closing the inventory stream: %s", e.getMessage());
     }

@@ -3,14 +3,18 @@ package io.kdra.devicedriver.publisher;
 import java.time.Duration;
 
 /**
- * How loud one outage of the inventory stream is: a warning when it starts, a reminder every
- * {@code reminder} while it lasts, quiet in between; one line when it ends. Pure, on the
- * reporter's thread.
+ * How loud one outage of the inventory stream is: a warning when it starts, a reminder every {@code
+ * reminder} while it lasts, quiet in between; one line when it ends. Pure, on the reporter's
+ * thread.
  */
 final class Outage {
 
   /** What a failed attempt is worth saying. */
-  enum Report { STARTED, STILL_DOWN, QUIET }
+  enum Report {
+    STARTED,
+    STILL_DOWN,
+    QUIET
+  }
 
   private final Duration reminder;
   private int failures;

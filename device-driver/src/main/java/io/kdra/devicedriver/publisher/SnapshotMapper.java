@@ -26,7 +26,8 @@ public final class SnapshotMapper {
       Device.Builder b =
           Device.newBuilder()
               .setName(d.name())
-              .setHealth(d.health() == NodeDevice.Health.HEALTHY ? Health.HEALTHY : Health.UNHEALTHY)
+              .setHealth(
+                  d.health() == NodeDevice.Health.HEALTHY ? Health.HEALTHY : Health.UNHEALTHY)
               .setHealthMessage(d.healthMessage());
       d.attributes().forEach((k, v) -> b.putAttributes(k, attribute(v)));
       b.putAllCapacity(quantities(d.capacity()));
@@ -50,15 +51,18 @@ public final class SnapshotMapper {
   }
 
   static io.kdra.inventory.v1.CapacityRequestPolicy policy(CapacityPolicy p) {
-    var b = io.kdra.inventory.v1.CapacityRequestPolicy.newBuilder()
-        .setDefault(p.defaultValue().toString());
+    var b =
+        io.kdra.inventory.v1.CapacityRequestPolicy.newBuilder()
+            .setDefault(p.defaultValue().toString());
     p.validValues().forEach(v -> b.addValidValues(v.toString()));
-    p.min().ifPresent(min -> {
-      var r = CapacityRequestPolicyRange.newBuilder().setMin(min.toString());
-      p.max().ifPresent(max -> r.setMax(max.toString()));
-      p.step().ifPresent(step -> r.setStep(step.toString()));
-      b.setValidRange(r);
-    });
+    p.min()
+        .ifPresent(
+            min -> {
+              var r = CapacityRequestPolicyRange.newBuilder().setMin(min.toString());
+              p.max().ifPresent(max -> r.setMax(max.toString()));
+              p.step().ifPresent(step -> r.setStep(step.toString()));
+              b.setValidRange(r);
+            });
     return b.build();
   }
 

@@ -28,7 +28,8 @@ public interface CommandRunner {
     @Override
     public String toString() {
       StringBuilder b = new StringBuilder();
-      env.entrySet().stream().sorted(Map.Entry.comparingByKey())
+      env.entrySet().stream()
+          .sorted(Map.Entry.comparingByKey())
           .forEach(e -> b.append(e.getKey()).append('=').append(e.getValue()).append(' '));
       b.append(String.join(" ", argv));
       if (!stdin.isEmpty()) {

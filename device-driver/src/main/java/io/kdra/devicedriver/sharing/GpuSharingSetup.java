@@ -24,24 +24,25 @@ import java.util.Set;
  *
  * <ul>
  *   <li>time-slicing: {@code nvidia-smi compute-policy -i <gpu> --set-timeslice=<n>} with the
- *       claim's interval ({@code Default}=0, {@code Short}=1, {@code Medium}=2, {@code Long}=3),
- *       on every prepare (the GPU has one setting: the latest claim's wins); back to 0 when the
- *       last claim on the GPU is unprepared;
- *   <li>MPS: one control daemon per GPU ({@code nvidia-cuda-mps-control -d} with
- *       {@code CUDA_VISIBLE_DEVICES} set to the GPU), its pipe and log directories under
- *       {@code <mps-root>/<device>/}, bound into the container at CUDA's default paths and named
- *       by {@code CUDA_MPS_PIPE_DIRECTORY} / {@code CUDA_MPS_LOG_DIRECTORY} in the CDI spec;
- *       without an MPS config in the claim, the client limits follow the allocator's accounting
- *       (active thread percentage = consumed shares / shares, pinned memory = consumed memory);
- *       the daemon is told to {@code quit} when the last claim on the GPU is unprepared.
+ *       claim's interval ({@code Default}=0, {@code Short}=1, {@code Medium}=2, {@code Long}=3), on
+ *       every prepare (the GPU has one setting: the latest claim's wins); back to 0 when the last
+ *       claim on the GPU is unprepared;
+ *   <li>MPS: one control daemon per GPU ({@code nvidia-cuda-mps-control -d} with {@code
+ *       CUDA_VISIBLE_DEVICES} set to the GPU), its pipe and log directories under {@code
+ *       <mps-root>/<device>/}, bound into the container at CUDA's default paths and named by {@code
+ *       CUDA_MPS_PIPE_DIRECTORY} / {@code CUDA_MPS_LOG_DIRECTORY} in the CDI spec; without an MPS
+ *       config in the claim, the client limits follow the allocator's accounting (active thread
+ *       percentage = consumed shares / shares, pinned memory = consumed memory); the daemon is told
+ *       to {@code quit} when the last claim on the GPU is unprepared.
  * </ul>
  *
- * Idempotent: a daemon is started only when this process has not started it and its control
- * pipe does not exist (a daemon from before a driver restart keeps running). Thread-safe.
+ * Idempotent: a daemon is started only when this process has not started it and its control pipe
+ * does not exist (a daemon from before a driver restart keeps running). Thread-safe.
  */
 public final class GpuSharingSetup implements DeviceSetup {
   /** Where CUDA clients look for the MPS pipes and logs by default. */
   static final String CONTAINER_PIPE_DIR = "/tmp/nvidia-mps";
+
   static final String CONTAINER_LOG_DIR = "/var/log/nvidia-mps";
 
   private final SharingSettings settings;
@@ -50,8 +51,8 @@ public final class GpuSharingSetup implements DeviceSetup {
   private final String mpsControlPath;
   private final Set<String> mpsStarted = new HashSet<>();
 
-  public GpuSharingSetup(SharingSettings settings, CommandRunner runner, String smiPath,
-      String mpsControlPath) {
+  public GpuSharingSetup(
+      SharingSettings settings, CommandRunner runner, String smiPath, String mpsControlPath) {
     this.settings = settings;
     this.runner = runner;
     this.smiPath = smiPath;
@@ -67,10 +68,14 @@ public final class GpuSharingSetup implements DeviceSetup {
     return switch (settings.strategy()) {
       case EXCLUSIVE -> DeviceEdits.NONE;
       case TIME_SLICING -> {
-        SharingConfig.Interval interval = a.sharing() instanceof SharingConfig.TimeSlicing t
-            ? t.interval() : SharingConfig.Interval.Default;
-        run(d, Command.of(smiPath, "compute-policy", "-i", gpu(d),
-            "--set-timeslice=" + interval.ordinal()));
+        SharingConfig.Interval interval =
+            a.sharing() instanceof SharingConfig.TimeSlicing t
+                ? t.interval()
+                : SharingConfig.Interval.Default;
+        run(
+            d,
+            Command.of(
+                smiPath, "compute-policy", "-i", gpu(d), "--set-timeslice=" + interval.ordinal()));
         yield DeviceEdits.NONE;
       }
       case MPS -> mps(a);
@@ -88,8 +93,12 @@ public final class GpuSharingSetup implements DeviceSetup {
       case MPS -> {
         Path pipe = pipeDir(d);
         if (mpsStarted.contains(d.name()) || Files.exists(pipe.resolve("control"))) {
-          run(d, new Command(List.of(mpsControlPath),
-              Map.of("CUDA_MPS_PIPE_DIRECTORY", pipe.toString()), "quit\n"));
+          run(
+              d,
+              new Command(
+                  List.of(mpsControlPath),
+                  Map.of("CUDA_MPS_PIPE_DIRECTORY", pipe.toString()),
+                  "quit\n"));
           mpsStarted.remove(d.name());
         }
       }
@@ -105,14 +114,20 @@ public final class GpuSharingSetup implements DeviceSetup {
       Files.createDirectories(pipe);
       Files.createDirectories(log);
     } catch (IOException e) {
-      throw new PrepareException("device " + d.name(),
+      throw new PrepareException(
+          "device " + d.name(),
           "cannot create the MPS directories under " + settings.mpsRoot() + ": " + e);
     }
     if (!mpsStarted.contains(d.name()) && !Files.exists(pipe.resolve("control"))) {
-      run(d, new Command(List.of(mpsControlPath, "-d"), Map.of(
-          "CUDA_VISIBLE_DEVICES", gpu(d),
-          "CUDA_MPS_PIPE_DIRECTORY", pipe.toString(),
-          "CUDA_MPS_LOG_DIRECTORY", log.toString()), ""));
+      run(
+          d,
+          new Command(
+              List.of(mpsControlPath, "-d"),
+              Map.of(
+                  "CUDA_VISIBLE_DEVICES", gpu(d),
+                  "CUDA_MPS_PIPE_DIRECTORY", pipe.toString(),
+                  "CUDA_MPS_LOG_DIRECTORY", log.toString()),
+              ""));
       mpsStarted.add(d.name());
     }
     List<String> env = new ArrayList<>();
@@ -122,20 +137,30 @@ public final class GpuSharingSetup implements DeviceSetup {
       Quantity shares = a.consumedCapacity().get(SharedGpus.SHARES);
       Quantity total = d.capacity().get(SharedGpus.SHARES);
       if (shares != null && total != null && total.sign() > 0) {
-        int percent = shares.value().multiply(BigDecimal.valueOf(100))
-            .divide(total.value(), 0, RoundingMode.CEILING).intValue();
+        int percent =
+            shares
+                .value()
+                .multiply(BigDecimal.valueOf(100))
+                .divide(total.value(), 0, RoundingMode.CEILING)
+                .intValue();
         env.add("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + Math.min(100, Math.max(1, percent)));
       }
       Quantity memory = a.consumedCapacity().get("memory");
       if (memory != null) {
-        long mib = memory.value().divide(BigDecimal.valueOf(1024L * 1024L), 0,
-            RoundingMode.CEILING).longValueExact();
+        long mib =
+            memory
+                .value()
+                .divide(BigDecimal.valueOf(1024L * 1024L), 0, RoundingMode.CEILING)
+                .longValueExact();
         env.add("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=" + mib + "M");
       }
     }
-    return new DeviceEdits(env, List.of(), List.of(
-        new Mount(pipe.toString(), CONTAINER_PIPE_DIR),
-        new Mount(log.toString(), CONTAINER_LOG_DIR)));
+    return new DeviceEdits(
+        env,
+        List.of(),
+        List.of(
+            new Mount(pipe.toString(), CONTAINER_PIPE_DIR),
+            new Mount(log.toString(), CONTAINER_LOG_DIR)));
   }
 
   private Path pipeDir(NodeDevice d) {

@@ -25,20 +25,19 @@ import java.util.regex.Pattern;
  * io.kdra.devicedriver.discovery.MigDevices}).
  *
  * <ul>
- *   <li>dynamic: finds the GPU instance of the partition's profile at its placement
- *       ({@code nvidia-smi mig -i <gpu> -lgi}) or creates it with a compute instance
- *       ({@code -cgi <profile>:<start> -C}); a GPU instance without a compute instance gets one
- *       ({@code -gi <id> -cci}). Unprepare destroys both ({@code -gi <id> -dci}, {@code -dgi}).
- *       Finding before creating makes a repeated prepare reuse what a crashed one created.
+ *   <li>dynamic: finds the GPU instance of the partition's profile at its placement ({@code
+ *       nvidia-smi mig -i <gpu> -lgi}) or creates it with a compute instance ({@code -cgi
+ *       <profile>:<start> -C}); a GPU instance without a compute instance gets one ({@code -gi <id>
+ *       -cci}). Unprepare destroys both ({@code -gi <id> -dci}, {@code -dgi}). Finding before
+ *       creating makes a repeated prepare reuse what a crashed one created.
  *   <li>static: uses the instance discovery found ({@code migInstanceId}); creates and destroys
  *       nothing, and fails naming the instance if it is gone.
  * </ul>
  *
  * The container gets the parent GPU's device node (already on the device) and the MIG capability
- * nodes of the instances ({@code /dev/nvidia-caps/nvidia-cap<n>}, numbers from
- * {@code /proc/driver/nvidia-caps/mig-minors} under the host root), and
- * {@code KDRA_MIG_DEVICE=MIG-<parent uuid>/<gi>/<ci>}, the form CUDA accepts in
- * {@code CUDA_VISIBLE_DEVICES}. Thread-safe.
+ * nodes of the instances ({@code /dev/nvidia-caps/nvidia-cap<n>}, numbers from {@code
+ * /proc/driver/nvidia-caps/mig-minors} under the host root), and {@code KDRA_MIG_DEVICE=MIG-<parent
+ * uuid>/<gi>/<ci>}, the form CUDA accepts in {@code CUDA_VISIBLE_DEVICES}. Thread-safe.
  */
 public final class MigSetup implements DeviceSetup {
   private static final Pattern MINOR_LINE = Pattern.compile("^(\\S+)\\s+(\\d+)$");
@@ -71,20 +70,37 @@ public final class MigSetup implements DeviceSetup {
     if (mode == MigMode.STATIC) {
       gi = (int) number(d, "migInstanceId");
       if (find(d).isEmpty()) {
-        throw new PrepareException("device " + d.name(), "GPU instance " + gi + " of GPU " + gpu
-            + " no longer exists (static MIG: an admin creates instances with nvidia-smi mig"
-            + " -cgi)");
+        throw new PrepareException(
+            "device " + d.name(),
+            "GPU instance "
+                + gi
+                + " of GPU "
+                + gpu
+                + " no longer exists (static MIG: an admin creates instances with nvidia-smi mig"
+                + " -cgi)");
       }
     } else {
       Optional<MigParser.GpuInstance> existing = find(d);
       if (existing.isPresent()) {
         gi = existing.get().id();
       } else {
-        String out = run(d, "mig", "-i", gpu, "-cgi",
-            number(d, "migProfileId") + ":" + number(d, "placementStart"), "-C");
-        gi = MigParser.createdGpuInstance(out).orElseThrow(() -> new PrepareException(
-            "device " + d.name(), "nvidia-smi did not report the GPU instance it created: "
-                + out.strip().lines().findFirst().orElse("(no output)")));
+        String out =
+            run(
+                d,
+                "mig",
+                "-i",
+                gpu,
+                "-cgi",
+                number(d, "migProfileId") + ":" + number(d, "placementStart"),
+                "-C");
+        gi =
+            MigParser.createdGpuInstance(out)
+                .orElseThrow(
+                    () ->
+                        new PrepareException(
+                            "device " + d.name(),
+                            "nvidia-smi did not report the GPU instance it created: "
+                                + out.strip().lines().findFirst().orElse("(no output)")));
       }
     }
     int ci = computeInstance(d, gpu, gi);
@@ -121,8 +137,11 @@ public final class MigSetup implements DeviceSetup {
     String out = list(d, "No GPU instances found", "mig", "-i", Long.toString(gpu), "-lgi");
     try {
       return MigParser.gpuInstances(out).stream()
-          .filter(gi -> gi.gpu() == gpu && gi.profileId() == number(d, "migProfileId")
-              && gi.start() == number(d, "placementStart"))
+          .filter(
+              gi ->
+                  gi.gpu() == gpu
+                      && gi.profileId() == number(d, "migProfileId")
+                      && gi.start() == number(d, "placementStart"))
           .findFirst();
     } catch (DiscoveryException e) {
       throw new PrepareException("device " + d.name(), e.getMessage());
@@ -135,22 +154,31 @@ public final class MigSetup implements DeviceSetup {
       return cis.get(0).id();
     }
     if (mode == MigMode.STATIC) {
-      throw new PrepareException("device " + d.name(), "GPU instance " + gi + " of GPU " + gpu
-          + " has no compute instance (static MIG: create one with nvidia-smi mig -cci)");
+      throw new PrepareException(
+          "device " + d.name(),
+          "GPU instance "
+              + gi
+              + " of GPU "
+              + gpu
+              + " has no compute instance (static MIG: create one with nvidia-smi mig -cci)");
     }
     String out = run(d, "mig", "-i", gpu, "-gi", Integer.toString(gi), "-cci");
     OptionalInt ci = MigParser.createdComputeInstance(out);
     if (ci.isEmpty()) {
-      throw new PrepareException("device " + d.name(), "nvidia-smi did not report the compute"
-          + " instance it created: " + out.strip().lines().findFirst().orElse("(no output)"));
+      throw new PrepareException(
+          "device " + d.name(),
+          "nvidia-smi did not report the compute"
+              + " instance it created: "
+              + out.strip().lines().findFirst().orElse("(no output)"));
     }
     return ci.getAsInt();
   }
 
   private List<MigParser.ComputeInstance> computeInstances(NodeDevice d, String gpu, int gi)
       throws PrepareException {
-    String out = list(d, "No compute instances found", "mig", "-i", gpu, "-gi",
-        Integer.toString(gi), "-lci");
+    String out =
+        list(
+            d, "No compute instances found", "mig", "-i", gpu, "-gi", Integer.toString(gi), "-lci");
     try {
       return MigParser.computeInstances(out).stream().filter(c -> c.gpuInstance() == gi).toList();
     } catch (DiscoveryException e) {
@@ -159,16 +187,18 @@ public final class MigSetup implements DeviceSetup {
   }
 
   /**
-   * {@code /dev/nvidia-caps/nvidia-cap<n>} of the instances; {@code mig-minors} names GPUs by
-   * minor number ({@code gpu0/gi2/access 21}). Absent on simulated hosts.
+   * {@code /dev/nvidia-caps/nvidia-cap<n>} of the instances; {@code mig-minors} names GPUs by minor
+   * number ({@code gpu0/gi2/access 21}). Absent on simulated hosts.
    */
   private List<String> capabilityNodes(NodeDevice d, int gi, int ci) {
     Path minors = hostRoot.resolve("proc/driver/nvidia-caps/mig-minors");
     if (!Files.exists(minors)) {
       return List.of();
     }
-    long minor = d.attributes().get("minor") instanceof AttributeValue.IntValue m
-        ? m.value() : number(d, "parentIndex");
+    long minor =
+        d.attributes().get("minor") instanceof AttributeValue.IntValue m
+            ? m.value()
+            : number(d, "parentIndex");
     String giKey = "gpu" + minor + "/gi" + gi + "/access";
     String ciKey = "gpu" + minor + "/gi" + gi + "/ci" + ci + "/access";
     List<String> nodes = new ArrayList<>();
@@ -212,8 +242,8 @@ public final class MigSetup implements DeviceSetup {
     if (d.attributes().get(attribute) instanceof AttributeValue.IntValue i) {
       return i.value();
     }
-    throw new IllegalStateException("MIG device " + d.name() + " has no int attribute "
-        + attribute);
+    throw new IllegalStateException(
+        "MIG device " + d.name() + " has no int attribute " + attribute);
   }
 
   private static String text(NodeDevice d, String attribute) {

@@ -36,8 +36,12 @@ public final class ProcessCommandRunner implements CommandRunner {
       }
       String text = new String(out, StandardCharsets.UTF_8);
       if (p.exitValue() != 0) {
-        throw new CommandException(command + ": exited with " + p.exitValue() + ": "
-            + text.strip().lines().findFirst().orElse("(no output)"));
+        throw new CommandException(
+            command
+                + ": exited with "
+                + p.exitValue()
+                + ": "
+                + text.strip().lines().findFirst().orElse("(no output)"));
       }
       return new Output(0, text);
     } catch (IOException e) {

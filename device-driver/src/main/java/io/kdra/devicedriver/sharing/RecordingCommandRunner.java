@@ -6,9 +6,9 @@ import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
- * Records commands instead of running them: simulated hardware, where the driver still goes
- * through every step a real node would take, and tests, which script the answers
- * ({@link #answer}) and assert the recorded sequence. Thread-safe.
+ * Records commands instead of running them: simulated hardware, where the driver still goes through
+ * every step a real node would take, and tests, which script the answers ({@link #answer}) and
+ * assert the recorded sequence. Thread-safe.
  */
 public final class RecordingCommandRunner implements CommandRunner {
   private static final Logger LOG = Logger.getLogger(RecordingCommandRunner.class);
@@ -28,8 +28,12 @@ public final class RecordingCommandRunner implements CommandRunner {
     LOG.infof("simulated hardware, not running: %s", command);
     Output out = answers.apply(command);
     if (!out.ok()) {
-      throw new CommandException(command + ": exited with " + out.exitCode() + ": "
-          + out.text().strip().lines().findFirst().orElse("(no output)"));
+      throw new CommandException(
+          command
+              + ": exited with "
+              + out.exitCode()
+              + ": "
+              + out.text().strip().lines().findFirst().orElse("(no output)"));
     }
     return out;
   }

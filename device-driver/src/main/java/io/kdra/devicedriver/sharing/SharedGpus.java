@@ -14,12 +14,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Turns the whole GPUs of an inventory into shared devices (consumable capacity, KEP-5075), as
- * the node's {@link SharingSettings} say: {@code allowMultipleAllocations}, a {@code shares}
- * capacity of {@link SharingSettings#shares()} (one per allocation unless more are requested),
- * and request policies so that the allocator, not the driver, accounts for what each claim
- * takes. An attribute {@code sharing} ({@code TimeSlicing} or {@code MPS}) lets DeviceClasses
- * select shared GPUs. Pure.
+ * Turns the whole GPUs of an inventory into shared devices (consumable capacity, KEP-5075), as the
+ * node's {@link SharingSettings} say: {@code allowMultipleAllocations}, a {@code shares} capacity
+ * of {@link SharingSettings#shares()} (one per allocation unless more are requested), and request
+ * policies so that the allocator, not the driver, accounts for what each claim takes. An attribute
+ * {@code sharing} ({@code TimeSlicing} or {@code MPS}) lets DeviceClasses select shared GPUs. Pure.
  *
  * <p>Left alone: devices that are not {@code type: gpu} (MIG partitions, TPUs), GPUs with MIG
  * enabled (they are shared by partitioning instead), and devices that consume counters.
@@ -56,18 +55,34 @@ public final class SharedGpus {
     Quantity one = Quantity.of(1);
     capacity.put(SHARES, Quantity.of(s.shares()));
     Map<String, CapacityPolicy> policies = new LinkedHashMap<>();
-    policies.put(SHARES, new CapacityPolicy(one, List.of(), Optional.of(one),
-        Optional.of(Quantity.of(s.shares())), Optional.of(one)));
+    policies.put(
+        SHARES,
+        new CapacityPolicy(
+            one,
+            List.of(),
+            Optional.of(one),
+            Optional.of(Quantity.of(s.shares())),
+            Optional.of(one)));
     Quantity memory = d.capacity().get("memory");
     if (memory != null && memory.compareTo(s.memoryStep()) >= 0) {
-      policies.put("memory",
-          CapacityPolicy.range(defaultMemory(memory, s), s.memoryStep(), s.memoryStep()));
+      policies.put(
+          "memory", CapacityPolicy.range(defaultMemory(memory, s), s.memoryStep(), s.memoryStep()));
     }
     Map<String, AttributeValue> attributes = new LinkedHashMap<>(d.attributes());
-    attributes.put(SHARING_ATTRIBUTE, new AttributeValue.StringValue(
-        s.strategy() == SharingSettings.Strategy.MPS ? "MPS" : "TimeSlicing"));
-    NodeDevice withAttribute = new NodeDevice(d.name(), attributes, d.capacity(),
-        d.consumesCounters(), d.health(), d.healthMessage(), d.deviceNodes(), d.env());
+    attributes.put(
+        SHARING_ATTRIBUTE,
+        new AttributeValue.StringValue(
+            s.strategy() == SharingSettings.Strategy.MPS ? "MPS" : "TimeSlicing"));
+    NodeDevice withAttribute =
+        new NodeDevice(
+            d.name(),
+            attributes,
+            d.capacity(),
+            d.consumesCounters(),
+            d.health(),
+            d.healthMessage(),
+            d.deviceNodes(),
+            d.env());
     return withAttribute.shared(capacity, policies);
   }
 
@@ -77,8 +92,8 @@ public final class SharedGpus {
    */
   static Quantity defaultMemory(Quantity memory, SharingSettings s) {
     BigDecimal step = s.memoryStep().value();
-    BigDecimal perShare = memory.value().divide(BigDecimal.valueOf(s.shares()), 0,
-        RoundingMode.FLOOR);
+    BigDecimal perShare =
+        memory.value().divide(BigDecimal.valueOf(s.shares()), 0, RoundingMode.FLOOR);
     BigDecimal steps = perShare.divide(step, 0, RoundingMode.FLOOR).max(BigDecimal.ONE);
     return Quantity.of(steps.multiply(step), s.memoryStep().format());
   }

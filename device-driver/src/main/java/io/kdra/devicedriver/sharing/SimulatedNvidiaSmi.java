@@ -32,45 +32,77 @@ public final class SimulatedNvidiaSmi implements Function<Command, Output> {
     }
     if (a.size() >= 6 && a.get(4).equals("-cgi")) {
       String[] p = a.get(5).split(":");
-      Instance gi = new Instance(gpu, nextId++, Integer.parseInt(p[0]), Integer.parseInt(p[1]),
-          a.contains("-C"));
+      Instance gi =
+          new Instance(
+              gpu, nextId++, Integer.parseInt(p[0]), Integer.parseInt(p[1]), a.contains("-C"));
       instances.add(gi);
-      String out = "Successfully created GPU instance ID  " + gi.id() + " on GPU  " + gpu
-          + " using profile MIG p" + gi.profileId() + " (ID  " + gi.profileId() + ")\n";
+      String out =
+          "Successfully created GPU instance ID  "
+              + gi.id()
+              + " on GPU  "
+              + gpu
+              + " using profile MIG p"
+              + gi.profileId()
+              + " (ID  "
+              + gi.profileId()
+              + ")\n";
       if (gi.computeInstance()) {
-        out += "Successfully created compute instance ID  0 on GPU  " + gpu
-            + " GPU instance ID  " + gi.id() + " using profile MIG p" + gi.profileId() + "\n";
+        out +=
+            "Successfully created compute instance ID  0 on GPU  "
+                + gpu
+                + " GPU instance ID  "
+                + gi.id()
+                + " using profile MIG p"
+                + gi.profileId()
+                + "\n";
       }
       return new Output(0, out);
     }
     if (a.size() >= 7 && a.get(4).equals("-gi")) {
       int id = Integer.parseInt(a.get(5));
-      Instance gi = instances.stream().filter(x -> x.gpu() == gpu && x.id() == id).findFirst()
-          .orElse(null);
+      Instance gi =
+          instances.stream().filter(x -> x.gpu() == gpu && x.id() == id).findFirst().orElse(null);
       if (gi == null) {
         return new Output(6, "Unable to find GPU instance ID " + id + ": Not Found");
       }
       switch (op) {
         case "-lci" -> {
           return gi.computeInstance()
-              ? new Output(0, "|   " + gpu + "      " + id + "       MIG p" + gi.profileId()
-                  + "          0         0          0:1     |\n")
+              ? new Output(
+                  0,
+                  "|   "
+                      + gpu
+                      + "      "
+                      + id
+                      + "       MIG p"
+                      + gi.profileId()
+                      + "          0         0          0:1     |\n")
               : new Output(0, "No compute instances found: Not Found\n");
         }
         case "-cci" -> {
           replace(gi, true);
-          return new Output(0, "Successfully created compute instance ID  0 on GPU  " + gpu
-              + " GPU instance ID  " + id + "\n");
+          return new Output(
+              0,
+              "Successfully created compute instance ID  0 on GPU  "
+                  + gpu
+                  + " GPU instance ID  "
+                  + id
+                  + "\n");
         }
         case "-dci" -> {
           replace(gi, false);
-          return new Output(0, "Successfully destroyed compute instance ID  0 from GPU  " + gpu
-              + " GPU instance ID  " + id + "\n");
+          return new Output(
+              0,
+              "Successfully destroyed compute instance ID  0 from GPU  "
+                  + gpu
+                  + " GPU instance ID  "
+                  + id
+                  + "\n");
         }
         case "-dgi" -> {
           instances.remove(gi);
-          return new Output(0, "Successfully destroyed GPU instance ID  " + id + " from GPU  "
-              + gpu + "\n");
+          return new Output(
+              0, "Successfully destroyed GPU instance ID  " + id + " from GPU  " + gpu + "\n");
         }
         default -> {
           return new Output(0, "");
@@ -81,17 +113,26 @@ public final class SimulatedNvidiaSmi implements Function<Command, Output> {
   }
 
   private void replace(Instance gi, boolean computeInstance) {
-    instances.set(instances.indexOf(gi), new Instance(gi.gpu(), gi.id(), gi.profileId(),
-        gi.start(), computeInstance));
+    instances.set(
+        instances.indexOf(gi),
+        new Instance(gi.gpu(), gi.id(), gi.profileId(), gi.start(), computeInstance));
   }
 
   private Output listGpuInstances(int gpu) {
     StringBuilder b = new StringBuilder();
     for (Instance gi : instances) {
       if (gi.gpu() == gpu) {
-        b.append("|   ").append(gpu).append("  MIG p").append(gi.profileId()).append("        ")
-            .append(gi.profileId()).append("        ").append(gi.id()).append("          ")
-            .append(gi.start()).append(":1     |\n");
+        b.append("|   ")
+            .append(gpu)
+            .append("  MIG p")
+            .append(gi.profileId())
+            .append("        ")
+            .append(gi.profileId())
+            .append("        ")
+            .append(gi.id())
+            .append("          ")
+            .append(gi.start())
+            .append(":1     |\n");
       }
     }
     return new Output(0, b.isEmpty() ? "No GPU instances found: Not Found\n" : b.toString());

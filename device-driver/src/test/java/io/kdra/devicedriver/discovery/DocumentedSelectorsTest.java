@@ -34,17 +34,19 @@ class DocumentedSelectorsTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {
-      "device.driver == \"gpu.kdra.io\" && device.attributes[\"gpu.kdra.io\"].type == \"gpu\"",
-      "device.attributes[\"gpu.kdra.io\"].productName.startsWith(\"NVIDIA H\")",
-      "device.capacity[\"gpu.kdra.io\"].memory.compareTo(quantity(\"80Gi\")) >= 0",
-      "device.attributes[\"gpu.kdra.io\"].cudaComputeCapability.isGreaterThan(semver(\"8.0.0\"))",
-      "device.attributes[\"gpu.kdra.io\"].driverVersion.isGreaterThan(semver(\"550.0.0\"))",
-      "!device.attributes[\"gpu.kdra.io\"].migEnabled",
-      "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci0000:00\""})
+  @ValueSource(
+      strings = {
+        "device.driver == \"gpu.kdra.io\" && device.attributes[\"gpu.kdra.io\"].type == \"gpu\"",
+        "device.attributes[\"gpu.kdra.io\"].productName.startsWith(\"NVIDIA H\")",
+        "device.capacity[\"gpu.kdra.io\"].memory.compareTo(quantity(\"80Gi\")) >= 0",
+        "device.attributes[\"gpu.kdra.io\"].cudaComputeCapability.isGreaterThan(semver(\"8.0.0\"))",
+        "device.attributes[\"gpu.kdra.io\"].driverVersion.isGreaterThan(semver(\"550.0.0\"))",
+        "!device.attributes[\"gpu.kdra.io\"].migEnabled",
+        "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci0000:00\""
+      })
   void gpuSelectorsMatchASimulatedH100(String expression) throws Exception {
-    NodeDevice gpu0 = new SimulatedBackend(Path.of("/nonexistent")).discover().device("gpu-0")
-        .orElseThrow();
+    NodeDevice gpu0 =
+        new SimulatedBackend(Path.of("/nonexistent")).discover().device("gpu-0").orElseThrow();
     assertThat(CEL.compile(expression).matches(cel(gpu0))).isTrue();
   }
 
@@ -52,9 +54,16 @@ class DocumentedSelectorsTest {
   void tpuSelectorMatchesATpuChip(@TempDir Path root) throws Exception {
     Files.createDirectories(root.resolve("dev"));
     Files.writeString(root.resolve("dev/accel0"), "");
-    NodeDevice chip = new TpuBackend(root, Optional.of("tpu-v6e-slice"), Optional.of("2x4"), Map::of)
-        .discover().device("tpu-0").orElseThrow();
-    assertThat(CEL.compile("device.attributes[\"gpu.kdra.io\"].tpuGen == \"v6e\" && "
-        + "device.attributes[\"gpu.kdra.io\"].topology == \"2x4\"").matches(cel(chip))).isTrue();
+    NodeDevice chip =
+        new TpuBackend(root, Optional.of("tpu-v6e-slice"), Optional.of("2x4"), Map::of)
+            .discover()
+            .device("tpu-0")
+            .orElseThrow();
+    assertThat(
+            CEL.compile(
+                    "device.attributes[\"gpu.kdra.io\"].tpuGen == \"v6e\" && "
+                        + "device.attributes[\"gpu.kdra.io\"].topology == \"2x4\"")
+                .matches(cel(chip)))
+        .isTrue();
   }
 }

@@ -19,10 +19,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The nvidia backend on nvidia-smi outputs in src/test/resources/nvidia-smi. Those files follow
- * the exact format of {@code --format=csv,noheader,nounits} for the query in
- * {@link NvidiaSmiParser#QUERY}; they were written for these tests (no GPU machine was available
- * to record from), with the product names, memory sizes and driver versions such boxes report.
+ * The nvidia backend on nvidia-smi outputs in src/test/resources/nvidia-smi. Those files follow the
+ * exact format of {@code --format=csv,noheader,nounits} for the query in {@link
+ * NvidiaSmiParser#QUERY}; they were written for these tests (no GPU machine was available to record
+ * from), with the product names, memory sizes and driver versions such boxes report.
  */
 class NvidiaBackendTest {
   @TempDir Path host;
@@ -42,12 +42,14 @@ class NvidiaBackendTest {
     // gpu-0's minor differs from its index on purpose: the device node must follow the minor
     Path gpus = host.resolve("proc/driver/nvidia/gpus/0000:18:00.0");
     Files.createDirectories(gpus);
-    Files.writeString(gpus.resolve("information"),
+    Files.writeString(
+        gpus.resolve("information"),
         "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   \t\t 255\nDevice Minor: \t 4\nBus Location: \t 0000:18:00.0\n");
     Path real = host.resolve("sys/devices/pci0000:15/0000:15:01.0/0000:18:00.0");
     Files.createDirectories(real);
     Files.createDirectories(host.resolve("sys/bus/pci/devices"));
-    Files.createSymbolicLink(host.resolve("sys/bus/pci/devices/0000:18:00.0"),
+    Files.createSymbolicLink(
+        host.resolve("sys/bus/pci/devices/0000:18:00.0"),
         Path.of("../../../devices/pci0000:15/0000:15:01.0/0000:18:00.0"));
     Files.createDirectories(host.resolve("dev"));
     Files.writeString(host.resolve("dev/nvidiactl"), "");
@@ -57,17 +59,23 @@ class NvidiaBackendTest {
     assertThat(inv.devices()).hasSize(8);
     assertThat(inv.commonDeviceNodes()).containsExactly("/dev/nvidiactl");
     NodeDevice g0 = inv.device("gpu-0").orElseThrow();
-    assertThat(attr(g0, "productName")).isEqualTo(new AttributeValue.StringValue("NVIDIA H100 80GB HBM3"));
-    assertThat(attr(g0, "uuid")).isEqualTo(new AttributeValue.StringValue("GPU-6513270e-269e-4d37-b2a7-4de452e6b438"));
+    assertThat(attr(g0, "productName"))
+        .isEqualTo(new AttributeValue.StringValue("NVIDIA H100 80GB HBM3"));
+    assertThat(attr(g0, "uuid"))
+        .isEqualTo(new AttributeValue.StringValue("GPU-6513270e-269e-4d37-b2a7-4de452e6b438"));
     assertThat(attr(g0, "index")).isEqualTo(new AttributeValue.IntValue(0));
     assertThat(attr(g0, "minor")).isEqualTo(new AttributeValue.IntValue(4));
     assertThat(attr(g0, "type")).isEqualTo(new AttributeValue.StringValue("gpu"));
     assertThat(attr(g0, "architecture")).isEqualTo(new AttributeValue.StringValue("Hopper"));
-    assertThat(attr(g0, "driverVersion")).isEqualTo(new AttributeValue.VersionValue(Semver.parse("550.127.5")));
-    assertThat(attr(g0, "cudaComputeCapability")).isEqualTo(new AttributeValue.VersionValue(Semver.parse("9.0.0")));
+    assertThat(attr(g0, "driverVersion"))
+        .isEqualTo(new AttributeValue.VersionValue(Semver.parse("550.127.5")));
+    assertThat(attr(g0, "cudaComputeCapability"))
+        .isEqualTo(new AttributeValue.VersionValue(Semver.parse("9.0.0")));
     assertThat(attr(g0, "migEnabled")).isEqualTo(new AttributeValue.BoolValue(false));
-    assertThat(attr(g0, "resource.kubernetes.io/pciBusID")).isEqualTo(new AttributeValue.StringValue("0000:18:00.0"));
-    assertThat(attr(g0, "resource.kubernetes.io/pcieRoot")).isEqualTo(new AttributeValue.StringValue("pci0000:15"));
+    assertThat(attr(g0, "resource.kubernetes.io/pciBusID"))
+        .isEqualTo(new AttributeValue.StringValue("0000:18:00.0"));
+    assertThat(attr(g0, "resource.kubernetes.io/pcieRoot"))
+        .isEqualTo(new AttributeValue.StringValue("pci0000:15"));
     assertThat(g0.capacity().get("memory")).isEqualTo(Quantity.parse("81559Mi"));
     assertThat(g0.deviceNodes()).containsExactly("/dev/nvidia4");
     // no host facts for the others: those attributes are left out, not guessed
@@ -79,11 +87,15 @@ class NvidiaBackendTest {
   @Test
   void h200BoxWithOneGpuInMigMode() throws Exception {
     Inventory inv = NvidiaBackend.inventory(fixture("h200-8x-mig.csv"), host);
-    assertThat(inv.devices()).hasSize(8).allSatisfy(d -> {
-      assertThat(attr(d, "productName")).isEqualTo(new AttributeValue.StringValue("NVIDIA H200"));
-      assertThat(d.capacity().get("memory")).isEqualTo(Quantity.parse("143771Mi"));
-      assertThat(d.health()).isEqualTo(NodeDevice.Health.HEALTHY);
-    });
+    assertThat(inv.devices())
+        .hasSize(8)
+        .allSatisfy(
+            d -> {
+              assertThat(attr(d, "productName"))
+                  .isEqualTo(new AttributeValue.StringValue("NVIDIA H200"));
+              assertThat(d.capacity().get("memory")).isEqualTo(Quantity.parse("143771Mi"));
+              assertThat(d.health()).isEqualTo(NodeDevice.Health.HEALTHY);
+            });
     assertThat(attr(inv.device("gpu-7").orElseThrow(), "migEnabled"))
         .isEqualTo(new AttributeValue.BoolValue(true));
     assertThat(attr(inv.device("gpu-0").orElseThrow(), "driverVersion"))
@@ -97,8 +109,9 @@ class NvidiaBackendTest {
     assertThat(attr(t4, "architecture")).isEqualTo(new AttributeValue.StringValue("Turing"));
     assertThat(t4.attributes()).doesNotContainKey("migEnabled");
     NodeDevice l4 = inv.device("gpu-1").orElseThrow();
-    assertThat(l4.attributes()).containsOnlyKeys("type", "index", "uuid", "productName",
-        "resource.kubernetes.io/pciBusID");
+    assertThat(l4.attributes())
+        .containsOnlyKeys(
+            "type", "index", "uuid", "productName", "resource.kubernetes.io/pciBusID");
     assertThat(l4.capacity()).isEmpty();
     assertThat(l4.health()).isEqualTo(NodeDevice.Health.HEALTHY);
   }
@@ -107,7 +120,9 @@ class NvidiaBackendTest {
   void errorFieldsMakeAGpuUnhealthyAndUnopenableGpusAreProblems() throws Exception {
     NvidiaSmiParser.Result r = NvidiaSmiParser.parse(fixture("a100-lost.csv"));
     assertThat(r.gpus()).hasSize(2);
-    assertThat(r.problems()).singleElement().asString()
+    assertThat(r.problems())
+        .singleElement()
+        .asString()
         .startsWith("nvidia-smi line 3: Unable to determine the device handle");
     Inventory inv = NvidiaBackend.inventory(fixture("a100-lost.csv"), host);
     assertThat(attr(inv.device("gpu-0").orElseThrow(), "migEnabled"))
@@ -115,23 +130,34 @@ class NvidiaBackendTest {
     NodeDevice bad = inv.device("gpu-1").orElseThrow();
     assertThat(bad.health()).isEqualTo(NodeDevice.Health.UNHEALTHY);
     assertThat(bad.healthMessage())
-        .isEqualTo("nvidia-smi reports memory.total [Unknown Error], mig.mode.current [Unknown Error]");
+        .isEqualTo(
+            "nvidia-smi reports memory.total [Unknown Error], mig.mode.current [Unknown Error]");
   }
 
   record Bad(String output, String message) {}
 
   static Stream<Named<Bad>> malformed() {
-    String ok = "0, GPU-1, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 81559, 550.127.05, 9.0, Disabled";
+    String ok =
+        "0, GPU-1, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 81559, 550.127.05, 9.0, Disabled";
     return Stream.of(
-        Named.of("too few fields", new Bad("0, GPU-1, NVIDIA H100", "nvidia-smi line 1: expected 8 fields")),
+        Named.of(
+            "too few fields",
+            new Bad("0, GPU-1, NVIDIA H100", "nvidia-smi line 1: expected 8 fields")),
         Named.of("too many fields (an older query)", new Bad(ok + ", 1", "got 9")),
-        Named.of("index not a number", new Bad(ok.replaceFirst("^0", "x"),
-            "nvidia-smi line 1: field index: \"x\" is not a GPU index")),
+        Named.of(
+            "index not a number",
+            new Bad(
+                ok.replaceFirst("^0", "x"),
+                "nvidia-smi line 1: field index: \"x\" is not a GPU index")),
         Named.of("index unknown", new Bad(ok.replaceFirst("^0", "[N/A]"), "field index")),
-        Named.of("uuid unknown", new Bad("\n" + ok.replace("GPU-1", "[N/A]"),
-            "nvidia-smi line 2: field uuid: \"[N/A]\" is not a GPU UUID")),
-        Named.of("duplicate index", new Bad(ok + "\n" + ok.replace("GPU-1", "GPU-2"),
-            "duplicate device name gpu-0")));
+        Named.of(
+            "uuid unknown",
+            new Bad(
+                "\n" + ok.replace("GPU-1", "[N/A]"),
+                "nvidia-smi line 2: field uuid: \"[N/A]\" is not a GPU UUID")),
+        Named.of(
+            "duplicate index",
+            new Bad(ok + "\n" + ok.replace("GPU-1", "GPU-2"), "duplicate device name gpu-0")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -153,22 +179,37 @@ class NvidiaBackendTest {
 
   @Test
   void aMissingExecutableIsAClearError() {
-    NvidiaBackend b = new NvidiaBackend("/nonexistent/nvidia-smi", java.time.Duration.ofSeconds(5), host);
-    assertThatThrownBy(b::discover).isInstanceOf(DiscoveryException.class)
+    NvidiaBackend b =
+        new NvidiaBackend("/nonexistent/nvidia-smi", java.time.Duration.ofSeconds(5), host);
+    assertThatThrownBy(b::discover)
+        .isInstanceOf(DiscoveryException.class)
         .hasMessageStartingWith("cannot run /nonexistent/nvidia-smi");
   }
 
   @Test
   void runsTheCommandWithTheQuery() throws Exception {
     Path fake = host.resolve("nvidia-smi");
-    Files.writeString(fake, "#!/bin/sh\n[ \"$1\" = \"--query-gpu=" + NvidiaSmiParser.QUERY
-        + "\" ] || { echo \"bad args $*\"; exit 2; }\ncat " + host.resolve("out.csv") + "\n");
+    Files.writeString(
+        fake,
+        "#!/bin/sh\n[ \"$1\" = \"--query-gpu="
+            + NvidiaSmiParser.QUERY
+            + "\" ] || { echo \"bad args $*\"; exit 2; }\ncat "
+            + host.resolve("out.csv")
+            + "\n");
     Files.writeString(host.resolve("out.csv"), fixture("h200-8x-mig.csv"));
     fake.toFile().setExecutable(true);
-    assertThat(new NvidiaBackend(fake.toString(), java.time.Duration.ofSeconds(10), host)
-        .discover().devices()).hasSize(8);
-    Files.writeString(fake, "#!/bin/sh\necho 'Field \"compute_cap\" is not a valid field to query.'\nexit 2\n");
-    assertThatThrownBy(() -> new NvidiaBackend(fake.toString(), java.time.Duration.ofSeconds(10), host).discover())
-        .hasMessageEndingWith("exited with 2: Field \"compute_cap\" is not a valid field to query.");
+    assertThat(
+            new NvidiaBackend(fake.toString(), java.time.Duration.ofSeconds(10), host)
+                .discover()
+                .devices())
+        .hasSize(8);
+    Files.writeString(
+        fake, "#!/bin/sh\necho 'Field \"compute_cap\" is not a valid field to query.'\nexit 2\n");
+    assertThatThrownBy(
+            () ->
+                new NvidiaBackend(fake.toString(), java.time.Duration.ofSeconds(10), host)
+                    .discover())
+        .hasMessageEndingWith(
+            "exited with 2: Field \"compute_cap\" is not a valid field to query.");
   }
 }

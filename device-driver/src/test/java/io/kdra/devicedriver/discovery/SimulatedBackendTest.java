@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SimulatedBackendTest {
   @TempDir Path dir;
 
-  private static final String TWO = """
+  private static final String TWO =
+      """
       devices:
       - name: gpu-1
         attributes: {index: 1, productName: Sim, driverVersion: {version: 1.2.3}, shared: true}
@@ -49,10 +50,12 @@ class SimulatedBackendTest {
     Inventory inv = b.discover();
     assertThat(inv.devices()).extracting(NodeDevice::name).containsExactly("gpu-0", "gpu-1");
     NodeDevice g1 = inv.device("gpu-1").orElseThrow();
-    assertThat(g1.attributes()).containsEntry("index", new AttributeValue.IntValue(1))
+    assertThat(g1.attributes())
+        .containsEntry("index", new AttributeValue.IntValue(1))
         .containsEntry("shared", new AttributeValue.BoolValue(true))
         .containsKey("driverVersion");
-    assertThat(g1.consumesCounters().get(0).counters()).containsEntry("memory", Quantity.parse("40Gi"));
+    assertThat(g1.consumesCounters().get(0).counters())
+        .containsEntry("memory", Quantity.parse("40Gi"));
     assertThat(inv.sharedCounters()).extracting(CounterSet::name).containsExactly("mem");
     assertThat(inv.device("gpu-0").orElseThrow().health()).isEqualTo(NodeDevice.Health.UNHEALTHY);
 
@@ -66,18 +69,34 @@ class SimulatedBackendTest {
 
   static Stream<Named<Bad>> bad() {
     return Stream.of(
-        Named.of("unknown device field", new Bad("devices: [{name: a, colour: red}]",
-            "devices[0].colour: unknown field")),
-        Named.of("missing name", new Bad("devices: [{attributes: {}}]", "devices[0].name: is required")),
-        Named.of("bad health", new Bad("devices: [{name: a, health: Meh}]",
-            "devices[0].health: \"Meh\" is not Healthy or Unhealthy")),
-        Named.of("bad quantity", new Bad("devices: [{name: a, capacity: {memory: lots}}]",
-            "devices[0].capacity.memory: \"lots\" is not a quantity")),
-        Named.of("bad version", new Bad("devices: [{name: a, attributes: {v: {version: x}}}]",
-            "devices[0].attributes.v.version: \"x\" is not semver")),
-        Named.of("list attribute", new Bad("devices: [{name: a, attributes: {v: [1]}}]",
-            "devices[0].attributes.v: must be an int, bool, string")),
-        Named.of("duplicate name", new Bad("devices: [{name: a}, {name: a}]", "duplicate device name a")),
+        Named.of(
+            "unknown device field",
+            new Bad("devices: [{name: a, colour: red}]", "devices[0].colour: unknown field")),
+        Named.of(
+            "missing name", new Bad("devices: [{attributes: {}}]", "devices[0].name: is required")),
+        Named.of(
+            "bad health",
+            new Bad(
+                "devices: [{name: a, health: Meh}]",
+                "devices[0].health: \"Meh\" is not Healthy or Unhealthy")),
+        Named.of(
+            "bad quantity",
+            new Bad(
+                "devices: [{name: a, capacity: {memory: lots}}]",
+                "devices[0].capacity.memory: \"lots\" is not a quantity")),
+        Named.of(
+            "bad version",
+            new Bad(
+                "devices: [{name: a, attributes: {v: {version: x}}}]",
+                "devices[0].attributes.v.version: \"x\" is not semver")),
+        Named.of(
+            "list attribute",
+            new Bad(
+                "devices: [{name: a, attributes: {v: [1]}}]",
+                "devices[0].attributes.v: must be an int, bool, string")),
+        Named.of(
+            "duplicate name",
+            new Bad("devices: [{name: a}, {name: a}]", "duplicate device name a")),
         Named.of("unknown top-level key", new Bad("device: []", "device: unknown field")));
   }
 
@@ -115,8 +134,9 @@ class SimulatedBackendTest {
     Path file = dir.resolve("inv.yaml");
     Files.writeString(file, TWO);
     java.time.Instant t = java.time.Instant.parse("2026-12-01T10:00:00Z");
-    InventoryWatcher w = new InventoryWatcher(new SimulatedBackend(file),
-        java.time.Clock.fixed(t, java.time.ZoneOffset.UTC));
+    InventoryWatcher w =
+        new InventoryWatcher(
+            new SimulatedBackend(file), java.time.Clock.fixed(t, java.time.ZoneOffset.UTC));
     List<DiscoveryPass> passes = new ArrayList<>();
     w.refresh();
     w.onPass(passes::add); // hears the last pass at once
@@ -127,10 +147,12 @@ class SimulatedBackendTest {
     assertThat(passes).extracting(DiscoveryPass::failed).containsExactly(false, false, true);
     assertThat(passes.get(2).inventory().devices()).hasSize(2); // the last good one
     assertThat(passes.get(2).error()).contains("colour");
-    assertThat(passes).allSatisfy(p -> {
-      assertThat(p.discovered()).isTrue();
-      assertThat(p.finishedAt()).isEqualTo(t);
-    });
+    assertThat(passes)
+        .allSatisfy(
+            p -> {
+              assertThat(p.discovered()).isTrue();
+              assertThat(p.finishedAt()).isEqualTo(t);
+            });
     w.close();
   }
 }

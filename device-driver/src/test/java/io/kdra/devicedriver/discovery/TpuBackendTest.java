@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 class TpuBackendTest {
   @TempDir Path root;
 
-  private static final Map<String, String> GKE_LABELS = Map.of(
-      TpuBackend.ACCELERATOR_LABEL, "tpu-v6e-slice", TpuBackend.TOPOLOGY_LABEL, "2x4");
+  private static final Map<String, String> GKE_LABELS =
+      Map.of(TpuBackend.ACCELERATOR_LABEL, "tpu-v6e-slice", TpuBackend.TOPOLOGY_LABEL, "2x4");
 
   @Test
   void accelDevicesWithGkeLabels() throws Exception {
@@ -24,13 +24,15 @@ class TpuBackendTest {
     for (String n : new String[] {"accel0", "accel1", "accel2", "accel3", "accel10", "null"}) {
       Files.writeString(root.resolve("dev").resolve(n), "");
     }
-    Inventory inv = new TpuBackend(root, Optional.empty(), Optional.empty(), () -> GKE_LABELS)
-        .discover();
-    assertThat(inv.devices()).extracting(NodeDevice::name)
+    Inventory inv =
+        new TpuBackend(root, Optional.empty(), Optional.empty(), () -> GKE_LABELS).discover();
+    assertThat(inv.devices())
+        .extracting(NodeDevice::name)
         .containsExactly("tpu-0", "tpu-1", "tpu-10", "tpu-2", "tpu-3");
     NodeDevice t10 = inv.device("tpu-10").orElseThrow();
     assertThat(t10.deviceNodes()).containsExactly("/dev/accel10");
-    assertThat(t10.attributes()).containsEntry("index", new AttributeValue.IntValue(10))
+    assertThat(t10.attributes())
+        .containsEntry("index", new AttributeValue.IntValue(10))
         .containsEntry("tpuGen", new AttributeValue.StringValue("v6e"))
         .containsEntry("accelerator", new AttributeValue.StringValue("tpu-v6e-slice"))
         .containsEntry("topology", new AttributeValue.StringValue("2x4"))
@@ -47,10 +49,19 @@ class TpuBackendTest {
       Files.writeString(root.resolve("dev/vfio").resolve(n), "");
     }
     AtomicInteger labelReads = new AtomicInteger();
-    Inventory inv = new TpuBackend(root, Optional.of("tpu-v5-lite-podslice"), Optional.of("2x2"),
-        () -> { labelReads.incrementAndGet(); return GKE_LABELS; }).discover();
+    Inventory inv =
+        new TpuBackend(
+                root,
+                Optional.of("tpu-v5-lite-podslice"),
+                Optional.of("2x2"),
+                () -> {
+                  labelReads.incrementAndGet();
+                  return GKE_LABELS;
+                })
+            .discover();
     assertThat(labelReads).hasValue(0);
-    assertThat(inv.devices()).extracting(d -> d.deviceNodes().get(0))
+    assertThat(inv.devices())
+        .extracting(d -> d.deviceNodes().get(0))
         .containsExactly("/dev/vfio/3", "/dev/vfio/7", "/dev/vfio/12");
     assertThat(inv.device("tpu-2").orElseThrow().attributes())
         .containsEntry("tpuGen", new AttributeValue.StringValue("v5litepod"))
@@ -69,7 +80,8 @@ class TpuBackendTest {
 
   @Test
   void noChipsNoDevices() throws Exception {
-    assertThat(new TpuBackend(root, Optional.empty(), Optional.empty(), Map::of).discover().devices())
+    assertThat(
+            new TpuBackend(root, Optional.empty(), Optional.empty(), Map::of).discover().devices())
         .isEmpty();
   }
 

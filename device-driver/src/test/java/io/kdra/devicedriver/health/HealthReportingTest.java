@@ -28,29 +28,48 @@ class HealthReportingTest {
 
   static Stream<Named<ReportCase>> reports() {
     Inventory two = Inventories.gpus(2);
-    Inventory oneSick = Inventory.of(List.of(
-        two.devices().get(0),
-        two.devices().get(1).withHealth(NodeDevice.Health.UNHEALTHY, "XID 79: fallen off the bus")));
-    return Stream.of(
-        Named.of("nothing discovered yet", new ReportCase(
-            new DiscoveryPass(Inventory.EMPTY, false, "", T0), List.of())),
-        Named.of("first pass failed: no devices known, nothing to report", new ReportCase(
-            new DiscoveryPass(Inventory.EMPTY, false, "nvidia-smi: exit 9", T0), List.of())),
-        Named.of("all healthy", new ReportCase(
-            new DiscoveryPass(two, true, "", T0),
-            List.of(new Want("gpu-0", HealthState.HEALTHY, ""),
-                new Want("gpu-1", HealthState.HEALTHY, "")))),
-        Named.of("one unhealthy, with discovery's reason", new ReportCase(
-            new DiscoveryPass(oneSick, true, "", T0),
-            List.of(new Want("gpu-0", HealthState.HEALTHY, ""),
-                new Want("gpu-1", HealthState.UNHEALTHY, "XID 79: fallen off the bus")))),
-        Named.of("failed pass: every known device unknown, whatever it was", new ReportCase(
-            new DiscoveryPass(oneSick, true, "nvidia-smi timed out after 10s", T0),
+    Inventory oneSick =
+        Inventory.of(
             List.of(
-                new Want("gpu-0", HealthState.UNKNOWN,
-                    "discovery failed: nvidia-smi timed out after 10s"),
-                new Want("gpu-1", HealthState.UNKNOWN,
-                    "discovery failed: nvidia-smi timed out after 10s")))));
+                two.devices().get(0),
+                two.devices()
+                    .get(1)
+                    .withHealth(NodeDevice.Health.UNHEALTHY, "XID 79: fallen off the bus")));
+    return Stream.of(
+        Named.of(
+            "nothing discovered yet",
+            new ReportCase(new DiscoveryPass(Inventory.EMPTY, false, "", T0), List.of())),
+        Named.of(
+            "first pass failed: no devices known, nothing to report",
+            new ReportCase(
+                new DiscoveryPass(Inventory.EMPTY, false, "nvidia-smi: exit 9", T0), List.of())),
+        Named.of(
+            "all healthy",
+            new ReportCase(
+                new DiscoveryPass(two, true, "", T0),
+                List.of(
+                    new Want("gpu-0", HealthState.HEALTHY, ""),
+                    new Want("gpu-1", HealthState.HEALTHY, "")))),
+        Named.of(
+            "one unhealthy, with discovery's reason",
+            new ReportCase(
+                new DiscoveryPass(oneSick, true, "", T0),
+                List.of(
+                    new Want("gpu-0", HealthState.HEALTHY, ""),
+                    new Want("gpu-1", HealthState.UNHEALTHY, "XID 79: fallen off the bus")))),
+        Named.of(
+            "failed pass: every known device unknown, whatever it was",
+            new ReportCase(
+                new DiscoveryPass(oneSick, true, "nvidia-smi timed out after 10s", T0),
+                List.of(
+                    new Want(
+                        "gpu-0",
+                        HealthState.UNKNOWN,
+                        "discovery failed: nvidia-smi timed out after 10s"),
+                    new Want(
+                        "gpu-1",
+                        HealthState.UNKNOWN,
+                        "discovery failed: nvidia-smi timed out after 10s")))));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -60,43 +79,70 @@ class HealthReportingTest {
     assertThat(report.devices())
         .extracting(d -> new Want(d.name(), d.state(), d.message()))
         .containsExactlyElementsOf(c.want());
-    assertThat(report.devices()).allSatisfy(d -> {
-      assertThat(d.pool()).isEqualTo("node-a");
-      assertThat(d.determinedAt()).isEqualTo(T0);
-      assertThat(d.checkTimeout()).isEqualTo(TIMEOUT);
-    });
+    assertThat(report.devices())
+        .allSatisfy(
+            d -> {
+              assertThat(d.pool()).isEqualTo("node-a");
+              assertThat(d.determinedAt()).isEqualTo(T0);
+              assertThat(d.checkTimeout()).isEqualTo(TIMEOUT);
+            });
   }
 
   record SendCase(HealthReport last, Duration sinceLastSend, HealthReport next, boolean send) {}
 
   static Stream<Named<SendCase>> sends() {
-    HealthReport healthy = report(dev("gpu-0", HealthState.HEALTHY, ""),
-        dev("gpu-1", HealthState.HEALTHY, ""));
-    HealthReport later = new HealthReport(healthy.devices().stream()
-        .map(d -> new HealthReport.Device(d.pool(), d.name(), d.state(), d.message(),
-            d.determinedAt().plusSeconds(5), d.checkTimeout()))
-        .toList());
-    HealthReport sick = report(dev("gpu-0", HealthState.HEALTHY, ""),
-        dev("gpu-1", HealthState.UNHEALTHY, "ECC"));
-    HealthReport sicker = report(dev("gpu-0", HealthState.HEALTHY, ""),
-        dev("gpu-1", HealthState.UNHEALTHY, "ECC, twice"));
-    HealthReport unknown = report(dev("gpu-0", HealthState.UNKNOWN, "discovery failed: x"),
-        dev("gpu-1", HealthState.UNKNOWN, "discovery failed: x"));
+    HealthReport healthy =
+        report(dev("gpu-0", HealthState.HEALTHY, ""), dev("gpu-1", HealthState.HEALTHY, ""));
+    HealthReport later =
+        new HealthReport(
+            healthy.devices().stream()
+                .map(
+                    d ->
+                        new HealthReport.Device(
+                            d.pool(),
+                            d.name(),
+                            d.state(),
+                            d.message(),
+                            d.determinedAt().plusSeconds(5),
+                            d.checkTimeout()))
+                .toList());
+    HealthReport sick =
+        report(dev("gpu-0", HealthState.HEALTHY, ""), dev("gpu-1", HealthState.UNHEALTHY, "ECC"));
+    HealthReport sicker =
+        report(
+            dev("gpu-0", HealthState.HEALTHY, ""),
+            dev("gpu-1", HealthState.UNHEALTHY, "ECC, twice"));
+    HealthReport unknown =
+        report(
+            dev("gpu-0", HealthState.UNKNOWN, "discovery failed: x"),
+            dev("gpu-1", HealthState.UNKNOWN, "discovery failed: x"));
     HealthReport fewer = report(dev("gpu-0", HealthState.HEALTHY, ""));
-    HealthReport otherTimeout = new HealthReport(healthy.devices().stream()
-        .map(d -> new HealthReport.Device(d.pool(), d.name(), d.state(), d.message(),
-            d.determinedAt(), Duration.ofSeconds(60)))
-        .toList());
+    HealthReport otherTimeout =
+        new HealthReport(
+            healthy.devices().stream()
+                .map(
+                    d ->
+                        new HealthReport.Device(
+                            d.pool(),
+                            d.name(),
+                            d.state(),
+                            d.message(),
+                            d.determinedAt(),
+                            Duration.ofSeconds(60)))
+                .toList());
     Duration soon = Duration.ofSeconds(1);
     return Stream.of(
         Named.of("nothing sent yet", new SendCase(null, Duration.ZERO, healthy, true)),
-        Named.of("nothing sent yet, empty report", new SendCase(null, Duration.ZERO,
-            HealthReport.EMPTY, true)),
+        Named.of(
+            "nothing sent yet, empty report",
+            new SendCase(null, Duration.ZERO, HealthReport.EMPTY, true)),
         Named.of("unchanged, only checked again", new SendCase(healthy, soon, later, false)),
-        Named.of("unchanged, heartbeat not yet due", new SendCase(healthy,
-            Duration.ofMillis(9_999), healthy, false)),
-        Named.of("unchanged, heartbeat due (a third of the timeout)", new SendCase(healthy,
-            Duration.ofSeconds(10), later, true)),
+        Named.of(
+            "unchanged, heartbeat not yet due",
+            new SendCase(healthy, Duration.ofMillis(9_999), healthy, false)),
+        Named.of(
+            "unchanged, heartbeat due (a third of the timeout)",
+            new SendCase(healthy, Duration.ofSeconds(10), later, true)),
         Named.of("a device turns unhealthy", new SendCase(healthy, soon, sick, true)),
         Named.of("a device recovers", new SendCase(sick, soon, healthy, true)),
         Named.of("only the message changes", new SendCase(sick, soon, sicker, true)),
@@ -118,11 +164,14 @@ class HealthReportingTest {
 
   static Stream<Named<TimeoutCase>> timeouts() {
     return Stream.of(
-        Named.of("fast discovery: the kubelet's default 30s",
+        Named.of(
+            "fast discovery: the kubelet's default 30s",
             new TimeoutCase(Duration.ofSeconds(1), Duration.ofSeconds(30))),
-        Named.of("the default 10s interval: four passes",
+        Named.of(
+            "the default 10s interval: four passes",
             new TimeoutCase(Duration.ofSeconds(10), Duration.ofSeconds(40))),
-        Named.of("fractions round up to whole seconds",
+        Named.of(
+            "fractions round up to whole seconds",
             new TimeoutCase(Duration.ofMillis(7_600), Duration.ofSeconds(31))),
         Named.of("slow discovery", new TimeoutCase(Duration.ofMinutes(1), Duration.ofMinutes(4))));
   }

@@ -44,8 +44,13 @@ class HealthStreamsTest {
 
   private static DiscoveryPass gpu1Unhealthy(int seconds) {
     Inventory two = Inventories.gpus(2);
-    return new DiscoveryPass(Inventory.of(List.of(two.devices().get(0),
-        two.devices().get(1).withHealth(NodeDevice.Health.UNHEALTHY, "ECC"))), true, "",
+    return new DiscoveryPass(
+        Inventory.of(
+            List.of(
+                two.devices().get(0),
+                two.devices().get(1).withHealth(NodeDevice.Health.UNHEALTHY, "ECC"))),
+        true,
+        "",
         T0.plusSeconds(seconds));
   }
 
@@ -73,8 +78,11 @@ class HealthStreamsTest {
     streams.onPass(gpu1Unhealthy(6)); // change
     streams.onPass(gpu1Unhealthy(11)); // unchanged
     streams.onPass(gpu1Unhealthy(16)); // heartbeat: 10s after the last send
-    List<String> want = List.of("[gpu-0=HEALTHY, gpu-1=HEALTHY]",
-        "[gpu-0=HEALTHY, gpu-1=UNHEALTHY]", "[gpu-0=HEALTHY, gpu-1=UNHEALTHY]");
+    List<String> want =
+        List.of(
+            "[gpu-0=HEALTHY, gpu-1=HEALTHY]",
+            "[gpu-0=HEALTHY, gpu-1=UNHEALTHY]",
+            "[gpu-0=HEALTHY, gpu-1=UNHEALTHY]");
     assertThat(a.states()).isEqualTo(want);
     assertThat(b.states()).isEqualTo(want);
     assertThat(a.got.get(2).devices().get(1).determinedAt()).isEqualTo(T0.plusSeconds(16));
@@ -85,9 +93,10 @@ class HealthStreamsTest {
     Recorder stays = new Recorder();
     Recorder goes = new Recorder();
     Recorder leaves = new Recorder();
-    HealthStreams.Subscriber throwing = r -> {
-      throw new IllegalStateException("call already cancelled");
-    };
+    HealthStreams.Subscriber throwing =
+        r -> {
+          throw new IllegalStateException("call already cancelled");
+        };
     streams.subscribe(stays);
     streams.subscribe(goes);
     streams.subscribe(leaves);
@@ -115,10 +124,14 @@ class HealthStreamsTest {
     Recorder r = new Recorder();
     streams.subscribe(r);
     streams.onPass(healthy(0));
-    streams.onPass(new DiscoveryPass(Inventories.gpus(2), true, "nvidia-smi: exit 9",
-        T0.plusSeconds(1)));
+    streams.onPass(
+        new DiscoveryPass(Inventories.gpus(2), true, "nvidia-smi: exit 9", T0.plusSeconds(1)));
     streams.onPass(healthy(2));
-    assertThat(r.states()).containsExactly("[]", "[gpu-0=HEALTHY, gpu-1=HEALTHY]",
-        "[gpu-0=UNKNOWN, gpu-1=UNKNOWN]", "[gpu-0=HEALTHY, gpu-1=HEALTHY]");
+    assertThat(r.states())
+        .containsExactly(
+            "[]",
+            "[gpu-0=HEALTHY, gpu-1=HEALTHY]",
+            "[gpu-0=UNKNOWN, gpu-1=UNKNOWN]",
+            "[gpu-0=HEALTHY, gpu-1=HEALTHY]");
   }
 }

@@ -22,19 +22,28 @@ class ClaimMetricsAndSpansTest {
   private static final String PARENT = "b7ad6b7169203331";
 
   private final List<SpanData> spans = new CopyOnWriteArrayList<>();
-  private final SdkTracerProvider provider = SdkTracerProvider.builder()
-      .addSpanProcessor(SimpleSpanProcessor.create(new SpanExporter() {
-        @Override public CompletableResultCode export(Collection<SpanData> s) {
-          spans.addAll(s);
-          return CompletableResultCode.ofSuccess();
-        }
-        @Override public CompletableResultCode flush() {
-          return CompletableResultCode.ofSuccess();
-        }
-        @Override public CompletableResultCode shutdown() {
-          return CompletableResultCode.ofSuccess();
-        }
-      })).build();
+  private final SdkTracerProvider provider =
+      SdkTracerProvider.builder()
+          .addSpanProcessor(
+              SimpleSpanProcessor.create(
+                  new SpanExporter() {
+                    @Override
+                    public CompletableResultCode export(Collection<SpanData> s) {
+                      spans.addAll(s);
+                      return CompletableResultCode.ofSuccess();
+                    }
+
+                    @Override
+                    public CompletableResultCode flush() {
+                      return CompletableResultCode.ofSuccess();
+                    }
+
+                    @Override
+                    public CompletableResultCode shutdown() {
+                      return CompletableResultCode.ofSuccess();
+                    }
+                  }))
+          .build();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ClaimMetricsAndSpans telemetry =
       new ClaimMetricsAndSpans(registry, provider.get("test"), "gpu.kdra.io");
@@ -42,8 +51,13 @@ class ClaimMetricsAndSpansTest {
 
   @Test
   void spanJoinsTheClaimsTraceWithItsTiming() {
-    telemetry.record(Operation.PREPARE, claim, "00-" + TRACE + "-" + PARENT + "-01",
-        1_000_000_000L, 1_007_000_000L, "");
+    telemetry.record(
+        Operation.PREPARE,
+        claim,
+        "00-" + TRACE + "-" + PARENT + "-01",
+        1_000_000_000L,
+        1_007_000_000L,
+        "");
     SpanData s = spans.get(0);
     assertThat(s.getName()).isEqualTo("prepare claim");
     assertThat(s.getTraceId()).isEqualTo(TRACE);
@@ -61,12 +75,23 @@ class ClaimMetricsAndSpansTest {
 
   @Test
   void errorsAreCountedAndMarkTheSpan() {
-    telemetry.record(Operation.PREPARE, claim, "", 0, 2_000_000, "status.allocation: not allocated");
+    telemetry.record(
+        Operation.PREPARE, claim, "", 0, 2_000_000, "status.allocation: not allocated");
     telemetry.record(Operation.PREPARE, claim, "", 0, 1_000_000, "");
     assertThat(spans.get(0).getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
-    assertThat(registry.get("kdra.driver.claim.operation.errors").tag("operation", "prepare")
-        .counter().count()).isEqualTo(1);
-    assertThat(registry.get("kdra.driver.claim.operation").tag("outcome", "success").timer()
-        .totalTime(TimeUnit.MILLISECONDS)).isEqualTo(1.0);
+    assertThat(
+            registry
+                .get("kdra.driver.claim.operation.errors")
+                .tag("operation", "prepare")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(
+            registry
+                .get("kdra.driver.claim.operation")
+                .tag("outcome", "success")
+                .timer()
+                .totalTime(TimeUnit.MILLISECONDS))
+        .isEqualTo(1.0);
   }
 }

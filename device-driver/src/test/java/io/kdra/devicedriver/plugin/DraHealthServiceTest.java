@@ -33,12 +33,14 @@ import org.junit.jupiter.api.io.TempDir;
  * socket, fed by discovery of a simulated inventory file, with a test client playing the kubelet.
  */
 class DraHealthServiceTest {
-  private static final String HEALTHY = """
+  private static final String HEALTHY =
+      """
       devices:
       - name: gpu-0
       - name: gpu-1
       """;
-  private static final String GPU1_UNHEALTHY = """
+  private static final String GPU1_UNHEALTHY =
+      """
       devices:
       - name: gpu-0
       - name: gpu-1
@@ -64,10 +66,13 @@ class DraHealthServiceTest {
     inventory.refresh();
     health = new HealthStreams(HealthReporting.forDiscoveryEvery("node-a", Duration.ofSeconds(10)));
     inventory.onPass(health::onPass);
-    server = new KubeletPluginServer(
-        new KubeletPluginServer.Settings("gpu.kdra.io", dir.resolve("registry"),
-            dir.resolve("plugins"), false),
-        new KubeletPluginServerTest.RecordingPlugin(), new RegistrationState(), health);
+    server =
+        new KubeletPluginServer(
+            new KubeletPluginServer.Settings(
+                "gpu.kdra.io", dir.resolve("registry"), dir.resolve("plugins"), false),
+            new KubeletPluginServerTest.RecordingPlugin(),
+            new RegistrationState(),
+            health);
     server.start();
     kubelet = new TestKubelet();
   }
@@ -83,22 +88,26 @@ class DraHealthServiceTest {
   void streamsTheCurrentHealthThenEveryChangeToEveryStream() throws Exception {
     HealthWatch first = kubelet.watchHealth(server.draSocket());
     NodeWatchResourcesResponse initial = first.next();
-    assertThat(states(initial)).containsExactly(
-        Map.entry("gpu-0", HealthStatus.HEALTHY), Map.entry("gpu-1", HealthStatus.HEALTHY));
-    assertThat(initial.getDevicesList()).allSatisfy(d -> {
-      assertThat(d.getDevice().getPoolName()).isEqualTo("node-a");
-      assertThat(d.getHealthCheckTimeoutSeconds()).isEqualTo(40);
-      assertThat(d.getLastUpdatedTime()).isGreaterThanOrEqualTo(firstPass.getEpochSecond());
-      assertThat(d.getMessage()).isEmpty();
-    });
+    assertThat(states(initial))
+        .containsExactly(
+            Map.entry("gpu-0", HealthStatus.HEALTHY), Map.entry("gpu-1", HealthStatus.HEALTHY));
+    assertThat(initial.getDevicesList())
+        .allSatisfy(
+            d -> {
+              assertThat(d.getDevice().getPoolName()).isEqualTo("node-a");
+              assertThat(d.getHealthCheckTimeoutSeconds()).isEqualTo(40);
+              assertThat(d.getLastUpdatedTime()).isGreaterThanOrEqualTo(firstPass.getEpochSecond());
+              assertThat(d.getMessage()).isEmpty();
+            });
     HealthWatch second = kubelet.watchHealth(server.draSocket()); // e.g. a kubelet reconnect
     assertThat(states(second.next())).isEqualTo(states(initial));
 
     rewrite(GPU1_UNHEALTHY);
     for (HealthWatch w : List.of(first, second)) {
       NodeWatchResourcesResponse update = w.next();
-      assertThat(states(update)).containsExactly(
-          Map.entry("gpu-0", HealthStatus.HEALTHY), Map.entry("gpu-1", HealthStatus.UNHEALTHY));
+      assertThat(states(update))
+          .containsExactly(
+              Map.entry("gpu-0", HealthStatus.HEALTHY), Map.entry("gpu-1", HealthStatus.UNHEALTHY));
       assertThat(update.getDevices(1).getMessage()).isEqualTo("XID 79: GPU has fallen off the bus");
     }
 
@@ -113,10 +122,12 @@ class DraHealthServiceTest {
     rewrite("devices: [{name: gpu-0, colour: red}]"); // discovery now fails
     for (HealthWatch w : List.of(second, reopened)) {
       NodeWatchResourcesResponse unknown = w.next();
-      assertThat(states(unknown)).containsExactly(
-          Map.entry("gpu-0", HealthStatus.UNKNOWN), Map.entry("gpu-1", HealthStatus.UNKNOWN));
+      assertThat(states(unknown))
+          .containsExactly(
+              Map.entry("gpu-0", HealthStatus.UNKNOWN), Map.entry("gpu-1", HealthStatus.UNKNOWN));
       assertThat(unknown.getDevices(0).getMessage())
-          .startsWith("discovery failed: ").contains("colour: unknown field");
+          .startsWith("discovery failed: ")
+          .contains("colour: unknown field");
     }
   }
 
@@ -153,8 +164,19 @@ class DraHealthServiceTest {
     assertThat(DRAResourceHealthGrpc.getNodeWatchResourcesMethod().getFullMethodName())
         .isEqualTo("v1alpha1.DRAResourceHealth/NodeWatchResources");
     assertThat(fields(NodeWatchResourcesResponse.getDescriptor())).isEqualTo(Map.of("devices", 1));
-    assertThat(fields(DeviceHealth.getDescriptor())).isEqualTo(Map.of("device", 1, "health", 2,
-        "last_updated_time", 3, "health_check_timeout_seconds", 4, "message", 5));
+    assertThat(fields(DeviceHealth.getDescriptor()))
+        .isEqualTo(
+            Map.of(
+                "device",
+                1,
+                "health",
+                2,
+                "last_updated_time",
+                3,
+                "health_check_timeout_seconds",
+                4,
+                "message",
+                5));
     assertThat(fields(DeviceIdentifier.getDescriptor()))
         .isEqualTo(Map.of("pool_name", 1, "device_name", 2));
     assertThat(HealthStatus.UNKNOWN.getNumber()).isZero();
@@ -171,9 +193,11 @@ class DraHealthServiceTest {
   }
 
   private static Map<String, HealthStatus> states(NodeWatchResourcesResponse r) {
-    return r.getDevicesList().stream().collect(Collectors.toMap(
-        d -> d.getDevice().getDeviceName(), DeviceHealth::getHealth,
-        (a, b) -> a, java.util.LinkedHashMap::new));
+    return r.getDevicesList().stream()
+        .collect(
+            Collectors.toMap(
+                d -> d.getDevice().getDeviceName(), DeviceHealth::getHealth,
+                (a, b) -> a, java.util.LinkedHashMap::new));
   }
 
   private static Map<String, Integer> fields(Descriptor d) {

@@ -47,8 +47,15 @@ class KubeletPluginServerTest {
         if (c.uid().equals("bad")) {
           out.put(c.uid(), PrepareResult.failed("status.allocation: the claim is not allocated"));
         } else if (!c.uid().equals("lost")) {
-          out.put(c.uid(), PrepareResult.ok(List.of(new PreparedDevice(List.of("gpu"), "node-a",
-              "dev-" + c.uid(), List.of("k8s.gpu.kdra.io/claim=" + c.uid() + "-dev")))));
+          out.put(
+              c.uid(),
+              PrepareResult.ok(
+                  List.of(
+                      new PreparedDevice(
+                          List.of("gpu"),
+                          "node-a",
+                          "dev-" + c.uid(),
+                          List.of("k8s.gpu.kdra.io/claim=" + c.uid() + "-dev")))));
         }
       }
       return out;
@@ -57,10 +64,11 @@ class KubeletPluginServerTest {
     @Override
     public Map<String, String> unprepareResourceClaims(List<ClaimRef> claims) {
       Map<String, String> out = new LinkedHashMap<>();
-      claims.forEach(c -> {
-        calls.add("unprepare " + c);
-        out.put(c.uid(), "");
-      });
+      claims.forEach(
+          c -> {
+            calls.add("unprepare " + c);
+            out.put(c.uid(), "");
+          });
       return out;
     }
 
@@ -72,10 +80,12 @@ class KubeletPluginServerTest {
 
   @BeforeEach
   void start() {
-    server = new KubeletPluginServer(
-        new KubeletPluginServer.Settings("gpu.kdra.io", dir.resolve("registry"),
-            dir.resolve("plugins"), false),
-        plugin, registration);
+    server =
+        new KubeletPluginServer(
+            new KubeletPluginServer.Settings(
+                "gpu.kdra.io", dir.resolve("registry"), dir.resolve("plugins"), false),
+            plugin,
+            registration);
     server.start();
     kubelet = new TestKubelet();
   }
@@ -99,10 +109,13 @@ class KubeletPluginServerTest {
     assertThat(info.getType()).isEqualTo("DRAPlugin");
     assertThat(info.getName()).isEqualTo("gpu.kdra.io");
     assertThat(info.getEndpoint()).isEqualTo(server.draSocket().toAbsolutePath().toString());
-    assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
+    assertThat(info.getSupportedVersionsList())
+        .containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
 
     assertThat(registration.accepted()).isFalse();
-    assertThat(kubelet.register(server.registrationSocket(), List.of("v1beta1.DRAPlugin", "v1.DRAPlugin")))
+    assertThat(
+            kubelet.register(
+                server.registrationSocket(), List.of("v1beta1.DRAPlugin", "v1.DRAPlugin")))
         .isEqualTo("v1.DRAPlugin"); // the plugin's order wins
     assertThat(registration.accepted()).isTrue();
   }
@@ -117,10 +130,16 @@ class KubeletPluginServerTest {
 
   @Test
   void v1PrepareAndUnprepare() {
-    var stub = DRAPluginGrpc.newBlockingStub(kubelet.dial(server.draSocket()))
-        .withDeadlineAfter(5, TimeUnit.SECONDS);
-    NodePrepareResourcesResponse r = stub.nodePrepareResources(NodePrepareResourcesRequest.newBuilder()
-        .addClaims(v1Claim("a")).addClaims(v1Claim("bad")).addClaims(v1Claim("lost")).build());
+    var stub =
+        DRAPluginGrpc.newBlockingStub(kubelet.dial(server.draSocket()))
+            .withDeadlineAfter(5, TimeUnit.SECONDS);
+    NodePrepareResourcesResponse r =
+        stub.nodePrepareResources(
+            NodePrepareResourcesRequest.newBuilder()
+                .addClaims(v1Claim("a"))
+                .addClaims(v1Claim("bad"))
+                .addClaims(v1Claim("lost"))
+                .build());
 
     assertThat(r.getClaimsMap()).containsOnlyKeys("a", "bad", "lost");
     var a = r.getClaimsOrThrow("a");
@@ -128,40 +147,61 @@ class KubeletPluginServerTest {
     assertThat(a.getDevices(0).getDeviceName()).isEqualTo("dev-a");
     assertThat(a.getDevices(0).getPoolName()).isEqualTo("node-a");
     assertThat(a.getDevices(0).getRequestNamesList()).containsExactly("gpu");
-    assertThat(a.getDevices(0).getCdiDeviceIdsList()).containsExactly("k8s.gpu.kdra.io/claim=a-dev");
+    assertThat(a.getDevices(0).getCdiDeviceIdsList())
+        .containsExactly("k8s.gpu.kdra.io/claim=a-dev");
     assertThat(a.getDevices(0).hasShareId()).isFalse();
     assertThat(r.getClaimsOrThrow("bad").getError()).contains("status.allocation");
     assertThat(r.getClaimsOrThrow("lost").getError()).startsWith("driver returned no result for");
 
-    var u = stub.nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder()
-        .addClaims(v1Claim("a")).addClaims(v1Claim("unknown")).build());
+    var u =
+        stub.nodeUnprepareResources(
+            NodeUnprepareResourcesRequest.newBuilder()
+                .addClaims(v1Claim("a"))
+                .addClaims(v1Claim("unknown"))
+                .build());
     assertThat(u.getClaimsMap()).containsOnlyKeys("a", "unknown");
     assertThat(u.getClaimsOrThrow("unknown").getError()).isEmpty();
-    assertThat(plugin.calls).contains("prepare ns/claim-a (uid a)", "unprepare ns/claim-unknown (uid unknown)");
+    assertThat(plugin.calls)
+        .contains("prepare ns/claim-a (uid a)", "unprepare ns/claim-unknown (uid unknown)");
   }
 
   @Test
   void v1beta1PrepareAndUnprepare() {
-    var stub = io.kdra.devicedriver.kubelet.dra.v1beta1.DRAPluginGrpc
-        .newBlockingStub(kubelet.dial(server.draSocket())).withDeadlineAfter(5, TimeUnit.SECONDS);
-    var claim = io.kdra.devicedriver.kubelet.dra.v1beta1.Claim.newBuilder()
-        .setNamespace("ns").setUid("b").setName("claim-b").build();
-    var r = stub.nodePrepareResources(io.kdra.devicedriver.kubelet.dra.v1beta1
-        .NodePrepareResourcesRequest.newBuilder().addClaims(claim).build());
+    var stub =
+        io.kdra.devicedriver.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(
+                kubelet.dial(server.draSocket()))
+            .withDeadlineAfter(5, TimeUnit.SECONDS);
+    var claim =
+        io.kdra.devicedriver.kubelet.dra.v1beta1.Claim.newBuilder()
+            .setNamespace("ns")
+            .setUid("b")
+            .setName("claim-b")
+            .build();
+    var r =
+        stub.nodePrepareResources(
+            io.kdra.devicedriver.kubelet.dra.v1beta1.NodePrepareResourcesRequest.newBuilder()
+                .addClaims(claim)
+                .build());
     assertThat(r.getClaimsOrThrow("b").getDevices(0).getCdiDeviceIdsList())
         .containsExactly("k8s.gpu.kdra.io/claim=b-dev");
-    var u = stub.nodeUnprepareResources(io.kdra.devicedriver.kubelet.dra.v1beta1
-        .NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
+    var u =
+        stub.nodeUnprepareResources(
+            io.kdra.devicedriver.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest.newBuilder()
+                .addClaims(claim)
+                .build());
     assertThat(u.getClaimsOrThrow("b").getError()).isEmpty();
   }
 
   @Test
   void aPluginCrashIsAGrpcErrorNotAHang() {
     plugin.explode = true;
-    var stub = DRAPluginGrpc.newBlockingStub(kubelet.dial(server.draSocket()))
-        .withDeadlineAfter(5, TimeUnit.SECONDS);
-    assertThatThrownBy(() -> stub.nodePrepareResources(
-        NodePrepareResourcesRequest.newBuilder().addClaims(v1Claim("a")).build()))
+    var stub =
+        DRAPluginGrpc.newBlockingStub(kubelet.dial(server.draSocket()))
+            .withDeadlineAfter(5, TimeUnit.SECONDS);
+    assertThatThrownBy(
+            () ->
+                stub.nodePrepareResources(
+                    NodePrepareResourcesRequest.newBuilder().addClaims(v1Claim("a")).build()))
         .isInstanceOf(StatusRuntimeException.class)
         .hasMessageContaining("INTERNAL: v1.NodePrepareResources")
         .hasMessageContaining("boom");
@@ -182,6 +222,9 @@ class KubeletPluginServerTest {
 
   private static io.kdra.devicedriver.kubelet.dra.v1.Claim v1Claim(String uid) {
     return io.kdra.devicedriver.kubelet.dra.v1.Claim.newBuilder()
-        .setNamespace("ns").setUid(uid).setName("claim-" + uid).build();
+        .setNamespace("ns")
+        .setUid(uid)
+        .setName("claim-" + uid)
+        .build();
   }
 }

@@ -21,7 +21,10 @@ class CheckpointCodecTest {
     return new PreparedClaim(
         new ClaimRef("ns", uid, "claim-" + uid),
         List.of(
-            new PreparedDevice(List.of("gpu"), "node-a", "gpu-0",
+            new PreparedDevice(
+                List.of("gpu"),
+                "node-a",
+                "gpu-0",
                 List.of("k8s.gpu.kdra.io/claim=" + uid + "-gpu-0")),
             new PreparedDevice(List.of(), "node-a", "gpu-1", List.of())),
         "k8s.gpu.kdra.io-claim_" + uid + ".json",
@@ -31,7 +34,8 @@ class CheckpointCodecTest {
 
   @Test
   void roundTripsExactly() throws Exception {
-    Map<String, PreparedClaim> claims = new TreeMap<>(Map.of("a", prepared("a"), "b", prepared("b")));
+    Map<String, PreparedClaim> claims =
+        new TreeMap<>(Map.of("a", prepared("a"), "b", prepared("b")));
     String text = CheckpointCodec.encode(claims);
     assertThat(CheckpointCodec.decode(text)).isEqualTo(claims);
     // Encoding what was decoded gives the same bytes: the format is canonical.
@@ -46,8 +50,9 @@ class CheckpointCodecTest {
   @Test
   void toleratesReformatting() throws Exception {
     String text = CheckpointCodec.encode(Map.of("a", prepared("a")));
-    String compact = new com.fasterxml.jackson.databind.ObjectMapper()
-        .writeValueAsString(new com.fasterxml.jackson.databind.ObjectMapper().readTree(text));
+    String compact =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .writeValueAsString(new com.fasterxml.jackson.databind.ObjectMapper().readTree(text));
     assertThat(compact).doesNotContain("\n  ");
     assertThat(CheckpointCodec.decode(compact)).containsOnlyKeys("a");
   }
@@ -58,13 +63,19 @@ class CheckpointCodecTest {
     String good = CheckpointCodec.encode(Map.of("a", prepared("a")));
     return Stream.of(
         Named.of("truncated", new Bad(good.substring(0, good.length() / 2), true, "not JSON")),
-        Named.of("edited device", new Bad(good.replace("gpu-1", "gpu-7"), true,
-            "checksum mismatch")),
+        Named.of(
+            "edited device", new Bad(good.replace("gpu-1", "gpu-7"), true, "checksum mismatch")),
         Named.of("no apiVersion", new Bad("{}", true, "apiVersion \"\" is not supported")),
-        Named.of("newer version", new Bad(good.replace("checkpoint.kdra.io/v1",
-            "checkpoint.kdra.io/v2"), false, "\"checkpoint.kdra.io/v2\" is not supported")),
-        Named.of("entry missing a field", new Bad(good.replace("\"cdiSpecFile\"", "\"specFile\""),
-            true, "cdiSpecFile is missing")),
+        Named.of(
+            "newer version",
+            new Bad(
+                good.replace("checkpoint.kdra.io/v1", "checkpoint.kdra.io/v2"),
+                false,
+                "\"checkpoint.kdra.io/v2\" is not supported")),
+        Named.of(
+            "entry missing a field",
+            new Bad(
+                good.replace("\"cdiSpecFile\"", "\"specFile\""), true, "cdiSpecFile is missing")),
         Named.of("array", new Bad("[]", true, "not a JSON object")));
   }
 
@@ -72,9 +83,11 @@ class CheckpointCodecTest {
   @MethodSource("bad")
   void refusesDamageAndUnknownVersions(Bad b) {
     assertThatThrownBy(() -> CheckpointCodec.decode(b.text()))
-        .isInstanceOfSatisfying(CheckpointException.class, e -> {
-          assertThat(e.corrupt()).isEqualTo(b.corrupt());
-          assertThat(e.getMessage()).contains(b.message());
-        });
+        .isInstanceOfSatisfying(
+            CheckpointException.class,
+            e -> {
+              assertThat(e.corrupt()).isEqualTo(b.corrupt());
+              assertThat(e.getMessage()).contains(b.message());
+            });
   }
 }

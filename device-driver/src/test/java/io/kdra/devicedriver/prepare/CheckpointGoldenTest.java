@@ -18,11 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A v1 checkpoint as drivers of that version wrote it on nodes, committed byte for byte
- * ({@code checkpoints/v1.json}, written once by {@link CheckpointCodec#encode} from
- * {@link #goldenClaims}). Nodes keep such files across driver upgrades, so a codec change
- * that cannot read it would start the driver empty and forget prepared claims. A format change
- * adds a new apiVersion with a conversion from v1, and this file stays as it is.
+ * A v1 checkpoint as drivers of that version wrote it on nodes, committed byte for byte ({@code
+ * checkpoints/v1.json}, written once by {@link CheckpointCodec#encode} from {@link #goldenClaims}).
+ * Nodes keep such files across driver upgrades, so a codec change that cannot read it would start
+ * the driver empty and forget prepared claims. A format change adds a new apiVersion with a
+ * conversion from v1, and this file stays as it is.
  */
 class CheckpointGoldenTest {
 
@@ -33,22 +33,32 @@ class CheckpointGoldenTest {
     String uidA = "0b6c3a58-6d7e-4f0e-9a55-2a1c0e7f4b11";
     String uidB = "f3e1d2c4-1111-4a2b-8c3d-9e8f7a6b5c4d";
     SortedMap<String, PreparedClaim> claims = new TreeMap<>();
-    claims.put(uidA, new PreparedClaim(
-        new ClaimRef("team-a", uidA, "trainer-gpus"),
-        List.of(
-            new PreparedDevice(List.of("gpus"), "node-a", "gpu-0",
-                List.of("k8s.gpu.kdra.io/claim=" + uidA + "-gpu-0")),
-            new PreparedDevice(List.of("gpus", "gpus/large"), "node-a", "gpu-1",
-                List.of("k8s.gpu.kdra.io/claim=" + uidA + "-gpu-1"))),
-        "k8s.gpu.kdra.io-claim_" + uidA + ".json",
-        "{\n  \"cdiVersion\": \"0.5.0\",\n  \"kind\": \"k8s.gpu.kdra.io/claim\"\n}\n",
-        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
-    claims.put(uidB, new PreparedClaim(
-        new ClaimRef("default", uidB, "shared-nic"),
-        List.of(new PreparedDevice(List.of("nic"), "node-a", "eth-1", List.of())),
-        "k8s.gpu.kdra.io-claim_" + uidB + ".json",
-        "{}\n",
-        ""));
+    claims.put(
+        uidA,
+        new PreparedClaim(
+            new ClaimRef("team-a", uidA, "trainer-gpus"),
+            List.of(
+                new PreparedDevice(
+                    List.of("gpus"),
+                    "node-a",
+                    "gpu-0",
+                    List.of("k8s.gpu.kdra.io/claim=" + uidA + "-gpu-0")),
+                new PreparedDevice(
+                    List.of("gpus", "gpus/large"),
+                    "node-a",
+                    "gpu-1",
+                    List.of("k8s.gpu.kdra.io/claim=" + uidA + "-gpu-1"))),
+            "k8s.gpu.kdra.io-claim_" + uidA + ".json",
+            "{\n  \"cdiVersion\": \"0.5.0\",\n  \"kind\": \"k8s.gpu.kdra.io/claim\"\n}\n",
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
+    claims.put(
+        uidB,
+        new PreparedClaim(
+            new ClaimRef("default", uidB, "shared-nic"),
+            List.of(new PreparedDevice(List.of("nic"), "node-a", "eth-1", List.of())),
+            "k8s.gpu.kdra.io-claim_" + uidB + ".json",
+            "{}\n",
+            ""));
     return claims;
   }
 
@@ -58,9 +68,9 @@ class CheckpointGoldenTest {
   }
 
   /**
-   * The driver still writes exactly v1, so a driver rolled back to the previous release reads
-   * what this one wrote. A new version fails here on purpose: keep decoding v1 (the test above),
-   * and give the new version a golden file of its own.
+   * The driver still writes exactly v1, so a driver rolled back to the previous release reads what
+   * this one wrote. A new version fails here on purpose: keep decoding v1 (the test above), and
+   * give the new version a golden file of its own.
    */
   @Test
   void theseClaimsStillEncodeToTheCommittedBytes() throws Exception {
@@ -80,8 +90,7 @@ class CheckpointGoldenTest {
   }
 
   private static String golden() throws IOException {
-    try (InputStream in = CheckpointGoldenTest.class.getClassLoader()
-        .getResourceAsStream(GOLDEN)) {
+    try (InputStream in = CheckpointGoldenTest.class.getClassLoader().getResourceAsStream(GOLDEN)) {
       assertThat(in).as(GOLDEN).isNotNull();
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }

@@ -68,10 +68,12 @@ class CheckpointStoreTest {
     List<Future<?>> futures = new ArrayList<>();
     for (int i = 0; i < 64; i++) {
       String uid = "u" + i;
-      futures.add(pool.submit(() -> {
-        store.put(prepared(uid));
-        return null;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                store.put(prepared(uid));
+                return null;
+              }));
     }
     for (Future<?> f : futures) {
       f.get();

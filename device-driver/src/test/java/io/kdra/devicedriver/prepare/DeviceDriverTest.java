@@ -29,16 +29,17 @@ class DeviceDriverTest {
   }
 
   private DeviceDriver driver(DeviceDriver.PrepareInterlude interlude) throws Exception {
-    DeviceDriver d = new DeviceDriver(
-        new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE),
-        reader,
-        () -> Inventories.gpus(8),
-        new CdiSpecStore(dir.resolve("cdi")),
-        CheckpointStore.open(dir.resolve("plugin/checkpoint.json"), Clock.systemUTC()),
-        ClaimTelemetry.NONE,
-        Clock.systemUTC(),
-        4,
-        interlude);
+    DeviceDriver d =
+        new DeviceDriver(
+            new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE),
+            reader,
+            () -> Inventories.gpus(8),
+            new CdiSpecStore(dir.resolve("cdi")),
+            CheckpointStore.open(dir.resolve("plugin/checkpoint.json"), Clock.systemUTC()),
+            ClaimTelemetry.NONE,
+            Clock.systemUTC(),
+            4,
+            interlude);
     drivers.add(d);
     return d;
   }
@@ -113,15 +114,15 @@ class DeviceDriverTest {
 
     driver().restore();
     assertThat(spec).hasContent(content);
-    assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u.json",
-        "k8s.net.example.com-claim_x.json");
+    assertThat(cdiFiles())
+        .containsExactly("k8s.gpu.kdra.io-claim_u.json", "k8s.net.example.com-claim_x.json");
   }
 
   /**
-   * The window driver.test-only.prepare-delay holds open: the spec is written, the checkpoint
-   * entry is not. A driver that dies there (here: one whose prepare never returns) leaves an
-   * orphaned spec; its successor removes it at startup and the kubelet's retry prepares the claim
-   * once, with the CDI ids an uninterrupted prepare returns.
+   * The window driver.test-only.prepare-delay holds open: the spec is written, the checkpoint entry
+   * is not. A driver that dies there (here: one whose prepare never returns) leaves an orphaned
+   * spec; its successor removes it at startup and the kubelet's retry prepares the claim once, with
+   * the CDI ids an uninterrupted prepare returns.
    */
   @Test
   void aCrashBetweenSpecAndCheckpointIsPreparedOnceByTheSuccessor() throws Exception {
@@ -132,18 +133,24 @@ class DeviceDriverTest {
     java.util.concurrent.CountDownLatch inWindow = new java.util.concurrent.CountDownLatch(1);
     java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
     List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-    DeviceDriver dying = driver(claim -> {
-      String entries;
-      try {
-        entries = Files.exists(checkpoint) ? Files.readString(checkpoint) : "";
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-      seen.add(claim.uid() + " spec=" + Files.exists(spec) + " checkpointed="
-          + entries.contains("\"u\""));
-      inWindow.countDown();
-      never.await();
-    });
+    DeviceDriver dying =
+        driver(
+            claim -> {
+              String entries;
+              try {
+                entries = Files.exists(checkpoint) ? Files.readString(checkpoint) : "";
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              seen.add(
+                  claim.uid()
+                      + " spec="
+                      + Files.exists(spec)
+                      + " checkpointed="
+                      + entries.contains("\"u\""));
+              inWindow.countDown();
+              never.await();
+            });
     Thread call = new Thread(() -> dying.prepareResourceClaims(List.of(c.ref())));
     call.setDaemon(true);
     call.start();
@@ -173,8 +180,10 @@ class DeviceDriverTest {
     Files.createDirectories(dir.resolve("cdi"));
     // a crash after the spec write but before the checkpoint write leaves this behind
     Files.writeString(dir.resolve("cdi/k8s.gpu.kdra.io-claim_orphan.json"), "{}");
-    Map<String, String> r = driver().unprepareResourceClaims(
-        List.of(new ClaimRef("ns", "orphan", "x"), new ClaimRef("ns", "never", "y")));
+    Map<String, String> r =
+        driver()
+            .unprepareResourceClaims(
+                List.of(new ClaimRef("ns", "orphan", "x"), new ClaimRef("ns", "never", "y")));
     assertThat(r).containsExactlyInAnyOrderEntriesOf(Map.of("orphan", "", "never", ""));
     assertThat(cdiFiles()).isEmpty();
   }
@@ -182,17 +191,23 @@ class DeviceDriverTest {
   @Test
   void errorsArePerClaimAndNameTheCause() throws Exception {
     ClaimFixture good = claim("good").uid("ok").result("gpu", "gpu-0");
-    ClaimFixture elsewhere = claim("far").uid("far").result("gpu", "gpu.kdra.io", "node-z", "gpu-1");
+    ClaimFixture elsewhere =
+        claim("far").uid("far").result("gpu", "gpu.kdra.io", "node-z", "gpu-1");
     reader.add(good.build()).add(elsewhere.build());
-    Map<String, PrepareResult> r = driver().prepareResourceClaims(List.of(
-        good.ref(),
-        elsewhere.ref(),
-        new ClaimRef("default", "missing", "nope"),
-        new ClaimRef("", "no-ns", "x")));
+    Map<String, PrepareResult> r =
+        driver()
+            .prepareResourceClaims(
+                List.of(
+                    good.ref(),
+                    elsewhere.ref(),
+                    new ClaimRef("default", "missing", "nope"),
+                    new ClaimRef("", "no-ns", "x")));
 
     assertThat(r.get("ok").error()).isEmpty();
-    assertThat(r.get("far").error()).isEqualTo("claim default/far (uid far): "
-        + "status.allocation.devices.results[0].pool: \"node-z\" is not this node's pool \"node-a\"");
+    assertThat(r.get("far").error())
+        .isEqualTo(
+            "claim default/far (uid far): "
+                + "status.allocation.devices.results[0].pool: \"node-z\" is not this node's pool \"node-a\"");
     assertThat(r.get("missing").error()).isEqualTo("resourceclaim default/nope not found");
     assertThat(r.get("no-ns").error()).isEqualTo("claims[].namespace: must not be empty");
     assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_ok.json");

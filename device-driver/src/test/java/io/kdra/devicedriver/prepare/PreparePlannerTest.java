@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kdra.core.config.SharingConfig;
 import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.PreparedDevice;
 import io.kdra.devicedriver.testing.ClaimFixture;
@@ -30,43 +29,92 @@ class PreparePlannerTest {
   static Stream<Named<Bad>> badClaims() {
     ClaimFixture ok = claim("c").result("gpu", "gpu-0");
     return Stream.of(
-        Named.of("uid differs from the kubelet's",
-            new Bad(ok, new ClaimRef("default", "other-uid", "c"), "metadata.uid",
+        Named.of(
+            "uid differs from the kubelet's",
+            new Bad(
+                ok,
+                new ClaimRef("default", "other-uid", "c"),
+                "metadata.uid",
                 "but the kubelet asked for \"other-uid\"")),
-        Named.of("not allocated",
+        Named.of(
+            "not allocated",
             new Bad(claim("c").unallocated(), null, "status.allocation", "not allocated")),
-        Named.of("no result of this driver",
-            new Bad(claim("c").result("gpu", "other.example.com", "node-a", "x"), null,
-                "status.allocation.devices.results", "no device is allocated from driver")),
-        Named.of("result in another node's pool",
-            new Bad(claim("c").result("gpu", "gpu-0").result("gpu", ClaimFixture.DRIVER,
-                "node-b", "gpu-1"), null, "status.allocation.devices.results[1].pool",
+        Named.of(
+            "no result of this driver",
+            new Bad(
+                claim("c").result("gpu", "other.example.com", "node-a", "x"),
+                null,
+                "status.allocation.devices.results",
+                "no device is allocated from driver")),
+        Named.of(
+            "result in another node's pool",
+            new Bad(
+                claim("c")
+                    .result("gpu", "gpu-0")
+                    .result("gpu", ClaimFixture.DRIVER, "node-b", "gpu-1"),
+                null,
+                "status.allocation.devices.results[1].pool",
                 "\"node-b\" is not this node's pool \"node-a\"")),
-        Named.of("device not on this node",
-            new Bad(claim("c").result("gpu", "gpu-9"), null,
+        Named.of(
+            "device not on this node",
+            new Bad(
+                claim("c").result("gpu", "gpu-9"),
+                null,
                 "status.allocation.devices.results[0].device",
                 "\"gpu-9\" is not a device of node \"node-a\"")),
-        Named.of("config with unknown source",
-            new Bad(claim("c").result("gpu", "gpu-0").config("FromSomewhere", List.of(),
-                gpuConfig(null)), null, "status.allocation.devices.config[0].source",
+        Named.of(
+            "config with unknown source",
+            new Bad(
+                claim("c")
+                    .result("gpu", "gpu-0")
+                    .config("FromSomewhere", List.of(), gpuConfig(null)),
+                null,
+                "status.allocation.devices.config[0].source",
                 "not one of FromClass, FromClaim")),
-        Named.of("config with unknown kind",
-            new Bad(claim("c").result("gpu", "gpu-0").config("FromClaim", List.of(),
-                Map.of("apiVersion", "resource.kdra.io/v1alpha1", "kind", "TpuConfig")), null,
+        Named.of(
+            "config with unknown kind",
+            new Bad(
+                claim("c")
+                    .result("gpu", "gpu-0")
+                    .config(
+                        "FromClaim",
+                        List.of(),
+                        Map.of("apiVersion", "resource.kdra.io/v1alpha1", "kind", "TpuConfig")),
+                null,
                 "status.allocation.devices.config[0].opaque.parameters.kind",
                 "\"TpuConfig\" is not supported")),
-        Named.of("config with unknown field",
-            new Bad(claim("c").result("gpu", "gpu-0").config("FromClass", List.of(),
-                gpuConfig(Map.of("strategy", "MPS", "mps", Map.of("threads", 5)))), null,
+        Named.of(
+            "config with unknown field",
+            new Bad(
+                claim("c")
+                    .result("gpu", "gpu-0")
+                    .config(
+                        "FromClass",
+                        List.of(),
+                        gpuConfig(Map.of("strategy", "MPS", "mps", Map.of("threads", 5)))),
+                null,
                 "status.allocation.devices.config[0].opaque.parameters.sharing.mps.threads",
                 "unknown field")),
-        Named.of("conflicting MPS settings in one claim",
-            new Bad(claim("c").result("a", "gpu-0").result("b", "gpu-1")
-                .config("FromClaim", List.of("a"), gpuConfig(Map.of("strategy", "MPS",
-                    "mps", Map.of("activeThreadPercentage", 50))))
-                .config("FromClaim", List.of("b"), gpuConfig(Map.of("strategy", "MPS",
-                    "mps", Map.of("activeThreadPercentage", 20)))), null,
-                "status.allocation.devices.config[1]", "MPS settings differ")));
+        Named.of(
+            "conflicting MPS settings in one claim",
+            new Bad(
+                claim("c")
+                    .result("a", "gpu-0")
+                    .result("b", "gpu-1")
+                    .config(
+                        "FromClaim",
+                        List.of("a"),
+                        gpuConfig(
+                            Map.of("strategy", "MPS", "mps", Map.of("activeThreadPercentage", 50))))
+                    .config(
+                        "FromClaim",
+                        List.of("b"),
+                        gpuConfig(
+                            Map.of(
+                                "strategy", "MPS", "mps", Map.of("activeThreadPercentage", 20)))),
+                null,
+                "status.allocation.devices.config[1]",
+                "MPS settings differ")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -74,25 +122,30 @@ class PreparePlannerTest {
   void refusesBadClaimsNamingTheField(Bad bad) {
     ClaimRef ref = bad.ref() == null ? bad.claim().ref() : bad.ref();
     assertThatThrownBy(() -> planner.plan(ref, bad.claim().build(), Inventories.gpus(2)))
-        .isInstanceOfSatisfying(PrepareException.class, e -> {
-          assertThat(e.field()).isEqualTo(bad.field());
-          assertThat(e.getMessage()).startsWith(bad.field() + ": ").contains(bad.message());
-        });
+        .isInstanceOfSatisfying(
+            PrepareException.class,
+            e -> {
+              assertThat(e.field()).isEqualTo(bad.field());
+              assertThat(e.getMessage()).startsWith(bad.field() + ": ").contains(bad.message());
+            });
   }
 
   @Test
   void plansDevicesWithCdiIdsBaseRequestNamesAndOnlyThisDriversResults() throws Exception {
-    ClaimFixture c = claim("c").uid("7f3a")
-        .result("gpu/large", "gpu-1")
-        .result("nic", "net.example.com", "node-a", "eth0")
-        .result("gpu/large", "gpu-0");
+    ClaimFixture c =
+        claim("c")
+            .uid("7f3a")
+            .result("gpu/large", "gpu-1")
+            .result("nic", "net.example.com", "node-a", "eth0")
+            .result("gpu/large", "gpu-0");
     PreparedClaim plan = planner.plan(c.ref(), c.build(), Inventories.gpus(2));
 
-    assertThat(plan.devices()).containsExactly(
-        new PreparedDevice(List.of("gpu"), "node-a", "gpu-1",
-            List.of("k8s.gpu.kdra.io/claim=7f3a-gpu-1")),
-        new PreparedDevice(List.of("gpu"), "node-a", "gpu-0",
-            List.of("k8s.gpu.kdra.io/claim=7f3a-gpu-0")));
+    assertThat(plan.devices())
+        .containsExactly(
+            new PreparedDevice(
+                List.of("gpu"), "node-a", "gpu-1", List.of("k8s.gpu.kdra.io/claim=7f3a-gpu-1")),
+            new PreparedDevice(
+                List.of("gpu"), "node-a", "gpu-0", List.of("k8s.gpu.kdra.io/claim=7f3a-gpu-0")));
     assertThat(plan.cdiSpecFile()).isEqualTo("k8s.gpu.kdra.io-claim_7f3a.json");
 
     JsonNode spec = JSON.readTree(plan.cdiSpec());
@@ -108,8 +161,11 @@ class PreparePlannerTest {
 
   @Test
   void isDeterministic() throws Exception {
-    ClaimFixture c = claim("c").result("gpu", "gpu-0").result("gpu", "gpu-1")
-        .config("FromClass", List.of(), gpuConfig(Map.of("strategy", "TimeSlicing")));
+    ClaimFixture c =
+        claim("c")
+            .result("gpu", "gpu-0")
+            .result("gpu", "gpu-1")
+            .config("FromClass", List.of(), gpuConfig(Map.of("strategy", "TimeSlicing")));
     PreparedClaim a = planner.plan(c.ref(), c.build(), Inventories.gpus(2));
     PreparedClaim b = planner.plan(c.ref(), c.build(), Inventories.gpus(2));
     assertThat(a).isEqualTo(b);
@@ -118,37 +174,61 @@ class PreparePlannerTest {
   record Sharing(ClaimFixture claim, List<String> deviceEnv, List<String> commonEnv) {}
 
   static Stream<Named<Sharing>> sharing() {
-    Map<String, Object> ts = gpuConfig(Map.of("strategy", "TimeSlicing",
-        "timeSlicing", Map.of("interval", "Long")));
-    Map<String, Object> mps = gpuConfig(Map.of("strategy", "MPS",
-        "mps", Map.of("activeThreadPercentage", 25, "pinnedMemoryLimit", "1Gi")));
+    Map<String, Object> ts =
+        gpuConfig(Map.of("strategy", "TimeSlicing", "timeSlicing", Map.of("interval", "Long")));
+    Map<String, Object> mps =
+        gpuConfig(
+            Map.of(
+                "strategy",
+                "MPS",
+                "mps",
+                Map.of("activeThreadPercentage", 25, "pinnedMemoryLimit", "1Gi")));
     return Stream.of(
-        Named.of("no config: exclusive",
-            new Sharing(claim("c").result("gpu", "gpu-0"),
-                List.of("KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive"), List.of())),
-        Named.of("class config applies to all requests",
-            new Sharing(claim("c").result("gpu", "gpu-0").config("FromClass", List.of(), ts),
-                List.of("KDRA_DEVICE_0_SHARING_STRATEGY=TimeSlicing",
-                    "KDRA_DEVICE_0_TIMESLICE_INTERVAL=Long"), List.of())),
-        Named.of("claim config wins over class config",
-            new Sharing(claim("c").result("gpu", "gpu-0")
-                .config("FromClaim", List.of("gpu"), mps)
-                .config("FromClass", List.of(), ts),
+        Named.of(
+            "no config: exclusive",
+            new Sharing(
+                claim("c").result("gpu", "gpu-0"),
+                List.of("KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive"),
+                List.of())),
+        Named.of(
+            "class config applies to all requests",
+            new Sharing(
+                claim("c").result("gpu", "gpu-0").config("FromClass", List.of(), ts),
+                List.of(
+                    "KDRA_DEVICE_0_SHARING_STRATEGY=TimeSlicing",
+                    "KDRA_DEVICE_0_TIMESLICE_INTERVAL=Long"),
+                List.of())),
+        Named.of(
+            "claim config wins over class config",
+            new Sharing(
+                claim("c")
+                    .result("gpu", "gpu-0")
+                    .config("FromClaim", List.of("gpu"), mps)
+                    .config("FromClass", List.of(), ts),
                 List.of("KDRA_DEVICE_0_SHARING_STRATEGY=MPS"),
-                List.of("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25",
+                List.of(
+                    "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25",
                     "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=1024M"))),
-        Named.of("config for the parent request matches a subrequest",
-            new Sharing(claim("c").result("gpu/small", "gpu-0")
-                .config("FromClaim", List.of("gpu"), ts),
-                List.of("KDRA_DEVICE_0_SHARING_STRATEGY=TimeSlicing"), List.of())),
-        Named.of("config for another request does not apply",
-            new Sharing(claim("c").result("gpu", "gpu-0")
-                .config("FromClaim", List.of("other"), ts),
-                List.of("KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive"), List.of())),
-        Named.of("another driver's config is ignored",
-            new Sharing(claim("c").result("gpu", "gpu-0")
-                .config("FromClaim", List.of(), "other.example.com", Map.of("x", 1)),
-                List.of("KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive"), List.of())));
+        Named.of(
+            "config for the parent request matches a subrequest",
+            new Sharing(
+                claim("c").result("gpu/small", "gpu-0").config("FromClaim", List.of("gpu"), ts),
+                List.of("KDRA_DEVICE_0_SHARING_STRATEGY=TimeSlicing"),
+                List.of())),
+        Named.of(
+            "config for another request does not apply",
+            new Sharing(
+                claim("c").result("gpu", "gpu-0").config("FromClaim", List.of("other"), ts),
+                List.of("KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive"),
+                List.of())),
+        Named.of(
+            "another driver's config is ignored",
+            new Sharing(
+                claim("c")
+                    .result("gpu", "gpu-0")
+                    .config("FromClaim", List.of(), "other.example.com", Map.of("x", 1)),
+                List.of("KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive"),
+                List.of())));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -162,8 +242,10 @@ class PreparePlannerTest {
 
   @Test
   void keepsTheTraceParentAnnotation() throws Exception {
-    ClaimFixture c = claim("c").result("gpu", "gpu-0")
-        .annotation(PreparePlanner.TRACE_ANNOTATION, "00-abc-def-01");
+    ClaimFixture c =
+        claim("c")
+            .result("gpu", "gpu-0")
+            .annotation(PreparePlanner.TRACE_ANNOTATION, "00-abc-def-01");
     assertThat(planner.plan(c.ref(), c.build(), Inventories.gpus(1)).traceParent())
         .isEqualTo("00-abc-def-01");
   }

@@ -47,30 +47,48 @@ class InventoryReporterTest {
   private InventoryReporter reporter;
 
   private int startPublisher(int port) throws Exception {
-    ServerServiceDefinition service = ServerServiceDefinition.builder(InventoryGrpc.getServiceDescriptor())
-        .addMethod(InventoryGrpc.getReportMethod(), ServerCalls.asyncBidiStreamingCall(acks -> {
-          streams.add(acks);
-          return new StreamObserver<InventorySnapshot>() {
-            @Override public void onNext(InventorySnapshot s) {
-              received.add(s);
-              acks.onNext(ReportAck.newBuilder().setSequence(s.getSequence()).setAccepted(true).build());
-            }
-            @Override public void onError(Throwable t) {}
-            @Override public void onCompleted() {
-              acks.onCompleted();
-            }
-          };
-        })).build();
-    ServerInterceptor auth = new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-          ServerCallHandler<Q, R> next) {
-        tokens.add(String.valueOf(headers.get(InventoryReporter.AUTHORIZATION)));
-        return Contexts.interceptCall(io.grpc.Context.current(), call, headers, next);
-      }
-    };
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
-        .addService(ServerInterceptors.intercept(service, auth)).build().start();
+    ServerServiceDefinition service =
+        ServerServiceDefinition.builder(InventoryGrpc.getServiceDescriptor())
+            .addMethod(
+                InventoryGrpc.getReportMethod(),
+                ServerCalls.asyncBidiStreamingCall(
+                    acks -> {
+                      streams.add(acks);
+                      return new StreamObserver<InventorySnapshot>() {
+                        @Override
+                        public void onNext(InventorySnapshot s) {
+                          received.add(s);
+                          acks.onNext(
+                              ReportAck.newBuilder()
+                                  .setSequence(s.getSequence())
+                                  .setAccepted(true)
+                                  .build());
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {}
+
+                        @Override
+                        public void onCompleted() {
+                          acks.onCompleted();
+                        }
+                      };
+                    }))
+            .build();
+    ServerInterceptor auth =
+        new ServerInterceptor() {
+          @Override
+          public <Q, R> ServerCall.Listener<Q> interceptCall(
+              ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            tokens.add(String.valueOf(headers.get(InventoryReporter.AUTHORIZATION)));
+            return Contexts.interceptCall(io.grpc.Context.current(), call, headers, next);
+          }
+        };
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+            .addService(ServerInterceptors.intercept(service, auth))
+            .build()
+            .start();
     return server.getPort();
   }
 
@@ -86,9 +104,16 @@ class InventoryReporterTest {
 
   private InventoryReporter reporter(int port) throws Exception {
     Files.writeString(dir.resolve("token"), "secret-token\n");
-    return new InventoryReporter(new InventoryReporter.Settings("gpu.kdra.io", "node-a",
-        "127.0.0.1:" + port, dir.resolve("token"), Duration.ofMillis(50), Duration.ofMillis(200),
-        Duration.ofMinutes(10)), Clock.fixed(Instant.ofEpochMilli(1000), ZoneOffset.UTC));
+    return new InventoryReporter(
+        new InventoryReporter.Settings(
+            "gpu.kdra.io",
+            "node-a",
+            "127.0.0.1:" + port,
+            dir.resolve("token"),
+            Duration.ofMillis(50),
+            Duration.ofMillis(200),
+            Duration.ofMinutes(10)),
+        Clock.fixed(Instant.ofEpochMilli(1000), ZoneOffset.UTC));
   }
 
   @Test
@@ -102,15 +127,24 @@ class InventoryReporterTest {
     assertThat(first.getDriver()).isEqualTo("gpu.kdra.io");
     assertThat(first.getNodeName()).isEqualTo("node-a");
     assertThat(first.getSequence()).isEqualTo(1001);
-    assertThat(first.getDevicesList()).extracting(d -> d.getName()).containsExactly("gpu-0", "gpu-1");
+    assertThat(first.getDevicesList())
+        .extracting(d -> d.getName())
+        .containsExactly("gpu-0", "gpu-1");
     assertThat(first.getDevices(1).getAttributesOrThrow("index"))
         .isEqualTo(AttributeValue.newBuilder().setInt(1).build());
     assertThat(first.getDevices(1).getCapacityOrThrow("memory")).isEqualTo("80Gi");
     assertThat(tokens).containsExactly("Bearer secret-token");
 
-    Inventory changed = new Inventory(List.of(Inventories.gpus(2).devices().get(0),
-        Inventories.gpus(2).devices().get(1).withHealth(NodeDevice.Health.UNHEALTHY, "XID 79")),
-        List.of(), List.of());
+    Inventory changed =
+        new Inventory(
+            List.of(
+                Inventories.gpus(2).devices().get(0),
+                Inventories.gpus(2)
+                    .devices()
+                    .get(1)
+                    .withHealth(NodeDevice.Health.UNHEALTHY, "XID 79")),
+            List.of(),
+            List.of());
     reporter.report(changed);
     InventorySnapshot second = received.poll(10, TimeUnit.SECONDS);
     assertThat(second.getSequence()).isEqualTo(1002);

@@ -34,9 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The inventory stream over TLS against a fake publisher serving a certificate for its Service's
- * name on 127.0.0.1: the driver verifies it against the CA file (by the configured server name,
- * as the chart sets it), refuses a certificate of another CA, and picks up a rotated CA file
- * without a restart.
+ * name on 127.0.0.1: the driver verifies it against the CA file (by the configured server name, as
+ * the chart sets it), refuses a certificate of another CA, and picks up a rotated CA file without a
+ * restart.
  */
 class InventoryReporterTlsTest {
   private static final String SERVICE = "kdra-slice-publisher.kdra-system.svc";
@@ -51,26 +51,41 @@ class InventoryReporterTlsTest {
   @BeforeEach
   void publisherWithTls() throws Exception {
     Path certificate = publisherCa.issueServer(SERVICE, dir);
-    ServerServiceDefinition service = ServerServiceDefinition.builder(
-            InventoryGrpc.getServiceDescriptor())
-        .addMethod(InventoryGrpc.getReportMethod(), ServerCalls.asyncBidiStreamingCall(acks ->
-            new StreamObserver<InventorySnapshot>() {
-              @Override public void onNext(InventorySnapshot s) {
-                received.add(s);
-                acks.onNext(ReportAck.newBuilder().setSequence(s.getSequence())
-                    .setAccepted(true).build());
-              }
+    ServerServiceDefinition service =
+        ServerServiceDefinition.builder(InventoryGrpc.getServiceDescriptor())
+            .addMethod(
+                InventoryGrpc.getReportMethod(),
+                ServerCalls.asyncBidiStreamingCall(
+                    acks ->
+                        new StreamObserver<InventorySnapshot>() {
+                          @Override
+                          public void onNext(InventorySnapshot s) {
+                            received.add(s);
+                            acks.onNext(
+                                ReportAck.newBuilder()
+                                    .setSequence(s.getSequence())
+                                    .setAccepted(true)
+                                    .build());
+                          }
 
-              @Override public void onError(Throwable t) {}
+                          @Override
+                          public void onError(Throwable t) {}
 
-              @Override public void onCompleted() {
-                acks.onCompleted();
-              }
-            })).build();
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .sslContext(GrpcSslContexts.forServer(certificate.toFile(),
-            dir.resolve(SERVICE + ".key").toFile()).build())
-        .addService(service).build().start();
+                          @Override
+                          public void onCompleted() {
+                            acks.onCompleted();
+                          }
+                        }))
+            .build();
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .sslContext(
+                GrpcSslContexts.forServer(
+                        certificate.toFile(), dir.resolve(SERVICE + ".key").toFile())
+                    .build())
+            .addService(service)
+            .build()
+            .start();
     port = server.getPort();
     Files.writeString(dir.resolve("token"), "secret-token\n");
   }
@@ -84,15 +99,26 @@ class InventoryReporterTlsTest {
   }
 
   private InventoryReporter reporter(Optional<InventoryReporter.Tls> tls) {
-    return new InventoryReporter(new InventoryReporter.Settings("gpu.kdra.io", "node-a",
-        "127.0.0.1:" + port, dir.resolve("token"), Duration.ofMillis(50), Duration.ofMillis(200),
-        Duration.ofMinutes(10), tls), Clock.fixed(Instant.ofEpochMilli(1000), ZoneOffset.UTC));
+    return new InventoryReporter(
+        new InventoryReporter.Settings(
+            "gpu.kdra.io",
+            "node-a",
+            "127.0.0.1:" + port,
+            dir.resolve("token"),
+            Duration.ofMillis(50),
+            Duration.ofMillis(200),
+            Duration.ofMinutes(10),
+            tls),
+        Clock.fixed(Instant.ofEpochMilli(1000), ZoneOffset.UTC));
   }
 
   @Test
   void streamsOverTlsToTheCertificateOfTheServiceName() throws Exception {
-    reporter = reporter(Optional.of(new InventoryReporter.Tls(publisherCa.writeCertificate(dir),
-        Optional.of(SERVICE))));
+    reporter =
+        reporter(
+            Optional.of(
+                new InventoryReporter.Tls(
+                    publisherCa.writeCertificate(dir), Optional.of(SERVICE))));
     reporter.start(Inventories.gpus(1));
     assertThat(received.poll(10, TimeUnit.SECONDS)).isNotNull();
     await().atMost(Duration.ofSeconds(10)).until(reporter::connected);
@@ -100,30 +126,33 @@ class InventoryReporterTlsTest {
 
   @Test
   void refusesAPublisherWhoseCertificateNamesAnotherHost() {
-    reporter = reporter(Optional.of(new InventoryReporter.Tls(publisherCa.writeCertificate(dir),
-        Optional.empty())));
+    reporter =
+        reporter(
+            Optional.of(
+                new InventoryReporter.Tls(publisherCa.writeCertificate(dir), Optional.empty())));
     reporter.start(Inventories.gpus(1));
     // dialled as 127.0.0.1, which the certificate does not name
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(reporter.lastError()).containsIgnoringCase("127.0.0.1"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(reporter.lastError()).containsIgnoringCase("127.0.0.1"));
     assertThat(received).isEmpty();
     assertThat(reporter.connected()).isFalse();
   }
 
   @Test
-  void refusesACertificateOfAnotherCaAndTrustsTheRotatedCaFileWithoutARestart()
-      throws Exception {
+  void refusesACertificateOfAnotherCaAndTrustsTheRotatedCaFileWithoutARestart() throws Exception {
     Path caFile = dir.resolve("ca.crt");
     Files.copy(TestCertificates.ca("other-ca").writeCertificate(dir), caFile);
     reporter = reporter(Optional.of(new InventoryReporter.Tls(caFile, Optional.of(SERVICE))));
     reporter.start(Inventories.gpus(1));
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(reporter.lastError()).containsIgnoringCase("certification path"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> assertThat(reporter.lastError()).containsIgnoringCase("certification path"));
     assertThat(received).isEmpty();
 
     // the kubelet replaced the mounted Secret's file with the publisher's CA
-    Files.copy(publisherCa.writeCertificate(dir), caFile,
-        StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(publisherCa.writeCertificate(dir), caFile, StandardCopyOption.REPLACE_EXISTING);
     Files.setLastModifiedTime(caFile, FileTime.from(Instant.now().plusSeconds(5)));
     assertThat(received.poll(10, TimeUnit.SECONDS)).isNotNull();
     await().atMost(Duration.ofSeconds(10)).until(reporter::connected);
@@ -134,8 +163,13 @@ class InventoryReporterTlsTest {
     Path caFile = dir.resolve("not-yet.crt");
     reporter = reporter(Optional.of(new InventoryReporter.Tls(caFile, Optional.of(SERVICE))));
     reporter.start(Inventories.gpus(1));
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(reporter.lastError()).contains("NoSuchFileException").contains(caFile.toString()));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(reporter.lastError())
+                    .contains("NoSuchFileException")
+                    .contains(caFile.toString()));
     Files.copy(publisherCa.writeCertificate(dir), caFile);
     assertThat(received.poll(10, TimeUnit.SECONDS)).isNotNull();
   }
@@ -144,8 +178,9 @@ class InventoryReporterTlsTest {
   void aPlainTextDriverGetsNoStreamFromATlsPublisher() {
     reporter = reporter(Optional.empty());
     reporter.start(Inventories.gpus(1));
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(reporter.lastError()).isNotEqualTo("not connected yet"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(reporter.lastError()).isNotEqualTo("not connected yet"));
     assertThat(received).isEmpty();
     assertThat(reporter.connected()).isFalse();
   }

@@ -20,8 +20,15 @@ class OutageTest {
     for (long t : new long[] {0, 2 * S, 4 * S, 300 * S, 302 * S, 599 * S, 600 * S}) {
       reports.add(outage.failed(t));
     }
-    assertThat(reports).containsExactly(Report.STARTED, Report.QUIET, Report.QUIET,
-        Report.STILL_DOWN, Report.QUIET, Report.QUIET, Report.STILL_DOWN);
+    assertThat(reports)
+        .containsExactly(
+            Report.STARTED,
+            Report.QUIET,
+            Report.QUIET,
+            Report.STILL_DOWN,
+            Report.QUIET,
+            Report.QUIET,
+            Report.STILL_DOWN);
     assertThat(outage.failures()).isEqualTo(7);
     assertThat(outage.lasted(601 * S + 999)).isEqualTo(Duration.ofSeconds(601));
 

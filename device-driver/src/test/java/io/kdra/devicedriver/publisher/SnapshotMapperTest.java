@@ -14,16 +14,29 @@ import org.junit.jupiter.api.Test;
 class SnapshotMapperTest {
   @Test
   void aSharedDeviceCarriesAllowMultipleAllocationsAndItsRequestPolicies() {
-    NodeDevice gpu = NodeDevice.of("gpu-0", Map.of(), Map.of("memory", Quantity.parse("80Gi")))
-        .shared(Map.of("memory", Quantity.parse("80Gi"), "shares", Quantity.of(8)), Map.of(
-            "shares", new CapacityPolicy(Quantity.of(1), List.of(), Optional.of(Quantity.of(1)),
-                Optional.of(Quantity.of(8)), Optional.of(Quantity.of(1))),
-            "memory", new CapacityPolicy(Quantity.parse("10Gi"),
-                List.of(Quantity.parse("10Gi"), Quantity.parse("40Gi")), Optional.empty(),
-                Optional.empty(), Optional.empty())));
+    NodeDevice gpu =
+        NodeDevice.of("gpu-0", Map.of(), Map.of("memory", Quantity.parse("80Gi")))
+            .shared(
+                Map.of("memory", Quantity.parse("80Gi"), "shares", Quantity.of(8)),
+                Map.of(
+                    "shares",
+                        new CapacityPolicy(
+                            Quantity.of(1),
+                            List.of(),
+                            Optional.of(Quantity.of(1)),
+                            Optional.of(Quantity.of(8)),
+                            Optional.of(Quantity.of(1))),
+                    "memory",
+                        new CapacityPolicy(
+                            Quantity.parse("10Gi"),
+                            List.of(Quantity.parse("10Gi"), Quantity.parse("40Gi")),
+                            Optional.empty(),
+                            Optional.empty(),
+                            Optional.empty())));
 
-    var device = SnapshotMapper.snapshot("gpu.kdra.io", "node-a", 1, Inventory.of(List.of(gpu)))
-        .getDevices(0);
+    var device =
+        SnapshotMapper.snapshot("gpu.kdra.io", "node-a", 1, Inventory.of(List.of(gpu)))
+            .getDevices(0);
 
     assertThat(device.getAllowMultipleAllocations()).isTrue();
     assertThat(device.getCapacityMap()).containsEntry("shares", "8");
@@ -39,8 +52,13 @@ class SnapshotMapperTest {
 
   @Test
   void anExclusiveDeviceHasNeither() {
-    var device = SnapshotMapper.snapshot("gpu.kdra.io", "node-a", 1, Inventory.of(List.of(
-        NodeDevice.of("gpu-0", Map.of(), Map.of())))).getDevices(0);
+    var device =
+        SnapshotMapper.snapshot(
+                "gpu.kdra.io",
+                "node-a",
+                1,
+                Inventory.of(List.of(NodeDevice.of("gpu-0", Map.of(), Map.of()))))
+            .getDevices(0);
 
     assertThat(device.getAllowMultipleAllocations()).isFalse();
     assertThat(device.getRequestPoliciesMap()).isEmpty();

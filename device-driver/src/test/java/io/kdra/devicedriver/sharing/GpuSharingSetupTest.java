@@ -38,25 +38,39 @@ class GpuSharingSetupTest {
   private DeviceDriver driver(SharingSettings.Strategy strategy) throws Exception {
     SharingSettings settings =
         new SharingSettings(strategy, 4, Quantity.parse("1Gi"), dir.resolve("mps"));
-    Inventory gpus = SharedGpus.apply(new Inventory(List.of(gpu(0), gpu(1)), List.of(),
-        List.of("/dev/nvidiactl")), settings);
-    DeviceDriver d = new DeviceDriver(
-        new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE,
-            new GpuSharingSetup(settings, runner, "nvidia-smi", "nvidia-cuda-mps-control")),
-        reader, () -> gpus, new CdiSpecStore(dir.resolve("cdi")),
-        CheckpointStore.open(dir.resolve("checkpoint.json"), Clock.systemUTC()),
-        ClaimTelemetry.NONE, Clock.systemUTC(), 4);
+    Inventory gpus =
+        SharedGpus.apply(
+            new Inventory(List.of(gpu(0), gpu(1)), List.of(), List.of("/dev/nvidiactl")), settings);
+    DeviceDriver d =
+        new DeviceDriver(
+            new PreparePlanner(
+                ClaimFixture.DRIVER,
+                ClaimFixture.NODE,
+                new GpuSharingSetup(settings, runner, "nvidia-smi", "nvidia-cuda-mps-control")),
+            reader,
+            () -> gpus,
+            new CdiSpecStore(dir.resolve("cdi")),
+            CheckpointStore.open(dir.resolve("checkpoint.json"), Clock.systemUTC()),
+            ClaimTelemetry.NONE,
+            Clock.systemUTC(),
+            4);
     drivers.add(d);
     return d;
   }
 
   private static NodeDevice gpu(int i) {
-    return new NodeDevice("gpu-" + i, Map.of(
-        "type", new AttributeValue.StringValue("gpu"),
-        "index", new AttributeValue.IntValue(i),
-        "uuid", new AttributeValue.StringValue("GPU-00000000-0000-4000-8000-00000000000" + i)),
-        Map.of("memory", Quantity.parse("80Gi")), List.of(), NodeDevice.Health.HEALTHY, "",
-        List.of("/dev/nvidia" + i), Map.of());
+    return new NodeDevice(
+        "gpu-" + i,
+        Map.of(
+            "type", new AttributeValue.StringValue("gpu"),
+            "index", new AttributeValue.IntValue(i),
+            "uuid", new AttributeValue.StringValue("GPU-00000000-0000-4000-8000-00000000000" + i)),
+        Map.of("memory", Quantity.parse("80Gi")),
+        List.of(),
+        NodeDevice.Health.HEALTHY,
+        "",
+        List.of("/dev/nvidia" + i),
+        Map.of());
   }
 
   @AfterEach
@@ -69,9 +83,13 @@ class GpuSharingSetupTest {
   }
 
   private static ClaimFixture shareOfGpu0(String name, String shares, String memory) {
-    return claim(name).uid("u-" + name).share("gpu", "gpu-0",
-        "00000000-0000-4000-8000-0000000000" + (10 + name.charAt(0) % 90),
-        Map.of("shares", shares, "memory", memory));
+    return claim(name)
+        .uid("u-" + name)
+        .share(
+            "gpu",
+            "gpu-0",
+            "00000000-0000-4000-8000-0000000000" + (10 + name.charAt(0) % 90),
+            Map.of("shares", shares, "memory", memory));
   }
 
   @Test
@@ -89,9 +107,15 @@ class GpuSharingSetupTest {
 
     assertThat(ra.error()).isEmpty();
     assertThat(rb.error()).isEmpty();
-    assertThat(runner.lines()).containsExactly(
-        "CUDA_MPS_LOG_DIRECTORY=" + log + " CUDA_MPS_PIPE_DIRECTORY=" + pipe
-            + " CUDA_VISIBLE_DEVICES=" + UUID0 + " nvidia-cuda-mps-control -d");
+    assertThat(runner.lines())
+        .containsExactly(
+            "CUDA_MPS_LOG_DIRECTORY="
+                + log
+                + " CUDA_MPS_PIPE_DIRECTORY="
+                + pipe
+                + " CUDA_VISIBLE_DEVICES="
+                + UUID0
+                + " nvidia-cuda-mps-control -d");
     assertThat(Files.isDirectory(pipe)).isTrue();
     assertThat(Files.isDirectory(log)).isTrue();
     String specB = spec("u-b");
@@ -109,8 +133,8 @@ class GpuSharingSetupTest {
     assertThat(d.unprepareResourceClaims(List.of(a.ref())).get("u-a")).isEmpty();
     assertThat(runner.lines()).isEmpty(); // b still uses the daemon
     assertThat(d.unprepareResourceClaims(List.of(b.ref())).get("u-b")).isEmpty();
-    assertThat(runner.lines()).containsExactly(
-        "CUDA_MPS_PIPE_DIRECTORY=" + pipe + " nvidia-cuda-mps-control <<< quit");
+    assertThat(runner.lines())
+        .containsExactly("CUDA_MPS_PIPE_DIRECTORY=" + pipe + " nvidia-cuda-mps-control <<< quit");
     // a repeated unprepare does not stop it again
     runner.clear();
     assertThat(d.unprepareResourceClaims(List.of(b.ref())).get("u-b")).isEmpty();
@@ -120,13 +144,18 @@ class GpuSharingSetupTest {
   @Test
   void aClaimConfiguredForMpsKeepsItsOwnLimits() throws Exception {
     DeviceDriver d = driver(SharingSettings.Strategy.MPS);
-    ClaimFixture a = shareOfGpu0("a", "1", "20Gi").config("FromClaim", List.of(),
-        gpuConfig(Map.of("strategy", "MPS", "mps", Map.of("activeThreadPercentage", 10))));
+    ClaimFixture a =
+        shareOfGpu0("a", "1", "20Gi")
+            .config(
+                "FromClaim",
+                List.of(),
+                gpuConfig(Map.of("strategy", "MPS", "mps", Map.of("activeThreadPercentage", 10))));
     reader.add(a.build());
 
     assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
 
-    assertThat(spec("u-a")).contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=10\"")
+    assertThat(spec("u-a"))
+        .contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=10\"")
         .doesNotContain("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25")
         .contains("\"CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps\"");
   }
@@ -134,22 +163,31 @@ class GpuSharingSetupTest {
   @Test
   void mpsSharesOfTwoGpusInOneClaimAreRefusedNamingTheDevice() throws Exception {
     DeviceDriver d = driver(SharingSettings.Strategy.MPS);
-    ClaimFixture a = claim("a").uid("u-a")
-        .share("gpu", "gpu-0", "00000000-0000-4000-8000-000000000001", Map.of("shares", "1"))
-        .share("gpu", "gpu-1", "00000000-0000-4000-8000-000000000002", Map.of("shares", "1"));
+    ClaimFixture a =
+        claim("a")
+            .uid("u-a")
+            .share("gpu", "gpu-0", "00000000-0000-4000-8000-000000000001", Map.of("shares", "1"))
+            .share("gpu", "gpu-1", "00000000-0000-4000-8000-000000000002", Map.of("shares", "1"));
     reader.add(a.build());
 
     PrepareResult r = d.prepareResourceClaims(List.of(a.ref())).get("u-a");
 
-    assertThat(r.error()).contains("status.allocation.devices.results[1].device")
+    assertThat(r.error())
+        .contains("status.allocation.devices.results[1].device")
         .contains("/tmp/nvidia-mps");
   }
 
   @Test
   void timeSlicingSetsTheClaimsIntervalAndResetsItAfterTheLastClaim() throws Exception {
     DeviceDriver d = driver(SharingSettings.Strategy.TIME_SLICING);
-    ClaimFixture a = shareOfGpu0("a", "1", "20Gi").config("FromClaim", List.of(),
-        gpuConfig(Map.of("strategy", "TimeSlicing", "timeSlicing", Map.of("interval", "Medium"))));
+    ClaimFixture a =
+        shareOfGpu0("a", "1", "20Gi")
+            .config(
+                "FromClaim",
+                List.of(),
+                gpuConfig(
+                    Map.of(
+                        "strategy", "TimeSlicing", "timeSlicing", Map.of("interval", "Medium"))));
     ClaimFixture b = shareOfGpu0("b", "1", "20Gi");
     reader.add(a.build());
     reader.add(b.build());
@@ -159,25 +197,31 @@ class GpuSharingSetupTest {
     d.unprepareResourceClaims(List.of(a.ref()));
     d.unprepareResourceClaims(List.of(b.ref()));
 
-    assertThat(runner.lines()).containsExactly(
-        "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice=2",
-        "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice=0",
-        "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice=0");
+    assertThat(runner.lines())
+        .containsExactly(
+            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice=2",
+            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice=0",
+            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice=0");
   }
 
   @Test
   void twoSharesOfOneGpuInOneClaimAreOneCdiDevice() throws Exception {
     DeviceDriver d = driver(SharingSettings.Strategy.TIME_SLICING);
-    ClaimFixture a = claim("a").uid("u-a")
-        .share("x", "gpu-0", "00000000-0000-4000-8000-000000000001", Map.of("shares", "1"))
-        .share("y", "gpu-0", "00000000-0000-4000-8000-000000000002", Map.of("shares", "1"));
+    ClaimFixture a =
+        claim("a")
+            .uid("u-a")
+            .share("x", "gpu-0", "00000000-0000-4000-8000-000000000001", Map.of("shares", "1"))
+            .share("y", "gpu-0", "00000000-0000-4000-8000-000000000002", Map.of("shares", "1"));
     reader.add(a.build());
 
     PrepareResult r = d.prepareResourceClaims(List.of(a.ref())).get("u-a");
 
     assertThat(r.error()).isEmpty();
-    assertThat(r.devices()).hasSize(2).allSatisfy(dev -> assertThat(dev.cdiDeviceIds())
-        .containsExactly("k8s.gpu.kdra.io/claim=u-a-gpu-0"));
+    assertThat(r.devices())
+        .hasSize(2)
+        .allSatisfy(
+            dev ->
+                assertThat(dev.cdiDeviceIds()).containsExactly("k8s.gpu.kdra.io/claim=u-a-gpu-0"));
     assertThat(spec("u-a").split("\"name\" : \"u-a-gpu-0\"", -1)).hasSize(2);
   }
 
@@ -190,7 +234,9 @@ class GpuSharingSetupTest {
 
     PrepareResult r = d.prepareResourceClaims(List.of(a.ref())).get("u-a");
 
-    assertThat(r.error()).contains("device gpu-0").contains("compute-policy")
+    assertThat(r.error())
+        .contains("device gpu-0")
+        .contains("compute-policy")
         .contains("exited with 6: Unable to set the compute policy");
     assertThat(Files.exists(dir.resolve("cdi/k8s.gpu.kdra.io-claim_u-a.json"))).isFalse();
   }

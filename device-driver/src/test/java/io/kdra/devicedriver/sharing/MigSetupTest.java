@@ -43,16 +43,28 @@ class MigSetupTest {
   }
 
   private DeviceDriver driver(MigMode mode, RecordingCommandRunner runner) throws Exception {
-    Inventory inv = NvidiaBackend.inventory(sample("a100-40gb.csv"), dir.resolve("host"), mode,
-        new NvidiaBackend.MigTables(sample("a100-40gb-lgip.txt"),
-            mode == MigMode.DYNAMIC ? sample("a100-40gb-lgipp.txt") : "",
-            mode == MigMode.STATIC ? sample("a100-40gb-lgi.txt") : ""));
-    DeviceDriver d = new DeviceDriver(
-        new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE,
-            new MigSetup(mode, runner, "nvidia-smi", dir.resolve("host"))),
-        reader, () -> inv, new CdiSpecStore(dir.resolve("cdi")),
-        CheckpointStore.open(dir.resolve("checkpoint.json"), Clock.systemUTC()),
-        ClaimTelemetry.NONE, Clock.systemUTC(), 2);
+    Inventory inv =
+        NvidiaBackend.inventory(
+            sample("a100-40gb.csv"),
+            dir.resolve("host"),
+            mode,
+            new NvidiaBackend.MigTables(
+                sample("a100-40gb-lgip.txt"),
+                mode == MigMode.DYNAMIC ? sample("a100-40gb-lgipp.txt") : "",
+                mode == MigMode.STATIC ? sample("a100-40gb-lgi.txt") : ""));
+    DeviceDriver d =
+        new DeviceDriver(
+            new PreparePlanner(
+                ClaimFixture.DRIVER,
+                ClaimFixture.NODE,
+                new MigSetup(mode, runner, "nvidia-smi", dir.resolve("host"))),
+            reader,
+            () -> inv,
+            new CdiSpecStore(dir.resolve("cdi")),
+            CheckpointStore.open(dir.resolve("checkpoint.json"), Clock.systemUTC()),
+            ClaimTelemetry.NONE,
+            Clock.systemUTC(),
+            2);
     drivers.add(d);
     return d;
   }
@@ -71,7 +83,8 @@ class MigSetupTest {
     RecordingCommandRunner runner = new RecordingCommandRunner().answer(new SimulatedNvidiaSmi());
     DeviceDriver d = driver(MigMode.DYNAMIC, runner);
     Files.createDirectories(dir.resolve("host/proc/driver/nvidia-caps"));
-    Files.writeString(dir.resolve("host/proc/driver/nvidia-caps/mig-minors"),
+    Files.writeString(
+        dir.resolve("host/proc/driver/nvidia-caps/mig-minors"),
         "config 1\nmonitor 2\ngpu0/gi1/access 12\ngpu0/gi1/ci0/access 13\ngpu0/gi2/access 21\n");
     ClaimFixture c = claim("job").uid("u1").result("slice", "gpu-0-mig-3g20gb-4");
     reader.add(c.build());
@@ -79,22 +92,26 @@ class MigSetupTest {
     PrepareResult r = d.prepareResourceClaims(List.of(c.ref())).get("u1");
 
     assertThat(r.error()).isEmpty();
-    assertThat(runner.lines()).containsExactly(
-        "nvidia-smi mig -i 0 -lgi",
-        "nvidia-smi mig -i 0 -cgi 9:4 -C",
-        "nvidia-smi mig -i 0 -gi 1 -lci");
-    assertThat(spec("u1")).contains("\"KDRA_MIG_PROFILE=3g.20gb\"")
+    assertThat(runner.lines())
+        .containsExactly(
+            "nvidia-smi mig -i 0 -lgi",
+            "nvidia-smi mig -i 0 -cgi 9:4 -C",
+            "nvidia-smi mig -i 0 -gi 1 -lci");
+    assertThat(spec("u1"))
+        .contains("\"KDRA_MIG_PROFILE=3g.20gb\"")
         .contains("\"KDRA_MIG_DEVICE=MIG-" + UUID + "/1/0\"")
-        .contains("/dev/nvidia-caps/nvidia-cap12").contains("/dev/nvidia-caps/nvidia-cap13")
+        .contains("/dev/nvidia-caps/nvidia-cap12")
+        .contains("/dev/nvidia-caps/nvidia-cap13")
         .doesNotContain("nvidia-cap21");
 
     runner.clear();
     assertThat(d.unprepareResourceClaims(List.of(c.ref())).get("u1")).isEmpty();
-    assertThat(runner.lines()).containsExactly(
-        "nvidia-smi mig -i 0 -lgi",
-        "nvidia-smi mig -i 0 -gi 1 -lci",
-        "nvidia-smi mig -i 0 -gi 1 -dci",
-        "nvidia-smi mig -i 0 -gi 1 -dgi");
+    assertThat(runner.lines())
+        .containsExactly(
+            "nvidia-smi mig -i 0 -lgi",
+            "nvidia-smi mig -i 0 -gi 1 -lci",
+            "nvidia-smi mig -i 0 -gi 1 -dci",
+            "nvidia-smi mig -i 0 -gi 1 -dgi");
   }
 
   @Test
@@ -110,18 +127,24 @@ class MigSetupTest {
 
     assertThat(d.prepareResourceClaims(List.of(c.ref())).get("u1").error()).isEmpty();
 
-    assertThat(runner.lines()).containsExactly(
-        "nvidia-smi mig -i 0 -lgi",
-        "nvidia-smi mig -i 0 -gi 1 -lci");
+    assertThat(runner.lines())
+        .containsExactly("nvidia-smi mig -i 0 -lgi", "nvidia-smi mig -i 0 -gi 1 -lci");
   }
 
   @Test
   void staticUsesTheExistingInstanceAndNeverCreatesOrDestroys() throws Exception {
-    RecordingCommandRunner runner = new RecordingCommandRunner().answer(cmd ->
-        cmd.argv().contains("-lgi")
-            ? new CommandRunner.Output(0, sample("a100-40gb-lgi.txt"))
-            : new CommandRunner.Output(0, sample("a100-40gb-lci.txt").replace(
-                "|   0      1       MIG 3g.20gb          2", "|   0      5       MIG 2g.10gb          1")));
+    RecordingCommandRunner runner =
+        new RecordingCommandRunner()
+            .answer(
+                cmd ->
+                    cmd.argv().contains("-lgi")
+                        ? new CommandRunner.Output(0, sample("a100-40gb-lgi.txt"))
+                        : new CommandRunner.Output(
+                            0,
+                            sample("a100-40gb-lci.txt")
+                                .replace(
+                                    "|   0      1       MIG 3g.20gb          2",
+                                    "|   0      5       MIG 2g.10gb          1")));
     DeviceDriver d = driver(MigMode.STATIC, runner);
     ClaimFixture c = claim("job").uid("u1").result("slice", "gpu-0-mig-2g10gb-4");
     reader.add(c.build());
@@ -130,22 +153,23 @@ class MigSetupTest {
     assertThat(spec("u1")).contains("\"KDRA_MIG_DEVICE=MIG-" + UUID + "/5/0\"");
     assertThat(d.unprepareResourceClaims(List.of(c.ref())).get("u1")).isEmpty();
 
-    assertThat(runner.lines()).containsExactly(
-        "nvidia-smi mig -i 0 -lgi",
-        "nvidia-smi mig -i 0 -gi 5 -lci");
+    assertThat(runner.lines())
+        .containsExactly("nvidia-smi mig -i 0 -lgi", "nvidia-smi mig -i 0 -gi 5 -lci");
   }
 
   @Test
   void staticFailsNamingTheInstanceWhenAnAdminRemovedIt() throws Exception {
-    RecordingCommandRunner runner = new RecordingCommandRunner().answer(cmd ->
-        new CommandRunner.Output(0, "No GPU instances found: Not Found"));
+    RecordingCommandRunner runner =
+        new RecordingCommandRunner()
+            .answer(cmd -> new CommandRunner.Output(0, "No GPU instances found: Not Found"));
     DeviceDriver d = driver(MigMode.STATIC, runner);
     ClaimFixture c = claim("job").uid("u1").result("slice", "gpu-0-mig-3g20gb-0");
     reader.add(c.build());
 
     PrepareResult r = d.prepareResourceClaims(List.of(c.ref())).get("u1");
 
-    assertThat(r.error()).contains("device gpu-0-mig-3g20gb-0")
+    assertThat(r.error())
+        .contains("device gpu-0-mig-3g20gb-0")
         .contains("GPU instance 1 of GPU 0 no longer exists");
   }
 }

@@ -15,7 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Builds allocated ResourceClaims for tests: {@code claim("c1").result("gpu", "gpu-0").build()}. */
+/**
+ * Builds allocated ResourceClaims for tests: {@code claim("c1").result("gpu", "gpu-0").build()}.
+ */
 public final class ClaimFixture {
   public static final String DRIVER = "gpu.kdra.io";
   public static final String NODE = "node-a";
@@ -74,11 +76,11 @@ public final class ClaimFixture {
   }
 
   /**
-   * A share of a shared device of this driver on this node, with the allocator's accounting
-   * ({@code consumed}: capacity name to quantity).
+   * A share of a shared device of this driver on this node, with the allocator's accounting ({@code
+   * consumed}: capacity name to quantity).
    */
-  public ClaimFixture share(String request, String device, String shareId,
-      Map<String, String> consumed) {
+  public ClaimFixture share(
+      String request, String device, String shareId, Map<String, String> consumed) {
     result(request, device);
     DeviceRequestAllocationResult r = results.get(results.size() - 1);
     r.setShareID(shareId);

@@ -54,13 +54,19 @@ public final class TestCertificates {
   }
 
   /**
-   * A server certificate for DNS name {@code dnsName}, signed by this CA: writes
-   * {@code <dir>/<dnsName>.crt} and {@code .key}; returns the certificate's path.
+   * A server certificate for DNS name {@code dnsName}, signed by this CA: writes {@code
+   * <dir>/<dnsName>.crt} and {@code .key}; returns the certificate's path.
    */
   public Path issueServer(String dnsName, Path dir) {
     KeyPair serverKey = keyPair();
-    X509Certificate server = sign(new X500Name("CN=" + dnsName), serverKey,
-        new X500Name("CN=" + name), key, false, dnsName);
+    X509Certificate server =
+        sign(
+            new X500Name("CN=" + dnsName),
+            serverKey,
+            new X500Name("CN=" + name),
+            key,
+            false,
+            dnsName);
     // PKCS#8, which Netty reads (a PEM writer would write EC keys in SEC1)
     writePkcs8(dir.resolve(dnsName + ".key"), serverKey);
     return write(dir.resolve(dnsName + ".crt"), server);
@@ -76,31 +82,46 @@ public final class TestCertificates {
     }
   }
 
-  private static X509Certificate sign(X500Name subject, KeyPair subjectKey, X500Name issuer,
-      KeyPair issuerKey, boolean ca, String dnsName) {
+  private static X509Certificate sign(
+      X500Name subject,
+      KeyPair subjectKey,
+      X500Name issuer,
+      KeyPair issuerKey,
+      boolean ca,
+      String dnsName) {
     try {
       Instant now = Instant.now();
-      JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer,
-          BigInteger.valueOf(SERIAL.incrementAndGet()), Date.from(now.minus(Duration.ofHours(1))),
-          Date.from(now.plus(Duration.ofDays(1))), subject, subjectKey.getPublic());
+      JcaX509v3CertificateBuilder builder =
+          new JcaX509v3CertificateBuilder(
+              issuer,
+              BigInteger.valueOf(SERIAL.incrementAndGet()),
+              Date.from(now.minus(Duration.ofHours(1))),
+              Date.from(now.plus(Duration.ofDays(1))),
+              subject,
+              subjectKey.getPublic());
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
       if (dnsName != null) {
-        builder.addExtension(Extension.subjectAlternativeName, false,
+        builder.addExtension(
+            Extension.subjectAlternativeName,
+            false,
             new GeneralNames(new GeneralName(GeneralName.dNSName, dnsName)));
       }
-      return new JcaX509CertificateConverter().getCertificate(builder.build(
-          new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey.getPrivate())));
+      return new JcaX509CertificateConverter()
+          .getCertificate(
+              builder.build(
+                  new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey.getPrivate())));
     } catch (Exception e) {
       throw new IllegalStateException("signing a test certificate", e);
     }
   }
 
   private static void writePkcs8(Path file, KeyPair key) {
-    String base64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-        .encodeToString(key.getPrivate().getEncoded());
+    String base64 =
+        Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+            .encodeToString(key.getPrivate().getEncoded());
     try {
-      Files.writeString(file, "-----BEGIN PRIVATE KEY-----\n" + base64
-          + "\n-----END PRIVATE KEY-----\n");
+      Files.writeString(
+          file, "-----BEGIN PRIVATE KEY-----\n" + base64 + "\n-----END PRIVATE KEY-----\n");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -23,8 +23,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Plays the kubelet: dials unix sockets the way it does (target = the socket path, plaintext),
- * runs the plugin-watcher handshake and hands out channels to the DRA endpoint.
+ * Plays the kubelet: dials unix sockets the way it does (target = the socket path, plaintext), runs
+ * the plugin-watcher handshake and hands out channels to the DRA endpoint.
  */
 public final class TestKubelet implements AutoCloseable {
   private final EventLoopGroup group = new EpollEventLoopGroup(1);
@@ -57,12 +57,15 @@ public final class TestKubelet implements AutoCloseable {
    */
   public String register(Path registrationSocket, List<String> known) {
     PluginInfo info = info(registrationSocket);
-    String chosen = info.getSupportedVersionsList().stream()
-        .filter(known::contains).findFirst().orElse(null);
-    RegistrationStatus status = chosen != null
-        ? RegistrationStatus.newBuilder().setPluginRegistered(true).build()
-        : RegistrationStatus.newBuilder().setPluginRegistered(false)
-            .setError("none of " + info.getSupportedVersionsList() + " is supported").build();
+    String chosen =
+        info.getSupportedVersionsList().stream().filter(known::contains).findFirst().orElse(null);
+    RegistrationStatus status =
+        chosen != null
+            ? RegistrationStatus.newBuilder().setPluginRegistered(true).build()
+            : RegistrationStatus.newBuilder()
+                .setPluginRegistered(false)
+                .setError("none of " + info.getSupportedVersionsList() + " is supported")
+                .build();
     RegistrationGrpc.newBlockingStub(dial(registrationSocket))
         .withDeadlineAfter(5, TimeUnit.SECONDS)
         .notifyRegistrationStatus(status);
@@ -70,8 +73,8 @@ public final class TestKubelet implements AutoCloseable {
   }
 
   /**
-   * Opens {@code NodeWatchResources} on a DRA socket, as the kubelet does right after
-   * registration (KEP-4680); what the plugin streams collects in the returned watch.
+   * Opens {@code NodeWatchResources} on a DRA socket, as the kubelet does right after registration
+   * (KEP-4680); what the plugin streams collects in the returned watch.
    */
   public HealthWatch watchHealth(Path draSocket) {
     HealthWatch watch = new HealthWatch();

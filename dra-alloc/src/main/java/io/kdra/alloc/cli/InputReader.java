@@ -25,24 +25,27 @@ import java.util.List;
 
 /**
  * Reads YAML or JSON (JSON is YAML): single objects, multi-document streams, and {@code kind: List}
- * (or {@code *List}) wrappers, as {@code kubectl get -o yaml} prints them; JSON input
- * ({@code -o json}) goes through the JSON parser, several times faster. Known kinds are converted
- * to fabric8 model objects; other kinds are skipped with a warning. Any parse or type error
- * becomes an {@link InputException} naming the file, the object and the field. Public for
- * {@code kubectl dra what-if}, which reads manifests the same way.
+ * (or {@code *List}) wrappers, as {@code kubectl get -o yaml} prints them; JSON input ({@code -o
+ * json}) goes through the JSON parser, several times faster. Known kinds are converted to fabric8
+ * model objects; other kinds are skipped with a warning. Any parse or type error becomes an {@link
+ * InputException} naming the file, the object and the field. Public for {@code kubectl dra
+ * what-if}, which reads manifests the same way.
  */
 public final class InputReader {
 
   private static final List<String> RESOURCE_VERSIONS = List.of("resource.k8s.io/v1");
 
-  private final ObjectMapper mapper = new ObjectMapper(new YAMLFactory())
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+  private final ObjectMapper mapper =
+      new ObjectMapper(new YAMLFactory())
+          .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
   /**
    * JSON input (what {@code kubectl get -o json} prints) is parsed by Jackson's JSON parser:
    * several times faster than reading it as YAML, which is most of the time of a large dump.
    */
-  private final ObjectMapper jsonMapper = new ObjectMapper()
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+  private final ObjectMapper jsonMapper =
+      new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
   private final PrintStream warnings;
   private final String program;
 
@@ -62,17 +65,19 @@ public final class InputReader {
     int[] index = {0};
     try {
       byte[] bytes = file.equals("-") ? stdin.readAllBytes() : Files.readAllBytes(Path.of(file));
-      forEachDocument(bytes, doc -> {
-        index[0]++;
-        if (doc != null && !doc.isNull() && !doc.isMissingNode()) {
-          add(label, "document " + index[0], doc, into);
-        }
-      });
+      forEachDocument(
+          bytes,
+          doc -> {
+            index[0]++;
+            if (doc != null && !doc.isNull() && !doc.isMissingNode()) {
+              add(label, "document " + index[0], doc, into);
+            }
+          });
     } catch (NoSuchFileException e) {
       throw new InputException(label + ": no such file", e);
     } catch (JsonProcessingException e) {
-      throw new InputException(label + ": not valid YAML or JSON: " + e.getOriginalMessage()
-          + location(e), e);
+      throw new InputException(
+          label + ": not valid YAML or JSON: " + e.getOriginalMessage() + location(e), e);
     } catch (IOException e) {
       throw new InputException(label + ": cannot read: " + e.getMessage(), e);
     }
@@ -85,10 +90,10 @@ public final class InputReader {
 
   /**
    * Hands each document of one input to {@code sink}: a stream of JSON values when the input is
-   * JSON, else of YAML documents. Input that starts like JSON but is not (a YAML flow mapping
-   * such as {@code {kind: Pod}}, or JSON followed by YAML) is read as YAML, document by
-   * document, as all input was before the JSON path existed: accepted, or rejected with the
-   * same message at the same document. Returns whether the input was read as JSON.
+   * JSON, else of YAML documents. Input that starts like JSON but is not (a YAML flow mapping such
+   * as {@code {kind: Pod}}, or JSON followed by YAML) is read as YAML, document by document, as all
+   * input was before the JSON path existed: accepted, or rejected with the same message at the same
+   * document. Returns whether the input was read as JSON.
    */
   boolean forEachDocument(byte[] bytes, DocumentSink sink) throws IOException, InputException {
     if (startsLikeJson(bytes)) {
@@ -119,10 +124,15 @@ public final class InputReader {
 
   /** Whether the first character after white space (and a UTF-8 byte order mark) is { or [. */
   static boolean startsLikeJson(byte[] bytes) {
-    int i = bytes.length >= 3 && (bytes[0] & 0xff) == 0xef && (bytes[1] & 0xff) == 0xbb
-        && (bytes[2] & 0xff) == 0xbf ? 3 : 0;
-    while (i < bytes.length && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n'
-        || bytes[i] == '\r')) {
+    int i =
+        bytes.length >= 3
+                && (bytes[0] & 0xff) == 0xef
+                && (bytes[1] & 0xff) == 0xbb
+                && (bytes[2] & 0xff) == 0xbf
+            ? 3
+            : 0;
+    while (i < bytes.length
+        && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' || bytes[i] == '\r')) {
       i++;
     }
     return i < bytes.length && (bytes[i] == '{' || bytes[i] == '[');
@@ -130,15 +140,20 @@ public final class InputReader {
 
   private void add(String file, String where, JsonNode doc, Inputs into) throws InputException {
     if (!doc.isObject()) {
-      throw new InputException(file + ": " + where + ": expected an object, found "
-          + doc.getNodeType().toString().toLowerCase(), null);
+      throw new InputException(
+          file
+              + ": "
+              + where
+              + ": expected an object, found "
+              + doc.getNodeType().toString().toLowerCase(),
+          null);
     }
     String kind = doc.path("kind").asText("");
     if (kind.equals("List") || (kind.endsWith("List") && doc.has("items"))) {
       JsonNode items = doc.path("items");
       if (!items.isArray() && !items.isMissingNode() && !items.isNull()) {
-        throw new InputException(file + ": " + where + " (" + kind + "): field items: "
-            + "expected a list", null);
+        throw new InputException(
+            file + ": " + where + " (" + kind + "): field items: " + "expected a list", null);
       }
       int i = 0;
       for (JsonNode item : items) {
@@ -147,8 +162,10 @@ public final class InputReader {
       return;
     }
     String name = doc.path("metadata").path("name").asText("");
-    String object = kind.isEmpty() ? where : kind + " " + (name.isEmpty() ? "(unnamed)" : name)
-        + " (" + where + ")";
+    String object =
+        kind.isEmpty()
+            ? where
+            : kind + " " + (name.isEmpty() ? "(unnamed)" : name) + " (" + where + ")";
     switch (kind) {
       case "DeviceClass" -> into.classes.add(convert(file, object, doc, DeviceClass.class));
       case "ResourceSlice" -> into.slices.add(convert(file, object, doc, ResourceSlice.class));
@@ -165,13 +182,17 @@ public final class InputReader {
           throw new InputException(file + ": " + object + ": " + e.getMessage(), e);
         }
         for (JsonNode pod : pods) {
-          into.pods.add(convert(file, object + " pod " + pod.path("metadata").path("name")
-              .asText(), pod, Pod.class));
+          into.pods.add(
+              convert(
+                  file,
+                  object + " pod " + pod.path("metadata").path("name").asText(),
+                  pod,
+                  Pod.class));
         }
       }
       case "" -> throw new InputException(file + ": " + where + ": field kind: missing", null);
-      default -> warnings.println(program + ": " + file + ": skipping " + object
-          + ": kind not used");
+      default ->
+          warnings.println(program + ": " + file + ": skipping " + object + ": kind not used");
     }
   }
 
@@ -180,14 +201,27 @@ public final class InputReader {
     String apiVersion = doc.path("apiVersion").asText("");
     boolean resourceKind = type != Node.class && type != Pod.class;
     if (resourceKind && !RESOURCE_VERSIONS.contains(apiVersion)) {
-      throw new InputException(file + ": " + object + ": field apiVersion: \"" + apiVersion
-          + "\" is not supported, use resource.k8s.io/v1", null);
+      throw new InputException(
+          file
+              + ": "
+              + object
+              + ": field apiVersion: \""
+              + apiVersion
+              + "\" is not supported, use resource.k8s.io/v1",
+          null);
     }
     try {
       return mapper.treeToValue(doc, type);
     } catch (JsonMappingException e) {
-      throw new InputException(file + ": " + object + ": field " + path(e) + ": "
-          + e.getOriginalMessage().split("\n")[0], e);
+      throw new InputException(
+          file
+              + ": "
+              + object
+              + ": field "
+              + path(e)
+              + ": "
+              + e.getOriginalMessage().split("\n")[0],
+          e);
     } catch (JsonProcessingException e) {
       throw new InputException(file + ": " + object + ": " + e.getOriginalMessage(), e);
     } catch (IllegalArgumentException e) {
@@ -215,7 +249,10 @@ public final class InputReader {
     if (e.getLocation() == null || e.getLocation().getLineNr() < 0) {
       return "";
     }
-    return " (line " + e.getLocation().getLineNr() + ", column "
-        + e.getLocation().getColumnNr() + ")";
+    return " (line "
+        + e.getLocation().getLineNr()
+        + ", column "
+        + e.getLocation().getColumnNr()
+        + ")";
   }
 }

@@ -19,15 +19,21 @@ public final class Summary {
    * allocated (its reason goes to stderr like in the other formats).
    */
   static Optional<String> line(ResourceClaim claim) {
-    AllocationResult allocation = claim.getStatus() == null ? null
-        : claim.getStatus().getAllocation();
+    AllocationResult allocation =
+        claim.getStatus() == null ? null : claim.getStatus().getAllocation();
     if (allocation == null) {
       return Optional.empty();
     }
-    String devices = allocation.getDevices().getResults().stream()
-        .map(Summary::device).collect(Collectors.joining(", "));
-    return Optional.of(WhatIf.key(claim.getMetadata())
-        + " -> " + where(allocation.getNodeSelector()) + ": " + devices);
+    String devices =
+        allocation.getDevices().getResults().stream()
+            .map(Summary::device)
+            .collect(Collectors.joining(", "));
+    return Optional.of(
+        WhatIf.key(claim.getMetadata())
+            + " -> "
+            + where(allocation.getNodeSelector())
+            + ": "
+            + devices);
   }
 
   private static String device(DeviceRequestAllocationResult r) {
@@ -36,18 +42,25 @@ public final class Summary {
 
   /** The node for node-local allocations, else the selector in words. */
   public static String where(NodeSelector selector) {
-    if (selector == null || selector.getNodeSelectorTerms() == null
+    if (selector == null
+        || selector.getNodeSelectorTerms() == null
         || selector.getNodeSelectorTerms().isEmpty()) {
       return "any node";
     }
     var term = selector.getNodeSelectorTerms().get(0);
     List<NodeSelectorRequirement> fields = term.getMatchFields();
-    if (fields != null && fields.size() == 1 && "metadata.name".equals(fields.get(0).getKey())
-        && "In".equals(fields.get(0).getOperator()) && fields.get(0).getValues().size() == 1) {
+    if (fields != null
+        && fields.size() == 1
+        && "metadata.name".equals(fields.get(0).getKey())
+        && "In".equals(fields.get(0).getOperator())
+        && fields.get(0).getValues().size() == 1) {
       return fields.get(0).getValues().get(0);
     }
-    return "nodes matching " + (term.getMatchExpressions() == null ? List.of()
-        : term.getMatchExpressions().stream()
-            .map(r -> r.getKey() + " " + r.getOperator() + " " + r.getValues()).toList());
+    return "nodes matching "
+        + (term.getMatchExpressions() == null
+            ? List.of()
+            : term.getMatchExpressions().stream()
+                .map(r -> r.getKey() + " " + r.getOperator() + " " + r.getValues())
+                .toList());
   }
 }

@@ -21,24 +21,24 @@ import io.kdra.core.extended.ExtendedResourceClaims;
 import io.kdra.core.extended.ExtendedResourceClasses;
 import io.kdra.core.extended.ExtendedResourceFit;
 import io.kdra.core.extended.ExtendedResourceRequests;
-import java.util.HashMap;
-import java.util.Objects;
-import java.util.SortedMap;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeSet;
 
 /**
  * The what-if run: allocates pending claims against the inputs, pod by pod (claims of a pod
  * together on one node), or claim by claim without pods, each allocation consuming devices for the
  * next. A pod's claims that are allocated already (in the input or for an earlier pod, such as a
- * claim shared by several pods) are kept as they are and restrict the pod to the nodes their
- * {@code nodeSelector}s allow, as in kube-scheduler. Pending claims that no pod references are
- * allocated on their own after the pods. Failures are reported per attempt, in order.
+ * claim shared by several pods) are kept as they are and restrict the pod to the nodes their {@code
+ * nodeSelector}s allow, as in kube-scheduler. Pending claims that no pod references are allocated
+ * on their own after the pods. Failures are reported per attempt, in order.
  *
  * <p>A pod's extended resources (KEP-5004) are placed as kube-scheduler places them: a node that
  * advertises one in {@code status.allocatable} serves it by its device plugin (it must fit beside
@@ -73,8 +73,11 @@ final class WhatIf {
       }
       byKey.putIfAbsent(key(c.getMetadata()), c);
     }
-    AllocationSnapshot snapshot = AllocationSnapshot.of(in.slices,
-        new InMemoryDeviceClassLister(in.classes), AllocatedState.fromClaims(allocated));
+    AllocationSnapshot snapshot =
+        AllocationSnapshot.of(
+            in.slices,
+            new InMemoryDeviceClassLister(in.classes),
+            AllocatedState.fromClaims(allocated));
     List<Node> nodes = nodes(snapshot);
     List<String> failures = new ArrayList<>();
     Set<String> referenced = new HashSet<>();
@@ -94,14 +97,17 @@ final class WhatIf {
       List<NodeSelector> pinned = NodeSelectors.ofAllocated(claims);
       Map<String, Long> extended = ExtendedResourceRequests.of(pod);
       if (!extended.isEmpty()) {
-        snapshot = placeWithExtended(snapshot, nodes, pod, extended, todo, pinned, pending,
-            referenced, failures);
+        snapshot =
+            placeWithExtended(
+                snapshot, nodes, pod, extended, todo, pinned, pending, referenced, failures);
       } else if (!todo.isEmpty()) {
         snapshot = place(snapshot, nodes, pod, todo, pinned, failures);
       } else if (!claims.isEmpty()
           && nodes.stream().noneMatch(n -> PodScheduler.podFits(pod, n, pinned))) {
-        failures.add(podKey + ": cannot schedule: "
-            + PodScheduler.noMatchingNode(nodes.size(), !pinned.isEmpty()));
+        failures.add(
+            podKey
+                + ": cannot schedule: "
+                + PodScheduler.noMatchingNode(nodes.size(), !pinned.isEmpty()));
       }
     }
     for (ResourceClaim c : pending) {
@@ -116,20 +122,32 @@ final class WhatIf {
     return c.getStatus() != null && c.getStatus().getAllocation() != null;
   }
 
-  private AllocationSnapshot place(AllocationSnapshot snapshot, List<Node> nodes, Pod pod,
-      List<ResourceClaim> claims, List<NodeSelector> pinned, List<String> failures) {
-    PodScheduler.Placement p = PodScheduler.schedule(new Allocator(snapshot, options), nodes,
-        pod, claims, pinned);
+  private AllocationSnapshot place(
+      AllocationSnapshot snapshot,
+      List<Node> nodes,
+      Pod pod,
+      List<ResourceClaim> claims,
+      List<NodeSelector> pinned,
+      List<String> failures) {
+    PodScheduler.Placement p =
+        PodScheduler.schedule(new Allocator(snapshot, options), nodes, pod, claims, pinned);
     return commit(snapshot, p, failures);
   }
 
   /**
-   * Places a pod with extended resources: nodes that fit them, in runs that need the same
-   * special claim, the first run where everything fits wins (the first fitting node by name).
+   * Places a pod with extended resources: nodes that fit them, in runs that need the same special
+   * claim, the first run where everything fits wins (the first fitting node by name).
    */
-  private AllocationSnapshot placeWithExtended(AllocationSnapshot snapshot, List<Node> nodes,
-      Pod pod, Map<String, Long> extended, List<ResourceClaim> todo, List<NodeSelector> pinned,
-      List<ResourceClaim> pending, Set<String> referenced, List<String> failures) {
+  private AllocationSnapshot placeWithExtended(
+      AllocationSnapshot snapshot,
+      List<Node> nodes,
+      Pod pod,
+      Map<String, Long> extended,
+      List<ResourceClaim> todo,
+      List<NodeSelector> pinned,
+      List<ResourceClaim> pending,
+      Set<String> referenced,
+      List<String> failures) {
     String podKey = key(pod.getMetadata());
     ExtendedResourceClasses classes = ExtendedResourceClasses.of(in.classes);
     List<Node> fitting = new ArrayList<>();
@@ -137,8 +155,8 @@ final class WhatIf {
     Map<String, String> rejected = new LinkedHashMap<>();
     for (Node n : nodes) {
       var fit = ExtendedResourceFit.fit(extended, classes, n, used(n, pod));
-      if (fit instanceof ExtendedResourceFit.NodeFit.Fits f && PodScheduler.podFits(pod, n,
-          pinned)) {
+      if (fit instanceof ExtendedResourceFit.NodeFit.Fits f
+          && PodScheduler.podFits(pod, n, pinned)) {
         fitting.add(n);
         viaDra.put(n.getMetadata().getName(), f.viaDra());
       } else if (fit instanceof ExtendedResourceFit.NodeFit.Unfit u) {
@@ -146,10 +164,15 @@ final class WhatIf {
       }
     }
     if (fitting.isEmpty()) {
-      failures.add(podKey + ": cannot schedule: " + (rejected.isEmpty()
-          ? PodScheduler.noMatchingNode(nodes.size(), !pinned.isEmpty())
-          : "0/" + nodes.size() + " nodes fit its extended resources: "
-              + String.join(", ", new TreeSet<>(rejected.values()))));
+      failures.add(
+          podKey
+              + ": cannot schedule: "
+              + (rejected.isEmpty()
+                  ? PodScheduler.noMatchingNode(nodes.size(), !pinned.isEmpty())
+                  : "0/"
+                      + nodes.size()
+                      + " nodes fit its extended resources: "
+                      + String.join(", ", new TreeSet<>(rejected.values()))));
       return snapshot;
     }
     PodScheduler.Placement firstRefusal = null;
@@ -166,8 +189,9 @@ final class WhatIf {
       List<ResourceClaim> claims = new ArrayList<>(todo);
       ResourceClaim special = null;
       if (!want.isEmpty()) {
-        special = ExtendedResourceClaims.desired(pod,
-            ExtendedResourceClaims.spec(pod, want, classes), null);
+        special =
+            ExtendedResourceClaims.desired(
+                pod, ExtendedResourceClaims.spec(pod, want, classes), null);
         special.getMetadata().setName(pod.getMetadata().getName() + "-extended-resources");
         special.getMetadata().setGenerateName(null);
         special.getMetadata().setNamespace(namespace(pod.getMetadata()));
@@ -176,8 +200,8 @@ final class WhatIf {
       if (claims.isEmpty()) {
         return snapshot; // the device plugins serve it all and nothing else is to allocate
       }
-      PodScheduler.Placement p = PodScheduler.schedule(new Allocator(snapshot, options), run,
-          pod, claims, pinned);
+      PodScheduler.Placement p =
+          PodScheduler.schedule(new Allocator(snapshot, options), run, pod, claims, pinned);
       if (p.allocated()) {
         if (special != null) {
           pending.add(special);
@@ -196,10 +220,11 @@ final class WhatIf {
   private Map<String, Long> used(Node node, Pod except) {
     Map<String, Long> used = new HashMap<>();
     for (Pod p : in.pods) {
-      if (p != except && p.getSpec() != null
+      if (p != except
+          && p.getSpec() != null
           && node.getMetadata().getName().equals(p.getSpec().getNodeName())
-          && (p.getStatus() == null || !List.of("Succeeded", "Failed")
-              .contains(p.getStatus().getPhase()))) {
+          && (p.getStatus() == null
+              || !List.of("Succeeded", "Failed").contains(p.getStatus().getPhase()))) {
         ExtendedResourceRequests.of(p).forEach((k, v) -> used.merge(k, v, Long::sum));
       }
     }
@@ -207,8 +232,8 @@ final class WhatIf {
   }
 
   /** Records a placement's allocations on its claims and in the state, and its failures. */
-  private static AllocationSnapshot commit(AllocationSnapshot snapshot, PodScheduler.Placement p,
-      List<String> failures) {
+  private static AllocationSnapshot commit(
+      AllocationSnapshot snapshot, PodScheduler.Placement p, List<String> failures) {
     AllocatedState state = snapshot.allocated();
     for (ClaimOutcome o : p.outcomes()) {
       if (o instanceof ClaimOutcome.Allocated a) {
@@ -225,12 +250,15 @@ final class WhatIf {
   }
 
   /**
-   * Collects a pod's claims, allocated or not, each once (instantiating templates as
-   * {@code <pod>-<entry>}, added to {@code byKey} and {@code pending}); returns a message when a
+   * Collects a pod's claims, allocated or not, each once (instantiating templates as {@code
+   * <pod>-<entry>}, added to {@code byKey} and {@code pending}); returns a message when a
    * referenced claim or template is missing.
    */
-  private String podClaims(Pod pod, Map<String, ResourceClaim> byKey,
-      List<ResourceClaim> pending, List<ResourceClaim> out) {
+  private String podClaims(
+      Pod pod,
+      Map<String, ResourceClaim> byKey,
+      List<ResourceClaim> pending,
+      List<ResourceClaim> out) {
     if (pod.getSpec() == null || pod.getSpec().getResourceClaims() == null) {
       return null;
     }
@@ -243,10 +271,14 @@ final class WhatIf {
           return "resource claim " + prc.getResourceClaimName() + " not found";
         }
       } else if (prc.getResourceClaimTemplateName() != null) {
-        ResourceClaimTemplate t = in.templates.stream()
-            .filter(x -> namespace(x.getMetadata()).equals(ns)
-                && prc.getResourceClaimTemplateName().equals(x.getMetadata().getName()))
-            .findFirst().orElse(null);
+        ResourceClaimTemplate t =
+            in.templates.stream()
+                .filter(
+                    x ->
+                        namespace(x.getMetadata()).equals(ns)
+                            && prc.getResourceClaimTemplateName().equals(x.getMetadata().getName()))
+                .findFirst()
+                .orElse(null);
         if (t == null) {
           return "resource claim template " + prc.getResourceClaimTemplateName() + " not found";
         }
@@ -266,8 +298,8 @@ final class WhatIf {
     return null;
   }
 
-  private static ResourceClaim instantiate(ResourceClaimTemplate t, Pod pod,
-      PodResourceClaim prc, String name) {
+  private static ResourceClaim instantiate(
+      ResourceClaimTemplate t, Pod pod, PodResourceClaim prc, String name) {
     ResourceClaim c = new ResourceClaim();
     c.setApiVersion("resource.k8s.io/v1");
     c.setKind("ResourceClaim");
@@ -301,8 +333,8 @@ final class WhatIf {
       if (names.isEmpty()) {
         names.add("node");
       }
-      names.forEach(n -> nodes.add(new NodeBuilder().withNewMetadata().withName(n)
-          .endMetadata().build()));
+      names.forEach(
+          n -> nodes.add(new NodeBuilder().withNewMetadata().withName(n).endMetadata().build()));
     }
     if (onlyNode != null) {
       nodes.removeIf(n -> !onlyNode.equals(n.getMetadata().getName()));

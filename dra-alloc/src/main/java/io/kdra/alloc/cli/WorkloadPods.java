@@ -8,11 +8,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The pods a workload runs at once, as its controller would create them: a Deployment,
- * ReplicaSet or StatefulSet {@code spec.replicas} pods (default 1), a Job
- * {@code min(spec.parallelism, spec.completions)} (default 1), each named
- * {@code <workload>-<i>} from {@code spec.template}, so that a manifest written for a cluster can
- * be checked as it is. Pure; the input is not modified.
+ * The pods a workload runs at once, as its controller would create them: a Deployment, ReplicaSet
+ * or StatefulSet {@code spec.replicas} pods (default 1), a Job {@code min(spec.parallelism,
+ * spec.completions)} (default 1), each named {@code <workload>-<i>} from {@code spec.template}, so
+ * that a manifest written for a cluster can be checked as it is. Pure; the input is not modified.
  */
 public final class WorkloadPods {
   /** The kinds expanded. */
@@ -36,8 +35,10 @@ public final class WorkloadPods {
     long count;
     if (kind.equals("Job")) {
       long parallelism = spec.path("parallelism").asLong(1);
-      count = spec.has("completions")
-          ? Math.min(parallelism, spec.path("completions").asLong(1)) : parallelism;
+      count =
+          spec.has("completions")
+              ? Math.min(parallelism, spec.path("completions").asLong(1))
+              : parallelism;
     } else {
       count = spec.path("replicas").asLong(1);
     }
@@ -46,9 +47,10 @@ public final class WorkloadPods {
       ObjectNode pod = JsonNodeFactory.instance.objectNode();
       pod.put("apiVersion", "v1");
       pod.put("kind", "Pod");
-      ObjectNode meta = template.path("metadata").isObject()
-          ? ((ObjectNode) template.path("metadata")).deepCopy()
-          : JsonNodeFactory.instance.objectNode();
+      ObjectNode meta =
+          template.path("metadata").isObject()
+              ? ((ObjectNode) template.path("metadata")).deepCopy()
+              : JsonNodeFactory.instance.objectNode();
       meta.put("name", name + "-" + i);
       if (doc.path("metadata").has("namespace")) {
         meta.set("namespace", doc.path("metadata").path("namespace").deepCopy());

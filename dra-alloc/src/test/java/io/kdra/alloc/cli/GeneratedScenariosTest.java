@@ -17,24 +17,23 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Our allocator, through the command, on generated scenarios of both profiles: every allocation it makes passes
- * the validity checker, it tells apart what it can and cannot allocate (neither side is empty),
- * and it never rejects the generated input. The side-by-side run against upstream's allocator is
- * {@code UpstreamDifferentialIT} in integration-tests.
+ * Our allocator, through the command, on generated scenarios of both profiles: every allocation it
+ * makes passes the validity checker, it tells apart what it can and cannot allocate (neither side
+ * is empty), and it never rejects the generated input. The side-by-side run against upstream's
+ * allocator is {@code UpstreamDifferentialIT} in integration-tests.
  */
 class GeneratedScenariosTest {
 
   static final int SEEDS = 100;
-  static final ObjectMapper JSON = new ObjectMapper()
-      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+  static final ObjectMapper JSON =
+      new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @ParameterizedTest
   @EnumSource(ScenarioGenerator.Profile.class)
@@ -48,9 +47,12 @@ class GeneratedScenariosTest {
       Files.writeString(file, s.yaml());
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
-      int status = Main.run(new String[] {"-o", "json", file.toString()},
-          new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-          new PrintStream(err, true, StandardCharsets.UTF_8));
+      int status =
+          Main.run(
+              new String[] {"-o", "json", file.toString()},
+              new ByteArrayInputStream(new byte[0]),
+              new PrintStream(out, true, StandardCharsets.UTF_8),
+              new PrintStream(err, true, StandardCharsets.UTF_8));
       if (status == 2) {
         problems.add("seed " + seed + ": input rejected: " + err);
         continue;

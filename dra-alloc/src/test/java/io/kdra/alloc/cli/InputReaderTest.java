@@ -21,8 +21,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The JSON fast path of {@link InputReader}: JSON input gives the documents the YAML parser gave
- * it before, input that only starts like JSON is still read as YAML, and errors read as before.
+ * The JSON fast path of {@link InputReader}: JSON input gives the documents the YAML parser gave it
+ * before, input that only starts like JSON is still read as YAML, and errors read as before.
  */
 class InputReaderTest {
 
@@ -33,25 +33,45 @@ class InputReaderTest {
   }
 
   /**
-   * Each input, whether it takes the JSON path, and a YAML text with the same documents (null:
-   * the input itself, read by the YAML parser as all input was read before the JSON path).
+   * Each input, whether it takes the JSON path, and a YAML text with the same documents (null: the
+   * input itself, read by the YAML parser as all input was read before the JSON path).
    */
   static Stream<Arguments> documents() {
     return Stream.of(
-        tc("one object", "{\"kind\": \"DeviceClass\", \"metadata\": {\"name\": \"g\"}}", true,
+        tc(
+            "one object",
+            "{\"kind\": \"DeviceClass\", \"metadata\": {\"name\": \"g\"}}",
+            true,
             null),
-        tc("kind: List with nested arrays and nulls", "{\"kind\":\"List\",\"items\":[{\"kind\":"
-            + "\"Pod\",\"spec\":{\"nodeName\":null,\"containers\":[]}},{}]}", true, null),
-        tc("numbers: int, long, big, negative, decimal", "{\"i\":1,\"l\":8589934592,"
-            + "\"big\":123456789012345678901234567890,\"n\":-7,\"d\":0.5}", true, null),
-        tc("escapes and non-ASCII text",
-            "{\"s\":\"a\\\"b\\\\c\\n\\u00e9\",\"t\":\"\u00fc\u4e2d\"}", true, null),
+        tc(
+            "kind: List with nested arrays and nulls",
+            "{\"kind\":\"List\",\"items\":[{\"kind\":"
+                + "\"Pod\",\"spec\":{\"nodeName\":null,\"containers\":[]}},{}]}",
+            true,
+            null),
+        tc(
+            "numbers: int, long, big, negative, decimal",
+            "{\"i\":1,\"l\":8589934592,"
+                + "\"big\":123456789012345678901234567890,\"n\":-7,\"d\":0.5}",
+            true,
+            null),
+        tc(
+            "escapes and non-ASCII text",
+            "{\"s\":\"a\\\"b\\\\c\\n\\u00e9\",\"t\":\"\u00fc\u4e2d\"}",
+            true,
+            null),
         tc("a duplicate key: the last value wins", "{\"a\":1,\"a\":2}", true, null),
         tc("a top-level array", "[{\"kind\":\"Node\"}]", true, null),
         // accepted now, rejected by the YAML parser before (upstream's reader accepts both)
-        tc("a stream of JSON values, with and without white space between",
-            "{\"a\":1}{\"b\":2}\n\n{\"c\":[1,2,3]}", true, "a: 1\n---\nb: 2\n---\nc: [1, 2, 3]\n"),
-        tc("a byte order mark, then a tab before the JSON", "\ufeff \n\t{\"kind\":\"Node\"}", true,
+        tc(
+            "a stream of JSON values, with and without white space between",
+            "{\"a\":1}{\"b\":2}\n\n{\"c\":[1,2,3]}",
+            true,
+            "a: 1\n---\nb: 2\n---\nc: [1, 2, 3]\n"),
+        tc(
+            "a byte order mark, then a tab before the JSON",
+            "\ufeff \n\t{\"kind\":\"Node\"}",
+            true,
             "kind: Node\n"),
         // starts like JSON but is YAML: read as YAML, as before
         tc("a YAML flow mapping", "{kind: Pod, a: [x]}", false, null),
@@ -61,8 +81,7 @@ class InputReaderTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("documents")
-  void jsonGivesTheDocumentsYamlGave(String input, boolean json, String asYaml)
-      throws Exception {
+  void jsonGivesTheDocumentsYamlGave(String input, boolean json, String asYaml) throws Exception {
     byte[] bytes = input.getBytes(StandardCharsets.UTF_8);
     List<JsonNode> docs = new ArrayList<>();
     boolean readAsJson = new InputReader("test", System.err).forEachDocument(bytes, docs::add);
@@ -73,8 +92,10 @@ class InputReaderTest {
 
   private static List<JsonNode> yamlDocuments(String text) throws IOException {
     List<JsonNode> docs = new ArrayList<>();
-    try (MappingIterator<JsonNode> it = YAML.readValues(YAML.getFactory().createParser(
-        text.getBytes(StandardCharsets.UTF_8)), JsonNode.class)) {
+    try (MappingIterator<JsonNode> it =
+        YAML.readValues(
+            YAML.getFactory().createParser(text.getBytes(StandardCharsets.UTF_8)),
+            JsonNode.class)) {
       while (it.hasNextValue()) {
         docs.add(it.nextValue());
       }
@@ -84,17 +105,22 @@ class InputReaderTest {
 
   static Stream<Arguments> errors() {
     return Stream.of(
-        arguments(named("JSON cut short: the YAML parser's message, as before", "{\"kind\": "),
+        arguments(
+            named("JSON cut short: the YAML parser's message, as before", "{\"kind\": "),
             "dra-alloc: <stdin>: not valid YAML or JSON"),
-        arguments(named("a type error in JSON names object and field",
-            "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":"
-                + "{\"name\":\"bad\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\","
-                + "\"exactly\":{\"deviceClassName\":\"gpu\",\"count\":\"many\"}}]}}}"),
+        arguments(
+            named(
+                "a type error in JSON names object and field",
+                "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":"
+                    + "{\"name\":\"bad\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\","
+                    + "\"exactly\":{\"deviceClassName\":\"gpu\",\"count\":\"many\"}}]}}}"),
             "dra-alloc: <stdin>: ResourceClaim bad (document 1): field "
                 + "spec.devices.requests[0].exactly.count:"),
-        arguments(named("a type error before a syntax error: the type error, as before",
-            "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":"
-                + "{\"name\":\"bad\"},\"spec\":{\"selectors\":7}}\n{\"kind\": "),
+        arguments(
+            named(
+                "a type error before a syntax error: the type error, as before",
+                "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":"
+                    + "{\"name\":\"bad\"},\"spec\":{\"selectors\":7}}\n{\"kind\": "),
             "dra-alloc: <stdin>: DeviceClass bad (document 1): field spec.selectors:"));
   }
 
@@ -102,10 +128,12 @@ class InputReaderTest {
   @MethodSource("errors")
   void errorsReadAsBefore(String input, String message) throws IOException {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status = Main.run(new String[] {"-"},
-        new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    int status =
+        Main.run(
+            new String[] {"-"},
+            new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(status).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains(message);
   }

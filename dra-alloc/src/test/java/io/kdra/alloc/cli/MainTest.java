@@ -28,8 +28,7 @@ class MainTest {
 
   static final Path EXAMPLES = Path.of("..", "examples");
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   record Run(int status, String out, String err) {
     JsonNode yaml() throws IOException {
@@ -40,11 +39,14 @@ class MainTest {
   static Run run(String stdin, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status = Main.run(args, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(status, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    int status =
+        Main.run(
+            args,
+            new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   static String[] example(String name) throws IOException {
@@ -55,7 +57,8 @@ class MainTest {
     return files.toArray(new String[0]);
   }
 
-  static final String CLASS = """
+  static final String CLASS =
+      """
       apiVersion: resource.k8s.io/v1
       kind: DeviceClass
       metadata: {name: gpu}
@@ -63,7 +66,8 @@ class MainTest {
         selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
       """;
 
-  static final String SLICE = """
+  static final String SLICE =
+      """
       apiVersion: resource.k8s.io/v1
       kind: ResourceSlice
       metadata: {name: s}
@@ -74,8 +78,10 @@ class MainTest {
         devices: [{name: gpu-0}]
       """;
 
-  static final String TAINTED_SLICE = SLICE.replace("devices: [{name: gpu-0}]",
-      "devices: [{name: gpu-0, taints: [{key: example.com/broken, effect: NoSchedule}]}]");
+  static final String TAINTED_SLICE =
+      SLICE.replace(
+          "devices: [{name: gpu-0}]",
+          "devices: [{name: gpu-0, taints: [{key: example.com/broken, effect: NoSchedule}]}]");
 
   static String claim(String name) {
     return """
@@ -85,66 +91,128 @@ class MainTest {
         spec:
           devices:
             requests: [{name: gpu, exactly: {deviceClassName: gpu}}]
-        """.formatted(name);
+        """
+        .formatted(name);
   }
 
   static String docs(String... docs) {
     return String.join("---\n", docs);
   }
 
-  static Arguments tc(String name, String stdin, int status, String errContains,
-      String... args) {
+  static Arguments tc(String name, String stdin, int status, String errContains, String... args) {
     return arguments(named(name, stdin), status, errContains, args);
   }
 
   static Stream<Arguments> statuses() {
     return Stream.of(
-        tc("0: every pending claim allocated (stdin, multi-document)",
-            docs(CLASS, SLICE, claim("a")), 0, "", "-"),
-        tc("1: second claim finds no free device", docs(CLASS, SLICE, claim("a"), claim("b")),
-            1, "ns/b: cannot allocate: request \"gpu\": 1 device in class \"gpu\", 0 free (1 "
-                + "allocated to other claims)", "-"),
-        tc("1: missing DeviceClass is named", docs(SLICE, claim("a")), 1,
-            "ns/a: cannot allocate: request \"gpu\": device class gpu not found", "-"),
-        tc("1: a pod's missing template is named", docs(CLASS, SLICE, """
+        tc(
+            "0: every pending claim allocated (stdin, multi-document)",
+            docs(CLASS, SLICE, claim("a")),
+            0,
+            "",
+            "-"),
+        tc(
+            "1: second claim finds no free device",
+            docs(CLASS, SLICE, claim("a"), claim("b")),
+            1,
+            "ns/b: cannot allocate: request \"gpu\": 1 device in class \"gpu\", 0 free (1 "
+                + "allocated to other claims)",
+            "-"),
+        tc(
+            "1: missing DeviceClass is named",
+            docs(SLICE, claim("a")),
+            1,
+            "ns/a: cannot allocate: request \"gpu\": device class gpu not found",
+            "-"),
+        tc(
+            "1: a pod's missing template is named",
+            docs(
+                CLASS,
+                SLICE,
+                """
             apiVersion: v1
             kind: Pod
             metadata: {name: p, namespace: ns}
             spec:
               resourceClaims: [{name: g, resourceClaimTemplateName: nosuch}]
               containers: [{name: c, image: x}]
-            """), 1, "ns/p: cannot allocate: resource claim template nosuch not found", "-"),
-        tc("2: unparseable YAML names the file", "kind: [unclosed", 2,
-            "dra-alloc: <stdin>: not valid YAML or JSON", "-"),
-        tc("2: wrong field type names object and field", docs(CLASS, """
+            """),
+            1,
+            "ns/p: cannot allocate: resource claim template nosuch not found",
+            "-"),
+        tc(
+            "2: unparseable YAML names the file",
+            "kind: [unclosed",
+            2,
+            "dra-alloc: <stdin>: not valid YAML or JSON",
+            "-"),
+        tc(
+            "2: wrong field type names object and field",
+            docs(
+                CLASS,
+                """
             apiVersion: resource.k8s.io/v1
             kind: ResourceClaim
             metadata: {name: bad, namespace: ns}
             spec:
               devices:
                 requests: [{name: gpu, exactly: {deviceClassName: gpu, count: many}}]
-            """), 2, "dra-alloc: <stdin>: ResourceClaim bad (document 2): field "
-                + "spec.devices.requests[0].exactly.count:", "-"),
-        tc("2: unsupported apiVersion",
-            CLASS.replace("resource.k8s.io/v1", "resource.k8s.io/v1beta1"), 2,
+            """),
+            2,
+            "dra-alloc: <stdin>: ResourceClaim bad (document 2): field "
+                + "spec.devices.requests[0].exactly.count:",
+            "-"),
+        tc(
+            "2: unsupported apiVersion",
+            CLASS.replace("resource.k8s.io/v1", "resource.k8s.io/v1beta1"),
+            2,
             "DeviceClass gpu (document 1): field apiVersion: \"resource.k8s.io/v1beta1\" is not "
-                + "supported", "-"),
-        tc("2: missing file", "", 2, "dra-alloc: no-such-file.yaml: no such file",
+                + "supported",
+            "-"),
+        tc(
+            "2: missing file",
+            "",
+            2,
+            "dra-alloc: no-such-file.yaml: no such file",
             "no-such-file.yaml"),
-        tc("2: bad output format", docs(CLASS), 2, "option -o: must be yaml, json or summary",
-            "-o", "xml", "-"),
+        tc(
+            "2: bad output format",
+            docs(CLASS),
+            2,
+            "option -o: must be yaml, json or summary",
+            "-o",
+            "xml",
+            "-"),
         tc("2: no files", "", 2, "Missing required parameter"),
-        tc("1: a tainted device is not allocated (DRADeviceTaints on by default)",
-            docs(CLASS, TAINTED_SLICE, claim("a")), 1, "ns/a: cannot allocate", "-"),
-        tc("0: --feature-gates=DRADeviceTaints=false ignores device taints, as upstream's gate",
-            docs(CLASS, TAINTED_SLICE, claim("a")), 0, "", "--feature-gates",
-            "DRADeviceTaints=false", "-"),
-        tc("2: an unknown feature gate is named with those known", docs(CLASS), 2,
+        tc(
+            "1: a tainted device is not allocated (DRADeviceTaints on by default)",
+            docs(CLASS, TAINTED_SLICE, claim("a")),
+            1,
+            "ns/a: cannot allocate",
+            "-"),
+        tc(
+            "0: --feature-gates=DRADeviceTaints=false ignores device taints, as upstream's gate",
+            docs(CLASS, TAINTED_SLICE, claim("a")),
+            0,
+            "",
+            "--feature-gates",
+            "DRADeviceTaints=false",
+            "-"),
+        tc(
+            "2: an unknown feature gate is named with those known",
+            docs(CLASS),
+            2,
             "dra-alloc: option --feature-gates: unrecognized feature gate: DRAFancy (known: "
-                + "DRAAdminAccess,", "--feature-gates=DRAFancy=true", "-"),
-        tc("2: a feature gate without a bool", docs(CLASS), 2,
+                + "DRAAdminAccess,",
+            "--feature-gates=DRAFancy=true",
+            "-"),
+        tc(
+            "2: a feature gate without a bool",
+            docs(CLASS),
+            2,
             "dra-alloc: option --feature-gates: invalid value of DRAAdminAccess=yes",
-            "--feature-gates=DRAAdminAccess=yes", "-"));
+            "--feature-gates=DRAAdminAccess=yes",
+            "-"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -155,11 +223,11 @@ class MainTest {
     assertThat(r.err()).contains(errContains);
   }
 
-  static final String EXTENDED_CLASS = CLASS.replace("spec:\n",
-      "spec:\n  extendedResourceName: gpu.example.com/gpu\n");
+  static final String EXTENDED_CLASS =
+      CLASS.replace("spec:\n", "spec:\n  extendedResourceName: gpu.example.com/gpu\n");
 
-  static final String TWO_GPU_SLICE = SLICE.replace("devices: [{name: gpu-0}]",
-      "devices: [{name: gpu-0}, {name: gpu-1}]");
+  static final String TWO_GPU_SLICE =
+      SLICE.replace("devices: [{name: gpu-0}]", "devices: [{name: gpu-0}, {name: gpu-1}]");
 
   /** A device-plugin-style pod: limits only, no resource claims. */
   static String gpuPod(String name, int gpus) {
@@ -169,18 +237,21 @@ class MainTest {
         metadata: {name: %s, namespace: ns}
         spec:
           containers: [{name: c, image: x, resources: {limits: {gpu.example.com/gpu: %d}}}]
-        """.formatted(name, gpus);
+        """
+        .formatted(name, gpus);
   }
 
   @Test
-  void aDevicePluginStylePodGetsItsSpecialClaimAsKubeSchedulerWouldBuildIt()
-      throws IOException {
+  void aDevicePluginStylePodGetsItsSpecialClaimAsKubeSchedulerWouldBuildIt() throws IOException {
     Run r = run(docs(EXTENDED_CLASS, TWO_GPU_SLICE, gpuPod("train", 2)), "-");
     assertThat(r.status()).as(r.err()).isZero();
     JsonNode item = r.yaml().path("items").get(0);
     assertThat(item.at("/metadata/name").asText()).isEqualTo("train-extended-resources");
-    assertThat(item.at("/metadata/annotations").path(
-        "resource.kubernetes.io/extended-resource-claim").asText()).isEqualTo("true");
+    assertThat(
+            item.at("/metadata/annotations")
+                .path("resource.kubernetes.io/extended-resource-claim")
+                .asText())
+        .isEqualTo("true");
     assertThat(item.at("/spec/devices/requests/0/name").asText())
         .isEqualTo("container-0-request-0");
     assertThat(item.at("/spec/devices/requests/0/exactly/count").asLong()).isEqualTo(2);
@@ -194,7 +265,8 @@ class MainTest {
     assertThat(tooMany.status()).isEqualTo(1);
     assertThat(tooMany.err()).contains("ns/train-extended-resources: cannot allocate");
 
-    String pluginNode = """
+    String pluginNode =
+        """
         apiVersion: v1
         kind: Node
         metadata: {name: node-p}
@@ -206,8 +278,10 @@ class MainTest {
 
     Run none = run(docs(CLASS, SLICE, gpuPod("train", 1)), "-");
     assertThat(none.status()).isEqualTo(1);
-    assertThat(none.err()).contains("ns/train: cannot schedule: 0/1 nodes fit its extended "
-        + "resources: Insufficient gpu.example.com/gpu");
+    assertThat(none.err())
+        .contains(
+            "ns/train: cannot schedule: 0/1 nodes fit its extended "
+                + "resources: Insufficient gpu.example.com/gpu");
   }
 
   @Test
@@ -224,9 +298,18 @@ class MainTest {
     assertThat(results).hasSize(2);
     assertThat(results.get(0).path("request").asText()).isEqualTo("gpu/two-l4");
     assertThat(results.get(0).path("pool").asText()).isEqualTo("node-a");
-    assertThat(item.path("status").path("allocation").path("nodeSelector")
-        .path("nodeSelectorTerms").get(0).path("matchFields").get(0).path("values").get(0)
-        .asText()).isEqualTo("node-a");
+    assertThat(
+            item.path("status")
+                .path("allocation")
+                .path("nodeSelector")
+                .path("nodeSelectorTerms")
+                .get(0)
+                .path("matchFields")
+                .get(0)
+                .path("values")
+                .get(0)
+                .asText())
+        .isEqualTo("node-a");
   }
 
   @Test
@@ -236,8 +319,15 @@ class MainTest {
     JsonNode item = r.yaml().path("items").get(0);
     assertThat(item.path("metadata").path("name").asText()).isEqualTo("trainer-gpu");
     assertThat(item.path("metadata").path("namespace").asText()).isEqualTo("ml");
-    assertThat(item.path("status").path("allocation").path("devices").path("results").get(0)
-        .path("pool").asText()).isEqualTo("node-b");
+    assertThat(
+            item.path("status")
+                .path("allocation")
+                .path("devices")
+                .path("results")
+                .get(0)
+                .path("pool")
+                .asText())
+        .isEqualTo("node-b");
   }
 
   @Test
@@ -262,10 +352,12 @@ class MainTest {
 
   @Test
   void jsonOutputAndKindListInput() throws IOException {
-    String list = """
+    String list =
+        """
         {"apiVersion": "v1", "kind": "List", "items": [
           %s, %s, %s, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}}]}
-        """.formatted(toJson(CLASS), toJson(SLICE), toJson(claim("a")));
+        """
+            .formatted(toJson(CLASS), toJson(SLICE), toJson(claim("a")));
     Path file = Files.writeString(tmp.resolve("in.json"), list);
     Run r = run("", "-o", "json", file.toString());
     assertThat(r.status()).as(r.err()).isZero();
@@ -279,16 +371,18 @@ class MainTest {
   void nodeOptionRestrictsNodes() {
     Run r = run(docs(CLASS, SLICE, claim("a")), "--node", "node-b", "-");
     assertThat(r.status()).isEqualTo(1);
-    assertThat(r.err()).contains("ns/a: cannot allocate: request \"gpu\": 1 device in class "
-        + "\"gpu\", 1 free; enough free devices exist, but not on any one node; 1 node tried");
+    assertThat(r.err())
+        .contains(
+            "ns/a: cannot allocate: request \"gpu\": 1 device in class "
+                + "\"gpu\", 1 free; enough free devices exist, but not on any one node; 1 node tried");
   }
 
   @Test
   void summaryPrintsOneLinePerAllocatedClaimAndExplainsTheRest() throws IOException {
     Run r = run(docs(CLASS, SLICE, claim("a"), claim("b")), "-o", "summary", "-");
     assertThat(r.status()).isEqualTo(1);
-    assertThat(r.out().lines()).containsExactly(
-        "ns/a -> node-a: gpu (gpu.example.com/node-a/gpu-0)");
+    assertThat(r.out().lines())
+        .containsExactly("ns/a -> node-a: gpu (gpu.example.com/node-a/gpu-0)");
     assertThat(r.err()).contains("ns/b: cannot allocate: request \"gpu\"");
   }
 
@@ -296,7 +390,9 @@ class MainTest {
   void summaryOfTheFallbackExample() throws IOException {
     Run r = run("", concat(new String[] {"-o", "summary"}, example("a100-or-2xl4")));
     assertThat(r.status()).as(r.err()).isZero();
-    assertThat(r.out().lines()).isNotEmpty().allMatch(line -> line.matches("\\S+/\\S+ -> \\S+: .+"));
+    assertThat(r.out().lines())
+        .isNotEmpty()
+        .allMatch(line -> line.matches("\\S+/\\S+ -> \\S+: .+"));
   }
 
   /** A slice with {@code gpus} GPUs on {@code node}, its own pool. */
@@ -314,27 +410,34 @@ class MainTest {
           nodeName: %1$s
           pool: {name: %1$s, generation: 1, resourceSliceCount: 1}
           devices: [%2$s]
-        """.formatted(node, devices);
+        """
+        .formatted(node, devices);
   }
 
   /** A claim allocated before the run: device {@code gpu-0} of {@code node}, pinned there. */
   static String pinned(String name, String node) {
-    return claim(name) + """
+    return claim(name)
+        + """
         status:
           allocation:
             devices:
               results: [{request: gpu, driver: gpu.example.com, pool: %1$s, device: gpu-0}]
             nodeSelector:
               nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [%1$s]}]}]
-        """.formatted(node);
+        """
+            .formatted(node);
   }
 
   /** A pod using the named claims, in namespace ns; {@code spec} adds to its spec. */
   static String pod(String name, String spec, String... claims) {
     StringBuilder refs = new StringBuilder();
     for (int i = 0; i < claims.length; i++) {
-      refs.append(i == 0 ? "" : ", ").append("{name: c").append(i)
-          .append(", resourceClaimName: ").append(claims[i]).append('}');
+      refs.append(i == 0 ? "" : ", ")
+          .append("{name: c")
+          .append(i)
+          .append(", resourceClaimName: ")
+          .append(claims[i])
+          .append('}');
     }
     return """
         apiVersion: v1
@@ -343,42 +446,91 @@ class MainTest {
         spec:
           resourceClaims: [%s]
           containers: [{name: c, image: x}]
-        %s""".formatted(name, refs, spec.isEmpty() ? "" : "  " + spec + "\n");
+        %s"""
+        .formatted(name, refs, spec.isEmpty() ? "" : "  " + spec + "\n");
   }
 
   static Stream<Arguments> allocatedClaims() {
     return Stream.of(
         // the shared claim takes node-a's only GPU for p1: p2 must stay on node-a, where its
         // own claim finds no GPU, not move to node-b
-        arguments(named("a shared claim allocated by an earlier pod pins the next pod",
-            docs(CLASS, slice("node-a", 1), slice("node-b", 1), claim("shared"), claim("own"),
-                pod("p1", "", "shared"), pod("p2", "", "shared", "own"))), 1,
+        arguments(
+            named(
+                "a shared claim allocated by an earlier pod pins the next pod",
+                docs(
+                    CLASS,
+                    slice("node-a", 1),
+                    slice("node-b", 1),
+                    claim("shared"),
+                    claim("own"),
+                    pod("p1", "", "shared"),
+                    pod("p2", "", "shared", "own"))),
+            1,
             List.of("ns/shared -> node-a: gpu (gpu.example.com/node-a/gpu-0)"),
             "ns/own: cannot allocate: "),
-        arguments(named("a shared claim allocated in the input pins the pod to a full node",
-            docs(CLASS, slice("node-a", 1), slice("node-b", 1), pinned("shared", "node-a"),
-                claim("own"), pod("p2", "", "shared", "own"))), 1,
-            List.of(), "ns/own: cannot allocate: "),
-        arguments(named("a pinned claim puts the pod's new claim on the pinned node",
-            docs(CLASS, slice("node-a", 2), slice("node-b", 2), pinned("pinned", "node-b"),
-                claim("new"), pod("p", "", "pinned", "new"))), 0,
-            List.of("ns/new -> node-b: gpu (gpu.example.com/node-b/gpu-1)"), ""),
-        arguments(named("a pod restricted to node-b cannot use a claim pinned to node-a",
-            docs(CLASS, slice("node-a", 1), slice("node-b", 1), pinned("shared", "node-a"),
-                pod("p", "nodeName: node-b", "shared"))), 1,
-            List.of(), "ns/p: cannot schedule: "),
-        arguments(named("a pod restricted to node-b gets no new claim beside one pinned to node-a",
-            docs(CLASS, slice("node-a", 1), slice("node-b", 1), pinned("shared", "node-a"),
-                claim("new"), pod("p", "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-                    + "{nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, "
-                    + "values: [node-b]}]}]}}}", "shared", "new"))), 1,
-            List.of(), "ns/new: cannot allocate: "));
+        arguments(
+            named(
+                "a shared claim allocated in the input pins the pod to a full node",
+                docs(
+                    CLASS,
+                    slice("node-a", 1),
+                    slice("node-b", 1),
+                    pinned("shared", "node-a"),
+                    claim("own"),
+                    pod("p2", "", "shared", "own"))),
+            1,
+            List.of(),
+            "ns/own: cannot allocate: "),
+        arguments(
+            named(
+                "a pinned claim puts the pod's new claim on the pinned node",
+                docs(
+                    CLASS,
+                    slice("node-a", 2),
+                    slice("node-b", 2),
+                    pinned("pinned", "node-b"),
+                    claim("new"),
+                    pod("p", "", "pinned", "new"))),
+            0,
+            List.of("ns/new -> node-b: gpu (gpu.example.com/node-b/gpu-1)"),
+            ""),
+        arguments(
+            named(
+                "a pod restricted to node-b cannot use a claim pinned to node-a",
+                docs(
+                    CLASS,
+                    slice("node-a", 1),
+                    slice("node-b", 1),
+                    pinned("shared", "node-a"),
+                    pod("p", "nodeName: node-b", "shared"))),
+            1,
+            List.of(),
+            "ns/p: cannot schedule: "),
+        arguments(
+            named(
+                "a pod restricted to node-b gets no new claim beside one pinned to node-a",
+                docs(
+                    CLASS,
+                    slice("node-a", 1),
+                    slice("node-b", 1),
+                    pinned("shared", "node-a"),
+                    claim("new"),
+                    pod(
+                        "p",
+                        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                            + "{nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, "
+                            + "values: [node-b]}]}]}}}",
+                        "shared",
+                        "new"))),
+            1,
+            List.of(),
+            "ns/new: cannot allocate: "));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("allocatedClaims")
-  void allocatedClaimsRestrictThePodsNode(String stdin, int status, List<String> summary,
-      String errContains) {
+  void allocatedClaimsRestrictThePodsNode(
+      String stdin, int status, List<String> summary, String errContains) {
     Run r = run(stdin, "-o", "summary", "-");
     assertThat(r.status()).as(r.err()).isEqualTo(status);
     assertThat(r.out().lines()).containsExactlyElementsOf(summary);
@@ -391,8 +543,8 @@ class MainTest {
     String b = claim("b").replace(", namespace: ns", "");
     Run r = run(docs(CLASS, SLICE, a, b), "-o", "summary", "-");
     assertThat(r.status()).isEqualTo(1);
-    assertThat(r.out().lines()).containsExactly(
-        "default/a -> node-a: gpu (gpu.example.com/node-a/gpu-0)");
+    assertThat(r.out().lines())
+        .containsExactly("default/a -> node-a: gpu (gpu.example.com/node-a/gpu-0)");
     assertThat(r.err()).contains("default/b: cannot allocate: ").doesNotContain("null/");
   }
 
@@ -404,7 +556,7 @@ class MainTest {
   }
 
   static String toJson(String yaml) throws IOException {
-    return new ObjectMapper().writeValueAsString(new ObjectMapper(new YAMLFactory())
-        .readTree(yaml));
+    return new ObjectMapper()
+        .writeValueAsString(new ObjectMapper(new YAMLFactory()).readTree(yaml));
   }
 }

@@ -19,7 +19,10 @@ class WorkloadPodsTest {
 
   @Test
   void aDeploymentRunsItsReplicasNamedAfterIt() throws Exception {
-    List<ObjectNode> pods = WorkloadPods.expand(yaml("""
+    List<ObjectNode> pods =
+        WorkloadPods.expand(
+            yaml(
+                """
         kind: Deployment
         metadata: {name: inference, namespace: ml}
         spec:
@@ -29,7 +32,8 @@ class WorkloadPodsTest {
             spec: {containers: [{name: app, image: app:1}]}
         """));
 
-    assertThat(pods).extracting(p -> p.path("metadata").path("name").asText())
+    assertThat(pods)
+        .extracting(p -> p.path("metadata").path("name").asText())
         .containsExactly("inference-0", "inference-1", "inference-2");
     assertThat(pods.get(2).path("metadata").path("namespace").asText()).isEqualTo("ml");
     assertThat(pods.get(2).path("metadata").path("labels").path("app").asText())
@@ -41,7 +45,8 @@ class WorkloadPodsTest {
 
   @Test
   void aJobRunsParallelismPodsButNoMoreThanItsCompletions() throws Exception {
-    String job = """
+    String job =
+        """
         kind: Job
         metadata: {name: train}
         spec:
@@ -51,13 +56,18 @@ class WorkloadPodsTest {
         """;
     assertThat(WorkloadPods.expand(yaml(job.formatted("2")))).hasSize(2);
     assertThat(WorkloadPods.expand(yaml(job.formatted("10")))).hasSize(4);
-    assertThat(WorkloadPods.expand(yaml("kind: Job\nmetadata: {name: one}\n"
-        + "spec: {template: {spec: {}}}\n"))).hasSize(1);
+    assertThat(
+            WorkloadPods.expand(
+                yaml("kind: Job\nmetadata: {name: one}\n" + "spec: {template: {spec: {}}}\n")))
+        .hasSize(1);
   }
 
   @Test
   void aWorkloadWithoutAPodTemplateIsRefusedNamingTheField() {
-    assertThatThrownBy(() -> WorkloadPods.expand(yaml("kind: Deployment\nmetadata: {name: x}\n"
-        + "spec: {replicas: 1}\n"))).hasMessage("field spec.template.spec: missing");
+    assertThatThrownBy(
+            () ->
+                WorkloadPods.expand(
+                    yaml("kind: Deployment\nmetadata: {name: x}\n" + "spec: {replicas: 1}\n")))
+        .hasMessage("field spec.template.spec: missing");
   }
 }

@@ -18,33 +18,35 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What existing allocations already hold, as upstream's {@code AllocatedState}: devices allocated
  * exclusively, devices allocated as shares ({@code shareID} set, consumable capacity), and the
- * capacity those shares consume. Results with {@code adminAccess: true} hold nothing, because
- * admin access never blocks other claims.
+ * capacity those shares consume. Results with {@code adminAccess: true} hold nothing, because admin
+ * access never blocks other claims.
  *
  * <p>Immutable and thread-safe: {@link #plus} returns a new state and never changes what this one
  * answers. Design choice: allocating one pod after another (the command line, the controller, the
  * benchmark) extends a linear history, so states share one append-only store in which every entry
- * carries the version that added it, and a state sees the entries up to its own version. That
- * makes {@link #plus} O(size of the allocation) and lookups O(1). Extending an older state (a
- * branch) starts a new store layered on the old one up to the branch point: O(1) instead of a
- * copy of every allocated device (which made each pass from a common start pay O(cluster)),
- * lookups look through at most {@link #MAX_LINEAGE} layers, and a deeper branch is flattened
- * into one copy.
+ * carries the version that added it, and a state sees the entries up to its own version. That makes
+ * {@link #plus} O(size of the allocation) and lookups O(1). Extending an older state (a branch)
+ * starts a new store layered on the old one up to the branch point: O(1) instead of a copy of every
+ * allocated device (which made each pass from a common start pay O(cluster)), lookups look through
+ * at most {@link #MAX_LINEAGE} layers, and a deeper branch is flattened into one copy.
  */
 public final class AllocatedState {
 
   /**
-   * Append-only entries shared by a linear history of states, over the entries of
-   * {@code parent} up to {@code parentVersion} (a branch), if any.
+   * Append-only entries shared by a linear history of states, over the entries of {@code parent} up
+   * to {@code parentVersion} (a branch), if any.
    */
   private static final class Store {
     final ConcurrentHashMap<DeviceId, Long> devices = new ConcurrentHashMap<>();
     final ConcurrentHashMap<DeviceId, Long> shared = new ConcurrentHashMap<>();
+
     /** Per device: cumulative consumed capacity after each version that changed it. */
     final ConcurrentHashMap<DeviceId, List<Versioned>> capacity = new ConcurrentHashMap<>();
+
     final AtomicLong latest = new AtomicLong();
     final Store parent;
     final long parentVersion;
+
     /** Layers below this one. */
     final int depth;
 
@@ -60,9 +62,9 @@ public final class AllocatedState {
   }
 
   /**
-   * How many layers a branch may stack before it is flattened into a copy: bounds the lookups
-   * (one map per layer) and the older stores a state keeps reachable. The usual branch is one
-   * level deep (every pass or batch branching from the same start).
+   * How many layers a branch may stack before it is flattened into a copy: bounds the lookups (one
+   * map per layer) and the older stores a state keeps reachable. The usual branch is one level deep
+   * (every pass or batch branching from the same start).
    */
   private static final int MAX_LINEAGE = 4;
 
@@ -94,7 +96,8 @@ public final class AllocatedState {
 
   /** This state plus what {@code allocation} holds. */
   public AllocatedState plus(AllocationResult allocation) {
-    if (allocation == null || allocation.getDevices() == null
+    if (allocation == null
+        || allocation.getDevices() == null
         || allocation.getDevices().getResults() == null) {
       return this;
     }
@@ -117,16 +120,19 @@ public final class AllocatedState {
         continue;
       }
       target.shared.putIfAbsent(id, v);
-      Map<String, Quantity> sum = sums.computeIfAbsent(id,
-          k -> new HashMap<>(capacityIn(target, k, version)));
+      Map<String, Quantity> sum =
+          sums.computeIfAbsent(id, k -> new HashMap<>(capacityIn(target, k, version)));
       if (r.getConsumedCapacity() != null) {
-        r.getConsumedCapacity().forEach((name, q) ->
-            sum.merge(name, Quantities.of(q), Quantity::add));
+        r.getConsumedCapacity()
+            .forEach((name, q) -> sum.merge(name, Quantities.of(q), Quantity::add));
       }
     }
-    sums.forEach((id, sum) -> target.capacity
-        .computeIfAbsent(id, k -> java.util.Collections.synchronizedList(new ArrayList<>()))
-        .add(new Versioned(v, Map.copyOf(sum))));
+    sums.forEach(
+        (id, sum) ->
+            target
+                .capacity
+                .computeIfAbsent(id, k -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                .add(new Versioned(v, Map.copyOf(sum))));
     return new AllocatedState(target, v);
   }
 
@@ -136,24 +142,33 @@ public final class AllocatedState {
     long upTo = version;
     for (Store s = store; s != null; upTo = Math.min(upTo, s.parentVersion), s = s.parent) {
       long limit = upTo;
-      s.devices.forEach((id, v) -> {
-        if (v <= limit) {
-          copy.devices.putIfAbsent(id, v);
-        }
-      });
-      s.shared.forEach((id, v) -> {
-        if (v <= limit) {
-          copy.shared.putIfAbsent(id, v);
-        }
-      });
-      s.capacity.keySet().forEach(id -> copy.capacity.computeIfAbsent(id, k -> {
-        List<Versioned> l = java.util.Collections.synchronizedList(new ArrayList<>());
-        Map<String, Quantity> m = capacityIn(store, k, version);
-        if (!m.isEmpty()) {
-          l.add(new Versioned(0, m));
-        }
-        return l;
-      }));
+      s.devices.forEach(
+          (id, v) -> {
+            if (v <= limit) {
+              copy.devices.putIfAbsent(id, v);
+            }
+          });
+      s.shared.forEach(
+          (id, v) -> {
+            if (v <= limit) {
+              copy.shared.putIfAbsent(id, v);
+            }
+          });
+      s.capacity
+          .keySet()
+          .forEach(
+              id ->
+                  copy.capacity.computeIfAbsent(
+                      id,
+                      k -> {
+                        List<Versioned> l =
+                            java.util.Collections.synchronizedList(new ArrayList<>());
+                        Map<String, Quantity> m = capacityIn(store, k, version);
+                        if (!m.isEmpty()) {
+                          l.add(new Versioned(0, m));
+                        }
+                        return l;
+                      }));
     }
     return copy;
   }
@@ -190,9 +205,9 @@ public final class AllocatedState {
 
   /**
    * Whether every device this state sees as allocated, {@code other} sees too or more: states of
-   * one history only grow, and a branch holds its parent's entries up to the branch point. Used
-   * to carry "pool fully allocated" facts forward, also into every pass or batch that branches
-   * from one common start.
+   * one history only grow, and a branch holds its parent's entries up to the branch point. Used to
+   * carry "pool fully allocated" facts forward, also into every pass or batch that branches from
+   * one common start.
    */
   boolean includes(AllocatedState other) {
     if (other == null) {
@@ -233,11 +248,12 @@ public final class AllocatedState {
     long upTo = version;
     for (Store s = store; s != null; upTo = Math.min(upTo, s.parentVersion), s = s.parent) {
       long limit = upTo;
-      s.devices.forEach((id, v) -> {
-        if (v <= limit) {
-          out.add(id);
-        }
-      });
+      s.devices.forEach(
+          (id, v) -> {
+            if (v <= limit) {
+              out.add(id);
+            }
+          });
     }
     return out;
   }

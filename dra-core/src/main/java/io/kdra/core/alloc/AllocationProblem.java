@@ -13,8 +13,8 @@ final class AllocationProblem extends RuntimeException {
   private final Explanation.Kind kind;
   private final String expression;
 
-  AllocationProblem(int claimIndex, String request, Explanation.Kind kind, String message,
-      String expression) {
+  AllocationProblem(
+      int claimIndex, String request, Explanation.Kind kind, String message, String expression) {
     super(message, null, false, false);
     this.claimIndex = claimIndex;
     this.request = request;

@@ -5,9 +5,9 @@ import java.util.Collection;
 import java.util.Objects;
 
 /**
- * Everything the allocator reads: the devices ({@link DeviceInventory}, built from
- * ResourceSlices), the DeviceClasses, and what existing allocations hold. Immutable; derive a new
- * snapshot with {@link #withAllocated} after allocating (the inventory and its caches are shared).
+ * Everything the allocator reads: the devices ({@link DeviceInventory}, built from ResourceSlices),
+ * the DeviceClasses, and what existing allocations hold. Immutable; derive a new snapshot with
+ * {@link #withAllocated} after allocating (the inventory and its caches are shared).
  */
 public final class AllocationSnapshot {
 
@@ -15,20 +15,20 @@ public final class AllocationSnapshot {
   private final DeviceClassLister classes;
   private final AllocatedState allocated;
 
-  private AllocationSnapshot(DeviceInventory inventory, DeviceClassLister classes,
-      AllocatedState allocated) {
+  private AllocationSnapshot(
+      DeviceInventory inventory, DeviceClassLister classes, AllocatedState allocated) {
     this.inventory = Objects.requireNonNull(inventory);
     this.classes = Objects.requireNonNull(classes);
     this.allocated = Objects.requireNonNull(allocated);
   }
 
-  public static AllocationSnapshot of(Collection<ResourceSlice> slices, DeviceClassLister classes,
-      AllocatedState allocated) {
+  public static AllocationSnapshot of(
+      Collection<ResourceSlice> slices, DeviceClassLister classes, AllocatedState allocated) {
     return new AllocationSnapshot(DeviceInventory.of(slices), classes, allocated);
   }
 
-  public static AllocationSnapshot of(DeviceInventory inventory, DeviceClassLister classes,
-      AllocatedState allocated) {
+  public static AllocationSnapshot of(
+      DeviceInventory inventory, DeviceClassLister classes, AllocatedState allocated) {
     return new AllocationSnapshot(inventory, classes, allocated);
   }
 

@@ -12,11 +12,11 @@ import java.util.List;
  * allocator of Kubernetes 1.36 would, and explains why not when it cannot.
  *
  * <p>Contract: {@link #allocate} is all-or-nothing (every claim is allocated, or none is), pure
- * (reads only the snapshot and options; the caller persists results and derives the next
- * snapshot), deterministic for a deterministic share-ID supplier, thread-safe, and never throws for
- * bad input: conditions upstream reports as errors (missing DeviceClass, CEL failures, disabled
- * features, {@code All} on an incomplete pool) become {@link Explanation}s on the claim. Work is
- * bounded by {@link AllocatorOptions#stepBudget()}.
+ * (reads only the snapshot and options; the caller persists results and derives the next snapshot),
+ * deterministic for a deterministic share-ID supplier, thread-safe, and never throws for bad input:
+ * conditions upstream reports as errors (missing DeviceClass, CEL failures, disabled features,
+ * {@code All} on an incomplete pool) become {@link Explanation}s on the claim. Work is bounded by
+ * {@link AllocatorOptions#stepBudget()}.
  */
 public final class Allocator {
 
@@ -55,19 +55,19 @@ public final class Allocator {
   }
 
   /** The result of one attempt on one node: results, or why there are none. */
-  record Attempt(List<AllocationResult> results, AllocationProblem problem,
-      SearchLimitException limit) {}
+  record Attempt(
+      List<AllocationResult> results, AllocationProblem problem, SearchLimitException limit) {}
 
   Attempt attempt(Node node, List<ResourceClaim> claims) {
     return attempt(node, claims, null);
   }
 
   /**
-   * True when the node certainly cannot take the claims: none of them asks for admin access or
-   * for {@code All} devices, and every usable pool on the node is known to be fully allocated.
-   * O(pools); lets first-fit over many full nodes skip them without starting a search. False
-   * means "unknown". {@code All} is never skipped: upstream reports an incomplete or invalid pool
-   * on the node as an error that fails the pod, and evaluates selectors on allocated devices too.
+   * True when the node certainly cannot take the claims: none of them asks for admin access or for
+   * {@code All} devices, and every usable pool on the node is known to be fully allocated.
+   * O(pools); lets first-fit over many full nodes skip them without starting a search. False means
+   * "unknown". {@code All} is never skipped: upstream reports an incomplete or invalid pool on the
+   * node as an error that fails the pod, and evaluates selectors on allocated devices too.
    */
   boolean certainlyFull(Node node, List<ResourceClaim> claims) {
     return fullNodesSkippable(claims) && poolsFull(node);
@@ -79,17 +79,19 @@ public final class Allocator {
    */
   boolean fullNodesSkippable(List<ResourceClaim> claims) {
     for (ResourceClaim c : claims) {
-      if (c.getSpec() == null || c.getSpec().getDevices() == null
+      if (c.getSpec() == null
+          || c.getSpec().getDevices() == null
           || c.getSpec().getDevices().getRequests() == null) {
         return false;
       }
       for (var r : c.getSpec().getDevices().getRequests()) {
-        if (r.getExactly() != null && (Boolean.TRUE.equals(r.getExactly().getAdminAccess())
-            || "All".equals(r.getExactly().getAllocationMode()))) {
+        if (r.getExactly() != null
+            && (Boolean.TRUE.equals(r.getExactly().getAdminAccess())
+                || "All".equals(r.getExactly().getAllocationMode()))) {
           return false;
         }
-        if (r.getFirstAvailable() != null && r.getFirstAvailable().stream()
-            .anyMatch(s -> "All".equals(s.getAllocationMode()))) {
+        if (r.getFirstAvailable() != null
+            && r.getFirstAvailable().stream().anyMatch(s -> "All".equals(s.getAllocationMode()))) {
           return false;
         }
       }
@@ -111,23 +113,27 @@ public final class Allocator {
   }
 
   /**
-   * The best prioritized-list score any node could still reach: per request with alternatives,
-   * the first alternative for which the whole cluster has enough free devices matching its class
-   * and selectors. A necessary condition only (devices are counted across nodes, constraints and
-   * visibility are ignored), so it bounds every node's score from above; reaching it on a node
-   * lets the caller stop scoring early.
+   * The best prioritized-list score any node could still reach: per request with alternatives, the
+   * first alternative for which the whole cluster has enough free devices matching its class and
+   * selectors. A necessary condition only (devices are counted across nodes, constraints and
+   * visibility are ignored), so it bounds every node's score from above; reaching it on a node lets
+   * the caller stop scoring early.
    *
-   * <p>{@link Long#MAX_VALUE} (never stop early) when any selector of the claims (of every
-   * request and alternative, not only the prioritized ones) fails to evaluate on some device: a
-   * later node's search might reach that device, and upstream, which scores every feasible node,
-   * then fails the whole pod; so every node must be tried as upstream would.
+   * <p>{@link Long#MAX_VALUE} (never stop early) when any selector of the claims (of every request
+   * and alternative, not only the prioritized ones) fails to evaluate on some device: a later
+   * node's search might reach that device, and upstream, which scores every feasible node, then
+   * fails the whole pod; so every node must be tried as upstream would.
    *
    * @param plans node-independent plans from {@link #prepareForAnyNode}
    */
   long bestReachableScore(List<ClaimPlan> plans) {
     List<Pool> pools = snapshot.inventory().allPools(options.features());
-    DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), null,
-        snapshot.inventory().cachesResultsOf(options.selectors()));
+    DeviceMatcher matcher =
+        new DeviceMatcher(
+            options.selectors(),
+            options.features(),
+            null,
+            snapshot.inventory().cachesResultsOf(options.selectors()));
     for (ClaimPlan plan : plans) {
       for (ClaimPlan.RequestPlan request : plan.requests) {
         for (RequestData alternative : request.alternatives) {
@@ -156,22 +162,28 @@ public final class Allocator {
 
   /**
    * Whether the alternative's class or request selectors fail to evaluate on some device. The
-   * answer depends only on the inventory, the features and the selectors, so the inventory
-   * memoizes it: without that, every pod re-evaluated every selector on every device of the
-   * cluster (a scan that made first-available scheduling several times slower).
+   * answer depends only on the inventory, the features and the selectors, so the inventory memoizes
+   * it: without that, every pod re-evaluated every selector on every device of the cluster (a scan
+   * that made first-available scheduling several times slower).
    */
-  private boolean failsSomewhere(int claimIndex, RequestData alternative, List<Pool> pools,
-      DeviceMatcher matcher) {
-    DeviceInventory.SelectorsKey key = new DeviceInventory.SelectorsKey(options.features(),
-        classSelectors(alternative), alternative.spec().selectors());
-    return snapshot.inventory().selectorsFailSomewhere(options.selectors(), key, () -> {
-      try {
-        evaluateEverywhere(claimIndex, alternative, pools, matcher);
-        return false;
-      } catch (AllocationProblem p) {
-        return true;
-      }
-    });
+  private boolean failsSomewhere(
+      int claimIndex, RequestData alternative, List<Pool> pools, DeviceMatcher matcher) {
+    DeviceInventory.SelectorsKey key =
+        new DeviceInventory.SelectorsKey(
+            options.features(), classSelectors(alternative), alternative.spec().selectors());
+    return snapshot
+        .inventory()
+        .selectorsFailSomewhere(
+            options.selectors(),
+            key,
+            () -> {
+              try {
+                evaluateEverywhere(claimIndex, alternative, pools, matcher);
+                return false;
+              } catch (AllocationProblem p) {
+                return true;
+              }
+            });
   }
 
   /** The class's selector expressions in order, null for a selector without one. */
@@ -188,8 +200,8 @@ public final class Allocator {
   }
 
   /** Evaluates the alternative's selectors on every device; throws where one fails. */
-  private static void evaluateEverywhere(int claimIndex, RequestData alternative,
-      List<Pool> pools, DeviceMatcher matcher) {
+  private static void evaluateEverywhere(
+      int claimIndex, RequestData alternative, List<Pool> pools, DeviceMatcher matcher) {
     for (Pool pool : pools) {
       if (!pool.usable()) {
         continue;
@@ -210,16 +222,22 @@ public final class Allocator {
    * keeps one (the selectors' cache owner): only matching devices are walked, and those found
    * allocated are skipped from then on; else every device of the cluster is checked.
    */
-  private boolean enoughFreeDevices(int claimIndex, RequestData alternative, List<Pool> pools,
-      DeviceMatcher matcher) {
+  private boolean enoughFreeDevices(
+      int claimIndex, RequestData alternative, List<Pool> pools, DeviceMatcher matcher) {
     int needed = Math.max(1, alternative.numDevices());
-    DeviceInventory.SelectorsKey key = new DeviceInventory.SelectorsKey(options.features(),
-        classSelectors(alternative), alternative.spec().selectors());
-    MatchingDevices matching = snapshot.inventory().matchingDevices(options.selectors(), key,
-        () -> matchingDevices(claimIndex, alternative, pools, matcher));
+    DeviceInventory.SelectorsKey key =
+        new DeviceInventory.SelectorsKey(
+            options.features(), classSelectors(alternative), alternative.spec().selectors());
+    MatchingDevices matching =
+        snapshot
+            .inventory()
+            .matchingDevices(
+                options.selectors(),
+                key,
+                () -> matchingDevices(claimIndex, alternative, pools, matcher));
     if (matching != null) {
-      return matching.enoughFree(snapshot.allocated(), needed,
-          d -> matcher.capacityKnown(alternative, d));
+      return matching.enoughFree(
+          snapshot.allocated(), needed, d -> matcher.capacityKnown(alternative, d));
     }
     int found = 0;
     for (Pool pool : pools) {
@@ -228,10 +246,11 @@ public final class Allocator {
       }
       for (SliceInfo slice : pool.slices()) {
         for (CandidateDevice d : slice.devices()) {
-          boolean free = d.allowMultipleAllocations()
-              || !snapshot.allocated().isAllocated(d.id());
-          if (free && matcher.classMatches(claimIndex, alternative, d)
-              && matcher.requestMatches(claimIndex, alternative, d) && ++found >= needed) {
+          boolean free = d.allowMultipleAllocations() || !snapshot.allocated().isAllocated(d.id());
+          if (free
+              && matcher.classMatches(claimIndex, alternative, d)
+              && matcher.requestMatches(claimIndex, alternative, d)
+              && ++found >= needed) {
             return true;
           }
         }
@@ -241,8 +260,8 @@ public final class Allocator {
   }
 
   /** The devices of usable pools that the alternative's class and request selectors match. */
-  private static List<CandidateDevice> matchingDevices(int claimIndex, RequestData alternative,
-      List<Pool> pools, DeviceMatcher matcher) {
+  private static List<CandidateDevice> matchingDevices(
+      int claimIndex, RequestData alternative, List<Pool> pools, DeviceMatcher matcher) {
     List<CandidateDevice> out = new ArrayList<>();
     for (Pool pool : pools) {
       if (!pool.usable()) {
@@ -266,7 +285,8 @@ public final class Allocator {
    */
   List<ClaimPlan> prepareForAnyNode(List<ResourceClaim> claims) {
     for (ResourceClaim c : claims) {
-      if (c.getSpec() == null || c.getSpec().getDevices() == null
+      if (c.getSpec() == null
+          || c.getSpec().getDevices() == null
           || c.getSpec().getDevices().getRequests() == null) {
         return null;
       }
@@ -274,8 +294,8 @@ public final class Allocator {
         if (r.getExactly() != null && "All".equals(r.getExactly().getAllocationMode())) {
           return null;
         }
-        if (r.getFirstAvailable() != null && r.getFirstAvailable().stream()
-            .anyMatch(s -> "All".equals(s.getAllocationMode()))) {
+        if (r.getFirstAvailable() != null
+            && r.getFirstAvailable().stream().anyMatch(s -> "All".equals(s.getAllocationMode()))) {
           return null;
         }
       }
@@ -288,26 +308,38 @@ public final class Allocator {
   }
 
   /**
-   * One attempt on one node. {@code shared} plans (from {@link #prepareForAnyNode}) are reused
-   * when given; a failed search leaves them clean (every pick undone), an aborted one does not,
-   * so callers must drop them after a search limit.
+   * One attempt on one node. {@code shared} plans (from {@link #prepareForAnyNode}) are reused when
+   * given; a failed search leaves them clean (every pick undone), an aborted one does not, so
+   * callers must drop them after a search limit.
    */
   Attempt attempt(Node node, List<ResourceClaim> claims, List<ClaimPlan> shared) {
     List<Pool> pools = snapshot.inventory().poolsFor(node, options.features());
-    DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), node,
-        snapshot.inventory().cachesResultsOf(options.selectors()));
+    DeviceMatcher matcher =
+        new DeviceMatcher(
+            options.selectors(),
+            options.features(),
+            node,
+            snapshot.inventory().cachesResultsOf(options.selectors()));
     try {
       List<ClaimPlan> plans = shared != null ? shared : prepare(claims, pools, matcher);
-      Search search = new Search(plans, pools, snapshot.allocated(), options.features(), matcher,
-          options.shareIds(), options.stepBudget());
+      Search search =
+          new Search(
+              plans,
+              pools,
+              snapshot.allocated(),
+              options.features(),
+              matcher,
+              options.shareIds(),
+              options.stepBudget());
       if (!search.run()) {
         return new Attempt(null, null, null);
       }
       List<List<Search.Pick>> picks = search.picks();
       List<AllocationResult> results = new ArrayList<>();
       for (int i = 0; i < plans.size(); i++) {
-        results.add(ResultBuilder.build(plans.get(i), picks.get(i), node.getMetadata().getName(),
-            options.features()));
+        results.add(
+            ResultBuilder.build(
+                plans.get(i), picks.get(i), node.getMetadata().getName(), options.features()));
       }
       return new Attempt(results, null, null);
     } catch (AllocationProblem p) {
@@ -317,12 +349,19 @@ public final class Allocator {
     }
   }
 
-  private List<ClaimPlan> prepare(List<ResourceClaim> claims, List<Pool> pools,
-      DeviceMatcher matcher) {
+  private List<ClaimPlan> prepare(
+      List<ResourceClaim> claims, List<Pool> pools, DeviceMatcher matcher) {
     List<ClaimPlan> plans = new ArrayList<>();
     for (int i = 0; i < claims.size(); i++) {
-      plans.add(ClaimPlan.prepare(i, claims.get(i), snapshot.classes(), pools,
-          options.features(), matcher, snapshot.allocated()));
+      plans.add(
+          ClaimPlan.prepare(
+              i,
+              claims.get(i),
+              snapshot.classes(),
+              pools,
+              options.features(),
+              matcher,
+              snapshot.allocated()));
     }
     return plans;
   }
@@ -337,35 +376,56 @@ public final class Allocator {
     if (attempt.problem() != null) {
       AllocationProblem p = attempt.problem();
       for (int i = 0; i < claims.size(); i++) {
-        Explanation e = i == p.claimIndex()
-            ? Explanation.problem(p.kind(), nodeName, p.request(), p.getMessage(),
-                p.expression())
-            : Explanation.problem(Explanation.Kind.BLOCKED_BY_OTHER_CLAIM, nodeName, null,
-                "claim " + key(claims.get(p.claimIndex())) + " of the same pod cannot be "
-                    + "allocated", null);
+        Explanation e =
+            i == p.claimIndex()
+                ? Explanation.problem(
+                    p.kind(), nodeName, p.request(), p.getMessage(), p.expression())
+                : Explanation.problem(
+                    Explanation.Kind.BLOCKED_BY_OTHER_CLAIM,
+                    nodeName,
+                    null,
+                    "claim "
+                        + key(claims.get(p.claimIndex()))
+                        + " of the same pod cannot be "
+                        + "allocated",
+                    null);
         out.add(new ClaimOutcome.NotAllocated(claims.get(i), e));
       }
       return out;
     }
-    List<Pool> pools = node == null ? snapshot.inventory().allPools(options.features())
-        : snapshot.inventory().poolsFor(node, options.features());
-    DeviceMatcher matcher = new DeviceMatcher(options.selectors(), options.features(), node,
-        snapshot.inventory().cachesResultsOf(options.selectors()));
-    Diagnoser diagnoser = new Diagnoser(pools, snapshot.allocated(), options.features(), matcher,
-        options.shareIds());
+    List<Pool> pools =
+        node == null
+            ? snapshot.inventory().allPools(options.features())
+            : snapshot.inventory().poolsFor(node, options.features());
+    DeviceMatcher matcher =
+        new DeviceMatcher(
+            options.selectors(),
+            options.features(),
+            node,
+            snapshot.inventory().cachesResultsOf(options.selectors()));
+    Diagnoser diagnoser =
+        new Diagnoser(pools, snapshot.allocated(), options.features(), matcher, options.shareIds());
     List<Explanation> alone = new ArrayList<>();
     int firstShort = -1;
     for (int i = 0; i < claims.size(); i++) {
       Explanation e;
       try {
-        ClaimPlan plan = ClaimPlan.prepare(i, claims.get(i), snapshot.classes(), pools,
-            options.features(), matcher, snapshot.allocated());
+        ClaimPlan plan =
+            ClaimPlan.prepare(
+                i,
+                claims.get(i),
+                snapshot.classes(),
+                pools,
+                options.features(),
+                matcher,
+                snapshot.allocated());
         e = fitsAlone(plan, pools, matcher) ? null : diagnoser.explain(plan, nodeName);
       } catch (AllocationProblem p) {
         e = Explanation.problem(p.kind(), nodeName, p.request(), p.getMessage(), p.expression());
       } catch (SearchLimitException s) {
-        e = Explanation.problem(Explanation.Kind.SEARCH_LIMIT, nodeName, null, s.getMessage(),
-            null);
+        e =
+            Explanation.problem(
+                Explanation.Kind.SEARCH_LIMIT, nodeName, null, s.getMessage(), null);
       }
       alone.add(e);
       if (e != null && firstShort < 0) {
@@ -375,29 +435,58 @@ public final class Allocator {
     for (int i = 0; i < claims.size(); i++) {
       Explanation e = alone.get(i);
       if (e == null && attempt.limit() != null) {
-        e = new Explanation(Explanation.Kind.SEARCH_LIMIT, nodeName, List.of(),
-            diagnoser.poolIssues(), List.of(), attempt.limit().getMessage(), null, null);
+        e =
+            new Explanation(
+                Explanation.Kind.SEARCH_LIMIT,
+                nodeName,
+                List.of(),
+                diagnoser.poolIssues(),
+                List.of(),
+                attempt.limit().getMessage(),
+                null,
+                null);
       } else if (e == null && firstShort >= 0) {
-        e = Explanation.problem(Explanation.Kind.BLOCKED_BY_OTHER_CLAIM, nodeName, null,
-            "claim " + key(claims.get(firstShort)) + " of the same pod cannot be allocated",
-            null);
+        e =
+            Explanation.problem(
+                Explanation.Kind.BLOCKED_BY_OTHER_CLAIM,
+                nodeName,
+                null,
+                "claim " + key(claims.get(firstShort)) + " of the same pod cannot be allocated",
+                null);
       } else if (e == null) {
-        String why = node == null
-            ? "enough free devices exist, but not on any one node"
-                + (claims.size() > 1 ? " for all of the pod's claims" : "")
-            : "each claim fits alone, but not all of the pod's claims together";
+        String why =
+            node == null
+                ? "enough free devices exist, but not on any one node"
+                    + (claims.size() > 1 ? " for all of the pod's claims" : "")
+                : "each claim fits alone, but not all of the pod's claims together";
         List<RequestReport> reports = List.of();
         if (node == null) {
           try {
-            reports = diagnoser.reports(ClaimPlan.prepare(i, claims.get(i), snapshot.classes(),
-                pools, options.features(), matcher, snapshot.allocated()));
+            reports =
+                diagnoser.reports(
+                    ClaimPlan.prepare(
+                        i,
+                        claims.get(i),
+                        snapshot.classes(),
+                        pools,
+                        options.features(),
+                        matcher,
+                        snapshot.allocated()));
           } catch (AllocationProblem p) {
             // counting matches cluster-wide evaluates selectors on devices no node's search
             // reached; an error there is no reason of this claim's, so the counts are left out
           }
         }
-        e = new Explanation(Explanation.Kind.NO_COMMON_NODE, nodeName, reports, List.of(),
-            List.of(), why, null, null);
+        e =
+            new Explanation(
+                Explanation.Kind.NO_COMMON_NODE,
+                nodeName,
+                reports,
+                List.of(),
+                List.of(),
+                why,
+                null,
+                null);
       }
       out.add(new ClaimOutcome.NotAllocated(claims.get(i), e));
     }
@@ -405,9 +494,15 @@ public final class Allocator {
   }
 
   private boolean fitsAlone(ClaimPlan plan, List<Pool> pools, DeviceMatcher matcher) {
-    Search s = new Search(List.of(plan.copy(ClaimPlan.constraints(plan.index, plan.claim))),
-        pools, snapshot.allocated(), options.features(), matcher, options.shareIds(),
-        options.stepBudget());
+    Search s =
+        new Search(
+            List.of(plan.copy(ClaimPlan.constraints(plan.index, plan.claim))),
+            pools,
+            snapshot.allocated(),
+            options.features(),
+            matcher,
+            options.shareIds(),
+            options.stepBudget());
     return s.run();
   }
 

@@ -9,15 +9,15 @@ import java.util.List;
  * allocator this package follows. A disabled feature behaves as upstream's allocator does with the
  * gate off: requests that need it fail with an explanation, devices that need it are skipped.
  *
- * @param adminAccess {@code DRAAdminAccess} (KEP 5018): requests with {@code adminAccess: true}
- *     may share devices that other claims hold
+ * @param adminAccess {@code DRAAdminAccess} (KEP 5018): requests with {@code adminAccess: true} may
+ *     share devices that other claims hold
  * @param prioritizedList {@code DRAPrioritizedList} (KEP 4816): {@code firstAvailable} subrequests
- * @param deviceTaints {@code DRADeviceTaints} (KEP 5055): NoSchedule/NoExecute device taints need
- *     a matching toleration; off means taints are ignored
- * @param partitionableDevices {@code DRAPartitionableDevices} (KEP 4815): shared counters,
- *     {@code consumesCounters} and per-device node selection
- * @param consumableCapacity {@code DRAConsumableCapacity} (KEP 5075): devices with
- *     {@code allowMultipleAllocations} and capacity requests
+ * @param deviceTaints {@code DRADeviceTaints} (KEP 5055): NoSchedule/NoExecute device taints need a
+ *     matching toleration; off means taints are ignored
+ * @param partitionableDevices {@code DRAPartitionableDevices} (KEP 4815): shared counters, {@code
+ *     consumesCounters} and per-device node selection
+ * @param consumableCapacity {@code DRAConsumableCapacity} (KEP 5075): devices with {@code
+ *     allowMultipleAllocations} and capacity requests
  * @param bindingConditions {@code DRADeviceBindingConditions} (KEP 5007): devices with binding
  *     conditions are visible, tried last, and their conditions are copied into results
  */
@@ -30,9 +30,14 @@ public record AllocatorFeatures(
     boolean bindingConditions) {
 
   /** The upstream feature-gate names this record holds, sorted. */
-  public static final List<String> GATES = List.of("DRAAdminAccess", "DRAConsumableCapacity",
-      "DRADeviceBindingConditions", "DRADeviceTaints", "DRAPartitionableDevices",
-      "DRAPrioritizedList");
+  public static final List<String> GATES =
+      List.of(
+          "DRAAdminAccess",
+          "DRAConsumableCapacity",
+          "DRADeviceBindingConditions",
+          "DRADeviceTaints",
+          "DRAPartitionableDevices",
+          "DRAPrioritizedList");
 
   /** Kubernetes 1.36 defaults: everything on (GA or beta-on). */
   public static AllocatorFeatures defaults() {
@@ -45,40 +50,49 @@ public record AllocatorFeatures(
   }
 
   public AllocatorFeatures withAdminAccess(boolean on) {
-    return new AllocatorFeatures(on, prioritizedList, deviceTaints, partitionableDevices,
-        consumableCapacity, bindingConditions);
+    return new AllocatorFeatures(
+        on,
+        prioritizedList,
+        deviceTaints,
+        partitionableDevices,
+        consumableCapacity,
+        bindingConditions);
   }
 
   public AllocatorFeatures withPrioritizedList(boolean on) {
-    return new AllocatorFeatures(adminAccess, on, deviceTaints, partitionableDevices,
-        consumableCapacity, bindingConditions);
+    return new AllocatorFeatures(
+        adminAccess, on, deviceTaints, partitionableDevices, consumableCapacity, bindingConditions);
   }
 
   public AllocatorFeatures withDeviceTaints(boolean on) {
-    return new AllocatorFeatures(adminAccess, prioritizedList, on, partitionableDevices,
-        consumableCapacity, bindingConditions);
+    return new AllocatorFeatures(
+        adminAccess,
+        prioritizedList,
+        on,
+        partitionableDevices,
+        consumableCapacity,
+        bindingConditions);
   }
 
   public AllocatorFeatures withPartitionableDevices(boolean on) {
-    return new AllocatorFeatures(adminAccess, prioritizedList, deviceTaints, on,
-        consumableCapacity, bindingConditions);
+    return new AllocatorFeatures(
+        adminAccess, prioritizedList, deviceTaints, on, consumableCapacity, bindingConditions);
   }
 
   public AllocatorFeatures withConsumableCapacity(boolean on) {
-    return new AllocatorFeatures(adminAccess, prioritizedList, deviceTaints, partitionableDevices,
-        on, bindingConditions);
+    return new AllocatorFeatures(
+        adminAccess, prioritizedList, deviceTaints, partitionableDevices, on, bindingConditions);
   }
 
   public AllocatorFeatures withBindingConditions(boolean on) {
-    return new AllocatorFeatures(adminAccess, prioritizedList, deviceTaints, partitionableDevices,
-        consumableCapacity, on);
+    return new AllocatorFeatures(
+        adminAccess, prioritizedList, deviceTaints, partitionableDevices, consumableCapacity, on);
   }
 
   /**
    * These features with the gate {@code gate} (an upstream name, one of {@link #GATES}) set.
    *
-   * @throws IllegalArgumentException for a gate this allocator does not know, naming those it
-   *     does
+   * @throws IllegalArgumentException for a gate this allocator does not know, naming those it does
    */
   public AllocatorFeatures with(String gate, boolean on) {
     switch (gate) {
@@ -95,17 +109,16 @@ public record AllocatorFeatures(
       case "DRAPrioritizedList":
         return withPrioritizedList(on);
       default:
-        throw new IllegalArgumentException("unrecognized feature gate: " + gate + " (known: "
-            + String.join(", ", GATES) + ")");
+        throw new IllegalArgumentException(
+            "unrecognized feature gate: " + gate + " (known: " + String.join(", ", GATES) + ")");
     }
   }
 
   /**
-   * These features with the gates of {@code spec} set, in the syntax of upstream components'
-   * {@code --feature-gates} flag: {@code Name=true,Other=false}. Blanks around entries and empty
-   * entries are ignored; a later entry for the same gate wins; values are Go's booleans
-   * ({@code true}, {@code True}, {@code TRUE}, {@code t}, {@code T}, {@code 1} and the same for
-   * false).
+   * These features with the gates of {@code spec} set, in the syntax of upstream components' {@code
+   * --feature-gates} flag: {@code Name=true,Other=false}. Blanks around entries and empty entries
+   * are ignored; a later entry for the same gate wins; values are Go's booleans ({@code true},
+   * {@code True}, {@code TRUE}, {@code t}, {@code T}, {@code 1} and the same for false).
    *
    * @throws IllegalArgumentException naming the entry for an unknown gate, a missing or a
    *     non-boolean value
@@ -131,13 +144,23 @@ public record AllocatorFeatures(
   /** Go's {@code strconv.ParseBool}, which upstream's feature gates use. */
   private static boolean parseBool(String gate, String value) {
     switch (value) {
-      case "1": case "t": case "T": case "true": case "TRUE": case "True":
+      case "1":
+      case "t":
+      case "T":
+      case "true":
+      case "TRUE":
+      case "True":
         return true;
-      case "0": case "f": case "F": case "false": case "FALSE": case "False":
+      case "0":
+      case "f":
+      case "F":
+      case "false":
+      case "FALSE":
+      case "False":
         return false;
       default:
-        throw new IllegalArgumentException("invalid value of " + gate + "=" + value
-            + ": not a bool (true or false)");
+        throw new IllegalArgumentException(
+            "invalid value of " + gate + "=" + value + ": not a bool (true or false)");
     }
   }
 

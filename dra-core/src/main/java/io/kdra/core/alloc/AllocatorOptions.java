@@ -14,8 +14,11 @@ import java.util.function.Supplier;
  * @param shareIds supplier of share IDs (lowercase RFC 4122 UUIDs in production)
  * @param stepBudget maximum search steps per allocation attempt on one node, &gt; 0
  */
-public record AllocatorOptions(AllocatorFeatures features, SelectorEvaluator selectors,
-    Supplier<String> shareIds, long stepBudget) {
+public record AllocatorOptions(
+    AllocatorFeatures features,
+    SelectorEvaluator selectors,
+    Supplier<String> shareIds,
+    long stepBudget) {
 
   /** Default budget: enough for any realistic claim, small enough to answer within a second. */
   public static final long DEFAULT_STEP_BUDGET = 1_000_000;
@@ -34,8 +37,8 @@ public record AllocatorOptions(AllocatorFeatures features, SelectorEvaluator sel
    * share-ID supplier is the caller's: this library has no source of randomness of its own.
    */
   public static AllocatorOptions defaults(AllocatorFeatures features, Supplier<String> shareIds) {
-    return new AllocatorOptions(features, CelSelectorEvaluator.forFeatures(features), shareIds,
-        DEFAULT_STEP_BUDGET);
+    return new AllocatorOptions(
+        features, CelSelectorEvaluator.forFeatures(features), shareIds, DEFAULT_STEP_BUDGET);
   }
 
   public AllocatorOptions withFeatures(AllocatorFeatures f) {

@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One device of a slice as the allocator sees it, parsed once per snapshot: its ID, the API
- * object, its slice, and caches for selector results (devices are immutable within a snapshot, so
- * whether a device matches an expression never changes). Thread-safe.
+ * One device of a slice as the allocator sees it, parsed once per snapshot: its ID, the API object,
+ * its slice, and caches for selector results (devices are immutable within a snapshot, so whether a
+ * device matches an expression never changes). Thread-safe.
  */
 public final class CandidateDevice {
 
@@ -83,8 +83,8 @@ public final class CandidateDevice {
   }
 
   /**
-   * The attribute named by a fully qualified name, as constraints look it up: the exact key
-   * first, then the bare id when the domain is the driver's. Null when absent or malformed.
+   * The attribute named by a fully qualified name, as constraints look it up: the exact key first,
+   * then the bare id when the domain is the driver's. Null when absent or malformed.
    */
   AttributeValue attribute(String fullyQualifiedName) {
     AttributeValue cached = attributes.get(fullyQualifiedName);

@@ -11,10 +11,10 @@ import java.util.Map;
 
 /**
  * Consumable capacity (KEP 5075) arithmetic, as upstream's {@code CmpRequestOverCapacity}: a
- * requested amount is rounded up by the capacity's {@code requestPolicy} (to {@code min}, to
- * {@code min + n*step}, or to the next valid value); an unrequested capacity consumes the policy
- * default or, without a policy, the whole value. A device fits when the rounded request obeys the
- * policy and what is already consumed plus the new consumption stays within the value.
+ * requested amount is rounded up by the capacity's {@code requestPolicy} (to {@code min}, to {@code
+ * min + n*step}, or to the next valid value); an unrequested capacity consumes the policy default
+ * or, without a policy, the whole value. A device fits when the rounded request obeys the policy
+ * and what is already consumed plus the new consumption stays within the value.
  */
 final class Capacity {
 
@@ -61,8 +61,9 @@ final class Capacity {
   static Map<String, Quantity> consumption(RequestSpec r, CandidateDevice d) {
     Map<String, Quantity> out = new HashMap<>();
     if (d.device().getCapacity() != null) {
-      d.device().getCapacity().forEach((name, cap) ->
-          out.put(name, consumption(r.capacityRequests().get(name), cap)));
+      d.device()
+          .getCapacity()
+          .forEach((name, cap) -> out.put(name, consumption(r.capacityRequests().get(name), cap)));
     }
     return out;
   }
@@ -88,8 +89,8 @@ final class Capacity {
         return requested;
       }
       Quantity step = Quantities.of(range.getStep());
-      BigDecimal n = requested.value().subtract(min.value())
-          .divide(step.value(), 0, RoundingMode.CEILING);
+      BigDecimal n =
+          requested.value().subtract(min.value()).divide(step.value(), 0, RoundingMode.CEILING);
       return Quantity.of(min.value().add(n.multiply(step.value())), step.format());
     }
     if (policy.getValidValues() != null && !policy.getValidValues().isEmpty()) {

@@ -19,8 +19,8 @@ public final class CelSelectorEvaluator implements SelectorEvaluator {
 
   /** An evaluator whose environment matches the features ({@code allowMultipleAllocations}). */
   public static CelSelectorEvaluator forFeatures(AllocatorFeatures features) {
-    return new CelSelectorEvaluator(DeviceSelectorEnvironment.create(
-        features.consumableCapacity()));
+    return new CelSelectorEvaluator(
+        DeviceSelectorEnvironment.create(features.consumableCapacity()));
   }
 
   @Override

@@ -12,8 +12,10 @@ public sealed interface ClaimOutcome {
   default String claimKey() {
     var m = claim().getMetadata();
     // like the API server, a claim without a namespace is in "default"
-    String ns = m == null || m.getNamespace() == null || m.getNamespace().isEmpty() ? "default"
-        : m.getNamespace();
+    String ns =
+        m == null || m.getNamespace() == null || m.getNamespace().isEmpty()
+            ? "default"
+            : m.getNamespace();
     return ns + "/" + (m == null ? "" : m.getName());
   }
 

@@ -39,8 +39,8 @@ final class ClaimPlan {
     }
   }
 
-  private ClaimPlan(int index, ResourceClaim claim, List<RequestPlan> requests,
-      List<Constraint> constraints) {
+  private ClaimPlan(
+      int index, ResourceClaim claim, List<RequestPlan> requests, List<Constraint> constraints) {
     this.index = index;
     this.claim = claim;
     this.requests = requests;
@@ -52,72 +52,107 @@ final class ClaimPlan {
     return new ClaimPlan(index, claim, requests, constraints);
   }
 
-  static ClaimPlan prepare(int index, ResourceClaim claim, DeviceClassLister classes,
-      List<Pool> pools, AllocatorFeatures features, DeviceMatcher matcher,
+  static ClaimPlan prepare(
+      int index,
+      ResourceClaim claim,
+      DeviceClassLister classes,
+      List<Pool> pools,
+      AllocatorFeatures features,
+      DeviceMatcher matcher,
       AllocatedState allocated) {
     List<RequestPlan> plans = new ArrayList<>();
-    List<DeviceRequest> requests = claim.getSpec() == null || claim.getSpec().getDevices() == null
-        || claim.getSpec().getDevices().getRequests() == null
-        ? List.of() : claim.getSpec().getDevices().getRequests();
+    List<DeviceRequest> requests =
+        claim.getSpec() == null
+                || claim.getSpec().getDevices() == null
+                || claim.getSpec().getDevices().getRequests() == null
+            ? List.of()
+            : claim.getSpec().getDevices().getRequests();
     int minDevices = 0;
     for (DeviceRequest request : requests) {
-      boolean hasSubs = request.getFirstAvailable() != null
-          && !request.getFirstAvailable().isEmpty();
+      boolean hasSubs =
+          request.getFirstAvailable() != null && !request.getFirstAvailable().isEmpty();
       List<RequestData> alternatives = new ArrayList<>();
       if (hasSubs) {
         if (!features.prioritizedList()) {
-          throw problem(index, request.getName(), "has subrequests, but the "
-              + "DRAPrioritizedList feature is disabled");
+          throw problem(
+              index,
+              request.getName(),
+              "has subrequests, but the " + "DRAPrioritizedList feature is disabled");
         }
         int min = Integer.MAX_VALUE;
         for (var sub : request.getFirstAvailable()) {
-          RequestData rd = prepareRequest(index, RequestSpec.of(request, sub), classes, pools,
-              features, matcher, allocated);
+          RequestData rd =
+              prepareRequest(
+                  index,
+                  RequestSpec.of(request, sub),
+                  classes,
+                  pools,
+                  features,
+                  matcher,
+                  allocated);
           alternatives.add(rd);
           min = Math.min(min, rd.numDevices());
         }
         minDevices += min;
       } else if (request.getExactly() != null) {
-        RequestData rd = prepareRequest(index, RequestSpec.of(request), classes, pools, features,
-            matcher, allocated);
+        RequestData rd =
+            prepareRequest(
+                index, RequestSpec.of(request), classes, pools, features, matcher, allocated);
         alternatives.add(rd);
         minDevices += rd.numDevices();
       } else {
-        throw problem(index, request.getName(),
+        throw problem(
+            index,
+            request.getName(),
             "neither exactly nor firstAvailable is set (unsupported request type?)");
       }
       plans.add(new RequestPlan(request, List.copyOf(alternatives), hasSubs));
     }
     if (minDevices > MAX_RESULTS) {
-      throw problem(index, null, "number of requested devices " + minDevices
-          + " exceeds the claim limit of " + MAX_RESULTS);
+      throw problem(
+          index,
+          null,
+          "number of requested devices "
+              + minDevices
+              + " exceeds the claim limit of "
+              + MAX_RESULTS);
     }
     return new ClaimPlan(index, claim, List.copyOf(plans), constraints(index, claim));
   }
 
   static List<Constraint> constraints(int index, ResourceClaim claim) {
     List<Constraint> list = new ArrayList<>();
-    List<DeviceConstraint> raw = claim.getSpec() == null || claim.getSpec().getDevices() == null
-        || claim.getSpec().getDevices().getConstraints() == null
-        ? List.of() : claim.getSpec().getDevices().getConstraints();
+    List<DeviceConstraint> raw =
+        claim.getSpec() == null
+                || claim.getSpec().getDevices() == null
+                || claim.getSpec().getDevices().getConstraints() == null
+            ? List.of()
+            : claim.getSpec().getDevices().getConstraints();
     for (int i = 0; i < raw.size(); i++) {
       Constraint c = Constraint.of(raw.get(i));
       if (c == null) {
-        throw problem(index, null, "constraint #" + i
-            + ": empty constraint (unsupported constraint type?)");
+        throw problem(
+            index, null, "constraint #" + i + ": empty constraint (unsupported constraint type?)");
       }
       list.add(c);
     }
     return list;
   }
 
-  private static RequestData prepareRequest(int index, RequestSpec spec,
-      DeviceClassLister classes, List<Pool> pools, AllocatorFeatures features,
-      DeviceMatcher matcher, AllocatedState allocated) {
+  private static RequestData prepareRequest(
+      int index,
+      RequestSpec spec,
+      DeviceClassLister classes,
+      List<Pool> pools,
+      AllocatorFeatures features,
+      DeviceMatcher matcher,
+      AllocatedState allocated) {
     String name = spec.resultName();
     if (spec.hasCapacity() && !features.consumableCapacity()) {
-      throw problem(index, name, "has capacity requests, but the DRAConsumableCapacity "
-          + "feature is disabled");
+      throw problem(
+          index,
+          name,
+          "has capacity requests, but the DRAConsumableCapacity " + "feature is disabled");
     }
     for (String s : spec.selectors()) {
       if (s == null) {
@@ -132,8 +167,12 @@ final class ClaimPlan {
     }
     Optional<DeviceClass> cls = classes.get(spec.className());
     if (cls.isEmpty()) {
-      throw new AllocationProblem(index, name, Explanation.Kind.MISSING_CLASS,
-          "device class " + spec.className() + " not found", null);
+      throw new AllocationProblem(
+          index,
+          name,
+          Explanation.Kind.MISSING_CLASS,
+          "device class " + spec.className() + " not found",
+          null);
     }
     if (!spec.all()) {
       if (!"ExactCount".equals(spec.allocationMode())) {
@@ -148,18 +187,31 @@ final class ClaimPlan {
     List<RequestData.Candidate> all = new ArrayList<>();
     for (Pool pool : pools) {
       if (pool.incomplete()) {
-        throw problem(index, name, "asks for all devices, but resource pool " + pool.id()
-            + " is currently being updated (" + pool.slicesPresent() + " of "
-            + pool.sliceCount() + " slices)");
+        throw problem(
+            index,
+            name,
+            "asks for all devices, but resource pool "
+                + pool.id()
+                + " is currently being updated ("
+                + pool.slicesPresent()
+                + " of "
+                + pool.sliceCount()
+                + " slices)");
       }
       if (pool.invalid()) {
-        throw problem(index, name, "asks for all devices, but resource pool " + pool.id()
-            + " is currently invalid: " + pool.invalidReason());
+        throw problem(
+            index,
+            name,
+            "asks for all devices, but resource pool "
+                + pool.id()
+                + " is currently invalid: "
+                + pool.invalidReason());
       }
       for (SliceInfo s : pool.slices()) {
         for (CandidateDevice d : s.devices()) {
-          if (matcher.selectable(index, rd, d) && (!features.consumableCapacity()
-              || Capacity.fits(spec, d, allocated.consumedCapacity(d.id())))) {
+          if (matcher.selectable(index, rd, d)
+              && (!features.consumableCapacity()
+                  || Capacity.fits(spec, d, allocated.consumedCapacity(d.id())))) {
             all.add(new RequestData.Candidate(d, pool));
           }
         }

@@ -67,8 +67,9 @@ abstract sealed class Constraint permits Constraint.MatchAttribute, Constraint.D
   abstract String describe();
 
   String requestsText() {
-    return requests.isEmpty() ? "all requests" : "requests " + String.join(", ",
-        requests.stream().sorted().toList());
+    return requests.isEmpty()
+        ? "all requests"
+        : "requests " + String.join(", ", requests.stream().sorted().toList());
   }
 
   /** All devices share the attribute's type and value (the first device fixes it). */

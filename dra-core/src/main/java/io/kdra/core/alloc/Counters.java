@@ -11,9 +11,9 @@ import java.util.Map;
  * Shared-counter bookkeeping for partitionable devices during one search. Available counters of a
  * pool are its counter sets minus what devices already allocated (in {@link AllocatedState})
  * consume, counting devices on every slice of the pool, not only those visible from the node.
- * Devices picked during the search add their consumption; a device fits only when no counter of
- * its pool would drop below zero. Never oversubscribes, including when existing allocations
- * already did.
+ * Devices picked during the search add their consumption; a device fits only when no counter of its
+ * pool would drop below zero. Never oversubscribes, including when existing allocations already
+ * did.
  */
 final class Counters {
 
@@ -70,27 +70,33 @@ final class Counters {
   }
 
   private Map<String, Map<String, Quantity>> availableFor(Pool pool) {
-    return available.computeIfAbsent(pool, p -> {
-      Map<String, Map<String, Quantity>> avail = new HashMap<>();
-      p.counterSets().forEach((name, counters) -> avail.put(name, new HashMap<>(counters)));
-      for (var slices : java.util.List.of(p.slices(), p.otherSlices())) {
-        for (SliceInfo s : slices) {
-          for (CandidateDevice d : s.devices()) {
-            if (!d.consumesCounters() || !allocated.holdsCounters(d.id())) {
-              continue;
-            }
-            for (DeviceCounterConsumption c : d.device().getConsumesCounters()) {
-              Map<String, Quantity> set = avail.get(c.getCounterSet());
-              if (set == null || c.getCounters() == null) {
-                continue;
+    return available.computeIfAbsent(
+        pool,
+        p -> {
+          Map<String, Map<String, Quantity>> avail = new HashMap<>();
+          p.counterSets().forEach((name, counters) -> avail.put(name, new HashMap<>(counters)));
+          for (var slices : java.util.List.of(p.slices(), p.otherSlices())) {
+            for (SliceInfo s : slices) {
+              for (CandidateDevice d : s.devices()) {
+                if (!d.consumesCounters() || !allocated.holdsCounters(d.id())) {
+                  continue;
+                }
+                for (DeviceCounterConsumption c : d.device().getConsumesCounters()) {
+                  Map<String, Quantity> set = avail.get(c.getCounterSet());
+                  if (set == null || c.getCounters() == null) {
+                    continue;
+                  }
+                  c.getCounters()
+                      .forEach(
+                          (name, counter) ->
+                              set.computeIfPresent(
+                                  name,
+                                  (k, have) -> have.subtract(Quantities.of(counter.getValue()))));
+                }
               }
-              c.getCounters().forEach((name, counter) -> set.computeIfPresent(name,
-                  (k, have) -> have.subtract(Quantities.of(counter.getValue()))));
             }
           }
-        }
-      }
-      return avail;
-    });
+          return avail;
+        });
   }
 }

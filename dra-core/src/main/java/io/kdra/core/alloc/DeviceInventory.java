@@ -13,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * All ResourceSlices of a snapshot, parsed once and indexed by node and pool, with a cache of the
- * pools gathered per node. Immutable apart from its caches; thread-safe. Build a new inventory
- * when slices change; allocated state changes do not require one.
+ * pools gathered per node. Immutable apart from its caches; thread-safe. Build a new inventory when
+ * slices change; allocated state changes do not require one.
  */
 public final class DeviceInventory {
 
@@ -76,7 +76,9 @@ public final class DeviceInventory {
   public static DeviceInventory of(Collection<ResourceSlice> slices) {
     List<SliceInfo> list = new ArrayList<>();
     for (ResourceSlice s : slices) {
-      if (s.getSpec() == null || s.getSpec().getDriver() == null || s.getSpec().getPool() == null
+      if (s.getSpec() == null
+          || s.getSpec().getDriver() == null
+          || s.getSpec().getPool() == null
           || s.getSpec().getPool().getName() == null) {
         continue;
       }
@@ -99,8 +101,8 @@ public final class DeviceInventory {
    * evaluated, in order (a later selector is only evaluated where the earlier ones match). Lists
    * may hold nulls (a selector without CEL), so they are not {@code List.copyOf}.
    */
-  record SelectorsKey(AllocatorFeatures features, List<String> classSelectors,
-      List<String> requestSelectors) {}
+  record SelectorsKey(
+      AllocatorFeatures features, List<String> classSelectors, List<String> requestSelectors) {}
 
   /** Bounds the memo below: distinct (class, request selectors) pairs are few in practice. */
   private static final int SELECTOR_ERROR_MEMO_LIMIT = 4096;
@@ -109,14 +111,14 @@ public final class DeviceInventory {
       new ConcurrentHashMap<>();
 
   /**
-   * Whether evaluating these selectors on every device throws, memoized per inventory: a
-   * device's selector results depend only on the device (fixed for this inventory) and the
-   * evaluator (the cache owner's), never on what is allocated, so the answer holds for every
-   * pod scheduled against this inventory. {@code check} runs the evaluation and reports whether
-   * it threw; it is only memoized for the evaluator that owns the caches.
+   * Whether evaluating these selectors on every device throws, memoized per inventory: a device's
+   * selector results depend only on the device (fixed for this inventory) and the evaluator (the
+   * cache owner's), never on what is allocated, so the answer holds for every pod scheduled against
+   * this inventory. {@code check} runs the evaluation and reports whether it threw; it is only
+   * memoized for the evaluator that owns the caches.
    */
-  boolean selectorsFailSomewhere(SelectorEvaluator evaluator, SelectorsKey key,
-      java.util.function.BooleanSupplier check) {
+  boolean selectorsFailSomewhere(
+      SelectorEvaluator evaluator, SelectorsKey key, java.util.function.BooleanSupplier check) {
     if (!cachesResultsOf(evaluator)) {
       return check.getAsBoolean();
     }
@@ -137,10 +139,12 @@ public final class DeviceInventory {
   /**
    * The devices these selectors match, cluster-wide, built once per inventory and selector set by
    * {@code collect} (for the same reason as {@link #selectorsFailSomewhere}: matching does not
-   * depend on what is allocated); null when {@code evaluator} does not own the selector caches
-   * or the memo is full, and the caller scans the cluster itself.
+   * depend on what is allocated); null when {@code evaluator} does not own the selector caches or
+   * the memo is full, and the caller scans the cluster itself.
    */
-  MatchingDevices matchingDevices(SelectorEvaluator evaluator, SelectorsKey key,
+  MatchingDevices matchingDevices(
+      SelectorEvaluator evaluator,
+      SelectorsKey key,
       java.util.function.Supplier<List<CandidateDevice>> collect) {
     if (!cachesResultsOf(evaluator)) {
       return null;
@@ -192,16 +196,18 @@ public final class DeviceInventory {
   }
 
   private List<Pool> poolsByValue(Node node, AllocatorFeatures features) {
-    Map<String, String> labels = node.getMetadata().getLabels() == null
-        ? Map.of() : Map.copyOf(node.getMetadata().getLabels());
-    PoolCacheKey key = new PoolCacheKey(node.getMetadata().getName(), labels,
-        features.partitionableDevices());
+    Map<String, String> labels =
+        node.getMetadata().getLabels() == null
+            ? Map.of()
+            : Map.copyOf(node.getMetadata().getLabels());
+    PoolCacheKey key =
+        new PoolCacheKey(node.getMetadata().getName(), labels, features.partitionableDevices());
     return poolCache.computeIfAbsent(key, k -> PoolGatherer.gather(this, node, features));
   }
 
   /**
-   * The node index for this node list, reused while callers pass the same list of node objects
-   * (one pod after another); one slot, since a scheduler walks one node list at a time.
+   * The node index for this node list, reused while callers pass the same list of node objects (one
+   * pod after another); one slot, since a scheduler walks one node list at a time.
    */
   NodeIndex nodeIndex(List<Node> nodes, AllocatorFeatures features) {
     NodeIndex current = lastNodeIndex.get();
@@ -215,8 +221,9 @@ public final class DeviceInventory {
 
   /** Every pool regardless of node, for cluster-wide explanations. */
   List<Pool> allPools(AllocatorFeatures features) {
-    return poolCache.computeIfAbsent(new PoolCacheKey(null, Map.of(),
-        features.partitionableDevices()), k -> PoolGatherer.gather(this, null, features));
+    return poolCache.computeIfAbsent(
+        new PoolCacheKey(null, Map.of(), features.partitionableDevices()),
+        k -> PoolGatherer.gather(this, null, features));
   }
 
   private static String poolKey(String driver, String pool) {

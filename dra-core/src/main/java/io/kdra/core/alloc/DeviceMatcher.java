@@ -19,11 +19,11 @@ final class DeviceMatcher {
   private final boolean useCache;
 
   /**
-   * @param useCache whether the devices' result caches belong to this evaluator (see
-   *     {@link DeviceInventory#cachesResultsOf}); without it every selector is evaluated
+   * @param useCache whether the devices' result caches belong to this evaluator (see {@link
+   *     DeviceInventory#cachesResultsOf}); without it every selector is evaluated
    */
-  DeviceMatcher(SelectorEvaluator evaluator, AllocatorFeatures features, Node node,
-      boolean useCache) {
+  DeviceMatcher(
+      SelectorEvaluator evaluator, AllocatorFeatures features, Node node, boolean useCache) {
     this.evaluator = evaluator;
     this.features = features;
     this.node = node;
@@ -47,11 +47,22 @@ final class DeviceMatcher {
     for (int i = 0; i < selectors.size(); i++) {
       DeviceSelector s = selectors.get(i);
       if (s.getCel() == null || s.getCel().getExpression() == null) {
-        throw new AllocationProblem(claimIndex, rd.spec().resultName(), Explanation.Kind.FATAL,
-            "class " + cls.getMetadata().getName() + ": selector #" + i
-                + ": CEL expression empty (unsupported selector type?)", null);
+        throw new AllocationProblem(
+            claimIndex,
+            rd.spec().resultName(),
+            Explanation.Kind.FATAL,
+            "class "
+                + cls.getMetadata().getName()
+                + ": selector #"
+                + i
+                + ": CEL expression empty (unsupported selector type?)",
+            null);
       }
-      if (!eval(claimIndex, rd, d, s.getCel().getExpression(),
+      if (!eval(
+          claimIndex,
+          rd,
+          d,
+          s.getCel().getExpression(),
           "class " + cls.getMetadata().getName() + ": selector #" + i)) {
         return false;
       }
@@ -67,7 +78,11 @@ final class DeviceMatcher {
   boolean requestSelectorsMatch(int claimIndex, RequestData rd, CandidateDevice d) {
     List<String> exprs = rd.spec().selectors();
     for (int i = 0; i < exprs.size(); i++) {
-      if (!eval(claimIndex, rd, d, exprs.get(i),
+      if (!eval(
+          claimIndex,
+          rd,
+          d,
+          exprs.get(i),
           "request " + rd.spec().resultName() + ": selector #" + i)) {
         return false;
       }
@@ -84,8 +99,8 @@ final class DeviceMatcher {
     return visible(d) && classMatches(claimIndex, rd, d) && requestMatches(claimIndex, rd, d);
   }
 
-  private boolean eval(int claimIndex, RequestData rd, CandidateDevice d, String expression,
-      String where) {
+  private boolean eval(
+      int claimIndex, RequestData rd, CandidateDevice d, String expression, String where) {
     Boolean cached = useCache ? d.cachedMatch(expression) : null;
     if (cached != null) {
       return cached;
@@ -94,8 +109,12 @@ final class DeviceMatcher {
     try {
       result = evaluator.matches(expression, d);
     } catch (SelectorException e) {
-      throw new AllocationProblem(claimIndex, rd.spec().resultName(), Explanation.Kind.FATAL,
-          where + " on device " + d.id() + ": CEL error: " + e.getMessage(), expression);
+      throw new AllocationProblem(
+          claimIndex,
+          rd.spec().resultName(),
+          Explanation.Kind.FATAL,
+          where + " on device " + d.id() + ": CEL error: " + e.getMessage(),
+          expression);
     }
     if (useCache) {
       d.cacheMatch(expression, result);

@@ -21,8 +21,12 @@ final class Diagnoser {
   private final DeviceMatcher matcher;
   private final Supplier<String> shareIds;
 
-  Diagnoser(List<Pool> pools, AllocatedState allocated, AllocatorFeatures features,
-      DeviceMatcher matcher, Supplier<String> shareIds) {
+  Diagnoser(
+      List<Pool> pools,
+      AllocatedState allocated,
+      AllocatorFeatures features,
+      DeviceMatcher matcher,
+      Supplier<String> shareIds) {
     this.pools = pools;
     this.allocated = allocated;
     this.features = features;
@@ -69,8 +73,8 @@ final class Diagnoser {
         }
       }
       if (failing.isEmpty()) {
-        if (!all.isEmpty() && probeFails(plan.copy(ClaimPlan.constraints(plan.index,
-            plan.claim)))) {
+        if (!all.isEmpty()
+            && probeFails(plan.copy(ClaimPlan.constraints(plan.index, plan.claim)))) {
           message = "the claim's constraints cannot all be satisfied together";
         } else if (probeFails(plan.copy(List.of()))) {
           message = "not enough free devices for all requests together";
@@ -79,8 +83,8 @@ final class Diagnoser {
         }
       }
     }
-    return new Explanation(Explanation.Kind.UNSATISFIABLE, node, reports, poolIssues(), failing,
-        message, null, null);
+    return new Explanation(
+        Explanation.Kind.UNSATISFIABLE, node, reports, poolIssues(), failing, message, null, null);
   }
 
   private static RequestReport reportFor(List<RequestReport> reports, RequestData rd) {
@@ -94,8 +98,8 @@ final class Diagnoser {
 
   private boolean probeFails(ClaimPlan copy) {
     try {
-      Search s = new Search(List.of(copy), pools, allocated, features, matcher, shareIds,
-          PROBE_BUDGET);
+      Search s =
+          new Search(List.of(copy), pools, allocated, features, matcher, shareIds, PROBE_BUDGET);
       return !s.run();
     } catch (SearchLimitException e) {
       return false;
@@ -137,8 +141,9 @@ final class Diagnoser {
             if (blockingTaint == null) {
               blockingTaint = Taints.describe(Taints.blocking(d.taints(), spec.tolerations()));
             }
-          } else if (d.consumesCounters() && (!features.partitionableDevices()
-              || (!(multi && allocated.isShared(d.id())) && !counters.wouldFit(pool, d)))) {
+          } else if (d.consumesCounters()
+              && (!features.partitionableDevices()
+                  || (!(multi && allocated.isShared(d.id())) && !counters.wouldFit(pool, d)))) {
             noCounters++;
           } else if (features.consumableCapacity()
               && !Capacity.fits(spec, d, allocated.consumedCapacity(d.id()))) {
@@ -151,7 +156,19 @@ final class Diagnoser {
     }
     long needed = spec.all() ? matching : spec.count();
     boolean filtered = !spec.selectors().isEmpty() || !spec.capacityRequests().isEmpty();
-    return new RequestReport(spec.resultName(), spec.className(), needed, spec.all(), inClass,
-        filtered, matching, free, taken, tainted, blockingTaint, noCounters, noCapacity);
+    return new RequestReport(
+        spec.resultName(),
+        spec.className(),
+        needed,
+        spec.all(),
+        inClass,
+        filtered,
+        matching,
+        free,
+        taken,
+        tainted,
+        blockingTaint,
+        noCounters,
+        noCapacity);
   }
 }

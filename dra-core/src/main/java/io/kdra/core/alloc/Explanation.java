@@ -33,8 +33,10 @@ public record Explanation(
     UNSATISFIABLE,
     /** A request names a DeviceClass that does not exist (upstream: an error). */
     MISSING_CLASS,
-    /** An error upstream aborts on: CEL failure, disabled feature, malformed claim, All on an
-     * incomplete pool. */
+    /**
+     * An error upstream aborts on: CEL failure, disabled feature, malformed claim, All on an
+     * incomplete pool.
+     */
     FATAL,
     /** The step budget ran out before the search finished. */
     SEARCH_LIMIT,
@@ -52,17 +54,17 @@ public record Explanation(
     failingConstraints = List.copyOf(failingConstraints);
   }
 
-  static Explanation problem(Kind kind, String node, String request, String message,
-      String expression) {
-    return new Explanation(kind, node, List.of(), List.of(), List.of(), message, request,
-        expression);
+  static Explanation problem(
+      Kind kind, String node, String request, String message, String expression) {
+    return new Explanation(
+        kind, node, List.of(), List.of(), List.of(), message, request, expression);
   }
 
   /** The same explanation with a note appended to its message (e.g. nodes excluded). */
   Explanation withNote(String note) {
     String m = message == null ? note : message + "; " + note;
-    return new Explanation(kind, node, requests, poolIssues, failingConstraints, m, request,
-        expression);
+    return new Explanation(
+        kind, node, requests, poolIssues, failingConstraints, m, request, expression);
   }
 
   /**

@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * An immutable {@link DeviceClassLister} over a fixed set of classes. When two classes share a
- * name the later one wins, as an update would.
+ * An immutable {@link DeviceClassLister} over a fixed set of classes. When two classes share a name
+ * the later one wins, as an update would.
  */
 public final class InMemoryDeviceClassLister implements DeviceClassLister {
 

@@ -5,14 +5,13 @@ import java.util.function.Predicate;
 
 /**
  * The devices of the whole cluster that one set of class and request selectors matches, in pool,
- * slice and device order, and which of them are known to be allocated ({@link StateMarks}: a
- * device allocated in a state is allocated in every state that includes it). Answers "does the
- * cluster have {@code n} free devices for this alternative?" for the early stop of
- * {@code firstAvailable} scoring ({@link Allocator#bestReachableScore}) by walking only the
- * matching devices and jumping over those found allocated before, instead of evaluating the
- * selectors on, and looking up, every device of the cluster for each pod. Which devices match
- * depends only on the inventory and the selectors, so {@link DeviceInventory} keeps one per
- * selector set. Thread-safe.
+ * slice and device order, and which of them are known to be allocated ({@link StateMarks}: a device
+ * allocated in a state is allocated in every state that includes it). Answers "does the cluster
+ * have {@code n} free devices for this alternative?" for the early stop of {@code firstAvailable}
+ * scoring ({@link Allocator#bestReachableScore}) by walking only the matching devices and jumping
+ * over those found allocated before, instead of evaluating the selectors on, and looking up, every
+ * device of the cluster for each pod. Which devices match depends only on the inventory and the
+ * selectors, so {@link DeviceInventory} keeps one per selector set. Thread-safe.
  */
 final class MatchingDevices {
 
@@ -35,7 +34,8 @@ final class MatchingDevices {
    */
   boolean enoughFree(AllocatedState state, int needed, Predicate<CandidateDevice> usable) {
     int found = 0;
-    for (int i = allocated.nextUnmarked(0, state); i < devices.length;
+    for (int i = allocated.nextUnmarked(0, state);
+        i < devices.length;
         i = allocated.nextUnmarked(i + 1, state)) {
       CandidateDevice d = devices[i];
       if (!d.allowMultipleAllocations() && state.isAllocated(d.id())) {

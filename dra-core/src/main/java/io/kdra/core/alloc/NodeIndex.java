@@ -11,10 +11,10 @@ import java.util.List;
  * cluster jumps over runs of full nodes ({@code BitSet.nextClearBit}, 64 nodes a word) instead of
  * looking up each node's pools: without it every pod paid a hash lookup per full node, O(nodes).
  *
- * <p>Why the marks stay true: a pool fully allocated in one state is fully allocated in every
- * state that {@linkplain AllocatedState#includes includes} it ({@link StateMarks} keeps them).
- * Built for one list object and valid while the caller passes the same node objects in the same
- * order ({@link #sameNodes}); thread-safe.
+ * <p>Why the marks stay true: a pool fully allocated in one state is fully allocated in every state
+ * that {@linkplain AllocatedState#includes includes} it ({@link StateMarks} keeps them). Built for
+ * one list object and valid while the caller passes the same node objects in the same order ({@link
+ * #sameNodes}); thread-safe.
  */
 final class NodeIndex {
 
@@ -71,9 +71,9 @@ final class NodeIndex {
   }
 
   /**
-   * The first position at or after {@code from} (in name order) not known to be full in
-   * {@code state}; {@code from} itself when no mark holds for the state; {@code size()} or more
-   * when every remaining node is known full.
+   * The first position at or after {@code from} (in name order) not known to be full in {@code
+   * state}; {@code from} itself when no mark holds for the state; {@code size()} or more when every
+   * remaining node is known full.
    */
   int nextNotKnownFull(int from, AllocatedState state) {
     return full.nextUnmarked(from, state);

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Node selector matching as {@code k8s.io/component-helpers/scheduling/corev1/nodeaffinity}
- * does it: terms are ORed, the requirements of a term ANDed; a term without requirements matches
+ * Node selector matching as {@code k8s.io/component-helpers/scheduling/corev1/nodeaffinity} does
+ * it: terms are ORed, the requirements of a term ANDed; a term without requirements matches
  * nothing; {@code matchFields} supports {@code metadata.name}. Requirements with an unknown
  * operator, or a non-integer value for {@code Gt}/{@code Lt}, do not match (upstream rejects such
  * selectors at validation time).
@@ -36,8 +36,8 @@ public final class NodeSelectors {
 
   /**
    * Whether the node may use every one of these allocations: kube-scheduler's DynamicResources
-   * filter for a pod's already-allocated claims ("resourceclaim not available on the node"). A
-   * null entry is an allocation without a node selector, usable on every node.
+   * filter for a pod's already-allocated claims ("resourceclaim not available on the node"). A null
+   * entry is an allocation without a node selector, usable on every node.
    */
   public static boolean allowAll(Collection<NodeSelector> allocationSelectors, Node node) {
     for (NodeSelector s : allocationSelectors) {
@@ -52,7 +52,8 @@ public final class NodeSelectors {
   public static List<NodeSelector> ofAllocated(Collection<ResourceClaim> claims) {
     List<NodeSelector> out = new ArrayList<>();
     for (ResourceClaim c : claims) {
-      if (c.getStatus() != null && c.getStatus().getAllocation() != null
+      if (c.getStatus() != null
+          && c.getStatus().getAllocation() != null
           && c.getStatus().getAllocation().getNodeSelector() != null) {
         out.add(c.getStatus().getAllocation().getNodeSelector());
       }
@@ -108,8 +109,8 @@ public final class NodeSelectors {
     return true;
   }
 
-  private static boolean requirementMatches(NodeSelectorRequirement r, boolean present,
-      String value) {
+  private static boolean requirementMatches(
+      NodeSelectorRequirement r, boolean present, String value) {
     List<String> values = r.getValues() == null ? List.of() : r.getValues();
     String op = r.getOperator() == null ? "" : r.getOperator();
     switch (op) {

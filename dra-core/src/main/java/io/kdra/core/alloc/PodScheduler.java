@@ -9,16 +9,15 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * Places one pod's claims: tries nodes in name order, skipping nodes the pod cannot run on
- * ({@code spec.nodeName}, {@code spec.nodeSelector}, required node affinity, and, as
- * kube-scheduler's DynamicResources filter, the node selectors of the pod's claims that are
- * allocated already), and allocates all of
- * the pod's claims together on one node. Without {@code firstAvailable} alternatives that is the
- * first node where they fit. With them, nodes are scored as the 1.35+ scheduler does for
- * prioritized lists: the node whose allocation uses the best-ranked subrequests wins (a node
- * where every such request gets its first choice ends the search), ties going to the first node
- * in search order; like kube-scheduler, only a bounded number of feasible nodes is scored
- * ({@link #feasibleNodesToScore}). The search starts at the first node by name, or, as
+ * Places one pod's claims: tries nodes in name order, skipping nodes the pod cannot run on ({@code
+ * spec.nodeName}, {@code spec.nodeSelector}, required node affinity, and, as kube-scheduler's
+ * DynamicResources filter, the node selectors of the pod's claims that are allocated already), and
+ * allocates all of the pod's claims together on one node. Without {@code firstAvailable}
+ * alternatives that is the first node where they fit. With them, nodes are scored as the 1.35+
+ * scheduler does for prioritized lists: the node whose allocation uses the best-ranked subrequests
+ * wins (a node where every such request gets its first choice ends the search), ties going to the
+ * first node in search order; like kube-scheduler, only a bounded number of feasible nodes is
+ * scored ({@link #feasibleNodesToScore}). The search starts at the first node by name, or, as
  * kube-scheduler's {@code nextStartNodeIndex}, at a position the caller passes and advances by
  * {@link Placement#examined} from one pod to the next, so that the bounded scoring does not keep
  * looking at the same first nodes. Pure and deterministic.
@@ -32,8 +31,8 @@ public final class PodScheduler {
    *
    * @param node the chosen node's name, or null when the claims could not be allocated
    * @param outcomes one outcome per claim, in input order
-   * @param examined how many nodes (name-order positions from the start) the search went over,
-   *     for the caller's next start ({@code (start + examined) % nodes}, as kube-scheduler)
+   * @param examined how many nodes (name-order positions from the start) the search went over, for
+   *     the caller's next start ({@code (start + examined) % nodes}, as kube-scheduler)
    */
   public record Placement(String node, List<ClaimOutcome> outcomes, int examined) {
 
@@ -48,34 +47,43 @@ public final class PodScheduler {
 
   /**
    * Allocates {@code claims} for {@code pod} (null: no node constraints) on the first suitable
-   * node. When none fits, the explanations cover all nodes (cluster-wide counts), except for
-   * errors upstream reports, which are reported as found on the first node.
+   * node. When none fits, the explanations cover all nodes (cluster-wide counts), except for errors
+   * upstream reports, which are reported as found on the first node.
    */
-  public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
-      List<ResourceClaim> claims) {
+  public static Placement schedule(
+      Allocator allocator, List<Node> nodes, Pod pod, List<ResourceClaim> claims) {
     return schedule(allocator, nodes, pod, claims, List.of());
   }
 
   /**
    * As {@link #schedule(Allocator, List, Pod, List)} for a pod that also has allocated claims:
-   * {@code claims} are the pod's unallocated claims, {@code allocatedSelectors} the
-   * {@code status.allocation.nodeSelector}s of its allocated ones (see
-   * {@link NodeSelectors#ofAllocated}); only nodes that all of them allow are tried.
+   * {@code claims} are the pod's unallocated claims, {@code allocatedSelectors} the {@code
+   * status.allocation.nodeSelector}s of its allocated ones (see {@link NodeSelectors#ofAllocated});
+   * only nodes that all of them allow are tried.
    */
-  public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
-      List<ResourceClaim> claims, List<NodeSelector> allocatedSelectors) {
+  public static Placement schedule(
+      Allocator allocator,
+      List<Node> nodes,
+      Pod pod,
+      List<ResourceClaim> claims,
+      List<NodeSelector> allocatedSelectors) {
     return schedule(allocator, nodes, pod, claims, allocatedSelectors, 0);
   }
 
   /**
-   * As {@link #schedule(Allocator, List, Pod, List, List)}, searching from the node at
-   * {@code start} in name order (modulo the node count) round to the one before it.
+   * As {@link #schedule(Allocator, List, Pod, List, List)}, searching from the node at {@code
+   * start} in name order (modulo the node count) round to the one before it.
    */
-  public static Placement schedule(Allocator allocator, List<Node> nodes, Pod pod,
-      List<ResourceClaim> claims, List<NodeSelector> allocatedSelectors, int start) {
+  public static Placement schedule(
+      Allocator allocator,
+      List<Node> nodes,
+      Pod pod,
+      List<ResourceClaim> claims,
+      List<NodeSelector> allocatedSelectors,
+      int start) {
     boolean pinned = allocatedSelectors.stream().anyMatch(java.util.Objects::nonNull);
-    NodeIndex index = allocator.snapshot().inventory().nodeIndex(nodes,
-        allocator.options().features());
+    NodeIndex index =
+        allocator.snapshot().inventory().nodeIndex(nodes, allocator.options().features());
     List<Node> sorted = index.sorted();
     // only a pod with node constraints filters; without, every node is eligible and no list of
     // them is built per pod
@@ -93,9 +101,15 @@ public final class PodScheduler {
     if (eligibleCount == 0) {
       List<ClaimOutcome> out = new ArrayList<>();
       for (ResourceClaim c : claims) {
-        out.add(new ClaimOutcome.NotAllocated(c, Explanation.problem(
-            Explanation.Kind.NO_MATCHING_NODE, null, null, noMatchingNode(nodes.size(), pinned),
-            null)));
+        out.add(
+            new ClaimOutcome.NotAllocated(
+                c,
+                Explanation.problem(
+                    Explanation.Kind.NO_MATCHING_NODE,
+                    null,
+                    null,
+                    noMatchingNode(nodes.size(), pinned),
+                    null)));
       }
       return new Placement(null, out);
     }
@@ -178,11 +192,15 @@ public final class PodScheduler {
     if (best != null) {
       return new Placement(best.node(), best.outcomes(), k);
     }
-    List<ClaimOutcome> explained = allocator.explain(null, claims,
-        new Allocator.Attempt(null, null, null));
+    List<ClaimOutcome> explained =
+        allocator.explain(null, claims, new Allocator.Attempt(null, null, null));
     String note = notes(nodes.size(), eligibleCount, pinned, limit, limitNode);
-    boolean noCommon = explained.stream().anyMatch(o -> ((ClaimOutcome.NotAllocated) o)
-        .explanation().kind() == Explanation.Kind.NO_COMMON_NODE);
+    boolean noCommon =
+        explained.stream()
+            .anyMatch(
+                o ->
+                    ((ClaimOutcome.NotAllocated) o).explanation().kind()
+                        == Explanation.Kind.NO_COMMON_NODE);
     if (noCommon) {
       String tried = eligibleCount + (eligibleCount == 1 ? " node" : " nodes") + " tried";
       note = note == null ? tried : tried + "; " + note;
@@ -204,14 +222,16 @@ public final class PodScheduler {
    */
   public static String noMatchingNode(int nodes, boolean pinned) {
     return "no node matches the pod's node name, node selector and required node affinity"
-        + (pinned ? " and the node selectors of its allocated claims" : "") + " (" + nodes
+        + (pinned ? " and the node selectors of its allocated claims" : "")
+        + " ("
+        + nodes
         + (nodes == 1 ? " node)" : " nodes)");
   }
 
   /**
-   * How many feasible nodes are scored before choosing, as kube-scheduler's default adaptive
-   * {@code percentageOfNodesToScore}: all of up to 100 nodes, else {@code max(5, 50 - n/125)}
-   * percent of them but at least 100.
+   * How many feasible nodes are scored before choosing, as kube-scheduler's default adaptive {@code
+   * percentageOfNodesToScore}: all of up to 100 nodes, else {@code max(5, 50 - n/125)} percent of
+   * them but at least 100.
    */
   static int feasibleNodesToScore(int nodes) {
     if (nodes < 100) {
@@ -221,12 +241,16 @@ public final class PodScheduler {
     return Math.max(100, nodes * percentage / 100);
   }
 
-  private static String notes(int all, int eligible, boolean pinned, SearchLimitException limit,
-      String node) {
+  private static String notes(
+      int all, int eligible, boolean pinned, SearchLimitException limit, String node) {
     List<String> notes = new ArrayList<>();
     if (eligible < all) {
-      notes.add((all - eligible) + " of " + all + " nodes excluded by the pod's node selection"
-          + (pinned ? " and its allocated claims" : ""));
+      notes.add(
+          (all - eligible)
+              + " of "
+              + all
+              + " nodes excluded by the pod's node selection"
+              + (pinned ? " and its allocated claims" : ""));
     }
     if (limit != null) {
       notes.add(limit.getMessage() + " on node " + node);
@@ -242,9 +266,12 @@ public final class PodScheduler {
     var spec = pod.getSpec();
     return (spec.getNodeName() != null && !spec.getNodeName().isEmpty())
         || (spec.getNodeSelector() != null && !spec.getNodeSelector().isEmpty())
-        || (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null
-            && spec.getAffinity().getNodeAffinity()
-                .getRequiredDuringSchedulingIgnoredDuringExecution() != null);
+        || (spec.getAffinity() != null
+            && spec.getAffinity().getNodeAffinity() != null
+            && spec.getAffinity()
+                    .getNodeAffinity()
+                    .getRequiredDuringSchedulingIgnoredDuringExecution()
+                != null);
   }
 
   /**
@@ -261,7 +288,8 @@ public final class PodScheduler {
       return true;
     }
     var spec = pod.getSpec();
-    if (spec.getNodeName() != null && !spec.getNodeName().isEmpty()
+    if (spec.getNodeName() != null
+        && !spec.getNodeName().isEmpty()
         && !spec.getNodeName().equals(node.getMetadata().getName())) {
       return false;
     }
@@ -269,8 +297,8 @@ public final class PodScheduler {
       return false;
     }
     if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null) {
-      NodeSelector required = spec.getAffinity().getNodeAffinity()
-          .getRequiredDuringSchedulingIgnoredDuringExecution();
+      NodeSelector required =
+          spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
       if (required != null && !NodeSelectors.matches(required, node)) {
         return false;
       }

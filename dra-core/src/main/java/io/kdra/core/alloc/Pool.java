@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A resource pool as seen from one node (or cluster-wide for explanations): its newest
- * generation's slices, whether it is usable, and its shared counters.
+ * A resource pool as seen from one node (or cluster-wide for explanations): its newest generation's
+ * slices, whether it is usable, and its shared counters.
  *
  * @param driver the driver
  * @param name the pool name
@@ -15,8 +15,8 @@ import java.util.Map;
  * @param slicesPresent slices of the newest generation that exist
  * @param sliceCount the pool's {@code resourceSliceCount}
  * @param slices device slices visible from the node, sorted by name
- * @param otherSlices device slices of the pool not visible from the node (they still consume
- *     shared counters)
+ * @param otherSlices device slices of the pool not visible from the node (they still consume shared
+ *     counters)
  * @param counterSets shared counters by counter set, then counter name
  */
 record Pool(
@@ -32,10 +32,10 @@ record Pool(
     Exhaustion exhaustion) {
 
   /**
-   * Remembers the newest allocated state in which every device of the pool (as seen from the
-   * node) was exclusively allocated. Later states of the same history include it, so a search
-   * for a request without admin access can skip the pool in O(1): the common case of first-fit
-   * over many full nodes. Thread-safe (one volatile reference).
+   * Remembers the newest allocated state in which every device of the pool (as seen from the node)
+   * was exclusively allocated. Later states of the same history include it, so a search for a
+   * request without admin access can skip the pool in O(1): the common case of first-fit over many
+   * full nodes. Thread-safe (one volatile reference).
    */
   static final class Exhaustion {
     private volatile AllocatedState fullIn;

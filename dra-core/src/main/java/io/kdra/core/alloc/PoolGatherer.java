@@ -15,12 +15,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Gathers the pools visible from a node, as upstream's {@code GatherPools} (1.36): slice
- * visibility by {@code nodeName}, {@code allNodes}, {@code nodeSelector} or per-device node
- * selection; only the newest generation of a pool counts; a pool is incomplete when fewer slices
- * exist than {@code resourceSliceCount} (checking also slices that do not target the node), and
- * invalid when device names repeat or a device consumes an unknown counter. Pools come sorted by
- * driver then pool name, slices by name; pools with binding-condition devices go last.
+ * Gathers the pools visible from a node, as upstream's {@code GatherPools} (1.36): slice visibility
+ * by {@code nodeName}, {@code allNodes}, {@code nodeSelector} or per-device node selection; only
+ * the newest generation of a pool counts; a pool is incomplete when fewer slices exist than {@code
+ * resourceSliceCount} (checking also slices that do not target the node), and invalid when device
+ * names repeat or a device consumes an unknown counter. Pools come sorted by driver then pool name,
+ * slices by name; pools with binding-condition devices go last.
  */
 final class PoolGatherer {
 
@@ -28,8 +28,8 @@ final class PoolGatherer {
 
   /** Pools for {@code node}; a null node means every slice is visible (cluster-wide view). */
   static List<Pool> gather(DeviceInventory inventory, Node node, AllocatorFeatures features) {
-    List<SliceInfo> candidates = node == null
-        ? inventory.slices() : inventory.candidateSlices(node.getMetadata().getName());
+    List<SliceInfo> candidates =
+        node == null ? inventory.slices() : inventory.candidateSlices(node.getMetadata().getName());
     Map<String, List<SliceInfo>> byPool = new LinkedHashMap<>();
     for (SliceInfo s : candidates) {
       if (!features.partitionableDevices()
@@ -102,8 +102,8 @@ final class PoolGatherer {
     return dev.getNodeSelector() != null && NodeSelectors.matches(dev.getNodeSelector(), node);
   }
 
-  private static Pool build(DeviceInventory inventory, List<SliceInfo> visible,
-      AllocatorFeatures features) {
+  private static Pool build(
+      DeviceInventory inventory, List<SliceInfo> visible, AllocatorFeatures features) {
     SliceInfo first = visible.get(0);
     long generation = first.generation();
     long count = first.resourceSliceCount();
@@ -119,8 +119,17 @@ final class PoolGatherer {
         }
       }
       if (allOfGeneration.size() != count) {
-        return new Pool(first.driver(), first.poolName(), true, null, allOfGeneration.size(),
-            count, List.of(), List.of(), Map.of(), new Pool.Exhaustion());
+        return new Pool(
+            first.driver(),
+            first.poolName(),
+            true,
+            null,
+            allOfGeneration.size(),
+            count,
+            List.of(),
+            List.of(),
+            Map.of(),
+            new Pool.Exhaustion());
       }
     }
     List<SliceInfo> deviceSlices = new ArrayList<>();
@@ -151,8 +160,16 @@ final class PoolGatherer {
         invalid = danglingCounter(other, counterSets);
       }
     }
-    return new Pool(first.driver(), first.poolName(), false, invalid, allOfGeneration.size(),
-        count, List.copyOf(deviceSlices), List.copyOf(other), Map.copyOf(counterSets),
+    return new Pool(
+        first.driver(),
+        first.poolName(),
+        false,
+        invalid,
+        allOfGeneration.size(),
+        count,
+        List.copyOf(deviceSlices),
+        List.copyOf(other),
+        Map.copyOf(counterSets),
         new Pool.Exhaustion());
   }
 
@@ -168,8 +185,8 @@ final class PoolGatherer {
     return null;
   }
 
-  private static String collectCounterSets(List<SliceInfo> slices,
-      Map<String, Map<String, Quantity>> out) {
+  private static String collectCounterSets(
+      List<SliceInfo> slices, Map<String, Map<String, Quantity>> out) {
     for (SliceInfo s : slices) {
       for (CounterSet set : s.slice().getSpec().getSharedCounters()) {
         if (out.containsKey(set.getName())) {
@@ -187,8 +204,8 @@ final class PoolGatherer {
     return null;
   }
 
-  private static String danglingCounter(List<SliceInfo> slices,
-      Map<String, Map<String, Quantity>> sets) {
+  private static String danglingCounter(
+      List<SliceInfo> slices, Map<String, Map<String, Quantity>> sets) {
     for (SliceInfo s : slices) {
       for (CandidateDevice d : s.devices()) {
         if (!d.consumesCounters()) {

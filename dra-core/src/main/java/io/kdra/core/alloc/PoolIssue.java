@@ -10,12 +10,17 @@ package io.kdra.core.alloc;
  * @param sliceCount the pool's {@code resourceSliceCount}
  * @param invalidReason why the pool is invalid, or null
  */
-public record PoolIssue(String driver, String pool, boolean incomplete, int slicesPresent,
-    long sliceCount, String invalidReason) {
+public record PoolIssue(
+    String driver,
+    String pool,
+    boolean incomplete,
+    int slicesPresent,
+    long sliceCount,
+    String invalidReason) {
 
   static PoolIssue of(Pool p) {
-    return new PoolIssue(p.driver(), p.name(), p.incomplete(), p.slicesPresent(), p.sliceCount(),
-        p.invalidReason());
+    return new PoolIssue(
+        p.driver(), p.name(), p.incomplete(), p.slicesPresent(), p.sliceCount(), p.invalidReason());
   }
 
   /** e.g. {@code pool node-b incomplete (1 of 2 slices)}. */

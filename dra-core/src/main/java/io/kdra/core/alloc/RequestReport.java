@@ -15,9 +15,8 @@ import java.util.List;
  *     requested capacity)
  * @param free of those, devices that are available now
  * @param allocatedToOthers matching devices held by other claims
- * @param filtered whether the request narrows its class at all (selectors or capacity
- *     requests); when not, every device in the class matches and the report says nothing of
- *     request selectors
+ * @param filtered whether the request narrows its class at all (selectors or capacity requests);
+ *     when not, every device in the class matches and the report says nothing of request selectors
  * @param tainted matching devices with a taint the request does not tolerate
  * @param blockingTaint one such taint, as {@code key=value:Effect}, or null when none
  * @param noCounters matching devices whose shared counters are used up
@@ -45,11 +44,17 @@ public record RequestReport(
 
   String describe() {
     StringBuilder b = new StringBuilder();
-    b.append("request \"").append(request).append("\": ")
-        .append(inClass).append(inClass == 1 ? " device" : " devices")
-        .append(" in class \"").append(deviceClass).append("\", ");
+    b.append("request \"")
+        .append(request)
+        .append("\": ")
+        .append(inClass)
+        .append(inClass == 1 ? " device" : " devices")
+        .append(" in class \"")
+        .append(deviceClass)
+        .append("\", ");
     if (filtered) {
-      b.append(matching).append(matching == 1 ? " matches" : " match")
+      b.append(matching)
+          .append(matching == 1 ? " matches" : " match")
           .append(" the request selectors, ");
     }
     b.append(free).append(" free");
@@ -58,8 +63,8 @@ public record RequestReport(
       why.add(allocatedToOthers + " allocated to other claims");
     }
     if (tainted > 0) {
-      why.add(tainted + " tainted, e.g. " + blockingTaint
-          + ", which the request does not tolerate");
+      why.add(
+          tainted + " tainted, e.g. " + blockingTaint + ", which the request does not tolerate");
     }
     if (noCounters > 0) {
       why.add(noCounters + " without free shared counters");

@@ -51,30 +51,63 @@ record RequestSpec(
 
   static RequestSpec of(DeviceRequest request) {
     ExactDeviceRequest e = request.getExactly();
-    return make(null, request.getName(), e.getDeviceClassName(), e.getSelectors(),
-        e.getAllocationMode(), e.getCount(), Boolean.TRUE.equals(e.getAdminAccess()),
-        e.getTolerations(), e.getCapacity());
+    return make(
+        null,
+        request.getName(),
+        e.getDeviceClassName(),
+        e.getSelectors(),
+        e.getAllocationMode(),
+        e.getCount(),
+        Boolean.TRUE.equals(e.getAdminAccess()),
+        e.getTolerations(),
+        e.getCapacity());
   }
 
   static RequestSpec of(DeviceRequest parent, DeviceSubRequest sub) {
-    return make(parent.getName(), sub.getName(), sub.getDeviceClassName(), sub.getSelectors(),
-        sub.getAllocationMode(), sub.getCount(), false, sub.getTolerations(), sub.getCapacity());
+    return make(
+        parent.getName(),
+        sub.getName(),
+        sub.getDeviceClassName(),
+        sub.getSelectors(),
+        sub.getAllocationMode(),
+        sub.getCount(),
+        false,
+        sub.getTolerations(),
+        sub.getCapacity());
   }
 
-  private static RequestSpec make(String parent, String name, String className,
-      List<DeviceSelector> selectors, String mode, Long count, boolean admin,
-      List<DeviceToleration> tolerations, CapacityRequirements capacity) {
-    List<String> exprs = selectors == null ? List.of() : selectors.stream()
-        .map(s -> s.getCel() == null ? null : s.getCel().getExpression())
-        .toList();
+  private static RequestSpec make(
+      String parent,
+      String name,
+      String className,
+      List<DeviceSelector> selectors,
+      String mode,
+      Long count,
+      boolean admin,
+      List<DeviceToleration> tolerations,
+      CapacityRequirements capacity) {
+    List<String> exprs =
+        selectors == null
+            ? List.of()
+            : selectors.stream()
+                .map(s -> s.getCel() == null ? null : s.getCel().getExpression())
+                .toList();
     Map<String, Quantity> caps = new HashMap<>();
     if (capacity != null && capacity.getRequests() != null) {
       capacity.getRequests().forEach((k, v) -> caps.put(k, Quantities.of(v)));
     }
     String m = mode == null || mode.isEmpty() ? "ExactCount" : mode;
-    return new RequestSpec(parent, name, className == null ? "" : className, exprs,
-        "All".equals(m), count == null || count == 0 ? 1 : count, admin,
-        tolerations == null ? List.of() : List.copyOf(tolerations), Map.copyOf(caps),
-        capacity != null, m);
+    return new RequestSpec(
+        parent,
+        name,
+        className == null ? "" : className,
+        exprs,
+        "All".equals(m),
+        count == null || count == 0 ? 1 : count,
+        admin,
+        tolerations == null ? List.of() : List.copyOf(tolerations),
+        Map.copyOf(caps),
+        capacity != null,
+        m);
   }
 }

@@ -31,16 +31,17 @@ final class ResultBuilder {
 
   private ResultBuilder() {}
 
-  static AllocationResult build(ClaimPlan claim, List<Search.Pick> picks, String nodeName,
-      AllocatorFeatures features) {
+  static AllocationResult build(
+      ClaimPlan claim, List<Search.Pick> picks, String nodeName, AllocatorFeatures features) {
     List<DeviceRequestAllocationResult> results = new ArrayList<>();
     for (Search.Pick p : picks) {
       RequestSpec spec = p.request().spec();
-      DeviceRequestAllocationResultBuilder b = new DeviceRequestAllocationResultBuilder()
-          .withRequest(spec.resultName())
-          .withDriver(p.device().id().driver())
-          .withPool(p.device().id().pool())
-          .withDevice(p.device().id().device());
+      DeviceRequestAllocationResultBuilder b =
+          new DeviceRequestAllocationResultBuilder()
+              .withRequest(spec.resultName())
+              .withDriver(p.device().id().driver())
+              .withPool(p.device().id().pool())
+              .withDevice(p.device().id().device());
       if (spec.adminAccess()) {
         b.withAdminAccess(true);
       }
@@ -87,8 +88,8 @@ final class ResultBuilder {
         continue;
       }
       List<DeviceAllocationConfiguration> added = new ArrayList<>();
-      List<DeviceClassConfiguration> cfgs = rd.deviceClass().getSpec() == null
-          ? null : rd.deviceClass().getSpec().getConfig();
+      List<DeviceClassConfiguration> cfgs =
+          rd.deviceClass().getSpec() == null ? null : rd.deviceClass().getSpec().getConfig();
       if (cfgs != null) {
         for (DeviceClassConfiguration cfg : cfgs) {
           DeviceAllocationConfiguration c = new DeviceAllocationConfiguration();
@@ -107,8 +108,8 @@ final class ResultBuilder {
         if (appliesToAllocated(cfg.getRequests(), claim)) {
           DeviceAllocationConfiguration c = new DeviceAllocationConfiguration();
           c.setSource("FromClaim");
-          c.setRequests(cfg.getRequests() == null ? new ArrayList<>()
-              : new ArrayList<>(cfg.getRequests()));
+          c.setRequests(
+              cfg.getRequests() == null ? new ArrayList<>() : new ArrayList<>(cfg.getRequests()));
           c.setOpaque(cfg.getOpaque());
           out.add(c);
         }
@@ -134,9 +135,9 @@ final class ResultBuilder {
   }
 
   /**
-   * {@code metadata.name In [node]} when any device is node-local (slice or per-device
-   * {@code nodeName}) or binds to the node; otherwise the single terms of all used node selectors
-   * merged into one term without duplicates; null (usable everywhere) when nothing restricts it.
+   * {@code metadata.name In [node]} when any device is node-local (slice or per-device {@code
+   * nodeName}) or binds to the node; otherwise the single terms of all used node selectors merged
+   * into one term without duplicates; null (usable everywhere) when nothing restricts it.
    */
   static NodeSelector nodeSelector(List<Search.Pick> picks, String nodeName) {
     List<NodeSelectorRequirement> fields = new ArrayList<>();
@@ -154,12 +155,19 @@ final class ResultBuilder {
         selector = s.nodeSelector();
       }
       if ((local != null && !local.isEmpty()) || d.bindsToNode()) {
-        return new NodeSelectorBuilder().addNewNodeSelectorTerm()
-            .addToMatchFields(new NodeSelectorRequirementBuilder().withKey("metadata.name")
-                .withOperator("In").withValues(nodeName).build())
-            .endNodeSelectorTerm().build();
+        return new NodeSelectorBuilder()
+            .addNewNodeSelectorTerm()
+            .addToMatchFields(
+                new NodeSelectorRequirementBuilder()
+                    .withKey("metadata.name")
+                    .withOperator("In")
+                    .withValues(nodeName)
+                    .build())
+            .endNodeSelectorTerm()
+            .build();
       }
-      if (selector != null && selector.getNodeSelectorTerms() != null
+      if (selector != null
+          && selector.getNodeSelectorTerms() != null
           && !selector.getNodeSelectorTerms().isEmpty()) {
         NodeSelectorTerm term = selector.getNodeSelectorTerms().get(0);
         addNew(term.getMatchFields(), fields);

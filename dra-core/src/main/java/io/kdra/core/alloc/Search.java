@@ -12,19 +12,30 @@ import java.util.function.Supplier;
 
 /**
  * One depth-first backtracking search over claims, requests, subrequests and device slots, as
- * upstream's {@code allocateOne}: first fit in pool, slice, device order; further slots of the
- * same request resume after the last chosen device (combinations, not permutations); the first
- * complete solution wins. Single-threaded and single-use. Work is bounded by a step budget; when
- * it runs out the search throws {@link SearchLimitException}.
+ * upstream's {@code allocateOne}: first fit in pool, slice, device order; further slots of the same
+ * request resume after the last chosen device (combinations, not permutations); the first complete
+ * solution wins. Single-threaded and single-use. Work is bounded by a step budget; when it runs out
+ * the search throws {@link SearchLimitException}.
  */
 final class Search {
 
   /** Outcome of one search step; {@code TOO_MANY} is upstream's "result max size exceeded". */
-  private enum Step { DONE, FAILED, TOO_MANY }
+  private enum Step {
+    DONE,
+    FAILED,
+    TOO_MANY
+  }
 
   /** A picked device and what picking it changed, so that it can be undone. */
-  record Pick(RequestData request, CandidateDevice device, Pool pool, boolean countersReserved,
-      int constraintsAdded, boolean marked, Map<String, Quantity> consumed, String shareId) {}
+  record Pick(
+      RequestData request,
+      CandidateDevice device,
+      Pool pool,
+      boolean countersReserved,
+      int constraintsAdded,
+      boolean marked,
+      Map<String, Quantity> consumed,
+      String shareId) {}
 
   private final List<ClaimPlan> claims;
   private final List<Pool> pools;
@@ -38,8 +49,14 @@ final class Search {
   private final Map<DeviceId, Map<String, Quantity>> allocatingCapacity = new HashMap<>();
   private long steps;
 
-  Search(List<ClaimPlan> claims, List<Pool> pools, AllocatedState allocated,
-      AllocatorFeatures features, DeviceMatcher matcher, Supplier<String> shareIds, long budget) {
+  Search(
+      List<ClaimPlan> claims,
+      List<Pool> pools,
+      AllocatedState allocated,
+      AllocatorFeatures features,
+      DeviceMatcher matcher,
+      Supplier<String> shareIds,
+      long budget) {
     this.claims = claims;
     this.pools = pools;
     this.allocated = allocated;
@@ -59,8 +76,15 @@ final class Search {
     return steps;
   }
 
-  private Step allocateOne(int c, int r, int sub, int slot, boolean inSub, int startPool,
-      int startSlice, int startDevice) {
+  private Step allocateOne(
+      int c,
+      int r,
+      int sub,
+      int slot,
+      boolean inSub,
+      int startPool,
+      int startSlice,
+      int startDevice) {
     if (++steps > budget) {
       throw new SearchLimitException(steps - 1);
     }
@@ -158,8 +182,8 @@ final class Search {
   }
 
   /** Checks availability and constraints; on success records the pick and returns it. */
-  private Pick allocateDevice(ClaimPlan claim, RequestData rd, CandidateDevice d, Pool pool,
-      boolean must) {
+  private Pick allocateDevice(
+      ClaimPlan claim, RequestData rd, CandidateDevice d, Pool pool, boolean must) {
     RequestSpec spec = rd.spec();
     boolean multi = features.consumableCapacity() && d.allowMultipleAllocations();
     if (!multi && spec.adminAccess() && allocatingFor(d.id(), claim.index)) {
@@ -171,8 +195,8 @@ final class Search {
     if (!features.partitionableDevices() && d.consumesCounters()) {
       return null;
     }
-    boolean skipCounters = multi && (allocated.isShared(d.id())
-        || allocatingCapacity.containsKey(d.id()));
+    boolean skipCounters =
+        multi && (allocated.isShared(d.id()) || allocatingCapacity.containsKey(d.id()));
     boolean reserved = false;
     if (!skipCounters && d.consumesCounters()) {
       if (!counters.tryReserve(pool, d)) {
@@ -199,9 +223,16 @@ final class Search {
           counters.release(pool, d);
         }
         if (must) {
-          throw new AllocationProblem(claim.index, spec.resultName(), Explanation.Kind.FATAL,
-              "cannot add device " + d.id() + " because a claim constraint would not be "
-                  + "satisfied: " + con.describe(), null);
+          throw new AllocationProblem(
+              claim.index,
+              spec.resultName(),
+              Explanation.Kind.FATAL,
+              "cannot add device "
+                  + d.id()
+                  + " because a claim constraint would not be "
+                  + "satisfied: "
+                  + con.describe(),
+              null);
         }
         return null;
       }

@@ -21,13 +21,15 @@ public final class SliceInfo {
   SliceInfo(ResourceSlice slice) {
     this.slice = slice;
     ResourceSliceSpec spec = slice.getSpec();
-    this.name = slice.getMetadata() == null || slice.getMetadata().getName() == null
-        ? "" : slice.getMetadata().getName();
+    this.name =
+        slice.getMetadata() == null || slice.getMetadata().getName() == null
+            ? ""
+            : slice.getMetadata().getName();
     this.driver = spec.getDriver();
     this.poolName = spec.getPool().getName();
     this.generation = spec.getPool().getGeneration() == null ? 0 : spec.getPool().getGeneration();
-    this.resourceSliceCount = spec.getPool().getResourceSliceCount() == null
-        ? 1 : spec.getPool().getResourceSliceCount();
+    this.resourceSliceCount =
+        spec.getPool().getResourceSliceCount() == null ? 1 : spec.getPool().getResourceSliceCount();
     List<CandidateDevice> list = new ArrayList<>();
     if (spec.getDevices() != null) {
       for (Device d : spec.getDevices()) {

@@ -3,26 +3,28 @@ package io.kdra.core.alloc;
 import java.util.BitSet;
 
 /**
- * Positions (of nodes, of devices) marked with a fact that, once true in an allocated state,
- * stays true in every state that {@linkplain AllocatedState#includes includes} it: "this node's
- * pools are all allocated", "this device is allocated". Lets a walk over many positions jump
- * over runs of marked ones ({@link BitSet#nextClearBit}, 64 a word) instead of checking each.
+ * Positions (of nodes, of devices) marked with a fact that, once true in an allocated state, stays
+ * true in every state that {@linkplain AllocatedState#includes includes} it: "this node's pools are
+ * all allocated", "this device is allocated". Lets a walk over many positions jump over runs of
+ * marked ones ({@link BitSet#nextClearBit}, 64 a word) instead of checking each.
  *
  * <p>Marks recorded in states of one history hold for any state that includes the newest of them
  * ({@code asOf}); a mark from another history restarts that set. A state that does not include
  * {@code asOf} (an earlier state, a new pass or batch branching from a common start) still sees,
- * position by position, each position's earliest mark that it includes (rebuilt once, see
- * {@link #rebase}). Thread-safe.
+ * position by position, each position's earliest mark that it includes (rebuilt once, see {@link
+ * #rebase}). Thread-safe.
  */
 final class StateMarks {
 
   private final BitSet marked = new BitSet();
   private AllocatedState asOf;
+
   /**
    * Per position, the earliest state it was marked in (null: never): the fallback for states that
    * do not include {@code asOf}, such as each new pass or batch from a common start.
    */
   private final AllocatedState[] markedIn;
+
   private int marks;
 
   StateMarks(int size) {
@@ -30,9 +32,9 @@ final class StateMarks {
   }
 
   /**
-   * The first position at or after {@code from} not known to be marked in {@code state};
-   * {@code from} itself when no mark holds for the state; {@code size} or more when every
-   * remaining position is marked.
+   * The first position at or after {@code from} not known to be marked in {@code state}; {@code
+   * from} itself when no mark holds for the state; {@code size} or more when every remaining
+   * position is marked.
    */
   synchronized int nextUnmarked(int from, AllocatedState state) {
     if (marks == 0) {
@@ -45,9 +47,9 @@ final class StateMarks {
   }
 
   /**
-   * Rebuilds the bits for a state that does not include {@code asOf} (an earlier state, a new
-   * pass or batch from a common start): O(positions) once, then every later state of its history
-   * takes the fast path again.
+   * Rebuilds the bits for a state that does not include {@code asOf} (an earlier state, a new pass
+   * or batch from a common start): O(positions) once, then every later state of its history takes
+   * the fast path again.
    */
   private void rebase(AllocatedState state) {
     marked.clear();

@@ -12,16 +12,17 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Scores a pod's allocation on a node by how well it honours {@code firstAvailable} preferences,
- * as the scheduler's prioritized-list scoring (Kubernetes 1.35+) does: every request with
- * alternatives contributes {@code alternatives - index of the chosen subrequest}, so a node where
- * more requests get earlier choices scores higher. Pods without alternatives score 0 everywhere,
- * which makes the first fitting node the answer.
+ * Scores a pod's allocation on a node by how well it honours {@code firstAvailable} preferences, as
+ * the scheduler's prioritized-list scoring (Kubernetes 1.35+) does: every request with alternatives
+ * contributes {@code alternatives - index of the chosen subrequest}, so a node where more requests
+ * get earlier choices scores higher. Pods without alternatives score 0 everywhere, which makes the
+ * first fitting node the answer.
  */
 final class SubrequestRanking {
 
   /** For each claim index: "request/subrequest" to its rank contribution. */
   private final List<Map<String, Integer>> contributions;
+
   private final long best;
 
   private SubrequestRanking(List<Map<String, Integer>> contributions, long best) {
@@ -34,9 +35,12 @@ final class SubrequestRanking {
     List<Map<String, Integer>> all = new java.util.ArrayList<>();
     for (ResourceClaim claim : claims) {
       Map<String, Integer> perClaim = new HashMap<>();
-      List<DeviceRequest> requests = claim.getSpec() == null || claim.getSpec().getDevices() == null
-          || claim.getSpec().getDevices().getRequests() == null ? List.of()
-          : claim.getSpec().getDevices().getRequests();
+      List<DeviceRequest> requests =
+          claim.getSpec() == null
+                  || claim.getSpec().getDevices() == null
+                  || claim.getSpec().getDevices().getRequests() == null
+              ? List.of()
+              : claim.getSpec().getDevices().getRequests();
       for (DeviceRequest request : requests) {
         List<DeviceSubRequest> subs = request.getFirstAvailable();
         if (subs == null || subs.size() < 2) {

@@ -5,11 +5,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
 import java.util.List;
 
 /**
- * Device taints against request tolerations. Only the effects {@code NoSchedule} and
- * {@code NoExecute} prevent allocation; {@code None} (1.35+) and unknown effects are
- * informational. Toleration matching is {@code resourceclaim.ToleratesTaint}: empty key with
- * {@code Exists} tolerates every key, empty effect every effect, operator defaults to
- * {@code Equal}.
+ * Device taints against request tolerations. Only the effects {@code NoSchedule} and {@code
+ * NoExecute} prevent allocation; {@code None} (1.35+) and unknown effects are informational.
+ * Toleration matching is {@code resourceclaim.ToleratesTaint}: empty key with {@code Exists}
+ * tolerates every key, empty effect every effect, operator defaults to {@code Equal}.
  */
 final class Taints {
 
@@ -37,15 +36,16 @@ final class Taints {
   }
 
   static boolean tolerates(DeviceToleration tol, DeviceTaint taint) {
-    if (tol.getEffect() != null && !tol.getEffect().isEmpty()
+    if (tol.getEffect() != null
+        && !tol.getEffect().isEmpty()
         && !tol.getEffect().equals(taint.getEffect())) {
       return false;
     }
     if (tol.getKey() != null && !tol.getKey().isEmpty() && !tol.getKey().equals(taint.getKey())) {
       return false;
     }
-    String op = tol.getOperator() == null || tol.getOperator().isEmpty()
-        ? "Equal" : tol.getOperator();
+    String op =
+        tol.getOperator() == null || tol.getOperator().isEmpty() ? "Equal" : tol.getOperator();
     switch (op) {
       case "Exists":
         return true;

@@ -16,12 +16,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The static worst-case cost of a selector: a port of cel-go v0.26.0's {@code checker/cost.go}
- * (the {@code coster}), with has() free as the API server configures it
- * ({@code PresenceTestHasCost(false)}), and {@link KubernetesCostEstimator} in the place of the
- * API server's {@code library.CostEstimator} and DRA's size estimator. cel-java has no cost
- * estimator. Upstream's estimate decides whether API validation accepts a selector, so this one
- * must equal it to the unit; the structure and names follow cel-go's to keep the port checkable.
+ * The static worst-case cost of a selector: a port of cel-go v0.26.0's {@code checker/cost.go} (the
+ * {@code coster}), with has() free as the API server configures it ({@code
+ * PresenceTestHasCost(false)}), and {@link KubernetesCostEstimator} in the place of the API
+ * server's {@code library.CostEstimator} and DRA's size estimator. cel-java has no cost estimator.
+ * Upstream's estimate decides whether API validation accepts a selector, so this one must equal it
+ * to the unit; the structure and names follow cel-go's to keep the port checkable.
  *
  * <p>Costs are unsigned 64-bit values in a {@code long} (see {@link Estimate}).
  */
@@ -36,6 +36,7 @@ final class CelCostEstimator {
 
   /** cel-go's accumulator names; cel-java's macros use the second. */
   private static final String ACCUMULATOR_NAME = "__result__";
+
   private static final String HIDDEN_ACCUMULATOR_NAME = "@result";
 
   /** The worst-case (maximum) cost of the checked expression. */
@@ -48,7 +49,9 @@ final class CelCostEstimator {
     return new Coster(ast).cost(ast.getExpr());
   }
 
-  /** cel-go's {@code AstNode}: an expression (null for a list's element) as the estimators see it. */
+  /**
+   * cel-go's {@code AstNode}: an expression (null for a list's element) as the estimators see it.
+   */
   record AstNode(List<String> path, CelType type, CelExpr expr, Estimate computedSize) {}
 
   /** cel-go's {@code CallEstimate}: a cost and, for lists, maps, strings and bytes, a size. */
@@ -131,9 +134,10 @@ final class CelCostEstimator {
         argCosts.add(cost(arg));
         argNodes.add(newAstNode(arg));
       }
-      List<String> overloadIds = ast.getReference(e.id())
-          .map(r -> ExtensionCostEstimators.toCelGo(r.overloadIds()))
-          .orElse(List.of());
+      List<String> overloadIds =
+          ast.getReference(e.id())
+              .map(r -> ExtensionCostEstimators.toCelGo(r.overloadIds()))
+              .orElse(List.of());
       if (overloadIds.isEmpty()) {
         return Estimate.ZERO;
       }
@@ -145,12 +149,14 @@ final class CelCostEstimator {
       Estimate fnCost = new Estimate(Estimate.MAX, 0);
       Estimate resultSize = null;
       for (String overload : overloadIds) {
-        CallEstimate overloadCost = functionCost(e, call.function(), overload, target, argNodes,
-            argCosts);
+        CallEstimate overloadCost =
+            functionCost(e, call.function(), overload, target, argNodes, argCosts);
         fnCost = fnCost.union(overloadCost.cost());
         if (overloadCost.resultSize() != null) {
-          resultSize = resultSize == null ? overloadCost.resultSize()
-              : resultSize.union(overloadCost.resultSize());
+          resultSize =
+              resultSize == null
+                  ? overloadCost.resultSize()
+                  : resultSize.union(overloadCost.resultSize());
         }
         // the field path of index operations
         if (overload.equals("index_list") && !args.isEmpty()) {
@@ -237,7 +243,7 @@ final class CelCostEstimator {
             setEntrySize(e, stepEntrySize);
           }
         }
-        default -> { }
+        default -> {}
       }
       return sum;
     }
@@ -267,8 +273,13 @@ final class CelCostEstimator {
       return sum;
     }
 
-    private CallEstimate functionCost(CelExpr e, String function, String overloadId,
-        AstNode target, List<AstNode> args, List<Estimate> argCosts) {
+    private CallEstimate functionCost(
+        CelExpr e,
+        String function,
+        String overloadId,
+        AstNode target,
+        List<AstNode> args,
+        List<Estimate> argCosts) {
       Estimate argCostSum = Estimate.ZERO;
       for (Estimate a : argCosts) {
         argCostSum = argCostSum.add(a);
@@ -283,35 +294,42 @@ final class CelCostEstimator {
       switch (overloadId) {
         case "string_format":
           if (target != null) {
-            return cost(sizeOrUnknown(target).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
-                .add(argCostSum));
+            return cost(
+                sizeOrUnknown(target)
+                    .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
+                    .add(argCostSum));
           }
           break;
         case "string_to_bytes":
           if (args.size() == 1) {
             Estimate sz = sizeOrUnknown(args.get(0));
-            return new CallEstimate(sz.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
-                .add(argCostSum), new Estimate(sz.min(), sz.max() * 4));
+            return new CallEstimate(
+                sz.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR).add(argCostSum),
+                new Estimate(sz.min(), sz.max() * 4));
           }
           break;
         case "bytes_to_string":
           if (args.size() == 1) {
             Estimate sz = sizeOrUnknown(args.get(0));
-            return new CallEstimate(sz.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
-                .add(argCostSum), new Estimate(Long.divideUnsigned(sz.min(), 4), sz.max()));
+            return new CallEstimate(
+                sz.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR).add(argCostSum),
+                new Estimate(Long.divideUnsigned(sz.min(), 4), sz.max()));
           }
           break;
         case "strings_quote":
           if (args.size() == 1) {
             Estimate sz = sizeOrUnknown(args.get(0));
-            return new CallEstimate(sz.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
-                .add(argCostSum), new Estimate(sz.min() + 2, sz.max() * 2 + 2));
+            return new CallEstimate(
+                sz.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR).add(argCostSum),
+                new Estimate(sz.min() + 2, sz.max() * 2 + 2));
           }
           break;
         case "starts_with_string", "ends_with_string":
           if (args.size() == 1) {
-            return cost(sizeOrUnknown(args.get(0))
-                .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR).add(argCostSum));
+            return cost(
+                sizeOrUnknown(args.get(0))
+                    .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
+                    .add(argCostSum));
           }
           break;
         case "in_list":
@@ -321,40 +339,47 @@ final class CelCostEstimator {
           break;
         case "matches_string":
           if (target != null && args.size() == 1) {
-            Estimate strCost = sizeOrUnknown(target).add(Estimate.fixed(1))
-                .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
-            Estimate regexCost = sizeOrUnknown(args.get(0))
-                .multiplyByCostFactor(REGEX_STRING_LENGTH_COST_FACTOR);
+            Estimate strCost =
+                sizeOrUnknown(target)
+                    .add(Estimate.fixed(1))
+                    .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
+            Estimate regexCost =
+                sizeOrUnknown(args.get(0)).multiplyByCostFactor(REGEX_STRING_LENGTH_COST_FACTOR);
             return cost(strCost.multiply(regexCost).add(argCostSum));
           }
           break;
         case "contains_string":
           if (target != null && args.size() == 1) {
-            Estimate strCost = sizeOrUnknown(target)
-                .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
-            Estimate substrCost = sizeOrUnknown(args.get(0))
-                .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
+            Estimate strCost =
+                sizeOrUnknown(target).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
+            Estimate substrCost =
+                sizeOrUnknown(args.get(0)).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
             return cost(strCost.multiply(substrCost).add(argCostSum));
           }
           break;
-        case "logical_or", "logical_and": {
-          Estimate lhs = argCosts.get(0);
-          Estimate rhs = argCosts.get(1);
-          // the minimum is the left side's alone (short circuit)
-          return cost(new Estimate(lhs.min(), lhs.add(rhs).max()));
-        }
-        case "conditional": {
-          Estimate size = sizeOrUnknown(args.get(1)).union(sizeOrUnknown(args.get(2)));
-          setEntrySize(e, EntrySize.union(computeEntrySize(args.get(1).expr()),
-              computeEntrySize(args.get(2).expr())));
-          Estimate argCost = argCosts.get(0).add(argCosts.get(1).union(argCosts.get(2)));
-          return new CallEstimate(argCost, size);
-        }
+        case "logical_or", "logical_and":
+          {
+            Estimate lhs = argCosts.get(0);
+            Estimate rhs = argCosts.get(1);
+            // the minimum is the left side's alone (short circuit)
+            return cost(new Estimate(lhs.min(), lhs.add(rhs).max()));
+          }
+        case "conditional":
+          {
+            Estimate size = sizeOrUnknown(args.get(1)).union(sizeOrUnknown(args.get(2)));
+            setEntrySize(
+                e,
+                EntrySize.union(
+                    computeEntrySize(args.get(1).expr()), computeEntrySize(args.get(2).expr())));
+            Estimate argCost = argCosts.get(0).add(argCosts.get(1).union(argCosts.get(2)));
+            return new CallEstimate(argCost, size);
+          }
         case "add_string", "add_bytes", "add_list":
           if (args.size() == 2) {
             Estimate resultSize = sizeOrUnknown(args.get(0)).add(sizeOrUnknown(args.get(1)));
-            EntrySize resultEntrySize = EntrySize.union(computeEntrySize(args.get(0).expr()),
-                computeEntrySize(args.get(1).expr()));
+            EntrySize resultEntrySize =
+                EntrySize.union(
+                    computeEntrySize(args.get(0).expr()), computeEntrySize(args.get(1).expr()));
             if (resultEntrySize != null) {
               setEntrySize(e, resultEntrySize);
             }
@@ -362,21 +387,32 @@ final class CelCostEstimator {
               // concatenation is O(1), handled here to track the size
               return new CallEstimate(Estimate.fixed(1).add(argCostSum), resultSize);
             }
-            return new CallEstimate(resultSize.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
-                .add(argCostSum), resultSize);
+            return new CallEstimate(
+                resultSize.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR).add(argCostSum),
+                resultSize);
           }
           break;
-        case "less_string", "greater_string", "less_equals_string", "greater_equals_string",
-            "less_bytes", "greater_bytes", "less_equals_bytes", "greater_equals_bytes", "equals",
-            "not_equals": {
-          Estimate lhs = sizeOrUnknown(args.get(0));
-          Estimate rhs = sizeOrUnknown(args.get(1));
-          long smallestMax = Long.compareUnsigned(rhs.max(), lhs.max()) < 0 ? rhs.max()
-              : lhs.max();
-          long min = smallestMax != 0 ? 1 : 0;
-          return cost(new Estimate(min, smallestMax)
-              .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR).add(argCostSum));
-        }
+        case "less_string",
+        "greater_string",
+        "less_equals_string",
+        "greater_equals_string",
+        "less_bytes",
+        "greater_bytes",
+        "less_equals_bytes",
+        "greater_equals_bytes",
+        "equals",
+        "not_equals":
+          {
+            Estimate lhs = sizeOrUnknown(args.get(0));
+            Estimate rhs = sizeOrUnknown(args.get(1));
+            long smallestMax =
+                Long.compareUnsigned(rhs.max(), lhs.max()) < 0 ? rhs.max() : lhs.max();
+            long min = smallestMax != 0 ? 1 : 0;
+            return cost(
+                new Estimate(min, smallestMax)
+                    .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
+                    .add(argCostSum));
+          }
         default:
           break;
       }
@@ -558,11 +594,17 @@ final class CelCostEstimator {
       case CONSTANT -> {
         CelConstant c = e.constant();
         yield switch (c.getKind()) {
-          case STRING_VALUE -> Estimate.fixed(
-              c.stringValue().codePointCount(0, c.stringValue().length()));
+          case STRING_VALUE ->
+              Estimate.fixed(c.stringValue().codePointCount(0, c.stringValue().length()));
           case BYTES_VALUE -> Estimate.fixed(c.bytesValue().size());
-          case BOOLEAN_VALUE, DOUBLE_VALUE, INT64_VALUE, UINT64_VALUE, NULL_VALUE,
-              TIMESTAMP_VALUE, DURATION_VALUE -> Estimate.fixed(1);
+          case BOOLEAN_VALUE,
+              DOUBLE_VALUE,
+              INT64_VALUE,
+              UINT64_VALUE,
+              NULL_VALUE,
+              TIMESTAMP_VALUE,
+              DURATION_VALUE ->
+              Estimate.fixed(1);
           default -> null;
         };
       }
@@ -580,8 +622,10 @@ final class CelCostEstimator {
   static boolean isScalar(CelType t) {
     return switch (t.kind()) {
       case BOOL, DOUBLE, DURATION, INT, TIMESTAMP, UINT -> true;
-      case OPAQUE -> t.name().equals("optional_type") && !t.parameters().isEmpty()
-          && isScalar(t.parameters().get(0));
+      case OPAQUE ->
+          t.name().equals("optional_type")
+              && !t.parameters().isEmpty()
+              && isScalar(t.parameters().get(0));
       default -> false;
     };
   }

@@ -3,9 +3,9 @@ package io.kdra.core.cel;
 import java.util.Optional;
 
 /**
- * A CEL device selector that cannot be compiled, is too expensive, or failed while evaluating.
- * The message names the expression, the position where known, and the reason in words a user can
- * act on. Upstream treats every such error as fatal for the allocation attempt (never as false).
+ * A CEL device selector that cannot be compiled, is too expensive, or failed while evaluating. The
+ * message names the expression, the position where known, and the reason in words a user can act
+ * on. Upstream treats every such error as fatal for the allocation attempt (never as false).
  */
 public class CelSelectorException extends RuntimeException {
 
@@ -38,14 +38,15 @@ public class CelSelectorException extends RuntimeException {
   }
 
   private static String format(Kind kind, String expression, Position position, String reason) {
-    String what = switch (kind) {
-      case COMPILE -> "CEL expression does not compile";
-      case TOO_LONG -> "CEL expression is too long";
-      case COST_LIMIT -> "CEL expression is too expensive";
-      case RUNTIME -> "CEL expression failed to evaluate";
-    };
-    String where = position == null ? "" : " at line " + position.line() + ", column "
-        + position.column();
+    String what =
+        switch (kind) {
+          case COMPILE -> "CEL expression does not compile";
+          case TOO_LONG -> "CEL expression is too long";
+          case COST_LIMIT -> "CEL expression is too expensive";
+          case RUNTIME -> "CEL expression failed to evaluate";
+        };
+    String where =
+        position == null ? "" : " at line " + position.line() + ", column " + position.column();
     return what + where + ": " + reason + " (expression: " + abbreviate(expression) + ")";
   }
 

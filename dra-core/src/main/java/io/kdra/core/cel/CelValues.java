@@ -38,8 +38,9 @@ final class CelValues {
       return Integer.signum(ByteString.unsignedLexicographicalComparator().compare(x, y));
     }
     if (a instanceof CelByteString x && b instanceof CelByteString y) {
-      return Integer.signum(ByteString.unsignedLexicographicalComparator()
-          .compare(ByteString.copyFrom(x.toByteArray()), ByteString.copyFrom(y.toByteArray())));
+      return Integer.signum(
+          ByteString.unsignedLexicographicalComparator()
+              .compare(ByteString.copyFrom(x.toByteArray()), ByteString.copyFrom(y.toByteArray())));
     }
     if (a instanceof Duration x && b instanceof Duration y) {
       int c = Long.compare(x.getSeconds(), y.getSeconds());
@@ -147,7 +148,8 @@ final class CelValues {
   }
 
   static Object zeroDuration(Object sample) {
-    return sample instanceof java.time.Duration ? java.time.Duration.ZERO
+    return sample instanceof java.time.Duration
+        ? java.time.Duration.ZERO
         : Duration.getDefaultInstance();
   }
 
@@ -167,8 +169,12 @@ final class CelValues {
     if (a instanceof java.time.Duration) {
       return sum;
     }
-    return Duration.newBuilder().setSeconds(sum.getSeconds() + (sum.getSeconds() < 0 && sum.getNano() > 0 ? 1 : 0))
-        .setNanos(sum.getSeconds() < 0 && sum.getNano() > 0 ? sum.getNano() - 1_000_000_000 : sum.getNano())
+    return Duration.newBuilder()
+        .setSeconds(sum.getSeconds() + (sum.getSeconds() < 0 && sum.getNano() > 0 ? 1 : 0))
+        .setNanos(
+            sum.getSeconds() < 0 && sum.getNano() > 0
+                ? sum.getNano() - 1_000_000_000
+                : sum.getNano())
         .build();
   }
 

@@ -5,11 +5,11 @@ import dev.cel.runtime.CelRuntime;
 import io.kdra.core.cel.CelSelectorException.Kind;
 
 /**
- * A compiled device selector. Evaluation is thread-safe and allocates nothing beyond what the
- * CEL interpreter itself needs. When the estimated worst-case cost is within the limit the
- * program runs unmetered (the estimate bounds the actual cost); otherwise the actual cost is
- * counted in cel-go's units ({@link CostMeter}) and evaluation stops with a
- * {@link Kind#COST_LIMIT} error past the limit, as upstream's.
+ * A compiled device selector. Evaluation is thread-safe and allocates nothing beyond what the CEL
+ * interpreter itself needs. When the estimated worst-case cost is within the limit the program runs
+ * unmetered (the estimate bounds the actual cost); otherwise the actual cost is counted in cel-go's
+ * units ({@link CostMeter}) and evaluation stops with a {@link Kind#COST_LIMIT} error past the
+ * limit, as upstream's.
  */
 public final class CompiledSelector {
 
@@ -17,12 +17,19 @@ public final class CompiledSelector {
   private final CelRuntime.Program program;
   private final long estimatedCost;
   private final long maxCost;
+
   /** Whether the program calls a quantity function that changes its receiver (GoQuantity). */
   private final boolean mutatesQuantities;
+
   private final CostMeter.Plan costPlan;
 
-  CompiledSelector(String expression, CelRuntime.Program program, long estimatedCost,
-      long maxCost, boolean mutatesQuantities, CostMeter.Plan costPlan) {
+  CompiledSelector(
+      String expression,
+      CelRuntime.Program program,
+      long estimatedCost,
+      long maxCost,
+      boolean mutatesQuantities,
+      CostMeter.Plan costPlan) {
     this.expression = expression;
     this.program = program;
     this.estimatedCost = estimatedCost;
@@ -36,9 +43,9 @@ public final class CompiledSelector {
   }
 
   /**
-   * Worst-case cost as estimated from the expression and the bounds of the device's fields,
-   * equal to upstream's: an unsigned 64-bit value ({@code uint64} there), so compare it with
-   * {@link Long#compareUnsigned} and print it with {@link Long#toUnsignedString(long)}.
+   * Worst-case cost as estimated from the expression and the bounds of the device's fields, equal
+   * to upstream's: an unsigned 64-bit value ({@code uint64} there), so compare it with {@link
+   * Long#compareUnsigned} and print it with {@link Long#toUnsignedString(long)}.
    */
   public long estimatedCost() {
     return estimatedCost;
@@ -60,9 +67,10 @@ public final class CompiledSelector {
     CelDevice device = mutatesQuantities ? celDevice.withFreshCapacity() : celDevice;
     Object result;
     try {
-      result = !exceedsCostLimit()
-          ? program.eval(device::resolve)
-          : program.trace(device::resolve, new CostMeter(costPlan, maxCost));
+      result =
+          !exceedsCostLimit()
+              ? program.eval(device::resolve)
+              : program.trace(device::resolve, new CostMeter(costPlan, maxCost));
     } catch (CelEvaluationException e) {
       if (e.getCause() instanceof CostMeter.LimitExceeded) {
         throw costLimitExceeded();
@@ -74,20 +82,23 @@ public final class CompiledSelector {
     if (result instanceof Boolean b) {
       return b;
     }
-    throw new CelSelectorException(Kind.RUNTIME, expression, null, "CEL result of type "
-        + typeName(result) + " could not be converted to bool");
+    throw new CelSelectorException(
+        Kind.RUNTIME,
+        expression,
+        null,
+        "CEL result of type " + typeName(result) + " could not be converted to bool");
   }
 
   private CelSelectorException costLimitExceeded() {
     // upstream's words (cel-go's)
-    return new CelSelectorException(Kind.COST_LIMIT, expression, null,
-        "operation cancelled: actual cost limit exceeded");
+    return new CelSelectorException(
+        Kind.COST_LIMIT, expression, null, "operation cancelled: actual cost limit exceeded");
   }
 
   /**
-   * The actual cost of evaluating the selector for one device, in cel-go's runtime cost units
-   * (what upstream's cost tracker charges and compares with the limit); for tests and
-   * diagnostics. Empty when the evaluation fails.
+   * The actual cost of evaluating the selector for one device, in cel-go's runtime cost units (what
+   * upstream's cost tracker charges and compares with the limit); for tests and diagnostics. Empty
+   * when the evaluation fails.
    */
   public java.util.OptionalLong actualCost(CelDevice celDevice) {
     CelDevice device = mutatesQuantities ? celDevice.withFreshCapacity() : celDevice;
@@ -105,10 +116,13 @@ public final class CompiledSelector {
     // cel-java prefixes "evaluation error at <input>:N: "; the position inside the expression is
     // what users need, the rest is noise.
     int colon = message.indexOf(": ");
-    String reason = message.startsWith("evaluation error") && colon > 0
-        ? message.substring(colon + 2) : message;
+    String reason =
+        message.startsWith("evaluation error") && colon > 0
+            ? message.substring(colon + 2)
+            : message;
     if (reason.startsWith("key '") && reason.contains("is not present in map")) {
-      return "no such key: " + reason.substring(5, reason.indexOf('\'', 5))
+      return "no such key: "
+          + reason.substring(5, reason.indexOf('\'', 5))
           + " (guard optional attributes with has() or \"in\")";
     }
     return reason;

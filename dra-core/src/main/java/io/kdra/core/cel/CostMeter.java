@@ -17,15 +17,15 @@ import java.util.Set;
 /**
  * The actual cost of one evaluation in cel-go's runtime cost units, as upstream's cost tracker
  * counts them ({@code interpreter/runtimecost.go} of cel-go v0.26.0 with the lists and sets
- * extensions' trackers and k8s.io/apiserver's {@code library.CostEstimator.CallCost}, has()
- * free), and the stop past the limit ("operation cancelled: actual cost limit exceeded").
- * Hand-written: cel-java has no runtime cost tracker. It listens to cel-java's interpreter,
- * which reports every evaluated node with its value after its children, the order in which
- * cel-go's observer charges its program steps; what cel-go's planner folds into constants
- * ({@code OptOptimize}: list and map literals of constants, type conversions of constants,
- * {@code in} a constant list of primitives) is free here too ({@link Plan}). Known gap: nodes
- * that fail are not reported by cel-java, so their cost (a few units where an error is
- * absorbed by {@code ||}, {@code &&} or a comprehension) is missing.
+ * extensions' trackers and k8s.io/apiserver's {@code library.CostEstimator.CallCost}, has() free),
+ * and the stop past the limit ("operation cancelled: actual cost limit exceeded"). Hand-written:
+ * cel-java has no runtime cost tracker. It listens to cel-java's interpreter, which reports every
+ * evaluated node with its value after its children, the order in which cel-go's observer charges
+ * its program steps; what cel-go's planner folds into constants ({@code OptOptimize}: list and map
+ * literals of constants, type conversions of constants, {@code in} a constant list of primitives)
+ * is free here too ({@link Plan}). Known gap: nodes that fail are not reported by cel-java, so
+ * their cost (a few units where an error is absorbed by {@code ||}, {@code &&} or a comprehension)
+ * is missing.
  */
 final class CostMeter implements CelEvaluationListener {
 
@@ -46,7 +46,9 @@ final class CostMeter implements CelEvaluationListener {
   private final Map<Long, Object> values = new HashMap<>();
   private long cost;
 
-  /** @param limit the cost limit (unsigned); -1 for none */
+  /**
+   * @param limit the cost limit (unsigned); -1 for none
+   */
   CostMeter(Plan plan, long limit) {
     this.plan = plan;
     this.limit = limit;
@@ -108,13 +110,14 @@ final class CostMeter implements CelEvaluationListener {
       case "or", "orValue":
         // cel-go evaluates these itself (evalOptionalOr...), not as calls
         return call.target().isPresent() ? 0 : 1;
-      case "_?._": {
-        // cel-java evaluates the operand twice (a presence test, then the selection); cel-go
-        // once: its attribute steps are taken back
-        long taken = plan.doubleEvaluated.getOrDefault(expr.id(), 0L);
-        cost -= Long.compareUnsigned(cost, taken) >= 0 ? taken : cost;
-        return optionalQualifierCost(expr, result);
-      }
+      case "_?._":
+        {
+          // cel-java evaluates the operand twice (a presence test, then the selection); cel-go
+          // once: its attribute steps are taken back
+          long taken = plan.doubleEvaluated.getOrDefault(expr.id(), 0L);
+          cost -= Long.compareUnsigned(cost, taken) >= 0 ? taken : cost;
+          return optionalQualifierCost(expr, result);
+        }
       case "_[?_]":
         return optionalQualifierCost(expr, result);
       case "_[_]":
@@ -150,8 +153,7 @@ final class CostMeter implements CelEvaluationListener {
   }
 
   /** The lists and sets extensions' overload trackers (a uniquely resolved overload only). */
-  private static Long tracker(String overload, String function, List<Object> args,
-      Object result) {
+  private static Long tracker(String overload, String function, List<Object> args, Object result) {
     switch (function) {
       case "slice", "lists.range", "reverse":
         return allocatingList(1, size(result));
@@ -195,8 +197,18 @@ final class CostMeter implements CelEvaluationListener {
     switch (function) {
       case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
         return args.isEmpty() ? 0L : traversal(args.get(0));
-      case "url", "lowerAscii", "upperAscii", "substring", "trim", "cidr", "isIP", "isCIDR",
-          "quantity", "isQuantity", "semver", "isSemver":
+      case "url",
+      "lowerAscii",
+      "upperAscii",
+      "substring",
+      "trim",
+      "cidr",
+      "isIP",
+      "isCIDR",
+      "quantity",
+      "isQuantity",
+      "semver",
+      "isSemver":
         return ceil(k8sSize(args.get(0)) * STRING_TRAVERSAL);
       case "replace", "split":
         return ceil(k8sSize(args.get(0)) * 2 * STRING_TRAVERSAL);
@@ -212,25 +224,49 @@ final class CostMeter implements CelEvaluationListener {
         return args.get(0) instanceof String ? ceil(k8sSize(args.get(0)) * STRING_TRAVERSAL) : 1L;
       case "ip.isCanonical":
         return ceil(k8sSize(args.get(0)) * 2 * STRING_TRAVERSAL);
-      case "masked", "prefixLength", "family", "isUnspecified", "isLoopback",
-          "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast", "format.named",
-          "sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan",
-          "compareTo", "add", "sub", "major", "minor", "patch", "getScheme", "getHostname",
-          "getHost", "getPort", "getEscapedPath", "getQuery":
+      case "masked",
+      "prefixLength",
+      "family",
+      "isUnspecified",
+      "isLoopback",
+      "isLinkLocalMulticast",
+      "isLinkLocalUnicast",
+      "isGlobalUnicast",
+      "format.named",
+      "sign",
+      "asInteger",
+      "isInteger",
+      "asApproximateFloat",
+      "isGreaterThan",
+      "isLessThan",
+      "compareTo",
+      "add",
+      "sub",
+      "major",
+      "minor",
+      "patch",
+      "getScheme",
+      "getHostname",
+      "getHost",
+      "getPort",
+      "getEscapedPath",
+      "getQuery":
         return 1L;
       case "containsIP":
         if (args.size() >= 2) {
           long c = ceil((double) (k8sSize(args.get(0)) + k8sSize(args.get(0))) * STRING_TRAVERSAL);
-          return args.get(1) instanceof String ? c + ceil(k8sSize(args.get(1)) * STRING_TRAVERSAL)
+          return args.get(1) instanceof String
+              ? c + ceil(k8sSize(args.get(1)) * STRING_TRAVERSAL)
               : c;
         }
         return null;
       case "containsCIDR":
         if (args.size() >= 2) {
           long cidr = k8sSize(args.get(0));
-          long c = ceil((double) (cidr + cidr) * STRING_TRAVERSAL)
-              + ceil(cidr * STRING_TRAVERSAL) + 1;
-          return args.get(1) instanceof String ? c + ceil(k8sSize(args.get(1)) * STRING_TRAVERSAL)
+          long c =
+              ceil((double) (cidr + cidr) * STRING_TRAVERSAL) + ceil(cidr * STRING_TRAVERSAL) + 1;
+          return args.get(1) instanceof String
+              ? c + ceil(k8sSize(args.get(1)) * STRING_TRAVERSAL)
               : c;
         }
         return null;
@@ -251,9 +287,12 @@ final class CostMeter implements CelEvaluationListener {
   }
 
   private static boolean isKubernetesValue(Object v) {
-    return v instanceof GoQuantity || v instanceof KubernetesNetLibrary.Ip
-        || v instanceof KubernetesNetLibrary.Cidr || v instanceof KubernetesFormats.NamedFormat
-        || v instanceof GoUrl || v instanceof io.kdra.core.model.Semver;
+    return v instanceof GoQuantity
+        || v instanceof KubernetesNetLibrary.Ip
+        || v instanceof KubernetesNetLibrary.Cidr
+        || v instanceof KubernetesFormats.NamedFormat
+        || v instanceof GoUrl
+        || v instanceof io.kdra.core.model.Semver;
   }
 
   /** The {@code MaxRegexSize} of upstream's named formats. */
@@ -275,8 +314,9 @@ final class CostMeter implements CelEvaluationListener {
       case "startsWith", "endsWith", "strings.quote", "format":
         return ceil(size(args.get(0)) * STRING_TRAVERSAL);
       case "bytes", "string":
-        if (args.size() == 1 && (args.get(0) instanceof String && function.equals("bytes")
-            || isBytes(args.get(0)) && function.equals("string"))) {
+        if (args.size() == 1
+            && (args.get(0) instanceof String && function.equals("bytes")
+                || isBytes(args.get(0)) && function.equals("string"))) {
           return ceil(size(args.get(0)) * STRING_TRAVERSAL);
         }
         return 1;
@@ -330,8 +370,8 @@ final class CostMeter implements CelEvaluationListener {
   }
 
   /**
-   * k8s.io/apiserver's {@code actualSize}: code points, bytes, elements, entries, the sizes IP
-   * and CIDR values report; else 1.
+   * k8s.io/apiserver's {@code actualSize}: code points, bytes, elements, entries, the sizes IP and
+   * CIDR values report; else 1.
    */
   private static long k8sSize(Object v) {
     if (v instanceof String s) {
@@ -385,26 +425,51 @@ final class CostMeter implements CelEvaluationListener {
 
   /**
    * What the meter needs to know of a program beyond the nodes it is told about: which nodes
-   * cel-go's planner turns into constants, which selections and indexes are relative (on a
-   * value that is not a variable's attribute: an extra attribute step), which {@code in} calls
-   * become set lookups, and the uniquely resolved overloads (trackers apply only to those).
+   * cel-go's planner turns into constants, which selections and indexes are relative (on a value
+   * that is not a variable's attribute: an extra attribute step), which {@code in} calls become set
+   * lookups, and the uniquely resolved overloads (trackers apply only to those).
    */
   static final class Plan {
     private final Set<Long> constants = new HashSet<>();
     private final Set<Long> relative = new HashSet<>();
+
     /** Attributes a conditional resolves: not steps in cel-go. */
     private final Set<Long> free = new HashSet<>();
+
     private final Set<Long> setMembership = new HashSet<>();
     private final Map<Long, String> overloads = new HashMap<>();
+
     /** {@code _?._} calls: the cost of their operand's attribute chain, evaluated twice here. */
     private final Map<Long, Long> doubleEvaluated = new HashMap<>();
 
-    private static final Set<String> TYPE_NAMES = Set.of("bool", "bytes", "double", "int",
-        "string", "uint", "list", "map", "type", "null_type", "google.protobuf.Duration",
-        "google.protobuf.Timestamp", "optional_type");
+    private static final Set<String> TYPE_NAMES =
+        Set.of(
+            "bool",
+            "bytes",
+            "double",
+            "int",
+            "string",
+            "uint",
+            "list",
+            "map",
+            "type",
+            "null_type",
+            "google.protobuf.Duration",
+            "google.protobuf.Timestamp",
+            "optional_type");
 
-    private static final Set<String> CONVERSIONS = Set.of("bool", "bytes", "double",
-        "duration", "dyn", "int", "string", "timestamp", "type", "uint");
+    private static final Set<String> CONVERSIONS =
+        Set.of(
+            "bool",
+            "bytes",
+            "double",
+            "duration",
+            "dyn",
+            "int",
+            "string",
+            "timestamp",
+            "type",
+            "uint");
 
     /**
      * @param ast the program's AST
@@ -412,14 +477,17 @@ final class CostMeter implements CelEvaluationListener {
      */
     static Plan of(CelAbstractSyntaxTree ast, CelAbstractSyntaxTree checked) {
       Plan plan = new Plan();
-      checked.getReferenceMap().forEach((id, ref) -> {
-        if (ref.overloadIds().size() == 1) {
-          plan.overloads.put(id, ref.overloadIds().get(0));
-        }
-      });
+      checked
+          .getReferenceMap()
+          .forEach(
+              (id, ref) -> {
+                if (ref.overloadIds().size() == 1) {
+                  plan.overloads.put(id, ref.overloadIds().get(0));
+                }
+              });
       // children before parents, as the planner decorates
-      CelNavigableExpr.fromExpr(ast.getExpr()).allNodes(
-          dev.cel.common.navigation.TraversalOrder.POST_ORDER)
+      CelNavigableExpr.fromExpr(ast.getExpr())
+          .allNodes(dev.cel.common.navigation.TraversalOrder.POST_ORDER)
           .forEach(n -> plan.visit(n.expr()));
       return plan;
     }
@@ -440,8 +508,12 @@ final class CostMeter implements CelEvaluationListener {
           }
         }
         case MAP -> {
-          if (e.map().entries().stream().allMatch(x -> !x.optionalEntry()
-              && constants.contains(x.key().id()) && constants.contains(x.value().id()))) {
+          if (e.map().entries().stream()
+              .allMatch(
+                  x ->
+                      !x.optionalEntry()
+                          && constants.contains(x.key().id())
+                          && constants.contains(x.value().id()))) {
             constants.add(e.id());
           }
         }
@@ -453,7 +525,9 @@ final class CostMeter implements CelEvaluationListener {
         case CALL -> {
           CelExpr.CelCall call = e.call();
           String f = call.function();
-          if (CONVERSIONS.contains(f) && call.args().size() == 1 && call.target().isEmpty()
+          if (CONVERSIONS.contains(f)
+              && call.args().size() == 1
+              && call.target().isEmpty()
               && constants.contains(call.args().get(0).id())) {
             constants.add(e.id());
           } else if (f.equals("_?_:_")) {
@@ -462,20 +536,23 @@ final class CostMeter implements CelEvaluationListener {
             freeAttribute(call.args().get(1));
             freeAttribute(call.args().get(2));
           } else if ((f.equals("_[_]") || f.equals("_[?_]") || f.equals("_?._"))
-              && !isAttribute(call.args().get(0)) && !isQualifier(call.args().get(0))) {
+              && !isAttribute(call.args().get(0))
+              && !isQualifier(call.args().get(0))) {
             // the base of a relative attribute: one step for the attribute, then one per
             // qualifier chained on it
             relative.add(e.id());
-          } else if (f.equals("@in") && call.args().size() == 2
+          } else if (f.equals("@in")
+              && call.args().size() == 2
               && constants.contains(call.args().get(1).id())
               && call.args().get(1).getKind() == CelExpr.ExprKind.Kind.LIST
               && call.args().get(1).list().elements().stream().allMatch(Plan::isPrimitive)) {
             setMembership.add(e.id());
           }
         }
-        default -> { }
+        default -> {}
       }
-      if (e.getKind() == CelExpr.ExprKind.Kind.CALL && e.call().function().equals("_?._")
+      if (e.getKind() == CelExpr.ExprKind.Kind.CALL
+          && e.call().function().equals("_?._")
           && (isAttribute(e.call().args().get(0)) || isQualifier(e.call().args().get(0)))) {
         doubleEvaluated.put(e.id(), chainCost(e.call().args().get(0)));
       }

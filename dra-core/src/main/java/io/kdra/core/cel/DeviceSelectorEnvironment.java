@@ -6,8 +6,8 @@ import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelIssue;
 import dev.cel.common.CelOptions;
 import dev.cel.common.CelSource;
-import dev.cel.common.ast.CelExpr;
 import dev.cel.common.CelValidationException;
+import dev.cel.common.ast.CelExpr;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.CelTypeProvider;
 import dev.cel.common.types.MapType;
@@ -37,16 +37,15 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The CEL environment of DRA device selectors ({@code DeviceClass.spec.selectors},
- * {@code requests[].exactly.selectors}): one variable {@code device} of type
- * {@code kubernetes.DRADevice}, standard CEL with macros, the Kubernetes {@code quantity} and
- * {@code semver} libraries, and the strings, sets, lists, bindings ({@code cel.bind}) and
- * two-variable comprehension extensions.
+ * The CEL environment of DRA device selectors ({@code DeviceClass.spec.selectors}, {@code
+ * requests[].exactly.selectors}): one variable {@code device} of type {@code kubernetes.DRADevice},
+ * standard CEL with macros, the Kubernetes {@code quantity} and {@code semver} libraries, and the
+ * strings, sets, lists, bindings ({@code cel.bind}) and two-variable comprehension extensions.
  *
  * <p>Compiled selectors are cached by expression text (bounded, least recently used out first).
  * Thread-safe. Two entry points mirror upstream: {@link #validate} applies the limits for new
- * expressions (length, estimated cost), {@link #compile} is what the allocator uses for stored
- * ones and only rejects what cannot run; the actual cost is then enforced during evaluation.
+ * expressions (length, estimated cost), {@link #compile} is what the allocator uses for stored ones
+ * and only rejects what cannot run; the actual cost is then enforced during evaluation.
  */
 public final class DeviceSelectorEnvironment {
 
@@ -55,16 +54,18 @@ public final class DeviceSelectorEnvironment {
 
   /** {@code CELSelectorExpressionMaxLength}. */
   public static final int MAX_EXPRESSION_LENGTH = 10 * 1024;
+
   /** {@code CELSelectorExpressionMaxCost}: per expression, estimated and at runtime. */
   public static final long MAX_COST = 1_000_000;
 
   private static final int DEFAULT_CACHE_SIZE = 4096;
-  private static final Set<String> STRING_ORDER = Set.of("LESS_STRING", "LESS_EQUALS_STRING",
-      "GREATER_STRING", "GREATER_EQUALS_STRING");
+  private static final Set<String> STRING_ORDER =
+      Set.of("LESS_STRING", "LESS_EQUALS_STRING", "GREATER_STRING", "GREATER_EQUALS_STRING");
   private static final Set<String> EQUALITY = Set.of("EQUALS", "NOT_EQUALS");
-  private static final java.util.regex.Pattern DOUBLE_ORDER = java.util.regex.Pattern.compile(
-      "(LESS|LESS_EQUALS|GREATER|GREATER_EQUALS)_(DOUBLE|DOUBLE_INT64|DOUBLE_UINT64|INT64_DOUBLE"
-          + "|UINT64_DOUBLE)");
+  private static final java.util.regex.Pattern DOUBLE_ORDER =
+      java.util.regex.Pattern.compile(
+          "(LESS|LESS_EQUALS|GREATER|GREATER_EQUALS)_(DOUBLE|DOUBLE_INT64|DOUBLE_UINT64|INT64_DOUBLE"
+              + "|UINT64_DOUBLE)");
 
   private final CelCompiler compiler;
   private final CelCompiler literalCompiler;
@@ -74,11 +75,12 @@ public final class DeviceSelectorEnvironment {
   private final long maxCost;
 
   private DeviceSelectorEnvironment(boolean consumableCapacity, int cacheSize, long maxCost) {
-    CelOptions options = CelOptions.current()
-        .enableHeterogeneousNumericComparisons(true)
-        .enableOptionalSyntax(true)
-        .maxExpressionCodePointSize(MAX_EXPRESSION_LENGTH)
-        .build();
+    CelOptions options =
+        CelOptions.current()
+            .enableHeterogeneousNumericComparisons(true)
+            .enableOptionalSyntax(true)
+            .maxExpressionCodePointSize(MAX_EXPRESSION_LENGTH)
+            .build();
     KubernetesCelLibrary kubernetes = new KubernetesCelLibrary();
     KubernetesListsLibrary kubernetesLists = new KubernetesListsLibrary();
     KubernetesRegexLibrary regex = new KubernetesRegexLibrary();
@@ -89,72 +91,136 @@ public final class DeviceSelectorEnvironment {
     OptionalUnwrapOptLibrary unwrapOpt = new OptionalUnwrapOptLibrary();
     SortByLibrary sortBy = new SortByLibrary();
     // cel-go's lists extension at version 3; sort and sortBy hand-written (SortByLibrary)
-    CelListsExtensions lists = CelExtensions.lists(EnumSet.complementOf(
-        EnumSet.of(CelListsExtensions.Function.SORT, CelListsExtensions.Function.SORT_BY)));
+    CelListsExtensions lists =
+        CelExtensions.lists(
+            EnumSet.complementOf(
+                EnumSet.of(CelListsExtensions.Function.SORT, CelListsExtensions.Function.SORT_BY)));
     // cel-go's strings extension at version 2: everything but reverse (version 3); format is
     // hand-written (StringFormatLibrary) since cel-java's has none.
     // indexOf/lastIndexOf hand-written too (StringIndexLibrary): cel-java's fail on offsets
     // past the end where cel-go answers -1
-    CelStringExtensions strings = CelExtensions.strings(EnumSet.complementOf(
-        EnumSet.of(CelStringExtensions.Function.REVERSE, CelStringExtensions.Function.INDEX_OF,
-            CelStringExtensions.Function.LAST_INDEX_OF)));
+    CelStringExtensions strings =
+        CelExtensions.strings(
+            EnumSet.complementOf(
+                EnumSet.of(
+                    CelStringExtensions.Function.REVERSE,
+                    CelStringExtensions.Function.INDEX_OF,
+                    CelStringExtensions.Function.LAST_INDEX_OF)));
     StringIndexLibrary stringIndex = new StringIndexLibrary();
-    this.compiler = CelCompilerFactory.standardCelCompilerBuilder()
-        .setOptions(options)
-        .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
-        .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
-        .addVar(DEVICE_VAR, deviceType(consumableCapacity))
-        // no expected result type: cel-java would bind a free type parameter of the result
-        // (e.g. of [][0]) to it; upstream checks the inferred type after compiling (below)
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, namedFormats, strings,
-            stringIndex, CelExtensions.optional(), new OptionalMacrosLibrary(), unwrapOpt,
-            CelExtensions.bindings(), CelExtensions.sets(options),
-            lists, sortBy, CelExtensions.comprehensions())
-        .build();
-    this.literalCompiler = CelCompilerFactory.standardCelCompilerBuilder()
-        .setOptions(options)
-        .build();
+    this.compiler =
+        CelCompilerFactory.standardCelCompilerBuilder()
+            .setOptions(options)
+            .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+            .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
+            .addVar(DEVICE_VAR, deviceType(consumableCapacity))
+            // no expected result type: cel-java would bind a free type parameter of the result
+            // (e.g. of [][0]) to it; upstream checks the inferred type after compiling (below)
+            .addLibraries(
+                kubernetes,
+                kubernetesLists,
+                regex,
+                net,
+                urls,
+                format,
+                namedFormats,
+                strings,
+                stringIndex,
+                CelExtensions.optional(),
+                new OptionalMacrosLibrary(),
+                unwrapOpt,
+                CelExtensions.bindings(),
+                CelExtensions.sets(options),
+                lists,
+                sortBy,
+                CelExtensions.comprehensions())
+            .build();
+    this.literalCompiler =
+        CelCompilerFactory.standardCelCompilerBuilder().setOptions(options).build();
     RuntimeEquality equality = RuntimeEquality.create(RuntimeHelpers.create(), options);
-    this.runtime = CelRuntimeFactory.standardCelRuntimeBuilder()
-        .setOptions(options)
-        // `in` on device.attributes must see only real domains while indexing yields an empty
-        // map for unknown ones, so the standard map membership is replaced (see DomainMap).
-        .setStandardEnvironmentEnabled(false)
-        .setStandardFunctions(CelStandardFunctions.newBuilder()
-            .filterFunctions((function, overload) -> overload != InOverload.IN_MAP
-                && !(overload instanceof Enum<?> e && (STRING_ORDER.contains(e.name())
-                    || EQUALITY.contains(e.name()) || e.name().equals("STRING_TO_DOUBLE")
-                    || DOUBLE_ORDER.matcher(e.name()).matches())))
-            .build())
-        // cel-go: ordering a NaN is an error ("NaN values cannot be ordered"), not false
-        .addFunctionBindings(doubleOrderBindings())
-        // double(string) is Go's strconv.ParseFloat upstream
-        .addFunctionBindings(CelFunctionBinding.from("string_to_double", String.class,
-            text -> GoParseFloat.parse(text).orElseThrow(() -> new CelEvaluationException(
-                "type conversion error from 'string' to 'double'"))))
-        .addFunctionBindings(CelFunctionBinding.from("in_map", Object.class, Map.class,
-            (key, map) -> map.containsKey(key)))
-        // equality as upstream's values answer it (quantities, see KubernetesCelLibrary.equal)
-        .addFunctionBindings(
-            CelFunctionBinding.from("equals", Object.class, Object.class,
-                (a, b) -> KubernetesCelLibrary.equal(a, b, equality)),
-            CelFunctionBinding.from("not_equals", Object.class, Object.class,
-                (a, b) -> !KubernetesCelLibrary.equal(a, b, equality)))
-        // cel-go orders strings by their UTF-8 bytes (code points), cel-java by UTF-16 units
-        .addFunctionBindings(
-            CelFunctionBinding.from("less_string", String.class, String.class,
-                (a, b) -> CelValues.compareCodePoints(a, b) < 0),
-            CelFunctionBinding.from("less_equals_string", String.class, String.class,
-                (a, b) -> CelValues.compareCodePoints(a, b) <= 0),
-            CelFunctionBinding.from("greater_string", String.class, String.class,
-                (a, b) -> CelValues.compareCodePoints(a, b) > 0),
-            CelFunctionBinding.from("greater_equals_string", String.class, String.class,
-                (a, b) -> CelValues.compareCodePoints(a, b) >= 0))
-        .addLibraries(kubernetes, kubernetesLists, regex, net, urls, format, namedFormats, strings,
-            stringIndex, CelExtensions.optional(), unwrapOpt, CelExtensions.sets(options), lists,
-            sortBy,
-            CelExtensions.comprehensions())
-        .build();
+    this.runtime =
+        CelRuntimeFactory.standardCelRuntimeBuilder()
+            .setOptions(options)
+            // `in` on device.attributes must see only real domains while indexing yields an empty
+            // map for unknown ones, so the standard map membership is replaced (see DomainMap).
+            .setStandardEnvironmentEnabled(false)
+            .setStandardFunctions(
+                CelStandardFunctions.newBuilder()
+                    .filterFunctions(
+                        (function, overload) ->
+                            overload != InOverload.IN_MAP
+                                && !(overload instanceof Enum<?> e
+                                    && (STRING_ORDER.contains(e.name())
+                                        || EQUALITY.contains(e.name())
+                                        || e.name().equals("STRING_TO_DOUBLE")
+                                        || DOUBLE_ORDER.matcher(e.name()).matches())))
+                    .build())
+            // cel-go: ordering a NaN is an error ("NaN values cannot be ordered"), not false
+            .addFunctionBindings(doubleOrderBindings())
+            // double(string) is Go's strconv.ParseFloat upstream
+            .addFunctionBindings(
+                CelFunctionBinding.from(
+                    "string_to_double",
+                    String.class,
+                    text ->
+                        GoParseFloat.parse(text)
+                            .orElseThrow(
+                                () ->
+                                    new CelEvaluationException(
+                                        "type conversion error from 'string' to 'double'"))))
+            .addFunctionBindings(
+                CelFunctionBinding.from(
+                    "in_map", Object.class, Map.class, (key, map) -> map.containsKey(key)))
+            // equality as upstream's values answer it (quantities, see KubernetesCelLibrary.equal)
+            .addFunctionBindings(
+                CelFunctionBinding.from(
+                    "equals",
+                    Object.class,
+                    Object.class,
+                    (a, b) -> KubernetesCelLibrary.equal(a, b, equality)),
+                CelFunctionBinding.from(
+                    "not_equals",
+                    Object.class,
+                    Object.class,
+                    (a, b) -> !KubernetesCelLibrary.equal(a, b, equality)))
+            // cel-go orders strings by their UTF-8 bytes (code points), cel-java by UTF-16 units
+            .addFunctionBindings(
+                CelFunctionBinding.from(
+                    "less_string",
+                    String.class,
+                    String.class,
+                    (a, b) -> CelValues.compareCodePoints(a, b) < 0),
+                CelFunctionBinding.from(
+                    "less_equals_string",
+                    String.class,
+                    String.class,
+                    (a, b) -> CelValues.compareCodePoints(a, b) <= 0),
+                CelFunctionBinding.from(
+                    "greater_string",
+                    String.class,
+                    String.class,
+                    (a, b) -> CelValues.compareCodePoints(a, b) > 0),
+                CelFunctionBinding.from(
+                    "greater_equals_string",
+                    String.class,
+                    String.class,
+                    (a, b) -> CelValues.compareCodePoints(a, b) >= 0))
+            .addLibraries(
+                kubernetes,
+                kubernetesLists,
+                regex,
+                net,
+                urls,
+                format,
+                namedFormats,
+                strings,
+                stringIndex,
+                CelExtensions.optional(),
+                unwrapOpt,
+                CelExtensions.sets(options),
+                lists,
+                sortBy,
+                CelExtensions.comprehensions())
+            .build();
     this.costEstimator = new CelCostEstimator();
     this.cache = new BoundedCache(cacheSize);
     this.maxCost = maxCost;
@@ -162,25 +228,42 @@ public final class DeviceSelectorEnvironment {
 
   /** {@code <}, {@code <=}, {@code >}, {@code >=} with a double on a side: a NaN fails. */
   private static java.util.List<CelFunctionBinding> doubleOrderBindings() {
-    Map<String, java.util.function.IntPredicate> ops = Map.of("less", c -> c < 0,
-        "less_equals", c -> c <= 0, "greater", c -> c > 0, "greater_equals", c -> c >= 0);
-    Map<String, Class<?>> types = Map.of("double", Double.class, "int64", Long.class,
-        "uint64", com.google.common.primitives.UnsignedLong.class);
-    java.util.List<String> pairs = java.util.List.of("double_double", "double_int64",
-        "double_uint64", "int64_double", "uint64_double");
+    Map<String, java.util.function.IntPredicate> ops =
+        Map.of(
+            "less",
+            c -> c < 0,
+            "less_equals",
+            c -> c <= 0,
+            "greater",
+            c -> c > 0,
+            "greater_equals",
+            c -> c >= 0);
+    Map<String, Class<?>> types =
+        Map.of(
+            "double",
+            Double.class,
+            "int64",
+            Long.class,
+            "uint64",
+            com.google.common.primitives.UnsignedLong.class);
+    java.util.List<String> pairs =
+        java.util.List.of(
+            "double_double", "double_int64", "double_uint64", "int64_double", "uint64_double");
     java.util.List<CelFunctionBinding> bindings = new java.util.ArrayList<>();
-    ops.forEach((op, test) -> pairs.forEach(pair -> {
-      String[] t = pair.split("_");
-      String id = op + "_" + (pair.equals("double_double") ? "double" : pair);
-      bindings.add(bind(id, types.get(t[0]), types.get(t[1]), test));
-    }));
+    ops.forEach(
+        (op, test) ->
+            pairs.forEach(
+                pair -> {
+                  String[] t = pair.split("_");
+                  String id = op + "_" + (pair.equals("double_double") ? "double" : pair);
+                  bindings.add(bind(id, types.get(t[0]), types.get(t[1]), test));
+                }));
     return bindings;
   }
 
-  private static <A, B> CelFunctionBinding bind(String id, Class<A> a, Class<B> b,
-      java.util.function.IntPredicate test) {
-    return CelFunctionBinding.from(id, a, b,
-        (x, y) -> test.test(CelValues.orderedCompare(x, y)));
+  private static <A, B> CelFunctionBinding bind(
+      String id, Class<A> a, Class<B> b, java.util.function.IntPredicate test) {
+    return CelFunctionBinding.from(id, a, b, (x, y) -> test.test(CelValues.orderedCompare(x, y)));
   }
 
   /** The environment with upstream 1.36 defaults ({@code allowMultipleAllocations} declared). */
@@ -202,10 +285,11 @@ public final class DeviceSelectorEnvironment {
   }
 
   static StructType deviceType(boolean consumableCapacity) {
-    CelType attributes = MapType.create(SimpleType.STRING,
-        MapType.create(SimpleType.STRING, SimpleType.DYN));
-    CelType capacity = MapType.create(SimpleType.STRING,
-        MapType.create(SimpleType.STRING, KubernetesCelLibrary.QUANTITY));
+    CelType attributes =
+        MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.DYN));
+    CelType capacity =
+        MapType.create(
+            SimpleType.STRING, MapType.create(SimpleType.STRING, KubernetesCelLibrary.QUANTITY));
     Map<String, CelType> fields = new LinkedHashMap<>();
     fields.put(CelDevice.DRIVER, SimpleType.STRING);
     fields.put(CelDevice.ATTRIBUTES, attributes);
@@ -213,7 +297,9 @@ public final class DeviceSelectorEnvironment {
     if (consumableCapacity) {
       fields.put(CelDevice.ALLOW_MULTIPLE_ALLOCATIONS, SimpleType.BOOL);
     }
-    return StructType.create(DEVICE_TYPE, ImmutableSet.copyOf(fields.keySet()),
+    return StructType.create(
+        DEVICE_TYPE,
+        ImmutableSet.copyOf(fields.keySet()),
         name -> Optional.ofNullable(fields.get(name)));
   }
 
@@ -244,16 +330,29 @@ public final class DeviceSelectorEnvironment {
    */
   public Optional<CelSelectorException> validate(String expression) {
     if (expression.length() > MAX_EXPRESSION_LENGTH) {
-      return Optional.of(new CelSelectorException(Kind.TOO_LONG, expression, null,
-          "must be at most " + MAX_EXPRESSION_LENGTH + " characters, is " + expression.length()));
+      return Optional.of(
+          new CelSelectorException(
+              Kind.TOO_LONG,
+              expression,
+              null,
+              "must be at most "
+                  + MAX_EXPRESSION_LENGTH
+                  + " characters, is "
+                  + expression.length()));
     }
     try {
       CompiledSelector compiled = compile(expression);
       if (compiled.exceedsCostLimit()) {
-        return Optional.of(new CelSelectorException(Kind.COST_LIMIT, expression, null,
-            "estimated worst-case cost " + Long.toUnsignedString(compiled.estimatedCost())
-                + " exceeds the limit of " + maxCost
-                + "; reduce nested loops or the size of literal lists"));
+        return Optional.of(
+            new CelSelectorException(
+                Kind.COST_LIMIT,
+                expression,
+                null,
+                "estimated worst-case cost "
+                    + Long.toUnsignedString(compiled.estimatedCost())
+                    + " exceeds the limit of "
+                    + maxCost
+                    + "; reduce nested loops or the size of literal lists"));
       }
       return Optional.empty();
     } catch (CelSelectorException e) {
@@ -274,24 +373,33 @@ public final class DeviceSelectorEnvironment {
             && SelectorAstValidator.mayBeAny(ast.getExpr()))) {
       // upstream accepts bool or "any" (what attribute values are), not dyn; a free type
       // parameter is dyn there
-      boolean dyn = resultKind == dev.cel.common.types.CelKind.DYN
-          || resultKind == dev.cel.common.types.CelKind.TYPE_PARAM;
-      throw new CelSelectorException(Kind.COMPILE, expression, null,
+      boolean dyn =
+          resultKind == dev.cel.common.types.CelKind.DYN
+              || resultKind == dev.cel.common.types.CelKind.TYPE_PARAM;
+      throw new CelSelectorException(
+          Kind.COMPILE,
+          expression,
+          null,
           "must evaluate to bool or the unknown type, not "
               + (dyn ? "dyn" : ast.getResultType().name()));
     }
     Optional<SelectorAstValidator.Issue> issue =
         SelectorAstValidator.validate(ast, this::literalCallSucceeds);
     if (issue.isPresent()) {
-      throw new CelSelectorException(Kind.COMPILE, expression,
-          position(ast, issue.get().exprId()), issue.get().message());
+      throw new CelSelectorException(
+          Kind.COMPILE, expression, position(ast, issue.get().exprId()), issue.get().message());
     }
     long estimate = costEstimator.estimate(ast);
     try {
       CelAbstractSyntaxTree runnable =
           TypedOverloads.forRuntime(EmptyListMembership.forRuntime(ast));
-      return new CompiledSelector(expression, runtime.createProgram(runnable), estimate, maxCost,
-          callsAny(ast.getExpr(), QUANTITY_MUTATORS), CostMeter.Plan.of(runnable, ast));
+      return new CompiledSelector(
+          expression,
+          runtime.createProgram(runnable),
+          estimate,
+          maxCost,
+          callsAny(ast.getExpr(), QUANTITY_MUTATORS),
+          CostMeter.Plan.of(runnable, ast));
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }
@@ -302,16 +410,21 @@ public final class DeviceSelectorEnvironment {
       java.util.Set.of("compareTo", "isGreaterThan", "isLessThan", "add", "sub");
 
   private static boolean callsAny(CelExpr root, java.util.Set<String> functions) {
-    return dev.cel.common.navigation.CelNavigableExpr.fromExpr(root).allNodes()
-        .anyMatch(n -> n.expr().getKind() == CelExpr.ExprKind.Kind.CALL
-            && functions.contains(n.expr().call().function()));
+    return dev.cel.common.navigation.CelNavigableExpr.fromExpr(root)
+        .allNodes()
+        .anyMatch(
+            n ->
+                n.expr().getKind() == CelExpr.ExprKind.Kind.CALL
+                    && functions.contains(n.expr().call().function()));
   }
 
   /** cel-go's literal validators: evaluates e.g. {@code duration("1x")} on its own. */
   private boolean literalCallSucceeds(CelExpr call) {
     try {
-      CelAbstractSyntaxTree checked = literalCompiler.check(
-          CelAbstractSyntaxTree.newParsedAst(call, CelSource.newBuilder().build())).getAst();
+      CelAbstractSyntaxTree checked =
+          literalCompiler
+              .check(CelAbstractSyntaxTree.newParsedAst(call, CelSource.newBuilder().build()))
+              .getAst();
       runtime.createProgram(checked).eval();
       return true;
     } catch (CelValidationException | CelEvaluationException | RuntimeException e) {
@@ -321,16 +434,18 @@ public final class DeviceSelectorEnvironment {
 
   private static Position position(CelAbstractSyntaxTree ast, long exprId) {
     return ast.getSource().getPositionsMap().containsKey(exprId)
-        ? ast.getSource().getOffsetLocation(ast.getSource().getPositionsMap().get(exprId))
-            .map(l -> new Position(l.getLine(), l.getColumn() + 1)).orElse(null)
+        ? ast.getSource()
+            .getOffsetLocation(ast.getSource().getPositionsMap().get(exprId))
+            .map(l -> new Position(l.getLine(), l.getColumn() + 1))
+            .orElse(null)
         : null;
   }
 
   private static CelSelectorException compileError(String expression, Collection<CelIssue> issues) {
     CelIssue first = issues.iterator().next();
     int line = first.getSourceLocation().getLine();
-    Position position = line > 0 ? new Position(line, first.getSourceLocation().getColumn() + 1)
-        : null;
+    Position position =
+        line > 0 ? new Position(line, first.getSourceLocation().getColumn() + 1) : null;
     String reason = friendly(first.getMessage());
     if (issues.size() > 1) {
       reason += " (and " + (issues.size() - 1) + " more)";
@@ -340,12 +455,15 @@ public final class DeviceSelectorEnvironment {
 
   /** Rewords the checker's messages that users of selectors meet most. */
   private static String friendly(String message) {
-    if (message.startsWith("mismatched input") || message.startsWith("extraneous input")
-        || message.startsWith("no viable alternative") || message.startsWith("token recognition")) {
+    if (message.startsWith("mismatched input")
+        || message.startsWith("extraneous input")
+        || message.startsWith("no viable alternative")
+        || message.startsWith("token recognition")) {
       return "Syntax error: " + message;
     }
     if (message.contains("undefined field")) {
-      return message + "; the device has driver, attributes, capacity and "
+      return message
+          + "; the device has driver, attributes, capacity and "
           + "allowMultipleAllocations";
     }
     return message;

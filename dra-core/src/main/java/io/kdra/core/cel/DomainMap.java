@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code device.attributes} and {@code device.capacity}: a map from domain to a map of values
- * where looking up a domain the device does not have yields an empty map instead of an error, as
+ * {@code device.attributes} and {@code device.capacity}: a map from domain to a map of values where
+ * looking up a domain the device does not have yields an empty map instead of an error, as
  * upstream's {@code stringInterfaceMapWithDefault} does. {@code "x" in device.attributes} still
  * says false: the selector environment binds {@code in} to {@link #containsKey}, which only knows
  * the real domains.

@@ -1,15 +1,16 @@
 package io.kdra.core.cel;
 
 /**
- * A range of sizes or costs, cel-go's {@code checker.SizeEstimate} and {@code CostEstimate}
- * (the same arithmetic). Both bounds are unsigned 64-bit values held in a {@code long} (Go's
- * {@code uint64}): arithmetic saturates at {@link #MAX}, and the rounding of cost factors is
- * Go's float64 one, so that estimates equal upstream's to the unit.
+ * A range of sizes or costs, cel-go's {@code checker.SizeEstimate} and {@code CostEstimate} (the
+ * same arithmetic). Both bounds are unsigned 64-bit values held in a {@code long} (Go's {@code
+ * uint64}): arithmetic saturates at {@link #MAX}, and the rounding of cost factors is Go's float64
+ * one, so that estimates equal upstream's to the unit.
  */
 record Estimate(long min, long max) {
 
   /** {@code math.MaxUint64}. */
   static final long MAX = -1L;
+
   static final Estimate UNKNOWN = new Estimate(0, MAX);
   static final Estimate ZERO = new Estimate(0, 0);
 
@@ -33,7 +34,8 @@ record Estimate(long min, long max) {
   }
 
   Estimate union(Estimate other) {
-    return new Estimate(Long.compareUnsigned(other.min, min) < 0 ? other.min : min,
+    return new Estimate(
+        Long.compareUnsigned(other.min, min) < 0 ? other.min : min,
         Long.compareUnsigned(other.max, max) > 0 ? other.max : max);
   }
 
@@ -73,8 +75,8 @@ record Estimate(long min, long max) {
   }
 
   /**
-   * Go's {@code uint64(float64)} for d >= 0 as amd64 computes it: 2^63 for d >= 2^64 (out of
-   * range, which Go leaves to the platform; reached by the replace() estimate).
+   * Go's {@code uint64(float64)} for d >= 0 as amd64 computes it: 2^63 for d >= 2^64 (out of range,
+   * which Go leaves to the platform; reached by the replace() estimate).
    */
   static long fromDouble(double d) {
     if (d >= TWO_TO_64) {

@@ -23,8 +23,7 @@ final class GoFloat {
     int exp = digits.length() - 1 - value.scale();
     String sign = d < 0 ? "-" : "";
     if (exp < -4 || exp >= 6) {
-      String mantissa = digits.length() > 1 ? digits.charAt(0) + "." + digits.substring(1)
-          : digits;
+      String mantissa = digits.length() > 1 ? digits.charAt(0) + "." + digits.substring(1) : digits;
       String e = Integer.toString(Math.abs(exp));
       return sign + mantissa + "e" + (exp < 0 ? "-" : "+") + (e.length() < 2 ? "0" + e : e);
     }

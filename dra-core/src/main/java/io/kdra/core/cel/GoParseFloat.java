@@ -4,10 +4,10 @@ import java.util.Optional;
 
 /**
  * Go's {@code strconv.ParseFloat(s, 64)}, which cel-go's {@code double(string)} is: Go's float
- * literal syntax (decimal, or hexadecimal with a mandatory {@code p} exponent, digits separated
- * by single underscores), {@code inf}/{@code infinity} with an optional sign and {@code nan}, any
- * case; no surrounding spaces, no Java suffixes ({@code 1d}); a value beyond the double range is
- * an error (ErrRange), one below it 0. Hand-written: Java's parser accepts other strings.
+ * literal syntax (decimal, or hexadecimal with a mandatory {@code p} exponent, digits separated by
+ * single underscores), {@code inf}/{@code infinity} with an optional sign and {@code nan}, any
+ * case; no surrounding spaces, no Java suffixes ({@code 1d}); a value beyond the double range is an
+ * error (ErrRange), one below it 0. Hand-written: Java's parser accepts other strings.
  */
 final class GoParseFloat {
 
@@ -51,8 +51,8 @@ final class GoParseFloat {
     if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
       i++;
     }
-    boolean hex = i + 1 < n && s.charAt(i) == '0'
-        && (s.charAt(i + 1) == 'x' || s.charAt(i + 1) == 'X');
+    boolean hex =
+        i + 1 < n && s.charAt(i) == '0' && (s.charAt(i + 1) == 'x' || s.charAt(i + 1) == 'X');
     if (hex) {
       i += 2;
     }
@@ -78,8 +78,10 @@ final class GoParseFloat {
       return false;
     }
     boolean sawExponent = false;
-    if (i < n && (hex ? s.charAt(i) == 'p' || s.charAt(i) == 'P'
-        : s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
+    if (i < n
+        && (hex
+            ? s.charAt(i) == 'p' || s.charAt(i) == 'P'
+            : s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
       i++;
       if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
         i++;

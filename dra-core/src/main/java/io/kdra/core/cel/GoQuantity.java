@@ -5,17 +5,17 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 
 /**
- * A quantity as upstream's CEL {@code quantity} library holds it: a {@code *resource.Quantity}
- * of k8s.io/apimachinery v0.36.3, with its two internal forms (an int64 with a base-10 scale, or
- * an {@code inf.Dec}) and the mutations Go's methods make in place, because {@code isInteger()}
- * and {@code asInteger()} answer from the form ({@code AsInt64}), not from the value:
- * {@code 1.5Gi}, {@code 1000m}, values of 19 digits and overflowed sums are not integers there.
- * Hand-written port of {@code ParseQuantity}, {@code int64Amount} and the parts of
- * {@code Quantity} the library calls, including two of Go's aliasing effects that a selector can
- * observe: {@code Cmp} converts its receiver to the inf.Dec form when the other side has it
- * ({@code q.compareTo(quantity("1.5Gi"))} makes {@code q.isInteger()} false), and the struct
- * copy {@code add()}/{@code sub()} work on shares the inf.Dec of a Dec-form receiver, so they
- * change the receiver too. Mutable, as Go's; used by one evaluation only.
+ * A quantity as upstream's CEL {@code quantity} library holds it: a {@code *resource.Quantity} of
+ * k8s.io/apimachinery v0.36.3, with its two internal forms (an int64 with a base-10 scale, or an
+ * {@code inf.Dec}) and the mutations Go's methods make in place, because {@code isInteger()} and
+ * {@code asInteger()} answer from the form ({@code AsInt64}), not from the value: {@code 1.5Gi},
+ * {@code 1000m}, values of 19 digits and overflowed sums are not integers there. Hand-written port
+ * of {@code ParseQuantity}, {@code int64Amount} and the parts of {@code Quantity} the library
+ * calls, including two of Go's aliasing effects that a selector can observe: {@code Cmp} converts
+ * its receiver to the inf.Dec form when the other side has it ({@code
+ * q.compareTo(quantity("1.5Gi"))} makes {@code q.isInteger()} false), and the struct copy {@code
+ * add()}/{@code sub()} work on shares the inf.Dec of a Dec-form receiver, so they change the
+ * receiver too. Mutable, as Go's; used by one evaluation only.
  */
 final class GoQuantity {
 
@@ -28,8 +28,9 @@ final class GoQuantity {
     }
   }
 
-  static final String FORMAT_WRONG = "quantities must match the regular expression "
-      + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  static final String FORMAT_WRONG =
+      "quantities must match the regular expression "
+          + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
   static final String NUMERIC = "unable to parse numeric part of quantity";
   static final String SUFFIX = "unable to parse quantity's suffix";
 
@@ -41,6 +42,7 @@ final class GoQuantity {
   private int scale;
   private Dec dec;
   private Quantity.Format format;
+
   /** An add()/sub() result: a {@code *Quantity} CEL value upstream, see {@link #isPointer}. */
   private final boolean pointer;
 
@@ -79,22 +81,86 @@ final class GoQuantity {
     int base;
     int exponent;
     switch (p.suffix) {
-      case "" -> { base = 10; exponent = 0; format = Quantity.Format.DECIMAL_SI; }
-      case "n" -> { base = 10; exponent = -9; format = Quantity.Format.DECIMAL_SI; }
-      case "u" -> { base = 10; exponent = -6; format = Quantity.Format.DECIMAL_SI; }
-      case "m" -> { base = 10; exponent = -3; format = Quantity.Format.DECIMAL_SI; }
-      case "k" -> { base = 10; exponent = 3; format = Quantity.Format.DECIMAL_SI; }
-      case "M" -> { base = 10; exponent = 6; format = Quantity.Format.DECIMAL_SI; }
-      case "G" -> { base = 10; exponent = 9; format = Quantity.Format.DECIMAL_SI; }
-      case "T" -> { base = 10; exponent = 12; format = Quantity.Format.DECIMAL_SI; }
-      case "P" -> { base = 10; exponent = 15; format = Quantity.Format.DECIMAL_SI; }
-      case "E" -> { base = 10; exponent = 18; format = Quantity.Format.DECIMAL_SI; }
-      case "Ki" -> { base = 2; exponent = 10; format = Quantity.Format.BINARY_SI; }
-      case "Mi" -> { base = 2; exponent = 20; format = Quantity.Format.BINARY_SI; }
-      case "Gi" -> { base = 2; exponent = 30; format = Quantity.Format.BINARY_SI; }
-      case "Ti" -> { base = 2; exponent = 40; format = Quantity.Format.BINARY_SI; }
-      case "Pi" -> { base = 2; exponent = 50; format = Quantity.Format.BINARY_SI; }
-      case "Ei" -> { base = 2; exponent = 60; format = Quantity.Format.BINARY_SI; }
+      case "" -> {
+        base = 10;
+        exponent = 0;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "n" -> {
+        base = 10;
+        exponent = -9;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "u" -> {
+        base = 10;
+        exponent = -6;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "m" -> {
+        base = 10;
+        exponent = -3;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "k" -> {
+        base = 10;
+        exponent = 3;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "M" -> {
+        base = 10;
+        exponent = 6;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "G" -> {
+        base = 10;
+        exponent = 9;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "T" -> {
+        base = 10;
+        exponent = 12;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "P" -> {
+        base = 10;
+        exponent = 15;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "E" -> {
+        base = 10;
+        exponent = 18;
+        format = Quantity.Format.DECIMAL_SI;
+      }
+      case "Ki" -> {
+        base = 2;
+        exponent = 10;
+        format = Quantity.Format.BINARY_SI;
+      }
+      case "Mi" -> {
+        base = 2;
+        exponent = 20;
+        format = Quantity.Format.BINARY_SI;
+      }
+      case "Gi" -> {
+        base = 2;
+        exponent = 30;
+        format = Quantity.Format.BINARY_SI;
+      }
+      case "Ti" -> {
+        base = 2;
+        exponent = 40;
+        format = Quantity.Format.BINARY_SI;
+      }
+      case "Pi" -> {
+        base = 2;
+        exponent = 50;
+        format = Quantity.Format.BINARY_SI;
+      }
+      case "Ei" -> {
+        base = 2;
+        exponent = 60;
+        format = Quantity.Format.BINARY_SI;
+      }
       default -> {
         char c = p.suffix.charAt(0);
         if (p.suffix.length() < 2 || c != 'e' && c != 'E') {
@@ -161,7 +227,8 @@ final class GoQuantity {
     if (format == Quantity.Format.BINARY_SI && amount.compareTo(MAX_ALLOWED) > 0) {
       amount = MAX_ALLOWED;
     }
-    if (format == Quantity.Format.BINARY_SI && amount.compareTo(BigDecimal.ONE) < 0
+    if (format == Quantity.Format.BINARY_SI
+        && amount.compareTo(BigDecimal.ONE) < 0
         && amount.signum() > 0) {
       format = Quantity.Format.DECIMAL_SI;
     }
@@ -456,13 +523,16 @@ final class GoQuantity {
     };
   }
 
-  private static final double[] POW10 = {1e00, 1e01, 1e02, 1e03, 1e04, 1e05, 1e06, 1e07, 1e08,
-      1e09, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23,
-      1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31};
-  private static final double[] POW10_POS32 = {1e00, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192,
-      1e224, 1e256, 1e288};
-  private static final double[] POW10_NEG32 = {1e-00, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160,
-      1e-192, 1e-224, 1e-256, 1e-288, 1e-320};
+  private static final double[] POW10 = {
+    1e00, 1e01, 1e02, 1e03, 1e04, 1e05, 1e06, 1e07, 1e08, 1e09, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31
+  };
+  private static final double[] POW10_POS32 = {
+    1e00, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192, 1e224, 1e256, 1e288
+  };
+  private static final double[] POW10_NEG32 = {
+    1e-00, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320
+  };
 
   /** Go's {@code math.Pow10}, table for table. */
   static double pow10(int n) {

@@ -1,8 +1,8 @@
 package io.kdra.core.cel;
 
 /**
- * Go's {@code strconv.Quote} of a byte string (held one byte per char, as ISO-8859-1): valid
- * UTF-8 runes as {@link StringFormatLibrary#goQuote} writes them, other bytes as {@code \xNN}.
+ * Go's {@code strconv.Quote} of a byte string (held one byte per char, as ISO-8859-1): valid UTF-8
+ * runes as {@link StringFormatLibrary#goQuote} writes them, other bytes as {@code \xNN}.
  */
 final class GoQuote {
 

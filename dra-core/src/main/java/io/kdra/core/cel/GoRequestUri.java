@@ -1,12 +1,10 @@
 package io.kdra.core.cel;
 
-
 /**
- * Go 1.26's {@code url.ParseRequestURI} as far as its error decides: null for a valid request
- * URI, else the error's text ({@code parse "<uri>": <reason>}), from {@link GoUrl}'s port of
- * {@code net/url}; and the part of {@code netip.ParseAddr} that net/url applies to bracketed
- * hosts, with its error texts. Hand-written: the Kubernetes format library's {@code uri}
- * returns this text.
+ * Go 1.26's {@code url.ParseRequestURI} as far as its error decides: null for a valid request URI,
+ * else the error's text ({@code parse "<uri>": <reason>}), from {@link GoUrl}'s port of {@code
+ * net/url}; and the part of {@code netip.ParseAddr} that net/url applies to bracketed hosts, with
+ * its error texts. Hand-written: the Kubernetes format library's {@code uri} returns this text.
  */
 final class GoRequestUri {
 
@@ -22,7 +20,8 @@ final class GoRequestUri {
       switch (hostname.charAt(i)) {
         case '.' -> {
           AddrError error = parseIpv4Fields(hostname, 0, hostname.length());
-          return error == null ? "invalid IP-literal"
+          return error == null
+              ? "invalid IP-literal"
               : invalidHost(hostname, error.msg(), error.at());
         }
         case ':' -> {
@@ -31,7 +30,7 @@ final class GoRequestUri {
         case '%' -> {
           return invalidHost(hostname, "missing IPv6 address", null);
         }
-        default -> { }
+        default -> {}
       }
     }
     return invalidHost(hostname, "unable to parse IP", null);
@@ -39,7 +38,10 @@ final class GoRequestUri {
 
   /** {@code "invalid host: " + parseAddrError.Error()}. */
   private static String invalidHost(String in, String msg, String at) {
-    return "invalid host: ParseAddr(" + GoQuote.bytes(in) + "): " + msg
+    return "invalid host: ParseAddr("
+        + GoQuote.bytes(in)
+        + "): "
+        + msg
         + (at == null || at.isEmpty() ? "" : " (at " + GoQuote.bytes(at) + ")");
   }
 
@@ -122,12 +124,12 @@ final class GoRequestUri {
       }
       if (off < s.length() && s.charAt(off) == '.') {
         if (ellipsis < 0 && i != 12) {
-          return invalidHost(in, "embedded IPv4 address must replace the final 2 fields of the "
-              + "address", s);
+          return invalidHost(
+              in, "embedded IPv4 address must replace the final 2 fields of the " + "address", s);
         }
         if (i + 4 > 16) {
-          return invalidHost(in, "too many hex fields to fit an embedded IPv4 at the end of the "
-              + "address", s);
+          return invalidHost(
+              in, "too many hex fields to fit an embedded IPv4 at the end of the " + "address", s);
         }
         int end = in.length() - (zone.isEmpty() ? 0 : zone.length() + 1);
         AddrError error = parseIpv4Fields(in, end - s.length(), end);
@@ -171,5 +173,4 @@ final class GoRequestUri {
     }
     return null;
   }
-
 }

@@ -8,17 +8,18 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Go 1.26's {@code net/url}: {@code Parse}, {@code ParseRequestURI} and the parts of
- * {@code URL} that the Kubernetes {@code url} CEL library reads ({@code Scheme}, {@code Host},
- * {@code Hostname()}, {@code Port()}, {@code EscapedPath()}, {@code Query()}). Hand-written port
- * (no Java URI parser accepts and rejects the same strings, nor splits them the same way): it
- * works on the UTF-8 bytes as Go does, each held in one char (ISO-8859-1), and the getters
- * decode them back. The netip checks of bracketed hosts are {@link GoRequestUri}'s.
+ * Go 1.26's {@code net/url}: {@code Parse}, {@code ParseRequestURI} and the parts of {@code URL}
+ * that the Kubernetes {@code url} CEL library reads ({@code Scheme}, {@code Host}, {@code
+ * Hostname()}, {@code Port()}, {@code EscapedPath()}, {@code Query()}). Hand-written port (no Java
+ * URI parser accepts and rejects the same strings, nor splits them the same way): it works on the
+ * UTF-8 bytes as Go does, each held in one char (ISO-8859-1), and the getters decode them back. The
+ * netip checks of bracketed hosts are {@link GoRequestUri}'s.
  */
 final class GoUrl {
 
   /** The fields of Go's {@code url.URL} that the getters need, as bytes (ISO-8859-1). */
   private String scheme = "";
+
   private String opaque = "";
   private String host = "";
   private String path = "";
@@ -28,6 +29,7 @@ final class GoUrl {
   private String rawFragment = "";
   private boolean forceQuery;
   private boolean omitHost;
+
   /** Userinfo: null when absent; {@code [username]} or {@code [username, password]}. */
   private String[] user;
 
@@ -40,7 +42,8 @@ final class GoUrl {
   static Parsed parseRequestUri(String text) {
     String raw = bytes(text);
     Object r = parse(raw, true);
-    return r instanceof GoUrl u ? new Parsed(u, null)
+    return r instanceof GoUrl u
+        ? new Parsed(u, null)
         : new Parsed(null, "parse " + GoQuote.bytes(raw) + ": " + r);
   }
 
@@ -299,8 +302,7 @@ final class GoUrl {
       }
     }
     int colon = userinfo.indexOf(':');
-    Object name = unescape(colon < 0 ? userinfo : userinfo.substring(0, colon),
-        Mode.USER_PASSWORD);
+    Object name = unescape(colon < 0 ? userinfo : userinfo.substring(0, colon), Mode.USER_PASSWORD);
     if (!(name instanceof Unescaped n)) {
       return name;
     }
@@ -407,7 +409,15 @@ final class GoUrl {
 
   // ---- escaping: net/url's encoding modes
 
-  enum Mode { PATH, PATH_SEGMENT, HOST, ZONE, USER_PASSWORD, QUERY_COMPONENT, FRAGMENT }
+  enum Mode {
+    PATH,
+    PATH_SEGMENT,
+    HOST,
+    ZONE,
+    USER_PASSWORD,
+    QUERY_COMPONENT,
+    FRAGMENT
+  }
 
   /** A successfully unescaped string (the other results are error texts). */
   private record Unescaped(String value) {}
@@ -470,7 +480,8 @@ final class GoUrl {
       if (c == ' ' && mode == Mode.QUERY_COMPONENT) {
         t.append('+');
       } else if (shouldEscape(c, mode)) {
-        t.append('%').append("0123456789ABCDEF".charAt(c >> 4))
+        t.append('%')
+            .append("0123456789ABCDEF".charAt(c >> 4))
             .append("0123456789ABCDEF".charAt(c & 15));
       } else {
         t.append(c);
@@ -514,7 +525,7 @@ final class GoUrl {
           default -> true;
         };
       }
-      default -> { }
+      default -> {}
     }
     if (mode == Mode.FRAGMENT && (c == '!' || c == '(' || c == ')' || c == '*')) {
       return false;

@@ -15,11 +15,10 @@ import io.kdra.core.model.Semver;
 import java.util.List;
 
 /**
- * The Kubernetes CEL functions that the DRA selector environment offers beyond standard CEL:
- * the {@code quantity} library ({@code k8s.io/apiserver/pkg/cel/library/quantity.go}) and the
- * {@code semver} library ({@code semverlib.go}), with the same names, overloads and errors.
- * Values are {@link GoQuantity} (Go's representation, see there) and {@link Semver} objects,
- * opaque to CEL.
+ * The Kubernetes CEL functions that the DRA selector environment offers beyond standard CEL: the
+ * {@code quantity} library ({@code k8s.io/apiserver/pkg/cel/library/quantity.go}) and the {@code
+ * semver} library ({@code semverlib.go}), with the same names, overloads and errors. Values are
+ * {@link GoQuantity} (Go's representation, see there) and {@link Semver} objects, opaque to CEL.
  */
 final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
@@ -36,104 +35,132 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
         member("asApproximateFloat", SimpleType.DOUBLE, "quantity_get_float", QUANTITY),
         // a global function upstream: sign(q), not q.sign()
         global("sign", SimpleType.INT, "quantity_sign", QUANTITY),
-        CelFunctionDecl.newFunctionDeclaration("add",
+        CelFunctionDecl.newFunctionDeclaration(
+            "add",
             CelOverloadDecl.newMemberOverload("quantity_add", QUANTITY, QUANTITY, QUANTITY),
-            CelOverloadDecl.newMemberOverload("quantity_add_int", QUANTITY, QUANTITY,
-                SimpleType.INT)),
-        CelFunctionDecl.newFunctionDeclaration("sub",
+            CelOverloadDecl.newMemberOverload(
+                "quantity_add_int", QUANTITY, QUANTITY, SimpleType.INT)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "sub",
             CelOverloadDecl.newMemberOverload("quantity_sub", QUANTITY, QUANTITY, QUANTITY),
-            CelOverloadDecl.newMemberOverload("quantity_sub_int", QUANTITY, QUANTITY,
-                SimpleType.INT)),
-        CelFunctionDecl.newFunctionDeclaration("semver",
+            CelOverloadDecl.newMemberOverload(
+                "quantity_sub_int", QUANTITY, QUANTITY, SimpleType.INT)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "semver",
             CelOverloadDecl.newGlobalOverload("string_to_semver", SEMVER, SimpleType.STRING),
-            CelOverloadDecl.newGlobalOverload("string_bool_to_semver", SEMVER, SimpleType.STRING,
-                SimpleType.BOOL)),
-        CelFunctionDecl.newFunctionDeclaration("isSemver",
-            CelOverloadDecl.newGlobalOverload("is_semver_string", SimpleType.BOOL,
-                SimpleType.STRING),
-            CelOverloadDecl.newGlobalOverload("is_semver_string_bool", SimpleType.BOOL,
-                SimpleType.STRING, SimpleType.BOOL)),
+            CelOverloadDecl.newGlobalOverload(
+                "string_bool_to_semver", SEMVER, SimpleType.STRING, SimpleType.BOOL)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "isSemver",
+            CelOverloadDecl.newGlobalOverload(
+                "is_semver_string", SimpleType.BOOL, SimpleType.STRING),
+            CelOverloadDecl.newGlobalOverload(
+                "is_semver_string_bool", SimpleType.BOOL, SimpleType.STRING, SimpleType.BOOL)),
         member("major", SimpleType.INT, "semver_major", SEMVER),
         member("minor", SimpleType.INT, "semver_minor", SEMVER),
         member("patch", SimpleType.INT, "semver_patch", SEMVER),
-        CelFunctionDecl.newFunctionDeclaration("isGreaterThan",
-            CelOverloadDecl.newMemberOverload("quantity_is_greater_than", SimpleType.BOOL,
-                QUANTITY, QUANTITY),
-            CelOverloadDecl.newMemberOverload("semver_is_greater_than", SimpleType.BOOL,
-                SEMVER, SEMVER)),
-        CelFunctionDecl.newFunctionDeclaration("isLessThan",
-            CelOverloadDecl.newMemberOverload("quantity_is_less_than", SimpleType.BOOL,
-                QUANTITY, QUANTITY),
-            CelOverloadDecl.newMemberOverload("semver_is_less_than", SimpleType.BOOL,
-                SEMVER, SEMVER)),
-        CelFunctionDecl.newFunctionDeclaration("compareTo",
-            CelOverloadDecl.newMemberOverload("quantity_compare_to", SimpleType.INT,
-                QUANTITY, QUANTITY),
-            CelOverloadDecl.newMemberOverload("semver_compare_to", SimpleType.INT,
-                SEMVER, SEMVER)));
+        CelFunctionDecl.newFunctionDeclaration(
+            "isGreaterThan",
+            CelOverloadDecl.newMemberOverload(
+                "quantity_is_greater_than", SimpleType.BOOL, QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload(
+                "semver_is_greater_than", SimpleType.BOOL, SEMVER, SEMVER)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "isLessThan",
+            CelOverloadDecl.newMemberOverload(
+                "quantity_is_less_than", SimpleType.BOOL, QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload(
+                "semver_is_less_than", SimpleType.BOOL, SEMVER, SEMVER)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "compareTo",
+            CelOverloadDecl.newMemberOverload(
+                "quantity_compare_to", SimpleType.INT, QUANTITY, QUANTITY),
+            CelOverloadDecl.newMemberOverload(
+                "semver_compare_to", SimpleType.INT, SEMVER, SEMVER)));
   }
 
   private static CelFunctionDecl global(String name, CelType result, String id, CelType arg) {
-    return CelFunctionDecl.newFunctionDeclaration(name,
-        CelOverloadDecl.newGlobalOverload(id, result, arg));
+    return CelFunctionDecl.newFunctionDeclaration(
+        name, CelOverloadDecl.newGlobalOverload(id, result, arg));
   }
 
   private static CelFunctionDecl member(String name, CelType result, String id, CelType self) {
-    return CelFunctionDecl.newFunctionDeclaration(name,
-        CelOverloadDecl.newMemberOverload(id, result, self));
+    return CelFunctionDecl.newFunctionDeclaration(
+        name, CelOverloadDecl.newMemberOverload(id, result, self));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
-    runtime.addFunctionBindings(List.of(
-        CelFunctionBinding.from("string_to_quantity", String.class,
-            KubernetesCelLibrary::parseQuantity),
-        CelFunctionBinding.from("is_quantity_string", String.class,
-            KubernetesCelLibrary::isQuantity),
-        CelFunctionBinding.from("quantity_is_integer", GoQuantity.class, GoQuantity::isInteger),
-        CelFunctionBinding.from("quantity_get_integer", GoQuantity.class,
-            KubernetesCelLibrary::asInteger),
-        CelFunctionBinding.from("quantity_get_float", GoQuantity.class,
-            GoQuantity::approximateFloat),
-        CelFunctionBinding.from("quantity_sign", GoQuantity.class, q -> (long) q.sign()),
-        CelFunctionBinding.from("quantity_add", GoQuantity.class, GoQuantity.class,
-            GoQuantity::add),
-        CelFunctionBinding.from("quantity_add_int", GoQuantity.class, Long.class,
-            (q, i) -> q.add(GoQuantity.ofInt(i))),
-        CelFunctionBinding.from("quantity_sub", GoQuantity.class, GoQuantity.class,
-            GoQuantity::sub),
-        CelFunctionBinding.from("quantity_sub_int", GoQuantity.class, Long.class,
-            (q, i) -> q.sub(GoQuantity.ofInt(i))),
-        CelFunctionBinding.from("quantity_is_greater_than", GoQuantity.class, GoQuantity.class,
-            (a, b) -> a.cmp(b) > 0),
-        CelFunctionBinding.from("quantity_is_less_than", GoQuantity.class, GoQuantity.class,
-            (a, b) -> a.cmp(b) < 0),
-        CelFunctionBinding.from("quantity_compare_to", GoQuantity.class, GoQuantity.class,
-            (a, b) -> (long) a.cmp(b)),
-        CelFunctionBinding.from("string_to_semver", String.class,
-            s -> parseSemver(s, false)),
-        CelFunctionBinding.from("string_bool_to_semver", String.class, Boolean.class,
-            KubernetesCelLibrary::parseSemver),
-        CelFunctionBinding.from("is_semver_string", String.class,
-            s -> Semver.isSemver(s, false)),
-        CelFunctionBinding.from("is_semver_string_bool", String.class, Boolean.class,
-            Semver::isSemver),
-        CelFunctionBinding.from("semver_major", Semver.class, Semver::major),
-        CelFunctionBinding.from("semver_minor", Semver.class, Semver::minor),
-        CelFunctionBinding.from("semver_patch", Semver.class, Semver::patch),
-        CelFunctionBinding.from("semver_is_greater_than", Semver.class, Semver.class,
-            (a, b) -> a.compareTo(b) > 0),
-        CelFunctionBinding.from("semver_is_less_than", Semver.class, Semver.class,
-            (a, b) -> a.compareTo(b) < 0),
-        CelFunctionBinding.from("semver_compare_to", Semver.class, Semver.class,
-            (a, b) -> (long) Integer.signum(a.compareTo(b)))));
+    runtime.addFunctionBindings(
+        List.of(
+            CelFunctionBinding.from(
+                "string_to_quantity", String.class, KubernetesCelLibrary::parseQuantity),
+            CelFunctionBinding.from(
+                "is_quantity_string", String.class, KubernetesCelLibrary::isQuantity),
+            CelFunctionBinding.from("quantity_is_integer", GoQuantity.class, GoQuantity::isInteger),
+            CelFunctionBinding.from(
+                "quantity_get_integer", GoQuantity.class, KubernetesCelLibrary::asInteger),
+            CelFunctionBinding.from(
+                "quantity_get_float", GoQuantity.class, GoQuantity::approximateFloat),
+            CelFunctionBinding.from("quantity_sign", GoQuantity.class, q -> (long) q.sign()),
+            CelFunctionBinding.from(
+                "quantity_add", GoQuantity.class, GoQuantity.class, GoQuantity::add),
+            CelFunctionBinding.from(
+                "quantity_add_int",
+                GoQuantity.class,
+                Long.class,
+                (q, i) -> q.add(GoQuantity.ofInt(i))),
+            CelFunctionBinding.from(
+                "quantity_sub", GoQuantity.class, GoQuantity.class, GoQuantity::sub),
+            CelFunctionBinding.from(
+                "quantity_sub_int",
+                GoQuantity.class,
+                Long.class,
+                (q, i) -> q.sub(GoQuantity.ofInt(i))),
+            CelFunctionBinding.from(
+                "quantity_is_greater_than",
+                GoQuantity.class,
+                GoQuantity.class,
+                (a, b) -> a.cmp(b) > 0),
+            CelFunctionBinding.from(
+                "quantity_is_less_than",
+                GoQuantity.class,
+                GoQuantity.class,
+                (a, b) -> a.cmp(b) < 0),
+            CelFunctionBinding.from(
+                "quantity_compare_to",
+                GoQuantity.class,
+                GoQuantity.class,
+                (a, b) -> (long) a.cmp(b)),
+            CelFunctionBinding.from("string_to_semver", String.class, s -> parseSemver(s, false)),
+            CelFunctionBinding.from(
+                "string_bool_to_semver",
+                String.class,
+                Boolean.class,
+                KubernetesCelLibrary::parseSemver),
+            CelFunctionBinding.from(
+                "is_semver_string", String.class, s -> Semver.isSemver(s, false)),
+            CelFunctionBinding.from(
+                "is_semver_string_bool", String.class, Boolean.class, Semver::isSemver),
+            CelFunctionBinding.from("semver_major", Semver.class, Semver::major),
+            CelFunctionBinding.from("semver_minor", Semver.class, Semver::minor),
+            CelFunctionBinding.from("semver_patch", Semver.class, Semver::patch),
+            CelFunctionBinding.from(
+                "semver_is_greater_than", Semver.class, Semver.class, (a, b) -> a.compareTo(b) > 0),
+            CelFunctionBinding.from(
+                "semver_is_less_than", Semver.class, Semver.class, (a, b) -> a.compareTo(b) < 0),
+            CelFunctionBinding.from(
+                "semver_compare_to",
+                Semver.class,
+                Semver.class,
+                (a, b) -> (long) Integer.signum(a.compareTo(b)))));
   }
 
   /**
-   * {@code ==} as upstream's Kubernetes values answer it: a quantity compares only with a
-   * quantity, and not with an add()/sub() result on the right (a {@code *Quantity} there, which
-   * {@code Quantity.Equal} answers "no such overload"); semvers by precedence (build metadata
-   * ignored); everything else as standard CEL.
+   * {@code ==} as upstream's Kubernetes values answer it: a quantity compares only with a quantity,
+   * and not with an add()/sub() result on the right (a {@code *Quantity} there, which {@code
+   * Quantity.Equal} answers "no such overload"); semvers by precedence (build metadata ignored);
+   * everything else as standard CEL.
    */
   static boolean equal(Object a, Object b, dev.cel.runtime.RuntimeEquality standard)
       throws CelEvaluationException {
@@ -146,7 +173,8 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
     if (b instanceof GoQuantity) {
       return false;
     }
-    if (a instanceof KubernetesFormats.NamedFormat && !(b instanceof KubernetesFormats.NamedFormat)) {
+    if (a instanceof KubernetesFormats.NamedFormat
+        && !(b instanceof KubernetesFormats.NamedFormat)) {
       // upstream's Format.Equal: no such overload for anything but a format on the right
       throw new CelEvaluationException("no such overload");
     }

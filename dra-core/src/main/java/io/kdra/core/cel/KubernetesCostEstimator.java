@@ -15,31 +15,57 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The estimator the DRA selector environment hands cel-go: k8s.io/apiserver v0.36.3's
- * {@code library.CostEstimator.EstimateCallCost} (costs of the Kubernetes functions and of the
- * strings extension, by function name) over k8s.io/dynamic-resource-allocation's
- * {@code sizeEstimator}, which bounds the sizes of the device's fields by the API's limits along
- * the field path. The authorizer and selector functions are left out: the DRA environment has
- * no variable to reach them.
+ * The estimator the DRA selector environment hands cel-go: k8s.io/apiserver v0.36.3's {@code
+ * library.CostEstimator.EstimateCallCost} (costs of the Kubernetes functions and of the strings
+ * extension, by function name) over k8s.io/dynamic-resource-allocation's {@code sizeEstimator},
+ * which bounds the sizes of the device's fields by the API's limits along the field path. The
+ * authorizer and selector functions are left out: the DRA environment has no variable to reach
+ * them.
  */
 final class KubernetesCostEstimator {
 
   /** {@code cel.MaxFormatSize} and {@code cel.MaxNameFormatRegexSize}. */
   private static final long MAX_FORMAT_SIZE = 64;
+
   private static final long MAX_NAME_FORMAT_REGEX_SIZE = 128;
 
-  private static final Set<String> NOMINAL = Set.of("format.named", "sign", "asInteger",
-      "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub",
-      "major", "minor", "patch", "getScheme", "getHostname", "getHost", "getPort",
-      "getEscapedPath", "getQuery", "masked", "prefixLength", "family", "isUnspecified",
-      "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast");
+  private static final Set<String> NOMINAL =
+      Set.of(
+          "format.named",
+          "sign",
+          "asInteger",
+          "isInteger",
+          "asApproximateFloat",
+          "isGreaterThan",
+          "isLessThan",
+          "compareTo",
+          "add",
+          "sub",
+          "major",
+          "minor",
+          "patch",
+          "getScheme",
+          "getHostname",
+          "getHost",
+          "getPort",
+          "getEscapedPath",
+          "getQuery",
+          "masked",
+          "prefixLength",
+          "family",
+          "isUnspecified",
+          "isLoopback",
+          "isLinkLocalMulticast",
+          "isLinkLocalUnicast",
+          "isGlobalUnicast");
+
   /** Types whose equality costs 1 (IP and CIDR are opaque upstream, the others objects). */
-  private static final Set<String> UNIT_EQUALITY = Set.of("net.IP", "net.CIDR",
-      "kubernetes.Quantity", "kubernetes.Semver");
+  private static final Set<String> UNIT_EQUALITY =
+      Set.of("net.IP", "net.CIDR", "kubernetes.Quantity", "kubernetes.Semver");
 
   /** The API's bounds of the device, as DRA's compiler declares them (DeclType.MaxElements). */
-  private record DeclType(long maxElements, Map<String, DeclType> fields, DeclType keyType,
-      DeclType elemType) {
+  private record DeclType(
+      long maxElements, Map<String, DeclType> fields, DeclType keyType, DeclType elemType) {
     static DeclType scalar(long maxElements) {
       return new DeclType(maxElements, Map.of(), null, null);
     }
@@ -51,22 +77,31 @@ final class KubernetesCostEstimator {
 
   private static final DeclType DOMAIN = DeclType.scalar(63);
   private static final DeclType ID = DeclType.scalar(32);
+
   /** The attribute value: the identity matters, see {@link #estimateSize}. */
   private static final DeclType ATTRIBUTE = DeclType.scalar(64);
-  private static final DeclType DEVICE = new DeclType(0, Map.of(
-      CelDevice.DRIVER, DeclType.scalar(63),
-      CelDevice.ALLOW_MULTIPLE_ALLOCATIONS, DeclType.scalar(1),
-      CelDevice.ATTRIBUTES, DeclType.map(DOMAIN, DeclType.map(ID, ATTRIBUTE, 32), 32),
-      CelDevice.CAPACITY, DeclType.map(DOMAIN, DeclType.map(ID, DeclType.scalar(0), 32), 32)),
-      null, null);
+
+  private static final DeclType DEVICE =
+      new DeclType(
+          0,
+          Map.of(
+              CelDevice.DRIVER, DeclType.scalar(63),
+              CelDevice.ALLOW_MULTIPLE_ALLOCATIONS, DeclType.scalar(1),
+              CelDevice.ATTRIBUTES, DeclType.map(DOMAIN, DeclType.map(ID, ATTRIBUTE, 32), 32),
+              CelDevice.CAPACITY,
+                  DeclType.map(DOMAIN, DeclType.map(ID, DeclType.scalar(0), 32), 32)),
+          null,
+          null);
 
   /**
-   * DRA's {@code sizeEstimator.EstimateSize}: the bound of the field the path leads to, null
-   * when it leads nowhere known. Any field of an attribute map is an attribute value.
+   * DRA's {@code sizeEstimator.EstimateSize}: the bound of the field the path leads to, null when
+   * it leads nowhere known. Any field of an attribute map is an attribute value.
    */
   Estimate estimateSize(AstNode node) {
     List<String> path = node.path();
-    if (path == null || path.isEmpty() || !path.get(0).equals(DeviceSelectorEnvironment.DEVICE_VAR)) {
+    if (path == null
+        || path.isEmpty()
+        || !path.get(0).equals(DeviceSelectorEnvironment.DEVICE_VAR)) {
       return null;
     }
     DeclType current = DEVICE;
@@ -110,8 +145,8 @@ final class KubernetesCostEstimator {
   }
 
   /** {@code library.CostEstimator.EstimateCallCost}, without the arguments' costs. */
-  CallEstimate estimateCallCost(String function, String overloadId, AstNode target,
-      List<AstNode> args) {
+  CallEstimate estimateCallCost(
+      String function, String overloadId, AstNode target, List<AstNode> args) {
     if (NOMINAL.contains(function)) {
       return cost(Estimate.fixed(1));
     }
@@ -127,8 +162,9 @@ final class KubernetesCostEstimator {
           Estimate elementCost = Estimate.fixed(1);
           CelKind k = element.type().kind();
           if (k == CelKind.STRING || k == CelKind.BYTES) {
-            elementCost = elementCost.add(
-                sizeEstimate(element).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR));
+            elementCost =
+                elementCost.add(
+                    sizeEstimate(element).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR));
           }
           return cost(sizeEstimate(target).multiply(elementCost));
         }
@@ -157,13 +193,14 @@ final class KubernetesCostEstimator {
           long max = sz.max();
           if (args.size() > 1) {
             CelExpr limit = args.get(1).expr();
-            if (limit != null && limit.exprKind().getKind() == CelExpr.ExprKind.Kind.CONSTANT
+            if (limit != null
+                && limit.exprKind().getKind() == CelExpr.ExprKind.Kind.CONSTANT
                 && limit.constant().getKind() == CelConstant.Kind.INT64_VALUE) {
               max = limit.constant().int64Value();
             }
           }
-          return new CallEstimate(sz.multiplyByCostFactor(2 * STRING_TRAVERSAL_COST_FACTOR),
-              new Estimate(0, max));
+          return new CallEstimate(
+              sz.multiplyByCostFactor(2 * STRING_TRAVERSAL_COST_FACTOR), new Estimate(0, max));
         }
         break;
       case "join":
@@ -174,10 +211,10 @@ final class KubernetesCostEstimator {
       case "find", "findAll":
         if (target != null && !args.isEmpty()) {
           Estimate sz = sizeEstimate(target);
-          Estimate strCost = sz.add(Estimate.fixed(1))
-              .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
-          Estimate regexCost = sizeEstimate(args.get(0))
-              .multiplyByCostFactor(REGEX_STRING_LENGTH_COST_FACTOR);
+          Estimate strCost =
+              sz.add(Estimate.fixed(1)).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
+          Estimate regexCost =
+              sizeEstimate(args.get(0)).multiplyByCostFactor(REGEX_STRING_LENGTH_COST_FACTOR);
           return new CallEstimate(strCost.multiply(regexCost), new Estimate(0, sz.max()));
         }
         break;
@@ -196,8 +233,8 @@ final class KubernetesCostEstimator {
         break;
       case "ip.isCanonical":
         if (!args.isEmpty()) {
-          return cost(sizeEstimate(args.get(0))
-              .multiplyByCostFactor(2 * STRING_TRAVERSAL_COST_FACTOR));
+          return cost(
+              sizeEstimate(args.get(0)).multiplyByCostFactor(2 * STRING_TRAVERSAL_COST_FACTOR));
         }
         break;
       case "containsIP", "containsCIDR":
@@ -212,8 +249,11 @@ final class KubernetesCostEstimator {
         break;
       case "validate":
         if (!args.isEmpty()) {
-          return cost(sizeEstimate(args.get(0)).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
-              .multiplyByCostFactor(MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR));
+          return cost(
+              sizeEstimate(args.get(0))
+                  .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)
+                  .multiplyByCostFactor(
+                      MAX_NAME_FORMAT_REGEX_SIZE * REGEX_STRING_LENGTH_COST_FACTOR));
         }
         break;
       case "_==_":
@@ -236,8 +276,8 @@ final class KubernetesCostEstimator {
       return cost(Estimate.fixed(1));
     }
     if (t.name().equals(KubernetesFormatLibrary.FORMAT.name())) {
-      return cost(new Estimate(1, MAX_FORMAT_SIZE)
-          .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR));
+      return cost(
+          new Estimate(1, MAX_FORMAT_SIZE).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR));
     }
     if (t.name().equals("kubernetes.URL")) {
       // upstream takes the right side's size twice
@@ -255,8 +295,7 @@ final class KubernetesCostEstimator {
     Estimate sz = new Estimate(4, 16);
     Estimate cost = sz.add(sz).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
     if (function.equals("containsCIDR")) {
-      cost = cost.add(sz.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR))
-          .add(Estimate.fixed(1));
+      cost = cost.add(sz.multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR)).add(Estimate.fixed(1));
     }
     if (overloadId.equals("cidr_contains_ip_string")
         || overloadId.equals("cidr_contains_cidr_string")) {
@@ -283,8 +322,9 @@ final class KubernetesCostEstimator {
       countMax = 0;
       retainedMax = sz.max();
     } else {
-      countMax = Estimate.fromDouble(
-          Math.ceil(Estimate.toDouble(sz.max()) / Estimate.toDouble(toReplace.min())));
+      countMax =
+          Estimate.fromDouble(
+              Math.ceil(Estimate.toDouble(sz.max()) / Estimate.toDouble(toReplace.min())));
     }
     // the shortest result
     if (toReplace.max() == 0) {
@@ -294,11 +334,14 @@ final class KubernetesCostEstimator {
       countMin = 0;
       retainedMin = sz.min();
     } else {
-      countMin = Estimate.fromDouble(
-          Math.ceil(Estimate.toDouble(sz.min()) / Estimate.toDouble(toReplace.max())));
+      countMin =
+          Estimate.fromDouble(
+              Math.ceil(Estimate.toDouble(sz.min()) / Estimate.toDouble(toReplace.max())));
     }
-    Estimate size = new Estimate(countMin, countMax).multiply(replaceWith)
-        .add(new Estimate(retainedMin, retainedMax));
+    Estimate size =
+        new Estimate(countMin, countMax)
+            .multiply(replaceWith)
+            .add(new Estimate(retainedMin, retainedMax));
     return new CallEstimate(sz.multiplyByCostFactor(2 * STRING_TRAVERSAL_COST_FACTOR), size);
   }
 

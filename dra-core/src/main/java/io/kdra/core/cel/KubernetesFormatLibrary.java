@@ -20,11 +20,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The Kubernetes CEL format library (k8s.io/apiserver v0.36.3 {@code library.Format}, in the
- * base environment since 1.31): {@code format.dns1123Label()} ... (one function per named
- * format), {@code format.named(name)} (an optional format, none for an unknown name) and
- * {@code format.validate(string)} (none when valid, else the optional list of errors). The
- * formats and their messages are {@link KubernetesFormats}.
+ * The Kubernetes CEL format library (k8s.io/apiserver v0.36.3 {@code library.Format}, in the base
+ * environment since 1.31): {@code format.dns1123Label()} ... (one function per named format),
+ * {@code format.named(name)} (an optional format, none for an unknown name) and {@code
+ * format.validate(string)} (none when valid, else the optional list of errors). The formats and
+ * their messages are {@link KubernetesFormats}.
  */
 final class KubernetesFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
@@ -33,15 +33,24 @@ final class KubernetesFormatLibrary implements CelCompilerLibrary, CelRuntimeLib
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     List<CelFunctionDecl> decls = new ArrayList<>();
-    decls.add(CelFunctionDecl.newFunctionDeclaration("validate",
-        CelOverloadDecl.newMemberOverload("format-validate",
-            OptionalType.create(ListType.create(SimpleType.STRING)), FORMAT, SimpleType.STRING)));
-    decls.add(CelFunctionDecl.newFunctionDeclaration("format.named",
-        CelOverloadDecl.newGlobalOverload("format-named", OptionalType.create(FORMAT),
-            SimpleType.STRING)));
+    decls.add(
+        CelFunctionDecl.newFunctionDeclaration(
+            "validate",
+            CelOverloadDecl.newMemberOverload(
+                "format-validate",
+                OptionalType.create(ListType.create(SimpleType.STRING)),
+                FORMAT,
+                SimpleType.STRING)));
+    decls.add(
+        CelFunctionDecl.newFunctionDeclaration(
+            "format.named",
+            CelOverloadDecl.newGlobalOverload(
+                "format-named", OptionalType.create(FORMAT), SimpleType.STRING)));
     for (String name : KubernetesFormats.ALL.keySet()) {
-      decls.add(CelFunctionDecl.newFunctionDeclaration("format." + name,
-          CelOverloadDecl.newGlobalOverload("format." + name, FORMAT, ImmutableList.of())));
+      decls.add(
+          CelFunctionDecl.newFunctionDeclaration(
+              "format." + name,
+              CelOverloadDecl.newGlobalOverload("format." + name, FORMAT, ImmutableList.of())));
     }
     checker.addFunctionDeclarations(decls);
   }
@@ -49,16 +58,24 @@ final class KubernetesFormatLibrary implements CelCompilerLibrary, CelRuntimeLib
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
     List<CelFunctionBinding> bindings = new ArrayList<>();
-    bindings.add(CelFunctionBinding.from("format-validate", NamedFormat.class, String.class,
-        (format, value) -> {
-          List<String> errors = format.validator().apply(value);
-          return errors.isEmpty() ? Optional.empty() : Optional.of(List.copyOf(errors));
-        }));
-    bindings.add(CelFunctionBinding.from("format-named", String.class,
-        name -> Optional.ofNullable(KubernetesFormats.ALL.get(name))));
+    bindings.add(
+        CelFunctionBinding.from(
+            "format-validate",
+            NamedFormat.class,
+            String.class,
+            (format, value) -> {
+              List<String> errors = format.validator().apply(value);
+              return errors.isEmpty() ? Optional.empty() : Optional.of(List.copyOf(errors));
+            }));
+    bindings.add(
+        CelFunctionBinding.from(
+            "format-named",
+            String.class,
+            name -> Optional.ofNullable(KubernetesFormats.ALL.get(name))));
     for (Map.Entry<String, NamedFormat> format : KubernetesFormats.ALL.entrySet()) {
-      bindings.add(CelFunctionBinding.from("format." + format.getKey(), ImmutableList.of(),
-          args -> format.getValue()));
+      bindings.add(
+          CelFunctionBinding.from(
+              "format." + format.getKey(), ImmutableList.of(), args -> format.getValue()));
     }
     runtime.addFunctionBindings(bindings);
   }

@@ -9,13 +9,13 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * The named formats of the Kubernetes CEL format library (k8s.io/apiserver v0.36.3
- * {@code library.ConstantFormats}) with their validators, which return upstream's error list
- * word for word: apimachinery v0.36.3's {@code NameIsDNSLabel} ... (util/validation, lengths in
- * "characters") and {@code content.IsLabelKey}, {@code content.IsLabelValue} (lengths in
- * "bytes"), kube-openapi's strfmt {@code uuid}, {@code byte}, {@code date}, {@code datetime},
- * and Go's {@code url.ParseRequestURI} ({@link GoRequestUri}). Lengths are Go's: UTF-8 bytes.
- * Hand-written: no Java library has these exact rules and messages.
+ * The named formats of the Kubernetes CEL format library (k8s.io/apiserver v0.36.3 {@code
+ * library.ConstantFormats}) with their validators, which return upstream's error list word for
+ * word: apimachinery v0.36.3's {@code NameIsDNSLabel} ... (util/validation, lengths in
+ * "characters") and {@code content.IsLabelKey}, {@code content.IsLabelValue} (lengths in "bytes"),
+ * kube-openapi's strfmt {@code uuid}, {@code byte}, {@code date}, {@code datetime}, and Go's {@code
+ * url.ParseRequestURI} ({@link GoRequestUri}). Lengths are Go's: UTF-8 bytes. Hand-written: no Java
+ * library has these exact rules and messages.
  */
 final class KubernetesFormats {
 
@@ -48,27 +48,35 @@ final class KubernetesFormats {
   private static final Pattern DNS1035_LABEL = Pattern.compile(DNS1035_LABEL_FMT);
   private static final Pattern LABEL_KEY = Pattern.compile(LABEL_KEY_FMT);
   private static final Pattern LABEL_VALUE = Pattern.compile(LABEL_VALUE_FMT);
-  private static final String DNS1123_LABEL_MSG = "a lowercase RFC 1123 label must consist of "
-      + "lower case alphanumeric characters or '-', and must start and end with an alphanumeric "
-      + "character";
-  private static final String DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must "
-      + "consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
-      + "an alphanumeric character";
-  private static final String DNS1035_LABEL_MSG = "a DNS-1035 label must consist of lower case "
-      + "alphanumeric characters or '-', start with an alphabetic character, and end with an "
-      + "alphanumeric character";
-  private static final String LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' "
-      + "or '.', and must start and end with an alphanumeric character";
-  private static final String LABEL_VALUE_MSG = "a valid label must be an empty string or "
-      + "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-      + "alphanumeric character";
+  private static final String DNS1123_LABEL_MSG =
+      "a lowercase RFC 1123 label must consist of "
+          + "lower case alphanumeric characters or '-', and must start and end with an alphanumeric "
+          + "character";
+  private static final String DNS1123_SUBDOMAIN_MSG =
+      "a lowercase RFC 1123 subdomain must "
+          + "consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
+          + "an alphanumeric character";
+  private static final String DNS1035_LABEL_MSG =
+      "a DNS-1035 label must consist of lower case "
+          + "alphanumeric characters or '-', start with an alphabetic character, and end with an "
+          + "alphanumeric character";
+  private static final String LABEL_KEY_MSG =
+      "must consist of alphanumeric characters, '-', '_' "
+          + "or '.', and must start and end with an alphanumeric character";
+  private static final String LABEL_VALUE_MSG =
+      "a valid label must be an empty string or "
+          + "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+          + "alphanumeric character";
   // strfmt's patterns; Go's "." is any character but \n, Java's with UNIX_LINES
-  private static final Pattern UUID = Pattern.compile(
-      "(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}");
-  private static final Pattern BASE64 = Pattern.compile(
-      "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})");
-  private static final Pattern TIME = Pattern.compile(
-      "([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))", Pattern.UNIX_LINES);
+  private static final Pattern UUID =
+      Pattern.compile("(?i)[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}");
+  private static final Pattern BASE64 =
+      Pattern.compile(
+          "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})");
+  private static final Pattern TIME =
+      Pattern.compile(
+          "([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))",
+          Pattern.UNIX_LINES);
   private static final Pattern DATE = Pattern.compile("([0-9]{4})-([0-9]{2})-([0-9]{2})");
 
   /** By the names of {@code format.<name>()} and {@code format.named(name)}. */
@@ -79,29 +87,40 @@ final class KubernetesFormats {
   private static Map<String, NamedFormat> formats() {
     Map<String, NamedFormat> all = new LinkedHashMap<>();
     all.put("dns1123Label", new NamedFormat("DNS1123Label", s -> dns1123Label(s, false)));
-    all.put("dns1123Subdomain",
-        new NamedFormat("DNS1123Subdomain", s -> dns1123Subdomain(s, false)));
+    all.put(
+        "dns1123Subdomain", new NamedFormat("DNS1123Subdomain", s -> dns1123Subdomain(s, false)));
     all.put("dns1035Label", new NamedFormat("DNS1035Label", s -> dns1035Label(s, false)));
     all.put("qualifiedName", new NamedFormat("QualifiedName", KubernetesFormats::labelKey));
-    all.put("dns1123LabelPrefix",
-        new NamedFormat("DNS1123LabelPrefix", s -> dns1123Label(s, true)));
-    all.put("dns1123SubdomainPrefix",
+    all.put(
+        "dns1123LabelPrefix", new NamedFormat("DNS1123LabelPrefix", s -> dns1123Label(s, true)));
+    all.put(
+        "dns1123SubdomainPrefix",
         new NamedFormat("DNS1123SubdomainPrefix", s -> dns1123Subdomain(s, true)));
-    all.put("dns1035LabelPrefix",
-        new NamedFormat("DNS1035LabelPrefix", s -> dns1035Label(s, true)));
+    all.put(
+        "dns1035LabelPrefix", new NamedFormat("DNS1035LabelPrefix", s -> dns1035Label(s, true)));
     all.put("labelValue", new NamedFormat("LabelValue", KubernetesFormats::labelValue));
-    all.put("uri", new NamedFormat("URI", s -> {
-      String error = GoRequestUri.validate(s);
-      return error == null ? List.of() : List.of(error);
-    }));
-    all.put("uuid", new NamedFormat("uuid",
-        s -> UUID.matcher(s).matches() ? List.of() : List.of("does not match the UUID format")));
-    all.put("byte", new NamedFormat("byte",
-        s -> BASE64.matcher(s).matches() ? List.of() : List.of("invalid base64")));
-    all.put("date", new NamedFormat("date",
-        s -> isDate(s) ? List.of() : List.of("invalid date")));
-    all.put("datetime", new NamedFormat("datetime",
-        s -> isDateTime(s) ? List.of() : List.of("invalid datetime")));
+    all.put(
+        "uri",
+        new NamedFormat(
+            "URI",
+            s -> {
+              String error = GoRequestUri.validate(s);
+              return error == null ? List.of() : List.of(error);
+            }));
+    all.put(
+        "uuid",
+        new NamedFormat(
+            "uuid",
+            s ->
+                UUID.matcher(s).matches() ? List.of() : List.of("does not match the UUID format")));
+    all.put(
+        "byte",
+        new NamedFormat(
+            "byte", s -> BASE64.matcher(s).matches() ? List.of() : List.of("invalid base64")));
+    all.put("date", new NamedFormat("date", s -> isDate(s) ? List.of() : List.of("invalid date")));
+    all.put(
+        "datetime",
+        new NamedFormat("datetime", s -> isDateTime(s) ? List.of() : List.of("invalid datetime")));
     return java.util.Collections.unmodifiableMap(all);
   }
 
@@ -110,9 +129,9 @@ final class KubernetesFormats {
   }
 
   /**
-   * A name to check and its length in bytes. For the prefix formats apimachinery's
-   * {@code maskTrailingDash} replaces the last two bytes of a name ending in "-" by "a" (sic);
-   * a multi-byte character split so decodes to U+FFFD, which no pattern here matches either.
+   * A name to check and its length in bytes. For the prefix formats apimachinery's {@code
+   * maskTrailingDash} replaces the last two bytes of a name ending in "-" by "a" (sic); a
+   * multi-byte character split so decodes to U+FFFD, which no pattern here matches either.
    */
   private record Masked(String text, int length) {
     static Masked of(String name, boolean prefix) {
@@ -187,9 +206,11 @@ final class KubernetesFormats {
         }
       }
       default -> {
-        errs.add("a valid label key " + regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName",
-            "my.name", "123-abc") + " with an optional DNS subdomain prefix and '/' (e.g. "
-            + "'example.com/MyName')");
+        errs.add(
+            "a valid label key "
+                + regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. "
+                + "'example.com/MyName')");
         return errs;
       }
     }
@@ -199,8 +220,8 @@ final class KubernetesFormats {
       errs.add("name part must be no more than 63 bytes");
     }
     if (!LABEL_KEY.matcher(name).matches()) {
-      errs.add("name part " + regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name",
-          "123-abc"));
+      errs.add(
+          "name part " + regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, "MyName", "my.name", "123-abc"));
     }
     return errs;
   }
@@ -236,7 +257,9 @@ final class KubernetesFormats {
     int year = Integer.parseInt(m.group(1));
     int month = Integer.parseInt(m.group(2));
     int day = Integer.parseInt(m.group(3));
-    return month >= 1 && month <= 12 && day >= 1
+    return month >= 1
+        && month <= 12
+        && day >= 1
         && day <= java.time.YearMonth.of(year, month).lengthOfMonth();
   }
 
@@ -250,7 +273,9 @@ final class KubernetesFormats {
       return false;
     }
     java.util.regex.Matcher m = TIME.matcher(parts[1]);
-    return m.matches() && m.group(1).compareTo("23") <= 0 && m.group(2).compareTo("59") <= 0
+    return m.matches()
+        && m.group(1).compareTo("23") <= 0
+        && m.group(2).compareTo("59") <= 0
         && m.group(3).compareTo("59") <= 0;
   }
 

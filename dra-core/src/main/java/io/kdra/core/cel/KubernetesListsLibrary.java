@@ -4,6 +4,7 @@ import com.google.common.primitives.UnsignedLong;
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;
+import dev.cel.common.types.CelKind;
 import dev.cel.common.types.ListType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.common.types.TypeParamType;
@@ -12,54 +13,80 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
-import dev.cel.common.types.CelKind;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * The Kubernetes {@code lists} library ({@code k8s.io/apiserver/pkg/cel/library/lists.go}):
- * {@code isSorted}, {@code sum}, {@code min}, {@code max} on lists of comparable or summable
- * element types, and {@code indexOf}/{@code lastIndexOf} on any list. Same overload ids, results
- * and errors ("min called on empty list"). Hand-written: cel-java has no such library (its own
- * lists extension is cel-go's {@code ext.Lists}, which the environment adds as well).
+ * The Kubernetes {@code lists} library ({@code k8s.io/apiserver/pkg/cel/library/lists.go}): {@code
+ * isSorted}, {@code sum}, {@code min}, {@code max} on lists of comparable or summable element
+ * types, and {@code indexOf}/{@code lastIndexOf} on any list. Same overload ids, results and errors
+ * ("min called on empty list"). Hand-written: cel-java has no such library (its own lists extension
+ * is cel-go's {@code ext.Lists}, which the environment adds as well).
  */
 final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   private static final TypeParamType A = TypeParamType.create("A");
 
   /** Element kinds the typed overloads upstream accept, checked by SelectorAstValidator. */
-  static final Set<CelKind> COMPARABLE_KINDS = EnumSet.of(CelKind.INT, CelKind.UINT,
-      CelKind.DOUBLE, CelKind.BOOL, CelKind.DURATION, CelKind.TIMESTAMP, CelKind.STRING,
-      CelKind.BYTES);
-  static final Set<CelKind> SUMMABLE_KINDS = EnumSet.of(CelKind.INT, CelKind.UINT,
-      CelKind.DOUBLE, CelKind.DURATION);
+  static final Set<CelKind> COMPARABLE_KINDS =
+      EnumSet.of(
+          CelKind.INT,
+          CelKind.UINT,
+          CelKind.DOUBLE,
+          CelKind.BOOL,
+          CelKind.DURATION,
+          CelKind.TIMESTAMP,
+          CelKind.STRING,
+          CelKind.BYTES);
+
+  static final Set<CelKind> SUMMABLE_KINDS =
+      EnumSet.of(CelKind.INT, CelKind.UINT, CelKind.DOUBLE, CelKind.DURATION);
 
   /**
-   * Upstream's overloads, one per element type (run by one binding each, see TypedOverloads):
-   * for a list of dyn values (attributes) the checker then types min(), max() and sum() as dyn,
-   * as cel-go's does. indexOf and lastIndexOf are generic upstream too.
+   * Upstream's overloads, one per element type (run by one binding each, see TypedOverloads): for a
+   * list of dyn values (attributes) the checker then types min(), max() and sum() as dyn, as
+   * cel-go's does. indexOf and lastIndexOf are generic upstream too.
    */
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     checker.addFunctionDeclarations(
-        CelFunctionDecl.newFunctionDeclaration("isSorted", TypedOverloads.declare(
-            TypedOverloads.K8S_COMPARABLE, t -> "list_" + t + "_is_sorted_bool",
-            t -> CelOverloadDecl.newMemberOverload("", SimpleType.BOOL, ListType.create(t)),
-            "list_is_sorted")),
-        CelFunctionDecl.newFunctionDeclaration("min", TypedOverloads.declare(
-            TypedOverloads.K8S_COMPARABLE, t -> "list_" + t + "_min_" + t,
-            t -> CelOverloadDecl.newMemberOverload("", t, ListType.create(t)), "list_min")),
-        CelFunctionDecl.newFunctionDeclaration("max", TypedOverloads.declare(
-            TypedOverloads.K8S_COMPARABLE, t -> "list_" + t + "_max_" + t,
-            t -> CelOverloadDecl.newMemberOverload("", t, ListType.create(t)), "list_max")),
-        CelFunctionDecl.newFunctionDeclaration("sum", TypedOverloads.declare(
-            TypedOverloads.K8S_SUMMABLE, t -> "list_" + t + "_sum_" + t,
-            t -> CelOverloadDecl.newMemberOverload("", t, ListType.create(t)), "list_sum")),
-        CelFunctionDecl.newFunctionDeclaration("indexOf", CelOverloadDecl.newMemberOverload(
-            "list_a_index_of_int", SimpleType.INT, ListType.create(A), A)),
-        CelFunctionDecl.newFunctionDeclaration("lastIndexOf", CelOverloadDecl.newMemberOverload(
-            "list_a_last_index_of_int", SimpleType.INT, ListType.create(A), A)));
+        CelFunctionDecl.newFunctionDeclaration(
+            "isSorted",
+            TypedOverloads.declare(
+                TypedOverloads.K8S_COMPARABLE,
+                t -> "list_" + t + "_is_sorted_bool",
+                t -> CelOverloadDecl.newMemberOverload("", SimpleType.BOOL, ListType.create(t)),
+                "list_is_sorted")),
+        CelFunctionDecl.newFunctionDeclaration(
+            "min",
+            TypedOverloads.declare(
+                TypedOverloads.K8S_COMPARABLE,
+                t -> "list_" + t + "_min_" + t,
+                t -> CelOverloadDecl.newMemberOverload("", t, ListType.create(t)),
+                "list_min")),
+        CelFunctionDecl.newFunctionDeclaration(
+            "max",
+            TypedOverloads.declare(
+                TypedOverloads.K8S_COMPARABLE,
+                t -> "list_" + t + "_max_" + t,
+                t -> CelOverloadDecl.newMemberOverload("", t, ListType.create(t)),
+                "list_max")),
+        CelFunctionDecl.newFunctionDeclaration(
+            "sum",
+            TypedOverloads.declare(
+                TypedOverloads.K8S_SUMMABLE,
+                t -> "list_" + t + "_sum_" + t,
+                t -> CelOverloadDecl.newMemberOverload("", t, ListType.create(t)),
+                "list_sum")),
+        CelFunctionDecl.newFunctionDeclaration(
+            "indexOf",
+            CelOverloadDecl.newMemberOverload(
+                "list_a_index_of_int", SimpleType.INT, ListType.create(A), A)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "lastIndexOf",
+            CelOverloadDecl.newMemberOverload(
+                "list_a_last_index_of_int", SimpleType.INT, ListType.create(A), A)));
   }
 
   @Override
@@ -69,24 +96,35 @@ final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibr
         CelFunctionBinding.from("list_min", List.class, list -> extreme(list, "min", 1)),
         CelFunctionBinding.from("list_max", List.class, list -> extreme(list, "max", -1)),
         CelFunctionBinding.from("list_sum", List.class, KubernetesListsLibrary::sum),
-        CelFunctionBinding.from("list_a_index_of_int", List.class, Object.class,
+        CelFunctionBinding.from(
+            "list_a_index_of_int",
+            List.class,
+            Object.class,
             (list, item) -> indexOf(list, item, false)),
-        CelFunctionBinding.from("list_a_last_index_of_int", List.class, Object.class,
+        CelFunctionBinding.from(
+            "list_a_last_index_of_int",
+            List.class,
+            Object.class,
             (list, item) -> indexOf(list, item, true)));
   }
 
   /** The summation type of a list: that of its first element (an empty list sums to int 0). */
   private static Object sum(List<?> list) throws CelEvaluationException {
     Object first = list.isEmpty() ? 0L : list.get(0);
-    String type = first instanceof Long ? "int" : first instanceof UnsignedLong ? "uint"
-        : first instanceof Double ? "double" : "duration";
+    String type =
+        first instanceof Long
+            ? "int"
+            : first instanceof UnsignedLong
+                ? "uint"
+                : first instanceof Double ? "double" : "duration";
     for (Object o : list) {
       if (o.getClass() != first.getClass()) {
         throw new CelEvaluationException("no such overload");
       }
     }
-    if (type.equals("duration") && !(first instanceof com.google.protobuf.Duration
-        || first instanceof java.time.Duration)) {
+    if (type.equals("duration")
+        && !(first instanceof com.google.protobuf.Duration
+            || first instanceof java.time.Duration)) {
       throw new CelEvaluationException("no such overload");
     }
     return sum(type, list);

@@ -77,13 +77,15 @@ final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrar
     }
   }
 
-  private static final Pattern IPV4 = Pattern.compile(
-      "(0|[1-9][0-9]{0,2})\\.(0|[1-9][0-9]{0,2})\\.(0|[1-9][0-9]{0,2})\\.(0|[1-9][0-9]{0,2})");
+  private static final Pattern IPV4 =
+      Pattern.compile(
+          "(0|[1-9][0-9]{0,2})\\.(0|[1-9][0-9]{0,2})\\.(0|[1-9][0-9]{0,2})\\.(0|[1-9][0-9]{0,2})");
 
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     checker.addFunctionDeclarations(
-        CelFunctionDecl.newFunctionDeclaration("ip",
+        CelFunctionDecl.newFunctionDeclaration(
+            "ip",
             CelOverloadDecl.newGlobalOverload("string_to_ip", IP, SimpleType.STRING),
             CelOverloadDecl.newMemberOverload("cidr_ip", IP, CIDR)),
         global("isIP", "is_ip", SimpleType.BOOL, SimpleType.STRING),
@@ -94,31 +96,34 @@ final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrar
         member("isLinkLocalMulticast", "ip_is_link_local_multicast", SimpleType.BOOL, IP),
         member("isLinkLocalUnicast", "ip_is_link_local_unicast", SimpleType.BOOL, IP),
         member("isGlobalUnicast", "ip_is_global_unicast", SimpleType.BOOL, IP),
-        CelFunctionDecl.newFunctionDeclaration("string",
+        CelFunctionDecl.newFunctionDeclaration(
+            "string",
             CelOverloadDecl.newGlobalOverload("ip_to_string", SimpleType.STRING, IP),
             CelOverloadDecl.newGlobalOverload("cidr_to_string", SimpleType.STRING, CIDR)),
         global("cidr", "string_to_cidr", CIDR, SimpleType.STRING),
         global("isCIDR", "is_cidr", SimpleType.BOOL, SimpleType.STRING),
-        CelFunctionDecl.newFunctionDeclaration("containsIP",
-            CelOverloadDecl.newMemberOverload("cidr_contains_ip_string", SimpleType.BOOL, CIDR,
-                SimpleType.STRING),
+        CelFunctionDecl.newFunctionDeclaration(
+            "containsIP",
+            CelOverloadDecl.newMemberOverload(
+                "cidr_contains_ip_string", SimpleType.BOOL, CIDR, SimpleType.STRING),
             CelOverloadDecl.newMemberOverload("cidr_contains_ip_ip", SimpleType.BOOL, CIDR, IP)),
-        CelFunctionDecl.newFunctionDeclaration("containsCIDR",
-            CelOverloadDecl.newMemberOverload("cidr_contains_cidr_string", SimpleType.BOOL, CIDR,
-                SimpleType.STRING),
+        CelFunctionDecl.newFunctionDeclaration(
+            "containsCIDR",
+            CelOverloadDecl.newMemberOverload(
+                "cidr_contains_cidr_string", SimpleType.BOOL, CIDR, SimpleType.STRING),
             CelOverloadDecl.newMemberOverload("cidr_contains_cidr", SimpleType.BOOL, CIDR, CIDR)),
         member("prefixLength", "cidr_prefix_length", SimpleType.INT, CIDR),
         member("masked", "cidr_masked", CIDR, CIDR));
   }
 
   private static CelFunctionDecl global(String name, String id, CelType result, CelType arg) {
-    return CelFunctionDecl.newFunctionDeclaration(name,
-        CelOverloadDecl.newGlobalOverload(id, result, arg));
+    return CelFunctionDecl.newFunctionDeclaration(
+        name, CelOverloadDecl.newGlobalOverload(id, result, arg));
   }
 
   private static CelFunctionDecl member(String name, String id, CelType result, CelType self) {
-    return CelFunctionDecl.newFunctionDeclaration(name,
-        CelOverloadDecl.newMemberOverload(id, result, self));
+    return CelFunctionDecl.newFunctionDeclaration(
+        name, CelOverloadDecl.newMemberOverload(id, result, self));
   }
 
   @Override
@@ -131,24 +136,31 @@ final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrar
         CelFunctionBinding.from("ip_family", Ip.class, ip -> ip.is4() ? 4L : 6L),
         CelFunctionBinding.from("ip_is_unspecified", Ip.class, KubernetesNetLibrary::isUnspecified),
         CelFunctionBinding.from("ip_is_loopback", Ip.class, KubernetesNetLibrary::isLoopback),
-        CelFunctionBinding.from("ip_is_link_local_multicast", Ip.class,
-            ip -> ip.is4() ? u(ip, 0) == 224 && u(ip, 1) == 0 && u(ip, 2) == 0
-                : u(ip, 0) == 0xff && (u(ip, 1) & 0x0f) == 0x02),
-        CelFunctionBinding.from("ip_is_link_local_unicast", Ip.class,
-            KubernetesNetLibrary::isLinkLocalUnicast),
-        CelFunctionBinding.from("ip_is_global_unicast", Ip.class,
-            KubernetesNetLibrary::isGlobalUnicast),
+        CelFunctionBinding.from(
+            "ip_is_link_local_multicast",
+            Ip.class,
+            ip ->
+                ip.is4()
+                    ? u(ip, 0) == 224 && u(ip, 1) == 0 && u(ip, 2) == 0
+                    : u(ip, 0) == 0xff && (u(ip, 1) & 0x0f) == 0x02),
+        CelFunctionBinding.from(
+            "ip_is_link_local_unicast", Ip.class, KubernetesNetLibrary::isLinkLocalUnicast),
+        CelFunctionBinding.from(
+            "ip_is_global_unicast", Ip.class, KubernetesNetLibrary::isGlobalUnicast),
         CelFunctionBinding.from("ip_to_string", Ip.class, Ip::toString),
         CelFunctionBinding.from("cidr_to_string", Cidr.class, Cidr::toString),
         CelFunctionBinding.from("string_to_cidr", String.class, KubernetesNetLibrary::cidr),
         CelFunctionBinding.from("is_cidr", String.class, s -> parseCidr(s) != null),
-        CelFunctionBinding.from("cidr_contains_ip_string", Cidr.class, String.class,
-            (c, s) -> c.contains(ip(s))),
+        CelFunctionBinding.from(
+            "cidr_contains_ip_string", Cidr.class, String.class, (c, s) -> c.contains(ip(s))),
         CelFunctionBinding.from("cidr_contains_ip_ip", Cidr.class, Ip.class, Cidr::contains),
-        CelFunctionBinding.from("cidr_contains_cidr_string", Cidr.class, String.class,
+        CelFunctionBinding.from(
+            "cidr_contains_cidr_string",
+            Cidr.class,
+            String.class,
             (c, s) -> containsCidr(c, cidr(s))),
-        CelFunctionBinding.from("cidr_contains_cidr", Cidr.class, Cidr.class,
-            KubernetesNetLibrary::containsCidr),
+        CelFunctionBinding.from(
+            "cidr_contains_cidr", Cidr.class, Cidr.class, KubernetesNetLibrary::containsCidr),
         CelFunctionBinding.from("cidr_prefix_length", Cidr.class, c -> (long) c.bits()),
         CelFunctionBinding.from("cidr_masked", Cidr.class, c -> new Cidr(c.masked(), c.bits())));
   }
@@ -162,12 +174,12 @@ final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrar
   }
 
   private static boolean isLoopback(Ip ip) {
-    return ip.is4() ? u(ip, 0) == 127
-        : new BigInteger(1, ip.bytes()).equals(BigInteger.ONE);
+    return ip.is4() ? u(ip, 0) == 127 : new BigInteger(1, ip.bytes()).equals(BigInteger.ONE);
   }
 
   private static boolean isLinkLocalUnicast(Ip ip) {
-    return ip.is4() ? u(ip, 0) == 169 && u(ip, 1) == 254
+    return ip.is4()
+        ? u(ip, 0) == 169 && u(ip, 1) == 254
         : u(ip, 0) == 0xfe && (u(ip, 1) & 0xc0) == 0x80;
   }
 
@@ -183,7 +195,8 @@ final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrar
   }
 
   private static boolean containsCidr(Cidr outer, Cidr inner) {
-    return outer.ip().bytes().length == inner.ip().bytes().length && outer.bits() <= inner.bits()
+    return outer.ip().bytes().length == inner.ip().bytes().length
+        && outer.bits() <= inner.bits()
         && outer.contains(inner.ip());
   }
 
@@ -203,8 +216,11 @@ final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrar
     if (ip == null) {
       return s.contains(":") && mapped(s)
           ? "IPv4-mapped IPv6 address \"" + s + "\" is not allowed"
-          : "IP Address \"" + s + "\" parse error during conversion from string: ParseAddr(\""
-              + s + "\"): unable to parse IP";
+          : "IP Address \""
+              + s
+              + "\" parse error during conversion from string: ParseAddr(\""
+              + s
+              + "\"): unable to parse IP";
     }
     return null;
   }
@@ -261,10 +277,12 @@ final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrar
     if (c == null) {
       int slash = s.lastIndexOf('/');
       String addr = slash < 0 ? s : s.substring(0, slash);
-      String reason = slash >= 0 && addr.contains(":") && mapped(addr)
-          ? "IPv4-mapped IPv6 address \"" + s + "\" is not allowed"
-          : "network address parse error during conversion from string: netip.ParsePrefix(\""
-              + s + "\"): invalid prefix";
+      String reason =
+          slash >= 0 && addr.contains(":") && mapped(addr)
+              ? "IPv4-mapped IPv6 address \"" + s + "\" is not allowed"
+              : "network address parse error during conversion from string: netip.ParsePrefix(\""
+                  + s
+                  + "\"): invalid prefix";
       throw new CelEvaluationException(
           "network address parse error during conversion from string: " + reason);
     }

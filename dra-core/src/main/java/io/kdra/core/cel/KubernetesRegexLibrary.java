@@ -17,10 +17,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The Kubernetes {@code regex} library ({@code k8s.io/apiserver/pkg/cel/library/regex.go}):
- * {@code s.find(re)} (the leftmost match or "") and {@code s.findAll(re[, n])}, with Go's
- * {@code FindString}/{@code FindAllString} semantics (an empty match right after a previous match
- * is skipped; {@code n < 0} means all). RE2 syntax through RE2J, as cel-java's {@code matches}.
+ * The Kubernetes {@code regex} library ({@code k8s.io/apiserver/pkg/cel/library/regex.go}): {@code
+ * s.find(re)} (the leftmost match or "") and {@code s.findAll(re[, n])}, with Go's {@code
+ * FindString}/{@code FindAllString} semantics (an empty match right after a previous match is
+ * skipped; {@code n < 0} means all). RE2 syntax through RE2J, as cel-java's {@code matches}.
  * Hand-written: cel-java's regex extension is a different library ({@code regex.extract}...).
  */
 final class KubernetesRegexLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
@@ -28,27 +28,40 @@ final class KubernetesRegexLibrary implements CelCompilerLibrary, CelRuntimeLibr
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     checker.addFunctionDeclarations(
-        CelFunctionDecl.newFunctionDeclaration("find", CelOverloadDecl.newMemberOverload(
-            "string_find_string", SimpleType.STRING, SimpleType.STRING, SimpleType.STRING)),
-        CelFunctionDecl.newFunctionDeclaration("findAll",
-            CelOverloadDecl.newMemberOverload("string_find_all_string",
-                ListType.create(SimpleType.STRING), SimpleType.STRING, SimpleType.STRING),
-            CelOverloadDecl.newMemberOverload("string_find_all_string_int",
-                ListType.create(SimpleType.STRING), SimpleType.STRING, SimpleType.STRING,
+        CelFunctionDecl.newFunctionDeclaration(
+            "find",
+            CelOverloadDecl.newMemberOverload(
+                "string_find_string", SimpleType.STRING, SimpleType.STRING, SimpleType.STRING)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "findAll",
+            CelOverloadDecl.newMemberOverload(
+                "string_find_all_string",
+                ListType.create(SimpleType.STRING),
+                SimpleType.STRING,
+                SimpleType.STRING),
+            CelOverloadDecl.newMemberOverload(
+                "string_find_all_string_int",
+                ListType.create(SimpleType.STRING),
+                SimpleType.STRING,
+                SimpleType.STRING,
                 SimpleType.INT)));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
     runtime.addFunctionBindings(
-        CelFunctionBinding.from("string_find_string", String.class, String.class,
+        CelFunctionBinding.from(
+            "string_find_string",
+            String.class,
+            String.class,
             (s, re) -> {
               Matcher m = compile(re).matcher(s);
               return m.find() ? m.group() : "";
             }),
-        CelFunctionBinding.from("string_find_all_string", String.class, String.class,
-            (s, re) -> findAll(s, re, -1)),
-        CelFunctionBinding.from("string_find_all_string_int",
+        CelFunctionBinding.from(
+            "string_find_all_string", String.class, String.class, (s, re) -> findAll(s, re, -1)),
+        CelFunctionBinding.from(
+            "string_find_all_string_int",
             List.of(String.class, String.class, Long.class),
             args -> findAll((String) args[0], (String) args[1], (Long) args[2])));
   }
@@ -80,9 +93,12 @@ final class KubernetesRegexLibrary implements CelCompilerLibrary, CelRuntimeLibr
       }
       result.add(m.group());
       previousEnd = end;
-      from = end == start
-          ? (start >= s.length() ? s.length() + 1 : start + Character.charCount(s.codePointAt(start)))
-          : end;
+      from =
+          end == start
+              ? (start >= s.length()
+                  ? s.length() + 1
+                  : start + Character.charCount(s.codePointAt(start)))
+              : end;
     }
     return result;
   }

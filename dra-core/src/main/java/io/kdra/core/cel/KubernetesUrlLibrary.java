@@ -15,10 +15,10 @@ import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
 
 /**
- * The Kubernetes {@code url} library ({@code k8s.io/apiserver/pkg/cel/library/urls.go}):
- * {@code url()}, {@code isURL()} and the getters, on {@link GoUrl} (Go's net/url ported):
- * {@code url()} accepts what {@code url.ParseRequestURI} accepts and reads the parts of
- * {@code url.Parse}, as upstream.
+ * The Kubernetes {@code url} library ({@code k8s.io/apiserver/pkg/cel/library/urls.go}): {@code
+ * url()}, {@code isURL()} and the getters, on {@link GoUrl} (Go's net/url ported): {@code url()}
+ * accepts what {@code url.ParseRequestURI} accepts and reads the parts of {@code url.Parse}, as
+ * upstream.
  */
 final class KubernetesUrlLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
@@ -27,30 +27,33 @@ final class KubernetesUrlLibrary implements CelCompilerLibrary, CelRuntimeLibrar
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     checker.addFunctionDeclarations(
-        CelFunctionDecl.newFunctionDeclaration("url",
-            CelOverloadDecl.newGlobalOverload("string_to_url", URL, SimpleType.STRING)),
-        CelFunctionDecl.newFunctionDeclaration("isURL",
+        CelFunctionDecl.newFunctionDeclaration(
+            "url", CelOverloadDecl.newGlobalOverload("string_to_url", URL, SimpleType.STRING)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "isURL",
             CelOverloadDecl.newGlobalOverload("is_url_string", SimpleType.BOOL, SimpleType.STRING)),
         member("getScheme", "url_get_scheme", SimpleType.STRING),
         member("getHost", "url_get_host", SimpleType.STRING),
         member("getHostname", "url_get_hostname", SimpleType.STRING),
         member("getPort", "url_get_port", SimpleType.STRING),
         member("getEscapedPath", "url_get_escaped_path", SimpleType.STRING),
-        member("getQuery", "url_get_query",
+        member(
+            "getQuery",
+            "url_get_query",
             MapType.create(SimpleType.STRING, ListType.create(SimpleType.STRING))));
   }
 
   private static CelFunctionDecl member(String name, String id, CelType result) {
-    return CelFunctionDecl.newFunctionDeclaration(name,
-        CelOverloadDecl.newMemberOverload(id, result, URL));
+    return CelFunctionDecl.newFunctionDeclaration(
+        name, CelOverloadDecl.newMemberOverload(id, result, URL));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
     runtime.addFunctionBindings(
         CelFunctionBinding.from("string_to_url", String.class, KubernetesUrlLibrary::url),
-        CelFunctionBinding.from("is_url_string", String.class,
-            s -> GoUrl.parseRequestUri(s).error() == null),
+        CelFunctionBinding.from(
+            "is_url_string", String.class, s -> GoUrl.parseRequestUri(s).error() == null),
         CelFunctionBinding.from("url_get_scheme", GoUrl.class, GoUrl::scheme),
         CelFunctionBinding.from("url_get_host", GoUrl.class, GoUrl::host),
         CelFunctionBinding.from("url_get_hostname", GoUrl.class, GoUrl::hostname),

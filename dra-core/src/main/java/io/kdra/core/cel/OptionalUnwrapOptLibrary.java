@@ -24,22 +24,29 @@ final class OptionalUnwrapOptLibrary implements CelCompilerLibrary, CelRuntimeLi
 
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
-    checker.addFunctionDeclarations(CelFunctionDecl.newFunctionDeclaration("unwrapOpt",
-        CelOverloadDecl.newMemberOverload("optional_unwrapOpt", ListType.create(V),
-            ListType.create(OptionalType.create(V)))));
+    checker.addFunctionDeclarations(
+        CelFunctionDecl.newFunctionDeclaration(
+            "unwrapOpt",
+            CelOverloadDecl.newMemberOverload(
+                "optional_unwrapOpt",
+                ListType.create(V),
+                ListType.create(OptionalType.create(V)))));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
-    runtime.addFunctionBindings(CelFunctionBinding.from("optional_unwrapOpt", List.class,
-        list -> {
-          List<Object> values = new ArrayList<>();
-          for (Object o : list) {
-            if (o instanceof Optional<?> opt) {
-              opt.ifPresent(values::add);
-            }
-          }
-          return values;
-        }));
+    runtime.addFunctionBindings(
+        CelFunctionBinding.from(
+            "optional_unwrapOpt",
+            List.class,
+            list -> {
+              List<Object> values = new ArrayList<>();
+              for (Object o : list) {
+                if (o instanceof Optional<?> opt) {
+                  opt.ifPresent(values::add);
+                }
+              }
+              return values;
+            }));
   }
 }

@@ -18,11 +18,11 @@ import java.util.function.Predicate;
 
 /**
  * The checks the Kubernetes base environment runs on a type-checked selector after the checker,
- * cel-go's AST validators, which cel-java lacks: homogeneous list and map literals (calls to
- * {@code format} exempt), literal regular expressions of {@code matches} (and of {@code find} /
- * {@code findAll}, which upstream compiles when the program is built), literal
- * {@code duration()} / {@code timestamp()} arguments, and literal {@code string.format} calls.
- * Reports the first problem as cel-go words it.
+ * cel-go's AST validators, which cel-java lacks: homogeneous list and map literals (calls to {@code
+ * format} exempt), literal regular expressions of {@code matches} (and of {@code find} / {@code
+ * findAll}, which upstream compiles when the program is built), literal {@code duration()} / {@code
+ * timestamp()} arguments, and literal {@code string.format} calls. Reports the first problem as
+ * cel-go words it.
  */
 final class SelectorAstValidator {
 
@@ -42,7 +42,8 @@ final class SelectorAstValidator {
     this.literalCallIsValid = literalCallIsValid;
   }
 
-  static Optional<Issue> validate(CelAbstractSyntaxTree ast, Predicate<CelExpr> literalCallIsValid) {
+  static Optional<Issue> validate(
+      CelAbstractSyntaxTree ast, Predicate<CelExpr> literalCallIsValid) {
     SelectorAstValidator v = new SelectorAstValidator(ast, literalCallIsValid);
     v.visit(ast.getExpr(), false);
     return Optional.ofNullable(v.issue);
@@ -73,10 +74,13 @@ final class SelectorAstValidator {
         if (!inFormat) {
           homogeneousMap(e);
         }
-        e.map().entries().forEach(x -> {
-          visit(x.key(), inFormat);
-          visit(x.value(), inFormat);
-        });
+        e.map()
+            .entries()
+            .forEach(
+                x -> {
+                  visit(x.key(), inFormat);
+                  visit(x.value(), inFormat);
+                });
       }
       case SELECT -> visit(e.select().operand(), inFormat);
       case STRUCT -> e.struct().entries().forEach(x -> visit(x.value(), inFormat));
@@ -88,8 +92,7 @@ final class SelectorAstValidator {
         visit(c.loopStep(), inFormat);
         visit(c.result(), inFormat);
       }
-      default -> {
-      }
+      default -> {}
     }
   }
 
@@ -139,8 +142,13 @@ final class SelectorAstValidator {
   }
 
   private void mismatch(long id, CelType expected, CelType actual) {
-    report(id, "expected type '" + CelTypes.format(expected) + "' but found '"
-        + CelTypes.format(actual) + "'");
+    report(
+        id,
+        "expected type '"
+            + CelTypes.format(expected)
+            + "' but found '"
+            + CelTypes.format(actual)
+            + "'");
   }
 
   private void checkCall(CelExpr e, CelCall call) {
@@ -157,13 +165,15 @@ final class SelectorAstValidator {
           try {
             Pattern.compile(stringOf(args.get(0)));
           } catch (PatternSyntaxException ex) {
-            report(e.id(), "program instantiation failed: error parsing regexp: "
-                + ex.getDescription());
+            report(
+                e.id(),
+                "program instantiation failed: error parsing regexp: " + ex.getDescription());
           }
         }
       }
       case "duration", "timestamp" -> {
-        if (!args.isEmpty() && args.get(0).exprKind().getKind() == CelExpr.ExprKind.Kind.CONSTANT
+        if (!args.isEmpty()
+            && args.get(0).exprKind().getKind() == CelExpr.ExprKind.Kind.CONSTANT
             && !literalCallIsValid.test(e)) {
           report(args.get(0).id(), "invalid " + fn + " argument");
         }
@@ -171,40 +181,62 @@ final class SelectorAstValidator {
       case "format" -> checkFormat(e, call);
       case "sum", "min", "max", "isSorted" -> {
         if (call.target().isPresent() && args.isEmpty()) {
-          checkElementKind(e, fn, typeOf(call.target().get()), fn.equals("sum")
-              ? KubernetesListsLibrary.SUMMABLE_KINDS : KubernetesListsLibrary.COMPARABLE_KINDS);
+          checkElementKind(
+              e,
+              fn,
+              typeOf(call.target().get()),
+              fn.equals("sum")
+                  ? KubernetesListsLibrary.SUMMABLE_KINDS
+                  : KubernetesListsLibrary.COMPARABLE_KINDS);
         }
       }
       case SortByLibrary.FUNCTION -> {
         if (args.size() == 1) {
-          checkElementKind(e, "sortBy", typeOf(args.get(0)),
-              KubernetesListsLibrary.COMPARABLE_KINDS);
+          checkElementKind(
+              e, "sortBy", typeOf(args.get(0)), KubernetesListsLibrary.COMPARABLE_KINDS);
         }
       }
-      default -> {
-      }
+      default -> {}
     }
-    if (CONVERSIONS.contains(fn) && call.target().isEmpty() && args.size() == 1
-        && isConstant(args.get(0)) && !literalCallIsValid.test(e)) {
+    if (CONVERSIONS.contains(fn)
+        && call.target().isEmpty()
+        && args.size() == 1
+        && isConstant(args.get(0))
+        && !literalCallIsValid.test(e)) {
       // cel-go's planner (OptOptimize) evaluates conversions of constants when it builds the
       // program; an error there fails the compilation
       report(e.id(), "program instantiation failed: constant " + fn + "() conversion fails");
     }
   }
 
-  private static final Set<String> CONVERSIONS = Set.of("bool", "bytes", "double", "duration",
-      "dyn", "int", "string", "timestamp", "type", "uint");
+  private static final Set<String> CONVERSIONS =
+      Set.of(
+          "bool",
+          "bytes",
+          "double",
+          "duration",
+          "dyn",
+          "int",
+          "string",
+          "timestamp",
+          "type",
+          "uint");
 
   /** What cel-go's planner folds to a constant: literals, literal lists and maps, conversions. */
   private static boolean isConstant(CelExpr e) {
     return switch (e.exprKind().getKind()) {
       case CONSTANT -> true;
-      case LIST -> e.list().optionalIndices().isEmpty()
-          && e.list().elements().stream().allMatch(SelectorAstValidator::isConstant);
-      case MAP -> e.map().entries().stream().allMatch(x -> !x.optionalEntry()
-          && isConstant(x.key()) && isConstant(x.value()));
-      case CALL -> CONVERSIONS.contains(e.call().function()) && e.call().target().isEmpty()
-          && e.call().args().size() == 1 && isConstant(e.call().args().get(0));
+      case LIST ->
+          e.list().optionalIndices().isEmpty()
+              && e.list().elements().stream().allMatch(SelectorAstValidator::isConstant);
+      case MAP ->
+          e.map().entries().stream()
+              .allMatch(x -> !x.optionalEntry() && isConstant(x.key()) && isConstant(x.value()));
+      case CALL ->
+          CONVERSIONS.contains(e.call().function())
+              && e.call().target().isEmpty()
+              && e.call().args().size() == 1
+              && isConstant(e.call().args().get(0));
       default -> false;
     };
   }
@@ -212,31 +244,35 @@ final class SelectorAstValidator {
   /** Whether upstream types the expression as any: an attribute value, or a choice of one. */
   static boolean mayBeAny(CelExpr e) {
     if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-        && e.call().function().equals("_?_:_") && e.call().args().size() == 3) {
+        && e.call().function().equals("_?_:_")
+        && e.call().args().size() == 3) {
       return mayBeAny(e.call().args().get(1)) || mayBeAny(e.call().args().get(2));
     }
     return isAttributeValue(e);
   }
 
   /**
-   * Whether the expression reads an attribute value ({@code device.attributes[d].id} or
-   * {@code [id]}): upstream declares those as type {@code any}, which passes the checker like
-   * {@code dyn} here but which cel-go's format validator rejects.
+   * Whether the expression reads an attribute value ({@code device.attributes[d].id} or {@code
+   * [id]}): upstream declares those as type {@code any}, which passes the checker like {@code dyn}
+   * here but which cel-go's format validator rejects.
    */
   static boolean isAttributeValue(CelExpr e) {
-    if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL && e.call().target().isPresent()
+    if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
+        && e.call().target().isPresent()
         && Set.of("orValue", "value").contains(e.call().function())) {
       // device.attributes[d].?id.orValue(x) is of type any as well
       CelExpr optional = e.call().target().get();
       return optional.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-          && optional.call().function().equals("_?._") && optional.call().args().size() == 2
+          && optional.call().function().equals("_?._")
+          && optional.call().args().size() == 2
           && isAttributeDomain(optional.call().args().get(0));
     }
     CelExpr domain;
     if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.SELECT && !e.select().testOnly()) {
       domain = e.select().operand();
     } else if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-        && e.call().function().equals("_[_]") && e.call().args().size() == 2) {
+        && e.call().function().equals("_[_]")
+        && e.call().args().size() == 2) {
       domain = e.call().args().get(0);
     } else {
       return false;
@@ -248,7 +284,8 @@ final class SelectorAstValidator {
   private static boolean isAttributeDomain(CelExpr domain) {
     CelExpr map;
     if (domain.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-        && domain.call().function().equals("_[_]") && domain.call().args().size() == 2) {
+        && domain.call().function().equals("_[_]")
+        && domain.call().args().size() == 2) {
       map = domain.call().args().get(0);
     } else if (domain.exprKind().getKind() == CelExpr.ExprKind.Kind.SELECT) {
       map = domain.select().operand();
@@ -268,8 +305,13 @@ final class SelectorAstValidator {
     }
     CelKind element = listType.parameters().get(0).kind();
     if (element != CelKind.DYN && element != CelKind.TYPE_PARAM && !allowed.contains(element)) {
-      report(e.id(), "found no matching overload for '" + fn + "' applied to '"
-          + CelTypes.format(listType) + ".()'");
+      report(
+          e.id(),
+          "found no matching overload for '"
+              + fn
+              + "' applied to '"
+              + CelTypes.format(listType)
+              + ".()'");
     }
   }
 
@@ -292,14 +334,19 @@ final class SelectorAstValidator {
   }
 
   private void checkFormat(CelExpr e, CelCall call) {
-    if (call.target().isEmpty() || !isStringLiteral(call.target().get())
+    if (call.target().isEmpty()
+        || !isStringLiteral(call.target().get())
         || call.args().size() != 1
         || call.args().get(0).exprKind().getKind() != CelExpr.ExprKind.Kind.LIST) {
       return;
     }
-    boolean isStringFormat = ast.getReference(e.id())
-        .map(r -> r.overloadIds().isEmpty() || r.overloadIds().contains(StringFormatLibrary.OVERLOAD))
-        .orElse(true);
+    boolean isStringFormat =
+        ast.getReference(e.id())
+            .map(
+                r ->
+                    r.overloadIds().isEmpty()
+                        || r.overloadIds().contains(StringFormatLibrary.OVERLOAD))
+            .orElse(true);
     if (!isStringFormat) {
       return;
     }
@@ -312,8 +359,13 @@ final class SelectorAstValidator {
       return;
     }
     if (elements.size() > args.requested) {
-      report(e.id(), "too many arguments supplied to string.format (expected " + args.requested
-          + ", got " + elements.size() + ")");
+      report(
+          e.id(),
+          "too many arguments supplied to string.format (expected "
+              + args.requested
+              + ", got "
+              + elements.size()
+              + ")");
     }
   }
 
@@ -348,9 +400,11 @@ final class SelectorAstValidator {
       requested = Math.max(requested, index + 1);
       Optional<CelExpr> bad = badForString(elements.get(index));
       if (bad.isPresent()) {
-        throw new FormatException("string clause can only be used on strings, bools, bytes, "
-            + "ints, doubles, maps, lists, types, durations, and timestamps, was given "
-            + (isAttributeValue(bad.get()) ? "any" : CelTypes.format(typeOf(bad.get()))), index);
+        throw new FormatException(
+            "string clause can only be used on strings, bools, bytes, "
+                + "ints, doubles, maps, lists, types, durations, and timestamps, was given "
+                + (isAttributeValue(bad.get()) ? "any" : CelTypes.format(typeOf(bad.get()))),
+            index);
       }
       return "";
     }
@@ -360,9 +414,21 @@ final class SelectorAstValidator {
         return Optional.of(e);
       }
       CelKind k = typeOf(e).kind();
-      if (k != CelKind.DYN && !Set.of(CelKind.LIST, CelKind.MAP, CelKind.INT, CelKind.UINT,
-          CelKind.DOUBLE, CelKind.BOOL, CelKind.STRING, CelKind.TIMESTAMP, CelKind.BYTES,
-          CelKind.DURATION, CelKind.TYPE, CelKind.NULL_TYPE).contains(k)) {
+      if (k != CelKind.DYN
+          && !Set.of(
+                  CelKind.LIST,
+                  CelKind.MAP,
+                  CelKind.INT,
+                  CelKind.UINT,
+                  CelKind.DOUBLE,
+                  CelKind.BOOL,
+                  CelKind.STRING,
+                  CelKind.TIMESTAMP,
+                  CelKind.BYTES,
+                  CelKind.DURATION,
+                  CelKind.TYPE,
+                  CelKind.NULL_TYPE)
+              .contains(k)) {
         return Optional.of(e);
       }
       if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.LIST) {
@@ -389,38 +455,45 @@ final class SelectorAstValidator {
 
     @Override
     public String decimal(int index) throws FormatException {
-      return check(index, "decimal clause can only be used on integers", CelKind.INT,
-          CelKind.UINT);
+      return check(index, "decimal clause can only be used on integers", CelKind.INT, CelKind.UINT);
     }
 
     @Override
     public String fixed(int index, int precision) throws FormatException {
-      return check(index, "fixed-point clause can only be used on doubles", CelKind.DOUBLE,
-          CelKind.STRING);
+      return check(
+          index, "fixed-point clause can only be used on doubles", CelKind.DOUBLE, CelKind.STRING);
     }
 
     @Override
     public String scientific(int index, int precision) throws FormatException {
-      return check(index, "scientific clause can only be used on doubles", CelKind.DOUBLE,
-          CelKind.STRING);
+      return check(
+          index, "scientific clause can only be used on doubles", CelKind.DOUBLE, CelKind.STRING);
     }
 
     @Override
     public String binary(int index) throws FormatException {
-      return check(index, "only integers and bools can be formatted as binary", CelKind.INT,
-          CelKind.UINT, CelKind.BOOL);
+      return check(
+          index,
+          "only integers and bools can be formatted as binary",
+          CelKind.INT,
+          CelKind.UINT,
+          CelKind.BOOL);
     }
 
     @Override
     public String hex(int index, boolean upper) throws FormatException {
-      return check(index, "only integers, byte buffers, and strings can be formatted as hex",
-          CelKind.INT, CelKind.UINT, CelKind.STRING, CelKind.BYTES);
+      return check(
+          index,
+          "only integers, byte buffers, and strings can be formatted as hex",
+          CelKind.INT,
+          CelKind.UINT,
+          CelKind.STRING,
+          CelKind.BYTES);
     }
 
     @Override
     public String octal(int index) throws FormatException {
-      return check(index, "octal clause can only be used on integers", CelKind.INT,
-          CelKind.UINT);
+      return check(index, "octal clause can only be used on integers", CelKind.INT, CelKind.UINT);
     }
   }
 }

@@ -20,12 +20,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code list.sort()} and {@code list.sortBy(x, key)} of cel-go's lists extension: the list sorted (stably) by the key
- * computed for each element, keys of one comparable type. Hand-written because cel-java 0.14.0's
- * {@code sortBy} types its result as a list of lists ({@code [3, 1].sortBy(x, -x) == [1, 3]}
- * does not compile there), and its sort() orders strings by UTF-16 units where cel-go orders
- * them by code points. The macro expands to
- * {@code cel.bind(in, list, in.@sortByAssociatedKeys(in.map(x, key)))}, as cel-go's does.
+ * {@code list.sort()} and {@code list.sortBy(x, key)} of cel-go's lists extension: the list sorted
+ * (stably) by the key computed for each element, keys of one comparable type. Hand-written because
+ * cel-java 0.14.0's {@code sortBy} types its result as a list of lists ({@code [3, 1].sortBy(x, -x)
+ * == [1, 3]} does not compile there), and its sort() orders strings by UTF-16 units where cel-go
+ * orders them by code points. The macro expands to {@code cel.bind(in, list,
+ * in.@sortByAssociatedKeys(in.map(x, key)))}, as cel-go's does.
  */
 final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
@@ -35,56 +35,77 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
   private static final TypeParamType K = TypeParamType.create("K");
   private static final String RUNTIME_SORT = "list_sort";
   private static final String RUNTIME_SORT_BY = "list_sortByAssociatedKeys";
+
   @Override
   public void setParserOptions(CelParserBuilder parser) {
     parser.addMacros(CelMacro.newReceiverMacro("sortBy", 2, SortByLibrary::expand));
   }
 
-  private static Optional<CelExpr> expand(CelMacroExprFactory f, CelExpr target,
-      ImmutableList<CelExpr> args) {
+  private static Optional<CelExpr> expand(
+      CelMacroExprFactory f, CelExpr target, ImmutableList<CelExpr> args) {
     CelExpr variable = args.get(0);
     if (variable.exprKind().getKind() != CelExpr.ExprKind.Kind.IDENT) {
-      return Optional.of(f.reportError("sortBy(var, ...) variable name must be a simple "
-          + "identifier"));
+      return Optional.of(
+          f.reportError("sortBy(var, ...) variable name must be a simple " + "identifier"));
     }
     // cel.bind(@__sortBy_input__, target,
     //     @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(x, key))),
     // cel-go's expansion exactly: the cost estimate depends on its shape
     String accu = f.getAccumulatorVarName();
-    CelExpr keys = f.fold(variable.ident().name(), f.newIdentifier(INPUT), accu, f.newList(),
-        f.newBoolLiteral(true),
-        f.newGlobalCall("_+_", f.newIdentifier(accu), f.newList(args.get(1))),
-        f.newIdentifier(accu));
+    CelExpr keys =
+        f.fold(
+            variable.ident().name(),
+            f.newIdentifier(INPUT),
+            accu,
+            f.newList(),
+            f.newBoolLiteral(true),
+            f.newGlobalCall("_+_", f.newIdentifier(accu), f.newList(args.get(1))),
+            f.newIdentifier(accu));
     CelExpr sorted = f.newReceiverCall(FUNCTION, f.newIdentifier(INPUT), keys);
-    return Optional.of(f.fold("#unused", f.newList(), INPUT, target, f.newBoolLiteral(false),
-        f.newIdentifier(INPUT), sorted));
+    return Optional.of(
+        f.fold(
+            "#unused",
+            f.newList(),
+            INPUT,
+            target,
+            f.newBoolLiteral(false),
+            f.newIdentifier(INPUT),
+            sorted));
   }
 
   /**
-   * sort() and {@code @sortByAssociatedKeys} with cel-go's overloads, one per comparable
-   * (key) type: the checker then types the result as cel-go's does (dyn for a list of dyn),
-   * which the rest of the expression's typing and its cost estimate depend on.
+   * sort() and {@code @sortByAssociatedKeys} with cel-go's overloads, one per comparable (key)
+   * type: the checker then types the result as cel-go's does (dyn for a list of dyn), which the
+   * rest of the expression's typing and its cost estimate depend on.
    */
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     checker.addFunctionDeclarations(
-        CelFunctionDecl.newFunctionDeclaration(FUNCTION, TypedOverloads.declare(
-            TypedOverloads.EXT_COMPARABLE, t -> "list_" + t + "_sortByAssociatedKeys",
-            k -> CelOverloadDecl.newMemberOverload("", ListType.create(T), ListType.create(T),
-                ListType.create(k)), RUNTIME_SORT_BY)),
-        CelFunctionDecl.newFunctionDeclaration("sort", TypedOverloads.declare(
-            TypedOverloads.EXT_COMPARABLE, t -> "list_" + t + "_sort",
-            t -> CelOverloadDecl.newMemberOverload("", ListType.create(t), ListType.create(t)),
-            RUNTIME_SORT)));
+        CelFunctionDecl.newFunctionDeclaration(
+            FUNCTION,
+            TypedOverloads.declare(
+                TypedOverloads.EXT_COMPARABLE,
+                t -> "list_" + t + "_sortByAssociatedKeys",
+                k ->
+                    CelOverloadDecl.newMemberOverload(
+                        "", ListType.create(T), ListType.create(T), ListType.create(k)),
+                RUNTIME_SORT_BY)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "sort",
+            TypedOverloads.declare(
+                TypedOverloads.EXT_COMPARABLE,
+                t -> "list_" + t + "_sort",
+                t -> CelOverloadDecl.newMemberOverload("", ListType.create(t), ListType.create(t)),
+                RUNTIME_SORT)));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
     List<CelFunctionBinding> bindings = new ArrayList<>();
-    bindings.add(CelFunctionBinding.from(RUNTIME_SORT_BY, List.class, List.class,
-        SortByLibrary::sortByKeys));
-    bindings.add(CelFunctionBinding.from(RUNTIME_SORT, List.class,
-        list -> sortByKeys(list, list)));
+    bindings.add(
+        CelFunctionBinding.from(
+            RUNTIME_SORT_BY, List.class, List.class, SortByLibrary::sortByKeys));
+    bindings.add(CelFunctionBinding.from(RUNTIME_SORT, List.class, list -> sortByKeys(list, list)));
     runtime.addFunctionBindings(bindings);
   }
 
@@ -105,7 +126,8 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     if (v instanceof String) {
       return "string";
     }
-    if (v instanceof com.google.protobuf.ByteString || v instanceof dev.cel.common.values.CelByteString) {
+    if (v instanceof com.google.protobuf.ByteString
+        || v instanceof dev.cel.common.values.CelByteString) {
       return "bytes";
     }
     if (v instanceof com.google.protobuf.Duration || v instanceof java.time.Duration) {
@@ -118,15 +140,18 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
   }
 
   /**
-   * cel-go's {@code sortListByAssociatedKeys}: keys of one comparable type (an error otherwise,
-   * as soon as two keys are compared), strings by code points.
+   * cel-go's {@code sortListByAssociatedKeys}: keys of one comparable type (an error otherwise, as
+   * soon as two keys are compared), strings by code points.
    */
-  static List<Object> sortByKeys(List<?> values, List<?> keys)
-      throws CelEvaluationException {
+  static List<Object> sortByKeys(List<?> values, List<?> keys) throws CelEvaluationException {
     if (values.size() != keys.size()) {
-      throw new CelEvaluationException("@sortByAssociatedKeys() expected a list of the same size "
-          + "as the associated keys list, but got " + values.size() + " and " + keys.size()
-          + " elements respectively.");
+      throw new CelEvaluationException(
+          "@sortByAssociatedKeys() expected a list of the same size "
+              + "as the associated keys list, but got "
+              + values.size()
+              + " and "
+              + keys.size()
+              + " elements respectively.");
     }
     if (keys.isEmpty()) {
       return new ArrayList<>(values);
@@ -144,13 +169,14 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     for (int i = 0; i < order.length; i++) {
       order[i] = i;
     }
-    java.util.Comparator<Integer> byKey = (a, b) -> {
-      try {
-        return CelValues.compare(keys.get(a), keys.get(b));
-      } catch (CelEvaluationException e) {
-        throw new IllegalStateException(e);
-      }
-    };
+    java.util.Comparator<Integer> byKey =
+        (a, b) -> {
+          try {
+            return CelValues.compare(keys.get(a), keys.get(b));
+          } catch (CelEvaluationException e) {
+            throw new IllegalStateException(e);
+          }
+        };
     if (order.length <= 12) {
       // Go's sort.Slice on short lists: an insertion sort (also where NaN keys compare as
       // neither less nor greater, which is no total order)

@@ -4,15 +4,15 @@ import com.google.common.primitives.UnsignedLong;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Duration;
 import com.google.protobuf.Timestamp;
-import dev.cel.common.values.CelByteString;
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.CelTypes;
 import dev.cel.common.types.ListType;
-import dev.cel.common.types.TypeType;
 import dev.cel.common.types.SimpleType;
+import dev.cel.common.types.TypeType;
+import dev.cel.common.values.CelByteString;
 import dev.cel.compiler.CelCompilerLibrary;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
@@ -44,21 +44,27 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
 
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
-    checker.addFunctionDeclarations(CelFunctionDecl.newFunctionDeclaration("format",
-        CelOverloadDecl.newMemberOverload(OVERLOAD, SimpleType.STRING, SimpleType.STRING,
-            ListType.create(SimpleType.DYN))));
+    checker.addFunctionDeclarations(
+        CelFunctionDecl.newFunctionDeclaration(
+            "format",
+            CelOverloadDecl.newMemberOverload(
+                OVERLOAD, SimpleType.STRING, SimpleType.STRING, ListType.create(SimpleType.DYN))));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
-    runtime.addFunctionBindings(CelFunctionBinding.from(OVERLOAD, String.class, List.class,
-        (format, args) -> {
-          try {
-            return format(format, new RuntimeArgs(args));
-          } catch (FormatException e) {
-            throw new CelEvaluationException(e.getMessage());
-          }
-        }));
+    runtime.addFunctionBindings(
+        CelFunctionBinding.from(
+            OVERLOAD,
+            String.class,
+            List.class,
+            (format, args) -> {
+              try {
+                return format(format, new RuntimeArgs(args));
+              } catch (FormatException e) {
+                throw new CelEvaluationException(e.getMessage());
+              }
+            }));
   }
 
   /** A format problem, with the message cel-go gives. */
@@ -122,8 +128,10 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
         int digitsStart = j;
         while (true) {
           if (j >= bytes.length) {
-            throw new FormatException("could not parse formatting clause: error while parsing "
-                + "precision: could not find end of precision specifier", -1);
+            throw new FormatException(
+                "could not parse formatting clause: error while parsing "
+                    + "precision: could not find end of precision specifier",
+                -1);
           }
           if (bytes[j] < '0' || bytes[j] > '9') {
             break;
@@ -134,9 +142,13 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
         try {
           precision = Integer.parseInt(digits);
         } catch (NumberFormatException e) {
-          throw new FormatException("could not parse formatting clause: error while parsing "
-              + "precision: error while converting precision to integer: strconv.Atoi: parsing \""
-              + digits + "\": " + (digits.isEmpty() ? "invalid syntax" : "value out of range"), -1);
+          throw new FormatException(
+              "could not parse formatting clause: error while parsing "
+                  + "precision: error while converting precision to integer: strconv.Atoi: parsing \""
+                  + digits
+                  + "\": "
+                  + (digits.isEmpty() ? "invalid syntax" : "value out of range"),
+              -1);
         }
       }
       char clause = (char) (bytes[j] & 0xff);
@@ -144,17 +156,23 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       int p = precision == null ? 6 : precision;
       String value;
       try {
-        value = switch (clause) {
-          case 's' -> args.string(argIndex);
-          case 'd' -> args.decimal(argIndex);
-          case 'f' -> args.fixed(argIndex, p);
-          case 'e' -> args.scientific(argIndex, p);
-          case 'b' -> args.binary(argIndex);
-          case 'x', 'X' -> args.hex(argIndex, clause == 'X');
-          case 'o' -> args.octal(argIndex);
-          default -> throw new FormatException("could not parse formatting clause: "
-              + "unrecognized formatting clause \"" + clauseName(bytes, j - 1) + "\"", -1);
-        };
+        value =
+            switch (clause) {
+              case 's' -> args.string(argIndex);
+              case 'd' -> args.decimal(argIndex);
+              case 'f' -> args.fixed(argIndex, p);
+              case 'e' -> args.scientific(argIndex, p);
+              case 'b' -> args.binary(argIndex);
+              case 'x', 'X' -> args.hex(argIndex, clause == 'X');
+              case 'o' -> args.octal(argIndex);
+              default ->
+                  throw new FormatException(
+                      "could not parse formatting clause: "
+                          + "unrecognized formatting clause \""
+                          + clauseName(bytes, j - 1)
+                          + "\"",
+                      -1);
+            };
       } catch (FormatException e) {
         if (e.getMessage().startsWith("could not parse")) {
           throw e;
@@ -166,8 +184,8 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       i = j;
       literalStart = i;
     }
-    out.append(new String(bytes, literalStart, bytes.length - literalStart,
-        StandardCharsets.UTF_8));
+    out.append(
+        new String(bytes, literalStart, bytes.length - literalStart, StandardCharsets.UTF_8));
     return out.toString();
   }
 
@@ -200,8 +218,8 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       if (v instanceof Long || v instanceof UnsignedLong) {
         return v.toString();
       }
-      throw new FormatException("decimal clause can only be used on integers, was given "
-          + typeName(v), index);
+      throw new FormatException(
+          "decimal clause can only be used on integers, was given " + typeName(v), index);
     }
 
     @Override
@@ -228,8 +246,8 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       if (v instanceof Boolean b) {
         return b ? "1" : "0";
       }
-      throw new FormatException("only integers and bools can be formatted as binary, was given "
-          + typeName(v), index);
+      throw new FormatException(
+          "only integers and bools can be formatted as binary, was given " + typeName(v), index);
     }
 
     @Override
@@ -237,8 +255,10 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       Object v = args.get(index);
       String s;
       if (v instanceof Long l) {
-        s = l < 0 ? "-" + java.math.BigInteger.valueOf(l).negate().toString(16)
-            : Long.toHexString(l);
+        s =
+            l < 0
+                ? "-" + java.math.BigInteger.valueOf(l).negate().toString(16)
+                : Long.toHexString(l);
       } else if (v instanceof UnsignedLong u) {
         s = u.bigIntegerValue().toString(16);
       } else if (v instanceof String str) {
@@ -248,8 +268,11 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       } else if (v instanceof CelByteString b) {
         s = hexBytes(b.toByteArray());
       } else {
-        throw new FormatException("only integers, byte buffers, and strings can be formatted as "
-            + "hex, was given " + typeName(v), index);
+        throw new FormatException(
+            "only integers, byte buffers, and strings can be formatted as "
+                + "hex, was given "
+                + typeName(v),
+            index);
       }
       return upper ? s.toUpperCase(Locale.ROOT) : s;
     }
@@ -263,8 +286,8 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       if (v instanceof UnsignedLong u) {
         return u.bigIntegerValue().toString(8);
       }
-      throw new FormatException("octal clause can only be used on integers, was given "
-          + typeName(v), index);
+      throw new FormatException(
+          "octal clause can only be used on integers, was given " + typeName(v), index);
     }
   }
 
@@ -284,8 +307,8 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
           break;
       }
     }
-    throw new FormatException(clause + " can only be used on doubles, was given "
-        + typeName(v), index);
+    throw new FormatException(
+        clause + " can only be used on doubles, was given " + typeName(v), index);
   }
 
   /** golang.org/x/text's en_US printer for %.Nf: grouped thousands, no negative zero. */
@@ -297,20 +320,24 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       return d > 0 ? "∞" : "-∞";
     }
     BigDecimal value = new BigDecimal(d).setScale(precision, RoundingMode.HALF_EVEN);
-    DecimalFormat f = new DecimalFormat("#,##0" + (precision > 0 ? "." + "0".repeat(precision)
-        : ""), DecimalFormatSymbols.getInstance(Locale.US));
+    DecimalFormat f =
+        new DecimalFormat(
+            "#,##0" + (precision > 0 ? "." + "0".repeat(precision) : ""),
+            DecimalFormatSymbols.getInstance(Locale.US));
     f.setRoundingMode(RoundingMode.HALF_EVEN);
     String s = f.format(value);
     // negative zero prints unsigned; a negative value that rounds to zero keeps its sign
-    return d < 0 && !s.startsWith("-") ? "-" + s : (d == 0 && s.startsWith("-") ? s.substring(1) : s);
+    return d < 0 && !s.startsWith("-")
+        ? "-" + s
+        : (d == 0 && s.startsWith("-") ? s.substring(1) : s);
   }
 
   private static final String SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹";
 
   /**
    * golang.org/x/text's en_US printer for cel-go's {@code %<precision>e}: the precision is used as
-   * the width (a cel-go quirk), the mantissa always has six decimals and the exponent is written
-   * as ×10 with superscript digits ({@code 1.234500×10⁰³}).
+   * the width (a cel-go quirk), the mantissa always has six decimals and the exponent is written as
+   * ×10 with superscript digits ({@code 1.234500×10⁰³}).
    */
   static String localizedScientific(double d, int width) {
     String s;
@@ -322,8 +349,8 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       int exp = 0;
       BigDecimal mantissa = BigDecimal.ZERO.setScale(6);
       if (d != 0) {
-        BigDecimal v = new BigDecimal(Math.abs(d)).round(new java.math.MathContext(7,
-            RoundingMode.HALF_EVEN));
+        BigDecimal v =
+            new BigDecimal(Math.abs(d)).round(new java.math.MathContext(7, RoundingMode.HALF_EVEN));
         exp = v.precision() - v.scale() - 1;
         mantissa = v.movePointLeft(exp).setScale(6, RoundingMode.HALF_EVEN);
       }
@@ -361,12 +388,14 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       for (Map.Entry<?, ?> e : map.entrySet()) {
         Object key = e.getKey();
         String keyText;
-        if (key instanceof String || key instanceof Boolean || key instanceof Long
+        if (key instanceof String
+            || key instanceof Boolean
+            || key instanceof Long
             || key instanceof UnsignedLong) {
           keyText = quoteForCel(key, scalar(key));
         } else {
-          throw new FormatException("no formatting function for map key of type "
-              + typeName(key), -1);
+          throw new FormatException(
+              "no formatting function for map key of type " + typeName(key), -1);
         }
         pairs.add(new String[] {keyText, quoteForCel(e.getValue(), nested(e.getValue()))});
       }
@@ -403,8 +432,12 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
     if (v instanceof List<?> || v instanceof Map<?, ?>) {
       return formatString(v);
     }
-    if (v instanceof Long || v instanceof UnsignedLong || v instanceof String
-        || v instanceof ByteString || v instanceof CelByteString || v instanceof Boolean
+    if (v instanceof Long
+        || v instanceof UnsignedLong
+        || v instanceof String
+        || v instanceof ByteString
+        || v instanceof CelByteString
+        || v instanceof Boolean
         || v == null
         || v instanceof dev.cel.common.values.NullValue) {
       return scalar(v);
@@ -426,7 +459,8 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
   }
 
   private static String scalar(Object v) throws FormatException {
-    if (v == null || v instanceof dev.cel.common.values.NullValue
+    if (v == null
+        || v instanceof dev.cel.common.values.NullValue
         || v instanceof com.google.protobuf.NullValue) {
       return "null";
     }
@@ -452,8 +486,8 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       return GoFloat.duration(d);
     }
     if (v instanceof Timestamp t) {
-      return DateTimeFormatter.ISO_INSTANT.format(Instant.ofEpochSecond(t.getSeconds(),
-          t.getNanos()));
+      return DateTimeFormatter.ISO_INSTANT.format(
+          Instant.ofEpochSecond(t.getSeconds(), t.getNanos()));
     }
     if (v instanceof Instant t) {
       return DateTimeFormatter.ISO_INSTANT.format(t);
@@ -464,8 +498,11 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
     if (v instanceof CelType t) {
       return t.name();
     }
-    throw new FormatException("string clause can only be used on strings, bools, bytes, ints, "
-        + "doubles, maps, lists, types, durations, and timestamps, was given " + typeName(v), -1);
+    throw new FormatException(
+        "string clause can only be used on strings, bools, bytes, ints, "
+            + "doubles, maps, lists, types, durations, and timestamps, was given "
+            + typeName(v),
+        -1);
   }
 
   /** Go's {@code %q}: printable characters as they are, others escaped. */
@@ -477,28 +514,28 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
 
   /** One rune as {@code strconv.Quote} writes it. */
   static void appendQuoted(StringBuilder sb, int c) {
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\t' -> sb.append("\\t");
-        case '\r' -> sb.append("\\r");
-        case 0x07 -> sb.append("\\a");
-        case '\b' -> sb.append("\\b");
-        case '\f' -> sb.append("\\f");
-        case 0x0b -> sb.append("\\v");
-        default -> {
-          if (isPrintable(c)) {
-            sb.appendCodePoint(c);
-          } else if (c < 0x80) {
-            sb.append(String.format("\\x%02x", c));
-          } else if (c <= 0xffff) {
-            sb.append(String.format("\\u%04x", c));
-          } else {
-            sb.append(String.format("\\U%08x", c));
-          }
+    switch (c) {
+      case '"' -> sb.append("\\\"");
+      case '\\' -> sb.append("\\\\");
+      case '\n' -> sb.append("\\n");
+      case '\t' -> sb.append("\\t");
+      case '\r' -> sb.append("\\r");
+      case 0x07 -> sb.append("\\a");
+      case '\b' -> sb.append("\\b");
+      case '\f' -> sb.append("\\f");
+      case 0x0b -> sb.append("\\v");
+      default -> {
+        if (isPrintable(c)) {
+          sb.appendCodePoint(c);
+        } else if (c < 0x80) {
+          sb.append(String.format("\\x%02x", c));
+        } else if (c <= 0xffff) {
+          sb.append(String.format("\\u%04x", c));
+        } else {
+          sb.append(String.format("\\U%08x", c));
         }
       }
+    }
   }
 
   private static boolean isPrintable(int c) {
@@ -506,15 +543,20 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       return true;
     }
     int type = Character.getType(c);
-    return !(Character.isWhitespace(c) || Character.isSpaceChar(c)
-        || type == Character.CONTROL || type == Character.FORMAT
-        || type == Character.SURROGATE || type == Character.PRIVATE_USE
-        || type == Character.UNASSIGNED || type == Character.LINE_SEPARATOR
+    return !(Character.isWhitespace(c)
+        || Character.isSpaceChar(c)
+        || type == Character.CONTROL
+        || type == Character.FORMAT
+        || type == Character.SURROGATE
+        || type == Character.PRIVATE_USE
+        || type == Character.UNASSIGNED
+        || type == Character.LINE_SEPARATOR
         || type == Character.PARAGRAPH_SEPARATOR);
   }
 
   static String typeName(Object v) {
-    if (v == null || v instanceof dev.cel.common.values.NullValue
+    if (v == null
+        || v instanceof dev.cel.common.values.NullValue
         || v instanceof com.google.protobuf.NullValue) {
       return "null_type";
     }

@@ -14,37 +14,55 @@ import java.util.List;
 
 /**
  * {@code indexOf} and {@code lastIndexOf} on strings as cel-go's strings extension computes them
- * (code points; an offset past the end gives -1, a negative one an error; an empty substring
- * gives the offset). Hand-written because cel-java's versions fail on offsets past the end.
+ * (code points; an offset past the end gives -1, a negative one an error; an empty substring gives
+ * the offset). Hand-written because cel-java's versions fail on offsets past the end.
  */
 final class StringIndexLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
     checker.addFunctionDeclarations(
-        CelFunctionDecl.newFunctionDeclaration("indexOf",
-            CelOverloadDecl.newMemberOverload("string_index_of_string", SimpleType.INT,
-                SimpleType.STRING, SimpleType.STRING),
-            CelOverloadDecl.newMemberOverload("string_index_of_string_int", SimpleType.INT,
-                SimpleType.STRING, SimpleType.STRING, SimpleType.INT)),
-        CelFunctionDecl.newFunctionDeclaration("lastIndexOf",
-            CelOverloadDecl.newMemberOverload("string_last_index_of_string", SimpleType.INT,
-                SimpleType.STRING, SimpleType.STRING),
-            CelOverloadDecl.newMemberOverload("string_last_index_of_string_int", SimpleType.INT,
-                SimpleType.STRING, SimpleType.STRING, SimpleType.INT)));
+        CelFunctionDecl.newFunctionDeclaration(
+            "indexOf",
+            CelOverloadDecl.newMemberOverload(
+                "string_index_of_string", SimpleType.INT, SimpleType.STRING, SimpleType.STRING),
+            CelOverloadDecl.newMemberOverload(
+                "string_index_of_string_int",
+                SimpleType.INT,
+                SimpleType.STRING,
+                SimpleType.STRING,
+                SimpleType.INT)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "lastIndexOf",
+            CelOverloadDecl.newMemberOverload(
+                "string_last_index_of_string",
+                SimpleType.INT,
+                SimpleType.STRING,
+                SimpleType.STRING),
+            CelOverloadDecl.newMemberOverload(
+                "string_last_index_of_string_int",
+                SimpleType.INT,
+                SimpleType.STRING,
+                SimpleType.STRING,
+                SimpleType.INT)));
   }
 
   @Override
   public void setRuntimeOptions(CelRuntimeBuilder runtime) {
     runtime.addFunctionBindings(
-        CelFunctionBinding.from("string_index_of_string", String.class, String.class,
-            (s, sub) -> indexOf(s, sub, 0)),
-        CelFunctionBinding.from("string_index_of_string_int",
+        CelFunctionBinding.from(
+            "string_index_of_string", String.class, String.class, (s, sub) -> indexOf(s, sub, 0)),
+        CelFunctionBinding.from(
+            "string_index_of_string_int",
             List.of(String.class, String.class, Long.class),
             args -> indexOf((String) args[0], (String) args[1], (Long) args[2])),
-        CelFunctionBinding.from("string_last_index_of_string", String.class, String.class,
+        CelFunctionBinding.from(
+            "string_last_index_of_string",
+            String.class,
+            String.class,
             StringIndexLibrary::lastIndexOf),
-        CelFunctionBinding.from("string_last_index_of_string_int",
+        CelFunctionBinding.from(
+            "string_last_index_of_string_int",
             List.of(String.class, String.class, Long.class),
             args -> lastIndexOf((String) args[0], (String) args[1], (Long) args[2])));
   }

@@ -13,43 +13,83 @@ import java.util.function.Function;
 
 /**
  * Functions declared as cel-go declares them, one overload per element type, but run by one
- * binding. The checker must see cel-go's typed overloads: where several apply (a list of dyn)
- * the result is dyn as in cel-go, and the typing and the cost estimate of the rest of the
- * expression follow from it. cel-java's runtime, though, cannot choose among overloads that all
- * take a List, so {@link #forRuntime} points such calls at the one binding.
+ * binding. The checker must see cel-go's typed overloads: where several apply (a list of dyn) the
+ * result is dyn as in cel-go, and the typing and the cost estimate of the rest of the expression
+ * follow from it. cel-java's runtime, though, cannot choose among overloads that all take a List,
+ * so {@link #forRuntime} points such calls at the one binding.
  */
 final class TypedOverloads {
 
   /** cel-go's comparable types by the names the lists extension uses in overload ids. */
-  static final Map<String, CelType> EXT_COMPARABLE = ordered(
-      "int", SimpleType.INT, "uint", SimpleType.UINT, "double", SimpleType.DOUBLE,
-      "bool", SimpleType.BOOL, "google.protobuf.Duration", SimpleType.DURATION,
-      "google.protobuf.Timestamp", SimpleType.TIMESTAMP, "string", SimpleType.STRING,
-      "bytes", SimpleType.BYTES);
+  static final Map<String, CelType> EXT_COMPARABLE =
+      ordered(
+          "int",
+          SimpleType.INT,
+          "uint",
+          SimpleType.UINT,
+          "double",
+          SimpleType.DOUBLE,
+          "bool",
+          SimpleType.BOOL,
+          "google.protobuf.Duration",
+          SimpleType.DURATION,
+          "google.protobuf.Timestamp",
+          SimpleType.TIMESTAMP,
+          "string",
+          SimpleType.STRING,
+          "bytes",
+          SimpleType.BYTES);
+
   /** The same types by the names the Kubernetes lists library uses. */
-  static final Map<String, CelType> K8S_COMPARABLE = ordered(
-      "int", SimpleType.INT, "uint", SimpleType.UINT, "double", SimpleType.DOUBLE,
-      "bool", SimpleType.BOOL, "duration", SimpleType.DURATION,
-      "timestamp", SimpleType.TIMESTAMP, "string", SimpleType.STRING, "bytes", SimpleType.BYTES);
-  static final Map<String, CelType> K8S_SUMMABLE = ordered("int", SimpleType.INT,
-      "uint", SimpleType.UINT, "double", SimpleType.DOUBLE, "duration", SimpleType.DURATION);
+  static final Map<String, CelType> K8S_COMPARABLE =
+      ordered(
+          "int",
+          SimpleType.INT,
+          "uint",
+          SimpleType.UINT,
+          "double",
+          SimpleType.DOUBLE,
+          "bool",
+          SimpleType.BOOL,
+          "duration",
+          SimpleType.DURATION,
+          "timestamp",
+          SimpleType.TIMESTAMP,
+          "string",
+          SimpleType.STRING,
+          "bytes",
+          SimpleType.BYTES);
+
+  static final Map<String, CelType> K8S_SUMMABLE =
+      ordered(
+          "int",
+          SimpleType.INT,
+          "uint",
+          SimpleType.UINT,
+          "double",
+          SimpleType.DOUBLE,
+          "duration",
+          SimpleType.DURATION);
 
   /** Typed overload id -> the id of the binding that runs it. */
   private static final Map<String, String> RUNTIME_IDS = new HashMap<>();
 
   private TypedOverloads() {}
 
-  /**
-   * One overload per type, {@code id.apply(typeName)} its id, all run by {@code runtimeId}.
-   */
-  static synchronized List<CelOverloadDecl> declare(Map<String, CelType> types,
-      Function<String, String> id, Function<CelType, CelOverloadDecl> overload,
+  /** One overload per type, {@code id.apply(typeName)} its id, all run by {@code runtimeId}. */
+  static synchronized List<CelOverloadDecl> declare(
+      Map<String, CelType> types,
+      Function<String, String> id,
+      Function<CelType, CelOverloadDecl> overload,
       String runtimeId) {
-    return types.entrySet().stream().map(t -> {
-      String typedId = id.apply(t.getKey());
-      RUNTIME_IDS.put(typedId, runtimeId);
-      return overload.apply(t.getValue()).toBuilder().setOverloadId(typedId).build();
-    }).toList();
+    return types.entrySet().stream()
+        .map(
+            t -> {
+              String typedId = id.apply(t.getKey());
+              RUNTIME_IDS.put(typedId, runtimeId);
+              return overload.apply(t.getValue()).toBuilder().setOverloadId(typedId).build();
+            })
+        .toList();
   }
 
   /** The checked AST with calls to typed overloads resolved to their runtime binding. */
@@ -60,13 +100,18 @@ final class TypedOverloads {
       List<String> ids = e.getValue().overloadIds();
       String runtimeId = ids.isEmpty() ? null : RUNTIME_IDS.get(ids.get(0));
       if (runtimeId != null && ids.stream().allMatch(i -> runtimeId.equals(RUNTIME_IDS.get(i)))) {
-        e.setValue(CelReference.newBuilder().setName(e.getValue().name())
-            .addOverloadIds(runtimeId).build());
+        e.setValue(
+            CelReference.newBuilder()
+                .setName(e.getValue().name())
+                .addOverloadIds(runtimeId)
+                .build());
         changed = true;
       }
     }
-    return changed ? CelAbstractSyntaxTree.newCheckedAst(ast.getExpr(), ast.getSource(),
-        references, ast.getTypeMap()) : ast;
+    return changed
+        ? CelAbstractSyntaxTree.newCheckedAst(
+            ast.getExpr(), ast.getSource(), references, ast.getTypeMap())
+        : ast;
   }
 
   private static Map<String, CelType> ordered(Object... namesAndTypes) {

@@ -22,11 +22,10 @@ import java.util.Set;
  *   mps: {activeThreadPercentage: 1..100, pinnedMemoryLimit: 10Gi}   # only with MPS
  * </pre>
  *
- * <p>The device-driver decodes with it at prepare, and the slice-publisher's admission webhook
- * when a claim, template or class is written. The chart's ValidatingAdmissionPolicy ({@code
- * helm/kdra/templates/admission/}) refuses the same configs in CEL: a rule changed here must
- * change there too, with a case in {@code OpaqueConfigAdmissionIT}, which runs each case through
- * both.
+ * <p>The device-driver decodes with it at prepare, and the slice-publisher's admission webhook when
+ * a claim, template or class is written. The chart's ValidatingAdmissionPolicy ({@code
+ * helm/kdra/templates/admission/}) refuses the same configs in CEL: a rule changed here must change
+ * there too, with a case in {@code OpaqueConfigAdmissionIT}, which runs each case through both.
  *
  * <p>Pure and thread-safe.
  */
@@ -46,8 +45,7 @@ public final class OpaqueConfigDecoder {
    * @param path the JSON path of {@code parameters}, used in messages
    * @throws OpaqueConfigException naming the first offending field
    */
-  public static SharingConfig decode(Object parameters, String path)
-      throws OpaqueConfigException {
+  public static SharingConfig decode(Object parameters, String path) throws OpaqueConfigException {
     if (parameters == null) {
       throw new OpaqueConfigException(path, "is required");
     }
@@ -71,8 +69,7 @@ public final class OpaqueConfigDecoder {
     return sharing(sharing, path + ".sharing");
   }
 
-  private static SharingConfig sharing(JsonNode node, String path)
-      throws OpaqueConfigException {
+  private static SharingConfig sharing(JsonNode node, String path) throws OpaqueConfigException {
     requireObject(node, path);
     allowOnly(node, path, Set.of("strategy", "timeSlicing", "mps"));
     String strategy = node.has("strategy") ? text(node, "strategy", path) : "Exclusive";
@@ -92,8 +89,7 @@ public final class OpaqueConfigDecoder {
       }
       default ->
           throw new OpaqueConfigException(
-              path + ".strategy",
-              quote(strategy) + " is not one of Exclusive, TimeSlicing, MPS");
+              path + ".strategy", quote(strategy) + " is not one of Exclusive, TimeSlicing, MPS");
     }
   }
 
@@ -117,8 +113,7 @@ public final class OpaqueConfigDecoder {
         path + ".interval", quote(interval) + " is not one of Default, Short, Medium, Long");
   }
 
-  private static SharingConfig mps(JsonNode node, String path)
-      throws OpaqueConfigException {
+  private static SharingConfig mps(JsonNode node, String path) throws OpaqueConfigException {
     if (node == null || node.isNull()) {
       return new SharingConfig.Mps(100, Optional.empty());
     }

@@ -1,8 +1,8 @@
 package io.kdra.core.config;
 
 /**
- * An opaque config of our drivers that {@link OpaqueConfigDecoder} refuses: the field (a JSON
- * path into the object that holds it) and what is wrong with it, e.g. {@code
+ * An opaque config of our drivers that {@link OpaqueConfigDecoder} refuses: the field (a JSON path
+ * into the object that holds it) and what is wrong with it, e.g. {@code
  * spec.devices.config[0].opaque.parameters.sharing.mps.threads: unknown field}.
  */
 public final class OpaqueConfigException extends Exception {

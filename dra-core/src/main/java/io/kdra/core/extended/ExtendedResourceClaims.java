@@ -26,13 +26,13 @@ import java.util.SortedMap;
 
 /**
  * The special claim for a pod's extended resources served by DRA, as kube-scheduler builds it
- * ({@code preFilterExtendedResources}, {@code createRequestsAndMappings},
- * {@code createExtendedResourceClaimInAPI}): one request per container and resource, named
- * {@code container-<i>-request-<j>} ({@code i} the container's index in init containers followed
- * by containers, {@code j} the resource's index among the container's request names, sorted),
- * for the class that serves the resource, in {@code ExactCount} mode. Non-sidecar init
- * containers reuse the requests of the long-lived containers after them and then share one
- * request, the largest, since they run one at a time. Requests are sorted by name.
+ * ({@code preFilterExtendedResources}, {@code createRequestsAndMappings}, {@code
+ * createExtendedResourceClaimInAPI}): one request per container and resource, named {@code
+ * container-<i>-request-<j>} ({@code i} the container's index in init containers followed by
+ * containers, {@code j} the resource's index among the container's request names, sorted), for the
+ * class that serves the resource, in {@code ExactCount} mode. Non-sidecar init containers reuse the
+ * requests of the long-lived containers after them and then share one request, the largest, since
+ * they run one at a time. Requests are sorted by name.
  */
 public final class ExtendedResourceClaims {
 
@@ -48,18 +48,18 @@ public final class ExtendedResourceClaims {
   private ExtendedResourceClaims() {}
 
   /** The claim's requests and the pod status's request mappings. */
-  public record Spec(List<DeviceRequest> requests,
-      List<ContainerExtendedResourceRequest> mappings) {}
+  public record Spec(
+      List<DeviceRequest> requests, List<ContainerExtendedResourceRequest> mappings) {}
 
   /**
    * The requests and mappings for {@code viaDra} (resource name to count, what the chosen node
    * serves by DRA; see {@link ExtendedResourceFit}).
    */
-  public static Spec spec(Pod pod, SortedMap<String, Long> viaDra,
-      ExtendedResourceClasses classes) {
+  public static Spec spec(
+      Pod pod, SortedMap<String, Long> viaDra, ExtendedResourceClasses classes) {
     List<Container> containers = new ArrayList<>();
-    int numInit = pod.getSpec().getInitContainers() == null ? 0
-        : pod.getSpec().getInitContainers().size();
+    int numInit =
+        pod.getSpec().getInitContainers() == null ? 0 : pod.getSpec().getInitContainers().size();
     if (numInit > 0) {
       containers.addAll(pod.getSpec().getInitContainers());
     }
@@ -98,8 +98,7 @@ public final class ExtendedResourceClaims {
         PerContainer pc = perContainer(i, containers.get(i), resource, className, reusable);
         if (pc.request() != null) {
           shortNames.add(pc.request().getName());
-          if (maxShort == null
-              || count(maxShort) < count(pc.request())) {
+          if (maxShort == null || count(maxShort) < count(pc.request())) {
             maxShort = pc.request();
           }
         }
@@ -110,8 +109,8 @@ public final class ExtendedResourceClaims {
         for (int m = 0; m < shortMappings.size(); m++) {
           ContainerExtendedResourceRequest x = shortMappings.get(m);
           if (shortNames.contains(x.getRequestName())) {
-            shortMappings.set(m, mapping(x.getContainerName(), x.getResourceName(),
-                maxShort.getName()));
+            shortMappings.set(
+                m, mapping(x.getContainerName(), x.getResourceName(), maxShort.getName()));
           }
         }
       }
@@ -130,12 +129,12 @@ public final class ExtendedResourceClaims {
     return new Spec(List.copyOf(requests), List.copyOf(mappings));
   }
 
-  private record PerContainer(DeviceRequest request,
-      List<ContainerExtendedResourceRequest> mappings) {}
+  private record PerContainer(
+      DeviceRequest request, List<ContainerExtendedResourceRequest> mappings) {}
 
   /** Upstream's {@code createResourceRequestAndMappings}. */
-  private static PerContainer perContainer(int index, Container c, String resource,
-      String className, List<DeviceRequest> reusable) {
+  private static PerContainer perContainer(
+      int index, Container c, String resource, String className, List<DeviceRequest> reusable) {
     Map<String, Quantity> creqs = ExtendedResourceRequests.containerRequests(c);
     Quantity q = creqs.get(resource);
     if (q == null) {
@@ -159,9 +158,15 @@ public final class ExtendedResourceClaims {
     // containerRequests is sorted by name: the resource's index among them
     int ridx = new ArrayList<>(creqs.keySet()).indexOf(resource);
     String name = "container-" + index + "-request-" + ridx;
-    DeviceRequest request = new DeviceRequestBuilder().withName(name).withNewExactly()
-        .withDeviceClassName(className).withAllocationMode("ExactCount")
-        .withCount(wanted - sum).endExactly().build();
+    DeviceRequest request =
+        new DeviceRequestBuilder()
+            .withName(name)
+            .withNewExactly()
+            .withDeviceClassName(className)
+            .withAllocationMode("ExactCount")
+            .withCount(wanted - sum)
+            .endExactly()
+            .build();
     mappings.add(mapping(c.getName(), resource, name));
     return new PerContainer(request, mappings);
   }
@@ -170,44 +175,57 @@ public final class ExtendedResourceClaims {
     return r.getExactly().getCount();
   }
 
-  private static ContainerExtendedResourceRequest mapping(String container, String resource,
-      String request) {
-    return new ContainerExtendedResourceRequestBuilder().withContainerName(container)
-        .withResourceName(resource).withRequestName(request).build();
+  private static ContainerExtendedResourceRequest mapping(
+      String container, String resource, String request) {
+    return new ContainerExtendedResourceRequestBuilder()
+        .withContainerName(container)
+        .withResourceName(resource)
+        .withRequestName(request)
+        .build();
   }
 
   /**
-   * The claim to create for {@code pod} with {@code spec}: in the pod's namespace, named
-   * {@code <pod>-extended-resources-<random>} by the API server, annotated, controlled by the pod
-   * (upstream's owner reference: {@code controller: true}, no {@code blockOwnerDeletion}). Its
-   * name and UID are upstream's in-memory placeholders until it is created.
+   * The claim to create for {@code pod} with {@code spec}: in the pod's namespace, named {@code
+   * <pod>-extended-resources-<random>} by the API server, annotated, controlled by the pod
+   * (upstream's owner reference: {@code controller: true}, no {@code blockOwnerDeletion}). Its name
+   * and UID are upstream's in-memory placeholders until it is created.
    *
    * @param placeholderUid a UID to track the allocation by until the API server gives one
    */
   public static ResourceClaim desired(Pod pod, Spec spec, String placeholderUid) {
     return new ResourceClaimBuilder()
         .withNewMetadata()
-            .withNamespace(pod.getMetadata().getNamespace())
-            .withName(IN_MEMORY_NAME)
-            .withUid(placeholderUid)
-            .withGenerateName(pod.getMetadata().getName() + "-extended-resources-")
-            .withOwnerReferences(ownerRef(pod))
-            .addToAnnotations(ANNOTATION, "true")
+        .withNamespace(pod.getMetadata().getNamespace())
+        .withName(IN_MEMORY_NAME)
+        .withUid(placeholderUid)
+        .withGenerateName(pod.getMetadata().getName() + "-extended-resources-")
+        .withOwnerReferences(ownerRef(pod))
+        .addToAnnotations(ANNOTATION, "true")
         .endMetadata()
-        .withNewSpec().withNewDevices().withRequests(spec.requests()).endDevices().endSpec()
+        .withNewSpec()
+        .withNewDevices()
+        .withRequests(spec.requests())
+        .endDevices()
+        .endSpec()
         .build();
   }
 
   /** The pod's {@code status.extendedResourceClaimStatus} once {@code claimName} exists. */
   public static PodExtendedResourceClaimStatus status(Spec spec, String claimName) {
-    return new PodExtendedResourceClaimStatusBuilder().withRequestMappings(spec.mappings())
-        .withResourceClaimName(claimName).build();
+    return new PodExtendedResourceClaimStatusBuilder()
+        .withRequestMappings(spec.mappings())
+        .withResourceClaimName(claimName)
+        .build();
   }
 
   private static OwnerReference ownerRef(Pod pod) {
-    return new OwnerReferenceBuilder().withApiVersion("v1").withKind("Pod")
-        .withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid())
-        .withController(true).build();
+    return new OwnerReferenceBuilder()
+        .withApiVersion("v1")
+        .withKind("Pod")
+        .withName(pod.getMetadata().getName())
+        .withUid(pod.getMetadata().getUid())
+        .withController(true)
+        .build();
   }
 
   /** True for the claim before it is created (upstream's {@code isSpecialClaimName}). */
@@ -216,15 +234,16 @@ public final class ExtendedResourceClaims {
   }
 
   /**
-   * The pod's special claim among {@code claims}, if one exists (upstream's
-   * {@code findExtendedResourceClaim}): annotated, and controlled by the pod by name and UID.
+   * The pod's special claim among {@code claims}, if one exists (upstream's {@code
+   * findExtendedResourceClaim}): annotated, and controlled by the pod by name and UID.
    */
   public static Optional<ResourceClaim> find(Pod pod, Collection<ResourceClaim> claims) {
     for (ResourceClaim c : claims) {
       if (isSpecialClaim(c) && c.getMetadata().getOwnerReferences() != null) {
         for (OwnerReference o : c.getMetadata().getOwnerReferences()) {
-          if (pod.getMetadata().getName().equals(o.getName()) && Boolean.TRUE.equals(
-              o.getController()) && pod.getMetadata().getUid().equals(o.getUid())) {
+          if (pod.getMetadata().getName().equals(o.getName())
+              && Boolean.TRUE.equals(o.getController())
+              && pod.getMetadata().getUid().equals(o.getUid())) {
             return Optional.of(c);
           }
         }

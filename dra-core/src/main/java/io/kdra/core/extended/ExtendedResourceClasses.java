@@ -9,26 +9,25 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Which DeviceClass serves each extended resource name: a class serves its
- * {@code spec.extendedResourceName} and, always, its implicit name
- * {@code deviceclass.resource.kubernetes.io/<class>}. When several classes claim one name the
- * newest (by {@code creationTimestamp}) wins, and among equally new ones the lexicographically
- * first name.
+ * Which DeviceClass serves each extended resource name: a class serves its {@code
+ * spec.extendedResourceName} and, always, its implicit name {@code
+ * deviceclass.resource.kubernetes.io/<class>}. When several classes claim one name the newest (by
+ * {@code creationTimestamp}) wins, and among equally new ones the lexicographically first name.
  *
- * <p>Upstream keeps this in an event-driven cache ({@code extendedresourcecache}) whose answer
- * for duplicates can depend on the order of informer events (an older duplicate added after a
- * newer one is ignored, and deleting the winner does not bring the loser back); this class
- * computes from the current set of classes what that cache converges to when events come in
- * creation order, so that every attempt with the same classes decides the same.
+ * <p>Upstream keeps this in an event-driven cache ({@code extendedresourcecache}) whose answer for
+ * duplicates can depend on the order of informer events (an older duplicate added after a newer one
+ * is ignored, and deleting the winner does not bring the loser back); this class computes from the
+ * current set of classes what that cache converges to when events come in creation order, so that
+ * every attempt with the same classes decides the same.
  */
 public final class ExtendedResourceClasses {
 
   /** The prefix of a class's implicit extended resource name. */
   public static final String IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/";
 
-  private static final Comparator<DeviceClass> WINNER_FIRST = Comparator
-      .comparing(ExtendedResourceClasses::created, Comparator.reverseOrder())
-      .thenComparing(c -> c.getMetadata().getName());
+  private static final Comparator<DeviceClass> WINNER_FIRST =
+      Comparator.comparing(ExtendedResourceClasses::created, Comparator.reverseOrder())
+          .thenComparing(c -> c.getMetadata().getName());
 
   private final Map<String, DeviceClass> byResource;
 

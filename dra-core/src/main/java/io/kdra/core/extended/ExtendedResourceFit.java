@@ -8,12 +8,12 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Which of a pod's extended resources a node serves, and how, as kube-scheduler's
- * NodeResourcesFit ({@code shouldDelegateResourceToDRA} and the scalar check) and
- * DynamicResources ({@code filterExtendedResources}) decide together: a resource the node does
- * not advertise in {@code status.allocatable} (absent or zero) but a DeviceClass serves goes to
- * DRA; any other must fit the node's allocatable beside what the pods already bound there
- * request, as a device plugin's resource always has.
+ * Which of a pod's extended resources a node serves, and how, as kube-scheduler's NodeResourcesFit
+ * ({@code shouldDelegateResourceToDRA} and the scalar check) and DynamicResources ({@code
+ * filterExtendedResources}) decide together: a resource the node does not advertise in {@code
+ * status.allocatable} (absent or zero) but a DeviceClass serves goes to DRA; any other must fit the
+ * node's allocatable beside what the pods already bound there request, as a device plugin's
+ * resource always has.
  */
 public final class ExtendedResourceFit {
 
@@ -23,8 +23,8 @@ public final class ExtendedResourceFit {
   public sealed interface NodeFit {
 
     /**
-     * The node fits; {@code viaDra} (sorted, possibly empty) is what the special claim must ask
-     * for there, the rest is the device plugin's.
+     * The node fits; {@code viaDra} (sorted, possibly empty) is what the special claim must ask for
+     * there, the rest is the device plugin's.
      */
     record Fits(SortedMap<String, Long> viaDra) implements NodeFit {}
 
@@ -38,11 +38,15 @@ public final class ExtendedResourceFit {
    * @param podRequests the pod's extended resource requests ({@link ExtendedResourceRequests#of})
    * @param used what the non-terminal pods bound to the node request of each name (absent: none)
    */
-  public static NodeFit fit(Map<String, Long> podRequests, ExtendedResourceClasses classes,
-      Node node, Map<String, Long> used) {
-    Map<String, Quantity> allocatable = node.getStatus() == null
-        || node.getStatus().getAllocatable() == null ? Map.of()
-        : node.getStatus().getAllocatable();
+  public static NodeFit fit(
+      Map<String, Long> podRequests,
+      ExtendedResourceClasses classes,
+      Node node,
+      Map<String, Long> used) {
+    Map<String, Quantity> allocatable =
+        node.getStatus() == null || node.getStatus().getAllocatable() == null
+            ? Map.of()
+            : node.getStatus().getAllocatable();
     SortedMap<String, Long> viaDra = new TreeMap<>();
     for (Map.Entry<String, Long> e : new TreeMap<>(podRequests).entrySet()) {
       String name = e.getKey();

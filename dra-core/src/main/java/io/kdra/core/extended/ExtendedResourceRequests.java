@@ -14,25 +14,25 @@ import java.util.TreeMap;
 import java.util.function.BinaryOperator;
 
 /**
- * What a pod asks for in extended resources, as kube-scheduler computes it
- * ({@code resourcehelper.PodRequests}, then {@code framework.NewResource}'s scalar values): the
- * regular containers summed, restartable init containers (sidecars) added to them and to every
- * later init container, the peak of the init containers taken when higher, overhead on top; each
- * quantity rounded up to an integer as Go's {@code Quantity.Value()}.
+ * What a pod asks for in extended resources, as kube-scheduler computes it ({@code
+ * resourcehelper.PodRequests}, then {@code framework.NewResource}'s scalar values): the regular
+ * containers summed, restartable init containers (sidecars) added to them and to every later init
+ * container, the peak of the init containers taken when higher, overhead on top; each quantity
+ * rounded up to an integer as Go's {@code Quantity.Value()}.
  *
  * <p>A container's requests are its {@code resources.requests} with any resource named only in
- * {@code resources.limits} taken from there: the API server's defaulting, applied here too so that a
- * manifest read from a file (dra-alloc) means what it means once created.
+ * {@code resources.limits} taken from there: the API server's defaulting, applied here too so that
+ * a manifest read from a file (dra-alloc) means what it means once created.
  */
 public final class ExtendedResourceRequests {
 
   private ExtendedResourceRequests() {}
 
   /**
-   * True for a name kube-scheduler treats as a possibly DRA-backed extended resource
-   * ({@code schedutil.IsDRAExtendedResourceName}): an extended resource name (a qualified name
-   * with a domain outside {@code kubernetes.io}, not {@code requests.*}) or the implicit
-   * {@code deviceclass.resource.kubernetes.io/} prefix.
+   * True for a name kube-scheduler treats as a possibly DRA-backed extended resource ({@code
+   * schedutil.IsDRAExtendedResourceName}): an extended resource name (a qualified name with a
+   * domain outside {@code kubernetes.io}, not {@code requests.*}) or the implicit {@code
+   * deviceclass.resource.kubernetes.io/} prefix.
    */
   public static boolean isExtendedResourceName(String name) {
     if (name.startsWith(ExtendedResourceClasses.IMPLICIT_PREFIX)) {
@@ -62,9 +62,7 @@ public final class ExtendedResourceRequests {
     return out;
   }
 
-  /**
-   * The pod's extended resource requests (name to count, zero left out), sorted by name.
-   */
+  /** The pod's extended resource requests (name to count, zero left out), sorted by name. */
   public static Map<String, Long> of(Pod pod) {
     Map<String, Long> reqs = new TreeMap<>();
     if (pod.getSpec() == null) {
@@ -109,11 +107,12 @@ public final class ExtendedResourceRequests {
 
   private static Map<String, Long> scalars(Map<String, Quantity> resources) {
     Map<String, Long> out = new TreeMap<>();
-    resources.forEach((name, q) -> {
-      if (isExtendedResourceName(name)) {
-        out.put(name, ceil(q));
-      }
-    });
+    resources.forEach(
+        (name, q) -> {
+          if (isExtendedResourceName(name)) {
+            out.put(name, ceil(q));
+          }
+        });
     return out;
   }
 
@@ -125,8 +124,8 @@ public final class ExtendedResourceRequests {
     }
   }
 
-  private static void merge(Map<String, Long> into, Map<String, Long> from,
-      BinaryOperator<Long> op) {
+  private static void merge(
+      Map<String, Long> into, Map<String, Long> from, BinaryOperator<Long> op) {
     from.forEach((k, v) -> into.merge(k, v, op));
   }
 

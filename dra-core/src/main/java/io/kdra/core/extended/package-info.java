@@ -5,7 +5,7 @@
  * pod asks for ({@link io.kdra.core.extended.ExtendedResourceRequests}), which of those a node
  * serves by DRA rather than by a device plugin ({@link io.kdra.core.extended.ExtendedResourceFit},
  * kube-scheduler's {@code filterExtendedResources} and the noderesources fit), and the special
- * claim that carries them ({@link io.kdra.core.extended.ExtendedResourceClaims}, upstream's
- * {@code createRequestsAndMappings}). Pure: no I/O, no clocks.
+ * claim that carries them ({@link io.kdra.core.extended.ExtendedResourceClaims}, upstream's {@code
+ * createRequestsAndMappings}). Pure: no I/O, no clocks.
  */
 package io.kdra.core.extended;

@@ -3,9 +3,9 @@ package io.kdra.core.model;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 
 /**
- * A typed device attribute value: exactly one of int, bool, string or version, as in
- * {@code resource.k8s.io/v1 DeviceAttribute}. Equality is by type and value, which is what
- * {@code matchAttribute} constraints compare.
+ * A typed device attribute value: exactly one of int, bool, string or version, as in {@code
+ * resource.k8s.io/v1 DeviceAttribute}. Equality is by type and value, which is what {@code
+ * matchAttribute} constraints compare.
  */
 public sealed interface AttributeValue {
 
@@ -71,8 +71,11 @@ public sealed interface AttributeValue {
    *     version is not valid semver
    */
   static AttributeValue from(DeviceAttribute attribute) {
-    int set = (attribute.getInt() != null ? 1 : 0) + (attribute.getBool() != null ? 1 : 0)
-        + (attribute.getString() != null ? 1 : 0) + (attribute.getVersion() != null ? 1 : 0);
+    int set =
+        (attribute.getInt() != null ? 1 : 0)
+            + (attribute.getBool() != null ? 1 : 0)
+            + (attribute.getString() != null ? 1 : 0)
+            + (attribute.getVersion() != null ? 1 : 0);
     if (set != 1) {
       throw new IllegalArgumentException(
           "exactly one of int, bool, string or version must be set, found " + set);

@@ -9,8 +9,10 @@ import java.util.Objects;
  */
 public record DeviceId(String driver, String pool, String device) implements Comparable<DeviceId> {
 
-  private static final Comparator<DeviceId> ORDER = Comparator.comparing(DeviceId::driver)
-      .thenComparing(DeviceId::pool).thenComparing(DeviceId::device);
+  private static final Comparator<DeviceId> ORDER =
+      Comparator.comparing(DeviceId::driver)
+          .thenComparing(DeviceId::pool)
+          .thenComparing(DeviceId::device);
 
   public DeviceId {
     Objects.requireNonNull(driver, "driver");
@@ -27,11 +29,11 @@ public record DeviceId(String driver, String pool, String device) implements Com
     int first = text.indexOf('/');
     int last = text.lastIndexOf('/');
     if (first <= 0 || last <= first + 1 || last == text.length() - 1) {
-      throw new IllegalArgumentException("invalid device id \"" + text
-          + "\": expected <driver>/<pool>/<device>");
+      throw new IllegalArgumentException(
+          "invalid device id \"" + text + "\": expected <driver>/<pool>/<device>");
     }
-    return new DeviceId(text.substring(0, first), text.substring(first + 1, last),
-        text.substring(last + 1));
+    return new DeviceId(
+        text.substring(0, first), text.substring(first + 1, last), text.substring(last + 1));
   }
 
   @Override

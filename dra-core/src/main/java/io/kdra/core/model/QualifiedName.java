@@ -4,8 +4,8 @@ import java.util.Objects;
 
 /**
  * An attribute or capacity name: {@code domain/id}, or a bare {@code id} that belongs to the
- * driver's own domain ({@code model} of driver {@code gpu.example.com} is
- * {@code gpu.example.com/model}). Parsing does not validate; see {@code io.kdra.core.validation}.
+ * driver's own domain ({@code model} of driver {@code gpu.example.com} is {@code
+ * gpu.example.com/model}). Parsing does not validate; see {@code io.kdra.core.validation}.
  *
  * @param domain the domain, never null: the driver's name where the key had none
  * @param id the identifier after the slash

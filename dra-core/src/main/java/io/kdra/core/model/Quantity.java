@@ -7,12 +7,12 @@ import java.util.Objects;
 
 /**
  * An exact Kubernetes resource quantity ({@code 40Gi}, {@code 500m}, {@code 1.5G}, {@code 1e3}),
- * with the parsing, comparison and canonical formatting of {@code k8s.io/apimachinery}'s
- * {@code resource.Quantity}.
+ * with the parsing, comparison and canonical formatting of {@code k8s.io/apimachinery}'s {@code
+ * resource.Quantity}.
  *
  * <p>Values are exact decimals; precision finer than 10<sup>-9</sup> is rounded away from zero at
- * parse time, as upstream does. The format (binary, decimal or exponent) of the parsed text is
- * kept so that {@link #toString()} prints the same canonical form as {@code Quantity.String()}.
+ * parse time, as upstream does. The format (binary, decimal or exponent) of the parsed text is kept
+ * so that {@link #toString()} prints the same canonical form as {@code Quantity.String()}.
  * Instances are immutable; {@link #equals} compares values only, like {@code Quantity.Cmp}.
  */
 public final class Quantity implements Comparable<Quantity> {
@@ -61,8 +61,9 @@ public final class Quantity implements Comparable<Quantity> {
    */
   public static Quantity parse(String text) {
     if (text == null || text.isEmpty()) {
-      throw new IllegalArgumentException("quantities must match the regular expression "
-          + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': empty string");
+      throw new IllegalArgumentException(
+          "quantities must match the regular expression "
+              + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': empty string");
     }
     int pos = 0;
     boolean negative = false;
@@ -162,9 +163,8 @@ public final class Quantity implements Comparable<Quantity> {
   }
 
   private static BigDecimal roundToNano(BigDecimal amount) {
-    BigDecimal rounded = amount.scale() > NANO_SCALE
-        ? amount.setScale(NANO_SCALE, RoundingMode.UP)
-        : amount;
+    BigDecimal rounded =
+        amount.scale() > NANO_SCALE ? amount.setScale(NANO_SCALE, RoundingMode.UP) : amount;
     return rounded.signum() == 0 ? BigDecimal.ZERO : rounded;
   }
 
@@ -201,8 +201,8 @@ public final class Quantity implements Comparable<Quantity> {
       throw new ArithmeticException("cannot convert value to integer: " + this + " has a fraction");
     }
     if (!isInteger()) {
-      throw new ArithmeticException("cannot convert value to integer: " + this
-          + " is out of the range of a 64-bit integer");
+      throw new ArithmeticException(
+          "cannot convert value to integer: " + this + " is out of the range of a 64-bit integer");
     }
     return value.longValueExact();
   }

@@ -11,17 +11,18 @@ import java.util.regex.Pattern;
  * A semantic version (semver 2.0.0) as the Kubernetes CEL {@code semver} library and DRA version
  * attributes use it (upstream parses with {@code blang/semver/v4}).
  *
- * <p>{@link #parse} is strict: {@code MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]}, no leading zeros,
- * no {@code v}. {@link #parseNormalized} first drops a leading {@code v}, fills in a missing minor
- * or patch and strips leading zeros, like {@code semver(s, true)}. Ordering follows semver
- * precedence; build metadata is ignored by {@link #compareTo} but kept by {@link #equals}.
+ * <p>{@link #parse} is strict: {@code MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]}, no leading zeros, no
+ * {@code v}. {@link #parseNormalized} first drops a leading {@code v}, fills in a missing minor or
+ * patch and strips leading zeros, like {@code semver(s, true)}. Ordering follows semver precedence;
+ * build metadata is ignored by {@link #compareTo} but kept by {@link #equals}.
  */
 public final class Semver implements Comparable<Semver> {
 
-  private static final Pattern STRICT = Pattern.compile(
-      "^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)"
-          + "(?:-([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?"
-          + "(?:\\+([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?$");
+  private static final Pattern STRICT =
+      Pattern.compile(
+          "^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)"
+              + "(?:-([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?"
+              + "(?:\\+([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?$");
   private static final Pattern NUMERIC = Pattern.compile("[0-9]+");
 
   private final long major;
@@ -46,22 +47,30 @@ public final class Semver implements Comparable<Semver> {
   public static Semver parse(String text) {
     Matcher m = text == null ? null : STRICT.matcher(text);
     if (m == null || !m.matches()) {
-      throw new IllegalArgumentException("invalid semantic version \"" + text
-          + "\": expected MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD] without leading zeros");
+      throw new IllegalArgumentException(
+          "invalid semantic version \""
+              + text
+              + "\": expected MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD] without leading zeros");
     }
     List<String> pre = m.group(4) == null ? List.of() : List.of(m.group(4).split("\\."));
     for (String id : pre) {
       if (NUMERIC.matcher(id).matches() && id.length() > 1 && id.charAt(0) == '0') {
-        throw new IllegalArgumentException("invalid semantic version \"" + text
-            + "\": numeric pre-release identifier \"" + id + "\" has a leading zero");
+        throw new IllegalArgumentException(
+            "invalid semantic version \""
+                + text
+                + "\": numeric pre-release identifier \""
+                + id
+                + "\" has a leading zero");
       }
     }
     List<String> build = m.group(5) == null ? List.of() : List.of(m.group(5).split("\\."));
-    return new Semver(number(text, m.group(1)), number(text, m.group(2)), number(text, m.group(3)),
-        pre, build);
+    return new Semver(
+        number(text, m.group(1)), number(text, m.group(2)), number(text, m.group(3)), pre, build);
   }
 
-  /** Parses leniently: {@code v1.2} becomes {@code 1.2.0}, {@code 01.02.03} becomes {@code 1.2.3}. */
+  /**
+   * Parses leniently: {@code v1.2} becomes {@code 1.2.0}, {@code 01.02.03} becomes {@code 1.2.3}.
+   */
   public static Semver parseNormalized(String text) {
     if (text == null) {
       return parse(null);
@@ -111,8 +120,8 @@ public final class Semver implements Comparable<Semver> {
     try {
       return Long.parseLong(digits);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("invalid semantic version \"" + text
-          + "\": component " + digits + " is too large");
+      throw new IllegalArgumentException(
+          "invalid semantic version \"" + text + "\": component " + digits + " is too large");
     }
   }
 
@@ -177,8 +186,8 @@ public final class Semver implements Comparable<Semver> {
 
   @Override
   public String toString() {
-    StringBuilder sb = new StringBuilder().append(major).append('.').append(minor).append('.')
-        .append(patch);
+    StringBuilder sb =
+        new StringBuilder().append(major).append('.').append(minor).append('.').append(patch);
     if (!preRelease.isEmpty()) {
       sb.append('-').append(String.join(".", preRelease));
     }

@@ -20,10 +20,13 @@ final class Checks {
 
   static final List<String> TAINT_EFFECTS = List.of("NoExecute", "NoSchedule", "None");
   static final List<String> TOLERATION_OPERATORS = List.of("Equal", "Exists");
+
   /** Upstream truncates long map keys in paths: domain + '/' + id is 96 at most. */
   private static final int KEY_TRUNCATE_LENGTH =
       Limits.DEVICE_MAX_DOMAIN_LENGTH + 1 + Limits.DEVICE_MAX_ID_LENGTH;
+
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** Shared: the environment is thread-safe and caches compiled selectors. */
   private static final DeviceSelectorEnvironment SELECTORS = DeviceSelectorEnvironment.create();
 
@@ -76,8 +79,8 @@ final class Checks {
   }
 
   /**
-   * A map key that must be a qualified name. As upstream, key errors are reported on the map's
-   * own path with the offending part as value.
+   * A map key that must be a qualified name. As upstream, key errors are reported on the map's own
+   * path with the offending part as value.
    */
   static void qualifiedName(Errors e, FieldPath p, String key, boolean fullyQualified) {
     String k = key == null ? "" : key;
@@ -119,8 +122,8 @@ final class Checks {
       return map.key(k);
     }
     int remaining = KEY_TRUNCATE_LENGTH - 3;
-    return map.key(k.substring(0, (remaining + 1) / 2) + "..."
-        + k.substring(k.length() - remaining / 2));
+    return map.key(
+        k.substring(0, (remaining + 1) / 2) + "..." + k.substring(k.length() - remaining / 2));
   }
 
   static void selectors(Errors e, FieldPath p, List<DeviceSelector> selectors) {
@@ -148,16 +151,24 @@ final class Checks {
 
   /** Compiles a new selector and checks its estimated cost, as API validation does. */
   private static void celExpression(Errors e, FieldPath cel, String expression) {
-    SELECTORS.validate(expression).ifPresent(problem -> {
-      if (problem.kind() == CelSelectorException.Kind.COST_LIMIT) {
-        e.forbidden(cel.child("expression"), "too complex, exceeds cost limit");
-      } else {
-        e.invalid(cel.child("expression"), expression, "compilation failed: "
-            + problem.position().map(pos -> "line " + pos.line() + ", column " + pos.column() + ": ")
-                .orElse("")
-            + problem.reason());
-      }
-    });
+    SELECTORS
+        .validate(expression)
+        .ifPresent(
+            problem -> {
+              if (problem.kind() == CelSelectorException.Kind.COST_LIMIT) {
+                e.forbidden(cel.child("expression"), "too complex, exceeds cost limit");
+              } else {
+                e.invalid(
+                    cel.child("expression"),
+                    expression,
+                    "compilation failed: "
+                        + problem
+                            .position()
+                            .map(pos -> "line " + pos.line() + ", column " + pos.column() + ": ")
+                            .orElse("")
+                        + problem.reason());
+              }
+            });
   }
 
   /** {@code opaque} of a claim or class config entry: a driver and a JSON object. */
@@ -168,8 +179,8 @@ final class Checks {
       return;
     }
     driverName(e, op.child("driver"), opaque.getDriver());
-    parameters(e, op.child("parameters"), opaque.getParameters(),
-        Limits.OPAQUE_PARAMETERS_MAX_LENGTH);
+    parameters(
+        e, op.child("parameters"), opaque.getParameters(), Limits.OPAQUE_PARAMETERS_MAX_LENGTH);
   }
 
   /**
@@ -205,8 +216,7 @@ final class Checks {
       return;
     }
     for (int i = 0; i < list.size(); i++) {
-      toleration(e, p.index(i), Objects.requireNonNullElseGet(list.get(i),
-          DeviceToleration::new));
+      toleration(e, p.index(i), Objects.requireNonNullElseGet(list.get(i), DeviceToleration::new));
     }
   }
 
@@ -227,8 +237,11 @@ final class Checks {
       case "Equal" -> {
         e.invalid(p.child("value"), value, Names.labelValue(value));
         if (key.isEmpty()) {
-          e.invalid(p.child("operator"), operator, "must be `Exists` when `key` is empty, "
-              + "which means \"match all values and all keys\"");
+          e.invalid(
+              p.child("operator"),
+              operator,
+              "must be `Exists` when `key` is empty, "
+                  + "which means \"match all values and all keys\"");
         }
       }
       default -> e.notSupported(p.child("operator"), operator, TOLERATION_OPERATORS);
@@ -258,8 +271,9 @@ final class Checks {
       e.required(p, "");
       return;
     }
-    String text = (quantity.getAmount() == null ? "" : quantity.getAmount())
-        + (quantity.getFormat() == null ? "" : quantity.getFormat());
+    String text =
+        (quantity.getAmount() == null ? "" : quantity.getAmount())
+            + (quantity.getFormat() == null ? "" : quantity.getFormat());
     try {
       io.kdra.core.model.Quantity.parse(text);
     } catch (IllegalArgumentException ex) {

@@ -22,8 +22,9 @@ import java.util.stream.Collectors;
 final class ClaimSpecChecks {
 
   static final List<String> ALLOCATION_MODES = List.of("All", "ExactCount");
-  static final String REQUEST_REF = "must be the name of a request in the claim or the name of "
-      + "a request and a subrequest separated by '/'";
+  static final String REQUEST_REF =
+      "must be the name of a request in the claim or the name of "
+          + "a request and a subrequest separated by '/'";
   static final String EXACTLY_ONE = "exactly one of `exactly` or `firstAvailable` is required";
   static final String ONE_ATTRIBUTE =
       "exactly one of `matchAttribute` or `distinctAttribute` is required";
@@ -31,8 +32,8 @@ final class ClaimSpecChecks {
   private ClaimSpecChecks() {}
 
   static void spec(Errors e, FieldPath p, ResourceClaimSpec spec) {
-    DeviceClaim devices = spec == null || spec.getDevices() == null ? new DeviceClaim()
-        : spec.getDevices();
+    DeviceClaim devices =
+        spec == null || spec.getDevices() == null ? new DeviceClaim() : spec.getDevices();
     FieldPath dp = p.child("devices");
     Map<String, Set<String>> names = requestNames(devices);
 
@@ -49,8 +50,8 @@ final class ClaimSpecChecks {
     FieldPath cp = dp.child("constraints");
     if (e.withinLimit(cp, constraints, Limits.DEVICE_CONSTRAINTS_MAX_SIZE)) {
       for (int i = 0; i < constraints.size(); i++) {
-        DeviceConstraint c = constraints.get(i) == null ? new DeviceConstraint()
-            : constraints.get(i);
+        DeviceConstraint c =
+            constraints.get(i) == null ? new DeviceConstraint() : constraints.get(i);
         constraint(e, cp.index(i), c, names);
       }
     }
@@ -59,8 +60,8 @@ final class ClaimSpecChecks {
     FieldPath fp = dp.child("config");
     if (e.withinLimit(fp, config, Limits.DEVICE_CONFIG_MAX_SIZE)) {
       for (int i = 0; i < config.size(); i++) {
-        DeviceClaimConfiguration c = config.get(i) == null ? new DeviceClaimConfiguration()
-            : config.get(i);
+        DeviceClaimConfiguration c =
+            config.get(i) == null ? new DeviceClaimConfiguration() : config.get(i);
         requestRefs(e, fp.index(i).child("requests"), list(c.getRequests()), names);
         Checks.opaque(e, fp.index(i), c.getOpaque());
       }
@@ -72,9 +73,12 @@ final class ClaimSpecChecks {
     Map<String, Set<String>> names = new HashMap<>();
     for (DeviceRequest r : list(devices.getRequests())) {
       if (r != null) {
-        names.put(r.getName() == null ? "" : r.getName(), list(r.getFirstAvailable()).stream()
-            .filter(s -> s != null && s.getName() != null)
-            .map(DeviceSubRequest::getName).collect(Collectors.toSet()));
+        names.put(
+            r.getName() == null ? "" : r.getName(),
+            list(r.getFirstAvailable()).stream()
+                .filter(s -> s != null && s.getName() != null)
+                .map(DeviceSubRequest::getName)
+                .collect(Collectors.toSet()));
       }
     }
     return names;
@@ -90,8 +94,14 @@ final class ClaimSpecChecks {
       e.invalid(p, null, EXACTLY_ONE + ", but multiple fields are set");
     } else if (hasExactly) {
       ExactDeviceRequest x = r.getExactly();
-      common(e, p.child("exactly"), x.getDeviceClassName(), x.getSelectors(),
-          x.getAllocationMode(), x.getCount(), x.getTolerations());
+      common(
+          e,
+          p.child("exactly"),
+          x.getDeviceClassName(),
+          x.getSelectors(),
+          x.getAllocationMode(),
+          x.getCount(),
+          x.getTolerations());
     } else {
       FieldPath fp = p.child("firstAvailable");
       if (e.withinLimit(fp, subs, Limits.FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE)) {
@@ -99,8 +109,14 @@ final class ClaimSpecChecks {
           DeviceSubRequest s = subs.get(i) == null ? new DeviceSubRequest() : subs.get(i);
           FieldPath sp = fp.index(i);
           Checks.requiredName(e, sp.child("name"), s.getName(), Names.dns1123Label(s.getName()));
-          common(e, sp, s.getDeviceClassName(), s.getSelectors(), s.getAllocationMode(),
-              s.getCount(), s.getTolerations());
+          common(
+              e,
+              sp,
+              s.getDeviceClassName(),
+              s.getSelectors(),
+              s.getAllocationMode(),
+              s.getCount(),
+              s.getTolerations());
         }
         e.unique(fp, subs, s -> s == null ? "" : s.getName());
       }
@@ -108,20 +124,25 @@ final class ClaimSpecChecks {
   }
 
   /** The fields exact requests and subrequests share. */
-  private static void common(Errors e, FieldPath p, String className,
-      List<DeviceSelector> selectors, String mode, Long count,
+  private static void common(
+      Errors e,
+      FieldPath p,
+      String className,
+      List<DeviceSelector> selectors,
+      String mode,
+      Long count,
       List<DeviceToleration> tolerations) {
-    Checks.requiredName(e, p.child("deviceClassName"), className,
-        Names.dns1123Subdomain(className));
+    Checks.requiredName(
+        e, p.child("deviceClassName"), className, Names.dns1123Subdomain(className));
     Checks.selectors(e, p.child("selectors"), selectors);
     allocationMode(e, p, mode, count);
     Checks.tolerations(e, p.child("tolerations"), tolerations);
   }
 
   /**
-   * Unset mode and count are what the API server defaults (ExactCount, 1); an explicit count
-   * must not be negative for ExactCount (0 is defaulted to 1, as the API server does) and must be
-   * absent (or 0) for All.
+   * Unset mode and count are what the API server defaults (ExactCount, 1); an explicit count must
+   * not be negative for ExactCount (0 is defaulted to 1, as the API server does) and must be absent
+   * (or 0) for All.
    */
   static void allocationMode(Errors e, FieldPath p, String mode, Long count) {
     String m = isEmpty(mode) ? "ExactCount" : mode;
@@ -141,8 +162,8 @@ final class ClaimSpecChecks {
     }
   }
 
-  private static void constraint(Errors e, FieldPath p, DeviceConstraint c,
-      Map<String, Set<String>> names) {
+  private static void constraint(
+      Errors e, FieldPath p, DeviceConstraint c, Map<String, Set<String>> names) {
     requestRefs(e, p.child("requests"), list(c.getRequests()), names);
     String match = c.getMatchAttribute();
     String distinct = c.getDistinctAttribute();
@@ -158,8 +179,8 @@ final class ClaimSpecChecks {
   }
 
   /** References to {@code request} or {@code request/subrequest}; at most 32, unique. */
-  static void requestRefs(Errors e, FieldPath p, List<String> refs,
-      Map<String, Set<String>> names) {
+  static void requestRefs(
+      Errors e, FieldPath p, List<String> refs, Map<String, Set<String>> names) {
     if (!e.withinLimit(p, refs, Limits.DEVICE_REQUESTS_MAX_SIZE)) {
       return;
     }

@@ -21,9 +21,10 @@ import java.util.Set;
 /** The checks of one device in a ResourceSlice. */
 final class DeviceChecks {
 
-  static final String PER_DEVICE_FIELDS = "exactly one of `nodeName`, `nodeSelector`, or "
-      + "`allNodes` is required when `perDeviceNodeSelection` is set to true in the "
-      + "ResourceSlice spec";
+  static final String PER_DEVICE_FIELDS =
+      "exactly one of `nodeName`, `nodeSelector`, or "
+          + "`allNodes` is required when `perDeviceNodeSelection` is set to true in the "
+          + "ResourceSlice spec";
 
   private DeviceChecks() {}
 
@@ -33,40 +34,47 @@ final class DeviceChecks {
     Map<String, DeviceCapacity> capacity = map(d.getCapacity());
     int total = attributes.size() + capacity.size();
     if (total > Limits.RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE) {
-      e.invalid(p, total, "the total number of attributes and capacities must not exceed "
-          + Limits.RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE);
+      e.invalid(
+          p,
+          total,
+          "the total number of attributes and capacities must not exceed "
+              + Limits.RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE);
     }
     FieldPath ap = p.child("attributes");
-    attributes.forEach((key, value) -> {
-      Checks.qualifiedName(e, ap, key, false);
-      attribute(e, Checks.keyPath(ap, key), value == null ? new DeviceAttribute() : value);
-    });
+    attributes.forEach(
+        (key, value) -> {
+          Checks.qualifiedName(e, ap, key, false);
+          attribute(e, Checks.keyPath(ap, key), value == null ? new DeviceAttribute() : value);
+        });
     boolean multiple = Boolean.TRUE.equals(d.getAllowMultipleAllocations());
     FieldPath cp = p.child("capacity");
-    capacity.forEach((key, value) -> {
-      Checks.qualifiedName(e, cp, key, false);
-      FieldPath kp = Checks.keyPath(cp, key);
-      DeviceCapacity c = value == null ? new DeviceCapacity() : value;
-      Checks.quantity(e, kp.child("value"), c.getValue());
-      if (c.getRequestPolicy() != null) {
-        if (multiple) {
-          requestPolicy(e, kp.child("requestPolicy"), c.getRequestPolicy());
-        } else {
-          e.forbidden(kp.child("requestPolicy"), "allowMultipleAllocations must be true");
-        }
-      }
-    });
+    capacity.forEach(
+        (key, value) -> {
+          Checks.qualifiedName(e, cp, key, false);
+          FieldPath kp = Checks.keyPath(cp, key);
+          DeviceCapacity c = value == null ? new DeviceCapacity() : value;
+          Checks.quantity(e, kp.child("value"), c.getValue());
+          if (c.getRequestPolicy() != null) {
+            if (multiple) {
+              requestPolicy(e, kp.child("requestPolicy"), c.getRequestPolicy());
+            } else {
+              e.forbidden(kp.child("requestPolicy"), "allowMultipleAllocations must be true");
+            }
+          }
+        });
     taints(e, p.child("taints"), list(d.getTaints()));
     consumesCounters(e, p.child("consumesCounters"), list(d.getConsumesCounters()));
     nodeSelection(e, p, d, perDeviceNodeSelection);
-    bindingConditions(e, p, list(d.getBindingConditions()),
-        list(d.getBindingFailureConditions()));
+    bindingConditions(e, p, list(d.getBindingConditions()), list(d.getBindingFailureConditions()));
   }
 
   /** Exactly one typed value; version strict semver; string and version at most 64 bytes. */
   static void attribute(Errors e, FieldPath p, DeviceAttribute a) {
-    int set = (a.getInt() != null ? 1 : 0) + (a.getBool() != null ? 1 : 0)
-        + (a.getString() != null ? 1 : 0) + (a.getVersion() != null ? 1 : 0);
+    int set =
+        (a.getInt() != null ? 1 : 0)
+            + (a.getBool() != null ? 1 : 0)
+            + (a.getString() != null ? 1 : 0)
+            + (a.getVersion() != null ? 1 : 0);
     if (a.getString() != null
         && Names.bytes(a.getString()) > Limits.DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH) {
       e.tooLong(p.child("string"), Limits.DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH);
@@ -88,16 +96,22 @@ final class DeviceChecks {
   private static void requestPolicy(Errors e, FieldPath p, CapacityRequestPolicy policy) {
     boolean values = !list(policy.getValidValues()).isEmpty();
     if (values && policy.getValidRange() != null) {
-      e.forbidden(p, "exactly one policy can be specified, cannot specify \"validValues\" and "
-          + "\"validRange\" at the same time");
+      e.forbidden(
+          p,
+          "exactly one policy can be specified, cannot specify \"validValues\" and "
+              + "\"validRange\" at the same time");
       return;
     }
     if ((values || policy.getValidRange() != null) && policy.getDefault() == null) {
-      e.required(p.child("default"), "required when " + (values ? "validValues" : "validRange")
-          + " is defined");
+      e.required(
+          p.child("default"),
+          "required when " + (values ? "validValues" : "validRange") + " is defined");
     }
-    if (values && e.withinLimit(p.child("validValues"), policy.getValidValues(),
-        Limits.CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS)) {
+    if (values
+        && e.withinLimit(
+            p.child("validValues"),
+            policy.getValidValues(),
+            Limits.CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS)) {
       for (int i = 0; i < policy.getValidValues().size(); i++) {
         Checks.quantity(e, p.child("validValues").index(i), policy.getValidValues().get(i));
       }
@@ -124,19 +138,22 @@ final class DeviceChecks {
     }
   }
 
-  private static void consumesCounters(Errors e, FieldPath p,
-      List<DeviceCounterConsumption> consumptions) {
-    if (!e.withinLimit(p, consumptions,
-        Limits.RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE)) {
+  private static void consumesCounters(
+      Errors e, FieldPath p, List<DeviceCounterConsumption> consumptions) {
+    if (!e.withinLimit(
+        p, consumptions, Limits.RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE)) {
       return;
     }
     for (int i = 0; i < consumptions.size(); i++) {
-      DeviceCounterConsumption c = consumptions.get(i) == null ? new DeviceCounterConsumption()
-          : consumptions.get(i);
+      DeviceCounterConsumption c =
+          consumptions.get(i) == null ? new DeviceCounterConsumption() : consumptions.get(i);
       FieldPath cp = p.index(i);
-      Checks.requiredName(e, cp.child("counterSet"), c.getCounterSet(),
-          Names.dns1123Label(c.getCounterSet()));
-      counters(e, cp.child("counters"), map(c.getCounters()),
+      Checks.requiredName(
+          e, cp.child("counterSet"), c.getCounterSet(), Names.dns1123Label(c.getCounterSet()));
+      counters(
+          e,
+          cp.child("counters"),
+          map(c.getCounters()),
           Limits.RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION);
     }
     e.unique(p, consumptions, c -> c == null ? "" : c.getCounterSet());
@@ -152,17 +169,22 @@ final class DeviceChecks {
       e.tooMany(p, counters.size(), max);
       return;
     }
-    counters.forEach((name, counter) -> {
-      e.invalid(p, name, Names.dns1123Label(name));
-      Checks.quantity(e, p.key(name).child("value"), counter == null ? null : counter.getValue());
-    });
+    counters.forEach(
+        (name, counter) -> {
+          e.invalid(p, name, Names.dns1123Label(name));
+          Checks.quantity(
+              e, p.key(name).child("value"), counter == null ? null : counter.getValue());
+        });
   }
 
   private static void nodeSelection(Errors e, FieldPath p, Device d, boolean perDevice) {
     if (!perDevice) {
       if (d.getNodeName() != null || d.getNodeSelector() != null || d.getAllNodes() != null) {
-        e.invalid(p, null, "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
-            + "`perDeviceNodeSelection` is set to true in the ResourceSlice spec");
+        e.invalid(
+            p,
+            null,
+            "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
+                + "`perDeviceNodeSelection` is set to true in the ResourceSlice spec");
       }
       return;
     }
@@ -178,8 +200,7 @@ final class DeviceChecks {
     if (d.getNodeSelector() != null) {
       set.add("`nodeSelector`");
     }
-    ResourceSliceValidator.mustBeTrue(e, p.child("allNodes"), d.getAllNodes(), "`allNodes`",
-        set);
+    ResourceSliceValidator.mustBeTrue(e, p.child("allNodes"), d.getAllNodes(), "`allNodes`", set);
     if (set.isEmpty()) {
       e.required(p, PER_DEVICE_FIELDS);
     } else if (set.size() > 1) {
@@ -188,8 +209,8 @@ final class DeviceChecks {
   }
 
   /** Both lists or neither, at most 4 label names each, no duplicates, no overlap. */
-  private static void bindingConditions(Errors e, FieldPath p, List<String> conditions,
-      List<String> failures) {
+  private static void bindingConditions(
+      Errors e, FieldPath p, List<String> conditions, List<String> failures) {
     FieldPath cp = p.child("bindingConditions");
     FieldPath fp = p.child("bindingFailureConditions");
     labelNames(e, cp, conditions, Limits.BINDING_CONDITIONS_MAX_SIZE);
@@ -199,7 +220,9 @@ final class DeviceChecks {
     Set<String> set = new HashSet<>(conditions);
     for (int i = 0; i < failures.size(); i++) {
       if (set.contains(failures.get(i))) {
-        e.invalid(fp.index(i), failures.get(i),
+        e.invalid(
+            fp.index(i),
+            failures.get(i),
             "bindingFailureConditions must not overlap with bindingConditions");
       }
     }

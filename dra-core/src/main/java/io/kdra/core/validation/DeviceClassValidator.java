@@ -9,8 +9,8 @@ import io.kdra.core.validation.ValidationError.ObjectRef;
 import java.util.List;
 
 /**
- * Validates a {@code DeviceClass} as the API server does on create: at most 32 selectors, each
- * with a CEL expression of at most 10 Ki, and at most 32 opaque config entries.
+ * Validates a {@code DeviceClass} as the API server does on create: at most 32 selectors, each with
+ * a CEL expression of at most 10 Ki, and at most 32 opaque config entries.
  *
  * <p>Not checked: CEL compilation and cost, {@code extendedResourceName}.
  */
@@ -23,8 +23,8 @@ public final class DeviceClassValidator {
     String name = deviceClass.getMetadata() == null ? "" : deviceClass.getMetadata().getName();
     Errors e = new Errors(new ObjectRef("DeviceClass", "", name));
     Checks.objectName(e, deviceClass.getMetadata());
-    DeviceClassSpec spec = deviceClass.getSpec() == null ? new DeviceClassSpec()
-        : deviceClass.getSpec();
+    DeviceClassSpec spec =
+        deviceClass.getSpec() == null ? new DeviceClassSpec() : deviceClass.getSpec();
     FieldPath p = FieldPath.root("spec");
     Checks.selectors(e, p.child("selectors"), spec.getSelectors());
     List<DeviceClassConfiguration> config = list(spec.getConfig());

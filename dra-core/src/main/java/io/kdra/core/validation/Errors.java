@@ -26,8 +26,8 @@ final class Errors {
   }
 
   private void add(FieldPath path, Type type, Object value, String detail) {
-    errors.add(new ValidationError(object, path.toString(), type, Optional.ofNullable(value),
-        detail));
+    errors.add(
+        new ValidationError(object, path.toString(), type, Optional.ofNullable(value), detail));
   }
 
   void required(FieldPath path, String detail) {
@@ -49,8 +49,12 @@ final class Errors {
   }
 
   void notSupported(FieldPath path, Object value, List<String> supported) {
-    add(path, Type.NOT_SUPPORTED, value, "supported values: "
-        + supported.stream().map(ValidationError::quote).collect(Collectors.joining(", ")));
+    add(
+        path,
+        Type.NOT_SUPPORTED,
+        value,
+        "supported values: "
+            + supported.stream().map(ValidationError::quote).collect(Collectors.joining(", ")));
   }
 
   void tooMany(FieldPath path, int actual, int max) {

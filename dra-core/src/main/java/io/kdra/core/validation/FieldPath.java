@@ -1,8 +1,8 @@
 package io.kdra.core.validation;
 
 /**
- * An immutable field path that prints like Kubernetes' {@code field.Path}: children joined by
- * dots, list indexes in brackets. Map keys are printed quoted ({@code attributes["a/b"]}) because
+ * An immutable field path that prints like Kubernetes' {@code field.Path}: children joined by dots,
+ * list indexes in brackets. Map keys are printed quoted ({@code attributes["a/b"]}) because
  * qualified names contain dots and slashes; upstream prints them bare.
  */
 public final class FieldPath {

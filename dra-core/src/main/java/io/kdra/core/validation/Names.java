@@ -8,12 +8,12 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * Name and value format checks of {@code resource.k8s.io/v1}, with the messages of
- * {@code k8s.io/apimachinery/pkg/util/validation}.
+ * Name and value format checks of {@code resource.k8s.io/v1}, with the messages of {@code
+ * k8s.io/apimachinery/pkg/util/validation}.
  *
  * <p>Every check returns the list of problems, empty when the value is valid; it never throws and
- * accepts {@code null} as the empty string. Lengths are counted in UTF-8 bytes, as Go's
- * {@code len} does; for the ASCII-only formats that is the same as characters.
+ * accepts {@code null} as the empty string. Lengths are counted in UTF-8 bytes, as Go's {@code len}
+ * does; for the ASCII-only formats that is the same as characters.
  */
 public final class Names {
 
@@ -29,22 +29,43 @@ public final class Names {
   private static final Pattern QUALIFIED_NAME = Pattern.compile(QUALIFIED_NAME_FMT);
   private static final Pattern LABEL_VALUE = Pattern.compile(LABEL_VALUE_FMT);
 
-  static final String LABEL_ERROR = regexError("a lowercase RFC 1123 label must consist of lower "
-      + "case alphanumeric characters or '-', and must start and end with an alphanumeric "
-      + "character", LABEL_FMT, "my-name", "123-abc");
-  static final String SUBDOMAIN_ERROR = regexError("a lowercase RFC 1123 subdomain must consist "
-      + "of lower case alphanumeric characters, '-' or '.', and must start and end with an "
-      + "alphanumeric character", SUBDOMAIN_FMT, "example.com");
-  static final String C_IDENTIFIER_ERROR = regexError("a valid C identifier must start with "
-      + "alphabetic character or '_', followed by a string of alphanumeric characters or '_'",
-      C_IDENTIFIER_FMT, "my_name", "MY_NAME", "MyName");
-  private static final String QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, "
-      + "'-', '_' or '.', and must start and end with an alphanumeric character";
+  static final String LABEL_ERROR =
+      regexError(
+          "a lowercase RFC 1123 label must consist of lower "
+              + "case alphanumeric characters or '-', and must start and end with an alphanumeric "
+              + "character",
+          LABEL_FMT,
+          "my-name",
+          "123-abc");
+  static final String SUBDOMAIN_ERROR =
+      regexError(
+          "a lowercase RFC 1123 subdomain must consist "
+              + "of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+              + "alphanumeric character",
+          SUBDOMAIN_FMT,
+          "example.com");
+  static final String C_IDENTIFIER_ERROR =
+      regexError(
+          "a valid C identifier must start with "
+              + "alphabetic character or '_', followed by a string of alphanumeric characters or '_'",
+          C_IDENTIFIER_FMT,
+          "my_name",
+          "MY_NAME",
+          "MyName");
+  private static final String QUALIFIED_NAME_MSG =
+      "must consist of alphanumeric characters, "
+          + "'-', '_' or '.', and must start and end with an alphanumeric character";
   static final String QUALIFIED_NAME_ERROR =
       regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc");
-  static final String LABEL_VALUE_ERROR = regexError("a valid label must be an empty string or "
-      + "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-      + "alphanumeric character", LABEL_VALUE_FMT, "MyValue", "my_value", "12345");
+  static final String LABEL_VALUE_ERROR =
+      regexError(
+          "a valid label must be an empty string or "
+              + "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+              + "alphanumeric character",
+          LABEL_VALUE_FMT,
+          "MyValue",
+          "my_value",
+          "12345");
   static final String SEMVER_ERROR = "must be a string compatible with semver.org spec 2.0.0";
 
   private Names() {}
@@ -147,8 +168,10 @@ public final class Names {
     String v = nullToEmpty(value);
     String[] parts = v.split("/", -1);
     if (parts.length > 2) {
-      return List.of("a qualified name " + QUALIFIED_NAME_ERROR
-          + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+      return List.of(
+          "a qualified name "
+              + QUALIFIED_NAME_ERROR
+              + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
     }
     List<String> errors = new ArrayList<>();
     String name = parts[parts.length - 1];

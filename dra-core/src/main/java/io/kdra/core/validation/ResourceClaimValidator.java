@@ -20,12 +20,12 @@ import java.util.Set;
 
 /**
  * Validates {@code ResourceClaim}s (spec and status) and {@code ResourceClaimTemplate}s (their
- * {@code spec.spec}, with the same rules), as the API server does for new objects under
- * Kubernetes 1.36.
+ * {@code spec.spec}, with the same rules), as the API server does for new objects under Kubernetes
+ * 1.36.
  *
- * <p>Fields the API server defaults are accepted unset: {@code allocationMode} (ExactCount),
- * {@code count} (1) and toleration {@code operator} (Equal). Not checked: CEL compilation and
- * cost, immutability and other update-only rules, template metadata, device status entries.
+ * <p>Fields the API server defaults are accepted unset: {@code allocationMode} (ExactCount), {@code
+ * count} (1) and toleration {@code operator} (Equal). Not checked: CEL compilation and cost,
+ * immutability and other update-only rules, template metadata, device status entries.
  */
 public final class ResourceClaimValidator {
 
@@ -40,7 +40,10 @@ public final class ResourceClaimValidator {
     ClaimSpecChecks.spec(e, FieldPath.root("spec"), claim.getSpec());
     if (claim.getStatus() != null) {
       DeviceClaim devices = claim.getSpec() == null ? null : claim.getSpec().getDevices();
-      status(e, FieldPath.root("status"), claim.getStatus(),
+      status(
+          e,
+          FieldPath.root("status"),
+          claim.getStatus(),
           ClaimSpecChecks.requestNames(devices == null ? new DeviceClaim() : devices));
     }
     return e.list();
@@ -59,18 +62,19 @@ public final class ResourceClaimValidator {
   }
 
   private static ObjectRef ref(String kind, ObjectMeta meta) {
-    return meta == null ? new ObjectRef(kind, "", "")
+    return meta == null
+        ? new ObjectRef(kind, "", "")
         : new ObjectRef(kind, meta.getNamespace(), meta.getName());
   }
 
-  private static void status(Errors e, FieldPath p, ResourceClaimStatus status,
-      Map<String, Set<String>> names) {
+  private static void status(
+      Errors e, FieldPath p, ResourceClaimStatus status, Map<String, Set<String>> names) {
     List<ResourceClaimConsumerReference> reserved = list(status.getReservedFor());
     FieldPath rp = p.child("reservedFor");
     if (e.withinLimit(rp, reserved, Limits.RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE)) {
       for (int i = 0; i < reserved.size(); i++) {
-        ResourceClaimConsumerReference r = reserved.get(i) == null
-            ? new ResourceClaimConsumerReference() : reserved.get(i);
+        ResourceClaimConsumerReference r =
+            reserved.get(i) == null ? new ResourceClaimConsumerReference() : reserved.get(i);
         FieldPath ip = rp.index(i);
         if (isEmpty(r.getResource())) {
           e.required(ip.child("resource"), "");
@@ -92,24 +96,23 @@ public final class ResourceClaimValidator {
     }
   }
 
-  private static void allocation(Errors e, FieldPath p, AllocationResult allocation,
-      Map<String, Set<String>> names) {
-    DeviceAllocationResult devices = allocation.getDevices() == null
-        ? new DeviceAllocationResult() : allocation.getDevices();
+  private static void allocation(
+      Errors e, FieldPath p, AllocationResult allocation, Map<String, Set<String>> names) {
+    DeviceAllocationResult devices =
+        allocation.getDevices() == null ? new DeviceAllocationResult() : allocation.getDevices();
     FieldPath dp = p.child("devices");
     List<DeviceRequestAllocationResult> results = list(devices.getResults());
     FieldPath rp = dp.child("results");
     if (e.withinLimit(rp, results, Limits.ALLOCATION_RESULTS_MAX_SIZE)) {
       for (int i = 0; i < results.size(); i++) {
-        DeviceRequestAllocationResult r = results.get(i) == null
-            ? new DeviceRequestAllocationResult() : results.get(i);
+        DeviceRequestAllocationResult r =
+            results.get(i) == null ? new DeviceRequestAllocationResult() : results.get(i);
         FieldPath ip = rp.index(i);
-        ClaimSpecChecks.requestRef(e, ip.child("request"),
-            r.getRequest() == null ? "" : r.getRequest(), names);
+        ClaimSpecChecks.requestRef(
+            e, ip.child("request"), r.getRequest() == null ? "" : r.getRequest(), names);
         Checks.driverName(e, ip.child("driver"), r.getDriver());
         Checks.poolName(e, ip.child("pool"), r.getPool());
-        Checks.requiredName(e, ip.child("device"), r.getDevice(),
-            Names.deviceName(r.getDevice()));
+        Checks.requiredName(e, ip.child("device"), r.getDevice(), Names.deviceName(r.getDevice()));
         Checks.tolerations(e, ip.child("tolerations"), r.getTolerations());
       }
     }
@@ -117,8 +120,8 @@ public final class ResourceClaimValidator {
     FieldPath cp = dp.child("config");
     if (e.withinLimit(cp, config, Limits.ALLOCATION_CONFIG_MAX_SIZE)) {
       for (int i = 0; i < config.size(); i++) {
-        DeviceAllocationConfiguration c = config.get(i) == null
-            ? new DeviceAllocationConfiguration() : config.get(i);
+        DeviceAllocationConfiguration c =
+            config.get(i) == null ? new DeviceAllocationConfiguration() : config.get(i);
         FieldPath ip = cp.index(i);
         if (isEmpty(c.getSource())) {
           e.required(ip.child("source"), "");

@@ -15,12 +15,12 @@ import java.util.List;
 
 /**
  * Validates a {@code ResourceSlice} as the API server does on create (Kubernetes 1.36 rules):
- * driver and pool, the choice of node selection, device count, each device (see
- * {@link DeviceChecks}) and shared counter sets.
+ * driver and pool, the choice of node selection, device count, each device (see {@link
+ * DeviceChecks}) and shared counter sets.
  *
  * <p>Not checked: immutability on update, the content of node selector terms, the arithmetic of
- * capacity request policy ranges, and fields this model does not carry (list attributes,
- * partition types, skipped node operations).
+ * capacity request policy ranges, and fields this model does not carry (list attributes, partition
+ * types, skipped node operations).
  */
 public final class ResourceSliceValidator {
 
@@ -56,16 +56,16 @@ public final class ResourceSliceValidator {
     FieldPath dp = p.child("devices");
     if (e.withinLimit(dp, devices, maxDevices(devices))) {
       for (int i = 0; i < devices.size(); i++) {
-        DeviceChecks.device(e, dp.index(i), devices.get(i) == null ? new Device()
-            : devices.get(i), perDevice);
+        DeviceChecks.device(
+            e, dp.index(i), devices.get(i) == null ? new Device() : devices.get(i), perDevice);
       }
       e.unique(dp, devices, d -> d == null ? "" : d.getName());
     }
     FieldPath cp = p.child("sharedCounters");
     if (e.withinLimit(cp, counterSets, Limits.RESOURCE_SLICE_MAX_COUNTER_SETS)) {
       for (int i = 0; i < counterSets.size(); i++) {
-        counterSet(e, cp.index(i), counterSets.get(i) == null ? new CounterSet()
-            : counterSets.get(i));
+        counterSet(
+            e, cp.index(i), counterSets.get(i) == null ? new CounterSet() : counterSets.get(i));
       }
       e.unique(cp, counterSets, c -> c == null ? "" : c.getName());
     }
@@ -76,9 +76,15 @@ public final class ResourceSliceValidator {
    * attributes, the third trigger upstream, do not exist in this model).
    */
   static int maxDevices(List<Device> devices) {
-    boolean advanced = devices.stream().anyMatch(d -> d != null
-        && (!list(d.getTaints()).isEmpty() || !list(d.getConsumesCounters()).isEmpty()));
-    return advanced ? Limits.RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
+    boolean advanced =
+        devices.stream()
+            .anyMatch(
+                d ->
+                    d != null
+                        && (!list(d.getTaints()).isEmpty()
+                            || !list(d.getConsumesCounters()).isEmpty()));
+    return advanced
+        ? Limits.RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
         : Limits.RESOURCE_SLICE_MAX_DEVICES;
   }
 
@@ -111,13 +117,17 @@ public final class ResourceSliceValidator {
       oneTerm(e, p.child("nodeSelector"), spec.getNodeSelector());
     }
     mustBeTrue(e, p.child("allNodes"), spec.getAllNodes(), "`allNodes`", set);
-    mustBeTrue(e, p.child("perDeviceNodeSelection"), spec.getPerDeviceNodeSelection(),
-        "`perDeviceNodeSelection`", set);
+    mustBeTrue(
+        e,
+        p.child("perDeviceNodeSelection"),
+        spec.getPerDeviceNodeSelection(),
+        "`perDeviceNodeSelection`",
+        set);
     if (set.isEmpty()) {
       e.required(p, NODE_FIELDS);
     } else if (set.size() > 1) {
-      e.invalid(p, "{" + String.join(", ", set) + "}",
-          NODE_FIELDS + ", but multiple fields are set");
+      e.invalid(
+          p, "{" + String.join(", ", set) + "}", NODE_FIELDS + ", but multiple fields are set");
     }
   }
 
@@ -147,7 +157,10 @@ public final class ResourceSliceValidator {
 
   private static void counterSet(Errors e, FieldPath p, CounterSet set) {
     Checks.requiredName(e, p.child("name"), set.getName(), Names.dns1123Label(set.getName()));
-    DeviceChecks.counters(e, p.child("counters"), map(set.getCounters()),
+    DeviceChecks.counters(
+        e,
+        p.child("counters"),
+        map(set.getCounters()),
         Limits.RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET);
   }
 }

@@ -9,8 +9,8 @@ import java.util.stream.Collectors;
  * One problem found in an object, shaped like an entry of Kubernetes' {@code field.ErrorList} so
  * that messages read the same as the API server's.
  *
- * <p>{@link #toString()} is one line: {@code <kind> [<namespace>/]<name>: <field>: <message>},
- * for example {@code ResourceSlice node-a-gpu: spec.devices: Too many: 130: must have at most 128
+ * <p>{@link #toString()} is one line: {@code <kind> [<namespace>/]<name>: <field>: <message>}, for
+ * example {@code ResourceSlice node-a-gpu: spec.devices: Too many: 130: must have at most 128
  * items}.
  *
  * @param object the object the problem is in
@@ -99,8 +99,7 @@ public record ValidationError(
       return quote(s);
     }
     if (value instanceof List<?> list) {
-      return list.stream().map(ValidationError::render)
-          .collect(Collectors.joining(", ", "[", "]"));
+      return list.stream().map(ValidationError::render).collect(Collectors.joining(", ", "[", "]"));
     }
     return String.valueOf(value);
   }

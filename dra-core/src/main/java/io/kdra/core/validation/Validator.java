@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import java.util.List;
 
 /**
- * One entry point for the {@code resource.k8s.io/v1} kinds: dispatches to
- * {@link ResourceSliceValidator}, {@link ResourceClaimValidator} or {@link DeviceClassValidator}.
+ * One entry point for the {@code resource.k8s.io/v1} kinds: dispatches to {@link
+ * ResourceSliceValidator}, {@link ResourceClaimValidator} or {@link DeviceClassValidator}.
  */
 public final class Validator {
 
@@ -33,7 +33,7 @@ public final class Validator {
     if (object instanceof DeviceClass deviceClass) {
       return DeviceClassValidator.validate(deviceClass);
     }
-    throw new IllegalArgumentException("no validation for kind "
-        + (object == null ? "null" : object.getClass().getSimpleName()));
+    throw new IllegalArgumentException(
+        "no validation for kind " + (object == null ? "null" : object.getClass().getSimpleName()));
   }
 }

@@ -59,9 +59,11 @@ class AllocatedStateTest {
 
   @Test
   void fullPoolMarkIsNotCarriedIntoAnEarlierBranch() {
-    AllocationSnapshot snap = AllocationSnapshot.of(List.of(slice("s", "node-a",
-        device("d0").build()).build()), InMemoryDeviceClassLister.of(deviceClass("gpu", ANY_GPU)),
-        AllocatedState.empty());
+    AllocationSnapshot snap =
+        AllocationSnapshot.of(
+            List.of(slice("s", "node-a", device("d0").build()).build()),
+            InMemoryDeviceClassLister.of(deviceClass("gpu", ANY_GPU)),
+            AllocatedState.empty());
     Node n = node("node-a");
     AllocatorOptions opts = AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "id");
     ResourceClaim c = claim("c", request("r", "gpu").build()).build();
@@ -92,9 +94,11 @@ class AllocatedStateTest {
 
   @Test
   void fullPoolMarkCarriesIntoABranchOfALaterStart() {
-    AllocationSnapshot snap = AllocationSnapshot.of(List.of(slice("s", "node-a",
-        device("d0").build()).build()), InMemoryDeviceClassLister.of(deviceClass("gpu", ANY_GPU)),
-        AllocatedState.empty());
+    AllocationSnapshot snap =
+        AllocationSnapshot.of(
+            List.of(slice("s", "node-a", device("d0").build()).build()),
+            InMemoryDeviceClassLister.of(deviceClass("gpu", ANY_GPU)),
+            AllocatedState.empty());
     Node n = node("node-a");
     AllocatorOptions opts = AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "id");
     ResourceClaim c = claim("c", request("r", "gpu").build()).build();
@@ -103,8 +107,8 @@ class AllocatedStateTest {
     assertThat(new Allocator(full, opts).allocate(n, List.of(c)).get(0))
         .isInstanceOf(ClaimOutcome.NotAllocated.class); // marks the pool full in "full"
     full.allocated().plus(result("gpu.example.com/other/d9")); // "full" has a successor now
-    AllocationSnapshot branch = full.withAllocated(
-        full.allocated().plus(result("gpu.example.com/other/d8")));
+    AllocationSnapshot branch =
+        full.withAllocated(full.allocated().plus(result("gpu.example.com/other/d8")));
     assertThat(new Allocator(branch, opts).certainlyFull(n, List.of(c))).isTrue();
   }
 
@@ -119,12 +123,9 @@ class AllocatedStateTest {
       state = state.plus(result("gpu.example.com/node-a/d" + level));
       expected.add(DeviceId.parse("gpu.example.com/node-a/d" + level));
       assertThat(state.devices()).as("level %d", level).isEqualTo(expected);
-      assertThat(state.isAllocated(DeviceId.parse("gpu.example.com/sibling/s" + level)))
-          .isFalse();
-      assertThat(sibling.isAllocated(DeviceId.parse("gpu.example.com/node-a/d" + level)))
-          .isFalse();
-      assertThat(sibling.isAllocated(DeviceId.parse("gpu.example.com/sibling/s" + level)))
-          .isTrue();
+      assertThat(state.isAllocated(DeviceId.parse("gpu.example.com/sibling/s" + level))).isFalse();
+      assertThat(sibling.isAllocated(DeviceId.parse("gpu.example.com/node-a/d" + level))).isFalse();
+      assertThat(sibling.isAllocated(DeviceId.parse("gpu.example.com/sibling/s" + level))).isTrue();
     }
     for (DeviceId id : expected) {
       assertThat(state.isAllocated(id)).isTrue();

@@ -18,19 +18,29 @@ class AllocatorFeaturesTest {
   static Stream<Arguments> gates() {
     return Stream.of(
         Arguments.of(named("empty: the base unchanged", AllocatorFeatures.defaults()), "", ALL),
-        Arguments.of(named("one gate off", AllocatorFeatures.defaults()),
-            "DRAPrioritizedList=false", ALL.subList(0, 5)),
-        Arguments.of(named("two on over none, blanks and empty entries ignored",
-            AllocatorFeatures.none()), " DRAAdminAccess=true, ,DRADeviceTaints=t ,",
+        Arguments.of(
+            named("one gate off", AllocatorFeatures.defaults()),
+            "DRAPrioritizedList=false",
+            ALL.subList(0, 5)),
+        Arguments.of(
+            named("two on over none, blanks and empty entries ignored", AllocatorFeatures.none()),
+            " DRAAdminAccess=true, ,DRADeviceTaints=t ,",
             List.of("DRAAdminAccess", "DRADeviceTaints")),
-        Arguments.of(named("the later entry for a gate wins", AllocatorFeatures.none()),
-            "DRAConsumableCapacity=true,DRAConsumableCapacity=false", List.of()),
-        Arguments.of(named("Go's booleans", AllocatorFeatures.none()),
+        Arguments.of(
+            named("the later entry for a gate wins", AllocatorFeatures.none()),
+            "DRAConsumableCapacity=true,DRAConsumableCapacity=false",
+            List.of()),
+        Arguments.of(
+            named("Go's booleans", AllocatorFeatures.none()),
             "DRAAdminAccess=1,DRADeviceTaints=TRUE,DRAPrioritizedList=True,"
                 + "DRAPartitionableDevices=T",
-            List.of("DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
+            List.of(
+                "DRAAdminAccess",
+                "DRADeviceTaints",
+                "DRAPartitionableDevices",
                 "DRAPrioritizedList")),
-        Arguments.of(named("every gate off", AllocatorFeatures.defaults()),
+        Arguments.of(
+            named("every gate off", AllocatorFeatures.defaults()),
             "DRAAdminAccess=false,DRAConsumableCapacity=0,DRADeviceBindingConditions=f,"
                 + "DRADeviceTaints=F,DRAPartitionableDevices=FALSE,DRAPrioritizedList=False",
             List.of()));
@@ -45,17 +55,19 @@ class AllocatorFeaturesTest {
   /** Columns: --feature-gates value, the error. */
   static Stream<Arguments> badGates() {
     return Stream.of(
-        Arguments.of(named("an unknown gate names those known", "DRAFancy=true"),
+        Arguments.of(
+            named("an unknown gate names those known", "DRAFancy=true"),
             "unrecognized feature gate: DRAFancy (known: DRAAdminAccess, DRAConsumableCapacity,"
                 + " DRADeviceBindingConditions, DRADeviceTaints, DRAPartitionableDevices,"
                 + " DRAPrioritizedList)"),
-        Arguments.of(named("gate names are case-sensitive", "draadminaccess=true"),
+        Arguments.of(
+            named("gate names are case-sensitive", "draadminaccess=true"),
             "unrecognized feature gate: draadminaccess (known: DRAAdminAccess,"
                 + " DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints,"
                 + " DRAPartitionableDevices, DRAPrioritizedList)"),
-        Arguments.of(named("no value", "DRAAdminAccess"),
-            "missing bool value for DRAAdminAccess"),
-        Arguments.of(named("not a bool", "DRAAdminAccess=yes"),
+        Arguments.of(named("no value", "DRAAdminAccess"), "missing bool value for DRAAdminAccess"),
+        Arguments.of(
+            named("not a bool", "DRAAdminAccess=yes"),
             "invalid value of DRAAdminAccess=yes: not a bool (true or false)"));
   }
 
@@ -63,7 +75,8 @@ class AllocatorFeaturesTest {
   @MethodSource("badGates")
   void badGatesAreRefusedWithTheEntry(String spec, String message) {
     assertThatThrownBy(() -> AllocatorFeatures.defaults().withGates(spec))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(message);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -71,7 +84,8 @@ class AllocatorFeaturesTest {
   void everyGateNameSwitchesItsOwnFeatureOnly(String gate) {
     assertThat(AllocatorFeatures.none().with(gate, true).enabledNames()).containsExactly(gate);
     assertThat(AllocatorFeatures.defaults().with(gate, false).enabledNames())
-        .doesNotContain(gate).hasSize(ALL.size() - 1);
+        .doesNotContain(gate)
+        .hasSize(ALL.size() - 1);
   }
 
   static Stream<String> gateNames() {

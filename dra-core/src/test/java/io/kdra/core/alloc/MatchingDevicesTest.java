@@ -15,16 +15,24 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The free-device count behind the early stop of {@code firstAvailable} scoring: the same answer
- * as checking every device in the state asked about, whatever states were asked before (devices
- * found allocated in one state are skipped only in states that include it).
+ * The free-device count behind the early stop of {@code firstAvailable} scoring: the same answer as
+ * checking every device in the state asked about, whatever states were asked before (devices found
+ * allocated in one state are skipped only in states that include it).
  */
 class MatchingDevicesTest {
 
   /** d0..d3 on pool p; d3 allows multiple allocations. */
   static List<CandidateDevice> devices() {
-    return new SliceInfo(slice("s", "p", device("d0").build(), device("d1").build(),
-        device("d2").build(), device("d3").withMultipleAllocations().build()).build()).devices();
+    return new SliceInfo(
+            slice(
+                    "s",
+                    "p",
+                    device("d0").build(),
+                    device("d1").build(),
+                    device("d2").build(),
+                    device("d3").withMultipleAllocations().build())
+                .build())
+        .devices();
   }
 
   /**
@@ -36,8 +44,8 @@ class MatchingDevicesTest {
     AllocatedState s1 = s0.plus(result("gpu.example.com/p/d0"));
     AllocatedState s2 = s1.plus(result("gpu.example.com/p/d1", "gpu.example.com/p/d3"));
     AllocatedState branch = s0.plus(result("gpu.example.com/p/d2"));
-    AllocatedState other = AllocatedState.empty()
-        .plus(result("gpu.example.com/p/d0", "gpu.example.com/p/d1"));
+    AllocatedState other =
+        AllocatedState.empty().plus(result("gpu.example.com/p/d0", "gpu.example.com/p/d1"));
     return Map.of("s0", s0, "s1", s1, "s2", s2, "branch", branch, "other", other);
   }
 
@@ -50,13 +58,21 @@ class MatchingDevicesTest {
     return Stream.of(
         tc("one state", List.of("s0"), List.of(4)),
         tc("forward in one history", List.of("s0", "s1", "s2"), List.of(4, 3, 2)),
-        tc("back to an earlier state after a later one", List.of("s2", "s1", "s0"),
+        tc(
+            "back to an earlier state after a later one",
+            List.of("s2", "s1", "s0"),
             List.of(2, 3, 4)),
-        tc("a branch from the start after the history moved on", List.of("s2", "branch", "s2"),
+        tc(
+            "a branch from the start after the history moved on",
+            List.of("s2", "branch", "s2"),
             List.of(2, 3, 2)),
-        tc("an unrelated history in between", List.of("s1", "other", "s1", "s2"),
+        tc(
+            "an unrelated history in between",
+            List.of("s1", "other", "s1", "s2"),
             List.of(3, 2, 3, 2)),
-        tc("a device allowing multiple allocations stays free", List.of("s2", "s2"),
+        tc(
+            "a device allowing multiple allocations stays free",
+            List.of("s2", "s2"),
             List.of(2, 2)));
   }
 

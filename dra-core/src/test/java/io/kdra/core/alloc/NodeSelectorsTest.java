@@ -17,15 +17,29 @@ import org.junit.jupiter.params.provider.MethodSource;
 class NodeSelectorsTest {
 
   static NodeSelector expr(String key, String op, String... values) {
-    return new NodeSelectorBuilder().addNewNodeSelectorTerm().addToMatchExpressions(
-        new NodeSelectorRequirementBuilder().withKey(key).withOperator(op).withValues(values)
-            .build()).endNodeSelectorTerm().build();
+    return new NodeSelectorBuilder()
+        .addNewNodeSelectorTerm()
+        .addToMatchExpressions(
+            new NodeSelectorRequirementBuilder()
+                .withKey(key)
+                .withOperator(op)
+                .withValues(values)
+                .build())
+        .endNodeSelectorTerm()
+        .build();
   }
 
   static NodeSelector field(String op, String... values) {
-    return new NodeSelectorBuilder().addNewNodeSelectorTerm().addToMatchFields(
-        new NodeSelectorRequirementBuilder().withKey("metadata.name").withOperator(op)
-            .withValues(values).build()).endNodeSelectorTerm().build();
+    return new NodeSelectorBuilder()
+        .addNewNodeSelectorTerm()
+        .addToMatchFields(
+            new NodeSelectorRequirementBuilder()
+                .withKey("metadata.name")
+                .withOperator(op)
+                .withValues(values)
+                .build())
+        .endNodeSelectorTerm()
+        .build();
   }
 
   static Arguments tc(String name, NodeSelector s, boolean matches) {
@@ -45,13 +59,17 @@ class NodeSelectorsTest {
         tc("Gt with a non-integer never matches", expr("zone", "Gt", "1"), false),
         tc("matchFields metadata.name In", field("In", "node-a"), true),
         tc("matchFields metadata.name NotIn", field("NotIn", "node-a"), false),
-        tc("term without requirements matches nothing",
+        tc(
+            "term without requirements matches nothing",
             new NodeSelectorBuilder().addNewNodeSelectorTerm().endNodeSelectorTerm().build(),
             false),
-        tc("terms are ORed", new NodeSelectorBuilder()
-            .addAllToNodeSelectorTerms(expr("zone", "In", "x").getNodeSelectorTerms())
-            .addAllToNodeSelectorTerms(expr("zone", "In", "a").getNodeSelectorTerms())
-            .build(), true),
+        tc(
+            "terms are ORed",
+            new NodeSelectorBuilder()
+                .addAllToNodeSelectorTerms(expr("zone", "In", "x").getNodeSelectorTerms())
+                .addAllToNodeSelectorTerms(expr("zone", "In", "a").getNodeSelectorTerms())
+                .build(),
+            true),
         tc("unknown operator never matches", expr("zone", "Like", "a"), false));
   }
 

@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
  * The shapes the device-driver publishes for shared GPUs (time-slicing / MPS: consumable capacity
  * with request policies) and MIG (partitions on shared counters, the whole GPU consuming all):
  * claims allocated one after another, each seeing the earlier ones as allocated, never add up to
- * more than a GPU has, judged from the claims' own {@code consumedCapacity} and the counters of
- * the devices they got.
+ * more than a GPU has, judged from the claims' own {@code consumedCapacity} and the counters of the
+ * devices they got.
  */
 class SharedAndPartitionedGpusTest {
   private static final String D = AllocFixtures.DRIVER;
@@ -54,10 +54,13 @@ class SharedAndPartitionedGpusTest {
   private static Scenario sharedGpus(List<ResourceClaim> existing) {
     List<Device> gpus = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
-      gpus.add(device("gpu-" + i).withMultipleAllocations()
-          .withString("sharing", "TimeSlicing")
-          .withCapacity("shares", "4", range("1", "1", "4", "1"))
-          .withCapacity("memory", "24Gi", range("6Gi", "1Gi", null, "1Gi")).build());
+      gpus.add(
+          device("gpu-" + i)
+              .withMultipleAllocations()
+              .withString("sharing", "TimeSlicing")
+              .withCapacity("shares", "4", range("1", "1", "4", "1"))
+              .withCapacity("memory", "24Gi", range("6Gi", "1Gi", null, "1Gi"))
+              .build());
     }
     return Scenario.of(slice("gpus", "node-a", gpus.toArray(new Device[0])).build())
         .withClasses(deviceClass("shared", "device.allowMultipleAllocations"))
@@ -83,8 +86,8 @@ class SharedAndPartitionedGpusTest {
       } else {
         refused++;
       }
-      assertWithinCapacity(allocated, Map.of("shares", new BigDecimal(4),
-          "memory", new BigDecimal(24L << 30)));
+      assertWithinCapacity(
+          allocated, Map.of("shares", new BigDecimal(4), "memory", new BigDecimal(24L << 30)));
     }
     assertThat(allocated).hasSizeBetween(4, 8);
     assertThat(refused).isPositive();
@@ -92,18 +95,19 @@ class SharedAndPartitionedGpusTest {
 
   @Test
   void aRequestAboveTheGpusFreeCapacityIsNotAllocatedAtAll() {
-    ResourceClaim big = claim("big", request("gpu", "shared").withCapacity("memory", "20Gi")
-        .build()).build();
+    ResourceClaim big =
+        claim("big", request("gpu", "shared").withCapacity("memory", "20Gi").build()).build();
     ResourceClaim a = withAllocation(big, allocatedResult(sharedGpus(List.of()), big));
-    ResourceClaim b0 = claim("b0", request("gpu", "shared").withCapacity("memory", "20Gi")
-        .build()).build();
+    ResourceClaim b0 =
+        claim("b0", request("gpu", "shared").withCapacity("memory", "20Gi").build()).build();
     ResourceClaim b = withAllocation(b0, allocatedResult(sharedGpus(List.of(a)), b0));
-    ResourceClaim third = claim("third", request("gpu", "shared").withCapacity("memory", "5Gi")
-        .build()).build();
+    ResourceClaim third =
+        claim("third", request("gpu", "shared").withCapacity("memory", "5Gi").build()).build();
 
     assertThat(results(a).get(0).getDevice()).isNotEqualTo(results(b).get(0).getDevice());
     assertThat(results(a).get(0).getConsumedCapacity())
-        .containsEntry("memory", new Quantity("20Gi")).containsEntry("shares", new Quantity("1"));
+        .containsEntry("memory", new Quantity("20Gi"))
+        .containsEntry("shares", new Quantity("1"));
     // 4Gi left on each GPU
     assertThat(sharedGpus(List.of(a, b)).allocate(node("node-a"), third).get(0))
         .isInstanceOf(ClaimOutcome.NotAllocated.class);
@@ -139,8 +143,11 @@ class SharedAndPartitionedGpusTest {
     }
     all.add("multiprocessors");
     all.add("98");
-    ResourceSlice counters = slice("counters", "node-a").withPool("node-a", 0, 2)
-        .withCounterSet("gpu-0-mig", all.toArray(new String[0])).build();
+    ResourceSlice counters =
+        slice("counters", "node-a")
+            .withPool("node-a", 0, 2)
+            .withCounterSet("gpu-0-mig", all.toArray(new String[0]))
+            .build();
     List<Device> devices = new ArrayList<>();
     for (Partition p : A100) {
       List<String> consumed = new ArrayList<>();
@@ -150,34 +157,45 @@ class SharedAndPartitionedGpusTest {
       }
       consumed.add("multiprocessors");
       consumed.add(Integer.toString(p.sms()));
-      devices.add(device(p.name()).withString("type", "mig").withString("profile", p.profile())
-          .withConsumes("gpu-0-mig", consumed.toArray(new String[0])).build());
+      devices.add(
+          device(p.name())
+              .withString("type", "mig")
+              .withString("profile", p.profile())
+              .withConsumes("gpu-0-mig", consumed.toArray(new String[0]))
+              .build());
     }
-    devices.add(device("gpu-0").withString("type", "gpu")
-        .withConsumes("gpu-0-mig", all.toArray(new String[0])).build());
-    ResourceSlice slice = slice("devices", "node-a", devices.toArray(new Device[0]))
-        .withPool("node-a", 0, 2).build();
+    devices.add(
+        device("gpu-0")
+            .withString("type", "gpu")
+            .withConsumes("gpu-0-mig", all.toArray(new String[0]))
+            .build());
+    ResourceSlice slice =
+        slice("devices", "node-a", devices.toArray(new Device[0])).withPool("node-a", 0, 2).build();
     List<io.fabric8.kubernetes.api.model.resource.v1.DeviceClass> classes = new ArrayList<>();
     for (String profile : List.of("1g.5gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb")) {
-      classes.add(deviceClass("mig-" + profile.replace(".", "-"),
-          "device.attributes[\"" + D + "\"].profile == \"" + profile + "\""));
+      classes.add(
+          deviceClass(
+              "mig-" + profile.replace(".", "-"),
+              "device.attributes[\"" + D + "\"].profile == \"" + profile + "\""));
     }
     classes.add(deviceClass("whole", "device.attributes[\"" + D + "\"].type == \"gpu\""));
     return Scenario.of(counters, slice)
-        .withClasses(classes.toArray(new io.fabric8.kubernetes.api.model.resource.v1.DeviceClass[0]))
+        .withClasses(
+            classes.toArray(new io.fabric8.kubernetes.api.model.resource.v1.DeviceClass[0]))
         .withExisting(existing.toArray(new ResourceClaim[0]));
   }
 
   @Test
   void partitionsAndTheWholeGpuNeverOverlapWhateverIsAskedInWhatOrder() {
-    List<String> classes = List.of("mig-1g-5gb", "mig-2g-10gb", "mig-3g-20gb", "mig-4g-20gb",
-        "mig-7g-40gb", "whole");
+    List<String> classes =
+        List.of("mig-1g-5gb", "mig-2g-10gb", "mig-3g-20gb", "mig-4g-20gb", "mig-7g-40gb", "whole");
     for (long seed = 1; seed <= 20; seed++) {
       Random random = new Random(seed);
       List<ResourceClaim> allocated = new ArrayList<>();
       for (int i = 0; i < 12; i++) {
-        ResourceClaim c = claim("c" + i, request("gpu", classes.get(random.nextInt(
-            classes.size()))).build()).build();
+        ResourceClaim c =
+            claim("c" + i, request("gpu", classes.get(random.nextInt(classes.size()))).build())
+                .build();
         if (migGpu(allocated).allocate(node("node-a"), c).get(0)
             instanceof ClaimOutcome.Allocated a) {
           allocated.add(withAllocation(c, a.result()));
@@ -204,8 +222,11 @@ class SharedAndPartitionedGpusTest {
     assertThat(migGpu(List.of(s0)).allocate(node("node-a"), whole).get(0))
         .isInstanceOf(ClaimOutcome.NotAllocated.class);
     ResourceClaim small = claim("small", request("gpu", "mig-2g-10gb").build()).build();
-    assertThat(results(withAllocation(small, allocatedResult(migGpu(List.of(s0)), small)))
-        .get(0).getDevice()).isEqualTo("gpu-0-mig-2g10gb-4");
+    assertThat(
+            results(withAllocation(small, allocatedResult(migGpu(List.of(s0)), small)))
+                .get(0)
+                .getDevice())
+        .isEqualTo("gpu-0-mig-2g10gb-4");
   }
 
   // ---- helpers
@@ -227,19 +248,25 @@ class SharedAndPartitionedGpusTest {
     return c.getStatus().getAllocation().getDevices().getResults();
   }
 
-  private static void assertWithinCapacity(List<ResourceClaim> claims,
-      Map<String, BigDecimal> capacity) {
+  private static void assertWithinCapacity(
+      List<ResourceClaim> claims, Map<String, BigDecimal> capacity) {
     Map<String, BigDecimal> used = new HashMap<>();
     for (ResourceClaim c : claims) {
       for (DeviceRequestAllocationResult r : results(c)) {
         assertThat(r.getShareID()).isNotNull();
         assertThat(r.getConsumedCapacity()).containsOnlyKeys(capacity.keySet());
-        r.getConsumedCapacity().forEach((k, v) -> used.merge(r.getDevice() + "/" + k,
-            Quantity.getAmountInBytes(v), BigDecimal::add));
+        r.getConsumedCapacity()
+            .forEach(
+                (k, v) ->
+                    used.merge(
+                        r.getDevice() + "/" + k, Quantity.getAmountInBytes(v), BigDecimal::add));
       }
     }
-    used.forEach((key, amount) -> assertThat(amount).as(key + " consumed")
-        .isLessThanOrEqualTo(capacity.get(key.substring(key.indexOf('/') + 1))));
+    used.forEach(
+        (key, amount) ->
+            assertThat(amount)
+                .as(key + " consumed")
+                .isLessThanOrEqualTo(capacity.get(key.substring(key.indexOf('/') + 1))));
   }
 
   private static void assertNoOverlap(List<ResourceClaim> claims, long seed) {
@@ -249,11 +276,14 @@ class SharedAndPartitionedGpusTest {
     int sms = 0;
     for (ResourceClaim c : claims) {
       for (DeviceRequestAllocationResult r : results(c)) {
-        Partition p = r.getDevice().equals("gpu-0")
-            ? new Partition("gpu-0", "whole", 0, 8, 98) : byName.get(r.getDevice());
+        Partition p =
+            r.getDevice().equals("gpu-0")
+                ? new Partition("gpu-0", "whole", 0, 8, 98)
+                : byName.get(r.getDevice());
         for (int s = p.start(); s < p.start() + p.size(); s++) {
           slices[s]++;
-          assertThat(slices[s]).as("seed " + seed + ": memory slice " + s + " used once")
+          assertThat(slices[s])
+              .as("seed " + seed + ": memory slice " + s + " used once")
               .isEqualTo(1);
         }
         sms += p.sms();

@@ -1,6 +1,5 @@
 package io.kdra.core.cel;
 
-import io.kdra.core.testing.Fixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Named.named;
@@ -8,10 +7,10 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
 import io.kdra.core.cel.CelSelectorException.Kind;
+import io.kdra.core.testing.Fixtures;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,26 +28,31 @@ class DeviceSelectorEnvironmentTest {
 
   /** An 80Gi H100 like the facts sheet's example slice, plus a few typed attributes. */
   static CelDevice h100() {
-    Device device = new DeviceBuilder().withName("gpu-0")
-        .addToAttributes("model", Fixtures.stringAttribute("H100"))
-        .addToAttributes("family", Fixtures.stringAttribute("hopper"))
-        .addToAttributes("driverVersion", Fixtures.versionAttribute("550.54.15"))
-        .addToAttributes("numaNode", Fixtures.intAttribute(0))
-        .addToAttributes("migCapable", Fixtures.boolAttribute(true))
-        .addToAttributes("resource.kubernetes.io/pcieRoot", Fixtures.stringAttribute("pci0000:40"))
-        .addToAttributes("other.example.com/family", Fixtures.stringAttribute("accel"))
-        .addToCapacity("memory", capacity("80Gi"))
-        .addToCapacity("cores", capacity("132"))
-        .build();
+    Device device =
+        new DeviceBuilder()
+            .withName("gpu-0")
+            .addToAttributes("model", Fixtures.stringAttribute("H100"))
+            .addToAttributes("family", Fixtures.stringAttribute("hopper"))
+            .addToAttributes("driverVersion", Fixtures.versionAttribute("550.54.15"))
+            .addToAttributes("numaNode", Fixtures.intAttribute(0))
+            .addToAttributes("migCapable", Fixtures.boolAttribute(true))
+            .addToAttributes(
+                "resource.kubernetes.io/pcieRoot", Fixtures.stringAttribute("pci0000:40"))
+            .addToAttributes("other.example.com/family", Fixtures.stringAttribute("accel"))
+            .addToCapacity("memory", capacity("80Gi"))
+            .addToCapacity("cores", capacity("132"))
+            .build();
     return CelDevice.of(DRIVER, device);
   }
 
   static CelDevice smallGpu() {
-    Device device = new DeviceBuilder().withName("gpu-1")
-        .addToAttributes("model", Fixtures.stringAttribute("T4"))
-        .addToAttributes("driverVersion", Fixtures.versionAttribute("535.1.0"))
-        .addToCapacity("memory", capacity("16Gi"))
-        .build();
+    Device device =
+        new DeviceBuilder()
+            .withName("gpu-1")
+            .addToAttributes("model", Fixtures.stringAttribute("T4"))
+            .addToAttributes("driverVersion", Fixtures.versionAttribute("535.1.0"))
+            .addToCapacity("memory", capacity("16Gi"))
+            .build();
     return CelDevice.of(DRIVER, device);
   }
 
@@ -56,85 +60,294 @@ class DeviceSelectorEnvironmentTest {
     return Stream.of(
         // the facts sheet's example selectors (section 2.4)
         ok("driver equality", "device.driver == \"gpu.example.com\"", true, true),
-        ok("memory >= 40Gi", "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0", true, false),
-        ok("model in list", "device.attributes[\"gpu.example.com\"].model in [\"A100\", \"H100\"]", true, false),
-        ok("driver version compareTo", "device.attributes[\"gpu.example.com\"].driverVersion.compareTo(semver(\"550.54.0\")) >= 0", true, false),
-        ok("has() guard, absent on the small GPU", "has(device.attributes[\"gpu.example.com\"].migCapable) && device.attributes[\"gpu.example.com\"].migCapable", true, false),
-        errorOnSmall("cel.bind", "cel.bind(g, device.attributes[\"gpu.example.com\"], g.model == \"H100\" ? g.numaNode == 0 : g.numaNode == 1)", true),
-        errorOnSmall("standard attribute domain", "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci0000:40\"", true),
-        ok("memory range", "device.capacity[\"gpu.example.com\"].memory.isGreaterThan(quantity(\"16Gi\")) && device.capacity[\"gpu.example.com\"].memory.isLessThan(quantity(\"81Gi\"))", true, false),
-        ok("allowMultipleAllocations false when unset", "!device.allowMultipleAllocations", true, true),
+        ok(
+            "memory >= 40Gi",
+            "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"40Gi\")) >= 0",
+            true,
+            false),
+        ok(
+            "model in list",
+            "device.attributes[\"gpu.example.com\"].model in [\"A100\", \"H100\"]",
+            true,
+            false),
+        ok(
+            "driver version compareTo",
+            "device.attributes[\"gpu.example.com\"].driverVersion.compareTo(semver(\"550.54.0\")) >= 0",
+            true,
+            false),
+        ok(
+            "has() guard, absent on the small GPU",
+            "has(device.attributes[\"gpu.example.com\"].migCapable) && device.attributes[\"gpu.example.com\"].migCapable",
+            true,
+            false),
+        errorOnSmall(
+            "cel.bind",
+            "cel.bind(g, device.attributes[\"gpu.example.com\"], g.model == \"H100\" ? g.numaNode == 0 : g.numaNode == 1)",
+            true),
+        errorOnSmall(
+            "standard attribute domain",
+            "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci0000:40\"",
+            true),
+        ok(
+            "memory range",
+            "device.capacity[\"gpu.example.com\"].memory.isGreaterThan(quantity(\"16Gi\")) && device.capacity[\"gpu.example.com\"].memory.isLessThan(quantity(\"81Gi\"))",
+            true,
+            false),
+        ok(
+            "allowMultipleAllocations false when unset",
+            "!device.allowMultipleAllocations",
+            true,
+            true),
         // unqualified names belong to the driver's domain; qualified ones to theirs
-        errorOnSmall("other domain", "device.attributes[\"other.example.com\"].family == \"accel\"", true),
-        ok("unknown domain is an empty map", "device.attributes[\"nosuch.example.com\"].size() == 0", true, true),
-        ok("in on unknown domain is false", "\"nosuch.example.com\" in device.attributes", false, false),
+        errorOnSmall(
+            "other domain", "device.attributes[\"other.example.com\"].family == \"accel\"", true),
+        ok(
+            "unknown domain is an empty map",
+            "device.attributes[\"nosuch.example.com\"].size() == 0",
+            true,
+            true),
+        ok(
+            "in on unknown domain is false",
+            "\"nosuch.example.com\" in device.attributes",
+            false,
+            false),
         ok("in on known domain", "\"gpu.example.com\" in device.attributes", true, true),
-        ok("has on unknown domain", "has(device.attributes[\"nosuch.example.com\"].model)", false, false),
-        ok("capacity of unknown domain is empty", "device.capacity[\"x.example.com\"].size() == 0", true, true),
+        ok(
+            "has on unknown domain",
+            "has(device.attributes[\"nosuch.example.com\"].model)",
+            false,
+            false),
+        ok(
+            "capacity of unknown domain is empty",
+            "device.capacity[\"x.example.com\"].size() == 0",
+            true,
+            true),
         // quantity library
         ok("isQuantity", "isQuantity(\"1.5G\") && !isQuantity(\"1.5GB\")", true, true),
-        ok("isInteger", "quantity(\"500m\").isInteger() == false && quantity(\"2k\").isInteger()", true, true),
+        ok(
+            "isInteger",
+            "quantity(\"500m\").isInteger() == false && quantity(\"2k\").isInteger()",
+            true,
+            true),
         ok("asInteger", "quantity(\"2k\").asInteger() == 2000", true, true),
         // upstream answers from resource.Quantity's internal form, not the value (GoQuantity)
-        ok("1000m is not an integer upstream", "!quantity(\"1000m\").isInteger() && quantity(\"1536Mi\").isInteger()", true, true),
-        ok("19 digits are an inf.Dec", "!quantity(\"9223372036854775807\").isInteger()", true, true),
-        ok("compareTo with an inf.Dec converts the receiver", "cel.bind(q, quantity(\"1\"), q.compareTo(quantity(\"1.5Gi\")) < 0 && !q.isInteger())", true, true),
-        ok("add() of an inf.Dec changes the receiver", "cel.bind(q, quantity(\"1.5Gi\"), q.add(q) == q)", true, true),
-        ok("capacity is fresh per evaluation", "device.capacity[\"gpu.example.com\"].memory.isLessThan(quantity(\"1.5Ei\")) && !device.capacity[\"gpu.example.com\"].memory.isInteger()", true, true),
+        ok(
+            "1000m is not an integer upstream",
+            "!quantity(\"1000m\").isInteger() && quantity(\"1536Mi\").isInteger()",
+            true,
+            true),
+        ok(
+            "19 digits are an inf.Dec",
+            "!quantity(\"9223372036854775807\").isInteger()",
+            true,
+            true),
+        ok(
+            "compareTo with an inf.Dec converts the receiver",
+            "cel.bind(q, quantity(\"1\"), q.compareTo(quantity(\"1.5Gi\")) < 0 && !q.isInteger())",
+            true,
+            true),
+        ok(
+            "add() of an inf.Dec changes the receiver",
+            "cel.bind(q, quantity(\"1.5Gi\"), q.add(q) == q)",
+            true,
+            true),
+        ok(
+            "capacity is fresh per evaluation",
+            "device.capacity[\"gpu.example.com\"].memory.isLessThan(quantity(\"1.5Ei\")) && !device.capacity[\"gpu.example.com\"].memory.isInteger()",
+            true,
+            true),
         ok("asApproximateFloat", "quantity(\"500m\").asApproximateFloat() == 0.5", true, true),
-        ok("sign is a global function", "sign(quantity(\"-1\")) == -1 && sign(quantity(\"0\")) == 0 && sign(quantity(\"1Ki\")) == 1", true, true),
-        ok("add quantity", "quantity(\"1Gi\").add(quantity(\"1Gi\")) == quantity(\"2Gi\")", true, true),
+        ok(
+            "sign is a global function",
+            "sign(quantity(\"-1\")) == -1 && sign(quantity(\"0\")) == 0 && sign(quantity(\"1Ki\")) == 1",
+            true,
+            true),
+        ok(
+            "add quantity",
+            "quantity(\"1Gi\").add(quantity(\"1Gi\")) == quantity(\"2Gi\")",
+            true,
+            true),
         ok("add int", "quantity(\"1k\").add(24).compareTo(quantity(\"1024\")) == 0", true, true),
-        ok("sub quantity", "device.capacity[\"gpu.example.com\"].memory.sub(quantity(\"64Gi\")).isGreaterThan(quantity(\"0\"))", true, false),
+        ok(
+            "sub quantity",
+            "device.capacity[\"gpu.example.com\"].memory.sub(quantity(\"64Gi\")).isGreaterThan(quantity(\"0\"))",
+            true,
+            false),
         ok("sub int", "sign(quantity(\"10\").sub(11)) == -1", true, true),
-        ok("binary vs decimal compare", "quantity(\"1Ki\").compareTo(quantity(\"1024\")) == 0 && quantity(\"1k\").isLessThan(quantity(\"1Ki\"))", true, true),
-        errorOnSmall("capacity is integral", "device.capacity[\"gpu.example.com\"].cores.asInteger() > 100", true),
+        ok(
+            "binary vs decimal compare",
+            "quantity(\"1Ki\").compareTo(quantity(\"1024\")) == 0 && quantity(\"1k\").isLessThan(quantity(\"1Ki\"))",
+            true,
+            true),
+        errorOnSmall(
+            "capacity is integral",
+            "device.capacity[\"gpu.example.com\"].cores.asInteger() > 100",
+            true),
         // semver library
-        ok("isSemver strict", "isSemver(\"1.2.3\") && !isSemver(\"v1.2.3\") && !isSemver(\"1.2\")", true, true),
-        ok("isSemver normalized", "isSemver(\"v1.2\", true) && isSemver(\"01.02.03\", true)", true, true),
-        ok("semver equality ignores build metadata", "semver(\"1.2.3+build\") == semver(\"1.2.3\") && semver(\"1.2.3\") != semver(\"1.2.4\")", true, true),
+        ok(
+            "isSemver strict",
+            "isSemver(\"1.2.3\") && !isSemver(\"v1.2.3\") && !isSemver(\"1.2\")",
+            true,
+            true),
+        ok(
+            "isSemver normalized",
+            "isSemver(\"v1.2\", true) && isSemver(\"01.02.03\", true)",
+            true,
+            true),
+        ok(
+            "semver equality ignores build metadata",
+            "semver(\"1.2.3+build\") == semver(\"1.2.3\") && semver(\"1.2.3\") != semver(\"1.2.4\")",
+            true,
+            true),
         ok("semver normalize", "semver(\"v1.2\", true) == semver(\"1.2.0\")", true, true),
-        ok("major minor patch", "semver(\"1.22.3\").major() == 1 && semver(\"1.22.3\").minor() == 22 && semver(\"1.22.3\").patch() == 3", true, true),
-        ok("semver precedence with pre-release", "semver(\"1.0.0-alpha\").isLessThan(semver(\"1.0.0\")) && semver(\"1.0.0-alpha.2\").isGreaterThan(semver(\"1.0.0-alpha.10\")) == false", true, true),
-        ok("version attribute isGreaterThan", "device.attributes[\"gpu.example.com\"].driverVersion.isGreaterThan(semver(\"535.0.0\"))", true, true),
+        ok(
+            "major minor patch",
+            "semver(\"1.22.3\").major() == 1 && semver(\"1.22.3\").minor() == 22 && semver(\"1.22.3\").patch() == 3",
+            true,
+            true),
+        ok(
+            "semver precedence with pre-release",
+            "semver(\"1.0.0-alpha\").isLessThan(semver(\"1.0.0\")) && semver(\"1.0.0-alpha.2\").isGreaterThan(semver(\"1.0.0-alpha.10\")) == false",
+            true,
+            true),
+        ok(
+            "version attribute isGreaterThan",
+            "device.attributes[\"gpu.example.com\"].driverVersion.isGreaterThan(semver(\"535.0.0\"))",
+            true,
+            true),
         // strings, lists, sets extensions and macros
-        ok("strings lowerAscii", "device.attributes[\"gpu.example.com\"].model.lowerAscii() == \"h100\"", true, false),
-        ok("strings startsWith", "device.attributes[\"gpu.example.com\"].model.startsWith(\"H\")", true, false),
+        ok(
+            "strings lowerAscii",
+            "device.attributes[\"gpu.example.com\"].model.lowerAscii() == \"h100\"",
+            true,
+            false),
+        ok(
+            "strings startsWith",
+            "device.attributes[\"gpu.example.com\"].model.startsWith(\"H\")",
+            true,
+            false),
         ok("strings split", "\"a,b\".split(\",\").size() == 2", true, true),
-        ok("regex matches", "device.attributes[\"gpu.example.com\"].model.matches(\"^[HA]1[0-9]{2}$\")", true, false),
+        ok(
+            "regex matches",
+            "device.attributes[\"gpu.example.com\"].model.matches(\"^[HA]1[0-9]{2}$\")",
+            true,
+            false),
         ok("sets contains", "sets.contains([1, 2, 3], [2])", true, true),
-        ok("exists macro over domains", "device.attributes.exists(d, d == \"resource.kubernetes.io\")", true, false),
-        ok("all macro over the driver's attributes", "device.attributes[\"gpu.example.com\"].all(k, k.size() > 0)", true, true),
+        ok(
+            "exists macro over domains",
+            "device.attributes.exists(d, d == \"resource.kubernetes.io\")",
+            true,
+            false),
+        ok(
+            "all macro over the driver's attributes",
+            "device.attributes[\"gpu.example.com\"].all(k, k.size() > 0)",
+            true,
+            true),
         // issue 17: accepted by the API server, so they must compile and run here too
-        ok("optional field selection", "device.attributes[\"gpu.example.com\"].?productName.orValue(\"\") == \"\"", true, true),
+        ok(
+            "optional field selection",
+            "device.attributes[\"gpu.example.com\"].?productName.orValue(\"\") == \"\"",
+            true,
+            true),
         ok("optional.of", "optional.of(1).hasValue() && optional.of(1).value() == 1", true, true),
-        ok("string format", "\"%s-%d\".format([string(device.attributes[\"gpu.example.com\"].model), 1]) == \"H100-1\"", true, false),
+        ok(
+            "string format",
+            "\"%s-%d\".format([string(device.attributes[\"gpu.example.com\"].model), 1]) == \"H100-1\"",
+            true,
+            false),
         ok("Kubernetes lists sum", "[1, 2, 3].sum() == 6", true, true),
-        ok("Kubernetes lists min max indexOf", "[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3 && [3, 1, 2].indexOf(2) == 2 && [1, 2].isSorted()", true, true),
-        ok("ip", "ip(\"10.0.0.1\").family() == 4 && cidr(\"10.0.0.0/8\").containsIP(ip(\"10.0.0.1\"))", true, true),
+        ok(
+            "Kubernetes lists min max indexOf",
+            "[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3 && [3, 1, 2].indexOf(2) == 2 && [1, 2].isSorted()",
+            true,
+            true),
+        ok(
+            "ip",
+            "ip(\"10.0.0.1\").family() == 4 && cidr(\"10.0.0.0/8\").containsIP(ip(\"10.0.0.1\"))",
+            true,
+            true),
         ok("url", "url(\"https://example.com\").getHost() == \"example.com\"", true, true),
         // Go's net/url (GoUrl): a space in the path is accepted, an invalid query pair skipped
-        ok("url with a space", "url(\"https://h/a b?a=%zz&b=1\").getEscapedPath() == \"/a%20b\" && url(\"https://h/a b?a=%zz&b=1\").getQuery() == {\"b\": [\"1\"]}", true, true),
-        ok("urls equal by their text", "url(\"https://h/%62\") != url(\"https://h/b\") && url(\"https://h/b?\") != url(\"https://h/b\")", true, true),
-        ok("regex find", "\"a1b22\".find(\"[0-9]+\") == \"1\" && \"a1b22\".findAll(\"[0-9]+\") == [\"1\", \"22\"]", true, true),
-        errorOnSmall("lists functions on attribute values (dyn)", "[device.attributes[\"gpu.example.com\"].numaNode, device.attributes[\"gpu.example.com\"].numaNode].sum() == 0 && [device.attributes[\"gpu.example.com\"].model, device.attributes[\"gpu.example.com\"].family].min() == \"H100\"", true),
-        ok("quantity equality", "quantity(\"1Gi\") == quantity(\"1024Mi\") && quantity(\"1\").add(1) == quantity(\"2\") && quantity(\"1\") != quantity(\"2\")", true, true),
-        ok("sortBy", "[3, 1, 2].sortBy(x, -x) == [3, 2, 1] && [\"bb\", \"a\"].sortBy(s, s.size()) == [\"a\", \"bb\"]", true, true),
+        ok(
+            "url with a space",
+            "url(\"https://h/a b?a=%zz&b=1\").getEscapedPath() == \"/a%20b\" && url(\"https://h/a b?a=%zz&b=1\").getQuery() == {\"b\": [\"1\"]}",
+            true,
+            true),
+        ok(
+            "urls equal by their text",
+            "url(\"https://h/%62\") != url(\"https://h/b\") && url(\"https://h/b?\") != url(\"https://h/b\")",
+            true,
+            true),
+        ok(
+            "regex find",
+            "\"a1b22\".find(\"[0-9]+\") == \"1\" && \"a1b22\".findAll(\"[0-9]+\") == [\"1\", \"22\"]",
+            true,
+            true),
+        errorOnSmall(
+            "lists functions on attribute values (dyn)",
+            "[device.attributes[\"gpu.example.com\"].numaNode, device.attributes[\"gpu.example.com\"].numaNode].sum() == 0 && [device.attributes[\"gpu.example.com\"].model, device.attributes[\"gpu.example.com\"].family].min() == \"H100\"",
+            true),
+        ok(
+            "quantity equality",
+            "quantity(\"1Gi\") == quantity(\"1024Mi\") && quantity(\"1\").add(1) == quantity(\"2\") && quantity(\"1\") != quantity(\"2\")",
+            true,
+            true),
+        ok(
+            "sortBy",
+            "[3, 1, 2].sortBy(x, -x) == [3, 2, 1] && [\"bb\", \"a\"].sortBy(s, s.size()) == [\"a\", \"bb\"]",
+            true,
+            true),
         ok("unwrapOpt", "[optional.of(1), optional.none()].unwrapOpt() == [1]", true, true),
         ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
-        ok("heterogeneous numeric comparison", "device.attributes[\"gpu.example.com\"].driverVersion.major() > 500.0", true, true),
-        ok("double(string) as Go's ParseFloat", "double(\"inf\") > 1.0 && double(\"1_000\") == 1000.0 && double(\"0x1p-2\") == 0.25", true, true),
-        ok("sort() by code points, of a list of dyn too", "[\"\\U0001F642\", \"\\uffff\"].sort()[0] == \"\\uffff\" && [dyn(2), dyn(1)].sort() == [1, 2]", true, true),
-        ok("a NaN is neither less nor greater in list functions", "[1.0, 0.0 / 0.0].isSorted() && [1.0, 0.0 / 0.0].max() == 1.0", true, true),
+        ok(
+            "heterogeneous numeric comparison",
+            "device.attributes[\"gpu.example.com\"].driverVersion.major() > 500.0",
+            true,
+            true),
+        ok(
+            "double(string) as Go's ParseFloat",
+            "double(\"inf\") > 1.0 && double(\"1_000\") == 1000.0 && double(\"0x1p-2\") == 0.25",
+            true,
+            true),
+        ok(
+            "sort() by code points, of a list of dyn too",
+            "[\"\\U0001F642\", \"\\uffff\"].sort()[0] == \"\\uffff\" && [dyn(2), dyn(1)].sort() == [1, 2]",
+            true,
+            true),
+        ok(
+            "a NaN is neither less nor greater in list functions",
+            "[1.0, 0.0 / 0.0].isSorted() && [1.0, 0.0 / 0.0].max() == 1.0",
+            true,
+            true),
         // cel-go plans x in [] as the constant false (OptOptimize): x is never evaluated
-        ok("missing attribute in an empty list literal is false", "device.attributes[\"gpu.example.com\"].nosuch in []", false, false),
-        ok("negated empty-list membership is true", "!(device.attributes[\"gpu.example.com\"].nosuch in [])", true, true),
-        ok("empty-list membership inside a macro", "[1, 2].exists(x, device.attributes[\"gpu.example.com\"].nosuch in [])", false, false),
-        ok("Kubernetes named formats", "format.dns1123Label().validate(\"a.b\") == optional.of([\"must not contain dots\"]) && format.named(\"uri\") == optional.of(format.uri())", true, true));
+        ok(
+            "missing attribute in an empty list literal is false",
+            "device.attributes[\"gpu.example.com\"].nosuch in []",
+            false,
+            false),
+        ok(
+            "negated empty-list membership is true",
+            "!(device.attributes[\"gpu.example.com\"].nosuch in [])",
+            true,
+            true),
+        ok(
+            "empty-list membership inside a macro",
+            "[1, 2].exists(x, device.attributes[\"gpu.example.com\"].nosuch in [])",
+            false,
+            false),
+        ok(
+            "Kubernetes named formats",
+            "format.dns1123Label().validate(\"a.b\") == optional.of([\"must not contain dots\"]) && format.named(\"uri\") == optional.of(format.uri())",
+            true,
+            true));
   }
 
   /** The outcome on the small GPU, which lacks most attributes: a missing key is an error. */
-  enum Small { TRUE, FALSE, ERROR }
+  enum Small {
+    TRUE,
+    FALSE,
+    ERROR
+  }
 
   private static Arguments ok(String name, String expression, boolean onH100, boolean onSmall) {
     return arguments(named(name, expression), onH100, onSmall ? Small.TRUE : Small.FALSE);
@@ -151,8 +364,8 @@ class DeviceSelectorEnvironmentTest {
     assertThat(selector.matches(h100())).isEqualTo(onH100);
     if (onSmall == Small.ERROR) {
       assertThatThrownBy(() -> selector.matches(smallGpu()))
-          .isInstanceOfSatisfying(CelSelectorException.class,
-              e -> assertThat(e.reason()).startsWith("no such key"));
+          .isInstanceOfSatisfying(
+              CelSelectorException.class, e -> assertThat(e.reason()).startsWith("no such key"));
     } else {
       assertThat(selector.matches(smallGpu())).isEqualTo(onSmall == Small.TRUE);
     }
@@ -161,56 +374,136 @@ class DeviceSelectorEnvironmentTest {
   static Stream<Arguments> compileErrors() {
     return Stream.of(
         arguments(named("syntax error", "device.driver == "), "Syntax error", 1),
-        arguments(named("undeclared variable", "devce.driver == \"x\""), "undeclared reference to 'devce'", 1),
-        arguments(named("unknown field of device", "device.vendor == \"x\""), "undefined field 'vendor'", 1),
+        arguments(
+            named("undeclared variable", "devce.driver == \"x\""),
+            "undeclared reference to 'devce'",
+            1),
+        arguments(
+            named("unknown field of device", "device.vendor == \"x\""),
+            "undefined field 'vendor'",
+            1),
         arguments(named("non-bool result", "device.driver"), "must evaluate to bool", -1),
-        arguments(named("wrong argument type", "quantity(1) == quantity(\"1\")"), "found no matching overload for 'quantity'", 1),
-        arguments(named("mixed list literal", "[1, \"a\"].size() == 2"), "expected type 'int' but found 'string'", 1),
-        arguments(named("format with too many arguments", "\"%s\".format([\"a\", \"b\"]) == \"a\""), "too many arguments supplied to string.format", 1),
-        arguments(named("invalid literal regex", "\"a\".matches(\"[\")"), "invalid matches argument", 1),
-        arguments(named("string reverse is version 3", "\"abc\".reverse() == \"cba\""), "found no matching overload for 'reverse'", 1),
+        arguments(
+            named("wrong argument type", "quantity(1) == quantity(\"1\")"),
+            "found no matching overload for 'quantity'",
+            1),
+        arguments(
+            named("mixed list literal", "[1, \"a\"].size() == 2"),
+            "expected type 'int' but found 'string'",
+            1),
+        arguments(
+            named("format with too many arguments", "\"%s\".format([\"a\", \"b\"]) == \"a\""),
+            "too many arguments supplied to string.format",
+            1),
+        arguments(
+            named("invalid literal regex", "\"a\".matches(\"[\")"), "invalid matches argument", 1),
+        arguments(
+            named("string reverse is version 3", "\"abc\".reverse() == \"cba\""),
+            "found no matching overload for 'reverse'",
+            1),
         // attributes are of type any upstream, which the format validator rejects (unlike dyn)
-        arguments(named("format of a bare attribute", "\"%s\".format([device.attributes[\"gpu.example.com\"].model]) == \"H100\""), "was given any", 1),
-        arguments(named("constant conversion that fails", "int(\"x\") == 1"), "program instantiation failed", 1),
-        arguments(named("sign is not a member function", "quantity(\"1\").sign() == 1"), "found no matching overload for 'sign'", 1),
-        arguments(named("sum of strings", "[\"a\"].sum() == \"a\""), "found no matching overload for 'sum'", 1),
-        arguments(named("min of lists", "[[1]].min() == [1]"), "found no matching overload for 'min'", 1),
-        arguments(named("dyn result", "optional.of(1).optMap(x, x + 1).orValue(dyn(true))"), "not dyn", -1),
+        arguments(
+            named(
+                "format of a bare attribute",
+                "\"%s\".format([device.attributes[\"gpu.example.com\"].model]) == \"H100\""),
+            "was given any",
+            1),
+        arguments(
+            named("constant conversion that fails", "int(\"x\") == 1"),
+            "program instantiation failed",
+            1),
+        arguments(
+            named("sign is not a member function", "quantity(\"1\").sign() == 1"),
+            "found no matching overload for 'sign'",
+            1),
+        arguments(
+            named("sum of strings", "[\"a\"].sum() == \"a\""),
+            "found no matching overload for 'sum'",
+            1),
+        arguments(
+            named("min of lists", "[[1]].min() == [1]"), "found no matching overload for 'min'", 1),
+        arguments(
+            named("dyn result", "optional.of(1).optMap(x, x + 1).orValue(dyn(true))"),
+            "not dyn",
+            -1),
         // cel-go leaves a free type parameter of the result unbound (dyn), it is not bool
         arguments(named("element of an empty list as result", "[][0]"), "not dyn", -1),
         arguments(named("value of an empty map as result", "{}[\"a\"]"), "not dyn", -1),
-        arguments(named("non-bool result names its type", "device.driver"), "must evaluate to bool or the unknown type, not string", -1),
-        arguments(named("comparing quantity with <", "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"), "found no matching overload for '_<_'", 1),
-        arguments(named("double(string) that Go's ParseFloat rejects", "double(\" 1\") == 1.0"), "program instantiation failed", 1),
-        arguments(named("sort() of lists", "[[1]].sort().size() == 1"), "found no matching overload for 'sort'", 1));
+        arguments(
+            named("non-bool result names its type", "device.driver"),
+            "must evaluate to bool or the unknown type, not string",
+            -1),
+        arguments(
+            named(
+                "comparing quantity with <",
+                "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"),
+            "found no matching overload for '_<_'",
+            1),
+        arguments(
+            named("double(string) that Go's ParseFloat rejects", "double(\" 1\") == 1.0"),
+            "program instantiation failed",
+            1),
+        arguments(
+            named("sort() of lists", "[[1]].sort().size() == 1"),
+            "found no matching overload for 'sort'",
+            1));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("compileErrors")
   void reportsCompileErrorsWithPositionAndReason(String expression, String reason, int line) {
     assertThatThrownBy(() -> ENV.compile(expression))
-        .isInstanceOfSatisfying(CelSelectorException.class, e -> {
-          assertThat(e.kind()).isEqualTo(Kind.COMPILE);
-          assertThat(e.reason()).contains(reason);
-          assertThat(e.getMessage()).contains(expression);
-          if (line > 0) {
-            assertThat(e.position()).hasValueSatisfying(p -> assertThat(p.line()).isEqualTo(line));
-          }
-        });
+        .isInstanceOfSatisfying(
+            CelSelectorException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(Kind.COMPILE);
+              assertThat(e.reason()).contains(reason);
+              assertThat(e.getMessage()).contains(expression);
+              if (line > 0) {
+                assertThat(e.position())
+                    .hasValueSatisfying(p -> assertThat(p.line()).isEqualTo(line));
+              }
+            });
   }
 
   static Stream<Arguments> runtimeErrors() {
     return Stream.of(
-        arguments(named("missing attribute is an error, not false", "device.attributes[\"gpu.example.com\"].nosuch == \"x\""), "no such key: nosuch"),
-        arguments(named("membership in a non-empty constant list propagates the error", "device.attributes[\"gpu.example.com\"].nosuch in [1, 2]"), "no such key: nosuch"),
-        arguments(named("membership in an empty list that is not a literal propagates the error", "device.attributes[\"gpu.example.com\"].nosuch in [[]][0]"), "no such key: nosuch"),
-        arguments(named("invalid quantity literal", "sign(quantity(\"1.5GB\")) == 1"), "quantities must match"),
-        arguments(named("equality with an add() result on the right, as upstream", "quantity(\"2\") == quantity(\"1\").add(1)"), "no such overload"),
-        arguments(named("asInteger of a fraction", "quantity(\"500m\").asInteger() == 0"), "cannot convert value to integer"),
-        arguments(named("invalid semver literal", "semver(\"v1\").major() == 1"), "could not parse v1 as semver"),
-        arguments(named("dyn attribute that is not bool", "device.attributes[\"gpu.example.com\"].model"), "could not be converted to bool"),
+        arguments(
+            named(
+                "missing attribute is an error, not false",
+                "device.attributes[\"gpu.example.com\"].nosuch == \"x\""),
+            "no such key: nosuch"),
+        arguments(
+            named(
+                "membership in a non-empty constant list propagates the error",
+                "device.attributes[\"gpu.example.com\"].nosuch in [1, 2]"),
+            "no such key: nosuch"),
+        arguments(
+            named(
+                "membership in an empty list that is not a literal propagates the error",
+                "device.attributes[\"gpu.example.com\"].nosuch in [[]][0]"),
+            "no such key: nosuch"),
+        arguments(
+            named("invalid quantity literal", "sign(quantity(\"1.5GB\")) == 1"),
+            "quantities must match"),
+        arguments(
+            named(
+                "equality with an add() result on the right, as upstream",
+                "quantity(\"2\") == quantity(\"1\").add(1)"),
+            "no such overload"),
+        arguments(
+            named("asInteger of a fraction", "quantity(\"500m\").asInteger() == 0"),
+            "cannot convert value to integer"),
+        arguments(
+            named("invalid semver literal", "semver(\"v1\").major() == 1"),
+            "could not parse v1 as semver"),
+        arguments(
+            named("dyn attribute that is not bool", "device.attributes[\"gpu.example.com\"].model"),
+            "could not be converted to bool"),
         arguments(named("ordering a NaN", "0.0 / 0.0 < 1.0"), "NaN values cannot be ordered"),
-        arguments(named("sort() of mixed types", "[dyn(1), dyn(\"a\")].sort().size() == 2"), "list elements must have the same type"));
+        arguments(
+            named("sort() of mixed types", "[dyn(1), dyn(\"a\")].sort().size() == 2"),
+            "list elements must have the same type"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -218,11 +511,13 @@ class DeviceSelectorEnvironmentTest {
   void runtimeErrorsAbortInsteadOfBeingFalse(String expression, String reason) {
     CompiledSelector selector = ENV.compile(expression);
     assertThatThrownBy(() -> selector.matches(h100()))
-        .isInstanceOfSatisfying(CelSelectorException.class, e -> {
-          assertThat(e.kind()).isEqualTo(Kind.RUNTIME);
-          assertThat(e.reason()).contains(reason);
-          assertThat(e.expression()).isEqualTo(expression);
-        });
+        .isInstanceOfSatisfying(
+            CelSelectorException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(Kind.RUNTIME);
+              assertThat(e.reason()).contains(reason);
+              assertThat(e.expression()).isEqualTo(expression);
+            });
   }
 
   @Test
@@ -243,24 +538,31 @@ class DeviceSelectorEnvironmentTest {
 
   @Test
   void validationRejectsTooLongExpressions() {
-    String expression = "device.driver == \"" + "x".repeat(DeviceSelectorEnvironment.MAX_EXPRESSION_LENGTH) + "\"";
-    assertThat(ENV.validate(expression)).hasValueSatisfying(e -> {
-      assertThat(e.kind()).isEqualTo(Kind.TOO_LONG);
-      assertThat(e.reason()).contains("at most 10240 characters");
-    });
+    String expression =
+        "device.driver == \"" + "x".repeat(DeviceSelectorEnvironment.MAX_EXPRESSION_LENGTH) + "\"";
+    assertThat(ENV.validate(expression))
+        .hasValueSatisfying(
+            e -> {
+              assertThat(e.kind()).isEqualTo(Kind.TOO_LONG);
+              assertThat(e.reason()).contains("at most 10240 characters");
+            });
   }
 
   @Test
   void validationRejectsExpressionsWhoseEstimatedCostIsTooHigh() {
     // 32 attributes x 32 x 32 x 32 nested iterations: about a million steps and more
-    String expression = "device.attributes[\"gpu.example.com\"].all(a, device.attributes[\"gpu.example.com\"]"
-        + ".all(b, device.attributes[\"gpu.example.com\"].all(c, device.attributes[\"gpu.example.com\"]"
-        + ".all(d, a.size() + b.size() + c.size() + d.size() > 0))))";
-    assertThat(ENV.validate(expression)).hasValueSatisfying(e -> {
-      assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT);
-      assertThat(e.reason()).contains("exceeds the limit of 1000000");
-    });
-    assertThat(ENV.validate("device.attributes[\"gpu.example.com\"].all(a, a.size() > 0)")).isEmpty();
+    String expression =
+        "device.attributes[\"gpu.example.com\"].all(a, device.attributes[\"gpu.example.com\"]"
+            + ".all(b, device.attributes[\"gpu.example.com\"].all(c, device.attributes[\"gpu.example.com\"]"
+            + ".all(d, a.size() + b.size() + c.size() + d.size() > 0))))";
+    assertThat(ENV.validate(expression))
+        .hasValueSatisfying(
+            e -> {
+              assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT);
+              assertThat(e.reason()).contains("exceeds the limit of 1000000");
+            });
+    assertThat(ENV.validate("device.attributes[\"gpu.example.com\"].all(a, a.size() > 0)"))
+        .isEmpty();
     assertThat(ENV.validate("device.driver == \"gpu.example.com\"")).isEmpty();
   }
 
@@ -269,11 +571,12 @@ class DeviceSelectorEnvironmentTest {
     DeviceSelectorEnvironment env = DeviceSelectorEnvironment.withMaxCost(50);
     CompiledSelector cheap = env.compile("device.driver == \"gpu.example.com\"");
     assertThat(cheap.matches(h100())).isTrue();
-    CompiledSelector loop = env.compile("[1,2,3,4,5,6,7,8,9,10].all(i, [1,2,3,4,5,6,7,8,9,10].all(j, i * j > 0))");
+    CompiledSelector loop =
+        env.compile("[1,2,3,4,5,6,7,8,9,10].all(i, [1,2,3,4,5,6,7,8,9,10].all(j, i * j > 0))");
     assertThat(loop.estimatedCost()).isGreaterThan(50);
     assertThatThrownBy(() -> loop.matches(h100()))
-        .isInstanceOfSatisfying(CelSelectorException.class,
-            e -> assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT));
+        .isInstanceOfSatisfying(
+            CelSelectorException.class, e -> assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT));
   }
 
   /** Actual costs in cel-go's units, as upstream's cost tracker reports them (cel-go 0.26). */
@@ -304,14 +607,20 @@ class DeviceSelectorEnvironmentTest {
   @Test
   void runtimeCostLimitTripsInCelGoUnits() {
     // estimated above the limit, but its actual cost (729,009 upstream) is not
-    CompiledSelector exists = ENV.compile("lists.range(400).all(i, lists.range(400).exists(j, j == i))");
+    CompiledSelector exists =
+        ENV.compile("lists.range(400).all(i, lists.range(400).exists(j, j == i))");
     assertThat(exists.exceedsCostLimit()).isTrue();
     assertThat(exists.matches(h100())).isTrue();
-    assertThatThrownBy(() -> ENV.compile("lists.range(355).all(i, lists.range(355).all(j, i + j >= 0))").matches(h100()))
-        .isInstanceOfSatisfying(CelSelectorException.class, e -> {
-          assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT);
-          assertThat(e.reason()).isEqualTo("operation cancelled: actual cost limit exceeded");
-        });
+    assertThatThrownBy(
+            () ->
+                ENV.compile("lists.range(355).all(i, lists.range(355).all(j, i + j >= 0))")
+                    .matches(h100()))
+        .isInstanceOfSatisfying(
+            CelSelectorException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT);
+              assertThat(e.reason()).isEqualTo("operation cancelled: actual cost limit exceeded");
+            });
   }
 
   private static DeviceCapacity capacity(String value) {

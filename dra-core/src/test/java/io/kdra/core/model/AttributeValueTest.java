@@ -19,15 +19,34 @@ class AttributeValueTest {
 
   static Stream<Named<Valid>> valid() {
     return Stream.of(
-        Named.of("int", new Valid(new DeviceAttributeBuilder().withInt(7L).build(),
-            new AttributeValue.IntValue(7), "int", 7L)),
-        Named.of("bool", new Valid(new DeviceAttributeBuilder().withBool(false).build(),
-            new AttributeValue.BoolValue(false), "bool", false)),
-        Named.of("string", new Valid(new DeviceAttributeBuilder().withString("H100").build(),
-            new AttributeValue.StringValue("H100"), "string", "H100")),
-        Named.of("version", new Valid(new DeviceAttributeBuilder().withVersion("1.2.3-rc.1")
-            .build(), new AttributeValue.VersionValue(Semver.parse("1.2.3-rc.1")), "version",
-            Semver.parse("1.2.3-rc.1"))));
+        Named.of(
+            "int",
+            new Valid(
+                new DeviceAttributeBuilder().withInt(7L).build(),
+                new AttributeValue.IntValue(7),
+                "int",
+                7L)),
+        Named.of(
+            "bool",
+            new Valid(
+                new DeviceAttributeBuilder().withBool(false).build(),
+                new AttributeValue.BoolValue(false),
+                "bool",
+                false)),
+        Named.of(
+            "string",
+            new Valid(
+                new DeviceAttributeBuilder().withString("H100").build(),
+                new AttributeValue.StringValue("H100"),
+                "string",
+                "H100")),
+        Named.of(
+            "version",
+            new Valid(
+                new DeviceAttributeBuilder().withVersion("1.2.3-rc.1").build(),
+                new AttributeValue.VersionValue(Semver.parse("1.2.3-rc.1")),
+                "version",
+                Semver.parse("1.2.3-rc.1"))));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -41,21 +60,30 @@ class AttributeValueTest {
 
   static Stream<Named<Invalid>> invalid() {
     return Stream.of(
-        Named.of("no value", new Invalid(new DeviceAttribute(),
-            "exactly one of int, bool, string or version must be set, found 0")),
-        Named.of("two values", new Invalid(new DeviceAttributeBuilder().withInt(1L)
-            .withString("1").build(),
-            "exactly one of int, bool, string or version must be set, found 2")),
-        Named.of("version with v", new Invalid(new DeviceAttributeBuilder().withVersion("v1.0.0")
-            .build(), "invalid semantic version \"v1.0.0\": expected "
-            + "MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD] without leading zeros")));
+        Named.of(
+            "no value",
+            new Invalid(
+                new DeviceAttribute(),
+                "exactly one of int, bool, string or version must be set, found 0")),
+        Named.of(
+            "two values",
+            new Invalid(
+                new DeviceAttributeBuilder().withInt(1L).withString("1").build(),
+                "exactly one of int, bool, string or version must be set, found 2")),
+        Named.of(
+            "version with v",
+            new Invalid(
+                new DeviceAttributeBuilder().withVersion("v1.0.0").build(),
+                "invalid semantic version \"v1.0.0\": expected "
+                    + "MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD] without leading zeros")));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("invalid")
   void rejects(Invalid c) {
     assertThatThrownBy(() -> AttributeValue.from(c.in()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage(c.message());
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(c.message());
   }
 
   @Test

@@ -18,10 +18,15 @@ class DeviceIdTest {
 
   static Stream<Named<Valid>> valid() {
     return Stream.of(
-        Named.of("three segments", new Valid("gpu.example.com/node-a/gpu-0",
-            new DeviceId("gpu.example.com", "node-a", "gpu-0"))),
-        Named.of("pool with slashes", new Valid("d.com/rack-1/node-a/gpu-0",
-            new DeviceId("d.com", "rack-1/node-a", "gpu-0"))));
+        Named.of(
+            "three segments",
+            new Valid(
+                "gpu.example.com/node-a/gpu-0",
+                new DeviceId("gpu.example.com", "node-a", "gpu-0"))),
+        Named.of(
+            "pool with slashes",
+            new Valid(
+                "d.com/rack-1/node-a/gpu-0", new DeviceId("d.com", "rack-1/node-a", "gpu-0"))));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -45,24 +50,31 @@ class DeviceIdTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("invalid")
   void rejects(String text) {
-    assertThatThrownBy(() -> DeviceId.parse(text)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> DeviceId.parse(text))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("invalid device id \"" + text + "\": expected <driver>/<pool>/<device>");
   }
 
   @Test
   void ordersByDriverThenPoolThenDevice() {
-    List<DeviceId> ids = new ArrayList<>(List.of(
-        new DeviceId("b", "a", "a"), new DeviceId("a", "b", "a"), new DeviceId("a", "a", "b"),
-        new DeviceId("a", "a", "a")));
+    List<DeviceId> ids =
+        new ArrayList<>(
+            List.of(
+                new DeviceId("b", "a", "a"),
+                new DeviceId("a", "b", "a"),
+                new DeviceId("a", "a", "b"),
+                new DeviceId("a", "a", "a")));
     Collections.shuffle(ids, new java.util.Random(1));
     Collections.sort(ids);
-    assertThat(ids).extracting(DeviceId::toString).containsExactly("a/a/a", "a/a/b", "a/b/a",
-        "b/a/a");
+    assertThat(ids)
+        .extracting(DeviceId::toString)
+        .containsExactly("a/a/a", "a/a/b", "a/b/a", "b/a/a");
   }
 
   @Test
   void rejectsNullParts() {
-    assertThatThrownBy(() -> new DeviceId("d", null, "x")).isInstanceOf(
-        NullPointerException.class).hasMessage("pool");
+    assertThatThrownBy(() -> new DeviceId("d", null, "x"))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("pool");
   }
 }

@@ -14,27 +14,51 @@ class QualifiedNameTest {
 
   record Case(Supplier<QualifiedName> parse, String domain, String id, String text) {}
 
-  private static Named<Case> c(String name, Supplier<QualifiedName> parse, String domain,
-      String id, String text) {
+  private static Named<Case> c(
+      String name, Supplier<QualifiedName> parse, String domain, String id, String text) {
     return Named.of(name, new Case(parse, domain, id, text));
   }
 
   static Stream<Named<Case>> cases() {
     String driver = "gpu.example.com";
     return Stream.of(
-        c("of: bare key gets the driver's domain", () -> QualifiedName.of("model", driver),
-            driver, "model", "gpu.example.com/model"),
-        c("of: own domain spelled out", () -> QualifiedName.of("gpu.example.com/model", driver),
-            driver, "model", "gpu.example.com/model"),
-        c("of: other domain kept", () -> QualifiedName.of("resource.kubernetes.io/pcieRoot",
-            driver), "resource.kubernetes.io", "pcieRoot", "resource.kubernetes.io/pcieRoot"),
-        c("of: splits at the first slash only", () -> QualifiedName.of("a.com/b/c", driver),
-            "a.com", "b/c", "a.com/b/c"),
+        c(
+            "of: bare key gets the driver's domain",
+            () -> QualifiedName.of("model", driver),
+            driver,
+            "model",
+            "gpu.example.com/model"),
+        c(
+            "of: own domain spelled out",
+            () -> QualifiedName.of("gpu.example.com/model", driver),
+            driver,
+            "model",
+            "gpu.example.com/model"),
+        c(
+            "of: other domain kept",
+            () -> QualifiedName.of("resource.kubernetes.io/pcieRoot", driver),
+            "resource.kubernetes.io",
+            "pcieRoot",
+            "resource.kubernetes.io/pcieRoot"),
+        c(
+            "of: splits at the first slash only",
+            () -> QualifiedName.of("a.com/b/c", driver),
+            "a.com",
+            "b/c",
+            "a.com/b/c"),
         c("of: empty domain is kept empty", () -> QualifiedName.of("/x", driver), "", "x", "x"),
-        c("fully qualified: domain and id", () -> QualifiedName.parseFullyQualified("a.com/x"),
-            "a.com", "x", "a.com/x"),
-        c("fully qualified: missing domain is empty",
-            () -> QualifiedName.parseFullyQualified("numa"), "", "numa", "numa"));
+        c(
+            "fully qualified: domain and id",
+            () -> QualifiedName.parseFullyQualified("a.com/x"),
+            "a.com",
+            "x",
+            "a.com/x"),
+        c(
+            "fully qualified: missing domain is empty",
+            () -> QualifiedName.parseFullyQualified("numa"),
+            "",
+            "numa",
+            "numa"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -54,9 +78,11 @@ class QualifiedNameTest {
 
   @Test
   void rejectsNullParts() {
-    assertThatThrownBy(() -> new QualifiedName(null, "x")).isInstanceOf(
-        NullPointerException.class).hasMessage("domain");
-    assertThatThrownBy(() -> new QualifiedName("d", null)).isInstanceOf(
-        NullPointerException.class).hasMessage("id");
+    assertThatThrownBy(() -> new QualifiedName(null, "x"))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("domain");
+    assertThatThrownBy(() -> new QualifiedName("d", null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("id");
   }
 }

@@ -21,9 +21,13 @@ class QuantityTest {
         arguments(named("fractional decimal regroups", "1.5G"), "1500000000", "1500M"),
         arguments(named("plain bytes", "85899345920"), "85899345920", "85899345920"),
         arguments(named("thousand becomes k", "1000"), "1000", "1k"),
-        arguments(named("fractional binary falls back to a smaller binary unit", "1.5Gi"), "1610612736", "1536Mi"),
+        arguments(
+            named("fractional binary falls back to a smaller binary unit", "1.5Gi"),
+            "1610612736",
+            "1536Mi"),
         arguments(named("binary below 1024 prints decimal", "0.5Ki"), "512", "512"),
-        arguments(named("binary with a fraction prints decimal", "1.0001Ki"), "1024.1024", "1024102400u"),
+        arguments(
+            named("binary with a fraction prints decimal", "1.0001Ki"), "1024.1024", "1024102400u"),
         arguments(named("exponent", "1e3"), "1000", "1e3"),
         arguments(named("exponent upper case", "5E-3"), "0.005", "5e-3"),
         arguments(named("negative binary", "-1Ki"), "-1024", "-1Ki"),
@@ -103,7 +107,8 @@ class QuantityTest {
     if (integer) {
       assertThat(q.asLong()).isEqualTo(value);
     } else {
-      assertThatThrownBy(q::asLong).isInstanceOf(ArithmeticException.class)
+      assertThatThrownBy(q::asLong)
+          .isInstanceOf(ArithmeticException.class)
           .hasMessageContaining("cannot convert value to integer");
     }
   }

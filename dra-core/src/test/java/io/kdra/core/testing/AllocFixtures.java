@@ -40,10 +40,10 @@ import java.util.Map;
 
 /**
  * Tiny fixture factories for allocator tests (validation tests use {@link Fixtures}), after
- * upstream's {@code allocator_testing.go}:
- * {@code claim()}, {@code request()}, {@code deviceClass()}, {@code slice()}, {@code device()},
- * {@code node()}, each returning the API object or a fluent wrapper with {@code with*()} methods.
- * Defaults: namespace {@code default}, driver {@link #DRIVER}, pool generation 0 with one slice.
+ * upstream's {@code allocator_testing.go}: {@code claim()}, {@code request()}, {@code
+ * deviceClass()}, {@code slice()}, {@code device()}, {@code node()}, each returning the API object
+ * or a fluent wrapper with {@code with*()} methods. Defaults: namespace {@code default}, driver
+ * {@link #DRIVER}, pool generation 0 with one slice.
  */
 public final class AllocFixtures {
 
@@ -55,10 +55,19 @@ public final class AllocFixtures {
 
   /** A claim in namespace {@code default} with the given requests. */
   public static ClaimWrapper claim(String name, DeviceRequest... requests) {
-    ResourceClaim c = new ResourceClaimBuilder().withNewMetadata().withName(name)
-        .withNamespace("default").withUid("uid-" + name).endMetadata()
-        .withNewSpec().withNewDevices().withRequests(new ArrayList<>(Arrays.asList(requests)))
-        .endDevices().endSpec().build();
+    ResourceClaim c =
+        new ResourceClaimBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace("default")
+            .withUid("uid-" + name)
+            .endMetadata()
+            .withNewSpec()
+            .withNewDevices()
+            .withRequests(new ArrayList<>(Arrays.asList(requests)))
+            .endDevices()
+            .endSpec()
+            .build();
     return new ClaimWrapper(c);
   }
 
@@ -80,8 +89,8 @@ public final class AllocFixtures {
 
     private ClaimWrapper add(DeviceConstraint c) {
       var d = claim.getSpec().getDevices();
-      List<DeviceConstraint> list = new ArrayList<>(d.getConstraints() == null
-          ? List.of() : d.getConstraints());
+      List<DeviceConstraint> list =
+          new ArrayList<>(d.getConstraints() == null ? List.of() : d.getConstraints());
       list.add(c);
       d.setConstraints(list);
       return this;
@@ -92,8 +101,8 @@ public final class AllocFixtures {
       c.setRequests(List.of(requests));
       c.setOpaque(opaque(driver, json));
       var d = claim.getSpec().getDevices();
-      List<DeviceClaimConfiguration> list = new ArrayList<>(d.getConfig() == null
-          ? List.of() : d.getConfig());
+      List<DeviceClaimConfiguration> list =
+          new ArrayList<>(d.getConfig() == null ? List.of() : d.getConfig());
       list.add(c);
       d.setConfig(list);
       return this;
@@ -143,8 +152,8 @@ public final class AllocFixtures {
   }
 
   /** A subrequest; {@code count} devices of the class matching all selectors. */
-  public static DeviceSubRequest sub(String name, String className, long count,
-      String... selectors) {
+  public static DeviceSubRequest sub(
+      String name, String className, long count, String... selectors) {
     DeviceSubRequest s = new DeviceSubRequest();
     s.setName(name);
     s.setDeviceClassName(className);
@@ -181,25 +190,24 @@ public final class AllocFixtures {
       return this;
     }
 
-    public RequestWrapper withToleration(String key, String operator, String value,
-        String effect) {
+    public RequestWrapper withToleration(String key, String operator, String value, String effect) {
       DeviceToleration t = new DeviceToleration();
       t.setKey(key);
       t.setOperator(operator);
       t.setValue(value);
       t.setEffect(effect);
-      List<DeviceToleration> list = new ArrayList<>(e().getTolerations() == null
-          ? List.of() : e().getTolerations());
+      List<DeviceToleration> list =
+          new ArrayList<>(e().getTolerations() == null ? List.of() : e().getTolerations());
       list.add(t);
       e().setTolerations(list);
       return this;
     }
 
     public RequestWrapper withCapacity(String name, String quantity) {
-      CapacityRequirements c = e().getCapacity() == null
-          ? new CapacityRequirements() : e().getCapacity();
-      Map<String, Quantity> m = new java.util.HashMap<>(c.getRequests() == null
-          ? Map.of() : c.getRequests());
+      CapacityRequirements c =
+          e().getCapacity() == null ? new CapacityRequirements() : e().getCapacity();
+      Map<String, Quantity> m =
+          new java.util.HashMap<>(c.getRequests() == null ? Map.of() : c.getRequests());
       m.put(name, new Quantity(quantity));
       c.setRequests(m);
       e().setCapacity(c);
@@ -215,13 +223,19 @@ public final class AllocFixtures {
 
   /** A class whose devices satisfy all selectors. */
   public static DeviceClass deviceClass(String name, String... selectors) {
-    return new DeviceClassBuilder().withNewMetadata().withName(name).endMetadata()
-        .withNewSpec().withSelectors(selectors(selectors)).endSpec().build();
+    return new DeviceClassBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withSelectors(selectors(selectors))
+        .endSpec()
+        .build();
   }
 
   /** A class with one opaque config entry. */
-  public static DeviceClass deviceClassWithConfig(String name, String driver, String json,
-      String... selectors) {
+  public static DeviceClass deviceClassWithConfig(
+      String name, String driver, String json, String... selectors) {
     DeviceClass c = deviceClass(name, selectors);
     DeviceClassConfiguration cfg = new DeviceClassConfiguration();
     cfg.setOpaque(opaque(driver, json));
@@ -250,10 +264,22 @@ public final class AllocFixtures {
 
   /** A node-local slice of {@link #DRIVER}: pool named after the node, generation 0, 1 slice. */
   public static SliceWrapper slice(String name, String node, Device... devices) {
-    ResourceSlice s = new ResourceSliceBuilder().withNewMetadata().withName(name).endMetadata()
-        .withNewSpec().withDriver(DRIVER).withNodeName(node)
-        .withNewPool().withName(node).withGeneration(0L).withResourceSliceCount(1L).endPool()
-        .withDevices(List.of(devices)).endSpec().build();
+    ResourceSlice s =
+        new ResourceSliceBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .endMetadata()
+            .withNewSpec()
+            .withDriver(DRIVER)
+            .withNodeName(node)
+            .withNewPool()
+            .withName(node)
+            .withGeneration(0L)
+            .withResourceSliceCount(1L)
+            .endPool()
+            .withDevices(List.of(devices))
+            .endSpec()
+            .build();
     return new SliceWrapper(s);
   }
 
@@ -295,8 +321,11 @@ public final class AllocFixtures {
       CounterSet cs = new CounterSet();
       cs.setName(set);
       cs.setCounters(counters(counters));
-      List<CounterSet> list = new ArrayList<>(slice.getSpec().getSharedCounters() == null
-          ? List.of() : slice.getSpec().getSharedCounters());
+      List<CounterSet> list =
+          new ArrayList<>(
+              slice.getSpec().getSharedCounters() == null
+                  ? List.of()
+                  : slice.getSpec().getSharedCounters());
       list.add(cs);
       slice.getSpec().setSharedCounters(list);
       return this;
@@ -308,10 +337,16 @@ public final class AllocFixtures {
   }
 
   public static NodeSelector labelSelector(String label, String value) {
-    return new NodeSelectorBuilder().addNewNodeSelectorTerm()
-        .addToMatchExpressions(new NodeSelectorRequirementBuilder().withKey(label)
-            .withOperator("In").withValues(value).build())
-        .endNodeSelectorTerm().build();
+    return new NodeSelectorBuilder()
+        .addNewNodeSelectorTerm()
+        .addToMatchExpressions(
+            new NodeSelectorRequirementBuilder()
+                .withKey(label)
+                .withOperator("In")
+                .withValues(value)
+                .build())
+        .endNodeSelectorTerm()
+        .build();
   }
 
   /** A device with no attributes. */
@@ -348,8 +383,9 @@ public final class AllocFixtures {
     }
 
     private DeviceWrapper attr(String name, DeviceAttribute a) {
-      Map<String, DeviceAttribute> m = new java.util.LinkedHashMap<>(
-          device.getAttributes() == null ? Map.of() : device.getAttributes());
+      Map<String, DeviceAttribute> m =
+          new java.util.LinkedHashMap<>(
+              device.getAttributes() == null ? Map.of() : device.getAttributes());
       m.put(name, a);
       device.setAttributes(m);
       return this;
@@ -363,8 +399,9 @@ public final class AllocFixtures {
       DeviceCapacity c = new DeviceCapacity();
       c.setValue(new Quantity(value));
       c.setRequestPolicy(policy);
-      Map<String, DeviceCapacity> m = new java.util.LinkedHashMap<>(
-          device.getCapacity() == null ? Map.of() : device.getCapacity());
+      Map<String, DeviceCapacity> m =
+          new java.util.LinkedHashMap<>(
+              device.getCapacity() == null ? Map.of() : device.getCapacity());
       m.put(name, c);
       device.setCapacity(m);
       return this;
@@ -375,8 +412,8 @@ public final class AllocFixtures {
       t.setKey(key);
       t.setValue(value);
       t.setEffect(effect);
-      List<DeviceTaint> list = new ArrayList<>(device.getTaints() == null
-          ? List.of() : device.getTaints());
+      List<DeviceTaint> list =
+          new ArrayList<>(device.getTaints() == null ? List.of() : device.getTaints());
       list.add(t);
       device.setTaints(list);
       return this;
@@ -387,8 +424,9 @@ public final class AllocFixtures {
       DeviceCounterConsumption c = new DeviceCounterConsumption();
       c.setCounterSet(set);
       c.setCounters(counters(counters));
-      List<DeviceCounterConsumption> list = new ArrayList<>(device.getConsumesCounters() == null
-          ? List.of() : device.getConsumesCounters());
+      List<DeviceCounterConsumption> list =
+          new ArrayList<>(
+              device.getConsumesCounters() == null ? List.of() : device.getConsumesCounters());
       list.add(c);
       device.setConsumesCounters(list);
       return this;
@@ -427,9 +465,11 @@ public final class AllocFixtures {
 
   /** A GPU with model and memory attributes and a PCIe root, as most tests need. */
   public static Device gpu(String name, String model, String memory, String pcieRoot) {
-    return device(name).withString("model", model)
+    return device(name)
+        .withString("model", model)
         .withString("resource.kubernetes.io/pcieRoot", pcieRoot)
-        .withCapacity("memory", memory).build();
+        .withCapacity("memory", memory)
+        .build();
   }
 
   static Map<String, Counter> counters(String... pairs) {

@@ -44,12 +44,11 @@ import java.util.TreeSet;
  * tainted against the request's tolerations; each request got its count (for {@code All}: every
  * matching device), one subrequest of a {@code firstAvailable} list; constraints hold; no shared
  * counter and no consumable capacity is exceeded; the claims of one pod share one node (the pod
- * rules: {@link #checkPods}).
- * adminAccess: a result has it exactly when its request asks for it, and such a device may be in
- * use and does not count as allocated. A device's binding conditions are copied into its result,
- * and a device that binds to a node (or is reachable from some nodes only) restricts the
- * allocation's node selector. A pod's node meets the pod's node name, node selector and required
- * node affinity.
+ * rules: {@link #checkPods}). adminAccess: a result has it exactly when its request asks for it,
+ * and such a device may be in use and does not count as allocated. A device's binding conditions
+ * are copied into its result, and a device that binds to a node (or is reachable from some nodes
+ * only) restricts the allocation's node selector. A pod's node meets the pod's node name, node
+ * selector and required node affinity.
  *
  * <p>Pure: reads only its inputs. Reimplements the rules on purpose rather than calling the
  * allocator, so that the allocator's own bugs cannot hide here. CEL is evaluated with dra-core's
@@ -62,20 +61,25 @@ public final class AllocationChecker {
   private final Map<String, DeviceClass> classes = new HashMap<>();
   private final Map<String, Node> nodes = new HashMap<>();
   private final List<ResourceClaim> before;
+
   /** driver/pool -> the newest generation's slices. */
   private final Map<String, List<ResourceSlice>> pools = new LinkedHashMap<>();
+
   private final Map<String, Entry> devices = new HashMap<>();
   private final DeviceSelectorEnvironment cel = DeviceSelectorEnvironment.create(true);
 
   /** A device of a pool's newest generation. */
-  private record Entry(String driver, String pool, ResourceSlice slice, Device device,
-      boolean complete) {
+  private record Entry(
+      String driver, String pool, ResourceSlice slice, Device device, boolean complete) {
     String id() {
       return driver + "/" + pool + "/" + device.getName();
     }
   }
 
-  public AllocationChecker(List<DeviceClass> classes, List<ResourceSlice> slices, List<Node> nodes,
+  public AllocationChecker(
+      List<DeviceClass> classes,
+      List<ResourceSlice> slices,
+      List<Node> nodes,
       List<ResourceClaim> allocatedBefore) {
     classes.forEach(c -> this.classes.put(c.getMetadata().getName(), c));
     nodes.forEach(n -> this.nodes.put(n.getMetadata().getName(), n));
@@ -96,8 +100,8 @@ public final class AllocationChecker {
           continue;
         }
         for (Device d : s.getSpec().getDevices()) {
-          Entry e = new Entry(s.getSpec().getDriver(), s.getSpec().getPool().getName(), s, d,
-              complete);
+          Entry e =
+              new Entry(s.getSpec().getDriver(), s.getSpec().getPool().getName(), s, d, complete);
           devices.put(e.id(), e);
         }
       }
@@ -145,22 +149,23 @@ public final class AllocationChecker {
       checkClaim(c, node, taken, shared, counted, counters, out);
     }
     checkShares(shared, out);
-    counters.forEach((k, used) -> {
-      Quantity have = capacityOfCounter(k);
-      if (have != null && used.compareTo(have) > 0) {
-        out.add("counter " + k + " exceeded: " + used + " consumed of " + have);
-      }
-    });
+    counters.forEach(
+        (k, used) -> {
+          Quantity have = capacityOfCounter(k);
+          if (have != null && used.compareTo(have) > 0) {
+            out.add("counter " + k + " exceeded: " + used + " consumed of " + have);
+          }
+        });
     checkPods(claims, pods, out);
     return out;
   }
 
   /**
    * The pod rules. A claim allocated in the input keeps its allocation. A claim allocated in this
-   * run was allocated together with all other claims of some pod that uses it (when any does),
-   * and that pod can run: on one node that meets the pod's node name, node selector and required
-   * affinity and that the node selector of every one of its claims allows, those allocated in
-   * the input or for another pod (a shared claim) included, as kube-scheduler filters nodes.
+   * run was allocated together with all other claims of some pod that uses it (when any does), and
+   * that pod can run: on one node that meets the pod's node name, node selector and required
+   * affinity and that the node selector of every one of its claims allows, those allocated in the
+   * input or for another pod (a shared claim) included, as kube-scheduler filters nodes.
    */
   private void checkPods(List<ResourceClaim> claims, List<Pod> pods, List<String> out) {
     Map<String, AllocationResult> allocation = new HashMap<>();
@@ -207,16 +212,18 @@ public final class AllocationChecker {
       return out;
     }
     for (PodResourceClaim prc : pod.getSpec().getResourceClaims()) {
-      String name = prc.getResourceClaimName() != null ? prc.getResourceClaimName()
-          : pod.getMetadata().getName() + "-" + prc.getName();
+      String name =
+          prc.getResourceClaimName() != null
+              ? prc.getResourceClaimName()
+              : pod.getMetadata().getName() + "-" + prc.getName();
       out.add(ns(pod.getMetadata().getNamespace()) + "/" + name);
     }
     return out;
   }
 
   /** Null when all the pod's claims are allocated and the pod can run with them, else why not. */
-  private String podMisfit(Pod pod, List<String> podClaims,
-      Map<String, AllocationResult> allocation) {
+  private String podMisfit(
+      Pod pod, List<String> podClaims, Map<String, AllocationResult> allocation) {
     String name = "pod " + pod.getMetadata().getName() + ": ";
     TreeSet<String> named = new TreeSet<>();
     List<NodeSelector> selectors = new ArrayList<>();
@@ -249,13 +256,19 @@ public final class AllocationChecker {
         misfit = why;
       }
     }
-    return misfit != null ? name + "node " + named.first() + " " + misfit
+    return misfit != null
+        ? name + "node " + named.first() + " " + misfit
         : name + "no node meets the pod's node constraints and its claims' node selectors";
   }
 
-  private void checkClaim(ResourceClaim c, String node, Map<String, String> taken,
-      Map<String, Map<String, Quantity>> shared, Set<String> counted,
-      Map<String, Quantity> counters, List<String> out) {
+  private void checkClaim(
+      ResourceClaim c,
+      String node,
+      Map<String, String> taken,
+      Map<String, Map<String, Quantity>> shared,
+      Set<String> counted,
+      Map<String, Quantity> counters,
+      List<String> out) {
     String claim = key(c);
     AllocationResult a = c.getStatus().getAllocation();
     List<DeviceRequestAllocationResult> results = results(c);
@@ -279,8 +292,10 @@ public final class AllocationChecker {
       if (reach != null) {
         out.add(where + " " + reach);
       } else if (node == null && a.getNodeSelector() == null && !everywhere(e)) {
-        out.add(where + " is reachable from some nodes only, but the allocation has no node "
-            + "selector");
+        out.add(
+            where
+                + " is reachable from some nodes only, but the allocation has no node "
+                + "selector");
       }
       if (Boolean.TRUE.equals(e.device().getBindsToNode()) && node == null) {
         out.add(where + " binds to a node, but the allocation names no node");
@@ -288,10 +303,16 @@ public final class AllocationChecker {
       if (!list(e.device().getBindingConditions()).equals(list(r.getBindingConditions()))
           || !list(e.device().getBindingFailureConditions())
               .equals(list(r.getBindingFailureConditions()))) {
-        out.add(where + " has binding conditions " + list(e.device().getBindingConditions())
-            + " / failure conditions " + list(e.device().getBindingFailureConditions())
-            + ", the result " + list(r.getBindingConditions()) + " / "
-            + list(r.getBindingFailureConditions()));
+        out.add(
+            where
+                + " has binding conditions "
+                + list(e.device().getBindingConditions())
+                + " / failure conditions "
+                + list(e.device().getBindingFailureConditions())
+                + ", the result "
+                + list(r.getBindingConditions())
+                + " / "
+                + list(r.getBindingFailureConditions()));
       }
       boolean multi = Boolean.TRUE.equals(e.device().getAllowMultipleAllocations());
       boolean admin = Boolean.TRUE.equals(r.getAdminAccess());
@@ -321,8 +342,11 @@ public final class AllocationChecker {
         continue;
       }
       if (admin != spec.adminAccess()) {
-        out.add(where + (admin ? " has adminAccess, which the request does not ask for"
-            : " lacks adminAccess, which the request asks for"));
+        out.add(
+            where
+                + (admin
+                    ? " has adminAccess, which the request does not ask for"
+                    : " lacks adminAccess, which the request asks for"));
       }
       String mismatch = matches(spec, e);
       if (mismatch != null) {
@@ -339,25 +363,44 @@ public final class AllocationChecker {
   }
 
   private void checkShares(Map<String, Map<String, Quantity>> shared, List<String> out) {
-    new TreeMap<>(shared).forEach((id, used) -> {
-      Entry e = devices.get(id);
-      if (e == null || e.device().getCapacity() == null) {
-        return;
-      }
-      new TreeMap<>(used).forEach((name, q) -> {
-        var cap = e.device().getCapacity().get(name);
-        if (cap != null && q.compareTo(Quantity.parse(cap.getValue().toString())) > 0) {
-          out.add("device " + id + ": capacity " + name + " exceeded: " + q + " consumed of "
-              + cap.getValue());
-        }
-      });
-    });
+    new TreeMap<>(shared)
+        .forEach(
+            (id, used) -> {
+              Entry e = devices.get(id);
+              if (e == null || e.device().getCapacity() == null) {
+                return;
+              }
+              new TreeMap<>(used)
+                  .forEach(
+                      (name, q) -> {
+                        var cap = e.device().getCapacity().get(name);
+                        if (cap != null
+                            && q.compareTo(Quantity.parse(cap.getValue().toString())) > 0) {
+                          out.add(
+                              "device "
+                                  + id
+                                  + ": capacity "
+                                  + name
+                                  + " exceeded: "
+                                  + q
+                                  + " consumed of "
+                                  + cap.getValue());
+                        }
+                      });
+            });
   }
 
   /** A request or subrequest as the checker needs it. */
-  private record Spec(String topName, String fullName, String className,
-      List<DeviceSelector> selectors, String mode, long count,
-      List<DeviceToleration> tolerations, boolean firstAvailable, boolean adminAccess) {}
+  private record Spec(
+      String topName,
+      String fullName,
+      String className,
+      List<DeviceSelector> selectors,
+      String mode,
+      long count,
+      List<DeviceToleration> tolerations,
+      boolean firstAvailable,
+      boolean adminAccess) {}
 
   private static Spec spec(ResourceClaim c, String resultName) {
     String[] parts = resultName.split("/", 2);
@@ -367,16 +410,30 @@ public final class AllocationChecker {
       }
       if (q.getExactly() != null && parts.length == 1) {
         var e = q.getExactly();
-        return new Spec(q.getName(), q.getName(), e.getDeviceClassName(), e.getSelectors(),
-            e.getAllocationMode(), e.getCount() == null ? 1 : e.getCount(), e.getTolerations(),
-            false, Boolean.TRUE.equals(e.getAdminAccess()));
+        return new Spec(
+            q.getName(),
+            q.getName(),
+            e.getDeviceClassName(),
+            e.getSelectors(),
+            e.getAllocationMode(),
+            e.getCount() == null ? 1 : e.getCount(),
+            e.getTolerations(),
+            false,
+            Boolean.TRUE.equals(e.getAdminAccess()));
       }
       if (q.getFirstAvailable() != null && parts.length == 2) {
         for (DeviceSubRequest s : q.getFirstAvailable()) {
           if (s.getName().equals(parts[1])) {
-            return new Spec(q.getName(), resultName, s.getDeviceClassName(), s.getSelectors(),
-                s.getAllocationMode(), s.getCount() == null ? 1 : s.getCount(),
-                s.getTolerations(), true, false);
+            return new Spec(
+                q.getName(),
+                resultName,
+                s.getDeviceClassName(),
+                s.getSelectors(),
+                s.getAllocationMode(),
+                s.getCount() == null ? 1 : s.getCount(),
+                s.getTolerations(),
+                true,
+                false);
           }
         }
       }
@@ -418,18 +475,25 @@ public final class AllocationChecker {
     return null;
   }
 
-  private void checkCounts(ResourceClaim c, String claim, String node, NodeSelector allocation,
-      Map<String, List<Entry>> byRequest, List<String> out) {
+  private void checkCounts(
+      ResourceClaim c,
+      String claim,
+      String node,
+      NodeSelector allocation,
+      Map<String, List<Entry>> byRequest,
+      List<String> out) {
     for (DeviceRequest q : c.getSpec().getDevices().getRequests()) {
-      List<String> used = byRequest.keySet().stream()
-          .filter(n -> n.equals(q.getName()) || n.startsWith(q.getName() + "/")).toList();
+      List<String> used =
+          byRequest.keySet().stream()
+              .filter(n -> n.equals(q.getName()) || n.startsWith(q.getName() + "/"))
+              .toList();
       if (used.isEmpty()) {
         out.add(claim + ": request " + q.getName() + " got no devices");
         continue;
       }
       if (used.size() > 1) {
-        out.add(claim + ": request " + q.getName() + " got devices for several subrequests "
-            + used);
+        out.add(
+            claim + ": request " + q.getName() + " got devices for several subrequests " + used);
         continue;
       }
       Spec spec = spec(c, used.get(0));
@@ -447,11 +511,13 @@ public final class AllocationChecker {
         if (node != null) {
           candidates.add(node);
         } else {
-          new TreeMap<>(nodes).forEach((name, n) -> {
-            if (allocation == null || selects(allocation, n)) {
-              candidates.add(name);
-            }
-          });
+          new TreeMap<>(nodes)
+              .forEach(
+                  (name, n) -> {
+                    if (allocation == null || selects(allocation, n)) {
+                      candidates.add(name);
+                    }
+                  });
         }
         Set<String> want = null;
         for (String n : candidates) {
@@ -466,12 +532,25 @@ public final class AllocationChecker {
           want = allMatching(spec, null, usedPools);
         }
         if (!have.equals(want)) {
-          out.add(claim + ": request " + used.get(0) + " (All) got " + new TreeSet<>(have)
-              + " but " + new TreeSet<>(want) + " match");
+          out.add(
+              claim
+                  + ": request "
+                  + used.get(0)
+                  + " (All) got "
+                  + new TreeSet<>(have)
+                  + " but "
+                  + new TreeSet<>(want)
+                  + " match");
         }
       } else if (got.size() != spec.count()) {
-        out.add(claim + ": request " + used.get(0) + " got " + got.size() + " devices, wants "
-            + spec.count());
+        out.add(
+            claim
+                + ": request "
+                + used.get(0)
+                + " got "
+                + got.size()
+                + " devices, wants "
+                + spec.count());
       }
     }
   }
@@ -480,9 +559,10 @@ public final class AllocationChecker {
   private Set<String> allMatching(Spec spec, String node, Set<String> pools) {
     Set<String> want = new HashSet<>();
     for (Entry e : devices.values()) {
-      boolean inScope = node != null ? reachable(e, node) == null
-          : pools.contains(e.driver() + "/" + e.pool());
-      if (inScope && matches(spec, e) == null
+      boolean inScope =
+          node != null ? reachable(e, node) == null : pools.contains(e.driver() + "/" + e.pool());
+      if (inScope
+          && matches(spec, e) == null
           && untolerated(e.device(), spec.tolerations()) == null) {
         want.add(e.id());
       }
@@ -490,34 +570,40 @@ public final class AllocationChecker {
     return want;
   }
 
-  private void checkConstraints(ResourceClaim c, String claim, Map<String, List<Entry>> byRequest,
-      List<String> out) {
+  private void checkConstraints(
+      ResourceClaim c, String claim, Map<String, List<Entry>> byRequest, List<String> out) {
     List<DeviceConstraint> constraints = c.getSpec().getDevices().getConstraints();
     if (constraints == null) {
       return;
     }
     for (DeviceConstraint k : constraints) {
       List<String> names = k.getRequests() == null ? List.of() : k.getRequests();
-      String attr = k.getMatchAttribute() != null ? k.getMatchAttribute()
-          : k.getDistinctAttribute();
+      String attr =
+          k.getMatchAttribute() != null ? k.getMatchAttribute() : k.getDistinctAttribute();
       if (attr == null) {
         continue;
       }
       List<Object> values = new ArrayList<>();
       List<String> ids = new ArrayList<>();
-      byRequest.forEach((request, entries) -> {
-        String top = request.split("/", 2)[0];
-        if (!names.isEmpty() && !names.contains(top) && !names.contains(request)) {
-          return;
-        }
-        for (Entry e : entries) {
-          values.add(attribute(e, attr));
-          ids.add(e.id());
-        }
-      });
+      byRequest.forEach(
+          (request, entries) -> {
+            String top = request.split("/", 2)[0];
+            if (!names.isEmpty() && !names.contains(top) && !names.contains(request)) {
+              return;
+            }
+            for (Entry e : entries) {
+              values.add(attribute(e, attr));
+              ids.add(e.id());
+            }
+          });
       if (values.contains(null)) {
-        out.add(claim + ": constraint on " + attr + ": device " + ids.get(values.indexOf(null))
-            + " lacks the attribute");
+        out.add(
+            claim
+                + ": constraint on "
+                + attr
+                + ": device "
+                + ids.get(values.indexOf(null))
+                + " lacks the attribute");
         continue;
       }
       if (k.getMatchAttribute() != null && new HashSet<>(values).size() > 1) {
@@ -573,8 +659,9 @@ public final class AllocationChecker {
       return null;
     }
     if (local != null && !local.isEmpty()) {
-      return local.equals(node) ? null : "is local to node " + local + ", the claim is for node "
-          + node;
+      return local.equals(node)
+          ? null
+          : "is local to node " + local + ", the claim is for node " + node;
     }
     if (selector != null) {
       if (node == null) {
@@ -590,32 +677,37 @@ public final class AllocationChecker {
   private static boolean everywhere(Entry e) {
     var spec = e.slice().getSpec();
     return Boolean.TRUE.equals(spec.getPerDeviceNodeSelection())
-        ? Boolean.TRUE.equals(e.device().getAllNodes()) : Boolean.TRUE.equals(spec.getAllNodes());
+        ? Boolean.TRUE.equals(e.device().getAllNodes())
+        : Boolean.TRUE.equals(spec.getAllNodes());
   }
 
   /** Null when the pod may run on the node (name, node selector, required affinity), else why. */
   static String podMisfit(Pod pod, Node node) {
     var spec = pod.getSpec();
     String name = node.getMetadata().getName();
-    if (spec.getNodeName() != null && !spec.getNodeName().isEmpty()
+    if (spec.getNodeName() != null
+        && !spec.getNodeName().isEmpty()
         && !spec.getNodeName().equals(name)) {
       return "is not the pod's node name " + spec.getNodeName();
     }
-    Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of()
-        : node.getMetadata().getLabels();
+    Map<String, String> labels =
+        node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
     if (spec.getNodeSelector() != null) {
       for (var want : new TreeMap<>(spec.getNodeSelector()).entrySet()) {
         if (!want.getValue().equals(labels.get(want.getKey()))) {
-          return "does not match the pod's node selector " + want.getKey() + "="
-              + want.getValue();
+          return "does not match the pod's node selector " + want.getKey() + "=" + want.getValue();
         }
       }
     }
-    if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null
-        && spec.getAffinity().getNodeAffinity()
-            .getRequiredDuringSchedulingIgnoredDuringExecution() != null
-        && !selects(spec.getAffinity().getNodeAffinity()
-            .getRequiredDuringSchedulingIgnoredDuringExecution(), node)) {
+    if (spec.getAffinity() != null
+        && spec.getAffinity().getNodeAffinity() != null
+        && spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
+            != null
+        && !selects(
+            spec.getAffinity()
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution(),
+            node)) {
       return "does not match the pod's required node affinity";
     }
     return null;
@@ -628,23 +720,29 @@ public final class AllocationChecker {
   private static boolean selects(NodeSelector selector, Node node) {
     for (NodeSelectorTerm t : selector.getNodeSelectorTerms()) {
       boolean ok = true;
-      for (NodeSelectorRequirement r : t.getMatchExpressions() == null
-          ? List.<NodeSelectorRequirement>of() : t.getMatchExpressions()) {
-        String v = node.getMetadata().getLabels() == null ? null
-            : node.getMetadata().getLabels().get(r.getKey());
-        ok &= switch (r.getOperator()) {
-          case "In" -> v != null && r.getValues().contains(v);
-          case "NotIn" -> v == null || !r.getValues().contains(v);
-          case "Exists" -> v != null;
-          case "DoesNotExist" -> v == null;
-          default -> false;
-        };
+      for (NodeSelectorRequirement r :
+          t.getMatchExpressions() == null
+              ? List.<NodeSelectorRequirement>of()
+              : t.getMatchExpressions()) {
+        String v =
+            node.getMetadata().getLabels() == null
+                ? null
+                : node.getMetadata().getLabels().get(r.getKey());
+        ok &=
+            switch (r.getOperator()) {
+              case "In" -> v != null && r.getValues().contains(v);
+              case "NotIn" -> v == null || !r.getValues().contains(v);
+              case "Exists" -> v != null;
+              case "DoesNotExist" -> v == null;
+              default -> false;
+            };
       }
-      for (NodeSelectorRequirement r : t.getMatchFields() == null
-          ? List.<NodeSelectorRequirement>of() : t.getMatchFields()) {
+      for (NodeSelectorRequirement r :
+          t.getMatchFields() == null ? List.<NodeSelectorRequirement>of() : t.getMatchFields()) {
         boolean in = r.getValues().contains(node.getMetadata().getName());
-        ok &= "metadata.name".equals(r.getKey())
-            && ("In".equals(r.getOperator()) ? in : "NotIn".equals(r.getOperator()) && !in);
+        ok &=
+            "metadata.name".equals(r.getKey())
+                && ("In".equals(r.getOperator()) ? in : "NotIn".equals(r.getOperator()) && !in);
       }
       if (ok) {
         return true;
@@ -663,7 +761,8 @@ public final class AllocationChecker {
         continue;
       }
       for (NodeSelectorRequirement r : t.getMatchFields()) {
-        if ("metadata.name".equals(r.getKey()) && r.getValues() != null
+        if ("metadata.name".equals(r.getKey())
+            && r.getValues() != null
             && r.getValues().size() == 1) {
           return r.getValues().get(0);
         }
@@ -682,15 +781,18 @@ public final class AllocationChecker {
         continue;
       }
       boolean ok = false;
-      for (DeviceToleration tol : tolerations == null ? List.<DeviceToleration>of()
-          : tolerations) {
-        boolean effect = tol.getEffect() == null || tol.getEffect().isEmpty()
-            || tol.getEffect().equals(t.getEffect());
-        boolean key = tol.getKey() == null || tol.getKey().isEmpty()
-            || tol.getKey().equals(t.getKey());
-        boolean value = "Exists".equals(tol.getOperator())
-            || Objects.equals(Objects.requireNonNullElse(tol.getValue(), ""),
-                Objects.requireNonNullElse(t.getValue(), ""));
+      for (DeviceToleration tol : tolerations == null ? List.<DeviceToleration>of() : tolerations) {
+        boolean effect =
+            tol.getEffect() == null
+                || tol.getEffect().isEmpty()
+                || tol.getEffect().equals(t.getEffect());
+        boolean key =
+            tol.getKey() == null || tol.getKey().isEmpty() || tol.getKey().equals(t.getKey());
+        boolean value =
+            "Exists".equals(tol.getOperator())
+                || Objects.equals(
+                    Objects.requireNonNullElse(tol.getValue(), ""),
+                    Objects.requireNonNullElse(t.getValue(), ""));
         ok |= effect && key && value;
       }
       if (!ok) {
@@ -708,9 +810,13 @@ public final class AllocationChecker {
       if (c.getCounters() == null) {
         continue;
       }
-      c.getCounters().forEach((name, q) -> counters.merge(
-          e.driver() + "/" + e.pool() + "/" + c.getCounterSet() + "/" + name,
-          Quantity.parse(q.getValue().toString()), Quantity::add));
+      c.getCounters()
+          .forEach(
+              (name, q) ->
+                  counters.merge(
+                      e.driver() + "/" + e.pool() + "/" + c.getCounterSet() + "/" + name,
+                      Quantity.parse(q.getValue().toString()),
+                      Quantity::add));
     }
   }
 
@@ -725,7 +831,8 @@ public final class AllocationChecker {
         continue;
       }
       for (CounterSet set : s.getSpec().getSharedCounters()) {
-        if (set.getName().equals(p[2]) && set.getCounters() != null
+        if (set.getName().equals(p[2])
+            && set.getCounters() != null
             && set.getCounters().containsKey(p[3])) {
           return Quantity.parse(set.getCounters().get(p[3]).getValue().toString());
         }
@@ -734,15 +841,16 @@ public final class AllocationChecker {
     return null;
   }
 
-  private static void addAll(Map<String, Quantity> into,
-      Map<String, io.fabric8.kubernetes.api.model.Quantity> add) {
+  private static void addAll(
+      Map<String, Quantity> into, Map<String, io.fabric8.kubernetes.api.model.Quantity> add) {
     if (add != null) {
       add.forEach((k, v) -> into.merge(k, Quantity.parse(v.toString()), Quantity::add));
     }
   }
 
   private static List<DeviceRequestAllocationResult> results(ResourceClaim c) {
-    if (c.getStatus() == null || c.getStatus().getAllocation() == null
+    if (c.getStatus() == null
+        || c.getStatus().getAllocation() == null
         || c.getStatus().getAllocation().getDevices() == null
         || c.getStatus().getAllocation().getDevices().getResults() == null) {
       return List.of();

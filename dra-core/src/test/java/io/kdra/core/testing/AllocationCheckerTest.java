@@ -37,46 +37,85 @@ class AllocationCheckerTest {
   static final String GPU = AllocFixtures.DRIVER;
   static final String MODEL = "device.attributes[\"" + GPU + "\"].model";
 
-  static final List<ResourceSlice> SLICES = List.of(
-      slice("a", "node-a",
-          device("gpu-0").withString("model", "A100").withString(ScenarioGenerator.PCIE, "p0")
+  static final List<ResourceSlice> SLICES =
+      List.of(
+          slice(
+                  "a",
+                  "node-a",
+                  device("gpu-0")
+                      .withString("model", "A100")
+                      .withString(ScenarioGenerator.PCIE, "p0")
+                      .build(),
+                  device("gpu-1")
+                      .withString("model", "L4")
+                      .withString(ScenarioGenerator.PCIE, "p1")
+                      .build(),
+                  device("gpu-2")
+                      .withString("model", "A100")
+                      .withString(ScenarioGenerator.PCIE, "p0")
+                      .withTaint("maint", "true", "NoSchedule")
+                      .build(),
+                  device("part-0")
+                      .withString("model", "H100")
+                      .withConsumes("mem", "memory", "60Gi")
+                      .build(),
+                  device("part-1")
+                      .withString("model", "H100")
+                      .withConsumes("mem", "memory", "40Gi")
+                      .build(),
+                  device("vgpu")
+                      .withString("model", "L4")
+                      .withMultipleAllocations()
+                      .withCapacity("memory", "24Gi", new CapacityRequestPolicy())
+                      .build())
+              .withPool("node-a", 1, 1)
+              .withCounterSet("mem", "memory", "80Gi")
               .build(),
-          device("gpu-1").withString("model", "L4").withString(ScenarioGenerator.PCIE, "p1")
+          slice("b", "node-b", device("gpu-0").withString("model", "A100").build())
+              .withPool("node-b", 2, 1)
               .build(),
-          device("gpu-2").withString("model", "A100").withString(ScenarioGenerator.PCIE, "p0")
-              .withTaint("maint", "true", "NoSchedule").build(),
-          device("part-0").withString("model", "H100").withConsumes("mem", "memory", "60Gi")
+          slice("b-old", "node-b", device("gpu-old").withString("model", "A100").build())
+              .withPool("node-b", 1, 1)
               .build(),
-          device("part-1").withString("model", "H100").withConsumes("mem", "memory", "40Gi")
+          slice("c", "node-c", device("gpu-0").withString("model", "A100").build())
+              .withPool("node-c", 1, 2)
               .build(),
-          device("vgpu").withString("model", "L4").withMultipleAllocations()
-              .withCapacity("memory", "24Gi", new CapacityRequestPolicy()).build())
-          .withPool("node-a", 1, 1).withCounterSet("mem", "memory", "80Gi").build(),
-      slice("b", "node-b", device("gpu-0").withString("model", "A100").build())
-          .withPool("node-b", 2, 1).build(),
-      slice("b-old", "node-b", device("gpu-old").withString("model", "A100").build())
-          .withPool("node-b", 1, 1).build(),
-      slice("c", "node-c", device("gpu-0").withString("model", "A100").build())
-          .withPool("node-c", 1, 2).build(),
-      slice("net", null, device("link-bc").withBindingConditions("attached").withBindsToNode()
-          .build(), device("link-plain").build()).withPool("net", 1, 1).withAllNodes().build(),
-      slice("pd", null, device("pd-a").withString("kind", "link").withNodeName("node-a").build(),
-          pdSelector(device("pd-sel").withString("kind", "link").build()),
-          device("pd-all").withString("kind", "link").withAllNodes().build())
-          .withPool("pd", 1, 1).withPerDeviceNodeSelection().build());
+          slice(
+                  "net",
+                  null,
+                  device("link-bc").withBindingConditions("attached").withBindsToNode().build(),
+                  device("link-plain").build())
+              .withPool("net", 1, 1)
+              .withAllNodes()
+              .build(),
+          slice(
+                  "pd",
+                  null,
+                  device("pd-a").withString("kind", "link").withNodeName("node-a").build(),
+                  pdSelector(device("pd-sel").withString("kind", "link").build()),
+                  device("pd-all").withString("kind", "link").withAllNodes().build())
+              .withPool("pd", 1, 1)
+              .withPerDeviceNodeSelection()
+              .build());
 
   static Device pdSelector(Device d) {
     d.setNodeSelector(AllocFixtures.labelSelector("zone", "a"));
     return d;
   }
 
-  static final AllocationChecker CHECKER = new AllocationChecker(
-      List.of(deviceClass("gpu", "device.driver == \"" + GPU + "\""),
-          deviceClass("a100", MODEL + " == \"A100\""),
-          deviceClass("mig", "device.attributes[\"" + GPU + "\"].mig")),
-      SLICES, List.of(node("node-a", "zone", "a"), node("node-b", "zone", "b"), node("node-c")),
-      List.of(allocated(claim("old", request("req", "gpu").build()).build(), "node-a",
-          "req=node-a/gpu-1")));
+  static final AllocationChecker CHECKER =
+      new AllocationChecker(
+          List.of(
+              deviceClass("gpu", "device.driver == \"" + GPU + "\""),
+              deviceClass("a100", MODEL + " == \"A100\""),
+              deviceClass("mig", "device.attributes[\"" + GPU + "\"].mig")),
+          SLICES,
+          List.of(node("node-a", "zone", "a"), node("node-b", "zone", "b"), node("node-c")),
+          List.of(
+              allocated(
+                  claim("old", request("req", "gpu").build()).build(),
+                  "node-a",
+                  "req=node-a/gpu-1")));
 
   /** The claim as allocated on the node with {@code request=pool/device} results. */
   static ResourceClaim allocated(ResourceClaim c, String node, String... results) {
@@ -86,8 +125,8 @@ class AllocationCheckerTest {
       ids.add(GPU + "/" + r.substring(r.indexOf('=') + 1));
     }
     w.withAllocated(ids.toArray(new String[0]));
-    List<DeviceRequestAllocationResult> list = c.getStatus().getAllocation().getDevices()
-        .getResults();
+    List<DeviceRequestAllocationResult> list =
+        c.getStatus().getAllocation().getDevices().getResults();
     for (int i = 0; i < results.length; i++) {
       list.get(i).setRequest(results[i].substring(0, results[i].indexOf('=')));
     }
@@ -101,16 +140,16 @@ class AllocationCheckerTest {
 
   static ResourceClaim share(String name, String memory) {
     ResourceClaim c = one(name, "node-a", "r=node-a/vgpu");
-    DeviceRequestAllocationResult r = c.getStatus().getAllocation().getDevices().getResults()
-        .get(0);
+    DeviceRequestAllocationResult r =
+        c.getStatus().getAllocation().getDevices().getResults().get(0);
     r.setShareID("share-" + name);
     r.setConsumedCapacity(Map.of("memory", new Quantity(memory)));
     return c;
   }
 
   /** An adminAccess claim (or not) on the node with these results, adminAccess set as given. */
-  static ResourceClaim admin(String name, boolean asks, boolean result, String node,
-      String... results) {
+  static ResourceClaim admin(
+      String name, boolean asks, boolean result, String node, String... results) {
     var req = request("r", "gpu");
     if (asks) {
       req.withAdminAccess();
@@ -126,8 +165,8 @@ class AllocationCheckerTest {
   static ResourceClaim bound(String name, String node, boolean copy, String result) {
     ResourceClaim c = one(name, node, result);
     if (copy) {
-      DeviceRequestAllocationResult r = c.getStatus().getAllocation().getDevices().getResults()
-          .get(0);
+      DeviceRequestAllocationResult r =
+          c.getStatus().getAllocation().getDevices().getResults().get(0);
       r.setBindingConditions(List.of("attached"));
       r.setBindingFailureConditions(List.of("failed"));
     }
@@ -138,18 +177,27 @@ class AllocationCheckerTest {
   }
 
   /** All devices with a {@code kind} attribute, on no node name, under this node selector. */
-  static ResourceClaim allLinks(io.fabric8.kubernetes.api.model.NodeSelector selector,
-      String... results) {
-    ResourceClaim c = allocated(claim("c", request("r", "gpu").withAll().withSelectors(
-        "\"kind\" in device.attributes[\"" + GPU + "\"]").build()).build(), "node-a", results);
+  static ResourceClaim allLinks(
+      io.fabric8.kubernetes.api.model.NodeSelector selector, String... results) {
+    ResourceClaim c =
+        allocated(
+            claim(
+                    "c",
+                    request("r", "gpu")
+                        .withAll()
+                        .withSelectors("\"kind\" in device.attributes[\"" + GPU + "\"]")
+                        .build())
+                .build(),
+            "node-a",
+            results);
     c.getStatus().getAllocation().setNodeSelector(selector);
     return c;
   }
 
   static ResourceClaim adminShare(String name, String memory) {
     ResourceClaim c = admin(name, true, true, "node-a", "r=node-a/vgpu");
-    DeviceRequestAllocationResult r = c.getStatus().getAllocation().getDevices().getResults()
-        .get(0);
+    DeviceRequestAllocationResult r =
+        c.getStatus().getAllocation().getDevices().getResults().get(0);
     r.setShareID("share-" + name);
     r.setConsumedCapacity(Map.of("memory", new Quantity(memory)));
     return c;
@@ -162,124 +210,210 @@ class AllocationCheckerTest {
   static Stream<Arguments> cases() {
     return Stream.of(
         tc("valid: one free matching device", List.of(one("c", "node-a", "r=node-a/gpu-0"))),
-        tc("valid: two claims, two devices, counters within capacity",
-            List.of(one("c1", "node-a", "r=node-a/part-1"),
-                one("c2", "node-a", "r=node-a/gpu-0"))),
-        tc("valid: shares of a device within its capacity",
+        tc(
+            "valid: two claims, two devices, counters within capacity",
+            List.of(one("c1", "node-a", "r=node-a/part-1"), one("c2", "node-a", "r=node-a/gpu-0"))),
+        tc(
+            "valid: shares of a device within its capacity",
             List.of(share("s1", "12Gi"), share("s2", "12Gi"))),
-        tc("device does not exist", List.of(one("c", "node-a", "r=node-a/gpu-9")),
+        tc(
+            "device does not exist",
+            List.of(one("c", "node-a", "r=node-a/gpu-9")),
             "default/c: request r: device gpu.example.com/node-a/gpu-9 does not exist",
             "default/c: request r got no devices"),
-        tc("device of an older pool generation",
-            List.of(one("c", "node-b", "r=node-b/gpu-old")), "does not exist in the newest",
+        tc(
+            "device of an older pool generation",
+            List.of(one("c", "node-b", "r=node-b/gpu-old")),
+            "does not exist in the newest",
             "request r got no devices"),
-        tc("device of an incomplete pool", List.of(one("c", "node-c", "r=node-c/gpu-0")),
+        tc(
+            "device of an incomplete pool",
+            List.of(one("c", "node-c", "r=node-c/gpu-0")),
             "is in an incomplete pool"),
-        tc("device allocated before the run", List.of(one("c", "node-a", "r=node-a/gpu-1")),
+        tc(
+            "device allocated before the run",
+            List.of(one("c", "node-a", "r=node-a/gpu-1")),
             "is already allocated to default/old (allocated before)"),
-        tc("device taken twice in the run",
+        tc(
+            "device taken twice in the run",
             List.of(one("c1", "node-a", "r=node-a/gpu-0"), one("c2", "node-a", "r=node-a/gpu-0")),
             "default/c2: request r: device gpu.example.com/node-a/gpu-0 is already allocated to "
                 + "default/c1"),
-        tc("device local to another node", List.of(one("c", "node-b", "r=node-a/gpu-0")),
+        tc(
+            "device local to another node",
+            List.of(one("c", "node-b", "r=node-a/gpu-0")),
             "is local to node node-a, the claim is for node node-b"),
-        tc("class selector not matched",
-            List.of(allocated(claim("c", request("r", "a100").build()).build(), "node-a",
-                "r=node-a/part-0")),
+        tc(
+            "class selector not matched",
+            List.of(
+                allocated(
+                    claim("c", request("r", "a100").build()).build(), "node-a", "r=node-a/part-0")),
             "does not match selector " + MODEL + " == \"A100\""),
-        tc("request selector not matched",
-            List.of(allocated(claim("c", request("r", "gpu")
-                .withSelectors(MODEL + " == \"L4\"").build()).build(), "node-a",
-                "r=node-a/gpu-0")),
+        tc(
+            "request selector not matched",
+            List.of(
+                allocated(
+                    claim("c", request("r", "gpu").withSelectors(MODEL + " == \"L4\"").build())
+                        .build(),
+                    "node-a",
+                    "r=node-a/gpu-0")),
             "does not match selector " + MODEL + " == \"L4\""),
-        tc("selector fails to evaluate (missing attribute)",
-            List.of(allocated(claim("c", request("r", "mig").build()).build(), "node-a",
-                "r=node-a/gpu-0")),
+        tc(
+            "selector fails to evaluate (missing attribute)",
+            List.of(
+                allocated(
+                    claim("c", request("r", "mig").build()).build(), "node-a", "r=node-a/gpu-0")),
             "fails selector"),
-        tc("untolerated taint", List.of(one("c", "node-a", "r=node-a/gpu-2")),
+        tc(
+            "untolerated taint",
+            List.of(one("c", "node-a", "r=node-a/gpu-2")),
             "has taint maint=true:NoSchedule"),
-        tc("too few devices for the count",
-            List.of(allocated(claim("c", request("r", "gpu").withCount(2).build()).build(),
-                "node-a", "r=node-a/gpu-0")),
+        tc(
+            "too few devices for the count",
+            List.of(
+                allocated(
+                    claim("c", request("r", "gpu").withCount(2).build()).build(),
+                    "node-a",
+                    "r=node-a/gpu-0")),
             "request r got 1 devices, wants 2"),
-        tc("All without every matching device",
-            List.of(allocated(claim("c", request("r", "gpu").withAll()
-                .withSelectors(MODEL + " == \"H100\"").build()).build(),
-                "node-a", "r=node-a/part-0")),
+        tc(
+            "All without every matching device",
+            List.of(
+                allocated(
+                    claim(
+                            "c",
+                            request("r", "gpu")
+                                .withAll()
+                                .withSelectors(MODEL + " == \"H100\"")
+                                .build())
+                        .build(),
+                    "node-a",
+                    "r=node-a/part-0")),
             "(All) got [gpu.example.com/node-a/part-0] but [gpu.example.com/node-a/part-0, "
                 + "gpu.example.com/node-a/part-1] match"),
-        tc("a request without devices",
-            List.of(allocated(claim("c", request("r", "gpu").build(),
-                request("q", "gpu").build()).build(), "node-a", "r=node-a/gpu-0")),
+        tc(
+            "a request without devices",
+            List.of(
+                allocated(
+                    claim("c", request("r", "gpu").build(), request("q", "gpu").build()).build(),
+                    "node-a",
+                    "r=node-a/gpu-0")),
             "request q got no devices"),
-        tc("devices for two subrequests of one firstAvailable request",
-            List.of(allocated(claim("c", firstAvailable("r", sub("x", "gpu", 1),
-                sub("y", "gpu", 1))).build(), "node-a", "r/x=node-a/gpu-0", "r/y=node-a/part-1")),
+        tc(
+            "devices for two subrequests of one firstAvailable request",
+            List.of(
+                allocated(
+                    claim("c", firstAvailable("r", sub("x", "gpu", 1), sub("y", "gpu", 1))).build(),
+                    "node-a",
+                    "r/x=node-a/gpu-0",
+                    "r/y=node-a/part-1")),
             "got devices for several subrequests"),
-        tc("result for a request the claim does not have",
-            List.of(one("c", "node-a", "zz=node-a/gpu-0")), "the claim has no such request",
+        tc(
+            "result for a request the claim does not have",
+            List.of(one("c", "node-a", "zz=node-a/gpu-0")),
+            "the claim has no such request",
             "request r got no devices"),
-        tc("matchAttribute violated",
-            List.of(allocated(claim("c", request("r", "gpu").withCount(2).build())
-                .withConstraint(ScenarioGenerator.PCIE).build(), "node-a",
-                "r=node-a/gpu-0", "r=node-a/part-1")),
+        tc(
+            "matchAttribute violated",
+            List.of(
+                allocated(
+                    claim("c", request("r", "gpu").withCount(2).build())
+                        .withConstraint(ScenarioGenerator.PCIE)
+                        .build(),
+                    "node-a",
+                    "r=node-a/gpu-0",
+                    "r=node-a/part-1")),
             "lacks the attribute"),
-        tc("matchAttribute with different values",
-            List.of(allocated(claim("c", request("r", "gpu").withCount(2).build())
-                .withConstraint(GPU + "/model").build(), "node-a",
-                "r=node-a/gpu-0", "r=node-a/part-1")),
+        tc(
+            "matchAttribute with different values",
+            List.of(
+                allocated(
+                    claim("c", request("r", "gpu").withCount(2).build())
+                        .withConstraint(GPU + "/model")
+                        .build(),
+                    "node-a",
+                    "r=node-a/gpu-0",
+                    "r=node-a/part-1")),
             "matchAttribute gpu.example.com/model violated"),
-        tc("distinctAttribute violated",
-            List.of(allocated(claim("c", request("r", "gpu").withCount(2).build())
-                .withDistinct(GPU + "/model").build(), "node-a",
-                "r=node-a/part-0", "r=node-a/part-1")),
+        tc(
+            "distinctAttribute violated",
+            List.of(
+                allocated(
+                    claim("c", request("r", "gpu").withCount(2).build())
+                        .withDistinct(GPU + "/model")
+                        .build(),
+                    "node-a",
+                    "r=node-a/part-0",
+                    "r=node-a/part-1")),
             "distinctAttribute gpu.example.com/model violated",
             "counter gpu.example.com/node-a/mem/memory exceeded: 100Gi consumed of 80Gi"),
-        tc("shared counter exceeded",
+        tc(
+            "shared counter exceeded",
             List.of(one("c1", "node-a", "r=node-a/part-0"), one("c2", "node-a", "r=node-a/part-1")),
             "counter gpu.example.com/node-a/mem/memory exceeded"),
-        tc("valid: adminAccess takes a device in use, which stays free for others",
-            List.of(admin("c1", true, true, "node-a", "r=node-a/gpu-1"),
+        tc(
+            "valid: adminAccess takes a device in use, which stays free for others",
+            List.of(
+                admin("c1", true, true, "node-a", "r=node-a/gpu-1"),
                 admin("c2", true, true, "node-a", "r=node-a/gpu-0"),
                 one("c3", "node-a", "r=node-a/gpu-0"))),
-        tc("adminAccess missing from the result of a request that asks for it",
+        tc(
+            "adminAccess missing from the result of a request that asks for it",
             List.of(admin("c", true, false, "node-a", "r=node-a/gpu-0")),
             "lacks adminAccess, which the request asks for"),
-        tc("adminAccess in the result of a request that does not ask for it",
+        tc(
+            "adminAccess in the result of a request that does not ask for it",
             List.of(admin("c", false, true, "node-a", "r=node-a/gpu-1")),
             "has adminAccess, which the request does not ask for"),
-        tc("valid: binding conditions copied, the allocation bound to the node",
+        tc(
+            "valid: binding conditions copied, the allocation bound to the node",
             List.of(bound("c", "node-b", true, "r=net/link-bc"))),
-        tc("binding conditions not copied into the result",
+        tc(
+            "binding conditions not copied into the result",
             List.of(bound("c", "node-b", false, "r=net/link-bc")),
             "has binding conditions [attached] / failure conditions [failed], the result [] / []"),
-        tc("a device that binds to a node, in an allocation without a node",
+        tc(
+            "a device that binds to a node, in an allocation without a node",
             List.of(bound("c", null, true, "r=net/link-bc")),
             "binds to a node, but the allocation names no node"),
-        tc("valid: a network device without binding conditions needs no node",
+        tc(
+            "valid: a network device without binding conditions needs no node",
             List.of(bound("c", null, false, "r=net/link-plain"))),
-        tc("per-device node name of another node",
+        tc(
+            "per-device node name of another node",
             List.of(one("c", "node-b", "r=pd/pd-a")),
             "is local to node node-a, the claim is for node node-b"),
-        tc("per-device node selector that the node does not match",
-            List.of(one("c", "node-b", "r=pd/pd-sel")), "is not reachable from node node-b"),
-        tc("per-device node selector, but the allocation has no node selector",
+        tc(
+            "per-device node selector that the node does not match",
+            List.of(one("c", "node-b", "r=pd/pd-sel")),
+            "is not reachable from node node-b"),
+        tc(
+            "per-device node selector, but the allocation has no node selector",
             List.of(bound("c", null, false, "r=pd/pd-sel")),
             "is reachable from some nodes only, but the allocation has no node selector"),
-        tc("valid: per-device node selection, matching node and allNodes",
-            List.of(one("c1", "node-a", "r=pd/pd-a"), one("c2", "node-a", "r=pd/pd-sel"),
+        tc(
+            "valid: per-device node selection, matching node and allNodes",
+            List.of(
+                one("c1", "node-a", "r=pd/pd-a"),
+                one("c2", "node-a", "r=pd/pd-sel"),
                 one("c3", "node-b", "r=pd/pd-all"))),
-        tc("valid: an admin's share does not count against the device's capacity",
+        tc(
+            "valid: an admin's share does not count against the device's capacity",
             List.of(share("s1", "16Gi"), adminShare("s2", "16Gi"))),
-        tc("valid: All over per-device node selection, no node name, from a node that sees "
-            + "only the allNodes device", List.of(allLinks(null, "r=pd/pd-all"))),
-        tc("All over per-device node selection that leaves out a device of the selected node",
-            List.of(allLinks(AllocFixtures.labelSelector("zone", "a"), "r=pd/pd-all",
-                "r=pd/pd-sel")),
+        tc(
+            "valid: All over per-device node selection, no node name, from a node that sees "
+                + "only the allNodes device",
+            List.of(allLinks(null, "r=pd/pd-all"))),
+        tc(
+            "All over per-device node selection that leaves out a device of the selected node",
+            List.of(
+                allLinks(AllocFixtures.labelSelector("zone", "a"), "r=pd/pd-all", "r=pd/pd-sel")),
             "(All) got [gpu.example.com/pd/pd-all, gpu.example.com/pd/pd-sel] but "
                 + "[gpu.example.com/pd/pd-a, gpu.example.com/pd/pd-all, gpu.example.com/pd/pd-sel]"
                 + " match"),
-        tc("consumable capacity exceeded", List.of(share("s1", "16Gi"), share("s2", "16Gi")),
+        tc(
+            "consumable capacity exceeded",
+            List.of(share("s1", "16Gi"), share("s2", "16Gi")),
             "device gpu.example.com/node-a/vgpu: capacity memory exceeded"));
   }
 
@@ -298,44 +432,70 @@ class AllocationCheckerTest {
   }
 
   static Pod pod(java.util.function.Consumer<io.fabric8.kubernetes.api.model.PodSpec> spec) {
-    Pod pod = new PodBuilder().withNewMetadata().withName("p").withNamespace("default")
-        .endMetadata().withNewSpec()
-        .addNewResourceClaim().withName("x").withResourceClaimName("c").endResourceClaim()
-        .endSpec().build();
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("p")
+            .withNamespace("default")
+            .endMetadata()
+            .withNewSpec()
+            .addNewResourceClaim()
+            .withName("x")
+            .withResourceClaimName("c")
+            .endResourceClaim()
+            .endSpec()
+            .build();
     spec.accept(pod.getSpec());
     return pod;
   }
 
   static io.fabric8.kubernetes.api.model.Affinity hostAffinity(String operator, String host) {
-    return new io.fabric8.kubernetes.api.model.AffinityBuilder().withNewNodeAffinity()
-        .withNewRequiredDuringSchedulingIgnoredDuringExecution().addNewNodeSelectorTerm()
-        .addNewMatchExpression().withKey("zone").withOperator(operator).withValues(host)
-        .endMatchExpression().endNodeSelectorTerm()
-        .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().build();
+    return new io.fabric8.kubernetes.api.model.AffinityBuilder()
+        .withNewNodeAffinity()
+        .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+        .addNewNodeSelectorTerm()
+        .addNewMatchExpression()
+        .withKey("zone")
+        .withOperator(operator)
+        .withValues(host)
+        .endMatchExpression()
+        .endNodeSelectorTerm()
+        .endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endNodeAffinity()
+        .build();
   }
 
   static Stream<Arguments> placements() {
     return Stream.of(
-        arguments("valid: no constraint", pod(s -> { }), null),
+        arguments("valid: no constraint", pod(s -> {}), null),
         arguments("valid: node name", pod(s -> s.setNodeName("node-a")), null),
-        arguments("valid: node selector and affinity", pod(s -> {
-          s.setNodeSelector(Map.of("zone", "a"));
-          s.setAffinity(hostAffinity("NotIn", "b"));
-        }), null),
-        arguments("another node name", pod(s -> s.setNodeName("node-b")),
+        arguments(
+            "valid: node selector and affinity",
+            pod(
+                s -> {
+                  s.setNodeSelector(Map.of("zone", "a"));
+                  s.setAffinity(hostAffinity("NotIn", "b"));
+                }),
+            null),
+        arguments(
+            "another node name",
+            pod(s -> s.setNodeName("node-b")),
             "pod p: node node-a is not the pod's node name node-b"),
-        arguments("node selector not matched", pod(s -> s.setNodeSelector(Map.of("zone", "b"))),
+        arguments(
+            "node selector not matched",
+            pod(s -> s.setNodeSelector(Map.of("zone", "b"))),
             "pod p: node node-a does not match the pod's node selector zone=b"),
-        arguments("required affinity not matched", pod(s -> s.setAffinity(
-            hostAffinity("In", "b"))), "pod p: node node-a does not match the pod's required "
-            + "node affinity"));
+        arguments(
+            "required affinity not matched",
+            pod(s -> s.setAffinity(hostAffinity("In", "b"))),
+            "pod p: node node-a does not match the pod's required " + "node affinity"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("placements")
   void podPlacement(String name, Pod pod, String expected) {
-    List<String> violations = CHECKER.check(List.of(one("c", "node-a", "r=node-a/gpu-0")),
-        List.of(pod));
+    List<String> violations =
+        CHECKER.check(List.of(one("c", "node-a", "r=node-a/gpu-0")), List.of(pod));
     if (expected == null) {
       assertThat(violations).isEmpty();
     } else {
@@ -345,22 +505,50 @@ class AllocationCheckerTest {
 
   @Test
   void claimsOfOnePodOnDifferentNodes() {
-    Pod pod = new PodBuilder().withNewMetadata().withName("p").withNamespace("default")
-        .endMetadata().withNewSpec()
-        .addNewResourceClaim().withName("x").withResourceClaimName("c1").endResourceClaim()
-        .addNewResourceClaim().withName("y").withResourceClaimName("c2").endResourceClaim()
-        .endSpec().build();
-    assertThat(CHECKER.check(List.of(one("c1", "node-a", "r=node-a/gpu-0"),
-        one("c2", "node-b", "r=node-b/gpu-0")), List.of(pod)))
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("p")
+            .withNamespace("default")
+            .endMetadata()
+            .withNewSpec()
+            .addNewResourceClaim()
+            .withName("x")
+            .withResourceClaimName("c1")
+            .endResourceClaim()
+            .addNewResourceClaim()
+            .withName("y")
+            .withResourceClaimName("c2")
+            .endResourceClaim()
+            .endSpec()
+            .build();
+    assertThat(
+            CHECKER.check(
+                List.of(
+                    one("c1", "node-a", "r=node-a/gpu-0"), one("c2", "node-b", "r=node-b/gpu-0")),
+                List.of(pod)))
         .containsExactly("pod p: claims on different nodes [node-a, node-b]");
   }
-  static Pod podWith(String name, java.util.function.Consumer<io.fabric8.kubernetes.api.model.PodSpec>
-      spec, String... claims) {
-    PodBuilder b = new PodBuilder().withNewMetadata().withName(name).withNamespace("default")
-        .endMetadata().withNewSpec().endSpec();
+
+  static Pod podWith(
+      String name,
+      java.util.function.Consumer<io.fabric8.kubernetes.api.model.PodSpec> spec,
+      String... claims) {
+    PodBuilder b =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace("default")
+            .endMetadata()
+            .withNewSpec()
+            .endSpec();
     for (String c : claims) {
-      b.editSpec().addNewResourceClaim().withName("e-" + c).withResourceClaimName(c)
-          .endResourceClaim().endSpec();
+      b.editSpec()
+          .addNewResourceClaim()
+          .withName("e-" + c)
+          .withResourceClaimName(c)
+          .endResourceClaim()
+          .endSpec();
     }
     Pod pod = b.build();
     spec.accept(pod.getSpec());
@@ -370,41 +558,53 @@ class AllocationCheckerTest {
   /** Claims allocated before the run ("old", on node-a) or for another pod restrict a pod. */
   static Stream<Arguments> allocatedClaimsOfPods() {
     return Stream.of(
-        arguments("valid: a new claim beside one allocated before, on its node",
+        arguments(
+            "valid: a new claim beside one allocated before, on its node",
             List.of(one("c", "node-a", "r=node-a/gpu-0")),
-            List.of(podWith("p", s -> { }, "old", "c")), List.of()),
-        arguments("a new claim on another node than one allocated before",
+            List.of(podWith("p", s -> {}, "old", "c")),
+            List.of()),
+        arguments(
+            "a new claim on another node than one allocated before",
             List.of(one("c", "node-b", "r=node-b/gpu-0")),
-            List.of(podWith("p", s -> { }, "old", "c")),
+            List.of(podWith("p", s -> {}, "old", "c")),
             List.of("pod p: claims on different nodes [node-a, node-b]")),
-        arguments("a claim allocated before pins the pod outside its node name",
+        arguments(
+            "a claim allocated before pins the pod outside its node name",
             List.of(one("c", "node-a", "r=node-a/gpu-0")),
             List.of(podWith("p", s -> s.setNodeName("node-b"), "old", "c")),
             List.of("pod p: node node-a is not the pod's node name node-b")),
-        arguments("valid: a shared claim, allocated with the first pod; the second pod's own "
-            + "claim is not allocated", List.of(one("c", "node-a", "r=node-a/gpu-0")),
-            List.of(podWith("p1", s -> { }, "c"), podWith("p2", s -> { }, "c", "d")), List.of()),
-        arguments("a shared claim on node-a, the second pod's own claim on node-b",
+        arguments(
+            "valid: a shared claim, allocated with the first pod; the second pod's own "
+                + "claim is not allocated",
+            List.of(one("c", "node-a", "r=node-a/gpu-0")),
+            List.of(podWith("p1", s -> {}, "c"), podWith("p2", s -> {}, "c", "d")),
+            List.of()),
+        arguments(
+            "a shared claim on node-a, the second pod's own claim on node-b",
             List.of(one("c", "node-a", "r=node-a/gpu-0"), one("d", "node-b", "r=node-b/gpu-0")),
-            List.of(podWith("p1", s -> { }, "c"), podWith("p2", s -> { }, "c", "d")),
+            List.of(podWith("p1", s -> {}, "c"), podWith("p2", s -> {}, "c", "d")),
             List.of("pod p2: claims on different nodes [node-a, node-b]")),
-        arguments("valid: a shared claim allocated for the second pod, which can run there",
+        arguments(
+            "valid: a shared claim allocated for the second pod, which can run there",
             List.of(one("c", "node-a", "r=node-a/gpu-0")),
-            List.of(podWith("p1", s -> s.setNodeName("node-b"), "c"),
-                podWith("p2", s -> { }, "c")), List.of()),
-        arguments("one claim of a pod allocated, the other not",
+            List.of(podWith("p1", s -> s.setNodeName("node-b"), "c"), podWith("p2", s -> {}, "c")),
+            List.of()),
+        arguments(
+            "one claim of a pod allocated, the other not",
             List.of(one("c", "node-a", "r=node-a/gpu-0")),
-            List.of(podWith("p", s -> { }, "c", "d")),
+            List.of(podWith("p", s -> {}, "c", "d")),
             List.of("pod p: claim default/d is not allocated, but others of the pod were")),
-        arguments("a claim allocated before is allocated again",
-            List.of(one("old", "node-a", "r=node-a/gpu-0")), List.of(),
+        arguments(
+            "a claim allocated before is allocated again",
+            List.of(one("old", "node-a", "r=node-a/gpu-0")),
+            List.of(),
             List.of("default/old: allocated before the run, but its allocation changed")));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("allocatedClaimsOfPods")
-  void allocatedClaimsRestrictPods(String name, List<ResourceClaim> claims, List<Pod> pods,
-      List<String> expected) {
+  void allocatedClaimsRestrictPods(
+      String name, List<ResourceClaim> claims, List<Pod> pods, List<String> expected) {
     assertThat(CHECKER.check(claims, pods)).containsExactlyElementsOf(expected);
   }
 }

@@ -29,14 +29,20 @@ public final class Fixtures {
 
   /** A node-local slice {@code node-a-gpu} of driver {@code gpu.example.com} with one device. */
   public static ResourceSlice slice(Device... devices) {
-    List<Device> list = new ArrayList<>(devices.length == 0 ? List.of(device("gpu-0"))
-        : List.of(devices));
+    List<Device> list =
+        new ArrayList<>(devices.length == 0 ? List.of(device("gpu-0")) : List.of(devices));
     return new ResourceSliceBuilder()
-        .withNewMetadata().withName("node-a-gpu").endMetadata()
+        .withNewMetadata()
+        .withName("node-a-gpu")
+        .endMetadata()
         .withNewSpec()
         .withDriver(DRIVER)
         .withNodeName("node-a")
-        .withNewPool().withName("node-a").withGeneration(1L).withResourceSliceCount(1L).endPool()
+        .withNewPool()
+        .withName("node-a")
+        .withGeneration(1L)
+        .withResourceSliceCount(1L)
+        .endPool()
         .withDevices(list)
         .endSpec()
         .build();
@@ -47,8 +53,8 @@ public final class Fixtures {
     return new DeviceBuilder()
         .withName(name)
         .addToAttributes("model", stringAttribute("H100"))
-        .addToCapacity("memory",
-            new DeviceCapacityBuilder().withValue(new Quantity("80Gi")).build())
+        .addToCapacity(
+            "memory", new DeviceCapacityBuilder().withValue(new Quantity("80Gi")).build())
         .build();
   }
 
@@ -70,26 +76,44 @@ public final class Fixtures {
 
   /** An exact request for one device of class {@code gpu}. */
   public static DeviceRequest request(String name) {
-    return new DeviceRequestBuilder().withName(name)
-        .withNewExactly().withDeviceClassName("gpu").endExactly().build();
+    return new DeviceRequestBuilder()
+        .withName(name)
+        .withNewExactly()
+        .withDeviceClassName("gpu")
+        .endExactly()
+        .build();
   }
 
   /** Claim {@code ns/claim} with the given requests (one request {@code gpu} by default). */
   public static ResourceClaim claim(DeviceRequest... requests) {
-    List<DeviceRequest> list = new ArrayList<>(requests.length == 0 ? List.of(request("gpu"))
-        : List.of(requests));
+    List<DeviceRequest> list =
+        new ArrayList<>(requests.length == 0 ? List.of(request("gpu")) : List.of(requests));
     return new ResourceClaimBuilder()
-        .withNewMetadata().withNamespace("ns").withName("claim").endMetadata()
-        .withNewSpec().withNewDevices().withRequests(list).endDevices().endSpec()
+        .withNewMetadata()
+        .withNamespace("ns")
+        .withName("claim")
+        .endMetadata()
+        .withNewSpec()
+        .withNewDevices()
+        .withRequests(list)
+        .endDevices()
+        .endSpec()
         .build();
   }
 
   /** Class {@code gpu} selecting the driver's devices. */
   public static DeviceClass deviceClass() {
     return new DeviceClassBuilder()
-        .withNewMetadata().withName("gpu").endMetadata()
-        .withNewSpec().addNewSelector().withNewCel()
-        .withExpression("device.driver == \"" + DRIVER + "\"").endCel().endSelector().endSpec()
+        .withNewMetadata()
+        .withName("gpu")
+        .endMetadata()
+        .withNewSpec()
+        .addNewSelector()
+        .withNewCel()
+        .withExpression("device.driver == \"" + DRIVER + "\"")
+        .endCel()
+        .endSelector()
+        .endSpec()
         .build();
   }
 }

@@ -22,27 +22,37 @@ import java.util.List;
  *
  * @param seed the seed it was generated from (printed when a check fails, for replay)
  */
-public record GeneratedScenario(long seed, List<DeviceClass> classes, List<ResourceSlice> slices,
-    List<ResourceClaim> claims, List<ResourceClaimTemplate> templates, List<Node> nodes,
+public record GeneratedScenario(
+    long seed,
+    List<DeviceClass> classes,
+    List<ResourceSlice> slices,
+    List<ResourceClaim> claims,
+    List<ResourceClaimTemplate> templates,
+    List<Node> nodes,
     List<Pod> pods) {
 
-  private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
-      .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-      .disable(YAMLGenerator.Feature.SPLIT_LINES)
-      .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR).build())
-      .setSerializationInclusion(JsonInclude.Include.NON_EMPTY)
-      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+  private static final ObjectMapper YAML =
+      new ObjectMapper(
+              YAMLFactory.builder()
+                  .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                  .disable(YAMLGenerator.Feature.SPLIT_LINES)
+                  .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
+                  .build())
+          .setSerializationInclusion(JsonInclude.Include.NON_EMPTY)
+          .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
 
   /** The claims without an allocation, in input order: the ones the programs decide about. */
   public List<ResourceClaim> pendingClaims() {
-    return claims.stream().filter(c -> c.getStatus() == null
-        || c.getStatus().getAllocation() == null).toList();
+    return claims.stream()
+        .filter(c -> c.getStatus() == null || c.getStatus().getAllocation() == null)
+        .toList();
   }
 
   /** The claims allocated before the run. */
   public List<ResourceClaim> allocatedClaims() {
-    return claims.stream().filter(c -> c.getStatus() != null
-        && c.getStatus().getAllocation() != null).toList();
+    return claims.stream()
+        .filter(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
+        .toList();
   }
 
   /** All objects in the order they are written. */

@@ -18,9 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /**
- * A test world: slices, classes, already-allocated claims and features, from which an
- * {@link Allocator} with the real CEL environment and deterministic share IDs
- * ({@code share-1}, {@code share-2}, ...) is built.
+ * A test world: slices, classes, already-allocated claims and features, from which an {@link
+ * Allocator} with the real CEL environment and deterministic share IDs ({@code share-1}, {@code
+ * share-2}, ...) is built.
  */
 public final class Scenario {
 
@@ -58,10 +58,13 @@ public final class Scenario {
 
   public Allocator allocator() {
     AtomicInteger ids = new AtomicInteger();
-    AllocationSnapshot snap = AllocationSnapshot.of(slices, new InMemoryDeviceClassLister(classes),
-        AllocatedState.fromClaims(existing));
-    return new Allocator(snap, AllocatorOptions.defaults(features,
-        () -> "share-" + ids.incrementAndGet()).withStepBudget(budget));
+    AllocationSnapshot snap =
+        AllocationSnapshot.of(
+            slices, new InMemoryDeviceClassLister(classes), AllocatedState.fromClaims(existing));
+    return new Allocator(
+        snap,
+        AllocatorOptions.defaults(features, () -> "share-" + ids.incrementAndGet())
+            .withStepBudget(budget));
   }
 
   public List<ClaimOutcome> allocate(Node node, ResourceClaim... claims) {
@@ -81,8 +84,10 @@ public final class Scenario {
     List<String> out = new ArrayList<>();
     for (ClaimOutcome o : outcomes) {
       if (o instanceof ClaimOutcome.Allocated a) {
-        out.add(a.result().getDevices().getResults().stream()
-            .map(Scenario::brief).collect(Collectors.joining(", ")));
+        out.add(
+            a.result().getDevices().getResults().stream()
+                .map(Scenario::brief)
+                .collect(Collectors.joining(", ")));
       } else {
         out.add("!" + ((ClaimOutcome.NotAllocated) o).explanation().summary());
       }

@@ -53,30 +53,30 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Seeded random DRA worlds for differential testing against upstream's allocator: a few nodes,
- * each with a GPU pool split over several slices (sometimes incomplete, sometimes with a stale
- * older generation), partitionable GPUs on shared counters, shareable vGPUs with consumable
- * capacity, node-local NICs on the GPUs' PCIe roots and network-attached fabric pools; typed
- * attributes (int, bool, string, version) and capacities; DeviceClasses and request selectors
- * drawn from a grammar of realistic CEL expressions; claims with counts, {@code All},
- * {@code firstAvailable}, tolerations, capacity requests, {@code matchAttribute} and
- * {@code distinctAttribute}; claims allocated before the run; pods with claims and templates.
+ * Seeded random DRA worlds for differential testing against upstream's allocator: a few nodes, each
+ * with a GPU pool split over several slices (sometimes incomplete, sometimes with a stale older
+ * generation), partitionable GPUs on shared counters, shareable vGPUs with consumable capacity,
+ * node-local NICs on the GPUs' PCIe roots and network-attached fabric pools; typed attributes (int,
+ * bool, string, version) and capacities; DeviceClasses and request selectors drawn from a grammar
+ * of realistic CEL expressions; claims with counts, {@code All}, {@code firstAvailable},
+ * tolerations, capacity requests, {@code matchAttribute} and {@code distinctAttribute}; claims
+ * allocated before the run; pods with claims and templates.
  *
  * <p>Deterministic: the same seed always yields the same scenario (only {@link Random} with the
- * seed, and ordered collections). Sizes stay small (at most four nodes and a few dozen devices)
- * so that any disagreement can be read by a person.
+ * seed, and ordered collections). Sizes stay small (at most four nodes and a few dozen devices) so
+ * that any disagreement can be read by a person.
  *
  * <p>{@link Profile#EXTENDED} adds adminAccess requests, devices with binding conditions (some
- * binding to a node), a pool with per-device node selection, pods with a node name, node
- * selector or required node affinity, and more taints and tolerations (NoExecute,
- * tolerationSeconds, empty values, tolerate-all). Its extra choices come from a second random
- * stream, so the basic stream, and with it every basic seed quoted in the docs, stays as it was:
- * an extended scenario is its basic scenario plus these shapes.
+ * binding to a node), a pool with per-device node selection, pods with a node name, node selector
+ * or required node affinity, and more taints and tolerations (NoExecute, tolerationSeconds, empty
+ * values, tolerate-all). Its extra choices come from a second random stream, so the basic stream,
+ * and with it every basic seed quoted in the docs, stays as it was: an extended scenario is its
+ * basic scenario plus these shapes.
  *
  * <p>{@link Profile#SHARED} is the extended scenario of the same seed plus claim sharing, from a
  * third stream: pods also use claims allocated before the run or claims of other pods, and a few
- * more pods use only such claims (kube-scheduler must keep those claims' allocations and place
- * each pod where their node selectors allow).
+ * more pods use only such claims (kube-scheduler must keep those claims' allocations and place each
+ * pod where their node selectors allow).
  */
 public final class ScenarioGenerator {
 
@@ -96,8 +96,8 @@ public final class ScenarioGenerator {
     /** BASIC plus adminAccess, binding conditions, per-device node selection, pod placement. */
     EXTENDED,
     /**
-     * EXTENDED plus pods that share claims with other pods and use claims allocated before the
-     * run, whose node selectors must restrict where the pods go.
+     * EXTENDED plus pods that share claims with other pods and use claims allocated before the run,
+     * whose node selectors must restrict where the pods go.
      */
     SHARED;
 
@@ -110,25 +110,33 @@ public final class ScenarioGenerator {
   public static final String DEGRADED_KEY = "example.com/degraded";
 
   private final Random r;
+
   /** The extended profile's own choices (also the shared one's); null in the basic profile. */
   private final Random x;
+
   /** The shared profile's own choices; null in the others. */
   private final Random y;
+
   private final long seed;
   private final List<ResourceSlice> slices = new ArrayList<>();
   private final List<Node> nodes = new ArrayList<>();
+
   /** The extended profile's own slices, placed among the others after the basic shuffle. */
   private final List<ResourceSlice> extraSlices = new ArrayList<>();
+
   /** Devices that claims allocated before the run may take, in generation order. */
   private final List<Placed> placed = new ArrayList<>();
+
   private final Map<String, BigDecimal> counterLeft = new HashMap<>();
+
   /** Shares of each shareable device taken before the run (each takes 8Gi of its 24Gi). */
   private final Map<Device, Integer> shares = new java.util.IdentityHashMap<>();
+
   private int shareIds;
 
   /** A device of a current, complete pool, with what an earlier allocation of it needs. */
-  private record Placed(String driver, String pool, String node, Device device,
-      String counterKey) {}
+  private record Placed(
+      String driver, String pool, String node, Device device, String counterKey) {}
 
   private ScenarioGenerator(long seed, Profile profile) {
     this.seed = seed;
@@ -156,8 +164,9 @@ public final class ScenarioGenerator {
     int nodeCount = 1 + r.nextInt(4);
     for (int n = 0; n < nodeCount; n++) {
       String name = "node-" + n;
-      Node node = AllocFixtures.node(name, "zone", r.nextBoolean() ? "a" : "b",
-          "kubernetes.io/hostname", name);
+      Node node =
+          AllocFixtures.node(
+              name, "zone", r.nextBoolean() ? "a" : "b", "kubernetes.io/hostname", name);
       nodes.add(node);
       gpuPool(name);
       if (r.nextInt(2) == 0) {
@@ -199,8 +208,14 @@ public final class ScenarioGenerator {
     for (ResourceSlice extra : extraSlices) {
       slices.add(x.nextInt(slices.size() + 1), extra);
     }
-    return new GeneratedScenario(seed, classes(), List.copyOf(slices), List.copyOf(claims),
-        List.copyOf(templates), List.copyOf(nodes), List.copyOf(pods));
+    return new GeneratedScenario(
+        seed,
+        classes(),
+        List.copyOf(slices),
+        List.copyOf(claims),
+        List.copyOf(templates),
+        List.copyOf(nodes),
+        List.copyOf(pods));
   }
 
   // ---- inventory ----------------------------------------------------------------------------
@@ -217,8 +232,12 @@ public final class ScenarioGenerator {
       String set = "gpu-" + gpus + "-mem";
       counterSets.add(counterSet(set, "memory", "80Gi"));
       counterLeft.put(node + "/" + set, new BigDecimal(80L << 30));
-      for (String[] p : new String[][] {{"part-full", "80Gi", "full"},
-          {"part-half-0", "40Gi", "half"}, {"part-half-1", "40Gi", "half"}}) {
+      for (String[] p :
+          new String[][] {
+            {"part-full", "80Gi", "full"},
+            {"part-half-0", "40Gi", "half"},
+            {"part-half-1", "40Gi", "half"}
+          }) {
         Device d = gpu(p[0], gpus, gpus + 1);
         attr(d, GPU + "/partition", stringAttribute(p[2]));
         d.getCapacity().put("memory", capacity(p[1], null));
@@ -238,8 +257,8 @@ public final class ScenarioGenerator {
         range.setStep(new Quantity("2Gi"));
         policy.setValidRange(range);
       } else {
-        policy.setValidValues(List.of(new Quantity("4Gi"), new Quantity("8Gi"),
-            new Quantity("12Gi")));
+        policy.setValidValues(
+            List.of(new Quantity("4Gi"), new Quantity("8Gi"), new Quantity("12Gi")));
       }
       v.getCapacity().put("memory", capacity("24Gi", policy));
       v.getCapacity().remove("cores");
@@ -276,8 +295,8 @@ public final class ScenarioGenerator {
       }
     }
     if (!counterSets.isEmpty()) {
-      ResourceSlice counters = slice(node + "-gpu-counters", GPU, node, generation, total,
-          List.of());
+      ResourceSlice counters =
+          slice(node + "-gpu-counters", GPU, node, generation, total, List.of());
       counters.getSpec().setDevices(null);
       counters.getSpec().setNodeName(node);
       counters.getSpec().setSharedCounters(counterSets);
@@ -285,8 +304,8 @@ public final class ScenarioGenerator {
     }
     if (generation == 2) {
       // a stale slice of the previous generation that a driver has not cleaned up yet
-      ResourceSlice stale = slice(node + "-gpu-old", GPU, node, 1, 1,
-          List.of(gpu("gpu-stale", 0, 1)));
+      ResourceSlice stale =
+          slice(node + "-gpu-old", GPU, node, 1, 1, List.of(gpu("gpu-stale", 0, 1)));
       stale.getSpec().setNodeName(node);
       slices.add(stale);
     }
@@ -308,12 +327,13 @@ public final class ScenarioGenerator {
       attr(d, prefix + "mig", boolAttribute(r.nextBoolean()));
     }
     attr(d, PCIE, stringAttribute("pci-" + (index % 2)));
-    String memory = switch (model) {
-      case "A100" -> r.nextBoolean() ? "40Gi" : "80Gi";
-      case "H100" -> "80Gi";
-      case "L4" -> "24Gi";
-      default -> "16Gi";
-    };
+    String memory =
+        switch (model) {
+          case "A100" -> r.nextBoolean() ? "40Gi" : "80Gi";
+          case "H100" -> "80Gi";
+          case "L4" -> "24Gi";
+          default -> "16Gi";
+        };
     d.getCapacity().put("memory", capacity(memory, null));
     d.getCapacity().put("cores", capacity(String.valueOf(40 + 8 * r.nextInt(12)), null));
     if (r.nextInt(14) == 0) {
@@ -333,8 +353,7 @@ public final class ScenarioGenerator {
         t.setValue("high");
       }
       t.setEffect(x.nextBoolean() ? "NoExecute" : "NoSchedule");
-      List<DeviceTaint> taints = new ArrayList<>(d.getTaints() == null ? List.of()
-          : d.getTaints());
+      List<DeviceTaint> taints = new ArrayList<>(d.getTaints() == null ? List.of() : d.getTaints());
       taints.add(t);
       d.setTaints(taints);
     }
@@ -399,10 +418,13 @@ public final class ScenarioGenerator {
       attr(d, "generation", versionAttribute(x.nextBoolean() ? "3.0.0" : "4.1.0"));
       switch (x.nextInt(4)) {
         case 0, 1 -> d.setNodeName(nodes.get(x.nextInt(nodes.size())).getMetadata().getName());
-        case 2 -> d.setNodeSelector(x.nextBoolean()
-            ? AllocFixtures.labelSelector("zone", x.nextBoolean() ? "a" : "b")
-            : AllocFixtures.labelSelector("kubernetes.io/hostname",
-                nodes.get(x.nextInt(nodes.size())).getMetadata().getName()));
+        case 2 ->
+            d.setNodeSelector(
+                x.nextBoolean()
+                    ? AllocFixtures.labelSelector("zone", x.nextBoolean() ? "a" : "b")
+                    : AllocFixtures.labelSelector(
+                        "kubernetes.io/hostname",
+                        nodes.get(x.nextInt(nodes.size())).getMetadata().getName()));
         default -> d.setAllNodes(true);
       }
       if (x.nextInt(4) == 0) {
@@ -424,8 +446,8 @@ public final class ScenarioGenerator {
     }
   }
 
-  private static ResourceSlice slice(String name, String driver, String node, long generation,
-      long count, List<Device> devices) {
+  private static ResourceSlice slice(
+      String name, String driver, String node, long generation, long count, List<Device> devices) {
     ResourceSlice s = new ResourceSlice();
     ObjectMeta m = new ObjectMeta();
     m.setName(name);
@@ -458,16 +480,16 @@ public final class ScenarioGenerator {
   static List<DeviceClass> classes() {
     return List.of(
         AllocFixtures.deviceClass("gpu", IS_GPU),
-        AllocFixtures.deviceClass("gpu-big", IS_GPU,
-            cap("memory") + ".compareTo(quantity(\"40Gi\")) >= 0"),
-        AllocFixtures.deviceClass("gpu-a100", IS_GPU + " && " + attr(GPU, "model")
-            + " == \"A100\""),
+        AllocFixtures.deviceClass(
+            "gpu-big", IS_GPU, cap("memory") + ".compareTo(quantity(\"40Gi\")) >= 0"),
+        AllocFixtures.deviceClass(
+            "gpu-a100", IS_GPU + " && " + attr(GPU, "model") + " == \"A100\""),
         AllocFixtures.deviceClass("gpu-healthy", IS_GPU + " && " + attr(GPU, "healthy")),
         // unguarded: devices without the optional mig attribute make evaluation fail
         AllocFixtures.deviceClass("gpu-mig", IS_GPU, attr(GPU, "mig") + " == true"),
         AllocFixtures.deviceClass("vgpu", IS_GPU + " && device.allowMultipleAllocations"),
-        AllocFixtures.deviceClass("partition", IS_GPU,
-            "\"partition\" in device.attributes[\"" + GPU + "\"]"),
+        AllocFixtures.deviceClass(
+            "partition", IS_GPU, "\"partition\" in device.attributes[\"" + GPU + "\"]"),
         AllocFixtures.deviceClass("nic", "device.driver == \"" + NIC + "\""),
         AllocFixtures.deviceClass("fabric", "device.driver == \"" + FABRIC + "\""));
   }
@@ -479,8 +501,13 @@ public final class ScenarioGenerator {
     return switch (r.nextInt(16)) {
       case 0 -> attr(GPU, "model") + " == \"" + model + "\"";
       case 1 -> attr(GPU, "model") + " != \"" + model + "\"";
-      case 2 -> attr(GPU, "model") + " in [\"" + model + "\", \""
-          + MODELS[r.nextInt(MODELS.length)] + "\"]";
+      case 2 ->
+          attr(GPU, "model")
+              + " in [\""
+              + model
+              + "\", \""
+              + MODELS[r.nextInt(MODELS.length)]
+              + "\"]";
       case 3 -> cap("memory") + ".compareTo(quantity(\"" + mem + "\")) >= 0";
       case 4 -> cap("memory") + ".isLessThan(quantity(\"" + mem + "\"))";
       case 5 -> attr(GPU, "numa") + " == " + r.nextInt(2);
@@ -490,13 +517,17 @@ public final class ScenarioGenerator {
       case 9 -> attr(GPU, "driverVersion") + ".compareTo(semver(\"" + version + "\")) <= 0";
       case 10 -> "has(" + attr(GPU, "mig") + ") && " + attr(GPU, "mig");
       case 11 -> "!(\"mig\" in device.attributes[\"" + GPU + "\"])";
-      case 12 -> r.nextBoolean() ? attr(GPU, "model") + ".startsWith(\"" + model.charAt(0)
-          + "\")" : attr(GPU, "model") + ".matches(\"^[AH]100$\")";
+      case 12 ->
+          r.nextBoolean()
+              ? attr(GPU, "model") + ".startsWith(\"" + model.charAt(0) + "\")"
+              : attr(GPU, "model") + ".matches(\"^[AH]100$\")";
       case 13 -> cap("cores") + ".isGreaterThan(quantity(\"" + (40 + 8 * r.nextInt(10)) + "\"))";
-      case 14 -> "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci-"
-          + r.nextInt(2) + "\"";
-      default -> r.nextInt(4) == 0 ? attr(GPU, "mig") // unguarded: may fail to evaluate
-          : attr(GPU, "numa") + " * 2 + 1 >= " + (1 + 2 * r.nextInt(2));
+      case 14 ->
+          "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci-" + r.nextInt(2) + "\"";
+      default ->
+          r.nextInt(4) == 0
+              ? attr(GPU, "mig") // unguarded: may fail to evaluate
+              : attr(GPU, "numa") + " * 2 + 1 >= " + (1 + 2 * r.nextInt(2));
     };
   }
 
@@ -504,22 +535,24 @@ public final class ScenarioGenerator {
     return switch (r.nextInt(3)) {
       case 0 -> attr(NIC, "speed") + " >= " + new int[] {100, 200, 400}[r.nextInt(3)];
       case 1 -> attr(NIC, "rdma");
-      default -> "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci-"
-          + r.nextInt(2) + "\"";
+      default ->
+          "device.attributes[\"resource.kubernetes.io\"].pcieRoot == \"pci-" + r.nextInt(2) + "\"";
     };
   }
 
   private String fabricAtom() {
-    return r.nextBoolean() ? attr(FABRIC, "bandwidth") + " > " + (r.nextBoolean() ? 50 : 100)
+    return r.nextBoolean()
+        ? attr(FABRIC, "bandwidth") + " > " + (r.nextBoolean() ? 50 : 100)
         : attr(FABRIC, "generation") + ".isGreaterThan(semver(\"3.5.0\"))";
   }
 
   private String selector(String className) {
-    java.util.function.Supplier<String> atom = switch (className) {
-      case "nic" -> this::nicAtom;
-      case "fabric" -> this::fabricAtom;
-      default -> this::gpuAtom;
-    };
+    java.util.function.Supplier<String> atom =
+        switch (className) {
+          case "nic" -> this::nicAtom;
+          case "fabric" -> this::fabricAtom;
+          default -> this::gpuAtom;
+        };
     int shape = r.nextInt(10);
     if (shape < 2) {
       return atom.get() + " || " + atom.get();
@@ -581,8 +614,13 @@ public final class ScenarioGenerator {
           sub.setName("s" + s);
           String cls = className();
           sub.setDeviceClassName(cls);
-          fill(cls, sub::setSelectors, sub::setAllocationMode, sub::setCount,
-              sub::setTolerations, sub::setCapacity);
+          fill(
+              cls,
+              sub::setSelectors,
+              sub::setAllocationMode,
+              sub::setCount,
+              sub::setTolerations,
+              sub::setCapacity);
           subs.add(sub);
         }
         req.setFirstAvailable(subs);
@@ -590,7 +628,12 @@ public final class ScenarioGenerator {
         ExactDeviceRequest e = new ExactDeviceRequest();
         String cls = className();
         e.setDeviceClassName(cls);
-        fill(cls, e::setSelectors, e::setAllocationMode, e::setCount, e::setTolerations,
+        fill(
+            cls,
+            e::setSelectors,
+            e::setAllocationMode,
+            e::setCount,
+            e::setTolerations,
             e::setCapacity);
         if (ext(8)) {
           // subrequests have no adminAccess in resource.k8s.io/v1
@@ -606,8 +649,10 @@ public final class ScenarioGenerator {
     if (r.nextInt(10) < 3) {
       DeviceConstraint c = new DeviceConstraint();
       int x = r.nextInt(20);
-      c.setMatchAttribute(x < 10 ? PCIE : x < 15 ? GPU + "/model" : x < 18 ? GPU + "/numa"
-          : GPU + "/driverVersion");
+      c.setMatchAttribute(
+          x < 10
+              ? PCIE
+              : x < 15 ? GPU + "/model" : x < 18 ? GPU + "/numa" : GPU + "/driverVersion");
       c.setRequests(constraintRequests(list));
       constraints.add(c);
     }
@@ -642,9 +687,12 @@ public final class ScenarioGenerator {
     return names.isEmpty() ? List.of(requests.get(0).getName()) : names;
   }
 
-  private void fill(String cls, java.util.function.Consumer<List<
-      io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector>> selectors,
-      java.util.function.Consumer<String> mode, java.util.function.Consumer<Long> count,
+  private void fill(
+      String cls,
+      java.util.function.Consumer<List<io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector>>
+          selectors,
+      java.util.function.Consumer<String> mode,
+      java.util.function.Consumer<Long> count,
       java.util.function.Consumer<List<DeviceToleration>> tolerations,
       java.util.function.Consumer<CapacityRequirements> capacity) {
     int n = r.nextInt(20);
@@ -680,8 +728,10 @@ public final class ScenarioGenerator {
     }
     if (cls.equals("vgpu") && r.nextInt(10) < 7) {
       CapacityRequirements req = new CapacityRequirements();
-      req.setRequests(Map.of("memory", new Quantity(
-          new String[] {"1Gi", "4Gi", "6Gi", "10Gi", "30Gi"}[r.nextInt(5)])));
+      req.setRequests(
+          Map.of(
+              "memory",
+              new Quantity(new String[] {"1Gi", "4Gi", "6Gi", "10Gi", "30Gi"}[r.nextInt(5)])));
       capacity.accept(req);
     }
   }
@@ -764,8 +814,10 @@ public final class ScenarioGenerator {
       } else {
         placed.remove(p);
         if (p.counterKey() != null) {
-          BigDecimal need = new BigDecimal(Long.parseLong(p.device().getName()
-              .equals("part-full") ? "85899345920" : "42949672960"));
+          BigDecimal need =
+              new BigDecimal(
+                  Long.parseLong(
+                      p.device().getName().equals("part-full") ? "85899345920" : "42949672960"));
           BigDecimal left = counterLeft.get(p.counterKey());
           if (left.compareTo(need) < 0) {
             continue;
@@ -805,17 +857,23 @@ public final class ScenarioGenerator {
   }
 
   static NodeSelector nodeName(String node) {
-    return new NodeSelectorBuilder().addNewNodeSelectorTerm()
-        .addToMatchFields(new NodeSelectorRequirementBuilder().withKey("metadata.name")
-            .withOperator("In").withValues(node).build())
-        .endNodeSelectorTerm().build();
+    return new NodeSelectorBuilder()
+        .addNewNodeSelectorTerm()
+        .addToMatchFields(
+            new NodeSelectorRequirementBuilder()
+                .withKey("metadata.name")
+                .withOperator("In")
+                .withValues(node)
+                .build())
+        .endNodeSelectorTerm()
+        .build();
   }
 
   // ---- pods ----------------------------------------------------------------------------------
 
   /** Pods for most pending claims (one or two each), some from a template; the rest stay alone. */
-  private void pods(List<ResourceClaim> pending, List<ResourceClaimTemplate> templates,
-      List<Pod> pods) {
+  private void pods(
+      List<ResourceClaim> pending, List<ResourceClaimTemplate> templates, List<Pod> pods) {
     if (r.nextInt(3) == 0) {
       ResourceClaimTemplate t = new ResourceClaimTemplate();
       ObjectMeta m = new ObjectMeta();
@@ -876,13 +934,16 @@ public final class ScenarioGenerator {
   }
 
   /**
-   * Shared profile: one in two pods also uses another claim (allocated before the run, or
-   * pending: another pod's, or one no pod used), and one to three more pods, placed among the
-   * others, use one or two such claims (at times beside a claim from the template), some with
-   * node constraints of their own.
+   * Shared profile: one in two pods also uses another claim (allocated before the run, or pending:
+   * another pod's, or one no pod used), and one to three more pods, placed among the others, use
+   * one or two such claims (at times beside a claim from the template), some with node constraints
+   * of their own.
    */
-  private void shareClaims(List<ResourceClaim> old, List<ResourceClaim> pending,
-      List<ResourceClaimTemplate> templates, List<Pod> pods) {
+  private void shareClaims(
+      List<ResourceClaim> old,
+      List<ResourceClaim> pending,
+      List<ResourceClaimTemplate> templates,
+      List<Pod> pods) {
     for (Pod pod : pods) {
       if (y.nextBoolean()) {
         share(pod, old, pending);
@@ -923,8 +984,8 @@ public final class ScenarioGenerator {
   }
 
   /**
-   * Extended and shared profiles: a pod's own node constraints, drawn from {@code rnd},
-   * sometimes none that any node meets.
+   * Extended and shared profiles: a pod's own node constraints, drawn from {@code rnd}, sometimes
+   * none that any node meets.
    */
   private void placement(PodSpec spec, Random rnd) {
     // at times a node that is not there
@@ -932,22 +993,47 @@ public final class ScenarioGenerator {
     switch (rnd.nextInt(6)) {
       case 0 -> spec.setNodeName(someNode);
       case 1 -> spec.setNodeSelector(Map.of("zone", rnd.nextBoolean() ? "a" : "b"));
-      case 2 -> spec.setAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder()
-          .withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution()
-          .addNewNodeSelectorTerm().addToMatchExpressions(new NodeSelectorRequirementBuilder()
-              .withKey("kubernetes.io/hostname").withOperator(rnd.nextBoolean() ? "In" : "NotIn")
-              .withValues(someNode).build())
-          .endNodeSelectorTerm().endRequiredDuringSchedulingIgnoredDuringExecution()
-          .endNodeAffinity().build());
-      case 3 -> spec.setAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder()
-          .withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution()
-          .addNewNodeSelectorTerm().addToMatchExpressions(new NodeSelectorRequirementBuilder()
-              .withKey("zone").withOperator("In").withValues("a").build()).endNodeSelectorTerm()
-          .addNewNodeSelectorTerm().addToMatchFields(new NodeSelectorRequirementBuilder()
-              .withKey("metadata.name").withOperator("In").withValues(someNode).build())
-          .endNodeSelectorTerm().endRequiredDuringSchedulingIgnoredDuringExecution()
-          .endNodeAffinity().build());
-      default -> { } // no constraint
+      case 2 ->
+          spec.setAffinity(
+              new io.fabric8.kubernetes.api.model.AffinityBuilder()
+                  .withNewNodeAffinity()
+                  .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                  .addNewNodeSelectorTerm()
+                  .addToMatchExpressions(
+                      new NodeSelectorRequirementBuilder()
+                          .withKey("kubernetes.io/hostname")
+                          .withOperator(rnd.nextBoolean() ? "In" : "NotIn")
+                          .withValues(someNode)
+                          .build())
+                  .endNodeSelectorTerm()
+                  .endRequiredDuringSchedulingIgnoredDuringExecution()
+                  .endNodeAffinity()
+                  .build());
+      case 3 ->
+          spec.setAffinity(
+              new io.fabric8.kubernetes.api.model.AffinityBuilder()
+                  .withNewNodeAffinity()
+                  .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                  .addNewNodeSelectorTerm()
+                  .addToMatchExpressions(
+                      new NodeSelectorRequirementBuilder()
+                          .withKey("zone")
+                          .withOperator("In")
+                          .withValues("a")
+                          .build())
+                  .endNodeSelectorTerm()
+                  .addNewNodeSelectorTerm()
+                  .addToMatchFields(
+                      new NodeSelectorRequirementBuilder()
+                          .withKey("metadata.name")
+                          .withOperator("In")
+                          .withValues(someNode)
+                          .build())
+                  .endNodeSelectorTerm()
+                  .endRequiredDuringSchedulingIgnoredDuringExecution()
+                  .endNodeAffinity()
+                  .build());
+      default -> {} // no constraint
     }
   }
 

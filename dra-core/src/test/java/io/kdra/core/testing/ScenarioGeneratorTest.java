@@ -13,15 +13,15 @@ import org.junit.jupiter.api.Test;
  */
 class ScenarioGeneratorTest {
 
-  static final List<GeneratedScenario> MANY = LongStream.range(0, 300)
-      .mapToObj(ScenarioGenerator::generate).toList();
+  static final List<GeneratedScenario> MANY =
+      LongStream.range(0, 300).mapToObj(ScenarioGenerator::generate).toList();
 
   @Test
   void sameSeedSameScenario() {
-    assertThat(ScenarioGenerator.generate(42).yaml()).isEqualTo(ScenarioGenerator.generate(42)
-        .yaml());
-    assertThat(ScenarioGenerator.generate(42).yaml()).isNotEqualTo(ScenarioGenerator.generate(43)
-        .yaml());
+    assertThat(ScenarioGenerator.generate(42).yaml())
+        .isEqualTo(ScenarioGenerator.generate(42).yaml());
+    assertThat(ScenarioGenerator.generate(42).yaml())
+        .isNotEqualTo(ScenarioGenerator.generate(43).yaml());
   }
 
   /**
@@ -33,8 +33,10 @@ class ScenarioGeneratorTest {
   void basicProfileSeedsStayReplayable() throws Exception {
     java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
     for (long seed = 1; seed <= 500; seed++) {
-      sha.update(ScenarioGenerator.generate(seed).yaml().getBytes(
-          java.nio.charset.StandardCharsets.UTF_8));
+      sha.update(
+          ScenarioGenerator.generate(seed)
+              .yaml()
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
     assertThat(java.util.HexFormat.of().formatHex(sha.digest())).isEqualTo(BASIC_DIGEST);
   }
@@ -48,8 +50,8 @@ class ScenarioGeneratorTest {
     String yaml = s.yaml();
     assertThat(yaml).startsWith("# generated scenario, seed 7\n");
     assertThat(yaml.split("\n---\n|^---\n", -1)).hasSize(s.objects().size() + 1);
-    assertThat(yaml).contains("kind: ResourceSlice", "kind: DeviceClass", "kind: ResourceClaim",
-        "kind: Node");
+    assertThat(yaml)
+        .contains("kind: ResourceSlice", "kind: DeviceClass", "kind: ResourceClaim", "kind: Node");
   }
 
   @Test
@@ -59,54 +61,79 @@ class ScenarioGeneratorTest {
     assertThat(count(y -> y.contains("string: "))).as("string attributes").isPositive();
     assertThat(count(y -> y.contains("version: "))).as("version attributes").isPositive();
     assertThat(count(y -> y.contains("allocationMode: All"))).as("All").isGreaterThan(10);
-    assertThat(count(y -> y.contains("firstAvailable:"))).as("firstAvailable")
-        .isGreaterThan(30);
-    assertThat(count(y -> y.contains("matchAttribute:"))).as("matchAttribute")
-        .isGreaterThan(30);
-    assertThat(count(y -> y.contains("distinctAttribute:"))).as("distinctAttribute")
-        .isPositive();
+    assertThat(count(y -> y.contains("firstAvailable:"))).as("firstAvailable").isGreaterThan(30);
+    assertThat(count(y -> y.contains("matchAttribute:"))).as("matchAttribute").isGreaterThan(30);
+    assertThat(count(y -> y.contains("distinctAttribute:"))).as("distinctAttribute").isPositive();
     assertThat(count(y -> y.contains("sharedCounters:"))).as("counters").isGreaterThan(30);
-    assertThat(count(y -> y.contains("allowMultipleAllocations: true"))).as("shareable")
+    assertThat(count(y -> y.contains("allowMultipleAllocations: true")))
+        .as("shareable")
         .isGreaterThan(30);
     assertThat(count(y -> y.contains("taints:"))).as("taints").isGreaterThan(10);
     assertThat(count(y -> y.contains("tolerations:"))).as("tolerations").isGreaterThan(10);
     assertThat(count(y -> y.contains("allNodes: true"))).as("allNodes").isPositive();
     assertThat(count(y -> y.contains("nodeSelector:\n    nodeSelectorTerms")))
-        .as("network-attached by selector").isPositive();
-    assertThat(count(y -> y.contains("resourceClaimTemplateName:"))).as("templates")
+        .as("network-attached by selector")
         .isPositive();
+    assertThat(count(y -> y.contains("resourceClaimTemplateName:"))).as("templates").isPositive();
     assertThat(count(y -> y.contains("kind: Pod"))).as("pods").isGreaterThan(50);
     assertThat(MANY.stream().filter(s -> !s.allocatedClaims().isEmpty()).count())
-        .as("claims allocated before the run").isGreaterThan(100);
+        .as("claims allocated before the run")
+        .isGreaterThan(100);
     assertThat(MANY.stream().filter(ScenarioGeneratorTest::hasIncompletePool).count())
-        .as("incomplete pools").isGreaterThan(5);
-    assertThat(MANY.stream().filter(s -> s.slices().stream().anyMatch(
-        x -> x.getMetadata().getName().endsWith("-gpu-old"))).count())
-        .as("stale generations").isGreaterThan(5);
-    assertThat(MANY.stream().filter(s -> s.slices().stream().map(
-        x -> x.getSpec().getPool().getName()).distinct().count() < s.slices().size()).count())
-        .as("pools over several slices").isGreaterThan(100);
+        .as("incomplete pools")
+        .isGreaterThan(5);
+    assertThat(
+            MANY.stream()
+                .filter(
+                    s ->
+                        s.slices().stream()
+                            .anyMatch(x -> x.getMetadata().getName().endsWith("-gpu-old")))
+                .count())
+        .as("stale generations")
+        .isGreaterThan(5);
+    assertThat(
+            MANY.stream()
+                .filter(
+                    s ->
+                        s.slices().stream()
+                                .map(x -> x.getSpec().getPool().getName())
+                                .distinct()
+                                .count()
+                            < s.slices().size())
+                .count())
+        .as("pools over several slices")
+        .isGreaterThan(100);
   }
 
   @Test
   void extendedProfileAddsItsShapesToTheBasicScenario() {
-    List<String> ext = LongStream.range(0, 300).mapToObj(seed -> ScenarioGenerator.generate(
-        seed, ScenarioGenerator.Profile.EXTENDED).yaml()).toList();
+    List<String> ext =
+        LongStream.range(0, 300)
+            .mapToObj(
+                seed -> ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.EXTENDED).yaml())
+            .toList();
     java.util.function.ToLongFunction<Predicate<String>> n = p -> ext.stream().filter(p).count();
-    assertThat(n.applyAsLong(y -> y.contains("adminAccess: true"))).as("adminAccess")
+    assertThat(n.applyAsLong(y -> y.contains("adminAccess: true")))
+        .as("adminAccess")
         .isGreaterThan(30);
-    assertThat(n.applyAsLong(y -> y.contains("bindingConditions:"))).as("binding conditions")
+    assertThat(n.applyAsLong(y -> y.contains("bindingConditions:")))
+        .as("binding conditions")
         .isGreaterThan(30);
-    assertThat(n.applyAsLong(y -> y.contains("bindsToNode: true"))).as("bindsToNode")
+    assertThat(n.applyAsLong(y -> y.contains("bindsToNode: true")))
+        .as("bindsToNode")
         .isGreaterThan(20);
     assertThat(n.applyAsLong(y -> y.contains("perDeviceNodeSelection: true")))
-        .as("per-device node selection").isGreaterThan(100);
-    assertThat(n.applyAsLong(y -> y.contains("tolerationSeconds:"))).as("tolerationSeconds")
+        .as("per-device node selection")
+        .isGreaterThan(100);
+    assertThat(n.applyAsLong(y -> y.contains("tolerationSeconds:")))
+        .as("tolerationSeconds")
         .isGreaterThan(10);
     assertThat(n.applyAsLong(y -> y.contains("kind: Pod") && y.contains("  nodeName: ")))
-        .as("pods with a node name").isGreaterThan(10);
+        .as("pods with a node name")
+        .isGreaterThan(10);
     assertThat(n.applyAsLong(y -> y.contains("requiredDuringSchedulingIgnoredDuringExecution")))
-        .as("pods with required node affinity").isGreaterThan(10);
+        .as("pods with required node affinity")
+        .isGreaterThan(10);
     // the basic stream is untouched: the same nodes and claims, in the same order
     for (long seed = 0; seed < 20; seed++) {
       GeneratedScenario b = ScenarioGenerator.generate(seed);
@@ -119,19 +146,53 @@ class ScenarioGeneratorTest {
 
   @Test
   void sharedProfileAddsClaimSharingToTheExtendedScenario() {
-    List<GeneratedScenario> shared = LongStream.range(0, 300).mapToObj(seed ->
-        ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.SHARED)).toList();
-    assertThat(shared.stream().filter(s -> s.pods().stream().anyMatch(p -> uses(p).stream()
-        .anyMatch(c -> s.allocatedClaims().stream().anyMatch(a -> a.getMetadata().getName()
-            .equals(c))))).count()).as("pods using a claim allocated before the run")
+    List<GeneratedScenario> shared =
+        LongStream.range(0, 300)
+            .mapToObj(seed -> ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.SHARED))
+            .toList();
+    assertThat(
+            shared.stream()
+                .filter(
+                    s ->
+                        s.pods().stream()
+                            .anyMatch(
+                                p ->
+                                    uses(p).stream()
+                                        .anyMatch(
+                                            c ->
+                                                s.allocatedClaims().stream()
+                                                    .anyMatch(
+                                                        a -> a.getMetadata().getName().equals(c)))))
+                .count())
+        .as("pods using a claim allocated before the run")
         .isGreaterThan(100);
-    assertThat(shared.stream().filter(s -> s.pods().stream().flatMap(p -> uses(p).stream())
-        .collect(java.util.stream.Collectors.groupingBy(c -> c,
-            java.util.stream.Collectors.counting())).values().stream().anyMatch(n -> n > 1))
-        .count()).as("claims used by two pods or more").isGreaterThan(100);
-    assertThat(shared.stream().filter(s -> s.pods().stream().anyMatch(p -> p.getMetadata()
-        .getName().startsWith("share-") && p.getSpec().getNodeName() != null)).count())
-        .as("sharing pods with a node name").isGreaterThan(10);
+    assertThat(
+            shared.stream()
+                .filter(
+                    s ->
+                        s.pods().stream()
+                            .flatMap(p -> uses(p).stream())
+                            .collect(
+                                java.util.stream.Collectors.groupingBy(
+                                    c -> c, java.util.stream.Collectors.counting()))
+                            .values()
+                            .stream()
+                            .anyMatch(n -> n > 1))
+                .count())
+        .as("claims used by two pods or more")
+        .isGreaterThan(100);
+    assertThat(
+            shared.stream()
+                .filter(
+                    s ->
+                        s.pods().stream()
+                            .anyMatch(
+                                p ->
+                                    p.getMetadata().getName().startsWith("share-")
+                                        && p.getSpec().getNodeName() != null))
+                .count())
+        .as("sharing pods with a node name")
+        .isGreaterThan(10);
     // the extended scenario is untouched: the same inventory, claims and the same pods first
     for (long seed = 0; seed < 20; seed++) {
       GeneratedScenario e = ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.EXTENDED);
@@ -139,8 +200,11 @@ class ScenarioGeneratorTest {
       assertThat(s.slices()).isEqualTo(e.slices());
       assertThat(s.nodes()).isEqualTo(e.nodes());
       assertThat(s.claims()).isEqualTo(e.claims());
-      assertThat(s.pods().stream().map(p -> p.getMetadata().getName())
-          .filter(n -> !n.startsWith("share-")).toList())
+      assertThat(
+              s.pods().stream()
+                  .map(p -> p.getMetadata().getName())
+                  .filter(n -> !n.startsWith("share-"))
+                  .toList())
           .isEqualTo(e.pods().stream().map(p -> p.getMetadata().getName()).toList());
     }
   }
@@ -149,20 +213,40 @@ class ScenarioGeneratorTest {
   static List<String> uses(io.fabric8.kubernetes.api.model.Pod pod) {
     return pod.getSpec().getResourceClaims().stream()
         .map(io.fabric8.kubernetes.api.model.PodResourceClaim::getResourceClaimName)
-        .filter(java.util.Objects::nonNull).toList();
+        .filter(java.util.Objects::nonNull)
+        .toList();
   }
 
   static boolean hasIncompletePool(GeneratedScenario s) {
-    return s.slices().stream().anyMatch(x -> x.getSpec().getPool().getGeneration()
-        == s.slices().stream().filter(y -> y.getSpec().getPool().getName()
-            .equals(x.getSpec().getPool().getName())
-            && y.getSpec().getDriver().equals(x.getSpec().getDriver()))
-        .mapToLong(y -> y.getSpec().getPool().getGeneration()).max().orElse(0)
-        && s.slices().stream().filter(y -> y.getSpec().getPool().getName()
-            .equals(x.getSpec().getPool().getName())
-            && y.getSpec().getDriver().equals(x.getSpec().getDriver())
-            && y.getSpec().getPool().getGeneration().equals(x.getSpec().getPool()
-                .getGeneration())).count() < x.getSpec().getPool().getResourceSliceCount());
+    return s.slices().stream()
+        .anyMatch(
+            x ->
+                x.getSpec().getPool().getGeneration()
+                        == s.slices().stream()
+                            .filter(
+                                y ->
+                                    y.getSpec()
+                                            .getPool()
+                                            .getName()
+                                            .equals(x.getSpec().getPool().getName())
+                                        && y.getSpec().getDriver().equals(x.getSpec().getDriver()))
+                            .mapToLong(y -> y.getSpec().getPool().getGeneration())
+                            .max()
+                            .orElse(0)
+                    && s.slices().stream()
+                            .filter(
+                                y ->
+                                    y.getSpec()
+                                            .getPool()
+                                            .getName()
+                                            .equals(x.getSpec().getPool().getName())
+                                        && y.getSpec().getDriver().equals(x.getSpec().getDriver())
+                                        && y.getSpec()
+                                            .getPool()
+                                            .getGeneration()
+                                            .equals(x.getSpec().getPool().getGeneration()))
+                            .count()
+                        < x.getSpec().getPool().getResourceSliceCount());
   }
 
   static long count(Predicate<String> p) {

@@ -32,43 +32,77 @@ class DeviceClassValidatorTest {
   }
 
   private static List<DeviceSelector> selectors(int n) {
-    return new ArrayList<>(IntStream.range(0, n)
-        .mapToObj(i -> new DeviceSelector(new CELDeviceSelector("true"))).toList());
+    return new ArrayList<>(
+        IntStream.range(0, n)
+            .mapToObj(i -> new DeviceSelector(new CELDeviceSelector("true")))
+            .toList());
   }
 
   static Stream<Named<Case>> cases() {
     return Stream.of(
-        c("valid: one selector", d -> { }),
+        c("valid: one selector", d -> {}),
         c("valid: no spec", d -> d.setSpec(null)),
-        c("valid: 32 selectors and 32 configs", d -> {
-          d.getSpec().setSelectors(selectors(32));
-          d.getSpec().setConfig(new ArrayList<>(IntStream.range(0, 32)
-              .mapToObj(i -> config("gpu.example.com", Map.of("i", i))).toList()));
-        }),
-        c("metadata: no name", d -> d.getMetadata().setName(""),
+        c(
+            "valid: 32 selectors and 32 configs",
+            d -> {
+              d.getSpec().setSelectors(selectors(32));
+              d.getSpec()
+                  .setConfig(
+                      new ArrayList<>(
+                          IntStream.range(0, 32)
+                              .mapToObj(i -> config("gpu.example.com", Map.of("i", i)))
+                              .toList()));
+            }),
+        c(
+            "metadata: no name",
+            d -> d.getMetadata().setName(""),
             "metadata.name: Required value: name or generateName is required"),
-        c("selectors: 33", d -> d.getSpec().setSelectors(selectors(33)),
+        c(
+            "selectors: 33",
+            d -> d.getSpec().setSelectors(selectors(33)),
             "spec.selectors: Too many: 33: must have at most 32 items"),
-        c("selector: no expression", d -> d.getSpec().getSelectors().get(0).getCel()
-            .setExpression(null), "spec.selectors[0].cel.expression: Required value"),
-        c("selector: does not compile", d -> d.getSpec().getSelectors().get(0).getCel()
-            .setExpression("device.vendor == \"x\""),
+        c(
+            "selector: no expression",
+            d -> d.getSpec().getSelectors().get(0).getCel().setExpression(null),
+            "spec.selectors[0].cel.expression: Required value"),
+        c(
+            "selector: does not compile",
+            d -> d.getSpec().getSelectors().get(0).getCel().setExpression("device.vendor == \"x\""),
             "spec.selectors[0].cel.expression: Invalid value: \"device.vendor == \\\"x\\\"\": "
                 + "compilation failed: line 1, column 7: undefined field 'vendor'; the device has "
                 + "driver, attributes, capacity and allowMultipleAllocations"),
-        c("selector: too expensive", d -> d.getSpec().getSelectors().get(0).getCel()
-            .setExpression("[" + "1,".repeat(2000) + "1].all(a, [" + "1,".repeat(2000)
-                + "1].all(b, a == b))"),
+        c(
+            "selector: too expensive",
+            d ->
+                d.getSpec()
+                    .getSelectors()
+                    .get(0)
+                    .getCel()
+                    .setExpression(
+                        "["
+                            + "1,".repeat(2000)
+                            + "1].all(a, ["
+                            + "1,".repeat(2000)
+                            + "1].all(b, a == b))"),
             "spec.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit"),
-        c("config: 33", d -> d.getSpec().setConfig(new ArrayList<>(IntStream.range(0, 33)
-            .mapToObj(i -> config("gpu.example.com", Map.of())).toList())),
+        c(
+            "config: 33",
+            d ->
+                d.getSpec()
+                    .setConfig(
+                        new ArrayList<>(
+                            IntStream.range(0, 33)
+                                .mapToObj(i -> config("gpu.example.com", Map.of()))
+                                .toList())),
             "spec.config: Too many: 33: must have at most 32 items"),
-        c("config: missing opaque", d -> d.getSpec().setConfig(
-            List.of(new DeviceClassConfiguration())), "spec.config[0].opaque: Required value"),
-        c("config: bad driver and JSON null", d -> d.getSpec().setConfig(
-            List.of(config("Bad_Driver", null))),
-            "spec.config[0].opaque.driver: Invalid value: \"Bad_Driver\": "
-                + Names.SUBDOMAIN_ERROR,
+        c(
+            "config: missing opaque",
+            d -> d.getSpec().setConfig(List.of(new DeviceClassConfiguration())),
+            "spec.config[0].opaque: Required value"),
+        c(
+            "config: bad driver and JSON null",
+            d -> d.getSpec().setConfig(List.of(config("Bad_Driver", null))),
+            "spec.config[0].opaque.driver: Invalid value: \"Bad_Driver\": " + Names.SUBDOMAIN_ERROR,
             "spec.config[0].opaque.parameters: Required value"));
   }
 

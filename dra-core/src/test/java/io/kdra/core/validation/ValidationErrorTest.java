@@ -29,33 +29,59 @@ class ValidationErrorTest {
 
   static Stream<Named<Case>> cases() {
     return Stream.of(
-        c("too many", err(SLICE, "spec.devices", Type.TOO_MANY, 130,
-            "must have at most 128 items"),
+        c(
+            "too many",
+            err(SLICE, "spec.devices", Type.TOO_MANY, 130, "must have at most 128 items"),
             "ResourceSlice node-a-gpu: spec.devices: Too many: 130: must have at most 128 items"),
-        c("required without detail", err(CLAIM, "spec.x", Type.REQUIRED, null, ""),
+        c(
+            "required without detail",
+            err(CLAIM, "spec.x", Type.REQUIRED, null, ""),
             "ResourceClaim ns/claim: spec.x: Required value"),
-        c("required ignores a value", err(CLAIM, "spec.x", Type.REQUIRED, "v", "why"),
+        c(
+            "required ignores a value",
+            err(CLAIM, "spec.x", Type.REQUIRED, "v", "why"),
             "ResourceClaim ns/claim: spec.x: Required value: why"),
-        c("invalid quotes strings", err(SLICE, "f", Type.INVALID, "a\"b\\c\n", "bad"),
+        c(
+            "invalid quotes strings",
+            err(SLICE, "f", Type.INVALID, "a\"b\\c\n", "bad"),
             "ResourceSlice node-a-gpu: f: Invalid value: \"a\\\"b\\\\c\\n\": bad"),
-        c("invalid without value", err(SLICE, "f", Type.INVALID, null, "bad"),
+        c(
+            "invalid without value",
+            err(SLICE, "f", Type.INVALID, null, "bad"),
             "ResourceSlice node-a-gpu: f: Invalid value: bad"),
-        c("invalid number", err(SLICE, "f", Type.INVALID, -1L, "must be greater than zero"),
+        c(
+            "invalid number",
+            err(SLICE, "f", Type.INVALID, -1L, "must be greater than zero"),
             "ResourceSlice node-a-gpu: f: Invalid value: -1: must be greater than zero"),
-        c("duplicate", err(SLICE, "spec.devices[1]", Type.DUPLICATE, "gpu-0", ""),
+        c(
+            "duplicate",
+            err(SLICE, "spec.devices[1]", Type.DUPLICATE, "gpu-0", ""),
             "ResourceSlice node-a-gpu: spec.devices[1]: Duplicate value: \"gpu-0\""),
-        c("unsupported", err(CLAIM, "m", Type.NOT_SUPPORTED, "Some",
-            "supported values: \"All\", \"ExactCount\""),
+        c(
+            "unsupported",
+            err(
+                CLAIM,
+                "m",
+                Type.NOT_SUPPORTED,
+                "Some",
+                "supported values: \"All\", \"ExactCount\""),
             "ResourceClaim ns/claim: m: Unsupported value: \"Some\": supported values: \"All\", "
                 + "\"ExactCount\""),
-        c("too long hides the value", err(SLICE, "s", Type.TOO_LONG, "xxx",
-            "may not be more than 64 bytes"),
+        c(
+            "too long hides the value",
+            err(SLICE, "s", Type.TOO_LONG, "xxx", "may not be more than 64 bytes"),
             "ResourceSlice node-a-gpu: s: Too long: may not be more than 64 bytes"),
-        c("forbidden", err(CLAIM, "status.reservedFor", Type.FORBIDDEN, null, "no"),
+        c(
+            "forbidden",
+            err(CLAIM, "status.reservedFor", Type.FORBIDDEN, null, "no"),
             "ResourceClaim ns/claim: status.reservedFor: Forbidden: no"),
-        c("list value", err(SLICE, "f", Type.INVALID, List.of("a", 1), "x"),
+        c(
+            "list value",
+            err(SLICE, "f", Type.INVALID, List.of("a", 1), "x"),
             "ResourceSlice node-a-gpu: f: Invalid value: [\"a\", 1]: x"),
-        c("control character", err(SLICE, "f", Type.INVALID, "\u0001", "x"),
+        c(
+            "control character",
+            err(SLICE, "f", Type.INVALID, "\u0001", "x"),
             "ResourceSlice node-a-gpu: f: Invalid value: \"\\x01\": x"));
   }
 
@@ -67,13 +93,23 @@ class ValidationErrorTest {
 
   @Test
   void fieldPathsPrintLikeKubernetesWithQuotedKeys() {
-    FieldPath p = FieldPath.root("spec", "devices").index(3).child("attributes")
-        .key("gpu.example.com/model").child("string");
+    FieldPath p =
+        FieldPath.root("spec", "devices")
+            .index(3)
+            .child("attributes")
+            .key("gpu.example.com/model")
+            .child("string");
     assertThat(p).hasToString("spec.devices[3].attributes[\"gpu.example.com/model\"].string");
-    assertThat(FieldPath.root("spec").child("devices", "requests").index(0)
-        .child("firstAvailable").index(2).child("count"))
+    assertThat(
+            FieldPath.root("spec")
+                .child("devices", "requests")
+                .index(0)
+                .child("firstAvailable")
+                .index(2)
+                .child("count"))
         .hasToString("spec.devices.requests[0].firstAvailable[2].count");
-    assertThat(FieldPath.root("a").index(1)).isEqualTo(FieldPath.root("a").index(1))
+    assertThat(FieldPath.root("a").index(1))
+        .isEqualTo(FieldPath.root("a").index(1))
         .isNotEqualTo(FieldPath.root("a").index(2));
   }
 

@@ -17,9 +17,18 @@ class ValidatorTest {
 
   /** An object with its name removed, so that exactly one error names the kind it went to. */
   static Stream<Named<HasMetadata>> unnamed() {
-    return Stream.<HasMetadata>of(Fixtures.slice(), Fixtures.claim(), Fixtures.deviceClass(),
-            new ResourceClaimTemplateBuilder().withNewMetadata().withNamespace("ns").endMetadata()
-                .withNewSpec().withSpec(Fixtures.claim().getSpec()).endSpec().build())
+    return Stream.<HasMetadata>of(
+            Fixtures.slice(),
+            Fixtures.claim(),
+            Fixtures.deviceClass(),
+            new ResourceClaimTemplateBuilder()
+                .withNewMetadata()
+                .withNamespace("ns")
+                .endMetadata()
+                .withNewSpec()
+                .withSpec(Fixtures.claim().getSpec())
+                .endSpec()
+                .build())
         .peek(o -> o.getMetadata().setName(null))
         .map(o -> Named.of(o.getKind(), o));
   }
@@ -27,15 +36,19 @@ class ValidatorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("unnamed")
   void dispatchesByKind(HasMetadata object) {
-    assertThat(Validator.validate(object)).singleElement().satisfies(e -> {
-      assertThat(e.object().kind()).isEqualTo(object.getKind());
-      assertThat(e.field()).isEqualTo("metadata.name");
-    });
+    assertThat(Validator.validate(object))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.object().kind()).isEqualTo(object.getKind());
+              assertThat(e.field()).isEqualTo("metadata.name");
+            });
   }
 
   @Test
   void rejectsOtherKinds() {
     assertThatThrownBy(() -> Validator.validate(new PodBuilder().build()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Pod");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Pod");
   }
 }

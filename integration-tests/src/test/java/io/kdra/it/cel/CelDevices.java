@@ -16,7 +16,8 @@ final class CelDevices {
 
   /** A device with attributes of every type, a unicode string and two domains. */
   static Device rich() {
-    return new DeviceBuilder().withName("rich")
+    return new DeviceBuilder()
+        .withName("rich")
         .addToAttributes("model", string("H100"))
         .addToAttributes("family", string("hopper-é"))
         .addToAttributes("uuid", string("GPU-0f1e2d3c"))
@@ -33,7 +34,8 @@ final class CelDevices {
 
   /** A device without most attributes: reading them is an error. */
   static Device sparse() {
-    return new DeviceBuilder().withName("sparse")
+    return new DeviceBuilder()
+        .withName("sparse")
         .addToAttributes("model", string("T4"))
         .addToAttributes("driverVersion", version("1.0.0-alpha"))
         .addToAttributes("migCapable", bool(false))

@@ -29,11 +29,10 @@ import org.junit.jupiter.api.Test;
  * {@link DeviceSelectorEnvironment}; both must agree on the outcome of every expression on every
  * device (compile error, runtime error, true, false) and on the estimated worst-case cost (the
  * estimate by which API validation rejects a selector), unless {@code -Dkdra.cel.strictCost=false}
- * (then costs are compared and reported only). The actual cost of each evaluation (cel-go's
- * runtime units, what the runtime cost limit applies to) is compared and reported, not
- * asserted: the outcome comparison already covers where the limit trips.
- * {@link CelKnownDivergences} lists the expressions where kdra knowingly differs, each with its
- * reason.
+ * (then costs are compared and reported only). The actual cost of each evaluation (cel-go's runtime
+ * units, what the runtime cost limit applies to) is compared and reported, not asserted: the
+ * outcome comparison already covers where the limit trips. {@link CelKnownDivergences} lists the
+ * expressions where kdra knowingly differs, each with its reason.
  *
  * <p>{@code -Dkdra.cel.corpus=N} sets the corpus size (default 3000, seconds), {@code
  * -Dkdra.cel.seed=S} draws another corpus (default {@link #DEFAULT_SEED}, fixed, so that the build
@@ -46,6 +45,7 @@ class CelDifferentialIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final DeviceSelectorEnvironment ENV = DeviceSelectorEnvironment.create();
+
   /**
    * Whether a different estimated cost (or rejection for cost) fails the test; on by default,
    * CelCostEstimator is a port of upstream's estimator.
@@ -61,7 +61,9 @@ class CelDifferentialIT {
     }
 
     String summary() {
-      return outcome + (cost == null ? "" : " cost=" + Long.toUnsignedString(cost)) + (costRejected ? " (over limit)" : "")
+      return outcome
+          + (cost == null ? "" : " cost=" + Long.toUnsignedString(cost))
+          + (costRejected ? " (over limit)" : "")
           + (error == null ? "" : ": " + error.lines().findFirst().orElse(""));
     }
   }
@@ -83,8 +85,15 @@ class CelDifferentialIT {
     // seeds are for exploring (-Dkdra.cel.seed), and what they find becomes a hand-picked case
     long seed = Long.getLong("kdra.cel.seed", DEFAULT_SEED);
     int size = Integer.getInteger("kdra.cel.corpus", 3000);
-    System.out.println("CEL differential corpus: seed " + seed + ", " + size + " expressions"
-        + " (replay with -Dkdra.cel.seed=" + seed + ")");
+    System.out.println(
+        "CEL differential corpus: seed "
+            + seed
+            + ", "
+            + size
+            + " expressions"
+            + " (replay with -Dkdra.cel.seed="
+            + seed
+            + ")");
     CelExpressionGenerator generator = new CelExpressionGenerator(seed);
     Set<String> expressions = new LinkedHashSet<>();
     for (int i = 0; i < size * 20 && expressions.size() < size; i++) {
@@ -107,18 +116,21 @@ class CelDifferentialIT {
     for (int i = 0; i < cases.size(); i++) {
       CelKnownDivergences.Divergence d = CelKnownDivergences.ALL.get(i);
       Outcome ours = ours(d.sample(), device);
-      assertThat(ours.outcome()).as("%s: %s no longer diverges (upstream %s, kdra %s)", d.name(),
-          d.sample(), upstream.get(i).summary(), ours.summary())
+      assertThat(ours.outcome())
+          .as(
+              "%s: %s no longer diverges (upstream %s, kdra %s)",
+              d.name(), d.sample(), upstream.get(i).summary(), ours.summary())
           .isNotEqualTo(upstream.get(i).outcome());
       assertThat(d.matches(d.sample(), upstream.get(i).summary(), ours.summary()))
-          .as("%s matches its own sample", d.name()).isTrue();
+          .as("%s matches its own sample", d.name())
+          .isTrue();
     }
   }
 
   private static void assertAgreement(List<Case> cases, String corpus) {
     List<Outcome> upstream = upstream(cases);
-    List<CelDevice> devices = CelDevices.all().stream()
-        .map(d -> CelDevice.of(CelDevices.DRIVER, d)).toList();
+    List<CelDevice> devices =
+        CelDevices.all().stream().map(d -> CelDevice.of(CelDevices.DRIVER, d)).toList();
     List<String> mismatches = new ArrayList<>();
     StringBuilder report = new StringBuilder();
     int known = 0;
@@ -140,45 +152,82 @@ class CelDifferentialIT {
           costEqual++;
         }
       }
-      if (theirs.actual() != null && ours.actual() != null
+      if (theirs.actual() != null
+          && ours.actual() != null
           && !"runtime_error".equals(theirs.outcome())) {
         actualCompared++;
         if (theirs.actual().equals(ours.actual())) {
           actualEqual++;
         } else if (actualMismatches.size() < 20) {
-          actualMismatches.add(c.expression() + ": upstream " + theirs.actual() + ", kdra "
-              + ours.actual());
+          actualMismatches.add(
+              c.expression() + ": upstream " + theirs.actual() + ", kdra " + ours.actual());
         }
       }
       if (theirs.costRejected() != ours.costRejected()) {
         costRejectionMismatches++;
       }
-      boolean agree = theirs.outcome().equals(ours.outcome())
-          && (!STRICT_COST || theirs.costRejected() == ours.costRejected()
-              && java.util.Objects.equals(theirs.cost(), ours.cost()));
+      boolean agree =
+          theirs.outcome().equals(ours.outcome())
+              && (!STRICT_COST
+                  || theirs.costRejected() == ours.costRejected()
+                      && java.util.Objects.equals(theirs.cost(), ours.cost()));
       if (!agree) {
         if (CelKnownDivergences.reason(c.expression(), theirs.summary(), ours.summary())
             .isPresent()) {
           known++;
           continue;
         }
-        report.append(String.join("\t", c.expression(),
-            CelDevices.all().get(c.device()).getName(), theirs.summary().replace('\n', ' '),
-            ours.summary().replace('\n', ' '))).append('\n');
-        mismatches.add(c.expression() + "  [device " + CelDevices.all().get(c.device()).getName()
-            + "]\n    upstream: " + theirs.summary() + "\n    kdra:     " + ours.summary());
+        report
+            .append(
+                String.join(
+                    "\t",
+                    c.expression(),
+                    CelDevices.all().get(c.device()).getName(),
+                    theirs.summary().replace('\n', ' '),
+                    ours.summary().replace('\n', ' ')))
+            .append('\n');
+        mismatches.add(
+            c.expression()
+                + "  [device "
+                + CelDevices.all().get(c.device()).getName()
+                + "]\n    upstream: "
+                + theirs.summary()
+                + "\n    kdra:     "
+                + ours.summary());
       }
     }
     writeReport(corpus, report);
-    System.out.println("CEL differential " + corpus + ": " + cases.size() + " cases " + classes
-        + ", " + mismatches.size() + " disagreements, " + known + " known divergences; "
-        + "estimated cost equal on " + costEqual + " of " + compiled + " compiled, rejected for "
-        + "cost by one side only: " + costRejectionMismatches + "; actual cost equal on "
-        + actualEqual + " of " + actualCompared + " evaluated"
-        + (STRICT_COST ? "" : " (not asserted: -Dkdra.cel.strictCost=false)"));
+    System.out.println(
+        "CEL differential "
+            + corpus
+            + ": "
+            + cases.size()
+            + " cases "
+            + classes
+            + ", "
+            + mismatches.size()
+            + " disagreements, "
+            + known
+            + " known divergences; "
+            + "estimated cost equal on "
+            + costEqual
+            + " of "
+            + compiled
+            + " compiled, rejected for "
+            + "cost by one side only: "
+            + costRejectionMismatches
+            + "; actual cost equal on "
+            + actualEqual
+            + " of "
+            + actualCompared
+            + " evaluated"
+            + (STRICT_COST ? "" : " (not asserted: -Dkdra.cel.strictCost=false)"));
     actualMismatches.forEach(m -> System.out.println("  actual cost differs: " + m));
-    assertThat(mismatches).as("expressions where kdra and upstream disagree (%s of %s)",
-        mismatches.size(), cases.size()).isEmpty();
+    assertThat(mismatches)
+        .as(
+            "expressions where kdra and upstream disagree (%s of %s)",
+            mismatches.size(), cases.size())
+        .isEmpty();
   }
 
   /** All disagreements, one per line (expression, device, upstream, kdra), under target/. */
@@ -186,7 +235,9 @@ class CelDifferentialIT {
     try {
       Path dir = Path.of("target", "cel-differential");
       Files.createDirectories(dir);
-      Files.writeString(dir.resolve(corpus.replaceAll("[^a-z0-9]+", "-") + ".tsv"), report,
+      Files.writeString(
+          dir.resolve(corpus.replaceAll("[^a-z0-9]+", "-") + ".tsv"),
+          report,
           StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new IllegalStateException(e);
@@ -207,8 +258,7 @@ class CelDifferentialIT {
     java.util.OptionalLong actualCost = selector.actualCost(device);
     Long actual = actualCost.isPresent() ? actualCost.getAsLong() : null;
     try {
-      return new Outcome(selector.matches(device) ? "true" : "false", cost, rejected, null,
-          actual);
+      return new Outcome(selector.matches(device) ? "true" : "false", cost, rejected, null, actual);
     } catch (CelSelectorException e) {
       return new Outcome("runtime_error", cost, rejected, e.reason());
     } catch (RuntimeException e) {
@@ -231,10 +281,17 @@ class CelDifferentialIT {
         }
         Files.writeString(in, lines, StandardCharsets.UTF_8);
         Path binary = UpstreamAlloc.binary();
-        assertThat(binary).as("dra-alloc-upstream; build it with "
-            + "integration-tests/scripts/build-upstream-alloc.sh").isExecutable();
-        Process p = new ProcessBuilder(binary.toString(), "cel").redirectInput(in.toFile())
-            .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        assertThat(binary)
+            .as(
+                "dra-alloc-upstream; build it with "
+                    + "integration-tests/scripts/build-upstream-alloc.sh")
+            .isExecutable();
+        Process p =
+            new ProcessBuilder(binary.toString(), "cel")
+                .redirectInput(in.toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         if (!p.waitFor(5, TimeUnit.MINUTES)) {
           p.destroyForcibly();
           throw new IllegalStateException("dra-alloc-upstream cel did not finish in 5 minutes");
@@ -242,12 +299,14 @@ class CelDifferentialIT {
         List<Outcome> outcomes = new ArrayList<>();
         for (String l : Files.readAllLines(out, StandardCharsets.UTF_8)) {
           JsonNode n = JSON.readTree(l);
-          outcomes.add(new Outcome(n.path("outcome").asText(),
-              // a uint64: its bits, as CompiledSelector.estimatedCost() holds it
-              n.has("cost") ? n.get("cost").bigIntegerValue().longValue() : null,
-              n.path("costRejected").asBoolean(false),
-              n.has("error") ? n.get("error").asText() : null,
-              n.has("actualCost") ? n.get("actualCost").bigIntegerValue().longValue() : null));
+          outcomes.add(
+              new Outcome(
+                  n.path("outcome").asText(),
+                  // a uint64: its bits, as CompiledSelector.estimatedCost() holds it
+                  n.has("cost") ? n.get("cost").bigIntegerValue().longValue() : null,
+                  n.path("costRejected").asBoolean(false),
+                  n.has("error") ? n.get("error").asText() : null,
+                  n.has("actualCost") ? n.get("actualCost").bigIntegerValue().longValue() : null));
         }
         assertThat(outcomes).hasSize(cases.size());
         return outcomes;
@@ -271,8 +330,9 @@ class CelDifferentialIT {
     }
     n.set("attributes", JSON.valueToTree(device.getAttributes()));
     ObjectNode capacity = JSON.createObjectNode();
-    device.getCapacity().forEach((k, v) -> capacity.putObject(k).put("value",
-        v.getValue().toString()));
+    device
+        .getCapacity()
+        .forEach((k, v) -> capacity.putObject(k).put("value", v.getValue().toString()));
     n.set("capacity", capacity);
     return n;
   }

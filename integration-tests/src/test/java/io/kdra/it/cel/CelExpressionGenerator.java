@@ -7,46 +7,152 @@ import java.util.function.Supplier;
 /**
  * Random DRA selector expressions from a small typed grammar over every library of the selector
  * environment (standard CEL and macros, strings, lists, sets, optionals, bindings, two-variable
- * comprehensions, regex, string format, Kubernetes named formats, quantity, semver, ip/cidr,
- * url, Kubernetes lists), against the attributes of {@link CelDevices}. Most expressions
- * type-check; a few percent mix types on
- * purpose, and some read attributes that a device lacks. Seeded: one seed, one corpus.
+ * comprehensions, regex, string format, Kubernetes named formats, quantity, semver, ip/cidr, url,
+ * Kubernetes lists), against the attributes of {@link CelDevices}. Most expressions type-check; a
+ * few percent mix types on purpose, and some read attributes that a device lacks. Seeded: one seed,
+ * one corpus.
  */
 final class CelExpressionGenerator {
 
   private static final String D = "device.attributes[\"gpu.kdra.io\"]";
-  private static final List<String> STRINGS = List.of("\"\"", "\"a\"", "\"H100\"", "\"h100\"",
-      "\"gpu\"", "\"é\"", "\"日本\"", "\"a,b,c\"", "\" x \"", "\"\\u00e9t\\u00e9\"", "\"🙂\"",
-      "\"%s\"", "\"10.0.0.1\"", "\"1.2.3\"", "\"abc\"", "\"ABC\"");
-  private static final List<String> QUANTITIES = List.of("\"1\"", "\"1Gi\"", "\"80Gi\"",
-      "\"500m\"", "\"1.5G\"", "\"0\"", "\"-1\"", "\"1Ki\"", "\"1e3\"", "\"2k\"", "\"1GB\"");
-  private static final List<String> SEMVERS = List.of("\"1.2.3\"", "\"1.0.0-alpha\"",
-      "\"550.54.15\"", "\"0.0.1\"", "\"v1.2\"", "\"1.2\"", "\"1.2.3+build\"", "\"01.2.3\"");
-  private static final List<String> IPS = List.of("\"10.0.0.1\"", "\"::1\"", "\"2001:db8::1\"",
-      "\"127.0.0.1\"", "\"fe80::1\"", "\"0.0.0.0\"", "\"224.0.0.1\"", "\"010.0.0.1\"",
-      "\"::ffff:1.2.3.4\"", "\"1.2.3\"", "\"2001:DB8::1\"", "\"255.255.255.255\"");
-  private static final List<String> CIDRS = List.of("\"10.0.0.0/8\"", "\"10.1.0.0/16\"",
-      "\"::1/128\"", "\"2001:db8::/32\"", "\"10.0.0.1/8\"", "\"10.0.0.0/33\"", "\"0.0.0.0/0\"");
-  private static final List<String> URLS = List.of("\"https://example.com\"",
-      "\"https://example.com:8080/a/b?x=1&y=2\"", "\"http://[::1]:80/p\"", "\"/relative\"",
-      "\"example.com\"", "\"https://user@host/p%20q\"", "\"ftp://h/?a=1&a=2\"",
-      "\"https://h/a b?q=a+b\"", "\"https://h/?a=%zz&b=1\"", "\"http://a b/\"",
-      "\"https://h/p#f%zz\"", "\"https://h/%2f%41?x=%20;y\"", "\"mailto:x@y?s\"",
-      "\"https://u:p@h:1/é?é=é\"", "\"http://[fe80::1%25en0]:8/\"", "\"//h/p\"", "\"*\"",
-      "\"HTTPS://H/?\"", "\"http://h:1:2/\"", "\"db://h:1,h:2/\"");
-  private static final List<String> REGEXES = List.of("\"^H\"", "\"[0-9]+\"", "\"a|b\"",
-      "\"^$\"", "\".*\"", "\"(x\"", "\"[[:alpha:]]+\"", "\"\\\\d\"", "\"é\"", "\"a*\"");
-  private static final List<String> FORMATS = List.of("dns1123Label", "dns1123Subdomain",
-      "dns1035Label", "qualifiedName", "dns1123LabelPrefix", "dns1123SubdomainPrefix",
-      "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date", "datetime");
-  private static final List<String> FORMAT_INPUTS = List.of("\"\"", "\"my-name\"",
-      "\"My_Name\"", "\"a.b\"", "\"-a-\"", "\"a-\"", "\"example.com/x\"", "\"/x\"",
-      "\"a/b/c\"", "\"https://h/p?q\"", "\"h/p\"", "\"http://[::1]:x/\"", "\"http://a b/\"",
-      "\"123e4567-e89b-12d3-a456-426614174000\"", "\"aGk=\"", "\"aGk\"", "\"2024-02-29\"",
-      "\"2023-02-29\"", "\"2024-01-01T10:00:00Z\"", "\"2024-01-01T10:00:00\"");
+  private static final List<String> STRINGS =
+      List.of(
+          "\"\"",
+          "\"a\"",
+          "\"H100\"",
+          "\"h100\"",
+          "\"gpu\"",
+          "\"é\"",
+          "\"日本\"",
+          "\"a,b,c\"",
+          "\" x \"",
+          "\"\\u00e9t\\u00e9\"",
+          "\"🙂\"",
+          "\"%s\"",
+          "\"10.0.0.1\"",
+          "\"1.2.3\"",
+          "\"abc\"",
+          "\"ABC\"");
+  private static final List<String> QUANTITIES =
+      List.of(
+          "\"1\"",
+          "\"1Gi\"",
+          "\"80Gi\"",
+          "\"500m\"",
+          "\"1.5G\"",
+          "\"0\"",
+          "\"-1\"",
+          "\"1Ki\"",
+          "\"1e3\"",
+          "\"2k\"",
+          "\"1GB\"");
+  private static final List<String> SEMVERS =
+      List.of(
+          "\"1.2.3\"",
+          "\"1.0.0-alpha\"",
+          "\"550.54.15\"",
+          "\"0.0.1\"",
+          "\"v1.2\"",
+          "\"1.2\"",
+          "\"1.2.3+build\"",
+          "\"01.2.3\"");
+  private static final List<String> IPS =
+      List.of(
+          "\"10.0.0.1\"",
+          "\"::1\"",
+          "\"2001:db8::1\"",
+          "\"127.0.0.1\"",
+          "\"fe80::1\"",
+          "\"0.0.0.0\"",
+          "\"224.0.0.1\"",
+          "\"010.0.0.1\"",
+          "\"::ffff:1.2.3.4\"",
+          "\"1.2.3\"",
+          "\"2001:DB8::1\"",
+          "\"255.255.255.255\"");
+  private static final List<String> CIDRS =
+      List.of(
+          "\"10.0.0.0/8\"",
+          "\"10.1.0.0/16\"",
+          "\"::1/128\"",
+          "\"2001:db8::/32\"",
+          "\"10.0.0.1/8\"",
+          "\"10.0.0.0/33\"",
+          "\"0.0.0.0/0\"");
+  private static final List<String> URLS =
+      List.of(
+          "\"https://example.com\"",
+          "\"https://example.com:8080/a/b?x=1&y=2\"",
+          "\"http://[::1]:80/p\"",
+          "\"/relative\"",
+          "\"example.com\"",
+          "\"https://user@host/p%20q\"",
+          "\"ftp://h/?a=1&a=2\"",
+          "\"https://h/a b?q=a+b\"",
+          "\"https://h/?a=%zz&b=1\"",
+          "\"http://a b/\"",
+          "\"https://h/p#f%zz\"",
+          "\"https://h/%2f%41?x=%20;y\"",
+          "\"mailto:x@y?s\"",
+          "\"https://u:p@h:1/é?é=é\"",
+          "\"http://[fe80::1%25en0]:8/\"",
+          "\"//h/p\"",
+          "\"*\"",
+          "\"HTTPS://H/?\"",
+          "\"http://h:1:2/\"",
+          "\"db://h:1,h:2/\"");
+  private static final List<String> REGEXES =
+      List.of(
+          "\"^H\"",
+          "\"[0-9]+\"",
+          "\"a|b\"",
+          "\"^$\"",
+          "\".*\"",
+          "\"(x\"",
+          "\"[[:alpha:]]+\"",
+          "\"\\\\d\"",
+          "\"é\"",
+          "\"a*\"");
+  private static final List<String> FORMATS =
+      List.of(
+          "dns1123Label",
+          "dns1123Subdomain",
+          "dns1035Label",
+          "qualifiedName",
+          "dns1123LabelPrefix",
+          "dns1123SubdomainPrefix",
+          "dns1035LabelPrefix",
+          "labelValue",
+          "uri",
+          "uuid",
+          "byte",
+          "date",
+          "datetime");
+  private static final List<String> FORMAT_INPUTS =
+      List.of(
+          "\"\"",
+          "\"my-name\"",
+          "\"My_Name\"",
+          "\"a.b\"",
+          "\"-a-\"",
+          "\"a-\"",
+          "\"example.com/x\"",
+          "\"/x\"",
+          "\"a/b/c\"",
+          "\"https://h/p?q\"",
+          "\"h/p\"",
+          "\"http://[::1]:x/\"",
+          "\"http://a b/\"",
+          "\"123e4567-e89b-12d3-a456-426614174000\"",
+          "\"aGk=\"",
+          "\"aGk\"",
+          "\"2024-02-29\"",
+          "\"2023-02-29\"",
+          "\"2024-01-01T10:00:00Z\"",
+          "\"2024-01-01T10:00:00\"");
   private static final List<String> INT_ATTRS = List.of("numaNode", "cores", "missingInt");
-  private static final List<String> STRING_ATTRS = List.of("model", "family", "uuid",
-      "missingString");
+  private static final List<String> STRING_ATTRS =
+      List.of("model", "family", "uuid", "missingString");
 
   private final Random random;
   private int depth;
@@ -101,32 +207,64 @@ final class CelExpressionGenerator {
         () -> "(" + bool() + " " + pick(List.of("&&", "||")) + " " + bool() + ")",
         () -> "!" + "(" + bool() + ")",
         () -> "(" + bool() + " ? " + bool() + " : " + bool() + ")",
-        () -> string() + "." + pick(List.of("startsWith", "endsWith", "contains", "matches"))
-            + "(" + (random.nextBoolean() ? string() : pick(REGEXES)) + ")",
+        () ->
+            string()
+                + "."
+                + pick(List.of("startsWith", "endsWith", "contains", "matches"))
+                + "("
+                + (random.nextBoolean() ? string() : pick(REGEXES))
+                + ")",
         () -> "has(" + D + "." + pick(INT_ATTRS) + ")",
         () -> "has(" + D + "." + pick(STRING_ATTRS) + ")",
-        () -> "\"" + pick(List.of("gpu.kdra.io", "other.kdra.io", "nosuch.io")) + "\" in device."
-            + pick(List.of("attributes", "capacity")),
+        () ->
+            "\""
+                + pick(List.of("gpu.kdra.io", "other.kdra.io", "nosuch.io"))
+                + "\" in device."
+                + pick(List.of("attributes", "capacity")),
         () -> D + ".migCapable",
         () -> "device.allowMultipleAllocations",
         () -> "device.driver == \"gpu.kdra.io\"",
         () -> integer() + " in " + intList(),
         () -> string() + " in " + stringList(),
-        () -> intList() + "." + pick(List.of("all", "exists", "exists_one"))
-            + "(x, x " + pick(List.of(">", "<", "==")) + " " + integer() + ")",
-        () -> stringList() + ".exists(s, s." + pick(List.of("startsWith", "contains"))
-            + "(" + string() + "))",
+        () ->
+            intList()
+                + "."
+                + pick(List.of("all", "exists", "exists_one"))
+                + "(x, x "
+                + pick(List.of(">", "<", "=="))
+                + " "
+                + integer()
+                + ")",
+        () ->
+            stringList()
+                + ".exists(s, s."
+                + pick(List.of("startsWith", "contains"))
+                + "("
+                + string()
+                + "))",
         () -> D + ".all(k, k.size() " + pick(List.of(">", "<")) + " " + integer() + ")",
         () -> "device.attributes.exists(d, d == \"gpu.kdra.io\")",
         () -> intList() + ".all(i, v, i " + pick(List.of("<", "<=", "!=")) + " v)",
         () -> "{\"a\": 1, \"b\": 2}.exists(k, v, v == " + integer() + ")",
-        () -> "sets." + pick(List.of("contains", "intersects", "equivalent")) + "(" + intList()
-            + ", " + intList() + ")",
+        () ->
+            "sets."
+                + pick(List.of("contains", "intersects", "equivalent"))
+                + "("
+                + intList()
+                + ", "
+                + intList()
+                + ")",
         () -> intList() + ".isSorted()",
         () -> stringList() + ".isSorted()",
         () -> "isQuantity(" + pick(QUANTITIES) + ")",
-        () -> "quantity(" + pick(QUANTITIES) + ")." + pick(List.of("isGreaterThan", "isLessThan"))
-            + "(" + quantity() + ")",
+        () ->
+            "quantity("
+                + pick(QUANTITIES)
+                + ")."
+                + pick(List.of("isGreaterThan", "isLessThan"))
+                + "("
+                + quantity()
+                + ")",
         () -> quantity() + ".isInteger()",
         () -> quantity() + " == " + quantity(),
         () -> "isSemver(" + pick(SEMVERS) + (random.nextBoolean() ? ", true" : "") + ")",
@@ -134,8 +272,18 @@ final class CelExpressionGenerator {
         () -> semver() + " == " + semver(),
         () -> "isIP(" + pick(IPS) + ")",
         () -> "ip.isCanonical(" + pick(IPS) + ")",
-        () -> "ip(" + pick(IPS) + ")." + pick(List.of("isUnspecified", "isLoopback",
-            "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast")) + "()",
+        () ->
+            "ip("
+                + pick(IPS)
+                + ")."
+                + pick(
+                    List.of(
+                        "isUnspecified",
+                        "isLoopback",
+                        "isLinkLocalMulticast",
+                        "isLinkLocalUnicast",
+                        "isGlobalUnicast"))
+                + "()",
         () -> "ip(" + pick(IPS) + ") == ip(" + pick(IPS) + ")",
         () -> "isCIDR(" + pick(CIDRS) + ")",
         () -> "cidr(" + pick(CIDRS) + ").containsIP(" + pick(IPS) + ")",
@@ -147,24 +295,58 @@ final class CelExpressionGenerator {
         () -> optionalInt() + ".hasValue()",
         () -> optionalInt() + " == optional.none()",
         () -> "cel.bind(g, " + D + ", g." + pick(STRING_ATTRS) + " == " + string() + ")",
-        () -> "cel.bind(x, " + integer() + ", x * x " + pick(List.of(">", "<")) + " " + integer()
-            + ")",
+        () ->
+            "cel.bind(x, "
+                + integer()
+                + ", x * x "
+                + pick(List.of(">", "<"))
+                + " "
+                + integer()
+                + ")",
         () -> string() + ".find(" + pick(REGEXES) + ") == " + string(),
         () -> intList() + " == " + intList(),
         () -> D + ".driverVersion.isGreaterThan(semver(" + pick(SEMVERS) + "))",
         () -> "device.capacity[\"gpu.kdra.io\"].memory.compareTo(" + quantity() + ") >= 0",
-        () -> "double(" + pick(List.of("\"1.5\"", "\"inf\"", "\"-Infinity\"", "\"nan\"",
-            "\"1_000\"", "\"0x1p-2\"", "\"0x1.8\"", "\"1e400\"", "\" 1\"", "\"1d\"", "\".5\"",
-            "\"1e\"")) + ") " + pick(List.of("<", "==", ">")) + " 1.0",
-        () -> "double(" + integer() + ") " + pick(List.of("<", "==", ">")) + " "
-            + pick(List.of("1.5", "0.0", "-2.25", "1e10")),
+        () ->
+            "double("
+                + pick(
+                    List.of(
+                        "\"1.5\"",
+                        "\"inf\"",
+                        "\"-Infinity\"",
+                        "\"nan\"",
+                        "\"1_000\"",
+                        "\"0x1p-2\"",
+                        "\"0x1.8\"",
+                        "\"1e400\"",
+                        "\" 1\"",
+                        "\"1d\"",
+                        "\".5\"",
+                        "\"1e\""))
+                + ") "
+                + pick(List.of("<", "==", ">"))
+                + " 1.0",
+        () ->
+            "double("
+                + integer()
+                + ") "
+                + pick(List.of("<", "==", ">"))
+                + " "
+                + pick(List.of("1.5", "0.0", "-2.25", "1e10")),
         () -> string() + ".format([" + string() + "]) == " + string(),
         () -> "format.named(\"" + pick(FORMATS) + pick(List.of("", "", "x")) + "\").hasValue()",
-        () -> format() + ".validate(" + formatInput() + ")" + pick(List.of(".hasValue()",
-            " == optional.none()")),
+        () ->
+            format()
+                + ".validate("
+                + formatInput()
+                + ")"
+                + pick(List.of(".hasValue()", " == optional.none()")),
         () -> format() + " == " + format(),
-        () -> "type(" + pick(List.of(integer(), string(), "[1]", D + ".model")) + ") == "
-            + pick(List.of("int", "string", "list", "bool")));
+        () ->
+            "type("
+                + pick(List.of(integer(), string(), "[1]", D + ".model"))
+                + ") == "
+                + pick(List.of("int", "string", "list", "bool")));
   }
 
   String integer() {
@@ -172,7 +354,8 @@ final class CelExpressionGenerator {
         () -> pick(List.of("0", "1", "-1", "2", "42", "9223372036854775807", "3")),
         () -> D + "." + pick(INT_ATTRS),
         () -> string() + ".size()",
-        () -> "(" + integer() + " " + pick(List.of("+", "-", "*", "/", "%")) + " " + integer() + ")",
+        () ->
+            "(" + integer() + " " + pick(List.of("+", "-", "*", "/", "%")) + " " + integer() + ")",
         () -> intList() + ".size()",
         () -> intList() + "." + pick(List.of("sum", "min", "max")) + "()",
         () -> intList() + "." + pick(List.of("indexOf", "lastIndexOf")) + "(" + integer() + ")",
@@ -202,17 +385,46 @@ final class CelExpressionGenerator {
         () -> stringList() + ".join(" + pick(List.of("\",\"", "\"\"")) + ")",
         () -> "strings.quote(" + string() + ")",
         () -> "string(" + integer() + ")",
-        () -> pick(List.of("\"%s-%d\"", "\"%x\"", "\"%.2f\"", "\"%b\"", "\"%o\"", "\"%%\""))
-            + ".format([" + pick(List.of(string() + ", 1", integer(), "1.5", "\"NaN\"", "true",
-                "[1, 2]", "{\"a\": 1}", "b\"ab\"", "null")) + "])",
-        () -> "\"%s\".format([" + pick(List.of(intList(), stringList(), "[1.5, 2.0]",
-            "{\"b\": [1], \"a\": [2]}", "duration(\"1h30m\")", "[duration(\"1s\")]", "2.5",
-            "1e21", "int", "[int]", "-0.0")) + "])",
+        () ->
+            pick(List.of("\"%s-%d\"", "\"%x\"", "\"%.2f\"", "\"%b\"", "\"%o\"", "\"%%\""))
+                + ".format(["
+                + pick(
+                    List.of(
+                        string() + ", 1",
+                        integer(),
+                        "1.5",
+                        "\"NaN\"",
+                        "true",
+                        "[1, 2]",
+                        "{\"a\": 1}",
+                        "b\"ab\"",
+                        "null"))
+                + "])",
+        () ->
+            "\"%s\".format(["
+                + pick(
+                    List.of(
+                        intList(),
+                        stringList(),
+                        "[1.5, 2.0]",
+                        "{\"b\": [1], \"a\": [2]}",
+                        "duration(\"1h30m\")",
+                        "[duration(\"1s\")]",
+                        "2.5",
+                        "1e21",
+                        "int",
+                        "[int]",
+                        "-0.0"))
+                + "])",
         () -> string() + ".find(" + pick(REGEXES) + ")",
         () -> "string(ip(" + pick(IPS) + "))",
         () -> "string(cidr(" + pick(CIDRS) + ").masked())",
-        () -> "url(" + pick(URLS) + ")." + pick(List.of("getScheme", "getHost", "getHostname",
-            "getPort", "getEscapedPath")) + "()",
+        () ->
+            "url("
+                + pick(URLS)
+                + ")."
+                + pick(List.of("getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"))
+                + "()",
         () -> D + ".?" + pick(STRING_ATTRS) + ".orValue(" + string() + ")",
         () -> stringList() + "[0]",
         () -> "string(" + semver() + ".major())");

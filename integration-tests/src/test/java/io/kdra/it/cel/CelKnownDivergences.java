@@ -6,61 +6,97 @@ import java.util.regex.Pattern;
 
 /**
  * Where kdra's selector environment knowingly differs from upstream's, each with its reason. A
- * disagreement is known when the expression and both outcomes (as {@code Outcome.summary()}
- * prints them) match a divergence; every other disagreement fails the differential test.
- * Keep these narrow: each one hides real differences in the expressions it matches.
+ * disagreement is known when the expression and both outcomes (as {@code Outcome.summary()} prints
+ * them) match a divergence; every other disagreement fails the differential test. Keep these
+ * narrow: each one hides real differences in the expressions it matches.
  */
 final class CelKnownDivergences {
 
   /** A named divergence: patterns (found anywhere) on the expression and the two outcomes. */
-  record Divergence(String name, Pattern expression, Pattern upstream, Pattern ours,
-      String reason, String sample) {
+  record Divergence(
+      String name,
+      Pattern expression,
+      Pattern upstream,
+      Pattern ours,
+      String reason,
+      String sample) {
     boolean matches(String expr, String theirs, String mine) {
-      return expression.matcher(expr).find() && upstream.matcher(theirs).find()
+      return expression.matcher(expr).find()
+          && upstream.matcher(theirs).find()
           && ours.matcher(mine).find();
     }
   }
 
-  /** @param sample an expression that shows the divergence (checked to still diverge) */
-  private static Divergence of(String name, String expression, String upstream, String ours,
-      String reason, String sample) {
-    return new Divergence(name, Pattern.compile(expression), Pattern.compile(upstream),
-        Pattern.compile(ours), reason, sample);
+  /**
+   * @param sample an expression that shows the divergence (checked to still diverge)
+   */
+  private static Divergence of(
+      String name, String expression, String upstream, String ours, String reason, String sample) {
+    return new Divergence(
+        name,
+        Pattern.compile(expression),
+        Pattern.compile(upstream),
+        Pattern.compile(ours),
+        reason,
+        sample);
   }
 
-  static final List<Divergence> ALL = List.of(
-      of("empty-list-literal-typing", "\\[\\](\\.|\\[|\\]|,)", "", "",
-          "cel-java and cel-go infer the element type of empty list literals differently where "
-              + "an overloaded function meets it (cel-go binds [[], []].flatten().sortBy(x, -x) "
-              + "to a list of double): different compile errors and results",
-          "[[], []].flatten().sortBy(x, -x) == [1]"),
-      of("attribute-any-type", "device\\.attributes", "(\\bany\\b|google\\.protobuf\\.Any)",
-          "", "upstream declares attribute values as type any, which cel-java lacks (dyn here); "
-              + "the checker then differs where any meets dyn or flows into lists and indexing "
-              + "(ours handles a direct attribute read, as argument of format or as result)",
-          "[device.attributes[\"gpu.kdra.io\"].?uuid.orValue(device.attributes[\"gpu.kdra.io\"]"
-              + ".family), device.attributes[\"gpu.kdra.io\"].family + device.attributes"
-              + "[\"gpu.kdra.io\"].model].size() == 2"),
-      of("attribute-any-result", "device\\.attributes", "", "not dyn$",
-          "the result of an expression that upstream types as any (e.g. an element of a list "
-              + "of attribute values) is dyn here, and a dyn result is rejected",
-          "[device.attributes[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"]"
-              + ".migCapable][0]"),
-      of("attribute-any-or-dyn-result", "device\\.attributes.*\\.orValue\\(", "not dyn$", "",
-          "orValue() of an optional attribute with a dyn default is dyn upstream (rejected as "
-              + "result) and taken for any here",
-          "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue([device.attributes"
-              + "[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable].max())"),
-      of("upstream-internal-error", "", "internal error: interface conversion", "",
-          "cel-go's cost tracker for distinct() panics when the list failed to evaluate (an "
-              + "internal error no || absorbs); cel-java reports no failed node to an evaluation "
-              + "listener, so the failure is absorbed here as CEL says",
-          "sets.contains([device.attributes[\"gpu.kdra.io\"].nosuch].distinct(), [1]) || true"));
+  static final List<Divergence> ALL =
+      List.of(
+          of(
+              "empty-list-literal-typing",
+              "\\[\\](\\.|\\[|\\]|,)",
+              "",
+              "",
+              "cel-java and cel-go infer the element type of empty list literals differently where "
+                  + "an overloaded function meets it (cel-go binds [[], []].flatten().sortBy(x, -x) "
+                  + "to a list of double): different compile errors and results",
+              "[[], []].flatten().sortBy(x, -x) == [1]"),
+          of(
+              "attribute-any-type",
+              "device\\.attributes",
+              "(\\bany\\b|google\\.protobuf\\.Any)",
+              "",
+              "upstream declares attribute values as type any, which cel-java lacks (dyn here); "
+                  + "the checker then differs where any meets dyn or flows into lists and indexing "
+                  + "(ours handles a direct attribute read, as argument of format or as result)",
+              "[device.attributes[\"gpu.kdra.io\"].?uuid.orValue(device.attributes[\"gpu.kdra.io\"]"
+                  + ".family), device.attributes[\"gpu.kdra.io\"].family + device.attributes"
+                  + "[\"gpu.kdra.io\"].model].size() == 2"),
+          of(
+              "attribute-any-result",
+              "device\\.attributes",
+              "",
+              "not dyn$",
+              "the result of an expression that upstream types as any (e.g. an element of a list "
+                  + "of attribute values) is dyn here, and a dyn result is rejected",
+              "[device.attributes[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"]"
+                  + ".migCapable][0]"),
+          of(
+              "attribute-any-or-dyn-result",
+              "device\\.attributes.*\\.orValue\\(",
+              "not dyn$",
+              "",
+              "orValue() of an optional attribute with a dyn default is dyn upstream (rejected as "
+                  + "result) and taken for any here",
+              "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue([device.attributes"
+                  + "[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable].max())"),
+          of(
+              "upstream-internal-error",
+              "",
+              "internal error: interface conversion",
+              "",
+              "cel-go's cost tracker for distinct() panics when the list failed to evaluate (an "
+                  + "internal error no || absorbs); cel-java reports no failed node to an evaluation "
+                  + "listener, so the failure is absorbed here as CEL says",
+              "sets.contains([device.attributes[\"gpu.kdra.io\"].nosuch].distinct(), [1]) || true"));
 
   private CelKnownDivergences() {}
 
   static Optional<String> reason(String expression, String upstream, String ours) {
-    return ALL.stream().filter(d -> d.matches(expression, upstream, ours))
-        .map(d -> d.name() + ": " + d.reason()).findFirst();
+    return ALL.stream()
+        .filter(d -> d.matches(expression, upstream, ours))
+        .map(d -> d.name() + ": " + d.reason())
+        .findFirst();
   }
 }

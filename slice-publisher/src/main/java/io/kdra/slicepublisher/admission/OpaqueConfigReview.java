@@ -10,25 +10,28 @@ import java.util.Set;
 
 /**
  * Which opaque configs of a ResourceClaim, ResourceClaimTemplate or DeviceClass are our drivers',
- * and what the driver's decoder ({@link OpaqueConfigDecoder}, the rule it applies at prepare)
- * says of each: the first error of every such config, named by its path in the object, e.g.
- * {@code spec.devices.config[0].opaque.parameters.sharing.mps: not allowed with strategy
- * Exclusive}. Other drivers' configs and the requests themselves are not looked at.
+ * and what the driver's decoder ({@link OpaqueConfigDecoder}, the rule it applies at prepare) says
+ * of each: the first error of every such config, named by its path in the object, e.g. {@code
+ * spec.devices.config[0].opaque.parameters.sharing.mps: not allowed with strategy Exclusive}. Other
+ * drivers' configs and the requests themselves are not looked at.
  *
- * <p>The config lists sit at the same path in {@code resource.k8s.io} v1, v1beta2 and v1beta1,
- * so an object of any of those versions is read alike. Pure and thread-safe.
+ * <p>The config lists sit at the same path in {@code resource.k8s.io} v1, v1beta2 and v1beta1, so
+ * an object of any of those versions is read alike. Pure and thread-safe.
  */
 public final class OpaqueConfigReview {
 
   /** Where each kind keeps its config list. */
-  private static final Map<String, List<String>> CONFIG_PATHS = Map.of(
-      "ResourceClaim", List.of("spec", "devices", "config"),
-      "ResourceClaimTemplate", List.of("spec", "spec", "devices", "config"),
-      "DeviceClass", List.of("spec", "config"));
+  private static final Map<String, List<String>> CONFIG_PATHS =
+      Map.of(
+          "ResourceClaim", List.of("spec", "devices", "config"),
+          "ResourceClaimTemplate", List.of("spec", "spec", "devices", "config"),
+          "DeviceClass", List.of("spec", "config"));
 
   private final Set<String> drivers;
 
-  /** @param drivers the driver names whose configs are checked */
+  /**
+   * @param drivers the driver names whose configs are checked
+   */
   public OpaqueConfigReview(Set<String> drivers) {
     this.drivers = Set.copyOf(drivers);
   }
@@ -64,7 +67,8 @@ public final class OpaqueConfigReview {
       }
       try {
         JsonNode parameters = opaque.get("parameters");
-        OpaqueConfigDecoder.decode(parameters == null || parameters.isNull() ? null : parameters,
+        OpaqueConfigDecoder.decode(
+            parameters == null || parameters.isNull() ? null : parameters,
             prefix + "[" + i + "].opaque.parameters");
       } catch (OpaqueConfigException e) {
         errors.add(e);

@@ -19,10 +19,9 @@ import org.jboss.logging.Logger;
  * The validating admission webhook for our drivers' opaque configs: {@code POST} {@value #PATH}
  * with an {@code admission.k8s.io/v1} AdmissionReview, answered by {@link OpaqueConfigAdmission}
  * for the driver names the publisher serves ({@code publisher.drivers}). Served on the HTTP
- * server's ports, HTTPS included when a certificate is configured (the chart's webhook port:
- * the API server calls webhooks over TLS only). A Vert.x route, not a REST resource: one POST
- * needs no REST extension. Every replica answers, leader or not: a review reads nothing but the
- * request.
+ * server's ports, HTTPS included when a certificate is configured (the chart's webhook port: the
+ * API server calls webhooks over TLS only). A Vert.x route, not a REST resource: one POST needs no
+ * REST extension. Every replica answers, leader or not: a review reads nothing but the request.
  */
 @ApplicationScoped
 public class OpaqueConfigWebhook {
@@ -30,9 +29,7 @@ public class OpaqueConfigWebhook {
   /** The webhook's path, as the chart's ValidatingWebhookConfiguration names it. */
   public static final String PATH = "/admission/opaque-config";
 
-  /**
-   * An AdmissionReview holds the object and the old one; objects are at most 1.5 MiB in etcd.
-   */
+  /** An AdmissionReview holds the object and the old one; objects are at most 1.5 MiB in etcd. */
   private static final long MAX_BODY = 4L * 1024 * 1024;
 
   private static final Logger LOG = Logger.getLogger(OpaqueConfigWebhook.class);
@@ -67,14 +64,17 @@ public class OpaqueConfigWebhook {
       String namespace = r.path("namespace").asText("");
       String name = r.path("name").asText("");
       // each refusal once, with who and why: the API server's answer to the user has the same
-      LOG.infof("refusing %s %s written by %s%s: %s", decision.kind(),
+      LOG.infof(
+          "refusing %s %s written by %s%s: %s",
+          decision.kind(),
           namespace.isEmpty() ? name : namespace + "/" + name,
           r.path("userInfo").path("username").asText("?"),
           r.path("dryRun").asBoolean(false) ? " (dry run)" : "",
           decision.response().getResponse().getStatus().getMessage());
     }
     try {
-      ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+      ctx.response()
+          .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
           .end(JSON.writeValueAsString(decision.response()));
     } catch (IOException e) {
       ctx.fail(e);
@@ -86,6 +86,7 @@ public class OpaqueConfigWebhook {
         .description("AdmissionReviews of opaque configs answered, by kind and verdict")
         .tag("kind", OpaqueConfigReview.reviews(decision.kind()) ? decision.kind() : "other")
         .tag("allowed", String.valueOf(decision.allowed()))
-        .register(registry).increment();
+        .register(registry)
+        .increment();
   }
 }

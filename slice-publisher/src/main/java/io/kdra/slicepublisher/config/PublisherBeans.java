@@ -27,8 +27,8 @@ import java.util.Set;
 import org.jboss.logging.Logger;
 
 /**
- * Wires the plain (framework-free) classes from configuration, so that they stay testable
- * without Quarkus.
+ * Wires the plain (framework-free) classes from configuration, so that they stay testable without
+ * Quarkus.
  */
 @ApplicationScoped
 public class PublisherBeans {
@@ -45,22 +45,40 @@ public class PublisherBeans {
   @Produces
   @Singleton
   ElectionWiring election(PublisherConfig c, KubernetesClient client) {
-    return new ElectionWiring("slice-publisher", "publisher.leader-election",
-        c.leaderElection(), client, true, System.getenv("HOSTNAME"));
+    return new ElectionWiring(
+        "slice-publisher",
+        "publisher.leader-election",
+        c.leaderElection(),
+        client,
+        true,
+        System.getenv("HOSTNAME"));
   }
 
   @Produces
   @Singleton
   PlannerSettings settings(PublisherConfig c) {
-    List<NetworkPoolSpec> pools = c.networkPools().entrySet().stream()
-        .map(e -> new NetworkPoolSpec(e.getKey(), e.getValue().driver(),
-            e.getValue().sourceNode(), e.getValue().nodeSelector()))
-        .sorted(Comparator.comparing(NetworkPoolSpec::name))
-        .toList();
-    return new PlannerSettings(c.drivers(), c.unhealthyTaint().key(), c.unhealthyTaint().effect(),
-        c.stale().taintKey(), c.stale().taintEffect(), c.stale().taintAfter(),
-        c.stale().removeAfter(), c.stale().disconnectedTaintAfter(),
-        c.nodeLabelAttributes().orElse(List.of()), pools);
+    List<NetworkPoolSpec> pools =
+        c.networkPools().entrySet().stream()
+            .map(
+                e ->
+                    new NetworkPoolSpec(
+                        e.getKey(),
+                        e.getValue().driver(),
+                        e.getValue().sourceNode(),
+                        e.getValue().nodeSelector()))
+            .sorted(Comparator.comparing(NetworkPoolSpec::name))
+            .toList();
+    return new PlannerSettings(
+        c.drivers(),
+        c.unhealthyTaint().key(),
+        c.unhealthyTaint().effect(),
+        c.stale().taintKey(),
+        c.stale().taintEffect(),
+        c.stale().taintAfter(),
+        c.stale().removeAfter(),
+        c.stale().disconnectedTaintAfter(),
+        c.nodeLabelAttributes().orElse(List.of()),
+        pools);
   }
 
   @Produces
@@ -90,28 +108,47 @@ public class PublisherBeans {
 
   @Produces
   @Singleton
-  SliceWriter writer(KubernetesClient client, ClusterCache cache, PublisherMetrics metrics,
-      DroppedFields dropped, PublisherConfig c) {
+  SliceWriter writer(
+      KubernetesClient client,
+      ClusterCache cache,
+      PublisherMetrics metrics,
+      DroppedFields dropped,
+      PublisherConfig c) {
     return new SliceWriter(client, cache, metrics, dropped, c.maxWritesPerSecond());
   }
 
   /** Started and closed by {@link PublisherLifecycle}. */
   @Produces
   @Singleton
-  PoolReconciler reconciler(ClusterCache cache, InventoryStore store, SlicePlanner planner,
-      SliceWriter writer, DroppedFields dropped, PublisherMetrics metrics, Tracer tracer,
-      Clock clock, PublisherConfig c) {
-    return new PoolReconciler(cache, store, planner, writer, dropped, metrics, tracer, clock,
-        c.resyncPeriod());
+  PoolReconciler reconciler(
+      ClusterCache cache,
+      InventoryStore store,
+      SlicePlanner planner,
+      SliceWriter writer,
+      DroppedFields dropped,
+      PublisherMetrics metrics,
+      Tracer tracer,
+      Clock clock,
+      PublisherConfig c) {
+    return new PoolReconciler(
+        cache, store, planner, writer, dropped, metrics, tracer, clock, c.resyncPeriod());
   }
 
   @Produces
   @Singleton
-  SnapshotIntake intake(PlannerSettings settings, InventoryStore store, PoolReconciler reconciler,
-      PublisherMetrics metrics, Clock clock) {
-    return new SnapshotIntake(settings.drivers(),
-        new SnapshotConverter(settings.nodeLabelAttributes().size()), store,
-        i -> reconciler.inventoryChanged(i.driver(), i.nodeName()), metrics, clock);
+  SnapshotIntake intake(
+      PlannerSettings settings,
+      InventoryStore store,
+      PoolReconciler reconciler,
+      PublisherMetrics metrics,
+      Clock clock) {
+    return new SnapshotIntake(
+        settings.drivers(),
+        new SnapshotConverter(settings.nodeLabelAttributes().size()),
+        store,
+        i -> reconciler.inventoryChanged(i.driver(), i.nodeName()),
+        metrics,
+        clock);
   }
 
   @Produces
@@ -123,8 +160,9 @@ public class PublisherBeans {
     }
     Set<String> accounts = c.auth().serviceAccounts().orElse(Set.of());
     if (accounts.isEmpty()) {
-      LOG.warn("publisher.auth.service-accounts is not set: every driver's report is refused; "
-          + "set it to the device-driver's ServiceAccount as namespace:name");
+      LOG.warn(
+          "publisher.auth.service-accounts is not set: every driver's report is refused; "
+              + "set it to the device-driver's ServiceAccount as namespace:name");
     }
     return new KubernetesTokenReviewer(client, new DriverIdentity(accounts, c.auth().audience()));
   }

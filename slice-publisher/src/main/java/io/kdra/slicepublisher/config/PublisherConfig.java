@@ -11,8 +11,8 @@ import java.util.Set;
 
 /**
  * Configuration of the slice-publisher (prefix {@code publisher}). Every property maps to an
- * environment variable ({@code PUBLISHER_MAX_WRITES_PER_SECOND}) and a Helm value under
- * {@code slicePublisher:}; docs/OPERATIONS.md, section "slice-publisher", lists them.
+ * environment variable ({@code PUBLISHER_MAX_WRITES_PER_SECOND}) and a Helm value under {@code
+ * slicePublisher:}; docs/OPERATIONS.md, section "slice-publisher", lists them.
  */
 @ConfigMapping(prefix = "publisher")
 public interface PublisherConfig {
@@ -31,32 +31,32 @@ public interface PublisherConfig {
   Stale stale();
 
   /**
-   * Node label keys whose values are copied into every node-local device as string attributes,
-   * so that selectors can target them. The attribute name is the label key with its name part
-   * turned into a C identifier ({@code cloud.google.com/compute-class} becomes
-   * {@code cloud.google.com/compute_class}; a key without prefix lands in the driver's domain).
-   * An attribute the driver reports itself wins. Empty: none.
+   * Node label keys whose values are copied into every node-local device as string attributes, so
+   * that selectors can target them. The attribute name is the label key with its name part turned
+   * into a C identifier ({@code cloud.google.com/compute-class} becomes {@code
+   * cloud.google.com/compute_class}; a key without prefix lands in the driver's domain). An
+   * attribute the driver reports itself wins. Empty: none.
    */
   Optional<List<String>> nodeLabelAttributes();
 
   /**
-   * Network-attached pools by pool name. The devices of such a pool are the ones that the
-   * driver instance on {@code source-node} reports; they are published once, reachable from the
-   * nodes matching {@code node-selector} (or from all nodes), instead of as that node's pool.
+   * Network-attached pools by pool name. The devices of such a pool are the ones that the driver
+   * instance on {@code source-node} reports; they are published once, reachable from the nodes
+   * matching {@code node-selector} (or from all nodes), instead of as that node's pool.
    */
   Map<String, NetworkPool> networkPools();
 
   /**
-   * Upper bound on API writes (create, update, delete) per second, summed over all pools.
-   * Bursts of up to one second's worth are allowed. Must be positive.
+   * Upper bound on API writes (create, update, delete) per second, summed over all pools. Bursts of
+   * up to one second's worth are allowed. Must be positive.
    */
   @WithDefault("20")
   double maxWritesPerSecond();
 
   /**
-   * How often every pool is compared with the API server even without events. Cheap: it
-   * writes nothing when nothing changed. The staleness and grace timers do not wait for it:
-   * a pool is planned again at the instant its next timer is due.
+   * How often every pool is compared with the API server even without events. Cheap: it writes
+   * nothing when nothing changed. The staleness and grace timers do not wait for it: a pool is
+   * planned again at the instant its next timer is due.
    */
   @WithDefault("30s")
   Duration resyncPeriod();
@@ -95,15 +95,17 @@ public interface PublisherConfig {
     @WithDefault("2m")
     Duration taintAfter();
 
-    /** After this long without a snapshot, the pool's slices are deleted. Must exceed taintAfter. */
+    /**
+     * After this long without a snapshot, the pool's slices are deleted. Must exceed taintAfter.
+     */
     @WithDefault("10m")
     Duration removeAfter();
 
     /**
      * After this long since a driver's stream ended (its process died, restarts, or lost its
      * connection) without a new one, all devices of the pool get the stale taint with the value
-     * {@code disconnected}, so that no new pod is placed where nothing will prepare it. Long
-     * enough for a driver restart.
+     * {@code disconnected}, so that no new pod is placed where nothing will prepare it. Long enough
+     * for a driver restart.
      */
     @WithDefault("20s")
     Duration disconnectedTaintAfter();
@@ -126,8 +128,8 @@ public interface PublisherConfig {
     String sourceNode();
 
     /**
-     * Label equalities (all must hold) selecting the nodes that reach the devices. Empty: all
-     * nodes ({@code allNodes: true}).
+     * Label equalities (all must hold) selecting the nodes that reach the devices. Empty: all nodes
+     * ({@code allNodes: true}).
      */
     Map<String, String> nodeSelector();
   }
@@ -152,15 +154,15 @@ public interface PublisherConfig {
   /** Authentication of driver streams. */
   interface Auth {
     /**
-     * Check each stream's ServiceAccount token with a TokenReview and refuse snapshots for any
-     * node but the driver pod's own. Off only for local runs: then any caller may report any node.
+     * Check each stream's ServiceAccount token with a TokenReview and refuse snapshots for any node
+     * but the driver pod's own. Off only for local runs: then any caller may report any node.
      */
     @WithDefault("true")
     boolean enabled();
 
     /**
-     * The device-driver's ServiceAccounts, as {@code namespace:name}: only tokens of their pods
-     * may report. Unset: every report is refused (the chart sets its driver's).
+     * The device-driver's ServiceAccounts, as {@code namespace:name}: only tokens of their pods may
+     * report. Unset: every report is refused (the chart sets its driver's).
      */
     Optional<Set<String>> serviceAccounts();
 

@@ -18,12 +18,12 @@ import org.jboss.logging.Logger;
 
 /**
  * Start-up order and leadership: informers start at once on every replica (a standby keeps warm
- * caches); once they have synced, the replica either becomes the writer (leader election off)
- * or campaigns for the Lease and becomes the writer when it wins. Losing the lease ends the
- * process: a writer that may be stale must stop at once, and a restart is the simplest way to
- * drop every in-memory state. On shutdown the leader stops writing, then releases the Lease
- * ({@link Leadership}), so that a standby takes over at its next retry. This class alone closes
- * the reconciler and the cache, in that order.
+ * caches); once they have synced, the replica either becomes the writer (leader election off) or
+ * campaigns for the Lease and becomes the writer when it wins. Losing the lease ends the process: a
+ * writer that may be stale must stop at once, and a restart is the simplest way to drop every
+ * in-memory state. On shutdown the leader stops writing, then releases the Lease ({@link
+ * Leadership}), so that a standby takes over at its next retry. This class alone closes the
+ * reconciler and the cache, in that order.
  */
 @ApplicationScoped
 public class PublisherLifecycle implements WritingReplica {
@@ -78,8 +78,12 @@ public class PublisherLifecycle implements WritingReplica {
       reconciler.start();
       return;
     }
-    elector = client.leaderElector().withConfig(election.electorConfig(l, reconciler::start))
-        .build().start();
+    elector =
+        client
+            .leaderElector()
+            .withConfig(election.electorConfig(l, reconciler::start))
+            .build()
+            .start();
     if (stopping) {
       // the shutdown came while the election started and may have missed it
       l.shuttingDown();

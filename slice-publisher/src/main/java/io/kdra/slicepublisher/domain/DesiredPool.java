@@ -5,17 +5,17 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourcePool;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * The desired content of one pool: where it is reachable and its slices in order. Exactly one
- * of {@code nodeName}, {@code nodeSelector} and {@code allNodes} is set. The generation is not
- * part of it: it depends on what is stored and is decided by {@link PoolSyncPlanner}.
+ * The desired content of one pool: where it is reachable and its slices in order. Exactly one of
+ * {@code nodeName}, {@code nodeSelector} and {@code allNodes} is set. The generation is not part of
+ * it: it depends on what is stored and is decided by {@link PoolSyncPlanner}.
  *
  * @param key driver and pool name
  * @param nodeName the node of a node-local pool, else null
@@ -46,9 +46,9 @@ public record DesiredPool(
   }
 
   /**
-   * The pool as ResourceSlice objects at {@code generation}, named by {@link SliceNames}. The
-   * slice and spec objects are fresh on every call; the devices and counter sets are this pool's
-   * own and must not be modified (copy a slice with its builder before changing devices).
+   * The pool as ResourceSlice objects at {@code generation}, named by {@link SliceNames}. The slice
+   * and spec objects are fresh on every call; the devices and counter sets are this pool's own and
+   * must not be modified (copy a slice with its builder before changing devices).
    */
   public List<ResourceSlice> toSlices(long generation) {
     List<ResourceSlice> result = new ArrayList<>(slices.size());

@@ -32,23 +32,25 @@ public final class InventoryStore {
   }
 
   /**
-   * The stream of {@code driver} on {@code node} ended at {@code when}, after its snapshot
-   * {@code lastSequence} was accepted: marks that snapshot disconnected if it is still the
-   * current one (same sequence, not marked yet). A newer stream's snapshot (a restarted driver)
-   * or an earlier mark of the same end leaves the store as it is. Atomic.
+   * The stream of {@code driver} on {@code node} ended at {@code when}, after its snapshot {@code
+   * lastSequence} was accepted: marks that snapshot disconnected if it is still the current one
+   * (same sequence, not marked yet). A newer stream's snapshot (a restarted driver) or an earlier
+   * mark of the same end leaves the store as it is. Atomic.
    *
    * @return the marked inventory, empty when nothing was marked
    */
-  public Optional<NodeInventory> streamEnded(String driver, String node, long lastSequence,
-      Instant when) {
+  public Optional<NodeInventory> streamEnded(
+      String driver, String node, long lastSequence, Instant when) {
     NodeInventory[] marked = new NodeInventory[1];
-    latest.computeIfPresent(new Key(driver, node), (k, current) -> {
-      if (current.sequence() != lastSequence || current.disconnectedAt().isPresent()) {
-        return current;
-      }
-      marked[0] = current.disconnectedAt(when);
-      return marked[0];
-    });
+    latest.computeIfPresent(
+        new Key(driver, node),
+        (k, current) -> {
+          if (current.sequence() != lastSequence || current.disconnectedAt().isPresent()) {
+            return current;
+          }
+          marked[0] = current.disconnectedAt(when);
+          return marked[0];
+        });
     return Optional.ofNullable(marked[0]);
   }
 

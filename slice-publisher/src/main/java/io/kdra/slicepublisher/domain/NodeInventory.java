@@ -7,8 +7,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The latest accepted snapshot of one driver on one node, already validated and converted to
- * the API model. Immutable; the lists are never modified after construction.
+ * The latest accepted snapshot of one driver on one node, already validated and converted to the
+ * API model. Immutable; the lists are never modified after construction.
  *
  * @param driver the DRA driver name
  * @param nodeName the node the devices belong to (for a network-attached pool: the node whose
@@ -30,8 +30,13 @@ public record NodeInventory(
     Optional<Instant> disconnectedAt) {
 
   /** A snapshot whose stream is open. */
-  public NodeInventory(String driver, String nodeName, long sequence,
-      List<InventoryDevice> devices, List<CounterSet> sharedCounters, Instant receivedAt) {
+  public NodeInventory(
+      String driver,
+      String nodeName,
+      long sequence,
+      List<InventoryDevice> devices,
+      List<CounterSet> sharedCounters,
+      Instant receivedAt) {
     this(driver, nodeName, sequence, devices, sharedCounters, receivedAt, Optional.empty());
   }
 
@@ -46,13 +51,13 @@ public record NodeInventory(
 
   /** The same snapshot, seen again at {@code when}. */
   public NodeInventory seenAt(Instant when) {
-    return new NodeInventory(driver, nodeName, sequence, devices, sharedCounters, when,
-        disconnectedAt);
+    return new NodeInventory(
+        driver, nodeName, sequence, devices, sharedCounters, when, disconnectedAt);
   }
 
   /** The same snapshot, its stream having ended at {@code when}. */
   public NodeInventory disconnectedAt(Instant when) {
-    return new NodeInventory(driver, nodeName, sequence, devices, sharedCounters, receivedAt,
-        Optional.of(when));
+    return new NodeInventory(
+        driver, nodeName, sequence, devices, sharedCounters, receivedAt, Optional.of(when));
   }
 }

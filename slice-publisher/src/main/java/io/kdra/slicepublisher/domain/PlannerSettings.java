@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The configuration the pure planning reads, as plain values (see {@code PublisherConfig} for
- * what each means). Immutable.
+ * The configuration the pure planning reads, as plain values (see {@code PublisherConfig} for what
+ * each means). Immutable.
  *
  * @param drivers driver names served
  * @param unhealthyTaintKey taint key for unhealthy devices
@@ -18,8 +18,8 @@ import java.util.Set;
  * @param staleTaintEffect its effect
  * @param staleTaintAfter silence after which the stale taint is added
  * @param staleRemoveAfter silence after which the pool is removed
- * @param disconnectedTaintAfter time since the driver's stream ended after which the stale taint
- *     is added (with the value {@code disconnected})
+ * @param disconnectedTaintAfter time since the driver's stream ended after which the stale taint is
+ *     added (with the value {@code disconnected})
  * @param nodeLabelAttributes node label keys copied into device attributes
  * @param networkPools network-attached pools
  */
@@ -45,8 +45,12 @@ public record PlannerSettings(
     Objects.requireNonNull(staleRemoveAfter, "staleRemoveAfter");
     Objects.requireNonNull(disconnectedTaintAfter, "disconnectedTaintAfter");
     if (staleRemoveAfter.compareTo(staleTaintAfter) <= 0) {
-      throw new IllegalArgumentException("publisher.stale.remove-after (" + staleRemoveAfter
-          + ") must be longer than publisher.stale.taint-after (" + staleTaintAfter + ")");
+      throw new IllegalArgumentException(
+          "publisher.stale.remove-after ("
+              + staleRemoveAfter
+              + ") must be longer than publisher.stale.taint-after ("
+              + staleTaintAfter
+              + ")");
     }
     nodeLabelAttributes = List.copyOf(nodeLabelAttributes);
     networkPools = List.copyOf(networkPools);
@@ -54,26 +58,58 @@ public record PlannerSettings(
 
   /** Defaults as shipped, for tests and benchmarks. */
   public static PlannerSettings defaults(String... drivers) {
-    return new PlannerSettings(Set.of(drivers), "kdra.io/unhealthy", "NoSchedule",
-        "kdra.io/driver-unresponsive", "NoSchedule", Duration.ofMinutes(2),
-        Duration.ofMinutes(10), Duration.ofSeconds(20), List.of(), List.of());
+    return new PlannerSettings(
+        Set.of(drivers),
+        "kdra.io/unhealthy",
+        "NoSchedule",
+        "kdra.io/driver-unresponsive",
+        "NoSchedule",
+        Duration.ofMinutes(2),
+        Duration.ofMinutes(10),
+        Duration.ofSeconds(20),
+        List.of(),
+        List.of());
   }
 
   public PlannerSettings withNodeLabelAttributes(List<String> keys) {
-    return new PlannerSettings(drivers, unhealthyTaintKey, unhealthyTaintEffect, staleTaintKey,
-        staleTaintEffect, staleTaintAfter, staleRemoveAfter, disconnectedTaintAfter, keys,
+    return new PlannerSettings(
+        drivers,
+        unhealthyTaintKey,
+        unhealthyTaintEffect,
+        staleTaintKey,
+        staleTaintEffect,
+        staleTaintAfter,
+        staleRemoveAfter,
+        disconnectedTaintAfter,
+        keys,
         networkPools);
   }
 
   public PlannerSettings withNetworkPools(List<NetworkPoolSpec> pools) {
-    return new PlannerSettings(drivers, unhealthyTaintKey, unhealthyTaintEffect, staleTaintKey,
-        staleTaintEffect, staleTaintAfter, staleRemoveAfter, disconnectedTaintAfter,
-        nodeLabelAttributes, pools);
+    return new PlannerSettings(
+        drivers,
+        unhealthyTaintKey,
+        unhealthyTaintEffect,
+        staleTaintKey,
+        staleTaintEffect,
+        staleTaintAfter,
+        staleRemoveAfter,
+        disconnectedTaintAfter,
+        nodeLabelAttributes,
+        pools);
   }
 
   public PlannerSettings withDisconnectedTaintAfter(Duration after) {
-    return new PlannerSettings(drivers, unhealthyTaintKey, unhealthyTaintEffect, staleTaintKey,
-        staleTaintEffect, staleTaintAfter, staleRemoveAfter, after, nodeLabelAttributes,
+    return new PlannerSettings(
+        drivers,
+        unhealthyTaintKey,
+        unhealthyTaintEffect,
+        staleTaintKey,
+        staleTaintEffect,
+        staleTaintAfter,
+        staleRemoveAfter,
+        after,
+        nodeLabelAttributes,
         networkPools);
   }
 

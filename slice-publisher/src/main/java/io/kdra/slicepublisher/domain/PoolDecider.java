@@ -11,23 +11,23 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Pure decisions about whole pools: whether one is left alone, removed or published (with
- * {@link SlicePlanner}'s content), and what a Node's change means for the stored inventories.
- * The reconciler fetches the inputs and carries out the outcome.
+ * Pure decisions about whole pools: whether one is left alone, removed or published (with {@link
+ * SlicePlanner}'s content), and what a Node's change means for the stored inventories. The
+ * reconciler fetches the inputs and carries out the outcome.
  *
  * <p>Rules:
  *
  * <ul>
- *   <li>A pool fed by a current inventory is published as {@link SlicePlanner#planPool} plans
- *       it, or removed when that plans nothing (silent past the removal grace, Node unknown, no
+ *   <li>A pool fed by a current inventory is published as {@link SlicePlanner#planPool} plans it,
+ *       or removed when that plans nothing (silent past the removal grace, Node unknown, no
  *       devices).
  *   <li>A pool of a driver this publisher does not serve is left alone.
  *   <li>A pool with no inventory (after a restart or a leader change nobody has reported yet) is
- *       left alone until the removal grace has passed since writing started, so that a new
- *       leader does not wipe the cluster's devices before the drivers have reconnected; then it
- *       is removed. A node-local pool whose Node is gone is removed at once.
- *   <li>A Node that is gone takes its node-local inventories with it; a network pool's source
- *       node going away is left to the staleness timers, as its devices may still be reachable.
+ *       left alone until the removal grace has passed since writing started, so that a new leader
+ *       does not wipe the cluster's devices before the drivers have reconnected; then it is
+ *       removed. A node-local pool whose Node is gone is removed at once.
+ *   <li>A Node that is gone takes its node-local inventories with it; a network pool's source node
+ *       going away is left to the staleness timers, as its devices may still be reachable.
  * </ul>
  *
  * Thread-safe, stateless apart from the planner.
@@ -48,19 +48,27 @@ public final class PoolDecider {
    * @param writingSince when this replica started writing
    * @param now the current time
    */
-  public PoolOutcome decide(PoolKey key, InventoryStore store,
-      Function<String, Optional<NodeInfo>> nodes, Instant writingSince, Instant now) {
+  public PoolOutcome decide(
+      PoolKey key,
+      InventoryStore store,
+      Function<String, Optional<NodeInfo>> nodes,
+      Instant writingSince,
+      Instant now) {
     PlannerSettings settings = planner.settings();
-    Optional<NetworkPoolSpec> network = settings.networkPools().stream()
-        .filter(p -> p.driver().equals(key.driver()) && p.name().equals(key.pool())).findFirst();
+    Optional<NetworkPoolSpec> network =
+        settings.networkPools().stream()
+            .filter(p -> p.driver().equals(key.driver()) && p.name().equals(key.pool()))
+            .findFirst();
     String sourceNode = network.map(NetworkPoolSpec::sourceNode).orElse(key.pool());
-    Optional<NodeInventory> inventory = store.get(key.driver(), sourceNode)
-        .filter(i -> planner.poolKeyOf(i.driver(), i.nodeName()).equals(key));
+    Optional<NodeInventory> inventory =
+        store
+            .get(key.driver(), sourceNode)
+            .filter(i -> planner.poolKeyOf(i.driver(), i.nodeName()).equals(key));
     if (inventory.isPresent()) {
       NodeInventory i = inventory.get();
-      Optional<DesiredPool> pool =
-          planner.planPool(i, nodes.apply(i.nodeName()).orElse(null), now);
-      return pool.isPresent() ? new PoolOutcome.Publish(pool.get(), planner.nextChange(i, now))
+      Optional<DesiredPool> pool = planner.planPool(i, nodes.apply(i.nodeName()).orElse(null), now);
+      return pool.isPresent()
+          ? new PoolOutcome.Publish(pool.get(), planner.nextChange(i, now))
           : new PoolOutcome.Remove();
     }
     if (!settings.drivers().contains(key.driver())) {
@@ -80,15 +88,21 @@ public final class PoolDecider {
    * @param current the Node as it is now, empty when it is gone
    * @param inventories the latest inventories
    */
-  public NodeChange nodeChanged(String node, Optional<NodeInfo> current,
-      Collection<NodeInventory> inventories) {
-    List<NodeInventory> forget = current.isPresent() ? List.of() : inventories.stream()
-        .filter(i -> i.nodeName().equals(node)
-            && planner.poolKeyOf(i.driver(), node).pool().equals(node))
-        .toList();
-    Set<PoolKey> recheck = planner.settings().drivers().stream()
-        .map(d -> planner.poolKeyOf(d, node))
-        .collect(Collectors.toSet());
+  public NodeChange nodeChanged(
+      String node, Optional<NodeInfo> current, Collection<NodeInventory> inventories) {
+    List<NodeInventory> forget =
+        current.isPresent()
+            ? List.of()
+            : inventories.stream()
+                .filter(
+                    i ->
+                        i.nodeName().equals(node)
+                            && planner.poolKeyOf(i.driver(), node).pool().equals(node))
+                .toList();
+    Set<PoolKey> recheck =
+        planner.settings().drivers().stream()
+            .map(d -> planner.poolKeyOf(d, node))
+            .collect(Collectors.toSet());
     return new NodeChange(forget, recheck);
   }
 

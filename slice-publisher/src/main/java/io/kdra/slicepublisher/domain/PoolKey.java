@@ -3,8 +3,8 @@ package io.kdra.slicepublisher.domain;
 import java.util.Objects;
 
 /**
- * Identifies a pool: the driver and the pool name. Pool names are unique per driver, so this is
- * the unit of work of the syncer (upstream's controller keys its queue the same way).
+ * Identifies a pool: the driver and the pool name. Pool names are unique per driver, so this is the
+ * unit of work of the syncer (upstream's controller keys its queue the same way).
  *
  * @param driver the DRA driver name
  * @param pool the pool name: the node name for node-local pools

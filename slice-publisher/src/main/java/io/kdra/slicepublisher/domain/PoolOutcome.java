@@ -5,14 +5,14 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What to do with one pool now, as {@link PoolDecider} decides it; the reconciler maps it to
- * writes and requeues and decides nothing itself.
+ * What to do with one pool now, as {@link PoolDecider} decides it; the reconciler maps it to writes
+ * and requeues and decides nothing itself.
  */
 public sealed interface PoolOutcome {
 
   /**
-   * When the decision may change by time alone (a grace or staleness timer expires), if it
-   * ever does: the pool is to be planned again then. Empty for a pool only new input changes.
+   * When the decision may change by time alone (a grace or staleness timer expires), if it ever
+   * does: the pool is to be planned again then. Empty for a pool only new input changes.
    */
   Optional<Instant> recheckAt();
 

@@ -18,19 +18,19 @@ import java.util.function.BiPredicate;
 /**
  * Pure diff of one pool: desired content versus the stored slices -> the writes to issue.
  *
- * <p>Generation rule. Let G be the highest generation stored (0 when nothing is). The stored
- * slices at G are <em>consistent</em> with the desired pool when each of them is a desired slice
- * (same name) with the same content, slice count included. Then G is kept and only missing or
- * older slices are written (this finishes a publication that failed halfway without another
- * bump). Otherwise the pool's content changed: the generation becomes G+1 and every desired slice
- * is written, so that consumers, who only look at the highest generation and compare its slice
- * count, never mix old and new devices. Nothing changed means no writes at all.
+ * <p>Generation rule. Let G be the highest generation stored (0 when nothing is). The stored slices
+ * at G are <em>consistent</em> with the desired pool when each of them is a desired slice (same
+ * name) with the same content, slice count included. Then G is kept and only missing or older
+ * slices are written (this finishes a publication that failed halfway without another bump).
+ * Otherwise the pool's content changed: the generation becomes G+1 and every desired slice is
+ * written, so that consumers, who only look at the highest generation and compare its slice count,
+ * never mix old and new devices. Nothing changed means no writes at all.
  *
- * <p>Every slice to be created or updated is first checked with dra-core's
- * {@link ResourceSliceValidator}; one the API server would refuse is left out of the writes and
- * reported in {@link Plan#refused()} (the other slices are still written: the pool is then
- * incomplete at its new generation, which consumers handle, rather than stale everywhere).
- * Unchanged slices are not checked, so a steady state costs nothing.
+ * <p>Every slice to be created or updated is first checked with dra-core's {@link
+ * ResourceSliceValidator}; one the API server would refuse is left out of the writes and reported
+ * in {@link Plan#refused()} (the other slices are still written: the pool is then incomplete at its
+ * new generation, which consumers handle, rather than stale everywhere). Unchanged slices are not
+ * checked, so a steady state costs nothing.
  *
  * <p>Order: deletes first (better to withdraw devices that are gone even if the new ones cannot be
  * published), then updates, then creates, each in slice order. Thread-safe, stateless.
@@ -53,16 +53,18 @@ public final class PoolSyncPlanner {
   /**
    * The plan for one pool, with a custom content comparison.
    *
-   * @param sameContent (stored, wanted) -> whether the stored slice already carries what is
-   *     wanted, generation aside; {@link SliceSemantics#sameContent} unless the API server is
-   *     known to store some content differently from how it was sent
+   * @param sameContent (stored, wanted) -> whether the stored slice already carries what is wanted,
+   *     generation aside; {@link SliceSemantics#sameContent} unless the API server is known to
+   *     store some content differently from how it was sent
    */
-  public static Plan plan(Optional<DesiredPool> desired, List<ResourceSlice> actual,
+  public static Plan plan(
+      Optional<DesiredPool> desired,
+      List<ResourceSlice> actual,
       BiPredicate<ResourceSlice, ResourceSlice> sameContent) {
     long top = actual.stream().mapToLong(PoolSyncPlanner::generation).max().orElse(0L);
     if (desired.isEmpty()) {
-      return new Plan(top, actual.stream().sorted(byName()).map(PoolSyncPlanner::delete).toList(),
-          List.of());
+      return new Plan(
+          top, actual.stream().sorted(byName()).map(PoolSyncPlanner::delete).toList(), List.of());
     }
     Map<String, ResourceSlice> stored = new LinkedHashMap<>();
     actual.stream().sorted(byName()).forEach(s -> stored.put(s.getMetadata().getName(), s));
@@ -70,12 +72,14 @@ public final class PoolSyncPlanner {
     List<ResourceSlice> wanted = desired.get().toSlices(top);
     Map<String, ResourceSlice> wantedByName = new LinkedHashMap<>();
     wanted.forEach(s -> wantedByName.put(s.getMetadata().getName(), s));
-    boolean consistent = stored.values().stream()
-        .filter(s -> generation(s) == top)
-        .allMatch(s -> {
-          ResourceSlice w = wantedByName.get(s.getMetadata().getName());
-          return w != null && sameContent.test(s, w);
-        });
+    boolean consistent =
+        stored.values().stream()
+            .filter(s -> generation(s) == top)
+            .allMatch(
+                s -> {
+                  ResourceSlice w = wantedByName.get(s.getMetadata().getName());
+                  return w != null && sameContent.test(s, w);
+                });
     long generation = consistent ? top : top + 1;
     if (!consistent) {
       wanted = desired.get().toSlices(generation);
@@ -114,14 +118,13 @@ public final class PoolSyncPlanner {
   }
 
   private static SliceWrite delete(ResourceSlice s) {
-    return new SliceWrite.Delete(s.getMetadata().getName(), s.getMetadata().getUid(),
-        s.getMetadata().getResourceVersion());
+    return new SliceWrite.Delete(
+        s.getMetadata().getName(), s.getMetadata().getUid(), s.getMetadata().getResourceVersion());
   }
 
   /** The desired slice on top of the stored one's metadata, keeping taints' timeAdded. */
   private static ResourceSlice update(ResourceSlice stored, ResourceSlice wanted) {
-    ResourceSlice out = new ResourceSliceBuilder(
-        wanted).build();
+    ResourceSlice out = new ResourceSliceBuilder(wanted).build();
     out.getMetadata().setResourceVersion(stored.getMetadata().getResourceVersion());
     out.getMetadata().setUid(stored.getMetadata().getUid());
     out.getMetadata().setLabels(stored.getMetadata().getLabels());
@@ -147,9 +150,11 @@ public final class PoolSyncPlanner {
           continue;
         }
         o.getTaints().stream()
-            .filter(ot -> Objects.equals(ot.getKey(), t.getKey())
-                && Objects.equals(ot.getValue(), t.getValue())
-                && Objects.equals(ot.getEffect(), t.getEffect()))
+            .filter(
+                ot ->
+                    Objects.equals(ot.getKey(), t.getKey())
+                        && Objects.equals(ot.getValue(), t.getValue())
+                        && Objects.equals(ot.getEffect(), t.getEffect()))
             .findFirst()
             .ifPresent(ot -> t.setTimeAdded(ot.getTimeAdded()));
       }

@@ -8,10 +8,10 @@ import java.util.HexFormat;
 import java.util.Locale;
 
 /**
- * Stable slice names: {@code <pool>-<driver>-<index>}, with slashes of network pool names
- * turned into dashes. Stable names (rather than upstream's generateName) make a duplicate create
- * impossible: a create that races with a stale cache fails with AlreadyExists instead of
- * publishing the same devices twice.
+ * Stable slice names: {@code <pool>-<driver>-<index>}, with slashes of network pool names turned
+ * into dashes. Stable names (rather than upstream's generateName) make a duplicate create
+ * impossible: a create that races with a stale cache fails with AlreadyExists instead of publishing
+ * the same devices twice.
  *
  * <p>Names longer than a DNS subdomain allows (253) are cut and get a hash of the full name, so
  * they stay unique and stable.
@@ -40,8 +40,8 @@ public final class SliceNames {
 
   private static String hash(String text) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest(text.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest).substring(0, HASH_CHARS);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is always present", e);

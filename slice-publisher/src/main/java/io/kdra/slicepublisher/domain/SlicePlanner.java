@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
 import io.kdra.core.validation.Limits;
@@ -34,21 +34,21 @@ import java.util.stream.Stream;
  *
  * <ul>
  *   <li>One pool per (driver, node), named after the node, with {@code nodeName} set and the Node
- *       as controlling owner; or a network-attached pool when the settings say that this
- *       driver's snapshots on that node feed one ({@code nodeSelector} or {@code allNodes}).
+ *       as controlling owner; or a network-attached pool when the settings say that this driver's
+ *       snapshots on that node feed one ({@code nodeSelector} or {@code allNodes}).
  *   <li>Devices sorted by name, so that diffs stay small and slice contents are stable.
- *   <li>At most {@value Limits#RESOURCE_SLICE_MAX_DEVICES} devices per slice, and
- *       {@value Limits#RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES} in a slice where any
- *       device has taints or consumes counters (1.35+; also valid on 1.34).
- *   <li>Shared counters in slices of their own, at most
- *       {@value Limits#RESOURCE_SLICE_MAX_COUNTER_SETS} sets each
- *       (1.35+: a slice carries devices or sharedCounters, not both); they come first.
+ *   <li>At most {@value Limits#RESOURCE_SLICE_MAX_DEVICES} devices per slice, and {@value
+ *       Limits#RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES} in a slice where any device has
+ *       taints or consumes counters (1.35+; also valid on 1.34).
+ *   <li>Shared counters in slices of their own, at most {@value
+ *       Limits#RESOURCE_SLICE_MAX_COUNTER_SETS} sets each (1.35+: a slice carries devices or
+ *       sharedCounters, not both); they come first.
  *   <li>Unhealthy devices stay and get the configured taint, its value the health message.
  *   <li>A driver silent for longer than the taint grace gets the stale taint on every device; for
- *       longer than the removal grace its pool is not desired any more. A driver whose stream
- *       ended gets the stale taint, valued {@value #DISCONNECTED}, once the disconnect grace has
- *       passed without a new stream (a dead driver would otherwise keep getting pods placed on
- *       its node until the silence grace).
+ *       longer than the removal grace its pool is not desired any more. A driver whose stream ended
+ *       gets the stale taint, valued {@value #DISCONNECTED}, once the disconnect grace has passed
+ *       without a new stream (a dead driver would otherwise keep getting pods placed on its node
+ *       until the silence grace).
  *   <li>Configured node labels become string attributes of node-local devices; the driver's own
  *       attribute of the same name wins.
  * </ul>
@@ -75,7 +75,8 @@ public final class SlicePlanner {
 
   /** The pool that snapshots of {@code driver} on {@code node} feed. */
   public PoolKey poolKeyOf(String driver, String node) {
-    return settings.networkPoolFedBy(driver, node)
+    return settings
+        .networkPoolFedBy(driver, node)
         .map(p -> new PoolKey(driver, p.name()))
         .orElseGet(() -> new PoolKey(driver, node));
   }
@@ -108,9 +109,11 @@ public final class SlicePlanner {
    * once the driver has been silent for the taint grace, empty while it is neither.
    */
   public Optional<String> staleness(NodeInventory inventory, Instant now) {
-    boolean disconnected = inventory.disconnectedAt()
-        .filter(t -> Duration.between(t, now).compareTo(settings.disconnectedTaintAfter()) >= 0)
-        .isPresent();
+    boolean disconnected =
+        inventory
+            .disconnectedAt()
+            .filter(t -> Duration.between(t, now).compareTo(settings.disconnectedTaintAfter()) >= 0)
+            .isPresent();
     if (disconnected) {
       return Optional.of(DISCONNECTED);
     }
@@ -120,8 +123,8 @@ public final class SlicePlanner {
 
   /**
    * How many pools carry the stale taint at {@code now}, by reason ({@value #DISCONNECTED} or
-   * {@code silent}): inventories of served drivers not yet removed for silence. The driver
-   * behind each has stopped reporting, and the scheduler avoids its devices.
+   * {@code silent}): inventories of served drivers not yet removed for silence. The driver behind
+   * each has stopped reporting, and the scheduler avoids its devices.
    */
   public Map<String, Long> stalePools(Collection<NodeInventory> inventories, Instant now) {
     Map<String, Long> result = new LinkedHashMap<>();
@@ -131,16 +134,16 @@ public final class SlicePlanner {
       if (!settings.drivers().contains(inventory.driver()) || removedAsSilent(inventory, now)) {
         continue;
       }
-      staleness(inventory, now).ifPresent(value ->
-          result.merge(value.isEmpty() ? SILENT : value, 1L, Long::sum));
+      staleness(inventory, now)
+          .ifPresent(value -> result.merge(value.isEmpty() ? SILENT : value, 1L, Long::sum));
     }
     return result;
   }
 
   /**
    * The desired pool fed by one inventory; empty when nothing should be published for it: the
-   * driver is not served, the node is unknown (node-local pools), the driver has been silent
-   * past the removal grace, or it reports neither devices nor counters.
+   * driver is not served, the node is unknown (node-local pools), the driver has been silent past
+   * the removal grace, or it reports neither devices nor counters.
    *
    * @param node the inventory's node, null when it does not exist
    */
@@ -158,10 +161,11 @@ public final class SlicePlanner {
       return Optional.empty();
     }
     Map<String, String> labels = network.isEmpty() ? node.labels() : Map.of();
-    List<Device> devices = inventory.devices().stream()
-        .sorted(Comparator.comparing(InventoryDevice::name))
-        .map(d -> device(d, labels, stale))
-        .toList();
+    List<Device> devices =
+        inventory.devices().stream()
+            .sorted(Comparator.comparing(InventoryDevice::name))
+            .map(d -> device(d, labels, stale))
+            .toList();
     List<SliceContent> slices = new ArrayList<>();
     chunkCounters(inventory.sharedCounters()).forEach(c -> slices.add(SliceContent.ofCounters(c)));
     chunkDevices(devices).forEach(c -> slices.add(SliceContent.ofDevices(c)));
@@ -171,37 +175,51 @@ public final class SlicePlanner {
     if (network.isPresent()) {
       NetworkPoolSpec spec = network.get();
       NodeSelector selector = spec.nodeSelector().isEmpty() ? null : selector(spec.nodeSelector());
-      return Optional.of(new DesiredPool(new PoolKey(inventory.driver(), spec.name()), null,
-          selector, selector == null, null, slices));
+      return Optional.of(
+          new DesiredPool(
+              new PoolKey(inventory.driver(), spec.name()),
+              null,
+              selector,
+              selector == null,
+              null,
+              slices));
     }
-    return Optional.of(new DesiredPool(new PoolKey(inventory.driver(), node.name()), node.name(),
-        null, false, owner(node), slices));
+    return Optional.of(
+        new DesiredPool(
+            new PoolKey(inventory.driver(), node.name()),
+            node.name(),
+            null,
+            false,
+            owner(node),
+            slices));
   }
 
   /**
    * The first instant, not before {@code now}, at which {@link #planPool} may plan {@code
-   * inventory} differently by time alone: the silence taint, the removal, or the disconnect
-   * taint coming due. Empty when none is ahead (the pool is already removed, or every timer has
-   * run).
+   * inventory} differently by time alone: the silence taint, the removal, or the disconnect taint
+   * coming due. Empty when none is ahead (the pool is already removed, or every timer has run).
    */
   public Optional<Instant> nextChange(NodeInventory inventory, Instant now) {
-    Stream<Instant> silence = Stream.of(inventory.receivedAt().plus(settings.staleTaintAfter()),
-        inventory.receivedAt().plus(settings.staleRemoveAfter()));
+    Stream<Instant> silence =
+        Stream.of(
+            inventory.receivedAt().plus(settings.staleTaintAfter()),
+            inventory.receivedAt().plus(settings.staleRemoveAfter()));
     Stream<Instant> disconnect =
         inventory.disconnectedAt().map(t -> t.plus(settings.disconnectedTaintAfter())).stream();
-    return Stream.concat(silence, disconnect).filter(t -> !t.isBefore(now))
+    return Stream.concat(silence, disconnect)
+        .filter(t -> !t.isBefore(now))
         .min(Comparator.naturalOrder());
   }
 
-  private Device device(InventoryDevice reported, Map<String, String> labels,
-      Optional<String> stale) {
+  private Device device(
+      InventoryDevice reported, Map<String, String> labels, Optional<String> stale) {
     Device in = reported.device();
     Map<String, DeviceAttribute> attributes = new TreeMap<>();
     for (String labelKey : settings.nodeLabelAttributes()) {
       String value = labels.get(labelKey);
       if (value != null) {
-        attributes.put(attributeName(labelKey),
-            new DeviceAttributeBuilder().withString(value).build());
+        attributes.put(
+            attributeName(labelKey), new DeviceAttributeBuilder().withString(value).build());
       }
     }
     if (in.getAttributes() != null) {
@@ -209,12 +227,21 @@ public final class SlicePlanner {
     }
     List<DeviceTaint> taints = new ArrayList<>();
     if (!reported.healthy()) {
-      taints.add(new DeviceTaintBuilder().withKey(settings.unhealthyTaintKey())
-          .withValue(labelValue(reported.healthMessage()))
-          .withEffect(settings.unhealthyTaintEffect()).build());
+      taints.add(
+          new DeviceTaintBuilder()
+              .withKey(settings.unhealthyTaintKey())
+              .withValue(labelValue(reported.healthMessage()))
+              .withEffect(settings.unhealthyTaintEffect())
+              .build());
     }
-    stale.ifPresent(value -> taints.add(new DeviceTaintBuilder().withKey(settings.staleTaintKey())
-        .withValue(value.isEmpty() ? null : value).withEffect(settings.staleTaintEffect()).build()));
+    stale.ifPresent(
+        value ->
+            taints.add(
+                new DeviceTaintBuilder()
+                    .withKey(settings.staleTaintKey())
+                    .withValue(value.isEmpty() ? null : value)
+                    .withEffect(settings.staleTaintEffect())
+                    .build()));
     // A shallow copy with new attributes and taints: the reported parts are shared, never
     // modified (copy with DeviceBuilder before changing them). A DeviceBuilder deep copy here
     // was the largest cost of a steady-state sync.
@@ -243,8 +270,10 @@ public final class SlicePlanner {
     for (Device d : devices) {
       boolean deviceAdvanced = isAdvanced(d);
       boolean wouldBeAdvanced = advanced || deviceAdvanced;
-      int limit = wouldBeAdvanced ? Limits.RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
-          : Limits.RESOURCE_SLICE_MAX_DEVICES;
+      int limit =
+          wouldBeAdvanced
+              ? Limits.RESOURCE_SLICE_MAX_DEVICES_WITH_ADVANCED_FEATURES
+              : Limits.RESOURCE_SLICE_MAX_DEVICES;
       if (current.size() + 1 > limit) {
         chunks.add(current);
         current = new ArrayList<>();
@@ -276,23 +305,38 @@ public final class SlicePlanner {
   }
 
   private static NodeSelector selector(Map<String, String> labels) {
-    var requirements = new TreeMap<>(labels).entrySet().stream()
-        .map(e -> new NodeSelectorRequirementBuilder().withKey(e.getKey()).withOperator("In")
-            .withValues(e.getValue()).build())
-        .toList();
+    var requirements =
+        new TreeMap<>(labels)
+            .entrySet().stream()
+                .map(
+                    e ->
+                        new NodeSelectorRequirementBuilder()
+                            .withKey(e.getKey())
+                            .withOperator("In")
+                            .withValues(e.getValue())
+                            .build())
+                .toList();
     // Upstream allows exactly one term in a slice's node selector: the equalities are ANDed.
-    return new NodeSelectorBuilder().addNewNodeSelectorTerm()
-        .withMatchExpressions(requirements).endNodeSelectorTerm().build();
+    return new NodeSelectorBuilder()
+        .addNewNodeSelectorTerm()
+        .withMatchExpressions(requirements)
+        .endNodeSelectorTerm()
+        .build();
   }
 
   private static OwnerReference owner(NodeInfo node) {
-    return new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node")
-        .withName(node.name()).withUid(node.uid()).withController(true).build();
+    return new OwnerReferenceBuilder()
+        .withApiVersion("v1")
+        .withKind("Node")
+        .withName(node.name())
+        .withUid(node.uid())
+        .withController(true)
+        .build();
   }
 
   /**
-   * The attribute name for a node label key: the prefix stays the domain, the name part becomes
-   * a C identifier of at most 32 characters (label names allow '-' and '.', attributes do not).
+   * The attribute name for a node label key: the prefix stays the domain, the name part becomes a C
+   * identifier of at most 32 characters (label names allow '-' and '.', attributes do not).
    */
   public static String attributeName(String labelKey) {
     int slash = labelKey.indexOf('/');

@@ -23,11 +23,11 @@ import java.util.function.Function;
 /**
  * Semantic equality of slices: what the API server would store, not how it is spelled.
  *
- * <p>Ignored: metadata noise (resourceVersion, managedFields, timestamps), a taint's
- * {@code timeAdded} (the API server defaults it), null versus empty lists and maps, false versus
- * unset booleans, and the spelling of quantities ({@code 1024Mi} equals {@code 1Gi}). Compared:
- * the whole spec, in order (reordering is a change, as upstream), and the controlling owner.
- * Pure and thread-safe.
+ * <p>Ignored: metadata noise (resourceVersion, managedFields, timestamps), a taint's {@code
+ * timeAdded} (the API server defaults it), null versus empty lists and maps, false versus unset
+ * booleans, and the spelling of quantities ({@code 1024Mi} equals {@code 1Gi}). Compared: the whole
+ * spec, in order (reordering is a change, as upstream), and the controlling owner. Pure and
+ * thread-safe.
  */
 public final class SliceSemantics {
 
@@ -36,8 +36,8 @@ public final class SliceSemantics {
    * parsing them on every comparison dominated the cost of a steady-state sync. Bounded: cleared
    * when full. Pure function memo, so sharing it between threads is safe.
    */
-  private static final Map<String, String> CANONICAL_QUANTITIES =
-      new ConcurrentHashMap<>();
+  private static final Map<String, String> CANONICAL_QUANTITIES = new ConcurrentHashMap<>();
+
   private static final int MAX_CACHED_QUANTITIES = 4096;
 
   private SliceSemantics() {}
@@ -54,8 +54,8 @@ public final class SliceSemantics {
   }
 
   /**
-   * A value equal for two slices exactly when {@link #sameContent} holds for them: for
-   * remembering what the API server made of a slice that was sent.
+   * A value equal for two slices exactly when {@link #sameContent} holds for them: for remembering
+   * what the API server made of a slice that was sent.
    */
   public static Object contentKey(ResourceSlice s) {
     return List.of(owners(s), canonical(s.getSpec(), false));
@@ -63,8 +63,10 @@ public final class SliceSemantics {
 
   /** The pool generation of a slice; 0 when unset. */
   public static long generation(ResourceSlice s) {
-    Long g = s.getSpec() == null || s.getSpec().getPool() == null
-        ? null : s.getSpec().getPool().getGeneration();
+    Long g =
+        s.getSpec() == null || s.getSpec().getPool() == null
+            ? null
+            : s.getSpec().getPool().getGeneration();
     return g == null ? 0L : g;
   }
 
@@ -72,8 +74,16 @@ public final class SliceSemantics {
     List<String> out = new ArrayList<>();
     if (s.getMetadata() != null && s.getMetadata().getOwnerReferences() != null) {
       for (OwnerReference o : s.getMetadata().getOwnerReferences()) {
-        out.add(o.getApiVersion() + "|" + o.getKind() + "|" + o.getName() + "|" + o.getUid()
-            + "|" + Boolean.TRUE.equals(o.getController()));
+        out.add(
+            o.getApiVersion()
+                + "|"
+                + o.getKind()
+                + "|"
+                + o.getName()
+                + "|"
+                + o.getUid()
+                + "|"
+                + Boolean.TRUE.equals(o.getController()));
       }
     }
     return out;

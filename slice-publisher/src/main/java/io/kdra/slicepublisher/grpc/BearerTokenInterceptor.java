@@ -10,8 +10,8 @@ import io.quarkus.grpc.GlobalInterceptor;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * Copies the "authorization: Bearer" token of a call into the gRPC context, where the service
- * reads it. Checking it is the service's job, once per stream, off the event loop.
+ * Copies the "authorization: Bearer" token of a call into the gRPC context, where the service reads
+ * it. Checking it is the service's job, once per stream, off the event loop.
  */
 @ApplicationScoped
 @GlobalInterceptor
@@ -25,11 +25,13 @@ public class BearerTokenInterceptor implements ServerInterceptor {
   private static final String BEARER = "bearer ";
 
   @Override
-  public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
-      ServerCallHandler<Q, A> next) {
+  public <Q, A> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
     String value = headers.get(AUTHORIZATION);
-    String token = value != null && value.regionMatches(true, 0, BEARER, 0, BEARER.length())
-        ? value.substring(BEARER.length()).trim() : null;
+    String token =
+        value != null && value.regionMatches(true, 0, BEARER, 0, BEARER.length())
+            ? value.substring(BEARER.length()).trim()
+            : null;
     return Contexts.interceptCall(Context.current().withValue(TOKEN, token), call, headers, next);
   }
 }

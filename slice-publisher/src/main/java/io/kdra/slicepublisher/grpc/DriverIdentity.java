@@ -6,8 +6,8 @@ import java.util.Set;
 
 /**
  * Who may report for a node, decided from a TokenReview's answer: only a pod of the driver's own
- * ServiceAccount, with a token whose audience is the publisher's, and only for the node that pod
- * is bound to. Pure; {@link KubernetesTokenReviewer} asks the API server.
+ * ServiceAccount, with a token whose audience is the publisher's, and only for the node that pod is
+ * bound to. Pure; {@link KubernetesTokenReviewer} asks the API server.
  *
  * @param serviceAccounts the accepted ServiceAccounts, as {@code namespace:name}; none accepts no
  *     one
@@ -28,8 +28,12 @@ public record DriverIdentity(Set<String> serviceAccounts, String audience) {
    *
    * @param audiences the audiences the API server found the token valid for
    */
-  public record Review(boolean authenticated, String error, String username,
-      Map<String, List<String>> extra, List<String> audiences) {
+  public record Review(
+      boolean authenticated,
+      String error,
+      String username,
+      Map<String, List<String>> extra,
+      List<String> audiences) {
 
     public Review {
       extra = extra == null ? Map.of() : Map.copyOf(extra);
@@ -57,14 +61,18 @@ public record DriverIdentity(Set<String> serviceAccounts, String audience) {
   /** Judges one review. */
   public Verdict judge(Review review) {
     if (!review.authenticated()) {
-      String why = review.error() == null || review.error().isEmpty() ? ""
-          : ": " + review.error();
-      return new Verdict.Refused("token not authenticated for audience \"" + audience + "\""
-          + why);
+      String why = review.error() == null || review.error().isEmpty() ? "" : ": " + review.error();
+      return new Verdict.Refused("token not authenticated for audience \"" + audience + "\"" + why);
     }
     if (!review.audiences().isEmpty() && !review.audiences().contains(audience)) {
-      return new Verdict.Refused("token of " + review.who() + " is for " + review.audiences()
-          + ", not for \"" + audience + "\"");
+      return new Verdict.Refused(
+          "token of "
+              + review.who()
+              + " is for "
+              + review.audiences()
+              + ", not for \""
+              + audience
+              + "\"");
     }
     String username = review.username() == null ? "" : review.username();
     if (!username.startsWith(SA_PREFIX)) {
@@ -72,10 +80,14 @@ public record DriverIdentity(Set<String> serviceAccounts, String audience) {
     }
     String account = username.substring(SA_PREFIX.length());
     if (!serviceAccounts.contains(account)) {
-      return new Verdict.Refused("token of " + review.who() + " is not the device-driver's "
-          + "ServiceAccount " + (serviceAccounts.isEmpty()
-              ? "(none is configured: set publisher.auth.service-accounts)"
-              : serviceAccounts.stream().sorted().toList()));
+      return new Verdict.Refused(
+          "token of "
+              + review.who()
+              + " is not the device-driver's "
+              + "ServiceAccount "
+              + (serviceAccounts.isEmpty()
+                  ? "(none is configured: set publisher.auth.service-accounts)"
+                  : serviceAccounts.stream().sorted().toList()));
     }
     String pod = first(review.extra().get(POD_NAME));
     if (pod == null) {

@@ -13,11 +13,11 @@ import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 /**
- * The inventory API. Per stream: the caller's token is reviewed once, at the first snapshot;
- * every snapshot must be for the caller's own node (else the stream ends with
- * PERMISSION_DENIED); then {@link SnapshotIntake} decides and the ack says what became of it.
- * A replica that is not the leader ends streams with UNAVAILABLE so that drivers reconnect
- * (through the Service) to the leader. Runs on worker threads: the review may block.
+ * The inventory API. Per stream: the caller's token is reviewed once, at the first snapshot; every
+ * snapshot must be for the caller's own node (else the stream ends with PERMISSION_DENIED); then
+ * {@link SnapshotIntake} decides and the ack says what became of it. A replica that is not the
+ * leader ends streams with UNAVAILABLE so that drivers reconnect (through the Service) to the
+ * leader. Runs on worker threads: the review may block.
  */
 @GrpcService
 public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
@@ -49,13 +49,15 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
           return;
         }
         if (!replica.writer()) {
-          fail(Status.UNAVAILABLE.withDescription("this slice-publisher replica is not the leader"));
+          fail(
+              Status.UNAVAILABLE.withDescription("this slice-publisher replica is not the leader"));
           return;
         }
         if (!reviewed) {
           if (token == null && reviewer.requiresToken()) {
-            fail(Status.UNAUTHENTICATED.withDescription(
-                "no \"authorization: Bearer <ServiceAccount token>\" metadata"));
+            fail(
+                Status.UNAUTHENTICATED.withDescription(
+                    "no \"authorization: Bearer <ServiceAccount token>\" metadata"));
             return;
           }
           try {
@@ -67,8 +69,13 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
           reviewed = true;
         }
         if (node != null && !node.equals(snapshot.getNodeName())) {
-          fail(Status.PERMISSION_DENIED.withDescription("the driver pod runs on node \"" + node
-              + "\" and may not report node \"" + snapshot.getNodeName() + "\""));
+          fail(
+              Status.PERMISSION_DENIED.withDescription(
+                  "the driver pod runs on node \""
+                      + node
+                      + "\" and may not report node \""
+                      + snapshot.getNodeName()
+                      + "\""));
           return;
         }
         ReportAck ack = intake.accept(snapshot, lastSequence);
@@ -77,8 +84,9 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
           lastDriver = snapshot.getDriver();
           lastNode = snapshot.getNodeName();
         } else {
-          LOG.debugf("refused snapshot %d of %s on %s: %s", snapshot.getSequence(),
-              snapshot.getDriver(), snapshot.getNodeName(), ack.getError());
+          LOG.debugf(
+              "refused snapshot %d of %s on %s: %s",
+              snapshot.getSequence(), snapshot.getDriver(), snapshot.getNodeName(), ack.getError());
         }
         responses.onNext(ack);
       }
@@ -112,11 +120,13 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
 
       /** The driver process is gone, restarting, or cut off: its devices may not be prepared. */
       private void ended() {
-        if (lastSequence != null && lastDriver != null
+        if (lastSequence != null
+            && lastDriver != null
             && intake.streamEnded(lastDriver, lastNode, lastSequence)) {
-          LOG.infof("driver %s on node %s disconnected; its devices get the %s taint unless it"
-              + " reconnects within %s", lastDriver, lastNode, settings.staleTaintKey(),
-              settings.disconnectedTaintAfter());
+          LOG.infof(
+              "driver %s on node %s disconnected; its devices get the %s taint unless it"
+                  + " reconnects within %s",
+              lastDriver, lastNode, settings.staleTaintKey(), settings.disconnectedTaintAfter());
         }
       }
     };

@@ -19,14 +19,14 @@ import org.jboss.logging.Logger;
 
 /**
  * The inventory gRPC server's TLS ({@code publisher.inventory-tls.*}), with a key manager that
- * reads the certificate and key files again every {@code reload-period}
- * ({@link ReloadingKeyManager}), consulted at every handshake: a renewed certificate
- * (cert-manager's, the kubelet updating the Secret's volume) is served to new connections
- * without a restart, while open streams go on. Quarkus's own {@code quarkus.grpc.server.ssl.*}
- * reads the files once, at start, and would replace these key options: the chart sets
- * {@code publisher.inventory-tls.*} and {@code quarkus.grpc.server.plain-text=false} instead.
- * Hand-written, small: grpc-java's AdvancedTlsX509KeyManager reads PKCS#8 keys only (the chart's
- * own are PKCS#1) and no more often than once a minute.
+ * reads the certificate and key files again every {@code reload-period} ({@link
+ * ReloadingKeyManager}), consulted at every handshake: a renewed certificate (cert-manager's, the
+ * kubelet updating the Secret's volume) is served to new connections without a restart, while open
+ * streams go on. Quarkus's own {@code quarkus.grpc.server.ssl.*} reads the files once, at start,
+ * and would replace these key options: the chart sets {@code publisher.inventory-tls.*} and {@code
+ * quarkus.grpc.server.plain-text=false} instead. Hand-written, small: grpc-java's
+ * AdvancedTlsX509KeyManager reads PKCS#8 keys only (the chart's own are PKCS#1) and no more often
+ * than once a minute.
  */
 @ApplicationScoped
 public class InventoryTls implements ServerBuilderCustomizer<VertxServerBuilder> {
@@ -50,28 +50,41 @@ public class InventoryTls implements ServerBuilderCustomizer<VertxServerBuilder>
     Path certificate = config.certificate().get();
     Path key = config.key().get();
     // Vert.x's PEM reading: PKCS#1, PKCS#8 and SEC1 keys; a bad file fails the start
-    ReloadingKeyManager keys = new ReloadingKeyManager(() -> new PemKeyCertOptions()
-        .setCertPath(certificate.toString()).setKeyPath(key.toString())
-        .getKeyManagerFactory(vertx));
-    reloader = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "inventory-tls-reload");
-      t.setDaemon(true);
-      return t;
-    });
+    ReloadingKeyManager keys =
+        new ReloadingKeyManager(
+            () ->
+                new PemKeyCertOptions()
+                    .setCertPath(certificate.toString())
+                    .setKeyPath(key.toString())
+                    .getKeyManagerFactory(vertx));
+    reloader =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "inventory-tls-reload");
+              t.setDaemon(true);
+              return t;
+            });
     long period = config.reloadPeriod().toMillis();
-    reloader.scheduleWithFixedDelay(() -> {
-      try {
-        if (keys.reload()) {
-          LOG.infof("the inventory gRPC serves the certificate now in %s", certificate);
-        }
-      } catch (Exception e) {
-        LOG.warnf("reading the inventory gRPC's TLS files %s and %s again: %s; serving the"
-            + " certificate read before", certificate, key, e.toString());
-      }
-    }, period, period, TimeUnit.MILLISECONDS);
+    reloader.scheduleWithFixedDelay(
+        () -> {
+          try {
+            if (keys.reload()) {
+              LOG.infof("the inventory gRPC serves the certificate now in %s", certificate);
+            }
+          } catch (Exception e) {
+            LOG.warnf(
+                "reading the inventory gRPC's TLS files %s and %s again: %s; serving the"
+                    + " certificate read before",
+                certificate, key, e.toString());
+          }
+        },
+        period,
+        period,
+        TimeUnit.MILLISECONDS);
     builder.useSsl(options -> options.setSsl(true).setKeyCertOptions(KeyCertOptions.wrap(keys)));
-    LOG.infof("the inventory gRPC serves TLS with %s, read again every %s", certificate,
-        config.reloadPeriod());
+    LOG.infof(
+        "the inventory gRPC serves TLS with %s, read again every %s",
+        certificate, config.reloadPeriod());
   }
 
   void stop(@Observes ShutdownEvent event) {

@@ -6,9 +6,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Logs each distinct refusal of a driver stream once at WARN (the reason names who and why), and
- * its repeats at DEBUG: a refused driver retries with backoff forever, and the first line says
- * all there is to say. Bounded: past {@value #MAX_REMEMBERED} distinct reasons it forgets them
- * all and starts again. Thread-safe.
+ * its repeats at DEBUG: a refused driver retries with backoff forever, and the first line says all
+ * there is to say. Bounded: past {@value #MAX_REMEMBERED} distinct reasons it forgets them all and
+ * starts again. Thread-safe.
  */
 final class RefusalLog {
 
@@ -17,7 +17,9 @@ final class RefusalLog {
 
   private final Set<String> seen = ConcurrentHashMap.newKeySet();
 
-  /** @return whether this was the first time (logged at WARN) */
+  /**
+   * @return whether this was the first time (logged at WARN)
+   */
   boolean refused(String code, String reason) {
     String line = code + " " + reason;
     if (seen.size() >= MAX_REMEMBERED) {

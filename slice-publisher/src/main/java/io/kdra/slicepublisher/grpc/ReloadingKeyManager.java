@@ -14,8 +14,8 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
- * A server key manager whose certificate and key can be replaced while it serves: every call
- * goes to the key manager last read by {@link #reload}, so each new handshake gets the newest
+ * A server key manager whose certificate and key can be replaced while it serves: every call goes
+ * to the key manager last read by {@link #reload}, so each new handshake gets the newest
  * certificate. A read whose key does not match its certificate (the files caught between two
  * writes) is refused and the previous pair kept.
  */
@@ -62,8 +62,8 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
       return false;
     }
     if (!matches(key, chain[0])) {
-      throw new GeneralSecurityException("the key is not the certificate's (the files are being"
-          + " replaced?)");
+      throw new GeneralSecurityException(
+          "the key is not the certificate's (the files are being" + " replaced?)");
     }
     current = next;
     served = chain[0];
@@ -72,12 +72,13 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
 
   private static boolean matches(PrivateKey key, X509Certificate certificate)
       throws GeneralSecurityException {
-    String algorithm = switch (key.getAlgorithm()) {
-      case "RSA" -> "SHA256withRSA";
-      case "EC" -> "SHA256withECDSA";
-      case "Ed25519", "EdDSA" -> "Ed25519";
-      default -> throw new GeneralSecurityException("unsupported key " + key.getAlgorithm());
-    };
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          case "Ed25519", "EdDSA" -> "Ed25519";
+          default -> throw new GeneralSecurityException("unsupported key " + key.getAlgorithm());
+        };
     byte[] probe = "kdra".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     Signature sign = Signature.getInstance(algorithm);
     sign.initSign(key);
@@ -110,8 +111,7 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
   }
 
   @Override
-  public String chooseEngineClientAlias(String[] keyType, Principal[] issuers,
-      SSLEngine engine) {
+  public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
     return current.chooseEngineClientAlias(keyType, issuers, engine);
   }
 

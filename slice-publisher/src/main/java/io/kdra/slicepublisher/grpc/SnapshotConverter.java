@@ -35,21 +35,23 @@ import java.util.TreeMap;
 
 /**
  * Checks an inventory snapshot against upstream's ResourceSlice rules and converts it to the API
- * model. Every problem is reported with the device (or counter set) and field it is in, so that
- * the driver's log says what to fix. Pure; one instance per configuration.
+ * model. Every problem is reported with the device (or counter set) and field it is in, so that the
+ * driver's log says what to fix. Pure; one instance per configuration.
  *
- * <p>The name and value formats and the limits are dra-core's ({@link Names}, {@link Limits}),
- * with upstream's messages. Checked here because they concern the snapshot rather than a slice:
- * unique names, counter references (sets and counters that exist), the attributes+capacity limit
- * minus the attribute slots kept for node labels (which the planner adds), and a lower-case
- * driver name (slice names are made from it). The planned slices are checked again as a whole by
- * {@code PoolSyncPlanner}.
+ * <p>The name and value formats and the limits are dra-core's ({@link Names}, {@link Limits}), with
+ * upstream's messages. Checked here because they concern the snapshot rather than a slice: unique
+ * names, counter references (sets and counters that exist), the attributes+capacity limit minus the
+ * attribute slots kept for node labels (which the planner adds), and a lower-case driver name
+ * (slice names are made from it). The planned slices are checked again as a whole by {@code
+ * PoolSyncPlanner}.
  */
 public final class SnapshotConverter {
 
   private final int reservedAttributes;
 
-  /** @param reservedAttributes attribute slots per device kept for node-label attributes */
+  /**
+   * @param reservedAttributes attribute slots per device kept for node-label attributes
+   */
   public SnapshotConverter(int reservedAttributes) {
     this.reservedAttributes = reservedAttributes;
   }
@@ -69,8 +71,8 @@ public final class SnapshotConverter {
     if (!s.getDriver().equals(s.getDriver().toLowerCase(Locale.ROOT))) {
       errors.add(driver + ": must be lower case (slice names are made from it)");
     }
-    report("node_name \"" + s.getNodeName() + "\"", Names.dns1123Subdomain(s.getNodeName()),
-        errors);
+    report(
+        "node_name \"" + s.getNodeName() + "\"", Names.dns1123Subdomain(s.getNodeName()), errors);
     Map<String, Set<String>> counterSets = new HashMap<>();
     List<CounterSet> sets = new ArrayList<>();
     for (io.kdra.inventory.v1.CounterSet cs : s.getSharedCountersList()) {
@@ -79,10 +81,16 @@ public final class SnapshotConverter {
       if (counterSets.put(cs.getName(), cs.getCountersMap().keySet()) != null) {
         errors.add(where + ": name is not unique");
       }
-      tooMany(where + ": counters", cs.getCountersCount(),
-          Limits.RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET, errors);
-      sets.add(new CounterSetBuilder().withName(cs.getName())
-          .withCounters(counters(where, cs.getCountersMap(), errors)).build());
+      tooMany(
+          where + ": counters",
+          cs.getCountersCount(),
+          Limits.RESOURCE_SLICE_MAX_COUNTERS_PER_COUNTER_SET,
+          errors);
+      sets.add(
+          new CounterSetBuilder()
+              .withName(cs.getName())
+              .withCounters(counters(where, cs.getCountersMap(), errors))
+              .build());
     }
     List<InventoryDevice> devices = new ArrayList<>();
     Set<String> names = new HashSet<>();
@@ -97,45 +105,68 @@ public final class SnapshotConverter {
     if (!errors.isEmpty()) {
       return new Result(null, List.copyOf(errors));
     }
-    return new Result(new NodeInventory(s.getDriver(), s.getNodeName(), s.getSequence(), devices,
-        sets, receivedAt), List.of());
+    return new Result(
+        new NodeInventory(
+            s.getDriver(), s.getNodeName(), s.getSequence(), devices, sets, receivedAt),
+        List.of());
   }
 
-  private InventoryDevice device(String where, Device d, String driver,
-      Map<String, Set<String>> counterSets, List<String> errors) {
+  private InventoryDevice device(
+      String where,
+      Device d,
+      String driver,
+      Map<String, Set<String>> counterSets,
+      List<String> errors) {
     int max = Limits.RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE;
     int limit = max - reservedAttributes;
     if (d.getAttributesCount() + d.getCapacityCount() > limit) {
-      errors.add(where + ": attributes + capacity: " + (d.getAttributesCount()
-          + d.getCapacityCount()) + " entries, at most " + limit + " allowed ("
-          + max + " minus " + reservedAttributes
-          + " kept for node-label attributes)");
+      errors.add(
+          where
+              + ": attributes + capacity: "
+              + (d.getAttributesCount() + d.getCapacityCount())
+              + " entries, at most "
+              + limit
+              + " allowed ("
+              + max
+              + " minus "
+              + reservedAttributes
+              + " kept for node-label attributes)");
     }
     Map<String, DeviceAttribute> attributes = new TreeMap<>();
-    d.getAttributesMap().forEach((key, value) -> {
-      String field = where + ": attribute \"" + key + "\"";
-      checkQualifiedName(field, key, errors);
-      attributes.put(key, attribute(field, value, errors));
-    });
+    d.getAttributesMap()
+        .forEach(
+            (key, value) -> {
+              String field = where + ": attribute \"" + key + "\"";
+              checkQualifiedName(field, key, errors);
+              attributes.put(key, attribute(field, value, errors));
+            });
     Map<String, DeviceCapacity> capacity = new TreeMap<>();
-    d.getCapacityMap().forEach((key, value) -> {
-      String field = where + ": capacity \"" + key + "\"";
-      checkQualifiedName(field, key, errors);
-      DeviceCapacityBuilder c = new DeviceCapacityBuilder().withValue(quantity(field, value, errors));
-      if (d.containsRequestPolicies(key)) {
-        c.withRequestPolicy(policy(field + ": request_policy", d.getRequestPoliciesOrThrow(key),
-            errors));
-      }
-      capacity.put(key, c.build());
-    });
-    d.getRequestPoliciesMap().keySet().stream().filter(k -> !d.containsCapacity(k)).sorted()
-        .forEach(k -> errors.add(where + ": request_policies \"" + k
-            + "\": no capacity of that name"));
+    d.getCapacityMap()
+        .forEach(
+            (key, value) -> {
+              String field = where + ": capacity \"" + key + "\"";
+              checkQualifiedName(field, key, errors);
+              DeviceCapacityBuilder c =
+                  new DeviceCapacityBuilder().withValue(quantity(field, value, errors));
+              if (d.containsRequestPolicies(key)) {
+                c.withRequestPolicy(
+                    policy(field + ": request_policy", d.getRequestPoliciesOrThrow(key), errors));
+              }
+              capacity.put(key, c.build());
+            });
+    d.getRequestPoliciesMap().keySet().stream()
+        .filter(k -> !d.containsCapacity(k))
+        .sorted()
+        .forEach(
+            k -> errors.add(where + ": request_policies \"" + k + "\": no capacity of that name"));
     if (d.getRequestPoliciesCount() > 0 && !d.getAllowMultipleAllocations()) {
       errors.add(where + ": request_policies: only allowed with allow_multiple_allocations");
     }
-    tooMany(where + ": consumes_counters", d.getConsumesCountersCount(),
-        Limits.RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE, errors);
+    tooMany(
+        where + ": consumes_counters",
+        d.getConsumesCountersCount(),
+        Limits.RESOURCE_SLICE_MAX_DEVICE_COUNTER_CONSUMPTIONS_PER_DEVICE,
+        errors);
     List<DeviceCounterConsumption> consumes = new ArrayList<>();
     for (CounterConsumption c : d.getConsumesCountersList()) {
       String field = where + ": consumes_counters \"" + c.getCounterSet() + "\"";
@@ -143,23 +174,35 @@ public final class SnapshotConverter {
       if (known == null) {
         errors.add(field + ": no shared counter set of that name");
       } else {
-        c.getCountersMap().keySet().stream().filter(n -> !known.contains(n)).sorted()
+        c.getCountersMap().keySet().stream()
+            .filter(n -> !known.contains(n))
+            .sorted()
             .forEach(n -> errors.add(field + ": counter \"" + n + "\" is not in the set"));
       }
-      tooMany(field + ": counters", c.getCountersCount(),
-          Limits.RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION, errors);
-      consumes.add(new DeviceCounterConsumptionBuilder().withCounterSet(c.getCounterSet())
-          .withCounters(counters(field, c.getCountersMap(), errors)).build());
+      tooMany(
+          field + ": counters",
+          c.getCountersCount(),
+          Limits.RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
+          errors);
+      consumes.add(
+          new DeviceCounterConsumptionBuilder()
+              .withCounterSet(c.getCounterSet())
+              .withCounters(counters(field, c.getCountersMap(), errors))
+              .build());
     }
-    var device = new DeviceBuilder().withName(d.getName()).withAttributes(attributes)
-        .withCapacity(capacity).withConsumesCounters(consumes)
-        .withAllowMultipleAllocations(d.getAllowMultipleAllocations() ? Boolean.TRUE : null)
-        .build();
+    var device =
+        new DeviceBuilder()
+            .withName(d.getName())
+            .withAttributes(attributes)
+            .withCapacity(capacity)
+            .withConsumesCounters(consumes)
+            .withAllowMultipleAllocations(d.getAllowMultipleAllocations() ? Boolean.TRUE : null)
+            .build();
     return new InventoryDevice(device, d.getHealth() != Health.UNHEALTHY, d.getHealthMessage());
   }
 
-  private static CapacityRequestPolicy policy(String field,
-      io.kdra.inventory.v1.CapacityRequestPolicy p, List<String> errors) {
+  private static CapacityRequestPolicy policy(
+      String field, io.kdra.inventory.v1.CapacityRequestPolicy p, List<String> errors) {
     CapacityRequestPolicyBuilder b = new CapacityRequestPolicyBuilder();
     if (!p.getDefault().isEmpty()) {
       b.withDefault(quantity(field + ": default", p.getDefault(), errors));
@@ -169,8 +212,9 @@ public final class SnapshotConverter {
     }
     if (p.hasValidRange()) {
       var r = p.getValidRange();
-      CapacityRequestPolicyRangeBuilder range = new CapacityRequestPolicyRangeBuilder()
-          .withMin(quantity(field + ": valid_range.min", r.getMin(), errors));
+      CapacityRequestPolicyRangeBuilder range =
+          new CapacityRequestPolicyRangeBuilder()
+              .withMin(quantity(field + ": valid_range.min", r.getMin(), errors));
       if (!r.getMax().isEmpty()) {
         range.withMax(quantity(field + ": valid_range.max", r.getMax(), errors));
       }
@@ -192,7 +236,9 @@ public final class SnapshotConverter {
         b.withString(v.getString());
       }
       case VERSION -> {
-        report(field + ": version \"" + v.getVersion() + "\"", Names.versionValue(v.getVersion()),
+        report(
+            field + ": version \"" + v.getVersion() + "\"",
+            Names.versionValue(v.getVersion()),
             errors);
         b.withVersion(v.getVersion());
       }
@@ -201,17 +247,18 @@ public final class SnapshotConverter {
     return b.build();
   }
 
-  private static Map<String, Counter> counters(String where, Map<String, String> in,
-      List<String> errors) {
+  private static Map<String, Counter> counters(
+      String where, Map<String, String> in, List<String> errors) {
     Map<String, Counter> out = new TreeMap<>();
     if (in.isEmpty()) {
       errors.add(where + ": counters: at least one is required");
     }
-    in.forEach((name, value) -> {
-      String field = where + ": counter \"" + name + "\"";
-      report(field + ": name", Names.dns1123Label(name), errors);
-      out.put(name, new Counter(quantity(field, value, errors)));
-    });
+    in.forEach(
+        (name, value) -> {
+          String field = where + ": counter \"" + name + "\"";
+          report(field + ": name", Names.dns1123Label(name), errors);
+          out.put(name, new Counter(quantity(field, value, errors)));
+        });
     return out;
   }
 

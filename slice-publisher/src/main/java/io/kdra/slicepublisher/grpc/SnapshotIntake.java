@@ -11,17 +11,17 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Accepts or refuses one snapshot whose node has already been checked: the driver must be
- * served, the sequence newer than the stream's last, and the content valid. Accepted snapshots
- * replace the driver's inventory for the node and trigger a reconcile. Thread-safe.
+ * Accepts or refuses one snapshot whose node has already been checked: the driver must be served,
+ * the sequence newer than the stream's last, and the content valid. Accepted snapshots replace the
+ * driver's inventory for the node and trigger a reconcile. Thread-safe.
  *
  * <p>When a stream ends, its last snapshot is marked disconnected if it is still the current one
- * ({@link InventoryStore#streamEnded}); the planner taints its devices once
- * {@code PlannerSettings.disconnectedTaintAfter} has passed without a new stream, and the
- * outcome it plans says when that is due.
+ * ({@link InventoryStore#streamEnded}); the planner taints its devices once {@code
+ * PlannerSettings.disconnectedTaintAfter} has passed without a new stream, and the outcome it plans
+ * says when that is due.
  *
- * <p>Sequences are compared within one stream only: a restarted driver opens a new stream and
- * may start counting again, and its first snapshot must win over its predecessor's last.
+ * <p>Sequences are compared within one stream only: a restarted driver opens a new stream and may
+ * start counting again, and its first snapshot must win over its predecessor's last.
  */
 public final class SnapshotIntake {
 
@@ -32,8 +32,13 @@ public final class SnapshotIntake {
   private final PublisherMetrics metrics;
   private final Clock clock;
 
-  public SnapshotIntake(Set<String> drivers, SnapshotConverter converter, InventoryStore store,
-      Consumer<NodeInventory> changed, PublisherMetrics metrics, Clock clock) {
+  public SnapshotIntake(
+      Set<String> drivers,
+      SnapshotConverter converter,
+      InventoryStore store,
+      Consumer<NodeInventory> changed,
+      PublisherMetrics metrics,
+      Clock clock) {
     this.drivers = Set.copyOf(drivers);
     this.converter = converter;
     this.store = store;
@@ -50,13 +55,23 @@ public final class SnapshotIntake {
   public ReportAck accept(InventorySnapshot s, Long lastSequence) {
     if (!drivers.contains(s.getDriver())) {
       metrics.snapshot("other", "refused");
-      return refuse(s, "driver \"" + s.getDriver() + "\" is not served by this publisher (serves "
-          + drivers.stream().sorted().toList() + ")");
+      return refuse(
+          s,
+          "driver \""
+              + s.getDriver()
+              + "\" is not served by this publisher (serves "
+              + drivers.stream().sorted().toList()
+              + ")");
     }
     if (lastSequence != null && s.getSequence() <= lastSequence) {
       metrics.snapshot(s.getDriver(), "stale");
-      return refuse(s, "sequence " + s.getSequence() + " is not newer than " + lastSequence
-          + ", the last accepted on this stream");
+      return refuse(
+          s,
+          "sequence "
+              + s.getSequence()
+              + " is not newer than "
+              + lastSequence
+              + ", the last accepted on this stream");
     }
     SnapshotConverter.Result result = converter.convert(s, clock.instant());
     if (!result.ok()) {
@@ -70,20 +85,22 @@ public final class SnapshotIntake {
   }
 
   /**
-   * The stream of {@code driver} on {@code node} ended after its snapshot {@code lastSequence}
-   * was accepted: marks that snapshot disconnected, unless a newer stream has replaced it.
+   * The stream of {@code driver} on {@code node} ended after its snapshot {@code lastSequence} was
+   * accepted: marks that snapshot disconnected, unless a newer stream has replaced it.
    *
    * @return whether it was marked
    */
   public boolean streamEnded(String driver, String node, long lastSequence) {
-    Optional<NodeInventory> marked =
-        store.streamEnded(driver, node, lastSequence, clock.instant());
+    Optional<NodeInventory> marked = store.streamEnded(driver, node, lastSequence, clock.instant());
     marked.ifPresent(changed);
     return marked.isPresent();
   }
 
   private static ReportAck refuse(InventorySnapshot s, String error) {
-    return ReportAck.newBuilder().setSequence(s.getSequence()).setAccepted(false).setError(error)
+    return ReportAck.newBuilder()
+        .setSequence(s.getSequence())
+        .setAccepted(false)
+        .setError(error)
         .build();
   }
 }

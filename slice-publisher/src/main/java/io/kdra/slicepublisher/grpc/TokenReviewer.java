@@ -1,8 +1,8 @@
 package io.kdra.slicepublisher.grpc;
 
 /**
- * Tells which node a driver's ServiceAccount token belongs to. Implementations may block (they
- * ask the API server); callers run them off the event loop. Thread-safe.
+ * Tells which node a driver's ServiceAccount token belongs to. Implementations may block (they ask
+ * the API server); callers run them off the event loop. Thread-safe.
  */
 public interface TokenReviewer {
 
@@ -28,15 +28,16 @@ public interface TokenReviewer {
   }
 
   /** For local runs: everyone, with a token or without, may report every node. */
-  TokenReviewer ALLOW_ALL = new TokenReviewer() {
-    @Override
-    public String nodeOf(String token) {
-      return null;
-    }
+  TokenReviewer ALLOW_ALL =
+      new TokenReviewer() {
+        @Override
+        public String nodeOf(String token) {
+          return null;
+        }
 
-    @Override
-    public boolean requiresToken() {
-      return false;
-    }
-  };
+        @Override
+        public boolean requiresToken() {
+          return false;
+        }
+      };
 }

@@ -21,17 +21,17 @@ import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
- * Informer caches of Nodes and of the ResourceSlices of the served drivers, plus an overlay of
- * this publisher's own recent writes.
+ * Informer caches of Nodes and of the ResourceSlices of the served drivers, plus an overlay of this
+ * publisher's own recent writes.
  *
  * <p>Why the overlay: after a write, the informer shows the old object until the watch event
- * arrives; a sync in between would see stale state and write again (a 409 at best). Upstream
- * uses a MutationCache for the same reason. Overlay entries win while their resourceVersion is
- * newer than the cached one and are dropped once the informer catches up.
+ * arrives; a sync in between would see stale state and write again (a 409 at best). Upstream uses a
+ * MutationCache for the same reason. Overlay entries win while their resourceVersion is newer than
+ * the cached one and are dropped once the informer catches up.
  *
  * <p>Slices are watched with a {@code spec.driver} field selector when one driver is served, and
- * all of them otherwise (one watch instead of one per driver); either way every use filters by
- * the served drivers, so other drivers' slices are never written. Thread-safe.
+ * all of them otherwise (one watch instead of one per driver); either way every use filters by the
+ * served drivers, so other drivers' slices are never written. Thread-safe.
  */
 public final class ClusterCache implements AutoCloseable {
 
@@ -49,8 +49,8 @@ public final class ClusterCache implements AutoCloseable {
   private SharedIndexInformer<Node> nodes;
 
   /**
-   * @param fieldSelector watch with a {@code spec.driver} field selector when one driver is
-   *     served (off for servers without field selectors, such as the fabric8 mock server)
+   * @param fieldSelector watch with a {@code spec.driver} field selector when one driver is served
+   *     (off for servers without field selectors, such as the fabric8 mock server)
    */
   public ClusterCache(KubernetesClient client, Set<String> drivers, boolean fieldSelector) {
     this.client = client;
@@ -65,9 +65,10 @@ public final class ClusterCache implements AutoCloseable {
     var sliceSource = client.resources(ResourceSlice.class);
     // A field selector can name one driver only; with several, all slices are watched and
     // filtered here (other drivers' slices are then cached but never written).
-    slices = fieldSelector && drivers.size() == 1
-        ? sliceSource.withField("spec.driver", drivers.iterator().next()).runnableInformer(0)
-        : sliceSource.runnableInformer(0);
+    slices =
+        fieldSelector && drivers.size() == 1
+            ? sliceSource.withField("spec.driver", drivers.iterator().next()).runnableInformer(0)
+            : sliceSource.runnableInformer(0);
     slices.addIndexers(Map.of(POOL_INDEX, s -> List.of(key(s).toString())));
     slices.addEventHandler(handler(s -> s, this::sliceChanged));
     nodes.start();
@@ -102,23 +103,36 @@ public final class ClusterCache implements AutoCloseable {
     for (ResourceSlice s : slices.getIndexer().byIndex(POOL_INDEX, key.toString())) {
       byName.put(s.getMetadata().getName(), s);
     }
-    written.values().stream().filter(s -> key(s).equals(key)).forEach(s -> byName.merge(
-        s.getMetadata().getName(), s, (cached, mine) -> newer(mine, cached) ? mine : cached));
-    byName.values().removeIf(s -> {
-      String rv = deleted.get(s.getMetadata().getName());
-      return rv != null && rv(s) <= Long.parseLong(rv);
-    });
+    written.values().stream()
+        .filter(s -> key(s).equals(key))
+        .forEach(
+            s ->
+                byName.merge(
+                    s.getMetadata().getName(),
+                    s,
+                    (cached, mine) -> newer(mine, cached) ? mine : cached));
+    byName
+        .values()
+        .removeIf(
+            s -> {
+              String rv = deleted.get(s.getMetadata().getName());
+              return rv != null && rv(s) <= Long.parseLong(rv);
+            });
     return new ArrayList<>(byName.values());
   }
 
   /** Every pool of a served driver that has slices stored. */
   public Set<PoolKey> storedPools() {
     Set<PoolKey> keys = new HashSet<>();
-    slices.getIndexer().list().forEach(s -> {
-      if (drivers.contains(s.getSpec().getDriver())) {
-        keys.add(key(s));
-      }
-    });
+    slices
+        .getIndexer()
+        .list()
+        .forEach(
+            s -> {
+              if (drivers.contains(s.getSpec().getDriver())) {
+                keys.add(key(s));
+              }
+            });
     written.values().forEach(s -> keys.add(key(s)));
     return keys;
   }
@@ -176,7 +190,8 @@ public final class ClusterCache implements AutoCloseable {
   }
 
   static PoolKey key(ResourceSlice s) {
-    return new PoolKey(String.valueOf(s.getSpec().getDriver()),
+    return new PoolKey(
+        String.valueOf(s.getSpec().getDriver()),
         s.getSpec().getPool() == null ? "" : String.valueOf(s.getSpec().getPool().getName()));
   }
 
@@ -184,8 +199,7 @@ public final class ClusterCache implements AutoCloseable {
     void apply(T item, boolean gone);
   }
 
-  private static <T, K> ResourceEventHandler<T> handler(Function<T, K> key,
-      Change<K> change) {
+  private static <T, K> ResourceEventHandler<T> handler(Function<T, K> key, Change<K> change) {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T obj) {

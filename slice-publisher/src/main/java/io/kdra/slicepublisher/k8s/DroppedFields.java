@@ -7,10 +7,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Remembers slices that the API server stored differently from how they were sent, typically
- * because a feature gate is off and the server dropped fields (consumesCounters and
- * sharedCounters on a cluster without partitionable devices). Without this the publisher would
- * rewrite such a slice on every resync, forever. Upstream's controller handles the same case by
- * adopting the stored form as desired. Thread-safe.
+ * because a feature gate is off and the server dropped fields (consumesCounters and sharedCounters
+ * on a cluster without partitionable devices). Without this the publisher would rewrite such a
+ * slice on every resync, forever. Upstream's controller handles the same case by adopting the
+ * stored form as desired. Thread-safe.
  */
 public final class DroppedFields {
 
@@ -42,7 +42,8 @@ public final class DroppedFields {
       return true;
     }
     Seen seen = byName.get(stored.getMetadata().getName());
-    return seen != null && seen.sent().equals(SliceSemantics.contentKey(wanted))
+    return seen != null
+        && seen.sent().equals(SliceSemantics.contentKey(wanted))
         && seen.stored().equals(SliceSemantics.contentKey(stored));
   }
 }

@@ -28,8 +28,8 @@ import org.jboss.logging.Logger;
 /**
  * Keeps the stored ResourceSlices equal to the planned ones, one pool at a time. It only
  * orchestrates: the pool's outcome from {@link PoolDecider} (leave, remove, publish, and when to
- * look again), the diff from {@link PoolSyncPlanner}, the writes through {@link SliceWriter},
- * the slices it leaves out as invalid to {@link RefusedSlices}.
+ * look again), the diff from {@link PoolSyncPlanner}, the writes through {@link SliceWriter}, the
+ * slices it leaves out as invalid to {@link RefusedSlices}.
  *
  * <p>Work is keyed by pool and deduplicated; one worker thread does all of it, so writes to one
  * pool never race and the global write rate is easy to bound. Triggers: a snapshot, a change of a
@@ -41,6 +41,7 @@ public final class PoolReconciler implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(PoolReconciler.class);
   private static final Duration MIN_BACKOFF = Duration.ofMillis(100);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
   /** Past a recheck instant, so that the plan made then sees the timer as expired. */
   private static final Duration RECHECK_MARGIN = Duration.ofMillis(50);
 
@@ -58,14 +59,23 @@ public final class PoolReconciler implements AutoCloseable {
   private final ScheduledExecutorService worker;
   private final Set<PoolKey> pending = new LinkedHashSet<>();
   private final Map<PoolKey, Integer> failures = new HashMap<>();
+
   /** The earliest recheck scheduled per pool; the worker thread's only, as failures. */
   private final Map<PoolKey, Instant> rechecks = new HashMap<>();
+
   private volatile Instant writingSince;
   private volatile boolean busy;
 
-  public PoolReconciler(ClusterCache cache, InventoryStore store, SlicePlanner planner,
-      SliceWriter writer, DroppedFields dropped, PublisherMetrics metrics, Tracer tracer,
-      Clock clock, Duration resyncPeriod) {
+  public PoolReconciler(
+      ClusterCache cache,
+      InventoryStore store,
+      SlicePlanner planner,
+      SliceWriter writer,
+      DroppedFields dropped,
+      PublisherMetrics metrics,
+      Tracer tracer,
+      Clock clock,
+      Duration resyncPeriod) {
     this.cache = cache;
     this.store = store;
     this.planner = planner;
@@ -77,16 +87,18 @@ public final class PoolReconciler implements AutoCloseable {
     this.tracer = tracer;
     this.clock = clock;
     this.resyncPeriod = resyncPeriod;
-    this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "slice-publisher-reconciler");
-      t.setDaemon(true);
-      return t;
-    });
+    this.worker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "slice-publisher-reconciler");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
-   * Starts writing: from now on this replica is the single writer. Idempotent. Call once the
-   * caches have synced (a sync against an empty cache would recreate every slice).
+   * Starts writing: from now on this replica is the single writer. Idempotent. Call once the caches
+   * have synced (a sync against an empty cache would recreate every slice).
    */
   public synchronized void start() {
     if (writingSince != null) {
@@ -95,8 +107,8 @@ public final class PoolReconciler implements AutoCloseable {
     writingSince = clock.instant();
     cache.onPoolChange(this::enqueue);
     cache.onNodeChange(this::nodeChanged);
-    worker.scheduleWithFixedDelay(this::resyncAll, 0, resyncPeriod.toMillis(),
-        TimeUnit.MILLISECONDS);
+    worker.scheduleWithFixedDelay(
+        this::resyncAll, 0, resyncPeriod.toMillis(), TimeUnit.MILLISECONDS);
     LOG.infof("writing ResourceSlices (resync every %s)", resyncPeriod);
   }
 
@@ -167,8 +179,12 @@ public final class PoolReconciler implements AutoCloseable {
   }
 
   private void sync(PoolKey key) {
-    Span span = tracer.spanBuilder("reconcile pool").setAttribute("kdra.driver", key.driver())
-        .setAttribute("kdra.pool", key.pool()).startSpan();
+    Span span =
+        tracer
+            .spanBuilder("reconcile pool")
+            .setAttribute("kdra.driver", key.driver())
+            .setAttribute("kdra.pool", key.pool())
+            .startSpan();
     long start = System.nanoTime();
     try (Scope ignored = span.makeCurrent()) {
       PoolOutcome outcome = decider.decide(key, store, cache::node, writingSince, clock.instant());
@@ -177,8 +193,8 @@ public final class PoolReconciler implements AutoCloseable {
         span.setAttribute("kdra.outcome", "waiting for inventory");
         return;
       }
-      Optional<DesiredPool> desired = outcome instanceof PoolOutcome.Publish p
-          ? Optional.of(p.pool()) : Optional.empty();
+      Optional<DesiredPool> desired =
+          outcome instanceof PoolOutcome.Publish p ? Optional.of(p.pool()) : Optional.empty();
       var plan = PoolSyncPlanner.plan(desired, cache.slices(key), dropped::sameContent);
       span.setAttribute("kdra.writes", plan.writes().size());
       span.setAttribute("kdra.generation", plan.generation());
@@ -204,12 +220,15 @@ public final class PoolReconciler implements AutoCloseable {
       return;
     }
     rechecks.put(key, at);
-    long delay = Math.max(0, Duration.between(clock.instant(), at).toMillis())
-        + RECHECK_MARGIN.toMillis();
-    worker.schedule(() -> {
-      rechecks.remove(key, at);
-      enqueue(key);
-    }, delay, TimeUnit.MILLISECONDS);
+    long delay =
+        Math.max(0, Duration.between(clock.instant(), at).toMillis()) + RECHECK_MARGIN.toMillis();
+    worker.schedule(
+        () -> {
+          rechecks.remove(key, at);
+          enqueue(key);
+        },
+        delay,
+        TimeUnit.MILLISECONDS);
   }
 
   private void retryLater(PoolKey key) {

@@ -13,14 +13,14 @@ import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
- * Reports the planned slices held back because the API server would refuse them: at ERROR once
- * per slice and set of problems (every resync plans them again), at INFO when a slice is no
- * longer held back, and as a gauge of how many are. Called from the reconciler's one worker
- * thread.
+ * Reports the planned slices held back because the API server would refuse them: at ERROR once per
+ * slice and set of problems (every resync plans them again), at INFO when a slice is no longer held
+ * back, and as a gauge of how many are. Called from the reconciler's one worker thread.
  */
 final class RefusedSlices {
 
   private static final Logger LOG = Logger.getLogger(RefusedSlices.class);
+
   /** A bad setting can make every device of a slice wrong: the first few say enough. */
   private static final int ERRORS_SHOWN = 5;
 
@@ -47,12 +47,15 @@ final class RefusedSlices {
       now.put(r.name(), r.errors());
       if (!r.errors().equals(before.get(r.name()))) {
         reported.add(r.name());
-        LOG.errorf("not writing ResourceSlice %s of pool %s: the API server would refuse it: %s",
+        LOG.errorf(
+            "not writing ResourceSlice %s of pool %s: the API server would refuse it: %s",
             r.name(), pool, describe(r.errors()));
       }
     }
-    before.keySet().stream().filter(name -> !now.containsKey(name)).forEach(name ->
-        LOG.infof("ResourceSlice %s of pool %s is no longer held back", name, pool));
+    before.keySet().stream()
+        .filter(name -> !now.containsKey(name))
+        .forEach(
+            name -> LOG.infof("ResourceSlice %s of pool %s is no longer held back", name, pool));
     if (now.isEmpty()) {
       byPool.remove(pool);
     } else {
@@ -63,9 +66,13 @@ final class RefusedSlices {
   }
 
   static String describe(List<ValidationError> errors) {
-    String shown = errors.stream().limit(ERRORS_SHOWN)
-        .map(e -> e.field() + ": " + e.message()).collect(Collectors.joining("; "));
-    return errors.size() <= ERRORS_SHOWN ? shown
+    String shown =
+        errors.stream()
+            .limit(ERRORS_SHOWN)
+            .map(e -> e.field() + ": " + e.message())
+            .collect(Collectors.joining("; "));
+    return errors.size() <= ERRORS_SHOWN
+        ? shown
         : shown + "; and " + (errors.size() - ERRORS_SHOWN) + " more";
   }
 }

@@ -21,14 +21,14 @@ import org.jboss.logging.Logger;
  * optimistic concurrency: updates carry the resourceVersion read and deletes carry uid and
  * resourceVersion preconditions, so nothing is overwritten that changed since it was read.
  *
- * <p>Stops at the first failure and reports it; the caller re-plans the pool from fresh state
- * (that is the retry on conflict: a conflict means the plan was made from stale state, so
- * re-sending the same write would be wrong). Called from one thread at a time.
+ * <p>Stops at the first failure and reports it; the caller re-plans the pool from fresh state (that
+ * is the retry on conflict: a conflict means the plan was made from stale state, so re-sending the
+ * same write would be wrong). Called from one thread at a time.
  *
- * <p>A created or updated slice carries the context of the span current while writing (the
- * pool's reconcile) in {@link TraceAnnotation#KEY}, so that the spans of claims allocated from
- * it can link to the write that published their devices. The planner compares content only,
- * so the annotation never causes a write of its own.
+ * <p>A created or updated slice carries the context of the span current while writing (the pool's
+ * reconcile) in {@link TraceAnnotation#KEY}, so that the spans of claims allocated from it can link
+ * to the write that published their devices. The planner compares content only, so the annotation
+ * never causes a write of its own.
  */
 public final class SliceWriter {
 
@@ -42,9 +42,15 @@ public final class SliceWriter {
   private final RateLimiter limiter;
   private final DroppedFields dropped;
 
-  /** @param maxWritesPerSecond upper bound on writes per second; bursts of one second allowed */
-  public SliceWriter(KubernetesClient client, ClusterCache cache, PublisherMetrics metrics,
-      DroppedFields dropped, double maxWritesPerSecond) {
+  /**
+   * @param maxWritesPerSecond upper bound on writes per second; bursts of one second allowed
+   */
+  public SliceWriter(
+      KubernetesClient client,
+      ClusterCache cache,
+      PublisherMetrics metrics,
+      DroppedFields dropped,
+      double maxWritesPerSecond) {
     if (!(maxWritesPerSecond > 0)) {
       throw new IllegalArgumentException(
           "publisher.max-writes-per-second must be positive, got " + maxWritesPerSecond);
@@ -74,14 +80,15 @@ public final class SliceWriter {
         write(w);
       } catch (KubernetesClientException e) {
         cache.forget(w.name());
-        if (e.getCode() == CONFLICT || (e.getCode() == NOT_FOUND && w instanceof SliceWrite.Update)) {
+        if (e.getCode() == CONFLICT
+            || (e.getCode() == NOT_FOUND && w instanceof SliceWrite.Update)) {
           metrics.conflict();
           LOG.debugf("conflict writing ResourceSlice %s: %s", w.name(), e.getMessage());
           return Outcome.CONFLICT;
         }
         metrics.failure();
-        LOG.warnf("writing ResourceSlice %s failed (HTTP %d): %s", w.name(), e.getCode(),
-            e.getMessage());
+        LOG.warnf(
+            "writing ResourceSlice %s failed (HTTP %d): %s", w.name(), e.getCode(), e.getMessage());
         return Outcome.FAILED;
       }
     }
@@ -92,8 +99,9 @@ public final class SliceWriter {
     cache.wrote(returned);
     if (dropped.record(sent, returned)) {
       metrics.droppedFields();
-      LOG.warnf("the API server stored ResourceSlice %s differently from how it was sent (a"
-          + " feature gate off?); keeping what it stored until the content changes",
+      LOG.warnf(
+          "the API server stored ResourceSlice %s differently from how it was sent (a"
+              + " feature gate off?); keeping what it stored until the content changes",
           returned.getMetadata().getName());
     }
   }
@@ -112,8 +120,11 @@ public final class SliceWriter {
       metrics.updated();
     } else if (w instanceof SliceWrite.Delete d) {
       var target = slices.withName(d.name());
-      boolean gone = !(d.resourceVersion() == null
-          ? target.delete() : target.lockResourceVersion(d.resourceVersion()).delete()).isEmpty();
+      boolean gone =
+          !(d.resourceVersion() == null
+                  ? target.delete()
+                  : target.lockResourceVersion(d.resourceVersion()).delete())
+              .isEmpty();
       cache.deleted(d.name(), d.resourceVersion());
       if (gone) {
         metrics.deleted();
@@ -132,8 +143,10 @@ public final class SliceWriter {
     if (traceparent == null) {
       return;
     }
-    Map<String, String> annotations = slice.getMetadata().getAnnotations() == null
-        ? new LinkedHashMap<>() : new LinkedHashMap<>(slice.getMetadata().getAnnotations());
+    Map<String, String> annotations =
+        slice.getMetadata().getAnnotations() == null
+            ? new LinkedHashMap<>()
+            : new LinkedHashMap<>(slice.getMetadata().getAnnotations());
     annotations.put(TraceAnnotation.KEY, traceparent);
     slice.getMetadata().setAnnotations(annotations);
   }

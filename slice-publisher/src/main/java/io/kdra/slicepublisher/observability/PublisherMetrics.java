@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The publisher's Micrometer meters (Prometheus names in docs/OPERATIONS.md): slices written by
- * operation, write conflicts and failures, slices held back as invalid, reconcile latency per
- * pool, snapshots received by outcome. Thread-safe.
+ * operation, write conflicts and failures, slices held back as invalid, reconcile latency per pool,
+ * snapshots received by outcome. Thread-safe.
  */
 @Singleton
 public class PublisherMetrics {
@@ -34,23 +34,32 @@ public class PublisherMetrics {
     this.created = writes("create");
     this.updated = writes("update");
     this.deleted = writes("delete");
-    this.conflicts = Counter.builder("kdra.publisher.write.conflicts")
-        .description("Writes refused because the slice changed since it was read").register(registry);
-    this.failures = Counter.builder("kdra.publisher.write.failures")
-        .description("Writes that failed for another reason").register(registry);
-    this.droppedFields = Counter.builder("kdra.publisher.dropped.fields")
-        .description("Slices the API server stored differently from how they were sent")
-        .register(registry);
+    this.conflicts =
+        Counter.builder("kdra.publisher.write.conflicts")
+            .description("Writes refused because the slice changed since it was read")
+            .register(registry);
+    this.failures =
+        Counter.builder("kdra.publisher.write.failures")
+            .description("Writes that failed for another reason")
+            .register(registry);
+    this.droppedFields =
+        Counter.builder("kdra.publisher.dropped.fields")
+            .description("Slices the API server stored differently from how they were sent")
+            .register(registry);
     Gauge.builder("kdra.publisher.invalid.slices", refusedSlices, AtomicInteger::get)
         .description("Planned slices not written because the API server would refuse them")
         .register(registry);
-    this.reconcile = Timer.builder("kdra.publisher.reconcile")
-        .description("Time to reconcile one pool, writes included").register(registry);
+    this.reconcile =
+        Timer.builder("kdra.publisher.reconcile")
+            .description("Time to reconcile one pool, writes included")
+            .register(registry);
   }
 
   private Counter writes(String op) {
-    return Counter.builder("kdra.publisher.slices").tag("operation", op)
-        .description("ResourceSlices written").register(registry);
+    return Counter.builder("kdra.publisher.slices")
+        .tag("operation", op)
+        .description("ResourceSlices written")
+        .register(registry);
   }
 
   public void created() {
@@ -122,16 +131,20 @@ public class PublisherMetrics {
   }
 
   private Counter inventories(String driver, String outcome) {
-    return Counter.builder("kdra.publisher.inventories").tags("driver", driver, "outcome", outcome)
-        .description("Driver snapshots received, by driver and outcome (accepted, invalid, "
-            + "stale, refused)")
+    return Counter.builder("kdra.publisher.inventories")
+        .tags("driver", driver, "outcome", outcome)
+        .description(
+            "Driver snapshots received, by driver and outcome (accepted, invalid, "
+                + "stale, refused)")
         .register(registry);
   }
 
   private Counter refusedStreams(String code) {
-    return Counter.builder("kdra.publisher.refused.streams").tag("code", code)
-        .description("Driver streams refused before any snapshot: a token that is not the "
-            + "driver's, or a report for another node")
+    return Counter.builder("kdra.publisher.refused.streams")
+        .tag("code", code)
+        .description(
+            "Driver streams refused before any snapshot: a token that is not the "
+                + "driver's, or a report for another node")
         .register(registry);
   }
 }

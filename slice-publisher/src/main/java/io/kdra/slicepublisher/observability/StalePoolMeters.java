@@ -19,10 +19,15 @@ import java.util.List;
 @ApplicationScoped
 public class StalePoolMeters {
 
-  void register(@Observes StartupEvent event, MeterRegistry registry, InventoryStore store,
-      SlicePlanner planner, Clock clock) {
+  void register(
+      @Observes StartupEvent event,
+      MeterRegistry registry,
+      InventoryStore store,
+      SlicePlanner planner,
+      Clock clock) {
     for (String reason : List.of(SlicePlanner.DISCONNECTED, SlicePlanner.SILENT)) {
-      Gauge.builder("kdra.publisher.stale.pools",
+      Gauge.builder(
+              "kdra.publisher.stale.pools",
               () -> planner.stalePools(store.all(), clock.instant()).get(reason))
           .strongReference(true)
           .tag("reason", reason)

@@ -13,46 +13,61 @@ import org.junit.jupiter.api.Test;
 @WithKubernetesTestServer(crud = true)
 class OpaqueConfigWebhookTest {
 
-  private static final String REVIEW = "{'apiVersion': 'admission.k8s.io/v1', "
-      + "'kind': 'AdmissionReview', 'request': {'uid': 'u-7', "
-      + "'kind': {'group': 'resource.k8s.io', 'version': 'v1', 'kind': 'ResourceClaim'}, "
-      + "'operation': 'CREATE', 'namespace': 'ns', 'name': 'train', "
-      + "'userInfo': {'username': 'alice'}, 'object': {'spec': {'devices': {'config': [{"
-      + "'opaque': {'driver': 'gpu.kdra.io', 'parameters': {'apiVersion': "
-      + "'resource.kdra.io/v1alpha1', 'kind': 'GpuConfig', 'sharing': %s}}}]}}}}}";
+  private static final String REVIEW =
+      "{'apiVersion': 'admission.k8s.io/v1', "
+          + "'kind': 'AdmissionReview', 'request': {'uid': 'u-7', "
+          + "'kind': {'group': 'resource.k8s.io', 'version': 'v1', 'kind': 'ResourceClaim'}, "
+          + "'operation': 'CREATE', 'namespace': 'ns', 'name': 'train', "
+          + "'userInfo': {'username': 'alice'}, 'object': {'spec': {'devices': {'config': [{"
+          + "'opaque': {'driver': 'gpu.kdra.io', 'parameters': {'apiVersion': "
+          + "'resource.kdra.io/v1alpha1', 'kind': 'GpuConfig', 'sharing': %s}}}]}}}}}";
 
   @Test
   void refusesABadConfigNamingTheField() {
-    given().contentType("application/json")
+    given()
+        .contentType("application/json")
         .body(String.format(REVIEW, "{'mps': {'threads': 4}}").replace('\'', '"'))
-        .when().post(OpaqueConfigWebhook.PATH)
-        .then().statusCode(200)
+        .when()
+        .post(OpaqueConfigWebhook.PATH)
+        .then()
+        .statusCode(200)
         .body("apiVersion", equalTo("admission.k8s.io/v1"))
         .body("kind", equalTo("AdmissionReview"))
         .body("response.uid", equalTo("u-7"))
         .body("response.allowed", equalTo(false))
         .body("response.status.code", equalTo(422))
-        .body("response.status.message", equalTo(
-            "spec.devices.config[0].opaque.parameters.sharing.mps: "
-                + "not allowed with strategy Exclusive"))
-        .body("response.status.details.causes[0].field",
+        .body(
+            "response.status.message",
+            equalTo(
+                "spec.devices.config[0].opaque.parameters.sharing.mps: "
+                    + "not allowed with strategy Exclusive"))
+        .body(
+            "response.status.details.causes[0].field",
             equalTo("spec.devices.config[0].opaque.parameters.sharing.mps"));
   }
 
   @Test
   void allowsAGoodConfig() {
-    given().contentType("application/json")
+    given()
+        .contentType("application/json")
         .body(String.format(REVIEW, "{'strategy': 'TimeSlicing'}").replace('\'', '"'))
-        .when().post(OpaqueConfigWebhook.PATH)
-        .then().statusCode(200)
+        .when()
+        .post(OpaqueConfigWebhook.PATH)
+        .then()
+        .statusCode(200)
         .body("response.uid", equalTo("u-7"))
         .body("response.allowed", equalTo(true));
   }
 
   @Test
   void aBodyThatIsNoReviewIsABadRequest() {
-    given().contentType("application/json").body("[1]")
-        .when().post(OpaqueConfigWebhook.PATH)
-        .then().statusCode(400).body(startsWith("not an AdmissionReview"));
+    given()
+        .contentType("application/json")
+        .body("[1]")
+        .when()
+        .post(OpaqueConfigWebhook.PATH)
+        .then()
+        .statusCode(400)
+        .body(startsWith("not an AdmissionReview"));
   }
 }

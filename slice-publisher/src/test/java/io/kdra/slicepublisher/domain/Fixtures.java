@@ -24,10 +24,14 @@ public final class Fixtures {
 
   /** A healthy device with a model attribute and 80Gi memory. */
   public static Dev dev(String name) {
-    return new Dev(new DeviceBuilder().withName(name)
-        .addToAttributes("model", new DeviceAttributeBuilder().withString("H100").build())
-        .addToCapacity("memory", new DeviceCapacityBuilder().withValue(new Quantity("80Gi"))
-            .build()), true, "");
+    return new Dev(
+        new DeviceBuilder()
+            .withName(name)
+            .addToAttributes("model", new DeviceAttributeBuilder().withString("H100").build())
+            .addToCapacity(
+                "memory", new DeviceCapacityBuilder().withValue(new Quantity("80Gi")).build()),
+        true,
+        "");
   }
 
   /** {@code n} healthy devices gpu-000 ... */
@@ -36,8 +40,10 @@ public final class Fixtures {
   }
 
   public static CounterSet counterSet(String name) {
-    return new CounterSetBuilder().withName(name)
-        .withCounters(Map.of("memory", new Counter(new Quantity("80Gi")))).build();
+    return new CounterSetBuilder()
+        .withName(name)
+        .withCounters(Map.of("memory", new Counter(new Quantity("80Gi"))))
+        .build();
   }
 
   public static NodeInfo node(String name, Map<String, String> labels) {
@@ -64,14 +70,17 @@ public final class Fixtures {
     }
 
     public Dev withMemory(String quantity) {
-      builder.addToCapacity("memory",
-          new DeviceCapacityBuilder().withValue(new Quantity(quantity)).build());
+      builder.addToCapacity(
+          "memory", new DeviceCapacityBuilder().withValue(new Quantity(quantity)).build());
       return this;
     }
 
     public Dev consuming(String set) {
-      builder.addToConsumesCounters(new DeviceCounterConsumptionBuilder().withCounterSet(set)
-          .withCounters(Map.of("memory", new Counter(new Quantity("10Gi")))).build());
+      builder.addToConsumesCounters(
+          new DeviceCounterConsumptionBuilder()
+              .withCounterSet(set)
+              .withCounters(Map.of("memory", new Counter(new Quantity("10Gi"))))
+              .build());
       return this;
     }
 
@@ -81,8 +90,8 @@ public final class Fixtures {
   }
 
   /** An inventory under construction. */
-  public record Inv(String driver, String node, List<Dev> devices, List<CounterSet> counters,
-      Instant at) {
+  public record Inv(
+      String driver, String node, List<Dev> devices, List<CounterSet> counters, Instant at) {
     public Inv withDriver(String d) {
       return new Inv(d, node, devices, counters, at);
     }

@@ -24,20 +24,42 @@ class InventoryStoreTest {
 
   static Stream<Arguments> streamEnds() {
     return Stream.of(
-        Arguments.of(named("the stream's last snapshot is current: marked", OPEN), "n1", 1L,
-            true, Optional.of(ENDED)),
-        Arguments.of(named("a newer stream's snapshot replaced it: left alone", OPEN), "n1", 0L,
-            false, Optional.empty()),
-        Arguments.of(named("already marked (the same end seen twice): left alone",
-            OPEN.disconnectedAt(EARLIER_END)), "n1", 1L, false, Optional.of(EARLIER_END)),
-        Arguments.of(named("nothing stored for the node: nothing marked", OPEN), "n2", 1L, false,
+        Arguments.of(
+            named("the stream's last snapshot is current: marked", OPEN),
+            "n1",
+            1L,
+            true,
+            Optional.of(ENDED)),
+        Arguments.of(
+            named("a newer stream's snapshot replaced it: left alone", OPEN),
+            "n1",
+            0L,
+            false,
+            Optional.empty()),
+        Arguments.of(
+            named(
+                "already marked (the same end seen twice): left alone",
+                OPEN.disconnectedAt(EARLIER_END)),
+            "n1",
+            1L,
+            false,
+            Optional.of(EARLIER_END)),
+        Arguments.of(
+            named("nothing stored for the node: nothing marked", OPEN),
+            "n2",
+            1L,
+            false,
             Optional.empty()));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("streamEnds")
-  void aStreamEndMarksOnlyTheCurrentUnmarkedSnapshot(NodeInventory stored, String node,
-      long lastSequence, boolean marks, Optional<Instant> disconnectedAt) {
+  void aStreamEndMarksOnlyTheCurrentUnmarkedSnapshot(
+      NodeInventory stored,
+      String node,
+      long lastSequence,
+      boolean marks,
+      Optional<Instant> disconnectedAt) {
     InventoryStore store = new InventoryStore();
     store.put(stored);
 

@@ -43,8 +43,10 @@ class InventoryGrpcServiceTest {
   void nodes() {
     for (String n : new String[] {"node-a", "node-b", "node-c"}) {
       if (client.nodes().withName(n).get() == null) {
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(n).endMetadata()
-            .build()).create();
+        client
+            .nodes()
+            .resource(new NodeBuilder().withNewMetadata().withName(n).endMetadata().build())
+            .create();
       }
     }
   }
@@ -87,28 +89,37 @@ class InventoryGrpcServiceTest {
   private Driver connect(String token) {
     Metadata md = new Metadata();
     if (token != null) {
-      md.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER),
-          "Bearer " + token);
+      md.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
     }
     Driver d = new Driver();
-    d.requests = InventoryGrpc.newStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md)).report(d);
+    d.requests =
+        InventoryGrpc.newStub(channel)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md))
+            .report(d);
     return d;
   }
 
   private static InventorySnapshot snapshot(String driver, String node, long seq, Device... ds) {
-    return InventorySnapshot.newBuilder().setDriver(driver).setNodeName(node).setSequence(seq)
-        .addAllDevices(java.util.List.of(ds)).build();
+    return InventorySnapshot.newBuilder()
+        .setDriver(driver)
+        .setNodeName(node)
+        .setSequence(seq)
+        .addAllDevices(java.util.List.of(ds))
+        .build();
   }
 
   private static Device gpu(String name) {
-    return Device.newBuilder().setName(name)
+    return Device.newBuilder()
+        .setName(name)
         .putAttributes("model", AttributeValue.newBuilder().setString("H100").build())
-        .putCapacity("memory", "80Gi").build();
+        .putCapacity("memory", "80Gi")
+        .build();
   }
 
   private java.util.List<ResourceSlice> slicesOf(String pool) {
     return client.resources(ResourceSlice.class).list().getItems().stream()
-        .filter(s -> s.getSpec().getPool().getName().equals(pool)).toList();
+        .filter(s -> s.getSpec().getPool().getName().equals(pool))
+        .toList();
   }
 
   @Test
@@ -117,8 +128,13 @@ class InventoryGrpcServiceTest {
     ReportAck ack = d.send(snapshot("gpu.kdra.io", "node-a", 1, gpu("gpu-0"), gpu("gpu-1")));
     assertThat(ack.getAccepted()).as(ack.getError()).isTrue();
     assertThat(ack.getSequence()).isEqualTo(1);
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(slicesOf("node-a"))
-        .singleElement().satisfies(s -> assertThat(s.getSpec().getDevices()).hasSize(2)));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () ->
+                assertThat(slicesOf("node-a"))
+                    .singleElement()
+                    .satisfies(s -> assertThat(s.getSpec().getDevices()).hasSize(2)));
     d.requests.onCompleted();
   }
 
@@ -169,25 +185,39 @@ class InventoryGrpcServiceTest {
   void aDriverWhoseStreamEndsIsTaintedAfterTheGraceUntilItReconnects() throws Exception {
     Driver d = connect("token-for-node-c");
     assertThat(d.send(snapshot("gpu.kdra.io", "node-c", 1, gpu("gpu-0"))).getAccepted()).isTrue();
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(taintsOf("node-c"))
-        .containsExactly(""));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(taintsOf("node-c")).containsExactly(""));
     d.requests.onError(Status.CANCELLED.asRuntimeException());
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(taintsOf("node-c"))
-        .containsExactly("kdra.io/driver-unresponsive=disconnected:NoSchedule"));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () ->
+                assertThat(taintsOf("node-c"))
+                    .containsExactly("kdra.io/driver-unresponsive=disconnected:NoSchedule"));
 
     Driver again = connect("token-for-node-c");
     assertThat(again.send(snapshot("gpu.kdra.io", "node-c", 1, gpu("gpu-0"))).getAccepted())
         .isTrue();
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(taintsOf("node-c"))
-        .containsExactly(""));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(taintsOf("node-c")).containsExactly(""));
     again.requests.onCompleted();
   }
 
   /** Per device of the pool, its taints as key=value:effect, "" for none. */
   private java.util.List<String> taintsOf(String pool) {
-    return slicesOf(pool).stream().flatMap(s -> s.getSpec().getDevices().stream())
-        .map(d -> d.getTaints() == null ? "" : String.join(",", d.getTaints().stream()
-            .map(t -> t.getKey() + "=" + t.getValue() + ":" + t.getEffect()).toList()))
+    return slicesOf(pool).stream()
+        .flatMap(s -> s.getSpec().getDevices().stream())
+        .map(
+            d ->
+                d.getTaints() == null
+                    ? ""
+                    : String.join(
+                        ",",
+                        d.getTaints().stream()
+                            .map(t -> t.getKey() + "=" + t.getValue() + ":" + t.getEffect())
+                            .toList()))
         .toList();
   }
 }

@@ -31,10 +31,10 @@ import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.Test;
 
 /**
- * The inventory gRPC with {@code publisher.inventory-tls.*} (what the chart sets): TLS only, h2
- * by ALPN, and a certificate replaced on disk (a cert-manager renewal, the kubelet updating the
- * Secret's volume) is served to the next connection without a restart. The first pair is ECDSA
- * with a PKCS#8 key (cert-manager's, as the chart asks it), the second RSA with a PKCS#1 key (the
+ * The inventory gRPC with {@code publisher.inventory-tls.*} (what the chart sets): TLS only, h2 by
+ * ALPN, and a certificate replaced on disk (a cert-manager renewal, the kubelet updating the
+ * Secret's volume) is served to the next connection without a restart. The first pair is ECDSA with
+ * a PKCS#8 key (cert-manager's, as the chart asks it), the second RSA with a PKCS#1 key (the
  * chart's own, Helm's genSignedCert).
  */
 @QuarkusTest
@@ -50,11 +50,17 @@ class InventoryTlsTest {
     @Override
     public Map<String, String> getConfigOverrides() {
       install("first");
-      return Map.of("publisher.inventory-tls.certificate", DIR.resolve("tls.crt").toString(),
-          "publisher.inventory-tls.key", DIR.resolve("tls.key").toString(),
-          "publisher.inventory-tls.reload-period", "200ms",
-          "quarkus.grpc.server.plain-text", "false",
-          "quarkus.grpc.server.test-port", String.valueOf(PORT));
+      return Map.of(
+          "publisher.inventory-tls.certificate",
+          DIR.resolve("tls.crt").toString(),
+          "publisher.inventory-tls.key",
+          DIR.resolve("tls.key").toString(),
+          "publisher.inventory-tls.reload-period",
+          "200ms",
+          "quarkus.grpc.server.plain-text",
+          "false",
+          "quarkus.grpc.server.test-port",
+          String.valueOf(PORT));
     }
   }
 
@@ -63,7 +69,9 @@ class InventoryTlsTest {
     assertThat(served()).isEqualTo(serial("first"));
     install("second");
     // (between the two renames the files do not match: a handshake may fail then)
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
         .until(() -> serial("second").equals(served()));
   }
 
@@ -72,8 +80,9 @@ class InventoryTlsTest {
     try (Socket plain = new Socket("localhost", PORT)) {
       plain.setSoTimeout(10_000);
       // the HTTP/2 connection preface of a plain-text gRPC client
-      plain.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-          .getBytes(StandardCharsets.US_ASCII));
+      plain
+          .getOutputStream()
+          .write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       plain.getOutputStream().flush();
       int first;
       try {
@@ -82,8 +91,7 @@ class InventoryTlsTest {
         first = -1;
       }
       // a plain-text server would answer with its SETTINGS frame (first byte 0, the length)
-      assertThat(first).as("a TLS alert record (type 21) or the connection closed")
-          .isIn(-1, 21);
+      assertThat(first).as("a TLS alert record (type 21) or the connection closed").isIn(-1, 21);
     }
   }
 
@@ -91,8 +99,8 @@ class InventoryTlsTest {
   private static BigInteger served() throws Exception {
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(null, new TrustManager[] {new TrustingEveryone()}, null);
-    try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("localhost",
-        PORT)) {
+    try (SSLSocket socket =
+        (SSLSocket) context.getSocketFactory().createSocket("localhost", PORT)) {
       socket.setSoTimeout(10_000);
       SSLParameters parameters = socket.getSSLParameters();
       parameters.setApplicationProtocols(new String[] {"h2"});
@@ -104,10 +112,10 @@ class InventoryTlsTest {
   }
 
   private static BigInteger serial(String name) throws Exception {
-    try (InputStream in = InventoryTlsTest.class.getResourceAsStream(
-        "/inventory-tls/" + name + ".crt")) {
-      return ((X509Certificate) CertificateFactory.getInstance("X.509")
-          .generateCertificate(in)).getSerialNumber();
+    try (InputStream in =
+        InventoryTlsTest.class.getResourceAsStream("/inventory-tls/" + name + ".crt")) {
+      return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in))
+          .getSerialNumber();
     }
   }
 
@@ -116,11 +124,14 @@ class InventoryTlsTest {
     try {
       for (String ext : List.of("key", "crt")) {
         Path next = DIR.resolve("next." + ext);
-        try (InputStream in = InventoryTlsTest.class.getResourceAsStream(
-            "/inventory-tls/" + name + "." + ext)) {
+        try (InputStream in =
+            InventoryTlsTest.class.getResourceAsStream("/inventory-tls/" + name + "." + ext)) {
           Files.copy(in, next, StandardCopyOption.REPLACE_EXISTING);
         }
-        Files.move(next, DIR.resolve("tls." + ext), StandardCopyOption.REPLACE_EXISTING,
+        Files.move(
+            next,
+            DIR.resolve("tls." + ext),
+            StandardCopyOption.REPLACE_EXISTING,
             StandardCopyOption.ATOMIC_MOVE);
       }
     } catch (IOException e) {

@@ -26,15 +26,18 @@ class SnapshotConverterTest {
   private static final SnapshotConverter CONVERTER = new SnapshotConverter(2);
 
   private static InventorySnapshot.Builder snapshot() {
-    return InventorySnapshot.newBuilder().setDriver("gpu.kdra.io").setNodeName("node-a")
+    return InventorySnapshot.newBuilder()
+        .setDriver("gpu.kdra.io")
+        .setNodeName("node-a")
         .setSequence(1)
-        .addSharedCounters(CounterSet.newBuilder().setName("gpu-0-mem")
-            .putCounters("memory", "80Gi"))
+        .addSharedCounters(
+            CounterSet.newBuilder().setName("gpu-0-mem").putCounters("memory", "80Gi"))
         .addDevices(device());
   }
 
   private static Device.Builder device() {
-    return Device.newBuilder().setName("gpu-0")
+    return Device.newBuilder()
+        .setName("gpu-0")
         .putAttributes("model", AttributeValue.newBuilder().setString("H100").build())
         .putAttributes("driverVersion", AttributeValue.newBuilder().setVersion("550.54.15").build())
         .putCapacity("memory", "80Gi");
@@ -46,91 +49,207 @@ class SnapshotConverterTest {
 
   static Stream<Arguments> refusals() {
     return Stream.of(
-        Arguments.of(named("upper-case driver", snapshot().setDriver("GPU.io").build()),
+        Arguments.of(
+            named("upper-case driver", snapshot().setDriver("GPU.io").build()),
             "driver \"GPU.io\": must be lower case (slice names are made from it)"),
-        Arguments.of(named("driver not a DNS subdomain", snapshot().setDriver("gpu_io").build()),
+        Arguments.of(
+            named("driver not a DNS subdomain", snapshot().setDriver("gpu_io").build()),
             "driver \"gpu_io\": a lowercase RFC 1123 subdomain must consist of"),
-        Arguments.of(named("driver too long", snapshot().setDriver("a".repeat(64)).build()),
+        Arguments.of(
+            named("driver too long", snapshot().setDriver("a".repeat(64)).build()),
             "driver \"" + "a".repeat(64) + "\": must be no more than 63 characters"),
-        Arguments.of(named("no node", snapshot().setNodeName("").build()),
+        Arguments.of(
+            named("no node", snapshot().setNodeName("").build()),
             "node_name \"\": a lowercase RFC 1123 subdomain must consist of"),
-        Arguments.of(named("device name not a DNS label", withDevice(d -> d.setName("GPU_0"))),
+        Arguments.of(
+            named("device name not a DNS label", withDevice(d -> d.setName("GPU_0"))),
             "device \"GPU_0\": name: a lowercase RFC 1123 label must consist of"),
-        Arguments.of(named("duplicate device", snapshot().addDevices(device()).build()),
+        Arguments.of(
+            named("duplicate device", snapshot().addDevices(device()).build()),
             "device \"gpu-0\": name is not unique"),
-        Arguments.of(named("attribute name not a C identifier", withDevice(d -> d.putAttributes(
-            "model-name", AttributeValue.newBuilder().setString("x").build()))),
+        Arguments.of(
+            named(
+                "attribute name not a C identifier",
+                withDevice(
+                    d ->
+                        d.putAttributes(
+                            "model-name", AttributeValue.newBuilder().setString("x").build()))),
             "device \"gpu-0\": attribute \"model-name\": name: a valid C identifier must"),
-        Arguments.of(named("attribute identifier too long", withDevice(d -> d.putAttributes(
-            "kdra.io/" + "x".repeat(33), AttributeValue.newBuilder().setInt(1).build()))),
-            "device \"gpu-0\": attribute \"kdra.io/" + "x".repeat(33)
+        Arguments.of(
+            named(
+                "attribute identifier too long",
+                withDevice(
+                    d ->
+                        d.putAttributes(
+                            "kdra.io/" + "x".repeat(33),
+                            AttributeValue.newBuilder().setInt(1).build()))),
+            "device \"gpu-0\": attribute \"kdra.io/"
+                + "x".repeat(33)
                 + "\": name: must be no more than 32 characters"),
-        Arguments.of(named("attribute name with two slashes", withDevice(d -> d.putAttributes(
-            "a.io/b/c", AttributeValue.newBuilder().setInt(1).build()))),
+        Arguments.of(
+            named(
+                "attribute name with two slashes",
+                withDevice(
+                    d ->
+                        d.putAttributes(
+                            "a.io/b/c", AttributeValue.newBuilder().setInt(1).build()))),
             "device \"gpu-0\": attribute \"a.io/b/c\": name: must not contain more than one"),
-        Arguments.of(named("attribute domain invalid", withDevice(d -> d.putAttributes(
-            "Bad_Domain/x", AttributeValue.newBuilder().setInt(1).build()))),
+        Arguments.of(
+            named(
+                "attribute domain invalid",
+                withDevice(
+                    d ->
+                        d.putAttributes(
+                            "Bad_Domain/x", AttributeValue.newBuilder().setInt(1).build()))),
             "device \"gpu-0\": attribute \"Bad_Domain/x\": domain: a lowercase RFC 1123"
                 + " subdomain must consist of"),
-        Arguments.of(named("attribute without value", withDevice(d -> d.putAttributes(
-            "empty", AttributeValue.getDefaultInstance()))),
+        Arguments.of(
+            named(
+                "attribute without value",
+                withDevice(d -> d.putAttributes("empty", AttributeValue.getDefaultInstance()))),
             "device \"gpu-0\": attribute \"empty\": no value set"),
-        Arguments.of(named("string too long", withDevice(d -> d.putAttributes(
-            "serial", AttributeValue.newBuilder().setString("x".repeat(65)).build()))),
+        Arguments.of(
+            named(
+                "string too long",
+                withDevice(
+                    d ->
+                        d.putAttributes(
+                            "serial",
+                            AttributeValue.newBuilder().setString("x".repeat(65)).build()))),
             "device \"gpu-0\": attribute \"serial\": string: must be no more than 64"
                 + " characters"),
-        Arguments.of(named("version not strict semver", withDevice(d -> d.putAttributes(
-            "driverVersion", AttributeValue.newBuilder().setVersion("v550.54").build()))),
+        Arguments.of(
+            named(
+                "version not strict semver",
+                withDevice(
+                    d ->
+                        d.putAttributes(
+                            "driverVersion",
+                            AttributeValue.newBuilder().setVersion("v550.54").build()))),
             "device \"gpu-0\": attribute \"driverVersion\": version \"v550.54\": must be a"
                 + " string compatible with semver.org spec 2.0.0"),
-        Arguments.of(named("capacity not a quantity", withDevice(d -> d.putCapacity("memory",
-            "80 GB"))), "device \"gpu-0\": capacity \"memory\": \"80 GB\" is not a quantity"),
-        Arguments.of(named("too many attributes with the reserved node-label slots",
-            withDevice(d -> {
-              IntStream.range(0, 28).forEach(i -> d.putAttributes("a" + i,
-                  AttributeValue.newBuilder().setInt(i).build()));
-              return d;
-            })), "device \"gpu-0\": attributes + capacity: 31 entries, at most 30 allowed"),
-        Arguments.of(named("unknown counter set", withDevice(d -> d.addConsumesCounters(
-            CounterConsumption.newBuilder().setCounterSet("nope").putCounters("memory", "1Gi")))),
+        Arguments.of(
+            named("capacity not a quantity", withDevice(d -> d.putCapacity("memory", "80 GB"))),
+            "device \"gpu-0\": capacity \"memory\": \"80 GB\" is not a quantity"),
+        Arguments.of(
+            named(
+                "too many attributes with the reserved node-label slots",
+                withDevice(
+                    d -> {
+                      IntStream.range(0, 28)
+                          .forEach(
+                              i ->
+                                  d.putAttributes(
+                                      "a" + i, AttributeValue.newBuilder().setInt(i).build()));
+                      return d;
+                    })),
+            "device \"gpu-0\": attributes + capacity: 31 entries, at most 30 allowed"),
+        Arguments.of(
+            named(
+                "unknown counter set",
+                withDevice(
+                    d ->
+                        d.addConsumesCounters(
+                            CounterConsumption.newBuilder()
+                                .setCounterSet("nope")
+                                .putCounters("memory", "1Gi")))),
             "device \"gpu-0\": consumes_counters \"nope\": no shared counter set of that name"),
-        Arguments.of(named("unknown counter", withDevice(d -> d.addConsumesCounters(
-            CounterConsumption.newBuilder().setCounterSet("gpu-0-mem").putCounters("cores",
-                "1")))),
+        Arguments.of(
+            named(
+                "unknown counter",
+                withDevice(
+                    d ->
+                        d.addConsumesCounters(
+                            CounterConsumption.newBuilder()
+                                .setCounterSet("gpu-0-mem")
+                                .putCounters("cores", "1")))),
             "device \"gpu-0\": consumes_counters \"gpu-0-mem\": counter \"cores\" is not in the set"),
-        Arguments.of(named("three counter consumptions", withDevice(d -> {
-          for (int i = 0; i < 3; i++) {
-            d.addConsumesCounters(CounterConsumption.newBuilder().setCounterSet("gpu-0-mem"));
-          }
-          return d;
-        })), "device \"gpu-0\": consumes_counters: 3 entries, at most 2 allowed"),
-        Arguments.of(named("counter consumption without counters", withDevice(d ->
-            d.addConsumesCounters(CounterConsumption.newBuilder().setCounterSet("gpu-0-mem")))),
+        Arguments.of(
+            named(
+                "three counter consumptions",
+                withDevice(
+                    d -> {
+                      for (int i = 0; i < 3; i++) {
+                        d.addConsumesCounters(
+                            CounterConsumption.newBuilder().setCounterSet("gpu-0-mem"));
+                      }
+                      return d;
+                    })),
+            "device \"gpu-0\": consumes_counters: 3 entries, at most 2 allowed"),
+        Arguments.of(
+            named(
+                "counter consumption without counters",
+                withDevice(
+                    d ->
+                        d.addConsumesCounters(
+                            CounterConsumption.newBuilder().setCounterSet("gpu-0-mem")))),
             "device \"gpu-0\": consumes_counters \"gpu-0-mem\": counters: at least one is"
                 + " required"),
-        Arguments.of(named("too many counters in a set", snapshot().setSharedCounters(0,
-            CounterSet.newBuilder().setName("gpu-0-mem").putAllCounters(IntStream.range(0, 33)
-                .boxed().collect(Collectors.toMap(i -> "c" + i, i -> "1")))).build()),
+        Arguments.of(
+            named(
+                "too many counters in a set",
+                snapshot()
+                    .setSharedCounters(
+                        0,
+                        CounterSet.newBuilder()
+                            .setName("gpu-0-mem")
+                            .putAllCounters(
+                                IntStream.range(0, 33)
+                                    .boxed()
+                                    .collect(Collectors.toMap(i -> "c" + i, i -> "1"))))
+                    .build()),
             "shared counter set \"gpu-0-mem\": counters: 33 entries, at most 32 allowed"),
-        Arguments.of(named("counter set name invalid", snapshot().addSharedCounters(
-            CounterSet.newBuilder().setName("Mem")).build()),
+        Arguments.of(
+            named(
+                "counter set name invalid",
+                snapshot().addSharedCounters(CounterSet.newBuilder().setName("Mem")).build()),
             "shared counter set \"Mem\": name: a lowercase RFC 1123 label must consist of"),
-        Arguments.of(named("request policy without allow_multiple_allocations", withDevice(d ->
-            d.putCapacity("shares", "8").putRequestPolicies("shares",
-                CapacityRequestPolicy.newBuilder().setDefault("1").build()))),
+        Arguments.of(
+            named(
+                "request policy without allow_multiple_allocations",
+                withDevice(
+                    d ->
+                        d.putCapacity("shares", "8")
+                            .putRequestPolicies(
+                                "shares",
+                                CapacityRequestPolicy.newBuilder().setDefault("1").build()))),
             "device \"gpu-0\": request_policies: only allowed with allow_multiple_allocations"),
-        Arguments.of(named("request policy of no capacity", withDevice(d ->
-            d.setAllowMultipleAllocations(true).putRequestPolicies("shares",
-                CapacityRequestPolicy.newBuilder().setDefault("1").build()))),
+        Arguments.of(
+            named(
+                "request policy of no capacity",
+                withDevice(
+                    d ->
+                        d.setAllowMultipleAllocations(true)
+                            .putRequestPolicies(
+                                "shares",
+                                CapacityRequestPolicy.newBuilder().setDefault("1").build()))),
             "device \"gpu-0\": request_policies \"shares\": no capacity of that name"),
-        Arguments.of(named("request policy step not a quantity", withDevice(d ->
-            d.setAllowMultipleAllocations(true).putCapacity("shares", "8").putRequestPolicies(
-                "shares", CapacityRequestPolicy.newBuilder().setDefault("1").setValidRange(
-                    CapacityRequestPolicyRange.newBuilder().setMin("1").setStep("one")).build()))),
+        Arguments.of(
+            named(
+                "request policy step not a quantity",
+                withDevice(
+                    d ->
+                        d.setAllowMultipleAllocations(true)
+                            .putCapacity("shares", "8")
+                            .putRequestPolicies(
+                                "shares",
+                                CapacityRequestPolicy.newBuilder()
+                                    .setDefault("1")
+                                    .setValidRange(
+                                        CapacityRequestPolicyRange.newBuilder()
+                                            .setMin("1")
+                                            .setStep("one"))
+                                    .build()))),
             "device \"gpu-0\": capacity \"shares\": request_policy: valid_range.step: \"one\""
                 + " is not a quantity"),
-        Arguments.of(named("counter name invalid", snapshot().setSharedCounters(0,
-            CounterSet.newBuilder().setName("gpu-0-mem").putCounters("Memory", "1Gi")).build()),
+        Arguments.of(
+            named(
+                "counter name invalid",
+                snapshot()
+                    .setSharedCounters(
+                        0,
+                        CounterSet.newBuilder().setName("gpu-0-mem").putCounters("Memory", "1Gi"))
+                    .build()),
             "shared counter set \"gpu-0-mem\": counter \"Memory\": name: a lowercase RFC 1123"
                 + " label"));
   }
@@ -146,15 +265,27 @@ class SnapshotConverterTest {
 
   @Test
   void aValidSnapshotConvertsWithCanonicalQuantitiesAndHealth() {
-    var result = CONVERTER.convert(snapshot().addDevices(Device.newBuilder().setName("gpu-1")
-        .putCapacity("memory", "81920Mi").setHealth(Health.UNHEALTHY)
-        .setHealthMessage("ecc").setAllowMultipleAllocations(true)
-        .addConsumesCounters(CounterConsumption.newBuilder().setCounterSet("gpu-0-mem")
-            .putCounters("memory", "0.5Gi"))).build(), Instant.EPOCH);
+    var result =
+        CONVERTER.convert(
+            snapshot()
+                .addDevices(
+                    Device.newBuilder()
+                        .setName("gpu-1")
+                        .putCapacity("memory", "81920Mi")
+                        .setHealth(Health.UNHEALTHY)
+                        .setHealthMessage("ecc")
+                        .setAllowMultipleAllocations(true)
+                        .addConsumesCounters(
+                            CounterConsumption.newBuilder()
+                                .setCounterSet("gpu-0-mem")
+                                .putCounters("memory", "0.5Gi")))
+                .build(),
+            Instant.EPOCH);
     assertThat(result.errors()).isEmpty();
     var inventory = result.inventory();
     assertThat(inventory.driver()).isEqualTo("gpu.kdra.io");
-    assertThat(inventory.sharedCounters()).singleElement()
+    assertThat(inventory.sharedCounters())
+        .singleElement()
         .satisfies(c -> assertThat(c.getName()).isEqualTo("gpu-0-mem"));
     var gpu0 = inventory.devices().get(0);
     assertThat(gpu0.healthy()).isTrue();
@@ -165,20 +296,47 @@ class SnapshotConverterTest {
     assertThat(gpu1.healthMessage()).isEqualTo("ecc");
     assertThat(gpu1.device().getAllowMultipleAllocations()).isTrue();
     assertThat(gpu1.device().getCapacity().get("memory").getValue().toString()).isEqualTo("80Gi");
-    assertThat(gpu1.device().getConsumesCounters().get(0).getCounters().get("memory").getValue()
-        .toString()).isEqualTo("512Mi");
+    assertThat(
+            gpu1.device()
+                .getConsumesCounters()
+                .get(0)
+                .getCounters()
+                .get("memory")
+                .getValue()
+                .toString())
+        .isEqualTo("512Mi");
   }
 
   @Test
   void requestPoliciesBecomeTheCapacitiesPolicies() {
-    var result = CONVERTER.convert(snapshot().addDevices(Device.newBuilder().setName("gpu-1")
-        .setAllowMultipleAllocations(true).putCapacity("shares", "8")
-        .putCapacity("memory", "80Gi")
-        .putRequestPolicies("shares", CapacityRequestPolicy.newBuilder().setDefault("1")
-            .setValidRange(CapacityRequestPolicyRange.newBuilder().setMin("1").setMax("8")
-                .setStep("1")).build())
-        .putRequestPolicies("memory", CapacityRequestPolicy.newBuilder().setDefault("10Gi")
-            .addValidValues("10Gi").addValidValues("20Gi").build())).build(), Instant.EPOCH);
+    var result =
+        CONVERTER.convert(
+            snapshot()
+                .addDevices(
+                    Device.newBuilder()
+                        .setName("gpu-1")
+                        .setAllowMultipleAllocations(true)
+                        .putCapacity("shares", "8")
+                        .putCapacity("memory", "80Gi")
+                        .putRequestPolicies(
+                            "shares",
+                            CapacityRequestPolicy.newBuilder()
+                                .setDefault("1")
+                                .setValidRange(
+                                    CapacityRequestPolicyRange.newBuilder()
+                                        .setMin("1")
+                                        .setMax("8")
+                                        .setStep("1"))
+                                .build())
+                        .putRequestPolicies(
+                            "memory",
+                            CapacityRequestPolicy.newBuilder()
+                                .setDefault("10Gi")
+                                .addValidValues("10Gi")
+                                .addValidValues("20Gi")
+                                .build()))
+                .build(),
+            Instant.EPOCH);
     assertThat(result.errors()).isEmpty();
     var gpu1 = result.inventory().devices().get(1).device();
     var shares = gpu1.getCapacity().get("shares").getRequestPolicy();
@@ -187,7 +345,9 @@ class SnapshotConverterTest {
     assertThat(shares.getValidRange().getMax().toString()).isEqualTo("8");
     assertThat(shares.getValidRange().getStep().toString()).isEqualTo("1");
     var memory = gpu1.getCapacity().get("memory").getRequestPolicy();
-    assertThat(memory.getValidValues()).extracting(Object::toString).containsExactly("10Gi", "20Gi");
+    assertThat(memory.getValidValues())
+        .extracting(Object::toString)
+        .containsExactly("10Gi", "20Gi");
     assertThat(memory.getValidRange()).isNull();
   }
 }

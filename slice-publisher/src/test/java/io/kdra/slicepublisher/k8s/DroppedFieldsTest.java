@@ -25,15 +25,24 @@ class DroppedFieldsTest {
       new SlicePlanner(PlannerSettings.defaults(Fixtures.DRIVER));
 
   private static DesiredPool partitioned(String model) {
-    return PLANNER.planPool(inv("n1", List.of(dev("gpu-0").withAttribute("model", model)
-        .consuming("mem"))).withCounters(counterSet("mem")).build(), node("n1"), T0)
+    return PLANNER
+        .planPool(
+            inv("n1", List.of(dev("gpu-0").withAttribute("model", model).consuming("mem")))
+                .withCounters(counterSet("mem"))
+                .build(),
+            node("n1"),
+            T0)
         .orElseThrow();
   }
 
   /** What a 1.34 server without DRAPartitionableDevices stores: no consumesCounters. */
   private static ResourceSlice asStored(ResourceSlice sent) {
-    ResourceSlice s = new ResourceSliceBuilder(sent).editMetadata().withResourceVersion("7")
-        .endMetadata().build();
+    ResourceSlice s =
+        new ResourceSliceBuilder(sent)
+            .editMetadata()
+            .withResourceVersion("7")
+            .endMetadata()
+            .build();
     s.getSpec().getDevices().forEach(d -> d.setConsumesCounters(List.of()));
     return s;
   }
@@ -49,11 +58,18 @@ class DroppedFieldsTest {
 
     List<ResourceSlice> actual = List.of(sent.get(0), stored);
     assertThat(PoolSyncPlanner.plan(Optional.of(partitioned("H100")), actual).writes())
-        .as("without the memo: a write on every sync").hasSize(2);
-    assertThat(PoolSyncPlanner.plan(Optional.of(partitioned("H100")), actual,
-        dropped::sameContent).writes()).as("with it: none").isEmpty();
-    assertThat(PoolSyncPlanner.plan(Optional.of(partitioned("B200")), actual,
-        dropped::sameContent).writes()).as("a real change still writes").hasSize(2);
+        .as("without the memo: a write on every sync")
+        .hasSize(2);
+    assertThat(
+            PoolSyncPlanner.plan(Optional.of(partitioned("H100")), actual, dropped::sameContent)
+                .writes())
+        .as("with it: none")
+        .isEmpty();
+    assertThat(
+            PoolSyncPlanner.plan(Optional.of(partitioned("B200")), actual, dropped::sameContent)
+                .writes())
+        .as("a real change still writes")
+        .hasSize(2);
   }
 
   @Test

@@ -67,8 +67,17 @@ class PoolReconcilerTest {
     await().atMost(Duration.ofMinutes(2)).until(cache::synced);
     DroppedFields dropped = new DroppedFields();
     writer = new SliceWriter(client, cache, metrics, dropped, 1000);
-    reconciler = new PoolReconciler(cache, store, planner, writer, dropped, metrics,
-        OpenTelemetry.noop().getTracer("test"), clock, resyncPeriod);
+    reconciler =
+        new PoolReconciler(
+            cache,
+            store,
+            planner,
+            writer,
+            dropped,
+            metrics,
+            OpenTelemetry.noop().getTracer("test"),
+            clock,
+            resyncPeriod);
     reconciler.start();
   }
 
@@ -83,8 +92,10 @@ class PoolReconcilerTest {
   }
 
   private void node(String name) {
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
-        .endMetadata().build()).create();
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
   }
 
   private void report(String node, List<Dev> devices) {
@@ -95,27 +106,35 @@ class PoolReconcilerTest {
 
   private List<ResourceSlice> slices(String driver, String pool) {
     return client.resources(ResourceSlice.class).list().getItems().stream()
-        .filter(s -> s.getSpec().getDriver().equals(driver)
-            && s.getSpec().getPool().getName().equals(pool))
+        .filter(
+            s ->
+                s.getSpec().getDriver().equals(driver)
+                    && s.getSpec().getPool().getName().equals(pool))
         .sorted(Comparator.comparing(s -> s.getMetadata().getName()))
         .toList();
   }
 
   private void awaitSlices(String pool, int count, long generation) {
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
-      assertThat(slices(DRIVER, pool)).hasSize(count)
-          .allSatisfy(s -> assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(generation));
-      assertThat(reconciler.idle()).isTrue();
-    });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () -> {
+              assertThat(slices(DRIVER, pool))
+                  .hasSize(count)
+                  .allSatisfy(
+                      s -> assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(generation));
+              assertThat(reconciler.idle()).isTrue();
+            });
   }
 
   /**
-   * Waits until the reconciler has planned {@code count} more pools from now on (each resync
-   * plans every pool), so that a test sees what those plans wrote without waiting for time.
+   * Waits until the reconciler has planned {@code count} more pools from now on (each resync plans
+   * every pool), so that a test sees what those plans wrote without waiting for time.
    */
   private void awaitPoolPasses(long count) {
     long target = metrics.reconcileTimer().count() + count;
-    await().atMost(Duration.ofMinutes(2))
+    await()
+        .atMost(Duration.ofMinutes(2))
         .until(() -> metrics.reconcileTimer().count() >= target && reconciler.idle());
   }
 
@@ -132,10 +151,27 @@ class PoolReconcilerTest {
   }
 
   private void createForeign(String name, String driver, String pool) {
-    client.resources(ResourceSlice.class).resource(new ResourceSliceBuilder().withNewMetadata()
-        .withName(name).endMetadata().withNewSpec().withDriver(driver).withNodeName(pool)
-        .withNewPool().withName(pool).withGeneration(0L).withResourceSliceCount(1L).endPool()
-        .addNewDevice().withName("eth0").endDevice().endSpec().build()).create();
+    client
+        .resources(ResourceSlice.class)
+        .resource(
+            new ResourceSliceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withDriver(driver)
+                .withNodeName(pool)
+                .withNewPool()
+                .withName(pool)
+                .withGeneration(0L)
+                .withResourceSliceCount(1L)
+                .endPool()
+                .addNewDevice()
+                .withName("eth0")
+                .endDevice()
+                .endSpec()
+                .build())
+        .create();
   }
 
   @Test
@@ -146,10 +182,14 @@ class PoolReconcilerTest {
     ResourceSlice first = slices(DRIVER, "n1").get(0);
     assertThat(first.getMetadata().getName()).isEqualTo("n1-gpu.kdra.io-0");
     assertThat(first.getSpec().getNodeName()).isEqualTo("n1");
-    assertThat(first.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
-      assertThat(o.getName()).isEqualTo("n1");
-      assertThat(o.getUid()).isEqualTo(client.nodes().withName("n1").get().getMetadata().getUid());
-    });
+    assertThat(first.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.getName()).isEqualTo("n1");
+              assertThat(o.getUid())
+                  .isEqualTo(client.nodes().withName("n1").get().getMetadata().getUid());
+            });
   }
 
   @Test
@@ -160,7 +200,8 @@ class PoolReconcilerTest {
     report("n1", List.of(dev("gpu-000").unhealthy("ecc"), dev("gpu-001")));
     awaitSlices("n1", 1, 1);
     assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getTaints())
-        .singleElement().satisfies(t -> assertThat(t.getKey()).isEqualTo("kdra.io/unhealthy"));
+        .singleElement()
+        .satisfies(t -> assertThat(t.getKey()).isEqualTo("kdra.io/unhealthy"));
   }
 
   @Test
@@ -199,10 +240,16 @@ class PoolReconcilerTest {
     start();
     report("n1", devs(1));
     awaitSlices("ghost", 0, 0);
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(slices(DRIVER, "n1")).extracting(
-        s -> s.getMetadata().getName()).containsExactly("n1-gpu.kdra.io-0"));
-    assertThat(slices(OTHER_DRIVER, "n1")).singleElement().satisfies(s ->
-        assertThat(s.getMetadata().getResourceVersion()).isEqualTo(foreignVersion));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () ->
+                assertThat(slices(DRIVER, "n1"))
+                    .extracting(s -> s.getMetadata().getName())
+                    .containsExactly("n1-gpu.kdra.io-0"));
+    assertThat(slices(OTHER_DRIVER, "n1"))
+        .singleElement()
+        .satisfies(s -> assertThat(s.getMetadata().getResourceVersion()).isEqualTo(foreignVersion));
   }
 
   @Test
@@ -211,8 +258,9 @@ class PoolReconcilerTest {
     report("n1", devs(2));
     awaitSlices("n1", 1, 0);
     client.resources(ResourceSlice.class).withName("n1-gpu.kdra.io-0").delete();
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(
-        () -> assertThat(slices(DRIVER, "n1")).hasSize(1));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(slices(DRIVER, "n1")).hasSize(1));
   }
 
   @Test
@@ -221,10 +269,16 @@ class PoolReconcilerTest {
     report("n1", devs(2));
     awaitSlices("n1", 1, 0);
     clock.advance(Duration.ofMinutes(3));
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(
-        slices(DRIVER, "n1").get(0).getSpec().getDevices()).allSatisfy(d -> assertThat(
-            d.getTaints()).extracting(t -> t.getKey())
-            .containsExactly("kdra.io/driver-unresponsive")));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () ->
+                assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices())
+                    .allSatisfy(
+                        d ->
+                            assertThat(d.getTaints())
+                                .extracting(t -> t.getKey())
+                                .containsExactly("kdra.io/driver-unresponsive")));
     clock.advance(Duration.ofMinutes(8));
     awaitSlices("n1", 0, 0);
   }
@@ -232,8 +286,9 @@ class PoolReconcilerTest {
   /** No resync after the first: only the outcome's recheck instant can bring the taint. */
   @Test
   void aDisconnectTaintComesDueAtTheOutcomesRecheckWithoutAResync() {
-    planner = new SlicePlanner(PlannerSettings.defaults(DRIVER)
-        .withDisconnectedTaintAfter(Duration.ofMillis(500)));
+    planner =
+        new SlicePlanner(
+            PlannerSettings.defaults(DRIVER).withDisconnectedTaintAfter(Duration.ofMillis(500)));
     start(Duration.ofHours(1));
     report("n1", devs(1));
     awaitSlices("n1", 1, 0);
@@ -243,10 +298,13 @@ class PoolReconcilerTest {
     assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getTaints()).isEmpty();
 
     clock.advance(Duration.ofSeconds(1));
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(
-        slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getTaints())
-        .extracting(t -> t.getKey() + "=" + t.getValue())
-        .containsExactly("kdra.io/driver-unresponsive=disconnected"));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () ->
+                assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getTaints())
+                    .extracting(t -> t.getKey() + "=" + t.getValue())
+                    .containsExactly("kdra.io/driver-unresponsive=disconnected"));
   }
 
   @Test
@@ -267,22 +325,42 @@ class PoolReconcilerTest {
     report("n1", devs(2));
     awaitSlices("n1", 1, 0);
     ResourceSlice stale = slices(DRIVER, "n1").get(0);
-    ResourceSlice changed = new ResourceSliceBuilder(stale).editSpec().editFirstDevice()
-        .withName("someone-else").endDevice().endSpec().build();
+    ResourceSlice changed =
+        new ResourceSliceBuilder(stale)
+            .editSpec()
+            .editFirstDevice()
+            .withName("someone-else")
+            .endDevice()
+            .endSpec()
+            .build();
     client.resources(ResourceSlice.class).resource(changed).update();
-    ResourceSlice ours = new ResourceSliceBuilder(stale).editSpec().editPool()
-        .withGeneration(9L).endPool().endSpec().build();
+    ResourceSlice ours =
+        new ResourceSliceBuilder(stale)
+            .editSpec()
+            .editPool()
+            .withGeneration(9L)
+            .endPool()
+            .endSpec()
+            .build();
     assertThat(writer.apply(List.of(new SliceWrite.Update(ours))))
         .isEqualTo(SliceWriter.Outcome.CONFLICT);
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(
-        slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getName())
-        .isEqualTo("gpu-000"));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () ->
+                assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getName())
+                    .isEqualTo("gpu-000"));
   }
 
   @Test
   void networkPoolsArePublishedForTheirSelectorWithoutOwnerOrNodePool() {
-    planner = new SlicePlanner(PlannerSettings.defaults(DRIVER).withNetworkPools(List.of(
-        new PlannerSettings.NetworkPoolSpec("fabric-a", DRIVER, "gw-1", Map.of("zone", "a")))));
+    planner =
+        new SlicePlanner(
+            PlannerSettings.defaults(DRIVER)
+                .withNetworkPools(
+                    List.of(
+                        new PlannerSettings.NetworkPoolSpec(
+                            "fabric-a", DRIVER, "gw-1", Map.of("zone", "a")))));
     start();
     report("gw-1", devs(3));
     awaitSlices("fabric-a", 1, 0);
@@ -295,34 +373,73 @@ class PoolReconcilerTest {
 
   @Test
   void nodeLabelChangesReachTheAttributes() {
-    planner = new SlicePlanner(PlannerSettings.defaults(DRIVER)
-        .withNodeLabelAttributes(List.of("topology.kubernetes.io/zone")));
-    client.nodes().withName("n1").edit(n -> new NodeBuilder(n).editMetadata()
-        .addToLabels("topology.kubernetes.io/zone", "z1").endMetadata().build());
+    planner =
+        new SlicePlanner(
+            PlannerSettings.defaults(DRIVER)
+                .withNodeLabelAttributes(List.of("topology.kubernetes.io/zone")));
+    client
+        .nodes()
+        .withName("n1")
+        .edit(
+            n ->
+                new NodeBuilder(n)
+                    .editMetadata()
+                    .addToLabels("topology.kubernetes.io/zone", "z1")
+                    .endMetadata()
+                    .build());
     start();
     report("n1", devs(1));
     awaitSlices("n1", 1, 0);
-    client.nodes().withName("n1").edit(n -> new NodeBuilder(n).editMetadata()
-        .addToLabels("topology.kubernetes.io/zone", "z2").endMetadata().build());
+    client
+        .nodes()
+        .withName("n1")
+        .edit(
+            n ->
+                new NodeBuilder(n)
+                    .editMetadata()
+                    .addToLabels("topology.kubernetes.io/zone", "z2")
+                    .endMetadata()
+                    .build());
     awaitSlices("n1", 1, 1);
-    assertThat(slices(DRIVER, "n1").get(0).getSpec().getDevices().get(0).getAttributes()
-        .get("topology.kubernetes.io/zone").getString()).isEqualTo("z2");
+    assertThat(
+            slices(DRIVER, "n1")
+                .get(0)
+                .getSpec()
+                .getDevices()
+                .get(0)
+                .getAttributes()
+                .get("topology.kubernetes.io/zone")
+                .getString())
+        .isEqualTo("z2");
   }
 
   @Test
   void aSliceTheApiServerWouldRefuseIsNotWrittenWhileOtherPoolsAre() {
     PlannerSettings d = PlannerSettings.defaults(DRIVER);
-    planner = new SlicePlanner(new PlannerSettings(d.drivers(), d.unhealthyTaintKey(),
-        "Sometimes", d.staleTaintKey(), d.staleTaintEffect(), d.staleTaintAfter(),
-        d.staleRemoveAfter(), d.disconnectedTaintAfter(), List.of(), List.of()));
+    planner =
+        new SlicePlanner(
+            new PlannerSettings(
+                d.drivers(),
+                d.unhealthyTaintKey(),
+                "Sometimes",
+                d.staleTaintKey(),
+                d.staleTaintEffect(),
+                d.staleTaintAfter(),
+                d.staleRemoveAfter(),
+                d.disconnectedTaintAfter(),
+                List.of(),
+                List.of()));
     start();
     report("n1", List.of(dev("gpu-000").unhealthy("ecc")));
     report("n2", devs(1));
     awaitSlices("n2", 1, 0);
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
-      assertThat(metrics.refusedSlices()).isEqualTo(1);
-      assertThat(reconciler.idle()).isTrue();
-    });
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () -> {
+              assertThat(metrics.refusedSlices()).isEqualTo(1);
+              assertThat(reconciler.idle()).isTrue();
+            });
     // the mock server would have stored it: only the check kept it back
     assertThat(slices(DRIVER, "n1")).isEmpty();
 

@@ -28,8 +28,12 @@ class RefusedSlicesTest {
   }
 
   private static ValidationError error(String name, String field) {
-    return new ValidationError(new ObjectRef("ResourceSlice", "", name), field,
-        Type.NOT_SUPPORTED, Optional.of("Sometimes"), "supported values: \"NoSchedule\"");
+    return new ValidationError(
+        new ObjectRef("ResourceSlice", "", name),
+        field,
+        Type.NOT_SUPPORTED,
+        Optional.of("Sometimes"),
+        "supported values: \"NoSchedule\"");
   }
 
   private double gauge() {
@@ -56,11 +60,12 @@ class RefusedSlicesTest {
 
   @Test
   void longListsAreCut() {
-    var errors = IntStream.range(0, 7).mapToObj(i -> error("s", "spec.devices[" + i + "]"))
-        .toList();
+    var errors =
+        IntStream.range(0, 7).mapToObj(i -> error("s", "spec.devices[" + i + "]")).toList();
     assertThat(RefusedSlices.describe(errors))
         .startsWith("spec.devices[0]: Unsupported value: \"Sometimes\": supported values:")
         .endsWith("; and 2 more")
-        .contains("spec.devices[4]").doesNotContain("spec.devices[5]");
+        .contains("spec.devices[4]")
+        .doesNotContain("spec.devices[5]");
   }
 }

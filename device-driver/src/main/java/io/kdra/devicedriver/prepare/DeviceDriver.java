@@ -244,13 +244,17 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
                     "resourceclaim " + ref.namespace() + "/" + ref.name() + " not found");
           } else {
             lockSetup();
+            SetupsDone setups = new SetupsDone(planner.setup());
             try {
-              PreparedClaim planned = planner.plan(ref, claim.get(), inventory.get());
+              PreparedClaim planned = planner.plan(ref, claim.get(), inventory.get(), setups);
               traceParent = planned.traceParent();
               cdi.ensure(planned);
               interlude.afterCdiSpec(ref);
               checkpoint.put(planned);
               result = PrepareResult.ok(planned.devices());
+            } catch (Exception e) {
+              undo(ref, setups);
+              throw e;
             } finally {
               unlockSetup();
             }
@@ -312,6 +316,28 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     }
     telemetry.record(Operation.UNPREPARE, ref, traceParent, start, nanos(), error);
     return error;
+  }
+
+  /**
+   * After a prepare failed part-way (the claim is not in the checkpoint): releases what its setup
+   * began, so that the kubelet's retry, or the claim's deletion, finds nothing left running. A
+   * device another prepared claim uses is released as not its last user.
+   */
+  private void undo(ClaimRef ref, SetupsDone setups) {
+    for (NodeDevice device : setups.begun()) {
+      boolean lastUser =
+          checkpoint.all().values().stream()
+              .filter(other -> !other.claim().uid().equals(ref.uid()))
+              .flatMap(other -> other.devices().stream())
+              .noneMatch(d -> d.deviceName().equals(device.name()));
+      try {
+        setups.release(device, lastUser);
+      } catch (PrepareException | RuntimeException e) {
+        LOG.warnf(
+            "prepare %s failed, and undoing the setup of %s failed too: %s",
+            ref, device.name(), e.getMessage());
+      }
+    }
   }
 
   /** Undoes the device setup of a claim's devices; "last user" excludes the claim itself. */

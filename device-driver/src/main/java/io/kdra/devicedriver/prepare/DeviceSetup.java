@@ -3,6 +3,7 @@ package io.kdra.devicedriver.prepare;
 import io.kdra.core.config.SharingConfig;
 import io.kdra.core.model.Quantity;
 import io.kdra.devicedriver.discovery.NodeDevice;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -40,9 +41,9 @@ public interface DeviceSetup {
     return new DeviceSetup() {
       @Override
       public DeviceEdits prepare(Allocated device) throws PrepareException {
-        List<String> env = new java.util.ArrayList<>();
-        List<String> nodes = new java.util.ArrayList<>();
-        List<Mount> mounts = new java.util.ArrayList<>();
+        List<String> env = new ArrayList<>();
+        List<String> nodes = new ArrayList<>();
+        List<Mount> mounts = new ArrayList<>();
         for (DeviceSetup s : active) {
           DeviceEdits e = s.prepare(device);
           env.addAll(e.env());

@@ -91,6 +91,12 @@ public final class PreparePlanner {
    */
   public PreparedClaim plan(ClaimRef ref, ResourceClaim claim, Inventory inventory)
       throws PrepareException {
+    return plan(ref, claim, inventory, setup);
+  }
+
+  /** As above, setting devices up through {@code setup} (this planner's, decorated). */
+  PreparedClaim plan(ClaimRef ref, ResourceClaim claim, Inventory inventory, DeviceSetup setup)
+      throws PrepareException {
     String uid = claim.getMetadata() == null ? null : claim.getMetadata().getUid();
     if (!ref.uid().equals(uid)) {
       throw new PrepareException(

@@ -3,6 +3,7 @@ package io.kdra.devicedriver.prepare;
 import static io.kdra.devicedriver.testing.ClaimFixture.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kdra.devicedriver.discovery.NodeDevice;
 import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.PrepareResult;
 import io.kdra.devicedriver.testing.ClaimFixture;
@@ -14,6 +15,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,9 +31,14 @@ class DeviceDriverTest {
   }
 
   private DeviceDriver driver(DeviceDriver.PrepareInterlude interlude) throws Exception {
+    return driver(interlude, DeviceSetup.NONE);
+  }
+
+  private DeviceDriver driver(DeviceDriver.PrepareInterlude interlude, DeviceSetup setup)
+      throws Exception {
     DeviceDriver d =
         new DeviceDriver(
-            new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE),
+            new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE, setup),
             reader,
             () -> Inventories.gpus(8),
             new CdiSpecStore(dir.resolve("cdi")),
@@ -211,6 +218,68 @@ class DeviceDriverTest {
     assertThat(r.get("missing").error()).isEqualTo("resourceclaim default/nope not found");
     assertThat(r.get("no-ns").error()).isEqualTo("claims[].namespace: must not be empty");
     assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_ok.json");
+  }
+
+  /** Records what it is asked to do; refuses to set up the devices named in {@code failing}. */
+  private static final class RecordingSetup implements DeviceSetup {
+    final List<String> calls = new ArrayList<>();
+    final Set<String> failing;
+
+    RecordingSetup(String... failing) {
+      this.failing = Set.of(failing);
+    }
+
+    @Override
+    public DeviceEdits prepare(Allocated device) throws PrepareException {
+      calls.add("prepare " + device.device().name());
+      if (failing.contains(device.device().name())) {
+        throw new PrepareException("device", "cannot set up " + device.device().name());
+      }
+      return DeviceEdits.NONE;
+    }
+
+    @Override
+    public void release(NodeDevice device, boolean lastUser) {
+      calls.add("release " + device.name() + (lastUser ? " last" : " shared"));
+    }
+  }
+
+  @Test
+  void aPrepareThatFailsPartWayReleasesTheSetupItBegan() throws Exception {
+    RecordingSetup setup = new RecordingSetup("gpu-1");
+    ClaimFixture c = claim("c").uid("u").result("a", "gpu-0").result("b", "gpu-1");
+    reader.add(c.build());
+
+    PrepareResult r =
+        driver(DeviceDriver.PrepareInterlude.NONE, setup)
+            .prepareResourceClaims(List.of(c.ref()))
+            .get("u");
+
+    assertThat(r.error()).contains("cannot set up gpu-1");
+    // the failed device too: a setup that fails half-way may have left something behind
+    assertThat(setup.calls)
+        .containsExactly(
+            "prepare gpu-0", "prepare gpu-1", "release gpu-0 last", "release gpu-1 last");
+    assertThat(cdiFiles()).isEmpty();
+  }
+
+  @Test
+  void undoingAFailedPrepareKeepsTheSetupAnotherPreparedClaimUses() throws Exception {
+    RecordingSetup setup = new RecordingSetup("gpu-1");
+    ClaimFixture first = claim("first").uid("u1").result("a", "gpu-0");
+    ClaimFixture second = claim("second").uid("u2").result("a", "gpu-0").result("b", "gpu-1");
+    reader.add(first.build()).add(second.build());
+    DeviceDriver d = driver(DeviceDriver.PrepareInterlude.NONE, setup);
+
+    assertThat(d.prepareResourceClaims(List.of(first.ref())).get("u1").error()).isEmpty();
+    setup.calls.clear();
+    assertThat(d.prepareResourceClaims(List.of(second.ref())).get("u2").error())
+        .contains("cannot set up gpu-1");
+
+    assertThat(setup.calls)
+        .containsExactly(
+            "prepare gpu-0", "prepare gpu-1", "release gpu-0 shared", "release gpu-1 last");
+    assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u1.json");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.kdra.slicepublisher.config;
 import io.kdra.leadership.LeaderElectionSettings;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -141,10 +142,10 @@ public interface PublisherConfig {
    */
   interface InventoryTls {
     /** The certificate chain (the chart: its Secret's tls.crt). */
-    Optional<java.nio.file.Path> certificate();
+    Optional<Path> certificate();
 
     /** Its private key (tls.key). */
-    Optional<java.nio.file.Path> key();
+    Optional<Path> key();
 
     /** How often the files are read again; a change is served to new connections. */
     @WithDefault("30s")

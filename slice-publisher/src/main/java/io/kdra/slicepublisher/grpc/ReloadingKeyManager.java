@@ -19,14 +19,14 @@ import javax.net.ssl.X509ExtendedKeyManager;
  * certificate. A read whose key does not match its certificate (the files caught between two
  * writes) is refused and the previous pair kept.
  */
-final class ReloadingKeyManager extends X509ExtendedKeyManager {
+public final class ReloadingKeyManager extends X509ExtendedKeyManager {
 
   private final Callable<KeyManagerFactory> source;
   private volatile X509ExtendedKeyManager current;
   private volatile X509Certificate served;
 
   /** Reads the source once now; throws when it holds no usable certificate and key. */
-  ReloadingKeyManager(Callable<KeyManagerFactory> source) {
+  public ReloadingKeyManager(Callable<KeyManagerFactory> source) {
     this.source = source;
     try {
       reload();
@@ -36,7 +36,7 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
   }
 
   /** Reads the source again; whether another certificate is served from now on. */
-  boolean reload() throws Exception {
+  public boolean reload() throws Exception {
     X509ExtendedKeyManager next = null;
     for (KeyManager m : source.call().getKeyManagers()) {
       if (m instanceof X509ExtendedKeyManager x) {

@@ -1,4 +1,4 @@
-package io.kdra.slicepublisher.grpc;
+package io.kdra.slicepublisher.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

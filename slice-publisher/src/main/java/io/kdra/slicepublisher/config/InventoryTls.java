@@ -1,6 +1,6 @@
-package io.kdra.slicepublisher.grpc;
+package io.kdra.slicepublisher.config;
 
-import io.kdra.slicepublisher.config.PublisherConfig;
+import io.kdra.slicepublisher.grpc.ReloadingKeyManager;
 import io.quarkus.grpc.api.ServerBuilderCustomizer;
 import io.quarkus.grpc.runtime.config.GrpcServerConfiguration;
 import io.quarkus.runtime.ShutdownEvent;

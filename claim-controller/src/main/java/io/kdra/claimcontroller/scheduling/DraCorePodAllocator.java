@@ -13,6 +13,7 @@ import io.kdra.core.alloc.InMemoryDeviceClassLister;
 import io.kdra.core.alloc.PodScheduler;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -125,7 +126,7 @@ public final class DraCorePodAllocator implements PodAllocator {
   /** {@code MISSING_CLASS} as {@code MissingClass}, for a metrics tag. */
   static String camel(String kind) {
     StringBuilder b = new StringBuilder();
-    for (String part : kind.toLowerCase(java.util.Locale.ROOT).split("_")) {
+    for (String part : kind.toLowerCase(Locale.ROOT).split("_")) {
       b.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1));
     }
     return b.toString();

@@ -6,6 +6,7 @@ import io.kdra.devicedriver.discovery.CapacityPolicy;
 import io.kdra.devicedriver.discovery.CounterSet;
 import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.devicedriver.discovery.NodeDevice;
+import io.kdra.inventory.v1.CapacityRequestPolicy;
 import io.kdra.inventory.v1.CapacityRequestPolicyRange;
 import io.kdra.inventory.v1.CounterConsumption;
 import io.kdra.inventory.v1.Device;
@@ -50,10 +51,8 @@ public final class SnapshotMapper {
     return s.build();
   }
 
-  static io.kdra.inventory.v1.CapacityRequestPolicy policy(CapacityPolicy p) {
-    var b =
-        io.kdra.inventory.v1.CapacityRequestPolicy.newBuilder()
-            .setDefault(p.defaultValue().toString());
+  static CapacityRequestPolicy policy(CapacityPolicy p) {
+    var b = CapacityRequestPolicy.newBuilder().setDefault(p.defaultValue().toString());
     p.validValues().forEach(v -> b.addValidValues(v.toString()));
     p.min()
         .ifPresent(

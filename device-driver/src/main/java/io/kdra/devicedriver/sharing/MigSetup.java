@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.regex.Matcher;
@@ -232,7 +233,7 @@ public final class MigSetup implements DeviceSetup {
     argv.add(smiPath);
     argv.addAll(List.of(args));
     try {
-      return runner.run(new Command(argv, java.util.Map.of(), "")).text();
+      return runner.run(new Command(argv, Map.of(), "")).text();
     } catch (CommandException e) {
       throw new PrepareException("device " + d.name(), e.getMessage());
     }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -175,7 +176,7 @@ public final class InputReader {
       case "Node" -> into.nodes.add(convert(file, object, doc, Node.class));
       case "Pod" -> into.pods.add(convert(file, object, doc, Pod.class));
       case "Deployment", "ReplicaSet", "StatefulSet", "Job" -> {
-        List<com.fasterxml.jackson.databind.node.ObjectNode> pods;
+        List<ObjectNode> pods;
         try {
           pods = WorkloadPods.expand(doc);
         } catch (IllegalArgumentException e) {

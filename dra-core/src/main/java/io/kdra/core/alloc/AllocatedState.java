@@ -7,6 +7,7 @@ import io.kdra.core.model.DeviceId;
 import io.kdra.core.model.Quantity;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -131,7 +132,7 @@ public final class AllocatedState {
         (id, sum) ->
             target
                 .capacity
-                .computeIfAbsent(id, k -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                .computeIfAbsent(id, k -> Collections.synchronizedList(new ArrayList<>()))
                 .add(new Versioned(v, Map.copyOf(sum))));
     return new AllocatedState(target, v);
   }
@@ -161,8 +162,7 @@ public final class AllocatedState {
                   copy.capacity.computeIfAbsent(
                       id,
                       k -> {
-                        List<Versioned> l =
-                            java.util.Collections.synchronizedList(new ArrayList<>());
+                        List<Versioned> l = Collections.synchronizedList(new ArrayList<>());
                         Map<String, Quantity> m = capacityIn(store, k, version);
                         if (!m.isEmpty()) {
                           l.add(new Versioned(0, m));

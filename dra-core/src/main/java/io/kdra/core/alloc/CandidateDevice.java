@@ -3,6 +3,7 @@ package io.kdra.core.alloc;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.kdra.core.model.AttributeValue;
 import io.kdra.core.model.DeviceId;
 import io.kdra.core.model.Quantity;
@@ -78,7 +79,7 @@ public final class CandidateDevice {
     return device.getConsumesCounters() != null && !device.getConsumesCounters().isEmpty();
   }
 
-  List<io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint> taints() {
+  List<DeviceTaint> taints() {
     return device.getTaints() == null ? List.of() : device.getTaints();
   }
 

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
 import io.kdra.core.model.Quantity;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -75,7 +76,7 @@ final class Counters {
         p -> {
           Map<String, Map<String, Quantity>> avail = new HashMap<>();
           p.counterSets().forEach((name, counters) -> avail.put(name, new HashMap<>(counters)));
-          for (var slices : java.util.List.of(p.slices(), p.otherSlices())) {
+          for (var slices : List.of(p.slices(), p.otherSlices())) {
             for (SliceInfo s : slices) {
               for (CandidateDevice d : s.devices()) {
                 if (!d.consumesCounters() || !allocated.holdsCounters(d.id())) {

@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * All ResourceSlices of a snapshot, parsed once and indexed by node and pool, with a cache of the
@@ -24,8 +27,7 @@ public final class DeviceInventory {
   private final List<SliceInfo> notNodeLocal;
   private final Map<String, List<SliceInfo>> byPool;
   private final ConcurrentHashMap<PoolCacheKey, List<Pool>> poolCache = new ConcurrentHashMap<>();
-  private final java.util.concurrent.atomic.AtomicReference<SelectorEvaluator> cacheOwner =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  private final AtomicReference<SelectorEvaluator> cacheOwner = new AtomicReference<>();
 
   private record PoolCacheKey(String node, Map<String, String> labels, boolean partitionable) {}
 
@@ -44,8 +46,7 @@ public final class DeviceInventory {
 
   private final ConcurrentHashMap<IdentityKey, List<Pool>> identityCache =
       new ConcurrentHashMap<>();
-  private final java.util.concurrent.atomic.AtomicReference<NodeIndex> lastNodeIndex =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  private final AtomicReference<NodeIndex> lastNodeIndex = new AtomicReference<>();
 
   private DeviceInventory(List<SliceInfo> all) {
     this.all = all;
@@ -118,7 +119,7 @@ public final class DeviceInventory {
    * memoized for the evaluator that owns the caches.
    */
   boolean selectorsFailSomewhere(
-      SelectorEvaluator evaluator, SelectorsKey key, java.util.function.BooleanSupplier check) {
+      SelectorEvaluator evaluator, SelectorsKey key, BooleanSupplier check) {
     if (!cachesResultsOf(evaluator)) {
       return check.getAsBoolean();
     }
@@ -143,9 +144,7 @@ public final class DeviceInventory {
    * the memo is full, and the caller scans the cluster itself.
    */
   MatchingDevices matchingDevices(
-      SelectorEvaluator evaluator,
-      SelectorsKey key,
-      java.util.function.Supplier<List<CandidateDevice>> collect) {
+      SelectorEvaluator evaluator, SelectorsKey key, Supplier<List<CandidateDevice>> collect) {
     if (!cachesResultsOf(evaluator)) {
       return null;
     }

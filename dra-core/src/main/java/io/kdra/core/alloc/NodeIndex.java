@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.RandomAccess;
 
 /**
  * A node list in name order plus which of its nodes are known to be certainly full (every usable
@@ -48,7 +49,7 @@ final class NodeIndex {
     if (partitionable != this.partitionable || nodes.size() != given.length) {
       return false;
     }
-    if (nodes instanceof java.util.RandomAccess) {
+    if (nodes instanceof RandomAccess) {
       for (int i = 0; i < given.length; i++) {
         if (nodes.get(i) != given[i]) {
           return false;

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Places one pod's claims: tries nodes in name order, skipping nodes the pod cannot run on ({@code
@@ -81,7 +82,7 @@ public final class PodScheduler {
       List<ResourceClaim> claims,
       List<NodeSelector> allocatedSelectors,
       int start) {
-    boolean pinned = allocatedSelectors.stream().anyMatch(java.util.Objects::nonNull);
+    boolean pinned = allocatedSelectors.stream().anyMatch(Objects::nonNull);
     NodeIndex index =
         allocator.snapshot().inventory().nodeIndex(nodes, allocator.options().features());
     List<Node> sorted = index.sorted();

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -32,7 +33,7 @@ final class SubrequestRanking {
 
   static SubrequestRanking of(List<ResourceClaim> claims) {
     long best = 0;
-    List<Map<String, Integer>> all = new java.util.ArrayList<>();
+    List<Map<String, Integer>> all = new ArrayList<>();
     for (ResourceClaim claim : claims) {
       Map<String, Integer> perClaim = new HashMap<>();
       List<DeviceRequest> requests =

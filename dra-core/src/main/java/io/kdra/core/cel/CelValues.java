@@ -6,6 +6,7 @@ import com.google.protobuf.Duration;
 import com.google.protobuf.Timestamp;
 import dev.cel.common.values.CelByteString;
 import dev.cel.runtime.CelEvaluationException;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,7 +54,7 @@ final class CelValues {
     if (a instanceof java.time.Duration x && b instanceof java.time.Duration y) {
       return Integer.signum(x.compareTo(y));
     }
-    if (a instanceof java.time.Instant x && b instanceof java.time.Instant y) {
+    if (a instanceof Instant x && b instanceof Instant y) {
       return Integer.signum(x.compareTo(y));
     }
     if (a instanceof Comparable<?> && a.getClass() == b.getClass()) {

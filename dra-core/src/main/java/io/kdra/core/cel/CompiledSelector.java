@@ -3,6 +3,7 @@ package io.kdra.core.cel;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import io.kdra.core.cel.CelSelectorException.Kind;
+import java.util.OptionalLong;
 
 /**
  * A compiled device selector. Evaluation is thread-safe and allocates nothing beyond what the CEL
@@ -100,14 +101,14 @@ public final class CompiledSelector {
    * upstream's cost tracker charges and compares with the limit); for tests and diagnostics. Empty
    * when the evaluation fails.
    */
-  public java.util.OptionalLong actualCost(CelDevice celDevice) {
+  public OptionalLong actualCost(CelDevice celDevice) {
     CelDevice device = mutatesQuantities ? celDevice.withFreshCapacity() : celDevice;
     CostMeter meter = new CostMeter(costPlan, -1L);
     try {
       program.trace(device::resolve, meter);
-      return java.util.OptionalLong.of(meter.cost());
+      return OptionalLong.of(meter.cost());
     } catch (CelEvaluationException | RuntimeException e) {
-      return java.util.OptionalLong.empty();
+      return OptionalLong.empty();
     }
   }
 

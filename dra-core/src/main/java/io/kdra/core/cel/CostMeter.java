@@ -4,9 +4,12 @@ import com.google.protobuf.ByteString;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.ast.CelExpr;
 import dev.cel.common.navigation.CelNavigableExpr;
+import dev.cel.common.navigation.TraversalOrder;
 import dev.cel.common.values.CelByteString;
 import dev.cel.runtime.CelEvaluationListener;
+import io.kdra.core.model.Semver;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -130,7 +133,7 @@ final class CostMeter implements CelEvaluationListener {
       default:
         break;
     }
-    java.util.ArrayList<Object> args = new java.util.ArrayList<>();
+    ArrayList<Object> args = new ArrayList<>();
     call.target().ifPresent(t -> args.add(values.get(t.id())));
     for (CelExpr a : call.args()) {
       args.add(values.get(a.id()));
@@ -292,7 +295,7 @@ final class CostMeter implements CelEvaluationListener {
         || v instanceof KubernetesNetLibrary.Cidr
         || v instanceof KubernetesFormats.NamedFormat
         || v instanceof GoUrl
-        || v instanceof io.kdra.core.model.Semver;
+        || v instanceof Semver;
   }
 
   /** The {@code MaxRegexSize} of upstream's named formats. */
@@ -487,7 +490,7 @@ final class CostMeter implements CelEvaluationListener {
               });
       // children before parents, as the planner decorates
       CelNavigableExpr.fromExpr(ast.getExpr())
-          .allNodes(dev.cel.common.navigation.TraversalOrder.POST_ORDER)
+          .allNodes(TraversalOrder.POST_ORDER)
           .forEach(n -> plan.visit(n.expr()));
       return plan;
     }

@@ -2,12 +2,15 @@ package io.kdra.core.cel;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
+import com.google.common.primitives.UnsignedLong;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelIssue;
 import dev.cel.common.CelOptions;
 import dev.cel.common.CelSource;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.ast.CelExpr;
+import dev.cel.common.navigation.CelNavigableExpr;
+import dev.cel.common.types.CelKind;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.CelTypeProvider;
 import dev.cel.common.types.MapType;
@@ -29,12 +32,16 @@ import dev.cel.runtime.RuntimeHelpers;
 import dev.cel.runtime.standard.InOperator.InOverload;
 import io.kdra.core.cel.CelSelectorException.Kind;
 import io.kdra.core.cel.CelSelectorException.Position;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.IntPredicate;
+import java.util.regex.Pattern;
 
 /**
  * The CEL environment of DRA device selectors ({@code DeviceClass.spec.selectors}, {@code
@@ -62,8 +69,8 @@ public final class DeviceSelectorEnvironment {
   private static final Set<String> STRING_ORDER =
       Set.of("LESS_STRING", "LESS_EQUALS_STRING", "GREATER_STRING", "GREATER_EQUALS_STRING");
   private static final Set<String> EQUALITY = Set.of("EQUALS", "NOT_EQUALS");
-  private static final java.util.regex.Pattern DOUBLE_ORDER =
-      java.util.regex.Pattern.compile(
+  private static final Pattern DOUBLE_ORDER =
+      Pattern.compile(
           "(LESS|LESS_EQUALS|GREATER|GREATER_EQUALS)_(DOUBLE|DOUBLE_INT64|DOUBLE_UINT64|INT64_DOUBLE"
               + "|UINT64_DOUBLE)");
 
@@ -227,8 +234,8 @@ public final class DeviceSelectorEnvironment {
   }
 
   /** {@code <}, {@code <=}, {@code >}, {@code >=} with a double on a side: a NaN fails. */
-  private static java.util.List<CelFunctionBinding> doubleOrderBindings() {
-    Map<String, java.util.function.IntPredicate> ops =
+  private static List<CelFunctionBinding> doubleOrderBindings() {
+    Map<String, IntPredicate> ops =
         Map.of(
             "less",
             c -> c < 0,
@@ -239,17 +246,10 @@ public final class DeviceSelectorEnvironment {
             "greater_equals",
             c -> c >= 0);
     Map<String, Class<?>> types =
-        Map.of(
-            "double",
-            Double.class,
-            "int64",
-            Long.class,
-            "uint64",
-            com.google.common.primitives.UnsignedLong.class);
-    java.util.List<String> pairs =
-        java.util.List.of(
-            "double_double", "double_int64", "double_uint64", "int64_double", "uint64_double");
-    java.util.List<CelFunctionBinding> bindings = new java.util.ArrayList<>();
+        Map.of("double", Double.class, "int64", Long.class, "uint64", UnsignedLong.class);
+    List<String> pairs =
+        List.of("double_double", "double_int64", "double_uint64", "int64_double", "uint64_double");
+    List<CelFunctionBinding> bindings = new ArrayList<>();
     ops.forEach(
         (op, test) ->
             pairs.forEach(
@@ -262,7 +262,7 @@ public final class DeviceSelectorEnvironment {
   }
 
   private static <A, B> CelFunctionBinding bind(
-      String id, Class<A> a, Class<B> b, java.util.function.IntPredicate test) {
+      String id, Class<A> a, Class<B> b, IntPredicate test) {
     return CelFunctionBinding.from(id, a, b, (x, y) -> test.test(CelValues.orderedCompare(x, y)));
   }
 
@@ -367,15 +367,12 @@ public final class DeviceSelectorEnvironment {
     } catch (CelValidationException e) {
       throw compileError(expression, e.getErrors());
     }
-    dev.cel.common.types.CelKind resultKind = ast.getResultType().kind();
-    if (resultKind != dev.cel.common.types.CelKind.BOOL
-        && !(resultKind == dev.cel.common.types.CelKind.DYN
-            && SelectorAstValidator.mayBeAny(ast.getExpr()))) {
+    CelKind resultKind = ast.getResultType().kind();
+    if (resultKind != CelKind.BOOL
+        && !(resultKind == CelKind.DYN && SelectorAstValidator.mayBeAny(ast.getExpr()))) {
       // upstream accepts bool or "any" (what attribute values are), not dyn; a free type
       // parameter is dyn there
-      boolean dyn =
-          resultKind == dev.cel.common.types.CelKind.DYN
-              || resultKind == dev.cel.common.types.CelKind.TYPE_PARAM;
+      boolean dyn = resultKind == CelKind.DYN || resultKind == CelKind.TYPE_PARAM;
       throw new CelSelectorException(
           Kind.COMPILE,
           expression,
@@ -406,11 +403,11 @@ public final class DeviceSelectorEnvironment {
   }
 
   /** Quantity functions that change their receiver in place upstream (see GoQuantity). */
-  private static final java.util.Set<String> QUANTITY_MUTATORS =
-      java.util.Set.of("compareTo", "isGreaterThan", "isLessThan", "add", "sub");
+  private static final Set<String> QUANTITY_MUTATORS =
+      Set.of("compareTo", "isGreaterThan", "isLessThan", "add", "sub");
 
-  private static boolean callsAny(CelExpr root, java.util.Set<String> functions) {
-    return dev.cel.common.navigation.CelNavigableExpr.fromExpr(root)
+  private static boolean callsAny(CelExpr root, Set<String> functions) {
+    return CelNavigableExpr.fromExpr(root)
         .allNodes()
         .anyMatch(
             n ->

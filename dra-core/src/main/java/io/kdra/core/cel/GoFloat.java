@@ -1,6 +1,7 @@
 package io.kdra.core.cel;
 
 import java.math.BigDecimal;
+import java.time.Duration;
 
 /** Go's text forms of numbers that cel-go prints: {@code strconv.FormatFloat(f, 'g'|'f', -1)}. */
 final class GoFloat {
@@ -31,7 +32,7 @@ final class GoFloat {
   }
 
   /** cel-go's duration text: seconds as {@code strconv.FormatFloat(s, 'f', -1, 64)} + "s". */
-  static String duration(java.time.Duration d) {
+  static String duration(Duration d) {
     double seconds = d.getSeconds() + d.getNano() / 1e9;
     if (seconds == 0) {
       return "0s";

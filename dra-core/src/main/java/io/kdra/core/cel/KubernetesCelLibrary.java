@@ -11,6 +11,7 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
+import dev.cel.runtime.RuntimeEquality;
 import io.kdra.core.model.Semver;
 import java.util.List;
 
@@ -162,8 +163,7 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
    * Quantity.Equal} answers "no such overload"); semvers by precedence (build metadata ignored);
    * everything else as standard CEL.
    */
-  static boolean equal(Object a, Object b, dev.cel.runtime.RuntimeEquality standard)
-      throws CelEvaluationException {
+  static boolean equal(Object a, Object b, RuntimeEquality standard) throws CelEvaluationException {
     if (a instanceof GoQuantity qa) {
       if (!(b instanceof GoQuantity qb) || qb.isPointer()) {
         throw new CelEvaluationException("no such overload");

@@ -1,11 +1,15 @@
 package io.kdra.core.cel;
 
 import java.nio.charset.StandardCharsets;
+import java.time.YearMonth;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -121,7 +125,7 @@ final class KubernetesFormats {
     all.put(
         "datetime",
         new NamedFormat("datetime", s -> isDateTime(s) ? List.of() : List.of("invalid datetime")));
-    return java.util.Collections.unmodifiableMap(all);
+    return Collections.unmodifiableMap(all);
   }
 
   private static int bytes(String s) {
@@ -137,7 +141,7 @@ final class KubernetesFormats {
     static Masked of(String name, boolean prefix) {
       byte[] b = name.getBytes(StandardCharsets.UTF_8);
       if (prefix && b.length > 1 && name.endsWith("-")) {
-        byte[] masked = java.util.Arrays.copyOf(b, b.length - 1);
+        byte[] masked = Arrays.copyOf(b, b.length - 1);
         masked[b.length - 2] = 'a';
         return new Masked(new String(masked, StandardCharsets.UTF_8), masked.length);
       }
@@ -250,7 +254,7 @@ final class KubernetesFormats {
 
   /** Go's {@code time.Parse("2006-01-02", s) == nil}: the calendar date must exist. */
   static boolean isDate(String s) {
-    java.util.regex.Matcher m = DATE.matcher(s);
+    Matcher m = DATE.matcher(s);
     if (!m.matches()) {
       return false;
     }
@@ -260,7 +264,7 @@ final class KubernetesFormats {
     return month >= 1
         && month <= 12
         && day >= 1
-        && day <= java.time.YearMonth.of(year, month).lengthOfMonth();
+        && day <= YearMonth.of(year, month).lengthOfMonth();
   }
 
   /** strfmt's {@code IsDateTime}. */
@@ -272,7 +276,7 @@ final class KubernetesFormats {
     if (parts.length < 2 || !isDate(parts[0])) {
       return false;
     }
-    java.util.regex.Matcher m = TIME.matcher(parts[1]);
+    Matcher m = TIME.matcher(parts[1]);
     return m.matches()
         && m.group(1).compareTo("23") <= 0
         && m.group(2).compareTo("59") <= 0

@@ -1,6 +1,7 @@
 package io.kdra.core.cel;
 
 import com.google.common.primitives.UnsignedLong;
+import com.google.protobuf.Duration;
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;
@@ -123,8 +124,7 @@ final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibr
       }
     }
     if (type.equals("duration")
-        && !(first instanceof com.google.protobuf.Duration
-            || first instanceof java.time.Duration)) {
+        && !(first instanceof Duration || first instanceof java.time.Duration)) {
       throw new CelEvaluationException("no such overload");
     }
     return sum(type, list);

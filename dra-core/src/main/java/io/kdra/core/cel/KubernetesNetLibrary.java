@@ -15,6 +15,7 @@ import dev.cel.runtime.CelRuntimeLibrary;
 import java.math.BigInteger;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.regex.Pattern;
 
@@ -49,7 +50,7 @@ final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrar
     public String toString() {
       try {
         return InetAddresses.toAddrString(InetAddress.getByAddress(bytes));
-      } catch (java.net.UnknownHostException e) {
+      } catch (UnknownHostException e) {
         throw new IllegalStateException(e);
       }
     }

@@ -1,12 +1,17 @@
 package io.kdra.core.cel;
 
 import com.google.common.collect.ImmutableList;
+import com.google.common.primitives.UnsignedLong;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Duration;
+import com.google.protobuf.Timestamp;
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.ast.CelExpr;
 import dev.cel.common.types.ListType;
 import dev.cel.common.types.TypeParamType;
+import dev.cel.common.values.CelByteString;
 import dev.cel.compiler.CelCompilerLibrary;
 import dev.cel.parser.CelMacro;
 import dev.cel.parser.CelMacroExprFactory;
@@ -15,7 +20,10 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -114,7 +122,7 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     if (v instanceof Long) {
       return "int";
     }
-    if (v instanceof com.google.common.primitives.UnsignedLong) {
+    if (v instanceof UnsignedLong) {
       return "uint";
     }
     if (v instanceof Double) {
@@ -126,14 +134,13 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     if (v instanceof String) {
       return "string";
     }
-    if (v instanceof com.google.protobuf.ByteString
-        || v instanceof dev.cel.common.values.CelByteString) {
+    if (v instanceof ByteString || v instanceof CelByteString) {
       return "bytes";
     }
-    if (v instanceof com.google.protobuf.Duration || v instanceof java.time.Duration) {
+    if (v instanceof Duration || v instanceof java.time.Duration) {
       return "duration";
     }
-    if (v instanceof com.google.protobuf.Timestamp || v instanceof java.time.Instant) {
+    if (v instanceof Timestamp || v instanceof Instant) {
       return "timestamp";
     }
     return null;
@@ -169,7 +176,7 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
     for (int i = 0; i < order.length; i++) {
       order[i] = i;
     }
-    java.util.Comparator<Integer> byKey =
+    Comparator<Integer> byKey =
         (a, b) -> {
           try {
             return CelValues.compare(keys.get(a), keys.get(b));
@@ -188,7 +195,7 @@ final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
         }
       }
     } else {
-      java.util.Arrays.sort(order, byKey);
+      Arrays.sort(order, byKey);
     }
     List<Object> sorted = new ArrayList<>(values.size());
     for (Integer i : order) {

@@ -13,12 +13,16 @@ import dev.cel.common.types.ListType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.common.types.TypeType;
 import dev.cel.common.values.CelByteString;
+import dev.cel.common.values.NullValue;
 import dev.cel.compiler.CelCompilerLibrary;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
+import io.kdra.core.model.Semver;
 import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.MathContext;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.text.DecimalFormat;
@@ -255,10 +259,7 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       Object v = args.get(index);
       String s;
       if (v instanceof Long l) {
-        s =
-            l < 0
-                ? "-" + java.math.BigInteger.valueOf(l).negate().toString(16)
-                : Long.toHexString(l);
+        s = l < 0 ? "-" + BigInteger.valueOf(l).negate().toString(16) : Long.toHexString(l);
       } else if (v instanceof UnsignedLong u) {
         s = u.bigIntegerValue().toString(16);
       } else if (v instanceof String str) {
@@ -350,7 +351,7 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       BigDecimal mantissa = BigDecimal.ZERO.setScale(6);
       if (d != 0) {
         BigDecimal v =
-            new BigDecimal(Math.abs(d)).round(new java.math.MathContext(7, RoundingMode.HALF_EVEN));
+            new BigDecimal(Math.abs(d)).round(new MathContext(7, RoundingMode.HALF_EVEN));
         exp = v.precision() - v.scale() - 1;
         mantissa = v.movePointLeft(exp).setScale(6, RoundingMode.HALF_EVEN);
       }
@@ -439,7 +440,7 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
         || v instanceof CelByteString
         || v instanceof Boolean
         || v == null
-        || v instanceof dev.cel.common.values.NullValue) {
+        || v instanceof NullValue) {
       return scalar(v);
     }
     throw new FormatException("no formatting function for " + typeName(v), -1);
@@ -459,9 +460,7 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
   }
 
   private static String scalar(Object v) throws FormatException {
-    if (v == null
-        || v instanceof dev.cel.common.values.NullValue
-        || v instanceof com.google.protobuf.NullValue) {
+    if (v == null || v instanceof NullValue || v instanceof com.google.protobuf.NullValue) {
       return "null";
     }
     if (v instanceof String s) {
@@ -555,9 +554,7 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
   }
 
   static String typeName(Object v) {
-    if (v == null
-        || v instanceof dev.cel.common.values.NullValue
-        || v instanceof com.google.protobuf.NullValue) {
+    if (v == null || v instanceof NullValue || v instanceof com.google.protobuf.NullValue) {
       return "null_type";
     }
     if (v instanceof String) {
@@ -596,7 +593,7 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
     if (v instanceof GoQuantity) {
       return "kubernetes.Quantity";
     }
-    if (v instanceof io.kdra.core.model.Semver) {
+    if (v instanceof Semver) {
       return "kubernetes.Semver";
     }
     return v.getClass().getSimpleName();

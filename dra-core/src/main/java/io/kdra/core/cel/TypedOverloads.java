@@ -5,6 +5,7 @@ import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.ast.CelReference;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.SimpleType;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -119,6 +120,6 @@ final class TypedOverloads {
     for (int i = 0; i < namesAndTypes.length; i += 2) {
       m.put((String) namesAndTypes[i], (CelType) namesAndTypes[i + 1]);
     }
-    return java.util.Collections.unmodifiableMap(m);
+    return Collections.unmodifiableMap(m);
   }
 }

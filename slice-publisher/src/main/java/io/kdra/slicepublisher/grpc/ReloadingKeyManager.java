@@ -1,6 +1,7 @@
 package io.kdra.slicepublisher.grpc;
 
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.Principal;
 import java.security.PrivateKey;
@@ -79,7 +80,7 @@ public final class ReloadingKeyManager extends X509ExtendedKeyManager {
           case "Ed25519", "EdDSA" -> "Ed25519";
           default -> throw new GeneralSecurityException("unsupported key " + key.getAlgorithm());
         };
-    byte[] probe = "kdra".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] probe = "kdra".getBytes(StandardCharsets.US_ASCII);
     Signature sign = Signature.getInstance(algorithm);
     sign.initSign(key);
     sign.update(probe);

@@ -82,8 +82,10 @@ final class CertManagerControllers implements AutoCloseable {
   }
 
   private static boolean established(CustomResourceDefinition c) {
+    // a CRD just created has a status without conditions
     return c != null
         && c.getStatus() != null
+        && c.getStatus().getConditions() != null
         && c.getStatus().getConditions().stream()
             .anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True"));
   }

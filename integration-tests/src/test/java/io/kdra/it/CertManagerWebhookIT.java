@@ -242,14 +242,7 @@ class CertManagerWebhookIT {
           kubeconfig,
           List.of(values));
       installed = true;
-      await()
-          .atMost(READY_TIMEOUT)
-          .until(
-              () ->
-                  publisherPod() != null
-                      && publisherPod().getStatus().getConditions().stream()
-                          .anyMatch(
-                              c -> c.getType().equals("Ready") && c.getStatus().equals("True")));
+      await().atMost(READY_TIMEOUT).until(CertManagerWebhookIT::publisherReady);
       System.out.printf(
           "[cert-manager-it] from helm install to a ready publisher: %d ms%n",
           (System.nanoTime() - started) / 1_000_000);
@@ -542,6 +535,16 @@ class CertManagerWebhookIT {
 
   private static int restarts(Pod pod) {
     return pod.getStatus().getContainerStatuses().get(0).getRestartCount();
+  }
+
+  /** One read: the pod may be replaced, and a new one has no conditions yet. */
+  private static boolean publisherReady() {
+    Pod pod = publisherPod();
+    return pod != null
+        && pod.getStatus() != null
+        && pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   private static Pod publisherPod() {

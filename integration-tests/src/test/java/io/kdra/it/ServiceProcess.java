@@ -2,7 +2,6 @@ package io.kdra.it;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -202,13 +201,11 @@ final class ServiceProcess implements AutoCloseable {
     }
   }
 
+  private static final FreePorts PORTS = FreePorts.belowEphemeralRange();
+
+  /** A port for a process to bind later (see {@link FreePorts} for why not an ephemeral one). */
   static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return PORTS.take();
   }
 
   boolean alive() {

@@ -42,7 +42,9 @@ import java.util.TreeMap;
  *       result the last matching entry wins, class configs before claim configs, as upstream orders
  *       them; an entry matches when its {@code requests} is empty or names the result's request or
  *       that request's parent ({@code gpu} matches {@code gpu/large});
- *   <li>the MPS settings of one claim agree (the CUDA MPS variables are per container).
+ *   <li>the MPS settings of one claim agree (the CUDA MPS variables are per container);
+ *   <li>results of one claim on the same shared device (one share per request) have the same
+ *       config; the device is set up once, with the sum of their consumed capacity.
  * </ol>
  */
 public final class PreparePlanner {

@@ -63,6 +63,19 @@ app.kubernetes.io/component: {{ . }}
 {{- end -}}
 
 {{/* The device-driver's DRA driver name: the tpu name for the tpu backend, the gpu name otherwise. */}}
+{{/*
+The host directory of the device-driver's MPS pipe and log directories ("" unless the sharing
+strategy is mps): deviceDriver.config.sharing.mps-root, by default the driver's own default. The
+chart mounts it at the same path, because the CDI specs bind its subdirectories into the claims'
+containers by host path. Call with $.
+*/}}
+{{- define "kdra.mpsRoot" -}}
+{{- $sharing := .Values.deviceDriver.config.sharing | default dict -}}
+{{- if eq (toString (index $sharing "strategy")) "mps" -}}
+{{- default "/run/kdra/mps" (index $sharing "mps-root") -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "kdra.driverName" -}}
 {{- if eq .Values.deviceDriver.backend "tpu" -}}
 {{- .Values.driverNames.tpu -}}

@@ -138,6 +138,81 @@ class RenderTest {
         .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000");
   }
 
+  /** Columns: values, the host directory mounted for MPS. */
+  static Stream<Arguments> mpsRoots() {
+    return Stream.of(
+        Arguments.of(
+            named(
+                "the driver's default",
+                Chart.values("deviceDriver.config.sharing.strategy", "mps")),
+            "/run/kdra/mps"),
+        Arguments.of(
+            named(
+                "one set in values",
+                Chart.values(
+                    "deviceDriver.config.sharing.strategy",
+                    "mps",
+                    "deviceDriver.config.sharing.mps-root",
+                    "/var/lib/kdra/mps")),
+            "/var/lib/kdra/mps"));
+  }
+
+  /** The CDI specs bind the MPS directories by host path, so the driver must use the host's. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mpsRoots")
+  void withMpsTheDriverMountsTheHostsMpsRootAtTheSamePath(Map<String, Object> values, String root) {
+    List<HasMetadata> objects = Chart.render(values);
+    PodSpec pod =
+        one(objects, DaemonSet.class, "kdra-device-driver").getSpec().getTemplate().getSpec();
+    assertThat(pod.getVolumes())
+        .filteredOn(v -> v.getName().equals("mps-root"))
+        .singleElement()
+        .satisfies(
+            v -> {
+              assertThat(v.getHostPath().getPath()).isEqualTo(root);
+              assertThat(v.getHostPath().getType()).isEqualTo("DirectoryOrCreate");
+            });
+    assertThat(pod.getContainers().get(0).getVolumeMounts())
+        .filteredOn(m -> m.getName().equals("mps-root"))
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.getMountPath()).isEqualTo(root);
+              assertThat(m.getReadOnly()).isNotEqualTo(Boolean.TRUE); // the daemons write there
+            });
+    assertThat(properties(objects, "kdra-device-driver"))
+        .containsEntry("driver.sharing.strategy", "mps")
+        .containsEntry("driver.sharing.mps-root", root);
+  }
+
+  @Test
+  void withoutMpsNoMpsRootIsMounted() {
+    PodSpec pod =
+        one(
+                Chart.render(Chart.values("deviceDriver.config.sharing.strategy", "time-slicing")),
+                DaemonSet.class,
+                "kdra-device-driver")
+            .getSpec()
+            .getTemplate()
+            .getSpec();
+    assertThat(pod.getVolumes()).extracting(Volume::getName).doesNotContain("mps-root");
+  }
+
+  /** YAML 1.1 reads a bare {@code mig-mode: off} as false; the chart takes it for "off". */
+  @Test
+  void aBareOffForTheMigModeIsOff() {
+    assertThat(
+            properties(
+                Chart.render(Chart.values("deviceDriver.config.mig-mode", false)),
+                "kdra-device-driver"))
+        .containsEntry("driver.mig-mode", "off");
+    assertThat(
+            properties(
+                Chart.render(Chart.values("deviceDriver.config.mig-mode", "dynamic")),
+                "kdra-device-driver"))
+        .containsEntry("driver.mig-mode", "dynamic");
+  }
+
   @Test
   void theNvidiaDriverSeesTheHostsDevicesReadOnly() {
     List<HasMetadata> objects = Chart.render(Chart.fullValues());

@@ -96,6 +96,10 @@ class SchemaTest {
             Chart.values("deviceClasses.gpu.extendedResourceName", "gpu"),
             "extendedResourceName"),
         Arguments.of(
+            "a bare on for the MIG mode (YAML's true), which is no mode",
+            Chart.values("deviceDriver.config.mig-mode", true),
+            "mig-mode"),
+        Arguments.of(
             "a typo in a monitoring switch",
             Chart.values("monitoring.prometheusRules.enabled", true),
             "prometheusRules"));

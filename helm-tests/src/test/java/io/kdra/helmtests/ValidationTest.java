@@ -74,6 +74,14 @@ class ValidationTest {
                 "inv"),
             "deviceDriver.inventory is read by the simulated backend only"),
         Arguments.of(
+            "a relative MPS root",
+            Chart.values(
+                "deviceDriver.config.sharing.strategy",
+                "mps",
+                "deviceDriver.config.sharing.mps-root",
+                "run/mps"),
+            "deviceDriver.config.sharing.mps-root is \"run/mps\": it is a host directory"),
+        Arguments.of(
             "the host's network with every component on port 8080",
             Chart.values("hostNetwork", true),
             "hostNetwork: claimController.httpPort and deviceDriver.httpPort are both 8080"),

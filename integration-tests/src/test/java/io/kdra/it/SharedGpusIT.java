@@ -152,9 +152,13 @@ class SharedGpusIT {
             () ->
                 assertThat(Files.readString(stack.process("device-driver-node-ts").log))
                     .contains(
+                        "simulated hardware, not running: nvidia-smi -i "
+                            + SimulatedNode.uuid("node-ts", 0)
+                            + " -c DEFAULT")
+                    .contains(
                         "simulated hardware, not running: nvidia-smi compute-policy -i "
                             + SimulatedNode.uuid("node-ts", 0)
-                            + " --set-timeslice=0"));
+                            + " --set-timeslice 0"));
 
     // one pod gone: its share goes to the ninth
     client.resource(pods.get(0)).delete();

@@ -244,7 +244,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
                     "resourceclaim " + ref.namespace() + "/" + ref.name() + " not found");
           } else {
             lockSetup();
-            SetupsDone setups = new SetupsDone(planner.setup());
+            SetupsDone setups = new SetupsDone(planner.setup(), () -> checkpoint.all().values());
             try {
               PreparedClaim planned = planner.plan(ref, claim.get(), inventory.get(), setups);
               traceParent = planned.traceParent();

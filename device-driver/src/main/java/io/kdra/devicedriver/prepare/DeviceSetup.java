@@ -68,15 +68,36 @@ public interface DeviceSetup {
    * @param claimUid the claim
    * @param device the device as the node has it
    * @param sharing the claim's sharing config for it
-   * @param consumedCapacity what the allocator accounted to this allocation (shared devices)
+   * @param consumedCapacity what the allocator accounted to the claim on this device (shared
+   *     devices; the sum when the claim holds several shares of it)
+   * @param configPath the config entry {@code sharing} came from ({@code
+   *     status.allocation.devices.config[<j>]}), empty without one
+   * @param otherUsers the other prepared claims (from the checkpoint) that hold this device: the
+   *     setting a shared GPU already has for them
    */
   record Allocated(
       String claimUid,
       NodeDevice device,
       SharingConfig sharing,
-      Map<String, Quantity> consumedCapacity) {
+      Map<String, Quantity> consumedCapacity,
+      String configPath,
+      List<PreparedClaim> otherUsers) {
     public Allocated {
       consumedCapacity = Map.copyOf(consumedCapacity);
+      otherUsers = List.copyOf(otherUsers);
+    }
+
+    public Allocated(
+        String claimUid,
+        NodeDevice device,
+        SharingConfig sharing,
+        Map<String, Quantity> consumedCapacity) {
+      this(claimUid, device, sharing, consumedCapacity, "", List.of());
+    }
+
+    /** The same allocation, with the device's other users. */
+    Allocated withOtherUsers(List<PreparedClaim> users) {
+      return new Allocated(claimUid, device, sharing, consumedCapacity, configPath, users);
     }
   }
 

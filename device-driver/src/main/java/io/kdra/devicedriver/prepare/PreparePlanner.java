@@ -42,7 +42,9 @@ import java.util.TreeMap;
  *       result the last matching entry wins, class configs before claim configs, as upstream orders
  *       them; an entry matches when its {@code requests} is empty or names the result's request or
  *       that request's parent ({@code gpu} matches {@code gpu/large});
- *   <li>the MPS settings of one claim agree (the CUDA MPS variables are per container).
+ *   <li>the MPS settings of one claim agree (the CUDA MPS variables are per container);
+ *   <li>results of one claim on the same shared device (one share per request) have the same
+ *       config; the device is set up once, with the sum of their consumed capacity.
  * </ol>
  */
 public final class PreparePlanner {
@@ -116,12 +118,13 @@ public final class PreparePlanner {
         Objects.requireNonNullElse(allocation.getDevices().getResults(), List.of());
     List<ConfigEntry> configs = configs(allocation.getDevices().getConfig());
 
-    CdiSpecBuilder spec = new CdiSpecBuilder(names);
-    List<PreparedDevice> devices = new ArrayList<>();
+    // First every result of this driver, then the setup once per device: a shared device may be
+    // allocated to one claim more than once (one share per request), and the claim then holds the
+    // sum of those shares, with one sharing setting.
+    List<Resolved> resolved = new ArrayList<>();
+    Map<String, Resolved> firstOfDevice = new HashMap<>();
+    Map<String, Map<String, Quantity>> consumedOfDevice = new HashMap<>();
     SharingConfig.Mps mps = null;
-    Set<String> inSpec = new HashSet<>();
-    Map<String, String> setupEnv = new HashMap<>();
-    Map<String, String> setupMounts = new HashMap<>();
     for (int i = 0; i < results.size(); i++) {
       DeviceRequestAllocationResult r = results.get(i);
       if (!driver.equals(r.getDriver())) {
@@ -150,13 +153,54 @@ public final class PreparePlanner {
         }
         mps = m;
       }
+      Resolved here = new Resolved(at, request, device, sharing, config);
+      Resolved first = firstOfDevice.putIfAbsent(device.name(), here);
+      if (first != null && !first.sharing().equals(sharing)) {
+        throw new PrepareException(
+            at + ".request",
+            "request "
+                + quote(request)
+                + " shares device "
+                + quote(device.name())
+                + " with request "
+                + quote(first.request())
+                + " ("
+                + first.at()
+                + ") of the same claim, but their configs differ ("
+                + describe(sharing)
+                + " against "
+                + describe(first.sharing())
+                + "); the device has one setting per claim, so give both requests the same"
+                + " config");
+      }
+      Map<String, Quantity> sum =
+          consumedOfDevice.computeIfAbsent(device.name(), k -> new TreeMap<>());
+      consumed(r).forEach((k, q) -> sum.merge(k, q, Quantity::add));
+      resolved.add(here);
+    }
+
+    CdiSpecBuilder spec = new CdiSpecBuilder(names);
+    List<PreparedDevice> devices = new ArrayList<>();
+    Set<String> inSpec = new HashSet<>();
+    Map<String, String> setupEnv = new HashMap<>();
+    Map<String, String> setupMounts = new HashMap<>();
+    for (Resolved r : resolved) {
+      NodeDevice device = r.device();
+      SharingConfig sharing = r.sharing();
+      String at = r.at();
       int n = devices.size();
       String cdiName = names.deviceName(uid, device.name());
-      // A shared device may be allocated to one claim more than once (one share per request);
-      // its CDI device is written once.
+      // the CDI device of a device the claim holds several shares of is written once
       if (inSpec.add(cdiName)) {
         DeviceSetup.DeviceEdits edits =
-            setup.prepare(new DeviceSetup.Allocated(uid, device, sharing, consumed(r)));
+            setup.prepare(
+                new DeviceSetup.Allocated(
+                    uid,
+                    device,
+                    sharing,
+                    consumedOfDevice.get(device.name()),
+                    r.config() == null ? "" : r.config().path(),
+                    List.of()));
         for (String e : edits.env()) {
           String name = e.substring(0, Math.max(0, e.indexOf('=')));
           String before = setupEnv.putIfAbsent(name, e);
@@ -196,7 +240,7 @@ public final class PreparePlanner {
       }
       devices.add(
           new PreparedDevice(
-              List.of(baseRequest(request)),
+              List.of(baseRequest(r.request())),
               pool,
               device.name(),
               List.of(names.deviceId(uid, device.name()))));
@@ -233,6 +277,22 @@ public final class PreparePlanner {
   }
 
   private record ConfigEntry(String path, List<String> requests, SharingConfig sharing) {}
+
+  /** One result of this driver: where it is, its device, and the config that applies to it. */
+  private record Resolved(
+      String at, String request, NodeDevice device, SharingConfig sharing, ConfigEntry config) {}
+
+  private static String describe(SharingConfig sharing) {
+    if (sharing instanceof SharingConfig.TimeSlicing t) {
+      return "TimeSlicing, interval " + t.interval();
+    }
+    if (sharing instanceof SharingConfig.Mps m) {
+      return "MPS, activeThreadPercentage "
+          + m.activeThreadPercentage()
+          + m.pinnedMemoryLimit().map(q -> ", pinnedMemoryLimit " + q).orElse("");
+    }
+    return "no sharing config";
+  }
 
   private List<ConfigEntry> configs(List<DeviceAllocationConfiguration> raw)
       throws PrepareException {

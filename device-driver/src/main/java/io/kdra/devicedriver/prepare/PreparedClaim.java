@@ -1,8 +1,14 @@
 package io.kdra.devicedriver.prepare;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kdra.core.config.SharingConfig;
 import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.PreparedDevice;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A planned (and, once in the checkpoint, applied) claim: everything needed to answer a repeated
@@ -25,5 +31,45 @@ public record PreparedClaim(
   public PreparedClaim {
     devices = List.copyOf(devices);
     traceParent = traceParent == null ? "" : traceParent;
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The time-slice interval this claim's config asked for on a device, read back from its CDI spec
+   * ({@code KDRA_DEVICE_<n>=<device>} beside {@code KDRA_DEVICE_<n>_TIMESLICE_INTERVAL}, which the
+   * planner writes only for a {@code TimeSlicing} config): the spec is what the checkpoint keeps,
+   * so this survives a driver restart without a new checkpoint field. Empty when the claim set no
+   * interval there.
+   */
+  public Optional<SharingConfig.Interval> timeSliceInterval(String deviceName) {
+    JsonNode spec;
+    try {
+      spec = JSON.readTree(cdiSpec);
+    } catch (JsonProcessingException e) {
+      return Optional.empty();
+    }
+    for (JsonNode device : spec.path("devices")) {
+      List<String> env = new ArrayList<>();
+      device.path("containerEdits").path("env").forEach(e -> env.add(e.asText()));
+      for (String e : env) {
+        int eq = e.indexOf('=');
+        if (eq > 0
+            && e.substring(0, eq).matches("KDRA_DEVICE_[0-9]+")
+            && e.substring(eq + 1).equals(deviceName)) {
+          String interval = e.substring(0, eq) + "_TIMESLICE_INTERVAL=";
+          for (String f : env) {
+            if (f.startsWith(interval)) {
+              try {
+                return Optional.of(SharingConfig.Interval.valueOf(f.substring(interval.length())));
+              } catch (IllegalArgumentException unknown) {
+                return Optional.empty();
+              }
+            }
+          }
+        }
+      }
+    }
+    return Optional.empty();
   }
 }

@@ -2,22 +2,31 @@ package io.kdra.devicedriver.prepare;
 
 import io.kdra.devicedriver.discovery.NodeDevice;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The device setup of one prepare call, remembering every device it began to set up, so that a
  * prepare that fails part-way can undo what it did: a started MPS daemon or a created MIG instance
- * must not outlive a claim that was never prepared.
+ * must not outlive a claim that was never prepared. It also tells the setup which other prepared
+ * claims hold each device (a GPU-wide setting must agree with theirs).
  */
 final class SetupsDone implements DeviceSetup {
 
   private final DeviceSetup setup;
+  private final Supplier<Collection<PreparedClaim>> prepared;
   private final Map<String, NodeDevice> begun = new LinkedHashMap<>();
 
-  SetupsDone(DeviceSetup setup) {
+  /**
+   * @param prepared the claims prepared on this node (the checkpoint), read under the driver's
+   *     setup lock
+   */
+  SetupsDone(DeviceSetup setup, Supplier<Collection<PreparedClaim>> prepared) {
     this.setup = setup;
+    this.prepared = prepared;
   }
 
   @Override
@@ -25,7 +34,13 @@ final class SetupsDone implements DeviceSetup {
     // remembered before the call: a setup that fails half-way is released too (release is
     // idempotent: it undoes only what exists)
     begun.putIfAbsent(device.device().name(), device.device());
-    return setup.prepare(device);
+    String name = device.device().name();
+    List<PreparedClaim> others =
+        prepared.get().stream()
+            .filter(c -> !c.claim().uid().equals(device.claimUid()))
+            .filter(c -> c.devices().stream().anyMatch(d -> d.deviceName().equals(name)))
+            .toList();
+    return setup.prepare(device.withOtherUsers(others));
   }
 
   @Override

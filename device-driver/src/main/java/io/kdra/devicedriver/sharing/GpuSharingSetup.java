@@ -6,6 +6,7 @@ import io.kdra.core.model.Quantity;
 import io.kdra.devicedriver.discovery.NodeDevice;
 import io.kdra.devicedriver.prepare.DeviceSetup;
 import io.kdra.devicedriver.prepare.PrepareException;
+import io.kdra.devicedriver.prepare.PreparedClaim;
 import io.kdra.devicedriver.sharing.CommandRunner.Command;
 import io.kdra.devicedriver.sharing.CommandRunner.CommandException;
 import java.io.IOException;
@@ -17,26 +18,39 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * Applies the node's sharing strategy to a shared whole GPU ({@code allowMultipleAllocations}):
  *
  * <ul>
- *   <li>time-slicing: {@code nvidia-smi compute-policy -i <gpu> --set-timeslice=<n>} with the
- *       claim's interval ({@code Default}=0, {@code Short}=1, {@code Medium}=2, {@code Long}=3), on
- *       every prepare (the GPU has one setting: the latest claim's wins); back to 0 when the last
- *       claim on the GPU is unprepared;
- *   <li>MPS: one control daemon per GPU ({@code nvidia-cuda-mps-control -d} with {@code
- *       CUDA_VISIBLE_DEVICES} set to the GPU), its pipe and log directories under {@code
- *       <mps-root>/<device>/}, bound into the container at CUDA's default paths and named by {@code
- *       CUDA_MPS_PIPE_DIRECTORY} / {@code CUDA_MPS_LOG_DIRECTORY} in the CDI spec; without an MPS
- *       config in the claim, the client limits follow the allocator's accounting (active thread
- *       percentage = consumed shares / shares, pinned memory = consumed memory); the daemon is told
- *       to {@code quit} when the last claim on the GPU is unprepared.
+ *   <li>time-slicing: the first claim on the GPU sets its compute mode to {@code DEFAULT} ({@code
+ *       nvidia-smi -i <gpu> -c DEFAULT}, several processes at once) and its interval ({@code
+ *       nvidia-smi compute-policy -i <gpu> --set-timeslice <n>}, {@code Default}=0, {@code
+ *       Short}=1, {@code Medium}=2, {@code Long}=3). The interval is one setting of the GPU, not of
+ *       a claim: a claim whose config names an interval other than the one a prepared claim on the
+ *       GPU named is refused, naming that claim; a claim without a time-slicing config takes the
+ *       GPU as it is. Back to 0 when the last claim on the GPU is unprepared;
+ *   <li>MPS: the first claim sets the compute mode to {@code EXCLUSIVE_PROCESS} (only the MPS
+ *       server holds a context, as NVIDIA's MPS guide advises) and starts one control daemon per
+ *       GPU ({@code nvidia-cuda-mps-control -d} with {@code CUDA_VISIBLE_DEVICES} set to the GPU),
+ *       its pipe and log directories under {@code <mps-root>/<device>/}, bound into the container
+ *       at CUDA's default paths and named by {@code CUDA_MPS_PIPE_DIRECTORY} / {@code
+ *       CUDA_MPS_LOG_DIRECTORY} in the CDI spec; without an MPS config in the claim, the client
+ *       limits follow the allocator's accounting (active thread percentage = consumed shares /
+ *       shares, pinned memory = consumed memory); the daemon is told to {@code quit}, and the
+ *       compute mode goes back to {@code DEFAULT}, when the last claim on the GPU is unprepared.
  * </ul>
  *
- * Idempotent: a daemon is started only when this process has not started it and its control pipe
+ * <p>Command lines as NVIDIA documents them and as NVIDIA's own DRA driver (k8s-dra-driver-gpu,
+ * {@code nvlib.go} setTimeSlice / setComputeMode) runs them: {@code compute-policy} takes the value
+ * of {@code --set-timeslice} as its own argument (its help: {@code [ | --set-timeslice]: Set
+ * timeslice config for a GPU: 0=DEFAULT, 1=SHORT, 2=MEDIUM, 3=LONG}); the MPS daemon is started and
+ * stopped as in NVIDIA's MPS guide ("Starting MPS control daemon": the three variables, then {@code
+ * nvidia-cuda-mps-control -d}; {@code echo quit | nvidia-cuda-mps-control}).
+ *
+ * <p>Idempotent: a daemon is started only when this process has not started it and its control pipe
  * does not exist (a daemon from before a driver restart keeps running). Thread-safe.
  */
 public final class GpuSharingSetup implements DeviceSetup {
@@ -68,14 +82,7 @@ public final class GpuSharingSetup implements DeviceSetup {
     return switch (settings.strategy()) {
       case EXCLUSIVE -> DeviceEdits.NONE;
       case TIME_SLICING -> {
-        SharingConfig.Interval interval =
-            a.sharing() instanceof SharingConfig.TimeSlicing t
-                ? t.interval()
-                : SharingConfig.Interval.Default;
-        run(
-            d,
-            Command.of(
-                smiPath, "compute-policy", "-i", gpu(d), "--set-timeslice=" + interval.ordinal()));
+        timeSlice(a);
         yield DeviceEdits.NONE;
       }
       case MPS -> mps(a);
@@ -88,8 +95,7 @@ public final class GpuSharingSetup implements DeviceSetup {
       return;
     }
     switch (settings.strategy()) {
-      case TIME_SLICING ->
-          run(d, Command.of(smiPath, "compute-policy", "-i", gpu(d), "--set-timeslice=0"));
+      case TIME_SLICING -> run(d, setTimeSlice(d, SharingConfig.Interval.Default));
       case MPS -> {
         Path pipe = pipeDir(d);
         if (mpsStarted.contains(d.name()) || Files.exists(pipe.resolve("control"))) {
@@ -100,6 +106,7 @@ public final class GpuSharingSetup implements DeviceSetup {
                   Map.of("CUDA_MPS_PIPE_DIRECTORY", pipe.toString()),
                   "quit\n"));
           mpsStarted.remove(d.name());
+          run(d, computeMode(d, "DEFAULT"));
         }
       }
       case EXCLUSIVE -> {}
@@ -119,6 +126,7 @@ public final class GpuSharingSetup implements DeviceSetup {
           "cannot create the MPS directories under " + settings.mpsRoot() + ": " + e);
     }
     if (!mpsStarted.contains(d.name()) && !Files.exists(pipe.resolve("control"))) {
+      run(d, computeMode(d, "EXCLUSIVE_PROCESS"));
       run(
           d,
           new Command(
@@ -161,6 +169,63 @@ public final class GpuSharingSetup implements DeviceSetup {
         List.of(
             new Mount(pipe.toString(), CONTAINER_PIPE_DIR),
             new Mount(log.toString(), CONTAINER_LOG_DIR)));
+  }
+
+  /**
+   * The GPU's interval is the one its claims asked for; the first claim also makes the GPU
+   * shareable between processes. A claim that asks for nothing, or for what is set, changes
+   * nothing.
+   */
+  private void timeSlice(Allocated a) throws PrepareException {
+    NodeDevice d = a.device();
+    Optional<SharingConfig.Interval> asked =
+        a.sharing() instanceof SharingConfig.TimeSlicing t
+            ? Optional.of(t.interval())
+            : Optional.empty();
+    Optional<SharingConfig.Interval> held = Optional.empty();
+    for (PreparedClaim other : a.otherUsers()) {
+      Optional<SharingConfig.Interval> theirs = other.timeSliceInterval(d.name());
+      if (theirs.isPresent() && asked.isPresent() && theirs.get() != asked.get()) {
+        throw new PrepareException(
+            a.configPath() + ".opaque.parameters.sharing.timeSlicing.interval",
+            asked.get()
+                + " differs from "
+                + theirs.get()
+                + ", the interval claim "
+                + other.claim().namespace()
+                + "/"
+                + other.claim().name()
+                + " (uid "
+                + other.claim().uid()
+                + ") set on device "
+                + d.name()
+                + ": the time-slice interval is one setting of the GPU, so claims sharing it"
+                + " must agree; this claim waits until that one is unprepared (or leave out the"
+                + " interval to take the GPU's)");
+      }
+      held = held.or(() -> theirs);
+    }
+    if (a.otherUsers().isEmpty()) {
+      run(d, computeMode(d, "DEFAULT"));
+      run(d, setTimeSlice(d, asked.orElse(SharingConfig.Interval.Default)));
+    } else if (asked.isPresent() && held.isEmpty()) {
+      run(d, setTimeSlice(d, asked.get()));
+    }
+  }
+
+  private Command setTimeSlice(NodeDevice d, SharingConfig.Interval interval) {
+    return Command.of(
+        smiPath,
+        "compute-policy",
+        "-i",
+        gpu(d),
+        "--set-timeslice",
+        Integer.toString(interval.ordinal()));
+  }
+
+  /** {@code nvidia-smi -i <gpu> -c <mode>}: DEFAULT, EXCLUSIVE_PROCESS or PROHIBITED. */
+  private Command computeMode(NodeDevice d, String mode) {
+    return Command.of(smiPath, "-i", gpu(d), "-c", mode);
   }
 
   private Path pipeDir(NodeDevice d) {

@@ -36,6 +36,10 @@ class GpuSharingSetupTest {
   private final List<DeviceDriver> drivers = new ArrayList<>();
 
   private DeviceDriver driver(SharingSettings.Strategy strategy) throws Exception {
+    return driver(strategy, dir.resolve("checkpoint.json"));
+  }
+
+  private DeviceDriver driver(SharingSettings.Strategy strategy, Path checkpoint) throws Exception {
     SharingSettings settings =
         new SharingSettings(strategy, 4, Quantity.parse("1Gi"), dir.resolve("mps"));
     Inventory gpus =
@@ -50,7 +54,7 @@ class GpuSharingSetupTest {
             reader,
             () -> gpus,
             new CdiSpecStore(dir.resolve("cdi")),
-            CheckpointStore.open(dir.resolve("checkpoint.json"), Clock.systemUTC()),
+            CheckpointStore.open(checkpoint, Clock.systemUTC()),
             ClaimTelemetry.NONE,
             Clock.systemUTC(),
             4);
@@ -109,6 +113,7 @@ class GpuSharingSetupTest {
     assertThat(rb.error()).isEmpty();
     assertThat(runner.lines())
         .containsExactly(
+            "nvidia-smi -i " + UUID0 + " -c EXCLUSIVE_PROCESS",
             "CUDA_MPS_LOG_DIRECTORY="
                 + log
                 + " CUDA_MPS_PIPE_DIRECTORY="
@@ -134,7 +139,9 @@ class GpuSharingSetupTest {
     assertThat(runner.lines()).isEmpty(); // b still uses the daemon
     assertThat(d.unprepareResourceClaims(List.of(b.ref())).get("u-b")).isEmpty();
     assertThat(runner.lines())
-        .containsExactly("CUDA_MPS_PIPE_DIRECTORY=" + pipe + " nvidia-cuda-mps-control <<< quit");
+        .containsExactly(
+            "CUDA_MPS_PIPE_DIRECTORY=" + pipe + " nvidia-cuda-mps-control <<< quit",
+            "nvidia-smi -i " + UUID0 + " -c DEFAULT");
     // a repeated unprepare does not stop it again
     runner.clear();
     assertThat(d.unprepareResourceClaims(List.of(b.ref())).get("u-b")).isEmpty();
@@ -177,18 +184,18 @@ class GpuSharingSetupTest {
         .contains("/tmp/nvidia-mps");
   }
 
+  private static ClaimFixture withInterval(ClaimFixture c, String interval) {
+    return c.config(
+        "FromClaim",
+        List.of(),
+        gpuConfig(Map.of("strategy", "TimeSlicing", "timeSlicing", Map.of("interval", interval))));
+  }
+
   @Test
   void timeSlicingSetsTheClaimsIntervalAndResetsItAfterTheLastClaim() throws Exception {
     DeviceDriver d = driver(SharingSettings.Strategy.TIME_SLICING);
-    ClaimFixture a =
-        shareOfGpu0("a", "1", "20Gi")
-            .config(
-                "FromClaim",
-                List.of(),
-                gpuConfig(
-                    Map.of(
-                        "strategy", "TimeSlicing", "timeSlicing", Map.of("interval", "Medium"))));
-    ClaimFixture b = shareOfGpu0("b", "1", "20Gi");
+    ClaimFixture a = withInterval(shareOfGpu0("a", "1", "20Gi"), "Medium");
+    ClaimFixture b = shareOfGpu0("b", "1", "20Gi"); // no interval: takes the GPU as it is
     reader.add(a.build());
     reader.add(b.build());
 
@@ -199,9 +206,140 @@ class GpuSharingSetupTest {
 
     assertThat(runner.lines())
         .containsExactly(
-            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice=2",
-            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice=0",
-            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice=0");
+            "nvidia-smi -i " + UUID0 + " -c DEFAULT",
+            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice 2",
+            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice 0");
+  }
+
+  @Test
+  void aConflictingIntervalIsRefusedNamingTheFieldAndTheClaimHoldingTheGpu() throws Exception {
+    DeviceDriver d = driver(SharingSettings.Strategy.TIME_SLICING);
+    ClaimFixture a = withInterval(shareOfGpu0("a", "1", "20Gi"), "Short");
+    ClaimFixture b = withInterval(shareOfGpu0("b", "1", "20Gi"), "Long");
+    ClaimFixture c = withInterval(shareOfGpu0("c", "1", "20Gi"), "Short");
+    reader.add(a.build());
+    reader.add(b.build());
+    reader.add(c.build());
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    runner.clear();
+
+    String refused = d.prepareResourceClaims(List.of(b.ref())).get("u-b").error();
+    // the same interval is no conflict, and is already set
+    assertThat(d.prepareResourceClaims(List.of(c.ref())).get("u-c").error()).isEmpty();
+
+    assertThat(refused)
+        .contains(
+            "status.allocation.devices.config[0].opaque.parameters.sharing.timeSlicing.interval")
+        .contains("Long differs from Short")
+        .contains("claim default/a (uid u-a)")
+        .contains("device gpu-0");
+    assertThat(runner.lines()).isEmpty();
+    assertThat(Files.exists(dir.resolve("cdi/k8s.gpu.kdra.io-claim_u-b.json"))).isFalse();
+
+    // once the claims holding Short are gone, the retried prepare sets Long
+    d.unprepareResourceClaims(List.of(a.ref()));
+    d.unprepareResourceClaims(List.of(c.ref()));
+    runner.clear();
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+    assertThat(runner.lines())
+        .containsExactly(
+            "nvidia-smi -i " + UUID0 + " -c DEFAULT",
+            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice 3");
+  }
+
+  @Test
+  void theIntervalOfAPreparedClaimStillHoldsAfterADriverRestart() throws Exception {
+    Path checkpoint = dir.resolve("checkpoint.json");
+    DeviceDriver before = driver(SharingSettings.Strategy.TIME_SLICING, checkpoint);
+    ClaimFixture a = withInterval(shareOfGpu0("a", "1", "20Gi"), "Short");
+    ClaimFixture b = withInterval(shareOfGpu0("b", "1", "20Gi"), "Medium");
+    reader.add(a.build());
+    reader.add(b.build());
+    assertThat(before.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    before.close();
+    drivers.remove(before);
+
+    DeviceDriver after = driver(SharingSettings.Strategy.TIME_SLICING, checkpoint);
+    after.restore();
+
+    assertThat(after.prepareResourceClaims(List.of(b.ref())).get("u-b").error())
+        .contains("Medium differs from Short")
+        .contains("claim default/a (uid u-a)");
+  }
+
+  @Test
+  void aClaimAskingForAnIntervalSetsItWhereTheGpusClaimsAskedForNone() throws Exception {
+    DeviceDriver d = driver(SharingSettings.Strategy.TIME_SLICING);
+    ClaimFixture a = shareOfGpu0("a", "1", "20Gi");
+    ClaimFixture b = withInterval(shareOfGpu0("b", "1", "20Gi"), "Long");
+    reader.add(a.build());
+    reader.add(b.build());
+
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+
+    assertThat(runner.lines())
+        .containsExactly(
+            "nvidia-smi -i " + UUID0 + " -c DEFAULT",
+            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice 0",
+            "nvidia-smi compute-policy -i " + UUID0 + " --set-timeslice 3");
+  }
+
+  @Test
+  void twoMpsSharesOfOneGpuInOneClaimGetTheSumOfTheirLimits() throws Exception {
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    ClaimFixture a =
+        claim("a")
+            .uid("u-a")
+            .share(
+                "x",
+                "gpu-0",
+                "00000000-0000-4000-8000-000000000001",
+                Map.of("shares", "1", "memory", "20Gi"))
+            .share(
+                "y",
+                "gpu-0",
+                "00000000-0000-4000-8000-000000000002",
+                Map.of("shares", "2", "memory", "30Gi"));
+    reader.add(a.build());
+
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+
+    // 1 + 2 of 4 shares, 20Gi + 30Gi: the claim's processes use both shares at once
+    assertThat(spec("u-a"))
+        .contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=75\"")
+        .contains("\"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=51200M\"")
+        .doesNotContain("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25");
+    assertThat(runner.lines()).filteredOn(l -> l.endsWith("-d")).hasSize(1);
+  }
+
+  @Test
+  void twoSharesOfOneGpuWithDifferentConfigsAreRefusedNamingBoth() throws Exception {
+    DeviceDriver d = driver(SharingSettings.Strategy.TIME_SLICING);
+    ClaimFixture a =
+        claim("a")
+            .uid("u-a")
+            .share("x", "gpu-0", "00000000-0000-4000-8000-000000000001", Map.of("shares", "1"))
+            .share("y", "gpu-0", "00000000-0000-4000-8000-000000000002", Map.of("shares", "1"))
+            .config(
+                "FromClaim",
+                List.of("x"),
+                gpuConfig(
+                    Map.of("strategy", "TimeSlicing", "timeSlicing", Map.of("interval", "Short"))))
+            .config(
+                "FromClaim",
+                List.of("y"),
+                gpuConfig(
+                    Map.of("strategy", "TimeSlicing", "timeSlicing", Map.of("interval", "Long"))));
+    reader.add(a.build());
+
+    String error = d.prepareResourceClaims(List.of(a.ref())).get("u-a").error();
+
+    assertThat(error)
+        .contains("status.allocation.devices.results[1].request")
+        .contains("request \"y\" shares device \"gpu-0\" with request \"x\"")
+        .contains("TimeSlicing, interval Long against TimeSlicing, interval Short");
+    assertThat(runner.lines()).isEmpty();
   }
 
   @Test
@@ -236,7 +374,7 @@ class GpuSharingSetupTest {
 
     assertThat(r.error())
         .contains("device gpu-0")
-        .contains("compute-policy")
+        .contains("nvidia-smi -i " + UUID0 + " -c DEFAULT")
         .contains("exited with 6: Unable to set the compute policy");
     assertThat(Files.exists(dir.resolve("cdi/k8s.gpu.kdra.io-claim_u-a.json"))).isFalse();
   }

@@ -180,6 +180,15 @@ class RenderTest {
               assertThat(m.getMountPath()).isEqualTo(root);
               assertThat(m.getReadOnly()).isNotEqualTo(Boolean.TRUE); // the daemons write there
             });
+    // the daemons started in the driver's container share memory with the claims' containers
+    assertThat(pod.getVolumes())
+        .filteredOn(v -> v.getName().equals("mps-shm"))
+        .singleElement()
+        .satisfies(v -> assertThat(v.getHostPath().getPath()).isEqualTo(root + "/shm"));
+    assertThat(pod.getContainers().get(0).getVolumeMounts())
+        .filteredOn(m -> m.getName().equals("mps-shm"))
+        .singleElement()
+        .satisfies(m -> assertThat(m.getMountPath()).isEqualTo("/dev/shm"));
     assertThat(properties(objects, "kdra-device-driver"))
         .containsEntry("driver.sharing.strategy", "mps")
         .containsEntry("driver.sharing.mps-root", root);
@@ -195,7 +204,7 @@ class RenderTest {
             .getSpec()
             .getTemplate()
             .getSpec();
-    assertThat(pod.getVolumes()).extracting(Volume::getName).doesNotContain("mps-root");
+    assertThat(pod.getVolumes()).extracting(Volume::getName).doesNotContain("mps-root", "mps-shm");
   }
 
   /** YAML 1.1 reads a bare {@code mig-mode: off} as false; the chart takes it for "off". */

@@ -37,10 +37,12 @@ import java.util.Set;
  *       GPU ({@code nvidia-cuda-mps-control -d} with {@code CUDA_VISIBLE_DEVICES} set to the GPU),
  *       its pipe and log directories under {@code <mps-root>/<device>/}, bound into the container
  *       at CUDA's default paths and named by {@code CUDA_MPS_PIPE_DIRECTORY} / {@code
- *       CUDA_MPS_LOG_DIRECTORY} in the CDI spec; without an MPS config in the claim, the client
- *       limits follow the allocator's accounting (active thread percentage = consumed shares /
- *       shares, pinned memory = consumed memory); the daemon is told to {@code quit}, and the
- *       compute mode goes back to {@code DEFAULT}, when the last claim on the GPU is unprepared.
+ *       CUDA_MPS_LOG_DIRECTORY} in the CDI spec, and {@code <mps-root>/shm} bound at the
+ *       container's {@code /dev/shm} (the daemons' shared memory, see {@link #CONTAINER_SHM_DIR});
+ *       without an MPS config in the claim, the client limits follow the allocator's accounting
+ *       (active thread percentage = consumed shares / shares, pinned memory = consumed memory); the
+ *       daemon is told to {@code quit}, and the compute mode goes back to {@code DEFAULT}, when the
+ *       last claim on the GPU is unprepared.
  * </ul>
  *
  * <p>Command lines as NVIDIA documents them and as NVIDIA's own DRA driver (k8s-dra-driver-gpu,
@@ -58,6 +60,14 @@ public final class GpuSharingSetup implements DeviceSetup {
   static final String CONTAINER_PIPE_DIR = "/tmp/nvidia-mps";
 
   static final String CONTAINER_LOG_DIR = "/var/log/nvidia-mps";
+
+  /**
+   * MPS server and clients exchange shared memory through {@code /dev/shm}, which is private to
+   * each container: clients get {@code <mps-root>/shm} there, the directory the chart mounts at the
+   * driver container's (and so its daemons') {@code /dev/shm}, as NVIDIA's device plugin shares
+   * {@code /run/nvidia/mps/shm}.
+   */
+  static final String CONTAINER_SHM_DIR = "/dev/shm";
 
   private final SharingSettings settings;
   private final CommandRunner runner;
@@ -117,9 +127,11 @@ public final class GpuSharingSetup implements DeviceSetup {
     NodeDevice d = a.device();
     Path pipe = pipeDir(d);
     Path log = settings.mpsRoot().resolve(d.name()).resolve("log");
+    Path shm = shmDir();
     try {
       Files.createDirectories(pipe);
       Files.createDirectories(log);
+      Files.createDirectories(shm);
     } catch (IOException e) {
       throw new PrepareException(
           "device " + d.name(),
@@ -168,7 +180,8 @@ public final class GpuSharingSetup implements DeviceSetup {
         List.of(),
         List.of(
             new Mount(pipe.toString(), CONTAINER_PIPE_DIR),
-            new Mount(log.toString(), CONTAINER_LOG_DIR)));
+            new Mount(log.toString(), CONTAINER_LOG_DIR),
+            new Mount(shm.toString(), CONTAINER_SHM_DIR)));
   }
 
   /**
@@ -226,6 +239,11 @@ public final class GpuSharingSetup implements DeviceSetup {
   /** {@code nvidia-smi -i <gpu> -c <mode>}: DEFAULT, EXCLUSIVE_PROCESS or PROHIBITED. */
   private Command computeMode(NodeDevice d, String mode) {
     return Command.of(smiPath, "-i", gpu(d), "-c", mode);
+  }
+
+  /** One for all GPUs of the node, as in NVIDIA's device plugin. */
+  private Path shmDir() {
+    return settings.mpsRoot().resolve("shm");
   }
 
   private Path pipeDir(NodeDevice d) {

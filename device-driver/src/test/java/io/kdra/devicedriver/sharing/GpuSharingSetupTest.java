@@ -131,7 +131,11 @@ class GpuSharingSetupTest {
         .contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50\"")
         .contains("\"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=40960M\"")
         .contains("\"hostPath\" : \"" + pipe + "\"")
-        .contains("\"containerPath\" : \"/tmp/nvidia-mps\"");
+        .contains("\"containerPath\" : \"/tmp/nvidia-mps\"")
+        // the daemons' shared memory: the directory the chart mounts at the driver's /dev/shm
+        .contains("\"hostPath\" : \"" + dir.resolve("mps/shm") + "\"")
+        .contains("\"containerPath\" : \"/dev/shm\"");
+    assertThat(Files.isDirectory(dir.resolve("mps/shm"))).isTrue();
     assertThat(spec("u-a")).contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25\"");
 
     runner.clear();

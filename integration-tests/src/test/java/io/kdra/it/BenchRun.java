@@ -131,7 +131,8 @@ final class BenchRun {
       Map<String, Long> pids = new LinkedHashMap<>(controlPlanePids());
       if (side == Side.UPSTREAM) {
         upstream =
-            UpstreamControllers.start(cp, admin, Stack.caFile(admin), logDir, upstreamFlags());
+            UpstreamControllers.start(
+                cp, admin, ServiceIdentities.caFile(admin), logDir, upstreamFlags());
         pids.put(UpstreamControllers.SCHEDULER, upstream.pid(UpstreamControllers.SCHEDULER));
         pids.put(
             UpstreamControllers.CONTROLLER_MANAGER,
@@ -172,13 +173,13 @@ final class BenchRun {
                   .build())
           .create();
     }
-    parallel(nodes, i -> Stack.registerNode(client, nodeName(i), Map.of()));
+    parallel(nodes, i -> NodeRegistration.register(client, nodeName(i), Map.of()));
     parallel(nodes, i -> client.resource(workload.slice(nodeName(i), i)).create());
     for (HasMetadata o : workload.prerequisites(pods)) {
       client.resource(o).create();
     }
     // the warm-up: its own node, driver, class and template, so that no GPU is taken
-    Stack.registerNode(client, "bench-warmup", Map.of());
+    NodeRegistration.register(client, "bench-warmup", Map.of());
     client
         .resource(
             new ResourceSliceBuilder()
@@ -238,7 +239,7 @@ final class BenchRun {
         kubeconfig,
         KdraChart.kubeconfig(
             admin,
-            Stack.caFile(admin),
+            ServiceIdentities.caFile(admin),
             KdraChart.serviceAccount(KdraChart.CONTROLLER),
             KdraChart.token(client, KdraChart.CONTROLLER)));
     ServiceProcess p =

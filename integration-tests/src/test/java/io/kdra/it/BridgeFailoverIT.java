@@ -104,7 +104,7 @@ class BridgeFailoverIT {
 
     // the leader crashes: the standby waits for the lease to expire, then reconciles
     long crashed = System.nanoTime();
-    stack.crash(first);
+    stack.services.crash(first);
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(200))
@@ -125,7 +125,7 @@ class BridgeFailoverIT {
             });
 
     // the crashed replica comes back (as its Deployment would start it) and stands by
-    stack.restart(first);
+    stack.services.restart(first);
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
@@ -134,13 +134,13 @@ class BridgeFailoverIT {
 
     // a graceful stop hands the Lease over instead of letting it expire
     long stopped = System.nanoTime();
-    stack.stop(second);
+    stack.services.stop(second);
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(100))
         .until(() -> first.equals(leader()));
     long handover = (System.nanoTime() - stopped) / 1_000_000;
-    assertThat(Files.readString(stack.process(second).log)).contains("released Lease");
+    assertThat(Files.readString(stack.services.process(second).log)).contains("released Lease");
     client.genericKubernetesResources(COMPUTE_CLASS).withName("failover-a100").delete();
     await()
         .atMost(Duration.ofSeconds(60))
@@ -263,7 +263,7 @@ class BridgeFailoverIT {
 
   /** The data of a replica's leadership readiness check. */
   private static JsonNode leadership(String replica) throws Exception {
-    String readiness = stack.process(replica).readiness();
+    String readiness = stack.services.process(replica).readiness();
     assertThat(readiness).as(replica + " readiness").startsWith("200 ");
     JsonNode body = new ObjectMapper().readTree(readiness.substring(4));
     for (JsonNode check : body.path("checks")) {

@@ -122,7 +122,7 @@ class CertManagerWebhookIT {
             + " (integration-tests/scripts/build-cert-manager.sh)");
     client = cp.client();
     dir = Path.of("target", "cert-manager-it").toAbsolutePath();
-    Stack.deleteRecursively(dir);
+    TestFiles.deleteRecursively(dir);
     Files.createDirectories(dir);
     String adminYaml = cp.server().getKubeConfigYaml();
     Config admin = Config.fromKubeconfig(adminYaml);
@@ -142,7 +142,7 @@ class CertManagerWebhookIT {
         new GeneralName(GeneralName.iPAddress, network.gateway()));
     String apiCa = BuiltImages.caCertificate(admin);
     Path caFile = dir.resolve("ca.crt");
-    Stack.write(caFile, apiCa.strip() + "\n" + Files.readString(relayCert));
+    TestFiles.write(caFile, apiCa.strip() + "\n" + Files.readString(relayCert));
     PodNetwork.Relay relay =
         network.relay(
             new InetSocketAddress(api.getHost(), api.getPort()),
@@ -202,7 +202,7 @@ class CertManagerWebhookIT {
     }
 
     Path values = dir.resolve("values.yaml");
-    Stack.write(
+    TestFiles.write(
         values,
         """
         imageRegistry: %s
@@ -637,15 +637,15 @@ class CertManagerWebhookIT {
     }
     if (client != null) {
       for (Pod pod : client.pods().inNamespace(NAMESPACE).list().getItems()) {
-        Stack.write(
+        TestFiles.write(
             target.resolve("pods").resolve(pod.getMetadata().getName() + ".yaml"),
             Serialization.asYaml(pod));
       }
-      Stack.write(
+      TestFiles.write(
           target.resolve("events.yaml"),
           Serialization.asYaml(client.v1().events().inNamespace(NAMESPACE).list().getItems()));
       for (String kind : List.of("Certificate", "CertificateRequest", "Issuer")) {
-        Stack.write(
+        TestFiles.write(
             target.resolve(kind + ".yaml"),
             Serialization.asYaml(
                 client
@@ -654,7 +654,7 @@ class CertManagerWebhookIT {
                     .list()
                     .getItems()));
       }
-      Stack.write(target.resolve("webhook.yaml"), Serialization.asYaml(webhookConfiguration()));
+      TestFiles.write(target.resolve("webhook.yaml"), Serialization.asYaml(webhookConfiguration()));
     }
     System.out.println(
         "[cert-manager-it] "

@@ -160,7 +160,8 @@ class ChaosSoakIT {
         seed,
         invariantChecks,
         soak.faults(),
-        stack.restarts("claim-controller-1") + stack.restarts("claim-controller-2"));
+        stack.services.restarts("claim-controller-1")
+            + stack.services.restarts("claim-controller-2"));
   }
 
   private void assertNoDeviceInTwoClaims() {
@@ -213,14 +214,15 @@ class ChaosSoakIT {
     Map<String, ResourceClaim> byUid = new TreeMap<>();
     claims().forEach(c -> byUid.put(c.getMetadata().getUid(), c));
     for (String node : NODES) {
-      for (String uid : NodeFiles.cdiClaimUids(stack.cdiDir(node))) {
+      for (String uid : NodeFiles.cdiClaimUids(stack.nodes.cdiDir(node))) {
         assertThat(byUid.get(uid)).as("claim of CDI spec %s on %s", uid, node).isNotNull();
         assertThat(Dra.devices(byUid.get(uid)))
             .as("allocation of claim %s on %s", uid, node)
             .anyMatch(d -> d.startsWith(node + "/"));
       }
       for (String uid :
-          NodeFiles.checkpointClaimUids(stack.nodeDir(node).resolve("plugins/checkpoint.json"))) {
+          NodeFiles.checkpointClaimUids(
+              stack.nodes.nodeDir(node).resolve("plugins/checkpoint.json"))) {
         assertThat(byUid).as("claim of checkpoint entry %s on %s", uid, node).containsKey(uid);
       }
     }
@@ -364,9 +366,9 @@ class ChaosSoakIT {
     }
 
     private String fault(String service, String kind) {
-      stack.crash(service);
+      stack.services.crash(service);
       faults.merge(kind + " " + kindOf(service), 1, Integer::sum);
-      stack.restartWithoutWaiting(service);
+      stack.services.restartWithoutWaiting(service);
       return "kill-and-restart " + kindOf(service);
     }
 
@@ -383,7 +385,7 @@ class ChaosSoakIT {
     }
 
     private String recreateNode(String node) {
-      stack.recreateNode(node);
+      stack.nodes.recreateNode(node);
       faults.merge("node deleted and re-registered", 1, Integer::sum);
       return "recreate-node";
     }
@@ -398,12 +400,13 @@ class ChaosSoakIT {
           .until(
               () -> {
                 boolean ready = true;
-                for (String name : stack.processNames()) {
-                  if (!stack.restartsByItself(name) && !stack.process(name).alive()) {
+                for (String name : stack.services.processNames()) {
+                  if (!stack.services.restartsByItself(name)
+                      && !stack.services.process(name).alive()) {
                     faults.merge("exited by itself " + kindOf(name), 1, Integer::sum);
-                    stack.restartWithoutWaiting(name);
+                    stack.services.restartWithoutWaiting(name);
                   }
-                  ready &= stack.process(name).ready();
+                  ready &= stack.services.process(name).ready();
                 }
                 return ready;
               });

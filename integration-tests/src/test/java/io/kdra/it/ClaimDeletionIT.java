@@ -68,12 +68,13 @@ class ClaimDeletionIT {
             () -> {
               String node = Dra.get(client, pod).getSpec().getNodeName();
               assertThat(node).isNotNull();
-              assertThat(stack.kubelet(node).prepared(pod)).isNotNull();
+              assertThat(stack.nodes.kubelet(node).prepared(pod)).isNotNull();
             });
     ResourceClaim allocated = client.resource(claim).get();
     String node = Dra.get(client, pod).getSpec().getNodeName();
     Path spec =
         stack
+            .nodes
             .cdiDir(node)
             .resolve("k8s.gpu.kdra.io-claim_" + allocated.getMetadata().getUid() + ".json");
     assertThat(spec).exists();

@@ -102,7 +102,7 @@ class ComputeClassIT {
     Pod first = client.resource(Dra.podWithTemplate(ns, "first", "a100-or-l4")).create();
     await()
         .atMost(Duration.ofSeconds(60))
-        .untilAsserted(() -> assertThat(stack.kubelet("node-b").prepared(first)).isNotNull());
+        .untilAsserted(() -> assertThat(stack.nodes.kubelet("node-b").prepared(first)).isNotNull());
     ResourceClaim firstClaim = Dra.claimOf(client, first, "gpu");
     assertThat(Dra.devices(firstClaim)).containsExactly("node-b/gpu-0");
     assertThat(firstClaim.getStatus().getAllocation().getDevices().getResults().get(0).getRequest())
@@ -111,12 +111,13 @@ class ComputeClassIT {
     Pod second = client.resource(Dra.podWithTemplate(ns, "second", "a100-or-l4")).create();
     await()
         .atMost(Duration.ofSeconds(60))
-        .untilAsserted(() -> assertThat(stack.kubelet("node-a").prepared(second)).isNotNull());
+        .untilAsserted(
+            () -> assertThat(stack.nodes.kubelet("node-a").prepared(second)).isNotNull());
     ResourceClaim secondClaim = Dra.claimOf(client, second, "gpu");
     assertThat(Dra.devices(secondClaim)).containsExactlyInAnyOrder("node-a/gpu-0", "node-a/gpu-1");
     assertThat(secondClaim.getStatus().getAllocation().getDevices().getResults())
         .allSatisfy(r -> assertThat(r.getRequest()).isEqualTo("accelerator/nvidia-l4-x2"));
-    assertThat(stack.kubelet("node-a").prepared(second).cdiIds()).hasSize(2);
+    assertThat(stack.nodes.kubelet("node-a").prepared(second).cdiIds()).hasSize(2);
 
     Pod third = client.resource(Dra.podWithTemplate(ns, "third", "a100-or-l4")).create();
     await()
@@ -153,10 +154,10 @@ class ComputeClassIT {
     Pod pod = client.resource(Dra.podWithTemplate(ns, "after", "a100-or-l4")).create();
     await()
         .atMost(Duration.ofSeconds(60))
-        .untilAsserted(() -> assertThat(stack.kubelet("node-a").prepared(pod)).isNotNull());
+        .untilAsserted(() -> assertThat(stack.nodes.kubelet("node-a").prepared(pod)).isNotNull());
     assertThat(Dra.devices(Dra.claimOf(client, pod, "gpu")))
         .containsExactlyInAnyOrder("node-a/gpu-0", "node-a/gpu-1");
-    assertThat(stack.kubelet("node-b").prepared()).isEmpty();
+    assertThat(stack.nodes.kubelet("node-b").prepared()).isEmpty();
   }
 
   private static List<ResourceSlice> slicesOf(String node) {

@@ -147,7 +147,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       try {
         server.start();
       } catch (RuntimeException e) {
-        Stack.deleteRecursively(dir);
+        TestFiles.deleteRecursively(dir);
         throw e;
       } finally {
         // also when the start fails half-way: whatever did start must be found next time
@@ -237,7 +237,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
         }
       } finally {
         // the links to the cache go, never what they point to (the walk follows no links)
-        Stack.deleteRecursively(dir);
+        TestFiles.deleteRecursively(dir);
       }
     }
   }

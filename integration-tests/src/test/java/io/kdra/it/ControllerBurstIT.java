@@ -96,7 +96,7 @@ class ControllerBurstIT {
         .until(() -> bound().size() >= 3);
     String leader = awaitLiveLeaderAndStandby();
     int boundAtCrash = bound().size();
-    stack.crash(leader);
+    stack.services.crash(leader);
     String standby = other(leader);
     // the standby takes the lease once it expires and goes on where the leader stopped
     await()
@@ -107,7 +107,7 @@ class ControllerBurstIT {
         "[it] %s killed with %d of %d pods bound; %s leads since %d ms%n",
         leader, boundAtCrash, PODS, standby, (System.nanoTime() - started) / 1_000_000);
     // the killed replica comes back, as its Deployment would start it again, as the standby
-    stack.restart(leader);
+    stack.services.restart(leader);
 
     await()
         .atMost(Duration.ofSeconds(90))
@@ -190,7 +190,7 @@ class ControllerBurstIT {
         .untilAsserted(
             () -> {
               for (Pod pod : bound()) {
-                assertThat(stack.kubelet(pod.getSpec().getNodeName()).prepared(pod))
+                assertThat(stack.nodes.kubelet(pod.getSpec().getNodeName()).prepared(pod))
                     .as(pod.getMetadata().getName())
                     .isNotNull();
               }
@@ -208,7 +208,7 @@ class ControllerBurstIT {
   private void handOverOnStopAndExitOnALostLease(String leading, String other) throws Exception {
     assertThat(leader()).isEqualTo(leading);
     long stopping = System.nanoTime();
-    stack.stop(leading);
+    stack.services.stop(leading);
     long exited = (System.nanoTime() - stopping) / 1_000_000;
     await()
         .atMost(Duration.ofSeconds(90))
@@ -219,7 +219,7 @@ class ControllerBurstIT {
         "[it] claim-controller leader stopped (SIGTERM) in %d ms; %s leads %d ms"
             + " after the SIGTERM (lease duration 6 s)%n",
         exited, other, takeover);
-    assertThat(Files.readString(stack.process(leading).log)).contains("released Lease");
+    assertThat(Files.readString(stack.services.process(leading).log)).contains("released Lease");
     // ServiceProcess sends SIGKILL after 10 s: a shutdown that hangs takes longer
     assertThat(exited).as("ms from SIGTERM to exit").isLessThan(9_000);
     assertThat(takeover).as("ms from SIGTERM to the standby's takeover").isLessThan(6_000);
@@ -259,9 +259,9 @@ class ControllerBurstIT {
     }
     // it exits, and the harness starts it again (as its ReplicaSet would), so that the clean-up
     // has a controller
-    int restarts = stack.restarts(other);
-    await().atMost(Duration.ofSeconds(90)).until(() -> stack.restarts(other) > restarts);
-    assertThat(Files.readString(stack.process(other).log))
+    int restarts = stack.services.restarts(other);
+    await().atMost(Duration.ofSeconds(90)).until(() -> stack.services.restarts(other) > restarts);
+    assertThat(Files.readString(stack.services.process(other).log))
         .contains("lost the claim-controller" + " Lease");
   }
 
@@ -278,8 +278,8 @@ class ControllerBurstIT {
               String holder = leader();
               return holder != null
                       && REPLICAS.contains(holder)
-                      && stack.process(holder).alive()
-                      && stack.process(other(holder)).alive()
+                      && stack.services.process(holder).alive()
+                      && stack.services.process(other(holder)).alive()
                   ? holder
                   : null;
             },

@@ -289,7 +289,7 @@ public final class Demo {
       return runningOrStuck(current);
     }
     if (node != null) {
-      TestKubelet kubelet = stack.kubelet(node);
+      TestKubelet kubelet = stack.nodes.kubelet(node);
       if (kubelet != null && kubelet.prepared(current) != null) {
         if (!"Running".equals(current.getStatus().getPhase())) {
           kubelet.markRunning(current);
@@ -342,6 +342,7 @@ public final class Demo {
 
   private List<String> containerLog(Pod pod) {
     return stack
+        .nodes
         .realNode(pod.getSpec().getNodeName())
         .containerLog(pod, pod.getSpec().getContainers().get(0).getName());
   }
@@ -429,7 +430,7 @@ public final class Demo {
       }
     }
     if (!real) {
-      TestKubelet.Prepared prepared = stack.kubelet(node).prepared(pod);
+      TestKubelet.Prepared prepared = stack.nodes.kubelet(node).prepared(pod);
       if (prepared != null) {
         cdiIds.addAll(prepared.cdiIds());
       }
@@ -443,8 +444,8 @@ public final class Demo {
 
   private void printServices() {
     List<DemoReport.Service> services =
-        stack.processNames().stream()
-            .map(n -> new DemoReport.Service(n, stack.process(n).httpPort))
+        stack.services.processNames().stream()
+            .map(n -> new DemoReport.Service(n, stack.services.process(n).httpPort))
             .toList();
     DemoReport.services(services).forEach(System.out::println);
     System.out.println("Service logs: " + Path.of("target", "it-logs", NAMESPACE).toAbsolutePath());
@@ -486,7 +487,7 @@ public final class Demo {
           new Thread(
               () -> {
                 try {
-                  stack.stopRealNodes();
+                  stack.nodes.stopRealNodes();
                 } catch (RuntimeException e) {
                   System.out.println("[demo] stopping the real nodes: " + e);
                 }
@@ -513,11 +514,11 @@ public final class Demo {
         System.out.println("[demo] stopping the control plane: " + e);
       }
     }
-    Stack.deleteRecursively(Path.of("target", "n").toAbsolutePath());
+    TestFiles.deleteRecursively(Path.of("target", "n").toAbsolutePath());
     removeRealNodeFilesButLogs();
-    Stack.deleteRecursively(Path.of("target", "it-certs").toAbsolutePath());
+    TestFiles.deleteRecursively(Path.of("target", "it-certs").toAbsolutePath());
     // the services' kubeconfigs hold their ServiceAccount tokens
-    Stack.deleteRecursively(Path.of("target", "it-kubeconfigs").toAbsolutePath());
+    TestFiles.deleteRecursively(Path.of("target", "it-kubeconfigs").toAbsolutePath());
     try {
       Files.deleteIfExists(kubeconfigFile);
     } catch (IOException e) {
@@ -528,7 +529,7 @@ public final class Demo {
     String tmp = System.getProperty(TMPDIR_PROPERTY);
     if (tmp != null && !tmp.isBlank()) {
       try {
-        Stack.deleteRecursively(Path.of(tmp));
+        TestFiles.deleteRecursively(Path.of(tmp));
       } catch (RuntimeException e) {
         System.out.println("[demo] removing " + tmp + ": " + e);
       }
@@ -550,7 +551,7 @@ public final class Demo {
         try (Stream<Path> entries = Files.list(node)) {
           for (Path e : entries.toList()) {
             if (!KEPT_NODE_FILES.contains(e.getFileName().toString())) {
-              Stack.deleteRecursively(e);
+              TestFiles.deleteRecursively(e);
             }
           }
         }

@@ -134,7 +134,7 @@ class DemoIT {
     } finally {
       shell.descendants().forEach(ProcessHandle::destroyForcibly);
       shell.destroyForcibly();
-      Stack.deleteRecursively(tmp);
+      TestFiles.deleteRecursively(tmp);
     }
   }
 
@@ -162,7 +162,7 @@ class DemoIT {
     } finally {
       shell.descendants().forEach(ProcessHandle::destroyForcibly);
       shell.destroyForcibly();
-      Stack.deleteRecursively(tmp);
+      TestFiles.deleteRecursively(tmp);
     }
   }
 

@@ -75,8 +75,8 @@ class DriverIdentityIT {
             KdraChart.NAMESPACE,
             KdraChart.serviceAccount(KdraChart.DRIVER),
             driverPod(NODE)));
-    stack.crash(DRIVER);
-    stack.restart(DRIVER);
+    stack.services.crash(DRIVER);
+    stack.services.restart(DRIVER);
   }
 
   @Test
@@ -205,7 +205,7 @@ class DriverIdentityIT {
   }
 
   private static void useToken(String token) throws IOException {
-    OwnerOnly.write(stack.publisherTokenFile(NODE), token);
+    OwnerOnly.write(stack.nodes.publisherTokenFile(NODE), token);
   }
 
   /**
@@ -214,12 +214,12 @@ class DriverIdentityIT {
    */
   private static void refusedAndLoggedOnce(String token, String code, String reason)
       throws IOException {
-    ServiceProcess publisher = stack.process("slice-publisher");
+    ServiceProcess publisher = stack.services.process("slice-publisher");
     String counter = "kdra_publisher_refused_streams_total{code=\"" + code + "\"}";
     double before = publisher.metric(counter);
     useToken(token);
-    stack.crash(DRIVER);
-    ServiceProcess driver = stack.restartWithoutWaiting(DRIVER);
+    stack.services.crash(DRIVER);
+    ServiceProcess driver = stack.services.restartWithoutWaiting(DRIVER);
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(

@@ -81,7 +81,7 @@ class DriverRestartIT {
   @Test
   void aRestartedDriverKeepsEveryPreparationExactlyOnce() throws Exception {
     String ns = stack.namespace;
-    TestKubelet kubelet = stack.kubelet(NODE);
+    TestKubelet kubelet = stack.nodes.kubelet(NODE);
     awaitHealth(kubelet, Map.of("gpu-0", HealthStatus.HEALTHY, "gpu-1", HealthStatus.HEALTHY));
     // scenario-specific, not the chart's class: only node-a's L4s, so node-b's A100 stays out
     stack.createClusterScoped(
@@ -103,7 +103,7 @@ class DriverRestartIT {
         .startsWith("k8s.gpu.kdra.io/claim=" + firstUid + "-");
     assertThat(specFiles()).containsExactly(spec(firstUid));
     assertThat(checkpointClaims()).containsExactly(firstUid);
-    String firstSpec = Files.readString(stack.cdiDir(NODE).resolve(spec(firstUid)));
+    String firstSpec = Files.readString(stack.nodes.cdiDir(NODE).resolve(spec(firstUid)));
 
     // second claim: the driver is killed (SIGKILL) while the kubelet's NodePrepareResources call
     // is in flight, after the claim's CDI spec is written and before its checkpoint entry
@@ -120,7 +120,7 @@ class DriverRestartIT {
     assertThat(kubelet.prepared(second)).as("the kubelet's call has not returned").isNull();
     String driver = "device-driver-" + NODE;
     long restart = System.nanoTime();
-    stack.crash(driver);
+    stack.services.crash(driver);
     // the crash left half a preparation: a spec without a checkpoint entry
     assertThat(specFiles()).containsExactlyInAnyOrder(spec(firstUid), spec(secondUid));
     assertThat(checkpointClaims()).containsExactly(firstUid);
@@ -129,7 +129,7 @@ class DriverRestartIT {
     await()
         .atMost(Duration.ofSeconds(90))
         .until(() -> String.valueOf(kubelet.lastError(second)).contains("UNAVAILABLE"));
-    stack.restart(driver);
+    stack.services.restart(driver);
     System.out.printf(
         "[it] %s killed mid-prepare and ready again in %d ms%n",
         driver, (System.nanoTime() - restart) / 1_000_000);
@@ -148,7 +148,8 @@ class DriverRestartIT {
     // the same CDI ids, the same spec, nothing new on disk
     assertThat(kubelet.prepareAgain(first).cdiIds()).isEqualTo(firstIds);
     assertThat(kubelet.prepareAgain(second).cdiIds()).isEqualTo(secondIds);
-    assertThat(Files.readString(stack.cdiDir(NODE).resolve(spec(firstUid)))).isEqualTo(firstSpec);
+    assertThat(Files.readString(stack.nodes.cdiDir(NODE).resolve(spec(firstUid))))
+        .isEqualTo(firstSpec);
     assertThat(specFiles()).containsExactlyInAnyOrder(spec(firstUid), spec(secondUid));
     assertThat(checkpointClaims()).containsExactlyInAnyOrder(firstUid, secondUid);
     assertThat(allCdiFiles(OTHER)).as("nothing prepared on " + OTHER).isEmpty();
@@ -159,7 +160,7 @@ class DriverRestartIT {
     assertThat(devices).doesNotHaveDuplicates().hasSize(2);
 
     // a second crash with both prepared, then unprepare through the new driver
-    stack.crashAndRestart(driver);
+    stack.services.crashAndRestart(driver);
     // the health stream, ended by the crash, reopens (that it reaches the new driver, the last
     // step shows: only the new driver can report the change made there)
     awaitHealth(kubelet, Map.of("gpu-0", HealthStatus.HEALTHY, "gpu-1", HealthStatus.HEALTHY));
@@ -182,7 +183,7 @@ class DriverRestartIT {
 
     // the last device of the inventory turns unhealthy: the next discovery pass tells the kubelet
     Files.writeString(
-        stack.nodeDir(NODE).resolve("inventory.yaml"),
+        stack.nodes.nodeDir(NODE).resolve("inventory.yaml"),
         twoL4s(NODE).inventory()
             + "  health: Unhealthy\n  healthMessage: \"XID 79: GPU has fallen off the bus\"\n");
     awaitHealth(kubelet, Map.of("gpu-0", HealthStatus.HEALTHY, "gpu-1", HealthStatus.UNHEALTHY));
@@ -201,11 +202,11 @@ class DriverRestartIT {
   void aDeadDriversDevicesGetNoNewPodsAndThePendingPodSaysWhy() {
     String ns = stack.namespace;
     String driver = "device-driver-" + OTHER;
-    stack.crash(driver);
+    stack.services.crash(driver);
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(() -> assertThat(taints(OTHER)).containsExactly(TAINT));
-    ServiceProcess publisher = stack.process("slice-publisher");
+    ServiceProcess publisher = stack.services.process("slice-publisher");
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
@@ -237,7 +238,7 @@ class DriverRestartIT {
               assertThat(scheduled.getMessage()).contains("1 tainted, e.g. " + TAINT);
             });
 
-    stack.restart(driver);
+    stack.services.restart(driver);
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(() -> assertThat(taints(OTHER)).containsExactly(""));
@@ -250,7 +251,8 @@ class DriverRestartIT {
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
-            () -> assertThat(stack.kubelet(OTHER).prepared(Dra.get(client, pod))).isNotNull());
+            () ->
+                assertThat(stack.nodes.kubelet(OTHER).prepared(Dra.get(client, pod))).isNotNull());
     assertThat(Dra.get(client, pod).getSpec().getNodeName()).isEqualTo(OTHER);
     client.resource(pod).delete();
     await()
@@ -318,7 +320,7 @@ class DriverRestartIT {
   }
 
   private static List<String> allCdiFiles(String node) throws Exception {
-    Path dir = stack.cdiDir(node);
+    Path dir = stack.nodes.cdiDir(node);
     if (!Files.isDirectory(dir)) {
       return List.of();
     }
@@ -329,7 +331,7 @@ class DriverRestartIT {
 
   /** UIDs of the claims in the driver's checkpoint file. */
   private static Set<String> checkpointClaims() throws Exception {
-    Path file = stack.nodeDir(NODE).resolve("plugins/checkpoint.json");
+    Path file = stack.nodes.nodeDir(NODE).resolve("plugins/checkpoint.json");
     Set<String> uids = new TreeSet<>();
     if (Files.exists(file)) {
       JsonNode root = new ObjectMapper().readTree(file.toFile());

@@ -160,7 +160,7 @@ class ExtendedResourceIT {
     assertThat(claim.getStatus().getReservedFor())
         .singleElement()
         .satisfies(r -> assertThat(r.getUid()).isEqualTo(pod.getMetadata().getUid()));
-    assertThat(stack.kubelet("node-a").prepared(pod).cdiIds()).hasSize(2);
+    assertThat(stack.nodes.kubelet("node-a").prepared(pod).cdiIds()).hasSize(2);
 
     scale(0);
     await()
@@ -169,7 +169,7 @@ class ExtendedResourceIT {
             () -> {
               assertThat(pods()).isEmpty();
               assertThat(claims()).isEmpty();
-              assertThat(stack.kubelet("node-a").prepared()).isEmpty();
+              assertThat(stack.nodes.kubelet("node-a").prepared()).isEmpty();
             });
 
     // the devices are free: the next replica gets them again
@@ -310,7 +310,7 @@ class ExtendedResourceIT {
                 return null;
               }
               Pod p = ps.get(0);
-              return stack.kubelet(p.getSpec().getNodeName()).prepared(p) == null ? null : p;
+              return stack.nodes.kubelet(p.getSpec().getNodeName()).prepared(p) == null ? null : p;
             },
             p -> p != null);
   }

@@ -182,8 +182,8 @@ class FullControlPlaneIT {
             () -> {
               assertThat(pods("upstream")).isEmpty();
               assertThat(claims()).isEmpty();
-              assertThat(stack.kubelet("node-a").prepared()).isEmpty();
-              assertThat(stack.kubelet("node-b").prepared()).isEmpty();
+              assertThat(stack.nodes.kubelet("node-a").prepared()).isEmpty();
+              assertThat(stack.nodes.kubelet("node-b").prepared()).isEmpty();
             });
   }
 
@@ -276,7 +276,7 @@ class FullControlPlaneIT {
             .build();
     stack.createClusterScoped(silent);
     try {
-      Stack.onConflictRetry(
+      NodeRegistration.onConflictRetry(
           () ->
               client
                   .nodes()
@@ -348,7 +348,7 @@ class FullControlPlaneIT {
                         // both schedulers protect what they allocate with the same finalizer
                         assertThat(claim.getMetadata().getFinalizers())
                             .contains("resource.kubernetes.io/delete-protection");
-                        assertThat(stack.kubelet(p.getSpec().getNodeName()).prepared(p))
+                        assertThat(stack.nodes.kubelet(p.getSpec().getNodeName()).prepared(p))
                             .isNotNull();
                       });
             });

@@ -79,14 +79,14 @@ class GpuClaimIT {
     String uid = claim.getMetadata().getUid();
     await()
         .atMost(Duration.ofSeconds(90))
-        .untilAsserted(() -> assertThat(stack.kubelet("node-b").prepared(pod)).isNotNull());
-    assertThat(stack.kubelet("node-b").prepared(pod).cdiIds())
+        .untilAsserted(() -> assertThat(stack.nodes.kubelet("node-b").prepared(pod)).isNotNull());
+    assertThat(stack.nodes.kubelet("node-b").prepared(pod).cdiIds())
         .containsExactly("k8s.gpu.kdra.io/claim=" + uid + "-gpu-0");
-    Path spec = stack.cdiDir("node-b").resolve("k8s.gpu.kdra.io-claim_" + uid + ".json");
+    Path spec = stack.nodes.cdiDir("node-b").resolve("k8s.gpu.kdra.io-claim_" + uid + ".json");
     assertThat(spec).exists();
     assertThat(Files.readString(spec)).contains(uid + "-gpu-0");
     assertThat(cdiFiles("node-a")).isEmpty();
-    assertThat(stack.kubelet("node-a").prepared()).isEmpty();
+    assertThat(stack.nodes.kubelet("node-a").prepared()).isEmpty();
   }
 
   /**
@@ -109,7 +109,10 @@ class GpuClaimIT {
               for (Pod pod : pods) {
                 assertThat(Dra.get(client, pod).getSpec().getNodeName()).isNotNull();
                 assertThat(
-                        stack.kubelet(Dra.get(client, pod).getSpec().getNodeName()).prepared(pod))
+                        stack
+                            .nodes
+                            .kubelet(Dra.get(client, pod).getSpec().getNodeName())
+                            .prepared(pod))
                     .isNotNull();
               }
             });
@@ -140,6 +143,7 @@ class GpuClaimIT {
     String firstDevice = Dra.devices(firstClaim).get(0);
     Path spec =
         stack
+            .nodes
             .cdiDir(firstNode)
             .resolve("k8s.gpu.kdra.io-claim_" + firstClaim.getMetadata().getUid() + ".json");
     assertThat(spec).exists();
@@ -160,7 +164,8 @@ class GpuClaimIT {
                     .containsExactly(firstDevice));
     await()
         .atMost(Duration.ofSeconds(90))
-        .untilAsserted(() -> assertThat(stack.kubelet(firstNode).prepared(fourth)).isNotNull());
+        .untilAsserted(
+            () -> assertThat(stack.nodes.kubelet(firstNode).prepared(fourth)).isNotNull());
     // the other claims were left alone
     for (String name : List.of("worker-2", "worker-3")) {
       assertThat(Dra.devices(client.resource(claims.get(name)).get()))
@@ -188,7 +193,7 @@ class GpuClaimIT {
               for (Pod pod : List.of(one, two)) {
                 String node = Dra.get(client, pod).getSpec().getNodeName();
                 assertThat(node).isNotNull();
-                assertThat(stack.kubelet(node).prepared(pod)).isNotNull();
+                assertThat(stack.nodes.kubelet(node).prepared(pod)).isNotNull();
               }
             });
     ResourceClaim claim = client.resource(shared).get();
@@ -201,6 +206,7 @@ class GpuClaimIT {
         .containsExactlyInAnyOrder("reader-1", "reader-2");
     Path spec =
         stack
+            .nodes
             .cdiDir(node)
             .resolve("k8s.gpu.kdra.io-claim_" + claim.getMetadata().getUid() + ".json");
     assertThat(spec).exists();
@@ -265,7 +271,7 @@ class GpuClaimIT {
             () -> {
               String node = Dra.get(client, pod).getSpec().getNodeName();
               assertThat(node).isNotNull();
-              assertThat(stack.kubelet(node).prepared(pod)).isNotNull();
+              assertThat(stack.nodes.kubelet(node).prepared(pod)).isNotNull();
             });
     client.resource(pod).delete();
     await()
@@ -334,7 +340,7 @@ class GpuClaimIT {
     ServiceProcess.sleep(5000);
     assertThat(attempts(noDevice) - before).isLessThanOrEqualTo(5);
     assertThat(Dra.get(client, noDevice).getSpec().getNodeName()).isNull();
-    assertThat(stack.process("claim-controller").alive()).isTrue();
+    assertThat(stack.services.process("claim-controller").alive()).isTrue();
   }
 
   private static String scheduledCondition(Pod pod) {
@@ -371,7 +377,7 @@ class GpuClaimIT {
   }
 
   private static List<Path> cdiFiles(String node) throws Exception {
-    Path dir = stack.cdiDir(node);
+    Path dir = stack.nodes.cdiDir(node);
     if (!Files.isDirectory(dir)) {
       return List.of();
     }

@@ -108,7 +108,7 @@ class HelmInstallIT {
     BuiltImages.assumeRunnable();
     client = cp.client();
     dir = Path.of("target", "helm-it").toAbsolutePath();
-    Stack.deleteRecursively(dir);
+    TestFiles.deleteRecursively(dir);
     Files.createDirectories(dir);
     // the ComputeClass CRD, as GKE has it (cluster.gke: the chart installs no copy of its own)
     KdraChart.install(client);
@@ -117,7 +117,7 @@ class HelmInstallIT {
     kubeconfig = dir.resolve("admin.kubeconfig");
     OwnerOnly.write(kubeconfig, adminYaml);
     Path caFile = dir.resolve("ca.crt");
-    Stack.write(caFile, BuiltImages.caCertificate(admin));
+    TestFiles.write(caFile, BuiltImages.caCertificate(admin));
     upstream = UpstreamControllers.start(cp, admin, caFile, dir.resolve("logs"));
     registry = LocalRegistry.start();
     String tag = BuiltImages.appVersion();
@@ -160,7 +160,7 @@ class HelmInstallIT {
                 .build())
         .serverSideApply();
     values = dir.resolve("values.yaml");
-    Stack.write(values, values(URI.create(admin.getMasterUrl()), "INFO"));
+    TestFiles.write(values, values(URI.create(admin.getMasterUrl()), "INFO"));
     try {
       long started = System.nanoTime();
       helm("install", values);
@@ -370,7 +370,7 @@ class HelmInstallIT {
     assertThat(RealPods.specFiles(node.cdiDir())).hasSize(1);
     Map<String, String> oldPods = releasePodUids();
 
-    Stack.write(
+    TestFiles.write(
         values,
         values(URI.create(Config.fromKubeconfig(readKubeconfig()).getMasterUrl()), "DEBUG"));
     helm("upgrade", values);
@@ -682,19 +682,19 @@ class HelmInstallIT {
     if (client != null) {
       for (String ns : List.of(NAMESPACE, APPS)) {
         for (Pod pod : client.pods().inNamespace(ns).list().getItems()) {
-          Stack.write(
+          TestFiles.write(
               target.resolve("pods").resolve(ns + "-" + pod.getMetadata().getName() + ".yaml"),
               Serialization.asYaml(pod));
         }
       }
-      Stack.write(
+      TestFiles.write(
           target.resolve("events.yaml"),
           Serialization.asYaml(client.v1().events().inAnyNamespace().list().getItems()));
-      Stack.write(
+      TestFiles.write(
           target.resolve("daemonsets.yaml"),
           Serialization.asYaml(
               client.apps().daemonSets().inNamespace(NAMESPACE).list().getItems()));
-      Stack.write(
+      TestFiles.write(
           target.resolve("deployments.yaml"),
           Serialization.asYaml(
               client.apps().deployments().inNamespace(NAMESPACE).list().getItems()));

@@ -171,7 +171,7 @@ class ImagesIT {
     for (Pod pod : PODS.values()) {
       Pod current = Dra.get(client, pod);
       if (current != null) {
-        Stack.write(
+        TestFiles.write(
             target.resolve("pods").resolve(pod.getMetadata().getName() + ".yaml"),
             Serialization.asYaml(current));
       }
@@ -249,7 +249,7 @@ class ImagesIT {
     }
     System.out.print(
         "[images] start-up on a real node (all four pods created at once):\n" + report);
-    Stack.write(Path.of("target", "image-benchmarks.txt").toAbsolutePath(), report.toString());
+    TestFiles.write(Path.of("target", "image-benchmarks.txt").toAbsolutePath(), report.toString());
   }
 
   /**

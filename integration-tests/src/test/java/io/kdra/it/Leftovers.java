@@ -176,7 +176,7 @@ final class Leftovers {
         for (Path dir : entry.get().directories()) {
           if (dir.getFileName() != null
               && deletable.matcher(dir.getFileName().toString()).matches()) {
-            Stack.deleteRecursively(dir);
+            TestFiles.deleteRecursively(dir);
           }
         }
       }

@@ -277,7 +277,7 @@ final class LocalRegistry implements AutoCloseable {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
     }
-    Stack.deleteRecursively(dir);
+    TestFiles.deleteRecursively(dir);
   }
 
   @Override

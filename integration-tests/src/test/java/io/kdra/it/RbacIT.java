@@ -97,11 +97,14 @@ class RbacIT {
             "claim-controller",
             "computeclass-bridge",
             "device-driver-" + NODE)) {
-      assertThat(ControlPlaneIT.mode(stack.kubeconfig(process))).as(process).isEqualTo("rw-------");
-      assertThat(ControlPlaneIT.mode(stack.kubeconfig(process).getParent())).isEqualTo("rwx------");
+      assertThat(ControlPlaneIT.mode(stack.identities.kubeconfig(process)))
+          .as(process)
+          .isEqualTo("rw-------");
+      assertThat(ControlPlaneIT.mode(stack.identities.kubeconfig(process).getParent()))
+          .isEqualTo("rwx------");
     }
-    assertThat(ControlPlaneIT.mode(stack.publisherTokenFile(NODE))).isEqualTo("rw-------");
-    assertThat(ControlPlaneIT.mode(stack.nodeDir(NODE))).isEqualTo("rwx------");
+    assertThat(ControlPlaneIT.mode(stack.nodes.publisherTokenFile(NODE))).isEqualTo("rw-------");
+    assertThat(ControlPlaneIT.mode(stack.nodes.nodeDir(NODE))).isEqualTo("rwx------");
   }
 
   @Test
@@ -129,7 +132,7 @@ class RbacIT {
                     .build())
             .getStatus()
             .getToken();
-    try (KubernetesClient nobody = stack.clientWithToken(token)) {
+    try (KubernetesClient nobody = stack.identities.clientWithToken(token)) {
       denied(
           nobody,
           "system:serviceaccount:" + stack.namespace + ":nobody",
@@ -139,7 +142,7 @@ class RbacIT {
 
   @Test
   void theSlicePublisherMayNotBindPodsNorWriteClaimStatus() {
-    try (KubernetesClient publisher = stack.clientOf("slice-publisher")) {
+    try (KubernetesClient publisher = stack.identities.clientOf("slice-publisher")) {
       String user = user(KdraChart.PUBLISHER);
       // granted: its slices, the nodes, its own Lease (it holds it)
       assertThat(publisher.resources(ResourceSlice.class).list().getItems()).isNotEmpty();
@@ -168,7 +171,7 @@ class RbacIT {
 
   @Test
   void theClaimControllerMayNotWriteResourceSlices() {
-    try (KubernetesClient controller = stack.clientOf("claim-controller")) {
+    try (KubernetesClient controller = stack.identities.clientOf("claim-controller")) {
       String user = user(KdraChart.CONTROLLER);
       // granted: reading slices, writing claims
       assertThat(
@@ -206,7 +209,7 @@ class RbacIT {
 
   @Test
   void theComputeClassBridgeMayNotTouchPods() {
-    try (KubernetesClient bridge = stack.clientOf("computeclass-bridge")) {
+    try (KubernetesClient bridge = stack.identities.clientOf("computeclass-bridge")) {
       String user = user(KdraChart.BRIDGE);
       // granted: the DeviceClasses it generates
       assertThat(bridge.resources(DeviceClass.class).withName(KdraChart.GPU_CLASS).get())
@@ -247,7 +250,7 @@ class RbacIT {
 
   @Test
   void theDeviceDriverMayNotWriteSlicesDirectly() {
-    try (KubernetesClient driver = stack.clientOf("device-driver-" + NODE)) {
+    try (KubernetesClient driver = stack.identities.clientOf("device-driver-" + NODE)) {
       String user = user(KdraChart.DRIVER);
       // granted: one claim at a time, by name
       assertThat(

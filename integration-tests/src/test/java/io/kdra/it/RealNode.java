@@ -134,7 +134,7 @@ final class RealNode implements AutoCloseable {
               + longest
               + "): clone it into a shorter directory");
     }
-    Stack.deleteRecursively(dir);
+    TestFiles.deleteRecursively(dir);
     // first: a node cgroup keeps other runs from removing the shared mount points meanwhile
     cgroups.create();
     files.write();
@@ -204,7 +204,7 @@ final class RealNode implements AutoCloseable {
         holder,
         () -> Files.exists(dir.resolve("run/ns.ready")));
     // for a person debugging the node: sh conf/enter.sh $(cat run/holder.pid) <command>
-    Stack.write(dir.resolve("run/holder.pid"), holder.pid() + "\n");
+    TestFiles.write(dir.resolve("run/holder.pid"), holder.pid() + "\n");
   }
 
   /** A process of the node, output appended to {@code logs/<log>.log}. */
@@ -465,10 +465,10 @@ final class RealNode implements AutoCloseable {
       copyTree(podLogsDir(), target.resolve("pod-logs"));
       copyTree(cdiDir(), target.resolve("cdi"));
       if (containerd != null && containerd.isAlive()) {
-        Stack.write(target.resolve("crictl-pods.txt"), crictl("pods"));
-        Stack.write(target.resolve("crictl-ps.txt"), crictl("ps", "-a"));
+        TestFiles.write(target.resolve("crictl-pods.txt"), crictl("pods"));
+        TestFiles.write(target.resolve("crictl-ps.txt"), crictl("ps", "-a"));
       }
-      Stack.write(
+      TestFiles.write(
           target.resolve("processes.txt"),
           cgroups.processes().stream()
                   .map(
@@ -481,7 +481,7 @@ final class RealNode implements AutoCloseable {
                   .collect(Collectors.joining("\n"))
               + "\n");
     } catch (IOException | RuntimeException e) {
-      Stack.write(target.resolve("node-dump-error.txt"), e.toString());
+      TestFiles.write(target.resolve("node-dump-error.txt"), e.toString());
     }
   }
 
@@ -521,7 +521,7 @@ final class RealNode implements AutoCloseable {
     stop(containerd, "containerd");
     killAll();
     for (String state : List.of("containerd", "k", "cni/state")) {
-      Stack.deleteRecursively(dir.resolve(state));
+      TestFiles.deleteRecursively(dir.resolve(state));
     }
     try {
       Runtime.getRuntime().removeShutdownHook(hook);

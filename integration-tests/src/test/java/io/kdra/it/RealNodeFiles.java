@@ -125,15 +125,15 @@ final class RealNodeFiles {
         Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
         Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
       }
-      Stack.write(
+      TestFiles.write(
           dir.resolve("cni/net.d/10-kdra.conflist"),
           network != null
               ? network.cniConfig()
               : "{\"cniVersion\":\"1.0.0\","
                   + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
-      Stack.write(conf().resolve("kubeconfig"), kubeconfig);
-      Stack.write(conf().resolve("containerd.toml"), containerdConfig());
-      Stack.write(conf().resolve("kubelet.yaml"), kubeletConfig());
+      TestFiles.write(conf().resolve("kubeconfig"), kubeconfig);
+      TestFiles.write(conf().resolve("containerd.toml"), containerdConfig());
+      TestFiles.write(conf().resolve("kubelet.yaml"), kubeletConfig());
       StringBuilder binds = new StringBuilder();
       for (String tunable : KERNEL_TUNABLES) {
         Path live = Path.of("/proc/sys").resolve(tunable);
@@ -142,7 +142,7 @@ final class RealNodeFiles {
         }
         // the node's own copy, starting from the machine's value; the kubelet rewrites this one
         Path copy = conf().resolve("sysctl").resolve(tunable.replace('/', '.'));
-        Stack.write(copy, Files.readString(live));
+        TestFiles.write(copy, Files.readString(live));
         binds.append("mount --bind ").append(copy).append(' ').append(live).append('\n');
       }
       StringBuilder tmpfs = new StringBuilder();
@@ -150,7 +150,7 @@ final class RealNodeFiles {
         ensureMountPoint(p);
         tmpfs.append("mount -t tmpfs -o mode=0755 tmpfs ").append(p).append('\n');
       }
-      Stack.write(
+      TestFiles.write(
           conf().resolve("ns.sh"),
           "#!/bin/sh\n"
               + "# the node's mount namespace (RealNode): private mounts only\n"
@@ -169,7 +169,7 @@ final class RealNodeFiles {
           cgroups.procsFiles().stream()
               .map(f -> "echo $$ > " + f)
               .collect(Collectors.joining("\n"));
-      Stack.write(
+      TestFiles.write(
           conf().resolve("holder.sh"),
           "#!/bin/sh\n"
               + "# joins the node's cgroup, then holds its mount namespace\n"
@@ -180,7 +180,7 @@ final class RealNodeFiles {
               + conf().resolve("ns.sh")
               + "\n");
       // "$1" is the holder's pid; the rest is the command to run inside the node
-      Stack.write(
+      TestFiles.write(
           conf().resolve("enter.sh"),
           "#!/bin/sh\n"
               + "# runs a command in the node: its cgroup and its mount namespace\n"

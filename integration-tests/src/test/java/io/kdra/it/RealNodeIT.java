@@ -272,13 +272,13 @@ class RealNodeIT {
     // the kubelet names a device by its first CDI id
     String resourceId =
         "k8s." + Stack.DRIVER + "/claim=" + claim.getMetadata().getUid() + "-gpu-" + device;
-    Path inventory = stack.nodeDir(NODE).resolve("inventory.yaml");
+    Path inventory = stack.nodes.nodeDir(NODE).resolve("inventory.yaml");
     String healthy = Files.readString(inventory);
     await()
         .atMost(RealPods.POD_TIMEOUT)
         .untilAsserted(() -> assertThat(health(pod, resourceId)).isEqualTo("Healthy"));
     try {
-      Stack.write(
+      TestFiles.write(
           inventory,
           healthy.replace(
               "- name: gpu-" + device + "\n",
@@ -290,7 +290,7 @@ class RealNodeIT {
           .atMost(RealPods.POD_TIMEOUT)
           .untilAsserted(() -> assertThat(health(pod, resourceId)).isEqualTo("Unhealthy"));
     } finally {
-      Stack.write(inventory, healthy);
+      TestFiles.write(inventory, healthy);
     }
     await()
         .atMost(RealPods.POD_TIMEOUT)
@@ -390,7 +390,7 @@ class RealNodeIT {
     String container = containerId(first);
     ResourceClaim firstClaim = Dra.claimOf(client, first, "gpu");
 
-    stack.crashAndRestart("device-driver-" + NODE);
+    stack.services.crashAndRestart("device-driver-" + NODE);
 
     assertThat(containerId(first)).as("the running container").isEqualTo(container);
     assertThat(RealPods.spec(stack, NODE, firstClaim)).exists();
@@ -428,7 +428,7 @@ class RealNodeIT {
     Path spec = RealPods.spec(stack, NODE, claim);
     String specBefore = Files.readString(spec);
 
-    RealNode node = stack.realNode(NODE);
+    RealNode node = stack.nodes.realNode(NODE);
     node.stopKubelet();
     node.startKubelet();
     node.awaitKubeletReady();
@@ -494,15 +494,15 @@ class RealNodeIT {
     String specBefore = Files.readString(spec);
 
     String driver = "device-driver-" + NODE;
-    RealNode node = stack.realNode(NODE);
-    stack.stop(driver);
+    RealNode node = stack.nodes.realNode(NODE);
+    stack.services.stop(driver);
     node.stopKubelet();
-    Stack.deleteRecursively(stack.cdiDir(NODE));
-    Files.createDirectories(stack.cdiDir(NODE));
+    TestFiles.deleteRecursively(stack.nodes.cdiDir(NODE));
+    Files.createDirectories(stack.nodes.cdiDir(NODE));
     assertThat(spec).doesNotExist();
     node.startKubelet();
     node.awaitKubeletReady();
-    stack.restart(driver); // ready: the kubelet accepted its registration
+    stack.services.restart(driver); // ready: the kubelet accepted its registration
 
     assertThat(spec).exists();
     assertThat(Files.readString(spec)).isEqualTo(specBefore);
@@ -574,7 +574,7 @@ class RealNodeIT {
     Pod current = Dra.get(client, pod);
     assertThat(current.getSpec().getNodeName()).isEqualTo(NODE);
     assertThat(current.getStatus().getPhase()).isEqualTo("Pending");
-    assertThat(stack.realNode(NODE).containerLog(current, "app")).isEmpty();
+    assertThat(stack.nodes.realNode(NODE).containerLog(current, "app")).isEmpty();
     assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
   }
 
@@ -593,7 +593,7 @@ class RealNodeIT {
 
   /** Successful NodePrepareResources claims the node's driver has answered (its metrics). */
   private static long driverPrepares() throws Exception {
-    ServiceProcess driver = stack.process("device-driver-" + NODE);
+    ServiceProcess driver = stack.services.process("device-driver-" + NODE);
     var http = java.net.http.HttpClient.newHttpClient();
     String body =
         http.send(
@@ -651,7 +651,7 @@ class RealNodeIT {
 
   /** UIDs of the claims in the driver's checkpoint. */
   private static Set<String> checkpointClaims() throws Exception {
-    Path file = stack.checkpointFile(NODE);
+    Path file = stack.nodes.checkpointFile(NODE);
     Set<String> uids = new TreeSet<>();
     if (Files.exists(file)) {
       JsonNode root = new ObjectMapper().readTree(file.toFile());

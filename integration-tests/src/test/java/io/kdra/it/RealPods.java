@@ -50,7 +50,8 @@ final class RealPods {
         .atMost(POD_TIMEOUT)
         .untilAsserted(
             () -> assertThat(Dra.get(client, pod).getSpec().getNodeName()).as("bound").isNotNull());
-    return awaitListed(client, stack.realNode(Dra.get(client, pod).getSpec().getNodeName()), pod);
+    return awaitListed(
+        client, stack.nodes.realNode(Dra.get(client, pod).getSpec().getNodeName()), pod);
   }
 
   /** As above, for a pod on {@code node}. */
@@ -69,13 +70,14 @@ final class RealPods {
   /** The CDI spec file of the claim on the node (the driver's naming). */
   static Path spec(Stack stack, String node, ResourceClaim claim) {
     return stack
+        .nodes
         .cdiDir(node)
         .resolve("k8s." + Stack.DRIVER + "-claim_" + claim.getMetadata().getUid() + ".json");
   }
 
   /** The CDI spec files in the node's directory. */
   static List<String> specFiles(Stack stack, String node) {
-    return specFiles(stack.cdiDir(node));
+    return specFiles(stack.nodes.cdiDir(node));
   }
 
   /** The CDI spec files in {@code cdiDir}. */

@@ -119,7 +119,7 @@ class SharedGpusIT {
         .untilAsserted(
             () -> {
               for (Pod pod : pods) {
-                assertThat(stack.kubelet("node-ts").prepared(pod))
+                assertThat(stack.nodes.kubelet("node-ts").prepared(pod))
                     .as(pod.getMetadata().getName())
                     .isNotNull();
               }
@@ -150,7 +150,7 @@ class SharedGpusIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
-                assertThat(Files.readString(stack.process("device-driver-node-ts").log))
+                assertThat(Files.readString(stack.services.process("device-driver-node-ts").log))
                     .contains(
                         "simulated hardware, not running: nvidia-smi -i "
                             + SimulatedNode.uuid("node-ts", 0)
@@ -164,7 +164,8 @@ class SharedGpusIT {
     client.resource(pods.get(0)).delete();
     await()
         .atMost(Duration.ofSeconds(90))
-        .untilAsserted(() -> assertThat(stack.kubelet("node-ts").prepared(ninth)).isNotNull());
+        .untilAsserted(
+            () -> assertThat(stack.nodes.kubelet("node-ts").prepared(ninth)).isNotNull());
   }
 
   @Test
@@ -178,8 +179,8 @@ class SharedGpusIT {
         .atMost(Duration.ofSeconds(120))
         .untilAsserted(
             () -> {
-              assertThat(stack.kubelet("node-mig").prepared(a)).isNotNull();
-              assertThat(stack.kubelet("node-mig").prepared(b)).isNotNull();
+              assertThat(stack.nodes.kubelet("node-mig").prepared(a)).isNotNull();
+              assertThat(stack.nodes.kubelet("node-mig").prepared(b)).isNotNull();
             });
     List<String> got =
         List.of(
@@ -203,7 +204,7 @@ class SharedGpusIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
-                assertThat(Files.readString(stack.process("device-driver-node-mig").log))
+                assertThat(Files.readString(stack.services.process("device-driver-node-mig").log))
                     .contains("nvidia-smi mig -i 0 -cgi 9:0 -C")
                     .contains("nvidia-smi mig -i 0 -cgi 9:4 -C"));
 
@@ -216,7 +217,7 @@ class SharedGpusIT {
             () ->
                 assertThat(
                         List.of(whole, c).stream()
-                            .filter(p -> stack.kubelet("node-mig").prepared(p) != null))
+                            .filter(p -> stack.nodes.kubelet("node-mig").prepared(p) != null))
                     .isNotEmpty());
     assertCountersNotOverCommitted(List.of(whole, c));
     // unprepare destroyed the instances of the deleted pods' claims
@@ -224,7 +225,7 @@ class SharedGpusIT {
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () ->
-                assertThat(Files.readString(stack.process("device-driver-node-mig").log))
+                assertThat(Files.readString(stack.services.process("device-driver-node-mig").log))
                     .contains("nvidia-smi mig -i 0 -gi 1 -dgi")
                     .contains("nvidia-smi mig -i 0 -gi 2 -dgi"));
   }

@@ -101,7 +101,7 @@ class TracesIT {
     Pod pod = client.resource(Dra.podWithTemplate(ns, "traced", "one-l4")).create();
     await()
         .atMost(Duration.ofSeconds(90))
-        .untilAsserted(() -> assertThat(stack.kubelet(NODE).prepared(pod)).isNotNull());
+        .untilAsserted(() -> assertThat(stack.nodes.kubelet(NODE).prepared(pod)).isNotNull());
 
     ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
     String traceparent = claim.getMetadata().getAnnotations().get("kdra.io/traceparent");

@@ -327,7 +327,7 @@ final class UpstreamControllers implements AutoCloseable {
     } catch (IllegalStateException shuttingDown) {
       // the hook runs anyway
     }
-    Stack.deleteRecursively(dir);
+    TestFiles.deleteRecursively(dir);
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.kdra.core.alloc;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -8,7 +10,9 @@ import java.util.function.Supplier;
  * Builds the {@link Explanation} for a claim that could not be allocated: per request, how many
  * devices are in the class, match the request, and are free (and why the others are not); which
  * pools were skipped; and which constraints no combination of devices satisfies (found by
- * re-running a bounded search with one constraint at a time). Pure; uses its own search state.
+ * re-running a bounded search with one constraint at a time); and, for a failed attempt to allocate
+ * several claims together, each claim's outcome ({@link #outcomes}). Pure; uses its own search
+ * state.
  */
 final class Diagnoser {
 
@@ -32,6 +36,159 @@ final class Diagnoser {
     this.features = features;
     this.matcher = matcher;
     this.shareIds = shareIds;
+  }
+
+  /**
+   * The outcomes of a failed attempt to allocate {@code claims} together, each claim with its
+   * explanation: the problem found (the other claims blocked by it), or, per claim prepared and
+   * searched alone, why it does not fit; a claim that fits alone is blocked by one that does not,
+   * or by the search limit, or fits only apart from the others. {@code node} null means
+   * cluster-wide: every pool is considered, as if all devices were reachable from one node.
+   */
+  static List<ClaimOutcome> outcomes(
+      AllocationSnapshot snapshot,
+      AllocatorOptions options,
+      Node node,
+      List<ResourceClaim> claims,
+      Allocator.Attempt attempt) {
+    String nodeName = node == null ? null : node.getMetadata().getName();
+    List<ClaimOutcome> out = new ArrayList<>();
+    if (attempt.problem() != null) {
+      AllocationProblem p = attempt.problem();
+      for (int i = 0; i < claims.size(); i++) {
+        Explanation e =
+            i == p.claimIndex()
+                ? Explanation.problem(
+                    p.kind(), nodeName, p.request(), p.getMessage(), p.expression())
+                : Explanation.problem(
+                    Explanation.Kind.BLOCKED_BY_OTHER_CLAIM,
+                    nodeName,
+                    null,
+                    "claim "
+                        + Allocator.key(claims.get(p.claimIndex()))
+                        + " of the same pod cannot be "
+                        + "allocated",
+                    null);
+        out.add(new ClaimOutcome.NotAllocated(claims.get(i), e));
+      }
+      return out;
+    }
+    List<Pool> pools =
+        node == null
+            ? snapshot.inventory().allPools(options.features())
+            : snapshot.inventory().poolsFor(node, options.features());
+    DeviceMatcher matcher =
+        new DeviceMatcher(
+            options.selectors(),
+            options.features(),
+            node,
+            snapshot.inventory().cachesResultsOf(options.selectors()));
+    Diagnoser diagnoser =
+        new Diagnoser(pools, snapshot.allocated(), options.features(), matcher, options.shareIds());
+    List<Explanation> alone = new ArrayList<>();
+    List<ClaimPlan> plans = new ArrayList<>();
+    int firstShort = -1;
+    for (int i = 0; i < claims.size(); i++) {
+      Explanation e;
+      ClaimPlan plan = null;
+      try {
+        plan =
+            ClaimPlan.prepare(
+                i,
+                claims.get(i),
+                snapshot.classes(),
+                pools,
+                options.features(),
+                matcher,
+                snapshot.allocated());
+        e =
+            fitsAlone(snapshot, options, plan, pools, matcher)
+                ? null
+                : diagnoser.explain(plan, nodeName);
+      } catch (AllocationProblem p) {
+        e = Explanation.problem(p.kind(), nodeName, p.request(), p.getMessage(), p.expression());
+      } catch (SearchLimitException s) {
+        e =
+            Explanation.problem(
+                Explanation.Kind.SEARCH_LIMIT, nodeName, null, s.getMessage(), null);
+      }
+      alone.add(e);
+      plans.add(plan);
+      if (e != null && firstShort < 0) {
+        firstShort = i;
+      }
+    }
+    for (int i = 0; i < claims.size(); i++) {
+      Explanation e = alone.get(i);
+      if (e == null && attempt.limit() != null) {
+        e =
+            new Explanation(
+                Explanation.Kind.SEARCH_LIMIT,
+                nodeName,
+                List.of(),
+                diagnoser.poolIssues(),
+                List.of(),
+                attempt.limit().getMessage(),
+                null,
+                null);
+      } else if (e == null && firstShort >= 0) {
+        e =
+            Explanation.problem(
+                Explanation.Kind.BLOCKED_BY_OTHER_CLAIM,
+                nodeName,
+                null,
+                "claim "
+                    + Allocator.key(claims.get(firstShort))
+                    + " of the same pod cannot be allocated",
+                null);
+      } else if (e == null) {
+        String why =
+            node == null
+                ? "enough free devices exist, but not on any one node"
+                    + (claims.size() > 1 ? " for all of the pod's claims" : "")
+                : "each claim fits alone, but not all of the pod's claims together";
+        List<RequestReport> reports = List.of();
+        if (node == null) {
+          try {
+            // the plan prepared above: a claim without an explanation prepared without a problem
+            reports = diagnoser.reports(plans.get(i));
+          } catch (AllocationProblem p) {
+            // counting matches cluster-wide evaluates selectors on devices no node's search
+            // reached; an error there is no reason of this claim's, so the counts are left out
+          }
+        }
+        e =
+            new Explanation(
+                Explanation.Kind.NO_COMMON_NODE,
+                nodeName,
+                reports,
+                List.of(),
+                List.of(),
+                why,
+                null,
+                null);
+      }
+      out.add(new ClaimOutcome.NotAllocated(claims.get(i), e));
+    }
+    return out;
+  }
+
+  private static boolean fitsAlone(
+      AllocationSnapshot snapshot,
+      AllocatorOptions options,
+      ClaimPlan plan,
+      List<Pool> pools,
+      DeviceMatcher matcher) {
+    Search s =
+        new Search(
+            List.of(plan.copy(ClaimPlan.constraints(plan.index, plan.claim))),
+            pools,
+            snapshot.allocated(),
+            options.features(),
+            matcher,
+            options.shareIds(),
+            options.stepBudget());
+    return s.run();
   }
 
   /** Pools that were skipped because they are incomplete or invalid. */

@@ -18,10 +18,14 @@ import java.util.Objects;
  * scheduler does for prioritized lists: the node whose allocation uses the best-ranked subrequests
  * wins (a node where every such request gets its first choice ends the search), ties going to the
  * first node in search order; like kube-scheduler, only a bounded number of feasible nodes is
- * scored ({@link #feasibleNodesToScore}). The search starts at the first node by name, or, as
- * kube-scheduler's {@code nextStartNodeIndex}, at a position the caller passes and advances by
- * {@link Placement#examined} from one pod to the next, so that the bounded scoring does not keep
+ * scored ({@link ScoreBound#feasibleNodesToScore}). The search starts at the first node by name,
+ * or, as kube-scheduler's {@code nextStartNodeIndex}, at a position the caller passes and advances
+ * by {@link Placement#examined} from one pod to the next, so that the bounded scoring does not keep
  * looking at the same first nodes. Pure and deterministic.
+ *
+ * <p>It only drives the search: which nodes a pod may use is {@link NodeEligibility}'s, trying the
+ * claims on one node and what carries over to the next is {@link PodSearch}'s (the allocator's one
+ * entry for it), the scoring bounds are {@link ScoreBound}'s, and explanations {@link Diagnoser}'s.
  */
 public final class PodScheduler {
 
@@ -86,19 +90,8 @@ public final class PodScheduler {
     NodeIndex index =
         allocator.snapshot().inventory().nodeIndex(nodes, allocator.options().features());
     List<Node> sorted = index.sorted();
-    // only a pod with node constraints filters; without, every node is eligible and no list of
-    // them is built per pod
-    BitSet eligibleAt = null;
-    int eligibleCount = sorted.size();
-    if (hasNodeConstraints(pod) || pinned) {
-      eligibleAt = new BitSet(sorted.size());
-      for (int i = 0; i < sorted.size(); i++) {
-        if (podFits(pod, sorted.get(i), allocatedSelectors)) {
-          eligibleAt.set(i);
-        }
-      }
-      eligibleCount = eligibleAt.cardinality();
-    }
+    BitSet eligibleAt = NodeEligibility.eligible(pod, sorted, allocatedSelectors);
+    int eligibleCount = eligibleAt == null ? sorted.size() : eligibleAt.cardinality();
     if (eligibleCount == 0) {
       List<ClaimOutcome> out = new ArrayList<>();
       for (ResourceClaim c : claims) {
@@ -116,15 +109,15 @@ public final class PodScheduler {
     }
     SearchLimitException limit = null;
     String limitNode = null;
-    List<ClaimPlan> shared = allocator.prepareForAnyNode(claims);
+    PodSearch search = allocator.forPod(claims);
     SubrequestRanking ranking = SubrequestRanking.of(claims);
     Placement best = null;
     long bestScore = Long.MIN_VALUE;
     long reachable = -1;
     int feasible = 0;
-    int enough = feasibleNodesToScore(eligibleCount);
+    int enough = ScoreBound.feasibleNodesToScore(eligibleCount);
     AllocatedState state = allocator.snapshot().allocated();
-    boolean skipFull = allocator.fullNodesSkippable(claims);
+    boolean skipFull = search.skipsFullNodes();
     int n = sorted.size();
     int first = Math.floorMod(start, n);
     int k = 0; // steps from first: pos = (first + k) % n
@@ -147,11 +140,11 @@ public final class PodScheduler {
       if (best != null && feasible >= enough) {
         break;
       }
-      if (skipFull && allocator.poolsFull(node)) {
+      if (skipFull && search.poolsFull(node)) {
         index.markFull(pos, state);
         continue;
       }
-      Allocator.Attempt attempt = allocator.attempt(node, claims, shared);
+      Allocator.Attempt attempt = search.attempt(node);
       if (attempt.results() != null) {
         List<ClaimOutcome> out = new ArrayList<>();
         for (int i = 0; i < claims.size(); i++) {
@@ -163,7 +156,7 @@ public final class PodScheduler {
           return placement;
         }
         if (reachable < 0) {
-          reachable = shared != null ? allocator.bestReachableScore(shared) : ranking.best();
+          reachable = search.bestReachableScore(ranking.best());
         }
         if (score >= reachable) {
           return placement; // no node can do better: the first such node wins, as in a tie
@@ -173,17 +166,13 @@ public final class PodScheduler {
           best = placement;
           bestScore = score;
         }
-        shared = null; // a successful search leaves its picks in the plans
         continue;
       }
       if (best != null && attempt.problem() == null) {
         continue;
       }
       if (attempt.problem() != null) {
-        return new Placement(null, allocator.explain(node, claims, attempt), k + 1);
-      }
-      if (attempt.limit() != null) {
-        shared = null; // the aborted search left picks behind
+        return new Placement(null, search.explain(node, attempt), k + 1);
       }
       if (attempt.limit() != null && limit == null) {
         limit = attempt.limit();
@@ -193,8 +182,7 @@ public final class PodScheduler {
     if (best != null) {
       return new Placement(best.node(), best.outcomes(), k);
     }
-    List<ClaimOutcome> explained =
-        allocator.explain(null, claims, new Allocator.Attempt(null, null, null));
+    List<ClaimOutcome> explained = search.explain(null, new Allocator.Attempt(null, null, null));
     String note = notes(nodes.size(), eligibleCount, pinned, limit, limitNode);
     boolean noCommon =
         explained.stream()
@@ -229,19 +217,6 @@ public final class PodScheduler {
         + (nodes == 1 ? " node)" : " nodes)");
   }
 
-  /**
-   * How many feasible nodes are scored before choosing, as kube-scheduler's default adaptive {@code
-   * percentageOfNodesToScore}: all of up to 100 nodes, else {@code max(5, 50 - n/125)} percent of
-   * them but at least 100.
-   */
-  static int feasibleNodesToScore(int nodes) {
-    if (nodes < 100) {
-      return nodes;
-    }
-    int percentage = Math.max(5, 50 - nodes / 125);
-    return Math.max(100, nodes * percentage / 100);
-  }
-
   private static String notes(
       int all, int eligible, boolean pinned, SearchLimitException limit, String node) {
     List<String> notes = new ArrayList<>();
@@ -259,51 +234,16 @@ public final class PodScheduler {
     return notes.isEmpty() ? null : String.join("; ", notes);
   }
 
-  /** Whether the pod constrains its nodes at all; when not, {@link #podFits} is always true. */
-  private static boolean hasNodeConstraints(Pod pod) {
-    if (pod == null || pod.getSpec() == null) {
-      return false;
-    }
-    var spec = pod.getSpec();
-    return (spec.getNodeName() != null && !spec.getNodeName().isEmpty())
-        || (spec.getNodeSelector() != null && !spec.getNodeSelector().isEmpty())
-        || (spec.getAffinity() != null
-            && spec.getAffinity().getNodeAffinity() != null
-            && spec.getAffinity()
-                    .getNodeAffinity()
-                    .getRequiredDuringSchedulingIgnoredDuringExecution()
-                != null);
-  }
-
   /**
    * Whether the pod may run on the node: {@link #podFits(Pod, Node)}, and every allocated claim of
    * the pod may be used there ({@link NodeSelectors#allowAll}).
    */
   public static boolean podFits(Pod pod, Node node, List<NodeSelector> allocatedSelectors) {
-    return podFits(pod, node) && NodeSelectors.allowAll(allocatedSelectors, node);
+    return NodeEligibility.fits(pod, node, allocatedSelectors);
   }
 
   /** Whether the pod may run on the node: node name, node selector, required node affinity. */
   public static boolean podFits(Pod pod, Node node) {
-    if (pod == null || pod.getSpec() == null) {
-      return true;
-    }
-    var spec = pod.getSpec();
-    if (spec.getNodeName() != null
-        && !spec.getNodeName().isEmpty()
-        && !spec.getNodeName().equals(node.getMetadata().getName())) {
-      return false;
-    }
-    if (!NodeSelectors.labelsMatch(spec.getNodeSelector(), node)) {
-      return false;
-    }
-    if (spec.getAffinity() != null && spec.getAffinity().getNodeAffinity() != null) {
-      NodeSelector required =
-          spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
-      if (required != null && !NodeSelectors.matches(required, node)) {
-        return false;
-      }
-    }
-    return true;
+    return NodeEligibility.fits(pod, node);
   }
 }

@@ -512,6 +512,6 @@ class PodSchedulerTest {
     "100000, 5000"
   })
   void scoresAsManyFeasibleNodesAsKubeScheduler(int nodes, int scored) {
-    assertThat(PodScheduler.feasibleNodesToScore(nodes)).isEqualTo(scored);
+    assertThat(ScoreBound.feasibleNodesToScore(nodes)).isEqualTo(scored);
   }
 }

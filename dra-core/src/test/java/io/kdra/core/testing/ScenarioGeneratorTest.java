@@ -2,10 +2,16 @@ package io.kdra.core.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The generator is deterministic per seed and, over a few hundred seeds, produces every shape the
@@ -25,24 +31,31 @@ class ScenarioGeneratorTest {
   }
 
   /**
-   * Seeds quoted in docs/OPERATIONS.md must replay: the basic profile's scenarios for seeds 1-500
-   * are pinned by a digest, so that no change to the generator silently alters them (a new shape
+   * Seeds quoted in docs/OPERATIONS.md must replay: each profile's scenarios for seeds 1-500 are
+   * pinned by a digest, so that no change to the generator silently alters them (a new shape
    * belongs in another profile).
    */
-  @Test
-  void basicProfileSeedsStayReplayable() throws Exception {
-    java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(ScenarioGenerator.Profile.class)
+  void seedsStayReplayable(ScenarioGenerator.Profile profile) throws Exception {
+    MessageDigest sha = MessageDigest.getInstance("SHA-256");
     for (long seed = 1; seed <= 500; seed++) {
-      sha.update(
-          ScenarioGenerator.generate(seed)
-              .yaml()
-              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      sha.update(ScenarioGenerator.generate(seed, profile).yaml().getBytes(StandardCharsets.UTF_8));
     }
-    assertThat(java.util.HexFormat.of().formatHex(sha.digest())).isEqualTo(BASIC_DIGEST);
+    assertThat(HexFormat.of().formatHex(sha.digest())).isEqualTo(DIGESTS.get(profile));
   }
 
   static final String BASIC_DIGEST =
       "b0ea6c5992459d7aabb3cee929bb830d29b24d2d515d8364e00e1d9a439f01fe";
+
+  static final Map<ScenarioGenerator.Profile, String> DIGESTS =
+      Map.of(
+          ScenarioGenerator.Profile.BASIC,
+          BASIC_DIGEST,
+          ScenarioGenerator.Profile.EXTENDED,
+          "c5e594cfd0651b70164a9c14a632f5636ca8385a5ff11ccbde00f068a3dd2e08",
+          ScenarioGenerator.Profile.SHARED,
+          "3f1a9e1ae86a338e0e53904e2ff5f107fea2643cef5ffc1b60a4543381f75c58");
 
   @Test
   void yamlNamesTheSeedAndEveryObject() {

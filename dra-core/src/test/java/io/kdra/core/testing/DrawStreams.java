@@ -1,0 +1,33 @@
+package io.kdra.core.testing;
+
+import java.util.Random;
+
+/**
+ * The random streams a scenario is drawn from, one per profile, so that a richer profile adds
+ * shapes without moving a single draw of the poorer one: the basic stream alone decides a basic
+ * scenario, and every basic seed quoted in the docs replays as it was.
+ */
+final class DrawStreams {
+
+  /** The basic profile's choices, present in every profile. */
+  final Random basic;
+
+  /** The extended profile's own choices (also the shared one's); null in the basic profile. */
+  final Random extended;
+
+  /** The shared profile's own choices; null in the others. */
+  final Random shared;
+
+  DrawStreams(long seed, ScenarioGenerator.Profile profile) {
+    this.basic = new Random(seed);
+    this.extended =
+        profile != ScenarioGenerator.Profile.BASIC ? new Random(seed ^ 0x9E3779B97F4A7C15L) : null;
+    this.shared =
+        profile == ScenarioGenerator.Profile.SHARED ? new Random(seed ^ 0xC2B2AE3D27D4EB4FL) : null;
+  }
+
+  /** True with probability 1/n in the extended profile; never (and no draw) in the basic one. */
+  boolean extendedOneIn(int n) {
+    return extended != null && extended.nextInt(n) == 0;
+  }
+}

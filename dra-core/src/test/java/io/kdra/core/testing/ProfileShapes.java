@@ -1,0 +1,310 @@
+package io.kdra.core.testing;
+
+import static io.kdra.core.testing.DeviceParts.attr;
+import static io.kdra.core.testing.DeviceParts.slice;
+import static io.kdra.core.testing.Fixtures.intAttribute;
+import static io.kdra.core.testing.Fixtures.versionAttribute;
+import static io.kdra.core.testing.ScenarioGenerator.DEGRADED_KEY;
+import static io.kdra.core.testing.ScenarioGenerator.FABRIC;
+import static io.kdra.core.testing.ScenarioGenerator.GPU;
+import static io.kdra.core.testing.ScenarioGenerator.TAINT_KEY;
+
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
+import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Consumer;
+
+/**
+ * What the extended and shared profiles add to a basic scenario, each from its own stream (so the
+ * basic draws stay as they were): adminAccess, binding conditions, a pool with per-device node
+ * selection, degraded taints and richer tolerations, pods with their own node constraints, and, in
+ * the shared profile, pods that share claims. In the basic profile every method is a no-op that
+ * draws nothing.
+ */
+final class ProfileShapes {
+
+  private final DrawStreams streams;
+
+  /** The extended stream; null in the basic profile. */
+  private final Random x;
+
+  /** The shared stream; null unless shared. */
+  private final Random y;
+
+  /** The cluster's nodes, filled by the cluster draw before any shape needs them. */
+  private final List<Node> nodes;
+
+  /** The extended profile's own slices, placed among the others after the basic shuffle. */
+  private final List<ResourceSlice> extraSlices = new ArrayList<>();
+
+  ProfileShapes(DrawStreams streams, List<Node> nodes) {
+    this.streams = streams;
+    this.x = streams.extended;
+    this.y = streams.shared;
+    this.nodes = nodes;
+  }
+
+  // ---- devices -------------------------------------------------------------------------------
+
+  /** Extended: at times binding conditions, at times a degraded taint beside any other. */
+  void gpu(Device d) {
+    if (streams.extendedOneIn(8)) {
+      bindingConditions(d, GPU);
+    }
+    if (streams.extendedOneIn(8)) {
+      DeviceTaint t = new DeviceTaint();
+      t.setKey(DEGRADED_KEY);
+      if (x.nextBoolean()) {
+        t.setValue("high");
+      }
+      t.setEffect(x.nextBoolean() ? "NoExecute" : "NoSchedule");
+      List<DeviceTaint> taints = new ArrayList<>(d.getTaints() == null ? List.of() : d.getTaints());
+      taints.add(t);
+      d.setTaints(taints);
+    }
+  }
+
+  /** Extended: a fabric link has binding conditions one time in four. */
+  void fabricLink(Device d) {
+    if (streams.extendedOneIn(4)) {
+      bindingConditions(d, FABRIC);
+    }
+  }
+
+  /**
+   * Extended, one time in two: network-attached links in a slice with {@code
+   * perDeviceNodeSelection}, each link reachable from one node by name, from nodes by selector, or
+   * from all nodes; some with binding conditions. Not offered to claims allocated before the run.
+   */
+  void perDevicePool() {
+    if (!streams.extendedOneIn(2)) {
+      return;
+    }
+    List<Device> devices = new ArrayList<>();
+    int links = 2 + x.nextInt(3);
+    for (int i = 0; i < links; i++) {
+      Device d = new Device();
+      d.setName("link-" + i);
+      d.setAttributes(new LinkedHashMap<>());
+      attr(d, "bandwidth", intAttribute(new long[] {50, 100, 200}[x.nextInt(3)]));
+      attr(d, "generation", versionAttribute(x.nextBoolean() ? "3.0.0" : "4.1.0"));
+      switch (x.nextInt(4)) {
+        case 0, 1 -> d.setNodeName(nodes.get(x.nextInt(nodes.size())).getMetadata().getName());
+        case 2 ->
+            d.setNodeSelector(
+                x.nextBoolean()
+                    ? AllocFixtures.labelSelector("zone", x.nextBoolean() ? "a" : "b")
+                    : AllocFixtures.labelSelector(
+                        "kubernetes.io/hostname",
+                        nodes.get(x.nextInt(nodes.size())).getMetadata().getName()));
+        default -> d.setAllNodes(true);
+      }
+      if (x.nextInt(4) == 0) {
+        bindingConditions(d, FABRIC);
+      }
+      devices.add(d);
+    }
+    ResourceSlice s = slice("attach", FABRIC, null, 1, 1, devices);
+    s.getSpec().setPerDeviceNodeSelection(true);
+    extraSlices.add(s);
+  }
+
+  /** Places the extended profile's own slices among the (already shuffled) basic ones. */
+  void placeExtraSlices(List<ResourceSlice> slices) {
+    for (ResourceSlice extra : extraSlices) {
+      slices.add(x.nextInt(slices.size() + 1), extra);
+    }
+  }
+
+  /** Binding conditions (both lists, as the API requires), bound to the node half the time. */
+  private void bindingConditions(Device d, String domain) {
+    d.setBindingConditions(List.of(domain + "/attached"));
+    d.setBindingFailureConditions(List.of(domain + "/attach-failed"));
+    if (x.nextBoolean()) {
+      d.setBindsToNode(true);
+    }
+  }
+
+  // ---- requests ------------------------------------------------------------------------------
+
+  /** Extended: adminAccess one time in eight (subrequests have none in resource.k8s.io/v1). */
+  void exactRequest(ExactDeviceRequest e) {
+    if (streams.extendedOneIn(8)) {
+      e.setAdminAccess(true);
+    }
+  }
+
+  /**
+   * Extended, one time in five: one or two tolerations of the NoExecute, tolerationSeconds kind and
+   * more, in place of the basic ones.
+   */
+  void tolerations(Consumer<List<DeviceToleration>> tolerations) {
+    if (!streams.extendedOneIn(5)) {
+      return;
+    }
+    List<DeviceToleration> out = new ArrayList<>();
+    int n = 1 + x.nextInt(2);
+    for (int i = 0; i < n; i++) {
+      DeviceToleration t = new DeviceToleration();
+      switch (x.nextInt(6)) {
+        case 0 -> {
+          t.setKey(TAINT_KEY);
+          t.setOperator("Equal");
+          t.setValue("true");
+          t.setEffect("NoExecute");
+          t.setTolerationSeconds(new long[] {0, 60, 3600}[x.nextInt(3)]);
+        }
+        case 1 -> {
+          t.setKey(DEGRADED_KEY);
+          t.setOperator("Exists");
+          t.setEffect(x.nextBoolean() ? "NoExecute" : "NoSchedule");
+          if (x.nextBoolean()) {
+            t.setTolerationSeconds(300L);
+          }
+        }
+        case 2 -> t.setOperator("Exists"); // no key: tolerates every taint
+        case 3 -> {
+          t.setKey(TAINT_KEY);
+          t.setOperator("Equal");
+          t.setValue("false"); // tolerates nothing the generator taints with
+        }
+        case 4 -> {
+          t.setKey(DEGRADED_KEY);
+          t.setOperator("Equal");
+          t.setValue("high");
+        }
+        default -> {
+          t.setKey(DEGRADED_KEY);
+          t.setOperator("Equal"); // empty value: matches only taints without one
+        }
+      }
+      out.add(t);
+    }
+    tolerations.accept(out);
+  }
+
+  // ---- pods ----------------------------------------------------------------------------------
+
+  /** Extended and shared: a basic pod's own node constraints, from the extended stream. */
+  void place(PodSpec spec) {
+    if (x != null) {
+      placement(spec, x);
+    }
+  }
+
+  /**
+   * Shared profile: one in two pods also uses another claim (allocated before the run, or pending:
+   * another pod's, or one no pod used), and one to three more pods, placed among the others, use
+   * one or two such claims (at times beside a claim from the template), some with node constraints
+   * of their own.
+   */
+  void shareClaims(
+      List<ResourceClaim> old,
+      List<ResourceClaim> pending,
+      List<ResourceClaimTemplate> templates,
+      List<Pod> pods) {
+    if (y == null) {
+      return;
+    }
+    for (Pod pod : pods) {
+      if (y.nextBoolean()) {
+        share(pod, old, pending);
+      }
+    }
+    int more = 1 + y.nextInt(3);
+    for (int i = 0; i < more; i++) {
+      Pod pod = PodDraw.pod("share-" + i, List.of());
+      int uses = 1 + y.nextInt(2);
+      for (int j = 0; j < uses; j++) {
+        share(pod, old, pending);
+      }
+      if (!templates.isEmpty() && y.nextInt(3) == 0) {
+        pod.getSpec().getResourceClaims().add(PodDraw.templateUse(templates.get(0)));
+      }
+      if (y.nextBoolean()) {
+        placement(pod.getSpec(), y);
+      }
+      pods.add(y.nextInt(pods.size() + 1), pod);
+    }
+  }
+
+  /** Adds a use of a claim allocated before (one time in two, when there is one) or a pending. */
+  private void share(Pod pod, List<ResourceClaim> old, List<ResourceClaim> pending) {
+    List<ResourceClaim> from = !old.isEmpty() && y.nextBoolean() ? old : pending;
+    String name = from.get(y.nextInt(from.size())).getMetadata().getName();
+    List<PodResourceClaim> refs = pod.getSpec().getResourceClaims();
+    if (refs.stream().anyMatch(prc -> name.equals(prc.getResourceClaimName()))) {
+      return;
+    }
+    PodResourceClaim prc = new PodResourceClaim();
+    prc.setName("s" + refs.size());
+    prc.setResourceClaimName(name);
+    refs.add(prc);
+  }
+
+  /** A pod's own node constraints, drawn from {@code rnd}, sometimes none that any node meets. */
+  private void placement(PodSpec spec, Random rnd) {
+    // at times a node that is not there
+    String someNode = "node-" + rnd.nextInt(nodes.size() + 1);
+    switch (rnd.nextInt(6)) {
+      case 0 -> spec.setNodeName(someNode);
+      case 1 -> spec.setNodeSelector(Map.of("zone", rnd.nextBoolean() ? "a" : "b"));
+      case 2 ->
+          spec.setAffinity(
+              new AffinityBuilder()
+                  .withNewNodeAffinity()
+                  .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                  .addNewNodeSelectorTerm()
+                  .addToMatchExpressions(
+                      new NodeSelectorRequirementBuilder()
+                          .withKey("kubernetes.io/hostname")
+                          .withOperator(rnd.nextBoolean() ? "In" : "NotIn")
+                          .withValues(someNode)
+                          .build())
+                  .endNodeSelectorTerm()
+                  .endRequiredDuringSchedulingIgnoredDuringExecution()
+                  .endNodeAffinity()
+                  .build());
+      case 3 ->
+          spec.setAffinity(
+              new AffinityBuilder()
+                  .withNewNodeAffinity()
+                  .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                  .addNewNodeSelectorTerm()
+                  .addToMatchExpressions(
+                      new NodeSelectorRequirementBuilder()
+                          .withKey("zone")
+                          .withOperator("In")
+                          .withValues("a")
+                          .build())
+                  .endNodeSelectorTerm()
+                  .addNewNodeSelectorTerm()
+                  .addToMatchFields(
+                      new NodeSelectorRequirementBuilder()
+                          .withKey("metadata.name")
+                          .withOperator("In")
+                          .withValues(someNode)
+                          .build())
+                  .endNodeSelectorTerm()
+                  .endRequiredDuringSchedulingIgnoredDuringExecution()
+                  .endNodeAffinity()
+                  .build());
+      default -> {} // no constraint
+    }
+  }
+}

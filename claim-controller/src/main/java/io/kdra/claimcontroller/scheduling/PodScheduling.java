@@ -319,7 +319,12 @@ public final class PodScheduling {
       ExtendedResources.Need extended) {
     List<Pod> assumedBound =
         recent.assumedBound(
-            p -> view.pod(p.getMetadata().getNamespace(), p.getMetadata().getName()));
+            p -> {
+              // rechecked now: the informer's cache may show the pod bound before its event's
+              // notice comes, and it no longer counts as being bound from here on
+              usage.podChanged(p.getMetadata().getNamespace(), p.getMetadata().getName());
+              return view.pod(p.getMetadata().getNamespace(), p.getMetadata().getName());
+            });
     NodeFilter.Result nodes =
         NodeFilter.filter(
             pod,

@@ -36,6 +36,7 @@ final class InformerClusterView implements ClusterView {
   }
 
   private final IndexerResourceCache<Pod> pods;
+  private final SharedInformer<Pod> podEvents;
   private final SharedInformer<ResourceClaim> claims;
   private final InformerEventSource<ResourceClaimTemplate, Pod> templates;
   private final InformerEventSource<Node, Pod> nodes;
@@ -44,12 +45,14 @@ final class InformerClusterView implements ClusterView {
 
   InformerClusterView(
       IndexerResourceCache<Pod> pods,
+      SharedInformer<Pod> podEvents,
       SharedInformer<ResourceClaim> claims,
       InformerEventSource<ResourceClaimTemplate, Pod> templates,
       InformerEventSource<Node, Pod> nodes,
       InformerEventSource<ResourceSlice, Pod> slices,
       InformerEventSource<DeviceClass, Pod> classes) {
     this.pods = pods;
+    this.podEvents = podEvents;
     this.claims = claims;
     this.templates = templates;
     this.nodes = nodes;
@@ -92,6 +95,16 @@ final class InformerClusterView implements ClusterView {
   @Override
   public Optional<ResourceClaimTemplate> template(String namespace, String name) {
     return templates.get(new ResourceID(name, namespace));
+  }
+
+  /** Both informers publish each event after their caches hold it. */
+  @Override
+  public boolean subscribe(Changes changes) {
+    claims.subscribe(
+        (c, deleted) -> changes.claim(c.getMetadata().getNamespace(), c.getMetadata().getName()));
+    podEvents.subscribe(
+        (p, deleted) -> changes.pod(p.getMetadata().getNamespace(), p.getMetadata().getName()));
+    return true;
   }
 
   @Override

@@ -130,7 +130,9 @@ public class PodReconciler implements Reconciler<Pod> {
                 .withPrimaryToSecondaryMapper(NO_INDEX)
                 .build(),
             ctx);
-    var view = new InformerClusterView(pods, shared.claims(), templates, nodes, slices, classes);
+    var view =
+        new InformerClusterView(
+            pods, shared.pods(), shared.claims(), templates, nodes, slices, classes);
     scheduling =
         new PodScheduling(
             view,

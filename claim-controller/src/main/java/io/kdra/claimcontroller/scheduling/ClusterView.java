@@ -46,6 +46,22 @@ public interface ClusterView {
 
   Optional<ResourceClaimTemplate> template(String namespace, String name);
 
+  /** Told the key of each claim and pod whose answer changed, once the view answers with it. */
+  interface Changes {
+    void claim(String namespace, String name);
+
+    void pod(String namespace, String name);
+  }
+
+  /**
+   * Subscribes {@code changes} to every change of the view's claims and pods. Returns false when
+   * the view gives no such notices (as by default): then state kept from its answers must be read
+   * again in full each time.
+   */
+  default boolean subscribe(Changes changes) {
+    return false;
+  }
+
   List<ResourceSlice> slices();
 
   List<DeviceClass> deviceClasses();

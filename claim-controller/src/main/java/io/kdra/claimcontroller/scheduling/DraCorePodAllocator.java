@@ -23,9 +23,10 @@ import java.util.stream.Collectors;
  * node where all the pod's unallocated claims fit together, searching from where the last pod's
  * search stopped, as kube-scheduler; scored among a bounded number for {@code firstAvailable}).
  * {@link #allocate} keeps its snapshot from one call to the next ({@link SnapshotCache}), so the
- * inventory's caches last while the slices do; the caller serialises calls and passes its own
- * recent allocations in {@code allClaims}. {@link #placement} and {@link #allocator} build a fresh
- * snapshot for one-off questions ({@code kubectl dra}).
+ * inventory's caches last while the slices do; the caller serialises calls and passes what every
+ * allocation holds, its own recent ones included ({@link AllocatedClaims}, kept incrementally).
+ * {@link #placement} and {@link #allocator} build a fresh snapshot for one-off questions ({@code
+ * kubectl dra}).
  */
 public final class DraCorePodAllocator implements PodAllocator {
 
@@ -49,10 +50,10 @@ public final class DraCorePodAllocator implements PodAllocator {
       Pod pod,
       List<Node> candidates,
       List<ResourceClaim> unallocated,
-      List<ResourceClaim> allClaims,
+      AllocatedState allocated,
       ClusterView view) {
     synchronized (cache) {
-      AllocationSnapshot snapshot = cache.snapshot(view.slices(), view.deviceClasses(), allClaims);
+      AllocationSnapshot snapshot = cache.snapshot(view.slices(), view.deviceClasses(), allocated);
       PodScheduler.Placement placement =
           PodScheduler.schedule(
               new Allocator(snapshot, options), candidates, pod, unallocated, List.of(), nextStart);

@@ -69,11 +69,13 @@ final class ExtendedClaimWrites {
       throw e;
     }
     String uid = created.getMetadata().getUid();
+    // the real claim's allocation is assumed before the placeholder's is dropped: an attempt in
+    // between sees the devices taken (perhaps twice), never free
     recent.created(created);
-    recent.forgetCreated(placeholder);
     AllocationResult allocation = allocations.get(placeholder);
-    recent.forgetAllocation(placeholder);
     recent.allocated(uid, allocation);
+    recent.forgetCreated(placeholder);
+    recent.forgetAllocation(placeholder);
 
     List<ResourceClaim> claims = new ArrayList<>(podClaims);
     claims.add(created);

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.extended.ExtendedResourceClaims;
 import io.kdra.core.extended.ExtendedResourceClasses;
 import io.kdra.core.extended.ExtendedResourceFit;
@@ -132,7 +133,7 @@ final class ExtendedResources {
       Filtered filtered,
       List<ResourceClaim> unallocated,
       PodAllocator allocator,
-      List<ResourceClaim> allClaims,
+      AllocatedState allocated,
       ClusterView view) {
     List<Node> nodes = filtered.nodes().feasible();
     PodAllocator.Decision firstRefusal = null;
@@ -162,7 +163,7 @@ final class ExtendedResources {
         return new Decision(
             new PodAllocator.Decision.Placed(run.get(0).getMetadata().getName(), Map.of()), null);
       }
-      PodAllocator.Decision d = allocator.allocate(need.pod(), run, claims, allClaims, view);
+      PodAllocator.Decision d = allocator.allocate(need.pod(), run, claims, allocated, view);
       if (d instanceof PodAllocator.Decision.Placed) {
         return new Decision(d, special);
       }

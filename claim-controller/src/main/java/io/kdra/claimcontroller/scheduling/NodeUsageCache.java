@@ -6,45 +6,164 @@ import io.kdra.claimcontroller.domain.PodRequests;
 import io.kdra.claimcontroller.domain.Pods;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * What the pods bound to each node request, for {@link io.kdra.claimcontroller.domain.NodeFilter}:
- * each pod's requests are parsed once per pod object (an informer replaces the object on every
- * change) instead of once per scheduling attempt, and pods this controller is binding count on
- * their node before the informer shows them bound.
+ * What the pods bound to each node request, for {@link io.kdra.claimcontroller.domain.NodeFilter},
+ * kept from one attempt to the next: fed by notices of the pods that changed (informer events, by
+ * namespace and name), each rechecked against the informer's copy ({@code podAt}), so an attempt
+ * costs the pods that changed, not every pod. Each pod's requests are parsed once per pod object.
+ * Pods this controller is binding count on their node before the informer shows them bound, once.
+ * Without notices ({@code live} false) every call is a full pass over the pods.
  *
- * <p>Not thread-safe: the caller serialises attempts (the scheduling lock).
+ * <p>{@link #podChanged} is thread-safe; {@link #usage} is not: the caller serialises attempts (the
+ * scheduling lock).
  */
 final class NodeUsageCache {
 
-  private record Parsed(Pod pod, PodRequests requests) {}
-
-  private Map<String, Parsed> byUid = new HashMap<>();
-
-  /** Node name to what its bound, non-terminal pods ({@code informed} and {@code binding}) use. */
-  Map<String, NodeUsage> usage(Collection<Pod> informed, Collection<Pod> binding) {
-    Map<String, Parsed> next = new HashMap<>(byUid.size() * 2 + 16);
-    Map<String, NodeUsage> usage = new HashMap<>();
-    for (Pod p : informed) {
-      count(p, next, usage);
+  /** A pod's namespace and name. */
+  record Key(String namespace, String name) {
+    static Key of(Pod p) {
+      return new Key(p.getMetadata().getNamespace(), p.getMetadata().getName());
     }
-    for (Pod p : binding) {
-      count(p, next, usage);
+  }
+
+  private record Counted(Pod pod, String node, NodeUsage usage) {}
+
+  private record Parsed(Pod pod, NodeUsage usage) {}
+
+  private final Function<Key, Optional<Pod>> podAt;
+  private final Supplier<Collection<Pod>> allPods;
+  private final BooleanSupplier live;
+  private final Set<Key> dirty = ConcurrentHashMap.newKeySet();
+
+  /** Guarded by the caller's lock, as below. */
+  private boolean built;
+
+  private final Map<Key, Counted> counted = new HashMap<>();
+  private final Set<String> countedUids = new HashSet<>();
+  private final Map<String, Map<Key, NodeUsage>> perNode = new HashMap<>();
+  private final Map<String, NodeUsage> byNode = new HashMap<>();
+  private Map<String, Parsed> binding = new HashMap<>();
+
+  /**
+   * @param podAt the informer's pod at a key
+   * @param allPods every pod the informer has, for a full pass
+   * @param live whether every change is noticed ({@link #podChanged})
+   */
+  NodeUsageCache(
+      Function<Key, Optional<Pod>> podAt, Supplier<Collection<Pod>> allPods, BooleanSupplier live) {
+    this.podAt = podAt;
+    this.allPods = allPods;
+    this.live = live;
+  }
+
+  /** The pod {@code namespace/name} may have changed (an informer event, after its cache). */
+  void podChanged(String namespace, String name) {
+    dirty.add(new Key(namespace, name));
+  }
+
+  /** Node name to what its bound, non-terminal pods (informed and {@code being bound}) use. */
+  Map<String, NodeUsage> usage(Collection<Pod> beingBound) {
+    if (!live.getAsBoolean() || !built) {
+      fullPass();
+    } else if (!dirty.isEmpty()) {
+      List<Key> keys = List.copyOf(dirty);
+      // removed before they are read again: a notice that comes meanwhile stays for the next call
+      keys.forEach(dirty::remove);
+      keys.forEach(this::recheck);
     }
-    byUid = next;
+    Map<String, NodeUsage> usage = new HashMap<>(byNode);
+    Map<String, Parsed> next = new HashMap<>();
+    for (Pod p : beingBound) {
+      String uid = p.getMetadata().getUid();
+      if (!counts(p) || countedUids.contains(uid) || next.containsKey(uid)) {
+        continue;
+      }
+      Parsed known = binding.get(uid);
+      if (known == null || known.pod() != p) {
+        known = new Parsed(p, NodeUsage.of(PodRequests.of(p)));
+      }
+      next.put(uid, known);
+      usage.merge(p.getSpec().getNodeName(), known.usage(), NodeUsage::plus);
+    }
+    binding = next;
     return usage;
   }
 
-  private void count(Pod p, Map<String, Parsed> next, Map<String, NodeUsage> usage) {
-    if (!Pods.isBound(p) || Pods.isTerminal(p) || next.containsKey(p.getMetadata().getUid())) {
+  private void fullPass() {
+    dirty.clear();
+    counted.clear();
+    countedUids.clear();
+    perNode.clear();
+    byNode.clear();
+    for (Pod p : allPods.get()) {
+      Key k = Key.of(p);
+      if (counts(p) && !counted.containsKey(k)) {
+        add(k, p);
+      }
+    }
+    built = true;
+  }
+
+  private void recheck(Key k) {
+    Pod now = podAt.apply(k).filter(NodeUsageCache::counts).orElse(null);
+    Counted old = counted.get(k);
+    if (old != null && old.pod() == now) {
       return;
     }
-    Parsed known = byUid.get(p.getMetadata().getUid());
-    if (known == null || known.pod() != p) {
-      known = new Parsed(p, PodRequests.of(p));
+    if (old != null) {
+      remove(k, old);
     }
-    next.put(p.getMetadata().getUid(), known);
-    usage.merge(p.getSpec().getNodeName(), NodeUsage.of(known.requests()), NodeUsage::plus);
+    if (now != null) {
+      add(k, now);
+    }
+  }
+
+  private void add(Key k, Pod p) {
+    String node = p.getSpec().getNodeName();
+    Counted c = new Counted(p, node, NodeUsage.of(PodRequests.of(p)));
+    counted.put(k, c);
+    countedUids.add(p.getMetadata().getUid());
+    perNode.computeIfAbsent(node, n -> new HashMap<>()).put(k, c.usage());
+    sum(node);
+  }
+
+  private void remove(Key k, Counted c) {
+    counted.remove(k);
+    countedUids.remove(c.pod().getMetadata().getUid());
+    Map<Key, NodeUsage> on = perNode.get(c.node());
+    if (on != null) {
+      on.remove(k);
+      if (on.isEmpty()) {
+        perNode.remove(c.node());
+      }
+    }
+    sum(c.node());
+  }
+
+  private void sum(String node) {
+    Map<Key, NodeUsage> on = perNode.get(node);
+    if (on == null) {
+      byNode.remove(node);
+      return;
+    }
+    NodeUsage total = NodeUsage.NONE;
+    for (NodeUsage u : on.values()) {
+      total = total.plus(u);
+    }
+    byNode.put(node, total);
+  }
+
+  private static boolean counts(Pod p) {
+    return Pods.isBound(p) && !Pods.isTerminal(p);
   }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.core.alloc.AllocatedState;
 import java.util.List;
 import java.util.Map;
 
@@ -19,13 +20,13 @@ public interface PodAllocator {
    * Allocates {@code unallocated} for {@code pod} on the first of {@code candidates} (already
    * filtered for the pod and sorted) where all fit.
    *
-   * @param allClaims every claim in the cluster with its current or assumed allocation
+   * @param allocated what every claim in the cluster holds, with its current or assumed allocation
    */
   Decision allocate(
       Pod pod,
       List<Node> candidates,
       List<ResourceClaim> unallocated,
-      List<ResourceClaim> allClaims,
+      AllocatedState allocated,
       ClusterView view);
 
   /** The answer. */

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
@@ -67,8 +68,13 @@ public final class PodScheduling {
   private final ExtendedClaimWriter extendedClaims;
   private final ExtendedClaimWrites extendedWrites;
 
-  /** Guarded by {@link #lock}, as the three below. */
-  private final NodeUsageCache usage = new NodeUsageCache();
+  /**
+   * What every claim's allocation holds and what each node's pods use, kept across attempts from
+   * the view's change notices; read under {@link #lock}, as the three below.
+   */
+  private final AllocatedClaims allocated;
+
+  private final NodeUsageCache usage;
 
   private List<Node> sortedNodes = List.of();
   private Set<Node> sortedNodeSet = Set.of();
@@ -115,6 +121,24 @@ public final class PodScheduling {
     this.writes = new ReserveAndBind(view, recent, claims, binder, events, tracer);
     this.extendedClaims = ExtendedClaimWriter.of(claims);
     this.extendedWrites = new ExtendedClaimWrites(recent, extendedClaims, writes, events);
+    AtomicBoolean live = new AtomicBoolean();
+    this.allocated =
+        AllocatedClaims.over(
+            k -> view.claim(k.namespace(), k.name()), view::claims, recent, live::get);
+    this.usage = new NodeUsageCache(k -> view.pod(k.namespace(), k.name()), view::pods, live::get);
+    live.set(
+        view.subscribe(
+            new ClusterView.Changes() {
+              @Override
+              public void claim(String namespace, String name) {
+                allocated.claimChanged(namespace, name);
+              }
+
+              @Override
+              public void pod(String namespace, String name) {
+                usage.podChanged(namespace, name);
+              }
+            }));
   }
 
   /**
@@ -221,6 +245,14 @@ public final class PodScheduling {
         recent.created(placement.special().claim());
       }
       placement.allocations().forEach(recent::allocated);
+      // (RecentWrites tells the UIDs too; the keys make the next attempt's recheck direct)
+      podClaims.forEach(
+          c -> allocated.claimChanged(c.getMetadata().getNamespace(), c.getMetadata().getName()));
+      if (placement.special() != null) {
+        ResourceClaim special = placement.special().claim();
+        allocated.claimChanged(
+            special.getMetadata().getNamespace(), special.getMetadata().getName());
+      }
       recent.binding(pod, placement.node());
     }
     try {
@@ -287,12 +319,17 @@ public final class PodScheduling {
       ExtendedResources.Need extended) {
     List<Pod> assumedBound =
         recent.assumedBound(
-            p -> view.pod(p.getMetadata().getNamespace(), p.getMetadata().getName()));
+            p -> {
+              // rechecked now: the informer's cache may show the pod bound before its event's
+              // notice comes, and it no longer counts as being bound from here on
+              usage.podChanged(p.getMetadata().getNamespace(), p.getMetadata().getName());
+              return view.pod(p.getMetadata().getNamespace(), p.getMetadata().getName());
+            });
     NodeFilter.Result nodes =
         NodeFilter.filter(
             pod,
             sortedNodes(),
-            usage.usage(view.pods(), assumedBound),
+            usage.usage(assumedBound),
             NodeSelectors.ofAllocated(podClaims),
             allocatable::of);
     ExtendedResources.Filtered byExtended = null;
@@ -327,7 +364,7 @@ public final class PodScheduling {
       if (extended != null && extended.served()) {
         ExtendedResources.Decision xd =
             ExtendedResources.allocate(
-                extended, byExtended, unallocated, allocator, recent.overlay(view.claims()), view);
+                extended, byExtended, unallocated, allocator, allocated.state(), view);
         if (xd.decision() instanceof PodAllocator.Decision.NotPlaced np) {
           spans.values().forEach(ClaimTracer.TraceSpan::end);
           return new NotPlaced(
@@ -349,8 +386,7 @@ public final class PodScheduling {
         node = nodes.feasible().get(0).getMetadata().getName();
       } else {
         PodAllocator.Decision d =
-            allocator.allocate(
-                pod, nodes.feasible(), unallocated, recent.overlay(view.claims()), view);
+            allocator.allocate(pod, nodes.feasible(), unallocated, allocated.state(), view);
         if (d instanceof PodAllocator.Decision.NotPlaced np) {
           spans.values().forEach(ClaimTracer.TraceSpan::end);
           return new NotPlaced(

@@ -10,10 +10,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -35,21 +38,52 @@ public final class RecentWrites {
   private final Duration ttl;
   private final Clock clock;
 
+  /**
+   * Told the UID of every claim whose created copy or assumed allocation was added, replaced or
+   * dropped (also by expiry), right after the change: {@link AllocatedClaims} rechecks only those.
+   */
+  private final List<Consumer<String>> claimListeners = new CopyOnWriteArrayList<>();
+
   public RecentWrites(Duration ttl, Clock clock) {
     this.ttl = ttl;
     this.clock = clock;
   }
 
+  /** Adds who is told of changes to created claims and assumed allocations. */
+  void onClaimChanged(Consumer<String> listener) {
+    claimListeners.add(listener);
+  }
+
+  private void claimChanged(String uid) {
+    for (Consumer<String> l : claimListeners) {
+      l.accept(uid);
+    }
+  }
+
   /** Remembers a claim this controller created. */
   public void created(ResourceClaim claim) {
     created.put(claim.getMetadata().getUid(), new Entry<>(claim, clock.instant()));
+    claimChanged(claim.getMetadata().getUid());
   }
 
   /**
    * Forgets the created claim with {@code uid} (it was deleted, or replaced by its stored copy).
    */
   public void forgetCreated(String uid) {
-    created.remove(uid);
+    if (created.remove(uid) != null) {
+      claimChanged(uid);
+    }
+  }
+
+  /** The created claim with {@code uid} while remembered. */
+  Optional<ResourceClaim> createdByUid(String uid) {
+    Entry<ResourceClaim> e = created.get(uid);
+    return e == null ? Optional.empty() : Optional.of(e.value());
+  }
+
+  /** Whether an allocation of the claim with {@code uid} is remembered (assumed). */
+  boolean assumes(String uid) {
+    return allocated.containsKey(uid);
   }
 
   /** Whether the pod with {@code uid} is being bound by this process, as far as it knows. */
@@ -61,11 +95,14 @@ public final class RecentWrites {
   /** Remembers an allocation this controller wrote to the claim with {@code uid}. */
   public void allocated(String uid, AllocationResult allocation) {
     allocated.put(uid, new Entry<>(allocation, clock.instant()));
+    claimChanged(uid);
   }
 
   /** Forgets the allocation of claim {@code uid} (it was rolled back or deallocated). */
   public void forgetAllocation(String uid) {
-    allocated.remove(uid);
+    if (allocated.remove(uid) != null) {
+      claimChanged(uid);
+    }
   }
 
   /**
@@ -113,6 +150,22 @@ public final class RecentWrites {
                 namespace.equals(c.getMetadata().getNamespace())
                     && name.equals(c.getMetadata().getName()))
         .findFirst();
+  }
+
+  /**
+   * Every remembered created claim named {@code namespace/name} (several: the in-memory claims for
+   * extended resources share one name), expired ones included until the next expiry.
+   */
+  List<ResourceClaim> createdAt(String namespace, String name) {
+    List<ResourceClaim> out = new ArrayList<>(1);
+    for (Entry<ResourceClaim> e : created.values()) {
+      ResourceClaim c = e.value();
+      if (namespace.equals(c.getMetadata().getNamespace())
+          && name.equals(c.getMetadata().getName())) {
+        out.add(c);
+      }
+    }
+    return out;
   }
 
   /** The claims this controller created for the pod with {@code podUid}, as created. */
@@ -168,10 +221,22 @@ public final class RecentWrites {
         .build();
   }
 
-  private void expire() {
+  /** Drops what is older than the TTL now (it also happens on most reads). */
+  void expire() {
     Instant cutoff = clock.instant().minus(ttl);
-    created.values().removeIf(e -> e.at().isBefore(cutoff));
-    allocated.values().removeIf(e -> e.at().isBefore(cutoff));
-    binding.values().removeIf(e -> e.at().isBefore(cutoff));
+    expire(created, cutoff, true);
+    expire(allocated, cutoff, true);
+    expire(binding, cutoff, false);
+  }
+
+  private <T> void expire(Map<String, Entry<T>> entries, Instant cutoff, boolean claims) {
+    for (Iterator<Map.Entry<String, Entry<T>>> it = entries.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Entry<T>> e = it.next();
+      if (e.getValue().at().isBefore(cutoff) && entries.remove(e.getKey(), e.getValue())) {
+        if (claims) {
+          claimChanged(e.getKey());
+        }
+      }
+    }
   }
 }

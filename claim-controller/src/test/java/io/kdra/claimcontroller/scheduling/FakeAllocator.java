@@ -6,18 +6,21 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.core.alloc.AllocatedState;
+import io.kdra.core.model.DeviceId;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.function.Predicate;
 
 /**
  * A hand-written allocator for tests: every node has {@code devicesPerNode} devices {@code
  * dev-0..}; a claim takes the lowest free one on the first candidate node with enough free devices,
- * counting what {@code allClaims} already hold. Records its calls.
+ * counting what the allocated state already holds. Records its calls.
  */
 final class FakeAllocator implements PodAllocator {
+
+  static final String DRIVER = "gpu.example.com";
 
   final int devicesPerNode;
   int calls;
@@ -31,22 +34,16 @@ final class FakeAllocator implements PodAllocator {
       Pod pod,
       List<Node> candidates,
       List<ResourceClaim> unallocated,
-      List<ResourceClaim> allClaims,
+      AllocatedState allocated,
       ClusterView view) {
     calls++;
     for (Node node : candidates) {
       String n = node.getMetadata().getName();
-      Set<String> taken =
-          allClaims.stream()
-              .filter(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
-              .flatMap(c -> c.getStatus().getAllocation().getDevices().getResults().stream())
-              .filter(r -> r.getPool().equals(n))
-              .map(r -> r.getDevice())
-              .collect(Collectors.toSet());
+      Predicate<String> taken = d -> allocated.isAllocated(new DeviceId(DRIVER, n, d));
       Map<String, AllocationResult> out = new LinkedHashMap<>();
       int next = 0;
       for (ResourceClaim c : unallocated) {
-        while (next < devicesPerNode && taken.contains("dev-" + next)) {
+        while (next < devicesPerNode && taken.test("dev-" + next)) {
           next++;
         }
         if (next >= devicesPerNode) {
@@ -70,7 +67,7 @@ final class FakeAllocator implements PodAllocator {
         .withNewDevices()
         .addNewResult()
         .withRequest("gpu")
-        .withDriver("gpu.example.com")
+        .withDriver(DRIVER)
         .withPool(node)
         .withDevice(device)
         .endResult()

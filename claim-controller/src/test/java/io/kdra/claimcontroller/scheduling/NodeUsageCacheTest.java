@@ -6,9 +6,14 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.kdra.claimcontroller.domain.NodeFilter.NodeUsage;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class NodeUsageCacheTest {
 
@@ -34,16 +39,42 @@ class NodeUsageCacheTest {
         .build();
   }
 
-  @Test
-  void boundRunningAndBeingBoundPodsCountOnTheirNodeTerminalAndPendingOnesDoNot() {
-    NodeUsageCache cache = new NodeUsageCache();
+  /** The informer's pods by key, and whether it sends notices. */
+  final Map<NodeUsageCache.Key, Pod> informer = new LinkedHashMap<>();
+
+  NodeUsageCache cache(boolean live) {
+    return new NodeUsageCache(
+        k -> Optional.ofNullable(informer.get(k)),
+        () -> List.copyOf(informer.values()),
+        () -> live);
+  }
+
+  void inform(NodeUsageCache cache, Pod p) {
+    informer.put(NodeUsageCache.Key.of(p), p);
+    cache.podChanged(p.getMetadata().getNamespace(), p.getMetadata().getName());
+  }
+
+  void delete(NodeUsageCache cache, Pod p) {
+    informer.remove(NodeUsageCache.Key.of(p));
+    cache.podChanged(p.getMetadata().getNamespace(), p.getMetadata().getName());
+  }
+
+  static long cpuMillis(NodeUsage u) {
+    return u.requests().cpu().value().movePointRight(3).longValueExact();
+  }
+
+  @ParameterizedTest(name = "notices: {0}")
+  @ValueSource(booleans = {true, false})
+  void boundRunningAndBeingBoundPodsCountOnTheirNodeTerminalAndPendingOnesDoNot(boolean live) {
+    NodeUsageCache cache = cache(live);
     Pod a1 = pod("a1", "node-a", "1", "Running");
     Pod a2 = pod("a2", "node-a", "500m", "Pending");
     Pod done = pod("done", "node-a", "4", "Succeeded");
     Pod pending = pod("pending", null, "8", "Pending");
     Pod binding = pod("binding", "node-b", "2", "Pending");
+    List.of(a1, a2, done, pending).forEach(p -> inform(cache, p));
 
-    Map<String, NodeUsage> usage = cache.usage(List.of(a1, a2, done, pending), List.of(binding));
+    Map<String, NodeUsage> usage = cache.usage(List.of(binding));
 
     assertThat(usage.get("node-a").pods()).isEqualTo(2);
     assertThat(
@@ -57,9 +88,52 @@ class NodeUsageCacheTest {
     assertThat(usage).doesNotContainKey(null);
 
     // the informer shows the pod being bound: counted once, not twice
-    Map<String, NodeUsage> later = cache.usage(List.of(a1, a2, binding), List.of(binding));
+    inform(cache, binding);
+    delete(cache, done);
+    delete(cache, pending);
+    Map<String, NodeUsage> later = cache.usage(List.of(binding));
     assertThat(later.get("node-b").pods()).isEqualTo(1);
     // a pod gone from the informer no longer counts
-    assertThat(cache.usage(List.of(a1), List.of()).get("node-a").pods()).isEqualTo(1);
+    delete(cache, a2);
+    delete(cache, binding);
+    Map<String, NodeUsage> last = cache.usage(List.of());
+    assertThat(last.get("node-a").pods()).isEqualTo(1);
+    assertThat(last).doesNotContainKey("node-b");
+  }
+
+  /**
+   * After any sequence of pod adds, updates (bound, finished, moved) and deletes, noticed one by
+   * one, the usage equals a full pass over the informer's pods.
+   */
+  @Test
+  void afterAnySequenceOfEventsTheUsageEqualsAFullPass() {
+    Random random = new Random(22);
+    NodeUsageCache incremental = cache(true);
+    String[] nodes = {null, "n0", "n1", "n2"};
+    String[] phases = {"Pending", "Running", "Succeeded", "Failed"};
+    for (int step = 0; step < 3000; step++) {
+      String name = "p" + random.nextInt(40);
+      Pod p =
+          pod(
+              name,
+              nodes[random.nextInt(nodes.length)],
+              (1 + random.nextInt(8)) * 100 + "m",
+              phases[random.nextInt(phases.length)]);
+      if (random.nextInt(5) == 0) {
+        delete(incremental, p);
+      } else {
+        inform(incremental, p);
+      }
+      if (random.nextInt(3) == 0) {
+        Map<String, NodeUsage> got = incremental.usage(List.of());
+        Map<String, NodeUsage> want = cache(false).usage(List.of());
+        assertThat(got.keySet()).as("step %d", step).isEqualTo(want.keySet());
+        want.forEach(
+            (node, u) -> {
+              assertThat(got.get(node).pods()).isEqualTo(u.pods());
+              assertThat(cpuMillis(got.get(node))).isEqualTo(cpuMillis(u));
+            });
+      }
+    }
   }
 }

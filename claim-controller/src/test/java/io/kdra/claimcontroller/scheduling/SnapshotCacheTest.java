@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.AllocationSnapshot;
 import io.kdra.core.model.DeviceId;
 import io.kdra.core.testing.AllocFixtures;
@@ -60,69 +61,29 @@ class SnapshotCacheTest {
   @Test
   void theInventoryLastsWhileTheSameSliceObjectsComeBack() {
     List<ResourceSlice> slices = new ArrayList<>(List.of(slice("a"), slice("b")));
-    AllocationSnapshot first = cache.snapshot(slices, classes, List.of());
+    AllocationSnapshot first = cache.snapshot(slices, classes, AllocatedState.empty());
     AllocationSnapshot again =
-        cache.snapshot(List.of(slices.get(1), slices.get(0)), classes, List.of());
+        cache.snapshot(List.of(slices.get(1), slices.get(0)), classes, AllocatedState.empty());
 
     assertThat(again.inventory()).isSameAs(first.inventory());
     assertThat(cache.inventoryBuilds()).isEqualTo(1);
 
     // an informer replaces the object on any change, even one with equal content
     slices.set(0, slice("a"));
-    assertThat(cache.snapshot(slices, classes, List.of()).inventory())
+    assertThat(cache.snapshot(slices, classes, AllocatedState.empty()).inventory())
         .isNotSameAs(first.inventory());
     slices.add(slice("c"));
-    cache.snapshot(slices, classes, List.of());
+    cache.snapshot(slices, classes, AllocatedState.empty());
     slices.remove(2);
-    cache.snapshot(slices, classes, List.of());
+    cache.snapshot(slices, classes, AllocatedState.empty());
     assertThat(cache.inventoryBuilds()).isEqualTo(4);
   }
 
   @Test
-  void newAllocationsExtendTheStateAndAGoneOneRebuildsIt() {
-    List<ResourceSlice> slices = List.of(slice("a"));
-    ResourceClaim one = claim("one", "a", "gpu-0");
-    ResourceClaim two = claim("two", "a", "gpu-1");
-    ResourceClaim pending =
-        new ResourceClaimBuilder()
-            .withNewMetadata()
-            .withName("p")
-            .withNamespace("ns")
-            .withUid("p")
-            .endMetadata()
-            .build();
-
-    AllocationSnapshot s1 = cache.snapshot(slices, classes, List.of(one, pending));
-    assertThat(taken(s1, "a", "gpu-0")).isTrue();
-    assertThat(taken(s1, "a", "gpu-1")).isFalse();
-
-    AllocationSnapshot s2 = cache.snapshot(slices, classes, List.of(one, two, pending));
-    assertThat(taken(s2, "a", "gpu-1")).isTrue();
-    assertThat(taken(s1, "a", "gpu-1")).as("an earlier snapshot never changes").isFalse();
-    // the informer's copy of an assumed allocation: another object, the same devices
-    AllocationSnapshot s3 =
-        cache.snapshot(slices, classes, List.of(new ResourceClaimBuilder(one).build(), two));
-    assertThat(cache.stateBuilds()).isEqualTo(1);
-    assertThat(taken(s3, "a", "gpu-0")).isTrue();
-
-    // "one" deallocated: its device is free again
-    AllocationSnapshot s4 = cache.snapshot(slices, classes, List.of(two));
-    assertThat(cache.stateBuilds()).isEqualTo(2);
-    assertThat(taken(s4, "a", "gpu-0")).isFalse();
-    assertThat(taken(s4, "a", "gpu-1")).isTrue();
-
-    // "two" deallocated and allocated again elsewhere between two attempts
-    AllocationSnapshot s5 = cache.snapshot(slices, classes, List.of(claim("two", "a", "gpu-0")));
-    assertThat(cache.stateBuilds()).isEqualTo(3);
-    assertThat(taken(s5, "a", "gpu-0")).isTrue();
-    assertThat(taken(s5, "a", "gpu-1")).isFalse();
-  }
-
-  @Test
   void sameDevicesComparesEveryResult() {
-    assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), result("a", "gpu-0"))).isTrue();
-    assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), result("a", "gpu-1"))).isFalse();
-    assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), result("b", "gpu-0"))).isFalse();
+    assertThat(AllocatedClaims.sameDevices(result("a", "gpu-0"), result("a", "gpu-0"))).isTrue();
+    assertThat(AllocatedClaims.sameDevices(result("a", "gpu-0"), result("a", "gpu-1"))).isFalse();
+    assertThat(AllocatedClaims.sameDevices(result("a", "gpu-0"), result("b", "gpu-0"))).isFalse();
     AllocationResult shared =
         result("a", "gpu-0")
             .edit()
@@ -132,7 +93,7 @@ class SnapshotCacheTest {
             .endResult()
             .endDevices()
             .build();
-    assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), shared)).isFalse();
+    assertThat(AllocatedClaims.sameDevices(result("a", "gpu-0"), shared)).isFalse();
     AllocationResult two =
         result("a", "gpu-0")
             .edit()
@@ -145,6 +106,6 @@ class SnapshotCacheTest {
             .endResult()
             .endDevices()
             .build();
-    assertThat(SnapshotCache.sameDevices(result("a", "gpu-0"), two)).isFalse();
+    assertThat(AllocatedClaims.sameDevices(result("a", "gpu-0"), two)).isFalse();
   }
 }

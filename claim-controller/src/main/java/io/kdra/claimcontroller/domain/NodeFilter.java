@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.kdra.core.alloc.NodeSelectors;
+import io.kdra.core.alloc.PodScheduler;
 import io.kdra.core.model.Quantity;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -201,19 +202,15 @@ public final class NodeFilter {
               + (t.getValue() == null || t.getValue().isEmpty() ? "" : ": " + t.getValue())
               + "}");
     }
-    if (!NodeSelectors.labelsMatch(spec.getNodeSelector(), node)
-        || !matchesOrUnset(requiredAffinity(pod), node)) {
+    // dra-core's rule, the one PodScheduler applies too (its second look at these nodes always
+    // passes; here it gives the node its reason)
+    if (!PodScheduler.podFits(pod, node)) {
       return Optional.of("node(s) didn't match Pod's node affinity/selector");
     }
     if (!NodeSelectors.allowAll(claimSelectors, node)) {
       return Optional.of("node(s) cannot use the pod's allocated ResourceClaims");
     }
     return fits(wanted, node, onNode, allocatable);
-  }
-
-  /** An unset selector (no affinity, an allocation usable everywhere) allows every node. */
-  private static boolean matchesOrUnset(NodeSelector selector, Node node) {
-    return selector == null || NodeSelectors.matches(selector, node);
   }
 
   private static Optional<String> fits(
@@ -247,13 +244,6 @@ public final class NodeFilter {
       return Long.parseLong(pods.getAmount());
     }
     return PodRequests.quantity(pods).asLong();
-  }
-
-  private static NodeSelector requiredAffinity(Pod pod) {
-    var a = pod.getSpec().getAffinity();
-    return a == null || a.getNodeAffinity() == null
-        ? null
-        : a.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
   }
 
   /** Whether the node's {@code Ready} condition is {@code True}. */

@@ -183,6 +183,14 @@ final class StackNodes {
     return nodesDir.resolve(node);
   }
 
+  /**
+   * The node driver's {@code driver.sharing.mps-root} (its MPS pipe, log and shm directories): one
+   * per node, so that nodes on one machine never share MPS daemons, and nothing outside target/.
+   */
+  Path mpsRoot(String node) {
+    return nodeDir(node).resolve("mps");
+  }
+
   /** The file the node's driver reads its slice-publisher token from, on every connect. */
   Path publisherTokenFile(String node) {
     return nodeDir(node).resolve("publisher-token");

@@ -101,6 +101,7 @@ final class StackServiceStarts {
       driver.put("driver.kubelet-plugins-dir", nodes.pluginsDir(node.name()).toString());
       driver.put("driver.cdi-dir", nodes.cdiDir(node.name()).toString());
       driver.put("driver.checkpoint-file", nodes.checkpointFile(node.name()).toString());
+      driver.put("driver.sharing.mps-root", nodes.mpsRoot(node.name()).toString());
       driver.put("driver.publisher.address", "127.0.0.1:" + grpcPort);
       // the tokens the kubelet would project into the DaemonSet's pod on this node: one for
       // the driver's API client, one for the slice-publisher's audience (the chart's

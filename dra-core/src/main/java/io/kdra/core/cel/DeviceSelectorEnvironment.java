@@ -286,7 +286,7 @@ public final class DeviceSelectorEnvironment {
 
   static StructType deviceType(boolean consumableCapacity) {
     CelType attributes =
-        MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.DYN));
+        MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.ANY));
     CelType capacity =
         MapType.create(
             SimpleType.STRING, MapType.create(SimpleType.STRING, KubernetesCelLibrary.QUANTITY));
@@ -368,8 +368,7 @@ public final class DeviceSelectorEnvironment {
       throw compileError(expression, e.getErrors());
     }
     CelKind resultKind = ast.getResultType().kind();
-    if (resultKind != CelKind.BOOL
-        && !(resultKind == CelKind.DYN && SelectorAstValidator.mayBeAny(ast.getExpr()))) {
+    if (resultKind != CelKind.BOOL && resultKind != CelKind.ANY) {
       // upstream accepts bool or "any" (what attribute values are), not dyn; a free type
       // parameter is dyn there
       boolean dyn = resultKind == CelKind.DYN || resultKind == CelKind.TYPE_PARAM;
@@ -378,7 +377,7 @@ public final class DeviceSelectorEnvironment {
           expression,
           null,
           "must evaluate to bool or the unknown type, not "
-              + (dyn ? "dyn" : ast.getResultType().name()));
+              + (dyn ? "dyn" : SelectorAstValidator.typeName(ast.getResultType())));
     }
     Optional<SelectorAstValidator.Issue> issue =
         SelectorAstValidator.validate(ast, this::literalCallSucceeds);

@@ -142,13 +142,7 @@ final class SelectorAstValidator {
   }
 
   private void mismatch(long id, CelType expected, CelType actual) {
-    report(
-        id,
-        "expected type '"
-            + CelTypes.format(expected)
-            + "' but found '"
-            + CelTypes.format(actual)
-            + "'");
+    report(id, "expected type '" + typeName(expected) + "' but found '" + typeName(actual) + "'");
   }
 
   private void checkCall(CelExpr e, CelCall call) {
@@ -241,61 +235,17 @@ final class SelectorAstValidator {
     };
   }
 
-  /** Whether upstream types the expression as any: an attribute value, or a choice of one. */
-  static boolean mayBeAny(CelExpr e) {
-    if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-        && e.call().function().equals("_?_:_")
-        && e.call().args().size() == 3) {
-      return mayBeAny(e.call().args().get(1)) || mayBeAny(e.call().args().get(2));
-    }
-    return isAttributeValue(e);
-  }
-
   /**
-   * Whether the expression reads an attribute value ({@code device.attributes[d].id} or {@code
-   * [id]}): upstream declares those as type {@code any}, which passes the checker like {@code dyn}
-   * here but which cel-go's format validator rejects.
+   * Whether the checker typed the expression as {@code any}: attribute values are declared so, as
+   * upstream does, and the type flows through lists, indexing and conditionals as in cel-go.
    */
-  static boolean isAttributeValue(CelExpr e) {
-    if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-        && e.call().target().isPresent()
-        && Set.of("orValue", "value").contains(e.call().function())) {
-      // device.attributes[d].?id.orValue(x) is of type any as well
-      CelExpr optional = e.call().target().get();
-      return optional.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-          && optional.call().function().equals("_?._")
-          && optional.call().args().size() == 2
-          && isAttributeDomain(optional.call().args().get(0));
-    }
-    CelExpr domain;
-    if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.SELECT && !e.select().testOnly()) {
-      domain = e.select().operand();
-    } else if (e.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-        && e.call().function().equals("_[_]")
-        && e.call().args().size() == 2) {
-      domain = e.call().args().get(0);
-    } else {
-      return false;
-    }
-    return isAttributeDomain(domain);
+  private boolean isAny(CelExpr e) {
+    return typeOf(e).kind() == CelKind.ANY;
   }
 
-  /** Whether the expression is {@code device.attributes[d]} (or {@code .d}). */
-  private static boolean isAttributeDomain(CelExpr domain) {
-    CelExpr map;
-    if (domain.exprKind().getKind() == CelExpr.ExprKind.Kind.CALL
-        && domain.call().function().equals("_[_]")
-        && domain.call().args().size() == 2) {
-      map = domain.call().args().get(0);
-    } else if (domain.exprKind().getKind() == CelExpr.ExprKind.Kind.SELECT) {
-      map = domain.select().operand();
-    } else {
-      return false;
-    }
-    return map.exprKind().getKind() == CelExpr.ExprKind.Kind.SELECT
-        && map.select().field().equals("attributes")
-        && map.select().operand().exprKind().getKind() == CelExpr.ExprKind.Kind.IDENT
-        && map.select().operand().ident().name().equals(DeviceSelectorEnvironment.DEVICE_VAR);
+  /** A type as cel-go prints it ({@code any}, not the well-known message's name). */
+  static String typeName(CelType t) {
+    return CelTypes.format(t).replace("google.protobuf.Any", "any");
   }
 
   /** What upstream's typed overloads (one per element type) accept. */
@@ -304,14 +254,13 @@ final class SelectorAstValidator {
       return;
     }
     CelKind element = listType.parameters().get(0).kind();
-    if (element != CelKind.DYN && element != CelKind.TYPE_PARAM && !allowed.contains(element)) {
+    if (element != CelKind.DYN
+        && element != CelKind.ANY
+        && element != CelKind.TYPE_PARAM
+        && !allowed.contains(element)) {
       report(
           e.id(),
-          "found no matching overload for '"
-              + fn
-              + "' applied to '"
-              + CelTypes.format(listType)
-              + ".()'");
+          "found no matching overload for '" + fn + "' applied to '" + typeName(listType) + ".()'");
     }
   }
 
@@ -386,13 +335,13 @@ final class SelectorAstValidator {
     private String check(int index, String clause, CelKind... kinds) throws FormatException {
       requested = Math.max(requested, index + 1);
       CelType t = typeOf(elements.get(index));
-      if (isAttributeValue(elements.get(index))) {
+      if (isAny(elements.get(index))) {
         throw new FormatException(clause + ", was given any", index);
       }
       if (t.kind() == CelKind.DYN || Set.of(kinds).contains(t.kind())) {
         return "";
       }
-      throw new FormatException(clause + ", was given " + CelTypes.format(t), index);
+      throw new FormatException(clause + ", was given " + typeName(t), index);
     }
 
     @Override
@@ -403,14 +352,14 @@ final class SelectorAstValidator {
         throw new FormatException(
             "string clause can only be used on strings, bools, bytes, "
                 + "ints, doubles, maps, lists, types, durations, and timestamps, was given "
-                + (isAttributeValue(bad.get()) ? "any" : CelTypes.format(typeOf(bad.get()))),
+                + typeName(typeOf(bad.get())),
             index);
       }
       return "";
     }
 
     private Optional<CelExpr> badForString(CelExpr e) {
-      if (isAttributeValue(e)) {
+      if (isAny(e)) {
         return Optional.of(e);
       }
       CelKind k = typeOf(e).kind();

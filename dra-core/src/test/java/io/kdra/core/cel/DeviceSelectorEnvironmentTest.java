@@ -284,7 +284,7 @@ class DeviceSelectorEnvironmentTest {
             true,
             true),
         errorOnSmall(
-            "lists functions on attribute values (dyn)",
+            "lists functions on attribute values (any)",
             "[device.attributes[\"gpu.example.com\"].numaNode, device.attributes[\"gpu.example.com\"].numaNode].sum() == 0 && [device.attributes[\"gpu.example.com\"].model, device.attributes[\"gpu.example.com\"].family].min() == \"H100\"",
             true),
         ok(
@@ -298,6 +298,16 @@ class DeviceSelectorEnvironmentTest {
             true,
             true),
         ok("unwrapOpt", "[optional.of(1), optional.none()].unwrapOpt() == [1]", true, true),
+        // attribute values are of type any, as upstream declares them: a list of them indexed,
+        // or a choice of them, is any too, which upstream accepts as a result
+        errorOnSmall(
+            "an element of a list of attribute values as result",
+            "[device.attributes[\"gpu.example.com\"].migCapable, device.attributes[\"gpu.example.com\"].migCapable][0]",
+            true),
+        errorOnSmall(
+            "a choice of attribute values as result",
+            "device.attributes[\"gpu.example.com\"].numaNode == 0 ? device.attributes[\"gpu.example.com\"].migCapable : false",
+            true),
         ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
         ok(
             "heterogeneous numeric comparison",
@@ -428,6 +438,19 @@ class DeviceSelectorEnvironmentTest {
             -1),
         // cel-go leaves a free type parameter of the result unbound (dyn), it is not bool
         arguments(named("element of an empty list as result", "[][0]"), "not dyn", -1),
+        // orValue() with a dyn default binds its type parameter to dyn, as in cel-go
+        arguments(
+            named(
+                "an optional attribute's orValue() with a dyn default as result",
+                "device.attributes[\"gpu.example.com\"].?migCapable.orValue(dyn(true))"),
+            "not dyn",
+            -1),
+        arguments(
+            named(
+                "attribute value beside an int in a list",
+                "[device.attributes[\"gpu.example.com\"].model, 1].size() == 2"),
+            "expected type 'any' but found 'int'",
+            1),
         arguments(named("value of an empty map as result", "{}[\"a\"]"), "not dyn", -1),
         arguments(
             named("non-bool result names its type", "device.driver"),

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -133,7 +134,7 @@ class CelDifferentialIT {
         CelDevices.all().stream().map(d -> CelDevice.of(CelDevices.DRIVER, d)).toList();
     List<String> mismatches = new ArrayList<>();
     StringBuilder report = new StringBuilder();
-    int known = 0;
+    Map<String, Integer> knownByName = new java.util.TreeMap<>();
     int costRejectionMismatches = 0;
     int costEqual = 0;
     int compiled = 0;
@@ -172,9 +173,10 @@ class CelDifferentialIT {
                   || theirs.costRejected() == ours.costRejected()
                       && java.util.Objects.equals(theirs.cost(), ours.cost()));
       if (!agree) {
-        if (CelKnownDivergences.reason(c.expression(), theirs.summary(), ours.summary())
-            .isPresent()) {
-          known++;
+        Optional<String> divergence =
+            CelKnownDivergences.reason(c.expression(), theirs.summary(), ours.summary());
+        if (divergence.isPresent()) {
+          knownByName.merge(divergence.get().split(":", 2)[0], 1, Integer::sum);
           continue;
         }
         report
@@ -207,8 +209,10 @@ class CelDifferentialIT {
             + ", "
             + mismatches.size()
             + " disagreements, "
-            + known
-            + " known divergences; "
+            + knownByName.values().stream().mapToInt(Integer::intValue).sum()
+            + " known divergences "
+            + knownByName
+            + "; "
             + "estimated cost equal on "
             + costEqual
             + " of "

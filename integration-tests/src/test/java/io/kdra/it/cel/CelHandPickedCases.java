@@ -522,5 +522,20 @@ final class CelHandPickedCases {
           "[].min() == \"a\"",
           "[].sort().join(\"\") == \"\"",
           "[[1]].min() == [1]",
-          "[duration(\"1s\"), duration(\"2s\")].sum() == duration(\"3s\")");
+          "[duration(\"1s\"), duration(\"2s\")].sum() == duration(\"3s\")",
+          "[device.attributes[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable][0]",
+          "[device.attributes[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable][1] == true",
+          "(device.attributes[\"gpu.kdra.io\"].numaNode > 0 ? device.attributes[\"gpu.kdra.io\"].migCapable : device.attributes[\"gpu.kdra.io\"].migCapable)",
+          "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue([device.attributes[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable].max())",
+          "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue(device.attributes[\"gpu.kdra.io\"].migCapable)",
+          "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue(dyn(true))",
+          "[device.attributes[\"gpu.kdra.io\"].?uuid.orValue(device.attributes[\"gpu.kdra.io\"].family), device.attributes[\"gpu.kdra.io\"].family + device.attributes[\"gpu.kdra.io\"].model].size() == 2",
+          "[device.attributes[\"gpu.kdra.io\"].model, 1].size() == 2",
+          "[device.attributes[\"gpu.kdra.io\"].model, dyn(1)].size() == 2",
+          "{\"a\": device.attributes[\"gpu.kdra.io\"].model}[\"a\"]",
+          "[device.attributes[\"gpu.kdra.io\"].numaNode, device.attributes[\"gpu.kdra.io\"].cores].sum() >= 0",
+          "[device.attributes[\"gpu.kdra.io\"].numaNode, device.attributes[\"gpu.kdra.io\"].cores].min()",
+          "\"%s\".format([[device.attributes[\"gpu.kdra.io\"].model][0]]) == \"\"",
+          "[device.attributes[\"gpu.kdra.io\"].model].map(m, m)[0]",
+          "[device.attributes[\"gpu.kdra.io\"].model, device.attributes[\"gpu.kdra.io\"].family].exists(m, m == \"x\")");
 }

@@ -53,35 +53,6 @@ final class CelKnownDivergences {
                   + "to a list of double): different compile errors and results",
               "[[], []].flatten().sortBy(x, -x) == [1]"),
           of(
-              "attribute-any-type",
-              "device\\.attributes",
-              "(\\bany\\b|google\\.protobuf\\.Any)",
-              "",
-              "upstream declares attribute values as type any, which cel-java lacks (dyn here); "
-                  + "the checker then differs where any meets dyn or flows into lists and indexing "
-                  + "(ours handles a direct attribute read, as argument of format or as result)",
-              "[device.attributes[\"gpu.kdra.io\"].?uuid.orValue(device.attributes[\"gpu.kdra.io\"]"
-                  + ".family), device.attributes[\"gpu.kdra.io\"].family + device.attributes"
-                  + "[\"gpu.kdra.io\"].model].size() == 2"),
-          of(
-              "attribute-any-result",
-              "device\\.attributes",
-              "",
-              "not dyn$",
-              "the result of an expression that upstream types as any (e.g. an element of a list "
-                  + "of attribute values) is dyn here, and a dyn result is rejected",
-              "[device.attributes[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"]"
-                  + ".migCapable][0]"),
-          of(
-              "attribute-any-or-dyn-result",
-              "device\\.attributes.*\\.orValue\\(",
-              "not dyn$",
-              "",
-              "orValue() of an optional attribute with a dyn default is dyn upstream (rejected as "
-                  + "result) and taken for any here",
-              "device.attributes[\"gpu.kdra.io\"].?migCapable.orValue([device.attributes"
-                  + "[\"gpu.kdra.io\"].migCapable, device.attributes[\"gpu.kdra.io\"].migCapable].max())"),
-          of(
               "upstream-internal-error",
               "",
               "internal error: interface conversion",

@@ -173,10 +173,10 @@ class CelDifferentialIT {
                   || theirs.costRejected() == ours.costRejected()
                       && java.util.Objects.equals(theirs.cost(), ours.cost()));
       if (!agree) {
-        Optional<String> divergence =
-            CelKnownDivergences.reason(c.expression(), theirs.summary(), ours.summary());
+        Optional<CelKnownDivergences.Divergence> divergence =
+            CelKnownDivergences.find(c.expression(), theirs.summary(), ours.summary());
         if (divergence.isPresent()) {
-          knownByName.merge(divergence.get().split(":", 2)[0], 1, Integer::sum);
+          knownByName.merge(divergence.get().name(), 1, Integer::sum);
           continue;
         }
         report

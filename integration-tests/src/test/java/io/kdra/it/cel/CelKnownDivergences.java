@@ -64,10 +64,8 @@ final class CelKnownDivergences {
 
   private CelKnownDivergences() {}
 
-  static Optional<String> reason(String expression, String upstream, String ours) {
-    return ALL.stream()
-        .filter(d -> d.matches(expression, upstream, ours))
-        .map(d -> d.name() + ": " + d.reason())
-        .findFirst();
+  /** The known divergence the disagreement matches, if any. */
+  static Optional<Divergence> find(String expression, String upstream, String ours) {
+    return ALL.stream().filter(d -> d.matches(expression, upstream, ours)).findFirst();
   }
 }

@@ -119,6 +119,10 @@ public final class DeviceSelectorEnvironment {
             .setOptions(options)
             .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
             .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
+            // the standard functions in upstream's overload order, in the libraries' scope
+            .setStandardEnvironmentEnabled(false)
+            .setStandardDeclarations(StandardFunctionsInUpstreamOrder.identifiersOnly())
+            .addFunctionDeclarations(StandardFunctionsInUpstreamOrder.functions(options))
             .addVar(DEVICE_VAR, deviceType(consumableCapacity))
             // no expected result type: cel-java would bind a free type parameter of the result
             // (e.g. of [][0]) to it; upstream checks the inferred type after compiling (below)
@@ -142,7 +146,12 @@ public final class DeviceSelectorEnvironment {
                 CelExtensions.comprehensions())
             .build();
     this.literalCompiler =
-        CelCompilerFactory.standardCelCompilerBuilder().setOptions(options).build();
+        CelCompilerFactory.standardCelCompilerBuilder()
+            .setOptions(options)
+            .setStandardEnvironmentEnabled(false)
+            .setStandardDeclarations(StandardFunctionsInUpstreamOrder.identifiersOnly())
+            .addFunctionDeclarations(StandardFunctionsInUpstreamOrder.functions(options))
+            .build();
     RuntimeEquality equality = RuntimeEquality.create(RuntimeHelpers.create(), options);
     this.runtime =
         CelRuntimeFactory.standardCelRuntimeBuilder()
@@ -161,6 +170,8 @@ public final class DeviceSelectorEnvironment {
                                         || e.name().equals("STRING_TO_DOUBLE")
                                         || DOUBLE_ORDER.matcher(e.name()).matches())))
                     .build())
+            // duration(int) and int(duration), which cel-java's standard library lacks
+            .addFunctionBindings(StandardFunctionsInUpstreamOrder.conversionBindings())
             // cel-go: ordering a NaN is an error ("NaN values cannot be ordered"), not false
             .addFunctionBindings(doubleOrderBindings())
             // double(string) is Go's strconv.ParseFloat upstream
@@ -231,6 +242,11 @@ public final class DeviceSelectorEnvironment {
     this.costEstimator = new CelCostEstimator();
     this.cache = new BoundedCache(cacheSize);
     this.maxCost = maxCost;
+  }
+
+  /** The compiler, for tests that look at its declarations. */
+  CelCompiler compiler() {
+    return compiler;
   }
 
   /** {@code <}, {@code <=}, {@code >}, {@code >=} with a double on a side: a NaN fails. */

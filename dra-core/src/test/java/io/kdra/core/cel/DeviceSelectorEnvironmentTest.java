@@ -298,6 +298,14 @@ class DeviceSelectorEnvironmentTest {
             true,
             true),
         ok("unwrapOpt", "[optional.of(1), optional.none()].unwrapOpt() == [1]", true, true),
+        // overloads tried in cel-go's order: -x of a free element type binds it to double first
+        ok("sortBy of an empty list keyed by -x", "[].sortBy(x, -x) + [1.5] == [1.5]", true, true),
+        ok(
+            "x + x over an empty list binds bytes first, as cel-go's order has it",
+            "[].map(x, x + x) + [b\"a\"] == [b\"a\"]",
+            true,
+            true),
+        ok("int(duration), in nanoseconds", "int(duration(\"1.5s\")) == 1500000000", true, true),
         // attribute values are of type any, as upstream declares them: a list of them indexed,
         // or a choice of them, is any too, which upstream accepts as a result
         errorOnSmall(
@@ -467,6 +475,20 @@ class DeviceSelectorEnvironmentTest {
             "program instantiation failed",
             1),
         arguments(
+            named("sortBy(x, -x) of an empty list is a list of double", "[].sortBy(x, -x) == [1]"),
+            "found no matching overload for '_==_' applied to '(list(double), list(int))'",
+            1),
+        arguments(
+            named("x + x over an empty list is a list of bytes", "[].map(x, x + x) == [1]"),
+            "found no matching overload for '_==_' applied to '(list(bytes), list(int))'",
+            1),
+        // declared upstream, but cel-go 0.26 cannot convert an int to a duration: its literal
+        // validator refuses a constant argument
+        arguments(
+            named("duration() of an int literal", "duration(2000000000) == duration(\"2s\")"),
+            "invalid duration argument",
+            1),
+        arguments(
             named("sort() of lists", "[[1]].sort().size() == 1"),
             "found no matching overload for 'sort'",
             1));
@@ -506,6 +528,10 @@ class DeviceSelectorEnvironmentTest {
                 "membership in an empty list that is not a literal propagates the error",
                 "device.attributes[\"gpu.example.com\"].nosuch in [[]][0]"),
             "no such key: nosuch"),
+        arguments(
+            named(
+                "duration() of an int that is not a literal", "duration(1 + 1) > duration(\"0s\")"),
+            "type conversion error from 'int' to 'google.protobuf.Duration'"),
         arguments(
             named("invalid quantity literal", "sign(quantity(\"1.5GB\")) == 1"),
             "quantities must match"),

@@ -108,6 +108,37 @@ class CelDifferentialIT {
     assertAgreement(cases, "generated (seed " + seed + ")");
   }
 
+  /**
+   * dra-core declares each function's overloads in upstream's order (the order decides the type of
+   * an empty list's elements), read from a copy of {@code dra-alloc-upstream cel-overloads}: that
+   * copy is the pinned upstream's.
+   */
+  @Test
+  void overloadOrderIsThePinnedUpstreams() throws Exception {
+    Path binary = UpstreamAlloc.binary();
+    Process p =
+        new ProcessBuilder(binary.toString(), "cel-overloads")
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    String upstream = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(1, TimeUnit.MINUTES)).isTrue();
+    assertThat(p.exitValue()).isZero();
+    String copy;
+    try (var in = getClass().getClassLoader().getResourceAsStream(ORDER_RESOURCE)) {
+      assertThat(in).as(ORDER_RESOURCE).isNotNull();
+      copy = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    assertThat(copy)
+        .as(
+            "dra-core/src/main/resources/%s is stale: regenerate it with "
+                + "`$(integration-tests/scripts/build-upstream-alloc.sh) cel-overloads > "
+                + "dra-core/src/main/resources/%s`",
+            ORDER_RESOURCE, ORDER_RESOURCE)
+        .isEqualTo(upstream);
+  }
+
+  private static final String ORDER_RESOURCE = "io/kdra/core/cel/upstream-overload-order.tsv";
+
   /** Each known divergence still shows on its sample: remove it from the list once fixed. */
   @Test
   void knownDivergencesStillDiverge() {
@@ -134,6 +165,7 @@ class CelDifferentialIT {
         CelDevices.all().stream().map(d -> CelDevice.of(CelDevices.DRIVER, d)).toList();
     List<String> mismatches = new ArrayList<>();
     StringBuilder report = new StringBuilder();
+    StringBuilder knownReport = new StringBuilder();
     Map<String, Integer> knownByName = new java.util.TreeMap<>();
     int costRejectionMismatches = 0;
     int costEqual = 0;
@@ -177,6 +209,16 @@ class CelDifferentialIT {
             CelKnownDivergences.find(c.expression(), theirs.summary(), ours.summary());
         if (divergence.isPresent()) {
           knownByName.merge(divergence.get().name(), 1, Integer::sum);
+          knownReport
+              .append(
+                  String.join(
+                      "\t",
+                      divergence.get().name(),
+                      c.expression(),
+                      CelDevices.all().get(c.device()).getName(),
+                      theirs.summary().replace('\n', ' '),
+                      ours.summary().replace('\n', ' ')))
+              .append('\n');
           continue;
         }
         report
@@ -199,6 +241,7 @@ class CelDifferentialIT {
       }
     }
     writeReport(corpus, report);
+    writeReport(corpus + " known", knownReport);
     System.out.println(
         "CEL differential "
             + corpus
@@ -234,7 +277,10 @@ class CelDifferentialIT {
         .isEmpty();
   }
 
-  /** All disagreements, one per line (expression, device, upstream, kdra), under target/. */
+  /**
+   * All disagreements, one per line (expression, device, upstream, kdra), under target/; the known
+   * divergences in a file of their own, each line starting with the divergence's name.
+   */
   private static void writeReport(String corpus, StringBuilder report) {
     try {
       Path dir = Path.of("target", "cel-differential");

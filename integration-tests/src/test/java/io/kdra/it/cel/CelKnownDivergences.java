@@ -44,15 +44,6 @@ final class CelKnownDivergences {
   static final List<Divergence> ALL =
       List.of(
           of(
-              "empty-list-literal-typing",
-              "\\[\\](\\.|\\[|\\]|,)",
-              "",
-              "",
-              "cel-java and cel-go infer the element type of empty list literals differently where "
-                  + "an overloaded function meets it (cel-go binds [[], []].flatten().sortBy(x, -x) "
-                  + "to a list of double): different compile errors and results",
-              "[[], []].flatten().sortBy(x, -x) == [1]"),
-          of(
               "upstream-internal-error",
               "",
               "internal error: interface conversion",

@@ -40,7 +40,12 @@ public class ClaimWriter {
 
   /**
    * Creates a claim (generateName), marked as this controller's and carrying {@code annotations}
-   * (the trace context); returns it as stored.
+   * (the trace context) and upstream's finalizer; returns it as stored.
+   *
+   * <p>The finalizer is there from the start, where upstream's scheduler adds it when it allocates:
+   * that saves a write per pod (the claim is created to be allocated at once), and the cleanup
+   * removes it from a claim deleted unallocated as from one deleted allocated ({@link
+   * CleanupPlan}).
    */
   public ResourceClaim create(ResourceClaim desired, Map<String, String> annotations) {
     ResourceClaim marked =
@@ -48,6 +53,7 @@ public class ClaimWriter {
             .editMetadata()
             .addToAnnotations(annotations)
             .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, schedulerName)
+            .addToFinalizers(Upstream.FINALIZER)
             .endMetadata()
             .build();
     return client.resource(marked).create();

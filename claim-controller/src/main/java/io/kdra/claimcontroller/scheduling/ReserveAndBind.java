@@ -129,7 +129,15 @@ final class ReserveAndBind {
             claims.reserve(
                 c.getMetadata().getNamespace(),
                 c.getMetadata().getName(),
-                view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName()).orElse(null),
+                // the informer's copy or, for a claim created in this attempt that the informer
+                // has not shown yet, the create response: either saves a read, and its
+                // resourceVersion guards the writes as a read's would
+                view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName())
+                    .or(
+                        () ->
+                            recent.created(
+                                c.getMetadata().getNamespace(), c.getMetadata().getName()))
+                    .orElse(null),
                 pod,
                 a,
                 spans.get(c.getMetadata().getUid()).annotations());

@@ -70,8 +70,20 @@ class ReservationTest {
             .withDeletionTimestamp("2026-01-01T00:00:00Z")
             .endMetadata()
             .build();
+    // as the controller creates a template's claim: marked, with the finalizer
+    ResourceClaim created =
+        K.claim("c")
+            .editMetadata()
+            .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER)
+            .addToFinalizers(Upstream.FINALIZER)
+            .endMetadata()
+            .build();
     String marker = Kdra.SCHEDULER_ANNOTATION + "=" + K.SCHEDULER;
     return Stream.of(
+        Arguments.of(
+            Named.of("claim created with finalizer and marker + allocation: status only", created),
+            ALLOC,
+            "status: allocation x, reservedFor [web]"),
         Arguments.of(
             Named.of("free claim + allocation: finalizer and marker, then status", free),
             ALLOC,

@@ -36,8 +36,8 @@ import java.util.Map;
  *
  * <p>The order is read from {@code upstream-overload-order.tsv}, the output of {@code
  * dra-alloc-upstream cel-overloads} for the pinned upstream (regenerate it on a version bump;
- * {@code CelOverloadOrderIT} fails while it is stale). Overloads upstream does not have keep their
- * cel-java order after upstream's.
+ * {@code CelDifferentialIT.overloadOrderIsThePinnedUpstreams} fails while it is stale). Overloads
+ * upstream does not have keep their cel-java order after upstream's.
  *
  * <p>Also the two standard conversions cel-java lacks: {@code int(duration)} (nanoseconds) and
  * {@code duration(int)} (declared, failing at runtime, as in cel-go 0.26).

@@ -114,6 +114,9 @@ public final class DeviceSelectorEnvironment {
                     CelStringExtensions.Function.INDEX_OF,
                     CelStringExtensions.Function.LAST_INDEX_OF)));
     StringIndexLibrary stringIndex = new StringIndexLibrary();
+    // one set of standard declarations, in upstream's overload order, for both compilers
+    var standardIdentifiers = StandardFunctionsInUpstreamOrder.identifiersOnly();
+    var standardFunctions = StandardFunctionsInUpstreamOrder.functions(options);
     this.compiler =
         CelCompilerFactory.standardCelCompilerBuilder()
             .setOptions(options)
@@ -121,8 +124,8 @@ public final class DeviceSelectorEnvironment {
             .setTypeProvider(new DeviceTypeProvider(deviceType(consumableCapacity)))
             // the standard functions in upstream's overload order, in the libraries' scope
             .setStandardEnvironmentEnabled(false)
-            .setStandardDeclarations(StandardFunctionsInUpstreamOrder.identifiersOnly())
-            .addFunctionDeclarations(StandardFunctionsInUpstreamOrder.functions(options))
+            .setStandardDeclarations(standardIdentifiers)
+            .addFunctionDeclarations(standardFunctions)
             .addVar(DEVICE_VAR, deviceType(consumableCapacity))
             // no expected result type: cel-java would bind a free type parameter of the result
             // (e.g. of [][0]) to it; upstream checks the inferred type after compiling (below)
@@ -149,8 +152,8 @@ public final class DeviceSelectorEnvironment {
         CelCompilerFactory.standardCelCompilerBuilder()
             .setOptions(options)
             .setStandardEnvironmentEnabled(false)
-            .setStandardDeclarations(StandardFunctionsInUpstreamOrder.identifiersOnly())
-            .addFunctionDeclarations(StandardFunctionsInUpstreamOrder.functions(options))
+            .setStandardDeclarations(standardIdentifiers)
+            .addFunctionDeclarations(standardFunctions)
             .build();
     RuntimeEquality equality = RuntimeEquality.create(RuntimeHelpers.create(), options);
     this.runtime =

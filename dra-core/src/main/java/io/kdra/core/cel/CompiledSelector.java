@@ -22,7 +22,7 @@ public final class CompiledSelector {
   /** Whether the program calls a quantity function that changes its receiver (GoQuantity). */
   private final boolean mutatesQuantities;
 
-  private final CostMeter.Plan costPlan;
+  private final CostPlan costPlan;
 
   CompiledSelector(
       String expression,
@@ -30,7 +30,7 @@ public final class CompiledSelector {
       long estimatedCost,
       long maxCost,
       boolean mutatesQuantities,
-      CostMeter.Plan costPlan) {
+      CostPlan costPlan) {
     this.expression = expression;
     this.program = program;
     this.estimatedCost = estimatedCost;

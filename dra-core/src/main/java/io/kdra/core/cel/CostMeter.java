@@ -1,21 +1,16 @@
 package io.kdra.core.cel;
 
 import com.google.protobuf.ByteString;
-import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.ast.CelExpr;
-import dev.cel.common.navigation.CelNavigableExpr;
-import dev.cel.common.navigation.TraversalOrder;
 import dev.cel.common.values.CelByteString;
 import dev.cel.runtime.CelEvaluationListener;
 import io.kdra.core.model.Semver;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The actual cost of one evaluation in cel-go's runtime cost units, as upstream's cost tracker
@@ -26,7 +21,7 @@ import java.util.Set;
  * evaluated node with its value after its children, the order in which cel-go's observer charges
  * its program steps; what cel-go's planner folds into constants ({@code OptOptimize}: list and map
  * literals of constants, type conversions of constants, {@code in} a constant list of primitives)
- * is free here too ({@link Plan}). Known gap: nodes that fail are not reported by cel-java, so
+ * is free here too ({@link CostPlan}). Known gap: nodes that fail are not reported by cel-java, so
  * their cost (a few units where an error is absorbed by {@code ||}, {@code &&} or a comprehension)
  * is missing.
  */
@@ -44,7 +39,7 @@ final class CostMeter implements CelEvaluationListener {
   private static final long LIST_CREATE = 10;
   private static final long MAP_CREATE = 30;
 
-  private final Plan plan;
+  private final CostPlan plan;
   private final long limit;
   private final Map<Long, Object> values = new HashMap<>();
   private long cost;
@@ -52,7 +47,7 @@ final class CostMeter implements CelEvaluationListener {
   /**
    * @param limit the cost limit (unsigned); -1 for none
    */
-  CostMeter(Plan plan, long limit) {
+  CostMeter(CostPlan plan, long limit) {
     this.plan = plan;
     this.limit = limit;
   }
@@ -76,7 +71,7 @@ final class CostMeter implements CelEvaluationListener {
   }
 
   private long stepCost(CelExpr expr, Object value) {
-    if (plan.constants.contains(expr.id()) || plan.free.contains(expr.id())) {
+    if (plan.isFree(expr.id())) {
       return 0;
     }
     switch (expr.getKind()) {
@@ -88,9 +83,9 @@ final class CostMeter implements CelEvaluationListener {
         if (expr.select().testOnly()) {
           // has(): PresenceTestHasCost(false); on a value that is not an attribute, the
           // relative attribute's own step remains
-          return plan.relative.contains(expr.id()) ? 1 : 0;
+          return plan.isRelative(expr.id()) ? 1 : 0;
         }
-        return plan.relative.contains(expr.id()) ? 2 : 1;
+        return plan.isRelative(expr.id()) ? 2 : 1;
       case LIST:
         return LIST_CREATE;
       case MAP:
@@ -117,16 +112,16 @@ final class CostMeter implements CelEvaluationListener {
         {
           // cel-java evaluates the operand twice (a presence test, then the selection); cel-go
           // once: its attribute steps are taken back
-          long taken = plan.doubleEvaluated.getOrDefault(expr.id(), 0L);
+          long taken = plan.doubleEvaluatedCost(expr.id());
           cost -= Long.compareUnsigned(cost, taken) >= 0 ? taken : cost;
           return optionalQualifierCost(expr, result);
         }
       case "_[?_]":
         return optionalQualifierCost(expr, result);
       case "_[_]":
-        return plan.relative.contains(expr.id()) ? 2 : 1;
+        return plan.isRelative(expr.id()) ? 2 : 1;
       case "@in":
-        if (plan.setMembership.contains(expr.id())) {
+        if (plan.isSetMembership(expr.id())) {
           return 0;
         }
         break;
@@ -138,7 +133,7 @@ final class CostMeter implements CelEvaluationListener {
     for (CelExpr a : call.args()) {
       args.add(values.get(a.id()));
     }
-    Long tracked = tracker(plan.overloads.get(expr.id()), function, args, result);
+    Long tracked = tracker(plan.overload(expr.id()), function, args, result);
     if (tracked != null) {
       return tracked;
     }
@@ -151,7 +146,7 @@ final class CostMeter implements CelEvaluationListener {
 
   /** An optional qualifier that finds nothing is not charged in cel-go. */
   private long optionalQualifierCost(CelExpr expr, Object result) {
-    long c = plan.relative.contains(expr.id()) ? 2 : 1;
+    long c = plan.isRelative(expr.id()) ? 2 : 1;
     return result instanceof Optional<?> o && o.isEmpty() ? c - 1 : c;
   }
 
@@ -424,201 +419,5 @@ final class CostMeter implements CelEvaluationListener {
       return c;
     }
     return 1;
-  }
-
-  /**
-   * What the meter needs to know of a program beyond the nodes it is told about: which nodes
-   * cel-go's planner turns into constants, which selections and indexes are relative (on a value
-   * that is not a variable's attribute: an extra attribute step), which {@code in} calls become set
-   * lookups, and the uniquely resolved overloads (trackers apply only to those).
-   */
-  static final class Plan {
-    private final Set<Long> constants = new HashSet<>();
-    private final Set<Long> relative = new HashSet<>();
-
-    /** Attributes a conditional resolves: not steps in cel-go. */
-    private final Set<Long> free = new HashSet<>();
-
-    private final Set<Long> setMembership = new HashSet<>();
-    private final Map<Long, String> overloads = new HashMap<>();
-
-    /** {@code _?._} calls: the cost of their operand's attribute chain, evaluated twice here. */
-    private final Map<Long, Long> doubleEvaluated = new HashMap<>();
-
-    private static final Set<String> TYPE_NAMES =
-        Set.of(
-            "bool",
-            "bytes",
-            "double",
-            "int",
-            "string",
-            "uint",
-            "list",
-            "map",
-            "type",
-            "null_type",
-            "google.protobuf.Duration",
-            "google.protobuf.Timestamp",
-            "optional_type");
-
-    private static final Set<String> CONVERSIONS =
-        Set.of(
-            "bool",
-            "bytes",
-            "double",
-            "duration",
-            "dyn",
-            "int",
-            "string",
-            "timestamp",
-            "type",
-            "uint");
-
-    /**
-     * @param ast the program's AST
-     * @param checked the checker's, whose references say which calls resolved to one overload
-     */
-    static Plan of(CelAbstractSyntaxTree ast, CelAbstractSyntaxTree checked) {
-      Plan plan = new Plan();
-      checked
-          .getReferenceMap()
-          .forEach(
-              (id, ref) -> {
-                if (ref.overloadIds().size() == 1) {
-                  plan.overloads.put(id, ref.overloadIds().get(0));
-                }
-              });
-      // children before parents, as the planner decorates
-      CelNavigableExpr.fromExpr(ast.getExpr())
-          .allNodes(TraversalOrder.POST_ORDER)
-          .forEach(n -> plan.visit(n.expr()));
-      return plan;
-    }
-
-    private void visit(CelExpr e) {
-      switch (e.getKind()) {
-        case CONSTANT -> constants.add(e.id());
-        case IDENT -> {
-          // a type name is a constant (a type value) in cel-go's plan
-          if (TYPE_NAMES.contains(e.ident().name())) {
-            constants.add(e.id());
-          }
-        }
-        case LIST -> {
-          if (e.list().optionalIndices().isEmpty()
-              && e.list().elements().stream().allMatch(x -> constants.contains(x.id()))) {
-            constants.add(e.id());
-          }
-        }
-        case MAP -> {
-          if (e.map().entries().stream()
-              .allMatch(
-                  x ->
-                      !x.optionalEntry()
-                          && constants.contains(x.key().id())
-                          && constants.contains(x.value().id()))) {
-            constants.add(e.id());
-          }
-        }
-        case SELECT -> {
-          if (!isAttribute(e.select().operand()) && !isQualifier(e.select().operand())) {
-            relative.add(e.id());
-          }
-        }
-        case CALL -> {
-          CelExpr.CelCall call = e.call();
-          String f = call.function();
-          if (CONVERSIONS.contains(f)
-              && call.args().size() == 1
-              && call.target().isEmpty()
-              && constants.contains(call.args().get(0).id())) {
-            constants.add(e.id());
-          } else if (f.equals("_?_:_")) {
-            // a conditional is an attribute in cel-go's plan; branches that are attributes are
-            // resolved through it, never evaluated as steps of their own
-            freeAttribute(call.args().get(1));
-            freeAttribute(call.args().get(2));
-          } else if ((f.equals("_[_]") || f.equals("_[?_]") || f.equals("_?._"))
-              && !isAttribute(call.args().get(0))
-              && !isQualifier(call.args().get(0))) {
-            // the base of a relative attribute: one step for the attribute, then one per
-            // qualifier chained on it
-            relative.add(e.id());
-          } else if (f.equals("@in")
-              && call.args().size() == 2
-              && constants.contains(call.args().get(1).id())
-              && call.args().get(1).getKind() == CelExpr.ExprKind.Kind.LIST
-              && call.args().get(1).list().elements().stream().allMatch(Plan::isPrimitive)) {
-            setMembership.add(e.id());
-          }
-        }
-        default -> {}
-      }
-      if (e.getKind() == CelExpr.ExprKind.Kind.CALL
-          && e.call().function().equals("_?._")
-          && (isAttribute(e.call().args().get(0)) || isQualifier(e.call().args().get(0)))) {
-        doubleEvaluated.put(e.id(), chainCost(e.call().args().get(0)));
-      }
-    }
-
-    private void freeAttribute(CelExpr e) {
-      if (!isAttribute(e)) {
-        return;
-      }
-      free.add(e.id());
-      if (e.getKind() == CelExpr.ExprKind.Kind.SELECT) {
-        freeAttribute(e.select().operand());
-      } else if (e.getKind() == CelExpr.ExprKind.Kind.CALL) {
-        freeAttribute(e.call().args().get(0));
-      }
-    }
-
-    /** The steps of an attribute chain that are not free (constant keys are). */
-    private long chainCost(CelExpr e) {
-      if (constants.contains(e.id()) || free.contains(e.id())) {
-        return 0;
-      }
-      long base = relative.contains(e.id()) ? 1 : 0;
-      return switch (e.getKind()) {
-        case IDENT -> 1;
-        case SELECT -> base + 1 + chainCost(e.select().operand());
-        case CALL -> isQualifier(e) ? base + 1 + chainCost(e.call().args().get(0)) : 0;
-        default -> 0;
-      };
-    }
-
-    /** A selection or index (of anything). */
-    private static boolean isQualifier(CelExpr e) {
-      return switch (e.getKind()) {
-        case SELECT -> !e.select().testOnly();
-        case CALL -> {
-          String f = e.call().function();
-          yield f.equals("_[_]") || f.equals("_[?_]") || f.equals("_?._");
-        }
-        default -> false;
-      };
-    }
-
-    /** An attribute: a variable, or a selection or index of one. */
-    private static boolean isAttribute(CelExpr e) {
-      return switch (e.getKind()) {
-        case IDENT -> true;
-        case SELECT -> !e.select().testOnly() && isAttribute(e.select().operand());
-        case CALL -> {
-          String f = e.call().function();
-          yield (f.equals("_[_]") || f.equals("_[?_]") || f.equals("_?._"))
-              && isAttribute(e.call().args().get(0));
-        }
-        default -> false;
-      };
-    }
-
-    private static boolean isPrimitive(CelExpr e) {
-      return e.getKind() == CelExpr.ExprKind.Kind.CONSTANT
-          && switch (e.constant().getKind()) {
-            case BOOLEAN_VALUE, INT64_VALUE, UINT64_VALUE, DOUBLE_VALUE, STRING_VALUE -> true;
-            default -> false;
-          };
-    }
   }
 }

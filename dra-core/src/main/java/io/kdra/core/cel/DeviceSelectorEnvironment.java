@@ -414,7 +414,7 @@ public final class DeviceSelectorEnvironment {
           estimate,
           maxCost,
           callsAny(ast.getExpr(), QUANTITY_MUTATORS),
-          CostMeter.Plan.of(runnable, ast));
+          CostPlan.of(runnable, ast));
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }

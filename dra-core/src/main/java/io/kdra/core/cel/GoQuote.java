@@ -1,13 +1,64 @@
 package io.kdra.core.cel;
 
 /**
- * Go's {@code strconv.Quote} of a byte string (held one byte per char, as ISO-8859-1): valid UTF-8
- * runes as {@link StringFormatLibrary#goQuote} writes them, other bytes as {@code \xNN}.
+ * Go's {@code strconv.Quote} (and {@code %q}), of a string or of a byte string (held one byte per
+ * char, as ISO-8859-1: valid UTF-8 runes as {@link #string} writes them, other bytes as {@code
+ * \xNN}).
  */
 final class GoQuote {
 
   private GoQuote() {}
 
+  /** Go's {@code %q}: printable characters as they are, others escaped. */
+  static String string(String s) {
+    StringBuilder sb = new StringBuilder("\"");
+    s.codePoints().forEach(c -> appendRune(sb, c));
+    return sb.append('"').toString();
+  }
+
+  /** One rune as {@code strconv.Quote} writes it. */
+  static void appendRune(StringBuilder sb, int c) {
+    switch (c) {
+      case '"' -> sb.append("\\\"");
+      case '\\' -> sb.append("\\\\");
+      case '\n' -> sb.append("\\n");
+      case '\t' -> sb.append("\\t");
+      case '\r' -> sb.append("\\r");
+      case 0x07 -> sb.append("\\a");
+      case '\b' -> sb.append("\\b");
+      case '\f' -> sb.append("\\f");
+      case 0x0b -> sb.append("\\v");
+      default -> {
+        if (isPrintable(c)) {
+          sb.appendCodePoint(c);
+        } else if (c < 0x80) {
+          sb.append(String.format("\\x%02x", c));
+        } else if (c <= 0xffff) {
+          sb.append(String.format("\\u%04x", c));
+        } else {
+          sb.append(String.format("\\U%08x", c));
+        }
+      }
+    }
+  }
+
+  private static boolean isPrintable(int c) {
+    if (c == ' ') {
+      return true;
+    }
+    int type = Character.getType(c);
+    return !(Character.isWhitespace(c)
+        || Character.isSpaceChar(c)
+        || type == Character.CONTROL
+        || type == Character.FORMAT
+        || type == Character.SURROGATE
+        || type == Character.PRIVATE_USE
+        || type == Character.UNASSIGNED
+        || type == Character.LINE_SEPARATOR
+        || type == Character.PARAGRAPH_SEPARATOR);
+  }
+
+  /** A byte string held one byte per char. */
   static String bytes(String latin1) {
     StringBuilder sb = new StringBuilder("\"");
     int i = 0;
@@ -23,7 +74,7 @@ final class GoQuote {
       for (int k = 1; k < width; k++) {
         rune = rune << 6 | (latin1.charAt(i + k) & 0x3f);
       }
-      StringFormatLibrary.appendQuoted(sb, rune);
+      appendRune(sb, rune);
       i += width;
     }
     return sb.append('"').toString();

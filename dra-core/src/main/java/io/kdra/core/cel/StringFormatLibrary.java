@@ -20,13 +20,8 @@ import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
 import io.kdra.core.model.Semver;
-import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.math.MathContext;
-import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
-import java.text.DecimalFormat;
-import java.text.DecimalFormatSymbols;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -37,9 +32,11 @@ import java.util.Map;
 /**
  * {@code string.format(list)} and {@code strings.quote(string)} of cel-go's strings extension at
  * version 2 ({@code ext/formatting.go}, locale en_US), which the Kubernetes base environment
- * enables. Hand-written: cel-java's strings extension has {@code quote} but no {@code format}.
- * {@link #validate} is cel-go's {@code stringFormatValidator}: a literal format string with a
- * literal argument list is checked at compile time (clauses, argument count, argument types).
+ * enables. Hand-written: cel-java's strings extension has {@code quote} but no {@code format}. Go's
+ * number and string forms are in {@link GoLocalizedFloat}, {@link GoFloat} and {@link GoQuote};
+ * cel-go's {@code stringFormatValidator} (a literal format string with a literal argument list
+ * checked at compile time) is in {@link SelectorAstValidator}, through {@link #format} and {@link
+ * Args}.
  */
 final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
@@ -229,13 +226,13 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
     @Override
     public String fixed(int index, int precision) throws FormatException {
       double d = floatArg(args.get(index), index, "fixed-point clause");
-      return localizedFixed(d, precision);
+      return GoLocalizedFloat.fixed(d, precision);
     }
 
     @Override
     public String scientific(int index, int precision) throws FormatException {
       double d = floatArg(args.get(index), index, "scientific clause");
-      return localizedScientific(d, precision);
+      return GoLocalizedFloat.scientific(d, precision);
     }
 
     @Override
@@ -312,61 +309,6 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
         clause + " can only be used on doubles, was given " + typeName(v), index);
   }
 
-  /** golang.org/x/text's en_US printer for %.Nf: grouped thousands, no negative zero. */
-  static String localizedFixed(double d, int precision) {
-    if (Double.isNaN(d)) {
-      return "NaN";
-    }
-    if (Double.isInfinite(d)) {
-      return d > 0 ? "∞" : "-∞";
-    }
-    BigDecimal value = new BigDecimal(d).setScale(precision, RoundingMode.HALF_EVEN);
-    DecimalFormat f =
-        new DecimalFormat(
-            "#,##0" + (precision > 0 ? "." + "0".repeat(precision) : ""),
-            DecimalFormatSymbols.getInstance(Locale.US));
-    f.setRoundingMode(RoundingMode.HALF_EVEN);
-    String s = f.format(value);
-    // negative zero prints unsigned; a negative value that rounds to zero keeps its sign
-    return d < 0 && !s.startsWith("-")
-        ? "-" + s
-        : (d == 0 && s.startsWith("-") ? s.substring(1) : s);
-  }
-
-  private static final String SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹";
-
-  /**
-   * golang.org/x/text's en_US printer for cel-go's {@code %<precision>e}: the precision is used as
-   * the width (a cel-go quirk), the mantissa always has six decimals and the exponent is written as
-   * ×10 with superscript digits ({@code 1.234500×10⁰³}).
-   */
-  static String localizedScientific(double d, int width) {
-    String s;
-    if (Double.isNaN(d)) {
-      s = "NaN";
-    } else if (Double.isInfinite(d)) {
-      s = d > 0 ? "∞" : "-∞";
-    } else {
-      int exp = 0;
-      BigDecimal mantissa = BigDecimal.ZERO.setScale(6);
-      if (d != 0) {
-        BigDecimal v =
-            new BigDecimal(Math.abs(d)).round(new MathContext(7, RoundingMode.HALF_EVEN));
-        exp = v.precision() - v.scale() - 1;
-        mantissa = v.movePointLeft(exp).setScale(6, RoundingMode.HALF_EVEN);
-      }
-      String digits = Integer.toString(Math.abs(exp));
-      if (digits.length() < 2) {
-        digits = "0" + digits;
-      }
-      StringBuilder sup = new StringBuilder(exp < 0 ? "⁻" : "");
-      digits.chars().forEach(c -> sup.append(SUPERSCRIPTS.charAt(c - '0')));
-      s = (d < 0 ? "-" : "") + mantissa.toPlainString() + "×10" + sup;
-    }
-    int length = s.codePointCount(0, s.length());
-    return length < width ? " ".repeat(width - length) + s : s;
-  }
-
   private static String hexBytes(byte[] bytes) {
     StringBuilder sb = new StringBuilder();
     for (byte b : bytes) {
@@ -422,10 +364,10 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       return CelTypes.format(t.type());
     }
     if (v instanceof Duration || v instanceof java.time.Duration) {
-      return "duration(" + goQuote(scalar(v)) + ")";
+      return "duration(" + GoQuote.string(scalar(v)) + ")";
     }
     if (v instanceof Timestamp || v instanceof Instant) {
-      return "timestamp(" + goQuote(scalar(v)) + ")";
+      return "timestamp(" + GoQuote.string(scalar(v)) + ")";
     }
     if (v instanceof CelType t) {
       return t.name();
@@ -448,13 +390,13 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
 
   private static String quoteForCel(Object v, String text) {
     if (v instanceof String) {
-      return goQuote(text);
+      return GoQuote.string(text);
     }
     if (v instanceof ByteString || v instanceof CelByteString) {
-      return "b" + goQuote(text);
+      return "b" + GoQuote.string(text);
     }
     if (v instanceof Double d && (d.isNaN() || d.isInfinite())) {
-      return goQuote(text);
+      return GoQuote.string(text);
     }
     return text;
   }
@@ -502,55 +444,6 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
             + "doubles, maps, lists, types, durations, and timestamps, was given "
             + typeName(v),
         -1);
-  }
-
-  /** Go's {@code %q}: printable characters as they are, others escaped. */
-  static String goQuote(String s) {
-    StringBuilder sb = new StringBuilder("\"");
-    s.codePoints().forEach(c -> appendQuoted(sb, c));
-    return sb.append('"').toString();
-  }
-
-  /** One rune as {@code strconv.Quote} writes it. */
-  static void appendQuoted(StringBuilder sb, int c) {
-    switch (c) {
-      case '"' -> sb.append("\\\"");
-      case '\\' -> sb.append("\\\\");
-      case '\n' -> sb.append("\\n");
-      case '\t' -> sb.append("\\t");
-      case '\r' -> sb.append("\\r");
-      case 0x07 -> sb.append("\\a");
-      case '\b' -> sb.append("\\b");
-      case '\f' -> sb.append("\\f");
-      case 0x0b -> sb.append("\\v");
-      default -> {
-        if (isPrintable(c)) {
-          sb.appendCodePoint(c);
-        } else if (c < 0x80) {
-          sb.append(String.format("\\x%02x", c));
-        } else if (c <= 0xffff) {
-          sb.append(String.format("\\u%04x", c));
-        } else {
-          sb.append(String.format("\\U%08x", c));
-        }
-      }
-    }
-  }
-
-  private static boolean isPrintable(int c) {
-    if (c == ' ') {
-      return true;
-    }
-    int type = Character.getType(c);
-    return !(Character.isWhitespace(c)
-        || Character.isSpaceChar(c)
-        || type == Character.CONTROL
-        || type == Character.FORMAT
-        || type == Character.SURROGATE
-        || type == Character.PRIVATE_USE
-        || type == Character.UNASSIGNED
-        || type == Character.LINE_SEPARATOR
-        || type == Character.PARAGRAPH_SEPARATOR);
   }
 
   static String typeName(Object v) {

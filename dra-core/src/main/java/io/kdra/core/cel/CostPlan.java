@@ -44,7 +44,8 @@ final class CostPlan {
           "google.protobuf.Timestamp",
           "optional_type");
 
-  private static final Set<String> CONVERSIONS =
+  /** The conversions cel-go's planner folds into a constant when their argument is one. */
+  static final Set<String> CONVERSIONS =
       Set.of(
           "bool",
           "bytes",

@@ -192,7 +192,7 @@ final class SelectorAstValidator {
       }
       default -> {}
     }
-    if (CONVERSIONS.contains(fn)
+    if (CostPlan.CONVERSIONS.contains(fn)
         && call.target().isEmpty()
         && args.size() == 1
         && isConstant(args.get(0))
@@ -202,19 +202,6 @@ final class SelectorAstValidator {
       report(e.id(), "program instantiation failed: constant " + fn + "() conversion fails");
     }
   }
-
-  private static final Set<String> CONVERSIONS =
-      Set.of(
-          "bool",
-          "bytes",
-          "double",
-          "duration",
-          "dyn",
-          "int",
-          "string",
-          "timestamp",
-          "type",
-          "uint");
 
   /** What cel-go's planner folds to a constant: literals, literal lists and maps, conversions. */
   private static boolean isConstant(CelExpr e) {
@@ -227,7 +214,7 @@ final class SelectorAstValidator {
           e.map().entries().stream()
               .allMatch(x -> !x.optionalEntry() && isConstant(x.key()) && isConstant(x.value()));
       case CALL ->
-          CONVERSIONS.contains(e.call().function())
+          CostPlan.CONVERSIONS.contains(e.call().function())
               && e.call().target().isEmpty()
               && e.call().args().size() == 1
               && isConstant(e.call().args().get(0));

@@ -38,7 +38,8 @@ public final class InputReader {
 
   private final ObjectMapper mapper =
       new ObjectMapper(new YAMLFactory())
-          .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+          .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+          .registerModule(LazyPropertyDeserializers.module());
 
   /**
    * JSON input (what {@code kubectl get -o json} prints) is parsed by Jackson's JSON parser:

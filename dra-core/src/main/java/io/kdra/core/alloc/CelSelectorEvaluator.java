@@ -1,8 +1,10 @@
 package io.kdra.core.alloc;
 
+import com.google.common.base.Suppliers;
 import io.kdra.core.cel.CelDevice;
 import io.kdra.core.cel.CelSelectorException;
 import io.kdra.core.cel.DeviceSelectorEnvironment;
+import java.util.function.Supplier;
 
 /**
  * Evaluates selectors with the DRA CEL environment. Compiled programs are cached by the
@@ -11,16 +13,24 @@ import io.kdra.core.cel.DeviceSelectorEnvironment;
  */
 public final class CelSelectorEvaluator implements SelectorEvaluator {
 
-  private final DeviceSelectorEnvironment environment;
+  private final Supplier<DeviceSelectorEnvironment> environment;
 
   public CelSelectorEvaluator(DeviceSelectorEnvironment environment) {
+    this.environment = () -> environment;
+  }
+
+  private CelSelectorEvaluator(Supplier<DeviceSelectorEnvironment> environment) {
     this.environment = environment;
   }
 
-  /** An evaluator whose environment matches the features ({@code allowMultipleAllocations}). */
+  /**
+   * An evaluator whose environment matches the features ({@code allowMultipleAllocations}). The
+   * environment is built when the first selector is evaluated: building it is about a tenth of a
+   * second of a {@code dra-alloc} run's CPU, and a run with nothing to allocate never needs it.
+   */
   public static CelSelectorEvaluator forFeatures(AllocatorFeatures features) {
     return new CelSelectorEvaluator(
-        DeviceSelectorEnvironment.create(features.consumableCapacity()));
+        Suppliers.memoize(() -> DeviceSelectorEnvironment.create(features.consumableCapacity())));
   }
 
   @Override
@@ -35,7 +45,7 @@ public final class CelSelectorEvaluator implements SelectorEvaluator {
       device.selectorView(view);
     }
     try {
-      return environment.compile(expression).matches(view);
+      return environment.get().compile(expression).matches(view);
     } catch (CelSelectorException e) {
       throw new SelectorException(expression, e.getMessage(), e);
     }

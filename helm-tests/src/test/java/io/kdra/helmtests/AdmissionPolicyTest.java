@@ -23,7 +23,7 @@ class AdmissionPolicyTest {
   void onByDefaultRefusingWritesOfClaimsTemplatesAndClassesForBothDrivers() {
     List<HasMetadata> objects = Chart.render(Map.of());
     ValidatingAdmissionPolicy policy =
-        RenderTest.one(objects, ValidatingAdmissionPolicy.class, "kdra-opaque-config");
+        Rendered.one(objects, ValidatingAdmissionPolicy.class, "kdra-opaque-config");
     assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
     assertThat(policy.getSpec().getMatchConstraints().getResourceRules())
         .singleElement()
@@ -42,7 +42,7 @@ class AdmissionPolicyTest {
         .satisfies(v -> assertThat(v.getMessageExpression()).isNotBlank());
 
     ValidatingAdmissionPolicyBinding binding =
-        RenderTest.one(objects, ValidatingAdmissionPolicyBinding.class, "kdra-opaque-config");
+        Rendered.one(objects, ValidatingAdmissionPolicyBinding.class, "kdra-opaque-config");
     assertThat(binding.getSpec().getPolicyName()).isEqualTo("kdra-opaque-config");
     assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
     // every namespace and object: nothing to select, a claim cannot opt out
@@ -53,11 +53,10 @@ class AdmissionPolicyTest {
   void theDriverNamesTheNameAndTheActionsComeFromTheValues() {
     List<HasMetadata> objects = Chart.render(Chart.fullValues());
     ValidatingAdmissionPolicy policy =
-        RenderTest.one(objects, ValidatingAdmissionPolicy.class, "kdra-full-opaque-config");
+        Rendered.one(objects, ValidatingAdmissionPolicy.class, "kdra-full-opaque-config");
     assertThat(drivers(policy)).isEqualTo("[\"gpu.example.org\",\"tpu.example.org\"]");
     assertThat(
-            RenderTest.one(
-                    objects, ValidatingAdmissionPolicyBinding.class, "kdra-full-opaque-config")
+            Rendered.one(objects, ValidatingAdmissionPolicyBinding.class, "kdra-full-opaque-config")
                 .getSpec()
                 .getValidationActions())
         .containsExactly("Warn", "Audit");
@@ -79,8 +78,7 @@ class AdmissionPolicyTest {
   @Test
   void noCelFunctionTheOldestSupportedApiServerRefuses() {
     ValidatingAdmissionPolicy policy =
-        RenderTest.one(
-            Chart.render(Map.of()), ValidatingAdmissionPolicy.class, "kdra-opaque-config");
+        Rendered.one(Chart.render(Map.of()), ValidatingAdmissionPolicy.class, "kdra-opaque-config");
     Stream<String> expressions =
         Stream.of(
                 policy.getSpec().getVariables().stream().map(Variable::getExpression),

@@ -69,7 +69,7 @@ class AdmissionWebhookTest {
   @Test
   void theCaBundleIsTheCaOfThePublishersCertificateForTheServiceName() throws Exception {
     List<HasMetadata> objects = Chart.render(Map.of());
-    Secret secret = RenderTest.one(objects, Secret.class, "kdra-slice-publisher-tls");
+    Secret secret = Rendered.one(objects, Secret.class, "kdra-slice-publisher-tls");
     String bundle = webhook(objects, NAME).getClientConfig().getCaBundle();
     assertThat(bundle).isEqualTo(secret.getData().get("ca.crt"));
     CertificateFactory x509 = CertificateFactory.getInstance("X.509");
@@ -89,7 +89,7 @@ class AdmissionWebhookTest {
   @Test
   void thePublisherServesHttpsWithItsCertificateOnThePortTheServiceTargets() {
     List<HasMetadata> objects = Chart.render(Map.of());
-    assertThat(RenderTest.properties(objects, "kdra-slice-publisher"))
+    assertThat(Rendered.properties(objects, "kdra-slice-publisher"))
         .containsEntry("quarkus.http.ssl-port", "8443")
         .containsEntry(
             "quarkus.http.ssl.certificate.files", "/var/run/secrets/kdra.io/inventory-tls/tls.crt")
@@ -101,7 +101,7 @@ class AdmissionWebhookTest {
         // the probes stay on plain HTTP
         .containsEntry("quarkus.http.port", "8080");
     assertThat(
-            RenderTest.one(objects, Deployment.class, "kdra-slice-publisher")
+            Rendered.one(objects, Deployment.class, "kdra-slice-publisher")
                 .getSpec()
                 .getTemplate()
                 .getSpec()
@@ -113,7 +113,7 @@ class AdmissionWebhookTest {
               assertThat(p.getName()).isEqualTo("webhook");
               assertThat(p.getContainerPort()).isEqualTo(8443);
             });
-    Service service = RenderTest.one(objects, Service.class, "kdra-slice-publisher");
+    Service service = Rendered.one(objects, Service.class, "kdra-slice-publisher");
     assertThat(service.getSpec().getPorts())
         .anySatisfy(
             p -> {
@@ -127,7 +127,7 @@ class AdmissionWebhookTest {
   @Test
   void theNetworkPolicyLetsTheApiServerReachTheWebhook() {
     NetworkPolicy policy =
-        RenderTest.one(Chart.render(Map.of()), NetworkPolicy.class, "kdra-slice-publisher");
+        Rendered.one(Chart.render(Map.of()), NetworkPolicy.class, "kdra-slice-publisher");
     assertThat(policy.getSpec().getIngress())
         .anySatisfy(
             rule -> {
@@ -159,7 +159,7 @@ class AdmissionWebhookTest {
                 "slicePublisher.tls.certManager.issuerRef.name",
                 "cluster-ca"));
     ValidatingWebhookConfiguration config =
-        RenderTest.one(objects, ValidatingWebhookConfiguration.class, NAME);
+        Rendered.one(objects, ValidatingWebhookConfiguration.class, NAME);
     assertThat(config.getMetadata().getAnnotations())
         .containsEntry("cert-manager.io/inject-ca-from", "kdra-system/kdra-slice-publisher-tls");
     assertThat(config.getWebhooks().get(0).getClientConfig().getCaBundle()).isNull();
@@ -170,9 +170,9 @@ class AdmissionWebhookTest {
     List<HasMetadata> objects =
         Chart.render(Chart.values("admission.opaqueConfigWebhook.enabled", false));
     assertThat(objects).noneMatch(o -> o instanceof ValidatingWebhookConfiguration);
-    assertThat(RenderTest.properties(objects, "kdra-slice-publisher").stringPropertyNames())
+    assertThat(Rendered.properties(objects, "kdra-slice-publisher").stringPropertyNames())
         .noneMatch(k -> k.startsWith("quarkus.http.ssl"));
-    assertThat(RenderTest.one(objects, Service.class, "kdra-slice-publisher").getSpec().getPorts())
+    assertThat(Rendered.one(objects, Service.class, "kdra-slice-publisher").getSpec().getPorts())
         .noneMatch(p -> p.getName().equals("webhook"));
     // the policy stays: each can be used without the other
     assertThat(objects).extracting(HasMetadata::getKind).contains("ValidatingAdmissionPolicy");
@@ -192,7 +192,7 @@ class AdmissionWebhookTest {
 
   private static ValidatingWebhook webhook(List<HasMetadata> objects, String name) {
     ValidatingWebhookConfiguration config =
-        RenderTest.one(objects, ValidatingWebhookConfiguration.class, name);
+        Rendered.one(objects, ValidatingWebhookConfiguration.class, name);
     assertThat(config.getWebhooks()).hasSize(1);
     return config.getWebhooks().get(0);
   }

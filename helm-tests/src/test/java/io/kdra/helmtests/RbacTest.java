@@ -139,21 +139,21 @@ class RbacTest {
   @Test
   void leasesAreNamespacedAndRenewedOnlyByName() {
     List<HasMetadata> objects = Chart.render(Chart.fullValues());
-    Role role = RenderTest.one(objects, Role.class, "kdra-full-slice-publisher-leader-election");
+    Role role = Rendered.one(objects, Role.class, "kdra-full-slice-publisher-leader-election");
     assertThat(role.getMetadata().getNamespace()).isEqualTo("kdra-leases");
     assertThat(role.getRules())
         .filteredOn(r -> r.getVerbs().contains("patch"))
         .singleElement()
         .satisfies(r -> assertThat(r.getResourceNames()).containsExactly("kdra-full-publisher"));
     RoleBinding binding =
-        RenderTest.one(objects, RoleBinding.class, "kdra-full-slice-publisher-leader-election");
+        Rendered.one(objects, RoleBinding.class, "kdra-full-slice-publisher-leader-election");
     assertThat(binding.getMetadata().getNamespace()).isEqualTo("kdra-leases");
     assertThat(binding.getSubjects())
         .singleElement()
         .satisfies(s -> assertThat(s.getNamespace()).isEqualTo(Chart.NAMESPACE));
     assertThat(granted(objects, "kdra-full-slice-publisher")).isEqualTo(new TreeSet<>(PUBLISHER));
     Role bridge =
-        RenderTest.one(objects, Role.class, "kdra-full-computeclass-bridge-leader-election");
+        Rendered.one(objects, Role.class, "kdra-full-computeclass-bridge-leader-election");
     assertThat(bridge.getMetadata().getNamespace()).isEqualTo("kdra-leases");
     assertThat(bridge.getRules())
         .filteredOn(r -> r.getVerbs().contains("update"))
@@ -225,8 +225,8 @@ class RbacTest {
     for (RoleRef ref : refs) {
       List<PolicyRule> rules =
           ref.getKind().equals("ClusterRole")
-              ? RenderTest.one(objects, ClusterRole.class, ref.getName()).getRules()
-              : RenderTest.one(objects, Role.class, ref.getName()).getRules();
+              ? Rendered.one(objects, ClusterRole.class, ref.getName()).getRules()
+              : Rendered.one(objects, Role.class, ref.getName()).getRules();
       for (PolicyRule r : rules) {
         for (String g : r.getApiGroups()) {
           for (String res : r.getResources()) {

@@ -50,7 +50,7 @@ class ServiceStartTest {
     assumeTrue(Files.exists(jar), service + " is not built");
     List<HasMetadata> objects = Chart.render(Chart.fullValues());
     String properties =
-        RenderTest.one(objects, ConfigMap.class, "kdra-full-" + service)
+        Rendered.one(objects, ConfigMap.class, "kdra-full-" + service)
             .getData()
             .get("application.properties");
     Files.createDirectories(work.resolve("config"));
@@ -76,7 +76,7 @@ class ServiceStartTest {
     pb.environment().put("DRIVER_CHECKPOINT_FILE", work.resolve("checkpoint.json").toString());
     pb.environment().put("DRIVER_BACKEND", "simulated");
     // the publisher's certificate, where the chart mounts its Secret, here in the directory
-    Secret tls = RenderTest.one(objects, Secret.class, "kdra-full-slice-publisher-tls");
+    Secret tls = Rendered.one(objects, Secret.class, "kdra-full-slice-publisher-tls");
     for (String file : List.of("tls.crt", "tls.key")) {
       Files.write(work.resolve(file), Base64.getDecoder().decode(tls.getData().get(file)));
     }

@@ -206,12 +206,15 @@ public final class PodScheduling {
               .findFirst()
               .orElse("waiting for claims"));
     }
+    List<String> deleting = beingDeleted(r);
+    if (!deleting.isEmpty()) {
+      // as kube-scheduler: unschedulable, with the reason on the pod; a claim kept by its
+      // delete-protection finalizer (another pod still uses it) may stay so for long
+      return new Outcome.Unschedulable(String.join("; ", deleting), Map.of(), "ClaimBeingDeleted");
+    }
     List<ResourceClaim> podClaims = distinct(r.claims().values());
     List<ResourceClaim> unallocated = new ArrayList<>();
     for (ResourceClaim c : podClaims) {
-      if (c.getMetadata().getDeletionTimestamp() != null) {
-        return new Outcome.Waiting("claim " + c.getMetadata().getName() + " is being deleted");
-      }
       if (c.getStatus() == null || c.getStatus().getAllocation() == null) {
         unallocated.add(c);
       }
@@ -550,6 +553,24 @@ public final class PodScheduling {
    * exist (kube-scheduler's PreFilter reports these too, as unschedulable); joined with {@code ";
    * "}, the {@code PodScheduled} message. Public for {@code kubectl dra}.
    */
+  /** Why each claim entry whose claim is being deleted keeps the pod off every node. */
+  static List<String> beingDeleted(PodClaimResolver.Resolution r) {
+    List<String> why = new ArrayList<>();
+    r.claims()
+        .forEach(
+            (entry, claim) -> {
+              if (claim.getMetadata().getDeletionTimestamp() != null) {
+                why.add(
+                    "pod claim entry "
+                        + entry
+                        + ": ResourceClaim "
+                        + claim.getMetadata().getName()
+                        + " is being deleted");
+              }
+            });
+    return why;
+  }
+
   public static List<String> missing(PodClaimResolver.Resolution r) {
     List<String> why = new ArrayList<>();
     for (Step.MissingClaim m : r.of(Step.MissingClaim.class)) {

@@ -417,6 +417,39 @@ class PodSchedulingTest {
   }
 
   @Test
+  void aClaimBeingDeletedMakesThePodUnschedulableWithTheName() {
+    // kept by its delete-protection finalizer while another pod uses it: the new pod says why
+    ResourceClaim kept =
+        client
+            .resource(
+                K.claim("c")
+                    .editMetadata()
+                    .withFinalizers("resource.kubernetes.io/delete-protection")
+                    .endMetadata()
+                    .build())
+            .create();
+    client.resource(kept).delete();
+    assertThat(claim("c").getMetadata().getDeletionTimestamp()).isNotNull();
+    Pod pod =
+        create(
+            K.pod("web")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("gpu")
+                .withResourceClaimName("c")
+                .endResourceClaim()
+                .endSpec()
+                .build());
+
+    assertThat(scheduling.schedule(pod))
+        .isEqualTo(
+            new Outcome.Unschedulable(
+                "pod claim entry gpu: ResourceClaim c is being deleted",
+                Map.of(),
+                "ClaimBeingDeleted"));
+  }
+
+  @Test
   void conflictOnStatusWriteIsRetriedWithAFreshRead() {
     client.resource(K.claim("c").build()).create();
     Pod pod =

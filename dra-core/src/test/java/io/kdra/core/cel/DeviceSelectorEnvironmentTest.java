@@ -1,16 +1,13 @@
 package io.kdra.core.cel;
 
+import static io.kdra.core.cel.SelectorDevices.ENV;
+import static io.kdra.core.cel.SelectorDevices.h100;
+import static io.kdra.core.cel.SelectorDevices.smallGpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Named.named;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
-import io.kdra.core.cel.CelSelectorException.Kind;
-import io.kdra.core.testing.Fixtures;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,42 +16,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The DRA selector environment, with expected values worked out from upstream's semantics
- * (k8s.io/dynamic-resource-allocation/cel and the apiserver CEL libraries).
+ * (k8s.io/dynamic-resource-allocation/cel and the apiserver CEL libraries). Errors are {@link
+ * SelectorErrorsTest}'s, cost limits {@link SelectorCostTest}'s.
  */
 class DeviceSelectorEnvironmentTest {
-
-  private static final String DRIVER = "gpu.example.com";
-  private static final DeviceSelectorEnvironment ENV = DeviceSelectorEnvironment.create();
-
-  /** An 80Gi H100 like the facts sheet's example slice, plus a few typed attributes. */
-  static CelDevice h100() {
-    Device device =
-        new DeviceBuilder()
-            .withName("gpu-0")
-            .addToAttributes("model", Fixtures.stringAttribute("H100"))
-            .addToAttributes("family", Fixtures.stringAttribute("hopper"))
-            .addToAttributes("driverVersion", Fixtures.versionAttribute("550.54.15"))
-            .addToAttributes("numaNode", Fixtures.intAttribute(0))
-            .addToAttributes("migCapable", Fixtures.boolAttribute(true))
-            .addToAttributes(
-                "resource.kubernetes.io/pcieRoot", Fixtures.stringAttribute("pci0000:40"))
-            .addToAttributes("other.example.com/family", Fixtures.stringAttribute("accel"))
-            .addToCapacity("memory", capacity("80Gi"))
-            .addToCapacity("cores", capacity("132"))
-            .build();
-    return CelDevice.of(DRIVER, device);
-  }
-
-  static CelDevice smallGpu() {
-    Device device =
-        new DeviceBuilder()
-            .withName("gpu-1")
-            .addToAttributes("model", Fixtures.stringAttribute("T4"))
-            .addToAttributes("driverVersion", Fixtures.versionAttribute("535.1.0"))
-            .addToCapacity("memory", capacity("16Gi"))
-            .build();
-    return CelDevice.of(DRIVER, device);
-  }
 
   static Stream<Arguments> matching() {
     return Stream.of(
@@ -389,186 +354,6 @@ class DeviceSelectorEnvironmentTest {
     }
   }
 
-  static Stream<Arguments> compileErrors() {
-    return Stream.of(
-        arguments(named("syntax error", "device.driver == "), "Syntax error", 1),
-        arguments(
-            named("undeclared variable", "devce.driver == \"x\""),
-            "undeclared reference to 'devce'",
-            1),
-        arguments(
-            named("unknown field of device", "device.vendor == \"x\""),
-            "undefined field 'vendor'",
-            1),
-        arguments(named("non-bool result", "device.driver"), "must evaluate to bool", -1),
-        arguments(
-            named("wrong argument type", "quantity(1) == quantity(\"1\")"),
-            "found no matching overload for 'quantity'",
-            1),
-        arguments(
-            named("mixed list literal", "[1, \"a\"].size() == 2"),
-            "expected type 'int' but found 'string'",
-            1),
-        arguments(
-            named("format with too many arguments", "\"%s\".format([\"a\", \"b\"]) == \"a\""),
-            "too many arguments supplied to string.format",
-            1),
-        arguments(
-            named("invalid literal regex", "\"a\".matches(\"[\")"), "invalid matches argument", 1),
-        arguments(
-            named("string reverse is version 3", "\"abc\".reverse() == \"cba\""),
-            "found no matching overload for 'reverse'",
-            1),
-        // attributes are of type any upstream, which the format validator rejects (unlike dyn)
-        arguments(
-            named(
-                "format of a bare attribute",
-                "\"%s\".format([device.attributes[\"gpu.example.com\"].model]) == \"H100\""),
-            "was given any",
-            1),
-        arguments(
-            named("constant conversion that fails", "int(\"x\") == 1"),
-            "program instantiation failed",
-            1),
-        arguments(
-            named("sign is not a member function", "quantity(\"1\").sign() == 1"),
-            "found no matching overload for 'sign'",
-            1),
-        arguments(
-            named("sum of strings", "[\"a\"].sum() == \"a\""),
-            "found no matching overload for 'sum'",
-            1),
-        arguments(
-            named("min of lists", "[[1]].min() == [1]"), "found no matching overload for 'min'", 1),
-        arguments(
-            named("dyn result", "optional.of(1).optMap(x, x + 1).orValue(dyn(true))"),
-            "not dyn",
-            -1),
-        // cel-go leaves a free type parameter of the result unbound (dyn), it is not bool
-        arguments(named("element of an empty list as result", "[][0]"), "not dyn", -1),
-        // orValue() with a dyn default binds its type parameter to dyn, as in cel-go
-        arguments(
-            named(
-                "an optional attribute's orValue() with a dyn default as result",
-                "device.attributes[\"gpu.example.com\"].?migCapable.orValue(dyn(true))"),
-            "not dyn",
-            -1),
-        arguments(
-            named(
-                "attribute value beside an int in a list",
-                "[device.attributes[\"gpu.example.com\"].model, 1].size() == 2"),
-            "expected type 'any' but found 'int'",
-            1),
-        arguments(named("value of an empty map as result", "{}[\"a\"]"), "not dyn", -1),
-        arguments(
-            named("non-bool result names its type", "device.driver"),
-            "must evaluate to bool or the unknown type, not string",
-            -1),
-        arguments(
-            named(
-                "comparing quantity with <",
-                "device.capacity[\"gpu.example.com\"].memory < quantity(\"1Gi\")"),
-            "found no matching overload for '_<_'",
-            1),
-        arguments(
-            named("double(string) that Go's ParseFloat rejects", "double(\" 1\") == 1.0"),
-            "program instantiation failed",
-            1),
-        arguments(
-            named("sortBy(x, -x) of an empty list is a list of double", "[].sortBy(x, -x) == [1]"),
-            "found no matching overload for '_==_' applied to '(list(double), list(int))'",
-            1),
-        arguments(
-            named("x + x over an empty list is a list of bytes", "[].map(x, x + x) == [1]"),
-            "found no matching overload for '_==_' applied to '(list(bytes), list(int))'",
-            1),
-        // declared upstream, but cel-go 0.26 cannot convert an int to a duration: its literal
-        // validator refuses a constant argument
-        arguments(
-            named("duration() of an int literal", "duration(2000000000) == duration(\"2s\")"),
-            "invalid duration argument",
-            1),
-        arguments(
-            named("sort() of lists", "[[1]].sort().size() == 1"),
-            "found no matching overload for 'sort'",
-            1));
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("compileErrors")
-  void reportsCompileErrorsWithPositionAndReason(String expression, String reason, int line) {
-    assertThatThrownBy(() -> ENV.compile(expression))
-        .isInstanceOfSatisfying(
-            CelSelectorException.class,
-            e -> {
-              assertThat(e.kind()).isEqualTo(Kind.COMPILE);
-              assertThat(e.reason()).contains(reason);
-              assertThat(e.getMessage()).contains(expression);
-              if (line > 0) {
-                assertThat(e.position())
-                    .hasValueSatisfying(p -> assertThat(p.line()).isEqualTo(line));
-              }
-            });
-  }
-
-  static Stream<Arguments> runtimeErrors() {
-    return Stream.of(
-        arguments(
-            named(
-                "missing attribute is an error, not false",
-                "device.attributes[\"gpu.example.com\"].nosuch == \"x\""),
-            "no such key: nosuch"),
-        arguments(
-            named(
-                "membership in a non-empty constant list propagates the error",
-                "device.attributes[\"gpu.example.com\"].nosuch in [1, 2]"),
-            "no such key: nosuch"),
-        arguments(
-            named(
-                "membership in an empty list that is not a literal propagates the error",
-                "device.attributes[\"gpu.example.com\"].nosuch in [[]][0]"),
-            "no such key: nosuch"),
-        arguments(
-            named(
-                "duration() of an int that is not a literal", "duration(1 + 1) > duration(\"0s\")"),
-            "type conversion error from 'int' to 'google.protobuf.Duration'"),
-        arguments(
-            named("invalid quantity literal", "sign(quantity(\"1.5GB\")) == 1"),
-            "quantities must match"),
-        arguments(
-            named(
-                "equality with an add() result on the right, as upstream",
-                "quantity(\"2\") == quantity(\"1\").add(1)"),
-            "no such overload"),
-        arguments(
-            named("asInteger of a fraction", "quantity(\"500m\").asInteger() == 0"),
-            "cannot convert value to integer"),
-        arguments(
-            named("invalid semver literal", "semver(\"v1\").major() == 1"),
-            "could not parse v1 as semver"),
-        arguments(
-            named("dyn attribute that is not bool", "device.attributes[\"gpu.example.com\"].model"),
-            "could not be converted to bool"),
-        arguments(named("ordering a NaN", "0.0 / 0.0 < 1.0"), "NaN values cannot be ordered"),
-        arguments(
-            named("sort() of mixed types", "[dyn(1), dyn(\"a\")].sort().size() == 2"),
-            "list elements must have the same type"));
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("runtimeErrors")
-  void runtimeErrorsAbortInsteadOfBeingFalse(String expression, String reason) {
-    CompiledSelector selector = ENV.compile(expression);
-    assertThatThrownBy(() -> selector.matches(h100()))
-        .isInstanceOfSatisfying(
-            CelSelectorException.class,
-            e -> {
-              assertThat(e.kind()).isEqualTo(Kind.RUNTIME);
-              assertThat(e.reason()).contains(reason);
-              assertThat(e.expression()).isEqualTo(expression);
-            });
-  }
-
   @Test
   void allowMultipleAllocationsIsUndeclaredWithoutConsumableCapacity() {
     DeviceSelectorEnvironment withoutFeature = DeviceSelectorEnvironment.create(false);
@@ -583,98 +368,5 @@ class DeviceSelectorEnvironmentTest {
     assertThat(env.compile("device.driver == \"a\"")).isSameAs(first);
     env.compile("device.driver == \"b\"");
     assertThat(env.cachedPrograms()).isEqualTo(2);
-  }
-
-  @Test
-  void validationRejectsTooLongExpressions() {
-    String expression =
-        "device.driver == \"" + "x".repeat(DeviceSelectorEnvironment.MAX_EXPRESSION_LENGTH) + "\"";
-    assertThat(ENV.validate(expression))
-        .hasValueSatisfying(
-            e -> {
-              assertThat(e.kind()).isEqualTo(Kind.TOO_LONG);
-              assertThat(e.reason()).contains("at most 10240 characters");
-            });
-  }
-
-  @Test
-  void validationRejectsExpressionsWhoseEstimatedCostIsTooHigh() {
-    // 32 attributes x 32 x 32 x 32 nested iterations: about a million steps and more
-    String expression =
-        "device.attributes[\"gpu.example.com\"].all(a, device.attributes[\"gpu.example.com\"]"
-            + ".all(b, device.attributes[\"gpu.example.com\"].all(c, device.attributes[\"gpu.example.com\"]"
-            + ".all(d, a.size() + b.size() + c.size() + d.size() > 0))))";
-    assertThat(ENV.validate(expression))
-        .hasValueSatisfying(
-            e -> {
-              assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT);
-              assertThat(e.reason()).contains("exceeds the limit of 1000000");
-            });
-    assertThat(ENV.validate("device.attributes[\"gpu.example.com\"].all(a, a.size() > 0)"))
-        .isEmpty();
-    assertThat(ENV.validate("device.driver == \"gpu.example.com\"")).isEmpty();
-  }
-
-  @Test
-  void runtimeCostIsMeteredForExpressionsAboveTheEstimate() {
-    DeviceSelectorEnvironment env = DeviceSelectorEnvironment.withMaxCost(50);
-    CompiledSelector cheap = env.compile("device.driver == \"gpu.example.com\"");
-    assertThat(cheap.matches(h100())).isTrue();
-    CompiledSelector loop =
-        env.compile("[1,2,3,4,5,6,7,8,9,10].all(i, [1,2,3,4,5,6,7,8,9,10].all(j, i * j > 0))");
-    assertThat(loop.estimatedCost()).isGreaterThan(50);
-    assertThatThrownBy(() -> loop.matches(h100()))
-        .isInstanceOfSatisfying(
-            CelSelectorException.class, e -> assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT));
-  }
-
-  /** Actual costs in cel-go's units, as upstream's cost tracker reports them (cel-go 0.26). */
-  static Stream<Arguments> actualCosts() {
-    return Stream.of(
-        arguments("true", 0L),
-        arguments("device.attributes[\"gpu.example.com\"].model == \"H100\"", 5L),
-        arguments("has(device.attributes[\"gpu.example.com\"].model)", 3L),
-        arguments("[1, 2].size() == 2", 2L), // a constant list is folded
-        arguments("device.attributes[\"gpu.example.com\"].numaNode in [1, 2]", 4L),
-        arguments("{\"a\": device.driver}.size() == 1", 34L),
-        arguments("[device.driver][0] == \"x\"", 15L),
-        arguments("lists.range(10).all(j, j >= 0)", 72L),
-        arguments("[1,2,3].exists_one(x, x == 2)", 10L), // a conditional's attribute branch is free
-        arguments("[1,2,3].filter(x, x > 1).size() == 2", 35L),
-        arguments("device.attributes[\"gpu.example.com\"].?model.orValue(\"\") == \"H100\"", 5L),
-        arguments("[\"b\",\"a\"].sortBy(x, x)[0] == \"a\"", 51L),
-        arguments("format.dns1123Label().validate(\"abc\").hasValue()", 10L),
-        arguments("lists.range(350).all(i, lists.range(350).all(j, i + j >= 0))", 985612L));
-  }
-
-  @ParameterizedTest
-  @MethodSource("actualCosts")
-  void actualCostIsCelGos(String expression, long cost) {
-    assertThat(ENV.compile(expression).actualCost(h100())).hasValue(cost);
-  }
-
-  @Test
-  void runtimeCostLimitTripsInCelGoUnits() {
-    // estimated above the limit, but its actual cost (729,009 upstream) is not
-    CompiledSelector exists =
-        ENV.compile("lists.range(400).all(i, lists.range(400).exists(j, j == i))");
-    assertThat(exists.exceedsCostLimit()).isTrue();
-    assertThat(exists.matches(h100())).isTrue();
-    assertThatThrownBy(
-            () ->
-                ENV.compile("lists.range(355).all(i, lists.range(355).all(j, i + j >= 0))")
-                    .matches(h100()))
-        .isInstanceOfSatisfying(
-            CelSelectorException.class,
-            e -> {
-              assertThat(e.kind()).isEqualTo(Kind.COST_LIMIT);
-              assertThat(e.reason()).isEqualTo("operation cancelled: actual cost limit exceeded");
-            });
-  }
-
-  private static DeviceCapacity capacity(String value) {
-    DeviceCapacity c = new DeviceCapacity();
-    c.setValue(new Quantity(value));
-    return c;
   }
 }

@@ -1,6 +1,6 @@
 package io.kdra.core.alloc;
 
-import static io.kdra.core.alloc.AllocatorTest.ANY_GPU;
+import static io.kdra.core.alloc.AllocatorCases.ANY_GPU;
 import static io.kdra.core.testing.AllocFixtures.claim;
 import static io.kdra.core.testing.AllocFixtures.device;
 import static io.kdra.core.testing.AllocFixtures.deviceClass;

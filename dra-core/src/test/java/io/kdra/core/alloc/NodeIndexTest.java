@@ -227,7 +227,7 @@ class NodeIndexTest {
                 slice("a", "node-a", device("d0").build()).build(),
                 slice("b", "node-b", device("d0").build()).build(),
                 slice("c", "node-c", device("d0").build()).build()),
-            InMemoryDeviceClassLister.of(deviceClass("gpu", AllocatorTest.ANY_GPU)),
+            InMemoryDeviceClassLister.of(deviceClass("gpu", AllocatorCases.ANY_GPU)),
             AllocatedState.empty());
     AllocatorOptions opts = AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "id");
     List<AllocationSnapshot> states = new ArrayList<>(List.of(snap));

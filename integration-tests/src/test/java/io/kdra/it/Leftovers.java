@@ -5,21 +5,27 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
  * What a test JVM killed with SIGKILL leaves behind, and its removal at the next start: a file of
- * records (one per line: {@code pid <TAB> start instant <TAB> executable <TAB> owner pid <TAB>
- * owner start instant [<TAB> directory]...}) written when processes start; {@link #reap()} ends
- * every recorded process that still runs the same executable and started at the same instant (so a
- * reused pid is never hit) and whose owner, the JVM that started it, is gone (so a demo or test run
- * still going in the same checkout keeps its processes), and deletes the recorded directories.
- * Records of live owners stay in the file.
+ * records (one per line: {@code pid <TAB> start ticks <TAB> executable <TAB> owner pid <TAB> owner
+ * start ticks [<TAB> directory]...}) written when processes start; {@link #reap()} ends every
+ * recorded process that still runs the same executable and started at the same tick (so a reused
+ * pid is never hit) and whose owner, the JVM that started it, is gone (so a demo or test run still
+ * going in the same checkout keeps its processes), and deletes the recorded directories. Records of
+ * live owners stay in the file.
+ *
+ * <p>A start is the kernel's own count, {@code /proc/<pid>/stat}'s clock ticks after boot, not
+ * {@code ProcessHandle.Info.startInstant()}: that adds a boot time each JVM reads once from {@code
+ * /proc/stat}, whole seconds derived from the wall clock, so two JVMs can disagree by a second
+ * about the same process (a clock step between their starts is enough) and a leftover would go
+ * unreaped, or a live owner be taken for gone.
  *
  * <p>Directories are deleted only when their name matches {@code deletable}: the record is a file
  * anyone could edit, and deleting must never reach further than the harness's own temporary
@@ -30,10 +36,10 @@ final class Leftovers {
   /** One recorded process and the directories that go with it. */
   record Entry(
       long pid,
-      Instant started,
+      long started,
       String executable,
       long owner,
-      Instant ownerStarted,
+      long ownerStarted,
       List<Path> directories) {
 
     String line() {
@@ -65,10 +71,10 @@ final class Leftovers {
         return Optional.of(
             new Entry(
                 Long.parseLong(f[0]),
-                Instant.parse(f[1]),
+                Long.parseLong(f[1]),
                 f[2],
                 Long.parseLong(f[3]),
-                Instant.parse(f[4]),
+                Long.parseLong(f[4]),
                 dirs));
       } catch (RuntimeException e) {
         return Optional.empty(); // a torn line from a crash while writing
@@ -80,17 +86,31 @@ final class Leftovers {
       return ProcessHandle.of(pid)
           .filter(
               h ->
-                  h.info().startInstant().map(started::equals).orElse(false)
+                  startTicks(pid).equals(OptionalLong.of(started))
                       && h.info().command().map(executable::equals).orElse(false));
     }
 
     /** Whether the JVM that started the process still runs. */
     boolean ownerAlive() {
-      return ProcessHandle.of(owner)
-          .flatMap(h -> h.info().startInstant())
-          .map(ownerStarted::equals)
-          .orElse(false);
+      return startTicks(owner).equals(OptionalLong.of(ownerStarted));
     }
+  }
+
+  /**
+   * When the process started, in clock ticks after boot (field 22 of {@code /proc/<pid>/stat}), or
+   * empty when it is gone. The fields are counted after the last {@code ')'}: the command name
+   * before it may hold spaces and parentheses.
+   */
+  static OptionalLong startTicks(long pid) {
+    String stat;
+    try {
+      stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    } catch (IOException | UncheckedIOException e) {
+      return OptionalLong.empty();
+    }
+    String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    // after[0] is field 3 (state), so field 22 is after[19]
+    return after.length > 19 ? OptionalLong.of(Long.parseLong(after[19])) : OptionalLong.empty();
   }
 
   private final Path file;
@@ -104,17 +124,18 @@ final class Leftovers {
   /** The record of a running process this JVM started, or empty when it has already ended. */
   static Optional<Entry> entry(ProcessHandle process, List<Path> directories) {
     ProcessHandle.Info info = process.info();
-    ProcessHandle self = ProcessHandle.current();
-    if (info.startInstant().isEmpty() || info.command().isEmpty()) {
+    OptionalLong started = startTicks(process.pid());
+    long self = ProcessHandle.current().pid();
+    if (started.isEmpty() || info.command().isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(
         new Entry(
             process.pid(),
-            info.startInstant().get(),
+            started.getAsLong(),
             info.command().get(),
-            self.pid(),
-            self.info().startInstant().orElse(Instant.EPOCH),
+            self,
+            startTicks(self).orElseThrow(),
             List.copyOf(directories)));
   }
 

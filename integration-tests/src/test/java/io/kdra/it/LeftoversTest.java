@@ -43,8 +43,7 @@ class LeftoversTest {
   /** A record as the JVM that started the process would have written it before it was killed. */
   private Leftovers.Entry orphaned(Process process, List<Path> dirs) {
     Leftovers.Entry e = Leftovers.entry(process.toHandle(), dirs).orElseThrow();
-    return new Leftovers.Entry(
-        e.pid(), e.started(), e.executable(), deadPid, java.time.Instant.EPOCH, e.directories());
+    return new Leftovers.Entry(e.pid(), e.started(), e.executable(), deadPid, 0L, e.directories());
   }
 
   private long deadPid;
@@ -82,13 +81,20 @@ class LeftoversTest {
     leftovers()
         .record(
             List.of(
-                new Leftovers.Entry(
-                    e.pid(),
-                    e.started(),
-                    e.executable(),
-                    deadPid,
-                    java.time.Instant.EPOCH,
-                    List.of())));
+                new Leftovers.Entry(e.pid(), e.started(), e.executable(), deadPid, 0L, List.of())));
+
+    assertThat(leftovers().reap()).extracting(Leftovers.Entry::pid).containsExactly(sleep.pid());
+    assertThat(sleep.waitFor(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void aProgramWhoseNameHoldsParenthesesAndSpacesIsRecognised() throws Exception {
+    // /proc/<pid>/stat puts the name in parentheses before the start: it must not shift the fields
+    Path odd = dir.resolve("sl) 1 2 (p");
+    Files.copy(Path.of("/bin/sleep"), odd);
+    odd.toFile().setExecutable(true);
+    Process sleep = spawn(odd.toString(), "300");
+    leftovers().record(List.of(orphaned(sleep, List.of())));
 
     assertThat(leftovers().reap()).extracting(Leftovers.Entry::pid).containsExactly(sleep.pid());
     assertThat(sleep.waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -104,7 +110,7 @@ class LeftoversTest {
             List.of(
                 new Leftovers.Entry(
                     real.pid(),
-                    real.started().minusSeconds(5),
+                    real.started() - 500,
                     real.executable(),
                     real.owner(),
                     real.ownerStarted(),
@@ -150,10 +156,10 @@ class LeftoversTest {
             List.of(
                 new Leftovers.Entry(
                     gone.pid(),
-                    java.time.Instant.EPOCH,
+                    0L,
                     "/bin/true",
                     deadPid,
-                    java.time.Instant.EPOCH,
+                    0L,
                     List.of(dir.resolve("etcddata123"), wal, precious))));
 
     assertThat(leftovers().reap()).isEmpty(); // the process itself is long gone

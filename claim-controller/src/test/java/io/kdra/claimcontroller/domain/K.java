@@ -48,6 +48,20 @@ public final class K {
         .build();
   }
 
+  /**
+   * Pod {@code ns/<name>} whose claim entry {@code entry} names the ResourceClaim {@code claim}.
+   */
+  public static Pod podWithClaim(String name, String entry, String claim) {
+    return pod(name)
+        .editSpec()
+        .addNewResourceClaim()
+        .withName(entry)
+        .withResourceClaimName(claim)
+        .endResourceClaim()
+        .endSpec()
+        .build();
+  }
+
   /** Template {@code ns/<name>} with one exact request for class {@code gpu}. */
   public static ResourceClaimTemplate template(String name) {
     return new ResourceClaimTemplateBuilder()

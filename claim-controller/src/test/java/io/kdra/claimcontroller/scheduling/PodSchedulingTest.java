@@ -399,15 +399,7 @@ class PodSchedulingTest {
 
   @Test
   void aMissingClaimMakesThePodUnschedulableWithTheName() {
-    Pod pod =
-        K.pod("web")
-            .editSpec()
-            .addNewResourceClaim()
-            .withName("shared")
-            .withResourceClaimName("no-such-claim")
-            .endResourceClaim()
-            .endSpec()
-            .build();
+    Pod pod = K.podWithClaim("web", "shared", "no-such-claim");
     assertThat(scheduling.schedule(create(pod)))
         .isEqualTo(
             new Outcome.Unschedulable(
@@ -430,16 +422,7 @@ class PodSchedulingTest {
             .create();
     client.resource(kept).delete();
     assertThat(claim("c").getMetadata().getDeletionTimestamp()).isNotNull();
-    Pod pod =
-        create(
-            K.pod("web")
-                .editSpec()
-                .addNewResourceClaim()
-                .withName("gpu")
-                .withResourceClaimName("c")
-                .endResourceClaim()
-                .endSpec()
-                .build());
+    Pod pod = create(K.podWithClaim("web", "gpu", "c"));
 
     assertThat(scheduling.schedule(pod))
         .isEqualTo(
@@ -452,16 +435,7 @@ class PodSchedulingTest {
   @Test
   void conflictOnStatusWriteIsRetriedWithAFreshRead() {
     client.resource(K.claim("c").build()).create();
-    Pod pod =
-        create(
-            K.pod("web")
-                .editSpec()
-                .addNewResourceClaim()
-                .withName("gpu")
-                .withResourceClaimName("c")
-                .endResourceClaim()
-                .endSpec()
-                .build());
+    Pod pod = create(K.podWithClaim("web", "gpu", "c"));
     server
         .expect()
         .put()
@@ -539,16 +513,7 @@ class PodSchedulingTest {
   void restartBetweenReservationAndBindingBindsWhereTheAllocationIs() {
     client.nodes().resource(K.readyNode("node-b")).create();
     client.resource(K.claim("c").build()).create();
-    Pod pod =
-        create(
-            K.pod("web")
-                .editSpec()
-                .addNewResourceClaim()
-                .withName("gpu")
-                .withResourceClaimName("c")
-                .endResourceClaim()
-                .endSpec()
-                .build());
+    Pod pod = create(K.podWithClaim("web", "gpu", "c"));
     // What a crash after the status write leaves: allocated on node-b, reserved, pod unbound.
     claims.reserve(NS, "c", pod, FakeAllocator.result("node-b", "dev-0"), java.util.Map.of());
 

@@ -80,6 +80,36 @@ class ApiValidationIT {
     assertThat(Validator.validate(storedClaim)).isEmpty();
   }
 
+  @Test
+  void aValueIsQuotedAsTheApiServerQuotesIt() {
+    // Go's %q: named escapes, DEL and non-printing runes escaped, quotes escaped, letters kept
+    String name = "gpu\u0007\u007f\u00a0\u200b\"é";
+    ResourceClaim claim = claim();
+    claim.getMetadata().setName("odd-request-name");
+    claim.getSpec().getDevices().getRequests().get(0).setName(name);
+    String field = "spec.devices.requests[0].name";
+    String ours =
+        Validator.validate(claim).stream()
+            .filter(e -> e.field().equals(field))
+            .findFirst()
+            .orElseThrow()
+            .message();
+
+    KubernetesClientException rejection =
+        catchThrowableOfType(
+            KubernetesClientException.class, () -> client.resource(claim).create());
+    assertThat(rejection).as("the API server rejects it").isNotNull();
+    String theirs =
+        rejection.getStatus().getDetails().getCauses().stream()
+            .filter(c -> c.getField().equals(field))
+            .findFirst()
+            .orElseThrow()
+            .getMessage();
+    String quoted = "Invalid value: \"gpu\\a\\x7f\\u00a0\\u200b\\\"é\"";
+    assertThat(theirs).startsWith(quoted);
+    assertThat(ours).startsWith(quoted);
+  }
+
   record Case(Supplier<HasMetadata> object) {}
 
   static Stream<Named<Case>> rejected() {

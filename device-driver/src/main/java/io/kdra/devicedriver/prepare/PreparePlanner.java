@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.core.cel.GoQuote;
 import io.kdra.core.config.OpaqueConfigDecoder;
 import io.kdra.core.config.OpaqueConfigException;
 import io.kdra.core.config.SharingConfig;
@@ -385,6 +386,6 @@ public final class PreparePlanner {
   }
 
   private static String quote(String s) {
-    return s == null ? "null" : "\"" + s + "\"";
+    return s == null ? "null" : GoQuote.string(s);
   }
 }

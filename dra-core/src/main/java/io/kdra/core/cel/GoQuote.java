@@ -5,12 +5,12 @@ package io.kdra.core.cel;
  * char, as ISO-8859-1: valid UTF-8 runes as {@link #string} writes them, other bytes as {@code
  * \xNN}).
  */
-final class GoQuote {
+public final class GoQuote {
 
   private GoQuote() {}
 
   /** Go's {@code %q}: printable characters as they are, others escaped. */
-  static String string(String s) {
+  public static String string(String s) {
     StringBuilder sb = new StringBuilder("\"");
     s.codePoints().forEach(c -> appendRune(sb, c));
     return sb.append('"').toString();

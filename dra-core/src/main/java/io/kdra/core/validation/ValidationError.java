@@ -1,5 +1,6 @@
 package io.kdra.core.validation;
 
+import io.kdra.core.cel.GoQuote;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -104,25 +105,8 @@ public record ValidationError(
     return String.valueOf(value);
   }
 
+  /** Go's {@code %q}, as the API server prints a string value. */
   static String quote(String s) {
-    StringBuilder sb = new StringBuilder("\"");
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\t' -> sb.append("\\t");
-        case '\r' -> sb.append("\\r");
-        default -> {
-          if (c < 0x20) {
-            sb.append(String.format("\\x%02x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    return sb.append('"').toString();
+    return GoQuote.string(s);
   }
 }

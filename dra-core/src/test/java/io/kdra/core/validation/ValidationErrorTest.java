@@ -82,7 +82,12 @@ class ValidationErrorTest {
         c(
             "control character",
             err(SLICE, "f", Type.INVALID, "\u0001", "x"),
-            "ResourceSlice node-a-gpu: f: Invalid value: \"\\x01\": x"));
+            "ResourceSlice node-a-gpu: f: Invalid value: \"\\x01\": x"),
+        c(
+            // strconv.Quote: named escapes, DEL and non-printing runes escaped, letters kept
+            "as Go quotes",
+            err(SLICE, "f", Type.INVALID, "\u0007\u000b\u007f\u00a0\u200be\u0301 é", "x"),
+            "ResourceSlice node-a-gpu: f: Invalid value: \"\\a\\v\\x7f\\u00a0\\u200be\u0301 é\": x"));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -65,7 +65,7 @@ class LocalRegistryIT {
 
       LocalRegistry.reapLeftovers();
 
-      await().atMost(Duration.ofSeconds(10)).until(() -> !LocalRegistry.serving(address));
+      await().atMost(Duration.ofSeconds(60)).until(() -> !LocalRegistry.serving(address));
       assertThat(registries).noneMatch(ProcessHandle::isAlive);
       assertThat(Files.exists(storage)).isFalse();
     } finally {

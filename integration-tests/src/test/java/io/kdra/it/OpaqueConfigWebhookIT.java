@@ -155,7 +155,7 @@ class OpaqueConfigWebhookIT {
                     .isEqualTo("spec.devices.config[0].opaque.parameters.sharing.mps"));
     // the publisher logs who wrote it and why
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(60))
         .until(
             () ->
                 Files.readAllLines(publisher.log).stream()

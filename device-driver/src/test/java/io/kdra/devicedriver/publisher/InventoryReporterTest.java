@@ -122,7 +122,7 @@ class InventoryReporterTest {
     reporter = reporter(port);
     reporter.start(Inventories.gpus(2));
 
-    InventorySnapshot first = received.poll(10, TimeUnit.SECONDS);
+    InventorySnapshot first = received.poll(60, TimeUnit.SECONDS);
     assertThat(first).isNotNull();
     assertThat(first.getDriver()).isEqualTo("gpu.kdra.io");
     assertThat(first.getNodeName()).isEqualTo("node-a");
@@ -146,7 +146,7 @@ class InventoryReporterTest {
             List.of(),
             List.of());
     reporter.report(changed);
-    InventorySnapshot second = received.poll(10, TimeUnit.SECONDS);
+    InventorySnapshot second = received.poll(60, TimeUnit.SECONDS);
     assertThat(second.getSequence()).isEqualTo(1002);
     assertThat(second.getDevices(1).getHealth()).isEqualTo(Health.UNHEALTHY);
     assertThat(second.getDevices(1).getHealthMessage()).isEqualTo("XID 79");
@@ -158,7 +158,7 @@ class InventoryReporterTest {
     int port = startPublisher(0);
     reporter = reporter(port);
     reporter.start(Inventories.gpus(1));
-    assertThat(received.poll(10, TimeUnit.SECONDS)).isNotNull();
+    assertThat(received.poll(60, TimeUnit.SECONDS)).isNotNull();
     awaitConnected(true);
 
     server.shutdownNow();
@@ -169,7 +169,7 @@ class InventoryReporterTest {
     Files.writeString(dir.resolve("token"), "rotated-token\n");
 
     startPublisher(port);
-    InventorySnapshot again = received.poll(10, TimeUnit.SECONDS);
+    InventorySnapshot again = received.poll(60, TimeUnit.SECONDS);
     assertThat(again).isNotNull();
     assertThat(again.getSequence()).isGreaterThan(1001);
     assertThat(again.getDevicesCount()).isEqualTo(1);
@@ -178,7 +178,7 @@ class InventoryReporterTest {
   }
 
   private void awaitConnected(boolean expected) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (reporter.connected() != expected && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }

@@ -120,7 +120,7 @@ class InventoryReporterTlsTest {
                 new InventoryReporter.Tls(
                     publisherCa.writeCertificate(dir), Optional.of(SERVICE))));
     reporter.start(Inventories.gpus(1));
-    assertThat(received.poll(10, TimeUnit.SECONDS)).isNotNull();
+    assertThat(received.poll(60, TimeUnit.SECONDS)).isNotNull();
     await().atMost(Duration.ofSeconds(10)).until(reporter::connected);
   }
 
@@ -154,7 +154,7 @@ class InventoryReporterTlsTest {
     // the kubelet replaced the mounted Secret's file with the publisher's CA
     Files.copy(publisherCa.writeCertificate(dir), caFile, StandardCopyOption.REPLACE_EXISTING);
     Files.setLastModifiedTime(caFile, FileTime.from(Instant.now().plusSeconds(5)));
-    assertThat(received.poll(10, TimeUnit.SECONDS)).isNotNull();
+    assertThat(received.poll(60, TimeUnit.SECONDS)).isNotNull();
     await().atMost(Duration.ofSeconds(10)).until(reporter::connected);
   }
 
@@ -171,7 +171,7 @@ class InventoryReporterTlsTest {
                     .contains("NoSuchFileException")
                     .contains(caFile.toString()));
     Files.copy(publisherCa.writeCertificate(dir), caFile);
-    assertThat(received.poll(10, TimeUnit.SECONDS)).isNotNull();
+    assertThat(received.poll(60, TimeUnit.SECONDS)).isNotNull();
   }
 
   @Test

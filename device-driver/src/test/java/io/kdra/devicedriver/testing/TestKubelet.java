@@ -137,9 +137,9 @@ public final class TestKubelet implements AutoCloseable {
 
     private Object take() {
       try {
-        Object e = events.poll(10, TimeUnit.SECONDS);
+        Object e = events.poll(60, TimeUnit.SECONDS);
         if (e == null) {
-          throw new AssertionError("no health stream event within 10s");
+          throw new AssertionError("no health stream event within 60 s");
         }
         return e;
       } catch (InterruptedException ex) {

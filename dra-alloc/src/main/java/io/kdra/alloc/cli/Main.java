@@ -8,19 +8,22 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.DefaultParser;
+import org.apache.commons.cli.Option;
+import org.apache.commons.cli.Options;
+import org.apache.commons.cli.ParseException;
+import org.apache.commons.cli.help.HelpFormatter;
+import org.apache.commons.cli.help.TextHelpAppendable;
 
 /**
  * {@code dra-alloc}: what would the DRA allocator do with these objects? Reads DeviceClasses,
@@ -28,51 +31,80 @@ import picocli.CommandLine.Parameters;
  * as a {@code kind: List} with {@code status.allocation} filled where allocation succeeded;
  * explains every failure on stderr. Exit status: 0 all allocated, 1 some not (or a pod cannot run),
  * 2 bad input.
+ *
+ * <p>The command line is Apache Commons CLI's, not picocli's: a run lasts under a second, and
+ * picocli's reflective set-up cost a tenth of a second of it (docs/BENCHMARKS.md).
  */
-@Command(
-    name = "dra-alloc",
-    mixinStandardHelpOptions = true,
-    version = "dra-alloc 0.1.0",
-    description = {
-      "Shows how Kubernetes DRA (resource.k8s.io/v1, as of 1.36) would allocate "
-          + "devices to pending ResourceClaims.",
-      "Exit status: 0 every pending claim allocated, 1 at least one not (or a pod "
-          + "whose claims are allocated can run on no node), 2 bad input."
-    })
-public final class Main implements Callable<Integer> {
+public final class Main {
 
-  @Parameters(
-      arity = "1..*",
-      paramLabel = "FILE",
-      description = "YAML or JSON files (multi-document, or kind: List); - reads stdin")
-  List<String> files;
+  static final String VERSION = "dra-alloc 0.1.0";
 
-  @Option(
-      names = {"-o", "--output"},
-      defaultValue = "yaml",
-      paramLabel = "yaml|json|summary",
-      description =
-          "output format: the claims as a kind: List in yaml or json, or a summary of "
-              + "one line per allocated claim (default: ${DEFAULT-VALUE})")
-  String output;
+  private static final String SYNTAX = "dra-alloc [OPTION]... FILE...";
 
-  @Option(names = "--node", paramLabel = "NAME", description = "only consider this node")
-  String node;
+  private static final String DESCRIPTION =
+      "Shows how Kubernetes DRA (resource.k8s.io/v1, as of 1.36) would allocate devices to"
+          + " pending ResourceClaims. FILE: YAML or JSON files (multi-document, or kind: List);"
+          + " - reads stdin.";
 
-  @Option(
-      names = "--feature-gates",
-      paramLabel = "GATE=BOOL,...",
-      defaultValue = "",
-      description =
-          "allocator features as upstream components take them, e.g. "
-              + "DRAPrioritizedList=false,DRAAdminAccess=true; known: DRAAdminAccess, "
-              + "DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, "
-              + "DRAPartitionableDevices, DRAPrioritizedList (default: Kubernetes 1.36's, all on)")
-  String featureGates;
+  private static final String EXIT_STATUS =
+      "Exit status: 0 every pending claim allocated, 1 at least one not (or a pod whose claims"
+          + " are allocated can run on no node), 2 bad input.";
 
-  private InputStream stdin;
-  private PrintStream out;
-  private PrintStream err;
+  private static final Options OPTIONS =
+      new Options()
+          .addOption(
+              Option.builder("o")
+                  .longOpt("output")
+                  .hasArg()
+                  .argName("yaml|json|summary")
+                  .desc(
+                      "output format: the claims as a kind: List in yaml or json, or a summary of"
+                          + " one line per allocated claim (default: yaml)")
+                  .get())
+          .addOption(
+              Option.builder()
+                  .longOpt("node")
+                  .hasArg()
+                  .argName("NAME")
+                  .desc("only consider this node")
+                  .get())
+          .addOption(
+              Option.builder()
+                  .longOpt("feature-gates")
+                  .hasArg()
+                  .argName("GATE=BOOL,...")
+                  .desc(
+                      "allocator features as upstream components take them, e.g."
+                          + " DRAPrioritizedList=false,DRAAdminAccess=true; known: DRAAdminAccess,"
+                          + " DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints,"
+                          + " DRAPartitionableDevices, DRAPrioritizedList (default: Kubernetes"
+                          + " 1.36's, all on)")
+                  .get())
+          .addOption(
+              Option.builder("h").longOpt("help").desc("Show this help message and exit.").get())
+          .addOption(
+              Option.builder("V")
+                  .longOpt("version")
+                  .desc("Print version information and exit.")
+                  .get());
+
+  private final List<String> files;
+  private final String output;
+  private final String node;
+  private final String featureGates;
+  private final InputStream stdin;
+  private final PrintStream out;
+  private final PrintStream err;
+
+  private Main(CommandLine line, InputStream stdin, PrintStream out, PrintStream err) {
+    this.files = line.getArgList();
+    this.output = line.getOptionValue("output", "yaml");
+    this.node = line.getOptionValue("node");
+    this.featureGates = line.getOptionValue("feature-gates", "");
+    this.stdin = stdin;
+    this.out = out;
+    this.err = err;
+  }
 
   public static void main(String[] args) {
     System.exit(run(args, System.in, System.out, System.err));
@@ -80,25 +112,50 @@ public final class Main implements Callable<Integer> {
 
   /** Runs the command with the given streams; returns the exit status. */
   public static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
-    Main main = new Main();
-    main.stdin = stdin;
-    main.out = out;
-    main.err = err;
-    CommandLine cli = new CommandLine(main);
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    cli.setExitCodeExceptionMapper(e -> 2);
-    cli.setParameterExceptionHandler(
-        (ex, a) -> {
-          err.println("dra-alloc: " + ex.getMessage());
-          ex.getCommandLine().usage(err);
-          return 2;
-        });
-    return cli.execute(args);
+    CommandLine line;
+    try {
+      line = DefaultParser.builder().get().parse(OPTIONS, args);
+    } catch (ParseException e) {
+      return usageError(e.getMessage(), err);
+    }
+    if (line.hasOption("help")) {
+      usage(out);
+      return 0;
+    }
+    if (line.hasOption("version")) {
+      out.println(VERSION);
+      out.flush();
+      return 0;
+    }
+    if (line.getArgList().isEmpty()) {
+      return usageError("missing FILE: name one or more YAML or JSON files, or - for stdin", err);
+    }
+    return new Main(line, stdin, out, err).call();
   }
 
-  @Override
-  public Integer call() {
+  private static int usageError(String message, PrintStream err) {
+    err.println("dra-alloc: " + message);
+    err.println("Try 'dra-alloc --help' for more information.");
+    err.flush();
+    return 2;
+  }
+
+  private static void usage(PrintStream to) {
+    TextHelpAppendable text = new TextHelpAppendable(to);
+    text.setMaxWidth(100);
+    try {
+      HelpFormatter.builder()
+          .setShowSince(false)
+          .setHelpAppendable(text)
+          .get()
+          .printHelp(SYNTAX, DESCRIPTION, OPTIONS, EXIT_STATUS, false);
+    } catch (IOException e) {
+      throw new UncheckedIOException("printing the usage", e);
+    }
+    to.flush();
+  }
+
+  private int call() {
     if (!List.of("yaml", "json", "summary").contains(output)) {
       err.println("dra-alloc: option -o: must be yaml, json or summary, not \"" + output + "\"");
       return 2;

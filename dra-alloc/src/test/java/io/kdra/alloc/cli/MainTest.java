@@ -183,7 +183,7 @@ class MainTest {
             "-o",
             "xml",
             "-"),
-        tc("2: no files", "", 2, "Missing required parameter"),
+        tc("2: no files", "", 2, "dra-alloc: missing FILE"),
         tc(
             "1: a tainted device is not allocated (DRADeviceTaints on by default)",
             docs(CLASS, TAINTED_SLICE, claim("a")),
@@ -221,6 +221,47 @@ class MainTest {
     Run r = run(stdin, args);
     assertThat(r.status()).as(r.err()).isEqualTo(status);
     assertThat(r.err()).contains(errContains);
+  }
+
+  @Test
+  void helpAndVersionGoToStdoutWithStatusZero() {
+    Run help = run("", "--help");
+    assertThat(help.status()).isZero();
+    assertThat(help.out())
+        .contains("usage:  dra-alloc [OPTION]... FILE...")
+        .contains("-o, --output <yaml|json|summary>")
+        .contains("--feature-gates <GATE=BOOL,...>")
+        .contains("Exit status: 0 every pending claim allocated");
+    assertThat(help.err()).isEmpty();
+
+    Run version = run("", "-V");
+    assertThat(version.status()).isZero();
+    assertThat(version.out()).isEqualTo("dra-alloc 0.1.0" + System.lineSeparator());
+  }
+
+  @Test
+  void aBadCommandLineIsStatusTwoWithAPointerToTheHelp() {
+    Run unknown = run(docs(CLASS), "--bogus", "-");
+    assertThat(unknown.status()).isEqualTo(2);
+    assertThat(unknown.err())
+        .isEqualTo(
+            "dra-alloc: Unrecognized option: --bogus"
+                + System.lineSeparator()
+                + "Try 'dra-alloc --help' for more information."
+                + System.lineSeparator());
+    assertThat(unknown.out()).isEmpty();
+
+    Run noValue = run("", "-", "-o");
+    assertThat(noValue.status()).isEqualTo(2);
+    assertThat(noValue.err()).startsWith("dra-alloc: Missing argument for option: o");
+  }
+
+  @Test
+  void optionsMayFollowTheFilesAndTakeTheirValueAfterAnEqualsSign() throws IOException {
+    Run r = run(docs(CLASS, SLICE, claim("a")), "-", "--output=json", "--node", "node-a");
+    assertThat(r.status()).as(r.err()).isZero();
+    JsonNode list = new ObjectMapper().readTree(r.out());
+    assertThat(list.path("items").get(0).at("/status/allocation/devices/results")).hasSize(1);
   }
 
   static final String EXTENDED_CLASS =

@@ -52,14 +52,22 @@ public final class K {
    * Pod {@code ns/<name>} whose claim entry {@code entry} names the ResourceClaim {@code claim}.
    */
   public static Pod podWithClaim(String name, String entry, String claim) {
-    return pod(name)
-        .editSpec()
-        .addNewResourceClaim()
-        .withName(entry)
-        .withResourceClaimName(claim)
-        .endResourceClaim()
-        .endSpec()
-        .build();
+    return podWithClaims(name, entry, claim);
+  }
+
+  /** Pod {@code ns/<name>} with claim entries given as pairs: entry name, ResourceClaim name. */
+  public static Pod podWithClaims(String name, String... entriesAndClaims) {
+    if (entriesAndClaims.length % 2 != 0) {
+      throw new IllegalArgumentException("pairs of entry and claim names expected");
+    }
+    var spec = pod(name).editSpec();
+    for (int i = 0; i < entriesAndClaims.length; i += 2) {
+      spec.addNewResourceClaim()
+          .withName(entriesAndClaims[i])
+          .withResourceClaimName(entriesAndClaims[i + 1])
+          .endResourceClaim();
+    }
+    return spec.endSpec().build();
   }
 
   /** Template {@code ns/<name>} with one exact request for class {@code gpu}. */

@@ -296,20 +296,7 @@ class PodSchedulingTest {
           .endStatus();
     }
     client.resource(full.build()).create();
-    Pod pod =
-        create(
-            K.pod("web")
-                .editSpec()
-                .addNewResourceClaim()
-                .withName("a")
-                .withResourceClaimName("one")
-                .endResourceClaim()
-                .addNewResourceClaim()
-                .withName("b")
-                .withResourceClaimName("two")
-                .endResourceClaim()
-                .endSpec()
-                .build());
+    Pod pod = create(K.podWithClaims("web", "a", "one", "b", "two"));
     RecentWrites recent = new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC());
     PodScheduling s = newScheduling(TemplateMode.OWN, recent);
 
@@ -320,20 +307,7 @@ class PodSchedulingTest {
     // both devices of the node are free again: a pod needing two gets both
     client.resource(K.claim("three").build()).create();
     client.resource(K.claim("four").build()).create();
-    Pod next =
-        create(
-            K.pod("next")
-                .editSpec()
-                .addNewResourceClaim()
-                .withName("a")
-                .withResourceClaimName("three")
-                .endResourceClaim()
-                .addNewResourceClaim()
-                .withName("b")
-                .withResourceClaimName("four")
-                .endResourceClaim()
-                .endSpec()
-                .build());
+    Pod next = create(K.podWithClaims("next", "a", "three", "b", "four"));
     assertThat(s.schedule(next)).isEqualTo(new Outcome.Bound("node-a"));
   }
 
@@ -451,20 +425,7 @@ class PodSchedulingTest {
   void claimAllocatedMeanwhileMakesTheDecisionStaleAndRollsBack() {
     client.resource(K.claim("one").build()).create();
     client.resource(K.claim("two").build()).create();
-    Pod pod =
-        create(
-            K.pod("web")
-                .editSpec()
-                .addNewResourceClaim()
-                .withName("a")
-                .withResourceClaimName("one")
-                .endResourceClaim()
-                .addNewResourceClaim()
-                .withName("b")
-                .withResourceClaimName("two")
-                .endResourceClaim()
-                .endSpec()
-                .build());
+    Pod pod = create(K.podWithClaims("web", "a", "one", "b", "two"));
     // Another writer allocates "two" after our informer saw it free.
     ResourceClaim stale = claim("two");
     client
@@ -527,16 +488,7 @@ class PodSchedulingTest {
   void sharedClaimIsAllocatedOnceAndReservedForEveryPod() {
     client.resource(K.claim("shared").build()).create();
     for (String name : List.of("p1", "p2")) {
-      Pod pod =
-          create(
-              K.pod(name)
-                  .editSpec()
-                  .addNewResourceClaim()
-                  .withName("gpu")
-                  .withResourceClaimName("shared")
-                  .endResourceClaim()
-                  .endSpec()
-                  .build());
+      Pod pod = create(K.podWithClaim(name, "gpu", "shared"));
       assertThat(scheduling.schedule(pod)).isEqualTo(new Outcome.Bound("node-a"));
     }
     assertThat(allocator.calls).isEqualTo(1);

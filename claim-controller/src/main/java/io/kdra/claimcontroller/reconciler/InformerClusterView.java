@@ -35,6 +35,23 @@ final class InformerClusterView implements ClusterView {
         c -> TemplateClaims.owningPod(c).map(o -> List.of(o.getUid())).orElse(List.of()));
   }
 
+  /** Index of the slice informer: {@code <driver>/<pool>} (a driver name holds no slash). */
+  static final String DRIVER_POOL = "driver-pool";
+
+  /** The indexer behind {@link #DRIVER_POOL}, to add to the slice informer before it starts. */
+  static Map<String, Function<ResourceSlice, List<String>>> sliceIndexers() {
+    return Map.of(
+        DRIVER_POOL,
+        s ->
+            s.getSpec() == null || s.getSpec().getPool() == null
+                ? List.of()
+                : List.of(poolKey(s.getSpec().getDriver(), s.getSpec().getPool().getName())));
+  }
+
+  private static String poolKey(String driver, String pool) {
+    return driver + "/" + pool;
+  }
+
   private final IndexerResourceCache<Pod> pods;
   private final SharedInformer<Pod> podEvents;
   private final SharedInformer<ResourceClaim> claims;
@@ -110,6 +127,11 @@ final class InformerClusterView implements ClusterView {
   @Override
   public List<ResourceSlice> slices() {
     return slices.list(s -> true).toList();
+  }
+
+  @Override
+  public List<ResourceSlice> poolSlices(String driver, String pool) {
+    return slices.byIndex(DRIVER_POOL, poolKey(driver, pool));
   }
 
   @Override

@@ -123,6 +123,7 @@ public class PodReconciler implements Reconciler<Pod> {
                 .withPrimaryToSecondaryMapper(NO_INDEX)
                 .build(),
             ctx);
+    slices.addIndexers(InformerClusterView.sliceIndexers());
     var classes =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(DeviceClass.class, Pod.class)

@@ -64,5 +64,13 @@ public interface ClusterView {
 
   List<ResourceSlice> slices();
 
+  /**
+   * The slices of one pool of one driver: by default a filter over {@link #slices()}; an informer
+   * view answers from an index.
+   */
+  default List<ResourceSlice> poolSlices(String driver, String pool) {
+    return slices().stream().filter(s -> TraceLinks.ofPool(s, driver, pool)).toList();
+  }
+
   List<DeviceClass> deviceClasses();
 }

@@ -283,8 +283,8 @@ public final class PodScheduling {
   }
 
   /**
-   * Links each recorded allocate span to the slices its devices came from: a scan over every slice,
-   * so outside the scheduling lock.
+   * Links each recorded allocate span to the slices its devices came from (the slices of the
+   * devices' pools), outside the scheduling lock.
    */
   private void linkSlices(Placement placement) {
     placement
@@ -293,7 +293,7 @@ public final class PodScheduling {
             (uid, a) -> {
               ClaimTracer.TraceSpan span = placement.spans().get(uid);
               if (span != null && span.recording()) {
-                TraceLinks.ofSlices(view.slices(), a).forEach(span::link);
+                TraceLinks.ofSlices(view::poolSlices, a).forEach(span::link);
               }
             });
   }

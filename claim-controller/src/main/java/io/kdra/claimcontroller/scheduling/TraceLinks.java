@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 /**
  * The {@code kdra.io/traceparent} of the objects a claim's operation used, for span links: the
@@ -29,9 +30,11 @@ final class TraceLinks {
 
   /**
    * The trace contexts of the slices that list an allocated device (by driver, pool and device
-   * name), distinct, in the order of the results.
+   * name), distinct, in the order of the results; {@code poolSlices} gives the slices of a driver's
+   * pool.
    */
-  static Set<String> ofSlices(List<ResourceSlice> slices, AllocationResult allocation) {
+  static Set<String> ofSlices(
+      BiFunction<String, String, List<ResourceSlice>> poolSlices, AllocationResult allocation) {
     Set<String> out = new LinkedHashSet<>();
     if (allocation == null
         || allocation.getDevices() == null
@@ -39,7 +42,10 @@ final class TraceLinks {
       return out;
     }
     for (DeviceRequestAllocationResult r : allocation.getDevices().getResults()) {
-      for (ResourceSlice s : slices) {
+      if (r.getDriver() == null || r.getPool() == null) {
+        continue;
+      }
+      for (ResourceSlice s : poolSlices.apply(r.getDriver(), r.getPool())) {
         if (lists(s, r)) {
           String tp = of(s);
           if (tp != null) {
@@ -51,13 +57,19 @@ final class TraceLinks {
     return out;
   }
 
-  private static boolean lists(ResourceSlice s, DeviceRequestAllocationResult r) {
+  /** Whether the slice belongs to pool {@code pool} of driver {@code driver}. */
+  static boolean ofPool(ResourceSlice s, String driver, String pool) {
     var spec = s.getSpec();
     return spec != null
-        && Objects.equals(spec.getDriver(), r.getDriver())
+        && Objects.equals(spec.getDriver(), driver)
         && spec.getPool() != null
-        && Objects.equals(spec.getPool().getName(), r.getPool())
-        && spec.getDevices() != null
-        && spec.getDevices().stream().anyMatch(d -> Objects.equals(d.getName(), r.getDevice()));
+        && Objects.equals(spec.getPool().getName(), pool);
+  }
+
+  private static boolean lists(ResourceSlice s, DeviceRequestAllocationResult r) {
+    return ofPool(s, r.getDriver(), r.getPool())
+        && s.getSpec().getDevices() != null
+        && s.getSpec().getDevices().stream()
+            .anyMatch(d -> Objects.equals(d.getName(), r.getDevice()));
   }
 }

@@ -131,7 +131,14 @@ public final class Main {
     if (line.getArgList().isEmpty()) {
       return usageError("missing FILE: name one or more YAML or JSON files, or - for stdin", err);
     }
-    return new Main(line, stdin, out, err).call();
+    try {
+      return new Main(line, stdin, out, err).call();
+    } catch (RuntimeException e) {
+      // a fault of this program, not of the input: never the 1 of "some claim not allocated"
+      err.println("dra-alloc: internal error: " + e);
+      e.printStackTrace(err);
+      return 2;
+    }
   }
 
   private static int usageError(String message, PrintStream err) {

@@ -257,6 +257,28 @@ class MainTest {
   }
 
   @Test
+  void aFaultOfTheProgramIsStatusTwoNotOne() {
+    // a stdin whose read fails midway: not an input error the reader explains
+    java.io.InputStream broken =
+        new java.io.InputStream() {
+          @Override
+          public int read() {
+            throw new IllegalStateException("boom");
+          }
+        };
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status =
+        Main.run(
+            new String[] {"-"},
+            broken,
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(status).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("dra-alloc: internal error: java.lang.IllegalStateException: boom");
+  }
+
+  @Test
   void optionsMayFollowTheFilesAndTakeTheirValueAfterAnEqualsSign() throws IOException {
     Run r = run(docs(CLASS, SLICE, claim("a")), "-", "--output=json", "--node", "node-a");
     assertThat(r.status()).as(r.err()).isZero();

@@ -196,14 +196,17 @@ class BridgeFailoverIT {
     if (existing == null) {
       client.genericKubernetesResources(COMPUTE_CLASS).resource(cc).create();
     } else {
-      client
-          .genericKubernetesResources(COMPUTE_CLASS)
-          .withName(name)
-          .edit(
-              c -> {
-                c.setAdditionalProperty("spec", cc.getAdditionalProperties().get("spec"));
-                return c;
-              });
+      // again on a conflict: the bridge writes the ComputeClass's status meanwhile
+      NodeRegistration.onConflictRetry(
+          () ->
+              client
+                  .genericKubernetesResources(COMPUTE_CLASS)
+                  .withName(name)
+                  .edit(
+                      c -> {
+                        c.setAdditionalProperty("spec", cc.getAdditionalProperties().get("spec"));
+                        return c;
+                      }));
     }
   }
 

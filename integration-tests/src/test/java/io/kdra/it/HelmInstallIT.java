@@ -132,14 +132,17 @@ class HelmInstallIT {
             client,
             adminYaml);
     // the walkthrough's first step: the DaemonSet's affinity picks labelled accelerator nodes
-    client
-        .nodes()
-        .withName(NODE)
-        .edit(
-            n -> {
-              n.getMetadata().getLabels().put("kdra.io/accelerator", "true");
-              return n;
-            });
+    // (again on a conflict: the kubelet writes its new Node's status meanwhile)
+    NodeRegistration.onConflictRetry(
+        () ->
+            client
+                .nodes()
+                .withName(NODE)
+                .edit(
+                    n -> {
+                      n.getMetadata().getLabels().put("kdra.io/accelerator", "true");
+                      return n;
+                    }));
     for (String ns : List.of(NAMESPACE, APPS)) {
       client
           .namespaces()

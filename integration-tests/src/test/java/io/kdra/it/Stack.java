@@ -293,13 +293,16 @@ final class Stack implements AutoCloseable {
                 .forEach(
                     c -> {
                       if (!c.getMetadata().getFinalizers().isEmpty()) {
-                        client
-                            .resource(c)
-                            .edit(
-                                x -> {
-                                  x.getMetadata().setFinalizers(List.of());
-                                  return x;
-                                });
+                        // again on a conflict: a controller may still write the claim
+                        NodeRegistration.onConflictRetry(
+                            () ->
+                                client
+                                    .resource(c)
+                                    .edit(
+                                        x -> {
+                                          x.getMetadata().setFinalizers(List.of());
+                                          return x;
+                                        }));
                       }
                       client.resource(c).withGracePeriod(0).delete();
                     }));

@@ -171,10 +171,13 @@ public final class DeviceSelectorEnvironment {
                                     && (STRING_ORDER.contains(e.name())
                                         || EQUALITY.contains(e.name())
                                         || e.name().equals("STRING_TO_DOUBLE")
+                                        || GoTimeFunctions.REPLACED.contains(e.name())
                                         || DOUBLE_ORDER.matcher(e.name()).matches())))
                     .build())
             // duration(int) and int(duration), which cel-java's standard library lacks
             .addFunctionBindings(StandardFunctionsInUpstreamOrder.conversionBindings())
+            // durations and timestamps as Go's: its parsers, ranges and checked arithmetic
+            .addFunctionBindings(GoTimeFunctions.bindings())
             // cel-go: ordering a NaN is an error ("NaN values cannot be ordered"), not false
             .addFunctionBindings(doubleOrderBindings())
             // double(string) is Go's strconv.ParseFloat upstream

@@ -33,7 +33,9 @@ final class GoFloat {
 
   /** cel-go's duration text: seconds as {@code strconv.FormatFloat(s, 'f', -1, 64)} + "s". */
   static String duration(Duration d) {
-    double seconds = d.getSeconds() + d.getNano() / 1e9;
+    // Go's Duration.Seconds(): whole seconds and the remainder, both truncated towards zero
+    long nanos = d.toNanos();
+    double seconds = (double) (nanos / 1_000_000_000L) + (double) (nanos % 1_000_000_000L) / 1e9;
     if (seconds == 0) {
       return "0s";
     }

@@ -23,7 +23,6 @@ import io.kdra.core.model.Semver;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -427,11 +426,10 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
       return GoFloat.duration(d);
     }
     if (v instanceof Timestamp t) {
-      return DateTimeFormatter.ISO_INSTANT.format(
-          Instant.ofEpochSecond(t.getSeconds(), t.getNanos()));
+      return GoTime.formatRfc3339Nano(Instant.ofEpochSecond(t.getSeconds(), t.getNanos()));
     }
     if (v instanceof Instant t) {
-      return DateTimeFormatter.ISO_INSTANT.format(t);
+      return GoTime.formatRfc3339Nano(t);
     }
     if (v instanceof TypeType t) {
       return CelTypes.format(t.type());

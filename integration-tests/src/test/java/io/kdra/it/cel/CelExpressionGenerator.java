@@ -8,9 +8,9 @@ import java.util.function.Supplier;
  * Random DRA selector expressions from a small typed grammar over every library of the selector
  * environment (standard CEL and macros, strings, lists, sets, optionals, bindings, two-variable
  * comprehensions, regex, string format, Kubernetes named formats, quantity, semver, ip/cidr, url,
- * Kubernetes lists), against the attributes of {@link CelDevices}. Most expressions type-check; a
- * few percent mix types on purpose, and some read attributes that a device lacks. Seeded: one seed,
- * one corpus.
+ * Kubernetes lists, durations and timestamps), against the attributes of {@link CelDevices}. Most
+ * expressions type-check; a few percent mix types on purpose, and some read attributes that a
+ * device lacks. Seeded: one seed, one corpus.
  */
 final class CelExpressionGenerator {
 
@@ -150,6 +150,55 @@ final class CelExpressionGenerator {
           "\"2023-02-29\"",
           "\"2024-01-01T10:00:00Z\"",
           "\"2024-01-01T10:00:00\"");
+  private static final List<String> DURATIONS =
+      List.of(
+          "\"1h\"",
+          "\"1h30m\"",
+          "\"-1s\"",
+          "\"1.5s\"",
+          "\"0\"",
+          "\"0s\"",
+          "\"1ms\"",
+          "\"1us\"",
+          "\"1µs\"",
+          "\"1ns\"",
+          "\".5m\"",
+          "\"+5m\"",
+          "\"1h-1m\"",
+          "\"2562047h\"",
+          "\"2562048h\"",
+          "\"315576000000s\"",
+          "\"1d\"",
+          "\"1x\"",
+          "\"\"");
+  private static final List<String> TIMESTAMPS =
+      List.of(
+          "\"2024-01-01T10:00:00Z\"",
+          "\"2024-02-29T23:59:59.999999999Z\"",
+          "\"1970-01-01T00:00:00Z\"",
+          "\"2024-01-01T10:00:00+05:30\"",
+          "\"2024-06-30T12:00:00-07:00\"",
+          "\"0001-01-01T00:00:00Z\"",
+          "\"9999-12-31T23:59:59Z\"",
+          "\"2024-01-01T10:00:00.5Z\"",
+          "\"2024-01-01t10:00:00z\"",
+          "\"2024-01-01\"",
+          "\"2024-01-01T10:00:00\"",
+          "\"2024-13-01T00:00:00Z\"",
+          "\"2023-02-29T00:00:00Z\"");
+  private static final List<String> TIME_ZONES =
+      List.of(
+          "\"UTC\"",
+          "\"America/New_York\"",
+          "\"Europe/Berlin\"",
+          "\"Asia/Kolkata\"",
+          "\"Australia/Lord_Howe\"",
+          "\"+05:30\"",
+          "\"-08:00\"",
+          "\"02:00\"",
+          "\"+14:00\"",
+          "\"Nowhere/City\"",
+          "\"\"");
   private static final List<String> INT_ATTRS = List.of("numaNode", "cores", "missingInt");
   private static final List<String> STRING_ATTRS =
       List.of("model", "family", "uuid", "missingString");
@@ -342,6 +391,9 @@ final class CelExpressionGenerator {
                 + ")"
                 + pick(List.of(".hasValue()", " == optional.none()")),
         () -> format() + " == " + format(),
+        () -> duration() + " " + pick(List.of("==", "!=", "<", "<=", ">", ">=")) + " " + duration(),
+        () ->
+            timestamp() + " " + pick(List.of("==", "!=", "<", "<=", ">", ">=")) + " " + timestamp(),
         () ->
             "type("
                 + pick(List.of(integer(), string(), "[1]", D + ".model"))
@@ -369,7 +421,31 @@ final class CelExpressionGenerator {
         () -> "cidr(" + pick(CIDRS) + ").prefixLength()",
         () -> "int(" + pick(List.of("\"12\"", "\"x\"", "1.9", "-1.5", "2u")) + ")",
         () -> "device.attributes.size()",
-        () -> D + ".size()");
+        () -> D + ".size()",
+        () -> "int(" + pick(List.of(duration(), timestamp())) + ")",
+        () ->
+            duration()
+                + "."
+                + pick(List.of("getHours", "getMinutes", "getSeconds", "getMilliseconds"))
+                + "()",
+        () ->
+            timestamp()
+                + "."
+                + pick(
+                    List.of(
+                        "getFullYear",
+                        "getMonth",
+                        "getDate",
+                        "getDayOfMonth",
+                        "getDayOfWeek",
+                        "getDayOfYear",
+                        "getHours",
+                        "getMinutes",
+                        "getSeconds",
+                        "getMilliseconds"))
+                + "("
+                + (random.nextBoolean() ? pick(TIME_ZONES) : "")
+                + ")");
   }
 
   String string() {
@@ -427,7 +503,26 @@ final class CelExpressionGenerator {
                 + "()",
         () -> D + ".?" + pick(STRING_ATTRS) + ".orValue(" + string() + ")",
         () -> stringList() + "[0]",
-        () -> "string(" + semver() + ".major())");
+        () -> "string(" + semver() + ".major())",
+        () -> "string(" + pick(List.of(duration(), timestamp())) + ")");
+  }
+
+  String duration() {
+    return oneOf(
+        () -> "duration(" + pick(DURATIONS) + ")",
+        () -> "duration(" + integer() + ")",
+        () -> duration() + " " + pick(List.of("+", "-")) + " " + duration(),
+        () -> timestamp() + " - " + timestamp(),
+        () -> "duration(string(" + duration() + "))");
+  }
+
+  String timestamp() {
+    return oneOf(
+        () -> "timestamp(" + pick(TIMESTAMPS) + ")",
+        () -> "timestamp(" + integer() + ")",
+        () -> timestamp() + " " + pick(List.of("+", "-")) + " " + duration(),
+        () -> duration() + " + " + timestamp(),
+        () -> "timestamp(string(" + timestamp() + "))");
   }
 
   String quantity() {

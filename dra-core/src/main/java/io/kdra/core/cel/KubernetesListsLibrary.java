@@ -97,6 +97,10 @@ final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibr
         CelFunctionBinding.from("list_min", List.class, list -> extreme(list, "min", 1)),
         CelFunctionBinding.from("list_max", List.class, list -> extreme(list, "max", -1)),
         CelFunctionBinding.from("list_sum", List.class, KubernetesListsLibrary::sum),
+        typedSum("int", 0L),
+        typedSum("uint", UnsignedLong.ZERO),
+        typedSum("double", 0.0),
+        typedSum("duration", java.time.Duration.ZERO),
         CelFunctionBinding.from(
             "list_a_index_of_int",
             List.class,
@@ -107,6 +111,17 @@ final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibr
             List.class,
             Object.class,
             (list, item) -> indexOf(list, item, true)));
+  }
+
+  /**
+   * A sum typed by the checker: as the generic one, but an empty list sums to the zero of its
+   * static element type, as upstream's per-type overloads do ({@code [].sortBy(x, -x).sum()} is 0.0
+   * there: the negation types the list's elements as double).
+   */
+  private static CelFunctionBinding typedSum(String type, Object zero) {
+    String id = "list_" + type + "_sum_" + type;
+    TypedOverloads.boundAlone(id);
+    return CelFunctionBinding.from(id, List.class, list -> list.isEmpty() ? zero : sum(list));
   }
 
   /** The summation type of a list: that of its first element (an empty list sums to int 0). */

@@ -7,9 +7,11 @@ import dev.cel.common.types.CelType;
 import dev.cel.common.types.SimpleType;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -75,7 +77,18 @@ final class TypedOverloads {
   /** Typed overload id -> the id of the binding that runs it. */
   private static final Map<String, String> RUNTIME_IDS = new HashMap<>();
 
+  /** Typed overload ids with a binding of their own, run by it when the checker chose only it. */
+  private static final Set<String> BOUND_ALONE = new HashSet<>();
+
   private TypedOverloads() {}
+
+  /**
+   * Runs {@code typedId} by its own binding where the checker resolved a call to it alone (where
+   * the result depends on the static type: the sum of an empty list of double is 0.0).
+   */
+  static synchronized void boundAlone(String typedId) {
+    BOUND_ALONE.add(typedId);
+  }
 
   /** One overload per type, {@code id.apply(typeName)} its id, all run by {@code runtimeId}. */
   static synchronized List<CelOverloadDecl> declare(
@@ -99,6 +112,9 @@ final class TypedOverloads {
     boolean changed = false;
     for (Map.Entry<Long, CelReference> e : references.entrySet()) {
       List<String> ids = e.getValue().overloadIds();
+      if (ids.size() == 1 && BOUND_ALONE.contains(ids.get(0))) {
+        continue;
+      }
       String runtimeId = ids.isEmpty() ? null : RUNTIME_IDS.get(ids.get(0));
       if (runtimeId != null && ids.stream().allMatch(i -> runtimeId.equals(RUNTIME_IDS.get(i)))) {
         e.setValue(

@@ -222,6 +222,18 @@ class DeviceSelectorEnvironmentTest {
             false),
         ok("Kubernetes lists sum", "[1, 2, 3].sum() == 6", true, true),
         ok(
+            "an empty list of double sums to 0.0",
+            "type([].sortBy(x, -x).sum()) == double && type([].sum()) == int",
+            true,
+            true),
+        ok(
+            "Go's durations and timestamps",
+            "duration(\".5m\") == duration(\"30s\") && duration(\"1h30m\").getMilliseconds() == 5400000"
+                + " && timestamp(\"2024-01-01T10:00:00Z\").getHours(\"02:00\") == 12"
+                + " && string(timestamp(\"2024-01-01T10:00:00.500Z\")) == \"2024-01-01T10:00:00.5Z\"",
+            true,
+            true),
+        ok(
             "Kubernetes lists min max indexOf",
             "[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3 && [3, 1, 2].indexOf(2) == 2 && [1, 2].isSorted()",
             true,

@@ -640,5 +640,8 @@ final class CelHandPickedCases {
           "string(timestamp(\"2024-01-01T10:00:00+05:30\")) == \"2024-01-01T10:00:00+05:30\"",
           "string(timestamp(\"2024-01-01T10:00:00+05:30\") + duration(\"1h\")) == \"2024-01-01T11:00:00+05:30\"",
           "timestamp(\"2024-01-01T10:00:00-07:00\").getDayOfWeek() == 1",
-          "\"%s\".format([[timestamp(\"2024-01-01T10:00:00+05:30\")]]) == \"[timestamp(\\\"2024-01-01T10:00:00+05:30\\\")]\"");
+          "\"%s\".format([[timestamp(\"2024-01-01T10:00:00+05:30\")]]) == \"[timestamp(\\\"2024-01-01T10:00:00+05:30\\\")]\"",
+          // the sum of an empty list is the zero of its static element type
+          "[].sortBy(x, -x).sum() < 1",
+          "type([].sortBy(x, -x).sum()) == double");
 }

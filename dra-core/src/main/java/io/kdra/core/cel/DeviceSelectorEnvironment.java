@@ -171,6 +171,7 @@ public final class DeviceSelectorEnvironment {
                                     && (STRING_ORDER.contains(e.name())
                                         || EQUALITY.contains(e.name())
                                         || e.name().equals("STRING_TO_DOUBLE")
+                                        || e.name().equals("DOUBLE_TO_STRING")
                                         || GoTimeFunctions.REPLACED.contains(e.name())
                                         || DOUBLE_ORDER.matcher(e.name()).matches())))
                     .build())
@@ -191,6 +192,10 @@ public final class DeviceSelectorEnvironment {
                                 () ->
                                     new CelEvaluationException(
                                         "type conversion error from 'string' to 'double'"))))
+            // string(double) is Go's %g upstream: "3", "-0", "1e+21" (Java: "3.0", "-0.0",
+            // "1.0E21")
+            .addFunctionBindings(
+                CelFunctionBinding.from("double_to_string", Double.class, GoFloat::shortest))
             .addFunctionBindings(
                 CelFunctionBinding.from(
                     "in_map", Object.class, Map.class, (key, map) -> map.containsKey(key)))

@@ -8,7 +8,10 @@ final class GoFloat {
 
   private GoFloat() {}
 
-  /** {@code strconv.FormatFloat(d, 'g', -1, 64)}: shortest digits, %e from exponent -5 or 6. */
+  /**
+   * {@code strconv.FormatFloat(d, 'g', -1, 64)}, which is also {@code fmt}'s {@code %g}: shortest
+   * digits, %e from exponent -5 or 6.
+   */
   static String shortest(double d) {
     if (Double.isNaN(d)) {
       return "NaN";

@@ -392,8 +392,43 @@ final class CelExpressionGenerator {
                 + pick(List.of(".hasValue()", " == optional.none()")),
         () -> format() + " == " + format(),
         () -> duration() + " " + pick(List.of("==", "!=", "<", "<=", ">", ">=")) + " " + duration(),
+        () -> durationList() + "." + pick(List.of("min", "max", "sum")) + "() == " + duration(),
+        () -> duration() + " in " + durationList(),
+        () -> durationList() + ".isSorted()",
+        () ->
+            "["
+                + timestamp()
+                + ", "
+                + timestamp()
+                + "]."
+                + pick(List.of("min()", "max()", "sort()[0]"))
+                + " == "
+                + timestamp(),
         () ->
             timestamp() + " " + pick(List.of("==", "!=", "<", "<=", ">", ">=")) + " " + timestamp(),
+        () -> unsigned() + " " + pick(List.of("==", "!=", "<", "<=", ">", ">=")) + " " + unsigned(),
+        () -> integer() + " " + pick(List.of("==", "<", ">")) + " " + unsigned(),
+        () -> bytes() + " " + pick(List.of("==", "!=", "<", ">")) + " " + bytes(),
+        () ->
+            quantity()
+                + ".asApproximateFloat() "
+                + pick(List.of("<", "==", ">"))
+                + " "
+                + pick(List.of("1.0", "0.5", "1e9", "8.589934592e10")),
+        () ->
+            "dyn("
+                + integer()
+                + ") "
+                + pick(List.of("==", "<", ">"))
+                + " dyn("
+                + pick(List.of("1.0", "1u", "\"1\"", "2.5"))
+                + ")",
+        () ->
+            "[dyn(1), dyn("
+                + pick(List.of("1.0", "\"a\"", "true", "[1]"))
+                + ")]."
+                + pick(List.of("size() == 2", "exists(x, x == 1)", "all(x, x == 1)")),
+        () -> "optional.unwrap([" + optionalInt() + ", " + optionalInt() + "]) == " + intList(),
         () ->
             "type("
                 + pick(List.of(integer(), string(), "[1]", D + ".model"))
@@ -420,6 +455,8 @@ final class CelExpressionGenerator {
         () -> "ip(" + pick(IPS) + ").family()",
         () -> "cidr(" + pick(CIDRS) + ").prefixLength()",
         () -> "int(" + pick(List.of("\"12\"", "\"x\"", "1.9", "-1.5", "2u")) + ")",
+        () -> bytes() + ".size()",
+        () -> "int(" + unsigned() + ")",
         () -> "device.attributes.size()",
         () -> D + ".size()",
         () -> "int(" + pick(List.of(duration(), timestamp())) + ")",
@@ -504,6 +541,12 @@ final class CelExpressionGenerator {
         () -> D + ".?" + pick(STRING_ATTRS) + ".orValue(" + string() + ")",
         () -> stringList() + "[0]",
         () -> "string(" + semver() + ".major())",
+        () ->
+            "string("
+                + pick(
+                    List.of(
+                        unsigned(), bytes(), "1.5", "-0.0", "1e21", "double(" + integer() + ")"))
+                + ")",
         () -> "string(" + pick(List.of(duration(), timestamp())) + ")");
   }
 
@@ -516,6 +559,15 @@ final class CelExpressionGenerator {
         () -> "duration(string(" + duration() + "))");
   }
 
+  String durationList() {
+    return oneOf(
+        () -> pick(List.of("[]", "[duration(\"1s\")]", "[duration(\"2s\"), duration(\"-1s\")]")),
+        () -> "[" + duration() + ", " + duration() + "]",
+        () -> durationList() + "." + pick(List.of("sort", "distinct", "reverse")) + "()",
+        () -> durationList() + ".sortBy(d, -d.getSeconds())",
+        () -> durationList() + " + " + durationList());
+  }
+
   String timestamp() {
     return oneOf(
         () -> "timestamp(" + pick(TIMESTAMPS) + ")",
@@ -523,6 +575,38 @@ final class CelExpressionGenerator {
         () -> timestamp() + " " + pick(List.of("+", "-")) + " " + duration(),
         () -> duration() + " + " + timestamp(),
         () -> "timestamp(string(" + timestamp() + "))");
+  }
+
+  String unsigned() {
+    return oneOf(
+        () -> pick(List.of("0u", "1u", "2u", "18446744073709551615u", "42u")),
+        () ->
+            "uint("
+                + pick(List.of(integer(), "\"12\"", "\"-1\"", "\"x\"", "1.9", "-1.0", "1e20"))
+                + ")",
+        () ->
+            "("
+                + unsigned()
+                + " "
+                + pick(List.of("+", "-", "*", "/", "%"))
+                + " "
+                + unsigned()
+                + ")",
+        () ->
+            "["
+                + unsigned()
+                + ", "
+                + unsigned()
+                + "]."
+                + pick(List.of("sum", "min", "max"))
+                + "()");
+  }
+
+  String bytes() {
+    return oneOf(
+        () -> pick(List.of("b\"\"", "b\"ab\"", "b\"\\xff\"", "b\"é\"", "b\"\\000\"")),
+        () -> "bytes(" + string() + ")",
+        () -> bytes() + " + " + bytes());
   }
 
   String quantity() {

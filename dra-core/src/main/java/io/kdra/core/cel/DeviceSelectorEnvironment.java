@@ -86,6 +86,8 @@ public final class DeviceSelectorEnvironment {
         CelOptions.current()
             .enableHeterogeneousNumericComparisons(true)
             .enableOptionalSyntax(true)
+            // cel-go builds a map literal with a repeated key (the last value wins)
+            .errorOnDuplicateMapKeys(false)
             .maxExpressionCodePointSize(MAX_EXPRESSION_LENGTH)
             .build();
     KubernetesCelLibrary kubernetes = new KubernetesCelLibrary();
@@ -172,6 +174,7 @@ public final class DeviceSelectorEnvironment {
                                         || EQUALITY.contains(e.name())
                                         || e.name().equals("STRING_TO_DOUBLE")
                                         || e.name().equals("DOUBLE_TO_STRING")
+                                        || e.name().equals("MODULO_INT64")
                                         || GoTimeFunctions.REPLACED.contains(e.name())
                                         || DOUBLE_ORDER.matcher(e.name()).matches())))
                     .build())
@@ -192,6 +195,21 @@ public final class DeviceSelectorEnvironment {
                                 () ->
                                     new CelEvaluationException(
                                         "type conversion error from 'string' to 'double'"))))
+            // cel-go's moduloInt64Checked: MinInt64 % -1 overflows (Java answers 0)
+            .addFunctionBindings(
+                CelFunctionBinding.from(
+                    "modulo_int64",
+                    Long.class,
+                    Long.class,
+                    (x, y) -> {
+                      if (y == 0) {
+                        throw new CelEvaluationException("modulus by zero");
+                      }
+                      if (x == Long.MIN_VALUE && y == -1) {
+                        throw new CelEvaluationException("integer overflow");
+                      }
+                      return x % y;
+                    }))
             // string(double) is Go's %g upstream: "3", "-0", "1e+21" (Java: "3.0", "-0.0",
             // "1.0E21")
             .addFunctionBindings(

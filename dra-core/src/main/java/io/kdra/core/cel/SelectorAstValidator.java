@@ -21,8 +21,9 @@ import java.util.function.Predicate;
  * cel-go's AST validators, which cel-java lacks: homogeneous list and map literals (calls to {@code
  * format} exempt), literal regular expressions of {@code matches} (and of {@code find} / {@code
  * findAll}, which upstream compiles when the program is built), literal {@code duration()} / {@code
- * timestamp()} arguments, and literal {@code string.format} calls. Reports the first problem as
- * cel-go words it.
+ * timestamp()} arguments, and literal {@code string.format} calls; and the one literal check of
+ * cel-go's parser that cel-java's lacks, a double literal out of range. Reports the first problem
+ * as cel-go words it.
  */
 final class SelectorAstValidator {
 
@@ -81,6 +82,13 @@ final class SelectorAstValidator {
                   visit(x.key(), inFormat);
                   visit(x.value(), inFormat);
                 });
+      }
+      case CONSTANT -> {
+        // cel-go's parser refuses a double literal out of range (1e400); cel-java reads +Inf
+        if (e.constant().getKind() == CelConstant.Kind.DOUBLE_VALUE
+            && Double.isInfinite(e.constant().doubleValue())) {
+          report(e.id(), "invalid double literal");
+        }
       }
       case SELECT -> visit(e.select().operand(), inFormat);
       case STRUCT -> e.struct().entries().forEach(x -> visit(x.value(), inFormat));

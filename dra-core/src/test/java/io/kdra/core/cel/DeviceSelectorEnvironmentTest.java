@@ -222,6 +222,11 @@ class DeviceSelectorEnvironmentTest {
             false),
         ok("Kubernetes lists sum", "[1, 2, 3].sum() == 6", true, true),
         ok(
+            "a repeated map key: the last value wins",
+            "{1: \"a\", 1: \"b\"}[1] == \"b\"",
+            true,
+            true),
+        ok(
             "an empty list of double sums to 0.0",
             "type([].sortBy(x, -x).sum()) == double && type([].sum()) == int",
             true,

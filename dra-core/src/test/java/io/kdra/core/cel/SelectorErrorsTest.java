@@ -119,6 +119,18 @@ class SelectorErrorsTest {
             "invalid duration argument",
             1),
         arguments(
+            named("a double literal out of range", "1e400 > 0.0"), "invalid double literal", 1),
+        arguments(
+            named("a duration past int64 nanoseconds", "duration(\"2562048h\") > duration(\"1h\")"),
+            "invalid duration argument",
+            1),
+        arguments(
+            named(
+                "a timestamp with a lower-case T",
+                "timestamp(\"2024-01-01t10:00:00Z\") > timestamp(0)"),
+            "invalid timestamp argument",
+            1),
+        arguments(
             named("sort() of lists", "[[1]].sort().size() == 1"),
             "found no matching overload for 'sort'",
             1));
@@ -143,6 +155,14 @@ class SelectorErrorsTest {
 
   static Stream<Arguments> runtimeErrors() {
     return Stream.of(
+        arguments(
+            named("the smallest int modulo -1 overflows", "-9223372036854775808 % -1 == 0"),
+            "integer overflow"),
+        arguments(
+            named(
+                "a timestamp past year 9999",
+                "timestamp(\"9999-12-31T23:59:59Z\") + duration(\"1s\") > timestamp(0)"),
+            "timestamp overflow"),
         arguments(
             named(
                 "missing attribute is an error, not false",

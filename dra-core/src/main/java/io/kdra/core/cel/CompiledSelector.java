@@ -79,6 +79,11 @@ public final class CompiledSelector {
       throw new CelSelectorException(Kind.RUNTIME, expression, null, runtimeReason(e));
     } catch (CostMeter.LimitExceeded e) {
       throw costLimitExceeded();
+    } catch (StackOverflowError e) {
+      // cel-java's interpreter recurses per AST level (and once recursed without end, see
+      // UniqueVariableNames): a selector must fail on its own, never take its caller's thread down
+      throw new CelSelectorException(
+          Kind.RUNTIME, expression, null, "the expression nests too deeply to evaluate");
     }
     if (result instanceof Boolean b) {
       return b;
@@ -107,7 +112,7 @@ public final class CompiledSelector {
     try {
       program.trace(device::resolve, meter);
       return OptionalLong.of(meter.cost());
-    } catch (CelEvaluationException | RuntimeException e) {
+    } catch (CelEvaluationException | RuntimeException | StackOverflowError e) {
       return OptionalLong.empty();
     }
   }

@@ -433,7 +433,8 @@ public final class DeviceSelectorEnvironment {
     long estimate = costEstimator.estimate(ast);
     try {
       CelAbstractSyntaxTree runnable =
-          TypedOverloads.forRuntime(EmptyListMembership.forRuntime(ast));
+          TypedOverloads.forRuntime(
+              EmptyListMembership.forRuntime(UniqueVariableNames.forRuntime(ast)));
       return new CompiledSelector(
           expression,
           runtime.createProgram(runnable),

@@ -222,6 +222,12 @@ class DeviceSelectorEnvironmentTest {
             false),
         ok("Kubernetes lists sum", "[1, 2, 3].sum() == 6", true, true),
         ok(
+            "a binding's value reads the variables of where it is bound",
+            "cel.bind(x, 1, cel.bind(x, x + 1, cel.bind(x, x * 10, x))) == 20"
+                + " && cel.bind(y, 5, cel.bind(x, y, [1].map(y, x))) == [5]",
+            true,
+            true),
+        ok(
             "a repeated map key: the last value wins",
             "{1: \"a\", 1: \"b\"}[1] == \"b\"",
             true,

@@ -730,6 +730,18 @@ final class CelHandPickedCases {
           "0u - 1u > 0u",
           "18446744073709551615u + 1u > 0u",
           "18446744073709551615u * 2u > 0u",
+          // deep nesting near the 10 KiB limit: the parsers' recursion limits, balanced && and ||
+          "1" + " + 1".repeat(2500) + " > 0",
+          "1" + " * 1".repeat(2500) + " > 0",
+          "true" + " && true".repeat(1200),
+          "false" + " || false".repeat(1100) + " || true",
+          "\"a\"" + " + \"a\"".repeat(1600) + " != \"\"",
+          "[1" + ", 1".repeat(3000) + "].size() > 0",
+          "(".repeat(300) + "1" + ")".repeat(300) + " == 1",
+          "-".repeat(301) + "1 == -1",
+          "!".repeat(1000) + "true",
+          "[1]" + ".map(x, x)".repeat(200) + " == [1]",
+          "cel.bind(x, 1, ".repeat(100) + "x" + ")".repeat(100) + " == 1",
           // a variable bound again inside its own scope: cel-go scopes lexically
           "cel.bind(x, 1, cel.bind(x, x + 1, x)) == 2",
           "cel.bind(x, 1, cel.bind(x, x + 1, cel.bind(x, x * 10, x))) == 20",

@@ -71,6 +71,7 @@ class CelDifferentialIT {
 
   @Test
   void handPickedCasesAgreeWithUpstream() {
+    assertThat(CelHandPickedCases.EXPRESSIONS).as("hand-picked cases").doesNotHaveDuplicates();
     List<Case> cases = new ArrayList<>();
     for (String e : CelHandPickedCases.EXPRESSIONS) {
       for (int d = 0; d < CelDevices.all().size(); d++) {

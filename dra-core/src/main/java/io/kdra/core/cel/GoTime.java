@@ -9,6 +9,7 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Durations and timestamps as cel-go has them: a duration is Go's {@code time.Duration} (int64
@@ -348,10 +349,15 @@ final class GoTime {
     if (name.contains("..") || name.startsWith("/") || name.startsWith("\\")) {
       throw new IllegalArgumentException("time: invalid location name");
     }
-    if (!ZoneId.getAvailableZoneIds().contains(name)) {
+    if (!TzDatabase.IDS.contains(name)) {
       throw new IllegalArgumentException("unknown time zone " + name);
     }
     return ZoneId.of(name);
+  }
+
+  /** The tz database's zone names, read on first use (a copy per call otherwise). */
+  private static final class TzDatabase {
+    static final Set<String> IDS = Set.copyOf(ZoneId.getAvailableZoneIds());
   }
 
   /** Go's {@code strconv.Atoi} for what fits an int: an optional sign and ASCII digits. */

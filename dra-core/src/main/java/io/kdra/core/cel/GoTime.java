@@ -6,7 +6,6 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -372,15 +371,6 @@ final class GoTime {
       throw new IllegalArgumentException(
           "strconv.Atoi: parsing " + GoQuote.string(s) + ": value out of range");
     }
-  }
-
-  /** {@code time.Duration}'s range, for durations that come from elsewhere (cel-java). */
-  static Duration checked(Duration d) {
-    if (d.compareTo(Duration.ofNanos(Long.MIN_VALUE)) < 0
-        || d.compareTo(Duration.ofNanos(Long.MAX_VALUE)) > 0) {
-      throw new OutOfRange("duration overflow");
-    }
-    return d.truncatedTo(ChronoUnit.NANOS);
   }
 
   private static StringBuilder pad(StringBuilder b, int value, int width) {

@@ -132,8 +132,7 @@ final class GoTimeFunctions {
                                     + "'google.protobuf.Timestamp'"))),
         CelFunctionBinding.from(
             "int64_to_timestamp", Long.class, n -> checked(() -> GoTime.fromUnixSeconds(n))),
-        CelFunctionBinding.from(
-            "duration_to_string", Duration.class, d -> GoFloat.duration(GoTime.checked(d))),
+        CelFunctionBinding.from("duration_to_string", Duration.class, GoFloat::duration),
         CelFunctionBinding.from("timestamp_to_string", Instant.class, GoTime::formatRfc3339Nano),
         CelFunctionBinding.from(
             "add_duration_duration",

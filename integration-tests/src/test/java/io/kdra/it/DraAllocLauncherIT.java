@@ -6,10 +6,13 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bin/dra-alloc}, the launcher users run, on a copy of the built jar: it prints what the
  * entry point prints in process, writes its class-data archive on the first run, and the next run
  * maps it ({@code -Xshare:on} makes a JVM that cannot map it fail) with the command's own classes
- * and its libraries' in it (docs/BENCHMARKS.md).
+ * and its libraries' in it (docs/BENCHMARKS.md). With a native executable built from the jar, it
+ * runs that instead, unless DRA_ALLOC_JVM is set.
  */
 class DraAllocLauncherIT {
 
@@ -25,18 +29,7 @@ class DraAllocLauncherIT {
 
   @Test
   void printsWhatTheEntryPointPrintsAndReusesItsArchive(@TempDir Path copy) throws Exception {
-    Files.createDirectories(copy.resolve("bin"));
-    Files.createDirectories(copy.resolve("dra-alloc/target"));
-    Files.copy(ROOT.resolve("bin/dra-alloc"), copy.resolve("bin/dra-alloc"));
-    copy.resolve("bin/dra-alloc").toFile().setExecutable(true);
-    Files.copy(
-        ROOT.resolve("dra-alloc/target/dra-alloc.jar"),
-        copy.resolve("dra-alloc/target/dra-alloc.jar"));
-    Files.createSymbolicLink(copy.resolve("examples"), ROOT.resolve("examples"));
-    List<String> args = new ArrayList<>(List.of("-o", "summary"));
-    try (Stream<Path> files = Files.list(ROOT.resolve("examples/a100-or-2xl4"))) {
-      files.map(Path::toString).filter(f -> f.endsWith(".yaml")).sorted().forEach(args::add);
-    }
+    List<String> args = layout(copy);
     UpstreamAlloc.Result inProcess = UpstreamAlloc.kdra(args);
     assertThat(inProcess.out()).isNotBlank();
 
@@ -44,11 +37,7 @@ class DraAllocLauncherIT {
 
     assertThat(first.exit()).isEqualTo(inProcess.exit());
     assertThat(first.out()).isEqualTo(inProcess.out());
-    List<Path> archives;
-    try (Stream<Path> files = Files.list(copy.resolve("dra-alloc/target"))) {
-      archives = files.filter(f -> f.toString().endsWith(".jsa")).toList();
-    }
-    assertThat(archives).as("the class-data archive the first run writes").hasSize(1);
+    assertThat(archives(copy)).as("the class-data archive the first run writes").hasSize(1);
 
     Path classLog = copy.resolve("classes.log");
     UpstreamAlloc.Result second =
@@ -68,7 +57,72 @@ class DraAllocLauncherIT {
     }
   }
 
+  @Test
+  void runsTheNativeExecutableBuiltFromTheJarUnlessToldToUseTheJvm(@TempDir Path copy)
+      throws Exception {
+    Path built = ROOT.resolve("dra-alloc/target/native");
+    Assumptions.assumeTrue(
+        Files.isExecutable(built.resolve("dra-alloc")),
+        "no native executable was built (-Dkdra.native, root pom)");
+    List<String> args = layout(copy);
+    Path nativeDir = copy.resolve("dra-alloc/target/native");
+    try (Stream<Path> files = Files.walk(built)) {
+      for (Path file : files.toList()) {
+        Files.copy(file, nativeDir.resolve(built.relativize(file).toString()));
+      }
+    }
+    Path executable = nativeDir.resolve("dra-alloc");
+    executable.toFile().setExecutable(true);
+    // newer than the jar, as a build leaves it
+    Files.setLastModifiedTime(
+        executable,
+        FileTime.fromMillis(
+            Files.getLastModifiedTime(copy.resolve("dra-alloc/target/dra-alloc.jar")).toMillis()
+                + 1000));
+    UpstreamAlloc.Result inProcess = UpstreamAlloc.kdra(args);
+
+    UpstreamAlloc.Result viaNative = launch(copy, args, "");
+
+    assertThat(viaNative.exit()).as(viaNative.err()).isEqualTo(inProcess.exit());
+    assertThat(viaNative.out()).isEqualTo(inProcess.out());
+    assertThat(archives(copy)).as("no JVM ran, so no class-data archive").isEmpty();
+
+    UpstreamAlloc.Result viaJvm = launch(copy, args, "", Map.of("DRA_ALLOC_JVM", "1"));
+
+    assertThat(viaJvm.out()).isEqualTo(inProcess.out());
+    assertThat(archives(copy)).as("DRA_ALLOC_JVM ran the jar").hasSize(1);
+  }
+
+  /** bin/dra-alloc and the jar copied into {@code copy}; the arguments of one example. */
+  private static List<String> layout(Path copy) throws IOException {
+    Files.createDirectories(copy.resolve("bin"));
+    Files.createDirectories(copy.resolve("dra-alloc/target"));
+    Files.copy(ROOT.resolve("bin/dra-alloc"), copy.resolve("bin/dra-alloc"));
+    copy.resolve("bin/dra-alloc").toFile().setExecutable(true);
+    Files.copy(
+        ROOT.resolve("dra-alloc/target/dra-alloc.jar"),
+        copy.resolve("dra-alloc/target/dra-alloc.jar"));
+    Files.createSymbolicLink(copy.resolve("examples"), ROOT.resolve("examples"));
+    List<String> args = new ArrayList<>(List.of("-o", "summary"));
+    try (Stream<Path> files = Files.list(ROOT.resolve("examples/a100-or-2xl4"))) {
+      files.map(Path::toString).filter(f -> f.endsWith(".yaml")).sorted().forEach(args::add);
+    }
+    return args;
+  }
+
+  private static List<Path> archives(Path copy) throws IOException {
+    try (Stream<Path> files = Files.list(copy.resolve("dra-alloc/target"))) {
+      return files.filter(f -> f.toString().endsWith(".jsa")).toList();
+    }
+  }
+
   private static UpstreamAlloc.Result launch(Path copy, List<String> args, String javaOpts)
+      throws IOException, InterruptedException {
+    return launch(copy, args, javaOpts, Map.of());
+  }
+
+  private static UpstreamAlloc.Result launch(
+      Path copy, List<String> args, String javaOpts, Map<String, String> env)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(copy.resolve("bin/dra-alloc").toString()));
     command.addAll(args);
@@ -79,7 +133,9 @@ class DraAllocLauncherIT {
             .redirectOutput(out)
             .redirectError(err)
             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    builder.environment().remove("DRA_ALLOC_JVM");
     builder.environment().put("DRA_ALLOC_JAVA_OPTS", javaOpts);
+    builder.environment().putAll(env);
     Process p = builder.start();
     if (!p.waitFor(5, TimeUnit.MINUTES)) {
       p.destroyForcibly();

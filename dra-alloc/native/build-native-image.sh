@@ -174,9 +174,11 @@ for library in "${jdk_libraries[@]}" jvm; do
 done
 linker_options+=('-H:NativeLinkerOption=-Wl,-rpath,$ORIGIN/lib')
 
-# MinHeapSize: the serial collector's first collection in a run of a second is a full one, and
-# with this image's heap costs about 0.1 s, as much as reading a 1,000-node dump; 512 MiB lets
-# such a run end before it (memory is only touched as used; -Xms/-Xmx at run time override).
+# The collector: the serial one's default (adaptive) policy made the first collection of a run a
+# full one, about 0.1 s with this image's heap, as much as reading a 1,000-node dump; the
+# BySpaceAndTime policy collects the young generation alone, and a 128 MiB young generation lets
+# a JSON dump of that size be read with no collection and a YAML one with one, not touching more
+# memory than it needs (docs/BENCHMARKS.md). -Xmn, -Xms and -Xmx at run time override.
 say "building the image (a few minutes)"
 USE_NATIVE_IMAGE_JAVA_PLATFORM_MODULE_SYSTEM=true "$builder_jdk/bin/java" \
   -XX:+UnlockExperimentalVMOptions -XX:+EnableJVMCI -XX:-UseJVMCICompiler \
@@ -198,7 +200,7 @@ USE_NATIVE_IMAGE_JAVA_PLATFORM_MODULE_SYSTEM=true "$builder_jdk/bin/java" \
   -H:Name=dra-alloc -H:Class=io.kdra.alloc.cli.Main -H:Path="$out" \
   -H:CLibraryPath="$work/clibs" -H:ImageBuildID="$(cat /proc/sys/kernel/random/uuid)" \
   -H:+UnlockExperimentalVMOptions -H:-UseContainerSupport \
-  -R:MinHeapSize=536870912 \
+  -H:InitialCollectionPolicy=BySpaceAndTime -R:MaxNewSize=134217728 \
   -H:ConfigurationFileDirectories="$work/config" \
   "${linker_options[@]}" \
   "$@"

@@ -1,7 +1,8 @@
 /*
  * Small C entry points Native Image's runtime declares instead of calling libc directly:
  * variadic or macro-defined functions (which Java code cannot call), the thread id, the process
- * environment, and the platform's time zone name.
+ * environment, and the platform's time zone name. Only those the image links; a new one shows
+ * as an undefined reference when the build links the image.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -29,38 +30,12 @@ int openSII(const char *path, int flags, int mode) {
     return open(path, flags, mode);
 }
 
-int openatISII(int dirfd, const char *path, int flags, int mode) {
-    return openat(dirfd, path, flags, mode);
-}
-
 void *mremapP(void *old_address, size_t old_size, size_t new_size, int flags, void *new_address) {
     return mremap(old_address, old_size, new_size, flags, new_address);
 }
 
 int getThreadId(void) {
     return (int) syscall(SYS_gettid);
-}
-
-/* CPU time a thread spent in user mode, in nanoseconds, or -1. */
-long getThreadUserTimeSlow(int tid) {
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-    FILE *file = fopen(path, "r");
-    if (file == NULL) {
-        return -1;
-    }
-    char line[2048];
-    size_t n = fread(line, 1, sizeof(line) - 1, file);
-    fclose(file);
-    line[n] = '\0';
-    /* the command name may hold spaces and parentheses: fields count from the last ')' */
-    char *rest = strrchr(line, ')');
-    unsigned long utime;
-    if (rest == NULL || sscanf(rest + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu", &utime) != 1) {
-        return -1;
-    }
-    long ticks = sysconf(_SC_CLK_TCK);
-    return ticks > 0 ? (long) (utime * (1000000000L / ticks)) : -1;
 }
 
 /*

@@ -96,7 +96,7 @@ done
 compiler_jar="$work/builder/compiler-$graalvm_version.jar"
 module_path="$(find "$work/builder" -name '*.jar' ! -name "compiler-*" | sort | paste -sd:)"
 
-# The builder reads three things from its JDK's directory: the static JDK libraries (it checks
+# The builder reads two things from its JDK's directory: the static JDK libraries (it checks
 # they are there; the link uses the shared ones, below), and its progress reporter's JNI helper.
 # So it runs on a copy of the JDK (hard links where the file system allows) with those added.
 builder_jdk="$work/jdk"
@@ -155,10 +155,12 @@ gcc -shared -Wl,-soname,libjvm.so -Wl,--version-script,"$work/jvm.map" -o "$out/
 # modules (the packages its jars name), the class loader and lambda settings it needs.
 builder=org.graalvm.nativeimage.builder
 builder_modules="$builder,org.graalvm.nativeimage.base,org.graalvm.nativeimage.pointsto,org.graalvm.nativeimage.objectfile,jdk.graal.compiler"
+internal=$("$builder_jdk/bin/java" --add-modules ALL-SYSTEM "$native/builder/InternalPackages.java" \
+  "$work/builder" 2>"$work/internal-packages.err") || { cat "$work/internal-packages.err" >&2; exit 1; }
 exports=()
-while read -r package; do
+for package in $internal; do
   exports+=("--add-exports=$package=$builder_modules")
-done < <("$builder_jdk/bin/java" --add-modules ALL-SYSTEM "$native/builder/InternalPackages.java" "$work/builder" 2>/dev/null)
+done
 for package in aarch64 amd64 riscv64 code code.site code.stack common hotspot hotspot.amd64 \
   hotspot.aarch64 hotspot.riscv64 meta runtime services; do
   exports+=("--add-exports=jdk.internal.vm.ci/jdk.vm.ci.$package=$builder_modules,org.graalvm.nativeimage.configure,org.graalvm.truffle.compiler")

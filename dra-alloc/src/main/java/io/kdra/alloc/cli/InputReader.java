@@ -23,6 +23,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.yaml.snakeyaml.LoaderOptions;
 
 /**
  * Reads YAML or JSON (JSON is YAML): single objects, multi-document streams, and {@code kind: List}
@@ -36,10 +37,7 @@ public final class InputReader {
 
   private static final List<String> RESOURCE_VERSIONS = List.of("resource.k8s.io/v1");
 
-  private final ObjectMapper mapper =
-      new ObjectMapper(new YAMLFactory())
-          .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
-          .registerModule(LazyPropertyDeserializers.module());
+  private final ObjectMapper mapper = yamlMapper();
 
   /**
    * JSON input (what {@code kubectl get -o json} prints) is parsed by Jackson's JSON parser:
@@ -122,6 +120,23 @@ public final class InputReader {
       }
     }
     return false;
+  }
+
+  /** The mapper YAML is read and converted with. */
+  static ObjectMapper yamlMapper() {
+    return new ObjectMapper(YAMLFactory.builder().loaderOptions(loaderOptions()).build())
+        .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+        .registerModule(LazyPropertyDeserializers.module());
+  }
+
+  /**
+   * SnakeYAML's defaults but for the size limit: its 3 Mi characters refuse a YAML dump of a
+   * cluster a tenth the size of the JSON one dra-alloc reads; the input is in memory already.
+   */
+  private static LoaderOptions loaderOptions() {
+    LoaderOptions options = new LoaderOptions();
+    options.setCodePointLimit(Integer.MAX_VALUE);
+    return options;
   }
 
   /** Whether the first character after white space (and a UTF-8 byte order mark) is { or [. */

@@ -121,7 +121,49 @@ class InputReaderTest {
                 "a type error before a syntax error: the type error, as before",
                 "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\",\"metadata\":"
                     + "{\"name\":\"bad\"},\"spec\":{\"selectors\":7}}\n{\"kind\": "),
-            "dra-alloc: <stdin>: DeviceClass bad (document 1): field spec.selectors:"));
+            "dra-alloc: <stdin>: DeviceClass bad (document 1): field spec.selectors:"),
+        arguments(
+            named(
+                "a type error in block YAML names object and field",
+                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: bad\n"
+                    + "spec:\n  selectors: 7\n"),
+            "dra-alloc: <stdin>: DeviceClass bad (document 1): field spec.selectors:"),
+        arguments(
+            named(
+                "block YAML: a type error before a syntax error, the type error",
+                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: bad\n"
+                    + "spec:\n  selectors: 7\n---\nkind: Pod\nmetadata: name: x\n"),
+            "dra-alloc: <stdin>: DeviceClass bad (document 1): field spec.selectors:"),
+        arguments(
+            named(
+                "a YAML syntax error: SnakeYAML's message and place",
+                "kind: Pod\nmetadata:\n  name: a\n name: b\n"),
+            "dra-alloc: <stdin>: not valid YAML or JSON: "));
+  }
+
+  /** A YAML dump beyond SnakeYAML's default limit of 3 Mi characters, in two styles. */
+  @ParameterizedTest(name = "labels written {0}")
+  @MethodSource("largeDumpLabels")
+  void readsYamlLargerThanSnakeYamlsDefaultLimit(String labels) throws Exception {
+    StringBuilder yaml = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
+    int nodes = 40_000;
+    for (int i = 0; i < nodes; i++) {
+      yaml.append("- apiVersion: v1\n  kind: Node\n  metadata:\n    name: node-")
+          .append(i)
+          .append("\n    labels:")
+          .append(labels);
+    }
+    byte[] bytes = yaml.toString().getBytes(StandardCharsets.UTF_8);
+    assertThat(bytes.length).isGreaterThan(3 * 1024 * 1024);
+    Inputs inputs = new Inputs();
+    new InputReader("test", System.err)
+        .read("-", new ByteArrayInputStream(bytes), inputs);
+    assertThat(inputs.nodes).hasSize(nodes);
+    assertThat(inputs.nodes.get(nodes - 1).getMetadata().getLabels()).containsEntry("zone", "a");
+  }
+
+  static Stream<String> largeDumpLabels() {
+    return Stream.of(" {zone: a}\n", "\n      zone: a\n");
   }
 
   @ParameterizedTest(name = "{0}")

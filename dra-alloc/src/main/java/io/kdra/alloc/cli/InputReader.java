@@ -39,6 +39,9 @@ public final class InputReader {
 
   private final ObjectMapper mapper = yamlMapper();
 
+  /** Plain YAML scalars typed as {@link #mapper} types them, for the block-YAML fast path. */
+  private final YamlScalars yamlScalars = new YamlScalars(mapper);
+
   /**
    * JSON input (what {@code kubectl get -o json} prints) is parsed by Jackson's JSON parser:
    * several times faster than reading it as YAML, which is most of the time of a large dump.
@@ -93,7 +96,9 @@ public final class InputReader {
    * JSON, else of YAML documents. Input that starts like JSON but is not (a YAML flow mapping such
    * as {@code {kind: Pod}}, or JSON followed by YAML) is read as YAML, document by document, as all
    * input was before the JSON path existed: accepted, or rejected with the same message at the same
-   * document. Returns whether the input was read as JSON.
+   * document. YAML in the block style kubectl prints is read by {@link BlockYamlReader}, into the
+   * same trees SnakeYAML's parse gives, and by SnakeYAML when it is outside that reader's subset.
+   * Returns whether the input was read as JSON.
    */
   boolean forEachDocument(byte[] bytes, DocumentSink sink) throws IOException, InputException {
     if (startsLikeJson(bytes)) {
@@ -113,6 +118,13 @@ public final class InputReader {
         return true;
       }
     }
+    List<JsonNode> blockDocs = BlockYamlReader.read(bytes, yamlScalars);
+    if (blockDocs != null) {
+      for (JsonNode doc : blockDocs) {
+        sink.accept(doc);
+      }
+      return false;
+    }
     try (JsonParser parser = mapper.getFactory().createParser(bytes);
         MappingIterator<JsonNode> it = mapper.readValues(parser, JsonNode.class)) {
       while (it.hasNextValue()) {
@@ -122,7 +134,7 @@ public final class InputReader {
     return false;
   }
 
-  /** The mapper YAML is read and converted with. */
+  /** The mapper YAML is read and converted with (package-private for the block-YAML tests). */
   static ObjectMapper yamlMapper() {
     return new ObjectMapper(YAMLFactory.builder().loaderOptions(loaderOptions()).build())
         .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)

@@ -21,8 +21,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The JSON fast path of {@link InputReader}: JSON input gives the documents the YAML parser gave it
- * before, input that only starts like JSON is still read as YAML, and errors read as before.
+ * The fast paths of {@link InputReader}: JSON input gives the documents the YAML parser gave it
+ * before, input that only starts like JSON is still read as YAML, and errors read as before, for
+ * JSON and for block YAML (read by {@link BlockYamlReader}, tested on its own beside this).
  */
 class InputReaderTest {
 
@@ -141,7 +142,10 @@ class InputReaderTest {
             "dra-alloc: <stdin>: not valid YAML or JSON: "));
   }
 
-  /** A YAML dump beyond SnakeYAML's default limit of 3 Mi characters, in two styles. */
+  /**
+   * A YAML dump beyond SnakeYAML's default limit of 3 Mi characters, read by SnakeYAML (a flow
+   * mapping per item takes it outside the block reader's subset) and by the block reader.
+   */
   @ParameterizedTest(name = "labels written {0}")
   @MethodSource("largeDumpLabels")
   void readsYamlLargerThanSnakeYamlsDefaultLimit(String labels) throws Exception {
@@ -156,8 +160,7 @@ class InputReaderTest {
     byte[] bytes = yaml.toString().getBytes(StandardCharsets.UTF_8);
     assertThat(bytes.length).isGreaterThan(3 * 1024 * 1024);
     Inputs inputs = new Inputs();
-    new InputReader("test", System.err)
-        .read("-", new ByteArrayInputStream(bytes), inputs);
+    new InputReader("test", System.err).read("-", new ByteArrayInputStream(bytes), inputs);
     assertThat(inputs.nodes).hasSize(nodes);
     assertThat(inputs.nodes.get(nodes - 1).getMetadata().getLabels()).containsEntry("zone", "a");
   }

@@ -3,6 +3,8 @@ package io.kdra.alloc.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import java.util.HashMap;
 import java.util.Map;
@@ -40,6 +42,10 @@ final class YamlScalars {
     if (!text.isEmpty() && resolver.unclaimedIsString(text.charAt(0))) {
       return TextNode.valueOf(text);
     }
+    JsonNode integer = decimalInteger(text);
+    if (integer != null) {
+      return integer;
+    }
     if (resolver.resolve(NodeId.scalar, text, true).equals(Tag.STR)) {
       return TextNode.valueOf(text);
     }
@@ -49,6 +55,33 @@ final class YamlScalars {
       nonStrings.put(text, node);
     }
     return node;
+  }
+
+  /**
+   * A plain decimal integer of up to 18 digits ({@code 0}, {@code 42}, {@code -7}, no sign +, no
+   * leading zero, no underscore) as Jackson's YAML parser makes it: an int node where it fits in an
+   * int, else a long node. Any other text: null. Dumps hold many distinct integers, each of which
+   * would otherwise be a parse of its own ({@code YamlScalarsTest} holds this to Jackson).
+   */
+  static JsonNode decimalInteger(String text) {
+    int length = text.length();
+    int i = length > 0 && text.charAt(0) == '-' ? 1 : 0;
+    int digits = length - i;
+    if (digits == 0 || digits > 18 || (text.charAt(i) == '0' && (length != 1))) {
+      return null;
+    }
+    long value = 0;
+    for (; i < length; i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        return null;
+      }
+      value = value * 10 + (c - '0');
+    }
+    if (text.charAt(0) == '-') {
+      value = -value;
+    }
+    return value == (int) value ? IntNode.valueOf((int) value) : LongNode.valueOf(value);
   }
 
   private JsonNode parsedByJackson(String text) throws Unresolvable {

@@ -157,32 +157,14 @@ class BlockYamlReaderTest {
         tc("several documents", "a: 1\n---\nb: 2\n--- \n- 3\n---\nc:\n  d: 4\n"),
         tc(
             "YAML 1.1 scalars typed as Jackson types them",
-            """
-            ints: [0, 1, -1, +1, 010, 0x1F, 0b101, 1_000, -0, 12345678901234567890, 2147483648]
-            """
-                    .replace("ints: [", "ints:\n- ")
-                    .replace(", ", "\n- ")
-                    .replace("]", "")
-                + """
-                floats: [1.5, .5, -1.5e3, 1.0e+3, 1_000.5, 6.8523015e+5, 1., -.0]
-                """
-                    .replace("floats: [", "floats:\n- ")
-                    .replace(", ", "\n- ")
-                    .replace("]", "")
-                + """
-                bools: [true, false, yes, no, on, off, y, n, Y, N, TRUE, False, YES, Off]
-                """
-                    .replace("bools: [", "bools:\n- ")
-                    .replace(", ", "\n- ")
-                    .replace("]", "")
-                + """
-                others: [null, ~, Null, NULL, 2024-01-01, 2024-01-01T10:00:00Z, 1:20, 190:20:30, \
-                80Gi, 1.2.3, <<, =, -foo, a#b, 'http://x:80/y', 0o17, 0.0.0.0, 1e, +, 0x, 0b2, \
-                nulls, yesterday, truely, n1]
-                """
-                    .replace("others: [", "others:\n- ")
-                    .replace(", ", "\n- ")
-                    .replace("]", "")),
+            list("ints", "0 1 -1 +1 010 0x1F 0b101 1_000 -0 12345678901234567890 2147483648")
+                + list("floats", "1.5 .5 -1.5e3 1.0e+3 1_000.5 6.8523015e+5 1. -.0")
+                + list("bools", "true false yes no on off y n Y N TRUE False YES Off")
+                + list(
+                    "others",
+                    "null ~ Null NULL 2024-01-01 2024-01-01T10:00:00Z 1:20 190:20:30 80Gi 1.2.3"
+                        + " << = -foo a#b 'http://x:80/y' 0o17 0.0.0.0 1e + 0x 0b2 nulls"
+                        + " yesterday truely n1")),
         tc("keys are never typed", "1: a\ntrue: b\n~: c\nnull: d\n1.5: e\n\"q k\": f\n'x''y': g\n"),
         tc("key with colons and trailing spaces", "a:b: 1\nhttp://x:  2\nk   : 3\n-k: 4\n"),
         tc(
@@ -278,6 +260,11 @@ class BlockYamlReaderTest {
         tc("no newline at the end", "a: 1\nb: two"),
         tc("deep nesting", nested(30)),
         tc("markers inside text", "a: ---x\nb: ...y\nc: -x\nd: x---\n"));
+  }
+
+  /** A key holding a block list of the space-separated items. */
+  private static String list(String key, String items) {
+    return key + ":\n- " + String.join("\n- ", items.split(" ")) + "\n";
   }
 
   /** Mappings {@code depth} deep, the innermost holding a scalar. */

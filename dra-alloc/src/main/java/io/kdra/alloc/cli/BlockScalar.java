@@ -30,7 +30,6 @@ final class BlockScalar {
     }
     StringBuilder text = new StringBuilder();
     int pendingBreaks = 0;
-    boolean lastLineBroken = false;
     boolean firstLine = true;
     int line = y.lineStart;
     while (line < y.end) {
@@ -67,8 +66,7 @@ final class BlockScalar {
         lineEnd++;
       }
       text.append(y.text(line + contentIndent, lineEnd));
-      lastLineBroken = lineEnd < y.end;
-      if (!lastLineBroken) {
+      if (lineEnd >= y.end) {
         throw YamlBytes.OUTSIDE; // the input ends without a line break: rare, not worth its rules
       }
       pendingBreaks = 0;

@@ -325,11 +325,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
    */
   private void undo(ClaimRef ref, SetupsDone setups) {
     for (NodeDevice device : setups.begun()) {
-      boolean lastUser =
-          checkpoint.all().values().stream()
-              .filter(other -> !other.claim().uid().equals(ref.uid()))
-              .flatMap(other -> other.devices().stream())
-              .noneMatch(d -> d.deviceName().equals(device.name()));
+      boolean lastUser = lastUser(ref.uid(), device.name());
       try {
         setups.release(device, lastUser);
       } catch (PrepareException | RuntimeException e) {
@@ -340,7 +336,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     }
   }
 
-  /** Undoes the device setup of a claim's devices; "last user" excludes the claim itself. */
+  /**
+   * Undoes the device setup of a claim's devices; "last user" excludes the claim itself. Devices
+   * the claim got with adminAccess were not set up for it, so they are not released.
+   */
   private void release(PreparedClaim claim) throws PrepareException {
     if (planner.setup() == DeviceSetup.NONE) {
       return;
@@ -349,14 +348,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     Inventory now = inventory.get();
     for (var device : claim.devices()) {
       String name = device.deviceName();
-      if (!released.add(name)) {
+      if (!released.add(name) || !claim.usesSetupOf(name)) {
         continue;
       }
-      boolean lastUser =
-          checkpoint.all().values().stream()
-              .filter(other -> !other.claim().uid().equals(claim.claim().uid()))
-              .flatMap(other -> other.devices().stream())
-              .noneMatch(d -> d.deviceName().equals(name));
+      boolean lastUser = lastUser(claim.claim().uid(), name);
       Optional<NodeDevice> known = now.device(name);
       if (known.isEmpty()) {
         LOG.warnf(
@@ -366,6 +361,16 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       }
       planner.setup().release(known.get(), lastUser);
     }
+  }
+
+  /**
+   * Whether no prepared claim other than {@code uid} uses the setup of the device (adminAccess
+   * holders do not: nothing was set up for them).
+   */
+  private boolean lastUser(String uid, String device) {
+    return checkpoint.all().values().stream()
+        .filter(other -> !other.claim().uid().equals(uid))
+        .noneMatch(other -> other.usesSetupOf(device));
   }
 
   private void lockSetup() {

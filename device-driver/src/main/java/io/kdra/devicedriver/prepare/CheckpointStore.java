@@ -115,16 +115,32 @@ public final class CheckpointStore {
     }
   }
 
-  /** Forgets a claim durably; true if it was there. */
+  /**
+   * Forgets a claim durably; true if it was there. If the write fails the claim is kept in memory
+   * too, as the file still holds it: the kubelet's retry then writes again instead of succeeding
+   * on memory alone, which a restart would contradict.
+   */
   public boolean remove(String uid) throws IOException {
     long v;
+    PreparedClaim removed;
     synchronized (this) {
-      if (claims.remove(uid) == null) {
+      removed = claims.remove(uid);
+      if (removed == null) {
         return false;
       }
       v = ++version;
     }
-    flush(v);
+    try {
+      flush(v);
+    } catch (IOException e) {
+      synchronized (this) {
+        if (!claims.containsKey(uid)) {
+          claims.put(uid, removed);
+          version++;
+        }
+      }
+      throw e;
+    }
     return true;
   }
 

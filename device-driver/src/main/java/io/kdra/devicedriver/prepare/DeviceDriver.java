@@ -151,8 +151,14 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
    * Makes the CDI directory match the checkpoint: re-writes the spec of every checkpointed claim
    * whose file is missing or differs (tmpfs after a reboot, a write lost in a power cut) and
    * removes this driver's specs of claims the checkpoint does not hold (a crash between spec and
-   * checkpoint write). Called once at startup, before the kubelet can reach the driver; failures
-   * are logged (the next prepare of that claim retries).
+   * checkpoint write: the spec is written first, so an intact checkpoint without the claim proves
+   * the spec stale). Called once at startup, before the kubelet can reach the driver; failures are
+   * logged (the next prepare of that claim retries).
+   *
+   * <p>A damaged checkpoint proves nothing: its claims' specs belong to running pods, whose
+   * containers need them to restart. Their entries are rebuilt from the specs instead ({@link
+   * CdiSpecRecovery}), so that their unprepare still releases the devices' setup; a spec that
+   * cannot be read back is kept, and logged.
    *
    * @return how many claims the checkpoint holds
    */
@@ -169,7 +175,12 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       Set<String> known = new HashSet<>();
       all.values().forEach(c -> known.add(c.cdiSpecFile()));
       for (String file : cdi.list(planner.names().specFilePrefix())) {
-        if (!known.contains(file)) {
+        if (known.contains(file)) {
+          continue;
+        }
+        if (checkpoint.damaged()) {
+          recover(file);
+        } else {
           cdi.delete(file);
           LOG.infof("removed CDI spec %s of a claim that is not prepared", file);
         }
@@ -177,7 +188,24 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     } catch (IOException e) {
       LOG.errorf("cannot clean the CDI directory %s: %s", cdi.dir(), e.getMessage());
     }
-    return all.size();
+    return checkpoint.all().size();
+  }
+
+  /** Puts the checkpoint entry rebuilt from a spec file back, or keeps the file and says why. */
+  private void recover(String file) {
+    try {
+      PreparedClaim claim =
+          CdiSpecRecovery.claim(planner.names(), planner.pool(), file, cdi.read(file));
+      checkpoint.put(claim);
+      LOG.warnf(
+          "checkpoint was damaged: rebuilt claim %s (devices %s) from its CDI spec %s",
+          claim.claim().uid(), claim.devices().stream().map(d -> d.deviceName()).toList(), file);
+    } catch (IOException | IllegalArgumentException e) {
+      LOG.errorf(
+          "checkpoint was damaged and CDI spec %s cannot be read back (%s); keeping it: a claim"
+              + " that is unprepared removes it",
+          file, e.getMessage());
+    }
   }
 
   @Override
@@ -228,7 +256,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     lock.lock();
     try {
       Optional<PreparedClaim> known = checkpoint.get(ref.uid());
-      if (known.isPresent()) {
+      // an entry rebuilt from a spec lacks the request names: the claim is planned again, over
+      // the setup its pod already uses (setups find before they create)
+      boolean recovered = known.isPresent() && known.get().recovered();
+      if (known.isPresent() && !recovered) {
         traceParent = known.get().traceParent();
         cdi.ensure(known.get());
         result = PrepareResult.ok(known.get().devices());
@@ -253,7 +284,9 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
               checkpoint.put(planned);
               result = PrepareResult.ok(planned.devices());
             } catch (Exception e) {
-              undo(ref, setups);
+              if (!recovered) {
+                undo(ref, setups); // a recovered claim's setup predates this call, and is in use
+              }
               throw e;
             } finally {
               unlockSetup();

@@ -81,6 +81,11 @@ public final class PreparePlanner {
     return setup;
   }
 
+  /** This node's pool name. */
+  public String pool() {
+    return pool;
+  }
+
   /** The CDI naming this planner uses. */
   public CdiNames names() {
     return names;

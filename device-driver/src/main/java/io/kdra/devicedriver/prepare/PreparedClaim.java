@@ -35,6 +35,16 @@ public record PreparedClaim(
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * Whether this entry was rebuilt from a CDI spec after the checkpoint was damaged ({@link
+   * CdiSpecRecovery}): it knows the claim's UID and devices, enough to unprepare, but not its
+   * namespace, name or request names, so a prepare plans the claim again. A prepared claim always
+   * has a namespace, so an empty one marks a rebuilt entry without a new checkpoint field.
+   */
+  public boolean recovered() {
+    return claim.namespace().isEmpty();
+  }
+
   /** The variable beside {@code KDRA_DEVICE_<n>} that marks an adminAccess device. */
   static final String ADMIN_ACCESS_SUFFIX = "_ADMIN_ACCESS=";
 

@@ -324,19 +324,27 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       if (ref.uid().isEmpty()) {
         error = "claims[].uid: must not be empty";
       } else {
-        lockSetup();
+        // Read under the claim's lock: no prepare of this UID can add an entry meanwhile. A claim
+        // whose devices need no setup leaves the setup lock alone, so a setup command that hangs
+        // (until its timeout) holds up only the claims it concerns.
+        Optional<PreparedClaim> known = checkpoint.get(ref.uid());
+        traceParent = known.map(PreparedClaim::traceParent).orElse("");
+        boolean setup = known.isPresent() && needsSetup(known.get());
+        if (setup) {
+          lockSetup();
+        }
         try {
-          Optional<PreparedClaim> known = checkpoint.get(ref.uid());
-          traceParent = known.map(PreparedClaim::traceParent).orElse("");
           // Released before the entry is removed: if it fails, the kubelet's retry finds the
           // entry and releases again.
-          if (known.isPresent()) {
+          if (setup) {
             release(known.get());
           }
           cdi.delete(planner.names().specFileName(ref.uid()));
           checkpoint.remove(ref.uid());
         } finally {
-          unlockSetup();
+          if (setup) {
+            unlockSetup();
+          }
         }
       }
     } catch (PrepareException e) {
@@ -394,6 +402,18 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       }
       planner.setup().release(known.get(), lastUser);
     }
+  }
+
+  /** Whether releasing the claim may touch a device's setup, as {@link DeviceSetup#involves}. */
+  private boolean needsSetup(PreparedClaim claim) {
+    if (planner.setup() == DeviceSetup.NONE) {
+      return false;
+    }
+    Inventory now = inventory.get();
+    return claim.devices().stream()
+        .map(d -> d.deviceName())
+        .filter(claim::usesSetupOf)
+        .anyMatch(name -> now.device(name).map(planner.setup()::involves).orElse(false));
   }
 
   /**

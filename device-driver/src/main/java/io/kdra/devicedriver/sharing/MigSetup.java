@@ -62,6 +62,11 @@ public final class MigSetup implements DeviceSetup {
   }
 
   @Override
+  public boolean involves(NodeDevice d) {
+    return isPartition(d) && mode != MigMode.OFF;
+  }
+
+  @Override
   public synchronized DeviceEdits prepare(Allocated a) throws PrepareException {
     NodeDevice d = a.device();
     if (!isPartition(d) || mode == MigMode.OFF) {

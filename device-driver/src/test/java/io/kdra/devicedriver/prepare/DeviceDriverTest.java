@@ -340,6 +340,60 @@ class DeviceDriverTest {
     assertThat(CheckpointStore.open(checkpoint, Clock.systemUTC()).all()).isEmpty();
   }
 
+  /**
+   * A setup command that hangs (until the runner's timeout) holds the node's setup lock; a claim
+   * whose devices need no setup is unprepared meanwhile, not queued behind it.
+   */
+  @Test
+  void aHungSetupDoesNotHoldUpTheUnprepareOfAClaimThatNeedsNoSetup() throws Exception {
+    java.util.concurrent.CountDownLatch hung = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    DeviceSetup setup =
+        new DeviceSetup() {
+          @Override
+          public DeviceEdits prepare(Allocated device) throws PrepareException {
+            if (device.device().name().equals("gpu-1")) {
+              hung.countDown();
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return DeviceEdits.NONE;
+          }
+
+          @Override
+          public void release(NodeDevice device, boolean lastUser) {}
+
+          @Override
+          public boolean involves(NodeDevice device) {
+            return device.name().equals("gpu-1");
+          }
+        };
+    ClaimFixture plain = claim("plain").uid("ua").result("gpu", "gpu-0");
+    ClaimFixture shared = claim("shared").uid("ub").result("gpu", "gpu-1");
+    reader.add(plain.build()).add(shared.build());
+    DeviceDriver d = driver(DeviceDriver.PrepareInterlude.NONE, setup);
+    assertThat(d.prepareResourceClaims(List.of(plain.ref())).get("ua").error()).isEmpty();
+    java.util.concurrent.ExecutorService calls =
+        java.util.concurrent.Executors.newCachedThreadPool();
+    try {
+      var stuck = calls.submit(() -> d.prepareResourceClaims(List.of(shared.ref())));
+      assertThat(hung.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+      var unprepared = calls.submit(() -> d.unprepareResourceClaims(List.of(plain.ref())));
+
+      assertThat(unprepared.get(30, java.util.concurrent.TimeUnit.SECONDS)).containsEntry("ua", "");
+      assertThat(cdiFiles()).doesNotContain("k8s.gpu.kdra.io-claim_ua.json");
+      release.countDown();
+      assertThat(stuck.get(30, java.util.concurrent.TimeUnit.SECONDS).get("ub").error()).isEmpty();
+    } finally {
+      release.countDown();
+      calls.shutdownNow();
+    }
+  }
+
   @Test
   void anApiFailureIsAClaimErrorAndNothingIsWritten() throws Exception {
     reader.broken = true;

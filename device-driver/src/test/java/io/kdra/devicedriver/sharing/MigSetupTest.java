@@ -238,6 +238,21 @@ class MigSetupTest {
     assertThat(runner.lines()).contains("nvidia-smi mig -i 0 -gi 1 -dgi");
   }
 
+  @Test
+  void involvesPartitionsOnlyWhileMigIsOn() throws Exception {
+    NodeDevice partition = partition(MigMode.DYNAMIC, "gpu-0-mig-3g20gb-4");
+    NodeDevice whole = io.kdra.devicedriver.testing.Inventories.gpus(1).devices().get(0);
+    RecordingCommandRunner runner = new RecordingCommandRunner();
+    Path host = dir.resolve("host");
+
+    assertThat(new MigSetup(MigMode.DYNAMIC, runner, "nvidia-smi", host).involves(partition))
+        .isTrue();
+    assertThat(new MigSetup(MigMode.STATIC, runner, "nvidia-smi", host).involves(partition))
+        .isTrue();
+    assertThat(new MigSetup(MigMode.OFF, runner, "nvidia-smi", host).involves(partition)).isFalse();
+    assertThat(new MigSetup(MigMode.DYNAMIC, runner, "nvidia-smi", host).involves(whole)).isFalse();
+  }
+
   private NodeDevice partition(MigMode mode, String name) throws Exception {
     return NvidiaBackend.inventory(
             sample("a100-40gb.csv"),

@@ -225,7 +225,8 @@ public class DriverRuntime {
 
   private DiscoveryBackend backend() {
     return switch (config.backend()) {
-      case simulated -> new SimulatedBackend(config.inventoryFile());
+      case simulated ->
+          new SimulatedBackend(config.inventoryFile(), config.inventoryAllowAnyDeviceNode());
       case nvidia ->
           new NvidiaBackend(
               config.nvidia().smiPath(),

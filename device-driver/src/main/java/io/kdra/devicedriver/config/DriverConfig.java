@@ -42,6 +42,16 @@ public interface DriverConfig {
   @WithDefault("/etc/kdra/inventory.yaml")
   Path inventoryFile();
 
+  /**
+   * Whether the {@code simulated} backend's inventory may name any device node. Off by default:
+   * only harmless ones ({@code /dev/null}, {@code /dev/fuse}, ...) are accepted, because the nodes
+   * go into the claims' CDI specs, and editing the inventory must not hand containers the node's
+   * disks or memory.
+   */
+  @WithName("inventory-allow-any-device-node")
+  @WithDefault("false")
+  boolean inventoryAllowAnyDeviceNode();
+
   /** How often discovery runs again (and the simulated inventory file is checked for changes). */
   @WithName("discovery-interval")
   @WithDefault("10s")

@@ -1,6 +1,7 @@
 package io.kdra.devicedriver.discovery;
 
 import io.kdra.devicedriver.discovery.NvidiaSmiParser.SmiGpu;
+import io.kdra.devicedriver.process.BoundedProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,9 +9,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jboss.logging.Logger;
@@ -155,25 +156,23 @@ public final class NvidiaBackend implements DiscoveryBackend {
     List<String> argv = new ArrayList<>();
     argv.add(smiPath);
     argv.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
     try {
-      Process p = pb.start();
-      byte[] out = p.getInputStream().readAllBytes();
-      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        p.destroyForcibly();
-        throw new DiscoveryException(String.join(" ", argv) + " did not finish within " + timeout);
-      }
-      String text = new String(out, StandardCharsets.UTF_8);
+      BoundedProcess.Result r = BoundedProcess.run(argv, Map.of(), "", timeout);
+      String text = r.output();
       // "nvidia-smi mig -lgi" on a GPU without instances exits non-zero; that is an answer
-      if (p.exitValue() != 0 && !text.contains("No GPU instances found")) {
+      if (r.exitCode() != 0 && !text.contains("No GPU instances found")) {
         throw new DiscoveryException(
             smiPath
                 + " exited with "
-                + p.exitValue()
+                + r.exitCode()
                 + ": "
                 + text.strip().lines().findFirst().orElse("(no output)"));
       }
       return text;
+    } catch (BoundedProcess.TimedOut e) {
+      // a hung nvidia-smi is the usual sign of a GPU in trouble: the pass fails, and the devices'
+      // health goes Unknown, instead of discovery stopping
+      throw new DiscoveryException(String.join(" ", argv) + " " + e.getMessage());
     } catch (IOException e) {
       throw new DiscoveryException("cannot run " + smiPath + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {

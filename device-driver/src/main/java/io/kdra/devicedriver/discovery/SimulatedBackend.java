@@ -41,17 +41,52 @@ import java.util.Set;
  * </pre>
  *
  * Unknown keys are errors naming the file and path, so a typo cannot silently drop a device.
+ *
+ * <p>{@code deviceNodes} and {@code commonDeviceNodes} go into the claims' CDI specs, so whoever
+ * may edit this file (a ConfigMap) could hand containers any device of the node ({@code /dev/sda},
+ * {@code /dev/mem}). They must be one of {@link #HARMLESS_DEVICE_NODES}, unless the driver runs
+ * with {@code driver.inventory-allow-any-device-node}.
  */
 public final class SimulatedBackend implements DiscoveryBackend {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final String BUILT_IN = "/simulated-inventory.yaml";
 
+  /**
+   * Device nodes a simulated device may have: character devices that give a container nothing of
+   * the node (no disk, memory, terminal or GPU), which tests and demos on machines without GPUs use
+   * to show that a container got its devices through CDI.
+   */
+  public static final List<String> HARMLESS_DEVICE_NODES =
+      List.of(
+          "/dev/null",
+          "/dev/zero",
+          "/dev/full",
+          "/dev/random",
+          "/dev/urandom",
+          "/dev/fuse",
+          "/dev/vsock",
+          "/dev/hwrng",
+          "/dev/loop-control",
+          "/dev/userfaultfd",
+          "/dev/cpu_dma_latency");
+
   private final Path file;
+  private final boolean anyDeviceNode;
   private FileTime lastModified;
   private Inventory last;
 
+  /** Only {@link #HARMLESS_DEVICE_NODES} are accepted. */
   public SimulatedBackend(Path file) {
+    this(file, false);
+  }
+
+  /**
+   * @param anyDeviceNode whether any device node is accepted ({@code
+   *     driver.inventory-allow-any-device-node}), not only {@link #HARMLESS_DEVICE_NODES}
+   */
+  public SimulatedBackend(Path file, boolean anyDeviceNode) {
     this.file = file;
+    this.anyDeviceNode = anyDeviceNode;
   }
 
   @Override
@@ -65,7 +100,7 @@ public final class SimulatedBackend implements DiscoveryBackend {
       if (!Files.exists(file)) {
         if (last == null || lastModified != null) {
           try (InputStream in = SimulatedBackend.class.getResourceAsStream(BUILT_IN)) {
-            last = parse(YAML.readTree(in), "built-in " + BUILT_IN);
+            last = parse(YAML.readTree(in), "built-in " + BUILT_IN, anyDeviceNode);
           }
           lastModified = null;
         }
@@ -73,7 +108,7 @@ public final class SimulatedBackend implements DiscoveryBackend {
       }
       FileTime modified = Files.getLastModifiedTime(file);
       if (last == null || !modified.equals(lastModified)) {
-        last = parse(YAML.readTree(file.toFile()), file.toString());
+        last = parse(YAML.readTree(file.toFile()), file.toString(), anyDeviceNode);
         lastModified = modified;
       }
       return last;
@@ -83,12 +118,23 @@ public final class SimulatedBackend implements DiscoveryBackend {
   }
 
   /**
-   * Parses an inventory document.
+   * Parses an inventory document, accepting only {@link #HARMLESS_DEVICE_NODES}.
    *
    * @param source named in error messages
    */
   public static Inventory parse(JsonNode root, String source) throws DiscoveryException {
-    Where at = new Where(source);
+    return parse(root, source, false);
+  }
+
+  /**
+   * Parses an inventory document.
+   *
+   * @param source named in error messages
+   * @param anyDeviceNode whether device nodes other than {@link #HARMLESS_DEVICE_NODES} are taken
+   */
+  public static Inventory parse(JsonNode root, String source, boolean anyDeviceNode)
+      throws DiscoveryException {
+    Where at = new Where(source, anyDeviceNode);
     if (root == null || !root.isObject()) {
       throw at.error("", "must be a mapping with a devices list");
     }
@@ -109,7 +155,8 @@ public final class SimulatedBackend implements DiscoveryBackend {
               quantities(sets.get(i).path("counters"), p + ".counters", at)));
     }
     try {
-      return new Inventory(devices, counters, strings(root.path("commonDeviceNodes")));
+      return new Inventory(
+          devices, counters, at.deviceNodes(root.path("commonDeviceNodes"), "commonDeviceNodes"));
     } catch (IllegalArgumentException e) {
       throw at.error("", e.getMessage());
     }
@@ -156,7 +203,7 @@ public final class SimulatedBackend implements DiscoveryBackend {
         consumes,
         health.equals("Healthy") ? NodeDevice.Health.HEALTHY : NodeDevice.Health.UNHEALTHY,
         d.path("healthMessage").asText(""),
-        strings(d.path("deviceNodes")),
+        at.deviceNodes(d.path("deviceNodes"), p + ".deviceNodes"),
         env);
   }
 
@@ -195,14 +242,27 @@ public final class SimulatedBackend implements DiscoveryBackend {
     return out;
   }
 
-  private static List<String> strings(JsonNode array) {
-    List<String> out = new ArrayList<>();
-    array.forEach(n -> out.add(n.asText()));
-    return out;
-  }
+  /** Error messages that name the source and the path; the device node check. */
+  private record Where(String source, boolean anyDeviceNode) {
+    List<String> deviceNodes(JsonNode array, String path) throws DiscoveryException {
+      List<String> out = new ArrayList<>();
+      for (int i = 0; i < array.size(); i++) {
+        String node = array.get(i).asText();
+        if (!anyDeviceNode && !HARMLESS_DEVICE_NODES.contains(node)) {
+          throw error(
+              path + "[" + i + "]",
+              "\""
+                  + node
+                  + "\" is not one of the harmless device nodes a simulated device may have ("
+                  + String.join(", ", HARMLESS_DEVICE_NODES)
+                  + "); the CDI spec would give it to the claim's containers. Set"
+                  + " driver.inventory-allow-any-device-node=true to allow any");
+        }
+        out.add(node);
+      }
+      return out;
+    }
 
-  /** Error messages that name the source and the path. */
-  private record Where(String source) {
     DiscoveryException error(String path, String problem) {
       return new DiscoveryException(source + (path.isEmpty() ? "" : ": " + path) + ": " + problem);
     }

@@ -14,9 +14,10 @@ import java.util.stream.Stream;
  * <p>Spec files are written and removed without fsync: the checkpoint (durable) holds each spec's
  * exact content, and at startup, before the kubelet can reach the driver, {@link
  * DeviceDriver#restore()} rewrites every spec that is missing or differs and removes specs of
- * claims the checkpoint does not hold. So a spec lost or left behind by a power cut is repaired
- * before any container could use it, and prepare saves two of its four fsyncs. ({@code
- * /var/run/cdi} is usually tmpfs, where fsync does nothing anyway.)
+ * claims an intact checkpoint does not hold (a damaged one is rebuilt from the specs instead). So a
+ * spec lost or left behind by a power cut is repaired before any container could use it, and
+ * prepare saves two of its four fsyncs. ({@code /var/run/cdi} is usually tmpfs, where fsync does
+ * nothing anyway.)
  */
 public final class CdiSpecStore {
   private final Path dir;
@@ -37,6 +38,11 @@ public final class CdiSpecStore {
       return;
     }
     AtomicFiles.write(file, claim.cdiSpec(), false);
+  }
+
+  /** The content of a spec file, by name. */
+  public String read(String fileName) throws IOException {
+    return Files.readString(dir.resolve(fileName), StandardCharsets.UTF_8);
   }
 
   /** Removes a spec file by name; a missing file is fine (unprepare is idempotent). */

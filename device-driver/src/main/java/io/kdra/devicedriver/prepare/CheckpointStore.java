@@ -21,10 +21,11 @@ import org.jboss.logging.Logger;
  * contains their change is durable, but concurrent callers share one write. With 64 claims prepared
  * at once that is a handful of fsyncs instead of 64.
  *
- * <p>A damaged file (bad JSON, checksum mismatch) is moved aside to {@code <file>.corrupt-<millis>}
- * and the store starts empty, logging an error: a crash loop would help no one, and a claim the
- * kubelet prepares again is planned again. A file of an unknown version is refused: that is a
- * downgrade, and rewriting the file would lose the newer driver's state.
+ * <p>A damaged file (bad JSON, checksum mismatch, truncated) is moved aside to {@code
+ * <file>.corrupt-<millis>} and the store starts empty, logging an error and remembering it ({@link
+ * #damaged()}): a crash loop would help no one, and the driver rebuilds the entries from the CDI
+ * specs. A file of an unknown version is refused: that is a downgrade, and rewriting the file would
+ * lose the newer driver's state.
  *
  * <p>Thread-safe.
  */
@@ -37,6 +38,7 @@ public final class CheckpointStore {
   private final TreeMap<String, PreparedClaim> claims = new TreeMap<>();
   private long version; // bumped by every change, guarded by this
   private long durableVersion; // highest version known to be on disk, guarded by writeLock
+  private boolean damaged;
 
   private CheckpointStore(Path file, Clock clock) {
     this.file = file;
@@ -67,6 +69,7 @@ public final class CheckpointStore {
       }
       Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + clock.millis());
       Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+      damaged = true;
       LOG.errorf(
           "checkpoint %s is damaged (%s); moved to %s and starting empty",
           file, e.getMessage(), aside);
@@ -75,6 +78,14 @@ public final class CheckpointStore {
 
   public Path file() {
     return file;
+  }
+
+  /**
+   * Whether the file was damaged when opened (and the store started empty): its absence of a claim
+   * then proves nothing, so no spec may be deleted for it.
+   */
+  public boolean damaged() {
+    return damaged;
   }
 
   /** The claim with this UID, if prepared. */
@@ -115,16 +126,32 @@ public final class CheckpointStore {
     }
   }
 
-  /** Forgets a claim durably; true if it was there. */
+  /**
+   * Forgets a claim durably; true if it was there. If the write fails the claim is kept in memory
+   * too, as the file still holds it: the kubelet's retry then writes again instead of succeeding on
+   * memory alone, which a restart would contradict.
+   */
   public boolean remove(String uid) throws IOException {
     long v;
+    PreparedClaim removed;
     synchronized (this) {
-      if (claims.remove(uid) == null) {
+      removed = claims.remove(uid);
+      if (removed == null) {
         return false;
       }
       v = ++version;
     }
-    flush(v);
+    try {
+      flush(v);
+    } catch (IOException e) {
+      synchronized (this) {
+        if (!claims.containsKey(uid)) {
+          claims.put(uid, removed);
+          version++;
+        }
+      }
+      throw e;
+    }
     return true;
   }
 

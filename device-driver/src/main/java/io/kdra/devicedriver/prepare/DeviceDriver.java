@@ -151,8 +151,14 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
    * Makes the CDI directory match the checkpoint: re-writes the spec of every checkpointed claim
    * whose file is missing or differs (tmpfs after a reboot, a write lost in a power cut) and
    * removes this driver's specs of claims the checkpoint does not hold (a crash between spec and
-   * checkpoint write). Called once at startup, before the kubelet can reach the driver; failures
-   * are logged (the next prepare of that claim retries).
+   * checkpoint write: the spec is written first, so an intact checkpoint without the claim proves
+   * the spec stale). Called once at startup, before the kubelet can reach the driver; failures are
+   * logged (the next prepare of that claim retries).
+   *
+   * <p>A damaged checkpoint proves nothing: its claims' specs belong to running pods, whose
+   * containers need them to restart. Their entries are rebuilt from the specs instead ({@link
+   * CdiSpecRecovery}), so that their unprepare still releases the devices' setup; a spec that
+   * cannot be read back is kept, and logged.
    *
    * @return how many claims the checkpoint holds
    */
@@ -169,7 +175,12 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       Set<String> known = new HashSet<>();
       all.values().forEach(c -> known.add(c.cdiSpecFile()));
       for (String file : cdi.list(planner.names().specFilePrefix())) {
-        if (!known.contains(file)) {
+        if (known.contains(file)) {
+          continue;
+        }
+        if (checkpoint.damaged()) {
+          recover(file);
+        } else {
           cdi.delete(file);
           LOG.infof("removed CDI spec %s of a claim that is not prepared", file);
         }
@@ -177,7 +188,24 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     } catch (IOException e) {
       LOG.errorf("cannot clean the CDI directory %s: %s", cdi.dir(), e.getMessage());
     }
-    return all.size();
+    return checkpoint.all().size();
+  }
+
+  /** Puts the checkpoint entry rebuilt from a spec file back, or keeps the file and says why. */
+  private void recover(String file) {
+    try {
+      PreparedClaim claim =
+          CdiSpecRecovery.claim(planner.names(), planner.pool(), file, cdi.read(file));
+      checkpoint.put(claim);
+      LOG.warnf(
+          "checkpoint was damaged: rebuilt claim %s (devices %s) from its CDI spec %s",
+          claim.claim().uid(), claim.devices().stream().map(d -> d.deviceName()).toList(), file);
+    } catch (IOException | IllegalArgumentException e) {
+      LOG.errorf(
+          "checkpoint was damaged and CDI spec %s cannot be read back (%s); keeping it: a claim"
+              + " that is unprepared removes it",
+          file, e.getMessage());
+    }
   }
 
   @Override
@@ -228,7 +256,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     lock.lock();
     try {
       Optional<PreparedClaim> known = checkpoint.get(ref.uid());
-      if (known.isPresent()) {
+      // an entry rebuilt from a spec lacks the request names: the claim is planned again, over
+      // the setup its pod already uses (setups find before they create)
+      boolean recovered = known.isPresent() && known.get().recovered();
+      if (known.isPresent() && !recovered) {
         traceParent = known.get().traceParent();
         cdi.ensure(known.get());
         result = PrepareResult.ok(known.get().devices());
@@ -253,7 +284,9 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
               checkpoint.put(planned);
               result = PrepareResult.ok(planned.devices());
             } catch (Exception e) {
-              undo(ref, setups);
+              if (!recovered) {
+                undo(ref, setups); // a recovered claim's setup predates this call, and is in use
+              }
               throw e;
             } finally {
               unlockSetup();
@@ -291,19 +324,27 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       if (ref.uid().isEmpty()) {
         error = "claims[].uid: must not be empty";
       } else {
-        lockSetup();
+        // Read under the claim's lock: no prepare of this UID can add an entry meanwhile. A claim
+        // whose devices need no setup leaves the setup lock alone, so a setup command that hangs
+        // (until its timeout) holds up only the claims it concerns.
+        Optional<PreparedClaim> known = checkpoint.get(ref.uid());
+        traceParent = known.map(PreparedClaim::traceParent).orElse("");
+        boolean setup = known.isPresent() && needsSetup(known.get());
+        if (setup) {
+          lockSetup();
+        }
         try {
-          Optional<PreparedClaim> known = checkpoint.get(ref.uid());
-          traceParent = known.map(PreparedClaim::traceParent).orElse("");
           // Released before the entry is removed: if it fails, the kubelet's retry finds the
           // entry and releases again.
-          if (known.isPresent()) {
+          if (setup) {
             release(known.get());
           }
           cdi.delete(planner.names().specFileName(ref.uid()));
           checkpoint.remove(ref.uid());
         } finally {
-          unlockSetup();
+          if (setup) {
+            unlockSetup();
+          }
         }
       }
     } catch (PrepareException e) {
@@ -325,11 +366,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
    */
   private void undo(ClaimRef ref, SetupsDone setups) {
     for (NodeDevice device : setups.begun()) {
-      boolean lastUser =
-          checkpoint.all().values().stream()
-              .filter(other -> !other.claim().uid().equals(ref.uid()))
-              .flatMap(other -> other.devices().stream())
-              .noneMatch(d -> d.deviceName().equals(device.name()));
+      boolean lastUser = lastUser(ref.uid(), device.name());
       try {
         setups.release(device, lastUser);
       } catch (PrepareException | RuntimeException e) {
@@ -340,7 +377,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     }
   }
 
-  /** Undoes the device setup of a claim's devices; "last user" excludes the claim itself. */
+  /**
+   * Undoes the device setup of a claim's devices; "last user" excludes the claim itself. Devices
+   * the claim got with adminAccess were not set up for it, so they are not released.
+   */
   private void release(PreparedClaim claim) throws PrepareException {
     if (planner.setup() == DeviceSetup.NONE) {
       return;
@@ -349,14 +389,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     Inventory now = inventory.get();
     for (var device : claim.devices()) {
       String name = device.deviceName();
-      if (!released.add(name)) {
+      if (!released.add(name) || !claim.usesSetupOf(name)) {
         continue;
       }
-      boolean lastUser =
-          checkpoint.all().values().stream()
-              .filter(other -> !other.claim().uid().equals(claim.claim().uid()))
-              .flatMap(other -> other.devices().stream())
-              .noneMatch(d -> d.deviceName().equals(name));
+      boolean lastUser = lastUser(claim.claim().uid(), name);
       Optional<NodeDevice> known = now.device(name);
       if (known.isEmpty()) {
         LOG.warnf(
@@ -366,6 +402,28 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       }
       planner.setup().release(known.get(), lastUser);
     }
+  }
+
+  /** Whether releasing the claim may touch a device's setup, as {@link DeviceSetup#involves}. */
+  private boolean needsSetup(PreparedClaim claim) {
+    if (planner.setup() == DeviceSetup.NONE) {
+      return false;
+    }
+    Inventory now = inventory.get();
+    return claim.devices().stream()
+        .map(d -> d.deviceName())
+        .filter(claim::usesSetupOf)
+        .anyMatch(name -> now.device(name).map(planner.setup()::involves).orElse(false));
+  }
+
+  /**
+   * Whether no prepared claim other than {@code uid} uses the setup of the device (adminAccess
+   * holders do not: nothing was set up for them).
+   */
+  private boolean lastUser(String uid, String device) {
+    return checkpoint.all().values().stream()
+        .filter(other -> !other.claim().uid().equals(uid))
+        .noneMatch(other -> other.usesSetupOf(device));
   }
 
   private void lockSetup() {

@@ -24,6 +24,11 @@ public interface DeviceSetup {
 
         @Override
         public void release(NodeDevice device, boolean lastUser) {}
+
+        @Override
+        public boolean involves(NodeDevice device) {
+          return false;
+        }
       };
 
   /**
@@ -58,6 +63,11 @@ public interface DeviceSetup {
         for (DeviceSetup s : active) {
           s.release(device, lastUser);
         }
+      }
+
+      @Override
+      public boolean involves(NodeDevice device) {
+        return active.stream().anyMatch(s -> s.involves(device));
       }
     };
   }
@@ -135,4 +145,13 @@ public interface DeviceSetup {
    * @throws PrepareException naming the device and what failed
    */
   void release(NodeDevice device, boolean lastUser) throws PrepareException;
+
+  /**
+   * Whether {@link #prepare} or {@link #release} may do anything for this device; when false both
+   * leave it alone, and the driver need not serialise its claims with other setups (a setup command
+   * that hangs until its timeout then holds up only the claims it concerns). Defaults to true.
+   */
+  default boolean involves(NodeDevice device) {
+    return true;
+  }
 }

@@ -81,6 +81,11 @@ public final class PreparePlanner {
     return setup;
   }
 
+  /** This node's pool name. */
+  public String pool() {
+    return pool;
+  }
+
   /** The CDI naming this planner uses. */
   public CdiNames names() {
     return names;
@@ -154,7 +159,8 @@ public final class PreparePlanner {
         }
         mps = m;
       }
-      Resolved here = new Resolved(at, request, device, sharing, config);
+      boolean admin = Boolean.TRUE.equals(r.getAdminAccess());
+      Resolved here = new Resolved(at, request, device, sharing, config, admin);
       Resolved first = firstOfDevice.putIfAbsent(device.name(), here);
       if (first != null && !first.sharing().equals(sharing)) {
         throw new PrepareException(
@@ -193,15 +199,19 @@ public final class PreparePlanner {
       String cdiName = names.deviceName(uid, device.name());
       // the CDI device of a device the claim holds several shares of is written once
       if (inSpec.add(cdiName)) {
+        // adminAccess may name a device another claim holds (admin results hold nothing): setting
+        // it up, or releasing it later, would change what that claim is using
         DeviceSetup.DeviceEdits edits =
-            setup.prepare(
-                new DeviceSetup.Allocated(
-                    uid,
-                    device,
-                    sharing,
-                    consumedOfDevice.get(device.name()),
-                    r.config() == null ? "" : r.config().path(),
-                    List.of()));
+            r.adminAccess()
+                ? DeviceSetup.DeviceEdits.NONE
+                : setup.prepare(
+                    new DeviceSetup.Allocated(
+                        uid,
+                        device,
+                        sharing,
+                        consumedOfDevice.get(device.name()),
+                        r.config() == null ? "" : r.config().path(),
+                        List.of()));
         for (String e : edits.env()) {
           String name = e.substring(0, Math.max(0, e.indexOf('=')));
           String before = setupEnv.putIfAbsent(name, e);
@@ -233,7 +243,7 @@ public final class PreparePlanner {
                     + " there (use one shared GPU per claim with MPS)");
           }
         }
-        List<String> env = new ArrayList<>(env(n, device, sharing));
+        List<String> env = new ArrayList<>(env(n, device, sharing, r.adminAccess()));
         env.addAll(edits.env());
         List<String> nodes = new ArrayList<>(device.deviceNodes());
         edits.deviceNodes().stream().filter(d -> !nodes.contains(d)).forEach(nodes::add);
@@ -281,7 +291,12 @@ public final class PreparePlanner {
 
   /** One result of this driver: where it is, its device, and the config that applies to it. */
   private record Resolved(
-      String at, String request, NodeDevice device, SharingConfig sharing, ConfigEntry config) {}
+      String at,
+      String request,
+      NodeDevice device,
+      SharingConfig sharing,
+      ConfigEntry config,
+      boolean adminAccess) {}
 
   private static String describe(SharingConfig sharing) {
     if (sharing instanceof SharingConfig.TimeSlicing t) {
@@ -348,13 +363,17 @@ public final class PreparePlanner {
 
   // Variable names carry the device's position in the claim, so several devices of one claim in
   // one container never clash.
-  private static List<String> env(int n, NodeDevice device, SharingConfig sharing) {
+  private static List<String> env(
+      int n, NodeDevice device, SharingConfig sharing, boolean adminAccess) {
     String p = "KDRA_DEVICE_" + n;
     List<String> env = new ArrayList<>();
     env.add(p + "=" + device.name());
     env.add(p + "_SHARING_STRATEGY=" + sharing.strategy());
     if (sharing instanceof SharingConfig.TimeSlicing t) {
       env.add(p + "_TIMESLICE_INTERVAL=" + t.interval());
+    }
+    if (adminAccess) {
+      env.add(p + PreparedClaim.ADMIN_ACCESS_SUFFIX + "true");
     }
     for (Map.Entry<String, String> e : device.env().entrySet()) {
       env.add(e.getKey() + "=" + e.getValue());

@@ -38,7 +38,7 @@ final class SetupsDone implements DeviceSetup {
     List<PreparedClaim> others =
         prepared.get().stream()
             .filter(c -> !c.claim().uid().equals(device.claimUid()))
-            .filter(c -> c.devices().stream().anyMatch(d -> d.deviceName().equals(name)))
+            .filter(c -> c.usesSetupOf(name))
             .toList();
     return setup.prepare(device.withOtherUsers(others));
   }

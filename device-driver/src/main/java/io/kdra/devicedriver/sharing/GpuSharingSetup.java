@@ -84,6 +84,12 @@ public final class GpuSharingSetup implements DeviceSetup {
   }
 
   @Override
+  public boolean involves(NodeDevice d) {
+    return d.allowMultipleAllocations()
+        && settings.strategy() != SharingSettings.Strategy.EXCLUSIVE;
+  }
+
+  @Override
   public synchronized DeviceEdits prepare(Allocated a) throws PrepareException {
     NodeDevice d = a.device();
     if (!d.allowMultipleAllocations()) {

@@ -29,8 +29,9 @@ import java.util.regex.Pattern;
  *   <li>dynamic: finds the GPU instance of the partition's profile at its placement ({@code
  *       nvidia-smi mig -i <gpu> -lgi}) or creates it with a compute instance ({@code -cgi
  *       <profile>:<start> -C}); a GPU instance without a compute instance gets one ({@code -gi <id>
- *       -cci}). Unprepare destroys both ({@code -gi <id> -dci}, {@code -dgi}). Finding before
- *       creating makes a repeated prepare reuse what a crashed one created.
+ *       -cci}). The unprepare of its last user destroys both ({@code -gi <id> -dci}, {@code -dgi});
+ *       an adminAccess claim neither creates nor destroys one. Finding before creating makes a
+ *       repeated prepare reuse what a crashed one created.
  *   <li>static: uses the instance discovery found ({@code migInstanceId}); creates and destroys
  *       nothing, and fails naming the instance if it is gone.
  * </ul>
@@ -58,6 +59,11 @@ public final class MigSetup implements DeviceSetup {
   /** Whether this device is a MIG partition. */
   public static boolean isPartition(NodeDevice d) {
     return new AttributeValue.StringValue("mig").equals(d.attributes().get("type"));
+  }
+
+  @Override
+  public boolean involves(NodeDevice d) {
+    return isPartition(d) && mode != MigMode.OFF;
   }
 
   @Override
@@ -117,8 +123,8 @@ public final class MigSetup implements DeviceSetup {
 
   @Override
   public synchronized void release(NodeDevice d, boolean lastUser) throws PrepareException {
-    if (!isPartition(d) || mode != MigMode.DYNAMIC) {
-      return;
+    if (!isPartition(d) || mode != MigMode.DYNAMIC || !lastUser) {
+      return; // another claim still runs on the instance
     }
     Optional<MigParser.GpuInstance> existing = find(d);
     if (existing.isEmpty()) {

@@ -2,10 +2,12 @@ package io.kdra.devicedriver.discovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.kdra.core.model.AttributeValue;
 import io.kdra.core.model.Quantity;
 import io.kdra.core.model.Semver;
+import io.kdra.devicedriver.testing.HungCommand;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -211,5 +213,23 @@ class NvidiaBackendTest {
                     .discover())
         .hasMessageEndingWith(
             "exited with 2: Field \"compute_cap\" is not a valid field to query.");
+  }
+
+  @Test
+  void aHungNvidiaSmiFailsDiscoveryWithinTheTimeoutAndIsKilled() throws Exception {
+    java.time.Duration timeout = java.time.Duration.ofSeconds(1);
+    try (HungCommand hung = HungCommand.in(host)) {
+      NvidiaBackend b = new NvidiaBackend(hung.path(), timeout, host);
+
+      assertTimeoutPreemptively(
+          HungCommand.bound(timeout),
+          () ->
+              assertThatThrownBy(b::discover)
+                  .isInstanceOf(DiscoveryException.class)
+                  .hasMessageStartingWith(hung.path() + " --query-gpu=")
+                  .hasMessageContaining("did not finish within PT1S"));
+
+      hung.assertAllGone();
+    }
   }
 }

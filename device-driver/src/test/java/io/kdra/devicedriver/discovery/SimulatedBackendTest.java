@@ -97,7 +97,23 @@ class SimulatedBackendTest {
         Named.of(
             "duplicate name",
             new Bad("devices: [{name: a}, {name: a}]", "duplicate device name a")),
-        Named.of("unknown top-level key", new Bad("device: []", "device: unknown field")));
+        Named.of("unknown top-level key", new Bad("device: []", "device: unknown field")),
+        Named.of(
+            "a disk as a device node",
+            new Bad(
+                "devices: [{name: a, deviceNodes: [/dev/null, /dev/sda]}]",
+                "devices[0].deviceNodes[1]: \"/dev/sda\" is not one of the harmless device nodes"
+                    + " a simulated device may have (/dev/null, ")),
+        Named.of(
+            "a path out of /dev",
+            new Bad(
+                "devices: [{name: a, deviceNodes: [/dev/../dev/mem]}]",
+                "devices[0].deviceNodes[0]: \"/dev/../dev/mem\" is not one of")),
+        Named.of(
+            "memory as a common device node",
+            new Bad(
+                "devices: [{name: a}]\ncommonDeviceNodes: [/dev/mem]",
+                "commonDeviceNodes[0]: \"/dev/mem\" is not one of the harmless device nodes")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -109,6 +125,21 @@ class SimulatedBackendTest {
         .isInstanceOf(DiscoveryException.class)
         .hasMessageStartingWith(file.toString())
         .hasMessageContaining(b.message());
+  }
+
+  @Test
+  void acceptsTheHarmlessDeviceNodesAndAnyWithTheFlag() throws Exception {
+    Path file = dir.resolve("inv.yaml");
+    Files.writeString(
+        file,
+        "devices: [{name: a, deviceNodes: [/dev/null, /dev/zero, /dev/fuse, /dev/vsock,"
+            + " /dev/hwrng]}]\ncommonDeviceNodes: [/dev/urandom]\n");
+    assertThat(new SimulatedBackend(file).discover().device("a").orElseThrow().deviceNodes())
+        .containsExactly("/dev/null", "/dev/zero", "/dev/fuse", "/dev/vsock", "/dev/hwrng");
+
+    Files.writeString(file, "devices: [{name: a, deviceNodes: [/dev/sda]}]\n");
+    assertThat(new SimulatedBackend(file, true).discover().device("a").orElseThrow().deviceNodes())
+        .containsExactly("/dev/sda");
   }
 
   @Test

@@ -38,6 +38,29 @@ class CheckpointStoreTest {
     assertThat(Files.list(file.getParent())).containsExactly(file); // no temp files left
   }
 
+  /**
+   * A remove whose write fails must not report the claim gone while the file still holds it: the
+   * kubelet's retry would succeed without writing, and a restart would bring the entry back.
+   */
+  @Test
+  void aRemoveWhoseWriteFailsKeepsTheClaimAndTheRetryWritesIt() throws Exception {
+    Path file = dir.resolve("plugin/checkpoint.json");
+    CheckpointStore store = CheckpointStore.open(file, CLOCK);
+    store.put(prepared("a"));
+    store.put(prepared("b"));
+    // the directory becomes unwritable, even for root: a regular file where the directory was
+    Path saved = Files.move(dir.resolve("plugin"), dir.resolve("plugin.saved"));
+    Files.writeString(dir.resolve("plugin"), "");
+
+    assertThatThrownBy(() -> store.remove("a")).isInstanceOf(IOException.class);
+
+    assertThat(store.get("a")).contains(prepared("a"));
+    Files.delete(dir.resolve("plugin"));
+    Files.move(saved, dir.resolve("plugin"));
+    assertThat(store.remove("a")).isTrue();
+    assertThat(CheckpointStore.open(file, CLOCK).all()).containsOnlyKeys("b");
+  }
+
   @Test
   void movesADamagedFileAsideAndStartsEmpty() throws Exception {
     Path file = dir.resolve("checkpoint.json");

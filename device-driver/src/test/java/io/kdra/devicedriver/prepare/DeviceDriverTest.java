@@ -18,8 +18,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class DeviceDriverTest {
   @TempDir Path dir;
@@ -99,8 +102,9 @@ class DeviceDriverTest {
     assertThat(after).isEqualTo(before);
     assertThat(cdiFiles()).hasSize(2);
 
-    assertThat(fresh.unprepareResourceClaims(List.of(a.ref(), b.ref())))
-        .containsExactlyInAnyOrderEntriesOf(Map.of("ua", "", "ub", ""));
+    ClaimRef junk = new ClaimRef("default", "junk", "junk");
+    assertThat(fresh.unprepareResourceClaims(List.of(a.ref(), b.ref(), junk)))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("ua", "", "ub", "", "junk", ""));
     assertThat(cdiFiles()).isEmpty();
     assertThat(CheckpointStore.open(dir.resolve("plugin/checkpoint.json"), Clock.systemUTC()).all())
         .isEmpty();
@@ -280,6 +284,114 @@ class DeviceDriverTest {
         .containsExactly(
             "prepare gpu-0", "prepare gpu-1", "release gpu-0 shared", "release gpu-1 last");
     assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u1.json");
+  }
+
+  static Stream<Named<java.util.function.UnaryOperator<String>>> damagedCheckpoints() {
+    return Stream.of(
+        Named.of("garbage", text -> "\u0000\u0017 not a checkpoint"),
+        Named.of("truncated", text -> text.substring(0, text.length() / 2)),
+        Named.of("empty", text -> ""));
+  }
+
+  /**
+   * A damaged checkpoint proves nothing about the specs: they belong to running pods, whose
+   * containers need them to restart, and whose setup must still be released. The driver rebuilds
+   * the entries from the specs instead of deleting them.
+   */
+  @ParameterizedTest
+  @MethodSource("damagedCheckpoints")
+  void aDamagedCheckpointKeepsEverySpecAndUnprepareStillReleases(
+      java.util.function.UnaryOperator<String> damage) throws Exception {
+    ClaimFixture a = claim("a").uid("ua").result("gpu", "gpu-0");
+    ClaimFixture b = claim("b").uid("ub").result("x", "gpu-1").result("y", "gpu-2");
+    reader.add(a.build()).add(b.build());
+    RecordingSetup setup = new RecordingSetup();
+    DeviceDriver old = driver(DeviceDriver.PrepareInterlude.NONE, setup);
+    Map<String, PrepareResult> before = old.prepareResourceClaims(List.of(a.ref(), b.ref()));
+    old.close();
+    Map<String, String> specs = new java.util.TreeMap<>();
+    for (String f : cdiFiles()) {
+      specs.put(f, Files.readString(dir.resolve("cdi").resolve(f)));
+    }
+    // a spec that cannot be read back is kept too: only its claim's unprepare removes it
+    Files.writeString(dir.resolve("cdi/k8s.gpu.kdra.io-claim_junk.json"), "{}");
+    specs.put("k8s.gpu.kdra.io-claim_junk.json", "{}");
+    Path checkpoint = dir.resolve("plugin/checkpoint.json");
+    Files.writeString(checkpoint, damage.apply(Files.readString(checkpoint)));
+
+    RecordingSetup after = new RecordingSetup();
+    DeviceDriver fresh = driver(DeviceDriver.PrepareInterlude.NONE, after);
+    assertThat(fresh.restore()).isEqualTo(2);
+
+    assertThat(cdiFiles()).containsExactlyElementsOf(specs.keySet());
+    for (var e : specs.entrySet()) {
+      assertThat(dir.resolve("cdi").resolve(e.getKey())).hasContent(e.getValue());
+    }
+    // a restarted kubelet prepares again: the answer is the one it got before
+    assertThat(fresh.prepareResourceClaims(List.of(a.ref())).get("ua")).isEqualTo(before.get("ua"));
+    after.calls.clear();
+    ClaimRef junk = new ClaimRef("default", "junk", "junk");
+    assertThat(fresh.unprepareResourceClaims(List.of(a.ref(), b.ref(), junk)))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("ua", "", "ub", "", "junk", ""));
+    assertThat(after.calls)
+        .containsExactlyInAnyOrder(
+            "release gpu-0 last", "release gpu-1 last", "release gpu-2 last");
+    assertThat(cdiFiles()).isEmpty();
+    assertThat(CheckpointStore.open(checkpoint, Clock.systemUTC()).all()).isEmpty();
+  }
+
+  /**
+   * A setup command that hangs (until the runner's timeout) holds the node's setup lock; a claim
+   * whose devices need no setup is unprepared meanwhile, not queued behind it.
+   */
+  @Test
+  void aHungSetupDoesNotHoldUpTheUnprepareOfAClaimThatNeedsNoSetup() throws Exception {
+    java.util.concurrent.CountDownLatch hung = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    DeviceSetup setup =
+        new DeviceSetup() {
+          @Override
+          public DeviceEdits prepare(Allocated device) throws PrepareException {
+            if (device.device().name().equals("gpu-1")) {
+              hung.countDown();
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return DeviceEdits.NONE;
+          }
+
+          @Override
+          public void release(NodeDevice device, boolean lastUser) {}
+
+          @Override
+          public boolean involves(NodeDevice device) {
+            return device.name().equals("gpu-1");
+          }
+        };
+    ClaimFixture plain = claim("plain").uid("ua").result("gpu", "gpu-0");
+    ClaimFixture shared = claim("shared").uid("ub").result("gpu", "gpu-1");
+    reader.add(plain.build()).add(shared.build());
+    DeviceDriver d = driver(DeviceDriver.PrepareInterlude.NONE, setup);
+    assertThat(d.prepareResourceClaims(List.of(plain.ref())).get("ua").error()).isEmpty();
+    java.util.concurrent.ExecutorService calls =
+        java.util.concurrent.Executors.newCachedThreadPool();
+    try {
+      var stuck = calls.submit(() -> d.prepareResourceClaims(List.of(shared.ref())));
+      assertThat(hung.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+      var unprepared = calls.submit(() -> d.unprepareResourceClaims(List.of(plain.ref())));
+
+      assertThat(unprepared.get(30, java.util.concurrent.TimeUnit.SECONDS)).containsEntry("ua", "");
+      assertThat(cdiFiles()).doesNotContain("k8s.gpu.kdra.io-claim_ua.json");
+      release.countDown();
+      assertThat(stuck.get(30, java.util.concurrent.TimeUnit.SECONDS).get("ub").error()).isEmpty();
+    } finally {
+      release.countDown();
+      calls.shutdownNow();
+    }
   }
 
   @Test

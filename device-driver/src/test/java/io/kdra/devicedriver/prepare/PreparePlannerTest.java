@@ -159,6 +159,46 @@ class PreparePlannerTest {
     assertThat(spec.at("/containerEdits/deviceNodes/0/path").asText()).isEqualTo("/dev/nvidiactl");
   }
 
+  /**
+   * An adminAccess result may name a device a regular claim holds (a MIG partition in use): the
+   * planner sets nothing up for it, and says so in the spec, so that its unprepare releases nothing
+   * either, even after a restart.
+   */
+  @Test
+  void setsUpNothingForAnAdminAccessResult() throws Exception {
+    List<String> setups = new ArrayList<>();
+    DeviceSetup recording =
+        new DeviceSetup() {
+          @Override
+          public DeviceEdits prepare(Allocated device) {
+            setups.add(device.device().name());
+            return new DeviceEdits(List.of("KDRA_MIG_DEVICE=MIG-x/1/0"), List.of(), List.of());
+          }
+
+          @Override
+          public void release(io.kdra.devicedriver.discovery.NodeDevice device, boolean last) {}
+        };
+    ClaimFixture c =
+        claim("c").uid("u").result("admin", "gpu-0").adminAccess().result("work", "gpu-1");
+
+    PreparedClaim plan =
+        new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE, recording)
+            .plan(c.ref(), c.build(), Inventories.gpus(2));
+
+    assertThat(setups).containsExactly("gpu-1");
+    JsonNode spec = JSON.readTree(plan.cdiSpec());
+    assertThat(strings(spec.at("/devices/0/containerEdits/env")))
+        .containsExactly(
+            "KDRA_DEVICE_0=gpu-0",
+            "KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive",
+            "KDRA_DEVICE_0_ADMIN_ACCESS=true");
+    assertThat(plan.adminAccess("gpu-0")).isTrue();
+    assertThat(plan.adminAccess("gpu-1")).isFalse();
+    assertThat(plan.usesSetupOf("gpu-0")).isFalse();
+    assertThat(plan.usesSetupOf("gpu-1")).isTrue();
+    assertThat(plan.usesSetupOf("gpu-7")).isFalse();
+  }
+
   @Test
   void isDeterministic() throws Exception {
     ClaimFixture c =

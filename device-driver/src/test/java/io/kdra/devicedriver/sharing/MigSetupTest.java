@@ -3,14 +3,17 @@ package io.kdra.devicedriver.sharing;
 import static io.kdra.devicedriver.testing.ClaimFixture.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kdra.core.config.SharingConfig;
 import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.devicedriver.discovery.MigMode;
+import io.kdra.devicedriver.discovery.NodeDevice;
 import io.kdra.devicedriver.discovery.NvidiaBackend;
 import io.kdra.devicedriver.plugin.PrepareResult;
 import io.kdra.devicedriver.prepare.CdiSpecStore;
 import io.kdra.devicedriver.prepare.CheckpointStore;
 import io.kdra.devicedriver.prepare.ClaimTelemetry;
 import io.kdra.devicedriver.prepare.DeviceDriver;
+import io.kdra.devicedriver.prepare.DeviceSetup;
 import io.kdra.devicedriver.prepare.PreparePlanner;
 import io.kdra.devicedriver.testing.ClaimFixture;
 import io.kdra.devicedriver.testing.FakeClaimReader;
@@ -22,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -171,5 +175,92 @@ class MigSetupTest {
     assertThat(r.error())
         .contains("device gpu-0-mig-3g20gb-0")
         .contains("GPU instance 1 of GPU 0 no longer exists");
+  }
+
+  @Test
+  void releaseByAClaimThatIsNotTheLastUserKeepsTheInstance() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    RecordingCommandRunner runner = new RecordingCommandRunner().answer(gpu);
+    MigSetup setup = new MigSetup(MigMode.DYNAMIC, runner, "nvidia-smi", dir.resolve("host"));
+    NodeDevice partition = partition(MigMode.DYNAMIC, "gpu-0-mig-3g20gb-4");
+    setup.prepare(new DeviceSetup.Allocated("u1", partition, SharingConfig.EXCLUSIVE, Map.of()));
+    runner.clear();
+
+    setup.release(partition, false);
+
+    assertThat(runner.lines()).noneMatch(l -> l.endsWith("-dgi") || l.endsWith("-dci"));
+    setup.release(partition, true);
+    assertThat(runner.lines()).contains("nvidia-smi mig -i 0 -gi 1 -dgi");
+  }
+
+  /**
+   * adminAccess may allocate a partition a regular claim is using (admin results hold nothing): the
+   * admin claim neither creates an instance nor, when it goes, destroys the regular claim's.
+   */
+  @Test
+  void anAdminAccessClaimOnAnInUsePartitionLeavesItsInstanceAlone() throws Exception {
+    RecordingCommandRunner runner = new RecordingCommandRunner().answer(new SimulatedNvidiaSmi());
+    DeviceDriver d = driver(MigMode.DYNAMIC, runner);
+    ClaimFixture job = claim("job").uid("u1").result("slice", "gpu-0-mig-3g20gb-4");
+    ClaimFixture admin =
+        claim("monitor").uid("u2").result("slice", "gpu-0-mig-3g20gb-4").adminAccess();
+    reader.add(job.build()).add(admin.build());
+    assertThat(d.prepareResourceClaims(List.of(job.ref())).get("u1").error()).isEmpty();
+    runner.clear();
+
+    assertThat(d.prepareResourceClaims(List.of(admin.ref())).get("u2").error()).isEmpty();
+    assertThat(d.unprepareResourceClaims(List.of(admin.ref())).get("u2")).isEmpty();
+
+    assertThat(runner.lines()).noneMatch(l -> l.contains("-cgi") || l.contains("-d"));
+    assertThat(spec("u1")).contains("KDRA_MIG_DEVICE=MIG-" + UUID + "/1/0");
+    runner.clear();
+    assertThat(d.unprepareResourceClaims(List.of(job.ref())).get("u1")).isEmpty();
+    assertThat(runner.lines())
+        .contains("nvidia-smi mig -i 0 -gi 1 -dci", "nvidia-smi mig -i 0 -gi 1 -dgi");
+  }
+
+  /** The regular claim goes first: the partition's last regular user destroys the instance. */
+  @Test
+  void theLastRegularUserDestroysTheInstanceWhileAnAdminClaimStillHoldsThePartition()
+      throws Exception {
+    RecordingCommandRunner runner = new RecordingCommandRunner().answer(new SimulatedNvidiaSmi());
+    DeviceDriver d = driver(MigMode.DYNAMIC, runner);
+    ClaimFixture job = claim("job").uid("u1").result("slice", "gpu-0-mig-3g20gb-4");
+    ClaimFixture admin =
+        claim("monitor").uid("u2").result("slice", "gpu-0-mig-3g20gb-4").adminAccess();
+    reader.add(job.build()).add(admin.build());
+    assertThat(d.prepareResourceClaims(List.of(job.ref(), admin.ref())).values())
+        .allSatisfy(r -> assertThat(r.error()).isEmpty());
+    runner.clear();
+
+    assertThat(d.unprepareResourceClaims(List.of(job.ref())).get("u1")).isEmpty();
+
+    assertThat(runner.lines()).contains("nvidia-smi mig -i 0 -gi 1 -dgi");
+  }
+
+  @Test
+  void involvesPartitionsOnlyWhileMigIsOn() throws Exception {
+    NodeDevice partition = partition(MigMode.DYNAMIC, "gpu-0-mig-3g20gb-4");
+    NodeDevice whole = io.kdra.devicedriver.testing.Inventories.gpus(1).devices().get(0);
+    RecordingCommandRunner runner = new RecordingCommandRunner();
+    Path host = dir.resolve("host");
+
+    assertThat(new MigSetup(MigMode.DYNAMIC, runner, "nvidia-smi", host).involves(partition))
+        .isTrue();
+    assertThat(new MigSetup(MigMode.STATIC, runner, "nvidia-smi", host).involves(partition))
+        .isTrue();
+    assertThat(new MigSetup(MigMode.OFF, runner, "nvidia-smi", host).involves(partition)).isFalse();
+    assertThat(new MigSetup(MigMode.DYNAMIC, runner, "nvidia-smi", host).involves(whole)).isFalse();
+  }
+
+  private NodeDevice partition(MigMode mode, String name) throws Exception {
+    return NvidiaBackend.inventory(
+            sample("a100-40gb.csv"),
+            dir.resolve("host"),
+            mode,
+            new NvidiaBackend.MigTables(
+                sample("a100-40gb-lgip.txt"), sample("a100-40gb-lgipp.txt"), ""))
+        .device(name)
+        .orElseThrow();
   }
 }

@@ -75,6 +75,12 @@ public final class ClaimFixture {
     return this;
   }
 
+  /** Marks the last result as allocated with {@code adminAccess: true}. */
+  public ClaimFixture adminAccess() {
+    results.get(results.size() - 1).setAdminAccess(true);
+    return this;
+  }
+
   /**
    * A share of a shared device of this driver on this node, with the allocator's accounting ({@code
    * consumed}: capacity name to quantity).

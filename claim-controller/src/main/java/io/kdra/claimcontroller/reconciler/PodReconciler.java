@@ -141,6 +141,7 @@ public class PodReconciler implements Reconciler<Pod> {
                 .withPrimaryToSecondaryMapper(NO_INDEX)
                 .build(),
             ctx);
+    var departures = new PlacedPodDepartures(shared.pods(), wake::forPodChange);
     var view =
         new InformerClusterView(
             pods, shared.pods(), shared.claims(), templates, nodes, slices, classes, namespaces);
@@ -158,7 +159,7 @@ public class PodReconciler implements Reconciler<Pod> {
             fence::mayWrite);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
-    return List.of(claims, templates, nodes, slices, classes, namespaces);
+    return List.of(claims, templates, nodes, slices, classes, namespaces, departures);
   }
 
   /** No secondary resources are read through the context: see {@link #prepareEventSources}. */

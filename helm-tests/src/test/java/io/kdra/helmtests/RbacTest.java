@@ -67,6 +67,7 @@ class RbacTest {
           grants("resource.k8s.io/resourceslices", READ),
           grants("resource.k8s.io/deviceclasses", READ),
           grants("/nodes", READ),
+          grants("/namespaces", READ),
           grants("/events", Set.of("create")),
           grants("coordination.k8s.io/leases", LEASE));
 
@@ -101,6 +102,7 @@ class RbacTest {
                 "resourceclaims/binding",
                 "resourceclaimtemplates",
                 "deviceclasses",
+                "namespaces",
                 "events",
                 "leases")),
         Arguments.of(

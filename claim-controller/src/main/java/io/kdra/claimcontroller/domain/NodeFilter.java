@@ -21,11 +21,13 @@ import java.util.function.Function;
 
 /**
  * The nodes a pod may run on before devices are considered, with a scheduler-style reason for each
- * rejected node. The checks, in order (the first failing one is the node's reason): Ready, not
- * cordoned (unless the pod tolerates the unschedulable taint), no untolerated {@code
- * NoSchedule}/{@code NoExecute} taint, {@code spec.nodeSelector}, required node affinity, the node
- * selectors of the pod's already-allocated claims, and CPU, memory and pod count fitting what pods
- * bound there already request. Pure and deterministic: nodes come out sorted by name.
+ * rejected node. The checks, in kube-scheduler's filter order (the first failing one is the node's
+ * reason): Ready, not cordoned (unless the pod tolerates the unschedulable taint), no untolerated
+ * {@code NoSchedule}/{@code NoExecute} taint, {@code spec.nodeSelector} and required node affinity,
+ * the node selectors of the pod's already-allocated claims, free host ports ({@link NodePorts}),
+ * CPU, memory and pod count fitting what pods bound there already request, required pod affinity
+ * and anti-affinity both ways ({@link InterPodAffinity}), and {@code DoNotSchedule} topology spread
+ * ({@link PodTopologySpread}). Pure and deterministic: nodes come out sorted by name.
  */
 public final class NodeFilter {
 
@@ -69,21 +71,46 @@ public final class NodeFilter {
    */
   public static Result filter(
       Pod pod, Collection<Node> nodes, Collection<Pod> allPods, List<NodeSelector> claimSelectors) {
+    return filter(pod, nodes, allPods, claimSelectors, Map.of());
+  }
+
+  /**
+   * As {@link #filter(Pod, Collection, Collection, List)}, with the namespaces' labels (name to
+   * labels) for pod affinity terms with a namespace selector.
+   */
+  public static Result filter(
+      Pod pod,
+      Collection<Node> nodes,
+      Collection<Pod> allPods,
+      List<NodeSelector> claimSelectors,
+      Map<String, Map<String, String>> namespaceLabels) {
     Map<String, NodeUsage> usage = new HashMap<>();
+    List<Pod> placed = new ArrayList<>();
     for (Pod p : allPods) {
       if (Pods.isBound(p)
           && !Pods.isTerminal(p)
           && !p.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
         usage.merge(p.getSpec().getNodeName(), NodeUsage.of(PodRequests.of(p)), NodeUsage::plus);
+        placed.add(p);
       }
     }
-    return filter(pod, sortedByName(nodes), usage, claimSelectors);
+    List<Node> sorted = sortedByName(nodes);
+    PlacedPodFilters placedFilters =
+        PlacedPodFilters.prefilter(
+            pod,
+            sorted,
+            () -> placed,
+            placed.stream().filter(InterPodAffinity::hasRequiredAntiAffinity).toList(),
+            () -> namespaceLabels);
+    return filter(pod, sorted, usage, claimSelectors, NodeFilter::allocatable, placedFilters);
   }
 
   /**
    * Filters {@code sortedNodes} for {@code pod}, with what pods bound to each node already request
-   * given as {@code usage} (node name to the sum; absent is none): the scheduler keeps it from one
-   * pod to the next instead of summing every bound pod per attempt.
+   * given as {@code usage} (node name to the sum; absent is none), each node's allocatable pods,
+   * CPU and memory given by {@code allocatable} ({@link #allocatable} of the node), and the
+   * PreFilter state of the filters that look at placed pods: the scheduler keeps the first two from
+   * one pod to the next instead of summing every bound pod and parsing every node per attempt.
    *
    * @param sortedNodes the nodes, sorted by name ({@link #sortedByName})
    */
@@ -91,21 +118,9 @@ public final class NodeFilter {
       Pod pod,
       List<Node> sortedNodes,
       Map<String, NodeUsage> usage,
-      List<NodeSelector> claimSelectors) {
-    return filter(pod, sortedNodes, usage, claimSelectors, NodeFilter::allocatable);
-  }
-
-  /**
-   * As {@link #filter(Pod, List, Map, List)}, with each node's allocatable pods, CPU and memory
-   * given by {@code allocatable} ({@link #allocatable} of the node): the scheduler parses them once
-   * per node object instead of once per node and attempt.
-   */
-  public static Result filter(
-      Pod pod,
-      List<Node> sortedNodes,
-      Map<String, NodeUsage> usage,
       List<NodeSelector> claimSelectors,
-      Function<Node, Allocatable> allocatable) {
+      Function<Node, Allocatable> allocatable,
+      PlacedPodFilters placed) {
     PodRequests wanted = PodRequests.of(pod);
     List<Node> feasible = new ArrayList<>();
     Map<String, String> rejected = new TreeMap<>();
@@ -117,7 +132,8 @@ public final class NodeFilter {
               node,
               usage.getOrDefault(node.getMetadata().getName(), NodeUsage.NONE),
               claimSelectors,
-              allocatable);
+              allocatable,
+              placed);
       if (why.isPresent()) {
         rejected.put(node.getMetadata().getName(), why.get());
       } else {
@@ -170,17 +186,13 @@ public final class NodeFilter {
   }
 
   static Optional<String> reject(
-      Pod pod, PodRequests wanted, Node node, NodeUsage onNode, List<NodeSelector> claimSelectors) {
-    return reject(pod, wanted, node, onNode, claimSelectors, NodeFilter::allocatable);
-  }
-
-  static Optional<String> reject(
       Pod pod,
       PodRequests wanted,
       Node node,
       NodeUsage onNode,
       List<NodeSelector> claimSelectors,
-      Function<Node, Allocatable> allocatable) {
+      Function<Node, Allocatable> allocatable,
+      PlacedPodFilters placed) {
     var spec = pod.getSpec();
     if (!isReady(node)) {
       return Optional.of("node(s) were not ready");
@@ -210,7 +222,17 @@ public final class NodeFilter {
     if (!NodeSelectors.allowAll(claimSelectors, node)) {
       return Optional.of("node(s) cannot use the pod's allocated ResourceClaims");
     }
-    return fits(wanted, node, onNode, allocatable);
+    Optional<String> why = placed.ports().reject(node);
+    if (why.isEmpty()) {
+      why = fits(wanted, node, onNode, allocatable);
+    }
+    if (why.isEmpty()) {
+      why = placed.affinity().reject(node);
+    }
+    if (why.isEmpty()) {
+      why = placed.spread().reject(node);
+    }
+    return why;
   }
 
   private static Optional<String> fits(

@@ -1,5 +1,6 @@
 package io.kdra.claimcontroller.reconciler;
 
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
@@ -11,6 +12,7 @@ import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.scheduling.ClusterView;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -59,6 +61,7 @@ final class InformerClusterView implements ClusterView {
   private final InformerEventSource<Node, Pod> nodes;
   private final InformerEventSource<ResourceSlice, Pod> slices;
   private final InformerEventSource<DeviceClass, Pod> classes;
+  private final InformerEventSource<Namespace, Pod> namespaces;
 
   InformerClusterView(
       IndexerResourceCache<Pod> pods,
@@ -67,7 +70,8 @@ final class InformerClusterView implements ClusterView {
       InformerEventSource<ResourceClaimTemplate, Pod> templates,
       InformerEventSource<Node, Pod> nodes,
       InformerEventSource<ResourceSlice, Pod> slices,
-      InformerEventSource<DeviceClass, Pod> classes) {
+      InformerEventSource<DeviceClass, Pod> classes,
+      InformerEventSource<Namespace, Pod> namespaces) {
     this.pods = pods;
     this.podEvents = podEvents;
     this.claims = claims;
@@ -75,6 +79,7 @@ final class InformerClusterView implements ClusterView {
     this.nodes = nodes;
     this.slices = slices;
     this.classes = classes;
+    this.namespaces = namespaces;
   }
 
   @Override
@@ -122,6 +127,19 @@ final class InformerClusterView implements ClusterView {
     podEvents.subscribe(
         (p, deleted) -> changes.pod(p.getMetadata().getNamespace(), p.getMetadata().getName()));
     return true;
+  }
+
+  @Override
+  public Map<String, Map<String, String>> namespaceLabels() {
+    Map<String, Map<String, String>> labels = new HashMap<>();
+    namespaces
+        .list(n -> true)
+        .forEach(
+            n ->
+                labels.put(
+                    n.getMetadata().getName(),
+                    n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels()));
+    return labels;
   }
 
   @Override

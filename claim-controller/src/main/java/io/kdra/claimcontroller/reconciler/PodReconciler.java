@@ -1,5 +1,6 @@
 package io.kdra.claimcontroller.reconciler;
 
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
@@ -131,9 +132,19 @@ public class PodReconciler implements Reconciler<Pod> {
                 .withPrimaryToSecondaryMapper(NO_INDEX)
                 .build(),
             ctx);
+    // namespace labels, for pod affinity terms with a namespaceSelector (a label change can make
+    // an unschedulable pod fit, as upstream's queueing hint for namespaces says)
+    var namespaces =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Namespace.class, Pod.class)
+                .withSecondaryToPrimaryMapper(n -> wake.forClusterChange())
+                .withPrimaryToSecondaryMapper(NO_INDEX)
+                .build(),
+            ctx);
+    var departures = new PlacedPodDepartures(shared.pods(), wake::forPodChange);
     var view =
         new InformerClusterView(
-            pods, shared.pods(), shared.claims(), templates, nodes, slices, classes);
+            pods, shared.pods(), shared.claims(), templates, nodes, slices, classes, namespaces);
     scheduling =
         new PodScheduling(
             view,
@@ -148,7 +159,7 @@ public class PodReconciler implements Reconciler<Pod> {
             fence::mayWrite);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
-    return List.of(claims, templates, nodes, slices, classes);
+    return List.of(claims, templates, nodes, slices, classes, namespaces, departures);
   }
 
   /** No secondary resources are read through the context: see {@link #prepareEventSources}. */

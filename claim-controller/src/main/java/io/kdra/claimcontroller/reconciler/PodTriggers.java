@@ -95,6 +95,18 @@ final class PodTriggers {
     return ids;
   }
 
+  /**
+   * The pods a change of {@code pod} concerns: when a pod placed on a node is deleted or has
+   * finished, it may have freed a host port, CPU or memory, or an anti-affinity or spread domain,
+   * so those that did not fit anywhere (upstream's queueing hint on an assigned pod's delete).
+   */
+  Set<ResourceID> forPodChange(Pod pod, boolean deleted) {
+    if (Pods.isBound(pod) && (deleted || Pods.isTerminal(pod))) {
+      return unschedulable();
+    }
+    return Set.of();
+  }
+
   /** The pods a change of a node, slice or class concerns: those that did not fit anywhere. */
   Set<ResourceID> forClusterChange() {
     return unschedulable();

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -45,6 +46,14 @@ public interface ClusterView {
   }
 
   Optional<ResourceClaimTemplate> template(String namespace, String name);
+
+  /**
+   * Each namespace's labels, by name, for pod affinity terms with a {@code namespaceSelector}. By
+   * default none is known: such a selector then picks no namespace.
+   */
+  default Map<String, Map<String, String>> namespaceLabels() {
+    return Map.of();
+  }
 
   /** Told the key of each claim and pod whose answer changed, once the view answers with it. */
   interface Changes {

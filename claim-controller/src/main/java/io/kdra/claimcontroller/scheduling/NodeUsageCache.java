@@ -1,9 +1,11 @@
 package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.kdra.claimcontroller.domain.InterPodAffinity;
 import io.kdra.claimcontroller.domain.NodeFilter.NodeUsage;
 import io.kdra.claimcontroller.domain.PodRequests;
 import io.kdra.claimcontroller.domain.Pods;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,7 +24,10 @@ import java.util.function.Supplier;
  * namespace and name), each rechecked against the informer's copy ({@code podAt}), so an attempt
  * costs the pods that changed, not every pod. Each pod's requests are parsed once per pod object.
  * Pods this controller is binding count on their node before the informer shows them bound, once.
- * Without notices ({@code live} false) every call is a full pass over the pods.
+ * Without notices ({@code live} false) every call is a full pass over the pods. The placed pods
+ * themselves are kept too, and apart those with required pod anti-affinity, which every attempt
+ * must check against (upstream's {@code PodsWithRequiredAntiAffinity}): usually none, so the
+ * filters that look at other pods cost nothing for pods without such terms.
  *
  * <p>{@link #podChanged} is thread-safe; {@link #usage} is not: the caller serialises attempts (the
  * scheduling lock).
@@ -52,6 +57,7 @@ final class NodeUsageCache {
   private final Set<String> countedUids = new HashSet<>();
   private final Map<String, Map<Key, NodeUsage>> perNode = new HashMap<>();
   private final Map<String, NodeUsage> byNode = new HashMap<>();
+  private final Map<Key, Pod> withAntiAffinity = new HashMap<>();
   private Map<String, Parsed> binding = new HashMap<>();
 
   /**
@@ -99,8 +105,30 @@ final class NodeUsageCache {
     return usage;
   }
 
+  /**
+   * The pods counted by the last {@link #usage} call: bound and not terminal, and those being
+   * bound. A new list.
+   */
+  List<Pod> placed() {
+    List<Pod> all = new ArrayList<>(counted.size() + binding.size());
+    counted.values().forEach(c -> all.add(c.pod()));
+    binding.values().forEach(b -> all.add(b.pod()));
+    return all;
+  }
+
+  /** Those of {@link #placed} with required pod anti-affinity terms. */
+  List<Pod> placedWithAntiAffinity() {
+    List<Pod> all = new ArrayList<>(withAntiAffinity.values());
+    binding.values().stream()
+        .map(Parsed::pod)
+        .filter(InterPodAffinity::hasRequiredAntiAffinity)
+        .forEach(all::add);
+    return all;
+  }
+
   private void fullPass() {
     dirty.clear();
+    withAntiAffinity.clear();
     counted.clear();
     countedUids.clear();
     perNode.clear();
@@ -133,12 +161,16 @@ final class NodeUsageCache {
     Counted c = new Counted(p, node, NodeUsage.of(PodRequests.of(p)));
     counted.put(k, c);
     countedUids.add(p.getMetadata().getUid());
+    if (InterPodAffinity.hasRequiredAntiAffinity(p)) {
+      withAntiAffinity.put(k, p);
+    }
     perNode.computeIfAbsent(node, n -> new HashMap<>()).put(k, c.usage());
     sum(node);
   }
 
   private void remove(Key k, Counted c) {
     counted.remove(k);
+    withAntiAffinity.remove(k);
     countedUids.remove(c.pod().getMetadata().getUid());
     Map<Key, NodeUsage> on = perNode.get(c.node());
     if (on != null) {

@@ -7,11 +7,13 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
+import io.kdra.claimcontroller.domain.PlacedPodFilters;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodClaimResolver.Step;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.domain.UnsupportedVolumes;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.ExtendedClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
@@ -191,6 +193,12 @@ public final class PodScheduling {
       return FENCED;
     }
     PodClaimResolver.Resolution r = ensureClaims(pod);
+    if (pod.getSpec().getSchedulingGates() != null
+        && !pod.getSpec().getSchedulingGates().isEmpty()) {
+      // upstream's SchedulingGates PreEnqueue: not tried until the gates are gone (the pod's own
+      // update brings it back); its claims are created meanwhile, as kube-controller-manager does
+      return new Outcome.Waiting("Scheduling is blocked due to non-empty scheduling gates");
+    }
     if (!r.of(Step.Create.class).isEmpty()) {
       return new Outcome.Waiting("created claims; scheduling once the informers show them");
     }
@@ -211,6 +219,10 @@ public final class PodScheduling {
       // as kube-scheduler: unschedulable, with the reason on the pod; a claim kept by its
       // delete-protection finalizer (another pod still uses it) may stay so for long
       return new Outcome.Unschedulable(String.join("; ", deleting), Map.of(), "ClaimBeingDeleted");
+    }
+    Optional<String> volumes = UnsupportedVolumes.refusal(pod);
+    if (volumes.isPresent()) {
+      return new Outcome.Unschedulable(volumes.get(), Map.of(), "UnsupportedVolume");
     }
     List<ResourceClaim> podClaims = distinct(r.claims().values());
     List<ResourceClaim> unallocated = new ArrayList<>();
@@ -328,13 +340,22 @@ public final class PodScheduling {
               usage.podChanged(p.getMetadata().getNamespace(), p.getMetadata().getName());
               return view.pod(p.getMetadata().getNamespace(), p.getMetadata().getName());
             });
+    List<Node> allNodes = sortedNodes();
+    Map<String, NodeFilter.NodeUsage> used = usage.usage(assumedBound);
+    String uid = pod.getMetadata().getUid();
+    PlacedPodFilters others =
+        PlacedPodFilters.prefilter(
+            pod,
+            allNodes,
+            () ->
+                usage.placed().stream().filter(p -> !uid.equals(p.getMetadata().getUid())).toList(),
+            usage.placedWithAntiAffinity().stream()
+                .filter(p -> !uid.equals(p.getMetadata().getUid()))
+                .toList(),
+            view::namespaceLabels);
     NodeFilter.Result nodes =
         NodeFilter.filter(
-            pod,
-            sortedNodes(),
-            usage.usage(assumedBound),
-            NodeSelectors.ofAllocated(podClaims),
-            allocatable::of);
+            pod, allNodes, used, NodeSelectors.ofAllocated(podClaims), allocatable::of, others);
     ExtendedResources.Filtered byExtended = null;
     if (extended != null) {
       byExtended =

@@ -154,4 +154,25 @@ class PodTriggersTest {
     cache.pods.remove(id("stuck"));
     assertThat(triggers.forClusterChange()).as("a pod gone is forgotten").isEmpty();
   }
+
+  /**
+   * Upstream's queueing hints for NodePorts, NodeResourcesFit, InterPodAffinity and
+   * PodTopologySpread: an assigned pod deleted (or finished) may free a port, resources or an
+   * anti-affinity domain, so the unschedulable pods are tried again at once, not after backoff.
+   */
+  @Test
+  void aPlacedPodGoneOrFinishedWakesTheUnschedulablePods() {
+    Pod waiting = K.pod("waiting").build();
+    cache.put(waiting);
+    triggers.attempted(waiting, true);
+    Pod placed = K.pod("placed").editSpec().withNodeName("node-a").endSpec().build();
+    Pod pending = K.pod("other").build();
+    Pod finished =
+        new PodBuilder(placed).withNewStatus().withPhase("Succeeded").endStatus().build();
+
+    assertThat(triggers.forPodChange(placed, true)).containsExactly(id("waiting"));
+    assertThat(triggers.forPodChange(finished, false)).containsExactly(id("waiting"));
+    assertThat(triggers.forPodChange(placed, false)).isEmpty();
+    assertThat(triggers.forPodChange(pending, true)).isEmpty();
+  }
 }

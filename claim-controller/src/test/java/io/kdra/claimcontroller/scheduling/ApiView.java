@@ -7,8 +7,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -56,6 +58,21 @@ class ApiView implements ClusterView {
   public Optional<ResourceClaimTemplate> template(String namespace, String name) {
     return Optional.ofNullable(
         client.resources(ResourceClaimTemplate.class).inNamespace(namespace).withName(name).get());
+  }
+
+  @Override
+  public Map<String, Map<String, String>> namespaceLabels() {
+    Map<String, Map<String, String>> labels = new HashMap<>();
+    client
+        .namespaces()
+        .list()
+        .getItems()
+        .forEach(
+            n ->
+                labels.put(
+                    n.getMetadata().getName(),
+                    n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels()));
+    return labels;
   }
 
   @Override

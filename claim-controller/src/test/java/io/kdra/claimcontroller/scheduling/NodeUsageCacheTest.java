@@ -136,4 +136,38 @@ class NodeUsageCacheTest {
       }
     }
   }
+
+  static Pod withAntiAffinity(Pod p) {
+    return new PodBuilder(p)
+        .editSpec()
+        .withNewAffinity()
+        .withNewPodAntiAffinity()
+        .addNewRequiredDuringSchedulingIgnoredDuringExecution()
+        .withTopologyKey("kubernetes.io/hostname")
+        .endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endPodAntiAffinity()
+        .endAffinity()
+        .endSpec()
+        .build();
+  }
+
+  @ParameterizedTest(name = "notices: {0}")
+  @ValueSource(booleans = {true, false})
+  void placedPodsAndThoseWithRequiredAntiAffinityAreKeptApart(boolean live) {
+    NodeUsageCache cache = cache(live);
+    Pod plain = pod("plain", "node-a", "1", "Running");
+    Pod anti = withAntiAffinity(pod("anti", "node-a", "1", "Running"));
+    Pod binding = withAntiAffinity(pod("binding", "node-b", "1", "Pending"));
+    List.of(plain, anti).forEach(p -> inform(cache, p));
+
+    cache.usage(List.of(binding));
+    assertThat(cache.placed()).containsExactlyInAnyOrder(plain, anti, binding);
+    assertThat(cache.placedWithAntiAffinity()).containsExactlyInAnyOrder(anti, binding);
+
+    Pod finished = new PodBuilder(anti).editStatus().withPhase("Succeeded").endStatus().build();
+    inform(cache, finished);
+    cache.usage(List.of());
+    assertThat(cache.placed()).containsExactly(plain);
+    assertThat(cache.placedWithAntiAffinity()).isEmpty();
+  }
 }

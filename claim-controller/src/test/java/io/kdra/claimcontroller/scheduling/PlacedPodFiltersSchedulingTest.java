@@ -1,0 +1,243 @@
+package io.kdra.claimcontroller.scheduling;
+
+import static io.kdra.claimcontroller.domain.K.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.kdra.claimcontroller.domain.K;
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.events.EventRecorder;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The users' cases of the filters that look at placed pods, end to end against the fabric8 mock API
+ * server: replicas of one workload, scheduled one after the other, the second kept off the first
+ * one's node with kube-scheduler's reason in its {@code PodScheduled} condition.
+ */
+@EnableKubernetesMockClient(crud = true)
+class PlacedPodFiltersSchedulingTest {
+
+  KubernetesClient client;
+
+  final PodBinder binder =
+      (pod, node) ->
+          client
+              .pods()
+              .inNamespace(NS)
+              .withName(pod.getMetadata().getName())
+              .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
+
+  PodScheduling scheduling() {
+    ApiView view = new ApiView(client);
+    return new PodScheduling(
+        view,
+        new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
+        new ClaimWriter(client, K.SCHEDULER, 3),
+        new PodWriter(client, 3, Clock.systemUTC()),
+        binder,
+        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        new FakeAllocator(2),
+        TemplateMode.OWN,
+        ClaimTracer.NOOP);
+  }
+
+  void nodes(String... names) {
+    for (String n : names) {
+      Node node =
+          new NodeBuilder(K.readyNode(n))
+              .editMetadata()
+              .addToLabels("kubernetes.io/hostname", n)
+              .endMetadata()
+              .build();
+      client.nodes().resource(node).create();
+    }
+  }
+
+  Pod replica(String name, UnaryOperator<PodBuilder> spec) {
+    PodBuilder b = K.pod(name).editMetadata().addToLabels("app", "web").endMetadata();
+    return client.resource(spec.apply(b).build()).create();
+  }
+
+  static PodBuilder antiAffinity(PodBuilder b) {
+    return b.editSpec()
+        .withNewAffinity()
+        .withNewPodAntiAffinity()
+        .addNewRequiredDuringSchedulingIgnoredDuringExecution()
+        .withTopologyKey("kubernetes.io/hostname")
+        .withNewLabelSelector()
+        .addToMatchLabels("app", "web")
+        .endLabelSelector()
+        .endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endPodAntiAffinity()
+        .endAffinity()
+        .endSpec();
+  }
+
+  static PodBuilder hostPort(PodBuilder b) {
+    return b.editSpec()
+        .editFirstContainer()
+        .addNewPort()
+        .withContainerPort(8080)
+        .withHostPort(8080)
+        .endPort()
+        .endContainer()
+        .endSpec();
+  }
+
+  static PodBuilder spread(PodBuilder b) {
+    return b.editSpec()
+        .addNewTopologySpreadConstraint()
+        .withMaxSkew(1)
+        .withTopologyKey("kubernetes.io/hostname")
+        .withWhenUnsatisfiable("DoNotSchedule")
+        .withNewLabelSelector()
+        .addToMatchLabels("app", "web")
+        .endLabelSelector()
+        .endTopologySpreadConstraint()
+        .endSpec();
+  }
+
+  /** Schedules the second replica after the first and returns its outcome. */
+  Outcome secondAfterFirst(UnaryOperator<PodBuilder> spec) {
+    PodScheduling s = scheduling();
+    assertThat(s.schedule(replica("web-1", spec))).isEqualTo(new Outcome.Bound("node-a"));
+    return s.schedule(replica("web-2", spec));
+  }
+
+  /** The outcome is Unschedulable with {@code message}, and the pod's condition says so. */
+  void staysPendingWith(String pod, Outcome o, String message) {
+    assertThat(o).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(((Outcome.Unschedulable) o).message()).isEqualTo(message);
+    PodWriter writer = new PodWriter(client, 3, Clock.systemUTC());
+    Pod now = client.pods().inNamespace(NS).withName(pod).get();
+    writer.markUnschedulable(now, message);
+    now = client.pods().inNamespace(NS).withName(pod).get();
+    assertThat(now.getSpec().getNodeName()).isNull();
+    assertThat(now.getStatus().getConditions())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.getType()).isEqualTo("PodScheduled");
+              assertThat(c.getStatus()).isEqualTo("False");
+              assertThat(c.getMessage()).isEqualTo(message);
+            });
+  }
+
+  @Test
+  void requiredAntiAffinityKeepsTheSecondReplicaPending() {
+    nodes("node-a");
+    staysPendingWith(
+        "web-2",
+        secondAfterFirst(PlacedPodFiltersSchedulingTest::antiAffinity),
+        "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules.");
+  }
+
+  @Test
+  void requiredAntiAffinityPutsTheSecondReplicaOnAnotherNode() {
+    nodes("node-a", "node-b");
+    assertThat(secondAfterFirst(PlacedPodFiltersSchedulingTest::antiAffinity))
+        .isEqualTo(new Outcome.Bound("node-b"));
+  }
+
+  @Test
+  void anExistingPodsAntiAffinityKeepsOthersAway() {
+    nodes("node-a");
+    PodScheduling s = scheduling();
+    assertThat(s.schedule(replica("web-1", PlacedPodFiltersSchedulingTest::antiAffinity)))
+        .isEqualTo(new Outcome.Bound("node-a"));
+    staysPendingWith(
+        "web-2",
+        s.schedule(replica("web-2", b -> b)),
+        "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules.");
+  }
+
+  @Test
+  void doNotScheduleSpreadPutsTheSecondReplicaOnAnotherNode() {
+    nodes("node-a", "node-b");
+    assertThat(secondAfterFirst(PlacedPodFiltersSchedulingTest::spread))
+        .isEqualTo(new Outcome.Bound("node-b"));
+  }
+
+  @Test
+  void doNotScheduleSpreadKeepsAThirdReplicaPendingWhenTheSkewWouldGrow() {
+    nodes("node-a", "node-b");
+    PodScheduling s = scheduling();
+    // node-b is cordoned after the first two: it still is a domain (nodeTaintsPolicy Ignore)
+    assertThat(secondAfterFirst(PlacedPodFiltersSchedulingTest::spread))
+        .isEqualTo(new Outcome.Bound("node-b"));
+    assertThat(s.schedule(replica("web-3", PlacedPodFiltersSchedulingTest::spread)))
+        .isEqualTo(new Outcome.Bound("node-a"));
+    client
+        .nodes()
+        .withName("node-b")
+        .edit(n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build());
+    staysPendingWith(
+        "web-4",
+        s.schedule(replica("web-4", PlacedPodFiltersSchedulingTest::spread)),
+        "0/2 nodes are available: 1 node(s) didn't match pod topology spread constraints, 1"
+            + " node(s) were unschedulable.");
+  }
+
+  @Test
+  void aTakenHostPortKeepsTheSecondReplicaPending() {
+    nodes("node-a");
+    staysPendingWith(
+        "web-2",
+        secondAfterFirst(PlacedPodFiltersSchedulingTest::hostPort),
+        "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.");
+  }
+
+  @Test
+  void aPodWithAPersistentVolumeClaimIsRefusedWithTheField() {
+    nodes("node-a");
+    Outcome o =
+        scheduling()
+            .schedule(
+                replica(
+                    "web-1",
+                    b ->
+                        b.editSpec()
+                            .addNewVolume()
+                            .withName("data")
+                            .withNewPersistentVolumeClaim()
+                            .withClaimName("data")
+                            .endPersistentVolumeClaim()
+                            .endVolume()
+                            .endSpec()));
+    staysPendingWith(
+        "web-1",
+        o,
+        "spec.volumes[0].persistentVolumeClaim: volume topology is not checked by kdra's"
+            + " scheduler; schedule this pod with kube-scheduler (leave spec.schedulerName"
+            + " unset)");
+  }
+
+  @Test
+  void aGatedPodIsNotScheduledUntilItsGatesAreGone() {
+    nodes("node-a");
+    PodScheduling s = scheduling();
+    Pod gated =
+        replica("web-1", b -> b.editSpec().addNewSchedulingGate("example.com/wait").endSpec());
+    assertThat(s.schedule(gated)).isInstanceOf(Outcome.Waiting.class);
+    assertThat(client.pods().inNamespace(NS).withName("web-1").get().getSpec().getNodeName())
+        .isNull();
+    Pod open =
+        client
+            .pods()
+            .inNamespace(NS)
+            .withName("web-1")
+            .edit(p -> new PodBuilder(p).editSpec().withSchedulingGates().endSpec().build());
+    assertThat(s.schedule(open)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+}

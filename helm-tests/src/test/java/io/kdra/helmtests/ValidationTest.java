@@ -108,6 +108,10 @@ class ValidationTest {
             Chart.values("admission.opaqueConfigPolicy.validationActions", List.of("Deny", "Warn")),
             "admission.opaqueConfigPolicy.validationActions has both Deny and Warn"),
         Arguments.of(
+            "a writers policy that would both refuse and warn",
+            Chart.values("admission.writersPolicy.validationActions", List.of("Deny", "Warn")),
+            "admission.writersPolicy.validationActions has both Deny and Warn"),
+        Arguments.of(
             "the admission webhook without TLS",
             Chart.values("slicePublisher.tls.enabled", false),
             "admission.opaqueConfigWebhook.enabled needs slicePublisher.tls.enabled"),

@@ -172,8 +172,26 @@ securityContext:
 nodeSelector:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .values.affinity }}
+{{- $affinity := .values.affinity | default dict | deepCopy }}
+{{- $spread := .values.topologySpreadConstraints }}
+{{- if .values.spreadAcrossNodes }}
+{{- /* a Deployment's replicas on different nodes where possible: preferences only, so that a
+one-node cluster still runs them all; pod-template-hash counts each rollout's pods apart */ -}}
+{{- $selector := include "kdra.selectorLabels" . | fromYaml }}
+{{- if not $affinity.podAntiAffinity }}
+{{- $term := dict "topologyKey" "kubernetes.io/hostname" "labelSelector" (dict "matchLabels" $selector) }}
+{{- $_ := set $affinity "podAntiAffinity" (dict "preferredDuringSchedulingIgnoredDuringExecution" (list (dict "weight" 100 "podAffinityTerm" $term))) }}
+{{- end }}
+{{- if not $spread }}
+{{- $spread = list (dict "maxSkew" 1 "topologyKey" "kubernetes.io/hostname" "whenUnsatisfiable" "ScheduleAnyway" "labelSelector" (dict "matchLabels" $selector) "matchLabelKeys" (list "pod-template-hash")) }}
+{{- end }}
+{{- end }}
+{{- with $affinity }}
 affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $spread }}
+topologySpreadConstraints:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- with .values.tolerations }}

@@ -38,12 +38,17 @@ final class Chart {
 
   /** Renders the chart with these values laid over values.yaml; throws Helm's error on failure. */
   static String template(Map<String, Object> values) {
+    return template(values, NAMESPACE);
+  }
+
+  /** Renders the chart into another release namespace. */
+  static String template(Map<String, Object> values, String namespace) {
     Path file = writeTemp(values);
     try {
       return new Helm(DIR)
           .template()
           .withName(RELEASE)
-          .withNamespace(NAMESPACE)
+          .withNamespace(namespace)
           .withKubeVersion(KUBE_VERSION)
           .withValuesFile(file)
           .call();
@@ -54,8 +59,13 @@ final class Chart {
 
   /** Renders and parses every object. */
   static List<HasMetadata> render(Map<String, Object> values) {
+    return render(values, NAMESPACE);
+  }
+
+  /** Renders into another release namespace and parses every object. */
+  static List<HasMetadata> render(Map<String, Object> values, String namespace) {
     List<HasMetadata> objects = new ArrayList<>();
-    for (String doc : template(values).split("(?m)^---\\s*$")) {
+    for (String doc : template(values, namespace).split("(?m)^---\\s*$")) {
       boolean empty = doc.lines().allMatch(l -> l.isBlank() || l.startsWith("#"));
       if (!empty) {
         objects.add(Serialization.unmarshal(doc));

@@ -43,13 +43,15 @@ class RbacTest {
   /** device-driver, "Running it on a node": get on resourceclaims; get on nodes for tpu. */
   static final Set<String> DRIVER = grants("resource.k8s.io/resourceclaims", Set.of("get"));
 
-  /** slice-publisher, "RBAC it needs". */
+  /**
+   * slice-publisher, "RBAC it needs". No pods: every token a supported API server (1.34+) issues
+   * names its node, so the publisher never looks up the token's pod.
+   */
   static final Set<String> PUBLISHER =
       union(
           grants("resource.k8s.io/resourceslices", RW),
           grants("/nodes", READ),
           grants("authentication.k8s.io/tokenreviews", Set.of("create")),
-          grants("/pods", Set.of("get")),
           grants("coordination.k8s.io/leases", LEASE));
 
   /** claim-controller, "What to look at": "RBAC the controller needs". */
@@ -71,7 +73,10 @@ class RbacTest {
           grants("/events", Set.of("create")),
           grants("coordination.k8s.io/leases", LEASE));
 
-  /** computeclass-bridge, "Permissions". */
+  /**
+   * computeclass-bridge, "Permissions". No ConfigMaps unless a catalog ConfigMap is named: then
+   * that one, in its namespace ({@link #theBridgeReadsItsCatalogByNameInItsNamespaceOnly}).
+   */
   static final Set<String> BRIDGE =
       union(
           grants(
@@ -80,7 +85,6 @@ class RbacTest {
           grants("resource.k8s.io/deviceclasses", union(RW, Set.of("patch"))),
           grants("resource.k8s.io/resourceclaimtemplates", union(RW, Set.of("patch"))),
           grants("/namespaces", READ),
-          grants("/configmaps", READ),
           grants("/events", Set.of("create", "patch")),
           grants("events.k8s.io/events", Set.of("create", "patch")),
           grants("coordination.k8s.io/leases", LEASE));
@@ -91,7 +95,7 @@ class RbacTest {
         Arguments.of(
             "slice-publisher",
             PUBLISHER,
-            List.of("resourceslices", "nodes", "tokenreviews", "pods", "leases")),
+            List.of("resourceslices", "nodes", "tokenreviews", "leases")),
         Arguments.of(
             "claim-controller",
             CONTROLLER,
@@ -136,6 +140,44 @@ class RbacTest {
             Chart.values("deviceDriver.backend", "tpu", "deviceDriver.hostDevices.enabled", true));
     assertThat(granted(objects, "kdra-device-driver"))
         .isEqualTo(new TreeSet<>(union(DRIVER, grants("/nodes", Set.of("get")))));
+  }
+
+  @Test
+  void theBridgeReadsItsCatalogByNameInItsNamespaceOnly() {
+    List<HasMetadata> objects =
+        Chart.render(
+            Chart.values(
+                "computeClassBridge.enabled",
+                true,
+                "cluster.gke",
+                true,
+                "computeClassBridge.config.catalog.config-map",
+                "catalog",
+                "computeClassBridge.config.catalog.config-map-namespace",
+                "gpu-config"));
+    Role role = Rendered.one(objects, Role.class, "kdra-computeclass-bridge-catalog");
+    assertThat(role.getMetadata().getNamespace()).isEqualTo("gpu-config");
+    // its informer lists and watches with a metadata.name field selector, never gets
+    assertThat(role.getRules())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getResources()).containsExactly("configmaps");
+              assertThat(r.getResourceNames()).containsExactly("catalog");
+              assertThat(r.getVerbs()).containsExactlyInAnyOrder("list", "watch");
+            });
+    RoleBinding binding =
+        Rendered.one(objects, RoleBinding.class, "kdra-computeclass-bridge-catalog");
+    assertThat(binding.getMetadata().getNamespace()).isEqualTo("gpu-config");
+    assertThat(granted(objects, "kdra-computeclass-bridge"))
+        .isEqualTo(union(BRIDGE, grants("/configmaps", Set.of("list", "watch"))));
+    // the catalog's namespace defaults to the release's
+    Role inRelease =
+        Rendered.one(
+            Chart.render(Chart.fullValues()), Role.class, "kdra-full-computeclass-bridge-catalog");
+    assertThat(inRelease.getMetadata().getNamespace()).isEqualTo(Chart.NAMESPACE);
+    assertThat(inRelease.getRules().get(0).getResourceNames())
+        .containsExactly("kdra-accelerator-catalog");
   }
 
   @Test

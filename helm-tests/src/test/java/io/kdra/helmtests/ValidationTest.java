@@ -64,6 +64,37 @@ class ValidationTest {
             Chart.values("deviceDriver.backend", "nvidia"),
             "deviceDriver.backend=nvidia reads the node's devices"),
         Arguments.of(
+            "the nvidia backend without privilege",
+            Chart.values(
+                "deviceDriver.backend", "nvidia", "deviceDriver.hostDevices.enabled", true),
+            "deviceDriver.backend=nvidia needs deviceDriver.securityContext.privileged=true"),
+        Arguments.of(
+            "the nvidia backend without the driver root",
+            Chart.values(
+                "deviceDriver.backend",
+                "nvidia",
+                "deviceDriver.hostDevices.enabled",
+                true,
+                "deviceDriver.securityContext.privileged",
+                true),
+            "deviceDriver.backend=nvidia runs nvidia-smi from the node's NVIDIA driver root"),
+        Arguments.of(
+            "the nvidia backend with nvidia-smi outside the driver root's mount",
+            Chart.values(
+                "deviceDriver.backend",
+                "nvidia",
+                "deviceDriver.hostDevices.enabled",
+                true,
+                "deviceDriver.securityContext.privileged",
+                true,
+                "deviceDriver.extraVolumes",
+                List.of(Map.of("name", "driver-root", "hostPath", Map.of("path", "/"))),
+                "deviceDriver.extraVolumeMounts",
+                List.of(Map.of("name", "driver-root", "mountPath", "/driver-root")),
+                "deviceDriver.config.nvidia.smi-path",
+                "/usr/bin/nvidia-smi"),
+            "deviceDriver.backend=nvidia runs nvidia-smi from the node's NVIDIA driver root"),
+        Arguments.of(
             "an inventory for a real backend",
             Chart.values(
                 "deviceDriver.backend",
@@ -107,6 +138,10 @@ class ValidationTest {
             "an admission policy that would both refuse and warn",
             Chart.values("admission.opaqueConfigPolicy.validationActions", List.of("Deny", "Warn")),
             "admission.opaqueConfigPolicy.validationActions has both Deny and Warn"),
+        Arguments.of(
+            "a writers policy that would both refuse and warn",
+            Chart.values("admission.writersPolicy.validationActions", List.of("Deny", "Warn")),
+            "admission.writersPolicy.validationActions has both Deny and Warn"),
         Arguments.of(
             "the admission webhook without TLS",
             Chart.values("slicePublisher.tls.enabled", false),
@@ -159,6 +194,30 @@ class ValidationTest {
             o ->
                 o.getKind().equals("Role")
                     && o.getMetadata().getName().equals("kdra-slice-publisher-leader-election"));
+  }
+
+  /**
+   * What the nvidia backend needs, given: root with privilege and nvidia-smi in the driver root.
+   */
+  @Test
+  void theNvidiaBackendWithPrivilegeAndTheDriverRootRenders() {
+    List<HasMetadata> objects =
+        Chart.render(
+            Chart.values(
+                "deviceDriver.backend",
+                "nvidia",
+                "deviceDriver.hostDevices.enabled",
+                true,
+                "deviceDriver.securityContext.privileged",
+                true,
+                "deviceDriver.extraVolumes",
+                List.of(Map.of("name", "driver-root", "hostPath", Map.of("path", "/"))),
+                "deviceDriver.extraVolumeMounts",
+                List.of(
+                    Map.of("name", "driver-root", "mountPath", "/driver-root", "readOnly", true)),
+                "deviceDriver.config.nvidia.smi-path",
+                "/driver-root/usr/bin/nvidia-smi"));
+    assertThat(objects).extracting(HasMetadata::getKind).contains("DaemonSet");
   }
 
   @Test

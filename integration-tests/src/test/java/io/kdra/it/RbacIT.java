@@ -163,7 +163,16 @@ class RbacIT {
           publisher,
           user,
           () -> publisher.resources(ResourceClaim.class).inNamespace(stack.namespace).list());
-      // pods: get only (a token's pod), never list or write
+      // no pods at all: every token names its node, the publisher never reads the token's pod
+      denied(
+          publisher,
+          user,
+          () ->
+              publisher
+                  .pods()
+                  .inNamespace(stack.namespace)
+                  .withName(pending.getMetadata().getName())
+                  .get());
       denied(publisher, user, () -> publisher.pods().inNamespace(stack.namespace).list());
       denied(publisher, user, () -> publisher.resource(pending).delete());
     }
@@ -245,6 +254,12 @@ class RbacIT {
           bridge,
           user,
           () -> bridge.resources(ResourceClaim.class).inNamespace(stack.namespace).list());
+      // ConfigMaps: only a named catalog ConfigMap, by name in its namespace (none named here)
+      denied(bridge, user, () -> bridge.configMaps().inNamespace("kube-system").list());
+      denied(
+          bridge,
+          user,
+          () -> bridge.configMaps().inNamespace("kube-system").withName("kube-root-ca.crt").get());
     }
   }
 

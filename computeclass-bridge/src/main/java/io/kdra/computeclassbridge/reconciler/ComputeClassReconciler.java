@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -143,7 +144,10 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
                       InformerEventSourceConfiguration.from(ConfigMap.class, ComputeClass.class)
                           .withName("catalog")
                           .withNamespaces(ns)
-                          .withGenericFilter(cm -> name.equals(cm.getMetadata().getName()))
+                          // by name on the server: the chart grants list and watch of this
+                          // one ConfigMap only, which needs a metadata.name field selector
+                          .withFieldSelector(
+                              new FieldSelector(new FieldSelector.Field("metadata.name", name)))
                           .withSecondaryToPrimaryMapper(all::toPrimaryResourceIDs)
                           .build(),
                       context);

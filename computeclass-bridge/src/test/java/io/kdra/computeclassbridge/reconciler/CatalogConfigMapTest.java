@@ -15,10 +15,15 @@ import io.kdra.computeclassbridge.model.Priority;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,6 +52,8 @@ class CatalogConfigMapTest {
   }
 
   @Inject KubernetesClient client;
+
+  @KubernetesTestServer KubernetesServer server;
 
   @Test
   void anOverrideAddsATypeAndABrokenOneDegrades() {
@@ -100,6 +107,32 @@ class CatalogConfigMapTest {
               assertThat(degraded().getMessage())
                   .startsWith("catalog override ignored: not a valid catalog");
             });
+  }
+
+  /**
+   * The bridge reads its one ConfigMap by name (a metadata.name field selector on list and watch),
+   * which is what lets the chart grant list and watch on that name only, not on every ConfigMap of
+   * the namespace.
+   */
+  @Test
+  void theCatalogIsListedAndWatchedByNameOnly() throws InterruptedException {
+    List<String> paths = new ArrayList<>();
+    for (var r = server.getKubernetesMockServer().takeRequest(1, TimeUnit.SECONDS);
+        r != null;
+        r = server.getKubernetesMockServer().takeRequest(100, TimeUnit.MILLISECONDS)) {
+      if (r.getMethod().equals("GET")) {
+        paths.add(r.getPath());
+      }
+    }
+    // lists and watches of the collection (the test's own writes name the ConfigMap)
+    assertThat(paths)
+        .filteredOn(p -> p.contains("/configmaps?") || p.endsWith("/configmaps"))
+        .isNotEmpty()
+        .allSatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("/api/v1/namespaces/kdra-system/configmaps")
+                    .contains("fieldSelector=metadata.name%3Dcatalog"));
   }
 
   private void catalog(String yaml) {

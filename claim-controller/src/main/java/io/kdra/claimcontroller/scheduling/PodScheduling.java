@@ -135,6 +135,11 @@ public final class PodScheduling {
               }
 
               @Override
+              public void claimDeleted(String uid) {
+                recent.claimDeleted(uid);
+              }
+
+              @Override
               public void pod(String namespace, String name) {
                 usage.podChanged(namespace, name);
               }

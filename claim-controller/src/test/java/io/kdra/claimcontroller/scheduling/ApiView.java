@@ -7,8 +7,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -20,6 +22,9 @@ class ApiView implements ClusterView {
 
   private final KubernetesClient client;
   final Set<String> hidden = new HashSet<>();
+
+  /** Claims by name shown as a lagging informer would: as they were when frozen. */
+  final Map<String, ResourceClaim> frozen = new HashMap<>();
 
   ApiView(KubernetesClient client) {
     this.client = client;
@@ -39,6 +44,7 @@ class ApiView implements ClusterView {
   public List<ResourceClaim> claims() {
     return client.resources(ResourceClaim.class).inAnyNamespace().list().getItems().stream()
         .filter(c -> !hidden.contains(c.getMetadata().getName()))
+        .map(c -> frozen.getOrDefault(c.getMetadata().getName(), c))
         .toList();
   }
 

@@ -71,7 +71,7 @@ class SteppingDownTest {
             .withConfig(wiring.electorConfig(a, () -> calls.add("a writes")))
             .build()
             .start());
-    waitFor(a::leading);
+    waitFor(() -> a.leading() && calls.size() == 1);
 
     editLease(l -> withHolder(l, "intruder"));
     waitFor(() -> !a.leading());
@@ -79,7 +79,8 @@ class SteppingDownTest {
 
     // the other holder goes away and frees the Lease, as a released one looks
     editLease(l -> withHolder(l, null));
-    waitFor(a::leading);
+    // leading turns true just before the writing starts, on the elector's thread
+    waitFor(() -> a.leading() && calls.size() == 3);
     assertThat(calls).containsExactly("a writes", "a steps down", "a writes");
     assertThat(holder()).isEqualTo("a");
     assertThat(a.acquisitions()).isEqualTo(2);
@@ -91,11 +92,11 @@ class SteppingDownTest {
     ElectionWiring wiring = wiring("a");
     Leadership a = wiring.leadership(() -> calls.add("a steps down"));
     wiring.elect(a, () -> calls.add("a writes"));
-    waitFor(a::leading);
+    waitFor(() -> a.leading() && calls.size() == 1);
     editLease(l -> withHolder(l, "intruder"));
     waitFor(() -> calls.contains("a steps down"));
     editLease(l -> withHolder(l, null));
-    waitFor(a::leading);
+    waitFor(() -> a.leading() && calls.size() == 3);
 
     a.shuttingDown();
     wiring.stopElections();

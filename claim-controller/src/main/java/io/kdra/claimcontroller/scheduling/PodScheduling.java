@@ -283,6 +283,8 @@ public final class PodScheduling {
       return o;
     } catch (RuntimeException e) {
       placement.spans().values().forEach(s -> s.end(e));
+      // an assumption whose write never went out would otherwise stay for the claim's lifetime
+      placement.allocations().keySet().forEach(recent::forgetUnsent);
       throw e;
     }
   }

@@ -141,6 +141,17 @@ public final class RecentWrites {
   }
 
   /**
+   * Forgets the allocation of claim {@code uid} if its write never went out (the attempt failed
+   * before it): every write sent settles its assumption before the attempt ends.
+   */
+  void forgetUnsent(String uid) {
+    Assumed a = allocated.get(uid);
+    if (a != null && a.shownFrom() == IN_FLIGHT && allocated.remove(uid, a)) {
+      claimChanged(uid);
+    }
+  }
+
+  /**
    * The informer shows the claim with {@code uid} deleted: nothing remembered of it counts any
    * more.
    */

@@ -116,6 +116,17 @@ class RecentWritesTest {
   }
 
   @Test
+  void anAttemptThatFailedBeforeItsWriteForgetsOnlyWhatWasNeverSent() {
+    recent.allocated("unsent", allocation("gpu-0"));
+    recent.allocated("sent", allocation("gpu-1"));
+    recent.allocationMayHaveLanded("sent", "11");
+    recent.forgetUnsent("unsent");
+    recent.forgetUnsent("sent");
+    assertThat(recent.assumes("unsent")).isFalse();
+    assertThat(recent.assumes("sent")).isTrue();
+  }
+
+  @Test
   void aForgottenAllocationIsNoLongerAssumed() {
     recent.allocated("a", allocation("gpu-0"));
     recent.forgetAllocation("a");

@@ -30,9 +30,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (more than there are devices), and the leader killed (SIGKILL) while it allocates, then started
  * again as a Deployment would. The standby takes over: no device is allocated twice, every pod a
  * device is left for is bound, the rest stay Pending with the reason. Then the leader is stopped
- * gracefully (SIGTERM) and hands the Lease over, and a leader whose Lease is taken exits. A replica
- * that exits by itself (a lost Lease, as on a loaded machine) is started again by the harness, as
- * its ReplicaSet would; the test kills whichever replica leads when it crashes it.
+ * gracefully (SIGTERM) and hands the Lease over, and a leader whose Lease is taken steps down in
+ * the process and leads again once the Lease is free, without a restart. A replica that exits by
+ * itself is started again by the harness, as its ReplicaSet would; the test kills whichever replica
+ * leads when it crashes it.
  *
  * <p>{@value #PODS} pods on {@value #DEVICES_PER_NODE} x 2 simulated L4s; about a minute on two
  * cores, most of it the stack's start and the lease's expiry.
@@ -88,8 +89,8 @@ class ControllerBurstIT {
     pool.shutdown();
 
     // the leader dies mid-burst: some pods bound, most not yet. On a loaded machine a leader may
-    // have missed its renew deadline before (it then exits, and the harness starts it again as
-    // its ReplicaSet would): the one killed is whoever leads now, with a standby running
+    // have missed its renew deadline before (it then steps down and campaigns again): the one
+    // killed is whoever leads now, with a standby running
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(50))
@@ -197,15 +198,18 @@ class ControllerBurstIT {
             });
 
     String leading = awaitLiveLeaderAndStandby();
-    handOverOnStopAndExitOnALostLease(leading, other(leading));
+    handOverOnStopAndStepDownOnALostLease(leading, other(leading));
   }
 
   /**
    * A rolling update stops the leader (SIGTERM): it ends within its grace period and releases the
    * Lease, so the other replica leads long before the lease would expire, and schedules. Then a
-   * Lease taken from that leader behind its back ends it (it may no longer write).
+   * Lease taken from that leader behind its back makes it step down (it may no longer write) and
+   * campaign again: it leads once the other holder's lease has run out, with no restart, and
+   * schedules.
    */
-  private void handOverOnStopAndExitOnALostLease(String leading, String other) throws Exception {
+  private void handOverOnStopAndStepDownOnALostLease(String leading, String other)
+      throws Exception {
     assertThat(leader()).isEqualTo(leading);
     long stopping = System.nanoTime();
     stack.services.stop(leading);
@@ -236,7 +240,7 @@ class ControllerBurstIT {
                   .noneMatch(p -> p.getMetadata().getUid().equals(gone.getMetadata().getUid()));
             });
 
-    // someone else holds the Lease now (a partition healed, a clock jumped): the leader exits
+    // someone else holds the Lease now (a partition healed, a clock jumped): the leader steps down
     // the leader renews concurrently: retry a conflicting edit, as any other writer would
     for (int attempt = 1; ; attempt++) {
       try {
@@ -257,12 +261,29 @@ class ControllerBurstIT {
         }
       }
     }
-    // it exits, and the harness starts it again (as its ReplicaSet would), so that the clean-up
-    // has a controller
+    // it stays up, campaigns again and leads once the intruder's lease has run out
     int restarts = stack.services.restarts(other);
-    await().atMost(Duration.ofSeconds(90)).until(() -> stack.services.restarts(other) > restarts);
-    assertThat(Files.readString(stack.services.process(other).log))
-        .contains("lost the claim-controller" + " Lease");
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(Files.readString(stack.services.process(other).log))
+                    .contains("lost the claim-controller" + " Lease"));
+    await().atMost(Duration.ofSeconds(90)).until(() -> other.equals(leader()));
+    assertThat(stack.services.restarts(other))
+        .as("stepped down, not restarted")
+        .isEqualTo(restarts);
+
+    // and schedules again
+    Pod freed = bound().get(0);
+    client.resource(freed).withGracePeriod(0).delete();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(bound())
+                    .hasSize(2 * DEVICES_PER_NODE)
+                    .noneMatch(p -> p.getMetadata().getUid().equals(freed.getMetadata().getUid())));
   }
 
   /**

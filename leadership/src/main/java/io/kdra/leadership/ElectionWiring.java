@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLo
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -23,6 +25,12 @@ public final class ElectionWiring {
   private final KubernetesClient client;
   private final boolean electing;
   private final String identity;
+
+  /** What starts at each win of an election this wiring runs ({@link #electorConfig}). */
+  private volatile Runnable whenLeading = () -> {};
+
+  /** The election this wiring runs now, if any; null once {@link #stopElections} closed it. */
+  private CompletableFuture<?> election = CompletableFuture.completedFuture(null);
 
   /**
    * @param component the service's name ({@code claim-controller}): logs, meters, the default Lease
@@ -75,15 +83,58 @@ public final class ElectionWiring {
   }
 
   /**
-   * This replica's leadership: elected (released on shutdown, {@code exit} on a lost Lease), or
-   * single when not {@link #electing()}, because no election would ever call it the leader.
+   * This replica's leadership: elected, or single when not {@link #electing()}, because no election
+   * would ever call it the leader. Elected, it is released on shutdown; when the Lease is lost
+   * while running, {@code stepDown} stops the leader-only work and a new election starts ({@link
+   * #elect}), whoever ran the one that ended (quarkus-operator-sdk runs only one).
    */
-  public Leadership leadership(Runnable exit) {
+  public Leadership leadership(Runnable stepDown) {
     if (!electing) {
       return Leadership.single(component, identity);
     }
     LeaseRelease release = new LeaseRelease(client, leaseNamespace(), leaseName(), identity);
-    return Leadership.elected(component, identity, release::release, exit);
+    AtomicReference<Leadership> self = new AtomicReference<>();
+    Leadership l =
+        Leadership.elected(
+            component,
+            identity,
+            release::release,
+            () -> {
+              stepDown.run();
+              elect(self.get(), whenLeading);
+            });
+    self.set(l);
+    return l;
+  }
+
+  /**
+   * Starts an election for {@code leadership} with fabric8's elector; {@code whenLeading} runs at
+   * this win and each later one. Nothing once {@link #stopElections} was called.
+   */
+  public void elect(Leadership leadership, Runnable whenLeading) {
+    LeaderElectionConfig config = electorConfig(leadership, whenLeading);
+    synchronized (this) {
+      if (election != null) {
+        election = client.leaderElector().withConfig(config).build().start();
+      }
+    }
+  }
+
+  /**
+   * Ends the election this wiring runs, for good: on shutdown, after {@link
+   * Leadership#shuttingDown} and after the writing stopped, since a leader releases the Lease here.
+   */
+  public void stopElections() {
+    CompletableFuture<?> running;
+    synchronized (this) {
+      running = election;
+      election = null;
+    }
+    if (running != null) {
+      // fabric8 ends the leadership on this thread (onStopLeading), so the release is done
+      // before this returns
+      running.cancel(true);
+    }
   }
 
   /** The second opinion before each write: open when not electing, else watching the Lease. */
@@ -105,9 +156,11 @@ public final class ElectionWiring {
    * releaseOnCancel} is off: fabric8's release patches the Lease and keeps the holder, so a standby
    * would still wait a whole lease duration; {@link Leadership} releases it instead.
    *
-   * @param whenLeading what starts once this replica leads
+   * @param whenLeading what starts once this replica leads, in this election and in those started
+   *     after a lost Lease
    */
   public LeaderElectionConfig electorConfig(Leadership leadership, Runnable whenLeading) {
+    this.whenLeading = whenLeading;
     return new LeaderElectionConfigBuilder()
         .withName(leaseName())
         .withLock(new LeaseLock(leaseNamespace(), leaseName(), identity))

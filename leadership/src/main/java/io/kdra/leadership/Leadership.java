@@ -11,9 +11,11 @@ import org.jboss.logging.Logger;
  * when it stops leading. The election itself runs elsewhere (quarkus-operator-sdk's for the
  * operators, fabric8's {@code LeaderElector} for the slice-publisher); this class adds what both
  * lack: a graceful hand-over (a replica that shuts down releases the Lease, so a standby takes over
- * within one retry period instead of one lease duration) and an orderly exit when leadership is
- * lost any other way (a replica that may no longer lead must stop writing at once; a restart also
- * drops every in-memory state).
+ * within one retry period instead of one lease duration) and a step-down in the process when
+ * leadership is lost any other way (renewals that failed past the renew deadline, as in an
+ * API-server outage, or another holder): the replica stops its leader-only work at once and
+ * campaigns again, instead of exiting, so that an outage does not end in every replica's crash-loop
+ * back-off.
  *
  * <p>Thread-safe: the callbacks run on the election's threads, the rest on any.
  */
@@ -24,19 +26,19 @@ public final class Leadership {
   private final boolean elected;
   private final String identity;
   private final Runnable release;
-  private final Runnable exit;
+  private final Runnable stepDown;
   private volatile boolean leading;
   private volatile boolean stopping;
   private volatile String leader;
   private final AtomicLong acquisitions = new AtomicLong();
 
   private Leadership(
-      String component, boolean elected, String identity, Runnable release, Runnable exit) {
+      String component, boolean elected, String identity, Runnable release, Runnable stepDown) {
     this.component = component;
     this.elected = elected;
     this.identity = identity;
     this.release = release;
-    this.exit = exit;
+    this.stepDown = stepDown;
     this.leading = !elected;
     this.leader = elected ? null : identity;
   }
@@ -46,11 +48,12 @@ public final class Leadership {
    *
    * @param component the service's name, for logs
    * @param release gives the Lease up (called on shutdown while leading, after writing ended)
-   * @param exit ends the process (called when leadership is lost while running)
+   * @param stepDown stops the leader-only work and campaigns again (called when leadership is lost
+   *     while running, after {@link #leading()} turned false)
    */
   public static Leadership elected(
-      String component, String identity, Runnable release, Runnable exit) {
-    return new Leadership(component, true, identity, release, exit);
+      String component, String identity, Runnable release, Runnable stepDown) {
+    return new Leadership(component, true, identity, release, stepDown);
   }
 
   /** The only replica (leader election off): always leads. */
@@ -101,9 +104,10 @@ public final class Leadership {
       LOG.infof("%s stops leading on shutdown: releasing the Lease for a standby", identity);
       release.run();
     } else {
-      LOG.errorf(
-          "%s lost the %s Lease: exiting so that only the leader writes", identity, component);
-      exit.run();
+      LOG.warnf(
+          "%s lost the %s Lease: stepping down (no more writes) and campaigning again",
+          identity, component);
+      stepDown.run();
     }
   }
 
@@ -138,8 +142,8 @@ public final class Leadership {
 
   /**
    * How often this replica has become the leader since it started (0 for a single replica, which
-   * leads without an election). A replica that loses the Lease exits, so across restarts a rising
-   * count means the Lease keeps changing hands.
+   * leads without an election). A replica that loses the Lease stays up and campaigns again, so a
+   * count above one means it lost and won the Lease back.
    */
   public long acquisitions() {
     return acquisitions.get();

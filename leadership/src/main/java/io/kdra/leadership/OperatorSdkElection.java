@@ -22,8 +22,10 @@ public final class OperatorSdkElection {
       return null;
     }
     LeaderElectionSettings s = wiring.settings();
-    // exitOnStopLeading false: Leadership decides (hand the Lease over on shutdown, exit else);
-    // the SDK's System.exit inside a shutdown blocks that shutdown until SIGKILL
+    // exitOnStopLeading false: Leadership decides (hand the Lease over on shutdown, else step
+    // down and campaign again with ElectionWiring's own elector, since the SDK's election ends
+    // with the leadership and the SDK keeps its event processing running); the SDK's
+    // System.exit inside a shutdown would also block that shutdown until SIGKILL
     return new LeaderElectionConfiguration(
         wiring.leaseName(),
         wiring.leaseNamespace(),

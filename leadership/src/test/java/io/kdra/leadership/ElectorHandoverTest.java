@@ -43,7 +43,7 @@ class ElectorHandoverTest {
             "slice-publisher",
             identity,
             () -> calls.add(identity + " released " + release.release()),
-            () -> calls.add(identity + " exits"));
+            () -> calls.add(identity + " steps down"));
     elections.add(
         client
             .leaderElector()
@@ -111,8 +111,8 @@ class ElectorHandoverTest {
         }
       }
     }
-    waitFor(() -> calls.contains("a exits"));
-    assertThat(calls).containsExactly("a writes", "a exits");
+    waitFor(() -> calls.contains("a steps down"));
+    assertThat(calls).containsExactly("a writes", "a steps down");
     assertThat(holder()).isEqualTo("intruder");
   }
 

@@ -12,7 +12,10 @@ class LeadershipTest {
   private final List<String> calls = new ArrayList<>();
   private final Leadership leadership =
       Leadership.elected(
-          "computeclass-bridge", "bridge-a", () -> calls.add("release"), () -> calls.add("exit"));
+          "computeclass-bridge",
+          "bridge-a",
+          () -> calls.add("release"),
+          () -> calls.add("step down"));
 
   @Test
   void aStandbyLeadsOnlyOnceElected() {
@@ -38,10 +41,10 @@ class LeadershipTest {
   }
 
   @Test
-  void aLeaseLostWhileRunningEndsTheProcessWithoutReleasingAnything() {
+  void aLeaseLostWhileRunningStepsDownWithoutReleasingAnything() {
     leadership.callbacks().onStartLeading();
     leadership.callbacks().onStopLeading();
-    assertThat(calls).containsExactly("exit");
+    assertThat(calls).containsExactly("step down");
     assertThat(leadership.leading()).isFalse();
   }
 

@@ -92,4 +92,57 @@ class LeaderElectionTest {
                         "checks.find { it.name == 'slice-publisher-writer' }.data.writer",
                         equalTo(true)));
   }
+
+  /**
+   * An API-server outage past the renew deadline, or another holder, ends this replica's term: it
+   * steps down in the process (no exit), stays ready, and writes again once the Lease is free.
+   */
+  @Test
+  void aReplicaThatLosesTheLeaseStepsDownStaysReadyAndWritesAgainOnceItIsFree() {
+    awaitWriter(true);
+    editLease("intruder");
+    awaitWriter(false);
+    // the other holder goes away and frees the Lease, as a released one looks
+    editLease(null);
+    awaitWriter(true);
+  }
+
+  private void awaitWriter(boolean writer) {
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(
+            () ->
+                given()
+                    .when()
+                    .get("/q/health/ready")
+                    .then()
+                    .statusCode(200)
+                    .body("status", equalTo("UP"))
+                    .body(
+                        "checks.find { it.name == 'slice-publisher-writer' }.data.writer",
+                        equalTo(writer)));
+  }
+
+  /** Sets the Lease's holder; the leader renews concurrently, so a conflict is retried. */
+  private void editLease(String holder) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client
+            .leases()
+            .inNamespace("kdra-test")
+            .withName("kdra-slice-publisher")
+            .edit(
+                l -> {
+                  l.getSpec().setHolderIdentity(holder);
+                  l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
+                  return l;
+                });
+        return;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
+  }
 }

@@ -18,7 +18,6 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
@@ -27,9 +26,6 @@ import org.jboss.logging.Logger;
 public class ControllerBeans {
 
   private static final Logger LOG = Logger.getLogger(ControllerBeans.class);
-
-  /** How long own writes are remembered while the informers catch up. */
-  private static final Duration RECENT_WRITES_TTL = Duration.ofMinutes(1);
 
   @Produces
   @DefaultBean
@@ -40,8 +36,8 @@ public class ControllerBeans {
 
   @Produces
   @ApplicationScoped
-  RecentWrites recentWrites(Clock clock) {
-    return new RecentWrites(RECENT_WRITES_TTL, clock);
+  RecentWrites recentWrites() {
+    return new RecentWrites();
   }
 
   @Produces

@@ -7,7 +7,6 @@ import io.kdra.leadership.Leadership;
 import io.kdra.leadership.LeaseFence;
 import io.kdra.leadership.OperatorSdkElection;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
@@ -31,6 +30,9 @@ public class ControllerLeadership {
   /** Before quarkus-operator-sdk's own ShutdownEvent observer (default priority 2500). */
   static final int BEFORE_OPERATOR_STOP = 1000;
 
+  /** After it: the reconciles have stopped. */
+  static final int AFTER_OPERATOR_STOP = 3000;
+
   @Produces
   @Singleton
   ElectionWiring election(ClaimControllerConfig config, KubernetesClient client) {
@@ -46,7 +48,10 @@ public class ControllerLeadership {
   @Produces
   @Singleton
   Leadership leadership(ElectionWiring election) {
-    return election.leadership(() -> Quarkus.asyncExit(1));
+    // Nothing to stop or drop: every write checks the LeaseFence first and retries later, and
+    // RecentWrites keeps what this process wrote until the informer shows it (dropping it could
+    // free the devices of a write still in flight)
+    return election.leadership(() -> {});
   }
 
   /** The second opinion before each write ({@link LeaseFence}). */
@@ -79,5 +84,14 @@ public class ControllerLeadership {
   void onStop(
       @Observes @Priority(BEFORE_OPERATOR_STOP) ShutdownEvent event, Leadership leadership) {
     leadership.shuttingDown();
+  }
+
+  /**
+   * Ends an election started after a lost Lease (quarkus-operator-sdk stops only its own), which
+   * releases the Lease if this replica leads: once the writing has stopped.
+   */
+  void stopElections(
+      @Observes @Priority(AFTER_OPERATOR_STOP) ShutdownEvent event, ElectionWiring election) {
+    election.stopElections();
   }
 }

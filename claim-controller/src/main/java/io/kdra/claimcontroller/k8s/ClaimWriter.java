@@ -90,6 +90,39 @@ public class ClaimWriter {
       Pod pod,
       AllocationResult allocation,
       Map<String, String> annotations) {
+    return reserve(namespace, name, cached, pod, allocation, annotations, StatusWrites.NONE);
+  }
+
+  /**
+   * Told of each status write {@link #reserve} sends, so that an allocation can be assumed until
+   * the informer shows the version that tells whether it was stored.
+   */
+  public interface StatusWrites {
+    StatusWrites NONE =
+        new StatusWrites() {
+          @Override
+          public void sending(String resourceVersion) {}
+
+          @Override
+          public void stored(String resourceVersion) {}
+        };
+
+    /** A write conditioned on {@code resourceVersion} goes out; it may land without an answer. */
+    void sending(String resourceVersion);
+
+    /** It was stored as {@code resourceVersion}. */
+    void stored(String resourceVersion);
+  }
+
+  /** As above, telling {@code writes} of each status write. */
+  public Reservation.Step reserve(
+      String namespace,
+      String name,
+      ResourceClaim cached,
+      Pod pod,
+      AllocationResult allocation,
+      Map<String, String> annotations,
+      StatusWrites writes) {
     Map<String, String> wanted = new LinkedHashMap<>(annotations);
     wanted.put(Kdra.SCHEDULER_ANNOTATION, schedulerName);
     ResourceClaim[] first = {cached};
@@ -119,7 +152,9 @@ public class ClaimWriter {
                         .endMetadata()
                         .build();
               }
-              client.resource(status).updateStatus();
+              writes.sending(status.getMetadata().getResourceVersion());
+              ResourceClaim stored = client.resource(status).updateStatus();
+              writes.stored(stored.getMetadata().getResourceVersion());
             } catch (KubernetesClientException e) {
               if (Conflicts.isNotFound(e)) {
                 return new Reservation.Step.Stale("claim " + name + " is gone");

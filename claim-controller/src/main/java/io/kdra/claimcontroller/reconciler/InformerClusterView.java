@@ -123,7 +123,12 @@ final class InformerClusterView implements ClusterView {
   @Override
   public boolean subscribe(Changes changes) {
     claims.subscribe(
-        (c, deleted) -> changes.claim(c.getMetadata().getNamespace(), c.getMetadata().getName()));
+        (c, deleted) -> {
+          changes.claim(c.getMetadata().getNamespace(), c.getMetadata().getName());
+          if (deleted) {
+            changes.claimDeleted(c.getMetadata().getUid());
+          }
+        });
     podEvents.subscribe(
         (p, deleted) -> changes.pod(p.getMetadata().getNamespace(), p.getMetadata().getName()));
     return true;

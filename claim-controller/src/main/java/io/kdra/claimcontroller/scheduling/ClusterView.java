@@ -60,6 +60,9 @@ public interface ClusterView {
     void claim(String namespace, String name);
 
     void pod(String namespace, String name);
+
+    /** The claim with {@code uid} was deleted (told after {@link #claim} for its key). */
+    default void claimDeleted(String uid) {}
   }
 
   /**

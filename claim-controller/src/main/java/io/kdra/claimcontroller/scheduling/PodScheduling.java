@@ -137,6 +137,11 @@ public final class PodScheduling {
               }
 
               @Override
+              public void claimDeleted(String uid) {
+                recent.claimDeleted(uid);
+              }
+
+              @Override
               public void pod(String namespace, String name) {
                 usage.podChanged(namespace, name);
               }
@@ -290,6 +295,8 @@ public final class PodScheduling {
       return o;
     } catch (RuntimeException e) {
       placement.spans().values().forEach(s -> s.end(e));
+      // an assumption whose write never went out would otherwise stay for the claim's lifetime
+      placement.allocations().keySet().forEach(recent::forgetUnsent);
       throw e;
     }
   }

@@ -6,11 +6,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.kdra.claimcontroller.domain.TemplateClaims;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,30 +20,40 @@ import java.util.function.Function;
  * second reconcile of the pod does not create another), allocations it decided on (so the next
  * pod's allocation counts those devices as taken, also while the first pod's writes are still in
  * flight: the scheduler's "assume" step) and pods it is binding (so that what they request counts
- * on their node). Like upstream's mutation cache, entries expire after a while; by then the
- * informer has the object, or the write was lost and the informer's answer is the truth.
- * Thread-safe.
+ * on their node).
+ *
+ * <p>No clock decides when an entry goes, however long the informer lags (a relist, a slow watch):
+ * as upstream's assume cache, an assumed allocation stays until the informer shows the claim at the
+ * resourceVersion written or a newer one, or shows the claim deleted; a created claim until the
+ * informer shows it or its deletion; a pod being bound until the informer shows it bound, or shows
+ * no pod of that UID. So what is remembered stays as small as the informer's lag. resourceVersions
+ * are compared as integers, as upstream's assume cache does (they are opaque to clients by the API
+ * conventions, but kube-apiserver's are etcd revisions); a version that is no integer never counts
+ * as newer, so such an entry goes only with its claim.
+ *
+ * <p>Thread-safe.
  */
 public final class RecentWrites {
 
-  private record Entry<T>(T value, Instant at) {}
+  /**
+   * An allocation this controller wrote or is writing, with the lowest resourceVersion of its claim
+   * at which the informer shows the truth about it ({@link #IN_FLIGHT} while the write has not
+   * ended).
+   */
+  private record Assumed(AllocationResult allocation, long shownFrom) {}
 
-  private final Map<String, Entry<ResourceClaim>> created = new ConcurrentHashMap<>();
-  private final Map<String, Entry<AllocationResult>> allocated = new ConcurrentHashMap<>();
-  private final Map<String, Entry<Pod>> binding = new ConcurrentHashMap<>();
-  private final Duration ttl;
-  private final Clock clock;
+  /** Not known yet: the write is still in flight, and the informer's copy cannot be newer. */
+  private static final long IN_FLIGHT = Long.MAX_VALUE;
+
+  private final Map<String, ResourceClaim> created = new ConcurrentHashMap<>();
+  private final Map<String, Assumed> allocated = new ConcurrentHashMap<>();
+  private final Map<String, Pod> binding = new ConcurrentHashMap<>();
 
   /**
    * Told the UID of every claim whose created copy or assumed allocation was added, replaced or
-   * dropped (also by expiry), right after the change: {@link AllocatedClaims} rechecks only those.
+   * dropped, right after the change: {@link AllocatedClaims} rechecks only those.
    */
   private final List<Consumer<String>> claimListeners = new CopyOnWriteArrayList<>();
-
-  public RecentWrites(Duration ttl, Clock clock) {
-    this.ttl = ttl;
-    this.clock = clock;
-  }
 
   /** Adds who is told of changes to created claims and assumed allocations. */
   void onClaimChanged(Consumer<String> listener) {
@@ -62,7 +68,7 @@ public final class RecentWrites {
 
   /** Remembers a claim this controller created. */
   public void created(ResourceClaim claim) {
-    created.put(claim.getMetadata().getUid(), new Entry<>(claim, clock.instant()));
+    created.put(claim.getMetadata().getUid(), claim);
     claimChanged(claim.getMetadata().getUid());
   }
 
@@ -77,8 +83,7 @@ public final class RecentWrites {
 
   /** The created claim with {@code uid} while remembered. */
   Optional<ResourceClaim> createdByUid(String uid) {
-    Entry<ResourceClaim> e = created.get(uid);
-    return e == null ? Optional.empty() : Optional.of(e.value());
+    return Optional.ofNullable(created.get(uid));
   }
 
   /** Whether an allocation of the claim with {@code uid} is remembered (assumed). */
@@ -88,14 +93,44 @@ public final class RecentWrites {
 
   /** Whether the pod with {@code uid} is being bound by this process, as far as it knows. */
   public boolean isBinding(String uid) {
-    expire();
     return binding.containsKey(uid);
   }
 
-  /** Remembers an allocation this controller wrote to the claim with {@code uid}. */
+  /**
+   * Remembers an allocation this controller is about to write to the claim with {@code uid}; it
+   * stays assumed whatever the informer shows until the write has ended ({@link
+   * #allocationWritten}, {@link #allocationMayHaveLanded}, {@link #forgetAllocation}).
+   */
   public void allocated(String uid, AllocationResult allocation) {
-    allocated.put(uid, new Entry<>(allocation, clock.instant()));
+    allocated.put(uid, new Assumed(allocation, IN_FLIGHT));
     claimChanged(uid);
+  }
+
+  /**
+   * The allocation of claim {@code uid} was stored as {@code resourceVersion}: the informer answers
+   * for it once it shows that version or a newer one.
+   */
+  public void allocationWritten(String uid, String resourceVersion) {
+    settle(uid, version(resourceVersion));
+  }
+
+  /**
+   * The write of claim {@code uid}'s allocation, made on {@code resourceVersion}, ended without an
+   * answer (a timeout, a lost connection): it may have been stored. Any newer version the informer
+   * shows tells which: the write was conditioned on that version, so a newer one is either the
+   * write itself, something after it, or what made it fail.
+   */
+  public void allocationMayHaveLanded(String uid, String resourceVersion) {
+    long basis = version(resourceVersion);
+    settle(uid, basis == NOT_A_VERSION ? NOT_A_VERSION : basis + 1);
+  }
+
+  private void settle(String uid, long shownFrom) {
+    long from = shownFrom == NOT_A_VERSION ? IN_FLIGHT : shownFrom;
+    if (allocated.computeIfPresent(uid, (k, a) -> new Assumed(a.allocation(), from)) != null) {
+      // the informer may have shown it already: the recheck lets it answer now
+      claimChanged(uid);
+    }
   }
 
   /** Forgets the allocation of claim {@code uid} (it was rolled back or deallocated). */
@@ -106,12 +141,35 @@ public final class RecentWrites {
   }
 
   /**
+   * Forgets the allocation of claim {@code uid} if its write never went out (the attempt failed
+   * before it): every write sent settles its assumption before the attempt ends.
+   */
+  void forgetUnsent(String uid) {
+    Assumed a = allocated.get(uid);
+    if (a != null && a.shownFrom() == IN_FLIGHT && allocated.remove(uid, a)) {
+      claimChanged(uid);
+    }
+  }
+
+  /**
+   * The informer shows the claim with {@code uid} deleted: nothing remembered of it counts any
+   * more.
+   */
+  public void claimDeleted(String uid) {
+    boolean was = created.remove(uid) != null;
+    was |= allocated.remove(uid) != null;
+    if (was) {
+      claimChanged(uid);
+    }
+  }
+
+  /**
    * Remembers that {@code pod} is being bound to {@code node}, until the informer shows it bound
    * ({@link #assumedBound}) or {@link #forgetBinding}.
    */
   public void binding(Pod pod, String node) {
     Pod bound = new PodBuilder(pod).editOrNewSpec().withNodeName(node).endSpec().build();
-    binding.put(pod.getMetadata().getUid(), new Entry<>(bound, clock.instant()));
+    binding.put(pod.getMetadata().getUid(), bound);
   }
 
   /** Forgets the binding of the pod with {@code uid} (it failed or was rolled back). */
@@ -121,20 +179,19 @@ public final class RecentWrites {
 
   /**
    * Pods being bound, with {@code spec.nodeName} set, that {@code informed} (the informer's copy of
-   * a pod, by namespace and name, or empty) does not show bound yet.
+   * a pod, by namespace and name, or empty) does not show bound yet. A pod the informer shows
+   * bound, or no longer shows at all (deleted, or replaced by one of the same name), is forgotten:
+   * the pods bound here all came from the informer, so one it lacks now is gone.
    */
   public List<Pod> assumedBound(Function<Pod, Optional<Pod>> informed) {
-    expire();
     List<Pod> out = new ArrayList<>();
-    for (Map.Entry<String, Entry<Pod>> e : binding.entrySet()) {
-      Pod seen = informed.apply(e.getValue().value()).orElse(null);
-      if (seen != null
-          && e.getKey().equals(seen.getMetadata().getUid())
-          && seen.getSpec() != null
-          && seen.getSpec().getNodeName() != null) {
-        binding.remove(e.getKey());
+    for (Map.Entry<String, Pod> e : binding.entrySet()) {
+      Pod seen = informed.apply(e.getValue()).orElse(null);
+      boolean gone = seen == null || !e.getKey().equals(seen.getMetadata().getUid());
+      if (gone || (seen.getSpec() != null && seen.getSpec().getNodeName() != null)) {
+        binding.remove(e.getKey(), e.getValue());
       } else {
-        out.add(e.getValue().value());
+        out.add(e.getValue());
       }
     }
     return out;
@@ -142,9 +199,7 @@ public final class RecentWrites {
 
   /** A claim this controller created that the informer may not show yet. */
   public Optional<ResourceClaim> created(String namespace, String name) {
-    expire();
     return created.values().stream()
-        .map(Entry::value)
         .filter(
             c ->
                 namespace.equals(c.getMetadata().getNamespace())
@@ -154,12 +209,11 @@ public final class RecentWrites {
 
   /**
    * Every remembered created claim named {@code namespace/name} (several: the in-memory claims for
-   * extended resources share one name), expired ones included until the next expiry.
+   * extended resources share one name).
    */
   List<ResourceClaim> createdAt(String namespace, String name) {
     List<ResourceClaim> out = new ArrayList<>(1);
-    for (Entry<ResourceClaim> e : created.values()) {
-      ResourceClaim c = e.value();
+    for (ResourceClaim c : created.values()) {
       if (namespace.equals(c.getMetadata().getNamespace())
           && name.equals(c.getMetadata().getName())) {
         out.add(c);
@@ -170,9 +224,7 @@ public final class RecentWrites {
 
   /** The claims this controller created for the pod with {@code podUid}, as created. */
   public List<ResourceClaim> createdFor(String namespace, String podUid) {
-    expire();
     return created.values().stream()
-        .map(Entry::value)
         .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
         .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid())).orElse(false))
         .toList();
@@ -184,7 +236,6 @@ public final class RecentWrites {
    * what is remembered stays as small as the informer's lag.
    */
   public List<ResourceClaim> overlay(List<ResourceClaim> informed) {
-    expire();
     List<ResourceClaim> out = new ArrayList<>(informed.size() + created.size());
     for (ResourceClaim c : informed) {
       // a lookup first: a removal locks the key's bin, and most claims are not remembered
@@ -193,50 +244,49 @@ public final class RecentWrites {
       }
       out.add(withAssumed(c));
     }
-    for (Entry<ResourceClaim> e : created.values()) {
-      out.add(withAssumed(e.value()));
+    for (ResourceClaim c : created.values()) {
+      out.add(withAssumed(c));
     }
     return out;
   }
 
-  /** The claim with a remembered allocation applied when the informer's copy lacks it. */
+  /**
+   * The claim with a remembered allocation applied, until the informer's copy {@code c} is at the
+   * version that shows the truth about it: then the assumption is forgotten, and from then on the
+   * informer's answer (even a later deallocation) is the truth. Before that, the assumed allocation
+   * wins over whatever an older copy says, as upstream's assume cache keeps its object until the
+   * informer's is newer.
+   */
   public ResourceClaim withAssumed(ResourceClaim c) {
-    Entry<AllocationResult> a =
-        allocated.isEmpty() ? null : allocated.get(c.getMetadata().getUid());
-    boolean has = c.getStatus() != null && c.getStatus().getAllocation() != null;
-    if (has) {
-      // The informer caught up; from now on its answer (even a later deallocation) is the truth.
-      if (a != null) {
-        allocated.remove(c.getMetadata().getUid());
-      }
+    Assumed a = allocated.isEmpty() ? null : allocated.get(c.getMetadata().getUid());
+    if (a == null) {
       return c;
     }
-    if (a == null) {
+    if (a.shownFrom() != IN_FLIGHT
+        && version(c.getMetadata().getResourceVersion()) >= a.shownFrom()) {
+      allocated.remove(c.getMetadata().getUid(), a);
       return c;
     }
     return new ResourceClaimBuilder(c)
         .editOrNewStatus()
-        .withAllocation(a.value())
+        .withAllocation(a.allocation())
         .endStatus()
         .build();
   }
 
-  /** Drops what is older than the TTL now (it also happens on most reads). */
-  void expire() {
-    Instant cutoff = clock.instant().minus(ttl);
-    expire(created, cutoff, true);
-    expire(allocated, cutoff, true);
-    expire(binding, cutoff, false);
-  }
+  /** What a resourceVersion that is no integer reads as: never newer than anything. */
+  private static final long NOT_A_VERSION = -1;
 
-  private <T> void expire(Map<String, Entry<T>> entries, Instant cutoff, boolean claims) {
-    for (Iterator<Map.Entry<String, Entry<T>>> it = entries.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<String, Entry<T>> e = it.next();
-      if (e.getValue().at().isBefore(cutoff) && entries.remove(e.getKey(), e.getValue())) {
-        if (claims) {
-          claimChanged(e.getKey());
-        }
-      }
+  /** {@code resourceVersion} as upstream's assume cache reads it: a decimal int64. */
+  static long version(String resourceVersion) {
+    if (resourceVersion == null) {
+      return NOT_A_VERSION;
+    }
+    try {
+      long v = Long.parseLong(resourceVersion);
+      return v < 0 ? NOT_A_VERSION : v;
+    } catch (NumberFormatException e) {
+      return NOT_A_VERSION;
     }
   }
 }

@@ -122,7 +122,9 @@ final class ReserveAndBind {
     List<ResourceClaim> done = new ArrayList<>();
     for (int i = 0; i < podClaims.size(); i++) {
       ResourceClaim c = podClaims.get(i);
-      AllocationResult a = allocations.get(c.getMetadata().getUid());
+      String uid = c.getMetadata().getUid();
+      AllocationResult a = allocations.get(uid);
+      AllocationWrite written = new AllocationWrite();
       Reservation.Step step;
       try {
         step =
@@ -140,9 +142,13 @@ final class ReserveAndBind {
                     .orElse(null),
                 pod,
                 a,
-                spans.get(c.getMetadata().getUid()).annotations());
+                spans.get(uid).annotations(),
+                written);
       } catch (RuntimeException e) {
         // this claim's write may have been applied; the claims after it were never written
+        if (a != null) {
+          written.settle(uid);
+        }
         forgetAssumed(podClaims.subList(i + 1, podClaims.size()), allocations);
         throw e;
       }
@@ -155,11 +161,45 @@ final class ReserveAndBind {
                 : new Outcome.Unschedulable(
                     ((Reservation.Step.Refused) step).reason(), Map.of(), "ClaimRefused"));
       }
+      if (a != null) {
+        written.settle(uid);
+      }
       if (step instanceof Reservation.Step.Write) {
         done.add(c);
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * What became of one claim's status writes, told to {@link #recent} once the reservation ended:
+   * stored (assumed until the informer shows that version), sent without an answer (assumed until
+   * it shows a newer one than the write was made on), or never sent (forgotten).
+   */
+  private final class AllocationWrite implements ClaimWriter.StatusWrites {
+    private String sentOn;
+    private String stored;
+
+    @Override
+    public void sending(String resourceVersion) {
+      sentOn = resourceVersion;
+      stored = null;
+    }
+
+    @Override
+    public void stored(String resourceVersion) {
+      stored = resourceVersion;
+    }
+
+    void settle(String uid) {
+      if (stored != null) {
+        recent.allocationWritten(uid, stored);
+      } else if (sentOn != null) {
+        recent.allocationMayHaveLanded(uid, sentOn);
+      } else {
+        recent.forgetAllocation(uid);
+      }
+    }
   }
 
   private void forgetAssumed(

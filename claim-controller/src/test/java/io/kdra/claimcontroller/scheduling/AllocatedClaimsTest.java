@@ -7,10 +7,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.model.DeviceId;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,30 +19,10 @@ import org.junit.jupiter.api.Test;
 
 class AllocatedClaimsTest {
 
-  static final Duration TTL = Duration.ofMinutes(1);
+  final RecentWrites recent = new RecentWrites();
 
-  /** A clock the test moves. */
-  static final class MovingClock extends Clock {
-    Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
-  final MovingClock clock = new MovingClock();
-  final RecentWrites recent = new RecentWrites(TTL, clock);
+  /** The API server's resourceVersions: every claim built is a newer version than the last. */
+  static long versions;
 
   /** The informer's claims by key; every change is noticed, as the informer's events are. */
   final Map<AllocatedClaims.Key, ResourceClaim> informer = new LinkedHashMap<>();
@@ -65,6 +41,7 @@ class AllocatedClaimsTest {
             .withNamespace("ns")
             .withName(name)
             .withUid(uid)
+            .withResourceVersion(String.valueOf(++versions))
             .endMetadata();
     if (allocation != null) {
       b.withNewStatus().withAllocation(allocation).endStatus();
@@ -123,16 +100,56 @@ class AllocatedClaimsTest {
     assertThat(taken(tracker.state(), "n0", "dev-0")).isFalse();
   }
 
+  /**
+   * However long the informer lags, an allocation written counts until the informer shows the
+   * version written (or a newer one); then the informer answers alone, a later deallocation too.
+   */
   @Test
-  void anAssumedAllocationNotShownExpiresWithItsTtl() {
+  void anAssumedAllocationCountsUntilTheInformerShowsTheVersionWritten() {
+    ResourceClaim before = claim("a", "uid-a", null);
+    inform(before);
+    recent.allocated("uid-a", on("n0", "dev-0"));
+    ResourceClaim stored = claim("a", "uid-a", on("n0", "dev-0"));
+    recent.allocationWritten("uid-a", stored.getMetadata().getResourceVersion());
+
+    inform(before);
+    assertThat(taken(tracker.state(), "n0", "dev-0")).as("an older copy").isTrue();
+    assertThat(recent.assumes("uid-a")).isTrue();
+
+    inform(stored);
+    assertThat(taken(tracker.state(), "n0", "dev-0")).isTrue();
+    assertThat(recent.assumes("uid-a")).as("the informer caught up").isFalse();
+    inform(claim("a", "uid-a", null));
+    assertThat(taken(tracker.state(), "n0", "dev-0")).as("deallocated later").isFalse();
+  }
+
+  /** A write whose answer was lost counts until the informer shows a newer version than its own. */
+  @Test
+  void anUnansweredWriteCountsUntilTheInformerShowsWhatCameOfIt() {
+    ResourceClaim before = claim("a", "uid-a", null);
+    inform(before);
+    recent.allocated("uid-a", on("n0", "dev-0"));
+    recent.allocationMayHaveLanded("uid-a", before.getMetadata().getResourceVersion());
+    inform(before);
+    assertThat(taken(tracker.state(), "n0", "dev-0")).isTrue();
+
+    // it did not land: whatever newer version the informer shows is the truth
+    inform(claim("a", "uid-a", null));
+    assertThat(taken(tracker.state(), "n0", "dev-0")).isFalse();
+    assertThat(recent.assumes("uid-a")).isFalse();
+  }
+
+  @Test
+  void aClaimTheInformerShowsDeletedTakesItsAssumedAllocationAlong() {
     ResourceClaim created = claim("a", "uid-a", null);
     recent.created(created);
     recent.allocated("uid-a", on("n0", "dev-0"));
     assertThat(taken(tracker.state(), "n0", "dev-0")).as("a created claim not shown").isTrue();
 
-    clock.now = clock.now.plus(TTL).plusSeconds(1);
-    recent.expire();
+    recent.claimDeleted("uid-a");
     assertThat(taken(tracker.state(), "n0", "dev-0")).isFalse();
+    assertThat(recent.assumes("uid-a")).isFalse();
+    assertThat(recent.createdByUid("uid-a")).isEmpty();
   }
 
   @Test
@@ -164,15 +181,14 @@ class AllocatedClaimsTest {
 
   /**
    * After any sequence of informer events (add, update with or without an allocation, delete,
-   * re-create under the same name) and of this controller's writes (create, assume, roll back,
-   * expire), the incremental state holds exactly the devices of a full rebuild.
+   * re-create under the same name) and of this controller's writes (create, assume, roll back, a
+   * write stored or unanswered), the incremental state holds exactly the devices of a full rebuild.
    */
   @Test
   void afterAnySequenceOfChangesTheStateEqualsAFullRebuild() {
     for (long seed = 0; seed < 20; seed++) {
       Random random = new Random(seed);
-      MovingClock c = new MovingClock();
-      RecentWrites writes = new RecentWrites(TTL, c);
+      RecentWrites writes = new RecentWrites();
       Map<AllocatedClaims.Key, ResourceClaim> shown = new LinkedHashMap<>();
       AllocatedClaims incremental =
           AllocatedClaims.over(
@@ -209,6 +225,7 @@ class AllocatedClaimsTest {
             if (current != null) {
               shown.remove(key);
               incremental.claimChanged("ns", name);
+              writes.claimDeleted(current.getMetadata().getUid());
             }
           }
           case 4 -> { // this controller creates a claim
@@ -231,9 +248,15 @@ class AllocatedClaimsTest {
               }
             }
           }
-          default -> { // time passes; what is older than the TTL expires
-            c.now = c.now.plusSeconds(random.nextInt(30));
-            writes.expire();
+          default -> { // a write ends: stored as one of the next versions, or unanswered
+            if (!uids.isEmpty()) {
+              String uid = uids.get(random.nextInt(uids.size()));
+              if (random.nextBoolean()) {
+                writes.allocationWritten(uid, String.valueOf(versions + 1 + random.nextInt(3)));
+              } else {
+                writes.allocationMayHaveLanded(uid, String.valueOf(versions - random.nextInt(3)));
+              }
+            }
           }
         }
         if (random.nextInt(4) == 0) {

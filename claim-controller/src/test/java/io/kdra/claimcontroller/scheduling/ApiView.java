@@ -23,6 +23,9 @@ class ApiView implements ClusterView {
   private final KubernetesClient client;
   final Set<String> hidden = new HashSet<>();
 
+  /** Claims by name shown as a lagging informer would: as they were when frozen. */
+  final Map<String, ResourceClaim> frozen = new HashMap<>();
+
   ApiView(KubernetesClient client) {
     this.client = client;
   }
@@ -41,6 +44,7 @@ class ApiView implements ClusterView {
   public List<ResourceClaim> claims() {
     return client.resources(ResourceClaim.class).inAnyNamespace().list().getItems().stream()
         .filter(c -> !hidden.contains(c.getMetadata().getName()))
+        .map(c -> frozen.getOrDefault(c.getMetadata().getName(), c))
         .toList();
   }
 

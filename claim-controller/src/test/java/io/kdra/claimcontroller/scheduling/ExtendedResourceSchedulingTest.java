@@ -26,7 +26,6 @@ import io.kdra.core.extended.ExtendedResourceClaims;
 import io.kdra.core.testing.AllocFixtures;
 import io.kdra.events.EventRecorder;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -68,7 +67,7 @@ class ExtendedResourceSchedulingTest {
   PodScheduling scheduling(PodBinder b) {
     return new PodScheduling(
         view,
-        new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
+        new RecentWrites(),
         new ClaimWriter(client, K.SCHEDULER, 3),
         new PodWriter(client, 3, Clock.systemUTC()),
         b,

@@ -2,55 +2,35 @@ package io.kdra.claimcontroller.scheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class RecentWritesTest {
 
-  private static final Duration TTL = Duration.ofSeconds(30);
-
-  /** A clock the test moves. */
-  private static final class SteppedClock extends Clock {
-    private Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
-  private final SteppedClock clock = new SteppedClock();
-  private final RecentWrites recent = new RecentWrites(TTL, clock);
+  private final RecentWrites recent = new RecentWrites();
 
   private static ResourceClaim claim(String uid) {
+    return claim(uid, "1");
+  }
+
+  private static ResourceClaim claim(String uid, String resourceVersion) {
     return new ResourceClaimBuilder()
         .withNewMetadata()
         .withNamespace("ns")
         .withName("c-" + uid)
         .withUid(uid)
+        .withResourceVersion(resourceVersion)
         .endMetadata()
         .withNewSpec()
         .endSpec()
@@ -86,19 +66,64 @@ class RecentWritesTest {
   }
 
   @Test
-  void aWrittenAllocationIsAssumedUntilTheInformerShowsOneThenTheInformerIsTheTruth() {
+  void aWrittenAllocationIsAssumedUntilTheInformerShowsItsVersionThenTheInformerIsTheTruth() {
     recent.allocated("a", allocation("gpu-0"));
-    assertThat(recent.withAssumed(claim("a")).getStatus().getAllocation())
+    recent.allocationWritten("a", "12");
+    assertThat(recent.withAssumed(claim("a", "11")).getStatus().getAllocation())
         .isEqualTo(allocation("gpu-0"));
     // the informer caught up (with whatever it says) ...
     assertThat(
             recent
-                .withAssumed(allocated(claim("a"), allocation("gpu-1")))
+                .withAssumed(allocated(claim("a", "12"), allocation("gpu-1")))
                 .getStatus()
                 .getAllocation())
         .isEqualTo(allocation("gpu-1"));
     // ... so a later deallocation it shows is not undone by the remembered write
-    assertThat(recent.withAssumed(claim("a")).getStatus()).isNull();
+    assertThat(recent.withAssumed(claim("a", "13")).getStatus()).isNull();
+    assertThat(recent.assumes("a")).isFalse();
+  }
+
+  /** How the write ended, and the version the informer shows: does the assumption still stand? */
+  static Stream<Arguments> informerVersions() {
+    return Stream.of(
+        Arguments.of("in flight: even a newer copy may predate the write", null, null, "99", true),
+        Arguments.of("stored as 12, the informer shows 11", "12", null, "11", true),
+        Arguments.of("stored as 12, the informer shows 12", "12", null, "12", false),
+        Arguments.of("stored as 12, the informer shows 13", "12", null, "13", false),
+        Arguments.of("stored as 12, compared as integers: 9 < 12", "12", null, "9", true),
+        Arguments.of("stored as 12, compared as integers: 100 > 12", "12", null, "100", false),
+        Arguments.of("sent on 11 unanswered, the informer shows 11", null, "11", "11", true),
+        Arguments.of("sent on 11 unanswered, the informer shows 12", null, "11", "12", false),
+        Arguments.of("stored as 12, the informer's version no integer", "12", null, "x7", true),
+        Arguments.of("stored as no integer: kept until deleted", "x7", null, "99", true),
+        Arguments.of("stored as 12, the informer shows no version", "12", null, null, true));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("informerVersions")
+  void anAssumptionStandsUntilTheInformerShowsTheVersionThatTellsTheTruth(
+      String name, String stored, String sentOn, String informer, boolean stands) {
+    recent.allocated("a", allocation("gpu-0"));
+    if (stored != null) {
+      recent.allocationWritten("a", stored);
+    } else if (sentOn != null) {
+      recent.allocationMayHaveLanded("a", sentOn);
+    }
+    ResourceClaim shown = recent.withAssumed(claim("a", informer));
+    assertThat(shown.getStatus() != null && shown.getStatus().getAllocation() != null)
+        .isEqualTo(stands);
+    assertThat(recent.assumes("a")).isEqualTo(stands);
+  }
+
+  @Test
+  void anAttemptThatFailedBeforeItsWriteForgetsOnlyWhatWasNeverSent() {
+    recent.allocated("unsent", allocation("gpu-0"));
+    recent.allocated("sent", allocation("gpu-1"));
+    recent.allocationMayHaveLanded("sent", "11");
+    recent.forgetUnsent("unsent");
+    recent.forgetUnsent("sent");
+    assertThat(recent.assumes("unsent")).isFalse();
+    assertThat(recent.assumes("sent")).isTrue();
   }
 
   @Test
@@ -122,16 +147,27 @@ class RecentWritesTest {
         .containsExactly("old=gpu-1", "new=gpu-0");
   }
 
-  /** A write the informer never shows was lost: after the TTL the informer's answer stands. */
+  /**
+   * Nothing expires: a created claim and an assumed allocation go with the informer's deletion of
+   * the claim, a pod being bound when the informer shows it bound or no longer shows it.
+   */
   @Test
-  void entriesExpireAfterTheTtl() {
+  void entriesGoWhenTheInformerCatchesUpOrShowsTheObjectGone() {
     recent.created(claim("a"));
-    recent.allocated("b", allocation("gpu-0"));
-    clock.advance(TTL);
+    recent.allocated("a", allocation("gpu-0"));
+    recent.allocationWritten("a", "5");
     assertThat(uids(recent.overlay(List.of(claim("b"))))).containsExactly("b", "a");
-    clock.advance(Duration.ofMillis(1));
-    List<ResourceClaim> after = recent.overlay(List.of(claim("b")));
-    assertThat(uids(after)).containsExactly("b");
-    assertThat(after.get(0).getStatus()).isNull();
+    recent.claimDeleted("a");
+    assertThat(uids(recent.overlay(List.of(claim("b"))))).containsExactly("b");
+    assertThat(recent.assumes("a")).isFalse();
+
+    Pod pod = new PodBuilder().withNewMetadata().withName("p").withUid("p1").endMetadata().build();
+    recent.binding(pod, "node-a");
+    assertThat(recent.assumedBound(p -> Optional.of(pod))).hasSize(1);
+    assertThat(recent.isBinding("p1")).isTrue();
+    Pod replaced =
+        new PodBuilder().withNewMetadata().withName("p").withUid("p2").endMetadata().build();
+    assertThat(recent.assumedBound(p -> Optional.of(replaced))).isEmpty();
+    assertThat(recent.isBinding("p1")).isFalse();
   }
 }

@@ -6,7 +6,6 @@ import io.kdra.leadership.ElectionWiring;
 import io.kdra.leadership.Leadership;
 import io.kdra.leadership.OperatorSdkElection;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
@@ -28,6 +27,9 @@ public class BridgeLeadership {
   /** Before quarkus-operator-sdk's own ShutdownEvent observer (default priority 2500). */
   static final int BEFORE_OPERATOR_STOP = 1000;
 
+  /** After it: the reconciles have stopped. */
+  static final int AFTER_OPERATOR_STOP = 3000;
+
   @Produces
   @Singleton
   ElectionWiring election(BridgeConfig config, KubernetesClient client) {
@@ -43,7 +45,8 @@ public class BridgeLeadership {
   @Produces
   @Singleton
   Leadership leadership(ElectionWiring election) {
-    return election.leadership(() -> Quarkus.asyncExit(1));
+    // nothing to stop: the reconciler writes only while leading (ComputeClassReconciler)
+    return election.leadership(() -> {});
   }
 
   /** Null when not electing (a single replica: the chart refuses more). */
@@ -65,5 +68,14 @@ public class BridgeLeadership {
   void onStop(
       @Observes @Priority(BEFORE_OPERATOR_STOP) ShutdownEvent event, Leadership leadership) {
     leadership.shuttingDown();
+  }
+
+  /**
+   * Ends an election started after a lost Lease (quarkus-operator-sdk stops only its own), which
+   * releases the Lease if this replica leads: once the writing has stopped.
+   */
+  void stopElections(
+      @Observes @Priority(AFTER_OPERATOR_STOP) ShutdownEvent event, ElectionWiring election) {
+    election.stopElections();
   }
 }

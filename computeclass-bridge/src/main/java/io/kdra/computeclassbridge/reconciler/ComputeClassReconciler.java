@@ -31,6 +31,7 @@ import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.ComputeClassStatus;
 import io.kdra.computeclassbridge.observability.BridgeMetrics;
 import io.kdra.events.EventRecorder;
+import io.kdra.leadership.Leadership;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
@@ -74,6 +75,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private final NamespaceSelection selection;
   private final BridgeMetrics metrics;
   private final Clock clock;
+  private final Leadership leadership;
   private InformerEventSource<Namespace, ComputeClass> namespaces;
   private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
 
@@ -86,7 +88,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       ComputeClassMapper mapper,
       NamespaceSelection selection,
       BridgeMetrics metrics,
-      Clock clock) {
+      Clock clock,
+      Leadership leadership) {
     this.config = config;
     this.catalogs = catalogs;
     this.objects = objects;
@@ -95,6 +98,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     this.selection = selection;
     this.metrics = metrics;
     this.clock = clock;
+    this.leadership = leadership;
   }
 
   @Override
@@ -158,6 +162,12 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
 
   @Override
   public UpdateControl<ComputeClass> reconcile(ComputeClass cc, Context<ComputeClass> context) {
+    if (!leadership.leading()) {
+      // a replica that lost the Lease keeps its informers but writes nothing; quarkus-operator-sdk
+      // does not stop its reconciles after a lost Lease, so each waits here until this replica
+      // leads again (or another one, whose own reconciles then apply it)
+      return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(standbyRetry());
+    }
     try {
       return apply(cc, context);
     } catch (KubernetesClientException e) {
@@ -176,6 +186,11 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       metrics.reconciled(BridgeMetrics.Outcome.FAILED);
       throw e;
     }
+  }
+
+  /** How often a replica that does not lead looks again: as often as it campaigns. */
+  private Duration standbyRetry() {
+    return config.leaderElection().retryPeriod();
   }
 
   private static String conflictTarget(KubernetesClientException e) {
@@ -217,6 +232,9 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
 
   @Override
   public DeleteControl cleanup(ComputeClass cc, Context<ComputeClass> context) {
+    if (!leadership.leading()) {
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(standbyRetry());
+    }
     ApplyReport report =
         objects
             .applyTemplates(cc, List.of())

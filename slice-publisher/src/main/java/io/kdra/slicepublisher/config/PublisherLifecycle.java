@@ -1,6 +1,5 @@
 package io.kdra.slicepublisher.config;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.leadership.ElectionWiring;
 import io.kdra.leadership.Leadership;
 import io.kdra.slicepublisher.grpc.WritingReplica;
@@ -13,15 +12,15 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import java.util.concurrent.CompletableFuture;
 import org.jboss.logging.Logger;
 
 /**
  * Start-up order and leadership: informers start at once on every replica (a standby keeps warm
  * caches); once they have synced, the replica either becomes the writer (leader election off) or
- * campaigns for the Lease and becomes the writer when it wins. Losing the lease ends the process: a
- * writer that may be stale must stop at once, and a restart is the simplest way to drop every
- * in-memory state. On shutdown the leader stops writing, then releases the Lease ({@link
+ * campaigns for the Lease and becomes the writer when it wins. Losing the Lease while running (its
+ * renewals failed past the renew deadline, as in an API-server outage) stops the writing at once
+ * and the replica campaigns again, in the process: it keeps its warm caches, stays ready, and
+ * writes again when it wins. On shutdown the leader stops writing, then releases the Lease ({@link
  * Leadership}), so that a standby takes over at its next retry. This class alone closes the
  * reconciler and the cache, in that order.
  */
@@ -33,13 +32,11 @@ public class PublisherLifecycle implements WritingReplica {
 
   @Inject ClusterCache cache;
   @Inject PoolReconciler reconciler;
-  @Inject KubernetesClient client;
   @Inject ElectionWiring election;
   @Inject MeterRegistry registry;
 
   private volatile Leadership leadership;
   private volatile boolean stopping;
-  private volatile CompletableFuture<?> elector;
 
   void onStart(@Observes StartupEvent event) {
     election.registerMeters(registry, () -> leadership);
@@ -72,22 +69,19 @@ public class PublisherLifecycle implements WritingReplica {
   }
 
   private void lead() {
-    Leadership l = election.leadership(() -> Quarkus.asyncExit(1));
+    // losing the Lease stops the writing; the wiring then campaigns again, and each win
+    // starts it again
+    Leadership l = election.leadership(reconciler::stop);
     leadership = l;
     if (!election.electing()) {
       reconciler.start();
       return;
     }
-    elector =
-        client
-            .leaderElector()
-            .withConfig(election.electorConfig(l, reconciler::start))
-            .build()
-            .start();
+    election.elect(l, reconciler::start);
     if (stopping) {
       // the shutdown came while the election started and may have missed it
       l.shuttingDown();
-      elector.cancel(true);
+      election.stopElections();
     }
   }
 
@@ -99,12 +93,8 @@ public class PublisherLifecycle implements WritingReplica {
     }
     // writing ends before the Lease goes: a standby must never overlap with a last write
     reconciler.close();
-    CompletableFuture<?> e = elector;
-    if (e != null) {
-      // fabric8 ends the leadership on this thread (onStopLeading), so the release is done
-      // before the client closes
-      e.cancel(true);
-    }
+    // the release is done before this returns, so before the client closes
+    election.stopElections();
     cache.close();
   }
 

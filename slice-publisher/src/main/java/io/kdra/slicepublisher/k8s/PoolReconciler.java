@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
@@ -66,6 +67,11 @@ public final class PoolReconciler implements AutoCloseable {
   private volatile Instant writingSince;
   private volatile boolean busy;
 
+  /** The periodic resync while writing; guarded by this. */
+  private ScheduledFuture<?> resync;
+
+  private boolean listening;
+
   public PoolReconciler(
       ClusterCache cache,
       InventoryStore store,
@@ -97,19 +103,42 @@ public final class PoolReconciler implements AutoCloseable {
   }
 
   /**
-   * Starts writing: from now on this replica is the single writer. Idempotent. Call once the caches
-   * have synced (a sync against an empty cache would recreate every slice).
+   * Starts writing: from now on this replica is the single writer. Idempotent; again after {@link
+   * #stop}. Call once the caches have synced (a sync against an empty cache would recreate every
+   * slice).
    */
   public synchronized void start() {
     if (writingSince != null) {
       return;
     }
+    // a new term: pools without inventory get the new leader's grace again, since drivers
+    // reconnect to whoever leads
     writingSince = clock.instant();
-    cache.onPoolChange(this::enqueue);
-    cache.onNodeChange(this::nodeChanged);
-    worker.scheduleWithFixedDelay(
-        this::resyncAll, 0, resyncPeriod.toMillis(), TimeUnit.MILLISECONDS);
+    if (!listening) {
+      cache.onPoolChange(this::enqueue);
+      cache.onNodeChange(this::nodeChanged);
+      listening = true;
+    }
+    resync =
+        worker.scheduleWithFixedDelay(
+            this::resyncAll, 0, resyncPeriod.toMillis(), TimeUnit.MILLISECONDS);
     LOG.infof("writing ResourceSlices (resync every %s)", resyncPeriod);
+  }
+
+  /**
+   * Stops writing until the next {@link #start}: this replica no longer leads. What is queued is
+   * dropped (the next start resyncs every pool); a write already under way ends first.
+   */
+  public synchronized void stop() {
+    if (writingSince == null) {
+      return;
+    }
+    writingSince = null;
+    resync.cancel(false);
+    synchronized (pending) {
+      pending.clear();
+    }
+    LOG.info("stopped writing ResourceSlices: this replica no longer leads");
   }
 
   public boolean started() {
@@ -142,6 +171,9 @@ public final class PoolReconciler implements AutoCloseable {
   }
 
   private void nodeChanged(String node) {
+    if (writingSince == null) {
+      return;
+    }
     PoolDecider.NodeChange change = decider.nodeChanged(node, cache.node(node), store.all());
     change.forget().forEach(store::remove);
     change.recheck().forEach(this::enqueue);
@@ -187,7 +219,12 @@ public final class PoolReconciler implements AutoCloseable {
             .startSpan();
     long start = System.nanoTime();
     try (Scope ignored = span.makeCurrent()) {
-      PoolOutcome outcome = decider.decide(key, store, cache::node, writingSince, clock.instant());
+      Instant since = writingSince;
+      if (since == null) {
+        span.setAttribute("kdra.outcome", "not leading");
+        return;
+      }
+      PoolOutcome outcome = decider.decide(key, store, cache::node, since, clock.instant());
       outcome.recheckAt().ifPresent(at -> recheckAt(key, at));
       if (outcome instanceof PoolOutcome.Leave) {
         span.setAttribute("kdra.outcome", "waiting for inventory");

@@ -192,6 +192,29 @@ class PoolReconcilerTest {
             });
   }
 
+  /**
+   * A leader that lost its Lease stops writing in the process (no exit): nothing reported meanwhile
+   * is written, and once it leads again it writes all of it.
+   */
+  @Test
+  void aStoppedReconcilerWritesNothingUntilStartedAgain() {
+    start();
+    report("n1", devs(2));
+    awaitSlices("n1", 1, 0);
+
+    reconciler.stop();
+    long passes = metrics.reconcileTimer().count();
+    report("n2", devs(2));
+    assertThat(reconciler.started()).isFalse();
+    assertThat(reconciler.idle()).as("nothing queued").isTrue();
+    assertThat(metrics.reconcileTimer().count()).isEqualTo(passes);
+    assertThat(slices(DRIVER, "n2")).isEmpty();
+
+    reconciler.start();
+    awaitSlices("n2", 1, 0);
+    assertThat(slices(DRIVER, "n1")).hasSize(1);
+  }
+
   @Test
   void updatesWithANewGenerationWhenContentChanges() {
     start();

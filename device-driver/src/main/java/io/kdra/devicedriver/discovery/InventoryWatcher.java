@@ -52,9 +52,26 @@ public final class InventoryWatcher implements AutoCloseable {
 
   /** Runs one pass now (so the driver starts with devices) and then every {@code interval}. */
   public void start(Duration interval) {
-    refresh();
+    runPass();
     long ms = Math.max(100, interval.toMillis());
-    timer.scheduleWithFixedDelay(this::refresh, ms, ms, TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(this::runPass, ms, ms, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * One scheduled pass. {@code scheduleWithFixedDelay} cancels a task for good at its first throw,
+   * so nothing may escape here but the virtual machine's own errors (out of memory, stack
+   * overflow): after those the process is not to be trusted, and a discovery that stops is what the
+   * driver's liveness check notices (no pass finishes any more), so that the kubelet restarts it.
+   */
+  private void runPass() {
+    try {
+      refresh();
+    } catch (VirtualMachineError e) {
+      LOG.fatalf(e, "%s discovery stopped", backend.name());
+      throw e;
+    } catch (Throwable e) {
+      LOG.errorf(e, "%s discovery pass failed unexpectedly", backend.name());
+    }
   }
 
   /** Runs one discovery pass; public for tests and for a manual refresh. */
@@ -62,11 +79,16 @@ public final class InventoryWatcher implements AutoCloseable {
     Inventory next;
     try {
       next = backend.discover();
-    } catch (DiscoveryException | RuntimeException e) {
-      if (!e.getMessage().equals(lastError)) {
-        LOG.errorf("%s discovery failed: %s", backend.name(), e.getMessage());
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
+      // Any other throw is a failed pass, also one without a message: lastError must not be
+      // empty then, as empty means the pass succeeded.
+      String error = describe(e);
+      if (!error.equals(lastError)) {
+        LOG.errorf("%s discovery failed: %s", backend.name(), error);
       }
-      lastError = String.valueOf(e.getMessage());
+      lastError = error;
       passed();
       return;
     }
@@ -88,6 +110,12 @@ public final class InventoryWatcher implements AutoCloseable {
       }
     }
     passed();
+  }
+
+  /** The exception's message, or its class when it has none (or a blank one). */
+  static String describe(Throwable e) {
+    String message = e.getMessage();
+    return message == null || message.isBlank() ? e.getClass().getName() : message;
   }
 
   private void passed() {

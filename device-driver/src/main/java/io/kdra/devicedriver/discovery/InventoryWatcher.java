@@ -2,7 +2,9 @@ package io.kdra.devicedriver.discovery;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -24,6 +26,7 @@ public final class InventoryWatcher implements AutoCloseable {
 
   private final DiscoveryBackend backend;
   private final Clock clock;
+  private final Instant created;
   private final List<Consumer<Inventory>> listeners = new CopyOnWriteArrayList<>();
   private final List<Consumer<DiscoveryPass>> passListeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService timer =
@@ -37,6 +40,8 @@ public final class InventoryWatcher implements AutoCloseable {
   private volatile String lastError = "";
   private volatile boolean discovered;
   private volatile DiscoveryPass lastPass;
+  private volatile Instant progress;
+  private volatile Instant lastDiscovered;
 
   public InventoryWatcher(DiscoveryBackend backend) {
     this(backend, Clock.systemUTC());
@@ -48,6 +53,7 @@ public final class InventoryWatcher implements AutoCloseable {
   public InventoryWatcher(DiscoveryBackend backend, Clock clock) {
     this.backend = backend;
     this.clock = clock;
+    this.created = clock.instant();
   }
 
   /** Runs one pass now (so the driver starts with devices) and then every {@code interval}. */
@@ -99,6 +105,7 @@ public final class InventoryWatcher implements AutoCloseable {
     boolean changed = !discovered || !next.equals(current);
     current = next;
     discovered = true;
+    lastDiscovered = clock.instant();
     if (changed) {
       LOG.infof("%s discovery: %d devices", backend.name(), next.devices().size());
       for (Consumer<Inventory> l : listeners) {
@@ -119,8 +126,10 @@ public final class InventoryWatcher implements AutoCloseable {
   }
 
   private void passed() {
-    DiscoveryPass pass = new DiscoveryPass(current, discovered, lastError, clock.instant());
+    Instant now = clock.instant();
+    DiscoveryPass pass = new DiscoveryPass(current, discovered, lastError, now);
     lastPass = pass;
+    progress = now;
     for (Consumer<DiscoveryPass> l : passListeners) {
       try {
         l.accept(pass);
@@ -138,6 +147,21 @@ public final class InventoryWatcher implements AutoCloseable {
   /** Whether a pass has ever succeeded. */
   public boolean discovered() {
     return discovered;
+  }
+
+  /** When the last successful pass ended; empty before the first. */
+  public Optional<Instant> lastDiscovered() {
+    return Optional.ofNullable(lastDiscovered);
+  }
+
+  /**
+   * When discovery last made progress: the end of the last pass, failed or not, or the start of the
+   * watcher before any pass ended. A pass that hangs, or a periodic task that died, leaves it
+   * behind.
+   */
+  public Instant lastProgress() {
+    Instant p = progress;
+    return p != null ? p : created;
   }
 
   /** The last pass's error, empty if it succeeded. */

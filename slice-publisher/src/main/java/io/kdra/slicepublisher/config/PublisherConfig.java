@@ -76,6 +76,9 @@ public interface PublisherConfig {
   /** The inventory gRPC's certificate (InventoryTls). */
   InventoryTls inventoryTls();
 
+  /** How long the inventory gRPC keeps a driver's connection (InventoryConnections). */
+  InventoryConnections inventoryConnections();
+
   /** Leader election among publisher replicas. */
   LeaderElectionSettings leaderElection();
 
@@ -150,6 +153,31 @@ public interface PublisherConfig {
     /** How often the files are read again; a change is served to new connections. */
     @WithDefault("30s")
     Duration reloadPeriod();
+  }
+
+  /**
+   * Connection limits of the inventory gRPC: a driver's connection is pinned to the publisher pod
+   * it first reached, so none may outlive its use.
+   */
+  interface InventoryConnections {
+    /**
+     * Every connection is closed after this long (grpc-java adds ±10 %), so that connections are
+     * spread over the replicas again and every stream is authenticated again; its driver reconnects
+     * at once.
+     */
+    @WithDefault("30m")
+    Duration maxAge();
+
+    /** How long the stream on a connection past its age may go on before it is cut. */
+    @WithDefault("10s")
+    Duration maxAgeGrace();
+
+    /**
+     * A connection without a stream is closed after this long (at least 1s): a standby's refused
+     * connection, which a driver would otherwise keep.
+     */
+    @WithDefault("5s")
+    Duration maxIdle();
   }
 
   /** Authentication of driver streams. */

@@ -17,12 +17,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 import org.jboss.logging.Logger;
 
@@ -104,8 +106,22 @@ public final class InventoryReporter implements AutoCloseable {
    */
   public record Tls(Path caFile, Optional<String> serverName) {}
 
+  /**
+   * Where a snapshot's discovery age comes from: every snapshot, heartbeats included, says how long
+   * ago the last successful discovery pass ended, so that the publisher can taint a node whose
+   * inventory is only repeated, not found again.
+   *
+   * @param interval how often discovery runs
+   * @param lastSuccess when the last successful pass ended; empty before the first
+   */
+  public record Discovery(Duration interval, Supplier<Optional<Instant>> lastSuccess) {
+    /** Snapshots say nothing about discovery. */
+    static final Discovery UNKNOWN = new Discovery(Duration.ZERO, Optional::empty);
+  }
+
   private final Settings settings;
   private final Clock clock;
+  private final Discovery discovery;
   private final ManagedChannel channel;
   private final ScheduledExecutorService loop =
       Executors.newSingleThreadScheduledExecutor(
@@ -126,8 +142,13 @@ public final class InventoryReporter implements AutoCloseable {
   private final Outage outage = new Outage(STILL_DOWN_REMINDER);
 
   public InventoryReporter(Settings settings, Clock clock) {
+    this(settings, clock, Discovery.UNKNOWN);
+  }
+
+  public InventoryReporter(Settings settings, Clock clock, Discovery discovery) {
     this.settings = settings;
     this.clock = clock;
+    this.discovery = discovery;
     this.sequence = clock.millis();
     this.backoff = settings.initialBackoff();
     this.channel = channel(settings);
@@ -215,8 +236,13 @@ public final class InventoryReporter implements AutoCloseable {
       return;
     }
     try {
+      InventorySnapshot snapshot =
+          SnapshotMapper.snapshot(settings.driver(), settings.node(), ++sequence, latest);
       stream.onNext(
-          SnapshotMapper.snapshot(settings.driver(), settings.node(), ++sequence, latest));
+          SnapshotMapper.withDiscovery(
+              snapshot,
+              discovery.lastSuccess().get().map(at -> Duration.between(at, clock.instant())),
+              discovery.interval()));
     } catch (RuntimeException e) {
       broken("sending failed: " + e.getMessage());
     }

@@ -114,6 +114,16 @@ public interface PublisherConfig {
     @WithDefault("20s")
     Duration disconnectedTaintAfter();
 
+    /**
+     * A driver whose snapshot says its last successful discovery pass is older than this many of
+     * its discovery intervals gets the stale taint on every device, with the value {@code
+     * discovery-stale}: it still reports, but no longer finds its devices (discovery fails or
+     * hangs). Judged per snapshot, so it shows at the next heartbeat and clears at the first
+     * snapshot after discovery works again. At least 1.
+     */
+    @WithDefault("6")
+    int discoveryIntervals();
+
     /** Key of the taint put on devices of a stale driver. */
     @WithDefault("kdra.io/driver-unresponsive")
     String taintKey();

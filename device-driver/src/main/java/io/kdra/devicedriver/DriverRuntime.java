@@ -129,7 +129,9 @@ public class DriverRuntime {
                           p.tls()
                               .caFile()
                               .map(ca -> new InventoryReporter.Tls(ca, p.tls().serverName()))),
-                      Clock.systemUTC());
+                      Clock.systemUTC(),
+                      new InventoryReporter.Discovery(
+                          config.discoveryInterval(), inventory::lastDiscovered));
               // Nothing is sent before discovery has succeeded once: an empty snapshot would make
               // the
               // publisher withdraw every device of this node because nvidia-smi failed at startup.

@@ -53,6 +53,7 @@ class SlicePublisherHealthTest {
             "kdra_publisher_refused_streams_total{code=\"PERMISSION_DENIED\"} 0.0",
             "kdra_publisher_stale_pools{reason=\"disconnected\"} 0.0",
             "kdra_publisher_stale_pools{reason=\"silent\"} 0.0",
+            "kdra_publisher_stale_pools{reason=\"discovery-stale\"} 0.0",
             "kdra_leadership_acquired_total{component=\"slice-publisher\"}",
             "kdra_leadership_leader{component=\"slice-publisher\"}");
   }

@@ -2,7 +2,9 @@ package io.kdra.devicedriver.discovery;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -24,6 +26,7 @@ public final class InventoryWatcher implements AutoCloseable {
 
   private final DiscoveryBackend backend;
   private final Clock clock;
+  private final Instant created;
   private final List<Consumer<Inventory>> listeners = new CopyOnWriteArrayList<>();
   private final List<Consumer<DiscoveryPass>> passListeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService timer =
@@ -37,6 +40,8 @@ public final class InventoryWatcher implements AutoCloseable {
   private volatile String lastError = "";
   private volatile boolean discovered;
   private volatile DiscoveryPass lastPass;
+  private volatile Instant progress;
+  private volatile Instant lastDiscovered;
 
   public InventoryWatcher(DiscoveryBackend backend) {
     this(backend, Clock.systemUTC());
@@ -48,13 +53,31 @@ public final class InventoryWatcher implements AutoCloseable {
   public InventoryWatcher(DiscoveryBackend backend, Clock clock) {
     this.backend = backend;
     this.clock = clock;
+    this.created = clock.instant();
   }
 
   /** Runs one pass now (so the driver starts with devices) and then every {@code interval}. */
   public void start(Duration interval) {
-    refresh();
+    runPass();
     long ms = Math.max(100, interval.toMillis());
-    timer.scheduleWithFixedDelay(this::refresh, ms, ms, TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(this::runPass, ms, ms, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * One scheduled pass. {@code scheduleWithFixedDelay} cancels a task for good at its first throw,
+   * so nothing may escape here but the virtual machine's own errors (out of memory, stack
+   * overflow): after those the process is not to be trusted, and a discovery that stops is what the
+   * driver's liveness check notices (no pass finishes any more), so that the kubelet restarts it.
+   */
+  private void runPass() {
+    try {
+      refresh();
+    } catch (VirtualMachineError e) {
+      LOG.fatalf(e, "%s discovery stopped", backend.name());
+      throw e;
+    } catch (Throwable e) {
+      LOG.errorf(e, "%s discovery pass failed unexpectedly", backend.name());
+    }
   }
 
   /** Runs one discovery pass; public for tests and for a manual refresh. */
@@ -62,11 +85,16 @@ public final class InventoryWatcher implements AutoCloseable {
     Inventory next;
     try {
       next = backend.discover();
-    } catch (DiscoveryException | RuntimeException e) {
-      if (!e.getMessage().equals(lastError)) {
-        LOG.errorf("%s discovery failed: %s", backend.name(), e.getMessage());
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
+      // Any other throw is a failed pass, also one without a message: lastError must not be
+      // empty then, as empty means the pass succeeded.
+      String error = describe(e);
+      if (!error.equals(lastError)) {
+        LOG.errorf("%s discovery failed: %s", backend.name(), error);
       }
-      lastError = String.valueOf(e.getMessage());
+      lastError = error;
       passed();
       return;
     }
@@ -77,6 +105,7 @@ public final class InventoryWatcher implements AutoCloseable {
     boolean changed = !discovered || !next.equals(current);
     current = next;
     discovered = true;
+    lastDiscovered = clock.instant();
     if (changed) {
       LOG.infof("%s discovery: %d devices", backend.name(), next.devices().size());
       for (Consumer<Inventory> l : listeners) {
@@ -90,9 +119,17 @@ public final class InventoryWatcher implements AutoCloseable {
     passed();
   }
 
+  /** The exception's message, or its class when it has none (or a blank one). */
+  static String describe(Throwable e) {
+    String message = e.getMessage();
+    return message == null || message.isBlank() ? e.getClass().getName() : message;
+  }
+
   private void passed() {
-    DiscoveryPass pass = new DiscoveryPass(current, discovered, lastError, clock.instant());
+    Instant now = clock.instant();
+    DiscoveryPass pass = new DiscoveryPass(current, discovered, lastError, now);
     lastPass = pass;
+    progress = now;
     for (Consumer<DiscoveryPass> l : passListeners) {
       try {
         l.accept(pass);
@@ -110,6 +147,21 @@ public final class InventoryWatcher implements AutoCloseable {
   /** Whether a pass has ever succeeded. */
   public boolean discovered() {
     return discovered;
+  }
+
+  /** When the last successful pass ended; empty before the first. */
+  public Optional<Instant> lastDiscovered() {
+    return Optional.ofNullable(lastDiscovered);
+  }
+
+  /**
+   * When discovery last made progress: the end of the last pass, failed or not, or the start of the
+   * watcher before any pass ended. A pass that hangs, or a periodic task that died, leaves it
+   * behind.
+   */
+  public Instant lastProgress() {
+    Instant p = progress;
+    return p != null ? p : created;
   }
 
   /** The last pass's error, empty if it succeeded. */

@@ -2,6 +2,7 @@ package io.kdra.devicedriver.publisher;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.Status;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
@@ -16,11 +17,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 import org.jboss.logging.Logger;
 
@@ -44,8 +48,25 @@ import org.jboss.logging.Logger;
 public final class InventoryReporter implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(InventoryReporter.class);
   static final Duration STILL_DOWN_REMINDER = Duration.ofMinutes(5);
+
+  /**
+   * How many standby refusals in a row are retried after at most {@code initialBackoff} rather than
+   * the growing backoff. A refusal proves the Service and a publisher answer; with R replicas each
+   * new connection reaches the leader with a chance of about 1/R, so ten quick tries miss it with 2
+   * replicas one time in a thousand, well within the publisher's disconnect grace. Beyond them (no
+   * replica leads, e.g. during a fail-over) the normal backoff spares the publishers.
+   */
+  static final int STANDBY_QUICK_RETRIES = 10;
+
   static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
+  /**
+   * The trailer with which a slice-publisher replica that is not the leader refuses a stream
+   * (status UNAVAILABLE); inventory.proto documents it.
+   */
+  static final Metadata.Key<String> NOT_LEADER =
+      Metadata.Key.of("kdra-not-leader", Metadata.ASCII_STRING_MARSHALLER);
 
   /** Connection settings. */
   public record Settings(
@@ -85,8 +106,22 @@ public final class InventoryReporter implements AutoCloseable {
    */
   public record Tls(Path caFile, Optional<String> serverName) {}
 
+  /**
+   * Where a snapshot's discovery age comes from: every snapshot, heartbeats included, says how long
+   * ago the last successful discovery pass ended, so that the publisher can taint a node whose
+   * inventory is only repeated, not found again.
+   *
+   * @param interval how often discovery runs
+   * @param lastSuccess when the last successful pass ended; empty before the first
+   */
+  public record Discovery(Duration interval, Supplier<Optional<Instant>> lastSuccess) {
+    /** Snapshots say nothing about discovery. */
+    static final Discovery UNKNOWN = new Discovery(Duration.ZERO, Optional::empty);
+  }
+
   private final Settings settings;
   private final Clock clock;
+  private final Discovery discovery;
   private final ManagedChannel channel;
   private final ScheduledExecutorService loop =
       Executors.newSingleThreadScheduledExecutor(
@@ -100,14 +135,20 @@ public final class InventoryReporter implements AutoCloseable {
   private StreamObserver<InventorySnapshot> stream;
   private Duration backoff;
   private ScheduledFuture<?> reconnect;
+  private int standbyRefusals;
   private volatile boolean connected;
   private volatile String lastError = "not connected yet";
   private boolean closed;
   private final Outage outage = new Outage(STILL_DOWN_REMINDER);
 
   public InventoryReporter(Settings settings, Clock clock) {
+    this(settings, clock, Discovery.UNKNOWN);
+  }
+
+  public InventoryReporter(Settings settings, Clock clock, Discovery discovery) {
     this.settings = settings;
     this.clock = clock;
+    this.discovery = discovery;
     this.sequence = clock.millis();
     this.backoff = settings.initialBackoff();
     this.channel = channel(settings);
@@ -195,8 +236,13 @@ public final class InventoryReporter implements AutoCloseable {
       return;
     }
     try {
+      InventorySnapshot snapshot =
+          SnapshotMapper.snapshot(settings.driver(), settings.node(), ++sequence, latest);
       stream.onNext(
-          SnapshotMapper.snapshot(settings.driver(), settings.node(), ++sequence, latest));
+          SnapshotMapper.withDiscovery(
+              snapshot,
+              discovery.lastSuccess().get().map(at -> Duration.between(at, clock.instant())),
+              discovery.interval()));
     } catch (RuntimeException e) {
       broken("sending failed: " + e.getMessage());
     }
@@ -224,18 +270,45 @@ public final class InventoryReporter implements AutoCloseable {
   }
 
   private void broken(String why) {
+    broken(why, false);
+  }
+
+  /**
+   * The stream is gone: reconnect on a new connection. The channel's connection is dropped first
+   * (enterIdle), so that the next attempt opens a new TCP connection, which kube-proxy routes
+   * afresh: the publisher's Service pins a connection to one pod, and a driver that kept its
+   * connection to a standby would be refused by it forever.
+   *
+   * @param standby whether a replica that is not the leader refused the stream
+   */
+  private void broken(String why, boolean standby) {
     connected = false;
     lastError = why;
     stream = null;
     if (closed || reconnect != null) {
       return;
     }
+    channel.enterIdle();
     logFailure(why);
+    if (standby && standbyRefusals++ < STANDBY_QUICK_RETRIES) {
+      long initial = Math.max(1, settings.initialBackoff().toMillis());
+      long delay = ThreadLocalRandom.current().nextLong(initial / 2, initial + 1);
+      reconnect = loop.schedule(this::connect, delay, TimeUnit.MILLISECONDS);
+      return;
+    }
     reconnect = loop.schedule(this::connect, backoff.toMillis(), TimeUnit.MILLISECONDS);
     backoff =
         backoff.multipliedBy(2).compareTo(settings.maxBackoff()) > 0
             ? settings.maxBackoff()
             : backoff.multipliedBy(2);
+  }
+
+  /** Whether {@code t} is a standby's refusal: UNAVAILABLE with the {@link #NOT_LEADER} trailer. */
+  static boolean refusedAsStandby(Throwable t) {
+    Metadata trailers = Status.trailersFromThrowable(t);
+    return Status.fromThrowable(t).getCode() == Status.Code.UNAVAILABLE
+        && trailers != null
+        && trailers.containsKey(NOT_LEADER);
   }
 
   private void logFailure(String why) {
@@ -285,6 +358,7 @@ public final class InventoryReporter implements AutoCloseable {
                 LOG.infof("inventory stream to %s connected", settings.address());
               }
               outage.ended();
+              standbyRefusals = 0;
               connected = true;
               lastError = "";
               backoff = settings.initialBackoff();
@@ -301,7 +375,7 @@ public final class InventoryReporter implements AutoCloseable {
       loop.execute(
           () -> {
             if (current()) {
-              broken(describe(t));
+              broken(describe(t), refusedAsStandby(t));
             }
           });
     }

@@ -12,7 +12,9 @@ import io.kdra.inventory.v1.CounterConsumption;
 import io.kdra.inventory.v1.Device;
 import io.kdra.inventory.v1.Health;
 import io.kdra.inventory.v1.InventorySnapshot;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /** Maps the domain {@link Inventory} to the inventory API's snapshot. Pure. */
@@ -49,6 +51,21 @@ public final class SnapshotMapper {
               .putAllCounters(quantities(c.counters())));
     }
     return s.build();
+  }
+
+  /**
+   * The snapshot with its discovery: the age of the last successful pass (none before the first;
+   * never negative, should the clock step back) and the interval (none when zero).
+   */
+  public static InventorySnapshot withDiscovery(
+      InventorySnapshot snapshot, Optional<Duration> age, Duration interval) {
+    if (age.isEmpty() && interval.isZero()) {
+      return snapshot;
+    }
+    InventorySnapshot.Builder b =
+        snapshot.toBuilder().setDiscoveryIntervalMillis(interval.toMillis());
+    age.ifPresent(a -> b.setDiscoveryAgeMillis(Math.max(0, a.toMillis())));
+    return b.build();
   }
 
   static CapacityRequestPolicy policy(CapacityPolicy p) {

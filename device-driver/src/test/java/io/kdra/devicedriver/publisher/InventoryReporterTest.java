@@ -177,6 +177,47 @@ class InventoryReporterTest {
     awaitConnected(true);
   }
 
+  @Test
+  void everySnapshotSaysHowOldItsDiscoveryIsAndHowOftenDiscoveryRuns() throws Exception {
+    int port = startPublisher(0);
+    Files.writeString(dir.resolve("token"), "secret-token\n");
+    java.util.concurrent.atomic.AtomicReference<java.util.Optional<Instant>> discovered =
+        new java.util.concurrent.atomic.AtomicReference<>(java.util.Optional.empty());
+    reporter =
+        new InventoryReporter(
+            new InventoryReporter.Settings(
+                "gpu.kdra.io",
+                "node-a",
+                "127.0.0.1:" + port,
+                dir.resolve("token"),
+                Duration.ofMillis(50),
+                Duration.ofMillis(200),
+                Duration.ofMinutes(10)),
+            Clock.fixed(Instant.ofEpochMilli(100_000), ZoneOffset.UTC),
+            new InventoryReporter.Discovery(Duration.ofSeconds(10), discovered::get));
+    reporter.start(Inventories.gpus(1));
+
+    InventorySnapshot beforeAnyPass = received.poll(60, TimeUnit.SECONDS);
+    assertThat(beforeAnyPass.hasDiscoveryAgeMillis()).isFalse();
+    assertThat(beforeAnyPass.getDiscoveryIntervalMillis()).isEqualTo(10_000);
+
+    discovered.set(java.util.Optional.of(Instant.ofEpochMilli(40_000)));
+    reporter.report(Inventories.gpus(2));
+    InventorySnapshot later = received.poll(60, TimeUnit.SECONDS);
+    assertThat(later.getDiscoveryAgeMillis()).isEqualTo(60_000);
+    assertThat(later.getDiscoveryIntervalMillis()).isEqualTo(10_000);
+  }
+
+  @Test
+  void withoutADiscoverySourceTheSnapshotSaysNothingOfIt() throws Exception {
+    int port = startPublisher(0);
+    reporter = reporter(port);
+    reporter.start(Inventories.gpus(1));
+    InventorySnapshot s = received.poll(60, TimeUnit.SECONDS);
+    assertThat(s.hasDiscoveryAgeMillis()).isFalse();
+    assertThat(s.getDiscoveryIntervalMillis()).isZero();
+  }
+
   private void awaitConnected(boolean expected) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (reporter.connected() != expected && System.nanoTime() < deadline) {

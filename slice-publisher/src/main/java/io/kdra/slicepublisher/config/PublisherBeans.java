@@ -78,7 +78,8 @@ public class PublisherBeans {
         c.stale().removeAfter(),
         c.stale().disconnectedTaintAfter(),
         c.nodeLabelAttributes().orElse(List.of()),
-        pools);
+        pools,
+        c.stale().discoveryIntervals());
   }
 
   @Produces

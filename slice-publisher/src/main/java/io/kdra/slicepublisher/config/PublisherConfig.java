@@ -76,6 +76,9 @@ public interface PublisherConfig {
   /** The inventory gRPC's certificate (InventoryTls). */
   InventoryTls inventoryTls();
 
+  /** How long the inventory gRPC keeps a driver's connection (InventoryConnections). */
+  InventoryConnections inventoryConnections();
+
   /** Leader election among publisher replicas. */
   LeaderElectionSettings leaderElection();
 
@@ -110,6 +113,16 @@ public interface PublisherConfig {
      */
     @WithDefault("20s")
     Duration disconnectedTaintAfter();
+
+    /**
+     * A driver whose snapshot says its last successful discovery pass is older than this many of
+     * its discovery intervals gets the stale taint on every device, with the value {@code
+     * discovery-stale}: it still reports, but no longer finds its devices (discovery fails or
+     * hangs). Judged per snapshot, so it shows at the next heartbeat and clears at the first
+     * snapshot after discovery works again. At least 1.
+     */
+    @WithDefault("6")
+    int discoveryIntervals();
 
     /** Key of the taint put on devices of a stale driver. */
     @WithDefault("kdra.io/driver-unresponsive")
@@ -150,6 +163,31 @@ public interface PublisherConfig {
     /** How often the files are read again; a change is served to new connections. */
     @WithDefault("30s")
     Duration reloadPeriod();
+  }
+
+  /**
+   * Connection limits of the inventory gRPC: a driver's connection is pinned to the publisher pod
+   * it first reached, so none may outlive its use.
+   */
+  interface InventoryConnections {
+    /**
+     * Every connection is closed after this long (grpc-java adds ±10 %), so that connections are
+     * spread over the replicas again and every stream is authenticated again; its driver reconnects
+     * at once.
+     */
+    @WithDefault("30m")
+    Duration maxAge();
+
+    /** How long the stream on a connection past its age may go on before it is cut. */
+    @WithDefault("10s")
+    Duration maxAgeGrace();
+
+    /**
+     * A connection without a stream is closed after this long (at least 1s): a standby's refused
+     * connection, which a driver would otherwise keep.
+     */
+    @WithDefault("5s")
+    Duration maxIdle();
   }
 
   /** Authentication of driver streams. */

@@ -1,6 +1,7 @@
 package io.kdra.slicepublisher.domain;
 
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -19,6 +20,8 @@ import java.util.Optional;
  * @param receivedAt when the publisher accepted the snapshot (heartbeats refresh it)
  * @param disconnectedAt when the stream that sent it ended, if it has (the driver is gone or
  *     restarting; a new stream's snapshot replaces this one)
+ * @param discovery when the driver last discovered these devices, if it says (drivers before the
+ *     snapshot's discovery fields do not)
  */
 public record NodeInventory(
     String driver,
@@ -27,9 +30,23 @@ public record NodeInventory(
     List<InventoryDevice> devices,
     List<CounterSet> sharedCounters,
     Instant receivedAt,
-    Optional<Instant> disconnectedAt) {
+    Optional<Instant> disconnectedAt,
+    Optional<Discovery> discovery) {
 
-  /** A snapshot whose stream is open. */
+  /**
+   * The driver's last successful discovery pass.
+   *
+   * @param at when it ended, by the publisher's clock (the receipt minus the age the driver said)
+   * @param interval how often the driver runs discovery; positive
+   */
+  public record Discovery(Instant at, Duration interval) {
+    public Discovery {
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(interval, "interval");
+    }
+  }
+
+  /** A snapshot whose stream is open, without discovery time. */
   public NodeInventory(
       String driver,
       String nodeName,
@@ -37,7 +54,15 @@ public record NodeInventory(
       List<InventoryDevice> devices,
       List<CounterSet> sharedCounters,
       Instant receivedAt) {
-    this(driver, nodeName, sequence, devices, sharedCounters, receivedAt, Optional.empty());
+    this(
+        driver,
+        nodeName,
+        sequence,
+        devices,
+        sharedCounters,
+        receivedAt,
+        Optional.empty(),
+        Optional.empty());
   }
 
   public NodeInventory {
@@ -47,17 +72,38 @@ public record NodeInventory(
     sharedCounters = List.copyOf(sharedCounters);
     Objects.requireNonNull(receivedAt, "receivedAt");
     Objects.requireNonNull(disconnectedAt, "disconnectedAt");
+    Objects.requireNonNull(discovery, "discovery");
   }
 
   /** The same snapshot, seen again at {@code when}. */
   public NodeInventory seenAt(Instant when) {
     return new NodeInventory(
-        driver, nodeName, sequence, devices, sharedCounters, when, disconnectedAt);
+        driver, nodeName, sequence, devices, sharedCounters, when, disconnectedAt, discovery);
   }
 
   /** The same snapshot, its stream having ended at {@code when}. */
   public NodeInventory disconnectedAt(Instant when) {
     return new NodeInventory(
-        driver, nodeName, sequence, devices, sharedCounters, receivedAt, Optional.of(when));
+        driver,
+        nodeName,
+        sequence,
+        devices,
+        sharedCounters,
+        receivedAt,
+        Optional.of(when),
+        discovery);
+  }
+
+  /** The same snapshot, its devices last discovered at {@code at}, every {@code interval}. */
+  public NodeInventory withDiscovery(Instant at, Duration interval) {
+    return new NodeInventory(
+        driver,
+        nodeName,
+        sequence,
+        devices,
+        sharedCounters,
+        receivedAt,
+        disconnectedAt,
+        Optional.of(new Discovery(at, interval)));
   }
 }

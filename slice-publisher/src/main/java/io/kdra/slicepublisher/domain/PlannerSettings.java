@@ -20,6 +20,8 @@ import java.util.Set;
  * @param staleRemoveAfter silence after which the pool is removed
  * @param disconnectedTaintAfter time since the driver's stream ended after which the stale taint is
  *     added (with the value {@code disconnected})
+ * @param staleDiscoveryIntervals how many of its discovery intervals a snapshot's discovery may be
+ *     old before the stale taint is added (with the value {@code discovery-stale})
  * @param nodeLabelAttributes node label keys copied into device attributes
  * @param networkPools network-attached pools
  */
@@ -33,9 +35,45 @@ public record PlannerSettings(
     Duration staleRemoveAfter,
     Duration disconnectedTaintAfter,
     List<String> nodeLabelAttributes,
-    List<NetworkPoolSpec> networkPools) {
+    List<NetworkPoolSpec> networkPools,
+    int staleDiscoveryIntervals) {
+
+  /** The shipped number of discovery intervals before a discovery counts as stale. */
+  public static final int DEFAULT_STALE_DISCOVERY_INTERVALS = 6;
+
+  /** With the shipped {@link #DEFAULT_STALE_DISCOVERY_INTERVALS}. */
+  public PlannerSettings(
+      Set<String> drivers,
+      String unhealthyTaintKey,
+      String unhealthyTaintEffect,
+      String staleTaintKey,
+      String staleTaintEffect,
+      Duration staleTaintAfter,
+      Duration staleRemoveAfter,
+      Duration disconnectedTaintAfter,
+      List<String> nodeLabelAttributes,
+      List<NetworkPoolSpec> networkPools) {
+    this(
+        drivers,
+        unhealthyTaintKey,
+        unhealthyTaintEffect,
+        staleTaintKey,
+        staleTaintEffect,
+        staleTaintAfter,
+        staleRemoveAfter,
+        disconnectedTaintAfter,
+        nodeLabelAttributes,
+        networkPools,
+        DEFAULT_STALE_DISCOVERY_INTERVALS);
+  }
 
   public PlannerSettings {
+    if (staleDiscoveryIntervals < 1) {
+      throw new IllegalArgumentException(
+          "publisher.stale.discovery-intervals ("
+              + staleDiscoveryIntervals
+              + ") must be at least 1");
+    }
     drivers = Set.copyOf(drivers);
     Objects.requireNonNull(unhealthyTaintKey, "unhealthyTaintKey");
     Objects.requireNonNull(unhealthyTaintEffect, "unhealthyTaintEffect");
@@ -82,7 +120,8 @@ public record PlannerSettings(
         staleRemoveAfter,
         disconnectedTaintAfter,
         keys,
-        networkPools);
+        networkPools,
+        staleDiscoveryIntervals);
   }
 
   public PlannerSettings withNetworkPools(List<NetworkPoolSpec> pools) {
@@ -96,7 +135,8 @@ public record PlannerSettings(
         staleRemoveAfter,
         disconnectedTaintAfter,
         nodeLabelAttributes,
-        pools);
+        pools,
+        staleDiscoveryIntervals);
   }
 
   public PlannerSettings withDisconnectedTaintAfter(Duration after) {
@@ -110,7 +150,23 @@ public record PlannerSettings(
         staleRemoveAfter,
         after,
         nodeLabelAttributes,
-        networkPools);
+        networkPools,
+        staleDiscoveryIntervals);
+  }
+
+  public PlannerSettings withStaleDiscoveryIntervals(int intervals) {
+    return new PlannerSettings(
+        drivers,
+        unhealthyTaintKey,
+        unhealthyTaintEffect,
+        staleTaintKey,
+        staleTaintEffect,
+        staleTaintAfter,
+        staleRemoveAfter,
+        disconnectedTaintAfter,
+        nodeLabelAttributes,
+        networkPools,
+        intervals);
   }
 
   /** The network pool that the snapshots of {@code driver} on {@code node} feed, if any. */

@@ -63,6 +63,12 @@ public final class SlicePlanner {
   /** The reason {@link #stalePools} gives a pool whose driver is silent but still connected. */
   public static final String SILENT = "silent";
 
+  /**
+   * The stale taint's value, and the reason {@link #stalePools} gives, when the driver reports but
+   * its discovery has not succeeded for longer than the settings allow.
+   */
+  public static final String DISCOVERY_STALE = "discovery-stale";
+
   private final PlannerSettings settings;
 
   public SlicePlanner(PlannerSettings settings) {
@@ -106,7 +112,8 @@ public final class SlicePlanner {
   /**
    * The value of the stale taint the inventory's devices carry at {@code now}: {@value
    * #DISCONNECTED} once its stream has been ended for the disconnect grace, {@code ""} (no value)
-   * once the driver has been silent for the taint grace, empty while it is neither.
+   * once the driver has been silent for the taint grace, {@value #DISCOVERY_STALE} when the
+   * snapshot's discovery was already stale when it arrived, empty while it is none of these.
    */
   public Optional<String> staleness(NodeInventory inventory, Instant now) {
     boolean disconnected =
@@ -118,18 +125,41 @@ public final class SlicePlanner {
       return Optional.of(DISCONNECTED);
     }
     Duration silence = Duration.between(inventory.receivedAt(), now);
-    return silence.compareTo(settings.staleTaintAfter()) > 0 ? Optional.of("") : Optional.empty();
+    if (silence.compareTo(settings.staleTaintAfter()) > 0) {
+      return Optional.of("");
+    }
+    return discoveryStale(inventory) ? Optional.of(DISCOVERY_STALE) : Optional.empty();
   }
 
   /**
-   * How many pools carry the stale taint at {@code now}, by reason ({@value #DISCONNECTED} or
-   * {@code silent}): inventories of served drivers not yet removed for silence. The driver behind
-   * each has stopped reporting, and the scheduler avoids its devices.
+   * Whether the snapshot's discovery was older than {@code staleDiscoveryIntervals} of the driver's
+   * intervals when it arrived. Judged at receipt, not now: between heartbeats (a minute by default)
+   * a live driver's discovery ages by up to the heartbeat, which is no sign of trouble, and a
+   * frozen one shows at its next heartbeat. A driver that says no discovery time or interval is not
+   * judged.
+   */
+  private boolean discoveryStale(NodeInventory inventory) {
+    return inventory
+        .discovery()
+        .filter(d -> !d.interval().isNegative() && !d.interval().isZero())
+        .filter(
+            d ->
+                Duration.between(d.at(), inventory.receivedAt())
+                        .compareTo(d.interval().multipliedBy(settings.staleDiscoveryIntervals()))
+                    > 0)
+        .isPresent();
+  }
+
+  /**
+   * How many pools carry the stale taint at {@code now}, by reason ({@value #DISCONNECTED}, {@value
+   * #SILENT} or {@value #DISCOVERY_STALE}): inventories of served drivers not yet removed for
+   * silence. The driver behind each has stopped reporting, and the scheduler avoids its devices.
    */
   public Map<String, Long> stalePools(Collection<NodeInventory> inventories, Instant now) {
     Map<String, Long> result = new LinkedHashMap<>();
     result.put(DISCONNECTED, 0L);
     result.put(SILENT, 0L);
+    result.put(DISCOVERY_STALE, 0L);
     for (NodeInventory inventory : inventories) {
       if (!settings.drivers().contains(inventory.driver()) || removedAsSilent(inventory, now)) {
         continue;

@@ -49,8 +49,9 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
           return;
         }
         if (!replica.writer()) {
-          fail(
-              Status.UNAVAILABLE.withDescription("this slice-publisher replica is not the leader"));
+          // stopped leading while the stream was open; StandbyRefusal refuses new streams
+          closed = true;
+          responses.onError(StandbyRefusal.refusal());
           return;
         }
         if (!reviewed) {

@@ -23,6 +23,7 @@ import io.kdra.inventory.v1.Health;
 import io.kdra.inventory.v1.InventorySnapshot;
 import io.kdra.slicepublisher.domain.InventoryDevice;
 import io.kdra.slicepublisher.domain.NodeInventory;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,6 +31,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -102,13 +104,37 @@ public final class SnapshotConverter {
       }
       devices.add(device(where, d, s.getDriver(), counterSets, errors));
     }
+    Optional<NodeInventory.Discovery> discovery = discovery(s, receivedAt, errors);
     if (!errors.isEmpty()) {
       return new Result(null, List.copyOf(errors));
     }
-    return new Result(
+    NodeInventory inventory =
         new NodeInventory(
-            s.getDriver(), s.getNodeName(), s.getSequence(), devices, sets, receivedAt),
+            s.getDriver(), s.getNodeName(), s.getSequence(), devices, sets, receivedAt);
+    return new Result(
+        discovery.map(d -> inventory.withDiscovery(d.at(), d.interval())).orElse(inventory),
         List.of());
+  }
+
+  /**
+   * The driver's last successful discovery by the publisher's clock: the receipt minus the age the
+   * snapshot says. Empty when the driver says no age or no interval (older drivers).
+   */
+  private static Optional<NodeInventory.Discovery> discovery(
+      InventorySnapshot s, Instant receivedAt, List<String> errors) {
+    long age = s.getDiscoveryAgeMillis();
+    long interval = s.getDiscoveryIntervalMillis();
+    if (age < 0) {
+      errors.add("discovery_age_millis: must not be negative, not " + age);
+    }
+    if (interval < 0) {
+      errors.add("discovery_interval_millis: must not be negative, not " + interval);
+    }
+    if (!s.hasDiscoveryAgeMillis() || age < 0 || interval <= 0) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new NodeInventory.Discovery(receivedAt.minusMillis(age), Duration.ofMillis(interval)));
   }
 
   private InventoryDevice device(

@@ -25,7 +25,8 @@ public class StalePoolMeters {
       InventoryStore store,
       SlicePlanner planner,
       Clock clock) {
-    for (String reason : List.of(SlicePlanner.DISCONNECTED, SlicePlanner.SILENT)) {
+    for (String reason :
+        List.of(SlicePlanner.DISCONNECTED, SlicePlanner.SILENT, SlicePlanner.DISCOVERY_STALE)) {
       Gauge.builder(
               "kdra.publisher.stale.pools",
               () -> planner.stalePools(store.all(), clock.instant()).get(reason))

@@ -304,10 +304,14 @@ class SlicePlannerTest {
 
     assertThat(PLANNER.stalePools(inventories, now))
         .containsExactly(
-            Map.entry(SlicePlanner.DISCONNECTED, 1L), Map.entry(SlicePlanner.SILENT, 1L));
+            Map.entry(SlicePlanner.DISCONNECTED, 1L),
+            Map.entry(SlicePlanner.SILENT, 1L),
+            Map.entry(SlicePlanner.DISCOVERY_STALE, 0L));
     assertThat(PLANNER.stalePools(List.of(), now))
         .containsExactly(
-            Map.entry(SlicePlanner.DISCONNECTED, 0L), Map.entry(SlicePlanner.SILENT, 0L));
+            Map.entry(SlicePlanner.DISCONNECTED, 0L),
+            Map.entry(SlicePlanner.SILENT, 0L),
+            Map.entry(SlicePlanner.DISCOVERY_STALE, 0L));
   }
 
   @Test

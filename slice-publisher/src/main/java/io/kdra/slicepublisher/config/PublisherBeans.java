@@ -141,10 +141,11 @@ public class PublisherBeans {
       InventoryStore store,
       PoolReconciler reconciler,
       PublisherMetrics metrics,
-      Clock clock) {
+      Clock clock,
+      PublisherConfig c) {
     return new SnapshotIntake(
         settings.drivers(),
-        new SnapshotConverter(settings.nodeLabelAttributes().size()),
+        new SnapshotConverter(settings.nodeLabelAttributes().size(), c.maxDevicesPerNode()),
         store,
         i -> reconciler.inventoryChanged(i.driver(), i.nodeName()),
         metrics,

@@ -70,6 +70,16 @@ public interface PublisherConfig {
   @WithDefault("true")
   boolean sliceFieldSelector();
 
+  /**
+   * The most devices one driver may report for one node; a snapshot with more is refused whole (its
+   * ack names the count and this limit), so that one compromised node cannot load the API server
+   * and every allocator with tens of thousands of devices. The planner splits a pool into slices of
+   * at most 128 devices (upstream's limit per slice), so 1024 is 8 slices: room for 8 GPUs with
+   * every MIG placement each.
+   */
+  @WithDefault("1024")
+  int maxDevicesPerNode();
+
   /** Who may report which node. */
   Auth auth();
 

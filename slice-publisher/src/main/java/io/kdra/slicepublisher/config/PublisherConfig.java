@@ -183,5 +183,17 @@ public interface PublisherConfig {
      */
     @WithDefault("kdra-slice-publisher")
     String audience();
+
+    /**
+     * TokenReviews one caller address may cause at once: a new stream whose token is not in the
+     * review cache (valid answers are kept up to a minute, refusals 10 s) takes one; past the
+     * bucket, streams are refused with RESOURCE_EXHAUSTED without a review.
+     */
+    @WithDefault("10")
+    int peerReviewBurst();
+
+    /** How often one more review is allowed per caller address, up to the burst. */
+    @WithDefault("1s")
+    Duration peerReviewInterval();
   }
 }

@@ -4,14 +4,30 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.restassured.specification.RequestSpecification;
+import java.net.URL;
 import org.junit.jupiter.api.Test;
 
-/** The webhook's route on the running service: the API server's request in, its answer out. */
+/**
+ * The webhook's route on the running service: the API server's request in, its answer out, over
+ * HTTPS only (the test certificate of inventory-tls/).
+ */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
 class OpaqueConfigWebhookTest {
+
+  @TestHTTPResource(value = OpaqueConfigWebhook.PATH, tls = true)
+  URL https;
+
+  @TestHTTPResource(OpaqueConfigWebhook.PATH)
+  URL plain;
+
+  private static RequestSpecification overTls() {
+    return given().relaxedHTTPSValidation();
+  }
 
   private static final String REVIEW =
       "{'apiVersion': 'admission.k8s.io/v1', "
@@ -24,11 +40,11 @@ class OpaqueConfigWebhookTest {
 
   @Test
   void refusesABadConfigNamingTheField() {
-    given()
+    overTls()
         .contentType("application/json")
         .body(String.format(REVIEW, "{'mps': {'threads': 4}}").replace('\'', '"'))
         .when()
-        .post(OpaqueConfigWebhook.PATH)
+        .post(https)
         .then()
         .statusCode(200)
         .body("apiVersion", equalTo("admission.k8s.io/v1"))
@@ -48,11 +64,11 @@ class OpaqueConfigWebhookTest {
 
   @Test
   void allowsAGoodConfig() {
-    given()
+    overTls()
         .contentType("application/json")
         .body(String.format(REVIEW, "{'strategy': 'TimeSlicing'}").replace('\'', '"'))
         .when()
-        .post(OpaqueConfigWebhook.PATH)
+        .post(https)
         .then()
         .statusCode(200)
         .body("response.uid", equalTo("u-7"))
@@ -61,13 +77,37 @@ class OpaqueConfigWebhookTest {
 
   @Test
   void aBodyThatIsNoReviewIsABadRequest() {
-    given()
+    overTls()
         .contentType("application/json")
         .body("[1]")
         .when()
-        .post(OpaqueConfigWebhook.PATH)
+        .post(https)
         .then()
         .statusCode(400)
         .body(startsWith("not an AdmissionReview"));
+  }
+
+  /** Plain HTTP is for probes and metrics: every pod may reach it. */
+  @Test
+  void isNotServedOnThePlainPort() {
+    given()
+        .contentType("application/json")
+        .body(String.format(REVIEW, "{'strategy': 'TimeSlicing'}").replace('\'', '"'))
+        .when()
+        .post(plain)
+        .then()
+        .statusCode(404);
+  }
+
+  /** Not parsed (it would be a 400): refused from its Content-Length. */
+  @Test
+  void aBodyOverTheLimitIsRefusedUnread() {
+    overTls()
+        .contentType("application/json")
+        .body(new byte[(int) OpaqueConfigWebhook.MAX_BODY + 1])
+        .when()
+        .post(https)
+        .then()
+        .statusCode(413);
   }
 }

@@ -11,10 +11,12 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.TimeoutHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import org.jboss.logging.Logger;
 
@@ -29,8 +31,8 @@ import org.jboss.logging.Logger;
  *
  * <p>Bounded, so that a flood from any pod cannot starve the health checks that share the event
  * loop: at most {@value #MAX_IN_FLIGHT} requests at a time (more get 429 before their body is
- * read), bodies of at most {@link #MAX_BODY} bytes (413 unread), parsed and decided off the event
- * loop on {@value #WORKERS} threads of their own.
+ * read), each for at most {@link #DEADLINE}, bodies of at most {@link #MAX_BODY} bytes (413
+ * unread), parsed and decided off the event loop on {@value #WORKERS} threads of their own.
  */
 @ApplicationScoped
 public class OpaqueConfigWebhook {
@@ -51,6 +53,13 @@ public class OpaqueConfigWebhook {
   /** Requests held at once, from their headers to their answer; a review takes microseconds. */
   static final int MAX_IN_FLIGHT = 8;
 
+  /**
+   * A request not answered by then (its body still coming) is ended with 408, so that slow callers
+   * cannot hold the {@link #MAX_IN_FLIGHT} places: the API server sends a review at once and waits
+   * at most 30 s (timeoutSeconds), the chart's 5 s.
+   */
+  static final Duration DEADLINE = Duration.ofSeconds(10);
+
   /** Threads that parse and decide: parsing, not the body, is what costs memory. */
   static final int WORKERS = 2;
 
@@ -70,7 +79,7 @@ public class OpaqueConfigWebhook {
   void routes(@Observes Router router, Vertx vertx) {
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("admission-review", WORKERS);
     // two routes, in this order: Vert.x wants a body handler first on its route
-    router.post(PATH).handler(this::admit);
+    router.post(PATH).handler(TimeoutHandler.create(DEADLINE.toMillis(), 408)).handler(this::admit);
     router
         .post(PATH)
         .handler(BodyHandler.create(false).setBodyLimit(MAX_BODY))

@@ -1,6 +1,7 @@
 package io.kdra.slicepublisher.admission;
 
 import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 
@@ -8,7 +9,16 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import io.restassured.specification.RequestSpecification;
+import java.net.Socket;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -109,5 +119,64 @@ class OpaqueConfigWebhookTest {
         .post(https)
         .then()
         .statusCode(413);
+  }
+
+  /**
+   * Requests whose body never comes hold the places; a request past them is refused before its body
+   * is read, and once they are gone (closed, or ended at the deadline) reviews go on.
+   */
+  @Test
+  void requestsPastTheInFlightBoundAreRefusedUntilTheHeldOnesEnd() throws Exception {
+    List<Socket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < OpaqueConfigWebhook.MAX_IN_FLIGHT; i++) {
+        held.add(headersOnly());
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> allowGoodConfig() == 429);
+    } finally {
+      for (Socket s : held) {
+        s.close();
+      }
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> allowGoodConfig() == 200);
+  }
+
+  private int allowGoodConfig() {
+    return overTls()
+        .contentType("application/json")
+        .body(String.format(REVIEW, "{'strategy': 'TimeSlicing'}").replace('\'', '"'))
+        .when()
+        .post(https)
+        .statusCode();
+  }
+
+  /** A POST over TLS that announces a body and sends none. */
+  private Socket headersOnly() throws Exception {
+    SSLContext tls = SSLContext.getInstance("TLS");
+    tls.init(null, new TrustManager[] {new TrustAll()}, null);
+    Socket s = tls.getSocketFactory().createSocket(https.getHost(), https.getPort());
+    s.getOutputStream()
+        .write(
+            ("POST "
+                    + OpaqueConfigWebhook.PATH
+                    + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 100\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    return s;
+  }
+
+  /** The test's own certificate; what is tested is not the handshake. */
+  private static final class TrustAll implements X509TrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
   }
 }

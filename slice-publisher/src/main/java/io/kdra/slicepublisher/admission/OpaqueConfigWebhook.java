@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -104,17 +105,21 @@ public class OpaqueConfigWebhook {
   }
 
   private void review(RoutingContext ctx, WorkerExecutor workers) {
-    byte[] body = ctx.body().buffer().getBytes();
+    Buffer buffer = ctx.body().buffer();
+    byte[] body = buffer == null ? new byte[0] : buffer.getBytes();
     workers
         .executeBlocking(() -> answer(body), false)
         .onSuccess(
-            a ->
+            a -> {
+              if (!ctx.response().ended()) { // else ended at the deadline
                 ctx.response()
                     .setStatusCode(a.status())
                     .putHeader(
                         HttpHeaders.CONTENT_TYPE,
                         a.status() == 200 ? "application/json" : "text/plain")
-                    .end(a.body()))
+                    .end(a.body());
+              }
+            })
         .onFailure(ctx::fail);
   }
 

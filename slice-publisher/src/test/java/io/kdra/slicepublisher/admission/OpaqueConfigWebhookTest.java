@@ -97,6 +97,17 @@ class OpaqueConfigWebhookTest {
         .body(startsWith("not an AdmissionReview"));
   }
 
+  @Test
+  void noBodyIsABadRequest() {
+    overTls()
+        .contentType("application/json")
+        .when()
+        .post(https)
+        .then()
+        .statusCode(400)
+        .body(startsWith("not an AdmissionReview"));
+  }
+
   /** Plain HTTP is for probes and metrics: every pod may reach it. */
   @Test
   void isNotServedOnThePlainPort() {

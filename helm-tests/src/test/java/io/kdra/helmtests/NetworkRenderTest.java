@@ -269,8 +269,29 @@ class NetworkRenderTest {
                 assertThat(f.getPodSelector().getMatchLabels())
                     .containsEntry("app.kubernetes.io/component", "device-driver"));
     var http = policy.getSpec().getIngress().get(1);
-    assertThat(http.getFrom()).isEmpty();
     assertThat(http.getPorts()).extracting(p -> p.getPort().getStrVal()).containsExactly("http");
+    assertThat(http.getFrom())
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.getNamespaceSelector().getMatchLabels())
+                  .containsExactly(Map.entry("kubernetes.io/metadata.name", "monitoring"));
+              assertThat(f.getPodSelector()).isNull();
+            });
+  }
+
+  /** The kubelet's probes come from the node, which NetworkPolicy always lets through. */
+  @Test
+  void withoutMetricsPeersNoPodReachesThePublishersHttpPort() {
+    NetworkPolicy policy =
+        Rendered.one(
+            Chart.render(Chart.values("slicePublisher.networkPolicy.metricsFrom", List.of())),
+            NetworkPolicy.class,
+            "kdra-slice-publisher");
+    assertThat(policy.getSpec().getIngress())
+        .flatExtracting(r -> r.getPorts())
+        .extracting(p -> p.getPort().getStrVal())
+        .containsExactly("grpc", "webhook");
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.kdra.slicepublisher.domain.InventoryStore;
 import io.kdra.slicepublisher.domain.PlannerSettings;
 import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
 import io.kdra.slicepublisher.domain.SlicePlanner;
+import io.kdra.slicepublisher.grpc.DriverAuthenticator;
 import io.kdra.slicepublisher.grpc.DriverIdentity;
 import io.kdra.slicepublisher.grpc.KubernetesTokenReviewer;
 import io.kdra.slicepublisher.grpc.SnapshotConverter;
@@ -18,12 +19,16 @@ import io.kdra.slicepublisher.k8s.SliceWriter;
 import io.kdra.slicepublisher.observability.PublisherMetrics;
 import io.opentelemetry.api.trace.Tracer;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -142,10 +147,11 @@ public class PublisherBeans {
       InventoryStore store,
       PoolReconciler reconciler,
       PublisherMetrics metrics,
-      Clock clock) {
+      Clock clock,
+      PublisherConfig c) {
     return new SnapshotIntake(
         settings.drivers(),
-        new SnapshotConverter(settings.nodeLabelAttributes().size()),
+        new SnapshotConverter(settings.nodeLabelAttributes().size(), c.maxDevicesPerNode()),
         store,
         i -> reconciler.inventoryChanged(i.driver(), i.nodeName()),
         metrics,
@@ -166,5 +172,46 @@ public class PublisherBeans {
               + "set it to the device-driver's ServiceAccount as namespace:name");
     }
     return new KubernetesTokenReviewer(client, new DriverIdentity(accounts, c.auth().audience()));
+  }
+
+  @Produces
+  @Singleton
+  DriverAuthenticator authenticator(
+      TokenReviewer reviewer, PublisherConfig c, Clock clock, StreamExpiries expiries) {
+    return new DriverAuthenticator(
+        reviewer, c.auth().peerReviewBurst(), c.auth().peerReviewInterval(), clock, expiries);
+  }
+
+  @Produces
+  @Singleton
+  StreamExpiries streamExpiries() {
+    return new StreamExpiries();
+  }
+
+  void stopStreamExpiries(@Disposes StreamExpiries expiries) {
+    expiries.timer.shutdownNow();
+  }
+
+  /** Ends driver streams whose token expired; its tasks are cheap (they only close a stream). */
+  static final class StreamExpiries implements DriverAuthenticator.Timer {
+    private final ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "inventory-stream-expiry");
+              t.setDaemon(true);
+              return t;
+            });
+
+    StreamExpiries() {
+      // a stream that ends first cancels its task: drop it at once, not at its due time
+      timer.setRemoveOnCancelPolicy(true);
+    }
+
+    @Override
+    public Runnable schedule(Duration delay, Runnable action) {
+      var task = timer.schedule(action, delay.toNanos(), TimeUnit.NANOSECONDS);
+      return () -> task.cancel(false);
+    }
   }
 }

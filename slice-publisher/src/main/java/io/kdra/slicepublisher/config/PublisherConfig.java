@@ -70,6 +70,16 @@ public interface PublisherConfig {
   @WithDefault("true")
   boolean sliceFieldSelector();
 
+  /**
+   * The most devices one driver may report for one node; a snapshot with more is refused whole (its
+   * ack names the count and this limit), so that one compromised node cannot load the API server
+   * and every allocator with tens of thousands of devices. The planner splits a pool into slices of
+   * at most 128 devices (upstream's limit per slice), so 1024 is 8 slices: room for 8 GPUs with
+   * every MIG placement each.
+   */
+  @WithDefault("1024")
+  int maxDevicesPerNode();
+
   /** Who may report which node. */
   Auth auth();
 
@@ -211,5 +221,17 @@ public interface PublisherConfig {
      */
     @WithDefault("kdra-slice-publisher")
     String audience();
+
+    /**
+     * TokenReviews one caller address may cause at once: a new stream whose token is not in the
+     * review cache (valid answers are kept up to a minute, refusals 10 s) takes one; past the
+     * bucket, streams are refused with RESOURCE_EXHAUSTED without a review.
+     */
+    @WithDefault("10")
+    int peerReviewBurst();
+
+    /** How often one more review is allowed per caller address, up to the burst. */
+    @WithDefault("1s")
+    Duration peerReviewInterval();
   }
 }

@@ -64,12 +64,15 @@ public record DriverIdentity(Set<String> serviceAccounts, String audience) {
       String why = review.error() == null || review.error().isEmpty() ? "" : ": " + review.error();
       return new Verdict.Refused("token not authenticated for audience \"" + audience + "\"" + why);
     }
-    if (!review.audiences().isEmpty() && !review.audiences().contains(audience)) {
+    if (!review.audiences().contains(audience)) {
+      // an empty list means the API server's own audiences (TokenReviewStatus.audiences)
       return new Verdict.Refused(
           "token of "
               + review.who()
               + " is for "
-              + review.audiences()
+              + (review.audiences().isEmpty()
+                  ? "the API server's audiences"
+                  : review.audiences().toString())
               + ", not for \""
               + audience
               + "\"");

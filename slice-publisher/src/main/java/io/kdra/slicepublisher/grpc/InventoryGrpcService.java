@@ -13,7 +13,8 @@ import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 /**
- * The inventory API. Per stream: the caller's token is reviewed once, at the first snapshot; every
+ * The inventory API. Per stream: the caller's token is reviewed once, at the first snapshot ({@link
+ * DriverAuthenticator}), and the stream ends with UNAUTHENTICATED when the token expires; every
  * snapshot must be for the caller's own node (else the stream ends with PERMISSION_DENIED); then
  * {@link SnapshotIntake} decides and the ack says what became of it. A replica that is not the
  * leader ends streams with UNAVAILABLE so that drivers reconnect (through the Service) to the
@@ -24,7 +25,7 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
 
   private static final Logger LOG = Logger.getLogger(InventoryGrpcService.class);
 
-  @Inject TokenReviewer reviewer;
+  @Inject DriverAuthenticator authenticator;
   @Inject SnapshotIntake intake;
   @Inject WritingReplica replica;
   @Inject PlannerSettings settings;
@@ -35,8 +36,11 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
   @Blocking
   public StreamObserver<InventorySnapshot> report(StreamObserver<ReportAck> responses) {
     String token = BearerTokenInterceptor.TOKEN.get();
+    String peer = BearerTokenInterceptor.PEER.get();
+    // synchronized: the token's expiry ends the stream from a timer thread
     return new StreamObserver<>() {
       private boolean reviewed;
+      private Runnable cancelExpiry = () -> {};
       private String node;
       private Long lastSequence;
       private String lastDriver;
@@ -44,7 +48,7 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
       private boolean closed;
 
       @Override
-      public void onNext(InventorySnapshot snapshot) {
+      public synchronized void onNext(InventorySnapshot snapshot) {
         if (closed) {
           return;
         }
@@ -55,19 +59,16 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
           return;
         }
         if (!reviewed) {
-          if (token == null && reviewer.requiresToken()) {
-            fail(
-                Status.UNAUTHENTICATED.withDescription(
-                    "no \"authorization: Bearer <ServiceAccount token>\" metadata"));
-            return;
-          }
+          DriverAuthenticator.Caller caller;
           try {
-            node = reviewer.nodeOf(token == null ? "" : token);
-          } catch (TokenReviewer.Rejected e) {
-            fail(Status.UNAUTHENTICATED.withDescription(e.getMessage()));
+            caller = authenticator.authenticate(token, peer);
+          } catch (DriverAuthenticator.Refused e) {
+            fail(e.status());
             return;
           }
+          node = caller.node();
           reviewed = true;
+          cancelExpiry = authenticator.atExpiry(caller, () -> expired(caller));
         }
         if (node != null && !node.equals(snapshot.getNodeName())) {
           fail(
@@ -92,8 +93,25 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
         responses.onNext(ack);
       }
 
+      /** Routine (the kubelet renews tokens): the driver reconnects with its new one. */
+      private synchronized void expired(DriverAuthenticator.Caller caller) {
+        if (!closed) {
+          closed = true;
+          LOG.debugf("ending the inventory stream of node %s: its token expired", node);
+          responses.onError(
+              Status.UNAUTHENTICATED
+                  .withDescription(
+                      "the stream's token expired at "
+                          + caller.validUntil()
+                          + "; reconnect with the renewed one")
+                  .asRuntimeException());
+          ended();
+        }
+      }
+
       private void fail(Status status) {
         closed = true;
+        cancelExpiry.run();
         if (status.getCode() == Status.Code.UNAVAILABLE) {
           LOG.debugf("ending inventory stream: %s", status.getDescription());
         } else {
@@ -104,14 +122,16 @@ public class InventoryGrpcService extends InventoryGrpc.InventoryImplBase {
       }
 
       @Override
-      public void onError(Throwable t) {
+      public synchronized void onError(Throwable t) {
         closed = true;
+        cancelExpiry.run();
         LOG.debugf("inventory stream ended by the driver: %s", t.toString());
         ended();
       }
 
       @Override
-      public void onCompleted() {
+      public synchronized void onCompleted() {
+        cancelExpiry.run();
         if (!closed) {
           closed = true;
           responses.onCompleted();

@@ -50,12 +50,20 @@ import java.util.TreeMap;
 public final class SnapshotConverter {
 
   private final int reservedAttributes;
+  private final int maxDevices;
 
   /**
    * @param reservedAttributes attribute slots per device kept for node-label attributes
+   * @param maxDevices the most devices one snapshot may hold (publisher.max-devices-per-node)
    */
-  public SnapshotConverter(int reservedAttributes) {
+  public SnapshotConverter(int reservedAttributes, int maxDevices) {
     this.reservedAttributes = reservedAttributes;
+    this.maxDevices = maxDevices;
+  }
+
+  /** The most devices one snapshot may hold. */
+  public int maxDevices() {
+    return maxDevices;
   }
 
   /** The outcome: an inventory, or the problems found (never both). */
@@ -67,6 +75,19 @@ public final class SnapshotConverter {
 
   /** Validates and converts; {@code receivedAt} becomes the inventory's timestamp. */
   public Result convert(InventorySnapshot s, Instant receivedAt) {
+    if (s.getDevicesCount() > maxDevices) {
+      // before anything else: reading tens of thousands of devices is the load the cap prevents
+      return new Result(
+          null,
+          List.of(
+              "node_name \""
+                  + s.getNodeName()
+                  + "\": "
+                  + s.getDevicesCount()
+                  + " devices, at most "
+                  + maxDevices
+                  + " allowed per driver and node (publisher.max-devices-per-node)"));
+    }
     List<String> errors = new ArrayList<>();
     String driver = "driver \"" + s.getDriver() + "\"";
     report(driver, Names.driverName(s.getDriver()), errors);

@@ -8,7 +8,9 @@ import io.kdra.slicepublisher.observability.PublisherMetrics;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.jboss.logging.Logger;
 
 /**
  * Accepts or refuses one snapshot whose node has already been checked: the driver must be served,
@@ -25,12 +27,18 @@ import java.util.function.Consumer;
  */
 public final class SnapshotIntake {
 
+  private static final Logger LOG = Logger.getLogger(SnapshotIntake.class);
+  private static final int MAX_REMEMBERED = 10_000;
+
   private final Set<String> drivers;
   private final SnapshotConverter converter;
   private final InventoryStore store;
   private final Consumer<NodeInventory> changed;
   private final PublisherMetrics metrics;
   private final Clock clock;
+
+  /** driver/node pairs whose refusal over the device cap was logged; until they are accepted. */
+  private final Set<String> overCap = ConcurrentHashMap.newKeySet();
 
   public SnapshotIntake(
       Set<String> drivers,
@@ -74,10 +82,15 @@ public final class SnapshotIntake {
               + ", the last accepted on this stream");
     }
     SnapshotConverter.Result result = converter.convert(s, clock.instant());
+    String pair = s.getDriver() + "/" + s.getNodeName();
     if (!result.ok()) {
       metrics.snapshot(s.getDriver(), "invalid");
+      if (s.getDevicesCount() > converter.maxDevices()) {
+        logOverCapOnce(pair, result.errors().get(0));
+      }
       return refuse(s, String.join("; ", result.errors()));
     }
+    overCap.remove(pair);
     store.put(result.inventory());
     changed.accept(result.inventory());
     metrics.snapshot(s.getDriver(), "accepted");
@@ -94,6 +107,16 @@ public final class SnapshotIntake {
     Optional<NodeInventory> marked = store.streamEnded(driver, node, lastSequence, clock.instant());
     marked.ifPresent(changed);
     return marked.isPresent();
+  }
+
+  /** The driver retries with every change of its devices: one line per node says it all. */
+  private void logOverCapOnce(String pair, String error) {
+    if (overCap.size() >= MAX_REMEMBERED) {
+      overCap.clear();
+    }
+    if (overCap.add(pair)) {
+      LOG.warnf("refusing the snapshots of %s: %s (logged once per node)", pair, error);
+    }
   }
 
   private static ReportAck refuse(InventorySnapshot s, String error) {

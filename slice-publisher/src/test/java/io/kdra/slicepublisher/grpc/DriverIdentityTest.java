@@ -52,6 +52,15 @@ class DriverIdentityTest {
                     + " (pod driver-x on node node-a) is for "
                     + "[https://kubernetes.default.svc], not for \"kdra-slice-publisher\"")),
         arguments(
+            // the TokenReview API: no audiences means the API server's own, not ours
+            "valid, with no audiences named",
+            new Review(true, null, DRIVER, ON_NODE_A, List.of()),
+            new Verdict.Refused(
+                "token of "
+                    + DRIVER
+                    + " (pod driver-x on node node-a) is for the API server's audiences, not for"
+                    + " \"kdra-slice-publisher\"")),
+        arguments(
             "another ServiceAccount's pod on the node",
             new Review(true, null, "system:serviceaccount:apps:web", ON_NODE_A, AUDIENCE),
             new Verdict.Refused(

@@ -4,7 +4,10 @@ import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Alternative;
 import jakarta.inject.Singleton;
 
-/** Stands in for the TokenReview API: token "token-for-NODE" is a driver pod on NODE. */
+/**
+ * Stands in for the TokenReview API: token "token-for-NODE" is a driver pod on NODE, and so is a
+ * JWT whose header part is "token-for-NODE".
+ */
 @Alternative
 @Priority(1)
 @Singleton
@@ -17,6 +20,6 @@ public class FakeTokenReviewer implements TokenReviewer {
     if (!token.startsWith(PREFIX)) {
       throw new Rejected("token not authenticated");
     }
-    return token.substring(PREFIX.length());
+    return token.substring(PREFIX.length()).split("\\.", 2)[0];
   }
 }

@@ -205,6 +205,24 @@ class InventoryGrpcServiceTest {
     again.requests.onCompleted();
   }
 
+  /** The driver reconnects with its renewed token; the old one no longer proves anything. */
+  @Test
+  void aStreamEndsWhenItsTokenExpires() throws Exception {
+    long exp = java.time.Instant.now().getEpochSecond() + 2;
+    String payload = "{\"exp\":" + exp + "}";
+    Driver d =
+        connect(
+            "token-for-node-e."
+                + java.util.Base64.getUrlEncoder()
+                    .withoutPadding()
+                    .encodeToString(payload.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                + ".sig");
+    d.requests.onNext(snapshot("gpu.kdra.io", "node-e", 1, gpu("gpu-0")));
+    Status status = d.endStatus();
+    assertThat(status.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+    assertThat(status.getDescription()).contains("token expired");
+  }
+
   /** Per device of the pool, its taints as key=value:effect, "" for none. */
   private java.util.List<String> taintsOf(String pool) {
     return slicesOf(pool).stream()

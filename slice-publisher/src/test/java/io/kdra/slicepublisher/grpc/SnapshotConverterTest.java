@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class SnapshotConverterTest {
 
-  private static final SnapshotConverter CONVERTER = new SnapshotConverter(2);
+  private static final SnapshotConverter CONVERTER = new SnapshotConverter(2, 1024);
 
   private static InventorySnapshot.Builder snapshot() {
     return InventorySnapshot.newBuilder()
@@ -349,5 +349,24 @@ class SnapshotConverterTest {
         .extracting(Object::toString)
         .containsExactly("10Gi", "20Gi");
     assertThat(memory.getValidRange()).isNull();
+  }
+
+  @Test
+  void aSnapshotOverTheDeviceCapIsRefusedNamingCountAndLimitBeforeItsDevicesAreRead() {
+    SnapshotConverter capped = new SnapshotConverter(2, 3);
+    var atCap = snapshot();
+    for (int i = 1; i < 3; i++) {
+      atCap.addDevices(device().setName("gpu-" + i));
+    }
+    assertThat(capped.convert(atCap.build(), Instant.EPOCH).errors()).isEmpty();
+
+    // one device more, and an invalid one: only the count is reported
+    var overCap = atCap.addDevices(device().setName("GPU_3"));
+    var result = capped.convert(overCap.build(), Instant.EPOCH);
+    assertThat(result.inventory()).isNull();
+    assertThat(result.errors())
+        .containsExactly(
+            "node_name \"node-a\": 4 devices, at most 3 allowed per driver and node"
+                + " (publisher.max-devices-per-node)");
   }
 }

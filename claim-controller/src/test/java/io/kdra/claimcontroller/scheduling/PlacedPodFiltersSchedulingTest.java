@@ -16,7 +16,6 @@ import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.events.EventRecorder;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +41,7 @@ class PlacedPodFiltersSchedulingTest {
     ApiView view = new ApiView(client);
     return new PodScheduling(
         view,
-        new RecentWrites(Duration.ofMinutes(1), Clock.systemUTC()),
+        new RecentWrites(),
         new ClaimWriter(client, K.SCHEDULER, 3),
         new PodWriter(client, 3, Clock.systemUTC()),
         binder,

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /** The snapshot's discovery age and interval become the inventory's discovery time. */
 class SnapshotDiscoveryTest {
-  private static final SnapshotConverter CONVERTER = new SnapshotConverter(2);
+  private static final SnapshotConverter CONVERTER = new SnapshotConverter(2, 1024);
   private static final Instant RECEIVED = Instant.parse("2026-12-01T10:00:00Z");
 
   private static InventorySnapshot.Builder snapshot() {

@@ -410,9 +410,15 @@ class OpaqueConfigAdmissionIT {
     return c;
   }
 
-  /** The chart's policy and binding, rendered as every other chart object the harness uses. */
+  /**
+   * The chart's opaque-config policy and binding (not its writers' policies), rendered as every
+   * other chart object the harness uses.
+   */
   private static List<HasMetadata> policyObjects() {
-    return KdraChart.render().stream().filter(o -> POLICY_KINDS.contains(o.getKind())).toList();
+    return KdraChart.render().stream()
+        .filter(o -> POLICY_KINDS.contains(o.getKind()))
+        .filter(o -> o.getMetadata().getName().endsWith("-opaque-config"))
+        .toList();
   }
 
   private static String policyName() {

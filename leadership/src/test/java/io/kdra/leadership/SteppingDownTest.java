@@ -1,6 +1,7 @@
 package io.kdra.leadership;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -11,7 +12,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -129,11 +129,7 @@ class SteppingDownTest {
     return lease == null ? null : lease.getSpec().getHolderIdentity();
   }
 
-  private static void waitFor(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("condition within 20 s").isLessThan(deadline);
-      Thread.sleep(20);
-    }
+  private static void waitFor(BooleanSupplier condition) {
+    await().atMost(Duration.ofSeconds(20)).until(condition::getAsBoolean);
   }
 }

@@ -65,6 +65,7 @@ final class RealNode implements AutoCloseable {
   private final NodeCgroups cgroups;
   private final RealNodeFiles files;
   private final Thread hook;
+  private final OwnNetwork own;
   private Process holder;
   private Process containerd;
   private Process kubelet;
@@ -75,13 +76,15 @@ final class RealNode implements AutoCloseable {
       RealNodeBinaries binaries,
       KubernetesClient client,
       String kubeconfig,
-      PodNetwork network) {
+      PodNetwork network,
+      OwnNetwork own) {
     this.name = name;
     this.dir = dir;
     this.binaries = binaries;
     this.client = client;
+    this.own = own;
     this.cgroups = NodeCgroups.forNode(name);
-    this.files = new RealNodeFiles(dir, binaries, cgroups, kubeconfig, network);
+    this.files = new RealNodeFiles(dir, binaries, cgroups, kubeconfig, network, own);
     this.hook = new Thread(this::killAll, "real-node-" + name);
   }
 
@@ -97,7 +100,7 @@ final class RealNode implements AutoCloseable {
       RealNodeBinaries binaries,
       KubernetesClient client,
       String kubeconfig) {
-    return start(name, dir, binaries, client, kubeconfig, null);
+    return start(name, dir, binaries, client, kubeconfig, (PodNetwork) null);
   }
 
   /**
@@ -111,7 +114,44 @@ final class RealNode implements AutoCloseable {
       KubernetesClient client,
       String kubeconfig,
       PodNetwork network) {
-    RealNode node = new RealNode(name, dir, binaries, client, kubeconfig, network);
+    return start(new RealNode(name, dir, binaries, client, kubeconfig, network, null));
+  }
+
+  /**
+   * A node of a {@link MultiNodeCluster}: in a network namespace of its own (with its mount
+   * namespace and cgroup), pods on the standard CNI plugins in its pod range.
+   *
+   * @param kubeconfig the node's own identity ({@code system:node:<name>})
+   */
+  static RealNode start(
+      String name,
+      Path dir,
+      RealNodeBinaries binaries,
+      KubernetesClient client,
+      String kubeconfig,
+      OwnNetwork own) {
+    return start(new RealNode(name, dir, binaries, client, kubeconfig, null, own));
+  }
+
+  /**
+   * A node's own network namespace.
+   *
+   * @param nodeIp its address (the kubelet's {@code --node-ip}, where it serves)
+   * @param podCidr its pods' range (host-local)
+   * @param cniPlugins the directory of the standard CNI plugins
+   * @param clusterDns the kubelet's {@code clusterDNS}
+   * @param join joins the namespace, held by the process with the given pid, to the cluster's
+   *     network; called once it exists, before containerd starts
+   */
+  record OwnNetwork(
+      String nodeIp,
+      String podCidr,
+      Path cniPlugins,
+      String clusterDns,
+      java.util.function.LongConsumer join) {}
+
+  private static RealNode start(RealNode node) {
+    String name = node.name;
     Runtime.getRuntime().addShutdownHook(node.hook);
     try {
       node.startAll();
@@ -139,6 +179,9 @@ final class RealNode implements AutoCloseable {
     cgroups.create();
     files.write();
     startHolder();
+    if (own != null) {
+      own.join().accept(holder.pid());
+    }
     startContainerd();
     importImages();
     startKubelet();
@@ -228,6 +271,14 @@ final class RealNode implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts a process in the node (its cgroup, mount and, if it has one, network namespace), output
+   * to {@code logs/<log>.log}: kube-proxy, say. It ends with the node.
+   */
+  Process startInNode(String log, List<String> command) {
+    return inNode(log, command);
+  }
+
   private Process inNode(String log, List<String> command) {
     List<String> c =
         new ArrayList<>(
@@ -275,6 +326,30 @@ final class RealNode implements AutoCloseable {
     }
   }
 
+  /**
+   * Imports an OCI archive into the node's containerd as {@code <baseName>:<its tag>}, for pods
+   * with {@code imagePullPolicy: Never} (no registry can be reached).
+   */
+  void importImage(Path archive, String baseName) {
+    Result r =
+        run(
+            List.of(
+                binaries.bin().resolve("ctr").toString(),
+                "--address",
+                containerdSocket().toString(),
+                "-n",
+                "k8s.io",
+                "images",
+                "import",
+                "--base-name",
+                baseName,
+                archive.toString()));
+    if (r.exitCode() != 0) {
+      throw new IllegalStateException(
+          "node " + name + ": importing " + archive + ": " + r.output());
+    }
+  }
+
   /** Starts the kubelet (again, after {@link #stopKubelet}: same root dir, same state). */
   void startKubelet() {
     kubelet =
@@ -292,7 +367,7 @@ final class RealNode implements AutoCloseable {
                 name,
                 // an address of this machine: no DNS look-up of the node name
                 "--node-ip",
-                nodeIp(),
+                own != null ? own.nodeIp() : nodeIp(),
                 "--node-labels",
                 Stack.TEST_LABEL + "=real-node",
                 "--v=2"));
@@ -345,7 +420,12 @@ final class RealNode implements AutoCloseable {
       var r =
           HTTP.send(
               java.net.http.HttpRequest.newBuilder(
-                      java.net.URI.create("http://127.0.0.1:" + files.healthzPort + "/healthz"))
+                      java.net.URI.create(
+                          "http://"
+                              + files.kubeletAddress()
+                              + ":"
+                              + files.healthzPort
+                              + "/healthz"))
                   .timeout(Duration.ofSeconds(3))
                   .build(),
               java.net.http.HttpResponse.BodyHandlers.ofString());

@@ -51,8 +51,11 @@ final class RealNodeFiles {
   /** Where pods get host-reachable addresses; null: the isolated plugin, no network. */
   private final PodNetwork network;
 
-  final int kubeletPort = ServiceProcess.freePort();
-  final int healthzPort = ServiceProcess.freePort();
+  /** The node's own network namespace and pod range; null: the host's network. */
+  private final RealNode.OwnNetwork own;
+
+  final int kubeletPort;
+  final int healthzPort;
 
   RealNodeFiles(
       Path dir,
@@ -60,7 +63,21 @@ final class RealNodeFiles {
       NodeCgroups cgroups,
       String kubeconfig,
       PodNetwork network) {
+    this(dir, binaries, cgroups, kubeconfig, network, null);
+  }
+
+  RealNodeFiles(
+      Path dir,
+      RealNodeBinaries binaries,
+      NodeCgroups cgroups,
+      String kubeconfig,
+      PodNetwork network,
+      RealNode.OwnNetwork own) {
     this.network = network;
+    this.own = own;
+    // a network of its own: the kubelet's usual ports, nobody else's there
+    this.kubeletPort = own != null ? 10250 : ServiceProcess.freePort();
+    this.healthzPort = own != null ? 10248 : ServiceProcess.freePort();
     this.dir = dir;
     this.binaries = binaries;
     this.cgroups = cgroups;
@@ -98,6 +115,11 @@ final class RealNodeFiles {
     return dir.resolve("conf");
   }
 
+  /** Where the kubelet serves and answers its health check. */
+  String kubeletAddress() {
+    return own != null ? own.nodeIp() : "127.0.0.1";
+  }
+
   Path containerdSocket() {
     return dir.resolve("run/containerd.sock");
   }
@@ -119,18 +141,22 @@ final class RealNodeFiles {
               "containerd")) {
         Files.createDirectories(dir.resolve(d));
       }
-      String plugin = network == null ? "kdra-isolated" : "kdra-bridge";
-      try (InputStream in = RealNodeFiles.class.getResourceAsStream("/realnode/" + plugin)) {
-        Path target = dir.resolve("cni/bin/" + plugin);
-        Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
-        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
+      if (own != null) {
+        TestFiles.write(dir.resolve("cni/net.d/10-kdra.conflist"), standardCniConfig());
+      } else {
+        String plugin = network == null ? "kdra-isolated" : "kdra-bridge";
+        try (InputStream in = RealNodeFiles.class.getResourceAsStream("/realnode/" + plugin)) {
+          Path target = dir.resolve("cni/bin/" + plugin);
+          Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+          Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        TestFiles.write(
+            dir.resolve("cni/net.d/10-kdra.conflist"),
+            network != null
+                ? network.cniConfig()
+                : "{\"cniVersion\":\"1.0.0\","
+                    + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
       }
-      TestFiles.write(
-          dir.resolve("cni/net.d/10-kdra.conflist"),
-          network != null
-              ? network.cniConfig()
-              : "{\"cniVersion\":\"1.0.0\","
-                  + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
       TestFiles.write(conf().resolve("kubeconfig"), kubeconfig);
       TestFiles.write(conf().resolve("containerd.toml"), containerdConfig());
       TestFiles.write(conf().resolve("kubelet.yaml"), kubeletConfig());
@@ -176,7 +202,9 @@ final class RealNodeFiles {
               + "set -e\n"
               + join
               + "\n"
-              + "exec unshare --mount --propagation private sh "
+              + "exec unshare --mount "
+              + (own != null ? "--net " : "")
+              + "--propagation private sh "
               + conf().resolve("ns.sh")
               + "\n");
       // "$1" is the holder's pid; the rest is the command to run inside the node
@@ -188,10 +216,28 @@ final class RealNodeFiles {
               + join
               + "\n"
               + "holder=$1; shift\n"
-              + "exec nsenter -t \"$holder\" -m -- \"$@\"\n");
+              + "exec nsenter -t \"$holder\" -m "
+              + (own != null ? "-n " : "")
+              + "-- \"$@\"\n");
     } catch (IOException e) {
       throw new UncheckedIOException("writing the configuration of node " + dir, e);
     }
+  }
+
+  /**
+   * The standard CNI plugins: a bridge {@code cni0} in the node's namespace, the node's pod range
+   * from host-local, portmap for hostPorts; the node routes (no masquerade: pods see each other's
+   * addresses, which NetworkPolicy needs).
+   */
+  private String standardCniConfig() {
+    return "{\"cniVersion\":\"1.0.0\",\"name\":\"kdra-cluster\",\"plugins\":["
+        + "{\"type\":\"bridge\",\"bridge\":\"cni0\",\"isGateway\":true,\"ipMasq\":false,"
+        + "\"hairpinMode\":true,\"ipam\":{\"type\":\"host-local\",\"ranges\":[[{\"subnet\":\""
+        + own.podCidr()
+        + "\"}]],\"routes\":[{\"dst\":\"0.0.0.0/0\"}],\"dataDir\":\""
+        + dir.resolve("cni/ipam")
+        + "\"}},"
+        + "{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true}}]}\n";
   }
 
   /**
@@ -293,13 +339,16 @@ final class RealNodeFiles {
         + "      SystemdCgroup = false\n"
         + "    [plugins.'io.containerd.cri.v1.runtime'.cni]\n"
         + "      bin_dirs = ['"
-        + dir.resolve("cni/bin")
+        + (own != null ? own.cniPlugins() : dir.resolve("cni/bin"))
         + "']\n"
         + "      conf_dir = '"
         + dir.resolve("cni/net.d")
         + "'\n"
-        + "      # no CNI loopback plugin needed (none is installed): containerd brings lo up\n"
-        + "      use_internal_loopback = true\n"
+        + (own != null
+            ? "      # the standard loopback plugin brings lo up\n"
+                + "      use_internal_loopback = false\n"
+            : "      # no CNI loopback plugin needed (none is installed): containerd brings lo up\n"
+                + "      use_internal_loopback = true\n")
         + "  [plugins.'io.containerd.grpc.v1.cri']\n"
         + "    stream_server_address = '127.0.0.1'\n"
         + "    stream_server_port = '0'\n";
@@ -319,12 +368,19 @@ final class RealNodeFiles {
         + "containerRuntimeEndpoint: unix://"
         + containerdSocket()
         + "\n"
-        + "address: 127.0.0.1\n"
+        + "address: "
+        + kubeletAddress()
+        + "\n"
+        + (own != null
+            ? "clusterDNS: [" + own.clusterDns() + "]\nclusterDomain: cluster.local\n"
+            : "")
         + "port: "
         + kubeletPort
         + "\n"
         + "readOnlyPort: 0\n"
-        + "healthzBindAddress: 127.0.0.1\n"
+        + "healthzBindAddress: "
+        + kubeletAddress()
+        + "\n"
         + "healthzPort: "
         + healthzPort
         + "\n"

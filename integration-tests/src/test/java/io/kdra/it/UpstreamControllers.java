@@ -130,12 +130,28 @@ final class UpstreamControllers implements AutoCloseable {
       Path caFile,
       Path logDir,
       Map<String, List<String>> extraFlags) {
+    return start(cp.binaries(), cp.dir(), admin, caFile, logDir, extraFlags);
+  }
+
+  /**
+   * As {@link #start(ControlPlane.Running, Config, Path, Path, Map)}, for any API server whose
+   * directory {@code controlPlaneDir} holds the token file ({@link #writeTokenFile}) and the
+   * ServiceAccount signing key ({@code apiserver.key}): the multi-node cluster's ({@link
+   * ClusterApiServer}).
+   */
+  static UpstreamControllers start(
+      Path binaries,
+      Path controlPlaneDir,
+      Config admin,
+      Path caFile,
+      Path logDir,
+      Map<String, List<String>> extraFlags) {
     for (String binary : USERS.keySet()) {
-      if (!Files.isExecutable(cp.binaries().resolve(binary))) {
+      if (!Files.isExecutable(binaries.resolve(binary))) {
         throw new IllegalStateException(
             binary
                 + " not found in "
-                + cp.binaries()
+                + binaries
                 + "; build it with integration-tests/scripts/build-control-plane.sh");
       }
     }
@@ -157,12 +173,12 @@ final class UpstreamControllers implements AutoCloseable {
         String user = USERS.get(binary);
         Path kubeconfig = dir.resolve(binary + ".kubeconfig");
         OwnerOnly.write(
-            kubeconfig, KdraChart.kubeconfig(admin, caFile, user, token(cp.dir(), user)));
+            kubeconfig, KdraChart.kubeconfig(admin, caFile, user, token(controlPlaneDir, user)));
         int port = ServiceProcess.freePort();
         List<String> command =
             new ArrayList<>(
                 List.of(
-                    cp.binaries().resolve(binary).toString(),
+                    binaries.resolve(binary).toString(),
                     "--kubeconfig=" + kubeconfig,
                     "--authentication-kubeconfig=" + kubeconfig,
                     "--authorization-kubeconfig=" + kubeconfig,
@@ -183,8 +199,8 @@ final class UpstreamControllers implements AutoCloseable {
                   "--use-service-account-credentials=true",
                   // the key the API server signs and checks ServiceAccount tokens with
                   "--service-account-private-key-file="
-                      + cp.dir()
-                          .resolve(io.fabric8.kubeapitest.cert.CertManager.API_SERVER_KEY_NAME),
+                      + controlPlaneDir.resolve(
+                          io.fabric8.kubeapitest.cert.CertManager.API_SERVER_KEY_NAME),
                   "--root-ca-file=" + caFile.toAbsolutePath(),
                   "--cluster-name=kdra-it"));
         }

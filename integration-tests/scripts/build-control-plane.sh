@@ -5,6 +5,9 @@
 # where etcd is a wrapper that keeps it on loopback (see ensure_etcd_loopback).
 # Reused when present, and only what is missing is built (a new version is a new directory).
 # Where Go is missing, kube-api-test's own download is the fallback (it needs the internet).
+# KDRA_K8S_COMMANDS narrows the build to some of kubectl, kube-scheduler, kube-controller-manager
+# and kube-apiserver (etcd is always built): the version matrix's older API servers need only
+# kubectl (kube-api-test's readiness check) and kube-apiserver.
 set -euo pipefail
 
 K8S_VERSION="${KDRA_K8S_VERSION:-1.36.3}"
@@ -58,7 +61,23 @@ SH
 
 # What the harness runs; kube-apiserver comes last, so that its presence (what the tests check)
 # implies every other binary's.
-COMMANDS=(kubectl kube-scheduler kube-controller-manager kube-apiserver)
+ALL_COMMANDS=(kubectl kube-scheduler kube-controller-manager kube-apiserver)
+COMMANDS=()
+for cmd in "${ALL_COMMANDS[@]}"; do
+  if [ -z "${KDRA_K8S_COMMANDS:-}" ] || [[ " ${KDRA_K8S_COMMANDS} " == *" $cmd "* ]]; then
+    COMMANDS+=("$cmd")
+  fi
+done
+for cmd in ${KDRA_K8S_COMMANDS:-}; do
+  case " ${ALL_COMMANDS[*]} etcd " in
+    *" $cmd "*) ;;
+    *) log "KDRA_K8S_COMMANDS: unknown command $cmd (known: etcd ${ALL_COMMANDS[*]})"; exit 2 ;;
+  esac
+done
+if [[ " ${COMMANDS[*]} " != *" kube-apiserver "* ]]; then
+  log "KDRA_K8S_COMMANDS must include kube-apiserver (its presence marks a finished build)"; exit 2
+fi
+WHAT="etcd ${COMMANDS[*]}"
 missing() {
   local m=()
   [ -x "$TARGET/etcd" ] || m+=(etcd)
@@ -68,7 +87,7 @@ missing() {
   echo "${m[*]}"
 }
 if [ -z "$(missing)" ] && grep -q 'kdra-etcd-loopback' "$TARGET/etcd" 2>/dev/null; then
-  log "using cached kube-apiserver, kube-scheduler, kube-controller-manager, kubectl and etcd v${K8S_VERSION} in $TARGET"
+  log "using cached ${WHAT} v${K8S_VERSION} in $TARGET"
   echo "$CACHE_DIR"
   exit 0
 fi
@@ -76,7 +95,7 @@ lock_cache
 # again under the lock: a build that held it may have just finished
 todo=$(missing)
 if [ -z "$todo" ]; then
-  log "using cached kube-apiserver, kube-scheduler, kube-controller-manager, kubectl and etcd v${K8S_VERSION} in $TARGET"
+  log "using cached ${WHAT} v${K8S_VERSION} in $TARGET"
   ensure_etcd_loopback "$TARGET"
   echo "$CACHE_DIR"
   exit 0
@@ -118,19 +137,13 @@ import (
 
 func main() { etcdmain.Main(os.Args) }
 GO
-# Keeps the commands' modules required (the usual tools.go pattern); never compiled.
-cat > tools.go <<'GO'
-//go:build tools
-
-package main
-
-import (
-	_ "k8s.io/kubernetes/cmd/kube-apiserver"
-	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
-	_ "k8s.io/kubernetes/cmd/kube-scheduler"
-	_ "k8s.io/kubernetes/cmd/kubectl"
-)
-GO
+# Keeps the commands' modules required (the usual tools.go pattern); never compiled. Only the
+# commands asked for: a subset resolves (and downloads) only what those need.
+{
+  printf '//go:build tools\n\npackage main\n\nimport (\n'
+  for cmd in "${COMMANDS[@]}"; do printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "$cmd"; done
+  printf ')\n'
+} > tools.go
 
 # k8s.io/kubernetes points its staging modules at ./staging; point them at their published twins.
 log "resolving k8s.io/kubernetes v${K8S_VERSION} and its staging modules"

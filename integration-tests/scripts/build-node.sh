@@ -10,6 +10,9 @@
 # (the only system change).
 # Concurrent runs are safe: one lock per cache directory, the build goes to a temporary
 # directory, and a finished build appears by one rename.
+# Another kubelet version beside a complete node of the same containerd, crictl and recipe (the
+# version matrix's older kubelets) builds only the kubelet and reuses that node's runtime and
+# images (hard links where the file system allows).
 set -euo pipefail
 
 K8S_VERSION="${KDRA_K8S_VERSION:-1.36.3}"
@@ -24,11 +27,23 @@ TARGET="$CACHE_DIR/node/$KEY"
 
 log() { printf '[node] %s\n' "$*" >&2; }
 
-complete() {
-  local f
-  for f in bin/kubelet bin/containerd bin/containerd-shim-runc-v2 bin/ctr bin/crictl \
-           images/pause-oci.tar images/busybox-oci.tar; do
-    [ -s "$TARGET/$f" ] || return 1
+RUNTIME_FILES=(bin/containerd bin/containerd-shim-runc-v2 bin/ctr bin/crictl
+               images/pause-oci.tar images/busybox-oci.tar)
+complete() { # [dir]
+  local f dir="${1:-$TARGET}"
+  for f in bin/kubelet "${RUNTIME_FILES[@]}"; do
+    [ -s "$dir/$f" ] || return 1
+  done
+}
+
+# A complete node of another kubelet version with this runtime (containerd, crictl, recipe).
+runtime_sibling() {
+  local d
+  for d in "$CACHE_DIR/node/kubelet-"*"_containerd-${CONTAINERD_VERSION}_crictl-${CRICTL_VERSION}_r${RECIPE}-linux-${arch}"; do
+    if [ "$d" != "$TARGET" ] && complete "$d"; then
+      echo "$d"
+      return
+    fi
   done
 }
 
@@ -84,14 +99,27 @@ if ! command -v gcc >/dev/null || [ ! -f "$(gcc -print-file-name=libc.a)" ]; the
 fi
 
 start=$(date +%s)
-log "building a node into $TARGET: kubelet v${K8S_VERSION}, containerd v${CONTAINERD_VERSION} (+ shim, ctr), crictl v${CRICTL_VERSION}, pause and busybox images"
-log "the first build takes about 20 minutes on 2 cores (kubelet, containerd, crictl); later runs reuse it"
+sibling=$(runtime_sibling)
+if [ -n "$sibling" ]; then
+  log "building the kubelet v${K8S_VERSION} into $TARGET; containerd, crictl and the images come from $sibling"
+else
+  log "building a node into $TARGET: kubelet v${K8S_VERSION}, containerd v${CONTAINERD_VERSION} (+ shim, ctr), crictl v${CRICTL_VERSION}, pause and busybox images"
+  log "the first build takes about 20 minutes on 2 cores (kubelet, containerd, crictl); later runs reuse it"
+fi
 work=$(mktemp -d "$CACHE_DIR/node/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 out="$work/out"
 mkdir -p "$out/bin" "$out/images"
 export CGO_ENABLED=0
 step() { log "$1 ($(( $(date +%s) - start ))s so far)"; }
+write_versions() {
+  cat > "$out/VERSIONS" <<EOF
+kubelet v${K8S_VERSION} (k8s.io/kubernetes/cmd/kubelet)
+containerd v${CONTAINERD_VERSION} (github.com/containerd/containerd/v2)
+crictl v${CRICTL_VERSION} (sigs.k8s.io/cri-tools)
+images k8s.local/pause:3.10 k8s.local/busybox:1 (made by build-node.sh recipe ${RECIPE})
+EOF
+}
 
 # --- kubelet: k8s.io/kubernetes at the pin, its staging modules replaced by their published twins
 # (the same module trick build-control-plane.sh uses for kube-apiserver)
@@ -123,6 +151,19 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 step "compiling kubelet"
 nice go build -trimpath -ldflags="-s -w ${version_flags}" -o "$out/bin/kubelet" k8s.io/kubernetes/cmd/kubelet
+
+if [ -n "$sibling" ]; then
+  step "reusing containerd, crictl and the images of $sibling"
+  for f in "${RUNTIME_FILES[@]}"; do
+    cp -l "$sibling/$f" "$out/$f" 2>/dev/null || cp -p "$sibling/$f" "$out/$f"
+  done
+  write_versions
+  rm -rf "$TARGET"
+  mv "$out" "$TARGET"
+  log "built in $(( $(date +%s) - start ))s: $(cd "$TARGET" && ls bin images | tr '\n' ' ')"
+  echo "$TARGET"
+  exit 0
+fi
 
 # --- containerd 2.x with its runc shim and ctr (CDI is built in and on by default in 2.x)
 step "compiling containerd, containerd-shim-runc-v2 and ctr v${CONTAINERD_VERSION}"
@@ -179,12 +220,7 @@ busybox_fs() {
 mkimage pause 3.10 pause_fs --config.entrypoint /pause --config.user 65535:65535
 mkimage busybox 1 busybox_fs --config.cmd /bin/sh --config.env PATH=/bin
 
-cat > "$out/VERSIONS" <<EOF
-kubelet v${K8S_VERSION} (k8s.io/kubernetes/cmd/kubelet)
-containerd v${CONTAINERD_VERSION} (github.com/containerd/containerd/v2)
-crictl v${CRICTL_VERSION} (sigs.k8s.io/cri-tools)
-images k8s.local/pause:3.10 k8s.local/busybox:1 (made by build-node.sh recipe ${RECIPE})
-EOF
+write_versions
 rm -rf "$TARGET"
 mv "$out" "$TARGET"
 log "built in $(( $(date +%s) - start ))s: $(cd "$TARGET" && ls bin images | tr '\n' ' ')"

@@ -25,6 +25,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
   private final Map<String, String> properties;
   private final boolean real;
   private final boolean full;
+  private final String name;
   private Stack stack;
 
   private KdraStack(
@@ -33,7 +34,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
       int controllers,
       Map<String, String> properties,
       boolean real) {
-    this(nodes, bridges, controllers, properties, real, false);
+    this(nodes, bridges, controllers, properties, real, false, null);
   }
 
   private KdraStack(
@@ -42,8 +43,10 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
       int controllers,
       Map<String, String> properties,
       boolean real,
-      boolean full) {
+      boolean full,
+      String name) {
     this.full = full;
+    this.name = name;
     this.real = real;
     this.nodes = nodes;
     this.bridges = bridges;
@@ -73,12 +76,12 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
    * when more than one) electing a leader through a Lease in the test namespace.
    */
   KdraStack withBridges(int n) {
-    return new KdraStack(nodes, n, controllers, properties, real, full);
+    return new KdraStack(nodes, n, controllers, properties, real, full, name);
   }
 
   /** The same stack with these properties for every service (over the harness's own). */
   KdraStack withProperties(Map<String, String> extra) {
-    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra), real, full);
+    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra), real, full, name);
   }
 
   /**
@@ -86,7 +89,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
    * electing a leader through a Lease in the test namespace.
    */
   KdraStack withControllers(int n) {
-    return new KdraStack(nodes, bridges, n, properties, real, full);
+    return new KdraStack(nodes, bridges, n, properties, real, full, name);
   }
 
   /**
@@ -99,7 +102,15 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
     Map<String, String> p = new java.util.LinkedHashMap<>();
     p.put("kdra.claim-controller.template-mode", "adopt");
     p.putAll(properties);
-    return new KdraStack(nodes, bridges, controllers, Map.copyOf(p), real, true);
+    return new KdraStack(nodes, bridges, controllers, Map.copyOf(p), real, true, name);
+  }
+
+  /**
+   * The same stack named {@code name} (its namespace, logs and dumps) instead of after the test
+   * class: the version matrix runs one class once per Kubernetes version.
+   */
+  KdraStack named(String name) {
+    return new KdraStack(nodes, bridges, controllers, properties, real, full, name);
   }
 
   Stack get() {
@@ -119,7 +130,7 @@ final class KdraStack implements BeforeAllCallback, AfterAllCallback, TestWatche
         Stack.start(
             cp.client(),
             cp.server().getKubeConfigYaml(),
-            context.getRequiredTestClass().getSimpleName(),
+            name != null ? name : context.getRequiredTestClass().getSimpleName(),
             nodes,
             bridges,
             controllers,

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.core.model.TraceAnnotation;
+import io.kdra.slicepublisher.domain.DisabledFeatures;
 import io.kdra.slicepublisher.domain.SliceWrite;
 import io.kdra.slicepublisher.observability.PublisherMetrics;
 import io.opentelemetry.api.trace.Span;
@@ -99,10 +100,15 @@ public final class SliceWriter {
     cache.wrote(returned);
     if (dropped.record(sent, returned)) {
       metrics.droppedFields();
+      List<String> disabled = DisabledFeatures.between(sent, returned);
       LOG.warnf(
-          "the API server stored ResourceSlice %s differently from how it was sent (a"
-              + " feature gate off?); keeping what it stored until the content changes",
-          returned.getMetadata().getName());
+          "the API server dropped fields of ResourceSlice %s, probably because %s (what needs"
+              + " them is unavailable on this cluster); keeping what it stored until the content"
+              + " changes",
+          returned.getMetadata().getName(),
+          disabled.isEmpty()
+              ? "a feature gate is off there"
+              : "these features are off there: " + String.join(", ", disabled));
     }
   }
 

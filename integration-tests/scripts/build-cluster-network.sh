@@ -16,7 +16,7 @@ CNI_PLUGINS_VERSION="${KDRA_CNI_PLUGINS_VERSION:-1.10.0}"
 COREDNS_VERSION="${KDRA_COREDNS_VERSION:-1.15.0}"
 KNP_VERSION="${KDRA_KUBE_NETWORK_POLICIES_VERSION:-0.8.0}"
 # bumped (root pom: kdra.network.recipe) when this script makes something else at the same versions
-RECIPE="${KDRA_NETWORK_RECIPE:-1}"
+RECIPE="${KDRA_NETWORK_RECIPE:-2}"
 CACHE_DIR="${KDRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kdra}"
 arch=$(uname -m); case "$arch" in x86_64) arch=amd64;; aarch64) arch=arm64;; esac
 KEY="kube-proxy-${K8S_VERSION}_cni-${CNI_PLUGINS_VERSION}_coredns-${COREDNS_VERSION}_knp-${KNP_VERSION}_r${RECIPE}-linux-${arch}"
@@ -59,6 +59,15 @@ done
 
 start=$(date +%s)
 log "building the cluster network into $TARGET"
+# Another Kubernetes version's complete build at the same CNI, CoreDNS, kube-network-policies and
+# recipe: its plugins and images are hard-linked, and only kube-proxy is compiled.
+SHARED_SUFFIX="_cni-${CNI_PLUGINS_VERSION}_coredns-${COREDNS_VERSION}_knp-${KNP_VERSION}_r${RECIPE}-linux-${arch}"
+donor=""
+for d in "$CACHE_DIR"/network/kube-proxy-*"$SHARED_SUFFIX"; do
+  if [ -s "$d/images/coredns-oci.tar" ] && [ -s "$d/images/kube-network-policies-oci.tar" ] && [ -s "$d/cni/portmap" ]; then
+    donor="$d"; break
+  fi
+done
 work=$(mktemp -d "$CACHE_DIR/network/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 out="$work/out"
@@ -71,12 +80,18 @@ module_dir() {
   go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'
 }
 
+if [ -n "$donor" ]; then
+  log "reusing the CNI plugins and images of $donor"
+  cp -al "$donor/cni/." "$out/cni/" && cp -al "$donor/images/." "$out/images/"
+else
 # --- the standard CNI plugins
 step "compiling the CNI plugins v${CNI_PLUGINS_VERSION} (bridge, host-local, loopback, portmap)"
 dir=$(module_dir "github.com/containernetworking/plugins@v${CNI_PLUGINS_VERSION}")
 (cd "$dir" && for p in main/bridge ipam/host-local main/loopback meta/portmap; do
   nice go build -trimpath -ldflags "-s -w" -o "$out/cni/${p#*/}" "./plugins/$p"
 done)
+
+fi
 
 # --- kube-proxy: k8s.io/kubernetes at the pin, its staging modules replaced by their published
 # twins (build-node.sh's trick for the kubelet)
@@ -109,12 +124,51 @@ done
 step "compiling kube-proxy v${K8S_VERSION}"
 nice go build -trimpath -ldflags="-s -w ${version_flags}" -o "$out/bin/kube-proxy" k8s.io/kubernetes/cmd/kube-proxy
 
-# --- CoreDNS and kube-network-policies, each from its own module (its go.sum pins the rest)
-step "compiling CoreDNS v${COREDNS_VERSION}"
-dir=$(module_dir "github.com/coredns/coredns@v${COREDNS_VERSION}")
-(cd "$dir" && nice go build -trimpath \
+if [ -z "$donor" ]; then
+# --- CoreDNS with only the plugins a cluster's DNS uses (kubeadm's Corefile), in upstream's
+# directive order: the full build carries every cloud's SDK and takes most of this script's time
+step "compiling CoreDNS v${COREDNS_VERSION} (cluster DNS plugins only)"
+mkdir -p "$work/coredns-src" && cd "$work/coredns-src"
+cat > go.mod <<GOMOD
+module kdra.local/coredns
+
+go 1.26.0
+GOMOD
+cat > main.go <<'GO'
+// Command coredns is CoreDNS with the plugins of a Kubernetes cluster's Corefile only.
+package main
+
+import (
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/coremain"
+
+	_ "github.com/coredns/coredns/plugin/cache"
+	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/forward"
+	_ "github.com/coredns/coredns/plugin/health"
+	_ "github.com/coredns/coredns/plugin/kubernetes"
+	_ "github.com/coredns/coredns/plugin/loadbalance"
+	_ "github.com/coredns/coredns/plugin/log"
+	_ "github.com/coredns/coredns/plugin/loop"
+	_ "github.com/coredns/coredns/plugin/metrics"
+	_ "github.com/coredns/coredns/plugin/ready"
+	_ "github.com/coredns/coredns/plugin/reload"
+)
+
+func init() {
+	dnsserver.Directives = []string{
+		"reload", "ready", "health", "prometheus", "errors", "log", "loadbalance",
+		"cache", "kubernetes", "loop", "forward",
+	}
+}
+
+func main() { coremain.Run() }
+GO
+go mod edit -require="github.com/coredns/coredns@v${COREDNS_VERSION}"
+go mod tidy
+nice go build -trimpath \
   -ldflags "-s -w -X github.com/coredns/coredns/coremain.GitCommit=v${COREDNS_VERSION}" \
-  -o "$work/coredns" .)
+  -o "$work/coredns" .
 step "compiling kube-network-policies v${KNP_VERSION}"
 dir=$(module_dir "sigs.k8s.io/kube-network-policies@v${KNP_VERSION}")
 (cd "$dir" && nice go build -trimpath -ldflags "-s -w" -o "$work/kube-network-policies" ./cmd)
@@ -139,6 +193,8 @@ mkimage() { # name tag binary umoci-config-args...
 mkimage coredns "$COREDNS_VERSION" "$work/coredns" --config.entrypoint /coredns
 mkimage kube-network-policies "$KNP_VERSION" "$work/kube-network-policies" \
   --config.entrypoint /kube-network-policies
+
+fi
 
 cat > "$out/VERSIONS" <<EOF
 kube-proxy v${K8S_VERSION} (k8s.io/kubernetes/cmd/kube-proxy)

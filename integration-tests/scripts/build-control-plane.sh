@@ -10,7 +10,7 @@
 # kubectl (kube-api-test's readiness check) and kube-apiserver.
 set -euo pipefail
 
-K8S_VERSION="${KDRA_K8S_VERSION:-1.36.3}"
+K8S_VERSION="${KDRA_K8S_VERSION:-1.37.2}"
 CACHE_DIR="${KDRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kdra}"
 arch=$(uname -m); case "$arch" in x86_64) arch=amd64;; aarch64) arch=arm64;; esac
 TARGET="$CACHE_DIR/k8s/${K8S_VERSION}-linux-${arch}"

@@ -15,7 +15,7 @@
 # images (hard links where the file system allows).
 set -euo pipefail
 
-K8S_VERSION="${KDRA_K8S_VERSION:-1.36.3}"
+K8S_VERSION="${KDRA_K8S_VERSION:-1.37.2}"
 CONTAINERD_VERSION="${KDRA_CONTAINERD_VERSION:-2.4.2}"
 CRICTL_VERSION="${KDRA_CRICTL_VERSION:-1.37.0}"
 # bumped (root pom: kdra.node.recipe) when this script makes something else at the same versions

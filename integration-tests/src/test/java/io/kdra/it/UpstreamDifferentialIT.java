@@ -26,13 +26,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Differential correctness against upstream's allocator: for seeded random scenarios ({@link
  * ScenarioGenerator}), {@code bin/dra-alloc} (in process) and {@code dra-alloc-upstream}
- * (upstream's {@code k8s.io/dynamic-resource-allocation/structured}, v0.36.3) read the same input
+ * (upstream's {@code k8s.io/dynamic-resource-allocation/structured}, v0.37.2) read the same input
  * and must agree on which claims are allocated; every allocation of ours must pass the {@link
  * AllocationChecker} (upstream's too, which keeps the checker honest). Where both allocate, the
  * allocations must be the same too, share IDs aside: upstream's first fit is deterministic for a
- * given input. A scenario in which upstream breaks {@code distinctAttribute} (a known divergence)
- * only has our allocations checked, and what differs after it is printed (see "Differential testing
- * against upstream" in docs/OPERATIONS.md).
+ * given input (see "Differential testing against upstream" in docs/OPERATIONS.md).
  *
  * <p>All three generator profiles run: {@value #DEFAULT_SCENARIOS} basic, {@value
  * #DEFAULT_EXTENDED} extended and {@value #DEFAULT_SHARED} shared scenarios. {@code
@@ -55,8 +53,6 @@ class UpstreamDifferentialIT {
 
   static final Path OUT = Path.of("target", "differential");
   static final String OURS_INVALID = "invalid allocation of ours: ";
-  static final String DISTINCT_CONFLICT =
-      "because a claim constraint would not be satisfied: " + "distinctAttribute";
   static final String UPSTREAM_INVALID = "upstream's allocation fails the checker: ";
   static final ObjectMapper JSON =
       new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -114,8 +110,6 @@ class UpstreamDifferentialIT {
         profile == Profile.BASIC ? "" : profile.name().toLowerCase(java.util.Locale.ROOT) + "-";
     Files.createDirectories(OUT);
     List<String> problems = new ArrayList<>();
-    List<String> followOnDiffs = new ArrayList<>();
-    List<Long> known = new ArrayList<>();
     List<Long> failing = new ArrayList<>();
     long oursNanos = 0;
     long upstreamNanos = 0;
@@ -136,22 +130,6 @@ class UpstreamDifferentialIT {
       oursNanos += t1 - t0;
       upstreamNanos += System.nanoTime() - t1;
       List<String> found = new ArrayList<>(compare(s, ours, upstream));
-      boolean knownDivergence =
-          found.stream()
-                  .anyMatch(
-                      f -> f.startsWith(UPSTREAM_INVALID) && f.contains(": distinctAttribute "))
-              // the same bug with a valid result: upstream's All got past a conflict that is an
-              // error for us, and fell back to another subrequest (extended seed 4709)
-              || (!upstream.allocated().containsAll(ours.allocated())
-                  ? false
-                  : ours.err().contains(DISTINCT_CONFLICT)
-                      && !ours.allocated().equals(upstream.allocated()));
-      if (knownDivergence) {
-        // upstream's known distinctAttribute bug (see knownDivergences): its invalid allocation
-        // changes what is left for later claims, so only our own validity counts here
-        known.add(seed);
-        found = new ArrayList<>(found.stream().filter(f -> f.startsWith(OURS_INVALID)).toList());
-      }
       for (String k : ours.claims().keySet()) {
         claims++;
         boolean a = ours.allocated().contains(k);
@@ -160,9 +138,7 @@ class UpstreamDifferentialIT {
           allocatedByBoth++;
           shapes(ours.claims().get(k), s).forEach(x -> shapes.merge(x, 1, Integer::sum));
           String diff = otherAllocation(ours.claims().get(k), upstream.claims().get(k));
-          if (diff != null && knownDivergence) {
-            followOnDiffs.add("seed " + seed + ": " + k + ": " + diff);
-          } else if (diff != null) {
+          if (diff != null) {
             // upstream's first fit is deterministic: the same input must give the same devices
             found.add(k + ": allocated differently: " + diff);
           }
@@ -194,34 +170,31 @@ class UpstreamDifferentialIT {
     long millis = (System.nanoTime() - start) / 1_000_000;
     System.out.printf(
         "differential (%s): %d scenarios from seed %d, %d pending claims: %d "
-            + "allocated by both (%d otherwise after a known divergence), %d by neither; failing "
-            + "scenarios %s; known upstream divergences in %s; %d ms (dra-alloc in process %d ms, "
-            + "dra-alloc-upstream processes %d ms)%n",
+            + "allocated by both, %d by neither; failing scenarios %s; %d ms (dra-alloc in process "
+            + "%d ms, dra-alloc-upstream processes %d ms)%n",
         profile.name().toLowerCase(java.util.Locale.ROOT),
         scenarios,
         first,
         claims,
         allocatedByBoth,
-        followOnDiffs.size(),
         failedInBoth,
         failing,
-        known,
         millis,
         oursNanos / 1_000_000,
         upstreamNanos / 1_000_000);
     if (profile != Profile.BASIC) {
       System.out.println("  claims allocated by both, by shape: " + shapes);
     }
-    followOnDiffs.forEach(d -> System.out.println("  after a known divergence: " + d));
     assertThat(problems).as("disagreements with upstream and invalid allocations").isEmpty();
   }
 
   /**
-   * Each known divergence, minimised, still behaves as documented (docs/OPERATIONS.md, "Known
-   * divergences"): when upstream changes, this fails and the entry can go.
+   * Upstream 1.36 kept one {@code distinctAttribute} value per request and allocated devices that
+   * share it (differential seed 36, minimised); 1.37 keeps every value, as we always did, and both
+   * refuse the claim. Pinned so that a regression on either side shows up.
    */
   @Test
-  void knownDivergences() throws IOException {
+  void distinctAttributeComparesEveryDeviceOfARequest() throws IOException {
     Path binary = UpstreamAlloc.binary();
     Assumptions.assumeTrue(Files.isExecutable(binary), "dra-alloc-upstream not found at " + binary);
     List<String> args =
@@ -232,15 +205,8 @@ class UpstreamDifferentialIT {
                 .toString());
     Decision upstream = decide(UpstreamAlloc.upstream(args));
     Decision ours = decide(UpstreamAlloc.kdra(args));
-    assertThat(upstream.allocated())
-        .as("upstream allocates g0, g1, g2 despite g0 and g2 " + "sharing pci0")
-        .containsExactly("default/c");
-    assertThat(devices(upstream.claims().get("default/c")))
-        .containsOnlyKeys(
-            "r=gpu.example.com/node-a/g0",
-            "r=gpu.example.com/node-a/g1",
-            "r=gpu.example.com/node-a/g2");
-    assertThat(ours.allocated()).isEmpty();
+    assertThat(upstream.allocated()).as("g0 and g2 share pci0: upstream").isEmpty();
+    assertThat(ours.allocated()).as("g0 and g2 share pci0: ours").isEmpty();
     assertThat(ours.err())
         .contains(
             "constraint distinctAttribute resource.kubernetes.io/"

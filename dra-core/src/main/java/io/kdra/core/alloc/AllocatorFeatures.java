@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The optional allocator features, one boolean per KEP, passed in by the caller (never read from
- * globals). {@link #defaults()} mirrors the feature gates of Kubernetes 1.36, the release whose
+ * globals). {@link #defaults()} mirrors the feature gates of Kubernetes 1.37, the release whose
  * allocator this package follows. A disabled feature behaves as upstream's allocator does with the
  * gate off: requests that need it fail with an explanation, devices that need it are skipped.
  *
@@ -20,6 +20,8 @@ import java.util.List;
  *     allowMultipleAllocations} and capacity requests
  * @param bindingConditions {@code DRADeviceBindingConditions} (KEP 5007): devices with binding
  *     conditions are visible, tried last, and their conditions are copied into results
+ * @param fractionalCapacityRange {@code DRAFractionalCapacityRange} (beta in 1.37): request
+ *     policies' ranges are stepped in thousandths when their bounds are; off, in whole units
  */
 public record AllocatorFeatures(
     boolean adminAccess,
@@ -27,7 +29,8 @@ public record AllocatorFeatures(
     boolean deviceTaints,
     boolean partitionableDevices,
     boolean consumableCapacity,
-    boolean bindingConditions) {
+    boolean bindingConditions,
+    boolean fractionalCapacityRange) {
 
   /** The upstream feature-gate names this record holds, sorted. */
   public static final List<String> GATES =
@@ -36,17 +39,18 @@ public record AllocatorFeatures(
           "DRAConsumableCapacity",
           "DRADeviceBindingConditions",
           "DRADeviceTaints",
+          "DRAFractionalCapacityRange",
           "DRAPartitionableDevices",
           "DRAPrioritizedList");
 
-  /** Kubernetes 1.36 defaults: everything on (GA or beta-on). */
+  /** Kubernetes 1.37 defaults: everything on (GA or beta-on). */
   public static AllocatorFeatures defaults() {
-    return new AllocatorFeatures(true, true, true, true, true, true);
+    return new AllocatorFeatures(true, true, true, true, true, true, true);
   }
 
   /** Only the GA core: every optional feature off (the 1.34 "stable" allocator's view). */
   public static AllocatorFeatures none() {
-    return new AllocatorFeatures(false, false, false, false, false, false);
+    return new AllocatorFeatures(false, false, false, false, false, false, false);
   }
 
   public AllocatorFeatures withAdminAccess(boolean on) {
@@ -56,12 +60,19 @@ public record AllocatorFeatures(
         deviceTaints,
         partitionableDevices,
         consumableCapacity,
-        bindingConditions);
+        bindingConditions,
+        fractionalCapacityRange);
   }
 
   public AllocatorFeatures withPrioritizedList(boolean on) {
     return new AllocatorFeatures(
-        adminAccess, on, deviceTaints, partitionableDevices, consumableCapacity, bindingConditions);
+        adminAccess,
+        on,
+        deviceTaints,
+        partitionableDevices,
+        consumableCapacity,
+        bindingConditions,
+        fractionalCapacityRange);
   }
 
   public AllocatorFeatures withDeviceTaints(boolean on) {
@@ -71,22 +82,52 @@ public record AllocatorFeatures(
         on,
         partitionableDevices,
         consumableCapacity,
-        bindingConditions);
+        bindingConditions,
+        fractionalCapacityRange);
   }
 
   public AllocatorFeatures withPartitionableDevices(boolean on) {
     return new AllocatorFeatures(
-        adminAccess, prioritizedList, deviceTaints, on, consumableCapacity, bindingConditions);
+        adminAccess,
+        prioritizedList,
+        deviceTaints,
+        on,
+        consumableCapacity,
+        bindingConditions,
+        fractionalCapacityRange);
   }
 
   public AllocatorFeatures withConsumableCapacity(boolean on) {
     return new AllocatorFeatures(
-        adminAccess, prioritizedList, deviceTaints, partitionableDevices, on, bindingConditions);
+        adminAccess,
+        prioritizedList,
+        deviceTaints,
+        partitionableDevices,
+        on,
+        bindingConditions,
+        fractionalCapacityRange);
   }
 
   public AllocatorFeatures withBindingConditions(boolean on) {
     return new AllocatorFeatures(
-        adminAccess, prioritizedList, deviceTaints, partitionableDevices, consumableCapacity, on);
+        adminAccess,
+        prioritizedList,
+        deviceTaints,
+        partitionableDevices,
+        consumableCapacity,
+        on,
+        fractionalCapacityRange);
+  }
+
+  public AllocatorFeatures withFractionalCapacityRange(boolean on) {
+    return new AllocatorFeatures(
+        adminAccess,
+        prioritizedList,
+        deviceTaints,
+        partitionableDevices,
+        consumableCapacity,
+        bindingConditions,
+        on);
   }
 
   /**
@@ -104,6 +145,8 @@ public record AllocatorFeatures(
         return withBindingConditions(on);
       case "DRADeviceTaints":
         return withDeviceTaints(on);
+      case "DRAFractionalCapacityRange":
+        return withFractionalCapacityRange(on);
       case "DRAPartitionableDevices":
         return withPartitionableDevices(on);
       case "DRAPrioritizedList":
@@ -178,6 +221,9 @@ public record AllocatorFeatures(
     }
     if (deviceTaints) {
       names.add("DRADeviceTaints");
+    }
+    if (fractionalCapacityRange) {
+      names.add("DRAFractionalCapacityRange");
     }
     if (partitionableDevices) {
       names.add("DRAPartitionableDevices");

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -210,14 +211,29 @@ final class ClaimPlan {
       for (SliceInfo s : pool.slices()) {
         for (CandidateDevice d : s.devices()) {
           if (matcher.selectable(index, rd, d)
-              && (!features.consumableCapacity()
-                  || Capacity.fits(spec, d, allocated.consumedCapacity(d.id())))) {
+              && (!features.consumableCapacity() || staticCapacityFits(index, spec, d, features))) {
             all.add(new RequestData.Candidate(d, pool));
           }
         }
       }
     }
     return new RequestData(spec, cls.get(), all.size(), List.copyOf(all));
+  }
+
+  /**
+   * As upstream 1.37: only the device's own capacity counts here, not what other claims consume, so
+   * that a matching device that is short of capacity now stays among "all" and fails it.
+   */
+  private static boolean staticCapacityFits(
+      int index, RequestSpec spec, CandidateDevice d, AllocatorFeatures features) {
+    try {
+      return Capacity.fits(spec, d, Map.of(), features.fractionalCapacityRange());
+    } catch (Capacity.CapacityException e) {
+      throw problem(
+          index,
+          spec.resultName(),
+          "checking capacity for device " + d.id() + ": " + e.getMessage());
+    }
   }
 
   private static AllocationProblem problem(int index, String request, String message) {

@@ -58,9 +58,9 @@ public final class DeviceInventory {
       if (s.nodeName() != null) {
         names.add(s.nodeName());
       }
-      // as upstream's NewAllocator: a slice with shared counters is a candidate on every node,
-      // even a node-local one, so its pool (complete or not) is seen from every node
-      if (s.nodeName() != null && !s.hasSharedCounters()) {
+      // as upstream's NewAllocator (1.37; 1.36 made node-local slices with shared counters
+      // candidates on every node)
+      if (s.nodeName() != null) {
         nodes.computeIfAbsent(s.nodeName(), k -> new ArrayList<>()).add(s);
       } else {
         shared.add(s);

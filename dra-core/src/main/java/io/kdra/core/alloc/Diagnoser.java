@@ -253,6 +253,16 @@ final class Diagnoser {
     throw new IllegalStateException("no report for " + rd.spec().resultName());
   }
 
+  /** For the explanation only: a capacity that cannot be computed counts as not fitting. */
+  private boolean capacityFits(RequestSpec spec, CandidateDevice d) {
+    try {
+      return Capacity.fits(
+          spec, d, allocated.consumedCapacity(d.id()), features.fractionalCapacityRange());
+    } catch (Capacity.CapacityException e) {
+      return false;
+    }
+  }
+
   private boolean probeFails(ClaimPlan copy) {
     try {
       Search s =
@@ -302,8 +312,7 @@ final class Diagnoser {
               && (!features.partitionableDevices()
                   || (!(multi && allocated.isShared(d.id())) && !counters.wouldFit(pool, d)))) {
             noCounters++;
-          } else if (features.consumableCapacity()
-              && !Capacity.fits(spec, d, allocated.consumedCapacity(d.id()))) {
+          } else if (features.consumableCapacity() && !capacityFits(spec, d)) {
             noCapacity++;
           } else {
             free++;

@@ -15,12 +15,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Gathers the pools visible from a node, as upstream's {@code GatherPools} (1.36): slice visibility
- * by {@code nodeName}, {@code allNodes}, {@code nodeSelector} or per-device node selection; only
- * the newest generation of a pool counts; a pool is incomplete when fewer slices exist than {@code
- * resourceSliceCount} (checking also slices that do not target the node), and invalid when device
- * names repeat or a device consumes an unknown counter. Pools come sorted by driver then pool name,
- * slices by name; pools with binding-condition devices go last.
+ * Gathers the pools visible from a node, as upstream's {@code GatherPools} (1.37): slice visibility
+ * by {@code nodeName}, {@code allNodes}, {@code nodeSelector} or per-device node selection, for
+ * slices with shared counters too (a pool's counter slices that the node does not see are read when
+ * its devices need them, see {@link #build}); only the newest generation of a pool counts; a pool
+ * is incomplete when fewer slices exist than {@code resourceSliceCount} (checking also slices that
+ * do not target the node), and invalid when device names repeat or a device consumes an unknown
+ * counter. Pools come sorted by driver then pool name, slices by name; pools with binding-condition
+ * devices go last.
  */
 final class PoolGatherer {
 
@@ -65,7 +67,7 @@ final class PoolGatherer {
   }
 
   private static boolean visible(SliceInfo s, Node node) {
-    if (node == null || s.hasSharedCounters()) {
+    if (node == null) {
       return true;
     }
     if (s.nodeName() != null) {

@@ -115,7 +115,33 @@ final class ResultBuilder {
         }
       }
     }
+    for (DeviceAllocationConfiguration c : out) {
+      if (appliesToAllRequests(c.getRequests(), claim)) {
+        c.setRequests(null);
+      }
+    }
     return out;
+  }
+
+  /**
+   * Whether the named requests cover every request of the claim (by name, or a firstAvailable
+   * request by its chosen {@code request/subrequest}): upstream 1.37 then leaves the names out,
+   * which means "all requests".
+   */
+  private static boolean appliesToAllRequests(List<String> requests, ClaimPlan claim) {
+    if (requests == null || requests.isEmpty()) {
+      return false;
+    }
+    for (ClaimPlan.RequestPlan plan : claim.requests) {
+      boolean named =
+          requests.contains(plan.request.getName())
+              || (plan.firstAvailable
+                  && requests.contains(plan.alternatives.get(plan.selected).spec().resultName()));
+      if (!named) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean appliesToAllocated(List<String> requests, ClaimPlan claim) {

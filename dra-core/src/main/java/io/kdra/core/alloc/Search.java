@@ -157,7 +157,7 @@ final class Search {
           if (!matcher.selectable(c, rd, d)) {
             continue;
           }
-          if (features.consumableCapacity() && !Capacity.fits(rd.spec(), d, consumed(d.id()))) {
+          if (features.consumableCapacity() && !capacityFits(c, rd.spec(), d)) {
             continue;
           }
           Pick pick = allocateDevice(claim, rd, d, pool, false);
@@ -238,7 +238,7 @@ final class Search {
       }
       added++;
     }
-    if (features.consumableCapacity() && !Capacity.fits(spec, d, consumed(d.id()))) {
+    if (features.consumableCapacity() && !capacityFits(claim.index, spec, d)) {
       for (int i = added - 1; i >= 0; i--) {
         claim.constraints.get(i).remove(spec, d);
       }
@@ -253,7 +253,7 @@ final class Search {
     Map<String, Quantity> use = null;
     String shareId = null;
     if (multi) {
-      use = Capacity.consumption(spec, d);
+      use = Capacity.consumption(spec, d, features.fractionalCapacityRange());
       shareId = shareIds.get();
       Map<String, Quantity> sum = allocatingCapacity.computeIfAbsent(d.id(), k -> new HashMap<>());
       use.forEach((k, v) -> sum.merge(k, v, Quantity::add));
@@ -295,6 +295,20 @@ final class Search {
       }
     }
     return n;
+  }
+
+  /** A capacity that cannot be computed aborts the allocation, as upstream's does. */
+  private boolean capacityFits(int claimIndex, RequestSpec spec, CandidateDevice d) {
+    try {
+      return Capacity.fits(spec, d, consumed(d.id()), features.fractionalCapacityRange());
+    } catch (Capacity.CapacityException e) {
+      throw new AllocationProblem(
+          claimIndex,
+          spec.resultName(),
+          Explanation.Kind.FATAL,
+          "checking capacity for device " + d.id() + ": " + e.getMessage(),
+          null);
+    }
   }
 
   private boolean inUse(DeviceId id) {

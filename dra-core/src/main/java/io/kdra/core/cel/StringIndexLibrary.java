@@ -15,7 +15,8 @@ import java.util.List;
 /**
  * {@code indexOf} and {@code lastIndexOf} on strings as cel-go's strings extension computes them
  * (code points; an offset past the end gives -1, a negative one an error; an empty substring gives
- * the offset). Hand-written because cel-java's versions fail on offsets past the end.
+ * the offset, clamped to the end, as of cel-go 0.29). Hand-written because cel-java's versions fail
+ * on offsets past the end.
  */
 final class StringIndexLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
@@ -68,14 +69,15 @@ final class StringIndexLibrary implements CelCompilerLibrary, CelRuntimeLibrary 
   }
 
   static long indexOf(String s, String sub, long offset) throws CelEvaluationException {
-    if (sub.isEmpty()) {
-      return offset;
-    }
-    int[] runes = s.codePoints().toArray();
-    int[] subRunes = sub.codePoints().toArray();
     if (offset < 0) {
       throw new CelEvaluationException("index out of range: " + offset);
     }
+    int[] runes = s.codePoints().toArray();
+    if (sub.isEmpty()) {
+      // cel-go 0.29: the empty string matches at the offset, clamped to the end of the string
+      return Math.min(offset, runes.length);
+    }
+    int[] subRunes = sub.codePoints().toArray();
     if (offset >= runes.length) {
       return -1;
     }
@@ -99,14 +101,14 @@ final class StringIndexLibrary implements CelCompilerLibrary, CelRuntimeLibrary 
   }
 
   static long lastIndexOf(String s, String sub, long offset) throws CelEvaluationException {
-    if (sub.isEmpty()) {
-      return offset;
-    }
-    int[] runes = s.codePoints().toArray();
-    int[] subRunes = sub.codePoints().toArray();
     if (offset < 0) {
       throw new CelEvaluationException("index out of range: " + offset);
     }
+    int[] runes = s.codePoints().toArray();
+    if (sub.isEmpty()) {
+      return Math.min(offset, runes.length);
+    }
+    int[] subRunes = sub.codePoints().toArray();
     if (offset >= runes.length) {
       return -1;
     }

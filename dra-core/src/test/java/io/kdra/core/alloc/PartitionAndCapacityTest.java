@@ -188,6 +188,82 @@ class PartitionAndCapacityTest {
         .containsEntry("bandwidth", new Quantity("3G"));
   }
 
+  /** 1.37 (DRAFractionalCapacityRange): ranges of whole thousandths are stepped in thousandths. */
+  @Test
+  void fractionalRangeRoundsUpInThousandths() {
+    CapacityRequestPolicyRange range = new CapacityRequestPolicyRange();
+    range.setMin(new Quantity("500m"));
+    range.setStep(new Quantity("250m"));
+    CapacityRequestPolicy policy = new CapacityRequestPolicy();
+    policy.setValidRange(range);
+    List<ClaimOutcome> out =
+        nic(policy)
+            .allocate(
+                node("node-a"),
+                claim("a", request("r", "nic").withCapacity("bandwidth", "1.1").build()).build());
+    assertThat(allocated(out, 0).getDevices().getResults().get(0).getConsumedCapacity())
+        .containsEntry("bandwidth", new Quantity("1250m"));
+  }
+
+  /** Upstream aborts the allocation rather than trying other devices (1.37). */
+  @Test
+  void aRequestTheRangeCannotRepresentFailsTheClaim() {
+    CapacityRequestPolicyRange range = new CapacityRequestPolicyRange();
+    range.setMin(new Quantity("500m"));
+    range.setStep(new Quantity("250m"));
+    CapacityRequestPolicy policy = new CapacityRequestPolicy();
+    policy.setValidRange(range);
+    List<ClaimOutcome> out =
+        nic(policy)
+            .allocate(
+                node("node-a"),
+                claim("a", request("r", "nic").withCapacity("bandwidth", "1000500u").build())
+                    .build());
+    assertThat(Scenario.brief(out).get(0))
+        .isEqualTo(
+            "!request \"r\": checking capacity for device gpu.example.com/node-a/nic: capacity"
+                + " \"bandwidth\": capacity request cannot be represented in the device's range"
+                + " arithmetic: request 1000500u is not a representable milli value");
+  }
+
+  /**
+   * 1.37: All takes every matching device whose own capacity can hold the request; one that other
+   * claims' shares have filled fails All instead of being left out (1.36 allocated the other one).
+   */
+  @Test
+  void allFailsOnAMatchingDeviceThatSharesHaveFilled() {
+    Scenario twoNics =
+        Scenario.of(
+                slice(
+                        "s",
+                        "node-a",
+                        device("nic-0")
+                            .withMultipleAllocations()
+                            .withCapacity("bandwidth", "10G", null)
+                            .build(),
+                        device("nic-1")
+                            .withMultipleAllocations()
+                            .withCapacity("bandwidth", "10G", null)
+                            .build())
+                    .build())
+            .withClasses(deviceClass("nic", ANY_GPU));
+    ResourceClaim old = claim("old", request("r", "nic").build()).build();
+    List<ClaimOutcome> first =
+        twoNics.allocate(
+            node("node-a"),
+            claim("a", request("r", "nic").withCapacity("bandwidth", "7G").build()).build());
+    old.setStatus(new io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus());
+    old.getStatus().setAllocation(allocated(first, 0));
+    List<ClaimOutcome> next =
+        twoNics
+            .withExisting(old)
+            .allocate(
+                node("node-a"),
+                claim("b", request("r", "nic").withAll().withCapacity("bandwidth", "4G").build())
+                    .build());
+    assertThat(Scenario.brief(next).get(0)).startsWith("!request \"r\"");
+  }
+
   @Test
   void capacityRequestsNeedTheFeature() {
     List<ClaimOutcome> out =

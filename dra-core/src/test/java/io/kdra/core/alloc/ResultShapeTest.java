@@ -161,8 +161,25 @@ class ResultShapeTest {
                 .withConfig(DRIVER, "{}", "r/x")
                 .build(),
             r -> {
-              assertThat(r.getDevices().getConfig().get(0).getRequests()).containsExactly("r/x");
+              // r/x is the claim's only request: 1.37 leaves the names out ("all requests")
+              assertThat(r.getDevices().getConfig().get(0).getRequests()).isNullOrEmpty();
               assertThat(r.getDevices().getConfig().get(1).getSource()).isEqualTo("FromClaim");
+            }),
+        tc(
+            "config naming every request of the claim names none (1.37), others keep theirs",
+            local(),
+            claim("c", request("a", "gpu").build(), request("b", "plain").build())
+                .withConfig(DRIVER, "{\"kind\":\"Both\"}", "a", "b")
+                .withConfig(DRIVER, "{\"kind\":\"One\"}", "a")
+                .build(),
+            r -> {
+              List<DeviceAllocationConfiguration> cfg = r.getDevices().getConfig();
+              assertThat(cfg)
+                  .extracting(DeviceAllocationConfiguration::getSource)
+                  .containsExactly("FromClass", "FromClaim", "FromClaim");
+              assertThat(cfg.get(0).getRequests()).containsExactly("a");
+              assertThat(cfg.get(1).getRequests()).isNullOrEmpty();
+              assertThat(cfg.get(2).getRequests()).containsExactly("a");
             }),
         tc(
             "binding conditions copied from the device",

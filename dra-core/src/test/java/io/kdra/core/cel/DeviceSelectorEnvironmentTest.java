@@ -87,6 +87,12 @@ class DeviceSelectorEnvironmentTest {
             "device.capacity[\"x.example.com\"].size() == 0",
             true,
             true),
+        // cel-go 0.29 (1.37): an empty substring matches at the offset, clamped to the end
+        ok(
+            "indexOf an empty string past the end",
+            "\"abc\".indexOf(\"\", 5) == 3 && \"abc\".lastIndexOf(\"\", 5) == 3",
+            true,
+            true),
         // quantity library
         ok("isQuantity", "isQuantity(\"1.5G\") && !isQuantity(\"1.5GB\")", true, true),
         ok(

@@ -20,7 +20,10 @@ import java.util.Set;
  * the newest generation of a pool counts; a pool is incomplete when fewer slices exist than {@code
  * resourceSliceCount} (checking also slices that do not target the node), and invalid when device
  * names repeat or a device consumes an unknown counter. Pools come sorted by driver then pool name,
- * slices by name; pools with binding-condition devices go last.
+ * slices by name; pools with binding-condition devices go last. With DRADeviceCompatibilityGroups
+ * off, slices whose devices declare compatibility groups are ignored, as 1.37 ignores them (the
+ * allocator could not check them): their pools become incomplete, which also keeps the pools' other
+ * devices from being allocated.
  */
 final class PoolGatherer {
 
@@ -34,6 +37,9 @@ final class PoolGatherer {
     for (SliceInfo s : candidates) {
       if (!features.partitionableDevices()
           && (s.perDeviceNodeSelection() || s.hasSharedCounters())) {
+        continue;
+      }
+      if (!features.compatibilityGroups() && s.usesCompatibilityGroups()) {
         continue;
       }
       if (!visible(s, node)) {
@@ -111,6 +117,9 @@ final class PoolGatherer {
     if (visible.size() != count) {
       allOfGeneration = new ArrayList<>();
       for (SliceInfo s : inventory.poolSlices(first.driver(), first.poolName())) {
+        if (!features.compatibilityGroups() && s.usesCompatibilityGroups()) {
+          continue; // ignored as above, so that it does not count towards completeness
+        }
         if (s.generation() > generation) {
           return null; // being replaced by a newer generation that does not target this node
         }

@@ -8,7 +8,7 @@
 # stderr. UpstreamAlloc.binary() (the ITs) computes the same path.
 set -euo pipefail
 
-ALLOC_VERSION="v0.36.3"
+ALLOC_VERSION="v0.37.2"
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../upstream" && pwd)"
 CACHE_DIR="${KDRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kdra}"
 arch=$(uname -m); case "$arch" in x86_64) arch=amd64;; aarch64) arch=arm64;; esac

@@ -16,7 +16,7 @@ import (
 // JSON lines {"id", "expression", "device"} from stdin and writes one JSON line per input with
 // the outcome upstream's k8s.io/dynamic-resource-allocation/cel gives: compile error, runtime
 // error, true or false, the estimated worst-case cost and the actual cost of the evaluation. The compiler is the one kube-scheduler
-// 1.36 uses (consumable capacity on, list-type attributes off), with the default environment
+// 1.37 uses (consumable capacity on, list-type attributes off), with the default environment
 // type (StoredExpressions) and runtime cost limit, as the allocator compiles selectors.
 func celEval(stdin io.Reader, stdout io.Writer) int {
 	compiler := cel.GetCompiler(cel.Features{EnableConsumableCapacity: true, EnableListTypeAttributes: false})

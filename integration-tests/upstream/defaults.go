@@ -4,11 +4,10 @@ import (
 	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The API server's defaulting for resource.k8s.io/v1 (kubernetes v1.36.3,
+// The API server's defaulting for resource.k8s.io/v1 (kubernetes v1.37.2,
 // pkg/apis/resource/v1/defaults.go and zz_generated.defaults.go), which this program cannot
 // import: upstream's allocator expects defaulted objects and fails a request whose
 // allocationMode is empty ("unsupported count mode"), while input files, like kubectl
@@ -66,13 +65,6 @@ func defaultClaim(c *resourceapi.ResourceClaim) {
 func defaultSlice(s *resourceapi.ResourceSlice, now time.Time) {
 	for i := range s.Spec.Devices {
 		d := &s.Spec.Devices[i]
-		for k, m := range d.NodeAllocatableResourceMappings {
-			if m.AllocationMultiplier == nil {
-				q := resource.MustParse("1")
-				m.AllocationMultiplier = &q
-				d.NodeAllocatableResourceMappings[k] = m
-			}
-		}
 		for j := range d.Taints {
 			if d.Taints[j].TimeAdded == nil {
 				d.Taints[j].TimeAdded = &metav1.Time{Time: now.Truncate(time.Second)}

@@ -1,7 +1,7 @@
 // Command dra-alloc-upstream is the reference for bin/dra-alloc: the same input, the same
 // pod/claim semantics and the same output shape, but every allocation decision is made by
-// upstream's k8s.io/dynamic-resource-allocation/structured allocator (v0.36.3, the features
-// kube-scheduler 1.36 enables by default). A test tool: the differential tests and the
+// upstream's k8s.io/dynamic-resource-allocation/structured allocator (v0.37.2, the features
+// kube-scheduler 1.37 enables by default). A test tool: the differential tests and the
 // side-by-side benchmark run it; it is built by integration-tests/scripts/build-upstream-alloc.sh.
 //
 //	dra-alloc-upstream [-o yaml|json|summary] [--node NAME] FILE...
@@ -30,7 +30,7 @@ const usage = `Usage: dra-alloc-upstream [-o yaml|json|summary] [--node NAME] FI
        dra-alloc-upstream bench [--warmup N] [--rounds N] [--latencies FILE] FILE...
        dra-alloc-upstream cel < JSON-LINES
        dra-alloc-upstream cel-overloads
-Shows how upstream's DRA allocator (k8s.io/dynamic-resource-allocation v0.36.3, Kubernetes 1.36
+Shows how upstream's DRA allocator (k8s.io/dynamic-resource-allocation v0.37.2, Kubernetes 1.37
 default features) allocates devices to pending ResourceClaims; same input and output as dra-alloc.
   -o, --output   yaml|json|summary (default yaml)
       --node     only consider this node

@@ -17,18 +17,20 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 )
 
-// features are the allocator features kube-scheduler 1.36 enables by default, computed as its
-// DynamicResources plugin does (AllocatorFeatures in dynamicresources.go): DRAAdminAccess (GA),
-// DRAPrioritizedList (GA), DRAPartitionableDevices, DRADeviceTaints, DRAConsumableCapacity and
-// DRADeviceBindingConditions+DRAResourceClaimDeviceStatus (all beta, on). DRAListTypeAttributes is
-// alpha and off in 1.36.
+// features are the allocator features kube-scheduler 1.37 enables by default, computed as its
+// DynamicResources plugin does (AllocatorFeatures in dynamicresources.go): DRAAdminAccess and
+// DRAPrioritizedList (GA), DRADeviceTaints (GA), DRAPartitionableDevices, DRAConsumableCapacity,
+// DRAFractionalCapacityRange and DRADeviceBindingConditions+DRAResourceClaimDeviceStatus (beta or
+// GA, on). DRAListTypeAttributes, DRAOptionalNodeOperations, DRADerivedAttributes and
+// DRADeviceCompatibilityGroups are alpha and off in 1.37.
 var features = structured.Features{
-	AdminAccess:            true,
-	PrioritizedList:        true,
-	PartitionableDevices:   true,
-	DeviceTaints:           true,
-	DeviceBindingAndStatus: true,
-	ConsumableCapacity:     true,
+	AdminAccess:             true,
+	PrioritizedList:         true,
+	PartitionableDevices:    true,
+	DeviceTaints:            true,
+	DeviceBindingAndStatus:  true,
+	ConsumableCapacity:      true,
+	FractionalCapacityRange: true,
 }
 
 // newCELCache is the scheduler plugin's cache: the 10 most recent compiled expressions.

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 public final class UpstreamAlloc {
 
   /** The k8s.io/dynamic-resource-allocation version the reference program is built from. */
-  public static final String VERSION = "v0.36.3";
+  public static final String VERSION = "v0.37.2";
 
   private UpstreamAlloc() {}
 
@@ -28,7 +28,7 @@ public final class UpstreamAlloc {
 
   /**
    * The reference binary: system property {@code kdra.upstream.alloc} if set, else {@code
-   * $KDRA_CACHE_DIR/upstream-alloc/v0.36.3-linux-<arch>/<stamp>/dra-alloc-upstream}, where the
+   * $KDRA_CACHE_DIR/upstream-alloc/v0.37.2-linux-<arch>/<stamp>/dra-alloc-upstream}, where the
    * stamp identifies this checkout's sources as {@code build-upstream-alloc.sh} computes it (so
    * that worktrees sharing the cache never run each other's build).
    */

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Differential correctness against upstream's allocator: for seeded random scenarios ({@link
  * ScenarioGenerator}), {@code bin/dra-alloc} (in process) and {@code dra-alloc-upstream}
- * (upstream's {@code k8s.io/dynamic-resource-allocation/structured}, v0.36.3) read the same input
+ * (upstream's {@code k8s.io/dynamic-resource-allocation/structured}, v0.37.2) read the same input
  * and must agree on which claims are allocated; every allocation of ours must pass the {@link
  * AllocationChecker} (upstream's too, which keeps the checker honest). Where both allocate, the
  * allocations must be the same too, share IDs aside: upstream's first fit is deterministic for a

@@ -225,7 +225,7 @@ final class Search {
     }
     int added = 0;
     for (Constraint con : claim.constraints) {
-      if (!con.add(spec, d)) {
+      if (!con.add(spec, d, (r, dev, a) -> matcher.constraintValue(claim.index, r, dev, a))) {
         for (int i = added - 1; i >= 0; i--) {
           claim.constraints.get(i).remove(spec, d);
         }

@@ -188,8 +188,8 @@ final class ProfileShapes {
   /**
    * Alpha, one claim in two: a {@code matchAttribute} (or one time in four {@code
    * distinctAttribute}) on a derived name, at times one that shadows the PCIe root; most of the
-   * requests and subrequests derive it, each with its own expression, the others fall back to the
-   * device's attribute of that name.
+   * requests and subrequests derive it, most of those with the claim's main expression, the others
+   * fall back to the device's attribute of that name.
    */
   void derivedAttributes(List<DeviceRequest> requests, List<DeviceConstraint> constraints) {
     if (!streams.alphaOneIn(2)) {
@@ -205,13 +205,17 @@ final class ProfileShapes {
     }
     c.setRequests(List.of());
     constraints.add(c);
+    // one expression for most requests, so that many claims can be satisfied
+    NewerFields.DerivedAttribute main = derived(name, distinct);
     for (DeviceRequest r : requests) {
       if (r.getExactly() != null && z.nextInt(4) != 0) {
-        NewerFields.setDerivedAttributes(r.getExactly(), List.of(derived(name, distinct)));
+        NewerFields.setDerivedAttributes(
+            r.getExactly(), List.of(z.nextInt(3) != 0 ? main : derived(name, distinct)));
       }
       for (DeviceSubRequest sub : r.getFirstAvailable()) {
         if (z.nextInt(4) != 0) {
-          NewerFields.setDerivedAttributes(sub, List.of(derived(name, distinct)));
+          NewerFields.setDerivedAttributes(
+              sub, List.of(z.nextInt(3) != 0 ? main : derived(name, distinct)));
         }
       }
     }

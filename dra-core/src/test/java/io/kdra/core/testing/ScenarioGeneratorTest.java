@@ -57,7 +57,7 @@ class ScenarioGeneratorTest {
           ScenarioGenerator.Profile.SHARED,
           "3f1a9e1ae86a338e0e53904e2ff5f107fea2643cef5ffc1b60a4543381f75c58",
           ScenarioGenerator.Profile.ALPHA,
-          "6e3a0ab81fcee226ab6e62b6193931022c130b0af557719be4210fd6c8927f8d");
+          "d55297b74ae5ecff93eea67b7644144a66eaf741624e90020dc8b6af789c7bd3");
 
   @Test
   void alphaProfileDrawsThe137AlphaFieldsOnTheExtendedScenario() {

@@ -4,7 +4,7 @@
 // kube-scheduler 1.37 enables by default). A test tool: the differential tests and the
 // side-by-side benchmark run it; it is built by integration-tests/scripts/build-upstream-alloc.sh.
 //
-//	dra-alloc-upstream [-o yaml|json|summary] [--node NAME] FILE...
+//	dra-alloc-upstream [-o yaml|json|summary] [--node NAME] [--feature-gates GATE=BOOL,...] FILE...
 //	dra-alloc-upstream bench [--warmup N] [--rounds N] [--latencies FILE] FILE...
 //	dra-alloc-upstream cel < JSON-LINES   (CEL selector outcomes, see celeval.go)
 //	dra-alloc-upstream cel-overloads      (the CEL functions' overload order, see celoverloads.go)
@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-const usage = `Usage: dra-alloc-upstream [-o yaml|json|summary] [--node NAME] FILE...
+const usage = `Usage: dra-alloc-upstream [-o yaml|json|summary] [--node NAME] [--feature-gates GATE=BOOL,...] FILE...
        dra-alloc-upstream bench [--warmup N] [--rounds N] [--latencies FILE] FILE...
        dra-alloc-upstream cel < JSON-LINES
        dra-alloc-upstream cel-overloads
@@ -34,6 +34,7 @@ Shows how upstream's DRA allocator (k8s.io/dynamic-resource-allocation v0.37.2, 
 default features) allocates devices to pending ResourceClaims; same input and output as dra-alloc.
   -o, --output   yaml|json|summary (default yaml)
       --node     only consider this node
+      --feature-gates GATE=BOOL,...  the allocator's gates as kube-scheduler takes them
   FILE           YAML or JSON files (multi-document, or kind: List); - reads stdin
 Exit status: 0 every pending claim allocated, 1 at least one not (or a pod whose claims are
 allocated can run on no node), 2 bad input.
@@ -76,6 +77,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			output = strings.TrimPrefix(a, "--output=")
 		case strings.HasPrefix(a, "-o") && a != "-o":
 			output = strings.TrimPrefix(strings.TrimPrefix(a, "-o"), "=")
+		case a == "--feature-gates" || strings.HasPrefix(a, "--feature-gates="):
+			spec := strings.TrimPrefix(a, "--feature-gates=")
+			if a == "--feature-gates" {
+				spec, ok = value(a)
+			}
+			if ok {
+				var err error
+				if features, err = withGates(features, spec); err != nil {
+					fmt.Fprintf(stderr, "dra-alloc-upstream: option --feature-gates: %v\n", err)
+					return 2
+				}
+			}
 		case a == "--node":
 			node, ok = value(a)
 		case strings.HasPrefix(a, "--node="):

@@ -222,9 +222,9 @@ class RenderTest {
         .containsEntry("kdra.claim-controller.retry.conflict-retries", "8")
         .containsEntry(
             "kdra.claim-controller.allocator.feature-gates",
-            "DRAAdminAccess=false,"
-                + "DRAConsumableCapacity=true,DRADeviceBindingConditions=true,DRADeviceTaints=true,"
-                + "DRAPartitionableDevices=true,DRAPrioritizedList=true")
+            "DRAAdminAccess=false,DRAConsumableCapacity=true,DRADerivedAttributes=false,"
+                + "DRADeviceBindingConditions=true,DRADeviceCompatibilityGroups=false,"
+                + "DRADeviceTaints=true,DRAPartitionableDevices=true,DRAPrioritizedList=true")
         .containsEntry("quarkus.log.level", "WARN")
         .containsEntry(
             "quarkus.operator-sdk.controllers.pod-scheduler.retry.interval.max", "60000");
@@ -240,10 +240,15 @@ class RenderTest {
   /** Columns: values, the rendered kdra.claim-controller.allocator.feature-gates. */
   static Stream<Arguments> allocatorFeatureGates() {
     String all =
-        "DRAAdminAccess=true,DRAConsumableCapacity=true,DRADeviceBindingConditions=true,"
+        "DRAAdminAccess=true,DRAConsumableCapacity=true,DRADerivedAttributes=false,"
+            + "DRADeviceBindingConditions=true,DRADeviceCompatibilityGroups=false,"
             + "DRADeviceTaints=true,DRAPartitionableDevices=true,DRAPrioritizedList=true";
     return Stream.of(
-        Arguments.of(named("defaults: every gate as Kubernetes 1.36 has it", Map.of()), all),
+        Arguments.of(named("defaults: every gate as Kubernetes 1.37 has it", Map.of()), all),
+        Arguments.of(
+            named(
+                "an alpha gate turned on", Chart.values("featureGates.DRADerivedAttributes", true)),
+            all.replace("DRADerivedAttributes=false", "DRADerivedAttributes=true")),
         Arguments.of(
             named(
                 "a gate turned off in featureGates",

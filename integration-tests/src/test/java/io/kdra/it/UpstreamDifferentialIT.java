@@ -32,13 +32,13 @@ import org.junit.jupiter.api.Test;
  * allocations must be the same too, share IDs aside: upstream's first fit is deterministic for a
  * given input (see "Differential testing against upstream" in docs/OPERATIONS.md).
  *
- * <p>All three generator profiles run: {@value #DEFAULT_SCENARIOS} basic, {@value
- * #DEFAULT_EXTENDED} extended and {@value #DEFAULT_SHARED} shared scenarios. {@code
- * -Dprofile=basic}, {@code extended} or {@code shared} runs only one, {@code -Dscenarios=N} sets
- * how many of each and {@code -Dseed=S} the first seed (default 1; scenario i uses seed S+i). A
- * failing scenario's input stays in {@code target/differential/seed-S.yaml} (other profiles: {@code
- * <profile>-seed-S.yaml}) for {@code bin/dra-alloc}; the others are deleted. No control plane
- * needed.
+ * <p>All four generator profiles run: {@value #DEFAULT_SCENARIOS} basic, {@value #DEFAULT_EXTENDED}
+ * extended, {@value #DEFAULT_SHARED} shared and {@value #DEFAULT_ALPHA} alpha scenarios (the alpha
+ * one with its feature gates on in both programs). {@code -Dprofile=basic}, {@code extended},
+ * {@code shared} or {@code alpha} runs only one, {@code -Dscenarios=N} sets how many of each and
+ * {@code -Dseed=S} the first seed (default 1; scenario i uses seed S+i). A failing scenario's input
+ * stays in {@code target/differential/seed-S.yaml} (other profiles: {@code <profile>-seed-S.yaml})
+ * for {@code bin/dra-alloc}; the others are deleted. No control plane needed.
  */
 class UpstreamDifferentialIT {
 
@@ -50,6 +50,9 @@ class UpstreamDifferentialIT {
 
   /** The shared profile's scenarios in the build. */
   static final int DEFAULT_SHARED = 200;
+
+  /** The alpha profile's scenarios in the build. */
+  static final int DEFAULT_ALPHA = 200;
 
   static final Path OUT = Path.of("target", "differential");
   static final String OURS_INVALID = "invalid allocation of ours: ";
@@ -94,6 +97,16 @@ class UpstreamDifferentialIT {
     run(Profile.SHARED, DEFAULT_SHARED);
   }
 
+  /**
+   * The alpha profile: the extended scenarios plus the 1.37 alpha fields (compatibilityGroups,
+   * derivedAttributes), both allocators with DRADerivedAttributes and DRADeviceCompatibilityGroups
+   * on (upstream then runs its experimental allocator, as kube-scheduler does).
+   */
+  @Test
+  void agreesWithUpstreamOnAlphaScenarios() throws IOException {
+    run(Profile.ALPHA, DEFAULT_ALPHA);
+  }
+
   void run(Profile profile, int defaultScenarios) throws IOException {
     String only = System.getProperty("profile", "");
     Assumptions.assumeTrue(only.isBlank() || Profile.of(only) == profile, "-Dprofile=" + only);
@@ -122,7 +135,10 @@ class UpstreamDifferentialIT {
       GeneratedScenario s = ScenarioGenerator.generate(seed, profile);
       Path file = OUT.resolve(prefix + "seed-" + seed + ".yaml");
       Files.writeString(file, s.yaml());
-      List<String> args = List.of("-o", "json", file.toString());
+      List<String> args =
+          profile.featureGates().isEmpty()
+              ? List.of("-o", "json", file.toString())
+              : List.of("-o", "json", "--feature-gates=" + profile.featureGates(), file.toString());
       long t0 = System.nanoTime();
       Decision ours = decide(UpstreamAlloc.kdra(args));
       long t1 = System.nanoTime();
@@ -157,6 +173,9 @@ class UpstreamDifferentialIT {
             "seed "
                 + seed
                 + ": replay with bin/dra-alloc -o summary "
+                + (profile.featureGates().isEmpty()
+                    ? ""
+                    : "--feature-gates=" + profile.featureGates() + " ")
                 + Path.of("integration-tests").resolve(file)
                 + ", or -Dit.test="
                 + getClass().getSimpleName()
@@ -240,6 +259,32 @@ class UpstreamDifferentialIT {
                                 t.getTolerationSeconds() != null
                                     || "NoExecute".equals(t.getEffect())))) {
       out.add("NoExecute toleration");
+    }
+    if (c.getSpec().getDevices().getRequests().stream()
+        .anyMatch(
+            r ->
+                (r.getExactly() != null
+                        && !io.kdra.core.model.NewerFields.derivedAttributes(r.getExactly())
+                            .isEmpty())
+                    || r.getFirstAvailable().stream()
+                        .anyMatch(
+                            sub ->
+                                !io.kdra.core.model.NewerFields.derivedAttributes(sub)
+                                    .isEmpty()))) {
+      out.add("derivedAttributes");
+    }
+    if (results.stream()
+        .anyMatch(
+            r ->
+                s.slices().stream()
+                    .filter(x -> x.getSpec().getDevices() != null)
+                    .flatMap(x -> x.getSpec().getDevices().stream())
+                    .filter(
+                        d -> d.getName().equals(r.getDevice()) && d.getConsumesCounters() != null)
+                    .flatMap(d -> d.getConsumesCounters().stream())
+                    .anyMatch(
+                        k -> !io.kdra.core.model.NewerFields.compatibilityGroups(k).isEmpty()))) {
+      out.add("compatibilityGroups");
     }
     String name = c.getMetadata().getName();
     boolean placed =

@@ -123,8 +123,10 @@ public final class Main implements Callable<Integer> {
         converter = GatesConverter.class,
         description =
             "allocator features, e.g. DRAPrioritizedList=false; known: DRAAdminAccess, "
-                + "DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, "
-                + "DRAPartitionableDevices, DRAPrioritizedList (default: Kubernetes 1.36's, all on)")
+                + "DRAConsumableCapacity, DRADerivedAttributes, DRADeviceBindingConditions, "
+                + "DRADeviceCompatibilityGroups, DRADeviceTaints, DRAPartitionableDevices, "
+                + "DRAPrioritizedList (default: Kubernetes 1.37's, the alpha "
+                + "DRADerivedAttributes and DRADeviceCompatibilityGroups off)")
     AllocatorFeatures features = AllocatorFeatures.defaults();
   }
 

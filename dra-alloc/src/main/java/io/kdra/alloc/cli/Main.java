@@ -77,9 +77,11 @@ public final class Main {
                   .desc(
                       "allocator features as upstream components take them, e.g."
                           + " DRAPrioritizedList=false,DRAAdminAccess=true; known: DRAAdminAccess,"
-                          + " DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints,"
-                          + " DRAPartitionableDevices, DRAPrioritizedList (default: Kubernetes"
-                          + " 1.36's, all on)")
+                          + " DRAConsumableCapacity, DRADerivedAttributes,"
+                          + " DRADeviceBindingConditions, DRADeviceCompatibilityGroups,"
+                          + " DRADeviceTaints, DRAPartitionableDevices, DRAPrioritizedList"
+                          + " (default: Kubernetes 1.37's, the alpha DRADerivedAttributes and"
+                          + " DRADeviceCompatibilityGroups off)")
                   .get())
           .addOption(
               Option.builder("h").longOpt("help").desc("Show this help message and exit.").get())

@@ -47,9 +47,16 @@ class GeneratedScenariosTest {
       Files.writeString(file, s.yaml());
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
+      // the alpha profile's fields need its gates, as in the differential run
+      String[] args =
+          profile.featureGates().isEmpty()
+              ? new String[] {"-o", "json", file.toString()}
+              : new String[] {
+                "-o", "json", "--feature-gates=" + profile.featureGates(), file.toString()
+              };
       int status =
           Main.run(
-              new String[] {"-o", "json", file.toString()},
+              args,
               new ByteArrayInputStream(new byte[0]),
               new PrintStream(out, true, StandardCharsets.UTF_8),
               new PrintStream(err, true, StandardCharsets.UTF_8));

@@ -5,9 +5,11 @@ import java.util.List;
 
 /**
  * The optional allocator features, one boolean per KEP, passed in by the caller (never read from
- * globals). {@link #defaults()} mirrors the feature gates of Kubernetes 1.37, the release whose
- * allocator this package follows. A disabled feature behaves as upstream's allocator does with the
- * gate off: requests that need it fail with an explanation, devices that need it are skipped.
+ * globals). {@link #defaults()} mirrors the feature gates of Kubernetes 1.37: everything GA or beta
+ * on, the alpha gates off. A disabled feature behaves as upstream's allocator does with the gate
+ * off: requests that need it fail with an explanation, devices that need it are skipped. With an
+ * alpha gate on, decisions follow upstream's "experimental" allocator, which kube-scheduler picks
+ * then; with them off, its "incubating" one (the two agree on everything else).
  *
  * @param adminAccess {@code DRAAdminAccess} (KEP 5018): requests with {@code adminAccess: true} may
  *     share devices that other claims hold
@@ -22,6 +24,11 @@ import java.util.List;
  *     conditions are visible, tried last, and their conditions are copied into results
  * @param fractionalCapacityRange {@code DRAFractionalCapacityRange} (beta in 1.37): request
  *     policies' ranges are stepped in thousandths when their bounds are; off, in whole units
+ * @param derivedAttributes {@code DRADerivedAttributes} (alpha in 1.37): requests' {@code
+ *     derivedAttributes}, CEL-computed attributes for constraints; off, such requests fail
+ * @param compatibilityGroups {@code DRADeviceCompatibilityGroups} (alpha in 1.37): devices drawing
+ *     on one counter set are co-allocated only when their {@code compatibilityGroups} intersect;
+ *     off, slices that declare groups are ignored (their pools become incomplete)
  */
 public record AllocatorFeatures(
     boolean adminAccess,
@@ -30,27 +37,36 @@ public record AllocatorFeatures(
     boolean partitionableDevices,
     boolean consumableCapacity,
     boolean bindingConditions,
-    boolean fractionalCapacityRange) {
+    boolean fractionalCapacityRange,
+    boolean derivedAttributes,
+    boolean compatibilityGroups) {
 
   /** The upstream feature-gate names this record holds, sorted. */
   public static final List<String> GATES =
       List.of(
           "DRAAdminAccess",
           "DRAConsumableCapacity",
+          "DRADerivedAttributes",
           "DRADeviceBindingConditions",
+          "DRADeviceCompatibilityGroups",
           "DRADeviceTaints",
           "DRAFractionalCapacityRange",
           "DRAPartitionableDevices",
           "DRAPrioritizedList");
 
-  /** Kubernetes 1.37 defaults: everything on (GA or beta-on). */
+  /** Kubernetes 1.37 defaults: GA and beta on, alpha off. */
   public static AllocatorFeatures defaults() {
-    return new AllocatorFeatures(true, true, true, true, true, true, true);
+    return new AllocatorFeatures(true, true, true, true, true, true, true, false, false);
+  }
+
+  /** Every feature on, alpha ones too (what upstream's experimental allocator supports). */
+  public static AllocatorFeatures all() {
+    return new AllocatorFeatures(true, true, true, true, true, true, true, true, true);
   }
 
   /** Only the GA core: every optional feature off (the 1.34 "stable" allocator's view). */
   public static AllocatorFeatures none() {
-    return new AllocatorFeatures(false, false, false, false, false, false, false);
+    return new AllocatorFeatures(false, false, false, false, false, false, false, false, false);
   }
 
   public AllocatorFeatures withAdminAccess(boolean on) {
@@ -61,7 +77,9 @@ public record AllocatorFeatures(
         partitionableDevices,
         consumableCapacity,
         bindingConditions,
-        fractionalCapacityRange);
+        fractionalCapacityRange,
+        derivedAttributes,
+        compatibilityGroups);
   }
 
   public AllocatorFeatures withPrioritizedList(boolean on) {
@@ -72,7 +90,9 @@ public record AllocatorFeatures(
         partitionableDevices,
         consumableCapacity,
         bindingConditions,
-        fractionalCapacityRange);
+        fractionalCapacityRange,
+        derivedAttributes,
+        compatibilityGroups);
   }
 
   public AllocatorFeatures withDeviceTaints(boolean on) {
@@ -83,7 +103,9 @@ public record AllocatorFeatures(
         partitionableDevices,
         consumableCapacity,
         bindingConditions,
-        fractionalCapacityRange);
+        fractionalCapacityRange,
+        derivedAttributes,
+        compatibilityGroups);
   }
 
   public AllocatorFeatures withPartitionableDevices(boolean on) {
@@ -94,7 +116,9 @@ public record AllocatorFeatures(
         on,
         consumableCapacity,
         bindingConditions,
-        fractionalCapacityRange);
+        fractionalCapacityRange,
+        derivedAttributes,
+        compatibilityGroups);
   }
 
   public AllocatorFeatures withConsumableCapacity(boolean on) {
@@ -105,7 +129,9 @@ public record AllocatorFeatures(
         partitionableDevices,
         on,
         bindingConditions,
-        fractionalCapacityRange);
+        fractionalCapacityRange,
+        derivedAttributes,
+        compatibilityGroups);
   }
 
   public AllocatorFeatures withBindingConditions(boolean on) {
@@ -116,7 +142,9 @@ public record AllocatorFeatures(
         partitionableDevices,
         consumableCapacity,
         on,
-        fractionalCapacityRange);
+        fractionalCapacityRange,
+        derivedAttributes,
+        compatibilityGroups);
   }
 
   public AllocatorFeatures withFractionalCapacityRange(boolean on) {
@@ -127,6 +155,34 @@ public record AllocatorFeatures(
         partitionableDevices,
         consumableCapacity,
         bindingConditions,
+        on,
+        derivedAttributes,
+        compatibilityGroups);
+  }
+
+  public AllocatorFeatures withDerivedAttributes(boolean on) {
+    return new AllocatorFeatures(
+        adminAccess,
+        prioritizedList,
+        deviceTaints,
+        partitionableDevices,
+        consumableCapacity,
+        bindingConditions,
+        fractionalCapacityRange,
+        on,
+        compatibilityGroups);
+  }
+
+  public AllocatorFeatures withCompatibilityGroups(boolean on) {
+    return new AllocatorFeatures(
+        adminAccess,
+        prioritizedList,
+        deviceTaints,
+        partitionableDevices,
+        consumableCapacity,
+        bindingConditions,
+        fractionalCapacityRange,
+        derivedAttributes,
         on);
   }
 
@@ -141,8 +197,12 @@ public record AllocatorFeatures(
         return withAdminAccess(on);
       case "DRAConsumableCapacity":
         return withConsumableCapacity(on);
+      case "DRADerivedAttributes":
+        return withDerivedAttributes(on);
       case "DRADeviceBindingConditions":
         return withBindingConditions(on);
+      case "DRADeviceCompatibilityGroups":
+        return withCompatibilityGroups(on);
       case "DRADeviceTaints":
         return withDeviceTaints(on);
       case "DRAFractionalCapacityRange":
@@ -216,8 +276,14 @@ public record AllocatorFeatures(
     if (consumableCapacity) {
       names.add("DRAConsumableCapacity");
     }
+    if (derivedAttributes) {
+      names.add("DRADerivedAttributes");
+    }
     if (bindingConditions) {
       names.add("DRADeviceBindingConditions");
+    }
+    if (compatibilityGroups) {
+      names.add("DRADeviceCompatibilityGroups");
     }
     if (deviceTaints) {
       names.add("DRADeviceTaints");

@@ -35,6 +35,25 @@ public final class CelSelectorEvaluator implements SelectorEvaluator {
 
   @Override
   public boolean matches(String expression, CandidateDevice device) {
+    CelDevice view = view(expression, device);
+    try {
+      return environment.get().compile(expression).matches(view);
+    } catch (CelSelectorException e) {
+      throw new SelectorException(expression, e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Object derivedValue(String expression, CandidateDevice device) {
+    CelDevice view = view(expression, device);
+    try {
+      return environment.get().compileDerived(expression).value(view);
+    } catch (CelSelectorException e) {
+      throw new SelectorException(expression, e.getMessage(), e);
+    }
+  }
+
+  private static CelDevice view(String expression, CandidateDevice device) {
     CelDevice view = (CelDevice) device.selectorView();
     if (view == null) {
       try {
@@ -44,10 +63,6 @@ public final class CelSelectorEvaluator implements SelectorEvaluator {
       }
       device.selectorView(view);
     }
-    try {
-      return environment.get().compile(expression).matches(view);
-    } catch (CelSelectorException e) {
-      throw new SelectorException(expression, e.getMessage(), e);
-    }
+    return view;
   }
 }

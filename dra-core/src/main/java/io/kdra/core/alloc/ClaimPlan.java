@@ -149,6 +149,11 @@ final class ClaimPlan {
       DeviceMatcher matcher,
       AllocatedState allocated) {
     String name = spec.resultName();
+    if (!spec.derivedAttributes().isEmpty() && !features.derivedAttributes()) {
+      // as upstream: refused rather than ignored, so that no constraint is silently dropped
+      throw problem(
+          index, name, "cannot handle request with derived attributes, the feature is disabled");
+    }
     if (spec.hasCapacity() && !features.consumableCapacity()) {
       throw problem(
           index,

@@ -41,12 +41,46 @@ abstract sealed class Constraint permits Constraint.MatchAttribute, Constraint.D
         || (r.parent() != null && requests.contains(r.resultName()));
   }
 
+  /** Where a constraint reads a device's value for a request (derived attributes differ). */
+  @FunctionalInterface
+  interface Values {
+    /** An {@link AttributeValue}, a {@link ListValue}, or null when the device has none. */
+    Object of(RequestSpec r, CandidateDevice d, String attribute);
+  }
+
+  /**
+   * A list a derived attribute evaluated to. Without list-type attributes (off, as in 1.37)
+   * upstream compares scalars only: a list equals nothing, so a {@code matchAttribute} takes it
+   * only as its first value, and a {@code distinctAttribute} only while it has no other value.
+   */
+  record ListValue(List<Object> elements) {}
+
+  /** A derived expression's result as a constraint compares it. */
+  static Object fromCel(Object v) {
+    if (v instanceof Long l) {
+      return new AttributeValue.IntValue(l);
+    }
+    if (v instanceof Boolean b) {
+      return new AttributeValue.BoolValue(b);
+    }
+    if (v instanceof String s) {
+      return new AttributeValue.StringValue(s);
+    }
+    if (v instanceof io.kdra.core.model.Semver sv) {
+      return new AttributeValue.VersionValue(sv);
+    }
+    if (v instanceof List<?> list) {
+      return new ListValue(List.copyOf(list));
+    }
+    throw new IllegalArgumentException("not an attribute value: " + v);
+  }
+
   /** Tries to add the device; false when it would violate the constraint. */
-  final boolean add(RequestSpec r, CandidateDevice d) {
+  final boolean add(RequestSpec r, CandidateDevice d, Values values) {
     if (!applies(r)) {
       return true;
     }
-    AttributeValue v = d.attribute(attribute);
+    Object v = values.of(r, d, attribute);
     if (v == null) {
       return false;
     }
@@ -55,13 +89,13 @@ abstract sealed class Constraint permits Constraint.MatchAttribute, Constraint.D
 
   final void remove(RequestSpec r, CandidateDevice d) {
     if (applies(r)) {
-      drop(d.attribute(attribute));
+      drop();
     }
   }
 
-  abstract boolean accept(AttributeValue v);
+  abstract boolean accept(Object v);
 
-  abstract void drop(AttributeValue v);
+  abstract void drop();
 
   /** How the constraint reads in explanations. */
   abstract String describe();
@@ -74,7 +108,7 @@ abstract sealed class Constraint permits Constraint.MatchAttribute, Constraint.D
 
   /** All devices share the attribute's type and value (the first device fixes it). */
   static final class MatchAttribute extends Constraint {
-    private AttributeValue value;
+    private Object value;
     private int count;
 
     MatchAttribute(List<String> requests, String attribute) {
@@ -82,10 +116,10 @@ abstract sealed class Constraint permits Constraint.MatchAttribute, Constraint.D
     }
 
     @Override
-    boolean accept(AttributeValue v) {
+    boolean accept(Object v) {
       if (count == 0) {
         value = v;
-      } else if (!value.equals(v)) {
+      } else if (value instanceof ListValue || v instanceof ListValue || !value.equals(v)) {
         return false;
       }
       count++;
@@ -93,7 +127,7 @@ abstract sealed class Constraint permits Constraint.MatchAttribute, Constraint.D
     }
 
     @Override
-    void drop(AttributeValue v) {
+    void drop() {
       count--;
       if (count == 0) {
         value = null;
@@ -108,15 +142,15 @@ abstract sealed class Constraint permits Constraint.MatchAttribute, Constraint.D
 
   /** All devices have the attribute with pairwise different values (compared by value). */
   static final class DistinctAttribute extends Constraint {
-    private final List<AttributeValue> values = new ArrayList<>();
+    private final List<Object> values = new ArrayList<>();
 
     DistinctAttribute(List<String> requests, String attribute) {
       super(requests, attribute);
     }
 
     @Override
-    boolean accept(AttributeValue v) {
-      if (values.contains(v)) {
+    boolean accept(Object v) {
+      if (v instanceof ListValue ? !values.isEmpty() : values.contains(v)) {
         return false;
       }
       values.add(v);
@@ -124,7 +158,7 @@ abstract sealed class Constraint permits Constraint.MatchAttribute, Constraint.D
     }
 
     @Override
-    void drop(AttributeValue v) {
+    void drop() {
       values.remove(values.size() - 1);
     }
 

@@ -17,6 +17,10 @@ final class DeviceMatcher {
   private final AllocatorFeatures features;
   private final Node node;
   private final boolean useCache;
+  private final java.util.Map<DerivedKey, Object> derivedValues = new java.util.HashMap<>();
+
+  /** A derived expression on a device: evaluated once, whichever attribute names it. */
+  private record DerivedKey(io.kdra.core.model.DeviceId device, String expression) {}
 
   /**
    * @param useCache whether the devices' result caches belong to this evaluator (see {@link
@@ -97,6 +101,43 @@ final class DeviceMatcher {
 
   boolean selectable(int claimIndex, RequestData rd, CandidateDevice d) {
     return visible(d) && classMatches(claimIndex, rd, d) && requestMatches(claimIndex, rd, d);
+  }
+
+  /**
+   * The value of {@code attribute} for a constraint: the request's derived attribute of that name
+   * when it has one (evaluated against the device; it shadows the device's own), else the device's
+   * attribute; null when neither exists. A derived value is an {@link
+   * io.kdra.core.model.AttributeValue} or, for a list result, a {@link Constraint.ListValue}. As
+   * upstream, a failing expression fails the allocation.
+   */
+  Object constraintValue(int claimIndex, RequestSpec spec, CandidateDevice d, String attribute) {
+    String expression = spec.derivedAttributes().get(attribute);
+    if (expression == null) {
+      return d.attribute(attribute);
+    }
+    DerivedKey key = new DerivedKey(d.id(), expression);
+    Object cached = derivedValues.get(key);
+    if (cached != null) {
+      return cached;
+    }
+    Object value;
+    try {
+      value = Constraint.fromCel(evaluator.derivedValue(expression, d));
+    } catch (SelectorException e) {
+      throw new AllocationProblem(
+          claimIndex,
+          spec.resultName(),
+          Explanation.Kind.FATAL,
+          "derived attribute "
+              + attribute
+              + " on device "
+              + d.id()
+              + ": CEL error: "
+              + e.getMessage(),
+          expression);
+    }
+    derivedValues.put(key, value);
+    return value;
   }
 
   private boolean eval(

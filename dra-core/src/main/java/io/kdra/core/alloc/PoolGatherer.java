@@ -22,7 +22,9 @@ import java.util.Set;
  * is incomplete when fewer slices exist than {@code resourceSliceCount} (checking also slices that
  * do not target the node), and invalid when device names repeat or a device consumes an unknown
  * counter. Pools come sorted by driver then pool name, slices by name; pools with binding-condition
- * devices go last.
+ * devices go last. With DRADeviceCompatibilityGroups off, slices whose devices declare
+ * compatibility groups are ignored, as 1.37 ignores them (the allocator could not check them):
+ * their pools become incomplete, which also keeps the pools' other devices from being allocated.
  */
 final class PoolGatherer {
 
@@ -36,6 +38,9 @@ final class PoolGatherer {
     for (SliceInfo s : candidates) {
       if (!features.partitionableDevices()
           && (s.perDeviceNodeSelection() || s.hasSharedCounters())) {
+        continue;
+      }
+      if (!features.compatibilityGroups() && s.usesCompatibilityGroups()) {
         continue;
       }
       if (!visible(s, node)) {
@@ -113,6 +118,9 @@ final class PoolGatherer {
     if (visible.size() != count) {
       allOfGeneration = new ArrayList<>();
       for (SliceInfo s : inventory.poolSlices(first.driver(), first.poolName())) {
+        if (!features.compatibilityGroups() && s.usesCompatibilityGroups()) {
+          continue; // ignored as above, so that it does not count towards completeness
+        }
         if (s.generation() > generation) {
           return null; // being replaced by a newer generation that does not target this node
         }

@@ -6,8 +6,12 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
 import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
+import io.kdra.core.model.NewerFields;
+import io.kdra.core.model.NewerFields.DerivedAttribute;
 import io.kdra.core.model.Quantity;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,6 +29,8 @@ import java.util.Map;
  * @param tolerations tolerations, copied into results
  * @param capacityRequests requested capacity by name; empty when none
  * @param hasCapacity whether {@code capacity} was set at all
+ * @param allocationMode the allocation mode as written, ExactCount when empty
+ * @param derivedAttributes the 1.37 alpha {@code derivedAttributes}: expressions by attribute name
  */
 record RequestSpec(
     String parent,
@@ -37,7 +43,8 @@ record RequestSpec(
     List<DeviceToleration> tolerations,
     Map<String, Quantity> capacityRequests,
     boolean hasCapacity,
-    String allocationMode) {
+    String allocationMode,
+    Map<String, String> derivedAttributes) {
 
   /** {@code req} or {@code req/sub}, as written into results. */
   String resultName() {
@@ -60,7 +67,8 @@ record RequestSpec(
         e.getCount(),
         Boolean.TRUE.equals(e.getAdminAccess()),
         e.getTolerations(),
-        e.getCapacity());
+        e.getCapacity(),
+        NewerFields.derivedAttributes(e));
   }
 
   static RequestSpec of(DeviceRequest parent, DeviceSubRequest sub) {
@@ -73,7 +81,8 @@ record RequestSpec(
         sub.getCount(),
         false,
         sub.getTolerations(),
-        sub.getCapacity());
+        sub.getCapacity(),
+        NewerFields.derivedAttributes(sub));
   }
 
   private static RequestSpec make(
@@ -85,7 +94,8 @@ record RequestSpec(
       Long count,
       boolean admin,
       List<DeviceToleration> tolerations,
-      CapacityRequirements capacity) {
+      CapacityRequirements capacity,
+      List<DerivedAttribute> derived) {
     List<String> exprs =
         selectors == null
             ? List.of()
@@ -97,6 +107,9 @@ record RequestSpec(
       capacity.getRequests().forEach((k, v) -> caps.put(k, Quantities.of(v)));
     }
     String m = mode == null || mode.isEmpty() ? "ExactCount" : mode;
+    Map<String, String> expressions = new LinkedHashMap<>();
+    derived.forEach(a -> expressions.put(a.name(), a.expression())); // the last one wins
+
     return new RequestSpec(
         parent,
         name,
@@ -108,6 +121,7 @@ record RequestSpec(
         tolerations == null ? List.of() : List.copyOf(tolerations),
         Map.copyOf(caps),
         capacity != null,
-        m);
+        m,
+        Collections.unmodifiableMap(expressions));
   }
 }

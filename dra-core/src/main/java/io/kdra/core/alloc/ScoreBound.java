@@ -42,7 +42,9 @@ final class ScoreBound {
    * <p>{@link Long#MAX_VALUE} (never stop early) when any selector of the claims (of every request
    * and alternative, not only the prioritized ones) fails to evaluate on some device: a later
    * node's search might reach that device, and upstream, which scores every feasible node, then
-   * fails the whole pod; so every node must be tried as upstream would.
+   * fails the whole pod; so every node must be tried as upstream would. The same when a request has
+   * derived attributes: they are evaluated only inside a node's search, so whether one fails on a
+   * later node cannot be known before.
    *
    * @param plans node-independent plans ({@link PodSearch})
    */
@@ -57,7 +59,8 @@ final class ScoreBound {
     for (ClaimPlan plan : plans) {
       for (ClaimPlan.RequestPlan request : plan.requests) {
         for (RequestData alternative : request.alternatives) {
-          if (failsSomewhere(plan.index, alternative, pools, matcher)) {
+          if (!alternative.spec().derivedAttributes().isEmpty()
+              || failsSomewhere(plan.index, alternative, pools, matcher)) {
             return Long.MAX_VALUE;
           }
         }

@@ -35,7 +35,8 @@ final class Search {
       int constraintsAdded,
       boolean marked,
       Map<String, Quantity> consumed,
-      String shareId) {}
+      String shareId,
+      List<Runnable> groupsConsumed) {}
 
   private final List<ClaimPlan> claims;
   private final List<Pool> pools;
@@ -45,6 +46,7 @@ final class Search {
   private final Supplier<String> shareIds;
   private final long budget;
   private final Counters counters;
+  private final CompatibilityGroups groups;
   private final Map<DeviceId, BitSet> allocating = new HashMap<>();
   private final Map<DeviceId, Map<String, Quantity>> allocatingCapacity = new HashMap<>();
   private long steps;
@@ -65,6 +67,7 @@ final class Search {
     this.shareIds = shareIds;
     this.budget = budget;
     this.counters = new Counters(allocated);
+    this.groups = new CompatibilityGroups(allocated);
   }
 
   /** Runs the search; true when every claim got all its devices (see the plans' picks). */
@@ -197,9 +200,18 @@ final class Search {
     }
     boolean skipCounters =
         multi && (allocated.isShared(d.id()) || allocatingCapacity.containsKey(d.id()));
+    List<Runnable> groupsConsumed = List.of();
+    if (features.compatibilityGroups() && !skipCounters && d.consumesCounters()) {
+      // before the counters, as upstream: a rejection here has nothing to release
+      groupsConsumed = groups.tryConsume(pool, d);
+      if (groupsConsumed == null) {
+        return null;
+      }
+    }
     boolean reserved = false;
     if (!skipCounters && d.consumesCounters()) {
       if (!counters.tryReserve(pool, d)) {
+        CompatibilityGroups.restore(groupsConsumed);
         return null;
       }
       reserved = true;
@@ -207,21 +219,17 @@ final class Search {
     if (features.deviceTaints()) {
       DeviceTaint blocking = Taints.blocking(d.taints(), spec.tolerations());
       if (blocking != null) {
-        if (reserved) {
-          counters.release(pool, d);
-        }
+        release(pool, d, reserved, groupsConsumed);
         return null;
       }
     }
     int added = 0;
     for (Constraint con : claim.constraints) {
-      if (!con.add(spec, d)) {
+      if (!con.add(spec, d, (r, dev, a) -> matcher.constraintValue(claim.index, r, dev, a))) {
         for (int i = added - 1; i >= 0; i--) {
           claim.constraints.get(i).remove(spec, d);
         }
-        if (reserved) {
-          counters.release(pool, d);
-        }
+        release(pool, d, reserved, groupsConsumed);
         if (must) {
           throw new AllocationProblem(
               claim.index,
@@ -242,9 +250,7 @@ final class Search {
       for (int i = added - 1; i >= 0; i--) {
         claim.constraints.get(i).remove(spec, d);
       }
-      if (reserved) {
-        counters.release(pool, d);
-      }
+      release(pool, d, reserved, groupsConsumed);
       return null;
     }
     if (!multi) {
@@ -258,7 +264,7 @@ final class Search {
       Map<String, Quantity> sum = allocatingCapacity.computeIfAbsent(d.id(), k -> new HashMap<>());
       use.forEach((k, v) -> sum.merge(k, v, Quantity::add));
     }
-    Pick pick = new Pick(rd, d, pool, reserved, added, !multi, use, shareId);
+    Pick pick = new Pick(rd, d, pool, reserved, added, !multi, use, shareId, groupsConsumed);
     claim.picks.add(pick);
     return pick;
   }
@@ -279,9 +285,15 @@ final class Search {
     for (int i = pick.constraintsAdded() - 1; i >= 0; i--) {
       claim.constraints.get(i).remove(pick.request().spec(), d);
     }
-    if (pick.countersReserved()) {
-      counters.release(pick.pool(), d);
+    release(pick.pool(), d, pick.countersReserved(), pick.groupsConsumed());
+  }
+
+  /** Releases what a pick took from the pool's counter sets: counters, then group narrowing. */
+  private void release(Pool pool, CandidateDevice d, boolean reserved, List<Runnable> groups) {
+    if (reserved) {
+      counters.release(pool, d);
     }
+    CompatibilityGroups.restore(groups);
   }
 
   /** Remaining picks of the device (shares) anywhere in the search, other than {@code removed}. */

@@ -15,4 +15,15 @@ public interface SelectorEvaluator {
    * @throws SelectorException on a compile error, a runtime error or a non-boolean result
    */
   boolean matches(String expression, CandidateDevice device);
+
+  /**
+   * Evaluates a derived attribute's expression (1.37 alpha {@code derivedAttributes}) against the
+   * device: a {@code Long}, {@code Boolean}, {@code String}, {@link io.kdra.core.model.Semver} or a
+   * list of one of them.
+   *
+   * @throws SelectorException on a compile or runtime error or another result type
+   */
+  default Object derivedValue(String expression, CandidateDevice device) {
+    throw new SelectorException(expression, "derived attributes are not supported here", null);
+  }
 }

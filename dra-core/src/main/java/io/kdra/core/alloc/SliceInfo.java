@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
+import io.kdra.core.model.NewerFields;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,6 +18,7 @@ public final class SliceInfo {
   private final long generation;
   private final long resourceSliceCount;
   private final List<CandidateDevice> devices;
+  private final boolean usesCompatibilityGroups;
 
   SliceInfo(ResourceSlice slice) {
     this.slice = slice;
@@ -37,6 +39,11 @@ public final class SliceInfo {
       }
     }
     this.devices = List.copyOf(list);
+    this.usesCompatibilityGroups =
+        devices.stream()
+            .filter(CandidateDevice::consumesCounters)
+            .flatMap(d -> d.device().getConsumesCounters().stream())
+            .anyMatch(c -> !NewerFields.compatibilityGroups(c).isEmpty());
   }
 
   public String name() {
@@ -82,6 +89,11 @@ public final class SliceInfo {
 
   boolean perDeviceNodeSelection() {
     return Boolean.TRUE.equals(slice.getSpec().getPerDeviceNodeSelection());
+  }
+
+  /** Whether a device declares {@code compatibilityGroups} on one of its counter consumptions. */
+  boolean usesCompatibilityGroups() {
+    return usesCompatibilityGroups;
   }
 
   boolean hasSharedCounters() {

@@ -65,6 +65,58 @@ public final class CompiledSelector {
    *     or when the cost limit is exceeded; upstream never treats these as "no match"
    */
   public boolean matches(CelDevice celDevice) {
+    Object result = evaluate(celDevice);
+    if (result instanceof Boolean b) {
+      return b;
+    }
+    throw new CelSelectorException(
+        Kind.RUNTIME,
+        expression,
+        null,
+        "CEL result of type " + typeName(result) + " could not be converted to bool");
+  }
+
+  /**
+   * Evaluates a derived attribute's expression ({@link DeviceSelectorEnvironment#compileDerived})
+   * for one device: a {@code Long}, {@code Boolean}, {@code String}, {@link
+   * io.kdra.core.model.Semver} or a list of one of them, as upstream's valToDeviceAttribute takes
+   * them.
+   *
+   * @throws CelSelectorException on a runtime error, the cost limit, or another result type
+   */
+  public Object value(CelDevice celDevice) {
+    Object result = evaluate(celDevice);
+    if (result instanceof Long
+        || result instanceof Boolean
+        || result instanceof String
+        || result instanceof io.kdra.core.model.Semver) {
+      return result;
+    }
+    if (result instanceof java.util.List<?> list) {
+      Class<?> first = list.isEmpty() ? String.class : list.get(0).getClass();
+      boolean known =
+          first == Long.class
+              || first == Boolean.class
+              || first == String.class
+              || first == io.kdra.core.model.Semver.class;
+      for (int i = 0; i < list.size(); i++) {
+        if (!known || list.get(i).getClass() != first) {
+          throw new CelSelectorException(
+              Kind.RUNTIME,
+              expression,
+              null,
+              known
+                  ? "expected list element at index " + i + " to be " + typeName(first)
+                  : "unsupported list element type: " + typeName(list.get(0)));
+        }
+      }
+      return java.util.List.copyOf(list);
+    }
+    throw new CelSelectorException(
+        Kind.RUNTIME, expression, null, "unsupported CEL return type: " + typeName(result));
+  }
+
+  private Object evaluate(CelDevice celDevice) {
     CelDevice device = mutatesQuantities ? celDevice.withFreshCapacity() : celDevice;
     Object result;
     try {
@@ -85,14 +137,13 @@ public final class CompiledSelector {
       throw new CelSelectorException(
           Kind.RUNTIME, expression, null, "the expression nests too deeply to evaluate");
     }
-    if (result instanceof Boolean b) {
-      return b;
-    }
-    throw new CelSelectorException(
-        Kind.RUNTIME,
-        expression,
-        null,
-        "CEL result of type " + typeName(result) + " could not be converted to bool");
+    return result;
+  }
+
+  private static String typeName(Class<?> type) {
+    return type == Long.class
+        ? "int"
+        : type == Boolean.class ? "bool" : type == String.class ? "string" : type.getSimpleName();
   }
 
   private CelSelectorException costLimitExceeded() {

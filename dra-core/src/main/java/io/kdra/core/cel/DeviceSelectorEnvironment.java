@@ -360,12 +360,38 @@ public final class DeviceSelectorEnvironment {
         return cached;
       }
     }
-    CompiledSelector compiled = doCompile(expression);
+    CompiledSelector compiled = doCompile(expression, false);
     synchronized (cache) {
       cache.putIfAbsent(expression, compiled);
     }
     return compiled;
   }
+
+  /**
+   * Compiles (or returns the cached program for) a derived attribute's expression (1.37 alpha
+   * {@code derivedAttributes}), as the allocator does: it must evaluate to a bool, int, string or
+   * semver, a list of those, or a type known only at runtime. Evaluate it with {@link
+   * CompiledSelector#value}.
+   *
+   * @throws CelSelectorException of kind COMPILE with position and reason
+   */
+  public CompiledSelector compileDerived(String expression) {
+    String key = DERIVED_KEY + expression;
+    synchronized (cache) {
+      CompiledSelector cached = cache.get(key);
+      if (cached != null) {
+        return cached;
+      }
+    }
+    CompiledSelector compiled = doCompile(expression, true);
+    synchronized (cache) {
+      cache.putIfAbsent(key, compiled);
+    }
+    return compiled;
+  }
+
+  /** Prefix of derived expressions' cache keys (upstream keeps them apart from selectors, too). */
+  private static final String DERIVED_KEY = "\u0000derived:";
 
   /**
    * Checks a new or changed selector as API validation does: length, compile errors and the
@@ -405,7 +431,7 @@ public final class DeviceSelectorEnvironment {
     }
   }
 
-  private CompiledSelector doCompile(String expression) {
+  private CompiledSelector doCompile(String expression, boolean derived) {
     CelAbstractSyntaxTree ast;
     try {
       ast = compiler.compile(expression).getAst();
@@ -413,7 +439,23 @@ public final class DeviceSelectorEnvironment {
       throw compileError(expression, e.getErrors());
     }
     CelKind resultKind = ast.getResultType().kind();
-    if (resultKind != CelKind.BOOL && resultKind != CelKind.ANY) {
+    if (derived) {
+      CelType t = ast.getResultType();
+      boolean allowed =
+          derivedScalar(t)
+              || (t.kind() == CelKind.LIST
+                  && t.parameters().size() == 1
+                  && derivedScalar(t.parameters().get(0)));
+      if (!allowed) {
+        throw new CelSelectorException(
+            Kind.COMPILE,
+            expression,
+            null,
+            "must evaluate to a primitive scalar (string, integer, boolean, semver) or a list of"
+                + " these scalars, not "
+                + SelectorAstValidator.typeName(t));
+      }
+    } else if (resultKind != CelKind.BOOL && resultKind != CelKind.ANY) {
       // upstream accepts bool or "any" (what attribute values are), not dyn; a free type
       // parameter is dyn there
       boolean dyn = resultKind == CelKind.DYN || resultKind == CelKind.TYPE_PARAM;
@@ -445,6 +487,14 @@ public final class DeviceSelectorEnvironment {
     } catch (CelEvaluationException e) {
       throw new CelSelectorException(Kind.COMPILE, expression, null, e.getMessage());
     }
+  }
+
+  /** Upstream's isAllowedDerivedAttributeElementType (a free type parameter is dyn there). */
+  private static boolean derivedScalar(CelType t) {
+    return switch (t.kind()) {
+      case BOOL, INT, STRING, ANY, DYN, TYPE_PARAM -> true;
+      default -> t.equals(KubernetesCelLibrary.SEMVER);
+    };
   }
 
   /** Quantity functions that change their receiver in place upstream (see GoQuantity). */

@@ -14,14 +14,32 @@ class AllocatorFeaturesTest {
 
   private static final List<String> ALL = AllocatorFeatures.GATES;
 
+  /**
+   * Kubernetes 1.37's defaults: the alpha gates DRADerivedAttributes and compatibility groups off.
+   */
+  private static final List<String> DEFAULT_ON =
+      List.of(
+          "DRAAdminAccess",
+          "DRAConsumableCapacity",
+          "DRADeviceBindingConditions",
+          "DRADeviceTaints",
+          "DRAFractionalCapacityRange",
+          "DRAPartitionableDevices",
+          "DRAPrioritizedList");
+
   /** Columns: base, --feature-gates value, the enabled gates after. */
   static Stream<Arguments> gates() {
     return Stream.of(
-        Arguments.of(named("empty: the base unchanged", AllocatorFeatures.defaults()), "", ALL),
+        Arguments.of(
+            named("empty: the base unchanged", AllocatorFeatures.defaults()), "", DEFAULT_ON),
         Arguments.of(
             named("one gate off", AllocatorFeatures.defaults()),
             "DRAPrioritizedList=false",
-            ALL.subList(0, ALL.size() - 1)),
+            DEFAULT_ON.subList(0, 6)),
+        Arguments.of(
+            named("the alpha gates on", AllocatorFeatures.defaults()),
+            "DRADerivedAttributes=true,DRADeviceCompatibilityGroups=true",
+            ALL),
         Arguments.of(
             named("two on over none, blanks and empty entries ignored", AllocatorFeatures.none()),
             " DRAAdminAccess=true, ,DRADeviceTaints=t ,",
@@ -59,13 +77,15 @@ class AllocatorFeaturesTest {
         Arguments.of(
             named("an unknown gate names those known", "DRAFancy=true"),
             "unrecognized feature gate: DRAFancy (known: DRAAdminAccess, DRAConsumableCapacity,"
-                + " DRADeviceBindingConditions, DRADeviceTaints, DRAFractionalCapacityRange,"
-                + " DRAPartitionableDevices, DRAPrioritizedList)"),
+                + " DRADerivedAttributes, DRADeviceBindingConditions, DRADeviceCompatibilityGroups,"
+                + " DRADeviceTaints, DRAFractionalCapacityRange, DRAPartitionableDevices,"
+                + " DRAPrioritizedList)"),
         Arguments.of(
             named("gate names are case-sensitive", "draadminaccess=true"),
             "unrecognized feature gate: draadminaccess (known: DRAAdminAccess,"
-                + " DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints,"
-                + " DRAFractionalCapacityRange, DRAPartitionableDevices, DRAPrioritizedList)"),
+                + " DRAConsumableCapacity, DRADerivedAttributes, DRADeviceBindingConditions,"
+                + " DRADeviceCompatibilityGroups, DRADeviceTaints, DRAFractionalCapacityRange,"
+                + " DRAPartitionableDevices, DRAPrioritizedList)"),
         Arguments.of(named("no value", "DRAAdminAccess"), "missing bool value for DRAAdminAccess"),
         Arguments.of(
             named("not a bool", "DRAAdminAccess=yes"),
@@ -84,9 +104,16 @@ class AllocatorFeaturesTest {
   @MethodSource("gateNames")
   void everyGateNameSwitchesItsOwnFeatureOnly(String gate) {
     assertThat(AllocatorFeatures.none().with(gate, true).enabledNames()).containsExactly(gate);
-    assertThat(AllocatorFeatures.defaults().with(gate, false).enabledNames())
+    assertThat(AllocatorFeatures.all().with(gate, false).enabledNames())
         .doesNotContain(gate)
         .hasSize(ALL.size() - 1);
+  }
+
+  @org.junit.jupiter.api.Test
+  void theAlphaGatesAreOffByDefaultAsIn137() {
+    assertThat(AllocatorFeatures.defaults().derivedAttributes()).isFalse();
+    assertThat(AllocatorFeatures.defaults().compatibilityGroups()).isFalse();
+    assertThat(AllocatorFeatures.all().enabledNames()).isEqualTo(ALL);
   }
 
   static Stream<String> gateNames() {

@@ -253,6 +253,38 @@ class PodSchedulerTest {
     assertThat(Scenario.brief(p.outcomes())).containsExactlyElementsOf(expected);
   }
 
+  /**
+   * A derived attribute is evaluated only inside a node's search, so the early stop of
+   * prioritized-list scoring cannot know that a later node's search would fail on it: node-a
+   * reaches the best score any node could (the first alternative fits nowhere), but upstream,
+   * scoring every feasible node, meets the error on node-b and fails the pod.
+   */
+  @org.junit.jupiter.api.Test
+  void derivedAttributeErrorOnALaterNodeFailsThePod() {
+    var any = sub("any", "gpu", 1);
+    io.kdra.core.model.NewerFields.setDerivedAttributes(
+        any,
+        List.of(
+            new io.kdra.core.model.NewerFields.DerivedAttribute(
+                "derived/n", "device.attributes[\"" + DRIVER + "\"].numa")));
+    Scenario s =
+        Scenario.of(
+                slice("a", "node-a", device("g0").withInt("numa", 0).build()).build(),
+                slice("b", "node-b", device("g0").build()).build())
+            .withClasses(deviceClass("gpu", ANY_GPU), deviceClass("none", "false"))
+            .withFeatures(AllocatorFeatures.defaults().withDerivedAttributes(true));
+    ResourceClaim c =
+        claim("c", firstAvailable("gpu", sub("best", "none", 1), any))
+            .withConstraint("derived/n", "gpu")
+            .build();
+    PodScheduler.Placement p = PodScheduler.schedule(s.allocator(), NODES, null, List.of(c));
+    assertThat(p.node()).isNull();
+    assertThat(Scenario.brief(p.outcomes()).get(0))
+        .startsWith("!")
+        .contains("derived attribute derived/n on device gpu.example.com/node-b/g0")
+        .contains("no such key: numa");
+  }
+
   static io.fabric8.kubernetes.api.model.NodeSelector pinnedTo(String node) {
     return new io.fabric8.kubernetes.api.model.NodeSelectorBuilder()
         .addNewNodeSelectorTerm()

@@ -33,6 +33,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.api.model.runtime.RawExtension;
+import io.kdra.core.model.NewerFields.DerivedAttribute;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -211,6 +212,15 @@ public final class AllocFixtures {
       m.put(name, new Quantity(quantity));
       c.setRequests(m);
       e().setCapacity(c);
+      return this;
+    }
+
+    /** A derived attribute (1.37 alpha {@code derivedAttributes}). */
+    public RequestWrapper withDerived(String name, String expression) {
+      List<DerivedAttribute> list =
+          new ArrayList<>(io.kdra.core.model.NewerFields.derivedAttributes(e()));
+      list.add(new DerivedAttribute(name, expression));
+      io.kdra.core.model.NewerFields.setDerivedAttributes(e(), list);
       return this;
     }
 
@@ -429,6 +439,17 @@ public final class AllocFixtures {
               device.getConsumesCounters() == null ? List.of() : device.getConsumesCounters());
       list.add(c);
       device.setConsumesCounters(list);
+      return this;
+    }
+
+    /**
+     * Consumes counters from a set within compatibility groups (1.37 alpha {@code
+     * compatibilityGroups}); pass name/quantity pairs.
+     */
+    public DeviceWrapper withConsumesInGroups(String set, List<String> groups, String... counters) {
+      withConsumes(set, counters);
+      io.kdra.core.model.NewerFields.setCompatibilityGroups(
+          device.getConsumesCounters().get(device.getConsumesCounters().size() - 1), groups);
       return this;
     }
 

@@ -171,6 +171,7 @@ final class ClaimDraw {
       c.setRequests(constraintRequests(list));
       constraints.add(c);
     }
+    shapes.derivedAttributes(list, constraints);
     devices.setConstraints(constraints);
     ResourceClaimSpec spec = new ResourceClaimSpec();
     spec.setDevices(devices);

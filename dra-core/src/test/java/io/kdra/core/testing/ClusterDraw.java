@@ -108,6 +108,7 @@ final class ClusterDraw {
         attr(d, GPU + "/partition", stringAttribute(p[2]));
         d.getCapacity().put("memory", capacity(p[1], null));
         d.setConsumesCounters(List.of(consumes(set, "memory", p[1])));
+        shapes.partition(d);
         devices.add(d);
         counterKeys.put(p[0], node + "/" + set);
       }

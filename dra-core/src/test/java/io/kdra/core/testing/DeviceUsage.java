@@ -7,8 +7,10 @@ import static io.kdra.core.testing.ClaimKeys.results;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.core.model.NewerFields;
 import io.kdra.core.model.Quantity;
 import io.kdra.core.testing.CheckedWorld.Entry;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -19,7 +21,9 @@ import java.util.TreeMap;
 /**
  * The usage rules: who holds each exclusive device, what shares of shareable devices consume, and
  * what devices take of their shared counters, over the claims allocated before the run and those of
- * the run; then no capacity and no counter exceeded. adminAccess results use nothing.
+ * the run; then no capacity and no counter exceeded, and the devices on each counter set compatible
+ * (1.37 alpha {@code compatibilityGroups}: all without groups, or groups with a common one).
+ * adminAccess results use nothing.
  */
 final class DeviceUsage {
 
@@ -34,6 +38,12 @@ final class DeviceUsage {
 
   /** driver/pool/set/counter -> consumed. */
   private final Map<String, Quantity> counters = new TreeMap<>();
+
+  /** driver/pool/set -> the groups of each device counted on it, those allocated before first. */
+  private final Map<String, List<List<String>>> groups = new TreeMap<>();
+
+  /** driver/pool/set -> how many of its devices were allocated before the run. */
+  private final Map<String, Integer> groupsBefore = new HashMap<>();
 
   /** Records the devices of the claims allocated before the run. */
   void allocatedBefore(List<ResourceClaim> before, CheckedWorld world) {
@@ -51,6 +61,7 @@ final class DeviceUsage {
         }
       }
     }
+    groups.forEach((k, v) -> groupsBefore.put(k, v.size()));
   }
 
   /** A share of a shareable device consumes this capacity. */
@@ -67,12 +78,28 @@ final class DeviceUsage {
   void count(Entry e) {
     if (counted.add(e.id())) {
       consume(e, counters);
+      if (e.device().getConsumesCounters() != null) {
+        for (DeviceCounterConsumption c : e.device().getConsumesCounters()) {
+          groups
+              .computeIfAbsent(
+                  e.driver() + "/" + e.pool() + "/" + c.getCounterSet(), k -> new ArrayList<>())
+              .add(NewerFields.compatibilityGroups(c));
+        }
+      }
     }
   }
 
   /** Capacity and counters consumed beyond what the devices and pools have. */
   void checkLimits(CheckedWorld world, List<String> out) {
     checkShares(world, out);
+    groups.forEach(
+        (set, all) -> {
+          int before = groupsBefore.getOrDefault(set, 0);
+          // only devices of the run are checked, against a consistent state before it
+          if (all.size() > before && compatible(all.subList(0, before)) && !compatible(all)) {
+            out.add("counter set " + set + ": compatibility groups do not meet: " + all);
+          }
+        });
     counters.forEach(
         (k, used) -> {
           Quantity have = world.capacityOfCounter(k);
@@ -109,6 +136,19 @@ final class DeviceUsage {
                         }
                       });
             });
+  }
+
+  /** All without groups, or all with groups and one group common to all. */
+  private static boolean compatible(List<List<String>> devices) {
+    if (devices.stream().allMatch(List::isEmpty)) {
+      return true;
+    }
+    if (devices.stream().anyMatch(List::isEmpty)) {
+      return false;
+    }
+    Set<String> common = new HashSet<>(devices.get(0));
+    devices.forEach(common::retainAll);
+    return !common.isEmpty();
   }
 
   private static void consume(Entry e, Map<String, Quantity> counters) {

@@ -18,12 +18,22 @@ final class DrawStreams {
   /** The shared profile's own choices; null in the others. */
   final Random shared;
 
+  /** The alpha profile's own choices (1.37 alpha fields); null in the others. */
+  final Random alpha;
+
   DrawStreams(long seed, ScenarioGenerator.Profile profile) {
     this.basic = new Random(seed);
     this.extended =
         profile != ScenarioGenerator.Profile.BASIC ? new Random(seed ^ 0x9E3779B97F4A7C15L) : null;
     this.shared =
         profile == ScenarioGenerator.Profile.SHARED ? new Random(seed ^ 0xC2B2AE3D27D4EB4FL) : null;
+    this.alpha =
+        profile == ScenarioGenerator.Profile.ALPHA ? new Random(seed ^ 0x165667B19E3779F9L) : null;
+  }
+
+  /** True with probability 1/n in the alpha profile; never (and no draw) in the others. */
+  boolean alphaOneIn(int n) {
+    return alpha != null && alpha.nextInt(n) == 0;
   }
 
   /** True with probability 1/n in the extended profile; never (and no draw) in the basic one. */

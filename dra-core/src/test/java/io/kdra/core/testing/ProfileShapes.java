@@ -16,12 +16,16 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceConstraint;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
 import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.kdra.core.model.NewerFields;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,6 +50,9 @@ final class ProfileShapes {
   /** The shared stream; null unless shared. */
   private final Random y;
 
+  /** The alpha stream; null unless alpha. */
+  private final Random z;
+
   /** The cluster's nodes, filled by the cluster draw before any shape needs them. */
   private final List<Node> nodes;
 
@@ -56,6 +63,7 @@ final class ProfileShapes {
     this.streams = streams;
     this.x = streams.extended;
     this.y = streams.shared;
+    this.z = streams.alpha;
     this.nodes = nodes;
   }
 
@@ -140,7 +148,88 @@ final class ProfileShapes {
     }
   }
 
+  /**
+   * Alpha: a partition's counter consumption in no group, one or two of a few (so that some halves
+   * go together and some do not).
+   */
+  void partition(Device d) {
+    if (z == null) {
+      return;
+    }
+    List<String> groups =
+        switch (z.nextInt(6)) {
+          case 0 -> List.of();
+          case 1, 2 -> List.of("a");
+          case 3 -> List.of("b");
+          case 4 -> List.of("a", "b");
+          default -> List.of("c");
+        };
+    NewerFields.setCompatibilityGroups(d.getConsumesCounters().get(0), groups);
+  }
+
   // ---- requests ------------------------------------------------------------------------------
+
+  /** Derived attributes' expressions: typed values, guarded or not, a list, a shadowing one. */
+  private static final String[] DERIVED =
+      new String[] {
+        "device.driver",
+        "\"pcieRoot\" in device.attributes[\"resource.kubernetes.io\"] ?"
+            + " device.attributes[\"resource.kubernetes.io\"].pcieRoot : \"none\"",
+        "has(device.attributes[\"gpu.example.com\"].numa) ?"
+            + " device.attributes[\"gpu.example.com\"].numa : -1",
+        "\"shared\"",
+        "has(device.attributes[\"gpu.example.com\"].driverVersion) ?"
+            + " device.attributes[\"gpu.example.com\"].driverVersion : semver(\"0.0.1\")",
+        "device.attributes[\"resource.kubernetes.io\"].pcieRoot", // fails on fabric links
+        "device.attributes[\"gpu.example.com\"].model", // fails on all but GPUs
+        "[device.driver]" // a list (not under distinctAttribute)
+      };
+
+  /**
+   * Alpha, one claim in two: a {@code matchAttribute} (or one time in four {@code
+   * distinctAttribute}) on a derived name, at times one that shadows the PCIe root; most of the
+   * requests and subrequests derive it, most of those with the claim's main expression, the others
+   * fall back to the device's attribute of that name.
+   */
+  void derivedAttributes(List<DeviceRequest> requests, List<DeviceConstraint> constraints) {
+    if (!streams.alphaOneIn(2)) {
+      return;
+    }
+    String name = z.nextInt(4) == 0 ? ScenarioGenerator.PCIE : "derived/key";
+    boolean distinct = z.nextInt(4) == 0;
+    DeviceConstraint c = new DeviceConstraint();
+    if (distinct) {
+      c.setDistinctAttribute(name);
+    } else {
+      c.setMatchAttribute(name);
+    }
+    c.setRequests(List.of());
+    constraints.add(c);
+    // one expression for most requests, so that many claims can be satisfied
+    NewerFields.DerivedAttribute main = derived(name, distinct);
+    for (DeviceRequest r : requests) {
+      if (r.getExactly() != null && z.nextInt(4) != 0) {
+        NewerFields.setDerivedAttributes(
+            r.getExactly(), List.of(z.nextInt(3) != 0 ? main : derived(name, distinct)));
+      }
+      for (DeviceSubRequest sub : r.getFirstAvailable()) {
+        if (z.nextInt(4) != 0) {
+          NewerFields.setDerivedAttributes(
+              sub, List.of(z.nextInt(3) != 0 ? main : derived(name, distinct)));
+        }
+      }
+    }
+  }
+
+  private NewerFields.DerivedAttribute derived(String name, boolean distinct) {
+    int x = z.nextInt(20);
+    int i =
+        x < 4 ? 0 : x < 8 ? 1 : x < 11 ? 2 : x < 13 ? 3 : x < 15 ? 4 : x < 17 ? 5 : x < 18 ? 6 : 7;
+    if (distinct && i == 7) {
+      i = 0;
+    }
+    return new NewerFields.DerivedAttribute(name, DERIVED[i]);
+  }
 
   /** Extended: adminAccess one time in eight (subrequests have none in resource.k8s.io/v1). */
   void exactRequest(ExactDeviceRequest e) {

@@ -36,6 +36,11 @@ public final class Scenario {
     return s;
   }
 
+  public Scenario withSlices(ResourceSlice... more) {
+    slices.addAll(List.of(more));
+    return this;
+  }
+
   public Scenario withClasses(DeviceClass... c) {
     classes.addAll(List.of(c));
     return this;

@@ -35,6 +35,12 @@ import java.util.Random;
  * third stream: pods also use claims allocated before the run or claims of other pods, and a few
  * more pods use only such claims (kube-scheduler must keep those claims' allocations and place each
  * pod where their node selectors allow).
+ *
+ * <p>{@link Profile#ALPHA} is the extended scenario of the same seed plus, from a fourth stream,
+ * the 1.37 alpha fields: compatibility groups on the partitions' counter consumptions, and derived
+ * attributes (CEL over the device, some failing on some devices, some lists, some shadowing a
+ * device attribute) with the {@code matchAttribute} or {@code distinctAttribute} constraints that
+ * use them. Both allocators decide it with {@link Profile#featureGates()}.
  */
 public final class ScenarioGenerator {
 
@@ -58,11 +64,21 @@ public final class ScenarioGenerator {
      * EXTENDED plus pods that share claims with other pods and use claims allocated before the run,
      * whose node selectors must restrict where the pods go.
      */
-    SHARED;
+    SHARED,
+    /**
+     * EXTENDED plus the 1.37 alpha fields: {@code compatibilityGroups} on partitions and {@code
+     * derivedAttributes} with constraints on them; decided with {@link #featureGates()} on.
+     */
+    ALPHA;
 
-    /** {@code basic} or {@code extended}, case-insensitive. */
+    /** {@code basic}, {@code extended}, {@code shared} or {@code alpha}, case-insensitive. */
     public static Profile of(String name) {
       return valueOf(name.trim().toUpperCase(Locale.ROOT));
+    }
+
+    /** The feature gates both allocators need for this profile's shapes, as --feature-gates. */
+    public String featureGates() {
+      return this == ALPHA ? "DRADerivedAttributes=true,DRADeviceCompatibilityGroups=true" : "";
     }
   }
 

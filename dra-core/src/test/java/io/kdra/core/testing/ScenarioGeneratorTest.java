@@ -55,7 +55,38 @@ class ScenarioGeneratorTest {
           ScenarioGenerator.Profile.EXTENDED,
           "c5e594cfd0651b70164a9c14a632f5636ca8385a5ff11ccbde00f068a3dd2e08",
           ScenarioGenerator.Profile.SHARED,
-          "3f1a9e1ae86a338e0e53904e2ff5f107fea2643cef5ffc1b60a4543381f75c58");
+          "3f1a9e1ae86a338e0e53904e2ff5f107fea2643cef5ffc1b60a4543381f75c58",
+          ScenarioGenerator.Profile.ALPHA,
+          "d55297b74ae5ecff93eea67b7644144a66eaf741624e90020dc8b6af789c7bd3");
+
+  @Test
+  void alphaProfileDrawsThe137AlphaFieldsOnTheExtendedScenario() {
+    List<String> alpha =
+        LongStream.range(0, 300)
+            .mapToObj(
+                seed -> ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.ALPHA).yaml())
+            .toList();
+    java.util.function.ToLongFunction<Predicate<String>> n = p -> alpha.stream().filter(p).count();
+    assertThat(n.applyAsLong(y -> y.contains("compatibilityGroups:")))
+        .as("compatibility groups")
+        .isGreaterThan(30);
+    assertThat(n.applyAsLong(y -> y.contains("derivedAttributes:")))
+        .as("derived attributes")
+        .isGreaterThan(100);
+    assertThat(n.applyAsLong(y -> y.contains("expression: \"[device.driver]\"")))
+        .as("list-valued derived attributes")
+        .isGreaterThan(5);
+    assertThat(ScenarioGenerator.Profile.ALPHA.featureGates())
+        .isEqualTo("DRADerivedAttributes=true,DRADeviceCompatibilityGroups=true");
+    // the extended scenario underneath: same nodes and slice names
+    for (long seed = 0; seed < 20; seed++) {
+      var a = ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.ALPHA);
+      var e = ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.EXTENDED);
+      assertThat(a.slices().stream().map(x -> x.getMetadata().getName()).toList())
+          .isEqualTo(e.slices().stream().map(x -> x.getMetadata().getName()).toList());
+      assertThat(a.claims().size()).isEqualTo(e.claims().size());
+    }
+  }
 
   @Test
   void yamlNamesTheSeedAndEveryObject() {

@@ -2,6 +2,7 @@ package io.kdra.core.alloc;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
+import io.kdra.core.taint.RuleTaint;
 import java.util.List;
 
 /**
@@ -60,9 +61,14 @@ final class Taints {
     return s == null ? "" : s;
   }
 
-  /** {@code key=value:Effect} ({@code key:Effect} without a value), as kubectl prints taints. */
+  /**
+   * {@code key=value:Effect} ({@code key:Effect} without a value), as kubectl prints taints; a
+   * rule's taint is followed by {@code (DeviceTaintRule NAME)}, so the admin sees which rule to
+   * change.
+   */
   static String describe(DeviceTaint t) {
     String value = t.getValue() == null || t.getValue().isEmpty() ? "" : "=" + t.getValue();
-    return t.getKey() + value + ":" + t.getEffect();
+    String origin = RuleTaint.origin(t);
+    return t.getKey() + value + ":" + t.getEffect() + (origin == null ? "" : " (" + origin + ")");
   }
 }

@@ -30,6 +30,7 @@ import io.kdra.claimcontroller.scheduling.OutcomeRecorder;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.PodScheduling;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
+import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.events.EventRecorder;
 import io.kdra.leadership.LeaseFence;
 import jakarta.inject.Inject;
@@ -141,10 +142,21 @@ public class PodReconciler implements Reconciler<Pod> {
                 .withPrimaryToSecondaryMapper(NO_INDEX)
                 .build(),
             ctx);
+    // DeviceTaintRules (v1 from 1.37 on): watched only where the API server serves them, since an
+    // informer on a resource it does not serve would never sync
+    var taintRules = TaintRuleInformers.served(ctx.getClient()) ? eventSource(ctx, wake) : null;
     var departures = new PlacedPodDepartures(shared.pods(), wake::forPodChange);
     var view =
         new InformerClusterView(
-            pods, shared.pods(), shared.claims(), templates, nodes, slices, classes, namespaces);
+            pods,
+            shared.pods(),
+            shared.claims(),
+            templates,
+            nodes,
+            slices,
+            classes,
+            namespaces,
+            taintRules);
     scheduling =
         new PodScheduling(
             view,
@@ -159,7 +171,24 @@ public class PodReconciler implements Reconciler<Pod> {
             fence::mayWrite);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
-    return List.of(claims, templates, nodes, slices, classes, namespaces, departures);
+    List<EventSource<?, Pod>> sources =
+        new java.util.ArrayList<>(
+            List.of(claims, templates, nodes, slices, classes, namespaces, departures));
+    if (taintRules != null) {
+      sources.add(taintRules);
+    }
+    return sources;
+  }
+
+  /** A rule's change may free or block devices: every waiting pod is tried again. */
+  private static InformerEventSource<DeviceTaintRule, Pod> eventSource(
+      EventSourceContext<Pod> ctx, PodTriggers wake) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(DeviceTaintRule.class, Pod.class)
+            .withSecondaryToPrimaryMapper(r -> wake.forClusterChange())
+            .withPrimaryToSecondaryMapper(NO_INDEX)
+            .build(),
+        ctx);
   }
 
   /** No secondary resources are read through the context: see {@link #prepareEventSources}. */

@@ -3,6 +3,7 @@ package io.kdra.core.alloc;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
 import io.kdra.core.taint.RuleTaint;
+import io.kdra.core.taint.Tolerations;
 import java.util.List;
 
 /**
@@ -37,28 +38,7 @@ final class Taints {
   }
 
   static boolean tolerates(DeviceToleration tol, DeviceTaint taint) {
-    if (tol.getEffect() != null
-        && !tol.getEffect().isEmpty()
-        && !tol.getEffect().equals(taint.getEffect())) {
-      return false;
-    }
-    if (tol.getKey() != null && !tol.getKey().isEmpty() && !tol.getKey().equals(taint.getKey())) {
-      return false;
-    }
-    String op =
-        tol.getOperator() == null || tol.getOperator().isEmpty() ? "Equal" : tol.getOperator();
-    switch (op) {
-      case "Exists":
-        return true;
-      case "Equal":
-        return nullToEmpty(tol.getValue()).equals(nullToEmpty(taint.getValue()));
-      default:
-        return false;
-    }
-  }
-
-  private static String nullToEmpty(String s) {
-    return s == null ? "" : s;
+    return Tolerations.tolerates(tol, taint);
   }
 
   /**

@@ -49,6 +49,16 @@ public record TaintEvictionPlan(
       Map<String, Long> evictedByRule,
       Instant now) {
     Map<DeviceId, List<DeviceTaint>> sliceTaints = TaintEviction.sliceTaints(slices);
+    if (!anyEvicting(sliceTaints, rules)) {
+      // the usual case: nothing to evict or simulate, so no pod is looked at
+      Map<String, TaintRuleStatus.Counts> counts = new HashMap<>();
+      for (DeviceTaintRule rule : rules) {
+        counts.put(
+            rule.name(),
+            new TaintRuleStatus.Counts(0, 0, evictedByRule.getOrDefault(rule.name(), 0L), 0, 0));
+      }
+      return new TaintEvictionPlan(List.of(), Optional.empty(), Map.copyOf(counts));
+    }
     Map<Pod, TaintEviction.Eviction> evictions = evictions(pods, claim, sliceTaints, rules);
     List<PodEviction> due = new ArrayList<>();
     Instant next = null;
@@ -94,6 +104,19 @@ public record TaintEvictionPlan(
       }
     }
     return new TaintEvictionPlan(List.copyOf(due), Optional.ofNullable(next), Map.copyOf(counts));
+  }
+
+  private static boolean anyEvicting(
+      Map<DeviceId, List<DeviceTaint>> sliceTaints, Collection<DeviceTaintRule> rules) {
+    for (DeviceTaintRule r : rules) {
+      String effect = r.getSpec() == null ? null : r.getSpec().getTaint().getEffect();
+      if ("NoExecute".equals(effect) || "None".equals(effect)) {
+        return true;
+      }
+    }
+    return sliceTaints.values().stream()
+        .flatMap(List::stream)
+        .anyMatch(t -> "NoExecute".equals(t.getEffect()));
   }
 
   private static Map<Pod, TaintEviction.Eviction> evictions(

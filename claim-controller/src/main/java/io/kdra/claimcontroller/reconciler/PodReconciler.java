@@ -20,9 +20,11 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.kdra.claimcontroller.config.ClaimControllerConfig;
 import io.kdra.claimcontroller.domain.Backoff;
 import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.k8s.TaintEvictionWriter;
 import io.kdra.claimcontroller.observability.SchedulingMetrics;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.claimcontroller.scheduling.Outcome;
@@ -38,6 +40,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -64,6 +68,8 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject ClaimTracer tracer;
   @Inject LeaseFence fence;
   @Inject SharedInformers shared;
+  @Inject TaintEvictionWriter evictionWriter;
+  @Inject java.time.Clock clock;
 
   private volatile PodScheduling scheduling;
   private volatile OutcomeRecorder recorder;
@@ -170,6 +176,9 @@ public class PodReconciler implements Reconciler<Pod> {
             tracer,
             fence::mayWrite);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
+    if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
+      startTaintEviction(new TaintEvictor(view, evictionWriter, events, fence::mayWrite, clock));
+    }
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
     List<EventSource<?, Pod>> sources =
         new java.util.ArrayList<>(
@@ -178,6 +187,22 @@ public class PodReconciler implements Reconciler<Pod> {
       sources.add(taintRules);
     }
     return sources;
+  }
+
+  /**
+   * Runs the evictor's passes on a daemon thread of its own, from now until the process ends (the
+   * first passes, before the informers have synced, see nothing to evict).
+   */
+  private static void startTaintEviction(TaintEvictor evictor) {
+    var executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "device-taint-eviction");
+              t.setDaemon(true);
+              return t;
+            });
+    long tick = TaintEvictor.TICK.toMillis();
+    executor.scheduleWithFixedDelay(evictor::pass, tick, tick, TimeUnit.MILLISECONDS);
   }
 
   /** A rule's change may free or block devices: every waiting pod is tried again. */

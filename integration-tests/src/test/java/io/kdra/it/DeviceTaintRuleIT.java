@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.core.model.Semver;
 import io.kdra.core.taint.DeviceTaintRule;
@@ -61,8 +62,10 @@ class DeviceTaintRuleIT {
     }
   }
 
+  /** The test's claims are its own (no template): deleted here, gone with their pods. */
   @AfterEach
   void noPodsLeft() {
+    client.resources(ResourceClaim.class).inNamespace(stack.namespace).delete();
     stack.deletePodsAndAwaitClaimsGone();
   }
 

@@ -166,9 +166,14 @@ final class InformerClusterView implements ClusterView {
     return classes.list(c -> true).toList();
   }
 
-  /** None when the API server serves no DeviceTaintRules (no informer then). */
+  /**
+   * None when the API server serves no DeviceTaintRules (no informer then), or before the informer
+   * has started (its cache does not exist yet: the eviction's first passes may come earlier).
+   */
   @Override
   public List<DeviceTaintRule> deviceTaintRules() {
-    return taintRules == null ? List.of() : taintRules.list(r -> true).toList();
+    return taintRules == null || !taintRules.isRunning()
+        ? List.of()
+        : taintRules.list(r -> true).toList();
   }
 }

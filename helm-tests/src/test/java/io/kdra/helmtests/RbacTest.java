@@ -57,9 +57,11 @@ class RbacTest {
   /** claim-controller, "What to look at": "RBAC the controller needs". */
   static final Set<String> CONTROLLER =
       union(
-          grants("/pods", READ),
+          grants("/pods", union(READ, Set.of("delete"))),
           grants("/pods/status", Set.of("update")),
           grants("/pods/binding", Set.of("create")),
+          grants("resource.k8s.io/devicetaintrules", READ),
+          grants("resource.k8s.io/devicetaintrules/status", Set.of("update")),
           grants(
               "resource.k8s.io/resourceclaims",
               Set.of("get", "list", "watch", "create", "patch", "delete")),
@@ -106,6 +108,7 @@ class RbacTest {
                 "resourceclaims/binding",
                 "resourceclaimtemplates",
                 "deviceclasses",
+                "devicetaintrules/status",
                 "namespaces",
                 "events",
                 "leases")),

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
 import io.kdra.core.cel.CelDevice;
 import io.kdra.core.cel.CelSelectorException;
 import io.kdra.core.cel.DeviceSelectorEnvironment;
+import io.kdra.core.taint.RuleTaint;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -175,7 +176,8 @@ final class DeviceRows {
                 t.getKey()
                     + (t.getValue() == null || t.getValue().isEmpty() ? "" : "=" + t.getValue())
                     + ":"
-                    + t.getEffect())
+                    + t.getEffect()
+                    + (RuleTaint.origin(t) == null ? "" : " (" + RuleTaint.origin(t) + ")"))
         .toList();
   }
 }

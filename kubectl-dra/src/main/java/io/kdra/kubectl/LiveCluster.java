@@ -8,7 +8,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kdra.core.taint.DeviceTaintRule;
+import io.kdra.core.taint.DeviceTaintRules;
 import java.io.File;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -72,15 +75,26 @@ final class LiveCluster implements AutoCloseable {
     return client.getConfiguration().getMasterUrl();
   }
 
-  /** Everything the claim-controller's informers hold, read once. */
+  /**
+   * Everything the claim-controller's informers hold, read once; the slices carry the
+   * DeviceTaintRules' taints (where the API server serves them), each naming its rule.
+   */
   ClusterState state() {
     return new ClusterState(
         client.nodes().list().getItems(),
         client.pods().inAnyNamespace().list().getItems(),
         client.resources(ResourceClaim.class).inAnyNamespace().list().getItems(),
         client.resources(ResourceClaimTemplate.class).inAnyNamespace().list().getItems(),
-        client.resources(ResourceSlice.class).list().getItems(),
+        DeviceTaintRules.apply(client.resources(ResourceSlice.class).list().getItems(), rules()),
         client.resources(DeviceClass.class).list().getItems());
+  }
+
+  /** The DeviceTaintRules, none where the API server serves no v1 ones (before 1.37). */
+  private List<DeviceTaintRule> rules() {
+    if (!client.supports(DeviceTaintRule.class)) {
+      return List.of();
+    }
+    return client.resources(DeviceTaintRule.class).list().getItems();
   }
 
   Optional<Pod> pod(String name) {

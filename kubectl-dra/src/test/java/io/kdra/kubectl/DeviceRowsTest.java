@@ -71,4 +71,23 @@ class DeviceRowsTest {
     assertThat(DeviceRows.rows(cluster.slices(), classes, List.of(), cel).get(0).classes())
         .containsExactly("any", "broken(CEL error)", "gpu");
   }
+
+  @Test
+  void aRulesTaintNamesTheRule() {
+    var rule =
+        new io.kdra.core.taint.DeviceTaintRule(
+            new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("maintenance").build(),
+            new io.kdra.core.taint.DeviceTaintRuleSpec(
+                new io.kdra.core.taint.DeviceTaintSelector("gpu.example.com", "node-b", null),
+                new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint(
+                    "NoExecute", "drain", null, null)));
+    var slices = io.kdra.core.taint.DeviceTaintRules.apply(cluster.slices(), List.of(rule));
+
+    assertThat(DeviceRows.rows(slices, cluster.deviceClasses(), cluster.claims(), cel))
+        .filteredOn(r -> r.node().equals("node-b"))
+        .allSatisfy(
+            r ->
+                assertThat(r.taints())
+                    .containsExactly("drain:NoExecute (DeviceTaintRule maintenance)"));
+  }
 }

@@ -32,6 +32,9 @@ public interface ClaimControllerConfig {
   /** Backoff for pods that cannot be placed. */
   Retry retry();
 
+  /** Evicting pods whose devices get a {@code NoExecute} taint, in {@code own} mode. */
+  DeviceTaintEviction deviceTaintEviction();
+
   /** The allocator's optional features. */
   Allocator allocator();
 
@@ -55,6 +58,19 @@ public interface ClaimControllerConfig {
      */
     @WithDefault("5")
     int conflictRetries();
+  }
+
+  /** Upstream's device-taint eviction controller, run here where kube-controller-manager is not. */
+  interface DeviceTaintEviction {
+
+    /**
+     * In {@code own} mode, evict the pods whose allocated devices carry a {@code NoExecute} taint
+     * (from their slice or a DeviceTaintRule) that their claim does not tolerate, and write the
+     * rules' {@code EvictionInProgress} condition. In {@code adopt} mode kube-controller-manager
+     * does it and this setting has no effect.
+     */
+    @WithDefault("true")
+    boolean enabled();
   }
 
   /** dra-core's allocator, as this controller runs it. */

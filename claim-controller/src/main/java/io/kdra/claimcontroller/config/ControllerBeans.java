@@ -5,6 +5,7 @@ import io.kdra.claimcontroller.k8s.ApiPodBinder;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.k8s.TaintEvictionWriter;
 import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
@@ -50,6 +51,12 @@ public class ControllerBeans {
   @ApplicationScoped
   PodWriter podWriter(KubernetesClient client, ClaimControllerConfig config, Clock clock) {
     return new PodWriter(client, config.retry().conflictRetries(), clock);
+  }
+
+  @Produces
+  @ApplicationScoped
+  TaintEvictionWriter taintEvictionWriter(KubernetesClient client, Clock clock) {
+    return new TaintEvictionWriter(client, clock);
   }
 
   @Produces

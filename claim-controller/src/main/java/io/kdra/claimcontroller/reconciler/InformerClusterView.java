@@ -12,6 +12,7 @@ import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.scheduling.ClusterView;
+import io.kdra.core.taint.DeviceTaintRule;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,7 @@ import java.util.function.Function;
 
 /**
  * {@link ClusterView} over the pod controller's primary cache, the claim informer it shares with
- * the cleanup controller, and its own informer event sources.
+ * the cleanup controller, and its own informer event sources (DeviceTaintRules' only where served).
  */
 final class InformerClusterView implements ClusterView {
 
@@ -62,6 +63,7 @@ final class InformerClusterView implements ClusterView {
   private final InformerEventSource<ResourceSlice, Pod> slices;
   private final InformerEventSource<DeviceClass, Pod> classes;
   private final InformerEventSource<Namespace, Pod> namespaces;
+  private final InformerEventSource<DeviceTaintRule, Pod> taintRules;
 
   InformerClusterView(
       IndexerResourceCache<Pod> pods,
@@ -71,7 +73,8 @@ final class InformerClusterView implements ClusterView {
       InformerEventSource<Node, Pod> nodes,
       InformerEventSource<ResourceSlice, Pod> slices,
       InformerEventSource<DeviceClass, Pod> classes,
-      InformerEventSource<Namespace, Pod> namespaces) {
+      InformerEventSource<Namespace, Pod> namespaces,
+      InformerEventSource<DeviceTaintRule, Pod> taintRules) {
     this.pods = pods;
     this.podEvents = podEvents;
     this.claims = claims;
@@ -80,6 +83,7 @@ final class InformerClusterView implements ClusterView {
     this.slices = slices;
     this.classes = classes;
     this.namespaces = namespaces;
+    this.taintRules = taintRules;
   }
 
   @Override
@@ -160,5 +164,16 @@ final class InformerClusterView implements ClusterView {
   @Override
   public List<DeviceClass> deviceClasses() {
     return classes.list(c -> true).toList();
+  }
+
+  /**
+   * None when the API server serves no DeviceTaintRules (no informer then), or before the informer
+   * has started (its cache does not exist yet: the eviction's first passes may come earlier).
+   */
+  @Override
+  public List<DeviceTaintRule> deviceTaintRules() {
+    return taintRules == null || !taintRules.isRunning()
+        ? List.of()
+        : taintRules.list(r -> true).toList();
   }
 }

@@ -20,9 +20,11 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.kdra.claimcontroller.config.ClaimControllerConfig;
 import io.kdra.claimcontroller.domain.Backoff;
 import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.k8s.TaintEvictionWriter;
 import io.kdra.claimcontroller.observability.SchedulingMetrics;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.claimcontroller.scheduling.Outcome;
@@ -30,6 +32,7 @@ import io.kdra.claimcontroller.scheduling.OutcomeRecorder;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.PodScheduling;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
+import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.events.EventRecorder;
 import io.kdra.leadership.LeaseFence;
 import jakarta.inject.Inject;
@@ -37,6 +40,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -63,6 +68,8 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject ClaimTracer tracer;
   @Inject LeaseFence fence;
   @Inject SharedInformers shared;
+  @Inject TaintEvictionWriter evictionWriter;
+  @Inject java.time.Clock clock;
 
   private volatile PodScheduling scheduling;
   private volatile OutcomeRecorder recorder;
@@ -141,10 +148,21 @@ public class PodReconciler implements Reconciler<Pod> {
                 .withPrimaryToSecondaryMapper(NO_INDEX)
                 .build(),
             ctx);
+    // DeviceTaintRules (v1 from 1.37 on): watched only where the API server serves them, since an
+    // informer on a resource it does not serve would never sync
+    var taintRules = TaintRuleInformers.served(ctx.getClient()) ? eventSource(ctx, wake) : null;
     var departures = new PlacedPodDepartures(shared.pods(), wake::forPodChange);
     var view =
         new InformerClusterView(
-            pods, shared.pods(), shared.claims(), templates, nodes, slices, classes, namespaces);
+            pods,
+            shared.pods(),
+            shared.claims(),
+            templates,
+            nodes,
+            slices,
+            classes,
+            namespaces,
+            taintRules);
     scheduling =
         new PodScheduling(
             view,
@@ -158,8 +176,44 @@ public class PodReconciler implements Reconciler<Pod> {
             tracer,
             fence::mayWrite);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
+    if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
+      startTaintEviction(new TaintEvictor(view, evictionWriter, events, fence::mayWrite, clock));
+    }
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
-    return List.of(claims, templates, nodes, slices, classes, namespaces, departures);
+    List<EventSource<?, Pod>> sources =
+        new java.util.ArrayList<>(
+            List.of(claims, templates, nodes, slices, classes, namespaces, departures));
+    if (taintRules != null) {
+      sources.add(taintRules);
+    }
+    return sources;
+  }
+
+  /**
+   * Runs the evictor's passes on a daemon thread of its own, from now until the process ends (the
+   * first passes, before the informers have synced, see nothing to evict).
+   */
+  private static void startTaintEviction(TaintEvictor evictor) {
+    var executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "device-taint-eviction");
+              t.setDaemon(true);
+              return t;
+            });
+    long tick = TaintEvictor.TICK.toMillis();
+    executor.scheduleWithFixedDelay(evictor::pass, tick, tick, TimeUnit.MILLISECONDS);
+  }
+
+  /** A rule's change may free or block devices: every waiting pod is tried again. */
+  private static InformerEventSource<DeviceTaintRule, Pod> eventSource(
+      EventSourceContext<Pod> ctx, PodTriggers wake) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(DeviceTaintRule.class, Pod.class)
+            .withSecondaryToPrimaryMapper(r -> wake.forClusterChange())
+            .withPrimaryToSecondaryMapper(NO_INDEX)
+            .build(),
+        ctx);
   }
 
   /** No secondary resources are read through the context: see {@link #prepareEventSources}. */

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.kdra.claimcontroller.domain.TemplateClaims;
+import io.kdra.core.taint.DeviceTaintRule;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -85,4 +86,12 @@ public interface ClusterView {
   }
 
   List<DeviceClass> deviceClasses();
+
+  /**
+   * The DeviceTaintRules (Kubernetes 1.37): their taints count as the slices' own. None where the
+   * API server does not serve them.
+   */
+  default List<DeviceTaintRule> deviceTaintRules() {
+    return List.of();
+  }
 }

@@ -11,6 +11,7 @@ import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.alloc.ClaimOutcome;
 import io.kdra.core.alloc.InMemoryDeviceClassLister;
 import io.kdra.core.alloc.PodScheduler;
+import io.kdra.core.taint.DeviceTaintRules;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -53,7 +54,8 @@ public final class DraCorePodAllocator implements PodAllocator {
       AllocatedState allocated,
       ClusterView view) {
     synchronized (cache) {
-      AllocationSnapshot snapshot = cache.snapshot(view.slices(), view.deviceClasses(), allocated);
+      AllocationSnapshot snapshot =
+          cache.snapshot(view.slices(), view.deviceTaintRules(), view.deviceClasses(), allocated);
       PodScheduler.Placement placement =
           PodScheduler.schedule(
               new Allocator(snapshot, options), candidates, pod, unallocated, List.of(), nextStart);
@@ -77,11 +79,14 @@ public final class DraCorePodAllocator implements PodAllocator {
     return PodScheduler.schedule(allocator(allClaims, view), candidates, pod, unallocated);
   }
 
-  /** The allocator over the view's slices and classes, with every claim's allocation taken. */
+  /**
+   * The allocator over the view's slices (tainted by its DeviceTaintRules) and classes, with every
+   * claim's allocation taken.
+   */
   public Allocator allocator(List<ResourceClaim> allClaims, ClusterView view) {
     AllocationSnapshot snapshot =
         AllocationSnapshot.of(
-            view.slices(),
+            DeviceTaintRules.apply(view.slices(), view.deviceTaintRules()),
             new InMemoryDeviceClassLister(view.deviceClasses()),
             AllocatedState.fromClaims(allClaims));
     return new Allocator(snapshot, options);

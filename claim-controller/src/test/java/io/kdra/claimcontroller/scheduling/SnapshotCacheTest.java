@@ -58,6 +58,39 @@ class SnapshotCacheTest {
     return s.allocated().isAllocated(new DeviceId(DRIVER, pool, device));
   }
 
+  /** Whether the snapshot's allocator gives the claim a device, given its node "a". */
+  static boolean allocates(AllocationSnapshot s) {
+    var allocator =
+        new io.kdra.core.alloc.Allocator(
+            s,
+            io.kdra.core.alloc.AllocatorOptions.defaults(
+                io.kdra.core.alloc.AllocatorFeatures.defaults(), () -> "x"));
+    return allocator
+            .allocate(
+                AllocFixtures.node("a"),
+                List.of(
+                    AllocFixtures.claim("c", AllocFixtures.request("r", "gpu").build()).build()))
+            .get(0)
+        instanceof io.kdra.core.alloc.ClaimOutcome.Allocated;
+  }
+
+  @Test
+  void aDeviceTaintRuleTaintsTheSnapshotAndItsChangeRebuildsIt() {
+    List<ResourceSlice> slices = List.of(slice("a"));
+    var rule = AllocFixtures.taintRule("m", DRIVER, "a", null, "maint", null, "NoSchedule");
+
+    AllocationSnapshot tainted =
+        cache.snapshot(slices, List.of(rule), classes, AllocatedState.empty());
+    assertThat(allocates(tainted)).isFalse();
+    assertThat(cache.snapshot(slices, List.of(rule), classes, AllocatedState.empty()).inventory())
+        .isSameAs(tainted.inventory());
+
+    // the rule deleted (untaint): the devices are free again
+    assertThat(allocates(cache.snapshot(slices, List.of(), classes, AllocatedState.empty())))
+        .isTrue();
+    assertThat(cache.inventoryBuilds()).isEqualTo(2);
+  }
+
   @Test
   void theInventoryLastsWhileTheSameSliceObjectsComeBack() {
     List<ResourceSlice> slices = new ArrayList<>(List.of(slice("a"), slice("b")));

@@ -2,6 +2,8 @@ package io.kdra.core.alloc;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceToleration;
+import io.kdra.core.taint.RuleTaint;
+import io.kdra.core.taint.Tolerations;
 import java.util.List;
 
 /**
@@ -36,33 +38,17 @@ final class Taints {
   }
 
   static boolean tolerates(DeviceToleration tol, DeviceTaint taint) {
-    if (tol.getEffect() != null
-        && !tol.getEffect().isEmpty()
-        && !tol.getEffect().equals(taint.getEffect())) {
-      return false;
-    }
-    if (tol.getKey() != null && !tol.getKey().isEmpty() && !tol.getKey().equals(taint.getKey())) {
-      return false;
-    }
-    String op =
-        tol.getOperator() == null || tol.getOperator().isEmpty() ? "Equal" : tol.getOperator();
-    switch (op) {
-      case "Exists":
-        return true;
-      case "Equal":
-        return nullToEmpty(tol.getValue()).equals(nullToEmpty(taint.getValue()));
-      default:
-        return false;
-    }
+    return Tolerations.tolerates(tol, taint);
   }
 
-  private static String nullToEmpty(String s) {
-    return s == null ? "" : s;
-  }
-
-  /** {@code key=value:Effect} ({@code key:Effect} without a value), as kubectl prints taints. */
+  /**
+   * {@code key=value:Effect} ({@code key:Effect} without a value), as kubectl prints taints; a
+   * rule's taint is followed by {@code (DeviceTaintRule NAME)}, so the admin sees which rule to
+   * change.
+   */
   static String describe(DeviceTaint t) {
     String value = t.getValue() == null || t.getValue().isEmpty() ? "" : "=" + t.getValue();
-    return t.getKey() + value + ":" + t.getEffect();
+    String origin = RuleTaint.origin(t);
+    return t.getKey() + value + ":" + t.getEffect() + (origin == null ? "" : " (" + origin + ")");
   }
 }

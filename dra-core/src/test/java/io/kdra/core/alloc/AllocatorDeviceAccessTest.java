@@ -11,6 +11,8 @@ import static io.kdra.core.testing.AllocFixtures.gpu;
 import static io.kdra.core.testing.AllocFixtures.node;
 import static io.kdra.core.testing.AllocFixtures.request;
 import static io.kdra.core.testing.AllocFixtures.slice;
+import static io.kdra.core.testing.AllocFixtures.taintEverything;
+import static io.kdra.core.testing.AllocFixtures.taintRule;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -112,6 +114,64 @@ class AllocatorDeviceAccessTest {
                 + "(1 tainted, e.g. maint=yes:NoSchedule, which the request does not "
                 + "tolerate); "
                 + "on node node-a"),
+        tc(
+            "a device tainted NoSchedule by a DeviceTaintRule is not allocated",
+            gpus("gpu-0", "gpu-1")
+                .withTaintRules(
+                    taintRule(
+                        "maintenance",
+                        "gpu.example.com",
+                        "node-a",
+                        "gpu-0",
+                        "maint",
+                        "yes",
+                        "NoSchedule")),
+            NODE_A,
+            List.of(claim("c", request("r", "gpu").build()).build()),
+            "r=gpu.example.com/node-a/gpu-1"),
+        tc(
+            "a rule's NoExecute taint blocks like a slice's",
+            gpus("gpu-0")
+                .withTaintRules(
+                    taintRule("drain", null, "node-a", null, "drain", null, "NoExecute")),
+            NODE_A,
+            List.of(claim("c", request("r", "gpu").build()).build()),
+            "!request \"r\": 1 device in class \"gpu\", 0 free "
+                + "(1 tainted, e.g. drain:NoExecute (DeviceTaintRule drain), which the request"
+                + " does not tolerate); on node node-a"),
+        tc(
+            "a rule's taint is tolerated like a slice's",
+            gpus("gpu-0").withTaintRules(taintEverything("all", "maint", "NoSchedule")),
+            NODE_A,
+            List.of(
+                claim(
+                        "c",
+                        request("r", "gpu").withToleration("maint", "Exists", null, null).build())
+                    .build()),
+            "r=gpu.example.com/node-a/gpu-0"),
+        tc(
+            "a rule without a selector taints nothing",
+            gpus("gpu-0")
+                .withTaintRules(taintRule("none", null, null, null, "m", null, "NoSchedule")),
+            NODE_A,
+            List.of(claim("c", request("r", "gpu").build()).build()),
+            "r=gpu.example.com/node-a/gpu-0"),
+        tc(
+            "a rule for another driver, pool or device taints nothing",
+            gpus("gpu-0")
+                .withTaintRules(
+                    taintRule("d", "other.example.com", null, null, "m", null, "NoSchedule"),
+                    taintRule("p", "gpu.example.com", "node-b", null, "m", null, "NoSchedule"),
+                    taintRule("v", "gpu.example.com", "node-a", "gpu-9", "m", null, "NoSchedule")),
+            NODE_A,
+            List.of(claim("c", request("r", "gpu").build()).build()),
+            "r=gpu.example.com/node-a/gpu-0"),
+        tc(
+            "a rule with effect None is informational",
+            gpus("gpu-0").withTaintRules(taintEverything("note", "note", "None")),
+            NODE_A,
+            List.of(claim("c", request("r", "gpu").build()).build()),
+            "r=gpu.example.com/node-a/gpu-0"),
         tc(
             "network-attached slice visible through its node selector",
             Scenario.of(

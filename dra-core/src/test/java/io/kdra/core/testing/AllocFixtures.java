@@ -34,6 +34,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.api.model.runtime.RawExtension;
 import io.kdra.core.model.NewerFields.DerivedAttribute;
+import io.kdra.core.taint.DeviceTaintRule;
+import io.kdra.core.taint.DeviceTaintRuleSpec;
+import io.kdra.core.taint.DeviceTaintSelector;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -515,5 +518,37 @@ public final class AllocFixtures {
     }
     n.getMetadata().setLabels(m);
     return n;
+  }
+
+  /**
+   * A DeviceTaintRule {@code name} whose selector has the non-null ones of driver, pool and device
+   * ({@code matchAll}: an empty selector; otherwise all three null means no selector at all).
+   */
+  public static DeviceTaintRule taintRule(
+      String name,
+      String driver,
+      String pool,
+      String device,
+      String key,
+      String value,
+      String effect) {
+    DeviceTaintSelector selector =
+        driver == null && pool == null && device == null
+            ? null
+            : new DeviceTaintSelector(driver, pool, device);
+    return new DeviceTaintRule(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName(name)
+            .withUid("uid-" + name)
+            .withGeneration(1L)
+            .build(),
+        new DeviceTaintRuleSpec(selector, new DeviceTaint(effect, key, null, value)));
+  }
+
+  /** A DeviceTaintRule with the empty selector: it taints every device. */
+  public static DeviceTaintRule taintEverything(String name, String key, String effect) {
+    DeviceTaintRule r = taintRule(name, "x", null, null, key, null, effect);
+    r.getSpec().setDeviceSelector(new DeviceTaintSelector());
+    return r;
   }
 }

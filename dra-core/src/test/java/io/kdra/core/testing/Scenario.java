@@ -12,6 +12,8 @@ import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.alloc.ClaimOutcome;
 import io.kdra.core.alloc.InMemoryDeviceClassLister;
+import io.kdra.core.taint.DeviceTaintRule;
+import io.kdra.core.taint.DeviceTaintRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +31,7 @@ public final class Scenario {
   private final List<ResourceClaim> existing = new ArrayList<>();
   private AllocatorFeatures features = AllocatorFeatures.defaults();
   private long budget = AllocatorOptions.DEFAULT_STEP_BUDGET;
+  private final List<DeviceTaintRule> taintRules = new ArrayList<>();
 
   public static Scenario of(ResourceSlice... slices) {
     Scenario s = new Scenario();
@@ -56,6 +59,12 @@ public final class Scenario {
     return this;
   }
 
+  /** DeviceTaintRules, applied to the slices as the claim-controller applies them. */
+  public Scenario withTaintRules(DeviceTaintRule... rules) {
+    taintRules.addAll(List.of(rules));
+    return this;
+  }
+
   public Scenario withBudget(long steps) {
     budget = steps;
     return this;
@@ -65,7 +74,9 @@ public final class Scenario {
     AtomicInteger ids = new AtomicInteger();
     AllocationSnapshot snap =
         AllocationSnapshot.of(
-            slices, new InMemoryDeviceClassLister(classes), AllocatedState.fromClaims(existing));
+            DeviceTaintRules.apply(slices, taintRules),
+            new InMemoryDeviceClassLister(classes),
+            AllocatedState.fromClaims(existing));
     return new Allocator(
         snap,
         AllocatorOptions.defaults(features, () -> "share-" + ids.incrementAndGet())

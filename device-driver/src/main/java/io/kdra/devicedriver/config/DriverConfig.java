@@ -110,6 +110,16 @@ public interface DriverConfig {
   @WithDefault("false")
   boolean serialize();
 
+  /**
+   * Whether the driver reports each prepared device in its claim's {@code status.devices} (a {@code
+   * Ready} condition, the node and the CDI device ids) and removes the entry on unprepare. Needs
+   * {@code patch} on {@code resourceclaims/status} and {@code associated-node:patch} on {@code
+   * resourceclaims/driver} for the driver's name, which the chart grants while this is on.
+   */
+  @WithName("claim-device-status")
+  @WithDefault("true")
+  boolean claimDeviceStatus();
+
   /** The stream of inventory snapshots to the slice-publisher. */
   Publisher publisher();
 

@@ -92,7 +92,7 @@ public class DriverRuntime {
     }
     driver =
         new DeviceDriver(
-            new PreparePlanner(config.name(), config.nodeName(), deviceSetup()),
+            planner(),
             new KubernetesClaimReader(client),
             inventory::current,
             new CdiSpecStore(config.cdiDir()),
@@ -159,6 +159,14 @@ public class DriverRuntime {
     if (inventory != null) {
       inventory.close();
     }
+  }
+
+  private PreparePlanner planner() {
+    PreparePlanner planner = new PreparePlanner(config.name(), config.nodeName(), deviceSetup());
+    // the driver's own directory, mounted at the same path as on the host (the CDI mount's source)
+    return config.deviceMetadata()
+        ? planner.withDeviceMetadata(config.kubeletPluginsDir().resolve(config.name()))
+        : planner;
   }
 
   /** The driver, reporting its claims' device status unless that is off. */

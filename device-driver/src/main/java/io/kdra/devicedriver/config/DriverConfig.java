@@ -120,6 +120,14 @@ public interface DriverConfig {
   @WithDefault("true")
   boolean claimDeviceStatus();
 
+  /**
+   * Whether containers get each request's device-metadata file (KEP-5304, v1beta1, as upstream's
+   * kubeletplugin helper writes it) under {@code /var/run/kubernetes.io/dra-device-attributes/}.
+   */
+  @WithName("device-metadata")
+  @WithDefault("true")
+  boolean deviceMetadata();
+
   /** The stream of inventory snapshots to the slice-publisher. */
   Publisher publisher();
 

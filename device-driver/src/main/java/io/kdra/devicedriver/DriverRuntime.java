@@ -14,6 +14,7 @@ import io.kdra.devicedriver.discovery.TpuBackend;
 import io.kdra.devicedriver.health.HealthReporting;
 import io.kdra.devicedriver.health.HealthStreams;
 import io.kdra.devicedriver.observability.ClaimMetricsAndSpans;
+import io.kdra.devicedriver.plugin.DraPlugin;
 import io.kdra.devicedriver.plugin.KubeletPluginServer;
 import io.kdra.devicedriver.plugin.RegistrationState;
 import io.kdra.devicedriver.prepare.CdiSpecStore;
@@ -31,6 +32,9 @@ import io.kdra.devicedriver.sharing.RecordingCommandRunner;
 import io.kdra.devicedriver.sharing.SharedGpus;
 import io.kdra.devicedriver.sharing.SharingSettings;
 import io.kdra.devicedriver.sharing.SimulatedNvidiaSmi;
+import io.kdra.devicedriver.status.DeviceStatusPlugin;
+import io.kdra.devicedriver.status.DeviceStatusReporter;
+import io.kdra.devicedriver.status.KubernetesClaimStatusStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.runtime.ShutdownEvent;
@@ -56,6 +60,8 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class DriverRuntime {
   private static final Logger LOG = Logger.getLogger(DriverRuntime.class);
+  // a conflict is another writer of the same claim (the claim-controller); a few rounds settle it
+  private static final int STATUS_WRITE_ATTEMPTS = 5;
 
   @Inject DriverConfig config;
   @Inject KubernetesClient client;
@@ -86,7 +92,7 @@ public class DriverRuntime {
     }
     driver =
         new DeviceDriver(
-            new PreparePlanner(config.name(), config.nodeName(), deviceSetup()),
+            planner(),
             new KubernetesClaimReader(client),
             inventory::current,
             new CdiSpecStore(config.cdiDir()),
@@ -106,7 +112,7 @@ public class DriverRuntime {
                 config.kubeletRegistryDir(),
                 config.kubeletPluginsDir(),
                 config.serialize()),
-            driver,
+            claimDeviceStatus(driver),
             registration,
             health);
     server.start();
@@ -153,6 +159,30 @@ public class DriverRuntime {
     if (inventory != null) {
       inventory.close();
     }
+  }
+
+  private PreparePlanner planner() {
+    PreparePlanner planner = new PreparePlanner(config.name(), config.nodeName(), deviceSetup());
+    // the driver's own directory, mounted at the same path as on the host (the CDI mount's source)
+    return config.deviceMetadata()
+        ? planner.withDeviceMetadata(config.kubeletPluginsDir().resolve(config.name()))
+        : planner;
+  }
+
+  /** The driver, reporting its claims' device status unless that is off. */
+  private DraPlugin claimDeviceStatus(DeviceDriver plugin) {
+    if (!config.claimDeviceStatus()) {
+      LOG.info("driver.claim-device-status=false: claims' status.devices are not written");
+      return plugin;
+    }
+    return new DeviceStatusPlugin(
+        plugin,
+        new DeviceStatusReporter(
+            new KubernetesClaimStatusStore(client),
+            config.name(),
+            config.nodeName(),
+            Clock.systemUTC(),
+            STATUS_WRITE_ATTEMPTS));
   }
 
   /** The end-to-end tests' pause inside prepare; only on simulated devices, loudly. */

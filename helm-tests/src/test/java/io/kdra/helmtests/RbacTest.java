@@ -41,7 +41,18 @@ class RbacTest {
   static final Set<String> LEASE = Set.of("get", "list", "watch", "create", "patch", "update");
 
   /** device-driver, "Running it on a node": get on resourceclaims; get on nodes for tpu. */
-  static final Set<String> DRIVER = grants("resource.k8s.io/resourceclaims", Set.of("get"));
+  static final Set<String> DRIVER_READS = grants("resource.k8s.io/resourceclaims", Set.of("get"));
+
+  /**
+   * ... and, with driver.claim-device-status on (the default), its claims' status.devices: the
+   * status patch, and upstream's per-driver check on the synthetic resourceclaims/driver for its
+   * own node's claims only (associated-node), never arbitrary-node.
+   */
+  static final Set<String> DRIVER =
+      union(
+          DRIVER_READS,
+          grants("resource.k8s.io/resourceclaims/status", Set.of("patch")),
+          grants("resource.k8s.io/resourceclaims/driver", Set.of("associated-node:patch")));
 
   /**
    * slice-publisher, "RBAC it needs". No pods: every token a supported API server (1.34+) issues
@@ -134,6 +145,23 @@ class RbacTest {
     assertThat(granted(objects, "kdra-" + service)).isEqualTo(new TreeSet<>(expected));
     String section = operationsSection(service);
     assertThat(section).as("docs/OPERATIONS.md, section %s", service).contains(doc);
+  }
+
+  @Test
+  void theDriverWritesDeviceStatusOnlyUnderItsOwnDriverName() {
+    List<HasMetadata> objects = Chart.render(Chart.values());
+    PolicyRule driverRule =
+        Rendered.one(objects, ClusterRole.class, "kdra-device-driver").getRules().stream()
+            .filter(r -> r.getResources().contains("resourceclaims/driver"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(driverRule.getResources()).containsExactly("resourceclaims/driver");
+    assertThat(driverRule.getResourceNames()).containsExactly("gpu.kdra.io");
+    assertThat(
+            granted(
+                Chart.render(Chart.values("deviceDriver.config.claim-device-status", false)),
+                "kdra-device-driver"))
+        .isEqualTo(new TreeSet<>(DRIVER_READS));
   }
 
   @Test

@@ -110,6 +110,24 @@ public interface DriverConfig {
   @WithDefault("false")
   boolean serialize();
 
+  /**
+   * Whether the driver reports each prepared device in its claim's {@code status.devices} (a {@code
+   * Ready} condition, the node and the CDI device ids) and removes the entry on unprepare. Needs
+   * {@code patch} on {@code resourceclaims/status} and {@code associated-node:patch} on {@code
+   * resourceclaims/driver} for the driver's name, which the chart grants while this is on.
+   */
+  @WithName("claim-device-status")
+  @WithDefault("true")
+  boolean claimDeviceStatus();
+
+  /**
+   * Whether containers get each request's device-metadata file (KEP-5304, v1beta1, as upstream's
+   * kubeletplugin helper writes it) under {@code /var/run/kubernetes.io/dra-device-attributes/}.
+   */
+  @WithName("device-metadata")
+  @WithDefault("true")
+  boolean deviceMetadata();
+
   /** The stream of inventory snapshots to the slice-publisher. */
   Publisher publisher();
 

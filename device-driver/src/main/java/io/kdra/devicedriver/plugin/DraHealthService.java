@@ -1,5 +1,6 @@
 package io.kdra.devicedriver.plugin;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
@@ -7,19 +8,24 @@ import io.grpc.stub.StreamObserver;
 import io.kdra.devicedriver.health.HealthReport;
 import io.kdra.devicedriver.health.HealthState;
 import io.kdra.devicedriver.health.HealthStreams;
-import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc;
-import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DeviceHealth;
-import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DeviceIdentifier;
-import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.HealthStatus;
-import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.NodeWatchResourcesResponse;
+import io.kdra.devicedriver.kubelet.drahealth.v1.DRAResourceHealthGrpc;
+import io.kdra.devicedriver.kubelet.drahealth.v1.DeviceHealth;
+import io.kdra.devicedriver.kubelet.drahealth.v1.DeviceIdentifier;
+import io.kdra.devicedriver.kubelet.drahealth.v1.HealthStatus;
+import io.kdra.devicedriver.kubelet.drahealth.v1.NodeWatchResourcesResponse;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
- * The {@code v1alpha1.DRAResourceHealth} service (KEP-4680) on the DRA socket: each {@code
- * NodeWatchResources} call becomes a {@link HealthStreams} subscriber until the kubelet cancels it
- * or the server stops. Only translation and flow control live here.
+ * The {@code DRAResourceHealth} service (KEP-4680) on the DRA socket, in both versions a kubelet
+ * may dial: {@code v1} (1.37+ kubelets pick it first) and {@code v1alpha1} (1.31-1.36, and 1.37
+ * with plugins that list only it). Each {@code NodeWatchResources} call becomes a {@link
+ * HealthStreams} subscriber until the kubelet cancels it or the server stops. Only translation and
+ * flow control live here. The two versions' messages are identical on the wire, so a v1alpha1
+ * stream gets the v1 message's bytes, as upstream's kubeletplugin helper converts them.
  *
  * <p>Flow control: a stream whose client does not read keeps only the newest unsent report (each
  * report is complete, so older ones are worthless) and gets it when it is ready again.
@@ -27,28 +33,47 @@ import org.jboss.logging.Logger;
 final class DraHealthService implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(DraHealthService.class);
 
-  /** The service name as the kubelet's registration handshake lists services. */
-  static final String SERVICE = DRAResourceHealthGrpc.SERVICE_NAME;
+  /**
+   * The service names as the kubelet's registration handshake lists services, newest first: a 1.37+
+   * kubelet takes the first of its own list ({@code v1}, then {@code v1alpha1}) that the plugin
+   * lists, and opens no health stream when the plugin lists neither.
+   */
+  static final List<String> SERVICES =
+      List.of(
+          DRAResourceHealthGrpc.SERVICE_NAME,
+          io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc.SERVICE_NAME);
 
   private final HealthStreams health;
-  private final Set<Stream> open = ConcurrentHashMap.newKeySet();
+  private final Set<Stream<?>> open = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   DraHealthService(HealthStreams health) {
     this.health = health;
   }
 
-  ServerServiceDefinition definition() {
-    return ServerServiceDefinition.builder(DRAResourceHealthGrpc.getServiceDescriptor())
-        .addMethod(
-            DRAResourceHealthGrpc.getNodeWatchResourcesMethod(),
-            ServerCalls.asyncServerStreamingCall((req, out) -> watch(out)))
-        .build();
+  /** Both versions' service definitions, {@link #SERVICES}' order. */
+  List<ServerServiceDefinition> definitions() {
+    return List.of(
+        ServerServiceDefinition.builder(DRAResourceHealthGrpc.getServiceDescriptor())
+            .addMethod(
+                DRAResourceHealthGrpc.getNodeWatchResourcesMethod(),
+                ServerCalls.asyncServerStreamingCall(
+                    (req, out) -> watch(out, DraHealthService::response)))
+            .build(),
+        ServerServiceDefinition.builder(
+                io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc
+                    .getServiceDescriptor())
+            .addMethod(
+                io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc
+                    .getNodeWatchResourcesMethod(),
+                ServerCalls.asyncServerStreamingCall(
+                    (req, out) -> watch(out, DraHealthService::v1alpha1Response)))
+            .build());
   }
 
-  private void watch(StreamObserver<NodeWatchResourcesResponse> observer) {
-    var out = (ServerCallStreamObserver<NodeWatchResourcesResponse>) observer;
-    Stream stream = new Stream(out);
+  private <R> void watch(StreamObserver<R> observer, Function<HealthReport, R> translate) {
+    var out = (ServerCallStreamObserver<R>) observer;
+    Stream<R> stream = new Stream<>(out, translate);
     // Both handlers must be set before this method returns (grpc-java's rule).
     out.setOnCancelHandler(() -> forget(stream));
     out.setOnReadyHandler(stream::flush);
@@ -61,7 +86,7 @@ final class DraHealthService implements AutoCloseable {
     LOG.debugf("health stream opened; %d open", open.size());
   }
 
-  private void forget(Stream stream) {
+  private void forget(Stream<?> stream) {
     health.unsubscribe(stream);
     open.remove(stream);
     LOG.debugf("health stream closed; %d open", open.size());
@@ -71,7 +96,7 @@ final class DraHealthService implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    for (Stream s : open) {
+    for (Stream<?> s : open) {
       forget(s);
       s.complete();
     }
@@ -92,6 +117,17 @@ final class DraHealthService implements AutoCloseable {
     return response.build();
   }
 
+  /** The same report for a v1alpha1 stream: its messages are v1's, byte for byte. */
+  static io.kdra.devicedriver.kubelet.drahealth.v1alpha1.NodeWatchResourcesResponse
+      v1alpha1Response(HealthReport report) {
+    try {
+      return io.kdra.devicedriver.kubelet.drahealth.v1alpha1.NodeWatchResourcesResponse.parseFrom(
+          response(report).toByteString());
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("v1 and v1alpha1 health messages differ on the wire", e);
+    }
+  }
+
   private static HealthStatus status(HealthState state) {
     return switch (state) {
       case UNKNOWN -> HealthStatus.UNKNOWN;
@@ -100,14 +136,16 @@ final class DraHealthService implements AutoCloseable {
     };
   }
 
-  /** One NodeWatchResources call. */
-  private static final class Stream implements HealthStreams.Subscriber {
-    private final ServerCallStreamObserver<NodeWatchResourcesResponse> out;
+  /** One NodeWatchResources call, of either version. */
+  private static final class Stream<R> implements HealthStreams.Subscriber {
+    private final ServerCallStreamObserver<R> out;
+    private final Function<HealthReport, R> translate;
     private HealthReport pending;
     private boolean done;
 
-    Stream(ServerCallStreamObserver<NodeWatchResourcesResponse> out) {
+    Stream(ServerCallStreamObserver<R> out, Function<HealthReport, R> translate) {
       this.out = out;
+      this.translate = translate;
     }
 
     @Override
@@ -120,7 +158,7 @@ final class DraHealthService implements AutoCloseable {
         return true;
       }
       pending = null;
-      out.onNext(response(report));
+      out.onNext(translate.apply(report));
       return true;
     }
 
@@ -129,7 +167,7 @@ final class DraHealthService implements AutoCloseable {
         HealthReport report = pending;
         pending = null;
         try {
-          out.onNext(response(report));
+          out.onNext(translate.apply(report));
         } catch (RuntimeException e) {
           // cancelled in between; the cancel handler drops this stream
           LOG.debugf("health stream ended while sending: %s", e.toString());

@@ -23,7 +23,7 @@ import org.jboss.logging.Logger;
 
 /**
  * Serves a {@link DraPlugin} to the kubelet: the DRA service (v1 and v1beta1) and, when given
- * {@link HealthStreams}, the device-health service (v1alpha1.DRAResourceHealth) on {@code
+ * {@link HealthStreams}, the device-health service (v1 and v1alpha1 DRAResourceHealth) on {@code
  * <plugins>/<driver>/dra.sock}, and the registration service on {@code
  * <registry>/<driver>-reg.sock}, both plain grpc-java on unix domain sockets.
  *
@@ -120,10 +120,10 @@ public final class KubeletPluginServer implements AutoCloseable {
     List<String> services = new ArrayList<>(RegistrationService.SUPPORTED_VERSIONS);
     if (health != null) {
       healthService = new DraHealthService(health);
-      dra.add(healthService.definition());
-      // Listed like upstream's kubeletplugin helper does; the kubelet picks its DRA service from
-      // the list and opens the health stream whatever the list says.
-      services.add(DraHealthService.SERVICE);
+      dra.addAll(healthService.definitions());
+      // Listed like upstream's kubeletplugin helper does: a 1.37+ kubelet opens the health stream
+      // only for a listed health service (v1 first); 1.36 and older open v1alpha1 regardless.
+      services.addAll(DraHealthService.SERVICES);
     }
     draServer = serve(draSocket, dra);
     registrationServer =

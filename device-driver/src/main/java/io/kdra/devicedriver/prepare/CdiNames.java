@@ -40,6 +40,15 @@ public record CdiNames(String driver) {
     return claimUid + "-" + device;
   }
 
+  /**
+   * The CDI device that mounts a request's device-metadata file: {@code
+   * <claimUID>_metadata_<request>}, as upstream names it; the underscore, which no device name (a
+   * DNS label) has, keeps it apart from the devices.
+   */
+  public String metadataDeviceName(String claimUid, String request) {
+    return claimUid + "_metadata_" + request;
+  }
+
   /** The fully qualified CDI device id the kubelet hands to the runtime. */
   public String deviceId(String claimUid, String device) {
     return kind() + "=" + deviceName(claimUid, device);

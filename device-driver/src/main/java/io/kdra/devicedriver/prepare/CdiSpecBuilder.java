@@ -73,6 +73,19 @@ final class CdiSpecBuilder {
     return this;
   }
 
+  /** Adds a device that binds one host file read-only into the container (device metadata). */
+  CdiSpecBuilder readOnlyFile(String cdiDeviceName, String hostPath, String containerPath) {
+    Map<String, Object> mount = new LinkedHashMap<>();
+    mount.put("hostPath", hostPath);
+    mount.put("containerPath", containerPath);
+    mount.put("options", List.of("ro", "bind"));
+    Map<String, Object> device = new LinkedHashMap<>();
+    device.put("name", cdiDeviceName);
+    device.put("containerEdits", Map.of("mounts", List.of(mount)));
+    devices.add(device);
+    return this;
+  }
+
   /** Adds edits that apply whenever any device of the spec is used. */
   CdiSpecBuilder common(List<String> env, List<String> deviceNodes) {
     env.stream().filter(e -> !commonEnv.contains(e)).forEach(commonEnv::add);

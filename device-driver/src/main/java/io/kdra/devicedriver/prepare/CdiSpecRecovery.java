@@ -47,6 +47,9 @@ final class CdiSpecRecovery {
     List<PreparedDevice> devices = new ArrayList<>();
     for (JsonNode d : spec.path("devices")) {
       String cdiName = d.path("name").asText();
+      if (cdiName.startsWith(names.metadataDeviceName(uid, ""))) {
+        continue; // a request's device-metadata file, not a device
+      }
       if (!cdiName.startsWith(uid + "-") || cdiName.length() == uid.length() + 1) {
         throw new IllegalArgumentException(
             "device name \"" + cdiName + "\" is not <claim UID>-<device>");

@@ -8,10 +8,13 @@ import io.kdra.devicedriver.plugin.DraPlugin;
 import io.kdra.devicedriver.plugin.PrepareResult;
 import io.kdra.devicedriver.prepare.ClaimTelemetry.Operation;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
@@ -277,8 +281,12 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
             lockSetup();
             SetupsDone setups = new SetupsDone(planner.setup(), () -> checkpoint.all().values());
             try {
-              PreparedClaim planned = planner.plan(ref, claim.get(), inventory.get(), setups);
+              PreparePlanner.Planned plan =
+                  planner.planned(ref, claim.get(), inventory.get(), setups);
+              PreparedClaim planned = plan.claim();
               traceParent = planned.traceParent();
+              // the files first: the spec mounts them
+              writeMetadata(plan.metadata());
               cdi.ensure(planned);
               interlude.afterCdiSpec(ref);
               checkpoint.put(planned);
@@ -340,6 +348,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
             release(known.get());
           }
           cdi.delete(planner.names().specFileName(ref.uid()));
+          deleteMetadata(ref);
           checkpoint.remove(ref.uid());
         } finally {
           if (setup) {
@@ -357,6 +366,30 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     }
     telemetry.record(Operation.UNPREPARE, ref, traceParent, start, nanos(), error);
     return error;
+  }
+
+  private void writeMetadata(List<DeviceMetadata.File> files) throws IOException {
+    for (DeviceMetadata.File f : files) {
+      Path file = planner.metadataDir().resolve(f.hostPath());
+      Files.createDirectories(file.getParent());
+      AtomicFiles.write(file, f.content(), false);
+    }
+  }
+
+  /** Removes the claim's device-metadata directory (a claim rebuilt from its spec has no name). */
+  private void deleteMetadata(ClaimRef ref) throws IOException {
+    if (planner.metadataDir() == null || ref.namespace().isEmpty() || ref.name().isEmpty()) {
+      return;
+    }
+    Path dir = planner.metadataDir().resolve(DeviceMetadata.claimDir(ref.namespace(), ref.name()));
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   /**

@@ -16,6 +16,7 @@ import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.PreparedDevice;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -56,6 +57,7 @@ public final class PreparePlanner {
   private final String pool;
   private final CdiNames names;
   private final DeviceSetup setup;
+  private final Path metadataDir;
 
   /**
    * @param driver this driver's name
@@ -70,11 +72,33 @@ public final class PreparePlanner {
    *     idempotent, so a retried prepare still produces identical files)
    */
   public PreparePlanner(String driver, String pool, DeviceSetup setup) {
+    this(driver, pool, setup, null);
+  }
+
+  private PreparePlanner(String driver, String pool, DeviceSetup setup, Path metadataDir) {
     this.driver = driver;
     this.pool = pool;
     this.names = new CdiNames(driver);
     this.setup = setup;
+    this.metadataDir = metadataDir;
   }
+
+  /**
+   * This planner, also giving the containers each request's device-metadata file ({@link
+   * DeviceMetadata}), kept under {@code pluginDataDir} (the driver's directory under the kubelet's
+   * plugins directory, at the same path on the host as in the driver's container).
+   */
+  public PreparePlanner withDeviceMetadata(Path pluginDataDir) {
+    return new PreparePlanner(driver, pool, setup, pluginDataDir.toAbsolutePath());
+  }
+
+  /** Where device-metadata files go; null when the containers get none. */
+  Path metadataDir() {
+    return metadataDir;
+  }
+
+  /** A plan with the device-metadata files its CDI spec mounts (none without metadata). */
+  record Planned(PreparedClaim claim, List<DeviceMetadata.File> metadata) {}
 
   /** The device setup this planner applies. */
   public DeviceSetup setup() {
@@ -104,6 +128,12 @@ public final class PreparePlanner {
 
   /** As above, setting devices up through {@code setup} (this planner's, decorated). */
   PreparedClaim plan(ClaimRef ref, ResourceClaim claim, Inventory inventory, DeviceSetup setup)
+      throws PrepareException {
+    return planned(ref, claim, inventory, setup).claim();
+  }
+
+  /** As above, with the device-metadata files to write before the spec. */
+  Planned planned(ClaimRef ref, ResourceClaim claim, Inventory inventory, DeviceSetup setup)
       throws PrepareException {
     String uid = claim.getMetadata() == null ? null : claim.getMetadata().getUid();
     if (!ref.uid().equals(uid)) {
@@ -262,11 +292,64 @@ public final class PreparePlanner {
           "no device is allocated from driver " + quote(driver));
     }
     spec.common(mpsEnv(mps, devices.size()), inventory.commonDeviceNodes());
-    String traceParent =
-        claim.getMetadata().getAnnotations() == null
-            ? ""
-            : claim.getMetadata().getAnnotations().getOrDefault(TRACE_ANNOTATION, "");
-    return new PreparedClaim(ref, devices, names.specFileName(uid), spec.build(), traceParent);
+    Map<String, String> annotations =
+        Objects.requireNonNullElse(claim.getMetadata().getAnnotations(), Map.of());
+    List<DeviceMetadata.File> metadata = List.of();
+    if (metadataDir != null) {
+      metadata = metadata(claim, annotations, resolved);
+      devices = withMetadataDevices(uid, devices, metadata, spec);
+    }
+    String traceParent = annotations.getOrDefault(TRACE_ANNOTATION, "");
+    return new Planned(
+        new PreparedClaim(ref, devices, names.specFileName(uid), spec.build(), traceParent),
+        metadata);
+  }
+
+  private List<DeviceMetadata.File> metadata(
+      ResourceClaim claim, Map<String, String> annotations, List<Resolved> resolved) {
+    List<DeviceMetadata.Allocated> allocated = new ArrayList<>();
+    Set<String> listed = new HashSet<>();
+    for (Resolved r : resolved) {
+      // several shares of one device in one request: listed once
+      if (listed.add(r.request() + "\n" + r.device().name())) {
+        allocated.add(new DeviceMetadata.Allocated(r.request(), pool, r.device()));
+      }
+    }
+    return DeviceMetadata.files(
+        driver,
+        new DeviceMetadata.Claim(
+            claim.getMetadata().getNamespace(),
+            claim.getMetadata().getName(),
+            claim.getMetadata().getUid(),
+            annotations.get(DeviceMetadata.POD_CLAIM_NAME)),
+        allocated);
+  }
+
+  /**
+   * Adds a CDI device per metadata file that binds it read-only into the container, and its id to
+   * the first device of its request, as upstream's helper injects it: a container that uses the
+   * request gets the file.
+   */
+  private List<PreparedDevice> withMetadataDevices(
+      String uid,
+      List<PreparedDevice> devices,
+      List<DeviceMetadata.File> files,
+      CdiSpecBuilder spec) {
+    List<PreparedDevice> out = new ArrayList<>(devices);
+    for (DeviceMetadata.File f : files) {
+      String cdiName = names.metadataDeviceName(uid, f.request());
+      spec.readOnlyFile(cdiName, metadataDir.resolve(f.hostPath()).toString(), f.containerPath());
+      for (int i = 0; i < out.size(); i++) {
+        PreparedDevice d = out.get(i);
+        if (d.requestNames().contains(f.request())) {
+          List<String> ids = new ArrayList<>(d.cdiDeviceIds());
+          ids.add(names.kind() + "=" + cdiName);
+          out.set(i, new PreparedDevice(d.requestNames(), d.poolName(), d.deviceName(), ids));
+          break;
+        }
+      }
+    }
+    return out;
   }
 
   /** The allocator's accounting of a share, in our quantity type. */

@@ -132,6 +132,24 @@ class DraHealthServiceTest {
   }
 
   @Test
+  void v1AndV1alpha1StreamsGetTheSameReports() throws Exception {
+    HealthWatch v1 = kubelet.watchHealthV1(server.draSocket());
+    HealthWatch v1alpha1 = kubelet.watchHealth(server.draSocket());
+    assertThat(v1.next()).isEqualTo(v1alpha1.next());
+    assertThat(health.streams()).isEqualTo(2);
+
+    rewrite(GPU1_UNHEALTHY);
+    NodeWatchResourcesResponse update = v1.next();
+    assertThat(states(update)).containsEntry("gpu-1", HealthStatus.UNHEALTHY);
+    assertThat(update).isEqualTo(v1alpha1.next());
+
+    v1.cancel();
+    await().atMost(Duration.ofMinutes(2)).until(() -> health.streams() == 1);
+    server.close();
+    assertThat(v1alpha1.end().error()).isNull();
+  }
+
+  @Test
   void unchangedPassesSendNothingUntilTheHeartbeat() throws Exception {
     HealthWatch w = kubelet.watchHealth(server.draSocket());
     w.next();
@@ -151,14 +169,47 @@ class DraHealthServiceTest {
   }
 
   @Test
-  void registrationListsTheHealthServiceAfterTheDraServices() {
+  void registrationListsBothHealthServicesNewestFirstAfterTheDraServices() {
+    // A 1.37 kubelet picks the first health service of its own list that the plugin lists, and
+    // opens no stream when none is listed; a 1.36 kubelet ignores the health entries.
     assertThat(kubelet.info(server.registrationSocket()).getSupportedVersionsList())
-        .containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin", "v1alpha1.DRAResourceHealth");
+        .containsExactly(
+            "v1.DRAPlugin",
+            "v1beta1.DRAPlugin",
+            "v1.DRAResourceHealth",
+            "v1alpha1.DRAResourceHealth");
     assertThat(kubelet.register(server.registrationSocket(), List.of("v1.DRAPlugin")))
         .isEqualTo("v1.DRAPlugin");
   }
 
-  /** The names and numbers the kubelet's client uses (k8s.io/kubelet v0.36.3). */
+  /** The names and numbers the kubelet's v1 client uses (k8s.io/kubelet v0.37.2). */
+  @Test
+  void v1WireNamesAndNumbersAreUpstreams() {
+    assertThat(
+            io.kdra.devicedriver.kubelet.drahealth.v1.DRAResourceHealthGrpc
+                .getNodeWatchResourcesMethod()
+                .getFullMethodName())
+        .isEqualTo("v1.DRAResourceHealth/NodeWatchResources");
+    // the same messages as v1alpha1, field for field
+    assertThat(
+            fields(
+                io.kdra.devicedriver.kubelet.drahealth.v1.NodeWatchResourcesResponse
+                    .getDescriptor()))
+        .isEqualTo(fields(NodeWatchResourcesResponse.getDescriptor()));
+    assertThat(fields(io.kdra.devicedriver.kubelet.drahealth.v1.DeviceHealth.getDescriptor()))
+        .isEqualTo(fields(DeviceHealth.getDescriptor()));
+    assertThat(fields(io.kdra.devicedriver.kubelet.drahealth.v1.DeviceIdentifier.getDescriptor()))
+        .isEqualTo(fields(DeviceIdentifier.getDescriptor()));
+    for (HealthStatus s :
+        List.of(HealthStatus.UNKNOWN, HealthStatus.HEALTHY, HealthStatus.UNHEALTHY)) {
+      assertThat(
+              io.kdra.devicedriver.kubelet.drahealth.v1.HealthStatus.forNumber(s.getNumber())
+                  .name())
+          .isEqualTo(s.name());
+    }
+  }
+
+  /** The names and numbers the kubelet's v1alpha1 client uses (k8s.io/kubelet v0.36.3). */
   @Test
   void wireNamesAndNumbersAreUpstreams() {
     assertThat(DRAResourceHealthGrpc.getNodeWatchResourcesMethod().getFullMethodName())

@@ -87,6 +87,63 @@ class DeviceDriverTest {
   }
 
   @Test
+  void theContainersGetEachRequestsDeviceMetadataFileReadOnlyUntilTheUnprepare() throws Exception {
+    ClaimFixture c =
+        claim("web-gpu")
+            .uid("u1")
+            .annotation("resource.kubernetes.io/pod-claim-name", "gpus")
+            .result("gpu/large", "gpu-0")
+            .result("gpu/large", "gpu-1")
+            .result("nic", "gpu-2");
+    reader.add(c.build());
+    Path plugin = dir.resolve("plugin");
+    DeviceDriver d =
+        track(
+            new DeviceDriver(
+                new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE)
+                    .withDeviceMetadata(plugin),
+                reader,
+                () -> Inventories.gpus(8),
+                new CdiSpecStore(dir.resolve("cdi")),
+                CheckpointStore.open(plugin.resolve("checkpoint.json"), Clock.systemUTC()),
+                ClaimTelemetry.NONE,
+                Clock.systemUTC(),
+                4));
+
+    PrepareResult r = d.prepareResourceClaims(List.of(c.ref())).get("u1");
+
+    // the first device of each request carries the request's metadata device, as upstream's
+    // helper injects it
+    assertThat(r.devices())
+        .extracting(x -> x.cdiDeviceIds())
+        .containsExactly(
+            List.of("k8s.gpu.kdra.io/claim=u1-gpu-0", "k8s.gpu.kdra.io/claim=u1_metadata_gpu"),
+            List.of("k8s.gpu.kdra.io/claim=u1-gpu-1"),
+            List.of("k8s.gpu.kdra.io/claim=u1-gpu-2", "k8s.gpu.kdra.io/claim=u1_metadata_nic"));
+    Path file = plugin.resolve("dra-device-metadata/default_web-gpu/gpu/metadata.json");
+    assertThat(Files.readString(file))
+        .contains("\"podClaimName\": \"gpus\"", "\"name\": \"gpu/large\"", "\"productName\"")
+        .contains("\"name\": \"gpu-0\"", "\"name\": \"gpu-1\"")
+        .doesNotContain("gpu-2");
+    String spec = Files.readString(dir.resolve("cdi/k8s.gpu.kdra.io-claim_u1.json"));
+    assertThat(spec)
+        .contains("\"name\" : \"u1_metadata_gpu\"")
+        .contains("\"hostPath\" : \"" + file.toAbsolutePath() + "\"")
+        .contains(
+            "\"containerPath\" : \"/var/run/kubernetes.io/dra-device-attributes/resourceclaimtemplates/gpus/gpu/gpu.kdra.io-metadata.json\"")
+        .contains("\"ro\", \"bind\"");
+
+    assertThat(d.unprepareResourceClaims(List.of(c.ref()))).containsEntry("u1", "");
+    assertThat(plugin.resolve("dra-device-metadata/default_web-gpu")).doesNotExist();
+    assertThat(cdiFiles()).isEmpty();
+  }
+
+  private DeviceDriver track(DeviceDriver d) {
+    drivers.add(d);
+    return d;
+  }
+
+  @Test
   void aRestartedDriverAnswersTheSameAndUnpreparesWhatTheOldOnePrepared() throws Exception {
     ClaimFixture a = claim("a").uid("ua").result("gpu", "gpu-0");
     ClaimFixture b = claim("b").uid("ub").result("gpu", "gpu-1");

@@ -1,5 +1,6 @@
 package io.kdra.devicedriver.testing;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * Plays the kubelet: dials unix sockets the way it does (target = the socket path, plaintext), runs
@@ -83,6 +85,51 @@ public final class TestKubelet implements AutoCloseable {
     return watch;
   }
 
+  /**
+   * Opens {@code NodeWatchResources} of the v1 service, as a 1.37+ kubelet does when the plugin
+   * lists {@code v1.DRAResourceHealth}. The messages are wire-identical to v1alpha1's; the watch
+   * hands them out as v1alpha1 messages so that tests compare both versions alike.
+   */
+  public HealthWatch watchHealthV1(Path draSocket) {
+    HealthWatch watch = new HealthWatch();
+    io.kdra.devicedriver.kubelet.drahealth.v1.DRAResourceHealthGrpc.newStub(dial(draSocket))
+        .nodeWatchResources(
+            io.kdra.devicedriver.kubelet.drahealth.v1.NodeWatchResourcesRequest
+                .getDefaultInstance(),
+            new ClientResponseObserver<
+                io.kdra.devicedriver.kubelet.drahealth.v1.NodeWatchResourcesRequest,
+                io.kdra.devicedriver.kubelet.drahealth.v1.NodeWatchResourcesResponse>() {
+              @Override
+              public void beforeStart(
+                  ClientCallStreamObserver<
+                          io.kdra.devicedriver.kubelet.drahealth.v1.NodeWatchResourcesRequest>
+                      requestStream) {
+                watch.call = requestStream::cancel;
+              }
+
+              @Override
+              public void onNext(
+                  io.kdra.devicedriver.kubelet.drahealth.v1.NodeWatchResourcesResponse value) {
+                try {
+                  watch.onNext(NodeWatchResourcesResponse.parseFrom(value.toByteString()));
+                } catch (InvalidProtocolBufferException e) {
+                  watch.onError(e);
+                }
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                watch.onError(t);
+              }
+
+              @Override
+              public void onCompleted() {
+                watch.onCompleted();
+              }
+            });
+    return watch;
+  }
+
   /** One open health stream, seen from the kubelet's side. */
   public static final class HealthWatch
       implements ClientResponseObserver<NodeWatchResourcesRequest, NodeWatchResourcesResponse> {
@@ -90,11 +137,11 @@ public final class TestKubelet implements AutoCloseable {
     public record End(Throwable error) {}
 
     private final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    private volatile ClientCallStreamObserver<NodeWatchResourcesRequest> call;
+    private volatile BiConsumer<String, Throwable> call;
 
     @Override
     public void beforeStart(ClientCallStreamObserver<NodeWatchResourcesRequest> requestStream) {
-      call = requestStream;
+      call = requestStream::cancel;
     }
 
     @Override
@@ -132,7 +179,7 @@ public final class TestKubelet implements AutoCloseable {
 
     /** Cancels the call, as the kubelet does when the plugin deregisters or it stops. */
     public void cancel() {
-      call.cancel("kubelet stops watching", null);
+      call.accept("kubelet stops watching", null);
     }
 
     private Object take() {

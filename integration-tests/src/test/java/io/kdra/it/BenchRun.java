@@ -309,6 +309,10 @@ final class BenchRun {
     try {
       Map<String, Double> cpuBefore = cpu(pids);
       Map<String, Double> requestsBefore = BenchProbes.requests(metrics(client));
+      // queued before the measured pods, never bound, left out of the counts
+      for (Pod adversary : workload.adversaries(side.schedulerName)) {
+        client.resource(adversary).create();
+      }
       long start = System.nanoTime();
       AtomicInteger createFailures = new AtomicInteger();
       AtomicLong lastCreated = new AtomicLong(start);
@@ -452,6 +456,9 @@ final class BenchRun {
     int unbound = 0;
     int wrong = 0;
     for (Pod pod : all) {
+      if (BenchWorkload.ADVERSARY.equals(pod.getMetadata().getName())) {
+        continue;
+      }
       String node = pod.getSpec().getNodeName();
       if (node == null) {
         unbound++;

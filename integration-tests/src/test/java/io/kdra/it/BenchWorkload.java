@@ -36,7 +36,13 @@ enum BenchWorkload {
    */
   FIRST_AVAILABLE("firstAvailable: one A100 else two L4", 3),
   /** Three pods share each ResourceClaim of one GPU (at least 40Gi), created before the pods. */
-  SHARED("shared claims, 3 pods per claim", 3);
+  SHARED("shared claims, 3 pods per claim", 3),
+  /**
+   * As {@link #SINGLE}, with one more pod created just before them whose claim is valid but fits on
+   * no node, found out only after trying every arrangement of its first requests ({@link
+   * #adversaries}): the others' throughput against {@code single}'s says what it costs them.
+   */
+  ADVERSARIAL("one GPU as single, beside a pod whose search never succeeds", 3);
 
   static final String NAMESPACE = "bench";
   static final String GPUS_PER_NODE_TEXT = "8";
@@ -64,6 +70,7 @@ enum BenchWorkload {
       case MATCH_ATTRIBUTE -> "match";
       case FIRST_AVAILABLE -> "first";
       case SHARED -> "shared";
+      case ADVERSARIAL -> "adversarial";
     };
   }
 
@@ -74,7 +81,7 @@ enum BenchWorkload {
       }
     }
     throw new IllegalArgumentException(
-        "unknown workload " + key + "; one of single, match," + " first, shared");
+        "unknown workload " + key + "; one of single, match, first, shared, adversarial");
   }
 
   /** The node's ResourceSlice: 8 GPUs on two PCIe roots, its pool named as the node. */
@@ -166,7 +173,7 @@ enum BenchWorkload {
     String memory =
         "device.capacity[\"" + Stack.DRIVER + "\"].memory.compareTo(quantity(\"40Gi\"))" + " >= 0";
     return switch (this) {
-      case SINGLE, SHARED ->
+      case SINGLE, SHARED, ADVERSARIAL ->
           """
           requests:
           - name: gpu
@@ -223,6 +230,48 @@ enum BenchWorkload {
     return (pods + PODS_PER_SHARED_CLAIM - 1) / PODS_PER_SHARED_CLAIM;
   }
 
+  /** Name of the {@link #ADVERSARIAL} workload's pathological pod and of its claim. */
+  static final String ADVERSARY = "adversary";
+
+  /**
+   * The pods to create before the measured ones and leave out of the counts: for {@link
+   * #ADVERSARIAL}, one pod whose claim asks for six single GPUs and then nine (a node has eight),
+   * so each node's search tries every arrangement of the six before it fails.
+   */
+  List<Pod> adversaries(String schedulerName) {
+    if (this != ADVERSARIAL) {
+      return List.of();
+    }
+    Pod pod = Dra.podWithClaim(NAMESPACE, ADVERSARY, ADVERSARY);
+    pod.getSpec().setSchedulerName(schedulerName);
+    pod.getSpec().setAutomountServiceAccountToken(false);
+    return List.of(pod);
+  }
+
+  private List<ResourceClaim> adversaryClaims() {
+    if (this != ADVERSARIAL) {
+      return List.of();
+    }
+    StringBuilder requests = new StringBuilder("requests:\n");
+    for (int i = 0; i < 6; i++) {
+      requests.append("- {name: one-%d, exactly: {deviceClassName: bench-gpu}}\n".formatted(i));
+    }
+    requests.append(
+        "- {name: nine, exactly: {deviceClassName: bench-gpu, count: %d}}\n"
+            .formatted(GPUS_PER_NODE + 1));
+    return List.of(
+        Serialization.unmarshal(
+            """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: %s, namespace: %s}
+        spec:
+          devices:
+        %s"""
+                .formatted(ADVERSARY, NAMESPACE, requests.toString().indent(4)),
+            ResourceClaim.class));
+  }
+
   /** Pod {@code i} of the run, for the scheduler {@code schedulerName}. */
   Pod pod(int i, String schedulerName) {
     Pod pod =
@@ -244,6 +293,7 @@ enum BenchWorkload {
     List<HasMetadata> all = new ArrayList<>(classes());
     all.addAll(templates());
     all.addAll(sharedClaims(pods));
+    all.addAll(adversaryClaims());
     return all;
   }
 }

@@ -82,5 +82,17 @@ public interface ClaimControllerConfig {
      * 1.36's default (on). An unknown gate or a value that is no bool stops the start, naming it.
      */
     Optional<String> featureGates();
+
+    /**
+     * How long one pod's first scheduling attempt may search for devices (all nodes together); each
+     * further attempt of the same pod may search twice as long, up to {@link #maxSearchDeadline}.
+     * See {@code SearchDeadline} for why.
+     */
+    @WithDefault("100ms")
+    Duration searchDeadline();
+
+    /** The longest any one attempt may search for devices. */
+    @WithDefault("1s")
+    Duration maxSearchDeadline();
   }
 }

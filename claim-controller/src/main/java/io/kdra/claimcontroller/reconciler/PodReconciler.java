@@ -20,6 +20,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.kdra.claimcontroller.config.ClaimControllerConfig;
 import io.kdra.claimcontroller.domain.Backoff;
 import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.SearchDeadline;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
@@ -174,7 +175,9 @@ public class PodReconciler implements Reconciler<Pod> {
             allocator,
             config.templateMode(),
             tracer,
-            fence::mayWrite);
+            fence::mayWrite,
+            deadline(),
+            System::nanoTime);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
       startTaintEviction(new TaintEvictor(view, evictionWriter, events, fence::mayWrite, clock));
@@ -216,6 +219,11 @@ public class PodReconciler implements Reconciler<Pod> {
         ctx);
   }
 
+  private SearchDeadline deadline() {
+    return new SearchDeadline(
+        config.allocator().searchDeadline(), config.allocator().maxSearchDeadline());
+  }
+
   /** No secondary resources are read through the context: see {@link #prepareEventSources}. */
   private static final PrimaryToSecondaryMapper<Pod> NO_INDEX = p -> Set.of();
 
@@ -252,10 +260,13 @@ public class PodReconciler implements Reconciler<Pod> {
       }
       return UpdateControl.noUpdate();
     }
-    Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod));
+    int thisAttempt = attempts.getOrDefault(uid, 0) + 1;
+    Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod, thisAttempt));
     LOG.debugf("pod %s: %s", Pods.key(pod), outcome);
     recorder.record(pod, outcome);
-    triggers.attempted(pod, outcome instanceof Outcome.Unschedulable);
+    // a search that ran out of time is retried by backoff alone, as upstream retries a filter
+    // timeout: woken by every cluster change, it would take the lock again at each
+    triggers.attempted(pod, outcome instanceof Outcome.Unschedulable u && !u.timedOut());
     if (outcome instanceof Outcome.Bound) {
       attempts.remove(uid);
       return UpdateControl.noUpdate();
@@ -265,8 +276,10 @@ public class PodReconciler implements Reconciler<Pod> {
     }
     Backoff backoff = new Backoff(config.retry().initialBackoff(), config.retry().maxBackoff());
     int attempt = countAttempt(uid);
-    if (outcome instanceof Outcome.Unschedulable) {
-      return UpdateControl.<Pod>noUpdate().rescheduleAfter(backoff.delay(attempt));
+    if (outcome instanceof Outcome.Unschedulable u) {
+      return UpdateControl.<Pod>noUpdate()
+          .rescheduleAfter(
+              u.timedOut() ? deadline().retryDelay(backoff, attempt) : backoff.delay(attempt));
     }
     // Retry: a claim changed under the decision; the next attempt sees the change.
     return UpdateControl.<Pod>noUpdate().rescheduleAfter(config.retry().initialBackoff());

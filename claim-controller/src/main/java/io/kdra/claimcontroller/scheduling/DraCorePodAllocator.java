@@ -9,6 +9,7 @@ import io.kdra.core.alloc.AllocationSnapshot;
 import io.kdra.core.alloc.Allocator;
 import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.alloc.ClaimOutcome;
+import io.kdra.core.alloc.Deadline;
 import io.kdra.core.alloc.InMemoryDeviceClassLister;
 import io.kdra.core.alloc.PodScheduler;
 import io.kdra.core.taint.DeviceTaintRules;
@@ -22,12 +23,13 @@ import java.util.stream.Collectors;
  * {@link PodAllocator} on dra-core's structured allocator: a snapshot of the slices, classes and
  * every known allocation, then {@link PodScheduler#schedule} over the candidate nodes (the first
  * node where all the pod's unallocated claims fit together, searching from where the last pod's
- * search stopped, as kube-scheduler; scored among a bounded number for {@code firstAvailable}).
- * {@link #allocate} keeps its snapshot from one call to the next ({@link SnapshotCache}), so the
- * inventory's caches last while the slices do; the caller serialises calls and passes what every
- * allocation holds, its own recent ones included ({@link AllocatedClaims}, kept incrementally).
- * {@link #placement} and {@link #allocator} build a fresh snapshot for one-off questions ({@code
- * kubectl dra}).
+ * search stopped, as kube-scheduler; scored among a bounded number for {@code firstAvailable}),
+ * stopping at the attempt's deadline; why no node fits is diagnosed by the caller, outside its lock
+ * ({@link Decision.Unexplained}). {@link #allocate} keeps its snapshot from one call to the next
+ * ({@link SnapshotCache}), so the inventory's caches last while the slices do; the caller
+ * serialises calls and passes what every allocation holds, its own recent ones included ({@link
+ * AllocatedClaims}, kept incrementally). {@link #placement} and {@link #allocator} build a fresh
+ * snapshot for one-off questions ({@code kubectl dra}).
  */
 public final class DraCorePodAllocator implements PodAllocator {
 
@@ -52,17 +54,27 @@ public final class DraCorePodAllocator implements PodAllocator {
       List<Node> candidates,
       List<ResourceClaim> unallocated,
       AllocatedState allocated,
-      ClusterView view) {
+      ClusterView view,
+      Deadline deadline) {
     synchronized (cache) {
       AllocationSnapshot snapshot =
           cache.snapshot(view.slices(), view.deviceTaintRules(), view.deviceClasses(), allocated);
-      PodScheduler.Placement placement =
-          PodScheduler.schedule(
-              new Allocator(snapshot, options), candidates, pod, unallocated, List.of(), nextStart);
+      PodScheduler.Searched searched =
+          PodScheduler.search(
+              new Allocator(snapshot, options),
+              candidates,
+              pod,
+              unallocated,
+              List.of(),
+              nextStart,
+              deadline);
       if (!candidates.isEmpty()) {
-        nextStart = (int) ((nextStart + (long) placement.examined()) % candidates.size());
+        nextStart = (int) ((nextStart + (long) searched.examined()) % candidates.size());
       }
-      return decide(placement);
+      if (searched.placement() != null) {
+        return decide(searched.placement());
+      }
+      return new Decision.Unexplained(() -> (Decision.NotPlaced) decide(searched.explained()));
     }
   }
 

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.core.alloc.AllocatedState;
+import io.kdra.core.alloc.Deadline;
 import io.kdra.core.extended.ExtendedResourceClaims;
 import io.kdra.core.extended.ExtendedResourceClasses;
 import io.kdra.core.extended.ExtendedResourceFit;
@@ -134,7 +135,8 @@ final class ExtendedResources {
       List<ResourceClaim> unallocated,
       PodAllocator allocator,
       AllocatedState allocated,
-      ClusterView view) {
+      ClusterView view,
+      Deadline deadline) {
     List<Node> nodes = filtered.nodes().feasible();
     PodAllocator.Decision firstRefusal = null;
     int i = 0;
@@ -163,9 +165,13 @@ final class ExtendedResources {
         return new Decision(
             new PodAllocator.Decision.Placed(run.get(0).getMetadata().getName(), Map.of()), null);
       }
-      PodAllocator.Decision d = allocator.allocate(need.pod(), run, claims, allocated, view);
+      PodAllocator.Decision d =
+          allocator.allocate(need.pod(), run, claims, allocated, view, deadline);
       if (d instanceof PodAllocator.Decision.Placed) {
         return new Decision(d, special);
+      }
+      if (d instanceof PodAllocator.Decision.NotPlaced np && np.timedOut()) {
+        return new Decision(d, null); // the other runs would stop at once: say why now
       }
       if (firstRefusal == null) {
         firstRefusal = d;

@@ -18,7 +18,19 @@ public sealed interface Outcome {
    * @param reason short stable reason, for metrics
    */
   record Unschedulable(String message, Map<String, String> perClaim, String reason)
-      implements Outcome {}
+      implements Outcome {
+
+    /** The reason of a pod whose device search ran out of time ({@link #timedOut}). */
+    public static final String DEADLINE_EXCEEDED = "DeadlineExceeded";
+
+    /**
+     * The device search stopped at the attempt's deadline: nothing says the pod cannot fit, so it
+     * is retried by backoff alone, not woken by every cluster change.
+     */
+    public boolean timedOut() {
+      return DEADLINE_EXCEEDED.equals(reason);
+    }
+  }
 
   /** The decision went stale while writing (a claim changed): try again soon. */
   record Retry(String reason) implements Outcome {}

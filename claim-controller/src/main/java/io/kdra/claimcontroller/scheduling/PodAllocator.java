@@ -5,8 +5,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.core.alloc.AllocatedState;
+import io.kdra.core.alloc.Deadline;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The "allocate for a pod" step: chooses one node and devices for all of a pod's unallocated claims
@@ -21,13 +23,15 @@ public interface PodAllocator {
    * filtered for the pod and sorted) where all fit.
    *
    * @param allocated what every claim in the cluster holds, with its current or assumed allocation
+   * @param deadline when the search must give up ({@link Decision.NotPlaced#timedOut})
    */
   Decision allocate(
       Pod pod,
       List<Node> candidates,
       List<ResourceClaim> unallocated,
       AllocatedState allocated,
-      ClusterView view);
+      ClusterView view,
+      Deadline deadline);
 
   /** The answer. */
   sealed interface Decision {
@@ -47,6 +51,23 @@ public interface PodAllocator {
      * @param reason a short stable reason for metrics
      */
     record NotPlaced(String message, Map<String, String> perClaim, String reason)
-        implements Decision {}
+        implements Decision {
+
+      /** Whether the search stopped at its deadline rather than ruling every node out. */
+      public boolean timedOut() {
+        return Outcome.Unschedulable.DEADLINE_EXCEEDED.equals(reason);
+      }
+    }
+
+    /**
+     * No candidate fits, and why is still to be worked out: {@link #explain} runs the diagnosis,
+     * which reads only an immutable snapshot, so the caller runs it outside the scheduling lock.
+     */
+    record Unexplained(Supplier<NotPlaced> diagnosis) implements Decision {
+
+      public NotPlaced explain() {
+        return diagnosis.get();
+      }
+    }
   }
 }

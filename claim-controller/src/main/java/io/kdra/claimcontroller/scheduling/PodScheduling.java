@@ -12,15 +12,18 @@ import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodClaimResolver.Step;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
+import io.kdra.claimcontroller.domain.SearchDeadline;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.UnsupportedVolumes;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.ExtendedClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.core.alloc.Deadline;
 import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.core.extended.ExtendedResourceClaims;
 import io.kdra.events.EventRecorder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -32,6 +35,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -45,8 +49,10 @@ import java.util.stream.Collectors;
  * filter and allocation) runs under one lock and ends by assuming its devices and node in {@link
  * RecentWrites}, so that two pods never get the same device from this process; the writes ({@link
  * ReserveAndBind}) run outside it, several pods at once, in the scheduler's order per pod, and a
- * failed one releases what it assumed. Two processes never schedule at once: only the elected
- * leader runs.
+ * failed one releases what it assumed. So that no pod holds the lock for long, the device search
+ * stops at the attempt's {@link SearchDeadline} (the pod is then unschedulable with that reason and
+ * retried by backoff), and the diagnosis of a pod that fits nowhere runs after the lock. Two
+ * processes never schedule at once: only the elected leader runs.
  */
 public final class PodScheduling {
 
@@ -66,6 +72,8 @@ public final class PodScheduling {
   private final ClaimTracer tracer;
   private final Object lock = new Object();
   private final BooleanSupplier mayWrite;
+  private final SearchDeadline deadline;
+  private final LongSupplier nanoClock;
   private final ReserveAndBind writes;
   private final ExtendedClaimWriter extendedClaims;
   private final ExtendedClaimWrites extendedWrites;
@@ -95,10 +103,16 @@ public final class PodScheduling {
     this(view, recent, claims, pods, binder, events, allocator, mode, tracer, () -> true);
   }
 
+  /** The default limits of one attempt's device search: see {@link SearchDeadline}. */
+  public static final SearchDeadline DEFAULT_DEADLINE =
+      new SearchDeadline(Duration.ofMillis(100), Duration.ofSeconds(1));
+
   /**
    * As above, writing only while {@code mayWrite} (this replica's Lease is fresh: see {@code
    * io.kdra.leadership.LeaseFence}); checked before claims are created and again, under the lock,
-   * before allocations are written.
+   * before allocations are written. Without a clock of its own, the device search is bounded by the
+   * allocator's step budget alone (the service passes its clock and deadline to the constructor
+   * below).
    */
   public PodScheduling(
       ClusterView view,
@@ -111,6 +125,40 @@ public final class PodScheduling {
       TemplateMode mode,
       ClaimTracer tracer,
       BooleanSupplier mayWrite) {
+    this(
+        view,
+        recent,
+        claims,
+        pods,
+        binder,
+        events,
+        allocator,
+        mode,
+        tracer,
+        mayWrite,
+        DEFAULT_DEADLINE,
+        () -> 0L);
+  }
+
+  /**
+   * As above, each attempt's device search limited by {@code deadline}, read on {@code nanoClock}
+   * ({@link System#nanoTime} in production).
+   */
+  public PodScheduling(
+      ClusterView view,
+      RecentWrites recent,
+      ClaimWriter claims,
+      PodWriter pods,
+      PodBinder binder,
+      EventRecorder events,
+      PodAllocator allocator,
+      TemplateMode mode,
+      ClaimTracer tracer,
+      BooleanSupplier mayWrite,
+      SearchDeadline deadline,
+      LongSupplier nanoClock) {
+    this.deadline = deadline;
+    this.nanoClock = nanoClock;
     this.mayWrite = mayWrite;
     this.tracer = tracer;
     this.view = view;
@@ -192,8 +240,16 @@ public final class PodScheduling {
     return r;
   }
 
-  /** Schedules a pending pod. */
+  /** Schedules a pending pod: its first attempt. */
   public Outcome schedule(Pod pod) {
+    return schedule(pod, 1);
+  }
+
+  /**
+   * Schedules a pending pod, whose attempt number this is (1 for its first; the device search's
+   * limit grows with it, see {@link SearchDeadline#limit}).
+   */
+  public Outcome schedule(Pod pod, int attempt) {
     if (!mayWrite.getAsBoolean()) {
       return FENCED;
     }
@@ -251,30 +307,27 @@ public final class PodScheduling {
     }
     // Only the decision is serialised: once its devices and node are assumed (recent), the
     // next pod is decided while this one's claims are written and it is bound.
-    Placement placement;
+    Decided decided;
     synchronized (lock) {
       if (!mayWrite.getAsBoolean()) {
         return FENCED;
       }
-      Decided decided = decide(pod, podClaims, unallocated, extended);
-      if (decided instanceof NotPlaced no) {
-        return no.outcome();
+      decided = decide(pod, podClaims, unallocated, extended, attempt);
+      if (decided instanceof Placement placement) {
+        assume(pod, podClaims, placement);
       }
-      placement = (Placement) decided;
-      if (placement.special() != null) {
-        recent.created(placement.special().claim());
-      }
-      placement.allocations().forEach(recent::allocated);
-      // (RecentWrites tells the UIDs too; the keys make the next attempt's recheck direct)
-      podClaims.forEach(
-          c -> allocated.claimChanged(c.getMetadata().getNamespace(), c.getMetadata().getName()));
-      if (placement.special() != null) {
-        ResourceClaim special = placement.special().claim();
-        allocated.claimChanged(
-            special.getMetadata().getNamespace(), special.getMetadata().getName());
-      }
-      recent.binding(pod, placement.node());
     }
+    if (decided instanceof NotPlaced no) {
+      return no.outcome();
+    }
+    if (decided instanceof Unexplained u) {
+      // the diagnosis (the "why not" message) reads only the search's snapshot: outside the lock,
+      // so that the next pod's search need not wait for it
+      PodAllocator.Decision.NotPlaced np = u.decision().explain();
+      u.spans().values().forEach(ClaimTracer.TraceSpan::end);
+      return new Outcome.Unschedulable(notPlaced(u.nodes(), np), np.perClaim(), np.reason());
+    }
+    Placement placement = (Placement) decided;
     try {
       linkSlices(placement);
       Outcome o =
@@ -299,6 +352,22 @@ public final class PodScheduling {
       placement.allocations().keySet().forEach(recent::forgetUnsent);
       throw e;
     }
+  }
+
+  /** Under the lock: the placement's devices and node, taken until its writes are done. */
+  private void assume(Pod pod, List<ResourceClaim> podClaims, Placement placement) {
+    if (placement.special() != null) {
+      recent.created(placement.special().claim());
+    }
+    placement.allocations().forEach(recent::allocated);
+    // (RecentWrites tells the UIDs too; the keys make the next attempt's recheck direct)
+    podClaims.forEach(
+        c -> allocated.claimChanged(c.getMetadata().getNamespace(), c.getMetadata().getName()));
+    if (placement.special() != null) {
+      ResourceClaim special = placement.special().claim();
+      allocated.claimChanged(special.getMetadata().getNamespace(), special.getMetadata().getName());
+    }
+    recent.binding(pod, placement.node());
   }
 
   /**
@@ -331,14 +400,28 @@ public final class PodScheduling {
   /** Why the pod was not placed: the attempt's outcome. */
   private record NotPlaced(Outcome outcome) implements Decided {}
 
-  private sealed interface Decided permits Placement, NotPlaced {}
+  /**
+   * No node took the claims; the allocator's diagnosis is still to run, outside the lock, then the
+   * spans end.
+   */
+  private record Unexplained(
+      NodeFilter.Result nodes,
+      PodAllocator.Decision.Unexplained decision,
+      Map<String, ClaimTracer.TraceSpan> spans)
+      implements Decided {}
 
-  /** Under the lock: where the pod goes, or why it cannot go anywhere now. */
+  private sealed interface Decided permits Placement, NotPlaced, Unexplained {}
+
+  /**
+   * Under the lock: where the pod goes, or why it cannot go anywhere now; the device search stops
+   * at the deadline of the pod's attempt number {@code attempt}, counted from its start.
+   */
   private Decided decide(
       Pod pod,
       List<ResourceClaim> podClaims,
       List<ResourceClaim> unallocated,
-      ExtendedResources.Need extended) {
+      ExtendedResources.Need extended,
+      int attempt) {
     List<Pod> assumedBound =
         recent.assumedBound(
             p -> {
@@ -388,6 +471,9 @@ public final class PodScheduling {
               .attribute("pod", Pods.key(pod))
               .attribute("candidates", nodes.feasible().size()));
     }
+    Duration limit = deadline.limit(attempt);
+    long start = nanoClock.getAsLong();
+    Deadline searchDeadline = () -> SearchDeadline.passed(start, limit, nanoClock.getAsLong());
     try {
       String node;
       Map<String, AllocationResult> allocations = Map.of();
@@ -395,11 +481,16 @@ public final class PodScheduling {
       if (extended != null && extended.served()) {
         ExtendedResources.Decision xd =
             ExtendedResources.allocate(
-                extended, byExtended, unallocated, allocator, allocated.state(), view);
-        if (xd.decision() instanceof PodAllocator.Decision.NotPlaced np) {
-          spans.values().forEach(ClaimTracer.TraceSpan::end);
-          return new NotPlaced(
-              new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(), np.reason()));
+                extended,
+                byExtended,
+                unallocated,
+                allocator,
+                allocated.state(),
+                view,
+                searchDeadline);
+        Decided refused = refused(xd.decision(), nodes, spans);
+        if (refused != null) {
+          return refused;
         }
         PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) xd.decision();
         node = placed.node();
@@ -417,11 +508,11 @@ public final class PodScheduling {
         node = nodes.feasible().get(0).getMetadata().getName();
       } else {
         PodAllocator.Decision d =
-            allocator.allocate(pod, nodes.feasible(), unallocated, allocated.state(), view);
-        if (d instanceof PodAllocator.Decision.NotPlaced np) {
-          spans.values().forEach(ClaimTracer.TraceSpan::end);
-          return new NotPlaced(
-              new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(), np.reason()));
+            allocator.allocate(
+                pod, nodes.feasible(), unallocated, allocated.state(), view, searchDeadline);
+        Decided refused = refused(d, nodes, spans);
+        if (refused != null) {
+          return refused;
         }
         PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) d;
         node = placed.node();
@@ -449,6 +540,20 @@ public final class PodScheduling {
       spans.values().forEach(s -> s.end(e));
       throw e;
     }
+  }
+
+  /** What the attempt comes to when the allocator placed nothing; null when it placed the pod. */
+  private static Decided refused(
+      PodAllocator.Decision d, NodeFilter.Result nodes, Map<String, ClaimTracer.TraceSpan> spans) {
+    if (d instanceof PodAllocator.Decision.NotPlaced np) {
+      spans.values().forEach(ClaimTracer.TraceSpan::end);
+      return new NotPlaced(
+          new Outcome.Unschedulable(notPlaced(nodes, np), np.perClaim(), np.reason()));
+    }
+    if (d instanceof PodAllocator.Decision.Unexplained u) {
+      return new Unexplained(nodes, u, spans);
+    }
+    return null;
   }
 
   /**

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.core.alloc.AllocatedState;
+import io.kdra.core.alloc.Deadline;
 import io.kdra.core.model.DeviceId;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +36,8 @@ final class FakeAllocator implements PodAllocator {
       List<Node> candidates,
       List<ResourceClaim> unallocated,
       AllocatedState allocated,
-      ClusterView view) {
+      ClusterView view,
+      Deadline deadline) {
     calls++;
     for (Node node : candidates) {
       String n = node.getMetadata().getName();

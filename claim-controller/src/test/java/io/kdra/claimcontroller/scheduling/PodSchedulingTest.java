@@ -281,6 +281,62 @@ class PodSchedulingTest {
   }
 
   @Test
+  @Timeout(120) // a failure guard: were the diagnosis under the scheduling lock, this would hang
+  void theNextPodIsPlacedWhileWhyTheFirstFitsNowhereIsStillBeingWorkedOut() throws Exception {
+    client.resource(K.template("tpl")).create();
+    CountDownLatch inDiagnosis = new CountDownLatch(1);
+    CountDownLatch releaseDiagnosis = new CountDownLatch(1);
+    PodAllocator slowToExplain =
+        (pod, candidates, unallocated, state, v, deadline) -> {
+          if (!"p1".equals(pod.getMetadata().getName())) {
+            return allocator.allocate(pod, candidates, unallocated, state, v, deadline);
+          }
+          return new PodAllocator.Decision.Unexplained(
+              () -> {
+                inDiagnosis.countDown();
+                try {
+                  releaseDiagnosis.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  throw new IllegalStateException(e);
+                }
+                return new PodAllocator.Decision.NotPlaced(
+                    "claim x: worked out", Map.of("x", "worked out"), "Unsatisfiable");
+              });
+        };
+    PodScheduling s =
+        new PodScheduling(
+            view,
+            new RecentWrites(),
+            claims,
+            pods,
+            binder,
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            slowToExplain,
+            TemplateMode.OWN,
+            ClaimTracer.NOOP);
+    for (String name : List.of("p1", "p2")) {
+      assertThat(s.schedule(create(K.podWithTemplate(name, "gpu", "tpl"))))
+          .isInstanceOf(Outcome.Waiting.class);
+    }
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    try {
+      Future<Outcome> first = executor.submit(() -> s.schedule(get("p1")));
+      inDiagnosis.await();
+
+      assertThat(s.schedule(get("p2"))).isEqualTo(new Outcome.Bound("node-a"));
+      releaseDiagnosis.countDown();
+      assertThat(first.get())
+          .isEqualTo(
+              new Outcome.Unschedulable(
+                  "claim x: worked out", Map.of("x", "worked out"), "Unsatisfiable"));
+    } finally {
+      releaseDiagnosis.countDown();
+      executor.shutdownNow();
+    }
+  }
+
+  @Test
   void aRefusedReservationReleasesEveryDeviceTheAttemptAssumed() {
     client.resource(K.claim("one").build()).create();
     // "two" cannot take another consumer: its reservation is refused after "one"'s was written

@@ -56,7 +56,12 @@ public final class Allocator {
 
   /** The search for one pod's claims over many nodes, one node at a time ({@link PodScheduler}). */
   PodSearch forPod(List<ResourceClaim> claims) {
-    return new PodSearch(this, claims);
+    return forPod(claims, Deadline.NONE);
+  }
+
+  /** As {@link #forPod(List)}, each node's search giving up once {@code deadline} passed. */
+  PodSearch forPod(List<ResourceClaim> claims, Deadline deadline) {
+    return new PodSearch(this, claims, deadline);
   }
 
   /** The result of one attempt on one node: results, or why there are none. */
@@ -151,6 +156,15 @@ public final class Allocator {
    * callers must drop them after a search limit.
    */
   Attempt attempt(Node node, List<ResourceClaim> claims, List<ClaimPlan> shared) {
+    return attempt(node, claims, shared, Deadline.NONE);
+  }
+
+  /**
+   * As {@link #attempt(Node, List, List)}, the search throwing {@link SearchDeadlineException} once
+   * {@code deadline} passed (its picks left behind, as after a search limit).
+   */
+  Attempt attempt(
+      Node node, List<ResourceClaim> claims, List<ClaimPlan> shared, Deadline deadline) {
     List<Pool> pools = snapshot.inventory().poolsFor(node, options.features());
     DeviceMatcher matcher =
         new DeviceMatcher(
@@ -168,7 +182,8 @@ public final class Allocator {
               options.features(),
               matcher,
               options.shareIds(),
-              options.stepBudget());
+              options.stepBudget(),
+              deadline);
       if (!search.run()) {
         return new Attempt(null, null, null);
       }

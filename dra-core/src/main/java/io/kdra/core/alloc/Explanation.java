@@ -45,7 +45,9 @@ public record Explanation(
     /** Each claim fits somewhere, but not all of the pod's claims on one node. */
     NO_COMMON_NODE,
     /** No node satisfies the pod's node selector, affinity or node name. */
-    NO_MATCHING_NODE
+    NO_MATCHING_NODE,
+    /** The pod's search stopped at its deadline ({@link Deadline}) before finding a node. */
+    DEADLINE_EXCEEDED
   }
 
   public Explanation {

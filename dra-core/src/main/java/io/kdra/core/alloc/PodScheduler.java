@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Places one pod's claims: tries nodes in name order, skipping nodes the pod cannot run on ({@code
@@ -86,6 +87,43 @@ public final class PodScheduler {
       List<ResourceClaim> claims,
       List<NodeSelector> allocatedSelectors,
       int start) {
+    return search(allocator, nodes, pod, claims, allocatedSelectors, start, Deadline.NONE)
+        .explained();
+  }
+
+  /**
+   * A search's answer before a failure is explained: the placement when a node was found or the
+   * deadline passed, else the diagnosis still to run ({@link #explained}). The diagnosis reads only
+   * the allocator's immutable snapshot, so a caller that serialises searches can run it after
+   * letting the next search start.
+   *
+   * @param placement the placement, or null while the diagnosis has not run
+   * @param examined as {@link Placement#examined}
+   * @param timedOut whether the search stopped at its deadline (the outcomes say so, no diagnosis)
+   */
+  public record Searched(
+      Placement placement, int examined, boolean timedOut, Supplier<Placement> diagnosis) {
+
+    /** The placement, running the diagnosis first when it has not run. */
+    public Placement explained() {
+      return placement != null ? placement : diagnosis.get();
+    }
+  }
+
+  /**
+   * As {@link #schedule(Allocator, List, Pod, List, List, int)}, giving up once {@code deadline}
+   * passed (asked before each node and within each node's search, see {@link Deadline}): then the
+   * best placement scored so far wins, and without one every claim is explained by {@link
+   * Explanation.Kind#DEADLINE_EXCEEDED}. A failure's diagnosis is left to the caller.
+   */
+  public static Searched search(
+      Allocator allocator,
+      List<Node> nodes,
+      Pod pod,
+      List<ResourceClaim> claims,
+      List<NodeSelector> allocatedSelectors,
+      int start,
+      Deadline deadline) {
     boolean pinned = allocatedSelectors.stream().anyMatch(Objects::nonNull);
     NodeIndex index =
         allocator.snapshot().inventory().nodeIndex(nodes, allocator.options().features());
@@ -105,11 +143,11 @@ public final class PodScheduler {
                     noMatchingNode(nodes.size(), pinned),
                     null)));
       }
-      return new Placement(null, out);
+      return answered(new Placement(null, out));
     }
     SearchLimitException limit = null;
     String limitNode = null;
-    PodSearch search = allocator.forPod(claims);
+    PodSearch search = allocator.forPod(claims, deadline);
     SubrequestRanking ranking = SubrequestRanking.of(claims);
     Placement best = null;
     long bestScore = Long.MIN_VALUE;
@@ -144,7 +182,18 @@ public final class PodScheduler {
         index.markFull(pos, state);
         continue;
       }
-      Allocator.Attempt attempt = search.attempt(node);
+      Allocator.Attempt attempt;
+      try {
+        if (deadline.passed()) {
+          throw new SearchDeadlineException();
+        }
+        attempt = search.attempt(node);
+      } catch (SearchDeadlineException e) {
+        if (best != null) {
+          return answered(new Placement(best.node(), best.outcomes(), k + 1));
+        }
+        return timedOut(claims, k + 1, eligibleCount);
+      }
       if (attempt.results() != null) {
         List<ClaimOutcome> out = new ArrayList<>();
         for (int i = 0; i < claims.size(); i++) {
@@ -153,13 +202,13 @@ public final class PodScheduler {
         Placement placement = new Placement(node.getMetadata().getName(), out, k + 1);
         long score = ranking.score(attempt.results());
         if (score >= ranking.best()) {
-          return placement;
+          return answered(placement);
         }
         if (reachable < 0) {
           reachable = search.bestReachableScore(ranking.best());
         }
         if (score >= reachable) {
-          return placement; // no node can do better: the first such node wins, as in a tie
+          return answered(placement); // no node can do better: the first such node wins, as a tie
         }
         feasible++;
         if (score > bestScore) {
@@ -172,7 +221,12 @@ public final class PodScheduler {
         continue;
       }
       if (attempt.problem() != null) {
-        return new Placement(null, search.explain(node, attempt), k + 1);
+        int examined = k + 1;
+        return new Searched(
+            null,
+            examined,
+            false,
+            () -> new Placement(null, search.explain(node, attempt), examined));
       }
       if (attempt.limit() != null && limit == null) {
         limit = attempt.limit();
@@ -180,10 +234,48 @@ public final class PodScheduler {
       }
     }
     if (best != null) {
-      return new Placement(best.node(), best.outcomes(), k);
+      return answered(new Placement(best.node(), best.outcomes(), k));
     }
+    SearchLimitException limitFound = limit;
+    String limitAt = limitNode;
+    return new Searched(
+        null,
+        n,
+        false,
+        () -> explainNone(search, nodes.size(), eligibleCount, pinned, limitFound, limitAt, n));
+  }
+
+  private static Searched answered(Placement p) {
+    return new Searched(p, p.examined(), false, null);
+  }
+
+  /** Every claim explained as stopped at the deadline; no diagnosis runs. */
+  private static Searched timedOut(List<ResourceClaim> claims, int examined, int eligible) {
+    String why =
+        "search exceeded its deadline before finding a node ("
+            + eligible
+            + (eligible == 1 ? " node" : " nodes")
+            + " eligible)";
+    List<ClaimOutcome> out = new ArrayList<>();
+    for (ResourceClaim c : claims) {
+      out.add(
+          new ClaimOutcome.NotAllocated(
+              c, Explanation.problem(Explanation.Kind.DEADLINE_EXCEEDED, null, null, why, null)));
+    }
+    return new Searched(new Placement(null, out, examined), examined, true, null);
+  }
+
+  /** Why no node took the claims: the diagnosis over all nodes, with the search's notes. */
+  private static Placement explainNone(
+      PodSearch search,
+      int all,
+      int eligibleCount,
+      boolean pinned,
+      SearchLimitException limit,
+      String limitNode,
+      int n) {
     List<ClaimOutcome> explained = search.explain(null, new Allocator.Attempt(null, null, null));
-    String note = notes(nodes.size(), eligibleCount, pinned, limit, limitNode);
+    String note = notes(all, eligibleCount, pinned, limit, limitNode);
     boolean noCommon =
         explained.stream()
             .anyMatch(

@@ -15,6 +15,7 @@ final class PodSearch {
   private final Allocator allocator;
   private final List<ResourceClaim> claims;
   private final boolean skipsFullNodes;
+  private final Deadline deadline;
 
   /** Plans to reuse on the next node ({@link Allocator#prepareForAnyNode}); null when none. */
   private List<ClaimPlan> shared;
@@ -22,8 +23,9 @@ final class PodSearch {
   /** The plans the last successful attempt started from (null: prepared on its node). */
   private List<ClaimPlan> lastSuccessPlans;
 
-  PodSearch(Allocator allocator, List<ResourceClaim> claims) {
+  PodSearch(Allocator allocator, List<ResourceClaim> claims, Deadline deadline) {
     this.allocator = allocator;
+    this.deadline = deadline;
     this.claims = claims;
     this.shared = allocator.prepareForAnyNode(claims);
     this.skipsFullNodes = allocator.fullNodesSkippable(claims);
@@ -42,11 +44,18 @@ final class PodSearch {
   /**
    * Tries all the claims together on {@code node}. A successful search leaves its picks in the
    * shared plans and an aborted one leaves picks behind, so after either the next node prepares its
-   * own plans.
+   * own plans. Throws {@link SearchDeadlineException} once the pod's deadline passed: the search
+   * stops there, and nothing of it is reused.
    */
   Allocator.Attempt attempt(Node node) {
     List<ClaimPlan> plans = shared;
-    Allocator.Attempt attempt = allocator.attempt(node, claims, plans);
+    Allocator.Attempt attempt;
+    try {
+      attempt = allocator.attempt(node, claims, plans, deadline);
+    } catch (SearchDeadlineException e) {
+      shared = null;
+      throw e;
+    }
     if (attempt.results() != null) {
       lastSuccessPlans = plans;
       shared = null;

@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  * upstream's {@code allocateOne}: first fit in pool, slice, device order; further slots of the same
  * request resume after the last chosen device (combinations, not permutations); the first complete
  * solution wins. Single-threaded and single-use. Work is bounded by a step budget; when it runs out
- * the search throws {@link SearchLimitException}.
+ * the search throws {@link SearchLimitException}; when its {@link Deadline} passes (asked every
+ * {@link Deadline#CHECK_EVERY} steps), {@link SearchDeadlineException}.
  */
 final class Search {
 
@@ -45,6 +46,7 @@ final class Search {
   private final DeviceMatcher matcher;
   private final Supplier<String> shareIds;
   private final long budget;
+  private final Deadline deadline;
   private final Counters counters;
   private final CompatibilityGroups groups;
   private final Map<DeviceId, BitSet> allocating = new HashMap<>();
@@ -59,6 +61,19 @@ final class Search {
       DeviceMatcher matcher,
       Supplier<String> shareIds,
       long budget) {
+    this(claims, pools, allocated, features, matcher, shareIds, budget, Deadline.NONE);
+  }
+
+  Search(
+      List<ClaimPlan> claims,
+      List<Pool> pools,
+      AllocatedState allocated,
+      AllocatorFeatures features,
+      DeviceMatcher matcher,
+      Supplier<String> shareIds,
+      long budget,
+      Deadline deadline) {
+    this.deadline = deadline;
     this.claims = claims;
     this.pools = pools;
     this.allocated = allocated;
@@ -90,6 +105,9 @@ final class Search {
       int startDevice) {
     if (++steps > budget) {
       throw new SearchLimitException(steps - 1);
+    }
+    if (steps % Deadline.CHECK_EVERY == 0 && deadline.passed()) {
+      throw new SearchDeadlineException();
     }
     if (c >= claims.size()) {
       return Step.DONE;

@@ -88,11 +88,11 @@ public interface ClaimControllerConfig {
      * further attempt of the same pod may search twice as long, up to {@link #maxSearchDeadline}.
      * See {@code SearchDeadline} for why.
      */
-    @WithDefault("100ms")
+    @WithDefault("1s")
     Duration searchDeadline();
 
     /** The longest any one attempt may search for devices. */
-    @WithDefault("1s")
+    @WithDefault("10s")
     Duration maxSearchDeadline();
   }
 }

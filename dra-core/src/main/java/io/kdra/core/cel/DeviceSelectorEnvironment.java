@@ -499,7 +499,7 @@ public final class DeviceSelectorEnvironment {
 
   /** Quantity functions that change their receiver in place upstream (see GoQuantity). */
   private static final Set<String> QUANTITY_MUTATORS =
-      Set.of("compareTo", "isGreaterThan", "isLessThan", "add", "sub");
+      Set.of("compareTo", "isGreaterThan", "isLessThan");
 
   private static boolean callsAny(CelExpr root, Set<String> functions) {
     return CelNavigableExpr.fromExpr(root)

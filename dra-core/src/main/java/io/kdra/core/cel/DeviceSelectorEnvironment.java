@@ -99,11 +99,16 @@ public final class DeviceSelectorEnvironment {
     KubernetesFormatLibrary namedFormats = new KubernetesFormatLibrary();
     OptionalUnwrapOptLibrary unwrapOpt = new OptionalUnwrapOptLibrary();
     SortByLibrary sortBy = new SortByLibrary();
-    // cel-go's lists extension at version 3; sort and sortBy hand-written (SortByLibrary)
+    // cel-go's lists extension at version 3; sort and sortBy hand-written (SortByLibrary),
+    // range too (ListsRangeLibrary)
     CelListsExtensions lists =
         CelExtensions.lists(
             EnumSet.complementOf(
-                EnumSet.of(CelListsExtensions.Function.SORT, CelListsExtensions.Function.SORT_BY)));
+                EnumSet.of(
+                    CelListsExtensions.Function.SORT,
+                    CelListsExtensions.Function.SORT_BY,
+                    CelListsExtensions.Function.RANGE)));
+    ListsRangeLibrary listsRange = new ListsRangeLibrary();
     // cel-go's strings extension at version 2: everything but reverse (version 3); format is
     // hand-written (StringFormatLibrary) since cel-java's has none.
     // indexOf/lastIndexOf hand-written too (StringIndexLibrary): cel-java's fail on offsets
@@ -147,6 +152,7 @@ public final class DeviceSelectorEnvironment {
                 CelExtensions.bindings(),
                 CelExtensions.sets(options),
                 lists,
+                listsRange,
                 sortBy,
                 CelExtensions.comprehensions())
             .build();
@@ -265,6 +271,7 @@ public final class DeviceSelectorEnvironment {
                 unwrapOpt,
                 CelExtensions.sets(options),
                 lists,
+                listsRange,
                 sortBy,
                 CelExtensions.comprehensions())
             .build();

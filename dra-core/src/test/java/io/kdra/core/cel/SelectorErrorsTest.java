@@ -201,6 +201,12 @@ class SelectorErrorsTest {
             "could not be converted to bool"),
         arguments(named("ordering a NaN", "0.0 / 0.0 < 1.0"), "NaN values cannot be ordered"),
         arguments(
+            named("lists.range of a negative size (cel-go 0.29)", "lists.range(-1) == []"),
+            "lists.range: size must be non-negative, got -1"),
+        arguments(
+            named("lists.range past its maximum size", "lists.range(1000001).size() > 0"),
+            "lists.range: size 1000001 exceeds maximum allowed (1000000)"),
+        arguments(
             named("sort() of mixed types", "[dyn(1), dyn(\"a\")].sort().size() == 2"),
             "list elements must have the same type"));
   }

@@ -136,8 +136,11 @@ public final class DeviceSelectorEnvironment {
             .addVar(DEVICE_VAR, deviceType(consumableCapacity))
             // no expected result type: cel-java would bind a free type parameter of the result
             // (e.g. of [][0]) to it; upstream checks the inferred type after compiling (below)
+            // stringIndex before kubernetesLists: indexOf and lastIndexOf try the string
+            // overloads first, as upstream since 1.37 (its lists library comes later there)
             .addLibraries(
                 kubernetes,
+                stringIndex,
                 kubernetesLists,
                 regex,
                 net,
@@ -145,7 +148,6 @@ public final class DeviceSelectorEnvironment {
                 format,
                 namedFormats,
                 strings,
-                stringIndex,
                 CelExtensions.optional(),
                 new OptionalMacrosLibrary(),
                 unwrapOpt,
@@ -184,7 +186,7 @@ public final class DeviceSelectorEnvironment {
                                         || GoTimeFunctions.REPLACED.contains(e.name())
                                         || DOUBLE_ORDER.matcher(e.name()).matches())))
                     .build())
-            // duration(int) and int(duration), which cel-java's standard library lacks
+            // int(duration), which cel-java's standard library lacks
             .addFunctionBindings(StandardFunctionsInUpstreamOrder.conversionBindings())
             // durations and timestamps as Go's: its parsers, ranges and checked arithmetic
             .addFunctionBindings(GoTimeFunctions.bindings())

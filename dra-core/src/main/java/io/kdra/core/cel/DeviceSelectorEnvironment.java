@@ -339,8 +339,10 @@ public final class DeviceSelectorEnvironment {
   }
 
   static StructType deviceType(boolean consumableCapacity) {
+    // attribute values are dyn, as upstream's stored-expressions environment declares them since
+    // 1.37 (any before): format() checks them at runtime, and a dyn result is accepted
     CelType attributes =
-        MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.ANY));
+        MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.DYN));
     CelType capacity =
         MapType.create(
             SimpleType.STRING, MapType.create(SimpleType.STRING, KubernetesCelLibrary.QUANTITY));
@@ -464,16 +466,17 @@ public final class DeviceSelectorEnvironment {
                 + " these scalars, not "
                 + SelectorAstValidator.typeName(t));
       }
-    } else if (resultKind != CelKind.BOOL && resultKind != CelKind.ANY) {
-      // upstream accepts bool or "any" (what attribute values are), not dyn; a free type
-      // parameter is dyn there
-      boolean dyn = resultKind == CelKind.DYN || resultKind == CelKind.TYPE_PARAM;
+    } else if (resultKind != CelKind.BOOL
+        && resultKind != CelKind.DYN
+        && resultKind != CelKind.TYPE_PARAM) {
+      // upstream accepts bool or the type of attribute values (dyn); a free type parameter is
+      // dyn there
       throw new CelSelectorException(
           Kind.COMPILE,
           expression,
           null,
           "must evaluate to bool or the unknown type, not "
-              + (dyn ? "dyn" : SelectorAstValidator.typeName(ast.getResultType())));
+              + SelectorAstValidator.typeName(ast.getResultType()));
     }
     Optional<SelectorAstValidator.Issue> issue =
         SelectorAstValidator.validate(ast, this::literalCallSucceeds);

@@ -306,8 +306,8 @@ class DeviceSelectorEnvironmentTest {
             true,
             true),
         ok("int(duration), in nanoseconds", "int(duration(\"1.5s\")) == 1500000000", true, true),
-        // attribute values are of type any, as upstream declares them: a list of them indexed,
-        // or a choice of them, is any too, which upstream accepts as a result
+        // attribute values are of type dyn, as upstream declares them since 1.37 (any before): a
+        // list of them indexed, or a choice of them, is dyn too, which upstream accepts as a result
         errorOnSmall(
             "an element of a list of attribute values as result",
             "[device.attributes[\"gpu.example.com\"].migCapable, device.attributes[\"gpu.example.com\"].migCapable][0]",
@@ -315,6 +315,21 @@ class DeviceSelectorEnvironmentTest {
         errorOnSmall(
             "a choice of attribute values as result",
             "device.attributes[\"gpu.example.com\"].numaNode == 0 ? device.attributes[\"gpu.example.com\"].migCapable : false",
+            true),
+        ok(
+            "format of a bare attribute (dyn: checked at runtime)",
+            "\"%s/%s\".format([device.attributes[\"gpu.example.com\"].model, device.attributes[\"gpu.example.com\"].driverVersion.major()]) == \"H100/550\"",
+            true,
+            false),
+        ok(
+            "an attribute beside a dyn() in a list",
+            "[device.attributes[\"gpu.example.com\"].model, dyn(1)].size() == 2",
+            true,
+            true),
+        ok(
+            "an optional attribute's orValue() with a dyn default as result",
+            "device.attributes[\"gpu.example.com\"].?migCapable.orValue(dyn(true))",
+            true,
             true),
         ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
         ok(

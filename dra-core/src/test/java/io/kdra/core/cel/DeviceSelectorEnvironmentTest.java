@@ -331,6 +331,17 @@ class DeviceSelectorEnvironmentTest {
             "device.attributes[\"gpu.example.com\"].?migCapable.orValue(dyn(true))",
             true,
             true),
+        // includes() of the 1.37 lists library: membership in a list, else equality
+        ok(
+            "includes on a scalar attribute",
+            "device.attributes[\"gpu.example.com\"].model.includes(\"H100\")",
+            true,
+            false),
+        ok(
+            "includes on lists, numbers compared across types",
+            "[1, 2].includes(2.0) && ![\"a\"].includes(1) && lists.range(40).includes(39)",
+            true,
+            true),
         ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
         ok(
             "heterogeneous numeric comparison",

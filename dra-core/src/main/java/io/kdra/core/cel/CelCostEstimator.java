@@ -337,15 +337,27 @@ final class CelCostEstimator {
             return cost(sizeOrUnknown(args.get(1)).multiplyByCostFactor(1).add(argCostSum));
           }
           break;
-        case "matches_string":
-          if (target != null && args.size() == 1) {
-            Estimate strCost =
-                sizeOrUnknown(target)
-                    .add(Estimate.fixed(1))
-                    .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
-            Estimate regexCost =
-                sizeOrUnknown(args.get(0)).multiplyByCostFactor(REGEX_STRING_LENGTH_COST_FACTOR);
-            return cost(strCost.multiply(regexCost).add(argCostSum));
+        case "matches_string", "matches":
+          {
+            // the member form, and since cel-go 0.29 the global matches(string, regex) too
+            AstNode str = null;
+            AstNode regex = null;
+            if (overloadId.equals("matches_string") && target != null && args.size() == 1) {
+              str = target;
+              regex = args.get(0);
+            } else if (overloadId.equals("matches") && target == null && args.size() == 2) {
+              str = args.get(0);
+              regex = args.get(1);
+            }
+            if (str != null) {
+              Estimate strCost =
+                  sizeOrUnknown(str)
+                      .add(Estimate.fixed(1))
+                      .multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR);
+              Estimate regexCost =
+                  sizeOrUnknown(regex).multiplyByCostFactor(REGEX_STRING_LENGTH_COST_FACTOR);
+              return cost(strCost.multiply(regexCost).add(argCostSum));
+            }
           }
           break;
         case "contains_string":

@@ -193,7 +193,7 @@ final class CostMeter implements CelEvaluationListener {
   /** k8s.io/apiserver's {@code CostEstimator.CallCost}, by function name. */
   private static Long kubernetesCallCost(String function, List<Object> args, Object result) {
     switch (function) {
-      case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
+      case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes":
         return args.isEmpty() ? 0L : traversal(args.get(0));
       case "url",
       "lowerAscii",

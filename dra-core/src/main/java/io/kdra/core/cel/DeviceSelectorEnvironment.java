@@ -99,11 +99,16 @@ public final class DeviceSelectorEnvironment {
     KubernetesFormatLibrary namedFormats = new KubernetesFormatLibrary();
     OptionalUnwrapOptLibrary unwrapOpt = new OptionalUnwrapOptLibrary();
     SortByLibrary sortBy = new SortByLibrary();
-    // cel-go's lists extension at version 3; sort and sortBy hand-written (SortByLibrary)
+    // cel-go's lists extension at version 3; sort and sortBy hand-written (SortByLibrary),
+    // range too (ListsRangeLibrary)
     CelListsExtensions lists =
         CelExtensions.lists(
             EnumSet.complementOf(
-                EnumSet.of(CelListsExtensions.Function.SORT, CelListsExtensions.Function.SORT_BY)));
+                EnumSet.of(
+                    CelListsExtensions.Function.SORT,
+                    CelListsExtensions.Function.SORT_BY,
+                    CelListsExtensions.Function.RANGE)));
+    ListsRangeLibrary listsRange = new ListsRangeLibrary();
     // cel-go's strings extension at version 2: everything but reverse (version 3); format is
     // hand-written (StringFormatLibrary) since cel-java's has none.
     // indexOf/lastIndexOf hand-written too (StringIndexLibrary): cel-java's fail on offsets
@@ -131,8 +136,11 @@ public final class DeviceSelectorEnvironment {
             .addVar(DEVICE_VAR, deviceType(consumableCapacity))
             // no expected result type: cel-java would bind a free type parameter of the result
             // (e.g. of [][0]) to it; upstream checks the inferred type after compiling (below)
+            // stringIndex before kubernetesLists: indexOf and lastIndexOf try the string
+            // overloads first, as upstream since 1.37 (its lists library comes later there)
             .addLibraries(
                 kubernetes,
+                stringIndex,
                 kubernetesLists,
                 regex,
                 net,
@@ -140,13 +148,13 @@ public final class DeviceSelectorEnvironment {
                 format,
                 namedFormats,
                 strings,
-                stringIndex,
                 CelExtensions.optional(),
                 new OptionalMacrosLibrary(),
                 unwrapOpt,
                 CelExtensions.bindings(),
                 CelExtensions.sets(options),
                 lists,
+                listsRange,
                 sortBy,
                 CelExtensions.comprehensions())
             .build();
@@ -178,7 +186,7 @@ public final class DeviceSelectorEnvironment {
                                         || GoTimeFunctions.REPLACED.contains(e.name())
                                         || DOUBLE_ORDER.matcher(e.name()).matches())))
                     .build())
-            // duration(int) and int(duration), which cel-java's standard library lacks
+            // int(duration), which cel-java's standard library lacks
             .addFunctionBindings(StandardFunctionsInUpstreamOrder.conversionBindings())
             // durations and timestamps as Go's: its parsers, ranges and checked arithmetic
             .addFunctionBindings(GoTimeFunctions.bindings())
@@ -265,6 +273,7 @@ public final class DeviceSelectorEnvironment {
                 unwrapOpt,
                 CelExtensions.sets(options),
                 lists,
+                listsRange,
                 sortBy,
                 CelExtensions.comprehensions())
             .build();
@@ -330,8 +339,10 @@ public final class DeviceSelectorEnvironment {
   }
 
   static StructType deviceType(boolean consumableCapacity) {
+    // attribute values are dyn, as upstream's stored-expressions environment declares them since
+    // 1.37 (any before): format() checks them at runtime, and a dyn result is accepted
     CelType attributes =
-        MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.ANY));
+        MapType.create(SimpleType.STRING, MapType.create(SimpleType.STRING, SimpleType.DYN));
     CelType capacity =
         MapType.create(
             SimpleType.STRING, MapType.create(SimpleType.STRING, KubernetesCelLibrary.QUANTITY));
@@ -455,16 +466,17 @@ public final class DeviceSelectorEnvironment {
                 + " these scalars, not "
                 + SelectorAstValidator.typeName(t));
       }
-    } else if (resultKind != CelKind.BOOL && resultKind != CelKind.ANY) {
-      // upstream accepts bool or "any" (what attribute values are), not dyn; a free type
-      // parameter is dyn there
-      boolean dyn = resultKind == CelKind.DYN || resultKind == CelKind.TYPE_PARAM;
+    } else if (resultKind != CelKind.BOOL
+        && resultKind != CelKind.DYN
+        && resultKind != CelKind.TYPE_PARAM) {
+      // upstream accepts bool or the type of attribute values (dyn); a free type parameter is
+      // dyn there
       throw new CelSelectorException(
           Kind.COMPILE,
           expression,
           null,
           "must evaluate to bool or the unknown type, not "
-              + (dyn ? "dyn" : SelectorAstValidator.typeName(ast.getResultType())));
+              + SelectorAstValidator.typeName(ast.getResultType()));
     }
     Optional<SelectorAstValidator.Issue> issue =
         SelectorAstValidator.validate(ast, this::literalCallSucceeds);
@@ -499,7 +511,7 @@ public final class DeviceSelectorEnvironment {
 
   /** Quantity functions that change their receiver in place upstream (see GoQuantity). */
   private static final Set<String> QUANTITY_MUTATORS =
-      Set.of("compareTo", "isGreaterThan", "isLessThan", "add", "sub");
+      Set.of("compareTo", "isGreaterThan", "isLessThan");
 
   private static boolean callsAny(CelExpr root, Set<String> functions) {
     return CelNavigableExpr.fromExpr(root)

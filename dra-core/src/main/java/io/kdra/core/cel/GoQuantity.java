@@ -6,16 +6,16 @@ import java.math.RoundingMode;
 
 /**
  * A quantity as upstream's CEL {@code quantity} library holds it: a {@code *resource.Quantity} of
- * k8s.io/apimachinery v0.36.3, with its two internal forms (an int64 with a base-10 scale, or an
+ * k8s.io/apimachinery v0.37.2, with its two internal forms (an int64 with a base-10 scale, or an
  * {@code inf.Dec}) and the mutations Go's methods make in place, because {@code isInteger()} and
  * {@code asInteger()} answer from the form ({@code AsInt64}), not from the value: {@code 1.5Gi},
  * {@code 1000m}, values of 19 digits and overflowed sums are not integers there. Hand-written port
  * of {@code ParseQuantity}, {@code int64Amount} and the parts of {@code Quantity} the library
  * calls, including two of Go's aliasing effects that a selector can observe: {@code Cmp} converts
  * its receiver to the inf.Dec form when the other side has it ({@code
- * q.compareTo(quantity("1.5Gi"))} makes {@code q.isInteger()} false), and the struct copy {@code
- * add()}/{@code sub()} work on shares the inf.Dec of a Dec-form receiver, so they change the
- * receiver too. Mutable, as Go's; used by one evaluation only.
+ * q.compareTo(quantity("1.5Gi"))} makes {@code q.isInteger()} false). {@code add()}/{@code sub()}
+ * work on a deep copy (since 1.37; before, a struct copy shared a Dec-form receiver's inf.Dec and
+ * changed it). Mutable, as Go's; used by one evaluation only.
  */
 final class GoQuantity {
 
@@ -380,9 +380,9 @@ final class GoQuantity {
     return exact().compareTo(y.exact()) == 0;
   }
 
-  /** {@code copy := *q; copy.Add(y)}: a new *Quantity (sharing a Dec-form receiver's Dec). */
+  /** {@code copy := q.DeepCopy(); copy.Add(y)}: a new *Quantity, the receiver unchanged. */
   GoQuantity add(GoQuantity y) {
-    GoQuantity c = new GoQuantity(value, scale, dec, format, true);
+    GoQuantity c = deepCopyAsPointer();
     if (c.dec == null && y.dec == null) {
       if (c.value == 0) {
         c.format = y.format;
@@ -399,9 +399,9 @@ final class GoQuantity {
     return c;
   }
 
-  /** {@code copy := *q; copy.Sub(y)}. */
+  /** {@code copy := q.DeepCopy(); copy.Sub(y)}. */
   GoQuantity sub(GoQuantity y) {
-    GoQuantity c = new GoQuantity(value, scale, dec, format, true);
+    GoQuantity c = deepCopyAsPointer();
     if (c.isZero()) {
       c.format = y.format;
     }
@@ -412,6 +412,10 @@ final class GoQuantity {
     c.toDec();
     c.dec.value = c.dec.value.subtract(other);
     return c;
+  }
+
+  private GoQuantity deepCopyAsPointer() {
+    return new GoQuantity(value, scale, dec == null ? null : new Dec(dec.value), format, true);
   }
 
   /** The model's quantity of the same value and format, for printing. */

@@ -151,9 +151,13 @@ final class KubernetesCostEstimator {
       return cost(Estimate.fixed(1));
     }
     switch (function) {
-      case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
+      case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes":
         if (target != null) {
           AstNode element = listElementNode(target);
+          if (element == null && function.equals("includes")) {
+            // a dyn target may be a list: 1 per comparison
+            return cost(sizeEstimate(target));
+          }
           if (element == null) {
             // a string (indexOf, lastIndexOf)
             return cost(sizeEstimate(target).multiplyByCostFactor(STRING_TRAVERSAL_COST_FACTOR));

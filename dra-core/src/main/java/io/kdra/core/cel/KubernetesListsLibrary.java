@@ -21,13 +21,15 @@ import java.util.Set;
 /**
  * The Kubernetes {@code lists} library ({@code k8s.io/apiserver/pkg/cel/library/lists.go}): {@code
  * isSorted}, {@code sum}, {@code min}, {@code max} on lists of comparable or summable element
- * types, and {@code indexOf}/{@code lastIndexOf} on any list. Same overload ids, results and errors
- * ("min called on empty list"). Hand-written: cel-java has no such library (its own lists extension
- * is cel-go's {@code ext.Lists}, which the environment adds as well).
+ * types, {@code indexOf}/{@code lastIndexOf} on any list, and {@code includes} (its version 1, in
+ * the base environment since 1.37) on any value. Same overload ids, results and errors ("min called
+ * on empty list"). Hand-written: cel-java has no such library (its own lists extension is cel-go's
+ * {@code ext.Lists}, which the environment adds as well).
  */
 final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   private static final TypeParamType A = TypeParamType.create("A");
+  private static final String INCLUDES = "list_includes_dyn_dyn";
 
   /** Element kinds the typed overloads upstream accept, checked by SelectorAstValidator. */
   static final Set<CelKind> COMPARABLE_KINDS =
@@ -87,7 +89,11 @@ final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibr
         CelFunctionDecl.newFunctionDeclaration(
             "lastIndexOf",
             CelOverloadDecl.newMemberOverload(
-                "list_a_last_index_of_int", SimpleType.INT, ListType.create(A), A)));
+                "list_a_last_index_of_int", SimpleType.INT, ListType.create(A), A)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "includes",
+            CelOverloadDecl.newMemberOverload(
+                INCLUDES, SimpleType.BOOL, SimpleType.DYN, SimpleType.DYN)));
   }
 
   @Override
@@ -110,7 +116,17 @@ final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibr
             "list_a_last_index_of_int",
             List.class,
             Object.class,
-            (list, item) -> indexOf(list, item, true)));
+            (list, item) -> indexOf(list, item, true)),
+        CelFunctionBinding.from(
+            INCLUDES, Object.class, Object.class, KubernetesListsLibrary::includes));
+  }
+
+  /** A list's membership, any other value's equality: {@code <dyn>.includes(<dyn>)}. */
+  private static boolean includes(Object target, Object item) {
+    if (target instanceof List<?> list) {
+      return indexOf(list, item, false) >= 0;
+    }
+    return CelValues.equal(target, item);
   }
 
   /**

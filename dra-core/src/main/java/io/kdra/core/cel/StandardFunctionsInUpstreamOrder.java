@@ -7,7 +7,6 @@ import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOptions;
 import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.types.SimpleType;
-import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -39,12 +38,11 @@ import java.util.Map;
  * {@code CelDifferentialIT.overloadOrderIsThePinnedUpstreams} fails while it is stale). Overloads
  * upstream does not have keep their cel-java order after upstream's.
  *
- * <p>Also the two standard conversions cel-java lacks: {@code int(duration)} (nanoseconds) and
- * {@code duration(int)} (declared, failing at runtime, as in cel-go 0.26).
+ * <p>Also the standard conversion cel-java lacks: {@code int(duration)} (nanoseconds). cel-go 0.29
+ * (Kubernetes 1.37) no longer declares {@code duration(int)}, so it does not compile.
  */
 final class StandardFunctionsInUpstreamOrder {
 
-  static final String INT_TO_DURATION = "int64_to_duration";
   static final String DURATION_TO_INT = "duration_to_int64";
   private static final String RESOURCE = "upstream-overload-order.tsv";
   private static final Map<String, List<String>> UPSTREAM_ORDER = read();
@@ -76,10 +74,6 @@ final class StandardFunctionsInUpstreamOrder {
         overloads.add(
             CelOverloadDecl.newGlobalOverload(
                 DURATION_TO_INT, SimpleType.INT, SimpleType.DURATION));
-      } else if (function.functionName().equals("duration")) {
-        overloads.add(
-            CelOverloadDecl.newGlobalOverload(
-                INT_TO_DURATION, SimpleType.DURATION, SimpleType.INT));
       }
       if (!overloads.isEmpty()) {
         functions.add(inUpstreamOrder(function.functionName(), overloads));
@@ -88,22 +82,9 @@ final class StandardFunctionsInUpstreamOrder {
     return functions;
   }
 
-  /**
-   * The runtime of the two conversions cel-java lacks: {@code int(duration)} in nanoseconds, and
-   * {@code duration(int)} failing as cel-go 0.26's does (it declares the overload, but its int
-   * values cannot convert to a duration; a literal argument is refused at compile time by the
-   * literal validator, here {@code SelectorAstValidator}).
-   */
+  /** The runtime of the conversion cel-java lacks: {@code int(duration)} in nanoseconds. */
   static List<CelFunctionBinding> conversionBindings() {
-    return List.of(
-        CelFunctionBinding.from(
-            INT_TO_DURATION,
-            Long.class,
-            n -> {
-              throw new CelEvaluationException(
-                  "type conversion error from 'int' to 'google.protobuf.Duration'");
-            }),
-        CelFunctionBinding.from(DURATION_TO_INT, Duration.class, Duration::toNanos));
+    return List.of(CelFunctionBinding.from(DURATION_TO_INT, Duration.class, Duration::toNanos));
   }
 
   /** The function with its overloads in upstream's order (unknown ones after, as they were). */

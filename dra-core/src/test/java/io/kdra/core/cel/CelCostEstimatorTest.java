@@ -41,6 +41,13 @@ class CelCostEstimatorTest {
             "device.attributes.all(d, device.attributes[d].all(k, device.attributes[d][k] == 1))",
             "10499"),
         arguments("lists.range(10).all(i, lists.range(10).all(j, i != j || i == j))", "1172"),
+        arguments("device.attributes[\"gpu.kdra.io\"].model.includes(\"H100\")", "68"),
+        arguments("lists.range(40).includes(39)", "91"),
+        // the global matches(string, regex) costs as the member one since cel-go 0.29
+        arguments(
+            "matches(device.attributes[\"gpu.kdra.io\"].model, \"H.*\") && device.driver.matches(\"^g\")",
+            "20"),
+        arguments("[1, 2].includes(2.0) && ![\"a\"].includes(1)", "1844674407370955288"),
         arguments("lists.range(1000).all(i, lists.range(1000).all(j, i != j))", "7016012"),
         arguments("[1,2,3].map(x, x * 2).filter(y, y > 2).exists_one(z, z == 4)", "133"),
         arguments("[3, 1, 2].sortBy(x, -x) == [3, 2, 1]", "115"),

@@ -117,9 +117,15 @@ class DeviceSelectorEnvironmentTest {
             "cel.bind(q, quantity(\"1\"), q.compareTo(quantity(\"1.5Gi\")) < 0 && !q.isInteger())",
             true,
             true),
+        // since 1.37 add() and sub() work on a deep copy: the receiver stays as it was
         ok(
-            "add() of an inf.Dec changes the receiver",
-            "cel.bind(q, quantity(\"1.5Gi\"), q.add(q) == q)",
+            "add() of an inf.Dec leaves the receiver",
+            "cel.bind(q, quantity(\"1.5Gi\"), q.add(q) != q && q == quantity(\"1.5Gi\"))",
+            true,
+            true),
+        ok(
+            "sub() of an inf.Dec leaves the receiver",
+            "cel.bind(q, quantity(\"1.5Gi\"), sign(q.sub(q)) == 0 && sign(q) == 1)",
             true,
             true),
         ok(
@@ -300,8 +306,8 @@ class DeviceSelectorEnvironmentTest {
             true,
             true),
         ok("int(duration), in nanoseconds", "int(duration(\"1.5s\")) == 1500000000", true, true),
-        // attribute values are of type any, as upstream declares them: a list of them indexed,
-        // or a choice of them, is any too, which upstream accepts as a result
+        // attribute values are of type dyn, as upstream declares them since 1.37 (any before): a
+        // list of them indexed, or a choice of them, is dyn too, which upstream accepts as a result
         errorOnSmall(
             "an element of a list of attribute values as result",
             "[device.attributes[\"gpu.example.com\"].migCapable, device.attributes[\"gpu.example.com\"].migCapable][0]",
@@ -309,6 +315,32 @@ class DeviceSelectorEnvironmentTest {
         errorOnSmall(
             "a choice of attribute values as result",
             "device.attributes[\"gpu.example.com\"].numaNode == 0 ? device.attributes[\"gpu.example.com\"].migCapable : false",
+            true),
+        ok(
+            "format of a bare attribute (dyn: checked at runtime)",
+            "\"%s/%s\".format([device.attributes[\"gpu.example.com\"].model, device.attributes[\"gpu.example.com\"].driverVersion.major()]) == \"H100/550\"",
+            true,
+            false),
+        ok(
+            "an attribute beside a dyn() in a list",
+            "[device.attributes[\"gpu.example.com\"].model, dyn(1)].size() == 2",
+            true,
+            true),
+        ok(
+            "an optional attribute's orValue() with a dyn default as result",
+            "device.attributes[\"gpu.example.com\"].?migCapable.orValue(dyn(true))",
+            true,
+            true),
+        // includes() of the 1.37 lists library: membership in a list, else equality
+        ok(
+            "includes on a scalar attribute",
+            "device.attributes[\"gpu.example.com\"].model.includes(\"H100\")",
+            true,
+            false),
+        ok(
+            "includes on lists, numbers compared across types",
+            "[1, 2].includes(2.0) && ![\"a\"].includes(1) && lists.range(40).includes(39)",
+            true,
             true),
         ok("strings.quote", "strings.quote(\"a\") == \"\\\"a\\\"\"", true, true),
         ok(

@@ -78,6 +78,9 @@ class SelectorCostTest {
         arguments("device.attributes[\"gpu.example.com\"].?model.orValue(\"\") == \"H100\"", 5L),
         arguments("[\"b\",\"a\"].sortBy(x, x)[0] == \"a\"", 51L),
         arguments("format.dns1123Label().validate(\"abc\").hasValue()", 10L),
+        arguments("device.attributes[\"gpu.example.com\"].model.includes(\"H100\")", 4L),
+        arguments("lists.range(40).includes(39)", 91L),
+        arguments("matches(device.attributes[\"gpu.example.com\"].model, \"H.*\")", 5L),
         arguments("lists.range(350).all(i, lists.range(350).all(j, i + j >= 0))", 985612L));
   }
 

@@ -976,5 +976,17 @@ final class CelHandPickedCases {
           "\"%s\".format([[timestamp(\"2024-01-01T10:00:00+05:30\")]]) == \"[timestamp(\\\"2024-01-01T10:00:00+05:30\\\")]\"",
           // the sum of an empty list is the zero of its static element type
           "[].sortBy(x, -x).sum() < 1",
-          "type([].sortBy(x, -x).sum()) == double");
+          "type([].sortBy(x, -x).sum()) == double",
+          // includes() of the Kubernetes lists library (1.37): membership in a list, else equality
+          "device.attributes[\"gpu.kdra.io\"].model.includes(\"H100\")",
+          "device.attributes[\"gpu.kdra.io\"].numaNode.includes(dyn(1u))",
+          "device.attributes[\"gpu.kdra.io\"].includes(\"model\")",
+          "[1, 2].includes(2.0) && ![\"a\"].includes(1)",
+          "lists.range(40).includes(39)",
+          "\"abc\".includes(\"abc\") && !\"abc\".includes(\"b\")",
+          "[dyn([1]), dyn(2)].includes([1]) && {\"a\": 1}.includes({\"a\": 1})",
+          "duration(\"1s\").includes(duration(\"1000ms\"))",
+          "[].includes(1)",
+          // the global matches() is costed as the member form since cel-go 0.29
+          "matches(device.attributes[\"gpu.kdra.io\"].model, \"H.*\")");
 }

@@ -117,7 +117,7 @@ class ComputeClassIT {
     assertThat(Dra.devices(secondClaim)).containsExactlyInAnyOrder("node-a/gpu-0", "node-a/gpu-1");
     assertThat(secondClaim.getStatus().getAllocation().getDevices().getResults())
         .allSatisfy(r -> assertThat(r.getRequest()).isEqualTo("accelerator/nvidia-l4-x2"));
-    assertThat(stack.nodes.kubelet("node-a").prepared(second).cdiIds()).hasSize(2);
+    assertThat(stack.nodes.kubelet("node-a").prepared(second).deviceCdiIds()).hasSize(2);
 
     Pod third = client.resource(Dra.podWithTemplate(ns, "third", "a100-or-l4")).create();
     await()

@@ -97,7 +97,7 @@ class DriverRestartIT {
         .untilAsserted(() -> assertThat(kubelet.prepared(first)).isNotNull());
     String firstUid = Dra.claimOf(client, first, "gpu").getMetadata().getUid();
     List<String> firstIds = kubelet.prepared(first).cdiIds();
-    assertThat(firstIds)
+    assertThat(kubelet.prepared(first).deviceCdiIds())
         .singleElement()
         .asString()
         .startsWith("k8s.gpu.kdra.io/claim=" + firstUid + "-");
@@ -139,7 +139,7 @@ class DriverRestartIT {
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(kubelet.prepared(second)).isNotNull());
     List<String> secondIds = kubelet.prepared(second).cdiIds();
-    assertThat(secondIds)
+    assertThat(kubelet.prepared(second).deviceCdiIds())
         .singleElement()
         .asString()
         .startsWith("k8s.gpu.kdra.io/claim=" + secondUid + "-");

@@ -160,7 +160,7 @@ class ExtendedResourceIT {
     assertThat(claim.getStatus().getReservedFor())
         .singleElement()
         .satisfies(r -> assertThat(r.getUid()).isEqualTo(pod.getMetadata().getUid()));
-    assertThat(stack.nodes.kubelet("node-a").prepared(pod).cdiIds()).hasSize(2);
+    assertThat(stack.nodes.kubelet("node-a").prepared(pod).deviceCdiIds()).hasSize(2);
 
     scale(0);
     await()

@@ -80,8 +80,11 @@ class GpuClaimIT {
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(() -> assertThat(stack.nodes.kubelet("node-b").prepared(pod)).isNotNull());
+    // the device, and the device-metadata file of its request, as upstream's drivers mount it
     assertThat(stack.nodes.kubelet("node-b").prepared(pod).cdiIds())
-        .containsExactly("k8s.gpu.kdra.io/claim=" + uid + "-gpu-0");
+        .containsExactly(
+            "k8s.gpu.kdra.io/claim=" + uid + "-gpu-0",
+            "k8s.gpu.kdra.io/claim=" + uid + "_metadata_gpu");
     Path spec = stack.nodes.cdiDir("node-b").resolve("k8s.gpu.kdra.io-claim_" + uid + ".json");
     assertThat(spec).exists();
     assertThat(Files.readString(spec)).contains(uid + "-gpu-0");

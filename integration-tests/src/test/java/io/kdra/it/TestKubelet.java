@@ -65,7 +65,16 @@ final class TestKubelet implements AutoCloseable {
   private static final long NODE_LEASE_RENEW_SECONDS = 10;
 
   /** What the driver answered for one prepared pod. */
-  record Prepared(String pod, List<Claim> claims, List<String> cdiIds) {}
+  record Prepared(String pod, List<Claim> claims, List<String> cdiIds) {
+
+    /**
+     * The CDI ids of the devices themselves, without the device-metadata mounts (one per request,
+     * {@code <claim uid>_metadata_<request>}, on by default as upstream's drivers have them).
+     */
+    List<String> deviceCdiIds() {
+      return cdiIds.stream().filter(id -> !id.contains("_metadata_")).toList();
+    }
+  }
 
   private final KubernetesClient client;
   final String node;

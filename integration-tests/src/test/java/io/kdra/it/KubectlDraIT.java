@@ -331,7 +331,8 @@ class KubectlDraIT {
                             "resourceclaims",
                             "resourceclaimtemplates",
                             "resourceslices",
-                            "deviceclasses")
+                            "deviceclasses",
+                            "devicetaintrules")
                         .withVerbs("get", "list")
                         .build())
                 .build())

@@ -33,7 +33,7 @@ final class Errors {
             "forbidden: "
                 + status
                 + " (kubectl dra reads nodes, pods, ResourceClaims, ResourceClaimTemplates, "
-                + "ResourceSlices and DeviceClasses)";
+                + "ResourceSlices, DeviceClasses and, where served, DeviceTaintRules)";
         default -> "the API server at " + server + " answered " + k.getCode() + ": " + status;
       };
     }

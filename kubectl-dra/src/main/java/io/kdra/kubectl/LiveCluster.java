@@ -8,9 +8,11 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.core.taint.DeviceTaintRules;
 import java.io.File;
+import java.io.PrintStream;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,13 +28,15 @@ final class LiveCluster implements AutoCloseable {
 
   private final KubernetesClient client;
   private final String namespace;
+  private final PrintStream warnings;
 
   /**
    * A client for the kubeconfig's context.
    *
    * @throws IllegalArgumentException naming the kubeconfig or the context when either is missing
    */
-  LiveCluster(String kubeconfig, String context, String namespace) {
+  LiveCluster(String kubeconfig, String context, String namespace, PrintStream warnings) {
+    this.warnings = warnings;
     if (kubeconfig != null && !new File(kubeconfig).isFile()) {
       throw new IllegalArgumentException("kubeconfig " + kubeconfig + ": no such file");
     }
@@ -94,7 +98,18 @@ final class LiveCluster implements AutoCloseable {
     if (!client.supports(DeviceTaintRule.class)) {
       return List.of();
     }
-    return client.resources(DeviceTaintRule.class).list().getItems();
+    try {
+      return client.resources(DeviceTaintRule.class).list().getItems();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 403) {
+        throw e;
+      }
+      // a reader granted only the core DRA objects still gets its answer, told what is missing
+      warnings.println(
+          "warning: cannot list DeviceTaintRules (forbidden): taints from rules are not shown and"
+              + " not applied; grant get, list on devicetaintrules.resource.k8s.io to see them");
+      return List.of();
+    }
   }
 
   Optional<Pod> pod(String name) {

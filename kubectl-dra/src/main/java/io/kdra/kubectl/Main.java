@@ -146,7 +146,7 @@ public final class Main implements Callable<Integer> {
   private int withCluster(Connection c, ClusterCommand body) {
     LiveCluster cluster;
     try {
-      cluster = new LiveCluster(c.kubeconfig, c.context, c.namespace);
+      cluster = new LiveCluster(c.kubeconfig, c.context, c.namespace, err);
     } catch (IllegalArgumentException e) {
       err.println("error: " + e.getMessage());
       return ERROR;

@@ -103,9 +103,12 @@ public final class PodScheduling {
     this(view, recent, claims, pods, binder, events, allocator, mode, tracer, () -> true);
   }
 
-  /** The default limits of one attempt's device search: see {@link SearchDeadline}. */
-  public static final SearchDeadline DEFAULT_DEADLINE =
-      new SearchDeadline(Duration.ofMillis(100), Duration.ofSeconds(1));
+  /**
+   * The limits the constructors without a clock pass (the service's defaults, see {@code
+   * ClaimControllerConfig}); with their clock standing still they never run out.
+   */
+  private static final SearchDeadline UNTIMED_DEADLINE =
+      new SearchDeadline(Duration.ofSeconds(1), Duration.ofSeconds(10));
 
   /**
    * As above, writing only while {@code mayWrite} (this replica's Lease is fresh: see {@code
@@ -136,7 +139,7 @@ public final class PodScheduling {
         mode,
         tracer,
         mayWrite,
-        DEFAULT_DEADLINE,
+        UNTIMED_DEADLINE,
         () -> 0L);
   }
 

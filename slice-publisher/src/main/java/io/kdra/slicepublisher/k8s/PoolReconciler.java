@@ -20,10 +20,13 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jboss.logging.Logger;
 
 /**
@@ -57,6 +60,11 @@ public final class PoolReconciler implements AutoCloseable {
   private final Tracer tracer;
   private final Clock clock;
   private final Duration resyncPeriod;
+  private static final String WORKER_THREAD = "slice-publisher-reconciler";
+
+  /** Bounds the wait for a write under way at {@link #stop}: longer than a client request. */
+  private static final Duration STOP_WAIT = Duration.ofSeconds(30);
+
   private final ScheduledExecutorService worker;
   private final Set<PoolKey> pending = new LinkedHashSet<>();
   private final Map<PoolKey, Integer> failures = new HashMap<>();
@@ -96,7 +104,7 @@ public final class PoolReconciler implements AutoCloseable {
     this.worker =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
-              Thread t = new Thread(r, "slice-publisher-reconciler");
+              Thread t = new Thread(r, WORKER_THREAD);
               t.setDaemon(true);
               return t;
             });
@@ -133,12 +141,34 @@ public final class PoolReconciler implements AutoCloseable {
     if (writingSince == null) {
       return;
     }
-    writingSince = null;
     resync.cancel(false);
     synchronized (pending) {
+      // under the queue's lock, so that no enqueue slips a key in after the clear
+      writingSince = null;
       pending.clear();
     }
+    awaitWriteUnderWay();
     LOG.info("stopped writing ResourceSlices: this replica no longer leads");
+  }
+
+  /**
+   * Waits until the pass the worker may be running has ended, so that no write lands after {@link
+   * #stop} returns. The worker runs one task at a time: an empty task queued now runs after it.
+   */
+  private void awaitWriteUnderWay() {
+    if (Thread.currentThread().getName().equals(WORKER_THREAD)) {
+      return;
+    }
+    try {
+      worker.submit(() -> {}).get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | RejectedExecutionException e) {
+      // shut down: nothing runs any more
+    } catch (TimeoutException e) {
+      LOG.warnf(
+          "a ResourceSlice write still runs %s after this replica stopped leading", STOP_WAIT);
+    }
   }
 
   public boolean started() {
@@ -147,11 +177,8 @@ public final class PoolReconciler implements AutoCloseable {
 
   /** Asks for {@code key} to be reconciled soon. Thread-safe, cheap, deduplicated. */
   public void enqueue(PoolKey key) {
-    if (writingSince == null) {
-      return;
-    }
     synchronized (pending) {
-      if (!pending.add(key)) {
+      if (writingSince == null || !pending.add(key)) {
         return;
       }
     }
@@ -217,13 +244,14 @@ public final class PoolReconciler implements AutoCloseable {
             .setAttribute("kdra.driver", key.driver())
             .setAttribute("kdra.pool", key.pool())
             .startSpan();
+    Instant since = writingSince;
+    if (since == null) {
+      span.setAttribute("kdra.outcome", "not leading");
+      span.end();
+      return;
+    }
     long start = System.nanoTime();
     try (Scope ignored = span.makeCurrent()) {
-      Instant since = writingSince;
-      if (since == null) {
-        span.setAttribute("kdra.outcome", "not leading");
-        return;
-      }
       PoolOutcome outcome = decider.decide(key, store, cache::node, since, clock.instant());
       outcome.recheckAt().ifPresent(at -> recheckAt(key, at));
       if (outcome instanceof PoolOutcome.Leave) {

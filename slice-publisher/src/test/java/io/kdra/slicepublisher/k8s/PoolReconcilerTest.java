@@ -215,6 +215,29 @@ class PoolReconcilerTest {
     assertThat(slices(DRIVER, "n1")).hasSize(1);
   }
 
+  /**
+   * The Lease callback's stop returns only once the pass under way has ended, so that no write of
+   * this replica lands after it stopped leading. Each round changes a device's health and stops at
+   * once, so that most stops meet a write in flight.
+   */
+  @Test
+  void stopReturnsOnlyAfterThePassUnderWayEnded() {
+    start();
+    report("n1", devs(130));
+    awaitSlices("n1", 2, 0);
+    for (int i = 0; i < 20; i++) {
+      List<Dev> devices = new ArrayList<>(devs(130));
+      if (i % 2 == 0) {
+        devices.set(0, dev("gpu-000").unhealthy("ecc"));
+      }
+      report("n1", devices);
+      reconciler.stop();
+      assertThat(reconciler.idle()).as("idle right after stop #%d", i).isTrue();
+      reconciler.start();
+      awaitSlices("n1", 2, i + 1);
+    }
+  }
+
   @Test
   void updatesWithANewGenerationWhenContentChanges() {
     start();

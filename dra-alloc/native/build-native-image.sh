@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds dra-alloc as a native executable (GraalVM Native Image) into dra-alloc/target/native/:
-# `dra-alloc` and, beside it in lib/, the JDK native libraries it loads. See docs/OPERATIONS.md,
+# `dra-alloc` and, beside it in lib/, the JDK native libraries it loads. See docs/dev/build.md,
 # "dra-alloc as a native executable", for why and for what it needs.
 #
 # No GraalVM distribution can be had here, so this script assembles what `native-image` would
@@ -204,7 +204,7 @@ linker_options+=('-H:NativeLinkerOption=-Wl,-rpath,$ORIGIN/lib')
 # full one, about 0.1 s with this image's heap, as much as reading a 1,000-node dump; the
 # BySpaceAndTime policy collects the young generation alone, and a 128 MiB young generation lets
 # a JSON dump of that size be read with no collection and a YAML one with one, not touching more
-# memory than it needs (docs/BENCHMARKS.md). -Xmn, -Xms and -Xmx at run time override.
+# memory than it needs (docs/dev/benchmarks.md). -Xmn, -Xms and -Xmx at run time override.
 step="building the image"
 say "building the image (a few minutes)"
 USE_NATIVE_IMAGE_JAVA_PLATFORM_MODULE_SYSTEM=true "$builder_jdk/bin/java" \

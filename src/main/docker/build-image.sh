@@ -3,7 +3,7 @@
 # JRE base image that integration-tests/scripts/build-base-image.sh makes, and leaves it as an
 # OCI archive in the service's target directory:
 #   <module>/target/container-image/<service>-oci.tar   tagged kdra/<service>:<tag>
-# Push it to any registry with skopeo (docs/OPERATIONS.md, "Images"). The Maven build runs this
+# Push it to any registry with skopeo (docs/user/install.md, "Images"). The Maven build runs this
 # in each service's package phase (-Dkdra.images=true|false|auto, root pom).
 #
 # usage: build-image.sh <module directory> <service> <tag> [true|false|auto [<skipITs>]]

@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class CelSelectorBenchmark {
 
-  /** Selectors of increasing weight; the names are what docs/BENCHMARKS.md reports. */
+  /** Selectors of increasing weight; the names are what docs/dev/benchmarks.md reports. */
   @Param({"driver", "memory", "model-in-list", "version", "combined"})
   public String selector;
 

@@ -18,9 +18,9 @@ import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.data.category.DefaultCategoryDataset;
 
 /**
- * The PNG of docs/BENCHMARKS.md's end-to-end section: pods bound per second, ours and upstream's,
- * by workload and size, the mean of each run's rounds, from the {@code results.csv} that {@code
- * bin/bench-scheduling} writes. Drawn headless with JFreeChart.
+ * The PNG of docs/dev/benchmarks.md's end-to-end section: pods bound per second, ours and
+ * upstream's, by workload and size, the mean of each run's rounds, from the {@code results.csv}
+ * that {@code bin/bench-scheduling} writes. Drawn headless with JFreeChart.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.kdra.benchmarks.SchedulingPlot \

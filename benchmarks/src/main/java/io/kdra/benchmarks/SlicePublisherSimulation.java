@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The slice-publisher's publication benchmark (docs/BENCHMARKS.md): initial publication of a fleet,
- * then one simulated hour of steady state (every node heartbeats and every pool is resynced every
- * 30 s), then a health change on 10 nodes. Counts writes issued and measures the CPU time of
+ * The slice-publisher's publication benchmark (docs/dev/benchmarks.md): initial publication of a
+ * fleet, then one simulated hour of steady state (every node heartbeats and every pool is resynced
+ * every 30 s), then a health change on 10 nodes. Counts writes issued and measures the CPU time of
  * planning and diffing; the time to converge is bounded by the configured write rate, so it is
  * reported as writes / rate when that dominates.
  *

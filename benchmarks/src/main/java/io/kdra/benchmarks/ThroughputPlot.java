@@ -16,8 +16,8 @@ import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
 /**
- * The PNG for docs/BENCHMARKS.md: claims/s against cluster size, both axes logarithmic, one colour
- * per workload, ours solid, upstream's dashed. Drawn headless with JFreeChart.
+ * The PNG for docs/dev/benchmarks.md: claims/s against cluster size, both axes logarithmic, one
+ * colour per workload, ours solid, upstream's dashed. Drawn headless with JFreeChart.
  */
 final class ThroughputPlot {
 

@@ -16,9 +16,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every service property that docs/OPERATIONS.md documents can be set from values: the schema has
- * it under the component's {@code config} (and additionalProperties false everywhere else means a
- * property missing here could not be set at all).
+ * Every service property that docs/user/ documents can be set from values: the schema has it under
+ * the component's {@code config} (and additionalProperties false everywhere else means a property
+ * missing here could not be set at all).
  */
 class ConfigReachabilityTest {
 
@@ -34,8 +34,8 @@ class ConfigReachabilityTest {
   @MethodSource("components")
   void everyDocumentedPropertyIsInTheSchema(String service, String values, String prefix)
       throws IOException {
-    List<String> properties = documented(RbacTest.operationsSection(service), prefix);
-    assertThat(properties).as("properties found in the %s section", service).hasSizeGreaterThan(5);
+    List<String> properties = documented(RbacTest.servicePages(service), prefix);
+    assertThat(properties).as("properties found in the %s pages", service).hasSizeGreaterThan(5);
     JsonNode schema =
         new ObjectMapper().readTree(Files.readString(Chart.DIR.resolve("values.schema.json")));
     JsonNode config = schema.at("/properties/" + values + "/properties/config");

@@ -191,7 +191,7 @@ class DriverRenderTest {
             "driver.publisher.address", "kdra-full-slice-publisher.kdra-system.svc:9090");
   }
 
-  /** docs/OPERATIONS.md, "Installing with Helm": a second release for TPU nodes. */
+  /** docs/user/install.md: a second release for TPU nodes. */
   @Test
   void aTpuDriverReleaseNextToAFullOne() {
     List<HasMetadata> objects =

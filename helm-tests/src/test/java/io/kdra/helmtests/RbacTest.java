@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -24,8 +25,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Each ServiceAccount is granted exactly what its service's section of docs/OPERATIONS.md says it
- * needs: no more (least privilege), no less (the service would fail). Grants are written {@code
+ * Each ServiceAccount is granted exactly what its service's pages under docs/user/ say it needs: no
+ * more (least privilege), no less (the service would fail). Grants are written {@code
  * group/resource:verb}, the core group as an empty group.
  */
 class RbacTest {
@@ -138,13 +139,13 @@ class RbacTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("services")
-  void grantsExactlyWhatOperationsLists(String service, Set<String> expected, List<String> doc)
+  void grantsExactlyWhatTheDocsList(String service, Set<String> expected, List<String> doc)
       throws IOException {
     List<HasMetadata> objects =
         Chart.render(Chart.values("computeClassBridge.enabled", true, "cluster.gke", true));
     assertThat(granted(objects, "kdra-" + service)).isEqualTo(new TreeSet<>(expected));
-    String section = operationsSection(service);
-    assertThat(section).as("docs/OPERATIONS.md, section %s", service).contains(doc);
+    String section = servicePages(service);
+    assertThat(section).as("docs/user/ pages of %s", service).contains(doc);
   }
 
   @Test
@@ -330,12 +331,22 @@ class RbacTest {
     return out;
   }
 
-  /** The text of a "## <service>" section of docs/OPERATIONS.md. */
-  static String operationsSection(String service) throws IOException {
-    String doc = Files.readString(Chart.DIR.resolve("../../docs/OPERATIONS.md").normalize());
-    int start = doc.indexOf("\n## " + service + "\n");
-    assertThat(start).as("section %s", service).isNotNegative();
-    int end = doc.indexOf("\n## ", start + 1);
-    return doc.substring(start, end < 0 ? doc.length() : end);
+  /** The user pages of each service: its own, and for the driver those on sharing and MIG. */
+  private static final Map<String, List<String>> SERVICE_PAGES =
+      Map.of(
+          "device-driver", List.of("device-driver.md", "sharing.md", "mig.md"),
+          "slice-publisher", List.of("slice-publisher.md"),
+          "claim-controller", List.of("claim-controller.md"),
+          "computeclass-bridge", List.of("computeclass.md"));
+
+  /** The text of a service's pages under docs/user/, which document its properties and grants. */
+  static String servicePages(String service) throws IOException {
+    List<String> pages = SERVICE_PAGES.get(service);
+    assertThat(pages).as("docs/user/ pages of %s", service).isNotNull();
+    StringBuilder text = new StringBuilder();
+    for (String page : pages) {
+      text.append(Files.readString(Chart.DIR.resolve("../../docs/user/" + page).normalize()));
+    }
+    return text.toString();
   }
 }

@@ -211,7 +211,7 @@ final class BenchRun {
     client.resource(Dra.template(WARMUP_NAMESPACE, "warmup", "bench-warmup", 1)).create();
   }
 
-  /** The QPS and controllers the upstream side runs with (see docs/BENCHMARKS.md). */
+  /** The QPS and controllers the upstream side runs with (see docs/dev/benchmarks.md). */
   private Map<String, List<String>> upstreamFlags() {
     List<String> qps =
         options.upstreamQps() > 0

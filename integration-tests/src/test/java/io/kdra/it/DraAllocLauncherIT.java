@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bin/dra-alloc}, the launcher users run, on a copy of the built jar: it prints what the
  * entry point prints in process, writes its class-data archive on the first run, and the next run
  * maps it ({@code -Xshare:on} makes a JVM that cannot map it fail) with the command's own classes
- * and its libraries' in it (docs/BENCHMARKS.md). With a native executable built from the jar, it
- * runs that instead, unless DRA_ALLOC_JVM is set.
+ * and its libraries' in it (docs/dev/benchmarks.md). With a native executable built from the jar,
+ * it runs that instead, unless DRA_ALLOC_JVM is set.
  */
 class DraAllocLauncherIT {
 

@@ -66,7 +66,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * DaemonSet controller puts the device-driver on the labelled node, the Deployments' pods are
  * scheduled by kube-scheduler, and the pods get their ServiceAccount tokens from the kubelet.
  *
- * <p>The values are the OPERATIONS.md walkthrough's for a cluster without a pod network (these
+ * <p>The values are docs/user/install.md's walkthrough for a cluster without a pod network (these
  * nodes have none, nor kube-proxy or cluster DNS): the host's network with a port per service, the
  * API server's address in place of the {@code kubernetes} Service, one replica each (one node) and
  * Deployments that stop the old pod before starting the new one. The driver names are this test's

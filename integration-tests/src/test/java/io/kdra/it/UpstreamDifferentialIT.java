@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * and must agree on which claims are allocated; every allocation of ours must pass the {@link
  * AllocationChecker} (upstream's too, which keeps the checker honest). Where both allocate, the
  * allocations must be the same too, share IDs aside: upstream's first fit is deterministic for a
- * given input (see "Differential testing against upstream" in docs/OPERATIONS.md).
+ * given input (see "Differential testing against upstream" in docs/dev/oracles.md).
  *
  * <p>All four generator profiles run: {@value #DEFAULT_SCENARIOS} basic, {@value #DEFAULT_EXTENDED}
  * extended, {@value #DEFAULT_SHARED} shared and {@value #DEFAULT_ALPHA} alpha scenarios (the alpha

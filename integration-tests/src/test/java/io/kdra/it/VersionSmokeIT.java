@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * What a user meets on one Kubernetes version, {@link ControlPlane#VERSION}: its kube-apiserver and
  * a real node with its kubelet (the same minor, as the skew policy allows). The version matrix runs
  * this class once per supported minor, 1.34 on (integration-tests/pom.xml: a failsafe run of its
- * own per version; docs/OPERATIONS.md, "The version matrix").
+ * own per version; docs/dev/testing.md, "The version matrix").
  *
  * <p>Install: the chart's RBAC, classes and CRD, the four services, slices published. Allocate: a
  * pod's claim from a template, allocated by the claim-controller, the pod bound. Prepare: the

@@ -12,7 +12,7 @@ import java.util.Objects;
  */
 public record MapperSettings(String deviceClassSuffix, String requestName) {
 
-  /** The defaults documented in OPERATIONS.md. */
+  /** The defaults documented in docs/user/computeclass.md. */
   public static final MapperSettings DEFAULTS =
       new MapperSettings(".computeclass.kdra.io", "accelerator");
 

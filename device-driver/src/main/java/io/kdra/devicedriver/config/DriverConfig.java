@@ -63,7 +63,7 @@ public interface DriverConfig {
   /** Settings of the {@code tpu} backend. */
   Tpu tpu();
 
-  /** How whole GPUs are shared between claims; see docs/OPERATIONS.md "Sharing GPUs". */
+  /** How whole GPUs are shared between claims; see docs/user/sharing.md. */
   Sharing sharing();
 
   /**

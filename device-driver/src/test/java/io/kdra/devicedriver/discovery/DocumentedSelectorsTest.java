@@ -18,8 +18,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The example selectors of docs/OPERATIONS.md ("device-driver") compile in the DRA CEL environment
- * and match the devices our backends publish, so the documented names and types are real.
+ * The example selectors of docs/user/device-driver.md compile in the DRA CEL environment and match
+ * the devices our backends publish, so the documented names and types are real.
  */
 class DocumentedSelectorsTest {
   private static final String DRIVER = "gpu.kdra.io";

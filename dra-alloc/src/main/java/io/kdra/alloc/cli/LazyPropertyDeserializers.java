@@ -22,9 +22,9 @@ import java.util.List;
  * first Pod it reads builds deserializers for the whole Pod model (every volume source, probe and
  * security context fabric8 has), about a hundred classes introspected by reflection in a JVM that
  * has not compiled any of that code yet: most of what {@code dra-alloc} spent reading a large dump
- * (docs/BENCHMARKS.md). A dump names a few of those fields; the rest are never built. Each property
- * ends up with the deserializer Jackson would have given it, found the same way, so what is read
- * (and how a bad field is reported) does not change. Jackson has no setting for this.
+ * (docs/dev/benchmarks.md). A dump names a few of those fields; the rest are never built. Each
+ * property ends up with the deserializer Jackson would have given it, found the same way, so what
+ * is read (and how a bad field is reported) does not change. Jackson has no setting for this.
  */
 final class LazyPropertyDeserializers extends BeanDeserializerModifier {
 

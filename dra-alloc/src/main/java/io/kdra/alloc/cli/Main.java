@@ -34,7 +34,7 @@ import org.apache.commons.cli.help.TextHelpAppendable;
  *
  * <p>The command line is Apache Commons CLI's, not picocli's: a run lasts under a second, and
  * picocli's reflective set-up cost 0.03-0.05 s of its CPU, half of a {@code --version}
- * (docs/BENCHMARKS.md).
+ * (docs/dev/benchmarks.md).
  */
 public final class Main {
 

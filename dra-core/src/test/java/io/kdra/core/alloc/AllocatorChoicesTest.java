@@ -143,7 +143,7 @@ class AllocatorChoicesTest {
         // differential seed 36, a deliberate divergence: upstream 1.36 keeps one value per
         // request for distinctAttribute, so a request's third device is only compared with its
         // second, and upstream allocates g0, g1, g2 (pci0 twice). We keep the values pairwise
-        // distinct, as the API documents (docs/OPERATIONS.md, "Known divergences").
+        // distinct, as the API documents (docs/dev/oracles.md, "Known divergences").
         tc(
             "distinctAttribute: every device of a request differs from all others",
             Scenario.of(

@@ -56,7 +56,7 @@ public final class ScenarioGenerator {
 
   /** Which shapes a scenario may have. */
   public enum Profile {
-    /** The original shapes; seeds documented in docs/OPERATIONS.md replay with it. */
+    /** The original shapes; seeds documented in docs/dev/oracles.md replay with it. */
     BASIC,
     /** BASIC plus adminAccess, binding conditions, per-device node selection, pod placement. */
     EXTENDED,

@@ -31,7 +31,7 @@ class ScenarioGeneratorTest {
   }
 
   /**
-   * Seeds quoted in docs/OPERATIONS.md must replay: each profile's scenarios for seeds 1-500 are
+   * Seeds quoted in docs/dev/oracles.md must replay: each profile's scenarios for seeds 1-500 are
    * pinned by a digest, so that no change to the generator silently alters them (a new shape
    * belongs in another profile).
    */

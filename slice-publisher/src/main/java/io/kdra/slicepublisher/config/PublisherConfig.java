@@ -13,7 +13,7 @@ import java.util.Set;
 /**
  * Configuration of the slice-publisher (prefix {@code publisher}). Every property maps to an
  * environment variable ({@code PUBLISHER_MAX_WRITES_PER_SECOND}) and a Helm value under {@code
- * slicePublisher:}; docs/OPERATIONS.md, section "slice-publisher", lists them.
+ * slicePublisher:}; docs/user/slice-publisher.md lists them.
  */
 @ConfigMapping(prefix = "publisher")
 public interface PublisherConfig {

@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The publisher's Micrometer meters (Prometheus names in docs/OPERATIONS.md): slices written by
- * operation, write conflicts and failures, slices held back as invalid, reconcile latency per pool,
- * snapshots received by outcome. Thread-safe.
+ * The publisher's Micrometer meters (Prometheus names in docs/user/slice-publisher.md): slices
+ * written by operation, write conflicts and failures, slices held back as invalid, reconcile
+ * latency per pool, snapshots received by outcome. Thread-safe.
  */
 @Singleton
 public class PublisherMetrics {

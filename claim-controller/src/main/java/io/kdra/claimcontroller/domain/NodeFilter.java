@@ -90,7 +90,7 @@ public final class NodeFilter {
       if (Pods.isBound(p)
           && !Pods.isTerminal(p)
           && !p.getMetadata().getUid().equals(pod.getMetadata().getUid())) {
-        usage.merge(p.getSpec().getNodeName(), NodeUsage.of(PodRequests.of(p)), NodeUsage::plus);
+        usage.merge(p.getSpec().getNodeName(), NodeUsage.of(p), NodeUsage::plus);
         placed.add(p);
       }
     }
@@ -155,18 +155,19 @@ public final class NodeFilter {
    *
    * @param pods how many
    * @param requests their CPU and memory
+   * @param nonZero their CPU and memory as the scorers count them ({@link PodRequests#nonZero})
    */
-  public record NodeUsage(int pods, PodRequests requests) {
+  public record NodeUsage(int pods, PodRequests requests, PodRequests nonZero) {
 
-    public static final NodeUsage NONE = new NodeUsage(0, PodRequests.ZERO);
+    public static final NodeUsage NONE = new NodeUsage(0, PodRequests.ZERO, PodRequests.ZERO);
 
     /** One pod's usage. */
-    public static NodeUsage of(PodRequests requests) {
-      return new NodeUsage(1, requests);
+    public static NodeUsage of(Pod pod) {
+      return new NodeUsage(1, PodRequests.of(pod), PodRequests.nonZero(pod));
     }
 
     public NodeUsage plus(NodeUsage o) {
-      return new NodeUsage(pods + o.pods, requests.plus(o.requests));
+      return new NodeUsage(pods + o.pods, requests.plus(o.requests), nonZero.plus(o.nonZero));
     }
   }
 

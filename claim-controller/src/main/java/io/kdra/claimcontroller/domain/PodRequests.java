@@ -18,23 +18,43 @@ public record PodRequests(Quantity cpu, Quantity memory) {
 
   public static final PodRequests ZERO = new PodRequests(Quantity.ZERO, Quantity.ZERO);
 
+  /**
+   * What the scorers count for a container that requests no CPU or no memory (upstream's {@code
+   * DefaultMilliCPURequest} and {@code DefaultMemoryRequest}), so that pods without requests do not
+   * all pile onto one node.
+   */
+  public static final PodRequests NON_ZERO_DEFAULTS =
+      new PodRequests(Quantity.parse("100m"), Quantity.parse("200Mi"));
+
   /** The requests of {@code pod}. */
   public static PodRequests of(Pod pod) {
+    return of(pod, null);
+  }
+
+  /**
+   * The requests of {@code pod} as the scorers count them (upstream's {@code NonZeroRequested}):
+   * each container's missing CPU or memory request counted as {@link #NON_ZERO_DEFAULTS}'s.
+   */
+  public static PodRequests nonZero(Pod pod) {
+    return of(pod, NON_ZERO_DEFAULTS);
+  }
+
+  private static PodRequests of(Pod pod, PodRequests missing) {
     if (pod.getSpec() == null) {
       return ZERO;
     }
     PodRequests sum = ZERO;
     for (Container c : list(pod.getSpec().getContainers())) {
-      sum = sum.plus(of(c));
+      sum = sum.plus(of(c, missing));
     }
     PodRequests sidecars = ZERO;
     PodRequests initPeak = ZERO;
     for (Container c : list(pod.getSpec().getInitContainers())) {
       if ("Always".equals(c.getRestartPolicy())) {
-        sidecars = sidecars.plus(of(c));
+        sidecars = sidecars.plus(of(c, missing));
         initPeak = initPeak.max(sidecars);
       } else {
-        initPeak = initPeak.max(of(c).plus(sidecars));
+        initPeak = initPeak.max(of(c, missing).plus(sidecars));
       }
     }
     PodRequests total = sum.plus(sidecars).max(initPeak);
@@ -53,8 +73,28 @@ public record PodRequests(Quantity cpu, Quantity memory) {
         memory.compareTo(o.memory) >= 0 ? memory : o.memory);
   }
 
-  private static PodRequests of(Container c) {
-    return c.getResources() == null ? ZERO : of(c.getResources().getRequests());
+  private static PodRequests of(Container c, PodRequests missing) {
+    var requests = c.getResources() == null ? null : c.getResources().getRequests();
+    PodRequests declared = of(requests);
+    if (missing == null) {
+      return declared;
+    }
+    return new PodRequests(
+        requests != null && requests.containsKey("cpu") ? declared.cpu : missing.cpu,
+        requests != null && requests.containsKey("memory") ? declared.memory : missing.memory);
+  }
+
+  /** CPU in millicores, rounded up (upstream's {@code MilliValue}). */
+  public long milliCpu() {
+    return cpu.value()
+        .movePointRight(3)
+        .setScale(0, java.math.RoundingMode.CEILING)
+        .longValueExact();
+  }
+
+  /** Memory in bytes, rounded up (upstream's {@code Value}). */
+  public long memoryBytes() {
+    return memory.value().setScale(0, java.math.RoundingMode.CEILING).longValueExact();
   }
 
   /** CPU and memory out of a resource map (requests, overhead, allocatable); absent is zero. */

@@ -35,7 +35,7 @@ public final class PodTopologySpread {
   public static final PodTopologySpread NONE =
       new PodTopologySpread(Map.of(), List.of(), List.of(), new long[0]);
 
-  private record Constraint(
+  record Constraint(
       int maxSkew,
       String topologyKey,
       Selector selector,

@@ -2,8 +2,8 @@ package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kdra.claimcontroller.domain.InterPodAffinity;
+import io.kdra.claimcontroller.domain.InterPodAffinityScore;
 import io.kdra.claimcontroller.domain.NodeFilter.NodeUsage;
-import io.kdra.claimcontroller.domain.PodRequests;
 import io.kdra.claimcontroller.domain.Pods;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,8 +26,9 @@ import java.util.function.Supplier;
  * Pods this controller is binding count on their node before the informer shows them bound, once.
  * Without notices ({@code live} false) every call is a full pass over the pods. The placed pods
  * themselves are kept too, and apart those with required pod anti-affinity, which every attempt
- * must check against (upstream's {@code PodsWithRequiredAntiAffinity}): usually none, so the
- * filters that look at other pods cost nothing for pods without such terms.
+ * must check against (upstream's {@code PodsWithRequiredAntiAffinity}), and those with any pod
+ * affinity term, whose preferred terms the scores read ({@code PodsWithAffinity}): usually none, so
+ * the filters and scores that look at other pods cost nothing for pods without such terms.
  *
  * <p>{@link #podChanged} is thread-safe; {@link #usage} is not: the caller serialises attempts (the
  * scheduling lock).
@@ -58,6 +59,7 @@ final class NodeUsageCache {
   private final Map<String, Map<Key, NodeUsage>> perNode = new HashMap<>();
   private final Map<String, NodeUsage> byNode = new HashMap<>();
   private final Map<Key, Pod> withAntiAffinity = new HashMap<>();
+  private final Map<Key, Pod> withAffinity = new HashMap<>();
   private Map<String, Parsed> binding = new HashMap<>();
 
   /**
@@ -96,7 +98,7 @@ final class NodeUsageCache {
       }
       Parsed known = binding.get(uid);
       if (known == null || known.pod() != p) {
-        known = new Parsed(p, NodeUsage.of(PodRequests.of(p)));
+        known = new Parsed(p, NodeUsage.of(p));
       }
       next.put(uid, known);
       usage.merge(p.getSpec().getNodeName(), known.usage(), NodeUsage::plus);
@@ -126,9 +128,23 @@ final class NodeUsageCache {
     return all;
   }
 
+  /**
+   * Those of {@link #placed} with any pod affinity or anti-affinity term, required or preferred
+   * (upstream's {@code PodsWithAffinity}), whose terms the InterPodAffinity score reads.
+   */
+  List<Pod> placedWithAffinity() {
+    List<Pod> all = new ArrayList<>(withAffinity.values());
+    binding.values().stream()
+        .map(Parsed::pod)
+        .filter(InterPodAffinityScore::hasPodAffinity)
+        .forEach(all::add);
+    return all;
+  }
+
   private void fullPass() {
     dirty.clear();
     withAntiAffinity.clear();
+    withAffinity.clear();
     counted.clear();
     countedUids.clear();
     perNode.clear();
@@ -158,11 +174,14 @@ final class NodeUsageCache {
 
   private void add(Key k, Pod p) {
     String node = p.getSpec().getNodeName();
-    Counted c = new Counted(p, node, NodeUsage.of(PodRequests.of(p)));
+    Counted c = new Counted(p, node, NodeUsage.of(p));
     counted.put(k, c);
     countedUids.add(p.getMetadata().getUid());
     if (InterPodAffinity.hasRequiredAntiAffinity(p)) {
       withAntiAffinity.put(k, p);
+    }
+    if (InterPodAffinityScore.hasPodAffinity(p)) {
+      withAffinity.put(k, p);
     }
     perNode.computeIfAbsent(node, n -> new HashMap<>()).put(k, c.usage());
     sum(node);
@@ -171,6 +190,7 @@ final class NodeUsageCache {
   private void remove(Key k, Counted c) {
     counted.remove(k);
     withAntiAffinity.remove(k);
+    withAffinity.remove(k);
     countedUids.remove(c.pod().getMetadata().getUid());
     Map<Key, NodeUsage> on = perNode.get(c.node());
     if (on != null) {

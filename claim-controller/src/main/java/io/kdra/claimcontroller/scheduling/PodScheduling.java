@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
+import io.kdra.claimcontroller.domain.NodeScoring;
 import io.kdra.claimcontroller.domain.PlacedPodFilters;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodClaimResolver.Step;
@@ -40,10 +41,11 @@ import java.util.stream.Collectors;
 
 /**
  * One scheduling attempt for one pod, in the scheduler's order: make sure the pod's claims exist
- * (creating template-derived ones in own mode), filter nodes, allocate the unallocated claims
- * together on one node, reserve every claim for the pod (finalizer, then allocation and {@code
- * reservedFor}), then bind. Decisions come from the domain package and the {@link PodAllocator};
- * writes go through the k8s adapters.
+ * (creating template-derived ones in own mode), filter nodes, score them ({@link NodeScoring},
+ * kube-scheduler's default score plugins), allocate the unallocated claims together on one node
+ * (the highest-scoring node where they fit), reserve every claim for the pod (finalizer, then
+ * allocation and {@code reservedFor}), then bind. Decisions come from the domain package and the
+ * {@link PodAllocator}; writes go through the k8s adapters.
  *
  * <p>Thread-safety: claim creation may run concurrently for different pods. The decision (node
  * filter and allocation) runs under one lock and ends by assuming its devices and node in {@link
@@ -465,6 +467,17 @@ public final class PodScheduling {
     if (nodes.feasible().isEmpty()) {
       return new NotPlaced(new Outcome.Unschedulable(nodes.summary(), Map.of(), "NoFeasibleNode"));
     }
+    NodeScoring.Scores scores =
+        NodeScoring.score(
+            new NodeScoring.Input(
+                pod,
+                nodes.feasible(),
+                allNodes,
+                used,
+                allocatable::of,
+                () -> others(uid, usage.placed()),
+                others(uid, usage.placedWithAffinity()),
+                view::namespaceLabels));
     Map<String, ClaimTracer.TraceSpan> spans = new LinkedHashMap<>();
     for (ResourceClaim c : podClaims) {
       spans.put(
@@ -508,7 +521,7 @@ public final class PodScheduling {
                   .attribute("candidates", nodes.feasible().size()));
         }
       } else if (unallocated.isEmpty()) {
-        node = nodes.feasible().get(0).getMetadata().getName();
+        node = scores.best().getMetadata().getName();
       } else {
         PodAllocator.Decision d =
             allocator.allocate(
@@ -517,7 +530,8 @@ public final class PodScheduling {
         if (refused != null) {
           return refused;
         }
-        PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) d;
+        PodAllocator.Decision.Placed placed =
+            bestScored(pod, (PodAllocator.Decision.Placed) d, scores, unallocated, searchDeadline);
         node = placed.node();
         allocations = placed.allocations();
       }
@@ -543,6 +557,40 @@ public final class PodScheduling {
       spans.values().forEach(s -> s.end(e));
       throw e;
     }
+  }
+
+  /**
+   * Among the nodes where the claims fit, the one with the highest score: the allocator found
+   * {@code placed} (the first fit in its search order); the nodes scoring higher are searched
+   * again, all of them at once, until no higher one takes the claims. Usually one more search or
+   * none; each raises the bar, and the deadline ends the loop with the best placement so far. Equal
+   * totals go to the allocator's choice among them.
+   */
+  private PodAllocator.Decision.Placed bestScored(
+      Pod pod,
+      PodAllocator.Decision.Placed placed,
+      NodeScoring.Scores scores,
+      List<ResourceClaim> unallocated,
+      Deadline searchDeadline) {
+    PodAllocator.Decision.Placed best = placed;
+    while (!searchDeadline.passed()) {
+      long bar = scores.of(best.node());
+      List<Node> higher = scores.above(bar);
+      if (higher.isEmpty()) {
+        break;
+      }
+      PodAllocator.Decision d =
+          allocator.allocate(pod, higher, unallocated, allocated.state(), view, searchDeadline);
+      if (!(d instanceof PodAllocator.Decision.Placed better)) {
+        break;
+      }
+      best = better;
+    }
+    return best;
+  }
+
+  private static List<Pod> others(String uid, List<Pod> pods) {
+    return pods.stream().filter(p -> !uid.equals(p.getMetadata().getUid())).toList();
   }
 
   /** What the attempt comes to when the allocator placed nothing; null when it placed the pod. */

@@ -22,22 +22,56 @@ final class BuiltImages {
    * docker-registry is installed.
    */
   static void assumeRunnable() {
+    assumeBuilt(SERVICES);
+    Assumptions.assumeTrue(
+        LocalRegistry.executable() != null, "Debian's docker-registry is not installed: skipped");
+  }
+
+  /**
+   * Skips the calling test class unless it runs as root and the images of {@code services} were
+   * built: for nodes that import them rather than pull them from a registry.
+   */
+  static void assumeBuilt(List<String> services) {
     Assumptions.assumeTrue(RealNode.runsAsRoot(), "real nodes need root: skipped");
-    for (String service : SERVICES) {
+    for (String service : services) {
       Assumptions.assumeTrue(
           Files.isRegularFile(archive(service)),
           archive(service)
               + " is missing: the build made no images (-DskipTests or -Dkdra.images=false; build"
               + " them with -Dkdra.images=true)");
     }
-    Assumptions.assumeTrue(
-        LocalRegistry.executable() != null, "Debian's docker-registry is not installed: skipped");
   }
 
   /** The OCI archive the build left in {@code <service>/target/container-image/}. */
   static Path archive(String service) {
     return ServiceProcess.moduleDir(service)
         .resolve("target/container-image/" + service + "-oci.tar");
+  }
+
+  /**
+   * The name the build gave the service's image ({@code org.opencontainers.image.ref.name} in the
+   * archive's index: podman's {@code localhost/kdra/<service>:<tag>}), under which a node's
+   * containerd imports it.
+   */
+  static String reference(String service) throws IOException {
+    Process tar =
+        new ProcessBuilder("tar", "-xOf", archive(service).toString(), "index.json").start();
+    byte[] index = tar.getInputStream().readAllBytes();
+    try {
+      if (tar.waitFor() != 0) {
+        throw new IOException("no index.json in " + archive(service));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+    return new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(index)
+        .path("manifests")
+        .path(0)
+        .path("annotations")
+        .path("org.opencontainers.image.ref.name")
+        .asText();
   }
 
   /** The chart's appVersion: the images' tag the chart pulls by default. */

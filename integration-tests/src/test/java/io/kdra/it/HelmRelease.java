@@ -14,10 +14,11 @@ import java.util.concurrent.TimeUnit;
  * {@code helm install}, {@code helm upgrade} and {@code helm uninstall} of a chart with the Helm
  * that helm-java embeds, each in a JVM of its own (see {@link HelmTemplate} for why the harness
  * never loads Helm itself). Install and upgrade wait as {@code --wait} does, up to {@link
- * #WAIT_SECONDS}.
+ * #WAIT_SECONDS}; {@code install-no-wait} returns once the objects are created, for a test that
+ * waits for what it asserts with its own, shorter limits.
  *
- * <p>Arguments: {@code install|upgrade|uninstall <chart dir> <release> <namespace> <kubeconfig>
- * [values file]...}; what Helm says on stdout.
+ * <p>Arguments: {@code install|install-no-wait|upgrade|uninstall <chart dir> <release> <namespace>
+ * <kubeconfig> [values file]...}; what Helm says on stdout.
  */
 public final class HelmRelease {
 
@@ -32,16 +33,17 @@ public final class HelmRelease {
     String namespace = args[3];
     Path kubeconfig = Path.of(args[4]);
     switch (verb) {
-      case "install" -> {
+      case "install", "install-no-wait" -> {
         InstallCommand install =
             new Helm(chart)
                 .install()
                 .withName(release)
                 .withNamespace(namespace)
                 .createNamespace()
-                .withKubeConfig(kubeconfig)
-                .waitReady()
-                .withTimeout(WAIT_SECONDS);
+                .withKubeConfig(kubeconfig);
+        if (verb.equals("install")) {
+          install.waitReady().withTimeout(WAIT_SECONDS);
+        }
         for (int i = 5; i < args.length; i++) {
           install.withValuesFile(Path.of(args[i]));
         }
@@ -64,7 +66,9 @@ public final class HelmRelease {
       case "uninstall" ->
           System.out.println(
               Helm.uninstall(release).withNamespace(namespace).withKubeConfig(kubeconfig).call());
-      default -> throw new IllegalArgumentException("install, upgrade or uninstall: " + verb);
+      default ->
+          throw new IllegalArgumentException(
+              "install, install-no-wait, upgrade or uninstall: " + verb);
     }
     System.out.flush();
   }

@@ -32,7 +32,9 @@ import java.util.stream.Stream;
  *       with plain files bind-mounted over the kernel tunables the kubelet would rewrite for the
  *       whole machine, tmpfs over the paths they hard-code ({@code /run/containerd}, {@code
  *       /run/netns}, {@code /var/lib/kubelet} for the device-plugin socket, {@code /var/lib/cni})
- *       and {@code /var/log} (the kubelet's container log links) bound to the node's directory;
+ *       and {@code /var/log} (the kubelet's container log links) bound to the node's directory; a
+ *       node of a {@link MultiNodeCluster} shows its kubelet and CDI directories at the usual
+ *       {@code /var/lib/kubelet} and {@code /var/run/cdi}, as a user's node does;
  *   <li>every process of the node, containers included, lives in the node's cgroup ({@link
  *       NodeCgroups}, also the kubelet's {@code cgroupRoot}), so that stopping it, or reaping what
  *       a killed test JVM left, ends exactly those;

@@ -32,13 +32,27 @@ final class RealNodeFiles {
           "kernel/keys/root_maxkeys",
           "kernel/keys/root_maxbytes");
 
-  /** Paths containerd and the kubelet hard-code: a tmpfs of the node's own over each. */
+  /**
+   * Paths containerd and the kubelet hard-code: a tmpfs of the node's own over each (a {@link
+   * MultiNodeCluster}'s node binds its kubelet directory over {@code /var/lib/kubelet} instead).
+   */
   private static final List<Path> HARD_CODED =
       List.of(
           Path.of("/run/containerd"),
           Path.of("/run/netns"),
           Path.of("/var/lib/kubelet"),
           Path.of("/var/lib/cni"));
+
+  /**
+   * Where a node of a {@link MultiNodeCluster} shows its CDI directory: the container runtimes'
+   * default, which a DRA driver's chart writes to unless told otherwise.
+   */
+  private static final Path STANDARD_CDI_DIR = Path.of("/var/run/cdi");
+
+  /**
+   * The kubelet's default root directory, which DRA drivers' charts mount unless told otherwise.
+   */
+  private static final Path STANDARD_KUBELET_DIR = Path.of("/var/lib/kubelet");
 
   /** In each mount point the harness made: the harness may remove it again. */
   private static final String MOUNT_POINT_MARKER = ".kdra-real-node";
@@ -171,10 +185,25 @@ final class RealNodeFiles {
         TestFiles.write(copy, Files.readString(live));
         binds.append("mount --bind ").append(copy).append(' ').append(live).append('\n');
       }
-      StringBuilder tmpfs = new StringBuilder();
+      StringBuilder mounts = new StringBuilder();
       for (Path p : HARD_CODED) {
         ensureMountPoint(p);
-        tmpfs.append("mount -t tmpfs -o mode=0755 tmpfs ").append(p).append('\n');
+        if (own != null && p.equals(STANDARD_KUBELET_DIR)) {
+          // a cluster node as users have them: the kubelet's directory and CDI's at their usual
+          // paths, where a DRA driver's DaemonSet mounts them by default
+          mounts.append("mount --bind ").append(kubeletRoot()).append(' ').append(p).append('\n');
+        } else {
+          mounts.append("mount -t tmpfs -o mode=0755 tmpfs ").append(p).append('\n');
+        }
+      }
+      if (own != null) {
+        ensureMountPoint(STANDARD_CDI_DIR);
+        mounts
+            .append("mount --bind ")
+            .append(cdiDir())
+            .append(' ')
+            .append(STANDARD_CDI_DIR)
+            .append('\n');
       }
       TestFiles.write(
           conf().resolve("ns.sh"),
@@ -183,7 +212,7 @@ final class RealNodeFiles {
               + "set -e\n"
               + "mount --make-rprivate /\n"
               + binds
-              + tmpfs
+              + mounts
               + "mount --bind "
               + dir.resolve("varlog")
               + " /var/log\n"
@@ -274,7 +303,7 @@ final class RealNodeFiles {
       if (anyNode) {
         return;
       }
-      for (Path p : HARD_CODED) {
+      for (Path p : Stream.concat(HARD_CODED.stream(), Stream.of(STANDARD_CDI_DIR)).toList()) {
         try (Stream<Path> entries = Files.list(p)) {
           if (entries
               .map(e -> e.getFileName().toString())

@@ -3,6 +3,7 @@ package io.kdra.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -10,14 +11,18 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfiguration;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfigurationBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.grpc.Status;
+import io.kdra.core.config.OpaqueConfigDecoder;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -462,6 +467,53 @@ class ChartDefaultsMultiNodeIT {
       assertPreparedOnItsNode("after-failover");
       assertThat(deleted).as("slices deleted during the fail-over").isEmpty();
     }
+  }
+
+  /**
+   * The chart's opaque-config webhook (on by default, failurePolicy Fail) is reachable from the API
+   * server through its Service: a claim with a valid config of our driver is admitted, one the
+   * driver would refuse is denied with the decoder's reason (not "failed calling webhook").
+   */
+  @Test
+  @Order(6)
+  void theOpaqueConfigWebhookAdmitsAValidConfigAndDeniesAnInvalidOne() throws Exception {
+    ResourceClaim valid = Dra.claim(APPS, "time-sliced", DRIVER, 1);
+    valid
+        .getSpec()
+        .getDevices()
+        .setConfig(List.of(gpuConfig("'sharing': {'strategy': 'TimeSlicing'}")));
+    client.resource(valid).create();
+
+    ResourceClaim invalid = Dra.claim(APPS, "mps-without-strategy", DRIVER, 1);
+    invalid
+        .getSpec()
+        .getDevices()
+        .setConfig(List.of(gpuConfig("'sharing': {'mps': {'threads': 4}}")));
+    KubernetesClientException refused =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            KubernetesClientException.class, () -> client.resource(invalid).create());
+    assertThat(refused.getStatus().getMessage())
+        .contains("denied the request")
+        .contains("spec.devices.config[0].opaque.parameters.sharing")
+        .doesNotContain("failed calling webhook");
+  }
+
+  /** Our driver's opaque config for request {@code gpu}, {@code fields} JSON with ' for ". */
+  private static DeviceClaimConfiguration gpuConfig(String fields) throws IOException {
+    String json =
+        ("{'apiVersion': '"
+                + OpaqueConfigDecoder.API_VERSION
+                + "', 'kind': 'GpuConfig', "
+                + fields
+                + "}")
+            .replace('\'', '"');
+    return new DeviceClaimConfigurationBuilder()
+        .withRequests("gpu")
+        .withNewOpaque()
+        .withDriver(DRIVER)
+        .withParameters(new ObjectMapper().readTree(json))
+        .endOpaque()
+        .build();
   }
 
   /** A pod {@code name} with a claim from the template, Running with its device prepared. */

@@ -155,6 +155,9 @@ final class ClusterApiServer implements AutoCloseable {
               "--service-account-signing-key-file=" + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
               "--service-cluster-ip-range=" + ClusterAddresses.SERVICE_CIDR,
               "--allow-privileged=true",
+              // the API server runs on the host, where no kube-proxy routes ClusterIPs: it calls
+              // webhooks (the chart's opaque-config webhook) at their endpoints' pod IPs instead
+              "--enable-aggregator-routing=true",
               "--v=1"));
       server.awaitReady();
     } catch (RuntimeException e) {

@@ -230,6 +230,8 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
     @Override
     public void close() {
       client.close();
+      // a kube-apiserver a test started again (ApiServerOutage) is not kube-api-test's to stop
+      ApiServerOutage.endRestarted();
       try {
         server.stop();
       } catch (KubeAPITestException e) {

@@ -319,6 +319,42 @@ final class ServiceProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Freezes the process (SIGSTOP), as a long GC pause or a stopped container does: its timers,
+   * renewals and writes in flight all wait, and resume where they were on {@link #resume}.
+   */
+  void pause() {
+    signal("STOP");
+  }
+
+  /** Lets a {@link #pause}d process run on (SIGCONT). */
+  void resume() {
+    signal("CONT");
+  }
+
+  private void signal(String signal) {
+    try {
+      Process kill =
+          new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+              .redirectErrorStream(true)
+              .start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException(
+            "kill -"
+                + signal
+                + " "
+                + name
+                + ": "
+                + new String(kill.getInputStream().readAllBytes()));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** A crash: SIGKILL to the process and its descendants, no shutdown hooks run. */
   void killForcibly() {
     ending = true;

@@ -32,6 +32,10 @@ public class ClaimWriter {
   private final String schedulerName;
   private final int conflictRetries;
 
+  /** Why {@link #reserve} stopped when {@link StatusWrites#mayWrite} said no. */
+  public static final String NOT_WRITING =
+      "this replica may no longer write (its Lease is not fresh)";
+
   public ClaimWriter(KubernetesClient client, String schedulerName, int conflictRetries) {
     this.client = client;
     this.schedulerName = schedulerName;
@@ -95,7 +99,8 @@ public class ClaimWriter {
 
   /**
    * Told of each status write {@link #reserve} sends, so that an allocation can be assumed until
-   * the informer shows the version that tells whether it was stored.
+   * the informer shows the version that tells whether it was stored; and asked right before each
+   * write whether it may still go out.
    */
   public interface StatusWrites {
     StatusWrites NONE =
@@ -106,6 +111,15 @@ public class ClaimWriter {
           @Override
           public void stored(String resourceVersion) {}
         };
+
+    /**
+     * Whether a write may go out now (this replica's Lease is still fresh); asked right before each
+     * one, since the decision it carries may be older than the Lease. False: nothing more is
+     * written and {@link #reserve} answers {@link Reservation.Step.Stale}.
+     */
+    default boolean mayWrite() {
+      return true;
+    }
 
     /** A write conditioned on {@code resourceVersion} goes out; it may land without an answer. */
     void sending(String resourceVersion);
@@ -142,6 +156,9 @@ public class ClaimWriter {
           }
           if (step instanceof Reservation.Step.Write w) {
             ResourceClaim status = w.withStatus();
+            if (!writes.mayWrite()) {
+              return new Reservation.Step.Stale(NOT_WRITING);
+            }
             try {
               if (w.withFinalizer() != null) {
                 ResourceClaim updated = patchMetadata(current, w.withFinalizer());
@@ -151,6 +168,9 @@ public class ClaimWriter {
                         .withResourceVersion(updated.getMetadata().getResourceVersion())
                         .endMetadata()
                         .build();
+              }
+              if (!writes.mayWrite()) {
+                return new Reservation.Step.Stale(NOT_WRITING);
               }
               writes.sending(status.getMetadata().getResourceVersion());
               ResourceClaim stored = client.resource(status).updateStatus();

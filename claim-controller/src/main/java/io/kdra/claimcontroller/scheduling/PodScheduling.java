@@ -173,7 +173,7 @@ public final class PodScheduling {
     this.events = events;
     this.allocator = allocator;
     this.mode = mode;
-    this.writes = new ReserveAndBind(view, recent, claims, binder, events, tracer);
+    this.writes = new ReserveAndBind(view, recent, claims, binder, events, tracer, mayWrite);
     this.extendedClaims = ExtendedClaimWriter.of(claims);
     this.extendedWrites = new ExtendedClaimWrites(recent, extendedClaims, writes, events);
     AtomicBoolean live = new AtomicBoolean();

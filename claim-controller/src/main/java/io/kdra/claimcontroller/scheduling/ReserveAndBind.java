@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * The write half of a scheduling attempt, after {@link PodScheduling} decided and assumed: every
@@ -20,7 +21,9 @@ import java.util.Optional;
  * PreBind), then the binding. Runs outside the scheduling lock. A write refused as stale undoes the
  * reservations made so far and releases the allocations assumed for the rest, so their devices are
  * free for the next decision; an allocation whose write may have reached the API server stays
- * assumed until the informer shows the truth.
+ * assumed until the informer shows the truth. Each write asks the Lease fence right before it goes
+ * out; once it says no, nothing more is written, not even an undo: whoever leads next finds the
+ * claims reserved for the pod and binds it there.
  */
 final class ReserveAndBind {
 
@@ -30,14 +33,22 @@ final class ReserveAndBind {
   private final PodBinder binder;
   private final EventRecorder events;
   private final ClaimTracer tracer;
+  private final BooleanSupplier mayWrite;
 
+  /**
+   * @param mayWrite asked right before each write (this replica's Lease is fresh): the decision was
+   *     made earlier, and the Lease may have gone stale since (a long search, a GC pause, a frozen
+   *     process), with another replica leading and deciding meanwhile
+   */
   ReserveAndBind(
       ClusterView view,
       RecentWrites recent,
       ClaimWriter claims,
       PodBinder binder,
       EventRecorder events,
-      ClaimTracer tracer) {
+      ClaimTracer tracer,
+      BooleanSupplier mayWrite) {
+    this.mayWrite = mayWrite;
     this.view = view;
     this.recent = recent;
     this.claims = claims;
@@ -74,11 +85,19 @@ final class ReserveAndBind {
     if (failed.isPresent()) {
       return failed.get();
     }
+    if (!mayWrite.getAsBoolean()) {
+      return PodScheduling.FENCED; // the reservations stay, as below
+    }
     try {
       beforeBind.run();
     } catch (RuntimeException e) {
       rollback(pod, podClaims, allocations);
       throw e;
+    }
+    if (!mayWrite.getAsBoolean()) {
+      // the reservations stay: undoing them is a write too, and whoever leads next binds the pod
+      // where its claims are allocated
+      return PodScheduling.FENCED;
     }
     List<ClaimTracer.TraceSpan> bindSpans =
         podClaims.stream()
@@ -152,6 +171,12 @@ final class ReserveAndBind {
         forgetAssumed(podClaims.subList(i + 1, podClaims.size()), allocations);
         throw e;
       }
+      if (written.fenced) {
+        // nothing more is written, the reservations made so far not undone either (see
+        // reserveAndBind); the allocations not written are no longer assumed
+        forgetAssumed(podClaims.subList(i, podClaims.size()), allocations);
+        return Optional.of(PodScheduling.FENCED);
+      }
       if (step instanceof Reservation.Step.Stale || step instanceof Reservation.Step.Refused) {
         rollback(pod, done, allocations);
         forgetAssumed(podClaims.subList(i, podClaims.size()), allocations);
@@ -179,6 +204,13 @@ final class ReserveAndBind {
   private final class AllocationWrite implements ClaimWriter.StatusWrites {
     private String sentOn;
     private String stored;
+    private boolean fenced;
+
+    @Override
+    public boolean mayWrite() {
+      fenced = !ReserveAndBind.this.mayWrite.getAsBoolean();
+      return !fenced;
+    }
 
     @Override
     public void sending(String resourceVersion) {

@@ -2,6 +2,7 @@ package io.kdra.slicepublisher.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.leadership.ElectionWiring;
+import io.kdra.leadership.LeaseFence;
 import io.kdra.slicepublisher.domain.InventoryStore;
 import io.kdra.slicepublisher.domain.PlannerSettings;
 import io.kdra.slicepublisher.domain.PlannerSettings.NetworkPoolSpec;
@@ -119,8 +120,25 @@ public class PublisherBeans {
       ClusterCache cache,
       PublisherMetrics metrics,
       DroppedFields dropped,
-      PublisherConfig c) {
-    return new SliceWriter(client, cache, metrics, dropped, c.maxWritesPerSecond());
+      PublisherConfig c,
+      LeaseFence fence) {
+    return new SliceWriter(
+        client, cache, metrics, dropped, c.maxWritesPerSecond(), fence::mayWrite);
+  }
+
+  /**
+   * The second opinion before each write ({@link LeaseFence}): a leader frozen past its lease (a
+   * long GC pause, SIGSTOP) runs on with its resync due at once and its caches stale, before its
+   * elector has noticed that another replica leads.
+   */
+  @Produces
+  @Singleton
+  LeaseFence leaseFence(ElectionWiring election, Clock clock) {
+    return election.fence(clock);
+  }
+
+  void closeFence(@Disposes LeaseFence fence) {
+    fence.close();
   }
 
   /** Started and closed by {@link PublisherLifecycle}. */

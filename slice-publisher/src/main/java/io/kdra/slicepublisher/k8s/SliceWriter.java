@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -42,16 +43,21 @@ public final class SliceWriter {
   private final PublisherMetrics metrics;
   private final RateLimiter limiter;
   private final DroppedFields dropped;
+  private final BooleanSupplier mayWrite;
 
   /**
    * @param maxWritesPerSecond upper bound on writes per second; bursts of one second allowed
+   * @param mayWrite asked right before each write: whether this replica's Lease is still fresh
+   *     ({@code LeaseFence})
    */
   public SliceWriter(
       KubernetesClient client,
       ClusterCache cache,
       PublisherMetrics metrics,
       DroppedFields dropped,
-      double maxWritesPerSecond) {
+      double maxWritesPerSecond,
+      BooleanSupplier mayWrite) {
+    this.mayWrite = mayWrite;
     if (!(maxWritesPerSecond > 0)) {
       throw new IllegalArgumentException(
           "publisher.max-writes-per-second must be positive, got " + maxWritesPerSecond);
@@ -70,13 +76,22 @@ public final class SliceWriter {
     /** A write met a newer version of the slice, or a name already taken: re-plan soon. */
     CONFLICT,
     /** A write failed otherwise: retry with backoff. */
-    FAILED
+    FAILED,
+    /**
+     * Nothing more was written: this replica's Lease is not fresh. Retried with backoff; if another
+     * replica leads, the elector soon stops this one's writing altogether.
+     */
+    NOT_LEADING
   }
 
   /** Issues {@code writes} in order; blocks while the rate limit requires. */
   public Outcome apply(List<SliceWrite> writes) {
     for (SliceWrite w : writes) {
       limiter.acquire();
+      if (!mayWrite.getAsBoolean()) {
+        LOG.debugf("not writing ResourceSlice %s: this replica's Lease is not fresh", w.name());
+        return Outcome.NOT_LEADING;
+      }
       try {
         write(w);
       } catch (KubernetesClientException e) {

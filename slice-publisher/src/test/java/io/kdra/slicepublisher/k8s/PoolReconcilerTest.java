@@ -30,6 +30,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,9 @@ class PoolReconcilerTest {
   private PoolReconciler reconciler;
   private final PublisherMetrics metrics = new PublisherMetrics(new SimpleMeterRegistry());
 
+  /** This replica's Lease fence: open unless a test closes it. */
+  private final AtomicBoolean leaseFresh = new AtomicBoolean(true);
+
   @BeforeEach
   void setUp() {
     node("n1");
@@ -66,7 +70,7 @@ class PoolReconcilerTest {
     cache.start();
     await().atMost(Duration.ofMinutes(2)).until(cache::synced);
     DroppedFields dropped = new DroppedFields();
-    writer = new SliceWriter(client, cache, metrics, dropped, 1000);
+    writer = new SliceWriter(client, cache, metrics, dropped, 1000, leaseFresh::get);
     reconciler =
         new PoolReconciler(
             cache,
@@ -172,6 +176,26 @@ class PoolReconcilerTest {
                 .endSpec()
                 .build())
         .create();
+  }
+
+  /**
+   * A leader frozen past its lease (a GC pause, SIGSTOP) runs on with its resync due and its caches
+   * stale, before its elector notices that another replica leads: its Lease fence, asked right
+   * before each write, keeps it from creating, rewriting or deleting the new leader's slices. Once
+   * the fence opens again (it leads again), the pool is written.
+   */
+  @Test
+  void noSliceIsWrittenWhileTheLeaseIsNotFresh() throws InterruptedException {
+    start();
+    leaseFresh.set(false);
+    writes();
+    report("n1", devs(1));
+    awaitPoolPasses(3);
+    assertThat(writes()).isEmpty();
+    assertThat(slices(DRIVER, "n1")).isEmpty();
+
+    leaseFresh.set(true);
+    awaitSlices("n1", 1, 0);
   }
 
   @Test

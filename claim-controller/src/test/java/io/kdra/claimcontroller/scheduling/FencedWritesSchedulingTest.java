@@ -1,0 +1,161 @@
+package io.kdra.claimcontroller.scheduling;
+
+import static io.kdra.claimcontroller.domain.K.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.kdra.claimcontroller.domain.K;
+import io.kdra.claimcontroller.domain.Reservation;
+import io.kdra.claimcontroller.domain.SearchDeadline;
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.core.alloc.AllocatorFeatures;
+import io.kdra.core.alloc.AllocatorOptions;
+import io.kdra.core.testing.AllocFixtures;
+import io.kdra.events.EventRecorder;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Lease fence is asked right before each write, not only before the decision: a replica whose
+ * Lease goes stale while it searches (a long search, a GC pause, SIGSTOP) may meanwhile have been
+ * replaced by another leader, which may have given the same device to another claim. Its write must
+ * not go out. One device only, so that an assumption left behind would show as "no device free".
+ */
+@EnableKubernetesMockClient(crud = true)
+class FencedWritesSchedulingTest {
+
+  KubernetesClient client;
+  final AtomicBoolean leaseFresh = new AtomicBoolean(true);
+
+  /** When set, the fence closes at the device search's first clock reading. */
+  final AtomicBoolean leaseGoesStaleDuringTheSearch = new AtomicBoolean();
+
+  /** When set, the fence closes right after the claim's reservation was written. */
+  final AtomicBoolean leaseGoesStaleBeforeTheBinding = new AtomicBoolean();
+
+  final AtomicLong nanos = new AtomicLong();
+
+  final PodBinder binder =
+      (pod, node) ->
+          client
+              .pods()
+              .inNamespace(NS)
+              .withName(pod.getMetadata().getName())
+              .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
+
+  PodScheduling scheduling;
+
+  @BeforeEach
+  void setUp() {
+    client.nodes().resource(K.readyNode("node-a")).create();
+    client.resource(AllocFixtures.deviceClass("gpu")).create();
+    client
+        .resource(
+            AllocFixtures.slice("node-a-gpu", "node-a", AllocFixtures.device("gpu-0").build())
+                .build())
+        .create();
+    ClaimWriter claims =
+        new ClaimWriter(client, K.SCHEDULER, 3) {
+          @Override
+          public Reservation.Step reserve(
+              String namespace,
+              String name,
+              ResourceClaim cached,
+              Pod pod,
+              AllocationResult allocation,
+              Map<String, String> annotations,
+              StatusWrites writes) {
+            Reservation.Step step =
+                super.reserve(namespace, name, cached, pod, allocation, annotations, writes);
+            if (leaseGoesStaleBeforeTheBinding.get()) {
+              leaseFresh.set(false);
+            }
+            return step;
+          }
+        };
+    scheduling =
+        new PodScheduling(
+            new ApiView(client),
+            new RecentWrites(),
+            claims,
+            new PodWriter(client, 3, Clock.systemUTC()),
+            binder,
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            new DraCorePodAllocator(
+                AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share")),
+            TemplateMode.OWN,
+            ClaimTracer.NOOP,
+            leaseFresh::get,
+            new SearchDeadline(Duration.ofSeconds(1), Duration.ofSeconds(10)),
+            () -> {
+              if (leaseGoesStaleDuringTheSearch.get()) {
+                leaseFresh.set(false);
+              }
+              return nanos.addAndGet(1_000);
+            });
+    ResourceClaim claim =
+        AllocFixtures.claim("c1", AllocFixtures.request("gpu", "gpu").build()).build();
+    claim.getMetadata().setNamespace(NS);
+    client.resource(claim).create();
+  }
+
+  @Test
+  void noAllocationGoesOutOnceTheLeaseWentStaleDuringTheSearch() {
+    Pod pod = client.resource(K.podWithClaim("p1", "gpu", "c1")).create();
+    leaseGoesStaleDuringTheSearch.set(true);
+
+    Outcome fenced = scheduling.schedule(pod);
+
+    assertThat(fenced).isEqualTo(PodScheduling.FENCED);
+    assertThat(claim().getStatus() == null ? null : claim().getStatus().getAllocation()).isNull();
+    assertThat(pod().getSpec().getNodeName()).isNull();
+
+    // renewed: the one device was not left assumed, the pod is placed on it
+    leaseGoesStaleDuringTheSearch.set(false);
+    leaseFresh.set(true);
+    assertThat(scheduling.schedule(pod())).isEqualTo(new Outcome.Bound("node-a"));
+    assertThat(claim().getStatus().getAllocation()).isNotNull();
+  }
+
+  @Test
+  void noBindingGoesOutOnceTheLeaseWentStaleAfterTheReservation() {
+    Pod pod = client.resource(K.podWithClaim("p1", "gpu", "c1")).create();
+    leaseGoesStaleBeforeTheBinding.set(true);
+
+    Outcome fenced = scheduling.schedule(pod);
+
+    assertThat(fenced).isEqualTo(PodScheduling.FENCED);
+    assertThat(pod().getSpec().getNodeName()).isNull();
+    // the reservation stays, undone by no replica that may no longer write: whoever leads next
+    // binds the pod where its claim is allocated
+    assertThat(claim().getStatus().getAllocation()).isNotNull();
+    assertThat(claim().getStatus().getReservedFor())
+        .extracting(r -> r.getUid())
+        .containsExactly(pod.getMetadata().getUid());
+
+    leaseGoesStaleBeforeTheBinding.set(false);
+    leaseFresh.set(true);
+    assertThat(scheduling.schedule(pod())).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  ResourceClaim claim() {
+    return client.resources(ResourceClaim.class).inNamespace(NS).withName("c1").get();
+  }
+
+  Pod pod() {
+    return client.pods().inNamespace(NS).withName("p1").get();
+  }
+}

@@ -1,0 +1,274 @@
+package io.kdra.it;
+
+import static io.kdra.it.SimulatedNode.l4s;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A claim-controller leader frozen (SIGSTOP) past its lease while pods keep arriving: the standby
+ * takes the Lease and schedules; then the frozen one runs on (SIGCONT) with its timers, informers
+ * and writes in flight from before the pause. It must notice it lost the Lease without writing (its
+ * fence is asked right before each write), step down in the process and stand by. Watched all
+ * along, not only at the end: no device is in two claims' allocations at any point of the claims'
+ * history, and no pod's node changes once set; at the end every pod is bound exactly once, each
+ * claim reserved for its pod only, and the frozen replica never exited.
+ *
+ * <p>{@value #PODS} pods on {@value #DEVICES_PER_NODE} x 2 simulated L4s (a device for each), lease
+ * 6 s, renew deadline 4 s, retry 1 s (the harness's); about a minute and a half on two cores.
+ */
+@ExtendWith(ControlPlane.class)
+class LeaderPauseIT {
+
+  static final int DEVICES_PER_NODE = 20;
+  static final int PODS = 2 * DEVICES_PER_NODE;
+  static final List<String> REPLICAS = List.of("claim-controller-1", "claim-controller-2");
+
+  @RegisterExtension
+  static final KdraStack STACK =
+      KdraStack.nodes(l4s("node-a", DEVICES_PER_NODE), l4s("node-b", DEVICES_PER_NODE))
+          .withControllers(2);
+
+  private static Stack stack;
+  private static KubernetesClient client;
+
+  /** What the watchers saw go wrong, at the moment it was seen. */
+  private static final List<String> violations = new CopyOnWriteArrayList<>();
+
+  private static final Map<String, String> nodeOfPod = new ConcurrentHashMap<>();
+  private static final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+
+  @BeforeAll
+  static void slicesPublishedAndLeaderElected() {
+    stack = STACK.get();
+    client = stack.client;
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(DEVICES_PER_NODE);
+              assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(DEVICES_PER_NODE);
+              assertThat(leader()).isIn(REPLICAS);
+            });
+    watchClaimsAndPods();
+  }
+
+  @AfterAll
+  static void stopWatching() {
+    informers.forEach(SharedIndexInformer::close);
+  }
+
+  @Test
+  void aFrozenLeaderResumesWithoutWritingAndNoDeviceIsEverHeldTwice() throws Exception {
+    String ns = stack.namespace;
+    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
+    AtomicInteger created = new AtomicInteger();
+    Thread arrivals =
+        new Thread(
+            () -> {
+              // pods keep arriving across the pause, the takeover and the resume
+              for (int i = 0; i < PODS; i++) {
+                client
+                    .resource(Dra.podWithTemplate(ns, String.format("arrive-%03d", i), "one-gpu"))
+                    .create();
+                created.incrementAndGet();
+                ServiceProcess.sleep(250);
+              }
+            },
+            "pod-arrivals");
+    arrivals.start();
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> bound().size() >= 3);
+    String frozen = awaitLiveLeaderAndStandby();
+    String standby = other(frozen);
+    int restartsBefore = stack.services.restarts(frozen);
+    long paused = System.nanoTime();
+    ServiceProcess frozenProcess = stack.services.process(frozen);
+    frozenProcess.pause();
+    int boundAtPause = bound().size();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> standby.equals(leader()));
+      long takeover = (System.nanoTime() - paused) / 1_000_000;
+      // the new leader has written while the old one is frozen: its devices are now taken in the
+      // API server but free in the frozen replica's informers
+      await().atMost(Duration.ofSeconds(60)).until(() -> bound().size() >= boundAtPause + 3);
+      System.out.printf(
+          "[it] %s frozen with %d of %d pods bound; %s leads %d ms later; %d bound at SIGCONT"
+              + " (%d ms frozen)%n",
+          frozen,
+          boundAtPause,
+          PODS,
+          standby,
+          takeover,
+          bound().size(),
+          (System.nanoTime() - paused) / 1_000_000);
+    } finally {
+      frozenProcess.resume();
+    }
+    long resumed = System.nanoTime();
+    arrivals.join(Duration.ofSeconds(60).toMillis());
+    assertThat(created.get()).isEqualTo(PODS);
+
+    // the resumed replica steps down in the process, without a restart
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(Files.readString(stack.services.process(frozen).log))
+                    .contains("lost the claim-controller Lease"));
+    System.out.printf(
+        "[it] %s stepped down %d ms after SIGCONT%n",
+        frozen, (System.nanoTime() - resumed) / 1_000_000);
+
+    await().atMost(Duration.ofSeconds(90)).until(() -> bound().size() == PODS);
+    System.out.printf(
+        "[it] all %d pods bound %d ms after SIGCONT%n",
+        PODS, (System.nanoTime() - resumed) / 1_000_000);
+    assertThat(stack.services.process(frozen).alive()).isTrue();
+    assertThat(stack.services.restarts(frozen))
+        .as("stepped down, not restarted")
+        .isEqualTo(restartsBefore);
+
+    // at the end: each pod's one claim holds one device on the pod's node, reserved for it only
+    List<ResourceClaim> claims =
+        client.resources(ResourceClaim.class).inNamespace(ns).list().getItems();
+    assertThat(claims.stream().flatMap(c -> Dra.devices(c).stream()).toList())
+        .doesNotHaveDuplicates()
+        .hasSize(PODS);
+    for (Pod pod : bound()) {
+      ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
+      assertThat(Dra.devices(claim))
+          .singleElement()
+          .asString()
+          .startsWith(pod.getSpec().getNodeName() + "/");
+      assertThat(claim.getStatus().getReservedFor())
+          .extracting(r -> r.getUid())
+          .containsExactly(pod.getMetadata().getUid());
+    }
+    assertThat(claims).hasSize(PODS);
+    assertThat(violations).isEmpty();
+  }
+
+  /**
+   * Informers over the test namespace's claims and pods: after each claim event, no device may be
+   * in two claims' allocations (the informer's store is a prefix of the API server's history, so
+   * this checks every state the claims passed through); a pod's node, once set, never changes.
+   */
+  private static void watchClaimsAndPods() {
+    SharedIndexInformer<ResourceClaim> claims =
+        client.resources(ResourceClaim.class).inNamespace(stack.namespace).inform();
+    claims.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(ResourceClaim c) {
+            check(claims.getStore().list());
+          }
+
+          @Override
+          public void onUpdate(ResourceClaim old, ResourceClaim c) {
+            check(claims.getStore().list());
+          }
+
+          @Override
+          public void onDelete(ResourceClaim c, boolean unknown) {}
+        });
+    SharedIndexInformer<Pod> pods = client.pods().inNamespace(stack.namespace).inform();
+    pods.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod p) {
+            bound(p);
+          }
+
+          @Override
+          public void onUpdate(Pod old, Pod p) {
+            bound(p);
+          }
+
+          @Override
+          public void onDelete(Pod p, boolean unknown) {}
+        });
+    informers.add(claims);
+    informers.add(pods);
+  }
+
+  private static void check(List<ResourceClaim> claims) {
+    Map<String, String> holder = new HashMap<>();
+    for (ResourceClaim c : claims) {
+      for (String device : Dra.devices(c)) {
+        String before = holder.put(device, c.getMetadata().getName());
+        if (before != null) {
+          violations.add(device + " in " + before + " and " + c.getMetadata().getName());
+        }
+      }
+    }
+  }
+
+  private static void bound(Pod p) {
+    String node = p.getSpec().getNodeName();
+    if (node == null) {
+      return;
+    }
+    String before = nodeOfPod.putIfAbsent(p.getMetadata().getUid(), node);
+    if (before != null && !before.equals(node)) {
+      violations.add(p.getMetadata().getName() + " bound to " + before + ", then " + node);
+    }
+  }
+
+  /** A replica whose process runs holds the Lease, and the other runs too; returns the leader. */
+  private static String awaitLiveLeaderAndStandby() {
+    return await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              String holder = leader();
+              return holder != null
+                      && REPLICAS.contains(holder)
+                      && stack.services.process(holder).alive()
+                      && stack.services.process(other(holder)).alive()
+                  ? holder
+                  : null;
+            },
+            java.util.Objects::nonNull);
+  }
+
+  private static String other(String replica) {
+    return replica.equals(REPLICAS.get(0)) ? REPLICAS.get(1) : REPLICAS.get(0);
+  }
+
+  private static List<Pod> bound() {
+    return client.pods().inNamespace(stack.namespace).list().getItems().stream()
+        .filter(p -> p.getSpec().getNodeName() != null)
+        .toList();
+  }
+
+  private static String leader() {
+    Lease lease =
+        client.leases().inNamespace(KdraChart.NAMESPACE).withName(KdraChart.CONTROLLER_LEASE).get();
+    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+  }
+}

@@ -3,6 +3,7 @@ package io.kdra.core.cel;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
+import io.kdra.core.cel.golang.GoQuantity;
 import io.kdra.core.model.AttributeValue;
 import io.kdra.core.model.QualifiedName;
 import io.kdra.core.model.Quantity;

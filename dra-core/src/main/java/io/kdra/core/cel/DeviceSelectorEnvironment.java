@@ -32,6 +32,8 @@ import dev.cel.runtime.RuntimeHelpers;
 import dev.cel.runtime.standard.InOperator.InOverload;
 import io.kdra.core.cel.CelSelectorException.Kind;
 import io.kdra.core.cel.CelSelectorException.Position;
+import io.kdra.core.cel.golang.GoFloat;
+import io.kdra.core.cel.golang.GoParseFloat;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;

@@ -2,6 +2,8 @@ package io.kdra.core.cel;
 
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
+import io.kdra.core.cel.golang.GoFloat;
+import io.kdra.core.cel.golang.GoTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;

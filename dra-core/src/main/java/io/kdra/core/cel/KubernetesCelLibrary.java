@@ -12,6 +12,7 @@ import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
 import dev.cel.runtime.RuntimeEquality;
+import io.kdra.core.cel.golang.GoQuantity;
 import io.kdra.core.model.Semver;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package io.kdra.core.cel;
 
+import io.kdra.core.cel.golang.GoRequestUri;
 import java.nio.charset.StandardCharsets;
 import java.time.YearMonth;
 import java.util.ArrayList;

@@ -13,6 +13,7 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
+import io.kdra.core.cel.golang.GoUrl;
 
 /**
  * The Kubernetes {@code url} library ({@code k8s.io/apiserver/pkg/cel/library/urls.go}): {@code

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.golang;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -23,7 +23,7 @@ import java.util.Set;
  * string()} and {@code format} print (its getters read UTC); cel-java's timestamps are instants,
  * printed in UTC.
  */
-final class GoTime {
+public final class GoTime {
 
   /** Unix seconds of 0001-01-01T00:00:00Z, cel-go's earliest timestamp. */
   static final long MIN_UNIX_SECONDS = -62135596800L;
@@ -46,8 +46,8 @@ final class GoTime {
           "h", 3600 * NANOS_PER_SECOND);
 
   /** An arithmetic result outside cel-go's ranges, with cel-go's message. */
-  static final class OutOfRange extends ArithmeticException {
-    OutOfRange(String message) {
+  public static final class OutOfRange extends ArithmeticException {
+    public OutOfRange(String message) {
       super(message);
     }
   }
@@ -55,7 +55,7 @@ final class GoTime {
   private GoTime() {}
 
   /** Go's {@code time.ParseDuration}; empty where Go returns an error. */
-  static Optional<Duration> parseDuration(String text) {
+  public static Optional<Duration> parseDuration(String text) {
     String s = text;
     boolean negative = false;
     if (!s.isEmpty() && (s.charAt(0) == '-' || s.charAt(0) == '+')) {
@@ -158,7 +158,7 @@ final class GoTime {
    * Go's general parser, which {@code time.Parse} falls back to, is more lenient than RFC 3339: a
    * one-digit hour, a comma before the fraction, offsets up to 24:60.
    */
-  static Optional<Instant> parseRfc3339(String text) {
+  public static Optional<Instant> parseRfc3339(String text) {
     Parser p = new Parser(text);
     if (p.rest() < 4 || !isDigit(p.peek())) {
       return Optional.empty();
@@ -241,23 +241,23 @@ final class GoTime {
   }
 
   /** {@code timestamp(int)}: Unix seconds, in range. */
-  static Instant fromUnixSeconds(long seconds) {
+  public static Instant fromUnixSeconds(long seconds) {
     if (seconds < MIN_UNIX_SECONDS || seconds > MAX_UNIX_SECONDS) {
       throw new OutOfRange("timestamp overflow");
     }
     return Instant.ofEpochSecond(seconds);
   }
 
-  static Duration add(Duration a, Duration b) {
+  public static Duration add(Duration a, Duration b) {
     return Duration.ofNanos(exact(() -> Math.addExact(a.toNanos(), b.toNanos())));
   }
 
-  static Duration subtract(Duration a, Duration b) {
+  public static Duration subtract(Duration a, Duration b) {
     return Duration.ofNanos(exact(() -> Math.subtractExact(a.toNanos(), b.toNanos())));
   }
 
   /** cel-go's addTimeDurationChecked: seconds and nanoseconds apart, then the range. */
-  static Instant add(Instant t, Duration d) {
+  public static Instant add(Instant t, Duration d) {
     long nanos = d.toNanos();
     long seconds = exact(() -> Math.addExact(t.getEpochSecond(), nanos / NANOS_PER_SECOND));
     long n = t.getNano() + nanos % NANOS_PER_SECOND;
@@ -279,13 +279,13 @@ final class GoTime {
   }
 
   /** cel-go's subtractTimeDurationChecked: the negated duration added. */
-  static Instant subtract(Instant t, Duration d) {
+  public static Instant subtract(Instant t, Duration d) {
     long negated = exact(() -> Math.negateExact(d.toNanos()));
     return add(t, Duration.ofNanos(negated));
   }
 
   /** cel-go's subtractTimeChecked: whole seconds scaled to nanoseconds, then the nanoseconds. */
-  static Duration subtract(Instant a, Instant b) {
+  public static Duration subtract(Instant a, Instant b) {
     long seconds = exact(() -> Math.subtractExact(a.getEpochSecond(), b.getEpochSecond()));
     long nanos = a.getNano() - b.getNano();
     long scaled = exact(() -> Math.multiplyExact(seconds, NANOS_PER_SECOND));
@@ -296,7 +296,7 @@ final class GoTime {
    * {@code t.UTC().Format(time.RFC3339Nano)}: a four-digit year, the fraction without trailing
    * zeros, Z.
    */
-  static String formatRfc3339Nano(Instant t) {
+  public static String formatRfc3339Nano(Instant t) {
     var utc = t.atOffset(ZoneOffset.UTC);
     StringBuilder b = new StringBuilder(35);
     pad(b, utc.getYear(), 4).append('-');
@@ -325,7 +325,7 @@ final class GoTime {
    *
    * @throws IllegalArgumentException with Go's message, for a zone Go cannot load or read
    */
-  static LocalDateTime inZone(Instant t, String zone) {
+  public static LocalDateTime inZone(Instant t, String zone) {
     int colon = zone.indexOf(':');
     if (colon < 0) {
       ZoneId id = loadLocation(zone);

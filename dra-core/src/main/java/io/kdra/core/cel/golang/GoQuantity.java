@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.golang;
 
 import io.kdra.core.model.Quantity;
 import java.math.BigDecimal;
@@ -17,7 +17,7 @@ import java.math.RoundingMode;
  * work on a deep copy (since 1.37; before, a struct copy shared a Dec-form receiver's inf.Dec and
  * changed it). Mutable, as Go's; used by one evaluation only.
  */
-final class GoQuantity {
+public final class GoQuantity {
 
   /** A shared {@code *inf.Dec}: struct copies of a quantity share it, as in Go. */
   private static final class Dec {
@@ -55,12 +55,12 @@ final class GoQuantity {
   }
 
   /** {@code resource.NewQuantity(v, DecimalExponent)}, as add(int) and sub(int) convert. */
-  static GoQuantity ofInt(long v) {
+  public static GoQuantity ofInt(long v) {
     return new GoQuantity(v, 0, null, Quantity.Format.DECIMAL_EXPONENT, false);
   }
 
   /** A quantity as the API server would hand it over: parsed from its canonical text. */
-  static GoQuantity of(Quantity q) {
+  public static GoQuantity of(Quantity q) {
     return parse(q.toString());
   }
 
@@ -69,7 +69,7 @@ final class GoQuantity {
    *
    * @throws IllegalArgumentException with Go's error text
    */
-  static GoQuantity parse(String str) {
+  public static GoQuantity parse(String str) {
     if (str.isEmpty()) {
       throw new IllegalArgumentException(FORMAT_WRONG);
     }
@@ -309,12 +309,12 @@ final class GoQuantity {
   }
 
   /** A copy with its own inf.Dec, for another evaluation. */
-  GoQuantity copy() {
+  public GoQuantity copy() {
     return new GoQuantity(value, scale, dec == null ? null : new Dec(dec.value), format, pointer);
   }
 
   /** Whether this is an add()/sub() result ({@code *Quantity}, not {@code Quantity}). */
-  boolean isPointer() {
+  public boolean isPointer() {
     return pointer;
   }
 
@@ -328,12 +328,12 @@ final class GoQuantity {
   }
 
   /** {@code AsInt64}'s success: the int64 form at a scale that fits. */
-  boolean isInteger() {
+  public boolean isInteger() {
     return asInt64() != null;
   }
 
   /** {@code AsInt64}, null where it fails. */
-  Long asInt64() {
+  public Long asInt64() {
     if (dec != null) {
       return null;
     }
@@ -346,12 +346,12 @@ final class GoQuantity {
     return positiveScaleInt64(value, scale);
   }
 
-  int sign() {
+  public int sign() {
     return dec != null ? dec.value.signum() : Long.signum(value);
   }
 
   /** {@code AsApproximateFloat64}. */
-  double approximateFloat() {
+  public double approximateFloat() {
     double base;
     int exponent;
     if (dec != null) {
@@ -368,7 +368,7 @@ final class GoQuantity {
    * {@code q.Cmp(y)} on the pointer CEL holds: when either side is an inf.Dec, the receiver is
    * converted to one in place ({@code AsDec}); the argument is a copy.
    */
-  int cmp(GoQuantity y) {
+  public int cmp(GoQuantity y) {
     if (dec == null && y.dec != null) {
       toDec();
     }
@@ -376,12 +376,12 @@ final class GoQuantity {
   }
 
   /** {@code Quantity.Equal}: value receiver and argument, no side effects. */
-  boolean equalValue(GoQuantity y) {
+  public boolean equalValue(GoQuantity y) {
     return exact().compareTo(y.exact()) == 0;
   }
 
   /** {@code copy := q.DeepCopy(); copy.Add(y)}: a new *Quantity, the receiver unchanged. */
-  GoQuantity add(GoQuantity y) {
+  public GoQuantity add(GoQuantity y) {
     GoQuantity c = deepCopyAsPointer();
     if (c.dec == null && y.dec == null) {
       if (c.value == 0) {
@@ -400,7 +400,7 @@ final class GoQuantity {
   }
 
   /** {@code copy := q.DeepCopy(); copy.Sub(y)}. */
-  GoQuantity sub(GoQuantity y) {
+  public GoQuantity sub(GoQuantity y) {
     GoQuantity c = deepCopyAsPointer();
     if (c.isZero()) {
       c.format = y.format;

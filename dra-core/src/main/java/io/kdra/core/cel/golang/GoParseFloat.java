@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.golang;
 
 import java.util.Optional;
 
@@ -9,12 +9,12 @@ import java.util.Optional;
  * case; no surrounding spaces, no Java suffixes ({@code 1d}); a value beyond the double range is an
  * error (ErrRange), one below it 0. Hand-written: Java's parser accepts other strings.
  */
-final class GoParseFloat {
+public final class GoParseFloat {
 
   private GoParseFloat() {}
 
   /** The value, or empty where Go's ParseFloat fails. */
-  static Optional<Double> parse(String s) {
+  public static Optional<Double> parse(String s) {
     Optional<Double> special = special(s);
     if (special.isPresent()) {
       return special;

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.golang;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -15,7 +15,7 @@ import java.util.Map;
  * UTF-8 bytes as Go does, each held in one char (ISO-8859-1), and the getters decode them back. The
  * netip checks of bracketed hosts are {@link GoRequestUri}'s.
  */
-final class GoUrl {
+public final class GoUrl {
 
   /** The fields of Go's {@code url.URL} that the getters need, as bytes (ISO-8859-1). */
   private String scheme = "";
@@ -36,10 +36,10 @@ final class GoUrl {
   private GoUrl() {}
 
   /** A parse result: the URL, or Go's error text ({@code parse "<url>": <reason>}). */
-  record Parsed(GoUrl url, String error) {}
+  public record Parsed(GoUrl url, String error) {}
 
   /** {@code url.ParseRequestURI}. */
-  static Parsed parseRequestUri(String text) {
+  public static Parsed parseRequestUri(String text) {
     String raw = bytes(text);
     Object r = parse(raw, true);
     return r instanceof GoUrl u
@@ -48,7 +48,7 @@ final class GoUrl {
   }
 
   /** {@code url.Parse}: a fragment cut off first. */
-  static Parsed parse(String text) {
+  public static Parsed parse(String text) {
     String raw = bytes(text);
     int hash = raw.indexOf('#');
     String u = hash < 0 ? raw : raw.substring(0, hash);
@@ -68,19 +68,19 @@ final class GoUrl {
     return new Parsed(url, null);
   }
 
-  String scheme() {
+  public String scheme() {
     return text(scheme);
   }
 
-  String host() {
+  public String host() {
     return text(host);
   }
 
-  String hostname() {
+  public String hostname() {
     return text(splitHostPort(host)[0]);
   }
 
-  String port() {
+  public String port() {
     return text(splitHostPort(host)[1]);
   }
 
@@ -152,7 +152,7 @@ final class GoUrl {
   }
 
   /** {@code EscapedPath()}. */
-  String escapedPath() {
+  public String escapedPath() {
     return text(escapedPathBytes());
   }
 
@@ -170,7 +170,7 @@ final class GoUrl {
   }
 
   /** {@code Query()}: {@code ParseQuery} of the raw query, malformed pairs skipped. */
-  Map<String, List<String>> query() {
+  public Map<String, List<String>> query() {
     Map<String, List<String>> result = new LinkedHashMap<>();
     String query = rawQuery;
     int count = 1;

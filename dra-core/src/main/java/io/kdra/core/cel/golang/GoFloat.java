@@ -1,10 +1,10 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.golang;
 
 import java.math.BigDecimal;
 import java.time.Duration;
 
 /** Go's text forms of numbers that cel-go prints: {@code strconv.FormatFloat(f, 'g'|'f', -1)}. */
-final class GoFloat {
+public final class GoFloat {
 
   private GoFloat() {}
 
@@ -12,7 +12,7 @@ final class GoFloat {
    * {@code strconv.FormatFloat(d, 'g', -1, 64)}, which is also {@code fmt}'s {@code %g}: shortest
    * digits, %e from exponent -5 or 6.
    */
-  static String shortest(double d) {
+  public static String shortest(double d) {
     if (Double.isNaN(d)) {
       return "NaN";
     }
@@ -35,7 +35,7 @@ final class GoFloat {
   }
 
   /** cel-go's duration text: seconds as {@code strconv.FormatFloat(s, 'f', -1, 64)} + "s". */
-  static String duration(Duration d) {
+  public static String duration(Duration d) {
     // Go's Duration.Seconds(): whole seconds and the remainder, both truncated towards zero
     long nanos = d.toNanos();
     double seconds = (double) (nanos / 1_000_000_000L) + (double) (nanos % 1_000_000_000L) / 1e9;

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.golang;
 
 /**
  * Go 1.26's {@code url.ParseRequestURI} as far as its error decides: null for a valid request URI,
@@ -6,11 +6,11 @@ package io.kdra.core.cel;
  * net/url}; and the part of {@code netip.ParseAddr} that net/url applies to bracketed hosts, with
  * its error texts. Hand-written: the Kubernetes format library's {@code uri} returns this text.
  */
-final class GoRequestUri {
+public final class GoRequestUri {
 
   private GoRequestUri() {}
 
-  static String validate(String uri) {
+  public static String validate(String uri) {
     return GoUrl.parseRequestUri(uri).error();
   }
 

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.golang;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
@@ -11,12 +11,12 @@ import java.util.Locale;
  * Doubles as golang.org/x/text's en_US message printer writes them for cel-go's {@code format()}
  * ({@code %f} and {@code %e}).
  */
-final class GoLocalizedFloat {
+public final class GoLocalizedFloat {
 
   private GoLocalizedFloat() {}
 
   /** golang.org/x/text's en_US printer for %.Nf: grouped thousands, no negative zero. */
-  static String fixed(double d, int precision) {
+  public static String fixed(double d, int precision) {
     if (Double.isNaN(d)) {
       return "NaN";
     }
@@ -43,7 +43,7 @@ final class GoLocalizedFloat {
    * the width (a cel-go quirk), the mantissa always has six decimals and the exponent is written as
    * ×10 with superscript digits ({@code 1.234500×10⁰³}).
    */
-  static String scientific(double d, int width) {
+  public static String scientific(double d, int width) {
     String s;
     if (Double.isNaN(d)) {
       s = "NaN";

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.golang;
 
 /**
  * Go's {@code strconv.Quote} (and {@code %q}), of a string or of a byte string (held one byte per

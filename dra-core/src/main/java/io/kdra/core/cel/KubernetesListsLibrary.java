@@ -14,6 +14,8 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
+import io.kdra.core.cel.compat.CelValues;
+import io.kdra.core.cel.compat.TypedOverloads;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;

@@ -20,6 +20,8 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
+import io.kdra.core.cel.compat.CelValues;
+import io.kdra.core.cel.compat.TypedOverloads;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;

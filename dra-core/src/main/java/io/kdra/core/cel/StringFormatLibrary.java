@@ -19,6 +19,7 @@ import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
+import io.kdra.core.cel.compat.CelValues;
 import io.kdra.core.cel.golang.GoFloat;
 import io.kdra.core.cel.golang.GoLocalizedFloat;
 import io.kdra.core.cel.golang.GoQuantity;

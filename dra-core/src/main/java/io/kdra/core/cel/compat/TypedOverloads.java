@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.compat;
 
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelOverloadDecl;
@@ -21,10 +21,10 @@ import java.util.function.Function;
  * follow from it. cel-java's runtime, though, cannot choose among overloads that all take a List,
  * so {@link #forRuntime} points such calls at the one binding.
  */
-final class TypedOverloads {
+public final class TypedOverloads {
 
   /** cel-go's comparable types by the names the lists extension uses in overload ids. */
-  static final Map<String, CelType> EXT_COMPARABLE =
+  public static final Map<String, CelType> EXT_COMPARABLE =
       ordered(
           "int",
           SimpleType.INT,
@@ -44,7 +44,7 @@ final class TypedOverloads {
           SimpleType.BYTES);
 
   /** The same types by the names the Kubernetes lists library uses. */
-  static final Map<String, CelType> K8S_COMPARABLE =
+  public static final Map<String, CelType> K8S_COMPARABLE =
       ordered(
           "int",
           SimpleType.INT,
@@ -63,7 +63,7 @@ final class TypedOverloads {
           "bytes",
           SimpleType.BYTES);
 
-  static final Map<String, CelType> K8S_SUMMABLE =
+  public static final Map<String, CelType> K8S_SUMMABLE =
       ordered(
           "int",
           SimpleType.INT,
@@ -86,12 +86,12 @@ final class TypedOverloads {
    * Runs {@code typedId} by its own binding where the checker resolved a call to it alone (where
    * the result depends on the static type: the sum of an empty list of double is 0.0).
    */
-  static synchronized void boundAlone(String typedId) {
+  public static synchronized void boundAlone(String typedId) {
     BOUND_ALONE.add(typedId);
   }
 
   /** One overload per type, {@code id.apply(typeName)} its id, all run by {@code runtimeId}. */
-  static synchronized List<CelOverloadDecl> declare(
+  public static synchronized List<CelOverloadDecl> declare(
       Map<String, CelType> types,
       Function<String, String> id,
       Function<CelType, CelOverloadDecl> overload,
@@ -107,7 +107,7 @@ final class TypedOverloads {
   }
 
   /** The checked AST with calls to typed overloads resolved to their runtime binding. */
-  static synchronized CelAbstractSyntaxTree forRuntime(CelAbstractSyntaxTree ast) {
+  public static synchronized CelAbstractSyntaxTree forRuntime(CelAbstractSyntaxTree ast) {
     Map<Long, CelReference> references = new HashMap<>(ast.getReferenceMap());
     boolean changed = false;
     for (Map.Entry<Long, CelReference> e : references.entrySet()) {

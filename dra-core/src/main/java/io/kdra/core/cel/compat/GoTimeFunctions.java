@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.compat;
 
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelFunctionBinding;
@@ -20,10 +20,10 @@ import java.util.function.ToLongFunction;
  * and {@code timestamp("...")} with these too, so a literal is refused at compile time where
  * upstream refuses it.
  */
-final class GoTimeFunctions {
+public final class GoTimeFunctions {
 
   /** cel-java's standard overloads these replace, by their enum names. */
-  static final Set<String> REPLACED =
+  public static final Set<String> REPLACED =
       Set.of(
           "STRING_TO_DURATION",
           "STRING_TO_TIMESTAMP",
@@ -87,7 +87,7 @@ final class GoTimeFunctions {
 
   private GoTimeFunctions() {}
 
-  static List<CelFunctionBinding> bindings() {
+  public static List<CelFunctionBinding> bindings() {
     List<CelFunctionBinding> bindings = new ArrayList<>(conversionsAndArithmetic());
     ZONED_GETTERS.forEach(
         (overload, field) ->

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.compat;
 
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.ast.CelConstant;
@@ -19,14 +19,14 @@ import java.util.Map;
  * does, so only the empty list literal needs this. Hand-written: cel-java has no such plan-time
  * rewrite.
  */
-final class EmptyListMembership {
+public final class EmptyListMembership {
 
   private static final String IN_LIST = "in_list";
 
   private EmptyListMembership() {}
 
   /** The checked AST with every {@code x in []} (list overload) replaced by false. */
-  static CelAbstractSyntaxTree forRuntime(CelAbstractSyntaxTree ast) {
+  public static CelAbstractSyntaxTree forRuntime(CelAbstractSyntaxTree ast) {
     Map<Long, CelReference> references = ast.getReferenceMap();
     CelMutableExpr root = CelMutableExprConverter.fromCelExpr(ast.getExpr());
     List<CelMutableExpr> found =

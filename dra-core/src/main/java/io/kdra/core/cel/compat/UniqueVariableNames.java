@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.compat;
 
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.ast.CelExpr;
@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * cel-java's marker of a binding, the loop variable {@code #unused}, stays. Hand-written: cel-java
  * has no such plan-time rewrite.
  */
-final class UniqueVariableNames {
+public final class UniqueVariableNames {
 
   /** The loop variable by which cel-java recognises a cel.bind comprehension. */
   private static final String BIND_LOOP_VARIABLE = "#unused";
@@ -32,7 +32,7 @@ final class UniqueVariableNames {
   private UniqueVariableNames() {}
 
   /** The checked AST with every comprehension variable (but cel.bind's marker) renamed. */
-  static CelAbstractSyntaxTree forRuntime(CelAbstractSyntaxTree ast) {
+  public static CelAbstractSyntaxTree forRuntime(CelAbstractSyntaxTree ast) {
     CelMutableExpr root = CelMutableExprConverter.fromCelExpr(ast.getExpr());
     List<CelMutableExpr> comprehensions = new ArrayList<>();
     all(root, comprehensions::add);

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.compat;
 
 import dev.cel.checker.CelStandardDeclarations;
 import dev.cel.checker.CelStandardDeclarations.StandardFunction;
@@ -41,9 +41,9 @@ import java.util.Map;
  * <p>Also the standard conversion cel-java lacks: {@code int(duration)} (nanoseconds). cel-go 0.29
  * (Kubernetes 1.37) no longer declares {@code duration(int)}, so it does not compile.
  */
-final class StandardFunctionsInUpstreamOrder {
+public final class StandardFunctionsInUpstreamOrder {
 
-  static final String DURATION_TO_INT = "duration_to_int64";
+  public static final String DURATION_TO_INT = "duration_to_int64";
   private static final String RESOURCE = "upstream-overload-order.tsv";
   private static final Map<String, List<String>> UPSTREAM_ORDER = read();
 
@@ -53,7 +53,7 @@ final class StandardFunctionsInUpstreamOrder {
    * The standard library's identifiers (type names) only: its functions come from {@link
    * #functions}.
    */
-  static CelStandardDeclarations identifiersOnly() {
+  public static CelStandardDeclarations identifiersOnly() {
     return CelStandardDeclarations.newBuilder().filterFunctions((f, o) -> false).build();
   }
 
@@ -61,7 +61,7 @@ final class StandardFunctionsInUpstreamOrder {
    * The standard functions cel-java's standard environment declares under these options (the same
    * filter as its {@code Env.standard}), each in upstream's overload order.
    */
-  static List<CelFunctionDecl> functions(CelOptions options) {
+  public static List<CelFunctionDecl> functions(CelOptions options) {
     List<CelFunctionDecl> functions = new ArrayList<>();
     for (StandardFunction function : StandardFunction.values()) {
       List<CelOverloadDecl> overloads = new ArrayList<>();
@@ -83,7 +83,7 @@ final class StandardFunctionsInUpstreamOrder {
   }
 
   /** The runtime of the conversion cel-java lacks: {@code int(duration)} in nanoseconds. */
-  static List<CelFunctionBinding> conversionBindings() {
+  public static List<CelFunctionBinding> conversionBindings() {
     return List.of(CelFunctionBinding.from(DURATION_TO_INT, Duration.class, Duration::toNanos));
   }
 
@@ -101,7 +101,7 @@ final class StandardFunctionsInUpstreamOrder {
   }
 
   /** Upstream's overload IDs of each function, in declaration order. */
-  static Map<String, List<String>> upstreamOrder() {
+  public static Map<String, List<String>> upstreamOrder() {
     return UPSTREAM_ORDER;
   }
 

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.compat;
 
 import com.google.common.primitives.UnsignedLong;
 import com.google.protobuf.ByteString;
@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /** CEL value comparisons and equality as cel-go defines them, for the hand-written libraries. */
-final class CelValues {
+public final class CelValues {
 
   private CelValues() {}
 
@@ -20,7 +20,7 @@ final class CelValues {
    * Orders two values of one comparable CEL type (numbers across int, uint and double, as with
    * heterogeneous comparisons); strings by code point, as Go compares UTF-8 bytes.
    */
-  static int compare(Object a, Object b) throws CelEvaluationException {
+  public static int compare(Object a, Object b) throws CelEvaluationException {
     if (a instanceof Number && b instanceof Number) {
       if (isNaN(a) || isNaN(b)) {
         // cel-go's Compare is an error, which sort(), min(), max() and isSorted() take for
@@ -65,7 +65,7 @@ final class CelValues {
     throw new CelEvaluationException("no such overload");
   }
 
-  static int compareCodePoints(String a, String b) {
+  public static int compareCodePoints(String a, String b) {
     int i = 0;
     int j = 0;
     while (i < a.length() && j < b.length()) {
@@ -83,7 +83,7 @@ final class CelValues {
   }
 
   /** {@link #compare} for {@code <}, {@code <=} ...: a NaN fails, as in cel-go. */
-  static int orderedCompare(Object a, Object b) throws CelEvaluationException {
+  public static int orderedCompare(Object a, Object b) throws CelEvaluationException {
     if (isNaN(a) || isNaN(b)) {
       throw new CelEvaluationException("NaN values cannot be ordered");
     }
@@ -116,7 +116,7 @@ final class CelValues {
   }
 
   /** CEL equality: numbers by value across types, lists and maps element-wise. */
-  static boolean equal(Object a, Object b) {
+  public static boolean equal(Object a, Object b) {
     if (a instanceof Number && b instanceof Number) {
       if (a instanceof Double x && x.isNaN() || b instanceof Double y && y.isNaN()) {
         return false;
@@ -148,14 +148,14 @@ final class CelValues {
     return Objects.equals(a, b);
   }
 
-  static Object zeroDuration(Object sample) {
+  public static Object zeroDuration(Object sample) {
     return sample instanceof java.time.Duration
         ? java.time.Duration.ZERO
         : Duration.getDefaultInstance();
   }
 
   /** Adds two durations within CEL's range (about ±10,000 years), else an overflow error. */
-  static Object addDurations(Object a, Object b) throws CelEvaluationException {
+  public static Object addDurations(Object a, Object b) throws CelEvaluationException {
     java.time.Duration x = toJava(a);
     java.time.Duration y = toJava(b);
     java.time.Duration sum;

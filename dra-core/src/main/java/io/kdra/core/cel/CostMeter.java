@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.cel.common.ast.CelExpr;
 import dev.cel.common.values.CelByteString;
 import dev.cel.runtime.CelEvaluationListener;
+import io.kdra.core.cel.ext.SortByLibrary;
 import io.kdra.core.cel.golang.GoQuantity;
 import io.kdra.core.cel.golang.GoUrl;
 import io.kdra.core.model.Semver;

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.ext;
 
 import com.google.common.primitives.UnsignedLong;
 import com.google.protobuf.ByteString;
@@ -43,9 +43,9 @@ import java.util.Map;
  * checked at compile time) is in {@link SelectorAstValidator}, through {@link #format} and {@link
  * Args}.
  */
-final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
-  static final String OVERLOAD = "string_format";
+  public static final String OVERLOAD = "string_format";
   private static final int DEFAULT_PRECISION = 6;
 
   @Override
@@ -74,17 +74,17 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
   }
 
   /** A format problem, with the message cel-go gives. */
-  static final class FormatException extends Exception {
-    final int argIndex;
+  public static final class FormatException extends Exception {
+    public final int argIndex;
 
-    FormatException(String message, int argIndex) {
+    public FormatException(String message, int argIndex) {
       super(message);
       this.argIndex = argIndex;
     }
   }
 
   /** The clauses' view of the arguments: values at runtime, static types at compile time. */
-  interface Args {
+  public interface Args {
     int size();
 
     String string(int index) throws FormatException;
@@ -103,7 +103,7 @@ final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary
   }
 
   /** cel-go's {@code parseFormatString}; returns the formatted string and counts arguments. */
-  static String format(String format, Args args) throws FormatException {
+  public static String format(String format, Args args) throws FormatException {
     byte[] bytes = format.getBytes(StandardCharsets.UTF_8);
     StringBuilder out = new StringBuilder();
     int i = 0;

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.ext;
 
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
@@ -18,7 +18,7 @@ import java.util.stream.LongStream;
  * {@code [0, n)}, and a runtime error for a negative size or one over a million elements. cel-java
  * 0.14.0's answers an empty list for a negative size and has no maximum.
  */
-final class ListsRangeLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class ListsRangeLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   static final String OVERLOAD = "lists_range";
 

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.ext;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.primitives.UnsignedLong;
@@ -37,9 +37,9 @@ import java.util.Optional;
  * orders them by code points. The macro expands to {@code cel.bind(in, list,
  * in.@sortByAssociatedKeys(in.map(x, key)))}, as cel-go's does.
  */
-final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
-  static final String FUNCTION = "@sortByAssociatedKeys";
+  public static final String FUNCTION = "@sortByAssociatedKeys";
   private static final String INPUT = "@__sortBy_input__";
   private static final TypeParamType T = TypeParamType.create("T");
   private static final TypeParamType K = TypeParamType.create("K");

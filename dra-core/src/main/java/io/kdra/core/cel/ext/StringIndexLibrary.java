@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.ext;
 
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
@@ -18,7 +18,7 @@ import java.util.List;
  * the offset, clamped to the end, as of cel-go 0.29). Hand-written because cel-java's versions fail
  * on offsets past the end.
  */
-final class StringIndexLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class StringIndexLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {

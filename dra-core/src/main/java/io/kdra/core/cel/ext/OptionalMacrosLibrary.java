@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.ext;
 
 import com.google.common.collect.ImmutableList;
 import dev.cel.common.ast.CelExpr;
@@ -16,7 +16,7 @@ import java.util.Optional;
  * estimated cost; upstream's cost follows this shape. Replaces the macros of cel-java's optional
  * library (added after it).
  */
-final class OptionalMacrosLibrary implements CelCompilerLibrary {
+public final class OptionalMacrosLibrary implements CelCompilerLibrary {
 
   private static final String UNUSED_ITER_VAR = "#unused";
 

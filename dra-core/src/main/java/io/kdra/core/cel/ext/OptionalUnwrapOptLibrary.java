@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.ext;
 
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
@@ -18,7 +18,7 @@ import java.util.Optional;
  * {@code list.unwrapOpt()}, the member form of {@code optional.unwrap(list)} in cel-go's optional
  * library version 2, which cel-java's optional library lacks. Hand-written.
  */
-final class OptionalUnwrapOptLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class OptionalUnwrapOptLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   private static final TypeParamType V = TypeParamType.create("V");
 

@@ -7,6 +7,8 @@ import dev.cel.runtime.CelEvaluationListener;
 import io.kdra.core.cel.ext.SortByLibrary;
 import io.kdra.core.cel.golang.GoQuantity;
 import io.kdra.core.cel.golang.GoUrl;
+import io.kdra.core.cel.k8slib.KubernetesFormats;
+import io.kdra.core.cel.k8slib.KubernetesNetLibrary;
 import io.kdra.core.model.Semver;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -9,6 +9,7 @@ import dev.cel.common.types.CelKind;
 import dev.cel.common.types.CelType;
 import io.kdra.core.cel.CelCostEstimator.AstNode;
 import io.kdra.core.cel.CelCostEstimator.CallEstimate;
+import io.kdra.core.cel.k8slib.KubernetesFormatLibrary;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -13,6 +13,7 @@ import dev.cel.common.types.SimpleType;
 import io.kdra.core.cel.ext.SortByLibrary;
 import io.kdra.core.cel.ext.StringFormatLibrary;
 import io.kdra.core.cel.ext.StringFormatLibrary.FormatException;
+import io.kdra.core.cel.k8slib.KubernetesListsLibrary;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.k8slib;
 
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
@@ -22,10 +22,10 @@ import java.util.List;
  * semver} library ({@code semverlib.go}), with the same names, overloads and errors. Values are
  * {@link GoQuantity} (Go's representation, see there) and {@link Semver} objects, opaque to CEL.
  */
-final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
-  static final CelType QUANTITY = OpaqueType.create("kubernetes.Quantity");
-  static final CelType SEMVER = OpaqueType.create("kubernetes.Semver");
+  public static final CelType QUANTITY = OpaqueType.create("kubernetes.Quantity");
+  public static final CelType SEMVER = OpaqueType.create("kubernetes.Semver");
 
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {
@@ -164,7 +164,8 @@ final class KubernetesCelLibrary implements CelCompilerLibrary, CelRuntimeLibrar
    * Quantity.Equal} answers "no such overload"); semvers by precedence (build metadata ignored);
    * everything else as standard CEL.
    */
-  static boolean equal(Object a, Object b, RuntimeEquality standard) throws CelEvaluationException {
+  public static boolean equal(Object a, Object b, RuntimeEquality standard)
+      throws CelEvaluationException {
     if (a instanceof GoQuantity qa) {
       if (!(b instanceof GoQuantity qb) || qb.isPointer()) {
         throw new CelEvaluationException("no such overload");

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.k8slib;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;

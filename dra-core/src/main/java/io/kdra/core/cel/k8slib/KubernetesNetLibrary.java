@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.k8slib;
 
 import com.google.common.net.InetAddresses;
 import dev.cel.checker.CelCheckerBuilder;
@@ -25,13 +25,13 @@ import java.util.regex.Pattern;
  * zeros, IPv6 in any RFC 4291 form printed as RFC 5952; zones and IPv4-mapped IPv6 addresses
  * rejected. Hand-written on Guava's {@code InetAddresses}: cel-java has no such library.
  */
-final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   static final CelType IP = OpaqueType.create("net.IP");
   static final CelType CIDR = OpaqueType.create("net.CIDR");
 
   /** An address: 4 or 16 bytes. */
-  record Ip(byte[] bytes) {
+  public record Ip(byte[] bytes) {
     boolean is4() {
       return bytes.length == 4;
     }
@@ -57,7 +57,7 @@ final class KubernetesNetLibrary implements CelCompilerLibrary, CelRuntimeLibrar
   }
 
   /** A prefix as written (address not masked) and its length. */
-  record Cidr(Ip ip, int bits) {
+  public record Cidr(Ip ip, int bits) {
     @Override
     public String toString() {
       return ip + "/" + bits;

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.k8slib;
 
 import com.google.re2j.Matcher;
 import com.google.re2j.Pattern;
@@ -23,7 +23,7 @@ import java.util.List;
  * skipped; {@code n < 0} means all). RE2 syntax through RE2J, as cel-java's {@code matches}.
  * Hand-written: cel-java's regex extension is a different library ({@code regex.extract}...).
  */
-final class KubernetesRegexLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class KubernetesRegexLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {

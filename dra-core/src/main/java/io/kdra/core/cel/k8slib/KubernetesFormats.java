@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.k8slib;
 
 import io.kdra.core.cel.golang.GoRequestUri;
 import java.nio.charset.StandardCharsets;
@@ -22,10 +22,10 @@ import java.util.regex.Pattern;
  * url.ParseRequestURI} ({@link GoRequestUri}). Lengths are Go's: UTF-8 bytes. Hand-written: no Java
  * library has these exact rules and messages.
  */
-final class KubernetesFormats {
+public final class KubernetesFormats {
 
   /** A named format: equal by name, as upstream's {@code Format.Equal}. */
-  record NamedFormat(String name, Function<String, List<String>> validator) {
+  public record NamedFormat(String name, Function<String, List<String>> validator) {
     @Override
     public boolean equals(Object o) {
       return o instanceof NamedFormat other && other.name.equals(name);

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.k8slib;
 
 import dev.cel.checker.CelCheckerBuilder;
 import dev.cel.common.CelFunctionDecl;
@@ -21,7 +21,7 @@ import io.kdra.core.cel.golang.GoUrl;
  * accepts what {@code url.ParseRequestURI} accepts and reads the parts of {@code url.Parse}, as
  * upstream.
  */
-final class KubernetesUrlLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class KubernetesUrlLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   static final CelType URL = OpaqueType.create("kubernetes.URL");
 

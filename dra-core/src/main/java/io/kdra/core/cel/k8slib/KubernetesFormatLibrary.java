@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.k8slib;
 
 import com.google.common.collect.ImmutableList;
 import dev.cel.checker.CelCheckerBuilder;
@@ -13,7 +13,7 @@ import dev.cel.compiler.CelCompilerLibrary;
 import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntimeBuilder;
 import dev.cel.runtime.CelRuntimeLibrary;
-import io.kdra.core.cel.KubernetesFormats.NamedFormat;
+import io.kdra.core.cel.k8slib.KubernetesFormats.NamedFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,9 +26,9 @@ import java.util.Optional;
  * format.validate(string)} (none when valid, else the optional list of errors). The formats and
  * their messages are {@link KubernetesFormats}.
  */
-final class KubernetesFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class KubernetesFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
-  static final CelType FORMAT = OpaqueType.create("kubernetes.NamedFormat");
+  public static final CelType FORMAT = OpaqueType.create("kubernetes.NamedFormat");
 
   @Override
   public void setCheckerOptions(CelCheckerBuilder checker) {

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.k8slib;
 
 import com.google.common.primitives.UnsignedLong;
 import com.google.protobuf.Duration;
@@ -28,13 +28,13 @@ import java.util.Set;
  * on empty list"). Hand-written: cel-java has no such library (its own lists extension is cel-go's
  * {@code ext.Lists}, which the environment adds as well).
  */
-final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
+public final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 
   private static final TypeParamType A = TypeParamType.create("A");
   private static final String INCLUDES = "list_includes_dyn_dyn";
 
   /** Element kinds the typed overloads upstream accept, checked by SelectorAstValidator. */
-  static final Set<CelKind> COMPARABLE_KINDS =
+  public static final Set<CelKind> COMPARABLE_KINDS =
       EnumSet.of(
           CelKind.INT,
           CelKind.UINT,
@@ -45,7 +45,7 @@ final class KubernetesListsLibrary implements CelCompilerLibrary, CelRuntimeLibr
           CelKind.STRING,
           CelKind.BYTES);
 
-  static final Set<CelKind> SUMMABLE_KINDS =
+  public static final Set<CelKind> SUMMABLE_KINDS =
       EnumSet.of(CelKind.INT, CelKind.UINT, CelKind.DOUBLE, CelKind.DURATION);
 
   /**

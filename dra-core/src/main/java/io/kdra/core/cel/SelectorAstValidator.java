@@ -10,6 +10,7 @@ import dev.cel.common.types.CelKind;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.CelTypes;
 import dev.cel.common.types.SimpleType;
+import io.kdra.core.cel.cost.CostPlan;
 import io.kdra.core.cel.ext.SortByLibrary;
 import io.kdra.core.cel.ext.StringFormatLibrary;
 import io.kdra.core.cel.ext.StringFormatLibrary.FormatException;

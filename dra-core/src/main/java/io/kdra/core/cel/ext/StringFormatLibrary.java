@@ -40,8 +40,8 @@ import java.util.Map;
  * enables. Hand-written: cel-java's strings extension has {@code quote} but no {@code format}. Go's
  * number and string forms are in {@link GoLocalizedFloat}, {@link GoFloat} and {@link GoQuote};
  * cel-go's {@code stringFormatValidator} (a literal format string with a literal argument list
- * checked at compile time) is in {@link SelectorAstValidator}, through {@link #format} and {@link
- * Args}.
+ * checked at compile time) is in the environment's {@code SelectorAstValidator}, through {@link
+ * #format} and {@link Args}.
  */
 public final class StringFormatLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 

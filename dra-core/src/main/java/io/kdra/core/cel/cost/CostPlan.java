@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.cost;
 
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.ast.CelExpr;
@@ -15,7 +15,7 @@ import java.util.Set;
  * variable's attribute: an extra attribute step), which {@code in} calls become set lookups, and
  * the uniquely resolved overloads (trackers apply only to those).
  */
-final class CostPlan {
+public final class CostPlan {
   private final Set<Long> constants = new HashSet<>();
   private final Set<Long> relative = new HashSet<>();
 
@@ -45,7 +45,7 @@ final class CostPlan {
           "optional_type");
 
   /** The conversions cel-go's planner folds into a constant when their argument is one. */
-  static final Set<String> CONVERSIONS =
+  public static final Set<String> CONVERSIONS =
       Set.of(
           "bool",
           "bytes",
@@ -87,7 +87,7 @@ final class CostPlan {
    * @param ast the program's AST
    * @param checked the checker's, whose references say which calls resolved to one overload
    */
-  static CostPlan of(CelAbstractSyntaxTree ast, CelAbstractSyntaxTree checked) {
+  public static CostPlan of(CelAbstractSyntaxTree ast, CelAbstractSyntaxTree checked) {
     CostPlan plan = new CostPlan();
     checked
         .getReferenceMap()

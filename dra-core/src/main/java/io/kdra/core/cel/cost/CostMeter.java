@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.cost;
 
 import com.google.protobuf.ByteString;
 import dev.cel.common.ast.CelExpr;
@@ -30,11 +30,11 @@ import java.util.Optional;
  * their cost (a few units where an error is absorbed by {@code ||}, {@code &&} or a comprehension)
  * is missing.
  */
-final class CostMeter implements CelEvaluationListener {
+public final class CostMeter implements CelEvaluationListener {
 
   /** Thrown out of the interpreter to abort the evaluation. */
-  static final class LimitExceeded extends RuntimeException {
-    LimitExceeded() {
+  public static final class LimitExceeded extends RuntimeException {
+    public LimitExceeded() {
       super(null, null, false, false);
     }
   }
@@ -52,13 +52,13 @@ final class CostMeter implements CelEvaluationListener {
   /**
    * @param limit the cost limit (unsigned); -1 for none
    */
-  CostMeter(CostPlan plan, long limit) {
+  public CostMeter(CostPlan plan, long limit) {
     this.plan = plan;
     this.limit = limit;
   }
 
   /** The cost so far (an unsigned 64-bit value, saturating). */
-  long cost() {
+  public long cost() {
     return cost;
   }
 

@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.cost;
 
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.ast.CelConstant;
@@ -25,7 +25,7 @@ import java.util.Map;
  *
  * <p>Costs are unsigned 64-bit values in a {@code long} (see {@link Estimate}).
  */
-final class CelCostEstimator {
+public final class CelCostEstimator {
 
   static final long SELECT_AND_IDENT_COST = 1;
   static final long LIST_CREATE_BASE_COST = 10;
@@ -40,7 +40,7 @@ final class CelCostEstimator {
   private static final String HIDDEN_ACCUMULATOR_NAME = "@result";
 
   /** The worst-case (maximum) cost of the checked expression. */
-  long estimate(CelAbstractSyntaxTree ast) {
+  public long estimate(CelAbstractSyntaxTree ast) {
     return new Coster(ast).cost(ast.getExpr()).max();
   }
 

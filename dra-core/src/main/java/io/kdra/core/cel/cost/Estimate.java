@@ -1,4 +1,4 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.cost;
 
 /**
  * A range of sizes or costs, cel-go's {@code checker.SizeEstimate} and {@code CostEstimate} (the
@@ -6,7 +6,7 @@ package io.kdra.core.cel;
  * uint64}): arithmetic saturates at {@link #MAX}, and the rounding of cost factors is Go's float64
  * one, so that estimates equal upstream's to the unit.
  */
-record Estimate(long min, long max) {
+public record Estimate(long min, long max) {
 
   /** {@code math.MaxUint64}. */
   static final long MAX = -1L;

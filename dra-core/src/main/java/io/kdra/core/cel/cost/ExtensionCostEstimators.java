@@ -1,9 +1,9 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.cost;
 
 import dev.cel.common.ast.CelConstant;
 import dev.cel.common.ast.CelExpr;
-import io.kdra.core.cel.CelCostEstimator.AstNode;
-import io.kdra.core.cel.CelCostEstimator.CallEstimate;
+import io.kdra.core.cel.cost.CelCostEstimator.AstNode;
+import io.kdra.core.cel.cost.CelCostEstimator.CallEstimate;
 import java.util.List;
 
 /**
@@ -11,7 +11,7 @@ import java.util.List;
  * register ({@code checker.OverloadCostEstimate} in {@code ext/lists.go}, {@code ext/sets.go}), and
  * the translation of cel-java's overload ids to cel-go's where they differ.
  */
-final class ExtensionCostEstimators {
+public final class ExtensionCostEstimators {
 
   private ExtensionCostEstimators() {}
 

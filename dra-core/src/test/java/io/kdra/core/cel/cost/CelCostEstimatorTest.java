@@ -1,8 +1,10 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.cost;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import io.kdra.core.cel.CelSelectorException;
+import io.kdra.core.cel.DeviceSelectorEnvironment;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,14 +1,15 @@
-package io.kdra.core.cel;
+package io.kdra.core.cel.cost;
 
-import static io.kdra.core.cel.CelCostEstimator.REGEX_STRING_LENGTH_COST_FACTOR;
-import static io.kdra.core.cel.CelCostEstimator.STRING_TRAVERSAL_COST_FACTOR;
+import static io.kdra.core.cel.cost.CelCostEstimator.REGEX_STRING_LENGTH_COST_FACTOR;
+import static io.kdra.core.cel.cost.CelCostEstimator.STRING_TRAVERSAL_COST_FACTOR;
 
 import dev.cel.common.ast.CelConstant;
 import dev.cel.common.ast.CelExpr;
 import dev.cel.common.types.CelKind;
 import dev.cel.common.types.CelType;
-import io.kdra.core.cel.CelCostEstimator.AstNode;
-import io.kdra.core.cel.CelCostEstimator.CallEstimate;
+import io.kdra.core.cel.cost.CelCostEstimator.AstNode;
+import io.kdra.core.cel.cost.CelCostEstimator.CallEstimate;
+import io.kdra.core.cel.k8slib.DeviceFields;
 import io.kdra.core.cel.k8slib.KubernetesFormatLibrary;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +24,7 @@ import java.util.Set;
  * authorizer and selector functions are left out: the DRA environment has no variable to reach
  * them.
  */
-final class KubernetesCostEstimator {
+public final class KubernetesCostEstimator {
 
   /** {@code cel.MaxFormatSize} and {@code cel.MaxNameFormatRegexSize}. */
   private static final long MAX_FORMAT_SIZE = 64;
@@ -86,10 +87,10 @@ final class KubernetesCostEstimator {
       new DeclType(
           0,
           Map.of(
-              CelDevice.DRIVER, DeclType.scalar(63),
-              CelDevice.ALLOW_MULTIPLE_ALLOCATIONS, DeclType.scalar(1),
-              CelDevice.ATTRIBUTES, DeclType.map(DOMAIN, DeclType.map(ID, ATTRIBUTE, 32), 32),
-              CelDevice.CAPACITY,
+              DeviceFields.DRIVER, DeclType.scalar(63),
+              DeviceFields.ALLOW_MULTIPLE_ALLOCATIONS, DeclType.scalar(1),
+              DeviceFields.ATTRIBUTES, DeclType.map(DOMAIN, DeclType.map(ID, ATTRIBUTE, 32), 32),
+              DeviceFields.CAPACITY,
                   DeclType.map(DOMAIN, DeclType.map(ID, DeclType.scalar(0), 32), 32)),
           null,
           null);
@@ -100,9 +101,7 @@ final class KubernetesCostEstimator {
    */
   Estimate estimateSize(AstNode node) {
     List<String> path = node.path();
-    if (path == null
-        || path.isEmpty()
-        || !path.get(0).equals(DeviceSelectorEnvironment.DEVICE_VAR)) {
+    if (path == null || path.isEmpty() || !path.get(0).equals(DeviceFields.VARIABLE)) {
       return null;
     }
     DeclType current = DEVICE;

@@ -16,12 +16,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The static worst-case cost of a selector: a port of cel-go v0.26.0's {@code checker/cost.go} (the
- * {@code coster}), with has() free as the API server configures it ({@code
- * PresenceTestHasCost(false)}), and {@link KubernetesCostEstimator} in the place of the API
- * server's {@code library.CostEstimator} and DRA's size estimator. cel-java has no cost estimator.
- * Upstream's estimate decides whether API validation accepts a selector, so this one must equal it
- * to the unit; the structure and names follow cel-go's to keep the port checkable.
+ * The static worst-case cost of a selector: a port of cel-go's {@code checker/cost.go} (the {@code
+ * coster}), with has() free as the API server configures it ({@code PresenceTestHasCost(false)}),
+ * and {@link KubernetesCostEstimator} in the place of the API server's {@code
+ * library.CostEstimator} and DRA's size estimator. cel-java has no cost estimator. Upstream's
+ * estimate decides whether API validation accepts a selector, so this one must equal it to the
+ * unit; the structure and names follow cel-go's to keep the port checkable.
  *
  * <p>Costs are unsigned 64-bit values in a {@code long} (see {@link Estimate}).
  */

@@ -19,16 +19,15 @@ import java.util.Optional;
 
 /**
  * The actual cost of one evaluation in cel-go's runtime cost units, as upstream's cost tracker
- * counts them ({@code interpreter/runtimecost.go} of cel-go v0.26.0 with the lists and sets
- * extensions' trackers and k8s.io/apiserver's {@code library.CostEstimator.CallCost}, has() free),
- * and the stop past the limit ("operation cancelled: actual cost limit exceeded"). Hand-written:
- * cel-java has no runtime cost tracker. It listens to cel-java's interpreter, which reports every
- * evaluated node with its value after its children, the order in which cel-go's observer charges
- * its program steps; what cel-go's planner folds into constants ({@code OptOptimize}: list and map
- * literals of constants, type conversions of constants, {@code in} a constant list of primitives)
- * is free here too ({@link CostPlan}). Known gap: nodes that fail are not reported by cel-java, so
- * their cost (a few units where an error is absorbed by {@code ||}, {@code &&} or a comprehension)
- * is missing.
+ * counts them ({@code interpreter/runtimecost.go} of cel-go with the lists and sets extensions'
+ * trackers and k8s.io/apiserver's {@code library.CostEstimator.CallCost}, has() free), and the stop
+ * past the limit ("operation cancelled: actual cost limit exceeded"). Hand-written: cel-java has no
+ * runtime cost tracker. It listens to cel-java's interpreter, which reports every evaluated node
+ * with its value after its children, the order in which cel-go's observer charges its program
+ * steps; what cel-go's planner folds into constants ({@code OptOptimize}: list and map literals of
+ * constants, type conversions of constants, {@code in} a constant list of primitives) is free here
+ * too ({@link CostPlan}). Known gap: nodes that fail are not reported by cel-java, so their cost (a
+ * few units where an error is absorbed by {@code ||}, {@code &&} or a comprehension) is missing.
  */
 public final class CostMeter implements CelEvaluationListener {
 

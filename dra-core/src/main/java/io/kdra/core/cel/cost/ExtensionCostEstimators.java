@@ -7,9 +7,9 @@ import io.kdra.core.cel.cost.CelCostEstimator.CallEstimate;
 import java.util.List;
 
 /**
- * The per-overload cost estimators that cel-go v0.26.0's lists (version 3) and sets extensions
- * register ({@code checker.OverloadCostEstimate} in {@code ext/lists.go}, {@code ext/sets.go}), and
- * the translation of cel-java's overload ids to cel-go's where they differ.
+ * The per-overload cost estimators that cel-go's lists (version 3) and sets extensions register
+ * ({@code checker.OverloadCostEstimate} in {@code ext/lists.go}, {@code ext/sets.go}), and the
+ * translation of cel-java's overload ids to cel-go's where they differ.
  */
 public final class ExtensionCostEstimators {
 

@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The estimator the DRA selector environment hands cel-go: k8s.io/apiserver v0.36.3's {@code
+ * The estimator the DRA selector environment hands cel-go: k8s.io/apiserver's {@code
  * library.CostEstimator.EstimateCallCost} (costs of the Kubernetes functions and of the strings
  * extension, by function name) over k8s.io/dynamic-resource-allocation's {@code sizeEstimator},
  * which bounds the sizes of the device's fields by the API's limits along the field path. The

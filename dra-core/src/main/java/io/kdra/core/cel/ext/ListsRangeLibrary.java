@@ -15,8 +15,8 @@ import java.util.stream.LongStream;
 
 /**
  * {@code lists.range(n)} of cel-go's lists extension as of cel-go 0.29 (Kubernetes 1.37): the list
- * {@code [0, n)}, and a runtime error for a negative size or one over a million elements. cel-java
- * 0.14.0's answers an empty list for a negative size and has no maximum.
+ * {@code [0, n)}, and a runtime error for a negative size or one over a million elements.
+ * cel-java's answers an empty list for a negative size and has no maximum.
  */
 public final class ListsRangeLibrary implements CelCompilerLibrary, CelRuntimeLibrary {
 

@@ -9,12 +9,12 @@ import dev.cel.parser.CelParserBuilder;
 import java.util.Optional;
 
 /**
- * {@code opt.optMap(x, expr)} and {@code opt.optFlatMap(x, expr)} expanded as cel-go v0.26.0
- * expands them ({@code cel/library.go}): {@code opt.hasValue() ? optional.of(cel.bind(x,
- * opt.value(), expr)) : optional.none()} (optFlatMap without the {@code optional.of}). cel-java's
- * expansion binds the target first and loops differently, which gives the same values but another
- * estimated cost; upstream's cost follows this shape. Replaces the macros of cel-java's optional
- * library (added after it).
+ * {@code opt.optMap(x, expr)} and {@code opt.optFlatMap(x, expr)} expanded as cel-go expands them
+ * ({@code cel/library.go}): {@code opt.hasValue() ? optional.of(cel.bind(x, opt.value(), expr)) :
+ * optional.none()} (optFlatMap without the {@code optional.of}). cel-java's expansion binds the
+ * target first and loops differently, which gives the same values but another estimated cost;
+ * upstream's cost follows this shape. Replaces the macros of cel-java's optional library (added
+ * after it).
  */
 public final class OptionalMacrosLibrary implements CelCompilerLibrary {
 

@@ -32,9 +32,9 @@ import java.util.Optional;
 /**
  * {@code list.sort()} and {@code list.sortBy(x, key)} of cel-go's lists extension: the list sorted
  * (stably) by the key computed for each element, keys of one comparable type. Hand-written because
- * cel-java 0.14.0's {@code sortBy} types its result as a list of lists ({@code [3, 1].sortBy(x, -x)
- * == [1, 3]} does not compile there), and its sort() orders strings by UTF-16 units where cel-go
- * orders them by code points. The macro expands to {@code cel.bind(in, list,
+ * cel-java's {@code sortBy} types its result as a list of lists ({@code [3, 1].sortBy(x, -x) == [1,
+ * 3]} does not compile there), and its sort() orders strings by UTF-16 units where cel-go orders
+ * them by code points. The macro expands to {@code cel.bind(in, list,
  * in.@sortByAssociatedKeys(in.map(x, key)))}, as cel-go's does.
  */
 public final class SortByLibrary implements CelCompilerLibrary, CelRuntimeLibrary {

@@ -1,10 +1,10 @@
 package io.kdra.core.cel.golang;
 
 /**
- * Go 1.26's {@code url.ParseRequestURI} as far as its error decides: null for a valid request URI,
- * else the error's text ({@code parse "<uri>": <reason>}), from {@link GoUrl}'s port of {@code
- * net/url}; and the part of {@code netip.ParseAddr} that net/url applies to bracketed hosts, with
- * its error texts. Hand-written: the Kubernetes format library's {@code uri} returns this text.
+ * Go's {@code url.ParseRequestURI} as far as its error decides: null for a valid request URI, else
+ * the error's text ({@code parse "<uri>": <reason>}), from {@link GoUrl}'s port of {@code net/url};
+ * and the part of {@code netip.ParseAddr} that net/url applies to bracketed hosts, with its error
+ * texts. Hand-written: the Kubernetes format library's {@code uri} returns this text.
  */
 public final class GoRequestUri {
 

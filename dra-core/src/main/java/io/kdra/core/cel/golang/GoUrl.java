@@ -8,12 +8,12 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Go 1.26's {@code net/url}: {@code Parse}, {@code ParseRequestURI} and the parts of {@code URL}
- * that the Kubernetes {@code url} CEL library reads ({@code Scheme}, {@code Host}, {@code
- * Hostname()}, {@code Port()}, {@code EscapedPath()}, {@code Query()}). Hand-written port (no Java
- * URI parser accepts and rejects the same strings, nor splits them the same way): it works on the
- * UTF-8 bytes as Go does, each held in one char (ISO-8859-1), and the getters decode them back. The
- * netip checks of bracketed hosts are {@link GoRequestUri}'s.
+ * Go's {@code net/url}: {@code Parse}, {@code ParseRequestURI} and the parts of {@code URL} that
+ * the Kubernetes {@code url} CEL library reads ({@code Scheme}, {@code Host}, {@code Hostname()},
+ * {@code Port()}, {@code EscapedPath()}, {@code Query()}). Hand-written port (no Java URI parser
+ * accepts and rejects the same strings, nor splits them the same way): it works on the UTF-8 bytes
+ * as Go does, each held in one char (ISO-8859-1), and the getters decode them back. The netip
+ * checks of bracketed hosts are {@link GoRequestUri}'s.
  */
 public final class GoUrl {
 

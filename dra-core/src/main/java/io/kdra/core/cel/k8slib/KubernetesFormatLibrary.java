@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The Kubernetes CEL format library (k8s.io/apiserver v0.36.3 {@code library.Format}, in the base
+ * The Kubernetes CEL format library (k8s.io/apiserver {@code library.Format}, in the base
  * environment since 1.31): {@code format.dns1123Label()} ... (one function per named format),
  * {@code format.named(name)} (an optional format, none for an unknown name) and {@code
  * format.validate(string)} (none when valid, else the optional list of errors). The formats and

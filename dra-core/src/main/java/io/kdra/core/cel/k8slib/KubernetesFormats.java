@@ -14,11 +14,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The named formats of the Kubernetes CEL format library (k8s.io/apiserver v0.36.3 {@code
+ * The named formats of the Kubernetes CEL format library (k8s.io/apiserver {@code
  * library.ConstantFormats}) with their validators, which return upstream's error list word for
- * word: apimachinery v0.36.3's {@code NameIsDNSLabel} ... (util/validation, lengths in
- * "characters") and {@code content.IsLabelKey}, {@code content.IsLabelValue} (lengths in "bytes"),
- * kube-openapi's strfmt {@code uuid}, {@code byte}, {@code date}, {@code datetime}, and Go's {@code
+ * word: apimachinery's {@code NameIsDNSLabel} ... (util/validation, lengths in "characters") and
+ * {@code content.IsLabelKey}, {@code content.IsLabelValue} (lengths in "bytes"), kube-openapi's
+ * strfmt {@code uuid}, {@code byte}, {@code date}, {@code datetime}, and Go's {@code
  * url.ParseRequestURI} ({@link GoRequestUri}). Lengths are Go's: UTF-8 bytes. Hand-written: no Java
  * library has these exact rules and messages.
  */

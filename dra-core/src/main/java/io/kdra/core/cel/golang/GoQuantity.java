@@ -1,21 +1,22 @@
 package io.kdra.core.cel.golang;
 
 import io.kdra.core.model.Quantity;
+import io.kdra.core.model.QuantityText;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 
 /**
  * A quantity as upstream's CEL {@code quantity} library holds it: a {@code *resource.Quantity} of
- * k8s.io/apimachinery v0.37.2, with its two internal forms (an int64 with a base-10 scale, or an
- * {@code inf.Dec}) and the mutations Go's methods make in place, because {@code isInteger()} and
- * {@code asInteger()} answer from the form ({@code AsInt64}), not from the value: {@code 1.5Gi},
- * {@code 1000m}, values of 19 digits and overflowed sums are not integers there. Hand-written port
- * of {@code ParseQuantity}, {@code int64Amount} and the parts of {@code Quantity} the library
- * calls, including two of Go's aliasing effects that a selector can observe: {@code Cmp} converts
- * its receiver to the inf.Dec form when the other side has it ({@code
- * q.compareTo(quantity("1.5Gi"))} makes {@code q.isInteger()} false). {@code add()}/{@code sub()}
- * work on a deep copy (since 1.37; before, a struct copy shared a Dec-form receiver's inf.Dec and
- * changed it). Mutable, as Go's; used by one evaluation only.
+ * k8s.io/apimachinery, with its two internal forms (an int64 with a base-10 scale, or an {@code
+ * inf.Dec}) and the mutations Go's methods make in place, because {@code isInteger()} and {@code
+ * asInteger()} answer from the form ({@code AsInt64}), not from the value: {@code 1.5Gi}, {@code
+ * 1000m}, values of 19 digits and overflowed sums are not integers there. Hand-written port of
+ * {@code ParseQuantity}, {@code int64Amount} and the parts of {@code Quantity} the library calls,
+ * including two of Go's aliasing effects that a selector can observe: {@code Cmp} converts its
+ * receiver to the inf.Dec form when the other side has it ({@code q.compareTo(quantity("1.5Gi"))}
+ * makes {@code q.isInteger()} false). {@code add()}/{@code sub()} work on a deep copy (since 1.37;
+ * before, a struct copy shared a Dec-form receiver's inf.Dec and changed it). Mutable, as Go's;
+ * used by one evaluation only.
  */
 public final class GoQuantity {
 
@@ -76,141 +77,51 @@ public final class GoQuantity {
     if (str.equals("0")) {
       return new GoQuantity(0, 0, null, Quantity.Format.DECIMAL_SI, false);
     }
-    Parts p = Parts.scan(str);
-    Quantity.Format format;
-    int base;
-    int exponent;
-    switch (p.suffix) {
-      case "" -> {
-        base = 10;
-        exponent = 0;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "n" -> {
-        base = 10;
-        exponent = -9;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "u" -> {
-        base = 10;
-        exponent = -6;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "m" -> {
-        base = 10;
-        exponent = -3;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "k" -> {
-        base = 10;
-        exponent = 3;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "M" -> {
-        base = 10;
-        exponent = 6;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "G" -> {
-        base = 10;
-        exponent = 9;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "T" -> {
-        base = 10;
-        exponent = 12;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "P" -> {
-        base = 10;
-        exponent = 15;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "E" -> {
-        base = 10;
-        exponent = 18;
-        format = Quantity.Format.DECIMAL_SI;
-      }
-      case "Ki" -> {
-        base = 2;
-        exponent = 10;
-        format = Quantity.Format.BINARY_SI;
-      }
-      case "Mi" -> {
-        base = 2;
-        exponent = 20;
-        format = Quantity.Format.BINARY_SI;
-      }
-      case "Gi" -> {
-        base = 2;
-        exponent = 30;
-        format = Quantity.Format.BINARY_SI;
-      }
-      case "Ti" -> {
-        base = 2;
-        exponent = 40;
-        format = Quantity.Format.BINARY_SI;
-      }
-      case "Pi" -> {
-        base = 2;
-        exponent = 50;
-        format = Quantity.Format.BINARY_SI;
-      }
-      case "Ei" -> {
-        base = 2;
-        exponent = 60;
-        format = Quantity.Format.BINARY_SI;
-      }
-      default -> {
-        char c = p.suffix.charAt(0);
-        if (p.suffix.length() < 2 || c != 'e' && c != 'E') {
-          throw new IllegalArgumentException(SUFFIX);
-        }
-        long parsed;
-        try {
-          parsed = Long.parseLong(p.suffix.substring(1)); // ASCII digits: scan() checked
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(SUFFIX);
-        }
-        base = 10;
-        exponent = (int) parsed; // Go's int32(parsed) truncates
-        format = Quantity.Format.DECIMAL_EXPONENT;
-      }
+    QuantityText.Parts p = QuantityText.scan(str);
+    if (!p.wellFormed()) {
+      throw new IllegalArgumentException(FORMAT_WRONG);
     }
+    QuantityText.Suffix suffix = QuantityText.interpret(p.suffix(str));
+    if (suffix == null) {
+      throw new IllegalArgumentException(SUFFIX);
+    }
+    Quantity.Format format = suffix.format();
+    int base = suffix.base();
+    int exponent = suffix.exponent();
 
     int precision = 0;
     int scale = 0;
     long mantissa = 1;
     if (format == Quantity.Format.BINARY_SI) {
-      if (exponent >= 0 && p.denom.isEmpty()) {
+      if (exponent >= 0 && p.denom().isEmpty()) {
         mantissa = 1L << exponent;
-        precision = 15 - p.num.length() - (int) ((float) exponent * 3 / 10) - 1;
+        precision = 15 - p.num().length() - (int) ((float) exponent * 3 / 10) - 1;
       } else {
         precision = -1;
       }
     } else {
       scale = exponent;
-      precision = MAX_INT64_FACTORS - (p.num.length() + p.denom.length());
+      precision = MAX_INT64_FACTORS - (p.num().length() + p.denom().length());
     }
     if (precision >= 0) {
-      scale -= p.denom.length();
+      scale -= p.denom().length();
       if (scale >= NANO) {
         long shifted;
         try {
-          shifted = Long.parseLong(p.num + p.denom);
+          shifted = Long.parseLong(p.num() + p.denom());
         } catch (NumberFormatException e) {
           throw new IllegalArgumentException(NUMERIC);
         }
         Long result = int64Multiply(shifted, mantissa);
         if (result != null) {
-          return new GoQuantity(p.positive ? result : -result, scale, null, format, false);
+          return new GoQuantity(p.positive() ? result : -result, scale, null, format, false);
         }
       }
     }
 
     BigDecimal amount;
     try {
-      amount = new BigDecimal(p.value);
+      amount = new BigDecimal(p.value());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(NUMERIC);
     }
@@ -236,76 +147,6 @@ public final class GoQuantity {
       amount = amount.negate();
     }
     return new GoQuantity(0, 0, new Dec(amount), format, false);
-  }
-
-  /** {@code parseQuantityString}'s results. */
-  private record Parts(boolean positive, String value, String num, String denom, String suffix) {
-
-    static Parts scan(String str) {
-      boolean positive = true;
-      int pos = 0;
-      int end = str.length();
-      if (str.charAt(0) == '-') {
-        positive = false;
-        pos++;
-      } else if (str.charAt(0) == '+') {
-        pos++;
-      }
-      while (pos < end && str.charAt(pos) == '0') {
-        pos++;
-      }
-      if (pos >= end) {
-        return new Parts(positive, "0", "0", "", "");
-      }
-      int i = pos;
-      while (i < end && isDigit(str.charAt(i))) {
-        i++;
-      }
-      if (i >= end) {
-        return new Parts(positive, str, str.substring(pos), "", "");
-      }
-      String num = str.substring(pos, i);
-      pos = i;
-      if (num.isEmpty()) {
-        num = "0";
-      }
-      String denom = "";
-      if (str.charAt(pos) == '.') {
-        pos++;
-        i = pos;
-        while (i < end && isDigit(str.charAt(i))) {
-          i++;
-        }
-        denom = str.substring(pos, i);
-        if (i >= end) {
-          return new Parts(positive, str, num, denom, "");
-        }
-        pos = i;
-      }
-      String value = str.substring(0, pos);
-      int suffixStart = pos;
-      i = pos;
-      while (i < end && "eEinumkKMGTP".indexOf(str.charAt(i)) >= 0) {
-        i++;
-      }
-      if (i >= end) {
-        return new Parts(positive, value, num, denom, str.substring(suffixStart));
-      }
-      pos = i;
-      if (str.charAt(pos) == '-' || str.charAt(pos) == '+') {
-        pos++;
-      }
-      for (i = pos; i < end; i++) {
-        if (!isDigit(str.charAt(i))) {
-          throw new IllegalArgumentException(FORMAT_WRONG);
-        }
-      }
-      return new Parts(positive, value, num, denom, str.substring(suffixStart));
-    }
-
-    private static boolean isDigit(char c) {
-      return c >= '0' && c <= '9';
-    }
   }
 
   /** A copy with its own inf.Dec, for another evaluation. */

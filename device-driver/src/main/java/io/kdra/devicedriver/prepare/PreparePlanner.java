@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.kdra.core.cel.GoQuote;
+import io.kdra.core.cel.golang.GoQuote;
 import io.kdra.core.config.OpaqueConfigDecoder;
 import io.kdra.core.config.OpaqueConfigException;
 import io.kdra.core.config.SharingConfig;

@@ -9,11 +9,7 @@ final class Quantities {
 
   /** Parses a fabric8 quantity; null stays null. */
   static Quantity of(io.fabric8.kubernetes.api.model.Quantity q) {
-    if (q == null) {
-      return null;
-    }
-    String format = q.getFormat() == null ? "" : q.getFormat();
-    return Quantity.parse(q.getAmount() + format);
+    return Quantity.fromApi(q);
   }
 
   /** The canonical API form. */

@@ -3,6 +3,8 @@ package io.kdra.core.cel;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
+import io.kdra.core.cel.golang.GoQuantity;
+import io.kdra.core.cel.k8slib.DeviceFields;
 import io.kdra.core.model.AttributeValue;
 import io.kdra.core.model.QualifiedName;
 import io.kdra.core.model.Quantity;
@@ -18,11 +20,6 @@ import java.util.Optional;
  * selectors without further allocation; immutable and thread-safe.
  */
 public final class CelDevice {
-
-  static final String DRIVER = "driver";
-  static final String ATTRIBUTES = "attributes";
-  static final String CAPACITY = "capacity";
-  static final String ALLOW_MULTIPLE_ALLOCATIONS = "allowMultipleAllocations";
 
   private final String driver;
   private final Map<String, Object> fields;
@@ -117,13 +114,13 @@ public final class CelDevice {
       Map<String, Map<String, Object>> capacityDomains,
       boolean allowMultipleAllocations) {
     return Map.of(
-        DRIVER,
+        DeviceFields.DRIVER,
         driver,
-        ATTRIBUTES,
+        DeviceFields.ATTRIBUTES,
         new DomainMap(attributeDomains),
-        CAPACITY,
+        DeviceFields.CAPACITY,
         new DomainMap(capacityDomains),
-        ALLOW_MULTIPLE_ALLOCATIONS,
+        DeviceFields.ALLOW_MULTIPLE_ALLOCATIONS,
         allowMultipleAllocations);
   }
 
@@ -136,7 +133,8 @@ public final class CelDevice {
     if (!hasCapacity) {
       return this;
     }
-    Map<String, Map<String, Object>> capacity = ((DomainMap) fields.get(CAPACITY)).domains();
+    Map<String, Map<String, Object>> capacity =
+        ((DomainMap) fields.get(DeviceFields.CAPACITY)).domains();
     Map<String, Map<String, Object>> copies = new HashMap<>();
     capacity.forEach(
         (domain, values) -> {
@@ -148,9 +146,9 @@ public final class CelDevice {
         driver,
         fields(
             driver,
-            ((DomainMap) fields.get(ATTRIBUTES)).domains(),
+            ((DomainMap) fields.get(DeviceFields.ATTRIBUTES)).domains(),
             copies,
-            (Boolean) fields.get(ALLOW_MULTIPLE_ALLOCATIONS)),
+            (Boolean) fields.get(DeviceFields.ALLOW_MULTIPLE_ALLOCATIONS)),
         true);
   }
 
@@ -165,6 +163,6 @@ public final class CelDevice {
 
   /** Resolves the single variable of the environment without building a map per evaluation. */
   Optional<Object> resolve(String name) {
-    return DeviceSelectorEnvironment.DEVICE_VAR.equals(name) ? resolved : Optional.empty();
+    return DeviceFields.VARIABLE.equals(name) ? resolved : Optional.empty();
   }
 }

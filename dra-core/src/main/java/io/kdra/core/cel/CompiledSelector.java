@@ -3,6 +3,8 @@ package io.kdra.core.cel;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import io.kdra.core.cel.CelSelectorException.Kind;
+import io.kdra.core.cel.cost.CostMeter;
+import io.kdra.core.cel.cost.CostPlan;
 import java.util.OptionalLong;
 
 /**

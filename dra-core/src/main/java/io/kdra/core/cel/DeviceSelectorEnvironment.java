@@ -32,6 +32,29 @@ import dev.cel.runtime.RuntimeHelpers;
 import dev.cel.runtime.standard.InOperator.InOverload;
 import io.kdra.core.cel.CelSelectorException.Kind;
 import io.kdra.core.cel.CelSelectorException.Position;
+import io.kdra.core.cel.compat.CelValues;
+import io.kdra.core.cel.compat.EmptyListMembership;
+import io.kdra.core.cel.compat.GoTimeFunctions;
+import io.kdra.core.cel.compat.StandardFunctionsInUpstreamOrder;
+import io.kdra.core.cel.compat.TypedOverloads;
+import io.kdra.core.cel.compat.UniqueVariableNames;
+import io.kdra.core.cel.cost.CelCostEstimator;
+import io.kdra.core.cel.cost.CostPlan;
+import io.kdra.core.cel.ext.ListsRangeLibrary;
+import io.kdra.core.cel.ext.OptionalMacrosLibrary;
+import io.kdra.core.cel.ext.OptionalUnwrapOptLibrary;
+import io.kdra.core.cel.ext.SortByLibrary;
+import io.kdra.core.cel.ext.StringFormatLibrary;
+import io.kdra.core.cel.ext.StringIndexLibrary;
+import io.kdra.core.cel.golang.GoFloat;
+import io.kdra.core.cel.golang.GoParseFloat;
+import io.kdra.core.cel.k8slib.DeviceFields;
+import io.kdra.core.cel.k8slib.KubernetesCelLibrary;
+import io.kdra.core.cel.k8slib.KubernetesFormatLibrary;
+import io.kdra.core.cel.k8slib.KubernetesListsLibrary;
+import io.kdra.core.cel.k8slib.KubernetesNetLibrary;
+import io.kdra.core.cel.k8slib.KubernetesRegexLibrary;
+import io.kdra.core.cel.k8slib.KubernetesUrlLibrary;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
@@ -55,9 +78,6 @@ import java.util.regex.Pattern;
  * and only rejects what cannot run; the actual cost is then enforced during evaluation.
  */
 public final class DeviceSelectorEnvironment {
-
-  static final String DEVICE_VAR = "device";
-  static final String DEVICE_TYPE = "kubernetes.DRADevice";
 
   /** {@code CELSelectorExpressionMaxLength}. */
   public static final int MAX_EXPRESSION_LENGTH = 10 * 1024;
@@ -133,7 +153,7 @@ public final class DeviceSelectorEnvironment {
             .setStandardEnvironmentEnabled(false)
             .setStandardDeclarations(standardIdentifiers)
             .addFunctionDeclarations(standardFunctions)
-            .addVar(DEVICE_VAR, deviceType(consumableCapacity))
+            .addVar(DeviceFields.VARIABLE, deviceType(consumableCapacity))
             // no expected result type: cel-java would bind a free type parameter of the result
             // (e.g. of [][0]) to it; upstream checks the inferred type after compiling (below)
             // stringIndex before kubernetesLists: indexOf and lastIndexOf try the string
@@ -347,14 +367,14 @@ public final class DeviceSelectorEnvironment {
         MapType.create(
             SimpleType.STRING, MapType.create(SimpleType.STRING, KubernetesCelLibrary.QUANTITY));
     Map<String, CelType> fields = new LinkedHashMap<>();
-    fields.put(CelDevice.DRIVER, SimpleType.STRING);
-    fields.put(CelDevice.ATTRIBUTES, attributes);
-    fields.put(CelDevice.CAPACITY, capacity);
+    fields.put(DeviceFields.DRIVER, SimpleType.STRING);
+    fields.put(DeviceFields.ATTRIBUTES, attributes);
+    fields.put(DeviceFields.CAPACITY, capacity);
     if (consumableCapacity) {
-      fields.put(CelDevice.ALLOW_MULTIPLE_ALLOCATIONS, SimpleType.BOOL);
+      fields.put(DeviceFields.ALLOW_MULTIPLE_ALLOCATIONS, SimpleType.BOOL);
     }
     return StructType.create(
-        DEVICE_TYPE,
+        DeviceFields.TYPE,
         ImmutableSet.copyOf(fields.keySet()),
         name -> Optional.ofNullable(fields.get(name)));
   }
@@ -594,7 +614,7 @@ public final class DeviceSelectorEnvironment {
 
     @Override
     public Optional<CelType> findType(String typeName) {
-      return DEVICE_TYPE.equals(typeName) ? Optional.of(deviceType) : Optional.empty();
+      return DeviceFields.TYPE.equals(typeName) ? Optional.of(deviceType) : Optional.empty();
     }
   }
 

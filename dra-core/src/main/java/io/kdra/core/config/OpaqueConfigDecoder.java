@@ -2,7 +2,7 @@ package io.kdra.core.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kdra.core.cel.GoQuote;
+import io.kdra.core.cel.golang.GoQuote;
 import io.kdra.core.model.Quantity;
 import java.util.Iterator;
 import java.util.Map;

@@ -66,7 +66,10 @@ public final class ExtendedResourceFit {
 
   private static long value(Quantity q) {
     try {
-      return Quantity.getAmountInBytes(q).setScale(0, RoundingMode.CEILING).longValueExact();
+      return io.kdra.core.model.Quantity.fromApi(q)
+          .value()
+          .setScale(0, RoundingMode.CEILING)
+          .longValueExact();
     } catch (ArithmeticException | IllegalArgumentException e) {
       return Long.MAX_VALUE;
     }

@@ -98,7 +98,7 @@ public final class ExtendedResourceRequests {
    */
   public static Optional<Long> exactCount(Quantity q) {
     try {
-      BigDecimal v = Quantity.getAmountInBytes(q);
+      BigDecimal v = io.kdra.core.model.Quantity.fromApi(q).value();
       return Optional.of(v.longValueExact());
     } catch (ArithmeticException | IllegalArgumentException e) {
       return Optional.empty();
@@ -118,7 +118,10 @@ public final class ExtendedResourceRequests {
 
   private static long ceil(Quantity q) {
     try {
-      return Quantity.getAmountInBytes(q).setScale(0, RoundingMode.CEILING).longValueExact();
+      return io.kdra.core.model.Quantity.fromApi(q)
+          .value()
+          .setScale(0, RoundingMode.CEILING)
+          .longValueExact();
     } catch (ArithmeticException | IllegalArgumentException e) {
       return Long.MAX_VALUE;
     }

@@ -55,7 +55,11 @@ public final class Quantity implements Comparable<Quantity> {
   }
 
   /**
-   * Parses a quantity as {@code resource.ParseQuantity} does.
+   * Parses a quantity as {@code resource.ParseQuantity} does, on the scanner the CEL library's
+   * Go-faithful quantity shares ({@link QuantityText}). Stricter than Go where Go's leniency is an
+   * accident: the number needs a digit (Go reads {@code "Gi"} and {@code "-"} as zero) and an
+   * exponent is at most 1000 (Go truncates it to 32 bits); binary values are not capped at the
+   * int64 maximum.
    *
    * @throws IllegalArgumentException with a message naming the text and what is wrong with it
    */
@@ -65,71 +69,60 @@ public final class Quantity implements Comparable<Quantity> {
           "quantities must match the regular expression "
               + "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': empty string");
     }
-    int pos = 0;
-    boolean negative = false;
-    char first = text.charAt(0);
-    if (first == '+' || first == '-') {
-      negative = first == '-';
-      pos++;
-    }
-    int numberStart = pos;
-    boolean seenDigit = false;
-    boolean seenDot = false;
-    while (pos < text.length()) {
-      char c = text.charAt(pos);
-      if (c >= '0' && c <= '9') {
-        seenDigit = true;
-      } else if (c == '.' && !seenDot) {
-        seenDot = true;
-      } else {
-        break;
-      }
-      pos++;
-    }
-    if (!seenDigit) {
+    QuantityText.Parts parts = QuantityText.scan(text);
+    if (!parts.hasDigits()) {
       throw invalid(text, "no digits");
     }
-    String number = text.substring(numberStart, pos);
-    String suffix = text.substring(pos);
-    BigDecimal magnitude = new BigDecimal(number);
+    boolean negative = !parts.positive();
+    String suffix = parts.suffix(text);
+    BigDecimal magnitude = new BigDecimal(text.substring(parts.signLength(), parts.numberEnd()));
+    QuantityText.Suffix known = QuantityText.interpret(suffix);
     Format format;
     BigDecimal multiplier;
-    switch (suffix) {
-      case "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" -> {
-        format = Format.BINARY_SI;
-        int power = "KMGTPE".indexOf(suffix.charAt(0)) + 1;
-        multiplier = new BigDecimal(BINARY_STEP.pow(power));
+    if (known != null && known.format() != Format.DECIMAL_EXPONENT) {
+      format = known.format();
+      multiplier =
+          known.base() == 2
+              ? new BigDecimal(BigInteger.TWO.pow(known.exponent()))
+              : BigDecimal.ONE.scaleByPowerOfTen(known.exponent());
+    } else {
+      // stricter than Go: the exponent a whole number of at most 1000, not truncated to 32 bits
+      if (suffix.isEmpty() || suffix.charAt(0) != 'e' && suffix.charAt(0) != 'E') {
+        throw invalid(text, "unknown suffix '" + suffix + "'");
       }
-      case "n", "u", "m", "", "k", "M", "G", "T", "P", "E" -> {
-        format = Format.DECIMAL_SI;
-        multiplier = BigDecimal.ONE.scaleByPowerOfTen(decimalExponent(suffix));
+      String exponent = suffix.substring(1);
+      if (!exponent.matches("[+-]?[0-9]+")) {
+        throw invalid(text, "exponent '" + suffix + "' is not a whole number");
       }
-      default -> {
-        if (suffix.charAt(0) != 'e' && suffix.charAt(0) != 'E') {
-          throw invalid(text, "unknown suffix '" + suffix + "'");
-        }
-        String exponent = suffix.substring(1);
-        if (!exponent.matches("[+-]?[0-9]+")) {
-          throw invalid(text, "exponent '" + suffix + "' is not a whole number");
-        }
-        int exp;
-        try {
-          exp = Integer.parseInt(exponent);
-        } catch (NumberFormatException e) {
-          throw invalid(text, "exponent out of range");
-        }
-        if (Math.abs(exp) > 1000) {
-          throw invalid(text, "exponent out of range");
-        }
-        format = Format.DECIMAL_EXPONENT;
-        multiplier = BigDecimal.ONE.scaleByPowerOfTen(exp);
+      int exp;
+      try {
+        exp = Integer.parseInt(exponent);
+      } catch (NumberFormatException e) {
+        throw invalid(text, "exponent out of range");
       }
+      if (Math.abs(exp) > 1000) {
+        throw invalid(text, "exponent out of range");
+      }
+      format = Format.DECIMAL_EXPONENT;
+      multiplier = BigDecimal.ONE.scaleByPowerOfTen(exp);
     }
     BigDecimal amount = magnitude.multiply(multiplier);
     if (negative) {
       amount = amount.negate();
     }
     return new Quantity(roundToNano(amount), format);
+  }
+
+  /**
+   * Parses the API model's quantity (amount and format as fabric8 split them); null stays null.
+   *
+   * @throws IllegalArgumentException as {@link #parse}
+   */
+  public static Quantity fromApi(io.fabric8.kubernetes.api.model.Quantity q) {
+    if (q == null) {
+      return null;
+    }
+    return parse(q.getAmount() + (q.getFormat() == null ? "" : q.getFormat()));
   }
 
   /** True when {@link #parse} would accept the text. */
@@ -140,22 +133,6 @@ public final class Quantity implements Comparable<Quantity> {
     } catch (IllegalArgumentException e) {
       return false;
     }
-  }
-
-  private static int decimalExponent(String suffix) {
-    return switch (suffix) {
-      case "n" -> -9;
-      case "u" -> -6;
-      case "m" -> -3;
-      case "" -> 0;
-      case "k" -> 3;
-      case "M" -> 6;
-      case "G" -> 9;
-      case "T" -> 12;
-      case "P" -> 15;
-      case "E" -> 18;
-      default -> throw new IllegalStateException(suffix);
-    };
   }
 
   private static IllegalArgumentException invalid(String text, String reason) {

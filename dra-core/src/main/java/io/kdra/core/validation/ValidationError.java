@@ -1,6 +1,6 @@
 package io.kdra.core.validation;
 
-import io.kdra.core.cel.GoQuote;
+import io.kdra.core.cel.golang.GoQuote;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;

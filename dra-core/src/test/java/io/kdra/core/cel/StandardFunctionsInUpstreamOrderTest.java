@@ -6,6 +6,7 @@ import dev.cel.common.internal.EnvVisitable;
 import dev.cel.common.internal.EnvVisitor;
 import dev.cel.expr.Decl;
 import dev.cel.parser.CelMacro;
+import io.kdra.core.cel.compat.StandardFunctionsInUpstreamOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,0 +1,189 @@
+package io.kdra.core.cel.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Named.named;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import dev.cel.common.CelOptions;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.types.MapType;
+import dev.cel.common.types.SimpleType;
+import dev.cel.compiler.CelCompiler;
+import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelRuntimeFactory;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Canaries: each cel-java bug or gap that a kdra workaround exists for, shown on plain cel-java
+ * (none of kdra's libraries or rewrites). A row fails once cel-java behaves as cel-go does; then
+ * the named workaround is no longer needed: delete it (and the row) after the differential corpus
+ * agrees.
+ */
+class CelJavaCanaryTest {
+
+  private static final CelOptions OPTIONS =
+      CelOptions.current()
+          .enableHeterogeneousNumericComparisons(true)
+          .enableOptionalSyntax(true)
+          .build();
+
+  private static final CelCompiler COMPILER =
+      CelCompilerFactory.standardCelCompilerBuilder()
+          .setOptions(OPTIONS)
+          .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+          .addVar("x", SimpleType.INT)
+          .addVar("m", MapType.create(SimpleType.STRING, SimpleType.INT))
+          .addLibraries(
+              CelExtensions.strings(),
+              CelExtensions.lists(),
+              CelExtensions.optional(),
+              CelExtensions.bindings(),
+              CelExtensions.comprehensions())
+          .build();
+
+  private static final CelRuntime RUNTIME =
+      CelRuntimeFactory.standardCelRuntimeBuilder()
+          .setOptions(OPTIONS)
+          .addLibraries(
+              CelExtensions.strings(),
+              CelExtensions.lists(),
+              CelExtensions.optional(),
+              CelExtensions.comprehensions())
+          .build();
+
+  /** What plain cel-java does with an expression. */
+  sealed interface Outcome {}
+
+  record Value(Object value) implements Outcome {}
+
+  record CompileError() implements Outcome {}
+
+  record EvalError() implements Outcome {}
+
+  static Stream<Arguments> bugs() {
+    return Stream.of(
+        bug(
+            "DeviceSelectorEnvironment's less_string... bindings, CelValues.compareCodePoints",
+            "strings ordered by UTF-16 units, not code points",
+            "\"\\uffff\" < \"\\U0001F600\"",
+            new Value(false)),
+        bug(
+            "DeviceSelectorEnvironment.doubleOrderBindings, CelValues.orderedCompare",
+            "ordering a NaN is false, not an error",
+            "double(\"NaN\") < 1.0",
+            new Value(false)),
+        bug(
+            "DeviceSelectorEnvironment's modulo_int64 binding",
+            "MinInt64 % -1 is 0, not an overflow",
+            "(-9223372036854775807 - 1) % -1",
+            new Value(0L)),
+        bug(
+            "DeviceSelectorEnvironment's string_to_double binding (GoParseFloat)",
+            "double(string) takes Java's syntax (a d suffix)",
+            "double(\"1d\") == 1.0",
+            new Value(true)),
+        bug(
+            "DeviceSelectorEnvironment's double_to_string binding (GoFloat.shortest)",
+            "string(double) is Java's text, not Go's %g",
+            "string(3.0)",
+            new Value("3.0")),
+        bug(
+            "GoTimeFunctions",
+            "durations follow protobuf's grammar, not Go's time.ParseDuration",
+            "duration(\".5m\")",
+            new EvalError()),
+        bug(
+            "GoTimeFunctions",
+            "timestamps accept a lower-case t and z, which Go's RFC 3339 parser refuses",
+            "timestamp(\"2024-01-01t10:00:00z\") == timestamp(\"2024-01-01T10:00:00Z\")",
+            new Value(true)),
+        bug(
+            "StandardFunctionsInUpstreamOrder.conversionBindings",
+            "int(duration) is not declared",
+            "int(duration(\"1s\"))",
+            new CompileError()),
+        bug(
+            "UniqueVariableNames",
+            "cel.bind's value is read in the scope of its use, not of the binding",
+            "cel.bind(y, x, [1].map(x, y))",
+            new Value(List.of(1L))),
+        bug(
+            "EmptyListMembership",
+            "x in [] evaluates x (cel-go's planner answers false)",
+            "m.missing in []",
+            new EvalError()),
+        bug(
+            "SelectorAstValidator (double literal out of range)",
+            "a double literal beyond the double range parses",
+            "1e400 > 0.0",
+            new Value(true)),
+        bug(
+            "ext.StringIndexLibrary",
+            "indexOf with an offset past the end fails instead of answering -1",
+            "\"abc\".indexOf(\"c\", 5)",
+            new EvalError()),
+        bug(
+            "ext.SortByLibrary",
+            "sortBy is typed as a list of lists",
+            "[3, 1].sortBy(x, -x) == [1, 3]",
+            new CompileError()),
+        bug(
+            "ext.SortByLibrary",
+            "sort() orders strings by UTF-16 units",
+            "[\"\\U0001F600\", \"\\uffff\"].sort() == [\"\\U0001F600\", \"\\uffff\"]",
+            new Value(true)),
+        bug(
+            "ext.ListsRangeLibrary",
+            "lists.range of a negative size is an empty list, not an error",
+            "lists.range(-1)",
+            new Value(List.of())),
+        bug(
+            "ext.OptionalUnwrapOptLibrary",
+            "the optional library has no unwrapOpt()",
+            "[optional.of(1)].unwrapOpt()",
+            new CompileError()),
+        bug(
+            "ext.StringFormatLibrary",
+            "the strings extension has no format()",
+            "\"%d\".format([1])",
+            new CompileError()));
+  }
+
+  private static Arguments bug(String workaround, String bug, String expression, Outcome buggy) {
+    return arguments(named(bug, workaround), expression, buggy);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("bugs")
+  void celJavaStillHasTheBug(String workaround, String expression, Outcome buggy) {
+    assertThat(outcome(expression))
+        .as(
+            "cel-java no longer shows this bug on `%s`: remove the workaround %s",
+            expression, workaround)
+        .isEqualTo(buggy);
+  }
+
+  private static Outcome outcome(String expression) {
+    dev.cel.common.CelAbstractSyntaxTree ast;
+    try {
+      ast = COMPILER.compile(expression).getAst();
+    } catch (CelValidationException e) {
+      return new CompileError();
+    }
+    try {
+      Object v = RUNTIME.createProgram(ast).eval(Map.of("x", 7L, "m", Map.of()));
+      return new Value(v instanceof List<?> l ? List.copyOf(l) : v);
+    } catch (CelEvaluationException e) {
+      return new EvalError();
+    }
+  }
+}

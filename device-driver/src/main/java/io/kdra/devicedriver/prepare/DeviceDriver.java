@@ -195,7 +195,27 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       LOG.errorf("cannot clean the CDI directory %s: %s", cdi.dir(), e.getMessage());
     }
     settleSetupIntents();
+    restoreSetups();
     return checkpoint.all().size();
+  }
+
+  /** {@link DeviceSetup#restore} of every device the setup involves, logging failures. */
+  private void restoreSetups() {
+    if (planner.setup() == DeviceSetup.NONE) {
+      return;
+    }
+    Map<String, PreparedClaim> prepared = checkpoint.all();
+    for (NodeDevice device : inventory.get().devices()) {
+      if (!planner.setup().involves(device)) {
+        continue;
+      }
+      boolean inUse = prepared.values().stream().anyMatch(c -> c.usesSetupOf(device.name()));
+      try {
+        planner.setup().restore(device, inUse);
+      } catch (PrepareException | RuntimeException e) {
+        LOG.errorf("cannot restore the setup of device %s: %s", device.name(), e.getMessage());
+      }
+    }
   }
 
   /**

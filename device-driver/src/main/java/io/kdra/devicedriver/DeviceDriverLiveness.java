@@ -27,8 +27,11 @@ import org.eclipse.microprofile.health.Liveness;
 @ApplicationScoped
 public class DeviceDriverLiveness implements HealthCheck {
 
-  /** Well above a loaded node's answer time; the probe's period and threshold add the rest. */
-  static final Duration SOCKET_DEADLINE = Duration.ofSeconds(5);
+  /**
+   * Well above a loaded node's answer time, and below the chart's probe timeout (3 s), so that the
+   * kubelet sees the reason rather than its own timeout.
+   */
+  static final Duration SOCKET_DEADLINE = Duration.ofSeconds(2);
 
   @Inject DriverRuntime runtime;
   @Inject DriverConfig config;

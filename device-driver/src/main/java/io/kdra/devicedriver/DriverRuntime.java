@@ -19,10 +19,12 @@ import io.kdra.devicedriver.plugin.KubeletPluginServer;
 import io.kdra.devicedriver.plugin.RegistrationState;
 import io.kdra.devicedriver.prepare.CdiSpecStore;
 import io.kdra.devicedriver.prepare.CheckpointStore;
+import io.kdra.devicedriver.prepare.ClaimReader;
 import io.kdra.devicedriver.prepare.DeviceDriver;
 import io.kdra.devicedriver.prepare.DeviceSetup;
 import io.kdra.devicedriver.prepare.KubernetesClaimReader;
 import io.kdra.devicedriver.prepare.PreparePlanner;
+import io.kdra.devicedriver.prepare.StaleClaimCleanup;
 import io.kdra.devicedriver.publisher.InventoryReporter;
 import io.kdra.devicedriver.sharing.CommandRunner;
 import io.kdra.devicedriver.sharing.GpuSharingSetup;
@@ -74,6 +76,7 @@ public class DriverRuntime {
   private DeviceDriver driver;
   private KubeletPluginServer server;
   private InventoryReporter reporter;
+  private StaleClaimCleanup staleClaims;
 
   void start(@Observes StartupEvent event) {
     inventory = new InventoryWatcher(sharing(backend()));
@@ -90,10 +93,11 @@ public class DriverRuntime {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    ClaimReader claims = new KubernetesClaimReader(client);
     driver =
         new DeviceDriver(
             planner(),
-            new KubernetesClaimReader(client),
+            claims,
             inventory::current,
             new CdiSpecStore(config.cdiDir()),
             checkpoint,
@@ -105,6 +109,7 @@ public class DriverRuntime {
     LOG.infof(
         "driver %s on node %s: %d prepared claims restored from %s",
         config.name(), config.nodeName(), restored, config.checkpointFile());
+    startStaleClaimCleanup(claims);
     server =
         new KubeletPluginServer(
             new KubeletPluginServer.Settings(
@@ -150,6 +155,9 @@ public class DriverRuntime {
     if (reporter != null) {
       reporter.close();
     }
+    if (staleClaims != null) {
+      staleClaims.close();
+    }
     if (server != null) {
       server.close();
     }
@@ -159,6 +167,18 @@ public class DriverRuntime {
     if (inventory != null) {
       inventory.close();
     }
+  }
+
+  private void startStaleClaimCleanup(ClaimReader claims) {
+    DriverConfig.StaleClaims s = config.staleClaims();
+    if (s.checkInterval().isZero() || s.checkInterval().isNegative()) {
+      LOG.info("driver.stale-claims.check-interval=0s: claims the kubelet never unprepares stay");
+      return;
+    }
+    staleClaims =
+        new StaleClaimCleanup(
+            driver, claims, config.name(), config.nodeName(), s.grace(), Clock.systemUTC());
+    staleClaims.start(s.checkInterval());
   }
 
   private PreparePlanner planner() {

@@ -8,16 +8,29 @@ import io.kdra.devicedriver.discovery.DiscoveryException;
 import io.kdra.devicedriver.discovery.DiscoveryLiveness;
 import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.devicedriver.discovery.InventoryWatcher;
+import io.kdra.devicedriver.plugin.ClaimRef;
+import io.kdra.devicedriver.plugin.DraPlugin;
+import io.kdra.devicedriver.plugin.KubeletPluginServer;
+import io.kdra.devicedriver.plugin.PluginSocketProbe;
+import io.kdra.devicedriver.plugin.PrepareResult;
+import io.kdra.devicedriver.plugin.RegistrationState;
 import io.kdra.devicedriver.testing.Inventories;
 import io.kdra.devicedriver.testing.MutableClock;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Liveness follows discovery's progress: a hung pass is DOWN, a promptly failing one is not. */
 class DeviceDriverLivenessTest {
@@ -68,7 +81,8 @@ class DeviceDriverLivenessTest {
     clock.advance(Duration.ofSeconds(59));
     assertThat(status()).isEqualTo(HealthCheckResponse.Status.UP);
     clock.advance(Duration.ofSeconds(2));
-    HealthCheckResponse down = DeviceDriverLiveness.check(watcher, RULE, clock.instant());
+    HealthCheckResponse down =
+        DeviceDriverLiveness.check(watcher, RULE, clock.instant(), Optional::empty);
     assertThat(down.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
     assertThat(down.getData().orElseThrow().get("discovery").toString()).contains("61s");
 
@@ -105,11 +119,70 @@ class DeviceDriverLivenessTest {
 
   @Test
   void beforeDiscoveryStartsTheDriverIsLive() {
-    HealthCheckResponse r = DeviceDriverLiveness.check(null, RULE, clock.instant());
+    HealthCheckResponse r =
+        DeviceDriverLiveness.check(null, RULE, clock.instant(), Optional::empty);
     assertThat(r.getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
   }
 
+  /**
+   * The kubelet reaches the driver only through its plugin socket: a socket that no longer answers
+   * (its file deleted under a running server, the server stopped) is a driver to restart, however
+   * fresh discovery is.
+   */
+  @Test
+  void aPluginSocketThatDoesNotAnswerMakesTheDriverNotLive(@TempDir Path dir) throws Exception {
+    watcher =
+        new InventoryWatcher(
+            new DiscoveryBackend() {
+              @Override
+              public String name() {
+                return "fine";
+              }
+
+              @Override
+              public Inventory discover() {
+                return Inventories.gpus(1);
+              }
+            },
+            clock);
+    watcher.refresh();
+    KubeletPluginServer server =
+        new KubeletPluginServer(
+            new KubeletPluginServer.Settings(
+                "gpu.kdra.io", dir.resolve("registry"), dir.resolve("plugins"), true),
+            new DraPlugin() {
+              @Override
+              public Map<String, PrepareResult> prepareResourceClaims(List<ClaimRef> claims) {
+                throw new AssertionError("the probe prepares nothing");
+              }
+
+              @Override
+              public Map<String, String> unprepareResourceClaims(List<ClaimRef> claims) {
+                throw new AssertionError("the probe unprepares nothing");
+              }
+
+              @Override
+              public void handleError(String message, Throwable cause) {}
+            },
+            new RegistrationState());
+    server.start();
+    try (PluginSocketProbe probe = new PluginSocketProbe(Duration.ofSeconds(30))) {
+      Supplier<Optional<String>> socket = () -> probe.check(server.draSocket());
+      assertThat(DeviceDriverLiveness.check(watcher, RULE, clock.instant(), socket).getStatus())
+          .isEqualTo(HealthCheckResponse.Status.UP);
+
+      Files.delete(server.draSocket());
+
+      HealthCheckResponse down = DeviceDriverLiveness.check(watcher, RULE, clock.instant(), socket);
+      assertThat(down.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
+      assertThat(down.getData().orElseThrow().get("plugin-socket").toString())
+          .contains("dra.sock does not answer (UNAVAILABLE");
+    } finally {
+      server.close();
+    }
+  }
+
   private HealthCheckResponse.Status status() {
-    return DeviceDriverLiveness.check(watcher, RULE, clock.instant()).getStatus();
+    return DeviceDriverLiveness.check(watcher, RULE, clock.instant(), Optional::empty).getStatus();
   }
 }

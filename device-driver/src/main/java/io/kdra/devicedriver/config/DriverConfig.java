@@ -131,6 +131,10 @@ public interface DriverConfig {
   /** The stream of inventory snapshots to the slice-publisher. */
   Publisher publisher();
 
+  /** The periodic check of checkpointed claims against the API. */
+  @WithName("stale-claims")
+  StaleClaims staleClaims();
+
   /** Hooks for the end-to-end tests; never set them on a real node. */
   @WithName("test-only")
   TestOnly testOnly();
@@ -145,6 +149,24 @@ public interface DriverConfig {
     @WithName("prepare-delay")
     @WithDefault("0s")
     Duration prepareDelay();
+  }
+
+  /**
+   * Prepared claims whose ResourceClaim is gone (deleted, replaced under the same name,
+   * deallocated, or reserved for no pod) are unprepared by the driver itself once that has lasted
+   * {@link #grace()}: the kubelet's own unprepare never came (a force-deleted pod, a driver down
+   * when the pod went), and their CDI spec, MIG instance or MPS daemon would otherwise stay for
+   * good.
+   */
+  interface StaleClaims {
+    /** How often the checkpoint is compared with the API (one GET per claim); 0s turns it off. */
+    @WithName("check-interval")
+    @WithDefault("2m")
+    Duration checkInterval();
+
+    /** How long a claim must be seen gone before it is unprepared. */
+    @WithDefault("5m")
+    Duration grace();
   }
 
   /** Settings of the {@code nvidia} backend. */

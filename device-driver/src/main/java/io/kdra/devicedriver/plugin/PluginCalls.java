@@ -39,6 +39,10 @@ final class PluginCalls {
   }
 
   Map<String, String> unprepare(List<ClaimRef> claims) {
+    if (claims.isEmpty()) {
+      // the liveness probe's call (PluginSocketProbe): it must not queue behind a serialised call
+      return Map.of();
+    }
     Map<String, String> results = locked(() -> plugin.unprepareResourceClaims(claims));
     Map<String, String> complete = new LinkedHashMap<>(results);
     for (ClaimRef c : claims) {

@@ -58,6 +58,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   private final Supplier<Inventory> inventory;
   private final CdiSpecStore cdi;
   private final CheckpointStore checkpoint;
+  private final SetupJournal journal;
   private final ClaimTelemetry telemetry;
   private final Clock clock;
   private final ExecutorService pool;
@@ -135,6 +136,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     this.inventory = inventory;
     this.cdi = cdi;
     this.checkpoint = checkpoint;
+    this.journal = SetupJournal.beside(checkpoint.file());
     this.telemetry = telemetry;
     this.clock = clock;
     AtomicInteger n = new AtomicInteger();
@@ -192,7 +194,107 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     } catch (IOException e) {
       LOG.errorf("cannot clean the CDI directory %s: %s", cdi.dir(), e.getMessage());
     }
+    settleSetupIntents();
+    restoreSetups();
     return checkpoint.all().size();
+  }
+
+  /** {@link DeviceSetup#restore} of every device the setup involves, logging failures. */
+  private void restoreSetups() {
+    if (planner.setup() == DeviceSetup.NONE) {
+      return;
+    }
+    Map<String, PreparedClaim> prepared = checkpoint.all();
+    for (NodeDevice device : inventory.get().devices()) {
+      if (!planner.setup().involves(device)) {
+        continue;
+      }
+      boolean inUse = prepared.values().stream().anyMatch(c -> c.usesSetupOf(device.name()));
+      try {
+        planner.setup().restore(device, inUse);
+      } catch (PrepareException | RuntimeException e) {
+        LOG.errorf("cannot restore the setup of device %s: %s", device.name(), e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Settles the setup intents a previous process left ({@link SetupJournal}): a claim that reached
+   * the checkpoint keeps its setup (the intent is dropped); one that did not has its devices
+   * released, as an undone prepare would, so that a MIG instance or MPS daemon created for a claim
+   * the kubelet may never unprepare does not leak. An intent whose device is not in the inventory
+   * (yet), or whose release fails, is kept for the next call. Runs at start and periodically; never
+   * alongside a prepare or unprepare of the same claim.
+   *
+   * @return how many intents remain unsettled
+   */
+  public int settleSetupIntents() {
+    List<SetupJournal.Intent> pending;
+    try {
+      pending = journal.pending();
+    } catch (IOException e) {
+      LOG.errorf("cannot read the setup intents in %s: %s", journal.dir(), e.getMessage());
+      return -1;
+    }
+    int left = 0;
+    for (SetupJournal.Intent intent : pending) {
+      ReentrantLock lock = lock(intent.uid());
+      lock.lock();
+      lockSetup();
+      try {
+        if (!settle(intent)) {
+          left++;
+        }
+      } finally {
+        unlockSetup();
+        lock.unlock();
+      }
+    }
+    return left;
+  }
+
+  private boolean settle(SetupJournal.Intent intent) {
+    boolean done = true;
+    if (checkpoint.get(intent.uid()).isPresent()) {
+      LOG.infof("claim %s is prepared: its device setup %s stays", intent.uid(), intent.devices());
+    } else {
+      Inventory now = inventory.get();
+      for (String name : intent.devices()) {
+        Optional<NodeDevice> device = now.device(name);
+        if (device.isEmpty()) {
+          LOG.warnf(
+              "claim %s began setting up device %s and never reached the checkpoint; the device is"
+                  + " not in the inventory (yet): releasing it later",
+              intent.uid(), name);
+          done = false;
+          continue;
+        }
+        try {
+          planner.setup().release(device.get(), lastUser(intent.uid(), name));
+          LOG.warnf(
+              "claim %s began setting up device %s and never reached the checkpoint (the driver"
+                  + " stopped in between): released it",
+              intent.uid(), name);
+        } catch (PrepareException | RuntimeException e) {
+          LOG.errorf(
+              "claim %s: releasing the unfinished setup of device %s failed, retrying later: %s",
+              intent.uid(), name, e.getMessage());
+          done = false;
+        }
+      }
+    }
+    return done && forget(intent.uid());
+  }
+
+  /** Drops a claim's intents; false (logged) if the file stays, to be settled again later. */
+  private boolean forget(String uid) {
+    try {
+      journal.clear(uid);
+      return true;
+    } catch (IOException e) {
+      LOG.warnf("cannot remove the setup intent of claim %s: %s", uid, e.getMessage());
+      return false;
+    }
   }
 
   /** Puts the checkpoint entry rebuilt from a spec file back, or keeps the file and says why. */
@@ -210,6 +312,11 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
               + " that is unprepared removes it",
           file, e.getMessage());
     }
+  }
+
+  /** The prepared claims (the checkpoint), by UID. */
+  public Map<String, PreparedClaim> prepared() {
+    return checkpoint.all();
   }
 
   @Override
@@ -279,7 +386,8 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
                     "resourceclaim " + ref.namespace() + "/" + ref.name() + " not found");
           } else {
             lockSetup();
-            SetupsDone setups = new SetupsDone(planner.setup(), () -> checkpoint.all().values());
+            SetupsDone setups =
+                new SetupsDone(planner.setup(), () -> checkpoint.all().values(), journal);
             try {
               PreparePlanner.Planned plan =
                   planner.planned(ref, claim.get(), inventory.get(), setups);
@@ -290,10 +398,14 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
               cdi.ensure(planned);
               interlude.afterCdiSpec(ref);
               checkpoint.put(planned);
+              // a stale intent is harmless: the next start finds the claim checkpointed
+              forget(ref.uid());
               result = PrepareResult.ok(planned.devices());
             } catch (Exception e) {
-              if (!recovered) {
-                undo(ref, setups); // a recovered claim's setup predates this call, and is in use
+              // a recovered claim's setup predates this call, and is in use; an intent whose undo
+              // failed stays, to be released at the next start
+              if (recovered || undo(ref, setups)) {
+                forget(ref.uid());
               }
               throw e;
             } finally {
@@ -396,18 +508,24 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
    * After a prepare failed part-way (the claim is not in the checkpoint): releases what its setup
    * began, so that the kubelet's retry, or the claim's deletion, finds nothing left running. A
    * device another prepared claim uses is released as not its last user.
+   *
+   * @return whether every release succeeded (else the claim's setup intent stays, for the next
+   *     start to release)
    */
-  private void undo(ClaimRef ref, SetupsDone setups) {
+  private boolean undo(ClaimRef ref, SetupsDone setups) {
+    boolean undone = true;
     for (NodeDevice device : setups.begun()) {
       boolean lastUser = lastUser(ref.uid(), device.name());
       try {
         setups.release(device, lastUser);
       } catch (PrepareException | RuntimeException e) {
+        undone = false;
         LOG.warnf(
             "prepare %s failed, and undoing the setup of %s failed too: %s",
             ref, device.name(), e.getMessage());
       }
     }
+    return undone;
   }
 
   /**

@@ -69,6 +69,13 @@ public interface DeviceSetup {
       public boolean involves(NodeDevice device) {
         return active.stream().anyMatch(s -> s.involves(device));
       }
+
+      @Override
+      public void restore(NodeDevice device, boolean inUse) throws PrepareException {
+        for (DeviceSetup s : active) {
+          s.restore(device, inUse);
+        }
+      }
     };
   }
 
@@ -154,4 +161,14 @@ public interface DeviceSetup {
   default boolean involves(NodeDevice device) {
     return true;
   }
+
+  /**
+   * At driver start, before the kubelet can call: makes what a previous process left on the device
+   * match the checkpoint (adopt what its prepared claims use, stop what none does). Nothing by
+   * default.
+   *
+   * @param inUse whether a prepared claim uses the device's setup
+   * @throws PrepareException naming the device and what failed
+   */
+  default void restore(NodeDevice device, boolean inUse) throws PrepareException {}
 }

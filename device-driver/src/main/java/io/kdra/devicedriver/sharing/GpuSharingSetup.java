@@ -52,8 +52,13 @@ import java.util.Set;
  * stopped as in NVIDIA's MPS guide ("Starting MPS control daemon": the three variables, then {@code
  * nvidia-cuda-mps-control -d}; {@code echo quit | nvidia-cuda-mps-control}).
  *
- * <p>Idempotent: a daemon is started only when this process has not started it and its control pipe
- * does not exist (a daemon from before a driver restart keeps running). Thread-safe.
+ * <p>Idempotent, and across driver restarts: a daemon answers {@code get_server_list} on its
+ * control pipe, or is not there. The daemons are the driver container's children and usually die
+ * with it, leaving their {@code control} socket file on the host path; a daemon found alive (a
+ * driver process restarted in the same container) is adopted, a dead one's files are removed and a
+ * new daemon started. At driver start ({@link #restore}) a GPU whose prepared claims use MPS gets
+ * its daemon back, and a daemon no prepared claim uses is stopped. A last unprepare that finds no
+ * daemon counts it as stopped. Thread-safe.
  */
 public final class GpuSharingSetup implements DeviceSetup {
   /** Where CUDA clients look for the MPS pipes and logs by default. */
@@ -113,15 +118,8 @@ public final class GpuSharingSetup implements DeviceSetup {
     switch (settings.strategy()) {
       case TIME_SLICING -> run(d, setTimeSlice(d, SharingConfig.Interval.Default));
       case MPS -> {
-        Path pipe = pipeDir(d);
-        if (mpsStarted.contains(d.name()) || Files.exists(pipe.resolve("control"))) {
-          run(
-              d,
-              new Command(
-                  List.of(mpsControlPath),
-                  Map.of("CUDA_MPS_PIPE_DIRECTORY", pipe.toString()),
-                  "quit\n"));
-          mpsStarted.remove(d.name());
+        if (mpsStarted.contains(d.name()) || Files.exists(control(d))) {
+          stopDaemon(d);
           run(d, computeMode(d, "DEFAULT"));
         }
       }
@@ -132,7 +130,7 @@ public final class GpuSharingSetup implements DeviceSetup {
   private DeviceEdits mps(Allocated a) throws PrepareException {
     NodeDevice d = a.device();
     Path pipe = pipeDir(d);
-    Path log = settings.mpsRoot().resolve(d.name()).resolve("log");
+    Path log = logDir(d);
     Path shm = shmDir();
     try {
       Files.createDirectories(pipe);
@@ -143,18 +141,12 @@ public final class GpuSharingSetup implements DeviceSetup {
           "device " + d.name(),
           "cannot create the MPS directories under " + settings.mpsRoot() + ": " + e);
     }
-    if (!mpsStarted.contains(d.name()) && !Files.exists(pipe.resolve("control"))) {
-      run(d, computeMode(d, "EXCLUSIVE_PROCESS"));
-      run(
-          d,
-          new Command(
-              List.of(mpsControlPath, "-d"),
-              Map.of(
-                  "CUDA_VISIBLE_DEVICES", gpu(d),
-                  "CUDA_MPS_PIPE_DIRECTORY", pipe.toString(),
-                  "CUDA_MPS_LOG_DIRECTORY", log.toString()),
-              ""));
-      mpsStarted.add(d.name());
+    if (!mpsStarted.contains(d.name())) {
+      if (Files.exists(control(d)) && daemonAnswers(d)) {
+        mpsStarted.add(d.name()); // started by a previous driver process
+      } else {
+        startDaemon(d);
+      }
     }
     List<String> env = new ArrayList<>();
     env.add("CUDA_MPS_PIPE_DIRECTORY=" + CONTAINER_PIPE_DIR);
@@ -188,6 +180,91 @@ public final class GpuSharingSetup implements DeviceSetup {
             new Mount(pipe.toString(), CONTAINER_PIPE_DIR),
             new Mount(log.toString(), CONTAINER_LOG_DIR),
             new Mount(shm.toString(), CONTAINER_SHM_DIR)));
+  }
+
+  @Override
+  public synchronized void restore(NodeDevice d, boolean inUse) throws PrepareException {
+    if (settings.strategy() != SharingSettings.Strategy.MPS || !d.allowMultipleAllocations()) {
+      return;
+    }
+    boolean alive = Files.exists(control(d)) && daemonAnswers(d);
+    if (inUse && alive) {
+      mpsStarted.add(d.name());
+    } else if (inUse) {
+      startDaemon(d);
+    } else if (alive) {
+      stopDaemon(d);
+      run(d, computeMode(d, "DEFAULT"));
+    } else {
+      removeStalePipe(d);
+    }
+  }
+
+  /** Starts the GPU's control daemon, over the files a dead one left. */
+  private void startDaemon(NodeDevice d) throws PrepareException {
+    removeStalePipe(d);
+    run(d, computeMode(d, "EXCLUSIVE_PROCESS"));
+    run(
+        d,
+        new Command(
+            List.of(mpsControlPath, "-d"),
+            Map.of(
+                "CUDA_VISIBLE_DEVICES", gpu(d),
+                "CUDA_MPS_PIPE_DIRECTORY", pipeDir(d).toString(),
+                "CUDA_MPS_LOG_DIRECTORY", logDir(d).toString()),
+            ""));
+    mpsStarted.add(d.name());
+  }
+
+  /**
+   * Tells the daemon to quit; one that is not there (it died with a driver container) counts as
+   * stopped, so that the last unprepare does not fail for good.
+   */
+  private void stopDaemon(NodeDevice d) throws PrepareException {
+    try {
+      run(d, mpsControl(d, "quit"));
+    } catch (PrepareException e) {
+      if (daemonAnswers(d)) {
+        throw e;
+      }
+    }
+    mpsStarted.remove(d.name());
+    removeStalePipe(d);
+  }
+
+  /** Whether a control daemon answers on the GPU's pipe. */
+  private boolean daemonAnswers(NodeDevice d) {
+    try {
+      runner.run(mpsControl(d, "get_server_list"));
+      return true;
+    } catch (CommandException e) {
+      return false;
+    }
+  }
+
+  private Command mpsControl(NodeDevice d, String input) {
+    return new Command(
+        List.of(mpsControlPath),
+        Map.of("CUDA_MPS_PIPE_DIRECTORY", pipeDir(d).toString()),
+        input + "\n");
+  }
+
+  /** Removes the control socket file of a daemon that is gone; a new one creates it again. */
+  private void removeStalePipe(NodeDevice d) throws PrepareException {
+    try {
+      Files.deleteIfExists(control(d));
+    } catch (IOException e) {
+      throw new PrepareException(
+          "device " + d.name(), "cannot remove the stale MPS control socket: " + e);
+    }
+  }
+
+  private Path control(NodeDevice d) {
+    return pipeDir(d).resolve("control");
+  }
+
+  private Path logDir(NodeDevice d) {
+    return settings.mpsRoot().resolve(d.name()).resolve("log");
   }
 
   /**

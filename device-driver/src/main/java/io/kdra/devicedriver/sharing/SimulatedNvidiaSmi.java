@@ -2,25 +2,50 @@ package io.kdra.devicedriver.sharing;
 
 import io.kdra.devicedriver.sharing.CommandRunner.Command;
 import io.kdra.devicedriver.sharing.CommandRunner.Output;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
  * Answers the {@code nvidia-smi mig} commands of {@link MigSetup} as a GPU would, keeping the GPU
  * and compute instances in memory: the answers of the {@link RecordingCommandRunner} on simulated
  * hardware, so that dynamic MIG goes through create, find and destroy there too. Output has the
- * shape the real tool prints (the same parser reads it). Anything else succeeds silently.
- * Thread-safe through the runner, which answers one command at a time.
+ * shape the real tool prints (the same parser reads it). It also plays the MPS control daemons of
+ * {@link GpuSharingSetup}: {@code -d} starts one per pipe directory and creates its {@code control}
+ * socket file, as the real daemon does (a second start fails), {@code quit} stops it and removes
+ * the file, {@code get_server_list} fails without a daemon; {@link #killMpsDaemons} is the driver
+ * container dying, which leaves the files behind. Anything else succeeds silently. Thread-safe
+ * through the runner, which answers one command at a time.
  */
 public final class SimulatedNvidiaSmi implements Function<Command, Output> {
   private record Instance(int gpu, int id, int profileId, int start, boolean computeInstance) {}
 
+  static final String PIPE_VARIABLE = "CUDA_MPS_PIPE_DIRECTORY";
+
   private final List<Instance> instances = new ArrayList<>();
+  private final Set<String> mpsDaemons = new TreeSet<>();
   private int nextId = 1;
 
+  /** The pipe directories of the MPS control daemons running now. */
+  public synchronized Set<String> mpsDaemons() {
+    return Set.copyOf(mpsDaemons);
+  }
+
+  /** Every MPS daemon dies (the driver container went), its control socket file stays behind. */
+  public synchronized void killMpsDaemons() {
+    mpsDaemons.clear();
+  }
+
   @Override
-  public Output apply(Command c) {
+  public synchronized Output apply(Command c) {
+    if (c.env().containsKey(PIPE_VARIABLE)) {
+      return mpsControl(c);
+    }
     List<String> a = c.argv();
     if (a.size() < 4 || !a.get(1).equals("mig") || !a.get(2).equals("-i")) {
       return new Output(0, "");
@@ -107,6 +132,35 @@ public final class SimulatedNvidiaSmi implements Function<Command, Output> {
         default -> {
           return new Output(0, "");
         }
+      }
+    }
+    return new Output(0, "");
+  }
+
+  private Output mpsControl(Command c) {
+    String pipe = c.env().get(PIPE_VARIABLE);
+    Path control = Path.of(pipe, "control");
+    if (c.argv().contains("-d")) {
+      if (!mpsDaemons.add(pipe)) {
+        return new Output(1, "An instance of this daemon is already running");
+      }
+      try {
+        Files.createDirectories(control.getParent());
+        Files.writeString(control, "");
+      } catch (IOException e) {
+        return new Output(1, "cannot create " + control + ": " + e.getMessage());
+      }
+      return new Output(0, "");
+    }
+    if (!mpsDaemons.contains(pipe)) {
+      return new Output(1, "Cannot find MPS control daemon process");
+    }
+    if (c.stdin().strip().equals("quit")) {
+      mpsDaemons.remove(pipe);
+      try {
+        Files.deleteIfExists(control);
+      } catch (IOException e) {
+        return new Output(1, "cannot remove " + control + ": " + e.getMessage());
       }
     }
     return new Output(0, "");

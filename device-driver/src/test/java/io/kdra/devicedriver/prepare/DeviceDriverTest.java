@@ -282,7 +282,7 @@ class DeviceDriverTest {
   }
 
   /** Records what it is asked to do; refuses to set up the devices named in {@code failing}. */
-  private static final class RecordingSetup implements DeviceSetup {
+  private static class RecordingSetup implements DeviceSetup {
     final List<String> calls = new ArrayList<>();
     final Set<String> failing;
 
@@ -341,6 +341,59 @@ class DeviceDriverTest {
         .containsExactly(
             "prepare gpu-0", "prepare gpu-1", "release gpu-0 shared", "release gpu-1 last");
     assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u1.json");
+  }
+
+  /**
+   * What a driver that died mid-prepare leaves in the setup journal, settled by its successor: a
+   * claim that reached the checkpoint keeps its setup; one that did not is released, as not the
+   * last user where a prepared claim shares the device; a device discovery does not know (yet) is
+   * kept for a later pass.
+   */
+  @Test
+  void theSuccessorSettlesTheSetupIntentsADeadDriverLeft() throws Exception {
+    ClaimFixture a = claim("a").uid("ua").result("gpu", "gpu-0");
+    reader.add(a.build());
+    RecordingSetup setup = new RecordingSetup();
+    DeviceDriver old = driver(DeviceDriver.PrepareInterlude.NONE, setup);
+    assertThat(old.prepareResourceClaims(List.of(a.ref())).get("ua").error()).isEmpty();
+    SetupJournal journal = SetupJournal.beside(dir.resolve("plugin/checkpoint.json"));
+    assertThat(journal.pending()).as("a committed prepare leaves no intent").isEmpty();
+    old.close();
+    journal.begin("ua", "gpu-0"); // died after the checkpoint entry, before clearing the intent
+    journal.begin("ub", "gpu-0"); // died before its checkpoint entry, on a device ua shares
+    journal.begin("uc", "gpu-1");
+    journal.begin("uc", "gpu-9"); // not on this node (yet)
+
+    RecordingSetup after = new RecordingSetup();
+    DeviceDriver fresh = driver(DeviceDriver.PrepareInterlude.NONE, after);
+    assertThat(fresh.restore()).isEqualTo(1);
+
+    assertThat(after.calls).containsExactlyInAnyOrder("release gpu-0 shared", "release gpu-1 last");
+    assertThat(journal.pending())
+        .containsExactly(new SetupJournal.Intent("uc", List.of("gpu-1", "gpu-9")));
+    assertThat(fresh.settleSetupIntents()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailedPrepareWhoseUndoFailsKeepsItsIntentForTheNextStart() throws Exception {
+    DeviceSetup stuck =
+        new RecordingSetup("gpu-1") {
+          @Override
+          public void release(NodeDevice device, boolean lastUser) {
+            throw new IllegalStateException("nvidia-smi timed out");
+          }
+        };
+    ClaimFixture c = claim("c").uid("u").result("a", "gpu-1");
+    reader.add(c.build());
+
+    PrepareResult r =
+        driver(DeviceDriver.PrepareInterlude.NONE, stuck)
+            .prepareResourceClaims(List.of(c.ref()))
+            .get("u");
+
+    assertThat(r.error()).contains("cannot set up gpu-1");
+    assertThat(SetupJournal.beside(dir.resolve("plugin/checkpoint.json")).pending())
+        .containsExactly(new SetupJournal.Intent("u", List.of("gpu-1")));
   }
 
   static Stream<Named<java.util.function.UnaryOperator<String>>> damagedCheckpoints() {

@@ -367,6 +367,87 @@ class GpuSharingSetupTest {
     assertThat(spec("u-a").split("\"name\" : \"u-a-gpu-0\"", -1)).hasSize(2);
   }
 
+  /**
+   * The driver container died and took its MPS daemon along; the daemon's control socket file
+   * stayed on the host path. A new claim gets a daemon started afresh (not the dead pipe), and the
+   * last unprepare of a daemon that is gone again succeeds instead of failing for good.
+   */
+  @Test
+  void aStaleControlSocketWithoutADaemonGetsAFreshDaemonAndTheLastUnprepareSucceeds()
+      throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    Path pipe = dir.resolve("mps/gpu-0/pipe");
+    Files.createDirectories(pipe);
+    Files.writeString(pipe.resolve("control"), ""); // left by a daemon that died
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    ClaimFixture a = shareOfGpu0("a", "1", "20Gi");
+    reader.add(a.build());
+
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    assertThat(gpu.mpsDaemons()).containsExactly(pipe.toString());
+
+    gpu.killMpsDaemons();
+    runner.clear();
+    assertThat(d.unprepareResourceClaims(List.of(a.ref())).get("u-a")).isEmpty();
+    assertThat(runner.lines()).contains("nvidia-smi -i " + UUID0 + " -c DEFAULT");
+    assertThat(pipe.resolve("control")).doesNotExist();
+  }
+
+  /** A restarted driver uses the daemon its predecessor started, and stops it once. */
+  @Test
+  void aRestartedDriverAdoptsTheRunningDaemonOfItsPreparedClaims() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    ClaimFixture a = shareOfGpu0("a", "1", "20Gi");
+    ClaimFixture b = shareOfGpu0("b", "1", "20Gi");
+    reader.add(a.build()).add(b.build());
+    DeviceDriver old = driver(SharingSettings.Strategy.MPS);
+    assertThat(old.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    old.close();
+
+    DeviceDriver fresh = driver(SharingSettings.Strategy.MPS);
+    assertThat(fresh.restore()).isEqualTo(1);
+    assertThat(fresh.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+    assertThat(runner.lines()).filteredOn(l -> l.endsWith(" -d")).hasSize(1);
+    assertThat(fresh.unprepareResourceClaims(List.of(a.ref(), b.ref())).values()).containsOnly("");
+
+    assertThat(gpu.mpsDaemons()).isEmpty();
+    assertThat(runner.lines()).filteredOn(l -> l.endsWith("<<< quit")).hasSize(1);
+  }
+
+  /**
+   * At start, a daemon no prepared claim uses is stopped, and the daemon of a prepared claim that
+   * died with the old driver container is started again, for its containers' new processes.
+   */
+  @Test
+  void aRestartedDriverStopsOrphanedDaemonsAndRestartsThoseItsClaimsNeed() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    ClaimFixture a = shareOfGpu0("a", "1", "20Gi");
+    reader.add(a.build());
+    DeviceDriver old = driver(SharingSettings.Strategy.MPS);
+    assertThat(old.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    old.close();
+    gpu.killMpsDaemons(); // the container died; gpu-0's control file stays
+    Path orphan = dir.resolve("mps/gpu-1/pipe");
+    runner.run(
+        new CommandRunner.Command(
+            List.of("nvidia-cuda-mps-control", "-d"),
+            Map.of("CUDA_MPS_PIPE_DIRECTORY", orphan.toString()),
+            ""));
+    runner.clear();
+
+    DeviceDriver fresh = driver(SharingSettings.Strategy.MPS);
+    fresh.restore();
+
+    assertThat(gpu.mpsDaemons()).containsExactly(dir.resolve("mps/gpu-0/pipe").toString());
+    assertThat(runner.lines())
+        .contains("CUDA_MPS_PIPE_DIRECTORY=" + orphan + " nvidia-cuda-mps-control <<< quit");
+    assertThat(fresh.unprepareResourceClaims(List.of(a.ref())).get("u-a")).isEmpty();
+    assertThat(gpu.mpsDaemons()).isEmpty();
+  }
+
   @Test
   void aFailingCommandFailsThePrepareWithTheCommandAndKeepsNothing() throws Exception {
     DeviceDriver d = driver(SharingSettings.Strategy.TIME_SLICING);

@@ -26,6 +26,8 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,6 +49,12 @@ class MigSetupTest {
   }
 
   private DeviceDriver driver(MigMode mode, RecordingCommandRunner runner) throws Exception {
+    return driver(mode, runner, DeviceDriver.PrepareInterlude.NONE);
+  }
+
+  private DeviceDriver driver(
+      MigMode mode, RecordingCommandRunner runner, DeviceDriver.PrepareInterlude interlude)
+      throws Exception {
     Inventory inv =
         NvidiaBackend.inventory(
             sample("a100-40gb.csv"),
@@ -68,7 +76,8 @@ class MigSetupTest {
             CheckpointStore.open(dir.resolve("checkpoint.json"), Clock.systemUTC()),
             ClaimTelemetry.NONE,
             Clock.systemUTC(),
-            2);
+            2,
+            interlude);
     drivers.add(d);
     return d;
   }
@@ -116,6 +125,59 @@ class MigSetupTest {
             "nvidia-smi mig -i 0 -gi 1 -lci",
             "nvidia-smi mig -i 0 -gi 1 -dci",
             "nvidia-smi mig -i 0 -gi 1 -dgi");
+  }
+
+  /**
+   * The driver dies after creating a partition's instance and before the claim's checkpoint entry
+   * (here: its prepare never returns), and the claim is then deleted, so no unprepare will come.
+   * The successor destroys the instance at start: the instances on the GPU are those of
+   * checkpointed claims, and nothing else.
+   */
+  @Test
+  void anInstanceCreatedByAPrepareThatNeverReachedTheCheckpointIsDestroyedAtRestart()
+      throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    RecordingCommandRunner runner = new RecordingCommandRunner().answer(gpu);
+    ClaimFixture kept = claim("kept").uid("u1").result("slice", "gpu-0-mig-2g10gb-2");
+    ClaimFixture lost = claim("lost").uid("u2").result("slice", "gpu-0-mig-3g20gb-4");
+    reader.add(kept.build()).add(lost.build());
+    CountDownLatch inWindow = new CountDownLatch(1);
+    CountDownLatch never = new CountDownLatch(1);
+    DeviceDriver dying =
+        driver(
+            MigMode.DYNAMIC,
+            runner,
+            ref -> {
+              if (ref.uid().equals("u2")) {
+                inWindow.countDown();
+                never.await();
+              }
+            });
+    assertThat(dying.prepareResourceClaims(List.of(kept.ref())).get("u1").error()).isEmpty();
+    Thread call = new Thread(() -> dying.prepareResourceClaims(List.of(lost.ref())));
+    call.setDaemon(true);
+    call.start();
+    assertThat(inWindow.await(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(gpuInstances(runner)).hasSize(2);
+
+    DeviceDriver successor = driver(MigMode.DYNAMIC, runner);
+    assertThat(successor.restore()).isEqualTo(1);
+
+    assertThat(gpuInstances(runner)).as("only the checkpointed claim's instance").hasSize(1);
+    assertThat(spec("u1")).contains("KDRA_MIG_PROFILE=2g.10gb");
+    assertThat(successor.unprepareResourceClaims(List.of(kept.ref())).get("u1")).isEmpty();
+    assertThat(gpuInstances(runner)).isEmpty();
+    // the dying driver stays blocked (a daemon worker): it must not write after the test
+  }
+
+  /** The GPU instances the simulated GPU holds, one line each. */
+  private static List<String> gpuInstances(RecordingCommandRunner runner) throws Exception {
+    return runner
+        .run(CommandRunner.Command.of("nvidia-smi", "mig", "-i", "0", "-lgi"))
+        .text()
+        .lines()
+        .filter(l -> l.startsWith("|"))
+        .toList();
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.OpaqueDeviceConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.kdra.devicedriver.plugin.ClaimRef;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ public final class ClaimFixture {
   private final List<DeviceRequestAllocationResult> results = new ArrayList<>();
   private final List<DeviceAllocationConfiguration> configs = new ArrayList<>();
   private final Map<String, String> annotations = new HashMap<>();
+  private final List<String> reservedFor = new ArrayList<>();
 
   private ClaimFixture(String name) {
     this.name = name;
@@ -57,6 +59,12 @@ public final class ClaimFixture {
 
   public ClaimFixture annotation(String key, String value) {
     annotations.put(key, value);
+    return this;
+  }
+
+  /** Reserves the claim for a pod of that name (in its namespace). */
+  public ClaimFixture reservedFor(String pod) {
+    reservedFor.add(pod);
     return this;
   }
 
@@ -137,6 +145,17 @@ public final class ClaimFixture {
       allocation.setDevices(devices);
       ResourceClaimStatus status = new ResourceClaimStatus();
       status.setAllocation(allocation);
+      List<ResourceClaimConsumerReference> pods = new ArrayList<>();
+      for (String pod : reservedFor) {
+        ResourceClaimConsumerReference ref = new ResourceClaimConsumerReference();
+        ref.setResource("pods");
+        ref.setName(pod);
+        ref.setUid("uid-" + pod);
+        pods.add(ref);
+      }
+      if (!pods.isEmpty()) {
+        status.setReservedFor(pods);
+      }
       claim.setStatus(status);
     }
     return claim;

@@ -18,6 +18,11 @@ public final class FakeClaimReader implements ClaimReader {
     return this;
   }
 
+  public FakeClaimReader remove(String namespace, String name) {
+    claims.remove(namespace + "/" + name);
+    return this;
+  }
+
   @Override
   public Optional<ResourceClaim> read(String namespace, String name) throws ClaimReadException {
     reads.incrementAndGet();

@@ -50,7 +50,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
 /**
  * The chart's defaults on a cluster shaped like a user's ({@link MultiNodeCluster}: three real
  * nodes, a pod network, kube-proxy, CoreDNS, the Node authorizer): {@code helm install} as the
- * OPERATIONS.md walkthrough does it, with only what a user must set here, the images' registry (the
+ * install walkthrough (docs/user/install.md) does it, with only what a user must set here, the images' registry (the
  * build's images are imported into every node's containerd under their own name, as a user loads
  * locally built images into the nodes; the default pull policy IfNotPresent then finds them). The
  * device backend is the default, simulated, with its built-in eight GPUs per node. No hostNetwork,

@@ -365,6 +365,43 @@ class NodeFilterTest {
     return m;
   }
 
+  /**
+   * Pod-level requests (PodLevelResources, on by default since 1.34) replace the containers' sum
+   * for each resource they name, below or above it; the overhead comes on top (found by
+   * SchedulingDifferentialIT: kdra counted the containers only).
+   */
+  static Stream<Arguments> podLevelRequests() {
+    return Stream.of(
+        Arguments.of(Named.of("above the containers", "4"), null, null, "4", "1Gi"),
+        Arguments.of(Named.of("below the containers", "500m"), null, null, "500m", "1Gi"),
+        Arguments.of(Named.of("memory only", null), "3Gi", null, "1", "3Gi"),
+        Arguments.of(Named.of("with overhead", "2"), "2Gi", "250m", "2250m", "2Gi"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("podLevelRequests")
+  void podLevelRequestsReplaceTheContainers(
+      String cpu, String memory, String overheadCpu, String wantCpu, String wantMemory) {
+    var spec = requesting("1", "1Gi").edit().editSpec();
+    var resources = new io.fabric8.kubernetes.api.model.ResourceRequirements();
+    if (cpu != null) {
+      resources.setRequests(new java.util.HashMap<>(java.util.Map.of("cpu", new Quantity(cpu))));
+    }
+    if (memory != null) {
+      if (resources.getRequests() == null) {
+        resources.setRequests(new java.util.HashMap<>());
+      }
+      resources.getRequests().put("memory", new Quantity(memory));
+    }
+    spec.withResources(resources);
+    if (overheadCpu != null) {
+      spec.addToOverhead("cpu", new Quantity(overheadCpu));
+    }
+    PodRequests r = PodRequests.of(spec.endSpec().build());
+    assertThat(r.cpu()).isEqualByComparingTo(io.kdra.core.model.Quantity.parse(wantCpu));
+    assertThat(r.memory()).isEqualByComparingTo(io.kdra.core.model.Quantity.parse(wantMemory));
+  }
+
   @Test
   void sidecarsAddUpAndInitContainersPeak() {
     Pod pod =

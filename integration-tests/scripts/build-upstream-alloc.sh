@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds dra-alloc-upstream, the reference program in integration-tests/upstream/ (upstream's
-# k8s.io/dynamic-resource-allocation allocator behind bin/dra-alloc's command line), into
+# k8s.io/dynamic-resource-allocation allocator behind bin/dra-alloc's command line, its CEL
+# library, and as `filter` kube-scheduler's default Filter plugins from k8s.io/kubernetes), into
 #   $KDRA_CACHE_DIR/upstream-alloc/<version>-linux-<arch>/<stamp>/dra-alloc-upstream
 # where <stamp> is the first 12 hex digits of a sha256 over go.mod, go.sum and the *.go sources:
 # checkouts with different sources (branches, worktrees) sharing one cache each get their own

@@ -16,23 +16,32 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
  * The nodes a pod may run on before devices are considered, with a scheduler-style reason for each
- * rejected node. The checks, in kube-scheduler's filter order (the first failing one is the node's
- * reason): Ready, not cordoned (unless the pod tolerates the unschedulable taint), no untolerated
- * {@code NoSchedule}/{@code NoExecute} taint, {@code spec.nodeSelector} and required node affinity,
- * the node selectors of the pod's already-allocated claims, free host ports ({@link NodePorts}),
- * CPU, memory and pod count fitting what pods bound there already request, required pod affinity
- * and anti-affinity both ways ({@link InterPodAffinity}), and {@code DoNotSchedule} topology spread
- * ({@link PodTopologySpread}). Pure and deterministic: nodes come out sorted by name.
+ * rejected node. The checks, in kube-scheduler's order (the first failing one is the node's
+ * reason): named by the pod's required node affinity when that names nodes ({@link
+ * NodeAffinityPreFilter}), Ready, not cordoned (unless the pod tolerates the unschedulable taint),
+ * no untolerated {@code NoSchedule}/{@code NoExecute} taint, {@code spec.nodeSelector} and required
+ * node affinity, the node selectors of the pod's already-allocated claims, free host ports ({@link
+ * NodePorts}), CPU, memory and pod count fitting what pods bound there already request, {@code
+ * DoNotSchedule} topology spread ({@link PodTopologySpread}), and required pod affinity and
+ * anti-affinity both ways ({@link InterPodAffinity}). Pure and deterministic: nodes come out sorted
+ * by name.
  */
 public final class NodeFilter {
 
   private static final Taint UNSCHEDULABLE_TAINT =
       new TaintBuilder().withKey(Upstream.TAINT_UNSCHEDULABLE).withEffect("NoSchedule").build();
+
+  /**
+   * Upstream's TaintToleration reason (since 1.35 without the taint, so that the scheduler's
+   * message counts nodes by reason).
+   */
+  public static final String REASON_UNTOLERATED_TAINT = "node(s) had untolerated taint(s)";
 
   private NodeFilter() {}
 
@@ -122,18 +131,23 @@ public final class NodeFilter {
       Function<Node, Allocatable> allocatable,
       PlacedPodFilters placed) {
     PodRequests wanted = PodRequests.of(pod);
+    Optional<Set<String>> named = NodeAffinityPreFilter.nodeNames(pod);
     List<Node> feasible = new ArrayList<>();
     Map<String, String> rejected = new TreeMap<>();
     for (Node node : sortedNodes) {
-      Optional<String> why =
-          reject(
-              pod,
-              wanted,
-              node,
-              usage.getOrDefault(node.getMetadata().getName(), NodeUsage.NONE),
-              claimSelectors,
-              allocatable,
-              placed);
+      // upstream's PreFilter runs before every filter, so its reason comes first
+      Optional<String> why = NodeAffinityPreFilter.reject(named, node.getMetadata().getName());
+      if (why.isEmpty()) {
+        why =
+            reject(
+                pod,
+                wanted,
+                node,
+                usage.getOrDefault(node.getMetadata().getName(), NodeUsage.NONE),
+                claimSelectors,
+                allocatable,
+                placed);
+      }
       if (why.isPresent()) {
         rejected.put(node.getMetadata().getName(), why.get());
       } else {
@@ -208,12 +222,7 @@ public final class NodeFilter {
         Taints.firstUntolerated(
             node.getSpec() == null ? null : node.getSpec().getTaints(), spec.getTolerations());
     if (taint.isPresent()) {
-      Taint t = taint.get();
-      return Optional.of(
-          "node(s) had untolerated taint {"
-              + t.getKey()
-              + (t.getValue() == null || t.getValue().isEmpty() ? "" : ": " + t.getValue())
-              + "}");
+      return Optional.of(REASON_UNTOLERATED_TAINT);
     }
     // dra-core's rule, the one PodScheduler applies too (its second look at these nodes always
     // passes; here it gives the node its reason)
@@ -227,11 +236,12 @@ public final class NodeFilter {
     if (why.isEmpty()) {
       why = fits(wanted, node, onNode, allocatable);
     }
-    if (why.isEmpty()) {
-      why = placed.affinity().reject(node);
-    }
+    // the default profile's order: PodTopologySpread before InterPodAffinity
     if (why.isEmpty()) {
       why = placed.spread().reject(node);
+    }
+    if (why.isEmpty()) {
+      why = placed.affinity().reject(node);
     }
     return why;
   }

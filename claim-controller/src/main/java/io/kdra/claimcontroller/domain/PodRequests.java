@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * The CPU and memory a pod requests, as the scheduler counts them: containers summed, restartable
  * init containers (sidecars) added to that sum, plain init containers counted by their peak (each
- * one plus the sidecars started before it), and the pod overhead on top. Pure.
+ * one plus the sidecars started before it), pod-level requests ({@code spec.resources}) in place of
+ * that for the resources they name, and the pod overhead on top. Pure.
  *
  * @param cpu requested CPU in cores
  * @param memory requested memory in bytes
@@ -57,8 +58,23 @@ public record PodRequests(Quantity cpu, Quantity memory) {
         initPeak = initPeak.max(of(c, missing).plus(sidecars));
       }
     }
-    PodRequests total = sum.plus(sidecars).max(initPeak);
+    PodRequests total = podLevel(pod, sum.plus(sidecars).max(initPeak));
     return total.plus(of(pod.getSpec().getOverhead()));
+  }
+
+  /**
+   * Upstream's {@code applyPodLevelResources} (PodLevelResources, on by default since 1.34): a
+   * pod-level request replaces the containers' for its resource, whether above or below.
+   */
+  private static PodRequests podLevel(Pod pod, PodRequests containers) {
+    var resources = pod.getSpec().getResources();
+    var requests = resources == null ? null : resources.getRequests();
+    if (requests == null || requests.isEmpty()) {
+      return containers;
+    }
+    return new PodRequests(
+        requests.containsKey("cpu") ? quantity(requests.get("cpu")) : containers.cpu,
+        requests.containsKey("memory") ? quantity(requests.get("memory")) : containers.memory);
   }
 
   /** Sum, per resource. */

@@ -1,6 +1,7 @@
 package io.kdra.claimcontroller.domain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelector;
@@ -155,7 +156,7 @@ class NodeFilterTest {
             tainted,
             List.of(),
             List.of(),
-            "node(s) had untolerated taint {gpu: yes}"),
+            "node(s) had untolerated taint(s)"),
         Arguments.of(
             Named.of("taint tolerated with Exists", tolerant), tainted, List.of(), List.of(), null),
         Arguments.of(
@@ -163,7 +164,7 @@ class NodeFilterTest {
             tainted,
             List.of(),
             List.of(),
-            "node(s) had untolerated taint {gpu: yes}"),
+            "node(s) had untolerated taint(s)"),
         Arguments.of(
             Named.of("PreferNoSchedule never blocks", plain),
             preferTainted,
@@ -241,6 +242,164 @@ class NodeFilterTest {
             List.of());
     assertThat(r.summary())
         .isEqualTo("0/3 nodes are available: 2 Insufficient memory, 1 node(s) were unschedulable.");
+  }
+
+  /**
+   * kube-scheduler's default profile runs PodTopologySpread before InterPodAffinity: a node both
+   * reject is rejected for the spread (found by SchedulingDifferentialIT).
+   */
+  @Test
+  void spreadIsCheckedBeforePodAffinity() {
+    Node a = K.node("a").editMetadata().addToLabels("host", "a").endMetadata().build();
+    Node b = K.node("b").editMetadata().addToLabels("host", "b").endMetadata().build();
+    Pod web =
+        new PodBuilder(boundTo("web", "a", "100m"))
+            .editMetadata()
+            .addToLabels("app", "web")
+            .endMetadata()
+            .build();
+    Pod pod =
+        K.pod("p")
+            .editMetadata()
+            .addToLabels("app", "web")
+            .endMetadata()
+            .editSpec()
+            .withNewAffinity()
+            .withNewPodAntiAffinity()
+            .addNewRequiredDuringSchedulingIgnoredDuringExecution()
+            .withTopologyKey("host")
+            .withNewLabelSelector()
+            .addToMatchLabels("app", "web")
+            .endLabelSelector()
+            .endRequiredDuringSchedulingIgnoredDuringExecution()
+            .endPodAntiAffinity()
+            .endAffinity()
+            .addNewTopologySpreadConstraint()
+            .withMaxSkew(1)
+            .withTopologyKey("host")
+            .withWhenUnsatisfiable("DoNotSchedule")
+            .withNewLabelSelector()
+            .addToMatchLabels("app", "web")
+            .endLabelSelector()
+            .endTopologySpreadConstraint()
+            .endSpec()
+            .build();
+    NodeFilter.Result r = NodeFilter.filter(pod, List.of(a, b), List.of(web), List.of());
+    assertThat(r.feasible()).containsExactly(b);
+    assertThat(r.rejected()).containsExactly(entry("a", PodTopologySpread.REASON));
+  }
+
+  /** A required node affinity term naming nodes by {@code metadata.name} (matchFields). */
+  static Pod namingNodes(String op, String... names) {
+    return K.pod("p")
+        .editSpec()
+        .withNewAffinity()
+        .withNewNodeAffinity()
+        .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+        .addNewNodeSelectorTerm()
+        .addNewMatchField()
+        .withKey("metadata.name")
+        .withOperator(op)
+        .withValues(names)
+        .endMatchField()
+        .endNodeSelectorTerm()
+        .endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endNodeAffinity()
+        .endAffinity()
+        .endSpec()
+        .build();
+  }
+
+  /**
+   * Upstream's NodeAffinity PreFilter narrows the nodes to those its terms name with {@code
+   * metadata.name In}: every other node is rejected for that before any filter runs (found by
+   * SchedulingDifferentialIT: kdra named the cordon or the taint instead).
+   */
+  static Stream<Arguments> namedNodes() {
+    return Stream.of(
+        Arguments.of(
+            Named.of("named node passes, others fail the PreFilter", namingNodes("In", "a")),
+            List.of(entry("b", "node(s) didn't satisfy plugin(s) [NodeAffinity]"))),
+        Arguments.of(
+            Named.of("NotIn does not narrow", namingNodes("NotIn", "a")),
+            List.of(
+                entry("a", "node(s) didn't match Pod's node affinity/selector"),
+                entry("b", "node(s) were unschedulable"))),
+        Arguments.of(
+            Named.of("terms whose names exclude each other conflict", conflicting()),
+            List.of(
+                entry("a", "pod affinity terms conflict"),
+                entry("b", "pod affinity terms conflict"))));
+  }
+
+  private static Pod conflicting() {
+    Pod p = namingNodes("In", "a");
+    var term = p.getSpec().getAffinity().getNodeAffinity();
+    term.getRequiredDuringSchedulingIgnoredDuringExecution()
+        .getNodeSelectorTerms()
+        .get(0)
+        .getMatchFields()
+        .add(
+            new io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder()
+                .withKey("metadata.name")
+                .withOperator("In")
+                .withValues("b")
+                .build());
+    return p;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("namedNodes")
+  void nodeAffinityPreFilterNarrowsToNamedNodes(
+      Pod pod, List<java.util.Map.Entry<String, String>> rejected) {
+    Node a = K.readyNode("a");
+    Node cordoned = K.node("b").editSpec().withUnschedulable(true).endSpec().build();
+    NodeFilter.Result r = NodeFilter.filter(pod, List.of(a, cordoned), List.of(), List.of());
+    assertThat(r.rejected()).containsExactlyInAnyOrderEntriesOf(mapOf(rejected));
+  }
+
+  private static java.util.Map<String, String> mapOf(
+      List<java.util.Map.Entry<String, String>> entries) {
+    java.util.Map<String, String> m = new java.util.TreeMap<>();
+    entries.forEach(e -> m.put(e.getKey(), e.getValue()));
+    return m;
+  }
+
+  /**
+   * Pod-level requests (PodLevelResources, on by default since 1.34) replace the containers' sum
+   * for each resource they name, below or above it; the overhead comes on top (found by
+   * SchedulingDifferentialIT: kdra counted the containers only).
+   */
+  static Stream<Arguments> podLevelRequests() {
+    return Stream.of(
+        Arguments.of(Named.of("above the containers", "4"), null, null, "4", "1Gi"),
+        Arguments.of(Named.of("below the containers", "500m"), null, null, "500m", "1Gi"),
+        Arguments.of(Named.of("memory only", null), "3Gi", null, "1", "3Gi"),
+        Arguments.of(Named.of("with overhead", "2"), "2Gi", "250m", "2250m", "2Gi"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("podLevelRequests")
+  void podLevelRequestsReplaceTheContainers(
+      String cpu, String memory, String overheadCpu, String wantCpu, String wantMemory) {
+    var spec = requesting("1", "1Gi").edit().editSpec();
+    var resources = new io.fabric8.kubernetes.api.model.ResourceRequirements();
+    if (cpu != null) {
+      resources.setRequests(new java.util.HashMap<>(java.util.Map.of("cpu", new Quantity(cpu))));
+    }
+    if (memory != null) {
+      if (resources.getRequests() == null) {
+        resources.setRequests(new java.util.HashMap<>());
+      }
+      resources.getRequests().put("memory", new Quantity(memory));
+    }
+    spec.withResources(resources);
+    if (overheadCpu != null) {
+      spec.addToOverhead("cpu", new Quantity(overheadCpu));
+    }
+    PodRequests r = PodRequests.of(spec.endSpec().build());
+    assertThat(r.cpu()).isEqualByComparingTo(io.kdra.core.model.Quantity.parse(wantCpu));
+    assertThat(r.memory()).isEqualByComparingTo(io.kdra.core.model.Quantity.parse(wantMemory));
   }
 
   @Test

@@ -1,0 +1,180 @@
+package io.kdra.it.sched;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kdra.claimcontroller.domain.NodeFilter;
+import io.kdra.it.UpstreamAlloc;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scheduling differential test: seeded, generated clusters and pods ({@link
+ * SchedulingScenarioGenerator}) through kube-scheduler 1.37's default Filter plugins in its
+ * framework runtime ({@code dra-alloc-upstream filter}: NodeName, NodeUnschedulable,
+ * TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread, InterPodAffinity;
+ * no volume plugins, the scenarios have no volumes) and through the claim-controller's {@link
+ * NodeFilter}. Both must find the same feasible nodes, and for each rejected node the same first
+ * failing plugin with a reason of upstream's ({@link FilterVerdicts}).
+ *
+ * <p>{@code -Dkdra.sched.scenarios=N} sets the count (default 400, seconds), {@code
+ * -Dkdra.sched.seed=S} draws others (default {@link #DEFAULT_SEED}, fixed, so that the build does
+ * not depend on the draw; what another seed finds becomes a table row in the claim-controller's
+ * domain tests).
+ */
+class SchedulingDifferentialIT {
+
+  static final long DEFAULT_SEED = 41;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void feasibleNodesAndReasonsAgreeWithKubeScheduler() throws Exception {
+    long seed = Long.getLong("kdra.sched.seed", DEFAULT_SEED);
+    int count = Integer.getInteger("kdra.sched.scenarios", 400);
+    System.out.println(
+        "Scheduling differential: seed "
+            + seed
+            + ", "
+            + count
+            + " scenarios (replay with -Dkdra.sched.seed="
+            + seed
+            + ")");
+    SchedulingScenarioGenerator generator = new SchedulingScenarioGenerator(seed);
+    List<SchedulingScenario> scenarios = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      scenarios.add(generator.next());
+    }
+    List<Map<String, FilterVerdicts.Upstream>> upstream = upstream(scenarios);
+
+    List<String> feasibility = new ArrayList<>();
+    List<String> reasons = new ArrayList<>();
+    Map<String, Integer> rejectedBy = new TreeMap<>();
+    int nodes = 0;
+    int feasibleNodes = 0;
+    for (int i = 0; i < scenarios.size(); i++) {
+      SchedulingScenario s = scenarios.get(i);
+      NodeFilter.Result ours =
+          NodeFilter.filter(s.pod(), s.nodes(), s.pods(), List.of(), s.namespaceLabels());
+      Map<String, FilterVerdicts.Upstream> theirs = upstream.get(i);
+      for (FilterVerdicts.Upstream v : theirs.values()) {
+        nodes++;
+        if (v.feasible()) {
+          feasibleNodes++;
+        } else {
+          rejectedBy.merge(v.plugin(), 1, Integer::sum);
+        }
+      }
+      for (FilterVerdicts.Disagreement d : FilterVerdicts.compare(theirs, ours.rejected())) {
+        (d.feasibility() ? feasibility : reasons).add(s.name() + " " + d);
+      }
+    }
+    Path report = writeReport(scenarios, upstream, feasibility, reasons);
+    System.out.println(
+        "Scheduling differential: "
+            + scenarios.size()
+            + " scenarios, "
+            + nodes
+            + " node verdicts ("
+            + feasibleNodes
+            + " feasible, rejected by "
+            + rejectedBy
+            + "); "
+            + feasibility.size()
+            + " feasibility and "
+            + reasons.size()
+            + " reason disagreements; report in "
+            + report);
+    assertThat(feasibility).as("nodes on which feasibility differs (see %s)", report).isEmpty();
+    assertThat(reasons).as("nodes rejected for another reason (see %s)", report).isEmpty();
+  }
+
+  /** kube-scheduler's verdicts, one map (node name to verdict) per scenario. */
+  private static List<Map<String, FilterVerdicts.Upstream>> upstream(
+      List<SchedulingScenario> scenarios) throws IOException, InterruptedException {
+    Path binary = UpstreamAlloc.binary();
+    assertThat(Files.isExecutable(binary))
+        .as("%s; build it with integration-tests/scripts/build-upstream-alloc.sh", binary)
+        .isTrue();
+    Path in = Files.createTempFile("sched-differential", ".jsonl");
+    Path out = Files.createTempFile("sched-differential", ".out");
+    try {
+      try (OutputStream o = Files.newOutputStream(in)) {
+        for (SchedulingScenario s : scenarios) {
+          o.write((s.toJsonLine() + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      Process p =
+          new ProcessBuilder(binary.toString(), "filter")
+              .redirectInput(in.toFile())
+              .redirectOutput(out.toFile())
+              .redirectError(ProcessBuilder.Redirect.INHERIT)
+              .start();
+      assertThat(p.waitFor(10, TimeUnit.MINUTES)).as("dra-alloc-upstream filter finished").isTrue();
+      assertThat(p.exitValue()).as("dra-alloc-upstream filter exit status").isZero();
+      List<String> lines = Files.readAllLines(out);
+      assertThat(lines).as("one answer per scenario").hasSize(scenarios.size());
+      List<Map<String, FilterVerdicts.Upstream>> result = new ArrayList<>();
+      for (int i = 0; i < lines.size(); i++) {
+        JsonNode r = JSON.readTree(lines.get(i));
+        assertThat(r.path("error").asText("")).as(scenarios.get(i).name()).isEmpty();
+        assertThat(r.path("name").asText()).isEqualTo(scenarios.get(i).name());
+        Map<String, FilterVerdicts.Upstream> verdicts = new LinkedHashMap<>();
+        r.path("nodes")
+            .fields()
+            .forEachRemaining(
+                e -> {
+                  List<String> reasons = new ArrayList<>();
+                  e.getValue().path("reasons").forEach(x -> reasons.add(x.asText()));
+                  verdicts.put(
+                      e.getKey(),
+                      new FilterVerdicts.Upstream(
+                          e.getValue().path("plugin").asText(""), List.copyOf(reasons)));
+                });
+        result.add(verdicts);
+      }
+      return result;
+    } finally {
+      Files.deleteIfExists(in);
+      Files.deleteIfExists(out);
+    }
+  }
+
+  /** The disagreements, each with its scenario's JSON line, for replay and table rows. */
+  private static Path writeReport(
+      List<SchedulingScenario> scenarios,
+      List<Map<String, FilterVerdicts.Upstream>> upstream,
+      List<String> feasibility,
+      List<String> reasons)
+      throws IOException {
+    Path dir = Path.of("target", "sched-differential");
+    Files.createDirectories(dir);
+    Path report = dir.resolve("disagreements.txt");
+    StringBuilder b = new StringBuilder();
+    b.append("# feasibility\n");
+    feasibility.forEach(l -> b.append(l).append('\n'));
+    b.append("# reasons\n");
+    reasons.forEach(l -> b.append(l).append('\n'));
+    b.append("# scenarios with a disagreement\n");
+    for (SchedulingScenario s : scenarios) {
+      String prefix = s.name() + " ";
+      if (feasibility.stream().anyMatch(l -> l.startsWith(prefix))
+          || reasons.stream().anyMatch(l -> l.startsWith(prefix))) {
+        b.append(s.toJsonLine()).append('\n');
+      }
+    }
+    Files.writeString(report, b.toString());
+    return report;
+  }
+}

@@ -1,0 +1,41 @@
+package io.kdra.it.sched;
+
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One scheduling question: the cluster (nodes, the pods already on them, namespaces) and the pod to
+ * place.
+ *
+ * @param name identifies the scenario in reports (seed and index)
+ * @param pods the pods already bound to nodes ({@code spec.nodeName} set)
+ */
+public record SchedulingScenario(
+    String name, List<Node> nodes, List<Pod> pods, List<Namespace> namespaces, Pod pod) {
+
+  /** The JSON line {@code dra-alloc-upstream filter} reads. */
+  public String toJsonLine() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", name);
+    m.put("nodes", nodes);
+    m.put("pods", pods);
+    m.put("namespaces", namespaces);
+    m.put("pod", pod);
+    return Serialization.asJson(m).replace('\n', ' ');
+  }
+
+  /** Namespace name to its labels (never null). */
+  public Map<String, Map<String, String>> namespaceLabels() {
+    Map<String, Map<String, String>> m = new LinkedHashMap<>();
+    for (Namespace ns : namespaces) {
+      Map<String, String> labels = ns.getMetadata().getLabels();
+      m.put(ns.getMetadata().getName(), labels == null ? Map.of() : labels);
+    }
+    return m;
+  }
+}

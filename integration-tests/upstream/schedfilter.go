@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
+	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/interpodaffinity"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeaffinity"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodename"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeports"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeunschedulable"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/podtopologyspread"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+)
+
+// schedFilter is `dra-alloc-upstream filter`: the reference for the scheduling differential test.
+// It reads JSON lines {"name", "nodes", "pods", "namespaces", "pod"} from stdin (pods: the pods
+// already on nodes; pod: the one to place) and writes one JSON line per input: each node's
+// verdict from kube-scheduler 1.37's default Filter plugins (PreFilter, then Filter per node,
+// first failure wins, as findNodesThatFitPod runs them) through the framework runtime, with the
+// default profile's plugin arguments and kube-scheduler's default feature gates. The plugins:
+// NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
+// PodTopologySpread, InterPodAffinity in the default profile's order; the volume plugins
+// (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) and DynamicResources are
+// left out: the scenarios have no volumes and no claims. Terminal pods are dropped as
+// kube-scheduler's pod informer drops them.
+func schedFilter(stdin io.Reader, stdout io.Writer) int {
+	metrics.Register() // the framework runtime records into the scheduler's metrics
+	in := bufio.NewScanner(stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<26)
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for in.Scan() {
+		line := strings.TrimSpace(in.Text())
+		if line == "" {
+			continue
+		}
+		var sc filterScenario
+		if err := json.Unmarshal([]byte(line), &sc); err != nil {
+			_ = enc.Encode(filterResult{Error: "bad input: " + err.Error()})
+			continue
+		}
+		res, err := filterOne(sc)
+		if err != nil {
+			res = filterResult{Name: sc.Name, Error: err.Error()}
+		}
+		_ = enc.Encode(res)
+	}
+	if err := in.Err(); err != nil {
+		fmt.Fprintf(out, "{\"error\":%q}\n", err.Error())
+		return 2
+	}
+	return 0
+}
+
+type filterScenario struct {
+	Name       string          `json:"name"`
+	Nodes      []*v1.Node      `json:"nodes"`
+	Pods       []*v1.Pod       `json:"pods"`
+	Namespaces []*v1.Namespace `json:"namespaces"`
+	Pod        *v1.Pod         `json:"pod"`
+}
+
+// nodeVerdict: Plugin empty means the node is feasible; else the first plugin that rejected it
+// (PreFilter or Filter) and its reasons.
+type nodeVerdict struct {
+	Plugin  string   `json:"plugin,omitempty"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+type filterResult struct {
+	Name  string                 `json:"name"`
+	Nodes map[string]nodeVerdict `json:"nodes,omitempty"`
+	Error string                 `json:"error,omitempty"`
+}
+
+// The default profile's filter plugins in its MultiPoint order, with the queue sort and binder
+// a profile must have.
+var filterPlugins = []string{
+	names.PrioritySort,
+	names.NodeName,
+	names.NodeUnschedulable,
+	names.TaintToleration,
+	names.NodeAffinity,
+	names.NodePorts,
+	names.NodeResourcesFit,
+	names.PodTopologySpread,
+	names.InterPodAffinity,
+	names.DefaultBinder,
+}
+
+func filterRegistry() frameworkruntime.Registry {
+	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	return frameworkruntime.Registry{
+		queuesort.Name:         queuesort.New,
+		defaultbinder.Name:     defaultbinder.New,
+		nodename.Name:          frameworkruntime.FactoryAdapter(fts, nodename.New),
+		nodeunschedulable.Name: frameworkruntime.FactoryAdapter(fts, nodeunschedulable.New),
+		tainttoleration.Name:   frameworkruntime.FactoryAdapter(fts, tainttoleration.New),
+		nodeaffinity.Name:      frameworkruntime.FactoryAdapter(fts, nodeaffinity.New),
+		nodeports.Name:         frameworkruntime.FactoryAdapter(fts, nodeports.New),
+		noderesources.Name:     frameworkruntime.FactoryAdapter(fts, noderesources.NewFit),
+		podtopologyspread.Name: frameworkruntime.FactoryAdapter(fts, podtopologyspread.New),
+		interpodaffinity.Name:  frameworkruntime.FactoryAdapter(fts, interpodaffinity.New),
+	}
+}
+
+// filterProfile: the default profile (its defaulted plugin arguments) with only filterPlugins.
+func filterProfile() (*config.KubeSchedulerProfile, error) {
+	cfg, err := latest.Default()
+	if err != nil {
+		return nil, err
+	}
+	profile := cfg.Profiles[0]
+	enabled := make([]config.Plugin, 0, len(filterPlugins))
+	for _, name := range filterPlugins {
+		enabled = append(enabled, config.Plugin{Name: name, Weight: 1})
+	}
+	profile.Plugins = &config.Plugins{MultiPoint: config.PluginSet{Enabled: enabled}}
+	return &profile, nil
+}
+
+func filterOne(sc filterScenario) (filterResult, error) {
+	if sc.Pod == nil {
+		return filterResult{}, fmt.Errorf("scenario %q has no pod", sc.Name)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var placed []*v1.Pod
+	for _, p := range sc.Pods {
+		if p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
+			placed = append(placed, p)
+		}
+	}
+	snapshot := cache.NewSnapshot(placed, sc.Nodes)
+	// Never started: InterPodAffinity reads namespaces through its lister, which reads the
+	// indexer; the client is never called.
+	factory := informers.NewSharedInformerFactory(nil, 0)
+	nsIndexer := factory.Core().V1().Namespaces().Informer().GetIndexer()
+	for _, ns := range sc.Namespaces {
+		if err := nsIndexer.Add(ns); err != nil {
+			return filterResult{}, err
+		}
+	}
+	profile, err := filterProfile()
+	if err != nil {
+		return filterResult{}, err
+	}
+	f, err := frameworkruntime.NewFramework(ctx, filterRegistry(), profile,
+		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithInformerFactory(factory))
+	if err != nil {
+		return filterResult{}, err
+	}
+	state := framework.NewCycleState()
+	res := filterResult{Name: sc.Name, Nodes: map[string]nodeVerdict{}}
+	preRes, s, unschedulable := f.RunPreFilterPlugins(ctx, state, sc.Pod)
+	if !s.IsSuccess() {
+		if !s.IsRejected() {
+			return filterResult{}, s.AsError()
+		}
+		for _, n := range sc.Nodes {
+			res.Nodes[n.Name] = verdictOf(s)
+		}
+		return res, nil
+	}
+	infos, err := snapshot.NodeInfos().List()
+	if err != nil {
+		return filterResult{}, err
+	}
+	for _, info := range infos {
+		name := info.Node().Name
+		if !preRes.AllNodes() && !preRes.NodeNames.Has(name) {
+			plugins := sortedNames(unschedulable)
+			res.Nodes[name] = nodeVerdict{Plugin: strings.Join(plugins, ","),
+				Reasons: []string{fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", plugins)}}
+			continue
+		}
+		st := f.RunFilterPlugins(ctx, state, sc.Pod, info) // no nominated pods in the scenarios
+		if st.IsSuccess() {
+			res.Nodes[name] = nodeVerdict{}
+			continue
+		}
+		if !st.IsRejected() {
+			return filterResult{}, st.AsError()
+		}
+		res.Nodes[name] = verdictOf(st)
+	}
+	return res, nil
+}
+
+func verdictOf(s *fwk.Status) nodeVerdict {
+	reasons := s.Reasons()
+	if len(reasons) == 0 {
+		reasons = []string{s.Message()}
+	}
+	return nodeVerdict{Plugin: s.Plugin(), Reasons: reasons}
+}
+
+func sortedNames[T interface{ UnsortedList() []string }](s T) []string {
+	l := s.UnsortedList()
+	sort.Strings(l)
+	return l
+}

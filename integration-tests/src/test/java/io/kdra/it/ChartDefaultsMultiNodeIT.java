@@ -50,13 +50,13 @@ import org.junit.jupiter.api.extension.TestWatcher;
 /**
  * The chart's defaults on a cluster shaped like a user's ({@link MultiNodeCluster}: three real
  * nodes, a pod network, kube-proxy, CoreDNS, the Node authorizer): {@code helm install} as the
- * install walkthrough (docs/user/install.md) does it, with only what a user must set here, the images' registry (the
- * build's images are imported into every node's containerd under their own name, as a user loads
- * locally built images into the nodes; the default pull policy IfNotPresent then finds them). The
- * device backend is the default, simulated, with its built-in eight GPUs per node. No hostNetwork,
- * no API-server address (pods reach it through the {@code kubernetes} Service), two publishers and
- * two controllers: the drivers find the publisher by its Service's DNS name, which kube-proxy
- * routes to either replica.
+ * install walkthrough (docs/user/install.md) does it, with only what a user must set here, the
+ * images' registry (the build's images are imported into every node's containerd under their own
+ * name, as a user loads locally built images into the nodes; the default pull policy IfNotPresent
+ * then finds them). The device backend is the default, simulated, with its built-in eight GPUs per
+ * node. No hostNetwork, no API-server address (pods reach it through the {@code kubernetes}
+ * Service), two publishers and two controllers: the drivers find the publisher by its Service's DNS
+ * name, which kube-proxy routes to either replica.
  *
  * <p>The chart's NetworkPolicy is rendered; whether it is enforced is {@code MultiNodeClusterIT}'s
  * question (it needs a kernel with nftables' queue).

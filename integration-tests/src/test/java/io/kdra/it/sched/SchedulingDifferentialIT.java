@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * NodeFilter}. Both must find the same feasible nodes, and for each rejected node the same first
  * failing plugin with a reason of upstream's ({@link FilterVerdicts}).
  *
- * <p>{@code -Dkdra.sched.scenarios=N} sets the count (default 400, seconds), {@code
+ * <p>{@code -Dkdra.sched.scenarios=N} sets the count (default 3000, about 13 s), {@code
  * -Dkdra.sched.seed=S} draws others (default {@link #DEFAULT_SEED}, fixed, so that the build does
  * not depend on the draw; what another seed finds becomes a table row in the claim-controller's
  * domain tests).
@@ -42,7 +42,7 @@ class SchedulingDifferentialIT {
   @Test
   void feasibleNodesAndReasonsAgreeWithKubeScheduler() throws Exception {
     long seed = Long.getLong("kdra.sched.seed", DEFAULT_SEED);
-    int count = Integer.getInteger("kdra.sched.scenarios", 400);
+    int count = Integer.getInteger("kdra.sched.scenarios", 3000);
     System.out.println(
         "Scheduling differential: seed "
             + seed

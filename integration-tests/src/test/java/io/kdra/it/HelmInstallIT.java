@@ -17,35 +17,18 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.StreamObserver;
-import io.kdra.inventory.v1.InventoryGrpc;
-import io.kdra.inventory.v1.InventorySnapshot;
-import io.kdra.inventory.v1.ReportAck;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -236,63 +219,16 @@ class HelmInstallIT {
   void theInventoryGrpcServesOnlyTlsWithTheChartsCertificate() throws Exception {
     Secret tls =
         client.secrets().inNamespace(NAMESPACE).withName(RELEASE + "-slice-publisher-tls").get();
-    X509Certificate ca =
-        (X509Certificate)
-            CertificateFactory.getInstance("X.509")
-                .generateCertificate(
-                    new ByteArrayInputStream(
-                        Base64.getDecoder().decode(tls.getData().get("ca.crt"))));
-    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-    trust.load(null, null);
-    trust.setCertificateEntry("ca", ca);
-    TrustManagerFactory factory =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    factory.init(trust);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, factory.getTrustManagers(), null);
     String serviceName = RELEASE + "-slice-publisher." + NAMESPACE + ".svc";
-    try (SSLSocket socket =
-        (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", PORTS.get("grpc"))) {
-      SSLParameters parameters = socket.getSSLParameters();
-      parameters.setServerNames(List.of(new SNIHostName(serviceName)));
-      parameters.setApplicationProtocols(new String[] {"h2"});
-      socket.setSSLParameters(parameters);
-      socket.startHandshake();
-      X509Certificate served = (X509Certificate) socket.getSession().getPeerCertificates()[0];
-      assertThat(served.getSubjectAlternativeNames().stream().map(n -> String.valueOf(n.get(1))))
-          .contains(serviceName);
-    }
+    X509Certificate served =
+        PublisherTls.served(
+            "127.0.0.1", PORTS.get("grpc"), serviceName, tls.getData().get("ca.crt"));
+    assertThat(PublisherTls.names(served)).contains(serviceName);
 
-    ManagedChannel plain =
-        NettyChannelBuilder.forTarget("127.0.0.1:" + PORTS.get("grpc")).usePlaintext().build();
-    try {
-      CompletableFuture<Throwable> refused = new CompletableFuture<>();
-      StreamObserver<InventorySnapshot> stream =
-          InventoryGrpc.newStub(plain)
-              .report(
-                  new StreamObserver<>() {
-                    @Override
-                    public void onNext(ReportAck ack) {
-                      refused.complete(null);
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                      refused.complete(t);
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                      refused.complete(null);
-                    }
-                  });
-      stream.onNext(InventorySnapshot.newBuilder().setDriver(GPU_DRIVER).setNodeName(NODE).build());
-      Throwable error = refused.get(60, TimeUnit.SECONDS);
-      assertThat(error).as("a plain-text client's stream").isNotNull();
-      assertThat(Status.fromThrowable(error).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-    } finally {
-      plain.shutdownNow();
-    }
+    Status plainText =
+        PublisherTls.plainTextStream("127.0.0.1", PORTS.get("grpc"), GPU_DRIVER, NODE);
+    assertThat(plainText).as("a plain-text client's stream").isNotNull();
+    assertThat(plainText.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
   }
 
   /**

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -140,6 +141,18 @@ class ClaimDeletionIT {
                 assertThat(Dra.get(client, pod).getSpec().getNodeName()).isNotNull();
               }
             });
+  }
+
+  /**
+   * The controller's background passes (device-taint eviction, the sweep of claims being deleted)
+   * wait for the informers they read: none fails at start-up on a cache not yet there.
+   */
+  @Test
+  void theControllersBackgroundPassesWaitForItsInformers() throws Exception {
+    String log = Files.readString(stack.services.process("claim-controller").log);
+    assertThat(log.lines().filter(l -> l.contains(" WARN ")))
+        .noneMatch(l -> l.contains("eviction pass failed"))
+        .noneMatch(l -> l.contains("sweeping claims being deleted failed"));
   }
 
   /** A claim that carries upstream's finalizer but was never allocated is deleted when asked. */

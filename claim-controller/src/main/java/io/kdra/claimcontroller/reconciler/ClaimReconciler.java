@@ -85,6 +85,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
             this::isOurs,
             this::release,
             leadership::leading,
+            shared.claims()::isSynced,
             DeletingClaims.SWEEP_INTERVAL);
     var podEvents =
         new PeerEventSource<>(

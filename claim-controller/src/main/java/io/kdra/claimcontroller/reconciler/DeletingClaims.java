@@ -37,6 +37,7 @@ final class DeletingClaims implements AutoCloseable {
   private final Predicate<ResourceClaim> ours;
   private final Consumer<ResourceClaim> release;
   private final BooleanSupplier leading;
+  private final BooleanSupplier synced;
   private final Set<ResourceID> queued = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService worker =
       Executors.newSingleThreadScheduledExecutor(
@@ -50,21 +51,27 @@ final class DeletingClaims implements AutoCloseable {
       IndexerResourceCache<ResourceClaim> claims,
       Predicate<ResourceClaim> ours,
       Consumer<ResourceClaim> release,
-      BooleanSupplier leading) {
+      BooleanSupplier leading,
+      BooleanSupplier synced) {
     this.claims = claims;
     this.ours = ours;
     this.release = release;
     this.leading = leading;
+    this.synced = synced;
   }
 
-  /** Starts the sweep over {@code claims} every {@code interval}. */
+  /**
+   * Starts the sweep over {@code claims} every {@code interval}; sweeps wait until {@code synced}
+   * says the claims' informer has synced.
+   */
   static DeletingClaims start(
       IndexerResourceCache<ResourceClaim> claims,
       Predicate<ResourceClaim> ours,
       Consumer<ResourceClaim> release,
       BooleanSupplier leading,
+      BooleanSupplier synced,
       Duration interval) {
-    DeletingClaims d = new DeletingClaims(claims, ours, release, leading);
+    DeletingClaims d = new DeletingClaims(claims, ours, release, leading, synced);
     d.worker.scheduleWithFixedDelay(
         d::sweep, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     return d;
@@ -86,6 +93,9 @@ final class DeletingClaims implements AutoCloseable {
   }
 
   private void sweep() {
+    if (!synced.getAsBoolean()) {
+      return;
+    }
     try {
       claims.list(c -> c.getMetadata().getDeletionTimestamp() != null).forEach(this::offer);
     } catch (RuntimeException e) {

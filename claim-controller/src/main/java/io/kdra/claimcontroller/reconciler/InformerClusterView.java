@@ -86,6 +86,22 @@ final class InformerClusterView implements ClusterView {
     this.taintRules = taintRules;
   }
 
+  /**
+   * Whether every informer this view reads has started and the shared pod and claim informers have
+   * synced; before that the caches are absent or partial, and a pass over them would fail or decide
+   * on too little.
+   */
+  boolean synced() {
+    return podEvents.isSynced()
+        && claims.isSynced()
+        && templates.isRunning()
+        && nodes.isRunning()
+        && slices.isRunning()
+        && classes.isRunning()
+        && namespaces.isRunning()
+        && (taintRules == null || taintRules.isRunning());
+  }
+
   @Override
   public List<Node> nodes() {
     return nodes.list(n -> true).toList();

@@ -180,7 +180,10 @@ public class PodReconciler implements Reconciler<Pod> {
             System::nanoTime);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
-      startTaintEviction(new TaintEvictor(view, evictionWriter, events, fence::mayWrite, clock));
+      // no pass acts before the informers it reads have synced
+      startTaintEviction(
+          new TaintEvictor(
+              view, evictionWriter, events, () -> view.synced() && fence.mayWrite(), clock));
     }
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
     List<EventSource<?, Pod>> sources =
@@ -192,10 +195,7 @@ public class PodReconciler implements Reconciler<Pod> {
     return sources;
   }
 
-  /**
-   * Runs the evictor's passes on a daemon thread of its own, from now until the process ends (the
-   * first passes, before the informers have synced, see nothing to evict).
-   */
+  /** Runs the evictor's passes on a daemon thread of its own, from now until the process ends. */
   private static void startTaintEviction(TaintEvictor evictor) {
     var executor =
         Executors.newSingleThreadScheduledExecutor(

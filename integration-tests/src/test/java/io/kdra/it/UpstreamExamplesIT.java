@@ -68,11 +68,11 @@ class UpstreamExamplesIT {
             requests:
             - name: gpu
               exactly:
-                deviceClassName: gpu.example.com
+                deviceClassName: gpu.kdra.io
                 count: 2
                 selectors:
                 - cel:
-                    expression: device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0
+                    expression: device.capacity["gpu.kdra.io"].memory.compareTo(quantity("40Gi")) >= 0
         ---
         apiVersion: v1
         kind: Pod
@@ -110,7 +110,7 @@ class UpstreamExamplesIT {
     Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
     assertThat(ours).isEqualTo(upstream);
     assertThat(ours.allocated().get("ml/inference").devices())
-        .containsExactly("gpu/one-a100 gpu.example.com/node-b/gpu-0");
+        .containsExactly("gpu/one-a100 gpu.kdra.io/node-b/gpu-0");
   }
 
   /**
@@ -132,7 +132,7 @@ class UpstreamExamplesIT {
           devices:
             requests:
             - name: n
-              exactly: {deviceClassName: gpu.example.com}
+              exactly: {deviceClassName: gpu.kdra.io}
         """);
     List<String> files = new ArrayList<>(yamlFiles(EXAMPLES.resolve("memory-filter")));
     files.add(claim.toString());
@@ -143,7 +143,7 @@ class UpstreamExamplesIT {
     assertThat(ours.allocated().get("ml/request-n").devices())
         .singleElement()
         .asString()
-        .startsWith("n gpu.example.com/");
+        .startsWith("n gpu.kdra.io/");
   }
 
   /**
@@ -155,10 +155,10 @@ class UpstreamExamplesIT {
   @CsvSource(
       delimiter = '|',
       value = {
-        "shared-claim-pins-the-next-pod | 1 | ml/shared=gpu gpu.example.com/node-a/gpu-0 | ml/own",
-        "pinned-claim-moves-the-new-claim | 0 | ml/new=gpu gpu.example.com/node-b/gpu-1 |",
+        "shared-claim-pins-the-next-pod | 1 | ml/shared=gpu gpu.kdra.io/node-a/gpu-0 | ml/own",
+        "pinned-claim-moves-the-new-claim | 0 | ml/new=gpu gpu.kdra.io/node-b/gpu-1 |",
         "pinned-claim-outside-the-pods-nodes | 1 | | ml/new ml/p",
-        "claims-without-namespace | 1 | default/a=gpu gpu.example.com/node-a/gpu-0 | default/b"
+        "claims-without-namespace | 1 | default/a=gpu gpu.kdra.io/node-a/gpu-0 | default/b"
       })
   void allocatedClaimsRestrictThePodAlike(String name, int exit, String allocated, String failed)
       throws IOException {

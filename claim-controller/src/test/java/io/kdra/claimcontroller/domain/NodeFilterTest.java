@@ -211,6 +211,22 @@ class NodeFilterTest {
             List.of(),
             null),
         Arguments.of(
+            Named.of(
+                "spec.nodeName names another node: upstream's NodeName, before the rest",
+                K.pod("p").editSpec().withNodeName("other").endSpec().build()),
+            cordoned,
+            List.of(),
+            List.of(),
+            "node(s) didn't match the requested node name"),
+        Arguments.of(
+            Named.of(
+                "spec.nodeName names this node",
+                K.pod("p").editSpec().withNodeName("n").endSpec().build()),
+            n,
+            List.of(),
+            List.of(),
+            null),
+        Arguments.of(
             Named.of("memory does not fit", requesting("1", "9Gi")),
             n,
             List.of(),

@@ -16,23 +16,22 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
  * The nodes a pod may run on before devices are considered, with a scheduler-style reason for each
  * rejected node. The checks, in kube-scheduler's order (the first failing one is the node's
- * reason): named by the pod's required node affinity when that names nodes ({@link
- * NodeAffinityPreFilter}), {@code spec.nodeName} (upstream's NodeName), Ready (ours alone:
- * kube-scheduler has no Ready filter and leaves not-Ready nodes to the node lifecycle controller's
- * {@code not-ready}/{@code unreachable} taints), not cordoned (unless the pod tolerates the
- * unschedulable taint), no untolerated {@code NoSchedule}/{@code NoExecute} taint, {@code
- * spec.nodeSelector} and required node affinity, the node selectors of the pod's already-allocated
- * claims, free host ports ({@link NodePorts}), CPU, memory and pod count fitting what pods bound
- * there already request, {@code DoNotSchedule} topology spread ({@link PodTopologySpread}), and
- * required pod affinity and anti-affinity both ways ({@link InterPodAffinity}). Pure and
- * deterministic: nodes come out sorted by name.
+ * reason): named by the pod's {@code spec.nodeName} and required node affinity when those name
+ * nodes ({@link PreFilterNodeNames}), {@code spec.nodeName} (upstream's NodeName), Ready (ours
+ * alone: kube-scheduler has no Ready filter and leaves not-Ready nodes to the node lifecycle
+ * controller's {@code not-ready}/{@code unreachable} taints), not cordoned (unless the pod
+ * tolerates the unschedulable taint), no untolerated {@code NoSchedule}/{@code NoExecute} taint,
+ * {@code spec.nodeSelector} and required node affinity, the node selectors of the pod's
+ * already-allocated claims, free host ports ({@link NodePorts}), CPU, memory and pod count fitting
+ * what pods bound there already request, {@code DoNotSchedule} topology spread ({@link
+ * PodTopologySpread}), and required pod affinity and anti-affinity both ways ({@link
+ * InterPodAffinity}). Pure and deterministic: nodes come out sorted by name.
  */
 public final class NodeFilter {
 
@@ -136,12 +135,12 @@ public final class NodeFilter {
       Function<Node, Allocatable> allocatable,
       PlacedPodFilters placed) {
     PodRequests wanted = PodRequests.of(pod);
-    Optional<Set<String>> named = NodeAffinityPreFilter.nodeNames(pod);
+    PreFilterNodeNames named = PreFilterNodeNames.of(pod);
     List<Node> feasible = new ArrayList<>();
     Map<String, String> rejected = new TreeMap<>();
     for (Node node : sortedNodes) {
       // upstream's PreFilter runs before every filter, so its reason comes first
-      Optional<String> why = NodeAffinityPreFilter.reject(named, node.getMetadata().getName());
+      Optional<String> why = named.reject(node.getMetadata().getName());
       if (why.isEmpty()) {
         why =
             reject(

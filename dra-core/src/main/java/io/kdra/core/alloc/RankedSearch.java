@@ -13,8 +13,9 @@ import java.util.List;
  * second search is needed. The DynamicResources score ({@link DynamicResourcesScore}) varies from
  * node to node only with {@code firstAvailable} alternatives: then nodes where the claims fit are
  * collected until no later node can beat the best total (its base plus the plugin's full weighted
- * score is lower) or as many as kube-scheduler scores ({@link ScoreBound#feasibleNodesToScore});
- * the highest total wins, equal totals going to the first by name. Pure and deterministic.
+ * score is not higher) or as many as kube-scheduler scores ({@link
+ * ScoreBound#feasibleNodesToScore}); the highest total wins, equal totals going to the first in the
+ * caller's order (the higher base score, then the name). Pure and deterministic.
  *
  * <p>The rest is {@link PodScheduler#search}'s: nodes known full are skipped, a selector error on a
  * node fails the pod, the deadline keeps the best placement found so far, and why no node fits is
@@ -77,7 +78,7 @@ public final class RankedSearch {
               && fits.maxScored(reachable)
               && ranked.base()[i]
                       + DynamicResourcesScore.WEIGHT * DynamicResourcesScore.MAX_NODE_SCORE
-                  < fits.bestTotal())) {
+                  <= fits.bestTotal())) {
         break;
       }
       if (skipFull) {
@@ -195,16 +196,7 @@ public final class RankedSearch {
     private int bestIndex() {
       int best = 0;
       for (int k = 1; k < at.size(); k++) {
-        long t = total(k);
-        long b = total(best);
-        if (t > b
-            || (t == b
-                && nodes
-                        .get(k)
-                        .getMetadata()
-                        .getName()
-                        .compareTo(nodes.get(best).getMetadata().getName())
-                    < 0)) {
+        if (total(k) > total(best)) { // equal totals: the first in the caller's order
           best = k;
         }
       }

@@ -128,14 +128,14 @@ class RankedSearchTest {
             fa,
             none,
             "node-a"),
-        // node-c: 26 + 174 = 200 = node-b's 0 + 200: equal totals go to the first by name
+        // node-c: 26 + 174 = 200 = node-b's 0 + 200: equal totals go to the first in score order
         tc(
-            "equal totals go to the first by name",
+            "equal totals go to the first in score order",
             o("node-c", "node-b", "node-a"),
             b(26, 0, 0),
             fa,
             none,
-            "node-b"),
+            "node-c"),
         // with the earlier claim (8): node-a 15 -> 100 * 15 / 16 = 93, node-b 16 -> 100;
         // node-a: 194 + 186 = 380 > node-b: 174 + 200 = 374; without it node-a would have 368
         tc(

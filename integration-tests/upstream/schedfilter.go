@@ -143,11 +143,24 @@ func filterProfile() (*config.KubeSchedulerProfile, error) {
 }
 
 func filterOne(sc filterScenario) (filterResult, error) {
-	if sc.Pod == nil {
-		return filterResult{}, fmt.Errorf("scenario %q has no pod", sc.Name)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	profile, err := filterProfile()
+	if err != nil {
+		return filterResult{}, err
+	}
+	res, _, _, _, err := runFilters(ctx, sc, filterRegistry(), profile)
+	return res, err
+}
+
+// runFilters runs PreFilter and Filter of the profile's plugins on every node of the scenario:
+// each node's verdict, with the framework, its cycle state and the feasible nodes (in the
+// snapshot's order) for the phases after.
+func runFilters(ctx context.Context, sc filterScenario, registry frameworkruntime.Registry,
+	profile *config.KubeSchedulerProfile) (filterResult, framework.Framework, fwk.CycleState, []fwk.NodeInfo, error) {
+	if sc.Pod == nil {
+		return filterResult{}, nil, nil, nil, fmt.Errorf("scenario %q has no pod", sc.Name)
+	}
 	var placed []*v1.Pod
 	for _, p := range sc.Pods {
 		if p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
@@ -161,35 +174,37 @@ func filterOne(sc filterScenario) (filterResult, error) {
 	nsIndexer := factory.Core().V1().Namespaces().Informer().GetIndexer()
 	for _, ns := range sc.Namespaces {
 		if err := nsIndexer.Add(ns); err != nil {
-			return filterResult{}, err
+			return filterResult{}, nil, nil, nil, err
 		}
 	}
-	profile, err := filterProfile()
-	if err != nil {
-		return filterResult{}, err
-	}
-	f, err := frameworkruntime.NewFramework(ctx, filterRegistry(), profile,
+	f, err := frameworkruntime.NewFramework(ctx, registry, profile,
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
 		frameworkruntime.WithInformerFactory(factory))
 	if err != nil {
-		return filterResult{}, err
+		return filterResult{}, nil, nil, nil, err
 	}
 	state := framework.NewCycleState()
 	res := filterResult{Name: sc.Name, Nodes: map[string]nodeVerdict{}}
 	preRes, s, unschedulable := f.RunPreFilterPlugins(ctx, state, sc.Pod)
 	if !s.IsSuccess() {
 		if !s.IsRejected() {
-			return filterResult{}, s.AsError()
+			return filterResult{}, nil, nil, nil, s.AsError()
+		}
+		v := verdictOf(s)
+		if v.Plugin == "" {
+			// the framework's own status when the PreFilter results exclude each other
+			v.Plugin = strings.Join(sortedNames(unschedulable), ",")
 		}
 		for _, n := range sc.Nodes {
-			res.Nodes[n.Name] = verdictOf(s)
+			res.Nodes[n.Name] = v
 		}
-		return res, nil
+		return res, f, state, nil, nil
 	}
 	infos, err := snapshot.NodeInfos().List()
 	if err != nil {
-		return filterResult{}, err
+		return filterResult{}, nil, nil, nil, err
 	}
+	var feasible []fwk.NodeInfo
 	for _, info := range infos {
 		name := info.Node().Name
 		if !preRes.AllNodes() && !preRes.NodeNames.Has(name) {
@@ -201,14 +216,15 @@ func filterOne(sc filterScenario) (filterResult, error) {
 		st := f.RunFilterPlugins(ctx, state, sc.Pod, info) // no nominated pods in the scenarios
 		if st.IsSuccess() {
 			res.Nodes[name] = nodeVerdict{}
+			feasible = append(feasible, info)
 			continue
 		}
 		if !st.IsRejected() {
-			return filterResult{}, st.AsError()
+			return filterResult{}, nil, nil, nil, st.AsError()
 		}
 		res.Nodes[name] = verdictOf(st)
 	}
-	return res, nil
+	return res, f, state, feasible, nil
 }
 
 func verdictOf(s *fwk.Status) nodeVerdict {

@@ -16,21 +16,22 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
  * The nodes a pod may run on before devices are considered, with a scheduler-style reason for each
  * rejected node. The checks, in kube-scheduler's order (the first failing one is the node's
- * reason): named by the pod's required node affinity when that names nodes ({@link
- * NodeAffinityPreFilter}), Ready, not cordoned (unless the pod tolerates the unschedulable taint),
- * no untolerated {@code NoSchedule}/{@code NoExecute} taint, {@code spec.nodeSelector} and required
- * node affinity, the node selectors of the pod's already-allocated claims, free host ports ({@link
- * NodePorts}), CPU, memory and pod count fitting what pods bound there already request, {@code
- * DoNotSchedule} topology spread ({@link PodTopologySpread}), and required pod affinity and
- * anti-affinity both ways ({@link InterPodAffinity}). Pure and deterministic: nodes come out sorted
- * by name.
+ * reason): named by the pod's {@code spec.nodeName} and required node affinity when those name
+ * nodes ({@link PreFilterNodeNames}), {@code spec.nodeName} (upstream's NodeName), Ready (ours
+ * alone: kube-scheduler has no Ready filter and leaves not-Ready nodes to the node lifecycle
+ * controller's {@code not-ready}/{@code unreachable} taints), not cordoned (unless the pod
+ * tolerates the unschedulable taint), no untolerated {@code NoSchedule}/{@code NoExecute} taint,
+ * {@code spec.nodeSelector} and required node affinity, the node selectors of the pod's
+ * already-allocated claims, free host ports ({@link NodePorts}), CPU, memory and pod count fitting
+ * what pods bound there already request, {@code DoNotSchedule} topology spread ({@link
+ * PodTopologySpread}), and required pod affinity and anti-affinity both ways ({@link
+ * InterPodAffinity}). Pure and deterministic: nodes come out sorted by name.
  */
 public final class NodeFilter {
 
@@ -42,6 +43,9 @@ public final class NodeFilter {
    * message counts nodes by reason).
    */
   public static final String REASON_UNTOLERATED_TAINT = "node(s) had untolerated taint(s)";
+
+  /** Upstream's NodeName reason ({@code nodename.ErrReason}). */
+  public static final String REASON_NODE_NAME = "node(s) didn't match the requested node name";
 
   private NodeFilter() {}
 
@@ -131,12 +135,12 @@ public final class NodeFilter {
       Function<Node, Allocatable> allocatable,
       PlacedPodFilters placed) {
     PodRequests wanted = PodRequests.of(pod);
-    Optional<Set<String>> named = NodeAffinityPreFilter.nodeNames(pod);
+    PreFilterNodeNames named = PreFilterNodeNames.of(pod);
     List<Node> feasible = new ArrayList<>();
     Map<String, String> rejected = new TreeMap<>();
     for (Node node : sortedNodes) {
       // upstream's PreFilter runs before every filter, so its reason comes first
-      Optional<String> why = NodeAffinityPreFilter.reject(named, node.getMetadata().getName());
+      Optional<String> why = named.reject(node.getMetadata().getName());
       if (why.isEmpty()) {
         why =
             reject(
@@ -209,6 +213,11 @@ public final class NodeFilter {
       Function<Node, Allocatable> allocatable,
       PlacedPodFilters placed) {
     var spec = pod.getSpec();
+    if (spec.getNodeName() != null
+        && !spec.getNodeName().isEmpty()
+        && !spec.getNodeName().equals(node.getMetadata().getName())) {
+      return Optional.of(REASON_NODE_NAME); // upstream's NodeName, the first filter
+    }
     if (!isReady(node)) {
       return Optional.of("node(s) were not ready");
     }

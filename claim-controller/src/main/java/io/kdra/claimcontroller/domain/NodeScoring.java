@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * node's total is the weighted sum, as the framework's {@code RunScorePlugins}. A plugin with
  * nothing to score for the pod (upstream's PreScore {@code Skip}) adds 0 to every node and reads
  * nothing. DynamicResources' own score (weight 2, the rank of the {@code firstAvailable}
- * subrequests chosen) needs the devices and is the allocator's: see {@code PodScheduling}. Pure.
+ * subrequests chosen) needs the devices and is the allocator's, added as it walks the nodes in this
+ * score's order: see dra-core's {@code RankedSearch}. Pure.
  */
 public final class NodeScoring {
 

@@ -12,6 +12,7 @@ import io.kdra.core.alloc.ClaimOutcome;
 import io.kdra.core.alloc.Deadline;
 import io.kdra.core.alloc.InMemoryDeviceClassLister;
 import io.kdra.core.alloc.PodScheduler;
+import io.kdra.core.alloc.RankedSearch;
 import io.kdra.core.taint.DeviceTaintRules;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,6 +72,28 @@ public final class DraCorePodAllocator implements PodAllocator {
       if (!candidates.isEmpty()) {
         nextStart = (int) ((nextStart + (long) searched.examined()) % candidates.size());
       }
+      if (searched.placement() != null) {
+        return decide(searched.placement());
+      }
+      return new Decision.Unexplained(() -> (Decision.NotPlaced) decide(searched.explained()));
+    }
+  }
+
+  @Override
+  public Decision allocateRanked(
+      Pod pod,
+      RankedSearch.Ranked ranked,
+      List<ResourceClaim> unallocated,
+      List<ResourceClaim> earlier,
+      AllocatedState allocated,
+      ClusterView view,
+      Deadline deadline) {
+    synchronized (cache) {
+      AllocationSnapshot snapshot =
+          cache.snapshot(view.slices(), view.deviceTaintRules(), view.deviceClasses(), allocated);
+      PodScheduler.Searched searched =
+          RankedSearch.search(
+              new Allocator(snapshot, options), ranked, pod, unallocated, earlier, deadline);
       if (searched.placement() != null) {
         return decide(searched.placement());
       }

@@ -7,6 +7,7 @@ import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.Deadline;
+import io.kdra.core.alloc.RankedSearch;
 import io.kdra.core.extended.ExtendedResourceClaims;
 import io.kdra.core.extended.ExtendedResourceClasses;
 import io.kdra.core.extended.ExtendedResourceFit;
@@ -123,21 +124,25 @@ final class ExtendedResources {
   }
 
   /**
-   * Allocates the pod's claims on the first node of {@code filtered} where they fit, with the
-   * special claim each node needs: nodes are taken in order, in runs that need the same special
-   * claim, so the first node by name that fits wins as without extended resources. A run whose
-   * nodes serve everything by device plugins needs no special claim, and, with nothing else to
-   * allocate, takes its first node.
+   * Allocates the pod's claims on the best node of {@code ranked} (the feasible nodes of {@code
+   * filtered}, highest score first), with the special claim each node needs: nodes are taken in
+   * score order, in runs that need the same special claim, so the highest-scoring node that fits
+   * wins as without extended resources. A run whose nodes serve everything by device plugins needs
+   * no special claim, and, with nothing else to allocate, takes its first node.
+   *
+   * @param earlier the pod's claims allocated before (see {@link PodAllocator#allocateRanked})
    */
   static Decision allocate(
       Need need,
       Filtered filtered,
+      RankedSearch.Ranked ranked,
       List<ResourceClaim> unallocated,
+      List<ResourceClaim> earlier,
       PodAllocator allocator,
       AllocatedState allocated,
       ClusterView view,
       Deadline deadline) {
-    List<Node> nodes = filtered.nodes().feasible();
+    List<Node> nodes = ranked.order();
     PodAllocator.Decision firstRefusal = null;
     int i = 0;
     while (i < nodes.size()) {
@@ -148,6 +153,7 @@ final class ExtendedResources {
         j++;
       }
       List<Node> run = nodes.subList(i, j);
+      RankedSearch.Ranked runRanked = ScoreOrder.slice(ranked, i, j);
       i = j;
       InMemoryClaim special = null;
       List<ResourceClaim> claims = unallocated;
@@ -166,7 +172,8 @@ final class ExtendedResources {
             new PodAllocator.Decision.Placed(run.get(0).getMetadata().getName(), Map.of()), null);
       }
       PodAllocator.Decision d =
-          allocator.allocate(need.pod(), run, claims, allocated, view, deadline);
+          allocator.allocateRanked(
+              need.pod(), runRanked, claims, earlier, allocated, view, deadline);
       if (d instanceof PodAllocator.Decision.Placed) {
         return new Decision(d, special);
       }

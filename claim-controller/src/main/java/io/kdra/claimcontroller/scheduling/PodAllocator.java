@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.Deadline;
+import io.kdra.core.alloc.RankedSearch;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -32,6 +33,26 @@ public interface PodAllocator {
       AllocatedState allocated,
       ClusterView view,
       Deadline deadline);
+
+  /**
+   * Allocates {@code unallocated} for {@code pod} on the best of {@code ranked}, walked in its
+   * order (highest score first): the first node where all fit, unless the claims' {@code
+   * firstAvailable} alternatives make kube-scheduler's DynamicResources score differ from node to
+   * node; then the highest total of base and weighted DynamicResources score ({@link
+   * RankedSearch}). Without an override, the first fit in {@code ranked}'s order.
+   *
+   * @param earlier the pod's claims allocated before (their allocations count in that score)
+   */
+  default Decision allocateRanked(
+      Pod pod,
+      RankedSearch.Ranked ranked,
+      List<ResourceClaim> unallocated,
+      List<ResourceClaim> earlier,
+      AllocatedState allocated,
+      ClusterView view,
+      Deadline deadline) {
+    return allocate(pod, ranked.order(), unallocated, allocated, view, deadline);
+  }
 
   /** The answer. */
   sealed interface Decision {

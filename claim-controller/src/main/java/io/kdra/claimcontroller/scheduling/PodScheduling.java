@@ -43,9 +43,10 @@ import java.util.stream.Collectors;
  * One scheduling attempt for one pod, in the scheduler's order: make sure the pod's claims exist
  * (creating template-derived ones in own mode), filter nodes, score them ({@link NodeScoring},
  * kube-scheduler's default score plugins), allocate the unallocated claims together on one node
- * (the highest-scoring node where they fit), reserve every claim for the pod (finalizer, then
- * allocation and {@code reservedFor}), then bind. Decisions come from the domain package and the
- * {@link PodAllocator}; writes go through the k8s adapters.
+ * (the allocator walks the nodes highest score first, {@link ScoreOrder}, and adds the
+ * DynamicResources score), reserve every claim for the pod (finalizer, then allocation and {@code
+ * reservedFor}), then bind. Decisions come from the domain package and the {@link PodAllocator};
+ * writes go through the k8s adapters.
  *
  * <p>Thread-safety: claim creation may run concurrently for different pods. The decision (node
  * filter and allocation) runs under one lock and ends by assuming its devices and node in {@link
@@ -499,7 +500,9 @@ public final class PodScheduling {
             ExtendedResources.allocate(
                 extended,
                 byExtended,
+                ScoreOrder.of(scores),
                 unallocated,
+                earlier(podClaims, unallocated),
                 allocator,
                 allocated.state(),
                 view,
@@ -524,14 +527,19 @@ public final class PodScheduling {
         node = scores.best().getMetadata().getName();
       } else {
         PodAllocator.Decision d =
-            allocator.allocate(
-                pod, nodes.feasible(), unallocated, allocated.state(), view, searchDeadline);
+            allocator.allocateRanked(
+                pod,
+                ScoreOrder.of(scores),
+                unallocated,
+                earlier(podClaims, unallocated),
+                allocated.state(),
+                view,
+                searchDeadline);
         Decided refused = refused(d, nodes, spans);
         if (refused != null) {
           return refused;
         }
-        PodAllocator.Decision.Placed placed =
-            bestScored(pod, (PodAllocator.Decision.Placed) d, scores, unallocated, searchDeadline);
+        PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) d;
         node = placed.node();
         allocations = placed.allocations();
       }
@@ -559,34 +567,10 @@ public final class PodScheduling {
     }
   }
 
-  /**
-   * Among the nodes where the claims fit, the one with the highest score: the allocator found
-   * {@code placed} (the first fit in its search order); the nodes scoring higher are searched
-   * again, all of them at once, until no higher one takes the claims. Usually one more search or
-   * none; each raises the bar, and the deadline ends the loop with the best placement so far. Equal
-   * totals go to the allocator's choice among them.
-   */
-  private PodAllocator.Decision.Placed bestScored(
-      Pod pod,
-      PodAllocator.Decision.Placed placed,
-      NodeScoring.Scores scores,
-      List<ResourceClaim> unallocated,
-      Deadline searchDeadline) {
-    PodAllocator.Decision.Placed best = placed;
-    while (!searchDeadline.passed()) {
-      long bar = scores.of(best.node());
-      List<Node> higher = scores.above(bar);
-      if (higher.isEmpty()) {
-        break;
-      }
-      PodAllocator.Decision d =
-          allocator.allocate(pod, higher, unallocated, allocated.state(), view, searchDeadline);
-      if (!(d instanceof PodAllocator.Decision.Placed better)) {
-        break;
-      }
-      best = better;
-    }
-    return best;
+  /** The pod's claims allocated before this attempt. */
+  private static List<ResourceClaim> earlier(
+      List<ResourceClaim> podClaims, List<ResourceClaim> unallocated) {
+    return podClaims.stream().filter(c -> !unallocated.contains(c)).toList();
   }
 
   private static List<Pod> others(String uid, List<Pod> pods) {

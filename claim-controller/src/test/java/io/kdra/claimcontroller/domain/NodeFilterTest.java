@@ -211,6 +211,22 @@ class NodeFilterTest {
             List.of(),
             null),
         Arguments.of(
+            Named.of(
+                "spec.nodeName names another node: NodeName's PreFilter, before the rest",
+                K.pod("p").editSpec().withNodeName("other").endSpec().build()),
+            cordoned,
+            List.of(),
+            List.of(),
+            "node(s) didn't satisfy plugin(s) [NodeName]"),
+        Arguments.of(
+            Named.of(
+                "spec.nodeName names this node",
+                K.pod("p").editSpec().withNodeName("n").endSpec().build()),
+            n,
+            List.of(),
+            List.of(),
+            null),
+        Arguments.of(
             Named.of("memory does not fit", requesting("1", "9Gi")),
             n,
             List.of(),
@@ -329,7 +345,32 @@ class NodeFilterTest {
             Named.of("terms whose names exclude each other conflict", conflicting()),
             List.of(
                 entry("a", "pod affinity terms conflict"),
-                entry("b", "pod affinity terms conflict"))));
+                entry("b", "pod affinity terms conflict"))),
+        Arguments.of(
+            Named.of(
+                "spec.nodeName narrows as NodeName's PreFilter",
+                K.pod("p").editSpec().withNodeName("a").endSpec().build()),
+            List.of(entry("b", "node(s) didn't satisfy plugin(s) [NodeName]"))),
+        Arguments.of(
+            Named.of(
+                "spec.nodeName and affinity naming the same node",
+                withNodeName(namingNodes("In", "a"), "a")),
+            List.of(entry("b", "node(s) didn't satisfy plugin(s) [NodeAffinity NodeName]"))),
+        Arguments.of(
+            Named.of(
+                "spec.nodeName and affinity naming other nodes exclude each other",
+                withNodeName(namingNodes("In", "a"), "b")),
+            List.of(
+                entry(
+                    "a", "node(s) didn't satisfy plugin(s) [NodeAffinity NodeName] simultaneously"),
+                entry(
+                    "b",
+                    "node(s) didn't satisfy plugin(s) [NodeAffinity NodeName] simultaneously"))));
+  }
+
+  private static Pod withNodeName(Pod p, String node) {
+    p.getSpec().setNodeName(node);
+    return p;
   }
 
   private static Pod conflicting() {

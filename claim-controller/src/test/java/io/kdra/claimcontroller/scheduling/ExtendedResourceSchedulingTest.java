@@ -125,6 +125,29 @@ class ExtendedResourceSchedulingTest {
   }
 
   @Test
+  void theSpecialClaimGoesToTheHighestScoringNodeNotTheFirstByName() {
+    draNode("node-a", 1);
+    draNode("node-b", 1);
+    // node-a is busier: the default scores (LeastAllocated, BalancedAllocation) rank node-b first
+    client
+        .resource(
+            K.pod("load")
+                .editSpec()
+                .withNodeName("node-a")
+                .editFirstContainer()
+                .withNewResources()
+                .addToRequests("cpu", new Quantity("2"))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+
+    assertThat(scheduling(binder).schedule(gpuPod("web", 1)))
+        .isEqualTo(new Outcome.Bound("node-b"));
+  }
+
+  @Test
   void theSpecialClaimIsCreatedAllocatedReservedAndRecordedAsKubeSchedulerDoes() {
     draNode("node-a", 3);
     Pod pod = gpuPod("web", 2);

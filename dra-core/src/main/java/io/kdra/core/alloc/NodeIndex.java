@@ -3,7 +3,9 @@ package io.kdra.core.alloc;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.RandomAccess;
 
 /**
@@ -27,11 +29,17 @@ final class NodeIndex {
   private final boolean partitionable;
   private final StateMarks full;
 
+  /** Each node object's position in name order, for searches that walk another order. */
+  private final Map<Node, Integer> positions = new IdentityHashMap<>();
+
   private NodeIndex(List<Node> nodes, boolean partitionable) {
     this.given = nodes.toArray(new Node[0]);
     List<Node> order = new ArrayList<>(nodes);
     order.sort(BY_NAME); // stable: equal names keep the caller's order, as before
     this.sorted = List.copyOf(order);
+    for (int i = 0; i < sorted.size(); i++) {
+      positions.put(sorted.get(i), i);
+    }
     this.partitionable = partitionable;
     this.full = new StateMarks(nodes.size());
   }
@@ -78,6 +86,12 @@ final class NodeIndex {
    */
   int nextNotKnownFull(int from, AllocatedState state) {
     return full.nextUnmarked(from, state);
+  }
+
+  /** The node object's position in name order; -1 for a node not in this index. */
+  int position(Node node) {
+    Integer p = positions.get(node);
+    return p == null ? -1 : p;
   }
 
   /** Records that the node at {@code position} (name order) is certainly full in {@code state}. */

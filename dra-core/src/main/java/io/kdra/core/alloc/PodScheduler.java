@@ -131,19 +131,7 @@ public final class PodScheduler {
     BitSet eligibleAt = NodeEligibility.eligible(pod, sorted, allocatedSelectors);
     int eligibleCount = eligibleAt == null ? sorted.size() : eligibleAt.cardinality();
     if (eligibleCount == 0) {
-      List<ClaimOutcome> out = new ArrayList<>();
-      for (ResourceClaim c : claims) {
-        out.add(
-            new ClaimOutcome.NotAllocated(
-                c,
-                Explanation.problem(
-                    Explanation.Kind.NO_MATCHING_NODE,
-                    null,
-                    null,
-                    noMatchingNode(nodes.size(), pinned),
-                    null)));
-      }
-      return answered(new Placement(null, out));
+      return noEligibleNode(claims, nodes.size(), pinned);
     }
     SearchLimitException limit = null;
     String limitNode = null;
@@ -245,12 +233,29 @@ public final class PodScheduler {
         () -> explainNone(search, nodes.size(), eligibleCount, pinned, limitFound, limitAt, n));
   }
 
-  private static Searched answered(Placement p) {
+  /** Every claim explained by {@link Explanation.Kind#NO_MATCHING_NODE}. */
+  static Searched noEligibleNode(List<ResourceClaim> claims, int nodes, boolean pinned) {
+    List<ClaimOutcome> out = new ArrayList<>();
+    for (ResourceClaim c : claims) {
+      out.add(
+          new ClaimOutcome.NotAllocated(
+              c,
+              Explanation.problem(
+                  Explanation.Kind.NO_MATCHING_NODE,
+                  null,
+                  null,
+                  noMatchingNode(nodes, pinned),
+                  null)));
+    }
+    return answered(new Placement(null, out));
+  }
+
+  static Searched answered(Placement p) {
     return new Searched(p, p.examined(), false, null);
   }
 
   /** Every claim explained as stopped at the deadline; no diagnosis runs. */
-  private static Searched timedOut(List<ResourceClaim> claims, int examined, int eligible) {
+  static Searched timedOut(List<ResourceClaim> claims, int examined, int eligible) {
     String why =
         "search exceeded its deadline before finding a node ("
             + eligible
@@ -266,7 +271,7 @@ public final class PodScheduler {
   }
 
   /** Why no node took the claims: the diagnosis over all nodes, with the search's notes. */
-  private static Placement explainNone(
+  static Placement explainNone(
       PodSearch search,
       int all,
       int eligibleCount,

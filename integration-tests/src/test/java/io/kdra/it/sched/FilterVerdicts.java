@@ -33,6 +33,13 @@ public final class FilterVerdicts {
 
   /** The plugin our reason stands for, by the reason texts (upstream's own). */
   public static String pluginOf(String ourReason) {
+    if (ourReason.equals("node(s) didn't match the requested node name")
+        || ourReason.equals("node(s) didn't satisfy plugin(s) [NodeName]")) {
+      return "NodeName";
+    }
+    if (ourReason.startsWith("node(s) didn't satisfy plugin(s) [NodeAffinity NodeName]")) {
+      return "NodeAffinity,NodeName";
+    }
     if (ourReason.equals("node(s) were unschedulable")) {
       return "NodeUnschedulable";
     }

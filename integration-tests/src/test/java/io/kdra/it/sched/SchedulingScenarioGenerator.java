@@ -38,9 +38,11 @@ import java.util.Random;
  * memory requests over containers, init containers, sidecars and overhead, required pod affinity
  * and anti-affinity (namespaces, namespace selectors) and topology spread constraints (maxSkew,
  * minDomains, matchLabelKeys, nodeAffinityPolicy, nodeTaintsPolicy, both whenUnsatisfiable). The
- * value sets are small on purpose, so that the rules collide often. Nodes are Ready: kube-scheduler
- * has no readiness filter (the node lifecycle controller taints a node that is not Ready). Same
- * seed, same scenarios.
+ * value sets are small on purpose, so that the rules collide often. From a second stream of the
+ * same seed (so that the draws above stay as they were): nodes that are not Ready, most with the
+ * node lifecycle controller's {@code not-ready} or {@code unreachable} taint, some not yet
+ * (kube-scheduler has no readiness filter, only those taints), pods that tolerate the {@code
+ * not-ready} taint, and pods with {@code spec.nodeName} set. Same seed, same scenarios.
  */
 public final class SchedulingScenarioGenerator {
 
@@ -69,12 +71,14 @@ public final class SchedulingScenarioGenerator {
           taint("maintenance", "yes", "NoSchedule"));
 
   private final Random random;
+  private final Random extra;
   private final long seed;
   private int index;
 
   public SchedulingScenarioGenerator(long seed) {
     this.seed = seed;
     this.random = new Random(seed);
+    this.extra = new Random(seed * 31 + 17);
   }
 
   /** The next scenario. */
@@ -91,7 +95,54 @@ public final class SchedulingScenarioGenerator {
     for (int i = 0; i < podCount; i++) {
       pods.add(placedPod("placed-" + i, pick(nodes).getMetadata().getName()));
     }
-    return new SchedulingScenario(name, nodes, pods, namespaces, newPod());
+    Pod pod = newPod();
+    nodes.forEach(this::maybeNotReady);
+    if (extra.nextDouble() < 0.08) {
+      pod.getSpec()
+          .setTolerations(
+              pod.getSpec().getTolerations() == null
+                  ? new ArrayList<>()
+                  : new ArrayList<>(pod.getSpec().getTolerations()));
+      pod.getSpec()
+          .getTolerations()
+          .add(
+              new TolerationBuilder()
+                  .withKey(NOT_READY_TAINT)
+                  .withOperator("Exists")
+                  .withEffect("NoSchedule")
+                  .build());
+    }
+    if (extra.nextDouble() < 0.1) {
+      pod.getSpec()
+          .setNodeName(
+              extra.nextDouble() < 0.2
+                  ? "node-gone"
+                  : nodes.get(extra.nextInt(nodes.size())).getMetadata().getName());
+    }
+    return new SchedulingScenario(name, nodes, pods, namespaces, pod);
+  }
+
+  static final String NOT_READY_TAINT = "node.kubernetes.io/not-ready";
+  static final String UNREACHABLE_TAINT = "node.kubernetes.io/unreachable";
+
+  /**
+   * One node in ten not Ready: its condition False (not-ready) or Unknown (unreachable), and in
+   * three cases of four the node lifecycle controller's matching {@code NoSchedule} taint.
+   */
+  private void maybeNotReady(Node node) {
+    if (extra.nextDouble() >= 0.1) {
+      return;
+    }
+    boolean unknown = extra.nextBoolean();
+    node.getStatus().getConditions().get(0).setStatus(unknown ? "Unknown" : "False");
+    if (extra.nextDouble() < 0.75) {
+      List<Taint> taints =
+          node.getSpec().getTaints() == null
+              ? new ArrayList<>()
+              : new ArrayList<>(node.getSpec().getTaints());
+      taints.add(taint(unknown ? UNREACHABLE_TAINT : NOT_READY_TAINT, null, "NoSchedule"));
+      node.getSpec().setTaints(taints);
+    }
   }
 
   private List<Namespace> namespaces() {

@@ -232,6 +232,8 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       client.close();
       // a kube-apiserver a test started again (ApiServerOutage) is not kube-api-test's to stop
       ApiServerOutage.endRestarted();
+      // and an etcd started again (EtcdRestart)
+      EtcdRestart.endRestarted();
       try {
         server.stop();
       } catch (KubeAPITestException e) {

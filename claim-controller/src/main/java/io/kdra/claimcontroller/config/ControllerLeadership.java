@@ -1,11 +1,13 @@
 package io.kdra.claimcontroller.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.kdra.leadership.ElectionWiring;
 import io.kdra.leadership.Leadership;
 import io.kdra.leadership.LeaseFence;
 import io.kdra.leadership.OperatorSdkElection;
+import io.kdra.leadership.SyncedInformers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -14,6 +16,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.time.Clock;
@@ -63,6 +66,13 @@ public class ControllerLeadership {
 
   void closeFence(@Disposes LeaseFence fence) {
     fence.close();
+  }
+
+  /** Whether every informer has listed: writes wait for it as for the Lease. */
+  @Produces
+  @Singleton
+  SyncedInformers syncedInformers(Instance<Operator> operator) {
+    return new SyncedInformers(operator::get);
   }
 
   /** Null when not electing (a single replica: the chart refuses more). */

@@ -23,6 +23,7 @@ import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.events.EventRecorder;
 import io.kdra.leadership.Leadership;
 import io.kdra.leadership.LeaseFence;
+import io.kdra.leadership.SyncedInformers;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -63,6 +64,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
 
   @Inject Leadership leadership;
   @Inject LeaseFence fence;
+  @Inject SyncedInformers informers;
 
   @Inject SharedInformers shared;
 
@@ -149,7 +151,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
     if (!isOurs(claim)) {
       return UpdateControl.noUpdate();
     }
-    if (!fence.mayWrite()) {
+    if (!mayWrite()) {
       return UpdateControl.<ResourceClaim>noUpdate().rescheduleAfter(FENCED_RETRY);
     }
     release(claim);
@@ -161,7 +163,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
    * this replica's Lease is not fresh.
    */
   void release(ResourceClaim claim) {
-    if (!fence.mayWrite()) {
+    if (!mayWrite()) {
       return;
     }
     // Claims are reconciled on every event of their pods: decided on the cached claim first, so
@@ -220,6 +222,11 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
     return config.templateMode() == TemplateMode.OWN
         && claim.getMetadata().getFinalizers() != null
         && claim.getMetadata().getFinalizers().contains(Upstream.FINALIZER);
+  }
+
+  /** As the pod-scheduler's: a fresh Lease, and every informer has listed. */
+  private boolean mayWrite() {
+    return informers.synced() && fence.mayWrite();
   }
 
   /**

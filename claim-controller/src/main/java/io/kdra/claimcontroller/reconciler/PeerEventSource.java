@@ -10,6 +10,7 @@ import io.javaoperatorsdk.operator.processing.event.source.ResourceEventAware;
 import java.time.Duration;
 import java.util.Set;
 import java.util.function.BiFunction;
+import org.jboss.logging.Logger;
 
 /**
  * The event source that joins two controllers over {@link SharedInformer}s: it passes every event
@@ -25,6 +26,8 @@ import java.util.function.BiFunction;
  */
 final class PeerEventSource<P extends HasMetadata, S extends HasMetadata>
     extends AbstractEventSource<S, P> implements ResourceEventAware<P> {
+
+  private static final Logger LOG = Logger.getLogger(PeerEventSource.class);
 
   private final SharedInformer<P> own;
   private final SharedInformer<S> peer;
@@ -64,8 +67,10 @@ final class PeerEventSource<P extends HasMetadata, S extends HasMetadata>
     own.markSynced();
     try {
       if (!peer.awaitSynced(syncTimeout)) {
-        throw new OperatorException(
-            "the " + peer.kind() + " informer did not sync within " + syncTimeout);
+        // its informer keeps retrying; nothing is written until it has listed (SyncedInformers)
+        LOG.warnf(
+            "the %s informer has not listed within %s; starting, writing once it has",
+            peer.kind(), syncTimeout);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -36,6 +36,7 @@ import io.kdra.claimcontroller.scheduling.RecentWrites;
 import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.events.EventRecorder;
 import io.kdra.leadership.LeaseFence;
+import io.kdra.leadership.SyncedInformers;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,7 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject SchedulingMetrics metrics;
   @Inject ClaimTracer tracer;
   @Inject LeaseFence fence;
+  @Inject SyncedInformers informers;
   @Inject SharedInformers shared;
   @Inject TaintEvictionWriter evictionWriter;
   @Inject java.time.Clock clock;
@@ -175,15 +177,15 @@ public class PodReconciler implements Reconciler<Pod> {
             allocator,
             config.templateMode(),
             tracer,
-            fence::mayWrite,
+            this::mayWrite,
             deadline(),
             System::nanoTime);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
-      // no pass acts before the informers it reads have synced
+      // no pass reads the informers before they have started (their caches do not exist yet)
       startTaintEviction(
           new TaintEvictor(
-              view, evictionWriter, events, () -> view.synced() && fence.mayWrite(), clock));
+              view, evictionWriter, events, () -> view.synced() && mayWrite(), clock));
     }
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
     List<EventSource<?, Pod>> sources =
@@ -217,6 +219,14 @@ public class PodReconciler implements Reconciler<Pod> {
             .withPrimaryToSecondaryMapper(NO_INDEX)
             .build(),
         ctx);
+  }
+
+  /**
+   * Writes wait for a fresh Lease and for every informer to have listed (see {@link
+   * SyncedInformers}).
+   */
+  private boolean mayWrite() {
+    return informers.synced() && fence.mayWrite();
   }
 
   private SearchDeadline deadline() {

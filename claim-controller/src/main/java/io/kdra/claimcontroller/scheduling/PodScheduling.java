@@ -204,15 +204,19 @@ public final class PodScheduling {
 
   /**
    * Ensures the pod's claims exist and are recorded in its status; returns the resolution, or empty
-   * when the pod went away meanwhile.
+   * once this replica's Lease is no longer fresh. The fence is asked right before each write, as
+   * for allocations: creating a claim from a template can take a while under a slow API server.
    */
-  public PodClaimResolver.Resolution ensureClaims(Pod pod) {
+  Optional<PodClaimResolver.Resolution> ensureClaims(Pod pod) {
     PodClaimResolver.Resolution r = PodClaimResolver.resolve(pod, lookup(), mode);
     Map<String, String> record = new LinkedHashMap<>();
     for (Step.Record s : r.of(Step.Record.class)) {
       record.put(s.entry(), s.claim().getMetadata().getName());
     }
     for (Step.Create s : r.of(Step.Create.class)) {
+      if (!mayWrite.getAsBoolean()) {
+        return Optional.empty();
+      }
       ClaimTracer.TraceSpan span = tracer.start(null, "create").link(TraceLinks.of(s.template()));
       ResourceClaim created;
       try {
@@ -241,9 +245,12 @@ public final class PodScheduling {
               + "\": not found");
     }
     if (!record.isEmpty()) {
+      if (!mayWrite.getAsBoolean()) {
+        return Optional.empty();
+      }
       pods.recordClaims(pod, record);
     }
-    return r;
+    return Optional.of(r);
   }
 
   /** Schedules a pending pod: its first attempt. */
@@ -257,9 +264,13 @@ public final class PodScheduling {
    */
   public Outcome schedule(Pod pod, int attempt) {
     if (!mayWrite.getAsBoolean()) {
+      return FENCED; // not even the search: another replica leads
+    }
+    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod);
+    if (ensured.isEmpty()) {
       return FENCED;
     }
-    PodClaimResolver.Resolution r = ensureClaims(pod);
+    PodClaimResolver.Resolution r = ensured.get();
     if (pod.getSpec().getSchedulingGates() != null
         && !pod.getSpec().getSchedulingGates().isEmpty()) {
       // upstream's SchedulingGates PreEnqueue: not tried until the gates are gone (the pod's own
@@ -649,8 +660,11 @@ public final class PodScheduling {
     if (!mayWrite.getAsBoolean()) {
       return;
     }
-    PodClaimResolver.Resolution r = ensureClaims(pod);
-    for (ResourceClaim c : distinct(r.claims().values())) {
+    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod);
+    if (ensured.isEmpty()) {
+      return;
+    }
+    for (ResourceClaim c : distinct(ensured.get().claims().values())) {
       // As the informer shows it, not as assumed: a pod this controller just bound is seen
       // bound before its claims' reservations are; their events bring the pod back here.
       Optional<ResourceClaim> cached =
@@ -660,6 +674,9 @@ public final class PodScheduling {
           || cached.get().getStatus().getAllocation() == null
           || Reservation.reserves(cached.get(), pod)) {
         continue; // nothing to write: pod events reach bound pods often, API calls stay rare
+      }
+      if (!mayWrite.getAsBoolean()) {
+        return;
       }
       claims.reserve(
           c.getMetadata().getNamespace(),

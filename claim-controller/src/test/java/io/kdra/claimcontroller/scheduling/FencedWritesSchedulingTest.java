@@ -22,6 +22,7 @@ import io.kdra.core.testing.AllocFixtures;
 import io.kdra.events.EventRecorder;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,6 +47,9 @@ class FencedWritesSchedulingTest {
   /** When set, the fence closes right after the claim's reservation was written. */
   final AtomicBoolean leaseGoesStaleBeforeTheBinding = new AtomicBoolean();
 
+  /** When set, the fence closes right after a claim was created from a template. */
+  final AtomicBoolean leaseGoesStaleAfterAClaimIsCreated = new AtomicBoolean();
+
   final AtomicLong nanos = new AtomicLong();
 
   final PodBinder binder =
@@ -69,6 +73,15 @@ class FencedWritesSchedulingTest {
         .create();
     ClaimWriter claims =
         new ClaimWriter(client, K.SCHEDULER, 3) {
+          @Override
+          public ResourceClaim create(ResourceClaim desired, Map<String, String> annotations) {
+            ResourceClaim created = super.create(desired, annotations);
+            if (leaseGoesStaleAfterAClaimIsCreated.get()) {
+              leaseFresh.set(false);
+            }
+            return created;
+          }
+
           @Override
           public Reservation.Step reserve(
               String namespace,
@@ -149,6 +162,57 @@ class FencedWritesSchedulingTest {
     leaseGoesStaleBeforeTheBinding.set(false);
     leaseFresh.set(true);
     assertThat(scheduling.schedule(pod())).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  @Test
+  void noFurtherClaimIsCreatedNorRecordedOnceTheLeaseWentStaleDuringTheCreation() {
+    client.resource(K.template("t1")).create();
+    Pod pod =
+        client
+            .resource(
+                new PodBuilder(K.podWithTemplate("p1", "first", "t1"))
+                    .editSpec()
+                    .addNewResourceClaim()
+                    .withName("second")
+                    .withResourceClaimTemplateName("t1")
+                    .endResourceClaim()
+                    .endSpec()
+                    .build())
+            .create();
+    leaseGoesStaleAfterAClaimIsCreated.set(true);
+
+    Outcome fenced = scheduling.schedule(pod);
+
+    assertThat(fenced).isEqualTo(PodScheduling.FENCED);
+    // the first create went out before the Lease went stale; the second waits for a fresh Lease,
+    // and the pod's status is not written by a replica that may no longer lead
+    assertThat(generatedClaims()).hasSize(1);
+    assertThat(pod().getStatus() == null ? null : pod().getStatus().getResourceClaimStatuses())
+        .isNullOrEmpty();
+
+    leaseGoesStaleAfterAClaimIsCreated.set(false);
+    leaseFresh.set(true);
+    scheduling.schedule(pod());
+    assertThat(generatedClaims()).hasSize(2);
+    assertThat(pod().getStatus().getResourceClaimStatuses()).hasSize(2);
+  }
+
+  @Test
+  void theClaimsAreNotRecordedInThePodOnceTheLeaseWentStaleAfterTheLastCreation() {
+    client.resource(K.template("t1")).create();
+    Pod pod = client.resource(K.podWithTemplate("p1", "only", "t1")).create();
+    leaseGoesStaleAfterAClaimIsCreated.set(true);
+
+    assertThat(scheduling.schedule(pod)).isEqualTo(PodScheduling.FENCED);
+    assertThat(generatedClaims()).hasSize(1);
+    assertThat(pod().getStatus() == null ? null : pod().getStatus().getResourceClaimStatuses())
+        .isNullOrEmpty();
+  }
+
+  List<ResourceClaim> generatedClaims() {
+    return client.resources(ResourceClaim.class).inNamespace(NS).list().getItems().stream()
+        .filter(c -> !c.getMetadata().getName().equals("c1"))
+        .toList();
   }
 
   ResourceClaim claim() {

@@ -1,10 +1,12 @@
 package io.kdra.computeclassbridge.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.kdra.leadership.ElectionWiring;
 import io.kdra.leadership.Leadership;
 import io.kdra.leadership.OperatorSdkElection;
+import io.kdra.leadership.SyncedInformers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -12,6 +14,7 @@ import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
@@ -47,6 +50,13 @@ public class BridgeLeadership {
   Leadership leadership(ElectionWiring election) {
     // nothing to stop: the reconciler writes only while leading (ComputeClassReconciler)
     return election.leadership(() -> {});
+  }
+
+  /** Whether every informer has listed: the reconciler writes only then. */
+  @Produces
+  @Singleton
+  SyncedInformers syncedInformers(Instance<Operator> operator) {
+    return new SyncedInformers(operator::get);
   }
 
   /** Null when not electing (a single replica: the chart refuses more). */

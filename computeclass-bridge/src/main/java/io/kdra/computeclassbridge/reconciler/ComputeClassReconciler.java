@@ -32,6 +32,7 @@ import io.kdra.computeclassbridge.model.ComputeClassStatus;
 import io.kdra.computeclassbridge.observability.BridgeMetrics;
 import io.kdra.events.EventRecorder;
 import io.kdra.leadership.Leadership;
+import io.kdra.leadership.SyncedInformers;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
@@ -76,6 +77,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private final BridgeMetrics metrics;
   private final Clock clock;
   private final Leadership leadership;
+  private final SyncedInformers informers;
   private InformerEventSource<Namespace, ComputeClass> namespaces;
   private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
 
@@ -89,7 +91,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       NamespaceSelection selection,
       BridgeMetrics metrics,
       Clock clock,
-      Leadership leadership) {
+      Leadership leadership,
+      SyncedInformers informers) {
     this.config = config;
     this.catalogs = catalogs;
     this.objects = objects;
@@ -99,6 +102,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     this.metrics = metrics;
     this.clock = clock;
     this.leadership = leadership;
+    this.informers = informers;
   }
 
   @Override
@@ -166,6 +170,11 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       // a replica that lost the Lease keeps its informers but writes nothing; quarkus-operator-sdk
       // does not stop its reconciles after a lost Lease, so each waits here until this replica
       // leads again (or another one, whose own reconciles then apply it)
+      return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(standbyRetry());
+    }
+    if (!informers.synced()) {
+      // an informer whose first list failed is still retrying: with the namespaces or the catalog
+      // half listed, objects that are wanted would look unwanted and be deleted
       return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(standbyRetry());
     }
     try {

@@ -3,6 +3,7 @@ package io.kdra.slicepublisher.k8s;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ExceptionHandler;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.slicepublisher.domain.NodeInfo;
@@ -71,8 +72,21 @@ public final class ClusterCache implements AutoCloseable {
             : sliceSource.runnableInformer(0);
     slices.addIndexers(Map.of(POOL_INDEX, s -> List.of(key(s).toString())));
     slices.addEventHandler(handler(s -> s, this::sliceChanged));
+    keepRetrying(nodes);
+    keepRetrying(slices);
     nodes.start();
     slices.start();
+  }
+
+  /**
+   * fabric8 gives an informer up for good when its first list fails in a way its HTTP client does
+   * not retry (a timeout under a slow API server, the server away at start-up): the cache would
+   * never sync and this replica would stay unready until restarted. Retried with fabric8's backoff
+   * instead; only a response that cannot be decoded, which no retry mends, stops it.
+   */
+  private static void keepRetrying(SharedIndexInformer<?> informer) {
+    informer.exceptionHandler(
+        (started, error) -> !ExceptionHandler.isDeserializationException(error));
   }
 
   /** True once both informers have listed everything. */

@@ -24,6 +24,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.kdra.computeclassbridge.config.BridgeConfig;
 import io.kdra.computeclassbridge.k8s.ApplyReport;
 import io.kdra.computeclassbridge.k8s.GeneratedObjects;
+import io.kdra.computeclassbridge.k8s.ScaleOut;
 import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
 import io.kdra.computeclassbridge.mapping.Labels;
 import io.kdra.computeclassbridge.mapping.Mapping;
@@ -70,6 +71,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private final BridgeConfig config;
   private final CatalogSource catalogs;
   private final GeneratedObjects objects;
+  private final ScaleOut scaleOut;
   private final EventRecorder events;
   private final ComputeClassMapper mapper;
   private final NamespaceSelection selection;
@@ -84,6 +86,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       BridgeConfig config,
       CatalogSource catalogs,
       GeneratedObjects objects,
+      ScaleOut scaleOut,
       EventRecorder events,
       ComputeClassMapper mapper,
       NamespaceSelection selection,
@@ -93,6 +96,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     this.config = config;
     this.catalogs = catalogs;
     this.objects = objects;
+    this.scaleOut = scaleOut;
     this.events = events;
     this.mapper = mapper;
     this.selection = selection;
@@ -206,7 +210,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     ApplyReport report =
         objects
             .applyDeviceClasses(cc, mapping.deviceClasses(), liveUsers(context, Optional.empty()))
-            .plus(objects.applyTemplates(cc, mapping.templates()));
+            .plus(objects.applyTemplates(cc, mapping.templates()))
+            .plus(scaleOut.apply(cc));
     ComputeClassStatus old = cc.getStatus();
     ComputeClassStatus status =
         StatusAggregator.aggregate(
@@ -236,8 +241,9 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(standbyRetry());
     }
     ApplyReport report =
-        objects
-            .applyTemplates(cc, List.of())
+        scaleOut
+            .remove(cc)
+            .plus(objects.applyTemplates(cc, List.of()))
             .plus(
                 objects.applyDeviceClasses(
                     cc, List.of(), liveUsers(context, Optional.of(cc.getMetadata().getName()))));

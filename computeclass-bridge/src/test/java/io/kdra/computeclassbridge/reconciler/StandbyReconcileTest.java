@@ -30,7 +30,7 @@ class StandbyReconcileTest {
 
   private final ComputeClassReconciler reconciler =
       new ComputeClassReconciler(
-          config(), null, null, null, null, null, null, Clock.systemUTC(), leadership);
+          config(), null, null, null, null, null, null, null, Clock.systemUTC(), leadership);
 
   @Test
   void aReplicaThatDoesNotLeadWritesNothingAndLooksAgainLater() {

@@ -31,8 +31,8 @@ import java.util.Map;
  *       priority's position, so reordering priorities only changes weights: deleting a NodePool
  *       would make Karpenter drain its nodes.
  *   <li>{@code whenUnsatisfiable: ScaleUpAnyway} adds a last NodePool, weight {@value
- *       #ANYWAY_WEIGHT}, without accelerator requirements; {@code DoNotScaleUp} (the default, as on
- *       GKE from 1.33) adds none.
+ *       #ANYWAY_WEIGHT}, without accelerator requirements; {@code DoNotScaleUp} (the current CRD
+ *       schema's default) and no value add none.
  *   <li>Nodes are labelled {@value #COMPUTE_CLASS_NODE_LABEL}, GKE's label, so that pods selecting
  *       it land on them.
  * </ul>

@@ -185,7 +185,7 @@ class NodePoolMapperTest {
     assertThat(map(map(template.get("metadata")).get("labels")))
         .containsEntry("cloud.google.com/compute-class", "seed");
     assertThat(map(map(template.get("spec")).get("nodeClassRef")))
-        .containsExactlyEntriesOf(
+        .isEqualTo(
             Map.of("group", "karpenter.kwok.sh", "kind", "KWOKNodeClass", "name", "default"));
   }
 

@@ -174,6 +174,27 @@ class RbacTest {
         .isEqualTo(new TreeSet<>(union(DRIVER, grants("/nodes", Set.of("get")))));
   }
 
+  /** computeclass-bridge, "Scale-out": NodePools, only when scale-out is on. */
+  @Test
+  void theBridgeWritesNodePoolsOnlyWithScaleOutOn() {
+    List<HasMetadata> objects =
+        Chart.render(
+            Chart.values(
+                "computeClassBridge.enabled",
+                true,
+                "cluster.gke",
+                true,
+                "computeClassBridge.config.scale-out.enabled",
+                true));
+    assertThat(granted(objects, "kdra-computeclass-bridge"))
+        .isEqualTo(
+            union(
+                BRIDGE,
+                grants(
+                    "karpenter.sh/nodepools",
+                    Set.of("get", "list", "create", "update", "delete"))));
+  }
+
   @Test
   void theBridgeReadsItsCatalogByNameInItsNamespaceOnly() {
     List<HasMetadata> objects =

@@ -2,10 +2,15 @@ package io.kdra.computeclassbridge.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.computeclassbridge.k8s.GeneratedObjects;
+import io.kdra.computeclassbridge.k8s.NodePools;
+import io.kdra.computeclassbridge.k8s.ScaleOut;
 import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
 import io.kdra.computeclassbridge.mapping.MapperSettings;
 import io.kdra.computeclassbridge.reconciler.ComputeClassReconciler;
 import io.kdra.computeclassbridge.reconciler.NamespaceSelection;
+import io.kdra.computeclassbridge.scaleout.InstanceType;
+import io.kdra.computeclassbridge.scaleout.NodePoolMapper;
+import io.kdra.computeclassbridge.scaleout.ScaleOutSettings;
 import io.kdra.events.EventRecorder;
 import io.opentelemetry.api.trace.Tracer;
 import io.quarkus.arc.DefaultBean;
@@ -52,6 +57,23 @@ public class BridgeBeans {
   ComputeClassMapper mapper(BridgeConfig config) {
     return new ComputeClassMapper(
         new MapperSettings(config.deviceClassSuffix(), config.requestName()));
+  }
+
+  @Produces
+  @Singleton
+  ScaleOut scaleOut(BridgeConfig config, KubernetesClient client) {
+    BridgeConfig.ScaleOut c = config.scaleOut();
+    Optional<NodePoolMapper> mapper =
+        c.enabled()
+            ? Optional.of(
+                new NodePoolMapper(
+                    new ScaleOutSettings(
+                        InstanceType.parse(c.instanceTypes().orElse(List.of())),
+                        c.nodeClassGroup(),
+                        c.nodeClassKind(),
+                        c.nodeClassName())))
+            : Optional.empty();
+    return new ScaleOut(mapper, new NodePools(client));
   }
 
   @Produces

@@ -38,6 +38,9 @@ public interface BridgeConfig {
   /** Leader election among replicas: the same settings as every elected service's. */
   LeaderElectionSettings leaderElection();
 
+  /** Scale-out through Karpenter: NodePools by the ComputeClasses' priorities. */
+  ScaleOut scaleOut();
+
   /** Namespace selection: the union of both rules. */
   interface Namespaces {
 
@@ -89,5 +92,35 @@ public interface BridgeConfig {
     /** Key of the catalog YAML inside the ConfigMap. */
     @WithDefault("accelerators.yaml")
     String configMapKey();
+  }
+
+  /** Karpenter NodePools ({@code karpenter.sh/v1}) per ComputeClass, weighted by priority. */
+  interface ScaleOut {
+
+    /**
+     * Whether the bridge writes a Karpenter NodePool per priority of each ComputeClass. Nothing is
+     * written while the API server does not serve {@code karpenter.sh/v1} NodePools.
+     */
+    @WithDefault("false")
+    boolean enabled();
+
+    /**
+     * The instance types Karpenter may launch, as {@code <instance type>=<accelerator
+     * type>:<count>}, e.g. {@code a2-highgpu-1g=nvidia-tesla-a100:1,g2-standard-24=nvidia-l4:2}. A
+     * priority's NodePool selects the instance types with exactly its accelerator and count.
+     */
+    Optional<List<String>> instanceTypes();
+
+    /** API group of the NodeClass every NodePool refers to (the cloud provider's). */
+    @WithDefault("karpenter.kwok.sh")
+    String nodeClassGroup();
+
+    /** Kind of that NodeClass, e.g. {@code EC2NodeClass} on AWS. */
+    @WithDefault("KWOKNodeClass")
+    String nodeClassKind();
+
+    /** Name of that NodeClass. */
+    @WithDefault("default")
+    String nodeClassName();
   }
 }

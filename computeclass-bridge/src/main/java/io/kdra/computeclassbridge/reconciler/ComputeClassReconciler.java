@@ -24,6 +24,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.kdra.computeclassbridge.config.BridgeConfig;
 import io.kdra.computeclassbridge.k8s.ApplyReport;
 import io.kdra.computeclassbridge.k8s.GeneratedObjects;
+import io.kdra.computeclassbridge.k8s.ScaleOut;
 import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
 import io.kdra.computeclassbridge.mapping.Labels;
 import io.kdra.computeclassbridge.mapping.Mapping;
@@ -71,6 +72,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private final BridgeConfig config;
   private final CatalogSource catalogs;
   private final GeneratedObjects objects;
+  private final ScaleOut scaleOut;
   private final EventRecorder events;
   private final ComputeClassMapper mapper;
   private final NamespaceSelection selection;
@@ -86,6 +88,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       BridgeConfig config,
       CatalogSource catalogs,
       GeneratedObjects objects,
+      ScaleOut scaleOut,
       EventRecorder events,
       ComputeClassMapper mapper,
       NamespaceSelection selection,
@@ -96,6 +99,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     this.config = config;
     this.catalogs = catalogs;
     this.objects = objects;
+    this.scaleOut = scaleOut;
     this.events = events;
     this.mapper = mapper;
     this.selection = selection;
@@ -215,7 +219,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     ApplyReport report =
         objects
             .applyDeviceClasses(cc, mapping.deviceClasses(), liveUsers(context, Optional.empty()))
-            .plus(objects.applyTemplates(cc, mapping.templates()));
+            .plus(objects.applyTemplates(cc, mapping.templates()))
+            .plus(scaleOut.apply(cc));
     ComputeClassStatus old = cc.getStatus();
     ComputeClassStatus status =
         StatusAggregator.aggregate(
@@ -245,8 +250,9 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(standbyRetry());
     }
     ApplyReport report =
-        objects
-            .applyTemplates(cc, List.of())
+        scaleOut
+            .remove(cc)
+            .plus(objects.applyTemplates(cc, List.of()))
             .plus(
                 objects.applyDeviceClasses(
                     cc, List.of(), liveUsers(context, Optional.of(cc.getMetadata().getName()))));

@@ -30,7 +30,7 @@ class StandbyReconcileTest {
 
   private final ComputeClassReconciler reconciler =
       new ComputeClassReconciler(
-          config(), null, null, null, null, null, null, Clock.systemUTC(), leadership, null);
+          config(), null, null, null, null, null, null, null, Clock.systemUTC(), leadership, null);
 
   @Test
   void aReplicaThatDoesNotLeadWritesNothingAndLooksAgainLater() {

@@ -184,8 +184,7 @@ public class PodReconciler implements Reconciler<Pod> {
     if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
       // no pass reads the informers before they have started (their caches do not exist yet)
       startTaintEviction(
-          new TaintEvictor(
-              view, evictionWriter, events, () -> view.synced() && mayWrite(), clock));
+          new TaintEvictor(view, evictionWriter, events, () -> view.synced() && mayWrite(), clock));
     }
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
     List<EventSource<?, Pod>> sources =

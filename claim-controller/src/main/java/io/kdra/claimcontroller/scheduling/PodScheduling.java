@@ -20,6 +20,7 @@ import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.ExtendedClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.Deadline;
 import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.core.extended.ExtendedResourceClaims;
@@ -87,6 +88,9 @@ public final class PodScheduling {
   private final AllocatedClaims allocated;
 
   private final NodeUsageCache usage;
+
+  /** What preemptors were promised: kept from pods of no higher priority ({@link Preemption}). */
+  private final Nominations nominations = new Nominations();
 
   private List<Node> sortedNodes = List.of();
   private Set<Node> sortedNodeSet = Set.of();
@@ -243,6 +247,11 @@ public final class PodScheduling {
       pods.recordClaims(pod, record);
     }
     return r;
+  }
+
+  /** The promises of preemptors, which every decision respects. */
+  public Nominations nominations() {
+    return nominations;
   }
 
   /** Schedules a pending pod: its first attempt. */
@@ -436,7 +445,9 @@ public final class PodScheduling {
               return view.pod(p.getMetadata().getNamespace(), p.getMetadata().getName());
             });
     List<Node> allNodes = sortedNodes();
-    Map<String, NodeFilter.NodeUsage> used = usage.usage(assumedBound);
+    List<Nominations.Hold> held = nominations.against(pod, view::pod);
+    Map<String, NodeFilter.NodeUsage> used = Nominations.withHeld(held, usage.usage(assumedBound));
+    AllocatedState state = Nominations.withHeld(held, allocated.state());
     String uid = pod.getMetadata().getUid();
     PlacedPodFilters others =
         PlacedPodFilters.prefilter(
@@ -497,13 +508,7 @@ public final class PodScheduling {
       if (extended != null && extended.served()) {
         ExtendedResources.Decision xd =
             ExtendedResources.allocate(
-                extended,
-                byExtended,
-                unallocated,
-                allocator,
-                allocated.state(),
-                view,
-                searchDeadline);
+                extended, byExtended, unallocated, allocator, state, view, searchDeadline);
         Decided refused = refused(xd.decision(), nodes, spans);
         if (refused != null) {
           return refused;
@@ -524,14 +529,14 @@ public final class PodScheduling {
         node = scores.best().getMetadata().getName();
       } else {
         PodAllocator.Decision d =
-            allocator.allocate(
-                pod, nodes.feasible(), unallocated, allocated.state(), view, searchDeadline);
+            allocator.allocate(pod, nodes.feasible(), unallocated, state, view, searchDeadline);
         Decided refused = refused(d, nodes, spans);
         if (refused != null) {
           return refused;
         }
         PodAllocator.Decision.Placed placed =
-            bestScored(pod, (PodAllocator.Decision.Placed) d, scores, unallocated, searchDeadline);
+            bestScored(
+                pod, (PodAllocator.Decision.Placed) d, scores, unallocated, state, searchDeadline);
         node = placed.node();
         allocations = placed.allocations();
       }
@@ -571,6 +576,7 @@ public final class PodScheduling {
       PodAllocator.Decision.Placed placed,
       NodeScoring.Scores scores,
       List<ResourceClaim> unallocated,
+      AllocatedState state,
       Deadline searchDeadline) {
     PodAllocator.Decision.Placed best = placed;
     while (!searchDeadline.passed()) {
@@ -580,7 +586,7 @@ public final class PodScheduling {
         break;
       }
       PodAllocator.Decision d =
-          allocator.allocate(pod, higher, unallocated, allocated.state(), view, searchDeadline);
+          allocator.allocate(pod, higher, unallocated, state, view, searchDeadline);
       if (!(d instanceof PodAllocator.Decision.Placed better)) {
         break;
       }

@@ -47,6 +47,9 @@ public final class Preemption {
   static final String NEVER = "preemption: not eligible due to preemptionPolicy=Never.";
   static final String TERMINATING =
       "preemption: not eligible due to a terminating pod on the nominated node.";
+  static final String RELEASING =
+      "preemption: not needed, the nominated node fits once the claims of pods gone are"
+          + " released.";
 
   private final ClusterView view;
   private final Nominations nominations;
@@ -89,12 +92,26 @@ public final class Preemption {
       return noted(failed, NEVER);
     }
     String nominated = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
-    List<Pod> placed =
-        view.pods().stream().filter(Pods::isBound).filter(p -> !Pods.isTerminal(p)).toList();
+    List<Pod> live = view.pods().stream().filter(p -> !Pods.isTerminal(p)).toList();
+    List<Pod> placed = live.stream().filter(Pods::isBound).toList();
     if (nominated != null && victimLeaving(pod, nominated, placed)) {
       return noted(failed, TERMINATING);
     }
     List<Node> nodes = NodeFilter.sortedByName(view.nodes());
+    PreemptionFits fits =
+        new PreemptionFits(
+            pod,
+            podClaims(pod),
+            nodes,
+            placed,
+            live.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()),
+            view.claims(),
+            view.namespaceLabels(),
+            allocatorOf);
+    if (nominated != null && fits.fits(nominated, List.of())) {
+      // the victims are gone, their claims not yet deallocated: no reason to evict more
+      return noted(failed, RELEASING);
+    }
     Map<String, List<Pod>> byNode = new LinkedHashMap<>();
     nodes.forEach(n -> byNode.put(n.getMetadata().getName(), new ArrayList<>()));
     placed.forEach(
@@ -106,20 +123,8 @@ public final class Preemption {
         });
     int priority = VictimSearch.priority(pod);
     boolean anyLower = placed.stream().anyMatch(p -> VictimSearch.priority(p) < priority);
-    Optional<VictimSearch.Candidate> chosen = Optional.empty();
-    PreemptionFits fits = null;
-    if (anyLower) {
-      fits =
-          new PreemptionFits(
-              pod,
-              podClaims(pod),
-              nodes,
-              placed,
-              view.claims(),
-              view.namespaceLabels(),
-              allocatorOf);
-      chosen = VictimSearch.search(pod, byNode, budgets, fits);
-    }
+    Optional<VictimSearch.Candidate> chosen =
+        anyLower ? VictimSearch.search(pod, byNode, budgets, fits) : Optional.empty();
     if (chosen.isEmpty()) {
       nominations.release(pod.getMetadata().getUid());
       if (nominated != null) {

@@ -21,8 +21,9 @@ import java.util.stream.Collectors;
  * Whether a pod fits on a node once some pods are gone, as the scheduler would decide it: the node
  * filters over the pods that stay (their CPU, memory, ports, affinity and spread), then the
  * allocator for the pod's unallocated claims with the gone pods' claims freed (their devices,
- * counters and capacity). A claim is freed only when every pod it is reserved for goes: one still
- * reserved by a pod that stays keeps its devices. Reads one snapshot of the cluster taken when it
+ * counters and capacity). A claim is freed only when no pod it is reserved for stays: one still
+ * reserved by a pod that stays keeps its devices, and one reserved only for pods already gone is
+ * being released (its deallocation is under way). Reads one snapshot of the cluster taken when it
  * is made; the allocator is built afresh per question (preemption is rare, and each question frees
  * different claims).
  */
@@ -33,6 +34,7 @@ final class PreemptionFits implements VictimSearch.Fits {
   private final List<ResourceClaim> unallocated;
   private final Map<String, Node> nodes;
   private final List<Pod> placed;
+  private final Set<String> live;
   private final List<ResourceClaim> claims;
   private final Function<List<ResourceClaim>, Allocator> allocatorOf;
   private final Map<String, Map<String, String>> namespaceLabels;
@@ -42,6 +44,7 @@ final class PreemptionFits implements VictimSearch.Fits {
       List<ResourceClaim> podClaims,
       List<Node> nodes,
       List<Pod> placed,
+      Set<String> live,
       List<ResourceClaim> claims,
       Map<String, Map<String, String>> namespaceLabels,
       Function<List<ResourceClaim>, Allocator> allocatorOf) {
@@ -53,6 +56,7 @@ final class PreemptionFits implements VictimSearch.Fits {
             .toList();
     this.nodes = nodes.stream().collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n));
     this.placed = placed;
+    this.live = live;
     this.claims = claims;
     this.namespaceLabels = namespaceLabels;
     this.allocatorOf = allocatorOf;
@@ -85,7 +89,7 @@ final class PreemptionFits implements VictimSearch.Fits {
     if (unallocated.isEmpty()) {
       return Optional.of(Map.of());
     }
-    List<ResourceClaim> held = claims.stream().filter(c -> !freed(c, goneUids)).toList();
+    List<ResourceClaim> held = claims.stream().filter(c -> !freed(c, live, goneUids)).toList();
     PodScheduler.Placement placement =
         PodScheduler.schedule(allocatorOf.apply(held), List.of(n), pod, unallocated);
     if (!placement.allocated()) {
@@ -95,12 +99,17 @@ final class PreemptionFits implements VictimSearch.Fits {
         ((PodAllocator.Decision.Placed) DraCorePodAllocator.decide(placement)).allocations());
   }
 
-  /** Whether every pod the claim is reserved for goes (a claim reserved for none stays). */
-  static boolean freed(ResourceClaim c, Set<String> goneUids) {
+  /**
+   * Whether no pod the claim is reserved for stays: each goes or is gone already ({@code live}: the
+   * UIDs of the pods that exist and have not finished). A claim reserved for none stays.
+   */
+  static boolean freed(ResourceClaim c, Set<String> live, Set<String> goneUids) {
     if (c.getStatus() == null || c.getStatus().getReservedFor() == null) {
       return false;
     }
     List<ResourceClaimConsumerReference> users = c.getStatus().getReservedFor();
-    return !users.isEmpty() && users.stream().allMatch(r -> goneUids.contains(r.getUid()));
+    return !users.isEmpty()
+        && users.stream()
+            .noneMatch(r -> live.contains(r.getUid()) && !goneUids.contains(r.getUid()));
   }
 }

@@ -367,4 +367,24 @@ class PreemptionTest {
     assertThat(get("low")).isNull();
     assertThat(low).isNotNull();
   }
+
+  @Test
+  void noMoreVictimsWhileTheClaimsOfVictimsAlreadyGoneAreBeingReleased() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("low", 10, "node-a");
+    running("mid", 50, "node-b");
+    Pod high = pending("high", 100);
+    attempt(high);
+    assertThat(get("low")).isNull();
+
+    // the victim is gone; its claim, still reserved for it, is not deallocated yet
+    Outcome again = attempt(high);
+
+    assertThat(((Outcome.Unschedulable) again).message())
+        .endsWith(
+            "preemption: not needed, the nominated node fits once the claims of pods gone are released.");
+    assertThat(get("mid")).as("not a victim").isNotNull();
+    assertThat(get("mid").getMetadata().getDeletionTimestamp()).isNull();
+  }
 }

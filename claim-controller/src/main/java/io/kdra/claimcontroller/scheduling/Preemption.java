@@ -98,6 +98,22 @@ public final class Preemption {
       return noted(failed, TERMINATING);
     }
     List<Node> nodes = NodeFilter.sortedByName(view.nodes());
+    Map<String, List<Pod>> byNode = new LinkedHashMap<>();
+    nodes.forEach(n -> byNode.put(n.getMetadata().getName(), new ArrayList<>()));
+    placed.forEach(
+        p -> {
+          List<Pod> on = byNode.get(p.getSpec().getNodeName());
+          if (on != null) {
+            on.add(p);
+          }
+        });
+    int priority = VictimSearch.priority(pod);
+    boolean anyLower = placed.stream().anyMatch(p -> VictimSearch.priority(p) < priority);
+    if (!anyLower && nominated == null) {
+      // the usual case, all pods of one priority: nothing to simulate, no claims listed
+      nominations.release(pod.getMetadata().getUid());
+      return noted(failed, notHelpful(priority, byNode));
+    }
     PreemptionFits fits =
         new PreemptionFits(
             pod,
@@ -112,17 +128,6 @@ public final class Preemption {
       // the victims are gone, their claims not yet deallocated: no reason to evict more
       return noted(failed, RELEASING);
     }
-    Map<String, List<Pod>> byNode = new LinkedHashMap<>();
-    nodes.forEach(n -> byNode.put(n.getMetadata().getName(), new ArrayList<>()));
-    placed.forEach(
-        p -> {
-          List<Pod> on = byNode.get(p.getSpec().getNodeName());
-          if (on != null) {
-            on.add(p);
-          }
-        });
-    int priority = VictimSearch.priority(pod);
-    boolean anyLower = placed.stream().anyMatch(p -> VictimSearch.priority(p) < priority);
     Optional<VictimSearch.Candidate> chosen =
         anyLower ? VictimSearch.search(pod, byNode, budgets, fits) : Optional.empty();
     if (chosen.isEmpty()) {

@@ -72,6 +72,7 @@ class RbacTest {
           grants("/pods", union(READ, Set.of("delete"))),
           grants("/pods/status", Set.of("update")),
           grants("/pods/binding", Set.of("create")),
+          grants("policy/poddisruptionbudgets", Set.of("list")),
           grants("resource.k8s.io/devicetaintrules", READ),
           grants("resource.k8s.io/devicetaintrules/status", Set.of("update")),
           grants(
@@ -116,6 +117,7 @@ class RbacTest {
             List.of(
                 "pods/status",
                 "pods/binding",
+                "poddisruptionbudgets",
                 "resourceclaims/status",
                 "resourceclaims/binding",
                 "resourceclaimtemplates",

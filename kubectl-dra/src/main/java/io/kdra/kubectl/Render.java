@@ -36,6 +36,14 @@ final class Render {
               + (c.getReason() == null ? "" : " (" + c.getReason() + ")")
               + (c.getMessage() == null ? "" : ": " + c.getMessage()));
     }
+    String nominated = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
+    if (nominated != null && !nominated.isEmpty() && a.state() != PodWhy.State.BOUND) {
+      // set by the controller's preemption; the condition above says whom it preempted
+      out.add(
+          "Nominated:  "
+              + nominated
+              + " (it preempted pods of lower priority there; what they free is kept for it)");
+    }
     if (!a.message().isEmpty()) {
       out.add("Why, now:   " + a.message());
     }

@@ -5,6 +5,7 @@ import io.kdra.claimcontroller.k8s.ApiPodBinder;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.k8s.PreemptionWriter;
 import io.kdra.claimcontroller.k8s.TaintEvictionWriter;
 import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
@@ -51,6 +52,13 @@ public class ControllerBeans {
   @ApplicationScoped
   PodWriter podWriter(KubernetesClient client, ClaimControllerConfig config, Clock clock) {
     return new PodWriter(client, config.retry().conflictRetries(), clock);
+  }
+
+  @Produces
+  @ApplicationScoped
+  PreemptionWriter preemptionWriter(
+      KubernetesClient client, ClaimControllerConfig config, Clock clock) {
+    return new PreemptionWriter(client, clock, config.retry().conflictRetries());
   }
 
   @Produces

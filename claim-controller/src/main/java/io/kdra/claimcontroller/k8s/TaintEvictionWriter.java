@@ -1,17 +1,11 @@
 package io.kdra.claimcontroller.k8s;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.TaintRuleStatus;
 import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.core.taint.DeviceTaintRuleStatus;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,44 +33,7 @@ public class TaintEvictionWriter {
    * the caller tries again on its next pass.
    */
   public boolean evict(String namespace, String name, String uid) {
-    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
-    if (pod == null
-        || !uid.equals(pod.getMetadata().getUid())
-        || pod.getMetadata().getDeletionTimestamp() != null) {
-      return false;
-    }
-    List<PodCondition> conditions =
-        new ArrayList<>(
-            pod.getStatus() == null || pod.getStatus().getConditions() == null
-                ? List.of()
-                : pod.getStatus().getConditions());
-    conditions.removeIf(c -> "DisruptionTarget".equals(c.getType()));
-    conditions.add(
-        new PodConditionBuilder()
-            .withType("DisruptionTarget")
-            .withStatus("True")
-            .withReason(REASON)
-            .withMessage(MESSAGE)
-            .withLastTransitionTime(Instant.now(clock).toString())
-            .build());
-    Pod marked =
-        client
-            .resource(
-                new PodBuilder(pod)
-                    .editOrNewStatus()
-                    .withConditions(conditions)
-                    .endStatus()
-                    .build())
-            .updateStatus();
-    try {
-      client.resource(marked).lockResourceVersion().delete();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 404) {
-        return false;
-      }
-      throw e;
-    }
-    return true;
+    return PodDisruption.markAndDelete(client, clock, namespace, name, uid, REASON, MESSAGE);
   }
 
   /** Replaces the rule's {@code EvictionInProgress} condition (others are kept). */

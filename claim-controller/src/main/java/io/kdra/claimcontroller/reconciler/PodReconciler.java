@@ -3,10 +3,12 @@ package io.kdra.claimcontroller.reconciler;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -25,14 +27,20 @@ import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.k8s.PreemptionWriter;
 import io.kdra.claimcontroller.k8s.TaintEvictionWriter;
 import io.kdra.claimcontroller.observability.SchedulingMetrics;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
+import io.kdra.claimcontroller.scheduling.ClusterView;
+import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
 import io.kdra.claimcontroller.scheduling.Outcome;
 import io.kdra.claimcontroller.scheduling.OutcomeRecorder;
 import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.PodScheduling;
+import io.kdra.claimcontroller.scheduling.Preemption;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
+import io.kdra.core.alloc.AllocatorFeatures;
+import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.events.EventRecorder;
 import io.kdra.leadership.LeaseFence;
@@ -41,6 +49,7 @@ import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -72,12 +81,15 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject SyncedInformers informers;
   @Inject SharedInformers shared;
   @Inject TaintEvictionWriter evictionWriter;
+  @Inject PreemptionWriter preemptionWriter;
+  @Inject AllocatorFeatures allocatorFeatures;
   @Inject java.time.Clock clock;
 
   private volatile PodScheduling scheduling;
   private volatile OutcomeRecorder recorder;
   private volatile IndexerResourceCache<Pod> podCache;
   private volatile PodTriggers triggers;
+  private volatile Preemption preemption;
 
   /**
    * Failed attempts per pod UID, for the backoff. The operator SDK does not dispatch a deleted pod
@@ -180,6 +192,7 @@ public class PodReconciler implements Reconciler<Pod> {
             this::mayWrite,
             deadline(),
             System::nanoTime);
+    preemption = preemption(ctx.getClient(), view);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
       // no pass reads the informers before they have started (their caches do not exist yet)
@@ -228,6 +241,26 @@ public class PodReconciler implements Reconciler<Pod> {
     return informers.synced() && fence.mayWrite();
   }
 
+  /**
+   * Preemption, simulated on the dra-core allocator with the scheduler's features;
+   * PodDisruptionBudgets are listed only when a search needs them, which is rare.
+   */
+  private Preemption preemption(KubernetesClient client, ClusterView view) {
+    DraCorePodAllocator dra =
+        new DraCorePodAllocator(
+            AllocatorOptions.defaults(allocatorFeatures, () -> UUID.randomUUID().toString()));
+    return new Preemption(
+        view,
+        scheduling.nominations(),
+        preemptionWriter,
+        events,
+        claims -> dra.allocator(claims, view),
+        () -> client.resources(PodDisruptionBudget.class).inAnyNamespace().list().getItems(),
+        config.templateMode(),
+        config.schedulerName(),
+        this::mayWrite);
+  }
+
   private SearchDeadline deadline() {
     return new SearchDeadline(
         config.allocator().searchDeadline(), config.allocator().maxSearchDeadline());
@@ -271,6 +304,11 @@ public class PodReconciler implements Reconciler<Pod> {
     }
     int thisAttempt = attempts.getOrDefault(uid, 0) + 1;
     Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod, thisAttempt));
+    if (outcome instanceof Outcome.Unschedulable u && preemption != null) {
+      outcome = preemption.afterUnschedulable(pod, u);
+    } else if (outcome instanceof Outcome.Bound && preemption != null) {
+      preemption.placed(uid);
+    }
     LOG.debugf("pod %s: %s", Pods.key(pod), outcome);
     recorder.record(pod, outcome);
     // a search that ran out of time is retried by backoff alone, as upstream retries a filter

@@ -20,6 +20,7 @@ import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.ExtendedClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.Deadline;
 import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.core.extended.ExtendedResourceClaims;
@@ -88,6 +89,9 @@ public final class PodScheduling {
   private final AllocatedClaims allocated;
 
   private final NodeUsageCache usage;
+
+  /** What preemptors were promised: kept from pods of no higher priority ({@link Preemption}). */
+  private final Nominations nominations = new Nominations();
 
   private List<Node> sortedNodes = List.of();
   private Set<Node> sortedNodeSet = Set.of();
@@ -251,6 +255,11 @@ public final class PodScheduling {
       pods.recordClaims(pod, record);
     }
     return Optional.of(r);
+  }
+
+  /** The promises of preemptors, which every decision respects. */
+  public Nominations nominations() {
+    return nominations;
   }
 
   /** Schedules a pending pod: its first attempt. */
@@ -448,7 +457,9 @@ public final class PodScheduling {
               return view.pod(p.getMetadata().getNamespace(), p.getMetadata().getName());
             });
     List<Node> allNodes = sortedNodes();
-    Map<String, NodeFilter.NodeUsage> used = usage.usage(assumedBound);
+    List<Nominations.Hold> held = nominations.against(pod, view::pod);
+    Map<String, NodeFilter.NodeUsage> used = Nominations.withHeld(held, usage.usage(assumedBound));
+    AllocatedState state = Nominations.withHeld(held, allocated.state());
     String uid = pod.getMetadata().getUid();
     PlacedPodFilters others =
         PlacedPodFilters.prefilter(
@@ -515,7 +526,7 @@ public final class PodScheduling {
                 unallocated,
                 earlier(podClaims, unallocated),
                 allocator,
-                allocated.state(),
+                state,
                 view,
                 searchDeadline);
         Decided refused = refused(xd.decision(), nodes, spans);
@@ -543,7 +554,7 @@ public final class PodScheduling {
                 ScoreOrder.of(scores),
                 unallocated,
                 earlier(podClaims, unallocated),
-                allocated.state(),
+                state,
                 view,
                 searchDeadline);
         Decided refused = refused(d, nodes, spans);

@@ -1,0 +1,241 @@
+package io.kdra.claimcontroller.scheduling;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.kdra.claimcontroller.domain.ClaimLookup;
+import io.kdra.claimcontroller.domain.NodeFilter;
+import io.kdra.claimcontroller.domain.PodClaimResolver;
+import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.domain.VictimSearch;
+import io.kdra.claimcontroller.k8s.PreemptionWriter;
+import io.kdra.core.alloc.Allocator;
+import io.kdra.events.EventRecorder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * kube-scheduler's PostFilter for this scheduler (DefaultPreemption): after an attempt found no
+ * node for a pod, finds with {@link VictimSearch} the node and the fewest pods of lower priority
+ * whose eviction makes it fit, simulated by {@link PreemptionFits}; then promises the pod what the
+ * simulation freed ({@link Nominations}), sets its {@code nominatedNodeName}, and evicts the
+ * victims as kube-scheduler does (condition, then delete with their grace period; a
+ * PodDisruptionBudget only makes a victim less preferred, it is not enforced). The pod stays
+ * unschedulable until the victims are gone; then the next attempt places it. The answer is the
+ * attempt's outcome with upstream's {@code preemption: ...} note on its message. Calls are
+ * serialised, so that two preemptors do not pick the same victims from the same snapshot.
+ */
+public final class Preemption {
+
+  /** Attempts that no eviction can help: a user must act, or the search ran out of time. */
+  private static final Set<String> NOT_HELPED =
+      Set.of("ClaimMissing", "ClaimBeingDeleted", "UnsupportedVolume", "DeadlineExceeded");
+
+  static final String NEVER = "preemption: not eligible due to preemptionPolicy=Never.";
+  static final String TERMINATING =
+      "preemption: not eligible due to a terminating pod on the nominated node.";
+  static final String RELEASING =
+      "preemption: not needed, the nominated node fits once the claims of pods gone are"
+          + " released.";
+
+  private final ClusterView view;
+  private final Nominations nominations;
+  private final PreemptionWriter writer;
+  private final EventRecorder events;
+  private final Function<List<ResourceClaim>, Allocator> allocatorOf;
+  private final Supplier<List<PodDisruptionBudget>> budgets;
+  private final TemplateMode mode;
+  private final String scheduler;
+  private final BooleanSupplier mayWrite;
+
+  public Preemption(
+      ClusterView view,
+      Nominations nominations,
+      PreemptionWriter writer,
+      EventRecorder events,
+      Function<List<ResourceClaim>, Allocator> allocatorOf,
+      Supplier<List<PodDisruptionBudget>> budgets,
+      TemplateMode mode,
+      String scheduler,
+      BooleanSupplier mayWrite) {
+    this.view = view;
+    this.nominations = nominations;
+    this.writer = writer;
+    this.events = events;
+    this.allocatorOf = allocatorOf;
+    this.budgets = budgets;
+    this.mode = mode;
+    this.scheduler = scheduler;
+    this.mayWrite = mayWrite;
+  }
+
+  /** The outcome of an attempt of {@code pod} that ended {@code failed}, after preempting. */
+  public synchronized Outcome.Unschedulable afterUnschedulable(
+      Pod pod, Outcome.Unschedulable failed) {
+    if (NOT_HELPED.contains(failed.reason()) || !mayWrite.getAsBoolean()) {
+      return failed;
+    }
+    if (!VictimSearch.mayPreempt(pod)) {
+      return noted(failed, NEVER);
+    }
+    String nominated = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
+    List<Pod> live = view.pods().stream().filter(p -> !Pods.isTerminal(p)).toList();
+    List<Pod> placed = live.stream().filter(Pods::isBound).toList();
+    if (nominated != null && victimLeaving(pod, nominated, placed)) {
+      return noted(failed, TERMINATING);
+    }
+    List<Node> nodes = NodeFilter.sortedByName(view.nodes());
+    Map<String, List<Pod>> byNode = new LinkedHashMap<>();
+    nodes.forEach(n -> byNode.put(n.getMetadata().getName(), new ArrayList<>()));
+    placed.forEach(
+        p -> {
+          List<Pod> on = byNode.get(p.getSpec().getNodeName());
+          if (on != null) {
+            on.add(p);
+          }
+        });
+    int priority = VictimSearch.priority(pod);
+    boolean anyLower = placed.stream().anyMatch(p -> VictimSearch.priority(p) < priority);
+    if (!anyLower && nominated == null) {
+      // the usual case, all pods of one priority: nothing to simulate, no claims listed
+      nominations.release(pod.getMetadata().getUid());
+      return noted(failed, notHelpful(priority, byNode));
+    }
+    PreemptionFits fits =
+        new PreemptionFits(
+            pod,
+            podClaims(pod),
+            nodes,
+            placed,
+            live.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()),
+            view.claims(),
+            view.namespaceLabels(),
+            allocatorOf);
+    if (nominated != null && fits.fits(nominated, List.of())) {
+      // the victims are gone, their claims not yet deallocated: no reason to evict more
+      return noted(failed, RELEASING);
+    }
+    Optional<VictimSearch.Candidate> chosen =
+        anyLower ? VictimSearch.search(pod, byNode, budgets, fits) : Optional.empty();
+    if (chosen.isEmpty()) {
+      nominations.release(pod.getMetadata().getUid());
+      if (nominated != null) {
+        writer.nominate(pod, null);
+      }
+      return noted(failed, notHelpful(priority, byNode));
+    }
+    VictimSearch.Candidate c = chosen.get();
+    Map<String, AllocationResult> promised =
+        fits.allocations(c.node(), c.victims()).orElse(Map.of());
+    nominations.hold(pod, c.node(), promised);
+    writer.nominate(pod, c.node());
+    String names = c.victims().stream().map(Pods::key).collect(Collectors.joining(", "));
+    events.normal(
+        pod, "Preempting", "Preempting " + names + " on node " + c.node() + " to make room");
+    for (Pod victim : c.victims()) {
+      writer.evict(victim, scheduler);
+      // upstream 1.37's words (regarding the victim, related to the preemptor)
+      events.normal(
+          victim,
+          "Preempted",
+          "Preempted by pod " + pod.getMetadata().getUid() + " on node " + c.node());
+    }
+    return noted(failed, "preemption: nominated node " + c.node() + ", preempting " + names + ".");
+  }
+
+  /** The pod was placed: what it was promised is free again. */
+  public void placed(String uid) {
+    nominations.release(uid);
+  }
+
+  /**
+   * Upstream's {@code PodEligibleToPreemptOthers}: a pod that already preempted waits while a pod
+   * of lower priority on its nominated node is terminating for a preemption.
+   */
+  private static boolean victimLeaving(Pod pod, String node, List<Pod> placed) {
+    int priority = VictimSearch.priority(pod);
+    return placed.stream()
+        .filter(p -> node.equals(p.getSpec().getNodeName()))
+        .filter(p -> VictimSearch.priority(p) < priority)
+        .anyMatch(Preemption::terminatingByPreemption);
+  }
+
+  static boolean terminatingByPreemption(Pod p) {
+    return p.getMetadata().getDeletionTimestamp() != null
+        && p.getStatus() != null
+        && p.getStatus().getConditions() != null
+        && p.getStatus().getConditions().stream()
+            .anyMatch(
+                c ->
+                    "DisruptionTarget".equals(c.getType())
+                        && "True".equals(c.getStatus())
+                        && PreemptionWriter.REASON.equals(c.getReason()));
+  }
+
+  /** Upstream's summary when no node is a candidate, counted by reason. */
+  static String notHelpful(int priority, Map<String, List<Pod>> byNode) {
+    Map<String, Integer> counts = new TreeMap<>();
+    byNode
+        .values()
+        .forEach(
+            pods ->
+                counts.merge(
+                    pods.stream().anyMatch(p -> VictimSearch.priority(p) < priority)
+                        ? "Preemption is not helpful for scheduling"
+                        : "No preemption victims found for incoming pod",
+                    1,
+                    Integer::sum));
+    return "preemption: 0/"
+        + byNode.size()
+        + " nodes are available: "
+        + counts.entrySet().stream()
+            .map(e -> e.getValue() + " " + e.getKey())
+            .collect(Collectors.joining(", "))
+        + ".";
+  }
+
+  private static Outcome.Unschedulable noted(Outcome.Unschedulable failed, String note) {
+    return new Outcome.Unschedulable(
+        failed.message() + " " + note, failed.perClaim(), failed.reason());
+  }
+
+  /** The pod's claims as the informers show them (they exist: the attempt got past them). */
+  private List<ResourceClaim> podClaims(Pod pod) {
+    ClaimLookup lookup =
+        new ClaimLookup() {
+          @Override
+          public Optional<ResourceClaim> claim(String namespace, String name) {
+            return view.claim(namespace, name);
+          }
+
+          @Override
+          public List<ResourceClaim> ownedBy(String namespace, String podUid) {
+            return view.claimsOwnedBy(namespace, podUid);
+          }
+
+          @Override
+          public Optional<ResourceClaimTemplate> template(String namespace, String name) {
+            return view.template(namespace, name);
+          }
+        };
+    Map<String, ResourceClaim> byUid = new LinkedHashMap<>();
+    PodClaimResolver.resolve(pod, lookup, mode)
+        .claims()
+        .values()
+        .forEach(c -> byUid.putIfAbsent(c.getMetadata().getUid(), c));
+    return new ArrayList<>(byUid.values());
+  }
+}

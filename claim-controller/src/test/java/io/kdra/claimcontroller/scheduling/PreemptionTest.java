@@ -1,0 +1,390 @@
+package io.kdra.claimcontroller.scheduling;
+
+import static io.kdra.claimcontroller.domain.K.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.kdra.claimcontroller.domain.K;
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.claimcontroller.k8s.PreemptionWriter;
+import io.kdra.core.alloc.AllocatorFeatures;
+import io.kdra.core.alloc.AllocatorOptions;
+import io.kdra.core.testing.AllocFixtures;
+import io.kdra.events.EventRecorder;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Preemption for pods with claims, end to end against the mock API server with the dra-core
+ * allocator: one GPU per node, held by pods of low priority; the victims' claims are freed in the
+ * simulation, their deletion and the preemptor's nomination are written, and what the preemptor was
+ * promised is kept from pods of no higher priority until it is placed.
+ */
+@EnableKubernetesMockClient(crud = true)
+class PreemptionTest {
+
+  KubernetesClient client;
+  ApiView view;
+  PodScheduling scheduling;
+  Preemption preemption;
+  final List<PodDisruptionBudget> budgets = new ArrayList<>();
+
+  final PodBinder binder =
+      (pod, node) ->
+          client
+              .pods()
+              .inNamespace(NS)
+              .withName(pod.getMetadata().getName())
+              .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
+
+  @BeforeEach
+  void setUp() {
+    view = new ApiView(client);
+    client.resource(AllocFixtures.deviceClass("gpu")).create();
+    DraCorePodAllocator allocator =
+        new DraCorePodAllocator(
+            AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share"));
+    EventRecorder events = new EventRecorder(client, K.SCHEDULER, Clock.systemUTC());
+    scheduling =
+        new PodScheduling(
+            view,
+            new RecentWrites(),
+            new ClaimWriter(client, K.SCHEDULER, 3),
+            new PodWriter(client, 3, Clock.systemUTC()),
+            binder,
+            events,
+            allocator,
+            TemplateMode.OWN,
+            ClaimTracer.NOOP);
+    preemption =
+        new Preemption(
+            view,
+            scheduling.nominations(),
+            new PreemptionWriter(client, Clock.systemUTC(), 3),
+            events,
+            claims -> allocator.allocator(claims, view),
+            () -> budgets,
+            TemplateMode.OWN,
+            K.SCHEDULER,
+            () -> true);
+  }
+
+  /** A Ready node {@code name} with one GPU, {@code gpu-0} in pool {@code name}. */
+  void nodeWithOneGpu(String name) {
+    client.nodes().resource(K.readyNode(name)).create();
+    client
+        .resource(
+            AllocFixtures.slice(name + "-gpu", name, AllocFixtures.device("gpu-0").build()).build())
+        .create();
+  }
+
+  /** Pod {@code name} of {@code priority} using claim {@code c-<name>}, bound to {@code node}. */
+  Pod running(String name, int priority, String node, String... labels) {
+    Pod pod = pod(name, priority, node);
+    for (int i = 0; i < labels.length; i += 2) {
+      pod.getMetadata().getLabels().put(labels[i], labels[i + 1]);
+    }
+    pod = client.resource(pod).create();
+    client.resource(allocatedOn(node, claim(name), pod)).create();
+    return pod;
+  }
+
+  Pod pod(String name, int priority, String node) {
+    return K.pod(name)
+        .editMetadata()
+        .addToLabels("app", name)
+        .endMetadata()
+        .editSpec()
+        .withPriority(priority)
+        .withNodeName(node)
+        .addNewResourceClaim()
+        .withName("gpu")
+        .withResourceClaimName("c-" + name)
+        .endResourceClaim()
+        .endSpec()
+        .build();
+  }
+
+  Pod pending(String name, int priority) {
+    Pod pod = client.resource(pod(name, priority, null)).create();
+    client.resource(claim(name).build()).create();
+    return pod;
+  }
+
+  static ResourceClaimBuilder claim(String name) {
+    return K.claim("c-" + name).editMetadata().withResourceVersion(null).endMetadata();
+  }
+
+  static ResourceClaim allocatedOn(String node, ResourceClaimBuilder b, Pod... reservedFor) {
+    b.withNewStatus()
+        .withNewAllocation()
+        .withNewDevices()
+        .addNewResult()
+        .withRequest("gpu")
+        .withDriver(AllocFixtures.DRIVER)
+        .withPool(node)
+        .withDevice("gpu-0")
+        .endResult()
+        .endDevices()
+        .endAllocation()
+        .endStatus();
+    for (Pod p : reservedFor) {
+      b.editStatus()
+          .addToReservedFor(
+              new ResourceClaimConsumerReferenceBuilder()
+                  .withResource("pods")
+                  .withName(p.getMetadata().getName())
+                  .withUid(p.getMetadata().getUid())
+                  .build())
+          .endStatus();
+    }
+    return b.build();
+  }
+
+  Pod get(String name) {
+    return client.pods().inNamespace(NS).withName(name).get();
+  }
+
+  Outcome attempt(Pod pod) {
+    Outcome o = scheduling.schedule(get(pod.getMetadata().getName()));
+    if (o instanceof Outcome.Unschedulable u) {
+      return preemption.afterUnschedulable(get(pod.getMetadata().getName()), u);
+    }
+    if (o instanceof Outcome.Bound) {
+      preemption.placed(pod.getMetadata().getUid());
+    }
+    return o;
+  }
+
+  /** What deleting the victim brings about: it is gone and its claim deallocated. */
+  void victimGone(String name) {
+    client.pods().inNamespace(NS).withName(name).delete();
+    client.resources(ResourceClaim.class).inNamespace(NS).withName("c-" + name).delete();
+  }
+
+  List<String> events(String reason) {
+    return client.v1().events().inNamespace(NS).list().getItems().stream()
+        .filter(e -> reason.equals(e.getReason()))
+        .map(e -> e.getInvolvedObject().getName() + ": " + e.getMessage())
+        .toList();
+  }
+
+  @Test
+  void aHighPriorityPodPreemptsTheLowPriorityHolderOfTheOnlyGpuAndIsPlacedOnceItIsGone() {
+    nodeWithOneGpu("node-a");
+    Pod low = running("low", 10, "node-a");
+    Pod high = pending("high", 100);
+
+    Outcome first = attempt(high);
+
+    assertThat(first).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(((Outcome.Unschedulable) first).message())
+        .endsWith("preemption: nominated node node-a, preempting ns/low.");
+    assertThat(get("high").getStatus().getNominatedNodeName()).isEqualTo("node-a");
+    assertThat(get("low")).as("deleted (the mock API server has no grace period)").isNull();
+    assertThat(events("Preempted"))
+        .containsExactly(
+            "low: Preempted by pod " + high.getMetadata().getUid() + " on node node-a");
+    assertThat(events("Preempting"))
+        .containsExactly("high: Preempting ns/low on node node-a to make room");
+
+    victimGone("low");
+    // a pod of lower priority than the preemptor's may not take the freed GPU meanwhile
+    Pod mid = pending("mid", 50);
+    assertThat(scheduling.schedule(get("mid"))).isInstanceOf(Outcome.Unschedulable.class);
+
+    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+    assertThat(low.getMetadata().getUid()).isNotNull();
+  }
+
+  @Test
+  void theVictimIsMarkedAsUpstreamMarksIt() {
+    nodeWithOneGpu("node-a");
+    running("low", 10, "node-a");
+    Pod[] marked = new Pod[1];
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("low")
+        .edit(
+            p ->
+                new PodBuilder(p)
+                    .editMetadata()
+                    .addToFinalizers("test/hold")
+                    .endMetadata()
+                    .build());
+    attempt(pending("high", 100));
+    marked[0] = get("low");
+    assertThat(marked[0].getStatus().getConditions())
+        .anySatisfy(
+            c -> {
+              assertThat(c.getType()).isEqualTo("DisruptionTarget");
+              assertThat(c.getReason()).isEqualTo("PreemptionByScheduler");
+              assertThat(c.getMessage())
+                  .isEqualTo(K.SCHEDULER + ": preempting to accommodate a higher priority pod");
+            });
+    assertThat(marked[0].getMetadata().getDeletionTimestamp()).isNotNull();
+
+    // while it terminates, the preemptor waits instead of preempting more
+    running("other", 10, "node-a");
+    Outcome again = attempt(get("high"));
+    assertThat(((Outcome.Unschedulable) again).message())
+        .endsWith("preemption: not eligible due to a terminating pod on the nominated node.");
+    assertThat(get("other")).isNotNull();
+  }
+
+  @Test
+  void aPodWithPreemptionPolicyNeverWaits() {
+    nodeWithOneGpu("node-a");
+    running("low", 10, "node-a");
+    Pod high =
+        client
+            .resource(
+                new PodBuilder(pod("high", 100, null))
+                    .editSpec()
+                    .withPreemptionPolicy("Never")
+                    .endSpec()
+                    .build())
+            .create();
+    client.resource(claim("high").build()).create();
+
+    Outcome o = attempt(high);
+
+    assertThat(((Outcome.Unschedulable) o).message())
+        .endsWith("preemption: not eligible due to preemptionPolicy=Never.");
+    assertThat(get("low")).isNotNull();
+  }
+
+  @Test
+  void aClaimStillReservedByAPodThatStaysIsNotFreed() {
+    nodeWithOneGpu("node-a");
+    Pod low = client.resource(pod("low", 10, "node-a")).create();
+    Pod keeper =
+        client
+            .resource(
+                new PodBuilder(pod("keeper", 1000, "node-a"))
+                    .editSpec()
+                    .editResourceClaim(0)
+                    .withResourceClaimName("c-low")
+                    .endResourceClaim()
+                    .endSpec()
+                    .build())
+            .create();
+    client.resource(allocatedOn("node-a", claim("low"), low, keeper)).create();
+    Pod high = pending("high", 100);
+
+    Outcome o = attempt(high);
+
+    assertThat(((Outcome.Unschedulable) o).message())
+        .endsWith(
+            "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
+    assertThat(get("low")).isNotNull();
+    assertThat(
+            get("high").getStatus() == null ? null : get("high").getStatus().getNominatedNodeName())
+        .isNull();
+  }
+
+  @Test
+  void aPdbProtectedPodIsSparedWhenAnotherVictimExists() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("guarded", 10, "node-a", "tier", "batch");
+    running("free", 20, "node-b");
+    budgets.add(
+        new PodDisruptionBudgetBuilder()
+            .withNewMetadata()
+            .withNamespace(NS)
+            .withName("batch")
+            .endMetadata()
+            .withNewSpec()
+            .withNewSelector()
+            .addToMatchLabels("tier", "batch")
+            .endSelector()
+            .endSpec()
+            .withNewStatus()
+            .withDisruptionsAllowed(0)
+            .endStatus()
+            .build());
+
+    attempt(pending("high", 100));
+
+    assertThat(get("guarded")).isNotNull();
+    assertThat(get("free")).isNull();
+    assertThat(get("high").getStatus().getNominatedNodeName()).isEqualTo("node-b");
+  }
+
+  @Test
+  void theVictimsCpuIsFreedToo() {
+    client.nodes().resource(K.readyNode("node-a")).create();
+    Pod low =
+        client
+            .resource(
+                K.pod("low")
+                    .editSpec()
+                    .withPriority(10)
+                    .withNodeName("node-a")
+                    .editContainer(0)
+                    .withNewResources()
+                    .addToRequests("cpu", new Quantity("3"))
+                    .endResources()
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
+    Pod high =
+        client
+            .resource(
+                K.pod("high")
+                    .editSpec()
+                    .withPriority(100)
+                    .editContainer(0)
+                    .withNewResources()
+                    .addToRequests("cpu", new Quantity("2"))
+                    .endResources()
+                    .endContainer()
+                    .endSpec()
+                    .build())
+            .create();
+
+    Outcome o = attempt(high);
+
+    assertThat(((Outcome.Unschedulable) o).message()).contains("preempting ns/low");
+    assertThat(get("low")).isNull();
+    assertThat(low).isNotNull();
+  }
+
+  @Test
+  void noMoreVictimsWhileTheClaimsOfVictimsAlreadyGoneAreBeingReleased() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("low", 10, "node-a");
+    running("mid", 50, "node-b");
+    Pod high = pending("high", 100);
+    attempt(high);
+    assertThat(get("low")).isNull();
+
+    // the victim is gone; its claim, still reserved for it, is not deallocated yet
+    Outcome again = attempt(high);
+
+    assertThat(((Outcome.Unschedulable) again).message())
+        .endsWith(
+            "preemption: not needed, the nominated node fits once the claims of pods gone are released.");
+    assertThat(get("mid")).as("not a victim").isNotNull();
+    assertThat(get("mid").getMetadata().getDeletionTimestamp()).isNull();
+  }
+}

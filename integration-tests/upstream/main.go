@@ -10,6 +10,7 @@
 //	dra-alloc-upstream cel-overloads      (the CEL functions' overload order, see celoverloads.go)
 //	dra-alloc-upstream filter < JSON-LINES (kube-scheduler's filter verdicts, see schedfilter.go)
 //	dra-alloc-upstream score < JSON-LINES (kube-scheduler's score totals, see schedscore.go)
+//	dra-alloc-upstream version            (Go and module versions as JSON, see version.go)
 //
 // Exit status: 0 every pending claim allocated, 1 at least one not (or a pod whose claims are
 // allocated can run on no node), 2 bad input.
@@ -34,6 +35,7 @@ const usage = `Usage: dra-alloc-upstream [-o yaml|json|summary] [--node NAME] [-
        dra-alloc-upstream cel-overloads
        dra-alloc-upstream filter < JSON-LINES
        dra-alloc-upstream score < JSON-LINES
+       dra-alloc-upstream version
 Shows how upstream's DRA allocator (k8s.io/dynamic-resource-allocation v0.37.2, Kubernetes 1.37
 default features) allocates devices to pending ResourceClaims; same input and output as dra-alloc.
   -o, --output   yaml|json|summary (default yaml)
@@ -63,6 +65,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "cel-overloads" {
 		return celOverloads(stdout)
+	}
+	if len(args) > 0 && args[0] == "version" {
+		return version(stdout)
 	}
 	output, node := "yaml", ""
 	var files []string

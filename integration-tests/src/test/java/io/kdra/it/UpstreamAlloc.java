@@ -114,6 +114,23 @@ public final class UpstreamAlloc {
     }
   }
 
+  /**
+   * {@code dra-alloc-upstream version}: the Go release and module versions the binary was built
+   * from, as the golden files' headers record them.
+   */
+  public static com.fasterxml.jackson.databind.JsonNode version() {
+    Result r = upstream(List.of("version"));
+    if (r.exit() != 0) {
+      throw new IllegalStateException(
+          "dra-alloc-upstream version: exit " + r.exit() + ": " + r.out());
+    }
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+    } catch (IOException e) {
+      throw new IllegalStateException("dra-alloc-upstream version: " + r.out(), e);
+    }
+  }
+
   /** Runs {@code bin/dra-alloc args...} in this JVM through its entry point. */
   public static Result kdra(List<String> args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.core.golden.AllocationDecision;
+import io.kdra.core.golden.AllocationGolden;
+import io.kdra.core.golden.GoldenFiles;
 import io.kdra.core.testing.AllocationChecker;
 import io.kdra.core.testing.GeneratedScenario;
 import io.kdra.core.testing.ScenarioGenerator;
@@ -19,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -59,20 +61,6 @@ class UpstreamDifferentialIT {
   static final String UPSTREAM_INVALID = "upstream's allocation fails the checker: ";
   static final ObjectMapper JSON =
       new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-
-  /** What one program decided on one scenario. */
-  record Decision(int exit, Map<String, ResourceClaim> claims, String err) {
-    TreeSet<String> allocated() {
-      TreeSet<String> out = new TreeSet<>();
-      claims.forEach(
-          (k, c) -> {
-            if (c.getStatus() != null && c.getStatus().getAllocation() != null) {
-              out.add(k);
-            }
-          });
-      return out;
-    }
-  }
 
   @Test
   void agreesWithUpstreamOnGeneratedScenarios() throws IOException {
@@ -130,6 +118,7 @@ class UpstreamDifferentialIT {
     Map<String, Integer> shapes = new TreeMap<>();
     int failedInBoth = 0;
     int claims = 0;
+    List<ObjectNode> live = new ArrayList<>();
     long start = System.nanoTime();
     for (long seed = first; seed < first + scenarios; seed++) {
       GeneratedScenario s = ScenarioGenerator.generate(seed, profile);
@@ -140,12 +129,13 @@ class UpstreamDifferentialIT {
               ? List.of("-o", "json", file.toString())
               : List.of("-o", "json", "--feature-gates=" + profile.featureGates(), file.toString());
       long t0 = System.nanoTime();
-      Decision ours = decide(UpstreamAlloc.kdra(args));
+      AllocationDecision ours = decide(UpstreamAlloc.kdra(args));
       long t1 = System.nanoTime();
-      Decision upstream = decide(UpstreamAlloc.upstream(args));
+      AllocationDecision upstream = decide(UpstreamAlloc.upstream(args));
       oursNanos += t1 - t0;
       upstreamNanos += System.nanoTime() - t1;
       List<String> found = new ArrayList<>(compare(s, ours, upstream));
+      live.add(AllocationGolden.line(s, upstream.exit(), upstream.claims(), upstream.err()));
       for (String k : ours.claims().keySet()) {
         claims++;
         boolean a = ours.allocated().contains(k);
@@ -153,11 +143,6 @@ class UpstreamDifferentialIT {
         if (a && b) {
           allocatedByBoth++;
           shapes(ours.claims().get(k), s).forEach(x -> shapes.merge(x, 1, Integer::sum));
-          String diff = otherAllocation(ours.claims().get(k), upstream.claims().get(k));
-          if (diff != null) {
-            // upstream's first fit is deterministic: the same input must give the same devices
-            found.add(k + ": allocated differently: " + diff);
-          }
         } else if (!a && !b) {
           failedInBoth++;
         }
@@ -205,6 +190,42 @@ class UpstreamDifferentialIT {
       System.out.println("  claims allocated by both, by shape: " + shapes);
     }
     assertThat(problems).as("disagreements with upstream and invalid allocations").isEmpty();
+    assertGoldenIsCurrent(profile, first, scenarios, live);
+  }
+
+  /**
+   * The golden file of the profile (dra-core's test resources) must say what the live oracle says
+   * for every seed both cover; with {@code -Dkdra.golden.write=true} (seeds from 1) it is rewritten
+   * from this run instead.
+   */
+  static void assertGoldenIsCurrent(
+      Profile profile, long first, int scenarios, List<ObjectNode> live) {
+    String name = AllocationGolden.file(profile);
+    JsonNode oracle = UpstreamAlloc.version();
+    if (GoldenFiles.writing()) {
+      assertThat(first).as("golden scenarios start at seed 1").isEqualTo(1);
+      Path written =
+          GoldenFiles.writeSource(
+              name, AllocationGolden.header(profile, first, scenarios, oracle), live);
+      System.out.println("golden allocations written: " + written);
+      return;
+    }
+    GoldenFiles.Content golden = GoldenFiles.readSource(name);
+    assertThat(golden)
+        .as("golden file %s; write it with %s", name, GoldenFiles.REGENERATE)
+        .isNotNull();
+    // the header as the golden file's seeds would have it: this run may cover other seeds
+    ObjectNode header =
+        AllocationGolden.header(
+            profile,
+            golden.header().path("firstSeed").asLong(),
+            golden.header().path("scenarios").asInt(),
+            oracle);
+    assertThat(GoldenFiles.staleness(golden, new GoldenFiles.Content(header, live), "seed", 5))
+        .as(
+            "dra-core's golden %s is stale against the live oracle: regenerate it with %s",
+            name, GoldenFiles.REGENERATE)
+        .isEmpty();
   }
 
   /**
@@ -222,8 +243,8 @@ class UpstreamDifferentialIT {
             "json",
             Path.of("src/test/resources/differential/distinct-attribute-per-request.yaml")
                 .toString());
-    Decision upstream = decide(UpstreamAlloc.upstream(args));
-    Decision ours = decide(UpstreamAlloc.kdra(args));
+    AllocationDecision upstream = decide(UpstreamAlloc.upstream(args));
+    AllocationDecision ours = decide(UpstreamAlloc.kdra(args));
     assertThat(upstream.allocated()).as("g0 and g2 share pci0: upstream").isEmpty();
     assertThat(ours.allocated()).as("g0 and g2 share pci0: ours").isEmpty();
     assertThat(ours.err())
@@ -337,38 +358,12 @@ class UpstreamDifferentialIT {
     return out;
   }
 
-  /** Agreement on allocated claims and exit status; validity of both sides' allocations. */
-  static List<String> compare(GeneratedScenario s, Decision ours, Decision upstream) {
-    List<String> out = new ArrayList<>();
+  /** Agreement with upstream (AllocationDecision); validity of both sides' allocations. */
+  static List<String> compare(
+      GeneratedScenario s, AllocationDecision ours, AllocationDecision upstream) {
+    List<String> out = new ArrayList<>(AllocationDecision.disagreements(ours, upstream));
     if (ours.exit() == 2 || upstream.exit() == 2) {
-      out.add(
-          "input rejected (exit "
-              + ours.exit()
-              + " ours, "
-              + upstream.exit()
-              + " upstream): "
-              + ours.err().strip()
-              + " | "
-              + upstream.err().strip());
       return out;
-    }
-    if (!ours.allocated().equals(upstream.allocated())) {
-      TreeSet<String> onlyOurs = new TreeSet<>(ours.allocated());
-      onlyOurs.removeAll(upstream.allocated());
-      TreeSet<String> onlyUpstream = new TreeSet<>(upstream.allocated());
-      onlyUpstream.removeAll(ours.allocated());
-      out.add(
-          "allocated only by us: "
-              + onlyOurs
-              + ", only by upstream: "
-              + onlyUpstream
-              + "; our failures: "
-              + ours.err().strip().replace("\n", " | ")
-              + "; upstream's failures: "
-              + upstream.err().strip().replace("\n", " | "));
-    }
-    if (ours.exit() != upstream.exit()) {
-      out.add("exit status " + ours.exit() + " ours, " + upstream.exit() + " upstream");
     }
     AllocationChecker checker = AllocationChecker.of(s);
     checker
@@ -380,7 +375,7 @@ class UpstreamDifferentialIT {
     return out;
   }
 
-  static Decision decide(UpstreamAlloc.Result r) throws IOException {
+  static AllocationDecision decide(UpstreamAlloc.Result r) throws IOException {
     Map<String, ResourceClaim> claims = new LinkedHashMap<>();
     if (r.exit() != 2) {
       for (JsonNode item : JSON.readTree(r.out()).path("items")) {
@@ -390,56 +385,6 @@ class UpstreamDifferentialIT {
         claims.put(ns + "/" + c.getMetadata().getName(), c);
       }
     }
-    return new Decision(r.exit(), claims, r.err());
-  }
-
-  /**
-   * Null when both allocations are the same (devices, node selector, configuration, consumed
-   * capacity; share IDs are random UUIDs and left out), else what differs.
-   */
-  static String otherAllocation(ResourceClaim ours, ResourceClaim upstream) {
-    if (!devices(ours).equals(devices(upstream))) {
-      return "ours " + devices(ours) + ", upstream " + devices(upstream);
-    }
-    JsonNode a = comparable(ours);
-    JsonNode b = comparable(upstream);
-    return a.equals(b) ? null : "same devices, but ours " + a + ", upstream " + b;
-  }
-
-  /** The allocation as JSON without share IDs, quantities as canonical numbers. */
-  static JsonNode comparable(ResourceClaim c) {
-    JsonNode tree = JSON.valueToTree(c.getStatus().getAllocation());
-    for (JsonNode r : tree.path("devices").path("results")) {
-      ((com.fasterxml.jackson.databind.node.ObjectNode) r).remove("shareID");
-      JsonNode consumed = r.path("consumedCapacity");
-      if (consumed.isObject()) {
-        var fields = consumed.fieldNames();
-        List<String> names = new ArrayList<>();
-        fields.forEachRemaining(names::add);
-        for (String n : names) {
-          ((com.fasterxml.jackson.databind.node.ObjectNode) consumed)
-              .put(
-                  n,
-                  io.kdra.core.model.Quantity.parse(consumed.get(n).asText())
-                      .value()
-                      .stripTrailingZeros()
-                      .toPlainString());
-        }
-      }
-    }
-    return tree;
-  }
-
-  /** The chosen devices as request=driver/pool/device, sorted (share IDs are random). */
-  static TreeMap<String, Integer> devices(ResourceClaim c) {
-    TreeMap<String, Integer> out = new TreeMap<>();
-    for (DeviceRequestAllocationResult r :
-        c.getStatus().getAllocation().getDevices().getResults()) {
-      out.merge(
-          r.getRequest() + "=" + r.getDriver() + "/" + r.getPool() + "/" + r.getDevice(),
-          1,
-          Integer::sum);
-    }
-    return out;
+    return new AllocationDecision(r.exit(), claims, r.err());
   }
 }

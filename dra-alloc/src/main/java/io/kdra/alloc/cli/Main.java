@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
+import io.kdra.core.whatif.WhatIf;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -189,7 +190,18 @@ public final class Main {
     }
     AllocatorOptions options =
         AllocatorOptions.defaults(features, () -> UUID.randomUUID().toString());
-    WhatIf.Report report = new WhatIf(inputs, options, node).run();
+    WhatIf.Report report =
+        new WhatIf(
+                new WhatIf.Inputs(
+                    inputs.classes,
+                    inputs.slices,
+                    inputs.claims,
+                    inputs.templates,
+                    inputs.nodes,
+                    inputs.pods),
+                options,
+                node)
+            .run();
     if (output.equals("summary")) {
       report.claims().stream().map(Summary::line).flatMap(Optional::stream).forEach(out::println);
       out.flush();

@@ -1,4 +1,4 @@
-package io.kdra.it.cel;
+package io.kdra.core.cel.corpus;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
@@ -8,14 +8,14 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
 import java.util.List;
 
 /** The devices the CEL differential test evaluates expressions against. */
-final class CelDevices {
+public final class CelDevices {
 
-  static final String DRIVER = "gpu.kdra.io";
+  public static final String DRIVER = "gpu.kdra.io";
 
   private CelDevices() {}
 
   /** A device with attributes of every type, a unicode string and two domains. */
-  static Device rich() {
+  public static Device rich() {
     return new DeviceBuilder()
         .withName("rich")
         .addToAttributes("model", string("H100"))
@@ -33,7 +33,7 @@ final class CelDevices {
   }
 
   /** A device without most attributes: reading them is an error. */
-  static Device sparse() {
+  public static Device sparse() {
     return new DeviceBuilder()
         .withName("sparse")
         .addToAttributes("model", string("T4"))
@@ -43,7 +43,7 @@ final class CelDevices {
         .build();
   }
 
-  static List<Device> all() {
+  public static List<Device> all() {
     return List.of(rich(), sparse());
   }
 

@@ -1,4 +1,4 @@
-package io.kdra.alloc.cli;
+package io.kdra.core.whatif;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -6,9 +6,11 @@ import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.AllocationSnapshot;
 import io.kdra.core.alloc.Allocator;
@@ -46,26 +48,39 @@ import java.util.TreeSet;
  * pod's special claim, reported as {@code <pod>-extended-resources} (the API server would add a
  * random suffix), allocated with the pod's other claims.
  */
-final class WhatIf {
+public final class WhatIf {
+
+  /** The objects of a run, each kind in input order. */
+  public record Inputs(
+      List<DeviceClass> classes,
+      List<ResourceSlice> slices,
+      List<ResourceClaim> claims,
+      List<ResourceClaimTemplate> templates,
+      List<Node> nodes,
+      List<Pod> pods) {}
 
   /** The outcome: every pending claim (allocated or not) and one line per failure. */
-  record Report(List<ResourceClaim> claims, List<String> failures) {}
+  public record Report(List<ResourceClaim> claims, List<String> failures) {}
 
   private final Inputs in;
   private final AllocatorOptions options;
   private final String onlyNode;
 
-  WhatIf(Inputs in, AllocatorOptions options, String onlyNode) {
+  /**
+   * @param in the objects; pending claims get their allocations written into their status
+   * @param onlyNode the only node to consider, or null for all
+   */
+  public WhatIf(Inputs in, AllocatorOptions options, String onlyNode) {
     this.in = in;
     this.options = options;
     this.onlyNode = onlyNode;
   }
 
-  Report run() {
+  public Report run() {
     List<ResourceClaim> pending = new ArrayList<>();
     Map<String, ResourceClaim> byKey = new LinkedHashMap<>();
     List<ResourceClaim> allocated = new ArrayList<>();
-    for (ResourceClaim c : in.claims) {
+    for (ResourceClaim c : in.claims()) {
       if (c.getStatus() != null && c.getStatus().getAllocation() != null) {
         allocated.add(c);
       } else {
@@ -75,13 +90,13 @@ final class WhatIf {
     }
     AllocationSnapshot snapshot =
         AllocationSnapshot.of(
-            in.slices,
-            new InMemoryDeviceClassLister(in.classes),
+            in.slices(),
+            new InMemoryDeviceClassLister(in.classes()),
             AllocatedState.fromClaims(allocated));
     List<Node> nodes = nodes(snapshot);
     List<String> failures = new ArrayList<>();
     Set<String> referenced = new HashSet<>();
-    for (Pod pod : in.pods) {
+    for (Pod pod : in.pods()) {
       List<ResourceClaim> claims = new ArrayList<>();
       String missing = podClaims(pod, byKey, pending, claims);
       claims.forEach(c -> referenced.add(key(c.getMetadata())));
@@ -149,7 +164,7 @@ final class WhatIf {
       Set<String> referenced,
       List<String> failures) {
     String podKey = key(pod.getMetadata());
-    ExtendedResourceClasses classes = ExtendedResourceClasses.of(in.classes);
+    ExtendedResourceClasses classes = ExtendedResourceClasses.of(in.classes());
     List<Node> fitting = new ArrayList<>();
     Map<String, SortedMap<String, Long>> viaDra = new HashMap<>();
     Map<String, String> rejected = new LinkedHashMap<>();
@@ -219,7 +234,7 @@ final class WhatIf {
   /** What the input's non-terminal pods bound to {@code node} request of extended resources. */
   private Map<String, Long> used(Node node, Pod except) {
     Map<String, Long> used = new HashMap<>();
-    for (Pod p : in.pods) {
+    for (Pod p : in.pods()) {
       if (p != except
           && p.getSpec() != null
           && node.getMetadata().getName().equals(p.getSpec().getNodeName())
@@ -272,7 +287,7 @@ final class WhatIf {
         }
       } else if (prc.getResourceClaimTemplateName() != null) {
         ResourceClaimTemplate t =
-            in.templates.stream()
+            in.templates().stream()
                 .filter(
                     x ->
                         namespace(x.getMetadata()).equals(ns)
@@ -324,7 +339,7 @@ final class WhatIf {
 
   /** Node objects, else one node per node name the slices mention; filtered by --node. */
   private List<Node> nodes(AllocationSnapshot snapshot) {
-    List<Node> nodes = new ArrayList<>(in.nodes);
+    List<Node> nodes = new ArrayList<>(in.nodes());
     if (nodes.isEmpty()) {
       TreeSet<String> names = new TreeSet<>(snapshot.inventory().nodeNames());
       if (onlyNode != null) {
@@ -342,7 +357,8 @@ final class WhatIf {
     return nodes;
   }
 
-  static String key(ObjectMeta m) {
+  /** {@code namespace/name}, the namespace "default" when none is set. */
+  public static String key(ObjectMeta m) {
     return namespace(m) + "/" + (m == null ? "" : m.getName());
   }
 

@@ -1,4 +1,4 @@
-package io.kdra.it.cel;
+package io.kdra.core.cel.corpus;
 
 import java.util.List;
 import java.util.Optional;
@@ -10,17 +10,17 @@ import java.util.regex.Pattern;
  * them) match a divergence; every other disagreement fails the differential test. Keep these
  * narrow: each one hides real differences in the expressions it matches.
  */
-final class CelKnownDivergences {
+public final class CelKnownDivergences {
 
   /** A named divergence: patterns (found anywhere) on the expression and the two outcomes. */
-  record Divergence(
+  public record Divergence(
       String name,
       Pattern expression,
       Pattern upstream,
       Pattern ours,
       String reason,
       String sample) {
-    boolean matches(String expr, String theirs, String mine) {
+    public boolean matches(String expr, String theirs, String mine) {
       return expression.matcher(expr).find()
           && upstream.matcher(theirs).find()
           && ours.matcher(mine).find();
@@ -41,7 +41,7 @@ final class CelKnownDivergences {
         sample);
   }
 
-  static final List<Divergence> ALL =
+  public static final List<Divergence> ALL =
       List.of(
           of(
               "upstream-internal-error",
@@ -68,7 +68,7 @@ final class CelKnownDivergences {
   private CelKnownDivergences() {}
 
   /** The known divergence the disagreement matches, if any. */
-  static Optional<Divergence> find(String expression, String upstream, String ours) {
+  public static Optional<Divergence> find(String expression, String upstream, String ours) {
     return ALL.stream().filter(d -> d.matches(expression, upstream, ours)).findFirst();
   }
 }

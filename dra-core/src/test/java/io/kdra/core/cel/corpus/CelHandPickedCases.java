@@ -1,4 +1,4 @@
-package io.kdra.it.cel;
+package io.kdra.core.cel.corpus;
 
 import java.util.List;
 
@@ -8,11 +8,11 @@ import java.util.List;
  * type errors, cost limits, and every library. Each runs against every device of {@link
  * CelDevices}. Disagreements found by the generated corpus are added here.
  */
-final class CelHandPickedCases {
+public final class CelHandPickedCases {
 
   private CelHandPickedCases() {}
 
-  static final List<String> EXPRESSIONS =
+  public static final List<String> EXPRESSIONS =
       List.of(
           "\"%s %d\".format([\"a\", 1]) == \"a 1\"",
           "[1, \"a\"].size() == 2",

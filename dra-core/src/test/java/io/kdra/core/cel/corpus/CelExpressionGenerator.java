@@ -1,4 +1,4 @@
-package io.kdra.it.cel;
+package io.kdra.core.cel.corpus;
 
 import java.util.List;
 import java.util.Random;
@@ -12,7 +12,7 @@ import java.util.function.Supplier;
  * expressions type-check; a few percent mix types on purpose, and some read attributes that a
  * device lacks. Seeded: one seed, one corpus.
  */
-final class CelExpressionGenerator {
+public final class CelExpressionGenerator {
 
   private static final String D = "device.attributes[\"gpu.kdra.io\"]";
   private static final List<String> STRINGS =
@@ -206,7 +206,7 @@ final class CelExpressionGenerator {
   private final Random random;
   private int depth;
 
-  CelExpressionGenerator(long seed) {
+  public CelExpressionGenerator(long seed) {
     this.random = new Random(seed);
   }
 
@@ -226,7 +226,7 @@ final class CelExpressionGenerator {
     }
   }
 
-  String next() {
+  public String next() {
     if (random.nextInt(25) == 0) {
       return typeConfusion();
     }

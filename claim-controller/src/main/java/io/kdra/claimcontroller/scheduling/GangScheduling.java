@@ -94,14 +94,38 @@ final class GangScheduling {
     if (!policy.constrains()) {
       return Optional.empty();
     }
-    if (recent.isBinding(pod.getMetadata().getUid())) {
-      return Optional.of(new Outcome.Waiting("being bound with its pod group " + policy.name()));
+    Pass pass;
+    // the members are counted under the lock too: another attempt's pass assumes members (they
+    // look placed) and gives them back under it
+    synchronized (scheduling.decisionLock()) {
+      if (!scheduling.mayWrite()) {
+        return Optional.of(PodScheduling.FENCED);
+      }
+      pass = decide(pod, policy, attempt);
     }
+    return Optional.of(pass.outcome() != null ? pass.outcome() : write(pod, policy, pass));
+  }
+
+  /**
+   * Under the lock: what the attempt comes to ({@code outcome}), or the members' placements to
+   * write ({@code kept}).
+   */
+  private record Pass(Outcome outcome, Committed<Member, Placement> kept, Refusals refusals) {
+    static Pass ends(Outcome outcome) {
+      return new Pass(outcome, null, null);
+    }
+  }
+
+  private Pass decide(Pod pod, PodGroupPolicy policy, int attempt) {
+    if (recent.isBinding(pod.getMetadata().getUid())) {
+      return Pass.ends(new Outcome.Waiting("being bound with its pod group " + policy.name()));
+    }
+    String namespace = pod.getMetadata().getNamespace();
     String scheduler = pod.getSpec().getSchedulerName();
     List<Pod> group =
         view.pods().stream()
             .filter(p -> namespace.equals(p.getMetadata().getNamespace()))
-            .filter(p -> groupName.equals(PodGroupPolicy.groupOf(p)))
+            .filter(p -> Optional.of(policy.name()).equals(PodGroupPolicy.groupOf(p)))
             .filter(p -> Pods.isScheduledBy(p, scheduler) && !Pods.isDone(p))
             .sorted(Comparator.comparing((Pod p) -> p.getMetadata().getName()))
             .toList();
@@ -118,15 +142,14 @@ final class GangScheduling {
       }
     }
     if (policy.gang() && group.size() < policy.minCount()) {
-      return Optional.of(
-          new Outcome.Unschedulable(WAITING_FOR_MEMBERS, Map.of(), "GangIncomplete"));
+      return Pass.ends(new Outcome.Unschedulable(WAITING_FOR_MEMBERS, Map.of(), "GangIncomplete"));
     }
     int need = Math.max(0, policy.minCount() - placed);
     List<Member> ready = new ArrayList<>();
     for (Pod p : pending) {
       Optional<Member> m = prepare(p);
       if (m.isPresent() && m.get().extended() != null && m.get().extended().served()) {
-        return Optional.of(
+        return Pass.ends(
             new Outcome.Unschedulable(
                 "pod "
                     + Pods.key(p)
@@ -139,7 +162,7 @@ final class GangScheduling {
       m.ifPresent(ready::add);
     }
     if (ready.size() < need) {
-      return Optional.of(
+      return Pass.ends(
           new Outcome.Unschedulable(
               "pod group "
                   + policy.name()
@@ -151,71 +174,59 @@ final class GangScheduling {
               Map.of(),
               "GangIncomplete"));
     }
-    return Optional.of(place(pod, policy, ready, need, placedOn, attempt));
+    Refusals refusals = new Refusals();
+    List<Domain> domains = GangDomains.of(view.nodes(), policy.topologyKey(), placedOn);
+    GangTransaction.Result<Member, Placement> result =
+        GangTransaction.run(
+            ready,
+            need,
+            domains,
+            new GangTransaction.Placer<>() {
+              @Override
+              public Optional<Placement> place(Member m, Domain domain) {
+                Predicate<Node> within =
+                    domain.key() == null ? null : n -> domain.contains(n.getMetadata().getLabels());
+                Decided d =
+                    scheduling.decideMember(
+                        m.pod(), m.claims(), m.unallocated(), m.extended(), within, attempt);
+                if (d instanceof Placement p) {
+                  return Optional.of(p);
+                }
+                refusals.add(m, d);
+                return Optional.empty();
+              }
+
+              @Override
+              public void release(Member m, Placement p) {
+                scheduling.unassume(m.pod(), m.claims(), p);
+              }
+            });
+    if (result instanceof Refused<Member, Placement> no) {
+      return Pass.ends(
+          new Outcome.Unschedulable(
+              "pod group "
+                  + policy.name()
+                  + ": "
+                  + no.mostPlaced()
+                  + " of the "
+                  + no.need()
+                  + " pods minCount needs fit"
+                  + (policy.topologyKey() == null
+                      ? ""
+                      : no.domain() == null
+                          ? " (no node has the topology key " + policy.topologyKey() + ")"
+                          : " in any one " + policy.topologyKey() + " domain")
+                  + refusals.first(),
+              Map.of(),
+              "GangUnschedulable"));
+    }
+    return new Pass(null, (Committed<Member, Placement>) result, refusals);
   }
 
-  /** The pass under the lock, then the writes of what it kept. */
-  private Outcome place(
-      Pod trigger,
-      PodGroupPolicy policy,
-      List<Member> ready,
-      int need,
-      Set<String> placedOn,
-      int attempt) {
-    Refusals refusals = new Refusals();
-    GangTransaction.Result<Member, Placement> result;
-    synchronized (scheduling.decisionLock()) {
-      if (!scheduling.mayWrite()) {
-        return PodScheduling.FENCED;
-      }
-      List<Domain> domains = GangDomains.of(view.nodes(), policy.topologyKey(), placedOn);
-      result =
-          GangTransaction.run(
-              ready,
-              need,
-              domains,
-              new GangTransaction.Placer<>() {
-                @Override
-                public Optional<Placement> place(Member m, Domain domain) {
-                  Predicate<Node> within =
-                      domain.key() == null
-                          ? null
-                          : n -> domain.contains(n.getMetadata().getLabels());
-                  Decided d =
-                      scheduling.decideMember(
-                          m.pod(), m.claims(), m.unallocated(), m.extended(), within, attempt);
-                  if (d instanceof Placement p) {
-                    return Optional.of(p);
-                  }
-                  refusals.add(m, d);
-                  return Optional.empty();
-                }
-
-                @Override
-                public void release(Member m, Placement p) {
-                  scheduling.unassume(m.pod(), m.claims(), p);
-                }
-              });
-    }
-    if (result instanceof Refused<Member, Placement> no) {
-      return new Outcome.Unschedulable(
-          "pod group "
-              + policy.name()
-              + ": "
-              + no.mostPlaced()
-              + " of the "
-              + no.need()
-              + " pods minCount needs fit"
-              + (policy.topologyKey() == null
-                  ? ""
-                  : no.domain() == null
-                      ? " (no node has the topology key " + policy.topologyKey() + ")"
-                      : " in any one " + policy.topologyKey() + " domain")
-              + refusals.first(),
-          Map.of(),
-          "GangUnschedulable");
-    }
-    Committed<Member, Placement> kept = (Committed<Member, Placement>) result;
+  /** Outside the lock: writes the members' placements, each as a lone pod's. */
+  private Outcome write(Pod trigger, PodGroupPolicy policy, Pass pass) {
+    Committed<Member, Placement> kept = pass.kept();
+    Refusals refusals = pass.refusals();
     Outcome triggers = null;
     List<Map.Entry<Member, Placement>> writes = new ArrayList<>(kept.placed().entrySet());
     for (int i = 0; i < writes.size(); i++) {

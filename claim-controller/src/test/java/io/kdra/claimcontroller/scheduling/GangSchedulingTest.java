@@ -44,7 +44,18 @@ class GangSchedulingTest {
               .withName(pod.getMetadata().getName())
               .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
 
+  /** Runs before each device search, with the pod searched for. */
+  volatile java.util.function.Consumer<Pod> beforeSearch = p -> {};
+
   PodScheduling scheduling() {
+    PodAllocator real =
+        new DraCorePodAllocator(
+            AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share"));
+    PodAllocator allocator =
+        (pod, candidates, unallocated, allocated, view, deadline) -> {
+          beforeSearch.accept(pod);
+          return real.allocate(pod, candidates, unallocated, allocated, view, deadline);
+        };
     PodScheduling s =
         new PodScheduling(
             new ApiView(client),
@@ -53,8 +64,7 @@ class GangSchedulingTest {
             new PodWriter(client, 3, Clock.systemUTC()),
             binder,
             new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
-            new DraCorePodAllocator(
-                AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share")),
+            allocator,
             TemplateMode.OWN,
             ClaimTracer.NOOP);
     s.placeGangsWith((namespace, name) -> Optional.ofNullable(groups.get(name)));
@@ -161,6 +171,55 @@ class GangSchedulingTest {
     }
     // nothing held in memory either: a lone pod gets one of the three GPUs
     assertThat(scheduling.schedule(pod("solo", null))).isInstanceOf(Outcome.Bound.class);
+  }
+
+  /**
+   * Another member's attempt while a pass holds its assumptions must not count them as placed
+   * members: it would then place fewer than minCount and call the gang whole. Its count waits for
+   * the lock.
+   */
+  @Test
+  void aMemberAttemptedDuringAnotherMembersPassDoesNotCountItsAssumptionsAsPlaced()
+      throws Exception {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    gpuNode("node-b", "r1");
+    gpuNode("node-c", "r1");
+    groups.put("big", new PodGroupPolicy("big", 4, null));
+    PodScheduling scheduling = scheduling();
+    for (int i = 0; i < 3; i++) {
+      pod("b" + i, "big");
+    }
+    Pod last = pod("b3", "big");
+    java.util.concurrent.atomic.AtomicReference<Thread> other =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<Outcome> othersOutcome =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread passThread = Thread.currentThread();
+    beforeSearch =
+        p -> {
+          // in the pass of b3, at its last member (three are assumed): b0 is attempted meanwhile
+          if (Thread.currentThread() == passThread
+              && p.getMetadata().getName().equals("b3")
+              && other.get() == null) {
+            Thread t = new Thread(() -> othersOutcome.set(scheduling.schedule(get("b0"))));
+            other.set(t);
+            t.start();
+            // it runs until it needs the lock, which this pass holds
+            while (t.getState() != Thread.State.BLOCKED && t.isAlive()) {
+              Thread.onSpinWait();
+            }
+          }
+        };
+
+    scheduling.schedule(last);
+    other.get().join();
+
+    assertThat(othersOutcome.get()).isInstanceOf(Outcome.Unschedulable.class);
+    for (int i = 0; i < 4; i++) {
+      assertThat(nodeOf("b" + i)).as("b" + i + " bound").isNull();
+      assertThat(allocated("b" + i)).as("b" + i + "'s claim allocated").isFalse();
+    }
   }
 
   @Test

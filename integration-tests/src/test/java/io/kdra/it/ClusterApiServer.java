@@ -135,36 +135,48 @@ final class ClusterApiServer implements AutoCloseable {
               "--initial-advertise-peer-urls=" + peerUrl,
               "--initial-cluster=kdra=" + peerUrl,
               "--unsafe-no-fsync=true"));
-      server.launch(
-          logDir.resolve("kube-apiserver.log"),
-          List.of(
-              binaries.resolve("kube-apiserver").toString(),
-              "--bind-address=" + address,
-              "--advertise-address=" + address,
-              "--secure-port=" + apiPort,
-              "--etcd-servers=" + etcdUrl,
-              "--cert-dir=" + dir.resolve("certs"),
-              "--tls-cert-file=" + dir.resolve(ClusterPki.SERVING_CERT),
-              "--tls-private-key-file=" + dir.resolve(ClusterPki.SERVING_KEY),
-              "--client-ca-file=" + dir.resolve(ClusterPki.CA_CERT),
-              "--token-auth-file=" + tokenFile,
-              "--authorization-mode=Node,RBAC",
-              "--enable-admission-plugins=NodeRestriction",
-              "--service-account-issuer=https://kubernetes.default.svc",
-              "--service-account-key-file=" + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
-              "--service-account-signing-key-file=" + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
-              "--service-cluster-ip-range=" + ClusterAddresses.SERVICE_CIDR,
-              "--allow-privileged=true",
-              // the API server runs on the host, where no kube-proxy routes ClusterIPs: it calls
-              // webhooks (the chart's opaque-config webhook) at their endpoints' pod IPs instead
-              "--enable-aggregator-routing=true",
-              "--v=1"));
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  binaries.resolve("kube-apiserver").toString(),
+                  "--bind-address=" + address,
+                  "--advertise-address=" + address,
+                  "--secure-port=" + apiPort,
+                  "--etcd-servers=" + etcdUrl,
+                  "--cert-dir=" + dir.resolve("certs"),
+                  "--tls-cert-file=" + dir.resolve(ClusterPki.SERVING_CERT),
+                  "--tls-private-key-file=" + dir.resolve(ClusterPki.SERVING_KEY),
+                  "--client-ca-file=" + dir.resolve(ClusterPki.CA_CERT),
+                  "--token-auth-file=" + tokenFile,
+                  "--authorization-mode=Node,RBAC",
+                  "--enable-admission-plugins=NodeRestriction",
+                  "--service-account-issuer=https://kubernetes.default.svc",
+                  "--service-account-key-file=" + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
+                  "--service-account-signing-key-file="
+                      + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
+                  "--service-cluster-ip-range=" + ClusterAddresses.SERVICE_CIDR,
+                  "--allow-privileged=true",
+                  // the API server runs on the host, where no kube-proxy routes ClusterIPs: it
+                  // calls
+                  // webhooks (the chart's opaque-config webhook) at their endpoints' pod IPs
+                  // instead
+                  "--enable-aggregator-routing=true",
+                  "--v=1"));
+      WorkloadApi.apiServerFlags(versionOf(binaries)).forEach((f, v) -> args.add(f + "=" + v));
+      server.launch(logDir.resolve("kube-apiserver.log"), args);
       server.awaitReady();
     } catch (RuntimeException e) {
       server.close();
       throw e;
     }
     return server;
+  }
+
+  /** The version of the binaries in {@code <version>-linux-<arch>}. */
+  private static String versionOf(Path binaries) {
+    String name = binaries.getFileName().toString();
+    int at = name.indexOf("-linux");
+    return at < 0 ? name : name.substring(0, at);
   }
 
   private static String tokenLine(Map<String, String> tokens, String user, String group) {

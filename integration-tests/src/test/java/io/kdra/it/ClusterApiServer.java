@@ -157,12 +157,11 @@ final class ClusterApiServer implements AutoCloseable {
                   "--service-cluster-ip-range=" + ClusterAddresses.SERVICE_CIDR,
                   "--allow-privileged=true",
                   // the API server runs on the host, where no kube-proxy routes ClusterIPs: it
-                  // calls
-                  // webhooks (the chart's opaque-config webhook) at their endpoints' pod IPs
-                  // instead
+                  // calls webhooks (the chart's opaque-config webhook) at their endpoints' pod
+                  // IPs instead
                   "--enable-aggregator-routing=true",
                   "--v=1"));
-      WorkloadApi.apiServerFlags(versionOf(binaries)).forEach((f, v) -> args.add(f + "=" + v));
+      WorkloadApi.apiServerFlags(ControlPlane.VERSION).forEach((f, v) -> args.add(f + "=" + v));
       server.launch(logDir.resolve("kube-apiserver.log"), args);
       server.awaitReady();
     } catch (RuntimeException e) {
@@ -170,13 +169,6 @@ final class ClusterApiServer implements AutoCloseable {
       throw e;
     }
     return server;
-  }
-
-  /** The version of the binaries in {@code <version>-linux-<arch>}. */
-  private static String versionOf(Path binaries) {
-    String name = binaries.getFileName().toString();
-    int at = name.indexOf("-linux");
-    return at < 0 ? name : name.substring(0, at);
   }
 
   private static String tokenLine(Map<String, String> tokens, String user, String group) {

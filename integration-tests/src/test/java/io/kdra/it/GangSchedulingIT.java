@@ -51,6 +51,7 @@ class GangSchedulingIT {
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> NODES.forEach(n -> assertThat(Dra.publishedDevices(client, n)).isEqualTo(1)));
+    client.resource(Dra.template(stack.namespace, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
   }
 
   @AfterEach
@@ -61,7 +62,6 @@ class GangSchedulingIT {
   @Test
   void aFourPodGangLandsWholeWhileOneThatCannotFitWaitsHoldingNothing() {
     String ns = stack.namespace;
-    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
     // five pods of one GPU each on four GPUs: alone, four of them would run
     client.resource(podGroup(ns, "too-big", 5)).create();
     List<Pod> tooBig = members(ns, "too-big", 5);
@@ -106,6 +106,57 @@ class GangSchedulingIT {
             });
     assertHoldsNothing(tooBig);
   }
+
+  /**
+   * A gang of two with a topology key lands in one rack: by name the first two free nodes are in
+   * different racks. The PodGroup's {@code schedulingConstraints} is kept by the API server only
+   * with TopologyAwareWorkloadScheduling on.
+   */
+  @Test
+  void aGangWithATopologyKeyLandsInOneRack() {
+    String ns = stack.namespace;
+    Map<String, String> racks = Map.of("gang-a", "r1", "gang-b", "r2", "gang-c", "r2");
+    racks.forEach(
+        (node, rack) ->
+            client
+                .nodes()
+                .withName(node)
+                .edit(
+                    n -> {
+                      n.getMetadata().getLabels().put(RACK, rack);
+                      return n;
+                    }));
+    try {
+      GenericKubernetesResource group = podGroup(ns, "ring", 2);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> spec = new java.util.HashMap<>((Map<String, Object>) group.get("spec"));
+      spec.put("schedulingConstraints", Map.of("topology", List.of(Map.of("key", RACK))));
+      group.setAdditionalProperty("spec", spec);
+      client.resource(group).create();
+      List<Pod> ring = members(ns, "ring", 2);
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .untilAsserted(
+              () ->
+                  assertThat(ring.stream().map(this::nodeOf).toList())
+                      .containsExactlyInAnyOrder("gang-b", "gang-c"));
+    } finally {
+      racks
+          .keySet()
+          .forEach(
+              node ->
+                  client
+                      .nodes()
+                      .withName(node)
+                      .edit(
+                          n -> {
+                            n.getMetadata().getLabels().remove(RACK);
+                            return n;
+                          }));
+    }
+  }
+
+  private static final String RACK = "topology.kubernetes.io/rack";
 
   private void assertHoldsNothing(List<Pod> gang) {
     Set<String> uids =

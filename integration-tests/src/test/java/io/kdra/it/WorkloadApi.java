@@ -11,8 +11,12 @@ import java.util.Map;
  */
 final class WorkloadApi {
 
-  /** The feature gates: the API and its pod field, and claims at PodGroup level. */
-  static final String FEATURE_GATES = "GenericWorkload=true,DRAWorkloadResourceClaims=true";
+  /**
+   * The feature gates: the API and its pod field, claims at PodGroup level, and (alpha) the
+   * PodGroup's {@code schedulingConstraints}, which the API server drops without it.
+   */
+  static final String FEATURE_GATES =
+      "GenericWorkload=true,DRAWorkloadResourceClaims=true,TopologyAwareWorkloadScheduling=true";
 
   /** A beta API group version new since 1.24 is not served unless asked for. */
   static final String RUNTIME_CONFIG = "scheduling.k8s.io/v1beta1=true";

@@ -20,7 +20,8 @@ class WorkloadApiTest {
             served
                 ? Map.of(
                     "--feature-gates",
-                    "GenericWorkload=true,DRAWorkloadResourceClaims=true",
+                    "GenericWorkload=true,DRAWorkloadResourceClaims=true,"
+                        + "TopologyAwareWorkloadScheduling=true",
                     "--runtime-config",
                     "scheduling.k8s.io/v1beta1=true")
                 : Map.of());

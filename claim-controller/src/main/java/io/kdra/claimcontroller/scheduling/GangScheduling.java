@@ -118,7 +118,9 @@ final class GangScheduling {
 
   private Pass decide(Pod pod, PodGroupPolicy policy, int attempt) {
     if (recent.isBinding(pod.getMetadata().getUid())) {
-      return Pass.ends(new Outcome.Waiting("being bound with its pod group " + policy.name()));
+      // another member's attempt is writing it: looked at again soon, bound or not (its write
+      // may fail, and no event would then bring it back)
+      return Pass.ends(new Outcome.Retry("being bound with its pod group " + policy.name()));
     }
     String namespace = pod.getMetadata().getNamespace();
     String scheduler = pod.getSpec().getSchedulerName();

@@ -207,7 +207,7 @@ class GangSchedulingTest {
             t.start();
             // it runs until it needs the lock, which this pass holds
             while (t.getState() != Thread.State.BLOCKED && t.isAlive()) {
-              Thread.onSpinWait();
+              java.util.concurrent.locks.LockSupport.parkNanos(100_000); // leave it the CPU
             }
           }
         };

@@ -85,6 +85,7 @@ class RbacTest {
           grants("resource.k8s.io/deviceclasses", READ),
           grants("/nodes", READ),
           grants("/namespaces", READ),
+          grants("scheduling.k8s.io/podgroups", Set.of("get")),
           grants("/events", Set.of("create")),
           grants("coordination.k8s.io/leases", LEASE));
 
@@ -124,6 +125,7 @@ class RbacTest {
                 "deviceclasses",
                 "devicetaintrules/status",
                 "namespaces",
+                "podgroups",
                 "events",
                 "leases")),
         Arguments.of(

@@ -135,30 +135,34 @@ final class ClusterApiServer implements AutoCloseable {
               "--initial-advertise-peer-urls=" + peerUrl,
               "--initial-cluster=kdra=" + peerUrl,
               "--unsafe-no-fsync=true"));
-      server.launch(
-          logDir.resolve("kube-apiserver.log"),
-          List.of(
-              binaries.resolve("kube-apiserver").toString(),
-              "--bind-address=" + address,
-              "--advertise-address=" + address,
-              "--secure-port=" + apiPort,
-              "--etcd-servers=" + etcdUrl,
-              "--cert-dir=" + dir.resolve("certs"),
-              "--tls-cert-file=" + dir.resolve(ClusterPki.SERVING_CERT),
-              "--tls-private-key-file=" + dir.resolve(ClusterPki.SERVING_KEY),
-              "--client-ca-file=" + dir.resolve(ClusterPki.CA_CERT),
-              "--token-auth-file=" + tokenFile,
-              "--authorization-mode=Node,RBAC",
-              "--enable-admission-plugins=NodeRestriction",
-              "--service-account-issuer=https://kubernetes.default.svc",
-              "--service-account-key-file=" + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
-              "--service-account-signing-key-file=" + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
-              "--service-cluster-ip-range=" + ClusterAddresses.SERVICE_CIDR,
-              "--allow-privileged=true",
-              // the API server runs on the host, where no kube-proxy routes ClusterIPs: it calls
-              // webhooks (the chart's opaque-config webhook) at their endpoints' pod IPs instead
-              "--enable-aggregator-routing=true",
-              "--v=1"));
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  binaries.resolve("kube-apiserver").toString(),
+                  "--bind-address=" + address,
+                  "--advertise-address=" + address,
+                  "--secure-port=" + apiPort,
+                  "--etcd-servers=" + etcdUrl,
+                  "--cert-dir=" + dir.resolve("certs"),
+                  "--tls-cert-file=" + dir.resolve(ClusterPki.SERVING_CERT),
+                  "--tls-private-key-file=" + dir.resolve(ClusterPki.SERVING_KEY),
+                  "--client-ca-file=" + dir.resolve(ClusterPki.CA_CERT),
+                  "--token-auth-file=" + tokenFile,
+                  "--authorization-mode=Node,RBAC",
+                  "--enable-admission-plugins=NodeRestriction",
+                  "--service-account-issuer=https://kubernetes.default.svc",
+                  "--service-account-key-file=" + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
+                  "--service-account-signing-key-file="
+                      + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
+                  "--service-cluster-ip-range=" + ClusterAddresses.SERVICE_CIDR,
+                  "--allow-privileged=true",
+                  // the API server runs on the host, where no kube-proxy routes ClusterIPs: it
+                  // calls webhooks (the chart's opaque-config webhook) at their endpoints' pod
+                  // IPs instead
+                  "--enable-aggregator-routing=true",
+                  "--v=1"));
+      WorkloadApi.apiServerFlags(ControlPlane.VERSION).forEach((f, v) -> args.add(f + "=" + v));
+      server.launch(logDir.resolve("kube-apiserver.log"), args);
       server.awaitReady();
     } catch (RuntimeException e) {
       server.close();

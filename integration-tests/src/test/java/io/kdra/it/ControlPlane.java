@@ -129,24 +129,25 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       // the identities kube-scheduler and kube-controller-manager have on a real cluster (there
       // client certificates; kube-api-test's CA signs none but its own), for a full control plane
       Path tokens = UpstreamControllers.writeTokenFile(dir);
-      KubeAPIServer server =
-          new KubeAPIServer(
-              KubeAPIServerConfigBuilder.anAPIServerConfig()
-                  .withTestDir(dir.toString())
-                  .withApiServerVersion(VERSION)
-                  .withOfflineMode(true)
-                  .withUpdateKubeConfig(false)
-                  .withStartupTimeout(120_000)
-                  // loopback only (kube-api-test passes no bind address; etcd:
-                  // build-control-plane.sh)
-                  .withApiServerFlag("--bind-address", "127.0.0.1")
-                  .withApiServerFlag("--token-auth-file", tokens.toString())
-                  // webhooks and aggregated APIs called at their Services' endpoints
-                  // (EndpointSlices),
-                  // not at the cluster IP: no kube-proxy routes cluster IPs here
-                  // (CertManagerWebhookIT)
-                  .withApiServerFlag("--enable-aggregator-routing=true")
-                  .build());
+      KubeAPIServerConfigBuilder config =
+          KubeAPIServerConfigBuilder.anAPIServerConfig()
+              .withTestDir(dir.toString())
+              .withApiServerVersion(VERSION)
+              .withOfflineMode(true)
+              .withUpdateKubeConfig(false)
+              .withStartupTimeout(120_000)
+              // loopback only (kube-api-test passes no bind address; etcd:
+              // build-control-plane.sh)
+              .withApiServerFlag("--bind-address", "127.0.0.1")
+              .withApiServerFlag("--token-auth-file", tokens.toString())
+              // webhooks and aggregated APIs called at their Services' endpoints
+              // (EndpointSlices),
+              // not at the cluster IP: no kube-proxy routes cluster IPs here
+              // (CertManagerWebhookIT)
+              .withApiServerFlag("--enable-aggregator-routing=true");
+      // the Workload API and PodGroup claims (GangSchedulingIT), where the version has them
+      WorkloadApi.apiServerFlags(VERSION).forEach(config::withApiServerFlag);
+      KubeAPIServer server = new KubeAPIServer(config.build());
       long started = System.nanoTime();
       try {
         server.start();

@@ -24,6 +24,7 @@ import io.kdra.claimcontroller.domain.Backoff;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.SearchDeadline;
 import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.k8s.ApiPodGroups;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
 import io.kdra.claimcontroller.k8s.PodWriter;
@@ -193,6 +194,8 @@ public class PodReconciler implements Reconciler<Pod> {
             deadline(),
             System::nanoTime);
     preemption = preemption(ctx.getClient(), view);
+    // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang
+    scheduling.placeGangsWith(new ApiPodGroups(ctx.getClient()));
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
       // no pass reads the informers before they have started (their caches do not exist yet)

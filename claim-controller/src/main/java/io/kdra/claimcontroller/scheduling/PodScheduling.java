@@ -19,6 +19,7 @@ import io.kdra.claimcontroller.domain.UnsupportedVolumes;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.ExtendedClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodGroups;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.Deadline;
@@ -38,6 +39,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -92,6 +94,9 @@ public final class PodScheduling {
 
   /** What preemptors were promised: kept from pods of no higher priority ({@link Preemption}). */
   private final Nominations nominations = new Nominations();
+
+  /** Gangs (PodGroups) placed whole; see {@link #placeGangsWith}. */
+  private volatile GangScheduling gangs;
 
   private List<Node> sortedNodes = List.of();
   private Set<Node> sortedNodeSet = Set.of();
@@ -311,6 +316,11 @@ public final class PodScheduling {
     if (volumes.isPresent()) {
       return new Outcome.Unschedulable(volumes.get(), Map.of(), "UnsupportedVolume");
     }
+    GangScheduling gang = gangs;
+    Optional<Outcome> asMember = gang == null ? Optional.empty() : gang.schedule(pod, attempt);
+    if (asMember.isPresent()) {
+      return asMember.get();
+    }
     List<ResourceClaim> podClaims = distinct(r.claims().values());
     List<ResourceClaim> unallocated = new ArrayList<>();
     for (ResourceClaim c : podClaims) {
@@ -338,7 +348,7 @@ public final class PodScheduling {
       if (!mayWrite.getAsBoolean()) {
         return FENCED;
       }
-      decided = decide(pod, podClaims, unallocated, extended, attempt);
+      decided = decide(pod, podClaims, unallocated, extended, null, attempt);
       if (decided instanceof Placement placement) {
         assume(pod, podClaims, placement);
       }
@@ -353,7 +363,60 @@ public final class PodScheduling {
       u.spans().values().forEach(ClaimTracer.TraceSpan::end);
       return new Outcome.Unschedulable(notPlaced(u.nodes(), np), np.perClaim(), np.reason());
     }
-    Placement placement = (Placement) decided;
+    return write(pod, podClaims, (Placement) decided);
+  }
+
+  /**
+   * Places members of a PodGroup whole ({@link GangScheduling}); pods of no group, or of one whose
+   * API the server does not serve, are scheduled alone as before.
+   */
+  public void placeGangsWith(PodGroups groups) {
+    this.gangs = new GangScheduling(this, view, recent, groups);
+  }
+
+  /** The lock the decisions run under (for {@link GangScheduling}'s pass over several pods). */
+  Object decisionLock() {
+    return lock;
+  }
+
+  boolean mayWrite() {
+    return mayWrite.getAsBoolean();
+  }
+
+  /**
+   * Under the lock: {@link #decide} for one gang member, its nodes narrowed to {@code within}; a
+   * placement is assumed before it is returned ({@link #unassume} gives it back).
+   */
+  Decided decideMember(
+      Pod pod,
+      List<ResourceClaim> podClaims,
+      List<ResourceClaim> unallocated,
+      ExtendedResources.Need extended,
+      Predicate<Node> within,
+      int attempt) {
+    Decided d = decide(pod, podClaims, unallocated, extended, within, attempt);
+    if (d instanceof Placement placement) {
+      assume(pod, podClaims, placement);
+    }
+    return d;
+  }
+
+  /** Under the lock: forgets what {@link #assume} took for a placement never written. */
+  void unassume(Pod pod, List<ResourceClaim> podClaims, Placement placement) {
+    placement.allocations().keySet().forEach(recent::forgetUnsent);
+    podClaims.forEach(
+        c -> allocated.claimChanged(c.getMetadata().getNamespace(), c.getMetadata().getName()));
+    recent.forgetBinding(pod.getMetadata().getUid());
+    placement.spans().values().forEach(ClaimTracer.TraceSpan::end);
+  }
+
+  /** Claims as {@link #ensureClaims} finds them, creating none. */
+  PodClaimResolver.Resolution resolve(Pod pod) {
+    return PodClaimResolver.resolve(pod, lookup(), mode);
+  }
+
+  /** Writes a decided and assumed placement: reservations, then the binding. */
+  Outcome write(Pod pod, List<ResourceClaim> podClaims, Placement placement) {
     try {
       linkSlices(placement);
       Outcome o =
@@ -416,7 +479,7 @@ public final class PodScheduling {
    * The node and allocations decided for a pod, with a span per claim, started: what {@link
    * #schedule} writes.
    */
-  private record Placement(
+  record Placement(
       String node,
       Map<String, AllocationResult> allocations,
       Map<String, ClaimTracer.TraceSpan> spans,
@@ -424,19 +487,19 @@ public final class PodScheduling {
       implements Decided {}
 
   /** Why the pod was not placed: the attempt's outcome. */
-  private record NotPlaced(Outcome outcome) implements Decided {}
+  record NotPlaced(Outcome outcome) implements Decided {}
 
   /**
    * No node took the claims; the allocator's diagnosis is still to run, outside the lock, then the
    * spans end.
    */
-  private record Unexplained(
+  record Unexplained(
       NodeFilter.Result nodes,
       PodAllocator.Decision.Unexplained decision,
       Map<String, ClaimTracer.TraceSpan> spans)
       implements Decided {}
 
-  private sealed interface Decided permits Placement, NotPlaced, Unexplained {}
+  sealed interface Decided permits Placement, NotPlaced, Unexplained {}
 
   /**
    * Under the lock: where the pod goes, or why it cannot go anywhere now; the device search stops
@@ -447,6 +510,7 @@ public final class PodScheduling {
       List<ResourceClaim> podClaims,
       List<ResourceClaim> unallocated,
       ExtendedResources.Need extended,
+      Predicate<Node> within,
       int attempt) {
     List<Pod> assumedBound =
         recent.assumedBound(
@@ -474,6 +538,9 @@ public final class PodScheduling {
     NodeFilter.Result nodes =
         NodeFilter.filter(
             pod, allNodes, used, NodeSelectors.ofAllocated(podClaims), allocatable::of, others);
+    if (within != null) {
+      nodes = GangScheduling.within(nodes, within);
+    }
     ExtendedResources.Filtered byExtended = null;
     if (extended != null) {
       byExtended =
@@ -729,7 +796,7 @@ public final class PodScheduling {
     };
   }
 
-  private static List<ResourceClaim> distinct(Collection<ResourceClaim> cs) {
+  static List<ResourceClaim> distinct(Collection<ResourceClaim> cs) {
     Map<String, ResourceClaim> byUid = new LinkedHashMap<>();
     cs.forEach(c -> byUid.putIfAbsent(c.getMetadata().getUid(), c));
     return new ArrayList<>(byUid.values());

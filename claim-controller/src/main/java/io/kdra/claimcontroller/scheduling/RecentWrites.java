@@ -172,6 +172,11 @@ public final class RecentWrites {
     binding.put(pod.getMetadata().getUid(), bound);
   }
 
+  /** The node the pod with {@code uid} is being bound to, if it is. */
+  public Optional<String> bindingNode(String uid) {
+    return Optional.ofNullable(binding.get(uid)).map(p -> p.getSpec().getNodeName());
+  }
+
   /** Forgets the binding of the pod with {@code uid} (it failed or was rolled back). */
   public void forgetBinding(String uid) {
     binding.remove(uid);

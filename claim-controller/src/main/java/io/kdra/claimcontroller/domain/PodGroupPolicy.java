@@ -1,0 +1,73 @@
+package io.kdra.claimcontroller.domain;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the scheduler reads of a {@code scheduling.k8s.io/v1beta1} PodGroup (Kubernetes 1.37,
+ * feature gate {@code GenericWorkload}, beta and off by default), and how a pod names its group
+ * ({@code spec.schedulingGroup.podGroupName}). Pure: parsed from the object's JSON map, since
+ * fabric8 7.5 has no model for these kinds.
+ *
+ * @param name the PodGroup's name
+ * @param minCount {@code spec.schedulingPolicy.gang.minCount}; 0 for the basic policy (each pod on
+ *     its own, as upstream's gangscheduling plugin treats a group without a gang policy)
+ * @param topologyKey the first {@code spec.schedulingConstraints.topology[].key}, or null:
+ *     upstream's topologyaware plugin reads only the first
+ */
+public record PodGroupPolicy(String name, int minCount, String topologyKey) {
+
+  /** The API group and version that serve PodGroups in 1.37. */
+  public static final String API_VERSION = "scheduling.k8s.io/v1beta1";
+
+  /** Whether the group is placed all or nothing. */
+  public boolean gang() {
+    return minCount > 0;
+  }
+
+  /** Whether anything about the group changes where its pods go. */
+  public boolean constrains() {
+    return gang() || topologyKey != null;
+  }
+
+  /** The PodGroup named in the pod's {@code spec.schedulingGroup}, if any. */
+  public static Optional<String> groupOf(Pod pod) {
+    if (pod.getSpec() == null || pod.getSpec().getAdditionalProperties() == null) {
+      return Optional.empty();
+    }
+    // fabric8 7.5's PodSpec predates the field: it is kept among the unknown properties
+    if (pod.getSpec().getAdditionalProperties().get("schedulingGroup") instanceof Map<?, ?> g
+        && g.get("podGroupName") instanceof String name
+        && !name.isEmpty()) {
+      return Optional.of(name);
+    }
+    return Optional.empty();
+  }
+
+  /** Parses a PodGroup's {@code spec}, as JSON maps and lists. */
+  public static PodGroupPolicy parse(String name, Map<String, Object> spec) {
+    int minCount = 0;
+    if (spec != null
+        && spec.get("schedulingPolicy") instanceof Map<?, ?> policy
+        && policy.get("gang") instanceof Map<?, ?> gang
+        && gang.get("minCount") instanceof Number n) {
+      minCount = Math.max(1, n.intValue());
+    }
+    String key = null;
+    if (spec != null
+        && spec.get("schedulingConstraints") instanceof Map<?, ?> constraints
+        && constraints.get("topology") instanceof List<?> topology) {
+      List<String> keys = new ArrayList<>();
+      for (Object t : topology) {
+        if (t instanceof Map<?, ?> m && m.get("key") instanceof String k && !k.isEmpty()) {
+          keys.add(k);
+        }
+      }
+      key = keys.isEmpty() ? null : keys.get(0);
+    }
+    return new PodGroupPolicy(name, minCount, key);
+  }
+}

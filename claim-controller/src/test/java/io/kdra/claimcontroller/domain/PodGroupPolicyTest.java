@@ -1,0 +1,55 @@
+package io.kdra.claimcontroller.domain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** PodGroup specs as scheduling.k8s.io/v1beta1 (1.37) writes them, read by the scheduler. */
+class PodGroupPolicyTest {
+
+  static Stream<Arguments> specs() {
+    return Stream.of(
+        Arguments.of(
+            "gang with minCount",
+            Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 4))),
+            new PodGroupPolicy("pg", 4, null)),
+        Arguments.of(
+            "basic policy: no gang",
+            Map.of("schedulingPolicy", Map.of("basic", Map.of())),
+            new PodGroupPolicy("pg", 0, null)),
+        Arguments.of(
+            "topology: the first key only, as upstream's topologyaware plugin",
+            Map.of(
+                "schedulingPolicy",
+                Map.of("gang", Map.of("minCount", 2)),
+                "schedulingConstraints",
+                Map.of(
+                    "topology",
+                    List.of(Map.of("key", "topology.kubernetes.io/rack"), Map.of("key", "zone")))),
+            new PodGroupPolicy("pg", 2, "topology.kubernetes.io/rack")),
+        Arguments.of("empty spec", Map.of(), new PodGroupPolicy("pg", 0, null)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("specs")
+  void parse(String name, Map<String, Object> spec, PodGroupPolicy expected) {
+    assertThat(PodGroupPolicy.parse("pg", spec)).isEqualTo(expected);
+  }
+
+  @Test
+  void aPodNamesItsGroupInSpecSchedulingGroup() {
+    Pod member = K.pod("p").build();
+    member.getSpec().setAdditionalProperty("schedulingGroup", Map.of("podGroupName", "pg"));
+
+    assertThat(PodGroupPolicy.groupOf(member)).contains("pg");
+    assertThat(PodGroupPolicy.groupOf(K.pod("q").build())).isEqualTo(Optional.empty());
+  }
+}

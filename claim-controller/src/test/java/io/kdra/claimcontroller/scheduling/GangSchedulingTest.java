@@ -1,0 +1,300 @@
+package io.kdra.claimcontroller.scheduling;
+
+import static io.kdra.claimcontroller.domain.K.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.kdra.claimcontroller.domain.K;
+import io.kdra.claimcontroller.domain.PodGroupPolicy;
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodWriter;
+import io.kdra.core.alloc.AllocatorFeatures;
+import io.kdra.core.alloc.AllocatorOptions;
+import io.kdra.core.testing.AllocFixtures;
+import io.kdra.events.EventRecorder;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pods of a PodGroup with a gang policy, end to end against the fabric8 mock API server with the
+ * real allocator: one GPU per node, one claim per pod. A gang lands whole or not at all, and one
+ * that cannot land holds nothing.
+ */
+@EnableKubernetesMockClient(crud = true)
+class GangSchedulingTest {
+
+  KubernetesClient client;
+  final Map<String, PodGroupPolicy> groups = new HashMap<>();
+
+  final PodBinder binder =
+      (pod, node) ->
+          client
+              .pods()
+              .inNamespace(NS)
+              .withName(pod.getMetadata().getName())
+              .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
+
+  /** Runs before each device search, with the pod searched for. */
+  volatile java.util.function.Consumer<Pod> beforeSearch = p -> {};
+
+  PodScheduling scheduling() {
+    PodAllocator real =
+        new DraCorePodAllocator(
+            AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share"));
+    PodAllocator allocator =
+        (pod, candidates, unallocated, allocated, view, deadline) -> {
+          beforeSearch.accept(pod);
+          return real.allocate(pod, candidates, unallocated, allocated, view, deadline);
+        };
+    PodScheduling s =
+        new PodScheduling(
+            new ApiView(client),
+            new RecentWrites(),
+            new ClaimWriter(client, K.SCHEDULER, 3),
+            new PodWriter(client, 3, Clock.systemUTC()),
+            binder,
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            allocator,
+            TemplateMode.OWN,
+            ClaimTracer.NOOP);
+    s.placeGangsWith((namespace, name) -> Optional.ofNullable(groups.get(name)));
+    return s;
+  }
+
+  /** A ready node with one GPU, labelled {@code rack=<rack>}. */
+  void gpuNode(String name, String rack) {
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder(K.readyNode(name))
+                .editMetadata()
+                .addToLabels("rack", rack)
+                .endMetadata()
+                .build())
+        .create();
+    client
+        .resource(
+            AllocFixtures.slice(name + "-gpu", name, AllocFixtures.device("gpu-0").build()).build())
+        .create();
+  }
+
+  /**
+   * Pod {@code name} with its own one-GPU claim, a member of PodGroup {@code group} if not null.
+   */
+  Pod pod(String name, String group) {
+    ResourceClaim claim =
+        AllocFixtures.claim(name + "-gpu", AllocFixtures.request("gpu", "gpu").build()).build();
+    claim.getMetadata().setNamespace(NS);
+    client.resource(claim).create();
+    Pod p = K.podWithClaim(name, "gpu", name + "-gpu");
+    if (group != null) {
+      p.getSpec().setAdditionalProperty("schedulingGroup", Map.of("podGroupName", group));
+    }
+    return client.resource(p).create();
+  }
+
+  Pod get(String name) {
+    return client.pods().inNamespace(NS).withName(name).get();
+  }
+
+  String nodeOf(String name) {
+    return get(name).getSpec().getNodeName();
+  }
+
+  boolean allocated(String pod) {
+    ResourceClaim c =
+        client.resources(ResourceClaim.class).inNamespace(NS).withName(pod + "-gpu").get();
+    return c.getStatus() != null && c.getStatus().getAllocation() != null;
+  }
+
+  void setUpClasses() {
+    client.resource(AllocFixtures.deviceClass("gpu")).create();
+  }
+
+  @Test
+  void aFourPodGangWaitsForItsFourthMemberThenLandsWhole() {
+    setUpClasses();
+    for (String n : new String[] {"node-a", "node-b", "node-c", "node-d"}) {
+      gpuNode(n, "r1");
+    }
+    groups.put("train", new PodGroupPolicy("train", 4, null));
+    PodScheduling scheduling = scheduling();
+    for (int i = 0; i < 3; i++) {
+      Outcome o = scheduling.schedule(pod("w" + i, "train"));
+      assertThat(o)
+          .isEqualTo(
+              new Outcome.Unschedulable(
+                  GangScheduling.WAITING_FOR_MEMBERS, Map.of(), "GangIncomplete"));
+    }
+    assertThat(nodeOf("w0")).isNull();
+
+    Outcome last = scheduling.schedule(pod("w3", "train"));
+
+    assertThat(last).isInstanceOf(Outcome.Bound.class);
+    assertThat(java.util.List.of(nodeOf("w0"), nodeOf("w1"), nodeOf("w2"), nodeOf("w3")))
+        .containsExactlyInAnyOrder("node-a", "node-b", "node-c", "node-d");
+    for (int i = 0; i < 4; i++) {
+      assertThat(allocated("w" + i)).isTrue();
+    }
+  }
+
+  @Test
+  void aGangThatCannotFitWholeHoldsNothingAndALonePodTakesAFreeGpu() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    gpuNode("node-b", "r1");
+    gpuNode("node-c", "r1");
+    groups.put("big", new PodGroupPolicy("big", 4, null));
+    PodScheduling scheduling = scheduling();
+    for (int i = 0; i < 3; i++) {
+      pod("b" + i, "big");
+    }
+
+    Outcome o = scheduling.schedule(pod("b3", "big"));
+
+    assertThat(o).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(((Outcome.Unschedulable) o).message())
+        .startsWith("pod group big: 3 of the 4 pods minCount needs fit");
+    for (int i = 0; i < 4; i++) {
+      assertThat(nodeOf("b" + i)).as("b" + i + " bound").isNull();
+      assertThat(allocated("b" + i)).as("b" + i + "'s claim allocated").isFalse();
+    }
+    // nothing held in memory either: a lone pod gets one of the three GPUs
+    assertThat(scheduling.schedule(pod("solo", null))).isInstanceOf(Outcome.Bound.class);
+  }
+
+  /**
+   * Another member's attempt while a pass holds its assumptions must not count them as placed
+   * members: it would then place fewer than minCount and call the gang whole. Its count waits for
+   * the lock.
+   */
+  @Test
+  void aMemberAttemptedDuringAnotherMembersPassDoesNotCountItsAssumptionsAsPlaced()
+      throws Exception {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    gpuNode("node-b", "r1");
+    gpuNode("node-c", "r1");
+    groups.put("big", new PodGroupPolicy("big", 4, null));
+    PodScheduling scheduling = scheduling();
+    for (int i = 0; i < 3; i++) {
+      pod("b" + i, "big");
+    }
+    Pod last = pod("b3", "big");
+    java.util.concurrent.atomic.AtomicReference<Thread> other =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<Outcome> othersOutcome =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread passThread = Thread.currentThread();
+    beforeSearch =
+        p -> {
+          // in the pass of b3, at its last member (three are assumed): b0 is attempted meanwhile
+          if (Thread.currentThread() == passThread
+              && p.getMetadata().getName().equals("b3")
+              && other.get() == null) {
+            Thread t = new Thread(() -> othersOutcome.set(scheduling.schedule(get("b0"))));
+            other.set(t);
+            t.start();
+            // it runs until it needs the lock, which this pass holds
+            while (t.getState() != Thread.State.BLOCKED && t.isAlive()) {
+              java.util.concurrent.locks.LockSupport.parkNanos(100_000); // leave it the CPU
+            }
+          }
+        };
+
+    scheduling.schedule(last);
+    other.get().join();
+
+    assertThat(othersOutcome.get()).isInstanceOf(Outcome.Unschedulable.class);
+    for (int i = 0; i < 4; i++) {
+      assertThat(nodeOf("b" + i)).as("b" + i + " bound").isNull();
+      assertThat(allocated("b" + i)).as("b" + i + "'s claim allocated").isFalse();
+    }
+  }
+
+  @Test
+  void minCountOfThreeMembersLandsTheTwoThatFitAndLeavesTheThirdPending() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    gpuNode("node-b", "r1");
+    groups.put("pair", new PodGroupPolicy("pair", 2, null));
+    PodScheduling scheduling = scheduling();
+    pod("p0", "pair");
+    pod("p1", "pair");
+
+    Outcome o = scheduling.schedule(pod("p2", "pair"));
+
+    assertThat(nodeOf("p0")).isNotNull();
+    assertThat(nodeOf("p1")).isNotNull();
+    assertThat(nodeOf("p2")).isNull();
+    assertThat(o).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(allocated("p2")).isFalse();
+  }
+
+  @Test
+  void aTopologyConstraintKeepsTheGangInOneRack() {
+    setUpClasses();
+    // by name the first two nodes are in different racks: alone, the pods would split
+    gpuNode("node-a", "r1");
+    gpuNode("node-b", "r2");
+    gpuNode("node-c", "r2");
+    groups.put("ring", new PodGroupPolicy("ring", 2, "rack"));
+    PodScheduling scheduling = scheduling();
+    pod("r0", "ring");
+
+    Outcome o = scheduling.schedule(pod("r1", "ring"));
+
+    assertThat(o).isInstanceOf(Outcome.Bound.class);
+    assertThat(java.util.List.of(nodeOf("r0"), nodeOf("r1")))
+        .containsExactlyInAnyOrder("node-b", "node-c");
+  }
+
+  @Test
+  void aGangTooBigForAnyOneRackWaitsThoughTheClusterHasRoom() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    gpuNode("node-b", "r2");
+    groups.put("ring", new PodGroupPolicy("ring", 2, "rack"));
+    PodScheduling scheduling = scheduling();
+    pod("r0", "ring");
+
+    Outcome o = scheduling.schedule(pod("r1", "ring"));
+
+    assertThat(((Outcome.Unschedulable) o).message())
+        .startsWith("pod group ring: 1 of the 2 pods minCount needs fit in any one rack domain");
+    assertThat(nodeOf("r0")).isNull();
+    assertThat(nodeOf("r1")).isNull();
+  }
+
+  @Test
+  void aPodOfNoGroupAndAMemberOfABasicGroupAreScheduledAlone() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    groups.put("loose", new PodGroupPolicy("loose", 0, null));
+    PodScheduling scheduling = scheduling();
+
+    assertThat(scheduling.schedule(pod("m0", "loose"))).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  @Test
+  void aMemberWhosePodGroupDoesNotExistWaitsForIt() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    PodScheduling scheduling = scheduling();
+
+    Outcome o = scheduling.schedule(pod("m0", "later"));
+
+    assertThat(((Outcome.Unschedulable) o).reason()).isEqualTo("PodGroupMissing");
+    assertThat(nodeOf("m0")).isNull();
+  }
+}

@@ -1,0 +1,221 @@
+package io.kdra.it;
+
+import static io.kdra.it.SimulatedNode.l4s;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Gangs with Kubernetes 1.37's Workload API (PodGroup, scheduling.k8s.io/v1beta1, turned on in the
+ * test control plane, see {@link WorkloadApi}) on four simulated nodes with one GPU each: a gang
+ * too big for the cluster waits holding nothing, while a four-pod gang lands whole beside it.
+ */
+@ExtendWith(ControlPlane.class)
+class GangSchedulingIT {
+
+  private static final List<String> NODES = List.of("gang-a", "gang-b", "gang-c", "gang-d");
+
+  @RegisterExtension
+  static final KdraStack STACK =
+      KdraStack.nodes(l4s("gang-a", 1), l4s("gang-b", 1), l4s("gang-c", 1), l4s("gang-d", 1));
+
+  private static Stack stack;
+  private static KubernetesClient client;
+
+  @BeforeAll
+  static void slicesPublished() {
+    assumeThat(WorkloadApi.servedBy(ControlPlane.VERSION))
+        .as("the Workload API is served from 1.37 on")
+        .isTrue();
+    stack = STACK.get();
+    client = stack.client;
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> NODES.forEach(n -> assertThat(Dra.publishedDevices(client, n)).isEqualTo(1)));
+    client.resource(Dra.template(stack.namespace, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
+  }
+
+  @AfterEach
+  void noPodsLeft() {
+    stack.deletePodsAndAwaitClaimsGone();
+  }
+
+  @Test
+  void aFourPodGangLandsWholeWhileOneThatCannotFitWaitsHoldingNothing() {
+    String ns = stack.namespace;
+    // five pods of one GPU each on four GPUs: alone, four of them would run
+    client.resource(podGroup(ns, "too-big", 5)).create();
+    List<Pod> tooBig = members(ns, "too-big", 5);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              for (Pod p : tooBig) {
+                assertThat(unschedulableMessage(p))
+                    .contains("pod group too-big: ")
+                    .contains("pods minCount needs fit");
+              }
+            });
+    assertHoldsNothing(tooBig);
+
+    client.resource(podGroup(ns, "train", 4)).create();
+    List<Pod> train = members(ns, "train", 4);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(train.stream().map(this::nodeOf).collect(Collectors.toSet()))
+                    .containsExactlyInAnyOrderElementsOf(NODES));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              for (Pod p : train) {
+                assertThat(stack.nodes.kubelet(nodeOf(p)).prepared(Dra.get(client, p))).isNotNull();
+              }
+            });
+    // the big gang still waits, and still holds nothing
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              for (Pod p : tooBig) {
+                assertThat(unschedulableMessage(p))
+                    .contains("pod group too-big: ")
+                    .contains("pods minCount needs fit");
+              }
+            });
+    assertHoldsNothing(tooBig);
+  }
+
+  /**
+   * A gang of two with a topology key lands in one rack: by name the first two free nodes are in
+   * different racks. The PodGroup's {@code schedulingConstraints} is kept by the API server only
+   * with TopologyAwareWorkloadScheduling on.
+   */
+  @Test
+  void aGangWithATopologyKeyLandsInOneRack() {
+    String ns = stack.namespace;
+    Map<String, String> racks = Map.of("gang-a", "r1", "gang-b", "r2", "gang-c", "r2");
+    racks.forEach(
+        (node, rack) ->
+            client
+                .nodes()
+                .withName(node)
+                .edit(
+                    n -> {
+                      n.getMetadata().getLabels().put(RACK, rack);
+                      return n;
+                    }));
+    try {
+      GenericKubernetesResource group = podGroup(ns, "ring", 2);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> spec = new java.util.HashMap<>((Map<String, Object>) group.get("spec"));
+      spec.put("schedulingConstraints", Map.of("topology", List.of(Map.of("key", RACK))));
+      group.setAdditionalProperty("spec", spec);
+      client.resource(group).create();
+      List<Pod> ring = members(ns, "ring", 2);
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .untilAsserted(
+              () ->
+                  assertThat(ring.stream().map(this::nodeOf).toList())
+                      .containsExactlyInAnyOrder("gang-b", "gang-c"));
+    } finally {
+      racks
+          .keySet()
+          .forEach(
+              node ->
+                  client
+                      .nodes()
+                      .withName(node)
+                      .edit(
+                          n -> {
+                            n.getMetadata().getLabels().remove(RACK);
+                            return n;
+                          }));
+    }
+  }
+
+  private static final String RACK = "topology.kubernetes.io/rack";
+
+  private void assertHoldsNothing(List<Pod> gang) {
+    Set<String> uids =
+        gang.stream()
+            .map(p -> Dra.get(client, p).getMetadata().getUid())
+            .collect(Collectors.toSet());
+    for (Pod p : gang) {
+      assertThat(Dra.get(client, p).getSpec().getNodeName()).as(p.getMetadata().getName()).isNull();
+    }
+    for (ResourceClaim c :
+        client.resources(ResourceClaim.class).inNamespace(stack.namespace).list().getItems()) {
+      boolean ownedByGang =
+          c.getMetadata().getOwnerReferences().stream().anyMatch(o -> uids.contains(o.getUid()));
+      if (ownedByGang) {
+        assertThat(c.getStatus() == null ? null : c.getStatus().getAllocation())
+            .as("allocation of %s", c.getMetadata().getName())
+            .isNull();
+      }
+    }
+  }
+
+  private String nodeOf(Pod p) {
+    Pod current = Dra.get(client, p);
+    return current == null ? null : current.getSpec().getNodeName();
+  }
+
+  private String unschedulableMessage(Pod p) {
+    Pod current = Dra.get(client, p);
+    if (current.getStatus() == null || current.getStatus().getConditions() == null) {
+      return "";
+    }
+    return current.getStatus().getConditions().stream()
+        .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
+        .map(PodCondition::getMessage)
+        .findFirst()
+        .orElse("");
+  }
+
+  private List<Pod> members(String ns, String group, int count) {
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      Pod p = Dra.podWithTemplate(ns, group + "-" + i, "one-gpu");
+      p.getSpec().setAdditionalProperty("schedulingGroup", Map.of("podGroupName", group));
+      pods.add(client.resource(p).create());
+    }
+    return pods;
+  }
+
+  /** A PodGroup with a gang policy: all of {@code minCount} pods or none. */
+  static GenericKubernetesResource podGroup(String ns, String name, int minCount) {
+    return new GenericKubernetesResourceBuilder()
+        .withApiVersion("scheduling.k8s.io/v1beta1")
+        .withKind("PodGroup")
+        .withNewMetadata()
+        .withNamespace(ns)
+        .withName(name)
+        .endMetadata()
+        .addToAdditionalProperties(
+            "spec", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", minCount))))
+        .build();
+  }
+}

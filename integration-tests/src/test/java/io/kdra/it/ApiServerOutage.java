@@ -1,15 +1,10 @@
 package io.kdra.it;
 
 import io.fabric8.kubeapitest.KubeAPIServer;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * An outage of the control plane's kube-apiserver: the process is killed (as an OOM kill or a
@@ -20,11 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class ApiServerOutage {
 
-  /** The kube-apiserver started again, if any: the one that runs now instead of kube-api-test's. */
-  private static final AtomicReference<Process> RESTARTED = new AtomicReference<>();
-
-  private static final Path LOG =
-      Path.of("target", "kube-apiserver-restarted.log").toAbsolutePath();
+  private static final RestartedProcess API_SERVER =
+      new RestartedProcess(
+          "kube-apiserver", Path.of("target", "kube-apiserver-restarted.log").toAbsolutePath());
 
   private final ControlPlane.Running controlPlane;
   private final List<String> command;
@@ -36,35 +29,18 @@ final class ApiServerOutage {
 
   /** Kills the running kube-apiserver; etcd stays. {@link #end} starts it again. */
   static ApiServerOutage begin(ControlPlane.Running controlPlane) {
-    Process restarted = RESTARTED.getAndSet(null);
-    ProcessHandle running =
-        restarted != null ? restarted.toHandle() : kubeApiTestsProcess(controlPlane.server());
-    List<String> command = commandLine(running);
-    if (restarted != null) {
-      restarted.destroyForcibly();
-      waitFor(restarted.toHandle());
-    } else {
-      // kube-api-test's own stop: it then takes the exit for intended, not for a crash that would
-      // stop etcd too
-      apiServerProcessOf(controlPlane.server()).stopApiServer();
-    }
+    List<String> command =
+        API_SERVER.stop(
+            () -> kubeApiTestsProcess(controlPlane.server()),
+            // kube-api-test's own stop: it then takes the exit for intended, not for a crash that
+            // would stop etcd too
+            () -> apiServerProcessOf(controlPlane.server()).stopApiServer());
     return new ApiServerOutage(controlPlane, command);
   }
 
   /** Starts the same kube-apiserver again; returns once it answers {@code /readyz}. */
   void end(Duration timeout) {
-    try {
-      Process p =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(LOG.toFile()))
-              .start();
-      RESTARTED.set(p);
-      Leftovers.entry(p.toHandle(), List.of())
-          .ifPresent(e -> ControlPlaneProcesses.leftovers().record(List.of(e)));
-    } catch (IOException e) {
-      throw new UncheckedIOException("starting kube-apiserver again", e);
-    }
+    API_SERVER.start(command);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       try {
@@ -76,7 +52,7 @@ final class ApiServerOutage {
       }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
-            "kube-apiserver not ready " + timeout + " after its restart; log " + LOG);
+            "kube-apiserver not ready " + timeout + " after its restart; log " + API_SERVER.log());
       }
       ServiceProcess.sleep(200);
     }
@@ -84,28 +60,7 @@ final class ApiServerOutage {
 
   /** Ends a kube-apiserver started again (the control plane stops). */
   static void endRestarted() {
-    Process p = RESTARTED.getAndSet(null);
-    if (p != null) {
-      p.destroyForcibly();
-      waitFor(p.toHandle());
-    }
-  }
-
-  private static List<String> commandLine(ProcessHandle process) {
-    ProcessHandle.Info info = process.info();
-    List<String> command = new ArrayList<>();
-    command.add(info.command().orElseThrow(() -> new IllegalStateException("no command")));
-    command.addAll(
-        List.of(info.arguments().orElseThrow(() -> new IllegalStateException("no args"))));
-    return command;
-  }
-
-  private static void waitFor(ProcessHandle p) {
-    try {
-      p.onExit().get(15, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException("kube-apiserver " + p.pid() + " still runs", e);
-    }
+    API_SERVER.endRestarted();
   }
 
   private static ProcessHandle kubeApiTestsProcess(KubeAPIServer server) {

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
+import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.VictimSearch;
@@ -45,6 +46,9 @@ public final class Preemption {
       Set.of("ClaimMissing", "ClaimBeingDeleted", "UnsupportedVolume", "DeadlineExceeded");
 
   static final String NEVER = "preemption: not eligible due to preemptionPolicy=Never.";
+  static final String GANG =
+      "preemption: not tried for a member of a PodGroup (victims would be chosen for one member, "
+          + "not for the whole gang).";
   static final String TERMINATING =
       "preemption: not eligible due to a terminating pod on the nominated node.";
   static final String RELEASING =
@@ -90,6 +94,10 @@ public final class Preemption {
     }
     if (!VictimSearch.mayPreempt(pod)) {
       return noted(failed, NEVER);
+    }
+    if (PodGroupPolicy.groupOf(pod).isPresent()) {
+      // evicting for one member could empty nodes for a gang that still cannot fit as a whole
+      return noted(failed, GANG);
     }
     String nominated = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
     List<Pod> live = view.pods().stream().filter(p -> !Pods.isTerminal(p)).toList();

@@ -26,6 +26,7 @@ import io.kdra.events.EventRecorder;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -210,6 +211,27 @@ class PreemptionTest {
 
     assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
     assertThat(low.getMetadata().getUid()).isNotNull();
+  }
+
+  @Test
+  void aGangMemberPreemptsNobody() {
+    nodeWithOneGpu("node-a");
+    running("low", 10, "node-a");
+    Pod member = pod("member", 100, null);
+    member.getSpec().setAdditionalProperty("schedulingGroup", Map.of("podGroupName", "job"));
+    client.resource(member).create();
+    client.resource(claim("member").build()).create();
+
+    Outcome first = attempt(member);
+
+    assertThat(first).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(((Outcome.Unschedulable) first).message()).endsWith(Preemption.GANG);
+    assertThat(get("low")).as("not preempted").isNotNull();
+    assertThat(
+            get("member").getStatus() == null
+                ? null
+                : get("member").getStatus().getNominatedNodeName())
+        .isNull();
   }
 
   @Test

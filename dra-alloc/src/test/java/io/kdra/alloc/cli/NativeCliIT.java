@@ -66,7 +66,8 @@ class NativeCliIT {
             "empty list",
             "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[]}",
             List.of("-", "-o", "json")));
-    String brokenSelector = claim.replace("model == \"A100\"", "model == ");
+    String brokenSelector =
+        claim.replace("productName.startsWith(\"NVIDIA A100\")", "productName.startsWith(");
     assertThat(brokenSelector).as("the example's A100 selector, to break").isNotEqualTo(claim);
     cases.add(
         Arguments.of(

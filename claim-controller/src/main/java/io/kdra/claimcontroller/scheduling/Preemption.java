@@ -146,6 +146,10 @@ public final class Preemption {
       return noted(failed, notHelpful(priority, byNode));
     }
     VictimSearch.Candidate c = chosen.get();
+    // the search may have outlasted this replica's Lease: asked again right before the writes
+    if (!mayWrite.getAsBoolean()) {
+      return failed;
+    }
     Map<String, AllocationResult> promised =
         fits.allocations(c.node(), c.victims()).orElse(Map.of());
     nominations.hold(pod, c.node(), promised);
@@ -154,6 +158,9 @@ public final class Preemption {
     events.normal(
         pod, "Preempting", "Preempting " + names + " on node " + c.node() + " to make room");
     for (Pod victim : c.victims()) {
+      if (!mayWrite.getAsBoolean()) {
+        return failed;
+      }
       writer.evict(victim, scheduler);
       // upstream 1.37's words (regarding the victim, related to the preemptor)
       events.normal(

@@ -27,6 +27,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +45,7 @@ class PreemptionTest {
   PodScheduling scheduling;
   Preemption preemption;
   final List<PodDisruptionBudget> budgets = new ArrayList<>();
+  DraCorePodAllocator allocator;
 
   final PodBinder binder =
       (pod, node) ->
@@ -57,7 +59,7 @@ class PreemptionTest {
   void setUp() {
     view = new ApiView(client);
     client.resource(AllocFixtures.deviceClass("gpu")).create();
-    DraCorePodAllocator allocator =
+    allocator =
         new DraCorePodAllocator(
             AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share"));
     EventRecorder events = new EventRecorder(client, K.SCHEDULER, Clock.systemUTC());
@@ -211,6 +213,33 @@ class PreemptionTest {
 
     assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
     assertThat(low.getMetadata().getUid()).isNotNull();
+  }
+
+  @Test
+  void aLeaseLostDuringTheSearchEvictsNobody() {
+    nodeWithOneGpu("node-a");
+    running("low", 10, "node-a");
+    pending("high", 100);
+    AtomicInteger asked = new AtomicInteger();
+    Preemption fenced =
+        new Preemption(
+            view,
+            scheduling.nominations(),
+            new PreemptionWriter(client, Clock.systemUTC(), 3),
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            claims -> allocator.allocator(claims, view),
+            () -> budgets,
+            TemplateMode.OWN,
+            K.SCHEDULER,
+            () -> asked.getAndIncrement() == 0);
+
+    Outcome o = scheduling.schedule(get("high"));
+    fenced.afterUnschedulable(get("high"), (Outcome.Unschedulable) o);
+
+    assertThat(get("low")).as("not preempted once the Lease is lost").isNotNull();
+    assertThat(
+            get("high").getStatus() == null ? null : get("high").getStatus().getNominatedNodeName())
+        .isNull();
   }
 
   @Test

@@ -105,15 +105,24 @@ class KubectlDraIT {
     String tooBigWhy = unschedulable(tooBig);
     String wantsTpuWhy = unschedulable(wantsTpu);
     String claim = Dra.claimOf(client, tooBig, "gpu").getMetadata().getName();
+    String filters =
+        "claim " + claim + ": request \"gpu\": 0 devices in class \"gpu-80gi\", 0 free";
+    // kube-scheduler's shape: the filters' verdict, then what preemption found
     assertThat(tooBigWhy)
         .isEqualTo(
-            "claim " + claim + ": request \"gpu\": 0 devices in class " + "\"gpu-80gi\", 0 free");
+            filters
+                + " preemption: 0/2 nodes are available: 2 No preemption victims found for"
+                + " incoming pod.");
     assertThat(wantsTpuWhy).contains("device class tpu-missing not found");
 
     Result pod = run("dra", "why", "pod/too-big", "-n", ns);
     assertThat(pod.status()).isZero();
     assertThat(pod.out())
-        .contains("pod/too-big is pending: it cannot be scheduled now", "Why, now:   " + tooBigWhy);
+        .contains(
+            "pod/too-big is pending: it cannot be scheduled now",
+            "Condition:  PodScheduled=False (Unschedulable): " + tooBigWhy,
+            // the plugin's own search, now: the filters alone
+            "Why, now:   " + filters);
     // per request, and per node tried
     assertThat(row(pod.out(), claim, "gpu", "gpu-80gi"))
         .containsExactly(claim, "gpu", "gpu-80gi", "1", "0", "-", "0", "-");
@@ -136,7 +145,10 @@ class KubectlDraIT {
             "Why, now:      request \"gpu\": 0 devices in class \"gpu-80gi\", 0 free");
 
     Result tpu = run("dra", "why", "pod/wants-tpu", "-n", ns);
-    assertThat(tpu.out()).contains("Why, now:   " + wantsTpuWhy);
+    assertThat(tpu.out())
+        .contains(
+            "Condition:  PodScheduled=False (Unschedulable): " + wantsTpuWhy,
+            "Why, now:   claim no-class: request \"gpu\": device class tpu-missing not found");
 
     Result missing = run("dra", "why", "pod/nope", "-n", ns);
     assertThat(missing.status()).isEqualTo(1);

@@ -53,7 +53,8 @@ final class RestartedProcess {
               .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
               .start();
       restarted.set(p);
-      Leftovers.entry(p.toHandle(), List.of())
+      // with etcd's data and WAL directories, as the first one was recorded
+      Leftovers.entry(p.toHandle(), ControlPlaneProcesses.directories(p.toHandle()))
           .ifPresent(e -> ControlPlaneProcesses.leftovers().record(List.of(e)));
     } catch (IOException e) {
       throw new UncheckedIOException("starting " + name + " again", e);

@@ -89,17 +89,6 @@ public final class NodeScoring {
       return order.stream().map(feasible::get).toList();
     }
 
-    /** The nodes whose total is higher than {@code bar}, in name order. */
-    public List<Node> above(long bar) {
-      List<Node> out = new ArrayList<>();
-      for (int i = 0; i < feasible.size(); i++) {
-        if (total[i] > bar) {
-          out.add(feasible.get(i));
-        }
-      }
-      return out;
-    }
-
     /** The node with the highest total, the first by name among equals. */
     public Node best() {
       int best = 0;

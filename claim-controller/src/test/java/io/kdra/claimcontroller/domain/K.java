@@ -130,16 +130,20 @@ public final class K {
 
   /** Allocated on node-a, reserved for the pods, with the finalizer. */
   public static ResourceClaimBuilder allocated(ResourceClaimBuilder b, Pod... reservedFor) {
-    b.editMetadata()
-        .addToFinalizers(Upstream.FINALIZER)
-        .endMetadata()
-        .withNewStatus()
+    b.editMetadata().addToFinalizers(Upstream.FINALIZER).endMetadata();
+    return allocatedOn("gpu.example.com", "node-a", b, reservedFor);
+  }
+
+  /** Device gpu-0 of {@code driver}'s pool {@code node} allocated, reserved for the pods. */
+  public static ResourceClaimBuilder allocatedOn(
+      String driver, String node, ResourceClaimBuilder b, Pod... reservedFor) {
+    b.withNewStatus()
         .withNewAllocation()
         .withNewDevices()
         .addNewResult()
         .withRequest("gpu")
-        .withDriver("gpu.example.com")
-        .withPool("node-a")
+        .withDriver(driver)
+        .withPool(node)
         .withDevice("gpu-0")
         .endResult()
         .endDevices()

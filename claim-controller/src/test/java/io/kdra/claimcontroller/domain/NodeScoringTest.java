@@ -57,7 +57,6 @@ class NodeScoringTest {
     assertThat(s.ranked())
         .extracting(n -> n.getMetadata().getName())
         .containsExactly("node-b", "node-a");
-    assertThat(s.above(200)).extracting(n -> n.getMetadata().getName()).containsExactly("node-b");
   }
 
   @Test

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.kdra.claimcontroller.domain.K;
@@ -134,29 +133,7 @@ class PreemptionTest {
   }
 
   static ResourceClaim allocatedOn(String node, ResourceClaimBuilder b, Pod... reservedFor) {
-    b.withNewStatus()
-        .withNewAllocation()
-        .withNewDevices()
-        .addNewResult()
-        .withRequest("gpu")
-        .withDriver(AllocFixtures.DRIVER)
-        .withPool(node)
-        .withDevice("gpu-0")
-        .endResult()
-        .endDevices()
-        .endAllocation()
-        .endStatus();
-    for (Pod p : reservedFor) {
-      b.editStatus()
-          .addToReservedFor(
-              new ResourceClaimConsumerReferenceBuilder()
-                  .withResource("pods")
-                  .withName(p.getMetadata().getName())
-                  .withUid(p.getMetadata().getUid())
-                  .build())
-          .endStatus();
-    }
-    return b.build();
+    return K.allocatedOn(AllocFixtures.DRIVER, node, b, reservedFor).build();
   }
 
   Pod get(String name) {

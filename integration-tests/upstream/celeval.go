@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/cel"
@@ -20,29 +17,8 @@ import (
 // type (StoredExpressions) and runtime cost limit, as the allocator compiles selectors.
 func celEval(stdin io.Reader, stdout io.Writer) int {
 	compiler := cel.GetCompiler(cel.Features{EnableConsumableCapacity: true, EnableListTypeAttributes: false})
-	in := bufio.NewScanner(stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<24)
-	out := bufio.NewWriter(stdout)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	for in.Scan() {
-		line := strings.TrimSpace(in.Text())
-		if line == "" {
-			continue
-		}
-		var req celRequest
-		if err := json.Unmarshal([]byte(line), &req); err != nil {
-			_ = enc.Encode(celResult{Outcome: "bad_input", Error: err.Error()})
-			continue
-		}
-		_ = enc.Encode(evalOne(compiler, req))
-	}
-	if err := in.Err(); err != nil {
-		fmt.Fprintf(out, "{\"outcome\":\"bad_input\",\"error\":%q}\n", err.Error())
-		return 2
-	}
-	return 0
+	return jsonLines(stdin, stdout, func(req celRequest) any { return evalOne(compiler, req) },
+		func(err error) any { return celResult{Outcome: "bad_input", Error: err.Error()} })
 }
 
 type celRequest struct {

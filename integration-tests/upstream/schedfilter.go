@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -46,33 +44,13 @@ import (
 // kube-scheduler's pod informer drops them.
 func schedFilter(stdin io.Reader, stdout io.Writer) int {
 	metrics.Register() // the framework runtime records into the scheduler's metrics
-	in := bufio.NewScanner(stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<26)
-	out := bufio.NewWriter(stdout)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	for in.Scan() {
-		line := strings.TrimSpace(in.Text())
-		if line == "" {
-			continue
-		}
-		var sc filterScenario
-		if err := json.Unmarshal([]byte(line), &sc); err != nil {
-			_ = enc.Encode(filterResult{Error: "bad input: " + err.Error()})
-			continue
-		}
+	return jsonLines(stdin, stdout, func(sc filterScenario) any {
 		res, err := filterOne(sc)
 		if err != nil {
-			res = filterResult{Name: sc.Name, Error: err.Error()}
+			return filterResult{Name: sc.Name, Error: err.Error()}
 		}
-		_ = enc.Encode(res)
-	}
-	if err := in.Err(); err != nil {
-		fmt.Fprintf(out, "{\"error\":%q}\n", err.Error())
-		return 2
-	}
-	return 0
+		return res
+	}, func(err error) any { return filterResult{Error: "bad input: " + err.Error()} })
 }
 
 type filterScenario struct {

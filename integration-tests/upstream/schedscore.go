@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
-	"strings"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -27,33 +23,13 @@ import (
 // with each plugin's weighted share. DynamicResources is left out: the scenarios have no claims.
 func schedScore(stdin io.Reader, stdout io.Writer) int {
 	metrics.Register()
-	in := bufio.NewScanner(stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<26)
-	out := bufio.NewWriter(stdout)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	for in.Scan() {
-		line := strings.TrimSpace(in.Text())
-		if line == "" {
-			continue
-		}
-		var sc filterScenario
-		if err := json.Unmarshal([]byte(line), &sc); err != nil {
-			_ = enc.Encode(scoreResult{Error: "bad input: " + err.Error()})
-			continue
-		}
+	return jsonLines(stdin, stdout, func(sc filterScenario) any {
 		res, err := scoreOne(sc)
 		if err != nil {
-			res = scoreResult{Name: sc.Name, Error: err.Error()}
+			return scoreResult{Name: sc.Name, Error: err.Error()}
 		}
-		_ = enc.Encode(res)
-	}
-	if err := in.Err(); err != nil {
-		fmt.Fprintf(out, "{\"error\":%q}\n", err.Error())
-		return 2
-	}
-	return 0
+		return res
+	}, func(err error) any { return scoreResult{Error: "bad input: " + err.Error()} })
 }
 
 type scoreResult struct {

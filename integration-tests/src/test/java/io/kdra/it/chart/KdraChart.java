@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.nodes.RealNode;
-import io.kdra.it.services.Stack;
 import io.kdra.it.support.ServiceProcess;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,8 +35,11 @@ public final class KdraChart {
   /** The release namespace: the ServiceAccounts and the Leases' Roles live here. */
   public static final String NAMESPACE = "kdra-system";
 
+  /** The GPU driver's name, as the chart configures it ({@code driverNames.gpu}). */
+  public static final String GPU_DRIVER = "gpu.kdra.io";
+
   /** The chart's default DeviceClass for the GPU driver: all its devices, named as the driver. */
-  public static final String GPU_CLASS = Stack.DRIVER;
+  public static final String GPU_CLASS = GPU_DRIVER;
 
   /** The claim-controller's Lease, the one name its Role may get and renew. */
   public static final String CONTROLLER_LEASE = "kdra-claim-controller";
@@ -85,7 +87,7 @@ public final class KdraChart {
               NAMESPACE,
               ControlPlane.VERSION,
               List.of(
-                  "driverNames.gpu=" + Stack.DRIVER,
+                  "driverNames.gpu=" + GPU_DRIVER,
                   "computeClassBridge.enabled=true",
                   "computeClassBridge.installComputeClassCRD=true",
                   "claimController.config.leader-election.lease-name=" + CONTROLLER_LEASE,

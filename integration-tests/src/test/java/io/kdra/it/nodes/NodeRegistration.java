@@ -13,6 +13,12 @@ import java.util.function.Supplier;
 /** Node objects as a kubelet registers them, for stacks and benchmarks without a real kubelet. */
 public final class NodeRegistration {
 
+  /**
+   * Label on the Nodes and cluster-scoped objects tests create (value: the stack's namespace, or
+   * {@code real-node}), so that they are removed afterwards.
+   */
+  public static final String TEST_LABEL = "e2e.kdra.io/test";
+
   private NodeRegistration() {}
 
   /**

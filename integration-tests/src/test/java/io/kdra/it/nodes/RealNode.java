@@ -3,7 +3,6 @@ package io.kdra.it.nodes;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kdra.it.services.Stack;
 import io.kdra.it.support.ServiceProcess;
 import io.kdra.it.support.TestFiles;
 import java.io.IOException;
@@ -374,7 +373,7 @@ public final class RealNode implements AutoCloseable {
                 "--node-ip",
                 own != null ? own.nodeIp() : nodeIp(),
                 "--node-labels",
-                Stack.TEST_LABEL + "=real-node",
+                NodeRegistration.TEST_LABEL + "=real-node",
                 "--v=2"));
   }
 

@@ -27,7 +27,6 @@ import io.kdra.devicedriver.kubelet.pluginregistration.v1.InfoRequest;
 import io.kdra.devicedriver.kubelet.pluginregistration.v1.PluginInfo;
 import io.kdra.devicedriver.kubelet.pluginregistration.v1.RegistrationGrpc;
 import io.kdra.devicedriver.kubelet.pluginregistration.v1.RegistrationStatus;
-import io.kdra.it.services.KdraStack;
 import io.kdra.it.support.ServiceProcess;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollEventLoopGroup;
@@ -53,8 +52,8 @@ import java.util.concurrent.TimeUnit;
  * NodeWatchResources stream whose latest device health it keeps, forgets when the stream ends and
  * reopens. All calls go over the driver's real unix sockets. Like a kubelet, it renews its node's
  * Lease in {@code kube-node-lease} every 10 s (40 s duration): kube-controller-manager's node
- * lifecycle controller, where it runs ({@link KdraStack#fullControlPlane()}), would otherwise mark
- * the node NotReady and taint it unreachable.
+ * lifecycle controller, where it runs ({@link io.kdra.it.services.KdraStack#fullControlPlane()}),
+ * would otherwise mark the node NotReady and taint it unreachable.
  */
 public final class TestKubelet implements AutoCloseable {
 

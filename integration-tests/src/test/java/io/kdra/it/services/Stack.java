@@ -45,11 +45,10 @@ import java.util.Map;
  */
 public final class Stack implements AutoCloseable {
 
-  public static final String DRIVER = "gpu.kdra.io";
+  public static final String DRIVER = KdraChart.GPU_DRIVER;
   public static final String SCHEDULER = "dra-claim-controller";
 
-  /** Label on the cluster-scoped objects tests create, so that they are removed afterwards. */
-  public static final String TEST_LABEL = "e2e.kdra.io/test";
+  private static final String TEST_LABEL = NodeRegistration.TEST_LABEL;
 
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
 

@@ -123,7 +123,7 @@ public final class StackNodes {
   /** A Node as a kubelet would register it: Ready, with allocatable cpu, memory and pods. */
   private void createNode(String node) {
     client.nodes().withName(node).withGracePeriod(0).delete();
-    NodeRegistration.register(client, node, Map.of(Stack.TEST_LABEL, namespace));
+    NodeRegistration.register(client, node, Map.of(NodeRegistration.TEST_LABEL, namespace));
   }
 
   /**

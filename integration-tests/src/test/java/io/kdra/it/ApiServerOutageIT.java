@@ -1,6 +1,6 @@
 package io.kdra.it;
 
-import static io.kdra.it.SimulatedNode.l4s;
+import static io.kdra.it.nodes.SimulatedNode.l4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,6 +8,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.controlplane.ApiServerOutage;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.Stack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.core.validation.ValidationError;
 import io.kdra.core.validation.Validator;
+import io.kdra.it.controlplane.ControlPlane;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;

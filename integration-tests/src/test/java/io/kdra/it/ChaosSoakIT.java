@@ -1,8 +1,8 @@
 package io.kdra.it;
 
-import static io.kdra.it.SimulatedNode.l4s;
-import static io.kdra.it.SimulatedNode.oneA100;
-import static io.kdra.it.SimulatedNode.twoL4s;
+import static io.kdra.it.nodes.SimulatedNode.l4s;
+import static io.kdra.it.nodes.SimulatedNode.oneA100;
+import static io.kdra.it.nodes.SimulatedNode.twoL4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,6 +11,12 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.NodeFiles;
+import io.kdra.it.services.Stack;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

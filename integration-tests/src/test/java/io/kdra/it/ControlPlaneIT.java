@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.it.controlplane.ControlPlane;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;

@@ -3,6 +3,14 @@ package io.kdra.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.demo.Demo;
+import io.kdra.it.demo.DemoReport;
+import io.kdra.it.nodes.NodeCgroups;
+import io.kdra.it.nodes.RealNode;
+import io.kdra.it.nodes.SimulatedNode;
+import io.kdra.it.support.ServiceProcess;
+import io.kdra.it.support.TestFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.kdra.it;
 
-import static io.kdra.it.SimulatedNode.twoL4s;
+import static io.kdra.it.nodes.SimulatedNode.twoL4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -16,6 +16,11 @@ import io.kdra.core.model.Semver;
 import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.core.taint.DeviceTaintRuleSpec;
 import io.kdra.core.taint.DeviceTaintSelector;
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.Stack;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;

@@ -2,6 +2,7 @@ package io.kdra.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kdra.it.upstream.UpstreamAlloc;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package io.kdra.it;
 
-import static io.kdra.it.SimulatedNode.oneA100;
-import static io.kdra.it.SimulatedNode.twoL4s;
+import static io.kdra.it.nodes.SimulatedNode.oneA100;
+import static io.kdra.it.nodes.SimulatedNode.twoL4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -19,6 +19,13 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.nodes.NodeRegistration;
+import io.kdra.it.nodes.TestKubelet;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.Stack;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

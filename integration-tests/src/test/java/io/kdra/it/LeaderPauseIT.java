@@ -1,6 +1,6 @@
 package io.kdra.it;
 
-import static io.kdra.it.SimulatedNode.l4s;
+import static io.kdra.it.nodes.SimulatedNode.l4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,6 +10,12 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.Stack;
+import io.kdra.it.support.ServiceProcess;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;

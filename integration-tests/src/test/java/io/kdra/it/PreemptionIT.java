@@ -1,7 +1,7 @@
 package io.kdra.it;
 
-import static io.kdra.it.SimulatedNode.l4s;
-import static io.kdra.it.SimulatedNode.oneA100;
+import static io.kdra.it.nodes.SimulatedNode.l4s;
+import static io.kdra.it.nodes.SimulatedNode.oneA100;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -13,6 +13,11 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.Stack;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

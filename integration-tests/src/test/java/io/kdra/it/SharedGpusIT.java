@@ -1,7 +1,7 @@
 package io.kdra.it;
 
-import static io.kdra.it.SimulatedNode.migA100;
-import static io.kdra.it.SimulatedNode.twoL4s;
+import static io.kdra.it.nodes.SimulatedNode.migA100;
+import static io.kdra.it.nodes.SimulatedNode.twoL4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -13,6 +13,11 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.nodes.SimulatedNode;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.Stack;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.kdra.it;
 
-import static io.kdra.it.SimulatedNode.twoL4s;
+import static io.kdra.it.nodes.SimulatedNode.twoL4s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,6 +12,11 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.Stack;
+import io.kdra.it.support.OtlpReceiver;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -14,6 +14,7 @@ import io.kdra.core.testing.AllocationChecker;
 import io.kdra.core.testing.GeneratedScenario;
 import io.kdra.core.testing.ScenarioGenerator;
 import io.kdra.core.testing.ScenarioGenerator.Profile;
+import io.kdra.it.upstream.UpstreamAlloc;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kdra.it.upstream.UpstreamAlloc;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -14,7 +14,7 @@ import io.kdra.core.cel.corpus.CelKnownDivergences;
 import io.kdra.core.cel.corpus.CelOutcome;
 import io.kdra.core.golden.CelGolden;
 import io.kdra.core.golden.GoldenFiles;
-import io.kdra.it.UpstreamAlloc;
+import io.kdra.it.upstream.UpstreamAlloc;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kdra.claimcontroller.domain.NodeFilter;
-import io.kdra.it.UpstreamAlloc;
+import io.kdra.it.upstream.UpstreamAlloc;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,97 @@
+package io.kdra.it.controlplane;
+
+import io.kdra.it.support.Leftovers;
+import io.kdra.it.support.ServiceProcess;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * kube-apiserver and etcd as kube-api-test starts them: children of the test JVM, which stop only
+ * when the JVM stops them. A JVM killed with SIGKILL leaves them running with etcd's temporary data
+ * and WAL directories, so their pids and directories are recorded in {@code
+ * target/it-control-plane-pids.txt} at start, and {@link #reapLeftovers()} ends and deletes them
+ * before the next control plane starts (as {@link ServiceProcess#killLeftovers()} does for the
+ * services). A shutdown hook covers an ordinary JVM exit that skips the JUnit clean-up.
+ */
+public final class ControlPlaneProcesses {
+
+  private static final Path RECORD =
+      Path.of("target", "it-control-plane-pids.txt").toAbsolutePath();
+
+  /** The prefix of the control plane's own directory (keys, link to the binaries). */
+  static final String PRIVATE_DIR_PREFIX = "kdra-control-plane";
+
+  /**
+   * kube-api-test's etcd directories ({@code Files.createTempDirectory("etcddata"|"etcdwal")}) and
+   * the control plane's own directory.
+   */
+  private static final Pattern DIRECTORIES =
+      Pattern.compile("etcd(data|wal)[0-9]+|" + PRIVATE_DIR_PREFIX + "[0-9]+");
+
+  private ControlPlaneProcesses() {}
+
+  static Leftovers leftovers() {
+    return new Leftovers(RECORD, DIRECTORIES);
+  }
+
+  /** Ends what a killed test JVM left running, before a new control plane starts. */
+  public static void reapLeftovers() {
+    for (Leftovers.Entry e : leftovers().reap()) {
+      System.out.printf(
+          "[control-plane] ended leftover %s (pid %d) of a killed test run%n",
+          Path.of(e.executable()).getFileName(), e.pid());
+    }
+  }
+
+  /**
+   * Records the JVM's children that run a binary from {@code binaries} (kube-apiserver, etcd), with
+   * etcd's data and WAL directories from its command line and the control plane's own directory
+   * {@code privateDir}.
+   */
+  static void record(Path binaries, Path privateDir) {
+    String dir = binaries.toAbsolutePath().normalize() + "/";
+    List<Leftovers.Entry> entries = new ArrayList<>();
+    List<ProcessHandle> found = new ArrayList<>();
+    ProcessHandle.current()
+        .children()
+        .filter(h -> h.info().command().map(c -> c.startsWith(dir)).orElse(false))
+        .forEach(
+            h ->
+                Leftovers.entry(h, withPrivate(directories(h), privateDir))
+                    .ifPresent(
+                        e -> {
+                          entries.add(e);
+                          found.add(h);
+                        }));
+    leftovers().record(entries);
+    // the services first: stopping gracefully, they still call the API server
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  ServiceProcess.endAll();
+                  found.forEach(ProcessHandle::destroyForcibly);
+                },
+                "control-plane-reaper"));
+  }
+
+  private static List<Path> withPrivate(List<Path> dirs, Path privateDir) {
+    List<Path> all = new ArrayList<>(dirs);
+    all.add(privateDir.toAbsolutePath());
+    return all;
+  }
+
+  /** The values of {@code -data-dir} and {@code -wal-dir} (one or two dashes). */
+  public static List<Path> directories(ProcessHandle process) {
+    String[] args = process.info().arguments().orElse(new String[0]);
+    List<Path> dirs = new ArrayList<>();
+    for (int i = 0; i + 1 < args.length; i++) {
+      if (args[i].matches("--?(data|wal)-dir")) {
+        dirs.add(Path.of(args[i + 1]));
+      }
+    }
+    return dirs;
+  }
+}

@@ -1,0 +1,247 @@
+package io.kdra.it.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kdra.it.nodes.SimulatedNode;
+import io.kdra.it.services.CdiSpec;
+import io.kdra.it.services.RealPods;
+import io.kdra.it.support.ServiceProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The demo's report: its text is the demo's contract (README shows it). */
+class DemoReportTest {
+
+  private static final Path KUBECONFIG = Path.of("/checkout/target/demo-kubeconfig.yaml");
+  private static final Path KUBECTL = Path.of("/cache/kdra/k8s/1.36.3-linux-amd64/kubectl");
+
+  @Test
+  void aRunningPodShowsItsNodeDevicesCdiIdsAndWhatItsContainerSaw() {
+    List<String> lines =
+        DemoReport.pods(
+            List.of(
+                new DemoReport.PodLine(
+                    "demo/trainer",
+                    "node-b",
+                    "Running",
+                    List.of("gpu: node-b/gpu-0"),
+                    List.of("k8s.gpu.kdra.io/claim=u1-gpu-0"),
+                    List.of("KDRA_DEVICE_0=gpu-0", "/dev/hwrng"),
+                    null),
+                DemoReport.PodLine.pending("demo/too-big", "Unschedulable: no 80Gi GPU")));
+    assertThat(lines)
+        .containsExactly(
+            "POD              NODE     STATUS   DEVICES (request: pool/device), CDI ids, what the"
+                + " container saw; or why it is pending",
+            "demo/trainer     node-b   Running  gpu: node-b/gpu-0",
+            "                                   CDI k8s.gpu.kdra.io/claim=u1-gpu-0",
+            "                                   saw KDRA_DEVICE_0=gpu-0 /dev/hwrng",
+            "demo/too-big     -        Pending  Unschedulable: no 80Gi GPU");
+  }
+
+  @Test
+  void onTheTestKubeletNoContainerRunsSoThereIsNoSawLine() {
+    assertThat(
+            DemoReport.pods(
+                List.of(
+                    new DemoReport.PodLine(
+                        "demo/trainer",
+                        "node-b",
+                        "Running",
+                        List.of("gpu: node-b/gpu-0"),
+                        List.of(),
+                        null,
+                        null))))
+        .containsExactly(
+            DemoReport.HEADER,
+            "demo/trainer     node-b   Running  gpu: node-b/gpu-0",
+            "                                   CDI not prepared");
+  }
+
+  @Test
+  void whatTheContainerSawWrapsUnderItself() {
+    List<String> seen =
+        List.of(
+            "KDRA_DEVICE_0=gpu-0",
+            "KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive",
+            "KDRA_DEVICE_1=gpu-1",
+            "KDRA_DEVICE_1_SHARING_STRATEGY=Exclusive",
+            "/dev/fuse");
+    assertThat(
+            DemoReport.pods(
+                List.of(
+                    new DemoReport.PodLine(
+                        "demo/inference",
+                        "node-a",
+                        "Running",
+                        List.of("gpus: node-a/gpu-0, node-a/gpu-1"),
+                        List.of("a", "b"),
+                        seen,
+                        null))))
+        .endsWith(
+            "                                   saw KDRA_DEVICE_0=gpu-0"
+                + " KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive",
+            "                                       KDRA_DEVICE_1=gpu-1"
+                + " KDRA_DEVICE_1_SHARING_STRATEGY=Exclusive",
+            "                                       /dev/fuse")
+        .allMatch(l -> l.length() <= DemoReport.WIDTH || !l.startsWith(" "));
+  }
+
+  @Test
+  void whatTheContainerSawIsTheSpecsEnvAndTheDeviceNodesItsDevListed() {
+    List<String> log =
+        List.of(
+            "HOME=/root",
+            "KDRA_DEVICE_0=gpu-0",
+            "KDRA_DEVICE_1=gpu-1",
+            "SIMULATED_GPU_UUID=GPU-1",
+            "--- /dev",
+            "fuse",
+            "null",
+            "zero",
+            RealPods.LISTED);
+    assertThat(
+            DemoReport.seenThroughCdi(
+                log,
+                Set.of("KDRA_DEVICE_0", "KDRA_DEVICE_1", "SIMULATED_GPU_UUID"),
+                new java.util.LinkedHashSet<>(List.of("/dev/fuse", "/dev/vsock"))))
+        .containsExactly(
+            "KDRA_DEVICE_0=gpu-0", "KDRA_DEVICE_1=gpu-1", "SIMULATED_GPU_UUID=GPU-1", "/dev/fuse");
+  }
+
+  @Test
+  void whileTheDemoRunsItNamesTheKubeconfigAndTheControlPlanesKubectl() {
+    assertThat(DemoReport.kubectl(false, KUBECONFIG, KUBECTL, "1.36.3"))
+        .containsExactly(
+            "Point kubectl at it (while this runs):",
+            "  export KUBECONFIG=/checkout/target/demo-kubeconfig.yaml",
+            "  alias kubectl=/cache/kdra/k8s/1.36.3-linux-amd64/kubectl   # v1.36.3, the API"
+                + " server's version; one on PATH may be skewed",
+            "  kubectl get pods,resourceclaims -n demo -o wide; kubectl get"
+                + " resourceslices,deviceclasses,computeclasses");
+  }
+
+  @Test
+  void withoutTheControlPlanesKubectlItSaysWhichVersionMatches() {
+    assertThat(DemoReport.kubectl(false, KUBECONFIG, null, "1.36.3"))
+        .contains(
+            "  # use kubectl v1.36.x (the API server is v1.36.3; kubectl supports one minor version"
+                + " of skew)");
+  }
+
+  @Test
+  void withOnceItPrintsNoKubeconfigItIsAboutToDelete() {
+    assertThat(DemoReport.kubectl(true, KUBECONFIG, KUBECTL, "1.36.3"))
+        .containsExactly(DemoReport.ONCE)
+        .noneMatch(l -> l.contains("KUBECONFIG"));
+  }
+
+  @Test
+  void theServicesPortsSayWhereMetricsAndHealthAre() {
+    assertThat(
+            DemoReport.services(
+                List.of(
+                    new DemoReport.Service("slice-publisher", 41000),
+                    new DemoReport.Service("device-driver-node-a", 41001))))
+        .containsExactly(
+            "Services (each on one port: metrics at /q/metrics, health at /q/health):",
+            "  slice-publisher              http://127.0.0.1:41000",
+            "  device-driver-node-a         http://127.0.0.1:41001");
+  }
+
+  /** README's sample is the report of a real run: these pods formatted as the demo does. */
+  @Test
+  void readmesSampleIsWhatTheReportPrints() throws Exception {
+    String readme =
+        Files.readString(ServiceProcess.moduleDir("bin").getParent().resolve("README.md"));
+    String trainer = "33d307ef-8099-4023-ad52-f1388bfb6caf";
+    String inference = "5f52c084-f7be-48eb-9e62-22564fda50d2";
+    List<String> lines =
+        new ArrayList<>(
+            DemoReport.pods(
+                List.of(
+                    new DemoReport.PodLine(
+                        "demo/trainer",
+                        "node-b",
+                        "Running",
+                        List.of("gpu: node-b/gpu-0"),
+                        List.of("k8s.gpu.kdra.io/claim=" + trainer + "-gpu-0"),
+                        List.of(
+                            "KDRA_DEVICE_0=gpu-0",
+                            "KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive",
+                            "SIMULATED_GPU_UUID=" + SimulatedNode.uuid("node-b", 0),
+                            "/dev/hwrng"),
+                        null),
+                    new DemoReport.PodLine(
+                        "demo/inference",
+                        "node-a",
+                        "Running",
+                        List.of("accelerator/nvidia-l4-x2: node-a/gpu-0, node-a/gpu-1"),
+                        List.of(
+                            "k8s.gpu.kdra.io/claim=" + inference + "-gpu-0",
+                            "k8s.gpu.kdra.io/claim=" + inference + "-gpu-1"),
+                        List.of(
+                            "KDRA_DEVICE_0=gpu-0",
+                            "KDRA_DEVICE_0_SHARING_STRATEGY=Exclusive",
+                            "KDRA_DEVICE_1=gpu-1",
+                            "KDRA_DEVICE_1_SHARING_STRATEGY=Exclusive",
+                            "SIMULATED_GPU_UUID=" + SimulatedNode.uuid("node-a", 1),
+                            "/dev/fuse",
+                            "/dev/vsock"),
+                        null),
+                    DemoReport.PodLine.pending(
+                        "demo/too-big",
+                        "Unschedulable: claim too-big-gpu-spsnn:"
+                            + " request \"gpu\": 0 devices in class \"gpu-80gi\", 0 free"))));
+    lines.add("");
+    lines.addAll(
+        DemoReport.services(
+            List.of(
+                new DemoReport.Service("slice-publisher", 43079),
+                new DemoReport.Service("device-driver-node-a", 41571),
+                new DemoReport.Service("device-driver-node-b", 44967),
+                new DemoReport.Service("claim-controller", 36173),
+                new DemoReport.Service("computeclass-bridge", 46675))));
+    assertThat(readme).contains(String.join("\n", lines) + "\n");
+    assertThat(readme)
+        .contains(
+            String.join(
+                    "\n",
+                    DemoReport.kubectl(
+                        false,
+                        Path.of("<checkout>/target/demo-kubeconfig.yaml"),
+                        Path.of("<cache>/k8s/1.36.3-linux-amd64/kubectl"),
+                        "1.36.3"))
+                + "\n\n"
+                + Demo.RUNNING);
+  }
+
+  @Test
+  void notRootTheDemoSaysItFallsBackToTestKubeletsUnlessAskedFor() {
+    assertThat(DemoReport.nodesChoice(false, false))
+        .isEqualTo(DemoReport.NOT_ROOT)
+        .startsWith("[demo] not root, so test kubelets instead of real nodes");
+    assertThat(DemoReport.nodesChoice(true, false)).isNull();
+    assertThat(DemoReport.nodesChoice(false, true)).isNull();
+    assertThat(DemoReport.nodesChoice(true, true)).isNull();
+  }
+
+  @Test
+  void aCdiSpecGivesItsIdsEnvNamesAndDeviceNodes() throws Exception {
+    CdiSpec spec =
+        CdiSpec.parse(
+            """
+        {"cdiVersion": "0.5.0", "kind": "k8s.gpu.kdra.io/claim",
+         "devices": [{"name": "u1-gpu-0", "containerEdits": {"env": ["KDRA_DEVICE_0=gpu-0"],
+           "deviceNodes": [{"path": "/dev/fuse"}]}}],
+         "containerEdits": {"env": ["KDRA_VISIBLE=1"]}}
+        """);
+    assertThat(spec.ids()).containsExactly("k8s.gpu.kdra.io/claim=u1-gpu-0");
+    assertThat(spec.envNames()).containsExactly("KDRA_DEVICE_0", "KDRA_VISIBLE");
+    assertThat(spec.deviceNodes()).containsExactly("/dev/fuse");
+  }
+}

@@ -1,0 +1,226 @@
+package io.kdra.it.nodes;
+
+/**
+ * A simulated node: its name and the device-driver's simulated inventory (the YAML format of {@code
+ * driver.inventory-file}; attribute names as docs/user/device-driver.md lists them).
+ */
+public record SimulatedNode(String name, String inventory) {
+
+  /** Two NVIDIA L4s with 24Gi each. */
+  public static SimulatedNode twoL4s(String name) {
+    return new SimulatedNode(
+        name,
+        "devices:\n"
+            + gpu(
+                name, 0, "NVIDIA L4", "Ada Lovelace", "8.9.0", "24Gi", "0000:3b:00.0", "pci0000:3a")
+            + gpu(
+                name,
+                1,
+                "NVIDIA L4",
+                "Ada Lovelace",
+                "8.9.0",
+                "24Gi",
+                "0000:5e:00.0",
+                "pci0000:5d"));
+  }
+
+  /** One NVIDIA A100 with 40Gi. */
+  public static SimulatedNode oneA100(String name) {
+    return new SimulatedNode(
+        name,
+        "devices:\n"
+            + gpu(
+                name,
+                0,
+                "NVIDIA A100-SXM4-40GB",
+                "Ampere",
+                "8.0.0",
+                "40Gi",
+                "0000:07:00.0",
+                "pci0000:00"));
+  }
+
+  /** {@code count} NVIDIA L4s with 24Gi each, on distinct PCIe roots. */
+  public static SimulatedNode l4s(String name, int count) {
+    StringBuilder devices = new StringBuilder("devices:\n");
+    for (int i = 0; i < count; i++) {
+      devices.append(
+          gpu(
+              name,
+              i,
+              "NVIDIA L4",
+              "Ada Lovelace",
+              "8.9.0",
+              "24Gi",
+              String.format("0000:%02x:00.0", 0x10 + 2 * i),
+              String.format("pci0000:%02x", 0x0f + 2 * i)));
+    }
+    return new SimulatedNode(name, devices.toString());
+  }
+
+  /**
+   * For a real node ({@link RealNode}): NVIDIA L4s whose CDI edits a container can see, one device
+   * node of this machine each ({@code deviceNodes}, harmless ones such as {@code /dev/fuse}: the
+   * node has no GPU) and {@code SIMULATED_GPU_UUID} (the device's uuid).
+   */
+  public static SimulatedNode l4sWithDeviceNodes(String name, String... deviceNodes) {
+    StringBuilder devices = new StringBuilder("devices:\n");
+    for (int i = 0; i < deviceNodes.length; i++) {
+      devices
+          .append(
+              gpu(
+                  name,
+                  i,
+                  "NVIDIA L4",
+                  "Ada Lovelace",
+                  "8.9.0",
+                  "24Gi",
+                  String.format("0000:%02x:00.0", 0x10 + 2 * i),
+                  String.format("pci0000:%02x", 0x0f + 2 * i)))
+          .append("  deviceNodes: [")
+          .append(deviceNodes[i])
+          .append("]\n")
+          .append("  env: {SIMULATED_GPU_UUID: ")
+          .append(uuid(name, i))
+          .append("}\n");
+    }
+    return new SimulatedNode(name, devices.toString());
+  }
+
+  /** For a real node: one A100 with 40Gi (as {@link #oneA100}), its CDI edits as above. */
+  public static SimulatedNode a100WithDeviceNode(String name, String deviceNode) {
+    return new SimulatedNode(
+        name,
+        "devices:\n"
+            + gpu(
+                name,
+                0,
+                "NVIDIA A100-SXM4-40GB",
+                "Ampere",
+                "8.0.0",
+                "40Gi",
+                "0000:07:00.0",
+                "pci0000:00")
+            + "  deviceNodes: ["
+            + deviceNode
+            + "]\n"
+            + "  env: {SIMULATED_GPU_UUID: "
+            + uuid(name, 0)
+            + "}\n");
+  }
+
+  /** The uuid attribute of device {@code index} of {@code node}. */
+  public static String uuid(String node, int index) {
+    return "GPU-" + java.util.UUID.nameUUIDFromBytes((node + "/" + index).getBytes());
+  }
+
+  private static String gpu(
+      String node,
+      int index,
+      String product,
+      String architecture,
+      String cuda,
+      String memory,
+      String busId,
+      String pcieRoot) {
+    return "- name: gpu-"
+        + index
+        + "\n"
+        + "  attributes:\n"
+        + "    type: gpu\n"
+        + "    index: "
+        + index
+        + "\n"
+        + "    minor: "
+        + index
+        + "\n"
+        + "    uuid: "
+        + uuid(node, index)
+        + "\n"
+        + "    productName: "
+        + product
+        + "\n"
+        + "    architecture: "
+        + architecture
+        + "\n"
+        + "    driverVersion: {version: 550.127.5}\n"
+        + "    cudaComputeCapability: {version: "
+        + cuda
+        + "}\n"
+        + "    migEnabled: false\n"
+        + "    resource.kubernetes.io/pciBusID: \""
+        + busId
+        + "\"\n"
+        + "    resource.kubernetes.io/pcieRoot: "
+        + pcieRoot
+        + "\n"
+        + "  capacity: {memory: "
+        + memory
+        + "}\n";
+  }
+
+  /**
+   * One MIG-enabled A100-40GB as the nvidia backend publishes it with {@code driver.mig-mode=
+   * dynamic} (docs/user/mig.md): every placement of 1g.5gb, 2g.10gb, 3g.20gb, 4g.20gb and 7g.40gb,
+   * and the whole GPU, on one counter set of eight memory slices and 98 multiprocessors.
+   */
+  public static SimulatedNode migA100(String name) {
+    StringBuilder d = new StringBuilder("devices:\n");
+    String[][] profiles = {
+      {"1g.5gb", "19", "1", "14", "0,1,2,3,4,5,6"}, {"2g.10gb", "14", "2", "28", "0,2,4"},
+      {"3g.20gb", "9", "4", "42", "0,4"}, {"4g.20gb", "5", "4", "56", "0"},
+      {"7g.40gb", "0", "8", "98", "0"}
+    };
+    for (String[] p : profiles) {
+      int size = Integer.parseInt(p[2]);
+      for (String startText : p[4].split(",")) {
+        int start = Integer.parseInt(startText);
+        d.append("- name: gpu-0-mig-")
+            .append(p[0].replace(".", ""))
+            .append('-')
+            .append(start)
+            .append("\n  attributes:\n    type: mig\n    profile: ")
+            .append(p[0])
+            .append("\n    migProfileId: ")
+            .append(p[1])
+            .append("\n    placementStart: ")
+            .append(start)
+            .append("\n    parentIndex: 0\n    parentUuid: ")
+            .append(uuid(name, 0))
+            .append("\n    productName: NVIDIA A100-SXM4-40GB\n")
+            .append("  capacity: {multiprocessors: ")
+            .append(p[3])
+            .append("}\n")
+            .append("  consumesCounters:\n  - counterSet: gpu-0-mig\n    counters: {")
+            .append("multiprocessors: ")
+            .append(p[3]);
+        for (int s = start; s < start + size; s++) {
+          d.append(", memory-slice-").append(s).append(": 1");
+        }
+        d.append("}\n");
+      }
+    }
+    StringBuilder all = new StringBuilder("multiprocessors: 98");
+    for (int s = 0; s < 8; s++) {
+      all.append(", memory-slice-").append(s).append(": 1");
+    }
+    d.append(
+            gpu(
+                    name,
+                    0,
+                    "NVIDIA A100-SXM4-40GB",
+                    "Ampere",
+                    "8.0.0",
+                    "40Gi",
+                    "0000:07:00.0",
+                    "pci0000:00")
+                .replace("migEnabled: false", "migEnabled: true"))
+        .append("  consumesCounters:\n  - counterSet: gpu-0-mig\n    counters: {")
+        .append(all)
+        .append("}\n")
+        .append("sharedCounters:\n- name: gpu-0-mig\n  counters: {")
+        .append(all)
+        .append("}\n");
+    return new SimulatedNode(name, d.toString());
+  }
+}

@@ -1,0 +1,302 @@
+package io.kdra.it.services;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.nodes.NodeCgroups;
+import io.kdra.it.nodes.NodeRegistration;
+import io.kdra.it.nodes.RealNode;
+import io.kdra.it.nodes.RealNodeBinaries;
+import io.kdra.it.nodes.SimulatedNode;
+import io.kdra.it.nodes.TestKubelet;
+import io.kdra.it.support.TestFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * A stack's nodes: simulated ones (a Node object registered as a kubelet does, and a {@link
+ * TestKubelet} that registers each driver and prepares its claims) or {@link RealNode}s (the real
+ * kubelet and containerd), with the directories each node's driver uses and what a dump keeps of
+ * them.
+ */
+public final class StackNodes {
+
+  private final KubernetesClient client;
+
+  /** The admin kubeconfig, for the real nodes' kubelets. */
+  private final String kubeconfig;
+
+  /** The stack's name, for messages. */
+  private final String stackName;
+
+  /** The stack's namespace, the value of the test label on the Node objects. */
+  private final String namespace;
+
+  private final List<SimulatedNode> nodes;
+
+  /** Whether the nodes are {@link RealNode}s (a real kubelet and containerd each). */
+  private final boolean real;
+
+  /** The harness's own files per node; short: unix socket paths must stay under 108 bytes. */
+  private final Path nodesDir = Path.of("target", "n").toAbsolutePath();
+
+  private final Map<String, TestKubelet> kubelets = new LinkedHashMap<>();
+  private final Map<String, RealNode> realNodes = new LinkedHashMap<>();
+
+  StackNodes(
+      KubernetesClient client,
+      String kubeconfig,
+      String stackName,
+      String namespace,
+      List<SimulatedNode> nodes,
+      boolean real) {
+    this.client = client;
+    this.kubeconfig = kubeconfig;
+    this.stackName = stackName;
+    this.namespace = namespace;
+    this.nodes = List.copyOf(nodes);
+    this.real = real;
+  }
+
+  /** The nodes with their simulated inventories. */
+  List<SimulatedNode> all() {
+    return nodes;
+  }
+
+  /** Whether the nodes are real ones. */
+  boolean real() {
+    return real;
+  }
+
+  /** Removes the files an earlier stack left in the nodes' directories. */
+  void clear() {
+    TestFiles.deleteRecursively(nodesDir);
+  }
+
+  /** Starts the real nodes, or registers the simulated ones' Node objects. */
+  void start() {
+    if (real) {
+      startRealNodes();
+    } else {
+      for (SimulatedNode node : nodes) {
+        createNode(node.name());
+      }
+    }
+  }
+
+  /** Starts a {@link TestKubelet} per simulated node; it registers the node's driver. */
+  void startKubelets(Duration timeout) {
+    for (SimulatedNode node : real ? List.<SimulatedNode>of() : nodes) {
+      TestKubelet kubelet =
+          new TestKubelet(client, node.name(), Stack.DRIVER, registryDir(node.name()));
+      kubelets.put(node.name(), kubelet);
+      kubelet.register(timeout);
+      kubelet.start();
+    }
+  }
+
+  /**
+   * After the service {@code process} started again: a simulated node's kubelet registers its
+   * driver again (a real node's kubelet does that itself; its readiness says when).
+   */
+  void restarted(String process, Duration timeout) {
+    for (SimulatedNode node : real ? List.<SimulatedNode>of() : nodes) {
+      if (process.equals("device-driver-" + node.name())) {
+        kubelets.get(node.name()).register(timeout);
+      }
+    }
+  }
+
+  /** Deletes the Node object and registers it again, as a kubelet does after a node is lost. */
+  public void recreateNode(String node) {
+    createNode(node);
+  }
+
+  /** A Node as a kubelet would register it: Ready, with allocatable cpu, memory and pods. */
+  private void createNode(String node) {
+    client.nodes().withName(node).withGracePeriod(0).delete();
+    NodeRegistration.register(client, node, Map.of(NodeRegistration.TEST_LABEL, namespace));
+  }
+
+  /**
+   * The real nodes, started in parallel (a node takes about 10 s, most of it waiting), after ending
+   * what a killed run left of its nodes. Their directories are short: unix socket paths must stay
+   * under 108 bytes.
+   */
+  private void startRealNodes() {
+    NodeCgroups.reapLeftovers();
+    RealNodeBinaries binaries = RealNodeBinaries.fromCache();
+    Path base = Path.of("target", "rn").toAbsolutePath();
+    List<Thread> threads = new ArrayList<>();
+    List<RuntimeException> failures = Collections.synchronizedList(new ArrayList<>());
+    for (SimulatedNode node : nodes) {
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  RealNode n =
+                      RealNode.start(
+                          node.name(), base.resolve(node.name()), binaries, client, kubeconfig);
+                  synchronized (realNodes) {
+                    realNodes.put(node.name(), n);
+                  }
+                } catch (RuntimeException e) {
+                  failures.add(e);
+                }
+              },
+              "start-" + node.name());
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    if (!failures.isEmpty()) {
+      throw failures.get(0);
+    }
+  }
+
+  /** The real node {@code node} (a stack on real nodes only). */
+  public RealNode realNode(String node) {
+    RealNode n;
+    synchronized (realNodes) {
+      n = realNodes.get(node);
+    }
+    if (n == null) {
+      throw new IllegalStateException(node + " is not a real node of " + stackName);
+    }
+    return n;
+  }
+
+  /** The simulated node's kubelet (null on real nodes). */
+  public TestKubelet kubelet(String node) {
+    return kubelets.get(node);
+  }
+
+  /** The directory of the harness's own files for the node's driver (inventory, token). */
+  public Path nodeDir(String node) {
+    return nodesDir.resolve(node);
+  }
+
+  /**
+   * The node driver's {@code driver.sharing.mps-root} (its MPS pipe, log and shm directories): one
+   * per node, so that nodes on one machine never share MPS daemons, and nothing outside target/.
+   */
+  public Path mpsRoot(String node) {
+    return nodeDir(node).resolve("mps");
+  }
+
+  /** The file the node's driver reads its slice-publisher token from, on every connect. */
+  public Path publisherTokenFile(String node) {
+    return nodeDir(node).resolve("publisher-token");
+  }
+
+  /** The kubelet's plugin registry: the driver's registration socket. */
+  Path registryDir(String node) {
+    return real ? realNode(node).registryDir() : nodeDir(node).resolve("reg");
+  }
+
+  /** The kubelet's plugins directory: the driver's DRA socket (and, here, its checkpoint). */
+  Path pluginsDir(String node) {
+    return real ? realNode(node).pluginsDir() : nodeDir(node).resolve("plugins");
+  }
+
+  public Path checkpointFile(String node) {
+    return pluginsDir(node).resolve(real ? Stack.DRIVER + "/checkpoint.json" : "checkpoint.json");
+  }
+
+  /** Where the node's driver writes CDI specs (on a real node: containerd's cdi_spec_dirs). */
+  public Path cdiDir(String node) {
+    return real ? realNode(node).cdiDir() : nodeDir(node).resolve("cdi");
+  }
+
+  /** The real nodes' names (none on a stack of test kubelets). */
+  List<String> realNodeNames() {
+    synchronized (realNodes) {
+      return List.copyOf(realNodes.keySet());
+    }
+  }
+
+  private List<RealNode> realNodeList() {
+    synchronized (realNodes) {
+      return new ArrayList<>(realNodes.values());
+    }
+  }
+
+  /** Stops the test kubelets. */
+  void stopKubelets() {
+    kubelets.values().forEach(TestKubelet::close);
+  }
+
+  /**
+   * Stops the real nodes, every process, mount and cgroup of theirs, without touching the API
+   * server (their Node objects stay). Idempotent.
+   */
+  public void stopRealNodes() {
+    realNodeList().parallelStream().forEach(RealNode::stopProcesses);
+  }
+
+  /** Every process, mount and cgroup of the real nodes, and their Node objects. */
+  void closeRealNodes() {
+    realNodeList().parallelStream().forEach(RealNode::close);
+  }
+
+  /** Removes the nodes' objects: Node, node Lease, and the driver pod a real node's kubelet ran. */
+  void deleteObjects() {
+    for (SimulatedNode node : nodes) {
+      Stack.quietly(() -> client.nodes().withName(node.name()).delete());
+      Stack.quietly(
+          () ->
+              client
+                  .leases()
+                  .inNamespace(TestKubelet.NODE_LEASE_NAMESPACE)
+                  .withName(node.name())
+                  .delete());
+      Stack.quietly(
+          () ->
+              client
+                  .pods()
+                  .inNamespace(KdraChart.NAMESPACE)
+                  .withName(KdraChart.RELEASE + "-" + KdraChart.DRIVER + "-" + node.name())
+                  .withGracePeriod(0)
+                  .delete());
+    }
+  }
+
+  /** Writes what the kubelets prepared, the real nodes' own dumps and the CDI specs into dir. */
+  void dumpTo(Path dir) throws IOException {
+    StringBuilder k = new StringBuilder();
+    kubelets
+        .values()
+        .forEach(kl -> k.append(kl.node).append(": ").append(kl.prepared()).append('\n'));
+    TestFiles.write(dir.resolve("kubelets.txt"), k.toString());
+    synchronized (realNodes) {
+      realNodes.forEach((n, node) -> node.dumpTo(dir.resolve("node-" + n)));
+    }
+    for (SimulatedNode node : nodes) {
+      if (Files.isDirectory(cdiDir(node.name()))) {
+        try (Stream<Path> files = Files.list(cdiDir(node.name()))) {
+          for (Path f : files.toList()) {
+            Files.copy(
+                f,
+                dir.resolve("cdi-" + node.name() + "-" + f.getFileName()),
+                StandardCopyOption.REPLACE_EXISTING);
+          }
+        }
+      }
+    }
+  }
+}

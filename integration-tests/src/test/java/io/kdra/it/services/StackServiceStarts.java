@@ -1,0 +1,211 @@
+package io.kdra.it.services;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.nodes.SimulatedNode;
+import io.kdra.it.support.OwnerOnly;
+import io.kdra.it.support.ServiceProcess;
+import io.kdra.it.support.TestFiles;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Starts the four kdra services of a stack, each configured as the chart configures it (leader
+ * election on the chart's Leases, driver authentication) with the harness's short periods and
+ * paths, and with a token of its own ServiceAccount.
+ */
+final class StackServiceStarts {
+
+  private final KubernetesClient client;
+  private final String namespace;
+  private final Path logDir;
+
+  /** What every service gets besides its identity, the test's properties included. */
+  private final Map<String, String> kube;
+
+  private final ServiceIdentities identities;
+  private final StackNodes nodes;
+  private final StackServices services;
+
+  StackServiceStarts(
+      KubernetesClient client,
+      String namespace,
+      Path logDir,
+      Map<String, String> properties,
+      ServiceIdentities identities,
+      StackNodes nodes,
+      StackServices services) {
+    this.client = client;
+    this.namespace = namespace;
+    this.logDir = logDir;
+    this.kube = serviceProperties();
+    this.kube.putAll(properties);
+    this.identities = identities;
+    this.nodes = nodes;
+    this.services = services;
+  }
+
+  /**
+   * What every service gets besides its identity: no OpenTelemetry SDK (no collector here, unless a
+   * test adds one). (Dev services never run in the prod profile the services run in.)
+   */
+  private static Map<String, String> serviceProperties() {
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("quarkus.otel.sdk.disabled", "true");
+    return p;
+  }
+
+  /** The slice-publisher; returns the port of its inventory gRPC. */
+  int publisher() {
+    Map<String, String> publisher = new LinkedHashMap<>(kube);
+    // as the chart has it (featureGates.driverAuthentication): each driver stream's token is
+    // reviewed and must name the node whose devices it reports
+    publisher.put("publisher.auth.enabled", "true");
+    // only the chart's driver ServiceAccount, with tokens for the publisher's audience
+    publisher.put("publisher.auth.service-accounts", KdraChart.driverAccount());
+    // leader election on, as the chart has it, on the chart's Lease (which its Role may renew);
+    // one identity for every stack of a run, so that a stack's publisher takes over the Lease of
+    // the previous stack's at once instead of waiting for it to expire
+    publisher.put("publisher.leader-election.enabled", "true");
+    publisher.put("publisher.leader-election.lease-name", KdraChart.PUBLISHER_LEASE);
+    publisher.put("publisher.leader-election.lease-namespace", KdraChart.NAMESPACE);
+    publisher.put("publisher.leader-election.identity", "slice-publisher");
+    publisher.put("publisher.resync-period", "5s");
+    // the inventory gRPC's own port (the chart's 9000), kept across restarts with the properties
+    int grpcPort = ServiceProcess.freePort();
+    publisher.put("quarkus.grpc.server.port", String.valueOf(grpcPort));
+    ServiceProcess pub =
+        ServiceProcess.start(
+            "slice-publisher",
+            "slice-publisher",
+            publisher,
+            identities.environment(
+                KdraChart.PUBLISHER,
+                "slice-publisher",
+                KdraChart.token(client, KdraChart.PUBLISHER)),
+            logDir);
+    services.put(pub);
+    return grpcPort;
+  }
+
+  /** One device-driver per node, with the node's simulated inventory. */
+  void drivers(int grpcPort) {
+    for (SimulatedNode node : nodes.all()) {
+      // the node's token and sockets are in it: the owner's only, as the kubelet's are
+      Path dir = OwnerOnly.createDirectories(nodes.nodeDir(node.name()));
+      Path inventory = dir.resolve("inventory.yaml");
+      TestFiles.write(inventory, node.inventory());
+      Map<String, String> driver = new LinkedHashMap<>(kube);
+      driver.put("driver.node-name", node.name());
+      driver.put("driver.backend", "simulated");
+      driver.put("driver.inventory-file", inventory.toString());
+      driver.put("driver.discovery-interval", "1s");
+      driver.put("driver.kubelet-registry-dir", nodes.registryDir(node.name()).toString());
+      driver.put("driver.kubelet-plugins-dir", nodes.pluginsDir(node.name()).toString());
+      driver.put("driver.cdi-dir", nodes.cdiDir(node.name()).toString());
+      driver.put("driver.checkpoint-file", nodes.checkpointFile(node.name()).toString());
+      driver.put("driver.sharing.mps-root", nodes.mpsRoot(node.name()).toString());
+      driver.put("driver.publisher.address", "127.0.0.1:" + grpcPort);
+      // the tokens the kubelet would project into the DaemonSet's pod on this node: one for
+      // the driver's API client, one for the slice-publisher's audience (the chart's
+      // publisher-token volume), re-read on every connect
+      Pod driverPod = KdraChart.driverPod(client, node.name(), nodes.real());
+      String token = KdraChart.token(client, KdraChart.DRIVER, driverPod);
+      Path tokenFile = nodes.publisherTokenFile(node.name());
+      OwnerOnly.write(
+          tokenFile,
+          KdraChart.publisherToken(
+              client, KdraChart.NAMESPACE, KdraChart.serviceAccount(KdraChart.DRIVER), driverPod));
+      driver.put("driver.publisher.token-file", tokenFile.toString());
+      driver.put("driver.publisher.initial-backoff", "250ms");
+      driver.put("driver.publisher.max-backoff", "2s");
+      // snapshots keep coming, as from a live node: deleted nodes must stay deleted regardless
+      driver.put("driver.publisher.heartbeat", "2s");
+      ServiceProcess p =
+          ServiceProcess.start(
+              "device-driver",
+              "device-driver-" + node.name(),
+              driver,
+              identities.environment(KdraChart.DRIVER, "device-driver-" + node.name(), token),
+              logDir);
+      services.put(p);
+    }
+  }
+
+  /** One claim-controller, or {@code controllers} replicas that elect a leader. */
+  void controllers(int controllers) {
+    Map<String, String> controller = new LinkedHashMap<>(kube);
+    Map<String, String> controllerIdentity =
+        identities.environment(
+            KdraChart.CONTROLLER,
+            "claim-controller",
+            KdraChart.token(client, KdraChart.CONTROLLER));
+    controller.put("kdra.claim-controller.retry.initial-backoff", "500ms");
+    controller.put("kdra.claim-controller.retry.max-backoff", "5s");
+    if (controllers == 1) {
+      controller.put("kdra.claim-controller.leader-election.enabled", "false");
+      ServiceProcess cc =
+          ServiceProcess.start(
+              "claim-controller", "claim-controller", controller, controllerIdentity, logDir);
+      services.put(cc);
+    } else {
+      // replicas elect a leader through the chart's Lease (the only one its Role may renew, in
+      // the release namespace), with short periods so that a standby takes over within seconds
+      // of the leader's crash
+      controller.put("kdra.claim-controller.leader-election.enabled", "true");
+      controller.put(
+          "kdra.claim-controller.leader-election.lease-name", KdraChart.CONTROLLER_LEASE);
+      controller.put("kdra.claim-controller.leader-election.lease-namespace", KdraChart.NAMESPACE);
+      controller.put("kdra.claim-controller.leader-election.lease-duration", "6s");
+      controller.put("kdra.claim-controller.leader-election.renew-deadline", "4s");
+      controller.put("kdra.claim-controller.leader-election.retry-period", "1s");
+      for (int i = 1; i <= controllers; i++) {
+        String replica = "claim-controller-" + i;
+        // the leader's identity, as HOSTNAME (the pod name) is in a Deployment
+        Map<String, String> env = new LinkedHashMap<>(controllerIdentity);
+        env.put("HOSTNAME", replica);
+        ServiceProcess cc =
+            ServiceProcess.start("claim-controller", replica, controller, env, logDir);
+        services.putReplica(cc);
+      }
+    }
+  }
+
+  /** No computeclass-bridge (0), one, or {@code bridges} replicas that elect a leader. */
+  void bridges(int bridges) {
+    if (bridges <= 0) {
+      return;
+    }
+    // the ComputeClass CRD came with the chart (computeClassBridge.installComputeClassCRD)
+    Map<String, String> b = new LinkedHashMap<>(kube);
+    b.put("bridge.namespaces.names", namespace);
+    Map<String, String> bridgeIdentity =
+        identities.environment(
+            KdraChart.BRIDGE, "computeclass-bridge", KdraChart.token(client, KdraChart.BRIDGE));
+    if (bridges == 1) {
+      b.put("bridge.leader-election.enabled", "false");
+      ServiceProcess br =
+          ServiceProcess.start(
+              "computeclass-bridge", "computeclass-bridge", b, bridgeIdentity, logDir);
+      services.put(br);
+    } else {
+      // as the claim-controllers: the chart's Lease (the only one its Role may renew, in the
+      // release namespace), short periods
+      b.put("bridge.leader-election.enabled", "true");
+      b.put("bridge.leader-election.lease-name", KdraChart.BRIDGE_LEASE);
+      b.put("bridge.leader-election.lease-namespace", KdraChart.NAMESPACE);
+      b.put("bridge.leader-election.lease-duration", "6s");
+      b.put("bridge.leader-election.renew-deadline", "4s");
+      b.put("bridge.leader-election.retry-period", "1s");
+      for (int i = 1; i <= bridges; i++) {
+        String replica = "computeclass-bridge-" + i;
+        Map<String, String> env = new LinkedHashMap<>(bridgeIdentity);
+        env.put("HOSTNAME", replica);
+        ServiceProcess br = ServiceProcess.start("computeclass-bridge", replica, b, env, logDir);
+        services.putReplica(br);
+      }
+    }
+  }
+}

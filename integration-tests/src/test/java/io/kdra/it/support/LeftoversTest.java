@@ -1,0 +1,193 @@
+package io.kdra.it.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kdra.it.controlplane.ControlPlaneProcesses;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The reaper of what a killed test JVM leaves behind, on real {@code sleep} processes. */
+class LeftoversTest {
+
+  @TempDir Path dir;
+  private final List<Process> started = new ArrayList<>();
+
+  private Process spawn(String... command) throws Exception {
+    Process p = new ProcessBuilder(command).start();
+    started.add(p);
+    // the record needs the process's command line, which exists once exec has happened
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (p.isAlive()
+        && !p.info().command().map(c -> !c.endsWith("/java")).orElse(false)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    return p;
+  }
+
+  @AfterEach
+  void end() {
+    started.forEach(
+        p -> {
+          p.descendants().forEach(ProcessHandle::destroyForcibly);
+          p.destroyForcibly();
+        });
+  }
+
+  /** A record as the JVM that started the process would have written it before it was killed. */
+  private Leftovers.Entry orphaned(Process process, List<Path> dirs) {
+    Leftovers.Entry e = Leftovers.entry(process.toHandle(), dirs).orElseThrow();
+    return new Leftovers.Entry(e.pid(), e.started(), e.executable(), deadPid, 0L, e.directories());
+  }
+
+  private long deadPid;
+
+  @org.junit.jupiter.api.BeforeEach
+  void aGoneOwner() throws Exception {
+    Process gone = new ProcessBuilder("true").start();
+    gone.waitFor(10, TimeUnit.SECONDS);
+    deadPid = gone.pid();
+  }
+
+  private Leftovers leftovers() {
+    return new Leftovers(dir.resolve("pids.txt"), Pattern.compile("etcd(data|wal)[0-9]+"));
+  }
+
+  @Test
+  void aRecordedProcessThatStillRunsIsEndedAndTheRecordRemoved() throws Exception {
+    Process sleep = spawn("sleep", "300");
+    leftovers().record(List.of(orphaned(sleep, List.of())));
+
+    List<Leftovers.Entry> ended = leftovers().reap();
+
+    assertThat(ended).extracting(Leftovers.Entry::pid).containsExactly(sleep.pid());
+    assertThat(sleep.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(dir.resolve("pids.txt")).doesNotExist();
+    assertThat(leftovers().reap()).isEmpty();
+  }
+
+  @Test
+  void aProcessRecordedAsSoonAsItStartedIsRecognisedLater() throws Exception {
+    // as ServiceProcess records its services: right after ProcessBuilder.start(), no wait
+    Process sleep = new ProcessBuilder("sleep", "300").start();
+    started.add(sleep);
+    Leftovers.Entry e = Leftovers.entry(sleep.toHandle(), List.of()).orElseThrow();
+    leftovers()
+        .record(
+            List.of(
+                new Leftovers.Entry(e.pid(), e.started(), e.executable(), deadPid, 0L, List.of())));
+
+    assertThat(leftovers().reap()).extracting(Leftovers.Entry::pid).containsExactly(sleep.pid());
+    assertThat(sleep.waitFor(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void aProgramWhoseNameHoldsParenthesesAndSpacesIsRecognised() throws Exception {
+    // /proc/<pid>/stat puts the name in parentheses before the start: it must not shift the fields
+    Path odd = dir.resolve("sl) 1 2 (p");
+    Files.copy(Path.of("/bin/sleep"), odd);
+    odd.toFile().setExecutable(true);
+    Process sleep = spawn(odd.toString(), "300");
+    leftovers().record(List.of(orphaned(sleep, List.of())));
+
+    assertThat(leftovers().reap()).extracting(Leftovers.Entry::pid).containsExactly(sleep.pid());
+    assertThat(sleep.waitFor(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void aPidNowUsedByAnotherProcessIsLeftAlone() throws Exception {
+    Process sleep = spawn("sleep", "300");
+    Leftovers.Entry real = orphaned(sleep, List.of());
+    // the same pid, but started at another time or running another program: not ours any more
+    leftovers()
+        .record(
+            List.of(
+                new Leftovers.Entry(
+                    real.pid(),
+                    real.started() - 500,
+                    real.executable(),
+                    real.owner(),
+                    real.ownerStarted(),
+                    List.of()),
+                new Leftovers.Entry(
+                    real.pid(),
+                    real.started(),
+                    "/usr/bin/etcd",
+                    real.owner(),
+                    real.ownerStarted(),
+                    List.of())));
+
+    assertThat(leftovers().reap()).isEmpty();
+    assertThat(sleep.isAlive()).isTrue();
+  }
+
+  @Test
+  void theProcessesOfARunThatStillGoesOnAreLeftAloneAndStayRecorded() throws Exception {
+    Process sleep = spawn("sleep", "300");
+    Path data = Files.createDirectories(dir.resolve("etcddata7"));
+    // recorded by this JVM, which is alive: a demo next to a test run, say
+    leftovers().record(List.of(Leftovers.entry(sleep.toHandle(), List.of(data)).orElseThrow()));
+
+    assertThat(leftovers().reap()).isEmpty();
+    assertThat(sleep.isAlive()).isTrue();
+    assertThat(data).exists();
+    assertThat(Files.readAllLines(dir.resolve("pids.txt")))
+        .singleElement()
+        .asString()
+        .startsWith(sleep.pid() + "\t");
+  }
+
+  @Test
+  void onlyRecordedDirectoriesWithTheExpectedNameAreDeleted() throws Exception {
+    Path data = Files.createDirectories(dir.resolve("etcddata123/member"));
+    Path wal = Files.createDirectories(dir.resolve("etcdwal456"));
+    Path precious = Files.createDirectories(dir.resolve("home"));
+    Files.writeString(data.resolve("db"), "x");
+    Process gone = spawn("true");
+    gone.waitFor(10, TimeUnit.SECONDS);
+    leftovers()
+        .record(
+            List.of(
+                new Leftovers.Entry(
+                    gone.pid(),
+                    0L,
+                    "/bin/true",
+                    deadPid,
+                    0L,
+                    List.of(dir.resolve("etcddata123"), wal, precious))));
+
+    assertThat(leftovers().reap()).isEmpty(); // the process itself is long gone
+    assertThat(dir.resolve("etcddata123")).doesNotExist();
+    assertThat(wal).doesNotExist();
+    assertThat(precious).exists();
+  }
+
+  @Test
+  void etcdsDirectoriesComeFromItsCommandLine() throws Exception {
+    Process sh =
+        spawn(
+            "sh",
+            "-c",
+            "sleep 300; :",
+            "-data-dir",
+            "/tmp/etcddata1",
+            "--wal-dir",
+            "/tmp/etcdwal2");
+    assertThat(ControlPlaneProcesses.directories(sh.toHandle()))
+        .containsExactly(Path.of("/tmp/etcddata1"), Path.of("/tmp/etcdwal2"));
+  }
+
+  @Test
+  void tornOrForeignLinesAreSkipped() throws Exception {
+    Files.writeString(dir.resolve("pids.txt"), "12345\tnot-an-instant\t/x\t1\tnot-either\n\n999\n");
+    assertThat(leftovers().reap()).isEmpty();
+    assertThat(dir.resolve("pids.txt")).doesNotExist();
+  }
+}

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -417,7 +416,7 @@ class HelmInstallIT {
               assertThat(client.pods().inNamespace(NAMESPACE).list().getItems())
                   .extracting(p -> p.getMetadata().getName())
                   .isEmpty();
-              assertThat(releaseObjects())
+              assertThat(KdraChart.releaseObjects(client, NAMESPACE, RELEASE))
                   .extracting(o -> o.getKind() + " " + o.getMetadata().getName())
                   .isEmpty();
               assertThat(client.resources(ResourceSlice.class).list().getItems())
@@ -564,69 +563,6 @@ class HelmInstallIT {
       }
     }
     return uids;
-  }
-
-  /** Every object of the kinds the chart makes that carries the release's instance label. */
-  private static List<HasMetadata> releaseObjects() {
-    List<HasMetadata> found = new ArrayList<>();
-    found.addAll(client.rbac().clusterRoles().withLabel(INSTANCE, RELEASE).list().getItems());
-    found.addAll(
-        client.rbac().clusterRoleBindings().withLabel(INSTANCE, RELEASE).list().getItems());
-    found.addAll(
-        client.resources(DeviceClass.class).withLabel(INSTANCE, RELEASE).list().getItems());
-    found.addAll(
-        client
-            .apps()
-            .deployments()
-            .inNamespace(NAMESPACE)
-            .withLabel(INSTANCE, RELEASE)
-            .list()
-            .getItems());
-    found.addAll(
-        client
-            .apps()
-            .daemonSets()
-            .inNamespace(NAMESPACE)
-            .withLabel(INSTANCE, RELEASE)
-            .list()
-            .getItems());
-    found.addAll(
-        client.configMaps().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list().getItems());
-    found.addAll(
-        client
-            .serviceAccounts()
-            .inNamespace(NAMESPACE)
-            .withLabel(INSTANCE, RELEASE)
-            .list()
-            .getItems());
-    found.addAll(
-        client.services().inNamespace(NAMESPACE).withLabel(INSTANCE, RELEASE).list().getItems());
-    found.addAll(
-        client
-            .rbac()
-            .roles()
-            .inNamespace(NAMESPACE)
-            .withLabel(INSTANCE, RELEASE)
-            .list()
-            .getItems());
-    found.addAll(
-        client
-            .rbac()
-            .roleBindings()
-            .inNamespace(NAMESPACE)
-            .withLabel(INSTANCE, RELEASE)
-            .list()
-            .getItems());
-    found.addAll(
-        client
-            .policy()
-            .v1()
-            .podDisruptionBudget()
-            .inNamespace(NAMESPACE)
-            .withLabel(INSTANCE, RELEASE)
-            .list()
-            .getItems());
-    return found;
   }
 
   /** The node's logs, the control plane's, and the release's and the apps' pods. */

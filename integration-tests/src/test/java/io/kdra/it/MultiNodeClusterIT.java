@@ -162,9 +162,9 @@ class MultiNodeClusterIT {
   @Order(5)
   void aNetworkPolicyIsEnforced() {
     Assumptions.assumeTrue(
-        KernelFeatures.nftQueue(),
-        "kube-network-policies needs nftables' queue expression: this kernel has no"
-            + " CONFIG_NFT_QUEUE");
+        KernelFeatures.policyQueue() != KernelFeatures.PolicyQueue.NONE,
+        "kube-network-policies needs a netfilter queue: this kernel has neither"
+            + " CONFIG_NFT_QUEUE nor CONFIG_NETFILTER_XT_TARGET_NFQUEUE");
     cluster.withNetworkPolicies();
     Pod guarded = runningServer("guarded", "node-b", "guarded-text");
     String target = guarded.getStatus().getPodIP() + " 8080";

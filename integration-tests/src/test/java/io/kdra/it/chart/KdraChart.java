@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -31,6 +32,8 @@ import java.util.concurrent.TimeUnit;
 public final class KdraChart {
 
   public static final String RELEASE = "kdra";
+
+  private static final String INSTANCE = "app.kubernetes.io/instance";
 
   /** The release namespace: the ServiceAccounts and the Leases' Roles live here. */
   public static final String NAMESPACE = "kdra-system";
@@ -313,5 +316,69 @@ public final class KdraChart {
         + "current-context: "
         + user
         + "\n";
+  }
+
+  /** Every object of the kinds the chart makes that carries the release's instance label. */
+  public static List<HasMetadata> releaseObjects(
+      KubernetesClient client, String namespace, String release) {
+    List<HasMetadata> found = new ArrayList<>();
+    found.addAll(client.rbac().clusterRoles().withLabel(INSTANCE, release).list().getItems());
+    found.addAll(
+        client.rbac().clusterRoleBindings().withLabel(INSTANCE, release).list().getItems());
+    found.addAll(
+        client.resources(DeviceClass.class).withLabel(INSTANCE, release).list().getItems());
+    found.addAll(
+        client
+            .apps()
+            .deployments()
+            .inNamespace(namespace)
+            .withLabel(INSTANCE, release)
+            .list()
+            .getItems());
+    found.addAll(
+        client
+            .apps()
+            .daemonSets()
+            .inNamespace(namespace)
+            .withLabel(INSTANCE, release)
+            .list()
+            .getItems());
+    found.addAll(
+        client.configMaps().inNamespace(namespace).withLabel(INSTANCE, release).list().getItems());
+    found.addAll(
+        client
+            .serviceAccounts()
+            .inNamespace(namespace)
+            .withLabel(INSTANCE, release)
+            .list()
+            .getItems());
+    found.addAll(
+        client.services().inNamespace(namespace).withLabel(INSTANCE, release).list().getItems());
+    found.addAll(
+        client
+            .rbac()
+            .roles()
+            .inNamespace(namespace)
+            .withLabel(INSTANCE, release)
+            .list()
+            .getItems());
+    found.addAll(
+        client
+            .rbac()
+            .roleBindings()
+            .inNamespace(namespace)
+            .withLabel(INSTANCE, release)
+            .list()
+            .getItems());
+    found.addAll(
+        client
+            .policy()
+            .v1()
+            .podDisruptionBudget()
+            .inNamespace(namespace)
+            .withLabel(INSTANCE, release)
+            .list()
+            .getItems());
+    return found;
   }
 }

@@ -281,7 +281,48 @@ public final class MultiNodeCluster implements AutoCloseable {
                     && d.getStatus().getNumberReady() == nodes.size(),
             ADDON_TIMEOUT.toSeconds(),
             java.util.concurrent.TimeUnit.SECONDS);
+    if (KernelFeatures.policyQueue() == KernelFeatures.PolicyQueue.XT_NFQUEUE) {
+      nodes.forEach(MultiNodeCluster::queueNewForwardedConnections);
+    }
     return this;
+  }
+
+  /**
+   * On a kernel without nftables' queue expression kube-network-policies' own rules are refused,
+   * but its queue listener runs: this rule in the node's namespace hands it every new connection
+   * that the node forwards (the pods' traffic), as its rules would have handed those of pods with a
+   * policy; it decides each one (a pod without a policy is let through). {@code --queue-bypass}:
+   * while nobody listens, packets pass, as with its rules.
+   */
+  private static void queueNewForwardedConnections(RealNode node) {
+    Process p =
+        node.startInNode(
+            "nfqueue-rule",
+            List.of(
+                "iptables",
+                "-I",
+                "FORWARD",
+                "-m",
+                "conntrack",
+                "--ctstate",
+                "NEW",
+                "-j",
+                "NFQUEUE",
+                "--queue-num",
+                "100",
+                "--queue-bypass"));
+    try {
+      if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException(
+            "the NFQUEUE rule in "
+                + node.name
+                + " failed; see "
+                + node.logsDir().resolve("nfqueue-rule.log"));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Imports the add-on's image into every node, then applies its manifest. */

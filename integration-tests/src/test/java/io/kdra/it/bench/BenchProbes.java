@@ -1,14 +1,14 @@
 package io.kdra.it.bench;
 
+import io.kdra.it.support.Commands;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -161,20 +161,8 @@ final class BenchProbes {
   }
 
   private static String run(List<String> command) {
-    try {
-      Process p = new ProcessBuilder(new ArrayList<>(command)).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes());
-      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        p.destroyForcibly();
-        return null;
-      }
-      return out;
-    } catch (IOException e) {
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
-    }
+    Commands.Result r = Commands.run(Duration.ofSeconds(60), command);
+    return r.exitCode() == 0 ? r.output() : null;
   }
 
   private static long clockTicks() {

@@ -1,16 +1,16 @@
 package io.kdra.it.nodes;
 
 import io.kdra.it.controlplane.ClusterAddresses;
+import io.kdra.it.support.Commands;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The host's side of a multi-node test cluster's network: a Linux bridge the test makes ({@link
@@ -186,24 +186,15 @@ public final class ClusterNetwork implements AutoCloseable {
   }
 
   private static void check(String... command) {
-    RealNode.Result r = run(command);
+    Commands.Result r = run(command);
     if (r.exitCode() != 0) {
       throw new IllegalStateException(
           "failed (" + r.exitCode() + "): " + String.join(" ", command) + ": " + r.output());
     }
   }
 
-  private static RealNode.Result run(String... command) {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      return new RealNode.Result(p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1, out.trim());
-    } catch (IOException e) {
-      return new RealNode.Result(-1, e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new RealNode.Result(-1, "interrupted");
-    }
+  private static Commands.Result run(String... command) {
+    return Commands.run(Duration.ofSeconds(30), List.of(command));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.kdra.it.nodes;
 
+import io.kdra.it.support.Commands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,9 +13,9 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
@@ -165,16 +166,7 @@ public final class PodNetwork implements AutoCloseable {
   }
 
   private static int run(String... command) {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      p.getInputStream().readAllBytes();
-      return p.waitFor(30, TimeUnit.SECONDS) ? p.exitValue() : -1;
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
+    return Commands.run(Duration.ofSeconds(30), List.of(command)).exitCode();
   }
 
   /** A TCP relay on the bridge's address; each connection copied both ways by two threads. */

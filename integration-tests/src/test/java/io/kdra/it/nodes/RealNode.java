@@ -3,6 +3,7 @@ package io.kdra.it.nodes;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.it.support.Commands;
 import io.kdra.it.support.ServiceProcess;
 import io.kdra.it.support.TestFiles;
 import java.io.IOException;
@@ -335,7 +336,7 @@ public final class RealNode implements AutoCloseable {
    * with {@code imagePullPolicy: Never} (no registry can be reached).
    */
   public void importImage(Path archive, String baseName) {
-    Result r =
+    Commands.Result r =
         run(
             List.of(
                 binaries.bin().resolve("ctr").toString(),
@@ -679,23 +680,8 @@ public final class RealNode implements AutoCloseable {
             + logsDir());
   }
 
-  record Result(int exitCode, String output) {}
-
-  private static Result run(List<String> command) {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(60, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return new Result(-1, out + "\n(timed out)");
-      }
-      return new Result(p.exitValue(), out);
-    } catch (IOException e) {
-      return new Result(-1, e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Result(-1, "interrupted");
-    }
+  private static Commands.Result run(List<String> command) {
+    return Commands.run(Duration.ofSeconds(60), command);
   }
 
   /** A global IPv4 address of this machine, else loopback. */

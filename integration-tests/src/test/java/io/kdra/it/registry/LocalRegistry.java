@@ -1,5 +1,6 @@
 package io.kdra.it.registry;
 
+import io.kdra.it.support.Commands;
 import io.kdra.it.support.Leftovers;
 import io.kdra.it.support.ServiceProcess;
 import io.kdra.it.support.TestFiles;
@@ -9,7 +10,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -185,7 +185,7 @@ public final class LocalRegistry implements AutoCloseable {
                 "--dest-tls-verify=false",
                 "oci-archive:" + ociArchive,
                 "docker://" + reference));
-    run(command, Duration.ofMinutes(5));
+    Commands.check(Duration.ofMinutes(5), command);
     return reference;
   }
 
@@ -235,26 +235,6 @@ public final class LocalRegistry implements AutoCloseable {
       return r.body();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void run(List<String> command, Duration timeout) {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        throw new IllegalStateException(String.join(" ", command) + ": timed out\n" + out);
-      }
-      if (p.exitValue() != 0) {
-        throw new IllegalStateException(
-            String.join(" ", command) + ": exit " + p.exitValue() + "\n" + out);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(String.join(" ", command), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

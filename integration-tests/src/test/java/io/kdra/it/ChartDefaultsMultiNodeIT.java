@@ -33,6 +33,7 @@ import io.kdra.it.nodes.KernelFeatures;
 import io.kdra.it.nodes.MultiNodeCluster;
 import io.kdra.it.nodes.NodeRegistration;
 import io.kdra.it.nodes.RealNode;
+import io.kdra.it.services.AllocationInvariants;
 import io.kdra.it.services.BuiltImages;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.PublisherTls;

@@ -1,4 +1,4 @@
-package io.kdra.it;
+package io.kdra.it.services;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.kdra.it.services.Dra;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,14 +18,14 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * prefix of the API server's history), a pod's node never changes once set, and no ResourceSlice of
  * {@code driver} is deleted. Closing stops the watches.
  */
-final class AllocationInvariants implements AutoCloseable {
+public final class AllocationInvariants implements AutoCloseable {
 
-  final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
-  final ConcurrentLinkedQueue<String> deletedSlices = new ConcurrentLinkedQueue<>();
+  public final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+  public final ConcurrentLinkedQueue<String> deletedSlices = new ConcurrentLinkedQueue<>();
   private final Map<String, String> nodeOfPod = new ConcurrentHashMap<>();
   private final List<SharedIndexInformer<?>> informers;
 
-  AllocationInvariants(KubernetesClient client, String namespace, String driver) {
+  public AllocationInvariants(KubernetesClient client, String namespace, String driver) {
     SharedIndexInformer<ResourceClaim> claims =
         client.resources(ResourceClaim.class).inNamespace(namespace).inform();
     claims.addEventHandler(handler(c -> check(claims.getStore().list()), c -> {}));

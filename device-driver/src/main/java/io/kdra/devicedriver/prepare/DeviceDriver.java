@@ -68,6 +68,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   // DeviceSetup: whether a claim is the last user of a shared GPU (stop its MPS daemon) is decided
   // from the checkpoint, so those steps must not interleave.
   private final ReentrantLock setupLock = new ReentrantLock();
+  private final DeviceReservations reservations = new DeviceReservations();
 
   /**
    * Runs inside a prepare between the claim's CDI spec and its checkpoint entry: the one window in
@@ -385,6 +386,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
                 PrepareResult.failed(
                     "resourceclaim " + ref.namespace() + "/" + ref.name() + " not found");
           } else {
+            Optional<String> conflict = reserve(ref, claim.get());
+            if (conflict.isPresent()) {
+              throw new DeviceTaken(conflict.get());
+            }
             lockSetup();
             SetupsDone setups =
                 new SetupsDone(planner.setup(), () -> checkpoint.all().values(), journal);
@@ -410,10 +415,13 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
               throw e;
             } finally {
               unlockSetup();
+              reservations.release(ref.uid());
             }
           }
         }
       }
+    } catch (DeviceTaken e) {
+      result = PrepareResult.failed("claim " + ref + ": " + e.getMessage());
     } catch (PrepareException e) {
       result = PrepareResult.failed("claim " + ref + ": " + e.getMessage());
     } catch (ClaimReader.ClaimReadException e) {
@@ -478,6 +486,26 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     }
     telemetry.record(Operation.UNPREPARE, ref, traceParent, start, nanos(), error);
     return error;
+  }
+
+  /** The claim's devices, reserved against every other claim's ({@link DeviceFence}). */
+  private Optional<String> reserve(ClaimRef ref, ResourceClaim claim) {
+    DeviceFence.Holder wants =
+        new DeviceFence.Holder(ref, DeviceFence.taken(claim, planner.driver(), planner.pool()));
+    return reservations
+        .reserve(wants, () -> checkpoint.all().values(), inventory.get())
+        .map(
+            why ->
+                why
+                    + "; the kubelet's retry prepares this claim once that one is unprepared (its"
+                    + " pod was deleted, or is being deleted)");
+  }
+
+  /** A device the claim needs is still another claim's: nothing was touched. */
+  private static final class DeviceTaken extends Exception {
+    DeviceTaken(String message) {
+      super(message, null, false, false);
+    }
   }
 
   private void writeMetadata(List<DeviceMetadata.File> files) throws IOException {

@@ -73,6 +73,26 @@ public final class DeviceFence {
   }
 
   /**
+   * The devices whose holders can stand in the way of {@code wanted}: the wanted devices and those
+   * drawing on a counter set one of them draws on. Other claims need not be looked at.
+   */
+  public static Set<String> contested(Set<String> wanted, Inventory inventory) {
+    Set<String> sets = new TreeSet<>();
+    wanted.forEach(
+        name ->
+            inventory
+                .device(name)
+                .ifPresent(d -> d.consumesCounters().forEach(c -> sets.add(c.counterSet()))));
+    Set<String> out = new TreeSet<>(wanted);
+    for (NodeDevice d : inventory.devices()) {
+      if (d.consumesCounters().stream().anyMatch(c -> sets.contains(c.counterSet()))) {
+        out.add(d.name());
+      }
+    }
+    return out;
+  }
+
+  /**
    * Why the claim {@code uid} cannot take {@code wanted} now; empty when it can.
    *
    * @param others the claims prepared or being prepared on this node (an entry of {@code uid}

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -29,7 +30,11 @@ final class DeviceReservations {
   synchronized Optional<String> reserve(
       DeviceFence.Holder claim, Supplier<Collection<PreparedClaim>> prepared, Inventory inventory) {
     List<DeviceFence.Holder> others = new ArrayList<>(inFlight.values());
-    prepared.get().forEach(c -> others.add(DeviceFence.Holder.of(c)));
+    // only claims on contested devices: reading a claim's holdings parses its spec
+    Set<String> contested = DeviceFence.contested(claim.devices(), inventory);
+    prepared.get().stream()
+        .filter(c -> c.devices().stream().anyMatch(d -> contested.contains(d.deviceName())))
+        .forEach(c -> others.add(DeviceFence.Holder.of(c)));
     Optional<String> conflict =
         DeviceFence.conflict(claim.claim().uid(), claim.devices(), others, inventory);
     if (conflict.isEmpty()) {

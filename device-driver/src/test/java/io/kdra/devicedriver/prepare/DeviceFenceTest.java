@@ -109,6 +109,13 @@ class DeviceFenceTest {
   }
 
   @Test
+  void theDevicesOfACounterSetAreContestedTogether() {
+    assertThat(DeviceFence.contested(Set.of("gpu-0"), INVENTORY)).containsExactly("gpu-0");
+    assertThat(DeviceFence.contested(Set.of("mig-b", "gpu-9"), INVENTORY))
+        .containsExactly("gpu-2", "gpu-9", "mig-a", "mig-b", "mig-c");
+  }
+
+  @Test
   void aClaimTakesItsDevicesOfThisDriverAndPoolButNotThoseWithAdminAccess() {
     ClaimFixture c =
         claim("c")

@@ -59,6 +59,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   private final CdiSpecStore cdi;
   private final CheckpointStore checkpoint;
   private final SetupJournal journal;
+  private final SetupIntents intents;
   private final ClaimTelemetry telemetry;
   private final Clock clock;
   private final ExecutorService pool;
@@ -68,6 +69,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   // DeviceSetup: whether a claim is the last user of a shared GPU (stop its MPS daemon) is decided
   // from the checkpoint, so those steps must not interleave.
   private final ReentrantLock setupLock = new ReentrantLock();
+  private final DeviceReservations reservations = new DeviceReservations();
 
   /**
    * Runs inside a prepare between the claim's CDI spec and its checkpoint entry: the one window in
@@ -137,6 +139,8 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     this.cdi = cdi;
     this.checkpoint = checkpoint;
     this.journal = SetupJournal.beside(checkpoint.file());
+    this.intents =
+        new SetupIntents(journal, checkpoint, inventory, planner.setup(), this::lastUser);
     this.telemetry = telemetry;
     this.clock = clock;
     AtomicInteger n = new AtomicInteger();
@@ -219,82 +223,22 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   }
 
   /**
-   * Settles the setup intents a previous process left ({@link SetupJournal}): a claim that reached
-   * the checkpoint keeps its setup (the intent is dropped); one that did not has its devices
-   * released, as an undone prepare would, so that a MIG instance or MPS daemon created for a claim
-   * the kubelet may never unprepare does not leak. An intent whose device is not in the inventory
-   * (yet), or whose release fails, is kept for the next call. Runs at start and periodically; never
-   * alongside a prepare or unprepare of the same claim.
+   * Settles the setup intents a previous process left ({@link SetupIntents}). Runs at start and
+   * periodically; never alongside a prepare or unprepare of the same claim.
    *
    * @return how many intents remain unsettled
    */
   public int settleSetupIntents() {
-    List<SetupJournal.Intent> pending;
-    try {
-      pending = journal.pending();
-    } catch (IOException e) {
-      LOG.errorf("cannot read the setup intents in %s: %s", journal.dir(), e.getMessage());
-      return -1;
-    }
-    int left = 0;
-    for (SetupJournal.Intent intent : pending) {
-      ReentrantLock lock = lock(intent.uid());
-      lock.lock();
-      lockSetup();
-      try {
-        if (!settle(intent)) {
-          left++;
-        }
-      } finally {
-        unlockSetup();
-        lock.unlock();
-      }
-    }
-    return left;
-  }
-
-  private boolean settle(SetupJournal.Intent intent) {
-    boolean done = true;
-    if (checkpoint.get(intent.uid()).isPresent()) {
-      LOG.infof("claim %s is prepared: its device setup %s stays", intent.uid(), intent.devices());
-    } else {
-      Inventory now = inventory.get();
-      for (String name : intent.devices()) {
-        Optional<NodeDevice> device = now.device(name);
-        if (device.isEmpty()) {
-          LOG.warnf(
-              "claim %s began setting up device %s and never reached the checkpoint; the device is"
-                  + " not in the inventory (yet): releasing it later",
-              intent.uid(), name);
-          done = false;
-          continue;
-        }
-        try {
-          planner.setup().release(device.get(), lastUser(intent.uid(), name));
-          LOG.warnf(
-              "claim %s began setting up device %s and never reached the checkpoint (the driver"
-                  + " stopped in between): released it",
-              intent.uid(), name);
-        } catch (PrepareException | RuntimeException e) {
-          LOG.errorf(
-              "claim %s: releasing the unfinished setup of device %s failed, retrying later: %s",
-              intent.uid(), name, e.getMessage());
-          done = false;
-        }
-      }
-    }
-    return done && forget(intent.uid());
-  }
-
-  /** Drops a claim's intents; false (logged) if the file stays, to be settled again later. */
-  private boolean forget(String uid) {
-    try {
-      journal.clear(uid);
-      return true;
-    } catch (IOException e) {
-      LOG.warnf("cannot remove the setup intent of claim %s: %s", uid, e.getMessage());
-      return false;
-    }
+    return intents.settle(
+        uid -> {
+          ReentrantLock lock = lock(uid);
+          lock.lock();
+          lockSetup();
+          return () -> {
+            unlockSetup();
+            lock.unlock();
+          };
+        });
   }
 
   /** Puts the checkpoint entry rebuilt from a spec file back, or keeps the file and says why. */
@@ -385,6 +329,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
                 PrepareResult.failed(
                     "resourceclaim " + ref.namespace() + "/" + ref.name() + " not found");
           } else {
+            Optional<String> conflict = reserve(ref, claim.get());
+            if (conflict.isPresent()) {
+              throw new DeviceTaken(conflict.get());
+            }
             lockSetup();
             SetupsDone setups =
                 new SetupsDone(planner.setup(), () -> checkpoint.all().values(), journal);
@@ -399,21 +347,24 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
               interlude.afterCdiSpec(ref);
               checkpoint.put(planned);
               // a stale intent is harmless: the next start finds the claim checkpointed
-              forget(ref.uid());
+              intents.forget(ref.uid());
               result = PrepareResult.ok(planned.devices());
             } catch (Exception e) {
               // a recovered claim's setup predates this call, and is in use; an intent whose undo
               // failed stays, to be released at the next start
               if (recovered || undo(ref, setups)) {
-                forget(ref.uid());
+                intents.forget(ref.uid());
               }
               throw e;
             } finally {
               unlockSetup();
+              reservations.release(ref.uid());
             }
           }
         }
       }
+    } catch (DeviceTaken e) {
+      result = PrepareResult.failed("claim " + ref + ": " + e.getMessage());
     } catch (PrepareException e) {
       result = PrepareResult.failed("claim " + ref + ": " + e.getMessage());
     } catch (ClaimReader.ClaimReadException e) {
@@ -478,6 +429,26 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     }
     telemetry.record(Operation.UNPREPARE, ref, traceParent, start, nanos(), error);
     return error;
+  }
+
+  /** The claim's devices, reserved against every other claim's ({@link DeviceFence}). */
+  private Optional<String> reserve(ClaimRef ref, ResourceClaim claim) {
+    DeviceFence.Holder wants =
+        new DeviceFence.Holder(ref, DeviceFence.taken(claim, planner.driver(), planner.pool()));
+    return reservations
+        .reserve(wants, () -> checkpoint.all().values(), inventory.get())
+        .map(
+            why ->
+                why
+                    + "; the kubelet's retry prepares this claim once that one is unprepared (its"
+                    + " pod was deleted, or is being deleted)");
+  }
+
+  /** A device the claim needs is still another claim's: nothing was touched. */
+  private static final class DeviceTaken extends Exception {
+    DeviceTaken(String message) {
+      super(message, null, false, false);
+    }
   }
 
   private void writeMetadata(List<DeviceMetadata.File> files) throws IOException {

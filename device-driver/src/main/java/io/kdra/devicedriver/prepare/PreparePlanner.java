@@ -105,6 +105,11 @@ public final class PreparePlanner {
     return setup;
   }
 
+  /** This driver's name. */
+  public String driver() {
+    return driver;
+  }
+
   /** This node's pool name. */
   public String pool() {
     return pool;

@@ -3,6 +3,7 @@ package io.kdra.devicedriver.prepare;
 import static io.kdra.devicedriver.testing.ClaimFixture.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.devicedriver.discovery.NodeDevice;
 import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.plugin.PrepareResult;
@@ -28,6 +29,7 @@ class DeviceDriverTest {
   @TempDir Path dir;
   private final FakeClaimReader reader = new FakeClaimReader();
   private final List<DeviceDriver> drivers = new ArrayList<>();
+  private Inventory inventory = Inventories.gpus(8);
 
   private DeviceDriver driver() throws Exception {
     return driver(DeviceDriver.PrepareInterlude.NONE);
@@ -43,7 +45,7 @@ class DeviceDriverTest {
         new DeviceDriver(
             new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE, setup),
             reader,
-            () -> Inventories.gpus(8),
+            () -> inventory,
             new CdiSpecStore(dir.resolve("cdi")),
             CheckpointStore.open(dir.resolve("plugin/checkpoint.json"), Clock.systemUTC()),
             ClaimTelemetry.NONE,
@@ -326,6 +328,7 @@ class DeviceDriverTest {
 
   @Test
   void undoingAFailedPrepareKeepsTheSetupAnotherPreparedClaimUses() throws Exception {
+    inventory = Inventories.shared(Inventories.gpus(8), "gpu-0");
     RecordingSetup setup = new RecordingSetup("gpu-1");
     ClaimFixture first = claim("first").uid("u1").result("a", "gpu-0");
     ClaimFixture second = claim("second").uid("u2").result("a", "gpu-0").result("b", "gpu-1");
@@ -504,6 +507,87 @@ class DeviceDriverTest {
     }
   }
 
+  /**
+   * A pod force-deleted while its claim is prepared: the claim's device is allocated to a new
+   * claim, and the kubelet may prepare that one before it unprepares the old one (k/k#141471). The
+   * device is not handed out twice; the kubelet's retry succeeds once the old claim is unprepared.
+   */
+  @Test
+  void aDeviceStillPreparedForAnotherClaimIsNotPreparedAgainUntilThatOneIsUnprepared()
+      throws Exception {
+    ClaimFixture old = claim("old").uid("u-old").result("gpu", "gpu-0");
+    ClaimFixture next = claim("next").uid("u-next").result("gpu", "gpu-0");
+    ClaimFixture audit = claim("audit").uid("u-audit").result("gpu", "gpu-0").adminAccess();
+    reader.add(old.build()).add(next.build()).add(audit.build());
+    DeviceDriver d = driver();
+    assertThat(d.prepareResourceClaims(List.of(old.ref())).get("u-old").error()).isEmpty();
+
+    PrepareResult refused = d.prepareResourceClaims(List.of(next.ref())).get("u-next");
+
+    assertThat(refused.error())
+        .startsWith(
+            "claim default/next (uid u-next): device \"gpu-0\" is still prepared for claim"
+                + " default/old (uid u-old)");
+    assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u-old.json");
+    assertThat(d.prepareResourceClaims(List.of(audit.ref())).get("u-audit").error())
+        .as("adminAccess takes nothing away")
+        .isEmpty();
+    assertThat(d.unprepareResourceClaims(List.of(old.ref()))).containsEntry("u-old", "");
+    assertThat(d.prepareResourceClaims(List.of(next.ref())).get("u-next").error()).isEmpty();
+  }
+
+  /**
+   * The fence holds while the first claim is still being prepared: devices are reserved before
+   * setup, not only once the checkpoint has the claim.
+   */
+  @Test
+  void twoClaimsPreparedAtOnceOnOneDeviceGetItOnce() throws Exception {
+    ClaimFixture first = claim("first").uid("u1").result("gpu", "gpu-0");
+    ClaimFixture second = claim("second").uid("u2").result("gpu", "gpu-0");
+    reader.add(first.build()).add(second.build());
+    java.util.concurrent.CountDownLatch inWindow = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    DeviceDriver d =
+        driver(
+            claim -> {
+              if (claim.uid().equals("u1")) {
+                inWindow.countDown();
+                go.await();
+              }
+            });
+    java.util.concurrent.ExecutorService calls =
+        java.util.concurrent.Executors.newCachedThreadPool();
+    try {
+      var firstCall = calls.submit(() -> d.prepareResourceClaims(List.of(first.ref())));
+      assertThat(inWindow.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+      PrepareResult refused = d.prepareResourceClaims(List.of(second.ref())).get("u2");
+
+      go.countDown();
+      assertThat(firstCall.get(30, java.util.concurrent.TimeUnit.SECONDS).get("u1").error())
+          .isEmpty();
+      assertThat(refused.error()).contains("device \"gpu-0\" is still prepared for claim");
+      assertThat(cdiFiles()).containsExactly("k8s.gpu.kdra.io-claim_u1.json");
+    } finally {
+      go.countDown();
+      calls.shutdownNow();
+    }
+  }
+
+  /** A refused or failed prepare reserves nothing: the device is free for the next claim. */
+  @Test
+  void aFailedPrepareLeavesItsDevicesFree() throws Exception {
+    RecordingSetup setup = new RecordingSetup("gpu-1");
+    ClaimFixture failing = claim("failing").uid("u1").result("a", "gpu-0").result("b", "gpu-1");
+    ClaimFixture next = claim("next").uid("u2").result("a", "gpu-0");
+    reader.add(failing.build()).add(next.build());
+    DeviceDriver d = driver(DeviceDriver.PrepareInterlude.NONE, setup);
+
+    assertThat(d.prepareResourceClaims(List.of(failing.ref())).get("u1").error())
+        .contains("cannot set up gpu-1");
+    assertThat(d.prepareResourceClaims(List.of(next.ref())).get("u2").error()).isEmpty();
+  }
+
   @Test
   void anApiFailureIsAClaimErrorAndNothingIsWritten() throws Exception {
     reader.broken = true;
@@ -516,8 +600,9 @@ class DeviceDriverTest {
   @Test
   void preparesManyClaimsConcurrently() throws Exception {
     List<ClaimRef> refs = new ArrayList<>();
+    inventory = Inventories.gpus(64);
     for (int i = 0; i < 64; i++) {
-      ClaimFixture c = claim("c" + i).uid("u" + i).result("gpu", "gpu-" + (i % 8));
+      ClaimFixture c = claim("c" + i).uid("u" + i).result("gpu", "gpu-" + i);
       reader.add(c.build());
       refs.add(c.ref());
     }

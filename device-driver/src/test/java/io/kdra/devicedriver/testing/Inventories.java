@@ -31,4 +31,15 @@ public final class Inventories {
     }
     return new Inventory(devices, List.of(), List.of("/dev/nvidiactl"));
   }
+
+  /** The inventory with the named devices shareable (allowMultipleAllocations), same capacity. */
+  public static Inventory shared(Inventory inventory, String... names) {
+    List<String> shared = List.of(names);
+    return new Inventory(
+        inventory.devices().stream()
+            .map(d -> shared.contains(d.name()) ? d.shared(d.capacity(), Map.of()) : d)
+            .toList(),
+        inventory.sharedCounters(),
+        inventory.commonDeviceNodes());
+  }
 }

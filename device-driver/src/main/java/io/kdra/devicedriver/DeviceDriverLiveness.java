@@ -37,6 +37,7 @@ public class DeviceDriverLiveness implements HealthCheck {
   @Inject DriverConfig config;
 
   private final PluginSocketProbe probe = new PluginSocketProbe(SOCKET_DEADLINE);
+  private final SecondMissInARow socketMisses = new SecondMissInARow();
 
   @Override
   public HealthCheckResponse call() {
@@ -44,7 +45,9 @@ public class DeviceDriverLiveness implements HealthCheck {
         DiscoveryLiveness.forPasses(config.discoveryInterval(), config.nvidia().timeout());
     KubeletPluginServer server = runtime.server();
     Supplier<Optional<String>> socket =
-        server == null ? Optional::empty : () -> probe.check(server.draSocket());
+        server == null
+            ? Optional::empty
+            : () -> socketMisses.judge(probe.check(server.draSocket()));
     return check(runtime.inventory(), rule, Instant.now(), socket);
   }
 
@@ -74,5 +77,24 @@ public class DeviceDriverLiveness implements HealthCheck {
     return unreachable.isPresent()
         ? response.down().withData("plugin-socket", unreachable.get()).build()
         : response.up().build();
+  }
+
+  /**
+   * Forgives a single missed socket check: a cold JVM's first call on a loaded node can run past
+   * the deadline although the server is fine. A socket that is gone or a server that hangs misses
+   * every check, so the second miss in a row is reported.
+   */
+  static final class SecondMissInARow {
+    private int missed;
+
+    /** {@code why} when it is the second miss in a row, else empty. */
+    synchronized Optional<String> judge(Optional<String> why) {
+      if (why.isEmpty()) {
+        missed = 0;
+        return why;
+      }
+      missed++;
+      return missed >= 2 ? why : Optional.empty();
+    }
   }
 }

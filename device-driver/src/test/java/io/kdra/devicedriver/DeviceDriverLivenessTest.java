@@ -182,6 +182,19 @@ class DeviceDriverLivenessTest {
     }
   }
 
+  @Test
+  void aSingleMissedSocketCheckIsForgivenTheSecondInARowIsNot() {
+    var misses = new DeviceDriverLiveness.SecondMissInARow();
+    Optional<String> miss = Optional.of("dra.sock does not answer (DEADLINE_EXCEEDED)");
+    assertThat(misses.judge(miss)).isEmpty();
+    assertThat(misses.judge(Optional.empty())).isEmpty();
+    assertThat(misses.judge(miss)).isEmpty();
+    assertThat(misses.judge(miss)).isEqualTo(miss);
+    assertThat(misses.judge(miss)).isEqualTo(miss);
+    assertThat(misses.judge(Optional.empty())).isEmpty();
+    assertThat(misses.judge(miss)).isEmpty();
+  }
+
   private HealthCheckResponse.Status status() {
     return DeviceDriverLiveness.check(watcher, RULE, clock.instant(), Optional::empty).getStatus();
   }

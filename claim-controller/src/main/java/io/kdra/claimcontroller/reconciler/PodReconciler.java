@@ -91,6 +91,7 @@ public class PodReconciler implements Reconciler<Pod> {
   private volatile IndexerResourceCache<Pod> podCache;
   private volatile PodTriggers triggers;
   private volatile Preemption preemption;
+  private volatile PodRetries retries;
 
   /**
    * Failed attempts per pod UID, for the backoff. The operator SDK does not dispatch a deleted pod
@@ -203,9 +204,11 @@ public class PodReconciler implements Reconciler<Pod> {
           new TaintEvictor(view, evictionWriter, events, () -> view.synced() && mayWrite(), clock));
     }
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
+    var podRetries = new PodRetries(pods::get);
+    retries = podRetries;
     List<EventSource<?, Pod>> sources =
         new java.util.ArrayList<>(
-            List.of(claims, templates, nodes, slices, classes, namespaces, departures));
+            List.of(claims, templates, nodes, slices, classes, namespaces, departures, podRetries));
     if (taintRules != null) {
       sources.add(taintRules);
     }
@@ -296,10 +299,12 @@ public class PodReconciler implements Reconciler<Pod> {
         || Pods.isDone(pod)
         || pod.getMetadata().getDeletionTimestamp() != null) {
       attempts.remove(uid);
+      retries.forget(pod);
       return UpdateControl.noUpdate();
     }
     if (Pods.isBound(pod)) {
       attempts.remove(uid);
+      retries.forget(pod);
       if (!Pods.claimEntries(pod).isEmpty()) {
         scheduling.reserveForBoundPod(pod);
       }
@@ -319,19 +324,22 @@ public class PodReconciler implements Reconciler<Pod> {
     triggers.attempted(pod, outcome instanceof Outcome.Unschedulable u && !u.timedOut());
     if (outcome instanceof Outcome.Bound) {
       attempts.remove(uid);
+      retries.forget(pod);
       return UpdateControl.noUpdate();
     }
     if (outcome instanceof Outcome.Waiting) {
       return UpdateControl.noUpdate();
     }
+    // Retried through PodRetries, keyed by UID, not rescheduleAfter: see there.
     Backoff backoff = new Backoff(config.retry().initialBackoff(), config.retry().maxBackoff());
     int attempt = countAttempt(uid);
     if (outcome instanceof Outcome.Unschedulable u) {
-      return UpdateControl.<Pod>noUpdate()
-          .rescheduleAfter(
-              u.timedOut() ? deadline().retryDelay(backoff, attempt) : backoff.delay(attempt));
+      retries.after(
+          pod, u.timedOut() ? deadline().retryDelay(backoff, attempt) : backoff.delay(attempt));
+    } else {
+      // Retry: a claim changed under the decision; the next attempt sees the change.
+      retries.after(pod, config.retry().initialBackoff());
     }
-    // Retry: a claim changed under the decision; the next attempt sees the change.
-    return UpdateControl.<Pod>noUpdate().rescheduleAfter(config.retry().initialBackoff());
+    return UpdateControl.noUpdate();
   }
 }

@@ -32,7 +32,12 @@ final class PodTriggers {
   static final String NAMED_CLAIM = "named-claim";
 
   private final IndexerResourceCache<Pod> pods;
-  private final Set<ResourceID> unschedulable = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The pods marked unschedulable, each with its UID: a pod re-created under the name of one
+   * deleted while it was tried must not lose its mark to the late end of the old pod's attempt.
+   */
+  private final Map<ResourceID, String> unschedulable = new ConcurrentHashMap<>();
 
   /** UIDs of claims seen allocated, so that an event without the allocation reads as freed. */
   private final Set<String> allocated = ConcurrentHashMap.newKeySet();
@@ -74,10 +79,11 @@ final class PodTriggers {
    */
   void attempted(Pod pod, boolean isUnschedulable) {
     ResourceID id = ResourceID.fromResource(pod);
+    String uid = pod.getMetadata().getUid();
     if (isUnschedulable) {
-      unschedulable.add(id);
+      unschedulable.put(id, uid);
     } else {
-      unschedulable.remove(id);
+      unschedulable.remove(id, uid);
     }
   }
 
@@ -138,11 +144,23 @@ final class PodTriggers {
     return allocated.remove(uid);
   }
 
-  /** The unschedulable pods that are still pending; forgets those gone or placed since. */
+  /**
+   * The unschedulable pods that are still pending; forgets those gone (or replaced by a pod of the
+   * same name) or placed since.
+   */
   private Set<ResourceID> unschedulable() {
-    unschedulable.removeIf(
-        id -> pods.get(id).map(p -> Pods.isBound(p) || Pods.isDone(p)).orElse(true));
-    return Set.copyOf(unschedulable);
+    unschedulable
+        .entrySet()
+        .removeIf(
+            e ->
+                pods.get(e.getKey())
+                    .map(
+                        p ->
+                            !e.getValue().equals(p.getMetadata().getUid())
+                                || Pods.isBound(p)
+                                || Pods.isDone(p))
+                    .orElse(true));
+    return Set.copyOf(unschedulable.keySet());
   }
 
   /** The pending pods of {@code scheduler} in {@code namespace} (null: all). */

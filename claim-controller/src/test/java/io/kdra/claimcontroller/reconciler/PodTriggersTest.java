@@ -175,4 +175,27 @@ class PodTriggersTest {
     assertThat(triggers.forPodChange(placed, false)).isEmpty();
     assertThat(triggers.forPodChange(pending, true)).isEmpty();
   }
+
+  static Pod withUid(String name, String uid) {
+    return new PodBuilder(K.pod(name).build()).editMetadata().withUid(uid).endMetadata().build();
+  }
+
+  /**
+   * A pod deleted while it was tried and re-created under the same name (a StatefulSet's pod): the
+   * late end of the old pod's attempt neither clears the new pod's mark nor marks the new pod.
+   */
+  @Test
+  void anAttemptOfAPodReplacedUnderItsNameLeavesTheNewPodsMarkAlone() {
+    Pod old = withUid("twin", "uid-old");
+    Pod twin = withUid("twin", "uid-new");
+    cache.put(twin);
+    triggers.attempted(twin, true);
+
+    triggers.attempted(old, false);
+    assertThat(triggers.forClusterChange()).containsExactly(id("twin"));
+
+    triggers.attempted(twin, false);
+    triggers.attempted(old, true);
+    assertThat(triggers.forClusterChange()).isEmpty();
+  }
 }

@@ -35,7 +35,8 @@ public final class ElectionWiring {
   /**
    * @param component the service's name ({@code claim-controller}): logs, meters, the default Lease
    *     name {@code kdra-<component>}
-   * @param propertyPrefix where the settings live ({@code publisher.leader-election}), for errors
+   * @param propertyPrefix where the settings live ({@code kdra.slice-publisher.leader-election}),
+   *     for errors
    * @param electionRuns false where the framework does not elect in this run (a test or dev
    *     profile) even though the settings enable it: then this replica is the single one
    * @param hostname the pod name, usually {@code HOSTNAME}; may be null

@@ -63,7 +63,12 @@ class ElectionWiringTest {
 
   private ElectionWiring wiring(Settings s, boolean electionRuns, String hostname) {
     return new ElectionWiring(
-        "slice-publisher", "publisher.leader-election", s, client, electionRuns, hostname);
+        "slice-publisher",
+        "kdra.slice-publisher.leader-election",
+        s,
+        client,
+        electionRuns,
+        hostname);
   }
 
   static Stream<Arguments> electing() {
@@ -137,13 +142,13 @@ class ElectionWiringTest {
       ElectionWiring w =
           new ElectionWiring(
               "slice-publisher",
-              "publisher.leader-election",
+              "kdra.slice-publisher.leader-election",
               Settings.defaults(),
               noNamespace,
               true,
               "pod-a");
       assertThatThrownBy(w::leaseNamespace)
-          .hasMessageContaining("publisher.leader-election.lease-namespace is not set");
+          .hasMessageContaining("kdra.slice-publisher.leader-election.lease-namespace is not set");
     }
   }
 }

@@ -6,8 +6,9 @@ import java.util.Optional;
 
 /**
  * The leader-election settings of every elected service, one group under each service's prefix
- * ({@code kdra.claim-controller.leader-election.*}, {@code publisher.leader-election.*}, {@code
- * bridge.leader-election.*}), so that the names and defaults are the same everywhere.
+ * ({@code kdra.claim-controller.leader-election.*}, {@code kdra.slice-publisher.leader-election.*},
+ * {@code kdra.computeclass-bridge.leader-election.*}), so that the names and defaults are the same
+ * everywhere.
  */
 public interface LeaderElectionSettings {
 

@@ -43,7 +43,7 @@ class SteppingDownTest {
     ElectionWiring w =
         new ElectionWiring(
             "slice-publisher",
-            "publisher.leader-election",
+            "kdra.slice-publisher.leader-election",
             new ElectionWiringTest.Settings(
                 true,
                 Optional.of(LEASE),

@@ -10,7 +10,9 @@ import java.util.jar.JarFile;
  * fabric8's Kubernetes model in the native image: every model class of the packages dra-alloc
  * reads (core, meta and resource.k8s.io/v1, and fabric8's own Jackson glue) with its
  * constructors, methods and fields open to reflection. Builders and fluent classes are left out
- * (the model's Jackson binding never uses them; they are two thirds of the classes). Derived
+ * (the model's Jackson binding never uses them; they are two thirds of the classes). Also the
+ * Caffeine classes that dra-core's CEL compile cache (bounded by size, strong keys and values)
+ * is made of, which Caffeine's factories find by name: SSMS (the cache) and PSMS (its nodes). Derived
  * from the jar at build time, so a new fabric8 version needs no list kept by hand.
  *
  * <p>Usage: java ReflectionConfig.java JAR OUT_DIR
@@ -25,6 +27,8 @@ public class ReflectionConfig {
           "io.fabric8.kubernetes.internal",
           "io.fabric8.kubernetes.model.jackson",
           "io.fabric8.kubernetes.model.util");
+
+  private static final List<String> CAFFEINE_GENERATED = List.of("SSMS", "PSMS");
 
   public static void main(String[] args) throws IOException {
     TreeSet<String> types = new TreeSet<>();
@@ -50,13 +54,16 @@ public class ReflectionConfig {
     Path out = Path.of(args[1]);
     Files.createDirectories(out);
     Files.writeString(out.resolve("reachability-metadata.json"), json);
-    System.err.println("build-native-image: " + types.size() + " model classes open to reflection");
+    System.err.println("build-native-image: " + types.size() + " classes open to reflection");
   }
 
   private static boolean isModelClass(String name) {
     int dot = name.lastIndexOf('.');
     String pkg = name.substring(0, dot);
     String simple = name.substring(dot + 1);
+    if (pkg.equals("com.github.benmanes.caffeine.cache")) {
+      return CAFFEINE_GENERATED.contains(simple);
+    }
     return PACKAGES.contains(pkg)
         && !simple.contains("Builder")
         && !simple.contains("Fluent")

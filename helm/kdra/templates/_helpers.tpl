@@ -90,7 +90,7 @@ containers by host path. Call with $.
 {{- end -}}
 
 {{/*
-Flattens a config tree into Java properties lines: (dict "prefix" "publisher" "value" $tree).
+Flattens a config tree into Java properties lines: (dict "prefix" "kdra.slice-publisher" "value" $tree).
 Keys holding a dot or a slash (labels, e.g. network-pools.<pool>.node-selector) are quoted as
 SmallRye Config expects; lists become comma-separated values; null and empty maps are left out.
 */}}

@@ -172,7 +172,8 @@ public class DriverRuntime {
   private void startStaleClaimCleanup(ClaimReader claims) {
     DriverConfig.StaleClaims s = config.staleClaims();
     if (s.checkInterval().isZero() || s.checkInterval().isNegative()) {
-      LOG.info("driver.stale-claims.check-interval=0s: claims the kubelet never unprepares stay");
+      LOG.info(
+          "kdra.device-driver.stale-claims.check-interval=0s: claims the kubelet never unprepares stay");
       return;
     }
     staleClaims =
@@ -192,7 +193,8 @@ public class DriverRuntime {
   /** The driver, reporting its claims' device status unless that is off. */
   private DraPlugin claimDeviceStatus(DeviceDriver plugin) {
     if (!config.claimDeviceStatus()) {
-      LOG.info("driver.claim-device-status=false: claims' status.devices are not written");
+      LOG.info(
+          "kdra.device-driver.claim-device-status=false: claims' status.devices are not written");
       return plugin;
     }
     return new DeviceStatusPlugin(
@@ -213,13 +215,13 @@ public class DriverRuntime {
     }
     if (config.backend() != DriverConfig.Backend.simulated) {
       throw new IllegalStateException(
-          "driver.test-only.prepare-delay="
+          "kdra.device-driver.test-only.prepare-delay="
               + delay
-              + " is for end-to-end tests on simulated devices; unset it with driver.backend="
+              + " is for end-to-end tests on simulated devices; unset it with kdra.device-driver.backend="
               + config.backend());
     }
     LOG.warnf(
-        "driver.test-only.prepare-delay=%s: every prepare pauses between CDI spec and "
+        "kdra.device-driver.test-only.prepare-delay=%s: every prepare pauses between CDI spec and "
             + "checkpoint (end-to-end tests only)",
         delay);
     return DeviceDriver.PrepareInterlude.pause(delay);

@@ -106,7 +106,8 @@ class DeviceDriverHealthTest {
                   NodePrepareResourcesRequest.newBuilder().addClaims(claim).build())
               .getClaimsOrThrow(uid);
       assertThat(r.getError()).isEmpty();
-      // the device, and (driver.device-metadata is on by default) the request's metadata file
+      // the device, and (kdra.device-driver.device-metadata is on by default) the request's
+      // metadata file
       assertThat(r.getDevices(0).getCdiDeviceIdsList())
           .containsExactly(
               "k8s.gpu.kdra.io/claim=" + uid + "-gpu-3",

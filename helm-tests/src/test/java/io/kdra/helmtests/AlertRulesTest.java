@@ -42,7 +42,7 @@ class AlertRulesTest {
           "slice-publisher",
           "device-driver",
           "computeclass-bridge",
-          "leadership");
+          "kube-support");
 
   @Test
   void nothingMonitoringIsRenderedByDefault() {

@@ -24,10 +24,10 @@ class ConfigReachabilityTest {
 
   static Stream<Arguments> components() {
     return Stream.of(
-        Arguments.of("device-driver", "deviceDriver", "driver."),
-        Arguments.of("slice-publisher", "slicePublisher", "publisher."),
+        Arguments.of("device-driver", "deviceDriver", "kdra.device-driver."),
+        Arguments.of("slice-publisher", "slicePublisher", "kdra.slice-publisher."),
         Arguments.of("claim-controller", "claimController", "kdra.claim-controller."),
-        Arguments.of("computeclass-bridge", "computeClassBridge", "bridge."));
+        Arguments.of("computeclass-bridge", "computeClassBridge", "kdra.computeclass-bridge."));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -49,9 +49,9 @@ class ConfigReachabilityTest {
   }
 
   /**
-   * Property names in backticks: {@code `driver.nvidia.smi-path` / `.timeout`} names two, {@code
-   * <pool>} stands for any map key, {@code =value} is an example and is cut; a value in backticks
-   * that starts with a dot is a sibling only after " / ".
+   * Property names in backticks: {@code `kdra.device-driver.nvidia.smi-path` / `.timeout`} names
+   * two, {@code <pool>} stands for any map key, {@code =value} is an example and is cut; a value in
+   * backticks that starts with a dot is a sibling only after " / ".
    */
   static List<String> documented(String section, String prefix) {
     List<String> out = new ArrayList<>();

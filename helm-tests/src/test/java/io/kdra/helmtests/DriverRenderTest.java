@@ -63,13 +63,16 @@ class DriverRenderTest {
         .hasSize(4);
     Properties p = Rendered.properties(Chart.render(Map.of()), "kdra-device-driver");
     assertThat(p)
-        .containsEntry("driver.name", "gpu.kdra.io")
-        .containsEntry("driver.kubelet-registry-dir", "/var/lib/kubelet/plugins_registry")
-        .containsEntry("driver.kubelet-plugins-dir", "/var/lib/kubelet/plugins")
+        .containsEntry("kdra.device-driver.name", "gpu.kdra.io")
         .containsEntry(
-            "driver.checkpoint-file", "/var/lib/kubelet/plugins/gpu.kdra.io/checkpoint.json")
-        .containsEntry("driver.cdi-dir", "/var/run/cdi")
-        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000");
+            "kdra.device-driver.kubelet-registry-dir", "/var/lib/kubelet/plugins_registry")
+        .containsEntry("kdra.device-driver.kubelet-plugins-dir", "/var/lib/kubelet/plugins")
+        .containsEntry(
+            "kdra.device-driver.checkpoint-file",
+            "/var/lib/kubelet/plugins/gpu.kdra.io/checkpoint.json")
+        .containsEntry("kdra.device-driver.cdi-dir", "/var/run/cdi")
+        .containsEntry(
+            "kdra.device-driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000");
   }
 
   /** Columns: values, the host directory mounted for MPS. */
@@ -127,8 +130,8 @@ class DriverRenderTest {
         .singleElement()
         .satisfies(m -> assertThat(m.getMountPath()).isEqualTo("/dev/shm"));
     assertThat(Rendered.properties(objects, "kdra-device-driver"))
-        .containsEntry("driver.sharing.strategy", "mps")
-        .containsEntry("driver.sharing.mps-root", root);
+        .containsEntry("kdra.device-driver.sharing.strategy", "mps")
+        .containsEntry("kdra.device-driver.sharing.mps-root", root);
   }
 
   @Test
@@ -151,12 +154,12 @@ class DriverRenderTest {
             Rendered.properties(
                 Chart.render(Chart.values("deviceDriver.config.mig-mode", false)),
                 "kdra-device-driver"))
-        .containsEntry("driver.mig-mode", "off");
+        .containsEntry("kdra.device-driver.mig-mode", "off");
     assertThat(
             Rendered.properties(
                 Chart.render(Chart.values("deviceDriver.config.mig-mode", "dynamic")),
                 "kdra-device-driver"))
-        .containsEntry("driver.mig-mode", "dynamic");
+        .containsEntry("kdra.device-driver.mig-mode", "dynamic");
   }
 
   @Test
@@ -185,10 +188,11 @@ class DriverRenderTest {
         .isEqualTo(
             "registry.example.org/team/kdra/device-driver@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
     assertThat(Rendered.properties(objects, "kdra-full-device-driver"))
-        .containsEntry("driver.nvidia.host-root", "/host")
-        .containsEntry("driver.backend", "nvidia")
+        .containsEntry("kdra.device-driver.nvidia.host-root", "/host")
+        .containsEntry("kdra.device-driver.backend", "nvidia")
         .containsEntry(
-            "driver.publisher.address", "kdra-full-slice-publisher.kdra-system.svc:9090");
+            "kdra.device-driver.publisher.address",
+            "kdra-full-slice-publisher.kdra-system.svc:9090");
   }
 
   /** docs/user/install.md: a second release for TPU nodes. */
@@ -217,10 +221,11 @@ class DriverRenderTest {
         .extracting(HasMetadata::getKind)
         .doesNotContain("Deployment", "DeviceClass", "Service");
     assertThat(Rendered.properties(objects, "kdra-device-driver"))
-        .containsEntry("driver.name", "tpu.kdra.io")
-        .containsEntry("driver.backend", "tpu")
-        .containsEntry("driver.tpu.host-root", "/host")
-        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000");
+        .containsEntry("kdra.device-driver.name", "tpu.kdra.io")
+        .containsEntry("kdra.device-driver.backend", "tpu")
+        .containsEntry("kdra.device-driver.tpu.host-root", "/host")
+        .containsEntry(
+            "kdra.device-driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000");
     PodSpec pod =
         Rendered.one(objects, DaemonSet.class, "kdra-device-driver")
             .getSpec()

@@ -28,7 +28,7 @@ final class MetricsPage {
           "computeclass-bridge", "computeclass-bridge",
           "device-driver", "device-driver",
           "slice-publisher", "slice-publisher",
-          "leadership", "claim-controller, slice-publisher, computeclass-bridge");
+          "kube-support", "claim-controller, slice-publisher, computeclass-bridge");
 
   private static final Set<String> METERS =
       Set.of("Counter", "FunctionCounter", "Gauge", "Timer", "DistributionSummary");

@@ -165,9 +165,11 @@ class NetworkRenderTest {
 
     assertThat(Rendered.properties(objects, "kdra-slice-publisher"))
         .containsEntry(
-            "publisher.inventory-tls.certificate", "/var/run/secrets/kdra.io/inventory-tls/tls.crt")
+            "kdra.slice-publisher.inventory-tls.certificate",
+            "/var/run/secrets/kdra.io/inventory-tls/tls.crt")
         .containsEntry(
-            "publisher.inventory-tls.key", "/var/run/secrets/kdra.io/inventory-tls/tls.key")
+            "kdra.slice-publisher.inventory-tls.key",
+            "/var/run/secrets/kdra.io/inventory-tls/tls.key")
         .containsEntry("quarkus.grpc.server.plain-text", "false")
         .doesNotContainKey("quarkus.grpc.server.ssl.certificate");
     PodSpec publisher =
@@ -184,10 +186,13 @@ class NetworkRenderTest {
                     .extracting(i -> i.getKey())
                     .containsExactly("tls.crt", "tls.key"));
     assertThat(Rendered.properties(objects, "kdra-device-driver"))
-        .containsEntry("driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000")
         .containsEntry(
-            "driver.publisher.tls.ca-file", "/var/run/secrets/kdra.io/publisher-ca/ca.crt")
-        .containsEntry("driver.publisher.tls.server-name", "kdra-slice-publisher.kdra-system.svc");
+            "kdra.device-driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000")
+        .containsEntry(
+            "kdra.device-driver.publisher.tls.ca-file",
+            "/var/run/secrets/kdra.io/publisher-ca/ca.crt")
+        .containsEntry(
+            "kdra.device-driver.publisher.tls.server-name", "kdra-slice-publisher.kdra-system.svc");
     PodSpec driver =
         Rendered.one(objects, DaemonSet.class, "kdra-device-driver")
             .getSpec()
@@ -219,10 +224,10 @@ class NetworkRenderTest {
         .noneMatch(
             k ->
                 k.startsWith("quarkus.grpc.server.ssl")
-                    || k.startsWith("publisher.inventory-tls")
+                    || k.startsWith("kdra.slice-publisher.inventory-tls")
                     || k.contains("plain-text"));
     assertThat(Rendered.properties(objects, "kdra-device-driver").stringPropertyNames())
-        .noneMatch(k -> k.startsWith("driver.publisher.tls"));
+        .noneMatch(k -> k.startsWith("kdra.device-driver.publisher.tls"));
   }
 
   @Test

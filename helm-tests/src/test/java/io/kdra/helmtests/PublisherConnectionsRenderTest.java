@@ -30,14 +30,14 @@ class PublisherConnectionsRenderTest {
                     "inventory-connections",
                     Map.of("max-age", "10m", "max-age-grace", "20s", "max-idle", "2s"))));
     assertThat(Rendered.properties(Chart.render(values), "kdra-slice-publisher"))
-        .containsEntry("publisher.inventory-connections.max-age", "10m")
-        .containsEntry("publisher.inventory-connections.max-age-grace", "20s")
-        .containsEntry("publisher.inventory-connections.max-idle", "2s");
+        .containsEntry("kdra.slice-publisher.inventory-connections.max-age", "10m")
+        .containsEntry("kdra.slice-publisher.inventory-connections.max-age-grace", "20s")
+        .containsEntry("kdra.slice-publisher.inventory-connections.max-idle", "2s");
   }
 
   @Test
   void byDefaultTheServicesOwnLimitsApply() {
     assertThat(Rendered.properties(Chart.render(Map.of()), "kdra-slice-publisher").keySet())
-        .noneMatch(k -> k.toString().startsWith("publisher.inventory-connections."));
+        .noneMatch(k -> k.toString().startsWith("kdra.slice-publisher.inventory-connections."));
   }
 }

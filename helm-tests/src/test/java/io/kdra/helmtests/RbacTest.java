@@ -45,9 +45,9 @@ class RbacTest {
   static final Set<String> DRIVER_READS = grants("resource.k8s.io/resourceclaims", Set.of("get"));
 
   /**
-   * ... and, with driver.claim-device-status on (the default), its claims' status.devices: the
-   * status patch, and upstream's per-driver check on the synthetic resourceclaims/driver for its
-   * own node's claims only (associated-node), never arbitrary-node.
+   * ... and, with kdra.device-driver.claim-device-status on (the default), its claims'
+   * status.devices: the status patch, and upstream's per-driver check on the synthetic
+   * resourceclaims/driver for its own node's claims only (associated-node), never arbitrary-node.
    */
   static final Set<String> DRIVER =
       union(

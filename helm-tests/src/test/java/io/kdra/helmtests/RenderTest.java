@@ -112,13 +112,14 @@ class RenderTest {
   void leaderElectionIsOnByDefault() {
     List<HasMetadata> objects = Chart.render(Map.of());
     assertThat(Rendered.properties(objects, "kdra-slice-publisher"))
-        .containsEntry("publisher.leader-election.enabled", "true")
-        .containsEntry("publisher.leader-election.lease-namespace", "kdra-system")
-        .containsEntry("publisher.drivers", "gpu.kdra.io,tpu.kdra.io")
-        .containsEntry("publisher.auth.enabled", "true");
+        .containsEntry("kdra.slice-publisher.leader-election.enabled", "true")
+        .containsEntry("kdra.slice-publisher.leader-election.lease-namespace", "kdra-system")
+        .containsEntry("kdra.slice-publisher.drivers", "gpu.kdra.io,tpu.kdra.io")
+        .containsEntry("kdra.slice-publisher.auth.enabled", "true");
     assertThat(Rendered.properties(objects, "kdra-claim-controller"))
         .containsEntry("kdra.claim-controller.leader-election.enabled", "true")
-        .containsEntry("kdra.claim-controller.template-mode", "adopt");
+        // adopt, the service's own default: kept in one place (ClaimControllerConfig)
+        .doesNotContainKey("kdra.claim-controller.template-mode");
   }
 
   @Test
@@ -126,9 +127,10 @@ class RenderTest {
     List<HasMetadata> objects =
         Chart.render(Chart.values("computeClassBridge.enabled", true, "cluster.gke", true));
     assertThat(Rendered.properties(objects, "kdra-computeclass-bridge"))
-        .containsEntry("bridge.leader-election.enabled", "true")
-        .containsEntry("bridge.leader-election.lease-name", "kdra-computeclass-bridge")
-        .containsEntry("bridge.leader-election.lease-namespace", "kdra-system");
+        .containsEntry("kdra.computeclass-bridge.leader-election.enabled", "true")
+        .containsEntry(
+            "kdra.computeclass-bridge.leader-election.lease-name", "kdra-computeclass-bridge")
+        .containsEntry("kdra.computeclass-bridge.leader-election.lease-namespace", "kdra-system");
     assertThat(
             Rendered.one(objects, Deployment.class, "kdra-computeclass-bridge")
                 .getSpec()
@@ -150,7 +152,7 @@ class RenderTest {
                 "computeClassBridge.config.leader-election.enabled",
                 false));
     assertThat(Rendered.properties(objects, "kdra-computeclass-bridge"))
-        .containsEntry("bridge.leader-election.enabled", "false");
+        .containsEntry("kdra.computeclass-bridge.leader-election.enabled", "false");
     assertThat(objects)
         .noneMatch(
             o -> o.getMetadata().getName().equals("kdra-computeclass-bridge-leader-election"));
@@ -206,13 +208,14 @@ class RenderTest {
   void everyConfigValueReachesTheServiceProperties() {
     List<HasMetadata> objects = Chart.render(Chart.fullValues());
     assertThat(Rendered.properties(objects, "kdra-full-slice-publisher"))
-        .containsEntry("publisher.network-pools.fabric-a.node-selector.\"example.org/fabric\"", "a")
         .containsEntry(
-            "publisher.node-label-attributes",
+            "kdra.slice-publisher.network-pools.fabric-a.node-selector.\"example.org/fabric\"", "a")
+        .containsEntry(
+            "kdra.slice-publisher.node-label-attributes",
             "cloud.google.com/gke-nodepool,topology.kubernetes.io/zone")
-        .containsEntry("publisher.stale.remove-after", "15m")
-        .containsEntry("publisher.leader-election.lease-namespace", "kdra-leases")
-        .containsEntry("publisher.slice-field-selector", "true")
+        .containsEntry("kdra.slice-publisher.stale.remove-after", "15m")
+        .containsEntry("kdra.slice-publisher.leader-election.lease-namespace", "kdra-leases")
+        .containsEntry("kdra.slice-publisher.slice-field-selector", "true")
         .containsEntry(
             "quarkus.otel.exporter.otlp.endpoint", "http://otel-collector.observability:4317")
         .containsEntry("quarkus.otel.exporter.otlp.protocol", "http/protobuf")
@@ -229,10 +232,10 @@ class RenderTest {
         .containsEntry(
             "quarkus.operator-sdk.controllers.pod-scheduler.retry.interval.max", "60000");
     assertThat(Rendered.properties(objects, "kdra-full-computeclass-bridge"))
-        .containsEntry("bridge.catalog.drivers.kdra-gpu", "gpu.example.org")
-        .containsEntry("bridge.catalog.drivers.gke-gpu", "gpu.nvidia.com")
-        .containsEntry("bridge.namespaces.names", "team-a,team-b")
-        .containsEntry("bridge.namespaces.selector", "example.org/gpus=enabled")
+        .containsEntry("kdra.computeclass-bridge.catalog.drivers.kdra-gpu", "gpu.example.org")
+        .containsEntry("kdra.computeclass-bridge.catalog.drivers.gke-gpu", "gpu.nvidia.com")
+        .containsEntry("kdra.computeclass-bridge.namespaces.names", "team-a,team-b")
+        .containsEntry("kdra.computeclass-bridge.namespaces.selector", "example.org/gpus=enabled")
         .containsEntry(
             "quarkus.otel.exporter.otlp.endpoint", "http://otel-collector.observability:4317");
   }
@@ -275,7 +278,7 @@ class RenderTest {
             Rendered.properties(
                 Chart.render(Chart.values("slicePublisher.config.auth.enabled", false)),
                 "kdra-slice-publisher"))
-        .containsEntry("publisher.auth.enabled", "false");
+        .containsEntry("kdra.slice-publisher.auth.enabled", "false");
   }
 
   @Test

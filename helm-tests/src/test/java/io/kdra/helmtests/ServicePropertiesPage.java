@@ -44,7 +44,7 @@ final class ServicePropertiesPage {
 
   /** Configuration groups that several services share, by simple name. */
   private static final String LEADER_ELECTION =
-      "leadership/src/main/java/io/kdra/leadership/LeaderElectionSettings.java";
+      "kube-support/src/main/java/io/kdra/leadership/LeaderElectionSettings.java";
 
   /** One property: its full name, type, default (empty: none) and description. */
   record Property(String name, String type, String defaultValue, String description) {}
@@ -57,7 +57,7 @@ final class ServicePropertiesPage {
         """
         Every property of each service, as its configuration interface declares it. Each is also an
         environment variable (upper case, dots and dashes as underscores:
-        `publisher.max-writes-per-second` is `PUBLISHER_MAX_WRITES_PER_SECOND`), and in the chart
+        `kdra.slice-publisher.max-writes-per-second` is `KDRA_SLICE_PUBLISHER_MAX_WRITES_PER_SECOND`), and in the chart
         the key under `<component>.config` without the service's prefix (for example
         `slicePublisher.config.stale.taint-after`); the chart leaves a property it does not set at
         the default below. `<key>` stands for any map key. What each one means in context: the

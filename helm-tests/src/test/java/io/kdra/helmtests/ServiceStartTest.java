@@ -73,19 +73,23 @@ class ServiceStartTest {
     for (String dir : List.of("KUBELET_REGISTRY_DIR", "KUBELET_PLUGINS_DIR", "CDI_DIR")) {
       pb.environment().put("DRIVER_" + dir, work.resolve(dir.toLowerCase()).toString());
     }
-    pb.environment().put("DRIVER_CHECKPOINT_FILE", work.resolve("checkpoint.json").toString());
-    pb.environment().put("DRIVER_BACKEND", "simulated");
+    pb.environment()
+        .put("KDRA_DEVICE_DRIVER_CHECKPOINT_FILE", work.resolve("checkpoint.json").toString());
+    pb.environment().put("KDRA_DEVICE_DRIVER_BACKEND", "simulated");
     // the publisher's certificate, where the chart mounts its Secret, here in the directory
     Secret tls = Rendered.one(objects, Secret.class, "kdra-full-slice-publisher-tls");
     for (String file : List.of("tls.crt", "tls.key")) {
       Files.write(work.resolve(file), Base64.getDecoder().decode(tls.getData().get(file)));
     }
     for (String key :
-        List.of("PUBLISHER_INVENTORY_TLS_CERTIFICATE", "QUARKUS_HTTP_SSL_CERTIFICATE_FILES")) {
+        List.of(
+            "KDRA_SLICE_PUBLISHER_INVENTORY_TLS_CERTIFICATE",
+            "QUARKUS_HTTP_SSL_CERTIFICATE_FILES")) {
       pb.environment().put(key, work.resolve("tls.crt").toString());
     }
     for (String key :
-        List.of("PUBLISHER_INVENTORY_TLS_KEY", "QUARKUS_HTTP_SSL_CERTIFICATE_KEY_FILES")) {
+        List.of(
+            "KDRA_SLICE_PUBLISHER_INVENTORY_TLS_KEY", "QUARKUS_HTTP_SSL_CERTIFICATE_KEY_FILES")) {
       pb.environment().put(key, work.resolve("tls.key").toString());
     }
 

@@ -63,7 +63,7 @@ class ChaosSoakIT {
       KdraStack.nodes(twoL4s("node-a"), oneA100("node-b"), l4s("node-c", 2))
           .withControllers(2)
           // prepares take a while, so that a driver killed at random is often killed mid-prepare
-          .withProperties(Map.of("driver.test-only.prepare-delay", "300ms"));
+          .withProperties(Map.of("kdra.device-driver.test-only.prepare-delay", "300ms"));
 
   private static Stack stack;
   private static KubernetesClient client;

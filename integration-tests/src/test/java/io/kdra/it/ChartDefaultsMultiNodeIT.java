@@ -339,8 +339,8 @@ class ChartDefaultsMultiNodeIT {
                 .get()
                 .getData()
                 .get("application.properties"))
-        .contains("driver.publisher.address=" + serviceName + ":9000")
-        .contains("driver.publisher.tls.ca-file=");
+        .contains("kdra.device-driver.publisher.address=" + serviceName + ":9000")
+        .contains("kdra.device-driver.publisher.tls.ca-file=");
     assertThat(componentPods("device-driver"))
         .allSatisfy(p -> assertThat(p.getSpec().getDnsPolicy()).isEqualTo("ClusterFirst"));
 

@@ -38,11 +38,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Only the driver may speak for its node (issue 18), on the real API server's TokenReview: the
- * slice-publisher refuses a stream whose token is another ServiceAccount's, for another audience,
- * expired, or of the driver pod of another node, and logs each refusal once with who and why. Each
- * case puts a token into node-a's driver's token file (which it reads on every connect) and
- * restarts the driver; the real token then brings it back.
+ * Only the driver may speak for its node, on the real API server's TokenReview: the slice-publisher
+ * refuses a stream whose token is another ServiceAccount's, for another audience, expired, or of
+ * the driver pod of another node, and logs each refusal once with who and why. Each case puts a
+ * token into node-a's driver's token file (which it reads on every connect) and restarts the
+ * driver; the real token then brings it back.
  */
 @ExtendWith(ControlPlane.class)
 class DriverIdentityIT {

@@ -35,14 +35,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Scenario 7: the device-driver of node-a (two L4s) crashes (SIGKILL) while a NodePrepareResources
  * call is in flight, and is started again on the same socket, CDI and checkpoint directories. The
- * driver runs with {@code driver.test-only.prepare-delay}, which holds every prepare between the
- * claim's CDI spec and its checkpoint entry: the kill lands exactly there, the one window in which
- * half a preparation exists. The successor removes the orphaned spec at startup, the kubelet's
- * retry prepares the claim once, a repeated prepare returns the same CDI ids, and both claims
- * unprepare: never a lost, duplicated or leftover preparation. node-b (an A100 the class excludes)
- * proves that the specs land on node-a only. The kubelet's device-health stream (KEP-4680) ends
- * with each crash and, reopened, reaches the new driver, which reports a GPU marked unhealthy in
- * its inventory.
+ * driver runs with {@code kdra.device-driver.test-only.prepare-delay}, which holds every prepare
+ * between the claim's CDI spec and its checkpoint entry: the kill lands exactly there, the one
+ * window in which half a preparation exists. The successor removes the orphaned spec at startup,
+ * the kubelet's retry prepares the claim once, a repeated prepare returns the same CDI ids, and
+ * both claims unprepare: never a lost, duplicated or leftover preparation. node-b (an A100 the
+ * class excludes) proves that the specs land on node-a only. The kubelet's device-health stream
+ * (KEP-4680) ends with each crash and, reopened, reaches the new driver, which reports a GPU marked
+ * unhealthy in its inventory.
  */
 @ExtendWith(ControlPlane.class)
 class DriverRestartIT {
@@ -61,12 +61,12 @@ class DriverRestartIT {
       KdraStack.nodes(twoL4s(NODE), oneA100(OTHER))
           .withProperties(
               Map.of(
-                  "driver.test-only.prepare-delay",
+                  "kdra.device-driver.test-only.prepare-delay",
                   PREPARE_DELAY.toSeconds() + "s",
                   // shorter than the chart's 20 s, so that the dead-driver test is quick; long
                   // enough
                   // for node-a's restarts not to count as death
-                  "publisher.stale.disconnected-taint-after",
+                  "kdra.slice-publisher.stale.disconnected-taint-after",
                   DISCONNECT_GRACE.toSeconds() + "s"));
 
   private static Stack stack;

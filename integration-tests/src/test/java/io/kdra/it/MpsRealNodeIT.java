@@ -26,12 +26,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * MPS on a real node (the real kubelet and containerd, {@link RealNode}; one L4 in four shares):
- * the driver runs with {@code driver.sharing.strategy=mps} on simulated hardware, so its control
- * daemon commands are recorded in its log, not run. Each MPS claim's container gets, through the
- * claim's CDI spec, the GPU's pipe directory at {@code /tmp/nvidia-mps}, its log directory and the
- * node's {@code <mps-root>/shm} at {@code /dev/shm}, in place of the one CRI gives every container:
- * MPS clients reach the daemon's shared memory there. Two pods with claims for one share each see
- * the same {@code /dev/shm}; the daemon is told to quit once, when the last claim is unprepared.
+ * the driver runs with {@code kdra.device-driver.sharing.strategy=mps} on simulated hardware, so
+ * its control daemon commands are recorded in its log, not run. Each MPS claim's container gets,
+ * through the claim's CDI spec, the GPU's pipe directory at {@code /tmp/nvidia-mps}, its log
+ * directory and the node's {@code <mps-root>/shm} at {@code /dev/shm}, in place of the one CRI
+ * gives every container: MPS clients reach the daemon's shared memory there. Two pods with claims
+ * for one share each see the same {@code /dev/shm}; the daemon is told to quit once, when the last
+ * claim is unprepared.
  */
 @ExtendWith(ControlPlane.class)
 class MpsRealNodeIT {
@@ -44,7 +45,12 @@ class MpsRealNodeIT {
   @RegisterExtension
   static final KdraStack STACK =
       KdraStack.realNodes(SimulatedNode.l4sWithDeviceNodes(NODE, "/dev/fuse"))
-          .withProperties(Map.of("driver.sharing.strategy", "mps", "driver.sharing.shares", "4"));
+          .withProperties(
+              Map.of(
+                  "kdra.device-driver.sharing.strategy",
+                  "mps",
+                  "kdra.device-driver.sharing.shares",
+                  "4"));
 
   private static Stack stack;
   private static KubernetesClient client;

@@ -283,13 +283,13 @@ class OpaqueConfigWebhookIT {
         new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
     Map<String, String> p = new LinkedHashMap<>();
     p.put("quarkus.otel.sdk.disabled", "true");
-    p.put("publisher.drivers", Stack.DRIVER);
-    p.put("publisher.auth.enabled", "true");
-    p.put("publisher.auth.service-accounts", KdraChart.driverAccount());
-    p.put("publisher.leader-election.enabled", "true");
-    p.put("publisher.leader-election.lease-name", KdraChart.PUBLISHER_LEASE);
-    p.put("publisher.leader-election.lease-namespace", KdraChart.NAMESPACE);
-    p.put("publisher.leader-election.identity", "slice-publisher");
+    p.put("kdra.slice-publisher.drivers", Stack.DRIVER);
+    p.put("kdra.slice-publisher.auth.enabled", "true");
+    p.put("kdra.slice-publisher.auth.service-accounts", KdraChart.driverAccount());
+    p.put("kdra.slice-publisher.leader-election.enabled", "true");
+    p.put("kdra.slice-publisher.leader-election.lease-name", KdraChart.PUBLISHER_LEASE);
+    p.put("kdra.slice-publisher.leader-election.lease-namespace", KdraChart.NAMESPACE);
+    p.put("kdra.slice-publisher.leader-election.identity", "slice-publisher");
     p.put("quarkus.grpc.server.port", String.valueOf(ServiceProcess.freePort()));
     // what the chart's ConfigMap sets (AdmissionWebhookTest in helm-tests)
     p.put("quarkus.http.ssl-port", String.valueOf(ServiceProcess.freePort()));

@@ -36,12 +36,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Shared and partitioned GPUs end to end, on the real API server with the real services: node-ts
- * has two L4s that its driver shares by time-slicing ({@code driver.sharing.strategy}, four shares
- * each), node-mig one MIG-enabled A100 with its partitions on shared counters ({@code
- * driver.mig-mode=dynamic}). Claims get shares and partitions through the allocator's own
- * accounting, the driver prepares them (its commands recorded on simulated hardware), and nothing
- * is over-committed: asserted from the claims' consumedCapacity and the counters of the devices
- * they got, as the published slices state them.
+ * has two L4s that its driver shares by time-slicing ({@code kdra.device-driver.sharing.strategy},
+ * four shares each), node-mig one MIG-enabled A100 with its partitions on shared counters ({@code
+ * kdra.device-driver.mig-mode=dynamic}). Claims get shares and partitions through the allocator's
+ * own accounting, the driver prepares them (its commands recorded on simulated hardware), and
+ * nothing is over-committed: asserted from the claims' consumedCapacity and the counters of the
+ * devices they got, as the published slices state them.
  */
 @ExtendWith(ControlPlane.class)
 class SharedGpusIT {
@@ -51,9 +51,9 @@ class SharedGpusIT {
       KdraStack.nodes(twoL4s("node-ts"), migA100("node-mig"))
           .withProperties(
               Map.of(
-                  "driver.sharing.strategy", "time-slicing",
-                  "driver.sharing.shares", "4",
-                  "driver.mig-mode", "dynamic"));
+                  "kdra.device-driver.sharing.strategy", "time-slicing",
+                  "kdra.device-driver.sharing.shares", "4",
+                  "kdra.device-driver.mig-mode", "dynamic"));
 
   private static Stack stack;
   private static KubernetesClient client;

@@ -79,7 +79,7 @@ class UpstreamDifferentialIT {
 
   /**
    * The shared profile: the extended scenarios plus pods that share claims and use claims allocated
-   * before the run (issue 17: their node selectors must restrict the pods).
+   * before the run (their node selectors must restrict the pods).
    */
   @Test
   void agreesWithUpstreamOnSharedScenarios() throws IOException {

@@ -148,9 +148,9 @@ class UpstreamExamplesIT {
   }
 
   /**
-   * Pods whose claims are allocated already (issue 17's cases): such a claim keeps its allocation
-   * and its node selector restricts the pod, in both. Files in {@code
-   * src/test/resources/allocated-claims/}; each names what it shows.
+   * Pods whose claims are allocated already: such a claim keeps its allocation and its node
+   * selector restricts the pod, in both. Files in {@code src/test/resources/allocated-claims/};
+   * each names what it shows.
    */
   @ParameterizedTest(name = "{0}")
   @CsvSource(

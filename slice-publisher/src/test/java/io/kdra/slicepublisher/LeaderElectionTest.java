@@ -36,20 +36,20 @@ class LeaderElectionTest {
     @Override
     public Map<String, String> getConfigOverrides() {
       return Map.ofEntries(
-          Map.entry("publisher.leader-election.enabled", "true"),
-          Map.entry("publisher.leader-election.lease-namespace", "kdra-test"),
-          Map.entry("publisher.leader-election.identity", "replica-a"),
-          Map.entry("publisher.leader-election.lease-duration", "30s"),
-          Map.entry("publisher.leader-election.renew-deadline", "20s"),
-          Map.entry("publisher.leader-election.retry-period", "1s"),
+          Map.entry("kdra.slice-publisher.leader-election.enabled", "true"),
+          Map.entry("kdra.slice-publisher.leader-election.lease-namespace", "kdra-test"),
+          Map.entry("kdra.slice-publisher.leader-election.identity", "replica-a"),
+          Map.entry("kdra.slice-publisher.leader-election.lease-duration", "30s"),
+          Map.entry("kdra.slice-publisher.leader-election.renew-deadline", "20s"),
+          Map.entry("kdra.slice-publisher.leader-election.retry-period", "1s"),
           Map.entry(
-              "publisher.node-label-attributes",
+              "kdra.slice-publisher.node-label-attributes",
               "topology.kubernetes.io/zone,cloud.google.com/compute-class"),
-          Map.entry("publisher.network-pools.fabric-a.driver", "gpu.kdra.io"),
-          Map.entry("publisher.network-pools.fabric-a.source-node", "gw-1"),
-          Map.entry("publisher.network-pools.fabric-b.driver", "gpu.kdra.io"),
-          Map.entry("publisher.network-pools.fabric-b.source-node", "gw-2"),
-          Map.entry("publisher.network-pools.fabric-b.node-selector.zone", "b"));
+          Map.entry("kdra.slice-publisher.network-pools.fabric-a.driver", "gpu.kdra.io"),
+          Map.entry("kdra.slice-publisher.network-pools.fabric-a.source-node", "gw-1"),
+          Map.entry("kdra.slice-publisher.network-pools.fabric-b.driver", "gpu.kdra.io"),
+          Map.entry("kdra.slice-publisher.network-pools.fabric-b.source-node", "gw-2"),
+          Map.entry("kdra.slice-publisher.network-pools.fabric-b.node-selector.zone", "b"));
     }
   }
 

@@ -23,10 +23,13 @@ public interface ClaimControllerConfig {
   String schedulerName();
 
   /**
-   * {@code own}: create claims from ResourceClaimTemplates (clusters where kube-controller-manager
-   * does not). {@code adopt}: wait for kube-controller-manager to create them and use those.
+   * {@code adopt}: wait for kube-controller-manager to create claims from ResourceClaimTemplates
+   * and use those, as on every normal cluster. {@code own}: create them (control planes without
+   * kube-controller-manager's resourceclaim controller). The default is the safe one (with {@code
+   * own} beside kube-controller-manager both would create claims), and only here: the chart leaves
+   * it unset.
    */
-  @WithDefault("own")
+  @WithDefault("adopt")
   TemplateMode templateMode();
 
   /** Backoff for pods that cannot be placed. */

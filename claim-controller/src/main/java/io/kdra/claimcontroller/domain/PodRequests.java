@@ -123,10 +123,8 @@ public record PodRequests(Quantity cpu, Quantity memory) {
 
   /** An exact quantity from fabric8's textual one; absent is zero. */
   public static Quantity quantity(io.fabric8.kubernetes.api.model.Quantity q) {
-    if (q == null || q.getAmount() == null) {
-      return Quantity.ZERO;
-    }
-    return Quantity.parse(q.getAmount() + (q.getFormat() == null ? "" : q.getFormat()));
+    Quantity exact = Quantity.fromApi(q);
+    return exact == null ? Quantity.ZERO : exact;
   }
 
   private static <T> List<T> list(List<T> l) {

@@ -8,11 +8,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Configuration of the computeclass-bridge, prefix {@code bridge}; every property is also an
- * environment variable ({@code bridge.namespaces.selector} is {@code BRIDGE_NAMESPACES_SELECTOR})
- * and a value under {@code computeClassBridge:} in the Helm chart.
+ * Configuration of the computeclass-bridge, prefix {@code kdra.computeclass-bridge}; every property
+ * is also an environment variable ({@code kdra.computeclass-bridge.namespaces.selector} is {@code
+ * KDRA_COMPUTECLASS_BRIDGE_NAMESPACES_SELECTOR}) and a value under {@code computeClassBridge:} in
+ * the Helm chart.
  */
-@ConfigMapping(prefix = "bridge")
+@ConfigMapping(prefix = "kdra.computeclass-bridge")
 public interface BridgeConfig {
 
   /** Where the generated ResourceClaimTemplates go. */
@@ -74,7 +75,7 @@ public interface BridgeConfig {
 
     /**
      * Driver name per profile, for a driver deployed under another name, e.g. {@code
-     * bridge.catalog.drivers.kdra-gpu=gpu.example.org}.
+     * kdra.computeclass-bridge.catalog.drivers.kdra-gpu=gpu.example.org}.
      */
     Map<String, String> drivers();
 

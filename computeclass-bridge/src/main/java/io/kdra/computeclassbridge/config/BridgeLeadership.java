@@ -38,7 +38,7 @@ public class BridgeLeadership {
   ElectionWiring election(BridgeConfig config, KubernetesClient client) {
     return new ElectionWiring(
         "computeclass-bridge",
-        "bridge.leader-election",
+        "kdra.computeclass-bridge.leader-election",
         config.leaderElection(),
         client,
         true,

@@ -8,8 +8,9 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * Scale-out through Karpenter, when it is turned on ({@code bridge.scale-out.enabled}) and the API
- * server serves {@code karpenter.sh/v1} NodePools; otherwise it writes nothing and says why once.
+ * Scale-out through Karpenter, when it is turned on ({@code
+ * kdra.computeclass-bridge.scale-out.enabled}) and the API server serves {@code karpenter.sh/v1}
+ * NodePools; otherwise it writes nothing and says why once.
  */
 public final class ScaleOut {
 
@@ -57,7 +58,7 @@ public final class ScaleOut {
     if (!saidNotServed) {
       saidNotServed = true;
       LOG.warn(
-          "bridge.scale-out.enabled is true but the API server does not serve karpenter.sh/v1"
+          "kdra.computeclass-bridge.scale-out.enabled is true but the API server does not serve karpenter.sh/v1"
               + " NodePools (is Karpenter installed?): no NodePools are written until it does");
     }
     return false;

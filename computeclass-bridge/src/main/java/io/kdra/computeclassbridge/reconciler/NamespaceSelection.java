@@ -87,7 +87,11 @@ public final class NamespaceSelection {
       return labels -> labels.containsKey(r);
     }
     throw new IllegalArgumentException(
-        "bridge.namespaces.selector: cannot parse \"" + r + "\" in \"" + selector + "\"");
+        "kdra.computeclass-bridge.namespaces.selector: cannot parse \""
+            + r
+            + "\" in \""
+            + selector
+            + "\"");
   }
 
   /** Splits on commas outside parentheses. */

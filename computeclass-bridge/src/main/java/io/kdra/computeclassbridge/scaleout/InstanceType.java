@@ -23,7 +23,8 @@ public record InstanceType(String name, String accelerator, int count) {
 
   /**
    * Parses {@code <instance type>=<accelerator type>:<count>} entries, e.g. {@code
-   * a2-highgpu-1g=nvidia-tesla-a100:1}, the form of {@code bridge.scale-out.instance-types}.
+   * a2-highgpu-1g=nvidia-tesla-a100:1}, the form of {@code
+   * kdra.computeclass-bridge.scale-out.instance-types}.
    *
    * @throws IllegalArgumentException naming the entry that is not of that form
    */

@@ -85,7 +85,7 @@ public final class NodePoolMapper {
                     + m.count
                     + " x "
                     + m.accelerator
-                    + " (bridge.scale-out.instance-types), so no node can be created for it"));
+                    + " (kdra.computeclass-bridge.scale-out.instance-types), so no node can be created for it"));
         continue;
       }
       int weight = FIRST_WEIGHT - byName.size();

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The catalog ConfigMap: its changes reach existing ComputeClasses without a restart. Also runs the
- * bridge with a namespace list only ({@code bridge.namespaces.selector=none}).
+ * bridge with a namespace list only ({@code kdra.computeclass-bridge.namespaces.selector=none}).
  */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
@@ -40,13 +40,13 @@ class CatalogConfigMapTest {
     @Override
     public Map<String, String> getConfigOverrides() {
       return Map.of(
-          "bridge.catalog.config-map",
+          "kdra.computeclass-bridge.catalog.config-map",
           "catalog",
-          "bridge.catalog.config-map-namespace",
+          "kdra.computeclass-bridge.catalog.config-map-namespace",
           "kdra-system",
-          "bridge.namespaces.names",
+          "kdra.computeclass-bridge.namespaces.names",
           "team-x",
-          "bridge.namespaces.selector",
+          "kdra.computeclass-bridge.namespaces.selector",
           "none");
     }
   }

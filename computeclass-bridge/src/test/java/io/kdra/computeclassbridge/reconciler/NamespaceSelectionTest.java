@@ -58,6 +58,6 @@ class NamespaceSelectionTest {
   void rejectsWhatItCannotParse(String selector) {
     assertThatThrownBy(() -> new NamespaceSelection(List.of(), Optional.of(selector)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("bridge.namespaces.selector");
+        .hasMessageContaining("kdra.computeclass-bridge.namespaces.selector");
   }
 }

@@ -44,7 +44,11 @@ class PinnedClockTest {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-      return Map.of("bridge.namespaces.names", "team-pinned", "bridge.namespaces.selector", "none");
+      return Map.of(
+          "kdra.computeclass-bridge.namespaces.names",
+          "team-pinned",
+          "kdra.computeclass-bridge.namespaces.selector",
+          "none");
     }
   }
 

@@ -37,9 +37,9 @@ class ScaleOutReconcileTest {
     @Override
     public Map<String, String> getConfigOverrides() {
       return Map.of(
-          "bridge.scale-out.enabled",
+          "kdra.computeclass-bridge.scale-out.enabled",
           "true",
-          "bridge.scale-out.instance-types",
+          "kdra.computeclass-bridge.scale-out.instance-types",
           "a100-40gb-x1=nvidia-tesla-a100:1,l4-x2=nvidia-l4:2");
     }
   }

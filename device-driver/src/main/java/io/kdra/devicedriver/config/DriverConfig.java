@@ -10,12 +10,13 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The device-driver's configuration, prefix {@code driver}. Every property is also an environment
- * variable ({@code driver.kubelet-registry-dir} is {@code DRIVER_KUBELET_REGISTRY_DIR}) and maps to
- * one Helm value under {@code deviceDriver:}. Paths must be the same inside and outside the driver
- * container, because the kubelet dials the socket paths the driver reports.
+ * The device-driver's configuration, prefix {@code kdra.device-driver}. Every property is also an
+ * environment variable ({@code kdra.device-driver.kubelet-registry-dir} is {@code
+ * KDRA_DEVICE_DRIVER_KUBELET_REGISTRY_DIR}) and maps to one Helm value under {@code deviceDriver:}.
+ * Paths must be the same inside and outside the driver container, because the kubelet dials the
+ * socket paths the driver reports.
  */
-@ConfigMapping(prefix = "driver")
+@ConfigMapping(prefix = "kdra.device-driver")
 public interface DriverConfig {
 
   /** The DRA driver name: the {@code driver} of ResourceSlices and allocation results. */
@@ -144,7 +145,7 @@ public interface DriverConfig {
     /**
      * TEST ONLY: a pause inside every prepare, after the claim's CDI spec is written and before its
      * checkpoint entry, so that a test can kill the driver in that window. Refused unless {@code
-     * driver.backend=simulated}. Zero (the default) is off.
+     * kdra.device-driver.backend=simulated}. Zero (the default) is off.
      */
     @WithName("prepare-delay")
     @WithDefault("0s")

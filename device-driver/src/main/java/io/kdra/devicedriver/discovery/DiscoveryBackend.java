@@ -6,7 +6,7 @@ package io.kdra.devicedriver.discovery;
  */
 public interface DiscoveryBackend {
 
-  /** Short name for logs and the {@code driver.backend} setting. */
+  /** Short name for logs and the {@code kdra.device-driver.backend} setting. */
   String name();
 
   /**

@@ -45,7 +45,7 @@ import java.util.Set;
  * <p>{@code deviceNodes} and {@code commonDeviceNodes} go into the claims' CDI specs, so whoever
  * may edit this file (a ConfigMap) could hand containers any device of the node ({@code /dev/sda},
  * {@code /dev/mem}). They must be one of {@link #HARMLESS_DEVICE_NODES}, unless the driver runs
- * with {@code driver.inventory-allow-any-device-node}.
+ * with {@code kdra.device-driver.inventory-allow-any-device-node}.
  */
 public final class SimulatedBackend implements DiscoveryBackend {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -82,7 +82,8 @@ public final class SimulatedBackend implements DiscoveryBackend {
 
   /**
    * @param anyDeviceNode whether any device node is accepted ({@code
-   *     driver.inventory-allow-any-device-node}), not only {@link #HARMLESS_DEVICE_NODES}
+   *     kdra.device-driver.inventory-allow-any-device-node}), not only {@link
+   *     #HARMLESS_DEVICE_NODES}
    */
   public SimulatedBackend(Path file, boolean anyDeviceNode) {
     this.file = file;
@@ -256,7 +257,7 @@ public final class SimulatedBackend implements DiscoveryBackend {
                   + "\" is not one of the harmless device nodes a simulated device may have ("
                   + String.join(", ", HARMLESS_DEVICE_NODES)
                   + "); the CDI spec would give it to the claim's containers. Set"
-                  + " driver.inventory-allow-any-device-node=true to allow any");
+                  + " kdra.device-driver.inventory-allow-any-device-node=true to allow any");
         }
         out.add(node);
       }

@@ -17,7 +17,7 @@ import io.kdra.devicedriver.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse;
  * {@code share_id}, which we never set), so each call is re-read as the v1 message, served by
  * {@link DraServiceV1}'s translation, and the answer re-read as the v1beta1 message. Built by hand
  * as a {@link ServerServiceDefinition}, like v1, because extending the generated ImplBase would
- * make Quarkus drop its own gRPC beans (see the versions notes).
+ * make Quarkus drop its own gRPC beans.
  */
 final class DraServiceV1beta1 {
   private DraServiceV1beta1() {}

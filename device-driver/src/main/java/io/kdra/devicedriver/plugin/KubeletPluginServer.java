@@ -29,7 +29,7 @@ import org.jboss.logging.Logger;
  *
  * <p>Why plain grpc-java and not quarkus-grpc: Quarkus serves gRPC on one TCP port (or one HTTP
  * domain socket whose Vert.x stack rejects the path-like {@code :authority} kubelets send), while
- * the kubelet needs two sockets. See the project's versions notes, Q5.
+ * the kubelet needs two sockets.
  *
  * <p>Order matters: the DRA socket is served before the registration socket appears, because the
  * kubelet dials the endpoint as soon as it sees the registration socket; on stop the registration

@@ -74,7 +74,8 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   /**
    * Runs inside a prepare between the claim's CDI spec and its checkpoint entry: the one window in
    * which a crash leaves half a preparation behind (a spec without an entry). Only the end-to-end
-   * tests use it, to kill the driver exactly there ({@code driver.test-only.prepare-delay}).
+   * tests use it, to kill the driver exactly there ({@code
+   * kdra.device-driver.test-only.prepare-delay}).
    */
   @FunctionalInterface
   public interface PrepareInterlude {

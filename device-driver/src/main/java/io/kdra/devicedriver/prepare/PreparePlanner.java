@@ -364,11 +364,9 @@ public final class PreparePlanner {
       r.getConsumedCapacity()
           .forEach(
               (k, v) -> {
-                if (v != null && v.getAmount() != null) {
-                  out.put(
-                      k,
-                      Quantity.parse(
-                          v.getAmount() + Objects.requireNonNullElse(v.getFormat(), "")));
+                Quantity q = Quantity.fromApi(v);
+                if (q != null) {
+                  out.put(k, q);
                 }
               });
     }

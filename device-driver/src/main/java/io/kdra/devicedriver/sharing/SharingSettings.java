@@ -31,10 +31,11 @@ public record SharingSettings(Strategy strategy, int shares, Quantity memoryStep
   public SharingSettings {
     Objects.requireNonNull(strategy, "strategy");
     if (shares < 1) {
-      throw new IllegalArgumentException("driver.sharing.shares must be at least 1, is " + shares);
+      throw new IllegalArgumentException(
+          "kdra.device-driver.sharing.shares must be at least 1, is " + shares);
     }
     if (memoryStep.sign() <= 0) {
-      throw new IllegalArgumentException("driver.sharing.memory-step must be positive");
+      throw new IllegalArgumentException("kdra.device-driver.sharing.memory-step must be positive");
     }
   }
 

@@ -189,10 +189,10 @@ class DeviceDriverTest {
   }
 
   /**
-   * The window driver.test-only.prepare-delay holds open: the spec is written, the checkpoint entry
-   * is not. A driver that dies there (here: one whose prepare never returns) leaves an orphaned
-   * spec; its successor removes it at startup and the kubelet's retry prepares the claim once, with
-   * the CDI ids an uninterrupted prepare returns.
+   * The window kdra.device-driver.test-only.prepare-delay holds open: the spec is written, the
+   * checkpoint entry is not. A driver that dies there (here: one whose prepare never returns)
+   * leaves an orphaned spec; its successor removes it at startup and the kubelet's retry prepares
+   * the claim once, with the CDI ids an uninterrupted prepare returns.
    */
   @Test
   void aCrashBetweenSpecAndCheckpointIsPreparedOnceByTheSuccessor() throws Exception {

@@ -1,5 +1,7 @@
 package io.kdra.core.cel;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
 import com.google.common.primitives.UnsignedLong;
@@ -64,6 +66,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntPredicate;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -72,10 +75,11 @@ import java.util.regex.Pattern;
  * standard CEL with macros, the Kubernetes {@code quantity} and {@code semver} libraries, and the
  * strings, sets, lists, bindings ({@code cel.bind}) and two-variable comprehension extensions.
  *
- * <p>Compiled selectors are cached by expression text (bounded, least recently used out first).
- * Thread-safe. Two entry points mirror upstream: {@link #validate} applies the limits for new
- * expressions (length, estimated cost), {@link #compile} is what the allocator uses for stored ones
- * and only rejects what cannot run; the actual cost is then enforced during evaluation.
+ * <p>Compiled selectors are cached by expression text (Caffeine: bounded, rarely used out first,
+ * one compilation per expression however many threads ask). Thread-safe. Two entry points mirror
+ * upstream: {@link #validate} applies the limits for new expressions (length, estimated cost),
+ * {@link #compile} is what the allocator uses for stored ones and only rejects what cannot run; the
+ * actual cost is then enforced during evaluation.
  */
 public final class DeviceSelectorEnvironment {
 
@@ -98,7 +102,7 @@ public final class DeviceSelectorEnvironment {
   private final CelCompiler literalCompiler;
   private final CelRuntime runtime;
   private final CelCostEstimator costEstimator;
-  private final Map<String, CompiledSelector> cache;
+  private final Cache<String, CompiledSelector> cache;
   private final long maxCost;
 
   private DeviceSelectorEnvironment(boolean consumableCapacity, int cacheSize, long maxCost) {
@@ -298,7 +302,7 @@ public final class DeviceSelectorEnvironment {
                 CelExtensions.comprehensions())
             .build();
     this.costEstimator = new CelCostEstimator();
-    this.cache = new BoundedCache(cacheSize);
+    this.cache = Caffeine.newBuilder().maximumSize(cacheSize).build();
     this.maxCost = maxCost;
   }
 
@@ -385,17 +389,7 @@ public final class DeviceSelectorEnvironment {
    * @throws CelSelectorException of kind COMPILE with position and reason
    */
   public CompiledSelector compile(String expression) {
-    synchronized (cache) {
-      CompiledSelector cached = cache.get(expression);
-      if (cached != null) {
-        return cached;
-      }
-    }
-    CompiledSelector compiled = doCompile(expression, false);
-    synchronized (cache) {
-      cache.putIfAbsent(expression, compiled);
-    }
-    return compiled;
+    return cached(expression, () -> doCompile(expression, false));
   }
 
   /**
@@ -407,18 +401,15 @@ public final class DeviceSelectorEnvironment {
    * @throws CelSelectorException of kind COMPILE with position and reason
    */
   public CompiledSelector compileDerived(String expression) {
-    String key = DERIVED_KEY + expression;
-    synchronized (cache) {
-      CompiledSelector cached = cache.get(key);
-      if (cached != null) {
-        return cached;
-      }
-    }
-    CompiledSelector compiled = doCompile(expression, true);
-    synchronized (cache) {
-      cache.putIfAbsent(key, compiled);
-    }
-    return compiled;
+    return cached(DERIVED_KEY + expression, () -> doCompile(expression, true));
+  }
+
+  /**
+   * The cached program, or the one compiled now; threads asking for one key at once wait for one
+   * compilation. A compile error is thrown to every asker and not cached (as upstream's cache).
+   */
+  private CompiledSelector cached(String key, Supplier<CompiledSelector> compile) {
+    return cache.get(key, k -> compile.get());
   }
 
   /** Prefix of derived expressions' cache keys (upstream keeps them apart from selectors, too). */
@@ -595,9 +586,8 @@ public final class DeviceSelectorEnvironment {
 
   /** Number of cached programs; for tests and metrics. */
   public int cachedPrograms() {
-    synchronized (cache) {
-      return cache.size();
-    }
+    cache.cleanUp();
+    return (int) cache.estimatedSize();
   }
 
   private static final class DeviceTypeProvider implements CelTypeProvider {
@@ -615,20 +605,6 @@ public final class DeviceSelectorEnvironment {
     @Override
     public Optional<CelType> findType(String typeName) {
       return DeviceFields.TYPE.equals(typeName) ? Optional.of(deviceType) : Optional.empty();
-    }
-  }
-
-  private static final class BoundedCache extends LinkedHashMap<String, CompiledSelector> {
-    private final int capacity;
-
-    BoundedCache(int capacity) {
-      super(16, 0.75f, true);
-      this.capacity = capacity;
-    }
-
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, CompiledSelector> eldest) {
-      return size() > capacity;
     }
   }
 }

@@ -114,12 +114,13 @@ public final class Quantity implements Comparable<Quantity> {
   }
 
   /**
-   * Parses the API model's quantity (amount and format as fabric8 split them); null stays null.
+   * Parses the API model's quantity (amount and format as fabric8 split them): the one way the
+   * services read fabric8's quantities. Absent (null, or no amount) is null.
    *
    * @throws IllegalArgumentException as {@link #parse}
    */
   public static Quantity fromApi(io.fabric8.kubernetes.api.model.Quantity q) {
-    if (q == null) {
+    if (q == null || q.getAmount() == null) {
       return null;
     }
     return parse(q.getAmount() + (q.getFormat() == null ? "" : q.getFormat()));

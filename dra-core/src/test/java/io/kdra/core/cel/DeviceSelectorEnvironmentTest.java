@@ -220,7 +220,7 @@ class DeviceSelectorEnvironmentTest {
             "device.attributes[\"gpu.example.com\"].all(k, k.size() > 0)",
             true,
             true),
-        // issue 17: accepted by the API server, so they must compile and run here too
+        // accepted by the API server, so they must compile and run here too
         ok(
             "optional field selection",
             "device.attributes[\"gpu.example.com\"].?productName.orValue(\"\") == \"\"",

@@ -128,4 +128,23 @@ class QuantityTest {
     Quantity y = Quantity.parse(b);
     assertThat(add ? x.add(y) : x.subtract(y)).hasToString(expected);
   }
+
+  /** fabric8's quantity (amount and format split) as the services read it: one conversion. */
+  static Stream<Arguments> apiQuantities() {
+    return Stream.of(
+        arguments(named("absent", null), null),
+        arguments(named("no amount", new io.fabric8.kubernetes.api.model.Quantity()), null),
+        arguments(
+            named("amount and format", new io.fabric8.kubernetes.api.model.Quantity("1.5", "Gi")),
+            "1536Mi"),
+        arguments(
+            named("amount only", new io.fabric8.kubernetes.api.model.Quantity("2500m")), "2500m"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("apiQuantities")
+  void fromApi(io.fabric8.kubernetes.api.model.Quantity api, String canonical) {
+    Quantity q = Quantity.fromApi(api);
+    assertThat(q == null ? null : q.toString()).isEqualTo(canonical);
+  }
 }

@@ -143,8 +143,8 @@ public final class SchedulingBenchmark {
     }
 
     /**
-     * The pods of a run: as given, else 3 per node up to 100 nodes and 2 per node above (issue 22's
-     * sizes: 100/300, 500/1,000, 1,000/2,000), at most what the workload fits.
+     * The pods of a run: as given, else 3 per node up to 100 nodes and 2 per node above (the
+     * benchmark's sizes: 100/300, 500/1,000, 1,000/2,000), at most what the workload fits.
      */
     static int pods(int[] size, BenchWorkload workload) {
       int nodes = size[0];

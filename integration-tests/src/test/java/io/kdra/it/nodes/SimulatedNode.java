@@ -2,7 +2,7 @@ package io.kdra.it.nodes;
 
 /**
  * A simulated node: its name and the device-driver's simulated inventory (the YAML format of {@code
- * driver.inventory-file}; attribute names as docs/user/device-driver.md lists them).
+ * kdra.device-driver.inventory-file}; attribute names as docs/user/device-driver.md lists them).
  */
 public record SimulatedNode(String name, String inventory) {
 
@@ -160,9 +160,10 @@ public record SimulatedNode(String name, String inventory) {
   }
 
   /**
-   * One MIG-enabled A100-40GB as the nvidia backend publishes it with {@code driver.mig-mode=
-   * dynamic} (docs/user/mig.md): every placement of 1g.5gb, 2g.10gb, 3g.20gb, 4g.20gb and 7g.40gb,
-   * and the whole GPU, on one counter set of eight memory slices and 98 multiprocessors.
+   * One MIG-enabled A100-40GB as the nvidia backend publishes it with {@code
+   * kdra.device-driver.mig-mode= dynamic} (docs/user/mig.md): every placement of 1g.5gb, 2g.10gb,
+   * 3g.20gb, 4g.20gb and 7g.40gb, and the whole GPU, on one counter set of eight memory slices and
+   * 98 multiprocessors.
    */
   public static SimulatedNode migA100(String name) {
     StringBuilder d = new StringBuilder("devices:\n");

@@ -80,7 +80,7 @@ public final class LocalRegistry implements AutoCloseable {
     if (executable == null) {
       throw new IllegalStateException(
           "docker-registry is not installed (Debian package"
-              + " docker-registry; integration-tests/scripts/build-images.sh installs it)");
+              + " docker-registry; integration-tests/scripts/build-node.sh installs it)");
     }
     try {
       Path dir = Files.createTempDirectory("kdra-registry-");

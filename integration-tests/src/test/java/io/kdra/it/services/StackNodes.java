@@ -192,8 +192,9 @@ public final class StackNodes {
   }
 
   /**
-   * The node driver's {@code driver.sharing.mps-root} (its MPS pipe, log and shm directories): one
-   * per node, so that nodes on one machine never share MPS daemons, and nothing outside target/.
+   * The node driver's {@code kdra.device-driver.sharing.mps-root} (its MPS pipe, log and shm
+   * directories): one per node, so that nodes on one machine never share MPS daemons, and nothing
+   * outside target/.
    */
   public Path mpsRoot(String node) {
     return nodeDir(node).resolve("mps");

@@ -62,17 +62,17 @@ final class StackServiceStarts {
     Map<String, String> publisher = new LinkedHashMap<>(kube);
     // as the chart has it (featureGates.driverAuthentication): each driver stream's token is
     // reviewed and must name the node whose devices it reports
-    publisher.put("publisher.auth.enabled", "true");
+    publisher.put("kdra.slice-publisher.auth.enabled", "true");
     // only the chart's driver ServiceAccount, with tokens for the publisher's audience
-    publisher.put("publisher.auth.service-accounts", KdraChart.driverAccount());
+    publisher.put("kdra.slice-publisher.auth.service-accounts", KdraChart.driverAccount());
     // leader election on, as the chart has it, on the chart's Lease (which its Role may renew);
     // one identity for every stack of a run, so that a stack's publisher takes over the Lease of
     // the previous stack's at once instead of waiting for it to expire
-    publisher.put("publisher.leader-election.enabled", "true");
-    publisher.put("publisher.leader-election.lease-name", KdraChart.PUBLISHER_LEASE);
-    publisher.put("publisher.leader-election.lease-namespace", KdraChart.NAMESPACE);
-    publisher.put("publisher.leader-election.identity", "slice-publisher");
-    publisher.put("publisher.resync-period", "5s");
+    publisher.put("kdra.slice-publisher.leader-election.enabled", "true");
+    publisher.put("kdra.slice-publisher.leader-election.lease-name", KdraChart.PUBLISHER_LEASE);
+    publisher.put("kdra.slice-publisher.leader-election.lease-namespace", KdraChart.NAMESPACE);
+    publisher.put("kdra.slice-publisher.leader-election.identity", "slice-publisher");
+    publisher.put("kdra.slice-publisher.resync-period", "5s");
     // the inventory gRPC's own port (the chart's 9000), kept across restarts with the properties
     int grpcPort = ServiceProcess.freePort();
     publisher.put("quarkus.grpc.server.port", String.valueOf(grpcPort));
@@ -98,16 +98,19 @@ final class StackServiceStarts {
       Path inventory = dir.resolve("inventory.yaml");
       TestFiles.write(inventory, node.inventory());
       Map<String, String> driver = new LinkedHashMap<>(kube);
-      driver.put("driver.node-name", node.name());
-      driver.put("driver.backend", "simulated");
-      driver.put("driver.inventory-file", inventory.toString());
-      driver.put("driver.discovery-interval", "1s");
-      driver.put("driver.kubelet-registry-dir", nodes.registryDir(node.name()).toString());
-      driver.put("driver.kubelet-plugins-dir", nodes.pluginsDir(node.name()).toString());
-      driver.put("driver.cdi-dir", nodes.cdiDir(node.name()).toString());
-      driver.put("driver.checkpoint-file", nodes.checkpointFile(node.name()).toString());
-      driver.put("driver.sharing.mps-root", nodes.mpsRoot(node.name()).toString());
-      driver.put("driver.publisher.address", "127.0.0.1:" + grpcPort);
+      driver.put("kdra.device-driver.node-name", node.name());
+      driver.put("kdra.device-driver.backend", "simulated");
+      driver.put("kdra.device-driver.inventory-file", inventory.toString());
+      driver.put("kdra.device-driver.discovery-interval", "1s");
+      driver.put(
+          "kdra.device-driver.kubelet-registry-dir", nodes.registryDir(node.name()).toString());
+      driver.put(
+          "kdra.device-driver.kubelet-plugins-dir", nodes.pluginsDir(node.name()).toString());
+      driver.put("kdra.device-driver.cdi-dir", nodes.cdiDir(node.name()).toString());
+      driver.put(
+          "kdra.device-driver.checkpoint-file", nodes.checkpointFile(node.name()).toString());
+      driver.put("kdra.device-driver.sharing.mps-root", nodes.mpsRoot(node.name()).toString());
+      driver.put("kdra.device-driver.publisher.address", "127.0.0.1:" + grpcPort);
       // the tokens the kubelet would project into the DaemonSet's pod on this node: one for
       // the driver's API client, one for the slice-publisher's audience (the chart's
       // publisher-token volume), re-read on every connect
@@ -118,11 +121,11 @@ final class StackServiceStarts {
           tokenFile,
           KdraChart.publisherToken(
               client, KdraChart.NAMESPACE, KdraChart.serviceAccount(KdraChart.DRIVER), driverPod));
-      driver.put("driver.publisher.token-file", tokenFile.toString());
-      driver.put("driver.publisher.initial-backoff", "250ms");
-      driver.put("driver.publisher.max-backoff", "2s");
+      driver.put("kdra.device-driver.publisher.token-file", tokenFile.toString());
+      driver.put("kdra.device-driver.publisher.initial-backoff", "250ms");
+      driver.put("kdra.device-driver.publisher.max-backoff", "2s");
       // snapshots keep coming, as from a live node: deleted nodes must stay deleted regardless
-      driver.put("driver.publisher.heartbeat", "2s");
+      driver.put("kdra.device-driver.publisher.heartbeat", "2s");
       ServiceProcess p =
           ServiceProcess.start(
               "device-driver",
@@ -137,6 +140,8 @@ final class StackServiceStarts {
   /** One claim-controller, or {@code controllers} replicas that elect a leader. */
   void controllers(int controllers) {
     Map<String, String> controller = new LinkedHashMap<>(kube);
+    // no kube-controller-manager here unless the stack says adopt (fullControlPlane)
+    controller.putIfAbsent("kdra.claim-controller.template-mode", "own");
     Map<String, String> controllerIdentity =
         identities.environment(
             KdraChart.CONTROLLER,
@@ -180,12 +185,12 @@ final class StackServiceStarts {
     }
     // the ComputeClass CRD came with the chart (computeClassBridge.installComputeClassCRD)
     Map<String, String> b = new LinkedHashMap<>(kube);
-    b.put("bridge.namespaces.names", namespace);
+    b.put("kdra.computeclass-bridge.namespaces.names", namespace);
     Map<String, String> bridgeIdentity =
         identities.environment(
             KdraChart.BRIDGE, "computeclass-bridge", KdraChart.token(client, KdraChart.BRIDGE));
     if (bridges == 1) {
-      b.put("bridge.leader-election.enabled", "false");
+      b.put("kdra.computeclass-bridge.leader-election.enabled", "false");
       ServiceProcess br =
           ServiceProcess.start(
               "computeclass-bridge", "computeclass-bridge", b, bridgeIdentity, logDir);
@@ -193,12 +198,12 @@ final class StackServiceStarts {
     } else {
       // as the claim-controllers: the chart's Lease (the only one its Role may renew, in the
       // release namespace), short periods
-      b.put("bridge.leader-election.enabled", "true");
-      b.put("bridge.leader-election.lease-name", KdraChart.BRIDGE_LEASE);
-      b.put("bridge.leader-election.lease-namespace", KdraChart.NAMESPACE);
-      b.put("bridge.leader-election.lease-duration", "6s");
-      b.put("bridge.leader-election.renew-deadline", "4s");
-      b.put("bridge.leader-election.retry-period", "1s");
+      b.put("kdra.computeclass-bridge.leader-election.enabled", "true");
+      b.put("kdra.computeclass-bridge.leader-election.lease-name", KdraChart.BRIDGE_LEASE);
+      b.put("kdra.computeclass-bridge.leader-election.lease-namespace", KdraChart.NAMESPACE);
+      b.put("kdra.computeclass-bridge.leader-election.lease-duration", "6s");
+      b.put("kdra.computeclass-bridge.leader-election.renew-deadline", "4s");
+      b.put("kdra.computeclass-bridge.leader-election.retry-period", "1s");
       for (int i = 1; i <= bridges; i++) {
         String replica = "computeclass-bridge-" + i;
         Map<String, String> env = new LinkedHashMap<>(bridgeIdentity);

@@ -24,11 +24,11 @@ import org.jboss.logging.Logger;
 /**
  * The validating admission webhook for our drivers' opaque configs: {@code POST} {@value #PATH}
  * with an {@code admission.k8s.io/v1} AdmissionReview, answered by {@link OpaqueConfigAdmission}
- * for the driver names the publisher serves ({@code publisher.drivers}). Served over HTTPS only
- * (the chart's webhook port: the API server calls webhooks over TLS only); on the plain port, which
- * probes and metrics use, the path is not found. A Vert.x route, not a REST resource: one POST
- * needs no REST extension. Every replica answers, leader or not: a review reads nothing but the
- * request.
+ * for the driver names the publisher serves ({@code kdra.slice-publisher.drivers}). Served over
+ * HTTPS only (the chart's webhook port: the API server calls webhooks over TLS only); on the plain
+ * port, which probes and metrics use, the path is not found. A Vert.x route, not a REST resource:
+ * one POST needs no REST extension. Every replica answers, leader or not: a review reads nothing
+ * but the request.
  *
  * <p>Bounded, so that a flood from any pod cannot starve the health checks that share the event
  * loop: at most {@value #MAX_IN_FLIGHT} requests at a time (more get 429 before their body is

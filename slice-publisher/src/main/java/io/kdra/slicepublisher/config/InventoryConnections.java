@@ -11,7 +11,8 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * How long the inventory gRPC keeps a connection ({@code publisher.inventory-connections.*}).
+ * How long the inventory gRPC keeps a connection ({@code
+ * kdra.slice-publisher.inventory-connections.*}).
  *
  * <p>The drivers reach the publisher through a ClusterIP Service, and kube-proxy picks a pod per
  * connection, not per stream: a connection stays with the pod it first reached. Only the leader
@@ -20,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * and every connection ends after {@code max-age} (plus {@code max-age-grace} for the stream on it,
  * grpc-java adds ±10 % jitter), so that connections are spread again over time and each stream is
  * authenticated again. A driver whose stream ends reconnects on a new connection within about a
- * second, well inside {@code publisher.stale.disconnected-taint-after}.
+ * second, well inside {@code kdra.slice-publisher.stale.disconnected-taint-after}.
  */
 @ApplicationScoped
 public class InventoryConnections implements ServerBuilderCustomizer<VertxServerBuilder> {

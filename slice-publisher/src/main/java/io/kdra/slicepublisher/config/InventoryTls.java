@@ -18,13 +18,13 @@ import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
- * The inventory gRPC server's TLS ({@code publisher.inventory-tls.*}), with a key manager that
- * reads the certificate and key files again every {@code reload-period} ({@link
+ * The inventory gRPC server's TLS ({@code kdra.slice-publisher.inventory-tls.*}), with a key
+ * manager that reads the certificate and key files again every {@code reload-period} ({@link
  * ReloadingKeyManager}), consulted at every handshake: a renewed certificate (cert-manager's, the
  * kubelet updating the Secret's volume) is served to new connections without a restart, while open
  * streams go on. Quarkus's own {@code quarkus.grpc.server.ssl.*} reads the files once, at start,
- * and would replace these key options: the chart sets {@code publisher.inventory-tls.*} and {@code
- * quarkus.grpc.server.plain-text=false} instead. Hand-written, small: grpc-java's
+ * and would replace these key options: the chart sets {@code kdra.slice-publisher.inventory-tls.*}
+ * and {@code quarkus.grpc.server.plain-text=false} instead. Hand-written, small: grpc-java's
  * AdvancedTlsX509KeyManager reads PKCS#8 keys only (the chart's own are PKCS#1) and no more often
  * than once a minute.
  */

@@ -53,7 +53,7 @@ public class PublisherBeans {
   ElectionWiring election(PublisherConfig c, KubernetesClient client) {
     return new ElectionWiring(
         "slice-publisher",
-        "publisher.leader-election",
+        "kdra.slice-publisher.leader-election",
         c.leaderElection(),
         client,
         true,
@@ -180,13 +180,14 @@ public class PublisherBeans {
   @Singleton
   TokenReviewer reviewer(PublisherConfig c, KubernetesClient client) {
     if (!c.auth().enabled()) {
-      LOG.warn("publisher.auth.enabled is false: any caller may report any node's devices");
+      LOG.warn(
+          "kdra.slice-publisher.auth.enabled is false: any caller may report any node's devices");
       return TokenReviewer.ALLOW_ALL;
     }
     Set<String> accounts = c.auth().serviceAccounts().orElse(Set.of());
     if (accounts.isEmpty()) {
       LOG.warn(
-          "publisher.auth.service-accounts is not set: every driver's report is refused; "
+          "kdra.slice-publisher.auth.service-accounts is not set: every driver's report is refused; "
               + "set it to the device-driver's ServiceAccount as namespace:name");
     }
     return new KubernetesTokenReviewer(client, new DriverIdentity(accounts, c.auth().audience()));

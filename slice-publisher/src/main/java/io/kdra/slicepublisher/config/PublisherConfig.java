@@ -11,11 +11,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Configuration of the slice-publisher (prefix {@code publisher}). Every property maps to an
- * environment variable ({@code PUBLISHER_MAX_WRITES_PER_SECOND}) and a Helm value under {@code
- * slicePublisher:}; docs/user/slice-publisher.md lists them.
+ * Configuration of the slice-publisher (prefix {@code kdra.slice-publisher}). Every property maps
+ * to an environment variable ({@code KDRA_SLICE_PUBLISHER_MAX_WRITES_PER_SECOND}) and a Helm value
+ * under {@code slicePublisher:}; docs/user/slice-publisher.md lists them.
  */
-@ConfigMapping(prefix = "publisher")
+@ConfigMapping(prefix = "kdra.slice-publisher")
 public interface PublisherConfig {
 
   /**

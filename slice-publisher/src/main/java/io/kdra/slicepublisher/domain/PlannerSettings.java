@@ -70,7 +70,7 @@ public record PlannerSettings(
   public PlannerSettings {
     if (staleDiscoveryIntervals < 1) {
       throw new IllegalArgumentException(
-          "publisher.stale.discovery-intervals ("
+          "kdra.slice-publisher.stale.discovery-intervals ("
               + staleDiscoveryIntervals
               + ") must be at least 1");
     }
@@ -84,9 +84,9 @@ public record PlannerSettings(
     Objects.requireNonNull(disconnectedTaintAfter, "disconnectedTaintAfter");
     if (staleRemoveAfter.compareTo(staleTaintAfter) <= 0) {
       throw new IllegalArgumentException(
-          "publisher.stale.remove-after ("
+          "kdra.slice-publisher.stale.remove-after ("
               + staleRemoveAfter
-              + ") must be longer than publisher.stale.taint-after ("
+              + ") must be longer than kdra.slice-publisher.stale.taint-after ("
               + staleTaintAfter
               + ")");
     }

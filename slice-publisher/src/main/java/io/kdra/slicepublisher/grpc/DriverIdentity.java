@@ -89,7 +89,7 @@ public record DriverIdentity(Set<String> serviceAccounts, String audience) {
               + " is not the device-driver's "
               + "ServiceAccount "
               + (serviceAccounts.isEmpty()
-                  ? "(none is configured: set publisher.auth.service-accounts)"
+                  ? "(none is configured: set kdra.slice-publisher.auth.service-accounts)"
                   : serviceAccounts.stream().sorted().toList()));
     }
     String pod = first(review.extra().get(POD_NAME));

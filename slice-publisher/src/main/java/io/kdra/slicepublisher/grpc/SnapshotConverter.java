@@ -54,7 +54,8 @@ public final class SnapshotConverter {
 
   /**
    * @param reservedAttributes attribute slots per device kept for node-label attributes
-   * @param maxDevices the most devices one snapshot may hold (publisher.max-devices-per-node)
+   * @param maxDevices the most devices one snapshot may hold
+   *     (kdra.slice-publisher.max-devices-per-node)
    */
   public SnapshotConverter(int reservedAttributes, int maxDevices) {
     this.reservedAttributes = reservedAttributes;
@@ -86,7 +87,7 @@ public final class SnapshotConverter {
                   + s.getDevicesCount()
                   + " devices, at most "
                   + maxDevices
-                  + " allowed per driver and node (publisher.max-devices-per-node)"));
+                  + " allowed per driver and node (kdra.slice-publisher.max-devices-per-node)"));
     }
     List<String> errors = new ArrayList<>();
     String driver = "driver \"" + s.getDriver() + "\"";

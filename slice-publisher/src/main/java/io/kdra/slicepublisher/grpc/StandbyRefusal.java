@@ -16,8 +16,8 @@ import jakarta.inject.Inject;
  * trailer {@code kdra-not-leader: true}, before any authentication (a standby spends no TokenReview
  * on a stream it will not serve). The driver then drops its connection and retries on a new one,
  * which the Service routes afresh; the server's idle limit ({@code
- * publisher.inventory-connections.max-idle}) closes the refused connection for drivers that keep
- * it.
+ * kdra.slice-publisher.inventory-connections.max-idle}) closes the refused connection for drivers
+ * that keep it.
  */
 @ApplicationScoped
 @GlobalInterceptor

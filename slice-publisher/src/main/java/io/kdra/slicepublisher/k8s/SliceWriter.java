@@ -60,7 +60,7 @@ public final class SliceWriter {
     this.mayWrite = mayWrite;
     if (!(maxWritesPerSecond > 0)) {
       throw new IllegalArgumentException(
-          "publisher.max-writes-per-second must be positive, got " + maxWritesPerSecond);
+          "kdra.slice-publisher.max-writes-per-second must be positive, got " + maxWritesPerSecond);
     }
     this.client = client;
     this.cache = cache;

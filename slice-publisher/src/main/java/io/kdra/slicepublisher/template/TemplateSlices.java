@@ -20,9 +20,9 @@ import java.util.Map;
  * <p>What a template cannot know is left out, as Karpenter's templates expect: {@code nodeName}
  * (templates are implicitly node-local) and the owner. The pool is named after the instance type
  * instead of the node; generation and slice count are those of a first publication. Node-label
- * attributes ({@code publisher.node-label-attributes}) are filled from {@code nodeLabels}, the
- * labels every node of the type will carry; a label whose value differs per node (the hostname)
- * cannot be templated and should not be among them.
+ * attributes ({@code kdra.slice-publisher.node-label-attributes}) are filled from {@code
+ * nodeLabels}, the labels every node of the type will carry; a label whose value differs per node
+ * (the hostname) cannot be templated and should not be among them.
  */
 public final class TemplateSlices {
 

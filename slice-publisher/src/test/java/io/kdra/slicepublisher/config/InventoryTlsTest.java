@@ -31,11 +31,11 @@ import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.Test;
 
 /**
- * The inventory gRPC with {@code publisher.inventory-tls.*} (what the chart sets): TLS only, h2 by
- * ALPN, and a certificate replaced on disk (a cert-manager renewal, the kubelet updating the
- * Secret's volume) is served to the next connection without a restart. The first pair is ECDSA with
- * a PKCS#8 key (cert-manager's, as the chart asks it), the second RSA with a PKCS#1 key (the
- * chart's own, Helm's genSignedCert).
+ * The inventory gRPC with {@code kdra.slice-publisher.inventory-tls.*} (what the chart sets): TLS
+ * only, h2 by ALPN, and a certificate replaced on disk (a cert-manager renewal, the kubelet
+ * updating the Secret's volume) is served to the next connection without a restart. The first pair
+ * is ECDSA with a PKCS#8 key (cert-manager's, as the chart asks it), the second RSA with a PKCS#1
+ * key (the chart's own, Helm's genSignedCert).
  */
 @QuarkusTest
 @TestProfile(InventoryTlsTest.Tls.class)
@@ -51,11 +51,11 @@ class InventoryTlsTest {
     public Map<String, String> getConfigOverrides() {
       install("first");
       return Map.of(
-          "publisher.inventory-tls.certificate",
+          "kdra.slice-publisher.inventory-tls.certificate",
           DIR.resolve("tls.crt").toString(),
-          "publisher.inventory-tls.key",
+          "kdra.slice-publisher.inventory-tls.key",
           DIR.resolve("tls.key").toString(),
-          "publisher.inventory-tls.reload-period",
+          "kdra.slice-publisher.inventory-tls.reload-period",
           "200ms",
           "quarkus.grpc.server.plain-text",
           "false",

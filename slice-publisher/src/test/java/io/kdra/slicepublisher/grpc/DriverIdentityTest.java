@@ -101,6 +101,6 @@ class DriverIdentityTest {
                     + DRIVER
                     + " (pod driver-x on node node-a) "
                     + "is not the device-driver's ServiceAccount (none is configured: set "
-                    + "publisher.auth.service-accounts)"));
+                    + "kdra.slice-publisher.auth.service-accounts)"));
   }
 }

@@ -367,6 +367,6 @@ class SnapshotConverterTest {
     assertThat(result.errors())
         .containsExactly(
             "node_name \"node-a\": 4 devices, at most 3 allowed per driver and node"
-                + " (publisher.max-devices-per-node)");
+                + " (kdra.slice-publisher.max-devices-per-node)");
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import dev.cel.common.CelOptions;
 import dev.cel.common.CelValidationException;
+import dev.cel.common.ast.CelExpr;
 import dev.cel.common.types.MapType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.compiler.CelCompiler;
@@ -18,6 +19,7 @@ import dev.cel.runtime.CelRuntimeFactory;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -170,6 +172,21 @@ class CelJavaCanaryTest {
             "cel-java no longer shows this bug on `%s`: remove the workaround %s",
             expression, workaround)
         .isEqualTo(buggy);
+  }
+
+  /**
+   * cel-go expands {@code opt.optMap(x, e)} to {@code opt.hasValue() ? optional.of(cel.bind(x,
+   * opt.value(), e)) : optional.none()}, and upstream's estimated cost follows that shape; cel-java
+   * expands it to a comprehension at the root. Once cel-java's root is the conditional too, {@code
+   * ext.OptionalMacrosLibrary} can go.
+   */
+  @Test
+  void celJavaStillExpandsOptMapToAComprehension() throws CelValidationException {
+    CelExpr root = COMPILER.compile("optional.of(1).optMap(y, y + 1)").getAst().getExpr();
+
+    assertThat(root.exprKind().getKind())
+        .as("cel-java now expands optMap as cel-go does: remove ext.OptionalMacrosLibrary")
+        .isEqualTo(CelExpr.ExprKind.Kind.COMPREHENSION);
   }
 
   private static Outcome outcome(String expression) {

@@ -3,7 +3,7 @@ package io.kdra.core.cel.corpus;
 import java.util.List;
 
 /**
- * Hand-picked selectors for the CEL differential test: the expressions of issue 17, missing
+ * Hand-picked selectors for the CEL differential test: expressions the API server accepts, missing
  * attributes with and without has(), optionals, quantities and semvers, unicode strings, lists,
  * type errors, cost limits, and every library. Each runs against every device of {@link
  * CelDevices}. Disagreements found by the generated corpus are added here.

@@ -15,8 +15,8 @@ import java.util.Map;
 /**
  * The {@code k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin} service: translates between the v1 wire
  * messages and {@link DraPlugin}. Built by hand as a {@link ServerServiceDefinition} because
- * extending the generated ImplBase would make Quarkus drop its own gRPC beans.
- * {@link DraServiceV1beta1} reuses it through the identical wire format.
+ * extending the generated ImplBase would make Quarkus drop its own gRPC beans. {@link
+ * DraServiceV1beta1} reuses it through the identical wire format.
  */
 final class DraServiceV1 {
   private DraServiceV1() {}

@@ -38,8 +38,17 @@ class RbacIT {
 
   static final String NODE = "node-r";
 
+  /**
+   * DRAPrioritizedList is GA and on in every API server this suite runs; off here, so that the
+   * claim-controller has a gate to warn about (no claim of this class asks for alternatives).
+   */
   @RegisterExtension
-  static final KdraStack STACK = KdraStack.nodes(SimulatedNode.twoL4s(NODE)).withBridge();
+  static final KdraStack STACK =
+      KdraStack.nodes(SimulatedNode.twoL4s(NODE))
+          .withBridge()
+          .withProperties(
+              java.util.Map.of(
+                  "kdra.claim-controller.allocator.feature-gates", "DRAPrioritizedList=false"));
 
   private static Stack stack;
   private static KubernetesClient admin;
@@ -285,6 +294,32 @@ class RbacIT {
           () -> driver.resources(ResourceClaim.class).inNamespace(stack.namespace).list());
       denied(driver, user, () -> driver.resource(claimWithStatus()).updateStatus());
     }
+  }
+
+  /**
+   * The chart lets the claim-controller read the API server's feature gates ({@code /metrics}): its
+   * one start-up WARN names the gate the API server has on and its allocator has off.
+   */
+  @Test
+  void theClaimControllerNamesAGateOnInTheApiServerButOffInItsAllocator() {
+    java.nio.file.Path log = stack.services.process("claim-controller").log;
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(java.nio.file.Files.readAllLines(log))
+                    .filteredOn(l -> l.contains("feature gates on in the API server"))
+                    .singleElement()
+                    .satisfies(
+                        l ->
+                            assertThat(l)
+                                .contains(" WARN ")
+                                .endsWith(
+                                    "off in this service's allocator: DRAPrioritizedList"
+                                        + " (set them as kube-scheduler has them)")));
+    assertThat(stack.services.process("claim-controller").log)
+        .content()
+        .doesNotContain("cannot read the API server's feature gates");
   }
 
   /** The user name of the chart's ServiceAccount of {@code component}. */

@@ -87,6 +87,16 @@ class DeviceTaintRuleRealNodeIT {
         .anyMatch(l -> l.contains("\"name\": \"" + device + "\""))
         .anyMatch(l -> l.contains("\"string\": \"NVIDIA L4\""));
     assertThat(RealPods.spec(stack, NODE, allocated)).exists();
+    // the 1.37 kubelet chose the device-health API v1 of the two the driver lists
+    java.nio.file.Path driverLog = stack.services.process("device-driver-" + NODE).log;
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(driverLog)
+                    .content()
+                    .contains("the kubelet opened a device-health stream (v1)")
+                    .doesNotContain("device-health stream (v1alpha1)"));
 
     client.resources(DeviceTaintRule.class).resource(rule("NoSchedule")).create();
     Pod waiting =
@@ -118,14 +128,15 @@ class DeviceTaintRuleRealNodeIT {
     assertThat(stillRunning.getStatus().getPhase()).isEqualTo("Running");
 
     // NoExecute: the holder is evicted, the kubelet has the driver unprepare its device
+    // a merge patch of the spec alone: the controller writes the rule's status meanwhile, and
+    // an edit (which sends the read resourceVersion) would meet 409 Conflict
     client
         .resources(DeviceTaintRule.class)
         .withName(RULE)
-        .edit(
-            r -> {
-              r.getSpec().getTaint().setEffect("NoExecute");
-              return r;
-            });
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"spec\": {\"taint\": {\"effect\": \"NoExecute\"}}}");
     await()
         .atMost(RealPods.POD_TIMEOUT)
         .untilAsserted(

@@ -87,6 +87,7 @@ class RbacTest {
           grants("/namespaces", READ),
           grants("scheduling.k8s.io/podgroups", Set.of("get")),
           grants("/events", Set.of("create")),
+          grants("nonResourceURL:/metrics", Set.of("get")),
           grants("coordination.k8s.io/leases", LEASE));
 
   /**
@@ -127,6 +128,7 @@ class RbacTest {
                 "namespaces",
                 "podgroups",
                 "events",
+                "`/metrics`",
                 "leases")),
         Arguments.of(
             "computeclass-bridge",
@@ -334,6 +336,11 @@ class RbacTest {
             for (String v : r.getVerbs()) {
               out.add(g + "/" + res + ":" + v);
             }
+          }
+        }
+        for (String url : r.getNonResourceURLs()) {
+          for (String v : r.getVerbs()) {
+            out.add("nonResourceURL:" + url + ":" + v);
           }
         }
       }

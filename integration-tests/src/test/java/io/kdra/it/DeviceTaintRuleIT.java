@@ -108,14 +108,15 @@ class DeviceTaintRuleIT {
     assertThat(Dra.get(client, holder).getMetadata().getDeletionTimestamp()).isNull();
 
     // NoExecute: the holder goes, the rule's status tells
+    // a merge patch of the spec alone: the controller writes the rule's status meanwhile, and
+    // an edit (which sends the read resourceVersion) would meet 409 Conflict
     client
         .resources(DeviceTaintRule.class)
         .withName("maintenance")
-        .edit(
-            r -> {
-              r.getSpec().getTaint().setEffect("NoExecute");
-              return r;
-            });
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"spec\": {\"taint\": {\"effect\": \"NoExecute\"}}}");
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(client.resource(holder).get()).isNull());

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Extended resources served by DRA on a real node (the real kubelet 1.36.3 and containerd, {@link
+ * Extended resources served by DRA on a real node (the real kubelet 1.37 and containerd, {@link
  * RealNode}; two L4s): a device-plugin-style pod ({@code resources.limits: {gpu.kdra.io/gpu: 2}},
  * no resource claims) scheduled by our controller runs, and its container sees both devices through
  * the CDI edits of the claim the kubelet found in {@code status.extendedResourceClaimStatus}.

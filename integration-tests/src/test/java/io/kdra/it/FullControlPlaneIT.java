@@ -233,6 +233,69 @@ class FullControlPlaneIT {
             });
   }
 
+  /**
+   * DeviceTaintRules with kube-controller-manager running (the claim-controller in {@code adopt}
+   * mode evicts nothing): a NoExecute rule on the device our controller allocated has
+   * kube-controller-manager's device-taint-eviction controller evict the pod and write the rule's
+   * status. Served as v1 from 1.37 on.
+   */
+  @Test
+  void kubeControllerManagerEvictsThePodOfADeviceThatARuleTaints() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        io.kdra.core.model.Semver.parse(ControlPlane.VERSION)
+                .compareTo(io.kdra.core.model.Semver.parse("1.37.0"))
+            >= 0,
+        "DeviceTaintRule is served as v1 from 1.37 on");
+    client.resource(Dra.template(stack.namespace, "taint-gpu", KdraChart.GPU_CLASS, 1)).create();
+    Pod pod =
+        client.resource(Dra.podWithTemplate(stack.namespace, "tainted", "taint-gpu")).create();
+    await()
+        .atMost(TIMEOUT)
+        .untilAsserted(() -> assertThat(Dra.get(client, pod).getSpec().getNodeName()).isNotNull());
+    String[] poolDevice = Dra.devices(Dra.claimOf(client, pod, "gpu")).get(0).split("/");
+    String rule = "kcm-evicts";
+    client
+        .resources(io.kdra.core.taint.DeviceTaintRule.class)
+        .resource(
+            new io.kdra.core.taint.DeviceTaintRule(
+                new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(rule).build(),
+                new io.kdra.core.taint.DeviceTaintRuleSpec(
+                    new io.kdra.core.taint.DeviceTaintSelector(
+                        Stack.DRIVER, poolDevice[0], poolDevice[1]),
+                    new io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint(
+                        "NoExecute", "example.com/broken", null, "yes"))))
+        .create();
+    try {
+      await()
+          .atMost(TIMEOUT)
+          .untilAsserted(
+              () -> {
+                Pod current = client.resource(pod).get();
+                assertThat(current == null || current.getMetadata().getDeletionTimestamp() != null)
+                    .as("evicted")
+                    .isTrue();
+              });
+      await()
+          .atMost(TIMEOUT)
+          .untilAsserted(
+              () -> {
+                var status =
+                    client
+                        .resources(io.kdra.core.taint.DeviceTaintRule.class)
+                        .withName(rule)
+                        .get()
+                        .getStatus();
+                assertThat(status).as("the rule's status").isNotNull();
+                assertThat(status.getConditions())
+                    .filteredOn(c -> c.getType().equals("EvictionInProgress"))
+                    .singleElement()
+                    .satisfies(c -> assertThat(c.getReason()).isEqualTo("Completed"));
+              });
+    } finally {
+      client.resources(io.kdra.core.taint.DeviceTaintRule.class).withName(rule).delete();
+    }
+  }
+
   @Test
   void theGarbageCollectorDeletesAGeneratedClaimWhosePodIsGone() {
     client.resource(Dra.template(stack.namespace, "gc-gpu", KdraChart.GPU_CLASS, 1)).create();

@@ -96,6 +96,26 @@ class GpuClaimIT {
     assertThat(Files.readString(spec)).contains(uid + "-gpu-0");
     assertThat(cdiFiles("node-a")).isEmpty();
     assertThat(stack.nodes.kubelet("node-a").prepared()).isEmpty();
+    // the driver reports the prepared device in the claim's status (ResourceClaim device status,
+    // written under the chart's per-driver, own-node grant)
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(client.resource(claim).get().getStatus().getDevices())
+                    .singleElement()
+                    .satisfies(
+                        d -> {
+                          assertThat(List.of(d.getDriver(), d.getPool(), d.getDevice()))
+                              .containsExactly(Stack.DRIVER, "node-b", "gpu-0");
+                          assertThat(d.getConditions())
+                              .singleElement()
+                              .satisfies(
+                                  c -> {
+                                    assertThat(c.getType()).isEqualTo("Ready");
+                                    assertThat(c.getStatus()).isEqualTo("True");
+                                  });
+                        }));
   }
 
   /**

@@ -44,8 +44,17 @@ class RbacIT {
 
   static final String NODE = "node-r";
 
+  /**
+   * DRAPrioritizedList is GA and on in every API server this suite runs; off here, so that the
+   * claim-controller has a gate to warn about (no claim of this class asks for alternatives).
+   */
   @RegisterExtension
-  static final KdraStack STACK = KdraStack.nodes(SimulatedNode.twoL4s(NODE)).withBridge();
+  static final KdraStack STACK =
+      KdraStack.nodes(SimulatedNode.twoL4s(NODE))
+          .withBridge()
+          .withProperties(
+              java.util.Map.of(
+                  "kdra.claim-controller.allocator.feature-gates", "DRAPrioritizedList=false"));
 
   private static Stack stack;
   private static KubernetesClient admin;
@@ -291,6 +300,117 @@ class RbacIT {
           () -> driver.resources(ResourceClaim.class).inNamespace(stack.namespace).list());
       denied(driver, user, () -> driver.resource(claimWithStatus()).updateStatus());
     }
+  }
+
+  /**
+   * ResourceClaim device status (GA in 1.37) with the chart's grant alone: patch on {@code
+   * resourceclaims/status} and {@code associated-node:patch} on {@code resourceclaims/driver} for
+   * the driver's name. The driver's pod-bound token writes {@code status.devices} of a claim
+   * allocated on its own node, and the API server refuses it for a claim allocated on another node,
+   * naming the {@code resourceclaims/driver} permission.
+   */
+  @Test
+  void theDeviceDriverWritesDeviceStatusOnlyOfItsOwnNodesClaims() {
+    ResourceClaim own = allocatedOn("status-own-node", NODE);
+    ResourceClaim other = allocatedOn("status-other-node", "node-elsewhere");
+    try (KubernetesClient driver = stack.identities.clientOf("device-driver-" + NODE)) {
+      ResourceClaim written = patchDeviceStatus(driver, own, NODE);
+      assertThat(written.getStatus().getDevices())
+          .singleElement()
+          .satisfies(d -> assertThat(d.getPool()).isEqualTo(NODE));
+
+      assertThatThrownBy(() -> patchDeviceStatus(driver, other, "node-elsewhere"))
+          .isInstanceOfSatisfying(
+              KubernetesClientException.class,
+              e ->
+                  assertThat(e.getMessage())
+                      .as("code %d", e.getCode())
+                      .contains("status.devices")
+                      .contains("resourceclaims/driver"));
+    } finally {
+      admin.resource(own).delete();
+      admin.resource(other).delete();
+    }
+  }
+
+  /** A claim the admin allocated (gpu-0 of {@code node}'s pool) without any scheduler. */
+  private static ResourceClaim allocatedOn(String name, String node) {
+    ResourceClaim created =
+        admin.resource(Dra.claim(stack.namespace, name, KdraChart.GPU_CLASS, 1)).create();
+    return admin
+        .resource(
+            new ResourceClaimBuilder(created)
+                .withNewStatus()
+                .withNewAllocation()
+                .withNewDevices()
+                .addNewResult()
+                .withRequest("gpu")
+                .withDriver(Stack.DRIVER)
+                .withPool(node)
+                .withDevice("gpu-0")
+                .endResult()
+                .endDevices()
+                .withNodeSelector(
+                    new io.fabric8.kubernetes.api.model.NodeSelectorBuilder()
+                        .addNewNodeSelectorTerm()
+                        .addNewMatchField()
+                        .withKey("metadata.name")
+                        .withOperator("In")
+                        .withValues(node)
+                        .endMatchField()
+                        .endNodeSelectorTerm()
+                        .build())
+                .endAllocation()
+                .endStatus()
+                .build())
+        .updateStatus();
+  }
+
+  /** The driver's own write: a JSON patch of the status subresource, as the device-driver's. */
+  private static ResourceClaim patchDeviceStatus(
+      KubernetesClient driver, ResourceClaim claim, String pool) {
+    String ops =
+        """
+        [{"op": "add", "path": "/status/devices", "value": [{"driver": "%s", "pool": "%s",
+          "device": "gpu-0", "conditions": [{"type": "Ready", "status": "True",
+          "reason": "Prepared", "message": "", "lastTransitionTime": "2026-12-06T00:00:00Z"}]}]}]
+        """
+            .formatted(Stack.DRIVER, pool);
+    return driver
+        .resources(ResourceClaim.class)
+        .inNamespace(claim.getMetadata().getNamespace())
+        .withName(claim.getMetadata().getName())
+        .subresource("status")
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+            ops);
+  }
+
+  /**
+   * The chart lets the claim-controller read the API server's feature gates ({@code /metrics}): its
+   * one start-up WARN names the gate the API server has on and its allocator has off.
+   */
+  @Test
+  void theClaimControllerNamesAGateOnInTheApiServerButOffInItsAllocator() {
+    java.nio.file.Path log = stack.services.process("claim-controller").log;
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(java.nio.file.Files.readAllLines(log))
+                    .filteredOn(l -> l.contains("feature gates on in the API server"))
+                    .singleElement()
+                    .satisfies(
+                        l ->
+                            assertThat(l)
+                                .contains(" WARN ")
+                                .endsWith(
+                                    "off in this service's allocator: DRAPrioritizedList"
+                                        + " (set them as kube-scheduler has them)")));
+    assertThat(stack.services.process("claim-controller").log)
+        .content()
+        .doesNotContain("cannot read the API server's feature gates");
   }
 
   /** The user name of the chart's ServiceAccount of {@code component}. */

@@ -34,10 +34,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The user-visible stories on a real node: the real kubelet 1.36 with containerd 2.x ({@link
- * RealNode}), our device-driver as the kubelet's DRA plugin, our claim-controller as the pods'
- * scheduler. Each pod is busybox printing what it sees; the tests read that from the kubelet's pod
- * logs and check it against the CDI spec the driver wrote.
+ * The user-visible stories on a real node: the real kubelet (1.37, `kdra.k8s.version`) with
+ * containerd 2.x ({@link RealNode}), our device-driver as the kubelet's DRA plugin, our
+ * claim-controller as the pods' scheduler. Each pod is busybox printing what it sees; the tests
+ * read that from the kubelet's pod logs and check it against the CDI spec the driver wrote.
  */
 @ExtendWith(ControlPlane.class)
 class RealNodeIT {

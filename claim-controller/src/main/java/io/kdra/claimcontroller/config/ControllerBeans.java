@@ -82,7 +82,7 @@ public class ControllerBeans {
   }
 
   /**
-   * The allocator's features: Kubernetes 1.36's defaults with the configured feature gates applied.
+   * The allocator's features: Kubernetes 1.37's defaults with the configured feature gates applied.
    *
    * @throws IllegalArgumentException naming the property and the gate when one is unknown or its
    *     value is no bool

@@ -58,7 +58,7 @@ final class DraHealthService implements AutoCloseable {
             .addMethod(
                 DRAResourceHealthGrpc.getNodeWatchResourcesMethod(),
                 ServerCalls.asyncServerStreamingCall(
-                    (req, out) -> watch(out, DraHealthService::response)))
+                    (req, out) -> watch(out, "v1", DraHealthService::response)))
             .build(),
         ServerServiceDefinition.builder(
                 io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc
@@ -67,11 +67,12 @@ final class DraHealthService implements AutoCloseable {
                 io.kdra.devicedriver.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc
                     .getNodeWatchResourcesMethod(),
                 ServerCalls.asyncServerStreamingCall(
-                    (req, out) -> watch(out, DraHealthService::v1alpha1Response)))
+                    (req, out) -> watch(out, "v1alpha1", DraHealthService::v1alpha1Response)))
             .build());
   }
 
-  private <R> void watch(StreamObserver<R> observer, Function<HealthReport, R> translate) {
+  private <R> void watch(
+      StreamObserver<R> observer, String version, Function<HealthReport, R> translate) {
     var out = (ServerCallStreamObserver<R>) observer;
     Stream<R> stream = new Stream<>(out, translate);
     // Both handlers must be set before this method returns (grpc-java's rule).
@@ -83,7 +84,8 @@ final class DraHealthService implements AutoCloseable {
     }
     open.add(stream);
     health.subscribe(stream);
-    LOG.debugf("health stream opened; %d open", open.size());
+    // which version the kubelet chose: a 1.37+ kubelet picks v1 when both are listed
+    LOG.infof("the kubelet opened a device-health stream (%s); %d open", version, open.size());
   }
 
   private void forget(Stream<?> stream) {

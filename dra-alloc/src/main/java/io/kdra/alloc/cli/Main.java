@@ -44,7 +44,7 @@ public final class Main {
   private static final String SYNTAX = "dra-alloc [OPTION]... FILE...";
 
   private static final String DESCRIPTION =
-      "Shows how Kubernetes DRA (resource.k8s.io/v1, as of 1.36) would allocate devices to"
+      "Shows how Kubernetes DRA (resource.k8s.io/v1, as of 1.37) would allocate devices to"
           + " pending ResourceClaims. FILE: YAML or JSON files (multi-document, or kind: List);"
           + " - reads stdin.";
 

@@ -266,12 +266,18 @@ final class ClaimDraw {
       tolerations.accept(List.of(t));
     }
     shapes.tolerations(tolerations);
+    CapacityRequirements req = null;
     if (cls.equals("vgpu") && r.nextInt(10) < 7) {
-      CapacityRequirements req = new CapacityRequirements();
+      req = new CapacityRequirements();
       req.setRequests(
           Map.of(
               "memory",
               new Quantity(new String[] {"1Gi", "4Gi", "6Gi", "10Gi", "30Gi"}[r.nextInt(5)])));
+    }
+    if (cls.equals("vgpu")) {
+      req = shapes.coresRequest(req);
+    }
+    if (req != null) {
       capacity.accept(req);
     }
   }

@@ -180,6 +180,7 @@ final class ClusterDraw {
     }
     v.getCapacity().put("memory", capacity("24Gi", policy));
     v.getCapacity().remove("cores");
+    shapes.fractionalCores(v);
     return v;
   }
 

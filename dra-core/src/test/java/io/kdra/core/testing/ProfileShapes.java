@@ -15,6 +15,10 @@ import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyRange;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequirements;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceConstraint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
@@ -167,6 +171,41 @@ final class ProfileShapes {
     NewerFields.setCompatibilityGroups(d.getConsumesCounters().get(0), groups);
   }
 
+  /**
+   * Fractional ranges (min, step, max; null: none), each valid as the API server checks them
+   * (default and max a whole number of steps from min), in the formats drivers write.
+   */
+  private static final String[][] FRACTIONAL_RANGES = {
+    {"100m", "50m", null}, {"0.1", "0.25", "1.85"}, {"250m", "125m", "1500m"}
+  };
+
+  /** Requests for a vGPU's cores: below min, off step, on step, whole, above max. */
+  private static final String[] CORES_REQUESTS = {
+    "30m", "100m", "130m", "0.3", "275m", "1", "1600m"
+  };
+
+  /**
+   * Shared, one vGPU in two: a compute share {@code cores} of 2 whose request policy is a
+   * fractional range ({@code DRAFractionalCapacityRange}, beta and on in 1.37: requests are rounded
+   * up in milli-units).
+   */
+  void fractionalCores(Device vgpu) {
+    if (y == null || !y.nextBoolean()) {
+      return;
+    }
+    String[] bounds = FRACTIONAL_RANGES[y.nextInt(FRACTIONAL_RANGES.length)];
+    CapacityRequestPolicyRange range = new CapacityRequestPolicyRange();
+    range.setMin(new Quantity(bounds[0]));
+    range.setStep(new Quantity(bounds[1]));
+    if (bounds[2] != null) {
+      range.setMax(new Quantity(bounds[2]));
+    }
+    CapacityRequestPolicy policy = new CapacityRequestPolicy();
+    policy.setDefault(new Quantity(bounds[0]));
+    policy.setValidRange(range);
+    vgpu.getCapacity().put("cores", DeviceParts.capacity("2", policy));
+  }
+
   // ---- requests ------------------------------------------------------------------------------
 
   /** Derived attributes' expressions: typed values, guarded or not, a list, a shadowing one. */
@@ -229,6 +268,22 @@ final class ProfileShapes {
       i = 0;
     }
     return new NewerFields.DerivedAttribute(name, DERIVED[i]);
+  }
+
+  /**
+   * Shared, one vGPU request in two: a fractional {@code cores} request beside the basic memory one
+   * (if any). Returns the requirements to set, or null for none.
+   */
+  CapacityRequirements coresRequest(CapacityRequirements basic) {
+    if (y == null || !y.nextBoolean()) {
+      return basic;
+    }
+    CapacityRequirements req = basic != null ? basic : new CapacityRequirements();
+    Map<String, Quantity> requests =
+        new LinkedHashMap<>(req.getRequests() == null ? Map.of() : req.getRequests());
+    requests.put("cores", new Quantity(CORES_REQUESTS[y.nextInt(CORES_REQUESTS.length)]));
+    req.setRequests(requests);
+    return req;
   }
 
   /** Extended: adminAccess one time in eight (subrequests have none in resource.k8s.io/v1). */

@@ -34,7 +34,9 @@ import java.util.Random;
  * <p>{@link Profile#SHARED} is the extended scenario of the same seed plus claim sharing, from a
  * third stream: pods also use claims allocated before the run or claims of other pods, and a few
  * more pods use only such claims (kube-scheduler must keep those claims' allocations and place each
- * pod where their node selectors allow).
+ * pod where their node selectors allow); and, from the same stream, vGPUs whose {@code cores}
+ * capacity has a fractional request range (DRAFractionalCapacityRange, beta and on in 1.37), with
+ * requests on, off and below its steps.
  *
  * <p>{@link Profile#ALPHA} is the extended scenario of the same seed plus, from a fourth stream,
  * the 1.37 alpha fields: compatibility groups on the partitions' counter consumptions, and derived
@@ -62,7 +64,8 @@ public final class ScenarioGenerator {
     EXTENDED,
     /**
      * EXTENDED plus pods that share claims with other pods and use claims allocated before the run,
-     * whose node selectors must restrict where the pods go.
+     * whose node selectors must restrict where the pods go, and vGPUs whose {@code cores} request
+     * policy is a fractional range (DRAFractionalCapacityRange), with requests for it.
      */
     SHARED,
     /**

@@ -55,7 +55,7 @@ class ScenarioGeneratorTest {
           ScenarioGenerator.Profile.EXTENDED,
           "c5e594cfd0651b70164a9c14a632f5636ca8385a5ff11ccbde00f068a3dd2e08",
           ScenarioGenerator.Profile.SHARED,
-          "3f1a9e1ae86a338e0e53904e2ff5f107fea2643cef5ffc1b60a4543381f75c58",
+          "c934945b5cfbea5e706e1790ca2137396a2761acff89dc4e4b76046df9913135",
           ScenarioGenerator.Profile.ALPHA,
           "d55297b74ae5ecff93eea67b7644144a66eaf741624e90020dc8b6af789c7bd3");
 
@@ -86,6 +86,63 @@ class ScenarioGeneratorTest {
           .isEqualTo(e.slices().stream().map(x -> x.getMetadata().getName()).toList());
       assertThat(a.claims().size()).isEqualTo(e.claims().size());
     }
+  }
+
+  /**
+   * DRAFractionalCapacityRange (beta and on in 1.37): the shared profile draws vGPUs whose cores
+   * range is fractional, and requests that its milli-unit rounding decides.
+   */
+  @Test
+  void sharedProfileDrawsFractionalCapacityRangesAndRequests() {
+    List<String> shared =
+        LongStream.range(1, 201)
+            .mapToObj(
+                seed -> ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.SHARED).yaml())
+            .toList();
+    java.util.function.ToLongFunction<Predicate<String>> n = p -> shared.stream().filter(p).count();
+    assertThat(n.applyAsLong(y -> y.matches("(?s).*step: \"?(50m|0\\.25|125m)\"?\n.*")))
+        .as("fractional ranges")
+        .isGreaterThan(20);
+    assertThat(n.applyAsLong(y -> y.matches("(?s).*cores: \"?(130m|0\\.3|275m)\"?\n.*")))
+        .as("requests off a fractional step")
+        .isGreaterThan(5);
+  }
+
+  /** The scenario with the shared profile's fractional {@code cores} capacity and requests cut. */
+  private static GeneratedScenario withoutFractionalCores(GeneratedScenario s) {
+    s.slices()
+        .forEach(
+            slice ->
+                (slice.getSpec().getDevices() == null
+                        ? java.util.List.<io.fabric8.kubernetes.api.model.resource.v1.Device>of()
+                        : slice.getSpec().getDevices())
+                    .stream()
+                        .filter(d -> d.getName().startsWith("vgpu"))
+                        .forEach(d -> d.getCapacity().remove("cores")));
+    for (var c : s.claims()) {
+      for (var r : c.getSpec().getDevices().getRequests()) {
+        if (r.getExactly() != null) {
+          r.getExactly().setCapacity(withoutCores(r.getExactly().getCapacity()));
+        }
+        r.getFirstAvailable().forEach(sub -> sub.setCapacity(withoutCores(sub.getCapacity())));
+      }
+    }
+    return s;
+  }
+
+  private static io.fabric8.kubernetes.api.model.resource.v1.CapacityRequirements withoutCores(
+      io.fabric8.kubernetes.api.model.resource.v1.CapacityRequirements req) {
+    if (req == null || req.getRequests() == null) {
+      return req;
+    }
+    java.util.Map<String, io.fabric8.kubernetes.api.model.Quantity> m =
+        new java.util.LinkedHashMap<>(req.getRequests());
+    m.remove("cores");
+    if (m.isEmpty()) {
+      return null;
+    }
+    req.setRequests(m);
+    return req;
   }
 
   @Test
@@ -237,10 +294,11 @@ class ScenarioGeneratorTest {
                 .count())
         .as("sharing pods with a node name")
         .isGreaterThan(10);
-    // the extended scenario is untouched: the same inventory, claims and the same pods first
+    // the extended scenario is untouched but for the vGPUs' fractional cores: the same inventory,
+    // claims and the same pods first
     for (long seed = 0; seed < 20; seed++) {
       GeneratedScenario e = ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.EXTENDED);
-      GeneratedScenario s = shared.get((int) seed);
+      GeneratedScenario s = withoutFractionalCores(shared.get((int) seed));
       assertThat(s.slices()).isEqualTo(e.slices());
       assertThat(s.nodes()).isEqualTo(e.nodes());
       assertThat(s.claims()).isEqualTo(e.claims());

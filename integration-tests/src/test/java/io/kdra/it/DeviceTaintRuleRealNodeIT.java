@@ -23,6 +23,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.kdra.it.services.RealPods;
+import io.kdra.it.services.Stack;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.nodes.RealNode;
+import io.kdra.it.nodes.SimulatedNode;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.chart.KdraChart;
 
 /**
  * A DeviceTaintRule's maintenance story on a real node (the real kubelet and containerd, {@link

@@ -79,8 +79,8 @@ class UpstreamDifferentialIT {
 
   /**
    * The shared profile: the extended scenarios plus pods that share claims and use claims allocated
-   * before the run (their node selectors must restrict the pods), and vGPUs' fractional
-   * capacity ranges (DRAFractionalCapacityRange, beta and on in 1.37).
+   * before the run (their node selectors must restrict the pods), and vGPUs' fractional capacity
+   * ranges (DRAFractionalCapacityRange, beta and on in 1.37).
    */
   @Test
   void agreesWithUpstreamOnSharedScenarios() throws IOException {

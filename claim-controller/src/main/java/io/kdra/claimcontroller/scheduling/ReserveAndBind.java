@@ -3,7 +3,9 @@ package io.kdra.claimcontroller.scheduling;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
@@ -81,7 +83,22 @@ final class ReserveAndBind {
       Map<String, AllocationResult> allocations,
       Map<String, ClaimTracer.TraceSpan> spans,
       Runnable beforeBind) {
-    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans);
+    return reserveAndBind(pod, podClaims, node, allocations, spans, Map.of(), beforeBind);
+  }
+
+  /**
+   * As above, reserving the claims in {@code groupClaims} (by UID) for the consumer given there:
+   * the pod's PodGroup, for the claims its members share; the others for the pod.
+   */
+  Outcome reserveAndBind(
+      Pod pod,
+      List<ResourceClaim> podClaims,
+      String node,
+      Map<String, AllocationResult> allocations,
+      Map<String, ClaimTracer.TraceSpan> spans,
+      Map<String, ResourceClaimConsumerReference> groupClaims,
+      Runnable beforeBind) {
+    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans, groupClaims);
     if (failed.isPresent()) {
       return failed.get();
     }
@@ -137,7 +154,8 @@ final class ReserveAndBind {
       Pod pod,
       List<ResourceClaim> podClaims,
       Map<String, AllocationResult> allocations,
-      Map<String, ClaimTracer.TraceSpan> spans) {
+      Map<String, ClaimTracer.TraceSpan> spans,
+      Map<String, ResourceClaimConsumerReference> groupClaims) {
     List<ResourceClaim> done = new ArrayList<>();
     for (int i = 0; i < podClaims.size(); i++) {
       ResourceClaim c = podClaims.get(i);
@@ -159,7 +177,7 @@ final class ReserveAndBind {
                             recent.created(
                                 c.getMetadata().getNamespace(), c.getMetadata().getName()))
                     .orElse(null),
-                pod,
+                groupClaims.getOrDefault(uid, PodGroupClaims.podConsumer(pod)),
                 a,
                 spans.get(uid).annotations(),
                 written);

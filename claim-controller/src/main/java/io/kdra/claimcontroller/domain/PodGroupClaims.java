@@ -161,6 +161,11 @@ public record PodGroupClaims(
         .findFirst();
   }
 
+  /** Whether some PodGroup controls {@code claim}. */
+  public static boolean isGroupsClaim(ResourceClaim claim) {
+    return owningPodGroup(claim).isPresent();
+  }
+
   /** Whether this group (by UID) controls {@code claim}: upstream's {@code IsForPodGroup}. */
   public boolean controls(ResourceClaim claim) {
     return owningPodGroup(claim).map(o -> uid.equals(o.getUid())).orElse(false);

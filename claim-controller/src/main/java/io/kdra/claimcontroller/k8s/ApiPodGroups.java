@@ -63,6 +63,24 @@ public final class ApiPodGroups implements PodGroups {
   }
 
   /**
+   * Whether PodGroup {@code namespace/name} with {@code uid} is gone or replaced: a GET, 404 (also
+   * where the API is not served) meaning gone. A group being deleted still exists, as upstream's
+   * lister has it.
+   */
+  public boolean gone(String namespace, String name, String uid) {
+    GenericKubernetesResource g;
+    try {
+      g = client.genericKubernetesResources(CONTEXT).inNamespace(namespace).withName(name).get();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return true;
+      }
+      throw e;
+    }
+    return g == null || !uid.equals(g.getMetadata().getUid());
+  }
+
+  /**
    * The field manager of this controller's status applies: its own, not kube-controller-manager's
    * ({@code ResourceClaimController}), which writes the same field when it creates the claims.
    */

@@ -102,6 +102,15 @@ public final class PodScheduling {
   /** Gangs (PodGroups) placed whole; see {@link #placeGangsWith}. */
   private volatile GangScheduling gangs;
 
+  /** Striped locks serialising the claim creation of each PodGroup. */
+  private static final Object[] GROUP_LOCKS = new Object[64];
+
+  static {
+    for (int i = 0; i < GROUP_LOCKS.length; i++) {
+      GROUP_LOCKS[i] = new Object();
+    }
+  }
+
   /** Where the PodGroups are read (and their claims recorded); set with {@link #gangs}. */
   private volatile PodGroups groups = PodGroups.NONE;
 
@@ -290,6 +299,14 @@ public final class PodScheduling {
     if (mode != TemplateMode.OWN || group.entries().isEmpty()) {
       return true;
     }
+    // members are attempted concurrently: one at a time per group, so that the second sees the
+    // first's claim (upstream's single work queue per PodGroup does the same)
+    synchronized (GROUP_LOCKS[Math.floorMod(group.uid().hashCode(), GROUP_LOCKS.length)]) {
+      return ensureGroupClaimsLocked(namespace, group);
+    }
+  }
+
+  private boolean ensureGroupClaimsLocked(String namespace, PodGroupClaims group) {
     List<Step> plan = group.plan(namespace, lookup());
     Map<String, String> made = new LinkedHashMap<>();
     for (Step s : plan) {
@@ -836,7 +853,11 @@ public final class PodScheduling {
     if (!mayWrite.getAsBoolean()) {
       return;
     }
-    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod);
+    // a member bound by another member's pass records its group's claims here: without the
+    // group its entries would look like its own and get claims of their own
+    PodGroupClaims group =
+        unrecordedTemplateEntry(pod) ? groupOf(pod).map(PodGroupPolicy::claims).orElse(null) : null;
+    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod, group);
     if (ensured.isEmpty()) {
       return;
     }
@@ -862,6 +883,24 @@ public final class PodScheduling {
           null,
           Map.of());
     }
+  }
+
+  /**
+   * Whether a member of a PodGroup has a template entry its status does not record yet: only then
+   * is the group read for a bound pod (pod events reach bound pods often).
+   */
+  private static boolean unrecordedTemplateEntry(Pod pod) {
+    if (PodGroupPolicy.groupOf(pod).isEmpty()) {
+      return false;
+    }
+    Set<String> recorded =
+        pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null
+            ? Set.of()
+            : pod.getStatus().getResourceClaimStatuses().stream()
+                .map(s -> s.getName())
+                .collect(Collectors.toSet());
+    return Pods.claimEntries(pod).stream()
+        .anyMatch(e -> e.getResourceClaimTemplateName() != null && !recorded.contains(e.getName()));
   }
 
   /**

@@ -407,4 +407,62 @@ class GangSchedulingTest {
     assertThat(nodeOf("w1")).isEqualTo(node);
     assertThat(applied).containsExactly(Map.of("gpu", shared.getMetadata().getName()));
   }
+
+  /**
+   * A member bound by another member's pass has not recorded the group's claim yet: when its own
+   * event comes, it records the group's claim and gets none of its own.
+   */
+  @Test
+  void aMemberBoundByAnotherMembersPassRecordsTheGroupsClaimAndMakesNoneOfItsOwn() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    client.resource(K.template("one-gpu")).create();
+    podGroup(
+        "train",
+        1,
+        Map.of(
+            "resourceClaims",
+            List.of(Map.of("name", "gpu", "resourceClaimTemplateName", "one-gpu"))));
+    ApiPodGroups api = new ApiPodGroups(client);
+    PodScheduling scheduling =
+        scheduling(
+            new PodGroups() {
+              @Override
+              public Optional<PodGroupPolicy> get(String namespace, String name) {
+                return api.get(namespace, name);
+              }
+
+              @Override
+              public void recordClaims(
+                  String namespace, String name, Map<String, String> statuses) {}
+            });
+    assertThat(scheduling.schedule(templateMember("w0", "train")))
+        .isInstanceOf(Outcome.Bound.class);
+    String shared =
+        client
+            .resources(ResourceClaim.class)
+            .inNamespace(NS)
+            .list()
+            .getItems()
+            .get(0)
+            .getMetadata()
+            .getName();
+    Pod bound =
+        client
+            .resource(
+                new PodBuilder(K.podWithTemplate("w1", "gpu", "one-gpu"))
+                    .editSpec()
+                    .withNodeName("node-a")
+                    .addToAdditionalProperties("schedulingGroup", Map.of("podGroupName", "train"))
+                    .endSpec()
+                    .build())
+            .create();
+
+    scheduling.reserveForBoundPod(bound);
+
+    assertThat(client.resources(ResourceClaim.class).inNamespace(NS).list().getItems()).hasSize(1);
+    assertThat(get("w1").getStatus().getResourceClaimStatuses())
+        .singleElement()
+        .satisfies(st -> assertThat(st.getResourceClaimName()).isEqualTo(shared));
+  }
 }

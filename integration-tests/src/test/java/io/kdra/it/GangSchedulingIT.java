@@ -220,14 +220,12 @@ class GangSchedulingIT {
               .inNamespace(ns)
               .withName("shared")
               .get();
-      assertThat(stored.get("status").toString())
+      assertThat((Object) stored.get("status"))
           .isEqualTo(
               Map.of(
-                      "resourceClaimStatuses",
-                      List.of(
-                          Map.of(
-                              "name", "gpu", "resourceClaimName", shared.getMetadata().getName())))
-                  .toString());
+                  "resourceClaimStatuses",
+                  List.of(
+                      Map.of("name", "gpu", "resourceClaimName", shared.getMetadata().getName()))));
       assertThat(stored.getMetadata().getManagedFields())
           .anySatisfy(
               m -> {
@@ -246,8 +244,19 @@ class GangSchedulingIT {
                 }
               });
     } finally {
-      // the pods' deletion (after this test) then brings the group's claim to its cleanup
+      // gone for good: the API server's admission gives PodGroups a protection finalizer that
+      // kube-controller-manager removes once no pod uses the group, and this stack runs none.
+      // The pods' deletion (after this test) then brings the group's claim to its cleanup.
       client.resource(group).delete();
+      client
+          .genericKubernetesResources("scheduling.k8s.io/v1beta1", "PodGroup")
+          .inNamespace(ns)
+          .withName("shared")
+          .edit(
+              g -> {
+                g.getMetadata().setFinalizers(List.of());
+                return g;
+              });
     }
   }
 

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
@@ -165,22 +164,23 @@ final class ReserveAndBind {
       Reservation.Step step;
       try {
         step =
-            claims.reserve(
-                c.getMetadata().getNamespace(),
-                c.getMetadata().getName(),
-                // the informer's copy or, for a claim created in this attempt that the informer
-                // has not shown yet, the create response: either saves a read, and its
-                // resourceVersion guards the writes as a read's would
-                view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName())
-                    .or(
-                        () ->
-                            recent.created(
-                                c.getMetadata().getNamespace(), c.getMetadata().getName()))
-                    .orElse(null),
-                groupClaims.getOrDefault(uid, PodGroupClaims.podConsumer(pod)),
-                a,
-                spans.get(uid).annotations(),
-                written);
+            groupClaims.containsKey(uid)
+                ? claims.reserve(
+                    c.getMetadata().getNamespace(),
+                    c.getMetadata().getName(),
+                    cached(c),
+                    groupClaims.get(uid),
+                    a,
+                    spans.get(uid).annotations(),
+                    written)
+                : claims.reserve(
+                    c.getMetadata().getNamespace(),
+                    c.getMetadata().getName(),
+                    cached(c),
+                    pod,
+                    a,
+                    spans.get(uid).annotations(),
+                    written);
       } catch (RuntimeException e) {
         // this claim's write may have been applied; the claims after it were never written
         if (a != null) {
@@ -212,6 +212,17 @@ final class ReserveAndBind {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The informer's copy or, for a claim created in this attempt that the informer has not shown
+   * yet, the create response: either saves a read, and its resourceVersion guards the writes as a
+   * read's would.
+   */
+  private ResourceClaim cached(ResourceClaim c) {
+    return view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName())
+        .or(() -> recent.created(c.getMetadata().getNamespace(), c.getMetadata().getName()))
+        .orElse(null);
   }
 
   /**

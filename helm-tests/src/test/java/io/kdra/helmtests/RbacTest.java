@@ -86,6 +86,7 @@ class RbacTest {
           grants("/nodes", READ),
           grants("/namespaces", READ),
           grants("scheduling.k8s.io/podgroups", Set.of("get")),
+          grants("scheduling.k8s.io/podgroups/status", Set.of("patch")),
           grants("/events", Set.of("create")),
           grants("nonResourceURL:/metrics", Set.of("get")),
           grants("coordination.k8s.io/leases", LEASE));
@@ -127,6 +128,7 @@ class RbacTest {
                 "devicetaintrules/status",
                 "namespaces",
                 "podgroups",
+                "podgroups/status",
                 "events",
                 "`/metrics`",
                 "leases")),

@@ -162,6 +162,110 @@ class GangSchedulingIT {
     }
   }
 
+  /**
+   * A PodGroup's own claim (DRAWorkloadResourceClaims): made once from the group's template, owned
+   * by the group and recorded in its status by a server-side apply; allocated once, reserved for
+   * the group; both members land where its GPU is (three other nodes have a free one) and both are
+   * prepared with it. Deleting the group, then the pods, deletes the claim.
+   */
+  @Test
+  void aPodGroupsClaimIsAllocatedOnceAndSharedByItsMembers() {
+    String ns = stack.namespace;
+    GenericKubernetesResource group = podGroup(ns, "shared", 2);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> spec = new java.util.HashMap<>((Map<String, Object>) group.get("spec"));
+    spec.put(
+        "resourceClaims", List.of(Map.of("name", "gpu", "resourceClaimTemplateName", "one-gpu")));
+    group.setAdditionalProperty("spec", spec);
+    String uid = client.resource(group).create().getMetadata().getUid();
+    try {
+      List<Pod> members = members(ns, "shared", 2);
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .untilAsserted(
+              () -> {
+                assertThat(nodeOf(members.get(0))).isNotNull();
+                assertThat(nodeOf(members.get(1))).isEqualTo(nodeOf(members.get(0)));
+              });
+      List<ResourceClaim> claims =
+          client.resources(ResourceClaim.class).inNamespace(ns).list().getItems();
+      assertThat(claims).as("one claim, the group's; none of the members' own").hasSize(1);
+      ResourceClaim shared = claims.get(0);
+      assertThat(shared.getMetadata().getName()).startsWith("shared-gpu-");
+      assertThat(shared.getMetadata().getOwnerReferences())
+          .singleElement()
+          .satisfies(
+              o -> {
+                assertThat(o.getKind()).isEqualTo("PodGroup");
+                assertThat(o.getUid()).isEqualTo(uid);
+              });
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                ResourceClaim c =
+                    client
+                        .resources(ResourceClaim.class)
+                        .inNamespace(ns)
+                        .withName(shared.getMetadata().getName())
+                        .get();
+                assertThat(c.getStatus().getAllocation()).isNotNull();
+                assertThat(c.getStatus().getReservedFor())
+                    .singleElement()
+                    .satisfies(
+                        r -> {
+                          assertThat(r.getApiGroup()).isEqualTo("scheduling.k8s.io");
+                          assertThat(r.getResource()).isEqualTo("podgroups");
+                          assertThat(r.getName()).isEqualTo("shared");
+                          assertThat(r.getUid()).isEqualTo(uid);
+                        });
+              });
+      GenericKubernetesResource stored =
+          client
+              .genericKubernetesResources("scheduling.k8s.io/v1beta1", "PodGroup")
+              .inNamespace(ns)
+              .withName("shared")
+              .get();
+      assertThat((Object) stored.get("status"))
+          .isEqualTo(
+              Map.of(
+                  "resourceClaimStatuses",
+                  List.of(
+                      Map.of("name", "gpu", "resourceClaimName", shared.getMetadata().getName()))));
+      assertThat(stored.getMetadata().getManagedFields())
+          .anySatisfy(
+              m -> {
+                assertThat(m.getManager()).isEqualTo("kdra-resourceclaim-controller");
+                assertThat(m.getOperation()).isEqualTo("Apply");
+                assertThat(m.getSubresource()).isEqualTo("status");
+              });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () -> {
+                for (Pod p : members) {
+                  assertThat(stack.nodes.kubelet(nodeOf(p)).prepared(Dra.get(client, p)))
+                      .as("%s prepared", p.getMetadata().getName())
+                      .isNotNull();
+                }
+              });
+    } finally {
+      // gone for good: the API server's admission gives PodGroups a protection finalizer that
+      // kube-controller-manager removes once no pod uses the group, and this stack runs none.
+      // The pods' deletion (after this test) then brings the group's claim to its cleanup.
+      client.resource(group).delete();
+      client
+          .genericKubernetesResources("scheduling.k8s.io/v1beta1", "PodGroup")
+          .inNamespace(ns)
+          .withName("shared")
+          .edit(
+              g -> {
+                g.getMetadata().setFinalizers(List.of());
+                return g;
+              });
+    }
+  }
+
   private static final String RACK = "topology.kubernetes.io/rack";
 
   private void assertHoldsNothing(List<Pod> gang) {

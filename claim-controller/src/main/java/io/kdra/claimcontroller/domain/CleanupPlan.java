@@ -38,17 +38,18 @@ public record CleanupPlan(
    *
    * <ol>
    *   <li>A pod entry of {@code reservedFor} is removed when the pod is gone, replaced (UID
-   *       differs) or done ({@link Pods#isDone}). Entries for other consumers are kept: their
+   *       differs) or done ({@link Pods#isDone}); a PodGroup's entry when the group is gone or
+   *       replaced ({@link PodSource#podGroupGone}). Entries for other consumers are kept: their
    *       owners clean them.
    *   <li>When that leaves {@code reservedFor} empty and the claim has the finalizer, the
    *       allocation is cleared in the same status update and then the finalizer removed. A claim
    *       being deleted that is unreserved and carries the finalizer is deallocated and unblocked
    *       the same way. A claim that was never reserved is not deallocated: a driver or user may
    *       have allocated it ahead of use.
-   *   <li>An unreserved claim whose controlling owner pod is done, replaced or gone is deleted.
-   *       Upstream leaves the "gone" case to the garbage collector; this controller deletes it
-   *       itself, because the garbage collector runs in kube-controller-manager, which {@link
-   *       TemplateMode#OWN} clusters may lack.
+   *   <li>An unreserved claim whose controlling owner pod is done, replaced or gone, or whose
+   *       controlling PodGroup is gone, is deleted. Upstream leaves the "gone" case to the garbage
+   *       collector; this controller deletes it itself, because the garbage collector runs in
+   *       kube-controller-manager, which {@link TemplateMode#OWN} clusters may lack.
    * </ol>
    */
   public static CleanupPlan of(ResourceClaim claim, PodSource pods) {
@@ -60,6 +61,15 @@ public record CleanupPlan(
     List<ResourceClaimConsumerReference> keep = new ArrayList<>();
     List<String> removed = new ArrayList<>();
     for (ResourceClaimConsumerReference ref : current) {
+      if (PodGroupClaims.isPodGroup(ref)) {
+        // upstream's syncClaim: a PodGroup's entry goes when the group is gone or replaced
+        if (pods.podGroupGone(ns, ref.getName(), ref.getUid())) {
+          removed.add("podgroup " + ref.getName() + " (gone)");
+        } else {
+          keep.add(ref);
+        }
+        continue;
+      }
       if (!isPod(ref)) {
         keep.add(ref);
         continue;
@@ -93,7 +103,8 @@ public record CleanupPlan(
       statusChanged = allocated;
       removeFinalizer = true;
     }
-    boolean delete = keep.isEmpty() && !deleting && ownerWillNotRun(claim, pods);
+    boolean delete =
+        keep.isEmpty() && !deleting && (ownerWillNotRun(claim, pods) || groupGone(claim, pods));
     return new CleanupPlan(
         keep, statusChanged, deallocate, removeFinalizer, delete, List.copyOf(removed));
   }
@@ -107,6 +118,16 @@ public record CleanupPlan(
                   || !owner.getUid().equals(pod.get().getMetadata().getUid())
                   || Pods.isDone(pod.get());
             })
+        .orElse(false);
+  }
+
+  /**
+   * Whether the claim's controlling PodGroup is gone: the garbage collector's work, done here for
+   * clusters without it, as for a pod's claims.
+   */
+  private static boolean groupGone(ResourceClaim claim, PodSource pods) {
+    return PodGroupClaims.owningPodGroup(claim)
+        .map(o -> pods.podGroupGone(claim.getMetadata().getNamespace(), o.getName(), o.getUid()))
         .orElse(false);
   }
 

@@ -92,13 +92,68 @@ public final class PodClaimResolver {
     }
   }
 
-  /** Resolves every claim entry of {@code pod}. */
+  /** Resolves every claim entry of {@code pod}, a pod of no PodGroup with claims. */
   public static Resolution resolve(Pod pod, ClaimLookup lookup, TemplateMode mode) {
+    return resolve(pod, lookup, mode, null);
+  }
+
+  /**
+   * Resolves every claim entry of {@code pod}, a member of {@code group} (null: of none, or of one
+   * without claims of its own). An entry bound to the group's ({@link PodGroupClaims#boundEntry})
+   * through a template uses the group's claim, created for the group ({@link PodGroupClaims#plan}),
+   * never one of its own: as upstream's {@code handleClaim}, it is recorded in the pod's status
+   * once the group's claim exists, and waits until then.
+   */
+  public static Resolution resolve(
+      Pod pod, ClaimLookup lookup, TemplateMode mode, PodGroupClaims group) {
     List<Step> steps = new ArrayList<>();
     for (PodResourceClaim entry : Pods.claimEntries(pod)) {
-      steps.add(step(pod, entry, lookup, mode));
+      steps.add(
+          group != null
+                  && entry.getResourceClaimTemplateName() != null
+                  && group.boundEntry(pod, entry).isPresent()
+              ? groupStep(pod, entry, lookup, mode, group)
+              : step(pod, entry, lookup, mode));
     }
     return new Resolution(steps);
+  }
+
+  private static Step groupStep(
+      Pod pod,
+      PodResourceClaim entry,
+      ClaimLookup lookup,
+      TemplateMode mode,
+      PodGroupClaims group) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = entry.getName();
+    Optional<PodResourceClaimStatus> recorded = recordedStatus(pod, name);
+    if (recorded.isPresent()) {
+      String claimName = recorded.get().getResourceClaimName();
+      if (claimName == null) {
+        return new Step.NotNeeded(name);
+      }
+      Optional<ResourceClaim> claim = lookup.claim(ns, claimName);
+      if (claim.isPresent()
+          && (TemplateClaims.isForPod(pod, claim.get())
+              || PodGroupClaims.isForPodsGroup(pod, claim.get()))) {
+        return new Step.Use(name, claim.get());
+      }
+    }
+    Optional<ResourceClaim> groups = group.claimFor(ns, name, lookup);
+    if (groups.isPresent()) {
+      return mode == TemplateMode.OWN
+          ? new Step.Record(name, groups.get())
+          : new Step.Use(name, groups.get());
+    }
+    return new Step.Wait(
+        name,
+        "waiting for the claim of PodGroup "
+            + group.name()
+            + "'s entry "
+            + name
+            + " (from ResourceClaimTemplate "
+            + entry.getResourceClaimTemplateName()
+            + ")");
   }
 
   private static Step step(Pod pod, PodResourceClaim entry, ClaimLookup lookup, TemplateMode mode) {
@@ -123,7 +178,10 @@ public final class PodClaimResolver {
         return new Step.NotNeeded(name);
       }
       Optional<ResourceClaim> claim = lookup.claim(ns, claimName);
-      if (claim.isPresent() && TemplateClaims.isForPod(pod, claim.get())) {
+      // upstream's IsForPod accepts the claim of the pod's PodGroup too (by the group's name)
+      if (claim.isPresent()
+          && (TemplateClaims.isForPod(pod, claim.get())
+              || PodGroupClaims.isForPodsGroup(pod, claim.get()))) {
         return new Step.Use(name, claim.get());
       }
       // Deleted by accident, or no longer the pod's: upstream then creates a new one.

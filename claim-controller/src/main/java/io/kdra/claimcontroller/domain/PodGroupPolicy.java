@@ -17,8 +17,14 @@ import java.util.Optional;
  *     its own, as upstream's gangscheduling plugin treats a group without a gang policy)
  * @param topologyKey the first {@code spec.schedulingConstraints.topology[].key}, or null:
  *     upstream's topologyaware plugin reads only the first
+ * @param claims the group's own claims ({@code spec.resourceClaims}) and their status
  */
-public record PodGroupPolicy(String name, int minCount, String topologyKey) {
+public record PodGroupPolicy(String name, int minCount, String topologyKey, PodGroupClaims claims) {
+
+  /** A group without claims of its own. */
+  public PodGroupPolicy(String name, int minCount, String topologyKey) {
+    this(name, minCount, topologyKey, PodGroupClaims.none(name, null));
+  }
 
   /** The API group and version that serve PodGroups in 1.37. */
   public static final String API_VERSION = "scheduling.k8s.io/v1beta1";
@@ -45,6 +51,14 @@ public record PodGroupPolicy(String name, int minCount, String topologyKey) {
       return Optional.of(name);
     }
     return Optional.empty();
+  }
+
+  /** Parses a whole PodGroup: its UID, {@code spec} and {@code status}, as JSON maps and lists. */
+  public static PodGroupPolicy parse(
+      String name, String uid, Map<String, Object> spec, Map<String, Object> status) {
+    PodGroupPolicy p = parse(name, spec);
+    return new PodGroupPolicy(
+        name, p.minCount(), p.topologyKey(), PodGroupClaims.parse(name, uid, spec, status));
   }
 
   /** Parses a PodGroup's {@code spec}, as JSON maps and lists. */

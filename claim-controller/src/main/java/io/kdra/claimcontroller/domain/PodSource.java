@@ -13,4 +13,12 @@ public interface PodSource {
 
   /** The pod {@code namespace/name}, or empty when the API server does not have it. */
   Optional<Pod> pod(String namespace, String name);
+
+  /**
+   * Whether the PodGroup {@code namespace/name} with {@code uid} is gone or replaced (another UID),
+   * as the API server says. By default never: a PodGroup's reservations and claims are then kept.
+   */
+  default boolean podGroupGone(String namespace, String name, String uid) {
+    return false;
+  }
 }

@@ -55,6 +55,18 @@ public final class Reservation {
       Pod pod,
       AllocationResult allocation,
       Map<String, String> annotations) {
+    return decide(current, PodGroupClaims.podConsumer(pod), allocation, annotations);
+  }
+
+  /**
+   * As above, for {@code consumer}: the pod, or its PodGroup for a claim the group's members share
+   * ({@link PodGroupClaims#consumerFor}), already reserved when an earlier member reserved it.
+   */
+  public static Step decide(
+      ResourceClaim current,
+      ResourceClaimConsumerReference consumer,
+      AllocationResult allocation,
+      Map<String, String> annotations) {
     AllocationResult have =
         current.getStatus() == null ? null : current.getStatus().getAllocation();
     if (allocation != null && have != null) {
@@ -67,8 +79,7 @@ public final class Reservation {
         current.getStatus() == null || current.getStatus().getReservedFor() == null
             ? List.<ResourceClaimConsumerReference>of()
             : current.getStatus().getReservedFor();
-    boolean isReserved =
-        reserved.stream().anyMatch(r -> pod.getMetadata().getUid().equals(r.getUid()));
+    boolean isReserved = reserved.stream().anyMatch(r -> consumer.getUid().equals(r.getUid()));
     if (isReserved && allocation == null) {
       return new Step.Done();
     }
@@ -112,12 +123,7 @@ public final class Reservation {
     }
     List<ResourceClaimConsumerReference> refs = new ArrayList<>(reserved);
     if (!isReserved) {
-      refs.add(
-          new ResourceClaimConsumerReferenceBuilder()
-              .withResource("pods")
-              .withName(pod.getMetadata().getName())
-              .withUid(pod.getMetadata().getUid())
-              .build());
+      refs.add(new ResourceClaimConsumerReferenceBuilder(consumer).build());
     }
     ResourceClaim status =
         new ResourceClaimBuilder(base)

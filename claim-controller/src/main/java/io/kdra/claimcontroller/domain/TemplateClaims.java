@@ -84,6 +84,15 @@ public final class TemplateClaims {
         .findFirst();
   }
 
+  /**
+   * The UID of an object's controlling owner pod or PodGroup ({@link
+   * PodGroupClaims#owningPodGroup}): the key under which claims created from templates are looked
+   * up by their owner.
+   */
+  public static Optional<String> owningPodOrGroupUid(HasMetadata object) {
+    return owningPod(object).or(() -> PodGroupClaims.owningPodGroup(object)).map(o -> o.getUid());
+  }
+
   /** Whether {@code claim} is controlled by {@code pod} (same namespace, controller UID). */
   public static boolean isForPod(Pod pod, ResourceClaim claim) {
     return pod.getMetadata().getNamespace().equals(claim.getMetadata().getNamespace())

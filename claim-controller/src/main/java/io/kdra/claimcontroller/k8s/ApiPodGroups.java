@@ -3,7 +3,14 @@ package io.kdra.claimcontroller.k8s;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -15,6 +22,19 @@ import java.util.Optional;
  */
 public final class ApiPodGroups implements PodGroups {
 
+  /**
+   * PodGroups by their plural: no discovery request before each read (nor a failure where the API
+   * is not served: the read itself is then a 404).
+   */
+  public static final ResourceDefinitionContext CONTEXT =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("scheduling.k8s.io")
+          .withVersion("v1beta1")
+          .withPlural("podgroups")
+          .withKind("PodGroup")
+          .withNamespaced(true)
+          .build();
+
   private final KubernetesClient client;
 
   public ApiPodGroups(KubernetesClient client) {
@@ -25,12 +45,7 @@ public final class ApiPodGroups implements PodGroups {
   public Optional<PodGroupPolicy> get(String namespace, String name) {
     GenericKubernetesResource g;
     try {
-      g =
-          client
-              .genericKubernetesResources(PodGroupPolicy.API_VERSION, "PodGroup")
-              .inNamespace(namespace)
-              .withName(name)
-              .get();
+      g = client.genericKubernetesResources(CONTEXT).inNamespace(namespace).withName(name).get();
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         return Optional.empty(); // the API is not served
@@ -42,6 +57,55 @@ public final class ApiPodGroups implements PodGroups {
     }
     @SuppressWarnings("unchecked")
     Map<String, Object> spec = (Map<String, Object>) g.getAdditionalProperties().get("spec");
-    return Optional.of(PodGroupPolicy.parse(name, spec));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> status = (Map<String, Object>) g.getAdditionalProperties().get("status");
+    return Optional.of(PodGroupPolicy.parse(name, g.getMetadata().getUid(), spec, status));
+  }
+
+  /**
+   * Whether PodGroup {@code namespace/name} with {@code uid} is gone or replaced: a GET, 404 (also
+   * where the API is not served) meaning gone. A group being deleted still exists, as upstream's
+   * lister has it.
+   */
+  public boolean gone(String namespace, String name, String uid) {
+    GenericKubernetesResource g;
+    try {
+      g = client.genericKubernetesResources(CONTEXT).inNamespace(namespace).withName(name).get();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return true;
+      }
+      throw e;
+    }
+    return g == null || !uid.equals(g.getMetadata().getUid());
+  }
+
+  /**
+   * The field manager of this controller's status applies: its own, not kube-controller-manager's
+   * ({@code ResourceClaimController}), which writes the same field when it creates the claims.
+   */
+  public static final String FIELD_MANAGER = "kdra-resourceclaim-controller";
+
+  @Override
+  public void recordClaims(String namespace, String name, Map<String, String> statuses) {
+    List<Map<String, Object>> list = new ArrayList<>();
+    statuses.forEach((entry, claim) -> list.add(Map.of("name", entry, "resourceClaimName", claim)));
+    Map<String, Object> apply = new LinkedHashMap<>();
+    apply.put("apiVersion", PodGroupPolicy.API_VERSION);
+    apply.put("kind", "PodGroup");
+    apply.put("metadata", Map.of("name", name, "namespace", namespace));
+    apply.put("status", Map.of("resourceClaimStatuses", list));
+    client
+        .genericKubernetesResources(CONTEXT)
+        .inNamespace(namespace)
+        .withName(name)
+        .subresource("status")
+        .patch(
+            new PatchContext.Builder()
+                .withPatchType(PatchType.SERVER_SIDE_APPLY)
+                .withFieldManager(FIELD_MANAGER)
+                .withForce(true)
+                .build(),
+            Serialization.asJson(apply));
   }
 }

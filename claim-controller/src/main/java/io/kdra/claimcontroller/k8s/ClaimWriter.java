@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -11,6 +12,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kdra.claimcontroller.domain.CleanupPlan;
 import io.kdra.claimcontroller.domain.Kdra;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodSource;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.domain.Upstream;
@@ -137,6 +139,22 @@ public class ClaimWriter {
       AllocationResult allocation,
       Map<String, String> annotations,
       StatusWrites writes) {
+    return reserve(
+        namespace, name, cached, PodGroupClaims.podConsumer(pod), allocation, annotations, writes);
+  }
+
+  /**
+   * As above, reserving the claim for {@code consumer}: the pod, or its PodGroup for a claim its
+   * members share.
+   */
+  public Reservation.Step reserve(
+      String namespace,
+      String name,
+      ResourceClaim cached,
+      ResourceClaimConsumerReference consumer,
+      AllocationResult allocation,
+      Map<String, String> annotations,
+      StatusWrites writes) {
     Map<String, String> wanted = new LinkedHashMap<>(annotations);
     wanted.put(Kdra.SCHEDULER_ANNOTATION, schedulerName);
     ResourceClaim[] first = {cached};
@@ -146,13 +164,13 @@ public class ClaimWriter {
           ResourceClaim current = first[0];
           first[0] = null;
           Reservation.Step step =
-              current == null ? null : Reservation.decide(current, pod, allocation, wanted);
+              current == null ? null : Reservation.decide(current, consumer, allocation, wanted);
           if (!(step instanceof Reservation.Step.Write)) {
             current = get(namespace, name);
             if (current == null) {
               return new Reservation.Step.Stale("claim " + name + " is gone");
             }
-            step = Reservation.decide(current, pod, allocation, wanted);
+            step = Reservation.decide(current, consumer, allocation, wanted);
           }
           if (step instanceof Reservation.Step.Write w) {
             ResourceClaim status = w.withStatus();

@@ -1,6 +1,7 @@
 package io.kdra.claimcontroller.k8s;
 
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
+import java.util.Map;
 import java.util.Optional;
 
 /** Reads PodGroups ({@code scheduling.k8s.io/v1beta1}, Kubernetes 1.37's Workload API). */
@@ -8,6 +9,15 @@ public interface PodGroups {
 
   /** The PodGroup's policy; empty when it does not exist (yet) or the API is not served. */
   Optional<PodGroupPolicy> get(String namespace, String name);
+
+  /**
+   * Records the group's claims in {@code status.resourceClaimStatuses} (entry name to claim name,
+   * every entry this controller records): upstream's server-side apply of the resourceclaim
+   * controller. Only groups with claims of their own are written.
+   */
+  default void recordClaims(String namespace, String name, Map<String, String> statuses) {
+    throw new UnsupportedOperationException("PodGroups are read-only here");
+  }
 
   /** For a cluster without the Workload API: no pod names a group that exists. */
   PodGroups NONE = (namespace, name) -> Optional.empty();

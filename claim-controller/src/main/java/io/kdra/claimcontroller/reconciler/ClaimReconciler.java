@@ -14,10 +14,12 @@ import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.kdra.claimcontroller.config.ClaimControllerConfig;
 import io.kdra.claimcontroller.domain.CleanupPlan;
 import io.kdra.claimcontroller.domain.Kdra;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodSource;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.Upstream;
+import io.kdra.claimcontroller.k8s.ApiPodGroups;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.events.EventRecorder;
@@ -142,6 +144,16 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
           .filter(id -> claims.get(id).isPresent())
           .forEach(ids::add);
     }
+    // a PodGroup's claim, which its members record: a member's event is the only one that
+    // brings it back once the group is gone (no PodGroup informer)
+    if (pod.getStatus() != null && pod.getStatus().getResourceClaimStatuses() != null) {
+      pod.getStatus().getResourceClaimStatuses().stream()
+          .map(s -> s.getResourceClaimName())
+          .filter(n -> n != null)
+          .map(n -> new ResourceID(n, ns))
+          .filter(id -> claims.get(id).filter(PodGroupClaims::isGroupsClaim).isPresent())
+          .forEach(ids::add);
+    }
     return ids;
   }
 
@@ -234,12 +246,21 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
    * not have seen a new pod yet, and a reservation must never be dropped on a guess.
    */
   private PodSource podSource() {
-    return (ns, name) -> {
-      Optional<Pod> cached = shared.pods().cache().get(new ResourceID(name, ns));
-      if (cached.isPresent()) {
-        return cached;
+    ApiPodGroups groups = new ApiPodGroups(client);
+    return new PodSource() {
+      @Override
+      public Optional<Pod> pod(String ns, String name) {
+        Optional<Pod> cached = shared.pods().cache().get(new ResourceID(name, ns));
+        if (cached.isPresent()) {
+          return cached;
+        }
+        return Optional.ofNullable(client.pods().inNamespace(ns).withName(name).get());
       }
-      return Optional.ofNullable(client.pods().inNamespace(ns).withName(name).get());
+
+      @Override
+      public boolean podGroupGone(String ns, String name, String uid) {
+        return groups.gone(ns, name, uid); // no PodGroup informer: a read, for such claims only
+      }
     };
   }
 }

@@ -26,16 +26,15 @@ import java.util.function.Function;
 final class InformerClusterView implements ClusterView {
 
   /**
-   * Index of the claim informer: the UID of each claim's controlling owner pod (added by {@link
-   * ClaimReconciler}, whose primary informer it is).
+   * Index of the claim informer: the UID of each claim's controlling owner pod or PodGroup (added
+   * by {@link ClaimReconciler}, whose primary informer it is).
    */
   static final String OWNER_POD = "owner-pod-uid";
 
   /** The indexer behind {@link #OWNER_POD}, to add to the claim informer before it starts. */
   static Map<String, Function<ResourceClaim, List<String>>> claimIndexers() {
     return Map.of(
-        OWNER_POD,
-        c -> TemplateClaims.owningPod(c).map(o -> List.of(o.getUid())).orElse(List.of()));
+        OWNER_POD, c -> TemplateClaims.owningPodOrGroupUid(c).map(List::of).orElse(List.of()));
   }
 
   /** Index of the slice informer: {@code <driver>/<pool>} (a driver name holds no slash). */

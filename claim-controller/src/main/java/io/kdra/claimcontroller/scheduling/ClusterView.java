@@ -28,11 +28,14 @@ public interface ClusterView {
 
   Optional<ResourceClaim> claim(String namespace, String name);
 
-  /** The claims in {@code namespace} whose controlling owner is the pod with {@code podUid}. */
+  /**
+   * The claims in {@code namespace} whose controlling owner is the pod (or PodGroup) with {@code
+   * podUid}.
+   */
   default List<ResourceClaim> claimsOwnedBy(String namespace, String podUid) {
     return claims().stream()
         .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
-        .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid())).orElse(false))
+        .filter(c -> TemplateClaims.owningPodOrGroupUid(c).map(podUid::equals).orElse(false))
         .toList();
   }
 

@@ -3,6 +3,7 @@ package io.kdra.claimcontroller.scheduling;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.kdra.claimcontroller.domain.GangDomains;
 import io.kdra.claimcontroller.domain.GangTransaction;
 import io.kdra.claimcontroller.domain.GangTransaction.Committed;
@@ -10,6 +11,7 @@ import io.kdra.claimcontroller.domain.GangTransaction.Domain;
 import io.kdra.claimcontroller.domain.GangTransaction.Refused;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.UnsupportedVolumes;
@@ -62,7 +64,8 @@ final class GangScheduling {
       Pod pod,
       List<ResourceClaim> claims,
       List<ResourceClaim> unallocated,
-      ExtendedResources.Need extended) {
+      ExtendedResources.Need extended,
+      Map<String, ResourceClaimConsumerReference> shared) {
     String uid() {
       return pod.getMetadata().getUid();
     }
@@ -78,8 +81,15 @@ final class GangScheduling {
     if (groupName.isEmpty()) {
       return Optional.empty();
     }
-    String namespace = pod.getMetadata().getNamespace();
-    Optional<PodGroupPolicy> found = groups.get(namespace, groupName.get());
+    return schedule(pod, attempt, groups.get(pod.getMetadata().getNamespace(), groupName.get()));
+  }
+
+  /** As above, with the pod's PodGroup as read for this attempt ({@code found}). */
+  Optional<Outcome> schedule(Pod pod, int attempt, Optional<PodGroupPolicy> found) {
+    Optional<String> groupName = PodGroupPolicy.groupOf(pod);
+    if (groupName.isEmpty()) {
+      return Optional.empty();
+    }
     if (found.isEmpty()) {
       // upstream's PreEnqueue words; retried by backoff (no PodGroup informer wakes it)
       return Optional.of(
@@ -149,7 +159,7 @@ final class GangScheduling {
     int need = Math.max(0, policy.minCount() - placed);
     List<Member> ready = new ArrayList<>();
     for (Pod p : pending) {
-      Optional<Member> m = prepare(p);
+      Optional<Member> m = prepare(p, policy.claims());
       if (m.isPresent() && m.get().extended() != null && m.get().extended().served()) {
         return Pass.ends(
             new Outcome.Unschedulable(
@@ -188,9 +198,12 @@ final class GangScheduling {
               public Optional<Placement> place(Member m, Domain domain) {
                 Predicate<Node> within =
                     domain.key() == null ? null : n -> domain.contains(n.getMetadata().getLabels());
+                // a claim the members share is allocated by the first member placed: the later
+                // ones see that (assumed) allocation, go where its devices are, allocate it no more
+                List<ResourceClaim> claims = m.claims().stream().map(recent::withAssumed).toList();
                 Decided d =
                     scheduling.decideMember(
-                        m.pod(), m.claims(), m.unallocated(), m.extended(), within, attempt);
+                        m.pod(), claims, unallocated(claims), m.extended(), within, attempt);
                 if (d instanceof Placement p) {
                   return Optional.of(p);
                 }
@@ -235,7 +248,7 @@ final class GangScheduling {
       Member m = writes.get(i).getKey();
       Outcome o;
       try {
-        o = scheduling.write(m.pod(), m.claims(), writes.get(i).getValue());
+        o = scheduling.write(m.pod(), m.claims(), writes.get(i).getValue(), m.shared());
       } catch (RuntimeException e) {
         // the members after this one were assumed and never written: give them back
         synchronized (scheduling.decisionLock()) {
@@ -310,11 +323,11 @@ final class GangScheduling {
    * The member with its claims, when it could be placed now as a lone pod could: no scheduling
    * gates, every claim there and not being deleted, no unsupported volume.
    */
-  private Optional<Member> prepare(Pod p) {
+  private Optional<Member> prepare(Pod p, PodGroupClaims group) {
     if (p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty()) {
       return Optional.empty();
     }
-    PodClaimResolver.Resolution r = scheduling.resolve(p);
+    PodClaimResolver.Resolution r = scheduling.resolve(p, group);
     if (!r.complete()
         || !PodScheduling.missing(r).isEmpty()
         || !PodScheduling.beingDeleted(r).isEmpty()
@@ -322,12 +335,20 @@ final class GangScheduling {
       return Optional.empty();
     }
     List<ResourceClaim> claims = PodScheduling.distinct(r.claims().values());
-    List<ResourceClaim> unallocated =
+    return Optional.of(
+        new Member(
+            p,
+            claims,
+            unallocated(claims),
+            ExtendedResources.need(p, view),
+            PodScheduling.sharedClaims(p, group, r)));
+  }
+
+  private static List<ResourceClaim> unallocated(List<ResourceClaim> claims) {
+    return new ArrayList<>(
         claims.stream()
             .filter(c -> c.getStatus() == null || c.getStatus().getAllocation() == null)
-            .toList();
-    return Optional.of(
-        new Member(p, claims, new ArrayList<>(unallocated), ExtendedResources.need(p, view)));
+            .toList());
   }
 
   /**

@@ -2,8 +2,10 @@ package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
@@ -11,6 +13,8 @@ import io.kdra.claimcontroller.domain.NodeScoring;
 import io.kdra.claimcontroller.domain.PlacedPodFilters;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodClaimResolver.Step;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
+import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.domain.SearchDeadline;
@@ -97,6 +101,18 @@ public final class PodScheduling {
 
   /** Gangs (PodGroups) placed whole; see {@link #placeGangsWith}. */
   private volatile GangScheduling gangs;
+
+  /** Striped locks serialising the claim creation of each PodGroup. */
+  private static final Object[] GROUP_LOCKS = new Object[64];
+
+  static {
+    for (int i = 0; i < GROUP_LOCKS.length; i++) {
+      GROUP_LOCKS[i] = new Object();
+    }
+  }
+
+  /** Where the PodGroups are read (and their claims recorded); set with {@link #gangs}. */
+  private volatile PodGroups groups = PodGroups.NONE;
 
   private List<Node> sortedNodes = List.of();
   private Set<Node> sortedNodeSet = Set.of();
@@ -217,7 +233,18 @@ public final class PodScheduling {
    * for allocations: creating a claim from a template can take a while under a slow API server.
    */
   Optional<PodClaimResolver.Resolution> ensureClaims(Pod pod) {
-    PodClaimResolver.Resolution r = PodClaimResolver.resolve(pod, lookup(), mode);
+    return ensureClaims(pod, null);
+  }
+
+  /**
+   * As above for a member of {@code group} (null: of none): the group's own claims are made first
+   * ({@link #ensureGroupClaims}), and the entries bound to them use them.
+   */
+  Optional<PodClaimResolver.Resolution> ensureClaims(Pod pod, PodGroupClaims group) {
+    if (group != null && !ensureGroupClaims(pod.getMetadata().getNamespace(), group)) {
+      return Optional.empty();
+    }
+    PodClaimResolver.Resolution r = PodClaimResolver.resolve(pod, lookup(), mode, group);
     Map<String, String> record = new LinkedHashMap<>();
     for (Step.Record s : r.of(Step.Record.class)) {
       record.put(s.entry(), s.claim().getMetadata().getName());
@@ -262,6 +289,47 @@ public final class PodScheduling {
     return Optional.of(r);
   }
 
+  /**
+   * Creates the PodGroup's claims from its templates, as upstream's resourceclaim controller does
+   * for a PodGroup ({@link PodGroupClaims#plan}), and records them in the group's status; only in
+   * own mode (in adopt mode kube-controller-manager does). Done when a member is attempted: this
+   * controller watches no PodGroups. Returns false once this replica's Lease is no longer fresh.
+   */
+  private boolean ensureGroupClaims(String namespace, PodGroupClaims group) {
+    if (mode != TemplateMode.OWN || group.entries().isEmpty()) {
+      return true;
+    }
+    // members are attempted concurrently: one at a time per group, so that the second sees the
+    // first's claim (upstream's single work queue per PodGroup does the same)
+    synchronized (GROUP_LOCKS[Math.floorMod(group.uid().hashCode(), GROUP_LOCKS.length)]) {
+      return ensureGroupClaimsLocked(namespace, group);
+    }
+  }
+
+  private boolean ensureGroupClaimsLocked(String namespace, PodGroupClaims group) {
+    List<Step> plan = group.plan(namespace, lookup());
+    Map<String, String> made = new LinkedHashMap<>();
+    for (Step s : plan) {
+      if (s instanceof Step.Record rec) {
+        made.put(rec.entry(), rec.claim().getMetadata().getName());
+      } else if (s instanceof Step.Create c) {
+        if (!mayWrite.getAsBoolean()) {
+          return false;
+        }
+        ResourceClaim created = claims.create(c.desired(), Map.of());
+        recent.created(created);
+        made.put(c.entry(), created.getMetadata().getName());
+      }
+    }
+    if (!made.isEmpty()) {
+      if (!mayWrite.getAsBoolean()) {
+        return false;
+      }
+      groups.recordClaims(namespace, group.name(), group.statusesWith(made));
+    }
+    return true;
+  }
+
   /** The promises of preemptors, which every decision respects. */
   public Nominations nominations() {
     return nominations;
@@ -280,7 +348,9 @@ public final class PodScheduling {
     if (!mayWrite.getAsBoolean()) {
       return FENCED; // not even the search: another replica leads
     }
-    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod);
+    Optional<PodGroupPolicy> policy = groupOf(pod);
+    PodGroupClaims group = policy.map(PodGroupPolicy::claims).orElse(null);
+    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod, group);
     if (ensured.isEmpty()) {
       return FENCED;
     }
@@ -317,7 +387,8 @@ public final class PodScheduling {
       return new Outcome.Unschedulable(volumes.get(), Map.of(), "UnsupportedVolume");
     }
     GangScheduling gang = gangs;
-    Optional<Outcome> asMember = gang == null ? Optional.empty() : gang.schedule(pod, attempt);
+    Optional<Outcome> asMember =
+        gang == null ? Optional.empty() : gang.schedule(pod, attempt, policy);
     if (asMember.isPresent()) {
       return asMember.get();
     }
@@ -363,7 +434,37 @@ public final class PodScheduling {
       u.spans().values().forEach(ClaimTracer.TraceSpan::end);
       return new Outcome.Unschedulable(notPlaced(u.nodes(), np), np.perClaim(), np.reason());
     }
-    return write(pod, podClaims, (Placement) decided);
+    return write(pod, podClaims, (Placement) decided, sharedClaims(pod, group, r));
+  }
+
+  /** The PodGroup the pod names, read once per attempt; empty without one or without gangs. */
+  private Optional<PodGroupPolicy> groupOf(Pod pod) {
+    GangScheduling gang = gangs;
+    Optional<String> name = PodGroupPolicy.groupOf(pod);
+    if (gang == null || name.isEmpty()) {
+      return Optional.empty();
+    }
+    return groups.get(pod.getMetadata().getNamespace(), name.get());
+  }
+
+  /**
+   * The pod's claims that its PodGroup's members share (claim UID to the group's reference), to be
+   * reserved for the group rather than the pod.
+   */
+  static Map<String, ResourceClaimConsumerReference> sharedClaims(
+      Pod pod, PodGroupClaims group, PodClaimResolver.Resolution r) {
+    Map<String, ResourceClaimConsumerReference> shared = new LinkedHashMap<>();
+    if (group == null) {
+      return shared;
+    }
+    Map<String, ResourceClaim> byEntry = r.claims();
+    for (PodResourceClaim e : Pods.claimEntries(pod)) {
+      ResourceClaim c = byEntry.get(e.getName());
+      if (c != null && group.boundEntry(pod, e).isPresent()) {
+        shared.put(c.getMetadata().getUid(), group.consumer());
+      }
+    }
+    return shared;
   }
 
   /**
@@ -371,6 +472,7 @@ public final class PodScheduling {
    * API the server does not serve, are scheduled alone as before.
    */
   public void placeGangsWith(PodGroups groups) {
+    this.groups = groups;
     this.gangs = new GangScheduling(this, view, recent, groups);
   }
 
@@ -410,19 +512,32 @@ public final class PodScheduling {
     placement.spans().values().forEach(ClaimTracer.TraceSpan::end);
   }
 
-  /** Claims as {@link #ensureClaims} finds them, creating none. */
-  PodClaimResolver.Resolution resolve(Pod pod) {
-    return PodClaimResolver.resolve(pod, lookup(), mode);
+  /** Claims as {@link #ensureClaims} finds them for a member of {@code group}, creating none. */
+  PodClaimResolver.Resolution resolve(Pod pod, PodGroupClaims group) {
+    return PodClaimResolver.resolve(pod, lookup(), mode, group);
   }
 
-  /** Writes a decided and assumed placement: reservations, then the binding. */
-  Outcome write(Pod pod, List<ResourceClaim> podClaims, Placement placement) {
+  /**
+   * Writes a decided and assumed placement: reservations (those in {@code shared} for the pod's
+   * PodGroup, see {@link #sharedClaims}), then the binding.
+   */
+  Outcome write(
+      Pod pod,
+      List<ResourceClaim> podClaims,
+      Placement placement,
+      Map<String, ResourceClaimConsumerReference> shared) {
     try {
       linkSlices(placement);
       Outcome o =
           placement.special() == null
               ? writes.reserveAndBind(
-                  pod, podClaims, placement.node(), placement.allocations(), placement.spans())
+                  pod,
+                  podClaims,
+                  placement.node(),
+                  placement.allocations(),
+                  placement.spans(),
+                  shared,
+                  () -> {})
               : extendedWrites.reserveAndBind(
                   pod,
                   podClaims,
@@ -738,7 +853,11 @@ public final class PodScheduling {
     if (!mayWrite.getAsBoolean()) {
       return;
     }
-    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod);
+    // a member bound by another member's pass records its group's claims here: without the
+    // group its entries would look like its own and get claims of their own
+    PodGroupClaims group =
+        unrecordedTemplateEntry(pod) ? groupOf(pod).map(PodGroupPolicy::claims).orElse(null) : null;
+    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod, group);
     if (ensured.isEmpty()) {
       return;
     }
@@ -750,7 +869,7 @@ public final class PodScheduling {
       if (cached.isEmpty()
           || cached.get().getStatus() == null
           || cached.get().getStatus().getAllocation() == null
-          || Reservation.reserves(cached.get(), pod)) {
+          || PodGroupClaims.reservesPodOrGroup(cached.get(), pod)) {
         continue; // nothing to write: pod events reach bound pods often, API calls stay rare
       }
       if (!mayWrite.getAsBoolean()) {
@@ -764,6 +883,24 @@ public final class PodScheduling {
           null,
           Map.of());
     }
+  }
+
+  /**
+   * Whether a member of a PodGroup has a template entry its status does not record yet: only then
+   * is the group read for a bound pod (pod events reach bound pods often).
+   */
+  private static boolean unrecordedTemplateEntry(Pod pod) {
+    if (PodGroupPolicy.groupOf(pod).isEmpty()) {
+      return false;
+    }
+    Set<String> recorded =
+        pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null
+            ? Set.of()
+            : pod.getStatus().getResourceClaimStatuses().stream()
+                .map(s -> s.getName())
+                .collect(Collectors.toSet());
+    return Pods.claimEntries(pod).stream()
+        .anyMatch(e -> e.getResourceClaimTemplateName() != null && !recorded.contains(e.getName()));
   }
 
   /**

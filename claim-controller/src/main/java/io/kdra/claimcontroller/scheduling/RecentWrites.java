@@ -231,7 +231,7 @@ public final class RecentWrites {
   public List<ResourceClaim> createdFor(String namespace, String podUid) {
     return created.values().stream()
         .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
-        .filter(c -> TemplateClaims.owningPod(c).map(o -> podUid.equals(o.getUid())).orElse(false))
+        .filter(c -> TemplateClaims.owningPodOrGroupUid(c).map(podUid::equals).orElse(false))
         .toList();
   }
 

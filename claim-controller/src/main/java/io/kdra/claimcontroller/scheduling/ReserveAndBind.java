@@ -3,6 +3,7 @@ package io.kdra.claimcontroller.scheduling;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
@@ -81,7 +82,22 @@ final class ReserveAndBind {
       Map<String, AllocationResult> allocations,
       Map<String, ClaimTracer.TraceSpan> spans,
       Runnable beforeBind) {
-    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans);
+    return reserveAndBind(pod, podClaims, node, allocations, spans, Map.of(), beforeBind);
+  }
+
+  /**
+   * As above, reserving the claims in {@code groupClaims} (by UID) for the consumer given there:
+   * the pod's PodGroup, for the claims its members share; the others for the pod.
+   */
+  Outcome reserveAndBind(
+      Pod pod,
+      List<ResourceClaim> podClaims,
+      String node,
+      Map<String, AllocationResult> allocations,
+      Map<String, ClaimTracer.TraceSpan> spans,
+      Map<String, ResourceClaimConsumerReference> groupClaims,
+      Runnable beforeBind) {
+    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans, groupClaims);
     if (failed.isPresent()) {
       return failed.get();
     }
@@ -137,7 +153,8 @@ final class ReserveAndBind {
       Pod pod,
       List<ResourceClaim> podClaims,
       Map<String, AllocationResult> allocations,
-      Map<String, ClaimTracer.TraceSpan> spans) {
+      Map<String, ClaimTracer.TraceSpan> spans,
+      Map<String, ResourceClaimConsumerReference> groupClaims) {
     List<ResourceClaim> done = new ArrayList<>();
     for (int i = 0; i < podClaims.size(); i++) {
       ResourceClaim c = podClaims.get(i);
@@ -147,22 +164,23 @@ final class ReserveAndBind {
       Reservation.Step step;
       try {
         step =
-            claims.reserve(
-                c.getMetadata().getNamespace(),
-                c.getMetadata().getName(),
-                // the informer's copy or, for a claim created in this attempt that the informer
-                // has not shown yet, the create response: either saves a read, and its
-                // resourceVersion guards the writes as a read's would
-                view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName())
-                    .or(
-                        () ->
-                            recent.created(
-                                c.getMetadata().getNamespace(), c.getMetadata().getName()))
-                    .orElse(null),
-                pod,
-                a,
-                spans.get(uid).annotations(),
-                written);
+            groupClaims.containsKey(uid)
+                ? claims.reserve(
+                    c.getMetadata().getNamespace(),
+                    c.getMetadata().getName(),
+                    cached(c),
+                    groupClaims.get(uid),
+                    a,
+                    spans.get(uid).annotations(),
+                    written)
+                : claims.reserve(
+                    c.getMetadata().getNamespace(),
+                    c.getMetadata().getName(),
+                    cached(c),
+                    pod,
+                    a,
+                    spans.get(uid).annotations(),
+                    written);
       } catch (RuntimeException e) {
         // this claim's write may have been applied; the claims after it were never written
         if (a != null) {
@@ -194,6 +212,17 @@ final class ReserveAndBind {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The informer's copy or, for a claim created in this attempt that the informer has not shown
+   * yet, the create response: either saves a read, and its resourceVersion guards the writes as a
+   * read's would.
+   */
+  private ResourceClaim cached(ResourceClaim c) {
+    return view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName())
+        .or(() -> recent.created(c.getMetadata().getNamespace(), c.getMetadata().getName()))
+        .orElse(null);
   }
 
   /**

@@ -157,4 +157,69 @@ class CleanupPlanTest {
     assertThat(plan.removeFinalizer()).as("finalizer removed").isEqualTo(want.unfinalize());
     assertThat(plan.delete()).as("deleted").isEqualTo(want.delete());
   }
+
+  /** The group "train" of PodGroupClaimsTest, with its UID, or gone. */
+  static PodSource groups(Map<String, Pod> pods, boolean trainExists) {
+    return new PodSource() {
+      @Override
+      public Optional<Pod> pod(String namespace, String name) {
+        return Optional.ofNullable(pods.get(name));
+      }
+
+      @Override
+      public boolean podGroupGone(String namespace, String name, String uid) {
+        return !(trainExists && name.equals("train") && uid.equals("uid-pg-train"));
+      }
+    };
+  }
+
+  static Stream<Arguments> groupCases() {
+    ResourceClaim reservedForGroup =
+        K.allocated(
+                new ResourceClaimBuilder(
+                    PodGroupClaimsTest.groupClaim("train-gpu-abcde", "uid-pg-train", "gpu")))
+            .editStatus()
+            .withReservedFor(PodGroupClaimsTest.GROUP.consumer())
+            .endStatus()
+            .build();
+    ResourceClaim ofOldGroup =
+        K.allocated(
+                new ResourceClaimBuilder(
+                    PodGroupClaimsTest.groupClaim("train-gpu-old00", "uid-pg-old", "gpu")))
+            .editStatus()
+            .withReservedFor(
+                new io.fabric8.kubernetes.api.model.resource.v1
+                        .ResourceClaimConsumerReferenceBuilder(PodGroupClaimsTest.GROUP.consumer())
+                    .withUid("uid-pg-old")
+                    .build())
+            .endStatus()
+            .build();
+    return Stream.of(
+        Arguments.of(
+            Named.of("the group exists, its members gone: kept reserved", reservedForGroup),
+            true,
+            new Want(List.of("train"), false, false, false, false)),
+        Arguments.of(
+            Named.of("the group is gone: unreserved, deallocated, deleted", reservedForGroup),
+            false,
+            new Want(List.of(), true, true, true, true)),
+        Arguments.of(
+            Named.of("a group of that name with another UID: as gone", ofOldGroup),
+            true,
+            new Want(List.of(), true, true, true, true)));
+  }
+
+  /** Upstream's syncClaim for PodGroup reservations, and the garbage collector for its claims. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("groupCases")
+  void aPodGroupsReservationAndClaimGoWithTheGroup(
+      ResourceClaim claim, boolean groupExists, Want want) {
+    CleanupPlan plan = CleanupPlan.of(claim, groups(Map.of(), groupExists));
+    assertThat(plan.reservedFor().stream().map(r -> r.getName()).collect(Collectors.toList()))
+        .isEqualTo(want.kept());
+    assertThat(plan.statusChanged()).as("status written").isEqualTo(want.status());
+    assertThat(plan.deallocate()).as("deallocate").isEqualTo(want.dealloc());
+    assertThat(plan.removeFinalizer()).as("finalizer removed").isEqualTo(want.unfinalize());
+    assertThat(plan.delete()).as("deleted").isEqualTo(want.delete());
+  }
 }

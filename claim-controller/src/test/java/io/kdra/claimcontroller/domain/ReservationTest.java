@@ -175,4 +175,20 @@ class ReservationTest {
         + ", reservedFor "
         + reserved;
   }
+
+  /**
+   * A claim the members of a PodGroup share: the first member writes the allocation with the
+   * group's reference, not its own; the next finds the group reserved and writes nothing.
+   */
+  @Test
+  void aSharedClaimIsReservedForTheGroupOnceForAllMembers() {
+    var group = PodGroupClaimsTest.GROUP.consumer();
+
+    Step first = Reservation.decide(K.claim("c").build(), group, ALLOC, MARKER);
+
+    assertThat(first).isInstanceOf(Step.Write.class);
+    ResourceClaim written = ((Step.Write) first).withStatus();
+    assertThat(written.getStatus().getReservedFor()).containsExactly(group);
+    assertThat(Reservation.decide(written, group, null, MARKER)).isInstanceOf(Step.Done.class);
+  }
 }

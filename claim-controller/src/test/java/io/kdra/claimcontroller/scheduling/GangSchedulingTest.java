@@ -3,17 +3,22 @@ package io.kdra.claimcontroller.scheduling;
 import static io.kdra.claimcontroller.domain.K.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.k8s.ApiPodGroups;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodGroups;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
@@ -21,6 +26,7 @@ import io.kdra.core.testing.AllocFixtures;
 import io.kdra.events.EventRecorder;
 import java.time.Clock;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -48,6 +54,10 @@ class GangSchedulingTest {
   volatile java.util.function.Consumer<Pod> beforeSearch = p -> {};
 
   PodScheduling scheduling() {
+    return scheduling((namespace, name) -> Optional.ofNullable(groups.get(name)));
+  }
+
+  PodScheduling scheduling(PodGroups podGroups) {
     PodAllocator real =
         new DraCorePodAllocator(
             AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share"));
@@ -67,7 +77,7 @@ class GangSchedulingTest {
             allocator,
             TemplateMode.OWN,
             ClaimTracer.NOOP);
-    s.placeGangsWith((namespace, name) -> Optional.ofNullable(groups.get(name)));
+    s.placeGangsWith(podGroups);
     return s;
   }
 
@@ -296,5 +306,163 @@ class GangSchedulingTest {
 
     assertThat(((Outcome.Unschedulable) o).reason()).isEqualTo("PodGroupMissing");
     assertThat(nodeOf("m0")).isNull();
+  }
+
+  /** A PodGroup in the mock API server, read and written as the service does. */
+  GenericKubernetesResource podGroup(String name, int minCount, Map<String, Object> extraSpec) {
+    Map<String, Object> spec = new HashMap<>(extraSpec);
+    spec.put("schedulingPolicy", Map.of("gang", Map.of("minCount", minCount)));
+    return client
+        .genericKubernetesResources(ApiPodGroups.CONTEXT)
+        .inNamespace(NS)
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion(PodGroupPolicy.API_VERSION)
+                .withKind("PodGroup")
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName(name)
+                .withUid("uid-pg-" + name)
+                .endMetadata()
+                .addToAdditionalProperties("spec", spec)
+                .build())
+        .create();
+  }
+
+  /** A member whose entry {@code gpu} names the template {@code one-gpu}, as its group's does. */
+  Pod templateMember(String name, String group) {
+    Pod p = K.podWithTemplate(name, "gpu", "one-gpu");
+    p.getSpec().setAdditionalProperty("schedulingGroup", Map.of("podGroupName", group));
+    return client.resource(p).create();
+  }
+
+  /**
+   * A PodGroup's own claim (DRAWorkloadResourceClaims): made once from its template for the group
+   * (named for it, owned by it, recorded in its status), allocated once, reserved for the group
+   * rather than any member, and every member bound where its device is, though another node has a
+   * free GPU. No member gets a claim of its own.
+   */
+  @Test
+  void aPodGroupsClaimIsMadeOnceAllocatedOnceAndSharedByAllMembers() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    gpuNode("node-b", "r1");
+    client.resource(K.template("one-gpu")).create();
+    String uid =
+        podGroup(
+                "train",
+                2,
+                Map.of(
+                    "resourceClaims",
+                    List.of(Map.of("name", "gpu", "resourceClaimTemplateName", "one-gpu"))))
+            .getMetadata()
+            .getUid();
+    // read as the service reads them; the status apply recorded (the mock server has no
+    // server-side apply: GangSchedulingIT sees the API server's)
+    ApiPodGroups api = new ApiPodGroups(client);
+    List<Map<String, String>> applied = new java.util.ArrayList<>();
+    PodScheduling scheduling =
+        scheduling(
+            new PodGroups() {
+              @Override
+              public Optional<PodGroupPolicy> get(String namespace, String name) {
+                return api.get(namespace, name);
+              }
+
+              @Override
+              public void recordClaims(
+                  String namespace, String name, Map<String, String> statuses) {
+                applied.add(statuses);
+              }
+            });
+    templateMember("w0", "train");
+    templateMember("w1", "train");
+
+    Outcome o = scheduling.schedule(get("w1"));
+
+    assertThat(o).isInstanceOf(Outcome.Bound.class);
+    List<ResourceClaim> claims =
+        client.resources(ResourceClaim.class).inNamespace(NS).list().getItems();
+    assertThat(claims).hasSize(1);
+    ResourceClaim shared = claims.get(0);
+    assertThat(shared.getMetadata().getName()).startsWith("train-gpu-");
+    assertThat(shared.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getKind()).isEqualTo("PodGroup");
+              assertThat(r.getUid()).isEqualTo(uid);
+            });
+    assertThat(shared.getStatus().getAllocation()).isNotNull();
+    assertThat(shared.getStatus().getReservedFor())
+        .containsExactly(
+            new ResourceClaimConsumerReferenceBuilder()
+                .withApiGroup("scheduling.k8s.io")
+                .withResource("podgroups")
+                .withName("train")
+                .withUid(uid)
+                .build());
+    String node = shared.getStatus().getAllocation().getDevices().getResults().get(0).getPool();
+    assertThat(nodeOf("w0")).isEqualTo(node);
+    assertThat(nodeOf("w1")).isEqualTo(node);
+    assertThat(applied).containsExactly(Map.of("gpu", shared.getMetadata().getName()));
+  }
+
+  /**
+   * A member bound by another member's pass has not recorded the group's claim yet: when its own
+   * event comes, it records the group's claim and gets none of its own.
+   */
+  @Test
+  void aMemberBoundByAnotherMembersPassRecordsTheGroupsClaimAndMakesNoneOfItsOwn() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    client.resource(K.template("one-gpu")).create();
+    podGroup(
+        "train",
+        1,
+        Map.of(
+            "resourceClaims",
+            List.of(Map.of("name", "gpu", "resourceClaimTemplateName", "one-gpu"))));
+    ApiPodGroups api = new ApiPodGroups(client);
+    PodScheduling scheduling =
+        scheduling(
+            new PodGroups() {
+              @Override
+              public Optional<PodGroupPolicy> get(String namespace, String name) {
+                return api.get(namespace, name);
+              }
+
+              @Override
+              public void recordClaims(
+                  String namespace, String name, Map<String, String> statuses) {}
+            });
+    assertThat(scheduling.schedule(templateMember("w0", "train")))
+        .isInstanceOf(Outcome.Bound.class);
+    String shared =
+        client
+            .resources(ResourceClaim.class)
+            .inNamespace(NS)
+            .list()
+            .getItems()
+            .get(0)
+            .getMetadata()
+            .getName();
+    Pod bound =
+        client
+            .resource(
+                new PodBuilder(K.podWithTemplate("w1", "gpu", "one-gpu"))
+                    .editSpec()
+                    .withNodeName("node-a")
+                    .addToAdditionalProperties("schedulingGroup", Map.of("podGroupName", "train"))
+                    .endSpec()
+                    .build())
+            .create();
+
+    scheduling.reserveForBoundPod(bound);
+
+    assertThat(client.resources(ResourceClaim.class).inNamespace(NS).list().getItems()).hasSize(1);
+    assertThat(get("w1").getStatus().getResourceClaimStatuses())
+        .singleElement()
+        .satisfies(st -> assertThat(st.getResourceClaimName()).isEqualTo(shared));
   }
 }

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -351,10 +350,20 @@ public final class TestKubelet implements AutoCloseable {
       if (claim == null || claim.getStatus() == null || claim.getStatus().getAllocation() == null) {
         throw new IllegalStateException("claim " + name + " is not allocated");
       }
+      // as the kubelet with DRAWorkloadResourceClaims: reserved for the pod or, by name, its
+      // PodGroup (a pod knows its group's name only)
+      Object group =
+          pod.getSpec().getAdditionalProperties().get("schedulingGroup") instanceof Map<?, ?> g
+              ? g.get("podGroupName")
+              : null;
       boolean reserved =
           claim.getStatus().getReservedFor().stream()
-              .map(ResourceClaimConsumerReference::getUid)
-              .anyMatch(pod.getMetadata().getUid()::equals);
+              .anyMatch(
+                  r ->
+                      pod.getMetadata().getUid().equals(r.getUid())
+                          || ("scheduling.k8s.io".equals(r.getApiGroup())
+                              && "podgroups".equals(r.getResource())
+                              && r.getName().equals(group)));
       if (!reserved) {
         throw new IllegalStateException("claim " + name + " is not reserved for the pod");
       }

@@ -15,6 +15,14 @@ import io.kdra.core.model.Semver;
 import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.core.taint.DeviceTaintRuleSpec;
 import io.kdra.core.taint.DeviceTaintSelector;
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.nodes.RealNode;
+import io.kdra.it.nodes.SimulatedNode;
+import io.kdra.it.services.Dra;
+import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.RealPods;
+import io.kdra.it.services.Stack;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -23,14 +31,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import io.kdra.it.services.RealPods;
-import io.kdra.it.services.Stack;
-import io.kdra.it.services.Dra;
-import io.kdra.it.services.KdraStack;
-import io.kdra.it.nodes.RealNode;
-import io.kdra.it.nodes.SimulatedNode;
-import io.kdra.it.controlplane.ControlPlane;
-import io.kdra.it.chart.KdraChart;
 
 /**
  * A DeviceTaintRule's maintenance story on a real node (the real kubelet and containerd, {@link

@@ -80,9 +80,12 @@ class PodRetriesTest {
     Pod twin = cached("twin", "uid-1");
     retries.after(twin, Duration.ofHours(1));
     retries.after(twin, Duration.ZERO);
+    // an hour, so that the forget comes first however late this thread runs
     Pod other = cached("other", "uid-2");
-    retries.after(other, Duration.ZERO);
+    retries.after(other, Duration.ofHours(1));
+    assertThat(retries.pendingFor("uid-2")).isTrue();
     retries.forget(other);
+    assertThat(retries.pendingFor("uid-2")).isFalse();
     awaitAfter(cached("control", "uid-c"));
     assertThat(woken).containsExactly(id(twin), new ResourceID("control", K.NS));
     assertThat(retries.pendingFor("uid-1")).isFalse();

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class ControlPlane implements BeforeAllCallback, ParameterResolver {
 
   /** The Kubernetes version the integration tests target; the root pom pins it. */
-  public static final String VERSION = System.getProperty("kdra.k8s.version", "1.36.3");
+  public static final String VERSION = System.getProperty("kdra.k8s.version", "1.37.2");
 
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(ControlPlane.class);

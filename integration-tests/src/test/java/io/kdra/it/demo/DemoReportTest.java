@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class DemoReportTest {
 
   private static final Path KUBECONFIG = Path.of("/checkout/target/demo-kubeconfig.yaml");
-  private static final Path KUBECTL = Path.of("/cache/kdra/k8s/1.36.3-linux-amd64/kubectl");
+  private static final Path KUBECTL = Path.of("/cache/kdra/k8s/1.37.2-linux-amd64/kubectl");
 
   @Test
   void aRunningPodShowsItsNodeDevicesCdiIdsAndWhatItsContainerSaw() {
@@ -115,11 +115,11 @@ class DemoReportTest {
 
   @Test
   void whileTheDemoRunsItNamesTheKubeconfigAndTheControlPlanesKubectl() {
-    assertThat(DemoReport.kubectl(false, KUBECONFIG, KUBECTL, "1.36.3"))
+    assertThat(DemoReport.kubectl(false, KUBECONFIG, KUBECTL, "1.37.2"))
         .containsExactly(
             "Point kubectl at it (while this runs):",
             "  export KUBECONFIG=/checkout/target/demo-kubeconfig.yaml",
-            "  alias kubectl=/cache/kdra/k8s/1.36.3-linux-amd64/kubectl   # v1.36.3, the API"
+            "  alias kubectl=/cache/kdra/k8s/1.37.2-linux-amd64/kubectl   # v1.37.2, the API"
                 + " server's version; one on PATH may be skewed",
             "  kubectl get pods,resourceclaims -n demo -o wide; kubectl get"
                 + " resourceslices,deviceclasses,computeclasses");
@@ -127,15 +127,15 @@ class DemoReportTest {
 
   @Test
   void withoutTheControlPlanesKubectlItSaysWhichVersionMatches() {
-    assertThat(DemoReport.kubectl(false, KUBECONFIG, null, "1.36.3"))
+    assertThat(DemoReport.kubectl(false, KUBECONFIG, null, "1.37.2"))
         .contains(
-            "  # use kubectl v1.36.x (the API server is v1.36.3; kubectl supports one minor version"
+            "  # use kubectl v1.37.x (the API server is v1.37.2; kubectl supports one minor version"
                 + " of skew)");
   }
 
   @Test
   void withOnceItPrintsNoKubeconfigItIsAboutToDelete() {
-    assertThat(DemoReport.kubectl(true, KUBECONFIG, KUBECTL, "1.36.3"))
+    assertThat(DemoReport.kubectl(true, KUBECONFIG, KUBECTL, "1.37.2"))
         .containsExactly(DemoReport.ONCE)
         .noneMatch(l -> l.contains("KUBECONFIG"));
   }
@@ -214,8 +214,8 @@ class DemoReportTest {
                     DemoReport.kubectl(
                         false,
                         Path.of("<checkout>/target/demo-kubeconfig.yaml"),
-                        Path.of("<cache>/k8s/1.36.3-linux-amd64/kubectl"),
-                        "1.36.3"))
+                        Path.of("<cache>/k8s/1.37.2-linux-amd64/kubectl"),
+                        "1.37.2"))
                 + "\n\n"
                 + Demo.RUNNING);
   }

@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Named.named;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOptions;
+import dev.cel.common.CelOverloadDecl;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.ast.CelExpr;
+import dev.cel.common.types.ListType;
 import dev.cel.common.types.MapType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.compiler.CelCompiler;
@@ -14,6 +18,7 @@ import dev.cel.compiler.CelCompilerFactory;
 import dev.cel.extensions.CelExtensions;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelFunctionBinding;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import java.util.List;
@@ -189,8 +194,60 @@ class CelJavaCanaryTest {
         .isEqualTo(CelExpr.ExprKind.Kind.COMPREHENSION);
   }
 
+  /**
+   * cel-go keeps every overload the checker could not rule out (a list of dyn fits list(int) and
+   * list(string)) and at run time takes the first whose parameter types the argument has (a list by
+   * its first element). cel-java's runtime refuses such a call when the bindings all take a List,
+   * so {@code TypedOverloads.forRuntime} points it at one binding. Once cel-java dispatches a list
+   * of dyn holding strings to the list(string) overload, delete {@code TypedOverloads.forRuntime}
+   * and its runtime ids (bind each typed overload id instead; the typed declarations stay, the
+   * checker needs them).
+   */
+  @Test
+  void celJavaStillCannotChooseAmongListOverloads() throws CelValidationException {
+    CelCompiler compiler =
+        CelCompilerFactory.standardCelCompilerBuilder()
+            .addFunctionDeclarations(
+                CelFunctionDecl.newFunctionDeclaration(
+                    "f",
+                    CelOverloadDecl.newMemberOverload(
+                        "list_int_f", SimpleType.STRING, ListType.create(SimpleType.INT)),
+                    CelOverloadDecl.newMemberOverload(
+                        "list_string_f", SimpleType.STRING, ListType.create(SimpleType.STRING))))
+            .build();
+    CelRuntime runtime =
+        CelRuntimeFactory.standardCelRuntimeBuilder()
+            .addFunctionBindings(
+                CelFunctionBinding.from("list_int_f", List.class, list -> "int"),
+                CelFunctionBinding.from("list_string_f", List.class, list -> "string"))
+            .build();
+    CelAbstractSyntaxTree typed = compiler.compile("[\"a\"].f()").getAst();
+    CelAbstractSyntaxTree dyn = compiler.compile("dyn([\"a\"]).f()").getAst();
+
+    assertThat(evaluate(runtime, typed))
+        .as("one overload chosen by the checker")
+        .isEqualTo("string");
+    assertThat(dyn.getReferenceMap().values())
+        .as("the checker keeps both overloads for a list of dyn")
+        .anyMatch(r -> r.overloadIds().equals(List.of("list_int_f", "list_string_f")));
+    assertThat(evaluate(runtime, dyn))
+        .as(
+            "cel-java no longer refuses a call with several List overloads: if it answers"
+                + " \"string\" (cel-go's choice), remove TypedOverloads.forRuntime")
+        .asString()
+        .startsWith("evaluation error: Ambiguous overloads for function 'f'");
+  }
+
+  private static Object evaluate(CelRuntime runtime, CelAbstractSyntaxTree ast) {
+    try {
+      return runtime.createProgram(ast).eval();
+    } catch (CelEvaluationException e) {
+      return e.getMessage();
+    }
+  }
+
   private static Outcome outcome(String expression) {
-    dev.cel.common.CelAbstractSyntaxTree ast;
+    CelAbstractSyntaxTree ast;
     try {
       ast = COMPILER.compile(expression).getAst();
     } catch (CelValidationException e) {

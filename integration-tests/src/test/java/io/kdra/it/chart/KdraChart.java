@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.controlplane.Kubeconfigs;
 import io.kdra.it.nodes.RealNode;
 import io.kdra.it.support.ServiceProcess;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ public final class KdraChart {
   private static final String INSTANCE = "app.kubernetes.io/instance";
 
   /** The release namespace: the ServiceAccounts and the Leases' Roles live here. */
-  public static final String NAMESPACE = "kdra-system";
+  public static final String NAMESPACE = Kubeconfigs.NAMESPACE;
 
   /** The GPU driver's name, as the chart configures it ({@code driverNames.gpu}). */
   public static final String GPU_DRIVER = "gpu.kdra.io";
@@ -285,37 +286,7 @@ public final class KdraChart {
 
   /** A kubeconfig for the API server of {@code admin} that authenticates with {@code token}. */
   public static String kubeconfig(Config admin, Path caFile, String user, String token) {
-    return "apiVersion: v1\n"
-        + "kind: Config\n"
-        + "clusters:\n"
-        + "- name: kdra-it\n"
-        + "  cluster:\n"
-        + "    server: "
-        + admin.getMasterUrl()
-        + "\n"
-        + "    certificate-authority: "
-        + caFile.toAbsolutePath()
-        + "\n"
-        + "users:\n"
-        + "- name: "
-        + user
-        + "\n"
-        + "  user:\n"
-        + "    token: "
-        + token
-        + "\n"
-        + "contexts:\n"
-        + "- name: "
-        + user
-        + "\n"
-        + "  context: {cluster: kdra-it, user: "
-        + user
-        + ", namespace: "
-        + NAMESPACE
-        + "}\n"
-        + "current-context: "
-        + user
-        + "\n";
+    return Kubeconfigs.kubeconfig(admin, caFile, user, token);
   }
 
   /** Every object of the kinds the chart makes that carries the release's instance label. */

@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.kdra.it.chart.KdraChart;
 import io.kdra.it.support.Leftovers;
 import io.kdra.it.support.ServiceProcess;
 import io.kdra.it.support.TestFiles;
@@ -70,7 +69,7 @@ public final class ClusterApiServer implements AutoCloseable {
     if (token == null) {
       throw new IllegalArgumentException("the API server knows no token of " + user);
     }
-    return KdraChart.kubeconfig(admin, caFile(), user, token);
+    return Kubeconfigs.kubeconfig(admin, caFile(), user, token);
   }
 
   /** The user name of node {@code node} (what the Node authorizer expects). */

@@ -1,7 +1,6 @@
 package io.kdra.it.controlplane;
 
 import io.fabric8.kubernetes.client.Config;
-import io.kdra.it.chart.KdraChart;
 import io.kdra.it.support.Leftovers;
 import io.kdra.it.support.OwnerOnly;
 import io.kdra.it.support.ServiceProcess;
@@ -178,7 +177,7 @@ public final class UpstreamControllers implements AutoCloseable {
         String user = USERS.get(binary);
         Path kubeconfig = dir.resolve(binary + ".kubeconfig");
         OwnerOnly.write(
-            kubeconfig, KdraChart.kubeconfig(admin, caFile, user, token(controlPlaneDir, user)));
+            kubeconfig, Kubeconfigs.kubeconfig(admin, caFile, user, token(controlPlaneDir, user)));
         int port = ServiceProcess.freePort();
         List<String> command =
             new ArrayList<>(

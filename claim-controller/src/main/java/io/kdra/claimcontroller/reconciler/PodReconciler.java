@@ -100,6 +100,14 @@ public class PodReconciler implements Reconciler<Pod> {
    */
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
 
+  /**
+   * UIDs of the pods whose reconcile runs now. The operator SDK runs one reconcile at a time per
+   * namespace/name only, and not even that for a pod re-created under a deleted one's name: the old
+   * reconcile's end clears the new pod's flag, so a second reconcile of the new pod may start while
+   * its first runs, and both would create a claim for the same template entry.
+   */
+  private final Set<String> reconciling = ConcurrentHashMap.newKeySet();
+
   @Override
   public List<EventSource<?, Pod>> prepareEventSources(EventSourceContext<Pod> ctx) {
     IndexerResourceCache<Pod> pods = ctx.getPrimaryCache();
@@ -292,6 +300,11 @@ public class PodReconciler implements Reconciler<Pod> {
     return attempts.containsKey(uid);
   }
 
+  /** Whether a retry of the pod with this UID is pending. */
+  boolean retryPendingFor(String uid) {
+    return retries.pendingFor(uid);
+  }
+
   @Override
   public UpdateControl<Pod> reconcile(Pod pod, Context<Pod> context) {
     String uid = pod.getMetadata().getUid();
@@ -302,6 +315,20 @@ public class PodReconciler implements Reconciler<Pod> {
       retries.forget(pod);
       return UpdateControl.noUpdate();
     }
+    if (!reconciling.add(uid)) {
+      // another reconcile of this pod runs: tried again once it has likely ended, not dropped
+      retries.after(pod, config.retry().initialBackoff());
+      return UpdateControl.noUpdate();
+    }
+    try {
+      return reconcileOwn(pod, uid);
+    } finally {
+      reconciling.remove(uid);
+    }
+  }
+
+  /** A pod of this scheduler, neither done nor deleting, whose UID no other reconcile holds. */
+  private UpdateControl<Pod> reconcileOwn(Pod pod, String uid) {
     if (Pods.isBound(pod)) {
       attempts.remove(uid);
       retries.forget(pod);

@@ -1,5 +1,6 @@
 package io.kdra.claimcontroller.reconciler;
 
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -10,12 +11,15 @@ import jakarta.enterprise.inject.Alternative;
 import jakarta.inject.Singleton;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link ClaimWriter} whose next claim creation a test can hold (until released, then answered
  * without writing, as if the claim were created) or fail once; every other write goes to the API
- * server. Enabled by {@link RecreatedPodTest}'s profile only.
+ * server. Counts the creations started for each owning pod. Enabled by {@link RecreatedPodTest}'s
+ * profile only.
  */
 @Alternative
 @Singleton
@@ -28,9 +32,15 @@ public class GatedClaimWriter extends ClaimWriter {
     FAIL
   }
 
-  private volatile Next next = Next.WRITE;
-  final CountDownLatch holding = new CountDownLatch(1);
-  final CountDownLatch release = new CountDownLatch(1);
+  /** One held creation: {@code holding} once it waits, which ends at {@code release}. */
+  static final class Hold {
+    final CountDownLatch holding = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+  }
+
+  private Next next = Next.WRITE;
+  private Hold hold;
+  private final Map<String, AtomicInteger> creations = new ConcurrentHashMap<>();
   final CountDownLatch failed = new CountDownLatch(1);
   volatile Thread failedOn;
 
@@ -38,22 +48,43 @@ public class GatedClaimWriter extends ClaimWriter {
     super(client, config.schedulerName(), config.retry().conflictRetries());
   }
 
-  void next(Next what) {
+  synchronized void next(Next what) {
     next = what;
+  }
+
+  /** Holds the next creation; the returned hold tells when it waits and releases it. */
+  synchronized Hold holdNext() {
+    next = Next.HOLD;
+    hold = new Hold();
+    return hold;
+  }
+
+  /** How many creations of claims owned by the pod with this UID have started. */
+  int creationsFor(String podUid) {
+    AtomicInteger n = creations.get(podUid);
+    return n == null ? 0 : n.get();
   }
 
   @Override
   public ResourceClaim create(ResourceClaim desired, Map<String, String> annotations) {
+    if (desired.getMetadata().getOwnerReferences() != null) {
+      for (OwnerReference o : desired.getMetadata().getOwnerReferences()) {
+        creations.computeIfAbsent(o.getUid(), u -> new AtomicInteger()).incrementAndGet();
+      }
+    }
     Next now;
+    Hold held;
     synchronized (this) {
       now = next;
+      held = hold;
       next = Next.WRITE;
+      hold = null;
     }
     switch (now) {
       case HOLD -> {
-        holding.countDown();
+        held.holding.countDown();
         try {
-          release.await();
+          held.release.await();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException(e);

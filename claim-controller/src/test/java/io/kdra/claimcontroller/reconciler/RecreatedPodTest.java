@@ -77,9 +77,9 @@ class RecreatedPodTest {
         .setDeviceClassName("missing");
     client.resource(template).createOr(t -> t.update());
 
-    claims.next(GatedClaimWriter.Next.HOLD);
+    GatedClaimWriter.Hold hold = claims.holdNext();
     Pod old = client.resource(K.podWithTemplate("twin", "gpu", "no-class")).create();
-    assertThat(claims.holding.await(2, TimeUnit.MINUTES)).isTrue();
+    assertThat(hold.holding.await(2, TimeUnit.MINUTES)).isTrue();
     client.resource(old).withGracePeriod(0).delete();
     await()
         .atMost(Duration.ofMinutes(1))
@@ -107,7 +107,7 @@ class RecreatedPodTest {
                 .withMessage("the object has been modified")
                 .build())
         .once();
-    claims.release.countDown();
+    hold.release.countDown();
 
     // that attempt, then the new pod's retry
     await().atMost(Duration.ofMinutes(1)).until(() -> attempts() >= attempts + 2);

@@ -22,7 +22,9 @@ import java.util.Optional;
  *       pod.status.resourceClaimStatuses}: no claim when the entry names none; else the named claim
  *       if the pod controls it.
  *   <li>Otherwise a claim controlled by the pod and annotated with the entry name (created before a
- *       restart, or by kube-controller-manager) is used, and recorded in the pod status.
+ *       restart, or by kube-controller-manager): in {@link TemplateMode#OWN} it is used and
+ *       recorded in the pod status; in {@link TemplateMode#ADOPT} the entry waits for
+ *       kube-controller-manager to record it, as kube-scheduler does.
  *   <li>Otherwise, in {@link TemplateMode#OWN}, one is created from the template (or the template
  *       is reported missing); in {@link TemplateMode#ADOPT}, the entry waits.
  * </ul>
@@ -143,7 +145,7 @@ public final class PodClaimResolver {
     if (groups.isPresent()) {
       return mode == TemplateMode.OWN
           ? new Step.Record(name, groups.get())
-          : new Step.Use(name, groups.get());
+          : awaitStatus(name, groups.get());
     }
     return new Step.Wait(
         name,
@@ -191,7 +193,7 @@ public final class PodClaimResolver {
     if (existing.isPresent()) {
       return mode == TemplateMode.OWN
           ? new Step.Record(name, existing.get())
-          : new Step.Use(name, existing.get());
+          : awaitStatus(name, existing.get());
     }
     if (mode == TemplateMode.ADOPT) {
       return new Step.Wait(
@@ -206,6 +208,21 @@ public final class PodClaimResolver {
     return template
         .<Step>map(t -> new Step.Create(name, TemplateClaims.desired(pod, name, t), t))
         .orElse(new Step.MissingTemplate(name, templateName));
+  }
+
+  /**
+   * In adopt mode a claim kube-controller-manager made is used once it has recorded it in the pod's
+   * status, as kube-scheduler waits for it ({@code resourceclaim.Name}): the kubelet finds a
+   * template's claim only through that status, and refuses to start a pod bound before it ("not
+   * created yet"). The status write wakes the pod.
+   */
+  private static Step awaitStatus(String entry, ResourceClaim claim) {
+    return new Step.Wait(
+        entry,
+        "waiting for kube-controller-manager to record claim "
+            + claim.getMetadata().getName()
+            + " in the pod's status for entry "
+            + entry);
   }
 
   private static Optional<PodResourceClaimStatus> recordedStatus(Pod pod, String entry) {

@@ -89,7 +89,17 @@ class PodClaimResolverTest {
             new World(List.of(mine), List.of(K.template("tpl"))),
             Step.Record.class),
         Arguments.of(
-            Named.of("adopt: claim by kube-controller-manager -> use", POD),
+            Named.of(
+                "adopt: claim by kube-controller-manager, not yet in the pod's status -> wait"
+                    + " (the kubelet finds the claim only through the status)",
+                POD),
+            TemplateMode.ADOPT,
+            new World(List.of(mine), List.of()),
+            Step.Wait.class),
+        Arguments.of(
+            Named.of(
+                "adopt: claim by kube-controller-manager, recorded in the pod's status -> use",
+                withStatus(POD, "gpu", "web-gpu-abcde")),
             TemplateMode.ADOPT,
             new World(List.of(mine), List.of()),
             Step.Use.class),

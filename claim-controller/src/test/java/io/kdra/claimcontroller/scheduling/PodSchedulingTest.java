@@ -433,7 +433,22 @@ class PodSchedulingTest {
     assertThat(adopt.schedule(pod)).isInstanceOf(Outcome.Waiting.class);
     assertThat(allClaims()).isEmpty();
     client.resource(K.generated("web-gpu-kcm01", pod, "gpu")).create();
-    assertThat(adopt.schedule(pod)).isEqualTo(new Outcome.Bound("node-a"));
+    // kube-controller-manager records the claim in the pod's status after creating it; the
+    // kubelet finds it only there, so the pod is not bound before
+    assertThat(adopt.schedule(pod)).isInstanceOf(Outcome.Waiting.class);
+    Pod recorded =
+        client
+            .resource(
+                new PodBuilder(pod)
+                    .editOrNewStatus()
+                    .addNewResourceClaimStatus()
+                    .withName("gpu")
+                    .withResourceClaimName("web-gpu-kcm01")
+                    .endResourceClaimStatus()
+                    .endStatus()
+                    .build())
+            .updateStatus();
+    assertThat(adopt.schedule(recorded)).isEqualTo(new Outcome.Bound("node-a"));
   }
 
   @Test

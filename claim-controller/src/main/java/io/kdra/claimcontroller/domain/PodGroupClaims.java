@@ -1,16 +1,13 @@
 package io.kdra.claimcontroller.domain;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimSpecBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.PodClaimResolver.Step;
 import java.util.ArrayList;
@@ -274,24 +271,8 @@ public record PodGroupClaims(
    * template's labels, its annotations plus the entry's name, its spec.
    */
   public ResourceClaim desired(String namespace, String entry, ResourceClaimTemplate template) {
-    ObjectMeta tm = template.getSpec() == null ? null : template.getSpec().getMetadata();
-    Map<String, String> annotations = new LinkedHashMap<>();
-    if (tm != null && tm.getAnnotations() != null) {
-      annotations.putAll(tm.getAnnotations());
-    }
-    annotations.put(Upstream.POD_CLAIM_NAME_ANNOTATION, entry);
-    Map<String, String> labels =
-        tm == null || tm.getLabels() == null ? null : new LinkedHashMap<>(tm.getLabels());
-    return new ResourceClaimBuilder()
-        .withNewMetadata()
-        .withNamespace(namespace)
-        .withGenerateName(ClaimNaming.generateName(name, entry))
-        .withOwnerReferences(controllerRef())
-        .withLabels(labels)
-        .withAnnotations(annotations)
-        .endMetadata()
-        .withSpec(new ResourceClaimSpecBuilder(template.getSpec().getSpec()).build())
-        .build();
+    return TemplateClaims.fromTemplate(
+        namespace, ClaimNaming.generateName(name, entry), controllerRef(), entry, template);
   }
 
   /** The owner reference upstream puts on the claims it creates for a PodGroup. */

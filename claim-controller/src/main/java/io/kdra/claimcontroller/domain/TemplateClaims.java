@@ -33,19 +33,38 @@ public final class TemplateClaims {
    */
   public static ResourceClaim desired(
       Pod pod, String podClaimName, ResourceClaimTemplate template) {
+    return fromTemplate(
+        pod.getMetadata().getNamespace(),
+        ClaimNaming.generateName(pod.getMetadata().getName(), podClaimName),
+        controllerRef(pod),
+        podClaimName,
+        template);
+  }
+
+  /**
+   * A claim from {@code template} as upstream's claim controller makes one, for a pod or a
+   * PodGroup: the template's labels, its annotations plus the entry's name, its spec; {@code owner}
+   * as controller.
+   */
+  static ResourceClaim fromTemplate(
+      String namespace,
+      String generateName,
+      OwnerReference owner,
+      String entry,
+      ResourceClaimTemplate template) {
     ObjectMeta tm = template.getSpec() == null ? null : template.getSpec().getMetadata();
     Map<String, String> annotations = new LinkedHashMap<>();
     if (tm != null && tm.getAnnotations() != null) {
       annotations.putAll(tm.getAnnotations());
     }
-    annotations.put(Upstream.POD_CLAIM_NAME_ANNOTATION, podClaimName);
+    annotations.put(Upstream.POD_CLAIM_NAME_ANNOTATION, entry);
     Map<String, String> labels =
         tm == null || tm.getLabels() == null ? null : new LinkedHashMap<>(tm.getLabels());
     return new ResourceClaimBuilder()
         .withNewMetadata()
-        .withNamespace(pod.getMetadata().getNamespace())
-        .withGenerateName(ClaimNaming.generateName(pod.getMetadata().getName(), podClaimName))
-        .withOwnerReferences(controllerRef(pod))
+        .withNamespace(namespace)
+        .withGenerateName(generateName)
+        .withOwnerReferences(owner)
         .withLabels(labels)
         .withAnnotations(annotations)
         .endMetadata()

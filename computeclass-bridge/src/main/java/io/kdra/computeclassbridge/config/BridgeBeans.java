@@ -6,8 +6,10 @@ import io.kdra.computeclassbridge.k8s.NodePools;
 import io.kdra.computeclassbridge.k8s.ScaleOut;
 import io.kdra.computeclassbridge.mapping.ComputeClassMapper;
 import io.kdra.computeclassbridge.mapping.MapperSettings;
+import io.kdra.computeclassbridge.reconciler.CatalogSource;
 import io.kdra.computeclassbridge.reconciler.ComputeClassReconciler;
 import io.kdra.computeclassbridge.reconciler.NamespaceSelection;
+import io.kdra.computeclassbridge.reconciler.ReconcilerSettings;
 import io.kdra.computeclassbridge.scaleout.InstanceType;
 import io.kdra.computeclassbridge.scaleout.NodePoolMapper;
 import io.kdra.computeclassbridge.scaleout.ScaleOutSettings;
@@ -83,5 +85,22 @@ public class BridgeBeans {
         config.namespaces().names().orElse(List.of()),
         Optional.of(config.namespaces().selector())
             .filter(s -> !BridgeConfig.Namespaces.NO_SELECTOR.equals(s)));
+  }
+
+  @Produces
+  @Singleton
+  CatalogSource catalogSource(BridgeConfig config) {
+    return new CatalogSource(
+        CatalogSource.shippedCatalog(), config.catalog().profiles(), config.catalog().drivers());
+  }
+
+  @Produces
+  @Singleton
+  ReconcilerSettings reconcilerSettings(BridgeConfig config) {
+    return new ReconcilerSettings(
+        config.catalog().configMap(),
+        config.catalog().configMapNamespace(),
+        config.catalog().configMapKey(),
+        config.leaderElection().retryPeriod());
   }
 }

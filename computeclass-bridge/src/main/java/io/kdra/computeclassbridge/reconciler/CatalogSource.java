@@ -1,10 +1,7 @@
 package io.kdra.computeclassbridge.reconciler;
 
 import io.kdra.computeclassbridge.catalog.AcceleratorCatalog;
-import io.kdra.computeclassbridge.config.BridgeConfig;
 import io.kdra.core.cel.DeviceSelectorEnvironment;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -21,7 +18,6 @@ import java.util.Optional;
  * override only degrades the ComputeClasses, because it can be fixed while running. Thread-safe;
  * the last result is memoised by override text.
  */
-@ApplicationScoped
 public class CatalogSource {
 
   /**
@@ -38,11 +34,6 @@ public class CatalogSource {
   private final Effective base;
   private volatile Optional<String> lastOverlay = Optional.empty();
   private volatile Effective last;
-
-  @Inject
-  public CatalogSource(BridgeConfig config) {
-    this(shippedCatalog(), config.catalog().profiles(), config.catalog().drivers());
-  }
 
   /**
    * @throws IllegalArgumentException when the profiles or drivers do not fit the shipped catalog,
@@ -86,7 +77,7 @@ public class CatalogSource {
     return result;
   }
 
-  static AcceleratorCatalog shippedCatalog() {
+  public static AcceleratorCatalog shippedCatalog() {
     try (InputStream in =
         CatalogSource.class.getClassLoader().getResourceAsStream("catalog/accelerators.yaml")) {
       if (in == null) {

@@ -21,7 +21,6 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.kdra.computeclassbridge.config.BridgeConfig;
 import io.kdra.computeclassbridge.k8s.ApplyReport;
 import io.kdra.computeclassbridge.k8s.GeneratedObjects;
 import io.kdra.computeclassbridge.k8s.ScaleOut;
@@ -69,7 +68,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   /** After a 409: soon, since the next attempt reads the objects afresh. */
   static final Duration CONFLICT_RETRY = Duration.ofMillis(200);
 
-  private final BridgeConfig config;
+  private final ReconcilerSettings settings;
   private final CatalogSource catalogs;
   private final GeneratedObjects objects;
   private final ScaleOut scaleOut;
@@ -83,9 +82,9 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private InformerEventSource<Namespace, ComputeClass> namespaces;
   private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
 
-  /** Collaborators as {@link BridgeBeans} wires them. */
+  /** Collaborators as {@code BridgeBeans} wires them. */
   public ComputeClassReconciler(
-      BridgeConfig config,
+      ReconcilerSettings settings,
       CatalogSource catalogs,
       GeneratedObjects objects,
       ScaleOut scaleOut,
@@ -96,7 +95,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
       Clock clock,
       Leadership leadership,
       SyncedInformers informers) {
-    this.config = config;
+    this.settings = settings;
     this.catalogs = catalogs;
     this.objects = objects;
     this.scaleOut = scaleOut;
@@ -144,13 +143,11 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
                 .withSecondaryToPrimaryMapper(ComputeClassReconciler::usersOf)
                 .build(),
             context));
-    config
-        .catalog()
-        .configMap()
+    settings
+        .catalogConfigMap()
         .ifPresent(
             name -> {
-              String ns =
-                  config.catalog().configMapNamespace().orElse(context.getClient().getNamespace());
+              String ns = settings.catalogNamespace().orElse(context.getClient().getNamespace());
               catalogMap =
                   new InformerEventSource<>(
                       InformerEventSourceConfiguration.from(ConfigMap.class, ComputeClass.class)
@@ -203,7 +200,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
 
   /** How often a replica that does not lead looks again: as often as it campaigns. */
   private Duration standbyRetry() {
-    return config.leaderElection().retryPeriod();
+    return settings.standbyRetry();
   }
 
   private static String conflictTarget(KubernetesClientException e) {
@@ -302,7 +299,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     return catalogMap
         .list(cm -> true)
         .findFirst()
-        .map(cm -> cm.getData() == null ? null : cm.getData().get(config.catalog().configMapKey()));
+        .map(cm -> cm.getData() == null ? null : cm.getData().get(settings.catalogKey()));
   }
 
   /** Label values of the ComputeClasses that exist, minus one being deleted. */

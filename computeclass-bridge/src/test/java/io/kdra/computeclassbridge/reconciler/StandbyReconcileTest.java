@@ -5,12 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.kdra.computeclassbridge.config.BridgeConfig;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.Priority;
-import io.kdra.leadership.LeaderElectionSettings;
 import io.kdra.leadership.Leadership;
-import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -30,7 +27,17 @@ class StandbyReconcileTest {
 
   private final ComputeClassReconciler reconciler =
       new ComputeClassReconciler(
-          config(), null, null, null, null, null, null, null, Clock.systemUTC(), leadership, null);
+          new ReconcilerSettings(Optional.empty(), Optional.empty(), "catalog", RETRY),
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          Clock.systemUTC(),
+          leadership,
+          null);
 
   @Test
   void aReplicaThatDoesNotLeadWritesNothingAndLooksAgainLater() {
@@ -45,30 +52,5 @@ class StandbyReconcileTest {
     DeleteControl delete = reconciler.cleanup(cc, null);
     assertThat(delete.isRemoveFinalizer()).isFalse();
     assertThat(delete.getScheduleDelay()).contains(RETRY.toMillis());
-  }
-
-  /** Only the leader-election settings are read on this path. */
-  private static BridgeConfig config() {
-    LeaderElectionSettings settings =
-        (LeaderElectionSettings)
-            Proxy.newProxyInstance(
-                StandbyReconcileTest.class.getClassLoader(),
-                new Class<?>[] {LeaderElectionSettings.class},
-                (p, m, a) ->
-                    switch (m.getName()) {
-                      case "retryPeriod" -> RETRY;
-                      case "enabled" -> true;
-                      default -> Optional.empty();
-                    });
-    return (BridgeConfig)
-        Proxy.newProxyInstance(
-            StandbyReconcileTest.class.getClassLoader(),
-            new Class<?>[] {BridgeConfig.class},
-            (p, m, a) -> {
-              if (m.getName().equals("leaderElection")) {
-                return settings;
-              }
-              throw new AssertionError("a standby read " + m.getName());
-            });
   }
 }

@@ -1,9 +1,9 @@
 package io.kdra.it.controlplane;
 
 /**
- * The address plan of one multi-node test cluster ({@link io.kdra.it.nodes.MultiNodeCluster}), from
- * its slot (held by a file lock, so that concurrent runs on one machine never share addresses):
- * only documentation and benchmark ranges, never the machine's own networks.
+ * The address plan of one multi-node test cluster ({@code nodes.MultiNodeCluster}), from its slot
+ * (held by a file lock, so that concurrent runs on one machine never share addresses): only
+ * documentation and benchmark ranges, never the machine's own networks.
  *
  * <ul>
  *   <li>nodes: a /28 of 198.51.100.0/24 (TEST-NET-2); its first address is the host's end of the

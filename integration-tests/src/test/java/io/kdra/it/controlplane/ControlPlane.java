@@ -7,8 +7,6 @@ import io.fabric8.kubeapitest.cert.CertManager;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.kdra.it.nodes.ClusterNetwork;
-import io.kdra.it.nodes.NodeCgroups;
 import io.kdra.it.support.OwnerOnly;
 import io.kdra.it.support.TestFiles;
 import java.io.IOException;
@@ -119,11 +117,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       }
       ControlPlaneProcesses.reapLeftovers();
       // real nodes of a killed run point at its gone API server: end them whatever this run tests
-      NodeCgroups.reapLeftovers();
-      // and the bridges of a killed run's multi-node cluster
-      if (ClusterNetwork.available()) {
-        ClusterNetwork.reapLeftovers();
-      }
+      LeftoverReaper.reapAll();
       // kube-api-test writes the API server's and the admin's (system:masters) keys into its
       // directory, readable by all and reused by every run if that were the cache: so a directory
       // of this run's own (0700, in java.io.tmpdir), with the cache's binaries linked in (and

@@ -28,10 +28,10 @@ import javax.net.ssl.X509TrustManager;
 
 /**
  * kube-scheduler and kube-controller-manager from the control plane's cache, against the run's API
- * server, for one stack ({@link io.kdra.it.services.KdraStack#fullControlPlane()}): what makes
- * Deployments, ReplicaSets, garbage collection, the node lifecycle controller, ServiceAccounts and
- * {@code kube-root-ca.crt}, upstream's resourceclaim controller and upstream's scheduling exist as
- * on a real cluster.
+ * server, for one stack ({@code KdraStack.fullControlPlane()}): what makes Deployments,
+ * ReplicaSets, garbage collection, the node lifecycle controller, ServiceAccounts and {@code
+ * kube-root-ca.crt}, upstream's resourceclaim controller and upstream's scheduling exist as on a
+ * real cluster.
  *
  * <p>Each runs as the user it is on a real cluster ({@code system:kube-scheduler}, {@code
  * system:kube-controller-manager}: the API server's bootstrap RBAC binds their roles), from a

@@ -51,8 +51,8 @@ import java.util.concurrent.TimeUnit;
  * NodeWatchResources stream whose latest device health it keeps, forgets when the stream ends and
  * reopens. All calls go over the driver's real unix sockets. Like a kubelet, it renews its node's
  * Lease in {@code kube-node-lease} every 10 s (40 s duration): kube-controller-manager's node
- * lifecycle controller, where it runs ({@link io.kdra.it.services.KdraStack#fullControlPlane()}),
- * would otherwise mark the node NotReady and taint it unreachable.
+ * lifecycle controller, where it runs ({@code KdraStack.fullControlPlane()}), would otherwise mark
+ * the node NotReady and taint it unreachable.
  */
 public final class TestKubelet implements AutoCloseable {
 

@@ -2,7 +2,6 @@ package io.kdra.it.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kdra.it.controlplane.ControlPlaneProcesses;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -167,21 +166,6 @@ class LeftoversTest {
     assertThat(dir.resolve("etcddata123")).doesNotExist();
     assertThat(wal).doesNotExist();
     assertThat(precious).exists();
-  }
-
-  @Test
-  void etcdsDirectoriesComeFromItsCommandLine() throws Exception {
-    Process sh =
-        spawn(
-            "sh",
-            "-c",
-            "sleep 300; :",
-            "-data-dir",
-            "/tmp/etcddata1",
-            "--wal-dir",
-            "/tmp/etcdwal2");
-    assertThat(ControlPlaneProcesses.directories(sh.toHandle()))
-        .containsExactly(Path.of("/tmp/etcddata1"), Path.of("/tmp/etcdwal2"));
   }
 
   @Test

@@ -173,16 +173,7 @@ class ChartDefaultsMultiNodeIT {
                         return n;
                       }));
     }
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(NAMESPACE)
-                .addToLabels("pod-security.kubernetes.io/enforce", "privileged")
-                .endMetadata()
-                .build())
-        .create();
+    createNamespaceEnforcing(NAMESPACE, "privileged");
     client
         .namespaces()
         .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
@@ -193,13 +184,7 @@ class ChartDefaultsMultiNodeIT {
     // everything else is the chart's default
     TestFiles.write(values, "imageRegistry: " + REGISTRY + "\n");
     installStarted = System.nanoTime();
-    HelmRelease.run(
-        "install-no-wait",
-        ServiceProcess.moduleDir("helm").resolve("kdra"),
-        RELEASE,
-        NAMESPACE,
-        kubeconfig,
-        List.of(values));
+    helm("install-no-wait", List.of(values));
   }
 
   /** Each node's containerd gets the images under {@link #REGISTRY}; one thread per node. */
@@ -303,17 +288,7 @@ class ChartDefaultsMultiNodeIT {
   @Test
   @Order(2)
   void everyNodesPoolIsPublished() {
-    await("every node's pool published")
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(500))
-        .untilAsserted(
-            () -> {
-              for (RealNode node : cluster.nodes) {
-                assertThat(Dra.publishedDevices(client, DRIVER, node.name))
-                    .as("devices of %s's pool", node.name)
-                    .isEqualTo(DEVICES_PER_NODE);
-              }
-            });
+    awaitEveryPoolPublished("every node's pool published", Duration.ofSeconds(60));
     System.out.printf(
         "[chart-defaults] helm install to every node's pool published: %d ms%n",
         (System.nanoTime() - installStarted) / 1_000_000);
@@ -361,46 +336,12 @@ class ChartDefaultsMultiNodeIT {
 
     String clusterIp =
         client.services().inNamespace(NAMESPACE).withName(PUBLISHER).get().getSpec().getClusterIP();
-    awaitDefaultServiceAccount(APPS);
-    Pod lookup =
-        client
-            .pods()
-            .inNamespace(APPS)
-            .resource(
-                new PodBuilder()
-                    .withNewMetadata()
-                    .withName("lookup")
-                    .endMetadata()
-                    .withNewSpec()
-                    .withRestartPolicy("Never")
-                    .withAutomountServiceAccountToken(false)
-                    .withTerminationGracePeriodSeconds(1L)
-                    .addNewContainer()
-                    .withName("main")
-                    .withImage(RealNode.BUSYBOX)
-                    .withImagePullPolicy("Never")
-                    .withCommand(
-                        "sh",
-                        "-c",
-                        "for i in $(busybox seq 30); do busybox nslookup "
-                            + serviceName
-                            + ".cluster.local && exit 0; sleep 1; done; exit 1")
-                    .endContainer()
-                    .endSpec()
-                    .build())
-            .create();
     Pod done =
-        client
-            .pods()
-            .inNamespace(APPS)
-            .withName(lookup.getMetadata().getName())
-            .waitUntilCondition(
-                p ->
-                    p != null
-                        && p.getStatus() != null
-                        && List.of("Succeeded", "Failed").contains(p.getStatus().getPhase()),
-                RealPods.POD_TIMEOUT.toSeconds(),
-                TimeUnit.SECONDS);
+        runToEnd(
+            "lookup",
+            "for i in $(busybox seq 30); do busybox nslookup "
+                + serviceName
+                + ".cluster.local && exit 0; sleep 1; done; exit 1");
     List<String> log = cluster.node(done.getSpec().getNodeName()).containerLog(done, "main");
     assertThat(done.getStatus().getPhase()).as(String.join("\n", log)).isEqualTo("Succeeded");
     assertThat(String.join("\n", log)).contains(clusterIp);
@@ -463,17 +404,7 @@ class ChartDefaultsMultiNodeIT {
           .pollInterval(Duration.ofMillis(250))
           .until(() -> standby.equals(leaseHolder()));
       long tookOver = System.nanoTime();
-      await("every driver's stream acknowledged again, by the new leader")
-          .atMost(RECONNECT_TIMEOUT)
-          .pollInterval(Duration.ofMillis(500))
-          .untilAsserted(
-              () ->
-                  driverConnections()
-                      .forEach(
-                          (node, count) ->
-                              assertThat(count)
-                                  .as("connections of %s's driver", node)
-                                  .isGreaterThan(connectedBefore.get(node))));
+      awaitEveryDriverReconnectedSince(connectedBefore);
       System.out.printf(
           "[chart-defaults] leader %s deleted: %s leads after %d ms, every driver reconnected"
               + " after %d ms%n",
@@ -484,11 +415,7 @@ class ChartDefaultsMultiNodeIT {
       await("two publishers Ready again")
           .atMost(ROLLOUT_TIMEOUT)
           .until(() -> readyReplicas(PUBLISHER) == 2);
-      for (RealNode node : cluster.nodes) {
-        assertThat(Dra.publishedDevices(client, DRIVER, node.name))
-            .as("devices of %s's pool after the fail-over", node.name)
-            .isEqualTo(DEVICES_PER_NODE);
-      }
+      assertEveryPoolPublished();
       assertPreparedOnItsNode("after-failover");
       assertThat(deleted).as("slices deleted during the fail-over").isEmpty();
     }
@@ -536,16 +463,7 @@ class ChartDefaultsMultiNodeIT {
   @Order(7)
   void theControllersPassRestrictedAndTheDriverNeedsPrivileged() {
     for (String level : List.of("restricted", "baseline")) {
-      client
-          .namespaces()
-          .resource(
-              new NamespaceBuilder()
-                  .withNewMetadata()
-                  .withName(level + "-probe")
-                  .addToLabels("pod-security.kubernetes.io/enforce", level)
-                  .endMetadata()
-                  .build())
-          .create();
+      createNamespaceEnforcing(level + "-probe", level);
       awaitDefaultServiceAccount(level + "-probe");
     }
     for (String deployment : List.of(PUBLISHER, CONTROLLER)) {
@@ -672,17 +590,7 @@ class ChartDefaultsMultiNodeIT {
       String controller = takeOver(KdraChart.CONTROLLER_LEASE, "claim-controller");
       long failedOver = System.nanoTime();
       created.get(2, TimeUnit.MINUTES);
-      await("every node's pool back")
-          .atMost(BACK_WITHIN)
-          .pollInterval(Duration.ofMillis(500))
-          .untilAsserted(
-              () -> {
-                for (RealNode node : cluster.nodes) {
-                  assertThat(Dra.publishedDevices(client, DRIVER, node.name))
-                      .as("devices of %s's pool", node.name)
-                      .isEqualTo(DEVICES_PER_NODE);
-                }
-              });
+      awaitEveryPoolPublished("every node's pool back", BACK_WITHIN);
       await("every pod bound")
           .atMost(BACK_WITHIN)
           .pollInterval(Duration.ofMillis(500))
@@ -710,20 +618,10 @@ class ChartDefaultsMultiNodeIT {
         assertThat(waitedToBeScheduled(pod))
             .as("%s waited to be scheduled", n)
             .isLessThanOrEqualTo(BACK_WITHIN);
-        RealPods.awaitListed(client, cluster.node(pod.getSpec().getNodeName()), pod);
+        awaitListed(pod);
       }
       assertThat(preparesFailed()).as("prepares that failed").isEmpty();
-      await("every driver's stream acknowledged again, by the new leader")
-          .atMost(RECONNECT_TIMEOUT)
-          .pollInterval(Duration.ofMillis(500))
-          .untilAsserted(
-              () ->
-                  driverConnections()
-                      .forEach(
-                          (node, c) ->
-                              assertThat(c)
-                                  .as("connections of %s's driver", node)
-                                  .isGreaterThan(connectedBefore.get(node))));
+      awaitEveryDriverReconnectedSince(connectedBefore);
       assertThat(watched.violations).as("devices in two claims, pods moved").isEmpty();
       assertThat(watched.deletedSlices).as("slices deleted").isEmpty();
     } finally {
@@ -812,9 +710,7 @@ class ChartDefaultsMultiNodeIT {
                       .noneMatch(f -> f.contains(c.getMetadata().getUid()));
                 }
               });
-      assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
-          .flatMap(Dra::devices)
-          .noneMatch(d -> d.startsWith(node + "/"));
+      assertThat(appClaims()).flatMap(Dra::devices).noneMatch(d -> d.startsWith(node + "/"));
       System.out.printf(
           "[chart-defaults] drained %s (%d claims there): every pod running elsewhere after %d ms%n",
           node, released.size(), (System.nanoTime() - started) / 1_000_000);
@@ -957,8 +853,7 @@ class ChartDefaultsMultiNodeIT {
     List<String> devices = new ArrayList<>();
     for (Pod p : running("drained")) {
       ResourceClaim claim = Dra.claimOf(client, p, "gpu");
-      assertThat(RealPods.awaitListed(client, cluster.node(p.getSpec().getNodeName()), p))
-          .contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
+      assertThat(awaitListed(p)).contains("KDRA_DEVICE_0=gpu-" + RealPods.deviceIndex(claim));
       devices.addAll(Dra.devices(claim));
     }
     assertThat(devices).hasSize(3).doesNotHaveDuplicates();
@@ -972,9 +867,7 @@ class ChartDefaultsMultiNodeIT {
               assertThat(client.pods().inNamespace(APPS).list().getItems())
                   .extracting(p -> p.getMetadata().getName())
                   .isEmpty();
-              assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
-                  .flatMap(Dra::devices)
-                  .isEmpty();
+              assertThat(appClaims()).flatMap(Dra::devices).isEmpty();
               for (RealNode node : cluster.nodes) {
                 assertThat(RealPods.specFiles(node.cdiDir()))
                     .as("CDI specs of %s", node.name)
@@ -992,13 +885,7 @@ class ChartDefaultsMultiNodeIT {
   void uninstallLeavesNothingOfTheReleaseOnAnyNode() {
     client.resources(ResourceClaim.class).inNamespace(APPS).delete();
     long started = System.nanoTime();
-    HelmRelease.run(
-        "uninstall",
-        ServiceProcess.moduleDir("helm").resolve("kdra"),
-        RELEASE,
-        NAMESPACE,
-        dir.resolve("admin.kubeconfig"),
-        List.of());
+    helm("uninstall", List.of());
     await("nothing of the release left")
         .atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofSeconds(1))
@@ -1011,13 +898,86 @@ class ChartDefaultsMultiNodeIT {
                   .extracting(o -> o.getKind() + " " + o.getMetadata().getName())
                   .isEmpty();
               assertThat(slices()).extracting(sl -> sl.getMetadata().getName()).isEmpty();
-              assertThat(client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems())
-                  .extracting(c -> c.getMetadata().getName())
-                  .isEmpty();
+              assertThat(appClaims()).extracting(c -> c.getMetadata().getName()).isEmpty();
             });
     System.out.printf(
         "[chart-defaults] helm uninstall to nothing left: %d ms%n",
         (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /** helm {@code command} (install, upgrade, uninstall) of the release, as the admin. */
+  private static void helm(String command, List<Path> values) {
+    HelmRelease.run(
+        command,
+        ServiceProcess.moduleDir("helm").resolve("kdra"),
+        RELEASE,
+        NAMESPACE,
+        dir.resolve("admin.kubeconfig"),
+        values);
+  }
+
+  /** Namespace {@code name} at Pod Security level {@code level} (enforced). */
+  private static void createNamespaceEnforcing(String name, String level) {
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToLabels("pod-security.kubernetes.io/enforce", level)
+                .endMetadata()
+                .build())
+        .create();
+  }
+
+  /** Every node's pool has all its devices published. */
+  private static void assertEveryPoolPublished() {
+    for (RealNode node : cluster.nodes) {
+      assertThat(Dra.publishedDevices(client, DRIVER, node.name))
+          .as("devices of %s's pool", node.name)
+          .isEqualTo(DEVICES_PER_NODE);
+    }
+  }
+
+  private static void awaitEveryPoolPublished(String what, Duration within) {
+    await(what)
+        .atMost(within)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(ChartDefaultsMultiNodeIT::assertEveryPoolPublished);
+  }
+
+  /** Awaits every driver's stream acknowledged again ({@link #driverConnections}) since then. */
+  private static void awaitEveryDriverReconnectedSince(Map<String, Long> connectedBefore) {
+    await("every driver's stream acknowledged again, by the new leader")
+        .atMost(RECONNECT_TIMEOUT)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () ->
+                driverConnections()
+                    .forEach(
+                        (node, count) ->
+                            assertThat(count)
+                                .as("connections of %s's driver", node)
+                                .isGreaterThan(connectedBefore.get(node))));
+  }
+
+  /** Awaits the pod bound; returns the node it is bound to. */
+  private static RealNode awaitBound(Pod pod) {
+    String name = pod.getMetadata().getName();
+    await("pod " + name + " bound")
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(() -> assertThat(Dra.get(client, pod).getSpec().getNodeName()).isNotNull());
+    return cluster.node(Dra.get(client, pod).getSpec().getNodeName());
+  }
+
+  /** A bound pod's log once it listed its devices ({@link RealPods#awaitListed}). */
+  private static List<String> awaitListed(Pod pod) {
+    return RealPods.awaitListed(client, cluster.node(pod.getSpec().getNodeName()), pod);
+  }
+
+  /** The claims of the apps' namespace. */
+  private static List<ResourceClaim> appClaims() {
+    return client.resources(ResourceClaim.class).inNamespace(APPS).list().getItems();
   }
 
   /** The release's pods by UID, with their names. */
@@ -1175,10 +1135,7 @@ class ChartDefaultsMultiNodeIT {
         client
             .resource(RealPods.showingDevices(Dra.podWithTemplate(APPS, name, "one-gpu")))
             .create();
-    await("pod " + name + " bound")
-        .atMost(RealPods.POD_TIMEOUT)
-        .untilAsserted(() -> assertThat(Dra.get(client, pod).getSpec().getNodeName()).isNotNull());
-    RealNode node = cluster.node(Dra.get(client, pod).getSpec().getNodeName());
+    RealNode node = awaitBound(pod);
     List<String> log = RealPods.awaitListed(client, node, pod);
     ResourceClaim claim = Dra.claimOf(client, pod, "gpu");
     assertThat(claim.getStatus().getReservedFor())

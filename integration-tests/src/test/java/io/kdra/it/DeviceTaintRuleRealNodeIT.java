@@ -2,30 +2,21 @@ package io.kdra.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kdra.core.model.Semver;
-import io.kdra.core.taint.DeviceTaintRule;
-import io.kdra.core.taint.DeviceTaintRuleSpec;
-import io.kdra.core.taint.DeviceTaintSelector;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.nodes.RealNode;
 import io.kdra.it.nodes.SimulatedNode;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.MaintenanceRule;
 import io.kdra.it.services.RealPods;
 import io.kdra.it.services.Stack;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,15 +50,14 @@ class DeviceTaintRuleRealNodeIT {
 
   private static Stack stack;
   private static KubernetesClient client;
+  private static MaintenanceRule rule;
 
   @BeforeAll
   static void slicesPublished() {
-    assumeTrue(
-        Semver.parse(ControlPlane.VERSION).compareTo(Semver.parse("1.37.0")) >= 0,
-        "DeviceTaintRule is served as v1 from Kubernetes 1.37 on; this run's is "
-            + ControlPlane.VERSION);
+    MaintenanceRule.assumeServed();
     stack = STACK.get();
     client = stack.client;
+    rule = new MaintenanceRule(client, RULE, NODE);
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(Dra.publishedDevices(client, NODE)).isEqualTo(2));
@@ -76,8 +66,8 @@ class DeviceTaintRuleRealNodeIT {
   /** The rule is cluster-wide; it selects only this class's pool, but must not outlive it. */
   @AfterAll
   static void ruleGone() {
-    if (client != null) {
-      client.resources(DeviceTaintRule.class).withName(RULE).delete();
+    if (rule != null) {
+      rule.delete();
     }
   }
 
@@ -106,7 +96,7 @@ class DeviceTaintRuleRealNodeIT {
                     .contains("the kubelet opened a device-health stream (v1)")
                     .doesNotContain("device-health stream (v1alpha1)"));
 
-    client.resources(DeviceTaintRule.class).resource(rule("NoSchedule")).create();
+    rule.create("NoSchedule");
     Pod waiting =
         client
             .resource(
@@ -120,31 +110,14 @@ class DeviceTaintRuleRealNodeIT {
                             .getMetadata()
                             .getName())))
             .create();
-    await()
-        .atMost(RealPods.POD_TIMEOUT)
-        .untilAsserted(
-            () ->
-                assertThat(scheduled(Dra.get(client, waiting)))
-                    .hasValueSatisfying(
-                        c -> {
-                          assertThat(c.getReason()).isEqualTo("Unschedulable");
-                          assertThat(c.getMessage()).contains("(DeviceTaintRule " + RULE + ")");
-                        }));
+    rule.awaitKeepsOut(waiting, RealPods.POD_TIMEOUT);
     // NoSchedule leaves the running pod alone
     Pod stillRunning = Dra.get(client, holder);
     assertThat(stillRunning.getMetadata().getDeletionTimestamp()).isNull();
     assertThat(stillRunning.getStatus().getPhase()).isEqualTo("Running");
 
     // NoExecute: the holder is evicted, the kubelet has the driver unprepare its device
-    // a merge patch of the spec alone: the controller writes the rule's status meanwhile, and
-    // an edit (which sends the read resourceVersion) would meet 409 Conflict
-    client
-        .resources(DeviceTaintRule.class)
-        .withName(RULE)
-        .patch(
-            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
-            "{\"spec\": {\"taint\": {\"effect\": \"NoExecute\"}}}");
+    rule.turnNoExecute();
     await()
         .atMost(RealPods.POD_TIMEOUT)
         .untilAsserted(
@@ -152,21 +125,11 @@ class DeviceTaintRuleRealNodeIT {
               assertThat(client.resource(holder).get()).isNull();
               assertThat(RealPods.spec(stack, NODE, allocated)).doesNotExist();
             });
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .untilAsserted(
-            () ->
-                assertThat(evictionCondition())
-                    .hasValueSatisfying(
-                        c -> {
-                          assertThat(c.getReason()).isEqualTo("Completed");
-                          assertThat(c.getMessage())
-                              .isEqualTo("1 pod evicted since starting the controller.");
-                        }));
+    rule.awaitOnePodEvicted();
     assertThat(Dra.get(client, waiting).getSpec().getNodeName()).isNull();
 
     // untaint: the waiting pod runs with a device
-    client.resources(DeviceTaintRule.class).withName(RULE).delete();
+    rule.delete();
     List<String> waiterLog = RealPods.awaitListed(stack, waiting);
     assertThat(Dra.get(client, waiting).getSpec().getNodeName()).isEqualTo(NODE);
     assertThat(waiterLog).anyMatch(l -> l.matches("KDRA_DEVICE_0=gpu-[01]"));
@@ -182,15 +145,6 @@ class DeviceTaintRuleRealNodeIT {
                   .isEmpty();
               assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
             });
-  }
-
-  /** Every device of the node's pool, tainted with {@code effect}. */
-  private static DeviceTaintRule rule(String effect) {
-    return new DeviceTaintRule(
-        new ObjectMetaBuilder().withName(RULE).build(),
-        new DeviceTaintRuleSpec(
-            new DeviceTaintSelector(Stack.DRIVER, NODE, null),
-            new DeviceTaint(effect, "example.com/maintenance", null, "planned")));
   }
 
   /** A busybox pod that prints its claim's device-metadata file, then {@link RealPods#LISTED}. */
@@ -209,24 +163,5 @@ class DeviceTaintRuleRealNodeIT {
                     + RealPods.LISTED
                     + "; exec sleep 2147483647"));
     return p;
-  }
-
-  private static Optional<PodCondition> scheduled(Pod pod) {
-    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
-      return Optional.empty();
-    }
-    return pod.getStatus().getConditions().stream()
-        .filter(c -> "PodScheduled".equals(c.getType()))
-        .findFirst();
-  }
-
-  private static Optional<Condition> evictionCondition() {
-    DeviceTaintRule r = client.resources(DeviceTaintRule.class).withName(RULE).get();
-    if (r == null || r.getStatus() == null || r.getStatus().getConditions() == null) {
-      return Optional.empty();
-    }
-    return r.getStatus().getConditions().stream()
-        .filter(c -> "EvictionInProgress".equals(c.getType()))
-        .findFirst();
   }
 }

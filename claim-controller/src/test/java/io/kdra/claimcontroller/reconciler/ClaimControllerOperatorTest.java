@@ -35,8 +35,8 @@ class ClaimControllerOperatorTest {
 
   @Test
   void schedulesAPodWithATemplateClaimOntoTheNodeWithTheDevice() {
-    client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
-    client.nodes().resource(K.readyNode("node-b")).createOr(n -> n.update());
+    MockCluster.readyNode(client, "node-a");
+    MockCluster.readyNode(client, "node-b");
     client.resource(K.template("tpl")).createOr(t -> t.update());
     client.resource(AllocFixtures.deviceClass("gpu")).createOr(c -> c.update());
     client
@@ -75,17 +75,8 @@ class ClaimControllerOperatorTest {
 
   @Test
   void aPodDeletedWhileUnschedulableLeavesNoBackoffState() {
-    client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
-    var template = K.template("tpl3");
-    template
-        .getSpec()
-        .getSpec()
-        .getDevices()
-        .getRequests()
-        .get(0)
-        .getExactly()
-        .setDeviceClassName("missing-too");
-    client.resource(template).createOr(t -> t.update());
+    MockCluster.readyNode(client, "node-a");
+    MockCluster.templateOfMissingClass(client, "tpl3", "missing-too");
     Pod pod = client.resource(K.podWithTemplate("doomed", "gpu", "tpl3")).create();
     String uid = pod.getMetadata().getUid();
     await()
@@ -125,17 +116,8 @@ class ClaimControllerOperatorTest {
 
   @Test
   void createsTheTemplateClaimAndReportsWhyThePodWaits() {
-    client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
-    var template = K.template("tpl2");
-    template
-        .getSpec()
-        .getSpec()
-        .getDevices()
-        .getRequests()
-        .get(0)
-        .getExactly()
-        .setDeviceClassName("missing");
-    client.resource(template).createOr(t -> t.update());
+    MockCluster.readyNode(client, "node-a");
+    MockCluster.templateOfMissingClass(client, "tpl2", "missing");
     client.resource(K.podWithTemplate("web", "gpu", "tpl2")).create();
 
     await()

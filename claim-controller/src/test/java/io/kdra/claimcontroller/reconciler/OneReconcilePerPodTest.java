@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.claimcontroller.domain.K;
 import io.quarkus.test.junit.QuarkusTest;
@@ -37,27 +36,15 @@ class OneReconcilePerPodTest {
 
   @Test
   void aSecondReconcileOfAPodWhileItsFirstRunsCreatesNoSecondClaim() throws Exception {
-    client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
-    var template = K.template("held-twice");
-    template
-        .getSpec()
-        .getSpec()
-        .getDevices()
-        .getRequests()
-        .get(0)
-        .getExactly()
-        .setDeviceClassName("missing");
-    client.resource(template).createOr(t -> t.update());
+    MockCluster.readyNode(client, "node-a");
+    MockCluster.templateOfMissingClass(client, "held-twice", "missing");
 
     GatedClaimWriter.Hold old = claims.holdNext();
     GatedClaimWriter.Hold first = null;
     try {
       Pod gone = client.resource(K.podWithTemplate("phoenix", "gpu", "held-twice")).create();
       assertThat(old.holding.await(2, TimeUnit.MINUTES)).isTrue();
-      client.resource(gone).withGracePeriod(0).delete();
-      await()
-          .atMost(Duration.ofMinutes(1))
-          .until(() -> client.pods().inNamespace(NS).withName("phoenix").get() == null);
+      MockCluster.deleteAndAwaitGone(client, gone);
 
       // the new pod's first reconcile holds its claim's creation
       first = claims.holdNext();
@@ -67,18 +54,7 @@ class OneReconcilePerPodTest {
 
       // the old pod's reconcile ends, which clears the new pod's under-processing flag in the SDK;
       // its write of the old pod's status is refused, as an API server refuses it
-      server
-          .expect()
-          .put()
-          .withPath("/api/v1/namespaces/" + NS + "/pods/phoenix/status")
-          .andReturn(
-              409,
-              new StatusBuilder()
-                  .withCode(409)
-                  .withReason("Conflict")
-                  .withMessage("the object has been modified")
-                  .build())
-          .once();
+      MockCluster.refuseNextStatusWrite(server, "phoenix");
       old.release.countDown();
       // so the pod's next event starts a second reconcile while the first still runs
       client

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.processing.Controller;
@@ -64,26 +63,13 @@ class RecreatedPodTest {
 
   @Test
   void aPodRecreatedWhileTheOldOnesReconcileRunsKeepsItsRetry() throws Exception {
-    client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
-    // its class does not exist: a pod of this template is unschedulable and retried with backoff
-    var template = K.template("no-class");
-    template
-        .getSpec()
-        .getSpec()
-        .getDevices()
-        .getRequests()
-        .get(0)
-        .getExactly()
-        .setDeviceClassName("missing");
-    client.resource(template).createOr(t -> t.update());
+    MockCluster.readyNode(client, "node-a");
+    MockCluster.templateOfMissingClass(client, "no-class", "missing");
 
     GatedClaimWriter.Hold hold = claims.holdNext();
     Pod old = client.resource(K.podWithTemplate("twin", "gpu", "no-class")).create();
     assertThat(hold.holding.await(2, TimeUnit.MINUTES)).isTrue();
-    client.resource(old).withGracePeriod(0).delete();
-    await()
-        .atMost(Duration.ofMinutes(1))
-        .until(() -> client.pods().inNamespace(NS).withName("twin").get() == null);
+    MockCluster.deleteAndAwaitGone(client, old);
 
     client.resource(K.podWithTemplate("twin", "gpu", "no-class")).create();
     // its attempts have ended unschedulable: only its retry is pending
@@ -94,19 +80,8 @@ class RecreatedPodTest {
     long attempts = attempts();
 
     // the old pod's reconcile ends now, after its pod is gone; its write of the old pod's status is
-    // refused, as an API server refuses it (the crud mock would apply it to the new pod)
-    server
-        .expect()
-        .put()
-        .withPath("/api/v1/namespaces/" + NS + "/pods/twin/status")
-        .andReturn(
-            409,
-            new StatusBuilder()
-                .withCode(409)
-                .withReason("Conflict")
-                .withMessage("the object has been modified")
-                .build())
-        .once();
+    // refused, as an API server refuses it
+    MockCluster.refuseNextStatusWrite(server, "twin");
     hold.release.countDown();
 
     // that attempt, then the new pod's retry

@@ -228,24 +228,8 @@ public final class RealNode implements AutoCloseable {
     return files.logsDir();
   }
 
-  private Path podLogsDir() {
-    return files.podLogsDir();
-  }
-
-  private Path kubeletRoot() {
-    return files.kubeletRoot();
-  }
-
-  private Path conf() {
-    return files.conf();
-  }
-
-  private Path containerdSocket() {
-    return files.containerdSocket();
-  }
-
   private void startHolder() {
-    holder = start("ns", List.of("sh", conf().resolve("holder.sh").toString()));
+    holder = start("ns", List.of("sh", files.conf().resolve("holder.sh").toString()));
     await(
         "its mount namespace",
         Duration.ofSeconds(30),
@@ -262,7 +246,7 @@ public final class RealNode implements AutoCloseable {
           new ProcessBuilder(command)
               .redirectErrorStream(true)
               .redirectOutput(
-                  ProcessBuilder.Redirect.appendTo(logsDir().resolve(log + ".log").toFile()));
+                  ProcessBuilder.Redirect.appendTo(files.logsDir().resolve(log + ".log").toFile()));
       // containerd finds its shim on PATH; the CNI plugin needs ip, nsenter and sysctl
       b.environment()
           .put(
@@ -287,24 +271,27 @@ public final class RealNode implements AutoCloseable {
   private Process inNode(String log, List<String> command) {
     List<String> c =
         new ArrayList<>(
-            List.of("sh", conf().resolve("enter.sh").toString(), Long.toString(holder.pid())));
+            List.of(
+                "sh", files.conf().resolve("enter.sh").toString(), Long.toString(holder.pid())));
     c.addAll(command);
     return start(log, c);
   }
 
+  /** The node's {@code binary} from the cache, started in the node, output to its log. */
+  private Process startBinary(String binary, String... args) {
+    List<String> command = new ArrayList<>(List.of(binaries.bin().resolve(binary).toString()));
+    command.addAll(List.of(args));
+    return inNode(binary, command);
+  }
+
   private void startContainerd() {
     containerd =
-        inNode(
-            "containerd",
-            List.of(
-                binaries.bin().resolve("containerd").toString(),
-                "--config",
-                conf().resolve("containerd.toml").toString()));
+        startBinary("containerd", "--config", files.conf().resolve("containerd.toml").toString());
     await(
         "containerd's socket",
         Duration.ofSeconds(60),
         containerd,
-        () -> Files.exists(containerdSocket()));
+        () -> Files.exists(files.containerdSocket()));
   }
 
   /** The cached pause and busybox images into the node's containerd (retried until it serves). */
@@ -315,17 +302,7 @@ public final class RealNode implements AutoCloseable {
           Duration.ofSeconds(60),
           containerd,
           () ->
-              run(List.of(
-                          binaries.bin().resolve("ctr").toString(),
-                          "--address",
-                          containerdSocket().toString(),
-                          "-n",
-                          "k8s.io",
-                          "images",
-                          "import",
-                          "--base-name",
-                          "k8s.local/" + image,
-                          binaries.images().resolve(image + "-oci.tar").toString()))
+              ctrImport(binaries.images().resolve(image + "-oci.tar"), "k8s.local/" + image)
                       .exitCode()
                   == 0);
     }
@@ -336,46 +313,48 @@ public final class RealNode implements AutoCloseable {
    * with {@code imagePullPolicy: Never} (no registry can be reached).
    */
   public void importImage(Path archive, String baseName) {
-    Commands.Result r =
-        run(
-            List.of(
-                binaries.bin().resolve("ctr").toString(),
-                "--address",
-                containerdSocket().toString(),
-                "-n",
-                "k8s.io",
-                "images",
-                "import",
-                "--base-name",
-                baseName,
-                archive.toString()));
+    Commands.Result r = ctrImport(archive, baseName);
     if (r.exitCode() != 0) {
       throw new IllegalStateException(
           "node " + name + ": importing " + archive + ": " + r.output());
     }
   }
 
+  /** {@code ctr images import} into the kubelet's namespace of the node's containerd. */
+  private Commands.Result ctrImport(Path archive, String baseName) {
+    return run(
+        List.of(
+            binaries.bin().resolve("ctr").toString(),
+            "--address",
+            files.containerdSocket().toString(),
+            "-n",
+            "k8s.io",
+            "images",
+            "import",
+            "--base-name",
+            baseName,
+            archive.toString()));
+  }
+
   /** Starts the kubelet (again, after {@link #stopKubelet}: same root dir, same state). */
   public void startKubelet() {
     kubelet =
-        inNode(
+        startBinary(
             "kubelet",
-            List.of(
-                binaries.bin().resolve("kubelet").toString(),
-                "--config",
-                conf().resolve("kubelet.yaml").toString(),
-                "--kubeconfig",
-                conf().resolve("kubeconfig").toString(),
-                "--root-dir",
-                kubeletRoot().toString(),
-                "--hostname-override",
-                name,
-                // an address of this machine: no DNS look-up of the node name
-                "--node-ip",
-                own != null ? own.nodeIp() : nodeIp(),
-                "--node-labels",
-                NodeRegistration.TEST_LABEL + "=real-node",
-                "--v=2"));
+            "--config",
+            files.conf().resolve("kubelet.yaml").toString(),
+            "--kubeconfig",
+            files.conf().resolve("kubeconfig").toString(),
+            "--root-dir",
+            files.kubeletRoot().toString(),
+            "--hostname-override",
+            name,
+            // an address of this machine: no DNS look-up of the node name
+            "--node-ip",
+            own != null ? own.nodeIp() : nodeIp(),
+            "--node-labels",
+            NodeRegistration.TEST_LABEL + "=real-node",
+            "--v=2");
   }
 
   /** Stops the kubelet as systemd would (SIGTERM); its pods keep running under containerd. */
@@ -448,27 +427,28 @@ public final class RealNode implements AutoCloseable {
     awaitReady();
   }
 
+  /** The kubelet's log directory of one container of the pod. */
+  private Path containerLogDir(Pod pod, String container) {
+    return files
+        .podLogsDir()
+        .resolve(
+            pod.getMetadata().getNamespace() + "_" + pod.getMetadata().getName() + "_" + uid(pod))
+        .resolve(container);
+  }
+
   /**
    * The lines a container wrote (stdout and stderr, without the CRI log prefix), from the kubelet's
    * pod logs directory; empty while there are none.
    */
   public List<String> containerLog(Pod pod, String container) {
-    Path podDir =
-        podLogsDir()
-            .resolve(
-                pod.getMetadata().getNamespace()
-                    + "_"
-                    + pod.getMetadata().getName()
-                    + "_"
-                    + uid(pod));
-    Path dirOfContainer = podDir.resolve(container);
+    Path dirOfContainer = containerLogDir(pod, container);
     if (!Files.isDirectory(dirOfContainer)) {
       return List.of();
     }
     List<String> lines = new ArrayList<>();
-    try (Stream<Path> files = Files.list(dirOfContainer)) {
+    try (Stream<Path> logs = Files.list(dirOfContainer)) {
       for (Path f :
-          files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList()) {
+          logs.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList()) {
         for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
           // <time> <stream> <P|F> <text>
           String[] parts = line.split(" ", 4);
@@ -487,16 +467,7 @@ public final class RealNode implements AutoCloseable {
    * gone.
    */
   public List<String> containerLog(Pod pod, String container, int restart) {
-    Path file =
-        podLogsDir()
-            .resolve(
-                pod.getMetadata().getNamespace()
-                    + "_"
-                    + pod.getMetadata().getName()
-                    + "_"
-                    + uid(pod))
-            .resolve(container)
-            .resolve(restart + ".log");
+    Path file = containerLogDir(pod, container).resolve(restart + ".log");
     try {
       return Files.readAllLines(file, StandardCharsets.UTF_8).stream()
           .map(
@@ -532,7 +503,7 @@ public final class RealNode implements AutoCloseable {
                 "-c",
                 "/dev/null",
                 "--runtime-endpoint",
-                "unix://" + containerdSocket(),
+                "unix://" + files.containerdSocket(),
                 "--timeout",
                 "10s"));
     c.addAll(List.of(args));
@@ -546,8 +517,8 @@ public final class RealNode implements AutoCloseable {
   public void dumpTo(Path target) {
     try {
       Files.createDirectories(target);
-      copyTree(logsDir(), target.resolve("logs"));
-      copyTree(podLogsDir(), target.resolve("pod-logs"));
+      copyTree(files.logsDir(), target.resolve("logs"));
+      copyTree(files.podLogsDir(), target.resolve("pod-logs"));
       copyTree(cdiDir(), target.resolve("cdi"));
       if (containerd != null && containerd.isAlive()) {
         TestFiles.write(target.resolve("crictl-pods.txt"), crictl("pods"));
@@ -664,7 +635,7 @@ public final class RealNode implements AutoCloseable {
                 + " exited with "
                 + process.exitValue()
                 + "; logs in "
-                + logsDir());
+                + files.logsDir());
       }
       ServiceProcess.sleep(250);
     }
@@ -677,7 +648,7 @@ public final class RealNode implements AutoCloseable {
             + timeout
             + (last == null ? "" : " (last: " + last + ")")
             + "; logs in "
-            + logsDir());
+            + files.logsDir());
   }
 
   private static Commands.Result run(List<String> command) {

@@ -11,49 +11,21 @@ public record SimulatedNode(String name, String inventory) {
     return new SimulatedNode(
         name,
         "devices:\n"
-            + gpu(
-                name, 0, "NVIDIA L4", "Ada Lovelace", "8.9.0", "24Gi", "0000:3b:00.0", "pci0000:3a")
-            + gpu(
-                name,
-                1,
-                "NVIDIA L4",
-                "Ada Lovelace",
-                "8.9.0",
-                "24Gi",
-                "0000:5e:00.0",
-                "pci0000:5d"));
+            + gpu(name, 0, L4, "0000:3b:00.0", "pci0000:3a")
+            + gpu(name, 1, L4, "0000:5e:00.0", "pci0000:5d"));
   }
 
   /** One NVIDIA A100 with 40Gi. */
   public static SimulatedNode oneA100(String name) {
     return new SimulatedNode(
-        name,
-        "devices:\n"
-            + gpu(
-                name,
-                0,
-                "NVIDIA A100-SXM4-40GB",
-                "Ampere",
-                "8.0.0",
-                "40Gi",
-                "0000:07:00.0",
-                "pci0000:00"));
+        name, "devices:\n" + gpu(name, 0, A100_40GB, "0000:07:00.0", "pci0000:00"));
   }
 
   /** {@code count} NVIDIA L4s with 24Gi each, on distinct PCIe roots. */
   public static SimulatedNode l4s(String name, int count) {
     StringBuilder devices = new StringBuilder("devices:\n");
     for (int i = 0; i < count; i++) {
-      devices.append(
-          gpu(
-              name,
-              i,
-              "NVIDIA L4",
-              "Ada Lovelace",
-              "8.9.0",
-              "24Gi",
-              String.format("0000:%02x:00.0", 0x10 + 2 * i),
-              String.format("pci0000:%02x", 0x0f + 2 * i)));
+      devices.append(l4OnOwnRoot(name, i));
     }
     return new SimulatedNode(name, devices.toString());
   }
@@ -66,23 +38,7 @@ public record SimulatedNode(String name, String inventory) {
   public static SimulatedNode l4sWithDeviceNodes(String name, String... deviceNodes) {
     StringBuilder devices = new StringBuilder("devices:\n");
     for (int i = 0; i < deviceNodes.length; i++) {
-      devices
-          .append(
-              gpu(
-                  name,
-                  i,
-                  "NVIDIA L4",
-                  "Ada Lovelace",
-                  "8.9.0",
-                  "24Gi",
-                  String.format("0000:%02x:00.0", 0x10 + 2 * i),
-                  String.format("pci0000:%02x", 0x0f + 2 * i)))
-          .append("  deviceNodes: [")
-          .append(deviceNodes[i])
-          .append("]\n")
-          .append("  env: {SIMULATED_GPU_UUID: ")
-          .append(uuid(name, i))
-          .append("}\n");
+      devices.append(l4OnOwnRoot(name, i)).append(visibleToContainers(name, i, deviceNodes[i]));
     }
     return new SimulatedNode(name, devices.toString());
   }
@@ -92,21 +48,8 @@ public record SimulatedNode(String name, String inventory) {
     return new SimulatedNode(
         name,
         "devices:\n"
-            + gpu(
-                name,
-                0,
-                "NVIDIA A100-SXM4-40GB",
-                "Ampere",
-                "8.0.0",
-                "40Gi",
-                "0000:07:00.0",
-                "pci0000:00")
-            + "  deviceNodes: ["
-            + deviceNode
-            + "]\n"
-            + "  env: {SIMULATED_GPU_UUID: "
-            + uuid(name, 0)
-            + "}\n");
+            + gpu(name, 0, A100_40GB, "0000:07:00.0", "pci0000:00")
+            + visibleToContainers(name, 0, deviceNode));
   }
 
   /** The uuid attribute of device {@code index} of {@code node}. */
@@ -114,15 +57,34 @@ public record SimulatedNode(String name, String inventory) {
     return "GPU-" + java.util.UUID.nameUUIDFromBytes((node + "/" + index).getBytes());
   }
 
-  private static String gpu(
-      String node,
-      int index,
-      String product,
-      String architecture,
-      String cuda,
-      String memory,
-      String busId,
-      String pcieRoot) {
+  /** What tells one GPU model from another in the inventory. */
+  private record Model(String product, String architecture, String cuda, String memory) {}
+
+  private static final Model L4 = new Model("NVIDIA L4", "Ada Lovelace", "8.9.0", "24Gi");
+  private static final Model A100_40GB =
+      new Model("NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi");
+
+  /** L4 number {@code index} of a node whose GPUs each sit on a PCIe root of their own. */
+  private static String l4OnOwnRoot(String node, int index) {
+    return gpu(
+        node,
+        index,
+        L4,
+        String.format("0000:%02x:00.0", 0x10 + 2 * index),
+        String.format("pci0000:%02x", 0x0f + 2 * index));
+  }
+
+  /** The CDI edits of a device that a container on a real node can see. */
+  private static String visibleToContainers(String node, int index, String deviceNode) {
+    return "  deviceNodes: ["
+        + deviceNode
+        + "]\n"
+        + "  env: {SIMULATED_GPU_UUID: "
+        + uuid(node, index)
+        + "}\n";
+  }
+
+  private static String gpu(String node, int index, Model model, String busId, String pcieRoot) {
     return "- name: gpu-"
         + index
         + "\n"
@@ -138,14 +100,14 @@ public record SimulatedNode(String name, String inventory) {
         + uuid(node, index)
         + "\n"
         + "    productName: "
-        + product
+        + model.product()
         + "\n"
         + "    architecture: "
-        + architecture
+        + model.architecture()
         + "\n"
         + "    driverVersion: {version: 550.127.5}\n"
         + "    cudaComputeCapability: {version: "
-        + cuda
+        + model.cuda()
         + "}\n"
         + "    migEnabled: false\n"
         + "    resource.kubernetes.io/pciBusID: \""
@@ -155,7 +117,7 @@ public record SimulatedNode(String name, String inventory) {
         + pcieRoot
         + "\n"
         + "  capacity: {memory: "
-        + memory
+        + model.memory()
         + "}\n";
   }
 
@@ -206,15 +168,7 @@ public record SimulatedNode(String name, String inventory) {
       all.append(", memory-slice-").append(s).append(": 1");
     }
     d.append(
-            gpu(
-                    name,
-                    0,
-                    "NVIDIA A100-SXM4-40GB",
-                    "Ampere",
-                    "8.0.0",
-                    "40Gi",
-                    "0000:07:00.0",
-                    "pci0000:00")
+            gpu(name, 0, A100_40GB, "0000:07:00.0", "pci0000:00")
                 .replace("migEnabled: false", "migEnabled: true"))
         .append("  consumesCounters:\n  - counterSet: gpu-0-mig\n    counters: {")
         .append(all)

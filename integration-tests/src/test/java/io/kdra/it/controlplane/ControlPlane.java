@@ -185,8 +185,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
      */
     private static Path privateDirectory(Path cache, Path binaries) {
       try {
-        // createTempDirectory makes it 0700
-        Path dir = Files.createTempDirectory(ControlPlaneProcesses.PRIVATE_DIR_PREFIX);
+        Path dir = ControlPlaneProcesses.privateDirectory();
         Path own = dir.resolve("k8s").resolve(binaries.getFileName());
         Files.createDirectories(own);
         try (Stream<Path> files = Files.list(binaries)) {

@@ -46,6 +46,21 @@ public final class ControlPlaneProcesses {
   }
 
   /**
+   * A new directory of this JVM's own (0700, in {@code java.io.tmpdir}) for a control plane's keys
+   * and data, recorded at once: a JVM killed before the processes that use it are recorded leaves
+   * none.
+   */
+  public static Path privateDirectory() {
+    try {
+      Path dir = java.nio.file.Files.createTempDirectory(PRIVATE_DIR_PREFIX);
+      leftovers().record(List.of(Leftovers.directoriesOf(ProcessHandle.current(), List.of(dir))));
+      return dir;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
    * Records the JVM's children that run a binary from {@code binaries} (kube-apiserver, etcd), with
    * etcd's data and WAL directories from its command line and the control plane's own directory
    * {@code privateDir}.

@@ -139,6 +139,22 @@ public final class Leftovers {
             List.copyOf(directories)));
   }
 
+  /**
+   * The record of directories that {@code owner} (a running JVM) made and that no process of its
+   * own holds yet: deleted once the owner is gone, so that a JVM killed between making a directory
+   * and starting the processes that use it leaves none.
+   */
+  public static Entry directoriesOf(ProcessHandle owner, List<Path> directories) {
+    long started = startTicks(owner.pid()).orElseThrow();
+    return new Entry(
+        owner.pid(),
+        started,
+        owner.info().command().orElse("?"),
+        owner.pid(),
+        started,
+        List.copyOf(directories));
+  }
+
   /** Appends records (the file is created when missing). */
   public void record(List<Entry> entries) {
     if (entries.isEmpty()) {

@@ -170,6 +170,23 @@ class LeftoversTest {
   }
 
   @Test
+  void aDirectoryRecordedByItsOwnerAloneGoesWhenTheOwnerIsGoneNotBefore() throws Exception {
+    Process owner = spawn("sleep", "300");
+    Path data = Files.createDirectories(dir.resolve("etcddata9/member"));
+    leftovers()
+        .record(
+            List.of(Leftovers.directoriesOf(owner.toHandle(), List.of(dir.resolve("etcddata9")))));
+
+    assertThat(leftovers().reap()).isEmpty();
+    assertThat(data).as("its owner runs").exists();
+    assertThat(owner.isAlive()).isTrue();
+
+    owner.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    assertThat(leftovers().reap()).as("the owner itself is no leftover to end").isEmpty();
+    assertThat(dir.resolve("etcddata9")).doesNotExist();
+  }
+
+  @Test
   void etcdsDirectoriesComeFromItsCommandLine() throws Exception {
     Process sh =
         spawn(

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * MultiNodeCluster#reapLeftovers}, what {@link MultiNodeCluster#start} does first): no process,
  * namespace, link, host firewall rule, host mount, cgroup, temporary file or well-known mount point
  * of the killed run is left ({@link HostLeaks}). Other runs on this machine keep going meanwhile;
- * what is theirs does not count.
+ * what is theirs does not count. The killed JVM ran in another working directory: the next start
+ * may be in another checkout, or after {@code mvn clean}.
  */
 class KilledClusterIT {
 
@@ -59,8 +60,12 @@ class KilledClusterIT {
             MultiNodeClusterMain.class.getName(),
             dir.toString(),
             Integer.toString(NODES)));
+    // in a directory of its own, as a run of another checkout, or one before a `mvn clean`: what
+    // it records must be found wherever the next run starts
+    Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
     Process jvm =
         new ProcessBuilder(command)
+            .directory(elsewhere.toFile())
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
             .start();
@@ -104,9 +109,15 @@ class KilledClusterIT {
     assertThat(jvm.waitFor()).isEqualTo(137);
     MultiNodeCluster.reapLeftovers();
 
-    HostSnapshot after = HostSnapshot.take();
-    assertThat(HostLeaks.find(before, during, after, run))
-        .as("left by the killed run after the next start's clean-up")
-        .isEmpty();
+    // the kernel dismantles a network namespace (and the host's end of its veth) in the
+    // background once its last process is gone: wait for that state
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () ->
+                assertThat(HostLeaks.find(before, during, HostSnapshot.take(), run))
+                    .as("left by the killed run after the next start's clean-up")
+                    .isEmpty());
   }
 }

@@ -66,16 +66,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
   }
 
   public static Path cacheDir() {
-    String configured = System.getenv("KDRA_CACHE_DIR");
-    if (configured != null && !configured.isBlank()) {
-      return Path.of(configured);
-    }
-    String xdg = System.getenv("XDG_CACHE_HOME");
-    Path base =
-        xdg != null && !xdg.isBlank()
-            ? Path.of(xdg)
-            : Path.of(System.getProperty("user.home"), ".cache");
-    return base.resolve("kdra");
+    return io.kdra.it.support.Leftovers.cacheDir();
   }
 
   /** The kubectl that build-control-plane.sh builds beside kube-apiserver (same version). */

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.controlplane.ControlPlaneProcesses;
+import io.kdra.it.support.Leftovers;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -76,8 +78,8 @@ class ControlPlaneIT {
 
   @Test
   void bothProcessesAreRecordedForTheNextRun() throws IOException {
-    List<String> lines = Files.readAllLines(Path.of("target", "it-control-plane-pids.txt"));
-    List<String> pids = lines.stream().map(l -> l.split("\t")[0]).toList();
+    List<Leftovers.Entry> recorded = ControlPlaneProcesses.recorded();
+    List<String> pids = recorded.stream().map(e -> Long.toString(e.pid())).toList();
     assertThat(pids).contains(Long.toString(etcd().pid()));
     assertThat(
             ProcessHandle.current()
@@ -90,7 +92,12 @@ class ControlPlaneIT {
         .isIn(pids);
     // etcd's temporary directories go with it
     assertThat(
-            lines.stream().filter(l -> l.startsWith(etcd().pid() + "\t")).findFirst().orElseThrow())
+            recorded.stream()
+                .filter(e -> e.pid() == etcd().pid())
+                .findFirst()
+                .orElseThrow()
+                .directories()
+                .toString())
         .contains("/etcddata")
         .contains("/etcdwal");
   }

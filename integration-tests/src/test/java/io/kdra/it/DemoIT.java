@@ -9,6 +9,8 @@ import io.kdra.it.demo.DemoReport;
 import io.kdra.it.nodes.NodeCgroups;
 import io.kdra.it.nodes.RealNode;
 import io.kdra.it.nodes.SimulatedNode;
+import io.kdra.it.support.HostLeaks;
+import io.kdra.it.support.HostSnapshot;
 import io.kdra.it.support.ServiceProcess;
 import io.kdra.it.support.TestFiles;
 import java.io.IOException;
@@ -51,6 +53,7 @@ class DemoIT {
     Path log = logDir().resolve("demo-it.log");
     // bin/demo makes its own directory under TMPDIR: an empty one of this test's, to look into
     Path tmp = Files.createTempDirectory(logDir(), "demo-tmp");
+    HostSnapshot before = HostSnapshot.take();
     // as a script starts it: in the background of a non-interactive shell, which starts it with
     // SIGINT ignored (POSIX), a disposition the JVM would keep
     Process shell = demo(tmp, log, "\"$0\" & wait $!");
@@ -93,6 +96,9 @@ class DemoIT {
             .as("kubelet, containerd, shims, containers, holders")
             .hasSizeGreaterThanOrEqualTo(2 * 3 + 2 * 2);
       }
+      HostSnapshot during = HostSnapshot.take();
+      HostLeaks.RunTrace run =
+          HostSnapshot.trace(demo, nodeProcesses.stream().map(ProcessHandle::pid).toList(), "");
       List<Path> demoDirs = list(tmp);
       assertThat(demoDirs)
           .singleElement()
@@ -139,6 +145,18 @@ class DemoIT {
       assertThat(kubeconfig).doesNotExist();
       assertThat(it.resolve("n")).as("the nodes' tokens and sockets").doesNotExist();
       assertThat(it.resolve("it-kubeconfigs/demo")).doesNotExist();
+      assertThat(HostLeaks.find(before, during, HostSnapshot.take(), run))
+          .as("left on the machine after the demo stopped")
+          .isEmpty();
+      if (real) {
+        for (String node : List.of("node-a", "node-b")) {
+          // the kubelet's words for the host's iptables chains and its localnet DROP rule, which
+          // no run removes (and which a later look cannot tell from those of earlier runs)
+          assertThat(read(it.resolve("rn").resolve(node).resolve("logs/kubelet.log")))
+              .as("the machine's firewall, written by the kubelet of %s", node)
+              .doesNotContain("Initialized iptables rules");
+        }
+      }
     } finally {
       shell.descendants().forEach(ProcessHandle::destroyForcibly);
       shell.destroyForcibly();

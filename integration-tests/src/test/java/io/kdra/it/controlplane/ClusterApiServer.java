@@ -87,7 +87,7 @@ public final class ClusterApiServer implements AutoCloseable {
       Path binaries, String address, List<String> nodes, Path logDir) {
     Path dir;
     try {
-      dir = Files.createTempDirectory(ControlPlaneProcesses.PRIVATE_DIR_PREFIX);
+      dir = ControlPlaneProcesses.privateDirectory();
       Files.createDirectories(logDir);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

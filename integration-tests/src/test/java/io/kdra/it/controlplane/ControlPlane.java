@@ -64,16 +64,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
   }
 
   public static Path cacheDir() {
-    String configured = System.getenv("KDRA_CACHE_DIR");
-    if (configured != null && !configured.isBlank()) {
-      return Path.of(configured);
-    }
-    String xdg = System.getenv("XDG_CACHE_HOME");
-    Path base =
-        xdg != null && !xdg.isBlank()
-            ? Path.of(xdg)
-            : Path.of(System.getProperty("user.home"), ".cache");
-    return base.resolve("kdra");
+    return io.kdra.it.support.Leftovers.cacheDir();
   }
 
   /** The kubectl that build-control-plane.sh builds beside kube-apiserver (same version). */
@@ -179,8 +170,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
      */
     private static Path privateDirectory(Path cache, Path binaries) {
       try {
-        // createTempDirectory makes it 0700
-        Path dir = Files.createTempDirectory(ControlPlaneProcesses.PRIVATE_DIR_PREFIX);
+        Path dir = ControlPlaneProcesses.privateDirectory();
         Path own = dir.resolve("k8s").resolve(binaries.getFileName());
         Files.createDirectories(own);
         try (Stream<Path> files = Files.list(binaries)) {

@@ -10,15 +10,15 @@ import java.util.regex.Pattern;
 /**
  * kube-apiserver and etcd as kube-api-test starts them: children of the test JVM, which stop only
  * when the JVM stops them. A JVM killed with SIGKILL leaves them running with etcd's temporary data
- * and WAL directories, so their pids and directories are recorded in {@code
- * target/it-control-plane-pids.txt} at start, and {@link #reapLeftovers()} ends and deletes them
- * before the next control plane starts (as {@link ServiceProcess#killLeftovers()} does for the
- * services). A shutdown hook covers an ordinary JVM exit that skips the JUnit clean-up.
+ * and WAL directories, so their pids and directories are recorded at start ({@link
+ * Leftovers#machineWide}: a next run in another checkout, or after {@code mvn clean}, finds them
+ * too), and {@link #reapLeftovers()} ends and deletes them before the next control plane starts (as
+ * {@link ServiceProcess#killLeftovers()} does for the services). A shutdown hook covers an ordinary
+ * JVM exit that skips the JUnit clean-up.
  */
 public final class ControlPlaneProcesses {
 
-  private static final Path RECORD =
-      Path.of("target", "it-control-plane-pids.txt").toAbsolutePath();
+  private static final Path RECORDS = Leftovers.machineWide("control-plane");
 
   /** The prefix of the control plane's own directory (keys, link to the binaries). */
   static final String PRIVATE_DIR_PREFIX = "kdra-control-plane";
@@ -33,7 +33,12 @@ public final class ControlPlaneProcesses {
   private ControlPlaneProcesses() {}
 
   static Leftovers leftovers() {
-    return new Leftovers(RECORD, DIRECTORIES);
+    return new Leftovers(RECORDS, DIRECTORIES);
+  }
+
+  /** What is recorded now, of runs still going and of killed ones. */
+  public static List<Leftovers.Entry> recorded() {
+    return leftovers().recorded();
   }
 
   /** Ends what a killed test JVM left running, before a new control plane starts. */
@@ -42,6 +47,21 @@ public final class ControlPlaneProcesses {
       System.out.printf(
           "[control-plane] ended leftover %s (pid %d) of a killed test run%n",
           Path.of(e.executable()).getFileName(), e.pid());
+    }
+  }
+
+  /**
+   * A new directory of this JVM's own (0700, in {@code java.io.tmpdir}) for a control plane's keys
+   * and data, recorded at once: a JVM killed before the processes that use it are recorded leaves
+   * none.
+   */
+  public static Path privateDirectory() {
+    try {
+      Path dir = java.nio.file.Files.createTempDirectory(PRIVATE_DIR_PREFIX);
+      leftovers().record(List.of(Leftovers.directoriesOf(ProcessHandle.current(), List.of(dir))));
+      return dir;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 

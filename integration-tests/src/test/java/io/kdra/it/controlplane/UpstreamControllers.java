@@ -162,8 +162,7 @@ public final class UpstreamControllers implements AutoCloseable {
     long started = System.nanoTime();
     Path dir;
     try {
-      // 0700; the name is one the leftovers' reaper may delete
-      dir = Files.createTempDirectory(ControlPlaneProcesses.PRIVATE_DIR_PREFIX);
+      dir = ControlPlaneProcesses.privateDirectory();
       Files.createDirectories(logDir);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

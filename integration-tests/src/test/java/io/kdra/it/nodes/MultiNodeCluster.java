@@ -65,6 +65,17 @@ public final class MultiNodeCluster implements AutoCloseable {
     return ClusterNetwork.available();
   }
 
+  /**
+   * Ends and removes what runs killed with SIGKILL left of their clusters (API server, etcd and the
+   * controllers, the nodes with everything in their cgroups, the bridges); what {@link #start} does
+   * first. Runs still going keep theirs.
+   */
+  public static void reapLeftovers() {
+    ControlPlaneProcesses.reapLeftovers();
+    NodeCgroups.reapLeftovers();
+    ClusterNetwork.reapLeftovers();
+  }
+
   /** The name of node {@code i}: {@code node-a}, {@code node-b}, ... */
   public static String nodeName(int i) {
     return "node-" + (char) ('a' + i);
@@ -84,9 +95,7 @@ public final class MultiNodeCluster implements AutoCloseable {
     ClusterNetworkBinaries networkBinaries = ClusterNetworkBinaries.fromCache();
     // where build-control-plane.sh put kube-apiserver, etcd and the controllers of this version
     Path controlPlane = ControlPlane.kubectl().getParent();
-    ControlPlaneProcesses.reapLeftovers();
-    NodeCgroups.reapLeftovers();
-    ClusterNetwork.reapLeftovers();
+    reapLeftovers();
     long started = System.nanoTime();
     Path logs = workDir.resolve("control-plane");
     TestFiles.deleteRecursively(logs);

@@ -396,6 +396,10 @@ final class RealNodeFiles {
         + cgroups.name
         + "\n"
         + "failSwapOn: false\n"
+        // on the machine's own network (no namespace of its own) the kubelet would add chains and
+        // a DROP rule for localnet to the machine's iptables, which no run removes; they serve
+        // other components of a user's node (kube-proxy), which such a node does not run
+        + (own == null ? "makeIPTablesUtilChains: false\n" : "")
         + "containerRuntimeEndpoint: unix://"
         + containerdSocket()
         + "\n"

@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  */
 public final class LocalRegistry implements AutoCloseable {
 
-  private static final Path PIDS = Path.of("target", "it-registry-pids.txt").toAbsolutePath();
+  private static final Path PIDS = Leftovers.machineWide("registries");
 
   /** The temporary directories of {@link #start}: the only ones a reap may delete. */
   private static final Pattern OWN_DIRECTORY = Pattern.compile("kdra-registry-\\d+");

@@ -13,13 +13,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * What a test JVM killed with SIGKILL leaves behind, and its removal at the next start: a file of
- * records (one per line: {@code pid <TAB> start ticks <TAB> executable <TAB> owner pid <TAB> owner
- * start ticks [<TAB> directory]...}) written when processes start; {@link #reap()} ends every
- * recorded process that still runs the same executable and started at the same tick (so a reused
- * pid is never hit) and whose owner, the JVM that started it, is gone (so a demo or test run still
- * going in the same checkout keeps its processes), and deletes the recorded directories. Records of
- * live owners stay in the file.
+ * What a test JVM killed with SIGKILL leaves behind, and its removal at the next start: records
+ * (one per line: {@code pid <TAB> start ticks <TAB> executable <TAB> owner pid <TAB> owner start
+ * ticks [<TAB> directory]...}) written when processes start, one file per owner (the JVM that
+ * started them) in a directory of records; {@link #reap()} ends every recorded process of an owner
+ * that is gone (so a demo or test run still going keeps its processes) that still runs the same
+ * executable and started at the same tick (so a reused pid is never hit), and deletes the recorded
+ * directories. An owner's file is written by that owner only and removed by the one run that reaps
+ * it (a file lock), so runs beside each other never lose each other's records.
  *
  * <p>A start is the kernel's own count, {@code /proc/<pid>/stat}'s clock ticks after boot, not
  * {@code ProcessHandle.Info.startInstant()}: that adds a boot time each JVM reads once from {@code
@@ -28,8 +29,8 @@ import java.util.regex.Pattern;
  * unreaped, or a live owner be taken for gone.
  *
  * <p>Directories are deleted only when their name matches {@code deletable}: the record is a file
- * anyone could edit, and deleting must never reach further than the harness's own temporary
- * directories.
+ * anyone who can write its directory could edit, and deleting must never reach further than the
+ * harness's own temporary directories.
  */
 public final class Leftovers {
 
@@ -89,11 +90,6 @@ public final class Leftovers {
                   startTicks(pid).equals(OptionalLong.of(started))
                       && h.info().command().map(executable::equals).orElse(false));
     }
-
-    /** Whether the JVM that started the process still runs. */
-    boolean ownerAlive() {
-      return startTicks(owner).equals(OptionalLong.of(ownerStarted));
-    }
   }
 
   /**
@@ -113,11 +109,42 @@ public final class Leftovers {
     return after.length > 19 ? OptionalLong.of(Long.parseLong(after[19])) : OptionalLong.empty();
   }
 
-  private final Path file;
+  /**
+   * The records of {@code kind} for every checkout of this user on this machine: in the cache
+   * directory ({@code $KDRA_CACHE_DIR}, else {@code $XDG_CACHE_HOME/kdra} or {@code
+   * ~/.cache/kdra}), which {@code mvn clean} and a removed checkout leave alone, and which only its
+   * user may write (records name processes to kill).
+   */
+  public static Path machineWide(String kind) {
+    return cacheDir().resolve("leftovers").resolve(kind);
+  }
+
+  /** The harness's cache of built binaries and images. */
+  public static Path cacheDir() {
+    String configured = System.getenv("KDRA_CACHE_DIR");
+    if (configured != null && !configured.isBlank()) {
+      return Path.of(configured);
+    }
+    String xdg = System.getenv("XDG_CACHE_HOME");
+    Path base =
+        xdg != null && !xdg.isBlank()
+            ? Path.of(xdg)
+            : Path.of(System.getProperty("user.home"), ".cache");
+    return base.resolve("kdra");
+  }
+
+  /** An owner's file: {@code <owner pid>-<owner start ticks>.txt}. */
+  private static final Pattern OWNER_FILE = Pattern.compile("(\\d+)-(\\d+)\\.txt");
+
+  private final Path dir;
   private final Pattern deletable;
 
-  public Leftovers(Path file, Pattern deletable) {
-    this.file = file;
+  /**
+   * @param dir the directory of records (created when something is recorded)
+   * @param deletable the names of the directories a reap may delete
+   */
+  public Leftovers(Path dir, Pattern deletable) {
+    this.dir = dir;
     this.deletable = deletable;
   }
 
@@ -139,73 +166,129 @@ public final class Leftovers {
             List.copyOf(directories)));
   }
 
-  /** Appends records (the file is created when missing). */
+  /**
+   * The record of directories that {@code owner} (a running JVM) made and that no process of its
+   * own holds yet: deleted once the owner is gone, so that a JVM killed between making a directory
+   * and starting the processes that use it leaves none.
+   */
+  public static Entry directoriesOf(ProcessHandle owner, List<Path> directories) {
+    long started = startTicks(owner.pid()).orElseThrow();
+    return new Entry(
+        owner.pid(),
+        started,
+        owner.info().command().orElse("?"),
+        owner.pid(),
+        started,
+        List.copyOf(directories));
+  }
+
+  /** Appends records to their owners' files (created when missing). */
   public void record(List<Entry> entries) {
-    if (entries.isEmpty()) {
-      return;
-    }
-    StringBuilder text = new StringBuilder();
-    entries.forEach(e -> text.append(e.line()).append('\n'));
+    java.util.Map<String, StringBuilder> byOwner = new java.util.LinkedHashMap<>();
+    entries.forEach(
+        e ->
+            byOwner
+                .computeIfAbsent(
+                    e.owner() + "-" + e.ownerStarted() + ".txt", k -> new StringBuilder())
+                .append(e.line())
+                .append('\n'));
     try {
-      Files.createDirectories(file.toAbsolutePath().getParent());
-      Files.writeString(file, text, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      if (!byOwner.isEmpty()) {
+        Files.createDirectories(dir);
+      }
+      for (java.util.Map.Entry<String, StringBuilder> f : byOwner.entrySet()) {
+        Files.writeString(
+            dir.resolve(f.getKey()),
+            f.getValue(),
+            StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND);
+      }
     } catch (IOException e) {
-      throw new UncheckedIOException("recording " + file, e);
+      throw new UncheckedIOException("recording in " + dir, e);
     }
+  }
+
+  /** Every record, of live owners and gone ones (torn lines left out). */
+  public List<Entry> recorded() {
+    List<Entry> all = new ArrayList<>();
+    for (Path f : ownerFiles()) {
+      try {
+        Files.readAllLines(f).forEach(l -> Entry.parse(l).ifPresent(all::add));
+      } catch (IOException e) {
+        // reaped meanwhile
+      }
+    }
+    return all;
   }
 
   /**
    * Ends the recorded processes of gone owners that still run (SIGKILL: a process left by a killed
-   * JVM has no one to report to) and deletes their directories; the record keeps only the entries
-   * of live owners. Returns what it ended.
+   * JVM has no one to report to), deletes their directories and then their owners' files; the files
+   * of live owners stay as they are. Returns what it ended.
    */
   public List<Entry> reap() {
-    if (!Files.exists(file)) {
-      return List.of();
-    }
     List<Entry> ended = new ArrayList<>();
-    List<Entry> kept = new ArrayList<>();
-    try {
-      for (String line : Files.readAllLines(file)) {
-        Optional<Entry> entry = Entry.parse(line);
-        if (entry.isEmpty()) {
-          continue;
-        }
-        if (entry.get().ownerAlive()) {
-          kept.add(entry.get());
-          continue;
-        }
-        entry
-            .get()
-            .live()
-            .ifPresent(
-                h -> {
-                  h.destroyForcibly();
-                  try {
-                    h.onExit().get(10, TimeUnit.SECONDS);
-                  } catch (Exception e) {
-                    throw new IllegalStateException(
-                        "leftover process "
-                            + h.pid()
-                            + " ("
-                            + entry.get().executable()
-                            + ") survives SIGKILL",
-                        e);
-                  }
-                  ended.add(entry.get());
-                });
-        for (Path dir : entry.get().directories()) {
-          if (dir.getFileName() != null
-              && deletable.matcher(dir.getFileName().toString()).matches()) {
-            TestFiles.deleteRecursively(dir);
-          }
-        }
+    for (Path f : ownerFiles()) {
+      java.util.regex.Matcher m = OWNER_FILE.matcher(f.getFileName().toString());
+      if (!m.matches()
+          || startTicks(Long.parseLong(m.group(1)))
+              .equals(OptionalLong.of(Long.parseLong(m.group(2))))) {
+        continue; // its owner runs
       }
-      Files.delete(file);
-      record(kept);
-    } catch (IOException e) {
-      throw new UncheckedIOException("reaping what " + file + " records", e);
+      try (java.nio.channels.FileChannel channel =
+              java.nio.channels.FileChannel.open(f, StandardOpenOption.WRITE);
+          java.nio.channels.FileLock lock = channel.tryLock()) {
+        if (lock == null || !Files.exists(f)) {
+          continue; // another run reaps it now, or did
+        }
+        for (String line : Files.readAllLines(f)) {
+          Entry.parse(line).ifPresent(e -> reap(e, ended));
+        }
+        Files.delete(f);
+      } catch (java.nio.file.NoSuchFileException
+          | java.nio.channels.OverlappingFileLockException e) {
+        // reaped by another run, or by another thread of this one
+      } catch (IOException e) {
+        throw new UncheckedIOException("reaping what " + f + " records", e);
+      }
     }
     return ended;
+  }
+
+  private void reap(Entry entry, List<Entry> ended) {
+    entry
+        .live()
+        .ifPresent(
+            h -> {
+              h.destroyForcibly();
+              try {
+                h.onExit().get(10, TimeUnit.SECONDS);
+              } catch (Exception e) {
+                throw new IllegalStateException(
+                    "leftover process "
+                        + h.pid()
+                        + " ("
+                        + entry.executable()
+                        + ") survives SIGKILL",
+                    e);
+              }
+              ended.add(entry);
+            });
+    for (Path d : entry.directories()) {
+      if (d.getFileName() != null && deletable.matcher(d.getFileName().toString()).matches()) {
+        TestFiles.deleteRecursively(d);
+      }
+    }
+  }
+
+  private List<Path> ownerFiles() {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> OWNER_FILE.matcher(f.getFileName().toString()).matches()).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

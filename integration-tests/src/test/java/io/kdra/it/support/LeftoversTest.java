@@ -56,7 +56,7 @@ class LeftoversTest {
   }
 
   private Leftovers leftovers() {
-    return new Leftovers(dir.resolve("pids.txt"), Pattern.compile("etcd(data|wal)[0-9]+"));
+    return new Leftovers(dir.resolve("records"), Pattern.compile("etcd(data|wal)[0-9]+"));
   }
 
   @Test
@@ -68,7 +68,8 @@ class LeftoversTest {
 
     assertThat(ended).extracting(Leftovers.Entry::pid).containsExactly(sleep.pid());
     assertThat(sleep.waitFor(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(dir.resolve("pids.txt")).doesNotExist();
+    assertThat(leftovers().recorded()).isEmpty();
+    assertThat(dir.resolve("records")).isEmptyDirectory();
     assertThat(leftovers().reap()).isEmpty();
   }
 
@@ -137,10 +138,10 @@ class LeftoversTest {
     assertThat(leftovers().reap()).isEmpty();
     assertThat(sleep.isAlive()).isTrue();
     assertThat(data).exists();
-    assertThat(Files.readAllLines(dir.resolve("pids.txt")))
+    assertThat(leftovers().recorded())
         .singleElement()
-        .asString()
-        .startsWith(sleep.pid() + "\t");
+        .extracting(Leftovers.Entry::pid)
+        .isEqualTo(sleep.pid());
   }
 
   @Test
@@ -169,9 +170,55 @@ class LeftoversTest {
   }
 
   @Test
-  void tornOrForeignLinesAreSkipped() throws Exception {
-    Files.writeString(dir.resolve("pids.txt"), "12345\tnot-an-instant\t/x\t1\tnot-either\n\n999\n");
+  void aDirectoryRecordedByItsOwnerAloneGoesWhenTheOwnerIsGoneNotBefore() throws Exception {
+    Process owner = spawn("sleep", "300");
+    Path data = Files.createDirectories(dir.resolve("etcddata9/member"));
+    leftovers()
+        .record(
+            List.of(Leftovers.directoriesOf(owner.toHandle(), List.of(dir.resolve("etcddata9")))));
+
     assertThat(leftovers().reap()).isEmpty();
-    assertThat(dir.resolve("pids.txt")).doesNotExist();
+    assertThat(data).as("its owner runs").exists();
+    assertThat(owner.isAlive()).isTrue();
+
+    owner.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    assertThat(leftovers().reap()).as("the owner itself is no leftover to end").isEmpty();
+    assertThat(dir.resolve("etcddata9")).doesNotExist();
+  }
+
+  @Test
+  void aRunFindsTheRecordsOfKilledRunsAndLeavesThoseOfRunsGoingOnAsTheyAre() throws Exception {
+    Process mine = spawn("sleep", "300");
+    Process theirs = spawn("sleep", "300");
+    Process owner = spawn("sleep", "300");
+    // a run going on beside this one (its own file), and a killed one
+    Leftovers.Entry live = Leftovers.entry(theirs.toHandle(), List.of()).orElseThrow();
+    leftovers()
+        .record(
+            List.of(
+                new Leftovers.Entry(
+                    live.pid(),
+                    live.started(),
+                    live.executable(),
+                    owner.pid(),
+                    Leftovers.directoriesOf(owner.toHandle(), List.of()).started(),
+                    List.of()),
+                orphaned(mine, List.of())));
+    assertThat(leftovers().recorded()).hasSize(2);
+
+    assertThat(leftovers().reap()).extracting(Leftovers.Entry::pid).containsExactly(mine.pid());
+    assertThat(theirs.isAlive()).isTrue();
+    assertThat(leftovers().recorded())
+        .extracting(Leftovers.Entry::pid)
+        .containsExactly(theirs.pid());
+  }
+
+  @Test
+  void tornOrForeignLinesAreSkipped() throws Exception {
+    Files.createDirectories(dir.resolve("records"));
+    Path torn = dir.resolve("records").resolve(deadPid + "-0.txt");
+    Files.writeString(torn, "12345\tnot-an-instant\t/x\t1\tnot-either\n\n999\n");
+    assertThat(leftovers().reap()).isEmpty();
+    assertThat(torn).doesNotExist();
   }
 }

@@ -28,7 +28,7 @@ public final class ServiceProcess implements AutoCloseable {
    * Every service started, with the JVM that started it, so that a later run can end what a killed
    * run left (and only that: a demo or a test run still going keeps its services).
    */
-  private static final Path PIDS = Path.of("target", "it-pids.txt").toAbsolutePath();
+  private static final Path PIDS = Leftovers.machineWide("services");
 
   /** Services have no directories of their own to delete. */
   private static final Pattern NO_DIRECTORIES = Pattern.compile("(?!)");
@@ -192,7 +192,7 @@ public final class ServiceProcess implements AutoCloseable {
 
   /**
    * Ends the services that a run killed with SIGKILL left running (no shutdown hook ran): only
-   * processes recorded in {@code target/it-pids.txt} that are still the recorded ones (same start
+   * processes recorded ({@link Leftovers#machineWide}) that are still the recorded ones (same start
    * time and executable, so a reused pid is never hit) and whose test or demo JVM is gone.
    */
   public static void killLeftovers() {

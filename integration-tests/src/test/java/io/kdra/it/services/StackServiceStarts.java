@@ -90,8 +90,6 @@ final class StackServiceStarts {
       publisher.put("kdra.slice-publisher.leader-election.renew-deadline", "4s");
       publisher.put("kdra.slice-publisher.leader-election.retry-period", "1s");
     }
-    // the test's own properties win (the stale timers of a partition test)
-    publisher.putAll(kube);
     Map<String, String> identity =
         identities.environment(
             KdraChart.PUBLISHER, "slice-publisher", KdraChart.token(client, KdraChart.PUBLISHER));

@@ -139,7 +139,8 @@ public class DriverRuntime {
                           p.heartbeat(),
                           p.tls()
                               .caFile()
-                              .map(ca -> new InventoryReporter.Tls(ca, p.tls().serverName()))),
+                              .map(ca -> new InventoryReporter.Tls(ca, p.tls().serverName())),
+                          p.ackTimeout()),
                       Clock.systemUTC(),
                       new InventoryReporter.Discovery(
                           config.discoveryInterval(), inventory::lastDiscovered));

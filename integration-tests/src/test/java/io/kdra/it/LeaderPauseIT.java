@@ -7,16 +7,19 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.services.AllocationInvariants;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
 import io.kdra.it.services.Stack;
 import io.kdra.it.support.ServiceProcess;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,21 +30,34 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A claim-controller leader frozen (SIGSTOP) past its lease while pods keep arriving: the standby
- * takes the Lease and schedules; then the frozen one runs on (SIGCONT) with its timers, informers
- * and writes in flight from before the pause. It must notice it lost the Lease without writing (its
+ * Leaders frozen (SIGSTOP) past their lease, one test per service.
+ *
+ * <p>A claim-controller leader frozen past its lease while pods keep arriving: the standby takes
+ * the Lease and schedules; then the frozen one runs on (SIGCONT) with its timers, informers and
+ * writes in flight from before the pause. It must notice it lost the Lease without writing (its
  * fence is asked right before each write), step down in the process and stand by. Watched all
  * along, not only at the end: no device is in two claims' allocations at any point of the claims'
  * history, and no pod's node changes once set; at the end every pod is bound exactly once, each
  * claim reserved for its pod only, and the frozen replica never exited.
  *
+ * <p>A slice-publisher leader frozen past its lease while drivers publish: the drivers dial two
+ * publisher replicas through one address (a round-robin proxy per driver, as their Service), so
+ * their streams are held by the frozen leader. The standby takes the Lease and, while the leader is
+ * still frozen, publishes an inventory change of node-a: the drivers must notice that the frozen
+ * one no longer answers and reach the standby. Then SIGCONT: the resumed replica holds the drivers'
+ * snapshots from before the change and its own old plan; it must not write (its {@code
+ * LeaseFence}), so node-a's pool never shrinks back, no pool is tainted or removed, and it steps
+ * down in the process.
+ *
  * <p>{@value #PODS} pods on {@value #DEVICES_PER_NODE} x 2 simulated L4s (a device for each), lease
- * 6 s, renew deadline 4 s, retry 1 s (the harness's); about a minute and a half on two cores.
+ * 6 s, renew deadline 4 s, retry 1 s (the harness's) for both services; about a minute and a half
+ * each on two cores.
  */
 @ExtendWith(ControlPlane.class)
 class LeaderPauseIT {
@@ -49,11 +65,14 @@ class LeaderPauseIT {
   static final int DEVICES_PER_NODE = 20;
   static final int PODS = 2 * DEVICES_PER_NODE;
   static final List<String> REPLICAS = List.of("claim-controller-1", "claim-controller-2");
+  static final List<String> PUBLISHERS = List.of("slice-publisher-1", "slice-publisher-2");
+  static final int PUBLISHER_PODS = 12;
 
   @RegisterExtension
   static final KdraStack STACK =
       KdraStack.nodes(l4s("node-a", DEVICES_PER_NODE), l4s("node-b", DEVICES_PER_NODE))
-          .withControllers(2);
+          .withControllers(2)
+          .withPublishers(2);
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -75,8 +94,16 @@ class LeaderPauseIT {
               assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(DEVICES_PER_NODE);
               assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(DEVICES_PER_NODE);
               assertThat(leader()).isIn(REPLICAS);
+              assertThat(holder(KdraChart.PUBLISHER_LEASE)).isIn(PUBLISHERS);
             });
     watchClaimsAndPods();
+    client.resource(Dra.template(stack.namespace, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
+  }
+
+  @BeforeEach
+  void everyDeviceFree() {
+    stack.deletePodsAndAwaitClaimsGone();
+    nodeOfPod.clear();
   }
 
   @AfterAll
@@ -87,7 +114,6 @@ class LeaderPauseIT {
   @Test
   void aFrozenLeaderResumesWithoutWritingAndNoDeviceIsEverHeldTwice() throws Exception {
     String ns = stack.namespace;
-    client.resource(Dra.template(ns, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
     AtomicInteger created = new AtomicInteger();
     Thread arrivals =
         new Thread(
@@ -178,6 +204,148 @@ class LeaderPauseIT {
     assertThat(violations).isEmpty();
   }
 
+  @Test
+  void aFrozenPublisherLeaderResumesWithoutWritingAndNoPoolFlaps() throws Exception {
+    String ns = stack.namespace;
+    Path inventory = stack.nodes.nodeDir("node-a").resolve("inventory.yaml");
+    PoolSizes nodeA = new PoolSizes(client, "node-a");
+    try (AllocationInvariants invariants = new AllocationInvariants(client, ns, Stack.DRIVER);
+        nodeA) {
+      AtomicInteger created = new AtomicInteger();
+      Thread arrivals =
+          new Thread(
+              () -> {
+                // pods keep arriving across the pause, the takeover and the resume
+                for (int i = 0; i < PUBLISHER_PODS; i++) {
+                  client
+                      .resource(Dra.podWithTemplate(ns, String.format("pub-%03d", i), "one-gpu"))
+                      .create();
+                  created.incrementAndGet();
+                  ServiceProcess.sleep(1000);
+                }
+              },
+              "pod-arrivals");
+      arrivals.start();
+      await().atMost(Duration.ofSeconds(60)).until(() -> bound().size() >= 2);
+
+      String frozen = awaitLiveLeaderAndStandby(KdraChart.PUBLISHER_LEASE, PUBLISHERS);
+      String standby = other(PUBLISHERS, frozen);
+      int restartsBefore = stack.services.restarts(frozen);
+      ServiceProcess frozenProcess = stack.services.process(frozen);
+      long paused = System.nanoTime();
+      frozenProcess.pause();
+      try {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> standby.equals(holder(KdraChart.PUBLISHER_LEASE)));
+        long takeover = (System.nanoTime() - paused) / 1_000_000;
+        // node-a gains a device while the old leader is frozen: only the standby can publish it,
+        // and only once node-a's driver has left the frozen replica for it
+        Files.writeString(inventory, l4s("node-a", DEVICES_PER_NODE + 1).inventory());
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> Dra.publishedDevices(client, "node-a") == DEVICES_PER_NODE + 1);
+        nodeA.neverBelow(DEVICES_PER_NODE + 1);
+        System.out.printf(
+            "[it] %s frozen; %s leads %d ms later and publishes node-a's new device %d ms after"
+                + " the freeze%n",
+            frozen, standby, takeover, (System.nanoTime() - paused) / 1_000_000);
+      } finally {
+        frozenProcess.resume();
+      }
+      long resumed = System.nanoTime();
+
+      // the resumed replica steps down in the process, without a restart or a write
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () ->
+                  assertThat(Files.readString(stack.services.process(frozen).log))
+                      .contains("lost the slice-publisher Lease"));
+      System.out.printf(
+          "[it] %s stepped down %d ms after SIGCONT%n",
+          frozen, (System.nanoTime() - resumed) / 1_000_000);
+      arrivals.join(Duration.ofSeconds(60).toMillis());
+      assertThat(created.get()).isEqualTo(PUBLISHER_PODS);
+      await().atMost(Duration.ofSeconds(90)).until(() -> bound().size() == PUBLISHER_PODS);
+      assertThat(stack.services.process(frozen).alive()).isTrue();
+      assertThat(stack.services.restarts(frozen))
+          .as("stepped down, not restarted")
+          .isEqualTo(restartsBefore);
+      assertThat(holder(KdraChart.PUBLISHER_LEASE)).isEqualTo(standby);
+
+      // the drivers stay with the new leader: node-a's device goes again, published by it
+      nodeA.neverBelow(0);
+      Files.writeString(inventory, l4s("node-a", DEVICES_PER_NODE).inventory());
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> Dra.publishedDevices(client, "node-a") == DEVICES_PER_NODE);
+      assertThat(nodeA.violations)
+          .as("node-a's pool shrank back while it had its device")
+          .isEmpty();
+      assertThat(invariants.deletedSlices).as("slices removed").isEmpty();
+      assertThat(invariants.taintedSlices).as("pools tainted").isEmpty();
+      assertThat(invariants.violations).isEmpty();
+      assertThat(violations).isEmpty();
+    } finally {
+      Files.writeString(inventory, l4s("node-a", DEVICES_PER_NODE).inventory());
+    }
+  }
+
+  /**
+   * Watches the devices published for one node: once told a floor, every later state of the node's
+   * slices must have at least that many (a replica writing an old plan would shrink it).
+   */
+  private static final class PoolSizes implements AutoCloseable {
+    final List<String> violations = new CopyOnWriteArrayList<>();
+    private final SharedIndexInformer<ResourceSlice> slices;
+    private volatile int floor;
+
+    PoolSizes(KubernetesClient client, String node) {
+      slices = client.resources(ResourceSlice.class).inform();
+      slices.addEventHandler(
+          new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ResourceSlice s) {
+              check();
+            }
+
+            @Override
+            public void onUpdate(ResourceSlice old, ResourceSlice s) {
+              check();
+            }
+
+            @Override
+            public void onDelete(ResourceSlice s, boolean unknown) {
+              check();
+            }
+
+            private void check() {
+              long n =
+                  slices.getStore().list().stream()
+                      .filter(s -> Stack.DRIVER.equals(s.getSpec().getDriver()))
+                      .filter(s -> node.equals(s.getSpec().getNodeName()))
+                      .mapToLong(s -> s.getSpec().getDevices().size())
+                      .sum();
+              if (n < floor) {
+                violations.add(node + " had " + n + " devices published, at least " + floor);
+              }
+            }
+          });
+    }
+
+    void neverBelow(int devices) {
+      floor = devices;
+    }
+
+    @Override
+    public void close() {
+      slices.close();
+    }
+  }
+
   /**
    * Informers over the test namespace's claims and pods: after each claim event, no device may be
    * in two claims' allocations (the informer's store is a prefix of the API server's history, so
@@ -246,16 +414,20 @@ class LeaderPauseIT {
 
   /** A replica whose process runs holds the Lease, and the other runs too; returns the leader. */
   private static String awaitLiveLeaderAndStandby() {
+    return awaitLiveLeaderAndStandby(KdraChart.CONTROLLER_LEASE, REPLICAS);
+  }
+
+  private static String awaitLiveLeaderAndStandby(String lease, List<String> replicas) {
     return await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(100))
         .until(
             () -> {
-              String holder = leader();
+              String holder = holder(lease);
               return holder != null
-                      && REPLICAS.contains(holder)
+                      && replicas.contains(holder)
                       && stack.services.process(holder).alive()
-                      && stack.services.process(other(holder)).alive()
+                      && stack.services.process(other(replicas, holder)).alive()
                   ? holder
                   : null;
             },
@@ -263,7 +435,11 @@ class LeaderPauseIT {
   }
 
   private static String other(String replica) {
-    return replica.equals(REPLICAS.get(0)) ? REPLICAS.get(1) : REPLICAS.get(0);
+    return other(REPLICAS, replica);
+  }
+
+  private static String other(List<String> replicas, String replica) {
+    return replica.equals(replicas.get(0)) ? replicas.get(1) : replicas.get(0);
   }
 
   private static List<Pod> bound() {
@@ -273,8 +449,11 @@ class LeaderPauseIT {
   }
 
   private static String leader() {
-    Lease lease =
-        client.leases().inNamespace(KdraChart.NAMESPACE).withName(KdraChart.CONTROLLER_LEASE).get();
+    return holder(KdraChart.CONTROLLER_LEASE);
+  }
+
+  private static String holder(String name) {
+    Lease lease = client.leases().inNamespace(KdraChart.NAMESPACE).withName(name).get();
     return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 }

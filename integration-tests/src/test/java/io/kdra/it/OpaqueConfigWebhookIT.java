@@ -251,6 +251,12 @@ class OpaqueConfigWebhookIT {
   @Order(2)
   @Test
   void withThePublisherGoneOnlyWritesConfiguringOurDriversAreRefused() throws Exception {
+    JsonNode slicing =
+        parse(
+            ok(
+                "'sharing': {'strategy': 'TimeSlicing', "
+                    + "'timeSlicing': {'interval': 'Short'}}"));
+    client.resource(deviceClass("kept-class", slicing)).create();
     publisher.close();
     KubernetesClientException refused =
         catchThrowableOfType(
@@ -269,6 +275,59 @@ class OpaqueConfigWebhookIT {
     ResourceClaim others = Dra.claim(NS, "others-while-down", KdraChart.GPU_CLASS, 1);
     others.getSpec().getDevices().setConfig(List.of(otherDriversConfig()));
     assertThat(client.resource(others).create().getMetadata().getUid()).isNotBlank();
+
+    // DeviceClasses alike: one configuring our driver waits for the publisher, others do not
+    assertThat(refusedWhileDown(() -> client.resource(deviceClass("new-class", slicing)).create()))
+        .as("a new class configuring our driver")
+        .contains("failed calling webhook \"" + WEBHOOK + "\"");
+    DeviceClass plainClass = Dra.gpuClass("plain-class-while-down", null);
+    plainClass.getMetadata().setLabels(new HashMap<>(Map.of("test", "opaque-webhook")));
+    assertThat(client.resource(plainClass).create().getMetadata().getUid()).isNotBlank();
+    DeviceClass othersClass = Dra.gpuClass("others-class-while-down", null);
+    othersClass.getMetadata().setLabels(new HashMap<>(Map.of("test", "opaque-webhook")));
+    othersClass
+        .getSpec()
+        .setConfig(
+            List.of(
+                new DeviceClassConfigurationBuilder()
+                    .withNewOpaque()
+                    .withDriver("other.example.com")
+                    .withParameters(parse("{'anything': 'goes'}"))
+                    .endOpaque()
+                    .build()));
+    assertThat(client.resource(othersClass).create().getMetadata().getUid()).isNotBlank();
+    // an existing class of ours: a label is no spec change and goes on; a config change waits
+    DeviceClass labelled =
+        client
+            .resources(DeviceClass.class)
+            .withName("kept-class")
+            .edit(
+                c -> {
+                  c.getMetadata().getLabels().put("edited", "while-down");
+                  return c;
+                });
+    assertThat(labelled.getMetadata().getLabels()).containsEntry("edited", "while-down");
+    assertThat(
+            refusedWhileDown(
+                () ->
+                    client
+                        .resources(DeviceClass.class)
+                        .withName("kept-class")
+                        .patch(
+                            PatchContext.of(PatchType.JSON),
+                            "[{\"op\": \"replace\", \"path\": "
+                                + "\"/spec/config/0/opaque/parameters/sharing/timeSlicing/interval\","
+                                + " \"value\": \"Long\"}]")))
+        .as("a config change of a class configuring our driver")
+        .contains("failed calling webhook \"" + WEBHOOK + "\"");
+  }
+
+  /** The message of the API server's refusal of {@code write}. */
+  private static String refusedWhileDown(Runnable write) {
+    KubernetesClientException refused =
+        catchThrowableOfType(KubernetesClientException.class, write::run);
+    assertThat(refused).as("refused while nothing can check it").isNotNull();
+    return refused.getStatus().getMessage();
   }
 
   /** The slice-publisher with the chart's HTTPS settings, on a certificate for 127.0.0.1. */

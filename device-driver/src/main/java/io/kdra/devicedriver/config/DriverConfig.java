@@ -267,6 +267,16 @@ public interface DriverConfig {
     @WithDefault("60s")
     Duration heartbeat();
 
+    /**
+     * How long a sent snapshot may go unacknowledged before the stream is given up and the driver
+     * connects again (reaching another publisher replica): a publisher that is frozen or cut off
+     * without a reset keeps the connection open and answers nothing. Must be well below the
+     * publisher's {@code stale.taint-after}; a snapshot is sent at least every heartbeat.
+     */
+    @WithName("ack-timeout")
+    @WithDefault("15s")
+    Duration ackTimeout();
+
     /** TLS to the publisher; plain text without a CA file. */
     PublisherTls tls();
   }

@@ -68,7 +68,16 @@ public final class InventoryReporter implements AutoCloseable {
   static final Metadata.Key<String> NOT_LEADER =
       Metadata.Key.of("kdra-not-leader", Metadata.ASCII_STRING_MARSHALLER);
 
-  /** Connection settings. */
+  /** What a stream waits for the acknowledgement of a snapshot, unless told otherwise. */
+  public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(15);
+
+  /**
+   * Connection settings.
+   *
+   * @param ackTimeout how long a sent snapshot may go unacknowledged before the stream is given up
+   *     for a new connection: a publisher that is frozen (SIGSTOP, a long pause) or cut off without
+   *     a reset keeps the connection open and answers nothing
+   */
   public record Settings(
       String driver,
       String node,
@@ -77,7 +86,30 @@ public final class InventoryReporter implements AutoCloseable {
       Duration initialBackoff,
       Duration maxBackoff,
       Duration heartbeat,
-      Optional<Tls> tls) {
+      Optional<Tls> tls,
+      Duration ackTimeout) {
+
+    /** With the default acknowledgement timeout. */
+    public Settings(
+        String driver,
+        String node,
+        String address,
+        Path tokenFile,
+        Duration initialBackoff,
+        Duration maxBackoff,
+        Duration heartbeat,
+        Optional<Tls> tls) {
+      this(
+          driver,
+          node,
+          address,
+          tokenFile,
+          initialBackoff,
+          maxBackoff,
+          heartbeat,
+          tls,
+          DEFAULT_ACK_TIMEOUT);
+    }
 
     /** Plain text: the harness's processes and local runs. */
     public Settings(
@@ -135,6 +167,13 @@ public final class InventoryReporter implements AutoCloseable {
   private StreamObserver<InventorySnapshot> stream;
   private Duration backoff;
   private ScheduledFuture<?> reconnect;
+
+  /** Set while a snapshot sent on the current stream awaits its acknowledgement. */
+  private ScheduledFuture<?> ackDeadline;
+
+  /** The sequence of the last snapshot sent on the current stream. */
+  private long lastSent;
+
   private int standbyRefusals;
   private volatile boolean connected;
   private volatile String lastError = "not connected yet";
@@ -243,8 +282,48 @@ public final class InventoryReporter implements AutoCloseable {
               snapshot,
               discovery.lastSuccess().get().map(at -> Duration.between(at, clock.instant())),
               discovery.interval()));
+      lastSent = snapshot.getSequence();
+      if (ackDeadline == null) {
+        awaitAck(stream);
+      }
     } catch (RuntimeException e) {
       broken("sending failed: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Gives {@code awaited} up unless an acknowledgement comes within the timeout. A publisher that
+   * is frozen, or cut off without a reset, keeps the TCP connection open and answers nothing: the
+   * stream would wait for it for good, while another replica leads and marks this node stale.
+   */
+  private void awaitAck(StreamObserver<InventorySnapshot> awaited) {
+    Duration timeout = settings.ackTimeout();
+    ackDeadline =
+        loop.schedule(
+            () -> {
+              if (awaited != stream) {
+                return;
+              }
+              ackDeadline = null;
+              broken("no acknowledgement from the slice-publisher within " + timeout);
+              // the call is cancelled, so that the connection it holds can close
+              awaited.onError(
+                  Status.DEADLINE_EXCEEDED
+                      .withDescription("no acknowledgement within " + timeout)
+                      .asRuntimeException());
+            },
+            timeout.toMillis(),
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** An acknowledgement came: the deadline runs again only for snapshots sent after it. */
+  private void acknowledged(long sequence) {
+    if (ackDeadline != null) {
+      ackDeadline.cancel(false);
+      ackDeadline = null;
+    }
+    if (sequence < lastSent) {
+      awaitAck(stream);
     }
   }
 
@@ -285,6 +364,10 @@ public final class InventoryReporter implements AutoCloseable {
     connected = false;
     lastError = why;
     stream = null;
+    if (ackDeadline != null) {
+      ackDeadline.cancel(false);
+      ackDeadline = null;
+    }
     if (closed || reconnect != null) {
       return;
     }
@@ -349,6 +432,7 @@ public final class InventoryReporter implements AutoCloseable {
             if (!current()) {
               return;
             }
+            acknowledged(ack.getSequence());
             if (ack.getAccepted()) {
               if (!connected && outage.failures() > 0) {
                 LOG.infof(

@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -43,6 +44,10 @@ class InventoryReporterTest {
   private final BlockingQueue<InventorySnapshot> received = new LinkedBlockingQueue<>();
   private final List<String> tokens = new CopyOnWriteArrayList<>();
   private final List<StreamObserver<ReportAck>> streams = new CopyOnWriteArrayList<>();
+
+  /** Off: the publisher takes every snapshot and answers none, as one frozen (SIGSTOP) would. */
+  private volatile boolean acking = true;
+
   private Server server;
   private InventoryReporter reporter;
 
@@ -58,6 +63,9 @@ class InventoryReporterTest {
                         @Override
                         public void onNext(InventorySnapshot s) {
                           received.add(s);
+                          if (!acking) {
+                            return;
+                          }
                           acks.onNext(
                               ReportAck.newBuilder()
                                   .setSequence(s.getSequence())
@@ -150,6 +158,40 @@ class InventoryReporterTest {
     assertThat(second.getSequence()).isEqualTo(1002);
     assertThat(second.getDevices(1).getHealth()).isEqualTo(Health.UNHEALTHY);
     assertThat(second.getDevices(1).getHealthMessage()).isEqualTo("XID 79");
+    awaitConnected(true);
+  }
+
+  @Test
+  void aPublisherThatStopsAnsweringIsLeftForANewConnection() throws Exception {
+    Files.writeString(dir.resolve("token"), "secret-token\n");
+    reporter =
+        new InventoryReporter(
+            new InventoryReporter.Settings(
+                "gpu.kdra.io",
+                "node-a",
+                "127.0.0.1:" + startPublisher(0),
+                dir.resolve("token"),
+                Duration.ofMillis(50),
+                Duration.ofMillis(200),
+                Duration.ofMillis(200),
+                Optional.empty(),
+                Duration.ofMillis(500)),
+            Clock.systemUTC());
+    reporter.start(Inventories.gpus(1));
+    awaitConnected(true);
+    assertThat(streams).hasSize(1);
+
+    acking = false;
+    // its heartbeats go unanswered: the stream is given up and another one opened
+    awaitConnected(false);
+    assertThat(reporter.lastError()).contains("no acknowledgement");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (streams.size() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(streams.size()).as("streams opened").isGreaterThanOrEqualTo(2);
+
+    acking = true;
     awaitConnected(true);
   }
 

@@ -16,12 +16,17 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * Watched all along while a scenario runs, not only at its end: no device is in two claims'
  * allocations in any state the claims of {@code namespace} pass through (an informer's store is a
  * prefix of the API server's history), a pod's node never changes once set, and no ResourceSlice of
- * {@code driver} is deleted. Closing stops the watches.
+ * {@code driver} is deleted ({@link #deletedSlices}) or has a tainted device ({@link
+ * #taintedSlices}). Closing stops the watches.
  */
 public final class AllocationInvariants implements AutoCloseable {
 
   public final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
   public final ConcurrentLinkedQueue<String> deletedSlices = new ConcurrentLinkedQueue<>();
+
+  /** Each state of a slice of the driver in which a device had a taint: a pool that flapped. */
+  public final ConcurrentLinkedQueue<String> taintedSlices = new ConcurrentLinkedQueue<>();
+
   private final Map<String, String> nodeOfPod = new ConcurrentHashMap<>();
   private final List<SharedIndexInformer<?>> informers;
 
@@ -34,7 +39,11 @@ public final class AllocationInvariants implements AutoCloseable {
     SharedIndexInformer<ResourceSlice> slices = client.resources(ResourceSlice.class).inform();
     slices.addEventHandler(
         handler(
-            s -> {},
+            s -> {
+              if (driver.equals(s.getSpec().getDriver())) {
+                tainted(s);
+              }
+            },
             s -> {
               if (driver.equals(s.getSpec().getDriver())) {
                 deletedSlices.add(s.getMetadata().getName() + " of " + s.getSpec().getNodeName());
@@ -73,6 +82,27 @@ public final class AllocationInvariants implements AutoCloseable {
         }
       }
     }
+  }
+
+  private void tainted(ResourceSlice s) {
+    if (s.getSpec().getDevices() == null) {
+      return;
+    }
+    s.getSpec().getDevices().stream()
+        .filter(d -> d.getTaints() != null && !d.getTaints().isEmpty())
+        .findFirst()
+        .ifPresent(
+            d ->
+                taintedSlices.add(
+                    s.getMetadata().getName()
+                        + " of "
+                        + s.getSpec().getNodeName()
+                        + ": "
+                        + d.getName()
+                        + " "
+                        + d.getTaints().get(0).getKey()
+                        + "="
+                        + d.getTaints().get(0).getValue()));
   }
 
   private void bound(Pod p) {

@@ -30,6 +30,7 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
   private final boolean real;
   private final boolean full;
   private final String name;
+  private final Stack.Links links;
   private Stack stack;
 
   private KdraStack(
@@ -49,6 +50,19 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
       boolean real,
       boolean full,
       String name) {
+    this(nodes, bridges, controllers, properties, real, full, name, Stack.Links.NONE);
+  }
+
+  private KdraStack(
+      List<SimulatedNode> nodes,
+      int bridges,
+      int controllers,
+      Map<String, String> properties,
+      boolean real,
+      boolean full,
+      String name,
+      Stack.Links links) {
+    this.links = links;
     this.full = full;
     this.name = name;
     this.real = real;
@@ -80,12 +94,12 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
    * when more than one) electing a leader through a Lease in the test namespace.
    */
   public KdraStack withBridges(int n) {
-    return new KdraStack(nodes, n, controllers, properties, real, full, name);
+    return new KdraStack(nodes, n, controllers, properties, real, full, name, links);
   }
 
   /** The same stack with these properties for every service (over the harness's own). */
   public KdraStack withProperties(Map<String, String> extra) {
-    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra), real, full, name);
+    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra), real, full, name, links);
   }
 
   /**
@@ -93,7 +107,42 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
    * electing a leader through a Lease in the test namespace.
    */
   public KdraStack withControllers(int n) {
-    return new KdraStack(nodes, bridges, n, properties, real, full, name);
+    return new KdraStack(nodes, bridges, n, properties, real, full, name, links);
+  }
+
+  /**
+   * The same stack with {@code n} slice-publisher replicas ({@code slice-publisher-1} ... when more
+   * than one, electing a leader through the chart's Lease with a 6 s lease), each node's driver
+   * dialling them through a {@link io.kdra.it.support.PausableProxy} of its own that spreads its
+   * connections over them, as their Service would ({@link StackServices#publisherLink}).
+   */
+  public KdraStack withPublishers(int n) {
+    return new KdraStack(
+        nodes,
+        bridges,
+        controllers,
+        properties,
+        real,
+        full,
+        name,
+        new Stack.Links(n, links.controllerApi()));
+  }
+
+  /**
+   * The same stack with each claim-controller replica reaching the API server through a {@link
+   * io.kdra.it.support.PausableProxy} of its own ({@link StackServices#apiLink}), which the test
+   * may pause or cut: a partition between that one service and the API server.
+   */
+  public KdraStack withControllerApiLinks() {
+    return new KdraStack(
+        nodes,
+        bridges,
+        controllers,
+        properties,
+        real,
+        full,
+        name,
+        new Stack.Links(links.publishers(), true));
   }
 
   /**
@@ -106,7 +155,7 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
     Map<String, String> p = new java.util.LinkedHashMap<>();
     p.put("kdra.claim-controller.template-mode", "adopt");
     p.putAll(properties);
-    return new KdraStack(nodes, bridges, controllers, Map.copyOf(p), real, true, name);
+    return new KdraStack(nodes, bridges, controllers, Map.copyOf(p), real, true, name, links);
   }
 
   /**
@@ -114,7 +163,7 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
    * class: the version matrix runs one class once per Kubernetes version.
    */
   public KdraStack named(String name) {
-    return new KdraStack(nodes, bridges, controllers, properties, real, full, name);
+    return new KdraStack(nodes, bridges, controllers, properties, real, full, name, links);
   }
 
   public Stack get() {
@@ -140,7 +189,8 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
             controllers,
             properties,
             real,
-            full ? cp : null);
+            full ? cp : null,
+            links);
   }
 
   @Override

@@ -57,6 +57,26 @@ public final class ServiceIdentities {
     return Map.of("KUBECONFIG", file.toString());
   }
 
+  /**
+   * As {@link #environment}, with the API server reached at {@code server} instead (a proxy in
+   * front of it, on this machine: the API server's certificate names 127.0.0.1).
+   */
+  Map<String, String> environmentThrough(
+      String server, String component, String process, String token) {
+    Path file = kubeconfig(process);
+    Config through =
+        new io.fabric8.kubernetes.client.ConfigBuilder(admin).withMasterUrl(server).build();
+    OwnerOnly.write(
+        file, KdraChart.kubeconfig(through, caFile, KdraChart.serviceAccount(component), token));
+    return Map.of("KUBECONFIG", file.toString());
+  }
+
+  /** The API server's host and port. */
+  java.net.InetSocketAddress apiServer() {
+    java.net.URI uri = java.net.URI.create(admin.getMasterUrl());
+    return new java.net.InetSocketAddress(uri.getHost(), uri.getPort());
+  }
+
   /** The kubeconfig (with its token) that the service {@code process} runs with. */
   public Path kubeconfig(String process) {
     return kubeconfigDir.resolve(process + ".yaml");

@@ -159,9 +159,48 @@ public final class Stack implements AutoCloseable {
       Map<String, String> properties,
       boolean real,
       ControlPlane.Running fullControlPlane) {
+    return start(
+        client,
+        kubeconfig,
+        name,
+        nodes,
+        bridges,
+        controllers,
+        properties,
+        real,
+        fullControlPlane,
+        Links.NONE);
+  }
+
+  /**
+   * The {@link io.kdra.it.support.PausableProxy}s a stack puts between its services, for tests that
+   * partition them.
+   *
+   * @param publishers above 0: that many slice-publisher replicas (more than one elect a leader
+   *     with short periods), and each driver dials them through a proxy of its own ({@link
+   *     StackServices#publisherLink})
+   * @param controllerApi each claim-controller replica reaches the API server through a proxy of
+   *     its own ({@link StackServices#apiLink})
+   */
+  public record Links(int publishers, boolean controllerApi) {
+    public static final Links NONE = new Links(0, false);
+  }
+
+  /** As above, with these {@link Links}. */
+  public static Stack start(
+      KubernetesClient client,
+      String kubeconfig,
+      String name,
+      List<SimulatedNode> nodes,
+      int bridges,
+      int controllers,
+      Map<String, String> properties,
+      boolean real,
+      ControlPlane.Running fullControlPlane,
+      Links links) {
     Stack stack = new Stack(client, kubeconfig, name, nodes, properties, real, fullControlPlane);
     try {
-      stack.startAll(bridges, controllers);
+      stack.startAll(bridges, controllers, links);
       return stack;
     } catch (RuntimeException | Error e) {
       stack.dump("startup");
@@ -170,7 +209,7 @@ public final class Stack implements AutoCloseable {
     }
   }
 
-  private void startAll(int bridges, int controllers) {
+  private void startAll(int bridges, int controllers, Links links) {
     long started = System.nanoTime();
     ServiceProcess.killLeftovers();
     TestFiles.deleteRecursively(logDir);
@@ -189,9 +228,12 @@ public final class Stack implements AutoCloseable {
     }
     nodes.start();
     podPrerequisites();
-    int grpcPort = starts.publisher();
-    starts.drivers(grpcPort);
-    starts.controllers(controllers);
+    if (links.publishers() > 0) {
+      starts.drivers(starts.publishers(links.publishers(), links.publishers() > 1), true);
+    } else {
+      starts.drivers(starts.publisher());
+    }
+    starts.controllers(controllers, links.controllerApi());
     starts.bridges(bridges);
     nodes.startKubelets(READY_TIMEOUT);
     services.awaitAllReady();

@@ -5,10 +5,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.nodes.SimulatedNode;
 import io.kdra.it.support.OwnerOnly;
+import io.kdra.it.support.PausableProxy;
 import io.kdra.it.support.ServiceProcess;
 import io.kdra.it.support.TestFiles;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -59,6 +62,15 @@ final class StackServiceStarts {
 
   /** The slice-publisher; returns the port of its inventory gRPC. */
   int publisher() {
+    return publishers(1, false).get(0);
+  }
+
+  /**
+   * The slice-publisher, or {@code n} replicas ({@code slice-publisher-1} ...) that elect a leader
+   * with short periods (as the claim-controllers) when {@code replicas}; returns the ports of their
+   * inventory gRPCs.
+   */
+  List<Integer> publishers(int n, boolean replicas) {
     Map<String, String> publisher = new LinkedHashMap<>(kube);
     // as the chart has it (featureGates.driverAuthentication): each driver stream's token is
     // reviewed and must name the node whose devices it reports
@@ -73,25 +85,44 @@ final class StackServiceStarts {
     publisher.put("kdra.slice-publisher.leader-election.lease-namespace", KdraChart.NAMESPACE);
     publisher.put("kdra.slice-publisher.leader-election.identity", "slice-publisher");
     publisher.put("kdra.slice-publisher.resync-period", "5s");
-    // the inventory gRPC's own port (the chart's 9000), kept across restarts with the properties
-    int grpcPort = ServiceProcess.freePort();
-    publisher.put("quarkus.grpc.server.port", String.valueOf(grpcPort));
-    ServiceProcess pub =
-        ServiceProcess.start(
-            "slice-publisher",
-            "slice-publisher",
-            publisher,
-            identities.environment(
-                KdraChart.PUBLISHER,
-                "slice-publisher",
-                KdraChart.token(client, KdraChart.PUBLISHER)),
-            logDir);
-    services.put(pub);
-    return grpcPort;
+    if (replicas) {
+      publisher.put("kdra.slice-publisher.leader-election.lease-duration", "6s");
+      publisher.put("kdra.slice-publisher.leader-election.renew-deadline", "4s");
+      publisher.put("kdra.slice-publisher.leader-election.retry-period", "1s");
+    }
+    Map<String, String> identity =
+        identities.environment(
+            KdraChart.PUBLISHER, "slice-publisher", KdraChart.token(client, KdraChart.PUBLISHER));
+    List<Integer> ports = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      String name = replicas ? "slice-publisher-" + i : "slice-publisher";
+      Map<String, String> p = new LinkedHashMap<>(publisher);
+      p.put("kdra.slice-publisher.leader-election.identity", name);
+      // the inventory gRPC's own port (the chart's 9000), kept across restarts with the properties
+      int grpcPort = ServiceProcess.freePort();
+      p.put("quarkus.grpc.server.port", String.valueOf(grpcPort));
+      ServiceProcess pub = ServiceProcess.start("slice-publisher", name, p, identity, logDir);
+      if (replicas) {
+        services.putReplica(pub);
+      } else {
+        services.put(pub);
+      }
+      ports.add(grpcPort);
+    }
+    return ports;
   }
 
   /** One device-driver per node, with the node's simulated inventory. */
   void drivers(int grpcPort) {
+    drivers(List.of(grpcPort), false);
+  }
+
+  /**
+   * One device-driver per node; with {@code links}, each dials the publishers through a {@link
+   * PausableProxy} of its own ({@link StackServices#publisherLink}), which spreads its connections
+   * over them as their Service would, and which a test may pause or cut.
+   */
+  void drivers(List<Integer> publisherPorts, boolean links) {
     for (SimulatedNode node : nodes.all()) {
       // the node's token and sockets are in it: the owner's only, as the kubelet's are
       Path dir = OwnerOnly.createDirectories(nodes.nodeDir(node.name()));
@@ -110,7 +141,14 @@ final class StackServiceStarts {
       driver.put(
           "kdra.device-driver.checkpoint-file", nodes.checkpointFile(node.name()).toString());
       driver.put("kdra.device-driver.sharing.mps-root", nodes.mpsRoot(node.name()).toString());
-      driver.put("kdra.device-driver.publisher.address", "127.0.0.1:" + grpcPort);
+      String publisherAddress = "127.0.0.1:" + publisherPorts.get(0);
+      if (links) {
+        PausableProxy link =
+            PausableProxy.toLocalPorts("publisher-link-" + node.name(), publisherPorts);
+        services.putPublisherLink(node.name(), link);
+        publisherAddress = link.address();
+      }
+      driver.put("kdra.device-driver.publisher.address", publisherAddress);
       // the tokens the kubelet would project into the DaemonSet's pod on this node: one for
       // the driver's API client, one for the slice-publisher's audience (the chart's
       // publisher-token volume), re-read on every connect
@@ -137,23 +175,38 @@ final class StackServiceStarts {
     }
   }
 
-  /** One claim-controller, or {@code controllers} replicas that elect a leader. */
-  void controllers(int controllers) {
+  /**
+   * One claim-controller, or {@code controllers} replicas that elect a leader; with {@code
+   * apiLinks}, each reaches the API server through a {@link PausableProxy} of its own.
+   */
+  void controllers(int controllers, boolean apiLinks) {
     Map<String, String> controller = new LinkedHashMap<>(kube);
     // no kube-controller-manager here unless the stack says adopt (fullControlPlane)
     controller.putIfAbsent("kdra.claim-controller.template-mode", "own");
-    Map<String, String> controllerIdentity =
-        identities.environment(
-            KdraChart.CONTROLLER,
-            "claim-controller",
-            KdraChart.token(client, KdraChart.CONTROLLER));
+    String controllerToken = KdraChart.token(client, KdraChart.CONTROLLER);
+    java.util.function.Function<String, Map<String, String>> identityOf =
+        replica -> {
+          if (!apiLinks) {
+            return identities.environment(
+                KdraChart.CONTROLLER, "claim-controller", controllerToken);
+          }
+          PausableProxy link =
+              PausableProxy.start("api-link-" + replica, List.of(identities.apiServer()));
+          services.putApiLink(replica, link);
+          return identities.environmentThrough(
+              "https://" + link.address(), KdraChart.CONTROLLER, replica, controllerToken);
+        };
     controller.put("kdra.claim-controller.retry.initial-backoff", "500ms");
     controller.put("kdra.claim-controller.retry.max-backoff", "5s");
     if (controllers == 1) {
       controller.put("kdra.claim-controller.leader-election.enabled", "false");
       ServiceProcess cc =
           ServiceProcess.start(
-              "claim-controller", "claim-controller", controller, controllerIdentity, logDir);
+              "claim-controller",
+              "claim-controller",
+              controller,
+              identityOf.apply("claim-controller"),
+              logDir);
       services.put(cc);
     } else {
       // replicas elect a leader through the chart's Lease (the only one its Role may renew, in
@@ -169,7 +222,7 @@ final class StackServiceStarts {
       for (int i = 1; i <= controllers; i++) {
         String replica = "claim-controller-" + i;
         // the leader's identity, as HOSTNAME (the pod name) is in a Deployment
-        Map<String, String> env = new LinkedHashMap<>(controllerIdentity);
+        Map<String, String> env = new LinkedHashMap<>(identityOf.apply(replica));
         env.put("HOSTNAME", replica);
         ServiceProcess cc =
             ServiceProcess.start("claim-controller", replica, controller, env, logDir);

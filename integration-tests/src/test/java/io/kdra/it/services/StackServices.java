@@ -1,5 +1,6 @@
 package io.kdra.it.services;
 
+import io.kdra.it.support.PausableProxy;
 import io.kdra.it.support.ServiceProcess;
 import io.kdra.it.support.TestFiles;
 import java.io.IOException;
@@ -42,6 +43,12 @@ public final class StackServices {
   /** The leader-electing replicas, started again when they exit by themselves. */
   private final Set<String> replicas = ConcurrentHashMap.newKeySet();
 
+  /** Each node's driver-to-publisher link, when the stack has them. */
+  private final Map<String, PausableProxy> publisherLinks = new ConcurrentHashMap<>();
+
+  /** Each claim-controller's link to the API server, when the stack has them. */
+  private final Map<String, PausableProxy> apiLinks = new ConcurrentHashMap<>();
+
   private final Map<String, Integer> restarts = new ConcurrentHashMap<>();
   private final Map<String, Deque<Long>> recentRestarts = new ConcurrentHashMap<>();
   private volatile boolean closing;
@@ -66,6 +73,39 @@ public final class StackServices {
 
   public synchronized ServiceProcess process(String name) {
     return processes.get(name);
+  }
+
+  /**
+   * The TCP proxy between {@code node}'s driver and the slice-publishers, which the test may pause
+   * or cut; only in stacks made {@code withPublishers}.
+   */
+  public PausableProxy publisherLink(String node) {
+    PausableProxy link = publisherLinks.get(node);
+    if (link == null) {
+      throw new IllegalStateException("no publisher link for " + node + ": use withPublishers");
+    }
+    return link;
+  }
+
+  void putPublisherLink(String node, PausableProxy link) {
+    publisherLinks.put(node, link);
+  }
+
+  /**
+   * The TCP proxy between the service {@code process} and the API server, which the test may pause
+   * or cut; only in stacks made {@code withControllerApiLinks}, for the claim-controllers.
+   */
+  public PausableProxy apiLink(String process) {
+    PausableProxy link = apiLinks.get(process);
+    if (link == null) {
+      throw new IllegalStateException(
+          "no API link for " + process + ": use withControllerApiLinks");
+    }
+    return link;
+  }
+
+  void putApiLink(String process, PausableProxy link) {
+    apiLinks.put(process, link);
   }
 
   /** A service the test stops, crashes and starts again itself. */
@@ -186,6 +226,8 @@ public final class StackServices {
   void stopAll() {
     closing = true;
     processList().parallelStream().forEach(ServiceProcess::close);
+    publisherLinks.values().forEach(PausableProxy::close);
+    apiLinks.values().forEach(PausableProxy::close);
   }
 
   /** Writes each service's readiness and copies its log into {@code dir}. */

@@ -6,8 +6,6 @@ import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
-import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.NodeScoring;
 import io.kdra.claimcontroller.domain.PlacedPodFilters;
@@ -40,7 +38,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -48,12 +45,12 @@ import java.util.stream.Collectors;
 
 /**
  * One scheduling attempt for one pod, in the scheduler's order: make sure the pod's claims exist
- * (creating template-derived ones in own mode), filter nodes, score them ({@link NodeScoring},
- * kube-scheduler's default score plugins), allocate the unallocated claims together on one node
- * (the allocator walks the nodes highest score first, {@link ScoreOrder}, and adds the
- * DynamicResources score), reserve every claim for the pod (finalizer, then allocation and {@code
- * reservedFor}), then bind. Decisions come from the domain package and the {@link PodAllocator};
- * writes go through the k8s adapters.
+ * ({@link TemplateClaimController} creates template-derived ones in own mode), filter nodes, score
+ * them ({@link NodeScoring}, kube-scheduler's default score plugins), allocate the unallocated
+ * claims together on one node (the allocator walks the nodes highest score first, {@link
+ * ScoreOrder}, and adds the DynamicResources score), reserve every claim for the pod (finalizer,
+ * then allocation and {@code reservedFor}), then bind. Decisions come from the domain package and
+ * the {@link PodAllocator}; writes go through the k8s adapters.
  *
  * <p>Thread-safety: claim creation may run concurrently for different pods. The decision (node
  * filter and allocation) runs under one lock and ends by assuming its devices and node in {@link
@@ -74,11 +71,10 @@ public final class PodScheduling {
 
   private final ClusterView view;
   private final RecentWrites recent;
-  private final ClaimWriter claims;
-  private final PodWriter pods;
-  private final EventRecorder events;
+  private final DraManager dra;
+  private final TemplateClaimController templates;
+  private final BoundPodClaims boundPods;
   private final PodAllocator allocator;
-  private final TemplateMode mode;
   private final ClaimTracer tracer;
   private final Object lock = new Object();
   private final BooleanSupplier mayWrite;
@@ -89,8 +85,8 @@ public final class PodScheduling {
   private final ExtendedClaimWrites extendedWrites;
 
   /**
-   * What every claim's allocation holds and what each node's pods use, kept across attempts from
-   * the view's change notices; read under {@link #lock}, as the three below.
+   * What every claim's allocation holds and what each node's pods use, kept across attempts by the
+   * {@link DraManager}; read under {@link #lock}, as the three below.
    */
   private final AllocatedClaims allocated;
 
@@ -102,16 +98,7 @@ public final class PodScheduling {
   /** Gangs (PodGroups) placed whole; see {@link #placeGangsWith}. */
   private volatile GangScheduling gangs;
 
-  /** Striped locks serialising the claim creation of each PodGroup. */
-  private static final Object[] GROUP_LOCKS = new Object[64];
-
-  static {
-    for (int i = 0; i < GROUP_LOCKS.length; i++) {
-      GROUP_LOCKS[i] = new Object();
-    }
-  }
-
-  /** Where the PodGroups are read (and their claims recorded); set with {@link #gangs}. */
+  /** Where the PodGroups are read; set with {@link #gangs}. */
   private volatile PodGroups groups = PodGroups.NONE;
 
   private List<Node> sortedNodes = List.of();
@@ -194,140 +181,15 @@ public final class PodScheduling {
     this.tracer = tracer;
     this.view = view;
     this.recent = recent;
-    this.claims = claims;
-    this.pods = pods;
-    this.events = events;
     this.allocator = allocator;
-    this.mode = mode;
+    this.dra = new DraManager(view, recent);
+    this.allocated = dra.allocated();
+    this.usage = dra.usage();
+    this.templates = new TemplateClaimController(dra, claims, pods, events, mode, tracer, mayWrite);
+    this.boundPods = new BoundPodClaims(dra, templates, claims, this::groupOf, mayWrite);
     this.writes = new ReserveAndBind(view, recent, claims, binder, events, tracer, mayWrite);
     this.extendedClaims = ExtendedClaimWriter.of(claims);
     this.extendedWrites = new ExtendedClaimWrites(recent, extendedClaims, writes, events);
-    AtomicBoolean live = new AtomicBoolean();
-    this.allocated =
-        AllocatedClaims.over(
-            k -> view.claim(k.namespace(), k.name()), view::claims, recent, live::get);
-    this.usage = new NodeUsageCache(k -> view.pod(k.namespace(), k.name()), view::pods, live::get);
-    live.set(
-        view.subscribe(
-            new ClusterView.Changes() {
-              @Override
-              public void claim(String namespace, String name) {
-                allocated.claimChanged(namespace, name);
-              }
-
-              @Override
-              public void claimDeleted(String uid) {
-                recent.claimDeleted(uid);
-              }
-
-              @Override
-              public void pod(String namespace, String name) {
-                usage.podChanged(namespace, name);
-              }
-            }));
-  }
-
-  /**
-   * Ensures the pod's claims exist and are recorded in its status; returns the resolution, or empty
-   * once this replica's Lease is no longer fresh. The fence is asked right before each write, as
-   * for allocations: creating a claim from a template can take a while under a slow API server.
-   */
-  Optional<PodClaimResolver.Resolution> ensureClaims(Pod pod) {
-    return ensureClaims(pod, null);
-  }
-
-  /**
-   * As above for a member of {@code group} (null: of none): the group's own claims are made first
-   * ({@link #ensureGroupClaims}), and the entries bound to them use them.
-   */
-  Optional<PodClaimResolver.Resolution> ensureClaims(Pod pod, PodGroupClaims group) {
-    if (group != null && !ensureGroupClaims(pod.getMetadata().getNamespace(), group)) {
-      return Optional.empty();
-    }
-    PodClaimResolver.Resolution r = PodClaimResolver.resolve(pod, lookup(), mode, group);
-    Map<String, String> record = new LinkedHashMap<>();
-    for (Step.Record s : r.of(Step.Record.class)) {
-      record.put(s.entry(), s.claim().getMetadata().getName());
-    }
-    for (Step.Create s : r.of(Step.Create.class)) {
-      if (!mayWrite.getAsBoolean()) {
-        return Optional.empty();
-      }
-      ClaimTracer.TraceSpan span = tracer.start(null, "create").link(TraceLinks.of(s.template()));
-      ResourceClaim created;
-      try {
-        created = claims.create(s.desired(), span.annotations());
-        span.attribute(
-                "claim",
-                created.getMetadata().getNamespace() + "/" + created.getMetadata().getName())
-            .attribute("pod", Pods.key(pod))
-            .end();
-      } catch (RuntimeException e) {
-        span.end(e);
-        throw e;
-      }
-      recent.created(created);
-      record.put(s.entry(), created.getMetadata().getName());
-    }
-    for (Step.MissingTemplate s : r.of(Step.MissingTemplate.class)) {
-      // Upstream's reason and message shape, so that the two controllers read alike.
-      events.warning(
-          pod,
-          "FailedResourceClaimCreation",
-          "PodResourceClaim "
-              + s.entry()
-              + ": resource claim template \""
-              + s.template()
-              + "\": not found");
-    }
-    if (!record.isEmpty()) {
-      if (!mayWrite.getAsBoolean()) {
-        return Optional.empty();
-      }
-      pods.recordClaims(pod, record);
-    }
-    return Optional.of(r);
-  }
-
-  /**
-   * Creates the PodGroup's claims from its templates, as upstream's resourceclaim controller does
-   * for a PodGroup ({@link PodGroupClaims#plan}), and records them in the group's status; only in
-   * own mode (in adopt mode kube-controller-manager does). Done when a member is attempted: this
-   * controller watches no PodGroups. Returns false once this replica's Lease is no longer fresh.
-   */
-  private boolean ensureGroupClaims(String namespace, PodGroupClaims group) {
-    if (mode != TemplateMode.OWN || group.entries().isEmpty()) {
-      return true;
-    }
-    // members are attempted concurrently: one at a time per group, so that the second sees the
-    // first's claim (upstream's single work queue per PodGroup does the same)
-    synchronized (GROUP_LOCKS[Math.floorMod(group.uid().hashCode(), GROUP_LOCKS.length)]) {
-      return ensureGroupClaimsLocked(namespace, group);
-    }
-  }
-
-  private boolean ensureGroupClaimsLocked(String namespace, PodGroupClaims group) {
-    List<Step> plan = group.plan(namespace, lookup());
-    Map<String, String> made = new LinkedHashMap<>();
-    for (Step s : plan) {
-      if (s instanceof Step.Record rec) {
-        made.put(rec.entry(), rec.claim().getMetadata().getName());
-      } else if (s instanceof Step.Create c) {
-        if (!mayWrite.getAsBoolean()) {
-          return false;
-        }
-        ResourceClaim created = claims.create(c.desired(), Map.of());
-        recent.created(created);
-        made.put(c.entry(), created.getMetadata().getName());
-      }
-    }
-    if (!made.isEmpty()) {
-      if (!mayWrite.getAsBoolean()) {
-        return false;
-      }
-      groups.recordClaims(namespace, group.name(), group.statusesWith(made));
-    }
-    return true;
   }
 
   /** The promises of preemptors, which every decision respects. */
@@ -350,7 +212,7 @@ public final class PodScheduling {
     }
     Optional<PodGroupPolicy> policy = groupOf(pod);
     PodGroupClaims group = policy.map(PodGroupPolicy::claims).orElse(null);
-    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod, group);
+    Optional<PodClaimResolver.Resolution> ensured = templates.ensure(pod, group);
     if (ensured.isEmpty()) {
       return FENCED;
     }
@@ -403,7 +265,8 @@ public final class PodScheduling {
     if (extended != null && extended.served()) {
       Optional<ResourceClaim> earlier =
           ExtendedResourceClaims.find(
-              pod, lookup().ownedBy(pod.getMetadata().getNamespace(), pod.getMetadata().getUid()));
+              pod,
+              dra.claims().ownedBy(pod.getMetadata().getNamespace(), pod.getMetadata().getUid()));
       if (earlier.isPresent()) {
         Outcome stale = earlierExtendedClaim(pod, earlier.get(), podClaims);
         if (stale != null) {
@@ -473,6 +336,7 @@ public final class PodScheduling {
    */
   public void placeGangsWith(PodGroups groups) {
     this.groups = groups;
+    templates.recordGroupClaimsIn(groups);
     this.gangs = new GangScheduling(this, view, recent, groups);
   }
 
@@ -512,9 +376,9 @@ public final class PodScheduling {
     placement.spans().values().forEach(ClaimTracer.TraceSpan::end);
   }
 
-  /** Claims as {@link #ensureClaims} finds them for a member of {@code group}, creating none. */
+  /** The pod's claims, a member of {@code group}, creating none. */
   PodClaimResolver.Resolution resolve(Pod pod, PodGroupClaims group) {
-    return PodClaimResolver.resolve(pod, lookup(), mode, group);
+    return templates.resolve(pod, group);
   }
 
   /**
@@ -846,91 +710,10 @@ public final class PodScheduling {
 
   /**
    * For a pod bound without this controller (spec.nodeName set by its creator): reserve its
-   * allocated claims for it, as upstream's resourceclaim controller does, so the kubelet may start
-   * it. Unallocated claims are left alone: only a scheduler allocates.
+   * allocated claims for it ({@link BoundPodClaims}).
    */
   public void reserveForBoundPod(Pod pod) {
-    if (!mayWrite.getAsBoolean()) {
-      return;
-    }
-    // a member bound by another member's pass records its group's claims here: without the
-    // group its entries would look like its own and get claims of their own
-    PodGroupClaims group =
-        unrecordedTemplateEntry(pod) ? groupOf(pod).map(PodGroupPolicy::claims).orElse(null) : null;
-    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod, group);
-    if (ensured.isEmpty()) {
-      return;
-    }
-    for (ResourceClaim c : distinct(ensured.get().claims().values())) {
-      // As the informer shows it, not as assumed: a pod this controller just bound is seen
-      // bound before its claims' reservations are; their events bring the pod back here.
-      Optional<ResourceClaim> cached =
-          view.claim(c.getMetadata().getNamespace(), c.getMetadata().getName());
-      if (cached.isEmpty()
-          || cached.get().getStatus() == null
-          || cached.get().getStatus().getAllocation() == null
-          || PodGroupClaims.reservesPodOrGroup(cached.get(), pod)) {
-        continue; // nothing to write: pod events reach bound pods often, API calls stay rare
-      }
-      if (!mayWrite.getAsBoolean()) {
-        return;
-      }
-      claims.reserve(
-          c.getMetadata().getNamespace(),
-          c.getMetadata().getName(),
-          cached.get(),
-          pod,
-          null,
-          Map.of());
-    }
-  }
-
-  /**
-   * Whether a member of a PodGroup has a template entry its status does not record yet: only then
-   * is the group read for a bound pod (pod events reach bound pods often).
-   */
-  private static boolean unrecordedTemplateEntry(Pod pod) {
-    if (PodGroupPolicy.groupOf(pod).isEmpty()) {
-      return false;
-    }
-    Set<String> recorded =
-        pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null
-            ? Set.of()
-            : pod.getStatus().getResourceClaimStatuses().stream()
-                .map(s -> s.getName())
-                .collect(Collectors.toSet());
-    return Pods.claimEntries(pod).stream()
-        .anyMatch(e -> e.getResourceClaimTemplateName() != null && !recorded.contains(e.getName()));
-  }
-
-  /**
-   * Claims as the informers show them, with this controller's created claims and assumed
-   * allocations they do not show yet: O(1) and an index lookup, never a scan of every claim.
-   */
-  private ClaimLookup lookup() {
-    return new ClaimLookup() {
-      @Override
-      public Optional<ResourceClaim> claim(String namespace, String name) {
-        return view.claim(namespace, name)
-            .or(() -> recent.created(namespace, name))
-            .map(recent::withAssumed);
-      }
-
-      @Override
-      public List<ResourceClaim> ownedBy(String namespace, String podUid) {
-        Map<String, ResourceClaim> byUid = new LinkedHashMap<>();
-        view.claimsOwnedBy(namespace, podUid).forEach(c -> byUid.put(c.getMetadata().getUid(), c));
-        recent
-            .createdFor(namespace, podUid)
-            .forEach(c -> byUid.putIfAbsent(c.getMetadata().getUid(), c));
-        return byUid.values().stream().map(recent::withAssumed).toList();
-      }
-
-      @Override
-      public Optional<ResourceClaimTemplate> template(String namespace, String name) {
-        return view.template(namespace, name);
-      }
-    };
+    boundPods.reserve(pod);
   }
 
   static List<ResourceClaim> distinct(Collection<ResourceClaim> cs) {

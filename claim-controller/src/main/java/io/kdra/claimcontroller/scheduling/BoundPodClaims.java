@@ -57,7 +57,7 @@ final class BoundPodClaims {
     if (ensured.isEmpty()) {
       return;
     }
-    for (ResourceClaim c : PodScheduling.distinct(ensured.get().claims().values())) {
+    for (ResourceClaim c : PreFilter.distinct(ensured.get().claims().values())) {
       // As the informer shows it, not as assumed: a pod this controller just bound is seen
       // bound before its claims' reservations are; their events bring the pod back here.
       Optional<ResourceClaim> cached =

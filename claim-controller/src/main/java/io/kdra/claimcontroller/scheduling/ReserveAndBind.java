@@ -17,14 +17,14 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
- * The write half of a scheduling attempt, after {@link PodScheduling} decided and assumed: every
- * claim reserved for the pod (finalizer, then allocation and {@code reservedFor}; upstream's
- * PreBind), then the binding. Runs outside the scheduling lock. A write refused as stale undoes the
- * reservations made so far and releases the allocations assumed for the rest, so their devices are
- * free for the next decision; an allocation whose write may have reached the API server stays
- * assumed until the informer shows the truth. Each write asks the Lease fence right before it goes
- * out; once it says no, nothing more is written, not even an undo: whoever leads next finds the
- * claims reserved for the pod and binds it there.
+ * The write half of a scheduling attempt ({@link BindingCycle}), after {@link SchedulingCycle}
+ * decided and reserved: every claim reserved for the pod (finalizer, then allocation and {@code
+ * reservedFor}; upstream's PreBind), then the binding. Runs outside the scheduling lock. A write
+ * refused as stale undoes the reservations made so far and releases the allocations assumed for the
+ * rest, so their devices are free for the next decision; an allocation whose write may have reached
+ * the API server stays assumed until the informer shows the truth. Each write asks the Lease fence
+ * right before it goes out; once it says no, nothing more is written, not even an undo: whoever
+ * leads next finds the claims reserved for the pod and binds it there.
  */
 final class ReserveAndBind {
 

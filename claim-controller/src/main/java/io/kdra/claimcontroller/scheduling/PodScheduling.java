@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  * own: the pod's claims from templates ({@link TemplateClaimController}, own mode), {@link
  * PreEnqueue}, {@link PreFilter} ({@link ExtendedPreFilter} for extended resources), then, under
  * one lock, the {@link SchedulingCycle} ({@link Filter}, {@link Score}, the allocation, {@link
- * Reserve}), and outside it the {@link BindingCycle} ({@link ReserveAndBind}). A member of a
+ * Reserve}), and outside it the {@link BindingCycle} ({@link PreBind}, Bind). A member of a
  * PodGroup with a gang policy is placed with its group ({@link GangScheduling}). What the phases
  * read beyond the pod is the {@link DraManager}'s. Decisions come from the domain package and the
  * {@link PodAllocator}; writes go through the k8s adapters.

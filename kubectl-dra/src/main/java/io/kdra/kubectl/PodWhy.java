@@ -11,7 +11,7 @@ import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
 import io.kdra.claimcontroller.scheduling.PodAllocator.Decision;
-import io.kdra.claimcontroller.scheduling.PodScheduling;
+import io.kdra.claimcontroller.scheduling.PreEnqueue;
 import io.kdra.core.alloc.Allocator;
 import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.alloc.ClaimOutcome;
@@ -92,7 +92,7 @@ final class PodWhy {
     }
     PodClaimResolver.Resolution r = PodClaimResolver.resolve(pod, state.lookup(), TemplateMode.OWN);
     List<ResourceClaim> claims = distinct(r.claims().values());
-    List<String> missing = PodScheduling.missing(r);
+    List<String> missing = PreEnqueue.missing(r);
     if (!missing.isEmpty()) {
       return Answer.of(State.UNSCHEDULABLE, String.join("; ", missing), null, claims);
     }
@@ -184,7 +184,7 @@ final class PodWhy {
     }
     return new Answer(
         State.UNSCHEDULABLE,
-        PodScheduling.notPlaced(filtered, np),
+        np.message(filtered),
         null,
         claims,
         Map.of(),

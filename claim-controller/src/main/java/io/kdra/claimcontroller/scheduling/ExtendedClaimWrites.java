@@ -20,16 +20,25 @@ import java.util.Map;
  */
 final class ExtendedClaimWrites {
 
+  /** The writes every attempt makes: PreBind, {@code beforeBind} once it is done, then Bind. */
+  @FunctionalInterface
+  interface Writes {
+    Outcome reserveAndBind(
+        Pod pod,
+        List<ResourceClaim> podClaims,
+        String node,
+        Map<String, AllocationResult> allocations,
+        Map<String, ClaimTracer.TraceSpan> spans,
+        Runnable beforeBind);
+  }
+
   private final RecentWrites recent;
   private final ExtendedClaimWriter writer;
-  private final ReserveAndBind writes;
+  private final Writes writes;
   private final EventRecorder events;
 
   ExtendedClaimWrites(
-      RecentWrites recent,
-      ExtendedClaimWriter writer,
-      ReserveAndBind writes,
-      EventRecorder events) {
+      RecentWrites recent, ExtendedClaimWriter writer, Writes writes, EventRecorder events) {
     this.recent = recent;
     this.writer = writer;
     this.writes = writes;

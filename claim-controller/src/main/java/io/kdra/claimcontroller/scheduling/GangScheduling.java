@@ -3,7 +3,6 @@ package io.kdra.claimcontroller.scheduling;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.kdra.claimcontroller.domain.GangDomains;
 import io.kdra.claimcontroller.domain.GangTransaction;
 import io.kdra.claimcontroller.domain.GangTransaction.Committed;
@@ -14,12 +13,10 @@ import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
-import io.kdra.claimcontroller.domain.UnsupportedVolumes;
 import io.kdra.claimcontroller.k8s.PodGroups;
-import io.kdra.claimcontroller.scheduling.PodScheduling.Decided;
-import io.kdra.claimcontroller.scheduling.PodScheduling.NotPlaced;
-import io.kdra.claimcontroller.scheduling.PodScheduling.Placement;
-import io.kdra.claimcontroller.scheduling.PodScheduling.Unexplained;
+import io.kdra.claimcontroller.scheduling.Decided.NotPlaced;
+import io.kdra.claimcontroller.scheduling.Decided.Placement;
+import io.kdra.claimcontroller.scheduling.Decided.Unexplained;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -28,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -38,7 +36,8 @@ import java.util.function.Predicate;
  * is written only if at least {@code minCount} (less the members already placed) fit, else what it
  * took is given back before the lock is released, so a gang that cannot run holds nothing. A
  * topology constraint narrows each member's nodes to one domain at a time ({@link GangDomains}).
- * The members' writes (reservations, bindings) follow, outside the lock, each as a lone pod's.
+ * The members' writes (reservations, bindings) follow, outside the lock, each as a lone pod's
+ * ({@link BindingCycle}).
  */
 final class GangScheduling {
 
@@ -46,29 +45,28 @@ final class GangScheduling {
   static final String WAITING_FOR_MEMBERS =
       "waiting for minCount pods from a gang to appear in scheduling queue";
 
-  private final PodScheduling scheduling;
+  private final SchedulingCycle cycle;
+  private final BindingCycle binding;
+  private final TemplateClaimController templates;
   private final ClusterView view;
   private final RecentWrites recent;
   private final PodGroups groups;
+  private final BooleanSupplier mayWrite;
 
   GangScheduling(
-      PodScheduling scheduling, ClusterView view, RecentWrites recent, PodGroups groups) {
-    this.scheduling = scheduling;
-    this.view = view;
-    this.recent = recent;
+      SchedulingCycle cycle,
+      BindingCycle binding,
+      TemplateClaimController templates,
+      DraManager dra,
+      PodGroups groups,
+      BooleanSupplier mayWrite) {
+    this.cycle = cycle;
+    this.binding = binding;
+    this.templates = templates;
+    this.view = dra.view();
+    this.recent = dra.recent();
     this.groups = groups;
-  }
-
-  /** A pending member, its claims resolved. */
-  private record Member(
-      Pod pod,
-      List<ResourceClaim> claims,
-      List<ResourceClaim> unallocated,
-      ExtendedResources.Need extended,
-      Map<String, ResourceClaimConsumerReference> shared) {
-    String uid() {
-      return pod.getMetadata().getUid();
-    }
+    this.mayWrite = mayWrite;
   }
 
   /**
@@ -107,8 +105,8 @@ final class GangScheduling {
     Pass pass;
     // the members are counted under the lock too: another attempt's pass assumes members (they
     // look placed) and gives them back under it
-    synchronized (scheduling.decisionLock()) {
-      if (!scheduling.mayWrite()) {
+    synchronized (cycle.lock()) {
+      if (!mayWrite.getAsBoolean()) {
         return Optional.of(PodScheduling.FENCED);
       }
       pass = decide(pod, policy, attempt);
@@ -120,7 +118,7 @@ final class GangScheduling {
    * Under the lock: what the attempt comes to ({@code outcome}), or the members' placements to
    * write ({@code kept}).
    */
-  private record Pass(Outcome outcome, Committed<Member, Placement> kept, Refusals refusals) {
+  private record Pass(Outcome outcome, Committed<CycleState, Placement> kept, Refusals refusals) {
     static Pass ends(Outcome outcome) {
       return new Pass(outcome, null, null);
     }
@@ -157,9 +155,9 @@ final class GangScheduling {
       return Pass.ends(new Outcome.Unschedulable(WAITING_FOR_MEMBERS, Map.of(), "GangIncomplete"));
     }
     int need = Math.max(0, policy.minCount() - placed);
-    List<Member> ready = new ArrayList<>();
+    List<CycleState> ready = new ArrayList<>();
     for (Pod p : pending) {
-      Optional<Member> m = prepare(p, policy.claims());
+      Optional<CycleState> m = prepare(p, policy.claims());
       if (m.isPresent() && m.get().extended() != null && m.get().extended().served()) {
         return Pass.ends(
             new Outcome.Unschedulable(
@@ -188,22 +186,20 @@ final class GangScheduling {
     }
     Refusals refusals = new Refusals();
     List<Domain> domains = GangDomains.of(view.nodes(), policy.topologyKey(), placedOn);
-    GangTransaction.Result<Member, Placement> result =
+    GangTransaction.Result<CycleState, Placement> result =
         GangTransaction.run(
             ready,
             need,
             domains,
             new GangTransaction.Placer<>() {
               @Override
-              public Optional<Placement> place(Member m, Domain domain) {
+              public Optional<Placement> place(CycleState m, Domain domain) {
                 Predicate<Node> within =
                     domain.key() == null ? null : n -> domain.contains(n.getMetadata().getLabels());
                 // a claim the members share is allocated by the first member placed: the later
                 // ones see that (assumed) allocation, go where its devices are, allocate it no more
                 List<ResourceClaim> claims = m.claims().stream().map(recent::withAssumed).toList();
-                Decided d =
-                    scheduling.decideMember(
-                        m.pod(), claims, unallocated(claims), m.extended(), within, attempt);
+                Decided d = cycle.decide(m.withClaims(claims), within, attempt);
                 if (d instanceof Placement p) {
                   return Optional.of(p);
                 }
@@ -212,11 +208,11 @@ final class GangScheduling {
               }
 
               @Override
-              public void release(Member m, Placement p) {
-                scheduling.unassume(m.pod(), m.claims(), p);
+              public void release(CycleState m, Placement p) {
+                cycle.unreserve(m, p);
               }
             });
-    if (result instanceof Refused<Member, Placement> no) {
+    if (result instanceof Refused<CycleState, Placement> no) {
       return Pass.ends(
           new Outcome.Unschedulable(
               "pod group "
@@ -235,25 +231,25 @@ final class GangScheduling {
               Map.of(),
               "GangUnschedulable"));
     }
-    return new Pass(null, (Committed<Member, Placement>) result, refusals);
+    return new Pass(null, (Committed<CycleState, Placement>) result, refusals);
   }
 
   /** Outside the lock: writes the members' placements, each as a lone pod's. */
   private Outcome write(Pod trigger, PodGroupPolicy policy, Pass pass) {
-    Committed<Member, Placement> kept = pass.kept();
+    Committed<CycleState, Placement> kept = pass.kept();
     Refusals refusals = pass.refusals();
     Outcome triggers = null;
-    List<Map.Entry<Member, Placement>> writes = new ArrayList<>(kept.placed().entrySet());
+    List<Map.Entry<CycleState, Placement>> writes = new ArrayList<>(kept.placed().entrySet());
     for (int i = 0; i < writes.size(); i++) {
-      Member m = writes.get(i).getKey();
+      CycleState m = writes.get(i).getKey();
       Outcome o;
       try {
-        o = scheduling.write(m.pod(), m.claims(), writes.get(i).getValue(), m.shared());
+        o = binding.run(m, writes.get(i).getValue());
       } catch (RuntimeException e) {
         // the members after this one were assumed and never written: give them back
-        synchronized (scheduling.decisionLock()) {
-          for (Map.Entry<Member, Placement> rest : writes.subList(i + 1, writes.size())) {
-            scheduling.unassume(rest.getKey().pod(), rest.getKey().claims(), rest.getValue());
+        synchronized (cycle.lock()) {
+          for (Map.Entry<CycleState, Placement> rest : writes.subList(i + 1, writes.size())) {
+            cycle.unreserve(rest.getKey(), rest.getValue());
           }
         }
         throw e;
@@ -283,7 +279,7 @@ final class GangScheduling {
     private final Map<String, String> byUid = new TreeMap<>();
     private String first;
 
-    void add(Member m, Decided d) {
+    void add(CycleState m, Decided d) {
       String why;
       if (d instanceof NotPlaced np && np.outcome() instanceof Outcome.Unschedulable u) {
         why = u.message();
@@ -292,7 +288,7 @@ final class GangScheduling {
       } else {
         // the diagnosis of where no node took the claims is left out: it would run under the lock
         Unexplained u = (Unexplained) d;
-        u.spans().values().forEach(ClaimTracer.TraceSpan::end);
+        u.spans().end();
         why = "its claims fit on none of the " + u.nodes().feasible().size() + " nodes left";
       }
       byUid.putIfAbsent(m.uid(), why);
@@ -323,32 +319,18 @@ final class GangScheduling {
    * The member with its claims, when it could be placed now as a lone pod could: no scheduling
    * gates, every claim there and not being deleted, no unsupported volume.
    */
-  private Optional<Member> prepare(Pod p, PodGroupClaims group) {
+  private Optional<CycleState> prepare(Pod p, PodGroupClaims group) {
     if (p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty()) {
       return Optional.empty();
     }
-    PodClaimResolver.Resolution r = scheduling.resolve(p, group);
+    PodClaimResolver.Resolution r = templates.resolve(p, group);
     if (!r.complete()
-        || !PodScheduling.missing(r).isEmpty()
-        || !PodScheduling.beingDeleted(r).isEmpty()
-        || UnsupportedVolumes.refusal(p).isPresent()) {
+        || !PreEnqueue.missing(r).isEmpty()
+        || !PreEnqueue.beingDeleted(r).isEmpty()
+        || PreFilter.refusal(p).isPresent()) {
       return Optional.empty();
     }
-    List<ResourceClaim> claims = PodScheduling.distinct(r.claims().values());
-    return Optional.of(
-        new Member(
-            p,
-            claims,
-            unallocated(claims),
-            ExtendedResources.need(p, view),
-            PodScheduling.sharedClaims(p, group, r)));
-  }
-
-  private static List<ResourceClaim> unallocated(List<ResourceClaim> claims) {
-    return new ArrayList<>(
-        claims.stream()
-            .filter(c -> c.getStatus() == null || c.getStatus().getAllocation() == null)
-            .toList());
+    return Optional.of(PreFilter.state(p, r, group, view));
   }
 
   /**

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.Deadline;
 import io.kdra.core.alloc.RankedSearch;
@@ -77,6 +78,15 @@ public interface PodAllocator {
       /** Whether the search stopped at its deadline rather than ruling every node out. */
       public boolean timedOut() {
         return Outcome.Unschedulable.DEADLINE_EXCEEDED.equals(reason);
+      }
+
+      /**
+       * The {@code PodScheduled} message when the claims fit on none of the nodes that passed the
+       * filter, {@code filtered}: its summary when it rejected some, then this explanation. Public
+       * so that {@code kubectl dra} words it as this controller does.
+       */
+      public String message(NodeFilter.Result filtered) {
+        return filtered.rejected().isEmpty() ? message : filtered.summary() + " " + message;
       }
     }
 

@@ -4,12 +4,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import io.kdra.claimcontroller.k8s.PodBinder;
-import io.kdra.events.EventRecorder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,23 +13,20 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
- * The write half of a scheduling attempt, after {@link PodScheduling} decided and assumed: every
- * claim reserved for the pod (finalizer, then allocation and {@code reservedFor}; upstream's
- * PreBind), then the binding. Runs outside the scheduling lock. A write refused as stale undoes the
+ * kube-scheduler's PreBind for this scheduler (DynamicResources' {@code bindClaim}): every claim
+ * reserved for the pod, or for its PodGroup where the members share it (finalizer, then allocation
+ * and {@code reservedFor}), decided on the informer's copy. A write refused as stale undoes the
  * reservations made so far and releases the allocations assumed for the rest, so their devices are
  * free for the next decision; an allocation whose write may have reached the API server stays
  * assumed until the informer shows the truth. Each write asks the Lease fence right before it goes
  * out; once it says no, nothing more is written, not even an undo: whoever leads next finds the
  * claims reserved for the pod and binds it there.
  */
-final class ReserveAndBind {
+final class PreBind {
 
   private final ClusterView view;
   private final RecentWrites recent;
   private final ClaimWriter claims;
-  private final PodBinder binder;
-  private final EventRecorder events;
-  private final ClaimTracer tracer;
   private final BooleanSupplier mayWrite;
 
   /**
@@ -41,115 +34,18 @@ final class ReserveAndBind {
    *     made earlier, and the Lease may have gone stale since (a long search, a GC pause, a frozen
    *     process), with another replica leading and deciding meanwhile
    */
-  ReserveAndBind(
-      ClusterView view,
-      RecentWrites recent,
-      ClaimWriter claims,
-      PodBinder binder,
-      EventRecorder events,
-      ClaimTracer tracer,
-      BooleanSupplier mayWrite) {
-    this.mayWrite = mayWrite;
+  PreBind(ClusterView view, RecentWrites recent, ClaimWriter claims, BooleanSupplier mayWrite) {
     this.view = view;
     this.recent = recent;
     this.claims = claims;
-    this.binder = binder;
-    this.events = events;
-    this.tracer = tracer;
-  }
-
-  /**
-   * Reserves {@code podClaims} for {@code pod}, writing {@code allocations} (claim UID to result)
-   * where given, and binds the pod to {@code node}.
-   */
-  Outcome reserveAndBind(
-      Pod pod,
-      List<ResourceClaim> podClaims,
-      String node,
-      Map<String, AllocationResult> allocations,
-      Map<String, ClaimTracer.TraceSpan> spans) {
-    return reserveAndBind(pod, podClaims, node, allocations, spans, () -> {});
-  }
-
-  /**
-   * As above, running {@code beforeBind} once every claim is reserved (the rest of PreBind: the
-   * pod's extended resource claim status); if it fails, the reservations are undone.
-   */
-  Outcome reserveAndBind(
-      Pod pod,
-      List<ResourceClaim> podClaims,
-      String node,
-      Map<String, AllocationResult> allocations,
-      Map<String, ClaimTracer.TraceSpan> spans,
-      Runnable beforeBind) {
-    return reserveAndBind(pod, podClaims, node, allocations, spans, Map.of(), beforeBind);
-  }
-
-  /**
-   * As above, reserving the claims in {@code groupClaims} (by UID) for the consumer given there:
-   * the pod's PodGroup, for the claims its members share; the others for the pod.
-   */
-  Outcome reserveAndBind(
-      Pod pod,
-      List<ResourceClaim> podClaims,
-      String node,
-      Map<String, AllocationResult> allocations,
-      Map<String, ClaimTracer.TraceSpan> spans,
-      Map<String, ResourceClaimConsumerReference> groupClaims,
-      Runnable beforeBind) {
-    Optional<Outcome> failed = reserveAll(pod, podClaims, allocations, spans, groupClaims);
-    if (failed.isPresent()) {
-      return failed.get();
-    }
-    if (!mayWrite.getAsBoolean()) {
-      return PodScheduling.FENCED; // the reservations stay, as below
-    }
-    try {
-      beforeBind.run();
-    } catch (RuntimeException e) {
-      rollback(pod, podClaims, allocations);
-      throw e;
-    }
-    if (!mayWrite.getAsBoolean()) {
-      // the reservations stay: undoing them is a write too, and whoever leads next binds the pod
-      // where its claims are allocated
-      return PodScheduling.FENCED;
-    }
-    List<ClaimTracer.TraceSpan> bindSpans =
-        podClaims.stream()
-            .map(
-                c ->
-                    tracer.start(c, "bind").attribute("node", node).attribute("pod", Pods.key(pod)))
-            .toList();
-    try {
-      binder.bind(pod, node);
-      bindSpans.forEach(ClaimTracer.TraceSpan::end);
-    } catch (KubernetesClientException e) {
-      bindSpans.forEach(s -> s.end(e));
-      if (e.getCode() != 404 && e.getCode() != 409) {
-        throw e;
-      }
-      // The pod is gone, or replaced by one of the same name (the binding names the UID):
-      // nothing will use these reservations, so they are undone now rather than left to cleanup.
-      rollback(pod, podClaims, allocations);
-      return new Outcome.Waiting(
-          "pod "
-              + Pods.key(pod)
-              + " was deleted or replaced while "
-              + "being bound; its reservations were released");
-    } catch (RuntimeException e) {
-      bindSpans.forEach(s -> s.end(e));
-      throw e;
-    }
-    events.normal(pod, "Scheduled", "Successfully assigned " + Pods.key(pod) + " to " + node);
-    return new Outcome.Bound(node);
+    this.mayWrite = mayWrite;
   }
 
   /**
    * Reserves every claim, deciding on the informer's copy where it has one; on a stale or refused
    * step, undoes the reservations made so far and forgets the allocations not written.
    */
-  private Optional<Outcome> reserveAll(
+  Optional<Outcome> reserveAll(
       Pod pod,
       List<ResourceClaim> podClaims,
       Map<String, AllocationResult> allocations,
@@ -237,7 +133,7 @@ final class ReserveAndBind {
 
     @Override
     public boolean mayWrite() {
-      fenced = !ReserveAndBind.this.mayWrite.getAsBoolean();
+      fenced = !PreBind.this.mayWrite.getAsBoolean();
       return !fenced;
     }
 
@@ -272,7 +168,8 @@ final class ReserveAndBind {
     }
   }
 
-  private void rollback(Pod pod, List<ResourceClaim> done, Map<String, AllocationResult> ours) {
+  /** Undoes the reservations of {@code done}; those allocated by this attempt are released. */
+  void rollback(Pod pod, List<ResourceClaim> done, Map<String, AllocationResult> ours) {
     for (ResourceClaim c : done) {
       boolean allocatedByUs = ours.containsKey(c.getMetadata().getUid());
       claims.release(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod, allocatedByUs);

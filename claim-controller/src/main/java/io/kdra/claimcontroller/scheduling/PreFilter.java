@@ -1,0 +1,79 @@
+package io.kdra.claimcontroller.scheduling;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
+import io.kdra.claimcontroller.domain.PodClaimResolver;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
+import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.UnsupportedVolumes;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * kube-scheduler's PreFilter for this scheduler: what it refuses before looking at any node (pod
+ * fields it cannot honour, {@link UnsupportedVolumes}), and the attempt's {@link CycleState}. The
+ * extended-resource part is {@link ExtendedPreFilter}'s. Pure.
+ */
+final class PreFilter {
+
+  private PreFilter() {}
+
+  /** Why this scheduler cannot place {@code pod} at all; empty when it can. */
+  static Optional<Outcome> refusal(Pod pod) {
+    return UnsupportedVolumes.refusal(pod)
+        .map(why -> new Outcome.Unschedulable(why, Map.of(), "UnsupportedVolume"));
+  }
+
+  /**
+   * The attempt's state for {@code pod}, its claims resolved, a member of {@code group} or null.
+   */
+  static CycleState state(
+      Pod pod, PodClaimResolver.Resolution r, PodGroupClaims group, ClusterView view) {
+    List<ResourceClaim> claims = distinct(r.claims().values());
+    return new CycleState(
+        pod,
+        claims,
+        unallocated(claims),
+        ExtendedResources.need(pod, view),
+        sharedClaims(pod, group, r));
+  }
+
+  static List<ResourceClaim> distinct(Collection<ResourceClaim> cs) {
+    Map<String, ResourceClaim> byUid = new LinkedHashMap<>();
+    cs.forEach(c -> byUid.putIfAbsent(c.getMetadata().getUid(), c));
+    return new ArrayList<>(byUid.values());
+  }
+
+  static List<ResourceClaim> unallocated(List<ResourceClaim> claims) {
+    return new ArrayList<>(
+        claims.stream()
+            .filter(c -> c.getStatus() == null || c.getStatus().getAllocation() == null)
+            .toList());
+  }
+
+  /**
+   * The pod's claims that its PodGroup's members share (claim UID to the group's reference), to be
+   * reserved for the group rather than the pod.
+   */
+  static Map<String, ResourceClaimConsumerReference> sharedClaims(
+      Pod pod, PodGroupClaims group, PodClaimResolver.Resolution r) {
+    Map<String, ResourceClaimConsumerReference> shared = new LinkedHashMap<>();
+    if (group == null) {
+      return shared;
+    }
+    Map<String, ResourceClaim> byEntry = r.claims();
+    for (PodResourceClaim e : Pods.claimEntries(pod)) {
+      ResourceClaim c = byEntry.get(e.getName());
+      if (c != null && group.boundEntry(pod, e).isPresent()) {
+        shared.put(c.getMetadata().getUid(), group.consumer());
+      }
+    }
+    return shared;
+  }
+}

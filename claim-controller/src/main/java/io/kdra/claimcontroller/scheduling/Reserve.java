@@ -1,0 +1,64 @@
+package io.kdra.claimcontroller.scheduling;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.util.List;
+
+/**
+ * kube-scheduler's Reserve and Unreserve for this scheduler: a placement's devices and node taken
+ * in the assume cache ({@link RecentWrites}, and {@link AllocatedClaims} told at once) before the
+ * scheduling lock is released, so that the next pod's decision sees them taken while this one's
+ * writes run; given back when they are not written.
+ */
+final class Reserve {
+
+  private final DraManager dra;
+
+  Reserve(DraManager dra) {
+    this.dra = dra;
+  }
+
+  /** Under the lock: the placement's devices and node, taken until its writes are done. */
+  void reserve(Pod pod, List<ResourceClaim> podClaims, Decided.Placement placement) {
+    RecentWrites recent = dra.recent();
+    if (placement.special() != null) {
+      recent.created(placement.special().claim());
+    }
+    placement.allocations().forEach(recent::allocated);
+    // (RecentWrites tells the UIDs too; the keys make the next attempt's recheck direct)
+    claimsChanged(podClaims);
+    if (placement.special() != null) {
+      ResourceClaim special = placement.special().claim();
+      dra.allocated()
+          .claimChanged(special.getMetadata().getNamespace(), special.getMetadata().getName());
+    }
+    recent.binding(pod, placement.node());
+  }
+
+  /** Under the lock: gives back what {@link #reserve} took for a placement never written. */
+  void unreserve(Pod pod, List<ResourceClaim> podClaims, Decided.Placement placement) {
+    placement.allocations().keySet().forEach(dra.recent()::forgetUnsent);
+    claimsChanged(podClaims);
+    dra.recent().forgetBinding(pod.getMetadata().getUid());
+  }
+
+  /** The binding cycle ended without binding the pod: no longer being bound. */
+  void notBound(Pod pod) {
+    dra.recent().forgetBinding(pod.getMetadata().getUid());
+  }
+
+  /**
+   * The binding cycle failed: an assumption whose write never went out would otherwise stay for the
+   * claim's lifetime.
+   */
+  void unsent(Decided.Placement placement) {
+    placement.allocations().keySet().forEach(dra.recent()::forgetUnsent);
+  }
+
+  private void claimsChanged(List<ResourceClaim> claims) {
+    claims.forEach(
+        c ->
+            dra.allocated()
+                .claimChanged(c.getMetadata().getNamespace(), c.getMetadata().getName()));
+  }
+}

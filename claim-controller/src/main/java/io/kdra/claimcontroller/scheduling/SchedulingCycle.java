@@ -1,0 +1,76 @@
+package io.kdra.claimcontroller.scheduling;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.kdra.claimcontroller.domain.NodeScoring;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * The scheduling cycle (kube-scheduler's {@code schedulingCycle}): {@link Filter}'s nodes, {@link
+ * Score}, {@link Filter}'s allocation, then {@link Reserve}, traced around by {@link AttemptSpans}.
+ * Runs under one lock, {@link #lock}, so that two pods are never decided at once; once a
+ * placement's devices and node are reserved, the lock is released and the next pod is decided while
+ * the {@link BindingCycle} writes this one's. So that no pod holds the lock for long, the device
+ * search stops at the attempt's deadline, and the diagnosis of a pod that fits nowhere runs after
+ * the lock ({@link Decided.Unexplained#explain}).
+ */
+final class SchedulingCycle {
+
+  private final Object lock = new Object();
+  private final Filter filter;
+  private final Score score;
+  private final Reserve reserve;
+  private final ClaimTracer tracer;
+
+  SchedulingCycle(Filter filter, Score score, Reserve reserve, ClaimTracer tracer) {
+    this.filter = filter;
+    this.score = score;
+    this.reserve = reserve;
+    this.tracer = tracer;
+  }
+
+  /** The lock every decision runs under (held by {@link GangScheduling} over its whole pass). */
+  Object lock() {
+    return lock;
+  }
+
+  /**
+   * Under the lock: where {@code s}'s pod goes, reserved, or why it cannot go anywhere now; its
+   * nodes narrowed to those {@code within} accepts (null: all), its device search stopping at the
+   * deadline of the pod's attempt number {@code attempt}.
+   */
+  Decided decide(CycleState s, Predicate<Node> within, int attempt) {
+    Filter.Nodes nodes = filter.nodes(s, within);
+    if (nodes.result().feasible().isEmpty()) {
+      return new Decided.NotPlaced(
+          new Outcome.Unschedulable(nodes.result().summary(), Map.of(), "NoFeasibleNode"));
+    }
+    NodeScoring.Scores scores = score.score(s.pod(), nodes);
+    AttemptSpans spans = AttemptSpans.start(tracer, s, nodes.result().feasible().size());
+    Filter.Allocation allocation = spans.around(() -> filter.allocate(s, nodes, scores, attempt));
+    if (allocation.decision() instanceof PodAllocator.Decision.NotPlaced np) {
+      spans.end();
+      return new Decided.NotPlaced(
+          new Outcome.Unschedulable(np.message(nodes.result()), np.perClaim(), np.reason()));
+    }
+    if (allocation.decision() instanceof PodAllocator.Decision.Unexplained u) {
+      return new Decided.Unexplained(nodes.result(), u, spans);
+    }
+    PodAllocator.Decision.Placed placed = (PodAllocator.Decision.Placed) allocation.decision();
+    spans.around(
+        () -> {
+          spans.placed(s.claims(), placed.node(), placed.allocations(), allocation.special());
+          return null;
+        });
+    Decided.Placement placement =
+        new Decided.Placement(placed.node(), placed.allocations(), spans, allocation.special());
+    reserve.reserve(s.pod(), s.claims(), placement);
+    return placement;
+  }
+
+  /** Under the lock: gives back a placement {@link #decide} reserved and that is not written. */
+  void unreserve(CycleState s, Decided.Placement placement) {
+    reserve.unreserve(s.pod(), s.claims(), placement);
+    placement.spans().end();
+  }
+}

@@ -1,0 +1,96 @@
+package io.kdra.claimcontroller.scheduling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.claimcontroller.domain.K;
+import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.domain.Upstream;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Reserve} and Unreserve end to end: what an attempt reserved stays taken until the informer
+ * shows its write, and is given back when it is not written.
+ */
+class ReserveTest extends SchedulingFixture {
+
+  @Test
+  void twoPodsNeverGetTheSameDevice() {
+    client.resource(K.template("tpl")).create();
+    for (String name : List.of("p1", "p2", "p3")) {
+      Pod pod = create(K.podWithTemplate(name, "gpu", "tpl"));
+      scheduling.schedule(pod);
+      scheduling.schedule(get(name));
+    }
+    assertThat(allClaims())
+        .filteredOn(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
+        .extracting(c -> c.getStatus().getAllocation().getDevices().getResults().get(0).getDevice())
+        .containsExactlyInAnyOrder("dev-0", "dev-1");
+    Outcome third = scheduling.schedule(get("p3"));
+    assertThat(third).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(((Outcome.Unschedulable) third).message()).contains("no device left");
+  }
+
+  /**
+   * The informer lags behind an allocation this process wrote for longer than any timeout (a
+   * relist, a slow watch): the device stays taken, so a second claim cannot get it; once the
+   * informer shows the written version, the informer answers for the claim alone.
+   */
+  @Test
+  void anAllocationTheInformerHasNotShownKeepsItsDeviceHoweverLongItLags() {
+    allocator = new FakeAllocator(1);
+    RecentWrites recent = new RecentWrites();
+    PodScheduling s = newScheduling(TemplateMode.OWN, recent);
+    ResourceClaim one = client.resource(K.claim("one").build()).create();
+    client.resource(K.claim("two").build()).create();
+    view.frozen.put("one", one);
+
+    assertThat(s.schedule(create(K.podWithClaims("first", "gpu", "one"))))
+        .isEqualTo(new Outcome.Bound("node-a"));
+    // (no clock decides: until this fix, what was remembered went after one minute)
+
+    Outcome second = s.schedule(create(K.podWithClaims("second", "gpu", "two")));
+    assertThat(second).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(claim("two").getStatus() == null ? null : claim("two").getStatus().getAllocation())
+        .as("the only device is held by claim one")
+        .isNull();
+
+    // the informer catches up: what was remembered goes, the informer's copy holds the device
+    view.frozen.clear();
+    assertThat(s.schedule(create(K.podWithClaims("third", "gpu", "two"))))
+        .isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(recent.assumes(one.getMetadata().getUid())).isFalse();
+  }
+
+  @Test
+  void aRefusedReservationReleasesEveryDeviceTheAttemptAssumed() {
+    client.resource(K.claim("one").build()).create();
+    // "two" cannot take another consumer: its reservation is refused after "one"'s was written
+    var full = K.claim("two");
+    for (int i = 0; i < Upstream.MAX_RESERVED_FOR; i++) {
+      full.editOrNewStatus()
+          .addNewReservedFor()
+          .withResource("pods")
+          .withName("other-" + i)
+          .withUid("uid-other-" + i)
+          .endReservedFor()
+          .endStatus();
+    }
+    client.resource(full.build()).create();
+    Pod pod = create(K.podWithClaims("web", "a", "one", "b", "two"));
+    RecentWrites recent = new RecentWrites();
+    PodScheduling s = newScheduling(TemplateMode.OWN, recent);
+
+    assertThat(s.schedule(pod)).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(claim("one").getStatus().getAllocation()).isNull();
+    assertThat(claim("two").getStatus().getAllocation()).isNull();
+
+    // both devices of the node are free again: a pod needing two gets both
+    client.resource(K.claim("three").build()).create();
+    client.resource(K.claim("four").build()).create();
+    Pod next = create(K.podWithClaims("next", "a", "three", "b", "four"));
+    assertThat(s.schedule(next)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+}

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.NodeScoring;
@@ -262,6 +263,21 @@ public final class PodScheduling {
                 created.getMetadata().getNamespace() + "/" + created.getMetadata().getName())
             .attribute("pod", Pods.key(pod))
             .end();
+      } catch (KubernetesClientException e) {
+        span.end(e);
+        if (ApiRefusal.isRefusal(e)) {
+          // upstream's reason and message shape, with the API server's words unchanged
+          String why =
+              "PodResourceClaim "
+                  + s.entry()
+                  + ": create ResourceClaim "
+                  + nameOf(s.desired())
+                  + ": "
+                  + ApiRefusal.message(e);
+          events.warning(pod, "FailedResourceClaimCreation", why);
+          throw new ApiRefusal(why);
+        }
+        throw e;
       } catch (RuntimeException e) {
         span.end(e);
         throw e;
@@ -287,6 +303,12 @@ public final class PodScheduling {
       pods.recordClaims(pod, record);
     }
     return Optional.of(r);
+  }
+
+  /** A claim to create by its name, or the prefix the API server will complete. */
+  private static String nameOf(ResourceClaim desired) {
+    String name = desired.getMetadata().getName();
+    return name != null && !name.isEmpty() ? name : desired.getMetadata().getGenerateName();
   }
 
   /**
@@ -350,7 +372,12 @@ public final class PodScheduling {
     }
     Optional<PodGroupPolicy> policy = groupOf(pod);
     PodGroupClaims group = policy.map(PodGroupPolicy::claims).orElse(null);
-    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod, group);
+    Optional<PodClaimResolver.Resolution> ensured;
+    try {
+      ensured = ensureClaims(pod, group);
+    } catch (ApiRefusal refused) {
+      return new Outcome.Unschedulable(refused.getMessage(), Map.of(), "ClaimRefused");
+    }
     if (ensured.isEmpty()) {
       return FENCED;
     }
@@ -857,7 +884,12 @@ public final class PodScheduling {
     // group its entries would look like its own and get claims of their own
     PodGroupClaims group =
         unrecordedTemplateEntry(pod) ? groupOf(pod).map(PodGroupPolicy::claims).orElse(null) : null;
-    Optional<PodClaimResolver.Resolution> ensured = ensureClaims(pod, group);
+    Optional<PodClaimResolver.Resolution> ensured;
+    try {
+      ensured = ensureClaims(pod, group);
+    } catch (ApiRefusal refused) {
+      return; // the pod has the Event; its next update or retry tries again
+    }
     if (ensured.isEmpty()) {
       return;
     }

@@ -22,6 +22,7 @@ func withGates(f structured.Features, spec string) (structured.Features, error) 
 		"DRADeviceTaints":              &f.DeviceTaints,
 		"DRAFractionalCapacityRange":   &f.FractionalCapacityRange,
 		"DRAListTypeAttributes":        &f.ListTypeAttributes,
+		"DRAOptionalNodeOperations":    &f.OptionalNodeOperations,
 		"DRAPartitionableDevices":      &f.PartitionableDevices,
 		"DRAPrioritizedList":           &f.PrioritizedList,
 	}

@@ -227,7 +227,8 @@ class RenderTest {
             "kdra.claim-controller.allocator.feature-gates",
             "DRAAdminAccess=false,DRAConsumableCapacity=true,DRADerivedAttributes=false,"
                 + "DRADeviceBindingConditions=true,DRADeviceCompatibilityGroups=false,"
-                + "DRADeviceTaints=true,DRAPartitionableDevices=true,DRAPrioritizedList=true")
+                + "DRADeviceTaints=true,DRAOptionalNodeOperations=false,DRAPartitionableDevices=true,"
+                + "DRAPrioritizedList=true")
         .containsEntry("quarkus.log.level", "WARN")
         .containsEntry(
             "quarkus.operator-sdk.controllers.pod-scheduler.retry.interval.max", "60000");
@@ -245,7 +246,8 @@ class RenderTest {
     String all =
         "DRAAdminAccess=true,DRAConsumableCapacity=true,DRADerivedAttributes=false,"
             + "DRADeviceBindingConditions=true,DRADeviceCompatibilityGroups=false,"
-            + "DRADeviceTaints=true,DRAPartitionableDevices=true,DRAPrioritizedList=true";
+            + "DRADeviceTaints=true,DRAOptionalNodeOperations=false,DRAPartitionableDevices=true,"
+            + "DRAPrioritizedList=true";
     return Stream.of(
         Arguments.of(named("defaults: every gate as Kubernetes 1.37 has it", Map.of()), all),
         Arguments.of(

@@ -35,10 +35,11 @@ import org.junit.jupiter.api.Test;
  * allocations must be the same too, share IDs aside: upstream's first fit is deterministic for a
  * given input (see "Differential testing against upstream" in docs/dev/oracles.md).
  *
- * <p>All four generator profiles run: {@value #DEFAULT_SCENARIOS} basic, {@value #DEFAULT_EXTENDED}
- * extended, {@value #DEFAULT_SHARED} shared and {@value #DEFAULT_ALPHA} alpha scenarios (the alpha
- * one with its feature gates on in both programs). {@code -Dprofile=basic}, {@code extended},
- * {@code shared} or {@code alpha} runs only one, {@code -Dscenarios=N} sets how many of each and
+ * <p>All five generator profiles run: {@value #DEFAULT_SCENARIOS} basic, {@value #DEFAULT_EXTENDED}
+ * extended, {@value #DEFAULT_SHARED} shared, {@value #DEFAULT_ALPHA} alpha and {@value
+ * #DEFAULT_NEWER} newer scenarios (the alpha one with its feature gates on in both programs, the
+ * newer one with each scenario's own). {@code -Dprofile=basic}, {@code extended}, {@code shared},
+ * {@code alpha} or {@code newer} runs only one, {@code -Dscenarios=N} sets how many of each and
  * {@code -Dseed=S} the first seed (default 1; scenario i uses seed S+i). A failing scenario's input
  * stays in {@code target/differential/seed-S.yaml} (other profiles: {@code <profile>-seed-S.yaml})
  * for {@code bin/dra-alloc}; the others are deleted. No control plane needed.
@@ -56,6 +57,9 @@ class UpstreamDifferentialIT {
 
   /** The alpha profile's scenarios in the build. */
   static final int DEFAULT_ALPHA = 200;
+
+  /** The newer profile's scenarios in the build. */
+  static final int DEFAULT_NEWER = 200;
 
   static final Path OUT = Path.of("target", "differential");
   static final String OURS_INVALID = "invalid allocation of ours: ";
@@ -97,6 +101,18 @@ class UpstreamDifferentialIT {
     run(Profile.ALPHA, DEFAULT_ALPHA);
   }
 
+  /**
+   * The newer profile: the extended scenarios plus the other 1.37 fields (skipNodeOperations with
+   * nodes that declare DRAOptionalNodeOperations or not, partitionTypeAttribute,
+   * nodeAllocatableResources), each seed with its own gates: DRAOptionalNodeOperations on, off
+   * beside another alpha gate (upstream's experimental allocator), or every alpha gate off
+   * (incubating).
+   */
+  @Test
+  void agreesWithUpstreamOnNewerScenarios() throws IOException {
+    run(Profile.NEWER, DEFAULT_NEWER);
+  }
+
   void run(Profile profile, int defaultScenarios) throws IOException {
     String only = System.getProperty("profile", "");
     Assumptions.assumeTrue(only.isBlank() || Profile.of(only) == profile, "-Dprofile=" + only);
@@ -126,10 +142,9 @@ class UpstreamDifferentialIT {
       GeneratedScenario s = ScenarioGenerator.generate(seed, profile);
       Path file = OUT.resolve(prefix + "seed-" + seed + ".yaml");
       Files.writeString(file, s.yaml());
-      List<String> args =
-          profile.featureGates().isEmpty()
-              ? List.of("-o", "json", file.toString())
-              : List.of("-o", "json", "--feature-gates=" + profile.featureGates(), file.toString());
+      List<String> args = new ArrayList<>(List.of("-o", "json"));
+      args.addAll(s.gateArgs());
+      args.add(file.toString());
       long t0 = System.nanoTime();
       AllocationDecision ours = decide(UpstreamAlloc.kdra(args));
       long t1 = System.nanoTime();
@@ -137,7 +152,8 @@ class UpstreamDifferentialIT {
       oursNanos += t1 - t0;
       upstreamNanos += System.nanoTime() - t1;
       List<String> found = new ArrayList<>(compare(s, ours, upstream));
-      live.add(AllocationGolden.line(s, upstream.exit(), upstream.claims(), upstream.err()));
+      live.add(
+          AllocationGolden.line(profile, s, upstream.exit(), upstream.claims(), upstream.err()));
       for (String k : ours.claims().keySet()) {
         claims++;
         boolean a = ours.allocated().contains(k);
@@ -160,9 +176,7 @@ class UpstreamDifferentialIT {
             "seed "
                 + seed
                 + ": replay with bin/dra-alloc -o summary "
-                + (profile.featureGates().isEmpty()
-                    ? ""
-                    : "--feature-gates=" + profile.featureGates() + " ")
+                + (s.featureGates().isEmpty() ? "" : "--feature-gates=" + s.featureGates() + " ")
                 + Path.of("integration-tests").resolve(file)
                 + ", or -Dit.test="
                 + getClass().getSimpleName()

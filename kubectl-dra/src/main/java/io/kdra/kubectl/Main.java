@@ -124,9 +124,10 @@ public final class Main implements Callable<Integer> {
         description =
             "allocator features, e.g. DRAPrioritizedList=false; known: DRAAdminAccess, "
                 + "DRAConsumableCapacity, DRADerivedAttributes, DRADeviceBindingConditions, "
-                + "DRADeviceCompatibilityGroups, DRADeviceTaints, DRAPartitionableDevices, "
-                + "DRAPrioritizedList (default: Kubernetes 1.37's, the alpha "
-                + "DRADerivedAttributes and DRADeviceCompatibilityGroups off)")
+                + "DRADeviceCompatibilityGroups, DRADeviceTaints, DRAFractionalCapacityRange, "
+                + "DRAOptionalNodeOperations, DRAPartitionableDevices, DRAPrioritizedList "
+                + "(default: Kubernetes 1.37's, the alpha DRADerivedAttributes, "
+                + "DRADeviceCompatibilityGroups and DRAOptionalNodeOperations off)")
     AllocatorFeatures features = AllocatorFeatures.defaults();
   }
 

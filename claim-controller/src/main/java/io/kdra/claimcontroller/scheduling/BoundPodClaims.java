@@ -53,7 +53,12 @@ final class BoundPodClaims {
         unrecordedTemplateEntry(pod)
             ? groupOf.apply(pod).map(PodGroupPolicy::claims).orElse(null)
             : null;
-    Optional<PodClaimResolver.Resolution> ensured = templates.ensure(pod, group);
+    Optional<PodClaimResolver.Resolution> ensured;
+    try {
+      ensured = templates.ensure(pod, group);
+    } catch (ApiRefusal refused) {
+      return; // the pod has the Event; its next update or retry tries again
+    }
     if (ensured.isEmpty()) {
       return;
     }

@@ -60,7 +60,7 @@ final class ExtendedClaimWrites {
       // nothing of this attempt was written: its assumed devices are free again
       recent.forgetCreated(placeholder);
       allocations.keySet().forEach(recent::forgetAllocation);
-      if (e.getCode() >= 400 && e.getCode() < 500 && e.getCode() != 409) {
+      if (ApiRefusal.isRefusal(e)) {
         // refused for what it is (a quota, an invalid request): the pod's owner must act
         String why =
             "creating the claim for extended resources "
@@ -71,7 +71,7 @@ final class ExtendedClaimWrites {
                         .distinct()
                         .toList())
                 + " was refused: "
-                + message(e);
+                + ApiRefusal.message(e);
         events.warning(pod, "FailedResourceClaimCreation", why);
         return new Outcome.Unschedulable(why, Map.of(), "ClaimRefused");
       }
@@ -108,11 +108,5 @@ final class ExtendedClaimWrites {
       recent.forgetAllocation(uid);
     }
     return o;
-  }
-
-  private static String message(KubernetesClientException e) {
-    return e.getStatus() != null && e.getStatus().getMessage() != null
-        ? e.getStatus().getMessage()
-        : e.getMessage();
   }
 }

@@ -13,6 +13,7 @@ import io.kdra.claimcontroller.k8s.PodGroups;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.events.EventRecorder;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -174,7 +175,12 @@ public final class PodScheduling {
     }
     Optional<PodGroupPolicy> policy = groupOf(pod);
     PodGroupClaims group = policy.map(PodGroupPolicy::claims).orElse(null);
-    Optional<PodClaimResolver.Resolution> ensured = templates.ensure(pod, group);
+    Optional<PodClaimResolver.Resolution> ensured;
+    try {
+      ensured = templates.ensure(pod, group);
+    } catch (ApiRefusal refused) {
+      return new Outcome.Unschedulable(refused.getMessage(), Map.of(), "ClaimRefused");
+    }
     if (ensured.isEmpty()) {
       return FENCED;
     }

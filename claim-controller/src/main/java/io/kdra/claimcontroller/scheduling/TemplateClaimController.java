@@ -2,6 +2,7 @@ package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodClaimResolver.Step;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
@@ -134,10 +135,31 @@ final class TemplateClaimController {
           .attribute("pod", Pods.key(pod))
           .end();
       return created;
+    } catch (KubernetesClientException e) {
+      span.end(e);
+      if (ApiRefusal.isRefusal(e)) {
+        // upstream's reason and message shape, with the API server's words unchanged
+        String why =
+            "PodResourceClaim "
+                + s.entry()
+                + ": create ResourceClaim "
+                + nameOf(s.desired())
+                + ": "
+                + ApiRefusal.message(e);
+        events.warning(pod, "FailedResourceClaimCreation", why);
+        throw new ApiRefusal(why);
+      }
+      throw e;
     } catch (RuntimeException e) {
       span.end(e);
       throw e;
     }
+  }
+
+  /** A claim to create by its name, or the prefix the API server will complete. */
+  private static String nameOf(ResourceClaim desired) {
+    String name = desired.getMetadata().getName();
+    return name != null && !name.isEmpty() ? name : desired.getMetadata().getGenerateName();
   }
 
   /**

@@ -95,4 +95,48 @@ class TemplateClaimControllerTest extends SchedulingFixture {
     scheduling.schedule(pod);
     assertThat(allClaims()).hasSize(1);
   }
+
+  /**
+   * A claim the API server refuses (its validation, an admission policy, a quota) is reported on
+   * the pod with the API server's own message, as upstream's claim controller reports it
+   * ("FailedResourceClaimCreation", "PodResourceClaim <entry>: create ResourceClaim <name>: ..."),
+   * and the pod waits as unschedulable instead of failing its reconcile.
+   */
+  @Test
+  void aClaimTheApiServerRefusesIsReportedOnThePodWithTheApiServersMessage() {
+    String refusal =
+        "ResourceClaim.resource.k8s.io \"web-gpu-\" is forbidden: ValidatingAdmissionPolicy"
+            + " 'claims-need-a-team' with binding 'claims-need-a-team' denied request: every"
+            + " claim needs a team label";
+    server
+        .expect()
+        .post()
+        .withPath("/apis/resource.k8s.io/v1/namespaces/" + NS + "/resourceclaims")
+        .andReturn(
+            403,
+            new io.fabric8.kubernetes.api.model.StatusBuilder()
+                .withStatus("Failure")
+                .withReason("Forbidden")
+                .withCode(403)
+                .withMessage(refusal)
+                .build())
+        .once();
+    client.resource(K.template("tpl")).create();
+    Pod pod = create(K.podWithTemplate("web", "gpu", "tpl"));
+    Outcome outcome = scheduling.schedule(pod);
+    assertThat(outcome).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(((Outcome.Unschedulable) outcome).message()).endsWith(refusal);
+    assertThat(client.v1().events().inNamespace(NS).list().getItems())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getReason()).isEqualTo("FailedResourceClaimCreation");
+              assertThat(e.getMessage())
+                  .isEqualTo("PodResourceClaim gpu: create ResourceClaim web-gpu-: " + refusal);
+              assertThat(e.getInvolvedObject().getName()).isEqualTo("web");
+            });
+    assertThat(allClaims()).isEmpty();
+    // once the API server accepts it, the next attempt creates it
+    scheduling.schedule(pod);
+    assertThat(allClaims()).hasSize(1);
+  }
 }

@@ -80,9 +80,11 @@ public final class Main {
                           + " DRAPrioritizedList=false,DRAAdminAccess=true; known: DRAAdminAccess,"
                           + " DRAConsumableCapacity, DRADerivedAttributes,"
                           + " DRADeviceBindingConditions, DRADeviceCompatibilityGroups,"
-                          + " DRADeviceTaints, DRAPartitionableDevices, DRAPrioritizedList"
-                          + " (default: Kubernetes 1.37's, the alpha DRADerivedAttributes and"
-                          + " DRADeviceCompatibilityGroups off)")
+                          + " DRADeviceTaints, DRAFractionalCapacityRange,"
+                          + " DRAOptionalNodeOperations, DRAPartitionableDevices,"
+                          + " DRAPrioritizedList (default: Kubernetes 1.37's, the alpha"
+                          + " DRADerivedAttributes, DRADeviceCompatibilityGroups and"
+                          + " DRAOptionalNodeOperations off)")
                   .get())
           .addOption(
               Option.builder("h").longOpt("help").desc("Show this help message and exit.").get())

@@ -47,13 +47,11 @@ class GeneratedScenariosTest {
       Files.writeString(file, s.yaml());
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
-      // the alpha profile's fields need its gates, as in the differential run
-      String[] args =
-          profile.featureGates().isEmpty()
-              ? new String[] {"-o", "json", file.toString()}
-              : new String[] {
-                "-o", "json", "--feature-gates=" + profile.featureGates(), file.toString()
-              };
+      // the alpha and newer profiles' fields need their gates, as in the differential run
+      List<String> argList = new ArrayList<>(List.of("-o", "json"));
+      argList.addAll(s.gateArgs());
+      argList.add(file.toString());
+      String[] args = argList.toArray(new String[0]);
       int status =
           Main.run(
               args,

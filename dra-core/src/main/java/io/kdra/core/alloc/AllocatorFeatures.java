@@ -29,6 +29,12 @@ import java.util.List;
  * @param compatibilityGroups {@code DRADeviceCompatibilityGroups} (alpha in 1.37): devices drawing
  *     on one counter set are co-allocated only when their {@code compatibilityGroups} intersect;
  *     off, slices that declare groups are ignored (their pools become incomplete)
+ * @param optionalNodeOperations {@code DRAOptionalNodeOperations} (alpha in 1.37): a device of a
+ *     slice with {@code skipNodeOperations} is allocated only on a node that declares the feature
+ *     in {@code status.declaredFeatures}, and the slice's list is copied into its result (the
+ *     kubelet then skips those calls); off, such devices are not allocated while another alpha gate
+ *     is on, and allocated as any other (the list not copied) while none is, as upstream's
+ *     experimental and incubating allocators do
  */
 public record AllocatorFeatures(
     boolean adminAccess,
@@ -39,7 +45,8 @@ public record AllocatorFeatures(
     boolean bindingConditions,
     boolean fractionalCapacityRange,
     boolean derivedAttributes,
-    boolean compatibilityGroups) {
+    boolean compatibilityGroups,
+    boolean optionalNodeOperations) {
 
   /** The upstream feature-gate names this record holds, sorted. */
   public static final List<String> GATES =
@@ -51,22 +58,24 @@ public record AllocatorFeatures(
           "DRADeviceCompatibilityGroups",
           "DRADeviceTaints",
           "DRAFractionalCapacityRange",
+          "DRAOptionalNodeOperations",
           "DRAPartitionableDevices",
           "DRAPrioritizedList");
 
   /** Kubernetes 1.37 defaults: GA and beta on, alpha off. */
   public static AllocatorFeatures defaults() {
-    return new AllocatorFeatures(true, true, true, true, true, true, true, false, false);
+    return new AllocatorFeatures(true, true, true, true, true, true, true, false, false, false);
   }
 
   /** Every feature on, alpha ones too (what upstream's experimental allocator supports). */
   public static AllocatorFeatures all() {
-    return new AllocatorFeatures(true, true, true, true, true, true, true, true, true);
+    return new AllocatorFeatures(true, true, true, true, true, true, true, true, true, true);
   }
 
   /** Only the GA core: every optional feature off (the 1.34 "stable" allocator's view). */
   public static AllocatorFeatures none() {
-    return new AllocatorFeatures(false, false, false, false, false, false, false, false, false);
+    return new AllocatorFeatures(
+        false, false, false, false, false, false, false, false, false, false);
   }
 
   public AllocatorFeatures withAdminAccess(boolean on) {
@@ -79,7 +88,8 @@ public record AllocatorFeatures(
         bindingConditions,
         fractionalCapacityRange,
         derivedAttributes,
-        compatibilityGroups);
+        compatibilityGroups,
+        optionalNodeOperations);
   }
 
   public AllocatorFeatures withPrioritizedList(boolean on) {
@@ -92,7 +102,8 @@ public record AllocatorFeatures(
         bindingConditions,
         fractionalCapacityRange,
         derivedAttributes,
-        compatibilityGroups);
+        compatibilityGroups,
+        optionalNodeOperations);
   }
 
   public AllocatorFeatures withDeviceTaints(boolean on) {
@@ -105,7 +116,8 @@ public record AllocatorFeatures(
         bindingConditions,
         fractionalCapacityRange,
         derivedAttributes,
-        compatibilityGroups);
+        compatibilityGroups,
+        optionalNodeOperations);
   }
 
   public AllocatorFeatures withPartitionableDevices(boolean on) {
@@ -118,7 +130,8 @@ public record AllocatorFeatures(
         bindingConditions,
         fractionalCapacityRange,
         derivedAttributes,
-        compatibilityGroups);
+        compatibilityGroups,
+        optionalNodeOperations);
   }
 
   public AllocatorFeatures withConsumableCapacity(boolean on) {
@@ -131,7 +144,8 @@ public record AllocatorFeatures(
         bindingConditions,
         fractionalCapacityRange,
         derivedAttributes,
-        compatibilityGroups);
+        compatibilityGroups,
+        optionalNodeOperations);
   }
 
   public AllocatorFeatures withBindingConditions(boolean on) {
@@ -144,7 +158,8 @@ public record AllocatorFeatures(
         on,
         fractionalCapacityRange,
         derivedAttributes,
-        compatibilityGroups);
+        compatibilityGroups,
+        optionalNodeOperations);
   }
 
   public AllocatorFeatures withFractionalCapacityRange(boolean on) {
@@ -157,7 +172,8 @@ public record AllocatorFeatures(
         bindingConditions,
         on,
         derivedAttributes,
-        compatibilityGroups);
+        compatibilityGroups,
+        optionalNodeOperations);
   }
 
   public AllocatorFeatures withDerivedAttributes(boolean on) {
@@ -170,7 +186,8 @@ public record AllocatorFeatures(
         bindingConditions,
         fractionalCapacityRange,
         on,
-        compatibilityGroups);
+        compatibilityGroups,
+        optionalNodeOperations);
   }
 
   public AllocatorFeatures withCompatibilityGroups(boolean on) {
@@ -183,7 +200,31 @@ public record AllocatorFeatures(
         bindingConditions,
         fractionalCapacityRange,
         derivedAttributes,
+        on,
+        optionalNodeOperations);
+  }
+
+  public AllocatorFeatures withOptionalNodeOperations(boolean on) {
+    return new AllocatorFeatures(
+        adminAccess,
+        prioritizedList,
+        deviceTaints,
+        partitionableDevices,
+        consumableCapacity,
+        bindingConditions,
+        fractionalCapacityRange,
+        derivedAttributes,
+        compatibilityGroups,
         on);
+  }
+
+  /**
+   * Whether upstream would decide with its "experimental" allocator: some alpha gate it alone
+   * supports is on (kube-scheduler picks the most stable allocator that supports every enabled
+   * feature). Where the two differ, with this false we decide as the "incubating" one does.
+   */
+  public boolean experimental() {
+    return derivedAttributes || compatibilityGroups || optionalNodeOperations;
   }
 
   /**
@@ -207,6 +248,8 @@ public record AllocatorFeatures(
         return withDeviceTaints(on);
       case "DRAFractionalCapacityRange":
         return withFractionalCapacityRange(on);
+      case "DRAOptionalNodeOperations":
+        return withOptionalNodeOperations(on);
       case "DRAPartitionableDevices":
         return withPartitionableDevices(on);
       case "DRAPrioritizedList":
@@ -290,6 +333,9 @@ public record AllocatorFeatures(
     }
     if (fractionalCapacityRange) {
       names.add("DRAFractionalCapacityRange");
+    }
+    if (optionalNodeOperations) {
+      names.add("DRAOptionalNodeOperations");
     }
     if (partitionableDevices) {
       names.add("DRAPartitionableDevices");

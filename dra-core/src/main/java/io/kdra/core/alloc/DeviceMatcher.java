@@ -34,6 +34,10 @@ final class DeviceMatcher {
     this.useCache = useCache;
   }
 
+  Node node() {
+    return node;
+  }
+
   /** Visible from the node and not hidden by a disabled feature. */
   boolean visible(CandidateDevice d) {
     if (!features.bindingConditions() && d.hasBindingConditions()) {

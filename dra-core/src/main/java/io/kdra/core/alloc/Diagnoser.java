@@ -284,6 +284,8 @@ final class Diagnoser {
     String blockingTaint = null;
     int noCounters = 0;
     int noCapacity = 0;
+    int noNodeOperations = 0;
+    NodeOperations nodeOperations = NodeOperations.on(features, matcher.node());
     RequestSpec spec = rd.spec();
     for (Pool pool : pools) {
       if (!pool.usable()) {
@@ -302,6 +304,8 @@ final class Diagnoser {
           boolean multi = features.consumableCapacity() && d.allowMultipleAllocations();
           if (!spec.adminAccess() && !multi && allocated.isAllocated(d.id())) {
             taken++;
+          } else if (!nodeOperations.allows(d)) {
+            noNodeOperations++;
           } else if (features.deviceTaints()
               && Taints.blocking(d.taints(), spec.tolerations()) != null) {
             tainted++;
@@ -335,6 +339,16 @@ final class Diagnoser {
         tainted,
         blockingTaint,
         noCounters,
-        noCapacity);
+        noCapacity,
+        noNodeOperations == 0 ? null : noNodeOperations + " " + nodeOperationsWhy(features));
+  }
+
+  /** Why devices that skip node operations are refused here: the gate, or the node. */
+  private String nodeOperationsWhy(AllocatorFeatures features) {
+    return features.optionalNodeOperations()
+        ? "skip node operations, which node "
+            + (matcher.node() == null ? "" : matcher.node().getMetadata().getName())
+            + " does not declare"
+        : "skip node operations, which needs " + NodeOperations.FEATURE + " on";
   }
 }

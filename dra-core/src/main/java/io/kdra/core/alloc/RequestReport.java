@@ -21,6 +21,8 @@ import java.util.List;
  * @param blockingTaint one such taint, as {@code key=value:Effect}, or null when none
  * @param noCounters matching devices whose shared counters are used up
  * @param noCapacity matching devices without enough remaining capacity
+ * @param skippingNodeOperations how many matching devices skip node operations that this node or
+ *     the gates do not allow, and why ({@code 2 skip node operations, which ...}); null when none
  */
 public record RequestReport(
     String request,
@@ -35,7 +37,8 @@ public record RequestReport(
     int tainted,
     String blockingTaint,
     int noCounters,
-    int noCapacity) {
+    int noCapacity,
+    String skippingNodeOperations) {
 
   /** Fewer free devices than needed (All needs at least one, and every match free). */
   boolean short_() {
@@ -61,6 +64,9 @@ public record RequestReport(
     List<String> why = new ArrayList<>();
     if (allocatedToOthers > 0) {
       why.add(allocatedToOthers + " allocated to other claims");
+    }
+    if (skippingNodeOperations != null) {
+      why.add(skippingNodeOperations);
     }
     if (tainted > 0) {
       why.add(

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClaimConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
+import io.kdra.core.model.NewerFields;
 import io.kdra.core.model.Quantity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,9 +24,10 @@ import java.util.TreeMap;
  * Turns a successful search into upstream-shaped {@link AllocationResult}s: one result entry per
  * picked device ({@code req} or {@code req/sub}, driver, pool, device, {@code adminAccess} only
  * when true, tolerations, share ID and consumed capacity for shares, binding conditions when that
- * feature is on); configuration from each used class ({@code FromClass}, naming the requests that
- * used it) then from the claim ({@code FromClaim}, when it applies to an allocated request); and
- * the node selector upstream writes.
+ * feature is on; {@code skipNodeOperations} as the slice has it, as the experimental allocator
+ * copies it); configuration from each used class ({@code FromClass}, naming the requests that used
+ * it) then from the claim ({@code FromClaim}, when it applies to an allocated request); and the
+ * node selector upstream writes.
  */
 final class ResultBuilder {
 
@@ -65,7 +67,12 @@ final class ResultBuilder {
           b.withBindingFailureConditions(dev.getBindingFailureConditions());
         }
       }
-      results.add(b.build());
+      DeviceRequestAllocationResult result = b.build();
+      if (features.experimental()) {
+        // upstream's experimental allocator copies it; a device is picked only where allowed
+        NewerFields.setSkipNodeOperations(result, p.device().slice().skipNodeOperations());
+      }
+      results.add(result);
     }
     DeviceAllocationResult devices = new DeviceAllocationResult();
     devices.setResults(results);

@@ -49,6 +49,7 @@ final class Search {
   private final Deadline deadline;
   private final Counters counters;
   private final CompatibilityGroups groups;
+  private final NodeOperations nodeOperations;
   private final Map<DeviceId, BitSet> allocating = new HashMap<>();
   private final Map<DeviceId, Map<String, Quantity>> allocatingCapacity = new HashMap<>();
   private long steps;
@@ -83,6 +84,7 @@ final class Search {
     this.budget = budget;
     this.counters = new Counters(allocated);
     this.groups = new CompatibilityGroups(allocated);
+    this.nodeOperations = NodeOperations.on(features, matcher.node());
   }
 
   /** Runs the search; true when every claim got all its devices (see the plans' picks). */
@@ -211,6 +213,9 @@ final class Search {
       return null;
     }
     if (!spec.adminAccess() && inUse(d.id())) {
+      return null;
+    }
+    if (!nodeOperations.allows(d)) {
       return null;
     }
     if (!features.partitionableDevices() && d.consumesCounters()) {

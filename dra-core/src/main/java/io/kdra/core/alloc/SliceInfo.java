@@ -19,6 +19,7 @@ public final class SliceInfo {
   private final long resourceSliceCount;
   private final List<CandidateDevice> devices;
   private final boolean usesCompatibilityGroups;
+  private final List<String> skipNodeOperations;
 
   SliceInfo(ResourceSlice slice) {
     this.slice = slice;
@@ -44,6 +45,7 @@ public final class SliceInfo {
             .filter(CandidateDevice::consumesCounters)
             .flatMap(d -> d.device().getConsumesCounters().stream())
             .anyMatch(c -> !NewerFields.compatibilityGroups(c).isEmpty());
+    this.skipNodeOperations = NewerFields.skipNodeOperations(spec);
   }
 
   public String name() {
@@ -94,6 +96,11 @@ public final class SliceInfo {
   /** Whether a device declares {@code compatibilityGroups} on one of its counter consumptions. */
   boolean usesCompatibilityGroups() {
     return usesCompatibilityGroups;
+  }
+
+  /** The slice's {@code skipNodeOperations}, as written; empty when none. */
+  List<String> skipNodeOperations() {
+    return skipNodeOperations;
   }
 
   boolean hasSharedCounters() {

@@ -1,7 +1,9 @@
 package io.kdra.core.model;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
@@ -13,11 +15,12 @@ import java.util.Optional;
 
 /**
  * The Kubernetes 1.37 fields of {@code resource.k8s.io/v1} that fabric8 7.5.2's model lacks (all
- * alpha, each behind its own feature gate): fabric8 keeps them in {@code additionalProperties}, as
- * the API server wrote them; these read (and, for tests and generators, write) them there. Each
- * reader returns "not set" for a missing or malformed value: the API server validates these fields,
- * so malformed input only comes from hand-written files. {@code NewerFieldsTest} fails once fabric8
- * models a field; then read it from fabric8 and remove it here.
+ * alpha, each behind its own feature gate), and the node's {@code status.declaredFeatures} (1.35,
+ * {@code NodeDeclaredFeatures}) that one of them depends on: fabric8 keeps them in {@code
+ * additionalProperties}, as the API server wrote them; these read (and, for tests and generators,
+ * write) them there. Each reader returns "not set" for a missing or malformed value: the API server
+ * validates these fields, so malformed input only comes from hand-written files. {@code
+ * NewerFieldsTest} fails once fabric8 models a field; then read it from fabric8 and remove it here.
  */
 public final class NewerFields {
 
@@ -46,6 +49,60 @@ public final class NewerFields {
   static final String DERIVED_ATTRIBUTES = "derivedAttributes";
   static final String PARTITION_TYPE_ATTRIBUTE = "partitionTypeAttribute";
   static final String NODE_ALLOCATABLE_RESOURCES = "nodeAllocatableResources";
+  static final String SKIP_NODE_OPERATIONS = "skipNodeOperations";
+  static final String DECLARED_FEATURES = "declaredFeatures";
+
+  /**
+   * {@code DRAOptionalNodeOperations}: the node operations (kubelet gRPC calls) the devices of a
+   * slice need not have: {@code NodePrepareResources}, {@code NodeUnprepareResources} or {@code *};
+   * empty when none. Values are kept as written (the kubelet ignores unknown ones).
+   */
+  public static List<String> skipNodeOperations(ResourceSliceSpec spec) {
+    return strings(spec.getAdditionalProperties().get(SKIP_NODE_OPERATIONS));
+  }
+
+  public static void setSkipNodeOperations(ResourceSliceSpec spec, List<String> operations) {
+    put(
+        spec.getAdditionalProperties(),
+        SKIP_NODE_OPERATIONS,
+        operations.isEmpty() ? null : List.copyOf(operations));
+  }
+
+  /** The copy of the slice's {@code skipNodeOperations} an allocation result carries. */
+  public static List<String> skipNodeOperations(DeviceRequestAllocationResult result) {
+    return strings(result.getAdditionalProperties().get(SKIP_NODE_OPERATIONS));
+  }
+
+  public static void setSkipNodeOperations(
+      DeviceRequestAllocationResult result, List<String> operations) {
+    put(
+        result.getAdditionalProperties(),
+        SKIP_NODE_OPERATIONS,
+        operations.isEmpty() ? null : List.copyOf(operations));
+  }
+
+  /**
+   * The features the node's kubelet declares in {@code status.declaredFeatures} (for DRA: {@code
+   * DRAOptionalNodeOperations}); empty when none or no status.
+   */
+  public static List<String> declaredFeatures(Node node) {
+    return node.getStatus() == null
+        ? List.of()
+        : strings(node.getStatus().getAdditionalProperties().get(DECLARED_FEATURES));
+  }
+
+  public static void setDeclaredFeatures(Node node, List<String> features) {
+    if (node.getStatus() == null) {
+      if (features.isEmpty()) {
+        return;
+      }
+      node.setStatus(new io.fabric8.kubernetes.api.model.NodeStatus());
+    }
+    put(
+        node.getStatus().getAdditionalProperties(),
+        DECLARED_FEATURES,
+        features.isEmpty() ? null : List.copyOf(features));
+  }
 
   /** {@code DRADeviceCompatibilityGroups}: the groups of a counter consumption; empty when none. */
   public static List<String> compatibilityGroups(DeviceCounterConsumption c) {
@@ -110,6 +167,39 @@ public final class NewerFields {
           });
     }
     return out;
+  }
+
+  /** Writes {@code resources} as the API server serves them; empty removes the field. */
+  public static void setNodeAllocatableResources(
+      Device d, Map<String, NodeAllocatableResource> resources) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    resources.forEach(
+        (name, r) -> {
+          Map<String, Object> entry = new LinkedHashMap<>();
+          if (r.mapping() != null) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            putQuantity(m, "capacityMultiplier", r.mapping().capacityMultiplier());
+            if (r.mapping().capacityKey() != null) {
+              m.put("capacityKey", r.mapping().capacityKey());
+            }
+            putQuantity(m, "deviceMultiplier", r.mapping().deviceMultiplier());
+            entry.put("mapping", m);
+          }
+          if (r.overhead() != null) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            putQuantity(o, "perContainer", r.overhead().perContainer());
+            putQuantity(o, "perPod", r.overhead().perPod());
+            entry.put("overhead", o);
+          }
+          out.put(name, entry);
+        });
+    put(d.getAdditionalProperties(), NODE_ALLOCATABLE_RESOURCES, out.isEmpty() ? null : out);
+  }
+
+  private static void putQuantity(Map<String, Object> m, String key, Quantity q) {
+    if (q != null) {
+      m.put(key, q.toString());
+    }
   }
 
   private static List<String> strings(Object value) {

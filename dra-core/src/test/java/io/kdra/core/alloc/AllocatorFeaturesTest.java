@@ -38,7 +38,8 @@ class AllocatorFeaturesTest {
             DEFAULT_ON.subList(0, 6)),
         Arguments.of(
             named("the alpha gates on", AllocatorFeatures.defaults()),
-            "DRADerivedAttributes=true,DRADeviceCompatibilityGroups=true",
+            "DRADerivedAttributes=true,DRADeviceCompatibilityGroups=true,"
+                + "DRAOptionalNodeOperations=true",
             ALL),
         Arguments.of(
             named("two on over none, blanks and empty entries ignored", AllocatorFeatures.none()),
@@ -78,14 +79,14 @@ class AllocatorFeaturesTest {
             named("an unknown gate names those known", "DRAFancy=true"),
             "unrecognized feature gate: DRAFancy (known: DRAAdminAccess, DRAConsumableCapacity,"
                 + " DRADerivedAttributes, DRADeviceBindingConditions, DRADeviceCompatibilityGroups,"
-                + " DRADeviceTaints, DRAFractionalCapacityRange, DRAPartitionableDevices,"
-                + " DRAPrioritizedList)"),
+                + " DRADeviceTaints, DRAFractionalCapacityRange, DRAOptionalNodeOperations,"
+                + " DRAPartitionableDevices, DRAPrioritizedList)"),
         Arguments.of(
             named("gate names are case-sensitive", "draadminaccess=true"),
             "unrecognized feature gate: draadminaccess (known: DRAAdminAccess,"
                 + " DRAConsumableCapacity, DRADerivedAttributes, DRADeviceBindingConditions,"
                 + " DRADeviceCompatibilityGroups, DRADeviceTaints, DRAFractionalCapacityRange,"
-                + " DRAPartitionableDevices, DRAPrioritizedList)"),
+                + " DRAOptionalNodeOperations, DRAPartitionableDevices, DRAPrioritizedList)"),
         Arguments.of(named("no value", "DRAAdminAccess"), "missing bool value for DRAAdminAccess"),
         Arguments.of(
             named("not a bool", "DRAAdminAccess=yes"),
@@ -113,7 +114,27 @@ class AllocatorFeaturesTest {
   void theAlphaGatesAreOffByDefaultAsIn137() {
     assertThat(AllocatorFeatures.defaults().derivedAttributes()).isFalse();
     assertThat(AllocatorFeatures.defaults().compatibilityGroups()).isFalse();
+    assertThat(AllocatorFeatures.defaults().optionalNodeOperations()).isFalse();
     assertThat(AllocatorFeatures.all().enabledNames()).isEqualTo(ALL);
+  }
+
+  /**
+   * Upstream picks its experimental allocator when a gate only it supports is on (1.37.2:
+   * DRADerivedAttributes, DRADeviceCompatibilityGroups, DRAOptionalNodeOperations,
+   * DRAListTypeAttributes); decisions that differ between the two follow this.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "'', false",
+    "DRAAdminAccess=false, false",
+    "DRADerivedAttributes=true, true",
+    "DRADeviceCompatibilityGroups=true, true",
+    "DRAOptionalNodeOperations=true, true"
+  })
+  void experimentalWhenAGateOnlyTheExperimentalAllocatorSupportsIsOn(
+      String gates, boolean experimental) {
+    assertThat(AllocatorFeatures.defaults().withGates(gates).experimental())
+        .isEqualTo(experimental);
   }
 
   static Stream<String> gateNames() {

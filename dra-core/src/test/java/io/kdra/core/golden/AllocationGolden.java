@@ -30,7 +30,8 @@ import java.util.TreeMap;
  * on. The header names the profile, its feature gates and the seeds; each line a seed, a digest of
  * its input ({@link GeneratedScenario#yaml()}, so that a changed generator is noticed), upstream's
  * exit status, its failure lines, and for every pending claim its allocation (share IDs left out,
- * consumed capacity as plain numbers) or null.
+ * consumed capacity as plain numbers) or null; a scenario decided with other gates than its
+ * profile's (the newer profile draws them) names them in {@code featureGates}.
  */
 public final class AllocationGolden {
 
@@ -60,10 +61,17 @@ public final class AllocationGolden {
    * @param failures the failure lines (stderr)
    */
   public static ObjectNode line(
-      GeneratedScenario s, int exit, Map<String, ResourceClaim> claims, String failures) {
+      Profile profile,
+      GeneratedScenario s,
+      int exit,
+      Map<String, ResourceClaim> claims,
+      String failures) {
     ObjectNode line = JSON.createObjectNode();
     line.put("seed", s.seed());
     line.put("input", inputDigest(s));
+    if (!s.featureGates().equals(profile.featureGates())) {
+      line.put("featureGates", s.featureGates());
+    }
     line.put("exit", exit);
     var lines = line.putArray("failures");
     failures.lines().filter(l -> !l.isBlank()).forEach(lines::add);
@@ -76,6 +84,11 @@ public final class AllocationGolden {
                     ? JSON.nullNode()
                     : comparable(c)));
     return line;
+  }
+
+  /** The gates a golden line was decided with: its own, else the profile's. */
+  public static String featureGates(Profile profile, JsonNode line) {
+    return line.has("featureGates") ? line.get("featureGates").asText() : profile.featureGates();
   }
 
   /** The start of a SHA-256 over the scenario's YAML. */

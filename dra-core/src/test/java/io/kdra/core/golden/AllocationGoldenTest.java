@@ -37,9 +37,6 @@ class AllocationGoldenTest {
             AllocationGolden.header(profile, 1, 0, golden.oracle()).path("profile").asText());
     assertThat(golden.header().path("featureGates").asText()).isEqualTo(profile.featureGates());
     assertThat(golden.lines()).hasSize(golden.header().path("scenarios").asInt());
-    AllocatorOptions options =
-        AllocatorOptions.defaults(
-            AllocatorFeatures.defaults().withGates(profile.featureGates()), shareIds());
     List<String> problems = new ArrayList<>();
     int allocatedByBoth = 0;
     for (ObjectNode line : golden.lines()) {
@@ -53,6 +50,17 @@ class AllocationGoldenTest {
                 + GoldenFiles.REGENERATE);
         continue;
       }
+      if (!AllocationGolden.featureGates(profile, line).equals(s.featureGates())) {
+        problems.add(
+            "seed "
+                + seed
+                + ": the generator draws other gates than the golden file's; regenerate: "
+                + GoldenFiles.REGENERATE);
+        continue;
+      }
+      AllocatorOptions options =
+          AllocatorOptions.defaults(
+              AllocatorFeatures.defaults().withGates(s.featureGates()), shareIds());
       // the run writes allocations into its claims: a scenario of its own, so that the checker
       // still sees which claims were allocated before the run
       AllocationDecision ours = ours(ScenarioGenerator.generate(seed, profile), options);

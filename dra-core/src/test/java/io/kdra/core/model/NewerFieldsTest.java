@@ -3,8 +3,11 @@ package io.kdra.core.model;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
@@ -81,6 +84,35 @@ class NewerFieldsTest {
   }
 
   @Test
+  void readsSkipNodeOperationsOfSlicesAndResults() throws Exception {
+    ResourceSliceSpec spec =
+        JSON.readValue(
+            "{\"driver\":\"d\",\"skipNodeOperations\":[\"NodePrepareResources\","
+                + "\"NodeUnprepareResources\"]}",
+            ResourceSliceSpec.class);
+    assertThat(NewerFields.skipNodeOperations(spec))
+        .containsExactly("NodePrepareResources", "NodeUnprepareResources");
+    assertThat(NewerFields.skipNodeOperations(new ResourceSliceSpec())).isEmpty();
+    DeviceRequestAllocationResult r =
+        JSON.readValue(
+            "{\"request\":\"r\",\"skipNodeOperations\":[\"*\"]}",
+            DeviceRequestAllocationResult.class);
+    assertThat(NewerFields.skipNodeOperations(r)).containsExactly("*");
+    assertThat(NewerFields.skipNodeOperations(new DeviceRequestAllocationResult())).isEmpty();
+  }
+
+  @Test
+  void readsTheFeaturesANodeDeclares() throws Exception {
+    Node n =
+        JSON.readValue(
+            "{\"metadata\":{\"name\":\"n\"},"
+                + "\"status\":{\"declaredFeatures\":[\"DRAOptionalNodeOperations\"]}}",
+            Node.class);
+    assertThat(NewerFields.declaredFeatures(n)).containsExactly("DRAOptionalNodeOperations");
+    assertThat(NewerFields.declaredFeatures(new Node())).isEmpty();
+  }
+
+  @Test
   void writtenFieldsRoundTripThroughJson() throws Exception {
     DeviceCounterConsumption c = new DeviceCounterConsumption();
     NewerFields.setCompatibilityGroups(c, List.of("mig"));
@@ -88,6 +120,19 @@ class NewerFieldsTest {
     NewerFields.setDerivedAttributes(e, List.of(new DerivedAttribute("derived/x", "1")));
     ResourceSliceSpec spec = new ResourceSliceSpec();
     NewerFields.setPartitionTypeAttribute(spec, "gpu.example.com/profile");
+    NewerFields.setSkipNodeOperations(spec, List.of("*"));
+    DeviceRequestAllocationResult result = new DeviceRequestAllocationResult();
+    NewerFields.setSkipNodeOperations(result, List.of("NodeUnprepareResources"));
+    Node node = new Node();
+    NewerFields.setDeclaredFeatures(node, List.of("DRAOptionalNodeOperations"));
+    Map<String, NewerFields.NodeAllocatableResource> resources =
+        Map.of(
+            "cpu",
+            new NodeAllocatableResource(
+                new NewerFields.Mapping("cores", Quantity.parse("2"), null),
+                new NewerFields.Overhead(Quantity.parse("1Gi"), null)));
+    Device device = new Device();
+    NewerFields.setNodeAllocatableResources(device, resources);
     assertThat(
             NewerFields.compatibilityGroups(
                 JSON.readValue(JSON.writeValueAsString(c), DeviceCounterConsumption.class)))
@@ -100,6 +145,22 @@ class NewerFieldsTest {
             NewerFields.partitionTypeAttribute(
                 JSON.readValue(JSON.writeValueAsString(spec), ResourceSliceSpec.class)))
         .contains("gpu.example.com/profile");
+    assertThat(
+            NewerFields.skipNodeOperations(
+                JSON.readValue(JSON.writeValueAsString(spec), ResourceSliceSpec.class)))
+        .containsExactly("*");
+    assertThat(
+            NewerFields.skipNodeOperations(
+                JSON.readValue(
+                    JSON.writeValueAsString(result), DeviceRequestAllocationResult.class)))
+        .containsExactly("NodeUnprepareResources");
+    assertThat(
+            NewerFields.declaredFeatures(JSON.readValue(JSON.writeValueAsString(node), Node.class)))
+        .containsExactly("DRAOptionalNodeOperations");
+    assertThat(
+            NewerFields.nodeAllocatableResources(
+                JSON.readValue(JSON.writeValueAsString(device), Device.class)))
+        .isEqualTo(resources);
   }
 
   /** Columns: fabric8's class, the 1.37 field NewerFields reads from its additional properties. */
@@ -109,7 +170,10 @@ class NewerFieldsTest {
         Arguments.of(ExactDeviceRequest.class, "derivedAttributes"),
         Arguments.of(DeviceSubRequest.class, "derivedAttributes"),
         Arguments.of(ResourceSliceSpec.class, "partitionTypeAttribute"),
-        Arguments.of(Device.class, "nodeAllocatableResources"));
+        Arguments.of(Device.class, "nodeAllocatableResources"),
+        Arguments.of(ResourceSliceSpec.class, "skipNodeOperations"),
+        Arguments.of(DeviceRequestAllocationResult.class, "skipNodeOperations"),
+        Arguments.of(NodeStatus.class, "declaredFeatures"));
   }
 
   /**

@@ -21,6 +21,9 @@ final class DrawStreams {
   /** The alpha profile's own choices (1.37 alpha fields); null in the others. */
   final Random alpha;
 
+  /** The newer profile's own choices (1.37 slice, device and node fields, gates); else null. */
+  final Random newer;
+
   DrawStreams(long seed, ScenarioGenerator.Profile profile) {
     this.basic = new Random(seed);
     this.extended =
@@ -29,6 +32,8 @@ final class DrawStreams {
         profile == ScenarioGenerator.Profile.SHARED ? new Random(seed ^ 0xC2B2AE3D27D4EB4FL) : null;
     this.alpha =
         profile == ScenarioGenerator.Profile.ALPHA ? new Random(seed ^ 0x165667B19E3779F9L) : null;
+    this.newer =
+        profile == ScenarioGenerator.Profile.NEWER ? new Random(seed ^ 0x27D4EB2F165667C5L) : null;
   }
 
   /** True with probability 1/n in the alpha profile; never (and no draw) in the others. */

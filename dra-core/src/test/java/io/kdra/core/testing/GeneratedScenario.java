@@ -21,6 +21,8 @@ import java.util.List;
  * order the programs will see it.
  *
  * @param seed the seed it was generated from (printed when a check fails, for replay)
+ * @param featureGates the allocator gates both programs decide it with, as {@code --feature-gates}
+ *     takes them (the profile's, or for {@link ScenarioGenerator.Profile#NEWER} drawn per seed)
  */
 public record GeneratedScenario(
     long seed,
@@ -29,7 +31,8 @@ public record GeneratedScenario(
     List<ResourceClaim> claims,
     List<ResourceClaimTemplate> templates,
     List<Node> nodes,
-    List<Pod> pods) {
+    List<Pod> pods,
+    String featureGates) {
 
   private static final ObjectMapper YAML =
       new ObjectMapper(
@@ -40,6 +43,11 @@ public record GeneratedScenario(
                   .build())
           .setSerializationInclusion(JsonInclude.Include.NON_EMPTY)
           .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+
+  /** The arguments that make a program decide with {@link #featureGates()}: none, or one. */
+  public List<String> gateArgs() {
+    return featureGates.isEmpty() ? List.of() : List.of("--feature-gates=" + featureGates);
+  }
 
   /** The claims without an allocation, in input order: the ones the programs decide about. */
   public List<ResourceClaim> pendingClaims() {

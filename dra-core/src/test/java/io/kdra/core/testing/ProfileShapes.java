@@ -57,6 +57,9 @@ final class ProfileShapes {
   /** The alpha stream; null unless alpha. */
   private final Random z;
 
+  /** The newer stream; null unless newer. */
+  private final Random w;
+
   /** The cluster's nodes, filled by the cluster draw before any shape needs them. */
   private final List<Node> nodes;
 
@@ -68,6 +71,7 @@ final class ProfileShapes {
     this.x = streams.extended;
     this.y = streams.shared;
     this.z = streams.alpha;
+    this.w = streams.newer;
     this.nodes = nodes;
   }
 
@@ -204,6 +208,80 @@ final class ProfileShapes {
     policy.setDefault(new Quantity(bounds[0]));
     policy.setValidRange(range);
     vgpu.getCapacity().put("cores", DeviceParts.capacity("2", policy));
+  }
+
+  /** The operations a slice may skip, as drivers would list them. */
+  private static final List<List<String>> SKIPPED =
+      List.of(
+          List.of("*"),
+          List.of("NodePrepareResources", "NodeUnprepareResources"),
+          List.of("NodeUnprepareResources"));
+
+  /**
+   * Newer profile: the 1.37 fields of slices, devices and nodes, drawn over the final cluster (so
+   * that no other draw moves), and the gates the scenario is decided with; the profile's gates
+   * elsewhere. One node in two declares DRAOptionalNodeOperations; one slice with devices in three
+   * skips node operations; a slice with partitions names their partition attribute half the time;
+   * one GPU in five maps node resources. Gates: DRAOptionalNodeOperations on (half the seeds),
+   * DRADerivedAttributes alone on (a quarter: the experimental allocator with the gate off), none
+   * (a quarter: the incubating allocator).
+   */
+  String newerFields(List<ResourceSlice> slices, List<Node> nodes, String profileGates) {
+    if (w == null) {
+      return profileGates;
+    }
+    for (Node n : nodes) {
+      if (w.nextBoolean()) {
+        NewerFields.setDeclaredFeatures(n, List.of("DRAOptionalNodeOperations"));
+      }
+    }
+    for (ResourceSlice s : slices) {
+      List<Device> devices =
+          s.getSpec().getDevices() == null ? List.of() : s.getSpec().getDevices();
+      if (devices.isEmpty()) {
+        continue;
+      }
+      if (w.nextInt(3) == 0) {
+        NewerFields.setSkipNodeOperations(s.getSpec(), SKIPPED.get(w.nextInt(SKIPPED.size())));
+      }
+      if (devices.stream().anyMatch(d -> d.getConsumesCounters() != null) && w.nextBoolean()) {
+        NewerFields.setPartitionTypeAttribute(s.getSpec(), GPU + "/partition");
+      }
+      for (Device d : devices) {
+        if (d.getCapacity() != null && d.getCapacity().containsKey("memory") && w.nextInt(5) == 0) {
+          NewerFields.setNodeAllocatableResources(d, nodeResources());
+        }
+      }
+    }
+    return switch (w.nextInt(4)) {
+      case 0, 1 -> "DRAOptionalNodeOperations=true";
+      case 2 -> "DRADerivedAttributes=true";
+      default -> "";
+    };
+  }
+
+  /** A GPU's node resources: its memory as node memory, per-pod overhead, or both. */
+  private Map<String, NewerFields.NodeAllocatableResource> nodeResources() {
+    io.kdra.core.model.Quantity gi = io.kdra.core.model.Quantity.parse("1Gi");
+    return switch (w.nextInt(3)) {
+      case 0 ->
+          Map.of(
+              "memory",
+              new NewerFields.NodeAllocatableResource(
+                  new NewerFields.Mapping("memory", io.kdra.core.model.Quantity.parse("1"), null),
+                  null));
+      case 1 ->
+          Map.of(
+              "cpu",
+              new NewerFields.NodeAllocatableResource(
+                  null, new NewerFields.Overhead(io.kdra.core.model.Quantity.parse("500m"), null)));
+      default ->
+          Map.of(
+              "hugepages-2Mi",
+              new NewerFields.NodeAllocatableResource(
+                  new NewerFields.Mapping(null, null, io.kdra.core.model.Quantity.parse("8")),
+                  new NewerFields.Overhead(gi, gi)));
+    };
   }
 
   // ---- requests ------------------------------------------------------------------------------

@@ -43,6 +43,14 @@ import java.util.Random;
  * attributes (CEL over the device, some failing on some devices, some lists, some shadowing a
  * device attribute) with the {@code matchAttribute} or {@code distinctAttribute} constraints that
  * use them. Both allocators decide it with {@link Profile#featureGates()}.
+ *
+ * <p>{@link Profile#NEWER} is the extended scenario of the same seed plus, from a fifth stream, the
+ * other 1.37 fields: {@code skipNodeOperations} on slices and {@code DRAOptionalNodeOperations} in
+ * some nodes' {@code status.declaredFeatures}, {@code partitionTypeAttribute} on slices with
+ * partitions and {@code nodeAllocatableResources} on GPUs; and its gates per seed: {@code
+ * DRAOptionalNodeOperations} on (upstream's experimental allocator), another alpha gate on and it
+ * off (experimental, refusing such devices), or no alpha gate (incubating, which reads none of
+ * these fields).
  */
 public final class ScenarioGenerator {
 
@@ -72,20 +80,32 @@ public final class ScenarioGenerator {
      * EXTENDED plus the 1.37 alpha fields: {@code compatibilityGroups} on partitions and {@code
      * derivedAttributes} with constraints on them; decided with {@link #featureGates()} on.
      */
-    ALPHA;
+    ALPHA,
+    /**
+     * EXTENDED plus {@code skipNodeOperations}, nodes' {@code declaredFeatures}, {@code
+     * partitionTypeAttribute} and {@code nodeAllocatableResources}, with gates drawn per seed
+     * ({@link GeneratedScenario#featureGates()}).
+     */
+    NEWER;
 
-    /** {@code basic}, {@code extended}, {@code shared} or {@code alpha}, case-insensitive. */
+    /**
+     * {@code basic}, {@code extended}, {@code shared}, {@code alpha} or {@code newer}, any case.
+     */
     public static Profile of(String name) {
       return valueOf(name.trim().toUpperCase(Locale.ROOT));
     }
 
-    /** The feature gates both allocators need for this profile's shapes, as --feature-gates. */
+    /**
+     * The feature gates both allocators need for this profile's shapes, as --feature-gates; a
+     * scenario's own are {@link GeneratedScenario#featureGates()}.
+     */
     public String featureGates() {
       return this == ALPHA ? "DRADerivedAttributes=true,DRADeviceCompatibilityGroups=true" : "";
     }
   }
 
   private final long seed;
+  private final Profile profile;
 
   /** The basic stream, for the counts of claims and whether there are pods. */
   private final Random basic;
@@ -97,6 +117,7 @@ public final class ScenarioGenerator {
 
   private ScenarioGenerator(long seed, Profile profile) {
     this.seed = seed;
+    this.profile = profile;
     DrawStreams streams = new DrawStreams(seed, profile);
     this.basic = streams.basic;
     List<Node> nodes = new ArrayList<>();
@@ -148,6 +169,7 @@ public final class ScenarioGenerator {
     cluster.shuffle();
     // after the basic shuffle, whose draws depend on the number of slices
     shapes.placeExtraSlices(cluster.slices);
+    String gates = shapes.newerFields(cluster.slices, cluster.nodes, profile.featureGates());
     return new GeneratedScenario(
         seed,
         SelectorGrammar.classes(),
@@ -155,6 +177,7 @@ public final class ScenarioGenerator {
         List.copyOf(all),
         List.copyOf(templates),
         List.copyOf(cluster.nodes),
-        List.copyOf(podList));
+        List.copyOf(podList),
+        gates);
   }
 }

@@ -57,7 +57,49 @@ class ScenarioGeneratorTest {
           ScenarioGenerator.Profile.SHARED,
           "c934945b5cfbea5e706e1790ca2137396a2761acff89dc4e4b76046df9913135",
           ScenarioGenerator.Profile.ALPHA,
-          "d55297b74ae5ecff93eea67b7644144a66eaf741624e90020dc8b6af789c7bd3");
+          "d55297b74ae5ecff93eea67b7644144a66eaf741624e90020dc8b6af789c7bd3",
+          ScenarioGenerator.Profile.NEWER,
+          "12df2793689d1913a3dbcd11ebd640e676a3dd0d352d95feda2859247ce4b2da");
+
+  /**
+   * The newer profile: skipNodeOperations, nodes' declaredFeatures, partitionTypeAttribute and
+   * nodeAllocatableResources on the extended scenario, decided under gates drawn per seed.
+   */
+  @Test
+  void newerProfileDrawsThe137SliceDeviceAndNodeFieldsAndItsGates() {
+    List<GeneratedScenario> newer =
+        LongStream.range(1, 201)
+            .mapToObj(seed -> ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.NEWER))
+            .toList();
+    java.util.function.ToLongFunction<Predicate<String>> n =
+        p -> newer.stream().map(GeneratedScenario::yaml).filter(p).count();
+    assertThat(n.applyAsLong(y -> y.contains("skipNodeOperations:"))).isGreaterThan(100);
+    assertThat(n.applyAsLong(y -> y.matches("(?s).*skipNodeOperations:\n *- [\"']?\\*.*")))
+        .as("skip all")
+        .isGreaterThan(20);
+    assertThat(n.applyAsLong(y -> y.contains("declaredFeatures:"))).isGreaterThan(100);
+    assertThat(n.applyAsLong(y -> y.contains("partitionTypeAttribute:"))).isGreaterThan(10);
+    assertThat(n.applyAsLong(y -> y.contains("nodeAllocatableResources:"))).isGreaterThan(50);
+    java.util.Map<String, Long> gates =
+        newer.stream()
+            .collect(
+                java.util.stream.Collectors.groupingBy(
+                    GeneratedScenario::featureGates, java.util.stream.Collectors.counting()));
+    assertThat(gates)
+        .containsOnlyKeys("DRAOptionalNodeOperations=true", "DRADerivedAttributes=true", "");
+    assertThat(gates.values()).allMatch(c -> c > 30);
+    // the extended scenario underneath: same slices and claims; other profiles keep their gates
+    for (long seed = 1; seed < 20; seed++) {
+      var a = ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.NEWER);
+      var e = ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.EXTENDED);
+      assertThat(a.slices().stream().map(x -> x.getMetadata().getName()).toList())
+          .isEqualTo(e.slices().stream().map(x -> x.getMetadata().getName()).toList());
+      assertThat(a.claims().size()).isEqualTo(e.claims().size());
+      assertThat(e.featureGates()).isEmpty();
+      assertThat(ScenarioGenerator.generate(seed, ScenarioGenerator.Profile.ALPHA).featureGates())
+          .isEqualTo(ScenarioGenerator.Profile.ALPHA.featureGates());
+    }
+  }
 
   @Test
   void alphaProfileDrawsThe137AlphaFieldsOnTheExtendedScenario() {

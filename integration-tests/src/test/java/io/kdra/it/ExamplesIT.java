@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -72,6 +73,9 @@ class ExamplesIT {
               "kdra.device-driver.sharing.shares", "4"),
           "mig-3g40gb-job",
           Map.of("kdra.device-driver.mig-mode", "dynamic"));
+
+  private static final String COMPUTE_CLASS = "ComputeClass";
+  private static final String BRIDGE = "kdra-computeclass-bridge";
 
   private static final List<Stack> OPEN = new ArrayList<>();
 
@@ -153,11 +157,21 @@ class ExamplesIT {
             cp.server().getKubeConfigYaml(),
             "examples-" + clusterName(cluster),
             distinctByName(nodes),
-            0,
+            hasComputeClass(dirs) ? 1 : 0,
             1,
             properties);
     OPEN.add(stack);
     return stack;
+  }
+
+  /** Whether an example of these declares a ComputeClass: its stack runs the bridge. */
+  private static boolean hasComputeClass(List<Path> dirs) throws IOException {
+    for (Path dir : dirs) {
+      if (exampleDocs(dir).stream().anyMatch(d -> COMPUTE_CLASS.equals(d.path("kind").asText()))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** "shared" for examples/cluster.yaml, else the folder of the example that has it. */
@@ -191,6 +205,17 @@ class ExamplesIT {
               : List.of(doc);
       for (JsonNode d : expanded) {
         HasMetadata object = client.getKubernetesSerialization().unmarshal(d.toString());
+        if (COMPUTE_CLASS.equals(object.getKind())) {
+          client
+              .genericKubernetesResources(d.path("apiVersion").asText(), COMPUTE_CLASS)
+              .resource((GenericKubernetesResource) object)
+              .create();
+          continue;
+        }
+        if (BRIDGE.equals(label(object))) {
+          awaitTheBridges(stack, object);
+          continue;
+        }
         if (object instanceof DeviceClass dc) {
           DeviceClass existing = client.resource(dc).get();
           if (existing == null) {
@@ -250,6 +275,44 @@ class ExamplesIT {
     return lines;
   }
 
+  private static String label(HasMetadata object) {
+    Map<String, String> labels = object.getMetadata().getLabels();
+    return labels == null ? null : labels.get("app.kubernetes.io/managed-by");
+  }
+
+  /**
+   * An object the example shows as the computeclass-bridge writes it: the bridge's is awaited and
+   * must be the same (DeviceClass selectors, template spec).
+   */
+  private static void awaitTheBridges(Stack stack, HasMetadata shown) {
+    KubernetesClient client = stack.client;
+    await()
+        .atMost(BOUND)
+        .untilAsserted(
+            () -> {
+              if (shown instanceof DeviceClass dc) {
+                DeviceClass written = client.resource(dc).get();
+                assertThat(written)
+                    .as("the bridge's DeviceClass " + dc.getMetadata().getName())
+                    .isNotNull();
+                assertThat(written.getSpec().getSelectors()).isEqualTo(dc.getSpec().getSelectors());
+              } else if (shown instanceof ResourceClaimTemplate t) {
+                ResourceClaimTemplate written =
+                    client
+                        .resources(ResourceClaimTemplate.class)
+                        .inNamespace(stack.namespace)
+                        .withName(t.getMetadata().getName())
+                        .get();
+                assertThat(written)
+                    .as("the bridge's template " + t.getMetadata().getName())
+                    .isNotNull();
+                assertThat(written.getSpec().getSpec()).isEqualTo(t.getSpec().getSpec());
+              } else {
+                throw new AssertionError("the bridge writes no " + shown.getKind());
+              }
+            });
+  }
+
   /** Generated claim name to {@code <pod>-<entry>}, from the pods' status. */
   private static Map<String, String> templateClaimNames(KubernetesClient client, List<Pod> pods) {
     Map<String, String> names = new LinkedHashMap<>();
@@ -293,6 +356,15 @@ class ExamplesIT {
         .resources(DeviceClass.class)
         .withLabel(io.kdra.it.nodes.NodeRegistration.TEST_LABEL, stack.namespace)
         .delete();
+    if (client
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .withName("computeclasses.cloud.google.com")
+            .get()
+        != null) {
+      client.genericKubernetesResources("cloud.google.com/v1", COMPUTE_CLASS).delete();
+    }
   }
 
   /** The lines of the README's "Expected outcome" block, after its command line. */

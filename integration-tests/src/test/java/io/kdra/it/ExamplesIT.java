@@ -55,7 +55,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * places pods in input order. This stack has no kube-controller-manager: Deployments and Jobs are
  * created as the pods they run ({@link WorkloadPods}, named as dra-alloc names them), and the
  * claim-controller makes the template claims ({@code own} mode). A claim the file gives an
- * allocation already is created with that status, as if allocated before.
+ * allocation already is created with that status, as if allocated before. Where an example has a
+ * ComputeClass, its stack runs the computeclass-bridge, and the objects the example labels as the
+ * bridge's are not created: the bridge's are awaited and must equal them.
  */
 @ExtendWith(ControlPlane.class)
 class ExamplesIT {

@@ -242,8 +242,8 @@ class ChartDefaultsMultiNodeIT {
 
   /**
    * The defaults' shape: two publishers and two controllers (spread over the nodes where they can),
-   * a driver Ready on every node, every pod on the pod network, and the publisher's NetworkPolicy
-   * rendered.
+   * a driver Ready on every node at system-node-critical priority, every pod on the pod network,
+   * and the publisher's NetworkPolicy rendered.
    */
   @Test
   @Order(1)
@@ -275,6 +275,13 @@ class ChartDefaultsMultiNodeIT {
     assertThat(componentPods("device-driver"))
         .extracting(p -> p.getSpec().getNodeName())
         .containsExactlyInAnyOrderElementsOf(cluster.nodes.stream().map(n -> n.name).toList());
+    // admitted outside kube-system at node-critical priority (the chart's ResourceQuota)
+    assertThat(componentPods("device-driver"))
+        .allSatisfy(
+            p -> {
+              assertThat(p.getSpec().getPriorityClassName()).isEqualTo("system-node-critical");
+              assertThat(p.getSpec().getPriority()).isEqualTo(2_000_001_000);
+            });
     assertThat(client.network().networkPolicies().inNamespace(NAMESPACE).list().getItems())
         .extracting(n -> n.getMetadata().getName())
         .contains(PUBLISHER);

@@ -19,7 +19,7 @@ public final class Summary {
    * {@code ns/claim -> node-b: gpu (gpu.example.com/node-b/gpu-0)}; empty for a claim that was not
    * allocated (its reason goes to stderr like in the other formats).
    */
-  static Optional<String> line(ResourceClaim claim) {
+  public static Optional<String> line(ResourceClaim claim) {
     AllocationResult allocation =
         claim.getStatus() == null ? null : claim.getStatus().getAllocation();
     if (allocation == null) {

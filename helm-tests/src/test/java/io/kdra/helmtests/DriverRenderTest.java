@@ -93,16 +93,21 @@ class DriverRenderTest {
                 e.getName().equals("KDRA_DEVICE_DRIVER_POD_UID")
                     && e.getValueFrom().getFieldRef().getFieldPath().equals("metadata.uid"));
 
-    DaemonSet off =
-        Rendered.one(
-            Chart.render(Chart.values("deviceDriver.seamlessUpgrade", false)),
-            DaemonSet.class,
-            "kdra-device-driver");
-    assertThat(off.getSpec().getUpdateStrategy().getRollingUpdate().getMaxSurge()).isNull();
-    assertThat(off.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable().getIntVal())
-        .isEqualTo(1);
-    assertThat(off.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
-        .noneMatch(e -> e.getName().equals("KDRA_DEVICE_DRIVER_POD_UID"));
+    // on the node's network the new pod could not listen on the old one's httpPort
+    for (Map<String, Object> values :
+        List.of(
+            Chart.values("deviceDriver.seamlessUpgrade", false),
+            NetworkRenderTest.withoutPodNetwork())) {
+      DaemonSet off = Rendered.one(Chart.render(values), DaemonSet.class, "kdra-device-driver");
+      assertThat(off.getSpec().getUpdateStrategy().getRollingUpdate().getMaxSurge())
+          .as("%s", values)
+          .isNull();
+      assertThat(
+              off.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable().getIntVal())
+          .isEqualTo(1);
+      assertThat(off.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+          .noneMatch(e -> e.getName().equals("KDRA_DEVICE_DRIVER_POD_UID"));
+    }
   }
 
   /** Columns: values, the host directory mounted for MPS. */

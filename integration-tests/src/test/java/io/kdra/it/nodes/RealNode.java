@@ -367,7 +367,10 @@ public final class RealNode implements AutoCloseable {
                 "--kubeconfig",
                 conf().resolve("kubeconfig").toString(),
                 "--root-dir",
-                kubeletRoot().toString(),
+                // a cluster node as users have them: its kubelet directory is bound over
+                // /var/lib/kubelet, and paths the kubelet sees must be those a driver pod sees
+                // (per-pod registration sockets are named to fit 108 bytes as the pod sees them)
+                own != null ? "/var/lib/kubelet" : kubeletRoot().toString(),
                 "--hostname-override",
                 name,
                 // an address of this machine: no DNS look-up of the node name

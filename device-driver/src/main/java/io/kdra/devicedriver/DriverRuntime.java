@@ -104,22 +104,15 @@ public class DriverRuntime {
             new ClaimMetricsAndSpans(registry, tracer, config.name()),
             Clock.systemUTC(),
             config.prepareConcurrency(),
-            testOnlyInterlude());
+            testOnlyInterlude(),
+            pluginSettings().sockets().lockFile());
     int restored = driver.restore();
     LOG.infof(
         "driver %s on node %s: %d prepared claims restored from %s",
         config.name(), config.nodeName(), restored, config.checkpointFile());
     startStaleClaimCleanup(claims);
     server =
-        new KubeletPluginServer(
-            new KubeletPluginServer.Settings(
-                config.name(),
-                config.kubeletRegistryDir(),
-                config.kubeletPluginsDir(),
-                config.serialize()),
-            claimDeviceStatus(driver),
-            registration,
-            health);
+        new KubeletPluginServer(pluginSettings(), claimDeviceStatus(driver), registration, health);
     server.start();
     config
         .publisher()
@@ -168,6 +161,15 @@ public class DriverRuntime {
     if (inventory != null) {
       inventory.close();
     }
+  }
+
+  private KubeletPluginServer.Settings pluginSettings() {
+    return new KubeletPluginServer.Settings(
+        config.name(),
+        config.kubeletRegistryDir(),
+        config.kubeletPluginsDir(),
+        config.serialize(),
+        config.podUid().orElse(""));
   }
 
   private void startStaleClaimCleanup(ClaimReader claims) {

@@ -75,6 +75,41 @@ class DriverRenderTest {
             "kdra.device-driver.publisher.address", "kdra-slice-publisher.kdra-system.svc:9000");
   }
 
+  /**
+   * By default a node's driver is upgraded with surge: the new pod (its own sockets, named by its
+   * UID) registers before the old one goes. Off, the pods share fixed socket names and the old one
+   * goes first.
+   */
+  @Test
+  void theDriverIsUpgradedWithSurgeUnlessSeamlessUpgradeIsOff() {
+    DaemonSet on = Rendered.one(Chart.render(Map.of()), DaemonSet.class, "kdra-device-driver");
+    assertThat(on.getSpec().getUpdateStrategy().getRollingUpdate().getMaxSurge().getIntVal())
+        .isEqualTo(1);
+    assertThat(on.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable().getIntVal())
+        .isZero();
+    assertThat(on.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+        .anyMatch(
+            e ->
+                e.getName().equals("KDRA_DEVICE_DRIVER_POD_UID")
+                    && e.getValueFrom().getFieldRef().getFieldPath().equals("metadata.uid"));
+
+    // on the node's network the new pod could not listen on the old one's httpPort
+    for (Map<String, Object> values :
+        List.of(
+            Chart.values("deviceDriver.seamlessUpgrade", false),
+            NetworkRenderTest.withoutPodNetwork())) {
+      DaemonSet off = Rendered.one(Chart.render(values), DaemonSet.class, "kdra-device-driver");
+      assertThat(off.getSpec().getUpdateStrategy().getRollingUpdate().getMaxSurge())
+          .as("%s", values)
+          .isNull();
+      assertThat(
+              off.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable().getIntVal())
+          .isEqualTo(1);
+      assertThat(off.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+          .noneMatch(e -> e.getName().equals("KDRA_DEVICE_DRIVER_POD_UID"));
+    }
+  }
+
   /** Columns: values, the host directory mounted for MPS. */
   static Stream<Arguments> mpsRoots() {
     return Stream.of(

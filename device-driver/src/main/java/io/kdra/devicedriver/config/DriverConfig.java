@@ -86,6 +86,18 @@ public interface DriverConfig {
   @WithDefault("/var/lib/kubelet/plugins")
   Path kubeletPluginsDir();
 
+  /**
+   * The driver pod's UID (the chart sets it from the downward API, {@code metadata.uid}). When set,
+   * each driver pod registers with sockets of its own, named as upstream's kubeletplugin helper
+   * names them for a rolling update ({@code <registry>/<driver>-<uid>-reg.sock}, {@code
+   * <plugins>/<driver>/dra-<uid>.sock}), so that an old and a new driver pod can serve the kubelet
+   * side by side during an upgrade with surge: needs kubelet 1.33 or newer. Unset: one fixed pair,
+   * {@code <driver>-reg.sock} and {@code dra.sock}, and a node has no driver while its pod
+   * restarts.
+   */
+  @WithName("pod-uid")
+  Optional<String> podUid();
+
   /** Where per-claim CDI spec files are written; {@code /var/run/cdi} is for dynamic specs. */
   @WithName("cdi-dir")
   @WithDefault("/var/run/cdi")

@@ -10,7 +10,6 @@ import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,9 +22,10 @@ import org.jboss.logging.Logger;
 
 /**
  * Serves a {@link DraPlugin} to the kubelet: the DRA service (v1 and v1beta1) and, when given
- * {@link HealthStreams}, the device-health service (v1 and v1alpha1 DRAResourceHealth) on {@code
- * <plugins>/<driver>/dra.sock}, and the registration service on {@code
- * <registry>/<driver>-reg.sock}, both plain grpc-java on unix domain sockets.
+ * {@link HealthStreams}, the device-health service (v1 and v1alpha1 DRAResourceHealth) on the DRA
+ * socket, and the registration service on the registration socket, both plain grpc-java on unix
+ * domain sockets named by {@link PluginSockets} (fixed names, or one pair per pod for a rolling
+ * update with surge).
  *
  * <p>Why plain grpc-java and not quarkus-grpc: Quarkus serves gRPC on one TCP port (or one HTTP
  * domain socket whose Vert.x stack rejects the path-like {@code :authority} kubelets send), while
@@ -33,7 +33,8 @@ import org.jboss.logging.Logger;
  *
  * <p>Order matters: the DRA socket is served before the registration socket appears, because the
  * kubelet dials the endpoint as soon as it sees the registration socket; on stop the registration
- * socket goes first. Stale socket files from a killed predecessor are replaced.
+ * socket goes first. Stale socket files from a killed predecessor are replaced; on stop only the
+ * socket files this server bound are removed, never one that another instance has bound since.
  *
  * <p>Thread-safety: {@link #start()} and {@link #close()} are called from one thread; plugin calls
  * run on a small handler pool and may overlap unless {@code serialize} is set.
@@ -47,8 +48,20 @@ public final class KubeletPluginServer implements AutoCloseable {
    * @param registryDir the kubelet plugin registry, e.g. /var/lib/kubelet/plugins_registry
    * @param pluginsDir the kubelet plugins directory, e.g. /var/lib/kubelet/plugins
    * @param serialize handle one DRA call at a time
+   * @param podUid the driver pod's UID for per-pod sockets ({@link PluginSockets}); empty for fixed
+   *     names
    */
-  public record Settings(String driverName, Path registryDir, Path pluginsDir, boolean serialize) {}
+  public record Settings(
+      String driverName, Path registryDir, Path pluginsDir, boolean serialize, String podUid) {
+    /** Fixed socket names. */
+    public Settings(String driverName, Path registryDir, Path pluginsDir, boolean serialize) {
+      this(driverName, registryDir, pluginsDir, serialize, "");
+    }
+
+    public PluginSockets sockets() {
+      return PluginSockets.of(driverName, registryDir, pluginsDir, podUid);
+    }
+  }
 
   private final Settings settings;
   private final DraPlugin plugin;
@@ -56,6 +69,7 @@ public final class KubeletPluginServer implements AutoCloseable {
   private final HealthStreams health;
   private final Path draSocket;
   private final Path registrationSocket;
+  private final SocketOwnership ownership;
   private EventLoopGroup loop;
   private ExecutorService handlers;
   private Server draServer;
@@ -77,8 +91,10 @@ public final class KubeletPluginServer implements AutoCloseable {
     this.plugin = plugin;
     this.registration = registration;
     this.health = health;
-    this.draSocket = settings.pluginsDir().resolve(settings.driverName()).resolve("dra.sock");
-    this.registrationSocket = settings.registryDir().resolve(settings.driverName() + "-reg.sock");
+    PluginSockets sockets = settings.sockets();
+    this.draSocket = sockets.draSocket();
+    this.registrationSocket = sockets.registrationSocket();
+    this.ownership = new SocketOwnership(sockets.perPod());
   }
 
   /** The DRA service socket; also the endpoint reported to the kubelet. */
@@ -149,17 +165,18 @@ public final class KubeletPluginServer implements AutoCloseable {
 
   private Server serve(Path socket, List<ServerServiceDefinition> services) {
     try {
-      Files.createDirectories(socket.getParent());
-      // A socket file left by a killed predecessor would make bind fail; it is ours to replace.
-      Files.deleteIfExists(socket);
-      NettyServerBuilder builder =
-          NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-              .channelType(EpollServerDomainSocketChannel.class)
-              .bossEventLoopGroup(loop)
-              .workerEventLoopGroup(loop)
-              .executor(handlers);
-      services.forEach(builder::addService);
-      return builder.build().start();
+      return ownership.bind(
+          socket,
+          at -> {
+            NettyServerBuilder builder =
+                NettyServerBuilder.forAddress(new DomainSocketAddress(at.toString()))
+                    .channelType(EpollServerDomainSocketChannel.class)
+                    .bossEventLoopGroup(loop)
+                    .workerEventLoopGroup(loop)
+                    .executor(handlers);
+            services.forEach(builder::addService);
+            return builder.build().start();
+          });
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve " + socket + ": " + e.getMessage(), e);
     }
@@ -189,7 +206,7 @@ public final class KubeletPluginServer implements AutoCloseable {
     }
   }
 
-  private static void stop(Server server, Path socket) {
+  private void stop(Server server, Path socket) {
     if (server != null) {
       server.shutdown();
       try {
@@ -200,9 +217,15 @@ public final class KubeletPluginServer implements AutoCloseable {
         server.shutdownNow();
         Thread.currentThread().interrupt();
       }
+    } else {
+      return; // not serving: nothing of ours to remove
     }
     try {
-      Files.deleteIfExists(socket);
+      if (!ownership.removeIfOurs(socket)) {
+        // another instance bound the same name since (fixed names, a replacement started early):
+        // the kubelet is talking to it now
+        LOG.infof("%s belongs to another instance now; leaving it", socket);
+      }
     } catch (IOException e) {
       LOG.warnf("cannot remove %s: %s", socket, e.getMessage());
     }

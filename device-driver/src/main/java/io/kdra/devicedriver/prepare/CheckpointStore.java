@@ -4,10 +4,14 @@ import io.kdra.devicedriver.prepare.CheckpointCodec.CheckpointException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -27,6 +31,10 @@ import org.jboss.logging.Logger;
  * specs. A file of an unknown version is refused: that is a downgrade, and rewriting the file would
  * lose the newer driver's state.
  *
+ * <p>Two driver processes may share the file during a rolling update; they take turns under the
+ * {@link SharedStateLock}, and the one that takes it calls {@link #reload} so that it works on what
+ * the other wrote.
+ *
  * <p>Thread-safe.
  */
 public final class CheckpointStore {
@@ -39,6 +47,8 @@ public final class CheckpointStore {
   private long version; // bumped by every change, guarded by this
   private long durableVersion; // highest version known to be on disk, guarded by writeLock
   private boolean damaged;
+  // the file as this store last read or wrote it (identity, time, size); null when absent
+  private Object seen; // guarded by this
 
   private CheckpointStore(Path file, Clock clock) {
     this.file = file;
@@ -56,8 +66,65 @@ public final class CheckpointStore {
     return store;
   }
 
+  /** What {@link #reload} found. */
+  public enum Reload {
+    /** The file is as this store last read or wrote it. */
+    UNCHANGED,
+    /** Another process changed it; the store now holds what it says. */
+    RELOADED,
+    /** It was damaged: moved aside as at {@link #open}, the store is empty. */
+    DAMAGED
+  }
+
+  /**
+   * Reads the file again if another process changed it since this store last read or wrote it. Call
+   * it only while no put or remove of this store is in flight (the {@link SharedStateLock}'s first
+   * holder).
+   *
+   * @throws IOException when the file cannot be read or has an unknown version (the store keeps
+   *     what it had)
+   */
+  public Reload reload() throws IOException {
+    writeLock.lock();
+    try {
+      synchronized (this) {
+        if (Objects.equals(stamp(), seen)) {
+          return Reload.UNCHANGED;
+        }
+        boolean wasDamaged = damaged;
+        TreeMap<String, PreparedClaim> before = new TreeMap<>(claims);
+        claims.clear();
+        damaged = false;
+        try {
+          load();
+        } catch (IOException | RuntimeException e) {
+          claims.putAll(before);
+          damaged = wasDamaged;
+          throw e;
+        }
+        Reload result = damaged ? Reload.DAMAGED : Reload.RELOADED;
+        damaged |= wasDamaged;
+        durableVersion = ++version;
+        return result;
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** The file's identity, modification time and size, which every atomic replacement changes. */
+  private Object stamp() throws IOException {
+    try {
+      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+      return List.of(String.valueOf(a.fileKey()), a.lastModifiedTime(), a.size());
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
   private void load() throws IOException {
-    if (!Files.exists(file)) {
+    seen = stamp();
+    if (seen == null) {
       return;
     }
     String text = Files.readString(file, StandardCharsets.UTF_8);
@@ -69,6 +136,7 @@ public final class CheckpointStore {
       }
       Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + clock.millis());
       Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+      seen = null;
       damaged = true;
       LOG.errorf(
           "checkpoint %s is damaged (%s); moved to %s and starting empty",
@@ -84,7 +152,7 @@ public final class CheckpointStore {
    * Whether the file was damaged when opened (and the store started empty): its absence of a claim
    * then proves nothing, so no spec may be deleted for it.
    */
-  public boolean damaged() {
+  public synchronized boolean damaged() {
     return damaged;
   }
 
@@ -168,6 +236,9 @@ public final class CheckpointStore {
         snapshot = version;
       }
       AtomicFiles.write(file, text);
+      synchronized (this) {
+        seen = stamp();
+      }
       durableVersion = snapshot;
     } finally {
       writeLock.unlock();

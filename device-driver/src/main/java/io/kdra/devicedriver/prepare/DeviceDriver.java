@@ -8,6 +8,7 @@ import io.kdra.devicedriver.plugin.DraPlugin;
 import io.kdra.devicedriver.plugin.PrepareResult;
 import io.kdra.devicedriver.prepare.ClaimTelemetry.Operation;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -47,6 +48,12 @@ import org.jboss.logging.Logger;
  *       UID never overlap (lock striping by UID: unrelated claims rarely share a stripe, and a
  *       fixed array cannot leak locks).
  *   <li>Per-claim errors: every failure is a message naming the claim and the cause.
+ *   <li>Shared across processes: during a rolling update two driver pods serve the node, and the
+ *       kubelet may prepare a claim on one and unprepare it on the other. Every operation on the
+ *       node's state holds a {@link SharedStateLock} on {@code serialize.lock}; the process that
+ *       takes it re-reads the checkpoint first, and forgets the device state it remembers when the
+ *       other changed the checkpoint. The fence's in-flight reservations need no sharing: while one
+ *       process holds the lock, the other has no prepare in flight.
  * </ul>
  */
 public final class DeviceDriver implements DraPlugin, AutoCloseable {
@@ -70,6 +77,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   // from the checkpoint, so those steps must not interleave.
   private final ReentrantLock setupLock = new ReentrantLock();
   private final DeviceReservations reservations = new DeviceReservations();
+  private final SharedStateLock shared;
 
   /**
    * Runs inside a prepare between the claim's CDI spec and its checkpoint entry: the one window in
@@ -133,6 +141,35 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       Clock clock,
       int concurrency,
       PrepareInterlude interlude) {
+    this(
+        planner,
+        reader,
+        inventory,
+        cdi,
+        checkpoint,
+        telemetry,
+        clock,
+        concurrency,
+        interlude,
+        checkpoint.file().toAbsolutePath().resolveSibling("serialize.lock"));
+  }
+
+  /**
+   * As the other constructors, with the lock file every driver process on the node shares.
+   *
+   * @param lockFile {@code <plugins>/<driver>/serialize.lock}, as upstream's helper locks
+   */
+  public DeviceDriver(
+      PreparePlanner planner,
+      ClaimReader reader,
+      Supplier<Inventory> inventory,
+      CdiSpecStore cdi,
+      CheckpointStore checkpoint,
+      ClaimTelemetry telemetry,
+      Clock clock,
+      int concurrency,
+      PrepareInterlude interlude,
+      Path lockFile) {
     this.interlude = interlude;
     this.planner = planner;
     this.reader = reader;
@@ -156,6 +193,32 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     for (int i = 0; i < STRIPES; i++) {
       locks[i] = new ReentrantLock();
     }
+    this.shared = new SharedStateLock(lockFile);
+    shared.onAcquired(this::loadSharedState);
+  }
+
+  /**
+   * Runs when this process takes the shared lock: the other driver process may have prepared or
+   * unprepared claims meanwhile.
+   */
+  private void loadSharedState() throws IOException {
+    CheckpointStore.Reload found = checkpoint.reload();
+    if (found == CheckpointStore.Reload.UNCHANGED) {
+      return;
+    }
+    planner.setup().forgetRemembered();
+    if (found == CheckpointStore.Reload.DAMAGED) {
+      recoverFromSpecs(checkpoint.all());
+    }
+  }
+
+  /** Holds the node's state against the other driver process, if there is one. */
+  private SharedStateLock.Held holdShared() {
+    try {
+      return shared.hold();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**
@@ -174,24 +237,35 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
    * @return how many claims the checkpoint holds
    */
   public int restore() {
-    Map<String, PreparedClaim> all = checkpoint.all();
-    for (PreparedClaim c : all.values()) {
-      try {
-        cdi.ensure(c);
-      } catch (IOException e) {
-        LOG.errorf("cannot restore CDI spec of %s: %s", c.claim(), e.getMessage());
+    // the other pod of a rolling update may be half-way through a prepare: its spec without its
+    // checkpoint entry yet, its setup intent pending
+    try (SharedStateLock.Held held = holdShared()) {
+      Map<String, PreparedClaim> all = checkpoint.all();
+      for (PreparedClaim c : all.values()) {
+        try {
+          cdi.ensure(c);
+        } catch (IOException e) {
+          LOG.errorf("cannot restore CDI spec of %s: %s", c.claim(), e.getMessage());
+        }
       }
+      if (checkpoint.damaged()) {
+        recoverFromSpecs(all);
+      } else {
+        removeSpecsNotIn(all);
+      }
+      settleSetupIntents();
+      restoreSetups();
+      return checkpoint.all().size();
     }
+  }
+
+  /** Deletes this driver's specs of claims the (intact) checkpoint does not hold. */
+  private void removeSpecsNotIn(Map<String, PreparedClaim> all) {
     try {
       Set<String> known = new HashSet<>();
       all.values().forEach(c -> known.add(c.cdiSpecFile()));
       for (String file : cdi.list(planner.names().specFilePrefix())) {
-        if (known.contains(file)) {
-          continue;
-        }
-        if (checkpoint.damaged()) {
-          recover(file);
-        } else {
+        if (!known.contains(file)) {
           cdi.delete(file);
           LOG.infof("removed CDI spec %s of a claim that is not prepared", file);
         }
@@ -199,9 +273,21 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     } catch (IOException e) {
       LOG.errorf("cannot clean the CDI directory %s: %s", cdi.dir(), e.getMessage());
     }
-    settleSetupIntents();
-    restoreSetups();
-    return checkpoint.all().size();
+  }
+
+  /** A damaged checkpoint: puts back the entries of specs it lacks ({@link #recover}). */
+  private void recoverFromSpecs(Map<String, PreparedClaim> all) {
+    try {
+      Set<String> known = new HashSet<>();
+      all.values().forEach(c -> known.add(c.cdiSpecFile()));
+      for (String file : cdi.list(planner.names().specFilePrefix())) {
+        if (!known.contains(file)) {
+          recover(file);
+        }
+      }
+    } catch (IOException e) {
+      LOG.errorf("cannot read the CDI directory %s: %s", cdi.dir(), e.getMessage());
+    }
   }
 
   /** {@link DeviceSetup#restore} of every device the setup involves, logging failures. */
@@ -230,16 +316,19 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
    * @return how many intents remain unsettled
    */
   public int settleSetupIntents() {
-    return intents.settle(
-        uid -> {
-          ReentrantLock lock = lock(uid);
-          lock.lock();
-          lockSetup();
-          return () -> {
-            unlockSetup();
-            lock.unlock();
-          };
-        });
+    // an intent of the other driver process's prepare in flight must not be settled under it
+    try (SharedStateLock.Held held = holdShared()) {
+      return intents.settle(
+          uid -> {
+            ReentrantLock lock = lock(uid);
+            lock.lock();
+            lockSetup();
+            return () -> {
+              unlockSetup();
+              lock.unlock();
+            };
+          });
+    }
   }
 
   /** Puts the checkpoint entry rebuilt from a spec file back, or keeps the file and says why. */
@@ -259,9 +348,11 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     }
   }
 
-  /** The prepared claims (the checkpoint), by UID. */
+  /** The prepared claims (the checkpoint, as the last process to change it left it), by UID. */
   public Map<String, PreparedClaim> prepared() {
-    return checkpoint.all();
+    try (SharedStateLock.Held held = holdShared()) {
+      return checkpoint.all();
+    }
   }
 
   @Override
@@ -308,6 +399,15 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     long start = nanos();
     String traceParent = "";
     PrepareResult result;
+    SharedStateLock.Held held;
+    try {
+      held = shared.hold();
+    } catch (IOException e) {
+      result = PrepareResult.failed("preparing claim " + ref + ": " + e.getMessage());
+      LOG.warnf("prepare %s: %s", ref, result.error());
+      telemetry.record(Operation.PREPARE, ref, traceParent, start, nanos(), result.error());
+      return result;
+    }
     ReentrantLock lock = lock(ref.uid());
     lock.lock();
     try {
@@ -378,6 +478,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       result = PrepareResult.failed("preparing claim " + ref + " failed: " + e);
     } finally {
       lock.unlock();
+      held.close();
     }
     if (result.failed()) {
       LOG.warnf("prepare %s: %s", ref, result.error());
@@ -390,6 +491,14 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     long start = nanos();
     String traceParent = "";
     String error = "";
+    SharedStateLock.Held held;
+    try {
+      held = shared.hold();
+    } catch (IOException e) {
+      error = "unpreparing claim " + ref + ": " + e.getMessage();
+      telemetry.record(Operation.UNPREPARE, ref, traceParent, start, nanos(), error);
+      return error;
+    }
     ReentrantLock lock = lock(ref.uid());
     lock.lock();
     try {
@@ -427,6 +536,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
       error = "unpreparing claim " + ref + " failed: " + e;
     } finally {
       lock.unlock();
+      held.close();
     }
     telemetry.record(Operation.UNPREPARE, ref, traceParent, start, nanos(), error);
     return error;

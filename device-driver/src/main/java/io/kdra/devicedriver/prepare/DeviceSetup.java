@@ -71,6 +71,11 @@ public interface DeviceSetup {
       }
 
       @Override
+      public void forgetRemembered() {
+        active.forEach(DeviceSetup::forgetRemembered);
+      }
+
+      @Override
       public void restore(NodeDevice device, boolean inUse) throws PrepareException {
         for (DeviceSetup s : active) {
           s.restore(device, inUse);
@@ -171,4 +176,11 @@ public interface DeviceSetup {
    * @throws PrepareException naming the device and what failed
    */
   default void restore(NodeDevice device, boolean inUse) throws PrepareException {}
+
+  /**
+   * Another driver process (the other pod of a rolling update) changed the prepared claims: forget
+   * what this process remembers of the devices' state (a daemon it started may have been stopped
+   * there), and find it out again when next needed. Nothing by default.
+   */
+  default void forgetRemembered() {}
 }

@@ -15,11 +15,11 @@ import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Applies the node's sharing strategy to a shared whole GPU ({@code allowMultipleAllocations}):
@@ -78,7 +78,9 @@ public final class GpuSharingSetup implements DeviceSetup {
   private final CommandRunner runner;
   private final String smiPath;
   private final String mpsControlPath;
-  private final Set<String> mpsStarted = new HashSet<>();
+  // the GPUs whose MPS daemon this process started or found running; another driver process may
+  // stop one (the other pod of a rolling update), so this is only a cache (forgetRemembered)
+  private final Set<String> mpsStarted = ConcurrentHashMap.newKeySet();
 
   public GpuSharingSetup(
       SharingSettings settings, CommandRunner runner, String smiPath, String mpsControlPath) {
@@ -125,6 +127,11 @@ public final class GpuSharingSetup implements DeviceSetup {
       }
       case EXCLUSIVE -> {}
     }
+  }
+
+  @Override
+  public void forgetRemembered() {
+    mpsStarted.clear();
   }
 
   private DeviceEdits mps(Allocated a) throws PrepareException {

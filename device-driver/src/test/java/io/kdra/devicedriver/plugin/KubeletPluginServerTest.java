@@ -220,6 +220,61 @@ class KubeletPluginServerTest {
     assertThat(server.serving()).isFalse();
   }
 
+  @Test
+  void aPredecessorStoppingAfterItsReplacementStartedLeavesTheReplacementsSockets() {
+    KubeletPluginServer replacement = server("");
+    try {
+      replacement.start();
+      server.close();
+
+      assertThat(replacement.draSocket()).isEqualTo(server.draSocket()).exists();
+      assertThat(replacement.registrationSocket()).exists();
+      assertThat(kubelet.info(replacement.registrationSocket()).getName()).isEqualTo("gpu.kdra.io");
+    } finally {
+      replacement.close();
+    }
+    assertThat(replacement.draSocket()).doesNotExist();
+    assertThat(replacement.registrationSocket()).doesNotExist();
+  }
+
+  @Test
+  void perPodSocketsLetTwoInstancesServeSideBySideAndEachRemovesOnlyItsOwn() {
+    server.close();
+    KubeletPluginServer old = server("8a0c7c5e-old");
+    KubeletPluginServer next = server("1b2d3f4a-new");
+    try {
+      old.start();
+      next.start();
+      assertThat(old.registrationSocket())
+          .isEqualTo(dir.resolve("registry/gpu.kdra.io-8a0c7c5e-old-reg.sock"));
+      assertThat(old.draSocket())
+          .isEqualTo(dir.resolve("plugins/gpu.kdra.io/dra-8a0c7c5e-old.sock"));
+      assertThat(kubelet.info(old.registrationSocket()).getEndpoint())
+          .isEqualTo(old.draSocket().toString());
+      assertThat(kubelet.info(next.registrationSocket()).getEndpoint())
+          .isEqualTo(next.draSocket().toString());
+
+      old.close();
+
+      assertThat(old.registrationSocket()).doesNotExist();
+      assertThat(old.draSocket()).doesNotExist();
+      assertThat(next.registrationSocket()).exists();
+      assertThat(next.draSocket()).exists();
+      assertThat(kubelet.info(next.registrationSocket()).getName()).isEqualTo("gpu.kdra.io");
+    } finally {
+      old.close();
+      next.close();
+    }
+  }
+
+  private KubeletPluginServer server(String podUid) {
+    return new KubeletPluginServer(
+        new KubeletPluginServer.Settings(
+            "gpu.kdra.io", dir.resolve("registry"), dir.resolve("plugins"), false, podUid),
+        plugin,
+        new RegistrationState());
+  }
+
   private static io.kdra.devicedriver.kubelet.dra.v1.Claim v1Claim(String uid) {
     return io.kdra.devicedriver.kubelet.dra.v1.Claim.newBuilder()
         .setNamespace("ns")

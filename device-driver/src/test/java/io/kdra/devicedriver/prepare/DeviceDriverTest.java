@@ -41,6 +41,11 @@ class DeviceDriverTest {
 
   private DeviceDriver driver(DeviceDriver.PrepareInterlude interlude, DeviceSetup setup)
       throws Exception {
+    return driver(interlude, setup, dir.resolve("plugin/serialize.lock"));
+  }
+
+  private DeviceDriver driver(
+      DeviceDriver.PrepareInterlude interlude, DeviceSetup setup, Path lockFile) throws Exception {
     DeviceDriver d =
         new DeviceDriver(
             new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE, setup),
@@ -51,7 +56,8 @@ class DeviceDriverTest {
             ClaimTelemetry.NONE,
             Clock.systemUTC(),
             4,
-            interlude);
+            interlude,
+            lockFile);
     drivers.add(d);
     return d;
   }
@@ -203,6 +209,8 @@ class DeviceDriverTest {
     java.util.concurrent.CountDownLatch inWindow = new java.util.concurrent.CountDownLatch(1);
     java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
     List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    // a killed process's file lock is released by the kernel; a thread blocked forever is not
+    // killed, so the dying driver locks a file of its own
     DeviceDriver dying =
         driver(
             claim -> {
@@ -220,7 +228,9 @@ class DeviceDriverTest {
                       + entries.contains("\"u\""));
               inWindow.countDown();
               never.await();
-            });
+            },
+            DeviceSetup.NONE,
+            dir.resolve("killed-process.lock"));
     Thread call = new Thread(() -> dying.prepareResourceClaims(List.of(c.ref())));
     call.setDaemon(true);
     call.start();

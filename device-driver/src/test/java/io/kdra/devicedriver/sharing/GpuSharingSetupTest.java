@@ -152,6 +152,30 @@ class GpuSharingSetupTest {
     assertThat(runner.lines()).isEmpty();
   }
 
+  /**
+   * A rolling update: the new driver pod unprepares the last claim on a GPU (stopping its daemon)
+   * that the old pod prepared; the kubelet's next prepare on the old pod starts the daemon again
+   * rather than trusting its memory of having started it.
+   */
+  @Test
+  void aDaemonTheOtherDriverPodStoppedIsStartedAgain() throws Exception {
+    DeviceDriver oldPod = driver(SharingSettings.Strategy.MPS);
+    DeviceDriver newPod = driver(SharingSettings.Strategy.MPS);
+    ClaimFixture a = shareOfGpu0("a", "1", "20Gi");
+    ClaimFixture b = shareOfGpu0("b", "1", "20Gi");
+    reader.add(a.build());
+    reader.add(b.build());
+    assertThat(oldPod.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    Files.writeString(dir.resolve("mps/gpu-0/pipe/control"), ""); // as the started daemon does
+    assertThat(newPod.unprepareResourceClaims(List.of(a.ref()))).containsEntry("u-a", "");
+    assertThat(runner.lines()).anyMatch(l -> l.endsWith("nvidia-cuda-mps-control <<< quit"));
+    runner.clear();
+
+    assertThat(oldPod.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+
+    assertThat(runner.lines()).anyMatch(l -> l.endsWith("nvidia-cuda-mps-control -d"));
+  }
+
   @Test
   void aClaimConfiguredForMpsKeepsItsOwnLimits() throws Exception {
     DeviceDriver d = driver(SharingSettings.Strategy.MPS);

@@ -55,6 +55,15 @@ class MigSetupTest {
   private DeviceDriver driver(
       MigMode mode, RecordingCommandRunner runner, DeviceDriver.PrepareInterlude interlude)
       throws Exception {
+    return driver(mode, runner, interlude, dir.resolve("serialize.lock"));
+  }
+
+  private DeviceDriver driver(
+      MigMode mode,
+      RecordingCommandRunner runner,
+      DeviceDriver.PrepareInterlude interlude,
+      Path lockFile)
+      throws Exception {
     Inventory inv =
         NvidiaBackend.inventory(
             sample("a100-40gb.csv"),
@@ -77,7 +86,8 @@ class MigSetupTest {
             ClaimTelemetry.NONE,
             Clock.systemUTC(),
             2,
-            interlude);
+            interlude,
+            lockFile);
     drivers.add(d);
     return d;
   }
@@ -152,7 +162,10 @@ class MigSetupTest {
                 inWindow.countDown();
                 never.await();
               }
-            });
+            },
+            // a killed process's file lock is released by the kernel; a thread blocked forever is
+            // not killed, so the dying driver locks a file of its own
+            dir.resolve("killed-process.lock"));
     assertThat(dying.prepareResourceClaims(List.of(kept.ref())).get("u1").error()).isEmpty();
     Thread call = new Thread(() -> dying.prepareResourceClaims(List.of(lost.ref())));
     call.setDaemon(true);

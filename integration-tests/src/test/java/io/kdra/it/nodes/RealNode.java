@@ -346,7 +346,10 @@ public final class RealNode implements AutoCloseable {
             "--kubeconfig",
             files.conf().resolve("kubeconfig").toString(),
             "--root-dir",
-            files.kubeletRoot().toString(),
+            // a cluster node as users have them: its kubelet directory is bound over
+            // /var/lib/kubelet, and paths the kubelet sees must be those a driver pod sees
+            // (per-pod registration sockets are named to fit 108 bytes as the pod sees them)
+            own != null ? "/var/lib/kubelet" : files.kubeletRoot().toString(),
             "--hostname-override",
             name,
             // an address of this machine: no DNS look-up of the node name

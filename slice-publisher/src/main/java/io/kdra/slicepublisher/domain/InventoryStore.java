@@ -17,9 +17,30 @@ public final class InventoryStore {
 
   private final Map<Key, NodeInventory> latest = new ConcurrentHashMap<>();
 
-  /** Stores {@code inventory} as the latest of its driver and node. */
-  public void put(NodeInventory inventory) {
-    latest.put(new Key(inventory.driver(), inventory.nodeName()), inventory);
+  /**
+   * Stores {@code inventory} as the latest of its driver and node, unless it is superseded: the
+   * stored one has a higher sequence and its stream is still open. That is an older driver process
+   * still reporting while its replacement already does (a driver upgrade with surge: both pods of
+   * the node stream for a while); a driver's sequences start at its process's start, so the newer
+   * process's are higher. Once the stored one's stream has ended any snapshot is taken (a restarted
+   * driver whose clock stepped back). Atomic.
+   *
+   * @return whether it was stored
+   */
+  public boolean put(NodeInventory inventory) {
+    boolean[] stored = new boolean[1];
+    latest.compute(
+        new Key(inventory.driver(), inventory.nodeName()),
+        (k, current) -> {
+          if (current != null
+              && current.disconnectedAt().isEmpty()
+              && current.sequence() > inventory.sequence()) {
+            return current;
+          }
+          stored[0] = true;
+          return inventory;
+        });
+    return stored[0];
   }
 
   public Optional<NodeInventory> get(String driver, String node) {

@@ -91,9 +91,16 @@ public final class SnapshotIntake {
       return refuse(s, String.join("; ", result.errors()));
     }
     overCap.remove(pair);
-    store.put(result.inventory());
-    changed.accept(result.inventory());
-    metrics.snapshot(s.getDriver(), "accepted");
+    if (store.put(result.inventory())) {
+      changed.accept(result.inventory());
+      metrics.snapshot(s.getDriver(), "accepted");
+    } else {
+      // an old driver pod still reporting while its replacement does: acknowledged (it is valid,
+      // and the old pod is on its way out), not stored (InventoryStore#put)
+      metrics.snapshot(s.getDriver(), "superseded");
+      LOG.debugf(
+          "snapshot %d of %s is superseded by a newer driver process's", s.getSequence(), pair);
+    }
     return ReportAck.newBuilder().setSequence(s.getSequence()).setAccepted(true).build();
   }
 

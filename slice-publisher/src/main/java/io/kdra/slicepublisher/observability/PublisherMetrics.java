@@ -110,12 +110,12 @@ public class PublisherMetrics {
   }
 
   /**
-   * Registers the snapshot counters of every served driver (accepted, invalid, stale) and of
-   * refused ones (driver {@code other}) at zero, so that each series exists from start-up.
+   * Registers the snapshot counters of every served driver (accepted, invalid, stale, superseded)
+   * and of refused ones (driver {@code other}) at zero, so that each series exists from start-up.
    */
   public void servedDrivers(Collection<String> drivers) {
     for (String driver : drivers) {
-      for (String outcome : List.of("accepted", "invalid", "stale")) {
+      for (String outcome : List.of("accepted", "invalid", "stale", "superseded")) {
         inventories(driver, outcome);
       }
     }
@@ -125,7 +125,10 @@ public class PublisherMetrics {
     }
   }
 
-  /** Counts one snapshot; {@code outcome} is accepted, invalid, refused or stale. */
+  /**
+   * Counts one snapshot; {@code outcome} is accepted, invalid, refused, stale or superseded (an old
+   * driver pod's, while its replacement on the node reports).
+   */
   public void snapshot(String driver, String outcome) {
     inventories(driver, outcome).increment();
   }
@@ -135,7 +138,7 @@ public class PublisherMetrics {
         .tags("driver", driver, "outcome", outcome)
         .description(
             "Driver snapshots received, by driver and outcome (accepted, invalid, "
-                + "stale, refused)")
+                + "stale, refused, superseded)")
         .register(registry);
   }
 

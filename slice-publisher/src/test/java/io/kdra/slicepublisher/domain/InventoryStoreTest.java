@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -69,5 +70,52 @@ class InventoryStoreTest {
     marked.ifPresent(m -> assertThat(store.get(DRIVER, node)).contains(m));
     assertThat(store.get(DRIVER, "n1").flatMap(NodeInventory::disconnectedAt))
         .isEqualTo(disconnectedAt);
+  }
+
+  /**
+   * A driver upgrade with surge: the new driver pod's stream opens while the old one's is still
+   * open, and the old one may still send a heartbeat. Sequences start at each process's start
+   * (milliseconds), so the newer process's are higher.
+   */
+  @Test
+  void theNewerDriverProcessKeepsTheNodeWhileTheOlderOnesStreamFadesOut() {
+    InventoryStore store = new InventoryStore();
+    NodeInventory old = sequence(1_000);
+    NodeInventory next = sequence(9_000);
+    NodeInventory oldHeartbeat = sequence(1_001);
+    store.put(old);
+    store.put(next);
+
+    store.put(oldHeartbeat);
+
+    assertThat(store.get(DRIVER, "n1")).contains(next);
+    assertThat(store.streamEnded(DRIVER, "n1", 1_001, ENDED))
+        .as("the old stream's end marks nothing: the new stream is open")
+        .isEmpty();
+    assertThat(store.get(DRIVER, "n1").flatMap(NodeInventory::disconnectedAt)).isEmpty();
+  }
+
+  /** A lower sequence is a restarted process after a clock step back once the other has gone. */
+  @Test
+  void aLowerSequenceIsTakenOnceTheStreamOfTheHigherOneHasEnded() {
+    InventoryStore store = new InventoryStore();
+    store.put(sequence(9_000));
+    store.streamEnded(DRIVER, "n1", 9_000, ENDED);
+
+    store.put(sequence(1_000));
+
+    assertThat(store.get(DRIVER, "n1").map(NodeInventory::sequence)).contains(1_000L);
+    assertThat(store.get(DRIVER, "n1").flatMap(NodeInventory::disconnectedAt)).isEmpty();
+  }
+
+  private static NodeInventory sequence(long sequence) {
+    NodeInventory base = OPEN;
+    return new NodeInventory(
+        base.driver(),
+        base.nodeName(),
+        sequence,
+        base.devices(),
+        base.sharedCounters(),
+        T0.plusMillis(sequence));
   }
 }

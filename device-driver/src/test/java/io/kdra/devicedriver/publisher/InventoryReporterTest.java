@@ -113,7 +113,7 @@ class InventoryReporterTest {
   private InventoryReporter reporter(int port) throws Exception {
     Files.writeString(dir.resolve("token"), "secret-token\n");
     return new InventoryReporter(
-        new InventoryReporter.Settings(
+        InventoryReporter.Settings.plainText(
             "gpu.kdra.io",
             "node-a",
             "127.0.0.1:" + port,
@@ -227,7 +227,7 @@ class InventoryReporterTest {
         new java.util.concurrent.atomic.AtomicReference<>(java.util.Optional.empty());
     reporter =
         new InventoryReporter(
-            new InventoryReporter.Settings(
+            InventoryReporter.Settings.plainText(
                 "gpu.kdra.io",
                 "node-a",
                 "127.0.0.1:" + port,

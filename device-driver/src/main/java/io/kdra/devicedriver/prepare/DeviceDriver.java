@@ -78,6 +78,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   private final ReentrantLock setupLock = new ReentrantLock();
   private final DeviceReservations reservations = new DeviceReservations();
   private final SharedStateLock shared;
+  private final NodeStateRecovery recovery;
 
   /**
    * Runs inside a prepare between the claim's CDI spec and its checkpoint entry: the one window in
@@ -127,35 +128,13 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
         telemetry,
         clock,
         concurrency,
-        PrepareInterlude.NONE);
-  }
-
-  /** As the other constructor, with a pause inside every prepare (end-to-end tests only). */
-  public DeviceDriver(
-      PreparePlanner planner,
-      ClaimReader reader,
-      Supplier<Inventory> inventory,
-      CdiSpecStore cdi,
-      CheckpointStore checkpoint,
-      ClaimTelemetry telemetry,
-      Clock clock,
-      int concurrency,
-      PrepareInterlude interlude) {
-    this(
-        planner,
-        reader,
-        inventory,
-        cdi,
-        checkpoint,
-        telemetry,
-        clock,
-        concurrency,
-        interlude,
+        PrepareInterlude.NONE,
         checkpoint.file().toAbsolutePath().resolveSibling("serialize.lock"));
   }
 
   /**
-   * As the other constructors, with the lock file every driver process on the node shares.
+   * As the other constructor, with a pause inside every prepare (end-to-end tests only) and the
+   * lock file every driver process on the node shares.
    *
    * @param lockFile {@code <plugins>/<driver>/serialize.lock}, as upstream's helper locks
    */
@@ -193,23 +172,9 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     for (int i = 0; i < STRIPES; i++) {
       locks[i] = new ReentrantLock();
     }
+    this.recovery = new NodeStateRecovery(planner, inventory, cdi, checkpoint);
     this.shared = new SharedStateLock(lockFile);
-    shared.onAcquired(this::loadSharedState);
-  }
-
-  /**
-   * Runs when this process takes the shared lock: the other driver process may have prepared or
-   * unprepared claims meanwhile.
-   */
-  private void loadSharedState() throws IOException {
-    CheckpointStore.Reload found = checkpoint.reload();
-    if (found == CheckpointStore.Reload.UNCHANGED) {
-      return;
-    }
-    planner.setup().forgetRemembered();
-    if (found == CheckpointStore.Reload.DAMAGED) {
-      recoverFromSpecs(checkpoint.all());
-    }
+    shared.onAcquired(recovery::reloadCheckpoint);
   }
 
   /** Holds the node's state against the other driver process, if there is one. */
@@ -222,17 +187,9 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   }
 
   /**
-   * Makes the CDI directory match the checkpoint: re-writes the spec of every checkpointed claim
-   * whose file is missing or differs (tmpfs after a reboot, a write lost in a power cut) and
-   * removes this driver's specs of claims the checkpoint does not hold (a crash between spec and
-   * checkpoint write: the spec is written first, so an intact checkpoint without the claim proves
-   * the spec stale). Called once at startup, before the kubelet can reach the driver; failures are
-   * logged (the next prepare of that claim retries).
-   *
-   * <p>A damaged checkpoint proves nothing: its claims' specs belong to running pods, whose
-   * containers need them to restart. Their entries are rebuilt from the specs instead ({@link
-   * CdiSpecRecovery}), so that their unprepare still releases the devices' setup; a spec that
-   * cannot be read back is kept, and logged.
+   * Makes the CDI specs match the checkpoint after a restart (or rebuilds a damaged checkpoint from
+   * them), settles the setup intents a previous process left and restores the device setups ({@code
+   * NodeStateRecovery}). Called once at startup, before the kubelet can reach the driver.
    *
    * @return how many claims the checkpoint holds
    */
@@ -240,72 +197,10 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     // the other pod of a rolling update may be half-way through a prepare: its spec without its
     // checkpoint entry yet, its setup intent pending
     try (SharedStateLock.Held held = holdShared()) {
-      Map<String, PreparedClaim> all = checkpoint.all();
-      for (PreparedClaim c : all.values()) {
-        try {
-          cdi.ensure(c);
-        } catch (IOException e) {
-          LOG.errorf("cannot restore CDI spec of %s: %s", c.claim(), e.getMessage());
-        }
-      }
-      if (checkpoint.damaged()) {
-        recoverFromSpecs(all);
-      } else {
-        removeSpecsNotIn(all);
-      }
+      recovery.matchSpecsToCheckpoint();
       settleSetupIntents();
-      restoreSetups();
+      recovery.restoreSetups();
       return checkpoint.all().size();
-    }
-  }
-
-  /** Deletes this driver's specs of claims the (intact) checkpoint does not hold. */
-  private void removeSpecsNotIn(Map<String, PreparedClaim> all) {
-    try {
-      Set<String> known = new HashSet<>();
-      all.values().forEach(c -> known.add(c.cdiSpecFile()));
-      for (String file : cdi.list(planner.names().specFilePrefix())) {
-        if (!known.contains(file)) {
-          cdi.delete(file);
-          LOG.infof("removed CDI spec %s of a claim that is not prepared", file);
-        }
-      }
-    } catch (IOException e) {
-      LOG.errorf("cannot clean the CDI directory %s: %s", cdi.dir(), e.getMessage());
-    }
-  }
-
-  /** A damaged checkpoint: puts back the entries of specs it lacks ({@link #recover}). */
-  private void recoverFromSpecs(Map<String, PreparedClaim> all) {
-    try {
-      Set<String> known = new HashSet<>();
-      all.values().forEach(c -> known.add(c.cdiSpecFile()));
-      for (String file : cdi.list(planner.names().specFilePrefix())) {
-        if (!known.contains(file)) {
-          recover(file);
-        }
-      }
-    } catch (IOException e) {
-      LOG.errorf("cannot read the CDI directory %s: %s", cdi.dir(), e.getMessage());
-    }
-  }
-
-  /** {@link DeviceSetup#restore} of every device the setup involves, logging failures. */
-  private void restoreSetups() {
-    if (planner.setup() == DeviceSetup.NONE) {
-      return;
-    }
-    Map<String, PreparedClaim> prepared = checkpoint.all();
-    for (NodeDevice device : inventory.get().devices()) {
-      if (!planner.setup().involves(device)) {
-        continue;
-      }
-      boolean inUse = prepared.values().stream().anyMatch(c -> c.usesSetupOf(device.name()));
-      try {
-        planner.setup().restore(device, inUse);
-      } catch (PrepareException | RuntimeException e) {
-        LOG.errorf("cannot restore the setup of device %s: %s", device.name(), e.getMessage());
-      }
     }
   }
 
@@ -328,23 +223,6 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
               lock.unlock();
             };
           });
-    }
-  }
-
-  /** Puts the checkpoint entry rebuilt from a spec file back, or keeps the file and says why. */
-  private void recover(String file) {
-    try {
-      PreparedClaim claim =
-          CdiSpecRecovery.claim(planner.names(), planner.pool(), file, cdi.read(file));
-      checkpoint.put(claim);
-      LOG.warnf(
-          "checkpoint was damaged: rebuilt claim %s (devices %s) from its CDI spec %s",
-          claim.claim().uid(), claim.devices().stream().map(d -> d.deviceName()).toList(), file);
-    } catch (IOException | IllegalArgumentException e) {
-      LOG.errorf(
-          "checkpoint was damaged and CDI spec %s cannot be read back (%s); keeping it: a claim"
-              + " that is unprepared removes it",
-          file, e.getMessage());
     }
   }
 

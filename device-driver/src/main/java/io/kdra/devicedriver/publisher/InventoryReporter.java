@@ -89,30 +89,8 @@ public final class InventoryReporter implements AutoCloseable {
       Optional<Tls> tls,
       Duration ackTimeout) {
 
-    /** With the default acknowledgement timeout. */
-    public Settings(
-        String driver,
-        String node,
-        String address,
-        Path tokenFile,
-        Duration initialBackoff,
-        Duration maxBackoff,
-        Duration heartbeat,
-        Optional<Tls> tls) {
-      this(
-          driver,
-          node,
-          address,
-          tokenFile,
-          initialBackoff,
-          maxBackoff,
-          heartbeat,
-          tls,
-          DEFAULT_ACK_TIMEOUT);
-    }
-
-    /** Plain text: the harness's processes and local runs. */
-    public Settings(
+    /** Plain text, with the default acknowledgement timeout: tests and local runs. */
+    public static Settings plainText(
         String driver,
         String node,
         String address,
@@ -120,7 +98,7 @@ public final class InventoryReporter implements AutoCloseable {
         Duration initialBackoff,
         Duration maxBackoff,
         Duration heartbeat) {
-      this(
+      return new Settings(
           driver,
           node,
           address,
@@ -128,7 +106,8 @@ public final class InventoryReporter implements AutoCloseable {
           initialBackoff,
           maxBackoff,
           heartbeat,
-          Optional.empty());
+          Optional.empty(),
+          DEFAULT_ACK_TIMEOUT);
     }
   }
 

@@ -111,7 +111,7 @@ class InventoryReporterStandbyTest {
 
   private InventoryReporter reporter(int port, Duration initialBackoff) {
     return new InventoryReporter(
-        new InventoryReporter.Settings(
+        InventoryReporter.Settings.plainText(
             "gpu.kdra.io",
             "node-a",
             "127.0.0.1:" + port,

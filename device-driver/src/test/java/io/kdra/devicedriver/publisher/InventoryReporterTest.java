@@ -1,6 +1,7 @@
 package io.kdra.devicedriver.publisher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.Contexts;
 import io.grpc.Metadata;
@@ -113,7 +114,7 @@ class InventoryReporterTest {
   private InventoryReporter reporter(int port) throws Exception {
     Files.writeString(dir.resolve("token"), "secret-token\n");
     return new InventoryReporter(
-        new InventoryReporter.Settings(
+        InventoryReporter.Settings.plainText(
             "gpu.kdra.io",
             "node-a",
             "127.0.0.1:" + port,
@@ -185,11 +186,10 @@ class InventoryReporterTest {
     // its heartbeats go unanswered: the stream is given up and another one opened
     awaitConnected(false);
     assertThat(reporter.lastError()).contains("no acknowledgement");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (streams.size() < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(streams.size()).as("streams opened").isGreaterThanOrEqualTo(2);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> assertThat(streams.size()).as("streams opened").isGreaterThanOrEqualTo(2));
 
     acking = true;
     awaitConnected(true);
@@ -227,7 +227,7 @@ class InventoryReporterTest {
         new java.util.concurrent.atomic.AtomicReference<>(java.util.Optional.empty());
     reporter =
         new InventoryReporter(
-            new InventoryReporter.Settings(
+            InventoryReporter.Settings.plainText(
                 "gpu.kdra.io",
                 "node-a",
                 "127.0.0.1:" + port,
@@ -260,11 +260,9 @@ class InventoryReporterTest {
     assertThat(s.getDiscoveryIntervalMillis()).isZero();
   }
 
-  private void awaitConnected(boolean expected) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (reporter.connected() != expected && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(reporter.connected()).isEqualTo(expected);
+  private void awaitConnected(boolean expected) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(reporter.connected()).isEqualTo(expected));
   }
 }

@@ -108,7 +108,8 @@ class InventoryReporterTlsTest {
             Duration.ofMillis(50),
             Duration.ofMillis(200),
             Duration.ofMinutes(10),
-            tls),
+            tls,
+            InventoryReporter.DEFAULT_ACK_TIMEOUT),
         Clock.fixed(Instant.ofEpochMilli(1000), ZoneOffset.UTC));
   }
 

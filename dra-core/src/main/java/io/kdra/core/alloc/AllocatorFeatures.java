@@ -1,7 +1,11 @@
 package io.kdra.core.alloc;
 
-import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * The optional allocator features, one boolean per KEP, passed in by the caller (never read from
@@ -48,174 +52,130 @@ public record AllocatorFeatures(
     boolean compatibilityGroups,
     boolean optionalNodeOperations) {
 
+  /** Where a gate stands in 1.37. */
+  private enum Stage {
+    /** On by default. */
+    GA_OR_BETA,
+    /** Off by default; only upstream's experimental allocator supports it. */
+    ALPHA
+  }
+
+  /** One row per component: its upstream gate and its stage. */
+  private enum Gate {
+    ADMIN_ACCESS("DRAAdminAccess", Stage.GA_OR_BETA, AllocatorFeatures::adminAccess),
+    PRIORITIZED_LIST("DRAPrioritizedList", Stage.GA_OR_BETA, AllocatorFeatures::prioritizedList),
+    DEVICE_TAINTS("DRADeviceTaints", Stage.GA_OR_BETA, AllocatorFeatures::deviceTaints),
+    PARTITIONABLE_DEVICES(
+        "DRAPartitionableDevices", Stage.GA_OR_BETA, AllocatorFeatures::partitionableDevices),
+    CONSUMABLE_CAPACITY(
+        "DRAConsumableCapacity", Stage.GA_OR_BETA, AllocatorFeatures::consumableCapacity),
+    BINDING_CONDITIONS(
+        "DRADeviceBindingConditions", Stage.GA_OR_BETA, AllocatorFeatures::bindingConditions),
+    FRACTIONAL_CAPACITY_RANGE(
+        "DRAFractionalCapacityRange", Stage.GA_OR_BETA, AllocatorFeatures::fractionalCapacityRange),
+    DERIVED_ATTRIBUTES("DRADerivedAttributes", Stage.ALPHA, AllocatorFeatures::derivedAttributes),
+    COMPATIBILITY_GROUPS(
+        "DRADeviceCompatibilityGroups", Stage.ALPHA, AllocatorFeatures::compatibilityGroups),
+    OPTIONAL_NODE_OPERATIONS(
+        "DRAOptionalNodeOperations", Stage.ALPHA, AllocatorFeatures::optionalNodeOperations);
+
+    final String upstreamName;
+    final Stage stage;
+    final Predicate<AllocatorFeatures> isOn;
+
+    Gate(String upstreamName, Stage stage, Predicate<AllocatorFeatures> isOn) {
+      this.upstreamName = upstreamName;
+      this.stage = stage;
+      this.isOn = isOn;
+    }
+  }
+
   /** The upstream feature-gate names this record holds, sorted. */
   public static final List<String> GATES =
-      List.of(
-          "DRAAdminAccess",
-          "DRAConsumableCapacity",
-          "DRADerivedAttributes",
-          "DRADeviceBindingConditions",
-          "DRADeviceCompatibilityGroups",
-          "DRADeviceTaints",
-          "DRAFractionalCapacityRange",
-          "DRAOptionalNodeOperations",
-          "DRAPartitionableDevices",
-          "DRAPrioritizedList");
+      Stream.of(Gate.values()).map(g -> g.upstreamName).sorted().toList();
 
   /** Kubernetes 1.37 defaults: GA and beta on, alpha off. */
   public static AllocatorFeatures defaults() {
-    return new AllocatorFeatures(true, true, true, true, true, true, true, false, false, false);
+    return of(Stream.of(Gate.values()).filter(g -> g.stage == Stage.GA_OR_BETA).toList());
   }
 
   /** Every feature on, alpha ones too (what upstream's experimental allocator supports). */
   public static AllocatorFeatures all() {
-    return new AllocatorFeatures(true, true, true, true, true, true, true, true, true, true);
+    return of(EnumSet.allOf(Gate.class));
   }
 
   /** Only the GA core: every optional feature off (the 1.34 "stable" allocator's view). */
   public static AllocatorFeatures none() {
+    return of(EnumSet.noneOf(Gate.class));
+  }
+
+  private static AllocatorFeatures of(Collection<Gate> on) {
     return new AllocatorFeatures(
-        false, false, false, false, false, false, false, false, false, false);
+        on.contains(Gate.ADMIN_ACCESS),
+        on.contains(Gate.PRIORITIZED_LIST),
+        on.contains(Gate.DEVICE_TAINTS),
+        on.contains(Gate.PARTITIONABLE_DEVICES),
+        on.contains(Gate.CONSUMABLE_CAPACITY),
+        on.contains(Gate.BINDING_CONDITIONS),
+        on.contains(Gate.FRACTIONAL_CAPACITY_RANGE),
+        on.contains(Gate.DERIVED_ATTRIBUTES),
+        on.contains(Gate.COMPATIBILITY_GROUPS),
+        on.contains(Gate.OPTIONAL_NODE_OPERATIONS));
+  }
+
+  private List<Gate> enabled() {
+    return Stream.of(Gate.values()).filter(g -> g.isOn.test(this)).toList();
+  }
+
+  private AllocatorFeatures with(Gate gate, boolean on) {
+    Set<Gate> gates = EnumSet.noneOf(Gate.class);
+    gates.addAll(enabled());
+    if (on) {
+      gates.add(gate);
+    } else {
+      gates.remove(gate);
+    }
+    return of(gates);
   }
 
   public AllocatorFeatures withAdminAccess(boolean on) {
-    return new AllocatorFeatures(
-        on,
-        prioritizedList,
-        deviceTaints,
-        partitionableDevices,
-        consumableCapacity,
-        bindingConditions,
-        fractionalCapacityRange,
-        derivedAttributes,
-        compatibilityGroups,
-        optionalNodeOperations);
+    return with(Gate.ADMIN_ACCESS, on);
   }
 
   public AllocatorFeatures withPrioritizedList(boolean on) {
-    return new AllocatorFeatures(
-        adminAccess,
-        on,
-        deviceTaints,
-        partitionableDevices,
-        consumableCapacity,
-        bindingConditions,
-        fractionalCapacityRange,
-        derivedAttributes,
-        compatibilityGroups,
-        optionalNodeOperations);
+    return with(Gate.PRIORITIZED_LIST, on);
   }
 
   public AllocatorFeatures withDeviceTaints(boolean on) {
-    return new AllocatorFeatures(
-        adminAccess,
-        prioritizedList,
-        on,
-        partitionableDevices,
-        consumableCapacity,
-        bindingConditions,
-        fractionalCapacityRange,
-        derivedAttributes,
-        compatibilityGroups,
-        optionalNodeOperations);
+    return with(Gate.DEVICE_TAINTS, on);
   }
 
   public AllocatorFeatures withPartitionableDevices(boolean on) {
-    return new AllocatorFeatures(
-        adminAccess,
-        prioritizedList,
-        deviceTaints,
-        on,
-        consumableCapacity,
-        bindingConditions,
-        fractionalCapacityRange,
-        derivedAttributes,
-        compatibilityGroups,
-        optionalNodeOperations);
+    return with(Gate.PARTITIONABLE_DEVICES, on);
   }
 
   public AllocatorFeatures withConsumableCapacity(boolean on) {
-    return new AllocatorFeatures(
-        adminAccess,
-        prioritizedList,
-        deviceTaints,
-        partitionableDevices,
-        on,
-        bindingConditions,
-        fractionalCapacityRange,
-        derivedAttributes,
-        compatibilityGroups,
-        optionalNodeOperations);
+    return with(Gate.CONSUMABLE_CAPACITY, on);
   }
 
   public AllocatorFeatures withBindingConditions(boolean on) {
-    return new AllocatorFeatures(
-        adminAccess,
-        prioritizedList,
-        deviceTaints,
-        partitionableDevices,
-        consumableCapacity,
-        on,
-        fractionalCapacityRange,
-        derivedAttributes,
-        compatibilityGroups,
-        optionalNodeOperations);
+    return with(Gate.BINDING_CONDITIONS, on);
   }
 
   public AllocatorFeatures withFractionalCapacityRange(boolean on) {
-    return new AllocatorFeatures(
-        adminAccess,
-        prioritizedList,
-        deviceTaints,
-        partitionableDevices,
-        consumableCapacity,
-        bindingConditions,
-        on,
-        derivedAttributes,
-        compatibilityGroups,
-        optionalNodeOperations);
+    return with(Gate.FRACTIONAL_CAPACITY_RANGE, on);
   }
 
   public AllocatorFeatures withDerivedAttributes(boolean on) {
-    return new AllocatorFeatures(
-        adminAccess,
-        prioritizedList,
-        deviceTaints,
-        partitionableDevices,
-        consumableCapacity,
-        bindingConditions,
-        fractionalCapacityRange,
-        on,
-        compatibilityGroups,
-        optionalNodeOperations);
+    return with(Gate.DERIVED_ATTRIBUTES, on);
   }
 
   public AllocatorFeatures withCompatibilityGroups(boolean on) {
-    return new AllocatorFeatures(
-        adminAccess,
-        prioritizedList,
-        deviceTaints,
-        partitionableDevices,
-        consumableCapacity,
-        bindingConditions,
-        fractionalCapacityRange,
-        derivedAttributes,
-        on,
-        optionalNodeOperations);
+    return with(Gate.COMPATIBILITY_GROUPS, on);
   }
 
   public AllocatorFeatures withOptionalNodeOperations(boolean on) {
-    return new AllocatorFeatures(
-        adminAccess,
-        prioritizedList,
-        deviceTaints,
-        partitionableDevices,
-        consumableCapacity,
-        bindingConditions,
-        fractionalCapacityRange,
-        derivedAttributes,
-        compatibilityGroups,
-        on);
+    return with(Gate.OPTIONAL_NODE_OPERATIONS, on);
   }
 
   /**
@@ -224,7 +184,7 @@ public record AllocatorFeatures(
    * feature). Where the two differ, with this false we decide as the "incubating" one does.
    */
   public boolean experimental() {
-    return derivedAttributes || compatibilityGroups || optionalNodeOperations;
+    return enabled().stream().anyMatch(g -> g.stage == Stage.ALPHA);
   }
 
   /**
@@ -233,31 +193,13 @@ public record AllocatorFeatures(
    * @throws IllegalArgumentException for a gate this allocator does not know, naming those it does
    */
   public AllocatorFeatures with(String gate, boolean on) {
-    switch (gate) {
-      case "DRAAdminAccess":
-        return withAdminAccess(on);
-      case "DRAConsumableCapacity":
-        return withConsumableCapacity(on);
-      case "DRADerivedAttributes":
-        return withDerivedAttributes(on);
-      case "DRADeviceBindingConditions":
-        return withBindingConditions(on);
-      case "DRADeviceCompatibilityGroups":
-        return withCompatibilityGroups(on);
-      case "DRADeviceTaints":
-        return withDeviceTaints(on);
-      case "DRAFractionalCapacityRange":
-        return withFractionalCapacityRange(on);
-      case "DRAOptionalNodeOperations":
-        return withOptionalNodeOperations(on);
-      case "DRAPartitionableDevices":
-        return withPartitionableDevices(on);
-      case "DRAPrioritizedList":
-        return withPrioritizedList(on);
-      default:
-        throw new IllegalArgumentException(
-            "unrecognized feature gate: " + gate + " (known: " + String.join(", ", GATES) + ")");
+    for (Gate g : Gate.values()) {
+      if (g.upstreamName.equals(gate)) {
+        return with(g, on);
+      }
     }
+    throw new IllegalArgumentException(
+        "unrecognized feature gate: " + gate + " (known: " + String.join(", ", GATES) + ")");
   }
 
   /**
@@ -312,37 +254,6 @@ public record AllocatorFeatures(
 
   /** The upstream feature-gate names of the enabled features, sorted. */
   public List<String> enabledNames() {
-    List<String> names = new ArrayList<>();
-    if (adminAccess) {
-      names.add("DRAAdminAccess");
-    }
-    if (consumableCapacity) {
-      names.add("DRAConsumableCapacity");
-    }
-    if (derivedAttributes) {
-      names.add("DRADerivedAttributes");
-    }
-    if (bindingConditions) {
-      names.add("DRADeviceBindingConditions");
-    }
-    if (compatibilityGroups) {
-      names.add("DRADeviceCompatibilityGroups");
-    }
-    if (deviceTaints) {
-      names.add("DRADeviceTaints");
-    }
-    if (fractionalCapacityRange) {
-      names.add("DRAFractionalCapacityRange");
-    }
-    if (optionalNodeOperations) {
-      names.add("DRAOptionalNodeOperations");
-    }
-    if (partitionableDevices) {
-      names.add("DRAPartitionableDevices");
-    }
-    if (prioritizedList) {
-      names.add("DRAPrioritizedList");
-    }
-    return names;
+    return enabled().stream().map(g -> g.upstreamName).sorted().toList();
   }
 }

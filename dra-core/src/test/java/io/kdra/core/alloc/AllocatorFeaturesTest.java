@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Named.named;
 
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -108,6 +109,43 @@ class AllocatorFeaturesTest {
     assertThat(AllocatorFeatures.all().with(gate, false).enabledNames())
         .doesNotContain(gate)
         .hasSize(ALL.size() - 1);
+  }
+
+  /** Columns: upstream gate name, the component it switches. */
+  static Stream<Arguments> gateComponents() {
+    return Stream.of(
+        Arguments.of("DRAAdminAccess", (Predicate<AllocatorFeatures>) f -> f.adminAccess()),
+        Arguments.of(
+            "DRAConsumableCapacity", (Predicate<AllocatorFeatures>) f -> f.consumableCapacity()),
+        Arguments.of(
+            "DRADerivedAttributes", (Predicate<AllocatorFeatures>) f -> f.derivedAttributes()),
+        Arguments.of(
+            "DRADeviceBindingConditions",
+            (Predicate<AllocatorFeatures>) f -> f.bindingConditions()),
+        Arguments.of(
+            "DRADeviceCompatibilityGroups",
+            (Predicate<AllocatorFeatures>) f -> f.compatibilityGroups()),
+        Arguments.of("DRADeviceTaints", (Predicate<AllocatorFeatures>) f -> f.deviceTaints()),
+        Arguments.of(
+            "DRAFractionalCapacityRange",
+            (Predicate<AllocatorFeatures>) f -> f.fractionalCapacityRange()),
+        Arguments.of(
+            "DRAOptionalNodeOperations",
+            (Predicate<AllocatorFeatures>) f -> f.optionalNodeOperations()),
+        Arguments.of(
+            "DRAPartitionableDevices",
+            (Predicate<AllocatorFeatures>) f -> f.partitionableDevices()),
+        Arguments.of(
+            "DRAPrioritizedList", (Predicate<AllocatorFeatures>) f -> f.prioritizedList()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("gateComponents")
+  void everyGateNameSwitchesTheComponentTheAllocatorReads(
+      String gate, Predicate<AllocatorFeatures> component) {
+    assertThat(component.test(AllocatorFeatures.none().with(gate, true))).isTrue();
+    assertThat(component.test(AllocatorFeatures.all().with(gate, false))).isFalse();
+    assertThat(gateComponents()).hasSize(ALL.size());
   }
 
   @org.junit.jupiter.api.Test

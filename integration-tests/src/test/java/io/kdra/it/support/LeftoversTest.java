@@ -21,14 +21,8 @@ class LeftoversTest {
   private Process spawn(String... command) throws Exception {
     Process p = new ProcessBuilder(command).start();
     started.add(p);
-    // the record needs the process's command line, which exists once exec has happened
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (p.isAlive()
-        && !p.info().command().map(c -> !c.endsWith("/java")).orElse(false)
-        && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    return p;
+    // the record needs the process's command line
+    return ProcessStart.awaitExec(p);
   }
 
   @AfterEach

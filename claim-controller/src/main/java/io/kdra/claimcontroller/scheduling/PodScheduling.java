@@ -157,7 +157,7 @@ public final class PodScheduling {
   public void placeGangsWith(PodGroups groups) {
     this.groups = groups;
     templates.recordGroupClaimsIn(groups);
-    this.gangs = new GangScheduling(cycle, binding, templates, dra, groups, mayWrite);
+    this.gangs = new GangScheduling(cycle, binding, templates, dra, mayWrite);
   }
 
   /** Schedules a pending pod: its first attempt. */

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.kdra.core.model.Quantity;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The CPU and memory a pod requests, as the scheduler counts them: containers summed, restartable
@@ -29,18 +30,40 @@ public record PodRequests(Quantity cpu, Quantity memory) {
 
   /** The requests of {@code pod}. */
   public static PodRequests of(Pod pod) {
-    return of(pod, null);
+    return of(pod, null, true);
   }
 
   /**
-   * The requests of {@code pod} as the scorers count them (upstream's {@code NonZeroRequested}):
-   * each container's missing CPU or memory request counted as {@link #NON_ZERO_DEFAULTS}'s.
+   * What a pod bound to a node adds to the node's non-zero requests, which the scorers read
+   * (upstream's {@code PodInfo.CalculateResource} and {@code getNonMissingContainerRequests} in
+   * {@code framework/types.go}): each container's missing CPU or memory request counted as {@link
+   * #NON_ZERO_DEFAULTS}'s; with pod-level requests set, only for a resource that nothing in the pod
+   * names (no container, the pod level, nor the overhead).
    */
   public static PodRequests nonZero(Pod pod) {
-    return of(pod, NON_ZERO_DEFAULTS);
+    if (pod.getSpec() == null || !podLevelRequestsSet(pod)) {
+      return of(pod, NON_ZERO_DEFAULTS, true);
+    }
+    PodRequests missing =
+        new PodRequests(
+            named(pod, "cpu") ? Quantity.ZERO : NON_ZERO_DEFAULTS.cpu,
+            named(pod, "memory") ? Quantity.ZERO : NON_ZERO_DEFAULTS.memory);
+    return of(pod, missing, true);
   }
 
-  private static PodRequests of(Pod pod, PodRequests missing) {
+  /**
+   * The pod's requests as NodeResourcesFit's LeastAllocated score counts the pod being placed: its
+   * containers with each missing CPU or memory request counted as {@link #NON_ZERO_DEFAULTS}'s, and
+   * the overhead, but not its pod-level requests. That is upstream 1.37's behaviour, not a choice:
+   * {@code noderesources/fit.go}'s {@code NewFit} sets {@code enablePodLevelResources} on the
+   * plugin but not on the {@code resourceAllocationScorer} it embeds, whose {@code
+   * calculatePodResourceRequest} ({@code resource_allocation.go}) reads its own, false, flag.
+   */
+  public static PodRequests nonZeroOfContainers(Pod pod) {
+    return of(pod, NON_ZERO_DEFAULTS, false);
+  }
+
+  private static PodRequests of(Pod pod, PodRequests missing, boolean withPodLevel) {
     if (pod.getSpec() == null) {
       return ZERO;
     }
@@ -58,8 +81,37 @@ public record PodRequests(Quantity cpu, Quantity memory) {
         initPeak = initPeak.max(of(c, missing).plus(sidecars));
       }
     }
-    PodRequests total = podLevel(pod, sum.plus(sidecars).max(initPeak));
+    PodRequests containers = sum.plus(sidecars).max(initPeak);
+    PodRequests total = withPodLevel ? podLevel(pod, containers) : containers;
     return total.plus(of(pod.getSpec().getOverhead()));
+  }
+
+  /**
+   * Upstream's {@code IsPodLevelRequestsSet}: a pod-level request for a resource that may be set
+   * there (CPU, memory, huge pages).
+   */
+  private static boolean podLevelRequestsSet(Pod pod) {
+    var resources = pod.getSpec().getResources();
+    var requests = resources == null ? null : resources.getRequests();
+    return requests != null
+        && requests.keySet().stream()
+            .anyMatch(r -> r.equals("cpu") || r.equals("memory") || r.startsWith("hugepages-"));
+  }
+
+  /** Whether a container, an init container, the pod level or the overhead names {@code r}. */
+  private static boolean named(Pod pod, String r) {
+    var spec = pod.getSpec();
+    return Stream.concat(
+                list(spec.getContainers()).stream(), list(spec.getInitContainers()).stream())
+            .anyMatch(
+                c ->
+                    c.getResources() != null
+                        && c.getResources().getRequests() != null
+                        && c.getResources().getRequests().containsKey(r))
+        || (spec.getResources() != null
+            && spec.getResources().getRequests() != null
+            && spec.getResources().getRequests().containsKey(r))
+        || (spec.getOverhead() != null && spec.getOverhead().containsKey(r));
   }
 
   /**
@@ -67,11 +119,10 @@ public record PodRequests(Quantity cpu, Quantity memory) {
    * pod-level request replaces the containers' for its resource, whether above or below.
    */
   private static PodRequests podLevel(Pod pod, PodRequests containers) {
-    var resources = pod.getSpec().getResources();
-    var requests = resources == null ? null : resources.getRequests();
-    if (requests == null || requests.isEmpty()) {
+    if (!podLevelRequestsSet(pod)) {
       return containers;
     }
+    var requests = pod.getSpec().getResources().getRequests();
     return new PodRequests(
         requests.containsKey("cpu") ? quantity(requests.get("cpu")) : containers.cpu,
         requests.containsKey("memory") ? quantity(requests.get("memory")) : containers.memory);

@@ -16,9 +16,10 @@ import java.util.function.Function;
  * <ul>
  *   <li>NodeResourcesFit, {@code LeastAllocated} (the default strategy): per resource, {@code
  *       (allocatable - requested) * 100 / allocatable}, averaged, where requested is what the
- *       node's pods and the pod request with each container's missing CPU or memory request counted
- *       as 100m or 200Mi ({@link PodRequests#nonZero}); a resource the node does not offer is left
- *       out. Emptier nodes score higher.
+ *       node's pods request ({@link PodRequests#nonZero}) plus what the pod's containers request
+ *       ({@link PodRequests#nonZeroOfContainers}: its pod-level requests left out, as upstream 1.37
+ *       does), each container's missing CPU or memory request counted as 100m or 200Mi; a resource
+ *       the node does not offer is left out. Emptier nodes score higher.
  *   <li>NodeResourcesBalancedAllocation: {@code 50 + (50 + balance(with pod) - balance(without)) /
  *       2}, where balance is {@code (1 - std) * 100} of the requested fractions (capped at 1), with
  *       the requests as declared. Nodes whose CPU and memory use the pod evens out score higher. A
@@ -37,7 +38,7 @@ final class ResourceScores {
       List<Node> nodes,
       Map<String, NodeUsage> usage,
       Function<Node, Allocatable> allocatable) {
-    PodRequests wanted = PodRequests.nonZero(pod);
+    PodRequests wanted = PodRequests.nonZeroOfContainers(pod);
     long[] out = new long[nodes.size()];
     for (int i = 0; i < out.length; i++) {
       Node n = nodes.get(i);

@@ -192,16 +192,11 @@ public class PodReconciler implements Reconciler<Pod> {
         new PodScheduling(
             view,
             recent,
-            claimWriter,
-            podWriter,
-            binder,
-            events,
+            new PodScheduling.Writers(claimWriter, podWriter, binder, events),
             allocator,
-            config.templateMode(),
-            tracer,
-            this::mayWrite,
-            deadline(),
-            System::nanoTime);
+            PodScheduling.Settings.of(config.templateMode(), tracer)
+                .fencedBy(this::mayWrite)
+                .searchLimitedBy(deadline(), System::nanoTime));
     preemption = preemption(ctx.getClient(), view);
     // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang
     scheduling.placeGangsWith(new ApiPodGroups(ctx.getClient()));

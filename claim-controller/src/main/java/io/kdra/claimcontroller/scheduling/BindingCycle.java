@@ -34,31 +34,29 @@ final class BindingCycle {
   private final BooleanSupplier mayWrite;
 
   /**
-   * @param mayWrite asked right before each write (this replica's Lease is fresh): see {@link
-   *     PreBind}
+   * Its {@code settings.mayWrite()} is asked right before each write (this replica's Lease is
+   * fresh): see {@link PreBind}.
    */
   BindingCycle(
       DraManager dra,
       Reserve reserve,
-      ClaimWriter claims,
-      PodBinder binder,
-      EventRecorder events,
-      ClaimTracer tracer,
-      BooleanSupplier mayWrite) {
+      PodScheduling.Writers writers,
+      PodScheduling.Settings settings) {
+    ClaimWriter claims = writers.claims();
     this.dra = dra;
     this.reserve = reserve;
-    this.preBind = new PreBind(dra.view(), dra.recent(), claims, mayWrite);
-    this.binder = binder;
-    this.events = events;
-    this.tracer = tracer;
-    this.mayWrite = mayWrite;
+    this.preBind = new PreBind(dra.view(), dra.recent(), claims, settings.mayWrite());
+    this.binder = writers.binder();
+    this.events = writers.events();
+    this.tracer = settings.tracer();
+    this.mayWrite = settings.mayWrite();
     this.extendedWrites =
         new ExtendedClaimWrites(
             dra.recent(),
             ExtendedClaimWriter.of(claims),
             (pod, podClaims, node, allocations, spans, beforeBind) ->
                 preBindAndBind(pod, podClaims, node, allocations, spans, Map.of(), beforeBind),
-            events);
+            writers.events());
   }
 
   /** Writes {@code s}'s pod's placement; ends its spans. */

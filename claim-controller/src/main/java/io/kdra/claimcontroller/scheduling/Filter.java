@@ -16,6 +16,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -100,7 +101,7 @@ final class Filter {
         NodeFilter.filter(
             pod, allNodes, used, NodeSelectors.ofAllocated(s.claims()), allocatable::of, others);
     if (within != null) {
-      nodes = GangScheduling.within(nodes, within);
+      nodes = within(nodes, within);
     }
     ExtendedResources.Filtered byExtended = null;
     if (s.extended() != null) {
@@ -177,5 +178,22 @@ final class Filter {
       allocatable.refresh(current);
     }
     return sortedNodes;
+  }
+
+  /**
+   * The filter's result with the nodes outside {@code domain} moved to the rejected ones, with a
+   * reason of their own.
+   */
+  private static NodeFilter.Result within(NodeFilter.Result nodes, Predicate<Node> domain) {
+    List<Node> feasible = new ArrayList<>();
+    Map<String, String> rejected = new TreeMap<>(nodes.rejected());
+    for (Node n : nodes.feasible()) {
+      if (domain.test(n)) {
+        feasible.add(n);
+      } else {
+        rejected.put(n.getMetadata().getName(), "node(s) outside the pod group's topology domain");
+      }
+    }
+    return new NodeFilter.Result(feasible, rejected);
   }
 }

@@ -43,8 +43,8 @@ public final class PodScheduling {
               + "writing until it is renewed or another replica leads");
 
   /**
-   * The limits the constructors without a clock pass (the service's defaults, see {@code
-   * ClaimControllerConfig}); with their clock standing still they never run out.
+   * The limits {@link Settings#of} sets (the service's defaults, see {@code
+   * ClaimControllerConfig}); with its clock standing still they never run out.
    */
   private static final SearchDeadline UNTIMED_DEADLINE =
       new SearchDeadline(Duration.ofSeconds(1), Duration.ofSeconds(10));
@@ -66,83 +66,80 @@ public final class PodScheduling {
   /** Where the PodGroups are read; set with {@link #gangs}. */
   private volatile PodGroups groups = PodGroups.NONE;
 
-  public PodScheduling(
-      ClusterView view,
-      RecentWrites recent,
-      ClaimWriter claims,
-      PodWriter pods,
-      PodBinder binder,
-      EventRecorder events,
-      PodAllocator allocator,
-      TemplateMode mode,
-      ClaimTracer tracer) {
-    this(view, recent, claims, pods, binder, events, allocator, mode, tracer, () -> true);
-  }
+  /**
+   * The adapters an attempt writes through.
+   *
+   * @param claims ResourceClaims (creation from templates, allocation, reservation)
+   * @param pods the pods' status (the claims made for them)
+   * @param binder the bindings
+   * @param events the pods' events
+   */
+  public record Writers(
+      ClaimWriter claims, PodWriter pods, PodBinder binder, EventRecorder events) {}
 
   /**
-   * As above, writing only while {@code mayWrite} (this replica's Lease is fresh: see {@code
-   * io.kdra.leadership.LeaseFence}); checked before claims are created and again, under the lock,
-   * before allocations are written. Without a clock of its own, the device search is bounded by the
-   * allocator's step budget alone (the service passes its clock and deadline to the constructor
-   * below).
+   * How attempts run.
+   *
+   * @param mode who makes claims from templates
+   * @param tracer the attempts' spans
+   * @param mayWrite whether this replica may write (its Lease is fresh: see {@code
+   *     io.kdra.leadership.LeaseFence}); checked before claims are created and again, under the
+   *     lock, before allocations are written
+   * @param deadline each attempt's device search limit, read on {@code nanoClock}
+   * @param nanoClock {@link System#nanoTime} in production
    */
-  public PodScheduling(
-      ClusterView view,
-      RecentWrites recent,
-      ClaimWriter claims,
-      PodWriter pods,
-      PodBinder binder,
-      EventRecorder events,
-      PodAllocator allocator,
-      TemplateMode mode,
-      ClaimTracer tracer,
-      BooleanSupplier mayWrite) {
-    this(
-        view,
-        recent,
-        claims,
-        pods,
-        binder,
-        events,
-        allocator,
-        mode,
-        tracer,
-        mayWrite,
-        UNTIMED_DEADLINE,
-        () -> 0L);
-  }
-
-  /**
-   * As above, each attempt's device search limited by {@code deadline}, read on {@code nanoClock}
-   * ({@link System#nanoTime} in production).
-   */
-  public PodScheduling(
-      ClusterView view,
-      RecentWrites recent,
-      ClaimWriter claims,
-      PodWriter pods,
-      PodBinder binder,
-      EventRecorder events,
-      PodAllocator allocator,
+  public record Settings(
       TemplateMode mode,
       ClaimTracer tracer,
       BooleanSupplier mayWrite,
       SearchDeadline deadline,
       LongSupplier nanoClock) {
-    this.mayWrite = mayWrite;
+
+    /**
+     * Always writing, with the service's default search limits on a clock standing still, so that
+     * the device search is bounded by the allocator's step budget alone.
+     */
+    public static Settings of(TemplateMode mode, ClaimTracer tracer) {
+      return new Settings(mode, tracer, () -> true, UNTIMED_DEADLINE, () -> 0L);
+    }
+
+    /** These settings, writing only while {@code mayWrite}. */
+    public Settings fencedBy(BooleanSupplier mayWrite) {
+      return new Settings(mode, tracer, mayWrite, deadline, nanoClock);
+    }
+
+    /** These settings, each device search limited by {@code deadline} on {@code nanoClock}. */
+    public Settings searchLimitedBy(SearchDeadline deadline, LongSupplier nanoClock) {
+      return new Settings(mode, tracer, mayWrite, deadline, nanoClock);
+    }
+  }
+
+  public PodScheduling(
+      ClusterView view,
+      RecentWrites recent,
+      Writers writers,
+      PodAllocator allocator,
+      Settings settings) {
+    this.mayWrite = settings.mayWrite();
     this.dra = new DraManager(view, recent);
-    this.templates = new TemplateClaimController(dra, claims, pods, events, mode, tracer, mayWrite);
-    this.boundPods = new BoundPodClaims(dra, templates, claims, this::groupOf, mayWrite);
-    this.extendedPreFilter = new ExtendedPreFilter(dra, ExtendedClaimWriter.of(claims));
+    this.templates = new TemplateClaimController(dra, writers, settings);
+    this.boundPods = new BoundPodClaims(dra, templates, writers.claims(), this::groupOf, mayWrite);
+    this.extendedPreFilter = new ExtendedPreFilter(dra, ExtendedClaimWriter.of(writers.claims()));
     AllocatableCache allocatable = new AllocatableCache();
     Reserve reserve = new Reserve(dra);
     this.cycle =
         new SchedulingCycle(
-            new Filter(dra, nominations, allocatable, allocator, deadline, nanoClock),
+            new Filter(
+                dra,
+                nominations,
+                allocatable,
+                allocator,
+                settings.deadline(),
+                settings.nanoClock()),
             new Score(dra, allocatable),
             reserve,
-            tracer);
-    this.binding = new BindingCycle(dra, reserve, claims, binder, events, tracer, mayWrite);
+            settings.tracer());
+    this.binding = new BindingCycle(dra, reserve, writers, settings);
   }
 
   /** The promises of preemptors, which every decision respects. */
@@ -157,7 +154,7 @@ public final class PodScheduling {
   public void placeGangsWith(PodGroups groups) {
     this.groups = groups;
     templates.recordGroupClaimsIn(groups);
-    this.gangs = new GangScheduling(cycle, binding, templates, dra, groups, mayWrite);
+    this.gangs = new GangScheduling(cycle, binding, templates, dra, mayWrite);
   }
 
   /** Schedules a pending pod: its first attempt. */

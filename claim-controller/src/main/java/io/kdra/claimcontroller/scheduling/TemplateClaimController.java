@@ -49,24 +49,18 @@ final class TemplateClaimController {
   private volatile PodGroups groups = PodGroups.NONE;
 
   /**
-   * @param mayWrite asked right before each write (this replica's Lease is fresh): creating a claim
-   *     from a template can take a while under a slow API server
+   * Its {@code settings.mayWrite()} is asked right before each write (this replica's Lease is
+   * fresh): creating a claim from a template can take a while under a slow API server.
    */
   TemplateClaimController(
-      DraManager dra,
-      ClaimWriter claims,
-      PodWriter pods,
-      EventRecorder events,
-      TemplateMode mode,
-      ClaimTracer tracer,
-      BooleanSupplier mayWrite) {
+      DraManager dra, PodScheduling.Writers writers, PodScheduling.Settings settings) {
     this.dra = dra;
-    this.claims = claims;
-    this.pods = pods;
-    this.events = events;
-    this.mode = mode;
-    this.tracer = tracer;
-    this.mayWrite = mayWrite;
+    this.claims = writers.claims();
+    this.pods = writers.pods();
+    this.events = writers.events();
+    this.mode = settings.mode();
+    this.tracer = settings.tracer();
+    this.mayWrite = settings.mayWrite();
   }
 
   /** Records the PodGroups' claims in {@code groups} from now on. */

@@ -70,13 +70,10 @@ class BindingCycleTest extends SchedulingFixture {
         new PodScheduling(
             lagging,
             new RecentWrites(),
-            claims,
-            pods,
-            binder,
-            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            new PodScheduling.Writers(
+                claims, pods, binder, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
             allocator,
-            TemplateMode.OWN,
-            ClaimTracer.NOOP);
+            PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP));
 
     assertThat(s.schedule(pod)).isInstanceOf(Outcome.Retry.class);
     ResourceClaim one = claim("one");

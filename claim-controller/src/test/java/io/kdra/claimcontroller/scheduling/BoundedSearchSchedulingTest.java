@@ -67,19 +67,24 @@ class BoundedSearchSchedulingTest {
         new PodScheduling(
             view,
             new RecentWrites(),
-            new ClaimWriter(client, K.SCHEDULER, 3),
-            new PodWriter(client, 3, Clock.systemUTC()),
-            binder,
-            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
-            // no step budget to speak of: only the deadline can end the pathological search
+            new PodScheduling.Writers(
+                new ClaimWriter(client, K.SCHEDULER, 3),
+                new PodWriter(client, 3, Clock.systemUTC()),
+                binder,
+                new EventRecorder(
+                    client,
+                    K.SCHEDULER,
+                    Clock
+                        .systemUTC())), // no step budget to speak of: only the deadline can end the
+            // pathological search
             new DraCorePodAllocator(
                 AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share")
                     .withStepBudget(Long.MAX_VALUE)),
-            TemplateMode.OWN,
-            ClaimTracer.NOOP,
-            () -> true,
-            new SearchDeadline(Duration.ofMillis(100), Duration.ofSeconds(1)),
-            () -> nanos.addAndGet(Duration.ofMillis(50).toNanos()));
+            PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP)
+                .fencedBy(() -> true)
+                .searchLimitedBy(
+                    new SearchDeadline(Duration.ofMillis(100), Duration.ofSeconds(1)),
+                    () -> nanos.addAndGet(Duration.ofMillis(50).toNanos())));
   }
 
   /**

@@ -68,14 +68,14 @@ class ExtendedResourceSchedulingTest {
     return new PodScheduling(
         view,
         new RecentWrites(),
-        new ClaimWriter(client, K.SCHEDULER, 3),
-        new PodWriter(client, 3, Clock.systemUTC()),
-        b,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        new PodScheduling.Writers(
+            new ClaimWriter(client, K.SCHEDULER, 3),
+            new PodWriter(client, 3, Clock.systemUTC()),
+            b,
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
         new DraCorePodAllocator(
             AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share")),
-        TemplateMode.OWN,
-        ClaimTracer.NOOP);
+        PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP));
   }
 
   void draNode(String node, int devices) {

@@ -103,22 +103,23 @@ class FencedWritesSchedulingTest {
         new PodScheduling(
             new ApiView(client),
             new RecentWrites(),
-            claims,
-            new PodWriter(client, 3, Clock.systemUTC()),
-            binder,
-            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            new PodScheduling.Writers(
+                claims,
+                new PodWriter(client, 3, Clock.systemUTC()),
+                binder,
+                new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
             new DraCorePodAllocator(
                 AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share")),
-            TemplateMode.OWN,
-            ClaimTracer.NOOP,
-            leaseFresh::get,
-            new SearchDeadline(Duration.ofSeconds(1), Duration.ofSeconds(10)),
-            () -> {
-              if (leaseGoesStaleDuringTheSearch.get()) {
-                leaseFresh.set(false);
-              }
-              return nanos.addAndGet(1_000);
-            });
+            PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP)
+                .fencedBy(leaseFresh::get)
+                .searchLimitedBy(
+                    new SearchDeadline(Duration.ofSeconds(1), Duration.ofSeconds(10)),
+                    () -> {
+                      if (leaseGoesStaleDuringTheSearch.get()) {
+                        leaseFresh.set(false);
+                      }
+                      return nanos.addAndGet(1_000);
+                    }));
     ResourceClaim claim =
         AllocFixtures.claim("c1", AllocFixtures.request("gpu", "gpu").build()).build();
     claim.getMetadata().setNamespace(NS);

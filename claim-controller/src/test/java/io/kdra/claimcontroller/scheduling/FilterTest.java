@@ -57,14 +57,11 @@ class FilterTest extends SchedulingFixture {
         new PodScheduling(
             view,
             new RecentWrites(),
-            claims,
-            pods,
-            binder,
-            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            new PodScheduling.Writers(
+                claims, pods, binder, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
             new DraCorePodAllocator(
                 AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share")),
-            TemplateMode.OWN,
-            ClaimTracer.NOOP);
+            PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP));
     client.resource(K.template("tpl")).create();
     for (String name : List.of("p1", "p2", "p3")) {
       real.schedule(create(K.podWithTemplate(name, "gpu", "tpl")));

@@ -42,13 +42,13 @@ class PlacedPodFiltersSchedulingTest {
     return new PodScheduling(
         view,
         new RecentWrites(),
-        new ClaimWriter(client, K.SCHEDULER, 3),
-        new PodWriter(client, 3, Clock.systemUTC()),
-        binder,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        new PodScheduling.Writers(
+            new ClaimWriter(client, K.SCHEDULER, 3),
+            new PodWriter(client, 3, Clock.systemUTC()),
+            binder,
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
         new FakeAllocator(2),
-        TemplateMode.OWN,
-        ClaimTracer.NOOP);
+        PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP));
   }
 
   void nodes(String... names) {

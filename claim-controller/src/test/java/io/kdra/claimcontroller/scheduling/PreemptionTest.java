@@ -66,13 +66,13 @@ class PreemptionTest {
         new PodScheduling(
             view,
             new RecentWrites(),
-            new ClaimWriter(client, K.SCHEDULER, 3),
-            new PodWriter(client, 3, Clock.systemUTC()),
-            binder,
-            events,
+            new PodScheduling.Writers(
+                new ClaimWriter(client, K.SCHEDULER, 3),
+                new PodWriter(client, 3, Clock.systemUTC()),
+                binder,
+                events),
             allocator,
-            TemplateMode.OWN,
-            ClaimTracer.NOOP);
+            PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP));
     preemption =
         new Preemption(
             view,

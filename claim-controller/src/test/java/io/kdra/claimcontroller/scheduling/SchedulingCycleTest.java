@@ -45,13 +45,10 @@ class SchedulingCycleTest extends SchedulingFixture {
         new PodScheduling(
             view,
             new RecentWrites(),
-            claims,
-            pods,
-            blocking,
-            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            new PodScheduling.Writers(
+                claims, pods, blocking, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
             allocator,
-            TemplateMode.OWN,
-            ClaimTracer.NOOP);
+            PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP));
     for (String name : List.of("p1", "p2")) {
       assertThat(s.schedule(create(K.podWithTemplate(name, "gpu", "tpl"))))
           .isInstanceOf(Outcome.Waiting.class);
@@ -102,13 +99,10 @@ class SchedulingCycleTest extends SchedulingFixture {
         new PodScheduling(
             view,
             new RecentWrites(),
-            claims,
-            pods,
-            binder,
-            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+            new PodScheduling.Writers(
+                claims, pods, binder, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
             slowToExplain,
-            TemplateMode.OWN,
-            ClaimTracer.NOOP);
+            PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP));
     for (String name : List.of("p1", "p2")) {
       assertThat(s.schedule(create(K.podWithTemplate(name, "gpu", "tpl"))))
           .isInstanceOf(Outcome.Waiting.class);

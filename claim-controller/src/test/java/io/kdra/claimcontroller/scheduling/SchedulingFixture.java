@@ -61,26 +61,20 @@ abstract class SchedulingFixture {
     return new PodScheduling(
         view,
         recent,
-        claims,
-        pods,
-        binder,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        new PodScheduling.Writers(
+            claims, pods, binder, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
         allocator,
-        mode,
-        ClaimTracer.NOOP);
+        PodScheduling.Settings.of(mode, ClaimTracer.NOOP));
   }
 
   PodScheduling newScheduling(TemplateMode mode, ClaimTracer tracer) {
     return new PodScheduling(
         view,
         new RecentWrites(),
-        claims,
-        pods,
-        binder,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        new PodScheduling.Writers(
+            claims, pods, binder, new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
         allocator,
-        mode,
-        tracer);
+        PodScheduling.Settings.of(mode, tracer));
   }
 
   Pod create(Pod pod) {

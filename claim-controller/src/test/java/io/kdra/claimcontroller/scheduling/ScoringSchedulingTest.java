@@ -43,13 +43,13 @@ class ScoringSchedulingTest {
     return new PodScheduling(
         new ApiView(client),
         new RecentWrites(),
-        new ClaimWriter(client, K.SCHEDULER, 3),
-        new PodWriter(client, 3, Clock.systemUTC()),
-        binder,
-        new EventRecorder(client, K.SCHEDULER, Clock.systemUTC()),
+        new PodScheduling.Writers(
+            new ClaimWriter(client, K.SCHEDULER, 3),
+            new PodWriter(client, 3, Clock.systemUTC()),
+            binder,
+            new EventRecorder(client, K.SCHEDULER, Clock.systemUTC())),
         allocator,
-        TemplateMode.OWN,
-        ClaimTracer.NOOP);
+        PodScheduling.Settings.of(TemplateMode.OWN, ClaimTracer.NOOP));
   }
 
   void node(String name, String... labels) {

@@ -174,6 +174,12 @@ public final class PodScheduling {
       return FENCED; // not even the search: another replica leads
     }
     Optional<PodGroupPolicy> policy = groupOf(pod);
+    Optional<Outcome> noGroup =
+        gangs == null ? Optional.empty() : GangScheduling.missing(pod, policy);
+    if (noGroup.isPresent()) {
+      // before any claim is made: which of its entries are the group's own is not known yet
+      return noGroup.get();
+    }
     PodGroupClaims group = policy.map(PodGroupPolicy::claims).orElse(null);
     Optional<PodClaimResolver.Resolution> ensured;
     try {

@@ -176,6 +176,11 @@ public class PodReconciler implements Reconciler<Pod> {
     // DeviceTaintRules (v1 from 1.37 on): watched only where the API server serves them, since an
     // informer on a resource it does not serve would never sync
     var taintRules = TaintRuleInformers.served(ctx.getClient()) ? eventSource(ctx, wake) : null;
+    // PodGroups (Kubernetes 1.37's Workload API), likewise only where served
+    var podGroups =
+        PodGroupInformers.served(ctx.getClient())
+            ? PodGroupInformers.eventSource(ctx, wake, config.templateMode())
+            : null;
     var departures = new PlacedPodDepartures(shared.pods(), wake::forPodChange);
     var view =
         new InformerClusterView(
@@ -219,6 +224,9 @@ public class PodReconciler implements Reconciler<Pod> {
             List.of(claims, templates, nodes, slices, classes, namespaces, departures, podRetries));
     if (taintRules != null) {
       sources.add(taintRules);
+    }
+    if (podGroups != null) {
+      sources.add(podGroups);
     }
     return sources;
   }

@@ -208,8 +208,11 @@ public class PodReconciler implements Reconciler<Pod> {
             deadline(),
             System::nanoTime);
     preemption = preemption(ctx.getClient(), view);
-    // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang
-    scheduling.placeGangsWith(new ApiPodGroups(ctx.getClient()));
+    // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang, and
+    // a gang is preempted whole
+    ApiPodGroups podGroupsRead = new ApiPodGroups(ctx.getClient());
+    scheduling.placeGangsWith(podGroupsRead);
+    preemption.placeGangsWith(podGroupsRead, scheduling::releaseGroupClaim);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
       // no pass reads the informers before they have started (their caches do not exist yet)

@@ -1,9 +1,11 @@
 package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
+import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.SearchDeadline;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
@@ -56,6 +58,7 @@ public final class PodScheduling {
   private final ExtendedPreFilter extendedPreFilter;
   private final SchedulingCycle cycle;
   private final BindingCycle binding;
+  private final ClaimWriter claims;
 
   /** What preemptors were promised: kept from pods of no higher priority ({@link Preemption}). */
   private final Nominations nominations = new Nominations();
@@ -130,6 +133,7 @@ public final class PodScheduling {
       SearchDeadline deadline,
       LongSupplier nanoClock) {
     this.mayWrite = mayWrite;
+    this.claims = claims;
     this.dra = new DraManager(view, recent);
     this.templates = new TemplateClaimController(dra, claims, pods, events, mode, tracer, mayWrite);
     this.boundPods = new BoundPodClaims(dra, templates, claims, this::groupOf, mayWrite);
@@ -229,6 +233,34 @@ public final class PodScheduling {
    */
   public void reserveForBoundPod(Pod pod) {
     boundPods.reserve(pod);
+  }
+
+  /**
+   * Frees {@code claim}, reserved for PodGroup {@code group} alone, whose members preemption
+   * evicted ({@link Preemption}): under the scheduling lock, and only while no pod of the group is
+   * placed or being bound (a pass of the group's new pods may use the claim). Returns whether it
+   * was freed.
+   */
+  public boolean releaseGroupClaim(ResourceClaim claim, String group) {
+    String ns = claim.getMetadata().getNamespace();
+    synchronized (cycle.lock()) {
+      if (!mayWrite.getAsBoolean()) {
+        return false;
+      }
+      boolean inUse =
+          dra.view().pods().stream()
+              .filter(p -> ns.equals(p.getMetadata().getNamespace()))
+              .filter(p -> Optional.of(group).equals(PodGroupPolicy.groupOf(p)))
+              .anyMatch(
+                  p ->
+                      (Pods.isBound(p) && !Pods.isTerminal(p))
+                          || dra.recent().isBinding(p.getMetadata().getUid()));
+      if (inUse) {
+        return false;
+      }
+      return claims.releaseForGroup(
+          ns, claim.getMetadata().getName(), claim.getStatus().getReservedFor().get(0).getUid());
+    }
   }
 
   /** The PodGroup the pod names, read once per attempt; empty without one or without gangs. */

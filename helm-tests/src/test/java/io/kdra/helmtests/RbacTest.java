@@ -85,7 +85,7 @@ class RbacTest {
           grants("resource.k8s.io/deviceclasses", READ),
           grants("/nodes", READ),
           grants("/namespaces", READ),
-          grants("scheduling.k8s.io/podgroups", Set.of("get")),
+          grants("scheduling.k8s.io/podgroups", READ),
           grants("scheduling.k8s.io/podgroups/status", Set.of("patch")),
           grants("/events", Set.of("create")),
           grants("nonResourceURL:/metrics", Set.of("get")),

@@ -114,6 +114,40 @@ class GangSchedulingIT {
   }
 
   /**
+   * Pods created before their PodGroup wait (upstream's gangscheduling PreEnqueue words) without a
+   * claim of their own, and land once the group is created: the claim-controller watches PodGroups.
+   */
+  @Test
+  void membersCreatedBeforeTheirPodGroupWaitWithoutClaimsAndLandOnceItExists() {
+    String ns = stack.namespace;
+    List<Pod> early = members(ns, "late", 2);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              for (Pod p : early) {
+                assertThat(unschedulableMessage(p))
+                    .contains(
+                        "waiting for pods's pod group \"late\" to appear in scheduling queue");
+              }
+            });
+    assertThat(client.resources(ResourceClaim.class).inNamespace(ns).list().getItems())
+        .as("no claim is made for a pod whose PodGroup does not exist")
+        .isEmpty();
+
+    client.resource(podGroup(ns, "late", 2)).create();
+
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              for (Pod p : early) {
+                assertThat(nodeOf(p)).as(p.getMetadata().getName()).isNotNull();
+              }
+            });
+  }
+
+  /**
    * A gang of two with a topology key lands in one rack: by name the first two free nodes are in
    * different racks. The PodGroup's {@code schedulingConstraints} is kept by the API server only
    * with TopologyAwareWorkloadScheduling on.

@@ -18,10 +18,20 @@ import java.util.Optional;
  * @param topologyKey the first {@code spec.schedulingConstraints.topology[].key}, or null:
  *     upstream's topologyaware plugin reads only the first
  * @param claims the group's own claims ({@code spec.resourceClaims}) and their status
+ * @param disruptedWhole whether preemption evicts its placed pods all together or none of them:
+ *     {@code spec.disruptionMode.all}; with {@code single} each pod on its own (upstream's
+ *     DefaultPreemption both); without a mode, ours: a gang is never left partially evicted
+ *     (upstream evicts its pods one by one), a group of the basic policy is
  */
-public record PodGroupPolicy(String name, int minCount, String topologyKey, PodGroupClaims claims) {
+public record PodGroupPolicy(
+    String name, int minCount, String topologyKey, PodGroupClaims claims, boolean disruptedWhole) {
 
-  /** A group without claims of its own. */
+  /** A group without a disruption mode: disrupted whole if it is a gang. */
+  public PodGroupPolicy(String name, int minCount, String topologyKey, PodGroupClaims claims) {
+    this(name, minCount, topologyKey, claims, minCount > 0);
+  }
+
+  /** A group without claims of its own nor a disruption mode. */
   public PodGroupPolicy(String name, int minCount, String topologyKey) {
     this(name, minCount, topologyKey, PodGroupClaims.none(name, null));
   }
@@ -58,7 +68,11 @@ public record PodGroupPolicy(String name, int minCount, String topologyKey, PodG
       String name, String uid, Map<String, Object> spec, Map<String, Object> status) {
     PodGroupPolicy p = parse(name, spec);
     return new PodGroupPolicy(
-        name, p.minCount(), p.topologyKey(), PodGroupClaims.parse(name, uid, spec, status));
+        name,
+        p.minCount(),
+        p.topologyKey(),
+        PodGroupClaims.parse(name, uid, spec, status),
+        p.disruptedWhole());
   }
 
   /** Parses a PodGroup's {@code spec}, as JSON maps and lists. */
@@ -82,6 +96,10 @@ public record PodGroupPolicy(String name, int minCount, String topologyKey, PodG
       }
       key = keys.isEmpty() ? null : keys.get(0);
     }
-    return new PodGroupPolicy(name, minCount, key);
+    boolean whole = minCount > 0;
+    if (spec != null && spec.get("disruptionMode") instanceof Map<?, ?> mode) {
+      whole = mode.get("all") != null || (mode.get("single") == null && whole);
+    }
+    return new PodGroupPolicy(name, minCount, key, PodGroupClaims.none(name, null), whole);
   }
 }

@@ -5,9 +5,12 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
@@ -34,6 +37,46 @@ public final class VictimSearch {
   @FunctionalInterface
   public interface Fits {
     boolean fits(String node, List<Pod> gone);
+  }
+
+  /**
+   * The pods evicted together with a pod: itself alone, or every placed member of a PodGroup
+   * disrupted whole ({@link PodGroupPolicy#disruptedWhole}), wherever they run.
+   */
+  @FunctionalInterface
+  public interface Units {
+    List<Pod> of(Pod pod);
+
+    /** Every pod on its own. */
+    Units ALONE = List::of;
+
+    /**
+     * A member of a group that {@code whole} names ({@code namespace, name}) with every member of
+     * it among {@code placed}; any other pod alone.
+     */
+    static Units byGroup(List<Pod> placed, BiPredicate<String, String> whole) {
+      Map<String, List<Pod>> members = new HashMap<>();
+      for (Pod p : placed) {
+        PodGroupPolicy.groupOf(p)
+            .ifPresent(
+                g ->
+                    members
+                        .computeIfAbsent(
+                            groupKey(p.getMetadata().getNamespace(), g), k -> new ArrayList<>())
+                        .add(p));
+      }
+      return pod -> {
+        String ns = pod.getMetadata().getNamespace();
+        return PodGroupPolicy.groupOf(pod)
+            .filter(g -> whole.test(ns, g))
+            .map(g -> members.getOrDefault(groupKey(ns, g), List.of(pod)))
+            .orElse(List.of(pod));
+      };
+    }
+  }
+
+  static String groupKey(String namespace, String group) {
+    return namespace + "/" + group;
   }
 
   /**
@@ -82,12 +125,26 @@ public final class VictimSearch {
       Map<String, List<Pod>> podsByNode,
       Supplier<List<PodDisruptionBudget>> budgets,
       Fits fits) {
+    return search(preemptor, podsByNode, budgets, fits, Units.ALONE);
+  }
+
+  /**
+   * As above, each pod evicted with its {@code units}: a unit is a victim whole or not at all, its
+   * members on other nodes too, and only when every member is of lower priority.
+   */
+  public static Optional<Candidate> search(
+      Pod preemptor,
+      Map<String, List<Pod>> podsByNode,
+      Supplier<List<PodDisruptionBudget>> budgets,
+      Fits fits,
+      Units units) {
     List<PodDisruptionBudget>[] read = new List[1];
     Supplier<List<PodDisruptionBudget>> once =
         () -> read[0] != null ? read[0] : (read[0] = budgets.get());
     List<Candidate> candidates = new ArrayList<>();
     podsByNode.forEach(
-        (node, pods) -> onNode(preemptor, node, pods, once, fits).ifPresent(candidates::add));
+        (node, pods) ->
+            onNode(preemptor, node, pods, once, fits, units).ifPresent(candidates::add));
     return pick(candidates);
   }
 
@@ -102,29 +159,57 @@ public final class VictimSearch {
       List<Pod> pods,
       Supplier<List<PodDisruptionBudget>> budgets,
       Fits fits) {
+    return onNode(preemptor, node, pods, budgets, fits, Units.ALONE);
+  }
+
+  /**
+   * As above, each pod of {@code node} evicted with its unit ({@link Units}); a unit with a member
+   * of no lower priority is no victim, and its members already being deleted are left out of it.
+   */
+  public static Optional<Candidate> onNode(
+      Pod preemptor,
+      String node,
+      List<Pod> pods,
+      Supplier<List<PodDisruptionBudget>> budgets,
+      Fits fits,
+      Units units) {
     int priority = priority(preemptor);
-    List<Pod> potential =
-        pods.stream()
-            .filter(p -> priority(p) < priority)
-            .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-            .sorted(MORE_IMPORTANT_FIRST)
+    Map<String, List<Pod>> byKey = new LinkedHashMap<>();
+    for (Pod p : pods) {
+      if (priority(p) >= priority || p.getMetadata().getDeletionTimestamp() != null) {
+        continue;
+      }
+      List<Pod> unit = units.of(p);
+      if (unit.stream().anyMatch(m -> priority(m) >= priority)) {
+        continue;
+      }
+      List<Pod> going =
+          unit.stream()
+              .filter(m -> m.getMetadata().getDeletionTimestamp() == null)
+              .sorted(MORE_IMPORTANT_FIRST)
+              .toList();
+      byKey.putIfAbsent(going.get(0).getMetadata().getUid(), going);
+    }
+    List<List<Pod>> potential =
+        byKey.values().stream()
+            .sorted(Comparator.comparing((List<Pod> u) -> u.get(0), MORE_IMPORTANT_FIRST))
             .toList();
-    if (potential.isEmpty() || !fits.fits(node, potential)) {
+    if (potential.isEmpty() || !fits.fits(node, flat(potential))) {
       return Optional.empty();
     }
-    List<Pod> violating = new ArrayList<>();
-    List<Pod> nonViolating = new ArrayList<>();
-    splitByBudget(potential, budgets.get(), violating, nonViolating);
-    List<Pod> gone = new ArrayList<>(potential);
+    List<List<Pod>> violating = new ArrayList<>();
+    List<List<Pod>> nonViolating = new ArrayList<>();
+    splitUnitsByBudget(potential, budgets.get(), violating, nonViolating);
+    List<List<Pod>> gone = new ArrayList<>(potential);
     List<Pod> victims = new ArrayList<>();
     int violations = 0;
-    for (Pod p : violating) {
-      if (!reprieved(p, node, gone, victims, fits)) {
+    for (List<Pod> u : violating) {
+      if (!reprieved(u, node, gone, victims, fits)) {
         violations++;
       }
     }
-    for (Pod p : nonViolating) {
-      reprieved(p, node, gone, victims, fits);
+    for (List<Pod> u : nonViolating) {
+      reprieved(u, node, gone, victims, fits);
     }
     if (victims.isEmpty()) {
       return Optional.empty(); // it fits without preemption now: the next attempt places it
@@ -133,16 +218,46 @@ public final class VictimSearch {
     return Optional.of(new Candidate(node, List.copyOf(victims), violations));
   }
 
-  /** Adds {@code p} back; keeps it if the pod still fits, else it is a victim. */
+  private static List<Pod> flat(List<List<Pod>> units) {
+    return units.stream().flatMap(List::stream).toList();
+  }
+
+  /** Adds unit {@code u} back; keeps it if the pod still fits, else its pods are victims. */
   private static boolean reprieved(
-      Pod p, String node, List<Pod> gone, List<Pod> victims, Fits fits) {
-    gone.remove(p);
-    if (fits.fits(node, List.copyOf(gone))) {
+      List<Pod> u, String node, List<List<Pod>> gone, List<Pod> victims, Fits fits) {
+    gone.remove(u);
+    if (fits.fits(node, flat(gone))) {
       return true;
     }
-    gone.add(p);
-    victims.add(p);
+    gone.add(u);
+    victims.addAll(u);
     return false;
+  }
+
+  /** {@link #splitByBudget} by units: a unit violates when one of its pods does. */
+  static void splitUnitsByBudget(
+      List<List<Pod>> units,
+      List<PodDisruptionBudget> budgets,
+      List<List<Pod>> violating,
+      List<List<Pod>> nonViolating) {
+    int[] allowed = allowed(budgets);
+    for (List<Pod> u : units) {
+      boolean any = false;
+      for (Pod p : u) {
+        any |= violates(p, budgets, allowed);
+      }
+      (any ? violating : nonViolating).add(u);
+    }
+  }
+
+  private static int[] allowed(List<PodDisruptionBudget> budgets) {
+    int[] allowed = new int[budgets.size()];
+    for (int i = 0; i < budgets.size(); i++) {
+      PodDisruptionBudget b = budgets.get(i);
+      Integer a = b.getStatus() == null ? null : b.getStatus().getDisruptionsAllowed();
+      allowed[i] = a == null ? 0 : a;
+    }
+    return allowed;
   }
 
   /**
@@ -155,12 +270,7 @@ public final class VictimSearch {
       List<PodDisruptionBudget> budgets,
       List<Pod> violating,
       List<Pod> nonViolating) {
-    int[] allowed = new int[budgets.size()];
-    for (int i = 0; i < budgets.size(); i++) {
-      PodDisruptionBudget b = budgets.get(i);
-      Integer a = b.getStatus() == null ? null : b.getStatus().getDisruptionsAllowed();
-      allowed[i] = a == null ? 0 : a;
-    }
+    int[] allowed = allowed(budgets);
     for (Pod pod : pods) {
       (violates(pod, budgets, allowed) ? violating : nonViolating).add(pod);
     }

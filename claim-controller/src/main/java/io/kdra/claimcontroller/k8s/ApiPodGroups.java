@@ -55,11 +55,15 @@ public final class ApiPodGroups implements PodGroups {
     if (g == null || g.getMetadata().getDeletionTimestamp() != null) {
       return Optional.empty();
     }
-    @SuppressWarnings("unchecked")
+    return Optional.of(policyOf(g));
+  }
+
+  /** What the scheduler reads of a PodGroup as the API server or an informer gives it. */
+  @SuppressWarnings("unchecked")
+  public static PodGroupPolicy policyOf(GenericKubernetesResource g) {
     Map<String, Object> spec = (Map<String, Object>) g.getAdditionalProperties().get("spec");
-    @SuppressWarnings("unchecked")
     Map<String, Object> status = (Map<String, Object>) g.getAdditionalProperties().get("status");
-    return Optional.of(PodGroupPolicy.parse(name, g.getMetadata().getUid(), spec, status));
+    return PodGroupPolicy.parse(g.getMetadata().getName(), g.getMetadata().getUid(), spec, status);
   }
 
   /**

@@ -242,6 +242,44 @@ public class ClaimWriter {
   }
 
   /**
+   * Frees a PodGroup's claim whose members preemption evicted: while the group exists nothing else
+   * would (upstream's resourceclaim controller keeps its reservation; its scheduler deallocates it
+   * only for the group's own next try). Clears {@code reservedFor} and the allocation, as
+   * upstream's {@code deallocatePodGroupClaims}, only if the claim is still reserved for that group
+   * alone; returns whether it was.
+   */
+  public boolean releaseForGroup(String namespace, String name, String groupUid) {
+    Boolean done =
+        Conflicts.retry(
+            conflictRetries,
+            () -> {
+              ResourceClaim current = get(namespace, name);
+              if (current == null
+                  || current.getStatus() == null
+                  || current.getStatus().getAllocation() == null
+                  || current.getStatus().getReservedFor() == null
+                  || current.getStatus().getReservedFor().size() != 1
+                  || !PodGroupClaims.isPodGroup(current.getStatus().getReservedFor().get(0))
+                  || !groupUid.equals(current.getStatus().getReservedFor().get(0).getUid())) {
+                return false;
+              }
+              ResourceClaim written =
+                  client
+                      .resource(
+                          new ResourceClaimBuilder(current)
+                              .editStatus()
+                              .withReservedFor(List.of())
+                              .withAllocation(null)
+                              .endStatus()
+                              .build())
+                      .updateStatus();
+              removeFinalizer(written);
+              return true;
+            });
+    return Boolean.TRUE.equals(done);
+  }
+
+  /**
    * Applies upstream's cleanup rules ({@link CleanupPlan#of}) to claim {@code namespace/name}.
    *
    * @return the plan applied, or null when the claim is gone

@@ -176,6 +176,11 @@ public class PodReconciler implements Reconciler<Pod> {
     // DeviceTaintRules (v1 from 1.37 on): watched only where the API server serves them, since an
     // informer on a resource it does not serve would never sync
     var taintRules = TaintRuleInformers.served(ctx.getClient()) ? eventSource(ctx, wake) : null;
+    // PodGroups (Kubernetes 1.37's Workload API), likewise only where served
+    var podGroups =
+        PodGroupInformers.served(ctx.getClient())
+            ? PodGroupInformers.eventSource(ctx, wake, config.templateMode())
+            : null;
     var departures = new PlacedPodDepartures(shared.pods(), wake::forPodChange);
     var view =
         new InformerClusterView(
@@ -198,8 +203,11 @@ public class PodReconciler implements Reconciler<Pod> {
                 .fencedBy(this::mayWrite)
                 .searchLimitedBy(deadline(), System::nanoTime));
     preemption = preemption(ctx.getClient(), view);
-    // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang
-    scheduling.placeGangsWith(new ApiPodGroups(ctx.getClient()));
+    // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang, and
+    // a gang is preempted whole
+    ApiPodGroups podGroupsRead = new ApiPodGroups(ctx.getClient());
+    scheduling.placeGangsWith(podGroupsRead);
+    preemption.placeGangsWith(podGroupsRead, scheduling::releaseGroupClaim);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {
       // no pass reads the informers before they have started (their caches do not exist yet)
@@ -214,6 +222,9 @@ public class PodReconciler implements Reconciler<Pod> {
             List.of(claims, templates, nodes, slices, classes, namespaces, departures, podRetries));
     if (taintRules != null) {
       sources.add(taintRules);
+    }
+    if (podGroups != null) {
+      sources.add(podGroups);
     }
     return sources;
   }

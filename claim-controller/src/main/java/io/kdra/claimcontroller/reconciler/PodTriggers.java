@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import java.util.ArrayList;
@@ -31,6 +32,9 @@ final class PodTriggers {
   /** Index of the pod cache: {@code namespace/claim} for each claim a pod names. */
   static final String NAMED_CLAIM = "named-claim";
 
+  /** Index of the pod cache: {@code namespace/podgroup} for a pod naming a PodGroup. */
+  static final String POD_GROUP = "pod-group";
+
   private final IndexerResourceCache<Pod> pods;
 
   /**
@@ -51,7 +55,7 @@ final class PodTriggers {
 
   /** The indexer behind {@link #NAMED_CLAIM}, to add to the pod cache before it starts. */
   static Map<String, Function<Pod, List<String>>> podIndexers() {
-    return Map.of(NAMED_CLAIM, PodTriggers::namedClaims);
+    return Map.of(NAMED_CLAIM, PodTriggers::namedClaims, POD_GROUP, PodTriggers::podGroup);
   }
 
   static List<String> namedClaims(Pod pod) {
@@ -72,6 +76,24 @@ final class PodTriggers {
       }
     }
     return keys;
+  }
+
+  static List<String> podGroup(Pod pod) {
+    return PodGroupPolicy.groupOf(pod)
+        .map(g -> List.of(pod.getMetadata().getNamespace() + "/" + g))
+        .orElse(List.of());
+  }
+
+  /**
+   * The pods a PodGroup's event concerns: its members not placed yet (upstream's gangscheduling
+   * hints queue the group's pods; which events pass is {@link
+   * io.kdra.claimcontroller.domain.PodGroupEvents}'s decision).
+   */
+  Set<ResourceID> forPodGroup(String namespace, String name) {
+    return pods.byIndex(POD_GROUP, namespace + "/" + name).stream()
+        .filter(p -> !Pods.isBound(p) && !Pods.isDone(p))
+        .map(ResourceID::fromResource)
+        .collect(Collectors.toSet());
   }
 
   /**

@@ -49,15 +49,9 @@ final class GangScheduling {
     if (groupName.isEmpty()) {
       return Optional.empty();
     }
-    if (found.isEmpty()) {
-      // upstream's PreEnqueue words; retried by backoff (no PodGroup informer wakes it)
-      return Optional.of(
-          new Outcome.Unschedulable(
-              "waiting for pods's pod group \""
-                  + groupName.get()
-                  + "\" to appear in scheduling queue",
-              Map.of(),
-              "PodGroupMissing"));
+    Optional<Outcome> missing = missing(pod, found);
+    if (missing.isPresent()) {
+      return missing;
     }
     PodGroupPolicy policy = found.get();
     if (!policy.constrains()) {
@@ -74,5 +68,24 @@ final class GangScheduling {
     }
     return Optional.of(
         result.outcome() != null ? result.outcome() : writes.write(pod, policy, result));
+  }
+
+  /**
+   * Upstream's gangscheduling PreEnqueue for a pod whose PodGroup does not exist ({@code found}
+   * empty): it waits, and kube-controller-manager makes no claim for it meanwhile. Brought back by
+   * the group's creation (the PodGroup informer), and by backoff where none runs.
+   */
+  static Optional<Outcome> missing(Pod pod, Optional<PodGroupPolicy> found) {
+    Optional<String> groupName = PodGroupPolicy.groupOf(pod);
+    if (groupName.isEmpty() || found.isPresent()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Outcome.Unschedulable(
+            "waiting for pods's pod group \""
+                + groupName.get()
+                + "\" to appear in scheduling queue",
+            Map.of(),
+            "PodGroupMissing"));
   }
 }

@@ -1,9 +1,11 @@
 package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
+import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.SearchDeadline;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
@@ -56,6 +58,7 @@ public final class PodScheduling {
   private final ExtendedPreFilter extendedPreFilter;
   private final SchedulingCycle cycle;
   private final BindingCycle binding;
+  private final ClaimWriter claims;
 
   /** What preemptors were promised: kept from pods of no higher priority ({@link Preemption}). */
   private final Nominations nominations = new Nominations();
@@ -121,6 +124,7 @@ public final class PodScheduling {
       PodAllocator allocator,
       Settings settings) {
     this.mayWrite = settings.mayWrite();
+    this.claims = writers.claims();
     this.dra = new DraManager(view, recent);
     this.templates = new TemplateClaimController(dra, writers, settings);
     this.boundPods = new BoundPodClaims(dra, templates, writers.claims(), this::groupOf, mayWrite);
@@ -171,6 +175,12 @@ public final class PodScheduling {
       return FENCED; // not even the search: another replica leads
     }
     Optional<PodGroupPolicy> policy = groupOf(pod);
+    Optional<Outcome> noGroup =
+        gangs == null ? Optional.empty() : GangScheduling.missing(pod, policy);
+    if (noGroup.isPresent()) {
+      // before any claim is made: which of its entries are the group's own is not known yet
+      return noGroup.get();
+    }
     PodGroupClaims group = policy.map(PodGroupPolicy::claims).orElse(null);
     Optional<PodClaimResolver.Resolution> ensured;
     try {
@@ -220,6 +230,34 @@ public final class PodScheduling {
    */
   public void reserveForBoundPod(Pod pod) {
     boundPods.reserve(pod);
+  }
+
+  /**
+   * Frees {@code claim}, reserved for PodGroup {@code group} alone, whose members preemption
+   * evicted ({@link Preemption}): under the scheduling lock, and only while no pod of the group is
+   * placed or being bound (a pass of the group's new pods may use the claim). Returns whether it
+   * was freed.
+   */
+  public boolean releaseGroupClaim(ResourceClaim claim, String group) {
+    String ns = claim.getMetadata().getNamespace();
+    synchronized (cycle.lock()) {
+      if (!mayWrite.getAsBoolean()) {
+        return false;
+      }
+      boolean inUse =
+          dra.view().pods().stream()
+              .filter(p -> ns.equals(p.getMetadata().getNamespace()))
+              .filter(p -> Optional.of(group).equals(PodGroupPolicy.groupOf(p)))
+              .anyMatch(
+                  p ->
+                      (Pods.isBound(p) && !Pods.isTerminal(p))
+                          || dra.recent().isBinding(p.getMetadata().getUid()));
+      if (inUse) {
+        return false;
+      }
+      return claims.releaseForGroup(
+          ns, claim.getMetadata().getName(), claim.getStatus().getReservedFor().get(0).getUid());
+    }
   }
 
   /** The PodGroup the pod names, read once per attempt; empty without one or without gangs. */

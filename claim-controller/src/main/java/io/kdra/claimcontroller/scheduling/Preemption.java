@@ -5,24 +5,30 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.VictimSearch;
+import io.kdra.claimcontroller.k8s.PodGroups;
 import io.kdra.claimcontroller.k8s.PreemptionWriter;
 import io.kdra.core.alloc.Allocator;
 import io.kdra.events.EventRecorder;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -65,6 +71,25 @@ public final class Preemption {
   private final String scheduler;
   private final BooleanSupplier mayWrite;
 
+  /** Where PodGroups are read, for their disruption mode; none: every pod is a victim alone. */
+  private volatile PodGroups groups = PodGroups.NONE;
+
+  /** How a PodGroup's claim is freed once its members are gone; see {@link #placeGangsWith}. */
+  private volatile GroupClaimRelease groupClaims = (claim, group) -> false;
+
+  /**
+   * Per preemptor's UID, the PodGroups ({@code namespace/name}) whose every placed member it
+   * evicted: their claims are freed for it once the members are gone. Held in memory, as the
+   * promises are.
+   */
+  private final Map<String, Set<String>> emptied = new ConcurrentHashMap<>();
+
+  /** Frees claim {@code claim} of PodGroup {@code group} (in the claim's namespace), if unused. */
+  @FunctionalInterface
+  public interface GroupClaimRelease {
+    boolean release(ResourceClaim claim, String group);
+  }
+
   public Preemption(
       ClusterView view,
       Nominations nominations,
@@ -86,6 +111,15 @@ public final class Preemption {
     this.mayWrite = mayWrite;
   }
 
+  /**
+   * Evicts the members of a PodGroup disrupted whole ({@link PodGroupPolicy#disruptedWhole}) all
+   * together or none, and frees the group's claims through {@code release} once they are gone.
+   */
+  public void placeGangsWith(PodGroups groups, GroupClaimRelease release) {
+    this.groups = groups;
+    this.groupClaims = release;
+  }
+
   /** The outcome of an attempt of {@code pod} that ended {@code failed}, after preempting. */
   public synchronized Outcome.Unschedulable afterUnschedulable(
       Pod pod, Outcome.Unschedulable failed) {
@@ -102,7 +136,10 @@ public final class Preemption {
     String nominated = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
     List<Pod> live = view.pods().stream().filter(p -> !Pods.isTerminal(p)).toList();
     List<Pod> placed = live.stream().filter(Pods::isBound).toList();
-    if (nominated != null && victimLeaving(pod, nominated, placed)) {
+    String uid = pod.getMetadata().getUid();
+    Set<String> emptiedGroups = emptied.getOrDefault(uid, Set.of());
+    if (nominated != null
+        && (victimLeaving(pod, nominated, placed) || groupLeaving(emptiedGroups, placed))) {
       return noted(failed, TERMINATING);
     }
     List<Node> nodes = NodeFilter.sortedByName(view.nodes());
@@ -119,7 +156,7 @@ public final class Preemption {
     boolean anyLower = placed.stream().anyMatch(p -> VictimSearch.priority(p) < priority);
     if (!anyLower && nominated == null) {
       // the usual case, all pods of one priority: nothing to simulate, no claims listed
-      nominations.release(pod.getMetadata().getUid());
+      forget(uid);
       return noted(failed, notHelpful(priority, byNode));
     }
     PreemptionFits fits =
@@ -131,15 +168,20 @@ public final class Preemption {
             live.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()),
             view.claims(),
             view.namespaceLabels(),
+            emptiedGroups,
             allocatorOf);
     if (nominated != null && fits.fits(nominated, List.of())) {
-      // the victims are gone, their claims not yet deallocated: no reason to evict more
+      // the victims are gone, their claims not yet deallocated: no reason to evict more; a
+      // PodGroup's claim nobody else frees while the group exists
+      releaseEmptied(emptiedGroups, placed);
       return noted(failed, RELEASING);
     }
     Optional<VictimSearch.Candidate> chosen =
-        anyLower ? VictimSearch.search(pod, byNode, budgets, fits) : Optional.empty();
+        anyLower
+            ? VictimSearch.search(pod, byNode, budgets, fits, units(placed))
+            : Optional.empty();
     if (chosen.isEmpty()) {
-      nominations.release(pod.getMetadata().getUid());
+      forget(uid);
       if (nominated != null) {
         writer.nominate(pod, null);
       }
@@ -153,6 +195,10 @@ public final class Preemption {
     Map<String, AllocationResult> promised =
         fits.allocations(c.node(), c.victims()).orElse(Map.of());
     nominations.hold(pod, c.node(), promised);
+    Set<String> groupsGoing = groupsEmptiedBy(c.victims(), placed);
+    if (!groupsGoing.isEmpty()) {
+      emptied.merge(uid, groupsGoing, (a, b) -> union(a, b));
+    }
     writer.nominate(pod, c.node());
     String names = c.victims().stream().map(Pods::key).collect(Collectors.joining(", "));
     events.normal(
@@ -173,7 +219,81 @@ public final class Preemption {
 
   /** The pod was placed: what it was promised is free again. */
   public void placed(String uid) {
+    forget(uid);
+  }
+
+  private void forget(String uid) {
     nominations.release(uid);
+    emptied.remove(uid);
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> u = new HashSet<>(a);
+    u.addAll(b);
+    return Set.copyOf(u);
+  }
+
+  /** Each placed pod's victim unit: its whole PodGroup when the group is disrupted whole. */
+  private VictimSearch.Units units(List<Pod> placed) {
+    PodGroups read = groups;
+    Map<String, Boolean> whole = new HashMap<>();
+    return VictimSearch.Units.byGroup(
+        placed,
+        (ns, g) ->
+            whole.computeIfAbsent(
+                ns + "/" + g,
+                k -> read.get(ns, g).map(PodGroupPolicy::disruptedWhole).orElse(false)));
+  }
+
+  /**
+   * The PodGroups ({@code namespace/name}) every placed member of which is among {@code victims}.
+   */
+  static Set<String> groupsEmptiedBy(List<Pod> victims, List<Pod> placed) {
+    Set<String> going =
+        victims.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    Map<String, Set<String>> members = PreemptionFits.groupMembers(placed);
+    return PreemptionFits.groupMembers(victims).keySet().stream()
+        .filter(key -> going.containsAll(members.getOrDefault(key, Set.of())))
+        .collect(Collectors.toUnmodifiableSet());
+  }
+
+  /**
+   * Whether a member of a group this preemptor emptied is still terminating. New pods of the group
+   * placed since are not waited for: they hold the group's claim again and are victims anew.
+   */
+  private static boolean groupLeaving(Set<String> emptiedGroups, List<Pod> placed) {
+    if (emptiedGroups.isEmpty()) {
+      return false;
+    }
+    return PreemptionFits.groupMembers(
+            placed.stream().filter(p -> p.getMetadata().getDeletionTimestamp() != null).toList())
+        .keySet()
+        .stream()
+        .anyMatch(emptiedGroups::contains);
+  }
+
+  /**
+   * Frees the claims reserved for the groups this preemptor emptied alone, once no member of them
+   * is placed: nobody else would while the groups exist.
+   */
+  private void releaseEmptied(Set<String> emptiedGroups, List<Pod> placed) {
+    if (emptiedGroups.isEmpty() || groupLeaving(emptiedGroups, placed)) {
+      return;
+    }
+    for (ResourceClaim c : view.claims()) {
+      if (c.getStatus() == null
+          || c.getStatus().getAllocation() == null
+          || c.getStatus().getReservedFor() == null
+          || c.getStatus().getReservedFor().size() != 1) {
+        continue;
+      }
+      ResourceClaimConsumerReference r = c.getStatus().getReservedFor().get(0);
+      if (PodGroupClaims.isPodGroup(r)
+          && emptiedGroups.contains(c.getMetadata().getNamespace() + "/" + r.getName())
+          && mayWrite.getAsBoolean()) {
+        groupClaims.release(c, r.getName());
+      }
+    }
   }
 
   /**

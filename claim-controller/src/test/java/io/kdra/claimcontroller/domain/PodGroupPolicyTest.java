@@ -35,7 +35,31 @@ class PodGroupPolicyTest {
                     "topology",
                     List.of(Map.of("key", "topology.kubernetes.io/rack"), Map.of("key", "zone")))),
             new PodGroupPolicy("pg", 2, "topology.kubernetes.io/rack")),
-        Arguments.of("empty spec", Map.of(), new PodGroupPolicy("pg", 0, null)));
+        Arguments.of("empty spec", Map.of(), new PodGroupPolicy("pg", 0, null)),
+        Arguments.of(
+            "gang without a disruption mode: disrupted whole (ours; upstream: one by one)",
+            Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 2))),
+            new PodGroupPolicy("pg", 2, null, PodGroupClaims.none("pg", null), true)),
+        Arguments.of(
+            "gang with disruptionMode single: one by one, as asked",
+            Map.of(
+                "schedulingPolicy",
+                Map.of("gang", Map.of("minCount", 2)),
+                "disruptionMode",
+                Map.of("single", Map.of())),
+            new PodGroupPolicy("pg", 2, null, PodGroupClaims.none("pg", null), false)),
+        Arguments.of(
+            "basic policy with disruptionMode all: disrupted whole (upstream)",
+            Map.of(
+                "schedulingPolicy",
+                Map.of("basic", Map.of()),
+                "disruptionMode",
+                Map.of("all", Map.of())),
+            new PodGroupPolicy("pg", 0, null, PodGroupClaims.none("pg", null), true)),
+        Arguments.of(
+            "basic policy without a mode: one by one",
+            Map.of("schedulingPolicy", Map.of("basic", Map.of())),
+            new PodGroupPolicy("pg", 0, null, PodGroupClaims.none("pg", null), false)));
   }
 
   @ParameterizedTest(name = "{0}")

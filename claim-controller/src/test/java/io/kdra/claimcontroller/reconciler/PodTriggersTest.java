@@ -126,6 +126,35 @@ class PodTriggersTest {
         .containsExactlyInAnyOrder(id("owner"), id("recorded"));
   }
 
+  static Pod member(String name, String group) {
+    Pod p = K.pod(name).build();
+    p.getSpec().setAdditionalProperty("schedulingGroup", Map.of("podGroupName", group));
+    return p;
+  }
+
+  /**
+   * A PodGroup's event concerns its pending members only: not those placed, not another group's,
+   * not a pod of the same group name in another namespace.
+   */
+  @Test
+  void aPodGroupConcernsItsPendingMembersOnly() {
+    Pod waiting = member("w0", "train");
+    Pod alsoWaiting = member("w1", "train");
+    Pod placed =
+        new PodBuilder(member("w2", "train")).editSpec().withNodeName("n").endSpec().build();
+    Pod otherGroup = member("o0", "infer");
+    Pod otherNamespace =
+        new PodBuilder(member("x0", "train"))
+            .editMetadata()
+            .withNamespace("other")
+            .endMetadata()
+            .build();
+    List.of(waiting, alsoWaiting, placed, otherGroup, otherNamespace).forEach(cache::put);
+
+    assertThat(triggers.forPodGroup(K.NS, "train")).containsExactlyInAnyOrder(id("w0"), id("w1"));
+    assertThat(triggers.forPodGroup(K.NS, "absent")).isEmpty();
+  }
+
   @Test
   void aDeallocatedOrDeletedAllocatedClaimAlsoWakesTheUnschedulablePods() {
     Pod stuck = named("stuck", "mine");

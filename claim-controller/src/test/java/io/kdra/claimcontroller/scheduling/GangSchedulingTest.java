@@ -308,6 +308,61 @@ class GangSchedulingTest {
     assertThat(nodeOf("m0")).isNull();
   }
 
+  /**
+   * Pods created before their PodGroup (upstream's gangscheduling PreEnqueue keeps them out of the
+   * queue until the group exists, and kube-controller-manager makes no claim for them meanwhile):
+   * no claim of their own is made from the template the group's claim will come from, and once the
+   * group exists the gang lands on the group's one claim.
+   */
+  @Test
+  void membersCreatedBeforeTheirPodGroupMakeNoClaimAndLandOnceItExists() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    gpuNode("node-b", "r1");
+    client.resource(K.template("one-gpu")).create();
+    ApiPodGroups api = new ApiPodGroups(client);
+    PodScheduling scheduling =
+        scheduling(
+            new PodGroups() {
+              @Override
+              public Optional<PodGroupPolicy> get(String namespace, String name) {
+                return api.get(namespace, name);
+              }
+
+              @Override
+              public void recordClaims(
+                  String namespace, String name, Map<String, String> statuses) {}
+            });
+    templateMember("w0", "train");
+    templateMember("w1", "train");
+
+    Outcome before = scheduling.schedule(get("w0"));
+
+    assertThat(before)
+        .isEqualTo(
+            new Outcome.Unschedulable(
+                "waiting for pods's pod group \"train\" to appear in scheduling queue",
+                Map.of(),
+                "PodGroupMissing"));
+    assertThat(client.resources(ResourceClaim.class).inNamespace(NS).list().getItems()).isEmpty();
+    assertThat(
+            get("w0").getStatus() == null ? null : get("w0").getStatus().getResourceClaimStatuses())
+        .isNullOrEmpty();
+
+    podGroup(
+        "train",
+        2,
+        Map.of(
+            "resourceClaims",
+            List.of(Map.of("name", "gpu", "resourceClaimTemplateName", "one-gpu"))));
+
+    assertThat(scheduling.schedule(get("w1"))).isInstanceOf(Outcome.Bound.class);
+    assertThat(client.resources(ResourceClaim.class).inNamespace(NS).list().getItems())
+        .singleElement()
+        .satisfies(c -> assertThat(c.getMetadata().getName()).startsWith("train-gpu-"));
+    assertThat(nodeOf("w0")).isNotNull().isEqualTo(nodeOf("w1"));
+  }
+
   /** A PodGroup in the mock API server, read and written as the service does. */
   GenericKubernetesResource podGroup(String name, int minCount, Map<String, Object> extraSpec) {
     Map<String, Object> spec = new HashMap<>(extraSpec);

@@ -10,9 +10,11 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.kdra.claimcontroller.domain.K;
+import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
@@ -26,6 +28,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -190,6 +193,71 @@ class PreemptionTest {
 
     assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
     assertThat(low.getMetadata().getUid()).isNotNull();
+  }
+
+  /**
+   * The only free-able GPU is held by a low-priority gang's PodGroup claim (reserved for the group,
+   * not its pods): the whole gang is evicted, its member on another node too, and once the members
+   * are gone the group's claim is freed for the preemptor, which is then placed.
+   */
+  @Test
+  void aGangHoldingTheGpuThroughItsGroupClaimIsEvictedWholeAndItsClaimFreed() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("keep", 100, "node-b");
+    String groupUid = "uid-pg-train";
+    preemption.placeGangsWith(
+        (ns, name) ->
+            Optional.ofNullable("train".equals(name) ? new PodGroupPolicy("train", 2, null) : null),
+        scheduling::releaseGroupClaim);
+    ResourceClaim groupClaim =
+        allocatedOn(
+            "node-a",
+            K.claim("train-gpu-x").editMetadata().withResourceVersion(null).endMetadata());
+    groupClaim
+        .getStatus()
+        .setReservedFor(
+            List.of(
+                new ResourceClaimConsumerReferenceBuilder()
+                    .withApiGroup("scheduling.k8s.io")
+                    .withResource("podgroups")
+                    .withName("train")
+                    .withUid(groupUid)
+                    .build()));
+    client.resource(groupClaim).create();
+    for (String[] m : new String[][] {{"w0", "node-a"}, {"w1", "node-b"}}) {
+      Pod member =
+          new PodBuilder(K.pod(m[0]).build())
+              .editSpec()
+              .withPriority(1)
+              .withNodeName(m[1])
+              .addNewResourceClaim()
+              .withName("gpu")
+              .withResourceClaimTemplateName("one-gpu")
+              .endResourceClaim()
+              .addToAdditionalProperties("schedulingGroup", Map.of("podGroupName", "train"))
+              .endSpec()
+              .build();
+      client.resource(member).create();
+    }
+    Pod high = pending("high", 100);
+
+    Outcome first = attempt(high);
+
+    assertThat(((Outcome.Unschedulable) first).message())
+        .endsWith("preemption: nominated node node-a, preempting ns/w0, ns/w1.");
+    assertThat(get("w0")).isNull();
+    assertThat(get("w1")).isNull();
+
+    // the members are gone; the group (and its claim) stays: freed for the preemptor
+    assertThat(attempt(high)).isInstanceOf(Outcome.Unschedulable.class);
+    ResourceClaim freed =
+        client.resources(ResourceClaim.class).inNamespace(NS).withName("train-gpu-x").get();
+    assertThat(freed.getStatus().getAllocation()).isNull();
+    assertThat(freed.getStatus().getReservedFor()).isEmpty();
+
+    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+    assertThat(get("keep")).isNotNull();
   }
 
   @Test

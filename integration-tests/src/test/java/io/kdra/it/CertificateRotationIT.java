@@ -224,8 +224,10 @@ class CertificateRotationIT {
         .until(() -> CONNECTED.matcher(driverLog(node).substring(logBefore)).find());
   }
 
+  /** No handshake refused since, and no device tainted by the reconnections. */
   private static void assertNoRefusalSince(int refusalsBefore) {
     assertThat(refusals()).as("handshakes refused").isEqualTo(refusalsBefore);
+    assertThat(watch.taintedSlices).as("devices tainted").isEmpty();
   }
 
   /** The drivers' refused handshakes so far (each outage's first attempt is logged at WARN). */

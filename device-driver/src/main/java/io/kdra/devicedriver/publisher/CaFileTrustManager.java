@@ -1,17 +1,19 @@
 package io.kdra.devicedriver.publisher;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collection;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
@@ -19,16 +21,20 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
- * Trusts the CA certificates of a PEM file, read again when the file changes: the kubelet replaces
- * a mounted Secret's files when the Secret changes (a rotated CA), and the driver must not need a
- * restart for it. Every check is the JDK's PKIX trust manager's, host name verification included;
- * only where its certificates come from is ours (JSSE has no trust manager over a file that
- * changes).
+ * Trusts the CA certificates of a PEM file, read again at every handshake and parsed again when its
+ * bytes changed: the kubelet replaces a mounted Secret's files when the Secret changes (a rotated
+ * CA, by a swap of the volume's {@code ..data} symlink), and the driver must not need a restart for
+ * it. The content decides, not the modification time, which a coarse file clock or a copy that
+ * keeps times leaves unchanged. Every check is the JDK's PKIX trust manager's, host name
+ * verification included; only where its certificates come from is ours (JSSE has no trust manager
+ * over a file that changes; grpc-java's AdvancedTlsX509TrustManager polls on a timer of its own and
+ * reports nothing of a refusal). A refused server certificate is explained: its issuer and validity
+ * beside the CAs the file holds, so that a CA rotated on one side only shows as such.
  */
 final class CaFileTrustManager extends X509ExtendedTrustManager {
 
   private final Path caFile;
-  private FileTime loadedAt;
+  private byte[] loaded;
   private X509ExtendedTrustManager delegate;
 
   /**
@@ -42,10 +48,11 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
   /** The trust manager over the file's certificates as they are now. */
   synchronized X509ExtendedTrustManager current() throws CertificateException {
     try {
-      FileTime modified = Files.getLastModifiedTime(caFile);
-      if (delegate == null || !modified.equals(loadedAt)) {
-        delegate = load(caFile);
-        loadedAt = modified;
+      // a few hundred bytes per handshake, and handshakes are rare (one per connection)
+      byte[] content = Files.readAllBytes(caFile);
+      if (delegate == null || !Arrays.equals(content, loaded)) {
+        delegate = load(caFile, content);
+        loaded = content;
       }
       return delegate;
     } catch (IOException e) {
@@ -54,8 +61,8 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
     }
   }
 
-  private static X509ExtendedTrustManager load(Path file) throws IOException {
-    try (InputStream in = Files.newInputStream(file)) {
+  private static X509ExtendedTrustManager load(Path file, byte[] content) throws IOException {
+    try (InputStream in = new ByteArrayInputStream(content)) {
       Collection<? extends Certificate> certificates =
           CertificateFactory.getInstance("X.509").generateCertificates(in);
       if (certificates.isEmpty()) {
@@ -85,19 +92,34 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
   @Override
   public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
       throws CertificateException {
-    current().checkServerTrusted(chain, authType, socket);
+    X509ExtendedTrustManager trust = current();
+    try {
+      trust.checkServerTrusted(chain, authType, socket);
+    } catch (CertificateException e) {
+      throw explained(chain, trust, e);
+    }
   }
 
   @Override
   public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
       throws CertificateException {
-    current().checkServerTrusted(chain, authType, engine);
+    X509ExtendedTrustManager trust = current();
+    try {
+      trust.checkServerTrusted(chain, authType, engine);
+    } catch (CertificateException e) {
+      throw explained(chain, trust, e);
+    }
   }
 
   @Override
   public void checkServerTrusted(X509Certificate[] chain, String authType)
       throws CertificateException {
-    current().checkServerTrusted(chain, authType);
+    X509ExtendedTrustManager trust = current();
+    try {
+      trust.checkServerTrusted(chain, authType);
+    } catch (CertificateException e) {
+      throw explained(chain, trust, e);
+    }
   }
 
   @Override
@@ -116,6 +138,31 @@ final class CaFileTrustManager extends X509ExtendedTrustManager {
   public void checkClientTrusted(X509Certificate[] chain, String authType)
       throws CertificateException {
     current().checkClientTrusted(chain, authType);
+  }
+
+  /**
+   * The refusal with what an operator needs to tell a rotation seen on one side only from an
+   * expired certificate: the served certificate's subject, issuer and validity, and the CAs this
+   * file holds. Without a cause, so that it is the innermost reason the reporter shows.
+   */
+  private CertificateException explained(
+      X509Certificate[] chain, X509ExtendedTrustManager trust, CertificateException refusal) {
+    String served =
+        chain == null || chain.length == 0
+            ? "no certificate"
+            : TrustExplanation.describe(chain[0], Instant.now());
+    CertificateException e =
+        new CertificateException(
+            "the publisher's certificate is not trusted ("
+                + refusal.getMessage()
+                + "): it is "
+                + served
+                + "; "
+                + caFile
+                + " holds "
+                + TrustExplanation.subjects(trust.getAcceptedIssuers()));
+    e.setStackTrace(refusal.getStackTrace());
+    return e;
   }
 
   @Override

@@ -376,12 +376,16 @@ public final class InventoryReporter implements AutoCloseable {
   private void logFailure(String why) {
     long now = clock.millis();
     String to = settings.address();
-    switch (outage.failed(now)) {
+    switch (outage.failed(now, why)) {
       case STARTED ->
           LOG.warnf(
               "inventory stream to %s broken (%s); reconnecting with a backoff"
                   + " of up to %s (further attempts are logged at DEBUG)",
               to, why, settings.maxBackoff());
+      case NEW_REASON ->
+          LOG.warnf(
+              "inventory stream to %s still down after %d attempts, now: %s",
+              to, outage.failures(), why);
       case STILL_DOWN ->
           LOG.warnf(
               "inventory stream to %s still down after %d attempts in %s"

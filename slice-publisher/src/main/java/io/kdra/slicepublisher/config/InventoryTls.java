@@ -1,6 +1,9 @@
 package io.kdra.slicepublisher.config;
 
+import io.kdra.slicepublisher.grpc.CertificateValidity;
 import io.kdra.slicepublisher.grpc.ReloadingKeyManager;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.grpc.api.ServerBuilderCustomizer;
 import io.quarkus.grpc.runtime.config.GrpcServerConfiguration;
 import io.quarkus.runtime.ShutdownEvent;
@@ -12,6 +15,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -34,12 +38,16 @@ public class InventoryTls implements ServerBuilderCustomizer<VertxServerBuilder>
 
   private final PublisherConfig.InventoryTls config;
   private final Vertx vertx;
+  private final MeterRegistry registry;
+  private final Clock clock;
   private ScheduledExecutorService reloader;
 
   @Inject
-  public InventoryTls(PublisherConfig config, Vertx vertx) {
+  public InventoryTls(PublisherConfig config, Vertx vertx, MeterRegistry registry, Clock clock) {
     this.config = config.inventoryTls();
     this.vertx = vertx;
+    this.registry = registry;
+    this.clock = clock;
   }
 
   @Override
@@ -70,6 +78,7 @@ public class InventoryTls implements ServerBuilderCustomizer<VertxServerBuilder>
           try {
             if (keys.reload()) {
               LOG.infof("the inventory gRPC serves the certificate now in %s", certificate);
+              warnIfInvalid(keys, certificate);
             }
           } catch (Exception e) {
             LOG.warnf(
@@ -81,10 +90,28 @@ public class InventoryTls implements ServerBuilderCustomizer<VertxServerBuilder>
         period,
         period,
         TimeUnit.MILLISECONDS);
+    warnIfInvalid(keys, certificate);
+    Gauge.builder(
+            "kdra.publisher.tls.certificate.expiry.seconds",
+            () -> CertificateValidity.secondsLeft(keys.served(), clock.instant()))
+        .strongReference(true)
+        .description(
+            "Seconds until the certificate the inventory gRPC serves expires (negative: expired);"
+                + " follows the files as they are read again")
+        .register(registry);
     builder.useSsl(options -> options.setSsl(true).setKeyCertOptions(KeyCertOptions.wrap(keys)));
     LOG.infof(
         "the inventory gRPC serves TLS with %s, read again every %s",
         certificate, config.reloadPeriod());
+  }
+
+  /**
+   * Said at start and at each new certificate: an expired one is still served (there is no other),
+   * and the drivers' refusals name it too, but the cause is here.
+   */
+  private void warnIfInvalid(ReloadingKeyManager keys, Path certificate) {
+    CertificateValidity.problem(keys.served(), clock.instant())
+        .ifPresent(p -> LOG.warnf("the inventory gRPC's TLS file %s: %s", certificate, p));
   }
 
   void stop(@Observes ShutdownEvent event) {

@@ -71,6 +71,11 @@ public final class ReloadingKeyManager extends X509ExtendedKeyManager {
     return true;
   }
 
+  /** The certificate handshakes get now. */
+  public X509Certificate served() {
+    return served;
+  }
+
   private static boolean matches(PrivateKey key, X509Certificate certificate)
       throws GeneralSecurityException {
     String algorithm =

@@ -15,6 +15,7 @@ import io.kdra.it.services.Stack;
 import io.kdra.it.support.PausableProxy;
 import io.kdra.it.support.SecretVolume;
 import io.kdra.it.support.TestCa;
+import io.kdra.it.support.TestFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -282,9 +283,12 @@ class CertificateRotationIT {
     return both;
   }
 
+  /** Under the build's own directory, as the other ITs' files: nothing is left in the system's. */
   private static Path tempDir() {
+    Path dir = Path.of("target", "cert-rotation").toAbsolutePath();
+    TestFiles.deleteRecursively(dir);
     try {
-      return Files.createTempDirectory("kdra-cert-rotation");
+      return Files.createDirectories(dir);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -133,7 +133,8 @@ public class DriverRuntime {
                           p.tls()
                               .caFile()
                               .map(ca -> new InventoryReporter.Tls(ca, p.tls().serverName())),
-                          p.ackTimeout()),
+                          p.ackTimeout(),
+                          config.skipNodeOperations().orElse(List.of())),
                       Clock.systemUTC(),
                       new InventoryReporter.Discovery(
                           config.discoveryInterval(), inventory::lastDiscovered));

@@ -182,6 +182,25 @@ class DriverRenderTest {
     assertThat(pod.getVolumes()).extracting(Volume::getName).doesNotContain("mps-root", "mps-shm");
   }
 
+  /** The node operations the devices need not have reach the driver only when set. */
+  @Test
+  void skipNodeOperationsAreTheDriversOnlyWhenSet() {
+    assertThat(Rendered.properties(Chart.render(Map.of()), "kdra-device-driver"))
+        .doesNotContainKey("kdra.device-driver.skip-node-operations");
+    assertThat(
+            Rendered.properties(
+                Chart.render(
+                    Chart.values(
+                        "featureGates.DRAOptionalNodeOperations",
+                        true,
+                        "deviceDriver.config.skip-node-operations",
+                        List.of("NodePrepareResources", "NodeUnprepareResources"))),
+                "kdra-device-driver"))
+        .containsEntry(
+            "kdra.device-driver.skip-node-operations",
+            "NodePrepareResources,NodeUnprepareResources");
+  }
+
   /** YAML 1.1 reads a bare {@code mig-mode: off} as false; the chart takes it for "off". */
   @Test
   void aBareOffForTheMigModeIsOff() {

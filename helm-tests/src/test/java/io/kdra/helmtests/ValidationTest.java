@@ -48,6 +48,11 @@ class ValidationTest {
                 false),
             "computeClassBridge.replicas is 2 but computeClassBridge.config.leader-election.enabled is false"),
         Arguments.of(
+            "devices without node operations while the gate is off",
+            Chart.values("deviceDriver.config.skip-node-operations", List.of("*")),
+            "deviceDriver.config.skip-node-operations needs"
+                + " featureGates.DRAOptionalNodeOperations=true"),
+        Arguments.of(
             "one name for both drivers",
             Chart.values("driverNames.tpu", "gpu.kdra.io"),
             "driverNames.gpu and driverNames.tpu are both \"gpu.kdra.io\""),

@@ -7,6 +7,7 @@ import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -140,6 +141,18 @@ public interface DriverConfig {
   @WithName("device-metadata")
   @WithDefault("true")
   boolean deviceMetadata();
+
+  /**
+   * The node operations (kubelet gRPC calls) that this driver's devices need not have, published as
+   * the ResourceSlices' {@code skipNodeOperations} (Kubernetes 1.37, alpha, feature gate {@code
+   * DRAOptionalNodeOperations}): {@code *} (all), or {@code NodeUnprepareResources}, or both {@code
+   * NodePrepareResources} and {@code NodeUnprepareResources}. For devices that need no step on the
+   * node (nothing to set up, no CDI device for containers): a kubelet with the gate on then skips
+   * those calls for claims whose devices all come from such slices. Unset (the default): every
+   * device is prepared. The API server drops the field while its gate is off.
+   */
+  @WithName("skip-node-operations")
+  Optional<List<String>> skipNodeOperations();
 
   /** The stream of inventory snapshots to the slice-publisher. */
   Publisher publisher();

@@ -7,6 +7,7 @@ import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
+import io.kdra.core.validation.SkipNodeOperations;
 import io.kdra.devicedriver.discovery.Inventory;
 import io.kdra.inventory.v1.InventoryGrpc;
 import io.kdra.inventory.v1.InventorySnapshot;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -87,7 +89,41 @@ public final class InventoryReporter implements AutoCloseable {
       Duration maxBackoff,
       Duration heartbeat,
       Optional<Tls> tls,
-      Duration ackTimeout) {
+      Duration ackTimeout,
+      List<String> skipNodeOperations) {
+
+    public Settings {
+      List<String> problems = SkipNodeOperations.check(skipNodeOperations);
+      if (!problems.isEmpty()) {
+        throw new IllegalArgumentException(
+            "kdra.device-driver.skip-node-operations: " + String.join("; ", problems));
+      }
+      skipNodeOperations = List.copyOf(skipNodeOperations);
+    }
+
+    /** Devices that need every node operation (the default). */
+    public Settings(
+        String driver,
+        String node,
+        String address,
+        Path tokenFile,
+        Duration initialBackoff,
+        Duration maxBackoff,
+        Duration heartbeat,
+        Optional<Tls> tls,
+        Duration ackTimeout) {
+      this(
+          driver,
+          node,
+          address,
+          tokenFile,
+          initialBackoff,
+          maxBackoff,
+          heartbeat,
+          tls,
+          ackTimeout,
+          List.of());
+    }
 
     /** Plain text, with the default acknowledgement timeout: tests and local runs. */
     public static Settings plainText(
@@ -257,10 +293,12 @@ public final class InventoryReporter implements AutoCloseable {
       InventorySnapshot snapshot =
           SnapshotMapper.snapshot(settings.driver(), settings.node(), ++sequence, latest);
       stream.onNext(
-          SnapshotMapper.withDiscovery(
-              snapshot,
-              discovery.lastSuccess().get().map(at -> Duration.between(at, clock.instant())),
-              discovery.interval()));
+          SnapshotMapper.withSkipNodeOperations(
+              SnapshotMapper.withDiscovery(
+                  snapshot,
+                  discovery.lastSuccess().get().map(at -> Duration.between(at, clock.instant())),
+                  discovery.interval()),
+              settings.skipNodeOperations()));
       lastSent = snapshot.getSequence();
       if (ackDeadline == null) {
         awaitAck(stream);

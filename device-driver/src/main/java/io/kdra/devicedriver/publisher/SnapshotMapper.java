@@ -13,6 +13,7 @@ import io.kdra.inventory.v1.Device;
 import io.kdra.inventory.v1.Health;
 import io.kdra.inventory.v1.InventorySnapshot;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -66,6 +67,17 @@ public final class SnapshotMapper {
         snapshot.toBuilder().setDiscoveryIntervalMillis(interval.toMillis());
     age.ifPresent(a -> b.setDiscoveryAgeMillis(Math.max(0, a.toMillis())));
     return b.build();
+  }
+
+  /**
+   * The snapshot saying that this node's devices need none of {@code operations} (the slices'
+   * {@code skipNodeOperations}); unchanged when there are none.
+   */
+  public static InventorySnapshot withSkipNodeOperations(
+      InventorySnapshot snapshot, List<String> operations) {
+    return operations.isEmpty()
+        ? snapshot
+        : snapshot.toBuilder().addAllSkipNodeOperations(operations).build();
   }
 
   static CapacityRequestPolicy policy(CapacityPolicy p) {

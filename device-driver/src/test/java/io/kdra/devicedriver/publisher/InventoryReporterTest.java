@@ -1,6 +1,7 @@
 package io.kdra.devicedriver.publisher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.grpc.Contexts;
@@ -160,6 +161,62 @@ class InventoryReporterTest {
     assertThat(second.getDevices(1).getHealth()).isEqualTo(Health.UNHEALTHY);
     assertThat(second.getDevices(1).getHealthMessage()).isEqualTo("XID 79");
     awaitConnected(true);
+  }
+
+  @Test
+  void theNodeOperationsTheDevicesNeedNotHaveGoWithEverySnapshot() throws Exception {
+    Files.writeString(dir.resolve("token"), "secret-token\n");
+    reporter =
+        new InventoryReporter(
+            new InventoryReporter.Settings(
+                "gpu.kdra.io",
+                "node-a",
+                "127.0.0.1:" + startPublisher(0),
+                dir.resolve("token"),
+                Duration.ofMillis(50),
+                Duration.ofMillis(200),
+                Duration.ofMinutes(10),
+                Optional.empty(),
+                InventoryReporter.DEFAULT_ACK_TIMEOUT,
+                List.of("*")),
+            Clock.systemUTC());
+    reporter.start(Inventories.gpus(1));
+
+    InventorySnapshot first = received.poll(60, TimeUnit.SECONDS);
+    assertThat(first).isNotNull();
+    assertThat(first.getSkipNodeOperationsList()).containsExactly("*");
+    reporter.report(Inventories.gpus(2));
+    InventorySnapshot second = received.poll(60, TimeUnit.SECONDS);
+    assertThat(second.getSkipNodeOperationsList()).containsExactly("*");
+  }
+
+  @Test
+  void snapshotsSayNothingOfNodeOperationsByDefault() throws Exception {
+    reporter = reporter(startPublisher(0));
+    reporter.start(Inventories.gpus(1));
+    InventorySnapshot first = received.poll(60, TimeUnit.SECONDS);
+    assertThat(first).isNotNull();
+    assertThat(first.getSkipNodeOperationsList()).isEmpty();
+  }
+
+  @Test
+  void aDeclarationTheApiServerWouldRefuseStopsTheDriverAtStart() {
+    assertThatThrownBy(
+            () ->
+                new InventoryReporter.Settings(
+                    "gpu.kdra.io",
+                    "node-a",
+                    "127.0.0.1:1",
+                    dir.resolve("token"),
+                    Duration.ofMillis(50),
+                    Duration.ofMillis(200),
+                    Duration.ofMinutes(10),
+                    Optional.empty(),
+                    InventoryReporter.DEFAULT_ACK_TIMEOUT,
+                    List.of("NodePrepareResources")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("kdra.device-driver.skip-node-operations")
+        .hasMessageContaining("NodePrepareResources cannot be skipped");
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourcePool;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
+import io.kdra.core.model.NewerFields;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -23,6 +24,8 @@ import java.util.Objects;
  * @param allNodes true for a network-attached pool reachable from every node
  * @param owner the owner reference (the Node of a node-local pool), else null
  * @param slices the slices' content in order; never empty
+ * @param skipNodeOperations the node operations the pool's devices need not have, written as the
+ *     {@code skipNodeOperations} of every slice with devices; empty: not written
  */
 public record DesiredPool(
     PoolKey key,
@@ -30,11 +33,24 @@ public record DesiredPool(
     NodeSelector nodeSelector,
     boolean allNodes,
     OwnerReference owner,
-    List<SliceContent> slices) {
+    List<SliceContent> slices,
+    List<String> skipNodeOperations) {
+
+  /** A pool whose devices need every node operation. */
+  public DesiredPool(
+      PoolKey key,
+      String nodeName,
+      NodeSelector nodeSelector,
+      boolean allNodes,
+      OwnerReference owner,
+      List<SliceContent> slices) {
+    this(key, nodeName, nodeSelector, allNodes, owner, slices, List.of());
+  }
 
   public DesiredPool {
     Objects.requireNonNull(key, "key");
     slices = List.copyOf(slices);
+    skipNodeOperations = List.copyOf(skipNodeOperations);
     if (slices.isEmpty()) {
       throw new IllegalArgumentException("a pool has at least one slice: " + key);
     }
@@ -69,6 +85,10 @@ public record DesiredPool(
       spec.setAllNodes(allNodes ? Boolean.TRUE : null);
       spec.setDevices(new ArrayList<>(content.devices()));
       spec.setSharedCounters(new ArrayList<>(content.sharedCounters()));
+      if (!content.devices().isEmpty()) {
+        // a counter-only slice has no devices the kubelet could skip a call for
+        NewerFields.setSkipNodeOperations(spec, skipNodeOperations);
+      }
       ResourceSlice slice = new ResourceSlice();
       slice.setMetadata(meta);
       slice.setSpec(spec);

@@ -3,6 +3,7 @@ package io.kdra.slicepublisher.domain;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
+import io.kdra.core.model.NewerFields;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -55,6 +56,11 @@ public final class DisabledFeatures {
         disabled.add("DRAConsumableCapacity");
         break;
       }
+    }
+    if (want != null
+        && !NewerFields.skipNodeOperations(want).isEmpty()
+        && (got == null || NewerFields.skipNodeOperations(got).isEmpty())) {
+      disabled.add("DRAOptionalNodeOperations");
     }
     return disabled;
   }

@@ -22,6 +22,8 @@ import java.util.Optional;
  *     restarting; a new stream's snapshot replaces this one)
  * @param discovery when the driver last discovered these devices, if it says (drivers before the
  *     snapshot's discovery fields do not)
+ * @param skipNodeOperations the node operations the devices need not have (the slices' {@code
+ *     skipNodeOperations}); empty when they need all
  */
 public record NodeInventory(
     String driver,
@@ -31,7 +33,8 @@ public record NodeInventory(
     List<CounterSet> sharedCounters,
     Instant receivedAt,
     Optional<Instant> disconnectedAt,
-    Optional<Discovery> discovery) {
+    Optional<Discovery> discovery,
+    List<String> skipNodeOperations) {
 
   /**
    * The driver's last successful discovery pass.
@@ -62,7 +65,8 @@ public record NodeInventory(
         sharedCounters,
         receivedAt,
         Optional.empty(),
-        Optional.empty());
+        Optional.empty(),
+        List.of());
   }
 
   public NodeInventory {
@@ -73,12 +77,21 @@ public record NodeInventory(
     Objects.requireNonNull(receivedAt, "receivedAt");
     Objects.requireNonNull(disconnectedAt, "disconnectedAt");
     Objects.requireNonNull(discovery, "discovery");
+    skipNodeOperations = List.copyOf(skipNodeOperations);
   }
 
   /** The same snapshot, seen again at {@code when}. */
   public NodeInventory seenAt(Instant when) {
     return new NodeInventory(
-        driver, nodeName, sequence, devices, sharedCounters, when, disconnectedAt, discovery);
+        driver,
+        nodeName,
+        sequence,
+        devices,
+        sharedCounters,
+        when,
+        disconnectedAt,
+        discovery,
+        skipNodeOperations);
   }
 
   /** The same snapshot, its stream having ended at {@code when}. */
@@ -91,7 +104,8 @@ public record NodeInventory(
         sharedCounters,
         receivedAt,
         Optional.of(when),
-        discovery);
+        discovery,
+        skipNodeOperations);
   }
 
   /** The same snapshot, its devices last discovered at {@code at}, every {@code interval}. */
@@ -104,6 +118,21 @@ public record NodeInventory(
         sharedCounters,
         receivedAt,
         disconnectedAt,
-        Optional.of(new Discovery(at, interval)));
+        Optional.of(new Discovery(at, interval)),
+        skipNodeOperations);
+  }
+
+  /** The same snapshot, its devices needing none of {@code operations} on the node. */
+  public NodeInventory withSkipNodeOperations(List<String> operations) {
+    return new NodeInventory(
+        driver,
+        nodeName,
+        sequence,
+        devices,
+        sharedCounters,
+        receivedAt,
+        disconnectedAt,
+        discovery,
+        operations);
   }
 }

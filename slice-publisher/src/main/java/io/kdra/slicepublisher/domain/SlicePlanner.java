@@ -212,7 +212,8 @@ public final class SlicePlanner {
               selector,
               selector == null,
               null,
-              slices));
+              slices,
+              inventory.skipNodeOperations()));
     }
     return Optional.of(
         new DesiredPool(
@@ -221,7 +222,8 @@ public final class SlicePlanner {
             null,
             false,
             owner(node),
-            slices));
+            slices,
+            inventory.skipNodeOperations()));
   }
 
   /**

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumptionBuilder;
 import io.kdra.core.validation.Limits;
 import io.kdra.core.validation.Names;
+import io.kdra.core.validation.SkipNodeOperations;
 import io.kdra.inventory.v1.AttributeValue;
 import io.kdra.inventory.v1.CounterConsumption;
 import io.kdra.inventory.v1.Device;
@@ -127,12 +128,14 @@ public final class SnapshotConverter {
       devices.add(device(where, d, s.getDriver(), counterSets, errors));
     }
     Optional<NodeInventory.Discovery> discovery = discovery(s, receivedAt, errors);
+    report("skip_node_operations", SkipNodeOperations.check(s.getSkipNodeOperationsList()), errors);
     if (!errors.isEmpty()) {
       return new Result(null, List.copyOf(errors));
     }
     NodeInventory inventory =
         new NodeInventory(
-            s.getDriver(), s.getNodeName(), s.getSequence(), devices, sets, receivedAt);
+                s.getDriver(), s.getNodeName(), s.getSequence(), devices, sets, receivedAt)
+            .withSkipNodeOperations(s.getSkipNodeOperationsList());
     return new Result(
         discovery.map(d -> inventory.withDiscovery(d.at(), d.interval())).orElse(inventory),
         List.of());

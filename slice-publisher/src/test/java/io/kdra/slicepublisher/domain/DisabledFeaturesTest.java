@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumptionBuild
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.kdra.core.model.NewerFields;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -56,27 +57,31 @@ class DisabledFeaturesTest {
             .withBindingFailureConditions("gpu.kdra.io/attach-failed")
             .withAllowMultipleAllocations(true)
             .build();
-    return new ResourceSliceBuilder()
-        .withNewMetadata()
-        .withName("n1-gpu.kdra.io-abc")
-        .endMetadata()
-        .withNewSpec()
-        .withDriver("gpu.kdra.io")
-        .withNodeName("n1")
-        .withNewPool()
-        .withName("n1")
-        .withGeneration(1L)
-        .withResourceSliceCount(1L)
-        .endPool()
-        .withSharedCounters(
-            new CounterSetBuilder()
-                .withName("gpu-0-counters")
-                .withCounters(
-                    Map.of("memory", new CounterBuilder().withValue(new Quantity("24Gi")).build()))
-                .build())
-        .withDevices(device)
-        .endSpec()
-        .build();
+    ResourceSlice slice =
+        new ResourceSliceBuilder()
+            .withNewMetadata()
+            .withName("n1-gpu.kdra.io-abc")
+            .endMetadata()
+            .withNewSpec()
+            .withDriver("gpu.kdra.io")
+            .withNodeName("n1")
+            .withNewPool()
+            .withName("n1")
+            .withGeneration(1L)
+            .withResourceSliceCount(1L)
+            .endPool()
+            .withSharedCounters(
+                new CounterSetBuilder()
+                    .withName("gpu-0-counters")
+                    .withCounters(
+                        Map.of(
+                            "memory", new CounterBuilder().withValue(new Quantity("24Gi")).build()))
+                    .build())
+            .withDevices(device)
+            .endSpec()
+            .build();
+    NewerFields.setSkipNodeOperations(slice.getSpec(), List.of("*"));
+    return slice;
   }
 
   /** {@link #everything()} as a server stores it that dropped what {@code drop} removes. */
@@ -126,6 +131,10 @@ class DisabledFeaturesTest {
                 }),
             List.of("DRAConsumableCapacity")),
         Arguments.of(
+            "skipNodeOperations (1.37 with its alpha gate off)",
+            storedWithout(s -> NewerFields.setSkipNodeOperations(s.getSpec(), List.of())),
+            List.of("DRAOptionalNodeOperations")),
+        Arguments.of(
             "all of what a default 1.34 server drops, in upstream's order",
             storedWithout(
                 s -> {
@@ -136,12 +145,14 @@ class DisabledFeaturesTest {
                   d.setBindingConditions(null);
                   d.setBindingFailureConditions(null);
                   d.setAllowMultipleAllocations(null);
+                  NewerFields.setSkipNodeOperations(s.getSpec(), List.of());
                 }),
             List.of(
                 "DRADeviceTaints",
                 "DRAPartitionableDevices",
                 "DRADeviceBindingConditions",
-                "DRAConsumableCapacity")));
+                "DRAConsumableCapacity",
+                "DRAOptionalNodeOperations")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -155,6 +166,7 @@ class DisabledFeaturesTest {
   void namesNothingForASliceWithoutGatedFields() {
     ResourceSlice plain = everything();
     plain.getSpec().setSharedCounters(null);
+    NewerFields.setSkipNodeOperations(plain.getSpec(), List.of());
     plain.getSpec().setDevices(List.of(new DeviceBuilder().withName("gpu-0").build()));
     assertThat(DisabledFeatures.between(plain, plain)).isEmpty();
   }

@@ -62,6 +62,14 @@ class SnapshotConverterTest {
             named("no node", snapshot().setNodeName("").build()),
             "node_name \"\": a lowercase RFC 1123 subdomain must consist of"),
         Arguments.of(
+            named(
+                "skipping prepare but not unprepare",
+                snapshot().addSkipNodeOperations("NodePrepareResources").build()),
+            "skip_node_operations: NodePrepareResources cannot be skipped unless"),
+        Arguments.of(
+            named("unknown node operation", snapshot().addSkipNodeOperations("Prepare").build()),
+            "skip_node_operations: Unsupported value: \"Prepare\""),
+        Arguments.of(
             named("device name not a DNS label", withDevice(d -> d.setName("GPU_0"))),
             "device \"GPU_0\": name: a lowercase RFC 1123 label must consist of"),
         Arguments.of(
@@ -305,6 +313,15 @@ class SnapshotConverterTest {
                 .getValue()
                 .toString())
         .isEqualTo("512Mi");
+  }
+
+  @Test
+  void theNodeOperationsTheDevicesNeedNotHaveAreKept() {
+    var declared = CONVERTER.convert(snapshot().addSkipNodeOperations("*").build(), Instant.EPOCH);
+    var unsaid = CONVERTER.convert(snapshot().build(), Instant.EPOCH);
+    assertThat(declared.errors()).isEmpty();
+    assertThat(declared.inventory().skipNodeOperations()).containsExactly("*");
+    assertThat(unsaid.inventory().skipNodeOperations()).isEmpty();
   }
 
   @Test

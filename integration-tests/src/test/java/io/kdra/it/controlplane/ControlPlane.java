@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -34,6 +35,9 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
 
   /** The Kubernetes version the integration tests target; the root pom pins it. */
   public static final String VERSION = System.getProperty("kdra.k8s.version", "1.37.2");
+
+  /** kube-api-test's limit for each phase of the start (etcd, kube-apiserver, the namespace). */
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(120);
 
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(ControlPlane.class);
@@ -124,7 +128,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
               .withApiServerVersion(VERSION)
               .withOfflineMode(true)
               .withUpdateKubeConfig(false)
-              .withStartupTimeout(120_000)
+              .withStartupTimeout((int) STARTUP_TIMEOUT.toMillis())
               // loopback only (kube-api-test passes no bind address; etcd:
               // build-control-plane.sh)
               .withApiServerFlag("--bind-address", "127.0.0.1")
@@ -137,6 +141,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
       // the Workload API and PodGroup claims (GangSchedulingIT), where the version has them
       WorkloadApi.apiServerFlags(VERSION).forEach(config::withApiServerFlag);
       KubeAPIServer server = new KubeAPIServer(config.build());
+      MidnightWrap.awaitSafeStart(STARTUP_TIMEOUT);
       long started = System.nanoTime();
       try {
         server.start();

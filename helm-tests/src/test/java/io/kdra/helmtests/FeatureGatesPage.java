@@ -1,11 +1,11 @@
 package io.kdra.helmtests;
 
 import com.github.javaparser.ast.CompilationUnit;
-import com.github.javaparser.ast.body.MethodDeclaration;
+import com.github.javaparser.ast.body.EnumConstantDeclaration;
+import com.github.javaparser.ast.body.EnumDeclaration;
 import com.github.javaparser.ast.body.Parameter;
 import com.github.javaparser.ast.body.RecordDeclaration;
 import com.github.javaparser.ast.expr.Expression;
-import com.github.javaparser.ast.expr.ObjectCreationExpr;
 import com.github.javaparser.javadoc.JavadocBlockTag;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -89,7 +89,11 @@ final class FeatureGatesPage {
         body.toString());
   }
 
-  /** The gates in AllocatorFeatures' order, with the values of {@code defaults()}. */
+  /**
+   * The gates in AllocatorFeatures' order (its record components), each with its default: on when
+   * its row in the {@code Gate} table has the stage {@code GA_OR_BETA}, which is what {@code
+   * defaults()} turns on.
+   */
   static List<Gate> gates() {
     CompilationUnit unit = JavaSources.parse(FEATURES);
     RecordDeclaration record = unit.findFirst(RecordDeclaration.class).orElseThrow();
@@ -99,21 +103,39 @@ final class FeatureGatesPage {
         params.put(tag.getName().orElseThrow(), JavaSources.markdown(tag.getContent().toText()));
       }
     }
-    MethodDeclaration defaults =
-        record.getMethodsByName("defaults").stream().findFirst().orElseThrow();
-    List<Expression> values =
-        defaults.findFirst(ObjectCreationExpr.class).orElseThrow().getArguments();
+    // component name -> whether defaults() turns it on, from the rows (name, stage, accessor)
+    Map<String, Boolean> onByDefault = new LinkedHashMap<>();
+    Map<String, String> upstreamName = new LinkedHashMap<>();
+    EnumDeclaration table =
+        record
+            .findFirst(EnumDeclaration.class, e -> e.getNameAsString().equals("Gate"))
+            .orElseThrow();
+    for (EnumConstantDeclaration row : table.getEntries()) {
+      List<Expression> args = row.getArguments();
+      String stage = args.get(1).asFieldAccessExpr().getNameAsString();
+      String component = args.get(2).asMethodReferenceExpr().getIdentifier();
+      onByDefault.put(component, stage.equals("GA_OR_BETA"));
+      upstreamName.put(component, args.get(0).asStringLiteralExpr().getValue());
+    }
     List<Gate> out = new ArrayList<>();
     Pattern gate = Pattern.compile("^`(DRA\\w+)`\\s*(.*)$");
-    for (int i = 0; i < record.getParameters().size(); i++) {
-      Parameter p = record.getParameter(i);
-      Matcher m = gate.matcher(params.get(p.getNameAsString()));
+    for (Parameter p : record.getParameters()) {
+      String name = p.getNameAsString();
+      Matcher m = gate.matcher(params.get(name));
       if (!m.matches()) {
-        throw new AssertionError("@param " + p.getNameAsString() + " names no DRA gate first");
+        throw new AssertionError("@param " + name + " names no DRA gate first");
+      }
+      Boolean on = onByDefault.get(name);
+      if (on == null) {
+        throw new AssertionError("component " + name + " has no row in the Gate table");
+      }
+      if (!m.group(1).equals(upstreamName.get(name))) {
+        throw new AssertionError(
+            "@param " + name + " names " + m.group(1) + ", its row " + upstreamName.get(name));
       }
       // "(KEP 5018): requests ..." reads "KEP 5018: requests ..." in a table cell
       String description = m.group(2).replaceFirst("^\\((.*?)\\):", "$1:");
-      out.add(new Gate(m.group(1), values.get(i).asBooleanLiteralExpr().getValue(), description));
+      out.add(new Gate(m.group(1), on, description));
     }
     return out;
   }

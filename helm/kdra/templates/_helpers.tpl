@@ -84,6 +84,28 @@ containers by host path. Call with $.
 {{- end -}}
 {{- end -}}
 
+{{/*
+The device-driver's namespace: deviceDriver.namespace, by default the release's. The controllers
+stay in the release's; whatever names the driver's ServiceAccount, or lets its pods in, asks
+here. Call with $.
+*/}}
+{{- define "kdra.driverNamespace" -}}
+{{- default .Release.Namespace .Values.deviceDriver.namespace -}}
+{{- end -}}
+
+{{/*
+The ConfigMap the chart writes into the driver's namespace with the publisher's CA ("" where the
+driver needs none of the chart's: it mounts the TLS Secret in the release's namespace, or the
+ConfigMap deviceDriver.publisherCA names). A Secret volume reads only the pod's own namespace,
+and the CA is public: a ConfigMap needs no RBAC and no copy of the key. Call with $.
+*/}}
+{{- define "kdra.publisherCAConfigMap" -}}
+{{- $p := .Values.slicePublisher -}}
+{{- if and .Values.deviceDriver.enabled $p.enabled $p.tls.enabled (eq $p.tls.source "helm") (not .Values.deviceDriver.publisherCA.configMap) (ne (include "kdra.driverNamespace" .) .Release.Namespace) -}}
+{{- printf "%s-publisher-ca" (include "kdra.componentName" (dict "root" . "component" "device-driver")) -}}
+{{- end -}}
+{{- end -}}
+
 {{/* Namespace of a component's Lease. Call with (dict "root" $ "values" .Values.x). */}}
 {{- define "kdra.leaseNamespace" -}}
 {{- default .root.Release.Namespace (index .values.config "leader-election" "lease-namespace") -}}
@@ -375,13 +397,16 @@ spec:
 {{- end }}
 {{- end -}}
 
-{{/* A component's ConfigMap around its properties. Call with the ctx plus "prefix" and "config". */}}
+{{/*
+A component's ConfigMap around its properties. Call with the ctx plus "prefix" and "config", and
+optionally "namespace" (the release's by default).
+*/}}
 {{- define "kdra.configMap" -}}
 apiVersion: v1
 kind: ConfigMap
 metadata:
   name: {{ include "kdra.componentName" . }}
-  namespace: {{ .root.Release.Namespace }}
+  namespace: {{ default .root.Release.Namespace .namespace }}
   labels:
     {{- include "kdra.labels" . | nindent 4 }}
 data:

@@ -100,6 +100,10 @@ class SchemaTest {
             Chart.values("deviceDriver.config.mig-mode", true),
             "mig-mode"),
         Arguments.of(
+            "a driver namespace that is no DNS label",
+            Chart.values("deviceDriver.namespace", "Kdra_Driver"),
+            "namespace"),
+        Arguments.of(
             "a typo in a monitoring switch",
             Chart.values("monitoring.prometheusRules.enabled", true),
             "prometheusRules"));

@@ -15,7 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -67,6 +71,30 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
         .getOrComputeIfAbsent(Running.class, key -> Running.start(), Running.class);
   }
 
+  /**
+   * kube-apiserver's flags of {@code version}: the Workload API's ({@link WorkloadApi}) with {@code
+   * gates} added to its {@code --feature-gates} (a gate named in both takes {@code gates}' value).
+   */
+  static Map<String, String> apiServerFlags(String version, Map<String, Boolean> gates) {
+    Map<String, String> flags = new LinkedHashMap<>(WorkloadApi.apiServerFlags(version));
+    if (gates.isEmpty()) {
+      return flags;
+    }
+    Map<String, String> merged = new LinkedHashMap<>();
+    String own = flags.getOrDefault("--feature-gates", "");
+    for (String gate : own.isEmpty() ? new String[0] : own.split(",")) {
+      String[] kv = gate.split("=", 2);
+      merged.put(kv[0], kv[1]);
+    }
+    new TreeMap<>(gates).forEach((g, on) -> merged.put(g, on.toString()));
+    flags.put(
+        "--feature-gates",
+        merged.entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(",")));
+    return flags;
+  }
+
   public static Path cacheDir() {
     return io.kdra.it.support.Leftovers.cacheDir();
   }
@@ -83,8 +111,10 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
    * The started control plane; closing the root store stops it.
    *
    * @param dir this control plane's own directory, where kube-api-test writes its keys
+   * @param shared the suite's one ({@link ControlPlane}), not a test's own ({@link #startOwn})
    */
-  public record Running(KubeAPIServer server, KubernetesClient client, Path dir, Path binaries)
+  public record Running(
+      KubeAPIServer server, KubernetesClient client, Path dir, Path binaries, boolean shared)
       implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
     /**
@@ -100,6 +130,19 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
             UpstreamControllers.TOKEN_FILE);
 
     public static Running start() {
+      return start(Map.of(), true);
+    }
+
+    /**
+     * A control plane of a test's own beside the shared one, its kube-apiserver with these feature
+     * {@code gates} over the suite's ({@code --feature-gates}): for a gate that must not be on in
+     * the API server every other test class shares. The caller closes it.
+     */
+    public static Running startOwn(Map<String, Boolean> gates) {
+      return start(gates, false);
+    }
+
+    private static Running start(Map<String, Boolean> gates, boolean shared) {
       Path cache = cacheDir();
       Path binaries = cache.resolve("k8s").resolve(VERSION + "-linux-" + arch());
       if (!Files.isExecutable(binaries.resolve("kube-apiserver"))) {
@@ -110,6 +153,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
                 + binaries
                 + "; build it with integration-tests/scripts/build-control-plane.sh");
       }
+      // only a killed JVM's: the control planes of this one and of live runs stay
       ControlPlaneProcesses.reapLeftovers();
       // real nodes of a killed run point at its gone API server: end them whatever this run tests
       LeftoverReaper.reapAll();
@@ -139,7 +183,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
               // (CertManagerWebhookIT)
               .withApiServerFlag("--enable-aggregator-routing=true");
       // the Workload API and PodGroup claims (GangSchedulingIT), where the version has them
-      WorkloadApi.apiServerFlags(VERSION).forEach(config::withApiServerFlag);
+      apiServerFlags(VERSION, gates).forEach(config::withApiServerFlag);
       KubeAPIServer server = new KubeAPIServer(config.build());
       MidnightWrap.awaitSafeStart(STARTUP_TIMEOUT);
       long started = System.nanoTime();
@@ -162,7 +206,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
           new KubernetesClientBuilder()
               .withConfig(Config.fromKubeconfig(server.getKubeConfigYaml()))
               .build();
-      return new Running(server, client, dir, binaries);
+      return new Running(server, client, dir, binaries, shared);
     }
 
     /**
@@ -224,10 +268,13 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
     @Override
     public void close() {
       client.close();
-      // a kube-apiserver a test started again (ApiServerOutage) is not kube-api-test's to stop
-      ApiServerOutage.endRestarted();
-      // and an etcd started again (EtcdRestart)
-      EtcdRestart.endRestarted();
+      if (shared) {
+        // a kube-apiserver a test started again (ApiServerOutage) is not kube-api-test's to
+        // stop; such restarts are of the shared control plane, never of a test's own
+        ApiServerOutage.endRestarted();
+        // and an etcd started again (EtcdRestart)
+        EtcdRestart.endRestarted();
+      }
       try {
         server.stop();
       } catch (KubeAPITestException e) {

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -82,14 +83,15 @@ public final class RealNode implements AutoCloseable {
       KubernetesClient client,
       String kubeconfig,
       PodNetwork network,
-      OwnNetwork own) {
+      OwnNetwork own,
+      Map<String, Boolean> featureGates) {
     this.name = name;
     this.dir = dir;
     this.binaries = binaries;
     this.client = client;
     this.own = own;
     this.cgroups = NodeCgroups.forNode(name);
-    this.files = new RealNodeFiles(dir, binaries, cgroups, kubeconfig, network, own);
+    this.files = new RealNodeFiles(dir, binaries, cgroups, kubeconfig, network, own, featureGates);
     this.hook = new Thread(this::killAll, "real-node-" + name);
   }
 
@@ -119,7 +121,21 @@ public final class RealNode implements AutoCloseable {
       KubernetesClient client,
       String kubeconfig,
       PodNetwork network) {
-    return start(new RealNode(name, dir, binaries, client, kubeconfig, network, null));
+    return start(new RealNode(name, dir, binaries, client, kubeconfig, network, null, Map.of()));
+  }
+
+  /**
+   * As {@link #start(String, Path, RealNodeBinaries, KubernetesClient, String)}, the kubelet with
+   * these {@code featureGates} in its configuration (a gate left out keeps the version's default).
+   */
+  public static RealNode start(
+      String name,
+      Path dir,
+      RealNodeBinaries binaries,
+      KubernetesClient client,
+      String kubeconfig,
+      Map<String, Boolean> featureGates) {
+    return start(new RealNode(name, dir, binaries, client, kubeconfig, null, null, featureGates));
   }
 
   /**
@@ -135,7 +151,7 @@ public final class RealNode implements AutoCloseable {
       KubernetesClient client,
       String kubeconfig,
       OwnNetwork own) {
-    return start(new RealNode(name, dir, binaries, client, kubeconfig, null, own));
+    return start(new RealNode(name, dir, binaries, client, kubeconfig, null, own, Map.of()));
   }
 
   /**

@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -70,6 +72,9 @@ final class RealNodeFiles {
   /** The node's own network namespace and pod range; null: the host's network. */
   private final RealNode.OwnNetwork own;
 
+  /** The kubelet's {@code featureGates}, sorted; empty: the version's defaults. */
+  private final Map<String, Boolean> featureGates;
+
   final int kubeletPort;
   final int healthzPort;
 
@@ -79,7 +84,7 @@ final class RealNodeFiles {
       NodeCgroups cgroups,
       String kubeconfig,
       PodNetwork network) {
-    this(dir, binaries, cgroups, kubeconfig, network, null);
+    this(dir, binaries, cgroups, kubeconfig, network, null, Map.of());
   }
 
   RealNodeFiles(
@@ -88,9 +93,11 @@ final class RealNodeFiles {
       NodeCgroups cgroups,
       String kubeconfig,
       PodNetwork network,
-      RealNode.OwnNetwork own) {
+      RealNode.OwnNetwork own,
+      Map<String, Boolean> featureGates) {
     this.network = network;
     this.own = own;
+    this.featureGates = new TreeMap<>(featureGates);
     // a network of its own: the kubelet's usual ports, nobody else's there
     this.kubeletPort = own != null ? 10250 : ServiceProcess.freePort();
     this.healthzPort = own != null ? 10248 : ServiceProcess.freePort();
@@ -385,7 +392,7 @@ final class RealNodeFiles {
         + "    stream_server_port = '0'\n";
   }
 
-  private String kubeletConfig() {
+  String kubeletConfig() {
     return "apiVersion: kubelet.config.k8s.io/v1beta1\n"
         + "kind: KubeletConfiguration\n"
         + "# the CI sandbox has cgroup v1, which 1.36 refuses by default\n"
@@ -396,6 +403,7 @@ final class RealNodeFiles {
         + cgroups.name
         + "\n"
         + "failSwapOn: false\n"
+        + featureGatesLine(featureGates)
         // on the machine's own network (no namespace of its own) the kubelet would add chains and
         // a DROP rule for localnet to the machine's iptables, which no run removes; they serve
         // other components of a user's node (kube-proxy), which such a node does not run
@@ -428,5 +436,16 @@ final class RealNodeFiles {
         + "imageGCHighThresholdPercent: 100\n"
         + "evictionHard: {memory.available: \"100Mi\", nodefs.available: \"1%\","
         + " imagefs.available: \"1%\"}\n";
+  }
+
+  /** The kubelet's {@code featureGates} line; none for no gates (the version's defaults). */
+  static String featureGatesLine(Map<String, Boolean> gates) {
+    if (gates.isEmpty()) {
+      return "";
+    }
+    return new TreeMap<>(gates)
+        .entrySet().stream()
+            .map(g -> g.getKey() + ": " + g.getValue())
+            .collect(Collectors.joining(", ", "featureGates: {", "}\n"));
   }
 }

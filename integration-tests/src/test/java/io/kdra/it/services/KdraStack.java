@@ -31,7 +31,12 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
   private final boolean full;
   private final String name;
   private final Stack.Links links;
+
+  /** Gates of this stack's own control plane and kubelets; empty: the shared control plane. */
+  private final Map<String, Boolean> clusterGates;
+
   private Stack stack;
+  private ControlPlane.Running ownControlPlane;
 
   private KdraStack(
       List<SimulatedNode> nodes,
@@ -62,6 +67,20 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
       boolean full,
       String name,
       Stack.Links links) {
+    this(nodes, bridges, controllers, properties, real, full, name, links, Map.of());
+  }
+
+  private KdraStack(
+      List<SimulatedNode> nodes,
+      int bridges,
+      int controllers,
+      Map<String, String> properties,
+      boolean real,
+      boolean full,
+      String name,
+      Stack.Links links,
+      Map<String, Boolean> clusterGates) {
+    this.clusterGates = clusterGates;
     this.links = links;
     this.full = full;
     this.name = name;
@@ -94,12 +113,13 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
    * when more than one) electing a leader through a Lease in the test namespace.
    */
   public KdraStack withBridges(int n) {
-    return new KdraStack(nodes, n, controllers, properties, real, full, name, links);
+    return new KdraStack(nodes, n, controllers, properties, real, full, name, links, clusterGates);
   }
 
   /** The same stack with these properties for every service (over the harness's own). */
   public KdraStack withProperties(Map<String, String> extra) {
-    return new KdraStack(nodes, bridges, controllers, Map.copyOf(extra), real, full, name, links);
+    return new KdraStack(
+        nodes, bridges, controllers, Map.copyOf(extra), real, full, name, links, clusterGates);
   }
 
   /**
@@ -107,7 +127,7 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
    * electing a leader through a Lease in the test namespace.
    */
   public KdraStack withControllers(int n) {
-    return new KdraStack(nodes, bridges, n, properties, real, full, name, links);
+    return new KdraStack(nodes, bridges, n, properties, real, full, name, links, clusterGates);
   }
 
   /**
@@ -125,7 +145,8 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
         real,
         full,
         name,
-        new Stack.Links(n, links.controllerApi()));
+        new Stack.Links(n, links.controllerApi()),
+        clusterGates);
   }
 
   /**
@@ -142,7 +163,8 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
         real,
         full,
         name,
-        new Stack.Links(links.publishers(), true));
+        new Stack.Links(links.publishers(), true),
+        clusterGates);
   }
 
   /**
@@ -155,7 +177,8 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
     Map<String, String> p = new java.util.LinkedHashMap<>();
     p.put("kdra.claim-controller.template-mode", "adopt");
     p.putAll(properties);
-    return new KdraStack(nodes, bridges, controllers, Map.copyOf(p), real, true, name, links);
+    return new KdraStack(
+        nodes, bridges, controllers, Map.copyOf(p), real, true, name, links, clusterGates);
   }
 
   /**
@@ -163,7 +186,21 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
    * class: the version matrix runs one class once per Kubernetes version.
    */
   public KdraStack named(String name) {
-    return new KdraStack(nodes, bridges, controllers, properties, real, full, name, links);
+    return new KdraStack(
+        nodes, bridges, controllers, properties, real, full, name, links, clusterGates);
+  }
+
+  /**
+   * The same stack on a control plane of its own ({@link ControlPlane.Running#startOwn}) whose
+   * kube-apiserver has these feature {@code gates} over the suite's, and whose real nodes' kubelets
+   * have them in their configuration: a cluster where the admin turned an alpha gate on. The shared
+   * API server's gates stay as every other class knows them (a gate on there would show in each of
+   * their claim-controllers, which names every gate on in the API server and off in its allocator).
+   * Costs an API server start; the gates must be known to the version under test.
+   */
+  public KdraStack withClusterFeatureGates(Map<String, Boolean> gates) {
+    return new KdraStack(
+        nodes, bridges, controllers, properties, real, full, name, links, Map.copyOf(gates));
   }
 
   public Stack get() {
@@ -178,7 +215,13 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
     // mount namespaces, cgroups and containerd need root (CI runs as root; build-node.sh too)
     org.junit.jupiter.api.Assumptions.assumeTrue(
         !real || RealNode.runsAsRoot(), "real nodes need root: skipped");
-    ControlPlane.Running cp = ControlPlane.running(context);
+    ControlPlane.Running cp;
+    if (clusterGates.isEmpty()) {
+      cp = ControlPlane.running(context);
+    } else {
+      ownControlPlane = ControlPlane.Running.startOwn(clusterGates);
+      cp = ownControlPlane;
+    }
     stack =
         Stack.start(
             cp.client(),
@@ -190,7 +233,8 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
             properties,
             real,
             full ? cp : null,
-            links);
+            links,
+            real ? clusterGates : Map.of());
   }
 
   @Override
@@ -202,9 +246,17 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
 
   @Override
   public void afterAll(ExtensionContext context) {
-    if (stack != null) {
-      stack.close();
-      stack = null;
+    try {
+      if (stack != null) {
+        stack.close();
+        stack = null;
+      }
+    } finally {
+      // after the stack: its real nodes' kubelets and its services talk to this API server
+      if (ownControlPlane != null) {
+        ownControlPlane.close();
+        ownControlPlane = null;
+      }
     }
   }
 }

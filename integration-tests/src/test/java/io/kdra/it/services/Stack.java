@@ -82,7 +82,8 @@ public final class Stack implements AutoCloseable {
       List<SimulatedNode> nodes,
       Map<String, String> properties,
       boolean real,
-      ControlPlane.Running fullControlPlane) {
+      ControlPlane.Running fullControlPlane,
+      Map<String, Boolean> kubeletFeatureGates) {
     this.client = client;
     this.fullControlPlane = fullControlPlane;
     this.name = name;
@@ -92,7 +93,8 @@ public final class Stack implements AutoCloseable {
         new ServiceIdentities(
             Config.fromKubeconfig(kubeconfig),
             Path.of("target", "it-kubeconfigs", name).toAbsolutePath());
-    this.nodes = new StackNodes(client, kubeconfig, name, namespace, nodes, real);
+    this.nodes =
+        new StackNodes(client, kubeconfig, name, namespace, nodes, real, kubeletFeatureGates);
     this.services = new StackServices(this.nodes, READY_TIMEOUT);
     this.starts =
         new StackServiceStarts(
@@ -198,7 +200,46 @@ public final class Stack implements AutoCloseable {
       boolean real,
       ControlPlane.Running fullControlPlane,
       Links links) {
-    Stack stack = new Stack(client, kubeconfig, name, nodes, properties, real, fullControlPlane);
+    return start(
+        client,
+        kubeconfig,
+        name,
+        nodes,
+        bridges,
+        controllers,
+        properties,
+        real,
+        fullControlPlane,
+        links,
+        Map.of());
+  }
+
+  /**
+   * As above; the real nodes' kubelets with these {@code featureGates} in their configuration (a
+   * gate left out keeps the version's default).
+   */
+  public static Stack start(
+      KubernetesClient client,
+      String kubeconfig,
+      String name,
+      List<SimulatedNode> nodes,
+      int bridges,
+      int controllers,
+      Map<String, String> properties,
+      boolean real,
+      ControlPlane.Running fullControlPlane,
+      Links links,
+      Map<String, Boolean> kubeletFeatureGates) {
+    Stack stack =
+        new Stack(
+            client,
+            kubeconfig,
+            name,
+            nodes,
+            properties,
+            real,
+            fullControlPlane,
+            kubeletFeatureGates);
     try {
       stack.startAll(bridges, controllers, links);
       return stack;

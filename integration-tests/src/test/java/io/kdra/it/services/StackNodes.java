@@ -45,6 +45,9 @@ public final class StackNodes {
   /** Whether the nodes are {@link RealNode}s (a real kubelet and containerd each). */
   private final boolean real;
 
+  /** The real nodes' kubelets' {@code featureGates}; empty: the version's defaults. */
+  private final Map<String, Boolean> kubeletFeatureGates;
+
   /** The harness's own files per node; short: unix socket paths must stay under 108 bytes. */
   private final Path nodesDir = Path.of("target", "n").toAbsolutePath();
 
@@ -57,8 +60,10 @@ public final class StackNodes {
       String stackName,
       String namespace,
       List<SimulatedNode> nodes,
-      boolean real) {
+      boolean real,
+      Map<String, Boolean> kubeletFeatureGates) {
     this.client = client;
+    this.kubeletFeatureGates = Map.copyOf(kubeletFeatureGates);
     this.kubeconfig = kubeconfig;
     this.stackName = stackName;
     this.namespace = namespace;
@@ -144,7 +149,12 @@ public final class StackNodes {
                 try {
                   RealNode n =
                       RealNode.start(
-                          node.name(), base.resolve(node.name()), binaries, client, kubeconfig);
+                          node.name(),
+                          base.resolve(node.name()),
+                          binaries,
+                          client,
+                          kubeconfig,
+                          kubeletFeatureGates);
                   synchronized (realNodes) {
                     realNodes.put(node.name(), n);
                   }

@@ -3,8 +3,6 @@ package io.kdra.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
@@ -25,7 +23,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -655,13 +652,7 @@ class RealNodeIT {
   }
 
   /** UIDs of the claims in the driver's checkpoint. */
-  private static Set<String> checkpointClaims() throws Exception {
-    Path file = stack.nodes.checkpointFile(NODE);
-    Set<String> uids = new TreeSet<>();
-    if (Files.exists(file)) {
-      JsonNode root = new ObjectMapper().readTree(file.toFile());
-      root.path("preparedClaims").fieldNames().forEachRemaining(uids::add);
-    }
-    return uids;
+  private static Set<String> checkpointClaims() {
+    return stack.nodes.checkpointClaims(NODE);
   }
 }

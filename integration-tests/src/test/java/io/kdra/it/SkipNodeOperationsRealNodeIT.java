@@ -3,8 +3,6 @@ package io.kdra.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -25,14 +23,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
@@ -190,15 +186,9 @@ class SkipNodeOperationsRealNodeIT {
         : OptionalLong.of(counts.stream().mapToLong(Long::longValue).sum());
   }
 
-  /** The claims in the driver's checkpoint (prepared and not yet unprepared). */
-  private static Set<String> checkpointClaims() throws Exception {
-    Path file = stack.nodes.checkpointFile(NODE);
-    Set<String> uids = new TreeSet<>();
-    if (Files.exists(file)) {
-      JsonNode root = new ObjectMapper().readTree(file.toFile());
-      root.path("preparedClaims").fieldNames().forEachRemaining(uids::add);
-    }
-    return uids;
+  /** UIDs of the claims in the driver's checkpoint. */
+  private static Set<String> checkpointClaims() {
+    return stack.nodes.checkpointClaims(NODE);
   }
 
   /** The name {@code ls /dev} prints for the device node of GPU {@code index}. */

@@ -1,5 +1,6 @@
 package io.kdra.it.services;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.nodes.NodeCgroups;
@@ -10,6 +11,7 @@ import io.kdra.it.nodes.SimulatedNode;
 import io.kdra.it.nodes.TestKubelet;
 import io.kdra.it.support.TestFiles;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -19,6 +21,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
@@ -227,6 +231,24 @@ public final class StackNodes {
 
   public Path checkpointFile(String node) {
     return pluginsDir(node).resolve(real ? Stack.DRIVER + "/checkpoint.json" : "checkpoint.json");
+  }
+
+  /** UIDs of the claims in the node's driver checkpoint (prepared, not yet unprepared). */
+  public Set<String> checkpointClaims(String node) {
+    Path file = checkpointFile(node);
+    Set<String> uids = new TreeSet<>();
+    if (Files.exists(file)) {
+      try {
+        new ObjectMapper()
+            .readTree(file.toFile())
+            .path("preparedClaims")
+            .fieldNames()
+            .forEachRemaining(uids::add);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return uids;
   }
 
   /** Where the node's driver writes CDI specs (on a real node: containerd's cdi_spec_dirs). */

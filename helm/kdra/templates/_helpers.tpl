@@ -473,35 +473,106 @@ subjects:
 {{- end -}}
 
 {{/*
-The publisher's TLS material with source=helm, as JSON of base64 ca.crt, tls.crt and tls.key:
-the Secret's own on an upgrade, else a CA and certificate generated once per render. Both the
-Secret and the webhook's caBundle need the same CA, and genCA draws a new one at every call, so
-the first call keeps its answer in the values of this render (shared by every template of the
-chart) and later calls return it. Call with $.
+The publisher's TLS Secret as the cluster holds it, as JSON of its data (base64 values); {} on an
+install, in lint and in template (which ask no cluster). The chart's only lookup of it: the chart
+tests render an upgrade by defining this template anew. Call with $.
+*/}}
+{{- define "kdra.existingPublisherTls" -}}
+{{- $existing := dict }}
+{{- if .Release.IsUpgrade }}
+{{- $existing = lookup "v1" "Secret" .Release.Namespace (include "kdra.publisherTlsSecret" .) }}
+{{- end }}
+{{- (get (default dict $existing) "data") | default dict | toJson -}}
+{{- end -}}
+
+{{/*
+A new CA and a certificate it signed for the publisher's Service, as JSON of base64 ca.crt, tls.crt
+and tls.key. The CA's name carries the moment it was made and a few random letters, so that a
+driver's refusal during a rotation shows which CA is which. Its key is not kept: nothing else is ever signed with it. Call
+with $.
+*/}}
+{{- define "kdra.newPublisherTls" -}}
+{{- $v := .Values.slicePublisher }}
+{{- $service := include "kdra.componentName" (dict "root" . "component" "slice-publisher") }}
+{{- $dns := include "kdra.publisherDnsNames" . | fromJsonArray }}
+{{- $ca := genCA (printf "%s-ca-%s-%s" $service (dateInZone "20060102-150405" now "UTC") (randAlphaNum 4 | lower)) (int $v.tls.validityDays) }}
+{{- $cert := genSignedCert (first $dns) nil $dns (int $v.tls.validityDays) $ca }}
+{{- dict "ca.crt" ($ca.Cert | b64enc) "tls.crt" ($cert.Cert | b64enc) "tls.key" ($cert.Key | b64enc) | toJson -}}
+{{- end -}}
+
+{{/*
+The publisher's TLS material with source=helm, as JSON of the Secret's data (base64): ca.crt, the
+bundle the drivers and the API server trust; tls.crt and tls.key, what the publisher serves; and
+while a rotation (tls.caRotation) is under way, new-ca.crt, the new CA, and until serveNew,
+new-tls.crt and new-tls.key, its certificate waiting, and new-ca-since, when trustNew ran. On an
+upgrade the Secret's own, moved one step on by caRotation; on an install (or the Secret deleted)
+a new CA and certificate. Both the Secret and the webhook's caBundle need the same bundle, and
+genCA draws a new CA at every call, so the first call keeps its answer in the values of this
+render (shared by every template of the chart) and later calls return it. Call with $.
 */}}
 {{- define "kdra.publisherTlsData" -}}
 {{- if not (hasKey .Values "kdraPublisherTlsOfThisRender") }}
-{{- $v := .Values.slicePublisher }}
-{{- $secret := include "kdra.publisherTlsSecret" . }}
-{{- $service := include "kdra.componentName" (dict "root" . "component" "slice-publisher") }}
-{{- $ns := .Release.Namespace }}
-{{- /* only an upgrade has one to keep (and lint and template then ask no cluster) */ -}}
-{{- $existing := dict }}
-{{- if .Release.IsUpgrade }}
-{{- $existing = lookup "v1" "Secret" $ns $secret }}
-{{- end }}
+{{- $existing := include "kdra.existingPublisherTls" . | fromJson }}
 {{- $data := dict }}
-{{- if and $existing $existing.data (hasKey $existing.data "tls.crt") (hasKey $existing.data "ca.crt") }}
-{{- $data = dict "ca.crt" (index $existing.data "ca.crt") "tls.crt" (index $existing.data "tls.crt") "tls.key" (index $existing.data "tls.key") }}
+{{- if and (hasKey $existing "ca.crt") (hasKey $existing "tls.crt") (hasKey $existing "tls.key") }}
+{{- $data = pick $existing "ca.crt" "tls.crt" "tls.key" "new-ca.crt" "new-tls.crt" "new-tls.key" "new-ca-since" }}
+{{- $data = include "kdra.rotatePublisherCA" (dict "root" . "data" $data) | fromJson }}
 {{- else }}
-{{- $dns := include "kdra.publisherDnsNames" . | fromJsonArray }}
-{{- $ca := genCA (printf "%s-ca" $service) (int $v.tls.validityDays) }}
-{{- $cert := genSignedCert (first $dns) nil $dns (int $v.tls.validityDays) $ca }}
-{{- $data = dict "ca.crt" ($ca.Cert | b64enc) "tls.crt" ($cert.Cert | b64enc) "tls.key" ($cert.Key | b64enc) }}
+{{- $data = include "kdra.newPublisherTls" . | fromJson }}
 {{- end }}
 {{- $_ := set .Values "kdraPublisherTlsOfThisRender" $data }}
 {{- end }}
 {{- index .Values "kdraPublisherTlsOfThisRender" | toJson -}}
+{{- end -}}
+
+{{/*
+One step of slicePublisher.tls.caRotation on the Secret's data, as JSON. The states: steady (no
+new-ca.crt); trusting (the bundle holds the old and the new CA, the old certificate is served, the
+new one waits in new-tls.*); serving (the bundle holds both, the new certificate is served). Each
+step moves one state on, does nothing where it is already done and fails where it would skip one:
+between any two neighbouring states every bundle trusts every served certificate, so it does not
+matter which a driver or a publisher pod still has. Call with (dict "root" $ "data" <data>).
+*/}}
+{{- define "kdra.rotatePublisherCA" -}}
+{{- $data := .data }}
+{{- $step := .root.Values.slicePublisher.tls.caRotation | default "" }}
+{{- $trusting := hasKey $data "new-tls.crt" }}
+{{- $serving := and (hasKey $data "new-ca.crt") (not $trusting) }}
+{{- if eq $step "trustNew" }}
+{{- if $serving }}
+{{- fail "slicePublisher.tls.caRotation=trustNew, but the last rotation is not finished (the new certificate is served, the old CA still trusted): finish it with caRotation=dropOld first." }}
+{{- else if not $trusting }}
+{{- $new := include "kdra.newPublisherTls" .root | fromJson }}
+{{- $bundle := printf "%s\n%s\n" (index $data "ca.crt" | b64dec | trim) (index $new "ca.crt" | b64dec | trim) }}
+{{- $_ := set $data "ca.crt" ($bundle | b64enc) }}
+{{- $_ := set $data "new-ca.crt" (index $new "ca.crt") }}
+{{- $_ := set $data "new-tls.crt" (index $new "tls.crt") }}
+{{- $_ := set $data "new-tls.key" (index $new "tls.key") }}
+{{- $_ := set $data "new-ca-since" (now | unixEpoch | toString | b64enc) }}
+{{- end }}
+{{- else if eq $step "serveNew" }}
+{{- if $trusting }}
+{{- with get $data "new-ca-since" }}
+{{- $age := sub (now | unixEpoch | int64) (b64dec . | int64) }}
+{{- if lt $age 120 }}
+{{- fail (printf "slicePublisher.tls.caRotation=serveNew %ds after trustNew: the kubelets take up to about two minutes to give every driver the new CA (longer with a kubelet syncFrequency above 1m). Run this upgrade again in %ds." $age (sub 120 $age)) }}
+{{- end }}
+{{- end }}
+{{- $_ := set $data "tls.crt" (index $data "new-tls.crt") }}
+{{- $_ := set $data "tls.key" (index $data "new-tls.key") }}
+{{- $data = omit $data "new-tls.crt" "new-tls.key" "new-ca-since" }}
+{{- else if not $serving }}
+{{- fail "slicePublisher.tls.caRotation=serveNew, but the drivers' bundle holds no new CA: run caRotation=trustNew first, and this step once the drivers have it." }}
+{{- end }}
+{{- else if eq $step "dropOld" }}
+{{- if $trusting }}
+{{- fail "slicePublisher.tls.caRotation=dropOld, but the publisher still serves the old CA's certificate: run caRotation=serveNew first, and this step once every publisher pod serves the new one." }}
+{{- else if $serving }}
+{{- $_ := set $data "ca.crt" (index $data "new-ca.crt") }}
+{{- $data = omit $data "new-ca.crt" }}
+{{- end }}
+{{- end }}
+{{- $data | toJson -}}
 {{- end -}}
 
 {{/* The DNS names of the publisher's certificate, as a JSON list: its Service's. Call with $. */}}

@@ -57,6 +57,39 @@ final class Chart {
     }
   }
 
+  /**
+   * Renders the chart as {@code helm upgrade} would where the cluster holds the publisher's TLS
+   * Secret with this data (base64 values): Helm's template has no cluster to look it up in, so a
+   * copy of the chart defines {@code kdra.existingPublisherTls} (the chart's only lookup of it)
+   * anew in a file that Helm parses after _helpers.tpl (files of one depth in reverse name order;
+   * the last definition of a name wins).
+   */
+  static List<HasMetadata> renderUpgrade(
+      Map<String, Object> values, Map<String, String> existingTlsSecretData) {
+    Path copy = copyChart();
+    Path file = writeTemp(values);
+    try {
+      String data = Serialization.asJson(existingTlsSecretData);
+      Files.writeString(
+          copy.resolve("templates/_0-existing-publisher-tls.tpl"),
+          "{{- define \"kdra.existingPublisherTls\" -}}" + data + "{{- end -}}\n");
+      String manifest =
+          new Helm(copy)
+              .template()
+              .withName(RELEASE)
+              .withNamespace(NAMESPACE)
+              .withKubeVersion(KUBE_VERSION)
+              .withValuesFile(file)
+              .call();
+      return parse(manifest);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      delete(file);
+      deleteTree(copy);
+    }
+  }
+
   /** Renders and parses every object. */
   static List<HasMetadata> render(Map<String, Object> values) {
     return render(values, NAMESPACE);
@@ -64,8 +97,12 @@ final class Chart {
 
   /** Renders into another release namespace and parses every object. */
   static List<HasMetadata> render(Map<String, Object> values, String namespace) {
+    return parse(template(values, namespace));
+  }
+
+  private static List<HasMetadata> parse(String manifest) {
     List<HasMetadata> objects = new ArrayList<>();
-    for (String doc : template(values, namespace).split("(?m)^---\\s*$")) {
+    for (String doc : manifest.split("(?m)^---\\s*$")) {
       boolean empty = doc.lines().allMatch(l -> l.isBlank() || l.startsWith("#"));
       if (!empty) {
         objects.add(Serialization.unmarshal(doc));

@@ -42,9 +42,11 @@ import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -70,7 +72,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * API server's address in place of the {@code kubernetes} Service, one replica each (one node) and
  * Deployments that stop the old pod before starting the new one. The driver names are this test's
  * own, so that its DeviceClasses and slices stand beside the other tests' on the shared API server.
- * Ordered: install, workloads, TLS, upgrade, uninstall.
+ * Ordered: install, workloads, TLS, upgrade, CA rotation, uninstall.
  */
 @ExtendWith(ControlPlane.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -86,6 +88,11 @@ class HelmInstallIT {
   private static final List<String> SERVICES = BuiltImages.SERVICES;
   private static final String INSTANCE = "app.kubernetes.io/instance";
   private static final Duration INSTALLED_TIMEOUT = Duration.ofSeconds(300);
+
+  /** The kubelet updates a Secret's volume within its sync period (1m) and a cache's lifetime. */
+  private static final Duration KUBELET_SYNC_TIMEOUT = Duration.ofSeconds(150);
+
+  private static final Pattern CONNECTED = Pattern.compile("inventory stream to \\S+ connected");
 
   /** The kubelet deletes an unregistered driver's slices after 30 s, then retries with backoff. */
   private static final Duration SLICES_WIPED_TIMEOUT = Duration.ofSeconds(120);
@@ -377,6 +384,79 @@ class HelmInstallIT {
   }
 
   /**
+   * {@code slicePublisher.tls.caRotation} (docs/user/upgrade.md, "Rotating the chart's CA"): the
+   * chart's CA replaced in three upgrades while the driver runs on. trustNew restarts nothing and
+   * the kubelet gives the driver's {@code ca.crt} both CAs; serveNew (refused by the chart for two
+   * minutes after trustNew, which the test waits out by trying again) restarts only the publisher,
+   * which then serves a certificate of the new CA; dropOld leaves the new CA alone in the bundle.
+   * The driver never refuses the publisher's certificate, is never restarted, and publishes its
+   * devices again over the new CA.
+   */
+  @Test
+  @Order(5)
+  void theChartsCaRotatesInThreeUpgradesWithoutTheDriverRefusingThePublisher() throws Exception {
+    Pod driver = releasePod("device-driver");
+    Map<String, String> before = releasePodUids();
+    String serviceName = RELEASE + "-slice-publisher." + NAMESPACE + ".svc";
+    String oldCa = tlsSecret().getData().get("ca.crt");
+
+    helm("upgrade", values, caRotation("trustNew"));
+    Map<String, String> trusting = tlsSecret().getData();
+    String newCa = trusting.get("new-ca.crt");
+    assertThat(newCa).as("the new CA waiting in the Secret").isNotNull();
+    assertThat(pemCount(trusting.get("ca.crt"))).isEqualTo(2);
+    assertThat(releasePodUids()).as("trusting a new CA restarts nothing").isEqualTo(before);
+    PublisherTls.served("127.0.0.1", PORTS.get("grpc"), serviceName, oldCa);
+    await()
+        .atMost(KUBELET_SYNC_TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(mountedCaCertificates(driver))
+                    .as("certificates in the driver's ca.crt")
+                    .isEqualTo(2));
+
+    int connectedBefore = connectedCount(driver);
+    // the chart's two minutes after trustNew, then the publisher's rollout (helm waits for it)
+    await()
+        .atMost(Duration.ofSeconds(120).plus(INSTALLED_TIMEOUT))
+        .pollInterval(Duration.ofSeconds(10))
+        .ignoreExceptionsMatching(e -> String.valueOf(e.getMessage()).contains("Run this upgrade"))
+        .until(
+            () -> {
+              helm("upgrade", values, caRotation("serveNew"));
+              return true;
+            });
+    await()
+        .atMost(INSTALLED_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              Map<String, String> now = releasePodUids();
+              assertThat(now.get("slice-publisher")).isNotEqualTo(before.get("slice-publisher"));
+              assertThat(readyReleasePods()).containsExactlyInAnyOrderElementsOf(SERVICES);
+              assertThat(connectedCount(driver)).isGreaterThan(connectedBefore);
+              assertThat(Dra.publishedDevices(client, GPU_DRIVER, NODE)).isEqualTo(2);
+            });
+    PublisherTls.served("127.0.0.1", PORTS.get("grpc"), serviceName, newCa);
+
+    Map<String, String> serving = releasePodUids();
+    helm("upgrade", values, caRotation("dropOld"));
+    assertThat(tlsSecret().getData().get("ca.crt")).isEqualTo(newCa);
+    assertThat(tlsSecret().getData()).containsOnlyKeys("ca.crt", "tls.crt", "tls.key");
+    await()
+        .atMost(KUBELET_SYNC_TIMEOUT)
+        .untilAsserted(() -> assertThat(mountedCaCertificates(driver)).isEqualTo(1));
+    assertThat(releasePodUids()).as("dropping the old CA restarts nothing").isEqualTo(serving);
+    PublisherTls.served("127.0.0.1", PORTS.get("grpc"), serviceName, newCa);
+
+    Pod driverNow = Dra.get(client, driver);
+    assertThat(driverNow.getMetadata().getUid()).isEqualTo(driver.getMetadata().getUid());
+    assertThat(driverNow.getStatus().getContainerStatuses().get(0).getRestartCount()).isZero();
+    assertThat(node.containerLog(driver, "device-driver"))
+        .as("the driver's log")
+        .noneMatch(l -> l.contains("the publisher's certificate is not trusted"));
+  }
+
+  /**
    * {@code helm uninstall} leaves nothing of the release behind: no object of the chart, no pod, no
    * ResourceSlice (the kubelet deletes an unregistered driver's slices of its node), no claim, no
    * CDI spec, and no finalizer that only kdra would remove: a claim the claim-controller allocated,
@@ -384,7 +464,7 @@ class HelmInstallIT {
    * unreserved claim).
    */
   @Test
-  @Order(5)
+  @Order(6)
   void uninstallLeavesNoSlicesClaimsSpecsFinalizersOrObjectsBehind() {
     client.resources(ResourceClaimTemplate.class).inNamespace(APPS).withName("one-gpu").delete();
     ResourceClaim standalone =
@@ -526,14 +606,64 @@ class HelmInstallIT {
             ports.get("bridge"));
   }
 
-  private static String helm(String verb, Path valuesFile) {
+  private static String helm(String verb, Path valuesFile, Path... more) {
+    List<Path> files = new ArrayList<>();
+    if (valuesFile != null) {
+      files.add(valuesFile);
+    }
+    files.addAll(List.of(more));
     return HelmRelease.run(
         verb,
         ServiceProcess.moduleDir("helm").resolve("kdra"),
         RELEASE,
         NAMESPACE,
         kubeconfig,
-        valuesFile == null ? List.of() : List.of(valuesFile));
+        files);
+  }
+
+  /** A values file with one step of the chart's CA rotation, laid over the release's values. */
+  private static Path caRotation(String step) {
+    Path file = dir.resolve("ca-rotation-" + step + ".yaml");
+    TestFiles.write(file, "slicePublisher:\n  tls:\n    caRotation: " + step + "\n");
+    return file;
+  }
+
+  private static Secret tlsSecret() {
+    return client.secrets().inNamespace(NAMESPACE).withName(RELEASE + "-slice-publisher-tls").get();
+  }
+
+  private static int pemCount(String base64) {
+    String pem = new String(Base64.getDecoder().decode(base64));
+    return pem.split("-----BEGIN CERTIFICATE-----", -1).length - 1;
+  }
+
+  /** The certificates in the driver container's copy of the CA, as the kubelet wrote it. */
+  private static int mountedCaCertificates(Pod driver) {
+    String id = Dra.get(client, driver).getStatus().getContainerStatuses().get(0).getContainerID();
+    String pem =
+        node.crictl(
+            "exec",
+            id.substring(id.indexOf("://") + 3),
+            "cat",
+            "/var/run/secrets/kdra.io/publisher-ca/ca.crt");
+    return pem.split("-----BEGIN CERTIFICATE-----", -1).length - 1;
+  }
+
+  /** How often the driver's inventory stream was acknowledged. */
+  private static int connectedCount(Pod driver) {
+    return (int)
+        node.containerLog(driver, "device-driver").stream()
+            .filter(l -> CONNECTED.matcher(l).find())
+            .count();
+  }
+
+  private static Pod releasePod(String component) {
+    return releasePods().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(
+            p -> component.equals(p.getMetadata().getLabels().get("app.kubernetes.io/component")))
+        .findFirst()
+        .orElseThrow();
   }
 
   private static List<Pod> releasePods() {

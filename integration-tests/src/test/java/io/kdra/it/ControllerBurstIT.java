@@ -7,13 +7,13 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.LeaseReplicas;
 import io.kdra.it.services.Stack;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -58,18 +58,20 @@ class ControllerBurstIT {
 
   private static Stack stack;
   private static KubernetesClient client;
+  private static LeaseReplicas controllers;
 
   @BeforeAll
   static void slicesPublishedAndLeaderElected() {
     stack = STACK.get();
     client = stack.client;
+    controllers = new LeaseReplicas(stack, LEASE, REPLICAS);
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
               assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(DEVICES_PER_NODE);
               assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(DEVICES_PER_NODE);
-              assertThat(leader()).isNotNull();
+              assertThat(controllers.holder()).isNotNull();
             });
   }
 
@@ -100,15 +102,12 @@ class ControllerBurstIT {
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(50))
         .until(() -> bound().size() >= 3);
-    String leader = awaitLiveLeaderAndStandby();
+    String leader = controllers.awaitLiveLeaderAndStandby();
     int boundAtCrash = bound().size();
     stack.services.crash(leader);
-    String standby = other(leader);
+    String standby = controllers.other(leader);
     // the standby takes the lease once it expires and goes on where the leader stopped
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(200))
-        .until(() -> standby.equals(leader()));
+    controllers.awaitTakenOverBy(standby, Duration.ofSeconds(90));
     System.out.printf(
         "[it] %s killed with %d of %d pods bound; %s leads since %d ms%n",
         leader, boundAtCrash, PODS, standby, (System.nanoTime() - started) / 1_000_000);
@@ -120,11 +119,11 @@ class ControllerBurstIT {
         .untilAsserted(
             () -> {
               assertThat(bound()).hasSize(devices);
-              assertThat(leader()).isIn(REPLICAS);
+              assertThat(controllers.holder()).isIn(REPLICAS);
             });
     System.out.printf(
         "[it] %d pods bound in %d ms; lease now held by %s%n",
-        devices, (System.nanoTime() - started) / 1_000_000, leader());
+        devices, (System.nanoTime() - started) / 1_000_000, controllers.holder());
 
     // no device allocated twice, and every bound pod holds a device on its node
     List<ResourceClaim> claims =
@@ -202,8 +201,8 @@ class ControllerBurstIT {
               }
             });
 
-    String leading = awaitLiveLeaderAndStandby();
-    handOverOnStopAndStepDownOnALostLease(leading, other(leading));
+    String leading = controllers.awaitLiveLeaderAndStandby();
+    handOverOnStopAndStepDownOnALostLease(leading, controllers.other(leading));
   }
 
   /**
@@ -215,14 +214,14 @@ class ControllerBurstIT {
    */
   private void handOverOnStopAndStepDownOnALostLease(String leading, String other)
       throws Exception {
-    assertThat(leader()).isEqualTo(leading);
+    assertThat(controllers.holder()).isEqualTo(leading);
     long stopping = System.nanoTime();
     stack.services.stop(leading);
     long exited = (System.nanoTime() - stopping) / 1_000_000;
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(100))
-        .until(() -> other.equals(leader()));
+        .until(() -> other.equals(controllers.holder()));
     long takeover = (System.nanoTime() - stopping) / 1_000_000;
     System.out.printf(
         "[it] claim-controller leader stopped (SIGTERM) in %d ms; %s leads %d ms"
@@ -274,7 +273,7 @@ class ControllerBurstIT {
             () ->
                 assertThat(Files.readString(stack.services.process(other).log))
                     .contains("lost the claim-controller" + " Lease"));
-    await().atMost(Duration.ofSeconds(90)).until(() -> other.equals(leader()));
+    await().atMost(Duration.ofSeconds(90)).until(() -> other.equals(controllers.holder()));
     assertThat(stack.services.restarts(other))
         .as("stepped down, not restarted")
         .isEqualTo(restarts);
@@ -291,40 +290,9 @@ class ControllerBurstIT {
                     .noneMatch(p -> p.getMetadata().getUid().equals(freed.getMetadata().getUid())));
   }
 
-  /**
-   * Waits until a replica whose process runs holds the Lease and the other replica runs too (a
-   * replica that exited by itself is started again by the harness), and returns the leader.
-   */
-  private static String awaitLiveLeaderAndStandby() {
-    return await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(100))
-        .until(
-            () -> {
-              String holder = leader();
-              return holder != null
-                      && REPLICAS.contains(holder)
-                      && stack.services.process(holder).alive()
-                      && stack.services.process(other(holder)).alive()
-                  ? holder
-                  : null;
-            },
-            java.util.Objects::nonNull);
-  }
-
-  private static String other(String replica) {
-    return replica.equals(REPLICAS.get(0)) ? REPLICAS.get(1) : REPLICAS.get(0);
-  }
-
   private static List<Pod> bound() {
     return client.pods().inNamespace(stack.namespace).list().getItems().stream()
         .filter(p -> p.getSpec().getNodeName() != null)
         .toList();
-  }
-
-  /** The replica holding the Lease, or null. */
-  private static String leader() {
-    Lease lease = client.leases().inNamespace(KdraChart.NAMESPACE).withName(LEASE).get();
-    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.it.chart.KdraChart;
@@ -13,9 +12,10 @@ import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.services.AllocationInvariants;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.LeaseReplicas;
+import io.kdra.it.services.PodArrivals;
 import io.kdra.it.services.Stack;
 import io.kdra.it.support.PausableProxy;
-import io.kdra.it.support.ServiceProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,7 +23,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,18 +63,20 @@ class ControllerPartitionIT {
 
   private static Stack stack;
   private static KubernetesClient client;
+  private static LeaseReplicas controllers;
 
   @BeforeAll
   static void publishedAndLed() {
     stack = STACK.get();
     client = stack.client;
+    controllers = new LeaseReplicas(stack, KdraChart.CONTROLLER_LEASE, REPLICAS);
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
               assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(DEVICES_PER_NODE);
               assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(DEVICES_PER_NODE);
-              assertThat(leader()).isIn(REPLICAS);
+              assertThat(controllers.holder()).isIn(REPLICAS);
             });
     client.resource(Dra.template(stack.namespace, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
   }
@@ -91,36 +92,21 @@ class ControllerPartitionIT {
       throws Exception {
     String ns = stack.namespace;
     try (AllocationInvariants invariants = new AllocationInvariants(client, ns, Stack.DRIVER)) {
-      AtomicInteger created = new AtomicInteger();
-      Thread arrivals =
-          new Thread(
-              () -> {
-                // pods keep arriving across the partition, the takeover and the healing
-                for (int i = 0; i < PODS; i++) {
-                  client
-                      .resource(Dra.podWithTemplate(ns, String.format("part-%03d", i), "one-gpu"))
-                      .create();
-                  created.incrementAndGet();
-                  // about 17 s of arrivals: before, during and after a partition of about 11 s
-                  ServiceProcess.sleep(700);
-                }
-              },
-              "pod-arrivals");
-      arrivals.start();
+      // pods keep arriving across the partition, the takeover and the healing: about 17 s of
+      // arrivals, before, during and after a partition of about 11 s
+      PodArrivals arrivals =
+          PodArrivals.start(client, ns, "one-gpu", "part", PODS, Duration.ofMillis(700));
       await().atMost(Duration.ofSeconds(60)).until(() -> bound().size() >= 2);
 
-      String cut = awaitLeader();
-      String standby = cut.equals(REPLICAS.get(0)) ? REPLICAS.get(1) : REPLICAS.get(0);
+      String cut = controllers.awaitLiveLeaderAndStandby();
+      String standby = controllers.other(cut);
       Map<String, Integer> stepDowns = stepDowns();
       PausableProxy link = stack.services.apiLink(cut);
       long partitioned = System.nanoTime();
       link.pause();
       int boundAtPartition = bound().size();
       try {
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .pollInterval(Duration.ofMillis(200))
-            .until(() -> standby.equals(leader()));
+        controllers.awaitTakenOverBy(standby, Duration.ofSeconds(60));
         long takeover = (System.nanoTime() - partitioned) / 1_000_000;
         // the standby schedules while the cut-off one still believes in what it sent
         await().atMost(Duration.ofSeconds(60)).until(() -> bound().size() >= boundAtPartition + 3);
@@ -141,8 +127,7 @@ class ControllerPartitionIT {
         link.heal();
       }
       long healed = System.nanoTime();
-      arrivals.join(Duration.ofSeconds(60).toMillis());
-      assertThat(created.get()).isEqualTo(PODS);
+      assertThat(arrivals.awaitEnd(Duration.ofSeconds(60))).isEqualTo(PODS);
       await().atMost(Duration.ofSeconds(90)).until(() -> bound().size() == PODS);
       System.out.printf(
           "[it] all %d pods bound %d ms after healing%n",
@@ -173,9 +158,9 @@ class ControllerPartitionIT {
     String ns = stack.namespace;
     client.resource(Dra.podWithTemplate(ns, "before", "one-gpu")).create();
     await().atMost(Duration.ofSeconds(60)).until(() -> nodeOf("before") != null);
-    awaitLeader();
+    controllers.awaitLiveLeaderAndStandby();
     Map<String, Integer> stepDowns = stepDowns();
-    String leader = leader();
+    String leader = controllers.holder();
 
     long partitioned = System.nanoTime();
     REPLICAS.forEach(r -> stack.services.apiLink(r).pause());
@@ -202,7 +187,7 @@ class ControllerPartitionIT {
         .until(() -> nodeOf("during") != null && nodeOf("after") != null);
     System.out.printf(
         "[it] scheduling resumed %d ms after healing%n", (System.nanoTime() - healed) / 1_000_000);
-    assertThat(leader()).isIn(REPLICAS);
+    assertThat(controllers.holder()).isIn(REPLICAS);
     assertNoRestarts();
   }
 
@@ -232,23 +217,6 @@ class ControllerPartitionIT {
     return n;
   }
 
-  /** A replica holds the Lease and both run; returns the holder. */
-  private static String awaitLeader() {
-    return await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(100))
-        .until(
-            () -> {
-              String holder = leader();
-              return holder != null
-                      && REPLICAS.contains(holder)
-                      && REPLICAS.stream().allMatch(r -> stack.services.process(r).alive())
-                  ? holder
-                  : null;
-            },
-            java.util.Objects::nonNull);
-  }
-
   private static String nodeOf(String pod) {
     Pod p = client.pods().inNamespace(stack.namespace).withName(pod).get();
     return p == null ? null : p.getSpec().getNodeName();
@@ -258,11 +226,5 @@ class ControllerPartitionIT {
     return client.pods().inNamespace(stack.namespace).list().getItems().stream()
         .filter(p -> p.getSpec().getNodeName() != null)
         .toList();
-  }
-
-  private static String leader() {
-    Lease lease =
-        client.leases().inNamespace(KdraChart.NAMESPACE).withName(KdraChart.CONTROLLER_LEASE).get();
-    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,6 +15,8 @@ import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.services.AllocationInvariants;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
+import io.kdra.it.services.LeaseReplicas;
+import io.kdra.it.services.PodArrivals;
 import io.kdra.it.services.Stack;
 import io.kdra.it.support.ServiceProcess;
 import java.nio.file.Files;
@@ -27,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,6 +76,8 @@ class LeaderPauseIT {
 
   private static Stack stack;
   private static KubernetesClient client;
+  private static LeaseReplicas controllers;
+  private static LeaseReplicas publishers;
 
   /** What the watchers saw go wrong, at the moment it was seen. */
   private static final List<String> violations = new CopyOnWriteArrayList<>();
@@ -87,14 +89,16 @@ class LeaderPauseIT {
   static void slicesPublishedAndLeaderElected() {
     stack = STACK.get();
     client = stack.client;
+    controllers = new LeaseReplicas(stack, KdraChart.CONTROLLER_LEASE, REPLICAS);
+    publishers = new LeaseReplicas(stack, KdraChart.PUBLISHER_LEASE, PUBLISHERS);
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
               assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(DEVICES_PER_NODE);
               assertThat(Dra.publishedDevices(client, "node-b")).isEqualTo(DEVICES_PER_NODE);
-              assertThat(leader()).isIn(REPLICAS);
-              assertThat(holder(KdraChart.PUBLISHER_LEASE)).isIn(PUBLISHERS);
+              assertThat(controllers.holder()).isIn(REPLICAS);
+              assertThat(publishers.holder()).isIn(PUBLISHERS);
             });
     watchClaimsAndPods();
     client.resource(Dra.template(stack.namespace, "one-gpu", KdraChart.GPU_CLASS, 1)).create();
@@ -114,35 +118,20 @@ class LeaderPauseIT {
   @Test
   void aFrozenLeaderResumesWithoutWritingAndNoDeviceIsEverHeldTwice() throws Exception {
     String ns = stack.namespace;
-    AtomicInteger created = new AtomicInteger();
-    Thread arrivals =
-        new Thread(
-            () -> {
-              // pods keep arriving across the pause, the takeover and the resume
-              for (int i = 0; i < PODS; i++) {
-                client
-                    .resource(Dra.podWithTemplate(ns, String.format("arrive-%03d", i), "one-gpu"))
-                    .create();
-                created.incrementAndGet();
-                ServiceProcess.sleep(250);
-              }
-            },
-            "pod-arrivals");
-    arrivals.start();
+    // pods keep arriving across the pause, the takeover and the resume
+    PodArrivals arrivals =
+        PodArrivals.start(client, ns, "one-gpu", "arrive", PODS, Duration.ofMillis(250));
 
     await().atMost(Duration.ofSeconds(60)).until(() -> bound().size() >= 3);
-    String frozen = awaitLiveLeaderAndStandby();
-    String standby = other(frozen);
+    String frozen = controllers.awaitLiveLeaderAndStandby();
+    String standby = controllers.other(frozen);
     int restartsBefore = stack.services.restarts(frozen);
     long paused = System.nanoTime();
     ServiceProcess frozenProcess = stack.services.process(frozen);
     frozenProcess.pause();
     int boundAtPause = bound().size();
     try {
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(200))
-          .until(() -> standby.equals(leader()));
+      controllers.awaitTakenOverBy(standby, Duration.ofSeconds(60));
       long takeover = (System.nanoTime() - paused) / 1_000_000;
       // the new leader has written while the old one is frozen: its devices are now taken in the
       // API server but free in the frozen replica's informers
@@ -161,8 +150,7 @@ class LeaderPauseIT {
       frozenProcess.resume();
     }
     long resumed = System.nanoTime();
-    arrivals.join(Duration.ofSeconds(60).toMillis());
-    assertThat(created.get()).isEqualTo(PODS);
+    assertThat(arrivals.awaitEnd(Duration.ofSeconds(60))).isEqualTo(PODS);
 
     // the resumed replica steps down in the process, without a restart
     await()
@@ -211,34 +199,19 @@ class LeaderPauseIT {
     PoolSizes nodeA = new PoolSizes(client, "node-a");
     try (AllocationInvariants invariants = new AllocationInvariants(client, ns, Stack.DRIVER);
         nodeA) {
-      AtomicInteger created = new AtomicInteger();
-      Thread arrivals =
-          new Thread(
-              () -> {
-                // pods keep arriving across the pause, the takeover and the resume
-                for (int i = 0; i < PUBLISHER_PODS; i++) {
-                  client
-                      .resource(Dra.podWithTemplate(ns, String.format("pub-%03d", i), "one-gpu"))
-                      .create();
-                  created.incrementAndGet();
-                  ServiceProcess.sleep(1000);
-                }
-              },
-              "pod-arrivals");
-      arrivals.start();
+      // pods keep arriving across the pause, the takeover and the resume
+      PodArrivals arrivals =
+          PodArrivals.start(client, ns, "one-gpu", "pub", PUBLISHER_PODS, Duration.ofMillis(1000));
       await().atMost(Duration.ofSeconds(60)).until(() -> bound().size() >= 2);
 
-      String frozen = awaitLiveLeaderAndStandby(KdraChart.PUBLISHER_LEASE, PUBLISHERS);
-      String standby = other(PUBLISHERS, frozen);
+      String frozen = publishers.awaitLiveLeaderAndStandby();
+      String standby = publishers.other(frozen);
       int restartsBefore = stack.services.restarts(frozen);
       ServiceProcess frozenProcess = stack.services.process(frozen);
       long paused = System.nanoTime();
       frozenProcess.pause();
       try {
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .pollInterval(Duration.ofMillis(200))
-            .until(() -> standby.equals(holder(KdraChart.PUBLISHER_LEASE)));
+        publishers.awaitTakenOverBy(standby, Duration.ofSeconds(60));
         long takeover = (System.nanoTime() - paused) / 1_000_000;
         // node-a gains a device while the old leader is frozen: only the standby can publish it,
         // and only once node-a's driver has left the frozen replica for it
@@ -267,14 +240,13 @@ class LeaderPauseIT {
       System.out.printf(
           "[it] %s stepped down %d ms after SIGCONT%n",
           frozen, (System.nanoTime() - resumed) / 1_000_000);
-      arrivals.join(Duration.ofSeconds(60).toMillis());
-      assertThat(created.get()).isEqualTo(PUBLISHER_PODS);
+      assertThat(arrivals.awaitEnd(Duration.ofSeconds(60))).isEqualTo(PUBLISHER_PODS);
       await().atMost(Duration.ofSeconds(90)).until(() -> bound().size() == PUBLISHER_PODS);
       assertThat(stack.services.process(frozen).alive()).isTrue();
       assertThat(stack.services.restarts(frozen))
           .as("stepped down, not restarted")
           .isEqualTo(restartsBefore);
-      assertThat(holder(KdraChart.PUBLISHER_LEASE)).isEqualTo(standby);
+      assertThat(publishers.holder()).isEqualTo(standby);
 
       // the drivers stay with the new leader: node-a's device goes again, published by it
       nodeA.neverBelow(0);
@@ -412,48 +384,9 @@ class LeaderPauseIT {
     }
   }
 
-  /** A replica whose process runs holds the Lease, and the other runs too; returns the leader. */
-  private static String awaitLiveLeaderAndStandby() {
-    return awaitLiveLeaderAndStandby(KdraChart.CONTROLLER_LEASE, REPLICAS);
-  }
-
-  private static String awaitLiveLeaderAndStandby(String lease, List<String> replicas) {
-    return await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(100))
-        .until(
-            () -> {
-              String holder = holder(lease);
-              return holder != null
-                      && replicas.contains(holder)
-                      && stack.services.process(holder).alive()
-                      && stack.services.process(other(replicas, holder)).alive()
-                  ? holder
-                  : null;
-            },
-            java.util.Objects::nonNull);
-  }
-
-  private static String other(String replica) {
-    return other(REPLICAS, replica);
-  }
-
-  private static String other(List<String> replicas, String replica) {
-    return replica.equals(replicas.get(0)) ? replicas.get(1) : replicas.get(0);
-  }
-
   private static List<Pod> bound() {
     return client.pods().inNamespace(stack.namespace).list().getItems().stream()
         .filter(p -> p.getSpec().getNodeName() != null)
         .toList();
-  }
-
-  private static String leader() {
-    return holder(KdraChart.CONTROLLER_LEASE);
-  }
-
-  private static String holder(String name) {
-    Lease lease = client.leases().inNamespace(KdraChart.NAMESPACE).withName(name).get();
-    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 }

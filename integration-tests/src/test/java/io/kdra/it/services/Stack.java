@@ -103,21 +103,10 @@ public final class Stack implements AutoCloseable {
   }
 
   /**
-   * Starts publisher, one driver per node, the claim-controller and, if asked, the
-   * computeclass-bridge, all at once, and returns when all are ready.
+   * Starts publisher, one driver per node, the claim-controller and {@code bridges}
+   * computeclass-bridge replicas (more than one elect a leader), all at once, and returns when all
+   * are ready.
    */
-  public static Stack start(
-      KubernetesClient client,
-      String kubeconfig,
-      String name,
-      List<SimulatedNode> nodes,
-      boolean bridge,
-      int controllers,
-      Map<String, String> properties) {
-    return start(client, kubeconfig, name, nodes, bridge ? 1 : 0, controllers, properties);
-  }
-
-  /** As above, with {@code bridges} computeclass-bridge replicas (more than one elect a leader). */
   public static Stack start(
       KubernetesClient client,
       String kubeconfig,
@@ -126,30 +115,16 @@ public final class Stack implements AutoCloseable {
       int bridges,
       int controllers,
       Map<String, String> properties) {
-    return start(client, kubeconfig, name, nodes, bridges, controllers, properties, false);
+    return start(client, kubeconfig, name, nodes, bridges, controllers, properties, false, null);
   }
 
   /**
    * As above; with {@code real}, every node is a {@link RealNode} (the real kubelet with its own
    * containerd) instead of a Node object and a {@link TestKubelet}: each device-driver is that
-   * kubelet's plugin and writes its CDI specs where that containerd reads them.
-   */
-  public static Stack start(
-      KubernetesClient client,
-      String kubeconfig,
-      String name,
-      List<SimulatedNode> nodes,
-      int bridges,
-      int controllers,
-      Map<String, String> properties,
-      boolean real) {
-    return start(client, kubeconfig, name, nodes, bridges, controllers, properties, real, null);
-  }
-
-  /**
-   * As above; with {@code fullControlPlane}, the stack also runs kube-scheduler and
-   * kube-controller-manager against that control plane's API server ({@link UpstreamControllers}),
-   * from before its services start until it closes.
+   * kubelet's plugin and writes its CDI specs where that containerd reads them. With {@code
+   * fullControlPlane}, the stack also runs kube-scheduler and kube-controller-manager against that
+   * control plane's API server ({@link UpstreamControllers}), from before its services start until
+   * it closes.
    */
   public static Stack start(
       KubernetesClient client,
@@ -171,7 +146,8 @@ public final class Stack implements AutoCloseable {
         properties,
         real,
         fullControlPlane,
-        Links.NONE);
+        Links.NONE,
+        Map.of());
   }
 
   /**
@@ -188,35 +164,9 @@ public final class Stack implements AutoCloseable {
     public static final Links NONE = new Links(0, false);
   }
 
-  /** As above, with these {@link Links}. */
-  public static Stack start(
-      KubernetesClient client,
-      String kubeconfig,
-      String name,
-      List<SimulatedNode> nodes,
-      int bridges,
-      int controllers,
-      Map<String, String> properties,
-      boolean real,
-      ControlPlane.Running fullControlPlane,
-      Links links) {
-    return start(
-        client,
-        kubeconfig,
-        name,
-        nodes,
-        bridges,
-        controllers,
-        properties,
-        real,
-        fullControlPlane,
-        links,
-        Map.of());
-  }
-
   /**
-   * As above; the real nodes' kubelets with these {@code featureGates} in their configuration (a
-   * gate left out keeps the version's default).
+   * As above, with these {@link Links}, and the real nodes' kubelets with these {@code
+   * kubeletFeatureGates} in their configuration (a gate left out keeps the version's default).
    */
   public static Stack start(
       KubernetesClient client,

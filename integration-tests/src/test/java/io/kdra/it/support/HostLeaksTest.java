@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kdra.it.support.HostLeaks.RunProcess;
 import io.kdra.it.support.HostLeaks.RunTrace;
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -82,214 +83,112 @@ class HostLeaksTest {
         Set.of("kernel/panic=0"));
   }
 
+  /**
+   * Each row: what the clean-up left different from {@link #cleaned()} (the parts of the snapshot
+   * by their record component's name), and the leaks that makes.
+   */
   static Stream<Arguments> cases() {
     return Stream.of(
-        Arguments.of("all cleaned, other run's things kept", id(), List.of()),
-        Arguments.of(
+        row("all cleaned, other run's things kept", Map.of(), List.of()),
+        row(
             "a process of the run survives (same start)",
-            with(s -> processes(s, Map.of(1L, 10L, 601L, 61L))),
+            Map.of("processes", Map.of(1L, 10L, 601L, 61L)),
             List.of("process 601 (/cache/containerd-shim-runc-v2)")),
-        Arguments.of(
+        row(
             "its pid reused by a new process: not the run's",
-            with(s -> processes(s, Map.of(1L, 10L, 601L, 99L))),
+            Map.of("processes", Map.of(1L, 10L, 601L, 99L)),
             List.of()),
-        Arguments.of(
+        row(
             "the run's namespace held by a process that ran meanwhile",
-            with(s -> namespaces(s, Map.of("net:[1]", Set.of(1L), "net:[7]", Set.of(900L)))),
+            Map.of("namespaces", Map.of("net:[1]", Set.of(1L), "net:[7]", Set.of(900L))),
             List.of("namespace net:[7] held by process 900")),
-        Arguments.of(
+        row(
             "its bridge and veth stay",
-            with(s -> links(s, Set.of("lo", "eth0", BRIDGE, BRIDGE + "v0"))),
+            Map.of("links", Set.of("lo", "eth0", BRIDGE, BRIDGE + "v0")),
             List.of("link " + BRIDGE, "link " + BRIDGE + "v0")),
-        Arguments.of(
+        row(
             "a veth that appeared while it ran stays",
-            with(s -> links(s, Set.of("lo", "eth0", "veth99"))),
+            Map.of("links", Set.of("lo", "eth0", "veth99")),
             List.of("link veth99")),
-        Arguments.of(
+        row(
             "a new host firewall rule",
-            with(
-                s ->
-                    firewall(
-                        s,
-                        Set.of(
-                            "iptables-save filter :INPUT ACCEPT",
-                            "iptables-save filter -A INPUT -j KUBE-FIREWALL"))),
+            Map.of(
+                "firewall",
+                Set.of(
+                    "iptables-save filter :INPUT ACCEPT",
+                    "iptables-save filter -A INPUT -j KUBE-FIREWALL")),
             List.of("host firewall iptables-save filter -A INPUT -j KUBE-FIREWALL")),
-        Arguments.of(
+        row(
             "a host mount of the run stays",
-            with(s -> mounts(s, Set.of("/ overlay overlay", "/run/netns/cni-1 nsfs nsfs"))),
+            Map.of("mounts", Set.of("/ overlay overlay", "/run/netns/cni-1 nsfs nsfs")),
             List.of("mount /run/netns/cni-1 nsfs nsfs")),
-        Arguments.of(
+        row(
             "its node cgroup stays",
-            with(
-                s ->
-                    cgroups(
-                        s,
-                        Set.of(
-                            "memory/user.slice",
-                            "memory/kdra-node.777.1.node-a",
-                            "memory/kdra-node." + RUN + ".1.node-a/kubepods"))),
+            Map.of(
+                "cgroups",
+                Set.of(
+                    "memory/user.slice",
+                    "memory/kdra-node.777.1.node-a",
+                    "memory/kdra-node." + RUN + ".1.node-a/kubepods")),
             List.of("cgroup memory/kdra-node." + RUN + ".1.node-a/kubepods")),
-        Arguments.of(
+        row(
             "a cgroup outside any node's appeared and stays",
-            with(
-                s ->
-                    cgroups(
-                        s,
-                        Set.of(
-                            "memory/user.slice",
-                            "memory/kdra-node.777.1.node-a",
-                            "memory/kubepods"))),
+            Map.of(
+                "cgroups",
+                Set.of("memory/user.slice", "memory/kdra-node.777.1.node-a", "memory/kubepods")),
             List.of("cgroup memory/kubepods")),
-        Arguments.of(
+        row(
             "temporary files it named stay; one it found there does not count",
-            with(s -> temp(s, Set.of("old.log", "kdra-control-plane1", "etcddata2"))),
+            Map.of("tempEntries", Set.of("old.log", "kdra-control-plane1", "etcddata2")),
             List.of("temporary file etcddata2", "temporary file kdra-control-plane1")),
-        Arguments.of(
+        row(
             "a well-known path it made stays, no other node left",
-            with(
-                s -> cgroups(mountPoints(s, Set.of("/var/lib/kubelet", "/var/run/cdi")), Set.of())),
+            Map.of("mountPoints", Set.of("/var/lib/kubelet", "/var/run/cdi"), "cgroups", Set.of()),
             List.of("mount point /var/lib/kubelet", "mount point /var/run/cdi")),
-        Arguments.of(
+        row(
             "a machine-wide kernel setting changed",
-            with(s -> sysctls(s, Set.of("kernel/panic=10"))),
+            Map.of("sysctls", Set.of("kernel/panic=10")),
             List.of("kernel setting kernel/panic=10")),
-        Arguments.of(
+        row(
             "the well-known paths are another live node's",
-            with(s -> mountPoints(s, Set.of("/var/lib/kubelet", "/var/run/cdi"))),
+            Map.of("mountPoints", Set.of("/var/lib/kubelet", "/var/run/cdi")),
             List.of()));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void findsWhatTheKilledRunLeft(
-      String name, UnaryOperator<HostSnapshot> after, List<String> leaks) {
-    assertThat(HostLeaks.find(host(), during(), after.apply(cleaned()), run()))
+  void findsWhatTheKilledRunLeft(String name, Map<String, Object> left, List<String> leaks) {
+    assertThat(HostLeaks.find(host(), during(), with(cleaned(), left), run()))
         .containsExactlyInAnyOrderElementsOf(leaks);
   }
 
-  private static UnaryOperator<HostSnapshot> id() {
-    return s -> s;
+  private static Arguments row(String name, Map<String, Object> left, List<String> leaks) {
+    return Arguments.of(name, left, leaks);
   }
 
-  private static UnaryOperator<HostSnapshot> with(UnaryOperator<HostSnapshot> f) {
-    return f;
-  }
-
-  private static HostSnapshot processes(HostSnapshot s, Map<Long, Long> v) {
-    return new HostSnapshot(
-        v,
-        s.namespaces(),
-        s.links(),
-        s.firewall(),
-        s.mounts(),
-        s.cgroups(),
-        s.tempEntries(),
-        s.mountPoints(),
-        s.sysctls());
-  }
-
-  private static HostSnapshot namespaces(HostSnapshot s, Map<String, Set<Long>> v) {
-    return new HostSnapshot(
-        s.processes(),
-        v,
-        s.links(),
-        s.firewall(),
-        s.mounts(),
-        s.cgroups(),
-        s.tempEntries(),
-        s.mountPoints(),
-        s.sysctls());
-  }
-
-  private static HostSnapshot links(HostSnapshot s, Set<String> v) {
-    return new HostSnapshot(
-        s.processes(),
-        s.namespaces(),
-        v,
-        s.firewall(),
-        s.mounts(),
-        s.cgroups(),
-        s.tempEntries(),
-        s.mountPoints(),
-        s.sysctls());
-  }
-
-  private static HostSnapshot firewall(HostSnapshot s, Set<String> v) {
-    return new HostSnapshot(
-        s.processes(),
-        s.namespaces(),
-        s.links(),
-        v,
-        s.mounts(),
-        s.cgroups(),
-        s.tempEntries(),
-        s.mountPoints(),
-        s.sysctls());
-  }
-
-  private static HostSnapshot mounts(HostSnapshot s, Set<String> v) {
-    return new HostSnapshot(
-        s.processes(),
-        s.namespaces(),
-        s.links(),
-        s.firewall(),
-        v,
-        s.cgroups(),
-        s.tempEntries(),
-        s.mountPoints(),
-        s.sysctls());
-  }
-
-  private static HostSnapshot cgroups(HostSnapshot s, Set<String> v) {
-    return new HostSnapshot(
-        s.processes(),
-        s.namespaces(),
-        s.links(),
-        s.firewall(),
-        s.mounts(),
-        v,
-        s.tempEntries(),
-        s.mountPoints(),
-        s.sysctls());
-  }
-
-  private static HostSnapshot temp(HostSnapshot s, Set<String> v) {
-    return new HostSnapshot(
-        s.processes(),
-        s.namespaces(),
-        s.links(),
-        s.firewall(),
-        s.mounts(),
-        s.cgroups(),
-        v,
-        s.mountPoints(),
-        s.sysctls());
-  }
-
-  private static HostSnapshot sysctls(HostSnapshot s, Set<String> v) {
-    return new HostSnapshot(
-        s.processes(),
-        s.namespaces(),
-        s.links(),
-        s.firewall(),
-        s.mounts(),
-        s.cgroups(),
-        s.tempEntries(),
-        s.mountPoints(),
-        v);
-  }
-
-  private static HostSnapshot mountPoints(HostSnapshot s, Set<String> v) {
-    return new HostSnapshot(
-        s.processes(),
-        s.namespaces(),
-        s.links(),
-        s.firewall(),
-        s.mounts(),
-        s.cgroups(),
-        s.tempEntries(),
-        v,
-        s.sysctls());
+  /**
+   * {@code s} with the parts named in {@code parts} replaced; a name that is no part of a snapshot
+   * fails the row.
+   */
+  private static HostSnapshot with(HostSnapshot s, Map<String, Object> parts) {
+    RecordComponent[] components = HostSnapshot.class.getRecordComponents();
+    List<String> names = Arrays.stream(components).map(RecordComponent::getName).toList();
+    if (!names.containsAll(parts.keySet())) {
+      throw new IllegalArgumentException(parts.keySet() + " not all parts of " + names);
+    }
+    try {
+      Object[] values = new Object[components.length];
+      for (int i = 0; i < components.length; i++) {
+        values[i] =
+            parts.containsKey(names.get(i))
+                ? parts.get(names.get(i))
+                : components[i].getAccessor().invoke(s);
+      }
+      Class<?>[] types =
+          Arrays.stream(components).map(RecordComponent::getType).toArray(Class[]::new);
+      return HostSnapshot.class.getDeclaredConstructor(types).newInstance(values);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

@@ -230,10 +230,13 @@ public final class StackServices {
     apiLinks.values().forEach(PausableProxy::close);
   }
 
-  /** Writes each service's readiness and copies its log into {@code dir}. */
+  /** Writes each service's readiness and thread stacks and copies its log into {@code dir}. */
   void dumpTo(Path dir) throws IOException {
     for (ServiceProcess p : processList()) {
       TestFiles.write(dir.resolve(p.name + ".readiness.txt"), p.alive() ? p.readiness() : "exited");
+      if (p.alive()) {
+        p.threadDumpTo(dir.resolve(p.name + ".threads.txt"));
+      }
       if (Files.exists(p.log)) {
         Files.copy(p.log, dir.resolve(p.name + ".log"), StandardCopyOption.REPLACE_EXISTING);
       }

@@ -263,6 +263,34 @@ public final class ServiceProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Writes the JVM's thread stacks to {@code out} (the JDK's {@code jcmd}, run as the tests' own
+   * JVM is): what a stuck reconcile or a lost event leaves no log line of. Best effort; a failure
+   * says why in {@code out}.
+   */
+  public void threadDumpTo(Path out) {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    try {
+      Process dump =
+          new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.print", "-l")
+              .redirectErrorStream(true)
+              .redirectOutput(out.toFile())
+              .start();
+      if (!dump.waitFor(60, TimeUnit.SECONDS)) {
+        dump.destroyForcibly();
+        Files.writeString(out, "jcmd did not answer within 60 s");
+      }
+    } catch (IOException e) {
+      try {
+        Files.writeString(out, "no thread dump: " + e);
+      } catch (IOException ignored) {
+        // the dump folder itself is gone: nothing to report into
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** The body of {@code /q/health/ready}, or why there is none. */
   public String readiness() {
     try {

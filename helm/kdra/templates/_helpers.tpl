@@ -101,9 +101,22 @@ and the CA is public: a ConfigMap needs no RBAC and no copy of the key. Call wit
 */}}
 {{- define "kdra.publisherCAConfigMap" -}}
 {{- $p := .Values.slicePublisher -}}
-{{- if and .Values.deviceDriver.enabled $p.enabled $p.tls.enabled (eq $p.tls.source "helm") (not .Values.deviceDriver.publisherCA.configMap) (ne (include "kdra.driverNamespace" .) .Release.Namespace) -}}
+{{- if and .Values.deviceDriver.enabled $p.enabled $p.tls.enabled (eq $p.tls.source "helm") (not .Values.deviceDriver.publisherCA.configMap) (not .Values.deviceDriver.publisherCA.secret) (ne (include "kdra.driverNamespace" .) .Release.Namespace) -}}
 {{- printf "%s-publisher-ca" (include "kdra.componentName" (dict "root" . "component" "device-driver")) -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+Whether the device-driver dials a slice-publisher ("true" or empty): this release's, or, in a
+driver-only release, the one deviceDriver.config.publisher.address names. Call with $.
+*/}}
+{{- define "kdra.driverDialsPublisher" -}}
+{{- if or .Values.slicePublisher.enabled (and .Values.deviceDriver.config.publisher .Values.deviceDriver.config.publisher.address) }}true{{ end -}}
+{{- end -}}
+
+{{/* Whether the driver dials its publisher over TLS ("true" or empty). Call with $. */}}
+{{- define "kdra.driverPublisherTls" -}}
+{{- if and (include "kdra.driverDialsPublisher" .) .Values.slicePublisher.tls.enabled }}true{{ end -}}
 {{- end -}}
 
 {{/* Namespace of a component's Lease. Call with (dict "root" $ "values" .Values.x). */}}

@@ -186,7 +186,9 @@ class AdmissionWebhookTest {
                     "slicePublisher.enabled",
                     false,
                     "deviceDriver.config.publisher.address",
-                    "kdra-slice-publisher.kdra-system.svc:9000")))
+                    "kdra-slice-publisher.kdra-system.svc:9000",
+                    "deviceDriver.publisherCA.secret",
+                    "kdra-slice-publisher-tls")))
         .noneMatch(o -> o instanceof ValidatingWebhookConfiguration);
   }
 

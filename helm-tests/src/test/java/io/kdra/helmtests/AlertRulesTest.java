@@ -93,7 +93,10 @@ class AlertRulesTest {
   void everyDashboardQueryParses(@TempDir Path dir) {
     for (String expr : dashboardExpressions()) {
       // Grafana's variables, as Grafana fills them in
-      String query = expr.replace("$__rate_interval", "5m").replace("$namespace", ".*");
+      String query =
+          expr.replace("$__rate_interval", "5m")
+              .replace("$namespace", ".*")
+              .replace("$driver_namespace", ".*");
       Promtool.Result r = Promtool.run(dir, "promql", "format", "--experimental", query);
       assertThat(r.exitCode()).as("%s: %s", query, r.output()).isZero();
     }

@@ -269,6 +269,8 @@ class DriverRenderTest {
                 false,
                 "deviceDriver.config.publisher.address",
                 "kdra-slice-publisher.kdra-system.svc:9000",
+                "deviceDriver.publisherCA.secret",
+                "kdra-slice-publisher-tls",
                 "deviceDriver.nodeSelector",
                 Map.of("cloud.google.com/gke-tpu-accelerator", "tpu-v6e-slice")));
     assertThat(objects)

@@ -22,13 +22,13 @@ import org.yaml.snakeyaml.Yaml;
  * with {@code kubectl apply -f examples/<scenario>/<file>.yaml} must not define one of them (it
  * would take the object over from Helm, or change its selector under every other claim). Examples
  * use the chart's class, or a class of their own under another name. For {@code bin/dra-alloc},
- * which reads only files, the chart's class is in the {@code cluster.yaml} the examples share (the
- * file that stands for a cluster running kdra, never applied), exactly as the chart renders it.
+ * which reads only files, the chart's class is in the {@code cluster/cluster.yaml} the examples
+ * share (the file that stands for a cluster running kdra, never applied), exactly as the chart
+ * renders it.
  */
 class ExampleClassesTest {
 
-  private static final Path EXAMPLES = Path.of("..", "examples").toAbsolutePath().normalize();
-  private static final String CLUSTER_FILE = "cluster.yaml";
+  private static final Path EXAMPLES = ExampleFiles.EXAMPLES;
 
   @Test
   void noScenarioFileDefinesAClassTheChartInstalls() throws IOException {
@@ -36,7 +36,7 @@ class ExampleClassesTest {
     assertThat(chart).as("the chart renders DeviceClasses").isNotEmpty();
     List<String> taken = new ArrayList<>();
     for (Path file : exampleFiles()) {
-      if (file.getFileName().toString().equals(CLUSTER_FILE)) {
+      if (isClusterFile(file)) {
         continue;
       }
       for (DeviceClass dc : deviceClasses(file)) {
@@ -52,7 +52,7 @@ class ExampleClassesTest {
   void theClusterFilesHoldTheChartsClassesAsTheChartRendersThem() throws IOException {
     Map<String, DeviceClassSpec> chart = chartClasses();
     for (Path file : exampleFiles()) {
-      if (!file.getFileName().toString().equals(CLUSTER_FILE)) {
+      if (!isClusterFile(file)) {
         continue;
       }
       for (DeviceClass dc : deviceClasses(file)) {
@@ -64,6 +64,11 @@ class ExampleClassesTest {
         }
       }
     }
+  }
+
+  /** A file of a cluster folder: it stands for the cluster, for dra-alloc. */
+  private static boolean isClusterFile(Path file) {
+    return file.getParent().getFileName().toString().equals(ExampleFiles.CLUSTER_FOLDER);
   }
 
   /** Every DeviceClass the chart renders with its default values (both drivers' classes on). */

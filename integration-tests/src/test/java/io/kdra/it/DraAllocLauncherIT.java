@@ -105,8 +105,10 @@ class DraAllocLauncherIT {
         copy.resolve("dra-alloc/target/dra-alloc.jar"));
     Files.createSymbolicLink(copy.resolve("examples"), ROOT.resolve("examples"));
     List<String> args = new ArrayList<>(List.of("-o", "summary"));
-    try (Stream<Path> files = Files.list(ROOT.resolve("examples/a100-or-2xl4"))) {
-      files.map(Path::toString).filter(f -> f.endsWith(".yaml")).sorted().forEach(args::add);
+    for (String dir : List.of("examples/a100-or-2xl4", "examples/a100-or-2xl4/cluster")) {
+      try (Stream<Path> files = Files.list(ROOT.resolve(dir))) {
+        files.map(Path::toString).filter(f -> f.endsWith(".yaml")).sorted().forEach(args::add);
+      }
     }
     return args;
   }

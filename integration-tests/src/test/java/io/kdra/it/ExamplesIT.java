@@ -47,9 +47,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Every scenario in {@code examples/} applied on the real stack (the real API server, the four
  * services, simulated nodes), with the outcome its README states: the lines {@code bin/dra-alloc -o
  * summary} prints, which {@code ExampleReadmesTest} checks against the command. The nodes are the
- * example's {@code cluster.yaml}: each slice's devices become that node's simulated inventory, and
- * the test first checks that the driver publishes exactly those devices (so the file is what a
- * cluster running kdra shows). One stack per cluster file, examples in name order.
+ * example's {@code cluster/cluster.yaml}: each slice's devices become that node's simulated
+ * inventory, and the test first checks that the driver publishes exactly those devices (so the file
+ * is what a cluster running kdra shows). One stack per cluster file, examples in name order.
  *
  * <p>The objects are created in file order, each pod bound before the next is created, as dra-alloc
  * places pods in input order. This stack has no kube-controller-manager: Deployments and Jobs are
@@ -63,6 +63,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ExamplesIT {
 
   private static final Path EXAMPLES = Path.of("..", "examples");
+
+  /**
+   * Where a scenario keeps the file that stands for its cluster, for dra-alloc and for this test.
+   */
+  private static final String CLUSTER_FILE = "cluster/cluster.yaml";
+
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Duration BOUND = Duration.ofSeconds(90);
 
@@ -91,9 +97,9 @@ class ExamplesIT {
   Stream<DynamicNode> everyExampleHasItsReadmesOutcome(ControlPlane.Running cp) throws IOException {
     Map<Path, List<Path>> byCluster = new TreeMap<>();
     try (Stream<Path> dirs = Files.list(EXAMPLES)) {
-      for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
+      for (Path dir : dirs.filter(d -> Files.exists(d.resolve("README.md"))).sorted().toList()) {
         byCluster
-            .computeIfAbsent(dir.resolve("cluster.yaml").toRealPath(), k -> new ArrayList<>())
+            .computeIfAbsent(dir.resolve(CLUSTER_FILE).toRealPath(), k -> new ArrayList<>())
             .add(dir);
       }
     }
@@ -107,7 +113,7 @@ class ExamplesIT {
       List<DynamicTest> tests = new ArrayList<>();
       tests.add(
           DynamicTest.dynamicTest(
-              "the driver publishes " + name + "/cluster.yaml",
+              "the driver publishes " + name + "/" + CLUSTER_FILE,
               () -> {
                 stack[0] = start(cp, cluster, dirs);
                 assertPublishedAsTheFileSays(stack[0].client, cluster);
@@ -135,7 +141,7 @@ class ExamplesIT {
                   }
                 }));
       }
-      nodes.add(DynamicContainer.dynamicContainer(name + "/cluster.yaml", tests));
+      nodes.add(DynamicContainer.dynamicContainer(name + "/" + CLUSTER_FILE, tests));
     }
     return nodes.stream();
   }
@@ -176,11 +182,10 @@ class ExamplesIT {
     return false;
   }
 
-  /** "shared" for examples/cluster.yaml, else the folder of the example that has it. */
+  /** "shared" for examples/cluster/cluster.yaml, else the folder of the example that has it. */
   private static String clusterName(Path cluster) throws IOException {
-    return Files.isSameFile(cluster.getParent(), EXAMPLES)
-        ? "shared"
-        : cluster.getParent().getFileName().toString();
+    Path example = cluster.getParent().getParent();
+    return Files.isSameFile(example, EXAMPLES) ? "shared" : example.getFileName().toString();
   }
 
   /** One node per name: a node whose pool is in several slices of the file appears once. */
@@ -200,7 +205,7 @@ class ExamplesIT {
     String exampleNamespace = null;
     List<Pod> pods = new ArrayList<>();
     List<String> preallocated = new ArrayList<>();
-    for (JsonNode doc : exampleDocs(dir)) {
+    for (JsonNode doc : withTheBridgesObjects(dir)) {
       List<? extends JsonNode> expanded =
           WorkloadPods.KINDS.contains(doc.path("kind").asText())
               ? WorkloadPods.expand(doc)
@@ -219,7 +224,7 @@ class ExamplesIT {
           continue;
         }
         if (object instanceof DeviceClass dc) {
-          // an example uses the chart's classes (its cluster.yaml holds them for dra-alloc) and
+          // an example uses the chart's classes (its cluster file holds them for dra-alloc) and
           // never defines one: kubectl apply would take it over from the Helm release
           assertThat(client.resource(dc).get())
               .as("DeviceClass %s exists already (the chart's?)", dc.getMetadata().getName())
@@ -532,14 +537,43 @@ class ExamplesIT {
     return out;
   }
 
-  /** The example's documents, its cluster file aside. */
+  /**
+   * The example's documents with, right after its ComputeClass, the objects its cluster folder
+   * shows as the computeclass-bridge writes them (awaited, not created).
+   */
+  private static List<JsonNode> withTheBridgesObjects(Path dir) throws IOException {
+    List<JsonNode> bridges = new ArrayList<>();
+    try (Stream<Path> files = Files.list(dir.resolve("cluster"))) {
+      for (Path f : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+        YAML.readerFor(JsonNode.class).<JsonNode>readValues(f.toFile()).readAll().stream()
+            .filter(
+                d -> BRIDGE.equals(d.at("/metadata/labels/app.kubernetes.io~1managed-by").asText()))
+            .forEach(bridges::add);
+      }
+    }
+    List<JsonNode> docs = new ArrayList<>();
+    for (JsonNode doc : exampleDocs(dir)) {
+      docs.add(doc);
+      if (COMPUTE_CLASS.equals(doc.path("kind").asText())) {
+        docs.addAll(bridges);
+        bridges.clear();
+      }
+    }
+    assertThat(bridges).as("the bridge's objects of %s follow a ComputeClass", dir).isEmpty();
+    return docs;
+  }
+
+  /**
+   * The example's documents: what {@code kubectl apply -f examples/<example>/} reads (the folder's
+   * own YAML files; its {@code cluster/} subfolder stands for the cluster and is not applied).
+   */
   private static List<JsonNode> exampleDocs(Path dir) throws IOException {
     List<JsonNode> docs = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir)) {
       for (Path f :
           files
+              .filter(Files::isRegularFile)
               .filter(f -> f.toString().endsWith(".yaml"))
-              .filter(f -> !f.getFileName().toString().equals("cluster.yaml"))
               .sorted()
               .toList()) {
         docs.addAll(YAML.readerFor(JsonNode.class).<JsonNode>readValues(f.toFile()).readAll());

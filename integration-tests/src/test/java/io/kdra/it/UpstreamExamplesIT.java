@@ -36,7 +36,7 @@ class UpstreamExamplesIT {
   Stream<DynamicTest> everyExampleScenarioAgrees() throws IOException {
     List<Path> scenarios;
     try (Stream<Path> dirs = Files.list(EXAMPLES)) {
-      scenarios = dirs.filter(Files::isDirectory).sorted().toList();
+      scenarios = dirs.filter(d -> Files.exists(d.resolve("README.md"))).sorted().toList();
     }
     assertThat(scenarios).as("scenarios in " + EXAMPLES.toAbsolutePath()).isNotEmpty();
     return scenarios.stream()
@@ -45,7 +45,7 @@ class UpstreamExamplesIT {
                 DynamicTest.dynamicTest(
                     dir.getFileName().toString(),
                     () -> {
-                      List<String> files = yamlFiles(dir);
+                      List<String> files = exampleFiles(dir);
                       Decision ours = decide(UpstreamAlloc.kdra(args(files)));
                       Decision upstream =
                           decide(UpstreamAlloc.upstream(args(workloadsAsPods(files))));
@@ -84,7 +84,7 @@ class UpstreamExamplesIT {
           containers:
           - {name: main, image: app:1}
         """);
-    List<String> files = new ArrayList<>(yamlFiles(EXAMPLES.resolve("memory-filter")));
+    List<String> files = new ArrayList<>(exampleFiles(EXAMPLES.resolve("memory-filter")));
     files.add(extra.toString());
     Decision ours = decide(UpstreamAlloc.kdra(args(files)));
     Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
@@ -106,7 +106,7 @@ class UpstreamExamplesIT {
     assertThat(docs.removeIf(d -> d.contains("{name: other, namespace: ml}"))).isTrue();
     Path claims = tmp.resolve("a100-free.yaml");
     Files.writeString(claims, String.join("\n---\n", docs));
-    List<String> files = List.of(dir.resolve("cluster.yaml").toString(), claims.toString());
+    List<String> files = List.of(dir.resolve("cluster/cluster.yaml").toString(), claims.toString());
     Decision ours = decide(UpstreamAlloc.kdra(args(files)));
     Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
     assertThat(ours).isEqualTo(upstream);
@@ -135,7 +135,7 @@ class UpstreamExamplesIT {
             - name: n
               exactly: {deviceClassName: gpu.kdra.io}
         """);
-    List<String> files = new ArrayList<>(yamlFiles(EXAMPLES.resolve("memory-filter")));
+    List<String> files = new ArrayList<>(exampleFiles(EXAMPLES.resolve("memory-filter")));
     files.add(claim.toString());
     Decision ours = decide(UpstreamAlloc.kdra(args(files)));
     Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
@@ -280,6 +280,13 @@ class UpstreamExamplesIT {
       out.add(expanded.toString());
     }
     return out;
+  }
+
+  /** A scenario's files as its README's command names them: its own, then its cluster folder's. */
+  private static List<String> exampleFiles(Path dir) throws IOException {
+    List<String> files = new ArrayList<>(yamlFiles(dir));
+    files.addAll(yamlFiles(dir.resolve("cluster")));
+    return files;
   }
 
   private static List<String> yamlFiles(Path dir) throws IOException {

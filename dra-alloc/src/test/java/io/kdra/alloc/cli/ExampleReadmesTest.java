@@ -23,7 +23,10 @@ class ExampleReadmesTest {
 
   static List<String> examples() throws IOException {
     try (Stream<Path> dirs = Files.list(MainTest.EXAMPLES)) {
-      return dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString()).sorted().toList();
+      return dirs.filter(d -> Files.isRegularFile(d.resolve("README.md")))
+          .map(d -> d.getFileName().toString())
+          .sorted()
+          .toList();
     }
   }
 
@@ -31,7 +34,9 @@ class ExampleReadmesTest {
   @MethodSource("examples")
   void theReadmeShowsWhatTheCommandPrints(String example) throws IOException {
     String readme = Files.readString(MainTest.EXAMPLES.resolve(example).resolve("README.md"));
-    String command = "$ bin/dra-alloc -o summary examples/" + example + "/*.yaml\n";
+    String command =
+        "$ bin/dra-alloc -o summary examples/%s/*.yaml examples/%s/cluster/*.yaml\n"
+            .formatted(example, example);
     int heading = readme.indexOf(HEADING);
     assertThat(heading).as("%s/README.md has a section '%s'", example, HEADING).isNotNegative();
     int start = readme.indexOf("```console\n" + command, heading);

@@ -49,10 +49,19 @@ class MainTest {
         status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
+  /**
+   * An example's files as its README's command names them: {@code examples/<name>/*.yaml
+   * examples/<name>/cluster/*.yaml} (the cluster folder, which kubectl skips, stands for the
+   * cluster).
+   */
   static String[] example(String name) throws IOException {
     List<String> files = new ArrayList<>();
-    try (var s = Files.list(EXAMPLES.resolve(name))) {
-      s.filter(p -> p.toString().endsWith(".yaml")).sorted().forEach(p -> files.add(p.toString()));
+    for (Path dir : List.of(EXAMPLES.resolve(name), EXAMPLES.resolve(name).resolve("cluster"))) {
+      try (var s = Files.list(dir)) {
+        s.filter(p -> p.toString().endsWith(".yaml"))
+            .sorted()
+            .forEach(p -> files.add(p.toString()));
+      }
     }
     return files.toArray(new String[0]);
   }

@@ -45,15 +45,16 @@ class NativeCliIT {
   static Stream<Arguments> cases() throws IOException {
     List<Arguments> cases = new ArrayList<>();
     try (Stream<Path> dirs = Files.list(EXAMPLES)) {
-      for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
-        List<String> files = yamlFiles(dir);
+      for (Path dir : dirs.filter(d -> Files.exists(d.resolve("README.md"))).sorted().toList()) {
+        List<String> files = new ArrayList<>(yamlFiles(dir));
+        files.addAll(yamlFiles(dir.resolve("cluster")));
         cases.add(Arguments.of(dir.getFileName() + ", yaml", "", files));
         cases.add(Arguments.of(dir.getFileName() + ", json", "", concat(files, "-o", "json")));
         cases.add(
             Arguments.of(dir.getFileName() + ", summary", "", concat(files, "-o", "summary")));
       }
     }
-    String cluster = Files.readString(EXAMPLES.resolve("a100-or-2xl4/cluster.yaml"));
+    String cluster = Files.readString(EXAMPLES.resolve("a100-or-2xl4/cluster/cluster.yaml"));
     String claim = Files.readString(EXAMPLES.resolve("a100-or-2xl4/a100-or-2xl4.yaml"));
     cases.add(Arguments.of("stdin", cluster + "\n---\n" + claim, List.of("-")));
     cases.add(Arguments.of("version", "", List.of("--version")));

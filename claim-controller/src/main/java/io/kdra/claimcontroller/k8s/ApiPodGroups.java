@@ -15,10 +15,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * PodGroups read from the API server, one GET per gang attempt: fabric8 7.5 has no model for them
- * (generic resources), and no informer is started for an API the server may not serve (it is off by
- * default in 1.37). Only pods that name a group ({@code spec.schedulingGroup}, which the API server
- * keeps only with the {@code GenericWorkload} gate on) cause a read.
+ * PodGroups read from the API server, one GET per read: fabric8 7.5 has no model for them (generic
+ * resources). The scheduler reads them so only where no PodGroup informer runs, the server not
+ * serving the API at start (it is off by default in 1.37), else from the informer's cache ({@link
+ * CachedPodGroups}); only pods that name a group ({@code spec.schedulingGroup}, which the API
+ * server keeps only with the {@code GenericWorkload} gate on) cause a read. Status writes always
+ * come here.
  */
 public final class ApiPodGroups implements PodGroups {
 

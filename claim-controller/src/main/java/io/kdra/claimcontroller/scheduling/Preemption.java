@@ -32,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -138,8 +139,10 @@ public final class Preemption {
     List<Pod> placed = live.stream().filter(Pods::isBound).toList();
     String uid = pod.getMetadata().getUid();
     Set<String> emptiedGroups = emptied.getOrDefault(uid, Set.of());
+    ToIntFunction<Pod> victimPriority = victimPriorities();
     if (nominated != null
-        && (victimLeaving(pod, nominated, placed) || groupLeaving(emptiedGroups, placed))) {
+        && (victimLeaving(pod, nominated, placed, victimPriority)
+            || groupLeaving(emptiedGroups, placed))) {
       return noted(failed, TERMINATING);
     }
     List<Node> nodes = NodeFilter.sortedByName(view.nodes());
@@ -153,11 +156,11 @@ public final class Preemption {
           }
         });
     int priority = VictimSearch.priority(pod);
-    boolean anyLower = placed.stream().anyMatch(p -> VictimSearch.priority(p) < priority);
+    boolean anyLower = placed.stream().anyMatch(p -> victimPriority.applyAsInt(p) < priority);
     if (!anyLower && nominated == null) {
       // the usual case, all pods of one priority: nothing to simulate, no claims listed
       forget(uid);
-      return noted(failed, notHelpful(priority, byNode));
+      return noted(failed, notHelpful(priority, byNode, victimPriority));
     }
     PreemptionFits fits =
         new PreemptionFits(
@@ -178,14 +181,14 @@ public final class Preemption {
     }
     Optional<VictimSearch.Candidate> chosen =
         anyLower
-            ? VictimSearch.search(pod, byNode, budgets, fits, units(placed))
+            ? VictimSearch.search(pod, byNode, budgets, fits, units(placed), victimPriority)
             : Optional.empty();
     if (chosen.isEmpty()) {
       forget(uid);
       if (nominated != null) {
         writer.nominate(pod, null);
       }
-      return noted(failed, notHelpful(priority, byNode));
+      return noted(failed, notHelpful(priority, byNode, victimPriority));
     }
     VictimSearch.Candidate c = chosen.get();
     // the search may have outlasted this replica's Lease: asked again right before the writes
@@ -231,6 +234,24 @@ public final class Preemption {
     Set<String> u = new HashSet<>(a);
     u.addAll(b);
     return Set.copyOf(u);
+  }
+
+  /**
+   * Each pod's priority as a victim: its PodGroup's ({@code spec.priority}, none: 0) when it names
+   * one that exists, else its own, as upstream's {@code GetPodPriority} with the Workload API on;
+   * where the API is not served no group exists, and each pod's own counts, as upstream's with the
+   * gate off. Each group read once per call.
+   */
+  private ToIntFunction<Pod> victimPriorities() {
+    PodGroups read = groups;
+    Map<String, Optional<PodGroupPolicy>> byKey = new HashMap<>();
+    return p -> {
+      String ns = p.getMetadata().getNamespace();
+      return PodGroupPolicy.groupOf(p)
+          .flatMap(g -> byKey.computeIfAbsent(ns + "/" + g, k -> read.get(ns, g)))
+          .map(PodGroupPolicy::priority)
+          .orElseGet(() -> VictimSearch.priority(p));
+    };
   }
 
   /** Each placed pod's victim unit: its whole PodGroup when the group is disrupted whole. */
@@ -300,11 +321,12 @@ public final class Preemption {
    * Upstream's {@code PodEligibleToPreemptOthers}: a pod that already preempted waits while a pod
    * of lower priority on its nominated node is terminating for a preemption.
    */
-  private static boolean victimLeaving(Pod pod, String node, List<Pod> placed) {
+  private static boolean victimLeaving(
+      Pod pod, String node, List<Pod> placed, ToIntFunction<Pod> victimPriority) {
     int priority = VictimSearch.priority(pod);
     return placed.stream()
         .filter(p -> node.equals(p.getSpec().getNodeName()))
-        .filter(p -> VictimSearch.priority(p) < priority)
+        .filter(p -> victimPriority.applyAsInt(p) < priority)
         .anyMatch(Preemption::terminatingByPreemption);
   }
 
@@ -321,14 +343,15 @@ public final class Preemption {
   }
 
   /** Upstream's summary when no node is a candidate, counted by reason. */
-  static String notHelpful(int priority, Map<String, List<Pod>> byNode) {
+  static String notHelpful(
+      int priority, Map<String, List<Pod>> byNode, ToIntFunction<Pod> victimPriority) {
     Map<String, Integer> counts = new TreeMap<>();
     byNode
         .values()
         .forEach(
             pods ->
                 counts.merge(
-                    pods.stream().anyMatch(p -> VictimSearch.priority(p) < priority)
+                    pods.stream().anyMatch(p -> victimPriority.applyAsInt(p) < priority)
                         ? "Preemption is not helpful for scheduling"
                         : "No preemption victims found for incoming pod",
                     1,

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenc
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.kdra.claimcontroller.domain.K;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
@@ -205,10 +206,36 @@ class PreemptionTest {
     nodeWithOneGpu("node-a");
     nodeWithOneGpu("node-b");
     running("keep", 100, "node-b");
+    gangHoldingTheGpuOfNodeA(new PodGroupPolicy("train", 2, null));
+    Pod high = pending("high", 100);
+
+    Outcome first = attempt(high);
+
+    assertThat(((Outcome.Unschedulable) first).message())
+        .endsWith("preemption: nominated node node-a, preempting ns/w0, ns/w1.");
+    assertThat(get("w0")).isNull();
+    assertThat(get("w1")).isNull();
+
+    // the members are gone; the group (and its claim) stays: freed for the preemptor
+    assertThat(attempt(high)).isInstanceOf(Outcome.Unschedulable.class);
+    ResourceClaim freed =
+        client.resources(ResourceClaim.class).inNamespace(NS).withName("train-gpu-x").get();
+    assertThat(freed.getStatus().getAllocation()).isNull();
+    assertThat(freed.getStatus().getReservedFor()).isEmpty();
+
+    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+    assertThat(get("keep")).isNotNull();
+  }
+
+  /**
+   * PodGroup {@code train} of {@code policy}, its claim {@code train-gpu-x} holding node-a's GPU
+   * (reserved for the group), its members {@code w0} on node-a and {@code w1} on node-b, both of
+   * priority 1.
+   */
+  void gangHoldingTheGpuOfNodeA(PodGroupPolicy policy) {
     String groupUid = "uid-pg-train";
     preemption.placeGangsWith(
-        (ns, name) ->
-            Optional.ofNullable("train".equals(name) ? new PodGroupPolicy("train", 2, null) : null),
+        (ns, name) -> Optional.ofNullable("train".equals(name) ? policy : null),
         scheduling::releaseGroupClaim);
     ResourceClaim groupClaim =
         allocatedOn(
@@ -240,24 +267,30 @@ class PreemptionTest {
               .build();
       client.resource(member).create();
     }
+  }
+
+  /**
+   * Upstream's DefaultPreemption (Workload API on) weighs a PodGroup's member as a victim by its
+   * group's priority: a gang of pods of low priority in a group of high priority is no victim.
+   */
+  @Test
+  void aGangWhoseGroupOutranksThePreemptorIsNoVictimThoughItsPodsAreLower() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("keep", 100, "node-b");
+    gangHoldingTheGpuOfNodeA(
+        new PodGroupPolicy("train", 2, null, PodGroupClaims.none("train", null), true, 1000));
     Pod high = pending("high", 100);
 
-    Outcome first = attempt(high);
+    Outcome o = attempt(high);
 
-    assertThat(((Outcome.Unschedulable) first).message())
-        .endsWith("preemption: nominated node node-a, preempting ns/w0, ns/w1.");
-    assertThat(get("w0")).isNull();
-    assertThat(get("w1")).isNull();
-
-    // the members are gone; the group (and its claim) stays: freed for the preemptor
-    assertThat(attempt(high)).isInstanceOf(Outcome.Unschedulable.class);
-    ResourceClaim freed =
-        client.resources(ResourceClaim.class).inNamespace(NS).withName("train-gpu-x").get();
-    assertThat(freed.getStatus().getAllocation()).isNull();
-    assertThat(freed.getStatus().getReservedFor()).isEmpty();
-
-    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
-    assertThat(get("keep")).isNotNull();
+    assertThat(((Outcome.Unschedulable) o).message())
+        .endsWith(
+            "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming"
+                + " pod.");
+    assertThat(get("w0")).isNotNull();
+    assertThat(get("w1")).isNotNull();
+    assertThat(get("high").getStatus()).as("not nominated").isNull();
   }
 
   @Test

@@ -25,6 +25,9 @@ import java.util.Optional;
  * @param priority {@code spec.priority}, set by admission from {@code priorityClassName}; none
  *     counts as 0 (upstream's {@code PodGroupPriority}). Preemption weighs a member as a victim by
  *     it, as upstream's DefaultPreemption does with the gate on ({@code GetPodPriority})
+ * @param preemptor the UID of the pod for which preemption evicted every placed member of the
+ *     group, as its {@code DisruptionTarget} condition records it ({@link GroupPreemption}); null
+ *     when none
  */
 public record PodGroupPolicy(
     String name,
@@ -32,7 +35,19 @@ public record PodGroupPolicy(
     String topologyKey,
     PodGroupClaims claims,
     boolean disruptedWhole,
-    int priority) {
+    int priority,
+    String preemptor) {
+
+  /** A group no preemption has emptied. */
+  public PodGroupPolicy(
+      String name,
+      int minCount,
+      String topologyKey,
+      PodGroupClaims claims,
+      boolean disruptedWhole,
+      int priority) {
+    this(name, minCount, topologyKey, claims, disruptedWhole, priority, null);
+  }
 
   /** A group of priority 0 (none set). */
   public PodGroupPolicy(
@@ -91,7 +106,8 @@ public record PodGroupPolicy(
         p.topologyKey(),
         PodGroupClaims.parse(name, uid, spec, status),
         p.disruptedWhole(),
-        p.priority());
+        p.priority(),
+        GroupPreemption.preemptor(status).orElse(null));
   }
 
   /** Parses a PodGroup's {@code spec}, as JSON maps and lists. */

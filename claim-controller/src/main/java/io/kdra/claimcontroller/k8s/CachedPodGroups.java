@@ -35,4 +35,9 @@ public final class CachedPodGroups implements PodGroups {
   public void recordClaims(String namespace, String name, Map<String, String> statuses) {
     writes.recordClaims(namespace, name, statuses);
   }
+
+  @Override
+  public void recordPreemption(String namespace, String name, String preemptorUid, String node) {
+    writes.recordPreemption(namespace, name, preemptorUid, node);
+  }
 }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.ClaimLookup;
+import io.kdra.claimcontroller.domain.GroupPreemption;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
@@ -34,6 +35,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
 
 /**
  * kube-scheduler's PostFilter for this scheduler (DefaultPreemption): after an attempt found no
@@ -47,6 +49,8 @@ import java.util.stream.Collectors;
  * serialised, so that two preemptors do not pick the same victims from the same snapshot.
  */
 public final class Preemption {
+
+  private static final Logger LOG = Logger.getLogger(Preemption.class);
 
   /** Attempts that no eviction can help: a user must act, or the search ran out of time. */
   private static final Set<String> NOT_HELPED =
@@ -80,8 +84,9 @@ public final class Preemption {
 
   /**
    * Per preemptor's UID, the PodGroups ({@code namespace/name}) whose every placed member it
-   * evicted: their claims are freed for it once the members are gone. Held in memory, as the
-   * promises are.
+   * evicted: their claims are freed for it once the members are gone. Held in memory and recorded
+   * on each group ({@link GroupPreemption}), from which a nominated preemptor's are read back after
+   * a restart; memory covers the informer's lag behind the record.
    */
   private final Map<String, Set<String>> emptied = new ConcurrentHashMap<>();
 
@@ -138,7 +143,10 @@ public final class Preemption {
     List<Pod> live = view.pods().stream().filter(p -> !Pods.isTerminal(p)).toList();
     List<Pod> placed = live.stream().filter(Pods::isBound).toList();
     String uid = pod.getMetadata().getUid();
-    Set<String> emptiedGroups = emptied.getOrDefault(uid, Set.of());
+    Set<String> emptiedGroups =
+        nominated == null
+            ? emptied.getOrDefault(uid, Set.of())
+            : union(emptied.getOrDefault(uid, Set.of()), recordedEmptied(uid));
     ToIntFunction<Pod> victimPriority = victimPriorities();
     if (nominated != null
         && (victimLeaving(pod, nominated, placed, victimPriority)
@@ -201,6 +209,8 @@ public final class Preemption {
     Set<String> groupsGoing = groupsEmptiedBy(c.victims(), placed);
     if (!groupsGoing.isEmpty()) {
       emptied.merge(uid, groupsGoing, (a, b) -> union(a, b));
+      // before any eviction: a restarted or newly elected scheduler reads it back
+      groupsGoing.forEach(g -> recordEmptied(g, uid, c.node()));
     }
     writer.nominate(pod, c.node());
     String names = c.victims().stream().map(Pods::key).collect(Collectors.joining(", "));
@@ -218,6 +228,56 @@ public final class Preemption {
           "Preempted by pod " + pod.getMetadata().getUid() + " on node " + c.node());
     }
     return noted(failed, "preemption: nominated node " + c.node() + ", preempting " + names + ".");
+  }
+
+  /**
+   * The groups whose claims this preemptor's evictions emptied, as recorded on them ({@link
+   * GroupPreemption}): what memory held before a restart. Only groups holding a claim alone are
+   * looked at, the only ones that matter.
+   */
+  private Set<String> recordedEmptied(String uid) {
+    PodGroups read = groups;
+    Set<String> recorded = new HashSet<>();
+    for (ResourceClaim c : view.claims()) {
+      Optional<String> group = soleGroup(c);
+      String ns = c.getMetadata().getNamespace();
+      if (group.isPresent()
+          && read.get(ns, group.get())
+              .map(PodGroupPolicy::preemptor)
+              .filter(uid::equals)
+              .isPresent()) {
+        recorded.add(ns + "/" + group.get());
+      }
+    }
+    return recorded;
+  }
+
+  /**
+   * Records on group {@code key} ({@code namespace/name}) that its members go for {@code uid};
+   * without the record only this process remembers it, as before.
+   */
+  private void recordEmptied(String key, String uid, String node) {
+    int slash = key.indexOf('/');
+    try {
+      groups.recordPreemption(key.substring(0, slash), key.substring(slash + 1), uid, node);
+    } catch (RuntimeException e) {
+      LOG.warnf(
+          "cannot record on PodGroup %s that it is preempted (%s): its claim is freed for the"
+              + " preemptor only while this process runs",
+          key, e.toString());
+    }
+  }
+
+  /** The PodGroup an allocated claim is reserved for, when it is reserved for that alone. */
+  private static Optional<String> soleGroup(ResourceClaim c) {
+    if (c.getStatus() == null
+        || c.getStatus().getAllocation() == null
+        || c.getStatus().getReservedFor() == null
+        || c.getStatus().getReservedFor().size() != 1) {
+      return Optional.empty();
+    }
+    ResourceClaimConsumerReference r = c.getStatus().getReservedFor().get(0);
+    return PodGroupClaims.isPodGroup(r) ? Optional.of(r.getName()) : Optional.empty();
   }
 
   /** The pod was placed: what it was promised is free again. */
@@ -302,17 +362,11 @@ public final class Preemption {
       return;
     }
     for (ResourceClaim c : view.claims()) {
-      if (c.getStatus() == null
-          || c.getStatus().getAllocation() == null
-          || c.getStatus().getReservedFor() == null
-          || c.getStatus().getReservedFor().size() != 1) {
-        continue;
-      }
-      ResourceClaimConsumerReference r = c.getStatus().getReservedFor().get(0);
-      if (PodGroupClaims.isPodGroup(r)
-          && emptiedGroups.contains(c.getMetadata().getNamespace() + "/" + r.getName())
+      Optional<String> group = soleGroup(c);
+      if (group.isPresent()
+          && emptiedGroups.contains(c.getMetadata().getNamespace() + "/" + group.get())
           && mayWrite.getAsBoolean()) {
-        groupClaims.release(c, r.getName());
+        groupClaims.release(c, group.get());
       }
     }
   }

@@ -3,6 +3,7 @@ package io.kdra.claimcontroller.scheduling;
 import static io.kdra.claimcontroller.domain.K.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -17,8 +18,10 @@ import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.k8s.ApiPodGroups;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodGroups;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.claimcontroller.k8s.PreemptionWriter;
 import io.kdra.core.alloc.AllocatorFeatures;
@@ -62,6 +65,11 @@ class PreemptionTest {
   void setUp() {
     view = new ApiView(client);
     client.resource(AllocFixtures.deviceClass("gpu")).create();
+    start();
+  }
+
+  /** The scheduler and its preemption, as a (re)started process has them: nothing in memory. */
+  void start() {
     allocator =
         new DraCorePodAllocator(
             AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share"));
@@ -233,10 +241,14 @@ class PreemptionTest {
    * priority 1.
    */
   void gangHoldingTheGpuOfNodeA(PodGroupPolicy policy) {
+    gangHoldingTheGpuOfNodeA(
+        (ns, name) -> Optional.ofNullable("train".equals(name) ? policy : null));
+  }
+
+  /** As above, the group read from {@code groups}. */
+  void gangHoldingTheGpuOfNodeA(PodGroups groups) {
     String groupUid = "uid-pg-train";
-    preemption.placeGangsWith(
-        (ns, name) -> Optional.ofNullable("train".equals(name) ? policy : null),
-        scheduling::releaseGroupClaim);
+    preemption.placeGangsWith(groups, scheduling::releaseGroupClaim);
     ResourceClaim groupClaim =
         allocatedOn(
             "node-a",
@@ -267,6 +279,53 @@ class PreemptionTest {
               .build();
       client.resource(member).create();
     }
+  }
+
+  /**
+   * A restart (or a leader change) between the eviction of a gang and the release of its group's
+   * claim: the decision is read back from the PodGroup (its DisruptionTarget condition names the
+   * preemptor), so the claim is still freed for the preemptor rather than kept until the gang is
+   * placed again.
+   */
+  @Test
+  void aRestartedSchedulerStillFreesTheClaimOfAGangItsPreemptorEmptied() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("keep", 100, "node-b");
+    client
+        .genericKubernetesResources(ApiPodGroups.CONTEXT)
+        .inNamespace(NS)
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion(PodGroupPolicy.API_VERSION)
+                .withKind("PodGroup")
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("train")
+                .withUid("uid-pg-train")
+                .endMetadata()
+                .addToAdditionalProperties(
+                    "spec",
+                    Map.of(
+                        "schedulingPolicy",
+                        Map.of("gang", Map.of("minCount", 2)),
+                        "disruptionMode",
+                        Map.of("all", Map.of())))
+                .build())
+        .create();
+    gangHoldingTheGpuOfNodeA(new ApiPodGroups(client));
+    Pod high = pending("high", 100);
+    assertThat(((Outcome.Unschedulable) attempt(high)).message())
+        .endsWith("preemption: nominated node node-a, preempting ns/w0, ns/w1.");
+
+    start();
+    preemption.placeGangsWith(new ApiPodGroups(client), scheduling::releaseGroupClaim);
+
+    assertThat(attempt(high)).isInstanceOf(Outcome.Unschedulable.class);
+    ResourceClaim freed =
+        client.resources(ResourceClaim.class).inNamespace(NS).withName("train-gpu-x").get();
+    assertThat(freed.getStatus().getAllocation()).isNull();
+    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
   }
 
   /**

@@ -5,13 +5,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.ClaimLookup;
-import io.kdra.claimcontroller.domain.GroupPreemption;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
-import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.TemplateMode;
@@ -22,20 +19,17 @@ import io.kdra.core.alloc.Allocator;
 import io.kdra.events.EventRecorder;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
-import org.jboss.logging.Logger;
 
 /**
  * kube-scheduler's PostFilter for this scheduler (DefaultPreemption): after an attempt found no
@@ -46,11 +40,12 @@ import org.jboss.logging.Logger;
  * PodDisruptionBudget only makes a victim less preferred, it is not enforced). The pod stays
  * unschedulable until the victims are gone; then the next attempt places it. The answer is the
  * attempt's outcome with upstream's {@code preemption: ...} note on its message. Calls are
- * serialised, so that two preemptors do not pick the same victims from the same snapshot.
+ * serialised, so that two preemptors do not pick the same victims from the same snapshot. A member
+ * of a PodGroup is weighed as a victim by its group's priority, and a group evicted whole is
+ * recorded so that its claim is freed for the preemptor even across a restart ({@link
+ * EmptiedGroups}).
  */
 public final class Preemption {
-
-  private static final Logger LOG = Logger.getLogger(Preemption.class);
 
   /** Attempts that no eviction can help: a user must act, or the search ran out of time. */
   private static final Set<String> NOT_HELPED =
@@ -82,13 +77,8 @@ public final class Preemption {
   /** How a PodGroup's claim is freed once its members are gone; see {@link #placeGangsWith}. */
   private volatile GroupClaimRelease groupClaims = (claim, group) -> false;
 
-  /**
-   * Per preemptor's UID, the PodGroups ({@code namespace/name}) whose every placed member it
-   * evicted: their claims are freed for it once the members are gone. Held in memory and recorded
-   * on each group ({@link GroupPreemption}), from which a nominated preemptor's are read back after
-   * a restart; memory covers the informer's lag behind the record.
-   */
-  private final Map<String, Set<String>> emptied = new ConcurrentHashMap<>();
+  /** Per preemptor, the PodGroups whose every placed member it evicted. */
+  private final EmptiedGroups emptied;
 
   /** Frees claim {@code claim} of PodGroup {@code group} (in the claim's namespace), if unused. */
   @FunctionalInterface
@@ -115,6 +105,7 @@ public final class Preemption {
     this.mode = mode;
     this.scheduler = scheduler;
     this.mayWrite = mayWrite;
+    this.emptied = new EmptiedGroups(view);
   }
 
   /**
@@ -143,14 +134,11 @@ public final class Preemption {
     List<Pod> live = view.pods().stream().filter(p -> !Pods.isTerminal(p)).toList();
     List<Pod> placed = live.stream().filter(Pods::isBound).toList();
     String uid = pod.getMetadata().getUid();
-    Set<String> emptiedGroups =
-        nominated == null
-            ? emptied.getOrDefault(uid, Set.of())
-            : union(emptied.getOrDefault(uid, Set.of()), recordedEmptied(uid));
+    Set<String> emptiedGroups = emptied.of(uid, nominated != null, groups);
     ToIntFunction<Pod> victimPriority = victimPriorities();
     if (nominated != null
         && (victimLeaving(pod, nominated, placed, victimPriority)
-            || groupLeaving(emptiedGroups, placed))) {
+            || EmptiedGroups.leaving(emptiedGroups, placed))) {
       return noted(failed, TERMINATING);
     }
     List<Node> nodes = NodeFilter.sortedByName(view.nodes());
@@ -184,7 +172,7 @@ public final class Preemption {
     if (nominated != null && fits.fits(nominated, List.of())) {
       // the victims are gone, their claims not yet deallocated: no reason to evict more; a
       // PodGroup's claim nobody else frees while the group exists
-      releaseEmptied(emptiedGroups, placed);
+      emptied.release(emptiedGroups, placed, groupClaims, mayWrite);
       return noted(failed, RELEASING);
     }
     Optional<VictimSearch.Candidate> chosen =
@@ -206,12 +194,8 @@ public final class Preemption {
     Map<String, AllocationResult> promised =
         fits.allocations(c.node(), c.victims()).orElse(Map.of());
     nominations.hold(pod, c.node(), promised);
-    Set<String> groupsGoing = groupsEmptiedBy(c.victims(), placed);
-    if (!groupsGoing.isEmpty()) {
-      emptied.merge(uid, groupsGoing, (a, b) -> union(a, b));
-      // before any eviction: a restarted or newly elected scheduler reads it back
-      groupsGoing.forEach(g -> recordEmptied(g, uid, c.node()));
-    }
+    // before any eviction: a restarted or newly elected scheduler reads it back
+    emptied.add(uid, EmptiedGroups.by(c.victims(), placed), c.node(), groups);
     writer.nominate(pod, c.node());
     String names = c.victims().stream().map(Pods::key).collect(Collectors.joining(", "));
     events.normal(
@@ -230,56 +214,6 @@ public final class Preemption {
     return noted(failed, "preemption: nominated node " + c.node() + ", preempting " + names + ".");
   }
 
-  /**
-   * The groups whose claims this preemptor's evictions emptied, as recorded on them ({@link
-   * GroupPreemption}): what memory held before a restart. Only groups holding a claim alone are
-   * looked at, the only ones that matter.
-   */
-  private Set<String> recordedEmptied(String uid) {
-    PodGroups read = groups;
-    Set<String> recorded = new HashSet<>();
-    for (ResourceClaim c : view.claims()) {
-      Optional<String> group = soleGroup(c);
-      String ns = c.getMetadata().getNamespace();
-      if (group.isPresent()
-          && read.get(ns, group.get())
-              .map(PodGroupPolicy::preemptor)
-              .filter(uid::equals)
-              .isPresent()) {
-        recorded.add(ns + "/" + group.get());
-      }
-    }
-    return recorded;
-  }
-
-  /**
-   * Records on group {@code key} ({@code namespace/name}) that its members go for {@code uid};
-   * without the record only this process remembers it, as before.
-   */
-  private void recordEmptied(String key, String uid, String node) {
-    int slash = key.indexOf('/');
-    try {
-      groups.recordPreemption(key.substring(0, slash), key.substring(slash + 1), uid, node);
-    } catch (RuntimeException e) {
-      LOG.warnf(
-          "cannot record on PodGroup %s that it is preempted (%s): its claim is freed for the"
-              + " preemptor only while this process runs",
-          key, e.toString());
-    }
-  }
-
-  /** The PodGroup an allocated claim is reserved for, when it is reserved for that alone. */
-  private static Optional<String> soleGroup(ResourceClaim c) {
-    if (c.getStatus() == null
-        || c.getStatus().getAllocation() == null
-        || c.getStatus().getReservedFor() == null
-        || c.getStatus().getReservedFor().size() != 1) {
-      return Optional.empty();
-    }
-    ResourceClaimConsumerReference r = c.getStatus().getReservedFor().get(0);
-    return PodGroupClaims.isPodGroup(r) ? Optional.of(r.getName()) : Optional.empty();
-  }
-
   /** The pod was placed: what it was promised is free again. */
   public void placed(String uid) {
     forget(uid);
@@ -287,13 +221,7 @@ public final class Preemption {
 
   private void forget(String uid) {
     nominations.release(uid);
-    emptied.remove(uid);
-  }
-
-  private static Set<String> union(Set<String> a, Set<String> b) {
-    Set<String> u = new HashSet<>(a);
-    u.addAll(b);
-    return Set.copyOf(u);
+    emptied.forget(uid);
   }
 
   /**
@@ -324,51 +252,6 @@ public final class Preemption {
             whole.computeIfAbsent(
                 ns + "/" + g,
                 k -> read.get(ns, g).map(PodGroupPolicy::disruptedWhole).orElse(false)));
-  }
-
-  /**
-   * The PodGroups ({@code namespace/name}) every placed member of which is among {@code victims}.
-   */
-  static Set<String> groupsEmptiedBy(List<Pod> victims, List<Pod> placed) {
-    Set<String> going =
-        victims.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
-    Map<String, Set<String>> members = PreemptionFits.groupMembers(placed);
-    return PreemptionFits.groupMembers(victims).keySet().stream()
-        .filter(key -> going.containsAll(members.getOrDefault(key, Set.of())))
-        .collect(Collectors.toUnmodifiableSet());
-  }
-
-  /**
-   * Whether a member of a group this preemptor emptied is still terminating. New pods of the group
-   * placed since are not waited for: they hold the group's claim again and are victims anew.
-   */
-  private static boolean groupLeaving(Set<String> emptiedGroups, List<Pod> placed) {
-    if (emptiedGroups.isEmpty()) {
-      return false;
-    }
-    return PreemptionFits.groupMembers(
-            placed.stream().filter(p -> p.getMetadata().getDeletionTimestamp() != null).toList())
-        .keySet()
-        .stream()
-        .anyMatch(emptiedGroups::contains);
-  }
-
-  /**
-   * Frees the claims reserved for the groups this preemptor emptied alone, once no member of them
-   * is placed: nobody else would while the groups exist.
-   */
-  private void releaseEmptied(Set<String> emptiedGroups, List<Pod> placed) {
-    if (emptiedGroups.isEmpty() || groupLeaving(emptiedGroups, placed)) {
-      return;
-    }
-    for (ResourceClaim c : view.claims()) {
-      Optional<String> group = soleGroup(c);
-      if (group.isPresent()
-          && emptiedGroups.contains(c.getMetadata().getNamespace() + "/" + group.get())
-          && mayWrite.getAsBoolean()) {
-        groupClaims.release(c, group.get());
-      }
-    }
   }
 
   /**

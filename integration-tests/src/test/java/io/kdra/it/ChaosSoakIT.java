@@ -37,12 +37,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a node deleted and registered again. A service that exits on its own (a Lease lost under load
  * ends the process by design) is started again, as its Deployment would.
  *
+ * <p>Where the Workload API is served (1.37 on), gangs too: a PodGroup of {@link #GANG_SIZE} pods
+ * with a gang policy created with its pods and deleted with them.
+ *
  * <p>Checked after every operation: no device is in two claims' allocations. Checked once settled,
  * each within {@link #SETTLE}: no claim is left being deleted that no existing pod has reserved; no
  * claim is reserved for a pod that no longer exists; no CDI spec or checkpoint entry on a node
- * lacks its allocated claim; every pod not bound has PodScheduled=False with a message. Finally
- * everything is deleted and every device must be free again: one pod per device of the cluster is
- * placed.
+ * lacks its allocated claim; every pod not bound has PodScheduled=False with a message; no gang is
+ * partly bound (of its pods, none or at least minCount). Finally everything is deleted and every
+ * device must be free again: one pod per device of the cluster is placed.
  *
  * <p>{@code -Dsoak.duration=PT30M} for the long form (default: {@link #SHORT}), {@code
  * -Dsoak.seed=N} replays a run: the seed is printed at the start.
@@ -57,6 +60,8 @@ class ChaosSoakIT {
   static final List<String> TEMPLATES = List.of("tpl-0", "tpl-1");
   static final List<String> SHARED = List.of("shared-0", "shared-1");
   static final int POD_NAMES = 8;
+  static final List<String> GANGS = List.of("gang-0", "gang-1");
+  static final int GANG_SIZE = 2;
 
   @RegisterExtension
   static final KdraStack STACK =
@@ -115,11 +120,15 @@ class ChaosSoakIT {
               assertNoReservationForAGonePod();
               assertNoPreparedStateWithoutItsClaim();
               assertEveryPendingPodHasAReason();
+              assertNoGangPartlyBound();
               assertNoDeviceInTwoClaims();
             });
 
     // everything deleted: all devices free again, one pod per device placed
     client.pods().inNamespace(stack.namespace).delete();
+    if (GangMembers.served()) {
+      GangMembers.podGroups(client, stack.namespace).delete();
+    }
     SHARED.forEach(
         c ->
             client
@@ -234,6 +243,31 @@ class ChaosSoakIT {
     }
   }
 
+  /**
+   * A gang is placed whole or not at all: of a PodGroup's pods (none being deleted: the soak
+   * deletes a gang's pods only with the gang), none bound or at least its minCount.
+   */
+  private void assertNoGangPartlyBound() {
+    if (!GangMembers.served()) {
+      return;
+    }
+    invariantChecks++;
+    List<Pod> pods = client.pods().inNamespace(stack.namespace).list().getItems();
+    for (var group : GangMembers.podGroups(client, stack.namespace).list().getItems()) {
+      String name = group.getMetadata().getName();
+      int minCount = GangMembers.minCount(group);
+      List<String> bound =
+          GangMembers.of(pods, name).stream()
+              .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+              .filter(p -> p.getSpec().getNodeName() != null)
+              .map(p -> p.getMetadata().getName() + "@" + p.getSpec().getNodeName())
+              .toList();
+      assertThat(bound.isEmpty() || bound.size() >= minCount)
+          .as("gang %s partly bound: %s (minCount %d)", name, bound, minCount)
+          .isTrue();
+    }
+  }
+
   private void assertEveryPendingPodHasAReason() {
     invariantChecks++;
     for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
@@ -283,8 +317,10 @@ class ChaosSoakIT {
       try {
         if (roll < 25) {
           return createPod(false);
-        } else if (roll < 35) {
+        } else if (roll < 32) {
           return createPod(true);
+        } else if (roll < 37 && GangMembers.served()) {
+          return toggleGang();
         } else if (roll < 60) {
           return deletePod();
         } else if (roll < 65) {
@@ -324,8 +360,33 @@ class ChaosSoakIT {
       return shared ? "create-shared-pod" : "create-template-pod";
     }
 
+    /**
+     * Creates gang {@code gang-N}, its PodGroup and its {@link #GANG_SIZE} pods (claims from a
+     * template, which may be missing: the gang then waits whole), or deletes them all.
+     */
+    private String toggleGang() {
+      String name = pick(GANGS);
+      var group = GangMembers.podGroups(client, ns).withName(name);
+      if (group.get() == null) {
+        client.resource(GangMembers.podGroup(ns, name, GANG_SIZE)).create();
+        String template = pick(TEMPLATES);
+        for (int i = 0; i < GANG_SIZE; i++) {
+          client.resource(GangMembers.member(ns, name, i, template)).create();
+        }
+        return "create-gang";
+      }
+      GangMembers.of(client.pods().inNamespace(ns).list().getItems(), name)
+          .forEach(p -> client.resource(p).delete());
+      group.delete();
+      return "delete-gang";
+    }
+
     private String deletePod() {
-      List<Pod> pods = client.pods().inNamespace(ns).list().getItems();
+      // a gang's pods go only with their gang (toggleGang): its invariant is about the scheduler
+      List<Pod> pods =
+          client.pods().inNamespace(ns).list().getItems().stream()
+              .filter(p -> GangMembers.groupOf(p) == null)
+              .toList();
       if (pods.isEmpty()) {
         return "delete-pod(none)";
       }

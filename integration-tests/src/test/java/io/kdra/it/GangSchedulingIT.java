@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -69,7 +68,7 @@ class GangSchedulingIT {
   void aFourPodGangLandsWholeWhileOneThatCannotFitWaitsHoldingNothing() {
     String ns = stack.namespace;
     // five pods of one GPU each on four GPUs: alone, four of them would run
-    client.resource(podGroup(ns, "too-big", 5)).create();
+    client.resource(GangMembers.podGroup(ns, "too-big", 5)).create();
     List<Pod> tooBig = members(ns, "too-big", 5);
     await()
         .atMost(Duration.ofSeconds(90))
@@ -83,7 +82,7 @@ class GangSchedulingIT {
             });
     assertHoldsNothing(tooBig);
 
-    client.resource(podGroup(ns, "train", 4)).create();
+    client.resource(GangMembers.podGroup(ns, "train", 4)).create();
     List<Pod> train = members(ns, "train", 4);
     await()
         .atMost(Duration.ofSeconds(90))
@@ -135,7 +134,7 @@ class GangSchedulingIT {
         .as("no claim is made for a pod whose PodGroup does not exist")
         .isEmpty();
 
-    client.resource(podGroup(ns, "late", 2)).create();
+    client.resource(GangMembers.podGroup(ns, "late", 2)).create();
 
     await()
         .atMost(Duration.ofSeconds(90))
@@ -167,7 +166,7 @@ class GangSchedulingIT {
                       return n;
                     }));
     try {
-      GenericKubernetesResource group = podGroup(ns, "ring", 2);
+      GenericKubernetesResource group = GangMembers.podGroup(ns, "ring", 2);
       @SuppressWarnings("unchecked")
       Map<String, Object> spec = new java.util.HashMap<>((Map<String, Object>) group.get("spec"));
       spec.put("schedulingConstraints", Map.of("topology", List.of(Map.of("key", RACK))));
@@ -205,7 +204,7 @@ class GangSchedulingIT {
   @Test
   void aPodGroupsClaimIsAllocatedOnceAndSharedByItsMembers() {
     String ns = stack.namespace;
-    GenericKubernetesResource group = podGroup(ns, "shared", 2);
+    GenericKubernetesResource group = GangMembers.podGroup(ns, "shared", 2);
     @SuppressWarnings("unchecked")
     Map<String, Object> spec = new java.util.HashMap<>((Map<String, Object>) group.get("spec"));
     spec.put(
@@ -342,24 +341,8 @@ class GangSchedulingIT {
   private List<Pod> members(String ns, String group, int count) {
     List<Pod> pods = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      Pod p = Dra.podWithTemplate(ns, group + "-" + i, "one-gpu");
-      p.getSpec().setAdditionalProperty("schedulingGroup", Map.of("podGroupName", group));
-      pods.add(client.resource(p).create());
+      pods.add(client.resource(GangMembers.member(ns, group, i, "one-gpu")).create());
     }
     return pods;
-  }
-
-  /** A PodGroup with a gang policy: all of {@code minCount} pods or none. */
-  static GenericKubernetesResource podGroup(String ns, String name, int minCount) {
-    return new GenericKubernetesResourceBuilder()
-        .withApiVersion("scheduling.k8s.io/v1beta1")
-        .withKind("PodGroup")
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .endMetadata()
-        .addToAdditionalProperties(
-            "spec", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", minCount))))
-        .build();
   }
 }

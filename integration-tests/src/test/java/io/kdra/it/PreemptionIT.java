@@ -3,9 +3,11 @@ package io.kdra.it;
 import static io.kdra.it.nodes.SimulatedNode.l4s;
 import static io.kdra.it.nodes.SimulatedNode.oneA100;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -19,7 +21,10 @@ import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
 import io.kdra.it.services.Stack;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,8 +34,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Preemption for pods with claims on simulated nodes with one GPU each: a pod of high priority
  * evicts one of low priority holding a GPU it needs and is bound once the victim is gone, a
- * PodDisruptionBudget spares its pod where another victim exists, and {@code preemptionPolicy:
- * Never} waits. Priorities come from PriorityClasses through the API server's Priority admission.
+ * PodDisruptionBudget spares its pod where another victim exists, {@code preemptionPolicy: Never}
+ * waits, and a gang goes whole, its PodGroup recording the preemption. Priorities come from
+ * PriorityClasses through the API server's Priority admission.
  */
 @ExtendWith(ControlPlane.class)
 class PreemptionIT {
@@ -78,6 +84,9 @@ class PreemptionIT {
   @AfterEach
   void noPodsLeft() {
     client.resources(PodDisruptionBudget.class).inNamespace(stack.namespace).delete();
+    if (GangMembers.served()) {
+      GangMembers.podGroups(client, stack.namespace).delete();
+    }
     stack.deletePodsAndAwaitClaimsGone();
   }
 
@@ -228,5 +237,54 @@ class PreemptionIT {
         .atMost(Duration.ofSeconds(120))
         .untilAsserted(
             () -> assertThat(Dra.get(client, patient).getSpec().getNodeName()).isNotNull());
+  }
+
+  /**
+   * A gang of two (disruptionMode all) holds both GPUs: a pod of higher priority evicts it whole,
+   * and the PodGroup records it in upstream's DisruptionTarget condition (written to the API
+   * server's status with its validation), which a restarted claim-controller reads back.
+   */
+  @Test
+  void aGangIsEvictedWholeAndItsPodGroupRecordsThePreemption() {
+    assumeThat(GangMembers.served()).as("the Workload API is served from 1.37 on").isTrue();
+    template();
+    GenericKubernetesResource group = GangMembers.podGroup(stack.namespace, "train", 2);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> spec = new HashMap<>((Map<String, Object>) group.get("spec"));
+    spec.put("disruptionMode", Map.of("all", Map.of()));
+    group.setAdditionalProperty("spec", spec);
+    client.resource(group).create();
+    List<Pod> gang = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      Pod member = GangMembers.member(stack.namespace, "train", i, TEMPLATE);
+      member.getSpec().setPriorityClassName("preemption-it-low");
+      gang.add(client.resource(member).create());
+    }
+    gpusHeldBy(gang.get(0), gang.get(1));
+
+    Pod high = create("high", "preemption-it-high");
+
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, high).getSpec().getNodeName()).isNotNull();
+              assertThat(Dra.get(client, gang.get(0))).isNull();
+              assertThat(Dra.get(client, gang.get(1))).isNull();
+            });
+    GenericKubernetesResource stored =
+        GangMembers.podGroups(client, stack.namespace).withName("train").get();
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> conditions =
+        (List<Map<String, Object>>) stored.get("status", "conditions");
+    assertThat(conditions)
+        .anySatisfy(
+            c -> {
+              assertThat(c.get("type")).isEqualTo("DisruptionTarget");
+              assertThat(c.get("status")).isEqualTo("True");
+              assertThat(c.get("reason")).isEqualTo("PreemptionByScheduler");
+              assertThat((String) c.get("message"))
+                  .startsWith("Preempted by pod " + high.getMetadata().getUid() + " on node ");
+            });
   }
 }

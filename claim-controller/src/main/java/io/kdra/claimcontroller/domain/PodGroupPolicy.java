@@ -22,9 +22,42 @@ import java.util.Optional;
  *     {@code spec.disruptionMode.all}; with {@code single} each pod on its own (upstream's
  *     DefaultPreemption both); without a mode, ours: a gang is never left partially evicted
  *     (upstream evicts its pods one by one), a group of the basic policy is
+ * @param priority {@code spec.priority}, set by admission from {@code priorityClassName}; none
+ *     counts as 0 (upstream's {@code PodGroupPriority}). Preemption weighs a member as a victim by
+ *     it, as upstream's DefaultPreemption does with the gate on ({@code GetPodPriority})
+ * @param preemptor the UID of the pod for which preemption evicted every placed member of the
+ *     group, as its {@code DisruptionTarget} condition records it ({@link GroupPreemption}); null
+ *     when none
  */
 public record PodGroupPolicy(
-    String name, int minCount, String topologyKey, PodGroupClaims claims, boolean disruptedWhole) {
+    String name,
+    int minCount,
+    String topologyKey,
+    PodGroupClaims claims,
+    boolean disruptedWhole,
+    int priority,
+    String preemptor) {
+
+  /** A group no preemption has emptied. */
+  public PodGroupPolicy(
+      String name,
+      int minCount,
+      String topologyKey,
+      PodGroupClaims claims,
+      boolean disruptedWhole,
+      int priority) {
+    this(name, minCount, topologyKey, claims, disruptedWhole, priority, null);
+  }
+
+  /** A group of priority 0 (none set). */
+  public PodGroupPolicy(
+      String name,
+      int minCount,
+      String topologyKey,
+      PodGroupClaims claims,
+      boolean disruptedWhole) {
+    this(name, minCount, topologyKey, claims, disruptedWhole, 0);
+  }
 
   /** A group without a disruption mode: disrupted whole if it is a gang. */
   public PodGroupPolicy(String name, int minCount, String topologyKey, PodGroupClaims claims) {
@@ -72,7 +105,9 @@ public record PodGroupPolicy(
         p.minCount(),
         p.topologyKey(),
         PodGroupClaims.parse(name, uid, spec, status),
-        p.disruptedWhole());
+        p.disruptedWhole(),
+        p.priority(),
+        GroupPreemption.preemptor(status).orElse(null));
   }
 
   /** Parses a PodGroup's {@code spec}, as JSON maps and lists. */
@@ -100,6 +135,8 @@ public record PodGroupPolicy(
     if (spec != null && spec.get("disruptionMode") instanceof Map<?, ?> mode) {
       whole = mode.get("all") != null || (mode.get("single") == null && whole);
     }
-    return new PodGroupPolicy(name, minCount, key, PodGroupClaims.none(name, null), whole);
+    int priority = spec != null && spec.get("priority") instanceof Number n ? n.intValue() : 0;
+    return new PodGroupPolicy(
+        name, minCount, key, PodGroupClaims.none(name, null), whole, priority);
   }
 }

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiPredicate;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
 
 /**
@@ -110,10 +111,14 @@ public final class VictimSearch {
   /**
    * Upstream's {@code MoreImportantPod}: higher priority first, then the one that started first.
    */
-  static final Comparator<Pod> MORE_IMPORTANT_FIRST =
-      Comparator.comparingInt(VictimSearch::priority)
-          .reversed()
-          .thenComparing(VictimSearch::startTime);
+  static final Comparator<Pod> MORE_IMPORTANT_FIRST = moreImportantFirst(VictimSearch::priority);
+
+  /** As {@link #MORE_IMPORTANT_FIRST}, priorities as {@code victimPriority} reads them. */
+  static Comparator<Pod> moreImportantFirst(ToIntFunction<Pod> victimPriority) {
+    return Comparator.comparingInt(victimPriority)
+        .reversed()
+        .thenComparing(VictimSearch::startTime);
+  }
 
   /**
    * The best node to preempt on for {@code preemptor}, among {@code podsByNode} (node name to the
@@ -138,13 +143,30 @@ public final class VictimSearch {
       Supplier<List<PodDisruptionBudget>> budgets,
       Fits fits,
       Units units) {
+    return search(preemptor, podsByNode, budgets, fits, units, VictimSearch::priority);
+  }
+
+  /**
+   * As above, each pod weighed as a victim by {@code victimPriority} (upstream's {@code
+   * GetPodPriority}: a PodGroup member's group's priority): whether it is of lower priority than
+   * the preemptor, and which victims are reprieved first. The node is still chosen by the victims'
+   * own priorities, as upstream's {@code pickOneNodeForPreemption} reads them.
+   */
+  public static Optional<Candidate> search(
+      Pod preemptor,
+      Map<String, List<Pod>> podsByNode,
+      Supplier<List<PodDisruptionBudget>> budgets,
+      Fits fits,
+      Units units,
+      ToIntFunction<Pod> victimPriority) {
     List<PodDisruptionBudget>[] read = new List[1];
     Supplier<List<PodDisruptionBudget>> once =
         () -> read[0] != null ? read[0] : (read[0] = budgets.get());
     List<Candidate> candidates = new ArrayList<>();
     podsByNode.forEach(
         (node, pods) ->
-            onNode(preemptor, node, pods, once, fits, units).ifPresent(candidates::add));
+            onNode(preemptor, node, pods, once, fits, units, victimPriority)
+                .ifPresent(candidates::add));
     return pick(candidates);
   }
 
@@ -173,26 +195,40 @@ public final class VictimSearch {
       Supplier<List<PodDisruptionBudget>> budgets,
       Fits fits,
       Units units) {
+    return onNode(preemptor, node, pods, budgets, fits, units, VictimSearch::priority);
+  }
+
+  /** As above, each pod weighed as a victim by {@code victimPriority} (see {@link #search}). */
+  public static Optional<Candidate> onNode(
+      Pod preemptor,
+      String node,
+      List<Pod> pods,
+      Supplier<List<PodDisruptionBudget>> budgets,
+      Fits fits,
+      Units units,
+      ToIntFunction<Pod> victimPriority) {
     int priority = priority(preemptor);
+    Comparator<Pod> moreImportantFirst = moreImportantFirst(victimPriority);
     Map<String, List<Pod>> byKey = new LinkedHashMap<>();
     for (Pod p : pods) {
-      if (priority(p) >= priority || p.getMetadata().getDeletionTimestamp() != null) {
+      if (victimPriority.applyAsInt(p) >= priority
+          || p.getMetadata().getDeletionTimestamp() != null) {
         continue;
       }
       List<Pod> unit = units.of(p);
-      if (unit.stream().anyMatch(m -> priority(m) >= priority)) {
+      if (unit.stream().anyMatch(m -> victimPriority.applyAsInt(m) >= priority)) {
         continue;
       }
       List<Pod> going =
           unit.stream()
               .filter(m -> m.getMetadata().getDeletionTimestamp() == null)
-              .sorted(MORE_IMPORTANT_FIRST)
+              .sorted(moreImportantFirst)
               .toList();
       byKey.putIfAbsent(going.get(0).getMetadata().getUid(), going);
     }
     List<List<Pod>> potential =
         byKey.values().stream()
-            .sorted(Comparator.comparing((List<Pod> u) -> u.get(0), MORE_IMPORTANT_FIRST))
+            .sorted(Comparator.comparing((List<Pod> u) -> u.get(0), moreImportantFirst))
             .toList();
     if (potential.isEmpty() || !fits.fits(node, flat(potential))) {
       return Optional.empty();
@@ -214,7 +250,7 @@ public final class VictimSearch {
     if (victims.isEmpty()) {
       return Optional.empty(); // it fits without preemption now: the next attempt places it
     }
-    victims.sort(MORE_IMPORTANT_FIRST);
+    victims.sort(moreImportantFirst);
     return Optional.of(new Candidate(node, List.copyOf(victims), violations));
   }
 

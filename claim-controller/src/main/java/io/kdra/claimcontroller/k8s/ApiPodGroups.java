@@ -7,7 +7,9 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.kdra.claimcontroller.domain.GroupPreemption;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,10 +17,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * PodGroups read from the API server, one GET per gang attempt: fabric8 7.5 has no model for them
- * (generic resources), and no informer is started for an API the server may not serve (it is off by
- * default in 1.37). Only pods that name a group ({@code spec.schedulingGroup}, which the API server
- * keeps only with the {@code GenericWorkload} gate on) cause a read.
+ * PodGroups read from the API server, one GET per read: fabric8 7.5 has no model for them (generic
+ * resources). The scheduler reads them so only where no PodGroup informer runs, the server not
+ * serving the API at start (it is off by default in 1.37), else from the informer's cache ({@link
+ * CachedPodGroups}); only pods that name a group ({@code spec.schedulingGroup}, which the API
+ * server keeps only with the {@code GenericWorkload} gate on) cause a read. Status writes always
+ * come here.
  */
 public final class ApiPodGroups implements PodGroups {
 
@@ -35,10 +39,19 @@ public final class ApiPodGroups implements PodGroups {
           .withNamespaced(true)
           .build();
 
+  /** Conflicts retried per condition write before the caller's own handling. */
+  private static final int CONFLICT_RETRIES = 3;
+
   private final KubernetesClient client;
+  private final Clock clock;
 
   public ApiPodGroups(KubernetesClient client) {
+    this(client, Clock.systemUTC());
+  }
+
+  public ApiPodGroups(KubernetesClient client, Clock clock) {
     this.client = client;
+    this.clock = clock;
   }
 
   @Override
@@ -64,6 +77,56 @@ public final class ApiPodGroups implements PodGroups {
     Map<String, Object> spec = (Map<String, Object>) g.getAdditionalProperties().get("spec");
     Map<String, Object> status = (Map<String, Object>) g.getAdditionalProperties().get("status");
     return PodGroupPolicy.parse(g.getMetadata().getName(), g.getMetadata().getUid(), spec, status);
+  }
+
+  /**
+   * Sets the group's {@code DisruptionTarget} condition ({@link GroupPreemption}): a JSON patch of
+   * the status's conditions, the others as read, that carries the read resourceVersion, retried on
+   * a conflict. Nothing when the group is gone.
+   */
+  @Override
+  public void recordPreemption(String namespace, String name, String preemptorUid, String node) {
+    Conflicts.retry(
+        CONFLICT_RETRIES,
+        () -> {
+          GenericKubernetesResource g =
+              client
+                  .genericKubernetesResources(CONTEXT)
+                  .inNamespace(namespace)
+                  .withName(name)
+                  .get();
+          if (g == null) {
+            return false;
+          }
+          @SuppressWarnings("unchecked")
+          Map<String, Object> status =
+              (Map<String, Object>) g.getAdditionalProperties().get("status");
+          List<Map<String, Object>> conditions =
+              GroupPreemption.conditionsWith(
+                  GroupPreemption.conditions(status), preemptorUid, node, clock.instant());
+          List<Map<String, Object>> ops = new ArrayList<>();
+          ops.add(
+              Map.of(
+                  "op",
+                  "replace",
+                  "path",
+                  "/metadata/resourceVersion",
+                  "value",
+                  g.getMetadata().getResourceVersion()));
+          ops.add(
+              status == null
+                  ? Map.of(
+                      "op", "add", "path", "/status", "value", Map.of("conditions", conditions))
+                  : Map.of("op", "add", "path", "/status/conditions", "value", conditions));
+          return Conflicts.unlessGone(
+              () ->
+                  client
+                      .genericKubernetesResources(CONTEXT)
+                      .inNamespace(namespace)
+                      .withName(name)
+                      .subresource("status")
+                      .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops)));
+        });
   }
 
   /**

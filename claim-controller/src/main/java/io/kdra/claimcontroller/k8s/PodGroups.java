@@ -19,6 +19,14 @@ public interface PodGroups {
     throw new UnsupportedOperationException("PodGroups are read-only here");
   }
 
+  /**
+   * Records on the group that preemption for pod {@code preemptorUid}, nominated to {@code node},
+   * evicts every placed member of it ({@link io.kdra.claimcontroller.domain.GroupPreemption}).
+   */
+  default void recordPreemption(String namespace, String name, String preemptorUid, String node) {
+    throw new UnsupportedOperationException("PodGroups are read-only here");
+  }
+
   /** For a cluster without the Workload API: no pod names a group that exists. */
   PodGroups NONE = (namespace, name) -> Optional.empty();
 }

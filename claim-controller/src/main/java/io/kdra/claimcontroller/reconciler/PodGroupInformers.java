@@ -6,11 +6,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.GroupVersionKind;
+import io.javaoperatorsdk.operator.processing.event.source.Cache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kdra.claimcontroller.domain.PodGroupEvents;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ApiPodGroups;
+import io.kdra.claimcontroller.k8s.CachedPodGroups;
+import io.kdra.claimcontroller.k8s.PodGroups;
 import java.util.Set;
 import org.jboss.logging.Logger;
 
@@ -33,6 +36,15 @@ final class PodGroupInformers {
       LOG.warnf("cannot tell whether PodGroups are served (%s): not watching them", e);
       return false;
     }
+  }
+
+  /**
+   * Where the scheduler reads PodGroups: the informer's {@code cache} (null where the API is not
+   * served, and no informer runs), the API server otherwise; writes always go to the API server.
+   */
+  static PodGroups reads(Cache<GenericKubernetesResource> cache, KubernetesClient client) {
+    ApiPodGroups api = new ApiPodGroups(client);
+    return cache == null ? api : new CachedPodGroups(cache, api);
   }
 
   /**

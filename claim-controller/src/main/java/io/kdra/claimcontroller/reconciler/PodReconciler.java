@@ -24,9 +24,9 @@ import io.kdra.claimcontroller.domain.Backoff;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.SearchDeadline;
 import io.kdra.claimcontroller.domain.TemplateMode;
-import io.kdra.claimcontroller.k8s.ApiPodGroups;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodGroups;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.claimcontroller.k8s.PreemptionWriter;
 import io.kdra.claimcontroller.k8s.TaintEvictionWriter;
@@ -205,7 +205,7 @@ public class PodReconciler implements Reconciler<Pod> {
     preemption = preemption(ctx.getClient(), view);
     // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang, and
     // a gang is preempted whole
-    ApiPodGroups podGroupsRead = new ApiPodGroups(ctx.getClient());
+    PodGroups podGroupsRead = PodGroupInformers.reads(podGroups, ctx.getClient());
     scheduling.placeGangsWith(podGroupsRead);
     preemption.placeGangsWith(podGroupsRead, scheduling::releaseGroupClaim);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);

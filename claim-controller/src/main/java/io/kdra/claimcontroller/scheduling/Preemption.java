@@ -5,12 +5,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodClaimResolver;
-import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.TemplateMode;
@@ -21,17 +19,16 @@ import io.kdra.core.alloc.Allocator;
 import io.kdra.events.EventRecorder;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -43,7 +40,10 @@ import java.util.stream.Collectors;
  * PodDisruptionBudget only makes a victim less preferred, it is not enforced). The pod stays
  * unschedulable until the victims are gone; then the next attempt places it. The answer is the
  * attempt's outcome with upstream's {@code preemption: ...} note on its message. Calls are
- * serialised, so that two preemptors do not pick the same victims from the same snapshot.
+ * serialised, so that two preemptors do not pick the same victims from the same snapshot. A member
+ * of a PodGroup is weighed as a victim by its group's priority, and a group evicted whole is
+ * recorded so that its claim is freed for the preemptor even across a restart ({@link
+ * EmptiedGroups}).
  */
 public final class Preemption {
 
@@ -77,12 +77,8 @@ public final class Preemption {
   /** How a PodGroup's claim is freed once its members are gone; see {@link #placeGangsWith}. */
   private volatile GroupClaimRelease groupClaims = (claim, group) -> false;
 
-  /**
-   * Per preemptor's UID, the PodGroups ({@code namespace/name}) whose every placed member it
-   * evicted: their claims are freed for it once the members are gone. Held in memory, as the
-   * promises are.
-   */
-  private final Map<String, Set<String>> emptied = new ConcurrentHashMap<>();
+  /** Per preemptor, the PodGroups whose every placed member it evicted. */
+  private final EmptiedGroups emptied;
 
   /** Frees claim {@code claim} of PodGroup {@code group} (in the claim's namespace), if unused. */
   @FunctionalInterface
@@ -109,6 +105,7 @@ public final class Preemption {
     this.mode = mode;
     this.scheduler = scheduler;
     this.mayWrite = mayWrite;
+    this.emptied = new EmptiedGroups(view);
   }
 
   /**
@@ -137,9 +134,11 @@ public final class Preemption {
     List<Pod> live = view.pods().stream().filter(p -> !Pods.isTerminal(p)).toList();
     List<Pod> placed = live.stream().filter(Pods::isBound).toList();
     String uid = pod.getMetadata().getUid();
-    Set<String> emptiedGroups = emptied.getOrDefault(uid, Set.of());
+    Set<String> emptiedGroups = emptied.of(uid, nominated != null, groups);
+    ToIntFunction<Pod> victimPriority = victimPriorities();
     if (nominated != null
-        && (victimLeaving(pod, nominated, placed) || groupLeaving(emptiedGroups, placed))) {
+        && (victimLeaving(pod, nominated, placed, victimPriority)
+            || EmptiedGroups.leaving(emptiedGroups, placed))) {
       return noted(failed, TERMINATING);
     }
     List<Node> nodes = NodeFilter.sortedByName(view.nodes());
@@ -153,11 +152,11 @@ public final class Preemption {
           }
         });
     int priority = VictimSearch.priority(pod);
-    boolean anyLower = placed.stream().anyMatch(p -> VictimSearch.priority(p) < priority);
+    boolean anyLower = placed.stream().anyMatch(p -> victimPriority.applyAsInt(p) < priority);
     if (!anyLower && nominated == null) {
       // the usual case, all pods of one priority: nothing to simulate, no claims listed
       forget(uid);
-      return noted(failed, notHelpful(priority, byNode));
+      return noted(failed, notHelpful(priority, byNode, victimPriority));
     }
     PreemptionFits fits =
         new PreemptionFits(
@@ -173,19 +172,19 @@ public final class Preemption {
     if (nominated != null && fits.fits(nominated, List.of())) {
       // the victims are gone, their claims not yet deallocated: no reason to evict more; a
       // PodGroup's claim nobody else frees while the group exists
-      releaseEmptied(emptiedGroups, placed);
+      emptied.release(emptiedGroups, placed, groupClaims, mayWrite);
       return noted(failed, RELEASING);
     }
     Optional<VictimSearch.Candidate> chosen =
         anyLower
-            ? VictimSearch.search(pod, byNode, budgets, fits, units(placed))
+            ? VictimSearch.search(pod, byNode, budgets, fits, units(placed), victimPriority)
             : Optional.empty();
     if (chosen.isEmpty()) {
       forget(uid);
       if (nominated != null) {
         writer.nominate(pod, null);
       }
-      return noted(failed, notHelpful(priority, byNode));
+      return noted(failed, notHelpful(priority, byNode, victimPriority));
     }
     VictimSearch.Candidate c = chosen.get();
     // the search may have outlasted this replica's Lease: asked again right before the writes
@@ -195,10 +194,8 @@ public final class Preemption {
     Map<String, AllocationResult> promised =
         fits.allocations(c.node(), c.victims()).orElse(Map.of());
     nominations.hold(pod, c.node(), promised);
-    Set<String> groupsGoing = groupsEmptiedBy(c.victims(), placed);
-    if (!groupsGoing.isEmpty()) {
-      emptied.merge(uid, groupsGoing, (a, b) -> union(a, b));
-    }
+    // before any eviction: a restarted or newly elected scheduler reads it back
+    emptied.add(uid, EmptiedGroups.by(c.victims(), placed), c.node(), groups);
     writer.nominate(pod, c.node());
     String names = c.victims().stream().map(Pods::key).collect(Collectors.joining(", "));
     events.normal(
@@ -224,13 +221,25 @@ public final class Preemption {
 
   private void forget(String uid) {
     nominations.release(uid);
-    emptied.remove(uid);
+    emptied.forget(uid);
   }
 
-  private static Set<String> union(Set<String> a, Set<String> b) {
-    Set<String> u = new HashSet<>(a);
-    u.addAll(b);
-    return Set.copyOf(u);
+  /**
+   * Each pod's priority as a victim: its PodGroup's ({@code spec.priority}, none: 0) when it names
+   * one that exists, else its own, as upstream's {@code GetPodPriority} with the Workload API on;
+   * where the API is not served no group exists, and each pod's own counts, as upstream's with the
+   * gate off. Each group read once per call.
+   */
+  private ToIntFunction<Pod> victimPriorities() {
+    PodGroups read = groups;
+    Map<String, Optional<PodGroupPolicy>> byKey = new HashMap<>();
+    return p -> {
+      String ns = p.getMetadata().getNamespace();
+      return PodGroupPolicy.groupOf(p)
+          .flatMap(g -> byKey.computeIfAbsent(ns + "/" + g, k -> read.get(ns, g)))
+          .map(PodGroupPolicy::priority)
+          .orElseGet(() -> VictimSearch.priority(p));
+    };
   }
 
   /** Each placed pod's victim unit: its whole PodGroup when the group is disrupted whole. */
@@ -246,65 +255,15 @@ public final class Preemption {
   }
 
   /**
-   * The PodGroups ({@code namespace/name}) every placed member of which is among {@code victims}.
-   */
-  static Set<String> groupsEmptiedBy(List<Pod> victims, List<Pod> placed) {
-    Set<String> going =
-        victims.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
-    Map<String, Set<String>> members = PreemptionFits.groupMembers(placed);
-    return PreemptionFits.groupMembers(victims).keySet().stream()
-        .filter(key -> going.containsAll(members.getOrDefault(key, Set.of())))
-        .collect(Collectors.toUnmodifiableSet());
-  }
-
-  /**
-   * Whether a member of a group this preemptor emptied is still terminating. New pods of the group
-   * placed since are not waited for: they hold the group's claim again and are victims anew.
-   */
-  private static boolean groupLeaving(Set<String> emptiedGroups, List<Pod> placed) {
-    if (emptiedGroups.isEmpty()) {
-      return false;
-    }
-    return PreemptionFits.groupMembers(
-            placed.stream().filter(p -> p.getMetadata().getDeletionTimestamp() != null).toList())
-        .keySet()
-        .stream()
-        .anyMatch(emptiedGroups::contains);
-  }
-
-  /**
-   * Frees the claims reserved for the groups this preemptor emptied alone, once no member of them
-   * is placed: nobody else would while the groups exist.
-   */
-  private void releaseEmptied(Set<String> emptiedGroups, List<Pod> placed) {
-    if (emptiedGroups.isEmpty() || groupLeaving(emptiedGroups, placed)) {
-      return;
-    }
-    for (ResourceClaim c : view.claims()) {
-      if (c.getStatus() == null
-          || c.getStatus().getAllocation() == null
-          || c.getStatus().getReservedFor() == null
-          || c.getStatus().getReservedFor().size() != 1) {
-        continue;
-      }
-      ResourceClaimConsumerReference r = c.getStatus().getReservedFor().get(0);
-      if (PodGroupClaims.isPodGroup(r)
-          && emptiedGroups.contains(c.getMetadata().getNamespace() + "/" + r.getName())
-          && mayWrite.getAsBoolean()) {
-        groupClaims.release(c, r.getName());
-      }
-    }
-  }
-
-  /**
    * Upstream's {@code PodEligibleToPreemptOthers}: a pod that already preempted waits while a pod
    * of lower priority on its nominated node is terminating for a preemption.
    */
-  private static boolean victimLeaving(Pod pod, String node, List<Pod> placed) {
+  private static boolean victimLeaving(
+      Pod pod, String node, List<Pod> placed, ToIntFunction<Pod> victimPriority) {
     int priority = VictimSearch.priority(pod);
     return placed.stream()
         .filter(p -> node.equals(p.getSpec().getNodeName()))
-        .filter(p -> VictimSearch.priority(p) < priority)
+        .filter(p -> victimPriority.applyAsInt(p) < priority)
         .anyMatch(Preemption::terminatingByPreemption);
   }
 
@@ -321,14 +280,15 @@ public final class Preemption {
   }
 
   /** Upstream's summary when no node is a candidate, counted by reason. */
-  static String notHelpful(int priority, Map<String, List<Pod>> byNode) {
+  static String notHelpful(
+      int priority, Map<String, List<Pod>> byNode, ToIntFunction<Pod> victimPriority) {
     Map<String, Integer> counts = new TreeMap<>();
     byNode
         .values()
         .forEach(
             pods ->
                 counts.merge(
-                    pods.stream().anyMatch(p -> VictimSearch.priority(p) < priority)
+                    pods.stream().anyMatch(p -> victimPriority.applyAsInt(p) < priority)
                         ? "Preemption is not helpful for scheduling"
                         : "No preemption victims found for incoming pod",
                     1,

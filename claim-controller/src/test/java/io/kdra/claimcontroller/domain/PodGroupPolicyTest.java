@@ -57,6 +57,14 @@ class PodGroupPolicyTest {
                 Map.of("all", Map.of())),
             new PodGroupPolicy("pg", 0, null, PodGroupClaims.none("pg", null), true)),
         Arguments.of(
+            "priority: as admission set it from priorityClassName",
+            Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 2)), "priority", 1000),
+            new PodGroupPolicy("pg", 2, null, PodGroupClaims.none("pg", null), true, 1000)),
+        Arguments.of(
+            "no priority: 0, as upstream's PodGroupPriority",
+            Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 2))),
+            new PodGroupPolicy("pg", 2, null, PodGroupClaims.none("pg", null), true, 0)),
+        Arguments.of(
             "basic policy without a mode: one by one",
             Map.of("schedulingPolicy", Map.of("basic", Map.of())),
             new PodGroupPolicy("pg", 0, null, PodGroupClaims.none("pg", null), false)));

@@ -137,4 +137,78 @@ class VictimUnitsTest {
                 .orElse(List.of()))
         .containsExactlyInAnyOrderElementsOf(victims);
   }
+
+  static Stream<Arguments> groupPriorities() {
+    Pod g0 = m("g0", "train", 1, 1, "n1");
+    Pod g1 = m("g1", "train", 1, 1, "n1");
+    Pod hi0 = m("hi0", "train", 500, 1, "n1");
+    Pod hi1 = m("hi1", "train", 500, 1, "n1");
+    Pod keep = m("keep", null, PREEMPTOR, 3, null);
+    // one pod per node, each using the node whole
+    Pod ownHigher = m("own-60", "batch", 60, 4, null);
+    Pod ownLower = m("own-50", null, 50, 4, null);
+    return Stream.of(
+        arguments(
+            "members of low priority in a group of the preemptor's: no victim",
+            VictimSearchTest.nodes("n1", List.of(g0), "n2", List.of(g1, keep)),
+            Map.of("train", PREEMPTOR),
+            null,
+            List.of()),
+        arguments(
+            "members of high priority in a group of low priority: victims",
+            VictimSearchTest.nodes("n1", List.of(hi0), "n2", List.of(hi1, keep)),
+            Map.of("train", 1),
+            "n1",
+            List.of("hi0", "hi1")),
+        arguments(
+            "a pod of no group keeps its own priority",
+            VictimSearchTest.nodes("n1", List.of(ownLower)),
+            Map.of(),
+            "n1",
+            List.of("own-50")),
+        arguments(
+            "the node is chosen by the victims' own priorities (upstream's"
+                + " pickOneNodeForPreemption reads PodPriority), not their groups'",
+            VictimSearchTest.nodes("n1", List.of(ownHigher), "n2", List.of(ownLower)),
+            Map.of("batch", 10),
+            "n2",
+            List.of("own-50")));
+  }
+
+  /**
+   * Upstream's DefaultPreemption with the Workload API on weighs a member of a PodGroup as a victim
+   * by its group's priority ({@code GetPodPriority}), whatever the pod's own.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("groupPriorities")
+  void aMemberIsAVictimByItsGroupsPriority(
+      String name,
+      Map<String, List<Pod>> nodes,
+      Map<String, Integer> groupPriority,
+      String node,
+      List<String> victims) {
+    Pod preemptor = VictimSearchTest.p("preemptor", PREEMPTOR, 4, 0);
+    List<Pod> placed = new ArrayList<>();
+    nodes.values().forEach(placed::addAll);
+    VictimSearch.Units units = VictimSearch.Units.byGroup(placed, (ns, group) -> true);
+
+    var chosen =
+        VictimSearch.search(
+            preemptor,
+            new LinkedHashMap<>(nodes),
+            List::of,
+            fits(preemptor, nodes),
+            units,
+            p ->
+                PodGroupPolicy.groupOf(p)
+                    .map(groupPriority::get)
+                    .orElseGet(() -> VictimSearch.priority(p)));
+
+    assertThat(chosen.map(VictimSearch.Candidate::node).orElse(null)).isEqualTo(node);
+    assertThat(
+            chosen
+                .map(c -> c.victims().stream().map(p -> p.getMetadata().getName()).toList())
+                .orElse(List.of()))
+        .containsExactlyInAnyOrderElementsOf(victims);
+  }
 }

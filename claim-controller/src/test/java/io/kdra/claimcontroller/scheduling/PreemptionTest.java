@@ -3,6 +3,7 @@ package io.kdra.claimcontroller.scheduling;
 import static io.kdra.claimcontroller.domain.K.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -14,10 +15,13 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenc
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.kdra.claimcontroller.domain.K;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.TemplateMode;
+import io.kdra.claimcontroller.k8s.ApiPodGroups;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
+import io.kdra.claimcontroller.k8s.PodGroups;
 import io.kdra.claimcontroller.k8s.PodWriter;
 import io.kdra.claimcontroller.k8s.PreemptionWriter;
 import io.kdra.core.alloc.AllocatorFeatures;
@@ -61,6 +65,11 @@ class PreemptionTest {
   void setUp() {
     view = new ApiView(client);
     client.resource(AllocFixtures.deviceClass("gpu")).create();
+    start();
+  }
+
+  /** The scheduler and its preemption, as a (re)started process has them: nothing in memory. */
+  void start() {
     allocator =
         new DraCorePodAllocator(
             AllocatorOptions.defaults(AllocatorFeatures.defaults(), () -> "share"));
@@ -205,11 +214,41 @@ class PreemptionTest {
     nodeWithOneGpu("node-a");
     nodeWithOneGpu("node-b");
     running("keep", 100, "node-b");
+    gangHoldingTheGpuOfNodeA(new PodGroupPolicy("train", 2, null));
+    Pod high = pending("high", 100);
+
+    Outcome first = attempt(high);
+
+    assertThat(((Outcome.Unschedulable) first).message())
+        .endsWith("preemption: nominated node node-a, preempting ns/w0, ns/w1.");
+    assertThat(get("w0")).isNull();
+    assertThat(get("w1")).isNull();
+
+    // the members are gone; the group (and its claim) stays: freed for the preemptor
+    assertThat(attempt(high)).isInstanceOf(Outcome.Unschedulable.class);
+    ResourceClaim freed =
+        client.resources(ResourceClaim.class).inNamespace(NS).withName("train-gpu-x").get();
+    assertThat(freed.getStatus().getAllocation()).isNull();
+    assertThat(freed.getStatus().getReservedFor()).isEmpty();
+
+    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+    assertThat(get("keep")).isNotNull();
+  }
+
+  /**
+   * PodGroup {@code train} of {@code policy}, its claim {@code train-gpu-x} holding node-a's GPU
+   * (reserved for the group), its members {@code w0} on node-a and {@code w1} on node-b, both of
+   * priority 1.
+   */
+  void gangHoldingTheGpuOfNodeA(PodGroupPolicy policy) {
+    gangHoldingTheGpuOfNodeA(
+        (ns, name) -> Optional.ofNullable("train".equals(name) ? policy : null));
+  }
+
+  /** As above, the group read from {@code groups}. */
+  void gangHoldingTheGpuOfNodeA(PodGroups groups) {
     String groupUid = "uid-pg-train";
-    preemption.placeGangsWith(
-        (ns, name) ->
-            Optional.ofNullable("train".equals(name) ? new PodGroupPolicy("train", 2, null) : null),
-        scheduling::releaseGroupClaim);
+    preemption.placeGangsWith(groups, scheduling::releaseGroupClaim);
     ResourceClaim groupClaim =
         allocatedOn(
             "node-a",
@@ -240,24 +279,77 @@ class PreemptionTest {
               .build();
       client.resource(member).create();
     }
+  }
+
+  /**
+   * A restart (or a leader change) between the eviction of a gang and the release of its group's
+   * claim: the decision is read back from the PodGroup (its DisruptionTarget condition names the
+   * preemptor), so the claim is still freed for the preemptor rather than kept until the gang is
+   * placed again.
+   */
+  @Test
+  void aRestartedSchedulerStillFreesTheClaimOfAGangItsPreemptorEmptied() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("keep", 100, "node-b");
+    client
+        .genericKubernetesResources(ApiPodGroups.CONTEXT)
+        .inNamespace(NS)
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion(PodGroupPolicy.API_VERSION)
+                .withKind("PodGroup")
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("train")
+                .withUid("uid-pg-train")
+                .endMetadata()
+                .addToAdditionalProperties(
+                    "spec",
+                    Map.of(
+                        "schedulingPolicy",
+                        Map.of("gang", Map.of("minCount", 2)),
+                        "disruptionMode",
+                        Map.of("all", Map.of())))
+                .build())
+        .create();
+    gangHoldingTheGpuOfNodeA(new ApiPodGroups(client));
     Pod high = pending("high", 100);
-
-    Outcome first = attempt(high);
-
-    assertThat(((Outcome.Unschedulable) first).message())
+    assertThat(((Outcome.Unschedulable) attempt(high)).message())
         .endsWith("preemption: nominated node node-a, preempting ns/w0, ns/w1.");
-    assertThat(get("w0")).isNull();
-    assertThat(get("w1")).isNull();
 
-    // the members are gone; the group (and its claim) stays: freed for the preemptor
+    start();
+    preemption.placeGangsWith(new ApiPodGroups(client), scheduling::releaseGroupClaim);
+
     assertThat(attempt(high)).isInstanceOf(Outcome.Unschedulable.class);
     ResourceClaim freed =
         client.resources(ResourceClaim.class).inNamespace(NS).withName("train-gpu-x").get();
     assertThat(freed.getStatus().getAllocation()).isNull();
-    assertThat(freed.getStatus().getReservedFor()).isEmpty();
-
     assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
-    assertThat(get("keep")).isNotNull();
+  }
+
+  /**
+   * Upstream's DefaultPreemption (Workload API on) weighs a PodGroup's member as a victim by its
+   * group's priority: a gang of pods of low priority in a group of high priority is no victim.
+   */
+  @Test
+  void aGangWhoseGroupOutranksThePreemptorIsNoVictimThoughItsPodsAreLower() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("keep", 100, "node-b");
+    gangHoldingTheGpuOfNodeA(
+        new PodGroupPolicy("train", 2, null, PodGroupClaims.none("train", null), true, 1000));
+    Pod high = pending("high", 100);
+
+    Outcome o = attempt(high);
+
+    assertThat(((Outcome.Unschedulable) o).message())
+        .endsWith(
+            "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming"
+                + " pod.");
+    assertThat(get("w0")).isNotNull();
+    assertThat(get("w1")).isNotNull();
+    assertThat(get("high").getStatus()).as("not nominated").isNull();
   }
 
   @Test

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.controlplane.UpstreamControllers;
+import io.kdra.it.controlplane.WorkloadApi;
 import io.kdra.it.nodes.NodeRegistration;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.ServiceIdentities;
@@ -164,6 +165,11 @@ final class BenchRun {
   }
 
   private void setUp(KubernetesClient client) {
+    if (workload == BenchWorkload.GANG && !WorkloadApi.servedBy(ControlPlane.VERSION)) {
+      throw new IllegalStateException(
+          "the gang workload needs the Workload API, served from Kubernetes 1.37 on, not "
+              + ControlPlane.VERSION);
+    }
     KdraChart.install(client);
     for (String ns : List.of(BenchWorkload.NAMESPACE, WARMUP_NAMESPACE)) {
       client
@@ -230,6 +236,10 @@ final class BenchRun {
             : List.of();
     List<String> scheduler = new ArrayList<>(qps);
     scheduler.add("--v=" + options.upstreamVerbosity());
+    if (workload == BenchWorkload.GANG) {
+      // kube-scheduler places gangs together only with the Workload API's gate on
+      scheduler.add("--feature-gates=GenericWorkload=true");
+    }
     List<String> kcm = new ArrayList<>(qps);
     kcm.add("--v=" + options.upstreamVerbosity());
     // the one controller the workload needs; the others would only add their own informers

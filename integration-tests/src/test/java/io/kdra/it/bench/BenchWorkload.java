@@ -1,5 +1,7 @@
 package io.kdra.it.bench;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
@@ -45,7 +47,13 @@ enum BenchWorkload {
    * no node, found out only after trying every arrangement of its first requests ({@link
    * #adversaries}): the others' throughput against {@code single}'s says what it costs them.
    */
-  ADVERSARIAL("one GPU as single, beside a pod whose search never succeeds", 3);
+  ADVERSARIAL("one GPU as single, beside a pod whose search never succeeds", 3),
+  /**
+   * As {@link #SINGLE}, the pods in gangs of {@link #GANG_SIZE} (a PodGroup with a gang policy of
+   * the 1.37 Workload API, created before the pods; the last one smaller when the pods do not
+   * divide): each gang lands whole. Needs a control plane that serves the API.
+   */
+  GANG("one GPU as single, gangs of 4 pods (PodGroup minCount)", 3);
 
   static final String NAMESPACE = "bench";
   static final String GPUS_PER_NODE_TEXT = "8";
@@ -55,6 +63,7 @@ enum BenchWorkload {
   private static final String L4 = "NVIDIA L4";
   private static final String L40S = "NVIDIA L40S";
   private static final String PCIE_ROOT = "resource.kubernetes.io/pcieRoot";
+  static final int GANG_SIZE = 4;
 
   final String description;
 
@@ -74,6 +83,7 @@ enum BenchWorkload {
       case FIRST_AVAILABLE -> "first";
       case SHARED -> "shared";
       case ADVERSARIAL -> "adversarial";
+      case GANG -> "gang";
     };
   }
 
@@ -84,7 +94,7 @@ enum BenchWorkload {
       }
     }
     throw new IllegalArgumentException(
-        "unknown workload " + key + "; one of single, match, first, shared, adversarial");
+        "unknown workload " + key + "; one of single, match, first, shared, adversarial, gang");
   }
 
   /** The node's ResourceSlice: 8 GPUs on two PCIe roots, its pool named as the node. */
@@ -176,7 +186,7 @@ enum BenchWorkload {
     String memory =
         "device.capacity[\"" + Stack.DRIVER + "\"].memory.compareTo(quantity(\"40Gi\"))" + " >= 0";
     return switch (this) {
-      case SINGLE, SHARED, ADVERSARIAL ->
+      case SINGLE, SHARED, ADVERSARIAL, GANG ->
           """
           requests:
           - name: gpu
@@ -281,6 +291,11 @@ enum BenchWorkload {
         this == SHARED
             ? Dra.podWithClaim(NAMESPACE, podName(i), "shared-" + (i / PODS_PER_SHARED_CLAIM))
             : Dra.podWithTemplate(NAMESPACE, podName(i), "gpu");
+    if (this == GANG) {
+      pod.getSpec()
+          .setAdditionalProperty(
+              "schedulingGroup", Map.of("podGroupName", gangName(i / GANG_SIZE)));
+    }
     pod.getSpec().setSchedulerName(schedulerName);
     // no ServiceAccount token volume: no kubelet runs these pods
     pod.getSpec().setAutomountServiceAccountToken(false);
@@ -291,12 +306,43 @@ enum BenchWorkload {
     return String.format("pod-%05d", i);
   }
 
+  static String gangName(int gang) {
+    return String.format("gang-%04d", gang);
+  }
+
+  /**
+   * The {@link #GANG} workload's PodGroups, one per {@link #GANG_SIZE} pods, each of a gang policy
+   * with {@code minCount} its number of pods.
+   */
+  List<GenericKubernetesResource> podGroups(int pods) {
+    if (this != GANG) {
+      return List.of();
+    }
+    List<GenericKubernetesResource> groups = new ArrayList<>();
+    for (int g = 0; g * GANG_SIZE < pods; g++) {
+      int members = Math.min(GANG_SIZE, pods - g * GANG_SIZE);
+      groups.add(
+          new GenericKubernetesResourceBuilder()
+              .withApiVersion("scheduling.k8s.io/v1beta1")
+              .withKind("PodGroup")
+              .withNewMetadata()
+              .withNamespace(NAMESPACE)
+              .withName(gangName(g))
+              .endMetadata()
+              .addToAdditionalProperties(
+                  "spec", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", members))))
+              .build());
+    }
+    return groups;
+  }
+
   /** Everything but the nodes, slices and pods, in the order to create it. */
   List<HasMetadata> prerequisites(int pods) {
     List<HasMetadata> all = new ArrayList<>(classes());
     all.addAll(templates());
     all.addAll(sharedClaims(pods));
     all.addAll(adversaryClaims());
+    all.addAll(podGroups(pods));
     return all;
   }
 }

@@ -25,7 +25,7 @@ public final class SchedulingBenchmark {
   static final String USAGE =
       """
       usage: bin/bench-scheduling [--build] [--sizes 100,500,1000 | 100:300,...]
-        [--workloads single,match,first,shared,adversarial] [--rounds N] [--sides upstream,ours]
+        [--workloads single,match,first,shared,adversarial,gang] [--rounds N] [--sides upstream,ours]
         [--jvm image|test|'<flags>'] [--upstream-qps Q] [--upstream-verbosity V]
         [--creators N] [--deadline S] [--stall S] [--out DIR]""";
 

@@ -85,7 +85,7 @@ class RbacTest {
           grants("resource.k8s.io/deviceclasses", READ),
           grants("/nodes", READ),
           grants("/namespaces", READ),
-          grants("/persistentvolumeclaims", READ),
+          grants("/persistentvolumeclaims", union(READ, Set.of("update"))),
           grants("/persistentvolumes", READ),
           grants("storage.k8s.io/storageclasses", READ),
           grants("storage.k8s.io/csinodes", READ),

@@ -27,8 +27,10 @@ import java.util.function.Supplier;
  * {@code ephemeral} volumes, in the default profile's order: VolumeRestrictions, NodeVolumeLimits
  * (CSI), VolumeBinding, VolumeZone. {@link #prefilter} gives their PreFilter verdict (a reason that
  * holds for every node, in upstream's words) or the state their Filter reads; {@link #reject} gives
- * one node's verdict. Unbound claims of a {@code WaitForFirstConsumer} class are refused with the
- * field named: this scheduler does not bind volumes. Pure.
+ * one node's verdict. Unbound claims of a {@code WaitForFirstConsumer} class are provisioned on the
+ * chosen node ({@link #waitingForFirstConsumer}); one that existing PersistentVolumes of its class
+ * could be bound to is refused with the field named, since this scheduler does not bind existing
+ * volumes. Pure.
  */
 public final class VolumeFilters {
 
@@ -47,6 +49,10 @@ public final class VolumeFilters {
   public static final String REASON_NODE_CONFLICT =
       "node(s) didn't match PersistentVolume's node affinity";
 
+  /** VolumeBinding's {@code ErrReasonBindConflict}. */
+  public static final String REASON_BIND_CONFLICT =
+      "node(s) didn't find available persistent volumes to bind";
+
   /** VolumeBinding's {@code ErrReasonPVNotExist}. */
   public static final String REASON_PV_NOT_EXIST =
       "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
@@ -59,6 +65,11 @@ public final class VolumeFilters {
       "pod has unbound immediate PersistentVolumeClaims";
 
   static final String ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed";
+
+  /** The node a claim waiting for its first consumer is provisioned for (set at PreBind). */
+  public static final String ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node";
+
+  static final String NO_PROVISIONER = "kubernetes.io/no-provisioner";
   static final String ANN_BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class";
   static final String RWOP = "ReadWriteOncePod";
   static final String WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer";
@@ -74,7 +85,7 @@ public final class VolumeFilters {
   /** Nothing to check: the pod has no volume these plugins look at. */
   public static final VolumeFilters NONE =
       new VolumeFilters(
-          null, null, VolumeObjects.NONE, List.of(), 0, List.of(), List.of(), List::of);
+          null, null, VolumeObjects.NONE, List.of(), 0, List.of(), List.of(), List.of(), List::of);
 
   /**
    * The PreFilter's answer: a refusal for every node, or the filters for each node.
@@ -93,7 +104,15 @@ public final class VolumeFilters {
           why,
           unsupported,
           new VolumeFilters(
-              null, why, VolumeObjects.NONE, List.of(), 0, List.of(), List.of(), List::of));
+              null,
+              why,
+              VolumeObjects.NONE,
+              List.of(),
+              0,
+              List.of(),
+              List.of(),
+              List.of(),
+              List::of));
     }
 
     public Optional<String> refused() {
@@ -110,6 +129,7 @@ public final class VolumeFilters {
   private final List<Volume> inlineDisks;
   private final int rwopConflicts;
   private final List<PersistentVolumeClaim> boundClaims;
+  private final List<PersistentVolumeClaim> delayed;
   private final List<PvTopology> topologies;
   private final Supplier<Collection<Pod>> placed;
   private Map<String, List<Pod>> podsByNode;
@@ -121,6 +141,7 @@ public final class VolumeFilters {
       List<Volume> inlineDisks,
       int rwopConflicts,
       List<PersistentVolumeClaim> boundClaims,
+      List<PersistentVolumeClaim> delayed,
       List<PvTopology> topologies,
       Supplier<Collection<Pod>> placed) {
     this.pod = pod;
@@ -129,6 +150,7 @@ public final class VolumeFilters {
     this.inlineDisks = inlineDisks;
     this.rwopConflicts = rwopConflicts;
     this.boundClaims = boundClaims;
+    this.delayed = delayed;
     this.topologies = topologies;
     this.placed = placed;
   }
@@ -181,7 +203,8 @@ public final class VolumeFilters {
     // VolumeBinding: the claims' state, then bound or not
     List<PersistentVolumeClaim> bound = new ArrayList<>();
     boolean unboundImmediate = false;
-    String delayed = null;
+    List<PersistentVolumeClaim> delayed = new ArrayList<>();
+    String staticOnly = null;
     for (int i = 0; i < volumes.size(); i++) {
       Volume v = volumes.get(i);
       boolean ephemeral = v.getEphemeral() != null;
@@ -234,8 +257,11 @@ public final class VolumeFilters {
       boolean delay =
           sc.isPresent() && WAIT_FOR_FIRST_CONSUMER.equals(sc.get().getVolumeBindingMode());
       if (delay && volumeName(pvc).isEmpty()) {
-        if (delayed == null) {
-          delayed = waitsForFirstConsumer(i, v, pvc, className);
+        delayed.add(pvc);
+        if (staticOnly == null
+            && annotation(pvc, ANN_SELECTED_NODE) == null
+            && hasStaticVolume(objects, pvc, className)) {
+          staticOnly = staticVolumes(i, v, pvc, className);
         }
       } else {
         unboundImmediate = true;
@@ -244,8 +270,8 @@ public final class VolumeFilters {
     if (unboundImmediate) {
       return PreFiltered.refused(REASON_UNBOUND_IMMEDIATE);
     }
-    if (delayed != null) {
-      return PreFiltered.refused(delayed, true);
+    if (staticOnly != null) {
+      return PreFiltered.refused(staticOnly, true);
     }
     // VolumeZone: the topology labels of the PVs of the claims named directly
     List<PvTopology> topologies = new ArrayList<>();
@@ -258,6 +284,13 @@ public final class VolumeFilters {
         return PreFiltered.refused("PersistentVolumeClaim had no name");
       }
       PersistentVolumeClaim pvc = objects.claim(ns, name).orElseThrow();
+      if (volumeName(pvc).isEmpty()) {
+        Optional<String> why = zoneUnbound(objects, pvc);
+        if (why.isPresent()) {
+          return PreFiltered.refused(why.get());
+        }
+        continue; // waits for its first consumer: no PV to take a zone from yet
+      }
       Optional<PersistentVolume> pv = objects.volume(volumeName(pvc));
       if (pv.isEmpty()) {
         return PreFiltered.refused(notFound("persistentvolume", volumeName(pvc)));
@@ -268,7 +301,16 @@ public final class VolumeFilters {
     return new PreFiltered(
         null,
         false,
-        new VolumeFilters(pod, null, objects, disks, conflicts, bound, topologies, placed));
+        new VolumeFilters(
+            pod, null, objects, disks, conflicts, bound, delayed, topologies, placed));
+  }
+
+  /**
+   * The pod's claims that wait for their first consumer, to be provisioned on the chosen node: each
+   * gets the {@value #ANN_SELECTED_NODE} annotation at PreBind, and the pod is bound once they are.
+   */
+  public List<PersistentVolumeClaim> waitingForFirstConsumer() {
+    return delayed;
   }
 
   /** The node's verdict, the first failing plugin's reason; empty: it passes. */
@@ -300,6 +342,24 @@ public final class VolumeFilters {
       }
       if (!nodeAffinityAllows(pv.get(), node)) {
         return Optional.of(REASON_NODE_CONFLICT);
+      }
+    }
+    // VolumeBinding: claims waiting for their first consumer, provisioned on this node
+    String nodeName = node.getMetadata().getName();
+    for (PersistentVolumeClaim pvc : delayed) {
+      String selected = annotation(pvc, ANN_SELECTED_NODE);
+      if (selected != null && !selected.equals(nodeName)) {
+        return Optional.of(REASON_BIND_CONFLICT);
+      }
+    }
+    for (PersistentVolumeClaim pvc : delayed) {
+      StorageClass sc = objects.storageClass(storageClassName(pvc)).orElse(null);
+      if (sc == null
+          || sc.getProvisioner() == null
+          || sc.getProvisioner().isEmpty()
+          || NO_PROVISIONER.equals(sc.getProvisioner())
+          || !allowedTopologiesMatch(sc, node)) {
+        return Optional.of(REASON_BIND_CONFLICT);
       }
     }
     // VolumeZone: only nodes with a topology label are checked
@@ -595,7 +655,80 @@ public final class VolumeFilters {
     };
   }
 
-  private static String waitsForFirstConsumer(
+  /**
+   * Whether a PersistentVolume of the claim's class could be bound to it (available, or pre-bound
+   * to it): upstream would bind such a volume rather than provision one, which this scheduler does
+   * not do.
+   */
+  private static boolean hasStaticVolume(
+      VolumeObjects objects, PersistentVolumeClaim pvc, String className) {
+    for (PersistentVolume pv : objects.volumesOfClass(className)) {
+      var ref = pv.getSpec() == null ? null : pv.getSpec().getClaimRef();
+      String phase = pv.getStatus() == null ? null : pv.getStatus().getPhase();
+      if (ref == null ? "Available".equals(phase) : refersTo(ref, pvc)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean refersTo(
+      io.fabric8.kubernetes.api.model.ObjectReference ref, PersistentVolumeClaim pvc) {
+    return pvc.getMetadata().getName().equals(ref.getName())
+        && pvc.getMetadata().getNamespace().equals(ref.getNamespace());
+  }
+
+  /** VolumeZone's PreFilter for a claim without a volume name (upstream's reasons). */
+  private static Optional<String> zoneUnbound(VolumeObjects objects, PersistentVolumeClaim pvc) {
+    String className = storageClassName(pvc);
+    if (className.isEmpty()) {
+      return Optional.of("PersistentVolumeClaim had no pv name and storageClass name");
+    }
+    Optional<StorageClass> sc = objects.storageClass(className);
+    if (sc.isEmpty()) {
+      return Optional.of(notFound("storageclass.storage.k8s.io", className));
+    }
+    if (sc.get().getVolumeBindingMode() == null) {
+      return Optional.of("VolumeBindingMode not set for StorageClass \"" + className + "\"");
+    }
+    return WAIT_FOR_FIRST_CONSUMER.equals(sc.get().getVolumeBindingMode())
+        ? Optional.empty()
+        : Optional.of("PersistentVolume had no name");
+  }
+
+  /** Upstream's {@code MatchTopologySelectorTerms}: none is all; an empty term matches nothing. */
+  private static boolean allowedTopologiesMatch(StorageClass sc, Node node) {
+    var terms = sc.getAllowedTopologies();
+    if (terms == null || terms.isEmpty()) {
+      return true;
+    }
+    Map<String, String> labels = labels(node);
+    for (var term : terms) {
+      var exprs = term.getMatchLabelExpressions();
+      if (exprs == null || exprs.isEmpty()) {
+        continue;
+      }
+      boolean all = true;
+      for (var e : exprs) {
+        String value = labels.get(e.getKey());
+        if (value == null || e.getValues() == null || !e.getValues().contains(value)) {
+          all = false;
+          break;
+        }
+      }
+      if (all) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String annotation(PersistentVolumeClaim pvc, String key) {
+    Map<String, String> ann = pvc.getMetadata().getAnnotations();
+    return ann == null ? null : ann.get(key);
+  }
+
+  private static String staticVolumes(
       int index, Volume v, PersistentVolumeClaim pvc, String className) {
     return "spec.volumes["
         + index
@@ -603,11 +736,11 @@ public final class VolumeFilters {
         + (v.getEphemeral() != null ? "ephemeral" : "persistentVolumeClaim")
         + ": PersistentVolumeClaim \""
         + pvc.getMetadata().getName()
-        + "\" is not bound and its StorageClass \""
+        + "\" waits for its first consumer and StorageClass \""
         + className
-        + "\" binds on first consumer (WaitForFirstConsumer), which kdra's scheduler does not"
-        + " do; use a class with volumeBindingMode Immediate or a claim bound already, or"
-        + " schedule this pod with kube-scheduler (leave spec.schedulerName unset)";
+        + "\" has PersistentVolumes it could be bound to; kdra's scheduler provisions such claims"
+        + " but does not bind existing volumes: bind the claim first, or schedule this pod with"
+        + " kube-scheduler (leave spec.schedulerName unset)";
   }
 
   private static String notFound(String resource, String name) {

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -27,6 +28,22 @@ public interface VolumeObjects {
 
   /** The CSINode of {@code nodeName} (same name as its node). */
   Optional<CSINode> csiNode(String nodeName);
+
+  /**
+   * The PersistentVolumes of {@code storageClass} (the beta annotation first, then {@code
+   * spec.storageClassName}, as upstream reads a PV's class).
+   */
+  List<PersistentVolume> volumesOfClass(String storageClass);
+
+  /** A PV's storage class, as component-helpers' {@code GetPersistentVolumeClass}. */
+  static String classOf(PersistentVolume pv) {
+    Map<String, String> ann = pv.getMetadata().getAnnotations();
+    if (ann != null && ann.containsKey(VolumeFilters.ANN_BETA_STORAGE_CLASS)) {
+      return ann.get(VolumeFilters.ANN_BETA_STORAGE_CLASS);
+    }
+    String name = pv.getSpec() == null ? null : pv.getSpec().getStorageClassName();
+    return name == null ? "" : name;
+  }
 
   /** A fixed set of objects (tests, the differential). */
   static VolumeObjects of(
@@ -59,6 +76,11 @@ public interface VolumeObjects {
       @Override
       public Optional<CSINode> csiNode(String nodeName) {
         return Optional.ofNullable(nodes.get(nodeName));
+      }
+
+      @Override
+      public List<PersistentVolume> volumesOfClass(String storageClass) {
+        return volumes.stream().filter(v -> storageClass.equals(classOf(v))).toList();
       }
     };
   }

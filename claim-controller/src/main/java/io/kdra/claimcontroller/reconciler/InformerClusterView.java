@@ -217,6 +217,14 @@ final class InformerClusterView implements ClusterView {
       public Optional<CSINode> csiNode(String nodeName) {
         return storage.csiNodes().get(new ResourceID(nodeName));
       }
+
+      @Override
+      public List<PersistentVolume> volumesOfClass(String storageClass) {
+        return storage
+            .volumes()
+            .list(pv -> storageClass.equals(VolumeObjects.classOf(pv)))
+            .toList();
+      }
     };
   }
 

@@ -184,14 +184,128 @@ class VolumeFiltersTest {
                 pv("pv-1")),
             VolumeFilters.REASON_UNBOUND_IMMEDIATE),
         refused(
-            "unbound, WaitForFirstConsumer: ours, the field named",
+            "unbound, WaitForFirstConsumer with an available PV of its class: ours, the field",
+            podWithClaim("p", "data"),
+            Objects.of(
+                pvcOfClass("data", "wait"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                new PersistentVolumeBuilder(pv("pv-1"))
+                    .editSpec()
+                    .withStorageClassName("wait")
+                    .endSpec()
+                    .withNewStatus()
+                    .withPhase("Available")
+                    .endStatus()
+                    .build()),
+            "spec.volumes[0].persistentVolumeClaim: PersistentVolumeClaim \"data\" waits for its"
+                + " first consumer and StorageClass \"wait\" has PersistentVolumes it could be"
+                + " bound to; kdra's scheduler provisions such claims but does not bind existing"
+                + " volumes: bind the claim first, or schedule this pod with kube-scheduler (leave"
+                + " spec.schedulerName unset)"),
+        passes(
+            "unbound, WaitForFirstConsumer, provisioned anywhere",
             podWithClaim("p", "data"),
             Objects.of(pvcOfClass("data", "wait"), storageClass("wait", "WaitForFirstConsumer")),
-            "spec.volumes[0].persistentVolumeClaim: PersistentVolumeClaim \"data\" is not bound"
-                + " and its StorageClass \"wait\" binds on first consumer (WaitForFirstConsumer),"
-                + " which kdra's scheduler does not do; use a class with volumeBindingMode"
-                + " Immediate or a claim bound already, or schedule this pod with kube-scheduler"
-                + " (leave spec.schedulerName unset)"),
+            nodeA),
+        passes(
+            "unbound, WaitForFirstConsumer, a bound PV of the class is no candidate",
+            podWithClaim("p", "data"),
+            Objects.of(
+                pvcOfClass("data", "wait"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                new PersistentVolumeBuilder(pv("pv-1"))
+                    .editSpec()
+                    .withStorageClassName("wait")
+                    .withNewClaimRef()
+                    .withNamespace(K.NS)
+                    .withName("other")
+                    .endClaimRef()
+                    .endSpec()
+                    .withNewStatus()
+                    .withPhase("Bound")
+                    .endStatus()
+                    .build()),
+            nodeA),
+        rejected(
+            "unbound, WaitForFirstConsumer, the class's allowed topologies exclude the node",
+            podWithClaim("p", "data"),
+            Objects.of(
+                pvcOfClass("data", "wait"),
+                new StorageClassBuilder(storageClass("wait", "WaitForFirstConsumer"))
+                    .addToAllowedTopologies(
+                        new io.fabric8.kubernetes.api.model.TopologySelectorTermBuilder()
+                            .addNewMatchLabelExpression()
+                            .withKey("topology.kubernetes.io/zone")
+                            .withValues("z2")
+                            .endMatchLabelExpression()
+                            .build())
+                    .build()),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_BIND_CONFLICT),
+        passes(
+            "unbound, WaitForFirstConsumer, the class's allowed topologies include the node",
+            podWithClaim("p", "data"),
+            Objects.of(
+                pvcOfClass("data", "wait"),
+                new StorageClassBuilder(storageClass("wait", "WaitForFirstConsumer"))
+                    .addToAllowedTopologies(
+                        new io.fabric8.kubernetes.api.model.TopologySelectorTermBuilder()
+                            .addNewMatchLabelExpression()
+                            .withKey("topology.kubernetes.io/zone")
+                            .withValues("z2", "z1")
+                            .endMatchLabelExpression()
+                            .build())
+                    .build()),
+            nodeA),
+        rejected(
+            "unbound, WaitForFirstConsumer, no provisioner and no PV",
+            podWithClaim("p", "data"),
+            Objects.of(
+                pvcOfClass("data", "wait"),
+                new StorageClassBuilder(storageClass("wait", "WaitForFirstConsumer"))
+                    .withProvisioner("kubernetes.io/no-provisioner")
+                    .build()),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_BIND_CONFLICT),
+        rejected(
+            "unbound, WaitForFirstConsumer, selected for another node",
+            podWithClaim("p", "data"),
+            Objects.of(
+                selectedFor(pvcOfClass("data", "wait"), "node-b"),
+                storageClass("wait", "WaitForFirstConsumer")),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_BIND_CONFLICT),
+        passes(
+            "unbound, WaitForFirstConsumer, selected for this node",
+            podWithClaim("p", "data"),
+            Objects.of(
+                selectedFor(pvcOfClass("data", "wait"), "node-a"),
+                storageClass("wait", "WaitForFirstConsumer")),
+            nodeA),
+        rejected(
+            "unbound ephemeral claim, WaitForFirstConsumer, CSI limit counts it by its class",
+            podWithEphemeral("p", "s"),
+            Objects.of(
+                new PersistentVolumeClaimBuilder(pvcOfClass("p-s", "wait"))
+                    .editMetadata()
+                    .addNewOwnerReference()
+                    .withKind("Pod")
+                    .withName("p")
+                    .withUid("uid-p")
+                    .withController(true)
+                    .endOwnerReference()
+                    .endMetadata()
+                    .build(),
+                storageClass("wait", "WaitForFirstConsumer"),
+                bound(pvc("other"), "pv-2"),
+                csiPv("pv-2", "h2"),
+                csiNode("node-a", 1)),
+            List.of(placedOn(podWithClaim("q", "other"), "node-a")),
+            nodeA,
+            VolumeFilters.REASON_MAX_VOLUME_COUNT),
         // VolumeZone PreFilter
         refused(
             "bound to a PV that does not exist",
@@ -408,6 +522,14 @@ class VolumeFiltersTest {
 
   static PersistentVolumeClaim pvcOfClass(String name, String storageClass) {
     return pvc(name).editSpec().withStorageClassName(storageClass).endSpec().build();
+  }
+
+  static PersistentVolumeClaim selectedFor(PersistentVolumeClaim pvc, String node) {
+    return new PersistentVolumeClaimBuilder(pvc)
+        .editMetadata()
+        .addToAnnotations(VolumeFilters.ANN_SELECTED_NODE, node)
+        .endMetadata()
+        .build();
   }
 
   static PersistentVolumeClaim bound(PersistentVolumeClaimBuilder b, String pv) {

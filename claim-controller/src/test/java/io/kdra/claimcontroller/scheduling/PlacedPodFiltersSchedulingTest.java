@@ -200,19 +200,8 @@ class PlacedPodFiltersSchedulingTest {
         "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.");
   }
 
-  static PodBuilder withClaim(PodBuilder b) {
-    return b.editSpec()
-        .addNewVolume()
-        .withName("data")
-        .withNewPersistentVolumeClaim()
-        .withClaimName("data")
-        .endPersistentVolumeClaim()
-        .endVolume()
-        .endSpec();
-  }
-
-  /** Claim {@code data} bound to PV {@code pv-1}, which only {@code node} can reach. */
-  void claimBoundToAVolumeOn(String node) {
+  /** PV {@code pv-1}, which only {@code node} can reach. */
+  void volumeOn(String node) {
     client
         .persistentVolumes()
         .resource(
@@ -235,6 +224,22 @@ class PlacedPodFiltersSchedulingTest {
                 .endSpec()
                 .build())
         .create();
+  }
+
+  static PodBuilder withClaim(PodBuilder b) {
+    return b.editSpec()
+        .addNewVolume()
+        .withName("data")
+        .withNewPersistentVolumeClaim()
+        .withClaimName("data")
+        .endPersistentVolumeClaim()
+        .endVolume()
+        .endSpec();
+  }
+
+  /** Claim {@code data} bound to PV {@code pv-1}, which only {@code node} can reach. */
+  void claimBoundToAVolumeOn(String node) {
+    volumeOn(node);
     client
         .persistentVolumeClaims()
         .resource(
@@ -280,8 +285,12 @@ class PlacedPodFiltersSchedulingTest {
   }
 
   @Test
-  void aClaimWaitingForItsFirstConsumerIsRefusedWithTheField() {
-    nodes("node-a");
+  void aClaimWaitingForItsFirstConsumerIsProvisionedOnTheChosenNodeThenThePodIsBoundThere() {
+    nodes("node-a", "node-b");
+    client
+        .nodes()
+        .withName("node-a")
+        .edit(n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build());
     client
         .storage()
         .v1()
@@ -308,12 +317,95 @@ class PlacedPodFiltersSchedulingTest {
                 .endSpec()
                 .build())
         .create();
+    PodScheduling s = scheduling();
+    Outcome first = s.schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim));
+    assertThat(first)
+        .isEqualTo(
+            new Outcome.Waiting(
+                "pod ns/web-1 waits for PersistentVolumeClaim(s) ns/data to be provisioned on"
+                    + " node node-b and bound"));
+    assertThat(client.pods().inNamespace(NS).withName("web-1").get().getSpec().getNodeName())
+        .isNull();
+    assertThat(
+            client
+                .persistentVolumeClaims()
+                .inNamespace(NS)
+                .withName("data")
+                .get()
+                .getMetadata()
+                .getAnnotations())
+        .containsEntry("volume.kubernetes.io/selected-node", "node-b");
+    // the provisioner's part: a volume on node-b, the claim bound to it
+    volumeOn("node-b");
+    client
+        .persistentVolumeClaims()
+        .inNamespace(NS)
+        .withName("data")
+        .edit(
+            c ->
+                new PersistentVolumeClaimBuilder(c)
+                    .editMetadata()
+                    .addToAnnotations("pv.kubernetes.io/bind-completed", "yes")
+                    .endMetadata()
+                    .editSpec()
+                    .withVolumeName("pv-1")
+                    .endSpec()
+                    .build());
+    Pod again = client.pods().inNamespace(NS).withName("web-1").get();
+    assertThat(s.schedule(again)).isEqualTo(new Outcome.Bound("node-b"));
+  }
+
+  @Test
+  void aClaimWaitingForItsFirstConsumerWithExistingVolumesToBindIsRefusedWithTheField() {
+    nodes("node-a");
+    client
+        .storage()
+        .v1()
+        .storageClasses()
+        .resource(
+            new StorageClassBuilder()
+                .withNewMetadata()
+                .withName("local")
+                .endMetadata()
+                .withProvisioner("kubernetes.io/no-provisioner")
+                .withVolumeBindingMode("WaitForFirstConsumer")
+                .build())
+        .create();
+    client
+        .persistentVolumes()
+        .resource(
+            new PersistentVolumeBuilder()
+                .withNewMetadata()
+                .withName("local-1")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("local")
+                .endSpec()
+                .withNewStatus()
+                .withPhase("Available")
+                .endStatus()
+                .build())
+        .create();
+    client
+        .persistentVolumeClaims()
+        .resource(
+            new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("data")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("local")
+                .endSpec()
+                .build())
+        .create();
     Outcome o = scheduling().schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim));
     assertThat(o).isInstanceOf(Outcome.Unschedulable.class);
     assertThat(((Outcome.Unschedulable) o).message())
         .startsWith(
-            "spec.volumes[0].persistentVolumeClaim: PersistentVolumeClaim \"data\" is not bound"
-                + " and its StorageClass \"local\" binds on first consumer");
+            "spec.volumes[0].persistentVolumeClaim: PersistentVolumeClaim \"data\" waits for its"
+                + " first consumer and StorageClass \"local\" has PersistentVolumes it could be"
+                + " bound to;");
   }
 
   @Test

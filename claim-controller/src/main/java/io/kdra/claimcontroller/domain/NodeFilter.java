@@ -131,8 +131,14 @@ public final class NodeFilter {
             placed.stream().filter(InterPodAffinity::hasRequiredAntiAffinity).toList(),
             () -> namespaceLabels);
     if (volumes != null) {
-      placedFilters =
-          placedFilters.withVolumes(VolumeFilters.prefilter(pod, volumes, () -> placed).filters());
+      VolumeFilters.PreFiltered v = VolumeFilters.prefilter(pod, volumes, () -> placed);
+      if (v.refused().isPresent()) {
+        // a PreFilter's refusal is every node's reason, whatever else it would fail
+        Map<String, String> all = new TreeMap<>();
+        sorted.forEach(n -> all.put(n.getMetadata().getName(), v.refusal()));
+        return new Result(List.of(), all);
+      }
+      placedFilters = placedFilters.withVolumes(v.filters());
     }
     return filter(pod, sorted, usage, claimSelectors, NodeFilter::allocatable, placedFilters);
   }

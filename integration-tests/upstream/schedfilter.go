@@ -6,10 +6,15 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	toolscache "k8s.io/client-go/tools/cache"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
@@ -24,9 +29,13 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeports"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeunschedulable"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/podtopologyspread"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumerestrictions"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumezone"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
@@ -38,9 +47,11 @@ import (
 // first failure wins, as findNodesThatFitPod runs them) through the framework runtime, with the
 // default profile's plugin arguments and kube-scheduler's default feature gates. The plugins:
 // NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
-// PodTopologySpread, InterPodAffinity in the default profile's order; the volume plugins
-// (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone) and DynamicResources are
-// left out: the scenarios have no volumes and no claims. Terminal pods are dropped as
+// VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread,
+// InterPodAffinity in the default profile's order; DynamicResources is left out: the scenarios
+// have no claims. The volume plugins read the scenario's PersistentVolumeClaims,
+// PersistentVolumes, StorageClasses and CSINodes through informers on a fake clientset (started
+// only for scenarios that have any, or a pod with volumes). Terminal pods are dropped as
 // kube-scheduler's pod informer drops them.
 func schedFilter(stdin io.Reader, stdout io.Writer) int {
 	metrics.Register() // the framework runtime records into the scheduler's metrics
@@ -59,6 +70,24 @@ type filterScenario struct {
 	Pods       []*v1.Pod       `json:"pods"`
 	Namespaces []*v1.Namespace `json:"namespaces"`
 	Pod        *v1.Pod         `json:"pod"`
+	// the volume plugins' objects
+	PVCs           []*v1.PersistentVolumeClaim `json:"pvcs"`
+	PVs            []*v1.PersistentVolume      `json:"pvs"`
+	StorageClasses []*storagev1.StorageClass   `json:"storageClasses"`
+	CSINodes       []*storagev1.CSINode        `json:"csiNodes"`
+}
+
+// hasVolumes: whether the scenario's volume plugins need their informers.
+func (sc filterScenario) hasVolumes() bool {
+	if len(sc.PVCs)+len(sc.PVs)+len(sc.StorageClasses)+len(sc.CSINodes) > 0 {
+		return true
+	}
+	for _, v := range sc.Pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeVerdict: Plugin empty means the node is feasible; else the first plugin that rejected it
@@ -84,6 +113,10 @@ var filterPlugins = []string{
 	names.NodeAffinity,
 	names.NodePorts,
 	names.NodeResourcesFit,
+	names.VolumeRestrictions,
+	names.NodeVolumeLimits,
+	names.VolumeBinding,
+	names.VolumeZone,
 	names.PodTopologySpread,
 	names.InterPodAffinity,
 	names.DefaultBinder,
@@ -92,16 +125,20 @@ var filterPlugins = []string{
 func filterRegistry() frameworkruntime.Registry {
 	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
 	return frameworkruntime.Registry{
-		queuesort.Name:         queuesort.New,
-		defaultbinder.Name:     defaultbinder.New,
-		nodename.Name:          frameworkruntime.FactoryAdapter(fts, nodename.New),
-		nodeunschedulable.Name: frameworkruntime.FactoryAdapter(fts, nodeunschedulable.New),
-		tainttoleration.Name:   frameworkruntime.FactoryAdapter(fts, tainttoleration.New),
-		nodeaffinity.Name:      frameworkruntime.FactoryAdapter(fts, nodeaffinity.New),
-		nodeports.Name:         frameworkruntime.FactoryAdapter(fts, nodeports.New),
-		noderesources.Name:     frameworkruntime.FactoryAdapter(fts, noderesources.NewFit),
-		podtopologyspread.Name: frameworkruntime.FactoryAdapter(fts, podtopologyspread.New),
-		interpodaffinity.Name:  frameworkruntime.FactoryAdapter(fts, interpodaffinity.New),
+		queuesort.Name:           queuesort.New,
+		defaultbinder.Name:       defaultbinder.New,
+		nodename.Name:            frameworkruntime.FactoryAdapter(fts, nodename.New),
+		nodeunschedulable.Name:   frameworkruntime.FactoryAdapter(fts, nodeunschedulable.New),
+		tainttoleration.Name:     frameworkruntime.FactoryAdapter(fts, tainttoleration.New),
+		nodeaffinity.Name:        frameworkruntime.FactoryAdapter(fts, nodeaffinity.New),
+		nodeports.Name:           frameworkruntime.FactoryAdapter(fts, nodeports.New),
+		noderesources.Name:       frameworkruntime.FactoryAdapter(fts, noderesources.NewFit),
+		volumerestrictions.Name:  frameworkruntime.FactoryAdapter(fts, volumerestrictions.New),
+		nodevolumelimits.CSIName: frameworkruntime.FactoryAdapter(fts, nodevolumelimits.NewCSI),
+		volumebinding.Name:       frameworkruntime.FactoryAdapter(fts, volumebinding.New),
+		volumezone.Name:          frameworkruntime.FactoryAdapter(fts, volumezone.New),
+		podtopologyspread.Name:   frameworkruntime.FactoryAdapter(fts, podtopologyspread.New),
+		interpodaffinity.Name:    frameworkruntime.FactoryAdapter(fts, interpodaffinity.New),
 	}
 }
 
@@ -146,20 +183,64 @@ func runFilters(ctx context.Context, sc filterScenario, registry frameworkruntim
 		}
 	}
 	snapshot := cache.NewSnapshot(placed, sc.Nodes)
-	// Never started: InterPodAffinity reads namespaces through its lister, which reads the
-	// indexer; the client is never called.
-	factory := informers.NewSharedInformerFactory(nil, 0)
-	nsIndexer := factory.Core().V1().Namespaces().Informer().GetIndexer()
-	for _, ns := range sc.Namespaces {
-		if err := nsIndexer.Add(ns); err != nil {
-			return filterResult{}, nil, nil, nil, err
+	withVolumes := sc.hasVolumes()
+	var client *fake.Clientset
+	if withVolumes {
+		// The volume plugins read through informers whose event handlers fill their caches (the
+		// assume caches of VolumeBinding): started on a fake clientset holding the objects.
+		var objects []runtime.Object
+		for _, o := range sc.Namespaces {
+			objects = append(objects, o)
+		}
+		for _, o := range sc.PVCs {
+			objects = append(objects, o)
+		}
+		for _, o := range sc.PVs {
+			objects = append(objects, o)
+		}
+		for _, o := range sc.StorageClasses {
+			objects = append(objects, o)
+		}
+		for _, o := range sc.CSINodes {
+			objects = append(objects, o)
+		}
+		client = fake.NewSimpleClientset(objects...)
+	}
+	var factory informers.SharedInformerFactory
+	if withVolumes {
+		factory = informers.NewSharedInformerFactory(client, 0)
+	} else {
+		// Never started: InterPodAffinity reads namespaces through its lister, which reads the
+		// indexer; the client is never called, and the volume plugins skip a pod without volumes.
+		factory = informers.NewSharedInformerFactory(nil, 0)
+		nsIndexer := factory.Core().V1().Namespaces().Informer().GetIndexer()
+		for _, ns := range sc.Namespaces {
+			if err := nsIndexer.Add(ns); err != nil {
+				return filterResult{}, nil, nil, nil, err
+			}
 		}
 	}
-	f, err := frameworkruntime.NewFramework(ctx, registry, profile,
+	opts := []frameworkruntime.Option{
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithInformerFactory(factory))
+		frameworkruntime.WithInformerFactory(factory),
+		// NodeVolumeLimits reads CSINodes through it, as kube-scheduler sets it up
+		frameworkruntime.WithSharedCSIManager(
+			nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())),
+	}
+	if withVolumes {
+		opts = append(opts, frameworkruntime.WithClientSet(client))
+	}
+	f, err := frameworkruntime.NewFramework(ctx, registry, profile, opts...)
 	if err != nil {
 		return filterResult{}, nil, nil, nil, err
+	}
+	if withVolumes {
+		// made before the start, so that a profile without the volume plugins starts them too
+		synced := volumeInformersSynced(factory)
+		factory.Start(ctx.Done())
+		if err := awaitSynced(ctx, factory, synced); err != nil {
+			return filterResult{}, nil, nil, nil, err
+		}
 	}
 	state := framework.NewCycleState()
 	res := filterResult{Name: sc.Name, Nodes: map[string]nodeVerdict{}}
@@ -203,6 +284,41 @@ func runFilters(ctx context.Context, sc filterScenario, registry frameworkruntim
 		res.Nodes[name] = verdictOf(st)
 	}
 	return res, f, state, feasible, nil
+}
+
+// volumeInformersSynced makes the informers of the scenario's objects and returns their synced
+// checks.
+func volumeInformersSynced(factory informers.SharedInformerFactory) []toolscache.InformerSynced {
+	return []toolscache.InformerSynced{
+		factory.Core().V1().Namespaces().Informer().HasSynced,
+		factory.Core().V1().PersistentVolumeClaims().Informer().HasSynced,
+		factory.Core().V1().PersistentVolumes().Informer().HasSynced,
+		factory.Storage().V1().StorageClasses().Informer().HasSynced,
+		factory.Storage().V1().CSINodes().Informer().HasSynced,
+	}
+}
+
+// awaitSynced waits for the informers (a tight poll on those of the scenario's objects: the
+// factory's own wait polls every 100 ms, which would dominate a scenario's run time; the others
+// have listed nothing by then).
+func awaitSynced(ctx context.Context, factory informers.SharedInformerFactory,
+	synced []toolscache.InformerSynced) error {
+	for _, has := range synced {
+		for !has() {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}
+	// and every other informer a plugin started (CSIDrivers, VolumeAttachments, capacities)
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("informer %v did not sync", typ)
+		}
+	}
+	return nil
 }
 
 func verdictOf(s *fwk.Status) nodeVerdict {

@@ -29,9 +29,10 @@ import java.util.function.Function;
  * tolerates the unschedulable taint), no untolerated {@code NoSchedule}/{@code NoExecute} taint,
  * {@code spec.nodeSelector} and required node affinity, the node selectors of the pod's
  * already-allocated claims, free host ports ({@link NodePorts}), CPU, memory and pod count fitting
- * what pods bound there already request, {@code DoNotSchedule} topology spread ({@link
- * PodTopologySpread}), and required pod affinity and anti-affinity both ways ({@link
- * InterPodAffinity}). Pure and deterministic: nodes come out sorted by name.
+ * what pods bound there already request, the volume plugins ({@link VolumeFilters}), {@code
+ * DoNotSchedule} topology spread ({@link PodTopologySpread}), and required pod affinity and
+ * anti-affinity both ways ({@link InterPodAffinity}). Pure and deterministic: nodes come out sorted
+ * by name.
  */
 public final class NodeFilter {
 
@@ -97,6 +98,20 @@ public final class NodeFilter {
       Collection<Pod> allPods,
       List<NodeSelector> claimSelectors,
       Map<String, Map<String, String>> namespaceLabels) {
+    return filter(pod, nodes, allPods, claimSelectors, namespaceLabels, null);
+  }
+
+  /**
+   * As {@link #filter(Pod, Collection, Collection, List, Map)}, with the volume plugins reading
+   * {@code volumes} (null: not checked).
+   */
+  public static Result filter(
+      Pod pod,
+      Collection<Node> nodes,
+      Collection<Pod> allPods,
+      List<NodeSelector> claimSelectors,
+      Map<String, Map<String, String>> namespaceLabels,
+      VolumeObjects volumes) {
     Map<String, NodeUsage> usage = new HashMap<>();
     List<Pod> placed = new ArrayList<>();
     for (Pod p : allPods) {
@@ -115,6 +130,16 @@ public final class NodeFilter {
             () -> placed,
             placed.stream().filter(InterPodAffinity::hasRequiredAntiAffinity).toList(),
             () -> namespaceLabels);
+    if (volumes != null) {
+      VolumeFilters.PreFiltered v = VolumeFilters.prefilter(pod, volumes, () -> placed);
+      if (v.refused().isPresent()) {
+        // a PreFilter's refusal is every node's reason, whatever else it would fail
+        Map<String, String> all = new TreeMap<>();
+        sorted.forEach(n -> all.put(n.getMetadata().getName(), v.refusal()));
+        return new Result(List.of(), all);
+      }
+      placedFilters = placedFilters.withVolumes(v.filters());
+    }
     return filter(pod, sorted, usage, claimSelectors, NodeFilter::allocatable, placedFilters);
   }
 
@@ -244,6 +269,10 @@ public final class NodeFilter {
     Optional<String> why = placed.ports().reject(node);
     if (why.isEmpty()) {
       why = fits(wanted, node, onNode, allocatable);
+    }
+    // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone come next
+    if (why.isEmpty()) {
+      why = placed.volumes().reject(node);
     }
     // the default profile's order: PodTopologySpread before InterPodAffinity
     if (why.isEmpty()) {

@@ -11,20 +11,28 @@ import java.util.function.Supplier;
 
 /**
  * The PreFilter state of the filters that look at the pods already placed on nodes: {@link
- * NodePorts}, {@link InterPodAffinity} and {@link PodTopologySpread}, built once per attempt. When
- * the pod has no host port, no required pod (anti-)affinity and no {@code DoNotSchedule} spread,
- * and no placed pod has required anti-affinity (the common case), nothing is read or built.
+ * NodePorts}, {@link InterPodAffinity}, {@link PodTopologySpread} and the volume plugins ({@link
+ * VolumeFilters}, added by {@link #withVolumes}), built once per attempt. When the pod has no host
+ * port, no required pod (anti-)affinity and no {@code DoNotSchedule} spread, and no placed pod has
+ * required anti-affinity (the common case), nothing is read or built.
  *
  * @param ports NodePorts
  * @param affinity InterPodAffinity
  * @param spread PodTopologySpread
+ * @param volumes VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone
  */
 public record PlacedPodFilters(
-    NodePorts ports, InterPodAffinity affinity, PodTopologySpread spread) {
+    NodePorts ports, InterPodAffinity affinity, PodTopologySpread spread, VolumeFilters volumes) {
 
   /** Nothing to check. */
   public static final PlacedPodFilters NONE =
-      new PlacedPodFilters(NodePorts.NONE, InterPodAffinity.NONE, PodTopologySpread.NONE);
+      new PlacedPodFilters(
+          NodePorts.NONE, InterPodAffinity.NONE, PodTopologySpread.NONE, VolumeFilters.NONE);
+
+  /** These filters with the volume plugins' {@code v}. */
+  public PlacedPodFilters withVolumes(VolumeFilters v) {
+    return new PlacedPodFilters(ports, affinity, spread, v);
+  }
 
   /**
    * The PreFilters.
@@ -59,7 +67,8 @@ public record PlacedPodFilters(
             ? InterPodAffinity.prefilter(
                 pod, byName, all, placedWithAntiAffinity, namespaceLabels.get())
             : InterPodAffinity.NONE,
-        spread ? PodTopologySpread.prefilter(pod, sortedNodes, all) : PodTopologySpread.NONE);
+        spread ? PodTopologySpread.prefilter(pod, sortedNodes, all) : PodTopologySpread.NONE,
+        VolumeFilters.NONE);
   }
 
   private static boolean hasRequiredPodAffinity(Pod pod) {

@@ -44,6 +44,11 @@ public class ClaimWriter {
     this.conflictRetries = conflictRetries;
   }
 
+  /** A writer of PersistentVolumeClaims on the same client (the volume binding's PreBind). */
+  public VolumeClaimWriter volumeClaims() {
+    return new VolumeClaimWriter(client);
+  }
+
   /**
    * Creates a claim (generateName), marked as this controller's and carrying {@code annotations}
    * (the trace context) and upstream's finalizer; returns it as stored.

@@ -2,15 +2,20 @@ package io.kdra.claimcontroller.reconciler;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.kdra.claimcontroller.domain.TemplateClaims;
+import io.kdra.claimcontroller.domain.VolumeObjects;
 import io.kdra.claimcontroller.scheduling.ClusterView;
 import io.kdra.core.taint.DeviceTaintRule;
 import java.util.HashMap;
@@ -21,7 +26,8 @@ import java.util.function.Function;
 
 /**
  * {@link ClusterView} over the pod controller's primary cache, the claim informer it shares with
- * the cleanup controller, and its own informer event sources (DeviceTaintRules' only where served).
+ * the cleanup controller, and its own informer event sources (DeviceTaintRules' only where served;
+ * PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes for the volume filters).
  */
 final class InformerClusterView implements ClusterView {
 
@@ -63,6 +69,26 @@ final class InformerClusterView implements ClusterView {
   private final InformerEventSource<DeviceClass, Pod> classes;
   private final InformerEventSource<Namespace, Pod> namespaces;
   private final InformerEventSource<DeviceTaintRule, Pod> taintRules;
+  private final Storage storage;
+
+  /** The informers of the volume filters' objects ({@link VolumeObjects}). */
+  record Storage(
+      InformerEventSource<PersistentVolumeClaim, Pod> claims,
+      InformerEventSource<PersistentVolume, Pod> volumes,
+      InformerEventSource<StorageClass, Pod> classes,
+      InformerEventSource<CSINode, Pod> csiNodes) {
+
+    boolean running() {
+      return claims.isRunning()
+          && volumes.isRunning()
+          && classes.isRunning()
+          && csiNodes.isRunning();
+    }
+
+    List<InformerEventSource<?, Pod>> all() {
+      return List.of(claims, volumes, classes, csiNodes);
+    }
+  }
 
   InformerClusterView(
       IndexerResourceCache<Pod> pods,
@@ -73,7 +99,8 @@ final class InformerClusterView implements ClusterView {
       InformerEventSource<ResourceSlice, Pod> slices,
       InformerEventSource<DeviceClass, Pod> classes,
       InformerEventSource<Namespace, Pod> namespaces,
-      InformerEventSource<DeviceTaintRule, Pod> taintRules) {
+      InformerEventSource<DeviceTaintRule, Pod> taintRules,
+      Storage storage) {
     this.pods = pods;
     this.podEvents = podEvents;
     this.claims = claims;
@@ -83,6 +110,7 @@ final class InformerClusterView implements ClusterView {
     this.classes = classes;
     this.namespaces = namespaces;
     this.taintRules = taintRules;
+    this.storage = storage;
   }
 
   /**
@@ -98,6 +126,7 @@ final class InformerClusterView implements ClusterView {
         && slices.isRunning()
         && classes.isRunning()
         && namespaces.isRunning()
+        && storage.running()
         && (taintRules == null || taintRules.isRunning());
   }
 
@@ -164,6 +193,39 @@ final class InformerClusterView implements ClusterView {
                     n.getMetadata().getName(),
                     n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels()));
     return labels;
+  }
+
+  @Override
+  public VolumeObjects volumes() {
+    return new VolumeObjects() {
+      @Override
+      public Optional<PersistentVolumeClaim> claim(String namespace, String name) {
+        return storage.claims().get(new ResourceID(name, namespace));
+      }
+
+      @Override
+      public Optional<PersistentVolume> volume(String name) {
+        return storage.volumes().get(new ResourceID(name));
+      }
+
+      @Override
+      public Optional<StorageClass> storageClass(String name) {
+        return storage.classes().get(new ResourceID(name));
+      }
+
+      @Override
+      public Optional<CSINode> csiNode(String nodeName) {
+        return storage.csiNodes().get(new ResourceID(nodeName));
+      }
+
+      @Override
+      public List<PersistentVolume> volumesOfClass(String storageClass) {
+        return storage
+            .volumes()
+            .list(pv -> storageClass.equals(VolumeObjects.classOf(pv)))
+            .toList();
+      }
+    };
   }
 
   @Override

@@ -2,12 +2,16 @@ package io.kdra.claimcontroller.reconciler;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -181,6 +185,7 @@ public class PodReconciler implements Reconciler<Pod> {
         PodGroupInformers.served(ctx.getClient())
             ? PodGroupInformers.eventSource(ctx, wake, config.templateMode())
             : null;
+    var storage = storageSources(ctx, wake);
     var departures = new PlacedPodDepartures(shared.pods(), wake::forPodChange);
     var view =
         new InformerClusterView(
@@ -192,7 +197,8 @@ public class PodReconciler implements Reconciler<Pod> {
             slices,
             classes,
             namespaces,
-            taintRules);
+            taintRules,
+            storage);
     scheduling =
         new PodScheduling(
             view,
@@ -220,6 +226,7 @@ public class PodReconciler implements Reconciler<Pod> {
     List<EventSource<?, Pod>> sources =
         new java.util.ArrayList<>(
             List.of(claims, templates, nodes, slices, classes, namespaces, departures, podRetries));
+    sources.addAll(storage.all());
     if (taintRules != null) {
       sources.add(taintRules);
     }
@@ -227,6 +234,37 @@ public class PodReconciler implements Reconciler<Pod> {
       sources.add(podGroups);
     }
     return sources;
+  }
+
+  /**
+   * The volume filters' objects. A PersistentVolumeClaim's event wakes the pending pods whose
+   * volumes use it (a claim created, bound or deleted); a PersistentVolume's, StorageClass's or
+   * CSINode's wakes those that did not fit anywhere, as upstream's volume plugins register them.
+   */
+  private static InformerClusterView.Storage storageSources(
+      EventSourceContext<Pod> ctx, PodTriggers wake) {
+    return new InformerClusterView.Storage(
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(PersistentVolumeClaim.class, Pod.class)
+                .withSecondaryToPrimaryMapper(wake::forVolumeClaim)
+                .withPrimaryToSecondaryMapper(NO_INDEX)
+                .build(),
+            ctx),
+        clusterChange(PersistentVolume.class, ctx, wake),
+        clusterChange(StorageClass.class, ctx, wake),
+        clusterChange(CSINode.class, ctx, wake));
+  }
+
+  /** An informer on {@code kind} whose every event wakes the pods that did not fit anywhere. */
+  private static <R extends io.fabric8.kubernetes.api.model.HasMetadata>
+      InformerEventSource<R, Pod> clusterChange(
+          Class<R> kind, EventSourceContext<Pod> ctx, PodTriggers wake) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(kind, Pod.class)
+            .withSecondaryToPrimaryMapper(r -> wake.forClusterChange())
+            .withPrimaryToSecondaryMapper(NO_INDEX)
+            .build(),
+        ctx);
   }
 
   /** Runs the evictor's passes on a daemon thread of its own, from now until the process ends. */

@@ -1,5 +1,6 @@
 package io.kdra.claimcontroller.reconciler;
 
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
@@ -9,6 +10,7 @@ import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.TemplateClaims;
+import io.kdra.claimcontroller.domain.VolumeFilters;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -35,6 +37,12 @@ final class PodTriggers {
   /** Index of the pod cache: {@code namespace/podgroup} for a pod naming a PodGroup. */
   static final String POD_GROUP = "pod-group";
 
+  /**
+   * Index of the pod cache: {@code namespace/claim} for each PersistentVolumeClaim a pod's volumes
+   * use (an ephemeral volume's is {@code <pod>-<volume>}).
+   */
+  static final String NAMED_VOLUME_CLAIM = "named-pvc";
+
   private final IndexerResourceCache<Pod> pods;
 
   /**
@@ -55,7 +63,13 @@ final class PodTriggers {
 
   /** The indexer behind {@link #NAMED_CLAIM}, to add to the pod cache before it starts. */
   static Map<String, Function<Pod, List<String>>> podIndexers() {
-    return Map.of(NAMED_CLAIM, PodTriggers::namedClaims, POD_GROUP, PodTriggers::podGroup);
+    return Map.of(
+        NAMED_CLAIM,
+        PodTriggers::namedClaims,
+        POD_GROUP,
+        PodTriggers::podGroup,
+        NAMED_VOLUME_CLAIM,
+        PodTriggers::namedVolumeClaims);
   }
 
   static List<String> namedClaims(Pod pod) {
@@ -76,6 +90,23 @@ final class PodTriggers {
       }
     }
     return keys;
+  }
+
+  static List<String> namedVolumeClaims(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    return VolumeFilters.claimNames(pod).stream().map(n -> ns + "/" + n).toList();
+  }
+
+  /**
+   * The pods a PersistentVolumeClaim's event concerns: the pending ones whose volumes use it (as
+   * upstream's VolumeBinding hint queues the pods naming a claim created or changed).
+   */
+  Set<ResourceID> forVolumeClaim(PersistentVolumeClaim pvc) {
+    String key = pvc.getMetadata().getNamespace() + "/" + pvc.getMetadata().getName();
+    return pods.byIndex(NAMED_VOLUME_CLAIM, key).stream()
+        .filter(p -> !Pods.isBound(p) && !Pods.isDone(p))
+        .map(ResourceID::fromResource)
+        .collect(Collectors.toSet());
   }
 
   static List<String> podGroup(Pod pod) {
@@ -135,7 +166,10 @@ final class PodTriggers {
     return Set.of();
   }
 
-  /** The pods a change of a node, slice or class concerns: those that did not fit anywhere. */
+  /**
+   * The pods a change of a node, slice, class, PersistentVolume, StorageClass or CSINode concerns:
+   * those that did not fit anywhere.
+   */
   Set<ResourceID> forClusterChange() {
     return unschedulable();
   }

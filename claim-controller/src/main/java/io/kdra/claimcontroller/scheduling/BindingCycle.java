@@ -17,7 +17,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The binding cycle (kube-scheduler's {@code bindingCycle}) of a placement the {@link
- * SchedulingCycle} decided and reserved: {@link PreBind} (every claim reserved for the pod), the
+ * SchedulingCycle} decided and reserved: {@link VolumePreBind} (claims waiting for their first
+ * consumer provisioned on the node first), {@link PreBind} (every claim reserved for the pod), the
  * rest of PreBind for a pod with a special claim ({@link ExtendedClaimWrites}), then Bind (the
  * binding, as upstream's DefaultBinder). Runs outside the scheduling lock, several pods at once;
  * what a failed one leaves assumed goes back through {@link Reserve}'s Unreserve.
@@ -27,6 +28,7 @@ final class BindingCycle {
   private final DraManager dra;
   private final Reserve reserve;
   private final PreBind preBind;
+  private final VolumePreBind volumes;
   private final ExtendedClaimWrites extendedWrites;
   private final PodBinder binder;
   private final EventRecorder events;
@@ -46,6 +48,7 @@ final class BindingCycle {
     this.dra = dra;
     this.reserve = reserve;
     this.preBind = new PreBind(dra.view(), dra.recent(), claims, settings.mayWrite());
+    this.volumes = new VolumePreBind(dra.view(), claims.volumeClaims(), settings.mayWrite());
     this.binder = writers.binder();
     this.events = writers.events();
     this.tracer = settings.tracer();
@@ -63,6 +66,15 @@ final class BindingCycle {
   Outcome run(CycleState s, Decided.Placement placement) {
     Pod pod = s.pod();
     try {
+      // VolumeBinding's PreBind comes before DynamicResources': nothing of the placement is
+      // written while the pod's volumes are being provisioned on its node
+      Optional<Outcome> provisioning = volumes.waitFor(pod, placement.node());
+      if (provisioning.isPresent()) {
+        reserve.unsent(placement);
+        reserve.notBound(pod);
+        placement.spans().end();
+        return provisioning.get();
+      }
       placement.spans().linkSlices(dra.view()::poolSlices, placement.allocations());
       Outcome o =
           placement.special() == null

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.kdra.claimcontroller.domain.TemplateClaims;
+import io.kdra.claimcontroller.domain.VolumeObjects;
 import io.kdra.core.taint.DeviceTaintRule;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +58,14 @@ public interface ClusterView {
    */
   default Map<String, Map<String, String>> namespaceLabels() {
     return Map.of();
+  }
+
+  /**
+   * The PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes that the volume
+   * filters read. By default none: a pod naming a claim then finds it missing.
+   */
+  default VolumeObjects volumes() {
+    return VolumeObjects.NONE;
   }
 
   /** Told the key of each claim and pod whose answer changed, once the view answers with it. */

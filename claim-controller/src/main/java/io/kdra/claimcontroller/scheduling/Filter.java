@@ -6,6 +6,7 @@ import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.NodeScoring;
 import io.kdra.claimcontroller.domain.PlacedPodFilters;
 import io.kdra.claimcontroller.domain.SearchDeadline;
+import io.kdra.claimcontroller.domain.VolumeFilters;
 import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.alloc.Deadline;
 import io.kdra.core.alloc.NodeSelectors;
@@ -97,6 +98,13 @@ final class Filter {
             () -> others(uid, usage.placed()),
             others(uid, usage.placedWithAntiAffinity()),
             view::namespaceLabels);
+    if (VolumeFilters.concerns(pod)) {
+      // read again under the lock: a claim may have changed since the PreFilter's look
+      others =
+          others.withVolumes(
+              VolumeFilters.prefilter(pod, view.volumes(), () -> others(uid, usage.placed()))
+                  .filters());
+    }
     NodeFilter.Result nodes =
         NodeFilter.filter(
             pod, allNodes, used, NodeSelectors.ofAllocated(s.claims()), allocatable::of, others);

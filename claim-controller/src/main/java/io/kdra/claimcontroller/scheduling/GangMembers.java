@@ -77,7 +77,7 @@ final class GangMembers {
     if (!r.complete()
         || !PreEnqueue.missing(r).isEmpty()
         || !PreEnqueue.beingDeleted(r).isEmpty()
-        || PreFilter.refusal(p).isPresent()) {
+        || PreFilter.refusal(p, view).isPresent()) {
       return Optional.empty();
     }
     return Optional.of(PreFilter.state(p, r, group, view));

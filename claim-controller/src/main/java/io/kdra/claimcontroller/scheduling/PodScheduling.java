@@ -192,7 +192,8 @@ public final class PodScheduling {
       return FENCED;
     }
     PodClaimResolver.Resolution r = ensured.get();
-    Optional<Outcome> notNow = PreEnqueue.check(pod, r).or(() -> PreFilter.refusal(pod));
+    Optional<Outcome> notNow =
+        PreEnqueue.check(pod, r).or(() -> PreFilter.refusal(pod, dra.view()));
     if (notNow.isPresent()) {
       return notNow.get();
     }

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenc
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.Pods;
-import io.kdra.claimcontroller.domain.UnsupportedVolumes;
+import io.kdra.claimcontroller.domain.VolumeFilters;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -16,18 +16,36 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * kube-scheduler's PreFilter for this scheduler: what it refuses before looking at any node (pod
- * fields it cannot honour, {@link UnsupportedVolumes}), and the attempt's {@link CycleState}. The
- * extended-resource part is {@link ExtendedPreFilter}'s. Pure.
+ * kube-scheduler's PreFilter for this scheduler: what it refuses before looking at any node (the
+ * volume plugins' PreFilters, {@link VolumeFilters}, and volumes it cannot bind), and the attempt's
+ * {@link CycleState}. The extended-resource part is {@link ExtendedPreFilter}'s. Pure.
  */
 final class PreFilter {
 
   private PreFilter() {}
 
-  /** Why this scheduler cannot place {@code pod} at all; empty when it can. */
-  static Optional<Outcome> refusal(Pod pod) {
-    return UnsupportedVolumes.refusal(pod)
-        .map(why -> new Outcome.Unschedulable(why, Map.of(), "UnsupportedVolume"));
+  /**
+   * Why this scheduler cannot place {@code pod} on any node of {@code view} now; empty when it may.
+   * A volume plugin's PreFilter reason reads as upstream's ({@code 0/3 nodes are available:
+   * persistentvolumeclaim "data" not found.}); a volume this scheduler does not bind names the
+   * field.
+   */
+  static Optional<Outcome> refusal(Pod pod, ClusterView view) {
+    if (!VolumeFilters.concerns(pod)) {
+      return Optional.empty();
+    }
+    VolumeFilters.PreFiltered v = VolumeFilters.prefilter(pod, view.volumes(), List::of);
+    if (v.refused().isEmpty()) {
+      return Optional.empty();
+    }
+    if (v.unsupported()) {
+      return Optional.of(new Outcome.Unschedulable(v.refusal(), Map.of(), "UnsupportedVolume"));
+    }
+    return Optional.of(
+        new Outcome.Unschedulable(
+            "0/" + view.nodes().size() + " nodes are available: " + v.refusal() + ".",
+            Map.of(),
+            "VolumeUnschedulable"));
   }
 
   /**

@@ -49,7 +49,12 @@ public final class Preemption {
 
   /** Attempts that no eviction can help: a user must act, or the search ran out of time. */
   private static final Set<String> NOT_HELPED =
-      Set.of("ClaimMissing", "ClaimBeingDeleted", "UnsupportedVolume", "DeadlineExceeded");
+      Set.of(
+          "ClaimMissing",
+          "ClaimBeingDeleted",
+          "UnsupportedVolume",
+          "VolumeUnschedulable",
+          "DeadlineExceeded");
 
   static final String NEVER = "preemption: not eligible due to preemptionPolicy=Never.";
   static final String GANG =
@@ -168,7 +173,8 @@ public final class Preemption {
             view.claims(),
             view.namespaceLabels(),
             emptiedGroups,
-            allocatorOf);
+            allocatorOf,
+            view.volumes());
     if (nominated != null && fits.fits(nominated, List.of())) {
       // the victims are gone, their claims not yet deallocated: no reason to evict more; a
       // PodGroup's claim nobody else frees while the group exists

@@ -9,6 +9,7 @@ import io.kdra.claimcontroller.domain.NodeFilter;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.VictimSearch;
+import io.kdra.claimcontroller.domain.VolumeObjects;
 import io.kdra.core.alloc.Allocator;
 import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.core.alloc.PodScheduler;
@@ -46,6 +47,7 @@ final class PreemptionFits implements VictimSearch.Fits {
   private final Map<String, Map<String, String>> namespaceLabels;
   private final Map<String, Set<String>> groupMembers;
   private final Set<String> emptiedGroups;
+  private final VolumeObjects volumes;
 
   PreemptionFits(
       Pod pod,
@@ -56,7 +58,8 @@ final class PreemptionFits implements VictimSearch.Fits {
       List<ResourceClaim> claims,
       Map<String, Map<String, String>> namespaceLabels,
       Set<String> emptiedGroups,
-      Function<List<ResourceClaim>, Allocator> allocatorOf) {
+      Function<List<ResourceClaim>, Allocator> allocatorOf,
+      VolumeObjects volumes) {
     this.pod = pod;
     this.podClaims = podClaims;
     this.unallocated =
@@ -71,6 +74,7 @@ final class PreemptionFits implements VictimSearch.Fits {
     this.claims = claims;
     this.namespaceLabels = namespaceLabels;
     this.allocatorOf = allocatorOf;
+    this.volumes = volumes;
   }
 
   @Override
@@ -93,7 +97,12 @@ final class PreemptionFits implements VictimSearch.Fits {
         placed.stream().filter(p -> !goneUids.contains(p.getMetadata().getUid())).toList();
     NodeFilter.Result filtered =
         NodeFilter.filter(
-            pod, List.of(n), staying, NodeSelectors.ofAllocated(podClaims), namespaceLabels);
+            pod,
+            List.of(n),
+            staying,
+            NodeSelectors.ofAllocated(podClaims),
+            namespaceLabels,
+            volumes);
     if (filtered.feasible().isEmpty()) {
       return Optional.empty();
     }

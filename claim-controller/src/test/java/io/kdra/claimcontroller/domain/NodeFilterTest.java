@@ -467,4 +467,55 @@ class NodeFilterTest {
     // containers 1 + sidecar 0.5 = 1.5; init peak = 2 + 0.5 = 2.5
     assertThat(PodRequests.of(pod).cpu().toString()).isEqualTo("2500m");
   }
+
+  @Test
+  void aVolumePreFilterRefusalIsEveryNodesReasonAsUpstreamsPreFilterIs() {
+    Node tainted =
+        K.node("node-a")
+            .editSpec()
+            .addNewTaint()
+            .withKey("dedicated")
+            .withEffect("NoSchedule")
+            .endTaint()
+            .endSpec()
+            .build();
+    Pod pod = VolumeFiltersTest.podWithClaim("p", "data");
+    NodeFilter.Result r =
+        NodeFilter.filter(
+            pod,
+            List.of(tainted, K.readyNode("node-b")),
+            List.of(),
+            List.of(),
+            java.util.Map.of(),
+            VolumeObjects.NONE);
+    assertThat(r.feasible()).isEmpty();
+    assertThat(r.rejected())
+        .containsExactly(
+            entry("node-a", "persistentvolumeclaim \"data\" not found"),
+            entry("node-b", "persistentvolumeclaim \"data\" not found"));
+  }
+
+  @Test
+  void volumeFiltersComeAfterNodeResourcesFitAsInTheDefaultProfile() {
+    Pod pod =
+        new PodBuilder(VolumeFiltersTest.podWithClaim("p", "data"))
+            .editSpec()
+            .editFirstContainer()
+            .withNewResources()
+            .addToRequests("cpu", new Quantity("64"))
+            .endResources()
+            .endContainer()
+            .endSpec()
+            .build();
+    VolumeObjects volumes =
+        VolumeObjects.of(
+            List.of(VolumeFiltersTest.bound(VolumeFiltersTest.pvc("data"), "pv-1")),
+            List.of(VolumeFiltersTest.pvOnZone("pv-1", "z9")),
+            List.of(),
+            List.of());
+    NodeFilter.Result r =
+        NodeFilter.filter(
+            pod, List.of(K.readyNode("node-a")), List.of(), List.of(), java.util.Map.of(), volumes);
+    assertThat(r.rejected()).containsExactly(entry("node-a", "Insufficient cpu"));
+  }
 }

@@ -227,4 +227,52 @@ class PodTriggersTest {
     triggers.attempted(old, true);
     assertThat(triggers.forClusterChange()).isEmpty();
   }
+
+  @Test
+  void aVolumeClaimWakesThePendingPodsWhoseVolumesUseIt() {
+    Pod direct =
+        K.pod("direct")
+            .editSpec()
+            .addNewVolume()
+            .withName("v")
+            .withNewPersistentVolumeClaim()
+            .withClaimName("data")
+            .endPersistentVolumeClaim()
+            .endVolume()
+            .endSpec()
+            .build();
+    Pod ephemeral =
+        K.pod("web")
+            .editSpec()
+            .addNewVolume()
+            .withName("data")
+            .withNewEphemeral()
+            .endEphemeral()
+            .endVolume()
+            .endSpec()
+            .build();
+    Pod placed =
+        new PodBuilder(direct)
+            .editMetadata()
+            .withName("placed")
+            .endMetadata()
+            .editSpec()
+            .withNodeName("node-a")
+            .endSpec()
+            .build();
+    Pod other = K.pod("other").build();
+    Stream.of(direct, ephemeral, placed, other).forEach(cache::put);
+    assertThat(triggers.forVolumeClaim(pvc("data"))).containsExactly(id("direct"));
+    assertThat(triggers.forVolumeClaim(pvc("web-data"))).containsExactly(id("web"));
+    assertThat(triggers.forVolumeClaim(pvc("unused"))).isEmpty();
+  }
+
+  static io.fabric8.kubernetes.api.model.PersistentVolumeClaim pvc(String name) {
+    return new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+        .withNewMetadata()
+        .withNamespace(K.NS)
+        .withName(name)
+        .endMetadata()
+        .build();
+  }
 }

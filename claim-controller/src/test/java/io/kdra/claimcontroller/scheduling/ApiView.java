@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.claimcontroller.domain.VolumeObjects;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -62,6 +63,15 @@ class ApiView implements ClusterView {
   public Optional<ResourceClaimTemplate> template(String namespace, String name) {
     return Optional.ofNullable(
         client.resources(ResourceClaimTemplate.class).inNamespace(namespace).withName(name).get());
+  }
+
+  @Override
+  public VolumeObjects volumes() {
+    return VolumeObjects.of(
+        client.persistentVolumeClaims().inAnyNamespace().list().getItems(),
+        client.persistentVolumes().list().getItems(),
+        client.storage().v1().storageClasses().list().getItems(),
+        client.storage().v1().csiNodes().list().getItems());
   }
 
   @Override

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.kdra.claimcontroller.domain.K;
@@ -197,29 +200,212 @@ class PlacedPodFiltersSchedulingTest {
         "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.");
   }
 
+  /** PV {@code pv-1}, which only {@code node} can reach. */
+  void volumeOn(String node) {
+    client
+        .persistentVolumes()
+        .resource(
+            new PersistentVolumeBuilder()
+                .withNewMetadata()
+                .withName("pv-1")
+                .endMetadata()
+                .withNewSpec()
+                .withNewNodeAffinity()
+                .withNewRequired()
+                .addNewNodeSelectorTerm()
+                .addNewMatchExpression()
+                .withKey("kubernetes.io/hostname")
+                .withOperator("In")
+                .withValues(node)
+                .endMatchExpression()
+                .endNodeSelectorTerm()
+                .endRequired()
+                .endNodeAffinity()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  static PodBuilder withClaim(PodBuilder b) {
+    return b.editSpec()
+        .addNewVolume()
+        .withName("data")
+        .withNewPersistentVolumeClaim()
+        .withClaimName("data")
+        .endPersistentVolumeClaim()
+        .endVolume()
+        .endSpec();
+  }
+
+  /** Claim {@code data} bound to PV {@code pv-1}, which only {@code node} can reach. */
+  void claimBoundToAVolumeOn(String node) {
+    volumeOn(node);
+    client
+        .persistentVolumeClaims()
+        .resource(
+            new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("data")
+                .addToAnnotations("pv.kubernetes.io/bind-completed", "yes")
+                .endMetadata()
+                .withNewSpec()
+                .withVolumeName("pv-1")
+                .endSpec()
+                .build())
+        .create();
+  }
+
   @Test
-  void aPodWithAPersistentVolumeClaimIsRefusedWithTheField() {
-    nodes("node-a");
-    Outcome o =
-        scheduling()
-            .schedule(
-                replica(
-                    "web-1",
-                    b ->
-                        b.editSpec()
-                            .addNewVolume()
-                            .withName("data")
-                            .withNewPersistentVolumeClaim()
-                            .withClaimName("data")
-                            .endPersistentVolumeClaim()
-                            .endVolume()
-                            .endSpec()));
+  void aPodWhoseClaimIsMissingWaitsWithUpstreamsReasonThenLandsWhereItsVolumeIs() {
+    nodes("node-a", "node-b");
+    PodScheduling s = scheduling();
     staysPendingWith(
         "web-1",
-        o,
-        "spec.volumes[0].persistentVolumeClaim: volume topology is not checked by kdra's"
-            + " scheduler; schedule this pod with kube-scheduler (leave spec.schedulerName"
-            + " unset)");
+        s.schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim)),
+        "0/2 nodes are available: persistentvolumeclaim \"data\" not found.");
+    claimBoundToAVolumeOn("node-b");
+    Pod again = client.pods().inNamespace(NS).withName("web-1").get();
+    assertThat(s.schedule(again)).isEqualTo(new Outcome.Bound("node-b"));
+  }
+
+  @Test
+  void aClaimBoundToAVolumeOnACordonedNodeKeepsThePodPendingWithUpstreamsReasons() {
+    nodes("node-a", "node-b");
+    claimBoundToAVolumeOn("node-b");
+    client
+        .nodes()
+        .withName("node-b")
+        .edit(n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build());
+    staysPendingWith(
+        "web-1",
+        scheduling().schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim)),
+        "0/2 nodes are available: 1 node(s) didn't match PersistentVolume's node affinity, 1"
+            + " node(s) were unschedulable.");
+  }
+
+  @Test
+  void aClaimWaitingForItsFirstConsumerIsProvisionedOnTheChosenNodeThenThePodIsBoundThere() {
+    nodes("node-a", "node-b");
+    client
+        .nodes()
+        .withName("node-a")
+        .edit(n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build());
+    client
+        .storage()
+        .v1()
+        .storageClasses()
+        .resource(
+            new StorageClassBuilder()
+                .withNewMetadata()
+                .withName("local")
+                .endMetadata()
+                .withProvisioner("csi.example.com")
+                .withVolumeBindingMode("WaitForFirstConsumer")
+                .build())
+        .create();
+    client
+        .persistentVolumeClaims()
+        .resource(
+            new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("data")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("local")
+                .endSpec()
+                .build())
+        .create();
+    PodScheduling s = scheduling();
+    Outcome first = s.schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim));
+    assertThat(first)
+        .isEqualTo(
+            new Outcome.Waiting(
+                "pod ns/web-1 waits for PersistentVolumeClaim(s) ns/data to be provisioned on"
+                    + " node node-b and bound"));
+    assertThat(client.pods().inNamespace(NS).withName("web-1").get().getSpec().getNodeName())
+        .isNull();
+    assertThat(
+            client
+                .persistentVolumeClaims()
+                .inNamespace(NS)
+                .withName("data")
+                .get()
+                .getMetadata()
+                .getAnnotations())
+        .containsEntry("volume.kubernetes.io/selected-node", "node-b");
+    // the provisioner's part: a volume on node-b, the claim bound to it
+    volumeOn("node-b");
+    client
+        .persistentVolumeClaims()
+        .inNamespace(NS)
+        .withName("data")
+        .edit(
+            c ->
+                new PersistentVolumeClaimBuilder(c)
+                    .editMetadata()
+                    .addToAnnotations("pv.kubernetes.io/bind-completed", "yes")
+                    .endMetadata()
+                    .editSpec()
+                    .withVolumeName("pv-1")
+                    .endSpec()
+                    .build());
+    Pod again = client.pods().inNamespace(NS).withName("web-1").get();
+    assertThat(s.schedule(again)).isEqualTo(new Outcome.Bound("node-b"));
+  }
+
+  @Test
+  void aClaimWaitingForItsFirstConsumerWithExistingVolumesToBindIsRefusedWithTheField() {
+    nodes("node-a");
+    client
+        .storage()
+        .v1()
+        .storageClasses()
+        .resource(
+            new StorageClassBuilder()
+                .withNewMetadata()
+                .withName("local")
+                .endMetadata()
+                .withProvisioner("kubernetes.io/no-provisioner")
+                .withVolumeBindingMode("WaitForFirstConsumer")
+                .build())
+        .create();
+    client
+        .persistentVolumes()
+        .resource(
+            new PersistentVolumeBuilder()
+                .withNewMetadata()
+                .withName("local-1")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("local")
+                .endSpec()
+                .withNewStatus()
+                .withPhase("Available")
+                .endStatus()
+                .build())
+        .create();
+    client
+        .persistentVolumeClaims()
+        .resource(
+            new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("data")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("local")
+                .endSpec()
+                .build())
+        .create();
+    Outcome o = scheduling().schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim));
+    assertThat(o).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(((Outcome.Unschedulable) o).message())
+        .startsWith(
+            "spec.volumes[0].persistentVolumeClaim: PersistentVolumeClaim \"data\" waits for its"
+                + " first consumer and StorageClass \"local\" has PersistentVolumes it could be"
+                + " bound to;");
   }
 
   @Test

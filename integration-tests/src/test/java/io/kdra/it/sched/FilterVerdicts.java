@@ -1,5 +1,6 @@
 package io.kdra.it.sched;
 
+import io.kdra.claimcontroller.domain.VolumeFilters;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +66,42 @@ public final class FilterVerdicts {
         || ourReason.startsWith("node(s) didn't satisfy existing pods anti-affinity rules")) {
       return "InterPodAffinity";
     }
+    String volumes = volumePluginOf(ourReason);
+    if (volumes != null) {
+      return volumes;
+    }
     return "kdra:" + ourReason; // a reason of ours that upstream has no plugin for
+  }
+
+  /** The volume plugin a reason (a PreFilter's or a Filter's) is upstream's text of, or null. */
+  private static String volumePluginOf(String r) {
+    if (r.equals(VolumeFilters.REASON_RWOP_CONFLICT)
+        || r.equals(VolumeFilters.REASON_DISK_CONFLICT)
+        || (r.startsWith("persistentvolumeclaim \"") && r.endsWith("\" not found"))) {
+      return "VolumeRestrictions";
+    }
+    if (r.equals(VolumeFilters.REASON_MAX_VOLUME_COUNT)) {
+      return "NodeVolumeLimits";
+    }
+    if (r.equals(VolumeFilters.REASON_NODE_CONFLICT)
+        || r.equals(VolumeFilters.REASON_BIND_CONFLICT)
+        || r.equals(VolumeFilters.REASON_PV_NOT_EXIST)
+        || r.equals(VolumeFilters.REASON_UNBOUND_IMMEDIATE)
+        || r.startsWith("waiting for ephemeral volume controller")
+        || r.endsWith("\" is being deleted")
+        || r.contains("\" bound to non-existent persistentvolume \"")
+        || r.endsWith("(pod is not owner)")
+        || r.startsWith("VolumeBindingMode not set for StorageClass")) {
+      return "VolumeBinding";
+    }
+    if (r.equals(VolumeFilters.REASON_ZONE_CONFLICT)
+        || r.startsWith("persistentvolume \"")
+        || r.startsWith("storageclass.storage.k8s.io \"")
+        || r.equals("PersistentVolume had no name")
+        || r.equals("PersistentVolumeClaim had no pv name and storageClass name")) {
+      return "VolumeZone";
+    }
+    return null;
   }
 
   /**

@@ -23,10 +23,10 @@ import org.junit.jupiter.api.Test;
  * The scheduling differential test: seeded, generated clusters and pods ({@link
  * SchedulingScenarioGenerator}) through kube-scheduler 1.37's default Filter plugins in its
  * framework runtime ({@code dra-alloc-upstream filter}: NodeName, NodeUnschedulable,
- * TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread, InterPodAffinity;
- * no volume plugins, the scenarios have no volumes) and through the claim-controller's {@link
- * NodeFilter}. Both must find the same feasible nodes, and for each rejected node the same first
- * failing plugin with a reason of upstream's ({@link FilterVerdicts}).
+ * TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, VolumeRestrictions, NodeVolumeLimits,
+ * VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity) and through the
+ * claim-controller's {@link NodeFilter}. Both must find the same feasible nodes, and for each
+ * rejected node the same first failing plugin with a reason of upstream's ({@link FilterVerdicts}).
  *
  * <p>{@code -Dkdra.sched.scenarios=N} sets the count (default 3000, about 13 s), {@code
  * -Dkdra.sched.seed=S} draws others (default {@link #DEFAULT_SEED}, fixed, so that the build does
@@ -75,7 +75,8 @@ class SchedulingDifferentialIT {
     for (int i = 0; i < scenarios.size(); i++) {
       SchedulingScenario s = scenarios.get(i);
       NodeFilter.Result ours =
-          NodeFilter.filter(s.pod(), s.nodes(), s.pods(), List.of(), s.namespaceLabels());
+          NodeFilter.filter(
+              s.pod(), s.nodes(), s.pods(), List.of(), s.namespaceLabels(), s.volumes().objects());
       Map<String, FilterVerdicts.Upstream> theirs = upstream.get(i);
       for (FilterVerdicts.Upstream v : theirs.values()) {
         nodes++;
@@ -144,7 +145,8 @@ class SchedulingDifferentialIT {
       List<String> theirFeasible = new ArrayList<>();
       theirs.path("feasible").forEach(n -> theirFeasible.add(n.asText()));
       NodeFilter.Result ours =
-          NodeFilter.filter(s.pod(), s.nodes(), s.pods(), List.of(), s.namespaceLabels());
+          NodeFilter.filter(
+              s.pod(), s.nodes(), s.pods(), List.of(), s.namespaceLabels(), s.volumes().objects());
       List<String> ourFeasible =
           ours.feasible().stream().map(n -> n.getMetadata().getName()).sorted().toList();
       if (!ourFeasible.equals(theirFeasible.stream().sorted().toList()) || ourFeasible.size() < 2) {

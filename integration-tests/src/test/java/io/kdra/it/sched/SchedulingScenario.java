@@ -9,14 +9,25 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One scheduling question: the cluster (nodes, the pods already on them, namespaces) and the pod to
- * place.
+ * One scheduling question: the cluster (nodes, the pods already on them, namespaces, the volume
+ * objects) and the pod to place.
  *
  * @param name identifies the scenario in reports (seed and index)
  * @param pods the pods already bound to nodes ({@code spec.nodeName} set)
  */
 public record SchedulingScenario(
-    String name, List<Node> nodes, List<Pod> pods, List<Namespace> namespaces, Pod pod) {
+    String name,
+    List<Node> nodes,
+    List<Pod> pods,
+    List<Namespace> namespaces,
+    Pod pod,
+    SchedulingVolumes volumes) {
+
+  /** A scenario without volume objects. */
+  public SchedulingScenario(
+      String name, List<Node> nodes, List<Pod> pods, List<Namespace> namespaces, Pod pod) {
+    this(name, nodes, pods, namespaces, pod, SchedulingVolumes.NONE);
+  }
 
   /** The JSON line {@code dra-alloc-upstream filter} reads. */
   public String toJsonLine() {
@@ -26,6 +37,10 @@ public record SchedulingScenario(
     m.put("pods", pods);
     m.put("namespaces", namespaces);
     m.put("pod", pod);
+    m.put("pvcs", volumes.pvcs());
+    m.put("pvs", volumes.pvs());
+    m.put("storageClasses", volumes.storageClasses());
+    m.put("csiNodes", volumes.csiNodes());
     return Serialization.asJson(m).replace('\n', ' ');
   }
 

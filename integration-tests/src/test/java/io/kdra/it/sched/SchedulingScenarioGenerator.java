@@ -42,7 +42,8 @@ import java.util.Random;
  * same seed (so that the draws above stay as they were): nodes that are not Ready, most with the
  * node lifecycle controller's {@code not-ready} or {@code unreachable} taint, some not yet
  * (kube-scheduler has no readiness filter, only those taints), pods that tolerate the {@code
- * not-ready} taint, and pods with {@code spec.nodeName} set. Same seed, same scenarios.
+ * not-ready} taint, and pods with {@code spec.nodeName} set. From a third stream, in about a third
+ * of the scenarios: volumes ({@link SchedulingVolumes}). Same seed, same scenarios.
  */
 public final class SchedulingScenarioGenerator {
 
@@ -72,6 +73,7 @@ public final class SchedulingScenarioGenerator {
 
   private final Random random;
   private final Random extra;
+  private final Random volumes;
   private final long seed;
   private int index;
 
@@ -79,6 +81,7 @@ public final class SchedulingScenarioGenerator {
     this.seed = seed;
     this.random = new Random(seed);
     this.extra = new Random(seed * 31 + 17);
+    this.volumes = new Random(seed * 53 + 29);
   }
 
   /** The next scenario. */
@@ -119,7 +122,11 @@ public final class SchedulingScenarioGenerator {
                   ? "node-gone"
                   : nodes.get(extra.nextInt(nodes.size())).getMetadata().getName());
     }
-    return new SchedulingScenario(name, nodes, pods, namespaces, pod);
+    SchedulingVolumes drawn =
+        volumes.nextDouble() < 0.35
+            ? SchedulingVolumes.draw(volumes, nodes, pods, pod)
+            : SchedulingVolumes.NONE;
+    return new SchedulingScenario(name, nodes, pods, namespaces, pod, drawn);
   }
 
   static final String NOT_READY_TAINT = "node.kubernetes.io/not-ready";

@@ -1,0 +1,290 @@
+package io.kdra.it.sched;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.TopologySelectorTermBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.CSINodeBuilder;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
+import io.kdra.claimcontroller.domain.VolumeObjects;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * The volume side of a scheduling scenario: PersistentVolumeClaims, PersistentVolumes,
+ * StorageClasses and CSINodes for kube-scheduler's VolumeRestrictions, NodeVolumeLimits,
+ * VolumeBinding and VolumeZone.
+ */
+public record SchedulingVolumes(
+    List<PersistentVolumeClaim> pvcs,
+    List<PersistentVolume> pvs,
+    List<StorageClass> storageClasses,
+    List<CSINode> csiNodes) {
+
+  public static final SchedulingVolumes NONE =
+      new SchedulingVolumes(List.of(), List.of(), List.of(), List.of());
+
+  /** As the claim-controller's volume filters read them. */
+  public VolumeObjects objects() {
+    return VolumeObjects.of(pvcs, pvs, storageClasses, csiNodes);
+  }
+
+  static final String DRIVER = "csi.kdra.example";
+  static final List<String> ZONES = List.of("z1", "z2", "z3");
+  static final List<String> ZONE_KEYS =
+      List.of("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone");
+  static final List<String> CLASSES = List.of("imm", "wffc", "wffc-none", "nomode", "gone", "");
+
+  /**
+   * Draws volumes for {@code pod} (and some of {@code placed}) on {@code nodes} from {@code r}, a
+   * stream of its own so that the scenario's other draws stay as they were; the pod and the placed
+   * pods get their volumes added. Claims waiting for their first consumer never have
+   * PersistentVolumes of their class (the claim-controller refuses those: it does not bind existing
+   * volumes).
+   */
+  static SchedulingVolumes draw(Random r, List<Node> nodes, List<Pod> placed, Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    List<PersistentVolumeClaim> pvcs = new ArrayList<>();
+    List<PersistentVolume> pvs = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      String name = "c" + i;
+      if (r.nextDouble() < 0.08) {
+        continue; // missing
+      }
+      claim(r, nodes, ns, name, null, pvcs, pvs);
+    }
+    List<Volume> volumes = new ArrayList<>();
+    int count = 1 + r.nextInt(2);
+    for (int i = 0; i < count; i++) {
+      volumes.add(claimVolume("v" + i, "c" + r.nextInt(4)));
+    }
+    if (r.nextDouble() < 0.2) {
+      volumes.add(new VolumeBuilder().withName("eph").withNewEphemeral().endEphemeral().build());
+      if (r.nextDouble() < 0.85) {
+        String owner = r.nextDouble() < 0.85 ? pod.getMetadata().getUid() : "uid-someone-else";
+        claim(r, nodes, ns, pod.getMetadata().getName() + "-eph", owner, pvcs, pvs);
+      }
+    }
+    if (r.nextDouble() < 0.1) {
+      volumes.add(gcePd(r));
+    }
+    addVolumes(pod, volumes);
+    for (Pod p : placed) {
+      if (r.nextDouble() < 0.3) {
+        List<Volume> theirs = new ArrayList<>();
+        theirs.add(claimVolume("v", "c" + r.nextInt(4)));
+        if (r.nextDouble() < 0.2) {
+          theirs.add(gcePd(r));
+        }
+        addVolumes(p, theirs);
+      }
+    }
+    List<CSINode> csiNodes = new ArrayList<>();
+    for (Node n : nodes) {
+      if (r.nextDouble() < 0.5) {
+        csiNodes.add(
+            new CSINodeBuilder()
+                .withNewMetadata()
+                .withName(n.getMetadata().getName())
+                .endMetadata()
+                .withNewSpec()
+                .addNewDriver()
+                .withName(DRIVER)
+                .withNodeID(n.getMetadata().getName())
+                .withNewAllocatable()
+                .withCount(r.nextInt(3))
+                .endAllocatable()
+                .endDriver()
+                .endSpec()
+                .build());
+      }
+    }
+    return new SchedulingVolumes(pvcs, pvs, classes(r), csiNodes);
+  }
+
+  private static void claim(
+      Random r,
+      List<Node> nodes,
+      String ns,
+      String name,
+      String ownerUid,
+      List<PersistentVolumeClaim> pvcs,
+      List<PersistentVolume> pvs) {
+    PersistentVolumeClaimBuilder b =
+        new PersistentVolumeClaimBuilder()
+            .withNewMetadata()
+            .withNamespace(ns)
+            .withName(name)
+            .endMetadata()
+            .withNewSpec()
+            .withAccessModes(r.nextDouble() < 0.2 ? "ReadWriteOncePod" : "ReadWriteOnce")
+            .endSpec();
+    if (ownerUid != null) {
+      b.editMetadata()
+          .addNewOwnerReference()
+          .withApiVersion("v1")
+          .withKind("Pod")
+          .withName("owner")
+          .withUid(ownerUid)
+          .withController(true)
+          .endOwnerReference()
+          .endMetadata();
+    }
+    if (r.nextDouble() < 0.55) {
+      String pv = "pv-" + ns + "-" + name;
+      b.editSpec().withVolumeName(pv).endSpec();
+      if (r.nextDouble() < 0.9) {
+        b.editMetadata().addToAnnotations("pv.kubernetes.io/bind-completed", "yes").endMetadata();
+      }
+      if (r.nextDouble() < 0.95) {
+        pvs.add(volume(r, nodes, pv));
+      } else if (r.nextDouble() < 0.5) {
+        b.withNewStatus().withPhase("Lost").endStatus();
+      }
+    } else {
+      b.editSpec().withStorageClassName(CLASSES.get(r.nextInt(CLASSES.size()))).endSpec();
+      if (r.nextDouble() < 0.2) {
+        b.editMetadata()
+            .addToAnnotations(
+                "volume.kubernetes.io/selected-node",
+                nodes.get(r.nextInt(nodes.size())).getMetadata().getName())
+            .endMetadata();
+      }
+    }
+    if (r.nextDouble() < 0.04) {
+      b.editMetadata()
+          .withDeletionTimestamp("2026-01-01T00:00:00Z")
+          .addToFinalizers("kubernetes.io/pvc-protection")
+          .endMetadata();
+    }
+    pvcs.add(b.build());
+  }
+
+  private static PersistentVolume volume(Random r, List<Node> nodes, String name) {
+    PersistentVolumeBuilder b =
+        new PersistentVolumeBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .endMetadata()
+            .withNewSpec()
+            .endSpec();
+    if (r.nextDouble() < 0.5) {
+      List<String> values = new ArrayList<>();
+      boolean byZone = r.nextBoolean();
+      for (String v :
+          byZone ? ZONES : nodes.stream().map(n -> n.getMetadata().getName()).toList()) {
+        if (r.nextDouble() < 0.5) {
+          values.add(v);
+        }
+      }
+      if (values.isEmpty()) {
+        values.add("elsewhere");
+      }
+      b.editSpec()
+          .withNewNodeAffinity()
+          .withNewRequired()
+          .addNewNodeSelectorTerm()
+          .withMatchExpressions(
+              new NodeSelectorRequirementBuilder()
+                  .withKey(byZone ? "topology.kubernetes.io/zone" : "kubernetes.io/hostname")
+                  .withOperator("In")
+                  .withValues(values)
+                  .build())
+          .endNodeSelectorTerm()
+          .endRequired()
+          .endNodeAffinity()
+          .endSpec();
+    }
+    if (r.nextDouble() < 0.3) {
+      List<String> zones = new ArrayList<>();
+      for (String z : ZONES) {
+        if (r.nextDouble() < 0.5) {
+          zones.add(z);
+        }
+      }
+      if (zones.isEmpty()) {
+        zones.add("z9");
+      }
+      b.editMetadata()
+          .addToLabels(ZONE_KEYS.get(r.nextInt(ZONE_KEYS.size())), String.join("__", zones))
+          .endMetadata();
+    }
+    if (r.nextDouble() < 0.6) {
+      b.editSpec().withNewCsi().withDriver(DRIVER).withVolumeHandle("h-" + name).endCsi().endSpec();
+    }
+    return b.build();
+  }
+
+  private static List<StorageClass> classes(Random r) {
+    List<StorageClass> out = new ArrayList<>();
+    out.add(storageClass("imm", DRIVER, "Immediate"));
+    StorageClassBuilder wffc =
+        new StorageClassBuilder(storageClass("wffc", DRIVER, "WaitForFirstConsumer"));
+    if (r.nextDouble() < 0.5) {
+      List<String> zones = new ArrayList<>();
+      for (String z : ZONES) {
+        if (r.nextDouble() < 0.6) {
+          zones.add(z);
+        }
+      }
+      wffc.addToAllowedTopologies(
+          new TopologySelectorTermBuilder()
+              .addNewMatchLabelExpression()
+              .withKey("topology.kubernetes.io/zone")
+              .withValues(zones.isEmpty() ? List.of("z9") : zones)
+              .endMatchLabelExpression()
+              .build());
+    }
+    out.add(wffc.build());
+    out.add(storageClass("wffc-none", "kubernetes.io/no-provisioner", "WaitForFirstConsumer"));
+    out.add(storageClass("nomode", DRIVER, null));
+    return out;
+  }
+
+  private static StorageClass storageClass(String name, String provisioner, String mode) {
+    return new StorageClassBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withProvisioner(provisioner)
+        .withVolumeBindingMode(mode)
+        .build();
+  }
+
+  private static Volume claimVolume(String name, String claim) {
+    return new VolumeBuilder()
+        .withName(name)
+        .withNewPersistentVolumeClaim()
+        .withClaimName(claim)
+        .endPersistentVolumeClaim()
+        .build();
+  }
+
+  private static Volume gcePd(Random r) {
+    return new VolumeBuilder()
+        .withName("pd")
+        .withNewGcePersistentDisk()
+        .withPdName(r.nextBoolean() ? "d1" : "d2")
+        .withReadOnly(r.nextBoolean())
+        .endGcePersistentDisk()
+        .build();
+  }
+
+  private static void addVolumes(Pod p, List<Volume> volumes) {
+    List<Volume> all =
+        p.getSpec().getVolumes() == null
+            ? new ArrayList<>()
+            : new ArrayList<>(p.getSpec().getVolumes());
+    all.addAll(volumes);
+    p.getSpec().setVolumes(all);
+  }
+}

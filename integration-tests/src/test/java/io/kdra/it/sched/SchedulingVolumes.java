@@ -42,7 +42,9 @@ public record SchedulingVolumes(
   static final List<String> ZONES = List.of("z1", "z2", "z3");
   static final List<String> ZONE_KEYS =
       List.of("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone");
-  static final List<String> CLASSES = List.of("imm", "wffc", "wffc-none", "nomode", "gone", "");
+  // no class without a binding mode: the API server defaults it to Immediate, and upstream's
+  // VolumeBinding answers such a class with a scheduler error, not a verdict
+  static final List<String> CLASSES = List.of("imm", "wffc", "wffc-none", "gone", "");
 
   /**
    * Draws volumes for {@code pod} (and some of {@code placed}) on {@code nodes} from {@code r}, a
@@ -246,7 +248,6 @@ public record SchedulingVolumes(
     }
     out.add(wffc.build());
     out.add(storageClass("wffc-none", "kubernetes.io/no-provisioner", "WaitForFirstConsumer"));
-    out.add(storageClass("nomode", DRIVER, null));
     return out;
   }
 

@@ -38,8 +38,8 @@ public interface VolumeObjects {
   /** A PV's storage class, as component-helpers' {@code GetPersistentVolumeClass}. */
   static String classOf(PersistentVolume pv) {
     Map<String, String> ann = pv.getMetadata().getAnnotations();
-    if (ann != null && ann.containsKey(VolumeFilters.ANN_BETA_STORAGE_CLASS)) {
-      return ann.get(VolumeFilters.ANN_BETA_STORAGE_CLASS);
+    if (ann != null && ann.containsKey(VolumeHelpers.ANN_BETA_STORAGE_CLASS)) {
+      return ann.get(VolumeHelpers.ANN_BETA_STORAGE_CLASS);
     }
     String name = pv.getSpec() == null ? null : pv.getSpec().getStorageClassName();
     return name == null ? "" : name;

@@ -105,14 +105,7 @@ public final class ApiPodGroups implements PodGroups {
               GroupPreemption.conditionsWith(
                   GroupPreemption.conditions(status), preemptorUid, node, clock.instant());
           List<Map<String, Object>> ops = new ArrayList<>();
-          ops.add(
-              Map.of(
-                  "op",
-                  "replace",
-                  "path",
-                  "/metadata/resourceVersion",
-                  "value",
-                  g.getMetadata().getResourceVersion()));
+          ops.add(JsonPatchOps.onResourceVersion(g.getMetadata().getResourceVersion()));
           ops.add(
               status == null
                   ? Map.of(

@@ -362,14 +362,7 @@ public class ClaimWriter {
    */
   private ResourceClaim patchMetadata(ResourceClaim read, ResourceClaim wanted) {
     List<Map<String, Object>> ops = new ArrayList<>();
-    ops.add(
-        Map.of(
-            "op",
-            "replace",
-            "path",
-            "/metadata/resourceVersion",
-            "value",
-            read.getMetadata().getResourceVersion()));
+    ops.add(JsonPatchOps.onResourceVersion(read.getMetadata().getResourceVersion()));
     ops.add(
         Map.of(
             "op",

@@ -341,7 +341,17 @@ class KubectlDraIT {
                 .withRules(
                     new PolicyRuleBuilder()
                         .withApiGroups("")
-                        .withResources("nodes", "pods")
+                        .withResources(
+                            "nodes",
+                            "pods",
+                            "namespaces",
+                            "persistentvolumeclaims",
+                            "persistentvolumes")
+                        .withVerbs("get", "list")
+                        .build(),
+                    new PolicyRuleBuilder()
+                        .withApiGroups("storage.k8s.io")
+                        .withResources("storageclasses", "csinodes")
                         .withVerbs("get", "list")
                         .build(),
                     new PolicyRuleBuilder()

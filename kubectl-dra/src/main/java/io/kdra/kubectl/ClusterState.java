@@ -10,9 +10,11 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.kdra.claimcontroller.domain.ClaimLookup;
 import io.kdra.claimcontroller.domain.TemplateClaims;
+import io.kdra.claimcontroller.domain.VolumeObjects;
 import io.kdra.claimcontroller.scheduling.ClusterView;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -20,6 +22,11 @@ import java.util.Optional;
  * What the plugin read from the cluster (or a what-if made of it): the objects the
  * claim-controller's informers hold, as the controller's own {@link ClusterView}, so that its
  * decisions run unchanged on them. Immutable.
+ *
+ * @param namespaceLabels each namespace's labels, by name (pod affinity's namespace selectors)
+ * @param volumeObjects the PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes
+ *     the volume filters read; null where they could not be read (the volume filters are then not
+ *     applied)
  */
 record ClusterState(
     List<Node> nodes,
@@ -27,7 +34,9 @@ record ClusterState(
     List<ResourceClaim> claims,
     List<ResourceClaimTemplate> templates,
     List<ResourceSlice> slices,
-    List<DeviceClass> deviceClasses)
+    List<DeviceClass> deviceClasses,
+    Map<String, Map<String, String>> namespaceLabels,
+    VolumeObjects volumeObjects)
     implements ClusterView {
 
   ClusterState {
@@ -37,6 +46,23 @@ record ClusterState(
     templates = List.copyOf(templates);
     slices = List.copyOf(slices);
     deviceClasses = List.copyOf(deviceClasses);
+    namespaceLabels = Map.copyOf(namespaceLabels);
+  }
+
+  /** The DRA objects alone: no namespace labels, no volumes (the volume filters not applied). */
+  ClusterState(
+      List<Node> nodes,
+      List<Pod> pods,
+      List<ResourceClaim> claims,
+      List<ResourceClaimTemplate> templates,
+      List<ResourceSlice> slices,
+      List<DeviceClass> deviceClasses) {
+    this(nodes, pods, claims, templates, slices, deviceClasses, Map.of(), null);
+  }
+
+  @Override
+  public VolumeObjects volumes() {
+    return volumeObjects == null ? VolumeObjects.NONE : volumeObjects;
   }
 
   @Override
@@ -85,7 +111,8 @@ record ClusterState(
         c ->
             is(c.getMetadata(), claim.getMetadata().getNamespace(), claim.getMetadata().getName()));
     cs.add(claim);
-    return new ClusterState(nodes, pods, cs, templates, slices, deviceClasses);
+    return new ClusterState(
+        nodes, pods, cs, templates, slices, deviceClasses, namespaceLabels, volumeObjects);
   }
 
   /** The same state with {@code pod} added, replacing one of the same namespace and name. */
@@ -94,7 +121,8 @@ record ClusterState(
     ps.removeIf(
         p -> is(p.getMetadata(), pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
     ps.add(pod);
-    return new ClusterState(nodes, ps, claims, templates, slices, deviceClasses);
+    return new ClusterState(
+        nodes, ps, claims, templates, slices, deviceClasses, namespaceLabels, volumeObjects);
   }
 
   /**
@@ -109,7 +137,9 @@ record ClusterState(
         claims,
         merge(templates, ts),
         merge(slices, ss),
-        merge(deviceClasses, cs));
+        merge(deviceClasses, cs),
+        namespaceLabels,
+        volumeObjects);
   }
 
   private static <T extends HasMetadata> List<T> merge(List<T> a, List<T> b) {

@@ -1,5 +1,6 @@
 package io.kdra.kubectl;
 
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -9,11 +10,14 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kdra.claimcontroller.domain.VolumeObjects;
 import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.core.taint.DeviceTaintRules;
 import java.io.File;
 import java.io.PrintStream;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -90,7 +94,53 @@ final class LiveCluster implements AutoCloseable {
         client.resources(ResourceClaim.class).inAnyNamespace().list().getItems(),
         client.resources(ResourceClaimTemplate.class).inAnyNamespace().list().getItems(),
         DeviceTaintRules.apply(client.resources(ResourceSlice.class).list().getItems(), rules()),
-        client.resources(DeviceClass.class).list().getItems());
+        client.resources(DeviceClass.class).list().getItems(),
+        namespaceLabels(),
+        volumes());
+  }
+
+  /** Each namespace's labels; none (with a warning) where namespaces may not be listed. */
+  private Map<String, Map<String, String>> namespaceLabels() {
+    try {
+      Map<String, Map<String, String>> labels = new HashMap<>();
+      for (Namespace ns : client.namespaces().list().getItems()) {
+        Map<String, String> l = ns.getMetadata().getLabels();
+        labels.put(ns.getMetadata().getName(), l == null ? Map.of() : l);
+      }
+      return labels;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 403) {
+        throw e;
+      }
+      warnings.println(
+          "warning: cannot list namespaces (forbidden): pod affinity terms with a namespace"
+              + " selector match no namespace here; grant list on namespaces to see them as the"
+              + " scheduler does");
+      return Map.of();
+    }
+  }
+
+  /**
+   * What the scheduler's volume filters read; null (with a warning) where one kind may not be
+   * listed: the answer then leaves the volume filters out rather than call every claim missing.
+   */
+  private VolumeObjects volumes() {
+    try {
+      return VolumeObjects.of(
+          client.persistentVolumeClaims().inAnyNamespace().list().getItems(),
+          client.persistentVolumes().list().getItems(),
+          client.storage().v1().storageClasses().list().getItems(),
+          client.storage().v1().csiNodes().list().getItems());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 403) {
+        throw e;
+      }
+      warnings.println(
+          "warning: cannot list persistentvolumeclaims, persistentvolumes, storageclasses or"
+              + " csinodes (forbidden): the volume filters are not applied; grant list on them to"
+              + " see them as the scheduler does");
+      return null;
+    }
   }
 
   /** The DeviceTaintRules, none where the API server serves no v1 ones (before 1.37). */

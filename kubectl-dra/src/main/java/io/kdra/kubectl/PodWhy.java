@@ -12,6 +12,7 @@ import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.scheduling.DraCorePodAllocator;
 import io.kdra.claimcontroller.scheduling.PodAllocator.Decision;
 import io.kdra.claimcontroller.scheduling.PreEnqueue;
+import io.kdra.claimcontroller.scheduling.PreFilter;
 import io.kdra.core.alloc.Allocator;
 import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.alloc.ClaimOutcome;
@@ -116,9 +117,21 @@ final class PodWhy {
         return Answer.of(State.WAITING, w.reason(), null, claims);
       }
     }
+    if (state.volumeObjects() != null) {
+      var refused = PreFilter.refusalMessage(pod, state);
+      if (refused.isPresent()) {
+        return Answer.of(State.UNSCHEDULABLE, refused.get(), null, claims);
+      }
+    }
     List<ResourceClaim> unallocated = claims.stream().filter(c -> !allocated(c)).toList();
     NodeFilter.Result filtered =
-        NodeFilter.filter(pod, state.nodes(), state.pods(), NodeSelectors.ofAllocated(claims));
+        NodeFilter.filter(
+            pod,
+            state.nodes(),
+            state.pods(),
+            NodeSelectors.ofAllocated(claims),
+            state.namespaceLabels(),
+            state.volumeObjects());
     Set<String> shown = shown(state);
     List<NodeRow> rows = new ArrayList<>();
     filtered

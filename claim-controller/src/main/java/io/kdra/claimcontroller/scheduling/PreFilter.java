@@ -20,9 +20,17 @@ import java.util.Optional;
  * volume plugins' PreFilters, {@link VolumeFilters}, and volumes it cannot bind), and the attempt's
  * {@link CycleState}. The extended-resource part is {@link ExtendedPreFilter}'s. Pure.
  */
-final class PreFilter {
+public final class PreFilter {
 
   private PreFilter() {}
+
+  /**
+   * The {@code PodScheduled} message of {@link #refusal}, when there is one. Public for {@code
+   * kubectl dra}.
+   */
+  public static Optional<String> refusalMessage(Pod pod, ClusterView view) {
+    return refusal(pod, view).map(o -> ((Outcome.Unschedulable) o).message());
+  }
 
   /**
    * Why this scheduler cannot place {@code pod} on any node of {@code view} now; empty when it may.

@@ -54,10 +54,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Idempotent, and across driver restarts: a daemon answers {@code get_server_list} on its
  * control pipe, or is not there. The daemons are the driver container's children and usually die
- * with it, leaving their {@code control} socket file on the host path; a daemon found alive (a
- * driver process restarted in the same container) is adopted, a dead one's files are removed and a
- * new daemon started. At driver start ({@link #restore}) a GPU whose prepared claims use MPS gets
- * its daemon back, and a daemon no prepared claim uses is stopped. A last unprepare that finds no
+ * with it, leaving their {@code control} socket file on the host path; each MPS prepare asks the
+ * daemon again (one may die under a running driver: the old pod of a rolling update exits with the
+ * daemon it started). A daemon found alive is adopted, a dead one's files are removed and a new
+ * daemon started. At driver start ({@link #restore}) a GPU whose prepared claims use MPS gets its
+ * daemon back, and a daemon no prepared claim uses is stopped. A last unprepare that finds no
  * daemon counts it as stopped. Thread-safe.
  */
 public final class GpuSharingSetup implements DeviceSetup {
@@ -79,7 +80,8 @@ public final class GpuSharingSetup implements DeviceSetup {
   private final String smiPath;
   private final String mpsControlPath;
   // the GPUs whose MPS daemon this process started or found running; another driver process may
-  // stop one (the other pod of a rolling update), so this is only a cache (forgetRemembered)
+  // stop one (the other pod of a rolling update) and a daemon may die, so it is never trusted
+  // alone: a prepare asks the daemon, a release tells one this process knows of to quit
   private final Set<String> mpsStarted = ConcurrentHashMap.newKeySet();
 
   public GpuSharingSetup(
@@ -148,12 +150,12 @@ public final class GpuSharingSetup implements DeviceSetup {
           "device " + d.name(),
           "cannot create the MPS directories under " + settings.mpsRoot() + ": " + e);
     }
-    if (!mpsStarted.contains(d.name())) {
-      if (Files.exists(control(d)) && daemonAnswers(d)) {
-        mpsStarted.add(d.name()); // started by a previous driver process
-      } else {
-        startDaemon(d);
-      }
+    // asked every time, not remembered: a daemon dies under a running driver when the old pod of
+    // a rolling update exits with it, or when it crashes
+    if (daemonRuns(d)) {
+      mpsStarted.add(d.name()); // perhaps started by a previous driver process
+    } else {
+      startDaemon(d);
     }
     List<String> env = new ArrayList<>();
     env.add("CUDA_MPS_PIPE_DIRECTORY=" + CONTAINER_PIPE_DIR);
@@ -194,7 +196,7 @@ public final class GpuSharingSetup implements DeviceSetup {
     if (settings.strategy() != SharingSettings.Strategy.MPS || !d.allowMultipleAllocations()) {
       return;
     }
-    boolean alive = Files.exists(control(d)) && daemonAnswers(d);
+    boolean alive = daemonRuns(d);
     if (inUse && alive) {
       mpsStarted.add(d.name());
     } else if (inUse) {
@@ -237,6 +239,14 @@ public final class GpuSharingSetup implements DeviceSetup {
     }
     mpsStarted.remove(d.name());
     removeStalePipe(d);
+  }
+
+  /**
+   * Whether the GPU's control daemon runs: it left its {@code control} socket file (or this process
+   * started it) and answers there.
+   */
+  private boolean daemonRuns(NodeDevice d) {
+    return (mpsStarted.contains(d.name()) || Files.exists(control(d))) && daemonAnswers(d);
   }
 
   /** Whether a control daemon answers on the GPU's pipe. */

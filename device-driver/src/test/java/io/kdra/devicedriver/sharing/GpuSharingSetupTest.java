@@ -120,7 +120,9 @@ class GpuSharingSetupTest {
                 + pipe
                 + " CUDA_VISIBLE_DEVICES="
                 + UUID0
-                + " nvidia-cuda-mps-control -d");
+                + " nvidia-cuda-mps-control -d",
+            // b's prepare asks the daemon whether it still runs
+            "CUDA_MPS_PIPE_DIRECTORY=" + pipe + " nvidia-cuda-mps-control <<< get_server_list");
     assertThat(Files.isDirectory(pipe)).isTrue();
     assertThat(Files.isDirectory(log)).isTrue();
     String specB = spec("u-b");
@@ -416,6 +418,30 @@ class GpuSharingSetupTest {
     assertThat(d.unprepareResourceClaims(List.of(a.ref())).get("u-a")).isEmpty();
     assertThat(runner.lines()).contains("nvidia-smi -i " + UUID0 + " -c DEFAULT");
     assertThat(pipe.resolve("control")).doesNotExist();
+  }
+
+  /**
+   * A daemon dies while this driver process keeps running: the old pod of a rolling update exits
+   * and takes along the daemon it started and this pod adopted (or the daemon crashed). The next
+   * claim on the GPU gets a daemon started again, not the dead pipe this process remembers.
+   */
+  @Test
+  void aDaemonThatDiedUnderARunningDriverIsStartedAgainForTheNextClaim() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    ClaimFixture a = shareOfGpu0("a", "1", "20Gi");
+    ClaimFixture b = shareOfGpu0("b", "1", "20Gi");
+    reader.add(a.build()).add(b.build());
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+
+    gpu.killMpsDaemons();
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+
+    Path pipe = dir.resolve("mps/gpu-0/pipe");
+    assertThat(gpu.mpsDaemons()).containsExactly(pipe.toString());
+    assertThat(d.unprepareResourceClaims(List.of(a.ref(), b.ref())).values()).containsOnly("");
+    assertThat(gpu.mpsDaemons()).isEmpty();
   }
 
   /** A restarted driver uses the daemon its predecessor started, and stops it once. */

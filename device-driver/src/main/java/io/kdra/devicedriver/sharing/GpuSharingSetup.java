@@ -42,7 +42,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       without an MPS config in the claim, the client limits follow the allocator's accounting
  *       (active thread percentage = consumed shares / shares, pinned memory = consumed memory); the
  *       daemon is told to {@code quit}, and the compute mode goes back to {@code DEFAULT}, when the
- *       last claim on the GPU is unprepared.
+ *       last claim on the GPU is unprepared. A claim of a second namespace is refused while another
+ *       namespace's MPS claims are prepared on the node, unless it allows that ({@link
+ *       MpsTenancy}).
  * </ul>
  *
  * <p>Command lines as NVIDIA documents them and as NVIDIA's own DRA driver (k8s-dra-driver-gpu,
@@ -138,6 +140,11 @@ public final class GpuSharingSetup implements DeviceSetup {
 
   private DeviceEdits mps(Allocated a) throws PrepareException {
     NodeDevice d = a.device();
+    Optional<String> refused =
+        MpsTenancy.refusal(a.claim(), a.otherClaims(), settings.mpsAcrossNamespaces());
+    if (refused.isPresent()) {
+      throw new PrepareException("device " + d.name(), refused.get());
+    }
     Path pipe = pipeDir(d);
     Path log = logDir(d);
     Path shm = shmDir();

@@ -40,8 +40,11 @@ class GpuSharingSetupTest {
   }
 
   private DeviceDriver driver(SharingSettings.Strategy strategy, Path checkpoint) throws Exception {
-    SharingSettings settings =
-        new SharingSettings(strategy, 4, Quantity.parse("1Gi"), dir.resolve("mps"));
+    return driver(
+        new SharingSettings(strategy, 4, Quantity.parse("1Gi"), dir.resolve("mps")), checkpoint);
+  }
+
+  private DeviceDriver driver(SharingSettings settings, Path checkpoint) throws Exception {
     Inventory gpus =
         SharedGpus.apply(
             new Inventory(List.of(gpu(0), gpu(1)), List.of(), List.of("/dev/nvidiactl")), settings);
@@ -442,6 +445,65 @@ class GpuSharingSetupTest {
     assertThat(gpu.mpsDaemons()).containsExactly(pipe.toString());
     assertThat(d.unprepareResourceClaims(List.of(a.ref(), b.ref())).values()).containsOnly("");
     assertThat(gpu.mpsDaemons()).isEmpty();
+  }
+
+  private static ClaimFixture shareOfGpu(int gpu, String namespace, String name) {
+    return claim(name)
+        .namespace(namespace)
+        .uid("u-" + name)
+        .share(
+            "gpu",
+            "gpu-" + gpu,
+            "00000000-0000-4000-8000-0000000000" + (10 + name.charAt(0) % 90),
+            Map.of("shares", "1", "memory", "20Gi"));
+  }
+
+  /**
+   * MPS clients share the node's one /dev/shm directory: while claims of one namespace use MPS on
+   * the node, a claim of another is refused, on any of its GPUs, with the reason and the setting
+   * that allows it; it is prepared once the first namespace's claims are unprepared.
+   */
+  @Test
+  void anMpsClaimOfASecondNamespaceIsRefusedUntilTheFirstNamespacesClaimsAreGone()
+      throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    ClaimFixture a = shareOfGpu(0, "team-a", "a");
+    ClaimFixture a2 = shareOfGpu(0, "team-a", "c");
+    ClaimFixture b = shareOfGpu(1, "team-b", "b");
+    reader.add(a.build()).add(a2.build()).add(b.build());
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    assertThat(d.prepareResourceClaims(List.of(a.ref(), a2.ref())).values())
+        .allMatch(r -> r.error().isEmpty());
+
+    String refused = d.prepareResourceClaims(List.of(b.ref())).get("u-b").error();
+
+    assertThat(refused)
+        .contains("device gpu-1")
+        .contains("team-a/")
+        .contains("not of namespace team-b")
+        .contains("/dev/shm")
+        .contains("deviceDriver.config.sharing.mps-across-namespaces");
+    assertThat(gpu.mpsDaemons()).containsExactly(dir.resolve("mps/gpu-0/pipe").toString());
+    assertThat(d.prepared()).doesNotContainKey("u-b");
+
+    assertThat(d.unprepareResourceClaims(List.of(a.ref(), a2.ref())).values()).containsOnly("");
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+  }
+
+  @Test
+  void aNodeThatAllowsMpsAcrossNamespacesPreparesClaimsOfBoth() throws Exception {
+    ClaimFixture a = shareOfGpu(0, "team-a", "a");
+    ClaimFixture b = shareOfGpu(0, "team-b", "b");
+    reader.add(a.build()).add(b.build());
+    DeviceDriver d =
+        driver(
+            new SharingSettings(
+                SharingSettings.Strategy.MPS, 4, Quantity.parse("1Gi"), dir.resolve("mps"), true),
+            dir.resolve("checkpoint.json"));
+
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
   }
 
   /** A restarted driver uses the daemon its predecessor started, and stops it once. */

@@ -77,9 +77,9 @@ public interface DeviceSetup {
       }
 
       @Override
-      public void restore(NodeDevice device, boolean inUse) throws PrepareException {
+      public void restore(NodeDevice device, List<PreparedClaim> users) throws PrepareException {
         for (DeviceSetup s : active) {
-          s.restore(device, inUse);
+          s.restore(device, users);
         }
       }
     };
@@ -182,10 +182,10 @@ public interface DeviceSetup {
    * match the checkpoint (adopt what its prepared claims use, stop what none does). Nothing by
    * default.
    *
-   * @param inUse whether a prepared claim uses the device's setup
+   * @param users the prepared claims that use the device's setup (none: it is not in use)
    * @throws PrepareException naming the device and what failed
    */
-  default void restore(NodeDevice device, boolean inUse) throws PrepareException {}
+  default void restore(NodeDevice device, List<PreparedClaim> users) throws PrepareException {}
 
   /**
    * Another driver process (the other pod of a rolling update) changed the prepared claims: forget

@@ -108,6 +108,7 @@ class GpuSharingSetupTest {
     reader.add(b.build());
     Path pipe = dir.resolve("mps/gpu-0/pipe");
     Path log = dir.resolve("mps/gpu-0/log");
+    String control = "CUDA_MPS_PIPE_DIRECTORY=" + pipe + " nvidia-cuda-mps-control <<< ";
 
     PrepareResult ra = d.prepareResourceClaims(List.of(a.ref())).get("u-a");
     PrepareResult rb = d.prepareResourceClaims(List.of(b.ref())).get("u-b");
@@ -124,8 +125,15 @@ class GpuSharingSetupTest {
                 + " CUDA_VISIBLE_DEVICES="
                 + UUID0
                 + " nvidia-cuda-mps-control -d",
-            // b's prepare asks the daemon whether it still runs
-            "CUDA_MPS_PIPE_DIRECTORY=" + pipe + " nvidia-cuda-mps-control <<< get_server_list");
+            // the allocator's accounting as the daemon's server defaults, also on running servers
+            control + "set_default_active_thread_percentage 25",
+            control + "set_default_device_pinned_mem_limit 0 20480M",
+            control + "get_server_list",
+            // b's prepare asks the daemon whether it still runs, and raises them to b's share
+            control + "get_server_list",
+            control + "set_default_active_thread_percentage 50",
+            control + "set_default_device_pinned_mem_limit 0 40960M",
+            control + "get_server_list");
     assertThat(Files.isDirectory(pipe)).isTrue();
     assertThat(Files.isDirectory(log)).isTrue();
     String specB = spec("u-b");
@@ -179,6 +187,68 @@ class GpuSharingSetupTest {
     assertThat(oldPod.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
 
     assertThat(runner.lines()).anyMatch(l -> l.endsWith("nvidia-cuda-mps-control -d"));
+  }
+
+  /**
+   * The client limits are variables in the tenant's own container, which it can unset; the GPU's
+   * daemon enforces the allocator's accounting as its server defaults. One daemon serves every
+   * claim on the GPU, so it enforces the largest share among them: 1 share (25 %, 20Gi), then 2
+   * shares (50 %, 40Gi) beside it.
+   */
+  @Test
+  void theDaemonEnforcesTheLargestShareOfTheClaimsOnItsGpu() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    ClaimFixture a = shareOfGpu0("a", "1", "20Gi");
+    ClaimFixture b = shareOfGpu0("b", "2", "40Gi");
+    reader.add(a.build()).add(b.build());
+    String pipe = dir.resolve("mps/gpu-0/pipe").toString();
+
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    assertThat(gpu.mpsDefaults(pipe))
+        .containsEntry("active_thread_percentage", "25")
+        .containsEntry("device_pinned_mem_limit 0", "20480M");
+    assertThat(runner.lines())
+        .contains(
+            "CUDA_MPS_PIPE_DIRECTORY="
+                + pipe
+                + " nvidia-cuda-mps-control <<< set_default_active_thread_percentage 25",
+            "CUDA_MPS_PIPE_DIRECTORY="
+                + pipe
+                + " nvidia-cuda-mps-control <<< set_default_device_pinned_mem_limit 0 20480M");
+
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+    assertThat(gpu.mpsDefaults(pipe))
+        .containsEntry("active_thread_percentage", "50")
+        .containsEntry("device_pinned_mem_limit 0", "40960M");
+    // b's own client limits stay its share; a's container keeps its own
+    assertThat(spec("u-b")).contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50\"");
+    assertThat(spec("u-a")).contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25\"");
+  }
+
+  /**
+   * A claim's MPS config sets its own client limits; the daemon still enforces the allocator's
+   * accounting, which a tenant's config cannot raise.
+   */
+  @Test
+  void aClaimsMpsConfigDoesNotRaiseWhatTheDaemonEnforces() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    ClaimFixture a =
+        shareOfGpu0("a", "1", "20Gi")
+            .config(
+                "FromClaim",
+                List.of(),
+                gpuConfig(Map.of("strategy", "MPS", "mps", Map.of("activeThreadPercentage", 90))));
+    reader.add(a.build());
+
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+
+    assertThat(spec("u-a")).contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=90\"");
+    assertThat(gpu.mpsDefaults(dir.resolve("mps/gpu-0/pipe").toString()))
+        .containsEntry("active_thread_percentage", "25");
   }
 
   @Test
@@ -554,6 +624,10 @@ class GpuSharingSetupTest {
     fresh.restore();
 
     assertThat(gpu.mpsDaemons()).containsExactly(dir.resolve("mps/gpu-0/pipe").toString());
+    // the new daemon enforces the prepared claim's share (read back from its CDI spec)
+    assertThat(gpu.mpsDefaults(dir.resolve("mps/gpu-0/pipe").toString()))
+        .containsEntry("active_thread_percentage", "25")
+        .containsEntry("device_pinned_mem_limit 0", "20480M");
     assertThat(runner.lines())
         .contains("CUDA_MPS_PIPE_DIRECTORY=" + orphan + " nvidia-cuda-mps-control <<< quit");
     assertThat(fresh.unprepareResourceClaims(List.of(a.ref())).get("u-a")).isEmpty();

@@ -234,7 +234,11 @@ public class DriverRuntime {
   private SharingSettings sharingSettings() {
     DriverConfig.Sharing s = config.sharing();
     return new SharingSettings(
-        s.strategy(), s.shares(), Quantity.parse(s.memoryStep()), s.mpsRoot());
+        s.strategy(),
+        s.shares(),
+        Quantity.parse(s.memoryStep()),
+        s.mpsRoot(),
+        s.mpsAcrossNamespaces());
   }
 
   /** The backend's inventory with whole GPUs made shareable, as the node's sharing says. */

@@ -182,6 +182,26 @@ class DriverRenderTest {
     assertThat(pod.getVolumes()).extracting(Volume::getName).doesNotContain("mps-root", "mps-shm");
   }
 
+  /** MPS across namespaces is the driver's default (off) unless the value turns it on. */
+  @Test
+  void mpsAcrossNamespacesReachesTheDriverOnlyWhenSet() {
+    assertThat(
+            Rendered.properties(
+                Chart.render(Chart.values("deviceDriver.config.sharing.strategy", "mps")),
+                "kdra-device-driver"))
+        .doesNotContainKey("kdra.device-driver.sharing.mps-across-namespaces");
+    assertThat(
+            Rendered.properties(
+                Chart.render(
+                    Chart.values(
+                        "deviceDriver.config.sharing.strategy",
+                        "mps",
+                        "deviceDriver.config.sharing.mps-across-namespaces",
+                        true)),
+                "kdra-device-driver"))
+        .containsEntry("kdra.device-driver.sharing.mps-across-namespaces", "true");
+  }
+
   /** The node operations the devices need not have reach the driver only when set. */
   @Test
   void skipNodeOperationsAreTheDriversOnlyWhenSet() {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.nodes.RealNode;
 import io.kdra.it.nodes.SimulatedNode;
@@ -32,7 +33,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * directory and the node's {@code <mps-root>/shm} at {@code /dev/shm}, in place of the one CRI
  * gives every container: MPS clients reach the daemon's shared memory there. Two pods with claims
  * for one share each see the same {@code /dev/shm}; the daemon is told to quit once, when the last
- * claim is unprepared.
+ * claim is unprepared. A driver restart with a claim prepared starts the daemon, which died with
+ * the driver, again for the claims that follow. A second namespace's MPS pod waits until the first
+ * namespace's claim is gone.
  */
 @ExtendWith(ControlPlane.class)
 class MpsRealNodeIT {
@@ -77,6 +80,8 @@ class MpsRealNodeIT {
     Path shm = Files.createDirectories(mpsRoot.resolve("shm"));
     Files.writeString(shm.resolve("from-host"), "written before the pods start\n");
     client.resource(Dra.template(ns, "gpu-share", CLASS, 1)).create();
+    long startsBefore = driverLogLines(START);
+    long quitsBefore = driverLogLines(QUIT);
 
     Pod first =
         client.resource(showingMps(Dra.podWithTemplate(ns, "client-a", "gpu-share"))).create();
@@ -93,6 +98,9 @@ class MpsRealNodeIT {
             "shm: from-host",
             "pipe: /tmp/nvidia-mps");
     assertThat(mountPoints(firstLog)).contains("/tmp/nvidia-mps", "/var/log/nvidia-mps");
+    // the daemon enforces the share too, whatever the container does with its variables
+    assertThat(driverLogLines("<<< set_default_active_thread_percentage 25")).isPositive();
+    assertThat(driverLogLines("<<< set_default_device_pinned_mem_limit 0 6144M")).isPositive();
     // the claim's bind in place of the sandbox's shm (a tmpfs): the only mount at /dev/shm
     assertThat(mounts(firstLog, "/dev/shm")).hasSize(1).noneMatch(m -> m.contains(" tmpfs "));
     // what the container wrote went to the node's directories: the binds, not copies
@@ -106,7 +114,7 @@ class MpsRealNodeIT {
     assertThat(secondClaim.getMetadata().getUid()).isNotEqualTo(firstClaim.getMetadata().getUid());
     assertThat(Dra.devices(secondClaim)).containsExactly(NODE + "/gpu-0");
     assertThat(secondLog).contains("shm: from-host", "shm: from-client-a", "pipe: /tmp/nvidia-mps");
-    assertThat(driverLogLines(START)).isEqualTo(1);
+    assertThat(driverLogLines(START)).isEqualTo(startsBefore + 1);
 
     // the first claim unprepared: the daemon stays for the second
     client.resource(first).delete();
@@ -117,7 +125,7 @@ class MpsRealNodeIT {
               assertThat(Dra.get(client, first)).isNull();
               assertThat(RealPods.spec(stack, NODE, firstClaim)).doesNotExist();
             });
-    assertThat(driverLogLines(QUIT)).isZero();
+    assertThat(driverLogLines(QUIT)).isEqualTo(quitsBefore);
 
     client.resource(second).delete();
     await()
@@ -126,9 +134,122 @@ class MpsRealNodeIT {
             () -> {
               assertThat(Dra.get(client, second)).isNull();
               assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
-              assertThat(driverLogLines(QUIT)).isEqualTo(1);
+              assertThat(driverLogLines(QUIT)).isEqualTo(quitsBefore + 1);
             });
-    assertThat(driverLogLines(START)).isEqualTo(1);
+    assertThat(driverLogLines(START)).isEqualTo(startsBefore + 1);
+  }
+
+  /**
+   * The driver is killed while an MPS claim is prepared, and started again (a driver pod's
+   * restart). The daemon died with it and left its {@code control} socket file on the host path:
+   * the restarted driver starts the daemon again for the prepared claim, a second claim on the GPU
+   * is prepared on that daemon, and both unprepare, the last one telling the daemon to quit.
+   */
+  @Test
+  void aDriverRestartWithAPreparedMpsClaimStartsTheDaemonAgainForTheNextClaims() throws Exception {
+    String ns = stack.namespace;
+    Path control = stack.nodes.mpsRoot(NODE).resolve("gpu-0/pipe/control");
+    client.resource(Dra.template(ns, "gpu-share-restart", CLASS, 1)).create();
+    long startsBefore = driverLogLines(START);
+    long quitsBefore = driverLogLines(QUIT);
+
+    Pod first =
+        client
+            .resource(showingMps(Dra.podWithTemplate(ns, "restart-a", "gpu-share-restart")))
+            .create();
+    RealPods.awaitListed(stack, first);
+    ResourceClaim firstClaim = Dra.claimOf(client, first, "gpu");
+    assertThat(Dra.devices(firstClaim)).containsExactly(NODE + "/gpu-0");
+    assertThat(driverLogLines(START)).isEqualTo(startsBefore + 1);
+    assertThat(control).exists();
+
+    stack.services.crashAndRestart("device-driver-" + NODE);
+    // the daemon died with the old process; the new one starts it again for the prepared claim
+    assertThat(driverLogLines(START)).isEqualTo(startsBefore + 2);
+    assertThat(driverLogLines(QUIT)).isEqualTo(quitsBefore);
+
+    Pod second =
+        client
+            .resource(showingMps(Dra.podWithTemplate(ns, "restart-b", "gpu-share-restart")))
+            .create();
+    List<String> secondLog = RealPods.awaitListed(stack, second);
+    ResourceClaim secondClaim = Dra.claimOf(client, second, "gpu");
+    assertThat(Dra.devices(secondClaim)).containsExactly(NODE + "/gpu-0");
+    assertThat(secondLog).contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps");
+    assertThat(driverLogLines(START))
+        .as("the restarted daemon serves it")
+        .isEqualTo(startsBefore + 2);
+
+    client.resource(first).delete();
+    client.resource(second).delete();
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, first)).isNull();
+              assertThat(Dra.get(client, second)).isNull();
+              assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
+              assertThat(driverLogLines(QUIT)).isEqualTo(quitsBefore + 1);
+            });
+    assertThat(control).doesNotExist();
+  }
+
+  /**
+   * MPS claims of two namespaces on one node: the second namespace's pod is refused while the
+   * first's MPS claim is prepared (its clients would share the node's /dev/shm with the first's),
+   * with the reason in its FailedPrepareDynamicResources Event, and starts once that claim is
+   * unprepared.
+   */
+  @Test
+  void anMpsPodOfASecondNamespaceWaitsUntilTheFirstNamespacesClaimIsGone() throws Exception {
+    String ns = stack.namespace;
+    // the stack's second namespace where pods can run (its ServiceAccount and CA are published)
+    String other = KdraChart.NAMESPACE;
+    client.resource(Dra.template(ns, "gpu-share-tenant", CLASS, 1)).create();
+    client.resource(Dra.template(other, "gpu-share-tenant", CLASS, 1)).create();
+    Pod first =
+        client
+            .resource(showingMps(Dra.podWithTemplate(ns, "tenant-a", "gpu-share-tenant")))
+            .create();
+    RealPods.awaitListed(stack, first);
+
+    Pod second =
+        client
+            .resource(showingMps(Dra.podWithTemplate(other, "tenant-b", "gpu-share-tenant")))
+            .create();
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client.v1().events().inNamespace(other).list().getItems().stream()
+                            .filter(
+                                e ->
+                                    "Pod".equals(e.getInvolvedObject().getKind())
+                                        && "tenant-b".equals(e.getInvolvedObject().getName())))
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.getReason()).isEqualTo("FailedPrepareDynamicResources");
+                          assertThat(e.getMessage())
+                              .contains("MPS on this node serves claim " + ns + "/")
+                              .contains("not of namespace " + other)
+                              .contains("mps-across-namespaces");
+                        }));
+    assertThat(Dra.get(client, second).getStatus().getPhase()).isEqualTo("Pending");
+
+    client.resource(first).delete();
+    List<String> secondLog = RealPods.awaitListed(stack, second);
+    assertThat(secondLog).contains("pipe: /tmp/nvidia-mps");
+
+    client.resource(second).delete();
+    await()
+        .atMost(RealPods.POD_TIMEOUT)
+        .untilAsserted(
+            () -> {
+              assertThat(Dra.get(client, first)).isNull();
+              assertThat(Dra.get(client, second)).isNull();
+              assertThat(RealPods.specFiles(stack, NODE)).isEmpty();
+            });
   }
 
   /**

@@ -243,6 +243,15 @@ public interface DriverConfig {
     @WithName("mps-control-path")
     @WithDefault("nvidia-cuda-mps-control")
     String mpsControlPath();
+
+    /**
+     * Whether MPS claims of several namespaces may be prepared on the node at once. MPS isolates
+     * nothing between its clients (they share one {@code /dev/shm}), so by default a claim of a
+     * second namespace is refused while another namespace's MPS claims are prepared.
+     */
+    @WithName("mps-across-namespaces")
+    @WithDefault("false")
+    boolean mpsAcrossNamespaces();
   }
 
   /** Settings of the {@code tpu} backend. */

@@ -3,6 +3,7 @@ package io.kdra.devicedriver.prepare;
 import io.kdra.core.config.SharingConfig;
 import io.kdra.core.model.Quantity;
 import io.kdra.devicedriver.discovery.NodeDevice;
+import io.kdra.devicedriver.plugin.ClaimRef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -76,9 +77,9 @@ public interface DeviceSetup {
       }
 
       @Override
-      public void restore(NodeDevice device, boolean inUse) throws PrepareException {
+      public void restore(NodeDevice device, List<PreparedClaim> users) throws PrepareException {
         for (DeviceSetup s : active) {
-          s.restore(device, inUse);
+          s.restore(device, users);
         }
       }
     };
@@ -87,26 +88,26 @@ public interface DeviceSetup {
   /**
    * One allocated device of a claim.
    *
-   * @param claimUid the claim
+   * @param claim the claim
    * @param device the device as the node has it
    * @param sharing the claim's sharing config for it
    * @param consumedCapacity what the allocator accounted to the claim on this device (shared
    *     devices; the sum when the claim holds several shares of it)
    * @param configPath the config entry {@code sharing} came from ({@code
    *     status.allocation.devices.config[<j>]}), empty without one
-   * @param otherUsers the other prepared claims (from the checkpoint) that hold this device: the
-   *     setting a shared GPU already has for them
+   * @param otherClaims the node's other prepared claims (from the checkpoint): what a shared GPU,
+   *     or the node's MPS, already serves
    */
   record Allocated(
-      String claimUid,
+      ClaimRef claim,
       NodeDevice device,
       SharingConfig sharing,
       Map<String, Quantity> consumedCapacity,
       String configPath,
-      List<PreparedClaim> otherUsers) {
+      List<PreparedClaim> otherClaims) {
     public Allocated {
       consumedCapacity = Map.copyOf(consumedCapacity);
-      otherUsers = List.copyOf(otherUsers);
+      otherClaims = List.copyOf(otherClaims);
     }
 
     public Allocated(
@@ -114,12 +115,21 @@ public interface DeviceSetup {
         NodeDevice device,
         SharingConfig sharing,
         Map<String, Quantity> consumedCapacity) {
-      this(claimUid, device, sharing, consumedCapacity, "", List.of());
+      this(new ClaimRef("", claimUid, ""), device, sharing, consumedCapacity, "", List.of());
     }
 
-    /** The same allocation, with the device's other users. */
-    Allocated withOtherUsers(List<PreparedClaim> users) {
-      return new Allocated(claimUid, device, sharing, consumedCapacity, configPath, users);
+    public String claimUid() {
+      return claim.uid();
+    }
+
+    /** The other prepared claims that hold this device: the setting it already has for them. */
+    public List<PreparedClaim> otherUsers() {
+      return otherClaims.stream().filter(c -> c.usesSetupOf(device.name())).toList();
+    }
+
+    /** The same allocation, with the node's other prepared claims. */
+    Allocated withOtherClaims(List<PreparedClaim> others) {
+      return new Allocated(claim, device, sharing, consumedCapacity, configPath, others);
     }
   }
 
@@ -172,10 +182,10 @@ public interface DeviceSetup {
    * match the checkpoint (adopt what its prepared claims use, stop what none does). Nothing by
    * default.
    *
-   * @param inUse whether a prepared claim uses the device's setup
+   * @param users the prepared claims that use the device's setup (none: it is not in use)
    * @throws PrepareException naming the device and what failed
    */
-  default void restore(NodeDevice device, boolean inUse) throws PrepareException {}
+  default void restore(NodeDevice device, List<PreparedClaim> users) throws PrepareException {}
 
   /**
    * Another driver process (the other pod of a rolling update) changed the prepared claims: forget

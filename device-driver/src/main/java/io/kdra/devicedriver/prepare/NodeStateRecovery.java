@@ -89,9 +89,10 @@ final class NodeStateRecovery {
       if (!planner.setup().involves(device)) {
         continue;
       }
-      boolean inUse = prepared.values().stream().anyMatch(c -> c.usesSetupOf(device.name()));
+      List<PreparedClaim> users =
+          prepared.values().stream().filter(c -> c.usesSetupOf(device.name())).toList();
       try {
-        planner.setup().restore(device, inUse);
+        planner.setup().restore(device, users);
       } catch (PrepareException | RuntimeException e) {
         LOG.errorf("cannot restore the setup of device %s: %s", device.name(), e.getMessage());
       }

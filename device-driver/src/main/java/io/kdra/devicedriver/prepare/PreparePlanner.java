@@ -241,7 +241,7 @@ public final class PreparePlanner {
                 ? DeviceSetup.DeviceEdits.NONE
                 : setup.prepare(
                     new DeviceSetup.Allocated(
-                        uid,
+                        ref,
                         device,
                         sharing,
                         consumedOfDevice.get(device.name()),

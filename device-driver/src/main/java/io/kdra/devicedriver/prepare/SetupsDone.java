@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  * The device setup of one prepare call, remembering every device it began to set up, so that a
  * prepare that fails part-way can undo what it did: a started MPS daemon or a created MIG instance
  * must not outlive a claim that was never prepared. It also tells the setup which other prepared
- * claims hold each device (a GPU-wide setting must agree with theirs). Each device it is about to
+ * claims the node holds (a GPU-wide setting must agree with theirs). Each device it is about to
  * touch is first recorded in the {@link SetupJournal}, so that a process that dies before the
  * claim's checkpoint entry leaves a record its successor rolls back.
  */
@@ -52,11 +52,8 @@ final class SetupsDone implements DeviceSetup {
       }
     }
     List<PreparedClaim> others =
-        prepared.get().stream()
-            .filter(c -> !c.claim().uid().equals(device.claimUid()))
-            .filter(c -> c.usesSetupOf(name))
-            .toList();
-    return setup.prepare(device.withOtherUsers(others));
+        prepared.get().stream().filter(c -> !c.claim().uid().equals(device.claimUid())).toList();
+    return setup.prepare(device.withOtherClaims(others));
   }
 
   @Override

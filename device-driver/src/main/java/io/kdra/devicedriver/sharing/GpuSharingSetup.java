@@ -10,8 +10,6 @@ import io.kdra.devicedriver.prepare.PreparedClaim;
 import io.kdra.devicedriver.sharing.CommandRunner.Command;
 import io.kdra.devicedriver.sharing.CommandRunner.CommandException;
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,9 +38,12 @@ import java.util.concurrent.ConcurrentHashMap;
  *       CUDA_MPS_LOG_DIRECTORY} in the CDI spec, and {@code <mps-root>/shm} bound at the
  *       container's {@code /dev/shm} (the daemons' shared memory, see {@link #CONTAINER_SHM_DIR});
  *       without an MPS config in the claim, the client limits follow the allocator's accounting
- *       (active thread percentage = consumed shares / shares, pinned memory = consumed memory); the
- *       daemon is told to {@code quit}, and the compute mode goes back to {@code DEFAULT}, when the
- *       last claim on the GPU is unprepared.
+ *       (active thread percentage = consumed shares / shares, pinned memory = consumed memory), and
+ *       the daemon enforces the largest share of the GPU's claims as its server limits ({@link
+ *       MpsLimits}), which a client cannot raise; the daemon is told to {@code quit}, and the
+ *       compute mode goes back to {@code DEFAULT}, when the last claim on the GPU is unprepared. A
+ *       claim of a second namespace is refused while another namespace's MPS claims are prepared on
+ *       the node, unless it allows that ({@link MpsTenancy}).
  * </ul>
  *
  * <p>Command lines as NVIDIA documents them and as NVIDIA's own DRA driver (k8s-dra-driver-gpu,
@@ -54,10 +55,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Idempotent, and across driver restarts: a daemon answers {@code get_server_list} on its
  * control pipe, or is not there. The daemons are the driver container's children and usually die
- * with it, leaving their {@code control} socket file on the host path; a daemon found alive (a
- * driver process restarted in the same container) is adopted, a dead one's files are removed and a
- * new daemon started. At driver start ({@link #restore}) a GPU whose prepared claims use MPS gets
- * its daemon back, and a daemon no prepared claim uses is stopped. A last unprepare that finds no
+ * with it, leaving their {@code control} socket file on the host path; each MPS prepare asks the
+ * daemon again (one may die under a running driver: the old pod of a rolling update exits with the
+ * daemon it started). A daemon found alive is adopted, a dead one's files are removed and a new
+ * daemon started. At driver start ({@link #restore}) a GPU whose prepared claims use MPS gets its
+ * daemon back, and a daemon no prepared claim uses is stopped. A last unprepare that finds no
  * daemon counts it as stopped. Thread-safe.
  */
 public final class GpuSharingSetup implements DeviceSetup {
@@ -79,7 +81,8 @@ public final class GpuSharingSetup implements DeviceSetup {
   private final String smiPath;
   private final String mpsControlPath;
   // the GPUs whose MPS daemon this process started or found running; another driver process may
-  // stop one (the other pod of a rolling update), so this is only a cache (forgetRemembered)
+  // stop one (the other pod of a rolling update) and a daemon may die, so it is never trusted
+  // alone: a prepare asks the daemon, a release tells one this process knows of to quit
   private final Set<String> mpsStarted = ConcurrentHashMap.newKeySet();
 
   public GpuSharingSetup(
@@ -136,6 +139,11 @@ public final class GpuSharingSetup implements DeviceSetup {
 
   private DeviceEdits mps(Allocated a) throws PrepareException {
     NodeDevice d = a.device();
+    Optional<String> refused =
+        MpsTenancy.refusal(a.claim(), a.otherClaims(), settings.mpsAcrossNamespaces());
+    if (refused.isPresent()) {
+      throw new PrepareException("device " + d.name(), refused.get());
+    }
     Path pipe = pipeDir(d);
     Path log = logDir(d);
     Path shm = shmDir();
@@ -148,38 +156,32 @@ public final class GpuSharingSetup implements DeviceSetup {
           "device " + d.name(),
           "cannot create the MPS directories under " + settings.mpsRoot() + ": " + e);
     }
-    if (!mpsStarted.contains(d.name())) {
-      if (Files.exists(control(d)) && daemonAnswers(d)) {
-        mpsStarted.add(d.name()); // started by a previous driver process
-      } else {
-        startDaemon(d);
-      }
+    // asked every time, not remembered: a daemon dies under a running driver when the old pod of
+    // a rolling update exits with it, or when it crashes
+    if (daemonRuns(d)) {
+      mpsStarted.add(d.name()); // perhaps started by a previous driver process
+    } else {
+      startDaemon(d);
     }
+    Quantity gpuMemory = d.capacity().get("memory");
+    Quantity gpuShares = d.capacity().get(SharedGpus.SHARES);
+    MpsLimits share = MpsLimits.ofShare(a.consumedCapacity(), gpuShares, gpuMemory);
+    enforce(d, MpsLimits.ceiling(share, a.otherUsers(), gpuMemory));
     List<String> env = new ArrayList<>();
     env.add("CUDA_MPS_PIPE_DIRECTORY=" + CONTAINER_PIPE_DIR);
     env.add("CUDA_MPS_LOG_DIRECTORY=" + CONTAINER_LOG_DIR);
     if (!(a.sharing() instanceof SharingConfig.Mps)) {
-      Quantity shares = a.consumedCapacity().get(SharedGpus.SHARES);
-      Quantity total = d.capacity().get(SharedGpus.SHARES);
-      if (shares != null && total != null && total.sign() > 0) {
-        int percent =
-            shares
-                .value()
-                .multiply(BigDecimal.valueOf(100))
-                .divide(total.value(), 0, RoundingMode.CEILING)
-                .intValue();
-        env.add("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + Math.min(100, Math.max(1, percent)));
+      if (a.consumedCapacity().containsKey(SharedGpus.SHARES)
+          && gpuShares != null
+          && gpuShares.sign() > 0) {
+        env.add("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + share.threadPercentage());
       }
-      Quantity memory = a.consumedCapacity().get("memory");
-      if (memory != null) {
-        long mib =
-            memory
-                .value()
-                .divide(BigDecimal.valueOf(1024L * 1024L), 0, RoundingMode.CEILING)
-                .longValueExact();
-        env.add("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=" + mib + "M");
+      if (a.consumedCapacity().containsKey("memory")) {
+        env.add("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=" + share.pinnedMemoryMib() + "M");
       }
     }
+    // read back by the GPU's next claims (MpsLimits.ceiling)
+    env.addAll(MpsLimits.env(share));
     return new DeviceEdits(
         env,
         List.of(),
@@ -190,20 +192,65 @@ public final class GpuSharingSetup implements DeviceSetup {
   }
 
   @Override
-  public synchronized void restore(NodeDevice d, boolean inUse) throws PrepareException {
+  public synchronized void restore(NodeDevice d, List<PreparedClaim> users)
+      throws PrepareException {
     if (settings.strategy() != SharingSettings.Strategy.MPS || !d.allowMultipleAllocations()) {
       return;
     }
-    boolean alive = Files.exists(control(d)) && daemonAnswers(d);
-    if (inUse && alive) {
-      mpsStarted.add(d.name());
-    } else if (inUse) {
-      startDaemon(d);
+    boolean inUse = !users.isEmpty();
+    boolean alive = daemonRuns(d);
+    if (inUse) {
+      if (alive) {
+        mpsStarted.add(d.name());
+      } else {
+        startDaemon(d);
+      }
+      // claims prepared under another strategy (the node's was changed) got no MPS limits
+      if (users.stream().anyMatch(MpsTenancy::usesMps)) {
+        enforce(d, MpsLimits.ceiling(users, d.capacity().get("memory")));
+      }
     } else if (alive) {
       stopDaemon(d);
       run(d, computeMode(d, "DEFAULT"));
     } else {
       removeStalePipe(d);
+    }
+  }
+
+  /**
+   * Makes the daemon enforce {@code limits} for every client: as its server defaults (servers it
+   * starts from now on) and on each server it runs now (their new clients); a client's own
+   * variables can only lower them. The GPU is device 0 for the daemon ({@code CUDA_VISIBLE_DEVICES}
+   * names it alone).
+   */
+  private void enforce(NodeDevice d, MpsLimits limits) throws PrepareException {
+    int percent = limits.threadPercentage();
+    String memory = limits.pinnedMemoryMib() + "M";
+    boolean memoryLimited = limits.pinnedMemoryMib() != Long.MAX_VALUE;
+    run(d, mpsControl(d, "set_default_active_thread_percentage " + percent));
+    if (memoryLimited) {
+      run(d, mpsControl(d, "set_default_device_pinned_mem_limit 0 " + memory));
+    }
+    for (String server : servers(d)) {
+      run(d, mpsControl(d, "set_active_thread_percentage " + server + " " + percent));
+      if (memoryLimited) {
+        run(d, mpsControl(d, "set_device_pinned_mem_limit " + server + " 0 " + memory));
+      }
+    }
+  }
+
+  /** The PIDs of the MPS servers the GPU's daemon runs ({@code get_server_list}, one a line). */
+  private List<String> servers(NodeDevice d) throws PrepareException {
+    try {
+      return runner
+          .run(mpsControl(d, "get_server_list"))
+          .text()
+          .lines()
+          .map(String::strip)
+          .filter(l -> l.matches("[0-9]+"))
+          .toList();
+    } catch (CommandException e) {
+      throw new PrepareException("device " + d.name(), e.getMessage());
     }
   }
 
@@ -237,6 +284,14 @@ public final class GpuSharingSetup implements DeviceSetup {
     }
     mpsStarted.remove(d.name());
     removeStalePipe(d);
+  }
+
+  /**
+   * Whether the GPU's control daemon runs: it left its {@code control} socket file (or this process
+   * started it) and answers there.
+   */
+  private boolean daemonRuns(NodeDevice d) {
+    return (mpsStarted.contains(d.name()) || Files.exists(control(d))) && daemonAnswers(d);
   }
 
   /** Whether a control daemon answers on the GPU's pipe. */

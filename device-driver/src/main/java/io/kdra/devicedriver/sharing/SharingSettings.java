@@ -11,8 +11,12 @@ import java.util.Objects;
  * @param shares how many shares one GPU is cut into (capacity {@code shares})
  * @param memoryStep the granularity of {@code memory} requests on a shared GPU
  * @param mpsRoot host directory under which each GPU's MPS pipe and log directories are made
+ * @param mpsAcrossNamespaces whether the node's MPS serves claims of several namespaces at once
+ *     (they then share its {@code /dev/shm}); by default one namespace at a time ({@link
+ *     MpsTenancy})
  */
-public record SharingSettings(Strategy strategy, int shares, Quantity memoryStep, Path mpsRoot) {
+public record SharingSettings(
+    Strategy strategy, int shares, Quantity memoryStep, Path mpsRoot, boolean mpsAcrossNamespaces) {
 
   /** Node-wide sharing strategies. */
   public enum Strategy {
@@ -22,6 +26,11 @@ public record SharingSettings(Strategy strategy, int shares, Quantity memoryStep
     TIME_SLICING,
     /** Many claims per GPU through one MPS control daemon per GPU. */
     MPS
+  }
+
+  /** MPS for one namespace at a time. */
+  public SharingSettings(Strategy strategy, int shares, Quantity memoryStep, Path mpsRoot) {
+    this(strategy, shares, memoryStep, mpsRoot, false);
   }
 
   /** No sharing. */

@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 
@@ -18,9 +20,10 @@ import java.util.function.Function;
  * shape the real tool prints (the same parser reads it). It also plays the MPS control daemons of
  * {@link GpuSharingSetup}: {@code -d} starts one per pipe directory and creates its {@code control}
  * socket file, as the real daemon does (a second start fails), {@code quit} stops it and removes
- * the file, {@code get_server_list} fails without a daemon; {@link #killMpsDaemons} is the driver
- * container dying, which leaves the files behind. Anything else succeeds silently. Thread-safe
- * through the runner, which answers one command at a time.
+ * the file, {@code get_server_list} fails without a daemon (and lists no servers: no CUDA client
+ * runs here), {@code set_default_*} is remembered ({@link #mpsDefaults}); {@link #killMpsDaemons}
+ * is the driver container dying, which leaves the files behind. Anything else succeeds silently.
+ * Thread-safe through the runner, which answers one command at a time.
  */
 public final class SimulatedNvidiaSmi implements Function<Command, Output> {
   private record Instance(int gpu, int id, int profileId, int start, boolean computeInstance) {}
@@ -29,6 +32,8 @@ public final class SimulatedNvidiaSmi implements Function<Command, Output> {
 
   private final List<Instance> instances = new ArrayList<>();
   private final Set<String> mpsDaemons = new TreeSet<>();
+  // per pipe directory: what its daemon was told with set_default_* (lost on quit, as the real one)
+  private final Map<String, Map<String, String>> mpsDefaults = new TreeMap<>();
   private int nextId = 1;
 
   /** The pipe directories of the MPS control daemons running now. */
@@ -36,9 +41,20 @@ public final class SimulatedNvidiaSmi implements Function<Command, Output> {
     return Set.copyOf(mpsDaemons);
   }
 
+  /**
+   * The server defaults the daemon on this pipe directory was given ({@code
+   * set_default_active_thread_percentage 25} is {@code active_thread_percentage=25}, {@code
+   * set_default_device_pinned_mem_limit 0 20480M} is {@code device_pinned_mem_limit 0=20480M}),
+   * until it quits or dies.
+   */
+  public synchronized Map<String, String> mpsDefaults(String pipe) {
+    return Map.copyOf(mpsDefaults.getOrDefault(pipe, Map.of()));
+  }
+
   /** Every MPS daemon dies (the driver container went), its control socket file stays behind. */
   public synchronized void killMpsDaemons() {
     mpsDaemons.clear();
+    mpsDefaults.clear();
   }
 
   @Override
@@ -155,8 +171,16 @@ public final class SimulatedNvidiaSmi implements Function<Command, Output> {
     if (!mpsDaemons.contains(pipe)) {
       return new Output(1, "Cannot find MPS control daemon process");
     }
+    String[] words = c.stdin().strip().split("\\s+");
+    if (words[0].startsWith("set_default_") && words.length >= 2) {
+      // the setting and its device, if it names one: the value is the last word
+      String key =
+          words[0].substring("set_default_".length()) + (words.length == 3 ? " " + words[1] : "");
+      mpsDefaults.computeIfAbsent(pipe, k -> new TreeMap<>()).put(key, words[words.length - 1]);
+    }
     if (c.stdin().strip().equals("quit")) {
       mpsDaemons.remove(pipe);
+      mpsDefaults.remove(pipe);
       try {
         Files.deleteIfExists(control);
       } catch (IOException e) {

@@ -40,8 +40,11 @@ class GpuSharingSetupTest {
   }
 
   private DeviceDriver driver(SharingSettings.Strategy strategy, Path checkpoint) throws Exception {
-    SharingSettings settings =
-        new SharingSettings(strategy, 4, Quantity.parse("1Gi"), dir.resolve("mps"));
+    return driver(
+        new SharingSettings(strategy, 4, Quantity.parse("1Gi"), dir.resolve("mps")), checkpoint);
+  }
+
+  private DeviceDriver driver(SharingSettings settings, Path checkpoint) throws Exception {
     Inventory gpus =
         SharedGpus.apply(
             new Inventory(List.of(gpu(0), gpu(1)), List.of(), List.of("/dev/nvidiactl")), settings);
@@ -105,6 +108,7 @@ class GpuSharingSetupTest {
     reader.add(b.build());
     Path pipe = dir.resolve("mps/gpu-0/pipe");
     Path log = dir.resolve("mps/gpu-0/log");
+    String control = "CUDA_MPS_PIPE_DIRECTORY=" + pipe + " nvidia-cuda-mps-control <<< ";
 
     PrepareResult ra = d.prepareResourceClaims(List.of(a.ref())).get("u-a");
     PrepareResult rb = d.prepareResourceClaims(List.of(b.ref())).get("u-b");
@@ -120,7 +124,16 @@ class GpuSharingSetupTest {
                 + pipe
                 + " CUDA_VISIBLE_DEVICES="
                 + UUID0
-                + " nvidia-cuda-mps-control -d");
+                + " nvidia-cuda-mps-control -d",
+            // the allocator's accounting as the daemon's server defaults, also on running servers
+            control + "set_default_active_thread_percentage 25",
+            control + "set_default_device_pinned_mem_limit 0 20480M",
+            control + "get_server_list",
+            // b's prepare asks the daemon whether it still runs, and raises them to b's share
+            control + "get_server_list",
+            control + "set_default_active_thread_percentage 50",
+            control + "set_default_device_pinned_mem_limit 0 40960M",
+            control + "get_server_list");
     assertThat(Files.isDirectory(pipe)).isTrue();
     assertThat(Files.isDirectory(log)).isTrue();
     String specB = spec("u-b");
@@ -174,6 +187,68 @@ class GpuSharingSetupTest {
     assertThat(oldPod.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
 
     assertThat(runner.lines()).anyMatch(l -> l.endsWith("nvidia-cuda-mps-control -d"));
+  }
+
+  /**
+   * The client limits are variables in the tenant's own container, which it can unset; the GPU's
+   * daemon enforces the allocator's accounting as its server defaults. One daemon serves every
+   * claim on the GPU, so it enforces the largest share among them: 1 share (25 %, 20Gi), then 2
+   * shares (50 %, 40Gi) beside it.
+   */
+  @Test
+  void theDaemonEnforcesTheLargestShareOfTheClaimsOnItsGpu() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    ClaimFixture a = shareOfGpu0("a", "1", "20Gi");
+    ClaimFixture b = shareOfGpu0("b", "2", "40Gi");
+    reader.add(a.build()).add(b.build());
+    String pipe = dir.resolve("mps/gpu-0/pipe").toString();
+
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    assertThat(gpu.mpsDefaults(pipe))
+        .containsEntry("active_thread_percentage", "25")
+        .containsEntry("device_pinned_mem_limit 0", "20480M");
+    assertThat(runner.lines())
+        .contains(
+            "CUDA_MPS_PIPE_DIRECTORY="
+                + pipe
+                + " nvidia-cuda-mps-control <<< set_default_active_thread_percentage 25",
+            "CUDA_MPS_PIPE_DIRECTORY="
+                + pipe
+                + " nvidia-cuda-mps-control <<< set_default_device_pinned_mem_limit 0 20480M");
+
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+    assertThat(gpu.mpsDefaults(pipe))
+        .containsEntry("active_thread_percentage", "50")
+        .containsEntry("device_pinned_mem_limit 0", "40960M");
+    // b's own client limits stay its share; a's container keeps its own
+    assertThat(spec("u-b")).contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50\"");
+    assertThat(spec("u-a")).contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25\"");
+  }
+
+  /**
+   * A claim's MPS config sets its own client limits; the daemon still enforces the allocator's
+   * accounting, which a tenant's config cannot raise.
+   */
+  @Test
+  void aClaimsMpsConfigDoesNotRaiseWhatTheDaemonEnforces() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    ClaimFixture a =
+        shareOfGpu0("a", "1", "20Gi")
+            .config(
+                "FromClaim",
+                List.of(),
+                gpuConfig(Map.of("strategy", "MPS", "mps", Map.of("activeThreadPercentage", 90))));
+    reader.add(a.build());
+
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+
+    assertThat(spec("u-a")).contains("\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=90\"");
+    assertThat(gpu.mpsDefaults(dir.resolve("mps/gpu-0/pipe").toString()))
+        .containsEntry("active_thread_percentage", "25");
   }
 
   @Test
@@ -418,6 +493,89 @@ class GpuSharingSetupTest {
     assertThat(pipe.resolve("control")).doesNotExist();
   }
 
+  /**
+   * A daemon dies while this driver process keeps running: the old pod of a rolling update exits
+   * and takes along the daemon it started and this pod adopted (or the daemon crashed). The next
+   * claim on the GPU gets a daemon started again, not the dead pipe this process remembers.
+   */
+  @Test
+  void aDaemonThatDiedUnderARunningDriverIsStartedAgainForTheNextClaim() throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    ClaimFixture a = shareOfGpu0("a", "1", "20Gi");
+    ClaimFixture b = shareOfGpu0("b", "1", "20Gi");
+    reader.add(a.build()).add(b.build());
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+
+    gpu.killMpsDaemons();
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+
+    Path pipe = dir.resolve("mps/gpu-0/pipe");
+    assertThat(gpu.mpsDaemons()).containsExactly(pipe.toString());
+    assertThat(d.unprepareResourceClaims(List.of(a.ref(), b.ref())).values()).containsOnly("");
+    assertThat(gpu.mpsDaemons()).isEmpty();
+  }
+
+  private static ClaimFixture shareOfGpu(int gpu, String namespace, String name) {
+    return claim(name)
+        .namespace(namespace)
+        .uid("u-" + name)
+        .share(
+            "gpu",
+            "gpu-" + gpu,
+            "00000000-0000-4000-8000-0000000000" + (10 + name.charAt(0) % 90),
+            Map.of("shares", "1", "memory", "20Gi"));
+  }
+
+  /**
+   * MPS clients share the node's one /dev/shm directory: while claims of one namespace use MPS on
+   * the node, a claim of another is refused, on any of its GPUs, with the reason and the setting
+   * that allows it; it is prepared once the first namespace's claims are unprepared.
+   */
+  @Test
+  void anMpsClaimOfASecondNamespaceIsRefusedUntilTheFirstNamespacesClaimsAreGone()
+      throws Exception {
+    SimulatedNvidiaSmi gpu = new SimulatedNvidiaSmi();
+    runner.answer(gpu);
+    ClaimFixture a = shareOfGpu(0, "team-a", "a");
+    ClaimFixture a2 = shareOfGpu(0, "team-a", "c");
+    ClaimFixture b = shareOfGpu(1, "team-b", "b");
+    reader.add(a.build()).add(a2.build()).add(b.build());
+    DeviceDriver d = driver(SharingSettings.Strategy.MPS);
+    assertThat(d.prepareResourceClaims(List.of(a.ref(), a2.ref())).values())
+        .allMatch(r -> r.error().isEmpty());
+
+    String refused = d.prepareResourceClaims(List.of(b.ref())).get("u-b").error();
+
+    assertThat(refused)
+        .contains("device gpu-1")
+        .contains("team-a/")
+        .contains("not of namespace team-b")
+        .contains("/dev/shm")
+        .contains("deviceDriver.config.sharing.mps-across-namespaces");
+    assertThat(gpu.mpsDaemons()).containsExactly(dir.resolve("mps/gpu-0/pipe").toString());
+    assertThat(d.prepared()).doesNotContainKey("u-b");
+
+    assertThat(d.unprepareResourceClaims(List.of(a.ref(), a2.ref())).values()).containsOnly("");
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+  }
+
+  @Test
+  void aNodeThatAllowsMpsAcrossNamespacesPreparesClaimsOfBoth() throws Exception {
+    ClaimFixture a = shareOfGpu(0, "team-a", "a");
+    ClaimFixture b = shareOfGpu(0, "team-b", "b");
+    reader.add(a.build()).add(b.build());
+    DeviceDriver d =
+        driver(
+            new SharingSettings(
+                SharingSettings.Strategy.MPS, 4, Quantity.parse("1Gi"), dir.resolve("mps"), true),
+            dir.resolve("checkpoint.json"));
+
+    assertThat(d.prepareResourceClaims(List.of(a.ref())).get("u-a").error()).isEmpty();
+    assertThat(d.prepareResourceClaims(List.of(b.ref())).get("u-b").error()).isEmpty();
+  }
+
   /** A restarted driver uses the daemon its predecessor started, and stops it once. */
   @Test
   void aRestartedDriverAdoptsTheRunningDaemonOfItsPreparedClaims() throws Exception {
@@ -466,6 +624,10 @@ class GpuSharingSetupTest {
     fresh.restore();
 
     assertThat(gpu.mpsDaemons()).containsExactly(dir.resolve("mps/gpu-0/pipe").toString());
+    // the new daemon enforces the prepared claim's share (read back from its CDI spec)
+    assertThat(gpu.mpsDefaults(dir.resolve("mps/gpu-0/pipe").toString()))
+        .containsEntry("active_thread_percentage", "25")
+        .containsEntry("device_pinned_mem_limit 0", "20480M");
     assertThat(runner.lines())
         .contains("CUDA_MPS_PIPE_DIRECTORY=" + orphan + " nvidia-cuda-mps-control <<< quit");
     assertThat(fresh.unprepareResourceClaims(List.of(a.ref())).get("u-a")).isEmpty();

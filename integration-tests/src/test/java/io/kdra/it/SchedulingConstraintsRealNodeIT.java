@@ -225,7 +225,12 @@ class SchedulingConstraintsRealNodeIT {
       await("two replicas Running on two nodes, the third unschedulable, none Failed")
           .atMost(RealPods.POD_TIMEOUT)
           .pollInterval(Duration.ofMillis(500))
-          .failFast("a replica Failed", () -> !failed.isEmpty() || !failedNow("ported").isEmpty())
+          .failFast(
+              "a replica Failed",
+              () -> {
+                assertThat(failed).as("replicas seen Failed").isEmpty();
+                assertThat(failedNow("ported")).as("replicas Failed").isEmpty();
+              })
           .untilAsserted(
               () -> {
                 assertThat(running("ported"))

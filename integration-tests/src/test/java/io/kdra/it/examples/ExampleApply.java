@@ -33,11 +33,12 @@ import java.util.function.Supplier;
 /**
  * Applies one example folder to a stack that runs kube-controller-manager, as {@code kubectl apply
  * -f examples/<example>/} does: each object created as written, in file order, in the stack's
- * namespace instead of the example's. Two things are added, both said in {@code ExamplesIT}: after
- * a pod or a workload, its pods are awaited bound before the next object (dra-alloc places pods in
- * input order); a claim the file gives an allocation already is created with that status, as if
- * allocated before. Reads back the summary lines of the claims the example allocated, under the
- * names dra-alloc prints, a workload's template claims for any replica ({@link ReplicaNames}).
+ * namespace instead of the example's (and a DeviceClass it defines labelled, for removal with the
+ * stack). Two things are added, both said in {@code ExamplesIT}: after a pod or a workload, its
+ * pods are awaited bound before the next object (dra-alloc places pods in input order); a claim the
+ * file gives an allocation already is created with that status, as if allocated before. Reads back
+ * the summary lines of the claims the example allocated, under the names dra-alloc prints, a
+ * workload's template claims for any replica ({@link ReplicaNames}).
  */
 public final class ExampleApply {
 

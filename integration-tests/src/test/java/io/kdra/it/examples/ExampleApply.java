@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -212,6 +213,7 @@ public final class ExampleApply {
           workload == null ? pod.getMetadata().getName() : ReplicaNames.anyReplicaOf(workload);
       for (PodResourceClaimStatus s : pod.getStatus().getResourceClaimStatuses()) {
         if (s.getResourceClaimName() != null) {
+          assertMadeByKubeControllerManager(s.getResourceClaimName());
           names.put(s.getResourceClaimName(), ReplicaNames.templateClaim(podName, s.getName()));
         }
       }
@@ -234,6 +236,23 @@ public final class ExampleApply {
       Summary.line(asNamed).ifPresent(lines::add);
     }
     return lines;
+  }
+
+  /**
+   * The template claim was created by kube-controller-manager's resourceclaim controller, as on a
+   * cluster, not by the claim-controller: the manager that owns its spec (managedFields are sorted
+   * by operation and time, so the creator is not always the first entry).
+   */
+  private void assertMadeByKubeControllerManager(String claim) {
+    ResourceClaim c =
+        client.resources(ResourceClaim.class).inNamespace(stack.namespace).withName(claim).get();
+    assertThat(c.getMetadata().getManagedFields())
+        .as("who created claim %s", claim)
+        .filteredOn(m -> m.getFieldsV1().getAdditionalProperties().containsKey("f:spec"))
+        .extracting(ManagedFieldsEntry::getManager)
+        .singleElement()
+        .asString()
+        .startsWith("kube-controller-manager");
   }
 
   /**

@@ -170,15 +170,13 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
   /**
    * The same stack on a complete control plane: kube-scheduler and kube-controller-manager run
    * against the API server from before the services start until the stack closes ({@link
-   * UpstreamControllers}), and the claim-controller is in {@code adopt} mode, as the chart has it
-   * (kube-controller-manager's resourceclaim controller creates the claims of templates).
+   * UpstreamControllers}), and the claim-controller's template mode is left to its default, as the
+   * chart leaves it ({@code adopt}: kube-controller-manager's resourceclaim controller creates the
+   * claims of templates).
    */
   public KdraStack fullControlPlane() {
-    Map<String, String> p = new java.util.LinkedHashMap<>();
-    p.put("kdra.claim-controller.template-mode", "adopt");
-    p.putAll(properties);
     return new KdraStack(
-        nodes, bridges, controllers, Map.copyOf(p), real, true, name, links, clusterGates);
+        nodes, bridges, controllers, properties, real, true, name, links, clusterGates);
   }
 
   /**

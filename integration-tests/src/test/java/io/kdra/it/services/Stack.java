@@ -98,7 +98,14 @@ public final class Stack implements AutoCloseable {
     this.services = new StackServices(this.nodes, READY_TIMEOUT);
     this.starts =
         new StackServiceStarts(
-            client, namespace, logDir, properties, identities, this.nodes, services);
+            client,
+            namespace,
+            logDir,
+            properties,
+            identities,
+            this.nodes,
+            services,
+            fullControlPlane != null);
     this.dumps = new StackDump(name, client, namespace, services, this.nodes);
   }
 

@@ -32,6 +32,9 @@ final class StackServiceStarts {
   private final StackNodes nodes;
   private final StackServices services;
 
+  /** Whether kube-controller-manager runs beside the stack (its full control plane). */
+  private final boolean controllerManager;
+
   StackServiceStarts(
       KubernetesClient client,
       String namespace,
@@ -39,7 +42,9 @@ final class StackServiceStarts {
       Map<String, String> properties,
       ServiceIdentities identities,
       StackNodes nodes,
-      StackServices services) {
+      StackServices services,
+      boolean controllerManager) {
+    this.controllerManager = controllerManager;
     this.client = client;
     this.namespace = namespace;
     this.logDir = logDir;
@@ -181,8 +186,11 @@ final class StackServiceStarts {
    */
   void controllers(int controllers, boolean apiLinks) {
     Map<String, String> controller = new LinkedHashMap<>(kube);
-    // no kube-controller-manager here unless the stack says adopt (fullControlPlane)
-    controller.putIfAbsent("kdra.claim-controller.template-mode", "own");
+    if (!controllerManager) {
+      // nobody else makes the claims of templates; beside kube-controller-manager the service's
+      // default (adopt), which the chart leaves in place
+      controller.putIfAbsent("kdra.claim-controller.template-mode", "own");
+    }
     String controllerToken = KdraChart.token(client, KdraChart.CONTROLLER);
     java.util.function.Function<String, Map<String, String>> identityOf =
         replica -> {

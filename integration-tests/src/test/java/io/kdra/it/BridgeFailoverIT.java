@@ -53,7 +53,21 @@ class BridgeFailoverIT {
           .withNamespaced(false)
           .build();
 
-  @RegisterExtension static final KdraStack STACK = KdraStack.nodes().withBridges(2);
+  /**
+   * The bridge's reconciles and the operator SDK's event handling at DEBUG in the services' logs: a
+   * takeover once left a ComputeClass edit unreconciled without a word at INFO (the SDK dropped the
+   * edit's event behind its own status patch), and a next failure must show which event went.
+   */
+  @RegisterExtension
+  static final KdraStack STACK =
+      KdraStack.nodes()
+          .withBridges(2)
+          .withProperties(
+              Map.of(
+                  "quarkus.log.category.\"io.kdra.computeclassbridge.reconciler\".level",
+                  "DEBUG",
+                  "quarkus.log.category.\"io.javaoperatorsdk.operator.processing.event\".level",
+                  "DEBUG"));
 
   private static Stack stack;
   private static KubernetesClient client;

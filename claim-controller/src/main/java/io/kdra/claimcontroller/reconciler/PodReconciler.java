@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -51,6 +52,7 @@ import io.kdra.events.EventRecorder;
 import io.kdra.leadership.LeaseFence;
 import io.kdra.leadership.SyncedInformers;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -371,6 +373,40 @@ public class PodReconciler implements Reconciler<Pod> {
     }
   }
 
+  /** One scheduling attempt, preemption after it, and its outcome recorded on the pod. */
+  private Outcome attempt(Pod pod, String uid) {
+    int thisAttempt = attempts.getOrDefault(uid, 0) + 1;
+    Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod, thisAttempt));
+    if (outcome instanceof Outcome.Unschedulable u && preemption != null) {
+      outcome = preemption.afterUnschedulable(pod, u);
+    } else if (outcome instanceof Outcome.Bound && preemption != null) {
+      preemption.placed(uid);
+    }
+    LOG.debugf("pod %s: %s", Pods.key(pod), outcome);
+    recorder.record(pod, outcome);
+    return outcome;
+  }
+
+  /**
+   * An attempt whose API call failed is retried with backoff through {@link PodRetries}, like an
+   * unschedulable pod, not handed to the operator SDK: its error retry is keyed by namespace/name
+   * and shared with a deleted pod of the same name, whose reconcile's end takes it along. A
+   * conflict or a vanished object is a routine race (DEBUG); anything else is worth a WARN.
+   */
+  private UpdateControl<Pod> failed(Pod pod, String uid, KubernetesClientException e) {
+    Backoff backoff = new Backoff(config.retry().initialBackoff(), config.retry().maxBackoff());
+    Duration delay = backoff.delay(countAttempt(uid));
+    if (e.getCode() == 404 || e.getCode() == 409) {
+      LOG.debugf(
+          "pod %s: attempt failed (%s); retrying in %s", Pods.key(pod), e.getMessage(), delay);
+    } else {
+      LOG.warnf(
+          "pod %s: attempt failed (%s); retrying in %s", Pods.key(pod), e.getMessage(), delay);
+    }
+    retries.after(pod, delay);
+    return UpdateControl.noUpdate();
+  }
+
   /** A pod of this scheduler, neither done nor deleting, whose UID no other reconcile holds. */
   private UpdateControl<Pod> reconcileOwn(Pod pod, String uid) {
     if (Pods.isBound(pod)) {
@@ -381,15 +417,12 @@ public class PodReconciler implements Reconciler<Pod> {
       }
       return UpdateControl.noUpdate();
     }
-    int thisAttempt = attempts.getOrDefault(uid, 0) + 1;
-    Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod, thisAttempt));
-    if (outcome instanceof Outcome.Unschedulable u && preemption != null) {
-      outcome = preemption.afterUnschedulable(pod, u);
-    } else if (outcome instanceof Outcome.Bound && preemption != null) {
-      preemption.placed(uid);
+    Outcome outcome;
+    try {
+      outcome = attempt(pod, uid);
+    } catch (KubernetesClientException e) {
+      return failed(pod, uid, e);
     }
-    LOG.debugf("pod %s: %s", Pods.key(pod), outcome);
-    recorder.record(pod, outcome);
     // a search that ran out of time is retried by backoff alone, as upstream retries a filter
     // timeout: woken by every cluster change, it would take the lock again at each
     triggers.attempted(pod, outcome instanceof Outcome.Unschedulable u && !u.timedOut());

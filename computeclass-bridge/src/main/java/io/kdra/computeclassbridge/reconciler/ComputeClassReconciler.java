@@ -167,21 +167,29 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
 
   @Override
   public UpdateControl<ComputeClass> reconcile(ComputeClass cc, Context<ComputeClass> context) {
+    String name = cc.getMetadata().getName();
     if (!leadership.leading()) {
       // a replica that lost the Lease keeps its informers but writes nothing; quarkus-operator-sdk
       // does not stop its reconciles after a lost Lease, so each waits here until this replica
       // leads again (or another one, whose own reconciles then apply it)
+      LOG.debugf("ComputeClass %s: not leading; looking again in %s", name, standbyRetry());
       return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(standbyRetry());
     }
     if (!informers.synced()) {
       // an informer whose first list failed is still retrying: with the namespaces or the catalog
       // half listed, objects that are wanted would look unwanted and be deleted
+      LOG.debugf(
+          "ComputeClass %s: informers not listed yet; looking again in %s", name, standbyRetry());
       return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(standbyRetry());
     }
+    LOG.debugf(
+        "ComputeClass %s: reconciling generation %d (resourceVersion %s)",
+        name, generation(cc), cc.getMetadata().getResourceVersion());
     try {
       return apply(cc, context);
     } catch (KubernetesClientException e) {
       if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+        LOG.debugf("ComputeClass %s: failed: %s", name, e.getMessage());
         metrics.reconciled(BridgeMetrics.Outcome.FAILED);
         throw e;
       }
@@ -229,16 +237,39 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
             report.conflicts(),
             catalog.problem(),
             clock.instant());
+    LOG.debugf(
+        "ComputeClass %s: changes %s, conflicts %s",
+        name(cc), report.changes(), report.conflicts());
     recordEvents(cc, report, old, status);
+    if (!status.equals(old)) {
+      writeStatus(cc, status, context);
+    }
     metrics.reconciled(
         report.changes().isEmpty()
             ? BridgeMetrics.Outcome.UNCHANGED
             : BridgeMetrics.Outcome.APPLIED);
-    if (status.equals(old)) {
-      return UpdateControl.noUpdate();
-    }
+    return UpdateControl.noUpdate();
+  }
+
+  /**
+   * Replaces the status of {@code cc} as read, refused with 409 if it changed since (a spec edit,
+   * another writer of the status): then the conflict path applies it again. Written here rather
+   * than through {@code UpdateControl.patchStatus}, whose patch (operator SDK 5.3.0) checks no
+   * resourceVersion and makes the SDK drop the events of every change older than its response: a
+   * spec edit made while the status was being computed was never reconciled. The event of this
+   * write starts no reconcile: its generation is unchanged.
+   */
+  private static void writeStatus(
+      ComputeClass cc, ComputeClassStatus status, Context<ComputeClass> context) {
     cc.setStatus(status);
-    return UpdateControl.patchStatus(cc);
+    ComputeClass written = context.getClient().resource(cc).updateStatus();
+    LOG.debugf(
+        "ComputeClass %s: status written (resourceVersion %s)",
+        name(cc), written.getMetadata().getResourceVersion());
+  }
+
+  private static String name(ComputeClass cc) {
+    return cc.getMetadata().getName();
   }
 
   @Override

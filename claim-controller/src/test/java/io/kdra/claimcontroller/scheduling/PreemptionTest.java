@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -326,6 +327,121 @@ class PreemptionTest {
         client.resources(ResourceClaim.class).inNamespace(NS).withName("train-gpu-x").get();
     assertThat(freed.getStatus().getAllocation()).isNull();
     assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /**
+   * A restart (or a leader change) after the preemptor was nominated: the promise is read back from
+   * its {@code nominatedNodeName} (upstream's nominator does the same), and the GPU its victim
+   * frees is still kept from a pod of lower priority.
+   */
+  @Test
+  void aRestartedSchedulerKeepsTheFreedGpuFromALowerPriorityPod() {
+    nodeWithOneGpu("node-a");
+    running("low", 10, "node-a");
+    Pod high = pending("high", 100);
+    attempt(high);
+    assertThat(get("high").getStatus().getNominatedNodeName()).isEqualTo("node-a");
+
+    start();
+    victimGone("low");
+    pending("mid", 50);
+
+    assertThat(scheduling.schedule(get("mid"))).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /**
+   * Restarted while the victim still terminates: the devices the preemptor would take are simulated
+   * with the victims leaving its nominated node gone, so they are kept once they are.
+   */
+  @Test
+  void aSchedulerRestartedWhileTheVictimTerminatesKeepsItsGpuOnceItIsGone() {
+    nodeWithOneGpu("node-a");
+    running("low", 10, "node-a");
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("low")
+        .edit(
+            p ->
+                new PodBuilder(p)
+                    .editMetadata()
+                    .addToFinalizers("test/hold")
+                    .endMetadata()
+                    .build());
+    Pod high = pending("high", 100);
+    attempt(high);
+    assertThat(get("low").getMetadata().getDeletionTimestamp()).isNotNull();
+
+    start();
+    pending("mid", 50);
+    assertThat(scheduling.schedule(get("mid"))).isInstanceOf(Outcome.Unschedulable.class);
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("low")
+        .edit(
+            p -> new PodBuilder(p).editMetadata().withFinalizers(List.of()).endMetadata().build());
+    victimGone("low");
+
+    assertThat(scheduling.schedule(get("mid"))).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /** The CPU a restarted scheduler finds promised to a nominated pod is kept too. */
+  @Test
+  void aRestartedSchedulerKeepsTheCpuOfANominatedPodFromALowerPriorityPod() {
+    client.nodes().resource(K.readyNode("node-a")).create();
+    client.resource(withCpu(pendingNominated("high", 100, "node-a", K.SCHEDULER), "3")).create();
+    Pod mid =
+        client
+            .resource(withCpu(K.pod("mid").editSpec().withPriority(50).endSpec().build(), "2"))
+            .create();
+    Pod top =
+        client
+            .resource(withCpu(K.pod("top").editSpec().withPriority(200).endSpec().build(), "2"))
+            .create();
+
+    assertThat(scheduling.schedule(mid)).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(scheduling.schedule(top))
+        .as("of higher priority")
+        .isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /** A nomination by another scheduler, or one cleared since, holds nothing here. */
+  @Test
+  void aNominationOfAnotherSchedulerHoldsNothing() {
+    client.nodes().resource(K.readyNode("node-a")).create();
+    client
+        .resource(withCpu(pendingNominated("other", 100, "node-a", "default-scheduler"), "3"))
+        .create();
+    Pod mid =
+        client
+            .resource(withCpu(K.pod("mid").editSpec().withPriority(50).endSpec().build(), "2"))
+            .create();
+
+    assertThat(scheduling.schedule(mid)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  static Pod pendingNominated(String name, int priority, String node, String scheduler) {
+    return K.pod(name)
+        .editSpec()
+        .withPriority(priority)
+        .withSchedulerName(scheduler)
+        .endSpec()
+        .withNewStatus()
+        .withNominatedNodeName(node)
+        .endStatus()
+        .build();
+  }
+
+  static Pod withCpu(Pod pod, String cpu) {
+    pod.getSpec()
+        .getContainers()
+        .get(0)
+        .setResources(
+            new ResourceRequirementsBuilder().addToRequests("cpu", new Quantity(cpu)).build());
+    return pod;
   }
 
   /**

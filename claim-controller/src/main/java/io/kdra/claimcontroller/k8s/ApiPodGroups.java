@@ -127,6 +127,7 @@ public final class ApiPodGroups implements PodGroups {
    * where the API is not served) meaning gone. A group being deleted still exists, as upstream's
    * lister has it.
    */
+  @Override
   public boolean gone(String namespace, String name, String uid) {
     GenericKubernetesResource g;
     try {

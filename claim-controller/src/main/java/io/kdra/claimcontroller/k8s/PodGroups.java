@@ -27,6 +27,15 @@ public interface PodGroups {
     throw new UnsupportedOperationException("PodGroups are read-only here");
   }
 
+  /**
+   * Whether PodGroup {@code namespace/name} with {@code uid} is gone or replaced (another UID), as
+   * the API server says: a claim's reservation or the claim itself is dropped on this answer, so it
+   * is never a guess. A group being deleted still exists.
+   */
+  default boolean gone(String namespace, String name, String uid) {
+    throw new UnsupportedOperationException("this PodGroups cannot tell whether a group is gone");
+  }
+
   /** For a cluster without the Workload API: no pod names a group that exists. */
   PodGroups NONE = (namespace, name) -> Optional.empty();
 }

@@ -212,6 +212,7 @@ public class PodReconciler implements Reconciler<Pod> {
     // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang, and
     // a gang is preempted whole
     PodGroups podGroupsRead = PodGroupInformers.reads(podGroups, ctx.getClient());
+    shared.offerPodGroups(podGroups);
     scheduling.placeGangsWith(podGroupsRead);
     preemption.placeGangsWith(podGroupsRead, scheduling::releaseGroupClaim);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);

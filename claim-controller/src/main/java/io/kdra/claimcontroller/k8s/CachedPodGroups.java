@@ -51,6 +51,11 @@ public final class CachedPodGroups implements PodGroups {
   }
 
   @Override
+  public void recordPlacedAgain(String namespace, String name, String preemptorUid, int members) {
+    writes.recordPlacedAgain(namespace, name, preemptorUid, members);
+  }
+
+  @Override
   public void recordPreemption(String namespace, String name, String preemptorUid, String node) {
     writes.recordPreemption(namespace, name, preemptorUid, node);
   }

@@ -28,6 +28,15 @@ public interface PodGroups {
   }
 
   /**
+   * Records on the group that it is placed again ({@code members} pods) since preemption for pod
+   * {@code preemptorUid} evicted it: its {@code DisruptionTarget} condition back to False ({@link
+   * io.kdra.claimcontroller.domain.GroupPreemption#conditionsPlacedAgain}).
+   */
+  default void recordPlacedAgain(String namespace, String name, String preemptorUid, int members) {
+    throw new UnsupportedOperationException("PodGroups are read-only here");
+  }
+
+  /**
    * Whether PodGroup {@code namespace/name} with {@code uid} is gone or replaced (another UID), as
    * the API server says: a claim's reservation or the claim itself is dropped on this answer, so it
    * is never a guess. A group being deleted still exists.

@@ -380,6 +380,9 @@ public class PodReconciler implements Reconciler<Pod> {
       if (!Pods.claimEntries(pod).isEmpty()) {
         scheduling.reserveForBoundPod(pod);
       }
+      if (preemption != null) {
+        preemption.memberBound(pod);
+      }
       return UpdateControl.noUpdate();
     }
     int thisAttempt = attempts.getOrDefault(uid, 0) + 1;

@@ -265,6 +265,17 @@ public final class Preemption {
         .orElse(Map.of());
   }
 
+  /**
+   * {@code pod}, bound, may be the last member of a PodGroup that preemption emptied to be placed
+   * again: then the group's record of that preemption is set back ({@link
+   * EmptiedGroups#placedAgain}).
+   */
+  public void memberBound(Pod pod) {
+    if (PodGroupPolicy.groupOf(pod).isPresent() && mayWrite.getAsBoolean()) {
+      emptied.placedAgain(pod, groups);
+    }
+  }
+
   /** The pod was placed: what it was promised is free again. */
   public void placed(String uid) {
     forget(uid);

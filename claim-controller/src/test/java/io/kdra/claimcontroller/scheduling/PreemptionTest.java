@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.kdra.claimcontroller.domain.GroupPreemption;
 import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
@@ -282,17 +283,8 @@ class PreemptionTest {
     }
   }
 
-  /**
-   * A restart (or a leader change) between the eviction of a gang and the release of its group's
-   * claim: the decision is read back from the PodGroup (its DisruptionTarget condition names the
-   * preemptor), so the claim is still freed for the preemptor rather than kept until the gang is
-   * placed again.
-   */
-  @Test
-  void aRestartedSchedulerStillFreesTheClaimOfAGangItsPreemptorEmptied() {
-    nodeWithOneGpu("node-a");
-    nodeWithOneGpu("node-b");
-    running("keep", 100, "node-b");
+  /** PodGroup {@code train} in the API server: a gang of 2, disrupted whole. */
+  void podGroupTrain() {
     client
         .genericKubernetesResources(ApiPodGroups.CONTEXT)
         .inNamespace(NS)
@@ -314,6 +306,87 @@ class PreemptionTest {
                         Map.of("all", Map.of())))
                 .build())
         .create();
+  }
+
+  /** The PodGroup's {@code DisruptionTarget} condition, as the API server has it. */
+  @SuppressWarnings("unchecked")
+  Map<String, Object> disruptionTarget(String group) {
+    Map<String, Object> status =
+        (Map<String, Object>)
+            client
+                .genericKubernetesResources(ApiPodGroups.CONTEXT)
+                .inNamespace(NS)
+                .withName(group)
+                .get()
+                .getAdditionalProperties()
+                .get("status");
+    return GroupPreemption.conditions(status).stream()
+        .filter(c -> "DisruptionTarget".equals(c.get("type")))
+        .findFirst()
+        .orElse(Map.of());
+  }
+
+  /** Member {@code name} of PodGroup {@code train}, bound to {@code node} (null: pending). */
+  Pod trainMember(String name, String node) {
+    return client
+        .resource(
+            new PodBuilder(K.pod(name).build())
+                .editSpec()
+                .withPriority(1)
+                .withNodeName(node)
+                .addToAdditionalProperties("schedulingGroup", Map.of("podGroupName", "train"))
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /**
+   * The record of the preemption on the PodGroup says the group is about to be disrupted: once the
+   * gang is placed again (every member bound, none leaving), it is set back to False, so that a
+   * later emptying of the group is not taken for this preemption's.
+   */
+  @Test
+  void theGroupsRecordOfAPreemptionIsClearedOnceItsPodsAreAllPlacedAgain() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("keep", 100, "node-b");
+    podGroupTrain();
+    gangHoldingTheGpuOfNodeA(new ApiPodGroups(client));
+    Pod high = pending("high", 100);
+    attempt(high);
+    assertThat(disruptionTarget("train")).containsEntry("status", "True");
+
+    trainMember("w2", "node-b");
+    trainMember("w3", null);
+    preemption.memberBound(get("w2"));
+    assertThat(disruptionTarget("train")).as("w3 not placed yet").containsEntry("status", "True");
+
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("w3")
+        .edit(p -> new PodBuilder(p).editSpec().withNodeName("node-b").endSpec().build());
+    preemption.memberBound(get("w3"));
+
+    assertThat(disruptionTarget("train"))
+        .containsEntry("status", "False")
+        .containsEntry("reason", "Rescheduled");
+    assertThat(GroupPreemption.preemptor(Map.of("conditions", List.of(disruptionTarget("train")))))
+        .isEmpty();
+  }
+
+  /**
+   * A restart (or a leader change) between the eviction of a gang and the release of its group's
+   * claim: the decision is read back from the PodGroup (its DisruptionTarget condition names the
+   * preemptor), so the claim is still freed for the preemptor rather than kept until the gang is
+   * placed again.
+   */
+  @Test
+  void aRestartedSchedulerStillFreesTheClaimOfAGangItsPreemptorEmptied() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("keep", 100, "node-b");
+    podGroupTrain();
     gangHoldingTheGpuOfNodeA(new ApiPodGroups(client));
     Pod high = pending("high", 100);
     assertThat(((Outcome.Unschedulable) attempt(high)).message())

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
+import org.jboss.logging.Logger;
 
 /**
  * What preemptors are promised: once a pod has preempted on a node (its {@code nominatedNodeName}),
@@ -29,6 +30,8 @@ import java.util.function.BiFunction;
  * Thread-safe; {@link #against} is called under the scheduling lock.
  */
 public final class Nominations {
+
+  private static final Logger LOG = Logger.getLogger(Nominations.class);
 
   /** One preemptor's promise; {@code allocations} null: restored, its devices not simulated yet. */
   record Hold(
@@ -178,11 +181,21 @@ public final class Nominations {
     if (h.allocations() != null) {
       return h;
     }
-    List<AllocationResult> devices =
-        podAt
-            .apply(h.namespace(), h.name())
-            .map(p -> List.copyOf(s.promise().on(p, h.node()).values()))
-            .orElse(List.of());
+    List<AllocationResult> devices;
+    try {
+      devices =
+          podAt
+              .apply(h.namespace(), h.name())
+              .map(p -> List.copyOf(s.promise().on(p, h.node()).values()))
+              .orElse(List.of());
+    } catch (RuntimeException e) {
+      // the attempt that asked goes on: the promise keeps the pod's CPU and memory only
+      LOG.warnf(
+          "cannot simulate the devices promised to %s/%s on node %s (%s): only its CPU and"
+              + " memory are kept for it",
+          h.namespace(), h.name(), h.node(), e.toString());
+      devices = List.of();
+    }
     Hold simulated =
         new Hold(
             h.uid(), h.namespace(), h.name(), h.node(), h.priority(), h.usage(), devices, true);

@@ -164,18 +164,7 @@ public final class Preemption {
       forget(uid);
       return noted(failed, notHelpful(priority, byNode, victimPriority));
     }
-    PreemptionFits fits =
-        new PreemptionFits(
-            pod,
-            podClaims(pod),
-            nodes,
-            placed,
-            live.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()),
-            view.claims(),
-            view.namespaceLabels(),
-            emptiedGroups,
-            allocatorOf,
-            view.volumes());
+    PreemptionFits fits = fits(pod, nodes, live, placed, emptiedGroups);
     if (nominated != null && fits.fits(nominated, List.of())) {
       // the victims are gone, their claims not yet deallocated: no reason to evict more; a
       // PodGroup's claim nobody else frees while the group exists
@@ -250,19 +239,28 @@ public final class Preemption {
                                         p.getMetadata().getNamespace() + "/" + g))
                             .orElse(false))
             .toList();
-    return new PreemptionFits(
-            pod,
-            podClaims(pod),
-            view.nodes(),
-            placed,
-            live.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()),
-            view.claims(),
-            view.namespaceLabels(),
-            emptiedGroups,
-            allocatorOf,
-            view.volumes())
+    return fits(pod, view.nodes(), live, placed, emptiedGroups)
         .allocations(node, leaving)
         .orElse(Map.of());
+  }
+
+  /**
+   * Whether {@code pod} fits where pods go, over the view's claims now: {@code live} the pods not
+   * finished, {@code placed} those of them bound.
+   */
+  private PreemptionFits fits(
+      Pod pod, List<Node> nodes, List<Pod> live, List<Pod> placed, Set<String> emptiedGroups) {
+    return new PreemptionFits(
+        pod,
+        podClaims(pod),
+        nodes,
+        placed,
+        live.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()),
+        view.claims(),
+        view.namespaceLabels(),
+        emptiedGroups,
+        allocatorOf,
+        view.volumes());
   }
 
   /**

@@ -150,6 +150,31 @@ class PreemptionTest {
     return K.allocatedOn(AllocFixtures.DRIVER, node, b, reservedFor).build();
   }
 
+  /** Pod {@code name} gets a finalizer: once deleted, it terminates until {@link #released}. */
+  void heldOnDeletion(String name) {
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(name)
+        .edit(
+            p ->
+                new PodBuilder(p)
+                    .editMetadata()
+                    .addToFinalizers("test/hold")
+                    .endMetadata()
+                    .build());
+  }
+
+  /** Pod {@code name}'s finalizer removed: deleted, it goes. */
+  void released(String name) {
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(name)
+        .edit(
+            p -> new PodBuilder(p).editMetadata().withFinalizers(List.of()).endMetadata().build());
+  }
+
   Pod get(String name) {
     return client.pods().inNamespace(NS).withName(name).get();
   }
@@ -431,17 +456,7 @@ class PreemptionTest {
   void aSchedulerRestartedWhileTheVictimTerminatesKeepsItsGpuOnceItIsGone() {
     nodeWithOneGpu("node-a");
     running("low", 10, "node-a");
-    client
-        .pods()
-        .inNamespace(NS)
-        .withName("low")
-        .edit(
-            p ->
-                new PodBuilder(p)
-                    .editMetadata()
-                    .addToFinalizers("test/hold")
-                    .endMetadata()
-                    .build());
+    heldOnDeletion("low");
     Pod high = pending("high", 100);
     attempt(high);
     assertThat(get("low").getMetadata().getDeletionTimestamp()).isNotNull();
@@ -449,12 +464,7 @@ class PreemptionTest {
     start();
     pending("mid", 50);
     assertThat(scheduling.schedule(get("mid"))).isInstanceOf(Outcome.Unschedulable.class);
-    client
-        .pods()
-        .inNamespace(NS)
-        .withName("low")
-        .edit(
-            p -> new PodBuilder(p).editMetadata().withFinalizers(List.of()).endMetadata().build());
+    released("low");
     victimGone("low");
 
     assertThat(scheduling.schedule(get("mid"))).isInstanceOf(Outcome.Unschedulable.class);
@@ -594,17 +604,7 @@ class PreemptionTest {
     nodeWithOneGpu("node-a");
     running("low", 10, "node-a");
     Pod[] marked = new Pod[1];
-    client
-        .pods()
-        .inNamespace(NS)
-        .withName("low")
-        .edit(
-            p ->
-                new PodBuilder(p)
-                    .editMetadata()
-                    .addToFinalizers("test/hold")
-                    .endMetadata()
-                    .build());
+    heldOnDeletion("low");
     attempt(pending("high", 100));
     marked[0] = get("low");
     assertThat(marked[0].getStatus().getConditions())

@@ -137,12 +137,20 @@ public final class GroupPreemption {
   /**
    * Whether a group whose pods are {@code members} (those of its scheduler that have not finished)
    * is placed again after its eviction: at least one, and at least {@code minCount}, all bound and
-   * none being deleted (a member still leaving after the eviction is not placed again).
+   * none leaving (being deleted, or marked with a true {@code DisruptionTarget} before its
+   * deletion: the members being evicted still look placed until then).
    */
   public static boolean placedAgain(List<Pod> members, int minCount) {
     return !members.isEmpty()
         && members.size() >= minCount
-        && members.stream()
-            .allMatch(p -> Pods.isBound(p) && p.getMetadata().getDeletionTimestamp() == null);
+        && members.stream().allMatch(p -> Pods.isBound(p) && !leaving(p));
+  }
+
+  private static boolean leaving(Pod p) {
+    return p.getMetadata().getDeletionTimestamp() != null
+        || (p.getStatus() != null
+            && p.getStatus().getConditions() != null
+            && p.getStatus().getConditions().stream()
+                .anyMatch(c -> TYPE.equals(c.getType()) && "True".equals(c.getStatus())));
   }
 }

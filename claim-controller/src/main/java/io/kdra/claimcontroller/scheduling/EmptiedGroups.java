@@ -87,8 +87,9 @@ final class EmptiedGroups {
   /**
    * {@code member} of a PodGroup is bound: once every member of its group is ({@link
    * GroupPreemption#placedAgain}), the group's record of the preemption that emptied it is set back
-   * to False, and forgotten here; nothing while the group has no such record (the usual case: one
-   * read of the informer's cache). A record that fails stays, with a warning.
+   * to False, and forgotten here, unless its preemptor still waits for it ({@link #waiting});
+   * nothing while the group has no such record (the usual case: one read of the informer's cache).
+   * A record that fails stays, with a warning.
    */
   void placedAgain(Pod member, PodGroups groups) {
     Optional<String> name = PodGroupPolicy.groupOf(member);
@@ -107,10 +108,10 @@ final class EmptiedGroups {
             .filter(p -> name.equals(PodGroupPolicy.groupOf(p)))
             .filter(p -> Pods.isScheduledBy(p, scheduler) && !Pods.isTerminal(p))
             .toList();
-    if (!GroupPreemption.placedAgain(members, group.get().minCount())) {
+    String preemptor = group.get().preemptor();
+    if (!GroupPreemption.placedAgain(members, group.get().minCount()) || waiting(preemptor)) {
       return;
     }
-    String preemptor = group.get().preemptor();
     String key = ns + "/" + name.get();
     byPreemptor.computeIfPresent(
         preemptor,
@@ -127,6 +128,24 @@ final class EmptiedGroups {
               + " condition still names preemptor %s",
           key, e.toString(), preemptor);
     }
+  }
+
+  /**
+   * Whether the preemptor with {@code uid} still waits for what it evicted (pending, nominated):
+   * then the record stays, since it frees the group's claim for it after a restart, however the
+   * group looks meanwhile (its members evicted still look placed until their deletion).
+   */
+  private boolean waiting(String uid) {
+    return view.pods().stream()
+        .filter(p -> uid.equals(p.getMetadata().getUid()))
+        .anyMatch(
+            p ->
+                !Pods.isBound(p)
+                    && !Pods.isDone(p)
+                    && p.getMetadata().getDeletionTimestamp() == null
+                    && p.getStatus() != null
+                    && p.getStatus().getNominatedNodeName() != null
+                    && !p.getStatus().getNominatedNodeName().isEmpty());
   }
 
   void forget(String uid) {

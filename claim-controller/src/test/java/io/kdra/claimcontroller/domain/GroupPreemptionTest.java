@@ -234,6 +234,21 @@ class GroupPreemptionTest {
         Arguments.of("one pending", List.of(a, member("b", null, false)), 2, false),
         Arguments.of(
             "one still leaving after the eviction", List.of(a, member("b", "n2", true)), 2, false),
+        Arguments.of(
+            "one marked for eviction, not deleted yet",
+            List.of(
+                a,
+                new io.fabric8.kubernetes.api.model.PodBuilder(member("b", "n2", false))
+                    .withNewStatus()
+                    .addNewCondition()
+                    .withType("DisruptionTarget")
+                    .withStatus("True")
+                    .withReason("PreemptionByScheduler")
+                    .endCondition()
+                    .endStatus()
+                    .build()),
+            2,
+            false),
         Arguments.of("fewer than minCount", List.of(a), 2, false),
         Arguments.of("none", List.of(), 0, false));
   }

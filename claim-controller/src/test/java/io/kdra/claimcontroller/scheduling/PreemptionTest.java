@@ -367,8 +367,9 @@ class PreemptionTest {
 
   /**
    * The record of the preemption on the PodGroup says the group is about to be disrupted: once the
-   * gang is placed again (every member bound, none leaving), it is set back to False, so that a
-   * later emptying of the group is not taken for this preemption's.
+   * gang is placed again (every member bound, none leaving) and its preemptor no longer waits for
+   * it, it is set back to False, so that a later emptying of the group is not taken for this
+   * preemption's.
    */
   @Test
   void theGroupsRecordOfAPreemptionIsClearedOnceItsPodsAreAllPlacedAgain() {
@@ -391,6 +392,12 @@ class PreemptionTest {
         .inNamespace(NS)
         .withName("w3")
         .edit(p -> new PodBuilder(p).editSpec().withNodeName("node-b").endSpec().build());
+    preemption.memberBound(get("w3"));
+    assertThat(disruptionTarget("train"))
+        .as("the preemptor still waits, nominated: the record frees the claim for it")
+        .containsEntry("status", "True");
+
+    client.pods().inNamespace(NS).withName("high").delete();
     preemption.memberBound(get("w3"));
 
     assertThat(disruptionTarget("train"))

@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
@@ -16,6 +18,11 @@ import io.kdra.it.controlplane.WorkloadApi;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
 import io.kdra.it.services.Stack;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -319,6 +326,61 @@ class GangSchedulingIT {
             .isNull();
       }
     }
+  }
+
+  /**
+   * The guide's complete job (docs/user/gang-scheduling.md: Workload, PodGroup, claim template,
+   * pods), applied as it is written: the 1.37 API server accepts every object, and the gang lands
+   * whole, each pod on a node of its own.
+   */
+  @Test
+  void theGuidesCompleteJobIsAcceptedAndLandsWhole() throws IOException {
+    String ns = stack.namespace;
+    List<HasMetadata> objects =
+        client.load(new ByteArrayInputStream(guideJob().getBytes(StandardCharsets.UTF_8))).items();
+    assertThat(objects.stream().map(HasMetadata::getKind))
+        .containsExactly("Workload", "PodGroup", "ResourceClaimTemplate", "Pod", "Pod");
+    List<Pod> pods = new ArrayList<>();
+    try {
+      for (HasMetadata o : objects) {
+        o.getMetadata().setNamespace(ns);
+        if (o instanceof ResourceClaimTemplate) {
+          // this class's own template of the same name is replaced by the guide's
+          client.resource(o).inNamespace(ns).delete();
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .until(() -> client.resource(o).inNamespace(ns).get() == null);
+        }
+        HasMetadata created = client.resource(o).inNamespace(ns).create();
+        if (created instanceof Pod p) {
+          pods.add(p);
+        }
+      }
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .untilAsserted(
+              () -> {
+                List<String> nodes = pods.stream().map(this::nodeOf).toList();
+                assertThat(nodes).doesNotContainNull().doesNotHaveDuplicates().hasSize(2);
+              });
+    } finally {
+      GangMembers.podGroups(client, ns).withName("llm-train-workers").delete();
+      client
+          .genericKubernetesResources("scheduling.k8s.io/v1beta1", "Workload")
+          .inNamespace(ns)
+          .withName("llm-train")
+          .delete();
+    }
+  }
+
+  /** The YAML block of the guide's section "A complete job". */
+  private static String guideJob() throws IOException {
+    String guide = Files.readString(Path.of("..", "docs", "user", "gang-scheduling.md"));
+    int section = guide.indexOf("## A complete job");
+    assertThat(section).as("the guide's section").isNotNegative();
+    String open = "```yaml\n";
+    int start = guide.indexOf(open, section) + open.length();
+    return guide.substring(start, guide.indexOf("```", start));
   }
 
   private String nodeOf(Pod p) {

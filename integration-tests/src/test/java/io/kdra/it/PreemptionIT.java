@@ -242,7 +242,8 @@ class PreemptionIT {
   /**
    * A gang of two (disruptionMode all) holds both GPUs: a pod of higher priority evicts it whole,
    * and the PodGroup records it in upstream's DisruptionTarget condition (written to the API
-   * server's status with its validation), which a restarted claim-controller reads back.
+   * server's status with its validation), which a restarted claim-controller reads back; once the
+   * gang is placed again the condition goes back to False.
    */
   @Test
   void aGangIsEvictedWholeAndItsPodGroupRecordsThePreemption() {
@@ -285,6 +286,35 @@ class PreemptionIT {
               assertThat(c.get("reason")).isEqualTo("PreemptionByScheduler");
               assertThat((String) c.get("message"))
                   .startsWith("Preempted by pod " + high.getMetadata().getUid() + " on node ");
+            });
+
+    // the preemptor goes, the gang comes back whole: the record goes back to False
+    client.resource(high).delete();
+    List<Pod> again = new ArrayList<>();
+    for (int i = 2; i < 4; i++) {
+      Pod member = GangMembers.member(stack.namespace, "train", i, TEMPLATE);
+      member.getSpec().setPriorityClassName("preemption-it-low");
+      again.add(client.resource(member).create());
+    }
+    gpusHeldBy(again.get(0), again.get(1));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              @SuppressWarnings("unchecked")
+              List<Map<String, Object>> now =
+                  (List<Map<String, Object>>)
+                      GangMembers.podGroups(client, stack.namespace)
+                          .withName("train")
+                          .get()
+                          .get("status", "conditions");
+              assertThat(now)
+                  .anySatisfy(
+                      c -> {
+                        assertThat(c.get("type")).isEqualTo("DisruptionTarget");
+                        assertThat(c.get("status")).isEqualTo("False");
+                        assertThat(c.get("reason")).isEqualTo("Rescheduled");
+                      });
             });
   }
 }

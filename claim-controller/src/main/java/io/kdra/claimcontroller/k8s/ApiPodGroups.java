@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * PodGroups read from the API server, one GET per read: fabric8 7.5 has no model for them (generic
@@ -86,6 +87,38 @@ public final class ApiPodGroups implements PodGroups {
    */
   @Override
   public void recordPreemption(String namespace, String name, String preemptorUid, String node) {
+    patchConditions(
+        namespace,
+        name,
+        conditions ->
+            Optional.of(
+                GroupPreemption.conditionsWith(conditions, preemptorUid, node, clock.instant())));
+  }
+
+  /**
+   * Sets the group's {@code DisruptionTarget} condition back to False ({@link
+   * GroupPreemption#conditionsPlacedAgain}) as {@link #recordPreemption} sets it: decided on each
+   * read, so nothing is written when another preemption recorded itself since.
+   */
+  @Override
+  public void recordPlacedAgain(String namespace, String name, String preemptorUid, int members) {
+    patchConditions(
+        namespace,
+        name,
+        conditions ->
+            GroupPreemption.conditionsPlacedAgain(
+                conditions, preemptorUid, members, clock.instant()));
+  }
+
+  /**
+   * Replaces the group's status conditions with those {@code decide} makes of the ones read (none:
+   * nothing to write), by a JSON patch that carries the read resourceVersion, so that the API
+   * server refuses it if the group changed since; re-read and decided again on a conflict.
+   */
+  private void patchConditions(
+      String namespace,
+      String name,
+      Function<List<Map<String, Object>>, Optional<List<Map<String, Object>>>> decide) {
     Conflicts.retry(
         CONFLICT_RETRIES,
         () -> {
@@ -101,16 +134,23 @@ public final class ApiPodGroups implements PodGroups {
           @SuppressWarnings("unchecked")
           Map<String, Object> status =
               (Map<String, Object>) g.getAdditionalProperties().get("status");
-          List<Map<String, Object>> conditions =
-              GroupPreemption.conditionsWith(
-                  GroupPreemption.conditions(status), preemptorUid, node, clock.instant());
+          Optional<List<Map<String, Object>>> conditions =
+              decide.apply(GroupPreemption.conditions(status));
+          if (conditions.isEmpty()) {
+            return false;
+          }
           List<Map<String, Object>> ops = new ArrayList<>();
           ops.add(JsonPatchOps.onResourceVersion(g.getMetadata().getResourceVersion()));
           ops.add(
               status == null
                   ? Map.of(
-                      "op", "add", "path", "/status", "value", Map.of("conditions", conditions))
-                  : Map.of("op", "add", "path", "/status/conditions", "value", conditions));
+                      "op",
+                      "add",
+                      "path",
+                      "/status",
+                      "value",
+                      Map.of("conditions", conditions.get()))
+                  : Map.of("op", "add", "path", "/status/conditions", "value", conditions.get()));
           return Conflicts.unlessGone(
               () ->
                   client
@@ -127,6 +167,7 @@ public final class ApiPodGroups implements PodGroups {
    * where the API is not served) meaning gone. A group being deleted still exists, as upstream's
    * lister has it.
    */
+  @Override
   public boolean gone(String namespace, String name, String uid) {
     GenericKubernetesResource g;
     try {

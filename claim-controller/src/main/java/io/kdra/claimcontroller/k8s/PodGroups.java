@@ -27,6 +27,24 @@ public interface PodGroups {
     throw new UnsupportedOperationException("PodGroups are read-only here");
   }
 
+  /**
+   * Records on the group that it is placed again ({@code members} pods) since preemption for pod
+   * {@code preemptorUid} evicted it: its {@code DisruptionTarget} condition back to False ({@link
+   * io.kdra.claimcontroller.domain.GroupPreemption#conditionsPlacedAgain}).
+   */
+  default void recordPlacedAgain(String namespace, String name, String preemptorUid, int members) {
+    throw new UnsupportedOperationException("PodGroups are read-only here");
+  }
+
+  /**
+   * Whether PodGroup {@code namespace/name} with {@code uid} is gone or replaced (another UID), as
+   * the API server says: a claim's reservation or the claim itself is dropped on this answer, so it
+   * is never a guess. A group being deleted still exists.
+   */
+  default boolean gone(String namespace, String name, String uid) {
+    throw new UnsupportedOperationException("this PodGroups cannot tell whether a group is gone");
+  }
+
   /** For a cluster without the Workload API: no pod names a group that exists. */
   PodGroups NONE = (namespace, name) -> Optional.empty();
 }

@@ -1,5 +1,6 @@
 package io.kdra.claimcontroller.reconciler;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -9,6 +10,7 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.Cache;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.kdra.claimcontroller.config.ClaimControllerConfig;
@@ -19,8 +21,8 @@ import io.kdra.claimcontroller.domain.PodSource;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.Upstream;
-import io.kdra.claimcontroller.k8s.ApiPodGroups;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
+import io.kdra.claimcontroller.k8s.PodGroups;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.events.EventRecorder;
 import io.kdra.leadership.Leadership;
@@ -145,7 +147,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
           .forEach(ids::add);
     }
     // a PodGroup's claim, which its members record: a member's event is the only one that
-    // brings it back once the group is gone (no PodGroup informer)
+    // brings it back once the group is gone (this controller is told of no PodGroup event)
     if (pod.getStatus() != null && pod.getStatus().getResourceClaimStatuses() != null) {
       pod.getStatus().getResourceClaimStatuses().stream()
           .map(s -> s.getResourceClaimName())
@@ -241,16 +243,22 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
     return informers.synced() && fence.mayWrite();
   }
 
+  private PodSource podSource() {
+    return podSource(shared.pods().cache(), shared.podGroups(), client);
+  }
+
   /**
    * Pods from the informer, and from the API server when the informer does not have the pod: it may
-   * not have seen a new pod yet, and a reservation must never be dropped on a guess.
+   * not have seen a new pod yet, and a reservation must never be dropped on a guess. PodGroups
+   * likewise from {@code groups}, the PodGroup informer's cache (null where none runs).
    */
-  private PodSource podSource() {
-    ApiPodGroups groups = new ApiPodGroups(client);
+  static PodSource podSource(
+      Cache<Pod> pods, Cache<GenericKubernetesResource> groups, KubernetesClient client) {
+    PodGroups read = PodGroupInformers.reads(groups, client);
     return new PodSource() {
       @Override
       public Optional<Pod> pod(String ns, String name) {
-        Optional<Pod> cached = shared.pods().cache().get(new ResourceID(name, ns));
+        Optional<Pod> cached = pods.get(new ResourceID(name, ns));
         if (cached.isPresent()) {
           return cached;
         }
@@ -259,7 +267,7 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
 
       @Override
       public boolean podGroupGone(String ns, String name, String uid) {
-        return groups.gone(ns, name, uid); // no PodGroup informer: a read, for such claims only
+        return read.gone(ns, name, uid);
       }
     };
   }

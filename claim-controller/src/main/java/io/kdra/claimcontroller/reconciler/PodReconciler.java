@@ -214,6 +214,7 @@ public class PodReconciler implements Reconciler<Pod> {
     // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang, and
     // a gang is preempted whole
     PodGroups podGroupsRead = PodGroupInformers.reads(podGroups, ctx.getClient());
+    shared.offerPodGroups(podGroups);
     scheduling.placeGangsWith(podGroupsRead);
     preemption.placeGangsWith(podGroupsRead, scheduling::releaseGroupClaim);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
@@ -414,6 +415,9 @@ public class PodReconciler implements Reconciler<Pod> {
       retries.forget(pod);
       if (!Pods.claimEntries(pod).isEmpty()) {
         scheduling.reserveForBoundPod(pod);
+      }
+      if (preemption != null) {
+        preemption.memberBound(pod);
       }
       return UpdateControl.noUpdate();
     }

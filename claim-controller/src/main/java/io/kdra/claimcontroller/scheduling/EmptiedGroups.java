@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenc
 import io.kdra.claimcontroller.domain.GroupPreemption;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
+import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.k8s.PodGroups;
 import java.util.HashSet;
 import java.util.List;
@@ -22,6 +23,7 @@ import org.jboss.logging.Logger;
  * ({@link Preemption}): their claims are freed for it once the members are gone. Held in memory and
  * recorded on each group ({@link GroupPreemption}), from which a nominated preemptor's are read
  * back after a restart or a change of leader; memory covers the informer's lag behind the record.
+ * Once the group is placed again the record is set back ({@link #placedAgain}).
  */
 final class EmptiedGroups {
 
@@ -80,6 +82,70 @@ final class EmptiedGroups {
             key, e.toString());
       }
     }
+  }
+
+  /**
+   * {@code member} of a PodGroup is bound: once every member of its group is ({@link
+   * GroupPreemption#placedAgain}), the group's record of the preemption that emptied it is set back
+   * to False, and forgotten here, unless its preemptor still waits for it ({@link #waiting});
+   * nothing while the group has no such record (the usual case: one read of the informer's cache).
+   * A record that fails stays, with a warning.
+   */
+  void placedAgain(Pod member, PodGroups groups) {
+    Optional<String> name = PodGroupPolicy.groupOf(member);
+    if (name.isEmpty()) {
+      return;
+    }
+    String ns = member.getMetadata().getNamespace();
+    Optional<PodGroupPolicy> group = groups.get(ns, name.get());
+    if (group.isEmpty() || group.get().preemptor() == null) {
+      return;
+    }
+    String scheduler = member.getSpec().getSchedulerName();
+    List<Pod> members =
+        view.pods().stream()
+            .filter(p -> ns.equals(p.getMetadata().getNamespace()))
+            .filter(p -> name.equals(PodGroupPolicy.groupOf(p)))
+            .filter(p -> Pods.isScheduledBy(p, scheduler) && !Pods.isTerminal(p))
+            .toList();
+    String preemptor = group.get().preemptor();
+    if (!GroupPreemption.placedAgain(members, group.get().minCount()) || waiting(preemptor)) {
+      return;
+    }
+    String key = ns + "/" + name.get();
+    byPreemptor.computeIfPresent(
+        preemptor,
+        (uid, going) -> {
+          Set<String> left = new HashSet<>(going);
+          left.remove(key);
+          return left.isEmpty() ? null : Set.copyOf(left);
+        });
+    try {
+      groups.recordPlacedAgain(ns, name.get(), preemptor, members.size());
+    } catch (RuntimeException e) {
+      LOG.warnf(
+          "cannot record on PodGroup %s that it is placed again (%s): its DisruptionTarget"
+              + " condition still names preemptor %s",
+          key, e.toString(), preemptor);
+    }
+  }
+
+  /**
+   * Whether the preemptor with {@code uid} still waits for what it evicted (pending, nominated):
+   * then the record stays, since it frees the group's claim for it after a restart, however the
+   * group looks meanwhile (its members evicted still look placed until their deletion).
+   */
+  private boolean waiting(String uid) {
+    return view.pods().stream()
+        .filter(p -> uid.equals(p.getMetadata().getUid()))
+        .anyMatch(
+            p ->
+                !Pods.isBound(p)
+                    && !Pods.isDone(p)
+                    && p.getMetadata().getDeletionTimestamp() == null
+                    && p.getStatus() != null
+                    && p.getStatus().getNominatedNodeName() != null
+                    && !p.getStatus().getNominatedNodeName().isEmpty());
   }
 
   void forget(String uid) {

@@ -13,6 +13,7 @@ import io.kdra.core.alloc.NodeSelectors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,7 +88,13 @@ final class Filter {
                 });
     List<Node> allNodes = sortedNodes();
     Pod pod = s.pod();
-    List<Nominations.Hold> held = nominations.against(pod, view::pod);
+    Set<String> beingBound = new HashSet<>();
+    assumedBound.forEach(p -> beingBound.add(p.getMetadata().getUid()));
+    // a preemptor being bound counts on its node already, as bound
+    List<Nominations.Hold> held =
+        nominations.against(pod, view::pod).stream()
+            .filter(h -> !beingBound.contains(h.uid()))
+            .toList();
     Map<String, NodeFilter.NodeUsage> used = Nominations.withHeld(held, usage.usage(assumedBound));
     AllocatedState state = Nominations.withHeld(held, dra.allocated().state());
     String uid = s.uid();

@@ -111,6 +111,7 @@ public final class Preemption {
     this.scheduler = scheduler;
     this.mayWrite = mayWrite;
     this.emptied = new EmptiedGroups(view);
+    nominations.restoreFrom(view, scheduler, this::promisedOn);
   }
 
   /**
@@ -163,18 +164,7 @@ public final class Preemption {
       forget(uid);
       return noted(failed, notHelpful(priority, byNode, victimPriority));
     }
-    PreemptionFits fits =
-        new PreemptionFits(
-            pod,
-            podClaims(pod),
-            nodes,
-            placed,
-            live.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()),
-            view.claims(),
-            view.namespaceLabels(),
-            emptiedGroups,
-            allocatorOf,
-            view.volumes());
+    PreemptionFits fits = fits(pod, nodes, live, placed, emptiedGroups);
     if (nominated != null && fits.fits(nominated, List.of())) {
       // the victims are gone, their claims not yet deallocated: no reason to evict more; a
       // PodGroup's claim nobody else frees while the group exists
@@ -218,6 +208,70 @@ public final class Preemption {
           "Preempted by pod " + pod.getMetadata().getUid() + " on node " + c.node());
     }
     return noted(failed, "preemption: nominated node " + c.node() + ", preempting " + names + ".");
+  }
+
+  /**
+   * What a preemptor nominated to {@code node} before this process knew of it (a restart, another
+   * leader) would take there once the pods leaving it are gone: those of lower priority on the node
+   * being deleted, and the members of the PodGroups it emptied. The preemptor's decision is not
+   * kept, so it is simulated again; none when it would not fit (the victims not evicted yet: its
+   * next attempt preempts again). Not synchronized: called under the scheduling lock, which {@link
+   * #afterUnschedulable} takes inside this object's.
+   */
+  private Map<String, AllocationResult> promisedOn(Pod pod, String node) {
+    String uid = pod.getMetadata().getUid();
+    List<Pod> live = view.pods().stream().filter(p -> !Pods.isTerminal(p)).toList();
+    List<Pod> placed = live.stream().filter(Pods::isBound).toList();
+    Set<String> emptiedGroups = emptied.of(uid, true, groups);
+    ToIntFunction<Pod> victimPriority = victimPriorities();
+    int priority = VictimSearch.priority(pod);
+    List<Pod> leaving =
+        placed.stream()
+            .filter(p -> p.getMetadata().getDeletionTimestamp() != null)
+            .filter(
+                p ->
+                    node.equals(p.getSpec().getNodeName())
+                            && victimPriority.applyAsInt(p) < priority
+                        || PodGroupPolicy.groupOf(p)
+                            .map(
+                                g ->
+                                    emptiedGroups.contains(
+                                        p.getMetadata().getNamespace() + "/" + g))
+                            .orElse(false))
+            .toList();
+    return fits(pod, view.nodes(), live, placed, emptiedGroups)
+        .allocations(node, leaving)
+        .orElse(Map.of());
+  }
+
+  /**
+   * Whether {@code pod} fits where pods go, over the view's claims now: {@code live} the pods not
+   * finished, {@code placed} those of them bound.
+   */
+  private PreemptionFits fits(
+      Pod pod, List<Node> nodes, List<Pod> live, List<Pod> placed, Set<String> emptiedGroups) {
+    return new PreemptionFits(
+        pod,
+        podClaims(pod),
+        nodes,
+        placed,
+        live.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()),
+        view.claims(),
+        view.namespaceLabels(),
+        emptiedGroups,
+        allocatorOf,
+        view.volumes());
+  }
+
+  /**
+   * {@code pod}, bound, may be the last member of a PodGroup that preemption emptied to be placed
+   * again: then the group's record of that preemption is set back ({@link
+   * EmptiedGroups#placedAgain}).
+   */
+  public void memberBound(Pod pod) {
+    if (PodGroupPolicy.groupOf(pod).isPresent() && mayWrite.getAsBoolean()) {
+      emptied.placedAgain(pod, groups);
+    }
   }
 
   /** The pod was placed: what it was promised is free again. */

@@ -2,6 +2,7 @@ package io.kdra.claimcontroller.domain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -149,5 +150,113 @@ class GroupPreemptionTest {
   void namesAPreemptorOnlyInItsOwnWords(
       String name, Map<String, Object> status, Optional<String> preemptor) {
     assertThat(GroupPreemption.preemptor(status)).isEqualTo(preemptor);
+  }
+
+  static final Map<String, Object> OURS =
+      condition(
+          "DisruptionTarget",
+          "True",
+          "PreemptionByScheduler",
+          "Preempted by pod uid-p on node n1",
+          EARLIER);
+
+  static final Map<String, Object> CLEARED =
+      condition(
+          "DisruptionTarget",
+          "False",
+          "Rescheduled",
+          "all 4 pods of the group are placed again",
+          NOW.toString());
+
+  static Stream<Arguments> clears() {
+    return Stream.of(
+        Arguments.of("ours, alone: false from now", List.of(OURS), Optional.of(List.of(CLEARED))),
+        Arguments.of(
+            "ours among others: false, in its place",
+            List.of(SCHEDULED, OURS),
+            Optional.of(List.of(SCHEDULED, CLEARED))),
+        Arguments.of(
+            "another preemptor's since: kept",
+            List.of(
+                condition(
+                    "DisruptionTarget",
+                    "True",
+                    "PreemptionByScheduler",
+                    "Preempted by pod uid-q on node n2",
+                    EARLIER)),
+            Optional.empty()),
+        Arguments.of(
+            "already false: nothing to write",
+            List.of(condition("DisruptionTarget", "False", "Rescheduled", "", EARLIER)),
+            Optional.empty()),
+        Arguments.of(
+            "another component's: kept",
+            List.of(
+                condition(
+                    "DisruptionTarget",
+                    "True",
+                    "EvictionByEvictionAPI",
+                    "Preempted by pod uid-p on node n1",
+                    EARLIER)),
+            Optional.empty()),
+        Arguments.of("none", List.of(SCHEDULED), Optional.empty()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("clears")
+  void theRecordOfAPreemptionIsClearedOnceTheGroupIsPlacedAgain(
+      String name, List<Map<String, Object>> before, Optional<List<Map<String, Object>>> after) {
+    Optional<List<Map<String, Object>>> written =
+        GroupPreemption.conditionsPlacedAgain(before, "uid-p", 4, NOW);
+
+    assertThat(written).isEqualTo(after);
+    written.ifPresent(
+        w -> assertThat(GroupPreemption.preemptor(Map.of("conditions", w))).isEmpty());
+  }
+
+  static Pod member(String name, String node, boolean deleting) {
+    return K.pod(name)
+        .editMetadata()
+        .withDeletionTimestamp(deleting ? EARLIER : null)
+        .endMetadata()
+        .editSpec()
+        .withNodeName(node)
+        .endSpec()
+        .build();
+  }
+
+  static Stream<Arguments> placements() {
+    Pod a = member("a", "n1", false);
+    Pod b = member("b", "n2", false);
+    return Stream.of(
+        Arguments.of("every member bound, minCount of them", List.of(a, b), 2, true),
+        Arguments.of("more than minCount, all bound", List.of(a, b), 1, true),
+        Arguments.of("one pending", List.of(a, member("b", null, false)), 2, false),
+        Arguments.of(
+            "one still leaving after the eviction", List.of(a, member("b", "n2", true)), 2, false),
+        Arguments.of(
+            "one marked for eviction, not deleted yet",
+            List.of(
+                a,
+                new io.fabric8.kubernetes.api.model.PodBuilder(member("b", "n2", false))
+                    .withNewStatus()
+                    .addNewCondition()
+                    .withType("DisruptionTarget")
+                    .withStatus("True")
+                    .withReason("PreemptionByScheduler")
+                    .endCondition()
+                    .endStatus()
+                    .build()),
+            2,
+            false),
+        Arguments.of("fewer than minCount", List.of(a), 2, false),
+        Arguments.of("none", List.of(), 0, false));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("placements")
+  void aGroupIsPlacedAgainWhenEveryMemberIsBoundAndNoneLeaves(
+      String name, List<Pod> members, int minCount, boolean placed) {
+    assertThat(GroupPreemption.placedAgain(members, minCount)).isEqualTo(placed);
   }
 }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -14,6 +15,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.kdra.claimcontroller.domain.GroupPreemption;
 import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
@@ -146,6 +148,31 @@ class PreemptionTest {
 
   static ResourceClaim allocatedOn(String node, ResourceClaimBuilder b, Pod... reservedFor) {
     return K.allocatedOn(AllocFixtures.DRIVER, node, b, reservedFor).build();
+  }
+
+  /** Pod {@code name} gets a finalizer: once deleted, it terminates until {@link #released}. */
+  void heldOnDeletion(String name) {
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(name)
+        .edit(
+            p ->
+                new PodBuilder(p)
+                    .editMetadata()
+                    .addToFinalizers("test/hold")
+                    .endMetadata()
+                    .build());
+  }
+
+  /** Pod {@code name}'s finalizer removed: deleted, it goes. */
+  void released(String name) {
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(name)
+        .edit(
+            p -> new PodBuilder(p).editMetadata().withFinalizers(List.of()).endMetadata().build());
   }
 
   Pod get(String name) {
@@ -281,17 +308,8 @@ class PreemptionTest {
     }
   }
 
-  /**
-   * A restart (or a leader change) between the eviction of a gang and the release of its group's
-   * claim: the decision is read back from the PodGroup (its DisruptionTarget condition names the
-   * preemptor), so the claim is still freed for the preemptor rather than kept until the gang is
-   * placed again.
-   */
-  @Test
-  void aRestartedSchedulerStillFreesTheClaimOfAGangItsPreemptorEmptied() {
-    nodeWithOneGpu("node-a");
-    nodeWithOneGpu("node-b");
-    running("keep", 100, "node-b");
+  /** PodGroup {@code train} in the API server: a gang of 2, disrupted whole. */
+  void podGroupTrain() {
     client
         .genericKubernetesResources(ApiPodGroups.CONTEXT)
         .inNamespace(NS)
@@ -313,6 +331,94 @@ class PreemptionTest {
                         Map.of("all", Map.of())))
                 .build())
         .create();
+  }
+
+  /** The PodGroup's {@code DisruptionTarget} condition, as the API server has it. */
+  @SuppressWarnings("unchecked")
+  Map<String, Object> disruptionTarget(String group) {
+    Map<String, Object> status =
+        (Map<String, Object>)
+            client
+                .genericKubernetesResources(ApiPodGroups.CONTEXT)
+                .inNamespace(NS)
+                .withName(group)
+                .get()
+                .getAdditionalProperties()
+                .get("status");
+    return GroupPreemption.conditions(status).stream()
+        .filter(c -> "DisruptionTarget".equals(c.get("type")))
+        .findFirst()
+        .orElse(Map.of());
+  }
+
+  /** Member {@code name} of PodGroup {@code train}, bound to {@code node} (null: pending). */
+  Pod trainMember(String name, String node) {
+    return client
+        .resource(
+            new PodBuilder(K.pod(name).build())
+                .editSpec()
+                .withPriority(1)
+                .withNodeName(node)
+                .addToAdditionalProperties("schedulingGroup", Map.of("podGroupName", "train"))
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /**
+   * The record of the preemption on the PodGroup says the group is about to be disrupted: once the
+   * gang is placed again (every member bound, none leaving) and its preemptor no longer waits for
+   * it, it is set back to False, so that a later emptying of the group is not taken for this
+   * preemption's.
+   */
+  @Test
+  void theGroupsRecordOfAPreemptionIsClearedOnceItsPodsAreAllPlacedAgain() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("keep", 100, "node-b");
+    podGroupTrain();
+    gangHoldingTheGpuOfNodeA(new ApiPodGroups(client));
+    Pod high = pending("high", 100);
+    attempt(high);
+    assertThat(disruptionTarget("train")).containsEntry("status", "True");
+
+    trainMember("w2", "node-b");
+    trainMember("w3", null);
+    preemption.memberBound(get("w2"));
+    assertThat(disruptionTarget("train")).as("w3 not placed yet").containsEntry("status", "True");
+
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("w3")
+        .edit(p -> new PodBuilder(p).editSpec().withNodeName("node-b").endSpec().build());
+    preemption.memberBound(get("w3"));
+    assertThat(disruptionTarget("train"))
+        .as("the preemptor still waits, nominated: the record frees the claim for it")
+        .containsEntry("status", "True");
+
+    client.pods().inNamespace(NS).withName("high").delete();
+    preemption.memberBound(get("w3"));
+
+    assertThat(disruptionTarget("train"))
+        .containsEntry("status", "False")
+        .containsEntry("reason", "Rescheduled");
+    assertThat(GroupPreemption.preemptor(Map.of("conditions", List.of(disruptionTarget("train")))))
+        .isEmpty();
+  }
+
+  /**
+   * A restart (or a leader change) between the eviction of a gang and the release of its group's
+   * claim: the decision is read back from the PodGroup (its DisruptionTarget condition names the
+   * preemptor), so the claim is still freed for the preemptor rather than kept until the gang is
+   * placed again.
+   */
+  @Test
+  void aRestartedSchedulerStillFreesTheClaimOfAGangItsPreemptorEmptied() {
+    nodeWithOneGpu("node-a");
+    nodeWithOneGpu("node-b");
+    running("keep", 100, "node-b");
+    podGroupTrain();
     gangHoldingTheGpuOfNodeA(new ApiPodGroups(client));
     Pod high = pending("high", 100);
     assertThat(((Outcome.Unschedulable) attempt(high)).message())
@@ -326,6 +432,106 @@ class PreemptionTest {
         client.resources(ResourceClaim.class).inNamespace(NS).withName("train-gpu-x").get();
     assertThat(freed.getStatus().getAllocation()).isNull();
     assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /**
+   * A restart (or a leader change) after the preemptor was nominated: the promise is read back from
+   * its {@code nominatedNodeName} (upstream's nominator does the same), and the GPU its victim
+   * frees is still kept from a pod of lower priority.
+   */
+  @Test
+  void aRestartedSchedulerKeepsTheFreedGpuFromALowerPriorityPod() {
+    nodeWithOneGpu("node-a");
+    running("low", 10, "node-a");
+    Pod high = pending("high", 100);
+    attempt(high);
+    assertThat(get("high").getStatus().getNominatedNodeName()).isEqualTo("node-a");
+
+    start();
+    victimGone("low");
+    pending("mid", 50);
+
+    assertThat(scheduling.schedule(get("mid"))).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /**
+   * Restarted while the victim still terminates: the devices the preemptor would take are simulated
+   * with the victims leaving its nominated node gone, so they are kept once they are.
+   */
+  @Test
+  void aSchedulerRestartedWhileTheVictimTerminatesKeepsItsGpuOnceItIsGone() {
+    nodeWithOneGpu("node-a");
+    running("low", 10, "node-a");
+    heldOnDeletion("low");
+    Pod high = pending("high", 100);
+    attempt(high);
+    assertThat(get("low").getMetadata().getDeletionTimestamp()).isNotNull();
+
+    start();
+    pending("mid", 50);
+    assertThat(scheduling.schedule(get("mid"))).isInstanceOf(Outcome.Unschedulable.class);
+    released("low");
+    victimGone("low");
+
+    assertThat(scheduling.schedule(get("mid"))).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(attempt(high)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /** The CPU a restarted scheduler finds promised to a nominated pod is kept too. */
+  @Test
+  void aRestartedSchedulerKeepsTheCpuOfANominatedPodFromALowerPriorityPod() {
+    client.nodes().resource(K.readyNode("node-a")).create();
+    client.resource(withCpu(pendingNominated("high", 100, "node-a", K.SCHEDULER), "3")).create();
+    Pod mid =
+        client
+            .resource(withCpu(K.pod("mid").editSpec().withPriority(50).endSpec().build(), "2"))
+            .create();
+    Pod top =
+        client
+            .resource(withCpu(K.pod("top").editSpec().withPriority(200).endSpec().build(), "2"))
+            .create();
+
+    assertThat(scheduling.schedule(mid)).isInstanceOf(Outcome.Unschedulable.class);
+    assertThat(scheduling.schedule(top))
+        .as("of higher priority")
+        .isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /** A nomination by another scheduler, or one cleared since, holds nothing here. */
+  @Test
+  void aNominationOfAnotherSchedulerHoldsNothing() {
+    client.nodes().resource(K.readyNode("node-a")).create();
+    client
+        .resource(withCpu(pendingNominated("other", 100, "node-a", "default-scheduler"), "3"))
+        .create();
+    Pod mid =
+        client
+            .resource(withCpu(K.pod("mid").editSpec().withPriority(50).endSpec().build(), "2"))
+            .create();
+
+    assertThat(scheduling.schedule(mid)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  static Pod pendingNominated(String name, int priority, String node, String scheduler) {
+    return K.pod(name)
+        .editSpec()
+        .withPriority(priority)
+        .withSchedulerName(scheduler)
+        .endSpec()
+        .withNewStatus()
+        .withNominatedNodeName(node)
+        .endStatus()
+        .build();
+  }
+
+  static Pod withCpu(Pod pod, String cpu) {
+    pod.getSpec()
+        .getContainers()
+        .get(0)
+        .setResources(
+            new ResourceRequirementsBuilder().addToRequests("cpu", new Quantity(cpu)).build());
+    return pod;
   }
 
   /**
@@ -405,17 +611,7 @@ class PreemptionTest {
     nodeWithOneGpu("node-a");
     running("low", 10, "node-a");
     Pod[] marked = new Pod[1];
-    client
-        .pods()
-        .inNamespace(NS)
-        .withName("low")
-        .edit(
-            p ->
-                new PodBuilder(p)
-                    .editMetadata()
-                    .addToFinalizers("test/hold")
-                    .endMetadata()
-                    .build());
+    heldOnDeletion("low");
     attempt(pending("high", 100));
     marked[0] = get("low");
     assertThat(marked[0].getStatus().getConditions())

@@ -84,31 +84,33 @@ class ChaosSoakIT {
   /** The long form: longer outages too. */
   static final Duration LONG = Duration.ofMinutes(5);
 
+  /** The inventory gRPC's certificates, which the soak rotates. */
+  static final SoakTls TLS = SoakTls.create();
+
   @RegisterExtension
   static final KdraStack STACK =
       KdraStack.nodes(twoL4s("node-a"), oneA100("node-b"), l4s("node-c", 2))
           .withControllers(2)
           .withPublishers(2)
           .withControllerApiLinks()
-          .withProperties(
-              Map.of(
-                  // prepares take a while, so that a driver killed at random is often killed
-                  // mid-prepare
-                  "kdra.device-driver.test-only.prepare-delay",
-                  "300ms",
-                  // a checkpoint rebuilt from CDI specs may hold a claim whose prepare never
-                  // returned, which no kubelet unprepares: the driver's own clean-up must
-                  "kdra.device-driver.stale-claims.check-interval",
-                  "5s",
-                  "kdra.device-driver.stale-claims.grace",
-                  "10s",
-                  // partitions shorter and longer than each of these
-                  "kdra.slice-publisher.stale.disconnected-taint-after",
-                  SoakFaults.DISCONNECTED_TAINT_AFTER.toSeconds() + "s",
-                  "kdra.slice-publisher.stale.taint-after",
-                  SoakFaults.TAINT_AFTER.toSeconds() + "s",
-                  "kdra.slice-publisher.stale.remove-after",
-                  SoakFaults.REMOVE_AFTER.toSeconds() + "s"));
+          .withProperties(properties());
+
+  private static Map<String, String> properties() {
+    Map<String, String> p = new HashMap<>(TLS.properties());
+    // prepares take a while, so that a driver killed at random is often killed mid-prepare
+    p.put("kdra.device-driver.test-only.prepare-delay", "300ms");
+    // claims that no kubelet unprepares (their pod went while the driver was down) are the
+    // driver's own clean-up's, sooner than the chart's 2 and 5 minutes
+    p.put("kdra.device-driver.stale-claims.check-interval", "5s");
+    p.put("kdra.device-driver.stale-claims.grace", "10s");
+    // partitions shorter and longer than each of these
+    p.put(
+        "kdra.slice-publisher.stale.disconnected-taint-after",
+        SoakFaults.DISCONNECTED_TAINT_AFTER.toSeconds() + "s");
+    p.put("kdra.slice-publisher.stale.taint-after", SoakFaults.TAINT_AFTER.toSeconds() + "s");
+    p.put("kdra.slice-publisher.stale.remove-after", SoakFaults.REMOVE_AFTER.toSeconds() + "s");
+    return p;
+  }
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -141,7 +143,7 @@ class ChaosSoakIT {
     Map<String, Integer> faultCounts = new TreeMap<>();
     SoakFaults faults =
         new SoakFaults(
-            stack, controlPlane, random, duration.compareTo(LONG) > 0, faultCounts, NODES);
+            stack, controlPlane, random, duration.compareTo(LONG) > 0, faultCounts, NODES, TLS);
     Soak soak = new Soak(stack, random, faults, faultCounts);
     long end = System.nanoTime() + duration.toNanos();
     long started = System.nanoTime();
@@ -174,6 +176,7 @@ class ChaosSoakIT {
               assertEveryPendingPodHasAReason();
               assertNoPodPendingWhileItCouldRun();
               assertSlicesMatchInventoriesUntainted();
+              assertNoHandshakeRefused();
               assertNoGangPartlyBound();
               assertNoDeviceInTwoClaims();
               assertNoPodChangedNode();
@@ -239,6 +242,12 @@ class ChaosSoakIT {
         java.util.stream.Stream.concat(CONTROLLERS.stream(), PUBLISHERS.stream())
             .mapToInt(stack.services::restarts)
             .sum());
+  }
+
+  /** No driver's TLS handshake with a publisher was refused, certificate rotations included. */
+  private void assertNoHandshakeRefused() {
+    invariantChecks++;
+    assertThat(SoakTls.refusals(stack, NODES)).as("handshakes refused").isZero();
   }
 
   /** A pod's node, once set, never changes. */

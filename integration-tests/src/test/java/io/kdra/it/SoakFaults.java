@@ -43,7 +43,9 @@ import java.util.function.BooleanSupplier;
  *   <li>a driver's checkpoint truncated or overwritten with garbage while the driver is down
  *       (SIGKILL or SIGTERM), then the driver started again: it must rebuild its state from the
  *       node's CDI specs, which the soak's invariants check (every bound pod's claims keep their
- *       spec and checkpoint entry on its node).
+ *       spec and checkpoint entry on its node);
+ *   <li>the inventory gRPC's certificate renewed, or its CA rotated with an overlap ({@link
+ *       SoakTls}), then every driver's connection ended: no handshake may be refused.
  * </ul>
  *
  * After each control-plane fault, both Leases must be held by a live replica and renewed within
@@ -54,7 +56,7 @@ import java.util.function.BooleanSupplier;
 final class SoakFaults {
 
   /** How many kinds {@link #inject} draws from. */
-  static final int KINDS = 10;
+  static final int KINDS = 12;
 
   /** The publishers' stale timers in the soak, short enough for partitions past each. */
   static final Duration DISCONNECTED_TAINT_AFTER = Duration.ofSeconds(5);
@@ -73,6 +75,7 @@ final class SoakFaults {
   private final Random random;
   private final boolean longForm;
   private final Map<String, Integer> counts;
+  private final SoakTls tls;
   private final List<String> nodes;
   private final LeaseReplicas controllers;
   private final LeaseReplicas publishers;
@@ -90,7 +93,9 @@ final class SoakFaults {
       Random random,
       boolean longForm,
       Map<String, Integer> counts,
-      List<String> nodes) {
+      List<String> nodes,
+      SoakTls tls) {
+    this.tls = tls;
     this.stack = stack;
     this.controlPlane = controlPlane;
     this.random = random;
@@ -172,7 +177,17 @@ final class SoakFaults {
       case 6 -> publisherPartition();
       case 7 -> driverSigterm();
       case 8 -> corruptCheckpoint(false);
-      default -> corruptCheckpoint(true);
+      case 9 -> corruptCheckpoint(true);
+      case 10 -> {
+        tls.renew(stack, publishers.replicas(), nodes);
+        counts.merge("inventory certificate renewed", 1, Integer::sum);
+        yield "renew certificate";
+      }
+      default -> {
+        tls.rotateCa(stack, publishers.replicas(), nodes);
+        counts.merge("inventory CA rotated", 1, Integer::sum);
+        yield "rotate CA";
+      }
     };
   }
 

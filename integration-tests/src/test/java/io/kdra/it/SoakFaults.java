@@ -206,7 +206,9 @@ final class SoakFaults {
     // the outage's length, a fault the soak injects, not a wait for a state
     ServiceProcess.sleep(away);
     outage.end(BACK);
-    return resumed(twoMinutes ? "kube-apiserver away 2 min" : "kube-apiserver away 5-11 s", down);
+    return resumed(
+        twoMinutes ? "kube-apiserver away 2 min" : "kube-apiserver away past the renew deadlines",
+        down);
   }
 
   private String etcdRestart() {

@@ -2,6 +2,7 @@ package io.kdra.devicedriver.prepare;
 
 import io.kdra.devicedriver.prepare.CheckpointCodec.CheckpointException;
 import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -127,21 +128,30 @@ public final class CheckpointStore {
     if (seen == null) {
       return;
     }
-    String text = Files.readString(file, StandardCharsets.UTF_8);
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (CharacterCodingException e) {
+      // random bytes (a torn write, a disk's garbage): damage, as bad JSON is
+      moveAside("not UTF-8 text");
+      return;
+    }
     try {
       claims.putAll(CheckpointCodec.decode(text));
     } catch (CheckpointException e) {
       if (!e.corrupt()) {
         throw new IOException("checkpoint " + file + ": " + e.getMessage());
       }
-      Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + clock.millis());
-      Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
-      seen = null;
-      damaged = true;
-      LOG.errorf(
-          "checkpoint %s is damaged (%s); moved to %s and starting empty",
-          file, e.getMessage(), aside);
+      moveAside(e.getMessage());
     }
+  }
+
+  private void moveAside(String why) throws IOException {
+    Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + clock.millis());
+    Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+    seen = null;
+    damaged = true;
+    LOG.errorf("checkpoint %s is damaged (%s); moved to %s and starting empty", file, why, aside);
   }
 
   public Path file() {

@@ -72,6 +72,19 @@ class CheckpointStoreTest {
     assertThat(CheckpointStore.open(file, CLOCK).all()).containsOnlyKeys("a");
   }
 
+  /** Random bytes (a torn write, a disk's garbage) are damage too, not a reason to crash-loop. */
+  @Test
+  void movesAFileThatIsNotUtf8AsideAndStartsEmpty() throws Exception {
+    Path file = dir.resolve("checkpoint.json");
+    Files.write(file, new byte[] {'{', (byte) 0xC3, (byte) 0x28, (byte) 0xFF, '}'});
+    CheckpointStore store = CheckpointStore.open(file, CLOCK);
+    assertThat(store.all()).isEmpty();
+    assertThat(store.damaged()).isTrue();
+    assertThat(dir.resolve("checkpoint.json.corrupt-1234")).exists();
+    store.put(prepared("a"));
+    assertThat(CheckpointStore.open(file, CLOCK).all()).containsOnlyKeys("a");
+  }
+
   @Test
   void refusesANewerVersionWithoutTouchingIt() throws Exception {
     Path file = dir.resolve("checkpoint.json");

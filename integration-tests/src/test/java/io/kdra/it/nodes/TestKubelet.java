@@ -87,6 +87,15 @@ public final class TestKubelet implements AutoCloseable {
   private final ScheduledExecutorService heartbeat;
 
   private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
+
+  /**
+   * The claims of each pod whose prepare was called, returned or not: the kubelet's claim cache,
+   * which records a pod's claims before it calls NodePrepareResources and unprepares them when the
+   * pod goes, whether the prepare succeeded or not (a driver killed mid-prepare may have left state
+   * that only this unprepare releases).
+   */
+  private final Map<String, List<Claim>> claimCache = new ConcurrentHashMap<>();
+
   private final Map<String, String> lastError = new ConcurrentHashMap<>();
   private volatile ManagedChannel dra;
   private SharedIndexInformer<Pod> informer;
@@ -242,7 +251,9 @@ public final class TestKubelet implements AutoCloseable {
                           try {
                             unprepare(pod);
                           } catch (RuntimeException e) {
-                            lastError.put(key(pod), e.toString());
+                            // the driver is down or failed: tried again, as a kubelet's pod
+                            // clean-up does, until the devices are released
+                            retryLater(pod, e.toString());
                           }
                         });
                   }
@@ -250,7 +261,7 @@ public final class TestKubelet implements AutoCloseable {
                 0);
   }
 
-  /** Prepared pods by {@code namespace/name}. */
+  /** Prepared pods by {@code namespace/name@uid}. */
   public Map<String, Prepared> prepared() {
     return Map.copyOf(prepared);
   }
@@ -264,8 +275,17 @@ public final class TestKubelet implements AutoCloseable {
     return lastError.get(key(pod));
   }
 
+  /**
+   * One pod: a pod deleted and created again under its name is another pod, as the kubelet tracks
+   * pods by UID (else the new one would be taken for prepared while the old one's unprepare still
+   * waits for a retry).
+   */
   private static String key(Pod pod) {
-    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    return pod.getMetadata().getNamespace()
+        + "/"
+        + pod.getMetadata().getName()
+        + "@"
+        + pod.getMetadata().getUid();
   }
 
   private void sync(Pod seen) {
@@ -382,6 +402,7 @@ public final class TestKubelet implements AutoCloseable {
     }
     List<String> cdiIds = new ArrayList<>();
     if (!claims.isEmpty()) {
+      claimCache.put(key(pod), List.copyOf(claims));
       NodePrepareResourcesResponse response =
           DRAPluginGrpc.newBlockingStub(dra)
               .withDeadlineAfter(30, TimeUnit.SECONDS)
@@ -408,25 +429,24 @@ public final class TestKubelet implements AutoCloseable {
   }
 
   private void unprepare(Pod pod) {
-    Prepared p = prepared.get(key(pod));
-    if (p == null || p.claims().isEmpty()) {
-      prepared.remove(key(pod));
+    List<Claim> cached = claimCache.get(key(pod));
+    if (cached == null || cached.isEmpty()) {
+      forget(pod);
       return;
     }
     // as the kubelet's claim cache: a claim stays prepared while another pod here still uses it
     List<Claim> unused =
-        p.claims().stream()
+        cached.stream()
             .filter(
                 c ->
-                    prepared.entrySet().stream()
+                    claimCache.entrySet().stream()
                         .filter(e -> !e.getKey().equals(key(pod)))
                         .noneMatch(
                             e ->
-                                e.getValue().claims().stream()
-                                    .anyMatch(o -> o.getUid().equals(c.getUid()))))
+                                e.getValue().stream().anyMatch(o -> o.getUid().equals(c.getUid()))))
             .toList();
     if (unused.isEmpty()) {
-      prepared.remove(key(pod));
+      forget(pod);
       return;
     }
     NodeUnprepareResourcesResponse response =
@@ -441,7 +461,12 @@ public final class TestKubelet implements AutoCloseable {
             "unprepare of " + c.getName() + " failed: " + (r == null ? "no entry" : r.getError()));
       }
     }
+    forget(pod);
+  }
+
+  private void forget(Pod pod) {
     prepared.remove(key(pod));
+    claimCache.remove(key(pod));
   }
 
   /** The driver's latest health report, by device name (the kubelet's health cache). */

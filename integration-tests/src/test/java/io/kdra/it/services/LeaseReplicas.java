@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.kdra.it.chart.KdraChart;
 import java.time.Duration;
+import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Objects;
 
@@ -33,6 +34,17 @@ public final class LeaseReplicas {
   public String holder() {
     Lease l = stack.client.leases().inNamespace(KdraChart.NAMESPACE).withName(lease).get();
     return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
+  }
+
+  /** When the Lease was last renewed, or null. */
+  public ZonedDateTime renewTime() {
+    Lease l = stack.client.leases().inNamespace(KdraChart.NAMESPACE).withName(lease).get();
+    return l == null || l.getSpec() == null ? null : l.getSpec().getRenewTime();
+  }
+
+  /** The replicas that elect through the Lease. */
+  public List<String> replicas() {
+    return replicas;
   }
 
   /** The replica that is not {@code replica}. */

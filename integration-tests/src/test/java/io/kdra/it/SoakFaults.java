@@ -1,0 +1,421 @@
+package io.kdra.it;
+
+import static org.awaitility.Awaitility.await;
+
+import io.kdra.it.chart.KdraChart;
+import io.kdra.it.controlplane.ApiServerOutage;
+import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.controlplane.EtcdRestart;
+import io.kdra.it.services.ElectedServices;
+import io.kdra.it.services.LeaseReplicas;
+import io.kdra.it.services.Stack;
+import io.kdra.it.support.PausableProxy;
+import io.kdra.it.support.ServiceProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The chaos soak's faults beyond process kills (issues 39 and 40), drawn from the soak's seeded
+ * stream and counted by kind:
+ *
+ * <ul>
+ *   <li>the kube-apiserver restarted, or away for longer than every renew deadline ({@link
+ *       ApiServerOutage}); in the long form one outage in five lasts two minutes;
+ *   <li>etcd stopped under the API server and started again ({@link EtcdRestart});
+ *   <li>the claim-controller's or the slice-publisher's leader frozen (SIGSTOP) until its standby
+ *       took the Lease over, then let run on (SIGCONT);
+ *   <li>a partition, silent or loud ({@link PausableProxy}), between a claim-controller replica and
+ *       the API server (within or past the lease), or between a node's driver and the publishers
+ *       (shorter than the disconnected taint's grace, past the stale taint, past the removal);
+ *   <li>a driver stopped by SIGTERM (with prepares taking a while, often mid-prepare) and started
+ *       again;
+ *   <li>a driver's checkpoint truncated or overwritten with garbage while the driver is down
+ *       (SIGKILL or SIGTERM), then the driver started again: it must rebuild its state from the
+ *       node's CDI specs, which the soak's invariants check (every bound pod's claims keep their
+ *       spec and checkpoint entry on its node);
+ *   <li>the inventory gRPC's certificate renewed, or its CA rotated with an overlap ({@link
+ *       SoakTls}), then every driver's connection ended: no handshake may be refused.
+ * </ul>
+ *
+ * After each control-plane fault, both Leases must be held by a live replica and renewed within
+ * {@link ElectedServices#RESUMED} of the return (issue 40's bound). Freezes and partitions stay in
+ * place across the soak's next operations ({@link #tick} ends them), one at a time; the others run
+ * to their end at once.
+ */
+final class SoakFaults {
+
+  /** How many kinds {@link #inject} draws from. */
+  static final int KINDS = 12;
+
+  /** The publishers' stale timers in the soak, short enough for partitions past each. */
+  static final Duration DISCONNECTED_TAINT_AFTER = Duration.ofSeconds(5);
+
+  static final Duration TAINT_AFTER = Duration.ofSeconds(10);
+  static final Duration REMOVE_AFTER = Duration.ofSeconds(30);
+
+  /** Longest wait for a standby to take over from a frozen leader. */
+  private static final Duration TAKEOVER = Duration.ofSeconds(120);
+
+  /** Longest wait for the API server's {@code /readyz} after a restart. */
+  private static final Duration BACK = Duration.ofSeconds(120);
+
+  private final Stack stack;
+  private final ControlPlane.Running controlPlane;
+  private final Random random;
+  private final boolean longForm;
+  private final Map<String, Integer> counts;
+  private final SoakTls tls;
+  private final List<String> nodes;
+  private final LeaseReplicas controllers;
+  private final LeaseReplicas publishers;
+
+  /** A fault in place across operations; null when none. */
+  private Ongoing ongoing;
+
+  /**
+   * @param longForm the 30-minute form: longer outages too
+   * @param counts where each injected fault is counted, by kind
+   */
+  SoakFaults(
+      Stack stack,
+      ControlPlane.Running controlPlane,
+      Random random,
+      boolean longForm,
+      Map<String, Integer> counts,
+      List<String> nodes,
+      SoakTls tls) {
+    this.tls = tls;
+    this.stack = stack;
+    this.controlPlane = controlPlane;
+    this.random = random;
+    this.longForm = longForm;
+    this.counts = counts;
+    this.nodes = nodes;
+    this.controllers =
+        new LeaseReplicas(
+            stack, KdraChart.CONTROLLER_LEASE, List.of("claim-controller-1", "claim-controller-2"));
+    this.publishers =
+        new LeaseReplicas(
+            stack, KdraChart.PUBLISHER_LEASE, List.of("slice-publisher-1", "slice-publisher-2"));
+  }
+
+  /**
+   * A fault in place: the services it leaves unready ({@code unready}) and those no one may kill
+   * meanwhile ({@code untouchable}: a frozen process must be let run on, not killed), when it is
+   * over, and how it ends.
+   */
+  private record Ongoing(
+      String kind,
+      Set<String> unready,
+      Set<String> untouchable,
+      BooleanSupplier over,
+      Runnable end,
+      long since) {}
+
+  /** Whether a fault is in place now (then {@link #inject} injects none). */
+  boolean inPlace() {
+    return ongoing != null;
+  }
+
+  /** Whether {@code service} may be unready now, because of the fault in place. */
+  boolean mayBeUnready(String service) {
+    return ongoing != null && ongoing.unready().contains(service);
+  }
+
+  /** Whether {@code service} must not be killed now (it is frozen). */
+  boolean untouchable(String service) {
+    return ongoing != null && ongoing.untouchable().contains(service);
+  }
+
+  /** Ends the fault in place once it is over. */
+  void tick() {
+    if (ongoing != null && ongoing.over().getAsBoolean()) {
+      end();
+    }
+  }
+
+  /** Ends the fault in place, if any, over or not (the operations stop). */
+  void endAll() {
+    if (ongoing != null) {
+      end();
+    }
+  }
+
+  private void end() {
+    Ongoing o = ongoing;
+    ongoing = null;
+    o.end().run();
+    System.out.printf(
+        "[soak] %s ended after %d ms%n", o.kind(), (System.nanoTime() - o.since()) / 1_000_000);
+  }
+
+  /** Injects one fault, of a kind drawn at random; returns the operation's name. */
+  String inject() {
+    if (ongoing != null) {
+      throw new IllegalStateException("a fault is in place: " + ongoing.kind());
+    }
+    return switch (random.nextInt(KINDS)) {
+      case 0 -> apiServerRestart();
+      case 1 -> apiServerAway();
+      case 2 -> etcdRestart();
+      case 3 -> freezeLeader(controllers, "claim-controller", Set.of());
+      case 4 ->
+          // the drivers' streams to a frozen publisher hang until they give up on it
+          freezeLeader(publishers, "slice-publisher", Set.copyOf(drivers()));
+      case 5 -> controllerPartition();
+      case 6 -> publisherPartition();
+      case 7 -> driverSigterm();
+      case 8 -> corruptCheckpoint(false);
+      case 9 -> corruptCheckpoint(true);
+      case 10 -> {
+        tls.renew(stack, publishers.replicas(), nodes);
+        counts.merge("inventory certificate renewed", 1, Integer::sum);
+        yield "renew certificate";
+      }
+      default -> {
+        tls.rotateCa(stack, publishers.replicas(), nodes);
+        counts.merge("inventory CA rotated", 1, Integer::sum);
+        yield "rotate CA";
+      }
+    };
+  }
+
+  private String apiServerRestart() {
+    long down = System.nanoTime();
+    ApiServerOutage.begin(controlPlane).end(BACK);
+    return resumed("kube-apiserver restarted", down);
+  }
+
+  private String apiServerAway() {
+    boolean twoMinutes = longForm && random.nextInt(5) == 0;
+    // past every renew deadline (4 s with the harness's replicas): each leader steps down
+    long away = twoMinutes ? 120_000 : 5_000 + random.nextInt(6_000);
+    long down = System.nanoTime();
+    ApiServerOutage outage = ApiServerOutage.begin(controlPlane);
+    // the outage's length, a fault the soak injects, not a wait for a state
+    ServiceProcess.sleep(away);
+    outage.end(BACK);
+    return resumed(
+        twoMinutes ? "kube-apiserver away 2 min" : "kube-apiserver away past the renew deadlines",
+        down);
+  }
+
+  private String etcdRestart() {
+    long away = 1_000 + random.nextInt(longForm ? 30_000 : 7_000);
+    long down = System.nanoTime();
+    EtcdRestart restart = EtcdRestart.begin(controlPlane);
+    ServiceProcess.sleep(away);
+    restart.end();
+    await("kube-apiserver ready after etcd's restart")
+        .atMost(BACK)
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptions()
+        .until(() -> "ok".equals(controlPlane.client().raw("/readyz")));
+    return resumed("etcd restarted", down);
+  }
+
+  /**
+   * After a control-plane fault: each Lease held by a live replica again and renewed since the
+   * return, within issue 40's bound; counts the fault.
+   */
+  private String resumed(String kind, long down) {
+    long back = System.nanoTime();
+    ZonedDateTime returned = ZonedDateTime.now();
+    await(kind + ": every Lease held and renewed again")
+        .atMost(ElectedServices.RESUMED)
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptions()
+        .until(() -> ledAgainSince(controllers, returned) && ledAgainSince(publishers, returned));
+    counts.merge(kind, 1, Integer::sum);
+    System.out.printf(
+        "[soak] %s: away %d ms, every Lease renewed %d ms after the return%n",
+        kind, (back - down) / 1_000_000, (System.nanoTime() - back) / 1_000_000);
+    return kind.startsWith("etcd") ? "restart etcd" : "stop kube-apiserver";
+  }
+
+  private boolean ledAgainSince(LeaseReplicas lease, ZonedDateTime returned) {
+    String holder = lease.holder();
+    ZonedDateTime renewed = lease.renewTime();
+    return holder != null
+        && lease.replicas().contains(holder)
+        && stack.services.process(holder).alive()
+        && renewed != null
+        && renewed.isAfter(returned);
+  }
+
+  /**
+   * Freezes the Lease's holder (SIGSTOP) until its standby holds the Lease (so past its lease),
+   * then lets it run on (SIGCONT); {@code alsoUnready} may be unready meanwhile.
+   */
+  private String freezeLeader(LeaseReplicas lease, String service, Set<String> alsoUnready) {
+    String leader = lease.awaitLiveLeaderAndStandby();
+    String standby = lease.other(leader);
+    ServiceProcess frozen = stack.services.process(leader);
+    frozen.pause();
+    long since = System.nanoTime();
+    Set<String> unready = new HashSet<>(alsoUnready);
+    unready.add(leader);
+    String kind = "SIGSTOP " + service + " leader past its lease";
+    ongoing =
+        new Ongoing(
+            kind,
+            unready,
+            Set.of(leader),
+            () -> {
+              if (standby.equals(lease.holder())) {
+                return true;
+              }
+              if (System.nanoTime() - since > TAKEOVER.toNanos()) {
+                frozen.resume();
+                throw new AssertionError(
+                    standby
+                        + " did not take the Lease over from the frozen "
+                        + leader
+                        + " within "
+                        + TAKEOVER);
+              }
+              return false;
+            },
+            frozen::resume,
+            since);
+    counts.merge(kind, 1, Integer::sum);
+    return "freeze " + service + " leader";
+  }
+
+  /** A claim-controller replica (the leader, mostly) cut off from the API server for a while. */
+  private String controllerPartition() {
+    String holder = controllers.holder();
+    String cut =
+        holder != null && controllers.replicas().contains(holder) && random.nextInt(10) < 7
+            ? holder
+            : pick(controllers.replicas());
+    boolean pastLease = random.nextBoolean();
+    // the lease is 6 s
+    long ms = pastLease ? 8_000 + random.nextInt(12_000) : 1_000 + random.nextInt(2_500);
+    return partition(
+        stack.services.apiLink(cut),
+        cut,
+        "claim-controller<->kube-apiserver",
+        pastLease ? "past the lease" : "within the lease",
+        ms);
+  }
+
+  /** A node's driver cut off from the slice-publishers for a while. */
+  private String publisherPartition() {
+    String node = pick(nodes);
+    long ms;
+    String length;
+    switch (random.nextInt(3)) {
+      case 0 -> {
+        ms = DISCONNECTED_TAINT_AFTER.toMillis() - 4_000 + random.nextInt(2_000);
+        length = "shorter than the disconnected taint's grace";
+      }
+      case 1 -> {
+        ms = TAINT_AFTER.toMillis() + 2_000 + random.nextInt(10_000);
+        length = "past the stale taint";
+      }
+      default -> {
+        ms = REMOVE_AFTER.toMillis() + 5_000 + random.nextInt(10_000);
+        length = "past the removal";
+      }
+    }
+    return partition(
+        stack.services.publisherLink(node),
+        "device-driver-" + node,
+        "device-driver<->slice-publisher",
+        length,
+        ms);
+  }
+
+  private String partition(
+      PausableProxy link, String service, String between, String length, long ms) {
+    boolean loud = random.nextBoolean();
+    if (loud) {
+      link.cut();
+    } else {
+      link.pause();
+    }
+    long since = System.nanoTime();
+    String kind = "partition " + between + " (" + (loud ? "loud" : "silent") + ", " + length + ")";
+    // the partition's length, a fault the soak injects; operations go on meanwhile
+    // untouchable too: a replica started again behind a cut link may give up starting
+    ongoing =
+        new Ongoing(
+            kind,
+            Set.of(service),
+            Set.of(service),
+            () -> System.nanoTime() - since >= ms * 1_000_000,
+            link::heal,
+            since);
+    counts.merge(kind, 1, Integer::sum);
+    return "partition " + between;
+  }
+
+  private String driverSigterm() {
+    String driver = "device-driver-" + pick(nodes);
+    stack.services.stop(driver);
+    counts.merge("SIGTERM device-driver", 1, Integer::sum);
+    stack.services.restartWithoutWaiting(driver);
+    return "sigterm-and-restart device-driver";
+  }
+
+  /**
+   * Stops a driver (SIGKILL or SIGTERM), damages its checkpoint (cut short, or replaced by random
+   * bytes) and starts it again.
+   */
+  private String corruptCheckpoint(boolean garbage) {
+    String node = pick(nodes);
+    String driver = "device-driver-" + node;
+    boolean sigterm = random.nextBoolean();
+    if (sigterm) {
+      stack.services.stop(driver);
+    } else {
+      stack.services.crash(driver);
+    }
+    Path file = stack.nodes.checkpointFile(node);
+    try {
+      byte[] now = Files.exists(file) ? Files.readAllBytes(file) : new byte[0];
+      byte[] damaged;
+      if (garbage) {
+        damaged = new byte[1 + random.nextInt(512)];
+        random.nextBytes(damaged);
+      } else {
+        damaged =
+            now.length < 2
+                ? "{\"apiVersion\":".getBytes(java.nio.charset.StandardCharsets.UTF_8)
+                : Arrays.copyOf(now, 1 + random.nextInt(now.length - 1));
+      }
+      Files.write(file, damaged);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    String kind =
+        "checkpoint "
+            + (garbage ? "garbage" : "truncated")
+            + " (driver "
+            + (sigterm ? "SIGTERM" : "SIGKILL")
+            + ")";
+    counts.merge(kind, 1, Integer::sum);
+    stack.services.restartWithoutWaiting(driver);
+    return "corrupt-checkpoint";
+  }
+
+  private List<String> drivers() {
+    return nodes.stream().map(n -> "device-driver-" + n).toList();
+  }
+
+  private <T> T pick(List<T> from) {
+    return from.get(random.nextInt(from.size()));
+  }
+}

@@ -70,7 +70,7 @@ class CertificateRotationIT {
   private static final TestCa FIRST_CA = TestCa.create("kdra-rotation-ca-1");
 
   static {
-    PUBLISHER_TLS.update(serving(FIRST_CA.issue(SERVER_NAME)));
+    PUBLISHER_TLS.update(FIRST_CA.issue(SERVER_NAME).secretFiles());
     DRIVER_CA.update(Map.of("ca.crt", FIRST_CA.certificate()));
   }
 
@@ -126,7 +126,7 @@ class CertificateRotationIT {
   @Order(1)
   void aRenewedCertificateOfTheSameCaIsServedToTheNextConnection() {
     int served = served();
-    PUBLISHER_TLS.update(serving(FIRST_CA.issue(SERVER_NAME)));
+    PUBLISHER_TLS.update(FIRST_CA.issue(SERVER_NAME).secretFiles());
     await().atMost(Duration.ofSeconds(30)).until(() -> served() > served);
 
     reconnectAll();
@@ -140,10 +140,10 @@ class CertificateRotationIT {
     TestCa next = TestCa.create("kdra-rotation-ca-2");
     // first the trust: the new CA beside the old one (what trust-manager or a careful operator
     // distributes before the serving certificate changes)
-    DRIVER_CA.update(Map.of("ca.crt", concat(next.certificate(), FIRST_CA.certificate())));
+    DRIVER_CA.update(Map.of("ca.crt", TestCa.bundle(next.certificate(), FIRST_CA.certificate())));
     reconnectAll();
     int served = served();
-    PUBLISHER_TLS.update(serving(next.issue(SERVER_NAME)));
+    PUBLISHER_TLS.update(next.issue(SERVER_NAME).secretFiles());
     await().atMost(Duration.ofSeconds(30)).until(() -> served() > served);
     reconnectAll();
     // then the old CA is dropped
@@ -157,7 +157,7 @@ class CertificateRotationIT {
   void aCaReplacedOnThePublisherFirstIsExplainedAndTrustedOnceTheDriversHaveIt() {
     TestCa third = TestCa.create("kdra-rotation-ca-3");
     int served = served();
-    PUBLISHER_TLS.update(serving(third.issue(SERVER_NAME)));
+    PUBLISHER_TLS.update(third.issue(SERVER_NAME).secretFiles());
     await().atMost(Duration.ofSeconds(30)).until(() -> served() > served);
 
     PausableProxy link = stack.services.publisherLink("node-a");
@@ -270,17 +270,6 @@ class CertificateRotationIT {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static Map<String, byte[]> serving(TestCa.Serving s) {
-    return Map.of("tls.crt", s.certificate(), "tls.key", s.key());
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] both = new byte[a.length + b.length];
-    System.arraycopy(a, 0, both, 0, a.length);
-    System.arraycopy(b, 0, both, a.length, b.length);
-    return both;
   }
 
   /** Under the build's own directory, as the other ITs' files: nothing is left in the system's. */

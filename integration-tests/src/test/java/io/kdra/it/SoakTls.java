@@ -46,7 +46,7 @@ final class SoakTls {
     publisherTls = new SecretVolume(dir.resolve("inventory-tls"));
     driverCa = new SecretVolume(dir.resolve("publisher-ca"));
     ca = TestCa.create("kdra-soak-ca-" + CAS.incrementAndGet());
-    publisherTls.update(serving(ca.issue(SERVER_NAME)));
+    publisherTls.update(ca.issue(SERVER_NAME).secretFiles());
     driverCa.update(Map.of("ca.crt", ca.certificate()));
   }
 
@@ -81,7 +81,7 @@ final class SoakTls {
   /** A new certificate of the same CA, served by every publisher, then new connections. */
   void renew(Stack stack, List<String> publishers, List<String> nodes) {
     TestCa.Serving next = ca.issue(SERVER_NAME);
-    publisherTls.update(serving(next));
+    publisherTls.update(next.secretFiles());
     awaitServed(stack, publishers, next, ca);
     reconnect(stack, nodes);
   }
@@ -89,9 +89,9 @@ final class SoakTls {
   /** A new CA, rotated with an overlap, then new connections. */
   void rotateCa(Stack stack, List<String> publishers, List<String> nodes) {
     TestCa next = TestCa.create("kdra-soak-ca-" + CAS.incrementAndGet());
-    driverCa.update(Map.of("ca.crt", concat(next.certificate(), ca.certificate())));
+    driverCa.update(Map.of("ca.crt", TestCa.bundle(next.certificate(), ca.certificate())));
     TestCa.Serving serving = next.issue(SERVER_NAME);
-    publisherTls.update(serving(serving));
+    publisherTls.update(serving.secretFiles());
     awaitServed(stack, publishers, serving, next);
     driverCa.update(Map.of("ca.crt", next.certificate()));
     ca = next;
@@ -159,16 +159,5 @@ final class SoakTls {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static Map<String, byte[]> serving(TestCa.Serving s) {
-    return Map.of("tls.crt", s.certificate(), "tls.key", s.key());
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] both = new byte[a.length + b.length];
-    System.arraycopy(a, 0, both, 0, a.length);
-    System.arraycopy(b, 0, both, a.length, b.length);
-    return both;
   }
 }

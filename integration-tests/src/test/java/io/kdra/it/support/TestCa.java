@@ -78,7 +78,21 @@ public final class TestCa {
   }
 
   /** A serving certificate and its private key, PEM. */
-  public record Serving(byte[] certificate, byte[] key) {}
+  public record Serving(byte[] certificate, byte[] key) {
+
+    /** The files of a {@code kubernetes.io/tls} Secret holding this certificate and key. */
+    public java.util.Map<String, byte[]> secretFiles() {
+      return java.util.Map.of("tls.crt", certificate, "tls.key", key);
+    }
+  }
+
+  /** PEM certificates one after the other, as a CA bundle holds them. */
+  public static byte[] bundle(byte[] first, byte[] second) {
+    byte[] both = new byte[first.length + second.length];
+    System.arraycopy(first, 0, both, 0, first.length);
+    System.arraycopy(second, 0, both, first.length, second.length);
+    return both;
+  }
 
   private static JcaX509v3CertificateBuilder builder(
       X500Name issuer, X500Name subject, KeyPair subjectKey) {

@@ -3,7 +3,6 @@ package io.kdra.leadership;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Objects;
@@ -164,7 +163,7 @@ public final class ElectionWiring {
     this.whenLeading = whenLeading;
     return new LeaderElectionConfigBuilder()
         .withName(leaseName())
-        .withLock(new LeaseLock(leaseNamespace(), leaseName(), identity))
+        .withLock(new ToleratingLeaseLock(leaseNamespace(), leaseName(), identity))
         .withLeaseDuration(settings.leaseDuration())
         .withRenewDeadline(settings.renewDeadline())
         .withRetryPeriod(settings.retryPeriod())

@@ -58,6 +58,34 @@ class ExampleApplyTest {
         .isEmpty();
   }
 
+  /**
+   * {@code kubectl apply} cannot set an object's {@code status}: the API server ignores it on
+   * create. An example whose outcome rests on a status (a claim "allocated already") would show
+   * what no user can reproduce; what holds devices first must be a workload the user applies.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("folders")
+  void applyingTheFolderSetsNoStatus(Path folder) {
+    List<String> withStatus = new ArrayList<>();
+    for (Path file : ExampleFiles.kubectlApplyFiles(folder)) {
+      for (Map<?, ?> object : objects(file)) {
+        if (object.containsKey("status")) {
+          withStatus.add(
+              ExampleFiles.EXAMPLES.relativize(file)
+                  + ": "
+                  + object.get("kind")
+                  + " "
+                  + name(object));
+        }
+      }
+    }
+    assertThat(withStatus)
+        .as(
+            "objects of `kubectl apply -f %s/` with a status the API server ignores",
+            folder.getFileName())
+        .isEmpty();
+  }
+
   @Test
   void everyScenarioStillHasAClusterForDraAlloc() {
     assertThat(ExampleFiles.scenarios())
@@ -76,6 +104,11 @@ class ExampleApplyTest {
     Files.createSymbolicLink(tmp.resolve("g.yaml"), tmp.resolve("sub/f.yaml"));
     assertThat(ExampleFiles.kubectlApplyFiles(tmp).stream().map(p -> p.getFileName().toString()))
         .containsExactly("a.yaml", "b.yml", "c.json", "g.yaml");
+  }
+
+  /** The object's {@code metadata.name}, or null. */
+  private static Object name(Map<?, ?> object) {
+    return object.get("metadata") instanceof Map<?, ?> metadata ? metadata.get("name") : null;
   }
 
   /** The object's {@code app.kubernetes.io/managed-by} label, or null. */

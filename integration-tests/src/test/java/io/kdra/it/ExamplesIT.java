@@ -40,13 +40,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * created: the bridge's are awaited and must equal them. One stack per cluster file, examples in
  * name order.
  *
- * <p>The objects are created as written, in file order ({@link ExampleApply}); the test adds two
- * things a user does not do. After a pod, or a workload, it waits until the pod, or all the
- * workload's pods, are bound before the next object: dra-alloc places pods in input order, and
- * where two pods of an example want the same devices (memory-filter, computeclass-fallback) which
- * one gets which depends on that order; applied at once, a cluster may place them the other way
- * round. And a claim the file gives an allocation already is created with that status, as if
- * allocated before (the API server ignores a status on create).
+ * <p>The objects are created as written, in file order ({@link ExampleApply}), and nothing else: no
+ * status is written (a user's {@code kubectl apply} cannot set one; helm-tests' {@code
+ * ExampleApplyTest} keeps statuses out of the examples). The test adds one thing a user does not
+ * do: after a pod, or a workload, it waits until the pod, or all the workload's pods, are bound
+ * before the next object. dra-alloc places pods in input order, and where two pods of an example
+ * want the same devices (memory-filter, computeclass-fallback, a100-or-2xl4) which one gets which
+ * depends on that order; applied at once, a cluster may place them the other way round
+ * (a100-or-2xl4's README, whose story is that order, has the user wait between its two files).
  *
  * <p>What a real controller legitimately changes is left out of the comparison, nothing else: the
  * ReplicaSet and Job controllers name a workload's pods with random suffixes and create them at

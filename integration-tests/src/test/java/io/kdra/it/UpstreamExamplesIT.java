@@ -95,23 +95,23 @@ class UpstreamExamplesIT {
   }
 
   /**
-   * With an A100 free on node-b, the prioritized-list scoring picks node-b's first choice over
-   * node-a's fallback, although node-a comes first in name order: in both.
+   * With the A100-40GB free on node-b (the example's second file without its first), the
+   * prioritized-list scoring picks node-b's first choice over node-a's fallback, although node-a
+   * comes first in name order: in both.
    */
   @Test
-  void firstAvailableScoringAgrees(@TempDir Path tmp) throws IOException {
+  void firstAvailableScoringAgrees() throws IOException {
     Path dir = EXAMPLES.resolve("a100-or-2xl4");
-    String example = Files.readString(dir.resolve("a100-or-2xl4.yaml"));
-    List<String> docs = new ArrayList<>(List.of(example.split("\n---\n")));
-    assertThat(docs.removeIf(d -> d.contains("{name: other, namespace: ml}"))).isTrue();
-    Path claims = tmp.resolve("a100-free.yaml");
-    Files.writeString(claims, String.join("\n---\n", docs));
-    List<String> files = List.of(dir.resolve("cluster/cluster.yaml").toString(), claims.toString());
+    List<String> files =
+        List.of(
+            dir.resolve("cluster/cluster.yaml").toString(),
+            dir.resolve("2-inference.yaml").toString());
     Decision ours = decide(UpstreamAlloc.kdra(args(files)));
     Decision upstream = decide(UpstreamAlloc.upstream(args(files)));
     assertThat(ours).isEqualTo(upstream);
+    assertThat(ours.allocated()).containsOnlyKeys("ml/inference");
     assertThat(ours.allocated().get("ml/inference").devices())
-        .containsExactly("gpu/one-a100 gpu.kdra.io/node-b/gpu-0");
+        .containsExactly("gpu/one-a100-40gb gpu.kdra.io/node-b/gpu-0");
   }
 
   /**

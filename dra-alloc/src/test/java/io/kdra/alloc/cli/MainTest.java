@@ -300,8 +300,8 @@ class MainTest {
     JsonNode list = r.yaml();
     assertThat(list.path("apiVersion").asText()).isEqualTo("v1");
     assertThat(list.path("kind").asText()).isEqualTo("List");
-    assertThat(list.path("items")).hasSize(1); // "other" is already allocated: not repeated
-    JsonNode item = list.path("items").get(0);
+    assertThat(list.path("items")).hasSize(2); // in input order: training's claim, then inference's
+    JsonNode item = list.path("items").get(1);
     assertThat(item.path("metadata").path("name").asText()).isEqualTo("inference");
     JsonNode results = item.path("status").path("allocation").path("devices").path("results");
     assertThat(results).hasSize(2);

@@ -55,7 +55,7 @@ class NativeCliIT {
       }
     }
     String cluster = Files.readString(EXAMPLES.resolve("a100-or-2xl4/cluster/cluster.yaml"));
-    String claim = Files.readString(EXAMPLES.resolve("a100-or-2xl4/a100-or-2xl4.yaml"));
+    String claim = Files.readString(EXAMPLES.resolve("a100-or-2xl4/2-inference.yaml"));
     cases.add(Arguments.of("stdin", cluster + "\n---\n" + claim, List.of("-")));
     cases.add(Arguments.of("version", "", List.of("--version")));
     cases.add(Arguments.of("help", "", List.of("--help")));

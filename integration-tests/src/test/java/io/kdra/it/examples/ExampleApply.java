@@ -35,11 +35,10 @@ import java.util.function.Supplier;
  * Applies one example folder to a stack that runs kube-controller-manager, as {@code kubectl apply
  * -f examples/<example>/} does: each object created as written, in file order, in the stack's
  * namespace instead of the example's (and a DeviceClass it defines labelled, for removal with the
- * stack). Two things are added, both said in {@code ExamplesIT}: after a pod or a workload, its
- * pods are awaited bound before the next object (dra-alloc places pods in input order); a claim the
- * file gives an allocation already is created with that status, as if allocated before. Reads back
- * the summary lines of the claims the example allocated, under the names dra-alloc prints, a
- * workload's template claims for any replica ({@link ReplicaNames}).
+ * stack). One thing is added, said in {@code ExamplesIT}: after a pod or a workload, its pods are
+ * awaited bound before the next object (dra-alloc places pods in input order). Reads back the
+ * summary lines of the claims the example allocated, under the names dra-alloc prints, a workload's
+ * template claims for any replica ({@link ReplicaNames}).
  */
 public final class ExampleApply {
 
@@ -51,9 +50,6 @@ public final class ExampleApply {
 
   /** The example's workloads by uid: their names. */
   private final Map<String, String> workloads = new HashMap<>();
-
-  /** Claims the file gives an allocation: not the example's outcome. */
-  private final List<String> preallocated = new ArrayList<>();
 
   private String exampleNamespace;
 
@@ -98,9 +94,7 @@ public final class ExampleApply {
     }
     exampleNamespace = object.getMetadata().getNamespace();
     object.getMetadata().setNamespace(stack.namespace);
-    if (object instanceof ResourceClaim claim && claim.getStatus() != null) {
-      createAllocated(claim);
-    } else if (object instanceof Pod pod) {
+    if (object instanceof Pod pod) {
       String name = client.resource(pod).create().getMetadata().getName();
       awaitBound("pod " + name, 1, () -> List.of(client.resource(pod).get()));
     } else if (WorkloadPods.KINDS.contains(object.getKind())) {
@@ -116,16 +110,6 @@ public final class ExampleApply {
     } else {
       throw new AssertionError("no rule to apply a " + object.getKind() + " here");
     }
-  }
-
-  /** The claim, then its status: the API server ignores a status given on create. */
-  private void createAllocated(ResourceClaim claim) {
-    var status = claim.getStatus();
-    ResourceClaim created =
-        client.resource(new ResourceClaimBuilder(claim).withStatus(null).build()).create();
-    created.setStatus(status);
-    client.resource(created).updateStatus();
-    preallocated.add(claim.getMetadata().getName());
   }
 
   /**
@@ -222,9 +206,6 @@ public final class ExampleApply {
     for (ResourceClaim claim :
         client.resources(ResourceClaim.class).inNamespace(stack.namespace).list().getItems()) {
       String name = claim.getMetadata().getName();
-      if (preallocated.contains(name)) {
-        continue;
-      }
       ResourceClaim asNamed =
           new ResourceClaimBuilder(claim)
               .withMetadata(

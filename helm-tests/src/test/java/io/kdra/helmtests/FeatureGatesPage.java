@@ -64,6 +64,20 @@ final class FeatureGatesPage {
     body.append(
         """
 
+        ## The claim-controller's scheduler gates
+
+        kube-scheduler's gates that change where the claim-controller places pods, beyond the
+        allocator's (the claim-controller's `SchedulerFeatures`). It takes them as
+        `kdra.claim-controller.feature-gates`, with the chart `claimController.config.feature-gates`.
+        Set one as the cluster's kube-scheduler has it.
+
+        | gate | default | what it changes |
+        |---|---|---|
+        | `TopologyAwareWorkloadScheduling` | false | alpha in 1.37: a PodGroup's topology constraint (`spec.schedulingConstraints`) places its pods in one domain; off, the constraint is ignored, as kube-scheduler ignores it with the gate off (see [gang scheduling](../user/gang-scheduling.md#turn-it-on)) |
+        """);
+    body.append(
+        """
+
         ## The chart's own switches under `featureGates`
 
         Not Kubernetes gates: kdra's own, set in the chart's `featureGates`.

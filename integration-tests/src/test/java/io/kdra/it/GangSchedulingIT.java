@@ -45,9 +45,16 @@ class GangSchedulingIT {
 
   private static final List<String> NODES = List.of("gang-a", "gang-b", "gang-c", "gang-d");
 
+  /**
+   * With TopologyAwareWorkloadScheduling on in the claim-controller too, as kube-scheduler needs it
+   * on to honour a PodGroup's topology constraint.
+   */
   @RegisterExtension
   static final KdraStack STACK =
-      KdraStack.nodes(l4s("gang-a", 1), l4s("gang-b", 1), l4s("gang-c", 1), l4s("gang-d", 1));
+      KdraStack.nodes(l4s("gang-a", 1), l4s("gang-b", 1), l4s("gang-c", 1), l4s("gang-d", 1))
+          .withProperties(
+              Map.of(
+                  "kdra.claim-controller.feature-gates", "TopologyAwareWorkloadScheduling=true"));
 
   private static Stack stack;
   private static KubernetesClient client;
@@ -156,7 +163,8 @@ class GangSchedulingIT {
   /**
    * A gang of two with a topology key lands in one rack: by name the first two free nodes are in
    * different racks. The PodGroup's {@code schedulingConstraints} is kept by the API server only
-   * with TopologyAwareWorkloadScheduling on.
+   * with TopologyAwareWorkloadScheduling on, and honoured by the claim-controller only with its own
+   * gate on (see {@link #STACK}).
    */
   @Test
   void aGangWithATopologyKeyLandsInOneRack() {

@@ -32,6 +32,15 @@ public interface ClaimControllerConfig {
   @WithDefault("adopt")
   TemplateMode templateMode();
 
+  /**
+   * kube-scheduler's feature gates that change what this controller's scheduler decides beyond its
+   * allocator (those are {@code allocator.feature-gates}), in upstream's {@code --feature-gates}
+   * syntax: {@code TopologyAwareWorkloadScheduling=true} honours PodGroups' topology constraints. A
+   * gate not named keeps Kubernetes 1.37's default (off). An unknown gate or a value that is no
+   * bool stops the start, naming it.
+   */
+  Optional<String> featureGates();
+
   /** Backoff for pods that cannot be placed. */
   Retry retry();
 

@@ -1,6 +1,7 @@
 package io.kdra.claimcontroller.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kdra.claimcontroller.domain.SchedulerFeatures;
 import io.kdra.claimcontroller.k8s.ApiPodBinder;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodBinder;
@@ -98,11 +99,33 @@ public class ControllerBeans {
     }
   }
 
+  /**
+   * The scheduler's features beyond the allocator's: Kubernetes 1.37's defaults with the configured
+   * feature gates applied.
+   *
+   * @throws IllegalArgumentException naming the property and the gate when one is unknown or its
+   *     value is no bool
+   */
+  @Produces
+  @Singleton
+  SchedulerFeatures schedulerFeatures(ClaimControllerConfig config) {
+    try {
+      return SchedulerFeatures.defaults().withGates(config.featureGates().orElse(""));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "kdra.claim-controller.feature-gates: " + e.getMessage(), e);
+    }
+  }
+
   /** Creates the features at start-up, so that a bad gate stops it, and says which are on. */
-  void logFeatures(@Observes StartupEvent started, AllocatorFeatures features) {
+  void logFeatures(
+      @Observes StartupEvent started, AllocatorFeatures features, SchedulerFeatures scheduler) {
     LOG.infof(
         "allocator feature gates enabled: %s",
         features.enabledNames().isEmpty() ? "none" : String.join(",", features.enabledNames()));
+    LOG.infof(
+        "scheduler feature gates enabled: %s",
+        scheduler.enabledNames().isEmpty() ? "none" : String.join(",", scheduler.enabledNames()));
   }
 
   /**

@@ -16,7 +16,8 @@ import java.util.Optional;
  * @param minCount {@code spec.schedulingPolicy.gang.minCount}; 0 for the basic policy (each pod on
  *     its own, as upstream's gangscheduling plugin treats a group without a gang policy)
  * @param topologyKey the first {@code spec.schedulingConstraints.topology[].key}, or null:
- *     upstream's topologyaware plugin reads only the first
+ *     upstream's topologyaware plugin reads only the first (the API allows one); honoured only with
+ *     {@code TopologyAwareWorkloadScheduling} on, see {@link #scheduledWith}
  * @param claims the group's own claims ({@code spec.resourceClaims}) and their status
  * @param disruptedWhole whether preemption evicts its placed pods all together or none of them:
  *     {@code spec.disruptionMode.all}; with {@code single} each pod on its own (upstream's
@@ -80,6 +81,19 @@ public record PodGroupPolicy(
   /** Whether anything about the group changes where its pods go. */
   public boolean constrains() {
     return gang() || topologyKey != null;
+  }
+
+  /**
+   * The group as kube-scheduler with {@code features} schedules it: without its topology key when
+   * {@code TopologyAwareWorkloadScheduling} is off. The API server drops a new constraint with its
+   * gate off but keeps one written while the gate was on (its podgroup strategy's {@code
+   * dropDisabledSchedulingConstraintsFields}); kube-scheduler then places the group anywhere.
+   */
+  public PodGroupPolicy scheduledWith(SchedulerFeatures features) {
+    if (topologyKey == null || features.topologyAwareWorkloadScheduling()) {
+      return this;
+    }
+    return new PodGroupPolicy(name, minCount, null, claims, disruptedWhole, priority, preemptor);
   }
 
   /** The PodGroup named in the pod's {@code spec.schedulingGroup}, if any. */

@@ -27,6 +27,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.kdra.claimcontroller.config.ClaimControllerConfig;
 import io.kdra.claimcontroller.domain.Backoff;
 import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.SchedulerFeatures;
 import io.kdra.claimcontroller.domain.SearchDeadline;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
@@ -82,6 +83,7 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject PodBinder binder;
   @Inject EventRecorder events;
   @Inject PodAllocator allocator;
+  @Inject SchedulerFeatures schedulerFeatures;
   @Inject SchedulingMetrics metrics;
   @Inject ClaimTracer tracer;
   @Inject LeaseFence fence;
@@ -215,7 +217,7 @@ public class PodReconciler implements Reconciler<Pod> {
     // a gang is preempted whole
     PodGroups podGroupsRead = PodGroupInformers.reads(podGroups, ctx.getClient());
     shared.offerPodGroups(podGroups);
-    scheduling.placeGangsWith(podGroupsRead);
+    scheduling.placeGangsWith(podGroupsRead, schedulerFeatures);
     preemption.placeGangsWith(podGroupsRead, scheduling::releaseGroupClaim);
     recorder = new OutcomeRecorder(view, podWriter, events, metrics::failure);
     if (config.templateMode() == TemplateMode.OWN && config.deviceTaintEviction().enabled()) {

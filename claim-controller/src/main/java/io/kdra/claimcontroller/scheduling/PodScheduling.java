@@ -6,6 +6,7 @@ import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.SchedulerFeatures;
 import io.kdra.claimcontroller.domain.SearchDeadline;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
@@ -68,6 +69,9 @@ public final class PodScheduling {
 
   /** Where the PodGroups are read; set with {@link #gangs}. */
   private volatile PodGroups groups = PodGroups.NONE;
+
+  /** Which of a PodGroup's fields count; set with {@link #placeGangsWith}. */
+  private volatile SchedulerFeatures features = SchedulerFeatures.defaults();
 
   /**
    * The adapters an attempt writes through.
@@ -153,10 +157,12 @@ public final class PodScheduling {
 
   /**
    * Places members of a PodGroup whole ({@link GangScheduling}); pods of no group, or of one whose
-   * API the server does not serve, are scheduled alone as before.
+   * API the server does not serve, are scheduled alone as before. {@code features} say which of a
+   * group's fields count, as kube-scheduler's gates do ({@link PodGroupPolicy#scheduledWith}).
    */
-  public void placeGangsWith(PodGroups groups) {
+  public void placeGangsWith(PodGroups groups, SchedulerFeatures features) {
     this.groups = groups;
+    this.features = features;
     templates.recordGroupClaimsIn(groups);
     this.gangs = new GangScheduling(cycle, binding, templates, dra, mayWrite);
   }
@@ -268,6 +274,8 @@ public final class PodScheduling {
     if (gang == null || name.isEmpty()) {
       return Optional.empty();
     }
-    return groups.get(pod.getMetadata().getNamespace(), name.get());
+    return groups
+        .get(pod.getMetadata().getNamespace(), name.get())
+        .map(group -> group.scheduledWith(features));
   }
 }

@@ -76,6 +76,42 @@ class PodGroupPolicyTest {
     assertThat(PodGroupPolicy.parse("pg", spec)).isEqualTo(expected);
   }
 
+  private static final SchedulerFeatures GATE_OFF = SchedulerFeatures.defaults();
+  private static final SchedulerFeatures GATE_ON =
+      SchedulerFeatures.defaults().withGates("TopologyAwareWorkloadScheduling=true");
+
+  /**
+   * Columns: the group as read, kube-scheduler's TopologyAwareWorkloadScheduling, the topology key
+   * that counts, whether the group is then scheduled as a group. kube-scheduler 1.37.2 with the
+   * gate off has no TopologyPlacementGenerator and takes the algorithm without placements, though
+   * the API server keeps a constraint written while its gate was on.
+   */
+  static Stream<Arguments> topologyGate() {
+    PodGroupPolicy gangInRack = new PodGroupPolicy("pg", 2, "rack");
+    PodGroupPolicy basicInRack = new PodGroupPolicy("pg", 0, "rack");
+    PodGroupPolicy gang = new PodGroupPolicy("pg", 2, null);
+    return Stream.of(
+        Arguments.of("gang with a key, gate on: kept", gangInRack, GATE_ON, "rack", true),
+        Arguments.of("gang with a key, gate off: ignored", gangInRack, GATE_OFF, null, true),
+        Arguments.of("basic with a key, gate on: a group", basicInRack, GATE_ON, "rack", true),
+        Arguments.of("basic with a key, gate off: one by one", basicInRack, GATE_OFF, null, false),
+        Arguments.of("gang without a key, gate off", gang, GATE_OFF, null, true),
+        Arguments.of("gang without a key, gate on", gang, GATE_ON, null, true));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("topologyGate")
+  void aTopologyKeyCountsOnlyWithTheGateOn(
+      String row, PodGroupPolicy read, SchedulerFeatures features, String key, boolean constrains) {
+    PodGroupPolicy scheduled = read.scheduledWith(features);
+
+    assertThat(scheduled.topologyKey()).isEqualTo(key);
+    assertThat(scheduled.constrains()).isEqualTo(constrains);
+    assertThat(scheduled.minCount()).isEqualTo(read.minCount());
+    assertThat(scheduled.claims()).isEqualTo(read.claims());
+    assertThat(scheduled.disruptedWhole()).isEqualTo(read.disruptedWhole());
+  }
+
   @Test
   void aPodNamesItsGroupInSpecSchedulingGroup() {
     Pod member = K.pod("p").build();

@@ -3,6 +3,7 @@ package io.kdra.core.alloc;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
@@ -204,52 +205,17 @@ public record AllocatorFeatures(
 
   /**
    * These features with the gates of {@code spec} set, in the syntax of upstream components' {@code
-   * --feature-gates} flag: {@code Name=true,Other=false}. Blanks around entries and empty entries
-   * are ignored; a later entry for the same gate wins; values are Go's booleans ({@code true},
-   * {@code True}, {@code TRUE}, {@code t}, {@code T}, {@code 1} and the same for false).
+   * --feature-gates} flag ({@link FeatureGateFlag}).
    *
    * @throws IllegalArgumentException naming the entry for an unknown gate, a missing or a
    *     non-boolean value
    */
   public AllocatorFeatures withGates(String spec) {
     AllocatorFeatures result = this;
-    for (String entry : spec.split(",", -1)) {
-      String e = entry.strip();
-      if (e.isEmpty()) {
-        continue;
-      }
-      int eq = e.indexOf('=');
-      if (eq < 0) {
-        throw new IllegalArgumentException("missing bool value for " + e);
-      }
-      String name = e.substring(0, eq).strip();
-      String value = e.substring(eq + 1).strip();
-      result = result.with(name, parseBool(name, value));
+    for (Map.Entry<String, Boolean> gate : FeatureGateFlag.parse(spec).entrySet()) {
+      result = result.with(gate.getKey(), gate.getValue());
     }
     return result;
-  }
-
-  /** Go's {@code strconv.ParseBool}, which upstream's feature gates use. */
-  private static boolean parseBool(String gate, String value) {
-    switch (value) {
-      case "1":
-      case "t":
-      case "T":
-      case "true":
-      case "TRUE":
-      case "True":
-        return true;
-      case "0":
-      case "f":
-      case "F":
-      case "false":
-      case "FALSE":
-      case "False":
-        return false;
-      default:
-        throw new IllegalArgumentException(
-            "invalid value of " + gate + "=" + value + ": not a bool (true or false)");
-    }
   }
 
   /** The upstream feature-gate names of the enabled features, sorted. */

@@ -46,17 +46,21 @@ public final class GateSkew {
     return gates;
   }
 
+  /** The gates of {@code known} that {@code server} has on and {@code enabled} lacks, sorted. */
+  public static List<String> skewed(
+      Map<String, Boolean> server, List<String> known, List<String> enabled) {
+    return known.stream()
+        .filter(g -> Boolean.TRUE.equals(server.get(g)) && !enabled.contains(g))
+        .sorted()
+        .toList();
+  }
+
   /**
    * The one warning for the gates of {@link AllocatorFeatures#GATES} that {@code server} has on and
    * {@code ours} has off, sorted; empty when there are none.
    */
   public static Optional<String> warning(Map<String, Boolean> server, AllocatorFeatures ours) {
-    List<String> enabled = ours.enabledNames();
-    List<String> skewed =
-        AllocatorFeatures.GATES.stream()
-            .filter(g -> Boolean.TRUE.equals(server.get(g)) && !enabled.contains(g))
-            .sorted()
-            .toList();
+    List<String> skewed = skewed(server, AllocatorFeatures.GATES, ours.enabledNames());
     if (skewed.isEmpty()) {
       return Optional.empty();
     }

@@ -41,8 +41,12 @@ class RbacTest {
    */
   static final Set<String> LEASE = Set.of("get", "list", "watch", "create", "patch", "update");
 
-  /** device-driver, "Running it on a node": get on resourceclaims; get on nodes for tpu. */
-  static final Set<String> DRIVER_READS = grants("resource.k8s.io/resourceclaims", Set.of("get"));
+  /**
+   * device-driver, "Running it on a node": get and list (no watch) on resourceclaims; get on nodes
+   * for tpu.
+   */
+  static final Set<String> DRIVER_READS =
+      grants("resource.k8s.io/resourceclaims", Set.of("get", "list"));
 
   /**
    * ... and, with kdra.device-driver.claim-device-status on (the default), its claims'

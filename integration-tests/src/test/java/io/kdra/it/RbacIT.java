@@ -282,7 +282,7 @@ class RbacIT {
   void theDeviceDriverMayNotWriteSlicesDirectly() {
     try (KubernetesClient driver = stack.identities.clientOf("device-driver-" + NODE)) {
       String user = user(KdraChart.DRIVER);
-      // granted: one claim at a time, by name
+      // granted: a claim by name
       assertThat(
               driver
                   .resources(ResourceClaim.class)
@@ -293,11 +293,15 @@ class RbacIT {
 
       denied(driver, user, () -> driver.resource(slice("forged-by-driver")).create());
       denied(driver, user, () -> driver.resource(published).update());
+      // granted: a list of the claims, to find those rebuilt from CDI specs by UID; no watch
+      assertThat(driver.resources(ResourceClaim.class).inAnyNamespace().list().getItems())
+          .isNotEmpty();
+
       denied(driver, user, () -> driver.resources(ResourceSlice.class).list());
-      denied(
-          driver,
-          user,
-          () -> driver.resources(ResourceClaim.class).inNamespace(stack.namespace).list());
+      // a GET with watch=true is the watch verb: refused before any event is streamed
+      assertThat(get(driver, "/apis/resource.k8s.io/v1/resourceclaims?watch=true"))
+          .as("watch resourceclaims")
+          .isEqualTo(403);
       denied(driver, user, () -> driver.resource(claimWithStatus()).updateStatus());
     }
   }
@@ -472,6 +476,28 @@ class RbacIT {
       return response.code();
     } catch (Exception e) {
       throw new IllegalStateException("binding " + path, e);
+    }
+  }
+
+  /**
+   * GETs {@code path} and returns the HTTP status; a watch that is granted streams on, and fails
+   * the call after 30 s.
+   */
+  private static int get(KubernetesClient client, String path) {
+    try {
+      HttpRequest request =
+          client
+              .getHttpClient()
+              .newHttpRequestBuilder()
+              .url(new URL(client.getConfiguration().getMasterUrl().replaceAll("/$", "") + path))
+              .build();
+      return client
+          .getHttpClient()
+          .sendAsync(request, String.class)
+          .get(30, TimeUnit.SECONDS)
+          .code();
+    } catch (Exception e) {
+      throw new IllegalStateException("GET " + path, e);
     }
   }
 

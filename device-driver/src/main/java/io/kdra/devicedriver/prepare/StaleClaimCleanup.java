@@ -9,6 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +23,11 @@ import org.jboss.logging.Logger;
  * pass also settles setup intents a previous process left ({@link
  * DeviceDriver#settleSetupIntents}), for devices discovery had not found at start. One GET per
  * checkpointed claim per pass.
+ *
+ * <p>Entries rebuilt from their CDI specs after a damaged checkpoint have no name (specs of every
+ * driver version hold the UID alone): a pass that has such entries lists all claims once to find
+ * them by UID ({@link ClaimReader#findByUid}). A claim found there is read by the name it had from
+ * then on (kept in memory: a restart lists once again); one not found is gone.
  */
 public final class StaleClaimCleanup implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(StaleClaimCleanup.class);
@@ -39,6 +46,7 @@ public final class StaleClaimCleanup implements AutoCloseable {
             return t;
           });
   private Map<String, Instant> goneSince = Map.of(); // confined to the pass
+  private final Map<String, ClaimRef> foundNames = new HashMap<>(); // by UID; confined to the pass
 
   public StaleClaimCleanup(
       DeviceDriver driver,
@@ -79,10 +87,19 @@ public final class StaleClaimCleanup implements AutoCloseable {
    */
   public synchronized Map<String, String> pass() {
     driver.settleSetupIntents();
+    Map<String, PreparedClaim> prepared = driver.prepared();
+    foundNames.keySet().retainAll(prepared.keySet());
     Map<String, StaleClaims.Observation> observed = new HashMap<>();
-    for (PreparedClaim entry : driver.prepared().values()) {
-      observed.put(entry.claim().uid(), observe(entry));
+    Set<String> unnamed = new TreeSet<>();
+    for (PreparedClaim entry : prepared.values()) {
+      Optional<ClaimRef> named = named(entry);
+      if (named.isPresent()) {
+        observed.put(entry.claim().uid(), observe(named.get()));
+      } else {
+        unnamed.add(entry.claim().uid());
+      }
     }
+    observed.putAll(observeByUid(unnamed));
     StaleClaims.Decision d = StaleClaims.decide(observed, goneSince, clock.instant(), grace);
     goneSince = d.goneSince();
     d.unprepare()
@@ -92,7 +109,7 @@ public final class StaleClaimCleanup implements AutoCloseable {
               if (entry == null) {
                 return; // the kubelet unprepared it meanwhile
               }
-              ClaimRef ref = entry.claim();
+              ClaimRef ref = named(entry).orElse(entry.claim());
               String error = driver.unprepareResourceClaims(List.of(ref)).getOrDefault(uid, "");
               if (error.isEmpty()) {
                 LOG.warnf("unprepared claim %s, which the kubelet never unprepared: %s", ref, why);
@@ -103,16 +120,52 @@ public final class StaleClaimCleanup implements AutoCloseable {
     return d.unprepare();
   }
 
-  private StaleClaims.Observation observe(PreparedClaim entry) {
-    if (entry.recovered()) {
-      return StaleClaims.observe(entry, Optional.empty(), driverName, pool);
-    }
+  /** The entry's claim as the API names it, if known: a rebuilt entry's once it was found. */
+  private Optional<ClaimRef> named(PreparedClaim entry) {
+    return entry.recovered()
+        ? Optional.ofNullable(foundNames.get(entry.claim().uid()))
+        : Optional.of(entry.claim());
+  }
+
+  private StaleClaims.Observation observe(ClaimRef ref) {
     try {
-      Optional<ResourceClaim> claim = reader.read(entry.claim().namespace(), entry.claim().name());
-      return StaleClaims.observe(entry, claim, driverName, pool);
+      Optional<ResourceClaim> claim = reader.read(ref.namespace(), ref.name());
+      return StaleClaims.observe(ref.uid(), claim, driverName, pool);
     } catch (ClaimReader.ClaimReadException e) {
       return StaleClaims.unreadable(e.getMessage());
     }
+  }
+
+  /** Looks the unnamed entries up in one list of all claims, and keeps the names found. */
+  private Map<String, StaleClaims.Observation> observeByUid(Set<String> uids) {
+    if (uids.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, ResourceClaim> found;
+    try {
+      found = reader.findByUid(uids);
+    } catch (ClaimReader.ClaimReadException e) {
+      // visible: without list on resourceclaims (RBAC) these entries stay until the kubelet's
+      // unprepare
+      LOG.warnf(
+          "cannot find claims %s, rebuilt from their CDI specs, by UID: %s", uids, e.getMessage());
+      StaleClaims.Observation unreadable = StaleClaims.unreadable(e.getMessage());
+      Map<String, StaleClaims.Observation> all = new HashMap<>();
+      uids.forEach(uid -> all.put(uid, unreadable));
+      return all;
+    }
+    Map<String, StaleClaims.Observation> observed = new HashMap<>();
+    for (String uid : uids) {
+      ResourceClaim claim = found.get(uid);
+      if (claim != null) {
+        foundNames.put(
+            uid,
+            new ClaimRef(claim.getMetadata().getNamespace(), uid, claim.getMetadata().getName()));
+      }
+      observed.put(
+          uid, StaleClaims.observeByUid(uid, Optional.ofNullable(claim), driverName, pool));
+    }
+    return observed;
   }
 
   @Override

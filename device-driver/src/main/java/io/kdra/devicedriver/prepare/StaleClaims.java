@@ -20,11 +20,13 @@ import java.util.TreeMap;
  * counts as a user of a shared GPU forever. Pure.
  *
  * <p>Only evidence counts: a claim the API holds with the same UID, allocated on this node and
- * reserved for a pod, is in use and never touched; an API error or an entry without a name (rebuilt
- * from its CDI spec) says nothing either way. A claim that is gone must stay gone for {@code grace}
- * before it is unprepared, so that a transient state (reservedFor between two pods, a read racing a
- * prepare) never releases a device a pod is about to use. The devices are node-local, so any pod a
- * claim is reserved for runs on this node.
+ * reserved for a pod, is in use and never touched; an API error says nothing either way. An entry
+ * rebuilt from its CDI spec knows its claim's UID but not its name: it is looked up by UID in a
+ * list of all claims, and absence from that (whole, consistent) list proves the claim deleted as a
+ * 404 by name does. A claim that is gone must stay gone for {@code grace} before it is unprepared,
+ * so that a transient state (reservedFor between two pods, a read racing a prepare) never releases
+ * a device a pod is about to use. The devices are node-local, so any pod a claim is reserved for
+ * runs on this node.
  */
 public final class StaleClaims {
   private StaleClaims() {}
@@ -57,21 +59,37 @@ public final class StaleClaims {
   /**
    * Classifies a checkpointed claim by what the API returned for its namespace and name.
    *
+   * @param uid the checkpointed claim's UID
    * @param apiClaim the claim read by name; empty when the API says it does not exist
    * @param driver this driver's name, @param pool this node's pool
    */
   public static Observation observe(
-      PreparedClaim entry, Optional<ResourceClaim> apiClaim, String driver, String pool) {
-    if (entry.recovered()) {
-      return Observation.unknown("rebuilt from its CDI spec, so its name is not known");
-    }
+      String uid, Optional<ResourceClaim> apiClaim, String driver, String pool) {
     if (apiClaim.isEmpty()) {
       return Observation.gone("the resourceclaim no longer exists");
     }
-    ResourceClaim c = apiClaim.get();
-    String uid = c.getMetadata() == null ? null : c.getMetadata().getUid();
-    if (!entry.claim().uid().equals(uid)) {
-      return Observation.gone("its name now belongs to a claim with uid " + uid);
+    return held(uid, apiClaim.get(), driver, pool);
+  }
+
+  /**
+   * Classifies a checkpointed claim whose name is not known (rebuilt from its CDI spec) by what a
+   * whole list of the cluster's claims holds with its UID.
+   *
+   * @param listed the claim of that UID; empty when the list holds none
+   */
+  public static Observation observeByUid(
+      String uid, Optional<ResourceClaim> listed, String driver, String pool) {
+    if (listed.isEmpty()) {
+      return Observation.gone("no resourceclaim has its uid any more");
+    }
+    return held(uid, listed.get(), driver, pool);
+  }
+
+  /** Whether an existing claim still holds this node's devices as prepared, for a pod. */
+  private static Observation held(String uid, ResourceClaim c, String driver, String pool) {
+    String apiUid = c.getMetadata() == null ? null : c.getMetadata().getUid();
+    if (!uid.equals(apiUid)) {
+      return Observation.gone("its name now belongs to a claim with uid " + apiUid);
     }
     AllocationResult allocation = c.getStatus() == null ? null : c.getStatus().getAllocation();
     if (allocation == null || allocation.getDevices() == null) {

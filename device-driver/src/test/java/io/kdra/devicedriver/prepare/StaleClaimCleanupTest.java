@@ -35,35 +35,57 @@ class StaleClaimCleanupTest {
   private final ClaimFixture kept =
       claim("kept").uid("uk").result("gpu", "gpu-1").reservedFor("web");
 
+  private final DeviceSetup setup =
+      new DeviceSetup() {
+        @Override
+        public DeviceEdits prepare(Allocated device) {
+          return DeviceEdits.NONE;
+        }
+
+        @Override
+        public void release(NodeDevice device, boolean lastUser) {
+          released.add(device.name());
+        }
+      };
+
   @BeforeEach
   void prepareTwoClaims() throws Exception {
-    DeviceSetup setup =
-        new DeviceSetup() {
-          @Override
-          public DeviceEdits prepare(Allocated device) {
-            return DeviceEdits.NONE;
-          }
-
-          @Override
-          public void release(NodeDevice device, boolean lastUser) {
-            released.add(device.name());
-          }
-        };
-    driver =
-        new DeviceDriver(
-            new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE, setup),
-            reader,
-            () -> Inventories.gpus(2),
-            new CdiSpecStore(dir.resolve("cdi")),
-            CheckpointStore.open(dir.resolve("checkpoint.json"), Clock.systemUTC()),
-            ClaimTelemetry.NONE,
-            Clock.systemUTC(),
-            2);
+    driver = driver();
     reader.add(gone.build()).add(kept.build());
     assertThat(driver.prepareResourceClaims(List.of(gone.ref(), kept.ref())).values())
         .allSatisfy(r -> assertThat(r.error()).isEmpty());
-    cleanup =
-        new StaleClaimCleanup(driver, reader, ClaimFixture.DRIVER, ClaimFixture.NODE, GRACE, clock);
+    cleanup = cleanup();
+  }
+
+  private DeviceDriver driver() throws Exception {
+    return new DeviceDriver(
+        new PreparePlanner(ClaimFixture.DRIVER, ClaimFixture.NODE, setup),
+        reader,
+        () -> Inventories.gpus(2),
+        new CdiSpecStore(dir.resolve("cdi")),
+        CheckpointStore.open(dir.resolve("checkpoint.json"), Clock.systemUTC()),
+        ClaimTelemetry.NONE,
+        Clock.systemUTC(),
+        2);
+  }
+
+  private StaleClaimCleanup cleanup() {
+    return new StaleClaimCleanup(
+        driver, reader, ClaimFixture.DRIVER, ClaimFixture.NODE, GRACE, clock);
+  }
+
+  /**
+   * The driver restarts over a garbage checkpoint: both entries are rebuilt from their CDI specs,
+   * which hold the claims' UIDs and devices but not their names.
+   */
+  private void restartOverADamagedCheckpoint() throws Exception {
+    cleanup.close();
+    driver.close();
+    Files.writeString(dir.resolve("checkpoint.json"), "\u0000 not a checkpoint");
+    driver = driver();
+    assertThat(driver.restore()).isEqualTo(2);
+    assertThat(driver.prepared().values()).allMatch(PreparedClaim::recovered);
+    cleanup = cleanup();
   }
 
   @AfterEach
@@ -117,5 +139,63 @@ class StaleClaimCleanupTest {
     assertThat(cleanup.pass()).isEmpty();
     assertThat(driver.prepared()).containsOnlyKeys("ug", "uk");
     assertThat(Files.list(dir.resolve("cdi"))).hasSize(2);
+  }
+
+  @Test
+  void aRebuiltClaimWhoseUidIsGoneIsUnpreparedAfterTheGracePeriod() throws Exception {
+    restartOverADamagedCheckpoint();
+    reader.remove("default", "gone");
+
+    assertThat(cleanup.pass()).as("first seen gone").isEmpty();
+    clock.advance(GRACE.minusSeconds(1));
+    assertThat(cleanup.pass()).isEmpty();
+    assertThat(released).isEmpty();
+
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(cleanup.pass()).containsOnlyKeys("ug");
+
+    assertThat(released).containsExactly("gpu-0");
+    assertThat(driver.prepared()).containsOnlyKeys("uk");
+    assertThat(dir.resolve("cdi/k8s.gpu.kdra.io-claim_ug.json")).doesNotExist();
+    assertThat(dir.resolve("cdi/k8s.gpu.kdra.io-claim_uk.json")).exists();
+  }
+
+  /**
+   * A rebuilt claim found in use is never touched, and its name, once found, is read as any
+   * other's: one list of the claims, then GETs. A claim of that name with another UID proves the
+   * rebuilt one gone; so does one found reserved for no pod.
+   */
+  @Test
+  void aRebuiltClaimInUseIsKeptUntilItsNameBelongsToAnotherClaim() throws Exception {
+    restartOverADamagedCheckpoint(); // "gone" is reserved for no pod: gone, found by its UID
+
+    for (int i = 0; i < 4; i++) {
+      cleanup.pass();
+      clock.advance(GRACE);
+    }
+    assertThat(driver.prepared()).containsOnlyKeys("uk");
+    assertThat(released).containsExactly("gpu-0");
+    assertThat(reader.lists).as("lists").hasValue(1);
+
+    reader.remove("default", "kept");
+    reader.add(claim("kept").uid("uk2").result("gpu", "gpu-1").reservedFor("web").build());
+    assertThat(cleanup.pass()).isEmpty();
+    clock.advance(GRACE);
+    assertThat(cleanup.pass()).containsOnlyKeys("uk");
+    assertThat(driver.prepared()).isEmpty();
+    assertThat(reader.lists).as("lists").hasValue(1);
+  }
+
+  @Test
+  void aFailedListUnpreparesNoRebuiltClaim() throws Exception {
+    restartOverADamagedCheckpoint();
+    reader.remove("default", "gone");
+    cleanup.pass();
+    reader.broken = true;
+    clock.advance(Duration.ofDays(1));
+
+    assertThat(cleanup.pass()).isEmpty();
+    assertThat(driver.prepared()).containsOnlyKeys("ug", "uk");
+    assertThat(released).isEmpty();
   }
 }

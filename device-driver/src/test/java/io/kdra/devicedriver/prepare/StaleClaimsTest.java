@@ -4,13 +4,11 @@ import static io.kdra.devicedriver.testing.ClaimFixture.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.kdra.devicedriver.plugin.ClaimRef;
 import io.kdra.devicedriver.prepare.StaleClaims.Observation;
 import io.kdra.devicedriver.prepare.StaleClaims.State;
 import io.kdra.devicedriver.testing.ClaimFixture;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -23,11 +21,6 @@ class StaleClaimsTest {
   private static final Instant NOW = Instant.parse("2026-12-06T10:00:00Z");
   private static final Duration GRACE = Duration.ofMinutes(5);
 
-  private static final PreparedClaim ENTRY =
-      new PreparedClaim(new ClaimRef("default", "u1", "job"), List.of(), "f.json", "{}", "");
-  private static final PreparedClaim REBUILT =
-      new PreparedClaim(new ClaimRef("", "u1", ""), List.of(), "f.json", "{}", "");
-
   private static ResourceClaim reserved(ClaimFixture f) {
     return f.reservedFor("web").build();
   }
@@ -36,47 +29,79 @@ class StaleClaimsTest {
     return claim("job").uid("u1").result("gpu", "gpu-0");
   }
 
+  /** How the claim was looked up: by the checkpointed name, or by UID for a rebuilt entry. */
+  enum Lookup {
+    BY_NAME,
+    BY_UID
+  }
+
   static Stream<Arguments> observations() {
     return Stream.of(
-        Arguments.of("in use", ENTRY, Optional.of(reserved(job())), State.IN_USE, ""),
-        Arguments.of("deleted", ENTRY, Optional.empty(), State.GONE, "no longer exists"),
+        Arguments.of("in use", Lookup.BY_NAME, Optional.of(reserved(job())), State.IN_USE, ""),
+        Arguments.of("deleted", Lookup.BY_NAME, Optional.empty(), State.GONE, "no longer exists"),
         Arguments.of(
             "name reused",
-            ENTRY,
+            Lookup.BY_NAME,
             Optional.of(reserved(claim("job").uid("u2").result("gpu", "gpu-0"))),
             State.GONE,
             "uid u2"),
         Arguments.of(
             "deallocated",
-            ENTRY,
+            Lookup.BY_NAME,
             Optional.of(claim("job").uid("u1").unallocated().build()),
             State.GONE,
             "no longer allocated"),
         Arguments.of(
             "allocated on another node",
-            ENTRY,
+            Lookup.BY_NAME,
             Optional.of(
                 reserved(claim("job").uid("u1").result("gpu", "gpu.kdra.io", "node-z", "gpu-0"))),
             State.GONE,
             "without devices of this node"),
         Arguments.of(
             "reserved for no pod",
-            ENTRY,
+            Lookup.BY_NAME,
             Optional.of(job().build()),
             State.GONE,
             "reserved for no pod"),
-        Arguments.of("rebuilt entry", REBUILT, Optional.empty(), State.UNKNOWN, "rebuilt"));
+        // an entry rebuilt from its CDI spec: only its UID is known
+        Arguments.of(
+            "rebuilt, in use", Lookup.BY_UID, Optional.of(reserved(job())), State.IN_USE, ""),
+        Arguments.of(
+            "rebuilt, no claim has its uid",
+            Lookup.BY_UID,
+            Optional.empty(),
+            State.GONE,
+            "no resourceclaim has its uid"),
+        Arguments.of(
+            "rebuilt, deallocated",
+            Lookup.BY_UID,
+            Optional.of(claim("job").uid("u1").unallocated().reservedFor("web").build()),
+            State.GONE,
+            "no longer allocated"),
+        Arguments.of(
+            "rebuilt, allocated on another node",
+            Lookup.BY_UID,
+            Optional.of(
+                reserved(claim("job").uid("u1").result("gpu", "gpu.kdra.io", "node-z", "gpu-0"))),
+            State.GONE,
+            "without devices of this node"),
+        Arguments.of(
+            "rebuilt, reserved for no pod",
+            Lookup.BY_UID,
+            Optional.of(job().build()),
+            State.GONE,
+            "reserved for no pod"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("observations")
   void observe(
-      String name,
-      PreparedClaim entry,
-      Optional<ResourceClaim> api,
-      State expected,
-      String reason) {
-    Observation o = StaleClaims.observe(entry, api, ClaimFixture.DRIVER, ClaimFixture.NODE);
+      String name, Lookup lookup, Optional<ResourceClaim> api, State expected, String reason) {
+    Observation o =
+        lookup == Lookup.BY_NAME
+            ? StaleClaims.observe("u1", api, ClaimFixture.DRIVER, ClaimFixture.NODE)
+            : StaleClaims.observeByUid("u1", api, ClaimFixture.DRIVER, ClaimFixture.NODE);
     assertThat(o.state()).isEqualTo(expected);
     assertThat(o.reason()).contains(reason);
   }

@@ -185,7 +185,10 @@ public interface DriverConfig {
    * good.
    */
   interface StaleClaims {
-    /** How often the checkpoint is compared with the API (one GET per claim); 0s turns it off. */
+    /**
+     * How often the checkpoint is compared with the API (one GET per claim, and one list of all
+     * claims while a claim rebuilt from its CDI spec has no name yet); 0s turns it off.
+     */
     @WithName("check-interval")
     @WithDefault("2m")
     Duration checkInterval();

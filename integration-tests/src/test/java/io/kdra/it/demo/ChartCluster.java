@@ -30,7 +30,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -101,14 +100,17 @@ final class ChartCluster implements DemoCluster {
         throw new IllegalStateException("stopped while starting");
       }
     }
-    steps.step("CoreDNS, and the images of this build into each node's containerd");
-    CompletableFuture<MultiNodeCluster> dns = CompletableFuture.supplyAsync(cluster::withDns);
+    // one after the other: the imports' disk writes beside the API server's first writes made
+    // those time out on a loaded machine
+    steps.step("CoreDNS");
+    cluster.withDns();
+    steps.step("the images of this build into each node's containerd");
     for (RealNode node : cluster.nodes) {
       for (int i = 0; i < BuiltImages.SERVICES.size(); i++) {
         node.importImage(images.get(i), REGISTRY + "/kdra/" + BuiltImages.SERVICES.get(i));
       }
     }
-    dns.join();
+    steps.step("kube-network-policies");
     if (KernelFeatures.policyQueue() != KernelFeatures.PolicyQueue.NONE) {
       cluster.withNetworkPolicies();
     } else {
@@ -389,9 +391,9 @@ final class ChartCluster implements DemoCluster {
             .withCommand(
                 "sh",
                 "-c",
-                "for i in $(seq 10); do nslookup "
+                "for i in $(busybox seq 10); do busybox nslookup "
                     + name
-                    + " && break; sleep 1; done; if nc -w 3 "
+                    + " && break; sleep 1; done; if busybox nc -w 3 "
                     + name
                     + " "
                     + GRPC_PORT
@@ -447,10 +449,12 @@ final class ChartCluster implements DemoCluster {
   private List<String> kubectlDra(List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(ServiceProcess.moduleDir("bin").resolve("kubectl-dra").toString());
-    command.add("--kubeconfig=" + kubeconfigFile);
     command.addAll(args);
     try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      // as a user runs it after the export the report prints
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+      builder.environment().put("KUBECONFIG", kubeconfigFile.toString());
+      Process p = builder.start();
       String out = new String(p.getInputStream().readAllBytes());
       if (!p.waitFor(60, TimeUnit.SECONDS)) {
         p.destroyForcibly();

@@ -219,7 +219,7 @@ public final class DemoReport {
     List<String> lines = new ArrayList<>();
     lines.add("The chart's pods (namespace kdra-system, on the pod network):");
     for (ChartPod p : pods) {
-      lines.add(String.format("  %-40s %-8s %s", p.name(), p.node(), p.ip()).stripTrailing());
+      lines.add(String.format("  %-44s %-8s %s", p.name(), p.node(), p.ip()).stripTrailing());
     }
     return lines;
   }
@@ -228,7 +228,7 @@ public final class DemoReport {
     List<String> lines = new ArrayList<>();
     lines.add("Services (ClusterIPs that kube-proxy routes, names that CoreDNS resolves):");
     for (ClusterService s : services) {
-      lines.add(String.format("  %-40s %-15s %s", s.name(), s.clusterIp(), s.ports()));
+      lines.add(String.format("  %-44s %-15s %s", s.name(), s.clusterIp(), s.ports()));
     }
     return lines;
   }

@@ -277,11 +277,11 @@ class DemoReportTest {
                     new DemoReport.ChartPod(
                         "kdra-slice-publisher-7f9c-x2x7q", "node-a", "10.244.0.5"),
                     new DemoReport.ChartPod(
-                        "kdra-a100-device-driver-k8v2n", "node-b", "10.244.1.4"))))
+                        "kdra-computeclass-bridge-5b776db649-m9w76", "node-b", "10.244.1.4"))))
         .containsExactly(
             "The chart's pods (namespace kdra-system, on the pod network):",
-            "  kdra-slice-publisher-7f9c-x2x7q          node-a   10.244.0.5",
-            "  kdra-a100-device-driver-k8v2n            node-b   10.244.1.4");
+            "  kdra-slice-publisher-7f9c-x2x7q              node-a   10.244.0.5",
+            "  kdra-computeclass-bridge-5b776db649-m9w76    node-b   10.244.1.4");
     assertThat(
             DemoReport.clusterServices(
                 List.of(
@@ -289,7 +289,7 @@ class DemoReportTest {
                         "kdra-slice-publisher.kdra-system.svc", "10.96.0.77", "9000/TCP"))))
         .containsExactly(
             "Services (ClusterIPs that kube-proxy routes, names that CoreDNS resolves):",
-            "  kdra-slice-publisher.kdra-system.svc     10.96.0.77      9000/TCP");
+            "  kdra-slice-publisher.kdra-system.svc         10.96.0.77      9000/TCP");
   }
 
   @Test

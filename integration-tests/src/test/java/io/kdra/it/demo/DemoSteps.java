@@ -1,5 +1,6 @@
 package io.kdra.it.demo;
 
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.it.support.ServiceProcess;
 import java.util.function.BooleanSupplier;
 
@@ -15,12 +16,29 @@ final class DemoSteps {
     System.out.printf("[demo] %6.1fs %s%n", (System.nanoTime() - t0) / 1e9, what);
   }
 
-  /** Polls {@code condition} every 250 ms until it holds, for at most {@code timeoutMs}. */
+  /**
+   * Polls {@code condition} every 250 ms until it holds, for at most {@code timeoutMs}. A request
+   * that fails (an API server too loaded to answer within the client's timeout) counts as not yet;
+   * the last such failure is named if the wait runs out.
+   */
   void await(String what, long timeoutMs, String logs, BooleanSupplier condition) {
     long deadline = System.currentTimeMillis() + timeoutMs;
-    while (!condition.getAsBoolean()) {
+    KubernetesClientException last = null;
+    while (true) {
+      try {
+        if (condition.getAsBoolean()) {
+          return;
+        }
+      } catch (KubernetesClientException e) {
+        last = e;
+      }
       if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException("timed out waiting for " + what + "; " + logs);
+        throw new IllegalStateException(
+            "timed out waiting for "
+                + what
+                + (last == null ? "" : " (last request failed: " + last.getMessage() + ")")
+                + "; "
+                + logs);
       }
       ServiceProcess.sleep(250);
     }

@@ -203,12 +203,20 @@ class DemoIT {
     return builder.start();
   }
 
-  /**
-   * The seed's outcome: trainer on node-b's A100, inference on node-a's two L4s, too-big pending
-   * with the allocator's reason; on real nodes each container saw its devices' env vars and device
-   * nodes; the services' ports.
-   */
+  /** {@link #assertPods}, and the services' ports. */
   private static void assertReport(String output, boolean real) {
+    assertPods(output, real);
+    assertThat(output)
+        .contains("Services (each on one port: metrics at /q/metrics, health at /q/health):")
+        .containsPattern("\\n  claim-controller +http://127\\.0\\.0\\.1:\\d+\\n");
+  }
+
+  /**
+   * The seed's outcome, on either cluster: trainer on node-b's A100, inference on node-a's two L4s,
+   * too-big pending with the allocator's reason; on real nodes each container saw its devices' env
+   * vars and device nodes.
+   */
+  static void assertPods(String output, boolean real) {
     assertThat(output)
         .contains(DemoReport.HEADER)
         .containsPattern(
@@ -218,9 +226,7 @@ class DemoIT {
                 + " node-a/gpu-0, node-a/gpu-1\\n")
         .containsPattern(
             "\\ndemo/too-big +- +Pending +Unschedulable: claim too-big-gpu-\\w+:"
-                + " request \"gpu\": 0 devices in class \"gpu-80gi\"")
-        .contains("Services (each on one port: metrics at /q/metrics, health at /q/health):")
-        .containsPattern("\\n  claim-controller +http://127\\.0\\.0\\.1:\\d+\\n");
+                + " request \"gpu\": 0 devices in class \"gpu-80gi\"");
     if (real) {
       assertThat(block(output, "demo/trainer"))
           .contains(

@@ -1,8 +1,5 @@
 package io.kdra.it.demo;
 
-import static io.kdra.it.nodes.SimulatedNode.oneA100;
-import static io.kdra.it.nodes.SimulatedNode.twoL4s;
-
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -13,16 +10,11 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.nodes.RealNode;
-import io.kdra.it.nodes.SimulatedNode;
 import io.kdra.it.nodes.TestKubelet;
 import io.kdra.it.services.CdiSpec;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.RealPods;
-import io.kdra.it.services.Stack;
-import io.kdra.it.support.OwnerOnly;
-import io.kdra.it.support.ServiceProcess;
 import io.kdra.it.support.TestFiles;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,16 +34,17 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
- * {@code bin/demo}: the local control plane, the four services as processes, two nodes with
- * simulated GPUs (node-a: two 24Gi L4s, node-b: one 40Gi A100), then the manifests of {@code
- * integration-tests/demo/} applied in name order, and a report of where each pod went with which
- * devices (and, on real nodes, what its container saw of them), or why it is pending. The nodes are
- * {@link RealNode}s (the real kubelet and containerd) when this runs as root, else (or with {@code
- * --test-kubelet}) Node objects with a {@link TestKubelet} each. Keeps running until Ctrl-C, or
- * stops at once with {@code --once}. Runs in {@code integration-tests/} (the harness's paths are
- * relative).
+ * {@code bin/demo}: a cluster ({@link DemoCluster}) with two nodes with simulated GPUs (node-a: two
+ * 24Gi L4s, node-b: one 40Gi A100), then the manifests of {@code integration-tests/demo/} applied
+ * in name order, and a report of where each pod went with which devices (and, on real nodes, what
+ * its container saw of them), or why it is pending. The cluster is the harness's control plane with
+ * the four services as processes ({@link ProcessCluster}: real nodes as root, else or with {@code
+ * --test-kubelet} test kubelets), or, with {@code --cluster} (root only), the chart installed with
+ * its defaults on a multi-node cluster with a pod network, kube-proxy, CoreDNS and NetworkPolicy
+ * ({@link ChartCluster}). Keeps running until Ctrl-C, or stops at once with {@code --once}. Runs in
+ * {@code integration-tests/} (the harness's paths are relative).
  *
- * <p>Arguments: {@code [--once] [--test-kubelet] [manifest directory]}.
+ * <p>Arguments: {@link DemoArgs}.
  */
 public final class Demo {
 
@@ -62,25 +55,6 @@ public final class Demo {
 
   /** What the demo prints once it is up and has reported: it runs until stopped from here on. */
   public static final String RUNNING = "[demo] running; Ctrl-C stops everything";
-
-  static final String USAGE = "usage: bin/demo [--once] [--test-kubelet] [manifest directory]";
-  private static final long SETTLE_TIMEOUT_MS = 90_000;
-
-  /** A real node's pod also waits for its sandbox and container: as {@link RealPods} does. */
-  private static final long REAL_SETTLE_TIMEOUT_MS = RealPods.POD_TIMEOUT.toMillis();
-
-  /**
-   * Harmless device nodes of this machine that stand in for the simulated GPUs' on real nodes (the
-   * machine has no GPU): a container given one through CDI lists it in its /dev.
-   */
-  private static final List<String> STAND_IN_DEVICE_NODES =
-      List.of(
-          "/dev/fuse",
-          "/dev/vsock",
-          "/dev/hwrng",
-          "/dev/loop-control",
-          "/dev/userfaultfd",
-          "/dev/cpu_dma_latency");
 
   /** What stays of a real node's directory when the demo stops. */
   public static final Set<String> KEPT_NODE_FILES = Set.of("logs", "pod-logs");
@@ -94,45 +68,38 @@ public final class Demo {
   private static final java.util.logging.Logger NETTY =
       java.util.logging.Logger.getLogger("io.netty");
 
-  private final long t0 = System.nanoTime();
+  private final DemoSteps steps = new DemoSteps();
   private final List<Pod> applied = new ArrayList<>();
   private final Map<String, Long> unschedulableSince = new HashMap<>();
-  private final Path kubeconfigFile;
-  private final boolean real;
-  private ControlPlane.Running controlPlane;
-  private Stack stack;
+  private DemoCluster cluster;
   private boolean stopped;
 
-  private Demo(Path kubeconfigFile, boolean real) {
-    this.kubeconfigFile = kubeconfigFile;
-    this.real = real;
-  }
+  private Demo() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] argv) throws Exception {
     NETTY.setLevel(java.util.logging.Level.SEVERE);
-    boolean once = false;
-    boolean testKubelet = false;
-    Path manifests = Path.of("demo");
-    for (String a : args) {
-      if (a.equals("--once")) {
-        once = true;
-      } else if (a.equals("--test-kubelet")) {
-        testKubelet = true;
-      } else if (a.startsWith("-")) {
-        System.err.println(USAGE);
-        System.exit(2);
-      } else {
-        manifests = Path.of(a);
-      }
+    DemoArgs args;
+    try {
+      args = DemoArgs.parse(argv);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
     }
-    manifests = manifests.toAbsolutePath();
-    boolean real = !testKubelet && RealNode.runsAsRoot();
-    String choice = DemoReport.nodesChoice(testKubelet, RealNode.runsAsRoot());
+    boolean root = RealNode.runsAsRoot();
+    String refusal = args.refusal(root);
+    if (refusal != null) {
+      System.err.println(refusal);
+      System.exit(2);
+    }
+    boolean once = args.once();
+    Path manifests = args.manifests().toAbsolutePath();
+    String choice = args.cluster() ? null : DemoReport.nodesChoice(args.testKubelet(), root);
     if (choice != null) {
       System.out.println(choice);
     }
     Path kubeconfig = Path.of("..", "target", "demo-kubeconfig.yaml").toAbsolutePath().normalize();
-    Demo demo = new Demo(kubeconfig, real);
+    Demo demo = new Demo();
     CountDownLatch stoppedLatch = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -144,11 +111,14 @@ public final class Demo {
                 "demo-stop"));
     int status = 0;
     try {
-      demo.start();
+      demo.start(
+          args.cluster()
+              ? new ChartCluster(demo.steps, kubeconfig)
+              : new ProcessCluster(demo.steps, kubeconfig, !args.testKubelet() && root));
       demo.apply(manifests);
       demo.report();
-      demo.printServices();
-      demo.printKubeconfig(once);
+      demo.cluster.printAfterReport();
+      demo.cluster.printAccess(once);
     } catch (RuntimeException e) {
       System.err.println("[demo] failed: " + e.getMessage());
       status = 1;
@@ -162,64 +132,22 @@ public final class Demo {
     stoppedLatch.await();
   }
 
-  private void step(String what) {
-    System.out.printf("[demo] %6.1fs %s%n", (System.nanoTime() - t0) / 1e9, what);
+  private synchronized void setCluster(DemoCluster c) {
+    cluster = c;
   }
 
-  private void start() {
-    step("starting kube-apiserver and etcd");
-    controlPlane = ControlPlane.Running.start();
-    step(
-        "starting kube-controller-manager, kube-scheduler, "
-            + (real ? "a real kubelet with containerd per node, " : "")
-            + "slice-publisher, a device-driver per node, claim-controller, computeclass-bridge"
-            + (real ? "" : " and a test kubelet per node")
-            + " (node-a: 2x L4 24Gi, node-b: A100 40Gi, simulated)");
-    // a complete control plane, so that the Deployments and StatefulSets a user applies get
-    // their pods (kube-controller-manager) and pods without our schedulerName get scheduled;
-    // kube-controller-manager then makes the claims of templates (the chart's adopt mode)
-    stack =
-        Stack.start(
-            controlPlane.client(),
-            controlPlane.server().getKubeConfigYaml(),
-            NAMESPACE,
-            real ? realNodes() : List.of(twoL4s("node-a"), oneA100("node-b")),
-            1,
-            1,
-            Map.of("kdra.claim-controller.template-mode", "adopt"),
-            real,
-            controlPlane);
-    step("waiting for the drivers' devices in ResourceSlices");
-    await(
-        "3 devices published",
-        () ->
-            Dra.publishedDevices(client(), "node-a") == 2
-                && Dra.publishedDevices(client(), "node-b") == 1);
-    step("stack ready");
-  }
-
-  /**
-   * The same simulated GPUs for real nodes, each with a device node of this machine and its uuid in
-   * its CDI edits, so that the containers show that they got them.
-   */
-  private static List<SimulatedNode> realNodes() {
-    List<String> nodes =
-        STAND_IN_DEVICE_NODES.stream().filter(n -> Files.exists(Path.of(n))).limit(3).toList();
-    if (nodes.size() < 3) {
-      throw new IllegalStateException(
-          "real nodes stand in three of "
-              + STAND_IN_DEVICE_NODES
-              + " for the simulated GPUs' device nodes; this machine has "
-              + nodes
-              + ": run bin/demo --test-kubelet");
-    }
-    return List.of(
-        SimulatedNode.l4sWithDeviceNodes("node-a", nodes.get(0), nodes.get(1)),
-        SimulatedNode.a100WithDeviceNode("node-b", nodes.get(2)));
+  /** Started here, so that a stop meanwhile (Ctrl-C) stops what started so far. */
+  private void start(DemoCluster c) {
+    setCluster(c);
+    c.start();
   }
 
   private KubernetesClient client() {
-    return controlPlane.client();
+    return cluster.client();
+  }
+
+  private boolean real() {
+    return cluster.real();
   }
 
   /**
@@ -246,7 +174,7 @@ public final class Demo {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      step(
+      steps.step(
           "applying "
               + file.getFileName()
               + ": "
@@ -283,7 +211,7 @@ public final class Demo {
             () -> settled(pod));
       }
     }
-    step("all pods settled");
+    steps.step("all pods settled");
   }
 
   private static String ns(HasMetadata o) {
@@ -296,11 +224,11 @@ public final class Demo {
       return false;
     }
     String node = current.getSpec().getNodeName();
-    if (node != null && real) {
+    if (node != null && real()) {
       return runningOrStuck(current);
     }
     if (node != null) {
-      TestKubelet kubelet = stack.nodes.kubelet(node);
+      TestKubelet kubelet = cluster.testKubelet(node);
       if (kubelet != null && kubelet.prepared(current) != null) {
         if (!"Running".equals(current.getStatus().getPhase())) {
           kubelet.markRunning(current);
@@ -352,10 +280,7 @@ public final class Demo {
   }
 
   private List<String> containerLog(Pod pod) {
-    return stack
-        .nodes
-        .realNode(pod.getSpec().getNodeName())
-        .containerLog(pod, pod.getSpec().getContainers().get(0).getName());
+    return cluster.containerLog(pod, pod.getSpec().getContainers().get(0).getName());
   }
 
   private static PodCondition scheduled(Pod pod) {
@@ -369,20 +294,7 @@ public final class Demo {
   }
 
   private void await(String what, BooleanSupplier condition) {
-    long deadline =
-        System.currentTimeMillis() + (real ? REAL_SETTLE_TIMEOUT_MS : SETTLE_TIMEOUT_MS);
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException(
-            "timed out waiting for "
-                + what
-                + "; services' logs in integration-tests/target/it-logs/"
-                + NAMESPACE
-                + "/"
-                + (real ? ", the nodes' in integration-tests/target/rn/<node>/logs/" : ""));
-      }
-      ServiceProcess.sleep(250);
-    }
+    steps.await(what, cluster.settleTimeoutMs(), cluster.logs(), condition);
   }
 
   private void report() {
@@ -430,8 +342,8 @@ public final class Demo {
             .add(r.getPool() + "/" + r.getDevice());
       }
       byRequest.forEach((request, list) -> devices.add(request + ": " + String.join(", ", list)));
-      if (real) {
-        CdiSpec.read(RealPods.spec(stack, node, claim))
+      if (real()) {
+        CdiSpec.read(cluster.cdiSpec(node, claim))
             .ifPresent(
                 spec -> {
                   cdiIds.addAll(spec.ids());
@@ -440,100 +352,28 @@ public final class Demo {
                 });
       }
     }
-    if (!real) {
-      TestKubelet.Prepared prepared = stack.nodes.kubelet(node).prepared(pod);
+    if (!real()) {
+      TestKubelet.Prepared prepared = cluster.testKubelet(node).prepared(pod);
       if (prepared != null) {
         cdiIds.addAll(prepared.cdiIds());
       }
     }
-    String waiting = real ? waitingReason(pod) : null;
+    String waiting = real() ? waitingReason(pod) : null;
     String status = waiting != null ? waiting : pod.getStatus().getPhase();
     List<String> seen =
-        real ? DemoReport.seenThroughCdi(containerLog(pod), envNames, deviceNodes) : null;
+        real() ? DemoReport.seenThroughCdi(containerLog(pod), envNames, deviceNodes) : null;
     return new DemoReport.PodLine(name, node, status, devices, cdiIds, seen, null);
   }
 
-  private void printServices() {
-    List<DemoReport.Service> services =
-        stack.services.processNames().stream()
-            .map(n -> new DemoReport.Service(n, stack.services.process(n).httpPort))
-            .toList();
-    DemoReport.services(services).forEach(System.out::println);
-    System.out.println("Service logs: " + Path.of("target", "it-logs", NAMESPACE).toAbsolutePath());
-    if (real) {
-      System.out.println(
-          "Node logs (kubelet, containerd) and pod logs: "
-              + Path.of("target", "rn").toAbsolutePath()
-              + "/<node>/{logs,pod-logs}");
-    }
-    System.out.println();
-  }
-
-  /** With {@code --once} no kubeconfig: it would be gone before anyone could use it. */
-  private void printKubeconfig(boolean once) {
-    if (!once) {
-      OwnerOnly.write(kubeconfigFile, controlPlane.server().getKubeConfigYaml());
-    }
-    Path kubectl = ControlPlane.kubectl();
-    DemoReport.kubectl(
-            once,
-            kubeconfigFile,
-            Files.isExecutable(kubectl) ? kubectl : null,
-            ControlPlane.VERSION)
-        .forEach(System.out::println);
-    System.out.println();
-  }
-
-  /** Stops services, kubelets and the control plane, and removes the temporary files; once. */
+  /** Stops the cluster and removes the temporary files; once. */
   synchronized void stop() {
     if (stopped) {
       return;
     }
     stopped = true;
-    step("stopping");
-    if (stack != null) {
-      // no clean-up through the API: the control plane goes too; the real nodes (kubelet,
-      // containerd, containers, mounts, cgroups) stop meanwhile
-      Thread nodes =
-          new Thread(
-              () -> {
-                try {
-                  stack.nodes.stopRealNodes();
-                } catch (RuntimeException e) {
-                  System.out.println("[demo] stopping the real nodes: " + e);
-                }
-              },
-              "demo-stop-nodes");
-      nodes.start();
-      try {
-        stack.stopProcesses();
-      } catch (RuntimeException e) {
-        System.out.println("[demo] stopping the services: " + e);
-      }
-      try {
-        nodes.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      step(real ? "services and real nodes stopped" : "services and kubelets stopped");
-    }
-    if (controlPlane != null) {
-      try {
-        controlPlane.close();
-        step("control plane stopped");
-      } catch (RuntimeException e) {
-        System.out.println("[demo] stopping the control plane: " + e);
-      }
-    }
-    TestFiles.deleteRecursively(Path.of("target", "n").toAbsolutePath());
-    removeRealNodeFilesButLogs();
-    TestFiles.deleteRecursively(Path.of("target", "it-certs").toAbsolutePath());
-    // the services' kubeconfigs hold their ServiceAccount tokens
-    TestFiles.deleteRecursively(Path.of("target", "it-kubeconfigs").toAbsolutePath());
-    try {
-      Files.deleteIfExists(kubeconfigFile);
-    } catch (IOException e) {
-      // best effort
+    steps.step("stopping");
+    if (cluster != null) {
+      cluster.stop();
     }
     // bin/demo's temporary directory, this JVM's and the services' java.io.tmpdir: whatever
     // they left there (everything that wrote there has stopped by now)
@@ -545,30 +385,6 @@ public final class Demo {
         System.out.println("[demo] removing " + tmp + ": " + e);
       }
     }
-    step("stopped");
-  }
-
-  /**
-   * The real nodes' directories, but for their logs (kubelet, containerd, containers'): their
-   * configuration holds the admin kubeconfig, the rest is runtime state.
-   */
-  private static void removeRealNodeFilesButLogs() {
-    Path base = Path.of("target", "rn").toAbsolutePath();
-    if (!Files.isDirectory(base)) {
-      return;
-    }
-    try (Stream<Path> nodes = Files.list(base)) {
-      for (Path node : nodes.toList()) {
-        try (Stream<Path> entries = Files.list(node)) {
-          for (Path e : entries.toList()) {
-            if (!KEPT_NODE_FILES.contains(e.getFileName().toString())) {
-              TestFiles.deleteRecursively(e);
-            }
-          }
-        }
-      }
-    } catch (IOException | UncheckedIOException e) {
-      System.out.println("[demo] removing the real nodes' files: " + e);
-    }
+    steps.step("stopped");
   }
 }

@@ -197,4 +197,98 @@ public final class DemoReport {
     String[] parts = version.split("\\.");
     return parts.length >= 2 ? parts[0] + "." + parts[1] : version;
   }
+
+  /** Said, and the demo exits with status 2, when {@code --cluster} runs without root. */
+  public static final String CLUSTER_NEEDS_ROOT =
+      "[demo] --cluster needs root (its nodes' kubelets and containerd, the pod network's network"
+          + " namespaces and bridge, kube-proxy's iptables rules): run it as root, or bin/demo"
+          + " without --cluster";
+
+  /** What the pod from inside prints when the publisher's gRPC port opened, or did not. */
+  static final String PORT_OPEN = "kdra-port-open";
+
+  static final String PORT_CLOSED = "kdra-port-closed";
+
+  /** One of the chart's pods: its node and its address on the pod network. */
+  record ChartPod(String name, String node, String ip) {}
+
+  /** A Service of the chart: its DNS name, ClusterIP and ports. */
+  record ClusterService(String name, String clusterIp, String ports) {}
+
+  static List<String> chartPods(List<ChartPod> pods) {
+    List<String> lines = new ArrayList<>();
+    lines.add("The chart's pods (namespace kdra-system, on the pod network):");
+    for (ChartPod p : pods) {
+      lines.add(String.format("  %-44s %-8s %s", p.name(), p.node(), p.ip()).stripTrailing());
+    }
+    return lines;
+  }
+
+  static List<String> clusterServices(List<ClusterService> services) {
+    List<String> lines = new ArrayList<>();
+    lines.add("Services (ClusterIPs that kube-proxy routes, names that CoreDNS resolves):");
+    for (ClusterService s : services) {
+      lines.add(String.format("  %-44s %-15s %s", s.name(), s.clusterIp(), s.ports()));
+    }
+    return lines;
+  }
+
+  /**
+   * What a pod saw of {@code service} (in kdra-system) from inside: the addresses busybox's {@code
+   * nslookup} printed after the name's {@code Name:} line, and whether {@code nc} opened its port.
+   */
+  static List<String> fromInside(
+      String pod, String node, String service, int port, List<String> log) {
+    String name = service + ".kdra-system.svc.cluster.local";
+    List<String> addresses = new ArrayList<>();
+    boolean answer = false;
+    for (String line : log) {
+      if (line.startsWith("Name:")) {
+        answer = true;
+      } else if (answer && line.startsWith("Address")) {
+        addresses.add(line.substring(line.indexOf(':') + 1).strip());
+      }
+    }
+    List<String> lines = new ArrayList<>();
+    lines.add("From inside a pod (" + pod + " on " + node + "):");
+    lines.add(
+        addresses.isEmpty()
+            ? "  " + name + " does not resolve"
+            : "  " + name + " resolves to " + String.join(", ", addresses) + " (CoreDNS)");
+    String reached;
+    if (log.contains(PORT_OPEN)) {
+      reached = "connected (no NetworkPolicy enforced)";
+    } else if (log.contains(PORT_CLOSED)) {
+      reached = "no connection (the chart's NetworkPolicy lets only device-drivers in)";
+    } else {
+      reached = "not tried";
+    }
+    lines.add("  its port " + port + ": " + reached);
+    return lines;
+  }
+
+  /** A command as a shell shows it, then its output indented. */
+  static List<String> command(String command, List<String> output) {
+    List<String> lines = new ArrayList<>();
+    lines.add("$ " + command);
+    output.forEach(l -> lines.add(("  " + l).stripTrailing()));
+    return lines;
+  }
+
+  /**
+   * {@link #kubectl}, and, while the chart's cluster runs, the plugin {@code kubectl dra} on PATH
+   * ({@code bin/kubectl-dra}) and commands that look across the nodes.
+   */
+  static List<String> clusterKubectl(
+      boolean once, Path kubeconfig, Path kubectl, String version, Path bin) {
+    List<String> lines = new ArrayList<>(kubectl(once, kubeconfig, kubectl, version));
+    if (!once) {
+      lines.add(
+          "  export PATH=" + bin + ":$PATH   # kubectl dra: bin/kubectl-dra, a kubectl plugin");
+      lines.add(
+          "  kubectl get pods -A -o wide; kubectl dra devices; kubectl dra why pod/too-big -n "
+              + Demo.NAMESPACE);
+    }
+    return lines;
+  }
 }

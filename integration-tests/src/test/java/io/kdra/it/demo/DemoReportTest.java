@@ -1,6 +1,7 @@
 package io.kdra.it.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kdra.it.nodes.SimulatedNode;
 import io.kdra.it.services.CdiSpec;
@@ -243,5 +244,110 @@ class DemoReportTest {
     assertThat(spec.ids()).containsExactly("k8s.gpu.kdra.io/claim=u1-gpu-0");
     assertThat(spec.envNames()).containsExactly("KDRA_DEVICE_0", "KDRA_VISIBLE");
     assertThat(spec.deviceNodes()).containsExactly("/dev/fuse");
+  }
+
+  @Test
+  void clusterModeNotAsRootIsRefusedBeforeAnythingStarts() {
+    DemoArgs args = DemoArgs.parse("--once", "--cluster");
+    assertThat(args.cluster()).isTrue();
+    assertThat(args.once()).isTrue();
+    assertThat(args.refusal(false))
+        .isEqualTo(DemoReport.CLUSTER_NEEDS_ROOT)
+        .startsWith("[demo] --cluster needs root");
+    assertThat(args.refusal(true)).isNull();
+    assertThat(DemoArgs.parse().refusal(false)).as("without --cluster: test kubelets").isNull();
+  }
+
+  @Test
+  void clusterAndTestKubeletExcludeEachOtherAndUnknownFlagsGiveTheUsage() {
+    assertThatThrownBy(() -> DemoArgs.parse("--cluster", "--test-kubelet"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("choose one")
+        .hasMessageContaining(DemoArgs.USAGE);
+    assertThatThrownBy(() -> DemoArgs.parse("--clutser")).hasMessage(DemoArgs.USAGE);
+    assertThat(DemoArgs.parse("--cluster", "other").manifests()).isEqualTo(Path.of("other"));
+    assertThat(DemoArgs.parse().manifests()).isEqualTo(Path.of("demo"));
+  }
+
+  @Test
+  void onTheChartClusterTheReportListsTheChartsPodsAndServices() {
+    assertThat(
+            DemoReport.chartPods(
+                List.of(
+                    new DemoReport.ChartPod(
+                        "kdra-slice-publisher-7f9c-x2x7q", "node-a", "10.244.0.5"),
+                    new DemoReport.ChartPod(
+                        "kdra-computeclass-bridge-5b776db649-m9w76", "node-b", "10.244.1.4"))))
+        .containsExactly(
+            "The chart's pods (namespace kdra-system, on the pod network):",
+            "  kdra-slice-publisher-7f9c-x2x7q              node-a   10.244.0.5",
+            "  kdra-computeclass-bridge-5b776db649-m9w76    node-b   10.244.1.4");
+    assertThat(
+            DemoReport.clusterServices(
+                List.of(
+                    new DemoReport.ClusterService(
+                        "kdra-slice-publisher.kdra-system.svc", "10.96.0.77", "9000/TCP"))))
+        .containsExactly(
+            "Services (ClusterIPs that kube-proxy routes, names that CoreDNS resolves):",
+            "  kdra-slice-publisher.kdra-system.svc         10.96.0.77      9000/TCP");
+  }
+
+  @Test
+  void fromInsideAPodTheServiceNameResolvesAndThePolicyKeepsTheGrpcPortClosed() {
+    List<String> log =
+        List.of(
+            "Server:\t\t10.96.0.10",
+            "Address:\t10.96.0.10:53",
+            "",
+            "Name:\tkdra-slice-publisher.kdra-system.svc.cluster.local",
+            "Address: 10.96.0.77",
+            "",
+            DemoReport.PORT_CLOSED);
+    assertThat(DemoReport.fromInside("demo/dns-check", "node-a", "kdra-slice-publisher", 9000, log))
+        .containsExactly(
+            "From inside a pod (demo/dns-check on node-a):",
+            "  kdra-slice-publisher.kdra-system.svc.cluster.local resolves to 10.96.0.77 (CoreDNS)",
+            "  its port 9000: no connection (the chart's NetworkPolicy lets only device-drivers in)");
+    assertThat(
+            DemoReport.fromInside(
+                "demo/dns-check",
+                "node-a",
+                "kdra-slice-publisher",
+                9000,
+                List.of(DemoReport.PORT_OPEN)))
+        .containsExactly(
+            "From inside a pod (demo/dns-check on node-a):",
+            "  kdra-slice-publisher.kdra-system.svc.cluster.local does not resolve",
+            "  its port 9000: connected (no NetworkPolicy enforced)");
+  }
+
+  @Test
+  void kubectlDraFromOutsideShowsTheCommandAndItsOutput() {
+    assertThat(DemoReport.command("kubectl dra devices", List.of("NODE  DEVICE", "node-a gpu-0")))
+        .containsExactly("$ kubectl dra devices", "  NODE  DEVICE", "  node-a gpu-0");
+  }
+
+  @Test
+  void whileTheChartClusterRunsItNamesTheKubeconfigKubectlAndThePlugin() {
+    Path bin = Path.of("/checkout/bin");
+    assertThat(DemoReport.clusterKubectl(false, KUBECONFIG, KUBECTL, "1.37.2", bin))
+        .startsWith(DemoReport.kubectl(false, KUBECONFIG, KUBECTL, "1.37.2").toArray(String[]::new))
+        .endsWith(
+            "  export PATH=/checkout/bin:$PATH   # kubectl dra: bin/kubectl-dra, a kubectl plugin",
+            "  kubectl get pods -A -o wide; kubectl dra devices; kubectl dra why pod/too-big -n demo");
+    assertThat(DemoReport.clusterKubectl(true, KUBECONFIG, KUBECTL, "1.37.2", bin))
+        .containsExactly(DemoReport.ONCE);
+  }
+
+  /** bin/demo refuses before it builds anything, so it says it itself: in the same words. */
+  @Test
+  void binDemoRefusesClusterNotRootInTheSameWords() throws Exception {
+    String script =
+        Files.readString(ServiceProcess.moduleDir("bin").getParent().resolve("bin/demo"));
+    int start = script.indexOf("echo \"[demo] --cluster needs root");
+    assertThat(start).as("bin/demo's refusal").isPositive();
+    String echo = script.substring(start + "echo \"".length(), script.indexOf("\" >&2", start));
+    assertThat(echo.replaceAll("\"\\s*\\\\\\n\\s*\"", " "))
+        .isEqualTo(DemoReport.CLUSTER_NEEDS_ROOT);
   }
 }

@@ -106,8 +106,19 @@ public final class ClusterNetwork implements AutoCloseable {
     }
   }
 
-  private static Path lockPath(int slot) {
-    return Path.of(System.getProperty("java.io.tmpdir"), "kdra-cluster-network-" + slot + ".lock");
+  /**
+   * Machine-wide (this user's cache, as the other leftovers' records), not in the run's temporary
+   * directory: {@code bin/demo} gives its JVM one of its own, and a run that cannot see another's
+   * lock deletes that run's bridge as a killed run's.
+   */
+  static Path lockPath(int slot) {
+    Path dir = io.kdra.it.support.Leftovers.machineWide("cluster-network");
+    try {
+      java.nio.file.Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return dir.resolve("slot-" + slot + ".lock");
   }
 
   private void makeBridge() {

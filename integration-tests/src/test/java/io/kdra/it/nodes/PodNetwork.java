@@ -89,8 +89,15 @@ public final class PodNetwork implements AutoCloseable {
     return network;
   }
 
-  private static Path lockPath(int slot) {
-    return Path.of(System.getProperty("java.io.tmpdir"), "kdra-pod-network-" + slot + ".lock");
+  /** Machine-wide, as {@link ClusterNetwork#lockPath}'s, for the same reason. */
+  static Path lockPath(int slot) {
+    Path dir = io.kdra.it.support.Leftovers.machineWide("pod-network");
+    try {
+      java.nio.file.Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return dir.resolve("slot-" + slot + ".lock");
   }
 
   /** The /28's first address: the network's number in the last byte. */

@@ -70,10 +70,12 @@ public final class RealPods {
 
   /** The CDI spec file of the claim on the node (the driver's naming). */
   public static Path spec(Stack stack, String node, ResourceClaim claim) {
-    return stack
-        .nodes
-        .cdiDir(node)
-        .resolve("k8s." + Stack.DRIVER + "-claim_" + claim.getMetadata().getUid() + ".json");
+    return spec(stack.nodes.cdiDir(node), Stack.DRIVER, claim);
+  }
+
+  /** The CDI spec file that {@code driver} writes for the claim into a node's {@code cdiDir}. */
+  public static Path spec(Path cdiDir, String driver, ResourceClaim claim) {
+    return cdiDir.resolve("k8s." + driver + "-claim_" + claim.getMetadata().getUid() + ".json");
   }
 
   /** The CDI spec files in the node's directory. */

@@ -1096,17 +1096,7 @@ class ChartDefaultsMultiNodeIT {
                 .endSpec()
                 .build())
         .create();
-    return client
-        .pods()
-        .inNamespace(APPS)
-        .withName(name)
-        .waitUntilCondition(
-            p ->
-                p != null
-                    && p.getStatus() != null
-                    && List.of("Succeeded", "Failed").contains(p.getStatus().getPhase()),
-            RealPods.POD_TIMEOUT.toSeconds(),
-            TimeUnit.SECONDS);
+    return RealPods.awaitFinished(client, APPS, name);
   }
 
   /** Our driver's opaque config for request {@code gpu}, {@code fields} JSON with ' for ". */

@@ -19,9 +19,9 @@ import io.kdra.it.controlplane.ClusterApiServer;
 import io.kdra.it.nodes.KernelFeatures;
 import io.kdra.it.nodes.MultiNodeCluster;
 import io.kdra.it.nodes.RealNode;
+import io.kdra.it.services.RealPods;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -332,17 +332,7 @@ class MultiNodeClusterIT {
   }
 
   private static Pod awaitFinished(String name) {
-    return client
-        .pods()
-        .inNamespace(NAMESPACE)
-        .withName(name)
-        .waitUntilCondition(
-            p ->
-                p != null
-                    && p.getStatus() != null
-                    && List.of("Succeeded", "Failed").contains(p.getStatus().getPhase()),
-            POD_TIMEOUT.toSeconds(),
-            java.util.concurrent.TimeUnit.SECONDS);
+    return RealPods.awaitFinished(client, NAMESPACE, name);
   }
 
   private static String log(Pod pod) {

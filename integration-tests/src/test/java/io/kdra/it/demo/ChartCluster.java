@@ -406,18 +406,7 @@ final class ChartCluster implements DemoCluster {
             .endSpec()
             .build();
     client().resource(pod).create();
-    Pod done =
-        client()
-            .pods()
-            .inNamespace(Demo.NAMESPACE)
-            .withName(DNS_CHECK)
-            .waitUntilCondition(
-                p ->
-                    p != null
-                        && p.getStatus() != null
-                        && List.of("Succeeded", "Failed").contains(p.getStatus().getPhase()),
-                RealPods.POD_TIMEOUT.toSeconds(),
-                TimeUnit.SECONDS);
+    Pod done = RealPods.awaitFinished(client(), Demo.NAMESPACE, DNS_CHECK);
     return DemoReport.fromInside(
         Demo.NAMESPACE + "/" + DNS_CHECK,
         done.getSpec().getNodeName(),

@@ -104,4 +104,19 @@ public final class RealPods {
     String device = Dra.devices(claim).get(0);
     return Integer.parseInt(device.substring(device.lastIndexOf('-') + 1));
   }
+
+  /** Waits until the pod {@code namespace/name} has run to its end (Succeeded or Failed). */
+  public static Pod awaitFinished(KubernetesClient client, String namespace, String name) {
+    return client
+        .pods()
+        .inNamespace(namespace)
+        .withName(name)
+        .waitUntilCondition(
+            p ->
+                p != null
+                    && p.getStatus() != null
+                    && List.of("Succeeded", "Failed").contains(p.getStatus().getPhase()),
+            POD_TIMEOUT.toSeconds(),
+            java.util.concurrent.TimeUnit.SECONDS);
+  }
 }

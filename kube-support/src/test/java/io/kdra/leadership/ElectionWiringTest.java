@@ -44,6 +44,29 @@ class ElectionWiringTest {
           Duration.ofSeconds(2));
     }
 
+    /**
+     * A publisher's election on Lease {@code namespace/name} as {@code identity}, with a lease and
+     * renew deadline far longer than any test (only a Lease made free can be taken) and a quick
+     * retry.
+     */
+    static ElectionWiring publisherElection(
+        KubernetesClient client, String namespace, String name, String identity) {
+      return new ElectionWiring(
+          "slice-publisher",
+          "kdra.slice-publisher.leader-election",
+          new Settings(
+              true,
+              Optional.of(name),
+              Optional.of(namespace),
+              Optional.of(identity),
+              Duration.ofHours(1),
+              Duration.ofMinutes(30),
+              Duration.ofMillis(100)),
+          client,
+          true,
+          identity);
+    }
+
     Settings disabled() {
       return new Settings(
           false, leaseName, leaseNamespace, identity, leaseDuration, renewDeadline, retryPeriod);

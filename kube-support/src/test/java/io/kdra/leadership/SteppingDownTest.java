@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
@@ -40,22 +39,7 @@ class SteppingDownTest {
   }
 
   private ElectionWiring wiring(String identity) {
-    ElectionWiring w =
-        new ElectionWiring(
-            "slice-publisher",
-            "kdra.slice-publisher.leader-election",
-            new ElectionWiringTest.Settings(
-                true,
-                Optional.of(LEASE),
-                Optional.of(NS),
-                Optional.of(identity),
-                // far longer than the test: only a Lease made free can be taken
-                Duration.ofHours(1),
-                Duration.ofMinutes(30),
-                Duration.ofMillis(100)),
-            client,
-            true,
-            identity);
+    ElectionWiring w = ElectionWiringTest.Settings.publisherElection(client, NS, LEASE, identity);
     wirings.add(w);
     return w;
   }

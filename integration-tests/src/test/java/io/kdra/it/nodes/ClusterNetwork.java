@@ -106,19 +106,9 @@ public final class ClusterNetwork implements AutoCloseable {
     }
   }
 
-  /**
-   * Machine-wide (this user's cache, as the other leftovers' records), not in the run's temporary
-   * directory: {@code bin/demo} gives its JVM one of its own, and a run that cannot see another's
-   * lock deletes that run's bridge as a killed run's.
-   */
+  /** Machine-wide: {@link io.kdra.it.support.Leftovers#slotLock}. */
   static Path lockPath(int slot) {
-    Path dir = io.kdra.it.support.Leftovers.machineWide("cluster-network");
-    try {
-      java.nio.file.Files.createDirectories(dir);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return dir.resolve("slot-" + slot + ".lock");
+    return io.kdra.it.support.Leftovers.slotLock("cluster-network", slot);
   }
 
   private void makeBridge() {

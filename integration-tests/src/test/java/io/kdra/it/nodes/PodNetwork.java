@@ -89,15 +89,9 @@ public final class PodNetwork implements AutoCloseable {
     return network;
   }
 
-  /** Machine-wide, as {@link ClusterNetwork#lockPath}'s, for the same reason. */
+  /** Machine-wide: {@link io.kdra.it.support.Leftovers#slotLock}. */
   static Path lockPath(int slot) {
-    Path dir = io.kdra.it.support.Leftovers.machineWide("pod-network");
-    try {
-      java.nio.file.Files.createDirectories(dir);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return dir.resolve("slot-" + slot + ".lock");
+    return io.kdra.it.support.Leftovers.slotLock("pod-network", slot);
   }
 
   /** The /28's first address: the network's number in the last byte. */

@@ -119,6 +119,21 @@ public final class Leftovers {
     return cacheDir().resolve("leftovers").resolve(kind);
   }
 
+  /**
+   * The lock file of network slot {@code slot} of {@code kind}: machine-wide, so that runs beside
+   * each other see it whatever temporary directory each has ({@code bin/demo} gives its JVM one of
+   * its own), or one run takes another's bridge for a killed run's and deletes it.
+   */
+  public static Path slotLock(String kind, int slot) {
+    Path dir = machineWide(kind);
+    try {
+      java.nio.file.Files.createDirectories(dir);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return dir.resolve("slot-" + slot + ".lock");
+  }
+
   /** The harness's cache of built binaries and images. */
   public static Path cacheDir() {
     String configured = System.getenv("KDRA_CACHE_DIR");

@@ -13,10 +13,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
-import io.kdra.it.nodes.TestKubelet;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
-import io.kdra.it.services.NodeFiles;
 import io.kdra.it.services.Stack;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,14 +45,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *
  * <p>Checked after every operation: no device is in two claims' allocations, no pod's node changed;
  * after each control-plane fault, every Lease is held and renewed again within 30 s of the return.
- * Checked once the faults stopped and it settled, each within {@link #SETTLE}: no claim is left
- * being deleted that no existing pod has reserved; no claim is reserved for a pod that no longer
- * exists; no CDI spec or checkpoint entry on a node lacks its allocated claim, and every bound pod
- * was prepared and its claims have their CDI spec and checkpoint entry on its node; every pod not
- * bound has PodScheduled=False with a message, and none is pending that could run (its claim
- * allocated, or a device free); every node's pool is published whole and untainted; no gang is
- * partly bound (of its pods, none or at least minCount). Finally everything is deleted and every
- * device must be free again: one pod per device of the cluster is placed.
+ * Checked once the faults stopped and it settled, each within {@link #SETTLE}: the settled
+ * invariants of {@link SoakInvariants}. Finally everything is deleted and every device must be free
+ * again: one pod per device of the cluster is placed.
  *
  * <p>{@code -Dsoak.duration=PT30M} for the long form (default: {@link #SHORT}; longer than {@link
  * #LONG}, outages of two minutes too), {@code -Dsoak.seed=N} replays a run: the seed is printed at
@@ -117,8 +110,6 @@ class ChaosSoakIT {
   private static ControlPlane.Running controlPlane;
 
   private final Map<String, Integer> operations = new TreeMap<>();
-  private final Map<String, String> nodeOfPod = new HashMap<>();
-  private int invariantChecks;
 
   @BeforeAll
   static void slicesPublished(ControlPlane.Running running) {
@@ -145,6 +136,7 @@ class ChaosSoakIT {
         new SoakFaults(
             stack, controlPlane, random, duration.compareTo(LONG) > 0, faultCounts, NODES, TLS);
     Soak soak = new Soak(stack, random, faults, faultCounts);
+    SoakInvariants invariants = new SoakInvariants(stack, NODES, DEVICES_OF);
     long end = System.nanoTime() + duration.toNanos();
     long started = System.nanoTime();
     while (System.nanoTime() < end) {
@@ -152,8 +144,7 @@ class ChaosSoakIT {
       operations.merge(op, 1, Integer::sum);
       faults.tick();
       soak.superviseServices();
-      assertNoDeviceInTwoClaims();
-      assertNoPodChangedNode();
+      invariants.afterEachOperation();
     }
     faults.endAll();
     long stopped = System.nanoTime();
@@ -169,17 +160,7 @@ class ChaosSoakIT {
         .untilAsserted(
             () -> {
               soak.superviseServices();
-              assertNoClaimBeingDeletedUnlessInUse();
-              assertNoReservationForAGonePod();
-              assertNoPreparedStateWithoutItsClaim();
-              assertEveryBoundPodPreparedOnItsNode();
-              assertEveryPendingPodHasAReason();
-              assertNoPodPendingWhileItCouldRun();
-              assertSlicesMatchInventoriesUntainted();
-              assertNoHandshakeRefused();
-              assertNoGangPartlyBound();
-              assertNoDeviceInTwoClaims();
-              assertNoPodChangedNode();
+              invariants.settled();
             });
     System.out.printf(
         "[soak] settled %d ms after the faults stopped%n",
@@ -202,8 +183,8 @@ class ChaosSoakIT {
         .untilAsserted(
             () -> {
               assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
-              assertThat(claims()).isEmpty();
-              assertNoPreparedStateWithoutItsClaim();
+              assertThat(invariants.claims()).isEmpty();
+              invariants.assertNoPreparedStateWithoutItsClaim();
             });
     client
         .resource(Dra.template(stack.namespace, "final", KdraChart.GPU_CLASS, 1))
@@ -228,278 +209,20 @@ class ChaosSoakIT {
                     .as(p.getMetadata().getName())
                     .isNotNull();
               }
-              assertNoDeviceInTwoClaims();
+              invariants.assertNoDeviceInTwoClaims();
             });
     System.out.printf(
         "[soak] seed %d: invariants held; %d operations, %d invariant checks, %d s in all;"
             + " %d faults: %s; replicas started again after exiting by themselves: %d%n",
         seed,
         operations.values().stream().mapToInt(Integer::intValue).sum(),
-        invariantChecks,
+        invariants.checks(),
         (System.nanoTime() - started) / 1_000_000_000,
         faultCounts.values().stream().mapToInt(Integer::intValue).sum(),
         faultCounts,
         java.util.stream.Stream.concat(CONTROLLERS.stream(), PUBLISHERS.stream())
             .mapToInt(stack.services::restarts)
             .sum());
-  }
-
-  /** No driver's TLS handshake with a publisher was refused, certificate rotations included. */
-  private void assertNoHandshakeRefused() {
-    invariantChecks++;
-    assertThat(SoakTls.refusals(stack, NODES)).as("handshakes refused").isZero();
-  }
-
-  /** A pod's node, once set, never changes. */
-  private void assertNoPodChangedNode() {
-    invariantChecks++;
-    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
-      String node = p.getSpec().getNodeName();
-      if (node != null) {
-        String before = nodeOfPod.putIfAbsent(p.getMetadata().getUid(), node);
-        assertThat(before == null || before.equals(node))
-            .as("%s bound to %s, then %s", p.getMetadata().getName(), before, node)
-            .isTrue();
-      }
-    }
-  }
-
-  /**
-   * Issue 39's invariant: every bound pod (not being deleted) was prepared by its node's kubelet,
-   * and each of its claims has its CDI spec and its checkpoint entry on that node (a damaged
-   * checkpoint or a driver stopped mid-prepare must lose neither).
-   */
-  private void assertEveryBoundPodPreparedOnItsNode() {
-    invariantChecks++;
-    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
-      String node = p.getSpec().getNodeName();
-      if (node == null || p.getMetadata().getDeletionTimestamp() != null) {
-        continue;
-      }
-      TestKubelet.Prepared prepared = stack.nodes.kubelet(node).prepared(p);
-      assertThat(prepared)
-          .as(
-              "%s prepared on %s (last error: %s)",
-              p.getMetadata().getName(), node, stack.nodes.kubelet(node).lastError(p))
-          .isNotNull();
-      List<String> specs = NodeFiles.cdiClaimUids(stack.nodes.cdiDir(node));
-      List<String> entries = NodeFiles.checkpointClaimUids(stack.nodes.checkpointFile(node));
-      for (var claim : prepared.claims()) {
-        assertThat(specs)
-            .as(
-                "CDI spec of claim %s of %s on %s",
-                claim.getName(), p.getMetadata().getName(), node)
-            .contains(claim.getUid());
-        assertThat(entries)
-            .as(
-                "checkpoint entry of claim %s of %s on %s",
-                claim.getName(), p.getMetadata().getName(), node)
-            .contains(claim.getUid());
-      }
-    }
-  }
-
-  /**
-   * Issue 40's invariant, once the faults stopped: every pending pod binds when capacity frees, so
-   * no pod that could run is left pending while what it needs is free. A pod (not of a gang: see
-   * {@link #assertNoGangPartlyBound}) could run when its claim exists (or, from a template, its
-   * template does) and is not being deleted; it needs nothing more when its claim is allocated, one
-   * free device otherwise (every device is a GPU of the class).
-   */
-  private void assertNoPodPendingWhileItCouldRun() {
-    invariantChecks++;
-    List<ResourceClaim> claims = claims();
-    Map<String, ResourceClaim> byName = new HashMap<>();
-    claims.forEach(c -> byName.put(c.getMetadata().getName(), c));
-    java.util.Set<String> free = new java.util.TreeSet<>(publishedUntaintedDevices());
-    claims.forEach(c -> Dra.devices(c).forEach(free::remove));
-    List<String> templates =
-        client
-            .resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
-            .inNamespace(stack.namespace)
-            .list()
-            .getItems()
-            .stream()
-            .map(t -> t.getMetadata().getName())
-            .toList();
-    List<String> couldRun = new ArrayList<>();
-    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
-      if (p.getSpec().getNodeName() != null
-          || p.getMetadata().getDeletionTimestamp() != null
-          || GangMembers.groupOf(p) != null) {
-        continue;
-      }
-      var entry = p.getSpec().getResourceClaims().get(0);
-      String claimName = entry.getResourceClaimName();
-      if (claimName == null && p.getStatus() != null) {
-        claimName =
-            p.getStatus().getResourceClaimStatuses().stream()
-                .map(s -> s.getResourceClaimName())
-                .filter(java.util.Objects::nonNull)
-                .findFirst()
-                .orElse(null);
-      }
-      ResourceClaim claim = claimName == null ? null : byName.get(claimName);
-      boolean exists =
-          claim != null
-              || (entry.getResourceClaimName() == null
-                  && claimName == null
-                  && templates.contains(entry.getResourceClaimTemplateName()));
-      if (!exists || (claim != null && claim.getMetadata().getDeletionTimestamp() != null)) {
-        continue;
-      }
-      boolean allocated = !Dra.devices(claim).isEmpty();
-      if (allocated || !free.isEmpty()) {
-        couldRun.add(
-            p.getMetadata().getName()
-                + (allocated ? " (its claim is allocated)" : " (free: " + free + ")"));
-      }
-    }
-    assertThat(couldRun).as("pods pending that could run").isEmpty();
-  }
-
-  /** {@code pool/device} of every published device of the driver without a taint. */
-  private static List<String> publishedUntaintedDevices() {
-    return client.resources(ResourceSlice.class).list().getItems().stream()
-        .filter(s -> Stack.DRIVER.equals(s.getSpec().getDriver()))
-        .flatMap(
-            s ->
-                s.getSpec().getDevices().stream()
-                    .filter(d -> d.getTaints() == null || d.getTaints().isEmpty())
-                    .map(d -> s.getSpec().getPool().getName() + "/" + d.getName()))
-        .toList();
-  }
-
-  /** Each node's pool is published whole, with no taint left from a partition or a kill. */
-  private void assertSlicesMatchInventoriesUntainted() {
-    invariantChecks++;
-    Map<String, Integer> published = new TreeMap<>();
-    for (ResourceSlice s : client.resources(ResourceSlice.class).list().getItems()) {
-      if (Stack.DRIVER.equals(s.getSpec().getDriver())
-          && DEVICES_OF.containsKey(s.getSpec().getNodeName())) {
-        published.merge(
-            s.getSpec().getNodeName(),
-            (int)
-                s.getSpec().getDevices().stream()
-                    .filter(d -> d.getTaints() == null || d.getTaints().isEmpty())
-                    .count(),
-            Integer::sum);
-      }
-    }
-    assertThat(published).as("untainted devices published per node").isEqualTo(DEVICES_OF);
-  }
-
-  private void assertNoDeviceInTwoClaims() {
-    invariantChecks++;
-    List<String> devices =
-        claims().stream()
-            .flatMap(
-                c -> Dra.devices(c).stream().map(d -> d + " (" + c.getMetadata().getName() + ")"))
-            .toList();
-    assertThat(devices.stream().map(d -> d.substring(0, d.indexOf(' '))).toList())
-        .as("allocated devices: %s", devices)
-        .doesNotHaveDuplicates();
-  }
-
-  /** A claim may wait in deletion only while a pod that exists still has it reserved. */
-  private void assertNoClaimBeingDeletedUnlessInUse() {
-    invariantChecks++;
-    List<String> podUids = podUids();
-    assertThat(claims())
-        .as("claims being deleted, reserved by no pod that exists")
-        .noneMatch(
-            c ->
-                c.getMetadata().getDeletionTimestamp() != null
-                    && (c.getStatus() == null
-                        || c.getStatus().getReservedFor() == null
-                        || c.getStatus().getReservedFor().stream()
-                            .noneMatch(r -> podUids.contains(r.getUid()))));
-  }
-
-  private static List<String> podUids() {
-    return client.pods().inNamespace(stack.namespace).list().getItems().stream()
-        .map(p -> p.getMetadata().getUid())
-        .toList();
-  }
-
-  private void assertNoReservationForAGonePod() {
-    invariantChecks++;
-    List<String> podUids = podUids();
-    for (ResourceClaim c : claims()) {
-      if (c.getStatus() != null && c.getStatus().getReservedFor() != null) {
-        assertThat(c.getStatus().getReservedFor())
-            .as("reservedFor of %s", c.getMetadata().getName())
-            .allMatch(r -> podUids.contains(r.getUid()));
-      }
-    }
-  }
-
-  private void assertNoPreparedStateWithoutItsClaim() {
-    invariantChecks++;
-    Map<String, ResourceClaim> byUid = new TreeMap<>();
-    claims().forEach(c -> byUid.put(c.getMetadata().getUid(), c));
-    for (String node : NODES) {
-      for (String uid : NodeFiles.cdiClaimUids(stack.nodes.cdiDir(node))) {
-        assertThat(byUid.get(uid)).as("claim of CDI spec %s on %s", uid, node).isNotNull();
-        assertThat(Dra.devices(byUid.get(uid)))
-            .as("allocation of claim %s on %s", uid, node)
-            .anyMatch(d -> d.startsWith(node + "/"));
-      }
-      for (String uid :
-          NodeFiles.checkpointClaimUids(
-              stack.nodes.nodeDir(node).resolve("plugins/checkpoint.json"))) {
-        assertThat(byUid).as("claim of checkpoint entry %s on %s", uid, node).containsKey(uid);
-      }
-    }
-  }
-
-  /**
-   * A gang is placed whole or not at all: of a PodGroup's pods (none being deleted: the soak
-   * deletes a gang's pods only with the gang), none bound or at least its minCount.
-   */
-  private void assertNoGangPartlyBound() {
-    if (!GangMembers.served()) {
-      return;
-    }
-    invariantChecks++;
-    List<Pod> pods = client.pods().inNamespace(stack.namespace).list().getItems();
-    for (var group : GangMembers.podGroups(client, stack.namespace).list().getItems()) {
-      String name = group.getMetadata().getName();
-      int minCount = GangMembers.minCount(group);
-      List<String> bound =
-          GangMembers.of(pods, name).stream()
-              .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-              .filter(p -> p.getSpec().getNodeName() != null)
-              .map(p -> p.getMetadata().getName() + "@" + p.getSpec().getNodeName())
-              .toList();
-      assertThat(bound.isEmpty() || bound.size() >= minCount)
-          .as("gang %s partly bound: %s (minCount %d)", name, bound, minCount)
-          .isTrue();
-    }
-  }
-
-  private void assertEveryPendingPodHasAReason() {
-    invariantChecks++;
-    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
-      if (p.getSpec().getNodeName() != null || p.getMetadata().getDeletionTimestamp() != null) {
-        continue;
-      }
-      assertThat(
-              p.getStatus() == null || p.getStatus().getConditions() == null
-                  ? List.of()
-                  : p.getStatus().getConditions())
-          .as("conditions of pending pod %s", p.getMetadata().getName())
-          .anySatisfy(
-              c -> {
-                assertThat(c.getType()).isEqualTo("PodScheduled");
-                assertThat(c.getStatus()).isEqualTo("False");
-                assertThat(c.getMessage()).isNotBlank();
-              });
-    }
-  }
-
-  private static List<ResourceClaim> claims() {
-    return client.resources(ResourceClaim.class).inNamespace(stack.namespace).list().getItems();
   }
 
   /** The operations and faults, drawn from one seeded random stream. */

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.controlplane.EtcdLink;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
 import io.kdra.it.services.Stack;
@@ -23,22 +24,28 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Random operations against the whole stack for a bounded time, then invariants once it settles.
- * Operations: pods from templates and pods sharing a claim created and deleted in random order with
- * reused names (gracefully or at once, one at a time or in bursts), claims and templates created
- * and deleted before or after their pods, SIGKILL and restart of any service (two claim-controller
- * replicas, two slice-publisher replicas, a driver often mid-prepare, since prepares take a while
- * here), a node's slices deleted, a node deleted and registered again, and the faults of {@link
- * SoakFaults}: the kube-apiserver restarted or away, etcd restarted, a leader frozen past its
- * lease, partitions between a claim-controller and the API server and between a driver and the
- * publishers, a driver stopped by SIGTERM, a driver's checkpoint truncated or garbage. A service
- * that exits on its own is started again, as its Deployment would.
+ * Operations: pods from templates (the soak's, or a ComputeClass's) and pods sharing a claim
+ * created and deleted in random order with reused names (gracefully or at once, one at a time or in
+ * bursts), claims and templates created and deleted before or after their pods (with no config, a
+ * valid or an invalid one of our driver, through the publishers' admission webhook: {@link
+ * SoakWebhook}), ComputeClasses created, changed and deleted ({@link SoakBridge}), SIGKILL and
+ * restart of any service (two claim-controller replicas, two slice-publisher replicas, the
+ * computeclass-bridge, a driver often mid-prepare, since prepares take a while here), a node's
+ * slices deleted, a node deleted and registered again, and the faults of {@link SoakFaults}: the
+ * kube-apiserver restarted or away, etcd restarted or slow, a leader frozen past its lease,
+ * partitions between a claim-controller and the API server and between a driver and the publishers,
+ * a driver stopped by SIGTERM, a driver's checkpoint truncated or garbage, certificate and CA
+ * rotation, the admission webhook down, bursts of ComputeClass churn. A service that exits on its
+ * own is started again, as its Deployment would.
  *
  * <p>Where the Workload API is served (1.37 on), gangs too: a PodGroup of {@link #GANG_SIZE} pods
  * with a gang policy created with its pods and deleted with them.
@@ -80,12 +87,20 @@ class ChaosSoakIT {
   /** The inventory gRPC's certificates, which the soak rotates. */
   static final SoakTls TLS = SoakTls.create();
 
+  /** kube-apiserver reaching etcd through a proxy the soak delays; made before the stack starts. */
   @RegisterExtension
+  @Order(1)
+  static final EtcdLink ETCD = new EtcdLink();
+
+  @RegisterExtension
+  @Order(2)
   static final KdraStack STACK =
       KdraStack.nodes(twoL4s("node-a"), oneA100("node-b"), l4s("node-c", 2))
           .withControllers(2)
           .withPublishers(2)
           .withControllerApiLinks()
+          .withPublisherWebhook()
+          .withBridge()
           .withProperties(properties());
 
   private static Map<String, String> properties() {
@@ -108,6 +123,8 @@ class ChaosSoakIT {
   private static Stack stack;
   private static KubernetesClient client;
   private static ControlPlane.Running controlPlane;
+  private static SoakWebhook webhook;
+  private static SoakBridge bridge;
 
   private final Map<String, Integer> operations = new TreeMap<>();
 
@@ -124,6 +141,18 @@ class ChaosSoakIT {
                     .isEqualTo(DEVICES));
   }
 
+  /** While the stack still runs: the bridge's finalizer lets the ComputeClasses go. */
+  @AfterAll
+  static void removeWebhookAndComputeClasses() {
+    if (bridge != null) {
+      bridge.deleteAll();
+      await("the soak's ComputeClasses gone").atMost(SETTLE).until(bridge::allGone);
+    }
+    if (webhook != null) {
+      webhook.unregister();
+    }
+  }
+
   @Test
   void randomOperationsAndFaultsKeepEveryInvariant() {
     long seed = Long.getLong("soak.seed", System.nanoTime());
@@ -132,11 +161,24 @@ class ChaosSoakIT {
         "[soak] seed %d, %s of operations (replay: -Dsoak.seed=%d)%n", seed, duration, seed);
     Random random = new Random(seed);
     Map<String, Integer> faultCounts = new TreeMap<>();
+    Map<String, Integer> writes = new TreeMap<>();
+    webhook = new SoakWebhook(client, stack.services.webhook(), random, writes);
+    webhook.register();
+    bridge = new SoakBridge(client, stack.namespace, random);
     SoakFaults faults =
         new SoakFaults(
-            stack, controlPlane, random, duration.compareTo(LONG) > 0, faultCounts, NODES, TLS);
-    Soak soak = new Soak(stack, random, faults, faultCounts);
-    SoakInvariants invariants = new SoakInvariants(stack, NODES, DEVICES_OF);
+            stack,
+            controlPlane,
+            random,
+            duration.compareTo(LONG) > 0,
+            faultCounts,
+            NODES,
+            TLS,
+            ETCD.proxy(),
+            webhook,
+            bridge);
+    Soak soak = new Soak(stack, random, faults, faultCounts, webhook, bridge);
+    SoakInvariants invariants = new SoakInvariants(stack, NODES, DEVICES_OF, bridge);
     long end = System.nanoTime() + duration.toNanos();
     long started = System.nanoTime();
     while (System.nanoTime() < end) {
@@ -211,6 +253,16 @@ class ChaosSoakIT {
               }
               invariants.assertNoDeviceInTwoClaims();
             });
+    // nothing left of deleted ComputeClasses: no template, no DeviceClass
+    bridge.deleteAll();
+    await("the soak's ComputeClasses gone, and all they made")
+        .atMost(SETTLE)
+        .untilAsserted(
+            () -> {
+              assertThat(bridge.allGone()).as("ComputeClasses gone").isTrue();
+              invariants.assertBridgeConverged();
+            });
+    System.out.printf("[soak] claim and template writes through the webhook: %s%n", writes);
     System.out.printf(
         "[soak] seed %d: invariants held; %d operations, %d invariant checks, %d s in all;"
             + " %d faults: %s; replicas started again after exiting by themselves: %d%n",
@@ -233,8 +285,18 @@ class ChaosSoakIT {
     private final String ns;
     private final SoakFaults more;
     private final Map<String, Integer> faults;
+    private final SoakWebhook webhook;
+    private final SoakBridge bridge;
 
-    Soak(Stack stack, Random random, SoakFaults more, Map<String, Integer> faults) {
+    Soak(
+        Stack stack,
+        Random random,
+        SoakFaults more,
+        Map<String, Integer> faults,
+        SoakWebhook webhook,
+        SoakBridge bridge) {
+      this.webhook = webhook;
+      this.bridge = bridge;
       this.stack = stack;
       this.client = stack.client;
       this.random = random;
@@ -253,14 +315,16 @@ class ChaosSoakIT {
           return createPod(true);
         } else if (roll < 37 && GangMembers.served()) {
           return toggleGang();
-        } else if (roll < 60) {
+        } else if (roll < 58) {
           return deletePod();
-        } else if (roll < 65) {
+        } else if (roll < 63) {
           return burst();
-        } else if (roll < 72) {
+        } else if (roll < 70) {
           return toggleClaim();
-        } else if (roll < 79) {
+        } else if (roll < 77) {
           return toggleTemplate();
+        } else if (roll < 81) {
+          return bridge.churn();
         } else {
           return fault();
         }
@@ -272,19 +336,20 @@ class ChaosSoakIT {
     }
 
     /**
-     * A fault: one of the five kinds of process kills and object deletions, or one of {@link
+     * A fault: one of the six kinds of process kills and object deletions, or one of {@link
      * SoakFaults}' kinds when none of those is in place.
      */
     private String fault() {
-      int kind = random.nextInt(5 + SoakFaults.KINDS);
-      if (kind >= 5 && !more.inPlace()) {
+      int kind = random.nextInt(6 + SoakFaults.KINDS);
+      if (kind >= 6 && !more.inPlace()) {
         return more.inject();
       }
-      return switch (kind % 5) {
+      return switch (kind % 6) {
         case 0 -> fault(pick(CONTROLLERS), "kill -9");
         case 1 -> fault(pick(PUBLISHERS), "kill -9");
         case 2 -> fault("device-driver-" + pick(NODES), "kill -9");
-        case 3 -> deleteSlices(pick(NODES));
+        case 3 -> fault("computeclass-bridge", "kill -9");
+        case 4 -> deleteSlices(pick(NODES));
         default -> recreateNode(pick(NODES));
       };
     }
@@ -294,10 +359,12 @@ class ChaosSoakIT {
       if (client.pods().inNamespace(ns).withName(name).get() != null) {
         return "create-pod(exists)";
       }
+      // one template pod in four from a ComputeClass's template (which may not exist now)
+      String template = random.nextInt(4) == 0 ? bridge.template() : pick(TEMPLATES);
       Pod pod =
           shared
               ? Dra.podWithClaim(ns, name, pick(SHARED))
-              : Dra.podWithTemplate(ns, name, pick(TEMPLATES));
+              : Dra.podWithTemplate(ns, name, template);
       client.resource(pod).create();
       return shared ? "create-shared-pod" : "create-template-pod";
     }
@@ -352,8 +419,7 @@ class ChaosSoakIT {
       String name = pick(SHARED);
       var claim = client.resources(ResourceClaim.class).inNamespace(ns).withName(name);
       if (claim.get() == null) {
-        client.resource(Dra.claim(ns, name, KdraChart.GPU_CLASS, 1)).create();
-        return "create-claim";
+        return webhook.create(Dra.claim(ns, name, KdraChart.GPU_CLASS, 1), webhook.draw());
       }
       claim.delete();
       return "delete-claim";
@@ -367,8 +433,7 @@ class ChaosSoakIT {
               .inNamespace(ns)
               .withName(name);
       if (template.get() == null) {
-        client.resource(Dra.template(ns, name, KdraChart.GPU_CLASS, 1)).create();
-        return "create-template";
+        return webhook.create(Dra.template(ns, name, KdraChart.GPU_CLASS, 1), webhook.draw());
       }
       template.delete();
       return "delete-template";

@@ -3,6 +3,7 @@ package io.kdra.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -28,7 +29,8 @@ import java.util.TreeMap;
  * checkpoint entry on its node; every pod not bound has PodScheduled=False with a message, and none
  * is pending that could run (its claim allocated, or a device free); every node's pool is published
  * whole and untainted; no driver's TLS handshake was refused; no gang is partly bound (of its pods,
- * none or at least minCount).
+ * none or at least minCount); every ComputeClass's template and DeviceClasses are what the bridge
+ * makes of it, and nothing is left of deleted ones ({@link SoakBridge}).
  */
 final class SoakInvariants {
 
@@ -42,7 +44,11 @@ final class SoakInvariants {
   private final Map<String, String> nodeOfPod = new HashMap<>();
   private int invariantChecks;
 
-  SoakInvariants(Stack stack, List<String> nodes, Map<String, Integer> devicesOf) {
+  private final SoakBridge bridge;
+
+  SoakInvariants(
+      Stack stack, List<String> nodes, Map<String, Integer> devicesOf, SoakBridge bridge) {
+    this.bridge = bridge;
     this.stack = stack;
     this.client = stack.client;
     this.nodes = List.copyOf(nodes);
@@ -71,8 +77,15 @@ final class SoakInvariants {
     assertSlicesMatchInventoriesUntainted();
     assertNoHandshakeRefused();
     assertNoGangPartlyBound();
+    assertBridgeConverged();
     assertNoDeviceInTwoClaims();
     assertNoPodChangedNode();
+  }
+
+  /** Every ComputeClass's DeviceClasses and template are the bridge's mapping of it. */
+  void assertBridgeConverged() {
+    invariantChecks++;
+    bridge.assertConverged();
   }
 
   /** No driver's TLS handshake with a publisher was refused, certificate rotations included. */
@@ -134,8 +147,9 @@ final class SoakInvariants {
    * Issue 40's invariant, once the faults stopped: every pending pod binds when capacity frees, so
    * no pod that could run is left pending while what it needs is free. A pod (not of a gang: see
    * {@link #assertNoGangPartlyBound}) could run when its claim exists (or, from a template, its
-   * template does) and is not being deleted; it needs nothing more when its claim is allocated, one
-   * free device otherwise (every device is a GPU of the class).
+   * template does) and is not being deleted, and its claim's DeviceClasses exist (a ComputeClass's
+   * go with it); it needs nothing more when its claim is allocated, one free device otherwise
+   * (every device is a GPU of the class, and every ComputeClass of the soak takes either GPU type).
    */
   private void assertNoPodPendingWhileItCouldRun() {
     invariantChecks++;
@@ -153,6 +167,10 @@ final class SoakInvariants {
             .stream()
             .map(t -> t.getMetadata().getName())
             .toList();
+    java.util.Set<String> deviceClasses =
+        client.resources(DeviceClass.class).list().getItems().stream()
+            .map(c -> c.getMetadata().getName())
+            .collect(java.util.stream.Collectors.toSet());
     List<String> couldRun = new ArrayList<>();
     for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
       if (p.getSpec().getNodeName() != null
@@ -179,6 +197,10 @@ final class SoakInvariants {
       if (!exists || (claim != null && claim.getMetadata().getDeletionTimestamp() != null)) {
         continue;
       }
+      if (claim != null && Dra.devices(claim).isEmpty() && !classesExist(claim, deviceClasses)) {
+        // made from a ComputeClass's template before the ComputeClass and its classes went
+        continue;
+      }
       boolean allocated = !Dra.devices(claim).isEmpty();
       if (allocated || !free.isEmpty()) {
         couldRun.add(
@@ -187,6 +209,20 @@ final class SoakInvariants {
       }
     }
     assertThat(couldRun).as("pods pending that could run").isEmpty();
+  }
+
+  /**
+   * Whether every request of {@code claim} has a DeviceClass that exists: its own, or one of its
+   * alternatives' (a ComputeClass's template has those).
+   */
+  private static boolean classesExist(ResourceClaim claim, java.util.Set<String> deviceClasses) {
+    return claim.getSpec().getDevices().getRequests().stream()
+        .allMatch(
+            r ->
+                r.getExactly() != null
+                    ? deviceClasses.contains(r.getExactly().getDeviceClassName())
+                    : r.getFirstAvailable().stream()
+                        .anyMatch(s -> deviceClasses.contains(s.getDeviceClassName())));
   }
 
   /** {@code pool/device} of every published device of the driver without a taint. */

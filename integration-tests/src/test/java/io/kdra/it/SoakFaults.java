@@ -93,6 +93,9 @@ final class SoakFaults {
   /** A fault in place across operations; null when none. */
   private Ongoing ongoing;
 
+  /** The kinds not drawn yet in this round ({@link #inject}). */
+  private final List<Integer> deck = new java.util.ArrayList<>();
+
   /**
    * @param longForm the 30-minute form: longer outages too
    * @param counts where each injected fault is counted, by kind
@@ -176,12 +179,22 @@ final class SoakFaults {
         "[soak] %s ended after %d ms%n", o.kind(), (System.nanoTime() - o.since()) / 1_000_000);
   }
 
-  /** Injects one fault, of a kind drawn at random; returns the operation's name. */
+  /**
+   * Injects one fault, of a kind drawn at random from those not drawn yet in this round (every kind
+   * once, in a shuffled order, before any comes again: so that even the short form meets many of
+   * them); returns the operation's name.
+   */
   String inject() {
     if (ongoing != null) {
       throw new IllegalStateException("a fault is in place: " + ongoing.kind());
     }
-    return switch (random.nextInt(KINDS)) {
+    if (deck.isEmpty()) {
+      for (int k = 0; k < KINDS; k++) {
+        deck.add(k);
+      }
+      java.util.Collections.shuffle(deck, random);
+    }
+    return switch (deck.remove(deck.size() - 1)) {
       case 0 -> apiServerRestart();
       case 1 -> apiServerAway();
       case 2 -> etcdRestart();

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -56,7 +57,10 @@ var gangGates = map[string]bool{
 // minCount, PodGroup missing) is "gated", with the gating plugins. The queue
 // runs on a clock standing still, so the group's pods are tried in name order (priority,
 // attempts and queue time tie), as kdra tries them. Node choice among equal scores is random
-// upstream; `runs` > 1 shows whether a scenario's answer depends on it.
+// upstream; `runs` > 1 shows whether a scenario's answer depends on it. For a group placed, the
+// run also reports every claim's allocation once the binding cycles wrote them, so that the
+// caller can check upstream's allocations (see GangDifferentialIT: 1.37.2 gives one device to two
+// claims when members sharing a PodGroup-level claim have claims of their own).
 func schedGang(stdin io.Reader, stdout io.Writer) int {
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(gangGates); err != nil {
 		fmt.Fprintf(stdout, "{\"error\":%q}\n", err.Error())
@@ -109,6 +113,9 @@ type gangRun struct {
 	// Failed: pod name to the status message the FailureHandler got
 	Failed map[string]string `json:"failed,omitempty"`
 	Gating []string          `json:"gating,omitempty"`
+	// Allocations: each allocated claim's devices (pool/device) once the binding cycles of the
+	// placed pods wrote them (scheduled only)
+	Allocations map[string][]string `json:"allocations,omitempty"`
 }
 
 // permitRecorder is a Permit plugin that records where each pod that reaches Permit goes.
@@ -181,8 +188,10 @@ func gangOnce(sc gangScenario) (gangRun, error) {
 	}
 	client := fake.NewClientset(objects...)
 	// bindings succeed without touching the pods: the answer is read at Permit
+	var bound atomic.Int32
 	client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		if action.GetSubresource() == "binding" {
+			bound.Add(1)
 			return true, nil, nil
 		}
 		return false, nil, nil
@@ -267,6 +276,29 @@ func gangOnce(sc gangScenario) (gangRun, error) {
 	if len(placed) > 0 {
 		run.Outcome = "scheduled"
 		run.Placed = placed
+		// the binding cycles (PreBind writes the claims' allocations, then Bind) run on
+		// goroutines; five seconds is far more than they take
+		deadline := time.Now().Add(5 * time.Second)
+		if err := untilTrue(ctx, func(<-chan struct{}) bool {
+			return int(bound.Load()) >= len(placed) || time.Now().After(deadline)
+		}); err != nil {
+			return gangRun{}, err
+		}
+		claims, err := client.ResourceV1().ResourceClaims(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return gangRun{}, err
+		}
+		run.Allocations = map[string][]string{}
+		for _, c := range claims.Items {
+			if c.Status.Allocation == nil {
+				continue
+			}
+			var devices []string
+			for _, r := range c.Status.Allocation.Devices.Results {
+				devices = append(devices, r.Pool+"/"+r.Device)
+			}
+			run.Allocations[c.Name] = devices
+		}
 	}
 	return run, nil
 }

@@ -35,6 +35,14 @@ import org.junit.jupiter.api.Test;
  * #DEFAULT_RUNS} times in fresh schedulers; where its runs differ, ours must be one of its answers
  * (counted as tie-dependent), elsewhere the one.
  *
+ * <p>Left out, counted and listed in the report: scenarios where an upstream run allocated one
+ * device to two claims. kube-scheduler 1.37.2 does that when members of one pod group cycle share a
+ * PodGroup-level claim ({@code DRAWorkloadResourceClaims}) and have claims of their own: the
+ * allocations it writes give a device that one member's claim holds to another member's claim (or
+ * to the shared claim besides its own), so it "places" members that do not fit. The
+ * claim-controller never allocates a device twice and places fewer; seed 7's scenarios 313, 858,
+ * 1161 and 1242 (1,500 scenarios) are such cases.
+ *
  * <p>{@code -Dkdra.gang.scenarios=N} sets the count (default 300), {@code -Dkdra.gang.seed=S} draws
  * others (default {@link #DEFAULT_SEED}, fixed so that the build does not depend on the draw; what
  * another seed finds becomes a table row in the claim-controller's gang tests), {@code
@@ -64,6 +72,15 @@ class GangDifferentialIT {
     }
   }
 
+  /**
+   * Upstream's answers for one scenario.
+   *
+   * @param answers its distinct answers over the runs
+   * @param doubleAllocation a device one of its runs allocated to two claims, with them; null when
+   *     none did
+   */
+  record Upstream(Set<Answer> answers, String doubleAllocation) {}
+
   @Test
   void gangDecisionsAgreeWithKubeScheduler() throws Exception {
     long seed = Long.getLong("kdra.gang.seed", DEFAULT_SEED);
@@ -84,18 +101,34 @@ class GangDifferentialIT {
     for (int i = 0; i < count; i++) {
       scenarios.add(generator.next());
     }
-    List<Set<Answer>> upstream = upstream(scenarios, runs);
+    List<Upstream> upstream = upstream(scenarios, runs);
 
     List<String> disagreements = new ArrayList<>();
     List<GangScenario> disagreeing = new ArrayList<>();
+    List<String> excluded = new ArrayList<>();
     Map<String, Integer> outcomes = new TreeMap<>();
     int tieDependent = 0;
+    int partial = 0;
     try (OurGang ours = new OurGang()) {
       for (int i = 0; i < scenarios.size(); i++) {
         GangScenario s = scenarios.get(i);
         Answer mine = answer(ours.decide(s));
-        Set<Answer> theirs = upstream.get(i);
+        if (upstream.get(i).doubleAllocation() != null && sharesAGroupClaim(s)) {
+          // upstream's bug (see the class comment): its answer counts members it could not place
+          excluded.add(s.name() + ": upstream " + upstream.get(i).doubleAllocation());
+          continue;
+        }
+        if (upstream.get(i).doubleAllocation() != null) {
+          // a double allocation of another kind: not the known bug, so a finding
+          disagreements.add(s.name() + ": upstream " + upstream.get(i).doubleAllocation());
+          disagreeing.add(s);
+          continue;
+        }
+        Set<Answer> theirs = upstream.get(i).answers();
         outcomes.merge(mine.outcome(), 1, Integer::sum);
+        if (mine.outcome().equals("scheduled") && mine.members().size() < pending(s)) {
+          partial++; // placed with some members left pending
+        }
         if (theirs.size() > 1) {
           tieDependent++;
         }
@@ -105,19 +138,30 @@ class GangDifferentialIT {
         }
       }
     }
-    Path report = writeReport(disagreements, disagreeing, runs);
+    Path report = writeReport(disagreements, disagreeing, excluded, runs);
     System.out.println(
         "Gang differential: "
             + scenarios.size()
             + " scenarios (kdra: "
             + outcomes
-            + "); "
+            + ", "
+            + partial
+            + " of the scheduled with members left pending); "
             + tieDependent
             + " where upstream's runs differ (its random choice among equal nodes); "
+            + excluded.size()
+            + " left out where upstream allocated a device twice; "
             + disagreements.size()
             + " disagreements; report in "
             + report);
     assertThat(disagreements).as("gang decisions that differ (see %s)", report).isEmpty();
+  }
+
+  private static long pending(GangScenario s) {
+    return s.pods().stream()
+        .filter(p -> p.getSpec().getNodeName() == null)
+        .filter(p -> p.getSpec().getAdditionalProperties().containsKey("schedulingGroup"))
+        .count();
   }
 
   /** Our what-if as an answer. */
@@ -131,8 +175,8 @@ class GangDifferentialIT {
     return new Answer("unschedulable", Set.of());
   }
 
-  /** Upstream's distinct answers, one set per scenario. */
-  private static List<Set<Answer>> upstream(List<GangScenario> scenarios, int runs)
+  /** Upstream's answers, one per scenario. */
+  private static List<Upstream> upstream(List<GangScenario> scenarios, int runs)
       throws IOException, InterruptedException {
     Path binary = UpstreamAlloc.binary();
     assertThat(Files.isExecutable(binary))
@@ -156,18 +200,22 @@ class GangDifferentialIT {
       assertThat(p.exitValue()).as("dra-alloc-upstream gang exit status").isZero();
       List<String> lines = Files.readAllLines(out);
       assertThat(lines).as("one answer per scenario").hasSize(scenarios.size());
-      List<Set<Answer>> result = new ArrayList<>();
+      List<Upstream> result = new ArrayList<>();
       for (int i = 0; i < lines.size(); i++) {
         JsonNode r = JSON.readTree(lines.get(i));
         assertThat(r.path("error").asText("")).as(scenarios.get(i).name()).isEmpty();
         assertThat(r.path("name").asText()).isEqualTo(scenarios.get(i).name());
         Set<Answer> answers = new LinkedHashSet<>();
+        String doubleAllocation = null;
         for (JsonNode run : r.path("runs")) {
           Set<String> members = new TreeSet<>();
           run.path("placed").fieldNames().forEachRemaining(members::add);
           answers.add(new Answer(run.path("outcome").asText(), members));
+          if (doubleAllocation == null) {
+            doubleAllocation = doubleAllocation(run.path("allocations"));
+          }
         }
-        result.add(answers);
+        result.add(new Upstream(answers, doubleAllocation));
       }
       return result;
     } finally {
@@ -176,14 +224,41 @@ class GangDifferentialIT {
     }
   }
 
-  /** The disagreements, then each disagreeing scenario's JSON line (for replay and table rows). */
+  /** Whether the scenario's PodGroup has a claim of its own. */
+  private static boolean sharesAGroupClaim(GangScenario s) {
+    return s.podGroup().getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
+        && spec.containsKey("resourceClaims");
+  }
+
+  /** A device that two claims' allocations name, with the claims; null when none. */
+  static String doubleAllocation(JsonNode allocations) {
+    Map<String, String> owner = new TreeMap<>();
+    for (var it = allocations.fields(); it.hasNext(); ) {
+      var claim = it.next();
+      for (JsonNode device : claim.getValue()) {
+        String other = owner.putIfAbsent(device.asText(), claim.getKey());
+        if (other != null && !other.equals(claim.getKey())) {
+          return "allocated " + device.asText() + " to both " + other + " and " + claim.getKey();
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The disagreements, the scenarios left out, then each disagreeing scenario's JSON line (for
+   * replay and table rows).
+   */
   private static Path writeReport(
-      List<String> disagreements, List<GangScenario> scenarios, int runs) throws IOException {
+      List<String> disagreements, List<GangScenario> scenarios, List<String> excluded, int runs)
+      throws IOException {
     Path dir = Path.of("target", "gang-differential");
     Files.createDirectories(dir);
     Path report = dir.resolve("disagreements.txt");
     StringBuilder b = new StringBuilder("# disagreements\n");
     disagreements.forEach(l -> b.append(l).append('\n'));
+    b.append("# left out: upstream allocated a device to two claims\n");
+    excluded.forEach(l -> b.append(l).append('\n'));
     b.append("# their scenarios, as dra-alloc-upstream gang reads them\n");
     scenarios.forEach(s -> b.append(s.toJsonLine(runs)).append('\n'));
     Files.writeString(report, b.toString());

@@ -105,16 +105,18 @@ public final class GangScenarioGenerator {
 
     // pods already bound, some holding a GPU of their node
     int others = random.nextInt(4);
+    java.util.Set<String> taken = new java.util.HashSet<>(); // devices the bound pods hold
     for (int i = 0; i < others; i++) {
       String n = nodes.get(random.nextInt(nodes.size())).getMetadata().getName();
       Pod p = pod("other-" + i, pick(CPU_REQUESTS));
       p.getSpec().setNodeName(n);
       p.getStatus().setPhase("Running");
       int g = gpus.get(n);
-      if (g > 0 && random.nextBoolean()) {
+      int device = g > 0 ? random.nextInt(g) : 0;
+      if (g > 0 && random.nextBoolean() && taken.add(n + "/gpu-" + device)) {
         String claim = "other-" + i + "-gpu";
         ResourceClaim c = claimFrom(claim, templates.get(0));
-        allocate(c, n, "gpu-" + random.nextInt(g), p);
+        allocate(c, n, "gpu-" + device, p);
         claims.add(c);
         p.getSpec()
             .setResourceClaims(
@@ -139,7 +141,9 @@ public final class GangScenarioGenerator {
     // the group: members already bound (CPU only), pending members with claims
     int pending = 1 + random.nextInt(5);
     int bound = random.nextInt(4) == 0 ? 1 + random.nextInt(2) : 0;
-    int minCount = 1 + random.nextInt(pending + bound + 1);
+    // one in eight waits for a member that never comes
+    int minCount =
+        random.nextInt(8) == 0 ? pending + bound + 1 : 1 + random.nextInt(pending + bound);
     boolean shared = random.nextInt(3) == 0;
     String sharedClaim = GROUP + "-" + SHARED + "-g7x2k";
     if (shared) {

@@ -59,8 +59,8 @@ var gangGates = map[string]bool{
 // attempts and queue time tie), as kdra tries them. Node choice among equal scores is random
 // upstream; `runs` > 1 shows whether a scenario's answer depends on it. For a group placed, the
 // run also reports every claim's allocation once the binding cycles wrote them, so that the
-// caller can check upstream's allocations (see GangDifferentialIT: 1.37.2 gives one device to two
-// claims when members sharing a PodGroup-level claim have claims of their own).
+// caller can check upstream's allocations (see GangDifferentialIT: 1.37.2's are wrong when
+// members sharing a PodGroup-level claim have claims of their own).
 func schedGang(stdin io.Reader, stdout io.Writer) int {
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(gangGates); err != nil {
 		fmt.Fprintf(stdout, "{\"error\":%q}\n", err.Error())

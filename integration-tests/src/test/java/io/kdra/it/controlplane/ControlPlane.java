@@ -179,8 +179,9 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
               .withApiServerFlag("--token-auth-file", tokens.toString())
               // webhooks and aggregated APIs called at their Services' endpoints
               // (EndpointSlices),
-              // not at the cluster IP: no kube-proxy routes cluster IPs here
-              // (CertManagerWebhookIT)
+              // not at the cluster IP: no kube-proxy routes cluster IPs here (no IT on this
+              // control plane calls a webhook by its Service now; the multi-node cluster's
+              // API server has the flag of its own)
               .withApiServerFlag("--enable-aggregator-routing=true");
       // the Workload API and PodGroup claims (GangSchedulingIT), where the version has them
       apiServerFlags(VERSION, gates).forEach(config::withApiServerFlag);

@@ -45,12 +45,12 @@ import java.util.stream.Stream;
  *   <li>ports come free from the kernel, sockets and state live in {@code target/rn/<node>}.
  * </ul>
  *
- * Pods get an {@code eth0} that leads nowhere (the {@code kdra-isolated} CNI plugin), or, on a
- * {@link PodNetwork}, an address the host reaches (the {@code kdra-bridge} plugin); images are
- * {@code k8s.local/busybox:1} and the pause image, imported from the cache (no registry can be
- * reached). The suite's API server cannot reach a loopback kubelet, so container logs are read from
- * the kubelet's {@code podLogsDir} ({@link #containerLog}); a node of a {@link MultiNodeCluster}
- * serves them to its API server too ({@code kubectl logs}, {@code kubectl exec}).
+ * Pods get an {@code eth0} that leads nowhere (the {@code kdra-isolated} CNI plugin), or, on a node
+ * of a {@link MultiNodeCluster}, an address of the cluster's pod network; images are {@code
+ * k8s.local/busybox:1} and the pause image, imported from the cache (no registry can be reached).
+ * The suite's API server cannot reach a loopback kubelet, so container logs are read from the
+ * kubelet's {@code podLogsDir} ({@link #containerLog}); a node of a {@link MultiNodeCluster} serves
+ * them to its API server too ({@code kubectl logs}, {@code kubectl exec}).
  */
 public final class RealNode implements AutoCloseable {
 
@@ -83,7 +83,6 @@ public final class RealNode implements AutoCloseable {
       RealNodeBinaries binaries,
       KubernetesClient client,
       String kubeconfig,
-      PodNetwork network,
       OwnNetwork own,
       Map<String, Boolean> featureGates) {
     this.name = name;
@@ -92,7 +91,7 @@ public final class RealNode implements AutoCloseable {
     this.client = client;
     this.own = own;
     this.cgroups = NodeCgroups.forNode(name);
-    this.files = new RealNodeFiles(dir, binaries, cgroups, kubeconfig, network, own, featureGates);
+    this.files = new RealNodeFiles(dir, binaries, cgroups, kubeconfig, own, featureGates);
     this.hook = new Thread(this::killAll, "real-node-" + name);
   }
 
@@ -108,21 +107,7 @@ public final class RealNode implements AutoCloseable {
       RealNodeBinaries binaries,
       KubernetesClient client,
       String kubeconfig) {
-    return start(name, dir, binaries, client, kubeconfig, (PodNetwork) null);
-  }
-
-  /**
-   * As {@link #start(String, Path, RealNodeBinaries, KubernetesClient, String)}, the pods on {@code
-   * network} (addresses the host reaches) instead of an {@code eth0} that leads nowhere.
-   */
-  public static RealNode start(
-      String name,
-      Path dir,
-      RealNodeBinaries binaries,
-      KubernetesClient client,
-      String kubeconfig,
-      PodNetwork network) {
-    return start(new RealNode(name, dir, binaries, client, kubeconfig, network, null, Map.of()));
+    return start(new RealNode(name, dir, binaries, client, kubeconfig, null, Map.of()));
   }
 
   /**
@@ -136,7 +121,7 @@ public final class RealNode implements AutoCloseable {
       KubernetesClient client,
       String kubeconfig,
       Map<String, Boolean> featureGates) {
-    return start(new RealNode(name, dir, binaries, client, kubeconfig, null, null, featureGates));
+    return start(new RealNode(name, dir, binaries, client, kubeconfig, null, featureGates));
   }
 
   /**
@@ -152,7 +137,7 @@ public final class RealNode implements AutoCloseable {
       KubernetesClient client,
       String kubeconfig,
       OwnNetwork own) {
-    return start(new RealNode(name, dir, binaries, client, kubeconfig, null, own, Map.of()));
+    return start(new RealNode(name, dir, binaries, client, kubeconfig, own, Map.of()));
   }
 
   /**

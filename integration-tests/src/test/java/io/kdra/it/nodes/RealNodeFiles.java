@@ -66,9 +66,6 @@ final class RealNodeFiles {
   private final NodeCgroups cgroups;
   private final String kubeconfig;
 
-  /** Where pods get host-reachable addresses; null: the isolated plugin, no network. */
-  private final PodNetwork network;
-
   /** The node's own network namespace and pod range; null: the host's network. */
   private final RealNode.OwnNetwork own;
 
@@ -78,13 +75,8 @@ final class RealNodeFiles {
   final int kubeletPort;
   final int healthzPort;
 
-  RealNodeFiles(
-      Path dir,
-      RealNodeBinaries binaries,
-      NodeCgroups cgroups,
-      String kubeconfig,
-      PodNetwork network) {
-    this(dir, binaries, cgroups, kubeconfig, network, null, Map.of());
+  RealNodeFiles(Path dir, RealNodeBinaries binaries, NodeCgroups cgroups, String kubeconfig) {
+    this(dir, binaries, cgroups, kubeconfig, null, Map.of());
   }
 
   RealNodeFiles(
@@ -92,10 +84,8 @@ final class RealNodeFiles {
       RealNodeBinaries binaries,
       NodeCgroups cgroups,
       String kubeconfig,
-      PodNetwork network,
       RealNode.OwnNetwork own,
       Map<String, Boolean> featureGates) {
-    this.network = network;
     this.own = own;
     this.featureGates = new TreeMap<>(featureGates);
     // a network of its own: the kubelet's usual ports, nobody else's there
@@ -167,7 +157,7 @@ final class RealNodeFiles {
       if (own != null) {
         TestFiles.write(dir.resolve("cni/net.d/10-kdra.conflist"), standardCniConfig());
       } else {
-        String plugin = network == null ? "kdra-isolated" : "kdra-bridge";
+        String plugin = "kdra-isolated";
         try (InputStream in = RealNodeFiles.class.getResourceAsStream("/realnode/" + plugin)) {
           Path target = dir.resolve("cni/bin/" + plugin);
           Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
@@ -175,10 +165,8 @@ final class RealNodeFiles {
         }
         TestFiles.write(
             dir.resolve("cni/net.d/10-kdra.conflist"),
-            network != null
-                ? network.cniConfig()
-                : "{\"cniVersion\":\"1.0.0\","
-                    + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
+            "{\"cniVersion\":\"1.0.0\","
+                + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
       }
       TestFiles.write(conf().resolve("kubeconfig"), kubeconfig);
       if (own != null) {

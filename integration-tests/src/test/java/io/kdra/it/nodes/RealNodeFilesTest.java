@@ -15,13 +15,7 @@ class RealNodeFilesTest {
 
   private static String kubeletConfig(Map<String, Boolean> gates) {
     return new RealNodeFiles(
-            Path.of("/nonexistent/rn"),
-            null,
-            NodeCgroups.forNode("rn-test"),
-            "unused",
-            null,
-            null,
-            gates)
+            Path.of("/nonexistent/rn"), null, NodeCgroups.forNode("rn-test"), "unused", null, gates)
         .kubeletConfig();
   }
 
@@ -30,11 +24,7 @@ class RealNodeFilesTest {
     assertThat(kubeletConfig(Map.of())).doesNotContain("featureGates");
     assertThat(
             new RealNodeFiles(
-                    Path.of("/nonexistent/rn"),
-                    null,
-                    NodeCgroups.forNode("rn-test"),
-                    "unused",
-                    null)
+                    Path.of("/nonexistent/rn"), null, NodeCgroups.forNode("rn-test"), "unused")
                 .kubeletConfig())
         .doesNotContain("featureGates");
   }
@@ -63,7 +53,6 @@ class RealNodeFilesTest {
                 null,
                 NodeCgroups.forNode("rn-test"),
                 "unused",
-                null,
                 own,
                 Map.of())
             .kubeletConfig();

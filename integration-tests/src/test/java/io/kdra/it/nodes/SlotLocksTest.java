@@ -7,10 +7,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * A slot's lock (the multi-node cluster's and the single real nodes' pod network's) is the one
- * place where runs beside each other learn that a bridge is taken: it must be the same file for
- * every run of this user, whatever temporary directory a run has ({@code bin/demo} gives its JVM
- * one of its own), or a run takes another's bridge for a killed run's and deletes it.
+ * A slot's lock (the multi-node cluster's) is the one place where runs beside each other learn that
+ * a bridge is taken: it must be the same file for every run of this user, whatever temporary
+ * directory a run has ({@code bin/demo} gives its JVM one of its own), or a run takes another's
+ * bridge for a killed run's and deletes it.
  */
 class SlotLocksTest {
 
@@ -27,19 +27,5 @@ class SlotLocksTest {
     assertThat(own).isEqualTo(ClusterNetwork.lockPath(3));
     assertThat(own.getParent()).isEqualTo(Leftovers.machineWide("cluster-network"));
     assertThat(ClusterNetwork.lockPath(4)).isNotEqualTo(own);
-  }
-
-  @Test
-  void aPodNetworkSlotsLockIsMachineWideToo() {
-    String tmp = System.getProperty("java.io.tmpdir");
-    Path own;
-    try {
-      System.setProperty("java.io.tmpdir", "/a-run-of-its-own");
-      own = PodNetwork.lockPath(2);
-    } finally {
-      System.setProperty("java.io.tmpdir", tmp);
-    }
-    assertThat(own).isEqualTo(PodNetwork.lockPath(2));
-    assertThat(own.getParent()).isEqualTo(Leftovers.machineWide("pod-network"));
   }
 }

@@ -111,6 +111,12 @@ public class PodReconciler implements Reconciler<Pod> {
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
 
   /**
+   * UIDs of the pods of {@link #attempts} whose device search ran out of time once: their later
+   * searches run off the scheduling lock ({@code SearchSite}), until the pod is bound or gone.
+   */
+  private final Set<String> searchedOut = ConcurrentHashMap.newKeySet();
+
+  /**
    * UIDs of the pods whose reconcile runs now. The operator SDK runs one reconcile at a time per
    * namespace/name only, and not even that for a pod re-created under a deleted one's name: the old
    * reconcile's end clears the new pod's flag, so a second reconcile of the new pod may start while
@@ -345,8 +351,15 @@ public class PodReconciler implements Reconciler<Pod> {
               .map(p -> p.getMetadata().getUid())
               .collect(Collectors.toSet());
       attempts.keySet().retainAll(live);
+      searchedOut.retainAll(live);
     }
     return attempts.merge(uid, 1, Integer::sum);
+  }
+
+  /** Drops the pod's backoff state. */
+  private void forget(String uid) {
+    attempts.remove(uid);
+    searchedOut.remove(uid);
   }
 
   /** Whether backoff state is held for the pod with this UID. */
@@ -365,7 +378,7 @@ public class PodReconciler implements Reconciler<Pod> {
     if (!Pods.isScheduledBy(pod, config.schedulerName())
         || Pods.isDone(pod)
         || pod.getMetadata().getDeletionTimestamp() != null) {
-      attempts.remove(uid);
+      forget(uid);
       retries.forget(pod);
       return UpdateControl.noUpdate();
     }
@@ -384,7 +397,8 @@ public class PodReconciler implements Reconciler<Pod> {
   /** One scheduling attempt, preemption after it, and its outcome recorded on the pod. */
   private Outcome attempt(Pod pod, String uid) {
     int thisAttempt = attempts.getOrDefault(uid, 0) + 1;
-    Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod, thisAttempt));
+    boolean ranOut = searchedOut.contains(uid);
+    Outcome outcome = metrics.timeScheduling(() -> scheduling.schedule(pod, thisAttempt, ranOut));
     if (outcome instanceof Outcome.Unschedulable u && preemption != null) {
       outcome = preemption.afterUnschedulable(pod, u);
     } else if (outcome instanceof Outcome.Bound && preemption != null) {
@@ -418,7 +432,7 @@ public class PodReconciler implements Reconciler<Pod> {
   /** A pod of this scheduler, neither done nor deleting, whose UID no other reconcile holds. */
   private UpdateControl<Pod> reconcileOwn(Pod pod, String uid) {
     if (Pods.isBound(pod)) {
-      attempts.remove(uid);
+      forget(uid);
       retries.forget(pod);
       if (!Pods.claimEntries(pod).isEmpty()) {
         scheduling.reserveForBoundPod(pod);
@@ -438,7 +452,7 @@ public class PodReconciler implements Reconciler<Pod> {
     // timeout: woken by every cluster change, it would take the lock again at each
     triggers.attempted(pod, outcome instanceof Outcome.Unschedulable u && !u.timedOut());
     if (outcome instanceof Outcome.Bound) {
-      attempts.remove(uid);
+      forget(uid);
       retries.forget(pod);
       return UpdateControl.noUpdate();
     }
@@ -449,6 +463,9 @@ public class PodReconciler implements Reconciler<Pod> {
     Backoff backoff = new Backoff(config.retry().initialBackoff(), config.retry().maxBackoff());
     int attempt = countAttempt(uid);
     if (outcome instanceof Outcome.Unschedulable u) {
+      if (u.timedOut()) {
+        searchedOut.add(uid);
+      }
       retries.after(
           pod, u.timedOut() ? deadline().retryDelay(backoff, attempt) : backoff.delay(attempt));
     } else {

@@ -45,8 +45,26 @@ public final class DraCorePodAllocator implements PodAllocator {
    */
   private int nextStart;
 
+  /**
+   * The allocator for searches off the scheduling lock: its own snapshot cache, so that such a
+   * search never holds {@link #cache} while the pods under the lock search (the inventory is built
+   * a second time, once, when the first such search runs).
+   */
+  private final DraCorePodAllocator detached;
+
   public DraCorePodAllocator(AllocatorOptions options) {
     this.options = options;
+    this.detached = new DraCorePodAllocator(options, null);
+  }
+
+  private DraCorePodAllocator(AllocatorOptions options, DraCorePodAllocator detached) {
+    this.options = options;
+    this.detached = detached == null ? this : detached;
+  }
+
+  @Override
+  public PodAllocator detached() {
+    return detached;
   }
 
   @Override

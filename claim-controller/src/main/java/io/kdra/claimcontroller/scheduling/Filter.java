@@ -46,6 +46,20 @@ final class Filter {
       AllocatedState state,
       ExtendedResources.Filtered byExtended) {}
 
+  /**
+   * The nodes an attempt is narrowed to, and why the others are left out (the reason shown for them
+   * in the pod's condition).
+   */
+  record Within(Predicate<Node> accepts, String outside) {
+
+    /** Only the node named {@code node}: a placement found off the lock, redone under it. */
+    static Within node(String node) {
+      return new Within(
+          n -> node.equals(n.getMetadata().getName()),
+          "node(s) other than " + node + ", the one found off the scheduling lock");
+    }
+  }
+
   /** The allocator's decision, with the special claim it covered, or null. */
   record Allocation(PodAllocator.Decision decision, ExtendedResources.InMemoryClaim special) {}
 
@@ -74,7 +88,7 @@ final class Filter {
   }
 
   /** The nodes {@code s}'s pod may go to; with {@code within} (or null), only those it accepts. */
-  Nodes nodes(CycleState s, Predicate<Node> within) {
+  Nodes nodes(CycleState s, Within within) {
     ClusterView view = dra.view();
     NodeUsageCache usage = dra.usage();
     List<Pod> assumedBound =
@@ -196,17 +210,17 @@ final class Filter {
   }
 
   /**
-   * The filter's result with the nodes outside {@code domain} moved to the rejected ones, with a
-   * reason of their own.
+   * The filter's result with the nodes {@code within} does not accept moved to the rejected ones,
+   * with its reason.
    */
-  private static NodeFilter.Result within(NodeFilter.Result nodes, Predicate<Node> domain) {
+  private static NodeFilter.Result within(NodeFilter.Result nodes, Within within) {
     List<Node> feasible = new ArrayList<>();
     Map<String, String> rejected = new TreeMap<>(nodes.rejected());
     for (Node n : nodes.feasible()) {
-      if (domain.test(n)) {
+      if (within.accepts().test(n)) {
         feasible.add(n);
       } else {
-        rejected.put(n.getMetadata().getName(), "node(s) outside the pod group's topology domain");
+        rejected.put(n.getMetadata().getName(), within.outside());
       }
     }
     return new NodeFilter.Result(feasible, rejected);

@@ -1,6 +1,5 @@
 package io.kdra.claimcontroller.scheduling;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.claimcontroller.domain.GangDomains;
@@ -15,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
  * One gang pass under the scheduling lock: every pending member that could be placed is decided in
@@ -120,8 +118,12 @@ final class GangPass {
     return new GangTransaction.Placer<>() {
       @Override
       public Optional<Placement> place(CycleState m, Domain domain) {
-        Predicate<Node> within =
-            domain.key() == null ? null : n -> domain.contains(n.getMetadata().getLabels());
+        Filter.Within within =
+            domain.key() == null
+                ? null
+                : new Filter.Within(
+                    n -> domain.contains(n.getMetadata().getLabels()),
+                    "node(s) outside the pod group's topology domain");
         // a claim the members share is allocated by the first member placed: the later
         // ones see that (assumed) allocation, go where its devices are, allocate it no more
         List<ResourceClaim> claims = m.claims().stream().map(recent::withAssumed).toList();

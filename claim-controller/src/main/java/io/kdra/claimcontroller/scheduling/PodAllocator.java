@@ -55,6 +55,14 @@ public interface PodAllocator {
     return allocate(pod, ranked.order(), unallocated, allocated, view, deadline);
   }
 
+  /**
+   * The allocator for searches off the scheduling lock ({@link OffLockSearch}), one at a time,
+   * concurrently with this one's under the lock: this one, unless it keeps state between calls.
+   */
+  default PodAllocator detached() {
+    return this;
+  }
+
   /** The answer. */
   sealed interface Decision {
 

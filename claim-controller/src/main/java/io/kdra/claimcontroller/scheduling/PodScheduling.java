@@ -8,6 +8,7 @@ import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.domain.SchedulerFeatures;
 import io.kdra.claimcontroller.domain.SearchDeadline;
+import io.kdra.claimcontroller.domain.SearchSite;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.ExtendedClaimWriter;
@@ -26,7 +27,8 @@ import java.util.function.LongSupplier;
  * own: the pod's claims from templates ({@link TemplateClaimController}, own mode), {@link
  * PreEnqueue}, {@link PreFilter} ({@link ExtendedPreFilter} for extended resources), then, under
  * one lock, the {@link SchedulingCycle} ({@link Filter}, {@link Score}, the allocation, {@link
- * Reserve}), and outside it the {@link BindingCycle} ({@link PreBind}, Bind). A member of a
+ * Reserve}; for a pod whose search ran out before, the search runs off the lock: {@link
+ * OffLockSearch}), and outside it the {@link BindingCycle} ({@link PreBind}, Bind). A member of a
  * PodGroup with a gang policy is placed with its group ({@link GangScheduling}). What the phases
  * read beyond the pod is the {@link DraManager}'s. Decisions come from the domain package and the
  * {@link PodAllocator}; writes go through the k8s adapters.
@@ -50,7 +52,7 @@ public final class PodScheduling {
    * ClaimControllerConfig}); with its clock standing still they never run out.
    */
   private static final SearchDeadline UNTIMED_DEADLINE =
-      new SearchDeadline(Duration.ofSeconds(1), Duration.ofSeconds(10));
+      new SearchDeadline(Duration.ofMillis(250), Duration.ofSeconds(10));
 
   private final DraManager dra;
   private final BooleanSupplier mayWrite;
@@ -58,6 +60,7 @@ public final class PodScheduling {
   private final BoundPodClaims boundPods;
   private final ExtendedPreFilter extendedPreFilter;
   private final SchedulingCycle cycle;
+  private final OffLockSearch offLock;
   private final BindingCycle binding;
   private final ClaimWriter claims;
 
@@ -147,6 +150,7 @@ public final class PodScheduling {
             new Score(dra, allocatable),
             reserve,
             settings.tracer());
+    this.offLock = new OffLockSearch(cycle, allocator, view, settings);
     this.binding = new BindingCycle(dra, reserve, writers, settings);
   }
 
@@ -177,6 +181,14 @@ public final class PodScheduling {
    * limit grows with it, see {@link SearchDeadline#limit}).
    */
   public Outcome schedule(Pod pod, int attempt) {
+    return schedule(pod, attempt, false);
+  }
+
+  /**
+   * Schedules a pending pod, whose attempt number this is; {@code searchedOutBefore}: whether an
+   * earlier attempt's device search ran out of time ({@link SearchSite}).
+   */
+  public Outcome schedule(Pod pod, int attempt, boolean searchedOutBefore) {
     if (!mayWrite.getAsBoolean()) {
       return FENCED; // not even the search: another replica leads
     }
@@ -216,11 +228,16 @@ public final class PodScheduling {
     }
     CycleState state = extended.state();
     Decided decided;
-    synchronized (cycle.lock()) {
-      if (!mayWrite.getAsBoolean()) {
-        return FENCED;
+    if (SearchSite.of(searchedOutBefore, !state.unallocated().isEmpty(), servedByClass(state))
+        == SearchSite.OFF_LOCK) {
+      decided = offLock.decide(state, attempt);
+    } else {
+      synchronized (cycle.lock()) {
+        if (!mayWrite.getAsBoolean()) {
+          return FENCED;
+        }
+        decided = cycle.decide(state, null, attempt);
       }
-      decided = cycle.decide(state, null, attempt);
     }
     if (decided instanceof Decided.NotPlaced no) {
       return no.outcome();
@@ -292,6 +309,11 @@ public final class PodScheduling {
       return claims.releaseForGroup(
           ns, claim.getMetadata().getName(), claim.getStatus().getReservedFor().get(0).getUid());
     }
+  }
+
+  /** Whether the pod's extended resources are served by a DeviceClass (a special claim). */
+  private static boolean servedByClass(CycleState s) {
+    return s.extended() != null && s.extended().served();
   }
 
   /** The PodGroup the pod names, read once per attempt; empty without one or without gangs. */

@@ -1,9 +1,7 @@
 package io.kdra.claimcontroller.scheduling;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.kdra.claimcontroller.domain.NodeScoring;
 import java.util.Map;
-import java.util.function.Predicate;
 
 /**
  * The scheduling cycle (kube-scheduler's {@code schedulingCycle}): {@link Filter}'s nodes, {@link
@@ -12,7 +10,8 @@ import java.util.function.Predicate;
  * placement's devices and node are reserved, the lock is released and the next pod is decided while
  * the {@link BindingCycle} writes this one's. So that no pod holds the lock for long, the device
  * search stops at the attempt's deadline, and the diagnosis of a pod that fits nowhere runs after
- * the lock ({@link Decided.Unexplained#explain}).
+ * the lock ({@link Decided.Unexplained#explain}); a pod whose search ran out before searches off
+ * the lock ({@link OffLockSearch}), on a {@link #snapshot} taken under it.
  */
 final class SchedulingCycle {
 
@@ -39,7 +38,7 @@ final class SchedulingCycle {
    * nodes narrowed to those {@code within} accepts (null: all), its device search stopping at the
    * deadline of the pod's attempt number {@code attempt}.
    */
-  Decided decide(CycleState s, Predicate<Node> within, int attempt) {
+  Decided decide(CycleState s, Filter.Within within, int attempt) {
     Filter.Nodes nodes = filter.nodes(s, within);
     if (nodes.result().feasible().isEmpty()) {
       return new Decided.NotPlaced(
@@ -66,6 +65,20 @@ final class SchedulingCycle {
         new Decided.Placement(placed.node(), placed.allocations(), spans, allocation.special());
     reserve.reserve(s.pod(), s.claims(), placement);
     return placement;
+  }
+
+  /**
+   * Under the lock: what a search of {@code s}'s pod off the lock reads ({@link OffLockSearch}):
+   * the filter and score of {@link #decide}, without the search. Cheap: no copy is made (the
+   * allocated state is persistent, the node lists are the attempt's own).
+   */
+  OffLockSearch.Snapshot snapshot(CycleState s) {
+    Filter.Nodes nodes = filter.nodes(s, null);
+    if (nodes.result().feasible().isEmpty()) {
+      return new OffLockSearch.Snapshot(s, nodes.result(), null, nodes.state());
+    }
+    NodeScoring.Scores scores = score.score(s.pod(), nodes);
+    return new OffLockSearch.Snapshot(s, nodes.result(), ScoreOrder.of(scores), nodes.state());
   }
 
   /** Under the lock: gives back a placement {@link #decide} reserved and that is not written. */

@@ -155,6 +155,29 @@ class BoundedSearchSchedulingTest {
     assertThat(Duration.ofNanos(thirdTook)).isEqualTo(Duration.ofMillis(450));
   }
 
+  @Test
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aSearchOffTheLockRunsOutWithTheSameReasonAndWritesNothing() {
+    client.resource(pathological()).create();
+    client.resource(K.template("tpl")).create();
+    Pod patho = client.resource(K.podWithClaim("patho", "gpu", "patho")).create();
+    assertThat(scheduling.schedule(client.resource(K.podWithTemplate("p1", "gpu", "tpl")).create()))
+        .isInstanceOf(Outcome.Waiting.class);
+
+    // its second attempt, after one that ran out: searched off the lock by the detached allocator
+    Outcome second = scheduling.schedule(patho, 2, true);
+
+    assertThat(second)
+        .isInstanceOfSatisfying(
+            Outcome.Unschedulable.class,
+            u -> {
+              assertThat(u.timedOut()).isTrue();
+              assertThat(u.message()).startsWith("claim patho: search exceeded its deadline");
+            });
+    assertThat(get("patho").getSpec().getNodeName()).isNull();
+    assertThat(scheduling.schedule(get("p1"))).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
   Pod get(String name) {
     return client.pods().inNamespace(NS).withName(name).get();
   }

@@ -44,8 +44,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * of {@link SoakFaults}: the kube-apiserver restarted or away, etcd restarted or slow, a leader
  * frozen past its lease, partitions between a claim-controller and the API server and between a
  * driver and the publishers, a driver stopped by SIGTERM, a driver's checkpoint truncated or
- * garbage, certificate and CA rotation, the admission webhook down, bursts of ComputeClass churn. A
- * service that exits on its own is started again, as its Deployment would.
+ * garbage, certificate and CA rotation, the admission webhook down, bursts of ComputeClass churn, a
+ * hung nvidia-smi (node-b's driver runs the nvidia backend on {@link SoakNvidiaSmi}). A service
+ * that exits on its own is started again, as its Deployment would.
  *
  * <p>Where the Workload API is served (1.37 on), gangs too: a PodGroup of {@link #GANG_SIZE} pods
  * with a gang policy created with its pods and deleted with them.
@@ -111,6 +112,9 @@ class ChaosSoakIT {
   /** The inventory gRPC's certificates, which the soak rotates. */
   static final SoakTls TLS = SoakTls.create();
 
+  /** node-b's nvidia-smi, which the soak makes hang; its driver runs the nvidia backend. */
+  static final SoakNvidiaSmi NVIDIA_SMI = new SoakNvidiaSmi("node-b").create();
+
   /** kube-apiserver reaching etcd through a proxy the soak delays; made before the stack starts. */
   @RegisterExtension
   @Order(1)
@@ -121,7 +125,7 @@ class ChaosSoakIT {
   static final KdraStack STACK =
       KdraStack.nodes(
               twoL4s("node-a"),
-              oneA100("node-b"),
+              oneA100("node-b").withDriverProperties(NVIDIA_SMI.driverProperties()),
               l4s("node-c", 2),
               SoakSharing.timeSlicedNode(),
               SoakSharing.mpsNode())
@@ -207,7 +211,8 @@ class ChaosSoakIT {
             TLS,
             ETCD.proxy(),
             webhook,
-            bridge);
+            bridge,
+            NVIDIA_SMI);
     Soak soak = new Soak(stack, random, faults, faultCounts, webhook, bridge, sharing);
     SoakInvariants invariants =
         new SoakInvariants(stack, NODES, WHOLE_GPU_NODES, DEVICES_OF, bridge, sharing);

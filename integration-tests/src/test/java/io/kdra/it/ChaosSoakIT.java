@@ -167,7 +167,7 @@ class ChaosSoakIT {
     stack = STACK.get();
     client = stack.client;
     await()
-        .atMost(Duration.ofSeconds(60))
+        .atMost(SETTLE)
         .untilAsserted(
             () ->
                 assertThat(NODES.stream().mapToLong(n -> Dra.publishedDevices(client, n)).sum())

@@ -351,7 +351,7 @@ class ChaosSoakIT {
     String step() {
       int roll = random.nextInt(100);
       try {
-        if (roll < 21) {
+        if (roll < 17) {
           return createPod(false);
         } else if (roll < 27) {
           return sharing.createPod();

@@ -79,6 +79,7 @@ public class DriverRuntime {
   private StaleClaimCleanup staleClaims;
 
   void start(@Observes StartupEvent event) {
+    refuseSimulatedStateOnRealDevices();
     inventory = new InventoryWatcher(sharing(backend()));
     inventory.start(config.discoveryInterval());
     // Every pass, failed ones too, feeds the kubelet's health streams (KEP-4680); the pool of
@@ -231,6 +232,39 @@ public class DriverRuntime {
     return DeviceDriver.PrepareInterlude.pause(delay);
   }
 
+  /** The simulated GPUs; kept in a file only for the end-to-end tests. */
+  private SimulatedNvidiaSmi simulatedGpus() {
+    return config
+        .testOnly()
+        .simulatedGpuStateFile()
+        .map(
+            file -> {
+              LOG.warnf(
+                  "kdra.device-driver.test-only.simulated-gpu-state-file=%s: the simulated GPUs'"
+                      + " state is kept there (end-to-end tests only)",
+                  file);
+              return SimulatedNvidiaSmi.persistedIn(file);
+            })
+        .orElseGet(SimulatedNvidiaSmi::new);
+  }
+
+  /** The end-to-end tests' state file of simulated GPUs; only on simulated devices, loudly. */
+  private void refuseSimulatedStateOnRealDevices() {
+    config
+        .testOnly()
+        .simulatedGpuStateFile()
+        .filter(f -> config.backend() != DriverConfig.Backend.simulated)
+        .ifPresent(
+            f -> {
+              throw new IllegalStateException(
+                  "kdra.device-driver.test-only.simulated-gpu-state-file="
+                      + f
+                      + " is for end-to-end tests on simulated devices; unset it with"
+                      + " kdra.device-driver.backend="
+                      + config.backend());
+            });
+  }
+
   private SharingSettings sharingSettings() {
     DriverConfig.Sharing s = config.sharing();
     return new SharingSettings(
@@ -269,7 +303,7 @@ public class DriverRuntime {
     SharingSettings settings = sharingSettings();
     CommandRunner runner =
         config.backend() == DriverConfig.Backend.simulated
-            ? new RecordingCommandRunner().answer(new SimulatedNvidiaSmi())
+            ? new RecordingCommandRunner().answer(simulatedGpus())
             : new ProcessCommandRunner(config.nvidia().timeout());
     List<DeviceSetup> setups = new ArrayList<>();
     if (settings.shared()) {

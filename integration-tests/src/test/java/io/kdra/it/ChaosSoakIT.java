@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.controlplane.EtcdLink;
 import io.kdra.it.services.Dra;
@@ -37,15 +36,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * created and deleted in random order with reused names (gracefully or at once, one at a time or in
  * bursts), claims and templates created and deleted before or after their pods (with no config, a
  * valid or an invalid one of our driver, through the publishers' admission webhook: {@link
- * SoakWebhook}), ComputeClasses created, changed and deleted ({@link SoakBridge}), SIGKILL and
- * restart of any service (two claim-controller replicas, two slice-publisher replicas, the
- * computeclass-bridge, a driver often mid-prepare, since prepares take a while here), a node's
- * slices deleted, a node deleted and registered again, and the faults of {@link SoakFaults}: the
- * kube-apiserver restarted or away, etcd restarted or slow, a leader frozen past its lease,
- * partitions between a claim-controller and the API server and between a driver and the publishers,
- * a driver stopped by SIGTERM, a driver's checkpoint truncated or garbage, certificate and CA
- * rotation, the admission webhook down, bursts of ComputeClass churn. A service that exits on its
- * own is started again, as its Deployment would.
+ * SoakWebhook}), pods whose claims share GPUs by time-slicing or MPS, take dynamic MIG partitions
+ * or take devices with adminAccess ({@link SoakSharing}), ComputeClasses created, changed and
+ * deleted ({@link SoakBridge}), SIGKILL and restart of any service (two claim-controller replicas,
+ * two slice-publisher replicas, the computeclass-bridge, a driver often mid-prepare, since prepares
+ * take a while here), a node's slices deleted, a node deleted and registered again, and the faults
+ * of {@link SoakFaults}: the kube-apiserver restarted or away, etcd restarted or slow, a leader
+ * frozen past its lease, partitions between a claim-controller and the API server and between a
+ * driver and the publishers, a driver stopped by SIGTERM, a driver's checkpoint truncated or
+ * garbage, certificate and CA rotation, the admission webhook down, bursts of ComputeClass churn, a
+ * hung nvidia-smi (node-b's driver runs the nvidia backend on {@link SoakNvidiaSmi}). A service
+ * that exits on its own is started again, as its Deployment would.
  *
  * <p>Where the Workload API is served (1.37 on), gangs too: a PodGroup of {@link #GANG_SIZE} pods
  * with a gang policy created with its pods and deleted with them.
@@ -53,8 +54,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>Checked after every operation: no device is in two claims' allocations, no pod's node changed;
  * after each control-plane fault, every Lease is held and renewed again within 30 s of the return.
  * Checked once the faults stopped and it settled, each within {@link #SETTLE}: the settled
- * invariants of {@link SoakInvariants}. Finally everything is deleted and every device must be free
- * again: one pod per device of the cluster is placed.
+ * invariants of {@link SoakInvariants}. Finally everything is deleted, the sharing nodes' simulated
+ * GPUs must be as their empty checkpoints imply, and every whole GPU must be free again: one pod
+ * per whole GPU of the cluster is placed.
  *
  * <p>{@code -Dsoak.duration=PT30M} for the long form (default: {@link #SHORT}; longer than {@link
  * #LONG}, outages of two minutes too), {@code -Dsoak.seed=N} replays a run: the seed is printed at
@@ -65,8 +67,17 @@ class ChaosSoakIT {
 
   static final Duration SHORT = Duration.ofSeconds(60);
   static final Duration SETTLE = Duration.ofSeconds(120);
+
+  /** The whole GPUs (neither shared nor MIG-enabled): the devices of the soak's own claims. */
   static final int DEVICES = 5;
-  static final List<String> NODES = List.of("node-a", "node-b", "node-c");
+
+  /** The nodes of the whole GPUs. */
+  static final List<String> WHOLE_GPU_NODES = List.of("node-a", "node-b", "node-c");
+
+  /** Every node: those of the whole GPUs and {@link SoakSharing}'s two. */
+  static final List<String> NODES =
+      List.of("node-a", "node-b", "node-c", SoakSharing.TIME_SLICED_NODE, SoakSharing.MPS_NODE);
+
   static final List<String> TEMPLATES = List.of("tpl-0", "tpl-1");
   static final List<String> SHARED = List.of("shared-0", "shared-1");
   static final int POD_NAMES = 8;
@@ -74,7 +85,21 @@ class ChaosSoakIT {
   static final int GANG_SIZE = 2;
 
   /** Each node's devices, as its simulated inventory has them. */
-  static final Map<String, Integer> DEVICES_OF = Map.of("node-a", 2, "node-b", 1, "node-c", 2);
+  static final Map<String, Integer> DEVICES_OF =
+      Map.of(
+          "node-a",
+          2,
+          "node-b",
+          1,
+          "node-c",
+          2,
+          SoakSharing.TIME_SLICED_NODE,
+          SoakSharing.DEVICES_OF.get(SoakSharing.TIME_SLICED_NODE),
+          SoakSharing.MPS_NODE,
+          SoakSharing.DEVICES_OF.get(SoakSharing.MPS_NODE));
+
+  /** Every published device, the sharing nodes' included. */
+  static final int ALL_DEVICES = DEVICES_OF.values().stream().mapToInt(Integer::intValue).sum();
 
   /** The publisher replicas, each node's driver dialling both through a link of its own. */
   static final List<String> PUBLISHERS = List.of("slice-publisher-1", "slice-publisher-2");
@@ -87,6 +112,9 @@ class ChaosSoakIT {
   /** The inventory gRPC's certificates, which the soak rotates. */
   static final SoakTls TLS = SoakTls.create();
 
+  /** node-b's nvidia-smi, which the soak makes hang; its driver runs the nvidia backend. */
+  static final SoakNvidiaSmi NVIDIA_SMI = new SoakNvidiaSmi("node-b").create();
+
   /** kube-apiserver reaching etcd through a proxy the soak delays; made before the stack starts. */
   @RegisterExtension
   @Order(1)
@@ -95,7 +123,12 @@ class ChaosSoakIT {
   @RegisterExtension
   @Order(2)
   static final KdraStack STACK =
-      KdraStack.nodes(twoL4s("node-a"), oneA100("node-b"), l4s("node-c", 2))
+      KdraStack.nodes(
+              twoL4s("node-a"),
+              oneA100("node-b").withDriverProperties(NVIDIA_SMI.driverProperties()),
+              l4s("node-c", 2),
+              SoakSharing.timeSlicedNode(),
+              SoakSharing.mpsNode())
           .withControllers(2)
           .withPublishers(2)
           .withControllerApiLinks()
@@ -134,11 +167,11 @@ class ChaosSoakIT {
     stack = STACK.get();
     client = stack.client;
     await()
-        .atMost(Duration.ofSeconds(60))
+        .atMost(SETTLE)
         .untilAsserted(
             () ->
                 assertThat(NODES.stream().mapToLong(n -> Dra.publishedDevices(client, n)).sum())
-                    .isEqualTo(DEVICES));
+                    .isEqualTo(ALL_DEVICES));
   }
 
   /** While the stack still runs: the bridge's finalizer lets the ComputeClasses go. */
@@ -162,6 +195,8 @@ class ChaosSoakIT {
     Random random = new Random(seed);
     Map<String, Integer> faultCounts = new TreeMap<>();
     Map<String, Integer> writes = new TreeMap<>();
+    SoakSharing sharing = new SoakSharing(stack, random);
+    sharing.setUp();
     webhook = new SoakWebhook(client, stack.services.webhook(), random, writes);
     webhook.register();
     bridge = new SoakBridge(client, stack.namespace, random);
@@ -176,9 +211,11 @@ class ChaosSoakIT {
             TLS,
             ETCD.proxy(),
             webhook,
-            bridge);
-    Soak soak = new Soak(stack, random, faults, faultCounts, webhook, bridge);
-    SoakInvariants invariants = new SoakInvariants(stack, NODES, DEVICES_OF, bridge);
+            bridge,
+            NVIDIA_SMI);
+    Soak soak = new Soak(stack, random, faults, faultCounts, webhook, bridge, sharing);
+    SoakInvariants invariants =
+        new SoakInvariants(stack, NODES, WHOLE_GPU_NODES, DEVICES_OF, bridge, sharing);
     long end = System.nanoTime() + duration.toNanos();
     long started = System.nanoTime();
     while (System.nanoTime() < end) {
@@ -227,16 +264,18 @@ class ChaosSoakIT {
               assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
               assertThat(invariants.claims()).isEmpty();
               invariants.assertNoPreparedStateWithoutItsClaim();
+              // every MIG instance destroyed, every MPS daemon stopped, every mode back
+              invariants.assertSharedGpusMatchCheckpoints();
             });
     client
-        .resource(Dra.template(stack.namespace, "final", KdraChart.GPU_CLASS, 1))
+        .resource(Dra.template(stack.namespace, "final", SoakSharing.WHOLE_CLASS, 1))
         .createOr(t -> t.update());
     await("slices republished")
         .atMost(SETTLE)
         .untilAsserted(
             () ->
                 assertThat(NODES.stream().mapToLong(n -> Dra.publishedDevices(client, n)).sum())
-                    .isEqualTo(DEVICES));
+                    .isEqualTo(ALL_DEVICES));
     List<Pod> last = new ArrayList<>();
     for (int i = 0; i < DEVICES; i++) {
       last.add(
@@ -287,6 +326,7 @@ class ChaosSoakIT {
     private final Map<String, Integer> faults;
     private final SoakWebhook webhook;
     private final SoakBridge bridge;
+    private final SoakSharing sharing;
 
     Soak(
         Stack stack,
@@ -294,7 +334,9 @@ class ChaosSoakIT {
         SoakFaults more,
         Map<String, Integer> faults,
         SoakWebhook webhook,
-        SoakBridge bridge) {
+        SoakBridge bridge,
+        SoakSharing sharing) {
+      this.sharing = sharing;
       this.webhook = webhook;
       this.bridge = bridge;
       this.stack = stack;
@@ -309,11 +351,13 @@ class ChaosSoakIT {
     String step() {
       int roll = random.nextInt(100);
       try {
-        if (roll < 25) {
+        if (roll < 17) {
           return createPod(false);
-        } else if (roll < 32) {
+        } else if (roll < 27) {
+          return sharing.createPod();
+        } else if (roll < 34) {
           return createPod(true);
-        } else if (roll < 37 && GangMembers.served()) {
+        } else if (roll < 39 && GangMembers.served()) {
           return toggleGang();
         } else if (roll < 58) {
           return deletePod();
@@ -419,7 +463,7 @@ class ChaosSoakIT {
       String name = pick(SHARED);
       var claim = client.resources(ResourceClaim.class).inNamespace(ns).withName(name);
       if (claim.get() == null) {
-        return webhook.create(Dra.claim(ns, name, KdraChart.GPU_CLASS, 1), webhook.draw());
+        return webhook.create(Dra.claim(ns, name, SoakSharing.WHOLE_CLASS, 1), webhook.draw());
       }
       claim.delete();
       return "delete-claim";
@@ -433,7 +477,7 @@ class ChaosSoakIT {
               .inNamespace(ns)
               .withName(name);
       if (template.get() == null) {
-        return webhook.create(Dra.template(ns, name, KdraChart.GPU_CLASS, 1), webhook.draw());
+        return webhook.create(Dra.template(ns, name, SoakSharing.WHOLE_CLASS, 1), webhook.draw());
       }
       template.delete();
       return "delete-template";

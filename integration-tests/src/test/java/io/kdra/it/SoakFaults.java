@@ -2,10 +2,12 @@ package io.kdra.it;
 
 import static org.awaitility.Awaitility.await;
 
+import io.kdra.devicedriver.kubelet.drahealth.v1alpha1.HealthStatus;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ApiServerOutage;
 import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.controlplane.EtcdRestart;
+import io.kdra.it.nodes.TestKubelet;
 import io.kdra.it.services.ElectedServices;
 import io.kdra.it.services.LeaseReplicas;
 import io.kdra.it.services.Stack;
@@ -52,7 +54,10 @@ import java.util.function.BooleanSupplier;
  *       deadline);
  *   <li>the publishers' admission webhook down (its link cut or paused) while claims and templates
  *       are written ({@link SoakWebhook});
- *   <li>a burst of ComputeClass creations, changes and deletions ({@link SoakBridge}).
+ *   <li>a burst of ComputeClass creations, changes and deletions ({@link SoakBridge});
+ *   <li>nvidia-smi hung on the node whose driver runs the nvidia backend ({@link SoakNvidiaSmi})
+ *       until the kubelet shows its devices' health Unknown; once it answers, they must be Healthy
+ *       again.
  * </ul>
  *
  * After each control-plane fault, both Leases must be held by a live replica and renewed within
@@ -63,7 +68,15 @@ import java.util.function.BooleanSupplier;
 final class SoakFaults {
 
   /** How many kinds {@link #inject} draws from. */
-  static final int KINDS = 15;
+  static final int KINDS = 16;
+
+  /**
+   * Longest wait for the kubelet to hear that a hung nvidia-smi left its devices' health Unknown.
+   */
+  private static final Duration HUNG_SHOWN = Duration.ofSeconds(60);
+
+  /** Longest wait, once nvidia-smi answers again, for every device there to be Healthy again. */
+  private static final Duration RECOVERED = Duration.ofSeconds(30);
 
   /** The publishers' stale timers in the soak, short enough for partitions past each. */
   static final Duration DISCONNECTED_TAINT_AFTER = Duration.ofSeconds(5);
@@ -89,6 +102,7 @@ final class SoakFaults {
   private final PausableProxy etcdLink;
   private final SoakWebhook webhook;
   private final SoakBridge bridge;
+  private final SoakNvidiaSmi smi;
 
   /** A fault in place across operations; null when none. */
   private Ongoing ongoing;
@@ -110,7 +124,9 @@ final class SoakFaults {
       SoakTls tls,
       PausableProxy etcdLink,
       SoakWebhook webhook,
-      SoakBridge bridge) {
+      SoakBridge bridge,
+      SoakNvidiaSmi smi) {
+    this.smi = smi;
     this.tls = tls;
     this.etcdLink = etcdLink;
     this.webhook = webhook;
@@ -210,6 +226,7 @@ final class SoakFaults {
       case 12 -> etcdLatency();
       case 13 -> webhookDown();
       case 14 -> bridgeChurn();
+      case 15 -> hungNvidiaSmi();
       case 10 -> {
         tls.renew(stack, publishers.replicas(), nodes);
         counts.merge("inventory certificate renewed", 1, Integer::sum);
@@ -332,6 +349,61 @@ final class SoakFaults {
             since);
     counts.merge(kind, 1, Integer::sum);
     return "take the webhook down";
+  }
+
+  /**
+   * nvidia-smi hangs on {@link SoakNvidiaSmi}'s node until the kubelet hears that its devices'
+   * health is Unknown (each run ended by the driver's timeout, the passes failing; the driver is
+   * neither killed nor needed ready meanwhile); then it answers again, and within {@link
+   * #RECOVERED} every device there must be Healthy again: discovery resumed.
+   */
+  private String hungNvidiaSmi() {
+    String driver = "device-driver-" + smi.node();
+    TestKubelet kubelet = stack.nodes.kubelet(smi.node());
+    smi.hang();
+    long since = System.nanoTime();
+    String kind = "nvidia-smi hung";
+    ongoing =
+        new Ongoing(
+            kind,
+            Set.of(driver),
+            Set.of(driver),
+            () -> {
+              if (allDevices(kubelet, HealthStatus.UNKNOWN)) {
+                return true;
+              }
+              if (System.nanoTime() - since > HUNG_SHOWN.toNanos()) {
+                smi.release();
+                throw new AssertionError(
+                    "the kubelet on "
+                        + smi.node()
+                        + " did not hear within "
+                        + HUNG_SHOWN
+                        + " that nvidia-smi hangs: "
+                        + kubelet.deviceHealth());
+              }
+              return false;
+            },
+            () -> {
+              smi.release();
+              long back = System.nanoTime();
+              await(kind + ": every device of " + smi.node() + " Healthy again")
+                  .atMost(RECOVERED)
+                  .pollInterval(Duration.ofMillis(200))
+                  .until(() -> allDevices(kubelet, HealthStatus.HEALTHY));
+              System.out.printf(
+                  "[soak] nvidia-smi hung: devices Healthy again %d ms after it answered%n",
+                  (System.nanoTime() - back) / 1_000_000);
+            },
+            since);
+    counts.merge(kind, 1, Integer::sum);
+    return "hang nvidia-smi";
+  }
+
+  /** Whether the kubelet's health cache has devices, each in {@code state}. */
+  private static boolean allDevices(TestKubelet kubelet, HealthStatus state) {
+    var health = kubelet.deviceHealth();
+    return !health.isEmpty() && health.values().stream().allMatch(h -> h.getHealth() == state);
   }
 
   /** Three to six ComputeClass writes in a row, none waiting for the bridge. */

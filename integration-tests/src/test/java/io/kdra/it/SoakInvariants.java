@@ -30,7 +30,8 @@ import java.util.TreeMap;
  * is pending that could run (its claim allocated, or a device free); every node's pool is published
  * whole and untainted; no driver's TLS handshake was refused; no gang is partly bound (of its pods,
  * none or at least minCount); every ComputeClass's template and DeviceClasses are what the bridge
- * makes of it, and nothing is left of deleted ones ({@link SoakBridge}).
+ * makes of it, and nothing is left of deleted ones ({@link SoakBridge}); the sharing nodes'
+ * simulated GPUs hold what their checkpoints imply ({@link SoakSharing}).
  */
 final class SoakInvariants {
 
@@ -45,10 +46,21 @@ final class SoakInvariants {
   private int invariantChecks;
 
   private final SoakBridge bridge;
+  private final SoakSharing sharing;
+
+  /** The nodes of the whole GPUs, which the soak's own claims take. */
+  private final List<String> wholeGpuNodes;
 
   SoakInvariants(
-      Stack stack, List<String> nodes, Map<String, Integer> devicesOf, SoakBridge bridge) {
+      Stack stack,
+      List<String> nodes,
+      List<String> wholeGpuNodes,
+      Map<String, Integer> devicesOf,
+      SoakBridge bridge,
+      SoakSharing sharing) {
     this.bridge = bridge;
+    this.sharing = sharing;
+    this.wholeGpuNodes = List.copyOf(wholeGpuNodes);
     this.stack = stack;
     this.client = stack.client;
     this.nodes = List.copyOf(nodes);
@@ -78,8 +90,18 @@ final class SoakInvariants {
     assertNoHandshakeRefused();
     assertNoGangPartlyBound();
     assertBridgeConverged();
+    assertSharedGpusMatchCheckpoints();
     assertNoDeviceInTwoClaims();
     assertNoPodChangedNode();
+  }
+
+  /**
+   * Issue 39's invariant on the sharing nodes: their simulated GPUs' MIG instances, MPS daemons,
+   * compute modes and time slices are what the claims in their drivers' checkpoints imply.
+   */
+  void assertSharedGpusMatchCheckpoints() {
+    invariantChecks++;
+    sharing.assertGpusMatchCheckpoints();
   }
 
   /** Every ComputeClass's DeviceClasses and template are the bridge's mapping of it. */
@@ -148,25 +170,38 @@ final class SoakInvariants {
    * no pod that could run is left pending while what it needs is free. A pod (not of a gang: see
    * {@link #assertNoGangPartlyBound}) could run when its claim exists (or, from a template, its
    * template does) and is not being deleted, and its claim's DeviceClasses exist (a ComputeClass's
-   * go with it); it needs nothing more when its claim is allocated, one free device otherwise
-   * (every device is a GPU of the class, and every ComputeClass of the soak takes either GPU type).
+   * go with it); it needs nothing more when its claim is allocated, one free whole GPU otherwise
+   * (every whole GPU is of the soak's class, and every ComputeClass of the soak takes either GPU
+   * type, which only the whole GPUs are), or for a pod of {@link SoakSharing} what {@link
+   * SoakSharing#fits} says: a share of its shared GPU, a free placement of its MIG profile, any
+   * device of its class with adminAccess.
    */
   private void assertNoPodPendingWhileItCouldRun() {
     invariantChecks++;
     List<ResourceClaim> claims = claims();
     Map<String, ResourceClaim> byName = new HashMap<>();
     claims.forEach(c -> byName.put(c.getMetadata().getName(), c));
-    java.util.Set<String> free = new java.util.TreeSet<>(publishedUntaintedDevices());
-    claims.forEach(c -> Dra.devices(c).forEach(free::remove));
-    List<String> templates =
-        client
-            .resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
-            .inNamespace(stack.namespace)
-            .list()
-            .getItems()
-            .stream()
-            .map(t -> t.getMetadata().getName())
-            .toList();
+    java.util.Set<String> published = new java.util.TreeSet<>(publishedUntaintedDevices());
+    java.util.Set<String> wholeGpus = new java.util.TreeSet<>();
+    published.stream()
+        .filter(d -> wholeGpuNodes.contains(d.substring(0, d.indexOf('/'))))
+        .forEach(wholeGpus::add);
+    // adminAccess takes no device from anyone (upstream's allocator leaves such results out)
+    java.util.Set<String> free = new java.util.TreeSet<>(wholeGpus);
+    claims.forEach(
+        c ->
+            SoakSharing.results(c).stream()
+                .filter(r -> !Boolean.TRUE.equals(r.getAdminAccess()))
+                .forEach(r -> free.remove(r.getPool() + "/" + r.getDevice())));
+    List<SoakGpus.MigPartition> partitions = SoakSharing.allocatedPartitions(claims);
+    Map<String, io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate> templates =
+        new HashMap<>();
+    client
+        .resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
+        .inNamespace(stack.namespace)
+        .list()
+        .getItems()
+        .forEach(t -> templates.put(t.getMetadata().getName(), t));
     java.util.Set<String> deviceClasses =
         client.resources(DeviceClass.class).list().getItems().stream()
             .map(c -> c.getMetadata().getName())
@@ -193,7 +228,7 @@ final class SoakInvariants {
           claim != null
               || (entry.getResourceClaimName() == null
                   && claimName == null
-                  && templates.contains(entry.getResourceClaimTemplateName()));
+                  && templates.containsKey(entry.getResourceClaimTemplateName()));
       if (!exists || (claim != null && claim.getMetadata().getDeletionTimestamp() != null)) {
         continue;
       }
@@ -202,10 +237,37 @@ final class SoakInvariants {
         continue;
       }
       boolean allocated = !Dra.devices(claim).isEmpty();
-      if (allocated || !free.isEmpty()) {
+      var request =
+          (claim != null
+                  ? claim.getSpec().getDevices()
+                  : templates
+                      .get(entry.getResourceClaimTemplateName())
+                      .getSpec()
+                      .getSpec()
+                      .getDevices())
+              .getRequests()
+              .get(0)
+              .getExactly();
+      boolean sharingPod =
+          request != null
+              && (Boolean.TRUE.equals(request.getAdminAccess())
+                  || SoakSharing.sharingClass(request.getDeviceClassName()));
+      boolean fits =
+          sharingPod
+              ? SoakSharing.fits(request, published, wholeGpus, partitions)
+              : !free.isEmpty();
+      if (allocated || fits) {
         couldRun.add(
             p.getMetadata().getName()
-                + (allocated ? " (its claim is allocated)" : " (free: " + free + ")"));
+                + (allocated
+                    ? " (its claim is allocated)"
+                    : sharingPod
+                        ? " (its "
+                            + request.getDeviceClassName()
+                            + " fits: MIG partitions taken "
+                            + partitions
+                            + ")"
+                        : " (free: " + free + ")"));
       }
     }
     assertThat(couldRun).as("pods pending that could run").isEmpty();
@@ -256,16 +318,34 @@ final class SoakInvariants {
     assertThat(published).as("untainted devices published per node").isEqualTo(devicesOf);
   }
 
+  /**
+   * No device is in two claims' allocations, a shared GPU's shares (each its {@code shareID}) and
+   * devices taken with adminAccess apart; no two claims hold MIG partitions with a memory slice in
+   * common.
+   */
   void assertNoDeviceInTwoClaims() {
     invariantChecks++;
+    List<ResourceClaim> claims = claims();
     List<String> devices =
-        claims().stream()
+        claims.stream()
             .flatMap(
-                c -> Dra.devices(c).stream().map(d -> d + " (" + c.getMetadata().getName() + ")"))
+                c ->
+                    SoakSharing.results(c).stream()
+                        .filter(r -> !Boolean.TRUE.equals(r.getAdminAccess()))
+                        .map(
+                            r ->
+                                r.getPool()
+                                    + "/"
+                                    + r.getDevice()
+                                    + (r.getShareID() == null ? "" : "#" + r.getShareID())
+                                    + " ("
+                                    + c.getMetadata().getName()
+                                    + ")"))
             .toList();
     assertThat(devices.stream().map(d -> d.substring(0, d.indexOf(' '))).toList())
         .as("allocated devices: %s", devices)
         .doesNotHaveDuplicates();
+    SoakSharing.assertNoOverlappingPartitions(claims);
   }
 
   /** A claim may wait in deletion only while a pod that exists still has it reserved. */

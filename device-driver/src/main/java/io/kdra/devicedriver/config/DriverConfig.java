@@ -175,6 +175,16 @@ public interface DriverConfig {
     @WithName("prepare-delay")
     @WithDefault("0s")
     Duration prepareDelay();
+
+    /**
+     * TEST ONLY: a file in which the {@code simulated} backend keeps its simulated GPUs' state (MIG
+     * instances, compute modes, time-slice intervals, MPS daemons), read back when the driver
+     * starts again, as real GPUs keep theirs across driver restarts (the MPS daemons excepted: they
+     * die with the driver), so that a test can compare it with the checkpoint. Refused unless
+     * {@code kdra.device-driver.backend=simulated}. Unset (the default): in memory only.
+     */
+    @WithName("simulated-gpu-state-file")
+    Optional<Path> simulatedGpuStateFile();
   }
 
   /**

@@ -1,10 +1,16 @@
 package io.kdra.devicedriver.sharing;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kdra.devicedriver.sharing.CommandRunner.Command;
 import io.kdra.devicedriver.sharing.CommandRunner.Output;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +28,14 @@ import java.util.function.Function;
  * socket file, as the real daemon does (a second start fails), {@code quit} stops it and removes
  * the file, {@code get_server_list} fails without a daemon (and lists no servers: no CUDA client
  * runs here), {@code set_default_*} is remembered ({@link #mpsDefaults}); {@link #killMpsDaemons}
- * is the driver container dying, which leaves the files behind. Anything else succeeds silently.
+ * is the driver container dying, which leaves the files behind. It remembers each GPU's compute
+ * mode ({@code -i <gpu> -c <mode>}) and time-slice interval ({@code compute-policy -i <gpu>
+ * --set-timeslice <n>}); anything else succeeds silently.
+ *
+ * <p>With a state file ({@link #persistedIn}), it is hardware that outlives the driver process: the
+ * GPU and compute instances, compute modes and intervals are written there after every command and
+ * read back when the next driver process starts; the MPS daemons are not (they die with the
+ * driver), so that a test can compare what the GPU holds with what the driver's checkpoint implies.
  * Thread-safe through the runner, which answers one command at a time.
  */
 public final class SimulatedNvidiaSmi implements Function<Command, Output> {
@@ -30,11 +43,71 @@ public final class SimulatedNvidiaSmi implements Function<Command, Output> {
 
   static final String PIPE_VARIABLE = "CUDA_MPS_PIPE_DIRECTORY";
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final List<Instance> instances = new ArrayList<>();
   private final Set<String> mpsDaemons = new TreeSet<>();
   // per pipe directory: what its daemon was told with set_default_* (lost on quit, as the real one)
   private final Map<String, Map<String, String>> mpsDefaults = new TreeMap<>();
+  // per GPU as nvidia-smi -i names it
+  private final Map<String, String> computeModes = new TreeMap<>();
+  private final Map<String, Integer> timeSlices = new TreeMap<>();
   private int nextId = 1;
+
+  /** Where the state is kept across driver processes; null: in memory only. */
+  private final Path stateFile;
+
+  /** A GPU that starts blank and lives as long as this object. */
+  public SimulatedNvidiaSmi() {
+    this.stateFile = null;
+  }
+
+  private SimulatedNvidiaSmi(Path stateFile) {
+    this.stateFile = stateFile;
+  }
+
+  /**
+   * A GPU whose state is kept in {@code stateFile}: what an earlier driver process left there is
+   * read now (its MPS daemons died with it), and the state is written there after every command.
+   *
+   * @throws UncheckedIOException when the file exists and cannot be read as such a state
+   */
+  public static SimulatedNvidiaSmi persistedIn(Path stateFile) {
+    SimulatedNvidiaSmi smi = new SimulatedNvidiaSmi(stateFile);
+    if (Files.exists(stateFile)) {
+      try {
+        smi.load(JSON.readTree(stateFile.toFile()));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the simulated GPU state " + stateFile, e);
+      }
+    }
+    return smi;
+  }
+
+  /** Each GPU's compute mode, as last set ({@code DEFAULT}, {@code EXCLUSIVE_PROCESS}, ...). */
+  public synchronized Map<String, String> computeModes() {
+    return Map.copyOf(computeModes);
+  }
+
+  /** Each GPU's time-slice interval, as last set (0 = Default ... 3 = Long). */
+  public synchronized Map<String, Integer> timeSlices() {
+    return Map.copyOf(timeSlices);
+  }
+
+  /** The GPU instances as {@code <gpu>:<profile id>:<placement start>}, with a compute instance. */
+  public synchronized Set<String> gpuInstances() {
+    Set<String> out = new TreeSet<>();
+    for (Instance gi : instances) {
+      out.add(
+          gi.gpu()
+              + ":"
+              + gi.profileId()
+              + ":"
+              + gi.start()
+              + (gi.computeInstance() ? "" : " (no compute instance)"));
+    }
+    return out;
+  }
 
   /** The pipe directories of the MPS control daemons running now. */
   public synchronized Set<String> mpsDaemons() {
@@ -59,10 +132,29 @@ public final class SimulatedNvidiaSmi implements Function<Command, Output> {
 
   @Override
   public synchronized Output apply(Command c) {
+    Output out = answer(c);
+    if (stateFile != null) {
+      save();
+    }
+    return out;
+  }
+
+  private Output answer(Command c) {
     if (c.env().containsKey(PIPE_VARIABLE)) {
       return mpsControl(c);
     }
     List<String> a = c.argv();
+    if (a.size() == 5 && a.get(1).equals("-i") && a.get(3).equals("-c")) {
+      computeModes.put(a.get(2), a.get(4));
+      return new Output(0, "");
+    }
+    if (a.size() == 6
+        && a.get(1).equals("compute-policy")
+        && a.get(2).equals("-i")
+        && a.get(4).equals("--set-timeslice")) {
+      timeSlices.put(a.get(3), Integer.parseInt(a.get(5)));
+      return new Output(0, "");
+    }
     if (a.size() < 4 || !a.get(1).equals("mig") || !a.get(2).equals("-i")) {
       return new Output(0, "");
     }
@@ -214,5 +306,52 @@ public final class SimulatedNvidiaSmi implements Function<Command, Output> {
       }
     }
     return new Output(0, b.isEmpty() ? "No GPU instances found: Not Found\n" : b.toString());
+  }
+
+  /** The state as JSON, written beside and moved over the file (a reader never sees half). */
+  private void save() {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("nextId", nextId);
+    ArrayNode gis = root.putArray("gpuInstances");
+    for (Instance gi : instances) {
+      ObjectNode n = gis.addObject();
+      n.put("gpu", gi.gpu());
+      n.put("id", gi.id());
+      n.put("profileId", gi.profileId());
+      n.put("start", gi.start());
+      n.put("computeInstance", gi.computeInstance());
+    }
+    computeModes.forEach(root.putObject("computeModes")::put);
+    timeSlices.forEach(root.putObject("timeSlices")::put);
+    mpsDaemons.forEach(root.putArray("mpsDaemons")::add);
+    try {
+      Files.createDirectories(stateFile.toAbsolutePath().getParent());
+      Path next = stateFile.resolveSibling(stateFile.getFileName() + ".next");
+      JSON.writerWithDefaultPrettyPrinter().writeValue(next.toFile(), root);
+      Files.move(
+          next, stateFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the simulated GPU state " + stateFile, e);
+    }
+  }
+
+  /** What outlives a driver process: not its MPS daemons. */
+  private void load(JsonNode root) {
+    nextId = root.path("nextId").asInt(1);
+    for (JsonNode n : root.path("gpuInstances")) {
+      instances.add(
+          new Instance(
+              n.path("gpu").asInt(),
+              n.path("id").asInt(),
+              n.path("profileId").asInt(),
+              n.path("start").asInt(),
+              n.path("computeInstance").asBoolean()));
+    }
+    root.path("computeModes")
+        .fields()
+        .forEachRemaining(e -> computeModes.put(e.getKey(), e.getValue().asText()));
+    root.path("timeSlices")
+        .fields()
+        .forEachRemaining(e -> timeSlices.put(e.getKey(), e.getValue().asInt()));
   }
 }

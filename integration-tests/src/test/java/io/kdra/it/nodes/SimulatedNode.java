@@ -1,10 +1,26 @@
 package io.kdra.it.nodes;
 
+import java.util.Map;
+
 /**
- * A simulated node: its name and the device-driver's simulated inventory (the YAML format of {@code
- * kdra.device-driver.inventory-file}; attribute names as docs/user/device-driver.md lists them).
+ * A simulated node: its name, the device-driver's simulated inventory (the YAML format of {@code
+ * kdra.device-driver.inventory-file}; attribute names as docs/user/device-driver.md lists them) and
+ * the properties its driver gets beyond the stack's (its sharing strategy, MIG mode).
  */
-public record SimulatedNode(String name, String inventory) {
+public record SimulatedNode(String name, String inventory, Map<String, String> driverProperties) {
+
+  public SimulatedNode {
+    driverProperties = Map.copyOf(driverProperties);
+  }
+
+  public SimulatedNode(String name, String inventory) {
+    this(name, inventory, Map.of());
+  }
+
+  /** This node with {@code properties} for its driver only. */
+  public SimulatedNode withDriverProperties(Map<String, String> properties) {
+    return new SimulatedNode(name, inventory, properties);
+  }
 
   /** Two NVIDIA L4s with 24Gi each. */
   public static SimulatedNode twoL4s(String name) {
@@ -63,6 +79,25 @@ public record SimulatedNode(String name, String inventory) {
   private static final Model L4 = new Model("NVIDIA L4", "Ada Lovelace", "8.9.0", "24Gi");
   private static final Model A100_40GB =
       new Model("NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", "40Gi");
+  private static final Model H100 = new Model("NVIDIA H100 80GB HBM3", "Hopper", "9.0.0", "80Gi");
+
+  /**
+   * {@code count} NVIDIA H100s with 80Gi each, on distinct PCIe roots, numbered from {@code first}
+   * (a product no ComputeClass of the tests names).
+   */
+  public static String h100s(String node, int first, int count) {
+    StringBuilder devices = new StringBuilder();
+    for (int i = first; i < first + count; i++) {
+      devices.append(
+          gpu(
+              node,
+              i,
+              H100,
+              String.format("0000:%02x:00.0", 0x40 + 2 * i),
+              String.format("pci0000:%02x", 0x3f + 2 * i)));
+    }
+    return devices.toString();
+  }
 
   /** L4 number {@code index} of a node whose GPUs each sit on a PCIe root of their own. */
   private static String l4OnOwnRoot(String node, int index) {
@@ -128,7 +163,15 @@ public record SimulatedNode(String name, String inventory) {
    * 98 multiprocessors.
    */
   public static SimulatedNode migA100(String name) {
-    StringBuilder d = new StringBuilder("devices:\n");
+    return new SimulatedNode(name, "devices:\n" + migGpu(name, "NVIDIA A100-SXM4-40GB"));
+  }
+
+  /**
+   * The devices of {@link #migA100} (without the {@code devices:} line) under another product name
+   * ({@code productName} of the partitions and of the whole GPU).
+   */
+  public static String migGpu(String name, String product) {
+    StringBuilder d = new StringBuilder();
     String[][] profiles = {
       {"1g.5gb", "19", "1", "14", "0,1,2,3,4,5,6"}, {"2g.10gb", "14", "2", "28", "0,2,4"},
       {"3g.20gb", "9", "4", "42", "0,4"}, {"4g.20gb", "5", "4", "56", "0"},
@@ -150,7 +193,9 @@ public record SimulatedNode(String name, String inventory) {
             .append(start)
             .append("\n    parentIndex: 0\n    parentUuid: ")
             .append(uuid(name, 0))
-            .append("\n    productName: NVIDIA A100-SXM4-40GB\n")
+            .append("\n    productName: ")
+            .append(product)
+            .append("\n")
             .append("  capacity: {multiprocessors: ")
             .append(p[3])
             .append("}\n")
@@ -169,13 +214,14 @@ public record SimulatedNode(String name, String inventory) {
     }
     d.append(
             gpu(name, 0, A100_40GB, "0000:07:00.0", "pci0000:00")
-                .replace("migEnabled: false", "migEnabled: true"))
+                .replace("migEnabled: false", "migEnabled: true")
+                .replace("productName: " + A100_40GB.product(), "productName: " + product))
         .append("  consumesCounters:\n  - counterSet: gpu-0-mig\n    counters: {")
         .append(all)
         .append("}\n")
         .append("sharedCounters:\n- name: gpu-0-mig\n  counters: {")
         .append(all)
         .append("}\n");
-    return new SimulatedNode(name, d.toString());
+    return d.toString();
   }
 }

@@ -214,6 +214,14 @@ public final class StackNodes {
     return nodeDir(node).resolve("mps");
   }
 
+  /**
+   * The node driver's {@code kdra.device-driver.test-only.simulated-gpu-state-file}: what its
+   * simulated GPUs hold (MIG instances, compute modes, time slices, MPS daemons).
+   */
+  public Path simulatedGpuStateFile(String node) {
+    return nodeDir(node).resolve("simulated-gpus.json");
+  }
+
   /** The file the node's driver reads its slice-publisher token from, on every connect. */
   public Path publisherTokenFile(String node) {
     return nodeDir(node).resolve("publisher-token");

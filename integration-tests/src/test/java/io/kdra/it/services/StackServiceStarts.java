@@ -189,6 +189,11 @@ final class StackServiceStarts {
       driver.put(
           "kdra.device-driver.checkpoint-file", nodes.checkpointFile(node.name()).toString());
       driver.put("kdra.device-driver.sharing.mps-root", nodes.mpsRoot(node.name()).toString());
+      // its GPUs outlive the driver process, as real ones do, and a test can read them
+      driver.put(
+          "kdra.device-driver.test-only.simulated-gpu-state-file",
+          nodes.simulatedGpuStateFile(node.name()).toString());
+      driver.putAll(node.driverProperties());
       String publisherAddress = "127.0.0.1:" + publisherPorts.get(0);
       if (links) {
         PausableProxy link =

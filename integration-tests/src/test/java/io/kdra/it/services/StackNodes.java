@@ -119,8 +119,8 @@ public final class StackNodes {
 
   private void startKubelet(SimulatedNode node, Duration timeout) {
     TestKubelet kubelet =
-        new TestKubelet(client, node.name(), Stack.DRIVER, registryDir(node.name()));
-    kubelets.put(node.name(), kubelet);
+        kubelets.computeIfAbsent(
+            node.name(), n -> new TestKubelet(client, n, Stack.DRIVER, registryDir(node.name())));
     kubelet.register(timeout);
     kubelet.start();
   }
@@ -139,9 +139,14 @@ public final class StackNodes {
     // for the sockets' paths: a short directory name instead
     dirNames.put(node.name(), "l" + launchedCount.incrementAndGet());
     nodes.add(node);
+    // its kubelet renews the node's Lease from now on; it registers the driver once that runs
+    TestKubelet kubelet =
+        new TestKubelet(client, node.name(), Stack.DRIVER, registryDir(node.name()));
+    kubelets.put(node.name(), kubelet);
+    kubelet.startHeartbeat();
   }
 
-  /** The launched node's kubelet, once its driver runs: it registers the driver. */
+  /** The launched node's kubelet, once its driver runs: it registers the driver, watches pods. */
   void startLaunchedKubelet(SimulatedNode node, Duration timeout) {
     startKubelet(node, timeout);
   }

@@ -50,10 +50,15 @@ public final class KarpenterKwok implements AutoCloseable {
   private final Path dir;
   private final Path log;
 
+  private final Thread hook;
+
   private KarpenterKwok(Process process, Path dir, Path log) {
     this.process = process;
     this.dir = dir;
     this.log = log;
+    // a test JVM ended early (Ctrl-C, a killed Maven) ends Karpenter too
+    this.hook = new Thread(process::destroyForcibly, "karpenter-reaper");
+    Runtime.getRuntime().addShutdownHook(hook);
   }
 
   /** The cached binary this checkout's sources build. */
@@ -85,6 +90,7 @@ public final class KarpenterKwok implements AutoCloseable {
                 c ->
                     c != null
                         && c.getStatus() != null
+                        && c.getStatus().getConditions() != null
                         && c.getStatus().getConditions().stream()
                             .anyMatch(
                                 x ->
@@ -274,6 +280,11 @@ public final class KarpenterKwok implements AutoCloseable {
   /** SIGTERM, SIGKILL after 10 s; then its directory goes. Idempotent. */
   @Override
   public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException e) {
+      // the JVM is shutting down: the hook runs anyway
+    }
     process.destroy();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {

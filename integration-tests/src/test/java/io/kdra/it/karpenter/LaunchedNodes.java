@@ -27,6 +27,9 @@ public final class LaunchedNodes implements AutoCloseable {
 
   private static final String INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
 
+  /** The taint a Node of Karpenter's has until Karpenter registered it (its NodeClaim's). */
+  private static final String UNREGISTERED = "karpenter.sh/unregistered";
+
   private final Stack stack;
   private final Map<String, Function<String, SimulatedNode>> inventories;
   private final ExecutorService worker = Executors.newSingleThreadExecutor();
@@ -77,12 +80,24 @@ public final class LaunchedNodes implements AutoCloseable {
       return;
     }
     try {
+      // as a DaemonSet's pod, the driver comes once Karpenter registered the node: until then
+      // the node has the unregistered taint, NoExecute, which the driver's pod does not tolerate
+      stack
+          .client
+          .nodes()
+          .withName(name)
+          .waitUntilCondition(n -> n == null || !unregistered(n), 120, TimeUnit.SECONDS);
       stack.addNode(inventory.apply(name));
       running.add(name);
       System.out.printf("[karpenter] node %s (%s) runs its kubelet and driver%n", name, type);
     } catch (RuntimeException e) {
       System.out.printf("[karpenter] node %s (%s) could not be brought up: %s%n", name, type, e);
     }
+  }
+
+  private static boolean unregistered(Node node) {
+    return node.getSpec().getTaints() != null
+        && node.getSpec().getTaints().stream().anyMatch(t -> t.getKey().equals(UNREGISTERED));
   }
 
   private void gone(String name) {

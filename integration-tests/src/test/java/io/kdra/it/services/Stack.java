@@ -321,8 +321,10 @@ public final class Stack implements AutoCloseable {
    */
   public void addNode(SimulatedNode node) {
     nodes.launched(node);
-    starts.driver(node, true).awaitReady(READY_TIMEOUT);
+    ServiceProcess driver = starts.driver(node, true);
+    // the driver is ready once its kubelet accepted its registration
     nodes.startLaunchedKubelet(node, READY_TIMEOUT);
+    driver.awaitReady(READY_TIMEOUT);
   }
 
   /** A node added by {@link #addNode} is gone: its kubelet and driver stop. */

@@ -149,13 +149,21 @@ func (g *capacityGate) GetInstanceTypes(ctx context.Context, nodePool *v1.NodePo
 		if !out[it.Name] {
 			return it
 		}
-		copied := *it
-		copied.Offerings = lo.Map(it.Offerings, func(o *cloudprovider.Offering, _ int) *cloudprovider.Offering {
-			off := *o
-			off.Available = false
-			return &off
-		})
-		return &copied
+		// a new InstanceType, not a copy: one caches its available offerings (a sync.Once over
+		// the offerings it had when first asked), which a copy would carry over unchanged
+		return &cloudprovider.InstanceType{
+			Name:                   it.Name,
+			Requirements:           it.Requirements,
+			Capacity:               it.Capacity,
+			VolumeAttachmentLimits: it.VolumeAttachmentLimits,
+			DynamicResources:       it.DynamicResources,
+			Overhead:               it.Overhead,
+			Offerings: lo.Map(it.Offerings, func(o *cloudprovider.Offering, _ int) *cloudprovider.Offering {
+				off := *o
+				off.Available = false
+				return &off
+			}),
+		}
 	}), nil
 }
 

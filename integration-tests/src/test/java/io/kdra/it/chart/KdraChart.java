@@ -2,6 +2,9 @@ package io.kdra.it.chart;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -94,6 +97,10 @@ public final class KdraChart {
                   "driverNames.gpu=" + GPU_DRIVER,
                   "computeClassBridge.enabled=true",
                   "computeClassBridge.installComputeClassCRD=true",
+                  // the bridge's RBAC for Karpenter NodePools (KarpenterScaleOutIT): the harness
+                  // applies the chart's RBAC, never its ConfigMaps, so scale-out itself is on
+                  // only where a stack's properties turn it on
+                  "computeClassBridge.config.scale-out.enabled=true",
                   "claimController.config.leader-election.lease-name=" + CONTROLLER_LEASE,
                   "slicePublisher.config.leader-election.lease-name=" + PUBLISHER_LEASE,
                   "computeClassBridge.config.leader-election.lease-name=" + BRIDGE_LEASE));
@@ -252,7 +259,32 @@ public final class KdraChart {
    * of the test).
    */
   public static Pod driverPod(KubernetesClient admin, String node, boolean real) {
+    return driverPod(admin, node, real, false);
+  }
+
+  /**
+   * As above; with {@code ownedByNode}, the pod has its Node as owner, as a static pod's mirror
+   * has: an autoscaler then neither counts it as a workload that keeps the node from being empty
+   * nor tries to move it (Karpenter skips pods owned by Nodes), and the garbage collector removes
+   * it with the Node. For nodes an autoscaler launched and removes.
+   */
+  public static Pod driverPod(
+      KubernetesClient admin, String node, boolean real, boolean ownedByNode) {
     String name = RELEASE + "-" + DRIVER + "-" + node;
+    List<OwnerReference> owners = new ArrayList<>();
+    if (ownedByNode) {
+      Node n = admin.nodes().withName(node).get();
+      if (n == null) {
+        throw new IllegalStateException("no Node " + node + " to own its driver pod");
+      }
+      owners.add(
+          new OwnerReferenceBuilder()
+              .withApiVersion("v1")
+              .withKind("Node")
+              .withName(node)
+              .withUid(n.getMetadata().getUid())
+              .build());
+    }
     admin.pods().inNamespace(NAMESPACE).withName(name).withGracePeriod(0).delete();
     admin
         .pods()
@@ -268,6 +300,7 @@ public final class KdraChart {
                 .addToLabels("app.kubernetes.io/name", "kdra")
                 .addToLabels("app.kubernetes.io/instance", RELEASE)
                 .addToLabels("app.kubernetes.io/component", DRIVER)
+                .withOwnerReferences(owners)
                 .endMetadata()
                 .withNewSpec()
                 .withNodeName(node)

@@ -36,6 +36,14 @@ public final class ControlPlaneProcesses {
     return new Leftovers(RECORDS, DIRECTORIES);
   }
 
+  /**
+   * Records a process this JVM started beside the control plane (Karpenter, say) and the
+   * directories it uses: a killed run's are ended by the next run's {@link #reapLeftovers}.
+   */
+  public static void record(Process process, List<Path> directories) {
+    Leftovers.entry(process.toHandle(), directories).ifPresent(e -> leftovers().record(List.of(e)));
+  }
+
   /** What is recorded now, of runs still going and of killed ones. */
   public static List<Leftovers.Entry> recorded() {
     return leftovers().recorded();

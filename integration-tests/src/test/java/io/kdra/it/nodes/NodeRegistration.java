@@ -37,6 +37,16 @@ public final class NodeRegistration {
                 .endMetadata()
                 .build())
         .create();
+    markReady(client, node);
+  }
+
+  /**
+   * What a kubelet posts for its Node once it runs: Ready, with allocatable cpu, memory and pods
+   * (those the Node already has are kept: a cloud provider may have set them), and without the
+   * not-ready taint. For Nodes made by someone else too (Karpenter's KWOK provider makes them
+   * without a kubelet).
+   */
+  public static void markReady(KubernetesClient client, String node) {
     Map<String, Quantity> resources =
         Map.of(
             "cpu", new Quantity("8"), "memory", new Quantity("32Gi"), "pods", new Quantity("110"));
@@ -49,10 +59,20 @@ public final class NodeRegistration {
                 .withName(node)
                 .editStatus(
                     n -> {
+                      Map<String, Quantity> capacity = new java.util.LinkedHashMap<>(resources);
+                      Map<String, Quantity> allocatable = new java.util.LinkedHashMap<>(resources);
+                      if (n.getStatus() != null) {
+                        if (n.getStatus().getCapacity() != null) {
+                          capacity.putAll(n.getStatus().getCapacity());
+                        }
+                        if (n.getStatus().getAllocatable() != null) {
+                          allocatable.putAll(n.getStatus().getAllocatable());
+                        }
+                      }
                       n.setStatus(
                           new NodeStatusBuilder()
-                              .withCapacity(resources)
-                              .withAllocatable(resources)
+                              .withCapacity(capacity)
+                              .withAllocatable(allocatable)
                               .withConditions(
                                   new NodeConditionBuilder()
                                       .withType("Ready")

@@ -105,6 +105,9 @@ public final class TestKubelet implements AutoCloseable {
 
   private volatile boolean closed;
 
+  /** Whether the Lease is being renewed ({@link #startHeartbeat}). */
+  private boolean heartbeatStarted;
+
   public TestKubelet(KubernetesClient client, String node, String driver, Path registryDir) {
     this.client = client;
     this.node = node;
@@ -223,10 +226,22 @@ public final class TestKubelet implements AutoCloseable {
         .get(60, TimeUnit.SECONDS);
   }
 
+  /**
+   * Starts renewing the node's Lease, as a kubelet does from its start on, before any plugin
+   * registers: a launched node whose driver takes longer to start than the node monitor's grace
+   * period must not be marked unreachable meanwhile. Idempotent; {@link #start} does it too.
+   */
+  public synchronized void startHeartbeat() {
+    if (!heartbeatStarted) {
+      heartbeatStarted = true;
+      heartbeat.scheduleWithFixedDelay(
+          this::renewLease, 0, NODE_LEASE_RENEW_SECONDS, TimeUnit.SECONDS);
+    }
+  }
+
   /** Starts watching the pods bound to this node, and renewing its Lease. */
   public void start() {
-    heartbeat.scheduleWithFixedDelay(
-        this::renewLease, 0, NODE_LEASE_RENEW_SECONDS, TimeUnit.SECONDS);
+    startHeartbeat();
     informer =
         client
             .pods()

@@ -66,6 +66,7 @@ public final class Stack implements AutoCloseable {
   public final StackServices services;
 
   private final Path logDir;
+  private final String kubeconfig;
   private final StackServiceStarts starts;
   private final StackDump dumps;
 
@@ -85,6 +86,7 @@ public final class Stack implements AutoCloseable {
       ControlPlane.Running fullControlPlane,
       Map<String, Boolean> kubeletFeatureGates) {
     this.client = client;
+    this.kubeconfig = kubeconfig;
     this.fullControlPlane = fullControlPlane;
     this.name = name;
     this.namespace = name.toLowerCase().replaceAll("[^a-z0-9-]", "-");
@@ -299,6 +301,36 @@ public final class Stack implements AutoCloseable {
                     .isNotNull();
               }
             });
+  }
+
+  /** The admin kubeconfig (the test's own identity), for a process the test runs beside it. */
+  public String adminKubeconfig() {
+    return kubeconfig;
+  }
+
+  /** Where the stack's processes write their logs (a dump copies them). */
+  public Path logDir() {
+    return logDir;
+  }
+
+  /**
+   * A node that came while the stack runs, whose Node object someone else made (Karpenter's cloud
+   * provider): it gets what a kubelet would do for it (Ready, a {@link TestKubelet}) and a driver
+   * with its simulated inventory, which publishes its slices through the stack's publisher. Returns
+   * once its driver is ready and registered with its kubelet.
+   */
+  public void addNode(SimulatedNode node) {
+    nodes.launched(node);
+    ServiceProcess driver = starts.driver(node, true);
+    // the driver is ready once its kubelet accepted its registration
+    nodes.startLaunchedKubelet(node, READY_TIMEOUT);
+    driver.awaitReady(READY_TIMEOUT);
+  }
+
+  /** A node added by {@link #addNode} is gone: its kubelet and driver stop. */
+  public void removeNode(String node) {
+    nodes.gone(node);
+    services.remove("device-driver-" + node);
   }
 
   /** Creates a cluster-scoped object labelled for removal when the stack closes. */

@@ -23,6 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -44,7 +47,8 @@ public final class StackNodes {
   /** The stack's namespace, the value of the test label on the Node objects. */
   private final String namespace;
 
-  private final List<SimulatedNode> nodes;
+  /** The stack's nodes and those launched while it runs ({@link #launched}). */
+  private final List<SimulatedNode> nodes = new CopyOnWriteArrayList<>();
 
   /** Whether the nodes are {@link RealNode}s (a real kubelet and containerd each). */
   private final boolean real;
@@ -55,8 +59,13 @@ public final class StackNodes {
   /** The harness's own files per node; short: unix socket paths must stay under 108 bytes. */
   private final Path nodesDir = Path.of("target", "n").toAbsolutePath();
 
-  private final Map<String, TestKubelet> kubelets = new LinkedHashMap<>();
+  private final Map<String, TestKubelet> kubelets = new ConcurrentHashMap<>();
   private final Map<String, RealNode> realNodes = new LinkedHashMap<>();
+
+  /** The directory names of launched nodes, by node name; others' are their names. */
+  private final Map<String, String> dirNames = new ConcurrentHashMap<>();
+
+  private final AtomicInteger launchedCount = new AtomicInteger();
 
   StackNodes(
       KubernetesClient client,
@@ -71,13 +80,13 @@ public final class StackNodes {
     this.kubeconfig = kubeconfig;
     this.stackName = stackName;
     this.namespace = namespace;
-    this.nodes = List.copyOf(nodes);
+    this.nodes.addAll(nodes);
     this.real = real;
   }
 
   /** The nodes with their simulated inventories. */
   List<SimulatedNode> all() {
-    return nodes;
+    return List.copyOf(nodes);
   }
 
   /** Whether the nodes are real ones. */
@@ -104,12 +113,63 @@ public final class StackNodes {
   /** Starts a {@link TestKubelet} per simulated node; it registers the node's driver. */
   void startKubelets(Duration timeout) {
     for (SimulatedNode node : real ? List.<SimulatedNode>of() : nodes) {
-      TestKubelet kubelet =
-          new TestKubelet(client, node.name(), Stack.DRIVER, registryDir(node.name()));
-      kubelets.put(node.name(), kubelet);
-      kubelet.register(timeout);
-      kubelet.start();
+      startKubelet(node, timeout);
     }
+  }
+
+  private void startKubelet(SimulatedNode node, Duration timeout) {
+    TestKubelet kubelet =
+        kubelets.computeIfAbsent(
+            node.name(), n -> new TestKubelet(client, n, Stack.DRIVER, registryDir(node.name())));
+    kubelet.register(timeout);
+    kubelet.start();
+  }
+
+  /**
+   * A simulated node whose Node object someone else created (a cloud provider, for Karpenter):
+   * marked Ready as its kubelet would ({@link NodeRegistration#markReady}) and counted among the
+   * stack's nodes; its driver must be started before {@link #startLaunchedKubelet}.
+   */
+  void launched(SimulatedNode node) {
+    if (real) {
+      throw new IllegalStateException("launched nodes are simulated ones");
+    }
+    NodeRegistration.markReady(client, node.name());
+    // a cloud's node names are long (Karpenter's KWOK provider: about 60 characters), too long
+    // for the sockets' paths: a short directory name instead
+    dirNames.put(node.name(), "l" + launchedCount.incrementAndGet());
+    nodes.add(node);
+    // its kubelet renews the node's Lease from now on; it registers the driver once that runs
+    TestKubelet kubelet =
+        new TestKubelet(client, node.name(), Stack.DRIVER, registryDir(node.name()));
+    kubelets.put(node.name(), kubelet);
+    kubelet.startHeartbeat();
+  }
+
+  /** The launched node's kubelet, once its driver runs: it registers the driver, watches pods. */
+  void startLaunchedKubelet(SimulatedNode node, Duration timeout) {
+    startKubelet(node, timeout);
+  }
+
+  /** A launched node is gone: its kubelet stops, and it is no longer one of the stack's nodes. */
+  void gone(String node) {
+    TestKubelet kubelet = kubelets.remove(node);
+    if (kubelet != null) {
+      kubelet.close();
+    }
+    nodes.removeIf(n -> n.name().equals(node));
+    // what its kubelet and the harness made for it (a real kubelet's Lease is owned by its Node)
+    Stack.quietly(
+        () ->
+            client.leases().inNamespace(TestKubelet.NODE_LEASE_NAMESPACE).withName(node).delete());
+    Stack.quietly(
+        () ->
+            client
+                .pods()
+                .inNamespace(KdraChart.NAMESPACE)
+                .withName(KdraChart.RELEASE + "-" + KdraChart.DRIVER + "-" + node)
+                .withGracePeriod(0)
+                .delete());
   }
 
   /**
@@ -202,7 +262,7 @@ public final class StackNodes {
 
   /** The directory of the harness's own files for the node's driver (inventory, token). */
   public Path nodeDir(String node) {
-    return nodesDir.resolve(node);
+    return nodesDir.resolve(dirNames.getOrDefault(node, node));
   }
 
   /**

@@ -34,6 +34,12 @@ final class StackServiceStarts {
   private final StackNodes nodes;
   private final StackServices services;
 
+  /** The publishers' inventory gRPC ports the drivers dial, once they are started. */
+  private List<Integer> publisherPorts;
+
+  /** Whether each driver dials them through a {@link PausableProxy} of its own. */
+  private boolean publisherLinks;
+
   /** Whether kube-controller-manager runs beside the stack (its full control plane). */
   private final boolean controllerManager;
 
@@ -171,61 +177,75 @@ final class StackServiceStarts {
    * over them as their Service would, and which a test may pause or cut.
    */
   void drivers(List<Integer> publisherPorts, boolean links) {
+    this.publisherPorts = List.copyOf(publisherPorts);
+    this.publisherLinks = links;
     for (SimulatedNode node : nodes.all()) {
-      // the node's token and sockets are in it: the owner's only, as the kubelet's are
-      Path dir = OwnerOnly.createDirectories(nodes.nodeDir(node.name()));
-      Path inventory = dir.resolve("inventory.yaml");
-      TestFiles.write(inventory, node.inventory());
-      Map<String, String> driver = new LinkedHashMap<>(kube);
-      driver.put("kdra.device-driver.node-name", node.name());
-      driver.put("kdra.device-driver.backend", "simulated");
-      driver.put("kdra.device-driver.inventory-file", inventory.toString());
-      driver.put("kdra.device-driver.discovery-interval", "1s");
-      driver.put(
-          "kdra.device-driver.kubelet-registry-dir", nodes.registryDir(node.name()).toString());
-      driver.put(
-          "kdra.device-driver.kubelet-plugins-dir", nodes.pluginsDir(node.name()).toString());
-      driver.put("kdra.device-driver.cdi-dir", nodes.cdiDir(node.name()).toString());
-      driver.put(
-          "kdra.device-driver.checkpoint-file", nodes.checkpointFile(node.name()).toString());
-      driver.put("kdra.device-driver.sharing.mps-root", nodes.mpsRoot(node.name()).toString());
-      // its GPUs outlive the driver process, as real ones do, and a test can read them
-      driver.put(
-          "kdra.device-driver.test-only.simulated-gpu-state-file",
-          nodes.simulatedGpuStateFile(node.name()).toString());
-      driver.putAll(node.driverProperties());
-      String publisherAddress = "127.0.0.1:" + publisherPorts.get(0);
-      if (links) {
-        PausableProxy link =
-            PausableProxy.toLocalPorts("publisher-link-" + node.name(), publisherPorts);
-        services.putPublisherLink(node.name(), link);
-        publisherAddress = link.address();
-      }
-      driver.put("kdra.device-driver.publisher.address", publisherAddress);
-      // the tokens the kubelet would project into the DaemonSet's pod on this node: one for
-      // the driver's API client, one for the slice-publisher's audience (the chart's
-      // publisher-token volume), re-read on every connect
-      Pod driverPod = KdraChart.driverPod(client, node.name(), nodes.real());
-      String token = KdraChart.token(client, KdraChart.DRIVER, driverPod);
-      Path tokenFile = nodes.publisherTokenFile(node.name());
-      OwnerOnly.write(
-          tokenFile,
-          KdraChart.publisherToken(
-              client, KdraChart.NAMESPACE, KdraChart.serviceAccount(KdraChart.DRIVER), driverPod));
-      driver.put("kdra.device-driver.publisher.token-file", tokenFile.toString());
-      driver.put("kdra.device-driver.publisher.initial-backoff", "250ms");
-      driver.put("kdra.device-driver.publisher.max-backoff", "2s");
-      // snapshots keep coming, as from a live node: deleted nodes must stay deleted regardless
-      driver.put("kdra.device-driver.publisher.heartbeat", "2s");
-      ServiceProcess p =
-          ServiceProcess.start(
-              "device-driver",
-              "device-driver-" + node.name(),
-              driver,
-              identities.environment(KdraChart.DRIVER, "device-driver-" + node.name(), token),
-              logDir);
-      services.put(p);
+      driver(node, false);
     }
+  }
+
+  /**
+   * The device-driver of {@code node}, dialling the publishers {@link #drivers} was given: for the
+   * stack's own nodes, and for a node {@code launched} while the stack runs ({@link
+   * Stack#addNode}), whose driver pod its Node owns ({@link KdraChart#driverPod(KubernetesClient,
+   * String, boolean, boolean)}).
+   */
+  ServiceProcess driver(SimulatedNode node, boolean launched) {
+    if (publisherPorts == null) {
+      throw new IllegalStateException("the publishers are not started yet");
+    }
+    // the node's token and sockets are in it: the owner's only, as the kubelet's are
+    Path dir = OwnerOnly.createDirectories(nodes.nodeDir(node.name()));
+    Path inventory = dir.resolve("inventory.yaml");
+    TestFiles.write(inventory, node.inventory());
+    Map<String, String> driver = new LinkedHashMap<>(kube);
+    driver.put("kdra.device-driver.node-name", node.name());
+    driver.put("kdra.device-driver.backend", "simulated");
+    driver.put("kdra.device-driver.inventory-file", inventory.toString());
+    driver.put("kdra.device-driver.discovery-interval", "1s");
+    driver.put(
+        "kdra.device-driver.kubelet-registry-dir", nodes.registryDir(node.name()).toString());
+    driver.put("kdra.device-driver.kubelet-plugins-dir", nodes.pluginsDir(node.name()).toString());
+    driver.put("kdra.device-driver.cdi-dir", nodes.cdiDir(node.name()).toString());
+    driver.put("kdra.device-driver.checkpoint-file", nodes.checkpointFile(node.name()).toString());
+    driver.put("kdra.device-driver.sharing.mps-root", nodes.mpsRoot(node.name()).toString());
+    // its GPUs outlive the driver process, as real ones do, and a test can read them
+    driver.put(
+        "kdra.device-driver.test-only.simulated-gpu-state-file",
+        nodes.simulatedGpuStateFile(node.name()).toString());
+    driver.putAll(node.driverProperties());
+    String publisherAddress = "127.0.0.1:" + publisherPorts.get(0);
+    if (publisherLinks) {
+      PausableProxy link =
+          PausableProxy.toLocalPorts("publisher-link-" + node.name(), publisherPorts);
+      services.putPublisherLink(node.name(), link);
+      publisherAddress = link.address();
+    }
+    driver.put("kdra.device-driver.publisher.address", publisherAddress);
+    // the tokens the kubelet would project into the DaemonSet's pod on this node: one for
+    // the driver's API client, one for the slice-publisher's audience (the chart's
+    // publisher-token volume), re-read on every connect
+    Pod driverPod = KdraChart.driverPod(client, node.name(), nodes.real(), launched);
+    String token = KdraChart.token(client, KdraChart.DRIVER, driverPod);
+    Path tokenFile = nodes.publisherTokenFile(node.name());
+    OwnerOnly.write(
+        tokenFile,
+        KdraChart.publisherToken(
+            client, KdraChart.NAMESPACE, KdraChart.serviceAccount(KdraChart.DRIVER), driverPod));
+    driver.put("kdra.device-driver.publisher.token-file", tokenFile.toString());
+    driver.put("kdra.device-driver.publisher.initial-backoff", "250ms");
+    driver.put("kdra.device-driver.publisher.max-backoff", "2s");
+    // snapshots keep coming, as from a live node: deleted nodes must stay deleted regardless
+    driver.put("kdra.device-driver.publisher.heartbeat", "2s");
+    ServiceProcess p =
+        ServiceProcess.start(
+            "device-driver",
+            "device-driver-" + node.name(),
+            driver,
+            identities.environment(KdraChart.DRIVER, "device-driver-" + node.name(), token),
+            logDir);
+    services.put(p);
+    return p;
   }
 
   /**

@@ -204,6 +204,17 @@ public final class StackServices {
     process(name).close();
   }
 
+  /** Stops the service and forgets it (a launched node's driver, when the node is gone). */
+  void remove(String name) {
+    ServiceProcess p;
+    synchronized (this) {
+      p = processes.remove(name);
+    }
+    if (p != null) {
+      p.close();
+    }
+  }
+
   /** Kills the service (SIGKILL, no shutdown); {@link #restart} starts it again. */
   public void crash(String name) {
     process(name).killForcibly();

@@ -1,6 +1,6 @@
 package io.kdra.it.upstream;
 
-import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.support.GoPrograms;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -38,41 +38,7 @@ public final class UpstreamAlloc {
     if (configured != null && !configured.isBlank()) {
       return Path.of(configured);
     }
-    String arch = System.getProperty("os.arch");
-    arch =
-        switch (arch) {
-          case "x86_64", "amd64" -> "amd64";
-          case "aarch64", "arm64" -> "arm64";
-          default -> arch;
-        };
-    return ControlPlane.cacheDir()
-        .resolve("upstream-alloc")
-        .resolve(VERSION + "-linux-" + arch)
-        .resolve(sourceStamp())
-        .resolve("dra-alloc-upstream");
-  }
-
-  /** sha256 over go.mod, go.sum and the *.go files (byte order), first 12 hex digits. */
-  static String sourceStamp() {
-    Path src = Path.of("upstream");
-    if (!Files.isDirectory(src)) {
-      src = Path.of("integration-tests", "upstream");
-    }
-    try (java.util.stream.Stream<Path> files = Files.list(src)) {
-      List<Path> sources = new ArrayList<>(List.of(src.resolve("go.mod"), src.resolve("go.sum")));
-      files
-          .filter(p -> p.getFileName().toString().endsWith(".go"))
-          // names are ASCII: String order is the byte order of the script's LC_ALL=C sort
-          .sorted(java.util.Comparator.comparing(p -> p.getFileName().toString()))
-          .forEach(sources::add);
-      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
-      for (Path p : sources) {
-        sha.update(Files.readAllBytes(p));
-      }
-      return java.util.HexFormat.of().formatHex(sha.digest()).substring(0, 12);
-    } catch (IOException | java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("cannot read the reference program's sources in " + src, e);
-    }
+    return GoPrograms.cached("upstream", "upstream-alloc", VERSION, "dra-alloc-upstream");
   }
 
   /** Runs {@code dra-alloc-upstream args...}; fails when the binary is missing or hangs. */

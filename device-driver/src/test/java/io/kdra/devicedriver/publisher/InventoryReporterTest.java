@@ -50,6 +50,9 @@ class InventoryReporterTest {
   /** Off: the publisher takes every snapshot and answers none, as one frozen (SIGSTOP) would. */
   private volatile boolean acking = true;
 
+  /** A token the publisher refuses (UNAUTHENTICATED), as an expired one; none when null. */
+  private volatile String refusedToken;
+
   private Server server;
   private InventoryReporter reporter;
 
@@ -90,7 +93,12 @@ class InventoryReporterTest {
           @Override
           public <Q, R> ServerCall.Listener<Q> interceptCall(
               ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-            tokens.add(String.valueOf(headers.get(InventoryReporter.AUTHORIZATION)));
+            String token = String.valueOf(headers.get(InventoryReporter.AUTHORIZATION));
+            tokens.add(token);
+            if (token.equals(refusedToken)) {
+              call.close(io.grpc.Status.UNAUTHENTICATED.withDescription("expired"), new Metadata());
+              return new ServerCall.Listener<>() {};
+            }
             return Contexts.interceptCall(io.grpc.Context.current(), call, headers, next);
           }
         };
@@ -264,15 +272,18 @@ class InventoryReporterTest {
     server.awaitTermination(5, TimeUnit.SECONDS);
     awaitConnected(false);
     assertThat(reporter.lastError()).isNotEmpty();
-    // the kubelet rotated the projected token meanwhile: the next connect sends the new one
+    // the kubelet rotated the projected token meanwhile, and the old one expired: a connect
+    // attempt that read the token before the rotation is refused, and the next one reads it again
+    // (without the refusal such an attempt may legitimately land with the old, still valid token)
     Files.writeString(dir.resolve("token"), "rotated-token\n");
+    refusedToken = "Bearer secret-token";
 
     startPublisher(port);
     InventorySnapshot again = received.poll(60, TimeUnit.SECONDS);
     assertThat(again).isNotNull();
     assertThat(again.getSequence()).isGreaterThan(1001);
     assertThat(again.getDevicesCount()).isEqualTo(1);
-    assertThat(tokens.get(tokens.size() - 1)).isEqualTo("Bearer rotated-token");
+    assertThat(tokens).contains("Bearer rotated-token");
     awaitConnected(true);
   }
 

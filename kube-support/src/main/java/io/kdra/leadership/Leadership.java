@@ -8,12 +8,12 @@ import org.jboss.logging.Logger;
 
 /**
  * A replica's part in a Lease-based leader election: whether it leads, who does, and what happens
- * when it stops leading. The election itself runs elsewhere (quarkus-operator-sdk's for the
- * operators, fabric8's {@code LeaderElector} for the slice-publisher); this class adds what both
- * lack: a graceful hand-over (a replica that shuts down releases the Lease, so a standby takes over
- * within one retry period instead of one lease duration) and a step-down in the process when
- * leadership is lost any other way (renewals that failed past the renew deadline, as in an
- * API-server outage, or another holder): the replica stops its leader-only work at once and
+ * when it stops leading. The election itself is fabric8's {@code LeaderElector} on {@link
+ * ToleratingLeaseLock}, run by {@link ElectionWiring} in every elected service; this class adds
+ * what the elector lacks: a graceful hand-over (a replica that shuts down releases the Lease, so a
+ * standby takes over within one retry period instead of one lease duration) and a step-down in the
+ * process when leadership is lost any other way (renewals that failed past the renew deadline, as
+ * in an API-server outage, or another holder): the replica stops its leader-only work at once and
  * campaigns again, instead of exiting, so that an outage does not end in every replica's crash-loop
  * back-off.
  *

@@ -169,9 +169,10 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   public UpdateControl<ComputeClass> reconcile(ComputeClass cc, Context<ComputeClass> context) {
     String name = cc.getMetadata().getName();
     if (!leadership.leading()) {
-      // a replica that lost the Lease keeps its informers but writes nothing; quarkus-operator-sdk
-      // does not stop its reconciles after a lost Lease, so each waits here until this replica
-      // leads again (or another one, whose own reconciles then apply it)
+      // a replica that does not lead (a standby, or one that lost the Lease) keeps its informers
+      // and its reconciles but writes nothing (every replica's event processing runs:
+      // OperatorSdkElection), so each waits here until this replica leads (or another one, whose
+      // own reconciles then apply it)
       LOG.debugf("ComputeClass %s: not leading; looking again in %s", name, standbyRetry());
       return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(standbyRetry());
     }

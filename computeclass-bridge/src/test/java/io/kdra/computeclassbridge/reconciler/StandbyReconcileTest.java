@@ -14,9 +14,10 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * A bridge replica that lost its Lease stays up (quarkus-operator-sdk keeps reconciling) but writes
- * nothing: every reconcile and cleanup waits for this replica to lead again. The collaborators that
- * would write are absent: touching one fails the test.
+ * A bridge replica that does not lead (a standby, or one that lost its Lease) reconciles (every
+ * replica's event processing runs: {@code OperatorSdkElection}) but writes nothing: every reconcile
+ * and cleanup waits for this replica to lead again. The collaborators that would write are absent:
+ * touching one fails the test.
  */
 class StandbyReconcileTest {
 

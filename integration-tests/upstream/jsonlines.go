@@ -35,3 +35,42 @@ func jsonLines[In any](stdin io.Reader, stdout io.Writer, answer func(In) any, b
 	}
 	return 0
 }
+
+// jsonLinesParallel is jsonLines answering up to `workers` lines at once, the answers still in
+// input order: for answers that mostly wait (gang's schedulers wait for their informers).
+func jsonLinesParallel[In any](stdin io.Reader, stdout io.Writer, workers int, answer func(In) any, badInput func(error) any) int {
+	in := bufio.NewScanner(stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<26)
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	slots := make(chan struct{}, workers)
+	var answers []chan any
+	for in.Scan() {
+		line := strings.TrimSpace(in.Text())
+		if line == "" {
+			continue
+		}
+		done := make(chan any, 1)
+		answers = append(answers, done)
+		var req In
+		if err := json.Unmarshal([]byte(line), &req); err != nil {
+			done <- badInput(err)
+			continue
+		}
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots }()
+			done <- answer(req)
+		}()
+	}
+	for _, a := range answers {
+		_ = enc.Encode(<-a)
+	}
+	if err := in.Err(); err != nil {
+		_ = enc.Encode(badInput(err))
+		return 2
+	}
+	return 0
+}

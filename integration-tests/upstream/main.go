@@ -10,6 +10,7 @@
 //	dra-alloc-upstream cel-overloads      (the CEL functions' overload order, see celoverloads.go)
 //	dra-alloc-upstream filter < JSON-LINES (kube-scheduler's filter verdicts, see schedfilter.go)
 //	dra-alloc-upstream score < JSON-LINES (kube-scheduler's score totals, see schedscore.go)
+//	dra-alloc-upstream gang < JSON-LINES  (kube-scheduler's pod group cycle, see gang.go)
 //	dra-alloc-upstream version            (Go and module versions as JSON, see version.go)
 //
 // Exit status: 0 every pending claim allocated, 1 at least one not (or a pod whose claims are
@@ -35,6 +36,7 @@ const usage = `Usage: dra-alloc-upstream [-o yaml|json|summary] [--node NAME] [-
        dra-alloc-upstream cel-overloads
        dra-alloc-upstream filter < JSON-LINES
        dra-alloc-upstream score < JSON-LINES
+       dra-alloc-upstream gang < JSON-LINES
        dra-alloc-upstream version
 Shows how upstream's DRA allocator (k8s.io/dynamic-resource-allocation v0.37.2, Kubernetes 1.37
 default features) allocates devices to pending ResourceClaims; same input and output as dra-alloc.
@@ -62,6 +64,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "score" {
 		return schedScore(stdin, stdout)
+	}
+	if len(args) > 0 && args[0] == "gang" {
+		return schedGang(stdin, stdout)
 	}
 	if len(args) > 0 && args[0] == "cel-overloads" {
 		return celOverloads(stdout)

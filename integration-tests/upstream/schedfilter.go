@@ -50,9 +50,9 @@ import (
 // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread,
 // InterPodAffinity in the default profile's order; DynamicResources is left out: the scenarios
 // have no claims. The volume plugins read the scenario's PersistentVolumeClaims,
-// PersistentVolumes, StorageClasses and CSINodes through informers on a fake clientset (started
-// only for scenarios that have any, or a pod with volumes). Terminal pods are dropped as
-// kube-scheduler's pod informer drops them.
+// PersistentVolumes, StorageClasses, CSINodes, CSIDrivers and CSIStorageCapacities through
+// informers on a fake clientset (started only for scenarios that have any, or a pod with volumes).
+// Terminal pods are dropped as kube-scheduler's pod informer drops them.
 func schedFilter(stdin io.Reader, stdout io.Writer) int {
 	metrics.Register() // the framework runtime records into the scheduler's metrics
 	return jsonLines(stdin, stdout, func(sc filterScenario) any {
@@ -75,11 +75,15 @@ type filterScenario struct {
 	PVs            []*v1.PersistentVolume      `json:"pvs"`
 	StorageClasses []*storagev1.StorageClass   `json:"storageClasses"`
 	CSINodes       []*storagev1.CSINode        `json:"csiNodes"`
+	// VolumeBinding's storage capacity check of a claim to be provisioned
+	CSIDrivers           []*storagev1.CSIDriver          `json:"csiDrivers"`
+	CSIStorageCapacities []*storagev1.CSIStorageCapacity `json:"csiStorageCapacities"`
 }
 
 // hasVolumes: whether the scenario's volume plugins need their informers.
 func (sc filterScenario) hasVolumes() bool {
-	if len(sc.PVCs)+len(sc.PVs)+len(sc.StorageClasses)+len(sc.CSINodes) > 0 {
+	if len(sc.PVCs)+len(sc.PVs)+len(sc.StorageClasses)+len(sc.CSINodes)+
+		len(sc.CSIDrivers)+len(sc.CSIStorageCapacities) > 0 {
 		return true
 	}
 	for _, v := range sc.Pod.Spec.Volumes {
@@ -204,6 +208,12 @@ func runFilters(ctx context.Context, sc filterScenario, registry frameworkruntim
 		for _, o := range sc.CSINodes {
 			objects = append(objects, o)
 		}
+		for _, o := range sc.CSIDrivers {
+			objects = append(objects, o)
+		}
+		for _, o := range sc.CSIStorageCapacities {
+			objects = append(objects, o)
+		}
 		client = fake.NewSimpleClientset(objects...)
 	}
 	var factory informers.SharedInformerFactory
@@ -295,6 +305,8 @@ func volumeInformersSynced(factory informers.SharedInformerFactory) []toolscache
 		factory.Core().V1().PersistentVolumes().Informer().HasSynced,
 		factory.Storage().V1().StorageClasses().Informer().HasSynced,
 		factory.Storage().V1().CSINodes().Informer().HasSynced,
+		factory.Storage().V1().CSIDrivers().Informer().HasSynced,
+		factory.Storage().V1().CSIStorageCapacities().Informer().HasSynced,
 	}
 }
 

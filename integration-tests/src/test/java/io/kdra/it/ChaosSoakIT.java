@@ -13,10 +13,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
-import io.kdra.it.nodes.TestKubelet;
+import io.kdra.it.controlplane.EtcdLink;
 import io.kdra.it.services.Dra;
 import io.kdra.it.services.KdraStack;
-import io.kdra.it.services.NodeFiles;
 import io.kdra.it.services.Stack;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,36 +24,37 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Random operations against the whole stack for a bounded time, then invariants once it settles.
- * Operations: pods from templates and pods sharing a claim created and deleted in random order with
- * reused names (gracefully or at once, one at a time or in bursts), claims and templates created
- * and deleted before or after their pods, SIGKILL and restart of any service (two claim-controller
- * replicas, two slice-publisher replicas, a driver often mid-prepare, since prepares take a while
- * here), a node's slices deleted, a node deleted and registered again, and the faults of {@link
- * SoakFaults}: the kube-apiserver restarted or away, etcd restarted, a leader frozen past its
- * lease, partitions between a claim-controller and the API server and between a driver and the
- * publishers, a driver stopped by SIGTERM, a driver's checkpoint truncated or garbage. A service
- * that exits on its own is started again, as its Deployment would.
+ * Operations: pods from templates (the soak's, or a ComputeClass's) and pods sharing a claim
+ * created and deleted in random order with reused names (gracefully or at once, one at a time or in
+ * bursts), claims and templates created and deleted before or after their pods (with no config, a
+ * valid or an invalid one of our driver, through the publishers' admission webhook: {@link
+ * SoakWebhook}), ComputeClasses created, changed and deleted ({@link SoakBridge}), SIGKILL and
+ * restart of any service (two claim-controller replicas, two slice-publisher replicas, the
+ * computeclass-bridge, a driver often mid-prepare, since prepares take a while here), a node's
+ * slices deleted, a node deleted and registered again, and the faults of {@link SoakFaults}: the
+ * kube-apiserver restarted or away, etcd restarted or slow, a leader frozen past its lease,
+ * partitions between a claim-controller and the API server and between a driver and the publishers,
+ * a driver stopped by SIGTERM, a driver's checkpoint truncated or garbage, certificate and CA
+ * rotation, the admission webhook down, bursts of ComputeClass churn. A service that exits on its
+ * own is started again, as its Deployment would.
  *
  * <p>Where the Workload API is served (1.37 on), gangs too: a PodGroup of {@link #GANG_SIZE} pods
  * with a gang policy created with its pods and deleted with them.
  *
  * <p>Checked after every operation: no device is in two claims' allocations, no pod's node changed;
  * after each control-plane fault, every Lease is held and renewed again within 30 s of the return.
- * Checked once the faults stopped and it settled, each within {@link #SETTLE}: no claim is left
- * being deleted that no existing pod has reserved; no claim is reserved for a pod that no longer
- * exists; no CDI spec or checkpoint entry on a node lacks its allocated claim, and every bound pod
- * was prepared and its claims have their CDI spec and checkpoint entry on its node; every pod not
- * bound has PodScheduled=False with a message, and none is pending that could run (its claim
- * allocated, or a device free); every node's pool is published whole and untainted; no gang is
- * partly bound (of its pods, none or at least minCount). Finally everything is deleted and every
- * device must be free again: one pod per device of the cluster is placed.
+ * Checked once the faults stopped and it settled, each within {@link #SETTLE}: the settled
+ * invariants of {@link SoakInvariants}. Finally everything is deleted and every device must be free
+ * again: one pod per device of the cluster is placed.
  *
  * <p>{@code -Dsoak.duration=PT30M} for the long form (default: {@link #SHORT}; longer than {@link
  * #LONG}, outages of two minutes too), {@code -Dsoak.seed=N} replays a run: the seed is printed at
@@ -87,12 +87,20 @@ class ChaosSoakIT {
   /** The inventory gRPC's certificates, which the soak rotates. */
   static final SoakTls TLS = SoakTls.create();
 
+  /** kube-apiserver reaching etcd through a proxy the soak delays; made before the stack starts. */
   @RegisterExtension
+  @Order(1)
+  static final EtcdLink ETCD = new EtcdLink();
+
+  @RegisterExtension
+  @Order(2)
   static final KdraStack STACK =
       KdraStack.nodes(twoL4s("node-a"), oneA100("node-b"), l4s("node-c", 2))
           .withControllers(2)
           .withPublishers(2)
           .withControllerApiLinks()
+          .withPublisherWebhook()
+          .withBridge()
           .withProperties(properties());
 
   private static Map<String, String> properties() {
@@ -115,10 +123,10 @@ class ChaosSoakIT {
   private static Stack stack;
   private static KubernetesClient client;
   private static ControlPlane.Running controlPlane;
+  private static SoakWebhook webhook;
+  private static SoakBridge bridge;
 
   private final Map<String, Integer> operations = new TreeMap<>();
-  private final Map<String, String> nodeOfPod = new HashMap<>();
-  private int invariantChecks;
 
   @BeforeAll
   static void slicesPublished(ControlPlane.Running running) {
@@ -133,6 +141,18 @@ class ChaosSoakIT {
                     .isEqualTo(DEVICES));
   }
 
+  /** While the stack still runs: the bridge's finalizer lets the ComputeClasses go. */
+  @AfterAll
+  static void removeWebhookAndComputeClasses() {
+    if (bridge != null) {
+      bridge.deleteAll();
+      await("the soak's ComputeClasses gone").atMost(SETTLE).until(bridge::allGone);
+    }
+    if (webhook != null) {
+      webhook.unregister();
+    }
+  }
+
   @Test
   void randomOperationsAndFaultsKeepEveryInvariant() {
     long seed = Long.getLong("soak.seed", System.nanoTime());
@@ -141,10 +161,24 @@ class ChaosSoakIT {
         "[soak] seed %d, %s of operations (replay: -Dsoak.seed=%d)%n", seed, duration, seed);
     Random random = new Random(seed);
     Map<String, Integer> faultCounts = new TreeMap<>();
+    Map<String, Integer> writes = new TreeMap<>();
+    webhook = new SoakWebhook(client, stack.services.webhook(), random, writes);
+    webhook.register();
+    bridge = new SoakBridge(client, stack.namespace, random);
     SoakFaults faults =
         new SoakFaults(
-            stack, controlPlane, random, duration.compareTo(LONG) > 0, faultCounts, NODES, TLS);
-    Soak soak = new Soak(stack, random, faults, faultCounts);
+            stack,
+            controlPlane,
+            random,
+            duration.compareTo(LONG) > 0,
+            faultCounts,
+            NODES,
+            TLS,
+            ETCD.proxy(),
+            webhook,
+            bridge);
+    Soak soak = new Soak(stack, random, faults, faultCounts, webhook, bridge);
+    SoakInvariants invariants = new SoakInvariants(stack, NODES, DEVICES_OF, bridge);
     long end = System.nanoTime() + duration.toNanos();
     long started = System.nanoTime();
     while (System.nanoTime() < end) {
@@ -152,8 +186,7 @@ class ChaosSoakIT {
       operations.merge(op, 1, Integer::sum);
       faults.tick();
       soak.superviseServices();
-      assertNoDeviceInTwoClaims();
-      assertNoPodChangedNode();
+      invariants.afterEachOperation();
     }
     faults.endAll();
     long stopped = System.nanoTime();
@@ -169,17 +202,7 @@ class ChaosSoakIT {
         .untilAsserted(
             () -> {
               soak.superviseServices();
-              assertNoClaimBeingDeletedUnlessInUse();
-              assertNoReservationForAGonePod();
-              assertNoPreparedStateWithoutItsClaim();
-              assertEveryBoundPodPreparedOnItsNode();
-              assertEveryPendingPodHasAReason();
-              assertNoPodPendingWhileItCouldRun();
-              assertSlicesMatchInventoriesUntainted();
-              assertNoHandshakeRefused();
-              assertNoGangPartlyBound();
-              assertNoDeviceInTwoClaims();
-              assertNoPodChangedNode();
+              invariants.settled();
             });
     System.out.printf(
         "[soak] settled %d ms after the faults stopped%n",
@@ -202,8 +225,8 @@ class ChaosSoakIT {
         .untilAsserted(
             () -> {
               assertThat(client.pods().inNamespace(stack.namespace).list().getItems()).isEmpty();
-              assertThat(claims()).isEmpty();
-              assertNoPreparedStateWithoutItsClaim();
+              assertThat(invariants.claims()).isEmpty();
+              invariants.assertNoPreparedStateWithoutItsClaim();
             });
     client
         .resource(Dra.template(stack.namespace, "final", KdraChart.GPU_CLASS, 1))
@@ -228,278 +251,30 @@ class ChaosSoakIT {
                     .as(p.getMetadata().getName())
                     .isNotNull();
               }
-              assertNoDeviceInTwoClaims();
+              invariants.assertNoDeviceInTwoClaims();
             });
+    // nothing left of deleted ComputeClasses: no template, no DeviceClass
+    bridge.deleteAll();
+    await("the soak's ComputeClasses gone, and all they made")
+        .atMost(SETTLE)
+        .untilAsserted(
+            () -> {
+              assertThat(bridge.allGone()).as("ComputeClasses gone").isTrue();
+              invariants.assertBridgeConverged();
+            });
+    System.out.printf("[soak] claim and template writes through the webhook: %s%n", writes);
     System.out.printf(
         "[soak] seed %d: invariants held; %d operations, %d invariant checks, %d s in all;"
             + " %d faults: %s; replicas started again after exiting by themselves: %d%n",
         seed,
         operations.values().stream().mapToInt(Integer::intValue).sum(),
-        invariantChecks,
+        invariants.checks(),
         (System.nanoTime() - started) / 1_000_000_000,
         faultCounts.values().stream().mapToInt(Integer::intValue).sum(),
         faultCounts,
         java.util.stream.Stream.concat(CONTROLLERS.stream(), PUBLISHERS.stream())
             .mapToInt(stack.services::restarts)
             .sum());
-  }
-
-  /** No driver's TLS handshake with a publisher was refused, certificate rotations included. */
-  private void assertNoHandshakeRefused() {
-    invariantChecks++;
-    assertThat(SoakTls.refusals(stack, NODES)).as("handshakes refused").isZero();
-  }
-
-  /** A pod's node, once set, never changes. */
-  private void assertNoPodChangedNode() {
-    invariantChecks++;
-    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
-      String node = p.getSpec().getNodeName();
-      if (node != null) {
-        String before = nodeOfPod.putIfAbsent(p.getMetadata().getUid(), node);
-        assertThat(before == null || before.equals(node))
-            .as("%s bound to %s, then %s", p.getMetadata().getName(), before, node)
-            .isTrue();
-      }
-    }
-  }
-
-  /**
-   * Issue 39's invariant: every bound pod (not being deleted) was prepared by its node's kubelet,
-   * and each of its claims has its CDI spec and its checkpoint entry on that node (a damaged
-   * checkpoint or a driver stopped mid-prepare must lose neither).
-   */
-  private void assertEveryBoundPodPreparedOnItsNode() {
-    invariantChecks++;
-    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
-      String node = p.getSpec().getNodeName();
-      if (node == null || p.getMetadata().getDeletionTimestamp() != null) {
-        continue;
-      }
-      TestKubelet.Prepared prepared = stack.nodes.kubelet(node).prepared(p);
-      assertThat(prepared)
-          .as(
-              "%s prepared on %s (last error: %s)",
-              p.getMetadata().getName(), node, stack.nodes.kubelet(node).lastError(p))
-          .isNotNull();
-      List<String> specs = NodeFiles.cdiClaimUids(stack.nodes.cdiDir(node));
-      List<String> entries = NodeFiles.checkpointClaimUids(stack.nodes.checkpointFile(node));
-      for (var claim : prepared.claims()) {
-        assertThat(specs)
-            .as(
-                "CDI spec of claim %s of %s on %s",
-                claim.getName(), p.getMetadata().getName(), node)
-            .contains(claim.getUid());
-        assertThat(entries)
-            .as(
-                "checkpoint entry of claim %s of %s on %s",
-                claim.getName(), p.getMetadata().getName(), node)
-            .contains(claim.getUid());
-      }
-    }
-  }
-
-  /**
-   * Issue 40's invariant, once the faults stopped: every pending pod binds when capacity frees, so
-   * no pod that could run is left pending while what it needs is free. A pod (not of a gang: see
-   * {@link #assertNoGangPartlyBound}) could run when its claim exists (or, from a template, its
-   * template does) and is not being deleted; it needs nothing more when its claim is allocated, one
-   * free device otherwise (every device is a GPU of the class).
-   */
-  private void assertNoPodPendingWhileItCouldRun() {
-    invariantChecks++;
-    List<ResourceClaim> claims = claims();
-    Map<String, ResourceClaim> byName = new HashMap<>();
-    claims.forEach(c -> byName.put(c.getMetadata().getName(), c));
-    java.util.Set<String> free = new java.util.TreeSet<>(publishedUntaintedDevices());
-    claims.forEach(c -> Dra.devices(c).forEach(free::remove));
-    List<String> templates =
-        client
-            .resources(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate.class)
-            .inNamespace(stack.namespace)
-            .list()
-            .getItems()
-            .stream()
-            .map(t -> t.getMetadata().getName())
-            .toList();
-    List<String> couldRun = new ArrayList<>();
-    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
-      if (p.getSpec().getNodeName() != null
-          || p.getMetadata().getDeletionTimestamp() != null
-          || GangMembers.groupOf(p) != null) {
-        continue;
-      }
-      var entry = p.getSpec().getResourceClaims().get(0);
-      String claimName = entry.getResourceClaimName();
-      if (claimName == null && p.getStatus() != null) {
-        claimName =
-            p.getStatus().getResourceClaimStatuses().stream()
-                .map(s -> s.getResourceClaimName())
-                .filter(java.util.Objects::nonNull)
-                .findFirst()
-                .orElse(null);
-      }
-      ResourceClaim claim = claimName == null ? null : byName.get(claimName);
-      boolean exists =
-          claim != null
-              || (entry.getResourceClaimName() == null
-                  && claimName == null
-                  && templates.contains(entry.getResourceClaimTemplateName()));
-      if (!exists || (claim != null && claim.getMetadata().getDeletionTimestamp() != null)) {
-        continue;
-      }
-      boolean allocated = !Dra.devices(claim).isEmpty();
-      if (allocated || !free.isEmpty()) {
-        couldRun.add(
-            p.getMetadata().getName()
-                + (allocated ? " (its claim is allocated)" : " (free: " + free + ")"));
-      }
-    }
-    assertThat(couldRun).as("pods pending that could run").isEmpty();
-  }
-
-  /** {@code pool/device} of every published device of the driver without a taint. */
-  private static List<String> publishedUntaintedDevices() {
-    return client.resources(ResourceSlice.class).list().getItems().stream()
-        .filter(s -> Stack.DRIVER.equals(s.getSpec().getDriver()))
-        .flatMap(
-            s ->
-                s.getSpec().getDevices().stream()
-                    .filter(d -> d.getTaints() == null || d.getTaints().isEmpty())
-                    .map(d -> s.getSpec().getPool().getName() + "/" + d.getName()))
-        .toList();
-  }
-
-  /** Each node's pool is published whole, with no taint left from a partition or a kill. */
-  private void assertSlicesMatchInventoriesUntainted() {
-    invariantChecks++;
-    Map<String, Integer> published = new TreeMap<>();
-    for (ResourceSlice s : client.resources(ResourceSlice.class).list().getItems()) {
-      if (Stack.DRIVER.equals(s.getSpec().getDriver())
-          && DEVICES_OF.containsKey(s.getSpec().getNodeName())) {
-        published.merge(
-            s.getSpec().getNodeName(),
-            (int)
-                s.getSpec().getDevices().stream()
-                    .filter(d -> d.getTaints() == null || d.getTaints().isEmpty())
-                    .count(),
-            Integer::sum);
-      }
-    }
-    assertThat(published).as("untainted devices published per node").isEqualTo(DEVICES_OF);
-  }
-
-  private void assertNoDeviceInTwoClaims() {
-    invariantChecks++;
-    List<String> devices =
-        claims().stream()
-            .flatMap(
-                c -> Dra.devices(c).stream().map(d -> d + " (" + c.getMetadata().getName() + ")"))
-            .toList();
-    assertThat(devices.stream().map(d -> d.substring(0, d.indexOf(' '))).toList())
-        .as("allocated devices: %s", devices)
-        .doesNotHaveDuplicates();
-  }
-
-  /** A claim may wait in deletion only while a pod that exists still has it reserved. */
-  private void assertNoClaimBeingDeletedUnlessInUse() {
-    invariantChecks++;
-    List<String> podUids = podUids();
-    assertThat(claims())
-        .as("claims being deleted, reserved by no pod that exists")
-        .noneMatch(
-            c ->
-                c.getMetadata().getDeletionTimestamp() != null
-                    && (c.getStatus() == null
-                        || c.getStatus().getReservedFor() == null
-                        || c.getStatus().getReservedFor().stream()
-                            .noneMatch(r -> podUids.contains(r.getUid()))));
-  }
-
-  private static List<String> podUids() {
-    return client.pods().inNamespace(stack.namespace).list().getItems().stream()
-        .map(p -> p.getMetadata().getUid())
-        .toList();
-  }
-
-  private void assertNoReservationForAGonePod() {
-    invariantChecks++;
-    List<String> podUids = podUids();
-    for (ResourceClaim c : claims()) {
-      if (c.getStatus() != null && c.getStatus().getReservedFor() != null) {
-        assertThat(c.getStatus().getReservedFor())
-            .as("reservedFor of %s", c.getMetadata().getName())
-            .allMatch(r -> podUids.contains(r.getUid()));
-      }
-    }
-  }
-
-  private void assertNoPreparedStateWithoutItsClaim() {
-    invariantChecks++;
-    Map<String, ResourceClaim> byUid = new TreeMap<>();
-    claims().forEach(c -> byUid.put(c.getMetadata().getUid(), c));
-    for (String node : NODES) {
-      for (String uid : NodeFiles.cdiClaimUids(stack.nodes.cdiDir(node))) {
-        assertThat(byUid.get(uid)).as("claim of CDI spec %s on %s", uid, node).isNotNull();
-        assertThat(Dra.devices(byUid.get(uid)))
-            .as("allocation of claim %s on %s", uid, node)
-            .anyMatch(d -> d.startsWith(node + "/"));
-      }
-      for (String uid :
-          NodeFiles.checkpointClaimUids(
-              stack.nodes.nodeDir(node).resolve("plugins/checkpoint.json"))) {
-        assertThat(byUid).as("claim of checkpoint entry %s on %s", uid, node).containsKey(uid);
-      }
-    }
-  }
-
-  /**
-   * A gang is placed whole or not at all: of a PodGroup's pods (none being deleted: the soak
-   * deletes a gang's pods only with the gang), none bound or at least its minCount.
-   */
-  private void assertNoGangPartlyBound() {
-    if (!GangMembers.served()) {
-      return;
-    }
-    invariantChecks++;
-    List<Pod> pods = client.pods().inNamespace(stack.namespace).list().getItems();
-    for (var group : GangMembers.podGroups(client, stack.namespace).list().getItems()) {
-      String name = group.getMetadata().getName();
-      int minCount = GangMembers.minCount(group);
-      List<String> bound =
-          GangMembers.of(pods, name).stream()
-              .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-              .filter(p -> p.getSpec().getNodeName() != null)
-              .map(p -> p.getMetadata().getName() + "@" + p.getSpec().getNodeName())
-              .toList();
-      assertThat(bound.isEmpty() || bound.size() >= minCount)
-          .as("gang %s partly bound: %s (minCount %d)", name, bound, minCount)
-          .isTrue();
-    }
-  }
-
-  private void assertEveryPendingPodHasAReason() {
-    invariantChecks++;
-    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
-      if (p.getSpec().getNodeName() != null || p.getMetadata().getDeletionTimestamp() != null) {
-        continue;
-      }
-      assertThat(
-              p.getStatus() == null || p.getStatus().getConditions() == null
-                  ? List.of()
-                  : p.getStatus().getConditions())
-          .as("conditions of pending pod %s", p.getMetadata().getName())
-          .anySatisfy(
-              c -> {
-                assertThat(c.getType()).isEqualTo("PodScheduled");
-                assertThat(c.getStatus()).isEqualTo("False");
-                assertThat(c.getMessage()).isNotBlank();
-              });
-    }
-  }
-
-  private static List<ResourceClaim> claims() {
-    return client.resources(ResourceClaim.class).inNamespace(stack.namespace).list().getItems();
   }
 
   /** The operations and faults, drawn from one seeded random stream. */
@@ -510,8 +285,18 @@ class ChaosSoakIT {
     private final String ns;
     private final SoakFaults more;
     private final Map<String, Integer> faults;
+    private final SoakWebhook webhook;
+    private final SoakBridge bridge;
 
-    Soak(Stack stack, Random random, SoakFaults more, Map<String, Integer> faults) {
+    Soak(
+        Stack stack,
+        Random random,
+        SoakFaults more,
+        Map<String, Integer> faults,
+        SoakWebhook webhook,
+        SoakBridge bridge) {
+      this.webhook = webhook;
+      this.bridge = bridge;
       this.stack = stack;
       this.client = stack.client;
       this.random = random;
@@ -530,14 +315,16 @@ class ChaosSoakIT {
           return createPod(true);
         } else if (roll < 37 && GangMembers.served()) {
           return toggleGang();
-        } else if (roll < 60) {
+        } else if (roll < 58) {
           return deletePod();
-        } else if (roll < 65) {
+        } else if (roll < 63) {
           return burst();
-        } else if (roll < 72) {
+        } else if (roll < 70) {
           return toggleClaim();
-        } else if (roll < 79) {
+        } else if (roll < 77) {
           return toggleTemplate();
+        } else if (roll < 81) {
+          return bridge.churn();
         } else {
           return fault();
         }
@@ -549,19 +336,20 @@ class ChaosSoakIT {
     }
 
     /**
-     * A fault: one of the five kinds of process kills and object deletions, or one of {@link
+     * A fault: one of the six kinds of process kills and object deletions, or one of {@link
      * SoakFaults}' kinds when none of those is in place.
      */
     private String fault() {
-      int kind = random.nextInt(5 + SoakFaults.KINDS);
-      if (kind >= 5 && !more.inPlace()) {
+      int kind = random.nextInt(6 + SoakFaults.KINDS);
+      if (kind >= 6 && !more.inPlace()) {
         return more.inject();
       }
-      return switch (kind % 5) {
+      return switch (kind % 6) {
         case 0 -> fault(pick(CONTROLLERS), "kill -9");
         case 1 -> fault(pick(PUBLISHERS), "kill -9");
         case 2 -> fault("device-driver-" + pick(NODES), "kill -9");
-        case 3 -> deleteSlices(pick(NODES));
+        case 3 -> fault("computeclass-bridge", "kill -9");
+        case 4 -> deleteSlices(pick(NODES));
         default -> recreateNode(pick(NODES));
       };
     }
@@ -571,10 +359,12 @@ class ChaosSoakIT {
       if (client.pods().inNamespace(ns).withName(name).get() != null) {
         return "create-pod(exists)";
       }
+      // one template pod in four from a ComputeClass's template (which may not exist now)
+      String template = random.nextInt(4) == 0 ? bridge.template() : pick(TEMPLATES);
       Pod pod =
           shared
               ? Dra.podWithClaim(ns, name, pick(SHARED))
-              : Dra.podWithTemplate(ns, name, pick(TEMPLATES));
+              : Dra.podWithTemplate(ns, name, template);
       client.resource(pod).create();
       return shared ? "create-shared-pod" : "create-template-pod";
     }
@@ -629,8 +419,7 @@ class ChaosSoakIT {
       String name = pick(SHARED);
       var claim = client.resources(ResourceClaim.class).inNamespace(ns).withName(name);
       if (claim.get() == null) {
-        client.resource(Dra.claim(ns, name, KdraChart.GPU_CLASS, 1)).create();
-        return "create-claim";
+        return webhook.create(Dra.claim(ns, name, KdraChart.GPU_CLASS, 1), webhook.draw());
       }
       claim.delete();
       return "delete-claim";
@@ -644,8 +433,7 @@ class ChaosSoakIT {
               .inNamespace(ns)
               .withName(name);
       if (template.get() == null) {
-        client.resource(Dra.template(ns, name, KdraChart.GPU_CLASS, 1)).create();
-        return "create-template";
+        return webhook.create(Dra.template(ns, name, KdraChart.GPU_CLASS, 1), webhook.draw());
       }
       template.delete();
       return "delete-template";

@@ -351,7 +351,8 @@ class KubectlDraIT {
                         .build(),
                     new PolicyRuleBuilder()
                         .withApiGroups("storage.k8s.io")
-                        .withResources("storageclasses", "csinodes")
+                        .withResources(
+                            "storageclasses", "csinodes", "csidrivers", "csistoragecapacities")
                         .withVerbs("get", "list")
                         .build(),
                     new PolicyRuleBuilder()

@@ -14,15 +14,20 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kdra.it.controlplane.ClusterAddresses;
 import io.kdra.it.controlplane.ClusterApiServer;
 import io.kdra.it.nodes.KernelFeatures;
 import io.kdra.it.nodes.MultiNodeCluster;
 import io.kdra.it.nodes.RealNode;
 import io.kdra.it.services.RealPods;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,7 +40,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The multi-node test cluster ({@link MultiNodeCluster}) does what a user's cluster does: three
  * real nodes, each its own identity; pods reach each other across nodes by pod IP; ClusterIP
  * Services route across nodes, the {@code kubernetes} Service to the API server among them; cluster
- * DNS resolves Service names; a NetworkPolicy is enforced.
+ * DNS resolves Service names; a NetworkPolicy is enforced; a pod's log and an exec in it come
+ * through the API server from the pod's kubelet, as {@code kubectl logs} and {@code kubectl exec}
+ * get them.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MultiNodeClusterIT {
@@ -92,10 +99,14 @@ class MultiNodeClusterIT {
     // the Node authorizer and NodeRestriction know node-a as node-a: it may change its own Node,
     // not node-b's
     try (KubernetesClient nodeA = clientAs(ClusterApiServer.nodeUser("node-a"))) {
-      nodeA.nodes().withName("node-a").edit(n -> labelled(n, "kdra.io/probe", "own"));
+      // a merge patch without resourceVersion: the kubelet writes its Node's status meanwhile
+      nodeA.nodes().withName("node-a").patch(PatchContext.of(PatchType.JSON_MERGE), probe("own"));
       assertThatThrownBy(
               () ->
-                  nodeA.nodes().withName("node-b").edit(n -> labelled(n, "kdra.io/probe", "other")))
+                  nodeA
+                      .nodes()
+                      .withName("node-b")
+                      .patch(PatchContext.of(PatchType.JSON_MERGE), probe("other")))
           .isInstanceOf(KubernetesClientException.class)
           .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
     }
@@ -103,6 +114,55 @@ class MultiNodeClusterIT {
 
   @Test
   @Order(2)
+  void aPodsLogAndAnExecComeThroughTheApiServer() throws Exception {
+    String name = "talker";
+    client
+        .pods()
+        .inNamespace(NAMESPACE)
+        .resource(
+            new PodBuilder(pod(name, "node-b", Map.of()))
+                .editSpec()
+                .editFirstContainer()
+                .withCommand("sh", "-c", "echo said-on-node-b; exec sleep 3600")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    Pod running =
+        client
+            .pods()
+            .inNamespace(NAMESPACE)
+            .withName(name)
+            .waitUntilCondition(
+                p ->
+                    p != null
+                        && p.getStatus() != null
+                        && "Running".equals(p.getStatus().getPhase()),
+                POD_TIMEOUT.toSeconds(),
+                TimeUnit.SECONDS);
+    // the line is in the kubelet's log file; then the API server must hand it out (kubectl logs)
+    await().atMost(POD_TIMEOUT).until(() -> log(running).contains("said-on-node-b"));
+    assertThat(client.pods().inNamespace(NAMESPACE).withName(name).getLog())
+        .contains("said-on-node-b");
+    // kubectl exec: the API server upgrades the connection to the kubelet's, which streams from
+    // containerd
+    try (ExecWatch exec =
+        client
+            .pods()
+            .inNamespace(NAMESPACE)
+            .withName(name)
+            .inContainer("main")
+            .redirectingOutput()
+            .exec("sh", "-c", "echo exec-answered-$((6 * 7))")) {
+      assertThat(exec.exitCode().get(POD_TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isZero();
+      // the output ends when the connection does, right after the exit code
+      assertThat(new String(exec.getOutput().readAllBytes(), StandardCharsets.UTF_8))
+          .contains("exec-answered-42");
+    }
+  }
+
+  @Test
+  @Order(3)
   void aPodReachesAPodOnAnotherNodeByItsAddress() {
     Pod server = runningServer("web-b", "node-b", "hello-from-b");
     Pod client = probe("probe-pod-ip", "node-a", server.getStatus().getPodIP() + " 8080");
@@ -110,7 +170,7 @@ class MultiNodeClusterIT {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void aClusterIpServiceRoutesAcrossNodesAndToTheApiServer() {
     runningServer("web-c", "node-c", "hello-from-c");
     Service service =
@@ -142,7 +202,7 @@ class MultiNodeClusterIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void serviceNamesResolveThroughClusterDns() {
     cluster.withDns();
     String clusterIp =
@@ -159,7 +219,7 @@ class MultiNodeClusterIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aNetworkPolicyIsEnforced() {
     Assumptions.assumeTrue(
         KernelFeatures.policyQueue() != KernelFeatures.PolicyQueue.NONE,
@@ -230,11 +290,6 @@ class MultiNodeClusterIT {
     Pod done = awaitFinished(friend.getMetadata().getName());
     assertThat(done.getStatus().getPhase()).as(log(done)).isEqualTo("Succeeded");
     assertThat(log(done)).contains("guarded-text");
-  }
-
-  private static Node labelled(Node n, String key, String value) {
-    n.getMetadata().getLabels().put(key, value);
-    return n;
   }
 
   private static KubernetesClient clientAs(String user) {
@@ -356,5 +411,9 @@ class MultiNodeClusterIT {
         .endContainer()
         .endSpec()
         .build();
+  }
+
+  private static String probe(String value) {
+    return "{\"metadata\":{\"labels\":{\"kdra.io/probe\":\"" + value + "\"}}}";
   }
 }

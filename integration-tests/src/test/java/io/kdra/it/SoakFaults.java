@@ -45,7 +45,14 @@ import java.util.function.BooleanSupplier;
  *       node's CDI specs, which the soak's invariants check (every bound pod's claims keep their
  *       spec and checkpoint entry on its node);
  *   <li>the inventory gRPC's certificate renewed, or its CA rotated with an overlap ({@link
- *       SoakTls}), then every driver's connection ended: no handshake may be refused.
+ *       SoakTls}), then every driver's connection ended: no handshake may be refused;
+ *   <li>etcd latency: every chunk between kube-apiserver and etcd delayed ({@link
+ *       io.kdra.it.controlplane.EtcdLink}) by up to 400 ms each way for a while, in the long form
+ *       one time in four by 1 to 1.5 s (a Lease's renewal then takes longer than its renew
+ *       deadline);
+ *   <li>the publishers' admission webhook down (its link cut or paused) while claims and templates
+ *       are written ({@link SoakWebhook});
+ *   <li>a burst of ComputeClass creations, changes and deletions ({@link SoakBridge}).
  * </ul>
  *
  * After each control-plane fault, both Leases must be held by a live replica and renewed within
@@ -56,7 +63,7 @@ import java.util.function.BooleanSupplier;
 final class SoakFaults {
 
   /** How many kinds {@link #inject} draws from. */
-  static final int KINDS = 12;
+  static final int KINDS = 15;
 
   /** The publishers' stale timers in the soak, short enough for partitions past each. */
   static final Duration DISCONNECTED_TAINT_AFTER = Duration.ofSeconds(5);
@@ -79,9 +86,15 @@ final class SoakFaults {
   private final List<String> nodes;
   private final LeaseReplicas controllers;
   private final LeaseReplicas publishers;
+  private final PausableProxy etcdLink;
+  private final SoakWebhook webhook;
+  private final SoakBridge bridge;
 
   /** A fault in place across operations; null when none. */
   private Ongoing ongoing;
+
+  /** The kinds not drawn yet in this round ({@link #inject}). */
+  private final List<Integer> deck = new java.util.ArrayList<>();
 
   /**
    * @param longForm the 30-minute form: longer outages too
@@ -94,8 +107,14 @@ final class SoakFaults {
       boolean longForm,
       Map<String, Integer> counts,
       List<String> nodes,
-      SoakTls tls) {
+      SoakTls tls,
+      PausableProxy etcdLink,
+      SoakWebhook webhook,
+      SoakBridge bridge) {
     this.tls = tls;
+    this.etcdLink = etcdLink;
+    this.webhook = webhook;
+    this.bridge = bridge;
     this.stack = stack;
     this.controlPlane = controlPlane;
     this.random = random;
@@ -160,12 +179,22 @@ final class SoakFaults {
         "[soak] %s ended after %d ms%n", o.kind(), (System.nanoTime() - o.since()) / 1_000_000);
   }
 
-  /** Injects one fault, of a kind drawn at random; returns the operation's name. */
+  /**
+   * Injects one fault, of a kind drawn at random from those not drawn yet in this round (every kind
+   * once, in a shuffled order, before any comes again: so that even the short form meets many of
+   * them); returns the operation's name.
+   */
   String inject() {
     if (ongoing != null) {
       throw new IllegalStateException("a fault is in place: " + ongoing.kind());
     }
-    return switch (random.nextInt(KINDS)) {
+    if (deck.isEmpty()) {
+      for (int k = 0; k < KINDS; k++) {
+        deck.add(k);
+      }
+      java.util.Collections.shuffle(deck, random);
+    }
+    return switch (deck.remove(deck.size() - 1)) {
       case 0 -> apiServerRestart();
       case 1 -> apiServerAway();
       case 2 -> etcdRestart();
@@ -178,6 +207,9 @@ final class SoakFaults {
       case 7 -> driverSigterm();
       case 8 -> corruptCheckpoint(false);
       case 9 -> corruptCheckpoint(true);
+      case 12 -> etcdLatency();
+      case 13 -> webhookDown();
+      case 14 -> bridgeChurn();
       case 10 -> {
         tls.renew(stack, publishers.replicas(), nodes);
         counts.merge("inventory certificate renewed", 1, Integer::sum);
@@ -230,6 +262,13 @@ final class SoakFaults {
    * return, within issue 40's bound; counts the fault.
    */
   private String resumed(String kind, long down) {
+    awaitLeasesRenewed(kind, down);
+    counts.merge(kind, 1, Integer::sum);
+    return kind.startsWith("etcd") ? "restart etcd" : "stop kube-apiserver";
+  }
+
+  /** Each Lease held by a live replica again and renewed since now, within issue 40's bound. */
+  private void awaitLeasesRenewed(String kind, long down) {
     long back = System.nanoTime();
     ZonedDateTime returned = ZonedDateTime.now();
     await(kind + ": every Lease held and renewed again")
@@ -237,11 +276,76 @@ final class SoakFaults {
         .pollInterval(Duration.ofMillis(200))
         .ignoreExceptions()
         .until(() -> ledAgainSince(controllers, returned) && ledAgainSince(publishers, returned));
-    counts.merge(kind, 1, Integer::sum);
     System.out.printf(
         "[soak] %s: away %d ms, every Lease renewed %d ms after the return%n",
         kind, (back - down) / 1_000_000, (System.nanoTime() - back) / 1_000_000);
-    return kind.startsWith("etcd") ? "restart etcd" : "stop kube-apiserver";
+  }
+
+  /**
+   * Every chunk between kube-apiserver and etcd delayed for a while, the operations going on; at
+   * its end, both Leases held and renewed within the bound. Any service may be unready meanwhile.
+   */
+  private String etcdLatency() {
+    boolean slow = longForm && random.nextInt(4) == 0;
+    long latency = slow ? 1_000 + random.nextInt(500) : 50 + random.nextInt(350);
+    long ms = slow ? 10_000 + random.nextInt(20_000) : 3_000 + random.nextInt(12_000);
+    etcdLink.delay(Duration.ofMillis(latency));
+    long since = System.nanoTime();
+    String kind =
+        slow
+            ? "etcd latency 1-1.5 s each way (past the renew deadlines)"
+            : "etcd latency 50-400 ms each way";
+    ongoing =
+        new Ongoing(
+            kind,
+            Set.copyOf(stack.services.processNames()),
+            Set.of(),
+            () -> System.nanoTime() - since >= ms * 1_000_000,
+            () -> {
+              etcdLink.delay(Duration.ZERO);
+              awaitLeasesRenewed(kind, since);
+            },
+            since);
+    counts.merge(kind, 1, Integer::sum);
+    return "delay etcd";
+  }
+
+  /**
+   * The publishers' admission webhook unreachable for a while, loud (connections refused) or silent
+   * (calls time out), while the operations write claims and templates with and without our driver's
+   * configs ({@link SoakWebhook} checks each write); at its end, a write with a valid config is
+   * admitted again within {@link SoakWebhook#BACK}.
+   */
+  private String webhookDown() {
+    boolean loud = random.nextBoolean();
+    long ms = (longForm ? 5_000 + random.nextInt(40_000) : 3_000 + random.nextInt(10_000));
+    webhook.takeDown(loud);
+    long since = System.nanoTime();
+    String kind = "admission webhook down (" + (loud ? "loud" : "silent") + ")";
+    ongoing =
+        new Ongoing(
+            kind,
+            Set.of(),
+            Set.of(),
+            () -> System.nanoTime() - since >= ms * 1_000_000,
+            webhook::bringBack,
+            since);
+    counts.merge(kind, 1, Integer::sum);
+    return "take the webhook down";
+  }
+
+  /** Three to six ComputeClass writes in a row, none waiting for the bridge. */
+  private String bridgeChurn() {
+    int writes = 3 + random.nextInt(4);
+    for (int i = 0; i < writes; i++) {
+      try {
+        bridge.churn();
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        // a conflict with the bridge's own write of the same ComputeClass: part of the churn
+      }
+    }
+    counts.merge("computeclass churn burst", 1, Integer::sum);
+    return "computeclass churn burst";
   }
 
   private boolean ledAgainSince(LeaseReplicas lease, ZonedDateTime returned) {

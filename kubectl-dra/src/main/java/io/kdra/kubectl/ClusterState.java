@@ -24,9 +24,9 @@ import java.util.Optional;
  * decisions run unchanged on them. Immutable.
  *
  * @param namespaceLabels each namespace's labels, by name (pod affinity's namespace selectors)
- * @param volumeObjects the PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes
- *     the volume filters read; null where they could not be read (the volume filters are then not
- *     applied)
+ * @param volumeObjects the PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
+ *     CSIDrivers and CSIStorageCapacities the volume filters read; null where they could not be
+ *     read (the volume filters are then not applied)
  */
 record ClusterState(
     List<Node> nodes,

@@ -130,15 +130,17 @@ final class LiveCluster implements AutoCloseable {
           client.persistentVolumeClaims().inAnyNamespace().list().getItems(),
           client.persistentVolumes().list().getItems(),
           client.storage().v1().storageClasses().list().getItems(),
-          client.storage().v1().csiNodes().list().getItems());
+          client.storage().v1().csiNodes().list().getItems(),
+          client.storage().v1().csiDrivers().list().getItems(),
+          client.storage().v1().csiStorageCapacities().inAnyNamespace().list().getItems());
     } catch (KubernetesClientException e) {
       if (e.getCode() != 403) {
         throw e;
       }
       warnings.println(
-          "warning: cannot list persistentvolumeclaims, persistentvolumes, storageclasses or"
-              + " csinodes (forbidden): the volume filters are not applied; grant list on them to"
-              + " see them as the scheduler does");
+          "warning: cannot list persistentvolumeclaims, persistentvolumes, storageclasses,"
+              + " csinodes, csidrivers or csistoragecapacities (forbidden): the volume filters are"
+              + " not applied; grant list on them to see them as the scheduler does");
       return null;
     }
   }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * How to reserve a claim for a pod, allocating it first when the scheduling decision says so, in
@@ -141,6 +142,35 @@ public final class Reservation {
         && claim.getStatus().getReservedFor() != null
         && claim.getStatus().getReservedFor().stream()
             .anyMatch(r -> pod.getMetadata().getUid().equals(r.getUid()));
+  }
+
+  /**
+   * As {@link #decide}, for a claim whose allocation this controller sent without an answer ({@code
+   * unanswered}: the connection closed, the API server restarted): where the claim still has no
+   * allocation the same one is written again, on the version read, so that the first write either
+   * landed (the conflict shows it) or never will; where it has exactly that one (the first write
+   * landed), the claim is only reserved. Any other allocation is someone else's: stale.
+   */
+  public static Step decideUnanswered(
+      ResourceClaim current,
+      ResourceClaimConsumerReference consumer,
+      AllocationResult unanswered,
+      Map<String, String> annotations) {
+    AllocationResult have =
+        current.getStatus() == null ? null : current.getStatus().getAllocation();
+    if (have == null) {
+      return decide(current, consumer, unanswered, annotations);
+    }
+    if (!sameDevices(have, unanswered)) {
+      return new Step.Stale("claim " + name(current) + " was allocated meanwhile");
+    }
+    return decide(current, consumer, null, annotations);
+  }
+
+  /** Whether both allocations hold the same devices for the same requests on the same nodes. */
+  private static boolean sameDevices(AllocationResult a, AllocationResult b) {
+    return Objects.equals(a.getDevices(), b.getDevices())
+        && Objects.equals(a.getNodeSelector(), b.getNodeSelector());
   }
 
   private static String name(ResourceClaim c) {

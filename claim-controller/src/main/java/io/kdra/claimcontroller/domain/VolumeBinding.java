@@ -18,7 +18,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.kdra.core.alloc.NodeSelectors;
+import io.kdra.core.model.Quantity;
+import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,8 +29,9 @@ import java.util.Optional;
 /**
  * kube-scheduler 1.37's VolumeBinding plugin: the pod's claims must be usable (present, not lost,
  * not being deleted, an ephemeral one the pod's own) and bound, or wait for their first consumer; a
- * bound claim's PV must allow the node, and a waiting claim must be provisionable there. Unbound
- * claims of a {@code WaitForFirstConsumer} class are provisioned on the chosen node ({@link
+ * bound claim's PV must allow the node, and a waiting claim must be provisionable there, with room
+ * for it where its CSI driver publishes storage capacity ({@link StorageCapacity}). Unbound claims
+ * of a {@code WaitForFirstConsumer} class are provisioned on the chosen node ({@link
  * #waitingForFirstConsumer}); one that existing PersistentVolumes of its class could be bound to is
  * refused with the field named, since this scheduler does not bind existing volumes. Pure.
  */
@@ -40,6 +44,9 @@ final class VolumeBinding {
   /** Upstream's {@code ErrReasonBindConflict}. */
   static final String REASON_BIND_CONFLICT =
       "node(s) didn't find available persistent volumes to bind";
+
+  /** Upstream's {@code ErrReasonNotEnoughSpace}. */
+  static final String REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage";
 
   /** Upstream's {@code ErrReasonPVNotExist}. */
   static final String REASON_PV_NOT_EXIST =
@@ -172,7 +179,8 @@ final class VolumeBinding {
         return Optional.of(REASON_BIND_CONFLICT);
       }
     }
-    for (PersistentVolumeClaim pvc : delayed) {
+    // upstream's checkVolumeProvisions: the first claim that cannot be provisioned here decides
+    for (PersistentVolumeClaim pvc : inProvisioningOrder()) {
       StorageClass sc = objects.storageClass(storageClassName(pvc)).orElse(null);
       if (sc == null
           || sc.getProvisioner() == null
@@ -181,8 +189,34 @@ final class VolumeBinding {
           || !allowedTopologiesMatch(sc, node)) {
         return Optional.of(REASON_BIND_CONFLICT);
       }
+      if (!StorageCapacity.enough(pvc, sc, node, objects)) {
+        return Optional.of(REASON_NOT_ENOUGH_SPACE);
+      }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The waiting claims in the order upstream's FindPodVolumes checks them for provisioning: those
+   * selected for a node first, in the pod's order; then the others by increasing storage request,
+   * as findMatchingVolumes sorts them before passing on those it found no volume for (equal
+   * requests keep the pod's order: Go's sort is an insertion sort for up to 12 claims).
+   */
+  private List<PersistentVolumeClaim> inProvisioningOrder() {
+    List<PersistentVolumeClaim> selected = new ArrayList<>();
+    List<PersistentVolumeClaim> others = new ArrayList<>();
+    for (PersistentVolumeClaim pvc : delayed) {
+      (annotation(pvc, ANN_SELECTED_NODE) != null ? selected : others).add(pvc);
+    }
+    others.sort(Comparator.comparing(VolumeBinding::requestedStorage));
+    selected.addAll(others);
+    return selected;
+  }
+
+  /** The claim's storage request, exactly; none is zero (upstream's zero {@code Quantity}). */
+  private static BigDecimal requestedStorage(PersistentVolumeClaim pvc) {
+    Quantity q = Quantity.fromApi(VolumeHelpers.storageRequest(pvc));
+    return q == null ? BigDecimal.ZERO : q.value();
   }
 
   private static boolean isFullyBound(PersistentVolumeClaim pvc) {

@@ -41,6 +41,9 @@ public final class VolumeFilters {
   /** VolumeBinding's {@code ErrReasonBindConflict}. */
   public static final String REASON_BIND_CONFLICT = VolumeBinding.REASON_BIND_CONFLICT;
 
+  /** VolumeBinding's {@code ErrReasonNotEnoughSpace}. */
+  public static final String REASON_NOT_ENOUGH_SPACE = VolumeBinding.REASON_NOT_ENOUGH_SPACE;
+
   /** VolumeBinding's {@code ErrReasonPVNotExist}. */
   public static final String REASON_PV_NOT_EXIST = VolumeBinding.REASON_PV_NOT_EXIST;
 

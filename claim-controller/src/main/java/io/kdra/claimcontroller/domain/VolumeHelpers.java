@@ -54,6 +54,15 @@ final class VolumeHelpers {
     return name == null ? "" : name;
   }
 
+  /** The claim's {@code resources.requests.storage}; null when it requests none. */
+  static io.fabric8.kubernetes.api.model.Quantity storageRequest(PersistentVolumeClaim pvc) {
+    var spec = pvc.getSpec();
+    if (spec == null || spec.getResources() == null || spec.getResources().getRequests() == null) {
+      return null;
+    }
+    return spec.getResources().getRequests().get("storage");
+  }
+
   static String volumeName(PersistentVolumeClaim pvc) {
     String n = pvc.getSpec() == null ? null : pvc.getSpec().getVolumeName();
     return n == null ? "" : n;

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Every write this controller makes to ResourceClaims. Each method re-reads the claim from the API
@@ -160,22 +161,62 @@ public class ClaimWriter {
       AllocationResult allocation,
       Map<String, String> annotations,
       StatusWrites writes) {
+    Map<String, String> wanted = marked(annotations);
+    return reserveAs(
+        namespace,
+        name,
+        cached,
+        current -> Reservation.decide(current, consumer, allocation, wanted),
+        writes);
+  }
+
+  /**
+   * Reserves claim {@code namespace/name} for {@code consumer}, whose allocation {@code unanswered}
+   * this controller sent before without an answer: sent again where the claim still lacks it, only
+   * reserved where it landed ({@link Reservation#decideUnanswered}).
+   */
+  public Reservation.Step reserveUnanswered(
+      String namespace,
+      String name,
+      ResourceClaim cached,
+      ResourceClaimConsumerReference consumer,
+      AllocationResult unanswered,
+      Map<String, String> annotations,
+      StatusWrites writes) {
+    Map<String, String> wanted = marked(annotations);
+    return reserveAs(
+        namespace,
+        name,
+        cached,
+        current -> Reservation.decideUnanswered(current, consumer, unanswered, wanted),
+        writes);
+  }
+
+  private Map<String, String> marked(Map<String, String> annotations) {
     Map<String, String> wanted = new LinkedHashMap<>(annotations);
     wanted.put(Kdra.SCHEDULER_ANNOTATION, schedulerName);
+    return wanted;
+  }
+
+  private Reservation.Step reserveAs(
+      String namespace,
+      String name,
+      ResourceClaim cached,
+      Function<ResourceClaim, Reservation.Step> decide,
+      StatusWrites writes) {
     ResourceClaim[] first = {cached};
     return Conflicts.retry(
         conflictRetries,
         () -> {
           ResourceClaim current = first[0];
           first[0] = null;
-          Reservation.Step step =
-              current == null ? null : Reservation.decide(current, consumer, allocation, wanted);
+          Reservation.Step step = current == null ? null : decide.apply(current);
           if (!(step instanceof Reservation.Step.Write)) {
             current = get(namespace, name);
             if (current == null) {
               return new Reservation.Step.Stale("claim " + name + " is gone");
             }
-            step = Reservation.decide(current, consumer, allocation, wanted);
+            step = decide.apply(current);
           }
           if (step instanceof Reservation.Step.Write w) {
             ResourceClaim status = w.withStatus();

@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
@@ -27,7 +29,8 @@ import java.util.function.Function;
 /**
  * {@link ClusterView} over the pod controller's primary cache, the claim informer it shares with
  * the cleanup controller, and its own informer event sources (DeviceTaintRules' only where served;
- * PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes for the volume filters).
+ * PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers and
+ * CSIStorageCapacities for the volume filters).
  */
 final class InformerClusterView implements ClusterView {
 
@@ -76,17 +79,16 @@ final class InformerClusterView implements ClusterView {
       InformerEventSource<PersistentVolumeClaim, Pod> claims,
       InformerEventSource<PersistentVolume, Pod> volumes,
       InformerEventSource<StorageClass, Pod> classes,
-      InformerEventSource<CSINode, Pod> csiNodes) {
+      InformerEventSource<CSINode, Pod> csiNodes,
+      InformerEventSource<CSIDriver, Pod> csiDrivers,
+      InformerEventSource<CSIStorageCapacity, Pod> capacities) {
 
     boolean running() {
-      return claims.isRunning()
-          && volumes.isRunning()
-          && classes.isRunning()
-          && csiNodes.isRunning();
+      return all().stream().allMatch(InformerEventSource::isRunning);
     }
 
     List<InformerEventSource<?, Pod>> all() {
-      return List.of(claims, volumes, classes, csiNodes);
+      return List.of(claims, volumes, classes, csiNodes, csiDrivers, capacities);
     }
   }
 
@@ -216,6 +218,19 @@ final class InformerClusterView implements ClusterView {
       @Override
       public Optional<CSINode> csiNode(String nodeName) {
         return storage.csiNodes().get(new ResourceID(nodeName));
+      }
+
+      @Override
+      public Optional<CSIDriver> csiDriver(String name) {
+        return storage.csiDrivers().get(new ResourceID(name));
+      }
+
+      @Override
+      public List<CSIStorageCapacity> storageCapacities(String storageClass) {
+        return storage
+            .capacities()
+            .list(c -> storageClass.equals(c.getStorageClassName()))
+            .toList();
       }
 
       @Override

@@ -10,7 +10,9 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -243,8 +245,9 @@ public class PodReconciler implements Reconciler<Pod> {
 
   /**
    * The volume filters' objects. A PersistentVolumeClaim's event wakes the pending pods whose
-   * volumes use it (a claim created, bound or deleted); a PersistentVolume's, StorageClass's or
-   * CSINode's wakes those that did not fit anywhere, as upstream's volume plugins register them.
+   * volumes use it (a claim created, bound or deleted); a PersistentVolume's, StorageClass's,
+   * CSINode's, CSIDriver's or CSIStorageCapacity's wakes those that did not fit anywhere, as
+   * upstream's volume plugins register them.
    */
   private static InformerClusterView.Storage storageSources(
       EventSourceContext<Pod> ctx, PodTriggers wake) {
@@ -257,7 +260,9 @@ public class PodReconciler implements Reconciler<Pod> {
             ctx),
         clusterChange(PersistentVolume.class, ctx, wake),
         clusterChange(StorageClass.class, ctx, wake),
-        clusterChange(CSINode.class, ctx, wake));
+        clusterChange(CSINode.class, ctx, wake),
+        clusterChange(CSIDriver.class, ctx, wake),
+        clusterChange(CSIStorageCapacity.class, ctx, wake));
   }
 
   /** An informer on {@code kind} whose every event wakes the pods that did not fit anywhere. */

@@ -167,8 +167,8 @@ final class PodTriggers {
   }
 
   /**
-   * The pods a change of a node, slice, class, PersistentVolume, StorageClass or CSINode concerns:
-   * those that did not fit anywhere.
+   * The pods a change of a node, slice, class, PersistentVolume, StorageClass, CSINode, CSIDriver
+   * or CSIStorageCapacity concerns: those that did not fit anywhere.
    */
   Set<ResourceID> forClusterChange() {
     return unschedulable();

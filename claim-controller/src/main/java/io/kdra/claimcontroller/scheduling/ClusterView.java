@@ -61,8 +61,9 @@ public interface ClusterView {
   }
 
   /**
-   * The PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes that the volume
-   * filters read. By default none: a pod naming a claim then finds it missing.
+   * The PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers and
+   * CSIStorageCapacities that the volume filters read. By default none: a pod naming a claim then
+   * finds it missing.
    */
   default VolumeObjects volumes() {
     return VolumeObjects.NONE;

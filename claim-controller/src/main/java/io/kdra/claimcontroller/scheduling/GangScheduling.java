@@ -2,8 +2,12 @@ package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
+import io.kdra.claimcontroller.scheduling.Decided.Placement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -68,6 +72,36 @@ final class GangScheduling {
     }
     return Optional.of(
         result.outcome() != null ? result.outcome() : writes.write(pod, policy, result));
+  }
+
+  /**
+   * What {@link #schedule} would decide for {@code pod}'s group now, without writing: the pass runs
+   * under the lock as {@link #schedule}'s does, and every placement it keeps is given back before
+   * the lock is released. Empty when the pod is scheduled alone.
+   */
+  Optional<GangWhatIf> whatIf(Pod pod, Optional<PodGroupPolicy> found) {
+    Optional<Outcome> missing = missing(pod, found);
+    if (missing.isPresent()) {
+      return Optional.of(GangWhatIf.refused(missing.get()));
+    }
+    if (found.isEmpty() || !found.get().constrains()) {
+      return Optional.empty();
+    }
+    synchronized (cycle.lock()) {
+      GangPass.Result result = pass.decide(pod, found.get(), 1);
+      if (result.outcome() != null) {
+        return Optional.of(GangWhatIf.refused(result.outcome()));
+      }
+      List<Map.Entry<CycleState, Placement>> kept =
+          new ArrayList<>(result.kept().placed().entrySet());
+      Map<String, String> placed = new TreeMap<>();
+      for (int i = kept.size() - 1; i >= 0; i--) {
+        CycleState m = kept.get(i).getKey();
+        placed.put(m.pod().getMetadata().getName(), kept.get(i).getValue().node());
+        cycle.unreserve(m, kept.get(i).getValue());
+      }
+      return Optional.of(new GangWhatIf(placed, null));
+    }
   }
 
   /**

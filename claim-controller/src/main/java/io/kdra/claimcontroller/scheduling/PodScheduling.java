@@ -232,6 +232,33 @@ public final class PodScheduling {
   }
 
   /**
+   * What this pod's attempt would decide for its PodGroup now, writing nothing and holding nothing
+   * once it returns ({@link GangWhatIf}): the claims are resolved, never created, and the gang pass
+   * that {@link #schedule} would run gives back every placement it keeps. Empty for a pod scheduled
+   * alone (no group, a group that places its pods one by one) or while gangs are not placed. The
+   * gang differential test compares it with kube-scheduler's pod group cycle.
+   */
+  public Optional<GangWhatIf> whatIfGang(Pod pod) {
+    GangScheduling gang = gangs;
+    if (gang == null) {
+      return Optional.empty();
+    }
+    Optional<PodGroupPolicy> policy = groupOf(pod);
+    Optional<Outcome> noGroup = GangScheduling.missing(pod, policy);
+    if (noGroup.isPresent()) {
+      return Optional.of(GangWhatIf.refused(noGroup.get()));
+    }
+    PodGroupClaims group = policy.map(PodGroupPolicy::claims).orElse(null);
+    PodClaimResolver.Resolution r = templates.resolve(pod, group);
+    Optional<Outcome> notNow =
+        PreEnqueue.check(pod, r).or(() -> PreFilter.refusal(pod, dra.view()));
+    if (notNow.isPresent()) {
+      return Optional.of(GangWhatIf.refused(notNow.get()));
+    }
+    return gang.whatIf(pod, policy);
+  }
+
+  /**
    * For a pod bound without this controller (spec.nodeName set by its creator): reserve its
    * allocated claims for it ({@link BoundPodClaims}).
    */

@@ -4,9 +4,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
+import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,35 +54,46 @@ final class PreBind {
       Map<String, ClaimTracer.TraceSpan> spans,
       Map<String, ResourceClaimConsumerReference> groupClaims) {
     List<ResourceClaim> done = new ArrayList<>();
+    // what a rollback deallocates: this attempt's allocations and those it sent again
+    Map<String, AllocationResult> ours = new HashMap<>(allocations);
     for (int i = 0; i < podClaims.size(); i++) {
       ResourceClaim c = podClaims.get(i);
       String uid = c.getMetadata().getUid();
       AllocationResult a = allocations.get(uid);
+      // an allocation sent before without an answer is sent again if it did not land (see there)
+      AllocationResult unanswered = a == null ? recent.unanswered(uid).orElse(null) : null;
+      if (unanswered != null) {
+        ours.put(uid, unanswered);
+      }
       AllocationWrite written = new AllocationWrite();
+      ResourceClaimConsumerReference consumer =
+          groupClaims.containsKey(uid) ? groupClaims.get(uid) : PodGroupClaims.podConsumer(pod);
       Reservation.Step step;
       try {
         step =
-            groupClaims.containsKey(uid)
+            unanswered == null
                 ? claims.reserve(
                     c.getMetadata().getNamespace(),
                     c.getMetadata().getName(),
                     cached(c),
-                    groupClaims.get(uid),
+                    consumer,
                     a,
                     spans.get(uid).annotations(),
                     written)
-                : claims.reserve(
+                : claims.reserveUnanswered(
                     c.getMetadata().getNamespace(),
                     c.getMetadata().getName(),
                     cached(c),
-                    pod,
-                    a,
+                    consumer,
+                    unanswered,
                     spans.get(uid).annotations(),
                     written);
       } catch (RuntimeException e) {
         // this claim's write may have been applied; the claims after it were never written
         if (a != null) {
           written.settle(uid);
+        } else if (unanswered != null) {
+          written.settleAgain(uid);
         }
         forgetAssumed(podClaims.subList(i + 1, podClaims.size()), allocations);
         throw e;
@@ -92,7 +105,7 @@ final class PreBind {
         return Optional.of(PodScheduling.FENCED);
       }
       if (step instanceof Reservation.Step.Stale || step instanceof Reservation.Step.Refused) {
-        rollback(pod, done, allocations);
+        rollback(pod, done, ours);
         forgetAssumed(podClaims.subList(i, podClaims.size()), allocations);
         return Optional.of(
             step instanceof Reservation.Step.Stale s
@@ -102,6 +115,8 @@ final class PreBind {
       }
       if (a != null) {
         written.settle(uid);
+      } else if (unanswered != null) {
+        written.settleAgain(uid);
       }
       if (step instanceof Reservation.Step.Write) {
         done.add(c);
@@ -155,6 +170,18 @@ final class PreBind {
         recent.allocationMayHaveLanded(uid, sentOn);
       } else {
         recent.forgetAllocation(uid);
+      }
+    }
+
+    /**
+     * As {@link #settle}, for an allocation sent before without an answer: where nothing was sent
+     * this time, that first write is still unanswered, and stays assumed.
+     */
+    void settleAgain(String uid) {
+      if (stored != null) {
+        recent.allocationWritten(uid, stored);
+      } else if (sentOn != null) {
+        recent.allocationMayHaveLanded(uid, sentOn);
       }
     }
   }

@@ -38,9 +38,9 @@ public final class RecentWrites {
   /**
    * An allocation this controller wrote or is writing, with the lowest resourceVersion of its claim
    * at which the informer shows the truth about it ({@link #IN_FLIGHT} while the write has not
-   * ended).
+   * ended), and whether its write ended without an answer.
    */
-  private record Assumed(AllocationResult allocation, long shownFrom) {}
+  private record Assumed(AllocationResult allocation, long shownFrom, boolean unanswered) {}
 
   /** Not known yet: the write is still in flight, and the informer's copy cannot be newer. */
   private static final long IN_FLIGHT = Long.MAX_VALUE;
@@ -102,7 +102,7 @@ public final class RecentWrites {
    * #allocationWritten}, {@link #allocationMayHaveLanded}, {@link #forgetAllocation}).
    */
   public void allocated(String uid, AllocationResult allocation) {
-    allocated.put(uid, new Assumed(allocation, IN_FLIGHT));
+    allocated.put(uid, new Assumed(allocation, IN_FLIGHT, false));
     claimChanged(uid);
   }
 
@@ -111,7 +111,7 @@ public final class RecentWrites {
    * for it once it shows that version or a newer one.
    */
   public void allocationWritten(String uid, String resourceVersion) {
-    settle(uid, version(resourceVersion));
+    settle(uid, version(resourceVersion), false);
   }
 
   /**
@@ -122,12 +122,24 @@ public final class RecentWrites {
    */
   public void allocationMayHaveLanded(String uid, String resourceVersion) {
     long basis = version(resourceVersion);
-    settle(uid, basis == NOT_A_VERSION ? NOT_A_VERSION : basis + 1);
+    settle(uid, basis == NOT_A_VERSION ? NOT_A_VERSION : basis + 1, true);
   }
 
-  private void settle(String uid, long shownFrom) {
+  /**
+   * The allocation of claim {@code uid} whose write ended without an answer ({@link
+   * #allocationMayHaveLanded}), while the informer has not shown the truth about it. If it did not
+   * land and nothing else writes the claim, the informer never will: the pod's next attempt sends
+   * it again ({@link PreBind}), so that the claim's next version tells.
+   */
+  Optional<AllocationResult> unanswered(String uid) {
+    Assumed a = allocated.isEmpty() ? null : allocated.get(uid);
+    return a != null && a.unanswered() ? Optional.of(a.allocation()) : Optional.empty();
+  }
+
+  private void settle(String uid, long shownFrom, boolean unanswered) {
     long from = shownFrom == NOT_A_VERSION ? IN_FLIGHT : shownFrom;
-    if (allocated.computeIfPresent(uid, (k, a) -> new Assumed(a.allocation(), from)) != null) {
+    if (allocated.computeIfPresent(uid, (k, a) -> new Assumed(a.allocation(), from, unanswered))
+        != null) {
       // the informer may have shown it already: the recheck lets it answer now
       claimChanged(uid);
     }

@@ -129,6 +129,58 @@ class ReservationTest {
     assertThat(describe(Reservation.decide(claim, POD, alloc, MARKER))).isEqualTo(written);
   }
 
+  static Stream<Arguments> unansweredCases() {
+    ResourceClaim created =
+        K.claim("c")
+            .editMetadata()
+            .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER)
+            .addToFinalizers(Upstream.FINALIZER)
+            .endMetadata()
+            .build();
+    ResourceClaim landed =
+        new ResourceClaimBuilder(created)
+            .editOrNewStatus()
+            .withAllocation(ALLOC)
+            .endStatus()
+            .build();
+    ResourceClaim landedAndReserved =
+        new ResourceClaimBuilder(landed)
+            .editStatus()
+            .addNewReservedFor()
+            .withResource("pods")
+            .withName("web")
+            .withUid("uid-web")
+            .endReservedFor()
+            .endStatus()
+            .build();
+    ResourceClaim someoneElses = K.allocated(created.edit()).build();
+    return Stream.of(
+        Arguments.of(
+            Named.of("the first write did not land: sent again", created),
+            "status: allocation x, reservedFor [web]"),
+        Arguments.of(
+            Named.of("it landed without the reservation: only reserved", landed),
+            "status: allocation x, reservedFor [web]"),
+        Arguments.of(Named.of("it landed, reserved: nothing to write", landedAndReserved), "done"),
+        Arguments.of(
+            Named.of("another allocation meanwhile", someoneElses),
+            "stale: claim c was allocated meanwhile"));
+  }
+
+  /**
+   * An allocation sent without an answer, decided again on the claim as read: written where it is
+   * missing, reserved where it landed, never over someone else's.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("unansweredCases")
+  void anUnansweredAllocationIsSentAgainOnlyWhereItIsMissing(ResourceClaim claim, String written) {
+    assertThat(
+            describe(
+                Reservation.decideUnanswered(
+                    claim, PodGroupClaims.podConsumer(POD), ALLOC, MARKER)))
+        .isEqualTo(written);
+  }
+
   /** The status write starts from the metadata write, so it never undoes the finalizer. */
   @Test
   void theStatusWriteCarriesTheMetadataWrite() {

@@ -9,12 +9,18 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
+import io.fabric8.kubernetes.api.model.storage.CSIDriverBuilder;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.CSINodeBuilder;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -49,12 +55,16 @@ class VolumeFiltersTest {
       List<PersistentVolumeClaim> pvcs,
       List<PersistentVolume> pvs,
       List<StorageClass> classes,
-      List<CSINode> csiNodes) {
+      List<CSINode> csiNodes,
+      List<CSIDriver> csiDrivers,
+      List<CSIStorageCapacity> capacities) {
     static Objects of(Object... all) {
       List<PersistentVolumeClaim> pvcs = new ArrayList<>();
       List<PersistentVolume> pvs = new ArrayList<>();
       List<StorageClass> scs = new ArrayList<>();
       List<CSINode> cns = new ArrayList<>();
+      List<CSIDriver> drivers = new ArrayList<>();
+      List<CSIStorageCapacity> caps = new ArrayList<>();
       for (Object o : all) {
         if (o instanceof PersistentVolumeClaim c) {
           pvcs.add(c);
@@ -64,15 +74,19 @@ class VolumeFiltersTest {
           scs.add(sc);
         } else if (o instanceof CSINode n) {
           cns.add(n);
+        } else if (o instanceof CSIDriver d) {
+          drivers.add(d);
+        } else if (o instanceof CSIStorageCapacity c) {
+          caps.add(c);
         } else {
           throw new IllegalArgumentException(String.valueOf(o));
         }
       }
-      return new Objects(pvcs, pvs, scs, cns);
+      return new Objects(pvcs, pvs, scs, cns, drivers, caps);
     }
 
     VolumeObjects view() {
-      return VolumeObjects.of(pvcs, pvs, classes, csiNodes);
+      return VolumeObjects.of(pvcs, pvs, classes, csiNodes, csiDrivers, capacities);
     }
   }
 
@@ -306,6 +320,240 @@ class VolumeFiltersTest {
             List.of(placedOn(podWithClaim("q", "other"), "node-a")),
             nodeA,
             VolumeFilters.REASON_MAX_VOLUME_COUNT),
+        // VolumeBinding Filter: storage capacity of a claim to be provisioned (hasEnoughCapacity)
+        passes(
+            "capacity: the driver does not opt in (storageCapacity unset), not checked",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(null),
+                capacity("wait", "1Gi", null, ZONE_Z1)),
+            nodeA),
+        passes(
+            "capacity: the driver opts out (storageCapacity false), not checked",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(false),
+                capacity("wait", "1Gi", null, ZONE_Z1)),
+            nodeA),
+        passes(
+            "capacity: no CSIDriver object for the provisioner, not checked (as upstream)",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer")),
+            nodeA),
+        passes(
+            "capacity: the claim requests no storage, not checked",
+            podWithClaim("p", "data"),
+            Objects.of(
+                pvcOfClass("data", "wait"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true)),
+            nodeA),
+        rejected(
+            "capacity: the driver opts in and no CSIStorageCapacity exists",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_NOT_ENOUGH_SPACE),
+        passes(
+            "capacity: enough (capacity equal to the request)",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "10Gi", null, ZONE_Z1)),
+            nodeA),
+        rejected(
+            "capacity: not enough",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "9Gi", null, ZONE_Z1)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_NOT_ENOUGH_SPACE),
+        rejected(
+            "capacity: enough, but for another class",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("other", "100Gi", null, ZONE_Z1)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_NOT_ENOUGH_SPACE),
+        rejected(
+            "capacity: enough, but its topology does not select the node",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "100Gi", null, Map.of("topology.kubernetes.io/zone", "z2"))),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_NOT_ENOUGH_SPACE),
+        rejected(
+            "capacity: enough, but without a topology (available nowhere)",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "100Gi", null, null)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_NOT_ENOUGH_SPACE),
+        passes(
+            "capacity: an empty topology selects every node",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "100Gi", null, Map.of())),
+            plain),
+        passes(
+            "capacity: one of several objects is enough and selects the node",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "100Gi", null, Map.of("topology.kubernetes.io/zone", "z2")),
+                capacity("wait", "1Gi", null, ZONE_Z1),
+                capacity("wait", "20Gi", null, ZONE_Z1)),
+            nodeA),
+        rejected(
+            "capacity: maximumVolumeSize is preferred over a larger capacity",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "100Gi", "5Gi", ZONE_Z1)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_NOT_ENOUGH_SPACE),
+        passes(
+            "capacity: maximumVolumeSize is preferred over a smaller capacity",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "5Gi", "10Gi", ZONE_Z1)),
+            nodeA),
+        passes(
+            "capacity: maximumVolumeSize alone (capacity unset)",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", null, "10Gi", ZONE_Z1)),
+            nodeA),
+        rejected(
+            "capacity: neither capacity nor maximumVolumeSize set is no capacity",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", null, null, ZONE_Z1)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_NOT_ENOUGH_SPACE),
+        passes(
+            "capacity: compared in whole bytes, the request rounded up (1500m is 2)",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "1500m"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "2", null, ZONE_Z1)),
+            nodeA),
+        rejected(
+            "capacity: compared in whole bytes, 2001m needs 3",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "2001m"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "2", null, ZONE_Z1)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_NOT_ENOUGH_SPACE),
+        passes(
+            "capacity: each claim is checked alone, not summed",
+            podWithClaims("p", "a", "b"),
+            Objects.of(
+                sized(pvcOfClass("a", "wait"), "10Gi"),
+                sized(pvcOfClass("b", "wait"), "10Gi"),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true),
+                capacity("wait", "10Gi", null, ZONE_Z1)),
+            nodeA),
+        rejected(
+            "capacity: not checked when the class's topology already excludes the node",
+            podWithClaim("p", "data"),
+            Objects.of(
+                sized(pvcOfClass("data", "wait"), "10Gi"),
+                new StorageClassBuilder(storageClass("wait", "WaitForFirstConsumer"))
+                    .addToAllowedTopologies(
+                        new io.fabric8.kubernetes.api.model.TopologySelectorTermBuilder()
+                            .addNewMatchLabelExpression()
+                            .withKey("topology.kubernetes.io/zone")
+                            .withValues("z2")
+                            .endMatchLabelExpression()
+                            .build())
+                    .build(),
+                csiDriver(true)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_BIND_CONFLICT),
+        rejected(
+            "capacity: the claims in upstream's order, the smaller one first (no room, then no"
+                + " provisioner)",
+            podWithClaims("p", "big", "small"),
+            Objects.of(
+                sized(pvcOfClass("big", "none"), "10Gi"),
+                sized(pvcOfClass("small", "wait"), "1Gi"),
+                new StorageClassBuilder(storageClass("none", "WaitForFirstConsumer"))
+                    .withProvisioner("kubernetes.io/no-provisioner")
+                    .build(),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_NOT_ENOUGH_SPACE),
+        rejected(
+            "capacity: the claims in upstream's order, one selected for the node first",
+            podWithClaims("p", "small", "picked"),
+            Objects.of(
+                sized(pvcOfClass("small", "wait"), "1Gi"),
+                selectedFor(sized(pvcOfClass("picked", "none"), "10Gi"), "node-a"),
+                new StorageClassBuilder(storageClass("none", "WaitForFirstConsumer"))
+                    .withProvisioner("kubernetes.io/no-provisioner")
+                    .build(),
+                storageClass("wait", "WaitForFirstConsumer"),
+                csiDriver(true)),
+            List.of(),
+            nodeA,
+            VolumeFilters.REASON_BIND_CONFLICT),
         // VolumeZone PreFilter
         refused(
             "bound to a PV that does not exist",
@@ -479,6 +727,21 @@ class VolumeFiltersTest {
         .build();
   }
 
+  static Pod podWithClaims(String name, String... claims) {
+    PodBuilder b = new PodBuilder(K.pod(name).build());
+    for (int i = 0; i < claims.length; i++) {
+      b.editSpec()
+          .addNewVolume()
+          .withName("v" + i)
+          .withNewPersistentVolumeClaim()
+          .withClaimName(claims[i])
+          .endPersistentVolumeClaim()
+          .endVolume()
+          .endSpec();
+    }
+    return b.build();
+  }
+
   static Pod podWithEphemeral(String name, String volume) {
     return K.pod(name)
         .editSpec()
@@ -522,6 +785,52 @@ class VolumeFiltersTest {
 
   static PersistentVolumeClaim pvcOfClass(String name, String storageClass) {
     return pvc(name).editSpec().withStorageClassName(storageClass).endSpec().build();
+  }
+
+  static PersistentVolumeClaim sized(PersistentVolumeClaim pvc, String storage) {
+    return new PersistentVolumeClaimBuilder(pvc)
+        .editSpec()
+        .withNewResources()
+        .addToRequests("storage", new Quantity(storage))
+        .endResources()
+        .endSpec()
+        .build();
+  }
+
+  static final Map<String, String> ZONE_Z1 = Map.of("topology.kubernetes.io/zone", "z1");
+
+  /** The provisioner's CSIDriver, with {@code spec.storageCapacity} as given (null: unset). */
+  static CSIDriver csiDriver(Boolean storageCapacity) {
+    return new CSIDriverBuilder()
+        .withNewMetadata()
+        .withName("csi.example.com")
+        .endMetadata()
+        .withNewSpec()
+        .withStorageCapacity(storageCapacity)
+        .endSpec()
+        .build();
+  }
+
+  /** A CSIStorageCapacity; null sizes are unset, a null topology is none. */
+  static CSIStorageCapacity capacity(
+      String storageClass, String capacity, String maximumVolumeSize, Map<String, String> zone) {
+    CSIStorageCapacityBuilder b =
+        new CSIStorageCapacityBuilder()
+            .withNewMetadata()
+            .withNamespace("kube-system")
+            .withName("cap-" + storageClass + "-" + capacity + "-" + maximumVolumeSize)
+            .endMetadata()
+            .withStorageClassName(storageClass);
+    if (capacity != null) {
+      b.withCapacity(new Quantity(capacity));
+    }
+    if (maximumVolumeSize != null) {
+      b.withMaximumVolumeSize(new Quantity(maximumVolumeSize));
+    }
+    if (zone != null) {
+      b.withNewNodeTopology().withMatchLabels(zone).endNodeTopology();
+    }
+    return b.build();
   }
 
   static PersistentVolumeClaim selectedFor(PersistentVolumeClaim pvc, String node) {

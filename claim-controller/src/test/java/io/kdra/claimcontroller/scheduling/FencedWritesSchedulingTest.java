@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.kdra.claimcontroller.domain.K;
@@ -87,12 +88,12 @@ class FencedWritesSchedulingTest {
               String namespace,
               String name,
               ResourceClaim cached,
-              Pod pod,
+              ResourceClaimConsumerReference consumer,
               AllocationResult allocation,
               Map<String, String> annotations,
               StatusWrites writes) {
             Reservation.Step step =
-                super.reserve(namespace, name, cached, pod, allocation, annotations, writes);
+                super.reserve(namespace, name, cached, consumer, allocation, annotations, writes);
             if (leaseGoesStaleBeforeTheBinding.get()) {
               leaseFresh.set(false);
             }

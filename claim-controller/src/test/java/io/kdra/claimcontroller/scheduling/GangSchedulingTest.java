@@ -196,6 +196,50 @@ class GangSchedulingTest {
     assertThat(scheduling.schedule(pod("solo", null))).isInstanceOf(Outcome.Bound.class);
   }
 
+  @Test
+  void aWhatIfTellsWhereTheGangWouldGoAndHoldsNothing() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    gpuNode("node-b", "r1");
+    groups.put("pair", new PodGroupPolicy("pair", 2, null));
+    PodScheduling scheduling = scheduling();
+    Pod first = pod("p0", "pair");
+    pod("p1", "pair");
+
+    GangWhatIf w = scheduling.whatIfGang(first).orElseThrow();
+
+    assertThat(w.kept()).isTrue();
+    assertThat(w.placed().keySet()).containsExactly("p0", "p1");
+    assertThat(w.placed().values()).containsExactlyInAnyOrder("node-a", "node-b");
+    assertThat(nodeOf("p0")).isNull();
+    assertThat(allocated("p0")).isFalse();
+    assertThat(allocated("p1")).isFalse();
+    // nothing held in memory: the gang is then placed for real
+    assertThat(scheduling.schedule(get("p0"))).isInstanceOf(Outcome.Bound.class);
+    assertThat(nodeOf("p1")).isNotNull();
+  }
+
+  @Test
+  void aWhatIfSaysWhyAGangWouldWaitOrNotFit() {
+    setUpClasses();
+    gpuNode("node-a", "r1");
+    groups.put("pair", new PodGroupPolicy("pair", 2, null));
+    PodScheduling scheduling = scheduling();
+    Pod first = pod("p0", "pair");
+
+    assertThat(scheduling.whatIfGang(first).orElseThrow().refused())
+        .isEqualTo(
+            new Outcome.Unschedulable(
+                GangScheduling.WAITING_FOR_MEMBERS, Map.of(), "GangIncomplete"));
+
+    pod("p1", "pair");
+    GangWhatIf w = scheduling.whatIfGang(first).orElseThrow();
+    assertThat(w.kept()).isFalse();
+    assertThat(((Outcome.Unschedulable) w.refused()).message())
+        .startsWith("pod group pair: 1 of the 2 pods minCount needs fit");
+    assertThat(scheduling.whatIfGang(pod("solo", null))).isEmpty();
+  }
+
   /**
    * Another member's attempt while a pass holds its assumptions must not count them as placed
    * members: it would then place fewer than minCount and call the gang whole. Its count waits for

@@ -126,6 +126,30 @@ class RecentWritesTest {
     assertThat(recent.assumes("sent")).isTrue();
   }
 
+  /**
+   * Only an allocation whose write ended without an answer is to be sent again, and only until the
+   * informer tells the truth about it.
+   */
+  @Test
+  void onlyAnAllocationSentWithoutAnAnswerIsUnansweredUntilTheInformerTells() {
+    recent.allocated("in-flight", allocation("gpu-0"));
+    recent.allocated("stored", allocation("gpu-1"));
+    recent.allocationWritten("stored", "12");
+    recent.allocated("lost", allocation("gpu-2"));
+    recent.allocationMayHaveLanded("lost", "11");
+    assertThat(recent.unanswered("in-flight")).isEmpty();
+    assertThat(recent.unanswered("stored")).isEmpty();
+    assertThat(recent.unanswered("never")).isEmpty();
+    assertThat(recent.unanswered("lost")).contains(allocation("gpu-2"));
+
+    // sent again and stored: answered
+    recent.allocationWritten("lost", "13");
+    assertThat(recent.unanswered("lost")).isEmpty();
+    assertThat(recent.assumes("lost")).isTrue();
+    recent.withAssumed(claim("lost", "13"));
+    assertThat(recent.assumes("lost")).isFalse();
+  }
+
   @Test
   void aForgottenAllocationIsNoLongerAssumed() {
     recent.allocated("a", allocation("gpu-0"));

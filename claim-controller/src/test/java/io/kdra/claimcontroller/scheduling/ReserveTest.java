@@ -1,12 +1,20 @@
 package io.kdra.claimcontroller.scheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.Upstream;
+import io.kdra.claimcontroller.k8s.ClaimWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -92,5 +100,100 @@ class ReserveTest extends SchedulingFixture {
     client.resource(K.claim("four").build()).create();
     Pod next = create(K.podWithClaims("next", "a", "three", "b", "four"));
     assertThat(s.schedule(next)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /**
+   * An allocation's write ended without an answer (the API server restarted under it) and did not
+   * land, and nothing else changes the claim: the informer never shows a newer version, so waiting
+   * for it would hold the device for good and leave the pod pending with the device free. The pod's
+   * next attempt sends the same allocation again, on the version it was first sent on.
+   */
+  @Test
+  void anAllocationWriteThatEndedWithoutAnAnswerIsSentAgainByThePodsNextAttempt() {
+    allocator = new FakeAllocator(1);
+    RecentWrites recent = new RecentWrites();
+    PodScheduling s = newSchedulingWithoutRequestRetries(recent);
+    ResourceClaim one = client.resource(K.claim("one").build()).create();
+    failNextStatusWrite("one");
+
+    assertThatThrownBy(() -> s.schedule(create(K.podWithClaims("first", "gpu", "one"))))
+        .isInstanceOf(KubernetesClientException.class);
+    assertThat(claim("one").getStatus() == null ? null : claim("one").getStatus().getAllocation())
+        .as("the write did not land")
+        .isNull();
+    assertThat(recent.assumes(one.getMetadata().getUid())).isTrue();
+
+    assertThat(s.schedule(get("first"))).isEqualTo(new Outcome.Bound("node-a"));
+    ResourceClaim written = claim("one");
+    assertThat(written.getStatus().getAllocation().getDevices().getResults())
+        .extracting(r -> r.getDevice())
+        .containsExactly("dev-0");
+    assertThat(written.getStatus().getReservedFor()).extracting(r -> r.getName()).contains("first");
+  }
+
+  /**
+   * As above, but the write did land: the next attempt finds the allocation it sent and only
+   * reserves the claim; the device is never counted twice meanwhile.
+   */
+  @Test
+  void anAllocationWriteThatLandedWithoutAnAnswerIsOnlyReservedByTheNextAttempt() {
+    allocator = new FakeAllocator(1);
+    RecentWrites recent = new RecentWrites();
+    PodScheduling s = newSchedulingWithoutRequestRetries(recent);
+    client.resource(K.claim("one").build()).create();
+    client.resource(K.claim("two").build()).create();
+    failNextStatusWrite("one");
+
+    assertThatThrownBy(() -> s.schedule(create(K.podWithClaims("first", "gpu", "one"))))
+        .isInstanceOf(KubernetesClientException.class);
+    // the lost write landed after all, while a second pod wants the only device
+    ResourceClaim landed = claim("one");
+    client
+        .resource(
+            new ResourceClaimBuilder(landed)
+                .editOrNewStatus()
+                .withAllocation(FakeAllocator.result("node-a", "dev-0"))
+                .endStatus()
+                .build())
+        .updateStatus();
+    assertThat(s.schedule(create(K.podWithClaims("second", "gpu", "two"))))
+        .isInstanceOf(Outcome.Unschedulable.class);
+
+    assertThat(s.schedule(get("first"))).isEqualTo(new Outcome.Bound("node-a"));
+    assertThat(claim("one").getStatus().getReservedFor())
+        .extracting(r -> r.getName())
+        .containsExactly("first");
+    assertThat(claim("two").getStatus() == null ? null : claim("two").getStatus().getAllocation())
+        .isNull();
+  }
+
+  /** A scheduler whose client does not retry a failed request itself, as after its retries. */
+  private PodScheduling newSchedulingWithoutRequestRetries(RecentWrites recent) {
+    KubernetesClient once =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(client.getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .build())
+            .build();
+    claims = new ClaimWriter(once, K.SCHEDULER, 3);
+    return newScheduling(TemplateMode.OWN, recent);
+  }
+
+  /** The next status write of claim {@code name} gets 503 and is not applied. */
+  private void failNextStatusWrite(String name) {
+    server
+        .expect()
+        .put()
+        .withPath(
+            "/apis/resource.k8s.io/v1/namespaces/" + K.NS + "/resourceclaims/" + name + "/status")
+        .andReturn(
+            503,
+            new StatusBuilder()
+                .withCode(503)
+                .withMessage("the API server is shutting down")
+                .withReason("ServiceUnavailable")
+                .build())
+        .once();
   }
 }

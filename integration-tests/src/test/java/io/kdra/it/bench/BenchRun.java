@@ -236,14 +236,17 @@ final class BenchRun {
             : List.of();
     List<String> scheduler = new ArrayList<>(qps);
     scheduler.add("--v=" + options.upstreamVerbosity());
-    if (workload == BenchWorkload.GANG) {
-      // kube-scheduler places gangs together only with the Workload API's gate on
-      scheduler.add("--feature-gates=GenericWorkload=true");
-    }
     List<String> kcm = new ArrayList<>(qps);
     kcm.add("--v=" + options.upstreamVerbosity());
     // the one controller the workload needs; the others would only add their own informers
     kcm.add("--controllers=resourceclaim-controller");
+    if (workload == BenchWorkload.GANG) {
+      // kube-scheduler places gangs together only with the Workload API's gate on; without it
+      // in kube-controller-manager too, its resourceclaim controller makes no claim for a pod
+      // of a PodGroup ("GenericWorkload feature is disabled") and no gang is ever placed
+      scheduler.add("--feature-gates=GenericWorkload=true");
+      kcm.add("--feature-gates=GenericWorkload=true");
+    }
     return Map.of(
         UpstreamControllers.SCHEDULER, scheduler, UpstreamControllers.CONTROLLER_MANAGER, kcm);
   }

@@ -39,8 +39,52 @@ public final class ApiServerOutage {
     return new ApiServerOutage(controlPlane, command);
   }
 
+  /** The value of {@code flag} on the stopped kube-apiserver's command line; null when absent. */
+  public String flag(String flag) {
+    for (int i = 1; i < command.size(); i++) {
+      String arg = command.get(i);
+      if (arg.equals(flag) && i + 1 < command.size()) {
+        return command.get(i + 1);
+      }
+      if (arg.startsWith(flag + "=")) {
+        return arg.substring(flag.length() + 1);
+      }
+    }
+    return null;
+  }
+
   /** Starts the same kube-apiserver again; returns once it answers {@code /readyz}. */
   public void end(Duration timeout) {
+    endAs(command, timeout);
+  }
+
+  /**
+   * Starts the same kube-apiserver again with {@code flag} set to {@code value} instead (the others
+   * as they were); returns once it answers {@code /readyz}. Later outages keep the new value.
+   */
+  public void endWith(String flag, String value, Duration timeout) {
+    endAs(withFlag(command, flag, value), timeout);
+  }
+
+  /** {@code command} with {@code flag}'s value replaced, in the form it had, or appended. */
+  static List<String> withFlag(List<String> command, String flag, String value) {
+    List<String> edited = new java.util.ArrayList<>(command);
+    for (int i = 1; i < edited.size(); i++) {
+      String arg = edited.get(i);
+      if (arg.equals(flag) && i + 1 < edited.size()) {
+        edited.set(i + 1, value);
+        return edited;
+      }
+      if (arg.startsWith(flag + "=")) {
+        edited.set(i, flag + "=" + value);
+        return edited;
+      }
+    }
+    edited.add(flag + "=" + value);
+    return edited;
+  }
+
+  private void endAs(List<String> command, Duration timeout) {
     API_SERVER.start(command);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {

@@ -1,5 +1,6 @@
 package io.kdra.it.controlplane;
 
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -27,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * Node,RBAC} and admits with {@code NodeRestriction} (and the default plugins, Pod Security and
  * ServiceAccount among them), and knows every client by a static token: the admin (system:masters),
  * each node ({@code system:node:<name>} in {@code system:nodes}: the Node authorizer's identity),
- * kube-proxy, kube-scheduler and kube-controller-manager. etcd stays on loopback.
+ * kube-proxy, kube-scheduler and kube-controller-manager. etcd stays on loopback. It reaches the
+ * kubelets (logs, exec, port-forward) as kubeadm's does ({@link #kubeletClientFlags}).
  *
  * <p>Its directory has a name {@link ControlPlaneProcesses}' reaper deletes, and both processes are
  * recorded there, so that a killed JVM's are ended by the next run.
@@ -165,14 +167,57 @@ public final class ClusterApiServer implements AutoCloseable {
                   // IPs instead
                   "--enable-aggregator-routing=true",
                   "--v=1"));
+      args.addAll(kubeletClientFlags(dir));
       WorkloadApi.apiServerFlags(ControlPlane.VERSION).forEach((f, v) -> args.add(f + "=" + v));
       server.launch(logDir.resolve("kube-apiserver.log"), args);
       server.awaitReady();
+      server.allowKubeletApi();
     } catch (RuntimeException e) {
       server.close();
       throw e;
     }
     return server;
+  }
+
+  /**
+   * How the API server calls the kubelets, as kubeadm (1.37) starts it: with a client certificate
+   * of the cluster's CA, which each kubelet trusts ({@code authentication.x509.clientCAFile}), at
+   * the node's InternalIP first (the Hostname, the node's name, resolves nowhere); kubeadm sets no
+   * {@code --kubelet-certificate-authority}, as the kubelets serve self-signed certificates.
+   */
+  static List<String> kubeletClientFlags(Path dir) {
+    return List.of(
+        "--kubelet-client-certificate=" + dir.resolve(ClusterPki.KUBELET_CLIENT_CERT),
+        "--kubelet-client-key=" + dir.resolve(ClusterPki.KUBELET_CLIENT_KEY),
+        "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname");
+  }
+
+  /**
+   * kubeadm's {@code kubeadm:apiserver-kubelet-client} ClusterRoleBinding: the kubelets ask the API
+   * server (webhook authorization) whether its client may call them.
+   */
+  private void allowKubeletApi() {
+    try (KubernetesClient c = client()) {
+      c.rbac()
+          .clusterRoleBindings()
+          .resource(
+              new ClusterRoleBindingBuilder()
+                  .withNewMetadata()
+                  .withName("kubeadm:apiserver-kubelet-client")
+                  .endMetadata()
+                  .withNewRoleRef()
+                  .withApiGroup("rbac.authorization.k8s.io")
+                  .withKind("ClusterRole")
+                  .withName("system:kubelet-api-admin")
+                  .endRoleRef()
+                  .addNewSubject()
+                  .withApiGroup("rbac.authorization.k8s.io")
+                  .withKind("User")
+                  .withName(ClusterPki.KUBELET_CLIENT_USER)
+                  .endSubject()
+                  .build())
+          .create();
+    }
   }
 
   private static String tokenLine(Map<String, String> tokens, String user, String group) {

@@ -17,9 +17,11 @@ import java.util.Date;
 import java.util.List;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
@@ -29,17 +31,28 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * The multi-node cluster's keys, written into its control plane's directory (0600): a CA (what
- * every client of the API server trusts, also published to pods as {@code kube-root-ca.crt}), the
- * API server's serving certificate for every address it is called at (the bridge, loopback and the
- * {@code kubernetes} Service's ClusterIP and names: in-cluster clients check the ClusterIP), and
- * the ServiceAccount signing key. kube-api-test's certificates are self-signed and name loopback
- * only, which no client in a node's own network can check.
+ * every client of the API server trusts, also published to pods as {@code kube-root-ca.crt}, and
+ * what each kubelet trusts for its clients), the API server's serving certificate for every address
+ * it is called at (the bridge, loopback and the {@code kubernetes} Service's ClusterIP and names:
+ * in-cluster clients check the ClusterIP), its client certificate for the kubelets (kubeadm's
+ * {@code apiserver-kubelet-client}), and the ServiceAccount signing key. kube-api-test's
+ * certificates are self-signed and name loopback only, which no client in a node's own network can
+ * check.
  */
 final class ClusterPki {
 
   static final String CA_CERT = "ca.crt";
   static final String SERVING_CERT = "serving.crt";
   static final String SERVING_KEY = "serving.key";
+  static final String KUBELET_CLIENT_CERT = "apiserver-kubelet-client.crt";
+  static final String KUBELET_CLIENT_KEY = "apiserver-kubelet-client.key";
+
+  /**
+   * The API server's user name at the kubelets, kubeadm's: in no group (kubeadm 1.37 took it out of
+   * {@code kubeadm:cluster-admins}), allowed the kubelet API by a ClusterRoleBinding to {@code
+   * system:kubelet-api-admin} ({@link ClusterApiServer}).
+   */
+  static final String KUBELET_CLIENT_USER = "kube-apiserver-kubelet-client";
 
   /**
    * kube-controller-manager reads the ServiceAccount key by this name ({@link
@@ -51,7 +64,8 @@ final class ClusterPki {
   private ClusterPki() {}
 
   /**
-   * Writes the CA, the serving certificate for {@code ips} and {@code dnsNames}, and the SA key.
+   * Writes the CA, the serving certificate for {@code ips} and {@code dnsNames}, the kubelet client
+   * certificate and the SA key.
    */
   static void write(Path dir, List<String> ips, List<String> dnsNames) {
     try {
@@ -85,6 +99,25 @@ final class ClusterPki {
       servingCert.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
       OwnerOnly.write(dir.resolve(SERVING_CERT), pem(sign(servingCert, ca)));
       OwnerOnly.write(dir.resolve(SERVING_KEY), pem(serving.getPrivate()));
+
+      KeyPair kubeletClient = rsa();
+      JcaX509v3CertificateBuilder kubeletClientCert =
+          new JcaX509v3CertificateBuilder(
+              caName,
+              serial(),
+              from(now),
+              until(now),
+              new X500Name("CN=" + KUBELET_CLIENT_USER),
+              kubeletClient.getPublic());
+      kubeletClientCert.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+      kubeletClientCert.addExtension(
+          Extension.keyUsage,
+          true,
+          new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
+      kubeletClientCert.addExtension(
+          Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth));
+      OwnerOnly.write(dir.resolve(KUBELET_CLIENT_CERT), pem(sign(kubeletClientCert, ca)));
+      OwnerOnly.write(dir.resolve(KUBELET_CLIENT_KEY), pem(kubeletClient.getPrivate()));
       OwnerOnly.write(dir.resolve(SERVICE_ACCOUNT_KEY), pem(rsa().getPrivate()));
     } catch (GeneralSecurityException | OperatorCreationException | IOException e) {
       throw new IllegalStateException("making the multi-node cluster's keys", e);

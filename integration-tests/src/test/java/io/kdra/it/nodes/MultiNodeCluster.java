@@ -150,6 +150,7 @@ public final class MultiNodeCluster implements AutoCloseable {
                               a.podCidr(index),
                               networkBinaries.cniPlugins(),
                               ClusterAddresses.DNS_SERVICE_IP,
+                              api.caFile(),
                               holder -> network.join(holder, index, names.size())));
                   synchronized (nodes) {
                     nodes.add(node);

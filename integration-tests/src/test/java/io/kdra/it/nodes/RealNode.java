@@ -48,8 +48,9 @@ import java.util.stream.Stream;
  * Pods get an {@code eth0} that leads nowhere (the {@code kdra-isolated} CNI plugin), or, on a
  * {@link PodNetwork}, an address the host reaches (the {@code kdra-bridge} plugin); images are
  * {@code k8s.local/busybox:1} and the pause image, imported from the cache (no registry can be
- * reached). The API server cannot reach a loopback kubelet, so container logs are read from the
- * kubelet's {@code podLogsDir} ({@link #containerLog}).
+ * reached). The suite's API server cannot reach a loopback kubelet, so container logs are read from
+ * the kubelet's {@code podLogsDir} ({@link #containerLog}); a node of a {@link MultiNodeCluster}
+ * serves them to its API server too ({@code kubectl logs}, {@code kubectl exec}).
  */
 public final class RealNode implements AutoCloseable {
 
@@ -155,12 +156,14 @@ public final class RealNode implements AutoCloseable {
   }
 
   /**
-   * A node's own network namespace.
+   * A node's own network namespace, in a cluster whose API server calls the kubelet.
    *
    * @param nodeIp its address (the kubelet's {@code --node-ip}, where it serves)
    * @param podCidr its pods' range (host-local)
    * @param cniPlugins the directory of the standard CNI plugins
    * @param clusterDns the kubelet's {@code clusterDNS}
+   * @param clusterCa the cluster's CA: the kubelet trusts the client certificates it signed (the
+   *     API server's, for logs and exec), as a kubeadm node does
    * @param join joins the namespace, held by the process with the given pid, to the cluster's
    *     network; called once it exists, before containerd starts
    */
@@ -169,6 +172,7 @@ public final class RealNode implements AutoCloseable {
       String podCidr,
       Path cniPlugins,
       String clusterDns,
+      Path clusterCa,
       java.util.function.LongConsumer join) {}
 
   private static RealNode start(RealNode node) {

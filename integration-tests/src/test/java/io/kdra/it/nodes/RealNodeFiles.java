@@ -181,6 +181,10 @@ final class RealNodeFiles {
                     + "\"name\":\"kdra-isolated\",\"plugins\":[{\"type\":\"kdra-isolated\"}]}\n");
       }
       TestFiles.write(conf().resolve("kubeconfig"), kubeconfig);
+      if (own != null) {
+        // the node's own copy, as kubeadm's nodes have /etc/kubernetes/pki/ca.crt
+        Files.copy(own.clusterCa(), clusterCa(), StandardCopyOption.REPLACE_EXISTING);
+      }
       TestFiles.write(conf().resolve("containerd.toml"), containerdConfig());
       TestFiles.write(conf().resolve("kubelet.yaml"), kubeletConfig());
       StringBuilder binds = new StringBuilder();
@@ -427,8 +431,7 @@ final class RealNodeFiles {
         + "healthzPort: "
         + healthzPort
         + "\n"
-        + "authentication: {anonymous: {enabled: false}, webhook: {enabled: false}}\n"
-        + "authorization: {mode: AlwaysAllow}\n"
+        + kubeletAuth()
         + "podLogsDir: "
         + podLogsDir()
         + "\n"
@@ -436,6 +439,31 @@ final class RealNodeFiles {
         + "imageGCHighThresholdPercent: 100\n"
         + "evictionHard: {memory.available: \"100Mi\", nodefs.available: \"1%\","
         + " imagefs.available: \"1%\"}\n";
+  }
+
+  /**
+   * Who may call the kubelet. A cluster node's, as kubeadm configures it: clients with a
+   * certificate of the cluster's CA (the API server's, for logs and exec) or a token the API server
+   * vouches for, each allowed what the API server's authorizer allows it ({@code nodes/proxy},
+   * {@code nodes/log}, ...). A node beside the suite's API server, which cannot reach it: nobody.
+   */
+  private String kubeletAuth() {
+    if (own == null) {
+      return "authentication: {anonymous: {enabled: false}, webhook: {enabled: false}}\n"
+          + "authorization: {mode: AlwaysAllow}\n";
+    }
+    return "authentication:\n"
+        + "  anonymous: {enabled: false}\n"
+        + "  webhook: {enabled: true}\n"
+        + "  x509: {clientCAFile: "
+        + clusterCa()
+        + "}\n"
+        + "authorization: {mode: Webhook}\n";
+  }
+
+  /** The cluster's CA in the node's configuration (a node of a {@link MultiNodeCluster}). */
+  Path clusterCa() {
+    return conf().resolve("ca.crt");
   }
 
   /** The kubelet's {@code featureGates} line; none for no gates (the version's defaults). */

@@ -85,6 +85,7 @@ public final class FilterVerdicts {
     }
     if (r.equals(VolumeFilters.REASON_NODE_CONFLICT)
         || r.equals(VolumeFilters.REASON_BIND_CONFLICT)
+        || r.equals(VolumeFilters.REASON_NOT_ENOUGH_SPACE)
         || r.equals(VolumeFilters.REASON_PV_NOT_EXIST)
         || r.equals(VolumeFilters.REASON_UNBOUND_IMMEDIATE)
         || r.startsWith("waiting for ephemeral volume controller")

@@ -139,6 +139,7 @@ class SchedulingDifferentialIT {
     List<String> best = new ArrayList<>();
     int compared = 0;
     int scored = 0;
+    int capacityScored = 0;
     for (int i = 0; i < scenarios.size(); i++) {
       SchedulingScenario s = scenarios.get(i);
       JsonNode theirs = upstream.get(i);
@@ -159,6 +160,9 @@ class SchedulingDifferentialIT {
           .path("totals")
           .fields()
           .forEachRemaining(e -> upstreamTotals.put(e.getKey(), e.getValue().asLong()));
+      if (withoutCapacityScore(upstreamTotals, theirs.path("byPlugin"))) {
+        capacityScored++;
+      }
       scored += mine.size();
       if (!new TreeMap<>(mine).equals(upstreamTotals)) {
         totals.add(
@@ -195,10 +199,31 @@ class SchedulingDifferentialIT {
             + totals.size()
             + " with other totals, "
             + best.size()
-            + " with another best node set; report in "
+            + " with another best node set; "
+            + capacityScored
+            + " where upstream's VolumeBinding storage capacity score (not ours) was left out;"
+            + " report in "
             + report);
     assertThat(best).as("scenarios whose best nodes differ (see %s)", report).isEmpty();
     assertThat(totals).as("scenarios whose node totals differ (see %s)", report).isEmpty();
+  }
+
+  /**
+   * Takes upstream's VolumeBinding share out of {@code totals}: its storage capacity score
+   * (StorageCapacityScoring, on by default in 1.37) is not ours (docs/user/limitations.md), and
+   * which CSIStorageCapacity it reads, when several fit, follows its informer's map order. Whether
+   * any node had a share.
+   */
+  private static boolean withoutCapacityScore(Map<String, Long> totals, JsonNode byPlugin) {
+    boolean any = false;
+    for (Map.Entry<String, Long> e : totals.entrySet()) {
+      long share = byPlugin.path(e.getKey()).path("VolumeBinding").asLong(0);
+      if (share != 0) {
+        e.setValue(e.getValue() - share);
+        any = true;
+      }
+    }
+    return any;
   }
 
   /** The nodes with the highest total. */

@@ -41,6 +41,8 @@ public record SchedulingScenario(
     m.put("pvs", volumes.pvs());
     m.put("storageClasses", volumes.storageClasses());
     m.put("csiNodes", volumes.csiNodes());
+    m.put("csiDrivers", volumes.csiDrivers());
+    m.put("csiStorageCapacities", volumes.capacities());
     return Serialization.asJson(m).replace('\n', ' ');
   }
 

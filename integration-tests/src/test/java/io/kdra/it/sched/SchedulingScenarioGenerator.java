@@ -43,7 +43,8 @@ import java.util.Random;
  * node lifecycle controller's {@code not-ready} or {@code unreachable} taint, some not yet
  * (kube-scheduler has no readiness filter, only those taints), pods that tolerate the {@code
  * not-ready} taint, and pods with {@code spec.nodeName} set. From a third stream, in about a third
- * of the scenarios: volumes ({@link SchedulingVolumes}). Same seed, same scenarios.
+ * of the scenarios: volumes ({@link SchedulingVolumes}), and from a fourth their storage requests,
+ * CSIDriver and CSIStorageCapacities. Same seed, same scenarios.
  */
 public final class SchedulingScenarioGenerator {
 
@@ -74,6 +75,7 @@ public final class SchedulingScenarioGenerator {
   private final Random random;
   private final Random extra;
   private final Random volumes;
+  private final Random storage;
   private final long seed;
   private int index;
 
@@ -82,6 +84,7 @@ public final class SchedulingScenarioGenerator {
     this.random = new Random(seed);
     this.extra = new Random(seed * 31 + 17);
     this.volumes = new Random(seed * 53 + 29);
+    this.storage = new Random(seed * 71 + 43);
   }
 
   /** The next scenario. */
@@ -124,7 +127,7 @@ public final class SchedulingScenarioGenerator {
     }
     SchedulingVolumes drawn =
         volumes.nextDouble() < 0.35
-            ? SchedulingVolumes.draw(volumes, nodes, pods, pod)
+            ? SchedulingVolumes.draw(volumes, storage, nodes, pods, pod)
             : SchedulingVolumes.NONE;
     return new SchedulingScenario(name, nodes, pods, namespaces, pod, drawn);
   }

@@ -1,5 +1,7 @@
 package io.kdra.it.sched;
 
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
@@ -7,11 +9,16 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TopologySelectorTermBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
+import io.fabric8.kubernetes.api.model.storage.CSIDriverBuilder;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.CSINodeBuilder;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacity;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.kdra.claimcontroller.domain.VolumeObjects;
@@ -21,21 +28,23 @@ import java.util.Random;
 
 /**
  * The volume side of a scheduling scenario: PersistentVolumeClaims, PersistentVolumes,
- * StorageClasses and CSINodes for kube-scheduler's VolumeRestrictions, NodeVolumeLimits,
- * VolumeBinding and VolumeZone.
+ * StorageClasses, CSINodes, CSIDrivers and CSIStorageCapacities for kube-scheduler's
+ * VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone.
  */
 public record SchedulingVolumes(
     List<PersistentVolumeClaim> pvcs,
     List<PersistentVolume> pvs,
     List<StorageClass> storageClasses,
-    List<CSINode> csiNodes) {
+    List<CSINode> csiNodes,
+    List<CSIDriver> csiDrivers,
+    List<CSIStorageCapacity> capacities) {
 
   public static final SchedulingVolumes NONE =
-      new SchedulingVolumes(List.of(), List.of(), List.of(), List.of());
+      new SchedulingVolumes(List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
 
   /** As the claim-controller's volume filters read them. */
   public VolumeObjects objects() {
-    return VolumeObjects.of(pvcs, pvs, storageClasses, csiNodes);
+    return VolumeObjects.of(pvcs, pvs, storageClasses, csiNodes, csiDrivers, capacities);
   }
 
   static final String DRIVER = "csi.kdra.example";
@@ -46,14 +55,55 @@ public record SchedulingVolumes(
   // VolumeBinding answers such a class with a scheduler error, not a verdict
   static final List<String> CLASSES = List.of("imm", "wffc", "wffc-none", "gone", "");
 
+  static final List<String> SIZES = List.of("500M", "1Gi", "1500M", "5Gi", "10Gi");
+  static final List<String> CAPACITIES = List.of("500M", "1Gi", "4Gi", "5Gi", "8Gi", "100Gi");
+
   /**
    * Draws volumes for {@code pod} (and some of {@code placed}) on {@code nodes} from {@code r}, a
    * stream of its own so that the scenario's other draws stay as they were; the pod and the placed
    * pods get their volumes added. Claims waiting for their first consumer never have
    * PersistentVolumes of their class (the claim-controller refuses those: it does not bind existing
-   * volumes).
+   * volumes). From {@code storage}, a further stream (so that the draws from {@code r} stay as they
+   * were): for half the pods one more claim waiting for its first consumer, the claims' storage
+   * requests, the provisioner's CSIDriver and CSIStorageCapacities (VolumeBinding's capacity check
+   * of a claim to be provisioned).
    */
-  static SchedulingVolumes draw(Random r, List<Node> nodes, List<Pod> placed, Pod pod) {
+  static SchedulingVolumes draw(
+      Random r, Random storage, List<Node> nodes, List<Pod> placed, Pod pod) {
+    SchedulingVolumes drawn = draw(r, nodes, placed, pod);
+    List<PersistentVolumeClaim> pvcs = new ArrayList<>(drawn.pvcs());
+    if (storage.nextDouble() < 0.5) {
+      // one more claim to be provisioned, so that the capacity check is reached often
+      PersistentVolumeClaimBuilder b =
+          new PersistentVolumeClaimBuilder()
+              .withNewMetadata()
+              .withNamespace(pod.getMetadata().getNamespace())
+              .withName("cap")
+              .endMetadata()
+              .withNewSpec()
+              .withAccessModes("ReadWriteOnce")
+              .withStorageClassName("wffc")
+              .endSpec();
+      if (storage.nextDouble() < 0.15) {
+        b.editMetadata()
+            .addToAnnotations(
+                "volume.kubernetes.io/selected-node",
+                nodes.get(storage.nextInt(nodes.size())).getMetadata().getName())
+            .endMetadata();
+      }
+      pvcs.add(b.build());
+      addVolumes(pod, List.of(claimVolume("cap", "cap")));
+    }
+    return new SchedulingVolumes(
+        requests(storage, pvcs),
+        drawn.pvs(),
+        drawn.storageClasses(),
+        drawn.csiNodes(),
+        drivers(storage),
+        capacities(storage, nodes));
+  }
+
+  private static SchedulingVolumes draw(Random r, List<Node> nodes, List<Pod> placed, Pod pod) {
     String ns = pod.getMetadata().getNamespace();
     List<PersistentVolumeClaim> pvcs = new ArrayList<>();
     List<PersistentVolume> pvs = new ArrayList<>();
@@ -110,7 +160,107 @@ public record SchedulingVolumes(
                 .build());
       }
     }
-    return new SchedulingVolumes(pvcs, pvs, classes(r), csiNodes);
+    return new SchedulingVolumes(pvcs, pvs, classes(r), csiNodes, List.of(), List.of());
+  }
+
+  /** Most claims request storage (a claim without a request has no capacity to check). */
+  private static List<PersistentVolumeClaim> requests(Random r, List<PersistentVolumeClaim> pvcs) {
+    List<PersistentVolumeClaim> out = new ArrayList<>();
+    for (PersistentVolumeClaim c : pvcs) {
+      if (r.nextDouble() < 0.8) {
+        c =
+            new PersistentVolumeClaimBuilder(c)
+                .editSpec()
+                .withNewResources()
+                .addToRequests("storage", new Quantity(SIZES.get(r.nextInt(SIZES.size()))))
+                .endResources()
+                .endSpec()
+                .build();
+      }
+      out.add(c);
+    }
+    return out;
+  }
+
+  /** The provisioner's CSIDriver, mostly publishing capacity; sometimes none, or not opted in. */
+  private static List<CSIDriver> drivers(Random r) {
+    if (r.nextDouble() < 0.2) {
+      return List.of();
+    }
+    double opt = r.nextDouble();
+    return List.of(
+        new CSIDriverBuilder()
+            .withNewMetadata()
+            .withName(DRIVER)
+            .endMetadata()
+            .withNewSpec()
+            .withStorageCapacity(opt < 0.7 ? Boolean.TRUE : opt < 0.85 ? Boolean.FALSE : null)
+            .endSpec()
+            .build());
+  }
+
+  /**
+   * A few CSIStorageCapacities, mostly of the class that provisions: a zone's, a node's, zones by
+   * expression, every node's (empty topology) or none's; by capacity or maximum volume size. One
+   * with a maximum volume size always has a capacity too: upstream's VolumeBinding Score reads the
+   * capacity of the object its Filter chose, and a nil one would crash it.
+   */
+  private static List<CSIStorageCapacity> capacities(Random r, List<Node> nodes) {
+    List<CSIStorageCapacity> out = new ArrayList<>();
+    int count = r.nextInt(5);
+    for (int i = 0; i < count; i++) {
+      CSIStorageCapacityBuilder b =
+          new CSIStorageCapacityBuilder()
+              .withNewMetadata()
+              .withNamespace("kube-system")
+              .withName("cap-" + i)
+              .endMetadata()
+              .withStorageClassName(
+                  r.nextDouble() < 0.8 ? "wffc" : List.of("imm", "wffc-none").get(r.nextInt(2)));
+      LabelSelector topology = topology(r, nodes);
+      if (topology != null) {
+        b.withNodeTopology(topology);
+      }
+      if (r.nextDouble() < 0.9) {
+        b.withCapacity(new Quantity(CAPACITIES.get(r.nextInt(CAPACITIES.size()))));
+        if (r.nextDouble() < 0.3) {
+          b.withMaximumVolumeSize(new Quantity(CAPACITIES.get(r.nextInt(CAPACITIES.size()))));
+        }
+      }
+      out.add(b.build());
+    }
+    return out;
+  }
+
+  private static LabelSelector topology(Random r, List<Node> nodes) {
+    double kind = r.nextDouble();
+    if (kind < 0.45) {
+      return new LabelSelectorBuilder()
+          .addToMatchLabels("topology.kubernetes.io/zone", ZONES.get(r.nextInt(ZONES.size())))
+          .build();
+    }
+    if (kind < 0.65) {
+      return new LabelSelectorBuilder()
+          .addToMatchLabels(
+              "kubernetes.io/hostname", nodes.get(r.nextInt(nodes.size())).getMetadata().getName())
+          .build();
+    }
+    if (kind < 0.8) {
+      List<String> zones = new ArrayList<>();
+      for (String z : ZONES) {
+        if (r.nextDouble() < 0.5) {
+          zones.add(z);
+        }
+      }
+      return new LabelSelectorBuilder()
+          .addNewMatchExpression()
+          .withKey("topology.kubernetes.io/zone")
+          .withOperator("In")
+          .withValues(zones.isEmpty() ? List.of("z9") : zones)
+          .endMatchExpression()
+          .build();
+    }
+    return kind < 0.9 ? new LabelSelector() : null;
   }
 
   private static void claim(

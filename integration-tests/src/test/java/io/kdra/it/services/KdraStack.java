@@ -145,7 +145,7 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
         real,
         full,
         name,
-        new Stack.Links(n, links.controllerApi()),
+        new Stack.Links(n, links.controllerApi(), links.webhook()),
         clusterGates);
   }
 
@@ -163,7 +163,26 @@ public final class KdraStack implements BeforeAllCallback, AfterAllCallback, Tes
         real,
         full,
         name,
-        new Stack.Links(links.publishers(), true),
+        new Stack.Links(links.publishers(), true, links.webhook()),
+        clusterGates);
+  }
+
+  /**
+   * The same stack with every slice-publisher replica serving the admission webhook over HTTPS, as
+   * the chart has it, behind one {@link io.kdra.it.support.PausableProxy} ({@link
+   * StackServices#webhook}); the test registers the webhook configuration (needs {@link
+   * #withPublishers}).
+   */
+  public KdraStack withPublisherWebhook() {
+    return new KdraStack(
+        nodes,
+        bridges,
+        controllers,
+        properties,
+        real,
+        full,
+        name,
+        new Stack.Links(links.publishers(), links.controllerApi(), true),
         clusterGates);
   }
 

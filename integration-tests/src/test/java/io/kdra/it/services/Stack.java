@@ -166,9 +166,11 @@ public final class Stack implements AutoCloseable {
    *     StackServices#publisherLink})
    * @param controllerApi each claim-controller replica reaches the API server through a proxy of
    *     its own ({@link StackServices#apiLink})
+   * @param webhook the publishers serve the admission webhook, which the API server is to reach
+   *     through one proxy ({@link StackServices#webhook})
    */
-  public record Links(int publishers, boolean controllerApi) {
-    public static final Links NONE = new Links(0, false);
+  public record Links(int publishers, boolean controllerApi, boolean webhook) {
+    public static final Links NONE = new Links(0, false, false);
   }
 
   /**
@@ -227,7 +229,8 @@ public final class Stack implements AutoCloseable {
     nodes.start();
     podPrerequisites();
     if (links.publishers() > 0) {
-      starts.drivers(starts.publishers(links.publishers(), links.publishers() > 1), true);
+      starts.drivers(
+          starts.publishers(links.publishers(), links.publishers() > 1, links.webhook()), true);
     } else {
       starts.drivers(starts.publisher());
     }

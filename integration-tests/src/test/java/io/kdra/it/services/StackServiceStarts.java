@@ -1,5 +1,6 @@
 package io.kdra.it.services;
 
+import io.fabric8.kubeapitest.cert.CertManager;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.it.chart.KdraChart;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.bouncycastle.asn1.x509.GeneralName;
 
 /**
  * Starts the four kdra services of a stack, each configured as the chart configures it (leader
@@ -76,6 +78,15 @@ final class StackServiceStarts {
    * inventory gRPCs.
    */
   List<Integer> publishers(int n, boolean replicas) {
+    return publishers(n, replicas, false);
+  }
+
+  /**
+   * As above; with {@code webhook}, each replica also serves the admission webhook over HTTPS, as
+   * the chart configures it, on a port of its own with one certificate for 127.0.0.1, and the API
+   * server is to reach them through one {@link PublisherWebhook} link.
+   */
+  List<Integer> publishers(int n, boolean replicas, boolean webhook) {
     Map<String, String> publisher = new LinkedHashMap<>(kube);
     // as the chart has it (featureGates.driverAuthentication): each driver stream's token is
     // reviewed and must name the node whose devices it reports
@@ -98,10 +109,23 @@ final class StackServiceStarts {
     Map<String, String> identity =
         identities.environment(
             KdraChart.PUBLISHER, "slice-publisher", KdraChart.token(client, KdraChart.PUBLISHER));
+    Path webhookDir = Path.of("target", "it-webhook", namespace).toAbsolutePath();
+    if (webhook) {
+      webhookCertificate(webhookDir);
+    }
     List<Integer> ports = new ArrayList<>();
+    List<Integer> webhookPorts = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
       String name = replicas ? "slice-publisher-" + i : "slice-publisher";
       Map<String, String> p = new LinkedHashMap<>(publisher);
+      if (webhook) {
+        // what the chart's ConfigMap sets (AdmissionWebhookTest in helm-tests), a port each
+        int sslPort = ServiceProcess.freePort();
+        webhookPorts.add(sslPort);
+        p.put("quarkus.http.ssl-port", String.valueOf(sslPort));
+        p.put("quarkus.http.ssl.certificate.files", webhookDir.resolve("tls.crt").toString());
+        p.put("quarkus.http.ssl.certificate.key-files", webhookDir.resolve("tls.key").toString());
+      }
       p.put("kdra.slice-publisher.leader-election.identity", name);
       // the inventory gRPC's own port (the chart's 9000), kept across restarts with the properties
       int grpcPort = ServiceProcess.freePort();
@@ -114,7 +138,26 @@ final class StackServiceStarts {
       }
       ports.add(grpcPort);
     }
+    if (webhook) {
+      services.putWebhook(
+          new PublisherWebhook(
+              PausableProxy.toLocalPorts("webhook-link", webhookPorts),
+              TestFiles.read(webhookDir.resolve("tls.crt"))
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    }
     return ports;
+  }
+
+  /** A self-signed certificate for 127.0.0.1 and its key, the key the owner's only. */
+  private static void webhookCertificate(Path dir) {
+    OwnerOnly.createDirectories(dir);
+    Path key = dir.resolve("tls.key");
+    CertManager.generateKeyAndCertificate(
+        "CN=kdra-slice-publisher-webhook",
+        key.toFile(),
+        dir.resolve("tls.crt").toFile(),
+        new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
+    OwnerOnly.restrict(key);
   }
 
   /** One device-driver per node, with the node's simulated inventory. */

@@ -49,6 +49,9 @@ public final class StackServices {
   /** Each claim-controller's link to the API server, when the stack has them. */
   private final Map<String, PausableProxy> apiLinks = new ConcurrentHashMap<>();
 
+  /** The API server's link to the publishers' admission webhook, when the stack has one. */
+  private volatile PublisherWebhook webhook;
+
   private final Map<String, Integer> restarts = new ConcurrentHashMap<>();
   private final Map<String, Deque<Long>> recentRestarts = new ConcurrentHashMap<>();
   private volatile boolean closing;
@@ -102,6 +105,22 @@ public final class StackServices {
           "no API link for " + process + ": use withControllerApiLinks");
     }
     return link;
+  }
+
+  /**
+   * The publishers' admission webhook, as the API server reaches it: one address spreading
+   * connections over every replica's HTTPS port, as the chart's Service would; only in stacks made
+   * {@code withPublisherWebhook}.
+   */
+  public PublisherWebhook webhook() {
+    if (webhook == null) {
+      throw new IllegalStateException("no publisher webhook: use withPublisherWebhook");
+    }
+    return webhook;
+  }
+
+  void putWebhook(PublisherWebhook webhook) {
+    this.webhook = webhook;
   }
 
   void putApiLink(String process, PausableProxy link) {
@@ -228,6 +247,9 @@ public final class StackServices {
     processList().parallelStream().forEach(ServiceProcess::close);
     publisherLinks.values().forEach(PausableProxy::close);
     apiLinks.values().forEach(PausableProxy::close);
+    if (webhook != null) {
+      webhook.link().close();
+    }
   }
 
   /** Writes each service's readiness and thread stacks and copies its log into {@code dir}. */

@@ -8,9 +8,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -25,6 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link #cut()}: a loud one. Every open connection is closed, and new ones are closed at
  *       once, as when the peer's address refuses them.
  *   <li>{@link #heal()}: bytes flow again; what a pause held back is delivered, closes included.
+ *   <li>{@link #delay(Duration)}: added latency, as of a slow link or a slow peer: every chunk, in
+ *       either direction, is delivered that long after it was read, in order. A delay, not a
+ *       bandwidth limit: the chunks behind one wait no longer for it.
  * </ul>
  */
 public final class PausableProxy implements AutoCloseable {
@@ -43,6 +51,16 @@ public final class PausableProxy implements AutoCloseable {
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private final Object lock = new Object();
   private State state = State.OPEN;
+  private volatile long delayNanos;
+
+  /** What a relay read, to be written once due; {@code bytes} null: the end of the stream. */
+  private record Chunk(byte[] bytes, long due) {}
+
+  /** Tells a relay's writer that its reader failed: nothing more comes. */
+  private static final Chunk FAILED = new Chunk(new byte[0], 0);
+
+  /** Chunks read but not yet written, per direction of a connection (16 KiB each at most). */
+  private static final int LINE_CHUNKS = 64;
 
   private PausableProxy(String name, List<InetSocketAddress> backends, ServerSocket server) {
     this.name = name;
@@ -101,6 +119,15 @@ public final class PausableProxy implements AutoCloseable {
   public void heal() {
     to(State.OPEN);
     System.out.printf("[proxy] %s healed%n", name);
+  }
+
+  /**
+   * From now on, every chunk read in either direction is written {@code latency} later (zero: at
+   * once); chunks read before keep the delay they were read with, so the order stays.
+   */
+  public void delay(Duration latency) {
+    delayNanos = latency.toNanos();
+    System.out.printf("[proxy] %s delays by %d ms%n", name, latency.toMillis());
   }
 
   @Override
@@ -167,29 +194,76 @@ public final class PausableProxy implements AutoCloseable {
     daemon(() -> relay(upstream, client), "proxy-" + name + "-down").start();
   }
 
-  /** Copies {@code from} to {@code to}; each chunk waits for the gate, as does the close. */
+  /**
+   * Copies {@code from} to {@code to}: this thread reads, a writer of its own writes each chunk
+   * once it is due ({@link #delay}) and the gate is open, as it does the close.
+   */
   private void relay(Socket from, Socket to) {
+    BlockingQueue<Chunk> line = new ArrayBlockingQueue<>(LINE_CHUNKS);
+    daemon(() -> deliver(line, from, to), "proxy-" + name + "-write").start();
     byte[] buffer = new byte[16 * 1024];
     try {
       InputStream in = from.getInputStream();
-      OutputStream out = to.getOutputStream();
       for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+        enqueue(line, new Chunk(Arrays.copyOf(buffer, n), System.nanoTime() + delayNanos), from);
+      }
+      enqueue(line, new Chunk(null, System.nanoTime() + delayNanos), from);
+    } catch (IOException e) {
+      forget(from);
+      forget(to);
+      // the writer may wait for a chunk; if the line is full it finds the sockets closed instead
+      line.offer(FAILED);
+    }
+  }
+
+  /** Puts {@code chunk} on the line, waiting while it is full (a pause holds the writer). */
+  private static void enqueue(BlockingQueue<Chunk> line, Chunk chunk, Socket from)
+      throws IOException {
+    try {
+      while (!line.offer(chunk, 200, TimeUnit.MILLISECONDS)) {
+        if (from.isClosed()) {
+          throw new IOException("closed");
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+  }
+
+  /** Writes the line's chunks to {@code to}, each once due and once the gate is open. */
+  private void deliver(BlockingQueue<Chunk> line, Socket from, Socket to) {
+    try {
+      OutputStream out = to.getOutputStream();
+      while (true) {
+        Chunk chunk = line.take();
+        if (chunk == FAILED) {
+          return;
+        }
+        long wait = chunk.due() - System.nanoTime();
+        if (wait > 0) {
+          TimeUnit.NANOSECONDS.sleep(wait);
+        }
         if (!awaitOpen()) {
           throw new IOException("cut");
         }
-        out.write(buffer, 0, n);
+        if (chunk.bytes() == null) {
+          to.shutdownOutput();
+          // the other direction ended first: the connection is done
+          if (from.isOutputShutdown()) {
+            forget(from);
+            forget(to);
+          }
+          return;
+        }
+        out.write(chunk.bytes());
         out.flush();
       }
-      if (!awaitOpen()) {
-        throw new IOException("cut");
-      }
-      to.shutdownOutput();
-      // the other direction ended first: the connection is done
-      if (from.isOutputShutdown()) {
-        forget(from);
-        forget(to);
-      }
     } catch (IOException e) {
+      forget(from);
+      forget(to);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       forget(from);
       forget(to);
     }

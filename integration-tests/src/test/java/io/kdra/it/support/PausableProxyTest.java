@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -22,6 +23,9 @@ class PausableProxyTest {
 
   /** How long a read waits to show that nothing comes (a pause's bytes must not). */
   private static final int NOTHING_MS = 500;
+
+  /** The latency a test adds (a lower bound is all it checks: never flaky under load). */
+  private static final int DELAY_MS = 400;
 
   private final List<AutoCloseable> open = new ArrayList<>();
 
@@ -92,6 +96,32 @@ class PausableProxyTest {
     Socket after = dial(proxy);
     send(after, "2");
     assertThat(read(after, 2)).isEqualTo("a2");
+  }
+
+  /**
+   * Added latency: a chunk read after {@link PausableProxy#delay} is written no sooner than that
+   * later, in each direction (so a round trip through the echo takes twice as long at least); bytes
+   * keep their order; no delay again: they go at once.
+   */
+  @Test
+  void aDelayHoldsEveryChunkThatLongInEachDirection() throws Exception {
+    PausableProxy proxy = proxy(echo("a"));
+    Socket s = dial(proxy);
+    send(s, "1");
+    assertThat(read(s, 2)).isEqualTo("a1");
+
+    proxy.delay(Duration.ofMillis(DELAY_MS));
+    long sent = System.nanoTime();
+    send(s, "2");
+    send(s, "3");
+    assertThat(read(s, 4)).isEqualTo("a2a3");
+    assertThat(Duration.ofNanos(System.nanoTime() - sent))
+        .as("a round trip through two delays")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(2 * DELAY_MS));
+
+    proxy.delay(Duration.ZERO);
+    send(s, "4");
+    assertThat(read(s, 2)).isEqualTo("a4");
   }
 
   private PausableProxy proxy(ServerSocket... backends) {

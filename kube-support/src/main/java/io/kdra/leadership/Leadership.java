@@ -1,8 +1,10 @@
 package io.kdra.leadership;
 
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
@@ -31,6 +33,7 @@ public final class Leadership {
   private volatile boolean stopping;
   private volatile String leader;
   private final AtomicLong acquisitions = new AtomicLong();
+  private final List<Runnable> whenLeading = new CopyOnWriteArrayList<>();
 
   private Leadership(
       String component, boolean elected, String identity, Runnable release, Runnable stepDown) {
@@ -95,6 +98,23 @@ public final class Leadership {
     leading = true;
     acquisitions.incrementAndGet();
     LOG.infof("%s leads the %s", identity, component);
+    for (Runnable r : whenLeading) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        // one listener's failure must not keep the others, or the election, from going on
+        LOG.warnf(e, "%s: a task run on gaining the %s Lease failed", identity, component);
+      }
+    }
+  }
+
+  /**
+   * Runs {@code task} each time this replica starts leading, right after {@link #leading()} turned
+   * true: a reconciler that left its objects alone while another replica led ({@link FencedWrite})
+   * brings them back here. Never run for a single replica, which leads from the start.
+   */
+  public void whenLeading(Runnable task) {
+    whenLeading.add(task);
   }
 
   void stoppedLeading() {

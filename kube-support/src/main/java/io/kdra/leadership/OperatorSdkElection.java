@@ -10,8 +10,9 @@ package io.kdra.leadership;
  * processing on every replica at once, and each reconciler writes only while its replica leads
  * ({@link Leadership#leading()}, {@link LeaseFence}), as a replica that lost its Lease always did
  * (the SDK never stops its event processing; stopping it by hand would leave a reconcile in flight
- * marked running for good). {@link ElectionWiring} runs the election instead, from the first one
- * on, with {@link ToleratingLeaseLock}.
+ * marked running for good). A standby's fenced reconcile is not retried ({@link FencedWrite}); at
+ * each win, {@link LeadershipRequeue} reconciles what it left alone. {@link ElectionWiring} runs
+ * the election instead, from the first one on, with {@link ToleratingLeaseLock}.
  */
 public final class OperatorSdkElection {
 

@@ -95,6 +95,34 @@ find_jdk() {
 }
 jdk="$(find_jdk)" || fail "no JDK 25 with JVMCI found; set NATIVE_JAVA_HOME"
 say "JDK $jdk, image builder $graalvm_version"
+
+# The build takes minutes and its inputs rarely change: an executable built from the same jar
+# contents, the same files under native/ (this script included), builder, JDK, C compiler and
+# options is taken from the cache. The executable finds its libraries beside itself ($ORIGIN/lib),
+# so a copy from the cache works wherever it lands.
+step="computing the cache key"
+cache_root="${KDRA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kdra}/dra-alloc-native"
+# no key where any input cannot be read: a partial key could match another build's executable
+key=$(
+  trap - ERR
+  {
+    "$jdk/bin/java" "$native/builder/JarDigest.java" "$jar" || exit 1
+    (cd "$native" && find . -type f -print0 | sort -z | xargs -0 sha256sum) || exit 1
+    echo "$graalvm_version"
+    cat "$jdk/release"
+    gcc --version | head -n 1
+    printf '%s\n' "$@"
+  } | sha256sum | cut -c1-24
+) || key=""
+cached="$cache_root/${key:-none}"
+if [[ -n "$key" && -x "$cached/dra-alloc" ]]; then
+  mkdir -p "$out"
+  cp -a "$cached/." "$out/"
+  # newer than the jar, as a fresh build would be: bin/dra-alloc runs it only then
+  touch "$out/dra-alloc"
+  say "built before from the same inputs: using $cached/dra-alloc"
+  exit 0
+fi
 rm -rf "$work"
 mkdir -p "$work/builder" "$work/objects" "$work/clibs/include" "$out/lib"
 
@@ -232,3 +260,16 @@ USE_NATIVE_IMAGE_JAVA_PLATFORM_MODULE_SYSTEM=true "$builder_jdk/bin/java" \
   "${linker_options[@]}" \
   "$@"
 say "built $out/dra-alloc"
+
+# Into the cache whole or not at all (a rename), keeping the three newest; best effort: a cache
+# that cannot be written costs the next run a build, nothing else.
+cache_executable() {
+  [[ -n "$key" ]] || return 0
+  mkdir -p "$cache_root" || return 1
+  local staging
+  staging="$(mktemp -d "$cache_root/.staging.XXXXXX")" || return 1
+  cp -a "$out/." "$staging/" && mv -T "$staging" "$cached" 2>/dev/null || rm -rf "$staging"
+  find "$cache_root" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%T@ %p\n' | sort -rn |
+    tail -n +4 | cut -d' ' -f2- | xargs -r rm -rf
+}
+cache_executable || say "could not cache the executable under $cache_root"

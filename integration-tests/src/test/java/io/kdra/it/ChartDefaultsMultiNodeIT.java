@@ -1135,7 +1135,6 @@ class ChartDefaultsMultiNodeIT {
         .anyMatch(f -> f.contains(claim.getMetadata().getUid()));
   }
 
-  /** The publisher Lease's holder. */
   /** The pod's log in the release's namespace, or why it cannot be read. */
   private static String podLog(String pod) {
     try {
@@ -1159,6 +1158,7 @@ class ChartDefaultsMultiNodeIT {
                     && p.getMetadata().getDeletionTimestamp() == null);
   }
 
+  /** The publisher Lease's holder. */
   private static String leaseHolder() {
     return leaseHolder(PUBLISHER_LEASE);
   }

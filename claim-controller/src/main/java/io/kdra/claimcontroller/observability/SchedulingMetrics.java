@@ -16,7 +16,9 @@ import java.util.function.Supplier;
  *       (claims, node filter, allocation, writes, binding);
  *   <li>{@code kdra_claim_controller_pending_pods}: pods of this scheduler not bound yet;
  *   <li>{@code kdra_claim_controller_allocation_failures_total{reason}}: attempts that placed
- *       nothing, by the allocator's or filter's short reason.
+ *       nothing, by the allocator's or filter's short reason;
+ *   <li>{@code kdra_claim_controller_scheduling_retries_total}: attempts retried because a claim or
+ *       volume changed under the decision (a pod stuck in retries is also logged at INFO).
  * </ul>
  */
 @ApplicationScoped
@@ -45,6 +47,14 @@ public class SchedulingMetrics {
     Counter.builder("kdra.claim.controller.allocation.failures")
         .description("Scheduling attempts that placed nothing")
         .tag("reason", reason)
+        .register(registry)
+        .increment();
+  }
+
+  /** Counts one attempt retried because a claim or volume changed under its decision. */
+  public void retry() {
+    Counter.builder("kdra.claim.controller.scheduling.retries")
+        .description("Scheduling attempts retried because a claim or volume changed meanwhile")
         .register(registry)
         .increment();
   }

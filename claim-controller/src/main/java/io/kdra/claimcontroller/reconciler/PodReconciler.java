@@ -490,6 +490,13 @@ public class PodReconciler implements Reconciler<Pod> {
           pod, u.timedOut() ? deadline().retryDelay(backoff, attempt) : backoff.delay(attempt));
     } else {
       // Retry: a claim changed under the decision; the next attempt sees the change.
+      String reason = outcome instanceof Outcome.Retry r ? r.reason() : outcome.toString();
+      metrics.retry();
+      if (RetryStreak.worthInfo(attempt)) {
+        LOG.infof("pod %s: attempt %d retried again: %s", Pods.key(pod), attempt, reason);
+      } else {
+        LOG.debugf("pod %s: attempt %d retried: %s", Pods.key(pod), attempt, reason);
+      }
       retries.after(pod, config.retry().initialBackoff());
     }
     return UpdateControl.noUpdate();

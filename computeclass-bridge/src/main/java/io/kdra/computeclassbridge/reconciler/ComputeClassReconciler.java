@@ -64,7 +64,8 @@ import org.jboss.logging.Logger;
  * handling (a {@code Cleaner}) adds the finalizer before the reconciler is called, so a standby
  * wrote it. {@link #reconcile} adds it while leading, before any object is made, and {@link
  * DeletingComputeClasses} runs the cleanup of a class being deleted, which the SDK does not hand to
- * a reconciler that is no {@code Cleaner}.
+ * a reconciler that is no {@code Cleaner}. A class's apply and its cleanup never overlap ({@link
+ * ComputeClassLocks}), as the SDK made them when it ran the cleanup.
  */
 @ControllerConfiguration(name = "computeclass")
 public class ComputeClassReconciler implements Reconciler<ComputeClass> {
@@ -88,6 +89,7 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass> {
   private final Clock clock;
   private final Leadership leadership;
   private final SyncedInformers informers;
+  private final ComputeClassLocks locks = new ComputeClassLocks();
   private InformerEventSource<Namespace, ComputeClass> namespaces;
   private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
   private IndexerResourceCache<ComputeClass> primaries;
@@ -212,6 +214,18 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass> {
           "ComputeClass %s: informers not listed yet; looking again in %s", name, standbyRetry());
       return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(standbyRetry());
     }
+    // the whole apply under the class's lock, which its cleanup takes too: a class marked for
+    // deletion meanwhile is cleaned up after this apply, and one cleaned up before it is skipped
+    return locks.holding(name, () -> reconcileHeld(cc, context));
+  }
+
+  private UpdateControl<ComputeClass> reconcileHeld(
+      ComputeClass cc, Context<ComputeClass> context) {
+    String name = cc.getMetadata().getName();
+    if (!stillWanted(context.getPrimaryCache().get(ResourceID.fromResource(cc)))) {
+      LOG.debugf("ComputeClass %s: being deleted or gone; left to its cleanup", name);
+      return UpdateControl.noUpdate();
+    }
     LOG.debugf(
         "ComputeClass %s: reconciling generation %d (resourceVersion %s)",
         name, generation(cc), cc.getMetadata().getResourceVersion());
@@ -312,6 +326,30 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass> {
    * DeletingComputeClasses}, on the leader).
    */
   void cleanup(ComputeClass cc) {
+    locks.holding(
+        cc.getMetadata().getName(),
+        () -> {
+          cleanupHeld(cc);
+          return null;
+        });
+  }
+
+  /**
+   * Whether a class whose latest cached copy is {@code latest} is to be applied: not once it is
+   * marked for deletion (its cleanup may have run already) or gone. The cache is the one the sweep
+   * of {@link DeletingComputeClasses} reads, and a deletion is never undone, so a reconcile that
+   * takes the class's lock after its cleanup always sees this.
+   */
+  static boolean stillWanted(Optional<ComputeClass> latest) {
+    return latest.filter(c -> !c.isMarkedForDeletion()).isPresent();
+  }
+
+  /** Whether the cleanup of {@code name} waits for work on it that runs now. */
+  boolean cleanupWaits(String name) {
+    return locks.awaited(name);
+  }
+
+  private void cleanupHeld(ComputeClass cc) {
     ApplyReport report =
         scaleOut
             .remove(cc)

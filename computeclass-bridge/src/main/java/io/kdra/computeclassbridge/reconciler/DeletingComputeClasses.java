@@ -19,7 +19,8 @@ import org.jboss.logging.Logger;
  * but quarkus-operator-sdk 7.7 does not pass the setting on to the running controller. So the
  * reconciler adds the finalizer itself, while leading, and this sweep over the informer's cache
  * removes what a deleted class generated, then the finalizer: on the leader only, with every
- * informer listed, one class at a time. A cleanup that failed is tried again at the next sweep.
+ * informer listed, one class at a time, each after any reconcile of it that is running ({@code
+ * ComputeClassLocks}). A cleanup that failed is tried again at the next sweep.
  */
 final class DeletingComputeClasses implements AutoCloseable {
 

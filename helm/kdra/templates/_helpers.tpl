@@ -450,9 +450,8 @@ rules:
     verbs: ["create"]
   # Unusual: both patch and update. fabric8's LeaderElector renews with a JSON merge patch that
   # carries the resourceVersion read; the leader releases the Lease on shutdown with an
-  # optimistic update (so a standby takes over at once), and the Java Operator SDK refuses to
-  # start unless a SelfSubjectRulesReview lists create, update and get. list and watch of this
-  # one Lease (a watch by name) let a replica check its Lease before it writes (LeaseFence).
+  # optimistic update (so a standby takes over at once). list and watch of this one Lease (a
+  # watch by name) let a replica check its Lease before it writes (LeaseFence).
   - apiGroups: ["coordination.k8s.io"]
     resources: ["leases"]
     resourceNames: [{{ index $le "lease-name" | quote }}]

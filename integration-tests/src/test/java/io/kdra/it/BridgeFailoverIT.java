@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
@@ -34,7 +35,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * expires and reconciles what changes next. The killed replica comes back as a standby; then the
  * new leader is stopped gracefully (SIGTERM): it releases the Lease and the other takes over at its
  * next retry. Throughout, each ComputeClass has exactly one template and its status follows its
- * generation.
+ * generation. Last, a replica started on a Lease written by hand (a holder, no times) takes it,
+ * leads and reconciles.
  */
 @ExtendWith(ControlPlane.class)
 class BridgeFailoverIT {
@@ -192,6 +194,39 @@ class BridgeFailoverIT {
     assertThat(classes)
         .doesNotHaveDuplicates()
         .contains("nvidia-l4.computeclass.kdra.io", "nvidia-tesla-a100.computeclass.kdra.io");
+
+    // a replica that starts on a Lease written by hand (a holder, no times: kubectl, a GitOps
+    // tool, a chart) takes it and leads, as client-go would; the operator SDK's own election,
+    // once the first one, gave up on such a Lease for good
+    stack.services.crash(first);
+    client.leases().inNamespace(KdraChart.NAMESPACE).withName(LEASE).delete();
+    await().atMost(Duration.ofSeconds(30)).until(() -> leader() == null);
+    client
+        .resource(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName(LEASE)
+                .withNamespace(KdraChart.NAMESPACE)
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity("gitops")
+                .withLeaseDurationSeconds(15)
+                .endSpec()
+                .build())
+        .create();
+    stack.services.restart(first);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(() -> assertThat(leadership(first).path("leader").asBoolean()).isTrue());
+    assertThat(leader()).isEqualTo(first);
+    apply("failover-l4", "- gpu: {type: nvidia-l4, count: 1}");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(alternatives("failover-l4")).containsExactly("nvidia-l4-x1");
+              assertThat(readyForGeneration("failover-l4")).isTrue();
+            });
   }
 
   /** Creates or replaces a ComputeClass with these priorities (YAML list items). */

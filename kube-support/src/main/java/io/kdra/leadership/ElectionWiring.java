@@ -86,7 +86,7 @@ public final class ElectionWiring {
    * This replica's leadership: elected, or single when not {@link #electing()}, because no election
    * would ever call it the leader. Elected, it is released on shutdown; when the Lease is lost
    * while running, {@code stepDown} stops the leader-only work and a new election starts ({@link
-   * #elect}), whoever ran the one that ended (quarkus-operator-sdk runs only one).
+   * #elect}).
    */
   public Leadership leadership(Runnable stepDown) {
     if (!electing) {

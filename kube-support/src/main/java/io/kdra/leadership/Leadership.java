@@ -1,19 +1,21 @@
 package io.kdra.leadership;
 
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
  * A replica's part in a Lease-based leader election: whether it leads, who does, and what happens
- * when it stops leading. The election itself runs elsewhere (quarkus-operator-sdk's for the
- * operators, fabric8's {@code LeaderElector} for the slice-publisher); this class adds what both
- * lack: a graceful hand-over (a replica that shuts down releases the Lease, so a standby takes over
- * within one retry period instead of one lease duration) and a step-down in the process when
- * leadership is lost any other way (renewals that failed past the renew deadline, as in an
- * API-server outage, or another holder): the replica stops its leader-only work at once and
+ * when it stops leading. The election itself is fabric8's {@code LeaderElector} on {@link
+ * ToleratingLeaseLock}, run by {@link ElectionWiring} in every elected service; this class adds
+ * what the elector lacks: a graceful hand-over (a replica that shuts down releases the Lease, so a
+ * standby takes over within one retry period instead of one lease duration) and a step-down in the
+ * process when leadership is lost any other way (renewals that failed past the renew deadline, as
+ * in an API-server outage, or another holder): the replica stops its leader-only work at once and
  * campaigns again, instead of exiting, so that an outage does not end in every replica's crash-loop
  * back-off.
  *
@@ -31,6 +33,7 @@ public final class Leadership {
   private volatile boolean stopping;
   private volatile String leader;
   private final AtomicLong acquisitions = new AtomicLong();
+  private final List<Runnable> whenLeading = new CopyOnWriteArrayList<>();
 
   private Leadership(
       String component, boolean elected, String identity, Runnable release, Runnable stepDown) {
@@ -95,6 +98,23 @@ public final class Leadership {
     leading = true;
     acquisitions.incrementAndGet();
     LOG.infof("%s leads the %s", identity, component);
+    for (Runnable r : whenLeading) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        // one listener's failure must not keep the others, or the election, from going on
+        LOG.warnf(e, "%s: a task run on gaining the %s Lease failed", identity, component);
+      }
+    }
+  }
+
+  /**
+   * Runs {@code task} each time this replica starts leading, right after {@link #leading()} turned
+   * true: a reconciler that left its objects alone while another replica led ({@link FencedWrite})
+   * brings them back here. Never run for a single replica, which leads from the start.
+   */
+  public void whenLeading(Runnable task) {
+    whenLeading.add(task);
   }
 
   void stoppedLeading() {

@@ -82,6 +82,10 @@ public final class LeaseRelease {
         // someone else has it now, or the API server is away: the standby waits for expiry
         LOG.warnf("could not release Lease %s/%s: %s", namespace, name, e.getMessage());
         return false;
+      } catch (RuntimeException e) {
+        // a client closed already: thrown, it would vanish in the elector's cancellation
+        LOG.warnf("could not release Lease %s/%s: %s", namespace, name, e.toString());
+        return false;
       }
     }
   }

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -113,7 +112,6 @@ class ElectionWiringTest {
     assertThat(leadership.elected()).isEqualTo(electing);
     // a single replica leads at once; an elected one only once the election says so
     assertThat(leadership.leading()).isEqualTo(!electing);
-    assertThat(OperatorSdkElection.configuration(w, leadership) == null).isEqualTo(!electing);
     try (LeaseFence fence = w.fence(Clock.systemUTC())) {
       assertThat(fence.mayWrite()).isEqualTo(!electing);
     }
@@ -148,12 +146,6 @@ class ElectionWiringTest {
             LeaseLock.class, lock -> assertThat(lock.identity()).isEqualTo("replica-b"));
     assertThat(elector.isReleaseOnCancel()).isFalse();
     assertThat(elector.getRenewDeadline()).isEqualTo(Duration.ofSeconds(10));
-
-    LeaderElectionConfiguration sdk = OperatorSdkElection.configuration(w, w.leadership(() -> {}));
-    assertThat(sdk.getLeaseName()).isEqualTo("my-lease");
-    assertThat(sdk.getLeaseNamespace()).contains("kdra-system");
-    assertThat(sdk.getIdentity()).contains("replica-b");
-    assertThat(sdk.isExitOnStopLeading()).isFalse();
   }
 
   @Test

@@ -13,6 +13,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -61,6 +62,28 @@ class ForeignLeaseTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("leasesWrittenByHand")
   void aCandidateTakesALeaseWrittenByHand(String what, LeaseSpecBuilder spec) {
+    writeByHand(spec);
+
+    Leadership candidate = elect("b");
+
+    await(what).atMost(Duration.ofSeconds(20)).until(candidate::leading);
+    assertThat(holder()).isEqualTo("b");
+  }
+
+  /** The operators' first election is this wiring's too, not the operator SDK's. */
+  @Test
+  void anOperatorsFirstElectionTakesALeaseWrittenByHand() {
+    writeByHand(new LeaseSpecBuilder().withHolderIdentity("someone").withLeaseDurationSeconds(15));
+    wiring = ElectionWiringTest.Settings.publisherElection(client, NS, LEASE, "b");
+    Leadership candidate = wiring.leadership(() -> {});
+
+    OperatorSdkElection.campaign(wiring, candidate);
+
+    await().atMost(Duration.ofSeconds(20)).until(candidate::leading);
+    assertThat(holder()).isEqualTo("b");
+  }
+
+  private void writeByHand(LeaseSpecBuilder spec) {
     client
         .resource(
             new LeaseBuilder()
@@ -71,11 +94,6 @@ class ForeignLeaseTest {
                 .withSpec(spec == null ? null : spec.build())
                 .build())
         .create();
-
-    Leadership candidate = elect("b");
-
-    await(what).atMost(Duration.ofSeconds(20)).until(candidate::leading);
-    assertThat(holder()).isEqualTo("b");
   }
 
   private Leadership elect(String identity) {

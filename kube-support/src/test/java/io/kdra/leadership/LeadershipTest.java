@@ -58,6 +58,24 @@ class LeadershipTest {
   }
 
   @Test
+  void theTasksForLeadingRunAtEachWinOnceLeadingIsTrue() {
+    leadership.whenLeading(() -> calls.add("leading " + leadership.leading()));
+    leadership.whenLeading(
+        () -> {
+          throw new IllegalStateException("a failing task");
+        });
+    leadership.whenLeading(() -> calls.add("second"));
+    leadership.callbacks().onNewLeader("bridge-b");
+    assertThat(calls).isEmpty();
+
+    leadership.callbacks().onStartLeading();
+    leadership.callbacks().onStopLeading();
+    leadership.callbacks().onStartLeading();
+    assertThat(calls)
+        .containsExactly("leading true", "second", "step down", "leading true", "second");
+  }
+
+  @Test
   void aSingleReplicaAlwaysLeads() {
     Leadership single = Leadership.single("computeclass-bridge", "only");
     assertThat(single.elected()).isFalse();

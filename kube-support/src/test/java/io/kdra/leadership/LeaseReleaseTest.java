@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -60,6 +61,22 @@ class LeaseReleaseTest {
     assertThat(as("bridge-a").release()).isFalse();
     assertThat(current().getSpec().getHolderIdentity()).isEqualTo("bridge-b");
     assertThat(current().getSpec().getLeaseDurationSeconds()).isEqualTo(15);
+  }
+
+  /**
+   * A client closed already (the operator SDK closed the shared one when it stopped, before the
+   * release ran): the release fails with a warning instead of throwing into the elector's
+   * cancellation, where the error vanished without a word.
+   */
+  @Test
+  void aClosedClientReleasesNothingAndDoesNotThrow() {
+    lease("bridge-a");
+    KubernetesClient closed =
+        new KubernetesClientBuilder().withConfig(client.getConfiguration()).build();
+    closed.close();
+    assertThat(new LeaseRelease(closed, "kdra", "kdra-computeclass-bridge", "bridge-a").release())
+        .isFalse();
+    assertThat(current().getSpec().getHolderIdentity()).isEqualTo("bridge-a");
   }
 
   @Test

@@ -25,7 +25,9 @@ import io.kdra.claimcontroller.k8s.ClaimWriter;
 import io.kdra.claimcontroller.k8s.PodGroups;
 import io.kdra.claimcontroller.scheduling.ClaimTracer;
 import io.kdra.events.EventRecorder;
+import io.kdra.leadership.FencedWrite;
 import io.kdra.leadership.Leadership;
+import io.kdra.leadership.LeadershipRequeue;
 import io.kdra.leadership.LeaseFence;
 import io.kdra.leadership.SyncedInformers;
 import jakarta.annotation.PreDestroy;
@@ -104,7 +106,11 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
               return ids;
             },
             ctx.getControllerConfiguration().getConfigurationService().cacheSyncTimeout());
-    return List.of(podEvents);
+    // a standby leaves our claims alone (reconcile): each is looked at again once it leads
+    var onLeading =
+        new LeadershipRequeue<ResourceClaim>(
+            leadership, () -> claims.list(this::isOurs).map(ResourceID::fromResource));
+    return List.of(podEvents, onLeading);
   }
 
   @PreDestroy
@@ -166,7 +172,11 @@ public class ClaimReconciler implements Reconciler<ResourceClaim> {
       return UpdateControl.noUpdate();
     }
     if (!mayWrite()) {
-      return UpdateControl.<ResourceClaim>noUpdate().rescheduleAfter(FENCED_RETRY);
+      // a leader whose fence lags looks again soon; a standby leaves the claim alone until it
+      // leads (LeadershipRequeue), or it would look at every claim of ours once a second
+      return FencedWrite.next(leadership.leading()) == FencedWrite.RETRY_SOON
+          ? UpdateControl.<ResourceClaim>noUpdate().rescheduleAfter(FENCED_RETRY)
+          : UpdateControl.noUpdate();
     }
     release(claim);
     return UpdateControl.noUpdate();

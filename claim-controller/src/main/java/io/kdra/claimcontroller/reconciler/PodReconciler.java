@@ -52,6 +52,9 @@ import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.taint.DeviceTaintRule;
 import io.kdra.events.EventRecorder;
+import io.kdra.leadership.FencedWrite;
+import io.kdra.leadership.Leadership;
+import io.kdra.leadership.LeadershipRequeue;
 import io.kdra.leadership.LeaseFence;
 import io.kdra.leadership.SyncedInformers;
 import jakarta.inject.Inject;
@@ -89,6 +92,7 @@ public class PodReconciler implements Reconciler<Pod> {
   @Inject SchedulingMetrics metrics;
   @Inject ClaimTracer tracer;
   @Inject LeaseFence fence;
+  @Inject Leadership leadership;
   @Inject SyncedInformers informers;
   @Inject SharedInformers shared;
   @Inject TaintEvictionWriter evictionWriter;
@@ -236,9 +240,22 @@ public class PodReconciler implements Reconciler<Pod> {
     metrics.pendingPods(() -> PodTriggers.pending(pods, scheduler, null).size());
     var podRetries = new PodRetries(pods::get);
     retries = podRetries;
+    // a standby leaves its pending pods alone (awaitsLeadership): each is tried once it leads
+    var onLeading =
+        new LeadershipRequeue<Pod>(
+            leadership, () -> PodTriggers.pending(pods, scheduler, null).stream());
     List<EventSource<?, Pod>> sources =
         new java.util.ArrayList<>(
-            List.of(claims, templates, nodes, slices, classes, namespaces, departures, podRetries));
+            List.of(
+                claims,
+                templates,
+                nodes,
+                slices,
+                classes,
+                namespaces,
+                departures,
+                podRetries,
+                onLeading));
     sources.addAll(storage.all());
     if (taintRules != null) {
       sources.add(taintRules);
@@ -362,9 +379,23 @@ public class PodReconciler implements Reconciler<Pod> {
     searchedOut.remove(uid);
   }
 
+  /**
+   * Whether a pod whose attempt ended in {@code outcome} waits for this replica to lead instead of
+   * being retried: its write was fenced while another replica leads ({@link FencedWrite}).
+   */
+  static boolean awaitsLeadership(Outcome outcome, boolean leading) {
+    return PodScheduling.fenced(outcome)
+        && FencedWrite.next(leading) == FencedWrite.AWAIT_LEADERSHIP;
+  }
+
   /** Whether backoff state is held for the pod with this UID. */
   boolean holdsBackoffFor(String uid) {
     return attempts.containsKey(uid);
+  }
+
+  /** Whether an attempt of the pod with this UID runs now. */
+  boolean attemptRunningFor(String uid) {
+    return reconciling.contains(uid);
   }
 
   /** Whether a retry of the pod with this UID is pending. */
@@ -457,6 +488,12 @@ public class PodReconciler implements Reconciler<Pod> {
       return UpdateControl.noUpdate();
     }
     if (outcome instanceof Outcome.Waiting) {
+      return UpdateControl.noUpdate();
+    }
+    if (awaitsLeadership(outcome, leadership.leading())) {
+      // another replica leads: a retry would cost this one an attempt per pod and second, and
+      // write nothing; the LeadershipRequeue brings the pod back if this replica leads
+      retries.forget(pod);
       return UpdateControl.noUpdate();
     }
     // Retried through PodRetries, keyed by UID, not rescheduleAfter: see there.

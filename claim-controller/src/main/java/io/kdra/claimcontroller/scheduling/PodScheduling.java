@@ -42,10 +42,15 @@ import java.util.function.LongSupplier;
 public final class PodScheduling {
 
   /** Not this replica's turn to write: its Lease is held by another or not renewed lately. */
-  static final Outcome FENCED =
+  public static final Outcome FENCED =
       new Outcome.Retry(
           "this replica's Lease is not fresh; not "
               + "writing until it is renewed or another replica leads");
+
+  /** Whether {@code outcome} is an attempt that stopped at the Lease fence ({@link #FENCED}). */
+  public static boolean fenced(Outcome outcome) {
+    return outcome == FENCED;
+  }
 
   /**
    * The limits {@link Settings#of} sets (the service's defaults, see {@code

@@ -27,7 +27,7 @@ import java.util.Optional;
  * Wires the reconciler's collaborators from the typed configuration, so that {@link
  * ComputeClassReconciler} only orchestrates and tests can replace single beans (the {@link Clock}
  * above all: every time the bridge writes, a condition's transition or an Event's timestamp, comes
- * from it).
+ * from it; and {@link GeneratedObjects}, which a test holds mid-apply).
  */
 @ApplicationScoped
 public class BridgeBeans {
@@ -43,6 +43,7 @@ public class BridgeBeans {
   }
 
   @Produces
+  @DefaultBean
   @Singleton
   GeneratedObjects generatedObjects(KubernetesClient client, Tracer tracer) {
     return new GeneratedObjects(client, tracer);

@@ -2,7 +2,6 @@ package io.kdra.computeclassbridge.config;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
-import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.kdra.leadership.ElectionWiring;
 import io.kdra.leadership.Leadership;
 import io.kdra.leadership.OperatorSdkElection;
@@ -12,7 +11,6 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
@@ -21,11 +19,13 @@ import jakarta.inject.Singleton;
 /**
  * The bridge's leader election as CDI beans; what they are is {@link ElectionWiring}'s and {@link
  * OperatorSdkElection}'s (shared with the other elected services). Election is off in the dev and
- * test profiles (application.properties), as quarkus-operator-sdk elects only in {@code prod}
- * there.
+ * test profiles (application.properties): one replica, which always leads.
  */
 @ApplicationScoped
 public class BridgeLeadership {
+
+  /** After quarkus-operator-sdk's own StartupEvent observer (priority 3123), which starts it. */
+  static final int AFTER_OPERATOR_START = 4000;
 
   /** Before quarkus-operator-sdk's own ShutdownEvent observer (default priority 2500). */
   static final int BEFORE_OPERATOR_STOP = 1000;
@@ -59,13 +59,6 @@ public class BridgeLeadership {
     return new SyncedInformers(operator::get);
   }
 
-  /** Null when not electing (a single replica: the chart refuses more). */
-  @Produces
-  @Dependent
-  LeaderElectionConfiguration leaderElection(ElectionWiring election, Leadership leadership) {
-    return OperatorSdkElection.configuration(election, leadership);
-  }
-
   /** The leadership meters from start-up on, which also sets the election up at start-up. */
   void meters(
       @Observes StartupEvent event,
@@ -75,14 +68,26 @@ public class BridgeLeadership {
     election.registerMeters(registry, () -> leadership);
   }
 
+  /**
+   * The first election, once the operator has started: this wiring's, not the operator SDK's, whose
+   * Lease lock gives up on a Lease written by hand ({@link OperatorSdkElection}).
+   */
+  void campaign(
+      @Observes @Priority(AFTER_OPERATOR_START) StartupEvent event,
+      ElectionWiring election,
+      Leadership leadership) {
+    OperatorSdkElection.campaign(election, leadership);
+  }
+
   void onStop(
       @Observes @Priority(BEFORE_OPERATOR_STOP) ShutdownEvent event, Leadership leadership) {
     leadership.shuttingDown();
   }
 
   /**
-   * Ends an election started after a lost Lease (quarkus-operator-sdk stops only its own), which
-   * releases the Lease if this replica leads: once the writing has stopped.
+   * Ends this replica's election, which releases the Lease if this replica leads: once the writing
+   * has stopped (quarkus-operator-sdk has stopped the reconciles by then, and leaves the client
+   * open: {@code quarkus.operator-sdk.close-client-on-stop=false}).
    */
   void stopElections(
       @Observes @Priority(AFTER_OPERATOR_STOP) ShutdownEvent event, ElectionWiring election) {

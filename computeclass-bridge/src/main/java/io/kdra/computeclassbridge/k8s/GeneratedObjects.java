@@ -42,7 +42,7 @@ import java.util.stream.Collectors;
  * the template carries in {@link TraceAnnotation#KEY}: the trace of every claim made from it links
  * there. The annotation is not part of what is compared, so it causes no writes.
  */
-public final class GeneratedObjects {
+public class GeneratedObjects {
 
   private final KubernetesClient client;
   private final Tracer tracer;

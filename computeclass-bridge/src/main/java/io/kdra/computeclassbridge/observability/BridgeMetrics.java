@@ -16,7 +16,9 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>{@code kdra_bridge_reconciles_total{outcome}}: reconciles of a ComputeClass that changed
  *       generated objects ({@code applied}), changed nothing ({@code unchanged}), met a concurrent
- *       write and will apply again ({@code conflict}; a routine race) or failed ({@code failed});
+ *       write and will apply again ({@code conflict}; a routine race), failed ({@code failed}), or
+ *       were left to the leader by a replica that does not lead ({@code standby}: it wrote nothing,
+ *       and reconciles every ComputeClass once it leads);
  *   <li>{@code kdra_bridge_computeclasses}: ComputeClasses the bridge knows;
  *   <li>{@code kdra_bridge_degraded_computeclasses}: of those, the ones whose status says that an
  *       accelerator could not be mapped or an object not applied.
@@ -30,7 +32,8 @@ public class BridgeMetrics {
     APPLIED,
     UNCHANGED,
     CONFLICT,
-    FAILED
+    FAILED,
+    STANDBY
   }
 
   private final MeterRegistry registry;

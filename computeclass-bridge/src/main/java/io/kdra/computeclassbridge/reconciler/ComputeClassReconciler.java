@@ -5,18 +5,18 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.Cache;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
@@ -31,7 +31,9 @@ import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.ComputeClassStatus;
 import io.kdra.computeclassbridge.observability.BridgeMetrics;
 import io.kdra.events.EventRecorder;
+import io.kdra.leadership.FencedWrite;
 import io.kdra.leadership.Leadership;
+import io.kdra.leadership.LeadershipRequeue;
 import io.kdra.leadership.SyncedInformers;
 import java.net.HttpURLConnection;
 import java.time.Clock;
@@ -56,9 +58,17 @@ import org.jboss.logging.Logger;
  * Deletion goes through a finalizer so that exactly this ComputeClass's objects are removed while
  * it still exists to be named; owner references let Kubernetes' garbage collector finish the job if
  * the finalizer is ever removed by hand.
+ *
+ * <p>The finalizer is this reconciler's to add and remove, not the operator SDK's: every replica
+ * runs the SDK's event processing ({@code OperatorSdkElection}), and the SDK's own finalizer
+ * handling (a {@code Cleaner}) adds the finalizer before the reconciler is called, so a standby
+ * wrote it. {@link #reconcile} adds it while leading, before any object is made, and {@link
+ * DeletingComputeClasses} runs the cleanup of a class being deleted, which the SDK does not hand to
+ * a reconciler that is no {@code Cleaner}. A class's apply and its cleanup never overlap ({@link
+ * ComputeClassLocks}), as the SDK made them when it ran the cleanup.
  */
-@ControllerConfiguration(name = "computeclass", finalizerName = ComputeClassReconciler.FINALIZER)
-public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner<ComputeClass> {
+@ControllerConfiguration(name = "computeclass")
+public class ComputeClassReconciler implements Reconciler<ComputeClass> {
 
   /** Ours, not the SDK's default, which would sit in GKE's API group. */
   public static final String FINALIZER = "computeclass.kdra.io/cleanup";
@@ -79,8 +89,11 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   private final Clock clock;
   private final Leadership leadership;
   private final SyncedInformers informers;
+  private final ComputeClassLocks locks = new ComputeClassLocks();
   private InformerEventSource<Namespace, ComputeClass> namespaces;
   private InformerEventSource<ConfigMap, ComputeClass> catalogMap;
+  private IndexerResourceCache<ComputeClass> primaries;
+  private KubernetesClient client;
 
   /** Collaborators as {@code BridgeBeans} wires them. */
   public ComputeClassReconciler(
@@ -112,12 +125,25 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   public List<EventSource<?, ComputeClass>> prepareEventSources(
       EventSourceContext<ComputeClass> context) {
     IndexerResourceCache<ComputeClass> primaries = context.getPrimaryCache();
+    this.primaries = primaries;
+    this.client = context.getClient();
+    DeletingComputeClasses.start(
+        primaries,
+        FINALIZER,
+        this::cleanup,
+        () -> leadership.leading() && informers.synced(),
+        DeletingComputeClasses.SWEEP_INTERVAL);
     metrics.computeClasses(
         () -> primaries.list().count(),
         () -> primaries.list().filter(c -> degradedMessage(c.getStatus()).isPresent()).count());
     SecondaryToPrimaryMapper<HasMetadata> all =
         ignored -> primaries.list().map(ResourceID::fromResource).collect(Collectors.toSet());
     List<EventSource<?, ComputeClass>> sources = new ArrayList<>();
+    // a replica that does not lead leaves every ComputeClass alone: each is reconciled once it
+    // leads
+    sources.add(
+        new LeadershipRequeue<ComputeClass>(
+            leadership, () -> primaries.list().map(ResourceID::fromResource)));
     namespaces =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Namespace.class, ComputeClass.class)
@@ -168,12 +194,18 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   @Override
   public UpdateControl<ComputeClass> reconcile(ComputeClass cc, Context<ComputeClass> context) {
     String name = cc.getMetadata().getName();
-    if (!leadership.leading()) {
-      // a replica that lost the Lease keeps its informers but writes nothing; quarkus-operator-sdk
-      // does not stop its reconciles after a lost Lease, so each waits here until this replica
-      // leads again (or another one, whose own reconciles then apply it)
-      LOG.debugf("ComputeClass %s: not leading; looking again in %s", name, standbyRetry());
-      return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(standbyRetry());
+    if (FencedWrite.next(leadership.leading()) == FencedWrite.AWAIT_LEADERSHIP) {
+      // a replica that does not lead (a standby, or one that lost the Lease) keeps its informers
+      // and its reconciles but writes nothing (every replica's event processing runs:
+      // OperatorSdkElection); the leader applies the class, and this replica reconciles every
+      // ComputeClass again once it leads (LeadershipRequeue)
+      LOG.debugf("ComputeClass %s: not leading; left to the leader", name);
+      metrics.reconciled(BridgeMetrics.Outcome.STANDBY);
+      return UpdateControl.noUpdate();
+    }
+    if (cc.isMarkedForDeletion()) {
+      // not dispatched by the SDK (no Cleaner): DeletingComputeClasses cleans it up
+      return UpdateControl.noUpdate();
     }
     if (!informers.synced()) {
       // an informer whose first list failed is still retrying: with the namespaces or the catalog
@@ -182,11 +214,25 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
           "ComputeClass %s: informers not listed yet; looking again in %s", name, standbyRetry());
       return UpdateControl.<ComputeClass>noUpdate().rescheduleAfter(standbyRetry());
     }
+    // the whole apply under the class's lock, which its cleanup takes too: a class marked for
+    // deletion meanwhile is cleaned up after this apply, and one cleaned up before it is skipped
+    return locks.holding(name, () -> reconcileHeld(cc, context));
+  }
+
+  private UpdateControl<ComputeClass> reconcileHeld(
+      ComputeClass cc, Context<ComputeClass> context) {
+    String name = cc.getMetadata().getName();
+    if (!stillWanted(context.getPrimaryCache().get(ResourceID.fromResource(cc)))) {
+      LOG.debugf("ComputeClass %s: being deleted or gone; left to its cleanup", name);
+      return UpdateControl.noUpdate();
+    }
     LOG.debugf(
         "ComputeClass %s: reconciling generation %d (resourceVersion %s)",
         name, generation(cc), cc.getMetadata().getResourceVersion());
     try {
-      return apply(cc, context);
+      // before any object is made, so that a deletion always cleans them up (the SDK's order)
+      ComputeClass held = context.resourceOperations().addFinalizer(FINALIZER);
+      return apply(held, context);
     } catch (KubernetesClientException e) {
       if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
         LOG.debugf("ComputeClass %s: failed: %s", name, e.getMessage());
@@ -206,7 +252,9 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     }
   }
 
-  /** How often a replica that does not lead looks again: as often as it campaigns. */
+  /**
+   * How soon a leader whose informers have not listed yet looks again: as often as it campaigns.
+   */
   private Duration standbyRetry() {
     return settings.standbyRetry();
   }
@@ -223,7 +271,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     Mapping mapping = mapper.map(cc, catalog.catalog(), selected);
     ApplyReport report =
         objects
-            .applyDeviceClasses(cc, mapping.deviceClasses(), liveUsers(context, Optional.empty()))
+            .applyDeviceClasses(
+                cc, mapping.deviceClasses(), liveUsers(context.getPrimaryCache(), Optional.empty()))
             .plus(objects.applyTemplates(cc, mapping.templates()))
             .plus(scaleOut.apply(cc));
     ComputeClassStatus old = cc.getStatus();
@@ -272,22 +321,53 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
     return cc.getMetadata().getName();
   }
 
-  @Override
-  public DeleteControl cleanup(ComputeClass cc, Context<ComputeClass> context) {
-    if (!leadership.leading()) {
-      return DeleteControl.noFinalizerRemoval().rescheduleAfter(standbyRetry());
-    }
+  /**
+   * Removes what {@code cc}, being deleted, generated, then its finalizer ({@link
+   * DeletingComputeClasses}, on the leader).
+   */
+  void cleanup(ComputeClass cc) {
+    locks.holding(
+        cc.getMetadata().getName(),
+        () -> {
+          cleanupHeld(cc);
+          return null;
+        });
+  }
+
+  /**
+   * Whether a class whose latest cached copy is {@code latest} is to be applied: not once it is
+   * marked for deletion (its cleanup may have run already) or gone. The cache is the one the sweep
+   * of {@link DeletingComputeClasses} reads, and a deletion is never undone, so a reconcile that
+   * takes the class's lock after its cleanup always sees this.
+   */
+  static boolean stillWanted(Optional<ComputeClass> latest) {
+    return latest.filter(c -> !c.isMarkedForDeletion()).isPresent();
+  }
+
+  /** Whether the cleanup of {@code name} waits for work on it that runs now. */
+  boolean cleanupWaits(String name) {
+    return locks.awaited(name);
+  }
+
+  private void cleanupHeld(ComputeClass cc) {
     ApplyReport report =
         scaleOut
             .remove(cc)
             .plus(objects.applyTemplates(cc, List.of()))
             .plus(
                 objects.applyDeviceClasses(
-                    cc, List.of(), liveUsers(context, Optional.of(cc.getMetadata().getName()))));
+                    cc, List.of(), liveUsers(primaries, Optional.of(cc.getMetadata().getName()))));
     if (!report.changes().isEmpty()) {
       events.normal(cc, "Removed", String.join("; ", report.changes()));
     }
-    return DeleteControl.defaultDelete();
+    client
+        .resources(ComputeClass.class)
+        .withName(cc.getMetadata().getName())
+        .edit(
+            latest -> {
+              latest.removeFinalizer(FINALIZER);
+              return latest;
+            });
   }
 
   @Override
@@ -334,9 +414,8 @@ public class ComputeClassReconciler implements Reconciler<ComputeClass>, Cleaner
   }
 
   /** Label values of the ComputeClasses that exist, minus one being deleted. */
-  private static Set<String> liveUsers(Context<ComputeClass> context, Optional<String> leaving) {
-    return context
-        .getPrimaryCache()
+  private static Set<String> liveUsers(Cache<ComputeClass> classes, Optional<String> leaving) {
+    return classes
         .list()
         .map(c -> c.getMetadata().getName())
         .filter(n -> leaving.map(l -> !l.equals(n)).orElse(true))

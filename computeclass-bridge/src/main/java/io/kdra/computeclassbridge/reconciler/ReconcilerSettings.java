@@ -10,7 +10,8 @@ import java.util.Optional;
  * @param catalogConfigMap the ConfigMap overlaying the shipped accelerator catalog, if any
  * @param catalogNamespace its namespace; the client's namespace when absent
  * @param catalogKey the ConfigMap's data key holding the overlay
- * @param standbyRetry how often a replica that does not lead looks again (as often as it campaigns)
+ * @param standbyRetry how soon a leader whose informers have not listed yet looks again (as often
+ *     as it campaigns); a replica that does not lead does not look again until it leads
  */
 public record ReconcilerSettings(
     Optional<String> catalogConfigMap,

@@ -3,20 +3,24 @@ package io.kdra.computeclassbridge.reconciler;
 import static io.kdra.computeclassbridge.TestData.computeClass;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.kdra.computeclassbridge.model.ComputeClass;
 import io.kdra.computeclassbridge.model.Priority;
+import io.kdra.computeclassbridge.observability.BridgeMetrics;
 import io.kdra.leadership.Leadership;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * A bridge replica that lost its Lease stays up (quarkus-operator-sdk keeps reconciling) but writes
- * nothing: every reconcile and cleanup waits for this replica to lead again. The collaborators that
- * would write are absent: touching one fails the test.
+ * A bridge replica that does not lead (a standby, or one that lost its Lease) reconciles (every
+ * replica's event processing runs: {@code OperatorSdkElection}) but writes nothing, the finalizer
+ * included, and schedules no retry: it reconciles every ComputeClass again once it leads ({@code
+ * LeadershipRequeue}). The collaborators that would write are absent, and so is the context:
+ * touching one fails the test.
  */
 class StandbyReconcileTest {
 
@@ -24,6 +28,7 @@ class StandbyReconcileTest {
 
   private final Leadership leadership =
       Leadership.elected("computeclass-bridge", "bridge-a", () -> {}, () -> {});
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   private final ComputeClassReconciler reconciler =
       new ComputeClassReconciler(
@@ -34,23 +39,28 @@ class StandbyReconcileTest {
           null,
           null,
           null,
-          null,
+          new BridgeMetrics(registry),
           Clock.systemUTC(),
           leadership,
           null);
 
   @Test
-  void aReplicaThatDoesNotLeadWritesNothingAndLooksAgainLater() {
+  void aReplicaThatDoesNotLeadWritesNothingAndWaitsToLead() {
     leadership.callbacks().onStartLeading();
     leadership.callbacks().onStopLeading();
     ComputeClass cc = computeClass("standby", Priority.gpu("nvidia-l4", 1));
 
     UpdateControl<ComputeClass> update = reconciler.reconcile(cc, null);
     assertThat(update.isNoUpdate()).isTrue();
-    assertThat(update.getScheduleDelay()).contains(RETRY.toMillis());
+    assertThat(update.getScheduleDelay()).isEmpty();
 
-    DeleteControl delete = reconciler.cleanup(cc, null);
-    assertThat(delete.isRemoveFinalizer()).isFalse();
-    assertThat(delete.getScheduleDelay()).contains(RETRY.toMillis());
+    cc.getMetadata().setFinalizers(List.of(ComputeClassReconciler.FINALIZER));
+    cc.getMetadata().setDeletionTimestamp("2026-12-07T12:00:00Z");
+    UpdateControl<ComputeClass> deleting = reconciler.reconcile(cc, null);
+    assertThat(deleting.isNoUpdate()).isTrue();
+    assertThat(deleting.getScheduleDelay()).isEmpty();
+
+    assertThat(registry.find("kdra.bridge.reconciles").tag("outcome", "standby").counter().count())
+        .isEqualTo(2);
   }
 }

@@ -151,6 +151,26 @@ class RecentWritesTest {
     assertThat(recent.assumes("lost")).isFalse();
   }
 
+  /**
+   * The settle acts on an unanswered assumption only as it read it: once a pod attempt has settled
+   * it again, what the settle read is no longer current, and forgetting it changes nothing.
+   */
+  @Test
+  void anUnansweredAssumptionSettledAgainIsNoLongerTheOneRead() {
+    recent.allocated("lost", allocation("gpu-0"));
+    recent.allocationMayHaveLanded("lost", "ns", "one", "11");
+    RecentWrites.Unanswered read = recent.unanswered().get(0);
+    assertThat(read.namespace() + "/" + read.name()).isEqualTo("ns/one");
+    assertThat(read.shownFrom()).isEqualTo(12);
+    assertThat(recent.isCurrent(read)).isTrue();
+
+    recent.allocationWritten("lost", "12"); // the pod's next attempt sent it again
+    assertThat(recent.isCurrent(read)).isFalse();
+    assertThat(recent.unanswered()).isEmpty();
+    recent.forgetUnanswered(read);
+    assertThat(recent.assumes("lost")).isTrue();
+  }
+
   @Test
   void aForgottenAllocationIsNoLongerAssumed() {
     recent.allocated("a", allocation("gpu-0"));

@@ -70,6 +70,16 @@ public interface ClaimControllerConfig {
      */
     @WithDefault("5")
     int conflictRetries();
+
+    /**
+     * How often the leader looks at allocations whose write ended without an answer (the API server
+     * restarted under it) and that no pod attempt has sent again since the look before, its pod
+     * having been deleted: each is undone on the claim's version it was written on, or left to the
+     * claim's newer version, and its devices are free for other pods within about two intervals.
+     * Only when to look: versions decide what is done.
+     */
+    @WithDefault("5s")
+    Duration settleInterval();
   }
 
   /** Upstream's device-taint eviction controller, run here where kube-controller-manager is not. */

@@ -147,18 +147,27 @@ public final class Reservation {
   /**
    * As {@link #decide}, for a claim whose allocation this controller sent without an answer ({@code
    * unanswered}: the connection closed, the API server restarted): where the claim still has no
-   * allocation the same one is written again, on the version read, so that the first write either
-   * landed (the conflict shows it) or never will; where it has exactly that one (the first write
-   * landed), the claim is only reserved. Any other allocation is someone else's: stale.
+   * allocation and is still at the version the first write was made on, the same one is written
+   * again on it, so that the first write either landed (the conflict shows it) or never will; where
+   * it has exactly that one (the first write landed), the claim is only reserved. Any other
+   * allocation is someone else's: stale. So is no allocation at a version from {@code shownFrom} on
+   * (the first version that tells whether the write landed): it did not, or was undone, and the
+   * assumption that kept its devices from others goes once the informer shows that version, so the
+   * allocation is decided again under the scheduling lock rather than written from this memory.
    */
   public static Step decideUnanswered(
       ResourceClaim current,
       ResourceClaimConsumerReference consumer,
       AllocationResult unanswered,
+      long shownFrom,
       Map<String, String> annotations) {
     AllocationResult have =
         current.getStatus() == null ? null : current.getStatus().getAllocation();
     if (have == null) {
+      if (ResourceVersions.of(current.getMetadata().getResourceVersion()) >= shownFrom) {
+        return new Step.Stale(
+            "the allocation of claim " + name(current) + " sent without an answer did not land");
+      }
       return decide(current, consumer, unanswered, annotations);
     }
     if (!sameDevices(have, unanswered)) {

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -173,7 +174,8 @@ public class ClaimWriter {
   /**
    * Reserves claim {@code namespace/name} for {@code consumer}, whose allocation {@code unanswered}
    * this controller sent before without an answer: sent again where the claim still lacks it, only
-   * reserved where it landed ({@link Reservation#decideUnanswered}).
+   * reserved where it landed ({@link Reservation#decideUnanswered}); {@code shownFrom} is the first
+   * version of the claim that tells whether it landed.
    */
   public Reservation.Step reserveUnanswered(
       String namespace,
@@ -181,6 +183,7 @@ public class ClaimWriter {
       ResourceClaim cached,
       ResourceClaimConsumerReference consumer,
       AllocationResult unanswered,
+      long shownFrom,
       Map<String, String> annotations,
       StatusWrites writes) {
     Map<String, String> wanted = marked(annotations);
@@ -188,8 +191,27 @@ public class ClaimWriter {
         namespace,
         name,
         cached,
-        current -> Reservation.decideUnanswered(current, consumer, unanswered, wanted),
+        current -> Reservation.decideUnanswered(current, consumer, unanswered, shownFrom, wanted),
         writes);
+  }
+
+  /**
+   * Undoes an attempt whose allocation write to {@code read} ended without an answer and whose pod
+   * is gone ({@code UnansweredSettle}): removes the finalizer on {@code read}'s version, the one
+   * that write was made on, so that at most one of the two lands.
+   *
+   * @return the claim as stored, or empty when it changed or went since it was read (409, 404): its
+   *     newer version, or its deletion, tells what became of the first write
+   */
+  public Optional<ResourceClaim> unreserveUnanswered(ResourceClaim read) {
+    try {
+      return Optional.of(removeFinalizer(read));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409 || Conflicts.isNotFound(e)) {
+        return Optional.empty();
+      }
+      throw e;
+    }
   }
 
   private Map<String, String> marked(Map<String, String> annotations) {

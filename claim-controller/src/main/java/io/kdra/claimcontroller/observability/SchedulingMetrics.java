@@ -18,7 +18,10 @@ import java.util.function.Supplier;
  *   <li>{@code kdra_claim_controller_allocation_failures_total{reason}}: attempts that placed
  *       nothing, by the allocator's or filter's short reason;
  *   <li>{@code kdra_claim_controller_scheduling_retries_total}: attempts retried because a claim or
- *       volume changed under the decision (a pod stuck in retries is also logged at INFO).
+ *       volume changed under the decision (a pod stuck in retries is also logged at INFO);
+ *   <li>{@code kdra_claim_controller_unanswered_allocations_total{outcome}}: allocations whose
+ *       write ended without an answer and that no pod attempt sent again, by what the settle did
+ *       ({@code unreserved}, {@code conflict}, {@code forgotten}, {@code left}, {@code failed}).
  * </ul>
  */
 @ApplicationScoped
@@ -55,6 +58,16 @@ public class SchedulingMetrics {
   public void retry() {
     Counter.builder("kdra.claim.controller.scheduling.retries")
         .description("Scheduling attempts retried because a claim or volume changed meanwhile")
+        .register(registry)
+        .increment();
+  }
+
+  /** Counts what the settle did with one allocation sent without an answer. */
+  public void unansweredAllocation(String outcome) {
+    Counter.builder("kdra.claim.controller.unanswered.allocations")
+        .description(
+            "Allocations whose write ended without an answer, settled without a pod attempt")
+        .tag("outcome", outcome)
         .register(registry)
         .increment();
   }

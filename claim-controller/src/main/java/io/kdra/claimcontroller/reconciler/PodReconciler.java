@@ -48,6 +48,7 @@ import io.kdra.claimcontroller.scheduling.PodAllocator;
 import io.kdra.claimcontroller.scheduling.PodScheduling;
 import io.kdra.claimcontroller.scheduling.Preemption;
 import io.kdra.claimcontroller.scheduling.RecentWrites;
+import io.kdra.claimcontroller.scheduling.UnansweredSettle;
 import io.kdra.core.alloc.AllocatorFeatures;
 import io.kdra.core.alloc.AllocatorOptions;
 import io.kdra.core.taint.DeviceTaintRule;
@@ -225,6 +226,9 @@ public class PodReconciler implements Reconciler<Pod> {
                 .fencedBy(this::mayWrite)
                 .searchLimitedBy(deadline(), System::nanoTime));
     preemption = preemption(ctx.getClient(), view);
+    startUnansweredSettle(
+        new UnansweredSettle(recent, claimWriter, this::mayWrite, metrics::unansweredAllocation),
+        config.retry().settleInterval());
     // pods naming a PodGroup (Kubernetes 1.37's Workload API) are placed with their gang, and
     // a gang is preempted whole
     PodGroups podGroupsRead = PodGroupInformers.reads(podGroups, ctx.getClient());
@@ -311,6 +315,33 @@ public class PodReconciler implements Reconciler<Pod> {
             });
     long tick = TaintEvictor.TICK.toMillis();
     executor.scheduleWithFixedDelay(evictor::pass, tick, tick, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Runs the settle's passes on a daemon thread of its own, from now until the process ends; they
+   * act on the leader only (each asks {@link #mayWrite}).
+   */
+  private static void startUnansweredSettle(UnansweredSettle settle, Duration interval) {
+    var executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "unanswered-settle");
+              t.setDaemon(true);
+              return t;
+            });
+    long every = interval.toMillis();
+    executor.scheduleWithFixedDelay(
+        () -> {
+          try {
+            settle.pass();
+          } catch (RuntimeException e) {
+            // a failed pass must not end the schedule: the next one looks again
+            LOG.warnf("settling unanswered allocations failed: %s", e.toString());
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
   }
 
   /** A rule's change may free or block devices: every waiting pod is tried again. */

@@ -61,7 +61,8 @@ final class PreBind {
       String uid = c.getMetadata().getUid();
       AllocationResult a = allocations.get(uid);
       // an allocation sent before without an answer is sent again if it did not land (see there)
-      AllocationResult unanswered = a == null ? recent.unanswered(uid).orElse(null) : null;
+      RecentWrites.Unanswered sentBefore = a == null ? recent.unanswered(uid).orElse(null) : null;
+      AllocationResult unanswered = sentBefore == null ? null : sentBefore.allocation();
       if (unanswered != null) {
         ours.put(uid, unanswered);
       }
@@ -86,14 +87,15 @@ final class PreBind {
                     cached(c),
                     consumer,
                     unanswered,
+                    sentBefore.shownFrom(),
                     spans.get(uid).annotations(),
                     written);
       } catch (RuntimeException e) {
         // this claim's write may have been applied; the claims after it were never written
         if (a != null) {
-          written.settle(uid);
+          written.settle(c);
         } else if (unanswered != null) {
-          written.settleAgain(uid);
+          written.settleAgain(c);
         }
         forgetAssumed(podClaims.subList(i + 1, podClaims.size()), allocations);
         throw e;
@@ -114,9 +116,9 @@ final class PreBind {
                     ((Reservation.Step.Refused) step).reason(), Map.of(), "ClaimRefused"));
       }
       if (a != null) {
-        written.settle(uid);
+        written.settle(c);
       } else if (unanswered != null) {
-        written.settleAgain(uid);
+        written.settleAgain(c);
       }
       if (step instanceof Reservation.Step.Write) {
         done.add(c);
@@ -163,11 +165,12 @@ final class PreBind {
       stored = resourceVersion;
     }
 
-    void settle(String uid) {
+    void settle(ResourceClaim c) {
+      String uid = c.getMetadata().getUid();
       if (stored != null) {
         recent.allocationWritten(uid, stored);
       } else if (sentOn != null) {
-        recent.allocationMayHaveLanded(uid, sentOn);
+        mayHaveLanded(c);
       } else {
         recent.forgetAllocation(uid);
       }
@@ -177,12 +180,20 @@ final class PreBind {
      * As {@link #settle}, for an allocation sent before without an answer: where nothing was sent
      * this time, that first write is still unanswered, and stays assumed.
      */
-    void settleAgain(String uid) {
+    void settleAgain(ResourceClaim c) {
       if (stored != null) {
-        recent.allocationWritten(uid, stored);
+        recent.allocationWritten(c.getMetadata().getUid(), stored);
       } else if (sentOn != null) {
-        recent.allocationMayHaveLanded(uid, sentOn);
+        mayHaveLanded(c);
       }
+    }
+
+    private void mayHaveLanded(ResourceClaim c) {
+      recent.allocationMayHaveLanded(
+          c.getMetadata().getUid(),
+          c.getMetadata().getNamespace(),
+          c.getMetadata().getName(),
+          sentOn);
     }
   }
 

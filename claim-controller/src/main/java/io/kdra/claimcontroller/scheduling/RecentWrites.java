@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.kdra.claimcontroller.domain.ResourceVersions;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,26 @@ public final class RecentWrites {
    * at which the informer shows the truth about it ({@link #IN_FLIGHT} while the write has not
    * ended), and whether its write ended without an answer.
    */
-  private record Assumed(AllocationResult allocation, long shownFrom, boolean unanswered) {}
+  private record Assumed(
+      AllocationResult allocation,
+      long shownFrom,
+      boolean unanswered,
+      String namespace,
+      String name) {}
+
+  /**
+   * An allocation whose write ended without an answer ({@link #allocationMayHaveLanded}), as
+   * remembered now: {@code shownFrom} is the lowest version of claim {@code namespace/name} that
+   * tells the truth about it. Each entry is one state of the assumption: when anything settles it
+   * again (a pod's next attempt), the entry read before no longer matches ({@link #isCurrent}).
+   */
+  public record Unanswered(
+      String uid,
+      String namespace,
+      String name,
+      AllocationResult allocation,
+      long shownFrom,
+      Object state) {}
 
   /** Not known yet: the write is still in flight, and the informer's copy cannot be newer. */
   private static final long IN_FLIGHT = Long.MAX_VALUE;
@@ -102,7 +122,7 @@ public final class RecentWrites {
    * #allocationWritten}, {@link #allocationMayHaveLanded}, {@link #forgetAllocation}).
    */
   public void allocated(String uid, AllocationResult allocation) {
-    allocated.put(uid, new Assumed(allocation, IN_FLIGHT, false));
+    allocated.put(uid, new Assumed(allocation, IN_FLIGHT, false, null, null));
     claimChanged(uid);
   }
 
@@ -111,34 +131,69 @@ public final class RecentWrites {
    * for it once it shows that version or a newer one.
    */
   public void allocationWritten(String uid, String resourceVersion) {
-    settle(uid, version(resourceVersion), false);
+    settle(uid, version(resourceVersion), false, null, null);
   }
 
   /**
    * The write of claim {@code uid}'s allocation, made on {@code resourceVersion}, ended without an
    * answer (a timeout, a lost connection): it may have been stored. Any newer version the informer
    * shows tells which: the write was conditioned on that version, so a newer one is either the
-   * write itself, something after it, or what made it fail.
+   * write itself, something after it, or what made it fail. The claim's {@code namespace/name} is
+   * kept for {@link UnansweredSettle}, which reads it when no pod attempt sends it again.
    */
-  public void allocationMayHaveLanded(String uid, String resourceVersion) {
+  public void allocationMayHaveLanded(
+      String uid, String namespace, String name, String resourceVersion) {
     long basis = version(resourceVersion);
-    settle(uid, basis == NOT_A_VERSION ? NOT_A_VERSION : basis + 1, true);
+    settle(uid, basis == NOT_A_VERSION ? NOT_A_VERSION : basis + 1, true, namespace, name);
   }
 
   /**
    * The allocation of claim {@code uid} whose write ended without an answer ({@link
    * #allocationMayHaveLanded}), while the informer has not shown the truth about it. If it did not
    * land and nothing else writes the claim, the informer never will: the pod's next attempt sends
-   * it again ({@link PreBind}), so that the claim's next version tells.
+   * it again ({@link PreBind}), or, without one, {@link UnansweredSettle} undoes the attempt, so
+   * that the claim's next version tells.
    */
-  Optional<AllocationResult> unanswered(String uid) {
+  Optional<Unanswered> unanswered(String uid) {
     Assumed a = allocated.isEmpty() ? null : allocated.get(uid);
-    return a != null && a.unanswered() ? Optional.of(a.allocation()) : Optional.empty();
+    return a != null && a.unanswered()
+        ? Optional.of(
+            new Unanswered(uid, a.namespace(), a.name(), a.allocation(), a.shownFrom(), a))
+        : Optional.empty();
   }
 
-  private void settle(String uid, long shownFrom, boolean unanswered) {
+  /**
+   * Every allocation whose write ended without an answer and that the informer has not answered for
+   * yet.
+   */
+  public List<Unanswered> unanswered() {
+    List<Unanswered> out = new ArrayList<>();
+    allocated.forEach(
+        (uid, a) -> {
+          if (a.unanswered()) {
+            out.add(new Unanswered(uid, a.namespace(), a.name(), a.allocation(), a.shownFrom(), a));
+          }
+        });
+    return out;
+  }
+
+  /** Whether {@code u} is still the state of its claim's assumption. */
+  public boolean isCurrent(Unanswered u) {
+    return allocated.get(u.uid()) == u.state();
+  }
+
+  /** Forgets {@code u}, unless its assumption changed meanwhile (its claim is gone). */
+  public void forgetUnanswered(Unanswered u) {
+    if (allocated.remove(u.uid(), u.state())) {
+      claimChanged(u.uid());
+    }
+  }
+
+  private void settle(
+      String uid, long shownFrom, boolean unanswered, String namespace, String name) {
     long from = shownFrom == NOT_A_VERSION ? IN_FLIGHT : shownFrom;
-    if (allocated.computeIfPresent(uid, (k, a) -> new Assumed(a.allocation(), from, unanswered))
+    if (allocated.computeIfPresent(
+            uid, (k, a) -> new Assumed(a.allocation(), from, unanswered, namespace, name))
         != null) {
       // the informer may have shown it already: the recheck lets it answer now
       claimChanged(uid);
@@ -291,19 +346,10 @@ public final class RecentWrites {
         .build();
   }
 
-  /** What a resourceVersion that is no integer reads as: never newer than anything. */
-  private static final long NOT_A_VERSION = -1;
+  private static final long NOT_A_VERSION = ResourceVersions.NOT_A_VERSION;
 
-  /** {@code resourceVersion} as upstream's assume cache reads it: a decimal int64. */
+  /** {@code resourceVersion} as upstream's assume cache reads it ({@link ResourceVersions}). */
   static long version(String resourceVersion) {
-    if (resourceVersion == null) {
-      return NOT_A_VERSION;
-    }
-    try {
-      long v = Long.parseLong(resourceVersion);
-      return v < 0 ? NOT_A_VERSION : v;
-    } catch (NumberFormatException e) {
-      return NOT_A_VERSION;
-    }
+    return ResourceVersions.of(resourceVersion);
   }
 }

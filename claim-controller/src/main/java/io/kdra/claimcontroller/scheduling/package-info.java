@@ -20,10 +20,12 @@
  * {@code ExtendedPreFilter}, {@code ExtendedResources} (filter and allocation), {@code
  * ExtendedClaimWrites} (the special claim's writes). {@code DraManager} holds what upstream's
  * {@code dra_manager.go} does: the assume cache ({@code RecentWrites}), the allocated devices
- * ({@code AllocatedClaims}, {@code allocateddevices.go}) and the claim lookup over both. Gangs
- * (upstream's GangScheduling plugin) are {@code GangScheduling}: the group's members and their
- * claims ({@code GangMembers}), the all-or-nothing pass under the lock ({@code GangPass}, with
- * {@code GangRefusals} for its messages) and the members' writes after it ({@code GangWrites}).
- * Tracing ({@code AttemptSpans}) sits around the phases, not in them.
+ * ({@code AllocatedClaims}, {@code allocateddevices.go}) and the claim lookup over both; {@code
+ * UnansweredSettle} (with the pure {@code UnansweredDecision}) settles the assumptions whose write
+ * the API server never answered when no pod attempt does. Gangs (upstream's GangScheduling plugin)
+ * are {@code GangScheduling}: the group's members and their claims ({@code GangMembers}), the
+ * all-or-nothing pass under the lock ({@code GangPass}, with {@code GangRefusals} for its messages)
+ * and the members' writes after it ({@code GangWrites}). Tracing ({@code AttemptSpans}) sits around
+ * the phases, not in them.
  */
 package io.kdra.claimcontroller.scheduling;

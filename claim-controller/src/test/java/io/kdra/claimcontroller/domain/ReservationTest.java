@@ -129,6 +129,11 @@ class ReservationTest {
     assertThat(describe(Reservation.decide(claim, POD, alloc, MARKER))).isEqualTo(written);
   }
 
+  /**
+   * The lost write was made on version 1 of the claim (K's): version 2 on tells whether it landed.
+   */
+  private static final long SHOWN_FROM = 2;
+
   static Stream<Arguments> unansweredCases() {
     ResourceClaim created =
         K.claim("c")
@@ -154,10 +159,19 @@ class ReservationTest {
             .endStatus()
             .build();
     ResourceClaim someoneElses = K.allocated(created.edit()).build();
+    ResourceClaim movedOnWithout =
+        new ResourceClaimBuilder(created)
+            .editMetadata()
+            .withResourceVersion("2")
+            .endMetadata()
+            .build();
     return Stream.of(
         Arguments.of(
-            Named.of("the first write did not land: sent again", created),
+            Named.of("still at the version it was sent on: sent again", created),
             "status: allocation x, reservedFor [web]"),
+        Arguments.of(
+            Named.of("a newer version without it: it did not land, decide again", movedOnWithout),
+            "stale: the allocation of claim c sent without an answer did not land"),
         Arguments.of(
             Named.of("it landed without the reservation: only reserved", landed),
             "status: allocation x, reservedFor [web]"),
@@ -177,7 +191,7 @@ class ReservationTest {
     assertThat(
             describe(
                 Reservation.decideUnanswered(
-                    claim, PodGroupClaims.podConsumer(POD), ALLOC, MARKER)))
+                    claim, PodGroupClaims.podConsumer(POD), ALLOC, SHOWN_FROM, MARKER)))
         .isEqualTo(written);
   }
 

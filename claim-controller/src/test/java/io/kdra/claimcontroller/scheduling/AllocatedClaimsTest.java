@@ -129,7 +129,8 @@ class AllocatedClaimsTest {
     ResourceClaim before = claim("a", "uid-a", null);
     inform(before);
     recent.allocated("uid-a", on("n0", "dev-0"));
-    recent.allocationMayHaveLanded("uid-a", before.getMetadata().getResourceVersion());
+    recent.allocationMayHaveLanded(
+        "uid-a", "ns", "claim", before.getMetadata().getResourceVersion());
     inform(before);
     assertThat(taken(tracker.state(), "n0", "dev-0")).isTrue();
 
@@ -254,7 +255,8 @@ class AllocatedClaimsTest {
               if (random.nextBoolean()) {
                 writes.allocationWritten(uid, String.valueOf(versions + 1 + random.nextInt(3)));
               } else {
-                writes.allocationMayHaveLanded(uid, String.valueOf(versions - random.nextInt(3)));
+                writes.allocationMayHaveLanded(
+                    uid, "ns", "claim", String.valueOf(versions - random.nextInt(3)));
               }
             }
           }

@@ -107,7 +107,7 @@ class RecentWritesTest {
     if (stored != null) {
       recent.allocationWritten("a", stored);
     } else if (sentOn != null) {
-      recent.allocationMayHaveLanded("a", sentOn);
+      recent.allocationMayHaveLanded("a", "ns", "claim", sentOn);
     }
     ResourceClaim shown = recent.withAssumed(claim("a", informer));
     assertThat(shown.getStatus() != null && shown.getStatus().getAllocation() != null)
@@ -119,7 +119,7 @@ class RecentWritesTest {
   void anAttemptThatFailedBeforeItsWriteForgetsOnlyWhatWasNeverSent() {
     recent.allocated("unsent", allocation("gpu-0"));
     recent.allocated("sent", allocation("gpu-1"));
-    recent.allocationMayHaveLanded("sent", "11");
+    recent.allocationMayHaveLanded("sent", "ns", "claim", "11");
     recent.forgetUnsent("unsent");
     recent.forgetUnsent("sent");
     assertThat(recent.assumes("unsent")).isFalse();
@@ -136,11 +136,12 @@ class RecentWritesTest {
     recent.allocated("stored", allocation("gpu-1"));
     recent.allocationWritten("stored", "12");
     recent.allocated("lost", allocation("gpu-2"));
-    recent.allocationMayHaveLanded("lost", "11");
+    recent.allocationMayHaveLanded("lost", "ns", "claim", "11");
     assertThat(recent.unanswered("in-flight")).isEmpty();
     assertThat(recent.unanswered("stored")).isEmpty();
     assertThat(recent.unanswered("never")).isEmpty();
-    assertThat(recent.unanswered("lost")).contains(allocation("gpu-2"));
+    assertThat(recent.unanswered("lost").map(RecentWrites.Unanswered::allocation))
+        .contains(allocation("gpu-2"));
 
     // sent again and stored: answered
     recent.allocationWritten("lost", "13");
@@ -148,6 +149,26 @@ class RecentWritesTest {
     assertThat(recent.assumes("lost")).isTrue();
     recent.withAssumed(claim("lost", "13"));
     assertThat(recent.assumes("lost")).isFalse();
+  }
+
+  /**
+   * The settle acts on an unanswered assumption only as it read it: once a pod attempt has settled
+   * it again, what the settle read is no longer current, and forgetting it changes nothing.
+   */
+  @Test
+  void anUnansweredAssumptionSettledAgainIsNoLongerTheOneRead() {
+    recent.allocated("lost", allocation("gpu-0"));
+    recent.allocationMayHaveLanded("lost", "ns", "one", "11");
+    RecentWrites.Unanswered read = recent.unanswered().get(0);
+    assertThat(read.namespace() + "/" + read.name()).isEqualTo("ns/one");
+    assertThat(read.shownFrom()).isEqualTo(12);
+    assertThat(recent.isCurrent(read)).isTrue();
+
+    recent.allocationWritten("lost", "12"); // the pod's next attempt sent it again
+    assertThat(recent.isCurrent(read)).isFalse();
+    assertThat(recent.unanswered()).isEmpty();
+    recent.forgetUnanswered(read);
+    assertThat(recent.assumes("lost")).isTrue();
   }
 
   @Test

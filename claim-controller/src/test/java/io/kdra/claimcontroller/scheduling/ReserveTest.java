@@ -4,17 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
-import io.fabric8.kubernetes.client.ConfigBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.Upstream;
-import io.kdra.claimcontroller.k8s.ClaimWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -165,35 +160,5 @@ class ReserveTest extends SchedulingFixture {
         .containsExactly("first");
     assertThat(claim("two").getStatus() == null ? null : claim("two").getStatus().getAllocation())
         .isNull();
-  }
-
-  /** A scheduler whose client does not retry a failed request itself, as after its retries. */
-  private PodScheduling newSchedulingWithoutRequestRetries(RecentWrites recent) {
-    KubernetesClient once =
-        new KubernetesClientBuilder()
-            .withConfig(
-                new ConfigBuilder(client.getConfiguration())
-                    .withRequestRetryBackoffLimit(0)
-                    .build())
-            .build();
-    claims = new ClaimWriter(once, K.SCHEDULER, 3);
-    return newScheduling(TemplateMode.OWN, recent);
-  }
-
-  /** The next status write of claim {@code name} gets 503 and is not applied. */
-  private void failNextStatusWrite(String name) {
-    server
-        .expect()
-        .put()
-        .withPath(
-            "/apis/resource.k8s.io/v1/namespaces/" + K.NS + "/resourceclaims/" + name + "/status")
-        .andReturn(
-            503,
-            new StatusBuilder()
-                .withCode(503)
-                .withMessage("the API server is shutting down")
-                .withReason("ServiceUnavailable")
-                .build())
-        .once();
   }
 }

@@ -4,8 +4,11 @@ import static io.kdra.claimcontroller.domain.K.NS;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kdra.claimcontroller.domain.K;
@@ -91,5 +94,35 @@ abstract class SchedulingFixture {
 
   ResourceClaim claim(String name) {
     return client.resources(ResourceClaim.class).inNamespace(NS).withName(name).get();
+  }
+
+  /** A scheduler whose client does not retry a failed request itself, as after its retries. */
+  PodScheduling newSchedulingWithoutRequestRetries(RecentWrites recent) {
+    KubernetesClient once =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(client.getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .build())
+            .build();
+    claims = new ClaimWriter(once, K.SCHEDULER, 3);
+    return newScheduling(TemplateMode.OWN, recent);
+  }
+
+  /** The next status write of claim {@code name} gets 503 and is not applied. */
+  void failNextStatusWrite(String name) {
+    server
+        .expect()
+        .put()
+        .withPath(
+            "/apis/resource.k8s.io/v1/namespaces/" + K.NS + "/resourceclaims/" + name + "/status")
+        .andReturn(
+            503,
+            new StatusBuilder()
+                .withCode(503)
+                .withMessage("the API server is shutting down")
+                .withReason("ServiceUnavailable")
+                .build())
+        .once();
   }
 }

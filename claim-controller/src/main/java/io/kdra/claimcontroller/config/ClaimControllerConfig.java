@@ -110,7 +110,7 @@ public interface ClaimControllerConfig {
      * further attempt of the same pod may search twice as long, up to {@link #maxSearchDeadline}.
      * See {@code SearchDeadline} for why.
      */
-    @WithDefault("250ms")
+    @WithDefault("1s")
     Duration searchDeadline();
 
     /** The longest any one attempt may search for devices. */

@@ -6,15 +6,14 @@ import java.time.Duration;
  * How long one scheduling attempt's device search may run, and how long a pod whose search ran out
  * of time waits before its next attempt. Pure; the caller reads the clock and counts attempts.
  *
- * <p>A pod's first search runs under the scheduling lock, so its limit is what every other pod may
- * have to wait. Upstream's DynamicResources filter allows 10 s per node; ours bounds the whole
- * attempt (all nodes), starting at {@code initial} and doubling with each attempt of the same pod
- * up to {@code max}. The service's {@code initial}, 250 ms, is about twice the slowest honest
- * search we measured (127 ms at p99 for {@code firstAvailable} over 10,000 nodes): a pathological
- * claim costs the others that much once, an honest search slowed for a moment only its backoff.
- * After a timed-out attempt the pod waits its backoff, but at least {@link #OTHERS_SHARE_FACTOR}
- * times its limit, and its later searches run off the lock ({@link SearchSite}); the wait still
- * keeps its share of the CPU to a tenth.
+ * <p>The search runs under the scheduling lock, so its limit is what every other pod may have to
+ * wait. Upstream's DynamicResources filter allows 10 s per node; ours bounds the whole attempt (all
+ * nodes), starting at {@code initial} and doubling with each attempt of the same pod up to {@code
+ * max}, so that an honest but slow search (the slowest we measured: 127 ms at p99 for {@code
+ * firstAvailable} over 10,000 nodes) gets through on a later attempt while a pathological one costs
+ * the others little the first time. After a timed-out attempt the pod waits its backoff, but at
+ * least {@link #OTHERS_SHARE_FACTOR} times its limit: it then holds the lock at most a tenth of the
+ * time, and the other pods keep at least 90% of their throughput.
  *
  * @param initial the first attempt's limit
  * @param max the longest limit

@@ -57,7 +57,7 @@ public final class PodScheduling {
    * ClaimControllerConfig}); with its clock standing still they never run out.
    */
   private static final SearchDeadline UNTIMED_DEADLINE =
-      new SearchDeadline(Duration.ofMillis(250), Duration.ofSeconds(10));
+      new SearchDeadline(Duration.ofSeconds(1), Duration.ofSeconds(10));
 
   private final DraManager dra;
   private final BooleanSupplier mayWrite;

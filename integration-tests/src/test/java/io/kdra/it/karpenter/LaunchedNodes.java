@@ -34,6 +34,7 @@ public final class LaunchedNodes implements AutoCloseable {
   private final Map<String, Function<String, SimulatedNode>> inventories;
   private final ExecutorService worker = Executors.newSingleThreadExecutor();
   private final Set<String> running = ConcurrentHashMap.newKeySet();
+  private final Set<String> everLaunched = ConcurrentHashMap.newKeySet();
   private final SharedIndexInformer<Node> informer;
 
   /**
@@ -70,6 +71,11 @@ public final class LaunchedNodes implements AutoCloseable {
     return Set.copyOf(running);
   }
 
+  /** Every launched node whose kubelet and driver ran at some time, gone or not. */
+  public Set<String> everLaunched() {
+    return Set.copyOf(everLaunched);
+  }
+
   private void launched(Node node) {
     String name = node.getMetadata().getName();
     String type = node.getMetadata().getLabels().get(INSTANCE_TYPE_LABEL);
@@ -89,6 +95,7 @@ public final class LaunchedNodes implements AutoCloseable {
           .waitUntilCondition(n -> n == null || !unregistered(n), 120, TimeUnit.SECONDS);
       stack.addNode(inventory.apply(name));
       running.add(name);
+      everLaunched.add(name);
       System.out.printf("[karpenter] node %s (%s) runs its kubelet and driver%n", name, type);
     } catch (RuntimeException e) {
       System.out.printf("[karpenter] node %s (%s) could not be brought up: %s%n", name, type, e);

@@ -57,7 +57,8 @@ class KarpenterScaleOutIT {
 
   private static final String A100_TYPE = "a100-x1";
   private static final String L4_TYPE = "l4-x2";
-  private static final String COMPUTE_CLASS_NAME = "a100-or-l4";
+  // not ComputeClassIT's "a100-or-l4": that class stays on the shared API server after its IT
+  private static final String COMPUTE_CLASS_NAME = "grow-a100-or-l4";
   private static final String APP = "gpu-work";
 
   /** Karpenter's launches and removals take a few of its batch and disruption rounds each. */
@@ -129,7 +130,7 @@ class KarpenterScaleOutIT {
         apiVersion: cloud.google.com/v1
         kind: ComputeClass
         metadata:
-          name: a100-or-l4
+          name: grow-a100-or-l4
         spec:
           priorities:
             - gpu: {type: nvidia-tesla-a100, count: 1}
@@ -151,10 +152,10 @@ class KarpenterScaleOutIT {
                   .isNotNull();
               // the bridge's NodePools, by priority, and Karpenter took them (their NodeClass is
               // ready)
-              assertThat(weightOf("a100-or-l4-nvidia-tesla-a100-x1")).isEqualTo(100);
-              assertThat(weightOf("a100-or-l4-nvidia-l4-x2")).isEqualTo(99);
-              assertThat(ready("a100-or-l4-nvidia-tesla-a100-x1")).isTrue();
-              assertThat(ready("a100-or-l4-nvidia-l4-x2")).isTrue();
+              assertThat(weightOf(COMPUTE_CLASS_NAME + "-nvidia-tesla-a100-x1")).isEqualTo(100);
+              assertThat(weightOf(COMPUTE_CLASS_NAME + "-nvidia-l4-x2")).isEqualTo(99);
+              assertThat(ready(COMPUTE_CLASS_NAME + "-nvidia-tesla-a100-x1")).isTrue();
+              assertThat(ready(COMPUTE_CLASS_NAME + "-nvidia-l4-x2")).isTrue();
             });
     assertThat(client.nodes().withLabel(LaunchedNodes.NODE_POOL_LABEL).list().getItems())
         .as("no node before the Deployment")

@@ -155,7 +155,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     this.inventory = inventory;
     this.cdi = cdi;
     this.checkpoint = checkpoint;
-    this.journal = SetupJournal.beside(checkpoint.file());
+    this.journal = SetupJournal.beside(checkpoint.file(), checkpoint.files());
     this.intents =
         new SetupIntents(journal, checkpoint, inventory, planner.setup(), this::lastUser);
     this.telemetry = telemetry;
@@ -443,8 +443,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   private void writeMetadata(List<DeviceMetadata.File> files) throws IOException {
     for (DeviceMetadata.File f : files) {
       Path file = planner.metadataDir().resolve(f.hostPath());
-      Files.createDirectories(file.getParent());
-      AtomicFiles.write(file, f.content(), false);
+      checkpoint.files().write(file, f.content(), false);
     }
   }
 

@@ -44,7 +44,11 @@ public final class CdiSpecStore {
         && Files.readString(file, StandardCharsets.UTF_8).equals(claim.cdiSpec())) {
       return;
     }
-    files.write(file, claim.cdiSpec(), false);
+    try {
+      files.write(file, claim.cdiSpec(), false);
+    } catch (IOException e) {
+      throw new FileWriteException("CDI spec", file, e);
+    }
   }
 
   /** The content of a spec file, by name. */

@@ -263,7 +263,11 @@ public final class CheckpointStore {
         text = CheckpointCodec.encode(claims);
         snapshot = version;
       }
-      files.write(file, text, true);
+      try {
+        files.write(file, text, true);
+      } catch (IOException e) {
+        throw new FileWriteException("checkpoint", file, e);
+      }
       synchronized (this) {
         seen = stamp();
       }

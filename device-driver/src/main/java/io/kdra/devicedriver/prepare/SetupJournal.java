@@ -67,7 +67,11 @@ final class SetupJournal {
     ObjectNode n = JSON.createObjectNode();
     n.put("uid", uid);
     devices.forEach(n.putArray("devices")::add);
-    files.write(file(uid), JSON.writeValueAsString(n) + "\n", true);
+    try {
+      files.write(file(uid), JSON.writeValueAsString(n) + "\n", true);
+    } catch (IOException e) {
+      throw new FileWriteException("setup intent", file(uid), e);
+    }
   }
 
   /** Forgets the claim's intents: its setup is in the checkpoint, or was undone. */

@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -40,12 +41,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * killed test leaks no mount.
  */
 @ExtendWith(ControlPlane.class)
+@EnabledIf(
+    value = "io.kdra.it.nodes.RealNode#runsAsRoot",
+    disabledReason = "a mount namespace and a tmpfs need root")
 class FullDiskIT {
 
   private static final String NODE = "node-a";
 
   /** Outside the stack's node directories, which a stack clears at start. */
-  static final PrivateTmpfs DISK = PrivateTmpfs.mount(Path.of("target", "full-disk"), "256k");
+  static final PrivateTmpfs DISK = PrivateTmpfs.over(Path.of("target", "full-disk"), "256k");
 
   private static final Path CDI = DISK.dir().resolve("cdi");
   private static final Path CHECKPOINT = DISK.dir().resolve("plugin/checkpoint.json");

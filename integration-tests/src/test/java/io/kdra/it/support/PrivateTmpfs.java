@@ -31,19 +31,31 @@ public final class PrivateTmpfs implements AutoCloseable {
   private static final String FILLER = ".filler";
 
   private final Path dir;
-  private final Process holder;
+  private final String size;
+  private Process holder; // guarded by this; null until first needed
 
-  private PrivateTmpfs(Path dir, Process holder) {
+  private PrivateTmpfs(Path dir, String size) {
     this.dir = dir;
-    this.holder = holder;
+    this.size = size;
   }
 
   /**
-   * Mounts a tmpfs of {@code size} (as mount's {@code size=}, e.g. {@code 256k}) over {@code dir}
-   * (made if missing) in a new mount namespace.
+   * A tmpfs of {@code size} (as mount's {@code size=}, e.g. {@code 256k}) over {@code dir} (made if
+   * missing) in a new mount namespace, mounted when first needed: a test class can name it in its
+   * static fields and still be skipped where it cannot run (not root).
    */
-  public static PrivateTmpfs mount(Path dir, String size) {
-    Path absolute = dir.toAbsolutePath();
+  public static PrivateTmpfs over(Path dir, String size) {
+    return new PrivateTmpfs(dir.toAbsolutePath(), size);
+  }
+
+  private synchronized Process holder() {
+    if (holder == null) {
+      holder = mount(dir, size);
+    }
+    return holder;
+  }
+
+  private static Process mount(Path absolute, String size) {
     try {
       Files.createDirectories(absolute);
       Process holder =
@@ -72,7 +84,7 @@ public final class PrivateTmpfs implements AutoCloseable {
         throw new IllegalStateException(
             "cannot mount a private tmpfs over " + absolute + ": " + first);
       }
-      return new PrivateTmpfs(absolute, holder);
+      return holder;
     } catch (IOException e) {
       throw new UncheckedIOException("mounting a private tmpfs over " + absolute, e);
     }
@@ -85,14 +97,14 @@ public final class PrivateTmpfs implements AutoCloseable {
 
   /** The command prefix that runs a program inside the namespace ({@code nsenter} execs it). */
   public List<String> enter() {
-    return List.of("nsenter", "--target", Long.toString(holder.pid()), "--mount", "--");
+    return List.of("nsenter", "--target", Long.toString(holder().pid()), "--mount", "--");
   }
 
   /** Whether {@code process} runs inside the namespace. */
   public boolean holds(ProcessHandle process) {
     try {
       return Files.readSymbolicLink(nsOf(process.pid()))
-          .equals(Files.readSymbolicLink(nsOf(holder.pid())));
+          .equals(Files.readSymbolicLink(nsOf(holder().pid())));
     } catch (IOException e) {
       return false; // ended, or not yet there
     }
@@ -107,7 +119,7 @@ public final class PrivateTmpfs implements AutoCloseable {
    * the holder's root ({@code /proc/<pid>/root}).
    */
   public Path fromOutside(Path path) {
-    return Path.of("/proc", Long.toString(holder.pid()), "root")
+    return Path.of("/proc", Long.toString(holder().pid()), "root")
         .resolve(Path.of("/").relativize(path.toAbsolutePath()));
   }
 
@@ -150,7 +162,10 @@ public final class PrivateTmpfs implements AutoCloseable {
 
   /** Ends the holder; the mount goes with the last process in the namespace. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (holder == null) {
+      return;
+    }
     try {
       holder.getOutputStream().close();
       if (!holder.waitFor(10, TimeUnit.SECONDS)) {

@@ -21,9 +21,16 @@ import java.util.stream.Stream;
  */
 public final class CdiSpecStore {
   private final Path dir;
+  private final FileWrites files;
 
   public CdiSpecStore(Path dir) {
+    this(dir, FileWrites.ATOMIC);
+  }
+
+  /** A store that writes through {@code files}. */
+  public CdiSpecStore(Path dir, FileWrites files) {
     this.dir = dir;
+    this.files = files;
   }
 
   public Path dir() {
@@ -37,7 +44,11 @@ public final class CdiSpecStore {
         && Files.readString(file, StandardCharsets.UTF_8).equals(claim.cdiSpec())) {
       return;
     }
-    AtomicFiles.write(file, claim.cdiSpec(), false);
+    try {
+      files.write(file, claim.cdiSpec(), false);
+    } catch (IOException e) {
+      throw new FileWriteException("CDI spec", file, e);
+    }
   }
 
   /** The content of a spec file, by name. */
@@ -47,7 +58,7 @@ public final class CdiSpecStore {
 
   /** Removes a spec file by name; a missing file is fine (unprepare is idempotent). */
   public void delete(String fileName) throws IOException {
-    AtomicFiles.delete(dir.resolve(fileName), false);
+    files.delete(dir.resolve(fileName), false);
   }
 
   /** Names of the spec files in the directory that start with {@code prefix}. */

@@ -43,6 +43,7 @@ public final class CheckpointStore {
 
   private final Path file;
   private final Clock clock;
+  private final FileWrites files;
   private final ReentrantLock writeLock = new ReentrantLock();
   private final TreeMap<String, PreparedClaim> claims = new TreeMap<>();
   private long version; // bumped by every change, guarded by this
@@ -51,9 +52,10 @@ public final class CheckpointStore {
   // the file as this store last read or wrote it (identity, time, size); null when absent
   private Object seen; // guarded by this
 
-  private CheckpointStore(Path file, Clock clock) {
+  private CheckpointStore(Path file, Clock clock, FileWrites files) {
     this.file = file;
     this.clock = clock;
+    this.files = files;
   }
 
   /**
@@ -62,7 +64,15 @@ public final class CheckpointStore {
    * @throws IOException when the file exists but cannot be read, or has an unknown version
    */
   public static CheckpointStore open(Path file, Clock clock) throws IOException {
-    CheckpointStore store = new CheckpointStore(file, clock);
+    return open(file, clock, FileWrites.ATOMIC);
+  }
+
+  /**
+   * As {@link #open(Path, Clock)}, writing through {@code files}: the checkpoint's, and the other
+   * files of its directory ({@link #files()}).
+   */
+  public static CheckpointStore open(Path file, Clock clock, FileWrites files) throws IOException {
+    CheckpointStore store = new CheckpointStore(file, clock, files);
     store.load();
     return store;
   }
@@ -159,6 +169,14 @@ public final class CheckpointStore {
   }
 
   /**
+   * How the checkpoint's directory is written: the setup intents and device-metadata files beside
+   * it share the checkpoint's disk.
+   */
+  public FileWrites files() {
+    return files;
+  }
+
+  /**
    * Whether the file was damaged when opened (and the store started empty): its absence of a claim
    * then proves nothing, so no spec may be deleted for it.
    */
@@ -245,7 +263,11 @@ public final class CheckpointStore {
         text = CheckpointCodec.encode(claims);
         snapshot = version;
       }
-      AtomicFiles.write(file, text);
+      try {
+        files.write(file, text, true);
+      } catch (IOException e) {
+        throw new FileWriteException("checkpoint", file, e);
+      }
       synchronized (this) {
         seen = stamp();
       }

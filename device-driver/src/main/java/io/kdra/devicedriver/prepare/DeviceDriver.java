@@ -155,7 +155,7 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
     this.inventory = inventory;
     this.cdi = cdi;
     this.checkpoint = checkpoint;
-    this.journal = SetupJournal.beside(checkpoint.file());
+    this.journal = SetupJournal.beside(checkpoint.file(), checkpoint.files());
     this.intents =
         new SetupIntents(journal, checkpoint, inventory, planner.setup(), this::lastUser);
     this.telemetry = telemetry;
@@ -334,6 +334,9 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
               if (recovered || undo(ref, setups)) {
                 intents.forget(ref.uid());
               }
+              if (!recovered) {
+                removeFilesOfUnprepared(ref);
+              }
               throw e;
             } finally {
               unlockSetup();
@@ -443,8 +446,26 @@ public final class DeviceDriver implements DraPlugin, AutoCloseable {
   private void writeMetadata(List<DeviceMetadata.File> files) throws IOException {
     for (DeviceMetadata.File f : files) {
       Path file = planner.metadataDir().resolve(f.hostPath());
-      Files.createDirectories(file.getParent());
-      AtomicFiles.write(file, f.content(), false);
+      try {
+        checkpoint.files().write(file, f.content(), false);
+      } catch (IOException e) {
+        throw new FileWriteException("device-metadata file", file, e);
+      }
+    }
+  }
+
+  /**
+   * After a prepare of a claim the checkpoint does not hold failed (a full disk: the checkpoint
+   * write after the spec's): removes its spec and metadata files, which would otherwise tell the
+   * container runtime, and a start that finds the checkpoint damaged, that the claim is prepared.
+   * Deleting needs no space; a failure is logged, and the next start removes the spec.
+   */
+  private void removeFilesOfUnprepared(ClaimRef ref) {
+    try {
+      cdi.delete(planner.names().specFileName(ref.uid()));
+      deleteMetadata(ref);
+    } catch (IOException | RuntimeException e) {
+      LOG.warnf("prepare %s failed, and removing its files failed too: %s", ref, e.getMessage());
     }
   }
 

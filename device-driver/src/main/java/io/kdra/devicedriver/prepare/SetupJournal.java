@@ -33,14 +33,21 @@ final class SetupJournal {
   private static final String SUFFIX = ".intent";
 
   private final Path dir;
+  private final FileWrites files;
 
-  SetupJournal(Path dir) {
+  SetupJournal(Path dir, FileWrites files) {
     this.dir = dir;
+    this.files = files;
   }
 
   /** The journal of a checkpoint: the directory {@code setup-intents} beside its file. */
   static SetupJournal beside(Path checkpointFile) {
-    return new SetupJournal(checkpointFile.toAbsolutePath().resolveSibling("setup-intents"));
+    return beside(checkpointFile, FileWrites.ATOMIC);
+  }
+
+  /** As {@link #beside(Path)}, writing through {@code files}. */
+  static SetupJournal beside(Path checkpointFile, FileWrites files) {
+    return new SetupJournal(checkpointFile.toAbsolutePath().resolveSibling("setup-intents"), files);
   }
 
   /** A claim whose setup of {@code devices} began and was not yet committed or undone. */
@@ -60,12 +67,16 @@ final class SetupJournal {
     ObjectNode n = JSON.createObjectNode();
     n.put("uid", uid);
     devices.forEach(n.putArray("devices")::add);
-    AtomicFiles.write(file(uid), JSON.writeValueAsString(n) + "\n");
+    try {
+      files.write(file(uid), JSON.writeValueAsString(n) + "\n", true);
+    } catch (IOException e) {
+      throw new FileWriteException("setup intent", file(uid), e);
+    }
   }
 
   /** Forgets the claim's intents: its setup is in the checkpoint, or was undone. */
   void clear(String uid) throws IOException {
-    AtomicFiles.delete(file(uid), true);
+    files.delete(file(uid), true);
   }
 
   /**

@@ -47,8 +47,7 @@ final class SetupsDone implements DeviceSetup {
         journal.begin(device.claimUid(), name);
       } catch (IOException e) {
         throw new PrepareException(
-            "device " + name,
-            "cannot record the setup intent in " + journal.dir() + " before touching it: " + e);
+            "device " + name, "not touched, as its setup intent could not be recorded: " + e);
       }
     }
     List<PreparedClaim> others =

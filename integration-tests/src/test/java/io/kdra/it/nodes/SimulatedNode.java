@@ -1,16 +1,23 @@
 package io.kdra.it.nodes;
 
+import io.kdra.it.support.PrivateTmpfs;
 import java.util.Map;
 
 /**
  * A simulated node: its name, the device-driver's simulated inventory (the YAML format of {@code
  * kdra.device-driver.inventory-file}; attribute names as docs/user/device-driver.md lists them) and
- * the properties its driver gets beyond the stack's (its sharing strategy, MIG mode).
+ * the properties its driver gets beyond the stack's (its sharing strategy, MIG mode), and the
+ * private mount namespace its driver runs in, if any.
  */
-public record SimulatedNode(String name, String inventory, Map<String, String> driverProperties) {
+public record SimulatedNode(
+    String name, String inventory, Map<String, String> driverProperties, PrivateTmpfs driverMount) {
 
   public SimulatedNode {
     driverProperties = Map.copyOf(driverProperties);
+  }
+
+  public SimulatedNode(String name, String inventory, Map<String, String> driverProperties) {
+    this(name, inventory, driverProperties, null);
   }
 
   public SimulatedNode(String name, String inventory) {
@@ -19,7 +26,15 @@ public record SimulatedNode(String name, String inventory, Map<String, String> d
 
   /** This node with {@code properties} for its driver only. */
   public SimulatedNode withDriverProperties(Map<String, String> properties) {
-    return new SimulatedNode(name, inventory, properties);
+    return new SimulatedNode(name, inventory, properties, driverMount);
+  }
+
+  /**
+   * This node with its driver inside {@code mount}'s private mount namespace ({@link PrivateTmpfs}:
+   * a small disk the test fills); null: none.
+   */
+  public SimulatedNode withDriverMount(PrivateTmpfs mount) {
+    return new SimulatedNode(name, inventory, driverProperties, mount);
   }
 
   /** Two NVIDIA L4s with 24Gi each. */

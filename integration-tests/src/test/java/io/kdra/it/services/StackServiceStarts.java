@@ -237,13 +237,14 @@ final class StackServiceStarts {
     driver.put("kdra.device-driver.publisher.max-backoff", "2s");
     // snapshots keep coming, as from a live node: deleted nodes must stay deleted regardless
     driver.put("kdra.device-driver.publisher.heartbeat", "2s");
+    Map<String, String> env =
+        identities.environment(KdraChart.DRIVER, "device-driver-" + node.name(), token);
+    String name = "device-driver-" + node.name();
     ServiceProcess p =
-        ServiceProcess.start(
-            "device-driver",
-            "device-driver-" + node.name(),
-            driver,
-            identities.environment(KdraChart.DRIVER, "device-driver-" + node.name(), token),
-            logDir);
+        node.driverMount() == null
+            ? ServiceProcess.start("device-driver", name, driver, env, logDir)
+            : ServiceProcess.startInside(
+                node.driverMount(), "device-driver", name, driver, env, logDir);
     services.put(p);
     return p;
   }

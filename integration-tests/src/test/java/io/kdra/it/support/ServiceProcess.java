@@ -54,6 +54,10 @@ public final class ServiceProcess implements AutoCloseable {
   public final int httpPort;
   public final Path log;
   final List<String> jvmOptions;
+
+  /** The private mount namespace the service runs in; null: this JVM's. */
+  final PrivateTmpfs mount;
+
   private final Process process;
   private final Thread hook;
 
@@ -66,11 +70,13 @@ public final class ServiceProcess implements AutoCloseable {
       Map<String, String> properties,
       Map<String, String> environment,
       List<String> jvmOptions,
+      PrivateTmpfs mount,
       int httpPort,
       Path log,
       Process process) {
     this.module = module;
     this.jvmOptions = jvmOptions;
+    this.mount = mount;
     this.name = name;
     this.properties = properties;
     this.environment = environment;
@@ -125,7 +131,22 @@ public final class ServiceProcess implements AutoCloseable {
       List<String> jvmOptions,
       Path logDir) {
     return start(
-        module, name, properties, environment, List.copyOf(jvmOptions), logDir, freePort());
+        module, name, properties, environment, List.copyOf(jvmOptions), null, logDir, freePort());
+  }
+
+  /**
+   * As {@link #start(String, String, Map, Map, Path)}, inside {@code mount}'s private mount
+   * namespace: the service sees that tmpfs (a disk the test fills), nothing else does.
+   */
+  public static ServiceProcess startInside(
+      PrivateTmpfs mount,
+      String module,
+      String name,
+      Map<String, String> properties,
+      Map<String, String> environment,
+      Path logDir) {
+    return start(
+        module, name, properties, environment, TEST_JVM_OPTIONS, mount, logDir, freePort());
   }
 
   private static ServiceProcess start(
@@ -134,6 +155,7 @@ public final class ServiceProcess implements AutoCloseable {
       Map<String, String> properties,
       Map<String, String> environment,
       List<String> jvmOptions,
+      PrivateTmpfs mount,
       Path logDir,
       int port) {
     Path jar = moduleDir(module).resolve("target/quarkus-app/quarkus-run.jar");
@@ -148,6 +170,9 @@ public final class ServiceProcess implements AutoCloseable {
     props.put("quarkus.http.port", Integer.toString(port));
     props.put("quarkus.http.host", "127.0.0.1");
     List<String> command = new ArrayList<>();
+    if (mount != null) {
+      command.addAll(mount.enter());
+    }
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     // this JVM's temporary directory (the demo's is its own, removed when it stops), not /tmp
@@ -164,6 +189,10 @@ public final class ServiceProcess implements AutoCloseable {
               .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       builder.environment().putAll(environment);
       Process process = builder.start();
+      if (mount != null) {
+        // recorded as the java it becomes, not as nsenter: a leftover is recognised by its program
+        mount.awaitEntered(process);
+      }
       Leftovers.entry(process.toHandle(), List.of()).ifPresent(e -> leftovers().record(List.of(e)));
       return new ServiceProcess(
           module,
@@ -171,6 +200,7 @@ public final class ServiceProcess implements AutoCloseable {
           Map.copyOf(properties),
           Map.copyOf(environment),
           jvmOptions,
+          mount,
           port,
           log,
           process);
@@ -409,7 +439,8 @@ public final class ServiceProcess implements AutoCloseable {
    * behind its Service: the drivers keep reaching a restarted slice-publisher.
    */
   public ServiceProcess startAgain() {
-    return start(module, name, properties, environment, jvmOptions, log.getParent(), httpPort);
+    return start(
+        module, name, properties, environment, jvmOptions, mount, log.getParent(), httpPort);
   }
 
   /** Ends the process and its descendants: SIGTERM, then SIGKILL after a grace period. */

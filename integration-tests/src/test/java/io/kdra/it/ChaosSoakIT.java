@@ -450,6 +450,8 @@ class ChaosSoakIT {
       List<Pod> pods =
           client.pods().inNamespace(ns).list().getItems().stream()
               .filter(p -> GangMembers.groupOf(p) == null)
+              // the full disk's probe goes with its fault
+              .filter(p -> !SoakDisk.PROBE.equals(p.getMetadata().getName()))
               .toList();
       if (pods.isEmpty()) {
         return "delete-pod(none)";

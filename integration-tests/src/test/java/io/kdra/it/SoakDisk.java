@@ -35,7 +35,7 @@ final class SoakDisk {
   private static final String NO_SPACE = "No space left on device";
 
   /** The probe's claim and pod: one whole GPU, on {@link #NODE}. */
-  private static final String PROBE = "disk-probe";
+  static final String PROBE = "disk-probe";
 
   /** Longest wait, once the space is back, for the node's pending pods to be prepared. */
   private static final Duration STARTED = Duration.ofSeconds(90);

@@ -122,6 +122,12 @@ final class SoakFaults {
   /** A fault in place across operations; null when none. */
   private Ongoing ongoing;
 
+  /**
+   * {@code -Dsoak.first-fault=K}: the kind numbered K in {@link #inject}'s switch is the first
+   * fault drawn (then the rounds go on as drawn); -1: none.
+   */
+  private int firstFault = Integer.getInteger("soak.first-fault", -1);
+
   /** The kinds not drawn yet in this round ({@link #inject}). */
   private final List<Integer> deck = new java.util.ArrayList<>();
 
@@ -226,6 +232,10 @@ final class SoakFaults {
         deck.add(k);
       }
       java.util.Collections.shuffle(deck, random);
+      if (firstFault >= 0 && deck.remove(Integer.valueOf(firstFault))) {
+        deck.add(firstFault); // drawn next: replays a kind at once
+        firstFault = -1;
+      }
     }
     return switch (deck.remove(deck.size() - 1)) {
       case 0 -> apiServerRestart();

@@ -115,8 +115,10 @@ public final class LaunchedNodes implements AutoCloseable {
   }
 
   private void gone(String name) {
-    if (running.remove(name)) {
+    // out of running() once its kubelet and driver stopped, not before
+    if (running.contains(name)) {
       stack.removeNode(name);
+      running.remove(name);
       System.out.printf("[karpenter] node %s is gone: its kubelet and driver stopped%n", name);
     }
   }

@@ -75,6 +75,10 @@ final class ProcessCluster implements DemoCluster {
     return new ProcessCluster(steps, kubeconfigFile, false, writeKubeconfig, true);
   }
 
+  private Path partialKubeconfig() {
+    return kubeconfigFile.resolveSibling(kubeconfigFile.getFileName() + ".partial");
+  }
+
   /** The stack, once started. */
   Stack stack() {
     return stack;
@@ -87,7 +91,7 @@ final class ProcessCluster implements DemoCluster {
     if (writeKubeconfig) {
       // now, so that kubectl can watch the rest (the story of --scale-out comes and goes); whole
       // or not at all, for a kubectl that reads it right away
-      Path partial = kubeconfigFile.resolveSibling(kubeconfigFile.getFileName() + ".partial");
+      Path partial = partialKubeconfig();
       OwnerOnly.write(partial, controlPlane.server().getKubeConfigYaml());
       try {
         Files.move(partial, kubeconfigFile, StandardCopyOption.ATOMIC_MOVE);
@@ -257,6 +261,7 @@ final class ProcessCluster implements DemoCluster {
     TestFiles.deleteRecursively(Path.of("target", "it-kubeconfigs").toAbsolutePath());
     try {
       Files.deleteIfExists(kubeconfigFile);
+      Files.deleteIfExists(partialKubeconfig());
     } catch (IOException e) {
       // best effort
     }

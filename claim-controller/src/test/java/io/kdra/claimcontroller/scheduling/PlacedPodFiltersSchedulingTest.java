@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.storage.CSIDriverBuilder;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -479,6 +481,82 @@ class PlacedPodFiltersSchedulingTest {
         "web-1",
         scheduling().schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim)),
         "0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind.");
+  }
+
+  @Test
+  void aClaimToBeProvisionedGoesWhereItsStorageLeavesTheMostRoom() {
+    nodes("node-a", "node-b");
+    client
+        .storage()
+        .v1()
+        .storageClasses()
+        .resource(
+            new StorageClassBuilder()
+                .withNewMetadata()
+                .withName("lvm")
+                .endMetadata()
+                .withProvisioner("csi.example.com")
+                .withVolumeBindingMode("WaitForFirstConsumer")
+                .build())
+        .create();
+    client
+        .storage()
+        .v1()
+        .csiDrivers()
+        .resource(
+            new CSIDriverBuilder()
+                .withNewMetadata()
+                .withName("csi.example.com")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageCapacity(true)
+                .endSpec()
+                .build())
+        .create();
+    // node-a, which wins ties, has room for the claim; node-b has far more
+    for (String[] c : new String[][] {{"node-a", "2Gi"}, {"node-b", "100Gi"}}) {
+      client
+          .storage()
+          .v1()
+          .csiStorageCapacities()
+          .inNamespace("kube-system")
+          .resource(
+              new CSIStorageCapacityBuilder()
+                  .withNewMetadata()
+                  .withNamespace("kube-system")
+                  .withName("lvm-" + c[0])
+                  .endMetadata()
+                  .withStorageClassName("lvm")
+                  .withNewNodeTopology()
+                  .addToMatchLabels("kubernetes.io/hostname", c[0])
+                  .endNodeTopology()
+                  .withCapacity(new Quantity(c[1]))
+                  .build())
+          .create();
+    }
+    client
+        .persistentVolumeClaims()
+        .resource(
+            new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("data")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("lvm")
+                .withAccessModes("ReadWriteOnce")
+                .withNewResources()
+                .addToRequests("storage", new Quantity("1Gi"))
+                .endResources()
+                .endSpec()
+                .build())
+        .create();
+    Outcome o = scheduling().schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim));
+    assertThat(o)
+        .isEqualTo(
+            new Outcome.Waiting(
+                "pod ns/web-1 waits for PersistentVolumeClaim(s) ns/data to be provisioned on"
+                    + " node node-b and bound"));
   }
 
   static PersistentVolume localVolumeOn(String name, String node) {

@@ -115,7 +115,7 @@ public record SchedulingVolumes(
       List.of("500M", "1Gi", "1500M", "2Gi", "3Gi", "5Gi", "8Gi", "10Gi", "20Gi", "100Gi");
 
   /**
-   * Up to five PersistentVolumes, mostly of the classes that wait for their first consumer (one
+   * Two to six PersistentVolumes, mostly of the classes that wait for their first consumer (one
    * that provisions, one that does not), mostly {@code Available}: sizes around the claims'
    * requests (each different: upstream takes the first of equally small volumes in its informer's
    * order, which is not set), access and volume modes, labels for selectors, node affinity to zones
@@ -126,7 +126,7 @@ public record SchedulingVolumes(
       Random r, List<Node> nodes, List<PersistentVolumeClaim> pvcs) {
     List<String> sizes = new ArrayList<>(VOLUME_SIZES);
     java.util.Collections.shuffle(sizes, r);
-    int count = 1 + r.nextInt(5);
+    int count = 2 + r.nextInt(5);
     List<PersistentVolume> out = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       double cls = r.nextDouble();
@@ -136,7 +136,7 @@ public record SchedulingVolumes(
               .withName("static-" + i)
               .endMetadata()
               .withNewSpec()
-              .withStorageClassName(cls < 0.5 ? "wffc-none" : cls < 0.9 ? "wffc" : "imm")
+              .withStorageClassName(cls < 0.55 ? "wffc-none" : cls < 0.9 ? "wffc" : "imm")
               .withAccessModes(accessModes(r))
               .endSpec();
       if (r.nextDouble() < 0.9) {
@@ -218,10 +218,11 @@ public record SchedulingVolumes(
     return out;
   }
 
+  /** Mostly ReadWriteOnce, which most claims ask for, so that volumes often fit. */
   private static List<String> accessModes(Random r) {
     List<String> modes = new ArrayList<>();
     for (String m : ACCESS_MODES) {
-      if (r.nextDouble() < 0.4) {
+      if (r.nextDouble() < (m.equals("ReadWriteOnce") ? 0.85 : 0.3)) {
         modes.add(m);
       }
     }

@@ -295,19 +295,7 @@ class PlacedPodFiltersSchedulingTest {
         .nodes()
         .withName("node-a")
         .edit(n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build());
-    client
-        .storage()
-        .v1()
-        .storageClasses()
-        .resource(
-            new StorageClassBuilder()
-                .withNewMetadata()
-                .withName("local")
-                .endMetadata()
-                .withProvisioner("csi.example.com")
-                .withVolumeBindingMode("WaitForFirstConsumer")
-                .build())
-        .create();
+    waitForFirstConsumerClass("local", "csi.example.com");
     client
         .persistentVolumeClaims()
         .resource(
@@ -362,19 +350,7 @@ class PlacedPodFiltersSchedulingTest {
   @Test
   void aClaimWaitingForItsFirstConsumerIsBoundToAnExistingVolumeThenThePodIsBoundWhereItIs() {
     nodes("node-a", "node-b");
-    client
-        .storage()
-        .v1()
-        .storageClasses()
-        .resource(
-            new StorageClassBuilder()
-                .withNewMetadata()
-                .withName("local")
-                .endMetadata()
-                .withProvisioner("kubernetes.io/no-provisioner")
-                .withVolumeBindingMode("WaitForFirstConsumer")
-                .build())
-        .create();
+    waitForFirstConsumerClass("local", "kubernetes.io/no-provisioner");
     // a local volume on node-b; node-a has none
     client
         .persistentVolumes()
@@ -450,19 +426,7 @@ class PlacedPodFiltersSchedulingTest {
   @Test
   void aClaimWaitingForItsFirstConsumerWithNoVolumeThatFitsKeepsThePodPendingWithUpstreamsReason() {
     nodes("node-a");
-    client
-        .storage()
-        .v1()
-        .storageClasses()
-        .resource(
-            new StorageClassBuilder()
-                .withNewMetadata()
-                .withName("local")
-                .endMetadata()
-                .withProvisioner("kubernetes.io/no-provisioner")
-                .withVolumeBindingMode("WaitForFirstConsumer")
-                .build())
-        .create();
+    waitForFirstConsumerClass("local", "kubernetes.io/no-provisioner");
     client.persistentVolumes().resource(localVolumeOn("local-b", "node-b")).create();
     client
         .persistentVolumeClaims()
@@ -486,19 +450,7 @@ class PlacedPodFiltersSchedulingTest {
   @Test
   void aClaimToBeProvisionedGoesWhereItsStorageLeavesTheMostRoom() {
     nodes("node-a", "node-b");
-    client
-        .storage()
-        .v1()
-        .storageClasses()
-        .resource(
-            new StorageClassBuilder()
-                .withNewMetadata()
-                .withName("lvm")
-                .endMetadata()
-                .withProvisioner("csi.example.com")
-                .withVolumeBindingMode("WaitForFirstConsumer")
-                .build())
-        .create();
+    waitForFirstConsumerClass("lvm", "csi.example.com");
     client
         .storage()
         .v1()
@@ -602,5 +554,22 @@ class PlacedPodFiltersSchedulingTest {
             .withName("web-1")
             .edit(p -> new PodBuilder(p).editSpec().withSchedulingGates().endSpec().build());
     assertThat(s.schedule(open)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /** A StorageClass whose claims wait for their first consumer. */
+  private void waitForFirstConsumerClass(String name, String provisioner) {
+    client
+        .storage()
+        .v1()
+        .storageClasses()
+        .resource(
+            new StorageClassBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withProvisioner(provisioner)
+                .withVolumeBindingMode("WaitForFirstConsumer")
+                .build())
+        .create();
   }
 }

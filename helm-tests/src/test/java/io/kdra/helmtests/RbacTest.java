@@ -90,7 +90,7 @@ class RbacTest {
           grants("/nodes", READ),
           grants("/namespaces", READ),
           grants("/persistentvolumeclaims", union(READ, Set.of("update"))),
-          grants("/persistentvolumes", READ),
+          grants("/persistentvolumes", union(READ, Set.of("update"))),
           grants("storage.k8s.io/storageclasses", READ),
           grants("storage.k8s.io/csinodes", READ),
           grants("storage.k8s.io/csidrivers", READ),

@@ -58,6 +58,8 @@ class ComputeClassIT {
   static void computeClassAndSlices() {
     stack = STACK.get();
     client = stack.client;
+    // a name of its own: the class stays on the shared API server after this IT, and the
+    // scale-out scenario's "a100-or-l4" is created later by KarpenterScaleOutIT
     client
         .genericKubernetesResources(COMPUTE_CLASS)
         .resource(
@@ -66,7 +68,7 @@ class ComputeClassIT {
         apiVersion: cloud.google.com/v1
         kind: ComputeClass
         metadata:
-          name: a100-or-l4
+          name: a100-else-l4
         spec:
           priorities:
             - gpu: {type: nvidia-tesla-a100, count: 1}
@@ -85,7 +87,7 @@ class ComputeClassIT {
                       client
                           .resources(ResourceClaimTemplate.class)
                           .inNamespace(stack.namespace)
-                          .withName("a100-or-l4")
+                          .withName("a100-else-l4")
                           .get())
                   .isNotNull();
             });
@@ -104,7 +106,7 @@ class ComputeClassIT {
   @Order(1)
   void aComputeClassPrefersTheA100ThenFallsBackToTwoL4s() {
     String ns = stack.namespace;
-    Pod first = client.resource(Dra.podWithTemplate(ns, "first", "a100-or-l4")).create();
+    Pod first = client.resource(Dra.podWithTemplate(ns, "first", "a100-else-l4")).create();
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(stack.nodes.kubelet("node-b").prepared(first)).isNotNull());
@@ -113,7 +115,7 @@ class ComputeClassIT {
     assertThat(firstClaim.getStatus().getAllocation().getDevices().getResults().get(0).getRequest())
         .isEqualTo("accelerator/nvidia-tesla-a100-x1");
 
-    Pod second = client.resource(Dra.podWithTemplate(ns, "second", "a100-or-l4")).create();
+    Pod second = client.resource(Dra.podWithTemplate(ns, "second", "a100-else-l4")).create();
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
@@ -124,7 +126,7 @@ class ComputeClassIT {
         .allSatisfy(r -> assertThat(r.getRequest()).isEqualTo("accelerator/nvidia-l4-x2"));
     assertThat(stack.nodes.kubelet("node-a").prepared(second).deviceCdiIds()).hasSize(2);
 
-    Pod third = client.resource(Dra.podWithTemplate(ns, "third", "a100-or-l4")).create();
+    Pod third = client.resource(Dra.podWithTemplate(ns, "third", "a100-else-l4")).create();
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
@@ -156,7 +158,7 @@ class ComputeClassIT {
     assertThat(slicesOf("node-b")).isEmpty();
     assertThat(Dra.publishedDevices(client, "node-a")).isEqualTo(2);
 
-    Pod pod = client.resource(Dra.podWithTemplate(ns, "after", "a100-or-l4")).create();
+    Pod pod = client.resource(Dra.podWithTemplate(ns, "after", "a100-else-l4")).create();
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(stack.nodes.kubelet("node-a").prepared(pod)).isNotNull());

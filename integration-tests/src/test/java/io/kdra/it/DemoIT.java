@@ -3,9 +3,16 @@ package io.kdra.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.demo.Demo;
 import io.kdra.it.demo.DemoReport;
+import io.kdra.it.karpenter.KarpenterKwok;
+import io.kdra.it.karpenter.ScaleOutScenario;
+import io.kdra.it.karpenter.ScaleOutWatch;
 import io.kdra.it.nodes.NodeCgroups;
 import io.kdra.it.nodes.RealNode;
 import io.kdra.it.nodes.SimulatedNode;
@@ -33,8 +40,10 @@ import org.junit.jupiter.api.Test;
  * its nodes is left, of their directories only the logs stay, and its temporary directory is gone
  * with all it held (Helm's library, the control plane's keys, etcd's data, the services' caches),
  * as are its kubeconfigs, tokens and sockets. Not root, the same on test kubelets. A second test
- * runs {@code --once --test-kubelet}: the report, no kubeconfig. About two minutes on two cores,
- * most of it the demos' start; it uses no control plane of the test run's.
+ * runs {@code --once --test-kubelet}: the report, no kubeconfig. A third runs {@code --scale-out}
+ * and watches Karpenter's nodes come and go through the demo's kubeconfig. About two minutes on two
+ * cores for the first two, most of it the demos' start, and three for the third; it uses no control
+ * plane of the test run's.
  */
 class DemoIT {
 
@@ -42,6 +51,9 @@ class DemoIT {
 
   /** Services get 10 s of SIGTERM before SIGKILL, the nodes' kubelets 15 s; the rest is quick. */
   private static final long STOP_SECONDS = 30;
+
+  /** Up to the scale-out story's end: its start, then Karpenter's launches and removals. */
+  private static final Duration SCALE_OUT = Duration.ofSeconds(900);
 
   private final Path root = ServiceProcess.moduleDir("bin").getParent();
   private final Path kubeconfig = root.resolve("target/demo-kubeconfig.yaml");
@@ -185,6 +197,128 @@ class DemoIT {
           .doesNotContain("KUBECONFIG", Demo.RUNNING, DemoReport.NOT_ROOT, "[real-node]");
       assertThat(kubeconfig).doesNotExist();
       assertThat(list(tmp)).as("left in the temporary directory").isEmpty();
+    } finally {
+      shell.descendants().forEach(ProcessHandle::destroyForcibly);
+      shell.destroyForcibly();
+      TestFiles.deleteRecursively(tmp);
+    }
+  }
+
+  /**
+   * {@code bin/demo --scale-out} in the background of a shell, watched through the kubeconfig it
+   * writes as soon as its API server is up: Karpenter launches three {@code a100-x1} nodes and the
+   * Deployment's three pods are bound one to each, each claim holding its node's A100 for the
+   * template's first subrequest; then two {@code l4-x2} nodes, each with one new pod whose claim
+   * holds both L4s of that node for the second; when it runs, no Karpenter node, pod or claim is
+   * left. SIGTERM then stops everything (Karpenter too) with exit status 143, and nothing stays:
+   * its processes, temporary directory (Karpenter's files in it), kubeconfigs, the nodes' tokens
+   * and sockets. (No look at the host's cgroups, mounts and links: test kubelets make none, and
+   * other runs on the machine make theirs meanwhile.)
+   */
+  @Test
+  void scaleOutLaunchesNodesByPriorityAndRemovesThemAll() throws Exception {
+    Path log = logDir().resolve("demo-it-scale-out.log");
+    Path tmp = Files.createTempDirectory(logDir(), "demo-tmp");
+    // (one an earlier run left, killed, would name its API server, gone)
+    Files.deleteIfExists(kubeconfig);
+    Process shell = demo(tmp, log, "\"$0\" --scale-out & wait $!");
+    ProcessHandle demo =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> shell.children().findFirst().orElse(null), java.util.Objects::nonNull);
+    try {
+      await()
+          .atMost(STARTUP)
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                assertThat(demo.isAlive()).as("demo running; its output:\n%s", read(log)).isTrue();
+                return Files.exists(kubeconfig);
+              });
+      List<ProcessHandle> started;
+      try (KubernetesClient client =
+              new KubernetesClientBuilder()
+                  .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+                  .build();
+          ScaleOutWatch watch = new ScaleOutWatch(client, "demo")) {
+        await()
+            .atMost(SCALE_OUT)
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () -> {
+                  assertThat(demo.isAlive())
+                      .as("demo running; its output:\n%s", read(log))
+                      .isTrue();
+                  return read(log).contains(Demo.RUNNING);
+                });
+        assertThat(watch.nodes().values())
+            .as("the instance types of the nodes Karpenter launched")
+            .containsExactlyInAnyOrder(
+                ScaleOutScenario.A100_TYPE,
+                ScaleOutScenario.A100_TYPE,
+                ScaleOutScenario.A100_TYPE,
+                ScaleOutScenario.L4_TYPE,
+                ScaleOutScenario.L4_TYPE);
+        assertThat(watch.bindings()).as("pod -> node").hasSize(5);
+        assertThat(watch.bindings().values())
+            .as("one pod per node, each a node Karpenter launched")
+            .doesNotHaveDuplicates()
+            .allMatch(watch.nodes()::containsKey);
+        assertThat(watch.allocations().keySet())
+            .as("the pods whose claim was allocated and reserved")
+            .isEqualTo(watch.bindings().keySet());
+        watch
+            .bindings()
+            .forEach(
+                (pod, node) -> {
+                  boolean a100 = watch.nodes().get(node).equals(ScaleOutScenario.A100_TYPE);
+                  ScaleOutWatch.Allocation allocation = watch.allocations().get(pod);
+                  assertThat(allocation.devices())
+                      .as("devices of %s on %s", pod, node)
+                      .hasSize(a100 ? 1 : 2)
+                      .allMatch(d -> d.startsWith(node + "/"));
+                  assertThat(allocation.requests())
+                      .as("requests of %s on %s", pod, node)
+                      .containsOnly(
+                          a100 ? ScaleOutScenario.A100_REQUEST : ScaleOutScenario.L4_REQUEST);
+                });
+        assertThat(client.nodes().list().getItems()).as("nodes after scaling to 0").isEmpty();
+        assertThat(client.pods().inNamespace("demo").list().getItems()).isEmpty();
+        assertThat(client.resources(ResourceClaim.class).inNamespace("demo").list().getItems())
+            .isEmpty();
+        started = demo.descendants().toList();
+        assertThat(started)
+            .as("Karpenter runs until the demo stops")
+            .anyMatch(
+                p ->
+                    p.info()
+                        .command()
+                        .orElse("")
+                        .endsWith(KarpenterKwok.binary().getFileName().toString()));
+      }
+      assertThat(read(log))
+          .contains(DemoReport.SCALE_OUT_NODES, "  export KUBECONFIG=" + kubeconfig);
+
+      new ProcessBuilder("kill", "-TERM", Long.toString(demo.pid())).inheritIO().start().waitFor();
+      assertThat(shell.waitFor(STOP_SECONDS, TimeUnit.SECONDS))
+          .as("the demo exits within %d s of SIGTERM; its output:\n%s", STOP_SECONDS, read(log))
+          .isTrue();
+      assertThat(shell.exitValue()).as("128 + SIGTERM").isEqualTo(143);
+      assertThat(read(log))
+          .contains("[demo]", "stopped")
+          .as("a stop without errors")
+          .doesNotContain("[demo] failed", "[demo] stopping the", "[demo] removing");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(started)
+                      .as("still running after the demo stopped")
+                      .noneMatch(ProcessHandle::isAlive));
+      assertThat(list(tmp)).as("left in the temporary directory").isEmpty();
+      assertThat(kubeconfig).doesNotExist();
+      assertThat(it.resolve("n")).as("the nodes' tokens and sockets").doesNotExist();
+      assertThat(it.resolve("it-kubeconfigs/demo")).doesNotExist();
     } finally {
       shell.descendants().forEach(ProcessHandle::destroyForcibly);
       shell.destroyForcibly();

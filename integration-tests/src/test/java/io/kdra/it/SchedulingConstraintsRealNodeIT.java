@@ -61,8 +61,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *   <li>a host port (the issue's bug: the kubelet's {@code NodePorts} rejection, replaced and bound
  *       to the same node again, without end): at most one replica per node, the surplus waits
  *       unbound, no pod ever Failed;
- *   <li>a PersistentVolume with node affinity and no provisioner (a claim bound to it, as
- *       upstream's local-volume docs do): the pod runs on that node, not the one that wins ties.
+ *   <li>a PersistentVolume with node affinity and no provisioner, its claim unbound (upstream's
+ *       local-volume recipe): our scheduler binds the claim to it, and the pod runs on that node,
+ *       not the one that wins ties.
  * </ul>
  */
 @ExtendWith(ControlPlane.class)
@@ -289,7 +290,8 @@ class SchedulingConstraintsRealNodeIT {
             .endSpec()
             .build();
     stack.createClusterScoped(pv);
-    // bound to the volume by name: kube-controller-manager's PV controller binds the two
+    // unbound, as upstream's local-volume recipe leaves it: our scheduler chooses the volume for
+    // the pod's node and writes its claimRef; kube-controller-manager's PV controller binds them
     client
         .resource(
             new PersistentVolumeClaimBuilder()
@@ -299,7 +301,6 @@ class SchedulingConstraintsRealNodeIT {
                 .endMetadata()
                 .withNewSpec()
                 .withStorageClassName("pinned-local")
-                .withVolumeName(pv.getMetadata().getName())
                 .withAccessModes("ReadWriteOnce")
                 .withNewResources()
                 .addToRequests("storage", new Quantity("1Gi"))
@@ -307,14 +308,6 @@ class SchedulingConstraintsRealNodeIT {
                 .endSpec()
                 .build())
         .create();
-    await("the claim bound to the pinned volume")
-        .atMost(Duration.ofSeconds(60))
-        .untilAsserted(
-            () -> {
-              PersistentVolumeClaim pvc =
-                  client.persistentVolumeClaims().inNamespace(ns).withName("pinned").get();
-              assertThat(pvc.getStatus().getPhase()).isEqualTo("Bound");
-            });
 
     PodSpec spec = sleeping();
     spec.getContainers()
@@ -363,6 +356,10 @@ class SchedulingConstraintsRealNodeIT {
             .create();
     Pod runs = awaitRunning("pinned", 1).get(0);
     assertThat(runs.getSpec().getNodeName()).isEqualTo(NODE_Q);
+    PersistentVolumeClaim bound =
+        client.persistentVolumeClaims().inNamespace(ns).withName("pinned").get();
+    assertThat(bound.getStatus().getPhase()).isEqualTo("Bound");
+    assertThat(bound.getSpec().getVolumeName()).isEqualTo(pv.getMetadata().getName());
     // the kubelet mounted the volume: what the container wrote is in its directory
     Path hello = data.resolve("hello");
     await("the container's file in the volume")

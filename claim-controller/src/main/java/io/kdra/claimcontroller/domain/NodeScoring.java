@@ -16,14 +16,15 @@ import java.util.function.Supplier;
 /**
  * kube-scheduler's Score phase with its default plugins and weights ({@code
  * apis/config/v1/default_plugins.go} of 1.37): TaintToleration 3, NodeAffinity 2, NodeResourcesFit
- * (LeastAllocated over CPU and memory) 1, PodTopologySpread 2, InterPodAffinity 2,
- * NodeResourcesBalancedAllocation 1, ImageLocality 1. Each plugin scores every feasible node and
- * normalises its scores to 0..{@value #MAX_NODE_SCORE} as upstream's {@code NormalizeScore} does; a
- * node's total is the weighted sum, as the framework's {@code RunScorePlugins}. A plugin with
- * nothing to score for the pod (upstream's PreScore {@code Skip}) adds 0 to every node and reads
- * nothing. DynamicResources' own score (weight 2, the rank of the {@code firstAvailable}
- * subrequests chosen) needs the devices and is the allocator's, added as it walks the nodes in this
- * score's order: see dra-core's {@code RankedSearch}. Pure.
+ * (LeastAllocated over CPU and memory) 1, VolumeBinding (its storage capacity score) 1,
+ * PodTopologySpread 2, InterPodAffinity 2, NodeResourcesBalancedAllocation 1, ImageLocality 1. Each
+ * plugin scores every feasible node and normalises its scores to 0..{@value #MAX_NODE_SCORE} as
+ * upstream's {@code NormalizeScore} does (VolumeBinding's are in that range already); a node's
+ * total is the weighted sum, as the framework's {@code RunScorePlugins}. A plugin with nothing to
+ * score for the pod (upstream's PreScore {@code Skip}) adds 0 to every node and reads nothing.
+ * DynamicResources' own score (weight 2, the rank of the {@code firstAvailable} subrequests chosen)
+ * needs the devices and is the allocator's, added as it walks the nodes in this score's order: see
+ * dra-core's {@code RankedSearch}. Pure.
  */
 public final class NodeScoring {
 
@@ -44,6 +45,7 @@ public final class NodeScoring {
    *     needs them
    * @param placedWithAffinity those of {@code placed} with any pod (anti-)affinity term
    * @param namespaceLabels namespace name to labels; read only for pod affinity terms
+   * @param volumes the volume plugins' state of the attempt (what VolumeBinding decided per node)
    */
   public record Input(
       Pod pod,
@@ -53,7 +55,31 @@ public final class NodeScoring {
       Function<Node, Allocatable> allocatable,
       Supplier<Collection<Pod>> placed,
       Collection<Pod> placedWithAffinity,
-      Supplier<Map<String, Map<String, String>>> namespaceLabels) {}
+      Supplier<Map<String, Map<String, String>>> namespaceLabels,
+      VolumeFilters volumes) {
+
+    /** Without volumes to bind or provision. */
+    public Input(
+        Pod pod,
+        List<Node> feasible,
+        List<Node> allNodes,
+        Map<String, NodeUsage> usage,
+        Function<Node, Allocatable> allocatable,
+        Supplier<Collection<Pod>> placed,
+        Collection<Pod> placedWithAffinity,
+        Supplier<Map<String, Map<String, String>>> namespaceLabels) {
+      this(
+          pod,
+          feasible,
+          allNodes,
+          usage,
+          allocatable,
+          placed,
+          placedWithAffinity,
+          namespaceLabels,
+          VolumeFilters.NONE);
+    }
+  }
 
   /**
    * The scores.
@@ -113,6 +139,7 @@ public final class NodeScoring {
           byPlugin,
           "NodeResourcesFit",
           ResourceScores.leastAllocated(in.pod(), nodes, in.usage(), in.allocatable()));
+      put(byPlugin, "VolumeBinding", VolumeBindingScore.score(in.volumes(), nodes));
       put(byPlugin, "PodTopologySpread", PodTopologySpreadScore.score(in));
       put(byPlugin, "InterPodAffinity", InterPodAffinityScore.score(in));
       put(

@@ -6,7 +6,8 @@ package io.kdra.claimcontroller.domain;
  * refusal, as upstream's framework does.
  *
  * @param refusal the reason, in upstream's words, or the field this scheduler cannot honour
- * @param unsupported whether the refusal is ours (a volume this scheduler does not bind)
+ * @param unsupported whether the refusal is ours (a volume this scheduler cannot model; no plugin
+ *     refuses so since existing volumes are bound)
  * @param state the plugin's state for its Filter; null when refused
  */
 record PreFilterStatus<T>(String refusal, boolean unsupported, T state) {

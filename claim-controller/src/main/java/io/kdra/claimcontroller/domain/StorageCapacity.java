@@ -24,12 +24,23 @@ final class StorageCapacity {
 
   private StorageCapacity() {}
 
+  /**
+   * The answer for one claim on one node.
+   *
+   * @param enough whether the node has room for the claim, or need not have
+   * @param capacity the first CSIStorageCapacity with room (null when none, or none is checked),
+   *     which VolumeBinding's Score reads
+   */
+  record Check(boolean enough, CSIStorageCapacity capacity) {
+    static final Check UNCHECKED = new Check(true, null);
+    static final Check NO_ROOM = new Check(false, null);
+  }
+
   /** Whether {@code node} has room for {@code pvc} of {@code sc}, or need not have. */
-  static boolean enough(
-      PersistentVolumeClaim pvc, StorageClass sc, Node node, VolumeObjects objects) {
+  static Check check(PersistentVolumeClaim pvc, StorageClass sc, Node node, VolumeObjects objects) {
     Optional<BigDecimal> request = bytes(VolumeHelpers.storageRequest(pvc));
     if (request.isEmpty() || !checksCapacity(objects.csiDriver(sc.getProvisioner()))) {
-      return true;
+      return Check.UNCHECKED;
     }
     Map<String, String> labels = VolumeHelpers.labels(node);
     for (CSIStorageCapacity c : objects.storageCapacities(sc.getMetadata().getName())) {
@@ -38,10 +49,10 @@ final class StorageCapacity {
           && limit.get().compareTo(request.get()) >= 0
           && c.getNodeTopology() != null
           && LabelSelectors.of(c.getNodeTopology()).matches(labels)) {
-        return true;
+        return new Check(true, c);
       }
     }
-    return false;
+    return Check.NO_ROOM;
   }
 
   private static boolean checksCapacity(Optional<CSIDriver> driver) {

@@ -10,30 +10,31 @@ import static io.kdra.claimcontroller.domain.VolumeHelpers.volumeName;
 import static io.kdra.claimcontroller.domain.VolumeHelpers.volumes;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
-import io.kdra.core.alloc.NodeSelectors;
 import io.kdra.core.model.Quantity;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * kube-scheduler 1.37's VolumeBinding plugin: the pod's claims must be usable (present, not lost,
  * not being deleted, an ephemeral one the pod's own) and bound, or wait for their first consumer; a
- * bound claim's PV must allow the node, and a waiting claim must be provisionable there, with room
- * for it where its CSI driver publishes storage capacity ({@link StorageCapacity}). Unbound claims
- * of a {@code WaitForFirstConsumer} class are provisioned on the chosen node ({@link
- * #waitingForFirstConsumer}); one that existing PersistentVolumes of its class could be bound to is
- * refused with the field named, since this scheduler does not bind existing volumes. Pure.
+ * bound claim's PV must allow the node. A claim waiting for its first consumer is bound to an
+ * existing volume that fits it on the node ({@link MatchingVolume}, smallest first), or else must
+ * be provisionable there, with room for it where its CSI driver publishes storage capacity ({@link
+ * StorageCapacity}); {@link #decide} gives, per node, the verdict and which volumes are bound and
+ * which claims provisioned ({@link PodVolumes}), as upstream's {@code FindPodVolumes}. Pure, but
+ * for remembering each node's decision within one attempt.
  */
 final class VolumeBinding {
 
@@ -62,17 +63,27 @@ final class VolumeBinding {
 
   private static final String NO_PROVISIONER = "kubernetes.io/no-provisioner";
 
+  /**
+   * One node's answer: upstream's reasons, in its order (empty: the node passes), and what would be
+   * bound and provisioned there.
+   */
+  record Decision(List<String> reasons, PodVolumes volumes) {}
+
   private final VolumeObjects objects;
   private final List<PersistentVolumeClaim> boundClaims;
   private final List<PersistentVolumeClaim> delayed;
+  private final Map<String, List<PersistentVolume>> volumesByClass;
+  private final Map<String, Decision> byNode = new HashMap<>();
 
   private VolumeBinding(
       VolumeObjects objects,
       List<PersistentVolumeClaim> boundClaims,
-      List<PersistentVolumeClaim> delayed) {
+      List<PersistentVolumeClaim> delayed,
+      Map<String, List<PersistentVolume>> volumesByClass) {
     this.objects = objects;
     this.boundClaims = boundClaims;
     this.delayed = delayed;
+    this.volumesByClass = volumesByClass;
   }
 
   /** The PreFilter: the claims' state first, then whether each is bound, waits, or should be. */
@@ -82,9 +93,7 @@ final class VolumeBinding {
     List<PersistentVolumeClaim> bound = new ArrayList<>();
     boolean unboundImmediate = false;
     List<PersistentVolumeClaim> delayed = new ArrayList<>();
-    String staticOnly = null;
-    for (int i = 0; i < volumes.size(); i++) {
-      Volume v = volumes.get(i);
+    for (Volume v : volumes) {
       boolean ephemeral = v.getEphemeral() != null;
       if (v.getPersistentVolumeClaim() == null && !ephemeral) {
         continue;
@@ -115,8 +124,8 @@ final class VolumeBinding {
         return PreFilterStatus.refused(notOwner(pvc, pod));
       }
     }
-    for (int i = 0; i < volumes.size(); i++) {
-      Volume v = volumes.get(i);
+    Map<String, List<PersistentVolume>> volumesByClass = new HashMap<>();
+    for (Volume v : volumes) {
       if (v.getPersistentVolumeClaim() == null && v.getEphemeral() == null) {
         continue;
       }
@@ -136,11 +145,7 @@ final class VolumeBinding {
           sc.isPresent() && WAIT_FOR_FIRST_CONSUMER.equals(sc.get().getVolumeBindingMode());
       if (delay && volumeName(pvc).isEmpty()) {
         delayed.add(pvc);
-        if (staticOnly == null
-            && annotation(pvc, ANN_SELECTED_NODE) == null
-            && hasStaticVolume(objects, pvc, className)) {
-          staticOnly = staticVolumes(i, v, pvc, className);
-        }
+        volumesByClass.computeIfAbsent(className, c -> byName(objects.volumesOfClass(c)));
       } else {
         unboundImmediate = true;
       }
@@ -148,69 +153,119 @@ final class VolumeBinding {
     if (unboundImmediate) {
       return PreFilterStatus.refused(REASON_UNBOUND_IMMEDIATE);
     }
-    if (staticOnly != null) {
-      return PreFilterStatus.unsupported(staticOnly);
-    }
-    return PreFilterStatus.passed(new VolumeBinding(objects, bound, delayed));
+    return PreFilterStatus.passed(new VolumeBinding(objects, bound, delayed, volumesByClass));
   }
 
-  /** The claims to be provisioned on the chosen node. */
-  List<PersistentVolumeClaim> waitingForFirstConsumer() {
-    return delayed;
+  /** Whether any of the pod's claims waits for its first consumer. */
+  boolean waitsForFirstConsumer() {
+    return !delayed.isEmpty();
   }
 
   /** The Filter's verdict for {@code node}; empty: it passes. */
   Optional<String> reject(Node node) {
-    // the bound claims' PVs must allow the node
+    return decide(node).reasons().stream().findFirst();
+  }
+
+  /**
+   * Upstream's {@code FindPodVolumes} for {@code node}: the bound claims' volumes must allow it;
+   * then the claims waiting for their first consumer, those selected for a node first (for another
+   * node: rejected at once), the others matched to existing volumes by increasing request ({@code
+   * findMatchingVolumes}; equal requests keep the pod's order, as Go's insertion sort does for up
+   * to 12 claims), and those left, after the selected ones, checked for provisioning ({@code
+   * checkVolumeProvisions}: the first that cannot be provisioned decides). Remembered per node.
+   */
+  Decision decide(Node node) {
+    return byNode.computeIfAbsent(node.getMetadata().getName(), n -> decideAnew(node));
+  }
+
+  private Decision decideAnew(Node node) {
+    boolean boundSatisfied = true;
+    boolean boundVolumesFound = true;
     for (PersistentVolumeClaim pvc : boundClaims) {
       Optional<PersistentVolume> pv = objects.volume(volumeName(pvc));
       if (pv.isEmpty()) {
-        return Optional.of(REASON_PV_NOT_EXIST); // upstream stops at the first missing PV
+        boundVolumesFound = false; // upstream stops at the first missing PV
+        break;
       }
-      if (!nodeAffinityAllows(pv.get(), node)) {
-        return Optional.of(REASON_NODE_CONFLICT);
+      if (!MatchingVolume.nodeAffinityAllows(pv.get(), node)) {
+        boundSatisfied = false;
+        break;
       }
     }
-    // claims waiting for their first consumer, provisioned on this node
+    Unbound unbound = delayed.isEmpty() ? Unbound.NONE : unbound(node);
+    List<String> reasons = new ArrayList<>();
+    if (!boundSatisfied) {
+      reasons.add(REASON_NODE_CONFLICT);
+    }
+    if (!unbound.satisfied()) {
+      reasons.add(REASON_BIND_CONFLICT);
+    }
+    if (!unbound.sufficientStorage()) {
+      reasons.add(REASON_NOT_ENOUGH_SPACE);
+    }
+    if (!boundVolumesFound) {
+      reasons.add(REASON_PV_NOT_EXIST);
+    }
+    return new Decision(
+        List.copyOf(reasons), reasons.isEmpty() ? unbound.volumes() : PodVolumes.NONE);
+  }
+
+  /** The claims waiting for their first consumer on one node. */
+  private record Unbound(boolean satisfied, boolean sufficientStorage, PodVolumes volumes) {
+    static final Unbound NONE = new Unbound(true, true, PodVolumes.NONE);
+    static final Unbound CONFLICT = new Unbound(false, true, PodVolumes.NONE);
+  }
+
+  private Unbound unbound(Node node) {
     String nodeName = node.getMetadata().getName();
+    List<PersistentVolumeClaim> toProvision = new ArrayList<>();
+    List<PersistentVolumeClaim> toMatch = new ArrayList<>();
     for (PersistentVolumeClaim pvc : delayed) {
       String selected = annotation(pvc, ANN_SELECTED_NODE);
-      if (selected != null && !selected.equals(nodeName)) {
-        return Optional.of(REASON_BIND_CONFLICT);
+      if (selected == null) {
+        toMatch.add(pvc);
+      } else if (selected.equals(nodeName)) {
+        toProvision.add(pvc);
+      } else {
+        return Unbound.CONFLICT;
       }
     }
-    // upstream's checkVolumeProvisions: the first claim that cannot be provisioned here decides
-    for (PersistentVolumeClaim pvc : inProvisioningOrder()) {
+    toMatch.sort(Comparator.comparing(VolumeBinding::requestedStorage));
+    List<PodVolumes.StaticBinding> bindings = new ArrayList<>();
+    Set<String> chosen = new HashSet<>();
+    boolean satisfied = true;
+    for (PersistentVolumeClaim pvc : toMatch) {
+      List<PersistentVolume> candidates =
+          volumesByClass.getOrDefault(storageClassName(pvc), List.of());
+      Optional<PersistentVolume> pv = MatchingVolume.find(pvc, candidates, node, chosen);
+      if (pv.isEmpty()) {
+        toProvision.add(pvc);
+        satisfied = false;
+      } else {
+        chosen.add(pv.get().getMetadata().getName());
+        bindings.add(new PodVolumes.StaticBinding(pvc, pv.get()));
+      }
+    }
+    if (toProvision.isEmpty()) {
+      return new Unbound(satisfied, true, new PodVolumes(List.copyOf(bindings), List.of()));
+    }
+    List<PodVolumes.DynamicProvision> provisions = new ArrayList<>();
+    for (PersistentVolumeClaim pvc : toProvision) {
       StorageClass sc = objects.storageClass(storageClassName(pvc)).orElse(null);
       if (sc == null
           || sc.getProvisioner() == null
           || sc.getProvisioner().isEmpty()
           || NO_PROVISIONER.equals(sc.getProvisioner())
           || !allowedTopologiesMatch(sc, node)) {
-        return Optional.of(REASON_BIND_CONFLICT);
+        return Unbound.CONFLICT;
       }
-      if (!StorageCapacity.enough(pvc, sc, node, objects)) {
-        return Optional.of(REASON_NOT_ENOUGH_SPACE);
+      StorageCapacity.Check room = StorageCapacity.check(pvc, sc, node, objects);
+      if (!room.enough()) {
+        return new Unbound(true, false, PodVolumes.NONE);
       }
+      provisions.add(new PodVolumes.DynamicProvision(pvc, room.capacity()));
     }
-    return Optional.empty();
-  }
-
-  /**
-   * The waiting claims in the order upstream's FindPodVolumes checks them for provisioning: those
-   * selected for a node first, in the pod's order; then the others by increasing storage request,
-   * as findMatchingVolumes sorts them before passing on those it found no volume for (equal
-   * requests keep the pod's order: Go's sort is an insertion sort for up to 12 claims).
-   */
-  private List<PersistentVolumeClaim> inProvisioningOrder() {
-    List<PersistentVolumeClaim> selected = new ArrayList<>();
-    List<PersistentVolumeClaim> others = new ArrayList<>();
-    for (PersistentVolumeClaim pvc : delayed) {
-      (annotation(pvc, ANN_SELECTED_NODE) != null ? selected : others).add(pvc);
-    }
-    others.sort(Comparator.comparing(VolumeBinding::requestedStorage));
-    selected.addAll(others);
-    return selected;
+    return new Unbound(true, true, new PodVolumes(List.copyOf(bindings), List.copyOf(provisions)));
   }
 
   /** The claim's storage request, exactly; none is zero (upstream's zero {@code Quantity}). */
@@ -225,42 +280,14 @@ final class VolumeBinding {
         && pvc.getMetadata().getAnnotations().containsKey(ANN_BIND_COMPLETED);
   }
 
-  private static boolean nodeAffinityAllows(PersistentVolume pv, Node node) {
-    var affinity = pv.getSpec() == null ? null : pv.getSpec().getNodeAffinity();
-    if (affinity == null || affinity.getRequired() == null) {
-      return true;
-    }
-    // upstream matches a node made of the labels alone (matchFields see an empty name)
-    Node labelsOnly =
-        new NodeBuilder()
-            .withNewMetadata()
-            .withName("")
-            .withLabels(labels(node))
-            .endMetadata()
-            .build();
-    return NodeSelectors.matches(affinity.getRequired(), labelsOnly);
-  }
-
   /**
-   * Whether a PersistentVolume of the claim's class could be bound to it (available, or pre-bound
-   * to it): upstream would bind such a volume rather than provision one, which this scheduler does
-   * not do.
+   * The class's volumes by name: upstream lists them from an informer index, in no set order, so
+   * that which of two equally small volumes it takes is not defined; ours is the first by name.
    */
-  private static boolean hasStaticVolume(
-      VolumeObjects objects, PersistentVolumeClaim pvc, String className) {
-    for (PersistentVolume pv : objects.volumesOfClass(className)) {
-      var ref = pv.getSpec() == null ? null : pv.getSpec().getClaimRef();
-      String phase = pv.getStatus() == null ? null : pv.getStatus().getPhase();
-      if (ref == null ? "Available".equals(phase) : refersTo(ref, pvc)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean refersTo(ObjectReference ref, PersistentVolumeClaim pvc) {
-    return pvc.getMetadata().getName().equals(ref.getName())
-        && pvc.getMetadata().getNamespace().equals(ref.getNamespace());
+  private static List<PersistentVolume> byName(List<PersistentVolume> volumes) {
+    List<PersistentVolume> sorted = new ArrayList<>(volumes);
+    sorted.sort(Comparator.comparing(pv -> pv.getMetadata().getName()));
+    return sorted;
   }
 
   /** Upstream's {@code MatchTopologySelectorTerms}: none is all; an empty term matches nothing. */
@@ -293,21 +320,6 @@ final class VolumeBinding {
   private static String annotation(PersistentVolumeClaim pvc, String key) {
     Map<String, String> ann = pvc.getMetadata().getAnnotations();
     return ann == null ? null : ann.get(key);
-  }
-
-  private static String staticVolumes(
-      int index, Volume v, PersistentVolumeClaim pvc, String className) {
-    return "spec.volumes["
-        + index
-        + "]."
-        + (v.getEphemeral() != null ? "ephemeral" : "persistentVolumeClaim")
-        + ": PersistentVolumeClaim \""
-        + pvc.getMetadata().getName()
-        + "\" waits for its first consumer and StorageClass \""
-        + className
-        + "\" has PersistentVolumes it could be bound to; kdra's scheduler provisions such claims"
-        + " but does not bind existing volumes: bind the claim first, or schedule this pod with"
-        + " kube-scheduler (leave spec.schedulerName unset)";
   }
 
   private static String notOwner(PersistentVolumeClaim pvc, Pod pod) {

@@ -1,7 +1,6 @@
 package io.kdra.claimcontroller.domain;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
 import java.util.ArrayList;
@@ -18,9 +17,9 @@ import java.util.function.Supplier;
  * NodeVolumeLimits} (CSI), {@link VolumeBinding}, {@link VolumeZone}. {@link #prefilter} gives
  * their PreFilter verdict (a reason that holds for every node, in upstream's words) or the state
  * their Filter reads; {@link #reject} gives one node's verdict. Unbound claims of a {@code
- * WaitForFirstConsumer} class are provisioned on the chosen node ({@link
- * #waitingForFirstConsumer}). The one entry point, so that callers see the four plugins as
- * upstream's framework runs them. Pure.
+ * WaitForFirstConsumer} class are bound to existing volumes or provisioned on the chosen node
+ * ({@link #volumesOn}). The one entry point, so that callers see the four plugins as upstream's
+ * framework runs them. Pure, but for remembering each node's answer within one attempt.
  */
 public final class VolumeFilters {
 
@@ -66,7 +65,7 @@ public final class VolumeFilters {
    * The PreFilter's answer: a refusal for every node, or the filters for each node.
    *
    * @param refusal the reason, in upstream's words, or the field this scheduler cannot honour
-   * @param unsupported whether the refusal is ours (a volume this scheduler does not bind)
+   * @param unsupported whether the refusal is ours (a volume this scheduler cannot model)
    */
   public record PreFiltered(String refusal, boolean unsupported, VolumeFilters filters) {
     /** A refusal; its filters reject every node with it. */
@@ -160,11 +159,21 @@ public final class VolumeFilters {
   }
 
   /**
-   * The pod's claims that wait for their first consumer, to be provisioned on the chosen node: each
-   * gets the {@value #ANN_SELECTED_NODE} annotation at PreBind, and the pod is bound once they are.
+   * What VolumeBinding's PreBind does on {@code node} for the pod's claims that wait for their
+   * first consumer: the existing volumes they are bound to, and those provisioned there (each gets
+   * the {@value #ANN_SELECTED_NODE} annotation); the pod is bound once they are. Nothing for a node
+   * the filters reject.
    */
-  public List<PersistentVolumeClaim> waitingForFirstConsumer() {
-    return binding == null ? List.of() : binding.waitingForFirstConsumer();
+  public PodVolumes volumesOn(Node node) {
+    if (binding == null || reject(node).isPresent()) {
+      return PodVolumes.NONE;
+    }
+    return binding.decide(node).volumes();
+  }
+
+  /** Whether the pod has claims that wait for their first consumer (VolumeBinding scores them). */
+  boolean bindsOrProvisions() {
+    return binding != null && binding.waitsForFirstConsumer();
   }
 
   /** The node's verdict, the first failing plugin's reason; empty: it passes. */

@@ -1,13 +1,15 @@
 package io.kdra.claimcontroller.k8s;
 
+import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
- * Writes to PersistentVolumeClaims: the node chosen for a claim that waits for its first consumer,
- * as kube-scheduler's VolumeBinding PreBind does ({@code bindAPIUpdate}), so that the external
- * provisioner creates its volume there.
+ * VolumeBinding's PreBind writes ({@code bindAPIUpdate} of kube-scheduler): an existing volume's
+ * claim reference, so that the PV controller binds the claim waiting for its first consumer to it;
+ * the node chosen for a claim to be provisioned, so that the external provisioner creates its
+ * volume there.
  */
 public class VolumeClaimWriter {
 
@@ -42,5 +44,16 @@ public class VolumeClaimWriter {
                 .inNamespace(pvc.getMetadata().getNamespace())
                 .resource(marked)
                 .update());
+  }
+
+  /**
+   * Writes {@code bound}, the informer's copy of a PersistentVolume with its claim reference set,
+   * with its {@code resourceVersion} (a 409 Conflict is thrown: the volume changed since the
+   * decision, another pod may have taken it).
+   *
+   * @return false when the volume is gone
+   */
+  public boolean bindVolume(PersistentVolume bound) {
+    return Conflicts.unlessGone(() -> client.persistentVolumes().resource(bound).update());
   }
 }

@@ -158,8 +158,9 @@ final class BindingCycle {
         throw e;
       }
       // The pod is gone, or replaced by one of the same name (the binding names the UID):
-      // nothing will use these reservations, so they are undone now rather than left to cleanup.
-      preBind.rollback(pod, podClaims, ours);
+      // nothing will use these reservations, so they are undone now rather than left to cleanup,
+      // and as the cleanup would, with the allocations they leave unused.
+      preBind.rollbackForGonePod(pod, podClaims, ours);
       return new Outcome.Waiting(
           "pod "
               + Pods.key(pod)

@@ -36,15 +36,17 @@ final class Filter {
   /**
    * The nodes the pod may go to ({@code result}), with what the steps after read: every node by
    * name, each node's usage and every claim's allocation as this attempt counts them (with the
-   * nominations held against the pod), and what each feasible node serves of its extended resources
-   * by DRA (null without extended resources).
+   * nominations held against the pod), what each feasible node serves of its extended resources by
+   * DRA (null without extended resources), and the volume plugins' state (what VolumeBinding
+   * decided per node, which its Score reads).
    */
   record Nodes(
       NodeFilter.Result result,
       List<Node> all,
       Map<String, NodeFilter.NodeUsage> used,
       AllocatedState state,
-      ExtendedResources.Filtered byExtended) {}
+      ExtendedResources.Filtered byExtended,
+      VolumeFilters volumes) {}
 
   /**
    * The nodes an attempt is narrowed to, and why the others are left out (the reason shown for them
@@ -145,7 +147,7 @@ final class Filter {
               });
       nodes = byExtended.nodes();
     }
-    return new Nodes(nodes, allNodes, used, state, byExtended);
+    return new Nodes(nodes, allNodes, used, state, byExtended, others.volumes());
   }
 
   /**

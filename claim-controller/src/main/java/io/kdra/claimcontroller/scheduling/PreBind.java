@@ -206,6 +206,24 @@ final class PreBind {
     }
   }
 
+  /**
+   * Undoes the reservations of {@code podClaims} for {@code pod}, which is gone (its binding found
+   * it deleted or replaced): each claim left with no consumer is deallocated, whoever allocated it,
+   * as the cleanup (upstream's resourceclaim controller) deallocates a claim when it removes its
+   * last consumer that is gone. Not only this attempt's allocations: one sent by an earlier attempt
+   * whose answer was lost is the pod's too, and a claim allocated for no consumer is never
+   * deallocated by anything.
+   */
+  void rollbackForGonePod(
+      Pod pod, List<ResourceClaim> podClaims, Map<String, AllocationResult> allocations) {
+    for (ResourceClaim c : podClaims) {
+      claims.release(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod, true);
+      if (allocations.containsKey(c.getMetadata().getUid())) {
+        recent.forgetAllocation(c.getMetadata().getUid());
+      }
+    }
+  }
+
   /** Undoes the reservations of {@code done}; those allocated by this attempt are released. */
   void rollback(Pod pod, List<ResourceClaim> done, Map<String, AllocationResult> ours) {
     for (ResourceClaim c : done) {

@@ -35,7 +35,7 @@ public final class PreFilter {
   /**
    * Why this scheduler cannot place {@code pod} on any node of {@code view} now; empty when it may.
    * A volume plugin's PreFilter reason reads as upstream's ({@code 0/3 nodes are available:
-   * persistentvolumeclaim "data" not found.}); a volume this scheduler does not bind names the
+   * persistentvolumeclaim "data" not found.}); a volume this scheduler cannot model names the
    * field.
    */
   static Optional<Outcome> refusal(Pod pod, ClusterView view) {

@@ -31,6 +31,7 @@ final class Score {
             allocatable::of,
             () -> Filter.others(uid, usage.placed()),
             Filter.others(uid, usage.placedWithAffinity()),
-            dra.view()::namespaceLabels));
+            dra.view()::namespaceLabels,
+            nodes.volumes()));
   }
 }

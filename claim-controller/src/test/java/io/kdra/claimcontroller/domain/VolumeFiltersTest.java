@@ -197,8 +197,9 @@ class VolumeFiltersTest {
                 storageClass("wait", "WaitForFirstConsumer"),
                 pv("pv-1")),
             VolumeFilters.REASON_UNBOUND_IMMEDIATE),
-        refused(
-            "unbound, WaitForFirstConsumer with an available PV of its class: ours, the field",
+        passes(
+            "unbound, WaitForFirstConsumer with an available PV of its class: bound to it (more in"
+                + " VolumeStaticBindingTest)",
             podWithClaim("p", "data"),
             Objects.of(
                 pvcOfClass("data", "wait"),
@@ -206,16 +207,13 @@ class VolumeFiltersTest {
                 new PersistentVolumeBuilder(pv("pv-1"))
                     .editSpec()
                     .withStorageClassName("wait")
+                    .withAccessModes("ReadWriteOnce")
                     .endSpec()
                     .withNewStatus()
                     .withPhase("Available")
                     .endStatus()
                     .build()),
-            "spec.volumes[0].persistentVolumeClaim: PersistentVolumeClaim \"data\" waits for its"
-                + " first consumer and StorageClass \"wait\" has PersistentVolumes it could be"
-                + " bound to; kdra's scheduler provisions such claims but does not bind existing"
-                + " volumes: bind the claim first, or schedule this pod with kube-scheduler (leave"
-                + " spec.schedulerName unset)"),
+            nodeA),
         passes(
             "unbound, WaitForFirstConsumer, provisioned anywhere",
             podWithClaim("p", "data"),

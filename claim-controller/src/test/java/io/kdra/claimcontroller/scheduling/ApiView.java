@@ -71,7 +71,9 @@ class ApiView implements ClusterView {
         client.persistentVolumeClaims().inAnyNamespace().list().getItems(),
         client.persistentVolumes().list().getItems(),
         client.storage().v1().storageClasses().list().getItems(),
-        client.storage().v1().csiNodes().list().getItems());
+        client.storage().v1().csiNodes().list().getItems(),
+        client.storage().v1().csiDrivers().list().getItems(),
+        client.storage().v1().csiStorageCapacities().inAnyNamespace().list().getItems());
   }
 
   @Override

@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.storage.CSIDriverBuilder;
+import io.fabric8.kubernetes.api.model.storage.CSIStorageCapacityBuilder;
 import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -291,19 +295,7 @@ class PlacedPodFiltersSchedulingTest {
         .nodes()
         .withName("node-a")
         .edit(n -> new NodeBuilder(n).editSpec().withUnschedulable(true).endSpec().build());
-    client
-        .storage()
-        .v1()
-        .storageClasses()
-        .resource(
-            new StorageClassBuilder()
-                .withNewMetadata()
-                .withName("local")
-                .endMetadata()
-                .withProvisioner("csi.example.com")
-                .withVolumeBindingMode("WaitForFirstConsumer")
-                .build())
-        .create();
+    waitForFirstConsumerClass("local", "csi.example.com");
     client
         .persistentVolumeClaims()
         .resource(
@@ -356,31 +348,14 @@ class PlacedPodFiltersSchedulingTest {
   }
 
   @Test
-  void aClaimWaitingForItsFirstConsumerWithExistingVolumesToBindIsRefusedWithTheField() {
-    nodes("node-a");
-    client
-        .storage()
-        .v1()
-        .storageClasses()
-        .resource(
-            new StorageClassBuilder()
-                .withNewMetadata()
-                .withName("local")
-                .endMetadata()
-                .withProvisioner("kubernetes.io/no-provisioner")
-                .withVolumeBindingMode("WaitForFirstConsumer")
-                .build())
-        .create();
+  void aClaimWaitingForItsFirstConsumerIsBoundToAnExistingVolumeThenThePodIsBoundWhereItIs() {
+    nodes("node-a", "node-b");
+    waitForFirstConsumerClass("local", "kubernetes.io/no-provisioner");
+    // a local volume on node-b; node-a has none
     client
         .persistentVolumes()
         .resource(
-            new PersistentVolumeBuilder()
-                .withNewMetadata()
-                .withName("local-1")
-                .endMetadata()
-                .withNewSpec()
-                .withStorageClassName("local")
-                .endSpec()
+            new PersistentVolumeBuilder(localVolumeOn("local-b", "node-b"))
                 .withNewStatus()
                 .withPhase("Available")
                 .endStatus()
@@ -396,16 +371,171 @@ class PlacedPodFiltersSchedulingTest {
                 .endMetadata()
                 .withNewSpec()
                 .withStorageClassName("local")
+                .withAccessModes("ReadWriteOnce")
+                .withNewResources()
+                .addToRequests("storage", new Quantity("1Gi"))
+                .endResources()
+                .endSpec()
+                .build())
+        .create();
+    PodScheduling s = scheduling();
+    Outcome first = s.schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim));
+    assertThat(first)
+        .isEqualTo(
+            new Outcome.Waiting(
+                "pod ns/web-1 waits for PersistentVolumeClaim ns/data to be bound to"
+                    + " PersistentVolume local-b"));
+    assertThat(client.pods().inNamespace(NS).withName("web-1").get().getSpec().getNodeName())
+        .isNull();
+    PersistentVolume claimed = client.persistentVolumes().withName("local-b").get();
+    String claimUid =
+        client
+            .persistentVolumeClaims()
+            .inNamespace(NS)
+            .withName("data")
+            .get()
+            .getMetadata()
+            .getUid();
+    assertThat(claimed.getSpec().getClaimRef().getName()).isEqualTo("data");
+    assertThat(claimed.getSpec().getClaimRef().getNamespace()).isEqualTo(NS);
+    assertThat(claimed.getSpec().getClaimRef().getUid()).isEqualTo(claimUid);
+    assertThat(claimed.getMetadata().getAnnotations())
+        .containsEntry("pv.kubernetes.io/bound-by-controller", "yes");
+    // tried again before the PV controller's part: the volume pre-bound to the claim decides
+    Pod again = client.pods().inNamespace(NS).withName("web-1").get();
+    assertThat(s.schedule(again)).isInstanceOf(Outcome.Waiting.class);
+    // the PV controller's part: the claim bound to the volume
+    client
+        .persistentVolumeClaims()
+        .inNamespace(NS)
+        .withName("data")
+        .edit(
+            c ->
+                new PersistentVolumeClaimBuilder(c)
+                    .editMetadata()
+                    .addToAnnotations("pv.kubernetes.io/bind-completed", "yes")
+                    .endMetadata()
+                    .editSpec()
+                    .withVolumeName("local-b")
+                    .endSpec()
+                    .build());
+    again = client.pods().inNamespace(NS).withName("web-1").get();
+    assertThat(s.schedule(again)).isEqualTo(new Outcome.Bound("node-b"));
+  }
+
+  @Test
+  void aClaimWaitingForItsFirstConsumerWithNoVolumeThatFitsKeepsThePodPendingWithUpstreamsReason() {
+    nodes("node-a");
+    waitForFirstConsumerClass("local", "kubernetes.io/no-provisioner");
+    client.persistentVolumes().resource(localVolumeOn("local-b", "node-b")).create();
+    client
+        .persistentVolumeClaims()
+        .resource(
+            new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("data")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("local")
+                .endSpec()
+                .build())
+        .create();
+    staysPendingWith(
+        "web-1",
+        scheduling().schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim)),
+        "0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind.");
+  }
+
+  @Test
+  void aClaimToBeProvisionedGoesWhereItsStorageLeavesTheMostRoom() {
+    nodes("node-a", "node-b");
+    waitForFirstConsumerClass("lvm", "csi.example.com");
+    client
+        .storage()
+        .v1()
+        .csiDrivers()
+        .resource(
+            new CSIDriverBuilder()
+                .withNewMetadata()
+                .withName("csi.example.com")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageCapacity(true)
+                .endSpec()
+                .build())
+        .create();
+    // node-a, which wins ties, has room for the claim; node-b has far more
+    for (String[] c : new String[][] {{"node-a", "2Gi"}, {"node-b", "100Gi"}}) {
+      client
+          .storage()
+          .v1()
+          .csiStorageCapacities()
+          .inNamespace("kube-system")
+          .resource(
+              new CSIStorageCapacityBuilder()
+                  .withNewMetadata()
+                  .withNamespace("kube-system")
+                  .withName("lvm-" + c[0])
+                  .endMetadata()
+                  .withStorageClassName("lvm")
+                  .withNewNodeTopology()
+                  .addToMatchLabels("kubernetes.io/hostname", c[0])
+                  .endNodeTopology()
+                  .withCapacity(new Quantity(c[1]))
+                  .build())
+          .create();
+    }
+    client
+        .persistentVolumeClaims()
+        .resource(
+            new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withNamespace(NS)
+                .withName("data")
+                .endMetadata()
+                .withNewSpec()
+                .withStorageClassName("lvm")
+                .withAccessModes("ReadWriteOnce")
+                .withNewResources()
+                .addToRequests("storage", new Quantity("1Gi"))
+                .endResources()
                 .endSpec()
                 .build())
         .create();
     Outcome o = scheduling().schedule(replica("web-1", PlacedPodFiltersSchedulingTest::withClaim));
-    assertThat(o).isInstanceOf(Outcome.Unschedulable.class);
-    assertThat(((Outcome.Unschedulable) o).message())
-        .startsWith(
-            "spec.volumes[0].persistentVolumeClaim: PersistentVolumeClaim \"data\" waits for its"
-                + " first consumer and StorageClass \"local\" has PersistentVolumes it could be"
-                + " bound to;");
+    assertThat(o)
+        .isEqualTo(
+            new Outcome.Waiting(
+                "pod ns/web-1 waits for PersistentVolumeClaim(s) ns/data to be provisioned on"
+                    + " node node-b and bound"));
+  }
+
+  static PersistentVolume localVolumeOn(String name, String node) {
+    return new PersistentVolumeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withStorageClassName("local")
+        .withAccessModes("ReadWriteOnce")
+        .addToCapacity("storage", new Quantity("10Gi"))
+        .withNewLocal()
+        .withPath("/mnt/disks/" + name)
+        .endLocal()
+        .withNewNodeAffinity()
+        .withNewRequired()
+        .addNewNodeSelectorTerm()
+        .addNewMatchExpression()
+        .withKey("kubernetes.io/hostname")
+        .withOperator("In")
+        .withValues(node)
+        .endMatchExpression()
+        .endNodeSelectorTerm()
+        .endRequired()
+        .endNodeAffinity()
+        .endSpec()
+        .build();
   }
 
   @Test
@@ -424,5 +554,22 @@ class PlacedPodFiltersSchedulingTest {
             .withName("web-1")
             .edit(p -> new PodBuilder(p).editSpec().withSchedulingGates().endSpec().build());
     assertThat(s.schedule(open)).isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /** A StorageClass whose claims wait for their first consumer. */
+  private void waitForFirstConsumerClass(String name, String provisioner) {
+    client
+        .storage()
+        .v1()
+        .storageClasses()
+        .resource(
+            new StorageClassBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withProvisioner(provisioner)
+                .withVolumeBindingMode("WaitForFirstConsumer")
+                .build())
+        .create();
   }
 }

@@ -161,4 +161,49 @@ class ReserveTest extends SchedulingFixture {
     assertThat(claim("two").getStatus() == null ? null : claim("two").getStatus().getAllocation())
         .isNull();
   }
+
+  /**
+   * As above, the lost write landed with its reservation, and the pod was deleted before its next
+   * attempt knew it (the informer lags): that attempt finds the claim reserved for the pod and its
+   * binding fails, the pod being gone. Removing the pod from {@code reservedFor} must deallocate
+   * the claim it leaves unreserved, as the cleanup (upstream's resourceclaim controller) would for
+   * a consumer that is gone: nothing deallocates a claim allocated for no consumer, and its device
+   * would never be free again.
+   */
+  @Test
+  void aClaimWhosePodIsGoneWhenBindingIsDeallocatedWithItsReservation() {
+    allocator = new FakeAllocator(1);
+    RecentWrites recent = new RecentWrites();
+    PodScheduling s = newSchedulingWithoutRequestRetries(recent);
+    client.resource(K.claim("one").build()).create();
+    client.resource(K.claim("two").build()).create();
+    failNextStatusWrite("one");
+    Pod first = create(K.podWithClaims("first", "gpu", "one"));
+    assertThatThrownBy(() -> s.schedule(first)).isInstanceOf(KubernetesClientException.class);
+    // the lost write landed after all, allocation and reservation as it was sent
+    client
+        .resource(
+            new ResourceClaimBuilder(claim("one"))
+                .editOrNewStatus()
+                .withAllocation(FakeAllocator.result("node-a", "dev-0"))
+                .addNewReservedFor()
+                .withResource("pods")
+                .withName("first")
+                .withUid(first.getMetadata().getUid())
+                .endReservedFor()
+                .endStatus()
+                .build())
+        .updateStatus();
+    Pod stale = get("first");
+    client.pods().inNamespace(K.NS).withName("first").delete();
+
+    assertThat(s.schedule(stale)).isInstanceOf(Outcome.Waiting.class);
+
+    ResourceClaim released = claim("one");
+    assertThat(released.getStatus().getReservedFor()).isNullOrEmpty();
+    assertThat(released.getStatus().getAllocation()).as("the allocation").isNull();
+    assertThat(released.getMetadata().getFinalizers()).doesNotContain(Upstream.FINALIZER);
+    assertThat(s.schedule(create(K.podWithClaims("second", "gpu", "two"))))
+        .isEqualTo(new Outcome.Bound("node-a"));
+  }
 }

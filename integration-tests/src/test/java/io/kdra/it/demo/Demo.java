@@ -41,8 +41,10 @@ import java.util.stream.Stream;
  * the four services as processes ({@link ProcessCluster}: real nodes as root, else or with {@code
  * --test-kubelet} test kubelets), or, with {@code --cluster} (root only), the chart installed with
  * its defaults on a multi-node cluster with a pod network, kube-proxy, CoreDNS and NetworkPolicy
- * ({@link ChartCluster}). Keeps running until Ctrl-C, or stops at once with {@code --once}. Runs in
- * {@code integration-tests/} (the harness's paths are relative).
+ * ({@link ChartCluster}). With {@code --scale-out}, instead of the manifests, the story of {@link
+ * ScaleOutScene} on the processes' cluster with no node yet: Karpenter launches the nodes. Keeps
+ * running until Ctrl-C, or stops at once with {@code --once}. Runs in {@code integration-tests/}
+ * (the harness's paths are relative).
  *
  * <p>Arguments: {@link DemoArgs}.
  */
@@ -72,6 +74,7 @@ public final class Demo {
   private final List<Pod> applied = new ArrayList<>();
   private final Map<String, Long> unschedulableSince = new HashMap<>();
   private DemoCluster cluster;
+  private ScaleOutScene scene;
   private boolean stopped;
 
   private Demo() {}
@@ -94,7 +97,10 @@ public final class Demo {
     }
     boolean once = args.once();
     Path manifests = args.manifests().toAbsolutePath();
-    String choice = args.cluster() ? null : DemoReport.nodesChoice(args.testKubelet(), root);
+    String choice =
+        args.scaleOut()
+            ? DemoReport.SCALE_OUT_NODES
+            : args.cluster() ? null : DemoReport.nodesChoice(args.testKubelet(), root);
     if (choice != null) {
       System.out.println(choice);
     }
@@ -111,16 +117,24 @@ public final class Demo {
                 "demo-stop"));
     int status = 0;
     try {
-      demo.start(
-          args.cluster()
-              ? new ChartCluster(demo.steps, kubeconfig)
-              : new ProcessCluster(demo.steps, kubeconfig, !args.testKubelet() && root));
-      demo.apply(manifests);
-      demo.report();
+      if (args.cluster()) {
+        demo.start(new ChartCluster(demo.steps, kubeconfig));
+      } else if (args.scaleOut()) {
+        demo.start(ProcessCluster.forScaleOut(demo.steps, kubeconfig, !once));
+      } else {
+        demo.start(new ProcessCluster(demo.steps, kubeconfig, !args.testKubelet() && root, !once));
+      }
+      if (args.scaleOut()) {
+        demo.scaleOut();
+      } else {
+        demo.apply(manifests);
+        demo.report();
+      }
       demo.cluster.printAfterReport();
       demo.cluster.printAccess(once);
-    } catch (RuntimeException e) {
-      System.err.println("[demo] failed: " + e.getMessage());
+    } catch (RuntimeException | Error e) {
+      // (an Error too: the JVM would otherwise keep running with the services' threads)
+      System.err.println("[demo] failed: " + (e instanceof Error ? e : e.getMessage()));
       status = 1;
       once = true;
     }
@@ -140,6 +154,20 @@ public final class Demo {
   private void start(DemoCluster c) {
     setCluster(c);
     c.start();
+  }
+
+  private synchronized ScaleOutScene setScene(ScaleOutScene s) {
+    if (stopped) {
+      throw new IllegalStateException("stopped");
+    }
+    scene = s;
+    return s;
+  }
+
+  /** The scale-out story on the cluster of {@link ProcessCluster#forScaleOut}. */
+  private void scaleOut() {
+    setScene(new ScaleOutScene(steps, ((ProcessCluster) cluster).stack(), cluster.logs())).run();
+    System.out.println();
   }
 
   private KubernetesClient client() {
@@ -372,6 +400,14 @@ public final class Demo {
     }
     stopped = true;
     steps.step("stopping");
+    if (scene != null) {
+      // Karpenter first: no node launched or brought up while the cluster stops
+      try {
+        scene.close();
+      } catch (RuntimeException e) {
+        System.out.println("[demo] stopping the scale-out scene (Karpenter): " + e);
+      }
+    }
     if (cluster != null) {
       cluster.stop();
     }

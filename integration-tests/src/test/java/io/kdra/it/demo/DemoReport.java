@@ -1,5 +1,6 @@
 package io.kdra.it.demo;
 
+import io.kdra.it.karpenter.ScaleOutScenario;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -290,5 +291,71 @@ public final class DemoReport {
               + Demo.NAMESPACE);
     }
     return lines;
+  }
+
+  /**
+   * What {@code --scale-out} says about its nodes before it starts: they are Karpenter's, each a
+   * Node object with a test kubelet, as root too.
+   */
+  public static final String SCALE_OUT_NODES =
+      "[demo] --scale-out: the nodes Karpenter launches are Node objects with a test kubelet and a"
+          + " device-driver each (its KWOK provider makes no machines), so no container runs";
+
+  /**
+   * The scale-out story's table of the Deployment's pods: each pod's node's instance type, the
+   * devices its claim got, for which of the template's subrequests (a pod's devices are its node's:
+   * the pool is the node's name), and the node; or that it is pending.
+   */
+  static List<String> placements(List<ScaleOutScenario.Placement> pods) {
+    List<String[]> rows = new ArrayList<>();
+    // the node last: Karpenter's node names are long
+    rows.add(new String[] {"POD", "TYPE", "DEVICES (request: devices of its node)", "NODE"});
+    for (ScaleOutScenario.Placement p : pods) {
+      if (p.node() == null) {
+        rows.add(new String[] {p.pod(), "-", "Pending", "-"});
+        continue;
+      }
+      String devices =
+          p.devices().stream()
+              .map(d -> d.startsWith(p.node() + "/") ? d.substring(p.node().length() + 1) : d)
+              .collect(java.util.stream.Collectors.joining(", "));
+      String requests = String.join(", ", new LinkedHashSet<>(p.requests()));
+      rows.add(
+          new String[] {
+            p.pod(),
+            p.instanceType() == null ? "?" : p.instanceType(),
+            (devices.isEmpty() ? "not allocated" : requests + ": " + devices)
+                + (p.prepared() ? "" : " (not prepared yet)"),
+            p.node()
+          });
+    }
+    int[] widths = new int[3];
+    for (String[] row : rows) {
+      for (int c = 0; c < widths.length; c++) {
+        widths[c] = Math.max(widths[c], row[c].length());
+      }
+    }
+    List<String> lines = new ArrayList<>();
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder("  ");
+      for (int c = 0; c < widths.length; c++) {
+        line.append(String.format("%-" + widths[c] + "s  ", row[c]));
+      }
+      lines.add(line.append(row[3]).toString());
+    }
+    return lines;
+  }
+
+  /** After the kubectl lines of {@code --scale-out}: how to watch Karpenter do it again. */
+  static List<String> scaleOutKubectl() {
+    return List.of(
+        "  kubectl get nodes -L "
+            + ScaleOutScenario.INSTANCE_TYPE_LABEL
+            + "; kubectl get nodepools,nodeclaims",
+        "  kubectl scale deployment "
+            + ScaleOutScenario.APP
+            + " -n "
+            + Demo.NAMESPACE
+            + " --replicas=2   # Karpenter launches nodes again (L4 ones: the A100s stay withdrawn)");
   }
 }

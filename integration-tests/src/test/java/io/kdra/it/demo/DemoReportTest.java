@@ -3,6 +3,7 @@ package io.kdra.it.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kdra.it.karpenter.ScaleOutScenario;
 import io.kdra.it.nodes.SimulatedNode;
 import io.kdra.it.services.CdiSpec;
 import io.kdra.it.services.RealPods;
@@ -349,5 +350,60 @@ class DemoReportTest {
     String echo = script.substring(start + "echo \"".length(), script.indexOf("\" >&2", start));
     assertThat(echo.replaceAll("\"\\s*\\\\\\n\\s*\"", " "))
         .isEqualTo(DemoReport.CLUSTER_NEEDS_ROOT);
+  }
+
+  @Test
+  void scaleOutIsAStoryOfItsOwnWithoutManifestsOrTheChart() {
+    DemoArgs args = DemoArgs.parse("--scale-out", "--once");
+    assertThat(args.scaleOut()).isTrue();
+    assertThat(args.once()).isTrue();
+    assertThat(args.refusal(false)).as("test kubelets: no root needed").isNull();
+    assertThat(DemoArgs.parse("--scale-out", "--test-kubelet").scaleOut()).isTrue();
+    assertThat(DemoArgs.parse().scaleOut()).isFalse();
+    assertThatThrownBy(() -> DemoArgs.parse("--scale-out", "--cluster"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("choose one")
+        .hasMessageContaining(DemoArgs.USAGE);
+    assertThatThrownBy(() -> DemoArgs.parse("--scale-out", "other"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--scale-out applies no manifests")
+        .hasMessageContaining(DemoArgs.USAGE);
+    assertThat(DemoArgs.USAGE).contains("--scale-out");
+  }
+
+  @Test
+  void theScaleOutTableShowsEachPodsNodeItsInstanceTypeAndItsDevices() {
+    assertThat(
+            DemoReport.placements(
+                List.of(
+                    new ScaleOutScenario.Placement(
+                        "gpu-work-6d9f7-abcde",
+                        "a100-or-l4-nvidia-tesla-a100-x1-q2w3e",
+                        "a100-x1",
+                        "a100-or-l4",
+                        List.of("accelerator/nvidia-tesla-a100-x1"),
+                        List.of("a100-or-l4-nvidia-tesla-a100-x1-q2w3e/gpu-0"),
+                        true),
+                    new ScaleOutScenario.Placement(
+                        "gpu-work-6d9f7-fghij",
+                        "a100-or-l4-nvidia-l4-x2-r4t5y",
+                        "l4-x2",
+                        "a100-or-l4",
+                        List.of("accelerator/nvidia-l4-x2", "accelerator/nvidia-l4-x2"),
+                        List.of(
+                            "a100-or-l4-nvidia-l4-x2-r4t5y/gpu-0",
+                            "a100-or-l4-nvidia-l4-x2-r4t5y/gpu-1"),
+                        false),
+                    new ScaleOutScenario.Placement(
+                        "gpu-work-6d9f7-klmno", null, null, null, List.of(), List.of(), false))))
+        .containsExactly(
+            "  POD                   TYPE     DEVICES (request: devices of its node)                   "
+                + "  NODE",
+            "  gpu-work-6d9f7-abcde  a100-x1  accelerator/nvidia-tesla-a100-x1: gpu-0                  "
+                + "  a100-or-l4-nvidia-tesla-a100-x1-q2w3e",
+            "  gpu-work-6d9f7-fghij  l4-x2    accelerator/nvidia-l4-x2: gpu-0, gpu-1 (not prepared yet)"
+                + "  a100-or-l4-nvidia-l4-x2-r4t5y",
+            "  gpu-work-6d9f7-klmno  -        Pending                                                  "
+                + "  -");
   }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.it.controlplane.ControlPlane;
+import io.kdra.it.karpenter.ScaleOutScenario;
 import io.kdra.it.nodes.RealNode;
 import io.kdra.it.nodes.TestKubelet;
 import io.kdra.it.services.Dra;
@@ -12,8 +13,11 @@ import io.kdra.it.services.Stack;
 import io.kdra.it.support.OwnerOnly;
 import io.kdra.it.support.TestFiles;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,26 +37,84 @@ final class ProcessCluster implements DemoCluster {
   private final DemoSteps steps;
   private final Path kubeconfigFile;
   private final boolean real;
+  private final boolean writeKubeconfig;
+  private final boolean scaleOut;
   private ControlPlane.Running controlPlane;
   private Stack stack;
   private boolean stopped;
 
-  ProcessCluster(DemoSteps steps, Path kubeconfigFile, boolean real) {
+  /**
+   * The demo's two nodes ({@link DemoNodes}).
+   *
+   * @param writeKubeconfig write the admin kubeconfig as soon as the API server is up (not with
+   *     {@code --once}: it would be gone before anyone could use it)
+   */
+  ProcessCluster(DemoSteps steps, Path kubeconfigFile, boolean real, boolean writeKubeconfig) {
+    this(steps, kubeconfigFile, real, writeKubeconfig, false);
+  }
+
+  private ProcessCluster(
+      DemoSteps steps,
+      Path kubeconfigFile,
+      boolean real,
+      boolean writeKubeconfig,
+      boolean scaleOut) {
     this.steps = steps;
     this.kubeconfigFile = kubeconfigFile;
     this.real = real;
+    this.writeKubeconfig = writeKubeconfig;
+    this.scaleOut = scaleOut;
+  }
+
+  /**
+   * No node at first, and the bridge with scale-out on ({@link
+   * ScaleOutScenario#BRIDGE_PROPERTIES}): the nodes are Karpenter's, each a Node object with a test
+   * kubelet ({@link ScaleOutScene}).
+   */
+  static ProcessCluster forScaleOut(DemoSteps steps, Path kubeconfigFile, boolean writeKubeconfig) {
+    return new ProcessCluster(steps, kubeconfigFile, false, writeKubeconfig, true);
+  }
+
+  private Path partialKubeconfig() {
+    return kubeconfigFile.resolveSibling(kubeconfigFile.getFileName() + ".partial");
+  }
+
+  /** The stack, once started. */
+  Stack stack() {
+    return stack;
   }
 
   @Override
   public void start() {
     steps.step("starting kube-apiserver and etcd");
     controlPlane = ControlPlane.Running.start();
+    if (writeKubeconfig) {
+      // now, so that kubectl can watch the rest (the story of --scale-out comes and goes); whole
+      // or not at all, for a kubectl that reads it right away
+      Path partial = partialKubeconfig();
+      OwnerOnly.write(partial, controlPlane.server().getKubeConfigYaml());
+      try {
+        Files.move(partial, kubeconfigFile, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
     steps.step(
-        "starting kube-controller-manager, kube-scheduler, "
-            + (real ? "a real kubelet with containerd per node, " : "")
-            + "slice-publisher, a device-driver per node, claim-controller, computeclass-bridge"
-            + (real ? "" : " and a test kubelet per node")
-            + " (node-a: 2x L4 24Gi, node-b: A100 40Gi, simulated)");
+        scaleOut
+            ? "starting kube-controller-manager, kube-scheduler, slice-publisher, claim-controller"
+                + " and computeclass-bridge (scale-out on: a Karpenter NodePool per ComputeClass"
+                + " priority); no node yet"
+            : "starting kube-controller-manager, kube-scheduler, "
+                + (real ? "a real kubelet with containerd per node, " : "")
+                + "slice-publisher, a device-driver per node, claim-controller,"
+                + " computeclass-bridge"
+                + (real ? "" : " and a test kubelet per node")
+                + " (node-a: 2x L4 24Gi, node-b: A100 40Gi, simulated)");
+    Map<String, String> properties = new HashMap<>();
+    properties.put("kdra.claim-controller.template-mode", "adopt");
+    if (scaleOut) {
+      properties.putAll(ScaleOutScenario.BRIDGE_PROPERTIES);
+    }
     // a complete control plane, so that the Deployments and StatefulSets a user applies get
     // their pods (kube-controller-manager) and pods without our schedulerName get scheduled;
     // kube-controller-manager then makes the claims of templates (the chart's adopt mode)
@@ -61,20 +123,22 @@ final class ProcessCluster implements DemoCluster {
             controlPlane.client(),
             controlPlane.server().getKubeConfigYaml(),
             Demo.NAMESPACE,
-            real ? DemoNodes.withDeviceNodes() : DemoNodes.simulated(),
+            scaleOut ? List.of() : real ? DemoNodes.withDeviceNodes() : DemoNodes.simulated(),
             1,
             1,
-            Map.of("kdra.claim-controller.template-mode", "adopt"),
+            properties,
             real,
             controlPlane);
-    steps.step("waiting for the drivers' devices in ResourceSlices");
-    steps.await(
-        "3 devices published",
-        settleTimeoutMs(),
-        logs(),
-        () ->
-            Dra.publishedDevices(client(), "node-a") == 2
-                && Dra.publishedDevices(client(), "node-b") == 1);
+    if (!scaleOut) {
+      steps.step("waiting for the drivers' devices in ResourceSlices");
+      steps.await(
+          "3 devices published",
+          settleTimeoutMs(),
+          logs(),
+          () ->
+              Dra.publishedDevices(client(), "node-a") == 2
+                  && Dra.publishedDevices(client(), "node-b") == 1);
+    }
     steps.step("stack ready");
   }
 
@@ -137,9 +201,6 @@ final class ProcessCluster implements DemoCluster {
   /** With {@code --once} no kubeconfig: it would be gone before anyone could use it. */
   @Override
   public void printAccess(boolean once) {
-    if (!once) {
-      OwnerOnly.write(kubeconfigFile, controlPlane.server().getKubeConfigYaml());
-    }
     Path kubectl = ControlPlane.kubectl();
     DemoReport.kubectl(
             once,
@@ -147,6 +208,9 @@ final class ProcessCluster implements DemoCluster {
             Files.isExecutable(kubectl) ? kubectl : null,
             ControlPlane.VERSION)
         .forEach(System.out::println);
+    if (scaleOut && !once) {
+      DemoReport.scaleOutKubectl().forEach(System.out::println);
+    }
     System.out.println();
   }
 
@@ -197,6 +261,7 @@ final class ProcessCluster implements DemoCluster {
     TestFiles.deleteRecursively(Path.of("target", "it-kubeconfigs").toAbsolutePath());
     try {
       Files.deleteIfExists(kubeconfigFile);
+      Files.deleteIfExists(partialKubeconfig());
     } catch (IOException e) {
       // best effort
     }

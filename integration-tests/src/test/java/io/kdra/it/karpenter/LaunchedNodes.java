@@ -36,6 +36,7 @@ public final class LaunchedNodes implements AutoCloseable {
   private final Set<String> running = ConcurrentHashMap.newKeySet();
   private final Set<String> everLaunched = ConcurrentHashMap.newKeySet();
   private final SharedIndexInformer<Node> informer;
+  private volatile boolean closing;
 
   /**
    * @param inventories by instance type: the simulated node (its driver's inventory) of a node of
@@ -93,11 +94,17 @@ public final class LaunchedNodes implements AutoCloseable {
           .nodes()
           .withName(name)
           .waitUntilCondition(n -> n == null || !unregistered(n), 120, TimeUnit.SECONDS);
+      if (closing) {
+        return;
+      }
       stack.addNode(inventory.apply(name));
       running.add(name);
       everLaunched.add(name);
       System.out.printf("[karpenter] node %s (%s) runs its kubelet and driver%n", name, type);
     } catch (RuntimeException e) {
+      if (closing) {
+        return; // interrupted by closeNow
+      }
       System.out.printf("[karpenter] node %s (%s) could not be brought up: %s%n", name, type, e);
     }
   }
@@ -108,16 +115,34 @@ public final class LaunchedNodes implements AutoCloseable {
   }
 
   private void gone(String name) {
-    if (running.remove(name)) {
+    // out of running() once its kubelet and driver stopped, not before
+    if (running.contains(name)) {
       stack.removeNode(name);
+      running.remove(name);
       System.out.printf("[karpenter] node %s is gone: its kubelet and driver stopped%n", name);
     }
   }
 
+  /** No node is brought up any more; one being brought up now finishes first. */
   @Override
   public void close() {
     informer.close();
     worker.shutdown();
+    awaitWorker();
+  }
+
+  /**
+   * No node is brought up any more, and one being brought up now is interrupted: for a stack that
+   * stops right after (whatever the interrupted start left, the stack's stop ends).
+   */
+  public void closeNow() {
+    closing = true;
+    informer.close();
+    worker.shutdownNow();
+    awaitWorker();
+  }
+
+  private void awaitWorker() {
     try {
       worker.awaitTermination(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

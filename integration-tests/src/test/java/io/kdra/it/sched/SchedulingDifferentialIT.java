@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Node;
 import io.kdra.claimcontroller.domain.NodeFilter;
+import io.kdra.claimcontroller.domain.VolumeFilters;
 import io.kdra.it.upstream.UpstreamAlloc;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -72,11 +74,13 @@ class SchedulingDifferentialIT {
     Map<String, Integer> notReady = new TreeMap<>();
     int nodes = 0;
     int feasibleNodes = 0;
+    int boundToExisting = 0;
     for (int i = 0; i < scenarios.size(); i++) {
       SchedulingScenario s = scenarios.get(i);
       NodeFilter.Result ours =
           NodeFilter.filter(
               s.pod(), s.nodes(), s.pods(), List.of(), s.namespaceLabels(), s.volumes().objects());
+      boundToExisting += boundToExistingVolumes(s, ours.feasible());
       Map<String, FilterVerdicts.Upstream> theirs = upstream.get(i);
       for (FilterVerdicts.Upstream v : theirs.values()) {
         nodes++;
@@ -104,7 +108,9 @@ class SchedulingDifferentialIT {
             + nodes
             + " node verdicts ("
             + feasibleNodes
-            + " feasible, rejected by "
+            + " feasible, "
+            + boundToExisting
+            + " of them with a claim bound to an existing volume; rejected by "
             + rejectedBy
             + "); "
             + feasibility.size()
@@ -140,6 +146,7 @@ class SchedulingDifferentialIT {
     int compared = 0;
     int scored = 0;
     int capacityScored = 0;
+    int capacityLeftOut = 0;
     for (int i = 0; i < scenarios.size(); i++) {
       SchedulingScenario s = scenarios.get(i);
       JsonNode theirs = upstream.get(i);
@@ -154,13 +161,16 @@ class SchedulingDifferentialIT {
         continue; // the filter test covers feasibility; one node needs no score
       }
       compared++;
-      Map<String, Long> mine = OurScores.totals(s, ours.feasible());
+      boolean open = OurScores.capacityChoiceOpen(s, ours.feasible());
+      Map<String, Long> mine = OurScores.totals(s, ours.feasible(), !open);
       Map<String, Long> upstreamTotals = new TreeMap<>();
       theirs
           .path("totals")
           .fields()
           .forEachRemaining(e -> upstreamTotals.put(e.getKey(), e.getValue().asLong()));
-      if (withoutCapacityScore(upstreamTotals, theirs.path("byPlugin"))) {
+      if (open && withoutCapacityScore(upstreamTotals, theirs.path("byPlugin"))) {
+        capacityLeftOut++;
+      } else if (hasVolumeBindingShare(theirs.path("byPlugin"))) {
         capacityScored++;
       }
       scored += mine.size();
@@ -201,7 +211,9 @@ class SchedulingDifferentialIT {
             + best.size()
             + " with another best node set; "
             + capacityScored
-            + " where upstream's VolumeBinding storage capacity score (not ours) was left out;"
+            + " with a VolumeBinding storage capacity share, compared; "
+            + capacityLeftOut
+            + " where it was left out, on both sides (several CSIStorageCapacities with room);"
             + " report in "
             + report);
     assertThat(best).as("scenarios whose best nodes differ (see %s)", report).isEmpty();
@@ -209,10 +221,37 @@ class SchedulingDifferentialIT {
   }
 
   /**
-   * Takes upstream's VolumeBinding share out of {@code totals}: its storage capacity score
-   * (StorageCapacityScoring, on by default in 1.37) is not ours (docs/user/limitations.md), and
-   * which CSIStorageCapacity it reads, when several fit, follows its informer's map order. Whether
-   * any node had a share.
+   * How many of {@code feasible} have a claim waiting for its first consumer bound to an existing
+   * PersistentVolume by our VolumeBinding (how much of that path the scenarios reach).
+   */
+  private static int boundToExistingVolumes(SchedulingScenario s, List<Node> feasible) {
+    if (!VolumeFilters.concerns(s.pod())) {
+      return 0;
+    }
+    VolumeFilters v = VolumeFilters.prefilter(s.pod(), s.volumes().objects(), List::of).filters();
+    int n = 0;
+    for (Node node : feasible) {
+      if (!v.volumesOn(node).staticBindings().isEmpty()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Whether any node has a VolumeBinding share of its total. */
+  private static boolean hasVolumeBindingShare(JsonNode byPlugin) {
+    for (JsonNode node : byPlugin) {
+      if (node.path("VolumeBinding").asLong(0) != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Takes upstream's VolumeBinding share out of {@code totals}, for the scenarios where which
+   * CSIStorageCapacity its storage capacity score reads, when several have room, follows its
+   * informer's map order ({@link OurScores#capacityChoiceOpen}). Whether any node had a share.
    */
   private static boolean withoutCapacityScore(Map<String, Long> totals, JsonNode byPlugin) {
     boolean any = false;

@@ -43,8 +43,9 @@ import java.util.Random;
  * node lifecycle controller's {@code not-ready} or {@code unreachable} taint, some not yet
  * (kube-scheduler has no readiness filter, only those taints), pods that tolerate the {@code
  * not-ready} taint, and pods with {@code spec.nodeName} set. From a third stream, in about a third
- * of the scenarios: volumes ({@link SchedulingVolumes}), and from a fourth their storage requests,
- * CSIDriver and CSIStorageCapacities. Same seed, same scenarios.
+ * of the scenarios: volumes ({@link SchedulingVolumes}), from a fourth their storage requests,
+ * CSIDriver and CSIStorageCapacities, and from a fifth existing PersistentVolumes for the claims
+ * that wait for their first consumer. Same seed, same scenarios.
  */
 public final class SchedulingScenarioGenerator {
 
@@ -76,6 +77,7 @@ public final class SchedulingScenarioGenerator {
   private final Random extra;
   private final Random volumes;
   private final Random storage;
+  private final Random existing;
   private final long seed;
   private int index;
 
@@ -85,6 +87,7 @@ public final class SchedulingScenarioGenerator {
     this.extra = new Random(seed * 31 + 17);
     this.volumes = new Random(seed * 53 + 29);
     this.storage = new Random(seed * 71 + 43);
+    this.existing = new Random(seed * 97 + 61);
   }
 
   /** The next scenario. */
@@ -127,7 +130,7 @@ public final class SchedulingScenarioGenerator {
     }
     SchedulingVolumes drawn =
         volumes.nextDouble() < 0.35
-            ? SchedulingVolumes.draw(volumes, storage, nodes, pods, pod)
+            ? SchedulingVolumes.draw(volumes, storage, existing, nodes, pods, pod)
             : SchedulingVolumes.NONE;
     return new SchedulingScenario(name, nodes, pods, namespaces, pod, drawn);
   }

@@ -61,15 +61,16 @@ public record SchedulingVolumes(
   /**
    * Draws volumes for {@code pod} (and some of {@code placed}) on {@code nodes} from {@code r}, a
    * stream of its own so that the scenario's other draws stay as they were; the pod and the placed
-   * pods get their volumes added. Claims waiting for their first consumer never have
-   * PersistentVolumes of their class (the claim-controller refuses those: it does not bind existing
-   * volumes). From {@code storage}, a further stream (so that the draws from {@code r} stay as they
-   * were): for half the pods one more claim waiting for its first consumer, the claims' storage
-   * requests, the provisioner's CSIDriver and CSIStorageCapacities (VolumeBinding's capacity check
-   * of a claim to be provisioned).
+   * pods get their volumes added. From {@code storage}, a further stream (so that the draws from
+   * {@code r} stay as they were): for half the pods one more claim waiting for its first consumer,
+   * the claims' storage requests, the provisioner's CSIDriver and CSIStorageCapacities
+   * (VolumeBinding's capacity check of a claim to be provisioned). From {@code existing}, one more:
+   * PersistentVolumes of the classes that wait for their first consumer, for VolumeBinding to bind
+   * the pod's unbound claims to ({@link #existingVolumes}), and the claims' selectors, volume modes
+   * and access modes that pick among them.
    */
   static SchedulingVolumes draw(
-      Random r, Random storage, List<Node> nodes, List<Pod> placed, Pod pod) {
+      Random r, Random storage, Random existing, List<Node> nodes, List<Pod> placed, Pod pod) {
     SchedulingVolumes drawn = draw(r, nodes, placed, pod);
     List<PersistentVolumeClaim> pvcs = new ArrayList<>(drawn.pvcs());
     if (storage.nextDouble() < 0.5) {
@@ -94,13 +95,138 @@ public record SchedulingVolumes(
       pvcs.add(b.build());
       addVolumes(pod, List.of(claimVolume("cap", "cap")));
     }
+    List<PersistentVolumeClaim> requested = requests(storage, pvcs);
+    List<CSIDriver> drivers = drivers(storage);
+    List<CSIStorageCapacity> capacities = capacities(storage, nodes);
+    List<PersistentVolume> pvs = new ArrayList<>(drawn.pvs());
+    if (existing.nextDouble() < 0.6) {
+      requested = picky(existing, requested);
+      pvs.addAll(existingVolumes(existing, nodes, requested));
+    }
     return new SchedulingVolumes(
-        requests(storage, pvcs),
-        drawn.pvs(),
-        drawn.storageClasses(),
-        drawn.csiNodes(),
-        drivers(storage),
-        capacities(storage, nodes));
+        requested, pvs, drawn.storageClasses(), drawn.csiNodes(), drivers, capacities);
+  }
+
+  static final List<String> ACCESS_MODES =
+      List.of("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod");
+
+  /** Distinct sizes, so that no two volumes of a scenario tie for the smallest fit. */
+  static final List<String> VOLUME_SIZES =
+      List.of("500M", "1Gi", "1500M", "2Gi", "3Gi", "5Gi", "8Gi", "10Gi", "20Gi", "100Gi");
+
+  /**
+   * Two to six PersistentVolumes, mostly of the classes that wait for their first consumer (one
+   * that provisions, one that does not), mostly {@code Available}: sizes around the claims'
+   * requests (each different: upstream takes the first of equally small volumes in its informer's
+   * order, which is not set), access and volume modes, labels for selectors, node affinity to zones
+   * or nodes; some pre-bound to one of the claims (with or without its uid) or claimed by another,
+   * some being deleted, a few of a VolumeAttributesClass.
+   */
+  private static List<PersistentVolume> existingVolumes(
+      Random r, List<Node> nodes, List<PersistentVolumeClaim> pvcs) {
+    List<String> sizes = new ArrayList<>(VOLUME_SIZES);
+    java.util.Collections.shuffle(sizes, r);
+    int count = 2 + r.nextInt(5);
+    List<PersistentVolume> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      double cls = r.nextDouble();
+      PersistentVolumeBuilder b =
+          new PersistentVolumeBuilder()
+              .withNewMetadata()
+              .withName("static-" + i)
+              .endMetadata()
+              .withNewSpec()
+              .withStorageClassName(cls < 0.55 ? "wffc-none" : cls < 0.9 ? "wffc" : "imm")
+              .withAccessModes(accessModes(r))
+              .endSpec();
+      if (r.nextDouble() < 0.9) {
+        b.editSpec().addToCapacity("storage", new Quantity(sizes.get(i))).endSpec();
+      }
+      double phase = r.nextDouble();
+      b.withNewStatus()
+          .withPhase(phase < 0.8 ? "Available" : phase < 0.9 ? "Released" : "Pending")
+          .endStatus();
+      if (r.nextDouble() < 0.1) {
+        b.editSpec().withVolumeMode("Block").endSpec();
+      } else if (r.nextDouble() < 0.3) {
+        b.editSpec().withVolumeMode("Filesystem").endSpec();
+      }
+      if (r.nextDouble() < 0.3) {
+        b.editMetadata().addToLabels("tier", r.nextBoolean() ? "fast" : "slow").endMetadata();
+      }
+      if (r.nextDouble() < 0.5) {
+        b.editSpec().withNodeAffinity(volume(r, nodes, "x").getSpec().getNodeAffinity()).endSpec();
+      }
+      double ref = r.nextDouble();
+      if (ref < 0.15 && !pvcs.isEmpty()) {
+        PersistentVolumeClaim c = pvcs.get(r.nextInt(pvcs.size()));
+        b.editSpec()
+            .withNewClaimRef()
+            .withNamespace(c.getMetadata().getNamespace())
+            .withName(c.getMetadata().getName())
+            .withUid(r.nextBoolean() ? null : r.nextBoolean() ? c.getMetadata().getUid() : "uid-x")
+            .endClaimRef()
+            .endSpec();
+      } else if (ref < 0.25) {
+        b.editSpec()
+            .withNewClaimRef()
+            .withNamespace("default")
+            .withName("someone-else")
+            .endClaimRef()
+            .endSpec();
+      }
+      if (r.nextDouble() < 0.04) {
+        b.editMetadata()
+            .withDeletionTimestamp("2026-01-01T00:00:00Z")
+            .addToFinalizers("kubernetes.io/pv-protection")
+            .endMetadata();
+      }
+      if (r.nextDouble() < 0.04) {
+        b.editSpec().withVolumeAttributesClassName("gold").endSpec();
+      }
+      out.add(b.build());
+    }
+    return out;
+  }
+
+  /**
+   * The claims with a uid (a pre-bound volume may name it), and now and then a selector, a volume
+   * mode, another access mode or a VolumeAttributesClass.
+   */
+  private static List<PersistentVolumeClaim> picky(Random r, List<PersistentVolumeClaim> pvcs) {
+    List<PersistentVolumeClaim> out = new ArrayList<>();
+    for (PersistentVolumeClaim c : pvcs) {
+      PersistentVolumeClaimBuilder b =
+          new PersistentVolumeClaimBuilder(c)
+              .editMetadata()
+              .withUid("uid-" + c.getMetadata().getName())
+              .endMetadata();
+      if (r.nextDouble() < 0.2) {
+        b.editSpec().withNewSelector().addToMatchLabels("tier", "fast").endSelector().endSpec();
+      }
+      if (r.nextDouble() < 0.1) {
+        b.editSpec().withVolumeMode(r.nextBoolean() ? "Block" : "Filesystem").endSpec();
+      }
+      if (r.nextDouble() < 0.2) {
+        b.editSpec().withAccessModes(accessModes(r)).endSpec();
+      }
+      if (r.nextDouble() < 0.04) {
+        b.editSpec().withVolumeAttributesClassName("gold").endSpec();
+      }
+      out.add(b.build());
+    }
+    return out;
+  }
+
+  /** Mostly ReadWriteOnce, which most claims ask for, so that volumes often fit. */
+  private static List<String> accessModes(Random r) {
+    List<String> modes = new ArrayList<>();
+    for (String m : ACCESS_MODES) {
+      if (r.nextDouble() < (m.equals("ReadWriteOnce") ? 0.85 : 0.3)) {
+        modes.add(m);
+      }
+    }
+    return modes.isEmpty() ? List.of("ReadWriteOnce") : modes;
   }
 
   private static SchedulingVolumes draw(Random r, List<Node> nodes, List<Pod> placed, Pod pod) {

@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       open but carry nothing in either direction (nor a close); a new connection is accepted but
  *       reaches no backend. Nobody is told, so only the peers' own timeouts notice.
  *   <li>{@link #cut()}: a loud one. Every open connection is closed, and new ones are closed at
- *       once, as when the peer's address refuses them.
+ *       once, as when the peer's address refuses them. What a pause held back is dropped: a pause
+ *       then a cut loses the bytes in flight, as a partition that drops packets and ends in resets.
  *   <li>{@link #heal()}: bytes flow again; what a pause held back is delivered, closes included.
  *   <li>{@link #delay(Duration)}: added latency, as of a slow link or a slow peer: every chunk, in
  *       either direction, is delivered that long after it was read, in order. A delay, not a

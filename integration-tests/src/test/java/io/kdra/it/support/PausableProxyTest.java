@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -99,6 +100,30 @@ class PausableProxyTest {
   }
 
   /**
+   * A pause, then a cut: what the pause held back is never delivered, in either direction, as
+   * packets a partition dropped; the server sees only the close. After the heal, new connections
+   * carry bytes again.
+   */
+  @Test
+  void aCutDropsWhatAPauseHeldBack() throws Exception {
+    List<String> received = new ArrayList<>();
+    PausableProxy proxy = proxy(recording(received));
+    Socket s = dial(proxy);
+    send(s, "1");
+    awaitRead(received, "1");
+
+    proxy.pause();
+    send(s, "2");
+    proxy.cut();
+    assertClosed(s);
+    proxy.heal();
+    Socket after = dial(proxy);
+    send(after, "3");
+    awaitRead(received, "13");
+    assertThat(String.join("", received)).as("what the server read").isEqualTo("13");
+  }
+
+  /**
    * Added latency: a chunk read after {@link PausableProxy#delay} is written no sooner than that
    * later, in each direction (so a round trip through the echo takes twice as long at least); bytes
    * keep their order; no delay again: they go at once.
@@ -169,6 +194,55 @@ class PausableProxyTest {
     t.setDaemon(true);
     t.start();
     return server;
+  }
+
+  /** A server that appends what it reads, byte by byte, to {@code received}. */
+  private ServerSocket recording(List<String> received) throws IOException {
+    ServerSocket server = new ServerSocket(0);
+    open.add(server);
+    Thread t =
+        new Thread(
+            () -> {
+              while (!server.isClosed()) {
+                try {
+                  Socket s = server.accept();
+                  open.add(s);
+                  Thread c =
+                      new Thread(
+                          () -> {
+                            try (s) {
+                              InputStream in = s.getInputStream();
+                              for (int b = in.read(); b >= 0; b = in.read()) {
+                                synchronized (received) {
+                                  received.add(String.valueOf((char) b));
+                                }
+                              }
+                            } catch (IOException e) {
+                              // the proxy closed it
+                            }
+                          });
+                  c.setDaemon(true);
+                  c.start();
+                } catch (IOException e) {
+                  // closed
+                }
+              }
+            });
+    t.setDaemon(true);
+    t.start();
+    return server;
+  }
+
+  /** Waits until the server has read {@code text} in all. */
+  private static void awaitRead(List<String> received, String text) {
+    Awaitility.await()
+        .atMost(Duration.ofMillis(ARRIVES_MS))
+        .until(
+            () -> {
+              synchronized (received) {
+                return String.join("", received).equals(text);
+              }
+            });
   }
 
   private Socket dial(PausableProxy proxy) throws IOException {

@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.KeyStore;
 import java.security.SecureRandom;
+import java.security.cert.Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
@@ -19,6 +21,7 @@ import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyUsage;
 import org.bouncycastle.cert.X509CertificateHolder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
@@ -75,6 +78,35 @@ public final class TestCa {
     return new Serving(
         pem(sign(b, key)).getBytes(StandardCharsets.US_ASCII),
         pem(serving.getPrivate()).getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /**
+   * A serving key and certificate for {@code 127.0.0.1} (an IP address SAN: what the API server
+   * checks when it calls a webhook by URL), signed by this CA, in a key store for a JDK HTTPS
+   * server; the key's password is {@code password}.
+   */
+  public KeyStore loopbackKeyStore(char[] password) {
+    KeyPair serving = rsa();
+    JcaX509v3CertificateBuilder b = builder(name, new X500Name("CN=127.0.0.1"), serving);
+    try {
+      b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+      b.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(new GeneralName(GeneralName.iPAddress, "127.0.0.1")));
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      store.load(null, null);
+      store.setKeyEntry(
+          "serving",
+          serving.getPrivate(),
+          password,
+          new Certificate[] {new JcaX509CertificateConverter().getCertificate(sign(b, key))});
+      return store;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** A serving certificate and its private key, PEM. */

@@ -87,9 +87,23 @@ final class SoakDisk {
     quietly(() -> stack.client.resource(probe).create());
   }
 
-  /** Tops the disk up: a page a failed prepare's spec held for a moment may have come back. */
-  void topUp() {
-    disk.fill(pagesLeft);
+  /**
+   * Tops the disk up: a page a failed prepare's spec held for a moment, or a pod's deletion, may
+   * have come back. Not while a spec lacks its entry: that page is the spec's, and giving another
+   * back would let the kubelet's retry write the entry and hide a spec a failed prepare left.
+   */
+  void topUp(Stack stack) {
+    if (orphans(stack).isEmpty()) {
+      disk.fill(pagesLeft);
+    }
+  }
+
+  /** The node's CDI specs (by claim UID) without their checkpoint entry. */
+  private static List<String> orphans(Stack stack) {
+    List<String> entries = NodeFiles.checkpointClaimUids(stack.nodes.checkpointFile(NODE));
+    return NodeFiles.cdiClaimUids(stack.nodes.cdiDir(NODE)).stream()
+        .filter(uid -> !entries.contains(uid))
+        .toList();
   }
 
   /**
@@ -97,26 +111,30 @@ final class SoakDisk {
    * (the spec before the entry), so some look at the node must find no spec without its entry.
    */
   void assertNoSpecWithoutEntry(Stack stack) {
-    List<List<String>> orphans = new java.util.ArrayList<>(List.of(List.of()));
+    // an unreadable directory reads as "no spec": that must not pass for "none left"
+    assertThat(stack.nodes.cdiDir(NODE)).as("CDI spec directory of %s", NODE).isDirectory();
+    List<List<String>> left = new java.util.ArrayList<>(List.of(List.of()));
     try {
       await("full disk: a moment with no CDI spec without its checkpoint entry on " + NODE)
           .atMost(Duration.ofSeconds(10))
           .pollInterval(Duration.ofMillis(50))
           .until(
               () -> {
-                List<String> entries =
-                    NodeFiles.checkpointClaimUids(stack.nodes.checkpointFile(NODE));
-                orphans.set(
-                    0,
-                    NodeFiles.cdiClaimUids(stack.nodes.cdiDir(NODE)).stream()
-                        .filter(uid -> !entries.contains(uid))
-                        .toList());
-                return orphans.get(0).isEmpty();
+                left.set(0, orphans(stack));
+                return left.get(0).isEmpty();
               });
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       throw new AssertionError(
-          "full disk: CDI specs on " + NODE + " left by failed prepares: " + orphans.get(0), e);
+          "full disk: CDI specs on " + NODE + " left by failed prepares: " + left.get(0), e);
     }
+  }
+
+  /** The node's CDI specs and checkpoint entries by claim UID, for the soak's log. */
+  String files(Stack stack) {
+    return "CDI specs "
+        + NodeFiles.cdiClaimUids(stack.nodes.cdiDir(NODE))
+        + ", checkpoint entries "
+        + NodeFiles.checkpointClaimUids(stack.nodes.checkpointFile(NODE));
   }
 
   /**

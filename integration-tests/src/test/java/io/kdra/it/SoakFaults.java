@@ -453,13 +453,13 @@ final class SoakFaults {
             Set.of(),
             Set.of(),
             () -> {
-              disk.topUp();
+              disk.topUp(stack);
               if (failed[0] == null) {
                 failed[0] = disk.failedForSpace(stack);
                 if (failed[0] != null) {
                   System.out.printf(
-                      "[soak] full disk: a prepare failed after %d ms: %s%n",
-                      (System.nanoTime() - since) / 1_000_000, failed[0]);
+                      "[soak] full disk: a prepare failed after %d ms: %s (%s)%n",
+                      (System.nanoTime() - since) / 1_000_000, failed[0], disk.files(stack));
                 }
               } else {
                 disk.failedForSpace(stack); // still nothing half-prepared
@@ -490,7 +490,13 @@ final class SoakFaults {
    * new one with the same CDI ids, within {@link #PREPARED_AGAIN}.
    */
   private String kubeletRestart() {
-    String node = pick(nodes);
+    // the node with the most prepared pods: a restart with none prepared proves little
+    String node =
+        nodes.stream()
+            .max(
+                java.util.Comparator.comparingInt(
+                    (String n) -> stack.nodes.kubelet(n).prepared().size()))
+            .orElseThrow();
     Map<String, TestKubelet.Prepared> before = stack.nodes.kubelet(node).prepared();
     long since = System.nanoTime();
     TestKubelet kubelet = stack.nodes.restartKubelet(node, PREPARED_AGAIN);
@@ -522,7 +528,12 @@ final class SoakFaults {
         "[soak] kubelet restarted on %s: %d prepared pods before, all still there prepared again"
             + " with the same CDI ids %d ms after%n",
         node, before.size(), (System.nanoTime() - since) / 1_000_000);
-    counts.merge("kubelet restarted with prepared claims", 1, Integer::sum);
+    counts.merge(
+        before.isEmpty()
+            ? "kubelet restarted (nothing prepared yet)"
+            : "kubelet restarted with prepared claims",
+        1,
+        Integer::sum);
     return "restart kubelet";
   }
 

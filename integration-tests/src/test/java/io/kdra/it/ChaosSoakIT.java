@@ -45,8 +45,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * frozen past its lease, partitions between a claim-controller and the API server and between a
  * driver and the publishers, a driver stopped by SIGTERM, a driver's checkpoint truncated or
  * garbage, certificate and CA rotation, the admission webhook down, bursts of ComputeClass churn, a
- * hung nvidia-smi (node-b's driver runs the nvidia backend on {@link SoakNvidiaSmi}). A service
- * that exits on its own is started again, as its Deployment would.
+ * hung nvidia-smi (node-b's driver runs the nvidia backend on {@link SoakNvidiaSmi}), a full disk
+ * under node-c's CDI specs and checkpoint ({@link SoakDisk}), a node's kubelet restarted with
+ * prepared claims. A service that exits on its own is started again, as its Deployment would.
  *
  * <p>Where the Workload API is served (1.37 on), gangs too: a PodGroup of {@link #GANG_SIZE} pods
  * with a gang policy created with its pods and deleted with them.
@@ -115,6 +116,9 @@ class ChaosSoakIT {
   /** node-b's nvidia-smi, which the soak makes hang; its driver runs the nvidia backend. */
   static final SoakNvidiaSmi NVIDIA_SMI = new SoakNvidiaSmi("node-b").create();
 
+  /** node-c's driver runs on a small disk of its own, which the soak fills (where root). */
+  static final SoakDisk DISK = new SoakDisk();
+
   /** kube-apiserver reaching etcd through a proxy the soak delays; made before the stack starts. */
   @RegisterExtension
   @Order(1)
@@ -126,7 +130,7 @@ class ChaosSoakIT {
       KdraStack.nodes(
               twoL4s("node-a"),
               oneA100("node-b").withDriverProperties(NVIDIA_SMI.driverProperties()),
-              l4s("node-c", 2),
+              DISK.onDisk(l4s("node-c", 2)),
               SoakSharing.timeSlicedNode(),
               SoakSharing.mpsNode())
           .withControllers(2)
@@ -186,6 +190,12 @@ class ChaosSoakIT {
     }
   }
 
+  /** After the stack: the driver, still inside, keeps the mount until the stack ends it. */
+  @AfterAll
+  static void unmount() {
+    DISK.close();
+  }
+
   @Test
   void randomOperationsAndFaultsKeepEveryInvariant() {
     long seed = Long.getLong("soak.seed", System.nanoTime());
@@ -212,7 +222,8 @@ class ChaosSoakIT {
             ETCD.proxy(),
             webhook,
             bridge,
-            NVIDIA_SMI);
+            NVIDIA_SMI,
+            DISK);
     Soak soak = new Soak(stack, random, faults, faultCounts, webhook, bridge, sharing);
     SoakInvariants invariants =
         new SoakInvariants(stack, NODES, WHOLE_GPU_NODES, DEVICES_OF, bridge, sharing);
@@ -439,6 +450,8 @@ class ChaosSoakIT {
       List<Pod> pods =
           client.pods().inNamespace(ns).list().getItems().stream()
               .filter(p -> GangMembers.groupOf(p) == null)
+              // the full disk's probe goes with its fault
+              .filter(p -> !SoakDisk.PROBE.equals(p.getMetadata().getName()))
               .toList();
       if (pods.isEmpty()) {
         return "delete-pod(none)";

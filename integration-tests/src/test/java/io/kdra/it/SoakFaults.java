@@ -57,7 +57,12 @@ import java.util.function.BooleanSupplier;
  *   <li>a burst of ComputeClass creations, changes and deletions ({@link SoakBridge});
  *   <li>nvidia-smi hung on the node whose driver runs the nvidia backend ({@link SoakNvidiaSmi})
  *       until the kubelet shows its devices' health Unknown; once it answers, they must be Healthy
- *       again.
+ *       again;
+ *   <li>a full disk under one node's CDI specs and checkpoint ({@link SoakDisk}) for a while: a
+ *       prepare there fails naming the file, leaving no claim half-prepared; once the space is
+ *       back, every pod there starts;
+ *   <li>a node's kubelet restarted with prepared claims: the driver registered again, each running
+ *       pod's claims prepared again with the same CDI ids.
  * </ul>
  *
  * After each control-plane fault, both Leases must be held by a live replica and renewed within
@@ -68,7 +73,16 @@ import java.util.function.BooleanSupplier;
 final class SoakFaults {
 
   /** How many kinds {@link #inject} draws from. */
-  static final int KINDS = 16;
+  static final int KINDS = 18;
+
+  /** Longest wait for a restarted kubelet to have prepared the running pods' claims again. */
+  private static final Duration PREPARED_AGAIN = Duration.ofSeconds(90);
+
+  /** Longest a full disk stays full when no prepare meets it. */
+  private static final Duration FULL_AT_MOST = Duration.ofSeconds(20);
+
+  /** Shortest a full disk stays full once a prepare failed on it: the kubelet retries meanwhile. */
+  private static final Duration FULL_AT_LEAST = Duration.ofSeconds(3);
 
   /**
    * Longest wait for the kubelet to hear that a hung nvidia-smi left its devices' health Unknown.
@@ -103,9 +117,16 @@ final class SoakFaults {
   private final SoakWebhook webhook;
   private final SoakBridge bridge;
   private final SoakNvidiaSmi smi;
+  private final SoakDisk disk;
 
   /** A fault in place across operations; null when none. */
   private Ongoing ongoing;
+
+  /**
+   * {@code -Dsoak.first-fault=K}: the kind numbered K in {@link #inject}'s switch is the first
+   * fault drawn (then the rounds go on as drawn); -1: none.
+   */
+  private int firstFault = Integer.getInteger("soak.first-fault", -1);
 
   /** The kinds not drawn yet in this round ({@link #inject}). */
   private final List<Integer> deck = new java.util.ArrayList<>();
@@ -125,8 +146,10 @@ final class SoakFaults {
       PausableProxy etcdLink,
       SoakWebhook webhook,
       SoakBridge bridge,
-      SoakNvidiaSmi smi) {
+      SoakNvidiaSmi smi,
+      SoakDisk disk) {
     this.smi = smi;
+    this.disk = disk;
     this.tls = tls;
     this.etcdLink = etcdLink;
     this.webhook = webhook;
@@ -209,6 +232,10 @@ final class SoakFaults {
         deck.add(k);
       }
       java.util.Collections.shuffle(deck, random);
+      if (firstFault >= 0 && deck.remove(Integer.valueOf(firstFault))) {
+        deck.add(firstFault); // drawn next: replays a kind at once
+        firstFault = -1;
+      }
     }
     return switch (deck.remove(deck.size() - 1)) {
       case 0 -> apiServerRestart();
@@ -227,6 +254,8 @@ final class SoakFaults {
       case 13 -> webhookDown();
       case 14 -> bridgeChurn();
       case 15 -> hungNvidiaSmi();
+      case 16 -> fullDisk();
+      case 17 -> kubeletRestart();
       case 10 -> {
         tls.renew(stack, publishers.replicas(), nodes);
         counts.merge("inventory certificate renewed", 1, Integer::sum);
@@ -398,6 +427,123 @@ final class SoakFaults {
             since);
     counts.merge(kind, 1, Integer::sum);
     return "hang nvidia-smi";
+  }
+
+  /**
+   * {@link SoakDisk}'s node's disk full for a while, the operations going on (a probe pod lands
+   * there too): while full, no claim there is half-prepared, and it is over once a prepare failed
+   * with the driver's error naming the file it could not write (then a few seconds more of the
+   * kubelet's retries), or after {@link #FULL_AT_MOST} if none met it; then some look must find no
+   * spec without its checkpoint entry there (a failed prepare takes its spec back), the space is
+   * freed and every pod on the node must start.
+   */
+  private String fullDisk() {
+    if (!disk.available()) {
+      counts.merge("full disk skipped (needs root)", 1, Integer::sum);
+      return "full disk skipped";
+    }
+    // one page left (the spec fits, the entry does not) more often: the prepare's roll-back
+    int pagesLeft = random.nextInt(3) == 0 ? 0 : 1;
+    disk.fill(stack, pagesLeft);
+    long since = System.nanoTime();
+    String[] failed = new String[1];
+    ongoing =
+        new Ongoing(
+            "full disk on " + SoakDisk.NODE + " (" + pagesLeft + " pages left)",
+            Set.of(),
+            Set.of(),
+            () -> {
+              disk.topUp(stack);
+              if (failed[0] == null) {
+                failed[0] = disk.failedForSpace(stack);
+                if (failed[0] != null) {
+                  System.out.printf(
+                      "[soak] full disk: a prepare failed after %d ms: %s (%s)%n",
+                      (System.nanoTime() - since) / 1_000_000, failed[0], disk.files(stack));
+                }
+              } else {
+                disk.failedForSpace(stack); // still nothing half-prepared
+              }
+              long full = System.nanoTime() - since;
+              return failed[0] != null
+                  ? full >= FULL_AT_LEAST.toNanos()
+                  : full >= FULL_AT_MOST.toNanos();
+            },
+            () -> {
+              disk.assertNoSpecWithoutEntry(stack);
+              disk.free(stack);
+              counts.merge(
+                  failed[0] != null
+                      ? "full disk (a prepare failed: " + SoakDisk.CANNOT_WRITE + "...)"
+                      : "full disk (no prepare met it)",
+                  1,
+                  Integer::sum);
+            },
+            since);
+    return "fill the disk of " + SoakDisk.NODE;
+  }
+
+  /**
+   * A node's (test) kubelet restarted with prepared claims ({@link
+   * io.kdra.it.services.StackNodes#restartKubelet}): the driver is registered again, and every pod
+   * the old kubelet had prepared that is still there (not being deleted) is prepared again by the
+   * new one with the same CDI ids, within {@link #PREPARED_AGAIN}.
+   */
+  private String kubeletRestart() {
+    // the node with the most prepared pods: a restart with none prepared proves little
+    String node =
+        nodes.stream()
+            .max(
+                java.util.Comparator.comparingInt(
+                    (String n) -> stack.nodes.kubelet(n).prepared().size()))
+            .orElseThrow();
+    Map<String, TestKubelet.Prepared> before = stack.nodes.kubelet(node).prepared();
+    long since = System.nanoTime();
+    TestKubelet kubelet = stack.nodes.restartKubelet(node, PREPARED_AGAIN);
+    await("kubelet restart on " + node + ": the running pods' claims prepared again, same CDI ids")
+        .atMost(PREPARED_AGAIN)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              Map<String, io.fabric8.kubernetes.api.model.Pod> running = new java.util.HashMap<>();
+              stack.client.pods().inNamespace(stack.namespace).list().getItems().stream()
+                  .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                  .filter(p -> node.equals(p.getSpec().getNodeName()))
+                  .forEach(p -> running.put(key(p), p));
+              Map<String, TestKubelet.Prepared> now = kubelet.prepared();
+              for (var e : before.entrySet()) {
+                if (running.containsKey(e.getKey())) {
+                  org.assertj.core.api.Assertions.assertThat(now.get(e.getKey()))
+                      .as(
+                          "%s prepared again (last error: %s)",
+                          e.getKey(), kubelet.lastError(running.get(e.getKey())))
+                      .isNotNull();
+                  org.assertj.core.api.Assertions.assertThat(now.get(e.getKey()).cdiIds())
+                      .as("CDI ids of %s after the kubelet's restart", e.getKey())
+                      .containsExactlyInAnyOrderElementsOf(e.getValue().cdiIds());
+                }
+              }
+            });
+    System.out.printf(
+        "[soak] kubelet restarted on %s: %d prepared pods before, all still there prepared again"
+            + " with the same CDI ids %d ms after%n",
+        node, before.size(), (System.nanoTime() - since) / 1_000_000);
+    counts.merge(
+        before.isEmpty()
+            ? "kubelet restarted (nothing prepared yet)"
+            : "kubelet restarted with prepared claims",
+        1,
+        Integer::sum);
+    return "restart kubelet";
+  }
+
+  /** A pod as the kubelet keys it: {@code namespace/name@uid}. */
+  private static String key(io.fabric8.kubernetes.api.model.Pod p) {
+    return p.getMetadata().getNamespace()
+        + "/"
+        + p.getMetadata().getName()
+        + "@"
+        + p.getMetadata().getUid();
   }
 
   /** Whether the kubelet's health cache has devices, each in {@code state}. */

@@ -25,13 +25,14 @@ import java.util.TreeMap;
  *
  * <p>Settled: no claim is left being deleted that no existing pod has reserved; no claim is
  * reserved for a pod that no longer exists; no CDI spec or checkpoint entry on a node lacks its
- * allocated claim, and every bound pod was prepared and its claims have their CDI spec and
- * checkpoint entry on its node; every pod not bound has PodScheduled=False with a message, and none
- * is pending that could run (its claim allocated, or a device free); every node's pool is published
- * whole and untainted; no driver's TLS handshake was refused; no gang is partly bound (of its pods,
- * none or at least minCount); every ComputeClass's template and DeviceClasses are what the bridge
- * makes of it, and nothing is left of deleted ones ({@link SoakBridge}); the sharing nodes'
- * simulated GPUs hold what their checkpoints imply ({@link SoakSharing}).
+ * allocated claim, no CDI spec lacks its checkpoint entry (a failed prepare takes its spec back),
+ * and every bound pod was prepared and its claims have their CDI spec and checkpoint entry on its
+ * node; every pod not bound has PodScheduled=False with a message, and none is pending that could
+ * run (its claim allocated, or a device free); every node's pool is published whole and untainted;
+ * no driver's TLS handshake was refused; no gang is partly bound (of its pods, none or at least
+ * minCount); every ComputeClass's template and DeviceClasses are what the bridge makes of it, and
+ * nothing is left of deleted ones ({@link SoakBridge}); the sharing nodes' simulated GPUs hold what
+ * their checkpoints imply ({@link SoakSharing}).
  */
 final class SoakInvariants {
 
@@ -392,11 +393,14 @@ final class SoakInvariants {
             .as("allocation of claim %s on %s", uid, node)
             .anyMatch(d -> d.startsWith(node + "/"));
       }
-      for (String uid :
-          NodeFiles.checkpointClaimUids(
-              stack.nodes.nodeDir(node).resolve("plugins/checkpoint.json"))) {
+      List<String> entries = NodeFiles.checkpointClaimUids(stack.nodes.checkpointFile(node));
+      for (String uid : entries) {
         assertThat(byUid).as("claim of checkpoint entry %s on %s", uid, node).containsKey(uid);
       }
+      // a prepare that failed (a full disk, a driver stopped mid-way) takes its spec back
+      assertThat(NodeFiles.cdiClaimUids(stack.nodes.cdiDir(node)))
+          .as("CDI specs on %s without a checkpoint entry", node)
+          .allMatch(entries::contains);
     }
   }
 

@@ -9,6 +9,7 @@ import io.kdra.it.nodes.RealNode;
 import io.kdra.it.nodes.RealNodeBinaries;
 import io.kdra.it.nodes.SimulatedNode;
 import io.kdra.it.nodes.TestKubelet;
+import io.kdra.it.support.PrivateTmpfs;
 import io.kdra.it.support.TestFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -184,6 +185,28 @@ public final class StackNodes {
     }
   }
 
+  /**
+   * The simulated node's kubelet restarted, as a real kubelet's restart looks to the driver: the
+   * old one stops (its sockets, informer and health stream close), a new one registers the driver
+   * again through the plugin watcher's handshake and prepares the claims of the pods bound to the
+   * node again. Unlike a real kubelet, the new one has no checkpoint of the old one's claim cache:
+   * a pod that went while it was down is the driver's own clean-up's. Returns the new kubelet.
+   */
+  public TestKubelet restartKubelet(String node, Duration timeout) {
+    if (real) {
+      throw new IllegalStateException("a real node's kubelet restarts by itself");
+    }
+    TestKubelet old = kubelets.get(node);
+    if (old != null) {
+      old.close();
+    }
+    TestKubelet kubelet = new TestKubelet(client, node, Stack.DRIVER, registryDir(node));
+    kubelets.put(node, kubelet);
+    kubelet.register(timeout);
+    kubelet.start();
+    return kubelet;
+  }
+
   /** Deletes the Node object and registers it again, as a kubelet does after a node is lost. */
   public void recreateNode(String node) {
     createNode(node);
@@ -297,8 +320,37 @@ public final class StackNodes {
     return real ? realNode(node).pluginsDir() : nodeDir(node).resolve("plugins");
   }
 
+  /**
+   * The node's driver checkpoint, as this JVM reaches it; a driver in a private mount keeps it on
+   * that mount ({@link #driverCheckpointFile}).
+   */
   public Path checkpointFile(String node) {
-    return pluginsDir(node).resolve(real ? Stack.DRIVER + "/checkpoint.json" : "checkpoint.json");
+    PrivateTmpfs mount = driverMount(node);
+    return mount != null
+        ? mount.fromOutside(mountedCheckpointFile(mount))
+        : driverCheckpointFile(node);
+  }
+
+  /** The node's driver checkpoint, as its driver names it. */
+  Path driverCheckpointFile(String node) {
+    PrivateTmpfs mount = driverMount(node);
+    return mount != null
+        ? mountedCheckpointFile(mount)
+        : pluginsDir(node).resolve(real ? Stack.DRIVER + "/checkpoint.json" : "checkpoint.json");
+  }
+
+  private static Path mountedCheckpointFile(PrivateTmpfs mount) {
+    return mount.dir().resolve("plugin/checkpoint.json");
+  }
+
+  /** The private mount the node's driver runs in, if any ({@link SimulatedNode#driverMount}). */
+  private PrivateTmpfs driverMount(String node) {
+    return nodes.stream()
+        .filter(n -> n.name().equals(node))
+        .map(SimulatedNode::driverMount)
+        .filter(java.util.Objects::nonNull)
+        .findFirst()
+        .orElse(null);
   }
 
   /** UIDs of the claims in the node's driver checkpoint (prepared, not yet unprepared). */
@@ -319,8 +371,21 @@ public final class StackNodes {
     return uids;
   }
 
-  /** Where the node's driver writes CDI specs (on a real node: containerd's cdi_spec_dirs). */
+  /**
+   * Where the node's driver writes CDI specs (on a real node: containerd's cdi_spec_dirs), as this
+   * JVM reaches it; a driver in a private mount writes them on that mount ({@link #driverCdiDir}).
+   */
   public Path cdiDir(String node) {
+    PrivateTmpfs mount = driverMount(node);
+    return mount != null ? mount.fromOutside(driverCdiDir(node)) : driverCdiDir(node);
+  }
+
+  /** Where the node's driver writes CDI specs, as its driver names it. */
+  Path driverCdiDir(String node) {
+    PrivateTmpfs mount = driverMount(node);
+    if (mount != null) {
+      return mount.dir().resolve("cdi");
+    }
     return real ? realNode(node).cdiDir() : nodeDir(node).resolve("cdi");
   }
 

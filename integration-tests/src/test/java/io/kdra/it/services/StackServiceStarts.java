@@ -206,8 +206,9 @@ final class StackServiceStarts {
     driver.put(
         "kdra.device-driver.kubelet-registry-dir", nodes.registryDir(node.name()).toString());
     driver.put("kdra.device-driver.kubelet-plugins-dir", nodes.pluginsDir(node.name()).toString());
-    driver.put("kdra.device-driver.cdi-dir", nodes.cdiDir(node.name()).toString());
-    driver.put("kdra.device-driver.checkpoint-file", nodes.checkpointFile(node.name()).toString());
+    driver.put("kdra.device-driver.cdi-dir", nodes.driverCdiDir(node.name()).toString());
+    driver.put(
+        "kdra.device-driver.checkpoint-file", nodes.driverCheckpointFile(node.name()).toString());
     driver.put("kdra.device-driver.sharing.mps-root", nodes.mpsRoot(node.name()).toString());
     // its GPUs outlive the driver process, as real ones do, and a test can read them
     driver.put(

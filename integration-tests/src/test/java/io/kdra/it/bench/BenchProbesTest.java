@@ -1,6 +1,7 @@
 package io.kdra.it.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.kdra.it.controlplane.UpstreamControllers;
@@ -122,5 +123,17 @@ class BenchProbesTest {
     assertThat(o.sides()).containsExactly(BenchRun.Side.UPSTREAM, BenchRun.Side.OURS);
     assertThat(SchedulingBenchmark.Options.parse().jvmOptions())
         .isEqualTo(SchedulingBenchmark.IMAGE_JVM_OPTIONS);
+  }
+
+  @Test
+  void phasesDefaultToCold() {
+    SchedulingBenchmark.Options defaults = SchedulingBenchmark.Options.parse();
+    assertThat(defaults.phases()).containsExactly(BenchPhase.COLD);
+
+    SchedulingBenchmark.Options o = SchedulingBenchmark.Options.parse("--phases", "cold, warm");
+    assertThat(o.phases()).containsExactly(BenchPhase.COLD, BenchPhase.WARM);
+    assertThatThrownBy(() -> SchedulingBenchmark.Options.parse("--phases", "hot"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("unknown phase hot; one of cold, warm");
   }
 }

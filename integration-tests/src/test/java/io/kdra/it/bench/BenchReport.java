@@ -11,8 +11,9 @@ import java.util.Map;
 
 /**
  * {@link SchedulingBenchmark}'s results, rewritten after every run: {@code results.md} (one row per
- * run, then ours/upstream ratios per size and workload), {@code results.csv} (the same runs, every
- * process's CPU and memory) and {@code requests.csv} (API requests by verb and resource per run).
+ * run, then ours/upstream ratios per size, workload and phase), {@code results.csv} (the same runs,
+ * every process's CPU and memory) and {@code requests.csv} (API requests by verb and resource per
+ * run).
  */
 final class BenchReport {
 
@@ -56,11 +57,11 @@ final class BenchReport {
             "`. Load: 1-minute load average"
                 + " during the run (mean/max). CPU: ms per pod, by process.\n\n");
     md.append(
-        "| side | nodes / pods | workload | round | bound | s (pods created in) | pods/s"
+        "| side | nodes / pods | workload | phase | round | bound | s (pods created in) | pods/s"
             + " | p50 / p99 ms to bind | CPU ms/pod: apiserver, etcd, scheduler+KCM or controller"
             + " (total) | API requests/pod | controller RSS / peak / heap after GC MiB | load"
             + " | check |\n");
-    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (BenchRun.Result r : results) {
       double api = r.cpuMs().getOrDefault("kube-apiserver", 0.0) / r.pods();
       double etcd = r.cpuMs().getOrDefault("etcd", 0.0) / r.pods();
@@ -69,12 +70,13 @@ final class BenchReport {
       md.append(
           String.format(
               Locale.ROOT,
-              "| %s | %d / %d | %s | %d | %d | %.1f (%.1f) | %.1f | %.0f / %.0f"
+              "| %s | %d / %d | %s | %s | %d | %d | %.1f (%.1f) | %.1f | %.0f / %.0f"
                   + " | %.0f, %.0f, %.0f (%.0f) | %.1f | %s | %.1f / %.1f | %s |%n",
               r.side().key,
               r.nodes(),
               r.pods(),
               r.workload().key(),
+              r.phase().key,
               r.round(),
               r.bound(),
               r.seconds(),
@@ -104,20 +106,21 @@ final class BenchReport {
     return md.toString();
   }
 
-  /** Per size and workload: mean pods/s and CPU per pod of each side, and ours/upstream. */
+  /** Per size, workload and phase: mean pods/s and CPU per pod of each side, and ours/upstream. */
   private String ratios() {
     Map<String, List<BenchRun.Result>> groups = new LinkedHashMap<>();
     for (BenchRun.Result r : results) {
       groups
           .computeIfAbsent(
-              r.nodes() + " / " + r.pods() + " | " + r.workload().key(), k -> new ArrayList<>())
+              r.nodes() + " / " + r.pods() + " | " + r.workload().key() + " | " + r.phase().key,
+              k -> new ArrayList<>())
           .add(r);
     }
     StringBuilder md =
         new StringBuilder(
-            "\n| nodes / pods | workload | upstream pods/s | ours"
+            "\n| nodes / pods | workload | phase | upstream pods/s | ours"
                 + " pods/s | ours / upstream | CPU ms/pod upstream / ours | API requests/pod upstream /"
-                + " ours |\n|---|---|---|---|---|---|---|\n");
+                + " ours |\n|---|---|---|---|---|---|---|---|\n");
     groups.forEach(
         (key, rs) -> {
           double up = mean(rs, BenchRun.Side.UPSTREAM, BenchRun.Result::podsPerSecond);
@@ -148,7 +151,7 @@ final class BenchReport {
   String csv() {
     StringBuilder csv =
         new StringBuilder(
-            "side,nodes,pods,workload,round,bound,create_seconds,"
+            "side,nodes,pods,workload,phase,round,bound,create_seconds,"
                 + "seconds,"
                 + "pods_per_s,p50_ms,p99_ms,cpu_ms_per_pod,api_requests_per_pod,"
                 + "heap_after_gc_mib,load_mean,load_max,process_cpu_ms,process_rss_peak_mib,"
@@ -173,11 +176,12 @@ final class BenchReport {
       csv.append(
           String.format(
               Locale.ROOT,
-              "%s,%d,%d,%s,%d,%d,%.2f,%.2f,%.2f,%.0f,%.0f,%.1f,%.2f,%.0f,%.2f,%.2f,%s,%s,%s,%s%n",
+              "%s,%d,%d,%s,%s,%d,%d,%.2f,%.2f,%.2f,%.0f,%.0f,%.1f,%.2f,%.0f,%.2f,%.2f,%s,%s,%s,%s%n",
               r.side().key,
               r.nodes(),
               r.pods(),
               r.workload().key(),
+              r.phase().key,
               r.round(),
               r.bound(),
               r.createSeconds(),
@@ -199,7 +203,7 @@ final class BenchReport {
   }
 
   String requestsCsv() {
-    StringBuilder csv = new StringBuilder("side,nodes,pods,workload,round,request,count\n");
+    StringBuilder csv = new StringBuilder("side,nodes,pods,workload,phase,round,request,count\n");
     for (BenchRun.Result r : results) {
       r.requestsByKind()
           .forEach(
@@ -207,11 +211,12 @@ final class BenchReport {
                   csv.append(
                       String.format(
                           Locale.ROOT,
-                          "%s,%d,%d,%s,%d,%s,%.0f%n",
+                          "%s,%d,%d,%s,%s,%d,%s,%.0f%n",
                           r.side().key,
                           r.nodes(),
                           r.pods(),
                           r.workload().key(),
+                          r.phase().key,
                           r.round(),
                           k,
                           v)));

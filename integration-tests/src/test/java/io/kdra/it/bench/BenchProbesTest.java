@@ -103,7 +103,10 @@ class BenchProbesTest {
     "1000, 0, single, 2000",
     "100, 0, match, 200",
     "500, 0, match, 1000",
-    "100, 250, match, 250"
+    "100, 250, match, 250",
+    "20, 0, churn, 72",
+    "100, 0, churn, 360",
+    "20, 40, churn, 72"
   })
   void podsFollowTheIssueTableAndWhatTheWorkloadFits(
       int nodes, int pods, String workload, int expected) {
@@ -126,14 +129,20 @@ class BenchProbesTest {
   }
 
   @Test
-  void phasesDefaultToCold() {
+  void phasesDefaultToColdAndChurnToFiveWaves() {
     SchedulingBenchmark.Options defaults = SchedulingBenchmark.Options.parse();
     assertThat(defaults.phases()).containsExactly(BenchPhase.COLD);
+    assertThat(defaults.waves()).isEqualTo(5);
 
-    SchedulingBenchmark.Options o = SchedulingBenchmark.Options.parse("--phases", "cold, warm");
+    SchedulingBenchmark.Options o =
+        SchedulingBenchmark.Options.parse("--phases", "cold, warm", "--waves", "3");
     assertThat(o.phases()).containsExactly(BenchPhase.COLD, BenchPhase.WARM);
+    assertThat(o.waves()).isEqualTo(3);
     assertThatThrownBy(() -> SchedulingBenchmark.Options.parse("--phases", "hot"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("unknown phase hot; one of cold, warm");
+    assertThatThrownBy(() -> SchedulingBenchmark.Options.parse("--waves", "-1"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--waves must be 0 or more, not -1");
   }
 }

@@ -39,7 +39,8 @@ import java.util.stream.IntStream;
  * plane of its own (fresh etcd). Writes the nodes, slices, classes and templates, starts the side's
  * processes, binds a warm-up pod (so that every informer is synced), in the {@link BenchPhase#WARM}
  * phase runs a {@link WarmBurst}, then creates the pods and measures until all are bound, the run
- * stalls or its deadline passes.
+ * stalls or its deadline passes; the {@link BenchWorkload#CHURN} workload's {@link ChurnWaves}
+ * follow.
  */
 final class BenchRun {
 
@@ -57,7 +58,10 @@ final class BenchRun {
     }
   }
 
-  /** What one run measured. {@code cpuMs}: CPU milliseconds by process over the burst. */
+  /**
+   * What one run measured. {@code cpuMs}: CPU milliseconds by process over the burst (churn's
+   * fill); {@code churn}: the waves' figures, null for the other workloads.
+   */
   record Result(
       Side side,
       int nodes,
@@ -77,6 +81,7 @@ final class BenchRun {
       double heapAfterGcMib,
       double loadMean,
       double loadMax,
+      ChurnResult churn,
       List<String> problems,
       String notes) {
 
@@ -348,6 +353,8 @@ final class BenchRun {
     if (stop != null) {
       problems.add(stop);
     }
+    ChurnResult churn =
+        workload == BenchWorkload.CHURN ? churn(traffic, pids, stop, problems) : null;
     load.stop();
     Map<String, double[]> memory = new LinkedHashMap<>();
     pids.forEach((k, pid) -> memory.put(k, BenchProbes.rssAndPeakMib(pid)));
@@ -379,8 +386,24 @@ final class BenchRun {
         heap,
         load.mean(),
         load.max(),
+        churn,
         problems,
         notes);
+  }
+
+  /**
+   * The waves after the fill, their pods chosen with the round as the seed (both sides of a round
+   * replace the same pods); none when the fill was not bound ({@code fillStop}).
+   */
+  private ChurnResult churn(
+      PodTraffic traffic, Map<String, Long> pids, String fillStop, List<String> problems) {
+    if (fillStop != null) {
+      problems.add("no waves: the fill was not bound");
+      return null;
+    }
+    return new ChurnWaves(
+            traffic, i -> workload.pod(i, side.schedulerName), () -> cpu(pids), options, this::say)
+        .run(ChurnPlan.of(pods, options.waves(), round), problems);
   }
 
   /**

@@ -53,11 +53,20 @@ enum BenchWorkload {
    * the 1.37 Workload API, created before the pods; the last one smaller when the pods do not
    * divide): each gang lands whole. Needs a control plane that serves the API.
    */
-  GANG("one GPU as single, gangs of 4 pods (PodGroup minCount)", 3);
+  GANG("one GPU as single, gangs of 4 pods (PodGroup minCount)", 3),
+  /**
+   * As {@link #SINGLE}, the pods filling 90% of the GPUs they can take, then waves that each
+   * replace 10% of them, as ClusterLoader2's DRA test churns ({@link ChurnPlan}): the waves' times
+   * to bind are what a cluster in use sees.
+   */
+  CHURN("one GPU as single, 90% of the GPUs it can take, then waves replacing 10%", 4);
 
   static final String NAMESPACE = "bench";
   static final String GPUS_PER_NODE_TEXT = "8";
   private static final int GPUS_PER_NODE = 8;
+
+  /** The GPUs of a node that {@link #SINGLE}'s request can take: the second root's L40S. */
+  static final int GPUS_OF_40GI_PER_NODE = GPUS_PER_NODE / 2;
 
   private static final int PODS_PER_SHARED_CLAIM = 3;
   private static final String A100 = "NVIDIA A100-SXM4-40GB";
@@ -85,6 +94,7 @@ enum BenchWorkload {
       case SHARED -> "shared";
       case ADVERSARIAL -> "adversarial";
       case GANG -> "gang";
+      case CHURN -> "churn";
     };
   }
 
@@ -95,7 +105,9 @@ enum BenchWorkload {
       }
     }
     throw new IllegalArgumentException(
-        "unknown workload " + key + "; one of single, match, first, shared, adversarial, gang");
+        "unknown workload "
+            + key
+            + "; one of single, match, first, shared, adversarial, gang, churn");
   }
 
   /** The node's ResourceSlice: 8 GPUs on two PCIe roots, its pool named as the node. */
@@ -187,7 +199,7 @@ enum BenchWorkload {
     String memory =
         "device.capacity[\"" + Stack.DRIVER + "\"].memory.compareTo(quantity(\"40Gi\"))" + " >= 0";
     return switch (this) {
-      case SINGLE, SHARED, ADVERSARIAL, GANG ->
+      case SINGLE, SHARED, ADVERSARIAL, GANG, CHURN ->
           """
           requests:
           - name: gpu

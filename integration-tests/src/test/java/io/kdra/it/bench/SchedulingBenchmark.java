@@ -11,6 +11,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * {@code bin/bench-scheduling}: end-to-end scheduling throughput of upstream (kube-scheduler and
@@ -25,8 +26,8 @@ public final class SchedulingBenchmark {
   static final String USAGE =
       """
       usage: bin/bench-scheduling [--build] [--sizes 100,500,1000 | 100:300,...]
-        [--workloads single,match,first,shared,adversarial,gang] [--phases cold,warm]
-        [--rounds N] [--sides upstream,ours]
+        [--workloads single,match,first,shared,adversarial,gang,churn] [--phases cold,warm]
+        [--waves N] [--rounds N] [--sides upstream,ours]
         [--jvm image|test|'<flags>'] [--upstream-qps Q] [--upstream-verbosity V]
         [--creators N] [--deadline S] [--stall S] [--out DIR]""";
 
@@ -43,6 +44,7 @@ public final class SchedulingBenchmark {
       List<int[]> sizes,
       List<BenchWorkload> workloads,
       List<BenchPhase> phases,
+      int waves,
       int rounds,
       List<BenchRun.Side> sides,
       String jvm,
@@ -58,6 +60,7 @@ public final class SchedulingBenchmark {
       List<int[]> sizes = sizes("100,500,1000");
       List<BenchWorkload> workloads = List.of(BenchWorkload.SINGLE, BenchWorkload.MATCH_ATTRIBUTE);
       List<BenchPhase> phases = List.of(BenchPhase.COLD);
+      int waves = 5;
       int rounds = 1;
       List<BenchRun.Side> sides = List.of(BenchRun.Side.UPSTREAM, BenchRun.Side.OURS);
       String jvm = "image";
@@ -83,6 +86,7 @@ public final class SchedulingBenchmark {
                   Arrays.stream(v.split(",")).map(String::trim).map(BenchWorkload::of).toList();
           case "--phases" ->
               phases = Arrays.stream(v.split(",")).map(String::trim).map(BenchPhase::of).toList();
+          case "--waves" -> waves = Integer.parseInt(v);
           case "--rounds" -> rounds = Integer.parseInt(v);
           case "--sides" ->
               sides =
@@ -106,6 +110,9 @@ public final class SchedulingBenchmark {
           default -> throw new IllegalArgumentException("unknown option " + a);
         }
       }
+      if (waves < 0) {
+        throw new IllegalArgumentException("--waves must be 0 or more, not " + waves);
+      }
       if (out == null) {
         out =
             Path.of(
@@ -125,6 +132,7 @@ public final class SchedulingBenchmark {
           sizes,
           workloads,
           phases,
+          waves,
           rounds,
           sides,
           jvm,
@@ -150,10 +158,14 @@ public final class SchedulingBenchmark {
 
     /**
      * The pods of a run: as given, else 3 per node up to 100 nodes and 2 per node above (the
-     * benchmark's sizes: 100/300, 500/1,000, 1,000/2,000), at most what the workload fits.
+     * benchmark's sizes: 100/300, 500/1,000, 1,000/2,000), at most what the workload fits. The
+     * {@link BenchWorkload#CHURN} workload's are its fill whatever is given: 90% is what it is.
      */
     static int pods(int[] size, BenchWorkload workload) {
       int nodes = size[0];
+      if (workload == BenchWorkload.CHURN) {
+        return ChurnPlan.fillPods(nodes);
+      }
       int pods = size[1] > 0 ? size[1] : nodes <= 100 ? 3 * nodes : 2 * nodes;
       return size[1] > 0 ? pods : Math.min(pods, workload.maxPodsPerNode * nodes);
     }
@@ -217,7 +229,7 @@ public final class SchedulingBenchmark {
       report.add(r);
       System.out.printf(
           "[bench] %s: %d/%d bound in %.1f s, %.1f pods/s, p50 %.0f ms,"
-              + " p99 %.0f ms, %.0f CPU ms/pod, %.1f API requests/pod, load %.1f; %s%n",
+              + " p99 %.0f ms, %.0f CPU ms/pod, %.1f API requests/pod, load %.1f;%s %s%n",
           id,
           r.bound(),
           r.pods(),
@@ -228,6 +240,17 @@ public final class SchedulingBenchmark {
           r.cpuMsPerPod(),
           r.requestsPerPod(),
           r.loadMean(),
+          r.churn() == null
+              ? ""
+              : String.format(
+                  Locale.ROOT,
+                  " waves: %d/%d bound, p50/p90/p99 %.0f/%.0f/%.0f ms, %.0f CPU ms/pod;",
+                  r.churn().bound(),
+                  r.churn().wavePods(),
+                  r.churn().latency().p50Ms(),
+                  r.churn().latency().p90Ms(),
+                  r.churn().latency().p99Ms(),
+                  r.churn().cpuMsPerPod()),
           r.problems().isEmpty() ? "check ok" : String.join("; ", r.problems()));
     } catch (RuntimeException e) {
       System.out.printf("[bench] %s failed: %s (logs in %s)%n", id, e, logDir);

@@ -41,8 +41,9 @@ public final class SchedulingPlot {
 
   /**
    * Mean pods/s by side, then "workload, nodes" (in the file's order), of the rows whose every pod
-   * was bound. The columns read are the first nine (side ... pods_per_s); the quoted ones come
-   * after them.
+   * was bound; a phase other than {@code cold} is a category of its own, "workload (phase), nodes"
+   * (files from before the phases have no {@code phase} column: their runs were cold). The columns
+   * read (side ... pods_per_s) come before the quoted ones.
    */
   static Map<String, Map<String, Double>> means(List<String> csv) {
     List<String> header = List.of(csv.get(0).split(","));
@@ -52,13 +53,15 @@ public final class SchedulingPlot {
     int workload = header.indexOf("workload");
     int bound = header.indexOf("bound");
     int rate = header.indexOf("pods_per_s");
+    int phase = header.indexOf("phase");
     Map<String, Map<String, List<Double>>> samples = new LinkedHashMap<>();
     for (String line : csv.subList(1, csv.size())) {
       String[] f = line.split(",", rate + 2);
       if (f.length <= rate || !f[bound].equals(f[pods])) {
         continue;
       }
-      String category = f[workload] + ", " + f[nodes] + " nodes";
+      String phaseText = phase < 0 || f[phase].equals("cold") ? "" : " (" + f[phase] + ")";
+      String category = f[workload] + phaseText + ", " + f[nodes] + " nodes";
       samples
           .computeIfAbsent(f[side], k -> new LinkedHashMap<>())
           .computeIfAbsent(category, k -> new ArrayList<>())

@@ -1,6 +1,7 @@
 package io.kdra.it.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.kdra.it.controlplane.UpstreamControllers;
@@ -102,7 +103,10 @@ class BenchProbesTest {
     "1000, 0, single, 2000",
     "100, 0, match, 200",
     "500, 0, match, 1000",
-    "100, 250, match, 250"
+    "100, 250, match, 250",
+    "20, 0, churn, 72",
+    "100, 0, churn, 360",
+    "20, 40, churn, 72"
   })
   void podsFollowTheIssueTableAndWhatTheWorkloadFits(
       int nodes, int pods, String workload, int expected) {
@@ -122,5 +126,23 @@ class BenchProbesTest {
     assertThat(o.sides()).containsExactly(BenchRun.Side.UPSTREAM, BenchRun.Side.OURS);
     assertThat(SchedulingBenchmark.Options.parse().jvmOptions())
         .isEqualTo(SchedulingBenchmark.IMAGE_JVM_OPTIONS);
+  }
+
+  @Test
+  void phasesDefaultToColdAndChurnToFiveWaves() {
+    SchedulingBenchmark.Options defaults = SchedulingBenchmark.Options.parse();
+    assertThat(defaults.phases()).containsExactly(BenchPhase.COLD);
+    assertThat(defaults.waves()).isEqualTo(5);
+
+    SchedulingBenchmark.Options o =
+        SchedulingBenchmark.Options.parse("--phases", "cold, warm", "--waves", "3");
+    assertThat(o.phases()).containsExactly(BenchPhase.COLD, BenchPhase.WARM);
+    assertThat(o.waves()).isEqualTo(3);
+    assertThatThrownBy(() -> SchedulingBenchmark.Options.parse("--phases", "hot"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("unknown phase hot; one of cold, warm");
+    assertThatThrownBy(() -> SchedulingBenchmark.Options.parse("--waves", "-1"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--waves must be 0 or more, not -1");
   }
 }

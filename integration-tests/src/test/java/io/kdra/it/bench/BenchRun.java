@@ -10,8 +10,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kdra.it.chart.KdraChart;
 import io.kdra.it.controlplane.ControlPlane;
 import io.kdra.it.controlplane.UpstreamControllers;
@@ -29,20 +27,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
 
 /**
- * One run of {@link SchedulingBenchmark}: one side, one size, one workload, on a control plane of
- * its own (fresh etcd). Writes the nodes, slices, classes and templates, starts the side's
- * processes, binds a warm-up pod (so that every informer is synced and the path is warm), then
- * creates the pods and measures until all are bound, the run stalls or its deadline passes.
+ * One run of {@link SchedulingBenchmark}: one side, one size, one workload, one phase, on a control
+ * plane of its own (fresh etcd). Writes the nodes, slices, classes and templates, starts the side's
+ * processes, binds a warm-up pod (so that every informer is synced), in the {@link BenchPhase#WARM}
+ * phase runs a {@link WarmBurst}, then creates the pods and measures until all are bound, the run
+ * stalls or its deadline passes; the {@link BenchWorkload#CHURN} workload's {@link ChurnWaves}
+ * follow.
  */
 final class BenchRun {
 
@@ -60,12 +58,16 @@ final class BenchRun {
     }
   }
 
-  /** What one run measured. {@code cpuMs}: CPU milliseconds by process over the run. */
+  /**
+   * What one run measured. {@code cpuMs}: CPU milliseconds by process over the burst (churn's
+   * fill); {@code churn}: the waves' figures, null for the other workloads.
+   */
   record Result(
       Side side,
       int nodes,
       int pods,
       BenchWorkload workload,
+      BenchPhase phase,
       int round,
       int bound,
       double createSeconds,
@@ -79,6 +81,7 @@ final class BenchRun {
       double heapAfterGcMib,
       double loadMean,
       double loadMax,
+      ChurnResult churn,
       List<String> problems,
       String notes) {
 
@@ -106,6 +109,7 @@ final class BenchRun {
   private final int nodes;
   private final int pods;
   private final BenchWorkload workload;
+  private final BenchPhase phase;
   private final int round;
   private final Path logDir;
 
@@ -115,6 +119,7 @@ final class BenchRun {
       int nodes,
       int pods,
       BenchWorkload workload,
+      BenchPhase phase,
       int round,
       Path logDir) {
     this.options = options;
@@ -122,6 +127,7 @@ final class BenchRun {
     this.nodes = nodes;
     this.pods = pods;
     this.workload = workload;
+    this.phase = phase;
     this.round = round;
     this.logDir = logDir;
   }
@@ -299,148 +305,105 @@ final class BenchRun {
 
   private Result measure(
       KubernetesClient client, Map<String, Long> pids, ServiceProcess controller) {
-    Map<String, Long> boundAt = new ConcurrentHashMap<>();
-    java.util.concurrent.atomic.AtomicLongArray sentAt =
-        new java.util.concurrent.atomic.AtomicLongArray(pods);
-    SharedIndexInformer<Pod> informer =
-        client
-            .pods()
-            .inNamespace(BenchWorkload.NAMESPACE)
-            .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Pod pod) {
-                    seen(pod);
-                  }
-
-                  @Override
-                  public void onUpdate(Pod old, Pod pod) {
-                    seen(pod);
-                  }
-
-                  @Override
-                  public void onDelete(Pod pod, boolean unknown) {}
-
-                  private void seen(Pod pod) {
-                    if (pod.getSpec().getNodeName() != null) {
-                      boundAt.putIfAbsent(pod.getMetadata().getName(), System.nanoTime());
-                    }
-                  }
-                });
-    LoadSampler load = new LoadSampler();
-    try {
-      Map<String, Double> cpuBefore = cpu(pids);
-      Map<String, Double> requestsBefore = BenchProbes.requests(metrics(client));
-      // queued before the measured pods, never bound, left out of the counts
-      for (Pod adversary : workload.adversaries(side.schedulerName)) {
-        client.resource(adversary).create();
+    try (PodTraffic traffic = new PodTraffic(client, options.creators(), this::say)) {
+      if (phase == BenchPhase.WARM) {
+        new WarmBurst(client, traffic, workload, side.schedulerName, pods, options, this::say)
+            .run();
       }
-      long start = System.nanoTime();
-      AtomicInteger createFailures = new AtomicInteger();
-      AtomicLong lastCreated = new AtomicLong(start);
-      ExecutorService creators = Executors.newFixedThreadPool(options.creators());
-      for (int i = 0; i < pods; i++) {
-        int n = i;
-        creators.submit(
-            () -> {
-              Pod pod = workload.pod(n, side.schedulerName);
-              sentAt.set(n, System.nanoTime());
-              try {
-                client.resource(pod).create();
-              } catch (KubernetesClientException e) {
-                createFailures.incrementAndGet();
-                log("creating %s: %s", pod.getMetadata().getName(), e.getMessage());
-              }
-              lastCreated.accumulateAndGet(System.nanoTime(), Math::max);
-            });
+      LoadSampler load = new LoadSampler();
+      try {
+        return measure(client, traffic, pids, controller, load);
+      } finally {
+        load.stop();
       }
-      creators.shutdown();
-      String stop = awaitBound(boundAt, start, creators);
-      long end = boundAt.values().stream().mapToLong(Long::longValue).max().orElse(start);
-      Map<String, Double> cpuAfter = cpu(pids);
-      Map<String, Double> requestsAfter = BenchProbes.requests(metrics(client));
-      load.stop();
-      Map<String, Double> cpuMs = new LinkedHashMap<>();
-      cpuBefore.forEach((k, v) -> cpuMs.put(k, cpuAfter.get(k) - v));
-      Map<String, Double> requests = BenchProbes.delta(requestsBefore, requestsAfter);
-      // the benchmark's own requests: its pod creations (its informer's watch is older)
-      double own = pods - createFailures.get();
-      double total = requests.values().stream().mapToDouble(Double::doubleValue).sum() - own;
-      Map<String, double[]> memory = new LinkedHashMap<>();
-      pids.forEach((k, pid) -> memory.put(k, BenchProbes.rssAndPeakMib(pid)));
-      double heap =
-          controller != null && controller.alive()
-              ? BenchProbes.heapAfterGcMib(controller.pid())
-              : Double.NaN;
-      List<Double> latencies = new ArrayList<>();
-      for (int i = 0; i < pods; i++) {
-        Long bound = boundAt.get(BenchWorkload.podName(i));
-        if (bound != null) {
-          latencies.add((bound - sentAt.get(i)) / 1e6);
-        }
-      }
-      latencies.sort(null);
-      List<String> problems = new ArrayList<>();
-      if (stop != null) {
-        problems.add(stop);
-      }
-      if (controller != null && !controller.alive()) {
-        problems.add("claim-controller exited with " + controller.exitValue());
-      }
-      String notes = check(client, problems);
-      return new Result(
-          side,
-          nodes,
-          pods,
-          workload,
-          round,
-          boundAt.size(),
-          (lastCreated.get() - start) / 1e9,
-          (end - start) / 1e9,
-          BenchProbes.quantile(latencies, 0.5),
-          BenchProbes.quantile(latencies, 0.99),
-          cpuMs,
-          total,
-          requests,
-          memory,
-          heap,
-          load.mean(),
-          load.max(),
-          problems,
-          notes);
-    } finally {
-      load.stop();
-      informer.close();
     }
   }
 
-  /** Null once every pod is bound; else why the run stopped waiting. */
-  private String awaitBound(Map<String, Long> boundAt, long start, ExecutorService creators) {
-    long deadline = start + TimeUnit.SECONDS.toNanos(options.deadlineSeconds());
-    long stall = TimeUnit.SECONDS.toNanos(options.stallSeconds());
-    int last = -1;
-    long lastProgress = System.nanoTime();
-    while (boundAt.size() < pods) {
-      long now = System.nanoTime();
-      if (boundAt.size() != last) {
-        last = boundAt.size();
-        lastProgress = now;
-      }
-      if (now > deadline) {
-        return (pods - boundAt.size())
-            + " pods not bound within the deadline of "
-            + options.deadlineSeconds()
-            + " s";
-      }
-      if (now - lastProgress > stall && creators.isTerminated()) {
-        return (pods - boundAt.size())
-            + " pods not bound: none bound for "
-            + options.stallSeconds()
-            + " s";
-      }
-      ServiceProcess.sleep(100);
+  private Result measure(
+      KubernetesClient client,
+      PodTraffic traffic,
+      Map<String, Long> pids,
+      ServiceProcess controller,
+      LoadSampler load) {
+    Map<String, Double> cpuBefore = cpu(pids);
+    Map<String, Double> requestsBefore = BenchProbes.requests(metrics(client));
+    // queued before the measured pods, never bound, left out of the counts
+    for (Pod adversary : workload.adversaries(side.schedulerName)) {
+      client.resource(adversary).create();
     }
-    return null;
+    PodTraffic.Batch burst =
+        traffic.create(
+            IntStream.range(0, pods).mapToObj(i -> workload.pod(i, side.schedulerName)).toList());
+    String stop =
+        traffic.awaitBound(
+            burst,
+            burst.start + TimeUnit.SECONDS.toNanos(options.deadlineSeconds()),
+            options.deadlineSeconds(),
+            options.stallSeconds());
+    long end = traffic.lastBound(burst.names, burst.start);
+    Map<String, Double> cpuAfter = cpu(pids);
+    Map<String, Double> requestsAfter = BenchProbes.requests(metrics(client));
+    Map<String, Double> cpuMs = new LinkedHashMap<>();
+    cpuBefore.forEach((k, v) -> cpuMs.put(k, cpuAfter.get(k) - v));
+    Map<String, Double> requests = BenchProbes.delta(requestsBefore, requestsAfter);
+    // the benchmark's own requests: its pod creations (its informer's watch is older)
+    double own = pods - burst.failures.get();
+    double total = requests.values().stream().mapToDouble(Double::doubleValue).sum() - own;
+    List<String> problems = new ArrayList<>();
+    if (stop != null) {
+      problems.add(stop);
+    }
+    ChurnResult churn =
+        workload == BenchWorkload.CHURN ? churn(traffic, pids, stop, problems) : null;
+    load.stop();
+    Map<String, double[]> memory = new LinkedHashMap<>();
+    pids.forEach((k, pid) -> memory.put(k, BenchProbes.rssAndPeakMib(pid)));
+    double heap =
+        controller != null && controller.alive()
+            ? BenchProbes.heapAfterGcMib(controller.pid())
+            : Double.NaN;
+    BindLatency latency = BindLatency.of(traffic.bindMs(burst.names));
+    if (controller != null && !controller.alive()) {
+      problems.add("claim-controller exited with " + controller.exitValue());
+    }
+    String notes = check(client, problems);
+    return new Result(
+        side,
+        nodes,
+        pods,
+        workload,
+        phase,
+        round,
+        traffic.bound(burst.names),
+        burst.sendSeconds(),
+        (end - burst.start) / 1e9,
+        latency.p50Ms(),
+        latency.p99Ms(),
+        cpuMs,
+        total,
+        requests,
+        memory,
+        heap,
+        load.mean(),
+        load.max(),
+        churn,
+        problems,
+        notes);
+  }
+
+  /**
+   * The waves after the fill, their pods chosen with the round as the seed (both sides of a round
+   * replace the same pods); none when the fill was not bound ({@code fillStop}).
+   */
+  private ChurnResult churn(
+      PodTraffic traffic, Map<String, Long> pids, String fillStop, List<String> problems) {
+    if (fillStop != null) {
+      problems.add("no waves: the fill was not bound");
+      return null;
+    }
+    return new ChurnWaves(
+            traffic, i -> workload.pod(i, side.schedulerName), () -> cpu(pids), options, this::say)
+        .run(ChurnPlan.of(pods, options.waves(), round), problems);
   }
 
   /**
@@ -591,10 +554,14 @@ final class BenchRun {
     }
   }
 
+  private void say(String message) {
+    log("%s", message);
+  }
+
   private void log(String format, Object... args) {
     System.out.printf(
-        "[bench] %s %s %d/%d r%d: %s%n",
-        side.key, workload.key(), nodes, pods, round, String.format(format, args));
+        "[bench] %s %s %s %d/%d r%d: %s%n",
+        side.key, workload.key(), phase.key, nodes, pods, round, String.format(format, args));
   }
 
   /** The 1-minute load average, sampled every 2 s while the run measures. */

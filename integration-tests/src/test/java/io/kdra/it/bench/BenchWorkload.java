@@ -53,11 +53,21 @@ enum BenchWorkload {
    * the 1.37 Workload API, created before the pods; the last one smaller when the pods do not
    * divide): each gang lands whole. Needs a control plane that serves the API.
    */
-  GANG("one GPU as single, gangs of 4 pods (PodGroup minCount)", 3);
+  GANG("one GPU as single, gangs of 4 pods (PodGroup minCount)", 3),
+  /**
+   * As {@link #SINGLE}, the pods filling 90% of the GPUs they can take, then waves that each
+   * replace 10% of them, as ClusterLoader2's DRA test churns ({@link ChurnPlan}): the waves' times
+   * to bind are what a cluster in use sees.
+   */
+  CHURN("one GPU as single, 90% of the GPUs it can take, then waves replacing 10%", 4);
 
   static final String NAMESPACE = "bench";
   static final String GPUS_PER_NODE_TEXT = "8";
   private static final int GPUS_PER_NODE = 8;
+
+  /** The GPUs of a node that {@link #SINGLE}'s request can take: the second root's L40S. */
+  static final int GPUS_OF_40GI_PER_NODE = GPUS_PER_NODE / 2;
+
   private static final int PODS_PER_SHARED_CLAIM = 3;
   private static final String A100 = "NVIDIA A100-SXM4-40GB";
   private static final String L4 = "NVIDIA L4";
@@ -84,6 +94,7 @@ enum BenchWorkload {
       case SHARED -> "shared";
       case ADVERSARIAL -> "adversarial";
       case GANG -> "gang";
+      case CHURN -> "churn";
     };
   }
 
@@ -94,7 +105,9 @@ enum BenchWorkload {
       }
     }
     throw new IllegalArgumentException(
-        "unknown workload " + key + "; one of single, match, first, shared, adversarial, gang");
+        "unknown workload "
+            + key
+            + "; one of single, match, first, shared, adversarial, gang, churn");
   }
 
   /** The node's ResourceSlice: 8 GPUs on two PCIe roots, its pool named as the node. */
@@ -186,7 +199,7 @@ enum BenchWorkload {
     String memory =
         "device.capacity[\"" + Stack.DRIVER + "\"].memory.compareTo(quantity(\"40Gi\"))" + " >= 0";
     return switch (this) {
-      case SINGLE, SHARED, ADVERSARIAL, GANG ->
+      case SINGLE, SHARED, ADVERSARIAL, GANG, CHURN ->
           """
           requests:
           - name: gpu
@@ -287,14 +300,23 @@ enum BenchWorkload {
 
   /** Pod {@code i} of the run, for the scheduler {@code schedulerName}. */
   Pod pod(int i, String schedulerName) {
+    return pod("", i, schedulerName);
+  }
+
+  /**
+   * Pod {@code i} of the run, its name (and its PodGroup's) after {@code prefix}: the {@link
+   * WarmBurst}'s pods share the measured ones' templates and shared claims, not their names.
+   */
+  Pod pod(String prefix, int i, String schedulerName) {
+    String name = podName(prefix, i);
     Pod pod =
         this == SHARED
-            ? Dra.podWithClaim(NAMESPACE, podName(i), "shared-" + (i / PODS_PER_SHARED_CLAIM))
-            : Dra.podWithTemplate(NAMESPACE, podName(i), "gpu");
+            ? Dra.podWithClaim(NAMESPACE, name, "shared-" + (i / PODS_PER_SHARED_CLAIM))
+            : Dra.podWithTemplate(NAMESPACE, name, "gpu");
     if (this == GANG) {
       pod.getSpec()
           .setAdditionalProperty(
-              "schedulingGroup", Map.of("podGroupName", gangName(i / GANG_SIZE)));
+              "schedulingGroup", Map.of("podGroupName", gangName(prefix, i / GANG_SIZE)));
     }
     pod.getSpec().setSchedulerName(schedulerName);
     // no ServiceAccount token volume: no kubelet runs these pods
@@ -303,18 +325,22 @@ enum BenchWorkload {
   }
 
   static String podName(int i) {
-    return String.format("pod-%05d", i);
+    return podName("", i);
   }
 
-  static String gangName(int gang) {
-    return String.format("gang-%04d", gang);
+  static String podName(String prefix, int i) {
+    return String.format("%spod-%05d", prefix, i);
+  }
+
+  static String gangName(String prefix, int gang) {
+    return String.format("%sgang-%04d", prefix, gang);
   }
 
   /**
    * The {@link #GANG} workload's PodGroups, one per {@link #GANG_SIZE} pods, each of a gang policy
    * with {@code minCount} its number of pods.
    */
-  List<GenericKubernetesResource> podGroups(int pods) {
+  List<GenericKubernetesResource> podGroups(int pods, String prefix) {
     if (this != GANG) {
       return List.of();
     }
@@ -327,7 +353,7 @@ enum BenchWorkload {
               .withKind("PodGroup")
               .withNewMetadata()
               .withNamespace(NAMESPACE)
-              .withName(gangName(g))
+              .withName(gangName(prefix, g))
               .endMetadata()
               .addToAdditionalProperties(
                   "spec", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", members))))
@@ -342,7 +368,7 @@ enum BenchWorkload {
     all.addAll(templates());
     all.addAll(sharedClaims(pods));
     all.addAll(adversaryClaims());
-    all.addAll(podGroups(pods));
+    all.addAll(podGroups(pods, ""));
     return all;
   }
 }

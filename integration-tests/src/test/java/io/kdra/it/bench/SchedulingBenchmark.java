@@ -11,6 +11,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * {@code bin/bench-scheduling}: end-to-end scheduling throughput of upstream (kube-scheduler and
@@ -25,7 +26,8 @@ public final class SchedulingBenchmark {
   static final String USAGE =
       """
       usage: bin/bench-scheduling [--build] [--sizes 100,500,1000 | 100:300,...]
-        [--workloads single,match,first,shared,adversarial,gang] [--rounds N] [--sides upstream,ours]
+        [--workloads single,match,first,shared,adversarial,gang,churn] [--phases cold,warm]
+        [--waves N] [--rounds N] [--sides upstream,ours]
         [--jvm image|test|'<flags>'] [--upstream-qps Q] [--upstream-verbosity V]
         [--creators N] [--deadline S] [--stall S] [--out DIR]""";
 
@@ -41,6 +43,8 @@ public final class SchedulingBenchmark {
   record Options(
       List<int[]> sizes,
       List<BenchWorkload> workloads,
+      List<BenchPhase> phases,
+      int waves,
       int rounds,
       List<BenchRun.Side> sides,
       String jvm,
@@ -55,6 +59,8 @@ public final class SchedulingBenchmark {
     static Options parse(String... args) {
       List<int[]> sizes = sizes("100,500,1000");
       List<BenchWorkload> workloads = List.of(BenchWorkload.SINGLE, BenchWorkload.MATCH_ATTRIBUTE);
+      List<BenchPhase> phases = List.of(BenchPhase.COLD);
+      int waves = 5;
       int rounds = 1;
       List<BenchRun.Side> sides = List.of(BenchRun.Side.UPSTREAM, BenchRun.Side.OURS);
       String jvm = "image";
@@ -78,6 +84,9 @@ public final class SchedulingBenchmark {
           case "--workloads" ->
               workloads =
                   Arrays.stream(v.split(",")).map(String::trim).map(BenchWorkload::of).toList();
+          case "--phases" ->
+              phases = Arrays.stream(v.split(",")).map(String::trim).map(BenchPhase::of).toList();
+          case "--waves" -> waves = Integer.parseInt(v);
           case "--rounds" -> rounds = Integer.parseInt(v);
           case "--sides" ->
               sides =
@@ -101,6 +110,9 @@ public final class SchedulingBenchmark {
           default -> throw new IllegalArgumentException("unknown option " + a);
         }
       }
+      if (waves < 0) {
+        throw new IllegalArgumentException("--waves must be 0 or more, not " + waves);
+      }
       if (out == null) {
         out =
             Path.of(
@@ -119,6 +131,8 @@ public final class SchedulingBenchmark {
       return new Options(
           sizes,
           workloads,
+          phases,
+          waves,
           rounds,
           sides,
           jvm,
@@ -144,10 +158,14 @@ public final class SchedulingBenchmark {
 
     /**
      * The pods of a run: as given, else 3 per node up to 100 nodes and 2 per node above (the
-     * benchmark's sizes: 100/300, 500/1,000, 1,000/2,000), at most what the workload fits.
+     * benchmark's sizes: 100/300, 500/1,000, 1,000/2,000), at most what the workload fits. The
+     * {@link BenchWorkload#CHURN} workload's are its fill whatever is given: 90% is what it is.
      */
     static int pods(int[] size, BenchWorkload workload) {
       int nodes = size[0];
+      if (workload == BenchWorkload.CHURN) {
+        return ChurnPlan.fillPods(nodes);
+      }
       int pods = size[1] > 0 ? size[1] : nodes <= 100 ? 3 * nodes : 2 * nodes;
       return size[1] > 0 ? pods : Math.min(pods, workload.maxPodsPerNode * nodes);
     }
@@ -177,34 +195,10 @@ public final class SchedulingBenchmark {
     for (int[] size : options.sizes()) {
       for (BenchWorkload workload : options.workloads()) {
         int pods = Options.pods(size, workload);
-        for (int round = 1; round <= options.rounds(); round++) {
-          for (BenchRun.Side side : options.sides()) {
-            String id = side.key + "-" + workload.key() + "-" + size[0] + "-r" + round;
-            Path logDir = options.out().resolve("logs").resolve(id);
-            System.out.printf(
-                "[bench] %s: %d nodes x %s GPUs, %d pods, %s%n",
-                id, size[0], BenchWorkload.GPUS_PER_NODE_TEXT, pods, workload.description);
-            try {
-              BenchRun.Result r =
-                  new BenchRun(options, side, size[0], pods, workload, round, logDir).run();
-              report.add(r);
-              System.out.printf(
-                  "[bench] %s: %d/%d bound in %.1f s, %.1f pods/s, p50 %.0f ms,"
-                      + " p99 %.0f ms, %.0f CPU ms/pod, %.1f API requests/pod, load %.1f; %s%n",
-                  id,
-                  r.bound(),
-                  r.pods(),
-                  r.seconds(),
-                  r.podsPerSecond(),
-                  r.p50Ms(),
-                  r.p99Ms(),
-                  r.cpuMsPerPod(),
-                  r.requestsPerPod(),
-                  r.loadMean(),
-                  r.problems().isEmpty() ? "check ok" : String.join("; ", r.problems()));
-            } catch (RuntimeException e) {
-              System.out.printf("[bench] %s failed: %s (logs in %s)%n", id, e, logDir);
-              report.failed(id, e);
+        for (BenchPhase phase : options.phases()) {
+          for (int round = 1; round <= options.rounds(); round++) {
+            for (BenchRun.Side side : options.sides()) {
+              run(options, report, size[0], pods, workload, phase, round, side);
             }
           }
         }
@@ -213,5 +207,54 @@ public final class SchedulingBenchmark {
     System.out.printf("[bench] done; %s%n", options.out().resolve("results.md"));
     // the harness's shutdown hooks end anything still running
     System.exit(0);
+  }
+
+  private static void run(
+      Options options,
+      BenchReport report,
+      int nodes,
+      int pods,
+      BenchWorkload workload,
+      BenchPhase phase,
+      int round,
+      BenchRun.Side side) {
+    String id = side.key + "-" + workload.key() + "-" + phase.key + "-" + nodes + "-r" + round;
+    Path logDir = options.out().resolve("logs").resolve(id);
+    System.out.printf(
+        "[bench] %s: %d nodes x %s GPUs, %d pods, %s%n",
+        id, nodes, BenchWorkload.GPUS_PER_NODE_TEXT, pods, workload.description);
+    try {
+      BenchRun.Result r =
+          new BenchRun(options, side, nodes, pods, workload, phase, round, logDir).run();
+      report.add(r);
+      System.out.printf(
+          "[bench] %s: %d/%d bound in %.1f s, %.1f pods/s, p50 %.0f ms,"
+              + " p99 %.0f ms, %.0f CPU ms/pod, %.1f API requests/pod, load %.1f;%s %s%n",
+          id,
+          r.bound(),
+          r.pods(),
+          r.seconds(),
+          r.podsPerSecond(),
+          r.p50Ms(),
+          r.p99Ms(),
+          r.cpuMsPerPod(),
+          r.requestsPerPod(),
+          r.loadMean(),
+          r.churn() == null
+              ? ""
+              : String.format(
+                  Locale.ROOT,
+                  " waves: %d/%d bound, p50/p90/p99 %.0f/%.0f/%.0f ms, %.0f CPU ms/pod;",
+                  r.churn().bound(),
+                  r.churn().wavePods(),
+                  r.churn().latency().p50Ms(),
+                  r.churn().latency().p90Ms(),
+                  r.churn().latency().p99Ms(),
+                  r.churn().cpuMsPerPod()),
+          r.problems().isEmpty() ? "check ok" : String.join("; ", r.problems()));
+    } catch (RuntimeException e) {
+      System.out.printf("[bench] %s failed: %s (logs in %s)%n", id, e, logDir);
+      report.failed(id, e);
+    }
   }
 }

@@ -1,5 +1,5 @@
 /**
  * {@code bin/bench-scheduling}: end-to-end scheduling throughput of upstream against kdra ({@code
- * SchedulingBenchmark}), with its workloads, probes and report.
+ * SchedulingBenchmark}), with its workloads, phases (cold, warm), churn waves, probes and report.
  */
 package io.kdra.it.bench;

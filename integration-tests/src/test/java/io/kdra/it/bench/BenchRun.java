@@ -467,8 +467,13 @@ final class BenchRun {
         problems.add(pod.getMetadata().getName() + ": " + why);
       }
     }
-    if (all.size() != pods) {
-      problems.add(all.size() + " of " + pods + " pods exist");
+    // the adversary is not one of the measured pods
+    long measured =
+        all.stream()
+            .filter(p -> !BenchWorkload.ADVERSARY.equals(p.getMetadata().getName()))
+            .count();
+    if (measured != pods) {
+      problems.add(measured + " of " + pods + " pods exist");
     }
     if (unbound > 0) {
       problems.add(unbound + " pods unbound");

@@ -218,7 +218,9 @@ public final class SchedulingBenchmark {
       BenchPhase phase,
       int round,
       BenchRun.Side side) {
-    String id = side.key + "-" + workload.key() + "-" + phase.key + "-" + nodes + "-r" + round;
+    // the pods too: --sizes 20:40,20:60 are two runs of 20 nodes
+    String id =
+        side.key + "-" + workload.key() + "-" + phase.key + "-" + nodes + "-" + pods + "-r" + round;
     Path logDir = options.out().resolve("logs").resolve(id);
     System.out.printf(
         "[bench] %s: %d nodes x %s GPUs, %d pods, %s%n",

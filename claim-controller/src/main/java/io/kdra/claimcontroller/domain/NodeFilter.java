@@ -103,7 +103,8 @@ public final class NodeFilter {
 
   /**
    * As {@link #filter(Pod, Collection, Collection, List, Map)}, with the volume plugins reading
-   * {@code volumes} (null: not checked).
+   * {@code volumes} (null: not checked). Their PreFilter's refusal is every node's reason, unless
+   * node names leave no node first ({@link PreFilterNodeNames#refusal}), as in upstream's profile.
    */
   public static Result filter(
       Pod pod,
@@ -130,7 +131,9 @@ public final class NodeFilter {
             () -> placed,
             placed.stream().filter(InterPodAffinity::hasRequiredAntiAffinity).toList(),
             () -> namespaceLabels);
-    if (volumes != null) {
+    // NodeName's and NodeAffinity's PreFilters come before the volume plugins' in the profile: when
+    // they leave no node, the volume PreFilters never run and each node gets their reason below
+    if (volumes != null && PreFilterNodeNames.of(pod).refusal().isEmpty()) {
       VolumeFilters.PreFiltered v = VolumeFilters.prefilter(pod, volumes, () -> placed);
       if (v.refused().isPresent()) {
         // a PreFilter's refusal is every node's reason, whatever else it would fail

@@ -49,6 +49,15 @@ public final class PreFilterNodeNames {
         Optional.of(both), "node(s) didn't satisfy plugin(s) [NodeAffinity NodeName]");
   }
 
+  /**
+   * The reason when the PreFilter leaves no node at all: upstream's framework then stops before the
+   * later PreFilters (the volume plugins') run, so this is every node's reason, whatever else
+   * fails.
+   */
+  public Optional<String> refusal() {
+    return names.isPresent() && names.get().isEmpty() ? Optional.of(reason) : Optional.empty();
+  }
+
   /** The reason the PreFilter rejects {@code node}, if it does. */
   public Optional<String> reject(String node) {
     if (names.isEmpty() || names.get().contains(node)) {

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenc
 import io.kdra.claimcontroller.domain.PodClaimResolver;
 import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.Pods;
+import io.kdra.claimcontroller.domain.PreFilterNodeNames;
 import io.kdra.claimcontroller.domain.VolumeFilters;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -36,10 +37,13 @@ public final class PreFilter {
    * Why this scheduler cannot place {@code pod} on any node of {@code view} now; empty when it may.
    * A volume plugin's PreFilter reason reads as upstream's ({@code 0/3 nodes are available:
    * persistentvolumeclaim "data" not found.}); a volume this scheduler cannot model names the
-   * field.
+   * field. None while node names leave no node ({@link PreFilterNodeNames#refusal}): upstream's
+   * earlier PreFilters stop the pod first.
    */
   static Optional<Outcome> refusal(Pod pod, ClusterView view) {
-    if (!VolumeFilters.concerns(pod)) {
+    if (!VolumeFilters.concerns(pod) || PreFilterNodeNames.of(pod).refusal().isPresent()) {
+      // NodeName's and NodeAffinity's PreFilters run first in upstream's profile: when they leave
+      // no node, their reason is every node's (the filter gives it), not a volume's
       return Optional.empty();
     }
     VolumeFilters.PreFiltered v = VolumeFilters.prefilter(pod, view.volumes(), List::of);

@@ -495,6 +495,67 @@ class NodeFilterTest {
             entry("node-b", "persistentvolumeclaim \"data\" not found"));
   }
 
+  /**
+   * Upstream's framework runs the PreFilters in the profile's order, NodeName and NodeAffinity
+   * before the volume plugins, and stops at the first that rejects the pod on every node: names
+   * that leave no node are every node's reason even when a claim is missing too; names that leave
+   * some nodes let the volume PreFilter's refusal stand for every node (found by
+   * SchedulingDifferentialIT, seed 7: kdra named the missing claim where upstream named the
+   * plugins).
+   */
+  static Stream<Arguments> preFilterOrder() {
+    String simultaneously =
+        "node(s) didn't satisfy plugin(s) [NodeAffinity NodeName] simultaneously";
+    String missing = "persistentvolumeclaim \"data\" not found";
+    return Stream.of(
+        Arguments.of(
+            Named.of(
+                "spec.nodeName and affinity exclude each other: the framework's refusal first",
+                withNodeName(withClaim(namingNodes("In", "a")), "b")),
+            simultaneously),
+        Arguments.of(
+            Named.of(
+                "affinity terms conflict: NodeAffinity's PreFilter first",
+                withClaim(conflicting())),
+            NodeAffinityPreFilter.REASON_CONFLICT),
+        Arguments.of(
+            Named.of(
+                "affinity names a node: the volume PreFilter refuses every node",
+                withClaim(namingNodes("In", "a"))),
+            missing),
+        Arguments.of(
+            Named.of(
+                "spec.nodeName names a node: the volume PreFilter refuses every node",
+                withNodeName(withClaim(K.pod("p").build()), "b")),
+            missing));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("preFilterOrder")
+  void preFiltersRefuseInTheProfilesOrder(Pod pod, String everyNodesReason) {
+    NodeFilter.Result r =
+        NodeFilter.filter(
+            pod,
+            List.of(K.readyNode("a"), K.readyNode("b")),
+            List.of(),
+            List.of(),
+            java.util.Map.of(),
+            VolumeObjects.NONE);
+    assertThat(r.feasible()).isEmpty();
+    assertThat(r.rejected())
+        .containsExactly(entry("a", everyNodesReason), entry("b", everyNodesReason));
+  }
+
+  /** {@code p} with claim {@code data}'s volume, as {@link VolumeFiltersTest#podWithClaim}. */
+  private static Pod withClaim(Pod p) {
+    p.getSpec()
+        .setVolumes(
+            VolumeFiltersTest.podWithClaim(p.getMetadata().getName(), "data")
+                .getSpec()
+                .getVolumes());
+    return p;
+  }
+
   @Test
   void volumeFiltersComeAfterNodeResourcesFitAsInTheDefaultProfile() {
     Pod pod =

@@ -273,6 +273,44 @@ class PlacedPodFiltersSchedulingTest {
     assertThat(s.schedule(again)).isEqualTo(new Outcome.Bound("node-b"));
   }
 
+  /**
+   * NodeAffinity's PreFilter runs before the volume plugins' in upstream's profile: node names that
+   * exclude each other are the pod's reason even while its claim is missing too.
+   */
+  @Test
+  void conflictingNodeNamesAreThePodsReasonBeforeItsMissingClaim() {
+    nodes("node-a", "node-b");
+    staysPendingWith(
+        "web-1",
+        scheduling()
+            .schedule(
+                replica(
+                    "web-1",
+                    b ->
+                        withClaim(
+                            b.editSpec()
+                                .withNewAffinity()
+                                .withNewNodeAffinity()
+                                .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                                .addNewNodeSelectorTerm()
+                                .addNewMatchField()
+                                .withKey("metadata.name")
+                                .withOperator("In")
+                                .withValues("node-a")
+                                .endMatchField()
+                                .addNewMatchField()
+                                .withKey("metadata.name")
+                                .withOperator("In")
+                                .withValues("node-b")
+                                .endMatchField()
+                                .endNodeSelectorTerm()
+                                .endRequiredDuringSchedulingIgnoredDuringExecution()
+                                .endNodeAffinity()
+                                .endAffinity()
+                                .endSpec()))),
+        "0/2 nodes are available: 2 pod affinity terms conflict.");
+  }
+
   @Test
   void aClaimBoundToAVolumeOnACordonedNodeKeepsThePodPendingWithUpstreamsReasons() {
     nodes("node-a", "node-b");

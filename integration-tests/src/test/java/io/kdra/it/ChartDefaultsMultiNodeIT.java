@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -79,7 +80,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  *
  * <p>Ordered: install, pools, TLS and DNS, a claim, the publisher leader's fail-over, the webhook,
  * Pod Security levels, the NetworkPolicy enforced, both leaders' fail-over under load, a drain, an
- * upgrade under churn, scale to zero, uninstall.
+ * upgrade under churn, the webhook through the enforced policy, scale to zero, uninstall.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ChartDefaultsMultiNodeIT {
@@ -130,6 +131,11 @@ class ChartDefaultsMultiNodeIT {
 
   private static final String PUBLISHER_LEASE = "kdra-slice-publisher";
 
+  /** The container ports of the publisher's inventory gRPC and webhook (the chart's defaults). */
+  private static final int PUBLISHER_GRPC_PORT = 9000;
+
+  private static final int PUBLISHER_WEBHOOK_PORT = 8443;
+
   /** A driver's stream is back within its backoff once a replica leads again. */
   private static final Duration RECONNECT_TIMEOUT = Duration.ofSeconds(60);
 
@@ -140,6 +146,12 @@ class ChartDefaultsMultiNodeIT {
   private static KubernetesClient client;
   private static Path dir;
   private static long installStarted;
+
+  /**
+   * The release's pods (UIDs) when kube-network-policies began enforcing the chart's NetworkPolicy;
+   * null while it does not (the kernel has no netfilter queue).
+   */
+  private static java.util.Set<String> podsBeforeEnforcement;
 
   @BeforeAll
   static void installedWithTheChartsDefaults() throws IOException {
@@ -556,6 +568,7 @@ class ChartDefaultsMultiNodeIT {
         "kube-network-policies needs a netfilter queue: this kernel has neither"
             + " CONFIG_NFT_QUEUE nor CONFIG_NETFILTER_XT_TARGET_NFQUEUE");
     cluster.withNetworkPolicies();
+    podsBeforeEnforcement = podUids().keySet();
     String publisher = componentPods("slice-publisher").get(0).getStatus().getPodIP();
     Pod stranger =
         runToEnd(
@@ -564,7 +577,9 @@ class ChartDefaultsMultiNodeIT {
                 + ClusterAddresses.DNS_SERVICE_IP
                 + " 53 </dev/null || { echo no-dns; exit 2; }; busybox nc -w 2 "
                 + publisher
-                + " 9000 </dev/null || { echo blocked; exit 0; }; sleep 1; done; exit 1");
+                + " "
+                + PUBLISHER_GRPC_PORT
+                + " </dev/null || { echo blocked; exit 0; }; sleep 1; done; exit 1");
     List<String> log =
         cluster.node(stranger.getSpec().getNodeName()).containerLog(stranger, "main");
     assertThat(stranger.getStatus().getPhase()).as(String.join("\n", log)).isEqualTo("Succeeded");
@@ -850,12 +865,141 @@ class ChartDefaultsMultiNodeIT {
   }
 
   /**
+   * The opaque-config webhook under the chart's NetworkPolicy as kube-network-policies enforces it.
+   * The API server runs on the host, outside the pod network: its calls come from the host's
+   * address on the cluster's bridge, which no pod or namespace selector names. From that address
+   * the inventory gRPC port of every publisher stays closed (the policy applies to it) while the
+   * webhook port opens (its ingress rule lets it in); and the API server gets the webhook's own
+   * verdict, a refusal naming the field (not failurePolicy's "failed calling webhook") and a valid
+   * config admitted. Every publisher pod is newer than the policy's enforcement (the upgrade
+   * replaced them), so each call rides a connection the policy saw opened. The chart's
+   * ValidatingAdmissionPolicy runs before any webhook and refuses the same config, so its binding
+   * only warns meanwhile.
+   */
+  @Test
+  @Order(12)
+  void theApiServerStillGetsTheWebhooksVerdictThroughTheEnforcedPolicy() throws Exception {
+    Assumptions.assumeTrue(podsBeforeEnforcement != null, "no NetworkPolicy enforced here");
+    await("two publishers Ready")
+        .atMost(ROLLOUT_TIMEOUT)
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> readyReplicas(PUBLISHER) == 2);
+    List<Pod> publishers = componentPods("slice-publisher");
+    assertThat(publishers)
+        .extracting(p -> p.getMetadata().getUid())
+        .as("publisher pods started after the policy was enforced")
+        .doesNotContainAnyElementsOf(podsBeforeEnforcement);
+    String apiServerAddress = cluster.network.addresses.gateway();
+    for (Pod publisher : publishers) {
+      String ip = publisher.getStatus().getPodIP();
+      await("from the API server's address, " + ip + ": webhook port open, gRPC port closed")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(
+              () -> {
+                assertThat(opens(apiServerAddress, ip, PUBLISHER_WEBHOOK_PORT))
+                    .as("webhook port %d of %s", PUBLISHER_WEBHOOK_PORT, ip)
+                    .isTrue();
+                assertThat(opens(apiServerAddress, ip, PUBLISHER_GRPC_PORT))
+                    .as("inventory port %d of %s", PUBLISHER_GRPC_PORT, ip)
+                    .isFalse();
+              });
+    }
+    ValidatingAdmissionPolicyBinding binding = opaqueConfigPolicyBinding();
+    List<String> actions = binding.getSpec().getValidationActions();
+    setValidationActions(binding, List.of("Warn"));
+    try {
+      ResourceClaim invalid = Dra.claim(APPS, "mps-without-strategy-enforced", DRIVER, 1);
+      invalid
+          .getSpec()
+          .getDevices()
+          .setConfig(List.of(gpuConfig("'sharing': {'mps': {'threads': 4}}")));
+      // until the API server has the binding's change, its policy refuses first
+      String refusal =
+          await("the webhook's own refusal")
+              .atMost(Duration.ofSeconds(60))
+              .pollInterval(Duration.ofMillis(500))
+              .until(
+                  () -> refusalOf(invalid),
+                  m -> m.startsWith("admission webhook \"opaque-config.kdra.io\""));
+      assertThat(refusal)
+          .contains("denied the request")
+          .contains("spec.devices.config[0].opaque.parameters.sharing")
+          .doesNotContain("failed calling webhook");
+      ResourceClaim valid = Dra.claim(APPS, "time-sliced-enforced", DRIVER, 1);
+      valid
+          .getSpec()
+          .getDevices()
+          .setConfig(List.of(gpuConfig("'sharing': {'strategy': 'TimeSlicing'}")));
+      client.resource(valid).create();
+      client.resource(valid).delete();
+    } finally {
+      setValidationActions(binding, actions);
+    }
+  }
+
+  /**
+   * Whether a TCP connection from {@code source} (an address of this host) to {@code ip:port}
+   * opens. A port the NetworkPolicy closes drops the connection's first packet: no answer within
+   * two seconds.
+   */
+  private static boolean opens(String source, String ip, int port) throws IOException {
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.bind(new java.net.InetSocketAddress(source, 0));
+      socket.connect(new java.net.InetSocketAddress(ip, port), 2000);
+      return true;
+    } catch (java.net.SocketTimeoutException | java.net.ConnectException e) {
+      return false;
+    }
+  }
+
+  /** The binding of the chart's opaque-config ValidatingAdmissionPolicy. */
+  private static ValidatingAdmissionPolicyBinding opaqueConfigPolicyBinding() {
+    return client
+        .resources(ValidatingAdmissionPolicyBinding.class)
+        .withLabel(INSTANCE, RELEASE)
+        .list()
+        .getItems()
+        .stream()
+        .filter(b -> b.getMetadata().getName().endsWith("-opaque-config"))
+        .collect(
+            Collectors.collectingAndThen(
+                Collectors.toList(),
+                l -> {
+                  assertThat(l).as("the chart's opaque-config policy bindings").hasSize(1);
+                  return l.get(0);
+                }));
+  }
+
+  private static void setValidationActions(
+      ValidatingAdmissionPolicyBinding binding, List<String> actions) {
+    client
+        .resources(ValidatingAdmissionPolicyBinding.class)
+        .withName(binding.getMetadata().getName())
+        .edit(
+            b -> {
+              b.getSpec().setValidationActions(actions);
+              return b;
+            });
+  }
+
+  /** The API server's refusal of creating {@code claim}; fails when it is created. */
+  private static String refusalOf(ResourceClaim claim) {
+    try {
+      client.resource(claim).create();
+    } catch (KubernetesClientException e) {
+      return e.getStatus() == null ? String.valueOf(e.getMessage()) : e.getStatus().getMessage();
+    }
+    throw new AssertionError("created: " + claim.getMetadata().getName());
+  }
+
+  /**
    * {@code HelmInstallIT}'s replicas and scale to zero, across nodes: each replica of the drained
    * Deployment sees its own device through CDI; scaled to zero, with every other pod of the apps
    * deleted, no claim stays allocated and no node keeps a CDI spec.
    */
   @Test
-  @Order(12)
+  @Order(13)
   void eachReplicaSeesItsOwnDeviceAndScalingToZeroFreesThemOnEveryNode() {
     List<String> devices = new ArrayList<>();
     for (Pod p : running("drained")) {
@@ -888,7 +1032,7 @@ class ChartDefaultsMultiNodeIT {
    * ResourceSlice of its driver (the kubelets delete an unregistered driver's slices), no claim.
    */
   @Test
-  @Order(13)
+  @Order(14)
   void uninstallLeavesNothingOfTheReleaseOnAnyNode() {
     client.resources(ResourceClaim.class).inNamespace(APPS).delete();
     long started = System.nanoTime();

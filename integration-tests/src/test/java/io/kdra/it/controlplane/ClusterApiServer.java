@@ -162,9 +162,10 @@ public final class ClusterApiServer implements AutoCloseable {
                       + dir.resolve(ClusterPki.SERVICE_ACCOUNT_KEY),
                   "--service-cluster-ip-range=" + ClusterAddresses.SERVICE_CIDR,
                   "--allow-privileged=true",
-                  // the API server runs on the host, where no kube-proxy routes ClusterIPs: it
-                  // calls webhooks (the chart's opaque-config webhook) at their endpoints' pod
-                  // IPs instead
+                  // the API server runs on the host, where no kube-proxy routes ClusterIPs (they
+                  // exist only in the nodes' namespaces, one range for every cluster on the
+                  // machine): it calls webhooks (the chart's opaque-config webhook) at their
+                  // endpoints' pod IPs instead
                   "--enable-aggregator-routing=true",
                   "--v=1"));
       args.addAll(kubeletClientFlags(dir));

@@ -176,13 +176,7 @@ public final class ControlPlane implements BeforeAllCallback, ParameterResolver 
               // loopback only (kube-api-test passes no bind address; etcd:
               // build-control-plane.sh)
               .withApiServerFlag("--bind-address", "127.0.0.1")
-              .withApiServerFlag("--token-auth-file", tokens.toString())
-              // webhooks and aggregated APIs called at their Services' endpoints
-              // (EndpointSlices),
-              // not at the cluster IP: no kube-proxy routes cluster IPs here (no IT on this
-              // control plane calls a webhook by its Service now; the multi-node cluster's
-              // API server has the flag of its own)
-              .withApiServerFlag("--enable-aggregator-routing=true");
+              .withApiServerFlag("--token-auth-file", tokens.toString());
       // the Workload API and PodGroup claims (GangSchedulingIT), where the version has them
       apiServerFlags(VERSION, gates).forEach(config::withApiServerFlag);
       KubeAPIServer server = new KubeAPIServer(config.build());

@@ -18,14 +18,8 @@ import java.util.regex.Pattern;
  */
 public final class HostLeaks {
 
-  /** A multi-node cluster's bridge and host veths, or a single node's pod bridge: its slot. */
-  private static final Pattern RUN_LINK = Pattern.compile("kdra(mn|br)(\\d+)(v\\d+)?");
-
-  /**
-   * A pod's host veth on a single real node's pod bridge ({@code kdra-bridge} CNI plugin), which a
-   * multi-node cluster does not use: another run's.
-   */
-  private static final Pattern POD_BRIDGE_VETH = Pattern.compile("kv[0-9a-f]{12}");
+  /** A multi-node cluster's bridge and host veths: its slot. */
+  private static final Pattern RUN_LINK = Pattern.compile("kdramn(\\d+)(v\\d+)?");
 
   /** A node cgroup's name carries its owner's pid. */
   private static final Pattern NODE_CGROUP = Pattern.compile("(^|/)kdra-node\\.(\\d+)\\.");
@@ -96,15 +90,12 @@ public final class HostLeaks {
 
   /** Whether {@code link} is a bridge or veth of another run's network (another slot). */
   static boolean anotherRunsLink(String link, String runBridge) {
-    if (POD_BRIDGE_VETH.matcher(link).matches()) {
-      return true;
-    }
     Matcher m = RUN_LINK.matcher(link);
     Matcher own = RUN_LINK.matcher(runBridge);
     if (!m.matches()) {
       return false;
     }
-    return !own.matches() || !m.group(1).equals(own.group(1)) || !m.group(2).equals(own.group(2));
+    return !own.matches() || !m.group(1).equals(own.group(1));
   }
 
   /** The pid of the JVM that owns the node cgroup {@code path} is in, if it is one's. */

@@ -74,15 +74,21 @@ class SlowApiServerStartTest {
 
   @Test
   void theServiceStartsThenSchedulesOnceTheSlowFirstListsAreRetried() {
-    client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update());
-    client.resource(K.template("tpl")).createOr(t -> t.update());
-    client.resource(AllocFixtures.deviceClass("gpu")).createOr(c -> c.update());
-    client
-        .resource(
-            AllocFixtures.slice("node-a-gpu", "node-a", AllocFixtures.device("gpu-0").build())
-                .build())
-        .createOr(c -> c.update());
-    client.resource(K.podWithTemplate("late", "gpu", "tpl")).create();
+    // the test's writes share the impatient client: on a loaded machine one may time out, and
+    // is sent again (each is a create-or-update, so one that landed anyway is no error)
+    patiently(() -> client.nodes().resource(K.readyNode("node-a")).createOr(n -> n.update()));
+    patiently(() -> client.resource(K.template("tpl")).createOr(t -> t.update()));
+    patiently(() -> client.resource(AllocFixtures.deviceClass("gpu")).createOr(c -> c.update()));
+    patiently(
+        () ->
+            client
+                .resource(
+                    AllocFixtures.slice(
+                            "node-a-gpu", "node-a", AllocFixtures.device("gpu-0").build())
+                        .build())
+                .createOr(c -> c.update()));
+    patiently(
+        () -> client.resource(K.podWithTemplate("late", "gpu", "tpl")).createOr(p -> p.update()));
 
     await()
         .atMost(Duration.ofMinutes(2))
@@ -99,5 +105,16 @@ class SlowApiServerStartTest {
                             .getNodeName())
                     .isEqualTo("node-a"));
     given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
+  }
+
+  private static void patiently(Runnable write) {
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              write.run();
+              return true;
+            });
   }
 }

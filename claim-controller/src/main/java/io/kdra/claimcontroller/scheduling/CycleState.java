@@ -12,7 +12,8 @@ import java.util.Map;
  * state): the pod, its claims, those of them still to allocate, what it asks for in extended
  * resources, and the claims its PodGroup's members share.
  *
- * @param claims the pod's claims, each once, in the order of its entries
+ * @param claims the pod's claims, each once, in the order of its entries; as read when the state
+ *     was made (the {@link SchedulingCycle} reads them again under its lock)
  * @param unallocated those of {@code claims} without an allocation
  * @param extended the pod's extended resources; null when it asks for none, or when a special claim
  *     of an earlier attempt carries them

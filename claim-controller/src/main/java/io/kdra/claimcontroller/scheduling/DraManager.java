@@ -3,6 +3,7 @@ package io.kdra.claimcontroller.scheduling;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.kdra.claimcontroller.domain.ClaimLookup;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,6 +68,28 @@ final class DraManager {
 
   NodeUsageCache usage() {
     return usage;
+  }
+
+  /**
+   * An attempt's {@code claims}, resolved before the scheduling lock, as {@link #claims} shows them
+   * now: read again under the lock, as upstream's PreFilter reads them from its assume cache inside
+   * the one scheduling cycle. A pod's claim that another pod shares may have been allocated (and
+   * assumed) by that pod's attempt since: allocating it again would replace that allocation in the
+   * assume cache, and its devices would look free to the next claim while the first is written. A
+   * claim gone or replaced since (another UID at its name) keeps the attempt's copy, with its
+   * assumed allocation; PreBind finds it stale.
+   */
+  List<ResourceClaim> current(List<ResourceClaim> claims) {
+    ClaimLookup now = claims();
+    List<ResourceClaim> out = new ArrayList<>(claims.size());
+    for (ResourceClaim c : claims) {
+      String uid = c.getMetadata().getUid();
+      out.add(
+          now.claim(c.getMetadata().getNamespace(), c.getMetadata().getName())
+              .filter(read -> uid.equals(read.getMetadata().getUid()))
+              .orElseGet(() -> recent.withAssumed(c)));
+    }
+    return out;
   }
 
   /**

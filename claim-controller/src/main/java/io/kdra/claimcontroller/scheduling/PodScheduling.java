@@ -145,6 +145,7 @@ public final class PodScheduling {
     Reserve reserve = new Reserve(dra);
     this.cycle =
         new SchedulingCycle(
+            dra,
             new Filter(
                 dra,
                 nominations,

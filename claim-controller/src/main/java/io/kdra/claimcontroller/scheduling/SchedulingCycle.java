@@ -16,12 +16,14 @@ import java.util.Map;
 final class SchedulingCycle {
 
   private final Object lock = new Object();
+  private final DraManager dra;
   private final Filter filter;
   private final Score score;
   private final Reserve reserve;
   private final ClaimTracer tracer;
 
-  SchedulingCycle(Filter filter, Score score, Reserve reserve, ClaimTracer tracer) {
+  SchedulingCycle(DraManager dra, Filter filter, Score score, Reserve reserve, ClaimTracer tracer) {
+    this.dra = dra;
     this.filter = filter;
     this.score = score;
     this.reserve = reserve;
@@ -36,9 +38,12 @@ final class SchedulingCycle {
   /**
    * Under the lock: where {@code s}'s pod goes, reserved, or why it cannot go anywhere now; its
    * nodes narrowed to those {@code within} accepts (null: all), its device search stopping at the
-   * deadline of the pod's attempt number {@code attempt}.
+   * deadline of the pod's attempt number {@code attempt}. {@code s}'s claims are read again first
+   * ({@link DraManager#current}): which of them are still to allocate is decided here, under the
+   * lock, never from what was read before it.
    */
-  Decided decide(CycleState s, Filter.Within within, int attempt) {
+  Decided decide(CycleState attempted, Filter.Within within, int attempt) {
+    CycleState s = current(attempted);
     Filter.Nodes nodes = filter.nodes(s, within);
     if (nodes.result().feasible().isEmpty()) {
       return new Decided.NotPlaced(
@@ -72,13 +77,19 @@ final class SchedulingCycle {
    * the filter and score of {@link #decide}, without the search. Cheap: no copy is made (the
    * allocated state is persistent, the node lists are the attempt's own).
    */
-  OffLockSearch.Snapshot snapshot(CycleState s) {
+  OffLockSearch.Snapshot snapshot(CycleState attempted) {
+    CycleState s = current(attempted);
     Filter.Nodes nodes = filter.nodes(s, null);
     if (nodes.result().feasible().isEmpty()) {
       return new OffLockSearch.Snapshot(s, nodes.result(), null, nodes.state());
     }
     NodeScoring.Scores scores = score.score(s.pod(), nodes);
     return new OffLockSearch.Snapshot(s, nodes.result(), ScoreOrder.of(scores), nodes.state());
+  }
+
+  /** {@code s} with its claims as they are now, allocations assumed under this lock included. */
+  private CycleState current(CycleState s) {
+    return s.withClaims(dra.current(s.claims()));
   }
 
   /** Under the lock: gives back a placement {@link #decide} reserved and that is not written. */

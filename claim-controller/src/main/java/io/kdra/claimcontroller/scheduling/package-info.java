@@ -10,8 +10,9 @@
  *   <li>PreEnqueue: {@code PreEnqueue}; PreFilter: {@code PreFilter}, which makes the attempt's
  *       {@code CycleState}, and {@code ExtendedPreFilter};
  *   <li>the scheduling cycle ({@code schedule_one.go}), under one lock: {@code SchedulingCycle}
- *       runs {@code Filter} (nodes, then the allocation), {@code Score} and {@code Reserve}
- *       (Reserve and Unreserve), and comes to a {@code Decided};
+ *       reads the pod's claims again (upstream's PreFilter reads them inside its one cycle; ours
+ *       runs before the lock), runs {@code Filter} (nodes, then the allocation), {@code Score} and
+ *       {@code Reserve} (Reserve and Unreserve), and comes to a {@code Decided};
  *   <li>the binding cycle, outside the lock: {@code BindingCycle} runs {@code PreBind}, then Bind;
  *   <li>PostFilter: {@code Preemption} (DefaultPreemption), called by the reconciler.
  * </ul>

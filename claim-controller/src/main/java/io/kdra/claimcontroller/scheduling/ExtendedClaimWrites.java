@@ -28,6 +28,7 @@ final class ExtendedClaimWrites {
         List<ResourceClaim> podClaims,
         String node,
         Map<String, AllocationResult> allocations,
+        Map<String, AllocationResult> relied,
         Map<String, ClaimTracer.TraceSpan> spans,
         Runnable beforeBind);
   }
@@ -50,6 +51,7 @@ final class ExtendedClaimWrites {
       List<ResourceClaim> podClaims,
       String node,
       Map<String, AllocationResult> allocations,
+      Map<String, AllocationResult> relied,
       Map<String, ClaimTracer.TraceSpan> spans,
       ExtendedResources.InMemoryClaim special) {
     String placeholder = special.uid();
@@ -96,6 +98,7 @@ final class ExtendedClaimWrites {
             claims,
             node,
             renamed,
+            relied,
             ExtendedResources.renamed(spans, placeholder, uid),
             () ->
                 writer.recordStatus(

@@ -44,13 +44,16 @@ final class PreBind {
   }
 
   /**
-   * Reserves every claim, deciding on the informer's copy where it has one; on a stale or refused
-   * step, undoes the reservations made so far and forgets the allocations not written.
+   * Reserves every claim, deciding on the informer's copy where it has one: those in {@code
+   * allocations} allocated so, the others only while allocated as in {@code relied} (a claim
+   * allocated again elsewhere since the decision is stale); on a stale or refused step, undoes the
+   * reservations made so far and forgets the allocations not written.
    */
   Optional<Outcome> reserveAll(
       Pod pod,
       List<ResourceClaim> podClaims,
       Map<String, AllocationResult> allocations,
+      Map<String, AllocationResult> relied,
       Map<String, ClaimTracer.TraceSpan> spans,
       Map<String, ResourceClaimConsumerReference> groupClaims) {
     List<ResourceClaim> done = new ArrayList<>();
@@ -79,6 +82,7 @@ final class PreBind {
                     cached(c),
                     consumer,
                     a,
+                    a == null ? relied.get(uid) : null,
                     spans.get(uid).annotations(),
                     written)
                 : claims.reserveUnanswered(

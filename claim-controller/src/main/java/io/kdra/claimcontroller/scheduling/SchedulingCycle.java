@@ -1,6 +1,10 @@
 package io.kdra.claimcontroller.scheduling;
 
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.claimcontroller.domain.NodeScoring;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -67,7 +71,12 @@ final class SchedulingCycle {
           return null;
         });
     Decided.Placement placement =
-        new Decided.Placement(placed.node(), placed.allocations(), spans, allocation.special());
+        new Decided.Placement(
+            placed.node(),
+            placed.allocations(),
+            relied(s.claims(), placed.allocations()),
+            spans,
+            allocation.special());
     reserve.reserve(s.pod(), s.claims(), placement);
     return placement;
   }
@@ -85,6 +94,25 @@ final class SchedulingCycle {
     }
     NodeScoring.Scores scores = score.score(s.pod(), nodes);
     return new OffLockSearch.Snapshot(s, nodes.result(), ScoreOrder.of(scores), nodes.state());
+  }
+
+  /**
+   * The allocations the placement relies on, by claim UID: those of the pod's claims allocated
+   * already, as seen under the lock (assumed ones included). Its writes reserve a claim only while
+   * it is still allocated so ({@link io.kdra.claimcontroller.domain.Reservation#decide}).
+   */
+  static Map<String, AllocationResult> relied(
+      List<ResourceClaim> claims, Map<String, AllocationResult> allocating) {
+    Map<String, AllocationResult> out = new HashMap<>();
+    for (ResourceClaim c : claims) {
+      String uid = c.getMetadata().getUid();
+      if (!allocating.containsKey(uid)
+          && c.getStatus() != null
+          && c.getStatus().getAllocation() != null) {
+        out.put(uid, c.getStatus().getAllocation());
+      }
+    }
+    return out;
   }
 
   /** {@code s} with its claims as they are now, allocations assumed under this lock included. */

@@ -194,7 +194,7 @@ public final class Reservation {
    * conditions, an object's unknown fields), which a copy read back from the API server may have
    * and an allocation assumed here lacks.
    */
-  static boolean sameAllocation(AllocationResult a, AllocationResult b) {
+  public static boolean sameAllocation(AllocationResult a, AllocationResult b) {
     return devices(a).equals(devices(b))
         && Objects.equals(a.getNodeSelector(), b.getNodeSelector());
   }

@@ -61,7 +61,7 @@ final class ExtendedClaimWrites {
     } catch (KubernetesClientException e) {
       // nothing of this attempt was written: its assumed devices are free again
       recent.forgetCreated(placeholder);
-      allocations.keySet().forEach(recent::forgetAllocation);
+      allocations.forEach(recent::forgetAllocation);
       if (ApiRefusal.isRefusal(e)) {
         // refused for what it is (a quota, an invalid request): the pod's owner must act
         String why =
@@ -86,7 +86,7 @@ final class ExtendedClaimWrites {
     AllocationResult allocation = allocations.get(placeholder);
     recent.allocated(uid, allocation);
     recent.forgetCreated(placeholder);
-    recent.forgetAllocation(placeholder);
+    recent.forgetAllocation(placeholder, allocation);
 
     List<ResourceClaim> claims = new ArrayList<>(podClaims);
     claims.add(created);
@@ -108,7 +108,7 @@ final class ExtendedClaimWrites {
     if (!(o instanceof Outcome.Bound)) {
       writer.delete(created.getMetadata().getNamespace(), created.getMetadata().getName());
       recent.forgetCreated(uid);
-      recent.forgetAllocation(uid);
+      recent.forgetAllocation(uid, allocation);
     }
     return o;
   }

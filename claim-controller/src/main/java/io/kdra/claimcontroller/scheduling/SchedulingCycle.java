@@ -6,6 +6,7 @@ import io.kdra.claimcontroller.domain.NodeScoring;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The scheduling cycle (kube-scheduler's {@code schedulingCycle}): {@link Filter}'s nodes, {@link
@@ -77,7 +78,11 @@ final class SchedulingCycle {
             relied(s.claims(), placed.allocations()),
             spans,
             allocation.special());
-    reserve.reserve(s.pod(), s.claims(), placement);
+    Optional<String> bug = reserve.reserve(s.pod(), s.claims(), placement);
+    if (bug.isPresent()) {
+      spans.end();
+      return new Decided.NotPlaced(new Outcome.Retry(bug.get()));
+    }
     return placement;
   }
 

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kdra.claimcontroller.domain.Reservation.Step;
 import java.util.List;
 import java.util.Map;
@@ -332,5 +334,41 @@ class ReservationTest {
     assertThat(written.getStatus().getReservedFor()).containsExactly(group);
     assertThat(Reservation.decide(written, group, null, ALLOC, MARKER))
         .isInstanceOf(Step.Done.class);
+  }
+
+  /**
+   * An allocation assumed here and the same one read back from the API server (JSON, with the
+   * fields the server or another writer adds) are the same allocation: only devices and nodes
+   * count, or every shared claim whose allocation was assumed would look allocated again.
+   */
+  @Test
+  void anAllocationReadBackFromTheApiServerIsTheSameAllocation() {
+    // as the allocator builds it: a node-local device
+    AllocationResult assumed =
+        new AllocationResultBuilder(ALLOC)
+            .withNodeSelector(
+                new NodeSelectorBuilder()
+                    .addNewNodeSelectorTerm()
+                    .addToMatchFields(
+                        new NodeSelectorRequirementBuilder()
+                            .withKey("metadata.name")
+                            .withOperator("In")
+                            .withValues("node-a")
+                            .build())
+                    .endNodeSelectorTerm()
+                    .build())
+            .build();
+    String json =
+        Serialization.asJson(assumed)
+            .replaceFirst("\\{", "{\"allocationTimestamp\":\"2026-01-01T00:00:00Z\",\"later\":1,");
+    AllocationResult readBack = Serialization.unmarshal(json, AllocationResult.class);
+
+    assertThat(readBack.getAllocationTimestamp()).isNotNull();
+    assertThat(Reservation.sameAllocation(assumed, readBack)).isTrue();
+    assertThat(
+            Reservation.sameAllocation(
+                assumed,
+                new AllocationResultBuilder(readBack).withNodeSelector(onNode("node-b")).build()))
+        .isFalse();
   }
 }

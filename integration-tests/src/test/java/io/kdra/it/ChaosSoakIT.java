@@ -23,6 +23,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
@@ -34,12 +41,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Random operations against the whole stack for a bounded time, then invariants once it settles.
  * Operations: pods from templates (the soak's, or a ComputeClass's) and pods sharing a claim
  * created and deleted in random order with reused names (gracefully or at once, one at a time or in
- * bursts), claims and templates created and deleted before or after their pods (with no config, a
- * valid or an invalid one of our driver, through the publishers' admission webhook: {@link
- * SoakWebhook}), pods whose claims share GPUs by time-slicing or MPS, take dynamic MIG partitions
- * or take devices with adminAccess ({@link SoakSharing}), ComputeClasses created, changed and
- * deleted ({@link SoakBridge}), SIGKILL and restart of any service (two claim-controller replicas,
- * two slice-publisher replicas, the computeclass-bridge, a driver often mid-prepare, since prepares
+ * bursts), bursts of 3 or 4 pods sharing a new claim created at once from as many threads, claims
+ * and templates created and deleted before or after their pods (with no config, a valid or an
+ * invalid one of our driver, through the publishers' admission webhook: {@link SoakWebhook}), pods
+ * whose claims share GPUs by time-slicing or MPS, take dynamic MIG partitions or take devices with
+ * adminAccess ({@link SoakSharing}), ComputeClasses created, changed and deleted ({@link
+ * SoakBridge}), SIGKILL and restart of any service (two claim-controller replicas, two
+ * slice-publisher replicas, the computeclass-bridge, a driver often mid-prepare, since prepares
  * take a while here), a node's slices deleted, a node deleted and registered again, and the faults
  * of {@link SoakFaults}: the kube-apiserver restarted or away, etcd restarted or slow, a leader
  * frozen past its lease, partitions between a claim-controller and the API server and between a
@@ -81,6 +89,13 @@ class ChaosSoakIT {
 
   static final List<String> TEMPLATES = List.of("tpl-0", "tpl-1");
   static final List<String> SHARED = List.of("shared-0", "shared-1");
+
+  /**
+   * The claims of the bursts of pods sharing one ({@link Soak#toggleSharedBurst}): each created new
+   * with its pods, all at once.
+   */
+  static final List<String> BURSTS = List.of("burst-0", "burst-1");
+
   static final int POD_NAMES = 8;
   static final List<String> GANGS = List.of("gang-0", "gang-1");
   static final int GANG_SIZE = 2;
@@ -261,13 +276,14 @@ class ChaosSoakIT {
     if (GangMembers.served()) {
       GangMembers.podGroups(client, stack.namespace).delete();
     }
-    SHARED.forEach(
-        c ->
-            client
-                .resources(ResourceClaim.class)
-                .inNamespace(stack.namespace)
-                .withName(c)
-                .delete());
+    java.util.stream.Stream.concat(SHARED.stream(), BURSTS.stream())
+        .forEach(
+            c ->
+                client
+                    .resources(ResourceClaim.class)
+                    .inNamespace(stack.namespace)
+                    .withName(c)
+                    .delete());
     await("pods and claims gone")
         .atMost(SETTLE)
         .untilAsserted(
@@ -358,8 +374,18 @@ class ChaosSoakIT {
       this.faults = faults;
     }
 
+    /**
+     * {@code -Dsoak.shared-bursts-first=K}: the first K operations are bursts of pods sharing a
+     * claim ({@link #toggleSharedBurst}), each creating one where a burst's claim is absent.
+     */
+    private int sharedBurstsFirst = Integer.getInteger("soak.shared-bursts-first", 0);
+
     /** Runs one random operation; returns its name. */
     String step() {
+      if (sharedBurstsFirst > 0) {
+        sharedBurstsFirst--;
+        return toggleSharedBurst(true);
+      }
       int roll = random.nextInt(100);
       try {
         if (roll < 17) {
@@ -370,8 +396,10 @@ class ChaosSoakIT {
           return createPod(true);
         } else if (roll < 39 && GangMembers.served()) {
           return toggleGang();
-        } else if (roll < 58) {
+        } else if (roll < 56) {
           return deletePod();
+        } else if (roll < 60) {
+          return toggleSharedBurst(false);
         } else if (roll < 63) {
           return burst();
         } else if (roll < 70) {
@@ -470,6 +498,69 @@ class ChaosSoakIT {
         createPod(false);
       }
       return "burst-of-3";
+    }
+
+    /**
+     * A burst of pods sharing a claim: a new claim of one whole GPU and 3 or 4 pods referencing it,
+     * created from as many threads at once, so that the pods are scheduled while the claim is being
+     * allocated for one of them. Or, where the burst's claim exists, its pods and it deleted; with
+     * {@code creating}, a burst whose claim is absent is created where there is one.
+     */
+    private String toggleSharedBurst(boolean creating) {
+      String drawn = pick(BURSTS);
+      String name =
+          creating
+              ? BURSTS.stream()
+                  .filter(
+                      b ->
+                          client.resources(ResourceClaim.class).inNamespace(ns).withName(b).get()
+                              == null)
+                  .findFirst()
+                  .orElse(drawn)
+              : drawn;
+      var claim = client.resources(ResourceClaim.class).inNamespace(ns).withName(name);
+      List<Pod> pods =
+          client.pods().inNamespace(ns).list().getItems().stream()
+              .filter(p -> p.getMetadata().getName().startsWith(name + "-"))
+              .toList();
+      if (claim.get() != null) {
+        pods.forEach(p -> client.resource(p).delete());
+        claim.delete();
+        return "delete-shared-burst";
+      }
+      if (!pods.isEmpty()) {
+        return "shared-burst(pods still there)";
+      }
+      client.resource(Dra.claim(ns, name, SoakSharing.WHOLE_CLASS, 1)).create();
+      int size = 3 + random.nextInt(2);
+      ExecutorService threads = Executors.newFixedThreadPool(size);
+      CountDownLatch go = new CountDownLatch(1);
+      try {
+        List<Future<?>> created = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+          Pod pod = Dra.podWithClaim(ns, name + "-" + i, name);
+          created.add(
+              threads.submit(
+                  () -> {
+                    go.await();
+                    return client.resource(pod).create();
+                  }));
+        }
+        go.countDown();
+        for (Future<?> f : created) {
+          f.get(1, TimeUnit.MINUTES);
+        }
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof KubernetesClientException k) {
+          throw k;
+        }
+        throw new IllegalStateException(e.getCause());
+      } catch (InterruptedException | TimeoutException e) {
+        throw new IllegalStateException(e);
+      } finally {
+        threads.shutdownNow();
+      }
+      return "shared-burst-of-" + size;
     }
 
     private String toggleClaim() {

@@ -3,8 +3,10 @@ package io.kdra.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kdra.it.nodes.TestKubelet;
@@ -15,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -85,6 +88,7 @@ final class SoakInvariants {
     assertNoReservationForAGonePod();
     assertNoPreparedStateWithoutItsClaim();
     assertEveryBoundPodPreparedOnItsNode();
+    assertEveryBoundPodsClaimsAllocatedOnItsNodeAndReservedForIt();
     assertEveryPendingPodHasAReason();
     assertNoPodPendingWhileItCouldRun();
     assertSlicesMatchInventoriesUntainted();
@@ -164,6 +168,75 @@ final class SoakInvariants {
             .contains(claim.getUid());
       }
     }
+  }
+
+  /**
+   * Every bound pod (not being deleted) has each of its claims allocated with devices of its node
+   * only and reserved for it (or for its PodGroup): a pod bound while its claim was allocated again
+   * elsewhere (a claim shared by pods scheduled at once) breaks it.
+   */
+  private void assertEveryBoundPodsClaimsAllocatedOnItsNodeAndReservedForIt() {
+    invariantChecks++;
+    Map<String, ResourceClaim> byName = new TreeMap<>();
+    claims().forEach(c -> byName.put(c.getMetadata().getName(), c));
+    List<String> broken = new ArrayList<>();
+    for (Pod p : client.pods().inNamespace(stack.namespace).list().getItems()) {
+      String node = p.getSpec().getNodeName();
+      if (node == null
+          || p.getMetadata().getDeletionTimestamp() != null
+          || p.getSpec().getResourceClaims() == null) {
+        continue;
+      }
+      String group = GangMembers.groupOf(p);
+      for (var entry : p.getSpec().getResourceClaims()) {
+        String claimName = claimName(p, entry);
+        ResourceClaim claim = claimName == null ? null : byName.get(claimName);
+        String what = p.getMetadata().getName() + "@" + node + " claim " + claimName;
+        if (claim == null) {
+          broken.add(what + ": missing");
+          continue;
+        }
+        List<String> devices = Dra.devices(claim);
+        if (devices.isEmpty() || !devices.stream().allMatch(d -> d.startsWith(node + "/"))) {
+          broken.add(what + ": allocated " + devices);
+        }
+        var reserved =
+            claim.getStatus() == null || claim.getStatus().getReservedFor() == null
+                ? List.<ResourceClaimConsumerReference>of()
+                : claim.getStatus().getReservedFor();
+        boolean forIt =
+            reserved.stream()
+                .anyMatch(
+                    r ->
+                        p.getMetadata().getUid().equals(r.getUid())
+                            || (group != null
+                                && !"pods".equals(r.getResource())
+                                && group.equals(r.getName())));
+        if (!forIt) {
+          broken.add(
+              what
+                  + ": reserved for "
+                  + reserved.stream().map(r -> r.getResource() + "/" + r.getName()).toList());
+        }
+      }
+    }
+    assertThat(broken).as("bound pods' claims not allocated on their node or not theirs").isEmpty();
+  }
+
+  /** The name of the claim of {@code pod}'s {@code entry}: its own, or its template's generated. */
+  private static String claimName(Pod pod, PodResourceClaim entry) {
+    if (entry.getResourceClaimName() != null) {
+      return entry.getResourceClaimName();
+    }
+    if (pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null) {
+      return null;
+    }
+    return pod.getStatus().getResourceClaimStatuses().stream()
+        .filter(s -> entry.getName().equals(s.getName()))
+        .map(s -> s.getResourceClaimName())
+        .filter(Objects::nonNull)
+        .findFirst()
+        .orElse(null);
   }
 
   /**

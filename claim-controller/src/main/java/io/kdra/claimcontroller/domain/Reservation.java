@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,12 @@ public final class Reservation {
    *
    * @param allocation the allocation to write, or null when the decision relied on the claim being
    *     allocated already
+   * @param relied with {@code allocation} null, the allocation the decision saw on the claim (null:
+   *     it saw none): a claim allocated again since (deallocated, then allocated by another pod,
+   *     maybe on another node) is stale, never reserved for a pod placed where its first allocation
+   *     was. Stricter than upstream's {@code bindClaim} (v1.37.2), which after a conflict reserves
+   *     the claim as read again whatever its allocation; its first write, as here, is made on the
+   *     version the decision saw
    * @param annotations annotations the claim must carry, added where their key is missing (existing
    *     values are never overwritten): the scheduler marker, so that cleanup stays within claims
    *     this controller touched, and the trace context
@@ -55,8 +62,9 @@ public final class Reservation {
       ResourceClaim current,
       Pod pod,
       AllocationResult allocation,
+      AllocationResult relied,
       Map<String, String> annotations) {
-    return decide(current, PodGroupClaims.podConsumer(pod), allocation, annotations);
+    return decide(current, PodGroupClaims.podConsumer(pod), allocation, relied, annotations);
   }
 
   /**
@@ -67,6 +75,7 @@ public final class Reservation {
       ResourceClaim current,
       ResourceClaimConsumerReference consumer,
       AllocationResult allocation,
+      AllocationResult relied,
       Map<String, String> annotations) {
     AllocationResult have =
         current.getStatus() == null ? null : current.getStatus().getAllocation();
@@ -75,6 +84,9 @@ public final class Reservation {
     }
     if (allocation == null && have == null) {
       return new Step.Stale("claim " + name(current) + " was deallocated meanwhile");
+    }
+    if (allocation == null && (relied == null || !sameAllocation(have, relied))) {
+      return new Step.Stale("claim " + name(current) + " was allocated again meanwhile");
     }
     var reserved =
         current.getStatus() == null || current.getStatus().getReservedFor() == null
@@ -168,18 +180,38 @@ public final class Reservation {
         return new Step.Stale(
             "the allocation of claim " + name(current) + " sent without an answer did not land");
       }
-      return decide(current, consumer, unanswered, annotations);
+      return decide(current, consumer, unanswered, null, annotations);
     }
-    if (!sameDevices(have, unanswered)) {
+    if (!sameAllocation(have, unanswered)) {
       return new Step.Stale("claim " + name(current) + " was allocated meanwhile");
     }
-    return decide(current, consumer, null, annotations);
+    return decide(current, consumer, null, unanswered, annotations);
   }
 
-  /** Whether both allocations hold the same devices for the same requests on the same nodes. */
-  private static boolean sameDevices(AllocationResult a, AllocationResult b) {
-    return Objects.equals(a.getDevices(), b.getDevices())
+  /**
+   * Whether both allocations hold the same devices for the same requests on the same nodes: what a
+   * pod placed on one relies on. Not the rest (the allocation's timestamp, a device's binding
+   * conditions, an object's unknown fields), which a copy read back from the API server may have
+   * and an allocation assumed here lacks.
+   */
+  public static boolean sameAllocation(AllocationResult a, AllocationResult b) {
+    return devices(a).equals(devices(b))
         && Objects.equals(a.getNodeSelector(), b.getNodeSelector());
+  }
+
+  /**
+   * Each allocated device as request, driver, pool, device and share, in the allocation's order.
+   */
+  private static List<List<String>> devices(AllocationResult a) {
+    if (a.getDevices() == null || a.getDevices().getResults() == null) {
+      return List.of();
+    }
+    return a.getDevices().getResults().stream()
+        .map(
+            r ->
+                Arrays.asList(
+                    r.getRequest(), r.getDriver(), r.getPool(), r.getDevice(), r.getShareID()))
+        .toList();
   }
 
   private static String name(ResourceClaim c) {

@@ -73,8 +73,8 @@ public class ClaimWriter {
   }
 
   /**
-   * Reserves claim {@code namespace/name} for {@code pod}, writing {@code allocation} first when
-   * non-null (see {@link Reservation#decide}).
+   * Reserves claim {@code namespace/name} for {@code pod}, writing {@code allocation} first (see
+   * {@link Reservation#decide}).
    *
    * @return the step taken: {@link Reservation.Step.Write} or {@link Reservation.Step.Done} on
    *     success, {@link Reservation.Step.Stale} or {@link Reservation.Step.Refused} when nothing
@@ -86,24 +86,35 @@ public class ClaimWriter {
       Pod pod,
       AllocationResult allocation,
       Map<String, String> annotations) {
-    return reserve(namespace, name, null, pod, allocation, annotations);
+    return reserve(
+        namespace,
+        name,
+        null,
+        PodGroupClaims.podConsumer(pod),
+        allocation,
+        null,
+        annotations,
+        StatusWrites.NONE);
   }
 
   /**
-   * As {@link #reserve(String, String, Pod, AllocationResult, Map)}, deciding first on {@code
-   * cached} (the informer's copy, or null) instead of reading the claim: on the usual path the
-   * informer is current and the read is saved. Its {@code resourceVersion} guards the writes as a
-   * read's would; a conflict, or a decision other than a write, is decided again on a fresh read,
-   * so a stale copy never decides alone.
+   * Reserves claim {@code namespace/name}, allocated as {@code relied} (what the caller saw), for
+   * {@code pod}, deciding first on {@code cached} (the informer's copy, or null) instead of reading
+   * the claim: on the usual path the informer is current and the read is saved. Its {@code
+   * resourceVersion} guards the writes as a read's would; a conflict, or a decision other than a
+   * write, is decided again on a fresh read, so a stale copy never decides alone.
    */
-  public Reservation.Step reserve(
-      String namespace,
-      String name,
-      ResourceClaim cached,
-      Pod pod,
-      AllocationResult allocation,
-      Map<String, String> annotations) {
-    return reserve(namespace, name, cached, pod, allocation, annotations, StatusWrites.NONE);
+  public Reservation.Step reserveAllocated(
+      String namespace, String name, ResourceClaim cached, Pod pod, AllocationResult relied) {
+    return reserve(
+        namespace,
+        name,
+        cached,
+        PodGroupClaims.podConsumer(pod),
+        null,
+        relied,
+        Map.of(),
+        StatusWrites.NONE);
   }
 
   /**
@@ -137,22 +148,12 @@ public class ClaimWriter {
     void stored(String resourceVersion);
   }
 
-  /** As above, telling {@code writes} of each status write. */
-  public Reservation.Step reserve(
-      String namespace,
-      String name,
-      ResourceClaim cached,
-      Pod pod,
-      AllocationResult allocation,
-      Map<String, String> annotations,
-      StatusWrites writes) {
-    return reserve(
-        namespace, name, cached, PodGroupClaims.podConsumer(pod), allocation, annotations, writes);
-  }
-
   /**
-   * As above, reserving the claim for {@code consumer}: the pod, or its PodGroup for a claim its
-   * members share.
+   * Reserves claim {@code namespace/name} for {@code consumer} (the pod, or its PodGroup for a
+   * claim its members share), deciding first on {@code cached} as {@link #reserveAllocated} does:
+   * writing {@code allocation} first when non-null, otherwise only where the claim is still
+   * allocated as {@code relied} (see {@link Reservation#decide}); telling {@code writes} of each
+   * status write.
    */
   public Reservation.Step reserve(
       String namespace,
@@ -160,6 +161,7 @@ public class ClaimWriter {
       ResourceClaim cached,
       ResourceClaimConsumerReference consumer,
       AllocationResult allocation,
+      AllocationResult relied,
       Map<String, String> annotations,
       StatusWrites writes) {
     Map<String, String> wanted = marked(annotations);
@@ -167,7 +169,7 @@ public class ClaimWriter {
         namespace,
         name,
         cached,
-        current -> Reservation.decide(current, consumer, allocation, wanted),
+        current -> Reservation.decide(current, consumer, allocation, relied, wanted),
         writes);
   }
 

@@ -57,8 +57,9 @@ final class BindingCycle {
         new ExtendedClaimWrites(
             dra.recent(),
             ExtendedClaimWriter.of(claims),
-            (pod, podClaims, node, allocations, spans, beforeBind) ->
-                preBindAndBind(pod, podClaims, node, allocations, spans, Map.of(), beforeBind),
+            (pod, podClaims, node, allocations, relied, spans, beforeBind) ->
+                preBindAndBind(
+                    pod, podClaims, node, allocations, relied, spans, Map.of(), beforeBind),
             writers.events());
   }
 
@@ -83,6 +84,7 @@ final class BindingCycle {
                   s.claims(),
                   placement.node(),
                   placement.allocations(),
+                  placement.relied(),
                   placement.spans().byClaim(),
                   s.shared(),
                   () -> {})
@@ -91,6 +93,7 @@ final class BindingCycle {
                   s.claims(),
                   placement.node(),
                   placement.allocations(),
+                  placement.relied(),
                   placement.spans().byClaim(),
                   placement.special());
       placement.spans().end();
@@ -107,20 +110,23 @@ final class BindingCycle {
 
   /**
    * Reserves {@code podClaims} for {@code pod}, writing {@code allocations} (claim UID to result)
-   * where given, those in {@code groupClaims} (by UID) for the consumer given there (the pod's
-   * PodGroup, for the claims its members share); runs {@code beforeBind} once every claim is
-   * reserved (the rest of PreBind: the pod's extended resource claim status; if it fails, the
-   * reservations are undone); then binds the pod to {@code node}.
+   * where given, the others only while allocated as in {@code relied} (as the decision saw them),
+   * those in {@code groupClaims} (by UID) for the consumer given there (the pod's PodGroup, for the
+   * claims its members share); runs {@code beforeBind} once every claim is reserved (the rest of
+   * PreBind: the pod's extended resource claim status; if it fails, the reservations are undone);
+   * then binds the pod to {@code node}.
    */
   Outcome preBindAndBind(
       Pod pod,
       List<ResourceClaim> podClaims,
       String node,
       Map<String, AllocationResult> allocations,
+      Map<String, AllocationResult> relied,
       Map<String, ClaimTracer.TraceSpan> spans,
       Map<String, ResourceClaimConsumerReference> groupClaims,
       Runnable beforeBind) {
-    Optional<Outcome> failed = preBind.reserveAll(pod, podClaims, allocations, spans, groupClaims);
+    Optional<Outcome> failed =
+        preBind.reserveAll(pod, podClaims, allocations, relied, spans, groupClaims);
     if (failed.isPresent()) {
       return failed.get();
     }

@@ -7,7 +7,6 @@ import io.kdra.claimcontroller.domain.PodGroupClaims;
 import io.kdra.claimcontroller.domain.PodGroupPolicy;
 import io.kdra.claimcontroller.domain.Pods;
 import io.kdra.claimcontroller.k8s.ClaimWriter;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -76,13 +75,13 @@ final class BoundPodClaims {
       if (!mayWrite.getAsBoolean()) {
         return;
       }
-      claims.reserve(
+      // bound already: reserved only while the claim is still allocated as seen here
+      claims.reserveAllocated(
           c.getMetadata().getNamespace(),
           c.getMetadata().getName(),
           cached.get(),
           pod,
-          null,
-          Map.of());
+          cached.get().getStatus().getAllocation());
     }
   }
 

@@ -11,11 +11,16 @@ sealed interface Decided permits Decided.Placement, Decided.NotPlaced, Decided.U
    * The node and allocations decided for the pod, reserved (assumed) already, with its claims'
    * spans, started: what the binding cycle writes.
    *
+   * @param allocations by claim UID, those to write
+   * @param relied by claim UID, the allocations of the pod's claims allocated already that the
+   *     decision relied on, as seen under the lock: each claim is reserved only while it is still
+   *     allocated so
    * @param special the pod's special claim for its extended resources, in memory; or null
    */
   record Placement(
       String node,
       Map<String, AllocationResult> allocations,
+      Map<String, AllocationResult> relied,
       AttemptSpans spans,
       ExtendedResources.InMemoryClaim special)
       implements Decided {}

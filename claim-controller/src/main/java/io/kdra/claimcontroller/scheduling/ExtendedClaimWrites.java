@@ -28,6 +28,7 @@ final class ExtendedClaimWrites {
         List<ResourceClaim> podClaims,
         String node,
         Map<String, AllocationResult> allocations,
+        Map<String, AllocationResult> relied,
         Map<String, ClaimTracer.TraceSpan> spans,
         Runnable beforeBind);
   }
@@ -50,6 +51,7 @@ final class ExtendedClaimWrites {
       List<ResourceClaim> podClaims,
       String node,
       Map<String, AllocationResult> allocations,
+      Map<String, AllocationResult> relied,
       Map<String, ClaimTracer.TraceSpan> spans,
       ExtendedResources.InMemoryClaim special) {
     String placeholder = special.uid();
@@ -59,7 +61,7 @@ final class ExtendedClaimWrites {
     } catch (KubernetesClientException e) {
       // nothing of this attempt was written: its assumed devices are free again
       recent.forgetCreated(placeholder);
-      allocations.keySet().forEach(recent::forgetAllocation);
+      allocations.forEach(recent::forgetAllocation);
       if (ApiRefusal.isRefusal(e)) {
         // refused for what it is (a quota, an invalid request): the pod's owner must act
         String why =
@@ -84,7 +86,7 @@ final class ExtendedClaimWrites {
     AllocationResult allocation = allocations.get(placeholder);
     recent.allocated(uid, allocation);
     recent.forgetCreated(placeholder);
-    recent.forgetAllocation(placeholder);
+    recent.forgetAllocation(placeholder, allocation);
 
     List<ResourceClaim> claims = new ArrayList<>(podClaims);
     claims.add(created);
@@ -96,6 +98,7 @@ final class ExtendedClaimWrites {
             claims,
             node,
             renamed,
+            relied,
             ExtendedResources.renamed(spans, placeholder, uid),
             () ->
                 writer.recordStatus(
@@ -105,7 +108,7 @@ final class ExtendedClaimWrites {
     if (!(o instanceof Outcome.Bound)) {
       writer.delete(created.getMetadata().getNamespace(), created.getMetadata().getName());
       recent.forgetCreated(uid);
-      recent.forgetAllocation(uid);
+      recent.forgetAllocation(uid, allocation);
     }
     return o;
   }

@@ -44,13 +44,16 @@ final class PreBind {
   }
 
   /**
-   * Reserves every claim, deciding on the informer's copy where it has one; on a stale or refused
-   * step, undoes the reservations made so far and forgets the allocations not written.
+   * Reserves every claim, deciding on the informer's copy where it has one: those in {@code
+   * allocations} allocated so, the others only while allocated as in {@code relied} (a claim
+   * allocated again elsewhere since the decision is stale); on a stale or refused step, undoes the
+   * reservations made so far and forgets the allocations not written.
    */
   Optional<Outcome> reserveAll(
       Pod pod,
       List<ResourceClaim> podClaims,
       Map<String, AllocationResult> allocations,
+      Map<String, AllocationResult> relied,
       Map<String, ClaimTracer.TraceSpan> spans,
       Map<String, ResourceClaimConsumerReference> groupClaims) {
     List<ResourceClaim> done = new ArrayList<>();
@@ -66,7 +69,7 @@ final class PreBind {
       if (unanswered != null) {
         ours.put(uid, unanswered);
       }
-      AllocationWrite written = new AllocationWrite();
+      AllocationWrite written = new AllocationWrite(a != null ? a : unanswered);
       ResourceClaimConsumerReference consumer =
           groupClaims.containsKey(uid) ? groupClaims.get(uid) : PodGroupClaims.podConsumer(pod);
       Reservation.Step step;
@@ -79,6 +82,7 @@ final class PreBind {
                     cached(c),
                     consumer,
                     a,
+                    a == null ? relied.get(uid) : null,
                     spans.get(uid).annotations(),
                     written)
                 : claims.reserveUnanswered(
@@ -144,9 +148,16 @@ final class PreBind {
    * it shows a newer one than the write was made on), or never sent (forgotten).
    */
   private final class AllocationWrite implements ClaimWriter.StatusWrites {
+    /** The allocation written, the assumption this settles: never another attempt's. */
+    private final AllocationResult allocation;
+
     private String sentOn;
     private String stored;
     private boolean fenced;
+
+    AllocationWrite(AllocationResult allocation) {
+      this.allocation = allocation;
+    }
 
     @Override
     public boolean mayWrite() {
@@ -168,11 +179,11 @@ final class PreBind {
     void settle(ResourceClaim c) {
       String uid = c.getMetadata().getUid();
       if (stored != null) {
-        recent.allocationWritten(uid, stored);
+        recent.allocationWritten(uid, allocation, stored);
       } else if (sentOn != null) {
         mayHaveLanded(c);
       } else {
-        recent.forgetAllocation(uid);
+        recent.forgetAllocation(uid, allocation);
       }
     }
 
@@ -182,7 +193,7 @@ final class PreBind {
      */
     void settleAgain(ResourceClaim c) {
       if (stored != null) {
-        recent.allocationWritten(c.getMetadata().getUid(), stored);
+        recent.allocationWritten(c.getMetadata().getUid(), allocation, stored);
       } else if (sentOn != null) {
         mayHaveLanded(c);
       }
@@ -191,6 +202,7 @@ final class PreBind {
     private void mayHaveLanded(ResourceClaim c) {
       recent.allocationMayHaveLanded(
           c.getMetadata().getUid(),
+          allocation,
           c.getMetadata().getNamespace(),
           c.getMetadata().getName(),
           sentOn);
@@ -200,8 +212,9 @@ final class PreBind {
   private void forgetAssumed(
       List<ResourceClaim> notWritten, Map<String, AllocationResult> allocations) {
     for (ResourceClaim c : notWritten) {
-      if (allocations.containsKey(c.getMetadata().getUid())) {
-        recent.forgetAllocation(c.getMetadata().getUid());
+      String uid = c.getMetadata().getUid();
+      if (allocations.containsKey(uid)) {
+        recent.forgetAllocation(uid, allocations.get(uid));
       }
     }
   }
@@ -218,8 +231,9 @@ final class PreBind {
       Pod pod, List<ResourceClaim> podClaims, Map<String, AllocationResult> allocations) {
     for (ResourceClaim c : podClaims) {
       claims.release(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod, true);
-      if (allocations.containsKey(c.getMetadata().getUid())) {
-        recent.forgetAllocation(c.getMetadata().getUid());
+      String uid = c.getMetadata().getUid();
+      if (allocations.containsKey(uid)) {
+        recent.forgetAllocation(uid, allocations.get(uid));
       }
     }
   }
@@ -230,7 +244,7 @@ final class PreBind {
       boolean allocatedByUs = ours.containsKey(c.getMetadata().getUid());
       claims.release(c.getMetadata().getNamespace(), c.getMetadata().getName(), pod, allocatedByUs);
       if (allocatedByUs) {
-        recent.forgetAllocation(c.getMetadata().getUid());
+        recent.forgetAllocation(c.getMetadata().getUid(), ours.get(c.getMetadata().getUid()));
       }
     }
   }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.kdra.claimcontroller.domain.Reservation;
 import io.kdra.claimcontroller.domain.ResourceVersions;
 import io.kdra.claimcontroller.domain.TemplateClaims;
 import java.util.ArrayList;
@@ -120,31 +121,55 @@ public final class RecentWrites {
    * Remembers an allocation this controller is about to write to the claim with {@code uid}; it
    * stays assumed whatever the informer shows until the write has ended ({@link
    * #allocationWritten}, {@link #allocationMayHaveLanded}, {@link #forgetAllocation}).
+   *
+   * @throws IllegalStateException where the claim has an assumed allocation already and it is
+   *     another one: one claim is allocated once, and a decision that allocates a claim assumed
+   *     allocated is a bug; the first assumption stays as it was
    */
   public void allocated(String uid, AllocationResult allocation) {
-    allocated.put(uid, new Assumed(allocation, IN_FLIGHT, false, null, null));
+    allocated.compute(
+        uid,
+        (k, a) -> {
+          if (a != null && !Reservation.sameAllocation(a.allocation(), allocation)) {
+            throw new IllegalStateException(
+                "claim "
+                    + uid
+                    + " has an assumed allocation of "
+                    + devices(a.allocation())
+                    + " already; a second one, of "
+                    + devices(allocation)
+                    + ", would replace it");
+          }
+          return new Assumed(allocation, IN_FLIGHT, false, null, null);
+        });
     claimChanged(uid);
   }
 
   /**
-   * The allocation of claim {@code uid} was stored as {@code resourceVersion}: the informer answers
-   * for it once it shows that version or a newer one.
+   * The allocation {@code allocation} of claim {@code uid} was stored as {@code resourceVersion}:
+   * the informer answers for it once it shows that version or a newer one.
    */
-  public void allocationWritten(String uid, String resourceVersion) {
-    settle(uid, version(resourceVersion), false, null, null);
+  public void allocationWritten(String uid, AllocationResult allocation, String resourceVersion) {
+    settle(uid, allocation, version(resourceVersion), false, null, null);
   }
 
   /**
-   * The write of claim {@code uid}'s allocation, made on {@code resourceVersion}, ended without an
-   * answer (a timeout, a lost connection): it may have been stored. Any newer version the informer
-   * shows tells which: the write was conditioned on that version, so a newer one is either the
-   * write itself, something after it, or what made it fail. The claim's {@code namespace/name} is
-   * kept for {@link UnansweredSettle}, which reads it when no pod attempt sends it again.
+   * The write of claim {@code uid}'s allocation {@code allocation}, made on {@code
+   * resourceVersion}, ended without an answer (a timeout, a lost connection): it may have been
+   * stored. Any newer version the informer shows tells which: the write was conditioned on that
+   * version, so a newer one is either the write itself, something after it, or what made it fail.
+   * The claim's {@code namespace/name} is kept for {@link UnansweredSettle}, which reads it when no
+   * pod attempt sends it again.
    */
   public void allocationMayHaveLanded(
-      String uid, String namespace, String name, String resourceVersion) {
+      String uid,
+      AllocationResult allocation,
+      String namespace,
+      String name,
+      String resourceVersion) {
     long basis = version(resourceVersion);
-    settle(uid, basis == NOT_A_VERSION ? NOT_A_VERSION : basis + 1, true, namespace, name);
+    settle(
+        uid, allocation, basis == NOT_A_VERSION ? NOT_A_VERSION : basis + 1, true, namespace, name);
   }
 
   /**
@@ -189,33 +214,65 @@ public final class RecentWrites {
     }
   }
 
+  /** Settles claim {@code uid}'s assumption if it is of {@code allocation}; never another's. */
   private void settle(
-      String uid, long shownFrom, boolean unanswered, String namespace, String name) {
+      String uid,
+      AllocationResult allocation,
+      long shownFrom,
+      boolean unanswered,
+      String namespace,
+      String name) {
     long from = shownFrom == NOT_A_VERSION ? IN_FLIGHT : shownFrom;
-    if (allocated.computeIfPresent(
-            uid, (k, a) -> new Assumed(a.allocation(), from, unanswered, namespace, name))
-        != null) {
+    boolean[] settled = {false};
+    allocated.computeIfPresent(
+        uid,
+        (k, a) -> {
+          if (!Reservation.sameAllocation(a.allocation(), allocation)) {
+            return a;
+          }
+          settled[0] = true;
+          return new Assumed(a.allocation(), from, unanswered, namespace, name);
+        });
+    if (settled[0]) {
       // the informer may have shown it already: the recheck lets it answer now
       claimChanged(uid);
     }
   }
 
-  /** Forgets the allocation of claim {@code uid} (it was rolled back or deallocated). */
-  public void forgetAllocation(String uid) {
-    if (allocated.remove(uid) != null) {
+  /**
+   * Forgets the allocation {@code allocation} of claim {@code uid} (it was rolled back or
+   * deallocated); an assumption of another allocation stays.
+   */
+  public void forgetAllocation(String uid, AllocationResult allocation) {
+    Assumed a = allocated.get(uid);
+    if (a != null
+        && Reservation.sameAllocation(a.allocation(), allocation)
+        && allocated.remove(uid, a)) {
       claimChanged(uid);
     }
   }
 
   /**
-   * Forgets the allocation of claim {@code uid} if its write never went out (the attempt failed
-   * before it): every write sent settles its assumption before the attempt ends.
+   * Forgets the allocation {@code allocation} of claim {@code uid} if its write never went out (the
+   * attempt failed before it): every write sent settles its assumption before the attempt ends.
    */
-  void forgetUnsent(String uid) {
+  void forgetUnsent(String uid, AllocationResult allocation) {
     Assumed a = allocated.get(uid);
-    if (a != null && a.shownFrom() == IN_FLIGHT && allocated.remove(uid, a)) {
+    if (a != null
+        && a.shownFrom() == IN_FLIGHT
+        && Reservation.sameAllocation(a.allocation(), allocation)
+        && allocated.remove(uid, a)) {
       claimChanged(uid);
     }
+  }
+
+  /** The allocation's devices, for a message. */
+  private static List<String> devices(AllocationResult a) {
+    return a.getDevices() == null || a.getDevices().getResults() == null
+        ? List.of()
+        : a.getDevices().getResults().stream()
+            .map(r -> r.getDriver() + "/" + r.getPool() + "/" + r.getDevice())
+            .toList();
   }
 
   /**

@@ -1,8 +1,14 @@
 package io.kdra.claimcontroller.scheduling;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.kdra.claimcontroller.domain.Pods;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * kube-scheduler's Reserve and Unreserve for this scheduler: a placement's devices and node taken
@@ -12,19 +18,42 @@ import java.util.List;
  */
 final class Reserve {
 
+  private static final Logger LOG = Logger.getLogger(Reserve.class);
+
   private final DraManager dra;
 
   Reserve(DraManager dra) {
     this.dra = dra;
   }
 
-  /** Under the lock: the placement's devices and node, taken until its writes are done. */
-  void reserve(Pod pod, List<ResourceClaim> podClaims, Decided.Placement placement) {
+  /**
+   * Under the lock: the placement's devices and node, taken until its writes are done; or, where a
+   * claim it allocates has another allocation assumed already (a bug: the decision saw it
+   * unallocated), nothing taken and why, so that the attempt is tried again as stale.
+   */
+  Optional<String> reserve(Pod pod, List<ResourceClaim> podClaims, Decided.Placement placement) {
     RecentWrites recent = dra.recent();
     if (placement.special() != null) {
       recent.created(placement.special().claim());
     }
-    placement.allocations().forEach(recent::allocated);
+    Map<String, AllocationResult> assumed = new HashMap<>();
+    for (Map.Entry<String, AllocationResult> e : placement.allocations().entrySet()) {
+      try {
+        recent.allocated(e.getKey(), e.getValue());
+      } catch (IllegalStateException bug) {
+        LOG.errorf(
+            bug,
+            "bug: pod %s was placed allocating a claim assumed allocated already; trying again",
+            Pods.key(pod));
+        assumed.forEach(recent::forgetUnsent);
+        if (placement.special() != null) {
+          recent.forgetCreated(placement.special().uid());
+        }
+        claimsChanged(podClaims);
+        return Optional.of(bug.getMessage());
+      }
+      assumed.put(e.getKey(), e.getValue());
+    }
     // (RecentWrites tells the UIDs too; the keys make the next attempt's recheck direct)
     claimsChanged(podClaims);
     if (placement.special() != null) {
@@ -33,11 +62,12 @@ final class Reserve {
           .claimChanged(special.getMetadata().getNamespace(), special.getMetadata().getName());
     }
     recent.binding(pod, placement.node());
+    return Optional.empty();
   }
 
   /** Under the lock: gives back what {@link #reserve} took for a placement never written. */
   void unreserve(Pod pod, List<ResourceClaim> podClaims, Decided.Placement placement) {
-    placement.allocations().keySet().forEach(dra.recent()::forgetUnsent);
+    placement.allocations().forEach(dra.recent()::forgetUnsent);
     claimsChanged(podClaims);
     dra.recent().forgetBinding(pod.getMetadata().getUid());
   }
@@ -52,7 +82,7 @@ final class Reserve {
    * claim's lifetime.
    */
   void unsent(Decided.Placement placement) {
-    placement.allocations().keySet().forEach(dra.recent()::forgetUnsent);
+    placement.allocations().forEach(dra.recent()::forgetUnsent);
   }
 
   private void claimsChanged(List<ResourceClaim> claims) {

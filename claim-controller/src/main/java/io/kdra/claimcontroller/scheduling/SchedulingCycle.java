@@ -1,7 +1,12 @@
 package io.kdra.claimcontroller.scheduling;
 
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.kdra.claimcontroller.domain.NodeScoring;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The scheduling cycle (kube-scheduler's {@code schedulingCycle}): {@link Filter}'s nodes, {@link
@@ -67,8 +72,17 @@ final class SchedulingCycle {
           return null;
         });
     Decided.Placement placement =
-        new Decided.Placement(placed.node(), placed.allocations(), spans, allocation.special());
-    reserve.reserve(s.pod(), s.claims(), placement);
+        new Decided.Placement(
+            placed.node(),
+            placed.allocations(),
+            relied(s.claims(), placed.allocations()),
+            spans,
+            allocation.special());
+    Optional<String> bug = reserve.reserve(s.pod(), s.claims(), placement);
+    if (bug.isPresent()) {
+      spans.end();
+      return new Decided.NotPlaced(new Outcome.Retry(bug.get()));
+    }
     return placement;
   }
 
@@ -85,6 +99,25 @@ final class SchedulingCycle {
     }
     NodeScoring.Scores scores = score.score(s.pod(), nodes);
     return new OffLockSearch.Snapshot(s, nodes.result(), ScoreOrder.of(scores), nodes.state());
+  }
+
+  /**
+   * The allocations the placement relies on, by claim UID: those of the pod's claims allocated
+   * already, as seen under the lock (assumed ones included). Its writes reserve a claim only while
+   * it is still allocated so ({@link io.kdra.claimcontroller.domain.Reservation#decide}).
+   */
+  static Map<String, AllocationResult> relied(
+      List<ResourceClaim> claims, Map<String, AllocationResult> allocating) {
+    Map<String, AllocationResult> out = new HashMap<>();
+    for (ResourceClaim c : claims) {
+      String uid = c.getMetadata().getUid();
+      if (!allocating.containsKey(uid)
+          && c.getStatus() != null
+          && c.getStatus().getAllocation() != null) {
+        out.put(uid, c.getStatus().getAllocation());
+      }
+    }
+    return out;
   }
 
   /** {@code s} with its claims as they are now, allocations assumed under this lock included. */

@@ -2,11 +2,15 @@ package io.kdra.claimcontroller.domain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kdra.claimcontroller.domain.Reservation.Step;
 import java.util.List;
 import java.util.Map;
@@ -79,14 +83,46 @@ class ReservationTest {
             .endMetadata()
             .build();
     String marker = Kdra.SCHEDULER_ANNOTATION + "=" + K.SCHEDULER;
+    // what the placement relied on: the claim allocated as K allocates it, its device on node-a
+    AllocationResult seen = taken.getStatus().getAllocation();
+    ResourceClaim elsewhere =
+        K.allocatedOn("gpu.example.com", "node-b", K.claim("c"), OTHER)
+            .editMetadata()
+            .addToFinalizers(Upstream.FINALIZER)
+            .endMetadata()
+            .build();
+    ResourceClaim otherNodes =
+        new ResourceClaimBuilder(taken)
+            .editStatus()
+            .editAllocation()
+            .withNodeSelector(onNode("node-b"))
+            .endAllocation()
+            .endStatus()
+            .build();
+    ResourceClaim mineElsewhere =
+        K.allocatedOn("gpu.example.com", "node-b", K.claim("c"), POD)
+            .editMetadata()
+            .addToAnnotations(Kdra.SCHEDULER_ANNOTATION, K.SCHEDULER)
+            .endMetadata()
+            .build();
+    ResourceClaim sameStamped =
+        new ResourceClaimBuilder(sharedMarked)
+            .editStatus()
+            .editAllocation()
+            .withAllocationTimestamp("2026-01-01T00:00:00Z")
+            .endAllocation()
+            .endStatus()
+            .build();
     return Stream.of(
         Arguments.of(
             Named.of("claim created with finalizer and marker + allocation: status only", created),
             ALLOC,
+            null,
             "status: allocation x, reservedFor [web]"),
         Arguments.of(
             Named.of("free claim + allocation: finalizer and marker, then status", free),
             ALLOC,
+            null,
             "metadata: finalizers ["
                 + Upstream.FINALIZER
                 + "], annotations {"
@@ -95,14 +131,17 @@ class ReservationTest {
         Arguments.of(
             Named.of("allocated meanwhile by someone else", taken),
             ALLOC,
+            null,
             "stale: claim c was allocated meanwhile"),
         Arguments.of(
             Named.of("expected allocated but deallocated", free),
             null,
+            seen,
             "stale: claim c was deallocated meanwhile"),
         Arguments.of(
             Named.of("shared claim, allocated, unmarked: marker, then the pod", taken),
             null,
+            seen,
             "metadata: finalizers ["
                 + Upstream.FINALIZER
                 + "], annotations {"
@@ -113,20 +152,58 @@ class ReservationTest {
                 "shared claim, marked by another: its marker kept, no metadata " + "write",
                 sharedMarked),
             null,
+            seen,
             "status: allocation gpu-0, reservedFor [api, web]"),
-        Arguments.of(Named.of("already reserved for the pod", mine), null, "done"),
+        Arguments.of(Named.of("already reserved for the pod", mine), null, seen, "done"),
         Arguments.of(
             Named.of("reservedFor full", full.build()),
             null,
+            seen,
             "refused: claim c is already reserved for " + Upstream.MAX_RESERVED_FOR + " consumers"),
         Arguments.of(
-            Named.of("claim being deleted", deleting), null, "refused: claim c is being deleted"));
+            Named.of("claim being deleted", deleting),
+            null,
+            seen,
+            "refused: claim c is being deleted"),
+        Arguments.of(
+            Named.of("allocated again elsewhere meanwhile", elsewhere),
+            null,
+            seen,
+            "stale: claim c was allocated again meanwhile"),
+        Arguments.of(
+            Named.of("allocated again, the same device for other nodes", otherNodes),
+            null,
+            seen,
+            "stale: claim c was allocated again meanwhile"),
+        Arguments.of(
+            Named.of("reserved for the pod, but allocated again elsewhere", mineElsewhere),
+            null,
+            seen,
+            "stale: claim c was allocated again meanwhile"),
+        Arguments.of(
+            Named.of("the same allocation, stamped since: reserved", sameStamped),
+            null,
+            seen,
+            "status: allocation gpu-0, reservedFor [api, web]"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void writesExactlyThis(ResourceClaim claim, AllocationResult alloc, String written) {
-    assertThat(describe(Reservation.decide(claim, POD, alloc, MARKER))).isEqualTo(written);
+  void writesExactlyThis(
+      ResourceClaim claim, AllocationResult alloc, AllocationResult relied, String written) {
+    assertThat(describe(Reservation.decide(claim, POD, alloc, relied, MARKER))).isEqualTo(written);
+  }
+
+  static NodeSelector onNode(String node) {
+    return new NodeSelectorBuilder()
+        .addNewNodeSelectorTerm()
+        .addNewMatchField()
+        .withKey("metadata.name")
+        .withOperator("In")
+        .withValues(node)
+        .endMatchField()
+        .endNodeSelectorTerm()
+        .build();
   }
 
   /**
@@ -198,7 +275,7 @@ class ReservationTest {
   /** The status write starts from the metadata write, so it never undoes the finalizer. */
   @Test
   void theStatusWriteCarriesTheMetadataWrite() {
-    Step.Write w = (Step.Write) Reservation.decide(K.claim("c").build(), POD, ALLOC, MARKER);
+    Step.Write w = (Step.Write) Reservation.decide(K.claim("c").build(), POD, ALLOC, null, MARKER);
     assertThat(w.withStatus().getMetadata()).isEqualTo(w.withFinalizer().getMetadata());
     assertThat(w.withFinalizer().getStatus()).isNull();
     assertThat(w.withStatus().getStatus().getReservedFor())
@@ -250,11 +327,48 @@ class ReservationTest {
   void aSharedClaimIsReservedForTheGroupOnceForAllMembers() {
     var group = PodGroupClaimsTest.GROUP.consumer();
 
-    Step first = Reservation.decide(K.claim("c").build(), group, ALLOC, MARKER);
+    Step first = Reservation.decide(K.claim("c").build(), group, ALLOC, null, MARKER);
 
     assertThat(first).isInstanceOf(Step.Write.class);
     ResourceClaim written = ((Step.Write) first).withStatus();
     assertThat(written.getStatus().getReservedFor()).containsExactly(group);
-    assertThat(Reservation.decide(written, group, null, MARKER)).isInstanceOf(Step.Done.class);
+    assertThat(Reservation.decide(written, group, null, ALLOC, MARKER))
+        .isInstanceOf(Step.Done.class);
+  }
+
+  /**
+   * An allocation assumed here and the same one read back from the API server (JSON, with the
+   * fields the server or another writer adds) are the same allocation: only devices and nodes
+   * count, or every shared claim whose allocation was assumed would look allocated again.
+   */
+  @Test
+  void anAllocationReadBackFromTheApiServerIsTheSameAllocation() {
+    // as the allocator builds it: a node-local device
+    AllocationResult assumed =
+        new AllocationResultBuilder(ALLOC)
+            .withNodeSelector(
+                new NodeSelectorBuilder()
+                    .addNewNodeSelectorTerm()
+                    .addToMatchFields(
+                        new NodeSelectorRequirementBuilder()
+                            .withKey("metadata.name")
+                            .withOperator("In")
+                            .withValues("node-a")
+                            .build())
+                    .endNodeSelectorTerm()
+                    .build())
+            .build();
+    String json =
+        Serialization.asJson(assumed)
+            .replaceFirst("\\{", "{\"allocationTimestamp\":\"2026-01-01T00:00:00Z\",\"later\":1,");
+    AllocationResult readBack = Serialization.unmarshal(json, AllocationResult.class);
+
+    assertThat(readBack.getAllocationTimestamp()).isNotNull();
+    assertThat(Reservation.sameAllocation(assumed, readBack)).isTrue();
+    assertThat(
+            Reservation.sameAllocation(
+                assumed,
+                new AllocationResultBuilder(readBack).withNodeSelector(onNode("node-b")).build()))
+        .isFalse();
   }
 }

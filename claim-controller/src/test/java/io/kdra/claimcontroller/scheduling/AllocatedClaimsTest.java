@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.kdra.core.alloc.AllocatedState;
 import io.kdra.core.model.DeviceId;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,7 +97,7 @@ class AllocatedClaimsTest {
     recent.allocated("uid-a", on("n0", "dev-0"));
     assertThat(taken(tracker.state(), "n0", "dev-0")).isTrue();
 
-    recent.forgetAllocation("uid-a");
+    recent.forgetAllocation("uid-a", on("n0", "dev-0"));
     assertThat(taken(tracker.state(), "n0", "dev-0")).isFalse();
   }
 
@@ -110,7 +111,7 @@ class AllocatedClaimsTest {
     inform(before);
     recent.allocated("uid-a", on("n0", "dev-0"));
     ResourceClaim stored = claim("a", "uid-a", on("n0", "dev-0"));
-    recent.allocationWritten("uid-a", stored.getMetadata().getResourceVersion());
+    recent.allocationWritten("uid-a", on("n0", "dev-0"), stored.getMetadata().getResourceVersion());
 
     inform(before);
     assertThat(taken(tracker.state(), "n0", "dev-0")).as("an older copy").isTrue();
@@ -130,7 +131,7 @@ class AllocatedClaimsTest {
     inform(before);
     recent.allocated("uid-a", on("n0", "dev-0"));
     recent.allocationMayHaveLanded(
-        "uid-a", "ns", "claim", before.getMetadata().getResourceVersion());
+        "uid-a", on("n0", "dev-0"), "ns", "claim", before.getMetadata().getResourceVersion());
     inform(before);
     assertThat(taken(tracker.state(), "n0", "dev-0")).isTrue();
 
@@ -163,7 +164,7 @@ class AllocatedClaimsTest {
     assertThat(devices(tracker.state())).containsExactly("n0/dev-0", "n0/dev-1");
 
     recent.forgetCreated("p1");
-    recent.forgetAllocation("p1");
+    recent.forgetAllocation("p1", on("n0", "dev-0"));
     assertThat(devices(tracker.state())).containsExactly("n0/dev-1");
   }
 
@@ -198,6 +199,8 @@ class AllocatedClaimsTest {
               writes,
               () -> true);
       List<String> uids = new ArrayList<>();
+      // what each claim was last assumed allocated as: what its settle and forget name
+      Map<String, AllocationResult> assumedAs = new HashMap<>();
       int nextUid = 0;
       for (int step = 0; step < 1500; step++) {
         String name = "c" + random.nextInt(30);
@@ -236,14 +239,18 @@ class AllocatedClaimsTest {
           }
           case 5, 6 -> { // this controller assumes an allocation
             if (!uids.isEmpty()) {
-              writes.allocated(uids.get(random.nextInt(uids.size())), some);
+              String uid = uids.get(random.nextInt(uids.size()));
+              if (!writes.assumes(uid)) { // one assumption per claim
+                writes.allocated(uid, some);
+                assumedAs.put(uid, some);
+              }
             }
           }
           case 7 -> { // a write failed, or a placeholder was replaced
             if (!uids.isEmpty()) {
               String uid = uids.get(random.nextInt(uids.size()));
               if (random.nextBoolean()) {
-                writes.forgetAllocation(uid);
+                writes.forgetAllocation(uid, assumedAs.getOrDefault(uid, some));
               } else {
                 writes.forgetCreated(uid);
               }
@@ -253,10 +260,17 @@ class AllocatedClaimsTest {
             if (!uids.isEmpty()) {
               String uid = uids.get(random.nextInt(uids.size()));
               if (random.nextBoolean()) {
-                writes.allocationWritten(uid, String.valueOf(versions + 1 + random.nextInt(3)));
+                writes.allocationWritten(
+                    uid,
+                    assumedAs.getOrDefault(uid, some),
+                    String.valueOf(versions + 1 + random.nextInt(3)));
               } else {
                 writes.allocationMayHaveLanded(
-                    uid, "ns", "claim", String.valueOf(versions - random.nextInt(3)));
+                    uid,
+                    assumedAs.getOrDefault(uid, some),
+                    "ns",
+                    "claim",
+                    String.valueOf(versions - random.nextInt(3)));
               }
             }
           }

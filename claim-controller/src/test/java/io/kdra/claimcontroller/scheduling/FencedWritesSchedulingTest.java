@@ -90,10 +90,12 @@ class FencedWritesSchedulingTest {
               ResourceClaim cached,
               ResourceClaimConsumerReference consumer,
               AllocationResult allocation,
+              AllocationResult relied,
               Map<String, String> annotations,
               StatusWrites writes) {
             Reservation.Step step =
-                super.reserve(namespace, name, cached, consumer, allocation, annotations, writes);
+                super.reserve(
+                    namespace, name, cached, consumer, allocation, relied, annotations, writes);
             if (leaseGoesStaleBeforeTheBinding.get()) {
               leaseFresh.set(false);
             }

@@ -1,6 +1,7 @@
 package io.kdra.claimcontroller.scheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -68,7 +69,7 @@ class RecentWritesTest {
   @Test
   void aWrittenAllocationIsAssumedUntilTheInformerShowsItsVersionThenTheInformerIsTheTruth() {
     recent.allocated("a", allocation("gpu-0"));
-    recent.allocationWritten("a", "12");
+    recent.allocationWritten("a", allocation("gpu-0"), "12");
     assertThat(recent.withAssumed(claim("a", "11")).getStatus().getAllocation())
         .isEqualTo(allocation("gpu-0"));
     // the informer caught up (with whatever it says) ...
@@ -105,9 +106,9 @@ class RecentWritesTest {
       String name, String stored, String sentOn, String informer, boolean stands) {
     recent.allocated("a", allocation("gpu-0"));
     if (stored != null) {
-      recent.allocationWritten("a", stored);
+      recent.allocationWritten("a", allocation("gpu-0"), stored);
     } else if (sentOn != null) {
-      recent.allocationMayHaveLanded("a", "ns", "claim", sentOn);
+      recent.allocationMayHaveLanded("a", allocation("gpu-0"), "ns", "claim", sentOn);
     }
     ResourceClaim shown = recent.withAssumed(claim("a", informer));
     assertThat(shown.getStatus() != null && shown.getStatus().getAllocation() != null)
@@ -119,9 +120,9 @@ class RecentWritesTest {
   void anAttemptThatFailedBeforeItsWriteForgetsOnlyWhatWasNeverSent() {
     recent.allocated("unsent", allocation("gpu-0"));
     recent.allocated("sent", allocation("gpu-1"));
-    recent.allocationMayHaveLanded("sent", "ns", "claim", "11");
-    recent.forgetUnsent("unsent");
-    recent.forgetUnsent("sent");
+    recent.allocationMayHaveLanded("sent", allocation("gpu-1"), "ns", "claim", "11");
+    recent.forgetUnsent("unsent", allocation("gpu-0"));
+    recent.forgetUnsent("sent", allocation("gpu-1"));
     assertThat(recent.assumes("unsent")).isFalse();
     assertThat(recent.assumes("sent")).isTrue();
   }
@@ -134,9 +135,9 @@ class RecentWritesTest {
   void onlyAnAllocationSentWithoutAnAnswerIsUnansweredUntilTheInformerTells() {
     recent.allocated("in-flight", allocation("gpu-0"));
     recent.allocated("stored", allocation("gpu-1"));
-    recent.allocationWritten("stored", "12");
+    recent.allocationWritten("stored", allocation("gpu-1"), "12");
     recent.allocated("lost", allocation("gpu-2"));
-    recent.allocationMayHaveLanded("lost", "ns", "claim", "11");
+    recent.allocationMayHaveLanded("lost", allocation("gpu-2"), "ns", "claim", "11");
     assertThat(recent.unanswered("in-flight")).isEmpty();
     assertThat(recent.unanswered("stored")).isEmpty();
     assertThat(recent.unanswered("never")).isEmpty();
@@ -144,7 +145,7 @@ class RecentWritesTest {
         .contains(allocation("gpu-2"));
 
     // sent again and stored: answered
-    recent.allocationWritten("lost", "13");
+    recent.allocationWritten("lost", allocation("gpu-2"), "13");
     assertThat(recent.unanswered("lost")).isEmpty();
     assertThat(recent.assumes("lost")).isTrue();
     recent.withAssumed(claim("lost", "13"));
@@ -158,13 +159,14 @@ class RecentWritesTest {
   @Test
   void anUnansweredAssumptionSettledAgainIsNoLongerTheOneRead() {
     recent.allocated("lost", allocation("gpu-0"));
-    recent.allocationMayHaveLanded("lost", "ns", "one", "11");
+    recent.allocationMayHaveLanded("lost", allocation("gpu-0"), "ns", "one", "11");
     RecentWrites.Unanswered read = recent.unanswered().get(0);
     assertThat(read.namespace() + "/" + read.name()).isEqualTo("ns/one");
     assertThat(read.shownFrom()).isEqualTo(12);
     assertThat(recent.isCurrent(read)).isTrue();
 
-    recent.allocationWritten("lost", "12"); // the pod's next attempt sent it again
+    // the pod's next attempt sent it again
+    recent.allocationWritten("lost", allocation("gpu-0"), "12");
     assertThat(recent.isCurrent(read)).isFalse();
     assertThat(recent.unanswered()).isEmpty();
     recent.forgetUnanswered(read);
@@ -174,7 +176,7 @@ class RecentWritesTest {
   @Test
   void aForgottenAllocationIsNoLongerAssumed() {
     recent.allocated("a", allocation("gpu-0"));
-    recent.forgetAllocation("a");
+    recent.forgetAllocation("a", allocation("gpu-0"));
     assertThat(recent.withAssumed(claim("a")).getStatus()).isNull();
   }
 
@@ -200,7 +202,7 @@ class RecentWritesTest {
   void entriesGoWhenTheInformerCatchesUpOrShowsTheObjectGone() {
     recent.created(claim("a"));
     recent.allocated("a", allocation("gpu-0"));
-    recent.allocationWritten("a", "5");
+    recent.allocationWritten("a", allocation("gpu-0"), "5");
     assertThat(uids(recent.overlay(List.of(claim("b"))))).containsExactly("b", "a");
     recent.claimDeleted("a");
     assertThat(uids(recent.overlay(List.of(claim("b"))))).containsExactly("b");
@@ -214,5 +216,44 @@ class RecentWritesTest {
         new PodBuilder().withNewMetadata().withName("p").withUid("p2").endMetadata().build();
     assertThat(recent.assumedBound(p -> Optional.of(replaced))).isEmpty();
     assertThat(recent.isBinding("p1")).isFalse();
+  }
+
+  /**
+   * One assumption per claim: a second, different one for a claim that has one is a bug of its
+   * caller, refused, and the first stays as it was.
+   */
+  @Test
+  void aSecondDifferentAssumptionForAClaimIsRefusedAndTheFirstStays() {
+    recent.allocated("a", allocation("gpu-0"));
+    recent.allocationWritten("a", allocation("gpu-0"), "12");
+
+    assertThatThrownBy(() -> recent.allocated("a", allocation("gpu-1")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("gpu-0")
+        .hasMessageContaining("gpu-1");
+    assertThat(recent.withAssumed(claim("a", "11")).getStatus().getAllocation())
+        .isEqualTo(allocation("gpu-0"));
+    assertThat(recent.withAssumed(claim("a", "12")).getStatus()).isNull();
+  }
+
+  /**
+   * Settling or forgetting an assumption acts only on the allocation it names: another attempt's
+   * for the same claim stays as it was.
+   */
+  @Test
+  void settleAndForgetActOnlyOnTheAllocationTheyName() {
+    recent.allocated("a", allocation("gpu-0"));
+
+    recent.allocationWritten("a", allocation("gpu-1"), "12");
+    recent.allocationMayHaveLanded("a", allocation("gpu-1"), "ns", "claim", "11");
+    recent.forgetAllocation("a", allocation("gpu-1"));
+    recent.forgetUnsent("a", allocation("gpu-1"));
+
+    // still in flight: even the informer's version 12 does not answer for it
+    assertThat(recent.withAssumed(claim("a", "12")).getStatus().getAllocation())
+        .isEqualTo(allocation("gpu-0"));
+    assertThat(recent.unanswered("a")).isEmpty();
+    recent.forgetAllocation("a", allocation("gpu-0"));
+    assertThat(recent.assumes("a")).isFalse();
   }
 }

@@ -4,13 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kdra.claimcontroller.domain.K;
 import io.kdra.claimcontroller.domain.TemplateMode;
 import io.kdra.claimcontroller.domain.Upstream;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -205,5 +210,48 @@ class ReserveTest extends SchedulingFixture {
     assertThat(released.getMetadata().getFinalizers()).doesNotContain(Upstream.FINALIZER);
     assertThat(s.schedule(create(K.podWithClaims("second", "gpu", "two"))))
         .isEqualTo(new Outcome.Bound("node-a"));
+  }
+
+  /**
+   * One assumption per claim: a placement that would allocate a claim assumed allocated already (a
+   * bug) takes nothing, not even its other claims' devices, and is tried again as stale.
+   */
+  @Test
+  void aPlacementAllocatingAClaimAssumedAllocatedAlreadyTakesNothingAndIsTriedAgain() {
+    RecentWrites recent = new RecentWrites();
+    Reserve reserve = new Reserve(new DraManager(view, recent));
+    Pod pod = K.pod("web").build();
+    recent.allocated("uid-x", on("gpu-0"));
+    Map<String, AllocationResult> allocations = new LinkedHashMap<>();
+    allocations.put("uid-y", on("gpu-1"));
+    allocations.put("uid-x", on("gpu-2"));
+
+    Optional<String> bug =
+        reserve.reserve(
+            pod, List.of(), new Decided.Placement("node-a", allocations, Map.of(), null, null));
+
+    assertThat(bug).hasValueSatisfying(m -> assertThat(m).contains("gpu-0", "gpu-2"));
+    assertThat(recent.assumes("uid-y")).as("the placement's other claim").isFalse();
+    assertThat(
+            recent
+                .withAssumed(K.claim("x").editMetadata().withUid("uid-x").endMetadata().build())
+                .getStatus()
+                .getAllocation())
+        .as("the first assumption")
+        .isEqualTo(on("gpu-0"));
+    assertThat(recent.isBinding(pod.getMetadata().getUid())).isFalse();
+  }
+
+  private static AllocationResult on(String device) {
+    return new AllocationResultBuilder()
+        .withNewDevices()
+        .addNewResult()
+        .withRequest("gpu")
+        .withDriver("gpu.kdra.io")
+        .withPool("node-a")
+        .withDevice(device)
+        .endResult()
+        .endDevices()
+        .build();
   }
 }

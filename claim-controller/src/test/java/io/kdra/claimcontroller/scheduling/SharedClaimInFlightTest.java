@@ -79,6 +79,7 @@ class SharedClaimInFlightTest extends SchedulingFixture {
               ResourceClaim cached,
               ResourceClaimConsumerReference consumer,
               AllocationResult allocation,
+              AllocationResult relied,
               Map<String, String> annotations,
               StatusWrites writes) {
             if (first.getMetadata().getUid().equals(consumer.getUid())) {
@@ -89,7 +90,7 @@ class SharedClaimInFlightTest extends SchedulingFixture {
               await(releaseSecondWrites);
             }
             return super.reserve(
-                namespace, name, cached, consumer, allocation, annotations, writes);
+                namespace, name, cached, consumer, allocation, relied, annotations, writes);
           }
         };
     PodScheduling s =

@@ -157,20 +157,22 @@ class SharedClaimInFlightTest extends SchedulingFixture {
    * Waits until the thread in {@code ref} is blocked entering the scheduling lock in {@link
    * PodScheduling#schedule}: its attempt has resolved its claims.
    */
-  private static void awaitBlockedOnTheSchedulingLock(AtomicReference<Thread> ref)
-      throws InterruptedException {
-    while (true) {
-      Thread t = ref.get();
-      if (t != null && t.getState() == Thread.State.BLOCKED) {
-        StackTraceElement[] stack = t.getStackTrace();
-        if (stack.length > 0
-            && stack[0].getClassName().equals(PodScheduling.class.getName())
-            && stack[0].getMethodName().equals("schedule")) {
-          return;
-        }
-      }
-      Thread.sleep(1);
-    }
+  private static void awaitBlockedOnTheSchedulingLock(AtomicReference<Thread> ref) {
+    // a state, polled; bounded so that a thread that never gets there fails the test, not hangs it
+    org.awaitility.Awaitility.await("the second pod's attempt blocked on the scheduling lock")
+        .atMost(java.time.Duration.ofMinutes(1))
+        .pollInterval(java.time.Duration.ofMillis(1))
+        .until(
+            () -> {
+              Thread t = ref.get();
+              if (t == null || t.getState() != Thread.State.BLOCKED) {
+                return false;
+              }
+              StackTraceElement[] stack = t.getStackTrace();
+              return stack.length > 0
+                  && stack[0].getClassName().equals(PodScheduling.class.getName())
+                  && stack[0].getMethodName().equals("schedule");
+            });
   }
 
   private static void await(CountDownLatch latch) {
